@@ -1,0 +1,378 @@
+//! `memory/meta/audit.log`: one line per changed file, `TIMESTAMP | ACTION | FILE | ACTOR |
+//! APPROVAL | SUMMARY`, timestamps in UTC seconds. This module formats and parses lines and
+//! filters them for `cogmem audit`; appending happens only inside [`crate::change`].
+
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::Serialize;
+
+use crate::error::InputError;
+use crate::store::StoreError;
+
+/// What a change did to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+#[allow(missing_docs, reason = "the names are the audit vocabulary, documented in formats.md")]
+pub enum Action {
+    Create,
+    Edit,
+    Append,
+    Delete,
+    Archive,
+    Restore,
+    Merge,
+    Revert,
+    Decay,
+    Rename,
+    Propose,
+    Commit,
+    Reject,
+    Alert,
+    Init,
+}
+
+impl Action {
+    /// Every action, for parsing and help text.
+    pub const ALL: [Self; 15] = [
+        Self::Create,
+        Self::Edit,
+        Self::Append,
+        Self::Delete,
+        Self::Archive,
+        Self::Restore,
+        Self::Merge,
+        Self::Revert,
+        Self::Decay,
+        Self::Rename,
+        Self::Propose,
+        Self::Commit,
+        Self::Reject,
+        Self::Alert,
+        Self::Init,
+    ];
+
+    /// Returns the upper-case word written in the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Create => "CREATE",
+            Self::Edit => "EDIT",
+            Self::Append => "APPEND",
+            Self::Delete => "DELETE",
+            Self::Archive => "ARCHIVE",
+            Self::Restore => "RESTORE",
+            Self::Merge => "MERGE",
+            Self::Revert => "REVERT",
+            Self::Decay => "DECAY",
+            Self::Rename => "RENAME",
+            Self::Propose => "PROPOSE",
+            Self::Commit => "COMMIT",
+            Self::Reject => "REJECT",
+            Self::Alert => "ALERT",
+            Self::Init => "INIT",
+        }
+    }
+
+    /// Parses an action word, ignoring case.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+/// Who made a change: `manual`, `bot:trigger-remember`, `subagent:NAME`, …
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Actor(String);
+
+impl Actor {
+    /// A person at the terminal.
+    pub fn manual() -> Self {
+        Self("manual".into())
+    }
+
+    /// Builds an actor from a name the code itself chose (e.g. `system:init`).
+    pub fn system(name: &'static str) -> Self {
+        Self(name.into())
+    }
+
+    /// Validates an actor name: ASCII letters, digits and `:_.-`, at most 100 bytes.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        let t = text.trim();
+        let ok = !t.is_empty()
+            && t.len() <= 100
+            && t.chars().all(|c| c.is_ascii_alphanumeric() || ":_.-".contains(c));
+        if ok { Ok(Self(t.to_owned())) } else { Err(InputError::Actor { actor: text.to_owned() }) }
+    }
+
+    /// Returns the actor name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Returns the approval an ordinary change by this actor carries: `—` for a person, `auto`
+    /// for tools and agents.
+    pub fn default_approval(&self) -> Approval {
+        if self.0 == "manual" { Approval::None } else { Approval::Auto }
+    }
+}
+
+impl std::fmt::Display for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Whether a change needed and had approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    /// Needs none (routine tool or agent action).
+    Auto,
+    /// Approved explicitly.
+    Approved,
+    /// Waiting for approval.
+    Pending,
+    /// Not applicable (a person did it by hand): written `—`.
+    None,
+}
+
+impl Approval {
+    /// Returns the word written in the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Approved => "approved",
+            Self::Pending => "pending",
+            Self::None => "—",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "auto" => Some(Self::Auto),
+            "approved" => Some(Self::Approved),
+            "pending" => Some(Self::Pending),
+            "—" | "-" | "" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for Approval {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditLine {
+    /// When, in UTC.
+    pub timestamp: DateTime<Utc>,
+    /// What was done.
+    pub action: Action,
+    /// The file, relative to the workspace root.
+    pub file: String,
+    /// Who did it.
+    pub actor: String,
+    /// Approval state.
+    pub approval: Approval,
+    /// One-line summary.
+    pub summary: String,
+}
+
+impl AuditLine {
+    /// Formats the line (without newline). `|` and line breaks in the summary are replaced so
+    /// the line stays parseable.
+    pub fn format(&self) -> String {
+        format!(
+            "{} | {} | {} | {} | {} | {}",
+            self.timestamp.format("%Y-%m-%dT%H:%M:%SZ"),
+            self.action.as_str(),
+            self.file,
+            self.actor,
+            self.approval.as_str(),
+            clean_summary(&self.summary),
+        )
+    }
+
+    /// Parses a line; `None` for a header, comment or blank line.
+    ///
+    /// Returns the problem as text when the line is malformed.
+    pub fn parse(line: &str) -> Result<Option<Self>, String> {
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.trim().is_empty() || line.starts_with('#') {
+            return Ok(None);
+        }
+        let parts: Vec<&str> = line.splitn(6, '|').map(str::trim).collect();
+        if parts.len() < 5 {
+            return Err(format!("expected 6 fields separated by `|`, found {}", parts.len()));
+        }
+        let timestamp = parse_timestamp(parts[0])
+            .ok_or_else(|| format!("cannot read {:?} as a UTC timestamp", parts[0]))?;
+        let action =
+            Action::parse(parts[1]).ok_or_else(|| format!("unknown action {:?}", parts[1]))?;
+        let approval =
+            Approval::parse(parts[4]).ok_or_else(|| format!("unknown approval {:?}", parts[4]))?;
+        Ok(Some(Self {
+            timestamp,
+            action,
+            file: parts[2].to_owned(),
+            actor: parts[3].to_owned(),
+            approval,
+            summary: parts.get(5).copied().unwrap_or("").to_owned(),
+        }))
+    }
+}
+
+/// Makes a summary safe for one audit line and one commit subject: one line, no `|`, at most
+/// 100 characters.
+pub fn clean_summary(text: &str) -> String {
+    let one = crate::store::markdown::one_line(&text.replace('|', "/"));
+    if one.chars().count() <= 100 {
+        one
+    } else {
+        let cut: String = one.chars().take(99).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+fn parse_timestamp(text: &str) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t.with_timezone(&Utc));
+    }
+    // The cognitive-memory skill writes minute precision: 2026-02-02T15:30Z.
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%MZ").ok().map(|n| n.and_utc())
+}
+
+/// Lines that could not be parsed, reported and skipped.
+#[derive(Debug, Clone, Serialize)]
+pub struct BadLine {
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// Parses a whole audit log; malformed lines are returned separately, never fatal.
+pub fn parse_log(text: &str) -> (Vec<AuditLine>, Vec<BadLine>) {
+    let mut lines = Vec::new();
+    let mut bad = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        match AuditLine::parse(raw) {
+            Ok(Some(l)) => lines.push(l),
+            Ok(None) => {}
+            Err(problem) => bad.push(BadLine { line: i + 1, problem }),
+        }
+    }
+    (lines, bad)
+}
+
+/// Turns a bad line into an error naming the file and line.
+pub fn bad_line_error(path: &Path, bad: &BadLine) -> StoreError {
+    StoreError::Malformed { path: path.to_owned(), line: bad.line, what: bad.problem.clone() }
+}
+
+/// Which lines `cogmem audit` shows.
+#[derive(Debug, Clone, Default)]
+pub struct AuditFilter {
+    /// Only lines at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// Only lines whose actor equals this or starts with it followed by `:`.
+    pub actor: Option<String>,
+    /// Only these actions.
+    pub action: Option<Action>,
+    /// Only lines whose file equals this or lies under it.
+    pub file: Option<String>,
+    /// Only lines about critical files (ALERT lines and critical summaries).
+    pub critical: bool,
+}
+
+impl AuditFilter {
+    /// Tells whether a line passes the filter.
+    pub fn matches(&self, l: &AuditLine) -> bool {
+        if self.since.is_some_and(|s| l.timestamp < s) {
+            return false;
+        }
+        if let Some(a) = &self.actor {
+            let ok = l
+                .actor
+                .strip_prefix(a.as_str())
+                .is_some_and(|r| r.is_empty() || r.starts_with(':'));
+            if !ok {
+                return false;
+            }
+        }
+        if self.action.is_some_and(|a| a != l.action) {
+            return false;
+        }
+        if let Some(f) = &self.file {
+            let f = f.trim_end_matches('/');
+            let under = l.file.strip_prefix(f).is_some_and(|r| r.is_empty() || r.starts_with('/'));
+            if !under {
+                return false;
+            }
+        }
+        if self.critical && !(l.action == Action::Alert || l.summary.contains("CRITICAL")) {
+            return false;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_round_trips() {
+        let line = AuditLine {
+            timestamp: "2026-02-02T15:30:05Z".parse().unwrap(),
+            action: Action::Append,
+            file: "memory/episodes/2026-02-02.md".into(),
+            actor: "bot:trigger-remember".into(),
+            approval: Approval::Auto,
+            summary: "a | b\nc".into(),
+        };
+        let text = line.format();
+        assert_eq!(
+            text,
+            "2026-02-02T15:30:05Z | APPEND | memory/episodes/2026-02-02.md | bot:trigger-remember | auto | a / b c"
+        );
+        let back = AuditLine::parse(&text).unwrap().unwrap();
+        assert_eq!(back.summary, "a / b c");
+        assert_eq!(back.action, Action::Append);
+    }
+
+    #[test]
+    fn parses_skill_lines_and_reports_bad_ones() {
+        let log = "# Audit Log\n# Format: …\n\n2026-02-02T15:30Z | EDIT | MEMORY.md | manual | — | x\nnot a line\n2026-02-02T15:31:00Z | FROB | a | b | auto | c\n";
+        let (lines, bad) = parse_log(log);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].approval, Approval::None);
+        assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), [5, 6]);
+    }
+
+    #[test]
+    fn filter_by_actor_prefix_and_file() {
+        let l = AuditLine::parse("2026-02-02T15:30:05Z | APPEND | memory/episodes/a.md | bot:trigger-remember | auto | x")
+            .unwrap()
+            .unwrap();
+        let f = |actor: Option<&str>, file: Option<&str>| AuditFilter {
+            actor: actor.map(Into::into),
+            file: file.map(Into::into),
+            ..Default::default()
+        };
+        assert!(f(Some("bot"), None).matches(&l));
+        assert!(f(Some("bot:trigger-remember"), None).matches(&l));
+        assert!(!f(Some("bo"), None).matches(&l));
+        assert!(f(None, Some("memory/episodes")).matches(&l));
+        assert!(!f(None, Some("memory/epi")).matches(&l));
+    }
+
+    #[test]
+    fn actor_names_are_checked() {
+        assert!(Actor::parse("subagent:researcher-1").is_ok());
+        assert!(Actor::parse("evil | actor").is_err());
+        assert!(Actor::parse("").is_err());
+    }
+}

@@ -1,0 +1,289 @@
+//! One change = files + audit lines + one git commit, all or nothing (design.md §2, principles 2
+//! and 8). Every mutating command builds a [`Change`] and applies it while holding the workspace
+//! lock.
+//!
+//! Invariants: after [`Change::apply`] returns `Ok`, every edited file, its audit line and the
+//! commit exist together; after it returns `Err`, every touched file holds its earlier bytes and
+//! `HEAD` has not moved. Files with uncommitted hand edits are never touched (the commit would
+//! swallow them, and a rollback would destroy them).
+
+use std::path::Path;
+
+use git2::Repository;
+
+use crate::audit::{Action, Actor, Approval, AuditLine};
+use crate::clock::Clock;
+use crate::git::{self, CommitSpec};
+use crate::store::fsx;
+use crate::workspace::{LockGuard, Workspace, WorkspaceError, layout};
+
+/// The marker line added to commits that touch a critical file.
+pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
+
+/// One file's new content within a change.
+#[derive(Debug, Clone)]
+pub struct FileEdit {
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// New bytes; `None` deletes the file.
+    pub content: Option<Vec<u8>>,
+    /// What the edit does, for the audit line.
+    pub action: Action,
+    /// One-line summary, for the audit line.
+    pub summary: String,
+}
+
+/// A set of file edits that land together as one commit.
+#[derive(Debug, Clone)]
+pub struct Change {
+    actor: Actor,
+    approval: Approval,
+    trigger: String,
+    edits: Vec<FileEdit>,
+    adopted: Vec<String>,
+    subject: Option<(Action, String)>,
+    require_clean: bool,
+}
+
+/// What an applied change produced.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// The new commit's id.
+    pub commit: String,
+    /// Every file in the commit, the audit log included.
+    pub files: Vec<String>,
+    /// The commit message.
+    pub message: String,
+}
+
+impl Change {
+    /// Starts an empty change by `actor`, caused by `trigger` (e.g. `cogmem remember`).
+    pub fn new(actor: Actor, trigger: impl Into<String>) -> Self {
+        let approval = actor.default_approval();
+        Self {
+            actor,
+            approval,
+            trigger: trigger.into(),
+            edits: Vec::new(),
+            adopted: Vec::new(),
+            subject: None,
+            require_clean: true,
+        }
+    }
+
+    /// Sets the approval state recorded for the change.
+    pub fn with_approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// Sets the commit subject's action and summary; by default the first edit's are used.
+    pub fn with_subject(mut self, action: Action, summary: impl Into<String>) -> Self {
+        self.subject = Some((action, summary.into()));
+        self
+    }
+
+    /// Sets new content for a file. A later edit of the same file replaces the earlier one but
+    /// keeps its place and its action (a file created and then extended is still a CREATE).
+    pub fn write(
+        &mut self,
+        path: &str,
+        content: Vec<u8>,
+        action: Action,
+        summary: impl Into<String>,
+    ) {
+        if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
+            e.content = Some(content);
+            return;
+        }
+        self.edits.push(FileEdit {
+            path: path.to_owned(),
+            content: Some(content),
+            action,
+            summary: summary.into(),
+        });
+    }
+
+    /// Returns the pending new content of a file, if this change already edits it.
+    pub fn pending(&self, path: &str) -> Option<&[u8]> {
+        self.edits.iter().find(|e| e.path == path).and_then(|e| e.content.as_deref())
+    }
+
+    /// Includes an existing file in the commit as it is, without an audit line (used when `init`
+    /// adopts a workspace that had no git history).
+    pub fn adopt(&mut self, path: &str) {
+        self.adopted.push(path.to_owned());
+    }
+
+    /// Allows touching files that differ from `HEAD` (only `init`, which starts the history).
+    pub fn allow_dirty(mut self) -> Self {
+        self.require_clean = false;
+        self
+    }
+
+    /// Tells whether the change has nothing to commit.
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty() && self.adopted.is_empty()
+    }
+
+    /// Returns the edits, in order.
+    pub fn edits(&self) -> &[FileEdit] {
+        &self.edits
+    }
+
+    /// Applies the change: checks no touched file has hand edits, writes every file atomically,
+    /// appends one audit line per file (plus an ALERT line per critical file), and makes one
+    /// commit with the actor as author. On any failure every touched file gets its earlier
+    /// bytes back and the index entries are reset, and the error is returned.
+    pub fn apply(
+        self,
+        ws: &Workspace,
+        repo: &Repository,
+        _lock: &LockGuard,
+        clock: &dyn Clock,
+    ) -> crate::Result<Applied> {
+        let root = ws.root();
+        let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
+        if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
+            touched.push(layout::AUDIT_LOG.to_owned());
+        }
+        if self.require_clean {
+            let tree = git::head_tree(repo)?;
+            let mut dirty = Vec::new();
+            for rel in &touched {
+                if git::is_dirty(root, tree.as_ref(), rel)? {
+                    dirty.push(rel.clone());
+                }
+            }
+            if !dirty.is_empty() {
+                return Err(WorkspaceError::HandEdited { paths: dirty }.into());
+            }
+        }
+        let mut snapshot = Vec::with_capacity(touched.len());
+        for rel in &touched {
+            snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
+        }
+        let now = clock.now();
+        let message = self.message(ws);
+        let result = self.write_and_commit(ws, repo, &touched, &message, now);
+        match result {
+            Ok(commit) => {
+                let mut files = touched;
+                files.extend(self.adopted.iter().cloned());
+                Ok(Applied { commit, files, message })
+            }
+            Err(err) => {
+                for (rel, bytes) in &snapshot {
+                    let abs = root.join(rel);
+                    // Best effort: the original error is the one to report.
+                    let _ = match bytes {
+                        Some(b) => fsx::write_atomic(&abs, b),
+                        None => fsx::remove_file(&abs),
+                    };
+                }
+                git::reset_index(repo, &touched);
+                Err(err)
+            }
+        }
+    }
+
+    fn write_and_commit(
+        &self,
+        ws: &Workspace,
+        repo: &Repository,
+        touched: &[String],
+        message: &str,
+        now: crate::Timestamp,
+    ) -> crate::Result<String> {
+        let root = ws.root();
+        for e in &self.edits {
+            let abs = root.join(&e.path);
+            match &e.content {
+                Some(bytes) => fsx::write_atomic(&abs, bytes)?,
+                None => fsx::remove_file(&abs)?,
+            }
+        }
+        let mut lines = String::new();
+        let ts = now.with_timezone(&chrono::Utc);
+        for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
+            let critical = is_critical(ws, &e.path);
+            let summary = if critical {
+                format!("⚠️ CRITICAL: {}", e.summary)
+            } else {
+                e.summary.clone()
+            };
+            let line = AuditLine {
+                timestamp: ts,
+                action: e.action,
+                file: e.path.clone(),
+                actor: self.actor.to_string(),
+                approval: self.approval,
+                summary,
+            };
+            lines.push_str(&line.format());
+            lines.push('\n');
+            if critical {
+                let alert = AuditLine {
+                    timestamp: ts,
+                    action: Action::Alert,
+                    file: e.path.clone(),
+                    actor: "system:audit".into(),
+                    approval: Approval::None,
+                    summary: "Critical file change detected. Pending user acknowledgment.".into(),
+                };
+                lines.push_str(&alert.format());
+                lines.push('\n');
+            }
+        }
+        let audit = root.join(layout::AUDIT_LOG);
+        ensure_ends_with_newline(&audit)?;
+        fsx::append(&audit, lines.as_bytes())?;
+        let mut files = touched.to_vec();
+        files.extend(self.adopted.iter().cloned());
+        let spec = CommitSpec { message, author: self.actor.as_str(), time: now };
+        let id = git::commit_files(repo, root, &files, &spec)?;
+        Ok(id.to_string())
+    }
+
+    /// Builds the structured commit message (design.md §4).
+    fn message(&self, ws: &Workspace) -> String {
+        let audited: Vec<&FileEdit> =
+            self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG).collect();
+        let (action, summary) = match (&self.subject, audited.first()) {
+            (Some((a, s)), _) => (*a, s.clone()),
+            (None, Some(e)) => (e.action, e.summary.clone()),
+            (None, None) => (Action::Edit, "update".to_owned()),
+        };
+        let main = audited.first().map_or(layout::AUDIT_LOG, |e| e.path.as_str());
+        let more = audited.len().saturating_sub(1) + self.adopted.len();
+        let files = if more > 0 { format!("{main} +{more}") } else { main.to_owned() };
+        let mut msg = format!(
+            "[{}] {files} — {}\n\nActor: {}\nApproval: {}\nTrigger: {}\n",
+            action.as_str(),
+            crate::audit::clean_summary(&summary),
+            self.actor,
+            self.approval.as_str(),
+            crate::audit::clean_summary(&self.trigger),
+        );
+        if self.edits.iter().any(|e| is_critical(ws, &e.path)) {
+            msg.push_str(CRITICAL_MARK);
+            msg.push('\n');
+        }
+        msg
+    }
+}
+
+fn is_critical(ws: &Workspace, rel: &str) -> bool {
+    ws.settings().audit.critical_files.iter().any(|c| c == rel)
+}
+
+/// A hand-edited audit log may lack its final newline; appending would then glue two lines.
+fn ensure_ends_with_newline(path: &Path) -> crate::Result<()> {
+    if let Some(bytes) = fsx::read_if_exists(path)?
+        && !bytes.is_empty()
+        && !bytes.ends_with(b"\n")
+    {
+        fsx::append(path, b"\n")?;
+    }
+    Ok(())
+}

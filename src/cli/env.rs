@@ -1,0 +1,60 @@
+//! Every environment variable cogmem reads, in one place, and the clock and actor built from
+//! them. The library never reads the environment.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use cogmem::audit::Actor;
+use cogmem::error::InputError;
+use cogmem::{Clock, FixedClock, SystemClock};
+
+/// The workspace to use, like `--workspace`.
+pub const WORKSPACE: &str = "COGMEM_WORKSPACE";
+/// Who is acting, like `--actor`.
+pub const ACTOR: &str = "COGMEM_ACTOR";
+/// An RFC 3339 time that replaces the system clock (tests, replays).
+pub const NOW: &str = "COGMEM_NOW";
+/// Any value turns colour off (https://no-color.org).
+pub const NO_COLOR: &str = "NO_COLOR";
+
+/// The environment as cogmem sees it.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub workspace: Option<PathBuf>,
+    pub actor: Option<String>,
+    pub now: Option<OsString>,
+    pub no_color: bool,
+}
+
+impl Env {
+    pub fn read() -> Self {
+        let non_empty = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+        Self {
+            workspace: non_empty(WORKSPACE).map(PathBuf::from),
+            actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
+            now: non_empty(NOW),
+            no_color: non_empty(NO_COLOR).is_some(),
+        }
+    }
+
+    /// Returns the clock: fixed at `COGMEM_NOW` when set, else the system clock.
+    pub fn clock(&self) -> Result<Box<dyn Clock>, InputError> {
+        match &self.now {
+            None => Ok(Box::new(SystemClock)),
+            Some(v) => {
+                let text = v.to_string_lossy();
+                FixedClock::parse(&text)
+                    .map(|c| Box::new(c) as Box<dyn Clock>)
+                    .ok_or_else(|| InputError::Time { text: format!("{NOW}={text}") })
+            }
+        }
+    }
+
+    /// Returns the actor: `--actor`, else `COGMEM_ACTOR`, else `manual`.
+    pub fn actor(&self, flag: Option<&str>) -> Result<Actor, InputError> {
+        match flag.or(self.actor.as_deref()) {
+            Some(name) => Actor::parse(name),
+            None => Ok(Actor::manual()),
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! `cogmem init`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Create a workspace, or adopt an existing one, and start its git history
+///
+/// Lays out MEMORY.md, IDENTITY.md, SOUL.md and memory/ from the built-in template, writes
+/// .gitignore (`.cogmem/`) and .gitattributes (union merge for episodes and the audit log),
+/// creates a git repository if there is none, and commits as `system:init`.
+///
+/// In a folder that already holds a workspace (one made by the cognitive-memory skill, say),
+/// only what is missing is created; nothing is overwritten. Running it again changes nothing.
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// Folder to create the workspace in (default: the current folder, or --workspace)
+    path: Option<PathBuf>,
+}
+
+pub fn run(ctx: &Ctx, args: &InitArgs) -> cogmem::Result<Exit> {
+    let target = args
+        .path
+        .clone()
+        .or_else(|| ctx.global.workspace.clone())
+        .or_else(|| ctx.env.workspace.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let target = if target.is_absolute() { target } else { ctx.cwd.join(target) };
+    let clock = ctx.clock()?;
+    let report = cogmem::ops::init::init(&target, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let mut msg = String::new();
+    let root = report.root.display();
+    match &report.commit {
+        None => {
+            let _ = writeln!(msg, "{root} is already a cogmem workspace; nothing to do");
+        }
+        Some(id) => {
+            let verb = if report.existing_workspace {
+                "adopted the workspace"
+            } else {
+                "initialized a workspace"
+            };
+            let _ = writeln!(
+                msg,
+                "{verb} in {root}: {} created, {} updated{} (commit {})",
+                report.created.len(),
+                report.updated.len(),
+                if report.adopted.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} existing files committed", report.adopted.len())
+                },
+                render::short(id)
+            );
+            if !report.existing_workspace {
+                let _ = writeln!(msg, "next: cogmem remember \"something worth keeping\"");
+            }
+        }
+    }
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}

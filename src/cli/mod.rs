@@ -1,0 +1,126 @@
+//! The command line: argument parsing (clap derive), dispatch to one file per subcommand, and
+//! nothing else. Compiled only into the binary, so clap, the terminal and the environment never
+//! become part of the library.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod audit;
+mod env;
+mod exit;
+mod init;
+mod remember;
+mod render;
+mod status;
+
+use exit::Exit;
+use render::Style;
+
+/// Long-term memory for AI agents, kept as plain Markdown files under git
+///
+/// A workspace is a folder of Markdown files (MEMORY.md, IDENTITY.md, SOUL.md and memory/)
+/// that people read and agents edit. Every change cogmem makes is one git commit with an
+/// audit line per file, so `git log -p` shows who remembered what, and when.
+///
+/// Start with `cogmem init`, then `cogmem remember "…"`, `cogmem status` and `cogmem audit`.
+#[derive(Parser, Debug)]
+#[command(name = "cogmem", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Workspace folder (default: COGMEM_WORKSPACE, else the current folder and its parents)
+    #[arg(long, global = true, value_name = "PATH")]
+    workspace: Option<PathBuf>,
+    /// Print machine-readable JSON on stdout
+    #[arg(long, global = true)]
+    json: bool,
+    /// Who is acting, recorded in the audit log and as the commit author (default:
+    /// COGMEM_ACTOR, else `manual`)
+    #[arg(long, global = true, value_name = "NAME")]
+    actor: Option<String>,
+    /// Print nothing but data and errors
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// When to colour diagnostics
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
+}
+
+/// When to use colour.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set
+    Auto,
+    /// Always
+    Always,
+    /// Never
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Init(init::InitArgs),
+    Remember(remember::RememberArgs),
+    Status(status::StatusArgs),
+    #[command(visible_alias = "log")]
+    Audit(audit::AuditArgs),
+}
+
+/// What a subcommand needs from the outside world.
+pub struct Ctx {
+    pub global: GlobalArgs,
+    pub env: env::Env,
+    pub style: Style,
+    pub cwd: PathBuf,
+}
+
+impl Ctx {
+    /// Finds the workspace: `--workspace`, then COGMEM_WORKSPACE, then the current folder up.
+    pub fn workspace(&self) -> cogmem::Result<cogmem::Workspace> {
+        let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
+        cogmem::workspace::discover::discover(explicit, &self.cwd)
+    }
+
+    pub fn clock(&self) -> cogmem::Result<Box<dyn cogmem::Clock>> {
+        Ok(self.env.clock()?)
+    }
+
+    pub fn actor(&self) -> cogmem::Result<cogmem::audit::Actor> {
+        Ok(self.env.actor(self.global.actor.as_deref())?)
+    }
+}
+
+/// Runs the command line and returns the exit code.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { Exit::Usage.code() } else { Exit::Ok.code() };
+        }
+    };
+    let env = env::Env::read();
+    let style = Style::new(cli.global.color, env.no_color);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let ctx = Ctx { global: cli.global, env, style, cwd };
+    let result = match cli.command {
+        Command::Init(args) => init::run(&ctx, &args),
+        Command::Remember(args) => remember::run(&ctx, &args),
+        Command::Status(args) => status::run(&ctx, &args),
+        Command::Audit(args) => audit::run(&ctx, &args),
+    };
+    match result {
+        Ok(exit) => exit.code(),
+        Err(err) => exit::report(&err, ctx.style, &mut std::io::stderr().lock()),
+    }
+}

@@ -1,0 +1,141 @@
+//! `cogmem remember`.
+
+use std::fmt::Write as _;
+use std::io::Read;
+
+use clap::Args;
+use cogmem::error::InputError;
+use cogmem::ops::remember::{self, MAX_TEXT_BYTES, Relation, RememberRequest};
+use cogmem::store::core_memory::CoreSection;
+use cogmem::store::entity::EntityId;
+use cogmem::store::episode::EntryType;
+use cogmem::store::{Confidence, Store};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Store a memory and commit it
+///
+/// Writes TEXT to each chosen store in that store's file format, records a decay entry for
+/// every new memory, appends one line per changed file to memory/meta/audit.log and makes
+/// exactly one git commit, authored by the actor. Text that is already remembered is not
+/// written twice.
+///
+/// Stores: `episodic` (today's episode log; the default), `semantic` (a fact on each
+/// `--entity`; implied by --entity and --relation), `core` (a bullet in MEMORY.md, refused
+/// with exit 4 if it would exceed the token budget), `procedural` (a procedure: the first line
+/// is the title unless --title is given, the other lines are steps), `vault` (a pinned note
+/// that never decays).
+///
+/// Examples:
+///   cogmem remember "Alice prefers tea over coffee" --entity person--alice
+///   cogmem remember "We chose Postgres for Atlas" --type decision --store episodic --store core
+///   cogmem remember "Alice works on Atlas" --relation 'person--alice|works-on|project--atlas'
+///   git log -1 -p | cogmem remember --store vault --title "Release notes" -
+#[derive(Args, Debug)]
+pub struct RememberArgs {
+    /// The text to remember, or `-` to read it from stdin (at most 64 KiB)
+    text: String,
+    /// Store to write to (can be repeated): core, episodic, semantic, procedural, vault
+    #[arg(long = "store", value_name = "STORE")]
+    stores: Vec<String>,
+    /// Episode entry type: decision, fact, preference, task, event, emotion, correction
+    #[arg(long = "type", value_name = "TYPE")]
+    entry_type: Option<String>,
+    /// Entity the fact is about, as TYPE--SLUG, e.g. person--alice (can be repeated)
+    #[arg(long = "entity", value_name = "TYPE--SLUG")]
+    entities: Vec<String>,
+    /// Relation between entities, as 'FROM|RELATION|TO' (can be repeated)
+    #[arg(long = "relation", value_name = "FROM|REL|TO")]
+    relations: Vec<String>,
+    /// Comma-separated tags, e.g. `db,alice`
+    #[arg(long, value_name = "A,B")]
+    tags: Option<String>,
+    /// How sure the memory is: high (default), medium, low
+    #[arg(long, value_name = "LEVEL")]
+    confidence: Option<String>,
+    /// When it happened, for the episode entry (default: now): RFC 3339, `YYYY-MM-DD HH:MM`,
+    /// `YYYY-MM-DD` or `HH:MM`
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
+    /// MEMORY.md section for --store core: identity, active-context, persona, critical-facts
+    #[arg(long, value_name = "SECTION")]
+    section: Option<String>,
+    /// Title of the procedure or vault note (default: the text's first line or words)
+    #[arg(long, value_name = "TITLE")]
+    title: Option<String>,
+}
+
+impl RememberArgs {
+    fn to_request(&self, ctx: &Ctx, now: &cogmem::Timestamp) -> cogmem::Result<RememberRequest> {
+        let text = if self.text == "-" { read_stdin()? } else { self.text.clone() };
+        let mut req = RememberRequest::new(&text, ctx.actor()?)?;
+        for s in &self.stores {
+            for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+                req.stores.push(Store::parse(part)?);
+            }
+        }
+        req.entry_type = self.entry_type.as_deref().map(EntryType::parse).transpose()?;
+        if req.entry_type.is_some() && req.stores.is_empty() {
+            req.stores.push(Store::Episodic);
+        }
+        for e in &self.entities {
+            req.entities.push(EntityId::parse(e)?);
+        }
+        for r in &self.relations {
+            req.relations.push(Relation::parse(r)?);
+        }
+        if let Some(tags) = &self.tags {
+            req.tags = remember::parse_tags(tags)?;
+        }
+        req.confidence = self.confidence.as_deref().map(Confidence::parse).transpose()?;
+        if let Some(at) = &self.at {
+            req.at = Some(
+                cogmem::clock::parse_time(at, now)
+                    .ok_or_else(|| InputError::Time { text: at.clone() })?,
+            );
+        }
+        req.section = self.section.as_deref().map(CoreSection::parse).transpose()?;
+        req.title = self.title.clone();
+        Ok(req)
+    }
+}
+
+fn read_stdin() -> cogmem::Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_TEXT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cogmem::store::fsx::IoError::new("<stdin>", "read", e))?;
+    if bytes.len() > MAX_TEXT_BYTES {
+        return Err(InputError::TextTooLong { bytes: bytes.len(), limit: MAX_TEXT_BYTES }.into());
+    }
+    String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
+}
+
+pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
+    let clock = ctx.clock()?;
+    let req = args.to_request(ctx, &clock.now())?;
+    let ws = ctx.workspace()?;
+    let report = remember::remember(&ws, &req, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let mut msg = String::new();
+    if let Some(id) = &report.commit {
+        let _ = writeln!(msg, "remembered (commit {})", render::short(id));
+        for u in &report.written {
+            let _ = writeln!(msg, "  {:<10} {}  {}:{}", u.store.as_str(), u.id, u.path, u.line);
+        }
+    }
+    if !report.duplicates.is_empty() {
+        let _ = writeln!(msg, "already remembered, not written again:");
+        for u in &report.duplicates {
+            let _ = writeln!(msg, "  {:<10} {}  {}:{}", u.store.as_str(), u.id, u.path, u.line);
+        }
+    }
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}

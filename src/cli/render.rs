@@ -1,0 +1,71 @@
+//! Output: data on stdout (human text or `--json`), diagnostics on stderr, colour only on a
+//! terminal and never with NO_COLOR. Writes to a closed stdout end quietly with exit 0.
+
+use std::io::{IsTerminal, Write};
+
+use cogmem::store::fsx::IoError;
+
+/// Whether to colour diagnostics.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    pub fn new(choice: super::ColorChoice, no_color: bool) -> Self {
+        let color = match choice {
+            super::ColorChoice::Always => true,
+            super::ColorChoice::Never => false,
+            super::ColorChoice::Auto => !no_color && std::io::stderr().is_terminal(),
+        };
+        Self { color }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    }
+
+    pub fn error(self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+
+    pub fn warning(self, text: &str) -> String {
+        self.paint("1;33", text)
+    }
+
+    pub fn hint(self, text: &str) -> String {
+        self.paint("1;36", text)
+    }
+}
+
+/// Writes data to stdout; a write error names `<stdout>` (a closed pipe exits 0).
+pub fn data(text: &str) -> cogmem::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| IoError::new("<stdout>", "write to", e).into())
+}
+
+/// Writes a value as pretty JSON with a final newline to stdout.
+pub fn json<T: serde::Serialize>(value: &T) -> cogmem::Result<()> {
+    let mut text = serde_json::to_string_pretty(value).expect("report types always serialise");
+    text.push('\n');
+    data(&text)
+}
+
+/// Writes a status message to stderr unless quiet.
+pub fn status(quiet: bool, text: &str) {
+    if !quiet {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+/// Prints a warning line to stderr.
+pub fn warning(style: Style, text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{} {text}", style.warning("warning:"));
+}
+
+/// Shortens a commit id for people.
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(8)]
+}

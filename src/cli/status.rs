@@ -1,0 +1,63 @@
+//! `cogmem status`.
+
+use std::fmt::Write as _;
+
+use clap::Args;
+use cogmem::ops::status::{self, IndexState};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Show the workspace, what each store holds, hand edits and recent commits
+///
+/// Read-only. Files that cannot be read are reported as warnings and left out of the counts
+/// (exit 3).
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// How many recent commits to show
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    commits: usize,
+}
+
+pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.workspace()?;
+    let report = status::status(&ws, args.commits)?;
+    if ctx.global.json {
+        render::json(&report)?;
+    } else {
+        let c = &report.counts;
+        let mut out = String::new();
+        let _ = writeln!(out, "workspace   {}", report.workspace.display());
+        let _ = writeln!(out, "core        {} bullets in MEMORY.md", c.core);
+        let _ = writeln!(out, "episodic    {} entries in {} days", c.episodes, c.episode_days);
+        let _ = writeln!(out, "semantic    {} entities", c.entities);
+        let _ = writeln!(out, "procedural  {} procedures", c.procedures);
+        let _ = writeln!(out, "vault       {} notes", c.vault);
+        let _ = writeln!(out, "decay       {} entries", c.decay_entries);
+        let index = match report.index {
+            IndexState::Missing => "not built",
+            IndexState::Stale => "stale",
+            IndexState::Fresh => "fresh",
+        };
+        let _ = writeln!(out, "index       {index}");
+        if report.uncommitted.is_empty() {
+            let _ = writeln!(out, "hand edits  none");
+        } else {
+            let _ = writeln!(out, "hand edits  {} uncommitted:", report.uncommitted.len());
+            for ch in &report.uncommitted {
+                let _ = writeln!(out, "  {:<10} {}", ch.state, ch.path);
+            }
+        }
+        if !report.recent_commits.is_empty() {
+            let _ = writeln!(out, "recent commits:");
+            for cm in &report.recent_commits {
+                let _ = writeln!(out, "  {} {} {}", render::short(&cm.id), cm.time, cm.subject);
+            }
+        }
+        render::data(&out)?;
+    }
+    for s in &report.skipped {
+        render::warning(ctx.style, &format!("skipped {}", s.error));
+    }
+    Ok(if report.skipped.is_empty() { Exit::Ok } else { Exit::Partial })
+}

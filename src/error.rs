@@ -1,0 +1,214 @@
+//! The public error type and the one place that sorts errors into user faults, rule refusals and
+//! bugs. Each concern has its own enum; [`Error`] wraps them. Every error about a file names the
+//! file (and line where there is one); [`Error::hint`] gives the next step to take.
+
+use std::path::PathBuf;
+
+use crate::git::GitError;
+use crate::settings::SettingsError;
+use crate::store::StoreError;
+use crate::store::fsx::IoError;
+use crate::template::TemplateError;
+use crate::workspace::WorkspaceError;
+
+/// A `Result` with cogmem's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Who is at fault, which decides the exit code and how the error is presented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad input, no workspace, a malformed file the command needs: exit 1.
+    User,
+    /// Refused by a rule (a budget, an approval gate, a role): exit 4.
+    Conflict,
+    /// A bug or a broken environment: exit 70.
+    Internal,
+}
+
+/// Every error the library returns.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A workspace file is malformed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// `cogmem.toml` is malformed.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The workspace is missing, locked or has hand edits in the way.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// A git operation failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The request itself is invalid.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A rule refused the change.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    /// A built-in template is broken (a bug).
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+}
+
+/// A request that cannot be carried out as given.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The memory text is empty or only whitespace.
+    #[error("the text to remember is empty")]
+    EmptyText,
+    /// The memory text is larger than the limit.
+    #[error("the text is {bytes} bytes; the limit is {limit} bytes (64 KiB)")]
+    TextTooLong {
+        /// Size of the text.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The text is not valid UTF-8 (stdin).
+    #[error("the text read from stdin is not valid UTF-8")]
+    NotUtf8,
+    /// An entity id that cannot be used as a file name.
+    #[error("invalid entity id {id:?}: {why}")]
+    EntityId {
+        /// The id as given.
+        id: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A `--relation` that is not `FROM|REL|TO`.
+    #[error("invalid relation {text:?}: {why}")]
+    Relation {
+        /// The relation as given.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A name (store, type, section, confidence…) outside its vocabulary.
+    #[error("unknown {what} {value:?}; expected one of: {expected}")]
+    Unknown {
+        /// What kind of name it is.
+        what: &'static str,
+        /// The value given.
+        value: String,
+        /// The accepted values.
+        expected: String,
+    },
+    /// A time that cannot be parsed.
+    #[error("cannot read {text:?} as a time")]
+    Time {
+        /// The text given.
+        text: String,
+    },
+    /// An actor name that cannot go into an audit line or a git author.
+    #[error("invalid actor {actor:?}: use letters, digits and `:_.-` only")]
+    Actor {
+        /// The actor as given.
+        actor: String,
+    },
+    /// The semantic store was chosen without an entity to put the fact on.
+    #[error("the semantic store needs an entity to hold the fact")]
+    SemanticWithoutEntity,
+    /// A `--since` value that cannot be parsed.
+    #[error("cannot read {text:?} as a date, a time or an age like `7d`")]
+    Since {
+        /// The text given.
+        text: String,
+    },
+    /// A title that yields no usable file name.
+    #[error("cannot make a file name from {title:?}")]
+    Slug {
+        /// The title given.
+        title: String,
+    },
+}
+
+/// A change refused by one of the workspace's rules.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    /// Writing to MEMORY.md would exceed its token budget.
+    #[error(
+        "{}: adding this would make core memory {tokens} tokens, over its budget of {budget}",
+        path.display()
+    )]
+    CoreBudget {
+        /// MEMORY.md.
+        path: PathBuf,
+        /// Estimated size after the write.
+        tokens: usize,
+        /// The budget.
+        budget: usize,
+    },
+}
+
+impl Error {
+    /// Returns who is at fault: the user, a rule, or cogmem/the environment.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Io(e) => e.kind(),
+            Self::Store(_) | Self::Settings(_) | Self::Input(_) => ErrorKind::User,
+            Self::Workspace(e) => e.kind(),
+            Self::Git(e) => e.kind(),
+            Self::Rule(_) => ErrorKind::Conflict,
+            Self::Template(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// Returns the next step the user should take, with the command in backticks.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::Io(e) => e.hint(),
+            Self::Store(e) => e.hint(),
+            Self::Settings(e) => e.hint(),
+            Self::Workspace(e) => e.hint(),
+            Self::Git(e) => e.hint(),
+            Self::Input(e) => input_hint(e),
+            Self::Rule(RuleError::CoreBudget { .. }) => Some(
+                "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
+                 or keep this in the vault with `--store vault`"
+                    .into(),
+            ),
+            Self::Template(_) => Some("this is a bug in cogmem; please report it".into()),
+        }
+    }
+
+    /// Tells whether the error is a closed stdout pipe, which is not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Self::Io(e) if e.is_broken_pipe())
+    }
+}
+
+fn input_hint(e: &InputError) -> Option<String> {
+    Some(match e {
+        InputError::EmptyText => {
+            "pass the text as an argument, or `-` to read it from stdin".into()
+        }
+        InputError::TextTooLong { .. } => {
+            "split it into smaller memories, or keep large documents in the vault as separate \
+             files"
+                .into()
+        }
+        InputError::NotUtf8 => "convert the input to UTF-8 first".into(),
+        InputError::EntityId { .. } => {
+            "entity ids are `TYPE--SLUG` in lower-kebab case, e.g. `person--alice-smith`".into()
+        }
+        InputError::Relation { .. } => {
+            "write relations as `FROM|RELATION|TO`, e.g. `person--alice|works-on|project--atlas`"
+                .into()
+        }
+        InputError::Unknown { .. } | InputError::Actor { .. } | InputError::Slug { .. } => {
+            return None;
+        }
+        InputError::Time { .. } => {
+            "use RFC 3339 (`2026-02-02T15:30:00Z`), `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `HH:MM`"
+                .into()
+        }
+        InputError::SemanticWithoutEntity => {
+            "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
+        }
+        InputError::Since { .. } => "use `2026-02-02`, an RFC 3339 time, or `7d`/`12h`".into(),
+    })
+}

@@ -1,0 +1,337 @@
+//! The workspace's git history: opening or starting the repository, committing exactly the files
+//! a change touched (never whatever else happens to be staged), restoring touched files from
+//! `HEAD` after a failure, and reading status and history.
+//!
+//! A commit is built from `HEAD`'s tree plus the touched files, its object written first and the
+//! branch moved last with a compare-and-swap on the old tip, so a concurrent writer or a crash
+//! can never leave a half-made commit on the branch.
+
+use std::path::{Path, PathBuf};
+
+use git2::build::TreeUpdateBuilder;
+use git2::{
+    ErrorCode, FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, RepositoryOpenFlags,
+    Signature, Status, StatusOptions, Time, Tree,
+};
+use serde::Serialize;
+
+use crate::Timestamp;
+use crate::error::ErrorKind;
+use crate::workspace::WorkspaceError;
+
+/// A failed git operation.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The repository exists but cannot be opened.
+    #[error("{}: the git repository cannot be opened: {}", path.display(), source.message())]
+    Open {
+        /// The workspace root.
+        path: PathBuf,
+        /// libgit2's error.
+        source: git2::Error,
+    },
+    /// An operation on an open repository failed.
+    #[error("git could not {what}: {}", source.message())]
+    Op {
+        /// What was being done.
+        what: &'static str,
+        /// libgit2's error.
+        source: git2::Error,
+    },
+}
+
+impl GitError {
+    pub(crate) fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Open { .. } => ErrorKind::User,
+            Self::Op { source, .. } if source.code() == ErrorCode::Locked => ErrorKind::User,
+            Self::Op { .. } => ErrorKind::Internal,
+        }
+    }
+
+    pub(crate) fn hint(&self) -> Option<String> {
+        match self {
+            Self::Open { .. } => Some(
+                "check the repository with `git fsck`; restore `.git` from a backup or clone if \
+                 it is damaged"
+                    .into(),
+            ),
+            Self::Op { source, .. } if source.code() == ErrorCode::Locked => Some(
+                "another git process is using the repository; wait for it, or remove \
+                 `.git/index.lock` if no git command is running"
+                    .into(),
+            ),
+            Self::Op { .. } => None,
+        }
+    }
+}
+
+fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
+    move |source| GitError::Op { what, source }
+}
+
+/// Opens the repository whose working folder is `root` (parents are not searched).
+///
+/// A folder without `.git` is [`WorkspaceError::NoRepository`]; a damaged one is
+/// [`GitError::Open`].
+pub fn open(root: &Path) -> crate::Result<Repository> {
+    match Repository::open_ext(root, RepositoryOpenFlags::NO_SEARCH, std::iter::empty::<&str>()) {
+        Ok(repo) => Ok(repo),
+        Err(e) if e.code() == ErrorCode::NotFound && !root.join(".git").exists() => {
+            Err(WorkspaceError::NoRepository { path: root.to_owned() }.into())
+        }
+        Err(source) => Err(GitError::Open { path: root.to_owned(), source }.into()),
+    }
+}
+
+/// Starts a repository at `root` with `main` as the first branch.
+pub fn init(root: &Path) -> crate::Result<Repository> {
+    let mut opts = RepositoryInitOptions::new();
+    opts.initial_head("main").no_reinit(true);
+    Repository::init_opts(root, &opts).map_err(|e| op("create the repository")(e).into())
+}
+
+/// Returns `HEAD`'s tree, or `None` before the first commit.
+pub fn head_tree(repo: &Repository) -> crate::Result<Option<Tree<'_>>> {
+    match repo.head() {
+        Ok(head) => {
+            let tree = head.peel_to_tree().map_err(op("read HEAD's tree"))?;
+            Ok(Some(tree))
+        }
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(op("read HEAD")(e).into()),
+    }
+}
+
+/// Returns the id of `HEAD`'s commit, or `None` before the first commit.
+pub fn head_id(repo: &Repository) -> crate::Result<Option<Oid>> {
+    match repo.head() {
+        Ok(head) => Ok(head.target()),
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(op("read HEAD")(e).into()),
+    }
+}
+
+fn blob_id_at(tree: Option<&Tree<'_>>, rel: &str) -> Option<(Oid, i32)> {
+    let entry = tree?.get_path(Path::new(rel)).ok()?;
+    (entry.kind() == Some(ObjectType::Blob)).then(|| (entry.id(), entry.filemode()))
+}
+
+/// Returns a file's content in `HEAD`, or `None` when `HEAD` does not have it.
+pub fn read_at_head(
+    repo: &Repository,
+    tree: Option<&Tree<'_>>,
+    rel: &str,
+) -> crate::Result<Option<Vec<u8>>> {
+    let Some((id, _)) = blob_id_at(tree, rel) else { return Ok(None) };
+    let blob = repo.find_blob(id).map_err(op("read a file from HEAD"))?;
+    Ok(Some(blob.content().to_vec()))
+}
+
+/// Tells whether the working copy of `rel` differs from `HEAD` (edited, new or deleted).
+pub fn is_dirty(root: &Path, tree: Option<&Tree<'_>>, rel: &str) -> crate::Result<bool> {
+    let abs = root.join(rel);
+    let at_head = blob_id_at(tree, rel).map(|(id, _)| id);
+    if !abs.exists() {
+        return Ok(at_head.is_some());
+    }
+    let Some(at_head) = at_head else { return Ok(true) };
+    let on_disk = Oid::hash_file(ObjectType::Blob, &abs).map_err(op("hash a working file"))?;
+    Ok(on_disk != at_head)
+}
+
+/// A commit's author and message.
+#[derive(Debug, Clone)]
+pub struct CommitSpec<'a> {
+    /// Full message: subject, blank line, trailers.
+    pub message: &'a str,
+    /// Author name (the actor).
+    pub author: &'a str,
+    /// Commit time.
+    pub time: Timestamp,
+}
+
+/// Commits the working-copy state of exactly `files` on top of `HEAD` and returns the id.
+///
+/// A file missing from disk is removed from the tree. The index is updated for those files only,
+/// so anything else the user staged stays staged and out of the commit. The branch moves last,
+/// and only if it still points where it did when the commit was built.
+pub fn commit_files(
+    repo: &Repository,
+    root: &Path,
+    files: &[String],
+    spec: &CommitSpec<'_>,
+) -> crate::Result<Oid> {
+    let parent = match head_id(repo)? {
+        Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
+        None => None,
+    };
+    let base = match &parent {
+        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
+        None => {
+            let empty =
+                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
+            repo.find_tree(empty).map_err(op("read a tree"))?
+        }
+    };
+    let mut update = TreeUpdateBuilder::new();
+    for rel in files {
+        let abs = root.join(rel);
+        if abs.exists() {
+            let blob = repo.blob_path(&abs).map_err(op("store a file"))?;
+            let mode = match blob_id_at(Some(&base), rel) {
+                Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => {
+                    FileMode::BlobExecutable
+                }
+                _ => FileMode::Blob,
+            };
+            update.upsert(rel.as_str(), blob, mode);
+        } else {
+            update.remove(rel.as_str());
+        }
+    }
+    let tree_id = update.create_updated(repo, &base).map_err(op("build the commit's tree"))?;
+    let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
+    let time = Time::new(spec.time.timestamp(), spec.time.offset().local_minus_utc() / 60);
+    let author = Signature::new(spec.author, &author_email(spec.author), &time)
+        .map_err(op("build the author"))?;
+    let committer = Signature::new("cogmem", "cogmem@cogmem.invalid", &time)
+        .map_err(op("build the committer"))?;
+    let parents: Vec<_> = parent.iter().collect();
+    let id = repo
+        .commit(None, &author, &committer, spec.message, &tree, &parents)
+        .map_err(op("write the commit"))?;
+
+    let mut index = repo.index().map_err(op("read the index"))?;
+    for rel in files {
+        if root.join(rel).exists() {
+            index.add_path(Path::new(rel)).map_err(op("stage a file"))?;
+        } else if index.get_path(Path::new(rel), 0).is_some() {
+            index.remove_path(Path::new(rel)).map_err(op("unstage a file"))?;
+        }
+    }
+    index.write().map_err(op("write the index"))?;
+
+    let branch = head_branch(repo)?;
+    let subject = spec.message.lines().next().unwrap_or("");
+    let log = format!("commit: {subject}");
+    match &parent {
+        Some(p) => repo.reference_matching(&branch, id, true, p.id(), &log),
+        None => repo.reference(&branch, id, false, &log),
+    }
+    .map_err(op("move the branch to the new commit"))?;
+    Ok(id)
+}
+
+fn head_branch(repo: &Repository) -> crate::Result<String> {
+    let head = repo.find_reference("HEAD").map_err(op("read HEAD"))?;
+    let target = head.symbolic_target().ok().flatten().unwrap_or("refs/heads/main");
+    Ok(target.to_owned())
+}
+
+/// The e-mail address written for an actor: its name made address-safe.
+pub fn author_email(actor: &str) -> String {
+    let local: String = actor
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '.' })
+        .collect();
+    format!("{local}@cogmem.invalid")
+}
+
+/// Puts the index entries of `files` back as they are in `HEAD` (removing those `HEAD` lacks).
+///
+/// Used after a failed change, whose index update may or may not have been written. If the index
+/// is locked by another process, this change never wrote it, so the failure is ignored.
+pub fn reset_index(repo: &Repository, files: &[String]) {
+    if let Ok(Some(id)) = head_id(repo)
+        && let Ok(commit) = repo.find_object(id, None)
+    {
+        let _ = repo.reset_default(Some(&commit), files.iter().map(String::as_str));
+    } else if let Ok(mut index) = repo.index() {
+        for rel in files {
+            let _ = index.remove_path(Path::new(rel));
+        }
+        let _ = index.write();
+    }
+}
+
+/// A file whose working copy differs from `HEAD`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// `new`, `modified`, `deleted`, `renamed` or `conflicted`.
+    pub state: &'static str,
+}
+
+/// Lists files that differ from `HEAD` (staged or not, untracked included, ignored excluded).
+pub fn uncommitted(repo: &Repository) -> crate::Result<Vec<Change>> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
+    let statuses = repo.statuses(Some(&mut opts)).map_err(op("read the status"))?;
+    let mut out = Vec::new();
+    for entry in statuses.iter() {
+        let s = entry.status();
+        let state = if s.contains(Status::CONFLICTED) {
+            "conflicted"
+        } else if s.intersects(Status::WT_NEW | Status::INDEX_NEW) {
+            "new"
+        } else if s.intersects(Status::WT_DELETED | Status::INDEX_DELETED) {
+            "deleted"
+        } else if s.intersects(Status::WT_RENAMED | Status::INDEX_RENAMED) {
+            "renamed"
+        } else if s.intersects(
+            Status::WT_MODIFIED
+                | Status::INDEX_MODIFIED
+                | Status::WT_TYPECHANGE
+                | Status::INDEX_TYPECHANGE,
+        ) {
+            "modified"
+        } else {
+            continue;
+        };
+        let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
+        out.push(Change { path, state });
+    }
+    Ok(out)
+}
+
+/// One commit of the history, for `status` and tests.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitInfo {
+    /// Full commit id.
+    pub id: String,
+    /// First line of the message.
+    pub subject: String,
+    /// Author name (the actor).
+    pub author: String,
+    /// Commit time, RFC 3339.
+    pub time: String,
+}
+
+/// Returns up to `limit` commits from `HEAD` backwards.
+pub fn recent(repo: &Repository, limit: usize) -> crate::Result<Vec<CommitInfo>> {
+    let Some(head) = head_id(repo)? else { return Ok(Vec::new()) };
+    let mut walk = repo.revwalk().map_err(op("walk the history"))?;
+    walk.push(head).map_err(op("walk the history"))?;
+    let mut out = Vec::new();
+    for id in walk.take(limit) {
+        let id = id.map_err(op("walk the history"))?;
+        let c = repo.find_commit(id).map_err(op("read a commit"))?;
+        let when = c.time();
+        let time = chrono::DateTime::from_timestamp(when.seconds(), 0)
+            .map(|t| crate::clock::utc_seconds(&t.fixed_offset()))
+            .unwrap_or_default();
+        out.push(CommitInfo {
+            id: id.to_string(),
+            subject: String::from_utf8_lossy(c.message_bytes())
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_owned(),
+            author: String::from_utf8_lossy(c.author().name_bytes()).into_owned(),
+            time,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,189 @@
+//! `cogmem init`: lay out a workspace from the built-in template, start its git history, and
+//! adopt an existing workspace (one made by the cognitive-memory skill, say) without
+//! overwriting anything. Running it again changes nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::audit::{Action, Actor, Approval};
+use crate::change::Change;
+use crate::clock::Clock;
+use crate::git;
+use crate::settings::Settings;
+use crate::store::fsx;
+use crate::template::{self, MEMORY_TEMPLATE};
+use crate::workspace::{Workspace, layout};
+
+/// What `init` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct InitReport {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// Files created from the template.
+    pub created: Vec<String>,
+    /// Existing files that cogmem added lines to (`.gitignore`, `.gitattributes`).
+    pub updated: Vec<String>,
+    /// Existing files committed as they were (a workspace without git history).
+    pub adopted: Vec<String>,
+    /// Whether the folder already held a workspace.
+    pub existing_workspace: bool,
+    /// Whether a git repository was created.
+    pub repository_created: bool,
+    /// The commit made, if anything changed.
+    pub commit: Option<String>,
+}
+
+/// Lays out or adopts the workspace at `path` (created if missing).
+///
+/// Fails without changing anything when `cogmem.toml` is malformed or the git repository is
+/// damaged.
+pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
+    fsx::create_dir_all(path)?;
+    let existing_workspace = layout::is_workspace(path);
+    let settings = Settings::load(path)?;
+    let ws = Workspace::preparing(path, settings);
+    let root = ws.root().to_owned();
+    let has_git = root.join(".git").exists();
+    let repo = if has_git { git::open(&root)? } else { git::init(&root)? };
+    let lock = ws.lock()?;
+    let unborn = git::head_id(&repo)?.is_none();
+
+    // Files already there before this run, to commit as they are when the history starts now.
+    let mut adopted = Vec::new();
+    if unborn {
+        for c in git::uncommitted(&repo)? {
+            if !c.path.starts_with(".cogmem/") && c.state != "deleted" {
+                adopted.push(c.path);
+            }
+        }
+    }
+
+    let mut change =
+        Change::new(Actor::system("system:init"), "cogmem init").with_approval(Approval::Auto);
+    let mut created = Vec::new();
+    for (rel, bytes) in MEMORY_TEMPLATE {
+        let abs = root.join(rel);
+        if abs.exists() {
+            continue;
+        }
+        if rel.ends_with("/.gitkeep") {
+            let dir = abs.parent().expect("a .gitkeep has a folder");
+            if folder_has_files(dir) {
+                continue;
+            }
+        }
+        change.write(rel, bytes.to_vec(), Action::Create, "created from the workspace template");
+        created.push((*rel).to_owned());
+    }
+    let mut updated = Vec::new();
+    for (rel, tpl) in [(layout::GITIGNORE, "gitignore"), (layout::GITATTRIBUTES, "gitattributes")] {
+        let wanted = template::source(tpl)?;
+        match fsx::read_text_if_exists(&root.join(rel))? {
+            None => {
+                change.write(
+                    rel,
+                    wanted.as_bytes().to_vec(),
+                    Action::Create,
+                    "created by cogmem init",
+                );
+                created.push(rel.to_owned());
+            }
+            Some(text) => {
+                if let Some(merged) = add_missing_lines(&text, wanted) {
+                    change.write(rel, merged.into_bytes(), Action::Edit, "added cogmem's rules");
+                    updated.push(rel.to_owned());
+                }
+            }
+        }
+    }
+    adopted.retain(|p| !change.edits().iter().any(|e| &e.path == p));
+    for p in &adopted {
+        change.adopt(p);
+    }
+
+    let mut report = InitReport {
+        root: root.clone(),
+        created,
+        updated,
+        adopted,
+        existing_workspace,
+        repository_created: !has_git,
+        commit: None,
+    };
+    if change.is_empty() {
+        return Ok(report);
+    }
+    let summary = if existing_workspace {
+        format!(
+            "adopted existing workspace ({} files added)",
+            report.created.len() + report.updated.len()
+        )
+    } else {
+        "cognitive memory workspace initialized".to_owned()
+    };
+    let change = change.with_subject(Action::Init, summary).allow_dirty();
+    let applied = change.apply(&ws, &repo, &lock, clock)?;
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+fn folder_has_files(dir: &Path) -> bool {
+    walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .any(|e| e.file_type().is_file())
+}
+
+/// Returns `text` with the non-comment lines of `wanted` that it lacks appended, or `None`
+/// when nothing is missing.
+fn add_missing_lines(text: &str, wanted: &str) -> Option<String> {
+    let have: Vec<&str> = text.lines().map(str::trim).collect();
+    let missing: Vec<&str> = wanted
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter(|l| {
+            let l = l.trim();
+            let alt = l.trim_end_matches('/');
+            !have.iter().any(|h| {
+                *h == l
+                    || *h == alt
+                    || h.trim_start_matches('/') == l
+                    || h.trim_start_matches('/') == alt
+            })
+        })
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut out = text.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if let Some(comment) = wanted.lines().find(|l| l.starts_with('#')) {
+        out.push_str(comment);
+        out.push('\n');
+    }
+    for l in missing {
+        out.push_str(l);
+        out.push('\n');
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_lines_are_added_once() {
+        let wanted = "# cogmem\n.cogmem/\n";
+        assert_eq!(
+            add_missing_lines("target/\n", wanted).unwrap(),
+            "target/\n# cogmem\n.cogmem/\n"
+        );
+        assert!(add_missing_lines("/.cogmem\n", wanted).is_none());
+        assert!(add_missing_lines(".cogmem/", wanted).is_none());
+    }
+}

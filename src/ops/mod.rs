@@ -1,0 +1,8 @@
+//! One module per user-level operation. The CLI and the MCP server call only these, so both
+//! behave the same and report the same errors. Every mutating operation takes the workspace
+//! lock and goes through [`crate::change`]; reading operations never commit.
+
+pub mod audit;
+pub mod init;
+pub mod remember;
+pub mod status;

@@ -1,0 +1,589 @@
+//! `cogmem remember`: write one memory to the stores it is routed to, as one commit.
+//!
+//! Routing is explicit here (the request names the stores, or they follow from the entities and
+//! relations given); the trigger engine decides routing for messages it hears. Each store writes
+//! its own file format; exact duplicates are reported, not written twice.
+
+use serde::Serialize;
+
+use crate::audit::{Action, Actor};
+use crate::change::Change;
+use crate::clock::Clock;
+use crate::error::{InputError, RuleError};
+use crate::git;
+use crate::store::core_memory::{self, CoreSection};
+use crate::store::decay_file::{DecayFile, NewUnit};
+use crate::store::entity::{self, EntityId};
+use crate::store::episode::{self, EntryType, NewEntry};
+use crate::store::markdown::{self, slugify};
+use crate::store::{Confidence, Store, fsx, graph_index, procedure, vault};
+use crate::workspace::{Workspace, layout};
+use crate::{Timestamp, tokens};
+
+/// The largest text `remember` accepts.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// A relation to record: `FROM|RELATION|TO`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relation {
+    /// The subject entity.
+    pub from: EntityId,
+    /// The relation name, lower-kebab.
+    pub relation: String,
+    /// The object entity.
+    pub to: EntityId,
+}
+
+impl Relation {
+    /// Parses `FROM|RELATION|TO`.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        let bad = |why: &str| InputError::Relation { text: text.to_owned(), why: why.to_owned() };
+        let parts: Vec<&str> = text.split('|').map(str::trim).collect();
+        let [from, relation, to] = parts[..] else {
+            return Err(bad("expected three parts separated by `|`"));
+        };
+        if !entity::check_relation_name(relation) {
+            return Err(bad("the relation must be lower-kebab case, like `works-on`"));
+        }
+        Ok(Self {
+            from: EntityId::parse(from)?,
+            relation: relation.to_owned(),
+            to: EntityId::parse(to)?,
+        })
+    }
+}
+
+/// Checks the memory text: not empty, at most 64 KiB. Returns it trimmed.
+pub fn check_text(text: &str) -> Result<String, InputError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(InputError::TextTooLong { bytes: text.len(), limit: MAX_TEXT_BYTES });
+    }
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(InputError::EmptyText);
+    }
+    Ok(t.to_owned())
+}
+
+/// Parses `a,b` into tags: trimmed, empty ones dropped, duplicates removed, no `[]` or `|`.
+pub fn parse_tags(text: &str) -> Result<Vec<String>, InputError> {
+    let mut tags: Vec<String> = Vec::new();
+    for t in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        if t.contains(['[', ']', '|']) || t.chars().any(char::is_control) {
+            return Err(InputError::Unknown {
+                what: "tag",
+                value: t.to_owned(),
+                expected: "words without `[`, `]` or `|`".into(),
+            });
+        }
+        if !tags.iter().any(|x| x == t) {
+            tags.push(t.to_owned());
+        }
+    }
+    Ok(tags)
+}
+
+/// A validated request to remember something.
+#[derive(Debug, Clone)]
+pub struct RememberRequest {
+    /// The memory text (checked with [`check_text`]).
+    pub text: String,
+    /// Target stores; empty means: semantic when entities or relations are given, else episodic.
+    pub stores: Vec<Store>,
+    /// Episode entry type (default `fact`).
+    pub entry_type: Option<EntryType>,
+    /// Entities the fact is about.
+    pub entities: Vec<EntityId>,
+    /// Relations to record.
+    pub relations: Vec<Relation>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Confidence (default `high`: the user asked for it).
+    pub confidence: Option<Confidence>,
+    /// When it happened (default now).
+    pub at: Option<Timestamp>,
+    /// MEMORY.md section for the core store.
+    pub section: Option<CoreSection>,
+    /// Title of a procedure or vault note (default: the text's first words).
+    pub title: Option<String>,
+    /// Who is writing.
+    pub actor: Actor,
+    /// What caused it, for the commit message.
+    pub trigger: String,
+}
+
+impl RememberRequest {
+    /// Builds a request with defaults for everything but the text and actor.
+    pub fn new(text: &str, actor: Actor) -> Result<Self, InputError> {
+        Ok(Self {
+            text: check_text(text)?,
+            stores: Vec::new(),
+            entry_type: None,
+            entities: Vec::new(),
+            relations: Vec::new(),
+            tags: Vec::new(),
+            confidence: None,
+            at: None,
+            section: None,
+            title: None,
+            actor,
+            trigger: "cogmem remember".into(),
+        })
+    }
+
+    /// Returns the stores the memory goes to, in writing order, without repeats.
+    ///
+    /// Entities and relations always involve the semantic store.
+    pub fn routed_stores(&self) -> Vec<Store> {
+        let mut stores = self.stores.clone();
+        if stores.is_empty() && self.entities.is_empty() && self.relations.is_empty() {
+            stores.push(Store::Episodic);
+        }
+        if !self.entities.is_empty() || !self.relations.is_empty() {
+            stores.push(Store::Semantic);
+        }
+        let mut out = Vec::new();
+        for s in stores {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+}
+
+/// One memory unit written or found already present.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unit {
+    /// Its decay id, e.g. `episode:2026-02-02:14:30`.
+    pub id: String,
+    /// Its store.
+    pub store: Store,
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The 1-based line of the unit in the file.
+    pub line: usize,
+}
+
+/// What `remember` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RememberReport {
+    /// The commit, or `None` when everything was already remembered.
+    pub commit: Option<String>,
+    /// Units written.
+    pub written: Vec<Unit>,
+    /// Units not written because they already exist.
+    pub duplicates: Vec<Unit>,
+    /// Files in the commit, the audit log included.
+    pub files: Vec<String>,
+}
+
+/// Remembers `req`, writing every routed store as one commit.
+///
+/// Fails without changing anything when a file it must edit is malformed or hand-edited, when
+/// MEMORY.md would go over its token budget, or when the workspace is locked.
+pub fn remember(
+    ws: &Workspace,
+    req: &RememberRequest,
+    clock: &dyn Clock,
+) -> crate::Result<RememberReport> {
+    let stores = req.routed_stores();
+    if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
+        return Err(InputError::SemanticWithoutEntity.into());
+    }
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let now = clock.now();
+    let at = req.at.unwrap_or(now);
+    let mut w = Writer {
+        ws,
+        change: Change::new(req.actor.clone(), req.trigger.clone()),
+        written: Vec::new(),
+        duplicates: Vec::new(),
+        new_units: Vec::new(),
+        date: now.format("%Y-%m-%d").to_string(),
+    };
+    for store in stores {
+        match store {
+            Store::Core => w.core(req)?,
+            Store::Episodic => w.episode(req, &at)?,
+            Store::Semantic => w.semantic(req)?,
+            Store::Procedural => w.procedure(req, &at)?,
+            Store::Vault => w.vault(req)?,
+        }
+    }
+    if !w.new_units.is_empty() {
+        let path = ws.abs(layout::DECAY_SCORES);
+        let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
+        let mut decay = DecayFile::parse(&text, &path)?;
+        let base = if req.actor.as_str() == "bot:auto-detect" {
+            ws.settings().decay.base_auto
+        } else {
+            ws.settings().decay.base_explicit
+        };
+        let created = now.with_timezone(&chrono::Utc);
+        let mut added = Vec::new();
+        for (id, store) in &w.new_units {
+            let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
+            if decay.insert_new(id, unit, &ws.settings().decay) {
+                added.push(id.as_str());
+            }
+        }
+        if !added.is_empty() {
+            let summary = format!("decay entries for {}", added.join(", "));
+            w.change.write(
+                layout::DECAY_SCORES,
+                decay.to_text().into_bytes(),
+                Action::Edit,
+                summary,
+            );
+        }
+    }
+    let Writer { change, written, duplicates, .. } = w;
+    if change.is_empty() {
+        return Ok(RememberReport { commit: None, written, duplicates, files: Vec::new() });
+    }
+    let action = change.edits().first().map_or(Action::Edit, |e| e.action);
+    let change = change.with_subject(action, req.text.clone());
+    let applied = change.apply(ws, &repo, &lock, clock)?;
+    Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
+}
+
+struct Writer<'a> {
+    ws: &'a Workspace,
+    change: Change,
+    written: Vec<Unit>,
+    duplicates: Vec<Unit>,
+    new_units: Vec<(String, Store)>,
+    date: String,
+}
+
+impl Writer<'_> {
+    /// Returns a file's content as this change will leave it so far.
+    fn current(&self, rel: &str) -> crate::Result<Option<String>> {
+        if let Some(bytes) = self.change.pending(rel) {
+            return Ok(Some(String::from_utf8_lossy(bytes).into_owned()));
+        }
+        fsx::read_text_if_exists(&self.ws.abs(rel))
+    }
+
+    fn core(&mut self, req: &RememberRequest) -> crate::Result<()> {
+        let section = req.section.unwrap_or_else(|| default_section(req));
+        let rel = layout::MEMORY_MD;
+        let text = self.current(rel)?.unwrap_or_default();
+        let id = core_memory::unit_id(section, &req.text);
+        match core_memory::add_bullet(&text, section, &req.text) {
+            core_memory::Added::Duplicate { line } => {
+                self.duplicates.push(Unit { id, store: Store::Core, path: rel.into(), line });
+            }
+            core_memory::Added::Written { content, line } => {
+                let budget = self.ws.settings().core.budget_tokens;
+                let tokens = tokens::estimate(&content);
+                if tokens > budget {
+                    return Err(
+                        RuleError::CoreBudget { path: self.ws.abs(rel), tokens, budget }.into()
+                    );
+                }
+                let summary = format!("{}: {}", section.title(), req.text);
+                self.change.write(rel, content.into_bytes(), Action::Edit, summary);
+                self.new_units.push((id.clone(), Store::Core));
+                self.written.push(Unit { id, store: Store::Core, path: rel.into(), line });
+            }
+        }
+        Ok(())
+    }
+
+    fn episode(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
+        let date = at.format("%Y-%m-%d").to_string();
+        let time = at.format("%H:%M").to_string();
+        let rel = layout::episode_file(&date);
+        let existing = self.current(&rel)?;
+        let kind = req.entry_type.unwrap_or(EntryType::Fact);
+        let entry = NewEntry {
+            date: &date,
+            time: &time,
+            kind,
+            confidence: req.confidence.unwrap_or(Confidence::High),
+            tags: &req.tags,
+            text: &req.text,
+        };
+        match episode::append(existing.as_deref(), &entry)? {
+            episode::Appended::Duplicate { id, line } => {
+                self.duplicates.push(Unit { id, store: Store::Episodic, path: rel, line });
+            }
+            episode::Appended::Written { content, id, line } => {
+                let action = if existing.is_some() { Action::Append } else { Action::Create };
+                let summary = format!("{time} {}: {}", kind.as_str(), req.text);
+                self.change.write(&rel, content.into_bytes(), action, summary);
+                self.new_units.push((id.clone(), Store::Episodic));
+                self.written.push(Unit { id, store: Store::Episodic, path: rel, line });
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the entity file (and its registry row) if needed; returns its content.
+    fn ensure_entity(&mut self, id: &EntityId) -> crate::Result<String> {
+        let rel = layout::entity_file(id.as_str());
+        if let Some(text) = self.current(&rel)? {
+            return Ok(text);
+        }
+        let content = entity::new_file(id, &self.date)?;
+        self.change.write(
+            &rel,
+            content.clone().into_bytes(),
+            Action::Create,
+            format!("new entity {id}"),
+        );
+        let key = format!("entity:{id}");
+        self.new_units.push((key.clone(), Store::Semantic));
+        self.written.push(Unit { id: key, store: Store::Semantic, path: rel.clone(), line: 1 });
+        let index = self
+            .current(layout::GRAPH_INDEX)?
+            .unwrap_or_else(|| "# Knowledge Graph Index\n".into());
+        let file = format!("entities/{id}.md");
+        if let Some(new) =
+            graph_index::register_entity(&index, id.as_str(), id.kind(), &id.label(), &file)
+        {
+            self.change.write(
+                layout::GRAPH_INDEX,
+                new.into_bytes(),
+                Action::Edit,
+                format!("registered {id}"),
+            );
+        }
+        Ok(content)
+    }
+
+    fn semantic(&mut self, req: &RememberRequest) -> crate::Result<()> {
+        let mut holders: Vec<EntityId> = req.entities.clone();
+        if holders.is_empty() {
+            for r in &req.relations {
+                if !holders.contains(&r.from) {
+                    holders.push(r.from.clone());
+                }
+            }
+        }
+        for id in &holders {
+            let text = self.ensure_entity(id)?;
+            let rel = layout::entity_file(id.as_str());
+            let key = format!("entity:{id}");
+            match entity::add_fact(&text, &req.text, &self.date) {
+                entity::Added::Duplicate { line } => {
+                    self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
+                }
+                entity::Added::Written { content, line } => {
+                    self.change.write(
+                        &rel,
+                        content.into_bytes(),
+                        Action::Edit,
+                        format!("fact: {}", req.text),
+                    );
+                    if let Some(u) = self.written.iter_mut().find(|u| u.id == key) {
+                        u.line = line;
+                    } else {
+                        self.written.push(Unit {
+                            id: key,
+                            store: Store::Semantic,
+                            path: rel,
+                            line,
+                        });
+                    }
+                }
+            }
+        }
+        for r in &req.relations {
+            let text = self.ensure_entity(&r.from)?;
+            self.ensure_entity(&r.to)?;
+            let rel = layout::entity_file(r.from.as_str());
+            let key = format!("entity:{}", r.from);
+            match entity::add_relation(&text, &r.relation, &r.to, &self.date) {
+                entity::Added::Duplicate { line } => {
+                    self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
+                }
+                entity::Added::Written { content, line } => {
+                    let summary = format!("relation: {} {} {}", r.from, r.relation, r.to);
+                    self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
+                    if !self.written.iter().any(|u| u.id == key) {
+                        self.written.push(Unit {
+                            id: key,
+                            store: Store::Semantic,
+                            path: rel,
+                            line,
+                        });
+                    }
+                }
+            }
+            let index = self
+                .current(layout::GRAPH_INDEX)?
+                .unwrap_or_else(|| "# Knowledge Graph Index\n".into());
+            if let Some(new) = graph_index::add_edge(
+                &index,
+                r.from.as_str(),
+                &r.relation,
+                r.to.as_str(),
+                &self.date,
+            ) {
+                let summary = format!("edge {} {} {}", r.from, r.relation, r.to);
+                self.change.write(layout::GRAPH_INDEX, new.into_bytes(), Action::Edit, summary);
+            }
+        }
+        Ok(())
+    }
+
+    fn procedure(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
+        let (title, steps) = match &req.title {
+            Some(t) => (t.clone(), procedure::steps_from_text(&req.text)),
+            None => {
+                let mut lines = req.text.lines();
+                let first =
+                    lines.next().unwrap_or_default().trim().trim_end_matches(':').to_owned();
+                let rest: Vec<&str> = lines.collect();
+                if rest.iter().all(|l| l.trim().is_empty()) {
+                    (first_words(&req.text), procedure::steps_from_text(&req.text))
+                } else {
+                    (first, procedure::steps_from_text(&rest.join("\n")))
+                }
+            }
+        };
+        let slug = slugify(&title);
+        if slug.is_empty() {
+            return Err(InputError::Slug { title }.into());
+        }
+        let rel = layout::procedure_file(&slug);
+        let key = format!("procedure:{slug}");
+        match self.current(&rel)? {
+            Some(text) => match procedure::add_steps(&text, &steps) {
+                procedure::Added::Duplicate => {
+                    self.duplicates.push(Unit {
+                        id: key,
+                        store: Store::Procedural,
+                        path: rel,
+                        line: 1,
+                    });
+                }
+                procedure::Added::Written { content, line } => {
+                    let summary = format!("steps added: {}", steps.join("; "));
+                    self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
+                    self.written.push(Unit { id: key, store: Store::Procedural, path: rel, line });
+                }
+            },
+            None => {
+                let time = at.format("%H:%M").to_string();
+                let content =
+                    procedure::new_file(&title, &steps, &self.date, &time, req.actor.as_str())?;
+                self.change.write(
+                    &rel,
+                    content.into_bytes(),
+                    Action::Create,
+                    format!("new procedure: {title}"),
+                );
+                self.new_units.push((key.clone(), Store::Procedural));
+                self.written.push(Unit { id: key, store: Store::Procedural, path: rel, line: 1 });
+            }
+        }
+        Ok(())
+    }
+
+    fn vault(&mut self, req: &RememberRequest) -> crate::Result<()> {
+        let wanted = markdown::normalize(&req.text);
+        let dir = self.ws.abs(layout::VAULT_DIR);
+        let mut names: Vec<String> = Vec::new();
+        if dir.is_dir() {
+            for entry in walkdir::WalkDir::new(&dir).min_depth(1).max_depth(1).sort_by_file_name() {
+                let Ok(entry) = entry else { continue };
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(slug) = name.strip_suffix(".md") else { continue };
+                // A note that is not UTF-8 cannot be a duplicate of UTF-8 text; skip it.
+                if let Ok(Some(text)) = fsx::read_text_if_exists(entry.path())
+                    && vault::body_text(&text) == wanted
+                {
+                    let rel = layout::vault_file(slug);
+                    self.duplicates.push(Unit {
+                        id: format!("vault:{slug}"),
+                        store: Store::Vault,
+                        path: rel,
+                        line: 1,
+                    });
+                    return Ok(());
+                }
+                names.push(slug.to_owned());
+            }
+        }
+        let title = req.title.clone().unwrap_or_else(|| first_words(&req.text));
+        let base = slugify(&title);
+        if base.is_empty() {
+            return Err(InputError::Slug { title }.into());
+        }
+        let mut slug = base.clone();
+        let mut n = 1;
+        while names.contains(&slug) || self.change.pending(&layout::vault_file(&slug)).is_some() {
+            n += 1;
+            slug = format!("{base}-{n}");
+        }
+        let rel = layout::vault_file(&slug);
+        let content = vault::new_note(&title, &req.text, &req.tags, &self.date)?;
+        let line = 4;
+        self.change.write(&rel, content.into_bytes(), Action::Create, format!("pinned: {title}"));
+        let key = format!("vault:{slug}");
+        self.new_units.push((key.clone(), Store::Vault));
+        self.written.push(Unit { id: key, store: Store::Vault, path: rel, line });
+        Ok(())
+    }
+}
+
+/// Picks the MEMORY.md section when none is given: pinned facts go to Critical Facts,
+/// preferences to Identity, everything else to Active Context.
+fn default_section(req: &RememberRequest) -> CoreSection {
+    if req.stores.contains(&Store::Vault) {
+        CoreSection::CriticalFacts
+    } else if req.entry_type == Some(EntryType::Preference) {
+        CoreSection::Identity
+    } else {
+        CoreSection::ActiveContext
+    }
+}
+
+/// The first eight words of the text's first line, for a title.
+fn first_words(text: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    first.split_whitespace().take(8).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relation_parsing() {
+        let r = Relation::parse("person--alice | works-on | project--atlas").unwrap();
+        assert_eq!(
+            (r.from.as_str(), r.relation.as_str(), r.to.as_str()),
+            ("person--alice", "works-on", "project--atlas")
+        );
+        assert!(Relation::parse("person--alice|works-on").is_err());
+        assert!(Relation::parse("person--alice|Works On|project--atlas").is_err());
+        assert!(Relation::parse("person--alice|works-on|../x").is_err());
+    }
+
+    #[test]
+    fn text_and_tag_checks() {
+        assert!(matches!(check_text("  \n"), Err(InputError::EmptyText)));
+        assert!(matches!(
+            check_text(&"a".repeat(MAX_TEXT_BYTES + 1)),
+            Err(InputError::TextTooLong { .. })
+        ));
+        assert_eq!(parse_tags(" db, alice,,db ").unwrap(), ["db", "alice"]);
+        assert!(parse_tags("a]").is_err());
+    }
+
+    #[test]
+    fn routing_defaults() {
+        let mut r = RememberRequest::new("x", Actor::manual()).unwrap();
+        assert_eq!(r.routed_stores(), [Store::Episodic]);
+        r.entities.push(EntityId::parse("person--a").unwrap());
+        assert_eq!(r.routed_stores(), [Store::Semantic]);
+        r.stores = vec![Store::Episodic];
+        assert_eq!(r.routed_stores(), [Store::Episodic, Store::Semantic]);
+    }
+}

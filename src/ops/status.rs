@@ -1,0 +1,145 @@
+//! `cogmem status`: where the workspace is, how much each store holds, what is uncommitted,
+//! the last commits, and whether the derived index is current. Read-only.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::git::{self, CommitInfo};
+use crate::store::decay_file::DecayFile;
+use crate::store::{core_memory, episode, fsx};
+use crate::workspace::{Workspace, layout};
+
+/// How many memory units each store holds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    /// MEMORY.md bullets.
+    pub core: usize,
+    /// Episode entries.
+    pub episodes: usize,
+    /// Episode day files.
+    pub episode_days: usize,
+    /// Entity files.
+    pub entities: usize,
+    /// Procedure files.
+    pub procedures: usize,
+    /// Vault notes.
+    pub vault: usize,
+    /// Entries in decay-scores.json.
+    pub decay_entries: usize,
+}
+
+/// A file that could not be read and was left out of the counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// What is wrong, naming the file.
+    pub error: String,
+}
+
+/// The state of the derived search index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexState {
+    /// Not built yet.
+    Missing,
+    /// Built from an older commit or with hand edits since.
+    Stale,
+    /// Built from the current commit.
+    Fresh,
+}
+
+/// What `status` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// Units per store.
+    pub counts: Counts,
+    /// Files that differ from HEAD (hand edits).
+    pub uncommitted: Vec<git::Change>,
+    /// The latest commits, newest first.
+    pub recent_commits: Vec<CommitInfo>,
+    /// The derived index.
+    pub index: IndexState,
+    /// Files left out because they could not be read.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Reports on the workspace; unreadable files are listed in `skipped`, never fatal.
+pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
+    let repo = git::open(ws.root())?;
+    let mut skipped = Vec::new();
+    let mut counts = Counts::default();
+
+    match fsx::read_text(&ws.abs(layout::MEMORY_MD)) {
+        Ok(text) => counts.core = core_memory::count_bullets(&text),
+        Err(e) => skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() }),
+    }
+    for rel in markdown_files(ws, layout::EPISODES_DIR) {
+        counts.episode_days += 1;
+        match fsx::read_text(&ws.abs(&rel)) {
+            Ok(text) => counts.episodes += episode::entries(&text).len(),
+            Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
+        }
+    }
+    counts.entities = markdown_files(ws, layout::ENTITIES_DIR).len();
+    counts.procedures = markdown_files(ws, layout::PROCEDURES_DIR).len();
+    counts.vault = markdown_files(ws, layout::VAULT_DIR).len();
+    let decay_path = ws.abs(layout::DECAY_SCORES);
+    match fsx::read_text_if_exists(&decay_path) {
+        Ok(None) => {}
+        Ok(Some(text)) => match DecayFile::parse(&text, &decay_path) {
+            Ok(d) => counts.decay_entries = d.len(),
+            Err(e) => {
+                skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() })
+            }
+        },
+        Err(e) => skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() }),
+    }
+
+    let uncommitted = git::uncommitted(&repo)?;
+    let recent_commits = git::recent(&repo, recent)?;
+    let index = index_state(ws, &repo, uncommitted.is_empty())?;
+    Ok(StatusReport {
+        workspace: ws.root().to_owned(),
+        counts,
+        uncommitted,
+        recent_commits,
+        index,
+        skipped,
+    })
+}
+
+/// The file in the index folder naming the commit the index was built from.
+pub const INDEX_STAMP: &str = ".cogmem/index/built-from";
+
+fn index_state(ws: &Workspace, repo: &git2::Repository, clean: bool) -> crate::Result<IndexState> {
+    let Some(stamp) = fsx::read_text_if_exists(&ws.abs(INDEX_STAMP))? else {
+        return Ok(IndexState::Missing);
+    };
+    let head = git::head_id(repo)?.map(|id| id.to_string()).unwrap_or_default();
+    Ok(if stamp.trim() == head && clean { IndexState::Fresh } else { IndexState::Stale })
+}
+
+/// Lists `*.md` files directly in a workspace folder, sorted, as relative paths.
+pub fn markdown_files(ws: &Workspace, dir: &str) -> Vec<String> {
+    let abs = ws.abs(dir);
+    if !abs.is_dir() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
+        .min_depth(1)
+        .max_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            name.ends_with(".md").then(|| format!("{dir}/{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}

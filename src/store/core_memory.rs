@@ -1,0 +1,174 @@
+//! MEMORY.md, the core memory: four sections of bullets that are always in the agent's context.
+//! Every write checks the whole file against its token budget.
+
+use serde::Serialize;
+
+use super::markdown::{self, find_section, one_line};
+use crate::error::InputError;
+
+/// A section of MEMORY.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoreSection {
+    /// Who the user is.
+    Identity,
+    /// What is happening now.
+    ActiveContext,
+    /// The relationship.
+    Persona,
+    /// Never to be forgotten.
+    CriticalFacts,
+}
+
+impl CoreSection {
+    /// Every section, in file order.
+    pub const ALL: [Self; 4] =
+        [Self::Identity, Self::ActiveContext, Self::Persona, Self::CriticalFacts];
+
+    /// Returns the heading text.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Identity => "Identity",
+            Self::ActiveContext => "Active Context",
+            Self::Persona => "Persona",
+            Self::CriticalFacts => "Critical Facts",
+        }
+    }
+
+    /// Returns the kebab-case name used in ids and flags.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Identity => "identity",
+            Self::ActiveContext => "active-context",
+            Self::Persona => "persona",
+            Self::CriticalFacts => "critical-facts",
+        }
+    }
+
+    /// Parses a section by slug or heading text, ignoring case.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        let t = text.trim();
+        Self::ALL
+            .into_iter()
+            .find(|s| s.slug().eq_ignore_ascii_case(t) || s.title().eq_ignore_ascii_case(t))
+            .ok_or_else(|| InputError::Unknown {
+                what: "core section",
+                value: t.to_owned(),
+                expected: "identity, active-context, persona, critical-facts".into(),
+            })
+    }
+}
+
+/// Returns the decay id of a bullet: `core:<section>:<hash8>`, stable when bullets move.
+pub fn unit_id(section: CoreSection, bullet: &str) -> String {
+    format!("core:{}:{}", section.slug(), hash8(&one_line(bullet)))
+}
+
+/// Returns the first 8 hex digits of the git blob hash of `text`.
+pub fn hash8(text: &str) -> String {
+    git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes())
+        .map(|id| id.to_string()[..8].to_owned())
+        .unwrap_or_else(|_| "00000000".into())
+}
+
+/// The result of adding a bullet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// The new file content and the bullet's 1-based line.
+    Written {
+        /// New MEMORY.md content.
+        content: String,
+        /// Line of the new bullet.
+        line: usize,
+    },
+    /// The same bullet is already in the file, at this line.
+    Duplicate {
+        /// Line of the existing bullet.
+        line: usize,
+    },
+}
+
+/// Adds `- text` at the end of a section (creating the section if missing).
+pub fn add_bullet(memory_md: &str, section: CoreSection, text: &str) -> Added {
+    let bullet = one_line(text);
+    if let Some(line) = find_bullet(memory_md, &bullet) {
+        return Added::Duplicate { line };
+    }
+    let (prefix, _) = markdown::split_front_matter(memory_md);
+    let body = &memory_md[prefix..];
+    let mut sections = markdown::sections(body);
+    let owned;
+    let body = if find_section(&sections, section.title()).is_none() {
+        owned = markdown::append_section(body, section.title());
+        sections = markdown::sections(&owned);
+        owned.as_str()
+    } else {
+        body
+    };
+    let s = find_section(&sections, section.title()).expect("the section exists now");
+    let (new_body, pos) = markdown::insert_at_section_end(body, s, &format!("- {bullet}"));
+    let content = format!("{}{new_body}", &memory_md[..prefix]);
+    let line = markdown::line_of(&content, prefix + pos);
+    Added::Written { content, line }
+}
+
+fn find_bullet(text: &str, bullet: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().strip_prefix("- ").is_some_and(|b| one_line(b) == bullet))
+        .map(|i| i + 1)
+}
+
+/// Counts the bullets in the four core sections.
+pub fn count_bullets(memory_md: &str) -> usize {
+    let (prefix, _) = markdown::split_front_matter(memory_md);
+    let body = &memory_md[prefix..];
+    let sections = markdown::sections(body);
+    CoreSection::ALL
+        .iter()
+        .filter_map(|s| find_section(&sections, s.title()))
+        .map(|s| {
+            body[s.content.clone()].lines().filter(|l| l.trim_start().starts_with("- ")).count()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MD: &str = "# MEMORY.md\n\n## Identity\n<!-- who -->\n\n## Active Context\n\n## Persona\n\n## Critical Facts\n";
+
+    #[test]
+    fn adds_bullet_to_section_and_detects_duplicates() {
+        let Added::Written { content, line } =
+            add_bullet(MD, CoreSection::ActiveContext, "Ship v1\nby Friday")
+        else {
+            panic!("expected a write")
+        };
+        assert!(
+            content.contains("## Active Context\n\n- Ship v1 by Friday\n\n## Persona"),
+            "{content}"
+        );
+        assert_eq!(content.lines().nth(line - 1), Some("- Ship v1 by Friday"));
+        assert_eq!(
+            add_bullet(&content, CoreSection::Persona, "Ship v1 by Friday"),
+            Added::Duplicate { line }
+        );
+        assert_eq!(count_bullets(&content), 1);
+    }
+
+    #[test]
+    fn missing_section_is_created() {
+        let Added::Written { content, .. } = add_bullet("# M\n", CoreSection::CriticalFacts, "x")
+        else {
+            panic!()
+        };
+        assert_eq!(content, "# M\n\n## Critical Facts\n\n- x\n");
+    }
+
+    #[test]
+    fn unit_ids_are_stable() {
+        assert_eq!(unit_id(CoreSection::Identity, "a  b"), unit_id(CoreSection::Identity, "a b"));
+        assert!(unit_id(CoreSection::Identity, "a").starts_with("core:identity:"));
+    }
+}

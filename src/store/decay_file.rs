@@ -1,0 +1,200 @@
+//! `memory/meta/decay-scores.json`: decay entries keyed `<kind>:<id>` plus reflection state and
+//! the token economy. Reads versions 1–3, writes version 3, and keeps every field it does not
+//! know, in order, so files written by the cognitive-memory skill survive a round trip.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+use super::{Store, StoreError};
+use crate::decay::{self, DecayInputs};
+use crate::settings::DecaySettings;
+
+/// The parsed file.
+#[derive(Debug, Clone)]
+pub struct DecayFile {
+    root: Map<String, Value>,
+}
+
+/// A new memory unit's decay entry.
+#[derive(Debug, Clone, Copy)]
+pub struct NewUnit {
+    /// Its store.
+    pub store: Store,
+    /// Base relevance.
+    pub base: f64,
+    /// Creation time.
+    pub created: DateTime<Utc>,
+    /// Pinned (vault).
+    pub pinned: bool,
+}
+
+impl DecayFile {
+    /// Parses the file; `path` is only used in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, StoreError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| StoreError::Malformed {
+            path: path.to_owned(),
+            line: e.line(),
+            what: format!("not valid JSON: {e}"),
+        })?;
+        let Value::Object(mut root) = value else {
+            return Err(StoreError::Malformed {
+                path: path.to_owned(),
+                line: 1,
+                what: "expected a JSON object".into(),
+            });
+        };
+        match root.get("entries") {
+            None => {
+                root.insert("entries".into(), Value::Object(Map::new()));
+            }
+            Some(Value::Object(_)) => {}
+            Some(_) => {
+                return Err(StoreError::Malformed {
+                    path: path.to_owned(),
+                    line: 1,
+                    what: "`entries` must be an object".into(),
+                });
+            }
+        }
+        upgrade(&mut root);
+        Ok(Self { root })
+    }
+
+    /// Tells whether an entry exists.
+    pub fn has(&self, key: &str) -> bool {
+        self.entries().is_some_and(|e| e.contains_key(key))
+    }
+
+    /// Returns the number of entries.
+    pub fn len(&self) -> usize {
+        self.entries().map_or(0, Map::len)
+    }
+
+    /// Tells whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn entries(&self) -> Option<&Map<String, Value>> {
+        self.root.get("entries").and_then(Value::as_object)
+    }
+
+    /// Adds an entry for a new unit; returns `false` (and changes nothing) if the key exists.
+    pub fn insert_new(&mut self, key: &str, unit: NewUnit, p: &DecaySettings) -> bool {
+        let Some(Value::Object(entries)) = self.root.get_mut("entries") else { return false };
+        if entries.contains_key(key) {
+            return false;
+        }
+        let weight = if unit.pinned { 1.0 } else { type_weight(unit.store, p) };
+        let created = unit.created.fixed_offset();
+        let inputs = DecayInputs {
+            base: unit.base,
+            type_weight: weight,
+            access_count: 1,
+            last_accessed: created,
+            pinned: unit.pinned,
+        };
+        let score = decay::relevance(&inputs, created, p);
+        let stamp = unit.created.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        entries.insert(
+            key.to_owned(),
+            json!({
+                "store": unit.store.as_str(),
+                "base_relevance": unit.base,
+                "created": stamp,
+                "last_accessed": stamp,
+                "access_count": 1,
+                "type_weight": weight,
+                "current_score": (score * 1000.0).round() / 1000.0,
+                "status": decay::band(score, p).as_str(),
+                "pinned": unit.pinned,
+            }),
+        );
+        true
+    }
+
+    /// Renders the file as pretty JSON with a final newline.
+    pub fn to_text(&self) -> String {
+        let mut s = serde_json::to_string_pretty(&self.root).expect("a JSON map always serialises");
+        s.push('\n');
+        s
+    }
+}
+
+/// Returns the decay weight of a store.
+pub fn type_weight(store: Store, p: &DecaySettings) -> f64 {
+    let w = &p.type_weights;
+    match store {
+        Store::Core => w.core,
+        Store::Episodic => w.episodic,
+        Store::Semantic => w.semantic,
+        Store::Procedural => w.procedural,
+        Store::Vault => 1.0,
+    }
+}
+
+/// Brings a version 1 or 2 file to version 3 by adding the fields it lacks.
+fn upgrade(root: &mut Map<String, Value>) {
+    let defaults = [
+        ("last_reflection", Value::Null),
+        ("last_reflection_episode", Value::Null),
+        ("last_self_image_consolidation", Value::Null),
+        ("self_awareness_count_since_consolidation", json!(0)),
+        (
+            "token_economy",
+            json!({
+                "baseline": 8000,
+                "totals": {"extra_requested": 0, "extra_granted": 0, "self_penalty": 0, "user_penalty": 0, "user_bonus": 0},
+                "metrics": {"assessment_accuracy": null, "extra_grant_rate": null, "self_penalty_frequency": null},
+                "recent_outcomes": []
+            }),
+        ),
+    ];
+    let old = root.get("version").and_then(Value::as_u64).unwrap_or(1);
+    if old >= 3 {
+        return;
+    }
+    root.insert("version".into(), json!(3));
+    for (key, value) in defaults {
+        if !root.contains_key(key) {
+            root.insert(key.into(), value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_is_upgraded_and_unknown_fields_kept_in_order() {
+        let text = r#"{"version":1,"custom":"keep","last_reflection":null,"entries":{"entity:person--a":{"store":"semantic","x":1}}}"#;
+        let mut f = DecayFile::parse(text, Path::new("d.json")).unwrap();
+        let p = DecaySettings::default();
+        let unit = NewUnit {
+            store: Store::Episodic,
+            base: 1.0,
+            created: "2026-02-02T10:00:00Z".parse().unwrap(),
+            pinned: false,
+        };
+        assert!(f.insert_new("episode:2026-02-02:10:00", unit, &p));
+        assert!(!f.insert_new("episode:2026-02-02:10:00", unit, &p));
+        let out = f.to_text();
+        assert!(out.find("\"custom\"").unwrap() < out.find("\"entries\"").unwrap());
+        assert!(out.contains("\"version\": 3"));
+        assert!(out.contains("\"x\": 1"));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let e = &v["entries"]["episode:2026-02-02:10:00"];
+        assert_eq!(e["current_score"], json!(0.8));
+        assert_eq!(e["status"], json!("active"));
+        assert_eq!(e["access_count"], json!(1));
+    }
+
+    #[test]
+    fn bad_json_names_the_line() {
+        let err = DecayFile::parse("{\n\"entries\": {,}\n}", Path::new("m/d.json")).unwrap_err();
+        assert!(err.to_string().starts_with("m/d.json:2: not valid JSON"), "{err}");
+    }
+}

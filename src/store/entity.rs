@@ -1,0 +1,240 @@
+//! Entity files of the knowledge graph, `memory/graph/entities/<type>--<slug>.md`: a title, two
+//! comment lines (or YAML front matter, kept byte-for-byte), then `## Summary`, `## Facts`,
+//! `## Timeline`, `## Open Questions` and `## Relations`. Ids are validated here so that no id
+//! can name a path outside the entities folder.
+
+use serde::Serialize;
+
+use super::markdown::{self, find_section, one_line};
+use crate::error::InputError;
+use crate::template::{self, TemplateError};
+
+/// A validated entity id, `type--slug` in lower-kebab case.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct EntityId(String);
+
+impl EntityId {
+    /// Validates an id.
+    ///
+    /// Rejects `/`, `\`, `..`, control characters, upper case, spaces and anything without
+    /// exactly one `--` separating a type and a slug.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        let bad = |why: &str| InputError::EntityId { id: text.to_owned(), why: why.to_owned() };
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(bad("it is empty"));
+        }
+        if t.chars().any(char::is_control) {
+            return Err(bad("it contains control characters"));
+        }
+        if t.contains("..") {
+            return Err(bad("it contains `..`"));
+        }
+        if t.contains('/') || t.contains('\\') {
+            return Err(bad("it contains a path separator"));
+        }
+        let Some((kind, slug)) = t.split_once("--") else {
+            return Err(bad("it has no `--` between the type and the name"));
+        };
+        if kind.is_empty()
+            || !kind.starts_with(|c: char| c.is_ascii_lowercase())
+            || !kind.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(bad("the type must be lower-case letters, digits and `-`"));
+        }
+        let slug_ok = !slug.is_empty()
+            && !slug.starts_with('-')
+            && !slug.ends_with('-')
+            && !slug.contains("--")
+            && slug.chars().all(|c| (c.is_alphanumeric() && !c.is_uppercase()) || c == '-');
+        if !slug_ok {
+            return Err(bad("the name must be lower-kebab case: letters, digits and single `-`"));
+        }
+        if t.len() > 120 {
+            return Err(bad("it is longer than 120 bytes"));
+        }
+        Ok(Self(t.to_owned()))
+    }
+
+    /// Returns the id text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Returns the type part (`person` in `person--alice`).
+    pub fn kind(&self) -> &str {
+        self.0.split_once("--").map_or("", |(k, _)| k)
+    }
+
+    /// Returns the slug part (`alice` in `person--alice`).
+    pub fn slug(&self) -> &str {
+        self.0.split_once("--").map_or("", |(_, s)| s)
+    }
+
+    /// Returns a readable label: the slug with spaces.
+    pub fn label(&self) -> String {
+        self.slug().replace('-', " ")
+    }
+}
+
+impl std::fmt::Display for EntityId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A relation name: lower-kebab, like `works-on`.
+pub fn check_relation_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Returns a new entity file.
+pub fn new_file(id: &EntityId, date: &str) -> Result<String, TemplateError> {
+    template::render("entity.md", &[("id", id.as_str()), ("type", id.kind()), ("date", date)])
+}
+
+/// The result of adding a line to an entity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// New content and the line of the added bullet.
+    Written {
+        /// New file content.
+        content: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// The same bullet is already in that section.
+    Duplicate {
+        /// 1-based line of the existing bullet.
+        line: usize,
+    },
+}
+
+/// Adds `- fact` at the end of `## Facts` and updates the `Last updated` date.
+pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {
+    add_bullet(text, "Facts", &one_line(fact), date)
+}
+
+/// Adds `- relation: [[target]]` at the end of `## Relations`.
+pub fn add_relation(text: &str, relation: &str, target: &EntityId, date: &str) -> Added {
+    add_bullet(text, "Relations", &format!("{relation}: [[{target}]]"), date)
+}
+
+fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let mut sections = markdown::sections(body);
+    if let Some(s) = find_section(&sections, section) {
+        let content = &body[s.content.clone()];
+        let start_line = markdown::line_of(text, prefix + s.content.start);
+        if let Some(i) = content
+            .lines()
+            .position(|l| l.trim_start().strip_prefix("- ").is_some_and(|b| one_line(b) == bullet))
+        {
+            return Added::Duplicate { line: start_line + i };
+        }
+    }
+    let owned;
+    let body = if find_section(&sections, section).is_none() {
+        owned = markdown::append_section(body, section);
+        sections = markdown::sections(&owned);
+        owned.as_str()
+    } else {
+        body
+    };
+    let s = find_section(&sections, section).expect("the section exists now");
+    let (new_body, pos) = markdown::insert_at_section_end(body, s, &format!("- {bullet}"));
+    let new_body = touch_last_updated(&new_body, date);
+    let content = format!("{}{new_body}", &text[..prefix]);
+    let line = markdown::line_of(&content, prefix + pos);
+    Added::Written { content, line }
+}
+
+/// Rewrites `Last updated: …` in the `<!-- Type: … -->` comment line, if there is one.
+fn touch_last_updated(body: &str, date: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut done = false;
+    for line in body.split_inclusive('\n') {
+        if !done
+            && line.trim_start().starts_with("<!--")
+            && let Some(i) = line.find("Last updated:")
+        {
+            let after = &line[i + "Last updated:".len()..];
+            let end = [after.find('|'), after.find("-->")].into_iter().flatten().min();
+            let end = end.unwrap_or(after.len());
+            out.push_str(&line[..i]);
+            out.push_str("Last updated: ");
+            out.push_str(date);
+            out.push(' ');
+            out.push_str(&after[end..]);
+            done = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_validation_cases() {
+        let ok = ["person--alice", "project--cogmem-v2", "concept--oauth2-pkce", "place--münchen"];
+        for id in ok {
+            assert!(EntityId::parse(id).is_ok(), "id: {id:?}");
+        }
+        let bad = [
+            ("", "empty"),
+            ("person--../x", "`..`"),
+            ("person--a/b", "path separator"),
+            ("person--a\\b", "path separator"),
+            ("person--a\u{7}", "control"),
+            ("alice", "no `--`"),
+            ("Person--alice", "type must"),
+            ("person--Alice", "lower-kebab"),
+            ("person--alice smith", "lower-kebab"),
+            ("person--", "lower-kebab"),
+        ];
+        for (id, why) in bad {
+            let err = EntityId::parse(id).unwrap_err().to_string();
+            assert!(err.contains(why), "id: {id:?} gave {err}");
+        }
+    }
+
+    #[test]
+    fn new_entity_gets_fact_and_relation() {
+        let id = EntityId::parse("person--alice").unwrap();
+        let file = new_file(&id, "2026-02-01").unwrap();
+        let Added::Written { content, line } = add_fact(&file, "Prefers tea", "2026-02-02") else {
+            panic!()
+        };
+        assert_eq!(content.lines().nth(line - 1), Some("- Prefers tea"));
+        assert!(
+            content
+                .contains("<!-- Type: person | Created: 2026-02-01 | Last updated: 2026-02-02 -->"),
+            "{content}"
+        );
+        assert_eq!(add_fact(&content, "Prefers  tea", "2026-02-03"), Added::Duplicate { line });
+        let target = EntityId::parse("project--atlas").unwrap();
+        let Added::Written { content, line } =
+            add_relation(&content, "works-on", &target, "2026-02-03")
+        else {
+            panic!()
+        };
+        assert_eq!(content.lines().nth(line - 1), Some("- works-on: [[project--atlas]]"));
+        assert!(content.ends_with("## Relations\n\n- works-on: [[project--atlas]]\n"), "{content}");
+    }
+
+    #[test]
+    fn front_matter_is_kept_byte_for_byte() {
+        let text = "---\ntype: person\naliases: [Al]\n---\n# Alice\n\n## Facts\n- a\n";
+        let Added::Written { content, line } = add_fact(text, "b", "2026-02-02") else { panic!() };
+        assert!(content.starts_with("---\ntype: person\naliases: [Al]\n---\n# Alice\n"));
+        assert_eq!(content.lines().nth(line - 1), Some("- b"));
+    }
+}

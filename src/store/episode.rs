@@ -1,0 +1,257 @@
+//! Daily episode logs, `memory/episodes/YYYY-MM-DD.md`: a header, then entries
+//! `## HH:MM | TYPE | confidence:LEVEL | tags:[a, b]` each followed by a paragraph. Append-only:
+//! existing bytes are never changed, new entries go at the end.
+
+use serde::Serialize;
+
+use super::Confidence;
+use super::markdown::{self, normalize};
+use crate::error::InputError;
+use crate::template::{self, TemplateError};
+
+/// The kind of an episode entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the vocabulary is documented in formats.md")]
+pub enum EntryType {
+    Decision,
+    Fact,
+    Preference,
+    Task,
+    Event,
+    Emotion,
+    Correction,
+}
+
+impl EntryType {
+    /// Every type.
+    pub const ALL: [Self; 7] = [
+        Self::Decision,
+        Self::Fact,
+        Self::Preference,
+        Self::Task,
+        Self::Event,
+        Self::Emotion,
+        Self::Correction,
+    ];
+
+    /// Returns the word written in headings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Decision => "decision",
+            Self::Fact => "fact",
+            Self::Preference => "preference",
+            Self::Task => "task",
+            Self::Event => "event",
+            Self::Emotion => "emotion",
+            Self::Correction => "correction",
+        }
+    }
+
+    /// Parses a type word.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        Self::ALL.into_iter().find(|t| t.as_str() == text.trim().to_ascii_lowercase()).ok_or_else(
+            || InputError::Unknown {
+                what: "episode type",
+                value: text.to_owned(),
+                expected: "decision, fact, preference, task, event, emotion, correction".into(),
+            },
+        )
+    }
+}
+
+/// A new entry to append.
+#[derive(Debug, Clone)]
+pub struct NewEntry<'a> {
+    /// `YYYY-MM-DD`.
+    pub date: &'a str,
+    /// `HH:MM`.
+    pub time: &'a str,
+    /// Entry type.
+    pub kind: EntryType,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Tags.
+    pub tags: &'a [String],
+    /// The paragraph.
+    pub text: &'a str,
+}
+
+/// A parsed entry heading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryHead {
+    /// 1-based line of the heading.
+    pub line: usize,
+    /// `HH:MM`.
+    pub time: String,
+    /// The paragraph, whitespace-normalised.
+    pub text: String,
+}
+
+/// The result of appending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appended {
+    /// New content, the entry's id and heading line.
+    Written {
+        /// New file content.
+        content: String,
+        /// `episode:YYYY-MM-DD:HH:MM[:N]`.
+        id: String,
+        /// Line of the heading.
+        line: usize,
+    },
+    /// The same text is already an entry of that day.
+    Duplicate {
+        /// The existing entry's id.
+        id: String,
+        /// Line of its heading.
+        line: usize,
+    },
+}
+
+/// Returns the header of a new day file.
+pub fn new_day(date: &str) -> Result<String, TemplateError> {
+    template::render("episode-day.md", &[("date", date)])
+}
+
+/// Appends an entry to a day's file (`existing` is `None` for a new day).
+pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, TemplateError> {
+    let mut content = match existing {
+        Some(t) => t.to_owned(),
+        None => new_day(entry.date)?,
+    };
+    let heads = entries(&content);
+    let wanted = normalize(entry.text);
+    if let Some(h) = heads.iter().find(|h| h.text == wanted) {
+        let id = entry_id(
+            entry.date,
+            &h.time,
+            heads.iter().filter(|o| o.time == h.time && o.line < h.line).count(),
+        );
+        return Ok(Appended::Duplicate { id, line: h.line });
+    }
+    let same_minute = heads.iter().filter(|h| h.time == entry.time).count();
+    let id = entry_id(entry.date, entry.time, same_minute);
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    if !content.is_empty() && !content.ends_with("\n\n") {
+        content.push('\n');
+    }
+    let line = markdown::line_of(&content, content.len());
+    content.push_str(&format!(
+        "## {} | {} | confidence:{} | tags:[{}]\n{}",
+        entry.time,
+        entry.kind.as_str(),
+        entry.confidence.as_str(),
+        entry.tags.join(", "),
+        markdown::paragraph(entry.text),
+    ));
+    Ok(Appended::Written { content, id, line })
+}
+
+fn entry_id(date: &str, time: &str, earlier_same_minute: usize) -> String {
+    if earlier_same_minute == 0 {
+        format!("episode:{date}:{time}")
+    } else {
+        format!("episode:{date}:{time}:{}", earlier_same_minute + 1)
+    }
+}
+
+/// Lists the entries of a day file: every `## HH:MM | …` heading and its paragraph.
+pub fn entries(text: &str) -> Vec<EntryHead> {
+    let mut out: Vec<EntryHead> = Vec::new();
+    let mut para = String::new();
+    let mut in_entry = false;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(time) = heading_time(line) {
+            if let Some(last) = out.last_mut() {
+                last.text = normalize(&para);
+            }
+            para.clear();
+            in_entry = true;
+            out.push(EntryHead { line: i + 1, time: time.to_owned(), text: String::new() });
+        } else if line.starts_with("# ") || line.starts_with("## ") {
+            in_entry = false;
+        } else if in_entry {
+            para.push_str(line);
+            para.push('\n');
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        last.text = normalize(&para);
+    }
+    out
+}
+
+/// Returns `HH:MM` when `line` is an entry heading.
+pub fn heading_time(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("## ")?;
+    let time = rest.split('|').next()?.trim();
+    let b = time.as_bytes();
+    let ok = b.len() == 5
+        && b[2] == b':'
+        && b[..2].iter().chain(&b[3..]).all(u8::is_ascii_digit)
+        && rest.contains('|');
+    ok.then_some(time)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry<'a>(time: &'a str, text: &'a str, tags: &'a [String]) -> NewEntry<'a> {
+        NewEntry {
+            date: "2026-02-02",
+            time,
+            kind: EntryType::Fact,
+            confidence: Confidence::High,
+            tags,
+            text,
+        }
+    }
+
+    #[test]
+    fn appends_entries_with_minute_suffixes() {
+        let tags = vec!["db".to_owned(), "alice".to_owned()];
+        let Appended::Written { content, id, line } =
+            append(None, &entry("14:30", "Alice prefers tea.", &tags)).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(id, "episode:2026-02-02:14:30");
+        assert!(content.starts_with("# 2026-02-02 — Episode Log\n"));
+        assert_eq!(
+            content.lines().nth(line - 1),
+            Some("## 14:30 | fact | confidence:high | tags:[db, alice]")
+        );
+        assert!(content.ends_with("tags:[db, alice]\nAlice prefers tea.\n"), "{content:?}");
+        let Appended::Written { content: c2, id: id2, .. } =
+            append(Some(&content), &entry("14:30", "Bob too", &[])).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(id2, "episode:2026-02-02:14:30:2");
+        assert!(c2.starts_with(&content), "append-only: earlier bytes unchanged");
+        assert!(c2.ends_with(
+            "Alice prefers tea.\n\n## 14:30 | fact | confidence:high | tags:[]\nBob too\n"
+        ));
+        assert_eq!(
+            append(Some(&c2), &entry("15:00", " Bob   too ", &[])).unwrap(),
+            Appended::Duplicate { id: "episode:2026-02-02:14:30:2".into(), line: 9 }
+        );
+    }
+
+    #[test]
+    fn heading_time_cases() {
+        let cases = [
+            ("## 14:30 | fact | confidence:high | tags:[]", Some("14:30")),
+            ("## 14:30", None),
+            ("## Notes | x", None),
+            ("### 14:30 | fact", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(heading_time(input), want, "input: {input:?}");
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! Markdown documents as cogmem edits them: optional YAML front matter kept byte-for-byte, ATX
+//! sections found with pulldown-cmark (so a `#` inside a code block is not a heading), bullets
+//! inserted at the end of a section, and text made safe to embed in a paragraph or a bullet.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+/// Splits optional YAML front matter from the body.
+///
+/// Front matter starts at byte 0 (after an optional BOM) with a `---` line and ends at the first
+/// `---` or `...` line. Returns the byte length of the prefix (BOM, fences and YAML included)
+/// and the YAML text. Unterminated front matter is treated as body.
+pub fn split_front_matter(text: &str) -> (usize, Option<&str>) {
+    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let rest = &text[bom..];
+    let mut lines = rest.split_inclusive('\n');
+    let Some(first) = lines.next() else { return (0, None) };
+    if first.trim_end() != "---" {
+        return (0, None);
+    }
+    let yaml_start = first.len();
+    let mut offset = yaml_start;
+    for line in lines {
+        let t = line.trim_end();
+        if t == "---" || t == "..." {
+            let end = offset + line.len();
+            return (bom + end, Some(&rest[yaml_start..offset]));
+        }
+        offset += line.len();
+    }
+    (0, None)
+}
+
+/// A heading and the byte ranges of its section within a body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Heading level, 1–6.
+    pub level: u8,
+    /// Heading text, trimmed.
+    pub title: String,
+    /// From the start of the heading line to the end of the section.
+    pub range: Range<usize>,
+    /// From after the heading line to the end of the section.
+    pub content: Range<usize>,
+}
+
+/// Lists the ATX/setext headings of a body with their sections.
+///
+/// A section ends where the next heading of the same or a higher level starts.
+pub fn sections(body: &str) -> Vec<Section> {
+    let mut found: Vec<(u8, String, usize, usize)> = Vec::new();
+    let mut current: Option<(u8, String, usize)> = None;
+    for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                current = Some((level as u8, String::new(), range.start));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, title, _)) = current.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, title, start)) = current.take() {
+                    let line_end = body[range.end..]
+                        .find('\n')
+                        .map_or(body.len(), |i| range.end + i + 1)
+                        .max(range.end);
+                    let line_end = if body[range.start..range.end].ends_with('\n') {
+                        range.end
+                    } else {
+                        line_end
+                    };
+                    found.push((level, title.trim().to_owned(), start, line_end));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(found.len());
+    for (i, (level, title, start, content_start)) in found.iter().enumerate() {
+        let end =
+            found[i + 1..].iter().find(|(l, ..)| l <= level).map_or(body.len(), |(_, _, s, _)| *s);
+        out.push(Section {
+            level: *level,
+            title: title.clone(),
+            range: *start..end,
+            content: (*content_start).min(end)..end,
+        });
+    }
+    out
+}
+
+/// Finds the first section whose title matches, ignoring case.
+pub fn find_section<'a>(sections: &'a [Section], title: &str) -> Option<&'a Section> {
+    sections.iter().find(|s| s.title.eq_ignore_ascii_case(title))
+}
+
+/// Inserts `line` (without newline) at the end of a section's content and returns the new
+/// body with the byte offset where the line starts.
+///
+/// Trailing blank lines of the section stay after the new line, so the blank line before the
+/// next heading is kept.
+pub fn insert_at_section_end(body: &str, section: &Section, line: &str) -> (String, usize) {
+    let content = &body[section.content.clone()];
+    let kept = content.trim_end().len();
+    let mut out = String::with_capacity(body.len() + line.len() + 4);
+    if kept == 0 {
+        let at = section.content.start;
+        out.push_str(&body[..at]);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push('\n');
+        let pos = out.len();
+        out.push_str(line);
+        out.push('\n');
+        let rest = &body[at..];
+        let rest = rest.trim_start_matches(['\n', '\r']);
+        if !rest.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(rest);
+        (out, pos)
+    } else {
+        let at = section.content.start + kept;
+        out.push_str(&body[..at]);
+        out.push('\n');
+        let pos = out.len();
+        out.push_str(line);
+        let rest = &body[at..];
+        if rest.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(rest);
+        (out, pos)
+    }
+}
+
+/// Appends a new `## title` section at the end of a body and returns the new body.
+pub fn append_section(body: &str, title: &str) -> String {
+    let mut out = body.trim_end().to_owned();
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str("## ");
+    out.push_str(title);
+    out.push('\n');
+    out
+}
+
+/// Returns the 1-based line number of a byte offset.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Collapses text to one line for a bullet: whitespace runs become one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Makes multi-line text safe as a paragraph: lines that Markdown would read as a heading or a
+/// setext underline are escaped with a backslash, and trailing whitespace is trimmed.
+pub fn paragraph(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.trim().lines() {
+        let line = line.trim_end();
+        let bare = line.trim_start();
+        let is_underline = !bare.is_empty() && bare.chars().all(|c| c == '-' || c == '=');
+        if bare.starts_with('#') || is_underline {
+            let indent = line.len() - bare.len();
+            out.push_str(&line[..indent]);
+            out.push('\\');
+            out.push_str(bare);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Reverses [`paragraph`] escaping and normalises whitespace, for duplicate checks.
+pub fn normalize(text: &str) -> String {
+    one_line(
+        &text
+            .lines()
+            .map(|l| l.trim_start().trim_start_matches('\\'))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// Turns a title into a lower-kebab file name: ASCII letters and digits, other letters kept,
+/// everything else a single `-`, at most 60 bytes.
+pub fn slugify(title: &str) -> String {
+    let mut slug = String::new();
+    for c in title.chars() {
+        if c.is_alphanumeric() {
+            for l in c.to_lowercase() {
+                slug.push(l);
+            }
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 60 {
+            break;
+        }
+    }
+    slug.trim_end_matches('-').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_split_cases() {
+        let cases: [(&str, Option<&str>); 7] = [
+            ("---\na: 1\n---\nbody", Some("a: 1\n")),
+            ("---\na: 1\n...\nbody", Some("a: 1\n")),
+            ("\u{feff}---\na: 1\n---\n", Some("a: 1\n")),
+            ("---\n---\nbody", Some("")),
+            ("---\nunterminated", None),
+            ("\n---\na: 1\n---\n", None),
+            ("# T\n\n---\na: 1\n---\n", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(split_front_matter(input).1, want, "input: {input:?}");
+        }
+        let text = "---\na: 1\n---\n# Body\n";
+        let (at, _) = split_front_matter(text);
+        assert_eq!(&text[at..], "# Body\n");
+    }
+
+    #[test]
+    fn sections_ignore_headings_in_code() {
+        let body = "# T\n\n## Facts\n- a\n```\n## not a heading\n```\n\n## Relations\n";
+        let s = sections(body);
+        let titles: Vec<_> = s.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["T", "Facts", "Relations"]);
+        let facts = find_section(&s, "facts").unwrap();
+        assert!(body[facts.content.clone()].contains("## not a heading"));
+    }
+
+    #[test]
+    fn insert_keeps_blank_line_before_next_heading() {
+        let cases = [
+            ("## A\n\n## B\n", "## A\n\n- x\n\n## B\n"),
+            ("## A\n- a\n\n## B\n", "## A\n- a\n- x\n\n## B\n"),
+            ("## A\n- a\n", "## A\n- a\n- x\n"),
+            ("## A\n", "## A\n\n- x\n"),
+            ("## A\n## B\n", "## A\n\n- x\n\n## B\n"),
+            ("## A\n<!-- hint -->\n\n## B", "## A\n<!-- hint -->\n- x\n\n## B"),
+        ];
+        for (input, want) in cases {
+            let s = sections(input);
+            let (out, pos) = insert_at_section_end(input, &s[0], "- x");
+            assert_eq!(out, want, "input: {input:?}");
+            assert!(out[pos..].starts_with("- x"), "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn paragraph_escapes_headings_and_underlines() {
+        assert_eq!(paragraph("a\n## b\n---\n  c  \n"), "a\n\\## b\n\\---\n  c\n");
+        assert_eq!(normalize(&paragraph("a\n## b")), "a ## b");
+    }
+
+    #[test]
+    fn slugify_cases() {
+        let cases = [
+            ("Deploy the API!", "deploy-the-api"),
+            ("  Ünïcode  café ", "ünïcode-café"),
+            ("../etc/passwd", "etc-passwd"),
+            ("!!!", ""),
+        ];
+        for (input, want) in cases {
+            assert_eq!(slugify(input), want, "input: {input:?}");
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! Every path a workspace has, relative to its root and written with `/` (as git writes them).
+//! Code elsewhere names paths only through these constants and functions.
+
+use std::path::Path;
+
+/// Core memory, always in the agent's context.
+pub const MEMORY_MD: &str = "MEMORY.md";
+/// The agent's identity (critical).
+pub const IDENTITY_MD: &str = "IDENTITY.md";
+/// The agent's values (critical).
+pub const SOUL_MD: &str = "SOUL.md";
+/// The memory folder.
+pub const MEMORY_DIR: &str = "memory";
+/// Daily episode logs.
+pub const EPISODES_DIR: &str = "memory/episodes";
+/// Entity files.
+pub const ENTITIES_DIR: &str = "memory/graph/entities";
+/// Entity registry and edge table.
+pub const GRAPH_INDEX: &str = "memory/graph/index.md";
+/// Relation vocabulary.
+pub const RELATIONS: &str = "memory/graph/relations.md";
+/// Procedures.
+pub const PROCEDURES_DIR: &str = "memory/procedures";
+/// Pinned notes.
+pub const VAULT_DIR: &str = "memory/vault";
+/// Decay scores and reflection state.
+pub const DECAY_SCORES: &str = "memory/meta/decay-scores.json";
+/// The audit trail.
+pub const AUDIT_LOG: &str = "memory/meta/audit.log";
+/// Derived, git-ignored data.
+pub const DERIVED_DIR: &str = ".cogmem";
+/// The workspace lock file.
+pub const LOCK: &str = ".cogmem/lock";
+/// The search index (derived).
+pub const INDEX_DIR: &str = ".cogmem/index";
+/// Git ignore rules.
+pub const GITIGNORE: &str = ".gitignore";
+/// Git attributes (union merge).
+pub const GITATTRIBUTES: &str = ".gitattributes";
+
+/// Tells whether a folder holds a workspace: `MEMORY.md` and a `memory/` folder.
+pub fn is_workspace(dir: &Path) -> bool {
+    dir.join(MEMORY_MD).is_file() && dir.join(MEMORY_DIR).is_dir()
+}
+
+/// The episode log of a day (`YYYY-MM-DD`).
+pub fn episode_file(date: &str) -> String {
+    format!("{EPISODES_DIR}/{date}.md")
+}
+
+/// The file of an entity id (`type--slug`).
+pub fn entity_file(id: &str) -> String {
+    format!("{ENTITIES_DIR}/{id}.md")
+}
+
+/// The file of a procedure.
+pub fn procedure_file(slug: &str) -> String {
+    format!("{PROCEDURES_DIR}/{slug}.md")
+}
+
+/// The file of a vault note.
+pub fn vault_file(slug: &str) -> String {
+    format!("{VAULT_DIR}/{slug}.md")
+}
