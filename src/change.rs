@@ -147,7 +147,10 @@ impl Change {
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
             touched.push(layout::AUDIT_LOG.to_owned());
         }
-        if self.require_clean {
+        let mut this = self;
+        this.adopted.retain(|p| !touched.contains(p));
+        let this = this;
+        if this.require_clean {
             let tree = git::head_tree(repo)?;
             let mut dirty = Vec::new();
             for rel in &touched {
@@ -164,12 +167,12 @@ impl Change {
             snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
         }
         let now = clock.now();
-        let message = self.message(ws);
-        let result = self.write_and_commit(ws, repo, &touched, &message, now);
+        let message = this.message(ws);
+        let result = this.write_and_commit(ws, repo, &touched, &message, now);
         match result {
             Ok(commit) => {
                 let mut files = touched;
-                files.extend(self.adopted.iter().cloned());
+                files.extend(this.adopted.iter().cloned());
                 Ok(Applied { commit, files, message })
             }
             Err(err) => {

@@ -76,7 +76,17 @@ fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
 /// [`GitError::Open`].
 pub fn open(root: &Path) -> crate::Result<Repository> {
     match Repository::open_ext(root, RepositoryOpenFlags::NO_SEARCH, std::iter::empty::<&str>()) {
-        Ok(repo) => Ok(repo),
+        Ok(repo) => {
+            // A damaged HEAD opens fine but breaks every later step: report it as damage now.
+            let damaged = match repo.head() {
+                Err(e) if !matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Some(e),
+                _ => None,
+            };
+            match damaged {
+                Some(source) => Err(GitError::Open { path: root.to_owned(), source }.into()),
+                None => Ok(repo),
+            }
+        }
         Err(e) if e.code() == ErrorCode::NotFound && !root.join(".git").exists() => {
             Err(WorkspaceError::NoRepository { path: root.to_owned() }.into())
         }

@@ -39,10 +39,12 @@ pub struct InitReport {
 /// Fails without changing anything when `cogmem.toml` is malformed or the git repository is
 /// damaged.
 pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
-    fsx::create_dir_all(path)?;
-    let existing_workspace = layout::is_workspace(path);
-    let settings = Settings::load(path)?;
-    let ws = Workspace::preparing(path, settings);
+    // `components()` drops `.` segments, so errors name `ws/cogmem.toml`, not `ws/./cogmem.toml`.
+    let path: PathBuf = path.components().collect();
+    fsx::create_dir_all(&path)?;
+    let existing_workspace = layout::is_workspace(&path);
+    let settings = Settings::load(&path)?;
+    let ws = Workspace::preparing(&path, settings);
     let root = ws.root().to_owned();
     let has_git = root.join(".git").exists();
     let repo = if has_git { git::open(&root)? } else { git::init(&root)? };
@@ -62,7 +64,10 @@ pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
     let mut change =
         Change::new(Actor::system("system:init"), "cogmem init").with_approval(Approval::Auto);
     let mut created = Vec::new();
-    for (rel, bytes) in MEMORY_TEMPLATE {
+    // MEMORY.md first, so the commit subject names the workspace's main file.
+    let mut files: Vec<&(&str, &[u8])> = MEMORY_TEMPLATE.iter().collect();
+    files.sort_by_key(|(rel, _)| (*rel != layout::MEMORY_MD, *rel));
+    for (rel, bytes) in files {
         let abs = root.join(rel);
         if abs.exists() {
             continue;

@@ -379,6 +379,8 @@ impl Writer<'_> {
                         Action::Edit,
                         format!("fact: {}", req.text),
                     );
+                    // An entity written by hand or by another tool may have no decay entry yet.
+                    self.new_units.push((key.clone(), Store::Semantic));
                     if let Some(u) = self.written.iter_mut().find(|u| u.id == key) {
                         u.line = line;
                     } else {

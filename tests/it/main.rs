@@ -1,1 +1,28 @@
+//! The one integration-test binary: every test runs the real `cogmem` binary (or the library)
+//! against real git repositories in temp folders.
 
+#![allow(clippy::disallowed_methods, reason = "tests read and write fixtures directly")]
+
+mod common;
+
+mod bad_input;
+mod change;
+mod init;
+mod layering;
+mod remember;
+mod status_audit;
+
+/// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
+#[test]
+fn no_forgotten_test_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_suffix(".rs")
+            && module != "main"
+        {
+            assert!(main.contains(&format!("mod {module};")), "tests/it/{name} is not declared in main.rs");
+        }
+    }
+}

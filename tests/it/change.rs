@@ -1,0 +1,95 @@
+//! The change engine under failure: lock timeouts, injected git failures, hand edits in the way.
+//! Each must leave HEAD, the working tree and the index exactly as they were.
+
+use std::fs::File;
+
+use crate::common::TestEnv;
+
+#[test]
+fn lock_timeout_is_a_clear_error_and_changes_nothing() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[lock]\ntimeout_ms = 150\n");
+    env.git_commit_all("shorter lock timeout");
+    let lock = File::options().create(true).truncate(false).write(true).open(env.path(".cogmem/lock")).unwrap();
+    lock.lock().unwrap();
+    let before = env.snapshot();
+    let head = env.head();
+    let out = env.run(["remember", "blocked"]).output().code(1);
+    assert!(out.stderr.starts_with("error: [TMP]/ws/.cogmem/lock is locked by another cogmem command (waited "), "{out}");
+    assert!(out.stderr.contains("\nhint: wait for the other command to finish"), "{out}");
+    assert_eq!(env.head(), head);
+    assert_eq!(env.snapshot(), before);
+    lock.unlock().unwrap();
+    env.mutate(["remember", "unblocked"]);
+}
+
+/// A git index locked by another git process makes the commit fail after the files were
+/// written; they must all be put back.
+#[test]
+fn failure_while_staging_restores_everything() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "first", "--entity", "person--alice"]);
+    let before = env.snapshot();
+    let head = env.head();
+    std::fs::write(env.path(".git/index.lock"), "").unwrap();
+    let out = env.run(["remember", "second", "--entity", "person--alice", "--entity", "person--bob", "--store", "core"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("git could not write the index"), "{out}");
+    assert!(out.stderr.contains("remove `.git/index.lock`"), "{out}");
+    std::fs::remove_file(env.path(".git/index.lock")).unwrap();
+    assert_eq!(env.head(), head);
+    assert_eq!(env.snapshot(), before, "every touched file is back");
+    env.assert_clean_tree();
+}
+
+/// The branch cannot move (its ref is locked): the commit object exists but is not reachable,
+/// the index was already updated and must be reset, the files restored.
+#[test]
+fn failure_moving_the_branch_restores_files_and_index() {
+    let env = TestEnv::initialized();
+    let before = env.snapshot();
+    let head = env.head();
+    std::fs::write(env.path(".git/refs/heads/main.lock"), "").unwrap();
+    let out = env.run(["remember", "never lands", "--store", "vault"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("git could not move the branch to the new commit"), "{out}");
+    std::fs::remove_file(env.path(".git/refs/heads/main.lock")).unwrap();
+    assert_eq!(env.head(), head);
+    assert_eq!(env.snapshot(), before);
+    env.assert_clean_tree();
+    env.mutate(["remember", "lands now", "--store", "vault"]);
+}
+
+#[test]
+fn hand_edits_in_the_way_are_refused_and_kept() {
+    let env = TestEnv::initialized();
+    let edited = env.read("MEMORY.md") + "- added by hand\n";
+    env.write("MEMORY.md", &edited);
+    let head = env.head();
+    let out = env.run(["remember", "x", "--store", "core"]).output().code(4);
+    assert_eq!(
+        out.stderr,
+        "error: uncommitted edits in the way: MEMORY.md\n\nhint: commit or discard those edits first (`git add -A && git commit`), so that cogmem's commit does not swallow them\n"
+    );
+    assert_eq!(env.read("MEMORY.md"), edited);
+    assert_eq!(env.head(), head);
+    // Other stores are not in the way.
+    env.run(["remember", "y"]).success();
+    assert_eq!(env.git_status(), " M MEMORY.md\n");
+    // Staged work of the user's own is not swallowed either.
+    env.write("notes.txt", "mine\n");
+    env.git(&["add", "notes.txt"]);
+    env.run(["remember", "z"]).success();
+    assert!(!env.git(&["show", "--name-only", "--format=", "HEAD"]).contains("notes.txt"));
+    assert!(env.git_status().contains("A  notes.txt"));
+}
+
+#[test]
+fn git_history_stays_valid() {
+    let env = TestEnv::initialized();
+    for i in 0..5 {
+        env.mutate(["remember", &format!("memory {i}"), "--entity", "concept--testing"]);
+    }
+    env.git(&["fsck", "--strict", "--no-dangling"]);
+    assert_eq!(env.commit_count(), 6);
+}

@@ -1,0 +1,311 @@
+//! The sealed test environment: a temp folder, a clean environment, a clock that ticks one
+//! second per command, and helpers that check the invariants every mutating command must keep.
+
+#![allow(dead_code, reason = "each test module uses a different part of the helpers")]
+
+pub mod golden;
+
+use std::cell::Cell;
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The first time a test environment's clock shows.
+pub const START: i64 = 1_796_115_600; // 2026-12-01T09:00:00Z
+
+pub struct TestEnv {
+    _dir: tempfile::TempDir,
+    /// The temp folder (also HOME).
+    pub home: PathBuf,
+    /// The workspace root.
+    pub root: PathBuf,
+    now: Cell<i64>,
+    extra_env: Vec<(String, String)>,
+}
+
+/// The result of one command, with output normalised.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    #[track_caller]
+    pub fn success(self) -> Self {
+        assert_eq!(self.code, 0, "command failed:\n{self}");
+        self
+    }
+
+    #[track_caller]
+    pub fn code(self, want: i32) -> Self {
+        assert_eq!(self.code, want, "unexpected exit code:\n{self}");
+        self
+    }
+}
+
+impl std::fmt::Display for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}\n--- stdout ---\n{}--- stderr ---\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+impl TestEnv {
+    /// An empty temp folder; the workspace will be `<tmp>/ws`.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = dir.path().canonicalize().expect("canonical temp dir");
+        let root = home.join("ws");
+        Self { _dir: dir, home, root, now: Cell::new(START), extra_env: Vec::new() }
+    }
+
+    /// A temp folder with a freshly initialised workspace.
+    pub fn initialized() -> Self {
+        let env = Self::new();
+        env.run(["init", "ws"]).current_dir_home().success();
+        env
+    }
+
+    /// Sets an extra environment variable for later commands.
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.extra_env.push((key.into(), value.into()));
+    }
+
+    /// Returns the time the next command will see, as RFC 3339.
+    pub fn peek_now(&self) -> String {
+        chrono::DateTime::from_timestamp(self.now.get(), 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+
+    fn tick(&self) -> String {
+        let t = self.peek_now();
+        self.now.set(self.now.get() + 1);
+        t
+    }
+
+    /// Builds a command for the real binary, run in the workspace folder.
+    pub fn cmd<I, S>(&self, args: I) -> Cmd<'_>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cogmem"));
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("NO_COLOR", "1")
+            .env("COGMEM_ACTOR", "test-agent")
+            .env("COGMEM_NOW", self.tick())
+            .args(args);
+        for (k, v) in &self.extra_env {
+            c.env(k, v);
+        }
+        let dir = if self.root.is_dir() { self.root.clone() } else { self.home.clone() };
+        c.current_dir(dir);
+        Cmd { env: self, cmd: c, stdin: None }
+    }
+
+    /// Runs the binary in the workspace (or the temp folder before init).
+    #[must_use = "check the output"]
+    pub fn run<I, S>(&self, args: I) -> Cmd<'_>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.cmd(args)
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// Runs git in the workspace and returns stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&self.root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", &self.home)
+            .env("GIT_AUTHOR_NAME", "tester")
+            .env("GIT_AUTHOR_EMAIL", "tester@example.com")
+            .env("GIT_COMMITTER_NAME", "tester")
+            .env("GIT_COMMITTER_EMAIL", "tester@example.com")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Commits everything by hand, as a person would.
+    pub fn git_commit_all(&self, msg: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", msg]);
+    }
+
+    pub fn commit_count(&self) -> usize {
+        self.git(&["rev-list", "--count", "HEAD"]).trim().parse().unwrap()
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    /// `git status --porcelain` output (empty when clean).
+    pub fn git_status(&self) -> String {
+        self.git(&["status", "--porcelain", "--untracked-files=all"])
+    }
+
+    #[track_caller]
+    pub fn assert_clean_tree(&self) {
+        let s = self.git_status();
+        assert!(s.is_empty(), "working tree is not clean:\n{s}");
+    }
+
+    /// Audit lines (not headers) in the log.
+    pub fn audit_lines(&self) -> Vec<String> {
+        self.read("memory/meta/audit.log")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// A fingerprint of every file outside `.git` and `.cogmem`: paths and contents.
+    pub fn snapshot(&self) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for e in walkdir::WalkDir::new(&self.root).sort_by_file_name() {
+            let e = e.unwrap();
+            let rel = e.path().strip_prefix(&self.root).unwrap().to_string_lossy().into_owned();
+            if rel.starts_with(".git") && !rel.starts_with(".gitignore") && !rel.starts_with(".gitattributes")
+                || rel.starts_with(".cogmem")
+            {
+                continue;
+            }
+            if e.file_type().is_file() {
+                out.push((rel, std::fs::read(e.path()).unwrap()));
+            }
+        }
+        out
+    }
+
+    /// Runs a mutating command and checks the invariants: exit 0, exactly one new commit, one
+    /// audit line per changed file (plus an ALERT per critical file), a clean tree.
+    #[track_caller]
+    pub fn mutate<I, S>(&self, args: I) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let before = self.commit_count();
+        let lines_before = self.audit_lines().len();
+        let out = self.run(args).output().success();
+        assert_eq!(self.commit_count(), before + 1, "exactly one new commit:\n{out}");
+        let changed: Vec<String> = self
+            .git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"])
+            .lines()
+            .filter(|l| *l != "memory/meta/audit.log")
+            .map(str::to_owned)
+            .collect();
+        let new_lines: Vec<String> = self.audit_lines()[lines_before..].to_vec();
+        let non_alert: Vec<&String> = new_lines.iter().filter(|l| !l.contains(" | ALERT | ")).collect();
+        assert_eq!(non_alert.len(), changed.len(), "one audit line per changed file: {new_lines:#?} vs {changed:#?}");
+        for file in &changed {
+            assert!(non_alert.iter().any(|l| l.split(" | ").nth(2) == Some(file)), "no audit line for {file}");
+        }
+        self.assert_clean_tree();
+        out
+    }
+}
+
+pub struct Cmd<'a> {
+    env: &'a TestEnv,
+    cmd: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Cmd<'_> {
+    pub fn current_dir_home(mut self) -> Self {
+        self.cmd.current_dir(&self.env.home);
+        self
+    }
+
+    pub fn current_dir(mut self, dir: &Path) -> Self {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: impl AsRef<OsStr>) -> Self {
+        self.cmd.env(k, v);
+        self
+    }
+
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    #[must_use = "check the output"]
+    pub fn output(mut self) -> Output {
+        self.cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        self.cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = self.cmd.spawn().expect("cogmem binary runs");
+        if let Some(bytes) = self.stdin.take() {
+            let mut stdin = child.stdin.take().unwrap();
+            // The command may stop reading early (over-long input); that is not a test failure.
+            let _ = stdin.write_all(&bytes);
+        }
+        let out = child.wait_with_output().unwrap();
+        let norm = |b: &[u8]| normalize(&String::from_utf8_lossy(b), &self.env.home);
+        Output { code: out.status.code().unwrap_or(-1), stdout: norm(&out.stdout), stderr: norm(&out.stderr) }
+    }
+
+    #[track_caller]
+    pub fn success(self) -> Output {
+        self.output().success()
+    }
+}
+
+/// Replaces the temp folder with `[TMP]` and commit ids with `[HASH]`.
+pub fn normalize(text: &str, home: &Path) -> String {
+    let text = text.replace(&home.display().to_string(), "[TMP]");
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() == 40 || run.len() == 8 && run.chars().any(|c| c.is_ascii_alphabetic()) && run.chars().any(|c| c.is_ascii_digit()) {
+            out.push_str("[HASH]");
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_hexdigit() && !c.is_ascii_uppercase() {
+            run.push(c);
+        } else {
+            if !run.is_empty() && c.is_alphanumeric() {
+                out.push_str(&run);
+                run.clear();
+                out.push(c);
+                continue;
+            }
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}

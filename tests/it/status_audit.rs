@@ -1,0 +1,77 @@
+//! `cogmem status` and `cogmem audit`.
+
+use crate::common::TestEnv;
+
+#[test]
+fn status_counts_stores_and_shows_hand_edits() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "a", "--entity", "person--alice", "--store", "episodic", "--store", "core"]);
+    env.mutate(["remember", "b", "--store", "vault"]);
+    env.mutate(["remember", "steps", "--store", "procedural", "--title", "Deploy"]);
+    env.write("memory/episodes/2026-11-01.md", "# 2026-11-01 — Episode Log\n\n## 08:00 | event | confidence:high | tags:[]\nby hand\n");
+    let out = env.run(["status"]).success();
+    assert_eq!(
+        out.stdout,
+        "workspace   [TMP]/ws\ncore        1 bullets in MEMORY.md\nepisodic    2 entries in 2 days\nsemantic    1 entities\n\
+         procedural  1 procedures\nvault       1 notes\ndecay       5 entries\nindex       not built\n\
+         hand edits  1 uncommitted:\n  new        memory/episodes/2026-11-01.md\nrecent commits:\n\
+         [HASH] 2026-12-01T09:00:03Z [CREATE] memory/procedures/deploy.md +1 — steps\n\
+         [HASH] 2026-12-01T09:00:02Z [CREATE] memory/vault/b.md +1 — b\n\
+         [HASH] 2026-12-01T09:00:01Z [CREATE] memory/episodes/2026-12-01.md +4 — a\n\
+         [HASH] 2026-12-01T09:00:00Z [INIT] MEMORY.md +19 — cognitive memory workspace initialized\n"
+            .replace("\n[HASH]", "\n  [HASH]")
+    );
+    let out = env.run(["status", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["counts"]["entities"], 1);
+    assert_eq!(v["uncommitted"][0]["path"], "memory/episodes/2026-11-01.md");
+    assert_eq!(v["index"], "missing");
+    assert_eq!(v["recent_commits"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn status_skips_unreadable_files_with_exit_3() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "fine"]);
+    std::fs::write(env.path("memory/episodes/2026-10-01.md"), b"# bad \xff\xfe\n").unwrap();
+    let out = env.run(["status"]).output().code(3);
+    assert_eq!(out.stderr, "warning: skipped [TMP]/ws/memory/episodes/2026-10-01.md: not valid UTF-8\n");
+    assert!(out.stdout.contains("episodic    1 entries in 2 days"), "{out}");
+}
+
+#[test]
+fn audit_filters_combine() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "a", "--actor", "bot:trigger-remember"]);
+    env.mutate(["remember", "b", "--entity", "person--bob"]);
+    let out = env.run(["audit", "--actor", "bot"]).success();
+    assert_eq!(out.stdout.lines().count(), 2, "{out}");
+    assert!(out.stdout.lines().all(|l| l.contains("| bot:trigger-remember |")));
+    let out = env.run(["audit", "--action", "create", "--file", "memory/graph", "--actor", "test-agent"]).success();
+    assert_eq!(out.stdout, "2026-12-01T09:00:02Z | CREATE | memory/graph/entities/person--bob.md | test-agent | auto | new entity person--bob\n");
+    let out = env.run(["audit", "--since", "2026-12-01T09:00:02Z", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let lines = v["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["action"], "CREATE");
+    assert_eq!(lines[0]["actor"], "test-agent");
+    assert_eq!(lines[0]["timestamp"], "2026-12-01T09:00:02Z");
+    let out = env.run(["log", "--critical", "--limit", "1"]).success();
+    assert_eq!(out.stdout, "2026-12-01T09:00:00Z | ALERT | SOUL.md | system:audit | — | Critical file change detected. Pending user acknowledgment.\n");
+    let out = env.run(["audit", "--since", "1d", "--actor", "nobody"]).success();
+    assert_eq!(out.stdout, "");
+    env.run(["audit", "--action", "frobnicate"]).output().code(1);
+}
+
+#[test]
+fn audit_reports_malformed_lines_and_goes_on() {
+    let env = TestEnv::initialized();
+    let log = env.read("memory/meta/audit.log") + "this is not an audit line\n";
+    env.write("memory/meta/audit.log", &log);
+    env.git_commit_all("corrupt the log");
+    let out = env.run(["audit", "--limit", "1"]).output().code(3);
+    assert_eq!(out.stderr.lines().count(), 1);
+    assert!(out.stderr.starts_with("warning: skipped [TMP]/ws/memory/meta/audit.log:"), "{out}");
+    assert!(out.stderr.contains(": expected 6 fields separated by `|`"), "{out}");
+    assert_eq!(out.stdout.lines().count(), 1);
+}
