@@ -118,6 +118,12 @@ pub enum InputError {
         /// The text given.
         text: String,
     },
+    /// A routing answer from the host model that cannot be used.
+    #[error("invalid routing answer: {why}")]
+    Routing {
+        /// What is wrong with it.
+        why: String,
+    },
     /// A title that yields no usable file name.
     #[error("cannot make a file name from {title:?}")]
     Slug {
@@ -210,5 +216,8 @@ fn input_hint(e: &InputError) -> Option<String> {
             "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
         }
         InputError::Since { .. } => "use `2026-02-02`, an RFC 3339 time, or `7d`/`12h`".into(),
+        InputError::Routing { .. } => {
+            "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()
+        }
     })
 }

@@ -79,7 +79,9 @@ pub fn open(root: &Path) -> crate::Result<Repository> {
         Ok(repo) => {
             // A damaged HEAD opens fine but breaks every later step: report it as damage now.
             let damaged = match repo.head() {
-                Err(e) if !matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Some(e),
+                Err(e) if !matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => {
+                    Some(e)
+                }
                 _ => None,
             };
             match damaged {

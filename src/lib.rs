@@ -20,10 +20,12 @@ pub mod decay;
 pub mod error;
 pub mod git;
 pub mod ops;
+pub mod route;
 pub mod settings;
 pub mod store;
 pub mod template;
 pub mod tokens;
+pub mod trigger;
 pub mod workspace;
 
 pub use clock::{Clock, FixedClock, SystemClock, Timestamp};

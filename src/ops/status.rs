@@ -93,7 +93,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         Ok(Some(text)) => match DecayFile::parse(&text, &decay_path) {
             Ok(d) => counts.decay_entries = d.len(),
             Err(e) => {
-                skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() })
+                skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() });
             }
         },
         Err(e) => skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() }),

@@ -17,26 +17,84 @@ fn refused(env: &TestEnv, args: &[&str], stdin: Option<&[u8]>, code: i32, starts
     assert_eq!(env.snapshot(), before, "args {args:?}: no change on disk");
 }
 
+/// (arguments, stdin, exit code, start of the error)
+type Case<'a> = (Vec<&'a str>, Option<&'a [u8]>, i32, &'a str);
+
 #[test]
 fn bad_remember_requests() {
     let env = TestEnv::initialized();
     let big = vec![b'a'; 64 * 1024 + 1];
-    let cases: Vec<(Vec<&str>, Option<&[u8]>, i32, &str)> = vec![
+    let cases: Vec<Case<'_>> = vec![
         (vec!["remember", ""], None, 1, "error: the text to remember is empty"),
         (vec!["remember", "  \n "], None, 1, "error: the text to remember is empty"),
-        (vec!["remember", "-"], Some(&big), 1, "error: the text is 65537 bytes; the limit is 65536 bytes"),
-        (vec!["remember", "-"], Some(b"\xff\xfe"), 1, "error: the text read from stdin is not valid UTF-8"),
-        (vec!["remember", "x", "--entity", "person--a/b"], None, 1, "error: invalid entity id \"person--a/b\": it contains a path separator"),
-        (vec!["remember", "x", "--entity", "person--../../etc"], None, 1, "error: invalid entity id \"person--../../etc\": it contains `..`"),
+        (
+            vec!["remember", "-"],
+            Some(&big),
+            1,
+            "error: the text is 65537 bytes; the limit is 65536 bytes",
+        ),
+        (
+            vec!["remember", "-"],
+            Some(b"\xff\xfe"),
+            1,
+            "error: the text read from stdin is not valid UTF-8",
+        ),
+        (
+            vec!["remember", "x", "--entity", "person--a/b"],
+            None,
+            1,
+            "error: invalid entity id \"person--a/b\": it contains a path separator",
+        ),
+        (
+            vec!["remember", "x", "--entity", "person--../../etc"],
+            None,
+            1,
+            "error: invalid entity id \"person--../../etc\": it contains `..`",
+        ),
         (vec!["remember", "x", "--entity", "person--a\u{1}b"], None, 1, "error: invalid entity id"),
-        (vec!["remember", "x", "--entity", "Alice"], None, 1, "error: invalid entity id \"Alice\": it has no `--`"),
-        (vec!["remember", "x", "--store", "attic"], None, 1, "error: unknown store \"attic\"; expected one of: core, episodic"),
-        (vec!["remember", "x", "--store", "semantic"], None, 1, "error: the semantic store needs an entity"),
-        (vec!["remember", "x", "--type", "musing"], None, 1, "error: unknown episode type \"musing\""),
-        (vec!["remember", "x", "--relation", "person--a|likes"], None, 1, "error: invalid relation"),
-        (vec!["remember", "x", "--at", "soonish"], None, 1, "error: cannot read \"soonish\" as a time"),
+        (
+            vec!["remember", "x", "--entity", "Alice"],
+            None,
+            1,
+            "error: invalid entity id \"Alice\": it has no `--`",
+        ),
+        (
+            vec!["remember", "x", "--store", "attic"],
+            None,
+            1,
+            "error: unknown store \"attic\"; expected one of: core, episodic",
+        ),
+        (
+            vec!["remember", "x", "--store", "semantic"],
+            None,
+            1,
+            "error: the semantic store needs an entity",
+        ),
+        (
+            vec!["remember", "x", "--type", "musing"],
+            None,
+            1,
+            "error: unknown episode type \"musing\"",
+        ),
+        (
+            vec!["remember", "x", "--relation", "person--a|likes"],
+            None,
+            1,
+            "error: invalid relation",
+        ),
+        (
+            vec!["remember", "x", "--at", "soonish"],
+            None,
+            1,
+            "error: cannot read \"soonish\" as a time",
+        ),
         (vec!["remember", "x", "--actor", "evil|actor"], None, 1, "error: invalid actor"),
-        (vec!["remember", "x", "--section", "attic", "--store", "core"], None, 1, "error: unknown core section"),
+        (
+            vec!["remember", "x", "--section", "attic", "--store", "core"],
+            None,
+            1,
+            "error: unknown core section",
+        ),
         (vec!["remember"], None, 2, "error: the following required arguments were not provided"),
     ];
     for (args, stdin, code, starts) in cases {
@@ -49,7 +107,13 @@ fn malformed_settings_name_the_key_and_line() {
     let env = TestEnv::initialized();
     env.write("cogmem.toml", "[decay]\nlambda = 0.05\nlamda = 0.1\n");
     env.git_commit_all("typo");
-    refused(&env, &["remember", "x"], None, 1, "error: [TMP]/ws/cogmem.toml:3: unknown field `lamda`");
+    refused(
+        &env,
+        &["remember", "x"],
+        None,
+        1,
+        "error: [TMP]/ws/cogmem.toml:3: unknown field `lamda`",
+    );
     env.write("cogmem.toml", "[core\n");
     env.git_commit_all("broken");
     refused(&env, &["status"], None, 1, "error: [TMP]/ws/cogmem.toml:1:");
@@ -60,7 +124,13 @@ fn core_budget_is_a_rule_with_exit_4() {
     let env = TestEnv::initialized();
     env.write("cogmem.toml", "[core]\nbudget_tokens = 200\n");
     env.git_commit_all("tiny budget");
-    refused(&env, &["remember", "one more thing", "--store", "core"], None, 4, "error: [TMP]/ws/MEMORY.md: adding this would make core memory");
+    refused(
+        &env,
+        &["remember", "one more thing", "--store", "core"],
+        None,
+        4,
+        "error: [TMP]/ws/MEMORY.md: adding this would make core memory",
+    );
     let out = env.run(["remember", "x", "--store", "core"]).output();
     assert!(out.stderr.contains("hint: shorten MEMORY.md"), "{out}");
 }
@@ -82,12 +152,18 @@ fn missing_or_damaged_repository() {
     let env = TestEnv::initialized();
     std::fs::rename(env.path(".git"), env.home.join("git-backup")).unwrap();
     let out = env.run(["remember", "x"]).output().code(1);
-    assert_eq!(out.stderr, "error: [TMP]/ws has no git repository\n\nhint: run `cogmem init` in the workspace to start its git history\n");
+    assert_eq!(
+        out.stderr,
+        "error: [TMP]/ws has no git repository\n\nhint: run `cogmem init` in the workspace to start its git history\n"
+    );
     assert!(!env.path("memory/episodes/2026-12-01.md").exists());
     std::fs::rename(env.home.join("git-backup"), env.path(".git")).unwrap();
     std::fs::write(env.path(".git/HEAD"), "garbage\n").unwrap();
     let out = env.run(["remember", "x"]).output().code(1);
-    assert!(out.stderr.starts_with("error: [TMP]/ws: the git repository cannot be opened"), "{out}");
+    assert!(
+        out.stderr.starts_with("error: [TMP]/ws: the git repository cannot be opened"),
+        "{out}"
+    );
     assert!(out.stderr.contains("hint: check the repository with `git fsck`"), "{out}");
     assert!(!env.path("memory/episodes/2026-12-01.md").exists());
 }
@@ -96,5 +172,8 @@ fn missing_or_damaged_repository() {
 fn bad_clock_override_is_reported() {
     let env = TestEnv::initialized();
     let out = env.run(["remember", "x"]).env("COGMEM_NOW", "tomorrow").output().code(1);
-    assert!(out.stderr.starts_with("error: cannot read \"COGMEM_NOW=tomorrow\" as a time"), "{out}");
+    assert!(
+        out.stderr.starts_with("error: cannot read \"COGMEM_NOW=tomorrow\" as a time"),
+        "{out}"
+    );
 }

@@ -10,12 +10,22 @@ fn lock_timeout_is_a_clear_error_and_changes_nothing() {
     let env = TestEnv::initialized();
     env.write("cogmem.toml", "[lock]\ntimeout_ms = 150\n");
     env.git_commit_all("shorter lock timeout");
-    let lock = File::options().create(true).truncate(false).write(true).open(env.path(".cogmem/lock")).unwrap();
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(env.path(".cogmem/lock"))
+        .unwrap();
     lock.lock().unwrap();
     let before = env.snapshot();
     let head = env.head();
     let out = env.run(["remember", "blocked"]).output().code(1);
-    assert!(out.stderr.starts_with("error: [TMP]/ws/.cogmem/lock is locked by another cogmem command (waited "), "{out}");
+    assert!(
+        out.stderr.starts_with(
+            "error: [TMP]/ws/.cogmem/lock is locked by another cogmem command (waited "
+        ),
+        "{out}"
+    );
     assert!(out.stderr.contains("\nhint: wait for the other command to finish"), "{out}");
     assert_eq!(env.head(), head);
     assert_eq!(env.snapshot(), before);
@@ -32,7 +42,18 @@ fn failure_while_staging_restores_everything() {
     let before = env.snapshot();
     let head = env.head();
     std::fs::write(env.path(".git/index.lock"), "").unwrap();
-    let out = env.run(["remember", "second", "--entity", "person--alice", "--entity", "person--bob", "--store", "core"]).output();
+    let out = env
+        .run([
+            "remember",
+            "second",
+            "--entity",
+            "person--alice",
+            "--entity",
+            "person--bob",
+            "--store",
+            "core",
+        ])
+        .output();
     assert_eq!(out.code, 1, "{out}");
     assert!(out.stderr.contains("git could not write the index"), "{out}");
     assert!(out.stderr.contains("remove `.git/index.lock`"), "{out}");

@@ -6,7 +6,10 @@ use crate::common::{TestEnv, golden};
 fn init_matches_golden_tree_and_commits_once() {
     let env = TestEnv::new();
     let out = env.run(["init", "ws"]).success();
-    assert_eq!(out.stderr, "initialized a workspace in [TMP]/ws: 21 created, 0 updated (commit [HASH])\nnext: cogmem remember \"something worth keeping\"\n");
+    assert_eq!(
+        out.stderr,
+        "initialized a workspace in [TMP]/ws: 21 created, 0 updated (commit [HASH])\nnext: cogmem remember \"something worth keeping\"\n"
+    );
     golden::assert_tree(&env.root, "tests/golden/init");
     assert_eq!(env.commit_count(), 1);
     let msg = env.git(&["log", "-1", "--format=%an <%ae>%n%B"]);
@@ -17,7 +20,11 @@ fn init_matches_golden_tree_and_commits_once() {
     let files = env.git(&["ls-files"]).lines().filter(|l| *l != "memory/meta/audit.log").count();
     let lines = env.audit_lines();
     assert_eq!(lines.iter().filter(|l| !l.contains(" | ALERT | ")).count(), files);
-    assert_eq!(lines.iter().filter(|l| l.contains(" | ALERT | ")).count(), 2, "SOUL.md and IDENTITY.md are critical");
+    assert_eq!(
+        lines.iter().filter(|l| l.contains(" | ALERT | ")).count(),
+        2,
+        "SOUL.md and IDENTITY.md are critical"
+    );
 }
 
 #[test]
@@ -47,7 +54,8 @@ fn init_json_reports_created_files() {
 #[test]
 fn init_adopts_skill_workspace_without_git() {
     let env = TestEnv::new();
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skill-workspace");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skill-workspace");
     copy_dir(&fixture, &env.root);
     let before = env.snapshot();
     let out = env.run(["init", "--json"]).success();
@@ -61,7 +69,8 @@ fn init_adopts_skill_workspace_without_git() {
             assert_eq!(&now, bytes, "{rel} was changed");
         }
     }
-    let created: Vec<&str> = v["created"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    let created: Vec<&str> =
+        v["created"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
     assert!(created.contains(&"SOUL.md") && created.contains(&".gitignore"), "{created:?}");
     assert!(!created.contains(&"MEMORY.md"));
     assert!(!created.contains(&"memory/episodes/.gitkeep"), "folder already has files");
@@ -74,7 +83,8 @@ fn init_adopts_skill_workspace_without_git() {
     env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
     let alice = env.read("memory/graph/entities/person--alice.md");
     assert!(alice.contains("- Prefers tea\n- Alice moved to Lisbon\n"), "{alice}");
-    let decay: serde_json::Value = serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
     assert_eq!(decay["version"], 3, "upgraded from version 2");
     assert_eq!(decay["custom_field"], "kept");
     assert!(decay["entries"]["entity:person--alice"].is_object());
@@ -94,7 +104,10 @@ fn init_in_existing_repo_commits_only_its_own_files() {
     let out = env.run(["init", "--json"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["updated"], serde_json::json!([".gitignore"]));
-    assert_eq!(env.read(".gitignore"), "target/\n# cogmem: derived data (search index, graph cache, access log, lock); rebuilt from the files\n.cogmem/\n");
+    assert_eq!(
+        env.read(".gitignore"),
+        "target/\n# cogmem: derived data (search index, graph cache, access log, lock); rebuilt from the files\n.cogmem/\n"
+    );
     assert_eq!(env.commit_count(), 2);
     assert_eq!(env.git_status(), "?? draft.txt\n");
     assert!(!env.git(&["show", "--name-only", "--format=", "HEAD"]).contains("draft.txt"));
@@ -105,7 +118,10 @@ fn init_refuses_malformed_settings_and_writes_nothing() {
     let env = TestEnv::new();
     env.write("cogmem.toml", "[core]\nbudget = 5\n");
     let out = env.run(["init"]).output().code(1);
-    assert!(out.stderr.starts_with("error: [TMP]/ws/cogmem.toml:2: unknown field `budget`"), "{out}");
+    assert!(
+        out.stderr.starts_with("error: [TMP]/ws/cogmem.toml:2: unknown field `budget`"),
+        "{out}"
+    );
     assert!(!env.path("MEMORY.md").exists());
 }
 

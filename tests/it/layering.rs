@@ -16,9 +16,14 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 #[test]
 fn stores_do_not_import_upper_or_derived_layers() {
     for (path, text) in sources("src/store") {
-        let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        let code: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let text = code;
-        for banned in ["crate::ops", "crate::change", "crate::index", "crate::graph", "crate::git"] {
+        for banned in ["crate::ops", "crate::change", "crate::index", "crate::graph", "crate::git"]
+        {
             assert!(!text.contains(banned), "{path} uses {banned}");
         }
     }
@@ -39,7 +44,9 @@ fn library_never_prints_or_parses_arguments() {
 #[test]
 fn only_ops_and_change_commit() {
     for (path, text) in sources("src") {
-        let allowed = path.contains("/src/ops/") || path.ends_with("/src/change.rs") || path.ends_with("/src/git.rs");
+        let allowed = path.contains("/src/ops/")
+            || path.ends_with("/src/change.rs")
+            || path.ends_with("/src/git.rs");
         if !allowed {
             assert!(!text.contains("commit_files("), "{path} commits outside the change engine");
         }

@@ -11,6 +11,7 @@ mod init;
 mod layering;
 mod remember;
 mod status_audit;
+mod trigger_table;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
 #[test]
@@ -22,7 +23,10 @@ fn no_forgotten_test_files() {
         if let Some(module) = name.strip_suffix(".rs")
             && module != "main"
         {
-            assert!(main.contains(&format!("mod {module};")), "tests/it/{name} is not declared in main.rs");
+            assert!(
+                main.contains(&format!("mod {module};")),
+                "tests/it/{name} is not declared in main.rs"
+            );
         }
     }
 }

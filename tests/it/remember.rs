@@ -5,8 +5,18 @@ use crate::common::TestEnv;
 #[test]
 fn episode_entry_is_appended_to_the_day_file() {
     let env = TestEnv::initialized();
-    let out = env.mutate(["remember", "Alice prefers tea", "--tags", "drinks, alice", "--confidence", "medium"]);
-    assert_eq!(out.stderr, "remembered (commit [HASH])\n  episodic   episode:2026-12-01:09:00  memory/episodes/2026-12-01.md:6\n");
+    let out = env.mutate([
+        "remember",
+        "Alice prefers tea",
+        "--tags",
+        "drinks, alice",
+        "--confidence",
+        "medium",
+    ]);
+    assert_eq!(
+        out.stderr,
+        "remembered (commit [HASH])\n  episodic   episode:2026-12-01:09:00  memory/episodes/2026-12-01.md:6\n"
+    );
     env.mutate(["remember", "Bob prefers coffee", "--type", "preference", "--at", "09:00"]);
     assert_eq!(
         env.read("memory/episodes/2026-12-01.md"),
@@ -16,7 +26,8 @@ fn episode_entry_is_appended_to_the_day_file() {
          ## 09:00 | fact | confidence:medium | tags:[drinks, alice]\nAlice prefers tea\n\n\
          ## 09:00 | preference | confidence:high | tags:[]\nBob prefers coffee\n"
     );
-    let decay: serde_json::Value = serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
     let e = &decay["entries"]["episode:2026-12-01:09:00:2"];
     assert_eq!(e["store"], "episodic");
     assert_eq!(e["access_count"], 1);
@@ -27,7 +38,18 @@ fn episode_entry_is_appended_to_the_day_file() {
 #[test]
 fn commit_message_and_author_follow_the_format() {
     let env = TestEnv::initialized();
-    env.mutate(["remember", "We chose Postgres", "--type", "decision", "--store", "episodic", "--store", "core", "--actor", "bot:trigger-remember"]);
+    env.mutate([
+        "remember",
+        "We chose Postgres",
+        "--type",
+        "decision",
+        "--store",
+        "episodic",
+        "--store",
+        "core",
+        "--actor",
+        "bot:trigger-remember",
+    ]);
     let log = env.git(&["log", "-1", "--format=%an <%ae>|%ad|%B", "--date=iso-strict"]);
     assert_eq!(
         log,
@@ -50,7 +72,12 @@ fn commit_message_and_author_follow_the_format() {
 fn entity_fact_relation_and_registry() {
     let env = TestEnv::initialized();
     env.mutate(["remember", "Alice prefers tea", "--entity", "person--alice"]);
-    env.mutate(["remember", "Alice works on Atlas", "--relation", "person--alice|works-on|project--atlas"]);
+    env.mutate([
+        "remember",
+        "Alice works on Atlas",
+        "--relation",
+        "person--alice|works-on|project--atlas",
+    ]);
     assert_eq!(
         env.read("memory/graph/entities/person--alice.md"),
         "# person--alice\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 -->\n\
@@ -61,8 +88,14 @@ fn entity_fact_relation_and_registry() {
     assert!(env.path("memory/graph/entities/project--atlas.md").is_file());
     let index = env.read("memory/graph/index.md");
     assert!(index.contains("| person--alice | person | alice | entities/person--alice.md | 1.00 |\n| project--atlas | project | atlas | entities/project--atlas.md | 1.00 |\n"), "{index}");
-    assert!(index.ends_with("| person--alice | works-on | project--atlas | 1.0 | 2026-12-01 | 2026-12-01 |\n"), "{index}");
-    let decay: serde_json::Value = serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(
+        index.ends_with(
+            "| person--alice | works-on | project--atlas | 1.0 | 2026-12-01 | 2026-12-01 |\n"
+        ),
+        "{index}"
+    );
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
     assert_eq!(decay["entries"]["entity:project--atlas"]["type_weight"], 1.2);
     assert_eq!(decay["entries"]["entity:project--atlas"]["current_score"], 1.0, "clamped to 1");
 }
@@ -70,8 +103,14 @@ fn entity_fact_relation_and_registry() {
 #[test]
 fn procedure_from_stdin_and_more_steps_later() {
     let env = TestEnv::initialized();
-    let out = env.run(["remember", "--store", "procedural", "-"]).stdin("Release the app:\n1. run the tests\n2. tag the release\n").success();
-    assert!(out.stderr.contains("procedure:release-the-app  memory/procedures/release-the-app.md:1"), "{out}");
+    let out = env
+        .run(["remember", "--store", "procedural", "-"])
+        .stdin("Release the app:\n1. run the tests\n2. tag the release\n")
+        .success();
+    assert!(
+        out.stderr.contains("procedure:release-the-app  memory/procedures/release-the-app.md:1"),
+        "{out}"
+    );
     env.assert_clean_tree();
     env.mutate(["remember", "push the tag", "--store", "procedural", "--title", "Release the app"]);
     let text = env.read("memory/procedures/release-the-app.md");
@@ -87,14 +126,32 @@ fn procedure_from_stdin_and_more_steps_later() {
 #[test]
 fn vault_note_is_pinned() {
     let env = TestEnv::initialized();
-    env.mutate(["remember", "The spare key is under the blue pot", "--store", "vault", "--tags", "home"]);
+    env.mutate([
+        "remember",
+        "The spare key is under the blue pot",
+        "--store",
+        "vault",
+        "--tags",
+        "home",
+    ]);
     let note = env.read("memory/vault/the-spare-key-is-under-the-blue-pot.md");
-    assert_eq!(note, "# The spare key is under the blue pot\n<!-- Pinned: yes | Created: 2026-12-01 | Tags: home -->\n\nThe spare key is under the blue pot\n");
-    let decay: serde_json::Value = serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert_eq!(
+        note,
+        "# The spare key is under the blue pot\n<!-- Pinned: yes | Created: 2026-12-01 | Tags: home -->\n\nThe spare key is under the blue pot\n"
+    );
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
     let e = &decay["entries"]["vault:the-spare-key-is-under-the-blue-pot"];
     assert_eq!((e["pinned"].as_bool(), e["current_score"].as_f64()), (Some(true), Some(1.0)));
     // Same title, different text: a second note, not an overwrite.
-    env.mutate(["remember", "It moved to the shed", "--store", "vault", "--title", "The spare key is under the blue pot"]);
+    env.mutate([
+        "remember",
+        "It moved to the shed",
+        "--store",
+        "vault",
+        "--title",
+        "The spare key is under the blue pot",
+    ]);
     assert!(env.path("memory/vault/the-spare-key-is-under-the-blue-pot-2.md").is_file());
 }
 
@@ -112,14 +169,27 @@ fn core_bullet_goes_to_its_section() {
 fn one_remember_touching_several_stores_is_one_commit() {
     let env = TestEnv::initialized();
     let out = env.mutate([
-        "remember", "Atlas launches on March 3", "--store", "episodic", "--store", "core", "--store", "vault",
-        "--entity", "project--atlas", "--json",
+        "remember",
+        "Atlas launches on March 3",
+        "--store",
+        "episodic",
+        "--store",
+        "core",
+        "--store",
+        "vault",
+        "--entity",
+        "project--atlas",
+        "--json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let stores: Vec<&str> = v["written"].as_array().unwrap().iter().map(|u| u["store"].as_str().unwrap()).collect();
+    let stores: Vec<&str> =
+        v["written"].as_array().unwrap().iter().map(|u| u["store"].as_str().unwrap()).collect();
     assert_eq!(stores, ["episodic", "core", "vault", "semantic"]);
     assert_eq!(v["commit"], "[HASH]");
-    assert_eq!(env.git(&["show", "--name-only", "--format=", "HEAD"]).lines().count(), v["files"].as_array().unwrap().len());
+    assert_eq!(
+        env.git(&["show", "--name-only", "--format=", "HEAD"]).lines().count(),
+        v["files"].as_array().unwrap().len()
+    );
     for u in v["written"].as_array().unwrap() {
         let path = u["path"].as_str().unwrap();
         let line = u["line"].as_u64().unwrap() as usize;
@@ -131,16 +201,33 @@ fn one_remember_touching_several_stores_is_one_commit() {
 #[test]
 fn exact_duplicates_are_not_written_twice() {
     let env = TestEnv::initialized();
-    env.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "episodic"]);
+    env.mutate([
+        "remember",
+        "Alice prefers tea",
+        "--entity",
+        "person--alice",
+        "--store",
+        "episodic",
+    ]);
     let head = env.head();
-    let out = env.run(["remember", "Alice  prefers tea", "--entity", "person--alice", "--store", "episodic"]).success();
+    let out = env
+        .run(["remember", "Alice  prefers tea", "--entity", "person--alice", "--store", "episodic"])
+        .success();
     assert_eq!(
         out.stderr,
         "already remembered, not written again:\n  episodic   episode:2026-12-01:09:00  memory/episodes/2026-12-01.md:6\n  semantic   entity:person--alice  memory/graph/entities/person--alice.md:9\n"
     );
     assert_eq!(env.head(), head, "no commit");
     // Partly new: only the new part is written.
-    let out = env.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--entity", "person--bob", "--json"]);
+    let out = env.mutate([
+        "remember",
+        "Alice prefers tea",
+        "--entity",
+        "person--alice",
+        "--entity",
+        "person--bob",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["duplicates"][0]["id"], "entity:person--alice");
     assert_eq!(v["written"][0]["id"], "entity:person--bob");
@@ -150,7 +237,9 @@ fn exact_duplicates_are_not_written_twice() {
 fn japanese_text_is_kept_verbatim() {
     let env = TestEnv::initialized();
     env.mutate(["remember", "田中さんは緑茶が好き", "--entity", "person--tanaka"]);
-    assert!(env.read("memory/graph/entities/person--tanaka.md").contains("- 田中さんは緑茶が好き\n"));
+    assert!(
+        env.read("memory/graph/entities/person--tanaka.md").contains("- 田中さんは緑茶が好き\n")
+    );
 }
 
 #[test]
@@ -158,7 +247,10 @@ fn markdown_in_text_cannot_break_the_file() {
     let env = TestEnv::initialized();
     env.mutate(["remember", "line one\n## 10:00 | fact | confidence:high | tags:[]\nfake\n---"]);
     let text = env.read("memory/episodes/2026-12-01.md");
-    assert!(text.ends_with("line one\n\\## 10:00 | fact | confidence:high | tags:[]\nfake\n\\---\n"), "{text}");
+    assert!(
+        text.ends_with("line one\n\\## 10:00 | fact | confidence:high | tags:[]\nfake\n\\---\n"),
+        "{text}"
+    );
     let out = env.run(["status", "--json"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["counts"]["episodes"], 1, "the escaped heading is not a second entry");
@@ -169,8 +261,13 @@ fn workspace_is_found_from_a_subfolder_and_by_flag_or_env() {
     let env = TestEnv::initialized();
     let sub = env.path("memory/graph");
     env.run(["remember", "from a subfolder"]).current_dir(&sub).success();
-    env.run(["remember", "by flag", "--workspace", env.root.to_str().unwrap()]).current_dir(&env.home).success();
-    env.run(["remember", "by env"]).env("COGMEM_WORKSPACE", &env.root).current_dir(&env.home).success();
+    env.run(["remember", "by flag", "--workspace", env.root.to_str().unwrap()])
+        .current_dir(&env.home)
+        .success();
+    env.run(["remember", "by env"])
+        .env("COGMEM_WORKSPACE", &env.root)
+        .current_dir(&env.home)
+        .success();
     assert_eq!(env.commit_count(), 4);
     env.assert_clean_tree();
 }

@@ -5,10 +5,22 @@ use crate::common::TestEnv;
 #[test]
 fn status_counts_stores_and_shows_hand_edits() {
     let env = TestEnv::initialized();
-    env.mutate(["remember", "a", "--entity", "person--alice", "--store", "episodic", "--store", "core"]);
+    env.mutate([
+        "remember",
+        "a",
+        "--entity",
+        "person--alice",
+        "--store",
+        "episodic",
+        "--store",
+        "core",
+    ]);
     env.mutate(["remember", "b", "--store", "vault"]);
     env.mutate(["remember", "steps", "--store", "procedural", "--title", "Deploy"]);
-    env.write("memory/episodes/2026-11-01.md", "# 2026-11-01 — Episode Log\n\n## 08:00 | event | confidence:high | tags:[]\nby hand\n");
+    env.write(
+        "memory/episodes/2026-11-01.md",
+        "# 2026-11-01 — Episode Log\n\n## 08:00 | event | confidence:high | tags:[]\nby hand\n",
+    );
     let out = env.run(["status"]).success();
     assert_eq!(
         out.stdout,
@@ -35,7 +47,10 @@ fn status_skips_unreadable_files_with_exit_3() {
     env.mutate(["remember", "fine"]);
     std::fs::write(env.path("memory/episodes/2026-10-01.md"), b"# bad \xff\xfe\n").unwrap();
     let out = env.run(["status"]).output().code(3);
-    assert_eq!(out.stderr, "warning: skipped [TMP]/ws/memory/episodes/2026-10-01.md: not valid UTF-8\n");
+    assert_eq!(
+        out.stderr,
+        "warning: skipped [TMP]/ws/memory/episodes/2026-10-01.md: not valid UTF-8\n"
+    );
     assert!(out.stdout.contains("episodic    1 entries in 2 days"), "{out}");
 }
 
@@ -47,8 +62,13 @@ fn audit_filters_combine() {
     let out = env.run(["audit", "--actor", "bot"]).success();
     assert_eq!(out.stdout.lines().count(), 2, "{out}");
     assert!(out.stdout.lines().all(|l| l.contains("| bot:trigger-remember |")));
-    let out = env.run(["audit", "--action", "create", "--file", "memory/graph", "--actor", "test-agent"]).success();
-    assert_eq!(out.stdout, "2026-12-01T09:00:02Z | CREATE | memory/graph/entities/person--bob.md | test-agent | auto | new entity person--bob\n");
+    let out = env
+        .run(["audit", "--action", "create", "--file", "memory/graph", "--actor", "test-agent"])
+        .success();
+    assert_eq!(
+        out.stdout,
+        "2026-12-01T09:00:02Z | CREATE | memory/graph/entities/person--bob.md | test-agent | auto | new entity person--bob\n"
+    );
     let out = env.run(["audit", "--since", "2026-12-01T09:00:02Z", "--json"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let lines = v["lines"].as_array().unwrap();
@@ -57,7 +77,10 @@ fn audit_filters_combine() {
     assert_eq!(lines[0]["actor"], "test-agent");
     assert_eq!(lines[0]["timestamp"], "2026-12-01T09:00:02Z");
     let out = env.run(["log", "--critical", "--limit", "1"]).success();
-    assert_eq!(out.stdout, "2026-12-01T09:00:00Z | ALERT | SOUL.md | system:audit | — | Critical file change detected. Pending user acknowledgment.\n");
+    assert_eq!(
+        out.stdout,
+        "2026-12-01T09:00:00Z | ALERT | SOUL.md | system:audit | — | Critical file change detected. Pending user acknowledgment.\n"
+    );
     let out = env.run(["audit", "--since", "1d", "--actor", "nobody"]).success();
     assert_eq!(out.stdout, "");
     env.run(["audit", "--action", "frobnicate"]).output().code(1);

@@ -51,5 +51,10 @@ pub fn assert_tree(actual: &Path, golden: &str) {
             ));
         }
     }
-    assert!(problems.is_empty(), "tree differs from {} (COGMEM_BLESS=1 rewrites it):\n{}", golden.display(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "tree differs from {} (COGMEM_BLESS=1 rewrites it):\n{}",
+        golden.display(),
+        problems.join("\n")
+    );
 }

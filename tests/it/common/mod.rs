@@ -48,7 +48,11 @@ impl Output {
 
 impl std::fmt::Display for Output {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\n--- stdout ---\n{}--- stderr ---\n{}", self.code, self.stdout, self.stderr)
+        write!(
+            f,
+            "exit {}\n--- stdout ---\n{}--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
@@ -75,7 +79,10 @@ impl TestEnv {
 
     /// Returns the time the next command will see, as RFC 3339.
     pub fn peek_now(&self) -> String {
-        chrono::DateTime::from_timestamp(self.now.get(), 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        chrono::DateTime::from_timestamp(self.now.get(), 0)
+            .unwrap()
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
     }
 
     fn tick(&self) -> String {
@@ -146,7 +153,11 @@ impl TestEnv {
             .env("GIT_COMMITTER_EMAIL", "tester@example.com")
             .output()
             .expect("git runs");
-        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -190,7 +201,9 @@ impl TestEnv {
         for e in walkdir::WalkDir::new(&self.root).sort_by_file_name() {
             let e = e.unwrap();
             let rel = e.path().strip_prefix(&self.root).unwrap().to_string_lossy().into_owned();
-            if rel.starts_with(".git") && !rel.starts_with(".gitignore") && !rel.starts_with(".gitattributes")
+            if rel.starts_with(".git")
+                && !rel.starts_with(".gitignore")
+                && !rel.starts_with(".gitattributes")
                 || rel.starts_with(".cogmem")
             {
                 continue;
@@ -221,10 +234,18 @@ impl TestEnv {
             .map(str::to_owned)
             .collect();
         let new_lines: Vec<String> = self.audit_lines()[lines_before..].to_vec();
-        let non_alert: Vec<&String> = new_lines.iter().filter(|l| !l.contains(" | ALERT | ")).collect();
-        assert_eq!(non_alert.len(), changed.len(), "one audit line per changed file: {new_lines:#?} vs {changed:#?}");
+        let non_alert: Vec<&String> =
+            new_lines.iter().filter(|l| !l.contains(" | ALERT | ")).collect();
+        assert_eq!(
+            non_alert.len(),
+            changed.len(),
+            "one audit line per changed file: {new_lines:#?} vs {changed:#?}"
+        );
         for file in &changed {
-            assert!(non_alert.iter().any(|l| l.split(" | ").nth(2) == Some(file)), "no audit line for {file}");
+            assert!(
+                non_alert.iter().any(|l| l.split(" | ").nth(2) == Some(file)),
+                "no audit line for {file}"
+            );
         }
         self.assert_clean_tree();
         out
@@ -270,7 +291,11 @@ impl Cmd<'_> {
         }
         let out = child.wait_with_output().unwrap();
         let norm = |b: &[u8]| normalize(&String::from_utf8_lossy(b), &self.env.home);
-        Output { code: out.status.code().unwrap_or(-1), stdout: norm(&out.stdout), stderr: norm(&out.stderr) }
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: norm(&out.stdout),
+            stderr: norm(&out.stderr),
+        }
     }
 
     #[track_caller]
@@ -285,7 +310,11 @@ pub fn normalize(text: &str, home: &Path) -> String {
     let mut out = String::with_capacity(text.len());
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
-        if run.len() == 40 || run.len() == 8 && run.chars().any(|c| c.is_ascii_alphabetic()) && run.chars().any(|c| c.is_ascii_digit()) {
+        if run.len() == 40
+            || run.len() == 8
+                && run.chars().any(|c| c.is_ascii_alphabetic())
+                && run.chars().any(|c| c.is_ascii_digit())
+        {
             out.push_str("[HASH]");
         } else {
             out.push_str(run);

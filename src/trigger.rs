@@ -1,0 +1,2139 @@
+//! Trigger detection: does a user's message ask the agent to remember, forget, reflect or
+//! recall something? A pure function of the message (and any extra phrases from `cogmem.toml`);
+//! no model, no I/O.
+//!
+//! The detector tells instructions from ordinary sentences by *where* a phrase stands, not by
+//! the phrase alone. English instructions are imperatives: the verb opens a clause, after any
+//! greeting, filler or politeness ("hey", "ok so", "please", "can you"), so "I remember when we
+//! met" and "the results reflect our priorities" are not triggers. A clause that only points
+//! back ("…, remember that.") takes the text before it as its content. Japanese puts the verb
+//! last, so Japanese instructions are found by their request endings (覚えておいて, 忘れて,
+//! なかったことにして) and questions by their question endings (覚えてる？).
+
+use serde::Serialize;
+
+/// What the user asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerKind {
+    /// Store something.
+    Remember,
+    /// Forget (archive) something.
+    Forget,
+    /// Start a reflection now.
+    Reflect,
+    /// The user is wrapping up: ask whether to reflect.
+    ReflectSoft,
+    /// Say what is remembered about something.
+    Recall,
+}
+
+impl TriggerKind {
+    /// Every kind, in priority order.
+    pub const ALL: [Self; 5] =
+        [Self::Remember, Self::Forget, Self::Recall, Self::Reflect, Self::ReflectSoft];
+
+    /// Returns the snake_case name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Remember => "remember",
+            Self::Forget => "forget",
+            Self::Reflect => "reflect",
+            Self::ReflectSoft => "reflect_soft",
+            Self::Recall => "recall",
+        }
+    }
+
+    /// Parses a snake_case name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text.trim())
+    }
+}
+
+/// A detected trigger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Trigger {
+    /// What was asked.
+    pub kind: TriggerKind,
+    /// The phrase that triggered it, as the user wrote it.
+    pub phrase: String,
+    /// What it is about: the text to remember, the thing to forget or recall (may be empty).
+    pub content: String,
+}
+
+/// Extra phrases from `cogmem.toml`, each recognised at the start of a clause.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtraPhrases {
+    /// More ways to say "remember".
+    pub remember: Vec<String>,
+    /// More ways to say "forget".
+    pub forget: Vec<String>,
+    /// More ways to ask for a reflection.
+    pub reflect: Vec<String>,
+    /// More ways to say goodbye for the day.
+    pub reflect_soft: Vec<String>,
+    /// More ways to ask what is remembered.
+    pub recall: Vec<String>,
+}
+
+impl ExtraPhrases {
+    fn of(&self, kind: TriggerKind) -> &[String] {
+        match kind {
+            TriggerKind::Remember => &self.remember,
+            TriggerKind::Forget => &self.forget,
+            TriggerKind::Reflect => &self.reflect,
+            TriggerKind::ReflectSoft => &self.reflect_soft,
+            TriggerKind::Recall => &self.recall,
+        }
+    }
+}
+
+/// Detects the trigger in a message, if any.
+///
+/// Explicit requests (remember, forget, recall, reflect) win over a goodnight in the same
+/// message; among them the earliest wins.
+pub fn classify(message: &str, extra: &ExtraPhrases) -> Option<Trigger> {
+    let text = Text::new(message);
+    let mut best: Option<(usize, Trigger)> = None;
+    let mut soft: Option<Trigger> = None;
+    for sentence in text.sentences() {
+        let hits = english(&text, sentence, extra).into_iter().chain(japanese(&text, sentence));
+        for (pos, t) in hits {
+            if t.kind == TriggerKind::ReflectSoft {
+                soft.get_or_insert(t);
+            } else if best.as_ref().is_none_or(|(p, _)| pos < *p) {
+                best = Some((pos, t));
+            }
+        }
+        if best.is_some() {
+            break;
+        }
+    }
+    best.map(|(_, t)| t).or(soft)
+}
+
+/// A message with a normalised copy (ASCII lower case, straight quotes) whose byte offsets map
+/// back to the original.
+struct Text<'a> {
+    orig: &'a str,
+    norm: String,
+    /// For each byte of `norm`, the byte offset of its character in `orig`.
+    at: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Text<'a> {
+    fn new(orig: &'a str) -> Self {
+        let mut norm = String::with_capacity(orig.len());
+        let mut at = Vec::with_capacity(orig.len());
+        for (i, c) in orig.char_indices() {
+            let n = match c {
+                '\u{2018}' | '\u{2019}' | '`' | '\u{ff07}' => '\'',
+                '\u{201c}' | '\u{201d}' => '"',
+                '\u{3000}' | '\t' | '\r' => ' ',
+                '\u{ff1a}' => ':',
+                '\u{ff0c}' => ',',
+                c => c.to_ascii_lowercase(),
+            };
+            let before = norm.len();
+            norm.push(n);
+            at.extend(std::iter::repeat_n(i, norm.len() - before));
+        }
+        Self { orig, norm, at }
+    }
+
+    fn orig_at(&self, norm_pos: usize) -> usize {
+        self.at.get(norm_pos).copied().unwrap_or(self.orig.len())
+    }
+
+    /// The original text between two normalised offsets, trimmed.
+    fn orig_slice(&self, start: usize, end: usize) -> &'a str {
+        let (s, e) = (self.orig_at(start), self.orig_at(end));
+        self.orig[s.min(e)..e].trim()
+    }
+
+    /// Splits into sentences at `.`/`!`/`?` followed by a space or the end, at line breaks and
+    /// at Japanese full stops; each keeps its terminator.
+    fn sentences(&self) -> Vec<Span> {
+        let b = self.norm.as_bytes();
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut iter = self.norm.char_indices().peekable();
+        while let Some((i, c)) = iter.next() {
+            let next = iter.peek().map(|(_, n)| *n);
+            let end_here = match c {
+                '\n' | '。' | '！' | '？' => true,
+                '!' | '?' => !matches!(next, Some('!' | '?')),
+                '.' => {
+                    next.is_none_or(|n| n == ' ' || n == '\n')
+                        && !is_abbreviation(&self.norm[start..i])
+                }
+                _ => false,
+            };
+            if end_here {
+                let end = i + c.len_utf8();
+                if !self.norm[start..end].trim().is_empty() {
+                    out.push(Span { start, end });
+                }
+                start = end;
+            }
+        }
+        if start < b.len() && !self.norm[start..].trim().is_empty() {
+            out.push(Span { start, end: b.len() });
+        }
+        out
+    }
+}
+
+fn is_abbreviation(before: &str) -> bool {
+    let last = before.rsplit(' ').next().unwrap_or("");
+    matches!(last, "e.g" | "i.e" | "mr" | "mrs" | "ms" | "dr" | "vs" | "etc" | "st" | "no")
+}
+
+/// Words and phrases that may stand before an instruction without changing it.
+const FILLERS: &[&str] = &[
+    "hey there",
+    "hey",
+    "hi",
+    "hello",
+    "ok so",
+    "okay so",
+    "ok",
+    "okay",
+    "oh and",
+    "oh",
+    "so",
+    "and also",
+    "and",
+    "also",
+    "btw",
+    "by the way",
+    "one more thing",
+    "quick note",
+    "quick one",
+    "just",
+    "actually",
+    "now",
+    "well",
+    "um",
+    "uh",
+    "alright",
+    "all right",
+    "right",
+    "anyway",
+    "anyways",
+    "before i forget",
+    "fyi",
+    "cogmem",
+    "assistant",
+    "hmm",
+    "yes",
+    "yeah",
+    "no",
+    "wait",
+    "oops",
+    "sorry",
+    "thanks",
+    "thank you",
+    "great",
+    "cool",
+    "good",
+    "perfect",
+    "lastly",
+    "finally",
+    "then",
+    "again",
+    "from now on",
+    "going forward",
+    "in the future",
+    "i think",
+    "heads up",
+    "listen",
+    "look",
+    "hey cogmem",
+    "one last thing",
+    "last thing",
+];
+
+/// Politeness that turns a question into a request ("can you remember that…?").
+const REQUESTS: &[&str] = &[
+    "please",
+    "pls",
+    "plz",
+    "kindly",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "can u",
+    "could u",
+    "i want you to",
+    "i'd like you to",
+    "i would like you to",
+    "i need you to",
+    "make sure to",
+    "make sure you",
+    "be sure to",
+    "try to",
+    "go ahead and",
+    "you should",
+    "you need to",
+    "you must",
+    "i'd appreciate it if you'd",
+    "mind if you",
+];
+
+/// A clause start after fillers, with whether a request word was seen.
+#[derive(Debug, Clone, Copy)]
+struct Clause {
+    /// Normalised offset of the first word after fillers.
+    start: usize,
+    /// Normalised offset where the clause began (before fillers).
+    raw_start: usize,
+    /// End of the sentence.
+    end: usize,
+    /// End of this clause (next comma, semicolon or dash).
+    sep_end: usize,
+    requested: bool,
+    question: bool,
+}
+
+/// Slices `s[a..b]`, empty when the range is reversed or not on character boundaries.
+fn sl(s: &str, a: usize, b: usize) -> &str {
+    if a >= b { "" } else { s.get(a..b).unwrap_or("") }
+}
+
+/// Returns true when `s` starts with `word` followed by a word boundary.
+fn starts_word(s: &str, word: &str) -> bool {
+    s.starts_with(word)
+        && s[word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric() && c != '\'')
+}
+
+fn skip_separators(s: &str, mut i: usize) -> usize {
+    while let Some(c) = s[i..].chars().next() {
+        if matches!(
+            c,
+            ' ' | ',' | ':' | ';' | '-' | '—' | '–' | '!' | '.' | '"' | '(' | ')' | '…' | '、'
+        ) {
+            i += c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// Candidate starts of one clause: where it begins, then after each leading filler or
+/// request word in turn ("ok so please remember" is tried at "ok", "so", "please" and
+/// "remember"), so a rule can match a phrase that begins with a filler word ("good night").
+fn clause_starts(text: &Text<'_>, raw_start: usize, end: usize) -> Vec<Clause> {
+    let s = &text.norm;
+    let mut i = skip_separators(s, raw_start).min(end);
+    let question = s[raw_start..end].trim_end().ends_with('?');
+    let sep_end = clause_end(s, i, end);
+    let mut requested = false;
+    let mut out = vec![Clause { start: i.min(end), raw_start, end, sep_end, requested, question }];
+    while i < end {
+        let rest = &s[i..end];
+        if let Some(f) = REQUESTS.iter().find(|f| starts_word(rest, f)) {
+            requested = true;
+            i = skip_separators(s, i + f.len()).min(end);
+        } else if let Some(f) = FILLERS.iter().find(|f| starts_word(rest, f)) {
+            i = skip_separators(s, i + f.len()).min(end);
+        } else {
+            break;
+        }
+        let sep_end = clause_end(s, i, end);
+        out.push(Clause { start: i.min(end), raw_start, end, sep_end, requested, question });
+    }
+    out
+}
+
+/// The end of the clause that starts at `from`: the next comma, semicolon, dash or the end of
+/// the sentence.
+fn clause_end(s: &str, from: usize, end: usize) -> usize {
+    let mut prev_space = false;
+    for (i, c) in s[from..end].char_indices() {
+        let abs = from + i;
+        if matches!(c, ',' | ';' | '—' | '–' | '、') || (c == '-' && prev_space) {
+            return abs;
+        }
+        prev_space = c == ' ';
+    }
+    end
+}
+
+/// Clause starts within a sentence: its beginning and after each comma, semicolon, colon or
+/// dash.
+fn clauses(text: &Text<'_>, sentence: Span) -> Vec<Clause> {
+    let s = &text.norm[..sentence.end];
+    let mut starts = vec![sentence.start];
+    for (i, c) in s[sentence.start..].char_indices() {
+        let abs = sentence.start + i;
+        let sep = matches!(c, ',' | ';' | '—' | '–' | '、')
+            || (c == '-' && s[..abs].ends_with(' '))
+            || (c == ':' && !s[abs + 1..].starts_with(|d: char| d.is_ascii_digit()));
+        if sep {
+            starts.push(abs + c.len_utf8());
+        }
+    }
+    starts.into_iter().flat_map(|st| clause_starts(text, st, sentence.end)).collect()
+}
+
+/// The text after a phrase to the end of the message (later sentences belong to it too).
+fn content_after(text: &Text<'_>, pos: usize) -> String {
+    let s = &text.norm;
+    let start = skip_separators(s, pos);
+    trim_content(text.orig_slice(start, s.len()))
+}
+
+fn trim_content(s: &str) -> String {
+    s.trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '—' | '–' | '、')
+    })
+    .to_owned()
+}
+
+/// Adverbials that may trail an instruction without adding content.
+const TRAILERS: &[&str] = &[
+    "please",
+    "for me",
+    "for later",
+    "for the future",
+    "for next time",
+    "next time",
+    "going forward",
+    "from now on",
+    "in the future",
+    "too",
+    "as well",
+    "ok",
+    "okay",
+    "thanks",
+    "thank you",
+    "now",
+];
+
+/// Tells whether a clause only points back at something said before: "remember that", "keep
+/// it in mind for later", "disregard my last message".
+fn is_pointer(rest: &str) -> bool {
+    let mut r = rest.trim().trim_end_matches(['.', '!', '?', ' ', '。', '！']);
+    loop {
+        let before = r;
+        for t in TRAILERS {
+            if let Some(x) = r.strip_suffix(t).filter(|x| x.is_empty() || x.ends_with(' ')) {
+                r = x.trim_end().trim_end_matches(',').trim_end();
+            }
+        }
+        if r == before {
+            break;
+        }
+    }
+    matches!(
+        r,
+        "" | "that"
+            | "this"
+            | "it"
+            | "that one"
+            | "this one"
+            | "all that"
+            | "all of that"
+            | "those"
+            | "these"
+            | "my last message"
+            | "the last message"
+            | "my previous message"
+            | "what i just said"
+            | "the last thing i said"
+            | "that last bit"
+            | "that last part"
+            | "my last note"
+            | "the previous one"
+            | "the last one"
+            | "that last message"
+            | "what i said"
+            | "everything i just said"
+    )
+}
+
+/// Tells whether "this"/"it" after a verb refers back ("remember this if I ask"), rather than
+/// opening the content ("remember that the demo moved").
+fn is_pointer_head(rest: &str) -> bool {
+    let r = rest.trim_start();
+    let (first, tail) = r.split_once(' ').unwrap_or((r, ""));
+    let first = first.trim_end_matches([',', '.', '!', '?', ';', ':']);
+    let next = tail.split(' ').next().unwrap_or("");
+    let subordinate = matches!(
+        next,
+        "" | "if"
+            | "when"
+            | "whenever"
+            | "next"
+            | "in"
+            | "for"
+            | "going"
+            | "from"
+            | "because"
+            | "so"
+            | "please"
+            | "before"
+            | "after"
+            | "ok"
+            | "okay"
+    );
+    match first {
+        "this" | "it" | "these" | "those" | "all" => subordinate || r.len() == first.len(),
+        "that" => {
+            r.len() == first.len()
+                || r[first.len()..].starts_with([',', '.', '!', ';', ' '])
+                    && matches!(
+                        next,
+                        "" | "when" | "whenever" | "next" | "going" | "for" | "please"
+                    )
+                    && !r[first.len()..].trim_start().is_empty()
+                    && subordinate
+        }
+        _ => false,
+    }
+}
+
+/// Strips a leading "for next time:" or "workflow:" — up to four words and a colon.
+fn strip_label(s: String) -> String {
+    if let Some(i) = s.find(':') {
+        let head = &s[..i];
+        let words = head.split_whitespace().count();
+        let rest = s[i + 1..].trim_start();
+        let lead = head.trim_start().split(' ').next().unwrap_or("").to_ascii_lowercase();
+        let self_label = matches!(
+            lead.as_str(),
+            "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that"
+        );
+        if words <= 4 && self_label && !rest.is_empty() && !head.chars().any(|c| c.is_ascii_digit())
+        {
+            return rest.to_owned();
+        }
+    }
+    for lead in [
+        "for next time",
+        "going forward",
+        "from now on",
+        "for the future",
+        "for later",
+        "for future reference",
+        "in the future",
+    ] {
+        if s.get(..lead.len()).is_some_and(|h| h.eq_ignore_ascii_case(lead)) && s.len() > lead.len()
+        {
+            return trim_content(&s[lead.len()..]);
+        }
+    }
+    s
+}
+
+/// Strips the words that name a memory rather than its topic: "the note about X" → "X".
+fn strip_topic(s: String) -> String {
+    let lower = s.to_ascii_lowercase();
+    const HEADS: &[&str] = &[
+        "everything i told you about",
+        "everything i said about",
+        "whatever i said about",
+        "what i said earlier about",
+        "what i told you earlier about",
+        "what i said about",
+        "what i told you about",
+        "what i mentioned about",
+        "what we decided about",
+        "what we said about",
+        "my earlier request to remember",
+        "the last part about",
+        "the part about",
+        "the bit about",
+        "the thing about",
+        "the stuff about",
+        "anything about",
+        "everything about",
+        "all about",
+        "the note about",
+        "the notes about",
+        "that note about",
+        "the reminder about",
+        "that reminder about",
+        "the memory about",
+        "the memory of",
+        "any memories of",
+        "any memory of",
+        "what you know about",
+        "my earlier note about",
+        "my earlier message about",
+        "the last part about",
+        "last part about",
+        "the fact that",
+        "i said",
+        "i mentioned",
+        "i told you",
+    ];
+    for h in HEADS {
+        if lower.starts_with(h) && lower[h.len()..].starts_with(' ') {
+            return trim_content(&s[h.len()..]);
+        }
+    }
+    s
+}
+
+/// The text after a phrase to the end of its clause.
+fn content_to(text: &Text<'_>, pos: usize, end: usize) -> String {
+    let start = skip_separators(&text.norm, pos);
+    if start >= end {
+        return String::new();
+    }
+    trim_content(text.orig_slice(start, end)).trim_end_matches(['?', '.', '!']).trim().to_owned()
+}
+
+/// The sentences after the one a clause is in.
+fn content_after_sentence(text: &Text<'_>, c: &Clause) -> String {
+    trim_content(text.orig_slice(c.end, text.norm.len()))
+}
+
+/// The content before a pointer clause, with leading fillers removed.
+fn content_before_clean(text: &Text<'_>, c: &Clause) -> String {
+    let mut start = 0;
+    if let Some(first) = clause_starts(text, 0, c.raw_start).last() {
+        start = first.start;
+    }
+    if start >= c.raw_start {
+        return String::new();
+    }
+    trim_content(text.orig_slice(start, c.raw_start))
+}
+
+fn hit(
+    text: &Text<'_>,
+    kind: TriggerKind,
+    at: usize,
+    phrase_end: usize,
+    content: String,
+) -> (usize, Trigger) {
+    let phrase = text.orig_slice(at, phrase_end).to_owned();
+    (at, Trigger { kind, phrase, content })
+}
+
+fn english(text: &Text<'_>, sentence: Span, extra: &ExtraPhrases) -> Vec<(usize, Trigger)> {
+    let mut out = Vec::new();
+    for clause in clauses(text, sentence) {
+        if let Some(h) = english_clause(text, &clause, extra)
+            && !in_quotes(&text.norm, h.0)
+        {
+            out.push(h);
+        }
+    }
+    out
+}
+
+/// Tells whether a position is inside quotation marks: a quoted phrase is mentioned, not said.
+fn in_quotes(s: &str, pos: usize) -> bool {
+    let before = &s[..pos];
+    let open_ja = before.matches(['「', '『']).count() > before.matches(['」', '』']).count();
+    let straight = before.matches('"').count() % 2 == 1;
+    open_ja || straight
+}
+
+/// Tries every English rule at one clause start.
+fn english_clause(text: &Text<'_>, c: &Clause, extra: &ExtraPhrases) -> Option<(usize, Trigger)> {
+    let s = &text.norm;
+    let rest = &s[c.start..c.end];
+    if rest.is_empty() {
+        return None;
+    }
+    for kind in TriggerKind::ALL {
+        for p in extra.of(kind) {
+            let p = p.trim().to_ascii_lowercase();
+            if !p.is_empty() && starts_word(rest, &p) {
+                let end = c.start + p.len();
+                return Some(hit(text, kind, c.start, end, content_after(text, end)));
+            }
+        }
+    }
+    recall_rule(text, c, rest)
+        .or_else(|| remember_rule(text, c, rest))
+        .or_else(|| forget_rule(text, c, rest))
+        .or_else(|| reflect_rule(text, c, rest))
+        .or_else(|| soft_rule(text, c, rest))
+}
+
+/// Matches `phrase` then one of `connectors` (or none when `bare_ok`), returning the offset
+/// after them.
+fn phrase_then(rest: &str, phrase: &str, connectors: &[&str], bare_ok: bool) -> Option<usize> {
+    if !starts_word(rest, phrase) {
+        return None;
+    }
+    let after = &rest[phrase.len()..];
+    let trimmed = after.trim_start();
+    let skipped = after.len() - trimmed.len();
+    let mut connectors = connectors.to_vec();
+    connectors.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    for conn in connectors {
+        if starts_word(trimmed, conn) {
+            return Some(phrase.len() + skipped + conn.len());
+        }
+    }
+    bare_ok.then_some(phrase.len())
+}
+
+fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    // (phrase, connectors, is about memory rather than general knowledge)
+    const ASKS: &[(&str, &[&str], bool)] = &[
+        ("what do you remember", &["about", "of", "regarding", "from", "on"], true),
+        ("what do you recall", &["about", "of", "regarding", "from"], true),
+        ("what else do you remember", &["about", "of"], true),
+        ("how much do you remember", &["about", "of"], true),
+        ("what have you remembered", &["about", "of", "so far"], true),
+        ("what did i tell you", &["about", "regarding", "of"], true),
+        ("what have i told you", &["about", "regarding"], true),
+        ("what did i say", &["about", "regarding"], true),
+        ("what did we say", &["about", "regarding"], true),
+        ("what did we decide", &["about", "on", "regarding", "for"], true),
+        ("what was decided", &["about", "on", "regarding", "for"], true),
+        ("tell me what you remember", &["about", "of", "regarding"], true),
+        ("tell me everything you remember", &["about", "of", "regarding"], true),
+        ("tell me all you remember", &["about", "of", "regarding"], true),
+        ("do you have any memories", &["about", "of", "regarding"], true),
+        ("is there anything in your memory", &["about", "on", "regarding"], true),
+        ("what's in your memory", &["about", "on", "regarding"], true),
+        ("search your memory", &["for", "about"], true),
+        ("check your memory", &["for", "about"], true),
+        ("look in your memory", &["for", "about"], true),
+        (
+            "remind me",
+            &["what", "when", "where", "who", "how", "which", "about", "of", "whether", "if"],
+            true,
+        ),
+        ("what do you know", &["about", "of", "regarding", "on"], false),
+        ("what else do you know", &["about", "of"], false),
+        ("how much do you know", &["about", "of"], false),
+        ("tell me what you know", &["about", "of", "regarding"], false),
+        ("tell me everything you know", &["about", "of", "regarding"], false),
+        ("do you know anything", &["about", "regarding"], false),
+        ("do you have anything", &["about", "on", "regarding"], false),
+    ];
+    for (phrase, conns, memory) in ASKS {
+        if let Some(n) = phrase_then(rest, phrase, conns, false) {
+            let end = c.start + n;
+            // "remind me what/when …" keeps the question word in the topic.
+            let from = if *phrase == "remind me" { c.start + phrase.len() } else { end };
+            let topic = strip_topic(strip_question(content_to(text, from, c.end)));
+            // "What do you know about the French Revolution?" asks for knowledge, not memory.
+            if !memory && !is_personal_topic(&topic) {
+                return None;
+            }
+            return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
+        }
+    }
+    for verb in [
+        "do you remember",
+        "do you recall",
+        "do you still remember",
+        "can you remember",
+        "can you recall",
+        "d'you remember",
+        "you remember",
+        "do you happen to remember",
+        "would you remember",
+    ] {
+        if starts_word(rest, verb) {
+            // "you remember …" only as a question.
+            if verb == "you remember" && !c.question {
+                continue;
+            }
+            let end = c.start + verb.len();
+            let topic = strip_topic(strip_question(content_to(text, end, c.end)));
+            if topic.is_empty() {
+                return None;
+            }
+            return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
+        }
+    }
+    // "Remember that party last summer?" asks, unless it was a request ("can you remember that …?").
+    if !c.requested && c.question && c.raw_start == c.start && starts_word(rest, "remember") {
+        let end = c.start + "remember".len();
+        let topic = strip_question(content_to(text, end, c.end));
+        return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
+    }
+    None
+}
+
+/// Tells whether a topic is about the user's own world (their people, things, projects) rather
+/// than general knowledge: it has a first-person word, or is a bare name.
+fn is_personal_topic(topic: &str) -> bool {
+    let lower = format!(" {} ", topic.to_lowercase().replace(['?', '.', ',', '!'], " "));
+    let personal =
+        [" my ", " our ", " me ", " us ", " i ", " mine ", " we ", " myself ", " i've ", " i'm "];
+    if personal.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    let words: Vec<&str> = topic.split_whitespace().collect();
+    !words.is_empty()
+        && words.len() <= 3
+        && words.iter().all(|w| w.chars().next().is_some_and(char::is_uppercase))
+        && !words.iter().any(|w| w.contains(['\'', '\u{2019}']))
+        && !matches!(words[0], "The" | "A" | "An")
+}
+
+fn strip_question(s: String) -> String {
+    s.trim_end_matches(['?', '？', '.', '!', ' ']).to_owned()
+}
+
+/// Is the text after "remember" a statement about a titled work ("the Titans is a film")?
+fn names_a_title(text: &Text<'_>, pos: usize) -> bool {
+    let orig = &text.orig[text.orig_at(pos)..];
+    let words: Vec<&str> = orig.split_whitespace().take(8).collect();
+    let mut i = 0;
+    if words.first().is_some_and(|w| w.eq_ignore_ascii_case("the")) {
+        i = 1;
+    }
+    let caps =
+        words[i..].iter().take_while(|w| w.chars().next().is_some_and(char::is_uppercase)).count();
+    if caps == 0 {
+        return false;
+    }
+    let after: Vec<String> = words[i + caps..].iter().map(|w| w.to_ascii_lowercase()).collect();
+    let is_copula = after.first().is_some_and(|w| matches!(w.as_str(), "is" | "was" | "are"));
+    let media = [
+        "film",
+        "movie",
+        "song",
+        "book",
+        "novel",
+        "show",
+        "series",
+        "game",
+        "album",
+        "play",
+        "musical",
+        "band",
+        "poem",
+        "painting",
+        "documentary",
+        "classic",
+        "sitcom",
+    ];
+    is_copula
+        && after
+            .iter()
+            .skip(1)
+            .take(4)
+            .any(|w| media.iter().any(|m| w.trim_matches(|c: char| !c.is_alphanumeric()) == *m))
+}
+
+fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    let start = c.start;
+    let done =
+        |end: usize, content: String| Some(hit(text, TriggerKind::Remember, start, end, content));
+    let pointer_or_after = |end: usize| {
+        let rest = &sl(&text.norm, end, c.end);
+        let clause = sl(&text.norm, end, c.sep_end);
+        let pointer_clause = !clause.trim().is_empty() && is_pointer(clause);
+        if is_pointer(rest) || pointer_clause || is_pointer_head(rest) {
+            let before = content_before_clean(text, c);
+            if before.is_empty() { content_after_sentence(text, c) } else { before }
+        } else {
+            strip_label(content_after(text, end))
+        }
+    };
+    // "don't forget (to|that) …", "never forget …"
+    for p in [
+        "don't forget",
+        "do not forget",
+        "dont forget",
+        "never forget",
+        "don't you forget",
+        "do not ever forget",
+    ] {
+        if let Some(n) = phrase_then(rest, p, &["that", "about", "this", ":"], true) {
+            let end = start + n;
+            return done(end, pointer_or_after(end));
+        }
+    }
+    if let Some(n) = phrase_then(
+        rest,
+        "remember",
+        &["that", "this", ":", "to", "the fact that", "for later", "for the future"],
+        true,
+    ) {
+        let end = start + n;
+        if c.question && !c.requested {
+            return None; // a question about remembering: handled as recall or not a trigger
+        }
+        let after = sl(&text.norm, end, c.end).trim_start();
+        // "remember when we …" reminisces; "remember me" is not an instruction.
+        if n == "remember".len()
+            && (starts_word(after, "when")
+                || starts_word(after, "me")
+                || starts_word(after, "how")
+                || starts_word(after, "being"))
+        {
+            return None;
+        }
+        if n == "remember".len() && names_a_title(text, end) {
+            return None;
+        }
+        return done(end, pointer_or_after(end));
+    }
+    let phrases: &[(&str, &[&str], bool)] = &[
+        ("keep in mind", &["that", ":"], true),
+        ("just so you remember", &[":"], true),
+        ("so you remember", &[":"], true),
+        ("so you don't forget", &[":"], true),
+        ("so that you remember", &[":"], true),
+        ("bear in mind", &["that", ":"], true),
+        ("keep that in mind", &[], true),
+        ("keep this in mind", &[":"], true),
+        ("keep it in mind", &[], true),
+        ("note that", &[":"], true),
+        ("note this", &[":", "down"], true),
+        ("note down", &["that", ":"], true),
+        ("note to self", &[":"], true),
+        ("note:", &[], true),
+        ("make a note", &["that", "of this", "of that", "of", ":"], true),
+        ("take a note", &["that", "of", ":"], true),
+        ("jot down", &["that", ":"], true),
+        ("write down", &["that", ":"], true),
+        ("write this down", &[":"], true),
+        ("important:", &[], true),
+        ("important -", &[], true),
+        ("very important:", &[], true),
+        ("this is important", &[":", "-"], true),
+        ("for future reference", &[":"], true),
+        ("for the record", &[":"], true),
+        ("for later reference", &[":"], true),
+        ("fyi for later", &[":"], true),
+        ("fyi for the future", &[":"], true),
+        (
+            "save this",
+            &[
+                "for later",
+                "to memory",
+                "to your memory",
+                "in memory",
+                "in your memory",
+                "for future reference",
+                "for the future",
+                "for next time",
+                ":",
+            ],
+            false,
+        ),
+        (
+            "save that",
+            &[
+                "for later",
+                "to memory",
+                "to your memory",
+                "in memory",
+                "in your memory",
+                "for future reference",
+                "for the future",
+                "for next time",
+                ":",
+            ],
+            false,
+        ),
+        ("store this", &["for later", "in memory", "in your memory", ":"], false),
+        ("memorize", &["that", "this", ":"], true),
+        ("memorise", &["that", "this", ":"], true),
+        ("commit this to memory", &[":"], true),
+        ("commit that to memory", &[], true),
+        ("add this to your memory", &[":"], true),
+        ("add to your memory", &[":"], true),
+        ("add to memory", &[":"], true),
+        ("save to memory", &[":"], true),
+        ("put this in your memory", &[":"], true),
+        ("put that in your memory", &[], true),
+    ];
+    for (p, conns, bare) in phrases {
+        if let Some(n) = phrase_then(rest, p, conns, *bare) {
+            let end = start + n;
+            // "keep in mind this is a rough draft" qualifies the request at hand.
+            let after = sl(&text.norm, end, c.end).trim_start();
+            if p.contains("in mind")
+                && ["this is", "it's", "it is", "this was", "that this", "that it's", "that it is"]
+                    .iter()
+                    .any(|x| starts_word(after, x))
+            {
+                return None;
+            }
+            // "save this" alone at the end of a message points back; "save this file" is not ours.
+            if !*bare && n == p.len() {
+                continue;
+            }
+            return done(end, pointer_or_after(end));
+        }
+    }
+    if (starts_word(rest, "save this") || starts_word(rest, "save that")) && is_pointer(&rest[4..])
+    {
+        let before = content_before_clean(text, c);
+        let content = if before.is_empty() { content_after_sentence(text, c) } else { before };
+        return done(c.end, content);
+    }
+    None
+}
+
+fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    let start = c.start;
+    let done =
+        |end: usize, content: String| Some(hit(text, TriggerKind::Forget, start, end, content));
+    // The thing to forget: the rest of the clause, unless the clause only points back.
+    let topic = |end: usize| {
+        let clause = sl(&text.norm, end, c.sep_end);
+        if !clause.trim().is_empty() && is_pointer(clause) || is_pointer(sl(&text.norm, end, c.end))
+        {
+            String::new()
+        } else {
+            strip_topic(content_to(text, end, c.sep_end))
+        }
+    };
+    let forget_conns: &[&str] = &[
+        "everything i said about",
+        "what i said about",
+        "what i told you about",
+        "all about",
+        "everything about",
+        "about",
+        "that",
+        "the fact that",
+    ];
+    for verb in ["forget", "please forget", "just forget"] {
+        if let Some(n) = phrase_then(rest, verb, forget_conns, true) {
+            let end = start + n;
+            if c.question && !c.requested {
+                return None; // "forget something?" / "did you forget …?"
+            }
+            // "Forget it, I'll do it myself" drops a request; it is not about memory.
+            let after = sl(&text.norm, end, c.end).trim_start();
+            if n == verb.len() && starts_word(after, "it") && !whole_message_from(text, c.start) {
+                return None;
+            }
+            return done(end, topic(end));
+        }
+    }
+    if let Some(n) = phrase_then(
+        rest,
+        "never mind",
+        &["about", "what i said about", "what i said", "that", "the", "my"],
+        true,
+    )
+    .or_else(|| {
+        phrase_then(rest, "nevermind", &["about", "what i said about", "what i said", "that"], true)
+    }) {
+        let end = start + n;
+        let bare = n == "never mind".len() || n == "nevermind".len();
+        // "never mind, I found it" cancels a request; it is not about memory.
+        if bare && !whole_message_from(text, c.start) {
+            return None;
+        }
+        let from = if sl(&text.norm, start, end).ends_with(" the")
+            || sl(&text.norm, start, end).ends_with(" my")
+        {
+            end - sl(&text.norm, start, end).rsplit(' ').next().map_or(0, str::len)
+        } else {
+            end
+        };
+        return done(end, topic(from));
+    }
+    let pointer_conns: &[&str] = &[
+        "everything i said about",
+        "what i said about",
+        "what i told you about",
+        "what i said earlier about",
+        "what i said",
+        "my last message",
+        "my previous message",
+        "the last thing i said",
+        "my earlier note about",
+        "my earlier message about",
+        "the previous note about",
+        "that",
+        "this",
+        "the note about",
+        "the last part about",
+        "the part about",
+        "the bit about",
+    ];
+    for p in ["disregard", "ignore", "scratch", "strike"] {
+        let bare_ok = p == "disregard";
+        if let Some(n) = phrase_then(rest, p, pointer_conns, bare_ok) {
+            let end = start + n;
+            let head = &sl(&text.norm, start, end);
+            // "scratch that" and "ignore my last message" are pointers themselves.
+            let from = if head.ends_with(" that") || head.ends_with(" this") {
+                end
+            } else {
+                start + p.len()
+            };
+            if c.question && !c.requested {
+                return None;
+            }
+            let content = if is_pointer(sl(&text.norm, start + p.len(), c.sep_end)) {
+                String::new()
+            } else {
+                topic(from)
+            };
+            return done(end, content);
+        }
+    }
+    for p in [
+        "remove from memory",
+        "remove from your memory",
+        "delete from memory",
+        "delete from your memory",
+        "erase from memory",
+        "erase from your memory",
+    ] {
+        if let Some(n) = phrase_then(rest, p, &[":"], true) {
+            let end = start + n;
+            return done(end, strip_topic(content_to(text, end, c.end)));
+        }
+    }
+    for verb in ["remove", "delete", "erase", "drop", "wipe", "purge", "clear"] {
+        if !starts_word(rest, verb) {
+            continue;
+        }
+        let clause = &rest[..c.sep_end - c.start];
+        let after = &clause[verb.len()..];
+        for tail in [
+            " from your memory",
+            " from memory",
+            " from your memories",
+            " from your notes",
+            " out of your memory",
+        ] {
+            if let Some(i) = after.find(tail) {
+                let obj_start = start + verb.len();
+                let obj_end = obj_start + i;
+                let content = strip_topic(trim_content(text.orig_slice(obj_start, obj_end)));
+                let content =
+                    if is_pointer(&content.to_ascii_lowercase()) { String::new() } else { content };
+                return done(obj_end + tail.len(), content);
+            }
+        }
+        // delete [whatever|the|any] memory/memories/notes [you have] about X
+        let words: Vec<&str> = after.split_whitespace().take(7).collect();
+        if let Some(k) = words.iter().position(|w| w.starts_with("memor") || w.starts_with("note"))
+        {
+            let tail: Vec<&str> = words[k + 1..].to_vec();
+            if let Some(j) =
+                tail.iter().position(|w| matches!(*w, "about" | "of" | "on" | "regarding"))
+            {
+                let phrase = format!("{} {}", words[..=k].join(" "), tail[..=j].join(" "));
+                if let Some(i) = sl(&text.norm, start, c.sep_end).find(&phrase) {
+                    let end = start + i + phrase.len();
+                    return done(end, content_to(text, end, c.sep_end));
+                }
+            }
+        }
+    }
+    // "… is no longer relevant" (and "No longer relevant: …")
+    if !c.question {
+        for tail in [
+            "no longer relevant",
+            "no longer needed",
+            "not relevant anymore",
+            "not relevant any more",
+            "irrelevant now",
+            "no longer applicable",
+            "not needed anymore",
+            "outdated now",
+        ] {
+            if let Some(i) = sl(&text.norm, c.start, c.end).find(tail) {
+                let subject_end = c.start + i;
+                if subject_end == c.start {
+                    let end = subject_end + tail.len();
+                    return done(end, strip_topic(content_to(text, end, c.end)));
+                }
+                let subject = strip_copula(text.orig_slice(c.start, subject_end));
+                let content = if is_pointer(&subject.to_ascii_lowercase()) {
+                    String::new()
+                } else {
+                    strip_topic(subject)
+                };
+                return done(subject_end + tail.len(), content);
+            }
+        }
+    }
+    for p in ["stop remembering", "unlearn", "you can forget", "you can drop", "you may forget"] {
+        if let Some(n) = phrase_then(rest, p, &["about", "that"], true) {
+            let end = start + n;
+            return done(end, topic(end));
+        }
+    }
+    None
+}
+
+/// Tells whether nothing but punctuation or fillers follows the clause at `start` — the
+/// clause is the whole remaining message.
+fn whole_message_from(text: &Text<'_>, start: usize) -> bool {
+    let s = &text.norm[start..];
+    let first_sep = s.find([',', ';', '—', '–']).unwrap_or(s.len());
+    s[first_sep..].trim_matches(|ch: char| !ch.is_alphanumeric()).is_empty()
+}
+
+/// Drops a trailing "is"/"'s"/"are" from a subject ("the gym plan is" → "the gym plan").
+fn strip_copula(s: &str) -> String {
+    let t = s.trim_end();
+    for end in [" is", " are", "'s", " was", " were", " is now", " are now", "’s"] {
+        if let Some(stripped) = t.strip_suffix(end) {
+            return trim_content(stripped);
+        }
+    }
+    let lower = t.to_ascii_lowercase();
+    for p in ["that's", "thats", "it's", "its", "this is", "that is"] {
+        if lower == p {
+            return String::new();
+        }
+    }
+    trim_content(t)
+}
+
+fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    let start = c.start;
+    let done =
+        |end: usize, content: String| Some(hit(text, TriggerKind::Reflect, start, end, content));
+    if c.question
+        && !c.requested
+        && !rest.starts_with("can we")
+        && !rest.starts_with("shall we")
+        && !rest.starts_with("should we")
+    {
+        // "Does this reflect…?" is not a request; "can we reflect?" is.
+        if !starts_word(rest, "time to") {
+            return None;
+        }
+    }
+    let leads = [
+        "let's",
+        "lets",
+        "let us",
+        "time to",
+        "it's time to",
+        "its time to",
+        "it's time we",
+        "we should",
+        "can we",
+        "could we",
+        "shall we",
+        "should we",
+        "i want to",
+        "i'd like to",
+        "we need to",
+        "go",
+        "take some time to",
+        "take a moment to",
+        "take a minute to",
+        "let's take some time to",
+        "let's take a moment to",
+        "let's pause and",
+        "pause and",
+        "let's stop and",
+        "stop and",
+        "let's sit down and",
+        "you should",
+        "now",
+    ];
+    let mut at = vec![(0usize, rest)];
+    for lead in leads {
+        if starts_word(rest, lead) {
+            let r = rest[lead.len()..].trim_start();
+            at.push((rest.len() - r.len(), r));
+        }
+    }
+    for (off, r) in at {
+        if starts_word(r, "reflect") {
+            let end = start + off + "reflect".len();
+            let after = sl(&text.norm, end, c.end).trim_start();
+            let ends = after.is_empty() || after.starts_with(['.', '!', '?', ',', ';', '—', '-']);
+            let quiet =
+                ["now", "please", "a bit", "together", "for a bit", "for a moment", "a little"]
+                    .iter()
+                    .any(|w| starts_word(after, w));
+            if starts_word(after, "on") || starts_word(after, "upon") {
+                let word = if starts_word(after, "on") { "on" } else { "upon" };
+                let topic_at = end + (text.norm[end..].len() - after.len()) + word.len();
+                return done(end, content_to(text, topic_at, c.sep_end));
+            }
+            if ends || quiet {
+                return done(end, String::new());
+            }
+            return None; // "reflect the changes in the config"
+        }
+        for noun in [
+            "do a reflection",
+            "do some reflection",
+            "do reflection",
+            "have a reflection",
+            "start a reflection",
+            "run a reflection",
+            "do a memory review",
+            "do a memory cleanup",
+            "do some memory cleanup",
+            "reflection time",
+            "time for reflection",
+            "time for a reflection",
+            "time for some reflection",
+            "start reflecting",
+            "begin a reflection",
+            "start reflection",
+            "reflection session",
+            "memory cleanup",
+            "memory review",
+            "memory consolidation",
+        ] {
+            if starts_word(r, noun) {
+                return done(start + off + noun.len(), String::new());
+            }
+        }
+        if let Some(end) = consolidation(text, r) {
+            return done(start + off + end, String::new());
+        }
+    }
+    None
+}
+
+/// "consolidate your memories", "review and clean up your notes", "go through what you know
+/// about me": a tidying verb whose object is the agent's memory. Returns the match length.
+fn consolidation(text: &Text<'_>, r: &str) -> Option<usize> {
+    const VERBS: &[&str] = &[
+        "consolidate",
+        "review",
+        "clean up",
+        "tidy up",
+        "tidy",
+        "go through",
+        "organize",
+        "organise",
+        "sort through",
+        "sort out",
+        "prune",
+        "declutter",
+        "reorganize",
+        "reorganise",
+        "clean out",
+    ];
+    let mut pos = 0;
+    let mut found = false;
+    // One or two verbs joined by "and".
+    for _ in 0..2 {
+        let Some(v) = VERBS.iter().find(|v| starts_word(&r[pos..], v)) else { break };
+        found = true;
+        pos += v.len();
+        let rest = r[pos..].trim_start();
+        if let Some(after_and) = rest.strip_prefix("and ") {
+            pos = r.len() - after_and.len();
+        } else {
+            break;
+        }
+    }
+    if !found {
+        return None;
+    }
+    let object = r[pos..].trim_start();
+    let words: Vec<&str> = object.split_whitespace().take(5).collect();
+    let memory_word = words.iter().any(|w| {
+        let w = w.trim_matches(|ch: char| !ch.is_alphanumeric());
+        w.starts_with("memor") || w == "notes" || w == "knowledge"
+    });
+    let what_you_know = [
+        "what you know",
+        "what you've learned",
+        "what you have learned",
+        "what you remember",
+        "everything you know",
+        "everything you remember",
+    ]
+    .iter()
+    .any(|p| object.starts_with(p));
+    let pronoun = ["it", "them", "everything"].iter().any(|p| starts_word(object, p))
+        && (text.norm.contains("memor") || text.norm.contains("notes"));
+    (memory_word || what_you_know || pronoun).then_some(pos)
+}
+
+/// Goodbyes for the day, said by the user (not about someone or something else).
+fn soft_rule(text: &Text<'_>, c: &Clause, _rest: &str) -> Option<(usize, Trigger)> {
+    let rest = sl(&text.norm, c.start, c.sep_end.max(c.start));
+    const PHRASES: &[&str] = &[
+        "going to sleep",
+        "going to bed",
+        "off to bed",
+        "off to sleep",
+        "heading to bed",
+        "heading to sleep",
+        "gonna sleep",
+        "gonna go to bed",
+        "gonna go to sleep",
+        "go to bed",
+        "go to sleep",
+        "logging off",
+        "log off",
+        "logging out",
+        "signing off",
+        "sign off",
+        "calling it a night",
+        "call it a night",
+        "calling it a day",
+        "call it a day",
+        "done for today",
+        "done for the day",
+        "done for tonight",
+        "heading out",
+        "heading off",
+        "heading home",
+        "turning in",
+        "hitting the sack",
+        "hitting the hay",
+        "that's it for today",
+        "that's all for today",
+        "that's it for tonight",
+        "that's enough for today",
+        "wrapping up for today",
+        "wrapping up for the day",
+        "wrapping up",
+        "see you tomorrow",
+        "talk tomorrow",
+        "talk to you tomorrow",
+        "time for bed",
+        "bedtime",
+        "off for the night",
+        "out for the night",
+        "clocking out",
+        "checking out for the day",
+        "shutting down for the day",
+    ];
+    // Who may say it: nobody (it opens the clause) or the user.
+    const SUBJECTS: &[&str] = &[
+        "i'm",
+        "im",
+        "i am",
+        "i'll",
+        "ill",
+        "i will",
+        "we're",
+        "were",
+        "we are",
+        "we'll",
+        "i'm gonna",
+        "time to",
+        "it's time to",
+        "its time to",
+        "let's",
+        "lets",
+        "think i'll",
+        "i think i'll",
+        "i think i'm",
+        "guess i'm",
+        "i guess i'm",
+        "gonna",
+        "about to",
+        "i'm about to",
+        "i need to",
+        "i have to",
+        "i gotta",
+        "gotta",
+        "i should",
+        "should",
+        "i'm going to",
+        "i'm off",
+        "i'm done",
+        "ok i'm",
+        "we're done",
+        "i'm pretty much",
+        "i'm probably",
+        "i'm finally",
+        "i'm now",
+        "now",
+        "i'm officially",
+        "and i'm",
+        "i'm just",
+        "well i'm",
+    ];
+    // What may follow it in the clause: nothing, or a word that keeps it a goodbye.
+    const AFTER: &[&str] = &[
+        "now",
+        "then",
+        "for the day",
+        "for the night",
+        "for today",
+        "for tonight",
+        "guys",
+        "everyone",
+        "folks",
+        "soon",
+        "in a bit",
+        "for now",
+        "early",
+        "tonight",
+        "too",
+        "now then",
+        "right now",
+        "for real",
+        "thanks",
+        "thank you",
+        "see you",
+        "bye",
+        "cya",
+        "night",
+        "goodnight",
+        "here",
+        "for the weekend",
+        "for the week",
+        "for the evening",
+        "for a while",
+        "for a bit",
+        "early today",
+    ];
+    for p in PHRASES {
+        let Some(i) = find_word(rest, p) else { continue };
+        let before = rest[..i].trim_end().trim_end_matches(',').trim_end();
+        let ok = before.is_empty()
+            || SUBJECTS.iter().any(|s| {
+                before == *s || before.ends_with(&format!(" {s}")) && clause_is_mine(before, s)
+            });
+        let end = c.start + i + p.len();
+        let after = sl(&text.norm, end, c.sep_end).trim().trim_end_matches(['.', '!', '?', ' ']);
+        let after_ok = after.is_empty() || AFTER.contains(&after);
+        if ok && after_ok {
+            return Some(hit(text, TriggerKind::ReflectSoft, c.start + i, end, String::new()));
+        }
+    }
+    for p in [
+        "good night",
+        "goodnight",
+        "nighty night",
+        "night night",
+        "gn",
+        "nite",
+        "night all",
+        "g'night",
+    ] {
+        if let Some(n) = phrase_then(rest, p, &[], true) {
+            let after = sl(&text.norm, c.start + n, c.end).trim_start();
+            // "Goodnight Moon is a book" names a title.
+            if starts_word(after, "is")
+                || starts_word(after, "was")
+                || names_a_title(text, c.start + n)
+            {
+                return None;
+            }
+            let orig_after = text.orig[text.orig_at(c.start + n)..].trim_start();
+            let next = orig_after.split_whitespace().nth(1).unwrap_or("");
+            if matches!(next.to_ascii_lowercase().as_str(), "is" | "was") {
+                return None;
+            }
+            // Said by the user, not reported ("she said goodnight").
+            let before = text.norm[..c.start].trim_end();
+            if ["said", "say", "says", "saying", "wished", "wish"]
+                .iter()
+                .any(|w| before.ends_with(w))
+            {
+                return None;
+            }
+            return Some(hit(text, TriggerKind::ReflectSoft, c.start, c.start + n, String::new()));
+        }
+    }
+    None
+}
+
+/// The words before a subject in a goodbye may only be fillers ("ok", "well", "so").
+fn clause_is_mine(before: &str, subject: &str) -> bool {
+    let lead = before[..before.len() - subject.len()].trim();
+    lead.split(' ').all(|w| {
+        matches!(
+            w,
+            "" | "ok"
+                | "okay"
+                | "well"
+                | "so"
+                | "alright"
+                | "right"
+                | "anyway"
+                | "yeah"
+                | "and"
+                | "but"
+                | "now"
+                | "think"
+                | "guess"
+                | "i"
+        )
+    })
+}
+
+fn find_word(hay: &str, word: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(word) {
+        let at = from + i;
+        let before_ok = at == 0
+            || !hay[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '\'');
+        if before_ok && starts_word(&hay[at..], word) {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Japanese
+
+/// Endings that may follow a request verb before the sentence ends.
+const JA_TAILS: &[&str] = &[
+    "ください",
+    "下さい",
+    "くださいね",
+    "くれる",
+    "くれない",
+    "くれますか",
+    "くれ",
+    "ほしい",
+    "欲しい",
+    "ほしいな",
+    "もらえる",
+    "もらえますか",
+    "ね",
+    "よ",
+    "な",
+    "ねー",
+    "よね",
+    "おいて",
+    "おいてね",
+    "です",
+    "ok",
+    "おk",
+    "大丈夫",
+    "だよ",
+    "だからね",
+];
+
+fn ja_sentence_end(s: &str) -> bool {
+    s.chars().all(|c| {
+        matches!(
+            c,
+            '。' | '！'
+                | '？'
+                | '!'
+                | '?'
+                | '.'
+                | ' '
+                | '\n'
+                | 'ー'
+                | '〜'
+                | '～'
+                | '♪'
+                | 'w'
+                | '笑'
+                | '…'
+        )
+    })
+}
+
+/// After a verb: optional tails, then the end of the sentence.
+fn ja_ends_after(s: &str) -> bool {
+    if ja_sentence_end(s) {
+        return true;
+    }
+    JA_TAILS
+        .iter()
+        .any(|t| s.strip_prefix(t).is_some_and(|r| ja_ends_after(r) || ja_sentence_end(r)))
+}
+
+/// After a verb: optional tails, then a comma or colon that introduces more text.
+fn ja_continues_after(s: &str) -> bool {
+    if s.starts_with(['、', ',', ':']) {
+        return true;
+    }
+    JA_TAILS.iter().any(|t| s.strip_prefix(t).is_some_and(ja_continues_after))
+}
+
+/// Openers that carry no content: ねえ、あのさ、ちなみに、ごめん、やっぱり…
+const JA_OPENERS: &[&str] = &[
+    "ねえ",
+    "ねぇ",
+    "あのさ",
+    "あの",
+    "ちなみに",
+    "それと",
+    "あと",
+    "ごめん",
+    "やっぱり",
+    "お願い",
+    "すみません",
+    "えっと",
+    "じゃあ",
+    "そうだ",
+    "ところで",
+    "念のため",
+    "今後のために",
+    "これ",
+    "それ",
+];
+
+fn ja_strip_openers(s: &str) -> &str {
+    let mut t = s.trim_start();
+    loop {
+        let before = t;
+        for o in JA_OPENERS {
+            if let Some(r) = t.strip_prefix(o) {
+                let r2 = r.trim_start_matches(['、', ',', ' ', '!', '！']);
+                if r2.len() < r.len() || o.chars().count() >= 3 {
+                    t = r2;
+                }
+            }
+        }
+        if t == before {
+            return t;
+        }
+    }
+}
+
+/// The object of a Japanese request: particles, reasons and pointers trimmed.
+fn ja_trim_object(s: &str) -> String {
+    let mut t = ja_strip_openers(s).trim().trim_end_matches(['、', ',', ' ']).to_owned();
+    for _ in 0..3 {
+        let before = t.clone();
+        for suffix in [
+            "だっていうの",
+            "っていうの",
+            "というの",
+            "っていう話",
+            "という話",
+            "ということを",
+            "ってことを",
+            "ということ",
+            "ってこと",
+            "のことを",
+            "のことは",
+            "のことも",
+            "のこと",
+            "については",
+            "について",
+            "ことを",
+            "ことは",
+            "だって",
+            "だと",
+            "だから",
+            "なので",
+            "ので",
+            "から",
+            "を",
+            "は",
+            "って",
+            "と",
+            "も",
+            "、それ",
+            "、これ",
+            "それ",
+            "これ",
+        ] {
+            if let Some(r) = t.strip_suffix(suffix) {
+                t = r.trim_end_matches(['、', ',', ' ']).to_owned();
+                break;
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    trim_content(&t)
+}
+
+/// "あのプロジェクトの話はもう関係ないから" → "あのプロジェクトの話": a reason after は is dropped.
+fn ja_drop_reason(s: &str) -> String {
+    if (s.ends_with("から") || s.ends_with("ので"))
+        && let Some(i) = s.find('は')
+    {
+        return s[..i].to_owned();
+    }
+    s.to_owned()
+}
+
+fn is_ja_pointer(s: &str) -> bool {
+    matches!(
+        s,
+        "" | "それ"
+            | "これ"
+            | "あれ"
+            | "さっきの"
+            | "今の"
+            | "今のは"
+            | "さっきのは"
+            | "この件"
+            | "その件"
+    )
+}
+
+fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
+    let s = &sl(&text.norm, sentence.start, sentence.end);
+    if !s.chars().any(|c| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF)) {
+        return Vec::new();
+    }
+    let base = sentence.start;
+    let at = |i: usize| base + i;
+    let quoted = |i: usize| in_quotes(&text.norm, at(i));
+    let before_sentence = || {
+        let before = trim_content(ja_strip_openers(text.orig_slice(0, base)));
+        if before.is_empty() {
+            trim_content(text.orig_slice(sentence.end, text.norm.len()))
+        } else {
+            before
+        }
+    };
+    let mut out = Vec::new();
+
+    // Prefix forms: 重要：…, メモ：…, 覚えておいて：…
+    for p in [
+        "重要:",
+        "重要 :",
+        "大事:",
+        "大事なこと:",
+        "メモ:",
+        "覚えておいてほしいんだけど",
+        "覚えておいてほしいのは",
+        "忘れないでほしいんだけど",
+    ] {
+        if let Some(i) = s.find(p) {
+            let lead = ja_strip_openers(&s[..i]);
+            let lead_ok =
+                lead.trim().is_empty() || lead.chars().count() <= 4 && !lead.contains(['。', '、']);
+            if lead_ok && !quoted(i) {
+                let end = at(i + p.len());
+                out.push(hit(text, TriggerKind::Remember, at(i), end, content_after(text, end)));
+                return out;
+            }
+        }
+    }
+    // Remember: 覚えておいて / 忘れないで / メモして.
+    const REMEMBER: &[&str] = &[
+        "忘れないでください",
+        "忘れないでね",
+        "忘れないで",
+        "覚えておいてください",
+        "覚えておいてね",
+        "覚えておいて",
+        "覚えといてね",
+        "覚えといて",
+        "覚えててね",
+        "覚えてて",
+        "覚えておくように",
+        "覚えてね",
+        "覚えてください",
+        "記憶しておいて",
+        "記憶しといて",
+        "記憶して",
+        "メモしておいて",
+        "メモしといて",
+        "メモして",
+        "メモっておいて",
+        "メモっといて",
+        "メモっといてね",
+        "心に留めておいて",
+        "頭に入れておいて",
+        "覚えて",
+    ];
+    for v in REMEMBER {
+        let Some(i) = s.find(v) else { continue };
+        if quoted(i) {
+            continue;
+        }
+        let tail = &s[i + v.len()..];
+        if ja_ends_after(tail) {
+            let object = ja_trim_object(text.orig_slice(base, at(i)));
+            let object = if is_ja_pointer(&object) { before_sentence() } else { object };
+            out.push(hit(text, TriggerKind::Remember, at(i), at(i + v.len()), object));
+            return out;
+        }
+        if ja_continues_after(tail) {
+            // 忘れないで、来週の火曜日は有給。 / 今後のために覚えておいて、… : the content follows.
+            let end = at(i + v.len());
+            let content = content_after(text, end);
+            let content = content.trim_start_matches(|c: char| {
+                JA_TAILS.iter().any(|t| t.starts_with(c)) || matches!(c, '、' | ':' | ' ')
+            });
+            out.push(hit(text, TriggerKind::Remember, at(i), end, trim_content(content)));
+            return out;
+        }
+    }
+    // Forget: 忘れて / なかったことにして / 記憶から消して.
+    const FORGET: &[&str] = &[
+        "なかったことにしといて",
+        "なかったことにしておいて",
+        "なかったことにしてください",
+        "なかったことにして",
+        "なかったことに",
+        "無かったことにして",
+        "無かったことに",
+        "忘れてください",
+        "忘れていいよ",
+        "忘れていい",
+        "忘れてもいい",
+        "忘れてok",
+        "忘れて大丈夫",
+        "忘れちゃって",
+        "忘れてくれ",
+        "忘れてね",
+        "忘れて",
+        "記憶から消して",
+        "記憶から削除して",
+        "メモリから消して",
+        "メモから消して",
+        "メモを消して",
+        "メモを削除して",
+        "記録を消して",
+        "記憶を消して",
+    ];
+    for v in FORGET {
+        let Some(i) = s.find(v) else { continue };
+        if quoted(i) {
+            continue;
+        }
+        let tail = &s[i + v.len()..];
+        if ja_ends_after(tail)
+            || ja_continues_after(tail)
+            || v.ends_with("ことに") && ja_sentence_end(tail)
+        {
+            let raw = text
+                .orig_slice(base, at(i))
+                .trim_end_matches(['、', ' '])
+                .trim_end_matches("もう")
+                .trim_end_matches(['、', ' ']);
+            let object = ja_trim_object(&ja_drop_reason(raw));
+            let object =
+                if is_ja_pointer(&object) { String::new() } else { ja_trim_object(&object) };
+            out.push(hit(text, TriggerKind::Forget, at(i), at(i + v.len()), object));
+            return out;
+        }
+    }
+    // Recall: …を覚えてる？ / …について何を知ってる？
+    const RECALL: &[&str] = &[
+        "覚えていますか",
+        "覚えてますか",
+        "覚えてたっけ",
+        "覚えてるっけ",
+        "覚えてるかな",
+        "覚えている",
+        "覚えてる",
+        "覚えてます",
+        "覚えてた",
+        "知っていますか",
+        "知ってますか",
+        "知っている",
+        "知ってる",
+        "記憶してる",
+        "記憶していますか",
+        "何だっけ",
+        "なんだっけ",
+        "だっけ",
+    ];
+    let trimmed = s.trim_end().trim_end_matches(['。', ' ']);
+    let asks = trimmed.ends_with(['？', '?', 'か']) || s.contains("っけ");
+    if asks {
+        for v in RECALL {
+            let Some(i) = s.rfind(v) else { continue };
+            let tail = &s[i + v.len()..];
+            let tail_ok = tail.chars().all(|c| {
+                matches!(c, '？' | '?' | 'か' | 'な' | '。' | ' ' | 'の' | 'よ' | 'ね' | '…')
+            });
+            if !tail_ok || quoted(i) {
+                continue;
+            }
+            let mut object = text.orig_slice(base, at(i)).to_owned();
+            for q in
+                ["について何か", "について何を", "のこと何か", "について", "で何を", "何か", "何を"]
+            {
+                if let Some(r) = object.strip_suffix(q) {
+                    object = r.to_owned();
+                    break;
+                }
+            }
+            let object = ja_trim_object(&object);
+            // 「知ってる？」 followed by news is "did you know", not a recall; "覚えてる人いる？" asks others.
+            if object.is_empty() || object.ends_with("人") {
+                continue;
+            }
+            out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));
+            return out;
+        }
+    }
+    // Reflect: 振り返りをしよう / 記憶を整理して.
+    const REFLECT: &[&str] = &[
+        "振り返りをしよう",
+        "振り返りしよう",
+        "振り返りをしましょう",
+        "振り返りしましょう",
+        "振り返りの時間",
+        "振り返りをお願い",
+        "振り返りお願い",
+        "振り返りをして",
+        "振り返りして",
+        "振り返りを始め",
+        "振り返りをやろう",
+        "振り返りやろう",
+        "振り返ろう",
+        "振り返りましょう",
+        "振り返って",
+        "記憶を整理して",
+        "記憶の整理をして",
+        "記憶を整理しよう",
+        "記憶の整理",
+        "メモリを整理して",
+        "メモリの整理",
+        "内省しよう",
+        "内省して",
+    ];
+    for v in REFLECT {
+        let Some(i) = s.find(v) else { continue };
+        let tail = &s[i + v.len()..];
+        let request = !v.ends_with('て') || ja_ends_after(tail) || ja_continues_after(tail);
+        // 「スプリントの振り返り資料を作って」 is about a document, and "彼が振り返って" about a person.
+        if !request || quoted(i) || s[..i].ends_with('が') {
+            continue;
+        }
+        out.push(hit(text, TriggerKind::Reflect, at(i), at(i + v.len()), String::new()));
+        return out;
+    }
+    // Goodbyes: おやすみ, もう寝る, 今日はここまで.
+    for v in ["おやすみなさい", "おやすみー", "おやすみ", "お休みなさい"] {
+        let Some(i) = s.find(v) else { continue };
+        let next = s[i + v.len()..].chars().next();
+        if next.is_some_and(|c| {
+            matches!(c, 'の' | 'を' | 'は' | 'が' | 'に' | 'で' | 'だ' | 'も' | 'と' | 'す')
+        }) || quoted(i)
+        {
+            continue;
+        }
+        out.push(hit(text, TriggerKind::ReflectSoft, at(i), at(i + v.len()), String::new()));
+        return out;
+    }
+    for v in [
+        "もう寝る",
+        "もう寝ます",
+        "そろそろ寝る",
+        "そろそろ寝ます",
+        "寝るね",
+        "寝ますね",
+        "寝ます。",
+        "今日はここまで",
+        "今日はこれで終わり",
+        "今日はもう終わり",
+        "落ちるね",
+        "落ちます",
+        "お先に失礼します",
+        "ログオフします",
+        "今日は終わりにしよう",
+        "もう上がります",
+        "上がります",
+        "上がるね",
+        "もう上がる",
+    ] {
+        let Some(i) = s.find(v) else { continue };
+        // "猫がもう寝る" is about the cat.
+        if s[..i].ends_with('が') || quoted(i) {
+            continue;
+        }
+        out.push(hit(text, TriggerKind::ReflectSoft, at(i), at(i + v.len()), String::new()));
+        return out;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(m: &str) -> Option<&'static str> {
+        classify(m, &ExtraPhrases::default()).map(|t| t.kind.as_str())
+    }
+
+    #[test]
+    fn issue_examples() {
+        let cases = [
+            ("Remember that I prefer TypeScript over JavaScript.", Some("remember")),
+            ("I remember when we met", None),
+            ("I forgot my umbrella", None),
+            ("reflect the changes in the config", None),
+            ("Remember the Titans is a film", None),
+            ("Please forget about the old address", Some("forget")),
+            ("Let's reflect on this week", Some("reflect")),
+            ("Ok, I'm going to sleep. Goodnight!", Some("reflect_soft")),
+            ("What do you remember about Alice?", Some("recall")),
+            ("明日の会議は10時だと覚えておいて", Some("remember")),
+            ("昨日のことを覚えています", None),
+            ("その話はなかったことにして", Some("forget")),
+            ("田中さんのことを覚えてる？", Some("recall")),
+            ("おやすみなさい", Some("reflect_soft")),
+            ("今日の振り返りをしよう", Some("reflect")),
+        ];
+        for (input, want) in cases {
+            assert_eq!(kind(input), want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn content_is_what_the_instruction_is_about() {
+        let cases = [
+            (
+                "Remember that I prefer TypeScript over JavaScript.",
+                "I prefer TypeScript over JavaScript.",
+            ),
+            ("hey, don't forget: the demo is on Friday", "the demo is on Friday"),
+            (
+                "My sister's birthday is June 3rd, remember that.",
+                "My sister's birthday is June 3rd",
+            ),
+            ("forget about the old address", "the old address"),
+            ("The gym plan is no longer relevant", "The gym plan"),
+            ("What do you know about Project Atlas?", "Project Atlas"),
+            ("明日の会議は10時だと覚えておいて", "明日の会議は10時"),
+            ("重要：パスポートは金庫にある", "パスポートは金庫にある"),
+        ];
+        for (input, want) in cases {
+            let t = classify(input, &ExtraPhrases::default()).unwrap();
+            assert_eq!(t.content, want, "input: {input:?}");
+        }
+    }
+
+    /// No input may panic: random mixes of the characters the rules care about.
+    #[test]
+    fn never_panics_on_odd_input() {
+        let alphabet: Vec<char> =
+            "ab remembrfgtodnsyh.,!?:;-—、。！？「」\"'’覚えて忘れ振り返おやすみ？\n "
+                .chars()
+                .collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..4_000 {
+            let mut m = String::new();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 40) as usize;
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                m.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            for prefix in ["", "remember ", "forget about ", "never mind", "ok, ", "scratch that"] {
+                let _ = classify(&format!("{prefix}{m}"), &ExtraPhrases::default());
+            }
+        }
+    }
+
+    #[test]
+    fn extra_phrases_from_settings() {
+        let extra = ExtraPhrases { remember: vec!["Jot this".into()], ..Default::default() };
+        let t = classify("jot this: the wifi code is 1234", &extra).unwrap();
+        assert_eq!((t.kind, t.content.as_str()), (TriggerKind::Remember, "the wifi code is 1234"));
+        assert_eq!(kind("jot this: x"), None);
+    }
+}
