@@ -104,6 +104,11 @@ impl Actor {
         if ok { Ok(Self(t.to_owned())) } else { Err(InputError::Actor { actor: text.to_owned() }) }
     }
 
+    /// Tells whether the actor is a sub-agent (`subagent:NAME`), which may only propose.
+    pub fn is_subagent(&self) -> bool {
+        self.0.starts_with("subagent:")
+    }
+
     /// Returns the actor name.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -224,6 +229,9 @@ impl AuditLine {
     }
 }
 
+/// The start of the summary of a change to a critical file.
+pub const CRITICAL_PREFIX: &str = "⚠️ CRITICAL: ";
+
 /// Makes a summary safe for one audit line and one commit subject: one line, no `|`, at most
 /// 100 characters.
 pub fn clean_summary(text: &str) -> String {
@@ -312,7 +320,7 @@ impl AuditFilter {
                 return false;
             }
         }
-        if self.critical && !(l.action == Action::Alert || l.summary.contains("CRITICAL")) {
+        if self.critical && !(l.action == Action::Alert || l.summary.starts_with(CRITICAL_PREFIX)) {
             return false;
         }
         true

@@ -13,6 +13,7 @@ use git2::Repository;
 
 use crate::audit::{Action, Actor, Approval, AuditLine};
 use crate::clock::Clock;
+use crate::error::RuleError;
 use crate::git::{self, CommitSpec};
 use crate::store::fsx;
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, layout};
@@ -43,6 +44,7 @@ pub struct Change {
     adopted: Vec<String>,
     subject: Option<(Action, String)>,
     require_clean: bool,
+    subagent_ok: bool,
 }
 
 /// What an applied change produced.
@@ -68,6 +70,7 @@ impl Change {
             adopted: Vec::new(),
             subject: None,
             require_clean: true,
+            subagent_ok: false,
         }
     }
 
@@ -121,6 +124,12 @@ impl Change {
         self
     }
 
+    /// Lets a sub-agent make this change (only proposals).
+    pub fn allow_subagent(mut self) -> Self {
+        self.subagent_ok = true;
+        self
+    }
+
     /// Tells whether the change has nothing to commit.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty() && self.adopted.is_empty()
@@ -142,6 +151,9 @@ impl Change {
         _lock: &LockGuard,
         clock: &dyn Clock,
     ) -> crate::Result<Applied> {
+        if self.actor.is_subagent() && !self.subagent_ok {
+            return Err(RuleError::SubagentWrite { actor: self.actor.to_string() }.into());
+        }
         let root = ws.root();
         let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
@@ -211,7 +223,7 @@ impl Change {
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
             let critical = is_critical(ws, &e.path);
             let summary = if critical {
-                format!("⚠️ CRITICAL: {}", e.summary)
+                format!("{}{}", crate::audit::CRITICAL_PREFIX, e.summary)
             } else {
                 e.summary.clone()
             };
@@ -277,7 +289,7 @@ impl Change {
 }
 
 fn is_critical(ws: &Workspace, rel: &str) -> bool {
-    ws.settings().audit.critical_files.iter().any(|c| c == rel)
+    ws.settings().audit.critical_files.iter().any(|c| c.trim().trim_start_matches("./") == rel)
 }
 
 /// A hand-edited audit log may lack its final newline; appending would then glue two lines.

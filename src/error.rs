@@ -97,6 +97,12 @@ pub enum InputError {
         /// The accepted values.
         expected: String,
     },
+    /// `COGMEM_NOW` is not an RFC 3339 time.
+    #[error("COGMEM_NOW={value:?} is not an RFC 3339 time")]
+    Clock {
+        /// The variable's value.
+        value: String,
+    },
     /// A time that cannot be parsed.
     #[error("cannot read {text:?} as a time")]
     Time {
@@ -108,6 +114,14 @@ pub enum InputError {
     Actor {
         /// The actor as given.
         actor: String,
+    },
+    /// A flag that only applies to stores that were not chosen.
+    #[error("{flag} applies only to the {stores} store, which this memory does not go to")]
+    FlagNeedsStore {
+        /// The flag.
+        flag: &'static str,
+        /// The stores it applies to.
+        stores: &'static str,
     },
     /// The semantic store was chosen without an entity to put the fact on.
     #[error("the semantic store needs an entity to hold the fact")]
@@ -135,6 +149,12 @@ pub enum InputError {
 /// A change refused by one of the workspace's rules.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
+    /// A sub-agent tried to write to a store directly.
+    #[error("{actor} is a sub-agent; sub-agents may only propose memories, not write them")]
+    SubagentWrite {
+        /// The actor.
+        actor: String,
+    },
     /// Writing to MEMORY.md would exceed its token budget.
     #[error(
         "{}: adding this would make core memory {tokens} tokens, over its budget of {budget}",
@@ -172,6 +192,9 @@ impl Error {
             Self::Workspace(e) => e.hint(),
             Self::Git(e) => e.hint(),
             Self::Input(e) => input_hint(e),
+            Self::Rule(RuleError::SubagentWrite { .. }) => {
+                Some("hand the memory to the main agent, which decides what is written".into())
+            }
             Self::Rule(RuleError::CoreBudget { .. }) => Some(
                 "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
                  or keep this in the vault with `--store vault`"
@@ -205,8 +228,15 @@ fn input_hint(e: &InputError) -> Option<String> {
             "write relations as `FROM|RELATION|TO`, e.g. `person--alice|works-on|project--atlas`"
                 .into()
         }
+        InputError::FlagNeedsStore { stores, .. } => {
+            format!("add `--store {}`, or drop the flag", stores.split(' ').next().unwrap_or(stores))
+        }
         InputError::Unknown { .. } | InputError::Actor { .. } | InputError::Slug { .. } => {
             return None;
+        }
+        InputError::Clock { .. } => {
+            "set COGMEM_NOW to a time like `2026-02-02T15:30:00Z`, or unset it to use the system clock"
+                .into()
         }
         InputError::Time { .. } => {
             "use RFC 3339 (`2026-02-02T15:30:00Z`), `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `HH:MM`"

@@ -23,29 +23,33 @@ use crate::workspace::WorkspaceError;
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     /// The repository exists but cannot be opened.
-    #[error("{}: the git repository cannot be opened: {}", path.display(), source.message())]
+    #[error("{}: the git repository cannot be opened: {}", path.display(), cause.message())]
     Open {
         /// The workspace root.
         path: PathBuf,
-        /// libgit2's error.
-        source: git2::Error,
+        /// libgit2's error (its message is part of ours, so it is not a `source`).
+        cause: git2::Error,
     },
     /// An operation on an open repository failed.
-    #[error("git could not {what}: {}", source.message())]
+    #[error("git could not {what}: {}", cause.message())]
     Op {
         /// What was being done.
         what: &'static str,
-        /// libgit2's error.
-        source: git2::Error,
+        /// libgit2's error (its message is part of ours, so it is not a `source`).
+        cause: git2::Error,
     },
+    /// HEAD does not point at a branch, so a commit would be left behind.
+    #[error("HEAD is detached; cogmem commits to a branch")]
+    Detached,
 }
 
 impl GitError {
     pub(crate) fn kind(&self) -> ErrorKind {
         match self {
             Self::Open { .. } => ErrorKind::User,
-            Self::Op { source, .. } if source.code() == ErrorCode::Locked => ErrorKind::User,
+            Self::Op { cause, .. } if cause.code() == ErrorCode::Locked => ErrorKind::User,
             Self::Op { .. } => ErrorKind::Internal,
+            Self::Detached => ErrorKind::User,
         }
     }
 
@@ -56,18 +60,21 @@ impl GitError {
                  it is damaged"
                     .into(),
             ),
-            Self::Op { source, .. } if source.code() == ErrorCode::Locked => Some(
-                "another git process is using the repository; wait for it, or remove \
-                 `.git/index.lock` if no git command is running"
-                    .into(),
-            ),
+            Self::Op { cause, .. } if cause.code() == ErrorCode::Locked => {
+                Some(if cause.message().contains("index") {
+                    "another git process is using the index; wait for it, or remove `.git/index.lock` if no git command is running".into()
+                } else {
+                    "another git process holds a lock in .git; wait for it, or remove the `.lock` file named above if no git command is running".into()
+                })
+            }
+            Self::Detached => Some("check out a branch first, e.g. `git switch main`".into()),
             Self::Op { .. } => None,
         }
     }
 }
 
 fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
-    move |source| GitError::Op { what, source }
+    move |cause| GitError::Op { what, cause }
 }
 
 /// Opens the repository whose working folder is `root` (parents are not searched).
@@ -85,14 +92,14 @@ pub fn open(root: &Path) -> crate::Result<Repository> {
                 _ => None,
             };
             match damaged {
-                Some(source) => Err(GitError::Open { path: root.to_owned(), source }.into()),
+                Some(cause) => Err(GitError::Open { path: root.to_owned(), cause }.into()),
                 None => Ok(repo),
             }
         }
         Err(e) if e.code() == ErrorCode::NotFound && !root.join(".git").exists() => {
             Err(WorkspaceError::NoRepository { path: root.to_owned() }.into())
         }
-        Err(source) => Err(GitError::Open { path: root.to_owned(), source }.into()),
+        Err(cause) => Err(GitError::Open { path: root.to_owned(), cause }.into()),
     }
 }
 
@@ -174,6 +181,7 @@ pub fn commit_files(
     files: &[String],
     spec: &CommitSpec<'_>,
 ) -> crate::Result<Oid> {
+    let branch = head_branch(repo)?;
     let parent = match head_id(repo)? {
         Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
         None => None,
@@ -224,7 +232,6 @@ pub fn commit_files(
     }
     index.write().map_err(op("write the index"))?;
 
-    let branch = head_branch(repo)?;
     let subject = spec.message.lines().next().unwrap_or("");
     let log = format!("commit: {subject}");
     match &parent {
@@ -237,8 +244,10 @@ pub fn commit_files(
 
 fn head_branch(repo: &Repository) -> crate::Result<String> {
     let head = repo.find_reference("HEAD").map_err(op("read HEAD"))?;
-    let target = head.symbolic_target().ok().flatten().unwrap_or("refs/heads/main");
-    Ok(target.to_owned())
+    match head.symbolic_target().ok().flatten() {
+        Some(target) if target.starts_with("refs/heads/") => Ok(target.to_owned()),
+        _ => Err(GitError::Detached.into()),
+    }
 }
 
 /// The e-mail address written for an actor: its name made address-safe.

@@ -2,7 +2,8 @@
 //!
 //! This is a deterministic estimate shaped like a BPE tokenizer's counts, not a tokenizer: a
 //! word of up to six letters is one token, a longer one gains a token per five more letters, a number one per three digits,
-//! each punctuation mark one, and each CJK character one. On English prose it runs slightly
+//! each punctuation mark one, each kana one and each kanji or hanzi two (BPE vocabularies
+//! split most of them into two byte-level tokens). On English prose it runs slightly
 //! above `cl100k_base`, so a budget checked with it is not exceeded by the real count. It costs
 //! nothing at start-up, unlike loading a tokenizer's vocabulary (55–220 ms per process,
 //! measured in `../shared/rust-deps.md`).
@@ -38,11 +39,15 @@ pub fn estimate(text: &str) -> usize {
             if c.is_whitespace() {
                 continue;
             }
-            tokens += 1;
+            tokens += if is_ideograph(c) { 2 } else { 1 };
         }
     }
     flush(&mut word, &mut digits, &mut tokens);
     tokens
+}
+
+fn is_ideograph(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
 }
 
 fn is_cjk(c: char) -> bool {
@@ -61,7 +66,7 @@ mod tests {
             ("hello world", 2),
             ("internationalization", 4),
             ("2026-11-30", 6),
-            ("覚えておいて", 6),
+            ("覚えておいて", 7),
             ("- **Name:** Alice", 8),
         ];
         for (input, want) in cases {

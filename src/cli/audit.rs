@@ -15,11 +15,11 @@ use super::{Ctx, render};
 ///
 /// Here the global `--actor NAME` is a filter: only lines by that actor, or by actors under it
 /// (`--actor bot` matches `bot:trigger-remember`).
-///
-/// Examples:
-///   cogmem audit --since 7d --actor bot
-///   cogmem audit --file memory/graph --action create --json
 #[derive(Args, Debug)]
+#[command(after_long_help = "Examples:
+  cogmem audit --since 7d --actor bot
+  cogmem audit --file memory/graph --action create --json
+  cogmem log --critical")]
 pub struct AuditArgs {
     /// Only lines since a date (`2026-02-02`), a time (RFC 3339) or an age (`90m`, `12h`, `7d`, `2w`)
     #[arg(long, value_name = "WHEN")]
@@ -75,7 +75,7 @@ pub fn run(ctx: &Ctx, args: &AuditArgs) -> cogmem::Result<Exit> {
         render::data(&out)?;
     }
     for s in &report.skipped {
-        render::warning(ctx.style, &format!("skipped {s}"));
+        render::warning(ctx.style, &format!("skipped {}", s.error));
     }
     Ok(if report.skipped.is_empty() { Exit::Ok } else { Exit::Partial })
 }

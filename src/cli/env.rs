@@ -45,7 +45,7 @@ impl Env {
                 let text = v.to_string_lossy();
                 FixedClock::parse(&text)
                     .map(|c| Box::new(c) as Box<dyn Clock>)
-                    .ok_or_else(|| InputError::Time { text: format!("{NOW}={text}") })
+                    .ok_or_else(|| InputError::Clock { value: text.into_owned() })
             }
         }
     }

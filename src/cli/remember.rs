@@ -26,13 +26,12 @@ use super::{Ctx, render};
 /// with exit 4 if it would exceed the token budget), `procedural` (a procedure: the first line
 /// is the title unless --title is given, the other lines are steps), `vault` (a pinned note
 /// that never decays).
-///
-/// Examples:
-///   cogmem remember "Alice prefers tea over coffee" --entity person--alice
-///   cogmem remember "We chose Postgres for Atlas" --type decision --store episodic --store core
-///   cogmem remember "Alice works on Atlas" --relation 'person--alice|works-on|project--atlas'
-///   git log -1 -p | cogmem remember --store vault --title "Release notes" -
 #[derive(Args, Debug)]
+#[command(after_long_help = "Examples:
+  cogmem remember \"Alice prefers tea over coffee\" --entity person--alice
+  cogmem remember \"We chose Postgres for Atlas\" --type decision --store episodic --store core
+  cogmem remember \"Alice works on Atlas\" --relation 'person--alice|works-on|project--atlas'
+  git log -1 -p | cogmem remember --store vault --title \"Release notes\" -")]
 pub struct RememberArgs {
     /// The text to remember, or `-` to read it from stdin (at most 64 KiB)
     text: String,

@@ -19,6 +19,18 @@ pub struct StatusArgs {
     commits: usize,
 }
 
+/// "1 entry", "2 entries".
+fn n(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o', 'u']))
+    {
+        format!("{count} {stem}ies")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let report = status::status(&ws, args.commits)?;
@@ -28,12 +40,13 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
         let c = &report.counts;
         let mut out = String::new();
         let _ = writeln!(out, "workspace   {}", report.workspace.display());
-        let _ = writeln!(out, "core        {} bullets in MEMORY.md", c.core);
-        let _ = writeln!(out, "episodic    {} entries in {} days", c.episodes, c.episode_days);
-        let _ = writeln!(out, "semantic    {} entities", c.entities);
-        let _ = writeln!(out, "procedural  {} procedures", c.procedures);
-        let _ = writeln!(out, "vault       {} notes", c.vault);
-        let _ = writeln!(out, "decay       {} entries", c.decay_entries);
+        let _ = writeln!(out, "core        {} in MEMORY.md", n(c.core, "bullet"));
+        let _ =
+            writeln!(out, "episodic    {} in {}", n(c.episodes, "entry"), n(c.episode_days, "day"));
+        let _ = writeln!(out, "semantic    {}", n(c.entities, "entity"));
+        let _ = writeln!(out, "procedural  {}", n(c.procedures, "procedure"));
+        let _ = writeln!(out, "vault       {}", n(c.vault, "note"));
+        let _ = writeln!(out, "decay       {}", n(c.decay_entries, "entry"));
         let index = match report.index {
             IndexState::Missing => "not built",
             IndexState::Stale => "stale",

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::Timestamp;
 use crate::audit::{self, AuditFilter, AuditLine};
 use crate::error::InputError;
-use crate::store::{StoreError, fsx};
+use crate::store::fsx;
 use crate::workspace::{Workspace, layout};
 
 /// What `audit` found.
@@ -15,13 +15,17 @@ use crate::workspace::{Workspace, layout};
 pub struct AuditReport {
     /// Matching lines, oldest first.
     pub lines: Vec<AuditLine>,
-    /// Malformed lines, as errors naming the file and line.
-    #[serde(serialize_with = "as_strings")]
-    pub skipped: Vec<StoreError>,
+    /// Malformed lines, each naming the file and line.
+    pub skipped: Vec<Skipped>,
 }
 
-fn as_strings<S: serde::Serializer>(v: &[StoreError], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(v.iter().map(ToString::to_string))
+/// A malformed line, left out of the results.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The error, as `path:line: what is wrong`.
+    pub error: String,
 }
 
 /// Returns the lines passing `filter`; with `limit`, only the last `limit` of them.
@@ -38,7 +42,13 @@ pub fn query(
         let drop = lines.len().saturating_sub(n);
         lines.drain(..drop);
     }
-    let skipped = bad.iter().map(|b| audit::bad_line_error(&path, b)).collect();
+    let skipped = bad
+        .iter()
+        .map(|b| Skipped {
+            path: layout::AUDIT_LOG.into(),
+            error: audit::bad_line_error(&path, b).to_string(),
+        })
+        .collect();
     Ok(AuditReport { lines, skipped })
 }
 

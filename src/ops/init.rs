@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::audit::{Action, Actor, Approval};
 use crate::change::Change;
-use crate::clock::Clock;
+use crate::clock::{Clock, FixedClock};
 use crate::git;
 use crate::settings::Settings;
 use crate::store::fsx;
@@ -26,6 +26,8 @@ pub struct InitReport {
     pub updated: Vec<String>,
     /// Existing files committed as they were (a workspace without git history).
     pub adopted: Vec<String>,
+    /// Files in the folder that are not part of a workspace, left uncommitted.
+    pub left_alone: Vec<String>,
     /// Whether the folder already held a workspace.
     pub existing_workspace: bool,
     /// Whether a git repository was created.
@@ -53,10 +55,18 @@ pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
 
     // Files already there before this run, to commit as they are when the history starts now.
     let mut adopted = Vec::new();
+    let mut left_alone = Vec::new();
     if unborn {
         for c in git::uncommitted(&repo)? {
-            if !c.path.starts_with(".cogmem/") && c.state != "deleted" {
+            if c.path.starts_with(".cogmem/") || c.state == "deleted" || c.path == layout::AUDIT_LOG
+            {
+                continue;
+            }
+            // Only the workspace's own files; anything else in the folder is the user's business.
+            if is_workspace_file(&c.path) {
                 adopted.push(c.path);
+            } else {
+                left_alone.push(c.path);
             }
         }
     }
@@ -112,6 +122,7 @@ pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
         created,
         updated,
         adopted,
+        left_alone,
         existing_workspace,
         repository_created: !has_git,
         commit: None,
@@ -128,9 +139,26 @@ pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
         "cognitive memory workspace initialized".to_owned()
     };
     let change = change.with_subject(Action::Init, summary).allow_dirty();
-    let applied = change.apply(&ws, &repo, &lock, clock)?;
+    let applied = change.apply(&ws, &repo, &lock, &FixedClock(clock.now()))?;
     report.commit = Some(applied.commit);
     Ok(report)
+}
+
+/// Tells whether a path belongs to a workspace: its top-level Markdown files, settings, git
+/// attributes, and everything under `memory/`.
+fn is_workspace_file(rel: &str) -> bool {
+    const TOP: &[&str] = &[
+        layout::MEMORY_MD,
+        layout::IDENTITY_MD,
+        layout::SOUL_MD,
+        "AGENTS.md",
+        "USER.md",
+        "TOOLS.md",
+        crate::settings::FILE_NAME,
+        layout::GITIGNORE,
+        layout::GITATTRIBUTES,
+    ];
+    TOP.contains(&rel) || rel.starts_with("memory/")
 }
 
 fn folder_has_files(dir: &Path) -> bool {

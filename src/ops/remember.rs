@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::audit::{Action, Actor};
 use crate::change::Change;
-use crate::clock::Clock;
+use crate::clock::{Clock, FixedClock};
 use crate::error::{InputError, RuleError};
 use crate::git;
 use crate::store::core_memory::{self, CoreSection};
@@ -191,9 +191,22 @@ pub fn remember(
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());
     }
+    if req.section.is_some() && !stores.contains(&Store::Core) {
+        return Err(InputError::FlagNeedsStore { flag: "--section", stores: "core" }.into());
+    }
+    if req.title.is_some()
+        && !stores.contains(&Store::Procedural)
+        && !stores.contains(&Store::Vault)
+    {
+        return Err(
+            InputError::FlagNeedsStore { flag: "--title", stores: "procedural or vault" }.into()
+        );
+    }
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
+    // One reading of the clock per command: every timestamp it writes agrees.
     let now = clock.now();
+    let clock = FixedClock(now);
     let at = req.at.unwrap_or(now);
     let mut w = Writer {
         ws,
@@ -245,7 +258,7 @@ pub fn remember(
     }
     let action = change.edits().first().map_or(Action::Edit, |e| e.action);
     let change = change.with_subject(action, req.text.clone());
-    let applied = change.apply(ws, &repo, &lock, clock)?;
+    let applied = change.apply(ws, &repo, &lock, &clock)?;
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }
 
@@ -471,9 +484,10 @@ impl Writer<'_> {
                 }
             },
             None => {
-                let time = at.format("%H:%M").to_string();
+                let (date, time) =
+                    (at.format("%Y-%m-%d").to_string(), at.format("%H:%M").to_string());
                 let content =
-                    procedure::new_file(&title, &steps, &self.date, &time, req.actor.as_str())?;
+                    procedure::new_file(&title, &steps, &date, &time, req.actor.as_str())?;
                 self.change.write(
                     &rel,
                     content.into_bytes(),

@@ -36,7 +36,7 @@ impl DecayFile {
         let value: Value = serde_json::from_str(text).map_err(|e| StoreError::Malformed {
             path: path.to_owned(),
             line: e.line(),
-            what: format!("not valid JSON: {e}"),
+            what: format!("not valid JSON: {}", json_message(&e)),
         })?;
         let Value::Object(mut root) = value else {
             return Err(StoreError::Malformed {
@@ -120,6 +120,15 @@ impl DecayFile {
         let mut s = serde_json::to_string_pretty(&self.root).expect("a JSON map always serialises");
         s.push('\n');
         s
+    }
+}
+
+/// serde_json's message without its " at line L column C" suffix (the line is ours already).
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((msg, _)) => format!("{msg} (column {})", e.column()),
+        None => text,
     }
 }
 

@@ -106,10 +106,27 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
         .tempfile_in(parent)
         .map_err(|e| IoError::new(parent, "create a temporary file in", e))?;
     tmp.write_all(bytes).map_err(|e| IoError::new(tmp.path(), "write", e))?;
+    // A temp file is private (0600); give the file its old mode, or an ordinary file's.
+    let mode = fs::metadata(path).map(|m| m.permissions()).ok();
+    set_mode(tmp.as_file(), mode).map_err(|e| IoError::new(tmp.path(), "set permissions of", e))?;
     tmp.as_file().sync_all().map_err(|e| IoError::new(tmp.path(), "sync", e))?;
     tmp.persist(path).map_err(|e| IoError::new(path, "replace", e.error))?;
     sync_dir(parent);
     Ok(())
+}
+
+#[cfg(unix)]
+fn set_mode(file: &File, old: Option<fs::Permissions>) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(old.unwrap_or_else(|| fs::Permissions::from_mode(0o644)))
+}
+
+#[cfg(not(unix))]
+fn set_mode(file: &File, old: Option<fs::Permissions>) -> io::Result<()> {
+    match old {
+        Some(p) => file.set_permissions(p),
+        None => Ok(()),
+    }
 }
 
 /// Appends bytes to a file (creating it) and flushes them to disk.
@@ -160,6 +177,19 @@ mod tests {
         assert_eq!(read(&path).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1, "only the file itself remains");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_atomic_keeps_or_sets_an_ordinary_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.md");
+        write_atomic(&path, b"one").unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o644);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
     }
 
     #[test]

@@ -86,14 +86,16 @@ impl Store {
 
     /// Parses a store name.
     pub fn parse(text: &str) -> crate::Result<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == text.trim()).ok_or_else(|| {
-            crate::error::InputError::Unknown {
-                what: "store",
-                value: text.to_owned(),
-                expected: "core, episodic, semantic, procedural, vault".into(),
-            }
-            .into()
-        })
+        Self::ALL.into_iter().find(|s| s.as_str().eq_ignore_ascii_case(text.trim())).ok_or_else(
+            || {
+                crate::error::InputError::Unknown {
+                    what: "store",
+                    value: text.to_owned(),
+                    expected: "core, episodic, semantic, procedural, vault".into(),
+                }
+                .into()
+            },
+        )
     }
 }
 
@@ -127,7 +129,7 @@ impl Confidence {
 
     /// Parses `high`, `medium` or `low`.
     pub fn parse(text: &str) -> crate::Result<Self> {
-        match text.trim() {
+        match text.trim().to_ascii_lowercase().as_str() {
             "high" => Ok(Self::High),
             "medium" => Ok(Self::Medium),
             "low" => Ok(Self::Low),

@@ -16,7 +16,7 @@ pub fn new_note(
         &[
             ("title", &one_line(title)),
             ("date", date),
-            ("tags", &tags.join(", ")),
+            ("tags", &if tags.is_empty() { "none".to_owned() } else { tags.join(", ") }),
             ("text", markdown::paragraph(text).trim_end()),
         ],
     )

@@ -95,6 +95,18 @@ fn bad_remember_requests() {
             1,
             "error: unknown core section",
         ),
+        (
+            vec!["remember", "x", "--section", "persona"],
+            None,
+            1,
+            "error: --section applies only to the core store",
+        ),
+        (
+            vec!["remember", "x", "--title", "T"],
+            None,
+            1,
+            "error: --title applies only to the procedural or vault store",
+        ),
         (vec!["remember"], None, 2, "error: the following required arguments were not provided"),
     ];
     for (args, stdin, code, starts) in cases {
@@ -173,7 +185,7 @@ fn bad_clock_override_is_reported() {
     let env = TestEnv::initialized();
     let out = env.run(["remember", "x"]).env("COGMEM_NOW", "tomorrow").output().code(1);
     assert!(
-        out.stderr.starts_with("error: cannot read \"COGMEM_NOW=tomorrow\" as a time"),
+        out.stderr.starts_with("error: COGMEM_NOW=\"tomorrow\" is not an RFC 3339 time"),
         "{out}"
     );
 }

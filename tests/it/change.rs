@@ -57,6 +57,7 @@ fn failure_while_staging_restores_everything() {
     assert_eq!(out.code, 1, "{out}");
     assert!(out.stderr.contains("git could not write the index"), "{out}");
     assert!(out.stderr.contains("remove `.git/index.lock`"), "{out}");
+    assert!(!out.stderr.contains("caused by"), "the cause is not repeated: {out}");
     std::fs::remove_file(env.path(".git/index.lock")).unwrap();
     assert_eq!(env.head(), head);
     assert_eq!(env.snapshot(), before, "every touched file is back");
@@ -113,4 +114,33 @@ fn git_history_stays_valid() {
     }
     env.git(&["fsck", "--strict", "--no-dangling"]);
     assert_eq!(env.commit_count(), 6);
+}
+
+#[test]
+fn subagents_cannot_write_directly() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    let out = env.run(["remember", "x", "--actor", "subagent:researcher"]).output().code(4);
+    assert_eq!(
+        out.stderr,
+        "error: subagent:researcher is a sub-agent; sub-agents may only propose memories, not write them\n\nhint: hand the memory to the main agent, which decides what is written\n"
+    );
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn detached_head_is_refused_before_anything_is_written() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "one"]);
+    let head = env.head();
+    env.git(&["checkout", "-q", "--detach"]);
+    let before = env.snapshot();
+    let out = env.run(["remember", "two"]).output().code(1);
+    assert_eq!(
+        out.stderr,
+        "error: HEAD is detached; cogmem commits to a branch\n\nhint: check out a branch first, e.g. `git switch main`\n"
+    );
+    assert_eq!(env.snapshot(), before);
+    assert_eq!(env.git(&["rev-parse", "main"]).trim(), head);
 }

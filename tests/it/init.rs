@@ -57,6 +57,7 @@ fn init_adopts_skill_workspace_without_git() {
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skill-workspace");
     copy_dir(&fixture, &env.root);
+    env.write("private-notes.txt", "not memory\n");
     let before = env.snapshot();
     let out = env.run(["init", "--json"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
@@ -76,8 +77,19 @@ fn init_adopts_skill_workspace_without_git() {
     assert!(!created.contains(&"memory/episodes/.gitkeep"), "folder already has files");
     let adopted = v["adopted"].as_array().unwrap();
     assert!(adopted.iter().any(|f| f == "memory/episodes/2026-02-01.md"), "{adopted:?}");
+    assert!(
+        !adopted.iter().any(|f| f == "memory/meta/audit.log"),
+        "the log is a touched file, not adopted"
+    );
+    assert_eq!(v["left_alone"], serde_json::json!(["private-notes.txt"]));
+    assert_eq!(
+        env.git_status(),
+        "?? private-notes.txt\n",
+        "files outside the workspace stay the user's"
+    );
     assert_eq!(env.commit_count(), 1);
     assert!(env.git(&["log", "-1", "--format=%s"]).starts_with("[INIT] "));
+    std::fs::remove_file(env.path("private-notes.txt")).unwrap();
     env.assert_clean_tree();
     // And it works as a workspace: remember appends to the adopted files' stores.
     env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);

@@ -24,8 +24,8 @@ fn status_counts_stores_and_shows_hand_edits() {
     let out = env.run(["status"]).success();
     assert_eq!(
         out.stdout,
-        "workspace   [TMP]/ws\ncore        1 bullets in MEMORY.md\nepisodic    2 entries in 2 days\nsemantic    1 entities\n\
-         procedural  1 procedures\nvault       1 notes\ndecay       5 entries\nindex       not built\n\
+        "workspace   [TMP]/ws\ncore        1 bullet in MEMORY.md\nepisodic    2 entries in 2 days\nsemantic    1 entity\n\
+         procedural  1 procedure\nvault       1 note\ndecay       5 entries\nindex       not built\n\
          hand edits  1 uncommitted:\n  new        memory/episodes/2026-11-01.md\nrecent commits:\n\
          [HASH] 2026-12-01T09:00:03Z [CREATE] memory/procedures/deploy.md +1 — steps\n\
          [HASH] 2026-12-01T09:00:02Z [CREATE] memory/vault/b.md +1 — b\n\
@@ -51,7 +51,7 @@ fn status_skips_unreadable_files_with_exit_3() {
         out.stderr,
         "warning: skipped [TMP]/ws/memory/episodes/2026-10-01.md: not valid UTF-8\n"
     );
-    assert!(out.stdout.contains("episodic    1 entries in 2 days"), "{out}");
+    assert!(out.stdout.contains("episodic    1 entry in 2 days"), "{out}");
 }
 
 #[test]
@@ -81,6 +81,9 @@ fn audit_filters_combine() {
         out.stdout,
         "2026-12-01T09:00:00Z | ALERT | SOUL.md | system:audit | — | Critical file change detected. Pending user acknowledgment.\n"
     );
+    env.mutate(["remember", "CRITICAL outage in billing"]);
+    let out = env.run(["log", "--critical"]).success();
+    assert_eq!(out.stdout.lines().count(), 4, "only the init's critical files: {out}");
     let out = env.run(["audit", "--since", "1d", "--actor", "nobody"]).success();
     assert_eq!(out.stdout, "");
     env.run(["audit", "--action", "frobnicate"]).output().code(1);
