@@ -107,6 +107,21 @@ impl Change {
         });
     }
 
+    /// Deletes a file as part of the change.
+    pub fn delete(&mut self, path: &str, action: Action, summary: impl Into<String>) {
+        if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
+            e.content = None;
+            e.action = action;
+            return;
+        }
+        self.edits.push(FileEdit {
+            path: path.to_owned(),
+            content: None,
+            action,
+            summary: summary.into(),
+        });
+    }
+
     /// Returns the pending new content of a file, if this change already edits it.
     pub fn pending(&self, path: &str) -> Option<&[u8]> {
         self.edits.iter().find(|e| e.path == path).and_then(|e| e.content.as_deref())

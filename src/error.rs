@@ -115,6 +115,33 @@ pub enum InputError {
         /// The actor as given.
         actor: String,
     },
+    /// A query matched several memories equally, and there is no terminal to ask on.
+    #[error("{count} memories match equally well; pick one")]
+    Ambiguous {
+        /// How many matched.
+        count: usize,
+    },
+    /// An answer to "forget which?" that is not one of the numbers shown.
+    #[error("{text:?} is not one of the numbers shown")]
+    Choice {
+        /// The answer.
+        text: String,
+    },
+    /// `--permanent` without an exact id and confirmation.
+    #[error("permanent deletion needs an exact `--id` and `--yes`")]
+    PermanentNeedsId,
+    /// No memory has this id.
+    #[error("no memory has the id {id:?}")]
+    UnknownId {
+        /// The id given.
+        id: String,
+    },
+    /// `restore` on a memory that is not forgotten.
+    #[error("{id} is not forgotten, so there is nothing to restore")]
+    NotForgotten {
+        /// The id given.
+        id: String,
+    },
     /// A flag that only applies to stores that were not chosen.
     #[error("{flag} applies only to the {stores} store, which this memory does not go to")]
     FlagNeedsStore {
@@ -149,6 +176,12 @@ pub enum InputError {
 /// A change refused by one of the workspace's rules.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
+    /// A pinned (vault) memory cannot be forgotten without force.
+    #[error("{id} is pinned and cannot be forgotten")]
+    Pinned {
+        /// The memory's id.
+        id: String,
+    },
     /// A sub-agent tried to write to a store directly.
     #[error("{actor} is a sub-agent; sub-agents may only propose memories, not write them")]
     SubagentWrite {
@@ -192,6 +225,9 @@ impl Error {
             Self::Workspace(e) => e.hint(),
             Self::Git(e) => e.hint(),
             Self::Input(e) => input_hint(e),
+            Self::Rule(RuleError::Pinned { .. }) => {
+                Some("pass `--force` if you really mean to forget a pinned memory".into())
+            }
             Self::Rule(RuleError::SubagentWrite { .. }) => {
                 Some("hand the memory to the main agent, which decides what is written".into())
             }
@@ -227,6 +263,17 @@ fn input_hint(e: &InputError) -> Option<String> {
         InputError::Relation { .. } => {
             "write relations as `FROM|RELATION|TO`, e.g. `person--alice|works-on|project--atlas`"
                 .into()
+        }
+        InputError::Ambiguous { .. } => "forget one of them with `cogmem forget --id ID --yes`".into(),
+        InputError::Choice { .. } => "answer with the numbers in front of the memories".into(),
+        InputError::PermanentNeedsId => {
+            "run `cogmem forget QUERY --dry-run` to find the id, then `cogmem forget --id ID --permanent --yes`".into()
+        }
+        InputError::UnknownId { .. } => {
+            "find the ids with `cogmem forget QUERY --dry-run` or `cogmem status`".into()
+        }
+        InputError::NotForgotten { .. } => {
+            "list forgotten memories with `cogmem audit --action archive`".into()
         }
         InputError::FlagNeedsStore { stores, .. } => {
             format!("add `--store {}`, or drop the flag", stores.split(' ').next().unwrap_or(stores))

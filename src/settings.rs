@@ -53,6 +53,8 @@ pub struct Settings {
     pub audit: AuditSettings,
     /// Workspace lock.
     pub lock: LockSettings,
+    /// Extra trigger phrases, recognised at the start of a clause.
+    pub triggers: crate::trigger::ExtraPhrases,
 }
 
 /// Core memory settings.

@@ -94,7 +94,13 @@ impl ExtraPhrases {
 /// Explicit requests (remember, forget, recall, reflect) win over a goodnight in the same
 /// message; among them the earliest wins.
 pub fn classify(message: &str, extra: &ExtraPhrases) -> Option<Trigger> {
-    let text = Text::new(message);
+    classify_known(message, extra, &[])
+}
+
+/// Like [`classify`], with the names of entities the workspace knows: a question about one of
+/// them ("what do you know about atlas?") is a recall, not a general-knowledge question.
+pub fn classify_known(message: &str, extra: &ExtraPhrases, known: &[String]) -> Option<Trigger> {
+    let text = Text::new(message, known);
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
     for sentence in text.sentences() {
@@ -120,6 +126,8 @@ struct Text<'a> {
     norm: String,
     /// For each byte of `norm`, the byte offset of its character in `orig`.
     at: Vec<usize>,
+    /// Names the workspace knows (lower case), which make a topic the user's own.
+    known: &'a [String],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -129,10 +137,36 @@ struct Span {
 }
 
 impl<'a> Text<'a> {
-    fn new(orig: &'a str) -> Self {
+    fn new(orig: &'a str, known: &'a [String]) -> Self {
         let mut norm = String::with_capacity(orig.len());
         let mut at = Vec::with_capacity(orig.len());
-        for (i, c) in orig.char_indices() {
+        let chars: Vec<(usize, char)> = orig.char_indices().collect();
+        let boundary =
+            |k: usize| chars.get(k).is_none_or(|(_, c)| !c.is_alphanumeric() && *c != '\'');
+        let mut skip = 0;
+        for (k, &(i, c)) in chars.iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            // Chat shorthand: "u" is "you", "ur" is "your".
+            if matches!(c, 'u' | 'U') && (k == 0 || boundary(k - 1)) {
+                let word = if boundary(k + 1) {
+                    Some(("you", 0))
+                } else if chars.get(k + 1).is_some_and(|(_, n)| matches!(n, 'r' | 'R'))
+                    && boundary(k + 2)
+                {
+                    Some(("your", 1))
+                } else {
+                    None
+                };
+                if let Some((w, extra)) = word {
+                    norm.push_str(w);
+                    at.extend(std::iter::repeat_n(i, w.len()));
+                    skip = extra;
+                    continue;
+                }
+            }
             let n = match c {
                 '\u{2018}' | '\u{2019}' | '`' | '\u{ff07}' => '\'',
                 '\u{201c}' | '\u{201d}' => '"',
@@ -145,7 +179,7 @@ impl<'a> Text<'a> {
             norm.push(n);
             at.extend(std::iter::repeat_n(i, norm.len() - before));
         }
-        Self { orig, norm, at }
+        Self { orig, norm, at, known }
     }
 
     fn orig_at(&self, norm_pos: usize) -> usize {
@@ -198,6 +232,9 @@ fn is_abbreviation(before: &str) -> bool {
 
 /// Words and phrases that may stand before an instruction without changing it.
 const FILLERS: &[&str] = &[
+    "but",
+    "though",
+    "so yeah",
     "hey there",
     "hey",
     "hi",
@@ -287,6 +324,9 @@ const REQUESTS: &[&str] = &[
     "you must",
     "i'd appreciate it if you'd",
     "mind if you",
+    "you can",
+    "you may",
+    "feel free to",
 ];
 
 /// A clause start after fillers, with whether a request word was seen.
@@ -693,6 +733,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         ("what else do you remember", &["about", "of"], true),
         ("how much do you remember", &["about", "of"], true),
         ("what have you remembered", &["about", "of", "so far"], true),
+        ("what have you learned", &["about", "of"], true),
+        ("what have you learnt", &["about", "of"], true),
+        ("do you have anything saved", &["about", "on", "regarding"], true),
+        ("do you have anything stored", &["about", "on", "regarding"], true),
+        ("have you got anything saved", &["about", "on"], true),
         ("what did i tell you", &["about", "regarding", "of"], true),
         ("what have i told you", &["about", "regarding"], true),
         ("what did i say", &["about", "regarding"], true),
@@ -728,7 +773,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             let from = if *phrase == "remind me" { c.start + phrase.len() } else { end };
             let topic = strip_topic(strip_question(content_to(text, from, c.end)));
             // "What do you know about the French Revolution?" asks for knowledge, not memory.
-            if !memory && !is_personal_topic(&topic) {
+            if !memory && !is_personal_topic(&topic) && !names_known(text, &topic) {
+                return None;
+            }
+            if *memory && is_general_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
@@ -751,11 +799,112 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
                 continue;
             }
             let end = c.start + verb.len();
+            // "can you remember that the demo moved?" asks to store, not to recall.
+            let after = sl(&text.norm, end, c.end).trim_start();
+            if (verb.starts_with("can") || verb.starts_with("would"))
+                && ["that", "to", "this", ":"]
+                    .iter()
+                    .any(|w| starts_word(after, w) || after.starts_with(w))
+            {
+                return None;
+            }
             let topic = strip_topic(strip_question(content_to(text, end, c.end)));
-            if topic.is_empty() {
+            if topic.is_empty() || is_general_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
+        }
+    }
+    // "Do you still have the cabin's wifi password?", "Anything in your notes about my landlord?"
+    if c.question {
+        const STORED: &[(&str, &[&str])] = &[
+            ("do you still have", &[]),
+            ("do you have", &["stored", "saved", "on file", "in your notes", "in memory"]),
+            (
+                "what have you got",
+                &[
+                    "stored on",
+                    "stored about",
+                    "saved on",
+                    "saved about",
+                    "on file about",
+                    "on file for",
+                    "on",
+                    "about",
+                ],
+            ),
+            (
+                "what do you have",
+                &[
+                    "stored on",
+                    "stored about",
+                    "saved on",
+                    "saved about",
+                    "on file about",
+                    "on file for",
+                    "on file on",
+                    "on file",
+                    "on",
+                    "about",
+                ],
+            ),
+            ("anything in your notes", &["about", "on", "regarding"]),
+            ("any notes", &["on", "about", "regarding", "for"]),
+            ("anything on file", &["for", "about", "on"]),
+            ("did i ever tell you", &["about", "my", "the", "what", "where", "when", "who"]),
+            ("did i tell you", &["about", "my", "the", "what", "where", "when", "who"]),
+            ("have i told you", &["about", "my", "the"]),
+            ("anything in your memory", &["about", "on", "regarding"]),
+            ("anything stored", &["about", "on", "regarding"]),
+            ("what's in your notes", &["about", "on", "regarding"]),
+            ("what did i say", &["my", "the", "our", "was", "is"]),
+            ("what did i tell you", &["my", "the", "our", "was", "is"]),
+            ("do you know", &["my", "our", "what my", "where my", "when my", "who my"]),
+        ];
+        for (p, conns) in STORED {
+            let Some(n) = phrase_then(rest, p, conns, conns.is_empty()) else { continue };
+            let end = c.start + n;
+            // "do you have my / the …?" is personal only with a possessive or a known name.
+            let from = if conns.iter().any(|w| {
+                matches!(*w, "my" | "the" | "our" | "what my" | "where my" | "when my" | "who my")
+            }) && !sl(&text.norm, c.start, end).ends_with(" about")
+                && !sl(&text.norm, c.start, end).ends_with(" on")
+            {
+                c.start + p.len()
+            } else {
+                end
+            };
+            let topic = strip_topic(strip_question(content_to(text, from, c.end)));
+            let topic_lc = topic.to_lowercase();
+            let personal =
+                is_personal_topic(&topic) || names_known(text, &topic) || *p != "do you know";
+            if topic.is_empty() || !personal || topic_lc.starts_with("any idea") {
+                continue;
+            }
+            return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
+        }
+        // "What was the supplier's minimum order again?" asks for something told before.
+        let q = sl(&text.norm, c.start, c.end).trim_end_matches(['?', ' ', '!', '.']);
+        if let Some(body) = q.strip_suffix(" again")
+            && ["what", "who", "when", "where", "which", "how"].iter().any(|w| starts_word(body, w))
+        {
+            let words: Vec<&str> = body.splitn(3, ' ').collect();
+            if words.len() == 3 {
+                let from = c.start + words[0].len() + 1 + words[1].len() + 1;
+                let topic = content_to(text, from, c.start + body.len());
+                if !topic.is_empty() && !is_general_topic(&topic) {
+                    return Some(hit(text, TriggerKind::Recall, c.start, c.end, topic));
+                }
+            }
+        }
+        // "Remind me, what was the garage door code?"
+        if let Some(n) = phrase_then(rest, "remind me", &[], true)
+            && sl(&text.norm, c.start + n, c.sep_end).trim_start().is_empty()
+        {
+            let topic = strip_question(content_to(text, c.sep_end, c.end));
+            if !topic.is_empty() {
+                return Some(hit(text, TriggerKind::Recall, c.start, c.start + n, topic));
+            }
         }
     }
     // "Remember that party last summer?" asks, unless it was a request ("can you remember that …?").
@@ -767,12 +916,111 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     None
 }
 
+/// Tells whether what follows an instruction qualifies the task at hand rather than stating a
+/// lasting fact: "… this paragraph", "… when you rewrite it".
+fn is_task_caveat(rest: &str) -> bool {
+    const ARTIFACTS: &[&str] = &[
+        "paragraph",
+        "draft",
+        "text",
+        "email",
+        "message",
+        "document",
+        "code",
+        "essay",
+        "post",
+        "answer",
+        "function",
+        "file",
+        "chart",
+        "slide",
+        "slides",
+        "report",
+        "pdf",
+        "page",
+        "script",
+        "intro",
+        "summary",
+        "list",
+        "table",
+        "version",
+    ];
+    let padded = format!(" {} ", rest.replace(['.', ',', '!', '?'], " "));
+    ARTIFACTS.iter().any(|a| {
+        ["this", "these", "that"].iter().any(|d| padded.contains(&format!(" {d} {a} ")))
+            || padded.contains(" when you ") && padded.contains(&format!(" the {a} "))
+    }) || [
+        " when you rewrite",
+        " when you edit",
+        " when you export",
+        " when you format",
+        " while you edit",
+    ]
+    .iter()
+    .any(|p| padded.contains(p))
+}
+
+/// Drops a leading "remember that" from the content of a standing instruction.
+fn strip_leading_instruction(content: &str) -> String {
+    let lower = content.to_ascii_lowercase();
+    for p in [
+        "please remember that",
+        "remember that",
+        "please remember",
+        "remember",
+        "note that",
+        "keep in mind that",
+        "keep in mind",
+    ] {
+        if lower.starts_with(p) && lower[p.len()..].starts_with([' ', ':', ',']) {
+            return trim_content(&content[p.len()..]);
+        }
+    }
+    content.to_owned()
+}
+
+/// Tells whether a topic names an entity the workspace knows.
+fn names_known(text: &Text<'_>, topic: &str) -> bool {
+    let lower = topic.to_lowercase();
+    text.known.iter().any(|n| !n.is_empty() && (lower == *n || find_word(&lower, n).is_some()))
+}
+
 /// Tells whether a topic is about the user's own world (their people, things, projects) rather
 /// than general knowledge: it has a first-person word, or is a bare name.
 fn is_personal_topic(topic: &str) -> bool {
     let lower = format!(" {} ", topic.to_lowercase().replace(['?', '.', ',', '!'], " "));
-    let personal =
-        [" my ", " our ", " me ", " us ", " i ", " mine ", " we ", " myself ", " i've ", " i'm "];
+    let personal = [
+        " my ",
+        " our ",
+        " me ",
+        " us ",
+        " i ",
+        " mine ",
+        " we ",
+        " myself ",
+        " i've ",
+        " i'm ",
+        " so far ",
+        " trip ",
+        " account ",
+        " project ",
+        " plan ",
+        " plans ",
+        " schedule ",
+        " appointment ",
+        " meeting ",
+        " booking ",
+        " reservation ",
+        " deadline ",
+        " budget ",
+        " team ",
+        " client ",
+        " order ",
+        " call ",
+        " launch ",
+        " contract ",
+        " invoice ",
+    ];
     if personal.iter().any(|w| lower.contains(w)) {
         return true;
     }
@@ -782,6 +1030,23 @@ fn is_personal_topic(topic: &str) -> bool {
         && words.iter().all(|w| w.chars().next().is_some_and(char::is_uppercase))
         && !words.iter().any(|w| w.contains(['\'', '\u{2019}']))
         && !matches!(words[0], "The" | "A" | "An")
+}
+
+/// Tells whether a topic names something of general knowledge: "the" and a capitalised name,
+/// with nothing that marks it as the user's own ("the French Revolution", "the Y2K bug").
+fn is_general_topic(topic: &str) -> bool {
+    let mut words = topic.split_whitespace().peekable();
+    // "when the Berlin Wall fell": the question word does not change the topic.
+    if words.peek().is_some_and(|w| {
+        ["when", "what", "how", "why", "where", "who"].contains(&w.to_ascii_lowercase().as_str())
+    }) {
+        words.next();
+    }
+    let first = words.next().unwrap_or("");
+    let second = words.next().unwrap_or("");
+    first.eq_ignore_ascii_case("the")
+        && second.chars().next().is_some_and(char::is_uppercase)
+        && !is_personal_topic(topic)
 }
 
 fn strip_question(s: String) -> String {
@@ -856,6 +1121,9 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     ] {
         if let Some(n) = phrase_then(rest, p, &["that", "about", "this", ":"], true) {
             let end = start + n;
+            if is_task_caveat(sl(&text.norm, end, text.norm.len())) {
+                return None;
+            }
             return done(end, pointer_or_after(end));
         }
     }
@@ -886,6 +1154,20 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     }
     let phrases: &[(&str, &[&str], bool)] = &[
         ("keep in mind", &["that", ":"], true),
+        ("from now on", &[":"], true),
+        ("going forward", &[":"], true),
+        ("for future chats", &[":"], true),
+        ("for future conversations", &[":"], true),
+        ("for future sessions", &[":"], true),
+        ("in future chats", &[":"], true),
+        ("in future conversations", &[":"], true),
+        ("just so you know for the future", &[":"], true),
+        ("just so you know for later", &[":"], true),
+        ("heads up for the future", &[":"], true),
+        ("heads up for future chats", &[":"], true),
+        ("store the fact that", &[":"], true),
+        ("store that", &[":"], false),
+        ("take note", &["that", "of this", "of that", "of", ":"], true),
         ("just so you remember", &[":"], true),
         ("so you remember", &[":"], true),
         ("so you don't forget", &[":"], true),
@@ -960,6 +1242,21 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             let end = start + n;
             // "keep in mind this is a rough draft" qualifies the request at hand.
             let after = sl(&text.norm, end, c.end).trim_start();
+            if (p.contains("in mind") || p.starts_with("note"))
+                && is_task_caveat(sl(&text.norm, end, text.norm.len()))
+            {
+                return None;
+            }
+            // A standing instruction ("from now on, remember that …") keeps only its content.
+            if matches!(*p, "from now on" | "going forward")
+                || p.starts_with("for future")
+                || p.starts_with("in future")
+                || p.starts_with("just so you know")
+                || p.starts_with("heads up")
+            {
+                let content = pointer_or_after(end);
+                return done(end, strip_leading_instruction(&content));
+            }
             if p.contains("in mind")
                 && ["this is", "it's", "it is", "this was", "that this", "that it's", "that it is"]
                     .iter()
@@ -980,10 +1277,234 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         let content = if before.is_empty() { content_after_sentence(text, c) } else { before };
         return done(c.end, content);
     }
+    // Composed: a storing verb with a memory destination ("log this for future chats: …",
+    // "keep that in your memory"), or a verb that is about memory by itself ("retain this: …").
+    if let Some((verb, inherent)) = STORE_VERBS.iter().find(|(v, _)| starts_word(rest, v)) {
+        let end = start + verb.len();
+        let whole = sl(&text.norm, end, text.norm.len());
+        let clause = sl(&text.norm, end, c.end);
+        let dest = DESTINATIONS.iter().find_map(|d| find_word(clause, d).map(|i| (i, d.len(), *d)));
+        let colon = clause.find(':');
+        let obj = sl(&text.norm, end, dest.map_or(c.sep_end, |(i, ..)| end + i));
+        let obj_bare = obj.trim().trim_start_matches("on to").trim_start_matches("onto").trim();
+        let pointer_obj = obj_bare.is_empty() || is_pointer(obj_bare) || is_pointer_head(obj_bare);
+        // "save the file for later" is a task; "save this for later" and "keep it in your memory"
+        // are about memory.
+        let strong = dest.is_some_and(|(.., d)| !WEAK_DESTINATIONS.contains(&d));
+        let weak_ok = dest.is_some() && (pointer_obj || *verb == "know");
+        let after_dest_that = dest.and_then(|(i, l, _)| {
+            let p = end + i + l;
+            let a = sl(&text.norm, p, c.end);
+            let t = a.trim_start().trim_start_matches(',').trim_start();
+            t.starts_with("that ").then(|| p + (a.len() - t.len()) + 5)
+        });
+        if *inherent || strong || weak_ok {
+            let content = if let Some(k) = colon {
+                content_after(text, end + k + 1)
+            } else {
+                // Drop the destination ("for later"), then decide between pointer and content.
+                if let Some(p) = after_dest_that {
+                    content_after(text, p)
+                } else if pointer_obj {
+                    let before = content_before_clean(text, c);
+                    if before.is_empty() { content_after_sentence(text, c) } else { before }
+                } else {
+                    let after_dest = dest.map(|(i, l, _)| end + i + l);
+                    let from = match after_dest {
+                        Some(p) if sl(&text.norm, p, c.end).trim_start().starts_with("that ") => {
+                            p + sl(&text.norm, p, c.end).find("that ").map_or(0, |k| k + 5)
+                        }
+                        _ => end,
+                    };
+                    strip_leading_that(&content_after(text, from))
+                }
+            };
+            let _ = whole;
+            return done(end, content);
+        }
+    }
+    // "Quick one to remember: …", "something worth remembering: …"
+    for label in [
+        "to remember:",
+        "worth remembering:",
+        "to keep in mind:",
+        "for your memory:",
+        "for the memory bank:",
+    ] {
+        if let Some(k) = sl(&text.norm, c.start, c.end).find(label)
+            && sl(&text.norm, c.start, c.start + k).split_whitespace().count() <= 4
+        {
+            let end = c.start + k + label.len();
+            return done(end, content_after(text, end));
+        }
+    }
+    // "just so you know for next time, …": a heads-up with a memory destination.
+    for p in ["just so you know", "so you know", "fyi", "heads up", "you should know"] {
+        if let Some(n) = phrase_then(rest, p, &[], true) {
+            let after = sl(&text.norm, start + n, c.sep_end).trim_start();
+            if let Some(d) = DESTINATIONS.iter().find(|d| starts_word(after, d)) {
+                let end = start
+                    + n
+                    + (sl(&text.norm, start + n, c.sep_end).len() - after.len())
+                    + d.len();
+                let after_d = sl(&text.norm, end, c.end).trim_start();
+                let content = if after_d.starts_with("that ") {
+                    content_after(
+                        text,
+                        end + sl(&text.norm, end, c.end).find("that ").map_or(0, |k| k + 5),
+                    )
+                } else {
+                    content_after(text, end)
+                };
+                return done(end, content);
+            }
+        }
+    }
     None
 }
 
+/// Verbs that store, and whether they are about memory without a destination.
+const STORE_VERBS: &[(&str, bool)] = &[
+    ("make a mental note of", true),
+    ("make a mental note", true),
+    ("take a mental note", true),
+    ("memorize", true),
+    ("memorise", true),
+    ("retain", true),
+    ("hang on to", false),
+    ("hang onto", false),
+    ("hold on to", false),
+    ("hold onto", false),
+    ("file away", true),
+    ("keep", false),
+    ("store", false),
+    ("save", false),
+    ("log", false),
+    ("record", false),
+    ("file", false),
+    ("note", false),
+    ("jot", false),
+    ("write", false),
+    ("put", false),
+    ("add", false),
+    ("know", false),
+];
+
+/// Where a memory goes: phrases that make a storing verb about memory.
+const DESTINATIONS: &[&str] = &[
+    "for later",
+    "for future reference",
+    "for the future",
+    "for future chats",
+    "for future conversations",
+    "for future sessions",
+    "for next time",
+    "in your memory",
+    "into your memory",
+    "in memory",
+    "to memory",
+    "to your memory",
+    "in mind",
+    "in your notes",
+    "to your notes",
+    "in your head",
+    "on file",
+    "for the record",
+    "in the future",
+    "from now on",
+    "going forward",
+    "for your records",
+    "in your memory bank",
+];
+
+/// Destinations that make a storing verb about memory only when its object points back
+/// ("save this for later", not "save the file for later").
+const WEAK_DESTINATIONS: &[&str] = &[
+    "for later",
+    "for the future",
+    "for next time",
+    "in the future",
+    "from now on",
+    "going forward",
+];
+
+/// Drops a leading "that " before a clause ("that our fiscal year ends…").
+fn strip_leading_that(s: &str) -> String {
+    match s.get(..5) {
+        Some(h) if h.eq_ignore_ascii_case("that ") && s[5..].split_whitespace().count() >= 2 => {
+            s[5..].to_owned()
+        }
+        _ => s.to_owned(),
+    }
+}
+
 fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    let hit = forget_match(text, c, rest)?;
+    // "Never mind about the formatting, just give me the numbers" drops a request; so does
+    // "disregard the previous draft and write a shorter one".
+    let dropping = ["never mind", "nevermind", "disregard", "ignore", "forget it"]
+        .iter()
+        .any(|p| starts_word(rest, p));
+    if dropping && asks_for_work(sl(&text.norm, c.sep_end, text.norm.len())) {
+        return None;
+    }
+    if dropping && asks_for_work(sl(&text.norm, c.start, c.end).split(" and ").nth(1).unwrap_or(""))
+    {
+        return None;
+    }
+    Some(hit)
+}
+
+/// Tells whether text asks for work now: a clause opening with an imperative verb.
+fn asks_for_work(rest: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "give",
+        "show",
+        "tell",
+        "write",
+        "send",
+        "make",
+        "do",
+        "use",
+        "try",
+        "fix",
+        "draft",
+        "rewrite",
+        "redo",
+        "list",
+        "summarize",
+        "summarise",
+        "explain",
+        "help",
+        "answer",
+        "start",
+        "go",
+        "just",
+        "translate",
+        "check",
+        "continue",
+        "keep going",
+        "generate",
+        "create",
+        "shorten",
+        "focus",
+    ];
+    rest.split([',', '.', ';', '!', '?', '—', '–'])
+        .map(|p| {
+            p.trim()
+                .trim_start_matches("and ")
+                .trim_start_matches("then ")
+                .trim_start_matches("please ")
+                .trim_start_matches("just ")
+        })
+        .any(|p| {
+            VERBS.iter().any(|v| starts_word(p, v))
+                && !p.starts_with("do you")
+                && !p.starts_with("go to")
+        })
+}
+
+fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
     let start = c.start;
     let done =
         |end: usize, content: String| Some(hit(text, TriggerKind::Forget, start, end, content));
@@ -1032,9 +1553,34 @@ fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     }) {
         let end = start + n;
         let bare = n == "never mind".len() || n == "nevermind".len();
-        // "never mind, I found it" cancels a request; it is not about memory.
+        // "never mind, I found it" cancels a request; it is not about memory. But "That thing I
+        // told you about X — never mind, it was wrong" takes back what came before.
         if bare && !whole_message_from(text, c.start) {
-            return None;
+            let before = content_before_clean(text, c);
+            let resolved = [
+                "i found",
+                "i figured",
+                "i got it",
+                "found it",
+                "got it",
+                "figured it",
+                "i'll",
+                "i will",
+                "i can",
+                "it's fine",
+                "it worked",
+                "it works",
+            ]
+            .iter()
+            .any(|w| {
+                sl(&text.norm, c.sep_end, text.norm.len())
+                    .trim_start_matches([',', ' '])
+                    .starts_with(w)
+            });
+            if before.is_empty() || resolved {
+                return None;
+            }
+            return done(end, strip_topic(before));
         }
         let from = if sl(&text.norm, start, end).ends_with(" the")
             || sl(&text.norm, start, end).ends_with(" my")
@@ -1099,9 +1645,29 @@ fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             return done(end, strip_topic(content_to(text, end, c.end)));
         }
     }
-    for verb in ["remove", "delete", "erase", "drop", "wipe", "purge", "clear"] {
+    for verb in [
+        "remove",
+        "delete",
+        "erase",
+        "drop",
+        "wipe",
+        "purge",
+        "clear",
+        "get rid of",
+        "throw out",
+        "throw away",
+        "toss",
+    ] {
         if !starts_word(rest, verb) {
             continue;
+        }
+        // "… is obsolete now, get rid of it": the thing is named before.
+        let obj = sl(&text.norm, start + verb.len(), c.sep_end);
+        if is_pointer(obj) && !obj.trim().is_empty() {
+            let before = content_before_clean(text, c);
+            if !before.is_empty() {
+                return done(start + verb.len(), strip_topic(strip_copula(&before)));
+            }
         }
         let clause = &rest[..c.sep_end - c.start];
         let after = &clause[verb.len()..];
@@ -1123,8 +1689,24 @@ fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         }
         // delete [whatever|the|any] memory/memories/notes [you have] about X
         let words: Vec<&str> = after.split_whitespace().take(7).collect();
-        if let Some(k) = words.iter().position(|w| w.starts_with("memor") || w.starts_with("note"))
-        {
+        let memory_noun = |w: &&str| {
+            w.starts_with("memor")
+                || w.starts_with("note")
+                || matches!(
+                    *w,
+                    "info"
+                        | "information"
+                        | "stored"
+                        | "saved"
+                        | "record"
+                        | "records"
+                        | "data"
+                        | "know"
+                        | "have"
+                        | "remember"
+                )
+        };
+        if let Some(k) = words.iter().position(memory_noun) {
             let tail: Vec<&str> = words[k + 1..].to_vec();
             if let Some(j) =
                 tail.iter().position(|w| matches!(*w, "about" | "of" | "on" | "regarding"))
@@ -1163,6 +1745,42 @@ fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
                 };
                 return done(subject_end + tail.len(), content);
             }
+        }
+    }
+    // "don't save that", "don't remember this"
+    for p in [
+        "don't save",
+        "do not save",
+        "don't remember",
+        "do not remember",
+        "don't store",
+        "don't keep",
+        "don't note",
+    ] {
+        if let Some(n) = phrase_then(rest, p, &["that", "this", "it"], false) {
+            let end = start + n;
+            return done(end, String::new());
+        }
+    }
+    // "no need to remember my student ID anymore", "un-remember that"
+    for p in [
+        "no need to remember",
+        "you don't need to remember",
+        "don't need to remember",
+        "no longer need to remember",
+        "you no longer need to remember",
+        "there's no need to remember",
+        "un-remember",
+        "unremember",
+        "unsave",
+        "no need to keep",
+        "no need to save",
+    ] {
+        if let Some(n) = phrase_then(rest, p, &["that", "about"], true) {
+            let end = start + n;
+            let t = topic(end);
+            let t = t.trim_end_matches(" anymore").trim_end_matches(" any more").to_owned();
+            return done(end, t);
         }
     }
     for p in ["stop remembering", "unlearn", "you can forget", "you can drop", "you may forget"] {
@@ -1241,6 +1859,14 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         "let's stop and",
         "stop and",
         "let's sit down and",
+        "a good time to",
+        "good time to",
+        "time for you to",
+        "a good time for you to",
+        "it's a good time for you to",
+        "it's a good time to",
+        "spend some time",
+        "spend a few minutes",
         "you should",
         "now",
     ];
@@ -1252,18 +1878,35 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         }
     }
     for (off, r) in at {
-        if starts_word(r, "reflect") {
-            let end = start + off + "reflect".len();
+        let stem = ["reflect", "reflecting"].into_iter().find(|w| starts_word(r, w));
+        if let Some(stem) = stem.filter(|w| *w == "reflect" || off > 0) {
+            let end = start + off + stem.len();
             let after = sl(&text.norm, end, c.end).trim_start();
             let ends = after.is_empty() || after.starts_with(['.', '!', '?', ',', ';', '—', '-']);
-            let quiet =
-                ["now", "please", "a bit", "together", "for a bit", "for a moment", "a little"]
-                    .iter()
-                    .any(|w| starts_word(after, w));
+            let quiet = [
+                "now",
+                "please",
+                "a bit",
+                "together",
+                "for a bit",
+                "for a moment",
+                "a little",
+                "before",
+                "first",
+                "for a few minutes",
+            ]
+            .iter()
+            .any(|w| starts_word(after, w));
             if starts_word(after, "on") || starts_word(after, "upon") {
                 let word = if starts_word(after, "on") { "on" } else { "upon" };
                 let topic_at = end + (text.norm[end..].len() - after.len()) + word.len();
-                return done(end, content_to(text, topic_at, c.sep_end));
+                let topic = content_to(text, topic_at, c.sep_end);
+                // Reflection is on us, on time, on what was learned — not on an outside topic
+                // ("reflect on the causes of World War I for my essay").
+                if !is_reflection_topic(&topic) {
+                    return None;
+                }
+                return done(end, topic);
             }
             if ends || quiet {
                 return done(end, String::new());
@@ -1296,11 +1939,94 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
                 return done(start + off + noun.len(), String::new());
             }
         }
+        // "run a memory consolidation", "do a reflect pass on your memory"
+        let words: Vec<&str> = r.split_whitespace().take(5).collect();
+        if matches!(words.first(), Some(&("run" | "do" | "start" | "begin" | "kick" | "trigger"))) {
+            let w: Vec<&str> = words
+                .iter()
+                .skip(1)
+                .map(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()))
+                .collect();
+            let w = if matches!(w.first(), Some(&("a" | "an" | "some" | "off" | "your"))) {
+                &w[1..]
+            } else {
+                &w[..]
+            };
+            let pass = [
+                "consolidation",
+                "cleanup",
+                "clean-up",
+                "review",
+                "pass",
+                "reflection",
+                "audit",
+                "tidy",
+            ];
+            let hit = match w {
+                ["memory", x, ..] | ["memories", x, ..] => pass.contains(x),
+                ["reflect" | "reflection", ..] | ["consolidation", ..] => true,
+                _ => false,
+            };
+            if hit {
+                return done(start + off + r.len().min(c.end - start - off), String::new());
+            }
+        }
         if let Some(end) = consolidation(text, r) {
             return done(start + off + end, String::new());
         }
     }
     None
+}
+
+/// Tells whether a reflection topic is about the agent, the user and their time together.
+fn is_reflection_topic(topic: &str) -> bool {
+    let lower = format!(" {} ", topic.to_lowercase().replace(['.', ',', '!', '?'], " "));
+    [
+        " our ",
+        " we ",
+        " us ",
+        " you ",
+        " your ",
+        " me ",
+        " my day ",
+        " my week ",
+        " today ",
+        " tonight ",
+        " this week ",
+        " the week ",
+        " this month ",
+        " the day ",
+        " lately ",
+        " recent",
+        " last ",
+        " past ",
+        " session",
+        " conversation",
+        " chat",
+        " learned ",
+        " learnt ",
+        " memor",
+        " progress ",
+        " together ",
+        " what happened ",
+        " how things ",
+        " what worked ",
+        " what's worked ",
+        " this year ",
+        " the year ",
+        " so far ",
+        " it all ",
+        " everything ",
+        " things ",
+        " notes ",
+        " them ",
+        " it ",
+        " that ",
+        " this ",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+        || topic.trim().is_empty()
 }
 
 /// "consolidate your memories", "review and clean up your notes", "go through what you know
@@ -1322,6 +2048,12 @@ fn consolidation(text: &Text<'_>, r: &str) -> Option<usize> {
         "reorganize",
         "reorganise",
         "clean out",
+        "go over",
+        "clean",
+        "tidy",
+        "merge",
+        "dedupe",
+        "deduplicate",
     ];
     let mut pos = 0;
     let mut found = false;
@@ -1341,6 +2073,11 @@ fn consolidation(text: &Text<'_>, r: &str) -> Option<usize> {
         return None;
     }
     let object = r[pos..].trim_start();
+    // "clean it up", "sort them out": the object before the particle.
+    let object = ["it up", "them up", "it out", "them out", "it all up"]
+        .iter()
+        .find_map(|p| object.strip_prefix(p).map(|_| p.split(' ').next().unwrap_or("it")))
+        .unwrap_or(object);
     let words: Vec<&str> = object.split_whitespace().take(5).collect();
     let memory_word = words.iter().any(|w| {
         let w = w.trim_matches(|ch: char| !ch.is_alphanumeric());
@@ -1353,11 +2090,22 @@ fn consolidation(text: &Text<'_>, r: &str) -> Option<usize> {
         "what you remember",
         "everything you know",
         "everything you remember",
+        "everything you've saved",
+        "everything you've stored",
+        "what you've stored",
+        "what you've saved",
+        "what you have stored",
+        "what you have saved",
+        "everything you have",
+        "all your notes",
+        "your notes",
     ]
     .iter()
     .any(|p| object.starts_with(p));
     let pronoun = ["it", "them", "everything"].iter().any(|p| starts_word(object, p))
-        && (text.norm.contains("memor") || text.norm.contains("notes"));
+        && ["memor", "notes", "saved", "stored", "know about me"]
+            .iter()
+            .any(|w| text.norm.contains(w));
     (memory_word || what_you_know || pronoun).then_some(pos)
 }
 
@@ -1365,6 +2113,33 @@ fn consolidation(text: &Text<'_>, r: &str) -> Option<usize> {
 fn soft_rule(text: &Text<'_>, c: &Clause, _rest: &str) -> Option<(usize, Trigger)> {
     let rest = sl(&text.norm, c.start, c.sep_end.max(c.start));
     const PHRASES: &[&str] = &[
+        "that's it for me today",
+        "that's it for me",
+        "that's all for me",
+        "that's a wrap",
+        "done with work for today",
+        "done with work",
+        "done for the night",
+        "finished for the day",
+        "finished for today",
+        "time for me to sleep",
+        "time to sleep",
+        "going offline",
+        "go offline",
+        "signing out",
+        "off for the weekend",
+        "off for the day",
+        "off for the night",
+        "off for today",
+        "stop here for today",
+        "stop here for the day",
+        "stop here for tonight",
+        "stop for today",
+        "stop for the day",
+        "shutting the laptop",
+        "closing the laptop",
+        "closing my laptop",
+        "shutting down for the night",
         "going to sleep",
         "going to bed",
         "off to bed",
@@ -1493,6 +2268,11 @@ fn soft_rule(text: &Text<'_>, c: &Clause, _rest: &str) -> Option<(usize, Trigger
         "for a while",
         "for a bit",
         "early today",
+        "and get some rest",
+        "and go to bed",
+        "and get some sleep",
+        "finally",
+        "lol",
     ];
     for p in PHRASES {
         let Some(i) = find_word(rest, p) else { continue };
@@ -1507,6 +2287,47 @@ fn soft_rule(text: &Text<'_>, c: &Clause, _rest: &str) -> Option<(usize, Trigger
         if ok && after_ok {
             return Some(hit(text, TriggerKind::ReflectSoft, c.start + i, end, String::new()));
         }
+    }
+    // A clause that is nothing but a goodbye: "Bye!", "see you Monday", "ttyl".
+    let bare = rest.trim().trim_end_matches(['.', '!', '?', ' ', ')', '(']);
+    let goodbye = matches!(
+        bare,
+        "bye"
+            | "bye bye"
+            | "bye for now"
+            | "see ya"
+            | "ttyl"
+            | "talk later"
+            | "talk soon"
+            | "catch you later"
+            | "later"
+            | "cya"
+            | "night"
+            | "nite"
+            | "peace out"
+    ) || bare.strip_prefix("see you").is_some_and(|r| {
+        let r = r.trim();
+        r.is_empty()
+            || [
+                "tomorrow",
+                "later",
+                "monday",
+                "tuesday",
+                "wednesday",
+                "thursday",
+                "friday",
+                "saturday",
+                "sunday",
+                "next week",
+                "in the morning",
+                "soon",
+                "then",
+                "after the weekend",
+            ]
+            .contains(&r)
+    });
+    if goodbye {
+        return Some(hit(text, TriggerKind::ReflectSoft, c.start, c.sep_end, String::new()));
     }
     for p in [
         "good night",
@@ -1589,6 +2410,14 @@ fn find_word(hay: &str, word: &str) -> Option<usize> {
 
 /// Endings that may follow a request verb before the sentence ends.
 const JA_TAILS: &[&str] = &[
+    "ほしいんだけど",
+    "ほしいんだが",
+    "ほしいのは",
+    "ほしいです",
+    "欲しいんだけど",
+    "おいてほしい",
+    "くれると助かる",
+    "ね。",
     "ください",
     "下さい",
     "くださいね",
@@ -1658,6 +2487,13 @@ fn ja_continues_after(s: &str) -> bool {
 
 /// Openers that carry no content: ねえ、あのさ、ちなみに、ごめん、やっぱり…
 const JA_OPENERS: &[&str] = &[
+    "でも",
+    "けど",
+    "それから",
+    "あとさ",
+    "あと、",
+    "ね、",
+    "えーと",
     "ねえ",
     "ねぇ",
     "あのさ",
@@ -1721,6 +2557,7 @@ fn ja_trim_object(s: &str) -> String {
             "ことを",
             "ことは",
             "だって",
+            "だよ",
             "だと",
             "だから",
             "なので",
@@ -1758,19 +2595,69 @@ fn ja_drop_reason(s: &str) -> String {
     s.to_owned()
 }
 
+/// Tells whether a Japanese topic is the user's own: a first-person or family word, or a
+/// person addressed with さん/くん/ちゃん.
+fn ja_is_personal(s: &str) -> bool {
+    [
+        "私",
+        "僕",
+        "俺",
+        "うち",
+        "わたし",
+        "自分",
+        "妻",
+        "夫",
+        "息子",
+        "娘",
+        "母",
+        "父",
+        "上司",
+        "彼女",
+        "彼氏",
+        "家族",
+        "子ども",
+        "子供",
+        "さん",
+        "くん",
+        "ちゃん",
+        "様",
+        "我が家",
+        "弊社",
+        "チーム",
+        "旅行",
+        "予定",
+        "計画",
+        "会議",
+        "約束",
+        "誕生日",
+        "プロジェクト",
+        "案件",
+        "打ち合わせ",
+    ]
+    .iter()
+    .any(|w| s.contains(w))
+}
+
 fn is_ja_pointer(s: &str) -> bool {
-    matches!(
-        s,
-        "" | "それ"
-            | "これ"
-            | "あれ"
-            | "さっきの"
-            | "今の"
-            | "今のは"
-            | "さっきのは"
-            | "この件"
-            | "その件"
-    )
+    const POINTERS: &[&str] = &[
+        "",
+        "それ",
+        "これ",
+        "あれ",
+        "さっきの",
+        "今の",
+        "今のは",
+        "さっきのは",
+        "この件",
+        "その件",
+        "さっきの話",
+        "今の話",
+        "その話",
+        "この話",
+        "さっき言ったこと",
+        "今言ったこと",
+    ];
+    POINTERS.contains(&s)
 }
 
 fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
@@ -1864,6 +2751,50 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             return out;
         }
     }
+    // Reflect: 振り返りをしよう / 記憶を整理して.
+    const REFLECT: &[&str] = &[
+        "メモリーを整理して",
+        "メモリーの整理",
+        "メモリーを整理しよう",
+        "覚えていることを見直して",
+        "覚えていることを整理して",
+        "記憶を見直して",
+        "記憶の見直し",
+        "振り返りをしよう",
+        "振り返りしよう",
+        "振り返りをしましょう",
+        "振り返りしましょう",
+        "振り返りの時間",
+        "振り返りをお願い",
+        "振り返りお願い",
+        "振り返りをして",
+        "振り返りして",
+        "振り返りを始め",
+        "振り返りをやろう",
+        "振り返りやろう",
+        "振り返ろう",
+        "振り返りましょう",
+        "振り返って",
+        "記憶を整理して",
+        "記憶の整理をして",
+        "記憶を整理しよう",
+        "記憶の整理",
+        "メモリを整理して",
+        "メモリの整理",
+        "内省しよう",
+        "内省して",
+    ];
+    for v in REFLECT {
+        let Some(i) = s.find(v) else { continue };
+        let tail = &s[i + v.len()..];
+        let request = !v.ends_with('て') || ja_ends_after(tail) || ja_continues_after(tail);
+        // 「スプリントの振り返り資料を作って」 is about a document, and "彼が振り返って" about a person.
+        if !request || quoted(i) || s[..i].ends_with('が') {
+            continue;
+        }
+        out.push(hit(text, TriggerKind::Reflect, at(i), at(i + v.len()), String::new()));
+        return out;
+    }
     // Forget: 忘れて / なかったことにして / 記憶から消して.
     const FORGET: &[&str] = &[
         "なかったことにしといて",
@@ -1891,10 +2822,20 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "メモを削除して",
         "記録を消して",
         "記憶を消して",
+        "削除しておいて",
+        "削除しといて",
+        "削除して",
+        "消しておいて",
+        "消しといて",
+        "消して",
     ];
+    // 削除して/消して only forget memory things: "電気を消して" turns off a light.
+    let about_memory = ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて"]
+        .iter()
+        .any(|w| s.contains(w));
     for v in FORGET {
         let Some(i) = s.find(v) else { continue };
-        if quoted(i) {
+        if quoted(i) || (v.starts_with("削除") || v.starts_with("消し")) && !about_memory {
             continue;
         }
         let tail = &s[i + v.len()..];
@@ -1912,6 +2853,31 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                 if is_ja_pointer(&object) { String::new() } else { ja_trim_object(&object) };
             out.push(hit(text, TriggerKind::Forget, at(i), at(i + v.len()), object));
             return out;
+        }
+    }
+    // Recall without a question mark: 私について覚えていることを教えて。
+    for v in [
+        "覚えていることを教えて",
+        "覚えてることを教えて",
+        "知っていることを教えて",
+        "知ってることを教えて",
+        "記憶していることを教えて",
+    ] {
+        if let Some(i) = s.find(v)
+            && !quoted(i)
+        {
+            let mut object = text.orig_slice(base, at(i)).to_owned();
+            for q in ["について", "のことで", "のこと", "で"] {
+                if let Some(r) = object.strip_suffix(q) {
+                    object = r.to_owned();
+                    break;
+                }
+            }
+            let object = ja_trim_object(&object);
+            if !object.is_empty() && (ja_is_personal(&object) || names_known(text, &object)) {
+                out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));
+                return out;
+            }
         }
     }
     // Recall: …を覚えてる？ / …について何を知ってる？
@@ -1961,46 +2927,13 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             if object.is_empty() || object.ends_with("人") {
                 continue;
             }
+            // 「光合成について何を知っている？」 asks for knowledge, not memory.
+            if v.contains("知っ") && !ja_is_personal(&object) && !names_known(text, &object) {
+                continue;
+            }
             out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));
             return out;
         }
-    }
-    // Reflect: 振り返りをしよう / 記憶を整理して.
-    const REFLECT: &[&str] = &[
-        "振り返りをしよう",
-        "振り返りしよう",
-        "振り返りをしましょう",
-        "振り返りしましょう",
-        "振り返りの時間",
-        "振り返りをお願い",
-        "振り返りお願い",
-        "振り返りをして",
-        "振り返りして",
-        "振り返りを始め",
-        "振り返りをやろう",
-        "振り返りやろう",
-        "振り返ろう",
-        "振り返りましょう",
-        "振り返って",
-        "記憶を整理して",
-        "記憶の整理をして",
-        "記憶を整理しよう",
-        "記憶の整理",
-        "メモリを整理して",
-        "メモリの整理",
-        "内省しよう",
-        "内省して",
-    ];
-    for v in REFLECT {
-        let Some(i) = s.find(v) else { continue };
-        let tail = &s[i + v.len()..];
-        let request = !v.ends_with('て') || ja_ends_after(tail) || ja_continues_after(tail);
-        // 「スプリントの振り返り資料を作って」 is about a document, and "彼が振り返って" about a person.
-        if !request || quoted(i) || s[..i].ends_with('が') {
-            continue;
-        }
-        out.push(hit(text, TriggerKind::Reflect, at(i), at(i + v.len()), String::new()));
-        return out;
     }
     // Goodbyes: おやすみ, もう寝る, 今日はここまで.
     for v in ["おやすみなさい", "おやすみー", "おやすみ", "お休みなさい"] {
@@ -2016,6 +2949,12 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         return out;
     }
     for v in [
+        "終わりにします",
+        "今日は終わり",
+        "また明日",
+        "今日の作業は終了",
+        "作業終了です",
+        "今日は終了",
         "もう寝る",
         "もう寝ます",
         "そろそろ寝る",

@@ -11,9 +11,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod audit;
 mod env;
 mod exit;
+mod forget;
+mod hear;
 mod init;
+mod input;
 mod remember;
 mod render;
+mod route;
 mod status;
 
 use exit::Exit;
@@ -71,6 +75,10 @@ pub enum ColorChoice {
 enum Command {
     Init(init::InitArgs),
     Remember(remember::RememberArgs),
+    Hear(hear::HearArgs),
+    Route(route::RouteArgs),
+    Forget(forget::ForgetArgs),
+    Restore(forget::RestoreArgs),
     Status(status::StatusArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
@@ -116,6 +124,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let result = match cli.command {
         Command::Init(args) => init::run(&ctx, &args),
         Command::Remember(args) => remember::run(&ctx, &args),
+        Command::Hear(args) => hear::run(&ctx, &args),
+        Command::Route(args) => route::run(&ctx, &args),
+        Command::Forget(args) => forget::run(&ctx, &args),
+        Command::Restore(args) => forget::run_restore(&ctx, &args),
         Command::Status(args) => status::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
     };

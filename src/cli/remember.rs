@@ -63,6 +63,9 @@ pub struct RememberArgs {
     /// Title of the procedure or vault note (default: the text's first line or words)
     #[arg(long, value_name = "TITLE")]
     title: Option<String>,
+    /// Route by a model's JSON answer to `cogmem route --prompt` (inline, or `@FILE`)
+    #[arg(long, value_name = "JSON|@FILE", conflicts_with_all = ["stores", "entry_type", "entities", "relations", "tags", "confidence", "section", "title"])]
+    routing: Option<String>,
 }
 
 impl RememberArgs {
@@ -115,9 +118,20 @@ fn read_stdin() -> cogmem::Result<String> {
 
 pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
-    let req = args.to_request(ctx, &clock.now())?;
-    let ws = ctx.workspace()?;
-    let report = remember::remember(&ws, &req, clock.as_ref())?;
+    let report = if let Some(routing) = &args.routing {
+        let json = match routing.strip_prefix('@') {
+            Some(file) => cogmem::store::fsx::read_text(&ctx.cwd.join(file))?,
+            None => routing.clone(),
+        };
+        let answer = cogmem::route::RoutingAnswer::parse(&json)?;
+        let text = remember::check_text(&super::input::text_or_stdin(&args.text)?)?;
+        let ws = ctx.workspace()?;
+        cogmem::ops::hear::remember_routed(&ws, &text, answer, ctx.actor()?, clock.as_ref())?
+    } else {
+        let req = args.to_request(ctx, &clock.now())?;
+        let ws = ctx.workspace()?;
+        remember::remember(&ws, &req, clock.as_ref())?
+    };
     if ctx.global.json {
         render::json(&report)?;
         return Ok(Exit::Ok);

@@ -3,6 +3,8 @@
 //! lock and goes through [`crate::change`]; reading operations never commit.
 
 pub mod audit;
+pub mod forget;
+pub mod hear;
 pub mod init;
 pub mod remember;
 pub mod status;

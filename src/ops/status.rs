@@ -123,23 +123,6 @@ fn index_state(ws: &Workspace, repo: &git2::Repository, clean: bool) -> crate::R
     Ok(if stamp.trim() == head && clean { IndexState::Fresh } else { IndexState::Stale })
 }
 
-/// Lists `*.md` files directly in a workspace folder, sorted, as relative paths.
-pub fn markdown_files(ws: &Workspace, dir: &str) -> Vec<String> {
-    let abs = ws.abs(dir);
-    if !abs.is_dir() {
-        return Vec::new();
-    }
-    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
-        .min_depth(1)
-        .max_depth(1)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.to_owned();
-            name.ends_with(".md").then(|| format!("{dir}/{name}"))
-        })
-        .collect();
-    out.sort();
-    out
+fn markdown_files(ws: &Workspace, dir: &str) -> Vec<String> {
+    crate::store::units::markdown_files(ws.root(), dir)
 }

@@ -115,6 +115,34 @@ impl DecayFile {
         true
     }
 
+    /// Returns an entry's fields.
+    pub fn entry(&self, key: &str) -> Option<&Map<String, Value>> {
+        self.entries()?.get(key)?.as_object()
+    }
+
+    /// Returns an entry's fields for editing.
+    pub fn entry_mut(&mut self, key: &str) -> Option<&mut Map<String, Value>> {
+        self.root.get_mut("entries")?.as_object_mut()?.get_mut(key)?.as_object_mut()
+    }
+
+    /// Removes an entry (permanent deletion only), keeping the others in order.
+    pub fn remove_entry(&mut self, key: &str) -> bool {
+        self.root
+            .get_mut("entries")
+            .and_then(Value::as_object_mut)
+            .is_some_and(|e| e.shift_remove(key).is_some())
+    }
+
+    /// Tells whether an entry is archived (forgotten).
+    pub fn is_archived(&self, key: &str) -> bool {
+        self.entry(key).and_then(|e| e.get("status")).and_then(Value::as_str) == Some("archived")
+    }
+
+    /// Tells whether an entry is pinned.
+    pub fn is_pinned(&self, key: &str) -> bool {
+        self.entry(key).and_then(|e| e.get("pinned")).and_then(Value::as_bool) == Some(true)
+    }
+
     /// Renders the file as pretty JSON with a final newline.
     pub fn to_text(&self) -> String {
         let mut s = serde_json::to_string_pretty(&self.root).expect("a JSON map always serialises");

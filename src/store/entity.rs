@@ -84,6 +84,59 @@ impl std::fmt::Display for EntityId {
     }
 }
 
+/// The YAML front matter fields cogmem reads from an entity written by another tool.
+#[derive(Debug, Default, serde::Deserialize)]
+struct FrontMatter {
+    #[serde(default)]
+    aliases: Option<Aliases>,
+    #[serde(default)]
+    title: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum Aliases {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Returns the lower-case names an entity goes by: its label, its H1 title, its `Aliases:`
+/// line, and `aliases`/`title` from YAML front matter.
+///
+/// Front matter that is not valid YAML is ignored here (the file is still the entity).
+pub fn names(id: &EntityId, text: &str) -> Vec<String> {
+    let mut out = vec![id.label()];
+    let mut add = |n: &str| {
+        let n = one_line(n).to_lowercase();
+        if !n.is_empty() && n != id.as_str() && !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    if let Some(yaml) = yaml {
+        let opts = serde_saphyr::options! { strict_booleans: true };
+        if let Ok(fm) = serde_saphyr::from_str_with_options::<FrontMatter>(yaml, opts) {
+            match fm.aliases {
+                Some(Aliases::One(a)) => a.split(',').for_each(&mut add),
+                Some(Aliases::Many(list)) => list.iter().for_each(|a| add(a)),
+                None => {}
+            }
+            if let Some(t) = fm.title {
+                add(&t);
+            }
+        }
+    }
+    for line in text[prefix..].lines() {
+        if let Some(title) = line.strip_prefix("# ") {
+            add(title);
+        }
+        if let Some(list) = line.trim_start().trim_start_matches("- ").strip_prefix("Aliases:") {
+            list.split(',').for_each(&mut add);
+        }
+    }
+    out
+}
+
 /// A relation name: lower-kebab, like `works-on`.
 pub fn check_relation_name(name: &str) -> bool {
     !name.is_empty()
@@ -228,6 +281,14 @@ mod tests {
         };
         assert_eq!(content.lines().nth(line - 1), Some("- works-on: [[project--atlas]]"));
         assert!(content.ends_with("## Relations\n\n- works-on: [[project--atlas]]\n"), "{content}");
+    }
+
+    #[test]
+    fn names_come_from_label_title_aliases_and_front_matter() {
+        let id = EntityId::parse("project--atlas").unwrap();
+        let text = "---\naliases: [The New App, atlas-v2]\nstatus: no\n---\n# Atlas\n\n## Summary\nAliases: Project A\n";
+        assert_eq!(names(&id, text), ["atlas", "the new app", "atlas-v2", "project a"]);
+        assert_eq!(names(&id, "---\n: : bad\n---\n"), ["atlas"]);
     }
 
     #[test]

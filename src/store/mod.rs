@@ -14,6 +14,7 @@ pub mod fsx;
 pub mod graph_index;
 pub mod markdown;
 pub mod procedure;
+pub mod units;
 pub mod vault;
 
 /// A workspace file that cannot be read as its format requires.

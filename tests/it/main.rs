@@ -7,6 +7,8 @@ mod common;
 
 mod bad_input;
 mod change;
+mod forget;
+mod hear;
 mod init;
 mod layering;
 mod remember;

@@ -11,8 +11,8 @@ struct Row {
     content: String,
 }
 
-fn rows() -> Vec<Row> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/triggers.tsv");
+fn rows(file: &str) -> Vec<Row> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -46,9 +46,9 @@ fn norm(s: &str) -> String {
     s.trim_matches(|c: char| c.is_whitespace() || ".!?。！？".contains(c)).to_lowercase()
 }
 
-#[test]
-fn trigger_table_precision_and_recall() {
-    let rows = rows();
+/// Precision and recall per trigger on a table; returns the triggers below `floor`.
+fn evaluate(file: &str, floor: f64) -> Vec<&'static str> {
+    let rows = rows(file);
     assert!(rows.len() >= 200, "the table has {} rows", rows.len());
     let mut report = String::new();
     let mut failures = Vec::new();
@@ -74,7 +74,7 @@ fn trigger_table_precision_and_recall() {
             precision,
             recall
         ));
-        if precision < 0.95 || recall < 0.95 {
+        if precision < floor || recall < floor {
             failures.push(kind.as_str());
         }
     }
@@ -106,9 +106,32 @@ fn trigger_table_precision_and_recall() {
     }
     let none = rows.iter().filter(|r| r.label.is_none()).count();
     println!(
-        "trigger table: {} messages ({none} without a trigger)\n| trigger      | rows | precision | recall |\n|---|---|---|---|\n{report}content exact match: {content_ok}/{content_total}\nmisses:\n{}",
+        "trigger table {file}: {} messages ({none} without a trigger)\n| trigger      | rows | precision | recall |\n|---|---|---|---|\n{report}content exact match: {content_ok}/{content_total}\nmisses:\n{}",
         rows.len(),
         wrong.join("\n")
     );
-    assert!(failures.is_empty(), "below 0.95: {failures:?}\n{report}\n{}", wrong.join("\n"));
+    failures
+}
+
+/// The development table, which the detector's rules were refined against.
+#[test]
+fn trigger_table_precision_and_recall() {
+    let below = evaluate("triggers.tsv", 0.95);
+    assert!(below.is_empty(), "below 0.95 on triggers.tsv: {below:?}");
+}
+
+/// A second table, written independently; its misses were used for one round of
+/// generalising the rules.
+#[test]
+fn second_trigger_table() {
+    let below = evaluate("triggers-heldout.tsv", 0.95);
+    assert!(below.is_empty(), "below 0.95 on triggers-heldout.tsv: {below:?}");
+}
+
+/// A third table, written independently and never used to change the rules: the honest
+/// measure of how they generalise (figures in docs/benchmarks.md).
+#[test]
+fn unseen_trigger_table() {
+    let below = evaluate("triggers-fresh.tsv", 0.90);
+    assert!(below.is_empty(), "below 0.90 on triggers-fresh.tsv: {below:?}");
 }

@@ -1,0 +1,205 @@
+//! `cogmem forget` and `cogmem restore`.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, IsTerminal, Write};
+
+use clap::Args;
+use cogmem::audit::Actor;
+use cogmem::ops::forget::{self, Candidate, ForgetOptions};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Forget a memory: archive it, so it no longer comes back in recall
+///
+/// Give a QUERY to see the memories that match it, each with its id; on a terminal you are
+/// asked which to forget. Agents pass `--id ID --yes`. Forgetting archives: the decay score
+/// becomes 0 and the status `archived`, the bullet leaves MEMORY.md and the rows leave the
+/// graph index, and the files keep their content. `cogmem restore ID` undoes it exactly.
+///
+/// `--permanent` removes the content from the working tree instead. It needs an exact `--id`
+/// and `--yes` (or, on a terminal, typing the id again). Git history still holds what was
+/// deleted. Pinned memories (the vault) are refused without `--force` (exit 4).
+#[derive(Args, Debug)]
+#[command(after_long_help = "Examples:
+  cogmem forget \"old address\"
+  cogmem forget --id core:active-context:1a2b3c4d --yes
+  cogmem forget --id entity:person--bob --permanent --yes
+  cogmem restore core:active-context:1a2b3c4d")]
+pub struct ForgetArgs {
+    /// Words to find the memory by
+    query: Option<String>,
+    /// Id of a memory to forget (can be repeated)
+    #[arg(long = "id", value_name = "ID")]
+    ids: Vec<String>,
+    /// Forget without asking
+    #[arg(long)]
+    yes: bool,
+    /// Show what would be forgotten; change nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// Remove the content from the working tree (git history keeps it)
+    #[arg(long)]
+    permanent: bool,
+    /// Forget pinned (vault) memories too
+    #[arg(long)]
+    force: bool,
+}
+
+/// Put back a forgotten memory, exactly as it was
+#[derive(Args, Debug)]
+pub struct RestoreArgs {
+    /// The id of the forgotten memory
+    id: String,
+}
+
+fn list(cands: &[Candidate]) -> String {
+    let mut out = String::new();
+    for (i, c) in cands.iter().enumerate() {
+        let pin = if c.pinned { " (pinned)" } else { "" };
+        let _ =
+            writeln!(out, "{:>2}. {}{pin}  {}:{}\n    {}", i + 1, c.id, c.path, c.line, c.excerpt);
+    }
+    out
+}
+
+fn ask(question: &str) -> cogmem::Result<String> {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{question}");
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| cogmem::store::fsx::IoError::new("<stdin>", "read", e))?;
+    Ok(line.trim().to_owned())
+}
+
+pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let interactive =
+        std::io::stdin().is_terminal() && std::io::stderr().is_terminal() && !ctx.global.json;
+    let mut ids = args.ids.clone();
+    let candidates = match &args.query {
+        Some(q) => forget::find(&ws, q, 10)?,
+        None => Vec::new(),
+    };
+    if args.query.is_none() && ids.is_empty() {
+        return Err(cogmem::error::InputError::EmptyText.into());
+    }
+    if args.dry_run || (ids.is_empty() && !args.yes && !interactive) {
+        if ctx.global.json {
+            render::json(&serde_json::json!({ "candidates": candidates, "forgotten": [] }))?;
+        } else if candidates.is_empty() {
+            render::data("no matching memory\n")?;
+        } else {
+            render::data(&list(&candidates))?;
+            render::status(
+                ctx.global.quiet,
+                "nothing forgotten; confirm with `cogmem forget --id ID --yes`\n",
+            );
+        }
+        return Ok(Exit::Ok);
+    }
+    if ids.is_empty() {
+        if candidates.is_empty() {
+            render::status(ctx.global.quiet, "no matching memory; nothing forgotten\n");
+            return Ok(Exit::Ok);
+        }
+        if args.yes {
+            // Without a terminal, a query may only forget its one clear match.
+            let clear = candidates.len() == 1 || candidates[0].score > candidates[1].score;
+            if !clear {
+                render::data(&list(&candidates))?;
+                return Err(cogmem::error::InputError::Ambiguous { count: candidates.len() }.into());
+            }
+            ids.push(candidates[0].id.clone());
+        } else {
+            render::data(&list(&candidates))?;
+            let answer =
+                ask("forget which? (numbers separated by spaces, or nothing to cancel): ")?;
+            for part in answer.split([' ', ',']).filter(|p| !p.is_empty()) {
+                let n: usize = part
+                    .parse()
+                    .map_err(|_| cogmem::error::InputError::Choice { text: part.to_owned() })?;
+                let c = candidates
+                    .get(n.wrapping_sub(1))
+                    .ok_or_else(|| cogmem::error::InputError::Choice { text: part.to_owned() })?;
+                ids.push(c.id.clone());
+            }
+            if ids.is_empty() {
+                render::status(ctx.global.quiet, "nothing forgotten\n");
+                return Ok(Exit::Ok);
+            }
+        }
+    }
+    if args.permanent {
+        if args.ids.is_empty() {
+            return Err(cogmem::error::InputError::PermanentNeedsId.into());
+        }
+        if !args.yes {
+            if !interactive {
+                return Err(cogmem::error::InputError::PermanentNeedsId.into());
+            }
+            for id in &ids {
+                let typed = ask(&format!(
+                    "this deletes {id} from the working tree (git history keeps it); type the id to confirm: "
+                ))?;
+                if typed != *id {
+                    render::status(ctx.global.quiet, "not confirmed; nothing deleted\n");
+                    return Ok(Exit::Ok);
+                }
+            }
+        }
+    }
+    let actor = match ctx.global.actor.as_deref().or(ctx.env.actor.as_deref()) {
+        Some(a) => Actor::parse(a)?,
+        None => Actor::system("bot:trigger-forget"),
+    };
+    let opts = ForgetOptions {
+        permanent: args.permanent,
+        force: args.force,
+        actor,
+        trigger: "cogmem forget".into(),
+    };
+    let report = forget::forget(&ws, &ids, &opts, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let mut msg = String::new();
+    if let Some(id) = &report.commit {
+        let verb = if report.permanent { "deleted" } else { "forgot" };
+        let _ = writeln!(msg, "{verb} (commit {})", render::short(id));
+        for f in &report.forgotten {
+            let _ = writeln!(msg, "  {}  {}", f.id, f.path);
+        }
+        if report.permanent {
+            let _ =
+                writeln!(msg, "the content is gone from the files, but git history still holds it");
+        } else {
+            let _ = writeln!(msg, "undo with: cogmem restore ID");
+        }
+    }
+    for id in &report.already_forgotten {
+        let _ = writeln!(msg, "already forgotten: {id}");
+    }
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}
+
+pub fn run_restore(ctx: &Ctx, args: &RestoreArgs) -> cogmem::Result<Exit> {
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let report = forget::restore(&ws, &args.id, ctx.actor()?, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+    } else {
+        render::status(
+            ctx.global.quiet,
+            &format!("restored {} (commit {})\n", report.id, render::short(&report.commit)),
+        );
+    }
+    Ok(Exit::Ok)
+}

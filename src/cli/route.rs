@@ -1,0 +1,48 @@
+//! `cogmem route`.
+
+use clap::Args;
+use cogmem::ops::hear;
+use cogmem::route;
+
+use super::exit::Exit;
+use super::{Ctx, input, render};
+
+/// Show where a memory would be stored, or the prompt that asks a model
+///
+/// Without `--prompt`, prints cogmem's own routing decision as JSON: stores, entities,
+/// relations, tags, confidence, core_update, summary, type, and a reason for every choice.
+/// Nothing is written.
+///
+/// With `--prompt`, prints the routing prompt for the host agent's model instead. Feed the
+/// model's JSON answer back with `cogmem remember --routing ANSWER TEXT`.
+#[derive(Args, Debug)]
+#[command(after_long_help = "Examples:
+  cogmem route \"I prefer TypeScript over JavaScript\"
+  cogmem route --prompt --trigger \"remember that\" \"Alice moved to Lisbon\" > prompt.txt
+  cogmem remember --routing @answer.json \"Alice moved to Lisbon\"")]
+pub struct RouteArgs {
+    /// The content to route, or `-` for stdin
+    text: String,
+    /// Print the prompt for the host model instead of routing here
+    #[arg(long)]
+    prompt: bool,
+    /// The trigger phrase the user used, for the prompt
+    #[arg(long, value_name = "PHRASE", default_value = "")]
+    trigger: String,
+    /// A summary of the recent conversation, for the prompt
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    context: String,
+}
+
+pub fn run(ctx: &Ctx, args: &RouteArgs) -> cogmem::Result<Exit> {
+    let text = cogmem::ops::remember::check_text(&input::text_or_stdin(&args.text)?)?;
+    let ws = ctx.workspace()?;
+    if args.prompt {
+        render::data(&hear::routing_prompt(&ws, &text, &args.trigger, &args.context)?)?;
+        return Ok(Exit::Ok);
+    }
+    let rc = hear::context(&ws)?;
+    let trigger = (!args.trigger.is_empty()).then_some(args.trigger.as_str());
+    render::json(&route::route(&text, trigger, &rc))?;
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,271 @@
+//! `cogmem hear`, `cogmem route` and `cogmem remember --routing`: an agent passes a user's
+//! message; cogmem detects the trigger and acts on it — writes a routed memory, offers what to
+//! forget, answers a recall — or, where judgement needs a model, hands the host agent the
+//! routing prompt and applies its validated answer.
+
+use serde::Serialize;
+
+use super::forget::{self, Candidate};
+use super::remember::{self, Relation, RememberReport, RememberRequest};
+use crate::audit::Actor;
+use crate::clock::Clock;
+use crate::route::{self, KnownEntity, RouteContext, Routing, ValidRouting};
+use crate::store::core_memory::CoreSection;
+use crate::store::entity::{self, EntityId};
+use crate::store::markdown::{self, find_section};
+use crate::store::units;
+use crate::store::{Store, fsx};
+use crate::trigger::{self, Trigger, TriggerKind};
+use crate::workspace::{Workspace, layout};
+
+/// Builds the routing context of a workspace: who the user is, and the entities it knows.
+///
+/// The user is named by a `Name:` bullet under MEMORY.md's `## Identity`; otherwise they are
+/// `person--user`. Unreadable entity files are skipped.
+pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
+    let mut ctx = RouteContext::default();
+    if let Some(text) = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD))?
+        && let Some(name) = user_name(&text)
+        && let Ok(id) = EntityId::parse(&format!("person--{}", markdown::slugify(&name)))
+    {
+        ctx.user = id;
+        ctx.user_name = name;
+    }
+    for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let Ok(id) = EntityId::parse(stem) else { continue };
+        let Ok(text) = fsx::read_text(&ws.abs(&rel)) else { continue };
+        let names = entity::names(&id, &text);
+        ctx.known.push(KnownEntity { id, names });
+    }
+    Ok(ctx)
+}
+
+/// The user's name from a `- Name: …` (or `- **Name:** …`) bullet under `## Identity`.
+fn user_name(memory_md: &str) -> Option<String> {
+    let sections = markdown::sections(memory_md);
+    let s = find_section(&sections, CoreSection::Identity.title())?;
+    memory_md[s.content.clone()].lines().find_map(|l| {
+        let t = l.trim_start().strip_prefix("- ")?.replace("**", "");
+        let v = t.strip_prefix("Name:")?.trim();
+        (!v.is_empty()).then(|| v.to_owned())
+    })
+}
+
+/// What `hear` did about a message.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HeardAction {
+    /// No trigger: nothing written.
+    None,
+    /// The memory was written (or would be, with `--dry-run`).
+    Remembered {
+        /// The commit, `None` on a dry run or when everything was already remembered.
+        commit: Option<String>,
+        /// Whether this was a dry run.
+        dry_run: bool,
+        /// What was written (empty on a dry run).
+        written: Vec<remember::Unit>,
+        /// What was already there.
+        duplicates: Vec<remember::Unit>,
+    },
+    /// The remember trigger had nothing to remember.
+    NothingToRemember,
+    /// Candidates to forget; nothing is forgotten until one is confirmed.
+    ConfirmForget {
+        /// The best matches.
+        candidates: Vec<Candidate>,
+        /// The command that forgets the first candidate.
+        command: Option<String>,
+    },
+    /// The user asked for a reflection.
+    Reflect {
+        /// Whether cogmem can run it.
+        available: bool,
+        /// What to tell the user.
+        message: String,
+    },
+    /// The user is wrapping up: ask whether to reflect.
+    AskUser {
+        /// The question to ask.
+        question: String,
+    },
+    /// What is remembered about the topic.
+    Recall {
+        /// The best matches.
+        results: Vec<Candidate>,
+    },
+}
+
+/// What `hear` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct HearReport {
+    /// The trigger, or `None` for an ordinary message.
+    pub trigger: Option<TriggerKind>,
+    /// The phrase that triggered it.
+    pub phrase: Option<String>,
+    /// What it is about.
+    pub content: Option<String>,
+    /// The routing decision, for a remember trigger.
+    pub routing: Option<Routing>,
+    /// What was done.
+    pub action: HeardAction,
+}
+
+/// Options for `hear`.
+#[derive(Debug, Clone, Default)]
+pub struct HearOptions {
+    /// Detect and route, but write nothing.
+    pub dry_run: bool,
+}
+
+/// Detects the trigger in `message` and acts on it.
+///
+/// Only a remember trigger writes (through the change engine, as `bot:trigger-remember`);
+/// forget only lists candidates, recall only reads.
+pub fn hear(
+    ws: &Workspace,
+    message: &str,
+    opts: &HearOptions,
+    clock: &dyn Clock,
+) -> crate::Result<HearReport> {
+    let extra = &ws.settings().triggers;
+    let ctx = context(ws)?;
+    let known: Vec<String> = ctx.known.iter().flat_map(|k| k.names.iter().cloned()).collect();
+    let Some(t) = trigger::classify_known(message, extra, &known) else {
+        return Ok(HearReport {
+            trigger: None,
+            phrase: None,
+            content: None,
+            routing: None,
+            action: HeardAction::None,
+        });
+    };
+    let Trigger { kind, phrase, content } = t;
+    let mut report = HearReport {
+        trigger: Some(kind),
+        phrase: Some(phrase.clone()),
+        content: Some(content.clone()),
+        routing: None,
+        action: HeardAction::None,
+    };
+    report.action = match kind {
+        TriggerKind::Remember => {
+            if content.trim().is_empty() {
+                HeardAction::NothingToRemember
+            } else {
+                let routing = route::route(&content, Some(&phrase), &ctx);
+                let req =
+                    request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
+                report.routing = Some(routing);
+                if opts.dry_run {
+                    HeardAction::Remembered {
+                        commit: None,
+                        dry_run: true,
+                        written: Vec::new(),
+                        duplicates: Vec::new(),
+                    }
+                } else {
+                    let RememberReport { commit, written, duplicates, .. } =
+                        remember::remember(ws, &req, clock)?;
+                    HeardAction::Remembered { commit, dry_run: false, written, duplicates }
+                }
+            }
+        }
+        TriggerKind::Forget => {
+            let candidates =
+                if content.is_empty() { Vec::new() } else { forget::find(ws, &content, 5)? };
+            let command = candidates.first().map(|c| format!("cogmem forget --id {} --yes", c.id));
+            HeardAction::ConfirmForget { candidates, command }
+        }
+        TriggerKind::Recall => HeardAction::Recall { results: forget::find(ws, &content, 10)? },
+        TriggerKind::Reflect => HeardAction::Reflect {
+            available: false,
+            message: "reflection is not built into this version of cogmem yet; nothing was changed"
+                .into(),
+        },
+        TriggerKind::ReflectSoft => HeardAction::AskUser {
+            question:
+                "Before you go: shall I reflect on today's memories now, or at the usual time?"
+                    .into(),
+        },
+    };
+    Ok(report)
+}
+
+/// Turns a routing decision into a remember request: the summary is what is stored.
+fn request_from_routing(r: &Routing, actor: Actor, phrase: &str) -> crate::Result<RememberRequest> {
+    let mut req = RememberRequest::new(&r.summary, actor)?;
+    req.stores = r.stores.clone();
+    for e in &r.entities {
+        req.entities.push(EntityId::parse(&e.id)?);
+    }
+    // Entities named only as relation ends need no fact of their own.
+    req.entities.retain(|e| {
+        !r.relations.iter().any(|rel| rel.to == e.as_str())
+            || r.relations.iter().any(|rel| rel.from == e.as_str())
+    });
+    for rel in &r.relations {
+        req.relations.push(Relation {
+            from: EntityId::parse(&rel.from)?,
+            relation: rel.relation.clone(),
+            to: EntityId::parse(&rel.to)?,
+        });
+    }
+    if !req.stores.contains(&Store::Semantic) {
+        req.entities.clear();
+        req.relations.clear();
+    }
+    req.tags = r.tags.clone();
+    req.confidence = Some(r.confidence);
+    req.entry_type = Some(r.entry_type);
+    if r.stores.contains(&Store::Procedural) {
+        let first = r.summary.lines().next().unwrap_or_default();
+        req.title = Some(first.split_whitespace().take(8).collect::<Vec<_>>().join(" "));
+    }
+    req.trigger = format!("user said \"{phrase}\"");
+    Ok(req)
+}
+
+/// Applies a validated routing answer from the host model to `text`.
+pub fn remember_routed(
+    ws: &Workspace,
+    text: &str,
+    answer: ValidRouting,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<RememberReport> {
+    let stored = answer.summary.as_deref().unwrap_or(text);
+    let mut req = RememberRequest::new(stored, actor)?;
+    req.stores = answer.stores;
+    req.entities = answer.entities;
+    req.relations = answer
+        .relations
+        .into_iter()
+        .map(|(from, relation, to)| Relation { from, relation, to })
+        .collect();
+    req.tags = answer.tags;
+    req.confidence = answer.confidence;
+    req.entry_type = answer.entry_type;
+    req.trigger = "routing answer from the host model".into();
+    remember::remember(ws, &req, clock)
+}
+
+/// Builds the routing prompt for `content`, with a summary of core memory.
+pub fn routing_prompt(
+    ws: &Workspace,
+    content: &str,
+    trigger: &str,
+    recent: &str,
+) -> crate::Result<String> {
+    let core = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD))?.unwrap_or_default();
+    let bullets: Vec<String> =
+        units::core_units(&core).into_iter().map(|u| u.text).take(40).collect();
+    let summary = if bullets.is_empty() { "(empty)".to_owned() } else { bullets.join("; ") };
+    Ok(route::prompt(
+        content,
+        if trigger.is_empty() { "(none)" } else { trigger },
+        if recent.is_empty() { "(none)" } else { recent },
+        &summary,
+    ))
+}

@@ -1,0 +1,239 @@
+//! Every memory unit of a workspace (design.md §6): each MEMORY.md bullet, episode entry,
+//! entity, procedure and vault note, with its id, file and line. Read-only; a file that cannot
+//! be read is reported and skipped.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::core_memory::{self, CoreSection};
+use super::markdown::{self, find_section, one_line};
+use super::{Store, episode, fsx};
+
+/// One memory unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryUnit {
+    /// Its decay id, e.g. `entity:person--alice`.
+    pub id: String,
+    /// Its store.
+    pub store: Store,
+    /// Its file, relative to the workspace root.
+    pub path: String,
+    /// The 1-based line where it starts.
+    pub line: usize,
+    /// Its text (for files: the whole body).
+    pub text: String,
+}
+
+/// A file left out because it could not be read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// What is wrong, naming the file.
+    pub error: String,
+}
+
+/// All units, and the files that could not be read.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Units {
+    /// The units, in store order.
+    pub units: Vec<MemoryUnit>,
+    /// Unreadable files.
+    pub skipped: Vec<Unreadable>,
+}
+
+impl Units {
+    /// Finds a unit by id.
+    pub fn get(&self, id: &str) -> Option<&MemoryUnit> {
+        self.units.iter().find(|u| u.id == id)
+    }
+}
+
+/// Lists the units of the workspace at `root`.
+pub fn list(root: &Path) -> Units {
+    let mut out = Units::default();
+    let read = |rel: &str, out: &mut Units| -> Option<String> {
+        match fsx::read_text(&root.join(rel)) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                out.skipped.push(Unreadable { path: rel.to_owned(), error: e.to_string() });
+                None
+            }
+        }
+    };
+    if let Some(text) = read("MEMORY.md", &mut out) {
+        out.units.extend(core_units(&text));
+    }
+    for (dir, store, kind) in [
+        ("memory/episodes", Store::Episodic, "episode"),
+        ("memory/graph/entities", Store::Semantic, "entity"),
+        ("memory/procedures", Store::Procedural, "procedure"),
+        ("memory/vault", Store::Vault, "vault"),
+    ] {
+        for rel in markdown_files(root, dir) {
+            let Some(text) = read(&rel, &mut out) else { continue };
+            let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md").to_owned();
+            if store == Store::Episodic {
+                out.units.extend(episode_units(&stem, &rel, &text));
+            } else {
+                let (prefix, _) = markdown::split_front_matter(&text);
+                out.units.push(MemoryUnit {
+                    id: format!("{kind}:{stem}"),
+                    store,
+                    path: rel.clone(),
+                    line: 1,
+                    text: text[prefix..].to_owned(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The bullets of MEMORY.md's four sections.
+pub fn core_units(text: &str) -> Vec<MemoryUnit> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let mut out = Vec::new();
+    for section in CoreSection::ALL {
+        let Some(s) = find_section(&sections, section.title()) else { continue };
+        let first_line = markdown::line_of(text, prefix + s.content.start);
+        for (i, line) in body[s.content.clone()].lines().enumerate() {
+            if let Some(bullet) = line.trim_start().strip_prefix("- ") {
+                out.push(MemoryUnit {
+                    id: core_memory::unit_id(section, bullet),
+                    store: Store::Core,
+                    path: "MEMORY.md".into(),
+                    line: first_line + i,
+                    text: one_line(bullet),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
+    let mut seen: Vec<String> = Vec::new();
+    episode::entries(text)
+        .into_iter()
+        .map(|e| {
+            let n = seen.iter().filter(|t| **t == e.time).count();
+            seen.push(e.time.clone());
+            let id = if n == 0 {
+                format!("episode:{date}:{}", e.time)
+            } else {
+                format!("episode:{date}:{}:{}", e.time, n + 1)
+            };
+            MemoryUnit {
+                id,
+                store: Store::Episodic,
+                path: rel.to_owned(),
+                line: e.line,
+                text: e.text,
+            }
+        })
+        .collect()
+}
+
+/// Lists `*.md` files directly in a workspace folder, sorted, as relative paths.
+pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
+    let abs = root.join(dir);
+    if !abs.is_dir() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
+        .min_depth(1)
+        .max_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            name.ends_with(".md").then(|| format!("{dir}/{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Splits text into search terms: lower-case words of two or more characters, and character
+/// pairs of Japanese or Chinese runs.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let flush_word = |w: &mut String, out: &mut Vec<String>| {
+        if w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str()) {
+            out.push(std::mem::take(w));
+        } else {
+            w.clear();
+        }
+    };
+    let flush_cjk = |c: &mut Vec<char>, out: &mut Vec<String>| {
+        if c.len() == 1 {
+            out.push(c[0].to_string());
+        }
+        for pair in c.windows(2) {
+            out.push(pair.iter().collect());
+        }
+        c.clear();
+    };
+    for ch in text.chars() {
+        if is_cjk(ch) {
+            flush_word(&mut word, &mut out);
+            cjk.push(ch);
+        } else if ch.is_alphanumeric() {
+            flush_cjk(&mut cjk, &mut out);
+            word.extend(ch.to_lowercase());
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_cjk(&mut cjk, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_cjk(&mut cjk, &mut out);
+    out
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+const STOPWORDS: &[&str] = &[
+    "the", "an", "and", "or", "but", "is", "are", "was", "were", "be", "to", "of", "in", "on",
+    "at", "for", "with", "that", "this", "it", "my", "me", "we", "our", "you", "your", "about",
+    "what", "from", "by", "as", "do", "does", "did", "have", "has", "had", "not", "no", "so",
+];
+
+/// Scores how well a unit matches query terms: the share of terms it contains.
+pub fn score(query_terms: &[String], unit: &MemoryUnit) -> f64 {
+    if query_terms.is_empty() {
+        return 0.0;
+    }
+    let hay = terms(&format!("{} {}", unit.id.replace(['-', ':'], " "), unit.text));
+    let found = query_terms.iter().filter(|t| hay.contains(t)).count();
+    found as f64 / query_terms.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_units_have_stable_ids_and_lines() {
+        let md = "# M\n\n## Identity\n- Name: Sam\n\n## Active Context\n- Shipping v2\n";
+        let u = core_units(md);
+        assert_eq!(u.len(), 2);
+        assert_eq!((u[0].line, u[1].line), (4, 7));
+        assert!(u[1].id.starts_with("core:active-context:"));
+    }
+
+    #[test]
+    fn terms_cover_words_and_cjk_pairs() {
+        assert_eq!(terms("Alice's tea, 緑茶!"), ["alice", "tea", "緑茶"]);
+        assert_eq!(terms("東京駅"), ["東京", "京駅"]);
+    }
+}

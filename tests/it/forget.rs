@@ -1,0 +1,139 @@
+//! `cogmem forget` and `cogmem restore`: archiving is reversible byte for byte; permanent
+//! deletion needs an exact id; pinned memories need force.
+
+use crate::common::TestEnv;
+
+fn setup() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    env.mutate([
+        "remember",
+        "Alice works on Atlas",
+        "--relation",
+        "person--alice|works-on|project--atlas",
+    ]);
+    env.mutate(["remember", "Ship Atlas on Friday", "--store", "core"]);
+    env.mutate(["remember", "the spare key is under the blue pot", "--store", "vault"]);
+    env
+}
+
+/// The id of the core bullet: its section and the git blob hash of its text.
+fn core_id(_env: &TestEnv) -> String {
+    let hash = git2::Oid::hash_object(git2::ObjectType::Blob, b"Ship Atlas on Friday").unwrap();
+    format!("core:active-context:{}", &hash.to_string()[..8])
+}
+
+#[test]
+fn query_without_confirmation_only_lists() {
+    let env = setup();
+    let head = env.head();
+    let out = env.run(["forget", "Alice Lisbon"]).success();
+    assert!(out.stdout.starts_with(" 1. entity:person--alice  memory/graph/entities/person--alice.md:1\n    - Alice moved to Lisbon\n"), "{out}");
+    assert!(
+        out.stderr.contains("nothing forgotten; confirm with `cogmem forget --id ID --yes`"),
+        "{out}"
+    );
+    assert_eq!(env.head(), head);
+}
+
+/// Forget then restore puts every byte back (the audit log aside, which records both).
+#[test]
+fn forget_restore_round_trips_byte_for_byte() {
+    let env = setup();
+    let before: Vec<_> =
+        env.snapshot().into_iter().filter(|(p, _)| p != "memory/meta/audit.log").collect();
+    let id = core_id(&env);
+    let out = env.mutate(["forget", "--id", &id, "--yes"]);
+    assert!(out.stderr.starts_with("forgot (commit [HASH])\n"), "{out}");
+    assert!(!env.read("MEMORY.md").contains("Ship Atlas on Friday"));
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert_eq!(decay["entries"][&id]["status"], "archived");
+    assert_eq!(decay["entries"][&id]["current_score"], 0.0);
+    let line =
+        env.audit_lines().into_iter().find(|l| l.contains("| ARCHIVE | MEMORY.md |")).unwrap();
+    assert!(line.contains("| bot:trigger-forget |") || line.contains("| test-agent |"), "{line}");
+    env.mutate(["forget", "--id", "entity:person--alice", "--yes"]);
+    let index = env.read("memory/graph/index.md");
+    assert!(!index.contains("person--alice"), "{index}");
+    assert!(
+        env.path("memory/graph/entities/person--alice.md").is_file(),
+        "archiving keeps the file"
+    );
+    // Forgotten memories are not offered again.
+    let out = env.run(["forget", "Alice Lisbon", "--dry-run", "--json"]).success();
+    assert!(!out.stdout.contains("entity:person--alice"), "{out}");
+    env.mutate(["restore", "entity:person--alice"]);
+    env.mutate(["restore", &id]);
+    let after: Vec<_> =
+        env.snapshot().into_iter().filter(|(p, _)| p != "memory/meta/audit.log").collect();
+    assert_eq!(after, before);
+    let out = env.run(["restore", &id]).output().code(1);
+    assert!(out.stderr.contains("is not forgotten, so there is nothing to restore"), "{out}");
+}
+
+#[test]
+fn pinned_memories_need_force() {
+    let env = setup();
+    let head = env.head();
+    let out = env
+        .run(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot", "--yes"])
+        .output()
+        .code(4);
+    assert!(
+        out.stderr.starts_with(
+            "error: vault:the-spare-key-is-under-the-blue-pot is pinned and cannot be forgotten"
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: pass `--force`"), "{out}");
+    assert_eq!(env.head(), head);
+    env.mutate(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot", "--yes", "--force"]);
+}
+
+#[test]
+fn permanent_deletion_needs_an_exact_id_and_says_history_keeps_it() {
+    let env = setup();
+    let head = env.head();
+    let out = env.run(["forget", "Alice Lisbon", "--permanent", "--yes"]).output().code(1);
+    assert!(
+        out.stderr.starts_with("error: permanent deletion needs an exact `--id` and `--yes`"),
+        "{out}"
+    );
+    assert_eq!(env.head(), head);
+    let out = env.mutate(["forget", "--id", "entity:person--alice", "--permanent", "--yes"]);
+    assert!(out.stderr.contains("git history still holds it"), "{out}");
+    assert!(!env.path("memory/graph/entities/person--alice.md").exists());
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(decay["entries"].get("entity:person--alice").is_none());
+    assert!(
+        env.audit_lines()
+            .iter()
+            .any(|l| l.contains("| DELETE | memory/graph/entities/person--alice.md |"))
+    );
+    // The history still has it.
+    assert!(env.git(&["log", "--all", "--format=%s"]).contains("Alice moved to Lisbon"));
+}
+
+#[test]
+fn episode_entries_can_be_deleted_permanently() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "first thing"]);
+    env.mutate(["remember", "second thing"]);
+    env.mutate(["forget", "--id", "episode:2026-12-01:09:00", "--permanent", "--yes"]);
+    let day = env.read("memory/episodes/2026-12-01.md");
+    assert!(!day.contains("first thing") && day.contains("second thing"), "{day}");
+}
+
+#[test]
+fn unknown_ids_and_ambiguous_queries_are_errors() {
+    let env = setup();
+    let out = env.run(["forget", "--id", "entity:person--nobody", "--yes"]).output().code(1);
+    assert!(
+        out.stderr.starts_with("error: no memory has the id \"entity:person--nobody\""),
+        "{out}"
+    );
+    let out = env.run(["forget", "Atlas", "--yes"]).output().code(1);
+    assert!(out.stderr.contains("memories match equally well; pick one"), "{out}");
+}

@@ -1,0 +1,182 @@
+//! `cogmem hear` and `cogmem route`: triggers acted on through the real binary.
+
+use crate::common::TestEnv;
+
+/// The cognitive-memory skill's own example: semantic store and core memory, one commit.
+#[test]
+fn skill_example_writes_semantic_and_core_in_one_commit() {
+    let env = TestEnv::initialized();
+    let out = env.mutate(["hear", "--json", "Remember that I prefer TypeScript over JavaScript."]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["trigger"], "remember");
+    assert_eq!(v["phrase"], "Remember that");
+    assert_eq!(v["content"], "I prefer TypeScript over JavaScript.");
+    assert_eq!(v["routing"]["stores"], serde_json::json!(["semantic", "core"]));
+    assert_eq!(v["routing"]["core_update"], true);
+    assert_eq!(v["action"]["type"], "remembered");
+    let msg = env.git(&["log", "-1", "--format=%an%n%B"]);
+    assert!(msg.starts_with("bot:trigger-remember\n"), "{msg}");
+    assert!(msg.contains("Trigger: user said \"Remember that\""), "{msg}");
+    assert!(env.read("MEMORY.md").contains("- User prefers TypeScript over JavaScript.\n"));
+    let user = env.read("memory/graph/entities/person--user.md");
+    assert!(user.contains("- User prefers TypeScript over JavaScript.\n"), "{user}");
+    assert!(user.contains("- prefers: [[tool--typescript]]\n"), "{user}");
+    let audit = env.audit_lines();
+    assert!(
+        audit.iter().any(|l| l.contains("| EDIT | MEMORY.md | bot:trigger-remember | auto |")),
+        "{audit:#?}"
+    );
+}
+
+#[test]
+fn ordinary_messages_change_nothing() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    for m in [
+        "I remember when we met",
+        "reflect the changes in the config",
+        "Remember the Titans is a film",
+    ] {
+        let out = env.run(["hear", "--json", m]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["trigger"], serde_json::Value::Null, "{m}");
+        assert_eq!(v["action"]["type"], "none", "{m}");
+    }
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn dry_run_routes_but_writes_nothing() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    let out = env
+        .run(["hear", "--dry-run", "hey, don't forget: we decided to ship Atlas on Friday"])
+        .success();
+    assert!(out.stdout.contains("trigger: remember\n"), "{out}");
+    assert!(out.stdout.contains("stores:  episodic, semantic\n"), "{out}");
+    assert!(out.stdout.contains("dry run: nothing written"), "{out}");
+    assert_eq!(env.head(), head);
+}
+
+#[test]
+fn forget_asks_first_and_recall_reads() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    let head = env.head();
+    let out = env.run(["hear", "--json", "please forget about Alice"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["trigger"], "forget");
+    assert_eq!(v["action"]["type"], "confirm_forget");
+    assert_eq!(v["action"]["candidates"][0]["id"], "entity:person--alice");
+    assert_eq!(v["action"]["command"], "cogmem forget --id entity:person--alice --yes");
+    assert_eq!(env.head(), head, "nothing forgotten without confirmation");
+    let out = env.run(["hear", "--json", "What do you remember about Alice?"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["trigger"], "recall");
+    assert_eq!(v["action"]["results"][0]["id"], "entity:person--alice");
+    // A known entity makes a "know about" question a recall, in any case.
+    let out = env.run(["hear", "--json", "what do you know about alice?"]).success();
+    assert!(out.stdout.contains("\"trigger\": \"recall\""), "{out}");
+    assert_eq!(env.head(), head);
+}
+
+#[test]
+fn reflect_and_goodnight_only_answer() {
+    let env = TestEnv::initialized();
+    let out = env.run(["hear", "--json", "Let's reflect on this week"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["action"]["type"], "reflect");
+    let out = env.run(["hear", "--json", "ok, I'm going to sleep. goodnight!"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["trigger"], "reflect_soft");
+    assert_eq!(v["action"]["type"], "ask_user");
+    assert_eq!(env.commit_count(), 1);
+}
+
+#[test]
+fn japanese_remember_from_stdin() {
+    let env = TestEnv::initialized();
+    let out = env
+        .run(["hear", "--json", "-"])
+        .stdin("明日の会議は10時だと覚えておいて")
+        .output()
+        .success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["content"], "明日の会議は10時");
+    assert_eq!(v["action"]["type"], "remembered");
+    env.assert_clean_tree();
+}
+
+#[test]
+fn extra_trigger_phrases_come_from_settings() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[triggers]\nremember = [\"jot this\"]\n");
+    env.git_commit_all("extra phrase");
+    let out = env.mutate(["hear", "--json", "jot this: the gate code is 4417"]);
+    assert!(out.stdout.contains("\"content\": \"the gate code is 4417\""), "{out}");
+}
+
+#[test]
+fn route_prints_routing_and_prompt() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Sam is the user", "--store", "core", "--section", "identity"]);
+    let out = env.run(["route", "I prefer tea over coffee"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["store"], "semantic");
+    assert!(v["reason"].as_array().unwrap().len() >= 3);
+    let out = env
+        .run([
+            "route",
+            "--prompt",
+            "--trigger",
+            "remember that",
+            "--context",
+            "talking about drinks",
+            "Alice likes tea",
+        ])
+        .success();
+    assert!(out.stdout.contains("CONTENT: Alice likes tea\nTRIGGER: remember that\nCONTEXT: talking about drinks\nCORE MEMORY: Sam is the user\n"), "{out}");
+    assert_eq!(env.commit_count(), 2, "route never writes");
+}
+
+/// A saved model answer goes back in with `remember --routing`, validated first.
+#[test]
+fn routing_answer_round_trip() {
+    let env = TestEnv::initialized();
+    let answer = r#"{"stores": ["semantic", "episodic"], "entities": [{"name": "Alice Smith", "type": "person"}],
+        "relations": [{"from": "person--alice-smith", "relation": "lives-in", "to": "place--lisbon"}],
+        "tags": ["move"], "confidence": "high", "core_update": false, "summary": "Alice Smith moved to Lisbon.", "type": "event"}"#;
+    env.write("answer.json", answer);
+    let out = env
+        .run(["remember", "--routing", "@answer.json", "Alice moved to Lisbon", "--json"])
+        .success();
+    std::fs::remove_file(env.path("answer.json")).unwrap();
+    env.assert_clean_tree();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["written"][0]["id"], "entity:person--alice-smith");
+    assert!(
+        env.read("memory/graph/entities/person--alice-smith.md")
+            .contains("- Alice Smith moved to Lisbon.\n- lives-in: [[place--lisbon]]\n")
+            || env
+                .read("memory/graph/entities/person--alice-smith.md")
+                .contains("- lives-in: [[place--lisbon]]")
+    );
+    assert!(env.read("memory/episodes/2026-12-01.md").contains(
+        "## 09:00 | event | confidence:high | tags:[move]\nAlice Smith moved to Lisbon.\n"
+    ));
+    let head = env.head();
+    for (bad, msg) in [
+        (r#"{"store": "attic"}"#, "error: invalid routing answer: unknown store \"attic\""),
+        (
+            r#"{"store": "semantic", "entities": ["person--../x"]}"#,
+            "error: invalid routing answer: entities: invalid entity id",
+        ),
+        (r#"{"tags": []}"#, "error: invalid routing answer: missing field `store`"),
+        ("{not json", "error: invalid routing answer: line 1:"),
+    ] {
+        let out = env.run(["remember", "--routing", bad, "text"]).output().code(1);
+        assert!(out.stderr.starts_with(msg), "{bad}: {out}");
+    }
+    assert_eq!(env.head(), head);
+}
