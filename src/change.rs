@@ -11,10 +11,12 @@ use std::path::Path;
 
 use git2::Repository;
 
+use crate::access;
 use crate::audit::{Action, Actor, Approval, AuditLine};
 use crate::clock::Clock;
 use crate::error::RuleError;
 use crate::git::{self, CommitSpec};
+use crate::store::decay_file::DecayFile;
 use crate::store::fsx;
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, layout};
 
@@ -45,6 +47,7 @@ pub struct Change {
     subject: Option<(Action, String)>,
     require_clean: bool,
     subagent_ok: bool,
+    notes: Vec<(Action, String, String)>,
 }
 
 /// What an applied change produced.
@@ -71,6 +74,7 @@ impl Change {
             subject: None,
             require_clean: true,
             subagent_ok: false,
+            notes: Vec::new(),
         }
     }
 
@@ -139,6 +143,12 @@ impl Change {
         self
     }
 
+    /// Adds an audit line about a memory rather than a file write (e.g. a DECAY band change),
+    /// written after the per-file lines.
+    pub fn note(&mut self, action: Action, file: &str, summary: impl Into<String>) {
+        self.notes.push((action, file.to_owned(), summary.into()));
+    }
+
     /// Lets a sub-agent make this change (only proposals).
     pub fn allow_subagent(mut self) -> Self {
         self.subagent_ok = true;
@@ -169,6 +179,54 @@ impl Change {
         if self.actor.is_subagent() && !self.subagent_ok {
             return Err(RuleError::SubagentWrite { actor: self.actor.to_string() }.into());
         }
+        // Uses recorded by reads since the last change are folded into this commit.
+        let mut this = self;
+        let batch = access::begin(ws)?;
+        if let Some(b) = &batch {
+            this.fold_accesses(ws, b)?;
+        }
+        let result = this.apply_inner(ws, repo, clock);
+        if result.is_ok() && batch.is_some() {
+            // The batch is recorded as folded; if this fails, the next fold only deletes it.
+            let _ = access::finish(ws);
+        }
+        result
+    }
+
+    fn fold_accesses(&mut self, ws: &Workspace, batch: &access::Batch) -> crate::Result<()> {
+        let path = ws.abs(layout::DECAY_SCORES);
+        let current = match self.pending(layout::DECAY_SCORES) {
+            Some(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            None => fsx::read_text_if_exists(&path)?,
+        };
+        let Some(current) = current else { return Ok(()) };
+        let mut decay = DecayFile::parse(&current, &path)?;
+        let marker_before = decay.access_fold().map(str::to_owned);
+        let folded = access::fold(batch, &mut decay);
+        if decay.access_fold().map(str::to_owned) == marker_before {
+            return Ok(()); // this batch was folded by a commit that landed before a crash
+        }
+        let note = format!("folded {} uses", folded.uses);
+        if let Some(e) = self.edits.iter_mut().find(|e| e.path == layout::DECAY_SCORES) {
+            e.content = Some(decay.to_text().into_bytes());
+            e.summary = format!("{}; {note}", e.summary);
+        } else {
+            self.edits.push(FileEdit {
+                path: layout::DECAY_SCORES.to_owned(),
+                content: Some(decay.to_text().into_bytes()),
+                action: Action::Edit,
+                summary: note,
+            });
+        }
+        Ok(())
+    }
+
+    fn apply_inner(
+        self,
+        ws: &Workspace,
+        repo: &Repository,
+        clock: &dyn Clock,
+    ) -> crate::Result<Applied> {
         let root = ws.root();
         let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
@@ -264,6 +322,18 @@ impl Change {
                 lines.push_str(&alert.format());
                 lines.push('\n');
             }
+        }
+        for (action, file, summary) in &self.notes {
+            let line = AuditLine {
+                timestamp: ts,
+                action: *action,
+                file: file.clone(),
+                actor: self.actor.to_string(),
+                approval: self.approval,
+                summary: summary.clone(),
+            };
+            lines.push_str(&line.format());
+            lines.push('\n');
         }
         let audit = root.join(layout::AUDIT_LOG);
         ensure_ends_with_newline(&audit)?;

@@ -182,6 +182,12 @@ pub enum RuleError {
         /// The memory's id.
         id: String,
     },
+    /// Vault notes are always pinned.
+    #[error("{id} is in the vault, where memories are always pinned")]
+    VaultPinned {
+        /// The memory's id.
+        id: String,
+    },
     /// A sub-agent tried to write to a store directly.
     #[error("{actor} is a sub-agent; sub-agents may only propose memories, not write them")]
     SubagentWrite {
@@ -228,6 +234,9 @@ impl Error {
             Self::Rule(RuleError::Pinned { .. }) => {
                 Some("pass `--force` if you really mean to forget a pinned memory".into())
             }
+            Self::Rule(RuleError::VaultPinned { .. }) => Some(
+                "to let it fade, forget it with `cogmem forget --id ID --force` instead".into(),
+            ),
             Self::Rule(RuleError::SubagentWrite { .. }) => {
                 Some("hand the memory to the main agent, which decides what is written".into())
             }

@@ -13,6 +13,7 @@
 
 #![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
 
+pub mod access;
 pub mod audit;
 pub mod change;
 pub mod clock;

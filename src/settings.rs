@@ -91,6 +91,20 @@ pub struct DecaySettings {
     pub dormant: f64,
     /// Weight per store.
     pub type_weights: TypeWeights,
+    /// What age is measured in: `days` (default) or `interactions` (remember and recall
+    /// operations since the last use).
+    pub clock: DecayClock,
+}
+
+/// The unit decay counts age in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecayClock {
+    /// Days since the last use.
+    #[default]
+    Days,
+    /// Remember and recall operations since the last use (as in membrain and Tur).
+    Interactions,
 }
 
 impl Default for DecaySettings {
@@ -104,6 +118,7 @@ impl Default for DecaySettings {
             fading: 0.2,
             dormant: 0.05,
             type_weights: TypeWeights::default(),
+            clock: DecayClock::Days,
         }
     }
 }

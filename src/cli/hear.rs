@@ -90,7 +90,8 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
             if results.is_empty() {
                 let _ = writeln!(out, "nothing remembered about that");
             }
-            for c in results {
+            for r in results {
+                let c = &r.candidate;
                 let _ = writeln!(out, "  {}  {}:{}  {}", c.id, c.path, c.line, c.excerpt);
             }
         }

@@ -9,12 +9,14 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod audit;
+mod decay;
 mod env;
 mod exit;
 mod forget;
 mod hear;
 mod init;
 mod input;
+mod recall;
 mod remember;
 mod render;
 mod route;
@@ -79,6 +81,14 @@ enum Command {
     Route(route::RouteArgs),
     Forget(forget::ForgetArgs),
     Restore(forget::RestoreArgs),
+    Recall(recall::RecallArgs),
+    Show(recall::ShowArgs),
+    Decay(decay::DecayArgs),
+    Pin(decay::PinArgs),
+    /// Let a pinned memory fade like any other
+    Unpin(decay::PinArgs),
+    Why(decay::WhyArgs),
+    Touch(decay::TouchArgs),
     Status(status::StatusArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
@@ -128,6 +138,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Route(args) => route::run(&ctx, &args),
         Command::Forget(args) => forget::run(&ctx, &args),
         Command::Restore(args) => forget::run_restore(&ctx, &args),
+        Command::Recall(args) => recall::run(&ctx, &args),
+        Command::Show(args) => recall::run_show(&ctx, &args),
+        Command::Decay(args) => decay::run(&ctx, &args),
+        Command::Pin(args) => decay::run_pin(&ctx, &args, true),
+        Command::Unpin(args) => decay::run_pin(&ctx, &args, false),
+        Command::Why(args) => decay::run_why(&ctx, &args),
+        Command::Touch(args) => decay::run_touch(&ctx, &args),
         Command::Status(args) => status::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
     };

@@ -46,7 +46,16 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
         let _ = writeln!(out, "semantic    {}", n(c.entities, "entity"));
         let _ = writeln!(out, "procedural  {}", n(c.procedures, "procedure"));
         let _ = writeln!(out, "vault       {}", n(c.vault, "note"));
-        let _ = writeln!(out, "decay       {}", n(c.decay_entries, "entry"));
+        let b = &c.bands;
+        let _ = writeln!(
+            out,
+            "decay       {} ({} active, {} fading, {} dormant, {} archived)",
+            n(c.decay_entries, "entry"),
+            b.active,
+            b.fading,
+            b.dormant,
+            b.archived
+        );
         let index = match report.index {
             IndexState::Missing => "not built",
             IndexState::Stale => "stale",

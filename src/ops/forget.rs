@@ -75,6 +75,10 @@ fn rank(all: &Units, decay: &DecayFile, query: &str, limit: usize) -> Vec<Candid
 }
 
 /// The line of a unit that best shows why it matched, shortened to 120 characters.
+pub fn excerpt_of(u: &MemoryUnit, terms: &[String]) -> String {
+    excerpt(u, terms)
+}
+
 fn excerpt(u: &MemoryUnit, terms: &[String]) -> String {
     let best = u
         .text
@@ -232,7 +236,7 @@ pub fn forget(
                     );
                 }
                 Store::Semantic | Store::Procedural | Store::Vault => {
-                    d.change.delete(&unit.path, action, summary.clone())
+                    d.change.delete(&unit.path, action, summary.clone());
                 }
                 Store::Core => {}
             }

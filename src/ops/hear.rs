@@ -90,10 +90,10 @@ pub enum HeardAction {
         /// The question to ask.
         question: String,
     },
-    /// What is remembered about the topic.
+    /// What is remembered about the topic (the results count as uses).
     Recall {
-        /// The best matches.
-        results: Vec<Candidate>,
+        /// The best matches, by match × decayed relevance.
+        results: Vec<super::decay::Recalled>,
     },
 }
 
@@ -178,7 +178,11 @@ pub fn hear(
             let command = candidates.first().map(|c| format!("cogmem forget --id {} --yes", c.id));
             HeardAction::ConfirmForget { candidates, command }
         }
-        TriggerKind::Recall => HeardAction::Recall { results: forget::find(ws, &content, 10)? },
+        TriggerKind::Recall => {
+            let opts =
+                super::decay::RecallOptions { all: false, limit: 10, reinforce: !opts.dry_run };
+            HeardAction::Recall { results: super::decay::recall(ws, &content, opts, clock)? }
+        }
         TriggerKind::Reflect => HeardAction::Reflect {
             available: false,
             message: "reflection is not built into this version of cogmem yet; nothing was changed"

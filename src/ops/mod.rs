@@ -3,6 +3,7 @@
 //! lock and goes through [`crate::change`]; reading operations never commit.
 
 pub mod audit;
+pub mod decay;
 pub mod forget;
 pub mod hear;
 pub mod init;

@@ -225,7 +225,9 @@ pub fn remember(
             Store::Vault => w.vault(req)?,
         }
     }
-    if !w.new_units.is_empty() {
+    let counts_interactions =
+        ws.settings().decay.clock == crate::settings::DecayClock::Interactions;
+    if !w.new_units.is_empty() || counts_interactions && !w.change.is_empty() {
         let path = ws.abs(layout::DECAY_SCORES);
         let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
         let mut decay = DecayFile::parse(&text, &path)?;
@@ -235,6 +237,9 @@ pub fn remember(
             ws.settings().decay.base_explicit
         };
         let created = now.with_timezone(&chrono::Utc);
+        if counts_interactions {
+            decay.add_interactions(1);
+        }
         let mut added = Vec::new();
         for (id, store) in &w.new_units {
             let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
@@ -242,8 +247,12 @@ pub fn remember(
                 added.push(id.as_str());
             }
         }
-        if !added.is_empty() {
-            let summary = format!("decay entries for {}", added.join(", "));
+        if !added.is_empty() || counts_interactions {
+            let summary = if added.is_empty() {
+                "one more interaction".to_owned()
+            } else {
+                format!("decay entries for {}", added.join(", "))
+            };
             w.change.write(
                 layout::DECAY_SCORES,
                 decay.to_text().into_bytes(),

@@ -27,6 +27,21 @@ pub struct Counts {
     pub vault: usize,
     /// Entries in decay-scores.json.
     pub decay_entries: usize,
+    /// Entries per stored band: active, fading, dormant, archived.
+    pub bands: Bands,
+}
+
+/// How many memories are in each decay band (as last computed by a change or `cogmem decay`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Bands {
+    /// Fully searchable.
+    pub active: usize,
+    /// Deprioritised.
+    pub fading: usize,
+    /// Found only with `--all`.
+    pub dormant: usize,
+    /// Hidden from recall (forgotten or faded).
+    pub archived: usize,
 }
 
 /// A file that could not be read and was left out of the counts.
@@ -91,7 +106,18 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     match fsx::read_text_if_exists(&decay_path) {
         Ok(None) => {}
         Ok(Some(text)) => match DecayFile::parse(&text, &decay_path) {
-            Ok(d) => counts.decay_entries = d.len(),
+            Ok(d) => {
+                counts.decay_entries = d.len();
+                for key in d.keys() {
+                    match d.band(&key) {
+                        Some(crate::decay::Band::Active) => counts.bands.active += 1,
+                        Some(crate::decay::Band::Fading) => counts.bands.fading += 1,
+                        Some(crate::decay::Band::Dormant) => counts.bands.dormant += 1,
+                        Some(crate::decay::Band::Archived) => counts.bands.archived += 1,
+                        None => {}
+                    }
+                }
+            }
             Err(e) => {
                 skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() });
             }

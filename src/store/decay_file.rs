@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
 use super::{Store, StoreError};
-use crate::decay::{self, DecayInputs};
+use crate::Timestamp;
+use crate::decay::{self, Band, DecayInputs, Now};
 use crate::settings::DecaySettings;
 
 /// The parsed file.
@@ -83,21 +84,24 @@ impl DecayFile {
 
     /// Adds an entry for a new unit; returns `false` (and changes nothing) if the key exists.
     pub fn insert_new(&mut self, key: &str, unit: NewUnit, p: &DecaySettings) -> bool {
-        let Some(Value::Object(entries)) = self.root.get_mut("entries") else { return false };
-        if entries.contains_key(key) {
+        if self.has(key) {
             return false;
         }
         let weight = if unit.pinned { 1.0 } else { type_weight(unit.store, p) };
         let created = unit.created.fixed_offset();
+        let interactions = self.interactions();
         let inputs = DecayInputs {
             base: unit.base,
             type_weight: weight,
             access_count: 1,
             last_accessed: created,
+            last_interaction: interactions,
             pinned: unit.pinned,
+            forgotten: false,
         };
-        let score = decay::relevance(&inputs, created, p);
+        let score = decay::relevance(&inputs, &Now { time: created, interactions }, p);
         let stamp = unit.created.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let Some(Value::Object(entries)) = self.root.get_mut("entries") else { return false };
         entries.insert(
             key.to_owned(),
             json!({
@@ -110,6 +114,7 @@ impl DecayFile {
                 "current_score": (score * 1000.0).round() / 1000.0,
                 "status": decay::band(score, p).as_str(),
                 "pinned": unit.pinned,
+                "last_interaction": interactions,
             }),
         );
         true
@@ -143,6 +148,94 @@ impl DecayFile {
         self.entry(key).and_then(|e| e.get("pinned")).and_then(Value::as_bool) == Some(true)
     }
 
+    /// Returns every entry key, in file order.
+    pub fn keys(&self) -> Vec<String> {
+        self.entries().map(|e| e.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Returns the workspace's interaction count (remember and recall operations so far).
+    pub fn interactions(&self) -> u64 {
+        self.root.get("interactions").and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    /// Adds to the interaction count.
+    pub fn add_interactions(&mut self, n: u64) {
+        let total = self.interactions() + n;
+        self.root.insert("interactions".into(), json!(total));
+    }
+
+    /// Returns "now" for scoring: the time and the interaction count.
+    pub fn now(&self, time: Timestamp) -> Now {
+        Now { time, interactions: self.interactions() }
+    }
+
+    /// Returns the stored inputs of an entry's score; missing fields take safe defaults, and a
+    /// timestamp that cannot be read counts as `fallback`.
+    pub fn inputs(&self, key: &str, fallback: Timestamp) -> Option<DecayInputs> {
+        let e = self.entry(key)?;
+        let f = |k: &str| e.get(k).and_then(Value::as_f64);
+        let last = e
+            .get("last_accessed")
+            .and_then(Value::as_str)
+            .and_then(parse_time)
+            .or_else(|| e.get("created").and_then(Value::as_str).and_then(parse_time))
+            .unwrap_or(fallback);
+        Some(DecayInputs {
+            base: f("base_relevance").unwrap_or(1.0),
+            type_weight: f("type_weight").unwrap_or(1.0),
+            access_count: e.get("access_count").and_then(Value::as_u64).unwrap_or(1),
+            last_accessed: last,
+            last_interaction: e.get("last_interaction").and_then(Value::as_u64).unwrap_or(0),
+            pinned: e.get("pinned").and_then(Value::as_bool).unwrap_or(false),
+            forgotten: e.get("archive").is_some(),
+        })
+    }
+
+    /// Returns an entry's stored band.
+    pub fn band(&self, key: &str) -> Option<Band> {
+        self.entry(key)?.get("status")?.as_str().and_then(Band::parse)
+    }
+
+    /// Records a use: one more access, now.
+    pub fn touch(&mut self, key: &str, at: Timestamp, interaction: u64) -> bool {
+        let stamp = at.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let Some(e) = self.entry_mut(key) else { return false };
+        let count = e.get("access_count").and_then(Value::as_u64).unwrap_or(1) + 1;
+        e.insert("access_count".into(), json!(count));
+        e.insert("last_accessed".into(), json!(stamp));
+        e.insert("last_interaction".into(), json!(interaction));
+        true
+    }
+
+    /// Stores a recomputed score and its band; returns the band it had before.
+    pub fn set_score(&mut self, key: &str, score: f64, band: Band) -> Option<Band> {
+        let before = self.band(key);
+        let e = self.entry_mut(key)?;
+        e.insert("current_score".into(), json!((score * 1000.0).round() / 1000.0));
+        e.insert("status".into(), json!(band.as_str()));
+        before
+    }
+
+    /// Pins or unpins an entry; returns whether it changed.
+    pub fn set_pinned(&mut self, key: &str, pinned: bool) -> bool {
+        let Some(e) = self.entry_mut(key) else { return false };
+        if e.get("pinned").and_then(Value::as_bool) == Some(pinned) {
+            return false;
+        }
+        e.insert("pinned".into(), json!(pinned));
+        true
+    }
+
+    /// Returns the hash of the last access-log batch folded into this file.
+    pub fn access_fold(&self) -> Option<&str> {
+        self.root.get("access_fold").and_then(Value::as_str)
+    }
+
+    /// Records the hash of the access-log batch just folded.
+    pub fn set_access_fold(&mut self, hash: &str) {
+        self.root.insert("access_fold".into(), json!(hash));
+    }
+
     /// Renders the file as pretty JSON with a final newline.
     pub fn to_text(&self) -> String {
         let mut s = serde_json::to_string_pretty(&self.root).expect("a JSON map always serialises");
@@ -158,6 +251,15 @@ fn json_message(e: &serde_json::Error) -> String {
         Some((msg, _)) => format!("{msg} (column {})", e.column()),
         None => text,
     }
+}
+
+/// Reads a stored time: RFC 3339, or the skill's minute precision (`2026-02-01T09:15Z`).
+pub fn parse_time(text: &str) -> Option<Timestamp> {
+    chrono::DateTime::parse_from_rfc3339(text).ok().or_else(|| {
+        chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%MZ")
+            .ok()
+            .map(|n| n.and_utc().fixed_offset())
+    })
 }
 
 /// Returns the decay weight of a store.

@@ -150,6 +150,51 @@ pub fn append_section(body: &str, title: &str) -> String {
     out
 }
 
+/// Updates `Key: value` fields in the first `<!-- … -->` line that has `anchor` (such as
+/// `Decay score:`), keeping the fields the line does not have out. Returns `None` when no line
+/// has the anchor or nothing changed.
+pub fn update_comment_fields(
+    text: &str,
+    anchor: &str,
+    fields: &[(&str, String)],
+) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut done = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if !done && t.starts_with("<!--") && t.ends_with("-->") && t.contains(anchor) {
+            done = true;
+            let inner = t.trim_start_matches("<!--").trim_end_matches("-->").trim();
+            let parts: Vec<String> = inner
+                .split('|')
+                .map(|seg| {
+                    let seg = seg.trim();
+                    match seg.split_once(':') {
+                        Some((k, _)) if fields.iter().any(|(f, _)| *f == k.trim()) => {
+                            let v =
+                                &fields.iter().find(|(f, _)| *f == k.trim()).expect("just found").1;
+                            format!("{}: {v}", k.trim())
+                        }
+                        _ => seg.to_owned(),
+                    }
+                })
+                .collect();
+            let new = format!("<!-- {} -->", parts.join(" | "));
+            if new != t {
+                changed = true;
+            }
+            out.push_str(&new);
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    changed.then_some(out)
+}
+
 /// Returns the 1-based line number of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
@@ -269,6 +314,21 @@ mod tests {
     fn paragraph_escapes_headings_and_underlines() {
         assert_eq!(paragraph("a\n## b\n---\n  c  \n"), "a\n\\## b\n\\---\n  c\n");
         assert_eq!(normalize(&paragraph("a\n## b")), "a ## b");
+    }
+
+    #[test]
+    fn comment_fields_update_in_place() {
+        let text = "# x\n<!-- Type: person | Created: 2026-01-01 -->\n<!-- Decay score: 1.00 | Access count: 1 | Pinned: no -->\n";
+        let fields = [
+            ("Decay score", "0.42".to_owned()),
+            ("Access count", "3".to_owned()),
+            ("Pinned", "yes".to_owned()),
+        ];
+        assert_eq!(
+            update_comment_fields(text, "Decay score:", &fields).unwrap(),
+            "# x\n<!-- Type: person | Created: 2026-01-01 -->\n<!-- Decay score: 0.42 | Access count: 3 | Pinned: yes -->\n"
+        );
+        assert!(update_comment_fields("# x\n", "Decay score:", &fields).is_none());
     }
 
     #[test]

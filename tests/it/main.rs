@@ -7,6 +7,7 @@ mod common;
 
 mod bad_input;
 mod change;
+mod decay;
 mod forget;
 mod hear;
 mod init;

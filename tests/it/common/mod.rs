@@ -85,6 +85,13 @@ impl TestEnv {
             .to_string()
     }
 
+    /// Moves the clock to a later time (RFC 3339); it keeps ticking a second per command.
+    pub fn set_now(&self, rfc3339: &str) {
+        let t = chrono::DateTime::parse_from_rfc3339(rfc3339).unwrap().timestamp();
+        assert!(t >= self.now.get(), "the clock only moves forward");
+        self.now.set(t);
+    }
+
     fn tick(&self) -> String {
         let t = self.peek_now();
         self.now.set(self.now.get() + 1);
@@ -234,8 +241,10 @@ impl TestEnv {
             .map(str::to_owned)
             .collect();
         let new_lines: Vec<String> = self.audit_lines()[lines_before..].to_vec();
-        let non_alert: Vec<&String> =
-            new_lines.iter().filter(|l| !l.contains(" | ALERT | ")).collect();
+        let non_alert: Vec<&String> = new_lines
+            .iter()
+            .filter(|l| !l.contains(" | ALERT | ") && !l.contains(" | DECAY | "))
+            .collect();
         assert_eq!(
             non_alert.len(),
             changed.len(),

@@ -1,0 +1,193 @@
+//! Decay and reinforcement through the real binary, with the clock moved forward: bands change
+//! on the right days, uses keep memories fresh, the vault never fades, forgotten memories stay
+//! archived, and every transition is in the audit log.
+
+use crate::common::TestEnv;
+
+fn decay_json(env: &TestEnv) -> serde_json::Value {
+    serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap()
+}
+
+fn status(env: &TestEnv, id: &str) -> String {
+    decay_json(env)["entries"][id]["status"].as_str().unwrap_or("missing").to_owned()
+}
+
+/// An episode (weight 0.8) is active until 0.8·e^(−0.03·d) < 0.5 (day 15.7), fading until
+/// < 0.2 (day 46.2), dormant until < 0.05 (day 92.4), then archived.
+#[test]
+fn episode_fades_through_every_band_on_the_right_days() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "lunch with Bob at the noodle place"]);
+    env.mutate(["remember", "Bob's birthday is March 3", "--entity", "person--bob"]);
+    env.mutate(["remember", "the spare key is under the blue pot", "--store", "vault"]);
+    let ep = "episode:2026-12-01:09:00";
+    let vault = "vault:the-spare-key-is-under-the-blue-pot";
+    let days = [
+        (15, "active"),
+        (16, "fading"),
+        (46, "fading"),
+        (47, "dormant"),
+        (92, "dormant"),
+        (93, "archived"),
+    ];
+    for (day, want) in days {
+        let when = chrono::DateTime::parse_from_rfc3339("2026-12-01T09:00:00Z").unwrap()
+            + chrono::Duration::days(day);
+        env.set_now(&when.to_rfc3339());
+        let before = env.commit_count();
+        let out = env.run(["decay"]).success();
+        assert!(env.commit_count() <= before + 1, "at most one commit: {out}");
+        env.assert_clean_tree();
+        assert_eq!(status(&env, ep), want, "day {day}: {out}");
+        assert_eq!(
+            decay_json(&env)["entries"][vault]["current_score"],
+            1.0,
+            "the vault never fades (day {day})"
+        );
+    }
+    let audit = env.audit_lines();
+    for (from, to) in [("active", "fading"), ("fading", "dormant"), ("dormant", "archived")] {
+        let line = format!(
+            "| DECAY | memory/episodes/2026-12-01.md | system:decay | auto | {ep} {from} → {to} ("
+        );
+        assert!(
+            audit.iter().any(|l| l.contains(&line)),
+            "missing transition {from} → {to}: {audit:#?}"
+        );
+    }
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "system:decay");
+    // The entity's comment line follows the JSON.
+    let bob = env.read("memory/graph/entities/person--bob.md");
+    assert!(bob.contains("<!-- Decay score: 0.07 | Access count: 1 | Pinned: no -->"), "{bob}");
+    // Archived memories are hidden from recall but kept in the file, and shown by id.
+    let out = env.run(["recall", "noodle lunch", "--all", "--json"]).success();
+    assert_eq!(out.stdout.trim(), "[]");
+    assert!(env.read("memory/episodes/2026-12-01.md").contains("lunch with Bob"));
+    env.run(["show", ep]).success();
+}
+
+/// A memory that is recalled stays active while an unused one fades.
+#[test]
+fn recalled_memories_stay_active() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "the gym opens at six"]);
+    env.mutate(["remember", "the library closes at eight"]);
+    for day in [10, 20, 30, 40] {
+        let when = chrono::DateTime::parse_from_rfc3339("2026-12-01T12:00:00Z").unwrap()
+            + chrono::Duration::days(day);
+        env.set_now(&when.to_rfc3339());
+        let out = env.run(["recall", "gym", "--json"]).success();
+        assert!(out.stdout.contains("episode:2026-12-01:09:00"), "{out}");
+    }
+    assert!(env.path(".cogmem/access.log").is_file(), "uses are recorded without a commit");
+    env.assert_clean_tree();
+    env.run(["decay"]).success();
+    assert!(
+        !env.path(".cogmem/access.log").exists()
+            && !env.path(".cogmem/access.log.folding").exists()
+    );
+    let d = decay_json(&env);
+    assert_eq!(d["entries"]["episode:2026-12-01:09:00"]["access_count"], 5);
+    assert_eq!(d["entries"]["episode:2026-12-01:09:00"]["status"], "active");
+    assert_eq!(d["entries"]["episode:2026-12-01:09:00:2"]["status"], "fading");
+}
+
+#[test]
+fn forgotten_memories_stay_archived_through_decay() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "the old address is 12 Elm Street"]);
+    env.mutate(["forget", "--id", "episode:2026-12-01:09:00", "--yes"]);
+    env.set_now("2026-12-02T09:00:00Z");
+    env.run(["decay"]).success();
+    let d = decay_json(&env);
+    assert_eq!(d["entries"]["episode:2026-12-01:09:00"]["status"], "archived");
+    assert_eq!(d["entries"]["episode:2026-12-01:09:00"]["current_score"], 0.0);
+    env.mutate(["restore", "episode:2026-12-01:09:00"]);
+    assert_eq!(status(&env, "episode:2026-12-01:09:00"), "active");
+}
+
+#[test]
+fn uses_are_folded_by_the_next_change_exactly_once() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea", "--entity", "person--alice"]);
+    env.run(["touch", "entity:person--alice"]).success();
+    env.run(["show", "entity:person--alice"]).success();
+    env.assert_clean_tree();
+    let out = env.mutate(["remember", "something else"]);
+    assert!(out.stderr.contains("remembered"), "{out}");
+    assert_eq!(decay_json(&env)["entries"]["entity:person--alice"]["access_count"], 3);
+    let folded = env.audit_lines().into_iter().any(|l| {
+        l.contains("| EDIT | memory/meta/decay-scores.json |") && l.contains("folded 2 uses")
+    });
+    assert!(folded, "{:#?}", env.audit_lines());
+    // A crash after the commit leaves the batch behind with its hash recorded: not folded twice.
+    let batch = "2026-12-01T09:00:05Z\tuse\tentity:person--alice\n";
+    env.write(".cogmem/access.log.folding", batch);
+    let mut d = decay_json(&env);
+    d["access_fold"] = serde_json::json!(
+        git2::Oid::hash_object(git2::ObjectType::Blob, batch.as_bytes()).unwrap().to_string()[..8]
+            .to_owned()
+    );
+    env.write("memory/meta/decay-scores.json", &(serde_json::to_string_pretty(&d).unwrap() + "\n"));
+    env.git_commit_all("simulate the commit that folded the batch");
+    env.mutate(["remember", "a third thing"]);
+    assert_eq!(decay_json(&env)["entries"]["entity:person--alice"]["access_count"], 3);
+    assert!(!env.path(".cogmem/access.log.folding").exists());
+    let out = env.run(["touch", "entity:person--nobody"]).output().code(1);
+    assert!(out.stderr.contains("no memory has the id"), "{out}");
+}
+
+#[test]
+fn pin_unpin_and_why() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea", "--entity", "person--alice"]);
+    env.mutate(["pin", "entity:person--alice"]);
+    assert!(env.read("memory/graph/entities/person--alice.md").contains("Pinned: yes"));
+    env.set_now("2027-06-01T00:00:00Z");
+    env.run(["decay"]).success();
+    assert_eq!(decay_json(&env)["entries"]["entity:person--alice"]["current_score"], 1.0);
+    let out = env.run(["why", "entity:person--alice"]).success();
+    assert!(out.stdout.contains("pinned: always 1.0"), "{out}");
+    env.mutate(["unpin", "entity:person--alice"]);
+    let out = env.run(["why", "entity:person--alice", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["band"], "archived");
+    assert!(v["formula"].as_str().unwrap().starts_with("clamp01(1.00 × e^(−0.03 × 181.6"), "{v}");
+    env.mutate(["remember", "wifi 4417", "--store", "vault"]);
+    let out = env.run(["unpin", "vault:wifi-4417"]).output().code(4);
+    assert!(out.stderr.contains("is in the vault, where memories are always pinned"), "{out}");
+}
+
+#[test]
+fn interactions_clock_ignores_idle_days() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[decay]\nclock = \"interactions\"\n");
+    env.git_commit_all("interaction clock");
+    env.mutate(["remember", "first"]);
+    env.set_now("2028-01-01T00:00:00Z");
+    env.run(["decay"]).success();
+    assert_eq!(status(&env, "episode:2026-12-01:09:00"), "active", "two idle years change nothing");
+    for i in 0..20 {
+        env.mutate(["remember", &format!("busy {i}")]);
+    }
+    env.run(["decay"]).success();
+    let d = decay_json(&env);
+    assert_eq!(d["interactions"], 21);
+    assert_eq!(
+        d["entries"]["episode:2026-12-01:09:00"]["status"], "fading",
+        "20 interactions later"
+    );
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "x"]);
+    env.set_now("2027-01-01T00:00:00Z");
+    let head = env.head();
+    let out = env.run(["decay", "--dry-run", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["dry_run"], true);
+    assert_eq!(v["transitions"][0]["to"], "fading");
+    assert_eq!(env.head(), head);
+}
