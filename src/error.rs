@@ -49,6 +49,9 @@ pub enum Error {
     /// A rule refused the change.
     #[error(transparent)]
     Rule(#[from] RuleError),
+    /// The derived search index failed.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
     /// A built-in template is broken (a bug).
     #[error(transparent)]
     Template(#[from] TemplateError),
@@ -130,6 +133,20 @@ pub enum InputError {
     /// `--permanent` without an exact id and confirmation.
     #[error("permanent deletion needs an exact `--id` and `--yes`")]
     PermanentNeedsId,
+    /// A bad line in an import, with `--strict`.
+    #[error("line {line} of the import: {why}")]
+    ImportLine {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// A query without a searchable word.
+    #[error("the query {query:?} has no words to search for")]
+    EmptyQuery {
+        /// The query as given.
+        query: String,
+    },
     /// No memory has this id.
     #[error("no memory has the id {id:?}")]
     UnknownId {
@@ -218,6 +235,7 @@ impl Error {
             Self::Workspace(e) => e.kind(),
             Self::Git(e) => e.kind(),
             Self::Rule(_) => ErrorKind::Conflict,
+            Self::Index(e) => e.kind(),
             Self::Template(_) => ErrorKind::Internal,
         }
     }
@@ -246,6 +264,7 @@ impl Error {
                     .into(),
             ),
             Self::Template(_) => Some("this is a bug in cogmem; please report it".into()),
+            Self::Index(e) => e.hint(),
         }
     }
 
@@ -277,6 +296,12 @@ fn input_hint(e: &InputError) -> Option<String> {
         InputError::Choice { .. } => "answer with the numbers in front of the memories".into(),
         InputError::PermanentNeedsId => {
             "run `cogmem forget QUERY --dry-run` to find the id, then `cogmem forget --id ID --permanent --yes`".into()
+        }
+        InputError::ImportLine { .. } => {
+            "each line needs `timestamp`, `speaker` (or `role`) and `text`; drop --strict to skip bad lines".into()
+        }
+        InputError::EmptyQuery { .. } => {
+            "search for words or names; very common words (the, and, of) are not indexed".into()
         }
         InputError::UnknownId { .. } => {
             "find the ids with `cogmem forget QUERY --dry-run` or `cogmem status`".into()

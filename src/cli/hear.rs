@@ -90,9 +90,10 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
             if results.is_empty() {
                 let _ = writeln!(out, "nothing remembered about that");
             }
-            for r in results {
-                let c = &r.candidate;
-                let _ = writeln!(out, "  {}  {}:{}  {}", c.id, c.path, c.line, c.excerpt);
+            for h in results {
+                let text: String =
+                    cogmem::store::markdown::one_line(&h.text).chars().take(100).collect();
+                let _ = writeln!(out, "  {}  {}:{}  {text}", h.id, h.path, h.line);
             }
         }
         HeardAction::Reflect { message, .. } => {

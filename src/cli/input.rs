@@ -6,6 +6,16 @@ use cogmem::error::InputError;
 use cogmem::ops::remember::MAX_TEXT_BYTES;
 use cogmem::store::fsx::IoError;
 
+/// Reads all of stdin (transcripts may be large), as UTF-8.
+pub fn stdin_unbounded() -> cogmem::Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| IoError::new("<stdin>", "read", e))?;
+    String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
+}
+
 /// Returns `arg`, or stdin when it is `-`.
 pub fn text_or_stdin(arg: &str) -> cogmem::Result<String> {
     if arg != "-" {

@@ -14,12 +14,13 @@ mod env;
 mod exit;
 mod forget;
 mod hear;
+mod import;
 mod init;
 mod input;
-mod recall;
 mod remember;
 mod render;
 mod route;
+mod search;
 mod status;
 
 use exit::Exit;
@@ -81,8 +82,11 @@ enum Command {
     Route(route::RouteArgs),
     Forget(forget::ForgetArgs),
     Restore(forget::RestoreArgs),
-    Recall(recall::RecallArgs),
-    Show(recall::ShowArgs),
+    Search(search::SearchArgs),
+    Recall(search::RecallArgs),
+    Show(search::ShowArgs),
+    Reindex(search::ReindexArgs),
+    Import(import::ImportArgs),
     Decay(decay::DecayArgs),
     Pin(decay::PinArgs),
     /// Let a pinned memory fade like any other
@@ -138,8 +142,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Route(args) => route::run(&ctx, &args),
         Command::Forget(args) => forget::run(&ctx, &args),
         Command::Restore(args) => forget::run_restore(&ctx, &args),
-        Command::Recall(args) => recall::run(&ctx, &args),
-        Command::Show(args) => recall::run_show(&ctx, &args),
+        Command::Search(args) => search::run(&ctx, &args),
+        Command::Recall(args) => search::run_recall(&ctx, &args),
+        Command::Show(args) => search::run_show(&ctx, &args),
+        Command::Reindex(args) => search::run_reindex(&ctx, &args),
+        Command::Import(args) => import::run(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),
         Command::Pin(args) => decay::run_pin(&ctx, &args, true),
         Command::Unpin(args) => decay::run_pin(&ctx, &args, false),

@@ -21,6 +21,11 @@ impl Style {
         Self { color }
     }
 
+    /// Tells whether output is coloured.
+    pub fn is_color(self) -> bool {
+        self.color
+    }
+
     fn paint(self, code: &str, text: &str) -> String {
         if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }

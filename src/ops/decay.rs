@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 
-use super::forget::Candidate;
 use crate::access::{self, Batch};
 use crate::audit::{Action, Actor, Approval};
 use crate::change::Change;
@@ -13,11 +12,11 @@ use crate::decay::{self, Band, DecayInputs};
 use crate::error::{InputError, RuleError};
 use crate::git;
 use crate::settings::DecayClock;
-use crate::store::decay_file::{DecayFile, NewUnit};
+use crate::store::decay_file::NewUnit;
 use crate::store::units::{self, MemoryUnit, Units};
 use crate::store::{Store, fsx, markdown};
+use crate::tokens;
 use crate::workspace::{Workspace, layout};
-use crate::{Timestamp, tokens};
 
 /// A memory whose band changed.
 #[derive(Debug, Clone, Serialize)]
@@ -176,6 +175,8 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     let subject = format!("{} band changes", report.transitions.len());
     let change = change.with_subject(Action::Decay, subject);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    crate::index::update_after_change(ws);
     report.commit = Some(applied.commit);
     Ok(report)
 }
@@ -349,105 +350,6 @@ pub fn touch(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<()> {
     access::record(ws, &[id.to_owned()], 0, clock.now())
 }
 
-/// A recall result: a matching memory and its decayed relevance.
-#[derive(Debug, Clone, Serialize)]
-pub struct Recalled {
-    /// The match.
-    #[serde(flatten)]
-    pub candidate: Candidate,
-    /// Decayed relevance now.
-    pub relevance: f64,
-    /// Its band now.
-    pub band: Band,
-    /// Match × relevance: the order of results.
-    pub rank: f64,
-}
-
-/// Options for `recall`.
-#[derive(Debug, Clone, Copy)]
-pub struct RecallOptions {
-    /// Include dormant memories.
-    pub all: bool,
-    /// At most this many results.
-    pub limit: usize,
-    /// Record the results as uses.
-    pub reinforce: bool,
-}
-
-/// Finds memories matching `query`, ranked by match × decayed relevance. Archived memories are
-/// never returned, dormant ones only with `all`. Results count as uses (recorded, not committed).
-pub fn recall(
-    ws: &Workspace,
-    query: &str,
-    opts: RecallOptions,
-    clock: &dyn Clock,
-) -> crate::Result<Vec<Recalled>> {
-    let now = clock.now();
-    let p = &ws.settings().decay;
-    let all = units::list(ws.root());
-    let mut decay = access::load_decay(ws)?;
-    if let Some(b) = access::peek(ws)? {
-        access::fold(&b, &mut decay);
-    }
-    let at = decay.now(now);
-    let terms = units::terms(query);
-    let mut out: Vec<Recalled> = Vec::new();
-    for u in &all.units {
-        let matched = units::score(&terms, u);
-        if matched < 0.5 {
-            continue;
-        }
-        let inputs = decay.inputs(&u.id, now).unwrap_or_else(|| fresh_inputs(u, now, &decay, p));
-        let relevance = decay::relevance(&inputs, &at, p);
-        let band = decay::band(relevance, p);
-        if band == Band::Archived || inputs.forgotten || band == Band::Dormant && !opts.all {
-            continue;
-        }
-        let candidate = Candidate {
-            id: u.id.clone(),
-            store: u.store,
-            path: u.path.clone(),
-            line: u.line,
-            excerpt: super::forget::excerpt_of(u, &terms),
-            score: round(matched),
-            pinned: inputs.pinned || u.store == Store::Vault,
-        };
-        // Core memory ranks first: it is always in context and was put there on purpose.
-        let boost = if u.store == Store::Core { 1.5 } else { 1.0 };
-        out.push(Recalled {
-            candidate,
-            relevance: round(relevance),
-            band,
-            rank: round(matched * relevance * boost),
-        });
-    }
-    out.sort_by(|a, b| b.rank.total_cmp(&a.rank).then(a.candidate.id.cmp(&b.candidate.id)));
-    out.truncate(opts.limit);
-    let interactions = u64::from(p.clock == DecayClock::Interactions);
-    if opts.reinforce && (!out.is_empty() || interactions > 0) {
-        let ids: Vec<String> = out.iter().map(|r| r.candidate.id.clone()).collect();
-        access::record(ws, &ids, interactions, now)?;
-    }
-    Ok(out)
-}
-
-fn fresh_inputs(
-    u: &MemoryUnit,
-    now: Timestamp,
-    decay: &DecayFile,
-    p: &crate::settings::DecaySettings,
-) -> DecayInputs {
-    DecayInputs {
-        base: p.base_explicit,
-        type_weight: crate::store::decay_file::type_weight(u.store, p),
-        access_count: 1,
-        last_accessed: now,
-        last_interaction: decay.interactions(),
-        pinned: u.store == Store::Vault,
-        forgotten: false,
-    }
-}
-
 /// One memory, shown whole.
 #[derive(Debug, Clone, Serialize)]
 pub struct Shown {
@@ -457,6 +359,8 @@ pub struct Shown {
     pub why: Option<Why>,
     /// Its size in (estimated) tokens.
     pub tokens: usize,
+    /// For an episode entry: the entries around it in its day (it included).
+    pub context: Vec<MemoryUnit>,
 }
 
 /// Shows a memory by id and records the use. Archived memories can be shown by id.
@@ -466,5 +370,15 @@ pub fn show(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Shown>
     let why = why(ws, id, clock).ok();
     access::record(ws, &[id.to_owned()], 0, clock.now())?;
     let tokens = tokens::estimate(&unit.text);
-    Ok(Shown { unit, why, tokens })
+    let mut context = Vec::new();
+    if unit.store == Store::Episodic {
+        let day: Vec<&MemoryUnit> = all.units.iter().filter(|u| u.path == unit.path).collect();
+        if let Some(i) = day.iter().position(|u| u.id == unit.id) {
+            context = day[i.saturating_sub(2)..(i + 3).min(day.len())]
+                .iter()
+                .map(|u| (*u).clone())
+                .collect();
+        }
+    }
+    Ok(Shown { unit, why, tokens, context })
 }

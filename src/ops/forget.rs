@@ -288,6 +288,8 @@ pub fn forget(
         format!("{} {ids_text}", if opts.permanent { "deleted" } else { "forgot" }),
     );
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    crate::index::update_after_change(ws);
     report.commit = Some(applied.commit);
     report.files = applied.files;
     Ok(report)
@@ -376,6 +378,8 @@ pub fn restore(
     );
     let change = d.change.with_subject(Action::Restore, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    crate::index::update_after_change(ws);
     Ok(RestoreReport { commit: applied.commit, id: id.to_owned(), files: applied.files })
 }
 

@@ -92,8 +92,8 @@ pub enum HeardAction {
     },
     /// What is remembered about the topic (the results count as uses).
     Recall {
-        /// The best matches, by match × decayed relevance.
-        results: Vec<super::decay::Recalled>,
+        /// The best matches, by BM25 × decayed relevance, core memory first.
+        results: Vec<crate::index::search::Hit>,
     },
 }
 
@@ -179,9 +179,16 @@ pub fn hear(
             HeardAction::ConfirmForget { candidates, command }
         }
         TriggerKind::Recall => {
-            let opts =
-                super::decay::RecallOptions { all: false, limit: 10, reinforce: !opts.dry_run };
-            HeardAction::Recall { results: super::decay::recall(ws, &content, opts, clock)? }
+            let search_opts =
+                crate::index::search::SearchOptions { limit: 10, ..Default::default() };
+            let results = if crate::index::analyzer::terms(&content).is_empty() {
+                Vec::new()
+            } else if opts.dry_run {
+                super::search::search(ws, &content, &search_opts, clock)?.hits
+            } else {
+                super::search::recall(ws, &content, &search_opts, clock)?.hits().cloned().collect()
+            };
+            HeardAction::Recall { results }
         }
         TriggerKind::Reflect => HeardAction::Reflect {
             available: false,

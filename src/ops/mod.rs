@@ -6,6 +6,8 @@ pub mod audit;
 pub mod decay;
 pub mod forget;
 pub mod hear;
+pub mod import;
 pub mod init;
 pub mod remember;
+pub mod search;
 pub mod status;

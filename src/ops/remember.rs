@@ -268,6 +268,8 @@ pub fn remember(
     let action = change.edits().first().map_or(Action::Edit, |e| e.action);
     let change = change.with_subject(action, req.text.clone());
     let applied = change.apply(ws, &repo, &lock, &clock)?;
+    drop(lock);
+    crate::index::update_after_change(ws);
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }
 

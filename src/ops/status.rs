@@ -53,17 +53,7 @@ pub struct Skipped {
     pub error: String,
 }
 
-/// The state of the derived search index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IndexState {
-    /// Not built yet.
-    Missing,
-    /// Built from an older commit or with hand edits since.
-    Stale,
-    /// Built from the current commit.
-    Fresh,
-}
+pub use crate::index::IndexState;
 
 /// What `status` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -127,7 +117,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
 
     let uncommitted = git::uncommitted(&repo)?;
     let recent_commits = git::recent(&repo, recent)?;
-    let index = index_state(ws, &repo, uncommitted.is_empty())?;
+    let index = crate::index::state(ws);
     Ok(StatusReport {
         workspace: ws.root().to_owned(),
         counts,
@@ -136,17 +126,6 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         index,
         skipped,
     })
-}
-
-/// The file in the index folder naming the commit the index was built from.
-pub const INDEX_STAMP: &str = ".cogmem/index/built-from";
-
-fn index_state(ws: &Workspace, repo: &git2::Repository, clean: bool) -> crate::Result<IndexState> {
-    let Some(stamp) = fsx::read_text_if_exists(&ws.abs(INDEX_STAMP))? else {
-        return Ok(IndexState::Missing);
-    };
-    let head = git::head_id(repo)?.map(|id| id.to_string()).unwrap_or_default();
-    Ok(if stamp.trim() == head && clean { IndexState::Fresh } else { IndexState::Stale })
 }
 
 fn markdown_files(ws: &Workspace, dir: &str) -> Vec<String> {

@@ -66,7 +66,12 @@ pub fn unit_id(section: CoreSection, bullet: &str) -> String {
 
 /// Returns the first 8 hex digits of the git blob hash of `text`.
 pub fn hash8(text: &str) -> String {
-    git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes())
+    hash8_bytes(text.as_bytes())
+}
+
+/// Returns the first 8 hex digits of the git blob hash of `bytes`.
+pub fn hash8_bytes(bytes: &[u8]) -> String {
+    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
         .map(|id| id.to_string()[..8].to_owned())
         .unwrap_or_else(|_| "00000000".into())
 }

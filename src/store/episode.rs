@@ -84,8 +84,23 @@ pub struct EntryHead {
     pub line: usize,
     /// `HH:MM`.
     pub time: String,
-    /// The paragraph, whitespace-normalised.
+    /// The paragraph, whitespace-normalised (without its source line).
     pub text: String,
+    /// The entry type word from the heading.
+    pub kind: String,
+    /// Tags from the heading.
+    pub tags: Vec<String>,
+    /// Where it came from: the `<!-- source: … -->` line of an imported entry.
+    pub source: Option<String>,
+}
+
+/// The line that records an imported entry's origin.
+pub fn source_line(source: &str) -> String {
+    format!("<!-- source: {} -->", source.replace("-->", "- ->"))
+}
+
+fn parse_source(line: &str) -> Option<&str> {
+    line.trim().strip_prefix("<!-- source:")?.strip_suffix("-->").map(str::trim)
 }
 
 /// The result of appending.
@@ -150,6 +165,38 @@ pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, 
     Ok(Appended::Written { content, id, line })
 }
 
+/// Appends an imported entry with its source line. Unlike [`append`], the same text may appear
+/// twice (people repeat themselves); the source reference is what identifies an import.
+pub fn append_imported(
+    existing: Option<&str>,
+    entry: &NewEntry<'_>,
+    source: &str,
+) -> Result<Appended, TemplateError> {
+    let mut content = match existing {
+        Some(t) => t.to_owned(),
+        None => new_day(entry.date)?,
+    };
+    let same_minute = entries(&content).iter().filter(|h| h.time == entry.time).count();
+    let id = entry_id(entry.date, entry.time, same_minute);
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    if !content.is_empty() && !content.ends_with("\n\n") {
+        content.push('\n');
+    }
+    let line = markdown::line_of(&content, content.len());
+    content.push_str(&format!(
+        "## {} | {} | confidence:{} | tags:[{}]\n{}{}\n",
+        entry.time,
+        entry.kind.as_str(),
+        entry.confidence.as_str(),
+        entry.tags.join(", "),
+        markdown::paragraph(entry.text),
+        source_line(source),
+    ));
+    Ok(Appended::Written { content, id, line })
+}
+
 fn entry_id(date: &str, time: &str, earlier_same_minute: usize) -> String {
     if earlier_same_minute == 0 {
         format!("episode:{date}:{time}")
@@ -170,10 +217,36 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
             }
             para.clear();
             in_entry = true;
-            out.push(EntryHead { line: i + 1, time: time.to_owned(), text: String::new() });
+            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+            let kind = fields.get(1).copied().unwrap_or("").to_owned();
+            let tags = fields
+                .iter()
+                .find_map(|f| f.strip_prefix("tags:"))
+                .map(|t| {
+                    t.trim_matches(['[', ']', ' '])
+                        .split(',')
+                        .map(|x| x.trim().to_owned())
+                        .filter(|x| !x.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push(EntryHead {
+                line: i + 1,
+                time: time.to_owned(),
+                text: String::new(),
+                kind,
+                tags,
+                source: None,
+            });
         } else if line.starts_with("# ") || line.starts_with("## ") {
             in_entry = false;
         } else if in_entry {
+            if let Some(src) = parse_source(line) {
+                if let Some(last) = out.last_mut() {
+                    last.source = Some(src.to_owned());
+                }
+                continue;
+            }
             para.push_str(line);
             para.push('\n');
         }

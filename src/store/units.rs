@@ -23,6 +23,20 @@ pub struct MemoryUnit {
     pub line: usize,
     /// Its text (for files: the whole body).
     pub text: String,
+    /// Its date (`YYYY-MM-DD`): the episode's day, or the file's `Created:`/`Learned:` date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Its kind: the episode type, the entity type, `procedure`, `vault`, or the core section.
+    pub kind: String,
+    /// Its tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Entities it names (for an entity: itself and its relation targets).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// Where it came from (imported entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// A file left out because it could not be read.
@@ -62,33 +76,46 @@ pub fn list(root: &Path) -> Units {
             }
         }
     };
-    if let Some(text) = read("MEMORY.md", &mut out) {
-        out.units.extend(core_units(&text));
-    }
-    for (dir, store, kind) in [
-        ("memory/episodes", Store::Episodic, "episode"),
-        ("memory/graph/entities", Store::Semantic, "entity"),
-        ("memory/procedures", Store::Procedural, "procedure"),
-        ("memory/vault", Store::Vault, "vault"),
-    ] {
-        for rel in markdown_files(root, dir) {
-            let Some(text) = read(&rel, &mut out) else { continue };
-            let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md").to_owned();
-            if store == Store::Episodic {
-                out.units.extend(episode_units(&stem, &rel, &text));
-            } else {
-                let (prefix, _) = markdown::split_front_matter(&text);
-                out.units.push(MemoryUnit {
-                    id: format!("{kind}:{stem}"),
-                    store,
-                    path: rel.clone(),
-                    line: 1,
-                    text: text[prefix..].to_owned(),
-                });
-            }
-        }
+    for rel in memory_files(root) {
+        let Some(text) = read(&rel, &mut out) else { continue };
+        out.units.extend(file_units(&rel, &text));
     }
     out
+}
+
+/// The folders that hold memory units, with their store and id prefix.
+const DIRS: [(&str, Store, &str); 4] = [
+    ("memory/episodes", Store::Episodic, "episode"),
+    ("memory/graph/entities", Store::Semantic, "entity"),
+    ("memory/procedures", Store::Procedural, "procedure"),
+    ("memory/vault", Store::Vault, "vault"),
+];
+
+/// Every file that holds memory units: MEMORY.md, then each store's `*.md` files, sorted.
+pub fn memory_files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if root.join("MEMORY.md").is_file() {
+        out.push("MEMORY.md".to_owned());
+    }
+    for (dir, _, _) in DIRS {
+        out.extend(markdown_files(root, dir));
+    }
+    out
+}
+
+/// The units in one file, given its workspace-relative path and text.
+pub fn file_units(rel: &str, text: &str) -> Vec<MemoryUnit> {
+    if rel == "MEMORY.md" {
+        return core_units(text);
+    }
+    let Some((dir, name)) = rel.rsplit_once('/') else { return Vec::new() };
+    let Some((_, store, kind)) = DIRS.iter().find(|(d, _, _)| *d == dir) else { return Vec::new() };
+    let stem = name.trim_end_matches(".md");
+    if *store == Store::Episodic {
+        episode_units(stem, rel, text)
+    } else {
+        vec![file_unit(kind, stem, *store, rel, text)]
+    }
 }
 
 /// The bullets of MEMORY.md's four sections.
@@ -108,6 +135,11 @@ pub fn core_units(text: &str) -> Vec<MemoryUnit> {
                     path: "MEMORY.md".into(),
                     line: first_line + i,
                     text: one_line(bullet),
+                    date: None,
+                    kind: section.slug().to_owned(),
+                    tags: Vec::new(),
+                    entities: wiki_links(bullet),
+                    source: None,
                 });
             }
         }
@@ -127,15 +159,99 @@ fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
             } else {
                 format!("episode:{date}:{}:{}", e.time, n + 1)
             };
+            let entities = wiki_links(&e.text);
             MemoryUnit {
                 id,
                 store: Store::Episodic,
                 path: rel.to_owned(),
                 line: e.line,
                 text: e.text,
+                date: Some(date.to_owned()),
+                kind: e.kind,
+                tags: e.tags,
+                entities,
+                source: e.source,
             }
         })
         .collect()
+}
+
+/// A unit that is a whole file: an entity, a procedure or a vault note.
+fn file_unit(kind: &str, stem: &str, store: Store, rel: &str, text: &str) -> MemoryUnit {
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let mut entities = Vec::new();
+    let unit_kind = if store == Store::Semantic {
+        entities.push(stem.to_owned());
+        stem.split_once("--").map_or("entity", |(t, _)| t).to_owned()
+    } else {
+        kind.to_owned()
+    };
+    for e in wiki_links(body) {
+        if !entities.contains(&e) {
+            entities.push(e);
+        }
+    }
+    let date = comment_date(body);
+    let mut tags: Vec<String> = Vec::new();
+    for line in body.lines().take(4) {
+        if let Some(i) = line.find("Tags:") {
+            let t = line[i + 5..].split(['|']).next().unwrap_or("").trim_end_matches("-->");
+            tags.extend(
+                t.split(',').map(|x| x.trim().to_owned()).filter(|x| !x.is_empty() && x != "none"),
+            );
+        }
+    }
+    if let Some(yaml) = yaml {
+        for line in yaml.lines() {
+            if let Some(list) = line.strip_prefix("tags:") {
+                tags.extend(
+                    list.trim()
+                        .trim_matches(['[', ']'])
+                        .split(',')
+                        .map(|x| x.trim().trim_matches(['"', '\'']).to_owned())
+                        .filter(|x| !x.is_empty()),
+                );
+            }
+        }
+    }
+    MemoryUnit {
+        id: format!("{kind}:{stem}"),
+        store,
+        path: rel.to_owned(),
+        line: 1,
+        text: body.to_owned(),
+        date,
+        kind: unit_kind,
+        tags,
+        entities,
+        source: None,
+    }
+}
+
+/// The `Created:` (or `Learned:`) date of a file's comment lines.
+fn comment_date(body: &str) -> Option<String> {
+    body.lines().take(5).find_map(|l| {
+        let i = l.find("Created:").map(|i| i + 8).or_else(|| l.find("Learned:").map(|i| i + 8))?;
+        let d = l[i..].trim_start().get(..10)?;
+        (d.as_bytes().get(4) == Some(&b'-')).then(|| d.to_owned())
+    })
+}
+
+/// The `[[type--slug]]` links in a text.
+pub fn wiki_links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("[[") {
+        let after = &rest[i + 2..];
+        let Some(j) = after.find("]]") else { break };
+        let target = after[..j].split('|').next().unwrap_or("").trim().to_owned();
+        if target.contains("--") && !out.contains(&target) {
+            out.push(target);
+        }
+        rest = &after[j + 2..];
+    }
+    out
 }
 
 /// Lists `*.md` files directly in a workspace folder, sorted, as relative paths.

@@ -13,6 +13,7 @@ mod hear;
 mod init;
 mod layering;
 mod remember;
+mod search;
 mod status_audit;
 mod trigger_table;
 

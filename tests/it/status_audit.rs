@@ -25,7 +25,7 @@ fn status_counts_stores_and_shows_hand_edits() {
     assert_eq!(
         out.stdout,
         "workspace   [TMP]/ws\ncore        1 bullet in MEMORY.md\nepisodic    2 entries in 2 days\nsemantic    1 entity\n\
-         procedural  1 procedure\nvault       1 note\ndecay       5 entries (5 active, 0 fading, 0 dormant, 0 archived)\nindex       not built\n\
+         procedural  1 procedure\nvault       1 note\ndecay       5 entries (5 active, 0 fading, 0 dormant, 0 archived)\nindex       stale\n\
          hand edits  1 uncommitted:\n  new        memory/episodes/2026-11-01.md\nrecent commits:\n\
          [HASH] 2026-12-01T09:00:03Z [CREATE] memory/procedures/deploy.md +1 — steps\n\
          [HASH] 2026-12-01T09:00:02Z [CREATE] memory/vault/b.md +1 — b\n\
@@ -37,7 +37,7 @@ fn status_counts_stores_and_shows_hand_edits() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["counts"]["entities"], 1);
     assert_eq!(v["uncommitted"][0]["path"], "memory/episodes/2026-11-01.md");
-    assert_eq!(v["index"], "missing");
+    assert_eq!(v["index"], "stale", "a hand edit since the index was refreshed");
     assert_eq!(v["recent_commits"].as_array().unwrap().len(), 4);
 }
 

@@ -1,0 +1,78 @@
+//! `cogmem import`.
+
+use clap::{Args, ValueEnum};
+
+use super::exit::Exit;
+use super::{Ctx, input, render};
+
+/// Import a conversation transcript as episode entries, one commit per import
+///
+/// Reads JSON Lines: one object per line with `timestamp` (RFC 3339 or YYYY-MM-DD), `speaker`
+/// (or `role`), `text`, and optionally `id` and `type` (an episode type; default `event`).
+/// Each message becomes an episode entry on its date, in order, as "**speaker:** text", with
+/// the `id` kept as its source (shown by `search`). Importing the same file again adds nothing.
+/// Bad lines are reported with their line number and skipped (exit 3), or with --strict fail
+/// the whole import.
+#[derive(Args, Debug)]
+#[command(after_long_help = "Example line:
+  {\"timestamp\": \"2023-05-08T13:56:00Z\", \"speaker\": \"Caroline\", \"text\": \"I went to a support group yesterday.\", \"id\": \"D1:3\"}")]
+pub struct ImportArgs {
+    /// The transcript file, or `-` for stdin
+    file: String,
+    /// The input format
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    format: Format,
+    /// Fail on the first bad line instead of skipping it
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Input formats.
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum Format {
+    /// JSON Lines: one message object per line
+    Jsonl,
+}
+
+pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
+    let (text, name) = if args.file == "-" {
+        (input::stdin_unbounded()?, "stdin".to_owned())
+    } else {
+        let path = ctx.cwd.join(&args.file);
+        let name = path
+            .file_stem()
+            .map_or_else(|| "import".to_owned(), |s| s.to_string_lossy().into_owned());
+        (cogmem::store::fsx::read_text(&path)?, name)
+    };
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let report = cogmem::ops::import::import_jsonl(
+        &ws,
+        &text,
+        &name,
+        args.strict,
+        ctx.actor()?,
+        clock.as_ref(),
+    )?;
+    if ctx.global.json {
+        render::json(&report)?;
+    } else {
+        let commit = report
+            .commit
+            .as_deref()
+            .map_or_else(|| "no commit".to_owned(), |c| format!("commit {}", render::short(c)));
+        render::status(
+            ctx.global.quiet,
+            &format!(
+                "imported {} messages into {} days, {} already there ({commit})\n",
+                report.imported,
+                report.days.len(),
+                report.duplicates
+            ),
+        );
+    }
+    for b in &report.skipped {
+        render::warning(ctx.style, &format!("skipped line {}: {}", b.line, b.error));
+    }
+    Ok(if report.skipped.is_empty() { Exit::Ok } else { Exit::Partial })
+}

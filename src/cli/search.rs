@@ -1,0 +1,244 @@
+//! `cogmem search`, `recall`, `show` and `reindex`.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+use clap::Args;
+use cogmem::index::search::{Hit, SearchOptions, snippet};
+use cogmem::ops::search as op;
+use cogmem::store::Store;
+
+use super::exit::Exit;
+use super::{Ctx, input, render};
+
+/// Filters shared by `search` and `recall`.
+#[derive(Args, Debug, Clone)]
+pub struct Filters {
+    /// Only this store: core, episodic, semantic, procedural, vault
+    #[arg(long, value_name = "STORE")]
+    store: Option<String>,
+    /// Only this kind: an episode type (decision, fact, …) or an entity type (person, …)
+    #[arg(long = "type", value_name = "TYPE")]
+    kind: Option<String>,
+    /// Only memories that name this entity (TYPE--SLUG)
+    #[arg(long, value_name = "TYPE--SLUG")]
+    entity: Option<String>,
+    /// Only memories dated on or after this day (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only memories dated on or before this day (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// At most this many results
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    limit: usize,
+    /// Include dormant memories (archived ones never come back; ask for them with `show ID`)
+    #[arg(long)]
+    all: bool,
+}
+
+impl Filters {
+    fn options(&self) -> cogmem::Result<SearchOptions> {
+        let day = |s: &str| {
+            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
+                .map_err(|_| cogmem::error::InputError::Since { text: s.to_owned() })
+        };
+        Ok(SearchOptions {
+            store: self.store.as_deref().map(Store::parse).transpose()?,
+            kind: self.kind.as_ref().map(|k| k.to_ascii_lowercase()),
+            entity: self.entity.clone(),
+            since: self.since.as_deref().map(day).transpose()?,
+            until: self.until.as_deref().map(day).transpose()?,
+            limit: self.limit.max(1),
+            all: self.all,
+        })
+    }
+}
+
+/// Search memories: best matches first, core memory first
+///
+/// Ranks by BM25 (English stemming; Japanese and Chinese by character pairs) weighted by each
+/// memory's decayed relevance. Dormant memories only with `--all`; archived (forgotten or faded)
+/// ones never. The derived index in .cogmem/ is brought up to date first — only files that
+/// changed are re-read, hand edits included. Searching does not count as a use; `recall` does.
+#[derive(Args, Debug)]
+#[command(after_long_help = "Examples:
+  cogmem search postgres
+  cogmem search \"Alice Lisbon\" --store semantic --json
+  cogmem search deploy --since 2026-01-01 --type decision")]
+pub struct SearchArgs {
+    /// What to search for, or `-` for stdin
+    query: String,
+    #[command(flatten)]
+    filters: Filters,
+}
+
+/// Recall what is remembered about something: search, grouped by store, counted as a use
+///
+/// The agent-facing search: same ranking as `search`, results grouped by store with core
+/// memory first, and every result counts as a use, which keeps it from fading (recorded in
+/// .cogmem/access.log, folded in by the next change or `cogmem decay`).
+#[derive(Args, Debug)]
+pub struct RecallArgs {
+    /// What to recall, or `-` for stdin
+    query: String,
+    #[command(flatten)]
+    filters: Filters,
+}
+
+/// Show one memory in full, with its context and decay inputs; counts as a use
+///
+/// An episode entry is shown with the entries around it, an entity with its whole file.
+/// Archived memories can be shown by id.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The memory's id
+    id: String,
+}
+
+/// Bring the search index up to date with the files (or rebuild it with --full)
+///
+/// The index in .cogmem/index is derived: deleting it loses nothing. Searches refresh it by
+/// themselves; use this after a large hand edit, or with --full if you suspect it.
+#[derive(Args, Debug)]
+pub struct ReindexArgs {
+    /// Rebuild from scratch instead of re-reading only changed files
+    #[arg(long)]
+    full: bool,
+}
+
+fn render_hits(ctx: &Ctx, hits: &[Hit], query: &str, out: &mut String) {
+    let bold = ctx.style.is_color();
+    for h in hits {
+        let date = h.date.as_deref().unwrap_or("");
+        let _ = writeln!(
+            out,
+            "{}:{}  {}  {date}  {} ({}, {:.2})",
+            h.path,
+            h.line,
+            h.store,
+            h.id,
+            h.status.as_str(),
+            h.score
+        );
+        out.push_str("    ");
+        for (piece, hit) in snippet(&h.text, query, 24) {
+            if hit && bold {
+                let _ = write!(out, "\x1b[1m{piece}\x1b[0m");
+            } else {
+                out.push_str(&piece);
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn warn_skipped(ctx: &Ctx, refresh: &cogmem::index::RefreshReport) -> Exit {
+    for s in &refresh.skipped {
+        render::warning(ctx.style, &format!("skipped {}", s.error));
+    }
+    if refresh.skipped.is_empty() { Exit::Ok } else { Exit::Partial }
+}
+
+pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
+    let query = input::text_or_stdin(&args.query)?;
+    let opts = args.filters.options()?;
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let report = op::search(&ws, &query, &opts, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report.hits)?;
+    } else {
+        let mut out = String::new();
+        render_hits(ctx, &report.hits, &query, &mut out);
+        render::data(&out)?;
+        if report.hits.is_empty() {
+            render::status(ctx.global.quiet, "no matches\n");
+        }
+    }
+    Ok(warn_skipped(ctx, &report.refresh))
+}
+
+pub fn run_recall(ctx: &Ctx, args: &RecallArgs) -> cogmem::Result<Exit> {
+    let query = input::text_or_stdin(&args.query)?;
+    let opts = args.filters.options()?;
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let report = op::recall(&ws, &query, &opts, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report.groups)?;
+    } else {
+        let mut out = String::new();
+        for g in &report.groups {
+            let _ = writeln!(out, "{}:", g.store);
+            render_hits(ctx, &g.hits, &query, &mut out);
+        }
+        render::data(&out)?;
+        if report.groups.is_empty() {
+            render::status(ctx.global.quiet, "nothing remembered about that\n");
+        }
+    }
+    Ok(warn_skipped(ctx, &report.refresh))
+}
+
+pub fn run_show(ctx: &Ctx, args: &ShowArgs) -> cogmem::Result<Exit> {
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let shown = cogmem::ops::decay::show(&ws, &args.id, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&shown)?;
+        return Ok(Exit::Ok);
+    }
+    let u = &shown.unit;
+    let mut out = format!("{}  {}:{}  ({} store", u.id, u.path, u.line, u.store.as_str());
+    if let Some(w) = &shown.why {
+        let _ = write!(out, ", {} {:.3}", w.band.as_str(), w.score);
+    }
+    out.push_str(")\n");
+    if let Some(w) = &shown.why {
+        let _ = writeln!(out, "{}", w.formula);
+    }
+    out.push('\n');
+    for c in &shown.context {
+        if c.id == u.id {
+            let _ = writeln!(out, "> {}", c.text);
+        } else {
+            let _ = writeln!(out, "  {}", c.text);
+        }
+    }
+    if shown.context.is_empty() {
+        out.push_str(u.text.trim_end());
+        out.push('\n');
+    }
+    render::data(&out)?;
+    Ok(Exit::Ok)
+}
+
+pub fn run_reindex(ctx: &Ctx, args: &ReindexArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.workspace()?;
+    let tty = std::io::stderr().is_terminal() && !ctx.global.quiet && !ctx.global.json;
+    let progress = |done: usize, total: usize| {
+        if total > 0 {
+            eprint!("\rindexing {done}/{total} files");
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let report = op::reindex(&ws, args.full, if tty { Some(&progress) } else { None })?;
+    if ctx.global.json {
+        render::json(&report)?;
+    } else {
+        let how = if report.rebuilt { "rebuilt" } else { "refreshed" };
+        render::status(
+            ctx.global.quiet,
+            &format!(
+                "{how} the index: {} files re-read, {} removed, {} documents\n",
+                report.changed.len(),
+                report.removed.len(),
+                report.documents
+            ),
+        );
+    }
+    Ok(warn_skipped(ctx, &report))
+}

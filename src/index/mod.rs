@@ -1,0 +1,459 @@
+//! The search index: derived from the files, never canonical (design.md §2.1, §6).
+//!
+//! A tantivy index in `.cogmem/index/` holds one document per memory unit. A manifest of
+//! (path, size, mtime, hash) says which file each document came from, so a refresh re-reads
+//! only the files that changed — whether a command or a person changed them. The index records
+//! its schema version and analyzer; when they differ from this build, or the index cannot be
+//! opened, it is rebuilt from the files rather than trusted. Deleting `.cogmem/` loses nothing.
+//!
+//! Decay inputs are copied from `decay-scores.json` into a sorted cache file, so a search reads
+//! the few entries it ranks without parsing the whole JSON.
+
+pub mod analyzer;
+pub mod decay_cache;
+pub mod search;
+
+use std::collections::BTreeMap;
+use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::{
+    Index as TantivyIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc,
+};
+
+use crate::error::ErrorKind;
+use crate::store::fsx::{self, IoError};
+use crate::store::units::{self, MemoryUnit, Unreadable};
+use crate::workspace::{Workspace, layout};
+
+/// Bumped whenever the schema or the way documents are built changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+const META_FILE: &str = "cogmem-index.json";
+const LOCK_FILE: &str = ".cogmem/index.lock";
+
+/// A failure of the derived index that a rebuild cannot fix.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// tantivy failed.
+    #[error("{}: the search index failed: {message}", path.display())]
+    Tantivy {
+        /// The index folder.
+        path: PathBuf,
+        /// tantivy's message.
+        message: String,
+    },
+    /// The index lock was held for the whole wait.
+    #[error("{} is busy: another cogmem command is updating the search index", path.display())]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+    },
+}
+
+impl IndexError {
+    pub(crate) fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Tantivy { .. } => ErrorKind::Internal,
+            Self::Busy { .. } => ErrorKind::User,
+        }
+    }
+
+    pub(crate) fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Tantivy { .. } => {
+                "the index is derived: delete `.cogmem/index` and run `cogmem reindex`".into()
+            }
+            Self::Busy { .. } => "try again in a moment".into(),
+        })
+    }
+}
+
+fn tantivy_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_ {
+    move |e| IndexError::Tantivy { path: path.to_owned(), message: e.to_string() }
+}
+
+/// The fields of a document.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// Unit id (exact).
+    pub id: Field,
+    /// Store name (exact).
+    pub store: Field,
+    /// Kind: episode type, entity type, `procedure`, `vault`, core section (exact).
+    pub kind: Field,
+    /// File path (exact; documents are replaced per file).
+    pub path: Field,
+    /// 1-based line.
+    pub line: Field,
+    /// `YYYY-MM-DD`, or empty.
+    pub date: Field,
+    /// Days since 1970-01-01, for date ranges.
+    pub day: Field,
+    /// Tags (analyzed).
+    pub tags: Field,
+    /// Entity ids (exact, several).
+    pub entities: Field,
+    /// Source reference of an imported entry.
+    pub source: Field,
+    /// Title words: the entity's name, the note's title (analyzed).
+    pub title: Field,
+    /// The unit's text (analyzed, with positions for phrases).
+    pub text: Field,
+}
+
+/// Builds the schema.
+pub fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let analyzed = |stored: bool| {
+        let indexing = TextFieldIndexing::default()
+            .set_tokenizer(analyzer::NAME)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        let opts = TextOptions::default().set_indexing_options(indexing);
+        if stored { opts.set_stored() } else { opts }
+    };
+    let fields = Fields {
+        id: b.add_text_field("id", STRING | STORED),
+        store: b.add_text_field("store", STRING | STORED),
+        kind: b.add_text_field("kind", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        line: b.add_u64_field("line", STORED),
+        date: b.add_text_field("date", STRING | STORED),
+        day: b.add_i64_field("day", INDEXED | FAST),
+        tags: b.add_text_field("tags", analyzed(true)),
+        entities: b.add_text_field("entities", STRING | STORED),
+        source: b.add_text_field("source", STRING | STORED),
+        title: b.add_text_field("title", analyzed(false)),
+        text: b.add_text_field("text", analyzed(true)),
+    };
+    (b.build(), fields)
+}
+
+/// A file's fingerprint in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: u128,
+    /// Short content hash.
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Meta {
+    schema_version: u32,
+    analyzer: String,
+    files: BTreeMap<String, Stamp>,
+    decay: Option<Stamp>,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RefreshReport {
+    /// Whether the index was built from scratch.
+    pub rebuilt: bool,
+    /// Why it was rebuilt, if it was.
+    pub reason: Option<String>,
+    /// Files re-read.
+    pub changed: Vec<String>,
+    /// Files gone since the last refresh.
+    pub removed: Vec<String>,
+    /// Files that could not be read (left out).
+    pub skipped: Vec<Unreadable>,
+    /// Documents in the index now.
+    pub documents: u64,
+}
+
+/// An open, fresh index.
+pub struct Index {
+    reader: IndexReader,
+    fields: Fields,
+    dir: PathBuf,
+}
+
+impl Index {
+    /// The fields of documents.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    /// A searcher over the current documents.
+    pub fn searcher(&self) -> tantivy::Searcher {
+        self.reader.searcher()
+    }
+
+    /// The index folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// Opens the index, bringing it up to date with the files first.
+///
+/// `progress` is called with (done, total) while files are read.
+pub fn open(
+    ws: &Workspace,
+    full: bool,
+    progress: Option<&dyn Fn(usize, usize)>,
+) -> crate::Result<(Index, RefreshReport)> {
+    let _lock = lock(ws)?;
+    refresh_locked(ws, full, progress)
+}
+
+/// Brings the index up to date after a change, ignoring failures (the next read retries).
+pub fn update_after_change(ws: &Workspace) {
+    let _ = open(ws, false, None);
+}
+
+fn lock(ws: &Workspace) -> crate::Result<File> {
+    let path = ws.abs(LOCK_FILE);
+    let file = fsx::open_lock_file(&path)?;
+    let started = Instant::now();
+    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(TryLockError::WouldBlock) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(TryLockError::WouldBlock) => return Err(IndexError::Busy { path }.into()),
+            Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
+        }
+    }
+}
+
+fn register(index: &TantivyIndex) {
+    index.tokenizers().register(analyzer::NAME, analyzer::analyzer());
+}
+
+fn stamp_of(path: &Path) -> Option<(u64, u128)> {
+    let md = std::fs::metadata(path).ok()?;
+    let mtime = md.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    Some((md.len(), mtime))
+}
+
+fn refresh_locked(
+    ws: &Workspace,
+    full: bool,
+    progress: Option<&dyn Fn(usize, usize)>,
+) -> crate::Result<(Index, RefreshReport)> {
+    let dir = ws.abs(layout::INDEX_DIR);
+    let meta_path = dir.join(META_FILE);
+    let mut report = RefreshReport::default();
+    let meta: Option<Meta> =
+        fsx::read_if_exists(&meta_path)?.and_then(|b| serde_json::from_slice(&b).ok());
+    let reason = if full {
+        Some("a full rebuild was asked for".to_owned())
+    } else {
+        match &meta {
+            None => Some("no index yet".to_owned()),
+            Some(m) if m.schema_version != SCHEMA_VERSION => {
+                Some(format!("schema {} → {SCHEMA_VERSION}", m.schema_version))
+            }
+            Some(m) if m.analyzer != analyzer::NAME => {
+                Some(format!("analyzer {} → {}", m.analyzer, analyzer::NAME))
+            }
+            Some(_) => None,
+        }
+    };
+    let (schema, fields) = schema();
+    let opened = match reason {
+        Some(_) => None,
+        None => TantivyIndex::open_in_dir(&dir).ok().filter(|i| i.schema() == schema),
+    };
+    let (inner, mut meta) = match (opened, meta) {
+        (Some(i), Some(m)) => (i, m),
+        _ => {
+            report.rebuilt = true;
+            report.reason =
+                Some(reason.unwrap_or_else(|| "the index could not be opened".to_owned()));
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
+            }
+            fsx::create_dir_all(&dir)?;
+            let i = TantivyIndex::create_in_dir(&dir, schema.clone()).map_err(tantivy_err(&dir))?;
+            (
+                i,
+                Meta {
+                    schema_version: SCHEMA_VERSION,
+                    analyzer: analyzer::NAME.to_owned(),
+                    ..Meta::default()
+                },
+            )
+        }
+    };
+    register(&inner);
+
+    // Which files changed since the manifest?
+    let root = ws.root();
+    let files = units::memory_files(root);
+    let mut to_read: Vec<(String, u64, u128)> = Vec::new();
+    for rel in &files {
+        let Some((size, mtime)) = stamp_of(&root.join(rel)) else { continue };
+        match meta.files.get(rel) {
+            Some(s) if s.size == size && s.mtime == mtime => {}
+            _ => to_read.push((rel.clone(), size, mtime)),
+        }
+    }
+    let gone: Vec<String> = meta.files.keys().filter(|k| !files.contains(k)).cloned().collect();
+
+    let mut writer: Option<IndexWriter<TantivyDocument>> = None;
+    for rel in &gone {
+        ensure_writer(&mut writer, &inner, &dir)?
+            .delete_term(Term::from_field_text(fields.path, rel));
+        meta.files.remove(rel);
+        report.removed.push(rel.clone());
+    }
+    let total = to_read.len();
+    for (n, (rel, size, mtime)) in to_read.into_iter().enumerate() {
+        if let Some(p) = progress {
+            p(n, total);
+        }
+        let bytes = match fsx::read(&root.join(&rel)) {
+            Ok(b) => b,
+            Err(e) => {
+                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
+                continue;
+            }
+        };
+        let hash = crate::store::core_memory::hash8_bytes(&bytes);
+        if meta.files.get(&rel).is_some_and(|s| s.hash == hash) {
+            meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
+            continue; // touched, not changed
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            let error = format!("{}: not valid UTF-8", root.join(&rel).display());
+            report.skipped.push(Unreadable { path: rel.clone(), error });
+            meta.files.remove(&rel);
+            continue;
+        };
+        let w = ensure_writer(&mut writer, &inner, &dir)?;
+        w.delete_term(Term::from_field_text(fields.path, &rel));
+        for u in units::file_units(&rel, &text) {
+            w.add_document(document(&fields, &u)).map_err(tantivy_err(&dir))?;
+        }
+        meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
+        report.changed.push(rel);
+    }
+    if let Some(p) = progress {
+        p(total, total);
+    }
+    if let Some(mut w) = writer {
+        w.commit().map_err(tantivy_err(&dir))?;
+        w.wait_merging_threads().map_err(tantivy_err(&dir))?;
+    }
+    // Decay inputs, copied when decay-scores.json changed.
+    let decay_path = ws.abs(layout::DECAY_SCORES);
+    let decay_stamp =
+        stamp_of(&decay_path).map(|(size, mtime)| Stamp { size, mtime, hash: String::new() });
+    if decay_stamp != meta.decay || report.rebuilt || !dir.join(decay_cache::FILE).exists() {
+        decay_cache::write(ws, &dir.join(decay_cache::FILE))?;
+        meta.decay = decay_stamp;
+    }
+    let meta_bytes = serde_json::to_vec_pretty(&meta).expect("the manifest serialises");
+    fsx::write_atomic(&meta_path, &meta_bytes)?;
+    let reader = inner
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(tantivy_err(&dir))?;
+    report.documents = reader.searcher().num_docs();
+    Ok((Index { reader, fields, dir }, report))
+}
+
+fn ensure_writer<'a>(
+    writer: &'a mut Option<IndexWriter<TantivyDocument>>,
+    inner: &TantivyIndex,
+    dir: &Path,
+) -> crate::Result<&'a IndexWriter<TantivyDocument>> {
+    if writer.is_none() {
+        // One thread and a 50 MB arena: the machine has two cores and searches run alongside.
+        *writer = Some(inner.writer_with_num_threads(1, 50_000_000).map_err(tantivy_err(dir))?);
+    }
+    Ok(writer.as_ref().expect("just created"))
+}
+
+fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
+    let day = u
+        .date
+        .as_deref()
+        .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+        .map_or(i64::MIN, |d| (d - chrono::NaiveDate::default()).num_days());
+    let title = match u.store {
+        crate::store::Store::Semantic => {
+            u.id.trim_start_matches("entity:").replace("--", " ").replace('-', " ")
+        }
+        _ => u.text.lines().find_map(|l| l.strip_prefix("# ")).unwrap_or("").to_owned(),
+    };
+    let mut d = doc!(
+        f.id => u.id.clone(),
+        f.store => u.store.as_str(),
+        f.kind => u.kind.clone(),
+        f.path => u.path.clone(),
+        f.line => u.line as u64,
+        f.date => u.date.clone().unwrap_or_default(),
+        f.day => day,
+        f.tags => u.tags.join(" "),
+        f.title => title,
+        f.text => u.text.clone(),
+    );
+    for e in &u.entities {
+        d.add_text(f.entities, e);
+    }
+    if let Some(s) = &u.source {
+        d.add_text(f.source, s);
+    }
+    d
+}
+
+/// The state of the derived index, for `cogmem status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexState {
+    /// Not built yet.
+    Missing,
+    /// Files changed since it was refreshed; the next search refreshes it.
+    Stale,
+    /// Matches the files.
+    Fresh,
+}
+
+/// Compares the manifest with the files, without changing anything.
+pub fn state(ws: &Workspace) -> IndexState {
+    let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
+    let Some(meta) = fsx::read_if_exists(&meta_path)
+        .ok()
+        .flatten()
+        .and_then(|b| serde_json::from_slice::<Meta>(&b).ok())
+    else {
+        return IndexState::Missing;
+    };
+    if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
+        return IndexState::Stale;
+    }
+    let files = units::memory_files(ws.root());
+    let same = files.len() == meta.files.len()
+        && files.iter().all(|rel| match (meta.files.get(rel), stamp_of(&ws.abs(rel))) {
+            (Some(s), Some((size, mtime))) => s.size == size && s.mtime == mtime,
+            _ => false,
+        });
+    if same { IndexState::Fresh } else { IndexState::Stale }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_is_stable() {
+        let (a, _) = schema();
+        let (b, _) = schema();
+        assert_eq!(a, b);
+    }
+}

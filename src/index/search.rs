@@ -1,0 +1,240 @@
+//! Queries over the index: BM25 over the analyzed text (title and tags count more, phrases
+//! more still), weighted by each memory's decayed relevance, core memory first. The user's text
+//! is analyzed into terms, never handed to a query parser, so no character in it can break the
+//! query. Read-only.
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
+
+use super::decay_cache::DecayCache;
+use super::{Index, analyzer};
+use crate::Timestamp;
+use crate::decay::{self, Band};
+use crate::error::InputError;
+use crate::settings::DecaySettings;
+use crate::store::Store;
+
+/// Filters and limits of a search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    /// Only this store.
+    pub store: Option<Store>,
+    /// Only this kind (episode type, entity type, …).
+    pub kind: Option<String>,
+    /// Only units that name this entity.
+    pub entity: Option<String>,
+    /// Only units dated on or after this day.
+    pub since: Option<chrono::NaiveDate>,
+    /// Only units dated on or before this day.
+    pub until: Option<chrono::NaiveDate>,
+    /// At most this many hits.
+    pub limit: usize,
+    /// Include dormant memories.
+    pub all: bool,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    /// The unit's id.
+    pub id: String,
+    /// Its store.
+    pub store: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its file.
+    pub path: String,
+    /// The 1-based line where it starts.
+    pub line: u64,
+    /// Its date, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// The final score: BM25 × decayed relevance.
+    pub score: f64,
+    /// BM25 alone.
+    pub bm25: f64,
+    /// Decayed relevance now.
+    pub relevance: f64,
+    /// Its band now.
+    pub status: Band,
+    /// Where it came from (imported entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// The unit's whole text.
+    pub text: String,
+}
+
+/// Runs a search. Archived and forgotten memories never come back; dormant ones only with
+/// `all`. Fails on a query with no searchable words.
+pub fn search(
+    index: &Index,
+    query: &str,
+    opts: &SearchOptions,
+    now: Timestamp,
+    p: &DecaySettings,
+) -> crate::Result<Vec<Hit>> {
+    let terms = analyzer::terms(query);
+    if terms.is_empty() {
+        return Err(InputError::EmptyQuery { query: query.to_owned() }.into());
+    }
+    let f = index.fields();
+    let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let unique: BTreeSet<&String> = terms.iter().collect();
+    for t in &unique {
+        let text = TermQuery::new(Term::from_field_text(f.text, t), IndexRecordOption::WithFreqs);
+        should.push((Occur::Should, Box::new(text)));
+        let title = TermQuery::new(Term::from_field_text(f.title, t), IndexRecordOption::WithFreqs);
+        should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(title), 1.5))));
+        let tags = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::WithFreqs);
+        should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tags), 1.3))));
+    }
+    // Adjacent query words that stay adjacent in the text count extra.
+    for pair in terms.windows(2) {
+        if pair[0] != pair[1] {
+            let phrase = PhraseQuery::new_with_offset_and_slop(
+                vec![
+                    (0, Term::from_field_text(f.text, &pair[0])),
+                    (1, Term::from_field_text(f.text, &pair[1])),
+                ],
+                1,
+            );
+            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(phrase), 0.5))));
+        }
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+        vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+    if let Some(s) = opts.store {
+        clauses.push((
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.store, s.as_str()),
+                IndexRecordOption::Basic,
+            )),
+        ));
+    }
+    if let Some(k) = &opts.kind {
+        clauses.push((
+            Occur::Must,
+            Box::new(TermQuery::new(Term::from_field_text(f.kind, k), IndexRecordOption::Basic)),
+        ));
+    }
+    if let Some(e) = &opts.entity {
+        clauses.push((
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.entities, e),
+                IndexRecordOption::Basic,
+            )),
+        ));
+    }
+    if opts.since.is_some() || opts.until.is_some() {
+        let day = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
+        let lower =
+            opts.since.map_or(Bound::Included(Term::from_field_i64(f.day, i64::MIN + 1)), |d| {
+                Bound::Included(Term::from_field_i64(f.day, day(d)))
+            });
+        let upper = opts
+            .until
+            .map_or(Bound::Unbounded, |d| Bound::Included(Term::from_field_i64(f.day, day(d))));
+        clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
+    }
+    let q = BooleanQuery::new(clauses);
+    let searcher = index.searcher();
+    let cap = (opts.limit * 5).max(50);
+    let top = searcher.search(&q, &TopDocs::with_limit(cap).order_by_score()).map_err(|e| {
+        super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
+    })?;
+    let cache = DecayCache::load(&index.dir().join(super::decay_cache::FILE));
+    let at = cache.now(now);
+    let mut hits = Vec::new();
+    for (bm25, addr) in top {
+        let doc: TantivyDocument = searcher.doc(addr).map_err(|e| super::IndexError::Tantivy {
+            path: index.dir().to_owned(),
+            message: e.to_string(),
+        })?;
+        let get = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+        let id = get(f.id);
+        let store = get(f.store);
+        let inputs = cache.get(&id);
+        let relevance = match &inputs {
+            Some(i) => decay::relevance(i, &at, p),
+            // A memory written by hand and not yet scored counts as new.
+            None => match Store::parse(&store) {
+                Ok(Store::Vault) => 1.0,
+                Ok(s) => crate::store::decay_file::type_weight(s, p).min(1.0),
+                Err(_) => 1.0,
+            },
+        };
+        let forgotten = inputs.is_some_and(|i| i.forgotten);
+        let band = if forgotten { Band::Archived } else { decay::band(relevance, p) };
+        if band == Band::Archived || band == Band::Dormant && !opts.all {
+            continue;
+        }
+        let date = Some(get(f.date)).filter(|d| !d.is_empty());
+        let source = Some(get(f.source)).filter(|s| !s.is_empty());
+        let tags: Vec<String> = get(f.tags).split_whitespace().map(str::to_owned).collect();
+        let bm25 = f64::from(bm25);
+        hits.push(Hit {
+            id,
+            kind: get(f.kind),
+            path: get(f.path),
+            line: doc.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(1),
+            date,
+            score: round(bm25 * relevance),
+            bm25: round(bm25),
+            relevance: round(relevance),
+            status: band,
+            source,
+            tags,
+            text: get(f.text),
+            store,
+        });
+    }
+    // Core memory first: it is always in context and was put there on purpose.
+    hits.sort_by(|a, b| {
+        (b.store == "core")
+            .cmp(&(a.store == "core"))
+            .then(b.score.total_cmp(&a.score))
+            .then(a.id.cmp(&b.id))
+    });
+    hits.truncate(opts.limit);
+    Ok(hits)
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// Splits a text into snippet pieces around the first query match: `(text, is_match)`.
+pub fn snippet(text: &str, query: &str, width: usize) -> Vec<(String, bool)> {
+    let wanted: BTreeSet<String> = analyzer::terms(query).into_iter().collect();
+    let one = crate::store::markdown::one_line(text);
+    let words: Vec<&str> = one.split(' ').collect();
+    let matches = |w: &str| analyzer::terms(w).iter().any(|t| wanted.contains(t));
+    let first = words.iter().position(|w| matches(w)).unwrap_or(0);
+    let start = first.saturating_sub(width / 2);
+    let end = (start + width).min(words.len());
+    let mut out: Vec<(String, bool)> = Vec::new();
+    if start > 0 {
+        out.push(("… ".into(), false));
+    }
+    for (i, w) in words[start..end].iter().enumerate() {
+        if i > 0 {
+            out.push((" ".into(), false));
+        }
+        out.push(((*w).to_owned(), matches(w)));
+    }
+    if end < words.len() {
+        out.push((" …".into(), false));
+    }
+    out
+}

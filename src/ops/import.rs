@@ -1,0 +1,217 @@
+//! `cogmem import --format jsonl`: a conversation transcript becomes episode entries, one per
+//! message, on the message's date, in order, with the speaker in the text and the message id as
+//! the entry's source. One commit per import. Importing the same file again adds nothing: a
+//! message whose source is already in the workspace is skipped.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Timestamp;
+use crate::audit::{Action, Actor};
+use crate::change::Change;
+use crate::clock::{Clock, FixedClock};
+use crate::error::InputError;
+use crate::git;
+use crate::store::decay_file::NewUnit;
+use crate::store::episode::{self, EntryType, NewEntry};
+use crate::store::units;
+use crate::store::{Confidence, Store, fsx};
+use crate::workspace::{Workspace, layout};
+
+/// A line that could not be imported.
+#[derive(Debug, Clone, Serialize)]
+pub struct BadLine {
+    /// 1-based line in the input.
+    pub line: usize,
+    /// What is wrong.
+    pub error: String,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportReport {
+    /// The commit, `None` when nothing was new.
+    pub commit: Option<String>,
+    /// Messages written.
+    pub imported: usize,
+    /// Messages already in the workspace.
+    pub duplicates: usize,
+    /// Days written to.
+    pub days: Vec<String>,
+    /// Lines skipped (without `strict`).
+    pub skipped: Vec<BadLine>,
+}
+
+/// One parsed message.
+struct Message {
+    at: Timestamp,
+    has_time: bool,
+    speaker: String,
+    text: String,
+    source: String,
+    kind: EntryType,
+}
+
+fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Message, String> {
+    let obj = v.as_object().ok_or("expected a JSON object")?;
+    let text = obj
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or("missing `text`")?;
+    let speaker = obj
+        .get("speaker")
+        .or_else(|| obj.get("role"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or("missing `speaker` (or `role`)")?;
+    let ts = obj.get("timestamp").and_then(Value::as_str).ok_or("missing `timestamp`")?;
+    let (at, has_time) = match chrono::DateTime::parse_from_rfc3339(ts) {
+        Ok(t) => (t, true),
+        Err(_) => {
+            let d = chrono::NaiveDate::parse_from_str(ts.trim(), "%Y-%m-%d")
+                .map_err(|_| format!("cannot read {ts:?} as an RFC 3339 time or a date"))?;
+            let t = crate::clock::parse_time(&d.format("%Y-%m-%d").to_string(), now)
+                .ok_or("bad date")?;
+            (t, false)
+        }
+    };
+    let source = match obj.get("id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => format!("{name}:{n}"),
+    };
+    let kind = match obj.get("type").and_then(Value::as_str) {
+        Some(t) => EntryType::parse(t).map_err(|e| e.to_string())?,
+        None => EntryType::Event,
+    };
+    Ok(Message { at, has_time, speaker: speaker.to_owned(), text: text.to_owned(), source, kind })
+}
+
+/// Imports a JSONL transcript. `name` identifies the input (file name) in source references of
+/// messages without an `id`.
+///
+/// With `strict`, any bad line fails the import and nothing is written; otherwise bad lines are
+/// reported and skipped.
+pub fn import_jsonl(
+    ws: &Workspace,
+    input: &str,
+    name: &str,
+    strict: bool,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<ImportReport> {
+    let now = clock.now();
+    let mut messages = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = serde_json::from_str::<Value>(line)
+            .map_err(|e| {
+                format!(
+                    "not valid JSON: {}",
+                    e.to_string()
+                        .rsplit_once(" at line ")
+                        .map_or(e.to_string(), |(m, _)| m.to_owned())
+                )
+            })
+            .and_then(|v| parse_line(&v, name, i + 1, &now));
+        match parsed {
+            Ok(m) => messages.push(m),
+            Err(error) if strict => {
+                return Err(InputError::ImportLine { line: i + 1, why: error }.into());
+            }
+            Err(error) => skipped.push(BadLine { line: i + 1, error }),
+        }
+    }
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let known: HashSet<String> =
+        units::list(ws.root()).units.into_iter().filter_map(|u| u.source).collect();
+    let mut by_day: BTreeMap<String, Vec<Message>> = BTreeMap::new();
+    let mut duplicates = 0;
+    let mut seen = HashSet::new();
+    for m in messages {
+        if known.contains(&m.source) || !seen.insert(m.source.clone()) {
+            duplicates += 1;
+            continue;
+        }
+        by_day.entry(m.at.format("%Y-%m-%d").to_string()).or_default().push(m);
+    }
+    let mut report =
+        ImportReport { commit: None, imported: 0, duplicates, days: Vec::new(), skipped };
+    if by_day.is_empty() {
+        return Ok(report);
+    }
+    let mut change = Change::new(actor, format!("cogmem import {name}"));
+    let mut new_ids = Vec::new();
+    let tags = vec!["import".to_owned()];
+    for (date, msgs) in &by_day {
+        let rel = layout::episode_file(date);
+        let existing = fsx::read_text_if_exists(&ws.abs(&rel))?;
+        let mut content = existing.clone();
+        for m in msgs {
+            let time =
+                if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
+            let text = format!("**{}:** {}", m.speaker, m.text);
+            let entry = NewEntry {
+                date,
+                time: &time,
+                kind: m.kind,
+                confidence: Confidence::High,
+                tags: &tags,
+                text: &text,
+            };
+            if let episode::Appended::Written { content: c, id, .. } =
+                episode::append_imported(content.as_deref(), &entry, &m.source)?
+            {
+                content = Some(c);
+                new_ids.push(id);
+            }
+        }
+        let action = if existing.is_some() { Action::Append } else { Action::Create };
+        change.write(
+            &rel,
+            content.unwrap_or_default().into_bytes(),
+            action,
+            format!("imported {} messages from {name}", msgs.len()),
+        );
+        report.imported += msgs.len();
+        report.days.push(date.clone());
+    }
+    let mut decay = crate::access::load_decay(ws)?;
+    let p = &ws.settings().decay;
+    for id in &new_ids {
+        let unit = NewUnit {
+            store: Store::Episodic,
+            base: p.base_auto,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: false,
+        };
+        decay.insert_new(id, unit, p);
+    }
+    change.write(
+        layout::DECAY_SCORES,
+        decay.to_text().into_bytes(),
+        Action::Edit,
+        format!("decay entries for {} imported messages", new_ids.len()),
+    );
+    let summary = format!(
+        "imported {} messages from {name} into {} days ({} duplicates skipped)",
+        report.imported,
+        report.days.len(),
+        report.duplicates
+    );
+    let change = change.with_subject(Action::Append, summary);
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    crate::index::update_after_change(ws);
+    report.commit = Some(applied.commit);
+    Ok(report)
+}

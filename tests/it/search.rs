@@ -1,0 +1,179 @@
+//! `cogmem search`, `recall`, `show`, `reindex` and `import` on real tantivy indexes.
+
+use crate::common::TestEnv;
+
+fn hits(env: &TestEnv, args: &[&str]) -> Vec<serde_json::Value> {
+    let mut a = vec!["search", "--json"];
+    a.extend_from_slice(args);
+    let out = env.run(a).success();
+    serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+}
+
+fn ids(h: &[serde_json::Value]) -> Vec<String> {
+    h.iter().map(|x| x["id"].as_str().unwrap().to_owned()).collect()
+}
+
+fn workspace() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "We chose Postgres for the Atlas project", "--type", "decision"]);
+    env.mutate(["remember", "Alice prefers tea over coffee", "--entity", "person--alice"]);
+    env.mutate(["remember", "Atlas ships on Friday", "--store", "core"]);
+    env.mutate(["remember", "東京駅で田中さんと会議", "--at", "2026-11-20 10:00"]);
+    env
+}
+
+#[test]
+fn hits_carry_what_an_agent_needs() {
+    let env = workspace();
+    let h = hits(&env, &["postgres"]);
+    assert_eq!(ids(&h), ["episode:2026-12-01:09:00"]);
+    let hit = &h[0];
+    assert_eq!(hit["store"], "episodic");
+    assert_eq!(hit["path"], "memory/episodes/2026-12-01.md");
+    assert_eq!(hit["line"], 6);
+    assert_eq!(hit["status"], "active");
+    assert_eq!(hit["text"], "We chose Postgres for the Atlas project");
+    assert!(hit["score"].as_f64().unwrap() > 0.0);
+    // Core memory ranks first.
+    assert!(ids(&hits(&env, &["atlas"]))[0].starts_with("core:active-context:"));
+    // Stemming: "preferring" finds "prefers"; Japanese by character pairs.
+    assert_eq!(ids(&hits(&env, &["preferring teas"])), ["entity:person--alice"]);
+    assert_eq!(ids(&hits(&env, &["田中"])), ["episode:2026-11-20:10:00"]);
+    let out = env.run(["search", "postgres"]).success();
+    assert!(out.stdout.starts_with("memory/episodes/2026-12-01.md:6  episodic  2026-12-01  episode:2026-12-01:09:00 (active, "), "{out}");
+}
+
+#[test]
+fn filters_narrow_the_results() {
+    let env = workspace();
+    assert_eq!(hits(&env, &["atlas", "--store", "episodic"]).len(), 1);
+    assert_eq!(hits(&env, &["atlas", "--type", "decision"]).len(), 1);
+    assert_eq!(hits(&env, &["tea", "--entity", "person--alice"]).len(), 1);
+    assert_eq!(hits(&env, &["tea", "--entity", "person--bob"]).len(), 0);
+    assert_eq!(ids(&hits(&env, &["会議", "--until", "2026-11-30"])), ["episode:2026-11-20:10:00"]);
+    assert!(hits(&env, &["会議", "--since", "2026-11-21"]).is_empty());
+    assert_eq!(hits(&env, &["atlas", "--limit", "1"]).len(), 1);
+}
+
+#[test]
+fn bad_queries_are_clear_errors_and_syntax_never_breaks() {
+    let env = workspace();
+    for q in ["", "   ", "?!.,", "the and of"] {
+        let out = env.run(["search", q]).output().code(1);
+        assert!(out.stderr.starts_with("error: the query"), "{q:?}: {out}");
+    }
+    for q in ["NOT atlas AND", "title:(x", "\"unclosed", "a* ~2 ^3 [1 TO 5]", "-postgres +atlas"] {
+        env.run(["search", "--", q]).success();
+    }
+}
+
+#[test]
+fn hand_edits_are_found_and_the_index_is_only_derived() {
+    let env = workspace();
+    env.write(
+        "memory/vault/router.md",
+        "# Router\n\nThe router admin password is in the blue binder.\n",
+    );
+    assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
+    let before = env.run(["search", "--json", "atlas"]).success().stdout;
+    std::fs::remove_dir_all(env.path(".cogmem")).unwrap();
+    env.run(["reindex"]).success();
+    assert_eq!(
+        env.run(["search", "--json", "atlas"]).success().stdout,
+        before,
+        "a rebuilt index gives the same answers"
+    );
+    let out = env.run(["reindex", "--full", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["rebuilt"], true);
+    // A corrupted index is rebuilt, never trusted.
+    std::fs::write(env.path(".cogmem/index/meta.json"), "garbage").unwrap();
+    assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
+    std::fs::write(env.path(".cogmem/index/cogmem-index.json"), "{\"schema_version\": 999}")
+        .unwrap();
+    assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
+}
+
+#[test]
+fn unreadable_files_are_skipped_with_exit_3() {
+    let env = workspace();
+    std::fs::write(env.path("memory/vault/bad.md"), b"# bad \xff\xfe\n").unwrap();
+    let out = env.run(["search", "postgres"]).output().code(3);
+    assert!(
+        out.stderr.contains("warning: skipped [TMP]/ws/memory/vault/bad.md: not valid UTF-8"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("episode:2026-12-01:09:00"), "{out}");
+}
+
+#[test]
+fn recall_groups_by_store_and_counts_as_use() {
+    let env = workspace();
+    let out = env.run(["recall", "--json", "atlas"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let stores: Vec<&str> =
+        v.as_array().unwrap().iter().map(|g| g["store"].as_str().unwrap()).collect();
+    assert_eq!(stores, ["core", "episodic"]);
+    let log = env.read(".cogmem/access.log");
+    assert_eq!(log.lines().count(), 2, "{log}");
+    env.assert_clean_tree();
+}
+
+#[test]
+fn dormant_only_with_all_and_archived_never() {
+    let env = workspace();
+    env.mutate(["forget", "--id", "episode:2026-12-01:09:00", "--yes"]);
+    assert!(hits(&env, &["postgres", "--all"]).is_empty(), "forgotten memories never come back");
+    env.set_now("2027-01-20T00:00:00Z");
+    env.run(["decay"]).success();
+    assert!(hits(&env, &["田中"]).is_empty(), "dormant after two months");
+    assert_eq!(ids(&hits(&env, &["田中", "--all"])), ["episode:2026-11-20:10:00"]);
+}
+
+#[test]
+fn show_gives_context_and_decay_inputs() {
+    let env = TestEnv::initialized();
+    for t in ["one", "two", "three", "four", "five"] {
+        env.mutate(["remember", t]);
+    }
+    let out = env.run(["show", "episode:2026-12-01:09:00:3"]).success();
+    assert!(out.stdout.contains("  one\n  two\n> three\n  four\n  five\n"), "{out}");
+    assert!(out.stdout.contains("clamp01("), "{out}");
+    let out = env.run(["show", "episode:2026-12-01:09:00:3", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["why"]["inputs"]["access_count"], 2, "the first show was a use");
+    assert_eq!(v["context"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn import_jsonl_once_with_sources() {
+    let env = TestEnv::initialized();
+    let transcript = "{\"timestamp\":\"2023-05-08T13:56:00Z\",\"speaker\":\"Caroline\",\"text\":\"I went to a support group yesterday.\",\"id\":\"D1:1\"}\n\
+        {\"timestamp\":\"2023-05-08T13:56:00Z\",\"speaker\":\"Mel\",\"text\":\"That sounds great!\",\"id\":\"D1:2\"}\n\
+        this line is broken\n\
+        {\"timestamp\":\"2023-05-09\",\"role\":\"user\",\"text\":\"hello again\"}\n";
+    env.write("../talk.jsonl", transcript);
+    let out = env.run(["import", "--format", "jsonl", "../talk.jsonl"]).output().code(3);
+    assert!(out.stderr.contains("imported 3 messages into 2 days, 0 already there"), "{out}");
+    assert!(out.stderr.contains("warning: skipped line 3: not valid JSON"), "{out}");
+    assert_eq!(env.commit_count(), 2, "one commit per import");
+    env.assert_clean_tree();
+    assert!(
+        env.git(&["log", "-1", "--format=%s"])
+            .contains("imported 3 messages from talk into 2 days")
+    );
+    let day = env.read("memory/episodes/2023-05-08.md");
+    assert!(day.contains("## 13:56 | event | confidence:high | tags:[import]\n**Caroline:** I went to a support group yesterday.\n<!-- source: D1:1 -->\n"), "{day}");
+    let h = hits(&env, &["support group"]);
+    assert_eq!(h[0]["source"], "D1:1");
+    assert_eq!(h[0]["text"], "**Caroline:** I went to a support group yesterday.");
+    // Again: nothing new, no commit.
+    let out = env.run(["import", "../talk.jsonl", "--json"]).output().code(3);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((v["imported"].as_u64(), v["duplicates"].as_u64()), (Some(0), Some(3)));
+    assert_eq!(env.commit_count(), 2);
+    // --strict: one bad line, nothing written.
+    let out = env.run(["import", "--strict", "-"]).stdin("{\"timestamp\":\"2024-01-01\",\"speaker\":\"a\",\"text\":\"x\"}\n{\"speaker\":\"b\",\"text\":\"y\"}\n").output().code(1);
+    assert!(out.stderr.starts_with("error: line 2 of the import: missing `timestamp`"), "{out}");
+    assert!(!env.path("memory/episodes/2024-01-01.md").exists());
+}
