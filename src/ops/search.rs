@@ -56,7 +56,7 @@ impl RecallReport {
     }
 }
 
-/// Searches like [`search`], counts the results as uses (recorded in the access log, folded by
+/// Searches like [`search()`], counts the results as uses (recorded in the access log, folded by
 /// the next change), and groups them by store.
 pub fn recall(
     ws: &Workspace,
