@@ -147,6 +147,9 @@ pub enum InputError {
         /// The query as given.
         query: String,
     },
+    /// `forget` without a query or an id.
+    #[error("nothing to forget: give words to find the memory by, or an --id")]
+    NothingToForget,
     /// No memory has this id.
     #[error("no memory has the id {id:?}")]
     UnknownId {
@@ -304,7 +307,10 @@ fn input_hint(e: &InputError) -> Option<String> {
             "search for words or names; very common words (the, and, of) are not indexed".into()
         }
         InputError::UnknownId { .. } => {
-            "find the ids with `cogmem forget QUERY --dry-run` or `cogmem status`".into()
+            "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`".into()
+        }
+        InputError::NothingToForget => {
+            "name what to forget: `cogmem forget WORDS`, or `cogmem forget --id ID --yes`".into()
         }
         InputError::NotForgotten { .. } => {
             "list forgotten memories with `cogmem audit --action archive`".into()

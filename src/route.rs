@@ -55,6 +55,7 @@ pub struct RoutedEntity {
 
 /// A relation named by a memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RoutedRelation {
     /// Subject entity id.
     pub from: String,
@@ -104,12 +105,13 @@ enum Kind {
 
 fn contains_words(hay: &str, needle: &str) -> bool {
     let mut from = 0;
+    let joins = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
     while let Some(i) = hay[from..].find(needle) {
         let at = from + i;
         let before = hay[..at].chars().next_back();
         let after = hay[at + needle.len()..].chars().next();
-        let ok_b = before.is_none_or(|c| !c.is_alphanumeric());
-        let ok_a = after.is_none_or(|c| !c.is_alphanumeric()) || needle.ends_with(' ');
+        let ok_b = before.is_none_or(|c| !joins(c));
+        let ok_a = after.is_none_or(|c| !joins(c)) || needle.ends_with(' ');
         if ok_b && ok_a {
             return true;
         }
@@ -487,6 +489,88 @@ const JOB_TITLES: &[&str] = &[
 ];
 
 const STOP_CAPS: &[&str] = &[
+    "Had",
+    "How",
+    "What",
+    "Why",
+    "Where",
+    "Who",
+    "When",
+    "Which",
+    "Can",
+    "Could",
+    "Would",
+    "Should",
+    "Will",
+    "Did",
+    "Do",
+    "Does",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "Has",
+    "Have",
+    "Let",
+    "Let's",
+    "Hey",
+    "Hi",
+    "Hello",
+    "Thanks",
+    "Sorry",
+    "Maybe",
+    "Please",
+    "Got",
+    "Going",
+    "Need",
+    "Tell",
+    "Make",
+    "Take",
+    "Keep",
+    "Check",
+    "Send",
+    "Remind",
+    "Save",
+    "Add",
+    "Use",
+    "Try",
+    "Call",
+    "Buy",
+    "Book",
+    "Pick",
+    "Bring",
+    "Ask",
+    "Find",
+    "Get",
+    "Put",
+    "Set",
+    "Write",
+    "Read",
+    "Meet",
+    "Met",
+    "Went",
+    "Came",
+    "Saw",
+    "Told",
+    "Said",
+    "Started",
+    "Finished",
+    "Tonight",
+    "There",
+    "Here",
+    "Some",
+    "Any",
+    "All",
+    "Most",
+    "Many",
+    "Much",
+    "One",
+    "Two",
+    "First",
+    "Second",
+    "Then",
+    "Now",
+    "Once",
     "I",
     "I'm",
     "I've",
@@ -575,9 +659,8 @@ const STOP_CAPS: &[&str] = &[
 fn looks_like_tool(name: &str) -> bool {
     let lower = name.to_lowercase();
     let inner_cap = name.chars().skip(1).any(char::is_uppercase) && !name.contains(' ');
-    let tech = [
-        "script", "sql", "db", "js", "lang", "code", "os", "hub", "lab", "api", "sdk", "kit", "ql",
-    ];
+    let tech =
+        ["script", "sql", "db", "js", "lang", "code", "hub", "lab", "api", "sdk", "kit", "ql"];
     inner_cap
         || name.chars().any(|c| c.is_ascii_digit())
         || tech.iter().any(|t| lower.ends_with(t))
@@ -779,7 +862,6 @@ fn extract(
             "move to",
             "living in",
             "based in",
-            "from",
             "visit",
             "visited",
             "trip to",
@@ -827,9 +909,14 @@ fn extract(
             break;
         }
     }
+    let known_count = entities.len();
     for e in entities.iter().skip(usize::from(first_person)) {
+        if ctx.known.iter().any(|k| k.id.as_str() == e.id) {
+            continue; // already explained as known
+        }
         reason.push(format!("entity {}: a {} named in the text", e.id, e.kind));
     }
+    let _ = known_count;
     let find = |name: &str| {
         entities.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.id.clone())
     };
@@ -969,7 +1056,10 @@ fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
             .filter(|w| w.len() > 3 && !STOPWORDS.contains(w))
             .collect();
         words.sort_by_key(|w| std::cmp::Reverse(w.len()));
-        if let Some(w) = words.first() {
+        if let Some(w) = words
+            .first()
+            .filter(|w| w.chars().count() <= 20 && !w.chars().any(crate::index::analyzer::is_cjk))
+        {
             tags.push((*w).to_owned());
         }
     }
@@ -1070,17 +1160,22 @@ pub enum AnswerEntity {
     /// An id such as `person--alice`.
     Id(String),
     /// `{"id": "person--alice"}` or `{"name": "Alice", "type": "person"}`.
-    Object {
-        /// The id, if given.
-        #[serde(default)]
-        id: Option<String>,
-        /// The name.
-        #[serde(default)]
-        name: Option<String>,
-        /// The type.
-        #[serde(default, rename = "type")]
-        kind: Option<String>,
-    },
+    Object(AnswerEntityObject),
+}
+
+/// An entity given as an object; other keys are refused.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerEntityObject {
+    /// The id, if given.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The type.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
 }
 
 /// A validated routing answer, ready to write.
@@ -1129,11 +1224,16 @@ impl RoutingAnswer {
         let mut entities = Vec::new();
         for e in &a.entities {
             let id = match e {
-                AnswerEntity::Id(id) | AnswerEntity::Object { id: Some(id), .. } => id.clone(),
-                AnswerEntity::Object { id: None, name: Some(name), kind: Some(kind) } => {
+                AnswerEntity::Id(id)
+                | AnswerEntity::Object(AnswerEntityObject { id: Some(id), .. }) => id.clone(),
+                AnswerEntity::Object(AnswerEntityObject {
+                    id: None,
+                    name: Some(name),
+                    kind: Some(kind),
+                }) => {
                     format!("{}--{}", kind.trim(), slugify(name))
                 }
-                AnswerEntity::Object { .. } => {
+                AnswerEntity::Object(_) => {
                     return Err(bad("an entity needs `id`, or `name` and `type`".into()));
                 }
             };
@@ -1165,18 +1265,28 @@ impl RoutingAnswer {
             Some(t) => Some(EntryType::parse(t).map_err(|e| bad(e.to_string()))?),
         };
         let summary = a.summary.filter(|s| !s.trim().is_empty());
-        let tags = a
-            .tags
-            .into_iter()
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty() && !t.contains(['[', ']', '|']))
-            .collect();
+        let mut tags = Vec::new();
+        for t in a.tags {
+            let t = t.trim().to_owned();
+            if t.contains(['[', ']', '|', ',']) {
+                return Err(bad(format!("tag {t:?} contains `[`, `]`, `|` or `,`")));
+            }
+            if !t.is_empty() {
+                tags.push(t);
+            }
+        }
         Ok(ValidRouting { stores, entities, relations, tags, confidence, summary, entry_type })
     }
 }
 
 /// Builds the routing prompt for the host model.
-pub fn prompt(content: &str, trigger: &str, context: &str, core_summary: &str) -> String {
+pub fn prompt(
+    content: &str,
+    trigger: &str,
+    context: &str,
+    core_summary: &str,
+    known: &str,
+) -> String {
     format!(
         "You file memories for an AI agent whose memory is a folder of Markdown files.\n\
 Answer with one JSON object and nothing else:\n\
@@ -1189,15 +1299,16 @@ Stores (pick one or more):\n\
 - vault: the user wants it kept forever, exempt from forgetting\n\
 Guide: a preference -> semantic (core only when it changes how the agent behaves); a decision -> episodic + semantic;\n\
 a fact -> semantic; a how-to -> procedural; an event -> episodic; marked important -> semantic + vault + core.\n\
-Entities: type is person, project, concept, tool, place, organization, preference, decision or event; use existing ids\n\
-from core memory where they fit; the user is person--user unless named. Relations are lower-kebab verbs such as\n\
+Entities: type is person, project, concept, tool, place, organization, preference, decision or event; use the ids\n\
+in KNOWN ENTITIES where they fit; the user is person--user unless named. Relations are lower-kebab verbs such as\n\
 works-on, prefers, uses, depends-on, part-of, supersedes, lives-in. Tags: 2 to 5 short words.\n\
 Confidence: high when the user asked to remember it or called it important, medium when mentioned in passing,\n\
 low when inferred. summary: one sentence in the third person, as it should be stored.\n\n\
 CONTENT: {content}\n\
 TRIGGER: {trigger}\n\
 CONTEXT: {context}\n\
-CORE MEMORY: {core_summary}\n"
+CORE MEMORY: {core_summary}\n\
+KNOWN ENTITIES: {known}\n"
     )
 }
 

@@ -430,7 +430,66 @@ fn clauses(text: &Text<'_>, sentence: Span) -> Vec<Clause> {
 fn content_after(text: &Text<'_>, pos: usize) -> String {
     let s = &text.norm;
     let start = skip_separators(s, pos);
-    trim_content(text.orig_slice(start, s.len()))
+    // Later sentences belong to the content, unless they are a goodbye, thanks, or another
+    // instruction ("Remember that my passport expires in May. Goodnight!").
+    let mut end = s.len();
+    for sentence in text.sentences().into_iter().rev() {
+        if sentence.start <= start || sentence.end > end {
+            continue;
+        }
+        let piece = sl(s, sentence.start, sentence.end);
+        if is_courtesy(piece)
+            || classify(text.orig_slice(sentence.start, sentence.end), &ExtraPhrases::default())
+                .is_some()
+        {
+            end = sentence.start;
+        } else {
+            break;
+        }
+    }
+    let content = trim_content(text.orig_slice(start, end));
+    strip_trailing_courtesy(&content)
+}
+
+/// "thanks", "ok", "bye": a sentence that carries no content.
+fn is_courtesy(sentence: &str) -> bool {
+    let t = sentence.trim().trim_end_matches(['.', '!', '?', ' ', '。', '！']).trim();
+    matches!(
+        t,
+        "thanks"
+            | "thank you"
+            | "thx"
+            | "ty"
+            | "cheers"
+            | "ok"
+            | "okay"
+            | "cool"
+            | "great"
+            | "perfect"
+            | "bye"
+            | "please"
+            | "thanks a lot"
+            | "thank you so much"
+            | "much appreciated"
+            | "ありがとう"
+            | "よろしく"
+            | "よろしくね"
+            | "お願い"
+            | "お願いします"
+    )
+}
+
+/// Drops a trailing ", thanks" or ", please" from content.
+fn strip_trailing_courtesy(content: &str) -> String {
+    let lower = content.to_lowercase();
+    for tail in [", thanks", ", thank you", ", thx", " thanks!", ", please", " please", ", cheers"]
+    {
+        let t = lower.trim_end_matches(['.', '!', ' ']);
+        if t.ends_with(tail) && t.len() > tail.len() {
+            return trim_content(&content[..t.len() - tail.len()]);
+        }
+    }
+    content.to_owned()
 }
 
 fn trim_content(s: &str) -> String {
@@ -695,7 +754,17 @@ fn english_clause(text: &Text<'_>, c: &Clause, extra: &ExtraPhrases) -> Option<(
             let p = p.trim().to_ascii_lowercase();
             if !p.is_empty() && starts_word(rest, &p) {
                 let end = c.start + p.len();
-                return Some(hit(text, kind, c.start, end, content_after(text, end)));
+                let after = sl(&text.norm, end, c.end);
+                let content = if is_pointer(after) && kind == TriggerKind::Remember {
+                    let before = content_before_clean(text, c);
+                    if before.is_empty() { content_after_sentence(text, c) } else { before }
+                } else if is_pointer(after) {
+                    String::new()
+                } else {
+                    content_after(text, end)
+                };
+                let content = content.trim_end_matches(['?', '？']).trim().to_owned();
+                return Some(hit(text, kind, c.start, end, content));
             }
         }
     }
@@ -1130,7 +1199,19 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     if let Some(n) = phrase_then(
         rest,
         "remember",
-        &["that", "this", ":", "to", "the fact that", "for later", "for the future"],
+        &[
+            "that",
+            "this",
+            ":",
+            "to",
+            "the fact that",
+            "for later",
+            "for the future",
+            "forever that",
+            "forever:",
+            "for good that",
+            "forever",
+        ],
         true,
     ) {
         let end = start + n;
@@ -2641,6 +2722,12 @@ fn ja_is_personal(s: &str) -> bool {
 fn is_ja_pointer(s: &str) -> bool {
     const POINTERS: &[&str] = &[
         "",
+        "その",
+        "この",
+        "あの",
+        "そのメモ",
+        "このメモ",
+        "あのメモ",
         "それ",
         "これ",
         "あれ",

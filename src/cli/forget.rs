@@ -81,14 +81,17 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
     let interactive =
         std::io::stdin().is_terminal() && std::io::stderr().is_terminal() && !ctx.global.json;
     let mut ids = args.ids.clone();
+    if args.query.is_none() && ids.is_empty() {
+        return Err(cogmem::error::InputError::NothingToForget.into());
+    }
+    if args.permanent && args.ids.is_empty() {
+        return Err(cogmem::error::InputError::PermanentNeedsId.into());
+    }
     let candidates = match &args.query {
         Some(q) => forget::find(&ws, q, 10)?,
-        None => Vec::new(),
+        None => forget::describe(&ws, &ids)?,
     };
-    if args.query.is_none() && ids.is_empty() {
-        return Err(cogmem::error::InputError::EmptyText.into());
-    }
-    if args.dry_run || (ids.is_empty() && !args.yes && !interactive) {
+    if args.dry_run || (!args.yes && !interactive) {
         if ctx.global.json {
             render::json(&serde_json::json!({ "candidates": candidates, "forgotten": [] }))?;
         } else if candidates.is_empty() {
@@ -134,22 +137,25 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             }
         }
     }
-    if args.permanent {
-        if args.ids.is_empty() {
+    if !args.ids.is_empty() && !args.yes && !args.permanent {
+        render::data(&list(&candidates))?;
+        let answer = ask("forget these? [y/N] ")?;
+        if !answer.eq_ignore_ascii_case("y") && !answer.eq_ignore_ascii_case("yes") {
+            render::status(ctx.global.quiet, "nothing forgotten\n");
+            return Ok(Exit::Ok);
+        }
+    }
+    if args.permanent && !args.yes {
+        if !interactive {
             return Err(cogmem::error::InputError::PermanentNeedsId.into());
         }
-        if !args.yes {
-            if !interactive {
-                return Err(cogmem::error::InputError::PermanentNeedsId.into());
-            }
-            for id in &ids {
-                let typed = ask(&format!(
-                    "this deletes {id} from the working tree (git history keeps it); type the id to confirm: "
-                ))?;
-                if typed != *id {
-                    render::status(ctx.global.quiet, "not confirmed; nothing deleted\n");
-                    return Ok(Exit::Ok);
-                }
+        for id in &ids {
+            let typed = ask(&format!(
+                "this deletes {id} from the working tree (git history keeps it); type the id to confirm: "
+            ))?;
+            if typed != *id {
+                render::status(ctx.global.quiet, "not confirmed; nothing deleted\n");
+                return Ok(Exit::Ok);
             }
         }
     }

@@ -33,7 +33,15 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
     let message = input::text_or_stdin(&args.message)?;
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
-    let report = hear::hear(&ws, &message, &HearOptions { dry_run: args.dry_run }, clock.as_ref())?;
+    let caller = ctx
+        .global
+        .actor
+        .as_deref()
+        .or(ctx.env.actor.as_deref())
+        .map(cogmem::audit::Actor::parse)
+        .transpose()?;
+    let report =
+        hear::hear(&ws, &message, &HearOptions { dry_run: args.dry_run, caller }, clock.as_ref())?;
     if ctx.global.json {
         render::json(&report)?;
         return Ok(Exit::Ok);
@@ -81,8 +89,16 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
                 for c in candidates {
                     let _ = writeln!(out, "  {}  {}:{}  {}", c.id, c.path, c.line, c.excerpt);
                 }
-                if let Some(cmd) = command {
-                    let _ = writeln!(out, "confirm with: {cmd}");
+                match command {
+                    Some(cmd) => {
+                        let _ = writeln!(out, "confirm with: {cmd}");
+                    }
+                    None => {
+                        let _ = writeln!(
+                            out,
+                            "several match equally; confirm one with: cogmem forget --id ID --yes"
+                        );
+                    }
                 }
             }
         }

@@ -126,7 +126,15 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
         let answer = cogmem::route::RoutingAnswer::parse(&json)?;
         let text = remember::check_text(&super::input::text_or_stdin(&args.text)?)?;
         let ws = ctx.workspace()?;
-        cogmem::ops::hear::remember_routed(&ws, &text, answer, ctx.actor()?, clock.as_ref())?
+        let now = clock.now();
+        let at = match &args.at {
+            Some(a) => Some(
+                cogmem::clock::parse_time(a, &now)
+                    .ok_or_else(|| InputError::Time { text: a.clone() })?,
+            ),
+            None => None,
+        };
+        cogmem::ops::hear::remember_routed(&ws, &text, answer, ctx.actor()?, at, clock.as_ref())?
     } else {
         let req = args.to_request(ctx, &clock.now())?;
         let ws = ctx.workspace()?;

@@ -38,7 +38,12 @@ pub fn run(ctx: &Ctx, args: &RouteArgs) -> cogmem::Result<Exit> {
     let text = cogmem::ops::remember::check_text(&input::text_or_stdin(&args.text)?)?;
     let ws = ctx.workspace()?;
     if args.prompt {
-        render::data(&hear::routing_prompt(&ws, &text, &args.trigger, &args.context)?)?;
+        let prompt = hear::routing_prompt(&ws, &text, &args.trigger, &args.context)?;
+        if ctx.global.json {
+            render::json(&serde_json::json!({ "prompt": prompt }))?;
+        } else {
+            render::data(&prompt)?;
+        }
         return Ok(Exit::Ok);
     }
     let rc = hear::context(&ws)?;

@@ -53,7 +53,7 @@ fn rank(all: &Units, decay: &DecayFile, query: &str, limit: usize) -> Vec<Candid
     let mut found: Vec<Candidate> = all
         .units
         .iter()
-        .filter(|u| !decay.is_archived(&u.id))
+        .filter(|u| !decay.is_forgotten(&u.id))
         .filter_map(|u| {
             let score = units::score(&terms, u);
             (score >= 0.5).then(|| Candidate {
@@ -93,6 +93,28 @@ fn excerpt(u: &MemoryUnit, terms: &[String]) -> String {
     } else {
         one
     }
+}
+
+/// Describes the memories with these ids, as candidates (for a dry run).
+///
+/// Fails on an unknown id.
+pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>> {
+    let all = units::list(ws.root());
+    let decay = load_decay(ws)?;
+    ids.iter()
+        .map(|id| {
+            let u = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.clone() })?;
+            Ok(Candidate {
+                id: u.id.clone(),
+                store: u.store,
+                path: u.path.clone(),
+                line: u.line,
+                excerpt: excerpt(u, &[]),
+                score: 1.0,
+                pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
+            })
+        })
+        .collect()
 }
 
 fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
@@ -191,7 +213,7 @@ pub fn forget(
         if (unit.store == Store::Vault || d.decay.is_pinned(id)) && !opts.force {
             return Err(RuleError::Pinned { id: id.clone() }.into());
         }
-        if d.decay.is_archived(id) && !opts.permanent {
+        if d.decay.is_forgotten(id) && !opts.permanent {
             report.already_forgotten.push(id.clone());
             continue;
         }
@@ -202,11 +224,7 @@ pub fn forget(
                 let text = d.text(layout::MEMORY_MD)?;
                 let (new, lines) =
                     remove_lines(&text, |n, l| n == unit.line && l.contains(unit.text.as_str()));
-                removed.extend(
-                    lines
-                        .iter()
-                        .map(|(n, l)| json!({"file": layout::MEMORY_MD, "line": n, "text": l})),
-                );
+                removed.extend(lines.iter().map(|(n, l)| removal(layout::MEMORY_MD, &text, *n, l)));
                 d.change.write(layout::MEMORY_MD, new.into_bytes(), action, summary.clone());
             }
             Store::Semantic => {
@@ -215,9 +233,7 @@ pub fn forget(
                 let (new, lines) = remove_lines(&text, |_, l| row_names(l, entity));
                 if !lines.is_empty() {
                     removed.extend(
-                        lines.iter().map(
-                            |(n, l)| json!({"file": layout::GRAPH_INDEX, "line": n, "text": l}),
-                        ),
+                        lines.iter().map(|(n, l)| removal(layout::GRAPH_INDEX, &text, *n, l)),
                     );
                     d.change.write(layout::GRAPH_INDEX, new.into_bytes(), action, summary.clone());
                 }
@@ -228,9 +244,10 @@ pub fn forget(
             match unit.store {
                 Store::Episodic => {
                     let text = d.text(&unit.path)?;
+                    let day = now.format("%Y-%m-%d").to_string();
                     d.change.write(
                         &unit.path,
-                        remove_entry(&text, unit.line).into_bytes(),
+                        tombstone_entry(&text, unit.line, &day).into_bytes(),
                         action,
                         summary.clone(),
                     );
@@ -331,7 +348,7 @@ pub fn restore(
         .cloned()
         .ok_or_else(|| InputError::NotForgotten { id: id.to_owned() })?;
     let summary = format!("restored {id}");
-    let mut removed: Vec<(String, usize, String)> = record
+    let mut removed: Vec<(String, usize, String, String)> = record
         .get("removed")
         .and_then(Value::as_array)
         .map(|a| {
@@ -341,17 +358,19 @@ pub fn restore(
                         r.get("file")?.as_str()?.to_owned(),
                         usize::try_from(r.get("line")?.as_u64()?).ok()?,
                         r.get("text")?.as_str()?.to_owned(),
+                        r.get("after").and_then(Value::as_str).unwrap_or("").to_owned(),
                     ))
                 })
                 .collect()
         })
         .unwrap_or_default();
     removed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    for (file, line, text) in &removed {
+    for (file, line, text, after) in &removed {
         let current = d.text(file)?;
+        let at = place_for(&current, *line, after);
         d.change.write(
             file,
-            insert_line(&current, *line, text).into_bytes(),
+            insert_line(&current, at, text).into_bytes(),
             Action::Restore,
             summary.clone(),
         );
@@ -383,6 +402,13 @@ pub fn restore(
     Ok(RestoreReport { commit: applied.commit, id: id.to_owned(), files: applied.files })
 }
 
+/// A record of a removed line: where it was, its text, and the line before it (to find its
+/// place again if the file changed).
+fn removal(file: &str, original: &str, line: usize, text: &str) -> Value {
+    let after = line.checked_sub(2).and_then(|i| original.lines().nth(i)).unwrap_or("");
+    json!({"file": file, "line": line, "text": text, "after": after})
+}
+
 /// Tells whether a graph-index table row names an entity (as registry id, edge source or edge
 /// target).
 fn row_names(line: &str, entity: &str) -> bool {
@@ -410,6 +436,39 @@ fn remove_lines(text: &str, pred: impl Fn(usize, &str) -> bool) -> (String, Vec<
     (out, removed)
 }
 
+/// Where a removed line goes back: its old line if the line before it is still the same, else
+/// after the first line that matches what preceded it, else its old line number.
+fn place_for(current: &str, line: usize, after: &str) -> usize {
+    let lines: Vec<&str> = current.lines().collect();
+    if after.is_empty() || line >= 2 && lines.get(line - 2) == Some(&after) {
+        return line;
+    }
+    match lines.iter().position(|l| *l == after) {
+        Some(i) => i + 2,
+        None => line,
+    }
+}
+
+/// Replaces an episode entry's paragraph with a deletion marker, keeping its heading so the
+/// ids of the entries after it in the same minute do not shift.
+fn tombstone_entry(text: &str, heading_line: usize, day: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let start = heading_line.min(lines.len());
+    let mut end = start;
+    while end < lines.len() && !lines[end].starts_with("## ") && !lines[end].starts_with("# ") {
+        end += 1;
+    }
+    // Keep the blank line that separates it from the next entry.
+    let mut keep_from = end;
+    while keep_from > start && lines[keep_from - 1].trim().is_empty() {
+        keep_from -= 1;
+    }
+    let mut out: String = lines[..start].concat();
+    out.push_str(&format!("{}\n", crate::store::episode::deleted_line(day)));
+    out.push_str(&lines[keep_from..].concat());
+    out
+}
+
 /// Inserts `text` as line `line` (1-based), or at the end when the file is shorter.
 fn insert_line(current: &str, line: usize, text: &str) -> String {
     let mut out = String::with_capacity(current.len() + text.len() + 1);
@@ -432,25 +491,6 @@ fn insert_line(current: &str, line: usize, text: &str) -> String {
     out
 }
 
-/// Removes an episode entry (its heading line, paragraph, and the blank line before it).
-fn remove_entry(text: &str, heading_line: usize) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let start = heading_line.saturating_sub(1);
-    let mut end = start + 1;
-    while end < lines.len() && !lines[end].starts_with("## ") && !lines[end].starts_with("# ") {
-        end += 1;
-    }
-    // The entry's range ends with the blank line before the next entry; the last entry takes
-    // the blank line before it instead.
-    let mut start = start;
-    if end == lines.len() && start > 0 && lines[start - 1].trim().is_empty() {
-        start -= 1;
-    }
-    let mut out: String = lines[..start].concat();
-    out.push_str(&lines[end..].concat());
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,16 +508,24 @@ mod tests {
     }
 
     #[test]
-    fn entry_removal_keeps_the_rest() {
-        let text = "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n\n## 10:00 | fact | confidence:high | tags:[]\ntwo\n";
+    fn deleted_entries_keep_their_heading() {
+        let text = "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n";
+        let out = tombstone_entry(text, 3, "2026-12-02");
         assert_eq!(
-            remove_entry(text, 3),
-            "# D\n\n## 10:00 | fact | confidence:high | tags:[]\ntwo\n"
+            out,
+            "# D\n\n## 09:00 | fact | confidence:high | tags:[]\n<!-- deleted by cogmem forget --permanent on 2026-12-02 -->\n\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n"
         );
-        assert_eq!(
-            remove_entry(text, 6),
-            "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n"
-        );
+        let heads = crate::store::episode::entries(&out);
+        assert!(heads[0].deleted && !heads[1].deleted);
+    }
+
+    #[test]
+    fn restore_finds_the_place_after_other_edits() {
+        let current = "# M\n\n## Active Context\n<!-- hint -->\n- kept\n";
+        // The removed bullet followed the hint line, then three lines were added above.
+        let moved = format!("new\nnew\nnew\n{current}");
+        assert_eq!(place_for(&moved, 5, "<!-- hint -->"), 8);
+        assert_eq!(place_for(current, 5, "<!-- hint -->"), 5);
     }
 
     #[test]

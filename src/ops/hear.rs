@@ -117,6 +117,8 @@ pub struct HearReport {
 pub struct HearOptions {
     /// Detect and route, but write nothing.
     pub dry_run: bool,
+    /// Who passed the message on; a sub-agent may not write through `hear` (exit 4).
+    pub caller: Option<Actor>,
 }
 
 /// Detects the trigger in `message` and acts on it.
@@ -155,8 +157,18 @@ pub fn hear(
                 HeardAction::NothingToRemember
             } else {
                 let routing = route::route(&content, Some(&phrase), &ctx);
-                let req =
+                if let Some(a) = opts.caller.as_ref().filter(|a| a.is_subagent()) {
+                    return Err(
+                        crate::error::RuleError::SubagentWrite { actor: a.to_string() }.into()
+                    );
+                }
+                let mut req =
                     request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
+                if routing.stores.contains(&Store::Procedural) {
+                    // Steps need their lines: store the content itself, titled by its first line.
+                    req.text = crate::ops::remember::check_text(&content)?;
+                    req.title = None;
+                }
                 report.routing = Some(routing);
                 if opts.dry_run {
                     HeardAction::Remembered {
@@ -175,7 +187,13 @@ pub fn hear(
         TriggerKind::Forget => {
             let candidates =
                 if content.is_empty() { Vec::new() } else { forget::find(ws, &content, 5)? };
-            let command = candidates.first().map(|c| format!("cogmem forget --id {} --yes", c.id));
+            // Only a clear best match gets a ready command; ties must be picked by id.
+            let clear = candidates.len() == 1
+                || candidates.len() > 1 && candidates[0].score > candidates[1].score;
+            let command = candidates
+                .first()
+                .filter(|_| clear)
+                .map(|c| format!("cogmem forget --id {} --yes", c.id));
             HeardAction::ConfirmForget { candidates, command }
         }
         TriggerKind::Recall => {
@@ -230,10 +248,6 @@ fn request_from_routing(r: &Routing, actor: Actor, phrase: &str) -> crate::Resul
     req.tags = r.tags.clone();
     req.confidence = Some(r.confidence);
     req.entry_type = Some(r.entry_type);
-    if r.stores.contains(&Store::Procedural) {
-        let first = r.summary.lines().next().unwrap_or_default();
-        req.title = Some(first.split_whitespace().take(8).collect::<Vec<_>>().join(" "));
-    }
     req.trigger = format!("user said \"{phrase}\"");
     Ok(req)
 }
@@ -244,6 +258,7 @@ pub fn remember_routed(
     text: &str,
     answer: ValidRouting,
     actor: Actor,
+    at: Option<crate::Timestamp>,
     clock: &dyn Clock,
 ) -> crate::Result<RememberReport> {
     let stored = answer.summary.as_deref().unwrap_or(text);
@@ -259,6 +274,7 @@ pub fn remember_routed(
     req.confidence = answer.confidence;
     req.entry_type = answer.entry_type;
     req.trigger = "routing answer from the host model".into();
+    req.at = at;
     remember::remember(ws, &req, clock)
 }
 
@@ -273,10 +289,17 @@ pub fn routing_prompt(
     let bullets: Vec<String> =
         units::core_units(&core).into_iter().map(|u| u.text).take(40).collect();
     let summary = if bullets.is_empty() { "(empty)".to_owned() } else { bullets.join("; ") };
+    let ids: Vec<String> = units::markdown_files(ws.root(), layout::ENTITIES_DIR)
+        .iter()
+        .filter_map(|rel| rel.rsplit('/').next().map(|n| n.trim_end_matches(".md").to_owned()))
+        .take(100)
+        .collect();
+    let known = if ids.is_empty() { "(none)".to_owned() } else { ids.join(", ") };
     Ok(route::prompt(
         content,
         if trigger.is_empty() { "(none)" } else { trigger },
         if recent.is_empty() { "(none)" } else { recent },
         &summary,
+        &known,
     ))
 }

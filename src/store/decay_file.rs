@@ -143,6 +143,12 @@ impl DecayFile {
         self.entry(key).and_then(|e| e.get("status")).and_then(Value::as_str) == Some("archived")
     }
 
+    /// Tells whether an entry was forgotten (it has an `archive` record), as opposed to having
+    /// faded into the archived band.
+    pub fn is_forgotten(&self, key: &str) -> bool {
+        self.entry(key).is_some_and(|e| e.contains_key("archive"))
+    }
+
     /// Tells whether an entry is pinned.
     pub fn is_pinned(&self, key: &str) -> bool {
         self.entry(key).and_then(|e| e.get("pinned")).and_then(Value::as_bool) == Some(true)

@@ -92,6 +92,13 @@ pub struct EntryHead {
     pub tags: Vec<String>,
     /// Where it came from: the `<!-- source: … -->` line of an imported entry.
     pub source: Option<String>,
+    /// Deleted by `forget --permanent`: the heading stays so later ids do not shift.
+    pub deleted: bool,
+}
+
+/// The marker that replaces the paragraph of a permanently deleted entry.
+pub fn deleted_line(day: &str) -> String {
+    format!("<!-- deleted by cogmem forget --permanent on {day} -->")
 }
 
 /// The line that records an imported entry's origin.
@@ -237,10 +244,17 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
                 kind,
                 tags,
                 source: None,
+                deleted: false,
             });
         } else if line.starts_with("# ") || line.starts_with("## ") {
             in_entry = false;
         } else if in_entry {
+            if line.trim_start().starts_with("<!-- deleted by cogmem") {
+                if let Some(last) = out.last_mut() {
+                    last.deleted = true;
+                }
+                continue;
+            }
             if let Some(src) = parse_source(line) {
                 if let Some(last) = out.last_mut() {
                     last.source = Some(src.to_owned());

@@ -151,7 +151,7 @@ fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
     let mut seen: Vec<String> = Vec::new();
     episode::entries(text)
         .into_iter()
-        .map(|e| {
+        .filter_map(|e| {
             let n = seen.iter().filter(|t| **t == e.time).count();
             seen.push(e.time.clone());
             let id = if n == 0 {
@@ -159,8 +159,11 @@ fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
             } else {
                 format!("episode:{date}:{}:{}", e.time, n + 1)
             };
+            if e.deleted {
+                return None; // its heading still counts for the numbering above
+            }
             let entities = wiki_links(&e.text);
-            MemoryUnit {
+            Some(MemoryUnit {
                 id,
                 store: Store::Episodic,
                 path: rel.to_owned(),
@@ -171,7 +174,7 @@ fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
                 tags: e.tags,
                 entities,
                 source: e.source,
-            }
+            })
         })
         .collect()
 }

@@ -137,3 +137,43 @@ fn unknown_ids_and_ambiguous_queries_are_errors() {
     let out = env.run(["forget", "Atlas", "--yes"]).output().code(1);
     assert!(out.stderr.contains("memories match equally well; pick one"), "{out}");
 }
+
+/// Deleting an entry keeps its heading, so the ids of later entries in the same minute hold.
+#[test]
+fn permanent_deletion_keeps_later_ids_stable() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "first"]);
+    env.mutate(["remember", "second"]);
+    env.mutate(["remember", "third"]);
+    env.mutate(["forget", "--id", "episode:2026-12-01:09:00", "--permanent", "--yes"]);
+    let out = env.run(["show", "episode:2026-12-01:09:00:3", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["unit"]["text"], "third");
+    let out = env.run(["show", "episode:2026-12-01:09:00"]).output().code(1);
+    assert!(out.stderr.contains("no memory has the id"), "{out}");
+}
+
+/// A bullet goes back after the line that preceded it, even if lines were added above.
+#[test]
+fn restore_after_other_edits_finds_the_right_place() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Ship Atlas on Friday", "--store", "core"]);
+    let hash = git2::Oid::hash_object(git2::ObjectType::Blob, b"Ship Atlas on Friday").unwrap();
+    let id = format!("core:active-context:{}", &hash.to_string()[..8]);
+    env.mutate(["forget", "--id", &id, "--yes"]);
+    env.mutate(["remember", "Prefers short answers", "--store", "core", "--section", "identity"]);
+    env.mutate(["restore", &id]);
+    let md = env.read("MEMORY.md");
+    assert!(md.contains("blockers -->\n- Ship Atlas on Friday\n"), "{md}");
+}
+
+#[test]
+fn dry_run_by_id_and_nothing_to_forget() {
+    let env = setup();
+    let out = env.run(["forget", "--id", "entity:person--alice", "--dry-run"]).success();
+    assert!(out.stdout.contains("entity:person--alice"), "{out}");
+    let out = env.run(["forget"]).output().code(1);
+    assert!(out.stderr.starts_with("error: nothing to forget"), "{out}");
+    let out = env.run(["forget", "nonexistent words", "--permanent", "--yes"]).output().code(1);
+    assert!(out.stderr.starts_with("error: permanent deletion needs an exact `--id`"), "{out}");
+}

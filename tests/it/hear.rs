@@ -180,3 +180,39 @@ fn routing_answer_round_trip() {
     }
     assert_eq!(env.head(), head);
 }
+
+#[test]
+fn subagents_cannot_write_through_hear_and_goodbyes_are_not_content() {
+    let env = TestEnv::initialized();
+    let out = env
+        .run(["hear", "remember that the build is green", "--actor", "subagent:scout"])
+        .output()
+        .code(4);
+    assert!(out.stderr.contains("sub-agents may only propose"), "{out}");
+    let out = env
+        .run([
+            "hear",
+            "--dry-run",
+            "--json",
+            "Remember that my passport expires in May. Goodnight!",
+        ])
+        .success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["content"], "my passport expires in May.");
+}
+
+#[test]
+fn procedures_heard_keep_their_steps() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "hear",
+        "Remember this workflow:\n1. run the tests\n2. tag the release\n3. push the tag",
+    ]);
+    let files = env.git(&["show", "--name-only", "--format=", "HEAD"]);
+    let proc_file = files
+        .lines()
+        .find(|l| l.starts_with("memory/procedures/"))
+        .expect("a procedure was written");
+    let text = env.read(proc_file);
+    assert!(text.contains("1. run the tests\n2. tag the release\n3. push the tag\n"), "{text}");
+}
