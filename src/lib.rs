@@ -20,6 +20,7 @@ pub mod clock;
 pub mod decay;
 pub mod error;
 pub mod git;
+pub mod graph;
 pub mod index;
 pub mod ops;
 pub mod route;

@@ -16,7 +16,7 @@ use crate::store::decay_file::{DecayFile, NewUnit};
 use crate::store::entity::{self, EntityId};
 use crate::store::episode::{self, EntryType, NewEntry};
 use crate::store::markdown::{self, slugify};
-use crate::store::{Confidence, Store, fsx, graph_index, procedure, vault};
+use crate::store::{Confidence, Store, fsx, procedure, vault};
 use crate::workspace::{Workspace, layout};
 use crate::{Timestamp, tokens};
 
@@ -215,6 +215,8 @@ pub fn remember(
         duplicates: Vec::new(),
         new_units: Vec::new(),
         date: now.format("%Y-%m-%d").to_string(),
+        vocab: None,
+        graph_changed: false,
     };
     for store in stores {
         match store {
@@ -224,6 +226,9 @@ pub fn remember(
             Store::Procedural => w.procedure(req, &at)?,
             Store::Vault => w.vault(req)?,
         }
+    }
+    if w.graph_changed {
+        w.regenerate_index()?;
     }
     let counts_interactions =
         ws.settings().decay.clock == crate::settings::DecayClock::Interactions;
@@ -280,9 +285,63 @@ struct Writer<'a> {
     duplicates: Vec<Unit>,
     new_units: Vec<(String, Store)>,
     date: String,
+    vocab: Option<crate::graph::vocab::Vocabulary>,
+    graph_changed: bool,
 }
 
 impl Writer<'_> {
+    /// The relation vocabulary, read once.
+    fn vocab(&mut self) -> &crate::graph::vocab::Vocabulary {
+        if self.vocab.is_none() {
+            let text = fsx::read_text_if_exists(&self.ws.abs(layout::RELATIONS))
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            self.vocab = Some(crate::graph::vocab::Vocabulary::parse(&text));
+        }
+        self.vocab.as_ref().expect("just set")
+    }
+
+    /// Regenerates graph/index.md from the entity files as this change leaves them.
+    fn regenerate_index(&mut self) -> crate::Result<()> {
+        let mut files: Vec<(String, String)> = Vec::new();
+        for rel in crate::store::units::markdown_files(self.ws.root(), layout::ENTITIES_DIR) {
+            if let Some(text) = self.current(&rel)? {
+                files.push((rel, text));
+            }
+        }
+        for e in self.change.edits() {
+            if e.path.starts_with(layout::ENTITIES_DIR)
+                && !files.iter().any(|(p, _)| *p == e.path)
+                && let Some(c) = &e.content
+            {
+                files.push((e.path.clone(), String::from_utf8_lossy(c).into_owned()));
+            }
+        }
+        let vocab = self.vocab().clone();
+        let graph = crate::graph::from_files(&files, vocab);
+        let decay = crate::access::load_decay(self.ws)?;
+        let mut scores = std::collections::BTreeMap::new();
+        for key in decay.keys().into_iter().filter(|k| k.starts_with("entity:")) {
+            if let Some(e) = decay.entry(&key) {
+                let score =
+                    e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(1.0);
+                let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
+                scores.insert(key.clone(), (score, pinned));
+            }
+        }
+        let text = crate::graph::render_index(&graph, &scores);
+        if self.current(layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
+            self.change.write(
+                layout::GRAPH_INDEX,
+                text.into_bytes(),
+                Action::Edit,
+                "regenerated from the entity files",
+            );
+        }
+        Ok(())
+    }
+
     /// Returns a file's content as this change will leave it so far.
     fn current(&self, rel: &str) -> crate::Result<Option<String>> {
         if let Some(bytes) = self.change.pending(rel) {
@@ -362,20 +421,7 @@ impl Writer<'_> {
         let key = format!("entity:{id}");
         self.new_units.push((key.clone(), Store::Semantic));
         self.written.push(Unit { id: key, store: Store::Semantic, path: rel.clone(), line: 1 });
-        let index = self
-            .current(layout::GRAPH_INDEX)?
-            .unwrap_or_else(|| "# Knowledge Graph Index\n".into());
-        let file = format!("entities/{id}.md");
-        if let Some(new) =
-            graph_index::register_entity(&index, id.as_str(), id.kind(), &id.label(), &file)
-        {
-            self.change.write(
-                layout::GRAPH_INDEX,
-                new.into_bytes(),
-                Action::Edit,
-                format!("registered {id}"),
-            );
-        }
+        self.graph_changed = true;
         Ok(content)
     }
 
@@ -423,6 +469,27 @@ impl Writer<'_> {
             self.ensure_entity(&r.to)?;
             let rel = layout::entity_file(r.from.as_str());
             let key = format!("entity:{}", r.from);
+            let spec = self.vocab().get(&r.relation).cloned().unwrap_or_default();
+            // A functional relation (one current object per subject) closes the old edge.
+            let text = match spec
+                .functional
+                .then(|| entity::close_relations(&text, &r.relation, &r.to, &self.date))
+                .flatten()
+            {
+                Some((closed, targets)) => {
+                    let summary = format!(
+                        "closed {} {} {} (until {})",
+                        r.from,
+                        r.relation,
+                        targets.join(", "),
+                        self.date
+                    );
+                    self.change.write(&rel, closed.clone().into_bytes(), Action::Edit, summary);
+                    self.graph_changed = true;
+                    closed
+                }
+                None => text,
+            };
             match entity::add_relation(&text, &r.relation, &r.to, &self.date) {
                 entity::Added::Duplicate { line } => {
                     self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
@@ -430,6 +497,7 @@ impl Writer<'_> {
                 entity::Added::Written { content, line } => {
                     let summary = format!("relation: {} {} {}", r.from, r.relation, r.to);
                     self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
+                    self.graph_changed = true;
                     if !self.written.iter().any(|u| u.id == key) {
                         self.written.push(Unit {
                             id: key,
@@ -438,20 +506,20 @@ impl Writer<'_> {
                             line,
                         });
                     }
+                    // The inverse goes on the target, so the link can be followed from both ends.
+                    if let Some(inverse) =
+                        spec.inverse.as_deref().filter(|i| *i != r.relation || r.from != r.to)
+                    {
+                        let to_rel = layout::entity_file(r.to.as_str());
+                        let to_text = self.current(&to_rel)?.unwrap_or_default();
+                        if let entity::Added::Written { content, .. } =
+                            entity::add_relation(&to_text, inverse, &r.from, &self.date)
+                        {
+                            let summary = format!("relation: {} {inverse} {}", r.to, r.from);
+                            self.change.write(&to_rel, content.into_bytes(), Action::Edit, summary);
+                        }
+                    }
                 }
-            }
-            let index = self
-                .current(layout::GRAPH_INDEX)?
-                .unwrap_or_else(|| "# Knowledge Graph Index\n".into());
-            if let Some(new) = graph_index::add_edge(
-                &index,
-                r.from.as_str(),
-                &r.relation,
-                r.to.as_str(),
-                &self.date,
-            ) {
-                let summary = format!("edge {} {} {}", r.from, r.relation, r.to);
-                self.change.write(layout::GRAPH_INDEX, new.into_bytes(), Action::Edit, summary);
             }
         }
         Ok(())

@@ -137,6 +137,83 @@ pub fn names(id: &EntityId, text: &str) -> Vec<String> {
     out
 }
 
+/// A `## Relations` bullet: `- relation: [[target]] (since D) (until D) (confidence C)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RelationLine {
+    /// The relation, lower-kebab (a label like "Works on" is normalised).
+    pub relation: String,
+    /// The target entity id as written.
+    pub target: String,
+    /// Valid from this date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Valid until this date (exclusive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// Confidence, 0 to 1 (default 1).
+    pub confidence: f64,
+    /// 1-based line in the file.
+    pub line: usize,
+}
+
+/// Reads the relation bullets of an entity file.
+pub fn relations(text: &str) -> Vec<RelationLine> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let Some(s) = find_section(&sections, "Relations") else { return Vec::new() };
+    let first = markdown::line_of(text, prefix + s.content.start);
+    let mut out = Vec::new();
+    for (i, line) in body[s.content.clone()].lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("- ") else { continue };
+        let Some((label, after)) = rest.split_once(':') else { continue };
+        let Some(open) = after.find("[[") else { continue };
+        let Some(close) = after[open..].find("]]") else { continue };
+        let target =
+            after[open + 2..open + close].split('|').next().unwrap_or("").trim().to_owned();
+        let tail = &after[open + close + 2..];
+        let field = |key: &str| {
+            let i = tail.find(&format!("({key} "))?;
+            let v = &tail[i + key.len() + 2..];
+            Some(v[..v.find(')')?].trim().to_owned())
+        };
+        out.push(RelationLine {
+            relation: markdown::slugify(label),
+            target,
+            since: field("since"),
+            until: field("until"),
+            confidence: field("confidence")
+                .and_then(|c| c.parse().ok())
+                .filter(|c: &f64| (0.0..=1.0).contains(c))
+                .unwrap_or(1.0),
+            line: first + i,
+        });
+    }
+    out
+}
+
+/// Reads an entity's status: `Status:` in its comment lines or `status` in front matter;
+/// `active` when neither says.
+pub fn status(text: &str) -> String {
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    if let Some(y) = yaml
+        && let Some(v) = y.lines().find_map(|l| l.strip_prefix("status:"))
+    {
+        return v.trim().trim_matches(['"', '\'']).to_lowercase();
+    }
+    for line in text[prefix..].lines().take(6) {
+        if line.trim_start().starts_with("<!--")
+            && let Some(i) = line.find("Status:")
+        {
+            let v = line[i + 7..].split(['|', '-']).next().unwrap_or("").trim();
+            if !v.is_empty() {
+                return v.to_lowercase();
+            }
+        }
+    }
+    "active".into()
+}
+
 /// A relation name: lower-kebab, like `works-on`.
 pub fn check_relation_name(name: &str) -> bool {
     !name.is_empty()
@@ -172,8 +249,47 @@ pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {
 }
 
 /// Adds `- relation: [[target]]` at the end of `## Relations`.
+///
+/// The bullet records when it began: `(since DATE)`. A relation that already holds to the same
+/// target (no `until`) is a duplicate.
 pub fn add_relation(text: &str, relation: &str, target: &EntityId, date: &str) -> Added {
-    add_bullet(text, "Relations", &format!("{relation}: [[{target}]]"), date)
+    if let Some(r) = relations(text)
+        .into_iter()
+        .find(|r| r.relation == relation && r.target == target.as_str() && r.until.is_none())
+    {
+        return Added::Duplicate { line: r.line };
+    }
+    add_bullet(text, "Relations", &format!("{relation}: [[{target}]] (since {date})"), date)
+}
+
+/// Closes the current relations of one kind to targets other than `keep` by appending
+/// `(until DATE)`: for functional relations such as `lives-in`. Returns the new text and the
+/// targets closed, or `None` when there was nothing to close.
+pub fn close_relations(
+    text: &str,
+    relation: &str,
+    keep: &EntityId,
+    date: &str,
+) -> Option<(String, Vec<String>)> {
+    let open: Vec<RelationLine> = relations(text)
+        .into_iter()
+        .filter(|r| r.relation == relation && r.target != keep.as_str() && r.until.is_none())
+        .collect();
+    if open.is_empty() {
+        return None;
+    }
+    let lines: Vec<usize> = open.iter().map(|r| r.line).collect();
+    let mut out = String::with_capacity(text.len() + 24 * lines.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if lines.contains(&(i + 1)) {
+            let (bare, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+            out.push_str(bare.trim_end());
+            out.push_str(&format!(" (until {date}){nl}"));
+        } else {
+            out.push_str(line);
+        }
+    }
+    Some((out, open.into_iter().map(|r| r.target).collect()))
 }
 
 fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
@@ -279,8 +395,24 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!(content.lines().nth(line - 1), Some("- works-on: [[project--atlas]]"));
-        assert!(content.ends_with("## Relations\n\n- works-on: [[project--atlas]]\n"), "{content}");
+        assert_eq!(
+            content.lines().nth(line - 1),
+            Some("- works-on: [[project--atlas]] (since 2026-02-03)")
+        );
+        assert!(
+            content
+                .ends_with("## Relations\n\n- works-on: [[project--atlas]] (since 2026-02-03)\n"),
+            "{content}"
+        );
+        assert_eq!(
+            add_relation(&content, "works-on", &target, "2026-03-01"),
+            Added::Duplicate { line }
+        );
+        let lisbon = EntityId::parse("place--lisbon").unwrap();
+        let (closed, targets) =
+            close_relations(&content, "works-on", &lisbon, "2026-03-01").unwrap();
+        assert_eq!(targets, ["project--atlas"]);
+        assert!(closed.ends_with("(since 2026-02-03) (until 2026-03-01)\n"), "{closed}");
     }
 
     #[test]
@@ -289,6 +421,23 @@ mod tests {
         let text = "---\naliases: [The New App, atlas-v2]\nstatus: no\n---\n# Atlas\n\n## Summary\nAliases: Project A\n";
         assert_eq!(names(&id, text), ["atlas", "the new app", "atlas-v2", "project a"]);
         assert_eq!(names(&id, "---\n: : bad\n---\n"), ["atlas"]);
+    }
+
+    #[test]
+    fn relation_lines_with_validity_and_confidence() {
+        let text = "# person--alice\n\n## Relations\n- lives-in: [[place--lisbon]] (since 2026-01-01)\n- Works At: [[organization--acme]] (until 2025-12-31) (confidence 0.7)\n- not a relation\n";
+        let r = relations(text);
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            (r[0].relation.as_str(), r[0].target.as_str(), r[0].since.as_deref(), r[0].line),
+            ("lives-in", "place--lisbon", Some("2026-01-01"), 4)
+        );
+        assert_eq!(
+            (r[1].relation.as_str(), r[1].until.as_deref(), r[1].confidence),
+            ("works-at", Some("2025-12-31"), 0.7)
+        );
+        assert_eq!(status(text), "active");
+        assert_eq!(status("# x\n<!-- Type: person | Status: superseded -->\n"), "superseded");
     }
 
     #[test]

@@ -11,7 +11,6 @@ pub mod decay_file;
 pub mod entity;
 pub mod episode;
 pub mod fsx;
-pub mod graph_index;
 pub mod markdown;
 pub mod procedure;
 pub mod units;

@@ -20,7 +20,7 @@ fn skill_example_writes_semantic_and_core_in_one_commit() {
     assert!(env.read("MEMORY.md").contains("- User prefers TypeScript over JavaScript.\n"));
     let user = env.read("memory/graph/entities/person--user.md");
     assert!(user.contains("- User prefers TypeScript over JavaScript.\n"), "{user}");
-    assert!(user.contains("- prefers: [[tool--typescript]]\n"), "{user}");
+    assert!(user.contains("- prefers: [[tool--typescript]] (since 2026-12-01)\n"), "{user}");
     let audit = env.audit_lines();
     assert!(
         audit.iter().any(|l| l.contains("| EDIT | MEMORY.md | bot:trigger-remember | auto |")),

@@ -83,14 +83,23 @@ fn entity_fact_relation_and_registry() {
         "# person--alice\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 -->\n\
          <!-- Decay score: 1.00 | Access count: 1 | Pinned: no -->\n\n## Summary\n\n## Facts\n\n\
          - Alice prefers tea\n- Alice works on Atlas\n\n## Timeline\n\n## Open Questions\n\n## Relations\n\n\
-         - works-on: [[project--atlas]]\n"
+         - works-on: [[project--atlas]] (since 2026-12-01)\n"
+    );
+    // The inverse is written on the target, so the link can be followed from both ends.
+    assert!(
+        env.read("memory/graph/entities/project--atlas.md")
+            .ends_with("- worked-on-by: [[person--alice]] (since 2026-12-01)\n")
     );
     assert!(env.path("memory/graph/entities/project--atlas.md").is_file());
     let index = env.read("memory/graph/index.md");
     assert!(index.contains("| person--alice | person | alice | entities/person--alice.md | 1.00 |\n| project--atlas | project | atlas | entities/project--atlas.md | 1.00 |\n"), "{index}");
     assert!(
+        index.contains("| person--alice | works-on | project--atlas | 1.0 | 2026-12-01 | — |\n"),
+        "{index}"
+    );
+    assert!(
         index.ends_with(
-            "| person--alice | works-on | project--atlas | 1.0 | 2026-12-01 | 2026-12-01 |\n"
+            "| project--atlas | worked-on-by | person--alice | 1.0 | 2026-12-01 | — |\n"
         ),
         "{index}"
     );

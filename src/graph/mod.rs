@@ -1,0 +1,390 @@
+//! The cognitive map: a petgraph graph of entities and their relations, rebuilt from the entity
+//! files (design.md §6). Derived and read-only: it never writes to the store. Nodes are
+//! entities; edges are `## Relations` bullets with their confidence and validity dates.
+
+pub mod vocab;
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+
+use crate::store::entity::{self, EntityId, RelationLine};
+use crate::store::fsx;
+use crate::store::units::{Unreadable, markdown_files};
+use crate::workspace::{Workspace, layout};
+use vocab::Vocabulary;
+
+/// An entity in the graph.
+#[derive(Debug, Clone, Serialize)]
+pub struct Node {
+    /// Its id.
+    pub id: String,
+    /// Its type.
+    pub kind: String,
+    /// Names it goes by (lower case).
+    pub names: Vec<String>,
+    /// `active`, `superseded`, `inactive` or `merged`.
+    pub status: String,
+    /// Its file.
+    pub path: String,
+}
+
+impl Node {
+    /// Tells whether activation may flow through this node.
+    pub fn conducts(&self) -> bool {
+        self.status == "active"
+    }
+}
+
+/// A relation between two entities.
+#[derive(Debug, Clone, Serialize)]
+pub struct Edge {
+    /// The relation name.
+    pub relation: String,
+    /// Confidence, 0 to 1.
+    pub confidence: f64,
+    /// Valid from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Valid until (exclusive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// The file the bullet is in.
+    pub path: String,
+    /// Its line.
+    pub line: usize,
+}
+
+impl Edge {
+    /// Tells whether the edge held on `date` (`YYYY-MM-DD`); with no date, whether it holds now
+    /// (has no `until`).
+    pub fn valid_on(&self, date: Option<&str>) -> bool {
+        match date {
+            None => self.until.is_none(),
+            Some(d) => {
+                self.since.as_deref().is_none_or(|s| s <= d)
+                    && self.until.as_deref().is_none_or(|u| d < u)
+            }
+        }
+    }
+}
+
+/// A link to an entity that has no file (yet).
+#[derive(Debug, Clone, Serialize)]
+pub struct Dangling {
+    /// The entity linking.
+    pub from: String,
+    /// The relation.
+    pub relation: String,
+    /// The missing target.
+    pub to: String,
+    /// Where the bullet is.
+    pub path: String,
+    /// Its line.
+    pub line: usize,
+}
+
+/// The graph with its lookup tables.
+pub struct Graph {
+    /// The petgraph graph.
+    pub g: DiGraph<Node, Edge>,
+    by_id: HashMap<String, NodeIndex>,
+    by_name: HashMap<String, Vec<NodeIndex>>,
+    /// The relation vocabulary.
+    pub vocab: Vocabulary,
+    /// Links to missing entities.
+    pub dangling: Vec<Dangling>,
+    /// Files that could not be read.
+    pub skipped: Vec<Unreadable>,
+}
+
+/// Builds the graph from the workspace's entity files and vocabulary.
+pub fn build(ws: &Workspace) -> crate::Result<Graph> {
+    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for rel in markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        match fsx::read_text(&ws.abs(&rel)) {
+            Ok(t) => files.push((rel, t)),
+            Err(e) => skipped.push(Unreadable { path: rel, error: e.to_string() }),
+        }
+    }
+    let mut g = from_files(&files, Vocabulary::parse(&vocab_text));
+    g.skipped.extend(skipped);
+    Ok(g)
+}
+
+/// Builds the graph from (path, text) pairs of entity files.
+pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
+    let mut g: DiGraph<Node, Edge> = DiGraph::with_capacity(files.len(), files.len() * 4);
+    let mut by_id = HashMap::with_capacity(files.len());
+    let mut by_name: HashMap<String, Vec<NodeIndex>> = HashMap::new();
+    let mut parsed: Vec<(NodeIndex, Vec<RelationLine>, String)> = Vec::with_capacity(files.len());
+    for (rel, text) in files {
+        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let Ok(id) = EntityId::parse(stem) else { continue };
+        let names = entity::names(&id, text);
+        let node = Node {
+            id: id.to_string(),
+            kind: id.kind().to_owned(),
+            names: names.clone(),
+            status: entity::status(text),
+            path: rel.clone(),
+        };
+        let ix = g.add_node(node);
+        by_id.insert(id.to_string(), ix);
+        for n in names {
+            by_name.entry(n).or_default().push(ix);
+        }
+        parsed.push((ix, entity::relations(text), rel.clone()));
+    }
+    let mut dangling = Vec::new();
+    for (from, rels, path) in parsed {
+        for r in rels {
+            match by_id.get(&r.target) {
+                Some(&to) => {
+                    g.add_edge(
+                        from,
+                        to,
+                        Edge {
+                            relation: r.relation,
+                            confidence: r.confidence,
+                            since: r.since,
+                            until: r.until,
+                            path: path.clone(),
+                            line: r.line,
+                        },
+                    );
+                }
+                None => dangling.push(Dangling {
+                    from: g[from].id.clone(),
+                    relation: r.relation,
+                    to: r.target,
+                    path: path.clone(),
+                    line: r.line,
+                }),
+            }
+        }
+    }
+    Graph { g, by_id, by_name, vocab, dangling, skipped: Vec::new() }
+}
+
+impl Graph {
+    /// Finds an entity by id, or by a name or alias when exactly one entity has it.
+    pub fn resolve(&self, name: &str) -> Option<NodeIndex> {
+        if let Some(&ix) = self.by_id.get(name) {
+            return Some(ix);
+        }
+        match self.by_name.get(&name.trim().to_lowercase()).map(Vec::as_slice) {
+            Some([one]) => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// Returns a node.
+    pub fn node(&self, ix: NodeIndex) -> &Node {
+        &self.g[ix]
+    }
+
+    /// Edges touching a node (both directions) valid on `date`, as (edge, other end, outgoing).
+    pub fn edges_of(&self, ix: NodeIndex, date: Option<&str>) -> Vec<(EdgeIndex, NodeIndex, bool)> {
+        let mut out = Vec::new();
+        for e in self.g.edges_directed(ix, Direction::Outgoing) {
+            if e.weight().valid_on(date) {
+                out.push((e.id(), e.target(), true));
+            }
+        }
+        for e in self.g.edges_directed(ix, Direction::Incoming) {
+            if e.weight().valid_on(date) {
+                out.push((e.id(), e.source(), false));
+            }
+        }
+        out
+    }
+
+    /// Spreads activation from seed entities: two hops, ×0.5 per hop, scaled by edge confidence
+    /// and divided by the square root of the conducting node's degree so hubs do not flood.
+    /// Superseded, inactive, merged and archived nodes neither pass nor receive activation.
+    /// Returns activation per entity id (seeds at 1.0), strongest first.
+    pub fn activate(&self, seeds: &[String], archived: &HashSet<String>) -> Vec<(String, f64)> {
+        let mut act: HashMap<NodeIndex, f64> = HashMap::new();
+        let mut frontier: Vec<NodeIndex> = Vec::new();
+        for s in seeds {
+            if let Some(ix) = self.resolve(s).filter(|ix| self.conducts(*ix, archived)) {
+                act.insert(ix, 1.0);
+                frontier.push(ix);
+            }
+        }
+        for _hop in 0..2 {
+            let mut next: HashMap<NodeIndex, f64> = HashMap::new();
+            for &ix in &frontier {
+                let a = act[&ix];
+                let edges = self.edges_of(ix, None);
+                let fan = (edges.len().max(1) as f64).sqrt();
+                for (e, other, _) in edges {
+                    if !self.conducts(other, archived) {
+                        continue;
+                    }
+                    let gain = a * 0.5 * self.g[e].confidence / fan;
+                    let slot = next.entry(other).or_insert(0.0);
+                    *slot = slot.max(gain);
+                }
+            }
+            frontier.clear();
+            for (ix, a) in next {
+                let cur = act.entry(ix).or_insert(0.0);
+                if a > *cur {
+                    *cur = a;
+                    frontier.push(ix);
+                }
+            }
+        }
+        let mut out: Vec<(String, f64)> = act
+            .into_iter()
+            .map(|(ix, a)| (self.g[ix].id.clone(), (a * 10_000.0).round() / 10_000.0))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    fn conducts(&self, ix: NodeIndex, archived: &HashSet<String>) -> bool {
+        self.g[ix].conducts() && !archived.contains(&format!("entity:{}", self.g[ix].id))
+    }
+
+    /// Entities within `depth` hops (either direction) valid on `date`, with their distance.
+    pub fn neighbors(
+        &self,
+        ix: NodeIndex,
+        depth: usize,
+        date: Option<&str>,
+    ) -> Vec<(NodeIndex, usize)> {
+        let mut seen: HashMap<NodeIndex, usize> = HashMap::new();
+        seen.insert(ix, 0);
+        let mut queue = VecDeque::from([ix]);
+        while let Some(n) = queue.pop_front() {
+            let d = seen[&n];
+            if d == depth {
+                continue;
+            }
+            for (_, other, _) in self.edges_of(n, date) {
+                if !seen.contains_key(&other) {
+                    seen.insert(other, d + 1);
+                    queue.push_back(other);
+                }
+            }
+        }
+        let mut out: Vec<(NodeIndex, usize)> = seen.into_iter().filter(|(n, _)| *n != ix).collect();
+        out.sort_by(|a, b| a.1.cmp(&b.1).then(self.g[a.0].id.cmp(&self.g[b.0].id)));
+        out
+    }
+
+    /// The shortest path between two entities (either direction), as node indexes.
+    pub fn path(&self, a: NodeIndex, b: NodeIndex) -> Option<Vec<NodeIndex>> {
+        let mut prev: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+        let mut queue = VecDeque::from([a]);
+        let mut seen = HashSet::from([a]);
+        while let Some(n) = queue.pop_front() {
+            if n == b {
+                let mut path = vec![b];
+                let mut cur = b;
+                while let Some(&p) = prev.get(&cur) {
+                    path.push(p);
+                    cur = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for (_, other, _) in self.edges_of(n, None) {
+                if seen.insert(other) {
+                    prev.insert(other, n);
+                    queue.push_back(other);
+                }
+            }
+        }
+        None
+    }
+
+    /// Nodes, current edges, weakly connected components, and the most connected entities.
+    pub fn stats(&self) -> Stats {
+        let current = self.g.edge_weights().filter(|e| e.until.is_none()).count();
+        let components = petgraph::algo::connected_components(&self.g);
+        let mut hubs: Vec<(String, usize)> = self
+            .g
+            .node_indices()
+            .map(|ix| (self.g[ix].id.clone(), self.edges_of(ix, None).len()))
+            .collect();
+        hubs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        hubs.truncate(5);
+        Stats {
+            nodes: self.g.node_count(),
+            edges: self.g.edge_count(),
+            current_edges: current,
+            components,
+            hubs,
+            dangling: self.dangling.len(),
+        }
+    }
+}
+
+/// Graph statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    /// Entities.
+    pub nodes: usize,
+    /// Relation bullets, closed ones included.
+    pub edges: usize,
+    /// Relations that hold now.
+    pub current_edges: usize,
+    /// Weakly connected components.
+    pub components: usize,
+    /// The most connected entities, with their number of current relations.
+    pub hubs: Vec<(String, usize)>,
+    /// Links to missing entities.
+    pub dangling: usize,
+}
+
+/// Renders `graph/index.md` from the graph: the entity registry and the edge table.
+pub fn render_index(g: &Graph, scores: &BTreeMap<String, (f64, bool)>) -> String {
+    let mut out = String::from(
+        "# Knowledge Graph Index\n\n<!-- Generated by cogmem from memory/graph/entities/ on every change to them. Edit the entity files, not this table. -->\n\n## Entity Registry\n\n| ID | Type | Label | File | Decay Score |\n|----|------|-------|------|-------------|\n",
+    );
+    let mut nodes: Vec<&Node> = g.g.node_weights().collect();
+    nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    for n in &nodes {
+        let (score, pinned) =
+            scores.get(&format!("entity:{}", n.id)).copied().unwrap_or((1.0, false));
+        let label = n.names.first().cloned().unwrap_or_default();
+        let file = n.path.trim_start_matches("memory/graph/");
+        let pin = if pinned { " (pinned)" } else { "" };
+        let status = if n.status == "active" { String::new() } else { format!(" ({})", n.status) };
+        out.push_str(&format!(
+            "| {} | {} | {label}{status} | {file} | {score:.2}{pin} |\n",
+            n.id, n.kind
+        ));
+    }
+    out.push_str("\n## Edges\n\n| From | Relation | To | Confidence | First Seen | Last Accessed |\n|------|----------|----|------------|------------|---------------|\n");
+    let mut edges: Vec<(String, String, String, &Edge)> =
+        g.g.edge_references()
+            .map(|e| {
+                (
+                    g.g[e.source()].id.clone(),
+                    e.weight().relation.clone(),
+                    g.g[e.target()].id.clone(),
+                    e.weight(),
+                )
+            })
+            .collect();
+    edges.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
+    for (from, rel, to, e) in edges {
+        let since = e.since.clone().unwrap_or_else(|| "—".into());
+        let until = e.until.as_deref().map_or(String::new(), |u| format!(" (until {u})"));
+        out.push_str(&format!(
+            "| {from} | {rel}{until} | {to} | {:.1} | {since} | — |\n",
+            e.confidence
+        ));
+    }
+    out
+}
