@@ -150,6 +150,12 @@ pub enum InputError {
     /// `forget` without a query or an id.
     #[error("nothing to forget: give words to find the memory by, or an --id")]
     NothingToForget,
+    /// No entity has this id, name or alias (or several share the name).
+    #[error("no single entity is called {name:?}")]
+    UnknownEntity {
+        /// The name given.
+        name: String,
+    },
     /// No memory has this id.
     #[error("no memory has the id {id:?}")]
     UnknownId {
@@ -305,6 +311,9 @@ fn input_hint(e: &InputError) -> Option<String> {
         }
         InputError::EmptyQuery { .. } => {
             "search for words or names; very common words (the, and, of) are not indexed".into()
+        }
+        InputError::UnknownEntity { .. } => {
+            "use the entity id (TYPE--SLUG); `cogmem graph stats` lists the most connected ones".into()
         }
         InputError::UnknownId { .. } => {
             "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`".into()

@@ -13,6 +13,7 @@ mod decay;
 mod env;
 mod exit;
 mod forget;
+mod graph;
 mod hear;
 mod import;
 mod init;
@@ -87,6 +88,8 @@ enum Command {
     Show(search::ShowArgs),
     Reindex(search::ReindexArgs),
     Import(import::ImportArgs),
+    Graph(graph::GraphArgs),
+    Supersede(graph::SupersedeArgs),
     Decay(decay::DecayArgs),
     Pin(decay::PinArgs),
     /// Let a pinned memory fade like any other
@@ -147,6 +150,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Show(args) => search::run_show(&ctx, &args),
         Command::Reindex(args) => search::run_reindex(&ctx, &args),
         Command::Import(args) => import::run(&ctx, &args),
+        Command::Graph(args) => graph::run(&ctx, &args),
+        Command::Supersede(args) => graph::run_supersede(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),
         Command::Pin(args) => decay::run_pin(&ctx, &args, true),
         Command::Unpin(args) => decay::run_pin(&ctx, &args, false),

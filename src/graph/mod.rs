@@ -178,9 +178,84 @@ impl Graph {
         if let Some(&ix) = self.by_id.get(name) {
             return Some(ix);
         }
-        match self.by_name.get(&name.trim().to_lowercase()).map(Vec::as_slice) {
-            Some([one]) => Some(*one),
-            _ => None,
+        let lower = name.trim().to_lowercase();
+        for key in [lower.clone(), lower.replace(['-', '_'], " ")] {
+            let Some(found) = self.by_name.get(&key) else { continue };
+            // A merged or superseded entity gives way to the one that holds now.
+            let active: Vec<NodeIndex> =
+                found.iter().copied().filter(|ix| self.g[*ix].status != "merged").collect();
+            if let [one] = active.as_slice() {
+                return Some(*one);
+            }
+        }
+        None
+    }
+
+    /// A compact text form of the nodes' statuses and the edges, for the search index to
+    /// spread activation without reading every entity file.
+    pub fn cache_text(&self) -> String {
+        let mut out = String::new();
+        for n in self.g.node_weights() {
+            out.push_str(&format!("N\t{}\t{}\n", n.id, n.status));
+        }
+        for e in self.g.edge_references() {
+            let w = e.weight();
+            out.push_str(&format!(
+                "E\t{}\t{}\t{}\t{}\t{}\n",
+                self.g[e.source()].id,
+                self.g[e.target()].id,
+                w.relation,
+                w.confidence,
+                w.until.as_deref().unwrap_or("")
+            ));
+        }
+        out
+    }
+
+    /// Rebuilds a graph (statuses and edges only) from [`Graph::cache_text`].
+    pub fn from_cache(text: &str) -> Self {
+        let mut g: DiGraph<Node, Edge> = DiGraph::new();
+        let mut by_id = HashMap::new();
+        for line in text.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            match f.as_slice() {
+                ["N", id, status] => {
+                    let ix = g.add_node(Node {
+                        id: (*id).to_owned(),
+                        kind: id.split_once("--").map_or("", |(k, _)| k).to_owned(),
+                        names: Vec::new(),
+                        status: (*status).to_owned(),
+                        path: String::new(),
+                    });
+                    by_id.insert((*id).to_owned(), ix);
+                }
+                ["E", from, to, rel, conf, until] => {
+                    if let (Some(&a), Some(&b)) = (by_id.get(*from), by_id.get(*to)) {
+                        let until = (!until.is_empty()).then(|| (*until).to_owned());
+                        g.add_edge(
+                            a,
+                            b,
+                            Edge {
+                                relation: (*rel).to_owned(),
+                                confidence: conf.parse().unwrap_or(1.0),
+                                since: None,
+                                until,
+                                path: String::new(),
+                                line: 0,
+                            },
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        Self {
+            g,
+            by_id,
+            by_name: HashMap::new(),
+            vocab: Vocabulary::default(),
+            dangling: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
@@ -270,8 +345,8 @@ impl Graph {
                 continue;
             }
             for (_, other, _) in self.edges_of(n, date) {
-                if !seen.contains_key(&other) {
-                    seen.insert(other, d + 1);
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(other) {
+                    e.insert(d + 1);
                     queue.push_back(other);
                 }
             }
@@ -387,4 +462,76 @@ pub fn render_index(g: &Graph, scores: &BTreeMap<String, (f64, bool)>) -> String
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(id: &str, rels: &[(&str, &str)]) -> (String, String) {
+        let mut text = format!("# {id}\n<!-- Type: x | Created: 2026-01-01 -->\n\n## Relations\n");
+        for (r, t) in rels {
+            text.push_str(&format!("- {r}: [[{t}]]\n"));
+        }
+        (format!("memory/graph/entities/{id}.md"), text)
+    }
+
+    /// a — b — c — d, and a hub h linked to a and to five leaves.
+    #[test]
+    fn activation_halves_per_hop_and_hubs_are_damped() {
+        let files = vec![
+            file("concept--a", &[("relates-to", "concept--b"), ("relates-to", "concept--h")]),
+            file("concept--b", &[("relates-to", "concept--c")]),
+            file("concept--c", &[("relates-to", "concept--d")]),
+            file("concept--d", &[]),
+            file(
+                "concept--h",
+                &[
+                    ("relates-to", "concept--l1"),
+                    ("relates-to", "concept--l2"),
+                    ("relates-to", "concept--l3"),
+                    ("relates-to", "concept--l4"),
+                    ("relates-to", "concept--l5"),
+                ],
+            ),
+            file("concept--l1", &[]),
+            file("concept--l2", &[]),
+            file("concept--l3", &[]),
+            file("concept--l4", &[]),
+            file("concept--l5", &[]),
+        ];
+        let g = from_files(&files, Vocabulary::default());
+        let act: HashMap<String, f64> =
+            g.activate(&["concept--a".into()], &HashSet::new()).into_iter().collect();
+        // a has two relations: each neighbour gets 1 × 0.5 / √2.
+        let one_hop = 0.5 / 2f64.sqrt();
+        assert!((act["concept--a"] - 1.0).abs() < 1e-9);
+        assert!((act["concept--b"] - one_hop).abs() < 1e-3, "{act:?}");
+        // b has two relations (a, c): c gets one_hop × 0.5 / √2.
+        assert!((act["concept--c"] - one_hop * 0.5 / 2f64.sqrt()).abs() < 1e-3, "{act:?}");
+        // The hub has six relations: each leaf gets one_hop × 0.5 / √6, far less than c.
+        assert!((act["concept--l1"] - one_hop * 0.5 / 6f64.sqrt()).abs() < 1e-3, "{act:?}");
+        assert!(act["concept--l1"] < act["concept--c"]);
+        assert!(!act.contains_key("concept--d"), "two hops at most");
+    }
+
+    #[test]
+    fn superseded_nodes_do_not_conduct() {
+        let mut files = vec![
+            file("concept--a", &[("relates-to", "concept--b")]),
+            file("concept--b", &[("relates-to", "concept--c")]),
+            file("concept--c", &[]),
+        ];
+        files[1].1 =
+            files[1].1.replace("Created: 2026-01-01", "Created: 2026-01-01 | Status: superseded");
+        let g = from_files(&files, Vocabulary::default());
+        let act: HashMap<String, f64> =
+            g.activate(&["concept--a".into()], &HashSet::new()).into_iter().collect();
+        assert!(!act.contains_key("concept--b") && !act.contains_key("concept--c"), "{act:?}");
+        let cached = Graph::from_cache(&g.cache_text());
+        assert_eq!(
+            cached.activate(&["concept--a".into()], &HashSet::new()),
+            g.activate(&["concept--a".into()], &HashSet::new())
+        );
+    }
 }

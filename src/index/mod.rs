@@ -32,9 +32,11 @@ use crate::store::units::{self, MemoryUnit, Unreadable};
 use crate::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 const META_FILE: &str = "cogmem-index.json";
+/// The graph cache file in the index folder.
+pub const GRAPH_CACHE: &str = "graph.tsv";
 const LOCK_FILE: &str = ".cogmem/index.lock";
 
 /// A failure of the derived index that a rebuild cannot fix.
@@ -105,6 +107,8 @@ pub struct Fields {
     pub title: Field,
     /// The unit's text (analyzed, with positions for phrases).
     pub text: Field,
+    /// An entity's status when not active (exact).
+    pub state: Field,
 }
 
 /// Builds the schema.
@@ -130,6 +134,7 @@ pub fn schema() -> (Schema, Fields) {
         source: b.add_text_field("source", STRING | STORED),
         title: b.add_text_field("title", analyzed(false)),
         text: b.add_text_field("text", analyzed(true)),
+        state: b.add_text_field("state", STRING | STORED),
     };
     (b.build(), fields)
 }
@@ -348,6 +353,17 @@ fn refresh_locked(
         w.commit().map_err(tantivy_err(&dir))?;
         w.wait_merging_threads().map_err(tantivy_err(&dir))?;
     }
+    // The graph's statuses and edges, for spreading activation at query time.
+    let entities_changed = report.rebuilt
+        || report
+            .changed
+            .iter()
+            .chain(&report.removed)
+            .any(|p| p.starts_with(layout::ENTITIES_DIR));
+    if entities_changed || !dir.join(GRAPH_CACHE).exists() {
+        let g = crate::graph::build(ws)?;
+        fsx::write_atomic(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes())?;
+    }
     // Decay inputs, copied when decay-scores.json changed.
     let decay_path = ws.abs(layout::DECAY_SCORES);
     let decay_stamp =
@@ -408,6 +424,9 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
     }
     if let Some(s) = &u.source {
         d.add_text(f.source, s);
+    }
+    if let Some(s) = &u.status {
+        d.add_text(f.state, s);
     }
     d
 }

@@ -71,6 +71,16 @@ pub struct Hit {
     pub tags: Vec<String>,
     /// The unit's whole text.
     pub text: String,
+    /// Entities it names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// Graph activation it received from the entities of the best hits (0 when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub activation: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Runs a search. Archived and forgotten memories never come back; dormant ones only with
@@ -174,6 +184,10 @@ pub fn search(
                 Err(_) => 1.0,
             },
         };
+        // Superseded, inactive and merged entities never come back (ask for them by id).
+        if matches!(get(f.state).as_str(), "superseded" | "inactive" | "merged") {
+            continue;
+        }
         let forgotten = inputs.is_some_and(|i| i.forgotten);
         let band = if forgotten { Band::Archived } else { decay::band(relevance, p) };
         if band == Band::Archived || band == Band::Dormant && !opts.all {
@@ -196,9 +210,16 @@ pub fn search(
             source,
             tags,
             text: get(f.text),
+            entities: doc
+                .get_all(f.entities)
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect(),
+            activation: 0.0,
             store,
         });
     }
+    spread_activation(index, &mut hits);
     // Core memory first: it is always in context and was put there on purpose.
     hits.sort_by(|a, b| {
         (b.store == "core")
@@ -208,6 +229,31 @@ pub fn search(
     });
     hits.truncate(opts.limit);
     Ok(hits)
+}
+
+/// Boosts hits whose entities are activated from the entities of the five best hits: spreading
+/// activation over the graph (two hops, halving, damped by fan-out), score × (1 + activation/2).
+fn spread_activation(index: &Index, hits: &mut [Hit]) {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let seeds: Vec<String> = hits.iter().take(5).flat_map(|h| h.entities.iter().cloned()).collect();
+    if seeds.is_empty() {
+        return;
+    }
+    let Ok(Some(text)) =
+        crate::store::fsx::read_text_if_exists(&index.dir().join(super::GRAPH_CACHE))
+    else {
+        return;
+    };
+    let g = crate::graph::Graph::from_cache(&text);
+    let act: std::collections::HashMap<String, f64> =
+        g.activate(&seeds, &std::collections::HashSet::new()).into_iter().collect();
+    for h in hits.iter_mut() {
+        let a = h.entities.iter().filter_map(|e| act.get(e)).fold(0.0f64, |m, x| m.max(*x));
+        if a > 0.0 {
+            h.activation = round(a);
+            h.score = round(h.score * (1.0 + a / 2.0));
+        }
+    }
 }
 
 fn round(x: f64) -> f64 {

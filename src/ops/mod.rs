@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod decay;
 pub mod forget;
+pub mod graph;
 pub mod hear;
 pub mod import;
 pub mod init;

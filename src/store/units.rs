@@ -37,6 +37,9 @@ pub struct MemoryUnit {
     /// Where it came from (imported entries).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// An entity's status when it is not `active` (`superseded`, `inactive`, `merged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 /// A file left out because it could not be read.
@@ -140,6 +143,7 @@ pub fn core_units(text: &str) -> Vec<MemoryUnit> {
                     tags: Vec::new(),
                     entities: wiki_links(bullet),
                     source: None,
+                    status: None,
                 });
             }
         }
@@ -174,6 +178,7 @@ fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
                 tags: e.tags,
                 entities,
                 source: e.source,
+                status: None,
             })
         })
         .collect()
@@ -218,6 +223,9 @@ fn file_unit(kind: &str, stem: &str, store: Store, rel: &str, text: &str) -> Mem
             }
         }
     }
+    let status = (store == Store::Semantic)
+        .then(|| crate::store::entity::status(text))
+        .filter(|s| s != "active");
     MemoryUnit {
         id: format!("{kind}:{stem}"),
         store,
@@ -229,6 +237,7 @@ fn file_unit(kind: &str, stem: &str, store: Store, rel: &str, text: &str) -> Mem
         tags,
         entities,
         source: None,
+        status,
     }
 }
 

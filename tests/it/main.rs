@@ -9,6 +9,7 @@ mod bad_input;
 mod change;
 mod decay;
 mod forget;
+mod graph;
 mod hear;
 mod init;
 mod layering;

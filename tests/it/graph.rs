@@ -1,0 +1,189 @@
+//! The knowledge graph on real entity files: functional history, truth maintenance, merge,
+//! check findings, and search leaving superseded entities out.
+
+use crate::common::TestEnv;
+
+fn rel(env: &TestEnv, text: &str, relation: &str) {
+    env.mutate(["remember", text, "--relation", relation]);
+}
+
+#[test]
+fn functional_relations_keep_their_history() {
+    let env = TestEnv::initialized();
+    env.set_now("2027-01-01T09:00:00Z");
+    rel(&env, "Alice lives in Lisbon", "person--alice|lives-in|place--lisbon");
+    env.set_now("2027-03-01T09:00:00Z");
+    rel(&env, "Alice moved to Porto", "person--alice|lives-in|place--porto");
+    let alice = env.read("memory/graph/entities/person--alice.md");
+    assert!(
+        alice.contains("- lives-in: [[place--lisbon]] (since 2027-01-01) (until 2027-03-01)\n"),
+        "{alice}"
+    );
+    assert!(alice.contains("- lives-in: [[place--porto]] (since 2027-03-01)\n"), "{alice}");
+    let now = env.run(["graph", "show", "alice", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&now.stdout).unwrap();
+    let lives: Vec<&str> = v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["relation"] == "lives-in")
+        .map(|l| l["other"].as_str().unwrap())
+        .collect();
+    assert_eq!(lives, ["place--porto"]);
+    let then = env.run(["graph", "show", "alice", "--as-of", "2027-02-01", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&then.stdout).unwrap();
+    let lives: Vec<&str> = v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["relation"] == "lives-in")
+        .map(|l| l["other"].as_str().unwrap())
+        .collect();
+    assert_eq!(lives, ["place--lisbon"]);
+    let history = env.run(["graph", "history", "person--alice"]).success();
+    assert!(
+        history
+            .stdout
+            .contains("→ lives-in place--lisbon since 2027-01-01 until 2027-03-01 (closed)"),
+        "{history}"
+    );
+    // The inverse was written on the place.
+    assert!(
+        env.read("memory/graph/entities/place--porto.md")
+            .contains("- home-of: [[person--alice]] (since 2027-03-01)")
+    );
+}
+
+#[test]
+fn supersede_deactivates_dependents_recursively_with_a_trace() {
+    let env = TestEnv::initialized();
+    rel(&env, "Atlas depends on Postgres 14", "project--atlas|depends-on|tool--postgres-14");
+    rel(&env, "The Atlas report refines Atlas", "concept--atlas-report|refines|project--atlas");
+    rel(&env, "Bob works on Atlas", "person--bob|works-on|project--atlas");
+    env.mutate(["remember", "Postgres 17 is the new database", "--entity", "tool--postgres-17"]);
+    let out = env.mutate([
+        "supersede",
+        "tool--postgres-14",
+        "--by",
+        "tool--postgres-17",
+        "--reason",
+        "upgraded",
+    ]);
+    assert_eq!(
+        out.stderr,
+        "committed [HASH]\n  tool--postgres-14: superseded by tool--postgres-17\n  project--atlas: inactive (depends-on tool--postgres-14)\n  concept--atlas-report: inactive (refines project--atlas)\n"
+    );
+    assert!(
+        env.read("memory/graph/entities/tool--postgres-14.md").contains("| Status: superseded -->")
+    );
+    assert!(
+        env.read("memory/graph/entities/tool--postgres-14.md")
+            .contains("- superseded-by: [[tool--postgres-17]]")
+    );
+    assert!(
+        env.read("memory/graph/entities/tool--postgres-17.md")
+            .contains("- supersedes: [[tool--postgres-14]]")
+    );
+    let atlas = env.read("memory/graph/entities/project--atlas.md");
+    assert!(
+        atlas.contains("| Status: inactive -->")
+            && atlas.contains("inactive — depends-on [[tool--postgres-14]]"),
+        "{atlas}"
+    );
+    assert!(
+        !env.read("memory/graph/entities/person--bob.md").contains("Status:"),
+        "works-on does not propagate"
+    );
+    let audit = env.audit_lines();
+    assert!(audit.iter().any(|l| l.contains("| EDIT | memory/graph/entities/concept--atlas-report.md | test-agent | auto | inactive: refines project--atlas")), "{audit:#?}");
+    // Search leaves superseded and inactive entities out; recall's graph activation does not
+    // flow through them.
+    let out = env.run(["search", "--json", "postgres"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let ids: Vec<&str> = v.as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert!(
+        !ids.contains(&"entity:tool--postgres-14") && !ids.contains(&"entity:project--atlas"),
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"entity:tool--postgres-17"), "{ids:?}");
+    let out = env.run(["show", "entity:tool--postgres-14"]).success();
+    assert!(out.stdout.contains("superseded"), "still shown by id: {out}");
+}
+
+#[test]
+fn merge_moves_facts_and_rewires_links() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Robert likes chess", "--entity", "person--robert"]);
+    env.mutate(["remember", "Bob plays guitar", "--entity", "person--bob"]);
+    rel(&env, "Alice knows Bob", "person--alice|relates-to|person--bob");
+    let out = env.mutate(["graph", "merge", "person--robert", "person--bob"]);
+    assert!(out.stderr.contains("person--bob: merged into person--robert"), "{out}");
+    let robert = env.read("memory/graph/entities/person--robert.md");
+    assert!(robert.contains("- Robert likes chess\n- Bob plays guitar\n"), "{robert}");
+    assert!(robert.contains("Aliases: bob"), "{robert}");
+    assert!(robert.contains("- relates-to: [[person--alice]]"), "{robert}");
+    assert!(
+        env.read("memory/graph/entities/person--alice.md")
+            .contains("- relates-to: [[person--robert]]")
+    );
+    let bob = env.read("memory/graph/entities/person--bob.md");
+    assert!(
+        bob.contains("Status: merged") && bob.contains("Merged into [[person--robert]]"),
+        "{bob}"
+    );
+    let out = env.run(["graph", "show", "bob", "--json"]).success();
+    assert!(
+        out.stdout.contains("\"id\": \"person--robert\""),
+        "the alias resolves to the kept entity: {out}"
+    );
+}
+
+#[test]
+fn check_reports_problems_with_path_and_line() {
+    let env = TestEnv::initialized();
+    rel(&env, "a", "project--a|depends-on|project--b");
+    rel(&env, "b", "project--b|depends-on|project--a");
+    rel(&env, "c", "project--a|frobnicates|project--b");
+    rel(&env, "d", "project--a|lives-in|place--x");
+    env.write("memory/graph/entities/project--a-.md", "# project--a-\n");
+    env.write(
+        "memory/graph/entities/concept--z.md",
+        "# concept--z\n\n## Relations\n- relates-to: [[concept--missing]]\n",
+    );
+    env.git_commit_all("hand-made entities");
+    let out = env.run(["graph", "check"]).output().code(3);
+    let s = &out.stdout;
+    assert!(
+        s.contains("memory/graph/entities/project--a.md:")
+            && s.contains("unknown-relation: `frobnicates` is not in memory/graph/relations.md"),
+        "{out}"
+    );
+    assert!(
+        s.contains("endpoint-type: `lives-in` goes from person, not project (project--a)"),
+        "{out}"
+    );
+    assert!(s.contains("cycle: `depends-on` must not loop"), "{out}");
+    assert!(s.contains("memory/graph/entities/concept--z.md:4: dangling: `relates-to` links to concept--missing, which has no file"), "{out}");
+    let out = env.run(["graph", "export", "--mermaid"]).success();
+    assert!(out.stdout.starts_with("graph LR\n"), "{out}");
+    assert!(out.stdout.contains("project__a -->|depends-on| project__b"), "{out}");
+    let out = env.run(["graph", "stats", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["dangling"], 1);
+}
+
+#[test]
+fn neighbors_and_path() {
+    let env = TestEnv::initialized();
+    rel(&env, "Alice works on Atlas", "person--alice|works-on|project--atlas");
+    rel(&env, "Atlas uses Postgres", "project--atlas|uses|tool--postgres");
+    let out = env.run(["graph", "neighbors", "alice", "--depth", "2"]).success();
+    assert_eq!(
+        out.stdout,
+        "1  project--atlas (project, active)\n2  tool--postgres (tool, active)\n"
+    );
+    let out = env.run(["graph", "path", "alice", "postgres"]).success();
+    assert_eq!(out.stdout, "person--alice — project--atlas — tool--postgres\n");
+    let out = env.run(["graph", "show", "nobody"]).output().code(1);
+    assert!(out.stderr.starts_with("error: no single entity is called \"nobody\""), "{out}");
+}
