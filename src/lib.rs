@@ -23,6 +23,7 @@ pub mod git;
 pub mod graph;
 pub mod index;
 pub mod ops;
+pub mod pack;
 pub mod route;
 pub mod settings;
 pub mod store;

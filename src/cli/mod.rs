@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod audit;
+mod context;
 mod decay;
 mod env;
 mod exit;
@@ -88,6 +89,7 @@ enum Command {
     Show(search::ShowArgs),
     Reindex(search::ReindexArgs),
     Import(import::ImportArgs),
+    Context(context::ContextArgs),
     Graph(graph::GraphArgs),
     Supersede(graph::SupersedeArgs),
     Decay(decay::DecayArgs),
@@ -150,6 +152,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Show(args) => search::run_show(&ctx, &args),
         Command::Reindex(args) => search::run_reindex(&ctx, &args),
         Command::Import(args) => import::run(&ctx, &args),
+        Command::Context(args) => context::run(&ctx, &args),
         Command::Graph(args) => graph::run(&ctx, &args),
         Command::Supersede(args) => graph::run_supersede(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),

@@ -263,7 +263,11 @@ fn round(x: f64) -> f64 {
 /// Splits a text into snippet pieces around the first query match: `(text, is_match)`.
 pub fn snippet(text: &str, query: &str, width: usize) -> Vec<(String, bool)> {
     let wanted: BTreeSet<String> = analyzer::terms(query).into_iter().collect();
-    let one = crate::store::markdown::one_line(text);
+    let body: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("<!--") && !l.starts_with('#'))
+        .collect();
+    let one = crate::store::markdown::one_line(&body.join("\n"));
     let words: Vec<&str> = one.split(' ').collect();
     let matches = |w: &str| analyzer::terms(w).iter().any(|t| wanted.contains(t));
     let first = words.iter().position(|w| matches(w)).unwrap_or(0);

@@ -3,6 +3,7 @@
 //! lock and goes through [`crate::change`]; reading operations never commit.
 
 pub mod audit;
+pub mod context;
 pub mod decay;
 pub mod forget;
 pub mod graph;

@@ -246,18 +246,29 @@ pub fn remember(
             decay.add_interactions(1);
         }
         let mut added = Vec::new();
+        let mut used = Vec::new();
         for (id, store) in &w.new_units {
             let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
             if decay.insert_new(id, unit, &ws.settings().decay) {
                 added.push(id.as_str());
+            } else if !added.contains(&id.as_str()) && !used.contains(&id.as_str()) {
+                // Writing to a memory that already existed is a use of it: it stays fresh.
+                let interaction = decay.interactions();
+                if decay.touch(id, now, interaction) {
+                    used.push(id.as_str());
+                }
             }
         }
-        if !added.is_empty() || counts_interactions {
-            let summary = if added.is_empty() {
-                "one more interaction".to_owned()
-            } else {
-                format!("decay entries for {}", added.join(", "))
-            };
+        if !added.is_empty() || !used.is_empty() || counts_interactions {
+            let mut parts = Vec::new();
+            if !added.is_empty() {
+                parts.push(format!("decay entries for {}", added.join(", ")));
+            }
+            if !used.is_empty() {
+                parts.push(format!("used {}", used.join(", ")));
+            }
+            let summary =
+                if parts.is_empty() { "one more interaction".to_owned() } else { parts.join("; ") };
             w.change.write(
                 layout::DECAY_SCORES,
                 decay.to_text().into_bytes(),
@@ -498,6 +509,7 @@ impl Writer<'_> {
                     let summary = format!("relation: {} {} {}", r.from, r.relation, r.to);
                     self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
                     self.graph_changed = true;
+                    self.new_units.push((key.clone(), Store::Semantic));
                     if !self.written.iter().any(|u| u.id == key) {
                         self.written.push(Unit {
                             id: key,
@@ -557,6 +569,7 @@ impl Writer<'_> {
                     });
                 }
                 procedure::Added::Written { content, line } => {
+                    self.new_units.push((key.clone(), Store::Procedural));
                     let summary = format!("steps added: {}", steps.join("; "));
                     self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
                     self.written.push(Unit { id: key, store: Store::Procedural, path: rel, line });

@@ -7,6 +7,7 @@ mod common;
 
 mod bad_input;
 mod change;
+mod context;
 mod decay;
 mod forget;
 mod graph;

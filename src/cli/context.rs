@@ -1,0 +1,63 @@
+//! `cogmem context`.
+
+use std::fmt::Write as _;
+
+use clap::Args;
+use cogmem::ops::context::{self as op, ContextOptions, Encoding};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Print the memory pack an agent puts in its prompt, within a token budget
+///
+/// Core memory first, then the memories that best match QUERY (or, without one, the most
+/// relevant episodes of the last week), then the cards of the entities they name — packed to
+/// fit --budget tokens counted with a real tokenizer, never over. --json adds the receipt:
+/// every candidate, selected (and why) or suppressed (archived, superseded, duplicate, over
+/// budget, below threshold). The selected memories count as uses.
+#[derive(Args, Debug)]
+#[command(after_long_help = "Examples:
+  cogmem context --budget 1500
+  cogmem context \"database migration\" --budget 800 --json")]
+pub struct ContextArgs {
+    /// What the conversation is about (optional)
+    query: Option<String>,
+    /// The most tokens the pack may take
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    budget: usize,
+    /// Tokenizer: cl100k_base or o200k_base
+    #[arg(long, default_value = "cl100k_base", value_name = "ENCODING")]
+    encoding: String,
+    /// Leave out memories scoring below this share of the best match
+    #[arg(long, default_value_t = 0.2, value_name = "SHARE")]
+    threshold: f64,
+}
+
+pub fn run(ctx: &Ctx, args: &ContextArgs) -> cogmem::Result<Exit> {
+    let encoding =
+        Encoding::parse(&args.encoding).ok_or_else(|| cogmem::error::InputError::Unknown {
+            what: "encoding",
+            value: args.encoding.clone(),
+            expected: "cl100k_base, o200k_base".into(),
+        })?;
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let opts = ContextOptions { budget: args.budget, encoding, threshold: args.threshold };
+    let pack = op::context(&ws, args.query.as_deref(), &opts, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&pack)?;
+        return Ok(Exit::Ok);
+    }
+    render::data(&pack.text)?;
+    let selected = pack.receipt.iter().filter(|r| r.decision == "selected").count();
+    let mut msg = String::new();
+    let _ = writeln!(
+        msg,
+        "{} of {} tokens; {selected} of {} candidates selected (--json shows the receipt)",
+        pack.used_tokens,
+        pack.budget_tokens,
+        pack.receipt.len()
+    );
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}
