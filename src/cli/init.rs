@@ -17,10 +17,24 @@ use super::{Ctx, render};
 /// In a folder that already holds a workspace (one made by the cognitive-memory skill, say),
 /// only what is missing is created; nothing is overwritten. Running it again changes nothing.
 #[derive(Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct InitArgs {
     /// Folder to create the workspace in (default: the current folder, or --workspace)
     path: Option<PathBuf>,
+    /// Also write the memory instructions for agents into AGENTS.md, between begin/end
+    /// markers: appended once, replaced in place when cogmem's block changes
+    #[arg(long)]
+    agents_md: bool,
 }
+
+const EXAMPLES: &str = "\
+Examples:
+  # Start a workspace in a new folder
+  cogmem init ~/agent-memory
+
+  # Adopt a workspace made by the cognitive-memory skill, and tell its agent how to use cogmem
+  cogmem init --agents-md ~/.openclaw/workspace
+";
 
 pub fn run(ctx: &Ctx, args: &InitArgs) -> cogmem::Result<Exit> {
     let target = args
@@ -31,7 +45,8 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> cogmem::Result<Exit> {
         .unwrap_or_else(|| PathBuf::from("."));
     let target = if target.is_absolute() { target } else { ctx.cwd.join(target) };
     let clock = ctx.clock()?;
-    let report = cogmem::ops::init::init(&target, clock.as_ref())?;
+    let options = cogmem::ops::init::InitOptions { agents_md: args.agents_md };
+    let report = cogmem::ops::init::init_with(&target, clock.as_ref(), options)?;
     if ctx.global.json {
         render::json(&report)?;
         return Ok(Exit::Ok);
@@ -41,6 +56,18 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> cogmem::Result<Exit> {
     match &report.commit {
         None => {
             let _ = writeln!(msg, "{root} is already a cogmem workspace; nothing to do");
+        }
+        Some(id)
+            if report.existing_workspace
+                && report.adopted.is_empty()
+                && report.created.iter().chain(&report.updated).all(|p| p == "AGENTS.md") =>
+        {
+            let _ = writeln!(
+                msg,
+                "wrote cogmem's memory block into {} (commit {})",
+                report.root.join("AGENTS.md").display(),
+                render::short(id)
+            );
         }
         Some(id) => {
             let verb = if report.existing_workspace {

@@ -36,11 +36,38 @@ pub struct InitReport {
     pub commit: Option<String>,
 }
 
+/// The file agents read their instructions from, at the workspace root.
+pub const AGENTS_MD: &str = "AGENTS.md";
+/// The line that opens cogmem's block in AGENTS.md.
+pub const AGENTS_BEGIN: &str = "<!-- cogmem:memory-block:begin (written by `cogmem init --agents-md`, which replaces everything up to the end marker) -->";
+/// The line that closes cogmem's block in AGENTS.md.
+pub const AGENTS_END: &str = "<!-- cogmem:memory-block:end -->";
+
+/// What `init` does beyond laying out the workspace.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InitOptions {
+    /// Write the memory instructions (`templates/agents-memory-block.md`) into AGENTS.md
+    /// between begin/end markers: appended once, replaced in place on later runs.
+    pub agents_md: bool,
+}
+
 /// Lays out or adopts the workspace at `path` (created if missing).
 ///
 /// Fails without changing anything when `cogmem.toml` is malformed or the git repository is
 /// damaged.
 pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
+    init_with(path, clock, InitOptions::default())
+}
+
+/// [`init`], with options.
+///
+/// With [`InitOptions::agents_md`], an AGENTS.md whose block is only half there (a begin
+/// marker without an end marker) is an error naming the line; nothing is changed.
+pub fn init_with(
+    path: &Path,
+    clock: &dyn Clock,
+    options: InitOptions,
+) -> crate::Result<InitReport> {
     // `components()` drops `.` segments, so errors name `ws/cogmem.toml`, not `ws/./cogmem.toml`.
     let path: PathBuf = path.components().collect();
     fsx::create_dir_all(&path)?;
@@ -112,6 +139,36 @@ pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
             }
         }
     }
+    if options.agents_md {
+        let abs = root.join(AGENTS_MD);
+        let current = fsx::read_text_if_exists(&abs)?;
+        let block = template::source("agents-memory-block.md")?;
+        if let Some(text) = with_agents_block(current.as_deref(), block, &abs)? {
+            if current.is_none() {
+                change.write(
+                    AGENTS_MD,
+                    text.into_bytes(),
+                    Action::Create,
+                    "memory instructions for agents",
+                );
+                created.push(AGENTS_MD.to_owned());
+            } else {
+                if !unborn && git::is_dirty(&root, git::head_tree(&repo)?.as_ref(), AGENTS_MD)? {
+                    return Err(crate::workspace::WorkspaceError::HandEdited {
+                        paths: vec![AGENTS_MD.to_owned()],
+                    }
+                    .into());
+                }
+                change.write(
+                    AGENTS_MD,
+                    text.into_bytes(),
+                    Action::Edit,
+                    "wrote cogmem's memory block",
+                );
+                updated.push(AGENTS_MD.to_owned());
+            }
+        }
+    }
     adopted.retain(|p| !change.edits().iter().any(|e| &e.path == p));
     for p in &adopted {
         change.adopt(p);
@@ -130,7 +187,11 @@ pub fn init(path: &Path, clock: &dyn Clock) -> crate::Result<InitReport> {
     if change.is_empty() {
         return Ok(report);
     }
-    let summary = if existing_workspace {
+    let only_agents_md = report.created.iter().chain(&report.updated).all(|p| p == AGENTS_MD)
+        && report.adopted.is_empty();
+    let summary = if existing_workspace && only_agents_md {
+        "wrote the memory block for agents".to_owned()
+    } else if existing_workspace {
         format!(
             "adopted existing workspace ({} files added)",
             report.created.len() + report.updated.len()
@@ -159,6 +220,56 @@ fn is_workspace_file(rel: &str) -> bool {
         layout::GITATTRIBUTES,
     ];
     TOP.contains(&rel) || rel.starts_with("memory/")
+}
+
+/// Returns AGENTS.md's text with cogmem's block in place — appended when absent, replaced
+/// between its markers when present — or `None` when it is already up to date.
+fn with_agents_block(
+    current: Option<&str>,
+    block: &str,
+    path: &Path,
+) -> crate::Result<Option<String>> {
+    let wrapped = format!("{AGENTS_BEGIN}\n{}\n{AGENTS_END}\n", block.trim_end());
+    let Some(text) = current else {
+        return Ok(Some(format!("# AGENTS.md\n\n{wrapped}")));
+    };
+    let begin =
+        text.lines().position(|l| l.trim_start().starts_with("<!-- cogmem:memory-block:begin"));
+    let end = text.lines().position(|l| l.trim() == AGENTS_END);
+    match (begin, end) {
+        (None, None) => {
+            let mut out = text.to_owned();
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&wrapped);
+            Ok(Some(out))
+        }
+        (Some(b), Some(e)) if b < e => {
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let mut out: String = lines[..b].concat();
+            out.push_str(&wrapped);
+            out.push_str(&lines[e + 1..].concat());
+            Ok((out != text).then_some(out))
+        }
+        (b, e) => {
+            let line = b.or(e).map_or(1, |i| i + 1);
+            Err(crate::store::StoreError::Malformed {
+                path: path.to_owned(),
+                line,
+                what: format!(
+                    "cogmem's memory block lacks its {} marker; put back `{}` (or delete the \
+                     block's remains), then run `cogmem init --agents-md` again",
+                    if b.is_none() { "begin" } else { "end" },
+                    if b.is_none() { "<!-- cogmem:memory-block:begin -->" } else { AGENTS_END },
+                ),
+            }
+            .into())
+        }
+    }
 }
 
 fn folder_has_files(dir: &Path) -> bool {

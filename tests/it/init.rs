@@ -148,3 +148,70 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn agents_md_block_is_written_once_and_replaced_in_place() {
+    let env = TestEnv::initialized();
+    env.write("AGENTS.md", "# House rules\n\nBe kind.\n");
+    env.git_commit_all("the user's own AGENTS.md");
+    let commits = env.commit_count();
+
+    let out = env.run(["init", "--agents-md"]).success();
+    assert!(
+        out.stderr.starts_with("wrote cogmem's memory block into [TMP]/ws/AGENTS.md"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.commit_count(), commits + 1);
+    env.assert_clean_tree();
+    let text = env.read("AGENTS.md");
+    assert!(
+        text.starts_with("# House rules\n\nBe kind.\n\n<!-- cogmem:memory-block:begin"),
+        "{text}"
+    );
+    assert!(text.ends_with("<!-- cogmem:memory-block:end -->\n"), "{text}");
+    assert!(text.contains("cogmem hear"), "the block tells agents when to call hear");
+    assert!(text.contains("SOUL.md"), "the block forbids editing SOUL.md directly");
+    let subject = env.git(&["log", "-1", "--format=%s"]);
+    assert_eq!(subject.trim(), "[INIT] AGENTS.md — wrote the memory block for agents");
+
+    // Idempotent: a second run changes nothing and makes no commit.
+    let before = env.snapshot();
+    env.run(["init", "--agents-md"]).success();
+    assert_eq!(env.commit_count(), commits + 1);
+    assert_eq!(env.snapshot(), before);
+
+    // An outdated block is replaced in place; what surrounds it is kept.
+    let stale =
+        text.replace("cogmem hear", "cogmem OLD-COMMAND") + "\n## After the block\n\nStill mine.\n";
+    env.write("AGENTS.md", &stale);
+    env.git_commit_all("an older block");
+    env.run(["init", "--agents-md"]).success();
+    let fresh = env.read("AGENTS.md");
+    assert!(!fresh.contains("OLD-COMMAND"), "{fresh}");
+    assert_eq!(fresh.matches("cogmem:memory-block:begin").count(), 1);
+    assert!(fresh.starts_with("# House rules\n\nBe kind.\n"));
+    assert!(fresh.ends_with("\n## After the block\n\nStill mine.\n"), "{fresh}");
+    env.assert_clean_tree();
+}
+
+#[test]
+fn agents_md_block_is_created_with_a_fresh_workspace() {
+    let env = TestEnv::new();
+    env.run(["init", "ws", "--agents-md"]).success();
+    assert!(env.read("AGENTS.md").starts_with("# AGENTS.md\n\n<!-- cogmem:memory-block:begin"));
+    assert_eq!(env.commit_count(), 1);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn agents_md_with_a_broken_block_is_reported_and_left_alone() {
+    let env = TestEnv::initialized();
+    env.write("AGENTS.md", "# Rules\n<!-- cogmem:memory-block:begin -->\nhalf a block\n");
+    env.git_commit_all("a damaged block");
+    let before = env.snapshot();
+    let out = env.run(["init", "--agents-md"]).output().code(1);
+    assert!(out.stderr.contains("AGENTS.md:2:"), "names the file and line: {}", out.stderr);
+    assert!(out.stderr.contains("end marker"), "{}", out.stderr);
+    assert_eq!(env.snapshot(), before);
+}
