@@ -23,6 +23,7 @@ mod remember;
 mod render;
 mod route;
 mod search;
+mod shell;
 mod status;
 
 use exit::Exit;
@@ -101,6 +102,8 @@ enum Command {
     Status(status::StatusArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
+    Completions(shell::CompletionsArgs),
+    Man(shell::ManArgs),
 }
 
 /// What a subcommand needs from the outside world.
@@ -162,6 +165,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Touch(args) => decay::run_touch(&ctx, &args),
         Command::Status(args) => status::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
+        Command::Completions(args) => shell::run_completions(&args),
+        Command::Man(args) => shell::run_man(&args),
     };
     match result {
         Ok(exit) => exit.code(),

@@ -16,6 +16,7 @@ mod init;
 mod layering;
 mod remember;
 mod search;
+mod shell;
 mod status_audit;
 mod trigger_table;
 
