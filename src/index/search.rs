@@ -92,10 +92,11 @@ pub fn search(
     now: Timestamp,
     p: &DecaySettings,
 ) -> crate::Result<Vec<Hit>> {
-    let terms = analyzer::terms(query);
-    if terms.is_empty() {
+    let positioned = analyzer::query_terms(query);
+    if positioned.is_empty() {
         return Err(InputError::EmptyQuery { query: query.to_owned() }.into());
     }
+    let terms: Vec<String> = positioned.iter().map(|(t, _)| t.clone()).collect();
     let f = index.fields();
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let unique: BTreeSet<&String> = terms.iter().collect();
@@ -107,13 +108,15 @@ pub fn search(
         let tags = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::WithFreqs);
         should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tags), 1.3))));
     }
-    // Adjacent query words that stay adjacent in the text count extra.
-    for pair in terms.windows(2) {
-        if pair[0] != pair[1] {
+    // Neighbouring query words that keep their distance in the text count extra (the distance
+    // counts the stop words between them, as the index does).
+    for pair in positioned.windows(2) {
+        if pair[0].0 != pair[1].0 {
+            let gap = pair[1].1.saturating_sub(pair[0].1).max(1);
             let phrase = PhraseQuery::new_with_offset_and_slop(
                 vec![
-                    (0, Term::from_field_text(f.text, &pair[0])),
-                    (1, Term::from_field_text(f.text, &pair[1])),
+                    (0, Term::from_field_text(f.text, &pair[0].0)),
+                    (gap, Term::from_field_text(f.text, &pair[1].0)),
                 ],
                 1,
             );
