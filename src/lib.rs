@@ -6,7 +6,7 @@
 //! touched file back as it was in `HEAD`.
 //!
 //! The library never prints and never reads the process environment: the binary (`src/cli/`)
-//! and, later, the MCP server are adapters over [`ops`].
+//! and the MCP server ([`mcp`]) are adapters over [`ops`].
 //!
 //! Layers, from the outside in: [`ops`] (one module per user-level operation) → [`change`] →
 //! [`store`], [`audit`], [`git`]. Nothing in [`store`] depends on derived data.
@@ -22,6 +22,7 @@ pub mod error;
 pub mod git;
 pub mod graph;
 pub mod index;
+pub mod mcp;
 pub mod ops;
 pub mod pack;
 pub mod route;

@@ -19,6 +19,7 @@ mod hear;
 mod import;
 mod init;
 mod input;
+mod mcp;
 mod remember;
 mod render;
 mod route;
@@ -104,6 +105,7 @@ enum Command {
     Audit(audit::AuditArgs),
     Completions(shell::CompletionsArgs),
     Man(shell::ManArgs),
+    Mcp(mcp::McpArgs),
 }
 
 /// What a subcommand needs from the outside world.
@@ -167,6 +169,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Audit(args) => audit::run(&ctx, &args),
         Command::Completions(args) => shell::run_completions(&args),
         Command::Man(args) => shell::run_man(&args),
+        Command::Mcp(args) => mcp::run(&ctx, &args),
     };
     match result {
         Ok(exit) => exit.code(),

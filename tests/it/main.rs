@@ -14,6 +14,7 @@ mod graph;
 mod hear;
 mod init;
 mod layering;
+mod mcp;
 mod remember;
 mod search;
 mod shell;

@@ -1,0 +1,109 @@
+//! `cogmem mcp`.
+
+use std::io::IsTerminal;
+
+use clap::{Args, ValueEnum};
+use cogmem::audit::Actor;
+use cogmem::mcp::{McpOptions, Role};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Serve the memory to MCP hosts (Claude, Cursor, VS Code) over stdio
+///
+/// Speaks the Model Context Protocol on stdin and stdout, for one client, until it closes the
+/// connection. The host starts it; you do not run it by hand. The workspace is found once at
+/// start (--workspace, else COGMEM_WORKSPACE, else the current folder and its parents), so give
+/// hosts --workspace: they seldom start servers in the right folder.
+///
+/// Tools: remember, hear, recall, search, context, show, forget (asks for confirm=true first)
+/// and graph_neighbors; each answers with the JSON that the command of the same name prints with
+/// --json, and fails with the text it prints on stderr. Resources: MEMORY.md, IDENTITY.md,
+/// SOUL.md and today's episode log, as cogmem://MEMORY.md and so on.
+///
+/// Writes are recorded as --actor (else COGMEM_ACTOR, else `manual`; forget uses
+/// `bot:trigger-forget`). With `--role subagent --agent NAME` the server is read-only for a
+/// sub-agent: remember and forget are neither listed nor run, hear never writes, and the actor
+/// is `subagent:NAME`. Time comes from COGMEM_NOW when it is set. Nothing but the protocol is
+/// written to stdout.
+#[derive(Args, Debug)]
+#[command(
+    after_long_help = r#"Register the server with your MCP host (replace /path with your workspace):
+
+Claude Desktop (claude_desktop_config.json), Cursor (~/.cursor/mcp.json or .cursor/mcp.json)
+and Claude Code (.mcp.json in a project):
+  {
+    "mcpServers": {
+      "cogmem": {
+        "command": "cogmem",
+        "args": ["mcp", "--workspace", "/path"]
+      }
+    }
+  }
+
+Claude Code, from a terminal:
+  claude mcp add cogmem -- cogmem mcp --workspace /path
+
+VS Code (.vscode/mcp.json):
+  {
+    "servers": {
+      "cogmem": {
+        "type": "stdio",
+        "command": "cogmem",
+        "args": ["mcp", "--workspace", "/path"]
+      }
+    }
+  }
+
+For a sub-agent, use "args": ["mcp", "--workspace", "/path", "--role", "subagent",
+"--agent", "researcher"]. If the host cannot find `cogmem`, give its full path as "command"."#
+)]
+pub struct McpArgs {
+    /// What the connected agent may do: main (read and write) or subagent (read only)
+    #[arg(long, value_enum, default_value_t = RoleArg::Main, value_name = "ROLE")]
+    role: RoleArg,
+    /// The sub-agent's name, for --role subagent: it acts as `subagent:NAME`
+    #[arg(long, value_name = "NAME", required_if_eq("role", "subagent"))]
+    agent: Option<String>,
+}
+
+/// The values of `--role`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum RoleArg {
+    /// The main agent: every tool
+    Main,
+    /// A sub-agent: reading tools only
+    Subagent,
+}
+
+pub fn run(ctx: &Ctx, args: &McpArgs) -> cogmem::Result<Exit> {
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let (role, actor) = match (args.role, &args.agent) {
+        (RoleArg::Subagent, Some(name)) => {
+            if ctx.global.actor.is_some() {
+                render::warning(ctx.style, "--actor is ignored with --role subagent");
+            }
+            (Role::Subagent, Some(Actor::parse(&format!("subagent:{name}"))?))
+        }
+        (role, agent) => {
+            debug_assert_eq!(role, RoleArg::Main, "clap requires --agent with --role subagent");
+            if agent.is_some() {
+                render::warning(ctx.style, "--agent is ignored without --role subagent");
+            }
+            let actor = ctx.global.actor.as_deref().or(ctx.env.actor.as_deref());
+            (Role::Main, actor.map(Actor::parse).transpose()?)
+        }
+    };
+    if std::io::stdin().is_terminal() {
+        render::status(
+            ctx.global.quiet,
+            &format!(
+                "serving {} over MCP on stdin/stdout; an MCP host should start this (see `cogmem mcp --help`)\n",
+                ws.root().display()
+            ),
+        );
+    }
+    cogmem::mcp::serve(ws, McpOptions { role, actor, clock })?;
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,304 @@
+//! The MCP tools: one per operation, each parsing its arguments the way the matching CLI
+//! command parses its flags, calling [`crate::ops`] and answering with the JSON the CLI's
+//! `--json` prints (or, on failure, a tool error with the text the CLI prints).
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Role, Server, error_text};
+use crate::audit::Actor;
+use crate::index::RefreshReport;
+use crate::index::search::SearchOptions;
+use crate::ops::context::{ContextOptions, Encoding};
+use crate::ops::forget::ForgetOptions;
+use crate::ops::hear::HearOptions;
+use crate::ops::remember::{self, Relation, RememberRequest};
+use crate::ops::{context, decay, forget, graph, hear, search};
+use crate::store::entity::EntityId;
+use crate::store::episode::EntryType;
+use crate::store::{Confidence, Store};
+
+/// Arguments of `remember`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RememberParams {
+    /// The text to remember (at most 64 KiB).
+    text: String,
+    /// Stores to write to: core, episodic, semantic, procedural, vault. Default: episodic, or
+    /// semantic when entities or relations are given.
+    #[serde(default)]
+    stores: Vec<String>,
+    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice`.
+    #[serde(default)]
+    entities: Vec<String>,
+    /// Relations between entities, as `FROM|RELATION|TO`, e.g.
+    /// `person--alice|works-on|project--atlas`.
+    #[serde(default)]
+    relations: Vec<String>,
+    /// Tags, e.g. `["db", "alice"]`.
+    #[serde(default)]
+    tags: Vec<String>,
+    /// How sure the memory is: high (default), medium, low.
+    confidence: Option<String>,
+    /// Episode entry type: decision, fact, preference, task, event, emotion, correction.
+    #[serde(rename = "type")]
+    entry_type: Option<String>,
+}
+
+/// Arguments of `hear`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HearParams {
+    /// The user's message, word for word.
+    message: String,
+    /// Detect and route, but write nothing (always on for a sub-agent).
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// Arguments of `recall`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RecallParams {
+    /// What to recall.
+    query: String,
+    /// At most this many results (default 10).
+    limit: Option<usize>,
+    /// Include dormant memories (archived ones never come back).
+    #[serde(default)]
+    all: bool,
+}
+
+/// Arguments of `search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SearchParams {
+    /// What to search for.
+    query: String,
+    /// Only this store: core, episodic, semantic, procedural, vault.
+    store: Option<String>,
+    /// At most this many results (default 10).
+    limit: Option<usize>,
+    /// Include dormant memories (archived ones never come back).
+    #[serde(default)]
+    all: bool,
+}
+
+/// Arguments of `context`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ContextParams {
+    /// What the conversation is about; without it, the most relevant recent episodes.
+    query: Option<String>,
+    /// The most tokens the pack may take (counted with cl100k_base).
+    budget: usize,
+}
+
+/// Arguments of `show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ShowParams {
+    /// The memory's id, as `recall` or `search` report it.
+    id: String,
+}
+
+/// Arguments of `forget`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ForgetParams {
+    /// The memory's id, as `recall` or `search` report it.
+    id: String,
+    /// Forget it. Without `true`, nothing is forgotten: the memory is described instead.
+    #[serde(default)]
+    confirm: bool,
+}
+
+/// Arguments of `graph_neighbors`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NeighborsParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    entity: String,
+    /// How many hops (default 1).
+    depth: Option<usize>,
+}
+
+/// Pretty JSON with a final newline, as `render::json` prints it on the command line.
+fn json<T: Serialize>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("report types always serialise");
+    text.push('\n');
+    text
+}
+
+/// The answer to a tool call: its text blocks, or the error as the CLI prints it.
+fn reply(result: crate::Result<Vec<String>>) -> CallToolResult {
+    match result {
+        Ok(texts) => CallToolResult::success(texts.into_iter().map(ContentBlock::text).collect()),
+        Err(err) => CallToolResult::error(vec![ContentBlock::text(error_text(&err))]),
+    }
+}
+
+/// The JSON, then one `warning:` block for the files the index refresh had to skip (the CLI
+/// prints those on stderr and exits 3).
+fn with_warnings(json: String, refresh: &RefreshReport) -> Vec<String> {
+    let mut out = vec![json];
+    if !refresh.skipped.is_empty() {
+        out.push(
+            refresh.skipped.iter().map(|s| format!("warning: skipped {}\n", s.error)).collect(),
+        );
+    }
+    out
+}
+
+fn search_options(limit: Option<usize>, all: bool) -> SearchOptions {
+    SearchOptions { limit: limit.unwrap_or(10).max(1), all, ..SearchOptions::default() }
+}
+
+#[tool_router(vis = "pub(super)")]
+impl Server {
+    /// Store a memory and commit it. Writes the text to each chosen store (default: today's
+    /// episode log; the semantic store when entities or relations are given), records a decay
+    /// entry for every new memory, one audit line per changed file and exactly one git commit.
+    /// Text already remembered is not written twice.
+    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
+        reply((|| {
+            let actor = self.actor.clone().unwrap_or_else(Actor::manual);
+            let mut req = RememberRequest::new(&p.text, actor)?;
+            req.trigger = "cogmem mcp remember".into();
+            for s in &p.stores {
+                for part in s.split(',').filter(|part| !part.trim().is_empty()) {
+                    req.stores.push(Store::parse(part)?);
+                }
+            }
+            req.entry_type = p.entry_type.as_deref().map(EntryType::parse).transpose()?;
+            if req.entry_type.is_some() && req.stores.is_empty() {
+                req.stores.push(Store::Episodic);
+            }
+            for e in &p.entities {
+                req.entities.push(EntityId::parse(e)?);
+            }
+            for r in &p.relations {
+                req.relations.push(Relation::parse(r)?);
+            }
+            if !p.tags.is_empty() {
+                req.tags = remember::parse_tags(&p.tags.join(","))?;
+            }
+            req.confidence = p.confidence.as_deref().map(Confidence::parse).transpose()?;
+            let report = remember::remember(&self.ws, &req, self.clock.as_ref())?;
+            Ok(vec![json(&report)])
+        })())
+    }
+
+    /// Act on a user's message: pass every user message. Detects whether the user asked to
+    /// remember something (then writes it as one commit), to forget something (then lists
+    /// candidates; nothing is forgotten until `forget` is called with confirm=true), to recall
+    /// something (then returns what matches) or to reflect. An ordinary message changes
+    /// nothing.
+    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    fn hear(&self, Parameters(p): Parameters<HearParams>) -> CallToolResult {
+        reply((|| {
+            let opts = HearOptions {
+                dry_run: p.dry_run || self.role == Role::Subagent,
+                caller: self.actor.clone(),
+            };
+            let report = hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?;
+            Ok(vec![json(&report)])
+        })())
+    }
+
+    /// Recall what is remembered about something: the best matches by BM25 weighted by each
+    /// memory's decayed relevance, grouped by store with core memory first. Every result
+    /// counts as a use, which keeps it from fading (recorded in the derived access log, not in
+    /// the memory files).
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
+        reply((|| {
+            let opts = search_options(p.limit, p.all);
+            let report = search::recall(&self.ws, &p.query, &opts, self.clock.as_ref())?;
+            Ok(with_warnings(json(&report.groups), &report.refresh))
+        })())
+    }
+
+    /// Search memories, best matches first (core memory first). Same ranking as `recall`,
+    /// but the results are not counted as uses.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
+        reply((|| {
+            let mut opts = search_options(p.limit, p.all);
+            opts.store = p.store.as_deref().map(Store::parse).transpose()?;
+            let report = search::search(&self.ws, &p.query, &opts, self.clock.as_ref())?;
+            Ok(with_warnings(json(&report.hits), &report.refresh))
+        })())
+    }
+
+    /// Build the memory pack to put in a prompt, within a token budget: core memory first,
+    /// then the memories that best match the query (or, without one, the most relevant recent
+    /// episodes), then the cards of the entities they name. The `text` field is the pack; the
+    /// receipt says why each candidate was selected or left out. Selected memories count as
+    /// uses.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    fn context(&self, Parameters(p): Parameters<ContextParams>) -> CallToolResult {
+        reply((|| {
+            let opts =
+                ContextOptions { budget: p.budget, encoding: Encoding::Cl100k, threshold: 0.2 };
+            let pack = context::context(&self.ws, p.query.as_deref(), &opts, self.clock.as_ref())?;
+            Ok(vec![json(&pack)])
+        })())
+    }
+
+    /// Show one memory whole, by id, with its decay score and (for an episode entry) the
+    /// entries around it. Forgotten memories can be shown too. Counts as a use.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    fn show(&self, Parameters(p): Parameters<ShowParams>) -> CallToolResult {
+        reply((|| {
+            let shown = decay::show(&self.ws, &p.id, self.clock.as_ref())?;
+            Ok(vec![json(&shown)])
+        })())
+    }
+
+    /// Forget a memory by id: archive it, so it no longer comes back in recall (the files
+    /// keep it, and `cogmem restore ID` undoes it). Without confirm=true, nothing is forgotten:
+    /// the memory is described so the user can confirm. Pinned (vault) memories are refused.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    fn forget(&self, Parameters(p): Parameters<ForgetParams>) -> CallToolResult {
+        reply((|| {
+            let ids = vec![p.id];
+            if !p.confirm {
+                let candidates = forget::describe(&self.ws, &ids)?;
+                let report = serde_json::json!({ "candidates": candidates, "forgotten": [] });
+                return Ok(vec![
+                    json(&report),
+                    "nothing forgotten; to forget it, call `forget` again with confirm=true\n"
+                        .to_owned(),
+                ]);
+            }
+            let opts = ForgetOptions {
+                permanent: false,
+                force: false,
+                actor: self.actor.clone().unwrap_or_else(|| Actor::system("bot:trigger-forget")),
+                trigger: "cogmem mcp forget".into(),
+            };
+            let report = forget::forget(&self.ws, &ids, &opts, self.clock.as_ref())?;
+            Ok(vec![json(&report)])
+        })())
+    }
+
+    /// List the entities within `depth` hops of an entity in the knowledge graph, with their
+    /// distance, type and status.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
+        reply((|| {
+            let ns = graph::neighbors(&self.ws, &p.entity, p.depth.unwrap_or(1), None)?;
+            Ok(vec![json(&ns)])
+        })())
+    }
+}
