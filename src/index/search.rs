@@ -236,6 +236,7 @@ pub fn search(
 
 /// Boosts hits whose entities are activated from the entities of the five best hits: spreading
 /// activation over the graph (two hops, halving, damped by fan-out), score × (1 + activation/2).
+/// The five seeding hits themselves keep their scores.
 fn spread_activation(index: &Index, hits: &mut [Hit]) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     let seeds: Vec<String> = hits.iter().take(5).flat_map(|h| h.entities.iter().cloned()).collect();
@@ -250,7 +251,9 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     let g = crate::graph::Graph::from_cache(&text);
     let act: std::collections::HashMap<String, f64> =
         g.activate(&seeds, &std::collections::HashSet::new()).into_iter().collect();
-    for h in hits.iter_mut() {
+    // The seeding hits are not boosted by their own entities: that would only reward having
+    // entities at all. Activation lifts the hits *below* them that are connected.
+    for h in hits.iter_mut().skip(5) {
         let a = h.entities.iter().filter_map(|e| act.get(e)).fold(0.0f64, |m, x| m.max(*x));
         if a > 0.0 {
             h.activation = round(a);

@@ -187,3 +187,36 @@ fn neighbors_and_path() {
     let out = env.run(["graph", "show", "nobody"]).output().code(1);
     assert!(out.stderr.starts_with("error: no single entity is called \"nobody\""), "{out}");
 }
+
+#[test]
+fn search_lifts_hits_connected_to_the_best_ones_but_not_the_best_ones_themselves() {
+    let env = TestEnv::initialized();
+    rel(&env, "Bob works on Atlas", "person--bob|works-on|project--atlas");
+    for i in 0..5 {
+        env.mutate([
+            "remember",
+            "--store",
+            "episodic",
+            &format!("[[project--atlas]] launch review {i}: the launch checklist and launch date"),
+        ]);
+    }
+    // Two memories that match the query equally; one is about a person connected to Atlas.
+    env.mutate(["remember", "--store", "episodic", "Notes on the launch by [[person--bob]]"]);
+    env.mutate(["remember", "--store", "episodic", "Notes on the launch by [[place--kitchen]]"]);
+    let out = env.run(["search", "launch", "--json", "--limit", "20"]).success();
+    let hits: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    let pos = |needle: &str| {
+        hits.iter()
+            .position(|h| h["text"].as_str().unwrap_or_default().contains(needle))
+            .unwrap_or_else(|| panic!("{needle} not found in {hits:#?}"))
+    };
+    let (bob, kitchen) = (pos("by [[person--bob]]"), pos("by [[place--kitchen]]"));
+    assert!(hits[bob]["activation"].as_f64().unwrap() > 0.0, "{:#}", hits[bob]);
+    assert_eq!(hits[kitchen]["activation"].as_f64().unwrap_or(0.0), 0.0, "{:#}", hits[kitchen]);
+    assert!(bob < kitchen, "the connected memory ranks higher: {hits:#?}");
+    // The seeding hits keep their text scores.
+    for h in &hits[..5] {
+        assert!(h["text"].as_str().unwrap().contains("launch review"), "{h:#}");
+        assert_eq!(h["activation"].as_f64().unwrap_or(0.0), 0.0, "{h:#}");
+    }
+}
