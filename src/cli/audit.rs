@@ -8,6 +8,16 @@ use cogmem::ops::audit as op;
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const EXAMPLES: &str = "Examples:
+  # What agents running as `bot` changed in the last week
+  cogmem audit --since 7d --actor bot
+  # Entity files created, as JSON
+  cogmem audit --file memory/graph --action create --json
+  # Changes to critical files such as SOUL.md, and their alerts
+  cogmem log --critical
+  # The last 20 changes to MEMORY.md
+  cogmem audit --file MEMORY.md --limit 20";
+
 /// Query the audit log: who changed which file, when, and why
 ///
 /// Reads memory/meta/audit.log, one line per changed file, oldest first. Filters combine.
@@ -16,10 +26,7 @@ use super::{Ctx, render};
 /// Here the global `--actor NAME` is a filter: only lines by that actor, or by actors under it
 /// (`--actor bot` matches `bot:trigger-remember`).
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem audit --since 7d --actor bot
-  cogmem audit --file memory/graph --action create --json
-  cogmem log --critical")]
+#[command(after_long_help = EXAMPLES)]
 pub struct AuditArgs {
     /// Only lines since a date (`2026-02-02`), a time (RFC 3339) or an age (`90m`, `12h`, `7d`, `2w`)
     #[arg(long, value_name = "WHEN")]

@@ -8,6 +8,14 @@ use cogmem::ops::context::{self as op, ContextOptions, Encoding};
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const EXAMPLES: &str = "Examples:
+  # The pack for a new conversation: core memory and the last week's episodes
+  cogmem context --budget 1500
+  # The pack for a topic, with the receipt of what was left out and why
+  cogmem context \"database migration\" --budget 800 --json
+  # Count tokens with the o200k_base tokenizer (GPT-4o and later)
+  cogmem context Atlas --encoding o200k_base";
+
 /// Print the memory pack an agent puts in its prompt, within a token budget
 ///
 /// Core memory first, then the memories that best match QUERY (or, without one, the most
@@ -16,9 +24,7 @@ use super::{Ctx, render};
 /// every candidate, selected (and why) or suppressed (archived, superseded, duplicate, over
 /// budget, below threshold). The selected memories count as uses.
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem context --budget 1500
-  cogmem context \"database migration\" --budget 800 --json")]
+#[command(after_long_help = EXAMPLES)]
 pub struct ContextArgs {
     /// What the conversation is about (optional)
     query: Option<String>,

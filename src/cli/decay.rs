@@ -8,6 +8,34 @@ use cogmem::ops::decay as op;
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const DECAY_EXAMPLES: &str = "Examples:
+  # See which memories would fade or be archived, writing nothing
+  cogmem decay --dry-run
+  # Recompute every score and commit the band changes (e.g. once a day from cron)
+  cogmem decay
+  # The same, as JSON: every transition with its score and age
+  cogmem decay --json";
+
+const PIN_EXAMPLES: &str = "Examples:
+  # Keep Alice's entity card at full relevance for good
+  cogmem pin entity:person--alice
+  # Pin a core memory bullet (ids come from `cogmem search` and `cogmem recall`)
+  cogmem pin core:active-context:7fc6c745
+  # Let Alice's card fade like any other memory again
+  cogmem unpin entity:person--alice";
+
+const WHY_EXAMPLES: &str = "Examples:
+  # Why is Alice's entity card in the band it is in?
+  cogmem why entity:person--alice
+  # The inputs and the formula as JSON
+  cogmem why core:active-context:7fc6c745 --json";
+
+const TOUCH_EXAMPLES: &str = "Examples:
+  # Record that the agent just used Alice's card
+  cogmem touch entity:person--alice
+  # Fold the recorded uses into the scores now
+  cogmem decay";
+
 /// Recompute every decay score now, and commit the band changes
 ///
 /// Scores fade with time since last use: relevance = clamp01(base × e^(−λ·days) × log2(uses+1)
@@ -16,6 +44,7 @@ use super::{Ctx, render};
 /// `recall`, `show` and `touch` are folded in first. Every band change is a DECAY line in the
 /// audit log; the commit's actor is `system:decay`. Nothing is deleted.
 #[derive(Args, Debug)]
+#[command(after_long_help = DECAY_EXAMPLES)]
 pub struct DecayArgs {
     /// Show what would change; write nothing
     #[arg(long)]
@@ -24,6 +53,7 @@ pub struct DecayArgs {
 
 /// Pin a memory so it never fades
 #[derive(Args, Debug)]
+#[command(after_long_help = PIN_EXAMPLES)]
 pub struct PinArgs {
     /// The memory's id (see `cogmem recall` or `cogmem status`)
     id: String,
@@ -31,6 +61,7 @@ pub struct PinArgs {
 
 /// Explain a memory's decay score: its inputs and the formula
 #[derive(Args, Debug)]
+#[command(after_long_help = WHY_EXAMPLES)]
 pub struct WhyArgs {
     /// The memory's id
     id: String,
@@ -41,6 +72,7 @@ pub struct WhyArgs {
 /// The use is appended to .cogmem/access.log and folded into decay-scores.json by the next
 /// change or by `cogmem decay`.
 #[derive(Args, Debug)]
+#[command(after_long_help = TOUCH_EXAMPLES)]
 pub struct TouchArgs {
     /// The memory's id
     id: String,

@@ -10,6 +10,23 @@ use cogmem::ops::forget::{self, Candidate, ForgetOptions};
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const FORGET_EXAMPLES: &str = "Examples:
+  # List the memories about Lisbon with their ids (on a terminal, asks which to forget)
+  cogmem forget Lisbon
+  # Forget a core memory bullet by id, without asking
+  cogmem forget --id core:active-context:7fc6c745 --yes
+  # Show what would be forgotten, changing nothing
+  cogmem forget --id entity:person--bob --dry-run
+  # Delete Bob's entity card from the files (git history keeps it)
+  cogmem forget --id entity:person--bob --permanent --yes";
+
+const RESTORE_EXAMPLES: &str = "Examples:
+  # Forget a core memory bullet, then put it back exactly as it was
+  cogmem forget --id core:active-context:7fc6c745 --yes
+  cogmem restore core:active-context:7fc6c745
+  # Find the ids of forgotten memories in the audit log
+  cogmem audit --action archive";
+
 /// Forget a memory: archive it, so it no longer comes back in recall
 ///
 /// Give a QUERY to see the memories that match it, each with its id; on a terminal you are
@@ -21,11 +38,7 @@ use super::{Ctx, render};
 /// and `--yes` (or, on a terminal, typing the id again). Git history still holds what was
 /// deleted. Pinned memories (the vault) are refused without `--force` (exit 4).
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem forget \"old address\"
-  cogmem forget --id core:active-context:1a2b3c4d --yes
-  cogmem forget --id entity:person--bob --permanent --yes
-  cogmem restore core:active-context:1a2b3c4d")]
+#[command(after_long_help = FORGET_EXAMPLES)]
 pub struct ForgetArgs {
     /// Words to find the memory by
     query: Option<String>,
@@ -48,6 +61,7 @@ pub struct ForgetArgs {
 
 /// Put back a forgotten memory, exactly as it was
 #[derive(Args, Debug)]
+#[command(after_long_help = RESTORE_EXAMPLES)]
 pub struct RestoreArgs {
     /// The id of the forgotten memory
     id: String,

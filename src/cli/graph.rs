@@ -8,11 +8,88 @@ use cogmem::ops::graph::{self as op, ExportFormat};
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const GRAPH_EXAMPLES: &str = "Examples:
+  # Alice and her current relations
+  cogmem graph show person--alice
+  # Everything within two hops of the Atlas project
+  cogmem graph neighbors project--atlas --depth 2
+  # Look for broken links after editing entity files by hand
+  cogmem graph check
+  # The whole graph as a Mermaid diagram
+  cogmem graph export --mermaid";
+
+const SHOW_EXAMPLES: &str = "Examples:
+  # Alice, her other names and her current relations
+  cogmem graph show person--alice
+  # What held for Alice at the start of 2026
+  cogmem graph show person--alice --as-of 2026-01-01
+  # The same as JSON
+  cogmem graph show person--alice --json";
+
+const NEIGHBORS_EXAMPLES: &str = "Examples:
+  # Who and what is linked directly to the Atlas project
+  cogmem graph neighbors project--atlas
+  # Everything within two hops of Alice, as JSON
+  cogmem graph neighbors person--alice --depth 2 --json
+  # Following only the relations that held at the start of 2026
+  cogmem graph neighbors project--atlas --as-of 2026-01-01";
+
+const PATH_EXAMPLES: &str = "Examples:
+  # How Bob is connected to Lisbon
+  cogmem graph path person--bob place--lisbon
+  # The chain of entity ids as JSON
+  cogmem graph path person--bob person--alice --json";
+
+const HISTORY_EXAMPLES: &str = "Examples:
+  # Every relation Alice ever had, including places she no longer lives in
+  cogmem graph history person--alice
+  # The Atlas project's history as JSON
+  cogmem graph history project--atlas --json";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  # Check the graph after editing entity files by hand (exit 3 if anything is wrong)
+  cogmem graph check
+  # The findings as JSON, for a script
+  cogmem graph check --json";
+
+const EXPORT_EXAMPLES: &str = "Examples:
+  # The whole graph as a Mermaid diagram, to paste into a Markdown file
+  cogmem graph export --mermaid
+  # Alice's neighbourhood as Graphviz DOT
+  cogmem graph export --dot --around person--alice --depth 1 > alice.dot
+  # The whole graph as JSON
+  cogmem graph export";
+
+const STATS_EXAMPLES: &str = "Examples:
+  # How big the graph is, and its most connected entities
+  cogmem graph stats
+  # The same as JSON
+  cogmem graph stats --json";
+
+const MERGE_EXAMPLES: &str = "Examples:
+  # Alice was also remembered as person--alice-smith: fold that card into person--alice
+  cogmem graph merge person--alice person--alice-smith
+  # See the merged card, with its other name
+  cogmem graph show person--alice";
+
+const REBUILD_EXAMPLES: &str = "Examples:
+  # Regenerate memory/graph/index.md after editing entity files by hand, and commit it
+  cogmem graph rebuild
+  # Then look for links the edit may have broken
+  cogmem graph check";
+
+const SUPERSEDE_EXAMPLES: &str = "Examples:
+  # Atlas moved from MySQL to Postgres: what depends on MySQL becomes inactive
+  cogmem supersede tool--mysql --by tool--postgres --reason \"Atlas moved to Postgres\"
+  # See the change in MySQL's relations
+  cogmem graph history tool--mysql";
+
 /// Look at, check and maintain the knowledge graph of entities and relations
 ///
 /// The graph is built from memory/graph/entities/*.md and memory/graph/relations.md each time;
 /// it is never stored. Entities may be named by id or by a name or alias only they have.
 #[derive(Args, Debug)]
+#[command(after_long_help = GRAPH_EXAMPLES)]
 pub struct GraphArgs {
     #[command(subcommand)]
     command: GraphCommand,
@@ -21,6 +98,7 @@ pub struct GraphArgs {
 #[derive(Subcommand, Debug)]
 enum GraphCommand {
     /// Show an entity and its relations (at a date with --as-of)
+    #[command(after_long_help = SHOW_EXAMPLES)]
     Show {
         /// The entity
         entity: String,
@@ -29,6 +107,7 @@ enum GraphCommand {
         as_of: Option<String>,
     },
     /// Entities within N hops (at a date with --as-of)
+    #[command(after_long_help = NEIGHBORS_EXAMPLES)]
     Neighbors {
         /// The entity
         entity: String,
@@ -40,6 +119,7 @@ enum GraphCommand {
         as_of: Option<String>,
     },
     /// The shortest chain of relations between two entities
+    #[command(after_long_help = PATH_EXAMPLES)]
     Path {
         /// One end
         from: String,
@@ -47,13 +127,16 @@ enum GraphCommand {
         to: String,
     },
     /// Every relation an entity ever had, closed ones included, oldest first
+    #[command(after_long_help = HISTORY_EXAMPLES)]
     History {
         /// The entity
         entity: String,
     },
     /// Find unknown relations, wrong endpoint types, cycles, dangling links and duplicates (exit 3)
+    #[command(after_long_help = CHECK_EXAMPLES)]
     Check,
     /// Export as a Mermaid diagram, Graphviz DOT or JSON
+    #[command(after_long_help = EXPORT_EXAMPLES)]
     Export {
         /// Mermaid flowchart (renders on git forges)
         #[arg(long, group = "fmt")]
@@ -69,8 +152,10 @@ enum GraphCommand {
         depth: usize,
     },
     /// Nodes, relations, components and hubs
+    #[command(after_long_help = STATS_EXAMPLES)]
     Stats,
     /// Merge OTHER into KEEP: facts, aliases and relations move; OTHER becomes a redirect
+    #[command(after_long_help = MERGE_EXAMPLES)]
     Merge {
         /// The entity that stays
         keep: String,
@@ -78,6 +163,7 @@ enum GraphCommand {
         other: String,
     },
     /// Regenerate memory/graph/index.md from the entity files (after hand edits)
+    #[command(after_long_help = REBUILD_EXAMPLES)]
     Rebuild,
 }
 
@@ -88,6 +174,7 @@ enum GraphCommand {
 /// `Status: inactive`, with a timeline line saying why. One commit, with the trace. Superseded
 /// and inactive entities no longer come back in search and do not pass activation.
 #[derive(Args, Debug)]
+#[command(after_long_help = SUPERSEDE_EXAMPLES)]
 pub struct SupersedeArgs {
     /// The entity that no longer holds
     old: String,

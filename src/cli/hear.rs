@@ -8,6 +8,16 @@ use cogmem::ops::hear::{self, HearOptions, HeardAction};
 use super::exit::Exit;
 use super::{Ctx, input, render};
 
+const EXAMPLES: &str = "Examples:
+  # The user asked to remember a preference: routed, written and committed
+  cogmem hear \"Remember that I prefer TypeScript over JavaScript.\"
+  # What a forget request would match, as JSON; nothing is written
+  cogmem hear --dry-run --json \"please forget that Alice moved to Lisbon\"
+  # The user asks what is remembered: lists what matches
+  cogmem hear \"What do you remember about Alice?\"
+  # Read the message from stdin; Japanese and Chinese triggers work too
+  echo \"明日の会議は10時だと覚えておいて\" | cogmem hear -";
+
 /// Act on a user's message: remember, forget, reflect or recall when asked
 ///
 /// Pass every user message. Without a language model, cogmem decides whether the user asked to
@@ -17,10 +27,7 @@ use super::{Ctx, input, render};
 /// or is wrapping up for the day (then suggests asking whether to reflect). An ordinary
 /// message changes nothing and exits 0.
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem hear \"Remember that I prefer TypeScript over JavaScript.\"
-  cogmem hear --dry-run --json \"please forget about the old address\"
-  echo \"明日の会議は10時だと覚えておいて\" | cogmem hear -")]
+#[command(after_long_help = EXAMPLES)]
 pub struct HearArgs {
     /// The user's message, or `-` to read it from stdin
     message: String,

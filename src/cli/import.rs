@@ -5,6 +5,17 @@ use clap::{Args, ValueEnum};
 use super::exit::Exit;
 use super::{Ctx, input, render};
 
+const EXAMPLES: &str = "Examples:
+  # Import a chat transcript as episode entries, in one commit
+  cogmem import chat.jsonl
+  # Fail on the first bad line instead of skipping it
+  cogmem import --strict chat.jsonl
+  # Read the transcript from stdin
+  cat chat.jsonl | cogmem import -
+
+A line of chat.jsonl (`id` and `type` are optional):
+  {\"timestamp\": \"2026-05-08T13:56:00Z\", \"speaker\": \"Alice\", \"text\": \"Use Postgres\", \"id\": \"D1:1\"}";
+
 /// Import a conversation transcript as episode entries, one commit per import
 ///
 /// Reads JSON Lines: one object per line with `timestamp` (RFC 3339 or YYYY-MM-DD), `speaker`
@@ -14,8 +25,7 @@ use super::{Ctx, input, render};
 /// Bad lines are reported with their line number and skipped (exit 3), or with --strict fail
 /// the whole import.
 #[derive(Args, Debug)]
-#[command(after_long_help = "Example line:
-  {\"timestamp\": \"2023-05-08T13:56:00Z\", \"speaker\": \"Caroline\", \"text\": \"I went to a support group yesterday.\", \"id\": \"D1:3\"}")]
+#[command(after_long_help = EXAMPLES)]
 pub struct ImportArgs {
     /// The transcript file, or `-` for stdin
     file: String,

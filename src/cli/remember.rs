@@ -14,6 +14,16 @@ use cogmem::store::{Confidence, Store};
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const EXAMPLES: &str = "Examples:
+  # Remember a preference as a fact about a person
+  cogmem remember --entity person--alice \"Alice prefers tea over coffee\"
+  # Record a decision in today's episode log and in core memory (MEMORY.md)
+  cogmem remember --type decision --store episodic --store core \"We chose Postgres for Atlas\"
+  # Link two entities; each entity file gets the relation
+  cogmem remember --relation 'person--alice|works-on|project--atlas' \"Alice works on Atlas\"
+  # Save a procedure from stdin: the first line is the title, the others are steps
+  printf 'Deploy Atlas\\nRun migrations\\nRestart the app\\n' | cogmem remember --store procedural -";
+
 /// Store a memory and commit it
 ///
 /// Writes TEXT to each chosen store in that store's file format, records a decay entry for
@@ -27,11 +37,7 @@ use super::{Ctx, render};
 /// is the title unless --title is given, the other lines are steps), `vault` (a pinned note
 /// that never decays).
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem remember \"Alice prefers tea over coffee\" --entity person--alice
-  cogmem remember \"We chose Postgres for Atlas\" --type decision --store episodic --store core
-  cogmem remember \"Alice works on Atlas\" --relation 'person--alice|works-on|project--atlas'
-  git log -1 -p | cogmem remember --store vault --title \"Release notes\" -")]
+#[command(after_long_help = EXAMPLES)]
 pub struct RememberArgs {
     /// The text to remember, or `-` to read it from stdin (at most 64 KiB)
     text: String,

@@ -7,6 +7,14 @@ use cogmem::route;
 use super::exit::Exit;
 use super::{Ctx, input, render};
 
+const EXAMPLES: &str = "Examples:
+  # Where cogmem would store this, and why, as JSON; nothing is written
+  cogmem route \"Alice moved to Lisbon\"
+  # Write the routing prompt for your own model to answer
+  cogmem route --prompt --trigger \"remember that\" \"Alice moved to Lisbon\" > prompt.txt
+  # Store the memory where the model's answer (saved as answer.json) says
+  cogmem remember --routing @answer.json \"Alice moved to Lisbon\"";
+
 /// Show where a memory would be stored, or the prompt that asks a model
 ///
 /// Without `--prompt`, prints cogmem's own routing decision as JSON: stores, entities,
@@ -16,10 +24,7 @@ use super::{Ctx, input, render};
 /// With `--prompt`, prints the routing prompt for the host agent's model instead. Feed the
 /// model's JSON answer back with `cogmem remember --routing ANSWER TEXT`.
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem route \"I prefer TypeScript over JavaScript\"
-  cogmem route --prompt --trigger \"remember that\" \"Alice moved to Lisbon\" > prompt.txt
-  cogmem remember --routing @answer.json \"Alice moved to Lisbon\"")]
+#[command(after_long_help = EXAMPLES)]
 pub struct RouteArgs {
     /// The content to route, or `-` for stdin
     text: String,

@@ -11,6 +11,38 @@ use cogmem::store::Store;
 use super::exit::Exit;
 use super::{Ctx, input, render};
 
+const SEARCH_EXAMPLES: &str = "Examples:
+  # Everything that mentions Postgres, best match first
+  cogmem search postgres
+  # Only facts about entities, as JSON
+  cogmem search \"Alice Lisbon\" --store semantic --json
+  # Decisions about Atlas since the start of 2026
+  cogmem search Atlas --type decision --since 2026-01-01
+  # Include dormant memories, and show up to 30
+  cogmem search deploy --all --limit 30";
+
+const RECALL_EXAMPLES: &str = "Examples:
+  # What is remembered about Alice, grouped by store (each result counts as a use)
+  cogmem recall Alice
+  # Only memories that name the Atlas project, as JSON for an agent
+  cogmem recall MySQL --entity project--atlas --json
+  # The five best matches, dormant memories included
+  cogmem recall \"tea or coffee\" --all --limit 5";
+
+const SHOW_EXAMPLES: &str = "Examples:
+  # Alice's whole entity card, with its decay score
+  cogmem show entity:person--alice
+  # A core memory bullet by id (ids come from `cogmem search` and `cogmem recall`)
+  cogmem show core:active-context:7fc6c745
+  # The same as JSON, with the decay inputs
+  cogmem show core:active-context:7fc6c745 --json";
+
+const REINDEX_EXAMPLES: &str = "Examples:
+  # Re-read the files that changed since the last search
+  cogmem reindex
+  # Throw the index away and rebuild it from the files
+  cogmem reindex --full";
+
 /// Filters shared by `search` and `recall`.
 #[derive(Args, Debug, Clone)]
 pub struct Filters {
@@ -62,10 +94,7 @@ impl Filters {
 /// ones never. The derived index in .cogmem/ is brought up to date first — only files that
 /// changed are re-read, hand edits included. Searching does not count as a use; `recall` does.
 #[derive(Args, Debug)]
-#[command(after_long_help = "Examples:
-  cogmem search postgres
-  cogmem search \"Alice Lisbon\" --store semantic --json
-  cogmem search deploy --since 2026-01-01 --type decision")]
+#[command(after_long_help = SEARCH_EXAMPLES)]
 pub struct SearchArgs {
     /// What to search for, or `-` for stdin
     query: String,
@@ -79,6 +108,7 @@ pub struct SearchArgs {
 /// memory first, and every result counts as a use, which keeps it from fading (recorded in
 /// .cogmem/access.log, folded in by the next change or `cogmem decay`).
 #[derive(Args, Debug)]
+#[command(after_long_help = RECALL_EXAMPLES)]
 pub struct RecallArgs {
     /// What to recall, or `-` for stdin
     query: String,
@@ -91,6 +121,7 @@ pub struct RecallArgs {
 /// An episode entry is shown with the entries around it, an entity with its whole file.
 /// Archived memories can be shown by id.
 #[derive(Args, Debug)]
+#[command(after_long_help = SHOW_EXAMPLES)]
 pub struct ShowArgs {
     /// The memory's id
     id: String,
@@ -101,6 +132,7 @@ pub struct ShowArgs {
 /// The index in .cogmem/index is derived: deleting it loses nothing. Searches refresh it by
 /// themselves; use this after a large hand edit, or with --full if you suspect it.
 #[derive(Args, Debug)]
+#[command(after_long_help = REINDEX_EXAMPLES)]
 pub struct ReindexArgs {
     /// Rebuild from scratch instead of re-reading only changed files
     #[arg(long)]

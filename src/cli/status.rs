@@ -8,11 +8,20 @@ use cogmem::ops::status::{self, IndexState};
 use super::exit::Exit;
 use super::{Ctx, render};
 
+const EXAMPLES: &str = "Examples:
+  # What each store holds, hand edits and the last five commits
+  cogmem status
+  # The same with the last 20 commits
+  cogmem status --commits 20
+  # As JSON, for a script or an agent
+  cogmem status --json";
+
 /// Show the workspace, what each store holds, hand edits and recent commits
 ///
 /// Read-only. Files that cannot be read are reported as warnings and left out of the counts
 /// (exit 3).
 #[derive(Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct StatusArgs {
     /// How many recent commits to show
     #[arg(long, default_value_t = 5, value_name = "N")]

@@ -12,6 +12,7 @@ mod decay;
 mod forget;
 mod graph;
 mod hear;
+mod help_examples;
 mod init;
 mod layering;
 mod mcp;
