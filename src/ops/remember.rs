@@ -187,6 +187,18 @@ pub fn remember(
     req: &RememberRequest,
     clock: &dyn Clock,
 ) -> crate::Result<RememberReport> {
+    remember_with(ws, req, clock, Ok)
+}
+
+/// [`remember`], letting the caller add its own edits to the same commit (an approved
+/// proposal marks itself committed in the commit that writes it). `extend` runs under the
+/// workspace lock, after the memory's edits are planned.
+pub fn remember_with(
+    ws: &Workspace,
+    req: &RememberRequest,
+    clock: &dyn Clock,
+    extend: impl FnOnce(Change) -> crate::Result<Change>,
+) -> crate::Result<RememberReport> {
     let stores = req.routed_stores();
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());
@@ -278,6 +290,7 @@ pub fn remember(
         }
     }
     let Writer { change, written, duplicates, .. } = w;
+    let change = extend(change)?;
     if change.is_empty() {
         return Ok(RememberReport { commit: None, written, duplicates, files: Vec::new() });
     }
@@ -497,6 +510,10 @@ impl Writer<'_> {
                     );
                     self.change.write(&rel, closed.clone().into_bytes(), Action::Edit, summary);
                     self.graph_changed = true;
+                    // The back-link on each old object closes with it, on the same date.
+                    if let Some(inverse) = spec.inverse.as_deref() {
+                        self.close_back_links(&r.from, inverse, &targets)?;
+                    }
                     closed
                 }
                 None => text,
@@ -532,6 +549,26 @@ impl Writer<'_> {
                         }
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes `inverse: [[from]]` on each of `targets`, the far ends of relations `from` just
+    /// closed. A target without a file, or without an open back-link, is left as it is.
+    fn close_back_links(
+        &mut self,
+        from: &EntityId,
+        inverse: &str,
+        targets: &[String],
+    ) -> crate::Result<()> {
+        for target in targets {
+            let Ok(id) = EntityId::parse(target) else { continue };
+            let rel = layout::entity_file(id.as_str());
+            let Some(text) = self.current(&rel)? else { continue };
+            if let Some(closed) = entity::close_relation_to(&text, inverse, from, &self.date) {
+                let summary = format!("closed {id} {inverse} {from} (until {})", self.date);
+                self.change.write(&rel, closed.into_bytes(), Action::Edit, summary);
             }
         }
         Ok(())

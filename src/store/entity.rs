@@ -275,6 +275,28 @@ pub fn close_relations(
         .into_iter()
         .filter(|r| r.relation == relation && r.target != keep.as_str() && r.until.is_none())
         .collect();
+    let out = close_lines(text, &open, date)?;
+    Some((out, open.into_iter().map(|r| r.target).collect()))
+}
+
+/// Closes the current `relation` bullets that point at `target` by appending `(until DATE)`:
+/// the back-link on the other end of a relation that was just closed. Returns the new text, or
+/// `None` when no such bullet is open.
+pub fn close_relation_to(
+    text: &str,
+    relation: &str,
+    target: &EntityId,
+    date: &str,
+) -> Option<String> {
+    let open: Vec<RelationLine> = relations(text)
+        .into_iter()
+        .filter(|r| r.relation == relation && r.target == target.as_str() && r.until.is_none())
+        .collect();
+    close_lines(text, &open, date)
+}
+
+/// Appends `(until DATE)` to the given relation bullets; `None` when there are none.
+fn close_lines(text: &str, open: &[RelationLine], date: &str) -> Option<String> {
     if open.is_empty() {
         return None;
     }
@@ -289,7 +311,7 @@ pub fn close_relations(
             out.push_str(line);
         }
     }
-    Some((out, open.into_iter().map(|r| r.target).collect()))
+    Some(out)
 }
 
 fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {

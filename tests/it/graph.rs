@@ -220,3 +220,27 @@ fn search_lifts_hits_connected_to_the_best_ones_but_not_the_best_ones_themselves
         assert_eq!(h["activation"].as_f64().unwrap_or(0.0), 0.0, "{h:#}");
     }
 }
+
+#[test]
+fn closing_a_functional_relation_closes_its_back_link_in_the_same_commit() {
+    let env = TestEnv::initialized();
+    env.set_now("2027-01-01T09:00:00Z");
+    rel(&env, "Alice lives in Porto", "person--alice|lives-in|place--porto");
+    env.set_now("2027-03-01T09:00:00Z");
+    rel(&env, "Alice moved to Lisbon", "person--alice|lives-in|place--lisbon");
+    let porto = env.read("memory/graph/entities/place--porto.md");
+    assert!(
+        porto.contains("- home-of: [[person--alice]] (since 2027-01-01) (until 2027-03-01)\n"),
+        "{porto}"
+    );
+    let changed = env.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    assert!(changed.contains("memory/graph/entities/place--porto.md"), "{changed}");
+    let out = env.run(["graph", "show", "person--alice"]).success();
+    assert!(!out.stdout.contains("place--porto"), "{out}");
+    assert!(out.stdout.contains("place--lisbon"), "{out}");
+    let out = env.run(["graph", "neighbors", "person--alice"]).success();
+    assert_eq!(out.stdout, "1  place--lisbon (place, active)\n");
+    // The past still shows Porto.
+    let out = env.run(["graph", "neighbors", "person--alice", "--as-of", "2027-02-01"]).success();
+    assert!(out.stdout.contains("place--porto"), "{out}");
+}
