@@ -156,6 +156,12 @@ pub enum InputError {
         /// The name given.
         name: String,
     },
+    /// No proposal has this number.
+    #[error("there is no proposal #{number} in memory/meta/pending-memories.md")]
+    UnknownProposal {
+        /// The number given.
+        number: u32,
+    },
     /// No memory has this id.
     #[error("no memory has the id {id:?}")]
     UnknownId {
@@ -220,6 +226,20 @@ pub enum RuleError {
         /// The actor.
         actor: String,
     },
+    /// A proposal repeats one that is still open.
+    #[error("the same memory is already proposed, as #{number}")]
+    DuplicateProposal {
+        /// The open proposal.
+        number: u32,
+    },
+    /// A proposal that was already committed or rejected.
+    #[error("proposal #{number} is already {status}")]
+    ProposalClosed {
+        /// The proposal.
+        number: u32,
+        /// Its status.
+        status: &'static str,
+    },
     /// Writing to MEMORY.md would exceed its token budget.
     #[error(
         "{}: adding this would make core memory {tokens} tokens, over its budget of {budget}",
@@ -266,6 +286,12 @@ impl Error {
             ),
             Self::Rule(RuleError::SubagentWrite { .. }) => {
                 Some("hand the memory to the main agent, which decides what is written".into())
+            }
+            Self::Rule(RuleError::DuplicateProposal { number }) => Some(format!(
+                "the main agent will see #{number}; `cogmem pending show {number}` prints it"
+            )),
+            Self::Rule(RuleError::ProposalClosed { .. }) => {
+                Some("propose it again with `cogmem propose` if it should be reconsidered".into())
             }
             Self::Rule(RuleError::CoreBudget { .. }) => Some(
                 "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
@@ -314,6 +340,9 @@ fn input_hint(e: &InputError) -> Option<String> {
         }
         InputError::UnknownEntity { .. } => {
             "use the entity id (TYPE--SLUG); `cogmem graph stats` lists the most connected ones".into()
+        }
+        InputError::UnknownProposal { .. } => {
+            "`cogmem pending list --all` lists every proposal with its number".into()
         }
         InputError::UnknownId { .. } => {
             "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`".into()

@@ -20,6 +20,7 @@ mod import;
 mod init;
 mod input;
 mod mcp;
+mod pending;
 mod remember;
 mod render;
 mod route;
@@ -94,6 +95,8 @@ enum Command {
     Context(context::ContextArgs),
     Graph(graph::GraphArgs),
     Supersede(graph::SupersedeArgs),
+    Propose(pending::ProposeArgs),
+    Pending(pending::PendingArgs),
     Decay(decay::DecayArgs),
     Pin(decay::PinArgs),
     /// Let a pinned memory fade like any other
@@ -160,6 +163,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Context(args) => context::run(&ctx, &args),
         Command::Graph(args) => graph::run(&ctx, &args),
         Command::Supersede(args) => graph::run_supersede(&ctx, &args),
+        Command::Propose(args) => pending::run_propose(&ctx, &args),
+        Command::Pending(args) => pending::run_pending(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),
         Command::Pin(args) => decay::run_pin(&ctx, &args, true),
         Command::Unpin(args) => decay::run_pin(&ctx, &args, false),

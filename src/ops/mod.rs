@@ -10,6 +10,7 @@ pub mod graph;
 pub mod hear;
 pub mod import;
 pub mod init;
+pub mod propose;
 pub mod remember;
 pub mod search;
 pub mod status;

@@ -12,6 +12,7 @@ pub mod entity;
 pub mod episode;
 pub mod fsx;
 pub mod markdown;
+pub mod pending;
 pub mod procedure;
 pub mod units;
 pub mod vault;

@@ -16,6 +16,7 @@ mod help_examples;
 mod init;
 mod layering;
 mod mcp;
+mod pending;
 mod remember;
 mod search;
 mod shell;

@@ -1,0 +1,374 @@
+//! `memory/meta/pending-memories.md`: sub-agents' proposals, waiting for the main agent.
+//!
+//! Each proposal is a `## Proposal #N` block of bold-key bullets, closed by a `---` line:
+//!
+//! ```text
+//! ## Proposal #3 ⚠️ CONFLICT with #2
+//! - **From**: researcher
+//! - **Timestamp**: 2026-11-30T16:20Z
+//! - **Trigger**: cogmem propose
+//! - **Suggested store**: semantic
+//! - **Content**: Alice prefers coffee
+//! - **Entities**: person--alice
+//! - **Confidence**: medium
+//! - **Core-worthy**: no
+//! - **Status**: conflict — see #2
+//!
+//! ---
+//! ```
+//!
+//! Reading keeps every block's line range, so a decision rewrites only that block's
+//! `Status` line (and adds a `Decision` line); the rest of the file — hand notes included —
+//! is left byte for byte.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::StoreError;
+
+/// Where a proposal stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Waiting for the main agent.
+    Pending,
+    /// Written to memory.
+    Committed,
+    /// Turned down.
+    Rejected,
+    /// Left for the next reflection or review.
+    Deferred,
+    /// Contradicts another proposal or a current fact; waiting like a pending one.
+    Conflict,
+}
+
+impl Status {
+    /// Returns the word written in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Committed => "committed",
+            Self::Rejected => "rejected",
+            Self::Deferred => "deferred",
+            Self::Conflict => "conflict",
+        }
+    }
+
+    /// Tells whether the main agent still has to decide.
+    pub fn is_open(self) -> bool {
+        matches!(self, Self::Pending | Self::Deferred | Self::Conflict)
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        let word = text.split(|c: char| !c.is_ascii_alphabetic()).next()?;
+        [Self::Pending, Self::Committed, Self::Rejected, Self::Deferred, Self::Conflict]
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(word))
+    }
+}
+
+/// One proposal as read from the file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proposal {
+    /// Its number, `#N`.
+    pub number: u32,
+    /// The proposing agent (the `NAME` of `subagent:NAME`).
+    pub from: String,
+    /// When it was proposed, as written.
+    pub timestamp: String,
+    /// What caused it.
+    pub trigger: String,
+    /// The store it suggests (`episodic`, `semantic`, `procedural`, `vault`, `core`).
+    pub store: String,
+    /// The memory text.
+    pub content: String,
+    /// Entity ids it is about.
+    pub entities: Vec<String>,
+    /// Relations, `FROM|RELATION|TO` (a cogmem addition to the skill's format).
+    pub relations: Vec<String>,
+    /// `high`, `medium` or `low`.
+    pub confidence: String,
+    /// Whether the proposer thinks it belongs in core memory.
+    pub core_worthy: bool,
+    /// Where it stands.
+    pub status: Status,
+    /// The status line's text after the status word (e.g. `— see #2`).
+    pub status_note: String,
+    /// The proposal it conflicts with, if any.
+    pub conflicts_with: Option<u32>,
+    /// The decision line, once decided (`2026-11-30T17:00Z manual: …`).
+    pub decision: Option<String>,
+    /// 1-based line of the heading.
+    pub line: usize,
+    #[serde(skip)]
+    status_line: usize,
+    #[serde(skip)]
+    end_line: usize,
+}
+
+/// The parsed file: proposals plus what could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct PendingFile {
+    text: String,
+    /// The proposals, in file order.
+    pub proposals: Vec<Proposal>,
+    /// Blocks that could not be read: (1-based line, why).
+    pub problems: Vec<(usize, String)>,
+}
+
+/// The heading that opens a proposal.
+const HEADING: &str = "## Proposal #";
+
+impl PendingFile {
+    /// Parses the file's text. A block without a number, content or status is reported in
+    /// [`PendingFile::problems`] and skipped; the rest stay usable.
+    pub fn parse(text: &str) -> Self {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut proposals = Vec::new();
+        let mut problems = Vec::new();
+        let mut i = 0;
+        while i < lines.len() {
+            let Some(rest) = lines[i].strip_prefix(HEADING) else {
+                i += 1;
+                continue;
+            };
+            let start = i;
+            let mut end = i + 1;
+            while end < lines.len()
+                && !lines[end].starts_with(HEADING)
+                && lines[end].trim() != "---"
+            {
+                end += 1;
+            }
+            match read_block(rest, &lines[start + 1..end], start) {
+                Ok(p) => proposals.push(Proposal { end_line: end, ..p }),
+                Err(why) => problems.push((start + 1, why)),
+            }
+            i = end;
+        }
+        Self { text: text.to_owned(), proposals, problems }
+    }
+
+    /// Returns the proposal numbered `n`.
+    pub fn get(&self, n: u32) -> Option<&Proposal> {
+        self.proposals.iter().find(|p| p.number == n)
+    }
+
+    /// Returns the number the next proposal gets.
+    pub fn next_number(&self) -> u32 {
+        self.proposals.iter().map(|p| p.number).max().unwrap_or(0) + 1
+    }
+
+    /// Returns the text with a new proposal block appended.
+    pub fn with_appended(&self, p: &NewProposal<'_>) -> String {
+        let mut out = self.text.clone();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if !out.ends_with("\n\n") && !out.is_empty() {
+            out.push('\n');
+        }
+        let heading = match p.conflict {
+            Some(c) => format!("{HEADING}{} ⚠️ CONFLICT with {c}", p.number),
+            None => format!("{HEADING}{}", p.number),
+        };
+        let status = match p.conflict {
+            Some(c) => format!("conflict — see {c}"),
+            None => "pending".to_owned(),
+        };
+        let list = |v: &[String]| if v.is_empty() { "—".to_owned() } else { v.join(", ") };
+        out.push_str(&heading);
+        out.push('\n');
+        let mut bullet = |k: &str, v: &str| {
+            out.push_str(&format!("- **{k}**: {v}\n"));
+        };
+        bullet("From", p.from);
+        bullet("Timestamp", p.timestamp);
+        bullet("Trigger", p.trigger);
+        bullet("Suggested store", p.store);
+        bullet("Content", &super::markdown::one_line(p.content));
+        bullet("Entities", &list(p.entities));
+        if !p.relations.is_empty() {
+            bullet("Relations", &list(p.relations));
+        }
+        bullet("Confidence", p.confidence);
+        bullet("Core-worthy", if p.core_worthy { "yes" } else { "no" });
+        bullet("Status", &status);
+        out.push_str("\n---\n");
+        out
+    }
+
+    /// Returns the text with proposal `n`'s status replaced and a `Decision` line recorded.
+    pub fn with_decision(&self, n: u32, status: Status, decision: &str) -> Option<String> {
+        let p = self.get(n)?;
+        let lines: Vec<&str> = self.text.split_inclusive('\n').collect();
+        let mut out = String::with_capacity(self.text.len() + 128);
+        for (i, line) in lines.iter().enumerate() {
+            if i == p.status_line {
+                out.push_str(&format!("- **Status**: {}\n", status.as_str()));
+                out.push_str(&format!("- **Decision**: {}\n", super::markdown::one_line(decision)));
+                continue;
+            }
+            // An earlier decision line is replaced by the new one.
+            if i > p.line - 1 && i < p.end_line && line.starts_with("- **Decision**:") {
+                continue;
+            }
+            out.push_str(line);
+        }
+        Some(out)
+    }
+}
+
+/// A proposal about to be written.
+#[derive(Debug, Clone)]
+pub struct NewProposal<'a> {
+    /// Its number.
+    pub number: u32,
+    /// The proposing agent.
+    pub from: &'a str,
+    /// When, `YYYY-MM-DDTHH:MMZ`.
+    pub timestamp: &'a str,
+    /// What caused it.
+    pub trigger: &'a str,
+    /// The suggested store.
+    pub store: &'a str,
+    /// The memory text.
+    pub content: &'a str,
+    /// Entity ids.
+    pub entities: &'a [String],
+    /// Relations, `FROM|RELATION|TO`.
+    pub relations: &'a [String],
+    /// Confidence word.
+    pub confidence: &'a str,
+    /// Core-worthy.
+    pub core_worthy: bool,
+    /// What it conflicts with: `#M` for an open proposal, or a current fact.
+    pub conflict: Option<&'a str>,
+}
+
+fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, String> {
+    let digits: String = heading.chars().take_while(char::is_ascii_digit).collect();
+    let number: u32 =
+        digits.parse().map_err(|_| "the heading has no proposal number".to_owned())?;
+    let conflicts_with = heading
+        .split("CONFLICT with #")
+        .nth(1)
+        .and_then(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok());
+    let mut p = Proposal {
+        number,
+        from: String::new(),
+        timestamp: String::new(),
+        trigger: String::new(),
+        store: String::new(),
+        content: String::new(),
+        entities: Vec::new(),
+        relations: Vec::new(),
+        confidence: "medium".to_owned(),
+        core_worthy: false,
+        status: Status::Pending,
+        status_note: String::new(),
+        conflicts_with,
+        decision: None,
+        line: start + 1,
+        status_line: 0,
+        end_line: 0,
+    };
+    let mut has_status = false;
+    let list = |v: &str| -> Vec<String> {
+        v.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && *s != "—")
+            .map(str::to_owned)
+            .collect()
+    };
+    for (k, line) in body.iter().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("- **") else { continue };
+        let Some((key, value)) = rest.split_once("**:") else { continue };
+        let value = value.trim();
+        match key.trim().to_ascii_lowercase().as_str() {
+            "from" => p.from = value.to_owned(),
+            "timestamp" => p.timestamp = value.to_owned(),
+            "trigger" => p.trigger = value.to_owned(),
+            "suggested store" => p.store = value.to_ascii_lowercase(),
+            "content" => p.content = value.to_owned(),
+            "entities" => p.entities = list(value),
+            "relations" => p.relations = list(value),
+            "confidence" => p.confidence = value.to_ascii_lowercase(),
+            "core-worthy" => p.core_worthy = value.eq_ignore_ascii_case("yes"),
+            "decision" => p.decision = Some(value.to_owned()),
+            "status" => {
+                p.status = Status::parse(value)
+                    .ok_or_else(|| format!("unknown status {value:?} (line {})", start + 2 + k))?;
+                let word_len = p.status.as_str().len().min(value.len());
+                p.status_note = value[word_len..].trim().to_owned();
+                p.status_line = start + 1 + k;
+                has_status = true;
+            }
+            _ => {}
+        }
+    }
+    if p.content.is_empty() {
+        return Err(format!("proposal #{number} has no **Content** line"));
+    }
+    if !has_status {
+        return Err(format!("proposal #{number} has no **Status** line"));
+    }
+    Ok(p)
+}
+
+/// Turns a parse problem into the error a command that needs that proposal returns.
+pub fn problem_error(path: &Path, line: usize, why: &str) -> StoreError {
+    StoreError::Malformed { path: path.to_owned(), line, what: why.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "# Pending Memory Proposals\n\n<!-- comment -->\n\n## Proposal #1\n- **From**: researcher\n- **Timestamp**: 2026-11-30T16:20Z\n- **Trigger**: cogmem propose\n- **Suggested store**: semantic\n- **Content**: Alice prefers tea\n- **Entities**: person--alice\n- **Confidence**: high\n- **Core-worthy**: no\n- **Status**: pending\n\n---\n";
+
+    #[test]
+    fn round_trip_append_and_decide() {
+        let f = PendingFile::parse(TEXT);
+        assert_eq!(f.proposals.len(), 1, "{:?}", f.problems);
+        let p = &f.proposals[0];
+        assert_eq!((p.number, p.from.as_str(), p.status), (1, "researcher", Status::Pending));
+        assert_eq!(p.entities, ["person--alice"]);
+        let text = f.with_appended(&NewProposal {
+            number: 2,
+            from: "critic",
+            timestamp: "2026-11-30T16:30Z",
+            trigger: "cogmem propose",
+            store: "semantic",
+            content: "Alice prefers coffee",
+            entities: &["person--alice".to_owned()],
+            relations: &[],
+            confidence: "low",
+            core_worthy: false,
+            conflict: Some("#1"),
+        });
+        let f = PendingFile::parse(&text);
+        let two = f.get(2).unwrap();
+        assert_eq!((two.status, two.conflicts_with), (Status::Conflict, Some(1)));
+        assert!(text.contains("## Proposal #2 ⚠️ CONFLICT with #1\n"));
+        let decided =
+            f.with_decision(1, Status::Rejected, "2026-11-30T17:00Z manual: wrong").unwrap();
+        let f = PendingFile::parse(&decided);
+        assert_eq!(f.get(1).unwrap().status, Status::Rejected);
+        assert_eq!(f.get(1).unwrap().decision.as_deref(), Some("2026-11-30T17:00Z manual: wrong"));
+        assert_eq!(f.get(2).unwrap().status, Status::Conflict, "other blocks untouched");
+        // Deciding again replaces the decision line instead of adding one.
+        let again = f.with_decision(1, Status::Deferred, "later").unwrap();
+        assert_eq!(again.matches("**Decision**").count(), 1);
+    }
+
+    #[test]
+    fn a_broken_block_is_reported_and_the_rest_read() {
+        let text = format!("{TEXT}\n## Proposal #x\n- **Content**: ?\n\n---\n");
+        let f = PendingFile::parse(&text);
+        assert_eq!(f.proposals.len(), 1);
+        assert_eq!(f.problems.len(), 1);
+        assert_eq!(f.next_number(), 2);
+    }
+}
