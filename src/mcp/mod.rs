@@ -55,7 +55,7 @@ pub struct McpOptions {
 }
 
 /// Tools that change the workspace; a sub-agent's server neither lists nor runs them.
-const WRITING_TOOLS: [&str; 2] = ["remember", "forget"];
+const WRITING_TOOLS: [&str; 3] = ["remember", "forget", "pending"];
 
 /// The URI scheme of the resources: `cogmem://MEMORY.md`.
 const SCHEME: &str = "cogmem://";
@@ -141,13 +141,14 @@ impl Server {
             "cogmem is long-term memory kept as Markdown files under git. Pass each user \
              message to `hear`; use `recall` before answering from memory, `context` for a \
              token-bounded memory pack, `remember` to store what the user wants kept, and \
-             `forget` (first without confirm, then with confirm=true) to archive a memory. \
-             MEMORY.md, IDENTITY.md, SOUL.md and today's episode log are resources.",
+             `forget` (first without confirm, then with confirm=true) to archive a memory, \
+             and `pending` to review sub-agents' proposals. MEMORY.md, IDENTITY.md, \
+             SOUL.md and today's episode log are resources.",
         );
         if self.role == Role::Subagent {
             text.push_str(
                 " This server is for a sub-agent: it can read memory but not write it; \
-                 `hear` never writes.",
+                 `hear` never writes. Suggest memories with `propose`.",
             );
         }
         text

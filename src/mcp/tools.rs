@@ -16,7 +16,7 @@ use crate::ops::context::{ContextOptions, Encoding};
 use crate::ops::forget::ForgetOptions;
 use crate::ops::hear::HearOptions;
 use crate::ops::remember::{self, Relation, RememberRequest};
-use crate::ops::{context, decay, forget, graph, hear, search};
+use crate::ops::{context, decay, forget, graph, hear, propose, search};
 use crate::store::entity::EntityId;
 use crate::store::episode::EntryType;
 use crate::store::{Confidence, Store};
@@ -124,6 +124,44 @@ pub(super) struct NeighborsParams {
     entity: String,
     /// How many hops (default 1).
     depth: Option<usize>,
+}
+
+/// Arguments of `propose`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProposeParams {
+    /// The memory to propose (at most 64 KiB).
+    text: String,
+    /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
+    /// with entities or relations, else episodic.
+    store: Option<String>,
+    /// Entities it is about, as TYPE--SLUG.
+    #[serde(default)]
+    entities: Vec<String>,
+    /// Relations, as `FROM|RELATION|TO`.
+    #[serde(default)]
+    relations: Vec<String>,
+    /// How sure you are: high, medium (default), low.
+    confidence: Option<String>,
+    /// Whether it belongs in core memory, in your view.
+    #[serde(default)]
+    core_worthy: bool,
+    /// The proposing agent's name; default: the server's `--agent`.
+    from: Option<String>,
+}
+
+/// Arguments of `pending`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PendingParams {
+    /// `list` (open proposals), `list_all`, `show`, `approve`, `reject` or `defer`.
+    action: String,
+    /// The proposal's number (all actions but the lists).
+    number: Option<u32>,
+    /// For `approve`: write to this store instead of the suggested one.
+    store: Option<String>,
+    /// For `reject` (required) and `defer`: why.
+    reason: Option<String>,
 }
 
 /// Pretty JSON with a final newline, as `render::json` prints it on the command line.
@@ -299,6 +337,107 @@ impl Server {
         reply((|| {
             let ns = graph::neighbors(&self.ws, &p.entity, p.depth.unwrap_or(1), None)?;
             Ok(vec![json(&ns)])
+        })())
+    }
+
+    /// Propose a memory for the main agent to approve: what a sub-agent does instead of
+    /// writing. Appends a numbered proposal to memory/meta/pending-memories.md (one commit);
+    /// nothing reaches memory until the main agent approves it. A repeat of an open proposal
+    /// is refused; a contradiction of an open proposal or a current fact is marked CONFLICT.
+    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    fn propose(&self, Parameters(p): Parameters<ProposeParams>) -> CallToolResult {
+        reply((|| {
+            let from = match (
+                &p.from,
+                self.actor.as_ref().and_then(|a| a.as_str().strip_prefix("subagent:")),
+            ) {
+                (Some(f), _) => f.clone(),
+                (None, Some(name)) => name.to_owned(),
+                (None, None) => {
+                    return Err(crate::error::InputError::Unknown {
+                        what: "proposing agent",
+                        value: self.actor.as_ref().map_or("manual", Actor::as_str).to_owned(),
+                        expected: "a `from` argument, or a server started with `--role subagent --agent NAME`".into(),
+                    }
+                    .into());
+                }
+            };
+            let req = propose::ProposeRequest {
+                text: p.text.clone(),
+                from,
+                store: p.store.as_deref().map(Store::parse).transpose()?,
+                entities: p
+                    .entities
+                    .iter()
+                    .map(|e| EntityId::parse(e))
+                    .collect::<Result<_, _>>()?,
+                relations: p
+                    .relations
+                    .iter()
+                    .map(|r| Relation::parse(r))
+                    .collect::<Result<_, _>>()?,
+                confidence: p.confidence.as_deref().map(Confidence::parse).transpose()?,
+                core_worthy: p.core_worthy,
+                trigger: "cogmem mcp propose".into(),
+            };
+            Ok(vec![json(&propose::propose(&self.ws, &req, self.clock.as_ref())?)])
+        })())
+    }
+
+    /// Review sub-agents' proposals (main agent only): `list` the open ones, `show` one,
+    /// `approve` it (written to memory with actor bot:commit-from:NAME, one commit),
+    /// `reject` it with a reason, or `defer` it.
+    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    fn pending(&self, Parameters(p): Parameters<PendingParams>) -> CallToolResult {
+        reply((|| {
+            let number = || {
+                p.number.ok_or_else(|| crate::error::InputError::Unknown {
+                    what: "proposal number",
+                    value: "none".into(),
+                    expected: "a `number` argument".into(),
+                })
+            };
+            let by = self.actor.clone().unwrap_or_else(Actor::manual);
+            let decision = match p.action.as_str() {
+                "list" | "list_all" => {
+                    let file = propose::read(&self.ws)?;
+                    let shown: Vec<_> = file
+                        .proposals
+                        .iter()
+                        .filter(|x| p.action == "list_all" || x.status.is_open())
+                        .collect();
+                    let mut out = vec![json(&shown)];
+                    if !file.problems.is_empty() {
+                        out.push(
+                            file.problems
+                                .iter()
+                                .map(|(line, why)| {
+                                    format!("warning: skipped {}:{line}: {why}\n", propose::PENDING)
+                                })
+                                .collect(),
+                        );
+                    }
+                    return Ok(out);
+                }
+                "show" => return Ok(vec![json(&propose::get(&self.ws, number()?)?)]),
+                "approve" => propose::Decision::Approve {
+                    store: p.store.as_deref().map(Store::parse).transpose()?,
+                },
+                "reject" => {
+                    propose::Decision::Reject { reason: p.reason.clone().unwrap_or_default() }
+                }
+                "defer" => propose::Decision::Defer { reason: p.reason.clone() },
+                other => {
+                    return Err(crate::error::InputError::Unknown {
+                        what: "pending action",
+                        value: other.to_owned(),
+                        expected: "list, list_all, show, approve, reject, defer".into(),
+                    }
+                    .into());
+                }
+            };
+            let report = propose::decide(&self.ws, number()?, &decision, &by, self.clock.as_ref())?;
+            Ok(vec![json(&report)])
         })())
     }
 }

@@ -13,8 +13,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 cfg = json.loads(sys.argv[1])
-READ_TOOLS = {"hear", "recall", "search", "context", "show", "graph_neighbors"}
-ALL_TOOLS = READ_TOOLS | {"remember", "forget"}
+READ_TOOLS = {"hear", "recall", "search", "context", "show", "graph_neighbors", "propose"}
+ALL_TOOLS = READ_TOOLS | {"remember", "forget", "pending"}
 
 
 def server(*extra):
@@ -97,11 +97,28 @@ async def subagent_session():
             assert text(refused).startswith("error: subagent:researcher is a sub-agent"), text(refused)
             groups = data(await s.call_tool("recall", {"query": "green tea"}))
             assert groups, "a sub-agent can read"
+            proposed = data(await s.call_tool("propose", {"text": "Bob likes jazz", "entities": ["person--bob"]}))
+            assert proposed["number"] == 1 and proposed["status"] == "pending", proposed
+            again = await s.call_tool("propose", {"text": "Bob likes jazz"})
+            assert again.is_error and "already proposed" in text(again), text(again)
+
+
+async def review_session():
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            waiting = data(await s.call_tool("pending", {"action": "list"}))
+            assert [p["number"] for p in waiting] == [1], waiting
+            assert waiting[0]["from"] == "researcher", waiting
+            approved = data(await s.call_tool("pending", {"action": "approve", "number": 1}))
+            assert approved["status"] == "committed", approved
+            assert data(await s.call_tool("pending", {"action": "list"})) == []
 
 
 async def main():
     await asyncio.wait_for(main_session(), 120)
     await asyncio.wait_for(subagent_session(), 120)
+    await asyncio.wait_for(review_session(), 120)
     print("mcp client: all checks passed")
 
 
@@ -158,10 +175,12 @@ fn mcp_client_remembers_recalls_and_respects_roles_over_stdio() {
     assert!(out.status.success(), "the MCP client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("all checks passed"), "{stdout}\n{stderr}");
 
-    // Only `remember` committed; the sub-agent's refused write left nothing behind.
-    assert_eq!(env.commit_count(), commits + 1);
-    let last = env.git(&["log", "-1", "--format=%an"]);
-    assert_eq!(last.trim(), "test-agent");
+    // `remember`, the sub-agent's proposal and its approval committed; the refused write left
+    // nothing behind.
+    assert_eq!(env.commit_count(), commits + 3);
+    let authors = env.git(&["log", "-3", "--format=%an"]);
+    assert_eq!(authors, "bot:commit-from:researcher\nsubagent:researcher\ntest-agent\n");
+    assert!(env.read("memory/graph/entities/person--bob.md").contains("Bob likes jazz"));
     assert!(env.read(&format!("memory/episodes/{}.md", &now[..10])).contains("green tea"));
     env.assert_clean_tree();
 }
