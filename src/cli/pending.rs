@@ -13,7 +13,7 @@ use cogmem::store::{Confidence, Store};
 use super::exit::Exit;
 use super::{Ctx, render};
 
-/// Propose a memory for the main agent to approve (what sub-agents do instead of writing)
+/// Propose a memory for the main agent to approve (sub-agents' way to write)
 ///
 /// Appends `## Proposal #N` to memory/meta/pending-memories.md as one commit (action PROPOSE,
 /// actor `subagent:NAME`). Nothing reaches memory until the main agent runs
@@ -82,17 +82,26 @@ Examples:
 #[derive(Subcommand, Debug)]
 enum PendingCommand {
     /// List open proposals (pending, conflict, deferred)
+    #[command(
+        after_long_help = "Examples:\n  # What is waiting for a decision\n  cogmem pending list\n\n  # Everything, decided ones included, as JSON\n  cogmem pending list --all --json\n"
+    )]
     List {
         /// List decided ones too
         #[arg(long)]
         all: bool,
     },
     /// Show one proposal in full
+    #[command(
+        after_long_help = "Examples:\n  # Read proposal 3 before deciding\n  cogmem pending show 3\n"
+    )]
     Show {
         /// The proposal's number
         number: u32,
     },
     /// Write a proposal to memory and mark it committed, in one commit
+    #[command(
+        after_long_help = "Examples:\n  # Write proposal 3 where the sub-agent suggested\n  cogmem pending approve 3\n\n  # Write it to the episode log instead\n  cogmem pending approve 3 --store episodic\n"
+    )]
     Approve {
         /// The proposal's number
         number: u32,
@@ -101,6 +110,9 @@ enum PendingCommand {
         store: Option<String>,
     },
     /// Turn a proposal down, saying why
+    #[command(
+        after_long_help = "Examples:\n  # Turn proposal 4 down\n  cogmem pending reject 4 --reason \"Alice said she stopped drinking tea\"\n"
+    )]
     Reject {
         /// The proposal's number
         number: u32,
@@ -109,6 +121,9 @@ enum PendingCommand {
         reason: String,
     },
     /// Leave a proposal for later (the next review or reflection)
+    #[command(
+        after_long_help = "Examples:\n  # Ask the user first\n  cogmem pending defer 5 --reason \"ask Bob\"\n"
+    )]
     Defer {
         /// The proposal's number
         number: u32,
