@@ -2,17 +2,27 @@
 //! `.cogmem/access.log` without committing; the next change folds them into
 //! `decay-scores.json` inside its own commit (design.md §2.3).
 //!
-//! Folding is crash-safe: the log is first moved aside to `access.log.folding`, the decay file
-//! records the hash of the batch it folded (`access_fold`), and the batch is deleted only after
-//! the commit. A crash before the commit folds the batch again next time; a crash after it finds
-//! the hash already recorded and only deletes the batch. At worst a crash loses un-folded
-//! telemetry — never a memory. Derived data: never canonical.
+//! The batch boundary is atomic: the log is renamed to `access.log.folding`, so a use appended
+//! while a change runs lands either in the batch or in a fresh `access.log`, never in between.
+//! Readers append holding a shared lock on the file and check that the name still points at the
+//! file they opened; the folder takes the lock exclusively before reading the batch, so a reader
+//! that opened the log just before the rename has finished writing by then (or writes to the
+//! new log). The decay file records the hash of the batch it folded (`access_fold`); each batch
+//! starts with a line naming the fold before it, so equal uses never make equal hashes. The
+//! batch is deleted only once the decay file on disk records it: a crash before the commit, or
+//! a workspace without `decay-scores.json`, keeps the batch for the next fold. Derived data:
+//! never canonical.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::Path;
 
 use crate::Timestamp;
-use crate::store::decay_file::{DecayFile, parse_time};
-use crate::store::fsx;
+use crate::settings::DecaySettings;
+use crate::store::decay_file::{DecayFile, NewUnit, parse_time};
+use crate::store::fsx::{self, IoError};
+use crate::store::{Store, units};
 use crate::workspace::{Workspace, layout};
 
 /// The access log, in the derived folder.
@@ -36,9 +46,50 @@ pub fn record(
         text.push_str(&format!("{stamp}\tinteraction\t-\n"));
     }
     if !text.is_empty() {
-        fsx::append(&ws.abs(ACCESS_LOG), text.as_bytes())?;
+        append(&ws.abs(ACCESS_LOG), text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Appends to the log under a shared lock, to the file the name points at once locked: if the
+/// log was moved aside for folding between opening and locking, it opens the new one.
+fn append(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    if let Some(parent) = path.parent() {
+        fsx::create_dir_all(parent)?;
+    }
+    // Each retry follows a fold that happened meanwhile; folds take the workspace lock, so a
+    // few retries are plenty, and the last attempt writes whatever it holds.
+    for attempt in 0..8 {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| IoError::new(path, "open for appending", e))?;
+        file.lock_shared().map_err(|e| IoError::new(path, "lock", e))?;
+        if attempt < 7 && !is_same_file(&file, path) {
+            continue; // renamed for folding meanwhile: append to the new log instead
+        }
+        file.write_all(bytes).map_err(|e| IoError::new(path, "append to", e))?;
+        file.sync_data().map_err(|e| IoError::new(path, "sync", e))?;
+        break;
+    }
+    Ok(())
+}
+
+/// Tells whether `path` still names the open `file`.
+#[cfg(unix)]
+fn is_same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Tells whether `path` still names the open `file` (elsewhere an open file cannot be renamed).
+#[cfg(not(unix))]
+fn is_same_file(_file: &File, _path: &Path) -> bool {
+    true
 }
 
 /// A batch of uses waiting to be folded.
@@ -48,6 +99,11 @@ pub struct Batch {
     pub text: String,
     /// A short hash of it, recorded in `decay-scores.json` once folded.
     pub hash: String,
+    /// The stores of the memories used in the batch that had no decay entry when it was read
+    /// (written by hand or by another tool): folding creates their entries.
+    pub unentered: BTreeMap<String, Store>,
+    /// The decay settings new entries are created with.
+    pub settings: DecaySettings,
 }
 
 /// Moves the access log aside as the batch to fold, unless an earlier batch is still there
@@ -55,14 +111,44 @@ pub struct Batch {
 /// nothing to fold. Call it holding the workspace lock.
 pub fn begin(ws: &Workspace) -> crate::Result<Option<Batch>> {
     let folding = ws.abs(FOLDING);
-    if fsx::read_if_exists(&folding)?.is_none() {
-        let log = ws.abs(ACCESS_LOG);
-        if let Some(bytes) = fsx::read_if_exists(&log)? {
-            fsx::write_atomic(&folding, &bytes)?;
-            fsx::remove_file(&log)?;
+    if let Some(bytes) = fsx::read_if_exists(&folding)? {
+        if !String::from_utf8_lossy(&bytes).trim().is_empty() {
+            return Ok(batch(ws, read_locked(&folding)?));
         }
+        fsx::remove_file(&folding)?; // an empty batch would block the log for good
     }
-    peek_file(folding)
+    let log = ws.abs(ACCESS_LOG);
+    if fsx::read_if_exists(&log)?.is_none() {
+        return Ok(None);
+    }
+    rename(&log, &folding)?;
+    let uses = read_locked(&folding)?;
+    if uses.trim().is_empty() {
+        fsx::remove_file(&folding)?; // created by a reader that then wrote to the new log
+        return Ok(None);
+    }
+    // The batch names the fold it follows, so two batches with the same uses (the same memory
+    // used in the same second) never share a hash and the second is not taken as folded.
+    let after = load_decay(ws).ok().and_then(|d| d.access_fold().map(str::to_owned));
+    let text = format!("# batch after {}\n{uses}", after.as_deref().unwrap_or("none"));
+    fsx::write_atomic(&folding, text.as_bytes())?;
+    Ok(batch(ws, text))
+}
+
+/// Renames the log to the batch file in one step: no use can fall between the two names.
+#[expect(clippy::disallowed_methods, reason = "fsx has no rename; the error names the path")]
+fn rename(from: &Path, to: &Path) -> Result<(), IoError> {
+    std::fs::rename(from, to).map_err(|e| IoError::new(from, "rename", e))
+}
+
+/// Reads the batch file holding its lock exclusively, so appends that began before the rename
+/// are in it.
+fn read_locked(path: &Path) -> Result<String, IoError> {
+    let mut file = File::open(path).map_err(|e| IoError::new(path, "open", e))?;
+    file.lock().map_err(|e| IoError::new(path, "lock", e))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| IoError::new(path, "read", e))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Reads what would be folded, without moving anything (for dry runs and `why`).
@@ -73,22 +159,54 @@ pub fn peek(ws: &Workspace) -> crate::Result<Option<Batch>> {
             text.push_str(&String::from_utf8_lossy(&bytes));
         }
     }
-    Ok((!text.trim().is_empty()).then(|| Batch { hash: hash(&text), text }))
+    Ok(batch(ws, text))
 }
 
-fn peek_file(path: PathBuf) -> crate::Result<Option<Batch>> {
-    let Some(bytes) = fsx::read_if_exists(&path)? else { return Ok(None) };
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    Ok((!text.trim().is_empty()).then(|| Batch { hash: hash(&text), text }))
+/// Makes a batch of `text`, finding the stores of used memories that have no decay entry.
+fn batch(ws: &Workspace, text: String) -> Option<Batch> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    // A decay file that cannot be read is reported by the change that folds; here it only
+    // means every used memory is looked up.
+    let decay = load_decay(ws).ok();
+    let missing: Vec<&str> = text
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split('\t').skip(1);
+            (parts.next() == Some("use")).then(|| parts.next()).flatten()
+        })
+        .filter(|id| decay.as_ref().is_none_or(|d| !d.has(id)))
+        .collect();
+    let mut unentered = BTreeMap::new();
+    if !missing.is_empty() {
+        for u in units::list(ws.root()).units {
+            if missing.contains(&u.id.as_str()) {
+                unentered.insert(u.id, u.store);
+            }
+        }
+    }
+    Some(Batch { hash: hash(&text), text, unentered, settings: ws.settings().decay.clone() })
 }
 
 fn hash(text: &str) -> String {
     crate::store::core_memory::hash8(text)
 }
 
-/// Deletes the folded batch (after its commit).
+/// Deletes the batch once the decay file on disk records it as folded (after its commit).
+///
+/// A batch the decay file does not record (no `decay-scores.json`, or a commit that did not
+/// land) is kept for the next fold.
 pub fn finish(ws: &Workspace) -> crate::Result<()> {
-    Ok(fsx::remove_file(&ws.abs(FOLDING))?)
+    let folding = ws.abs(FOLDING);
+    let Some(bytes) = fsx::read_if_exists(&folding)? else { return Ok(()) };
+    let path = ws.abs(layout::DECAY_SCORES);
+    let Some(text) = fsx::read_text_if_exists(&path)? else { return Ok(()) };
+    let decay = DecayFile::parse(&text, &path)?;
+    if decay.access_fold() == Some(hash(&String::from_utf8_lossy(&bytes)).as_str()) {
+        fsx::remove_file(&folding)?;
+    }
+    Ok(())
 }
 
 /// What folding a batch changed.
@@ -98,11 +216,14 @@ pub struct Folded {
     pub uses: usize,
     /// Interactions counted.
     pub interactions: u64,
+    /// Entries created for used memories that had none.
+    pub created: usize,
 }
 
 /// Applies a batch to the decay file, unless it records this batch as folded already.
 ///
-/// Uses of ids without an entry (deleted since) are skipped; malformed lines are skipped.
+/// A use of a memory without an entry creates its entry (as `decay` would), then counts;
+/// uses of ids that name no memory (deleted since) and malformed lines are skipped.
 pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
     if decay.access_fold() == Some(batch.hash.as_str()) {
         return Folded::default();
@@ -120,6 +241,17 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
                 folded.interactions += 1;
             }
             "use" => {
+                if let Some(&store) = batch.unentered.get(id) {
+                    let unit = NewUnit {
+                        store,
+                        base: batch.settings.base_explicit,
+                        created: at.with_timezone(&chrono::Utc),
+                        pinned: store == Store::Vault,
+                    };
+                    if decay.insert_new(id, unit, &batch.settings) {
+                        folded.created += 1;
+                    }
+                }
                 let interaction = decay.interactions();
                 if decay.touch(id, at, interaction) {
                     folded.uses += 1;

@@ -71,9 +71,12 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     let p = &ws.settings().decay;
     let mut decay = access::load_decay(ws)?;
     let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
+    let before = decay.keys();
     let folded = batch.as_ref().map(|b| access::fold(b, &mut decay)).unwrap_or_default();
     let all = units::list(ws.root());
-    let mut created = Vec::new();
+    // Memories used before they had an entry got one when their uses were folded.
+    let mut created: Vec<String> =
+        decay.keys().into_iter().filter(|k| !before.contains(k)).collect();
     for u in &all.units {
         if !decay.has(&u.id) {
             let unit = NewUnit {

@@ -191,3 +191,89 @@ fn dry_run_writes_nothing() {
     assert_eq!(v["transitions"][0]["to"], "fading");
     assert_eq!(env.head(), head);
 }
+
+/// Builds a command for the real binary that can run alongside others (the `TestEnv` clock is
+/// not shared between threads, so these carry a fixed time).
+fn concurrent_cmd(env: &TestEnv, now: &str, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cogmem"));
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &env.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("NO_COLOR", "1")
+        .env("COGMEM_ACTOR", "test-agent")
+        .env("COGMEM_NOW", now)
+        .current_dir(&env.root)
+        .args(args)
+        .stdin(std::process::Stdio::null());
+    c
+}
+
+#[test]
+fn uses_recorded_while_a_change_folds_the_log_are_not_lost() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea", "--entity", "person--alice"]);
+    let writer = {
+        let cmds: Vec<std::process::Command> = (0..8)
+            .map(|i| {
+                concurrent_cmd(&env, "2026-12-02T09:00:00Z", &["remember", &format!("note {i}")])
+            })
+            .collect();
+        std::thread::spawn(move || {
+            for mut c in cmds {
+                let out = c.output().unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            }
+        })
+    };
+    let touches = 60;
+    for _ in 0..touches {
+        let out = concurrent_cmd(&env, "2026-12-02T09:00:00Z", &["touch", "entity:person--alice"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    writer.join().unwrap();
+    env.run(["decay"]).success();
+    env.assert_clean_tree();
+    assert_eq!(
+        decay_json(&env)["entries"]["entity:person--alice"]["access_count"],
+        1 + touches,
+        "creation plus every touch"
+    );
+}
+
+#[test]
+fn touching_a_memory_without_a_decay_entry_creates_its_entry_when_folded() {
+    let env = TestEnv::initialized();
+    env.write(
+        "memory/graph/entities/person--carol.md",
+        "# person--carol\n<!-- Type: person | Created: 2026-11-30 -->\n\n## Facts\n\n- Carol plays jazz piano\n",
+    );
+    env.git_commit_all("a hand-written entity");
+    env.run(["touch", "entity:person--carol"]).success();
+    env.run(["show", "entity:person--carol"]).success();
+    env.mutate(["remember", "something else"]);
+    let carol = &decay_json(&env)["entries"]["entity:person--carol"];
+    assert_eq!(carol["access_count"], 3, "an entry, plus both uses: {carol:#}");
+    assert_eq!(carol["store"], "semantic", "{carol:#}");
+    assert!(!env.path(".cogmem/access.log.folding").exists());
+}
+
+#[test]
+fn uses_are_kept_when_there_is_no_decay_file_to_fold_them_into() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea", "--entity", "person--alice"]);
+    env.mutate(["remember", "Bob plays chess", "--entity", "person--bob"]);
+    env.git(&["rm", "-q", "memory/meta/decay-scores.json"]);
+    env.git(&["commit", "-q", "-m", "no decay file"]);
+    env.run(["touch", "entity:person--alice"]).success();
+    // A change that does not write the decay file cannot fold the uses: it must keep them.
+    env.mutate(["graph", "merge", "person--alice", "person--bob"]);
+    assert!(!env.path("memory/meta/decay-scores.json").exists());
+    env.run(["decay"]).success();
+    assert_eq!(decay_json(&env)["entries"]["entity:person--alice"]["access_count"], 2);
+    assert!(!env.path(".cogmem/access.log.folding").exists());
+    env.assert_clean_tree();
+}
