@@ -366,12 +366,16 @@ pub struct Shown {
     pub context: Vec<MemoryUnit>,
 }
 
-/// Shows a memory by id and records the use. Archived memories can be shown by id.
+/// Shows a memory by id and records the use. Archived and forgotten memories can be shown by
+/// id, but looking at a hidden memory is not a use of it: it stays hidden.
 pub fn show(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Shown> {
     let all: Units = units::list(ws.root());
     let unit = all.get(id).cloned().ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
     let why = why(ws, id, clock).ok();
-    access::record(ws, &[id.to_owned()], 0, clock.now())?;
+    let decay = access::load_decay(ws)?;
+    if !decay.is_archived(id) && !decay.is_forgotten(id) {
+        access::record(ws, &[id.to_owned()], 0, clock.now())?;
+    }
     let tokens = tokens::estimate(&unit.text);
     let mut context = Vec::new();
     if unit.store == Store::Episodic {

@@ -277,3 +277,25 @@ fn uses_are_kept_when_there_is_no_decay_file_to_fold_them_into() {
     assert!(!env.path(".cogmem/access.log.folding").exists());
     env.assert_clean_tree();
 }
+
+#[test]
+fn showing_an_archived_or_forgotten_memory_does_not_revive_it() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "the old gym was on Elm Street"]);
+    env.mutate(["remember", "the old address is 12 Oak Road"]);
+    let (faded, forgotten) = ("episode:2026-12-01:09:00", "episode:2026-12-01:09:00:2");
+    env.mutate(["forget", "--id", forgotten, "--yes"]);
+    env.set_now("2027-04-01T09:00:00Z");
+    env.run(["decay"]).success();
+    assert_eq!(status(&env, faded), "archived");
+    let count = |id: &str| decay_json(&env)["entries"][id]["access_count"].clone();
+    let (faded_uses, forgotten_uses) = (count(faded), count(forgotten));
+    let out = env.run(["show", faded]).success();
+    assert!(out.stdout.contains("Elm Street"), "{out}");
+    env.run(["show", forgotten]).success();
+    assert!(!env.path(".cogmem/access.log").exists(), "looking is not a use");
+    env.run(["decay"]).success();
+    assert_eq!(status(&env, faded), "archived");
+    assert_eq!(status(&env, forgotten), "archived");
+    assert_eq!((count(faded), count(forgotten)), (faded_uses, forgotten_uses));
+}
