@@ -7,6 +7,7 @@ mod common;
 
 mod bad_input;
 mod change;
+mod cli_docs;
 mod context;
 mod decay;
 mod forget;
