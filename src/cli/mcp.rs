@@ -16,15 +16,15 @@ use super::{Ctx, render};
 /// start (--workspace, else COGMEM_WORKSPACE, else the current folder and its parents), so give
 /// hosts --workspace: they seldom start servers in the right folder.
 ///
-/// Tools: remember, hear, recall, search, context, show, forget (asks for confirm=true first)
-/// and graph_neighbors; each answers with the JSON that the command of the same name prints with
+/// Tools: remember, hear, recall, search, context, show, forget (asks for confirm=true first),
+/// graph_neighbors, propose and pending (review proposals); each answers with the JSON that the command of the same name prints with
 /// --json, and fails with the text it prints on stderr. Resources: MEMORY.md, IDENTITY.md,
 /// SOUL.md and today's episode log, as cogmem://MEMORY.md and so on.
 ///
 /// Writes are recorded as --actor (else COGMEM_ACTOR, else `manual`; forget uses
 /// `bot:trigger-forget`). With `--role subagent --agent NAME` the server is read-only for a
-/// sub-agent: remember and forget are neither listed nor run, hear never writes, and the actor
-/// is `subagent:NAME`. Time comes from COGMEM_NOW when it is set. Nothing but the protocol is
+/// sub-agent: remember, forget and pending are neither listed nor run, hear never writes,
+/// propose is how it suggests memories, and the actor is `subagent:NAME`. Time comes from COGMEM_NOW when it is set. Nothing but the protocol is
 /// written to stdout.
 #[derive(Args, Debug)]
 #[command(
@@ -59,7 +59,7 @@ For a sub-agent, use "args": ["mcp", "--workspace", "/path", "--role", "subagent
 "--agent", "researcher"]. If the host cannot find `cogmem`, give its full path as "command"."#
 )]
 pub struct McpArgs {
-    /// What the connected agent may do: main (read and write) or subagent (read only)
+    /// What the connected agent may do: main (read and write) or subagent (read and propose)
     #[arg(long, value_enum, default_value_t = RoleArg::Main, value_name = "ROLE")]
     role: RoleArg,
     /// The sub-agent's name, for --role subagent: it acts as `subagent:NAME`
@@ -72,7 +72,7 @@ pub struct McpArgs {
 enum RoleArg {
     /// The main agent: every tool
     Main,
-    /// A sub-agent: reading tools only
+    /// A sub-agent: reading tools and propose
     Subagent,
 }
 

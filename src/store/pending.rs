@@ -301,7 +301,8 @@ fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, St
                 p.status = Status::parse(value)
                     .ok_or_else(|| format!("unknown status {value:?} (line {})", start + 2 + k))?;
                 let word_len = p.status.as_str().len().min(value.len());
-                p.status_note = value[word_len..].trim().to_owned();
+                p.status_note =
+                    value[word_len..].trim().trim_start_matches(['—', '-']).trim().to_owned();
                 p.status_line = start + 1 + k;
                 has_status = true;
             }
