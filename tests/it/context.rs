@@ -35,11 +35,46 @@ fn workspace() -> TestEnv {
     env
 }
 
+/// A workspace of long memories and Japanese text, where token counts and character counts
+/// differ most.
+fn dense_workspace() -> TestEnv {
+    let env = TestEnv::initialized();
+    let long = "Atlas database migration notes: ".to_owned()
+        + &"the rollback script restores the snapshot, then replays the write-ahead log; "
+            .repeat(40);
+    env.mutate(["remember", &long]);
+    env.mutate([
+        "remember",
+        "アトラスのデータベースは東京のサーバーにあります。Alice が担当です。",
+    ]);
+    env.mutate(["remember", "東京オフィスの会議は毎週月曜日です", "--store", "core"]);
+    for i in 0..12 {
+        env.mutate([
+            "remember",
+            &format!("Atlas database review {i}: latency, indexes and the Alice dashboard"),
+            "--relation",
+            &format!("person--alice|works-on|project--atlas-{i}"),
+        ]);
+    }
+    env
+}
+
 #[test]
 fn packs_never_exceed_the_budget() {
-    let env = workspace();
-    for query in [None, Some("atlas database"), Some("Alice"), Some("nothing matches this")] {
-        for budget in [0, 10, 40, 80, 150, 400, 2000] {
+    for env in [workspace(), dense_workspace(), TestEnv::initialized()] {
+        packs_fit(&env);
+    }
+}
+
+fn packs_fit(env: &TestEnv) {
+    for query in [
+        None,
+        Some("atlas database"),
+        Some("Alice"),
+        Some("データベース"),
+        Some("nothing matches this"),
+    ] {
+        for budget in [0, 10, 60, 400, 2000] {
             let mut args = vec![
                 "context".to_owned(),
                 "--json".to_owned(),
