@@ -171,6 +171,12 @@ pub fn run_why(ctx: &Ctx, args: &WhyArgs) -> cogmem::Result<Exit> {
     let _ = writeln!(out, "  pinned          {}", if i.pinned { "yes" } else { "no" });
     let _ = writeln!(out, "  λ               {} per {}", w.lambda, w.clock.trim_end_matches('s'));
     let _ = writeln!(out, "  {}", w.formula);
+    if !w.has_entry {
+        let _ = writeln!(
+            out,
+            "  no decay entry yet: scored as a new memory; `cogmem decay` creates its entry"
+        );
+    }
     render::data(&out)?;
     Ok(Exit::Ok)
 }

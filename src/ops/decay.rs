@@ -300,18 +300,37 @@ pub struct Why {
     pub band: Band,
     /// The formula with the numbers filled in.
     pub formula: String,
+    /// Whether the memory has a decay entry yet; without one (written by hand, and `decay` not
+    /// run since) it is scored as the new entry `decay` would create for it.
+    pub has_entry: bool,
 }
 
 /// Explains a memory's score at the clock's now. Read-only.
+///
+/// A memory without a decay entry is explained as a new memory would be (`has_entry` false).
+/// Fails when no memory has the id.
 pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
     let now = clock.now();
     let p = &ws.settings().decay;
     let mut decay = access::load_decay(ws)?;
+    let has_entry = decay.has(id);
     if let Some(b) = access::peek(ws)? {
-        access::fold(&b, &mut decay);
+        access::fold(&b, &mut decay); // a recorded use of it creates its entry here
     }
-    let inputs =
-        decay.inputs(id, now).ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+    if !decay.has(id) {
+        let unit = units::list(ws.root())
+            .get(id)
+            .cloned()
+            .ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+        let new = NewUnit {
+            store: unit.store,
+            base: p.base_explicit,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: unit.store == Store::Vault,
+        };
+        decay.insert_new(id, new, p);
+    }
+    let inputs = decay.inputs(id, now).expect("the entry exists now");
     let at = decay.now(now);
     let score = decay::relevance(&inputs, &at, p);
     let age = decay::age(&inputs, &at, p);
@@ -341,6 +360,7 @@ pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
         score: round(score),
         band: decay::band(score, p),
         formula,
+        has_entry,
     })
 }
 

@@ -299,3 +299,24 @@ fn showing_an_archived_or_forgotten_memory_does_not_revive_it() {
     assert_eq!(status(&env, forgotten), "archived");
     assert_eq!((count(faded), count(forgotten)), (faded_uses, forgotten_uses));
 }
+
+#[test]
+fn why_explains_a_memory_that_has_no_decay_entry_yet() {
+    let env = TestEnv::initialized();
+    env.write(
+        "memory/graph/entities/person--carol.md",
+        "# person--carol\n<!-- Type: person | Created: 2026-11-30 -->\n\n## Facts\n\n- Carol plays jazz piano\n",
+    );
+    env.git_commit_all("a hand-written entity");
+    let out = env.run(["why", "entity:person--carol"]).success();
+    assert!(out.stdout.starts_with("entity:person--carol: 1.000 (active)\n"), "{out}");
+    assert!(out.stdout.contains("  uses            1\n"), "{out}");
+    assert!(out.stdout.contains("no decay entry yet: scored as a new memory"), "{out}");
+    let out = env.run(["why", "entity:person--carol", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["has_entry"], false);
+    assert_eq!(v["band"], "active");
+    env.assert_clean_tree();
+    let out = env.run(["why", "entity:person--nobody"]).output().code(1);
+    assert!(out.stderr.contains("no memory has the id"), "{out}");
+}
