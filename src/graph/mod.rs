@@ -325,6 +325,11 @@ impl Graph {
         out
     }
 
+    /// Tells whether a node is the redirect a merge left behind.
+    pub fn is_merged(&self, ix: NodeIndex) -> bool {
+        self.g[ix].status == "merged"
+    }
+
     fn conducts(&self, ix: NodeIndex, archived: &HashSet<String>) -> bool {
         self.g[ix].conducts() && !archived.contains(&format!("entity:{}", self.g[ix].id))
     }
@@ -383,18 +388,28 @@ impl Graph {
     }
 
     /// Nodes, current edges, weakly connected components, and the most connected entities.
+    ///
+    /// The redirects `graph merge` leaves behind are not entities any more: they are counted
+    /// apart (`merged`) and left out of the nodes, components and hubs.
     pub fn stats(&self) -> Stats {
         let current = self.g.edge_weights().filter(|e| e.until.is_none()).count();
-        let components = petgraph::algo::connected_components(&self.g);
-        let mut hubs: Vec<(String, usize)> = self
-            .g
-            .node_indices()
-            .map(|ix| (self.g[ix].id.clone(), self.edges_of(ix, None).len()))
-            .collect();
+        let live: Vec<NodeIndex> =
+            self.g.node_indices().filter(|ix| !self.is_merged(*ix)).collect();
+        let mut sets = petgraph::unionfind::UnionFind::<usize>::new(self.g.node_count());
+        for e in self.g.edge_references() {
+            if !self.is_merged(e.source()) && !self.is_merged(e.target()) {
+                sets.union(e.source().index(), e.target().index());
+            }
+        }
+        let components =
+            live.iter().map(|ix| sets.find(ix.index())).collect::<HashSet<usize>>().len();
+        let mut hubs: Vec<(String, usize)> =
+            live.iter().map(|&ix| (self.g[ix].id.clone(), self.edges_of(ix, None).len())).collect();
         hubs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         hubs.truncate(5);
         Stats {
-            nodes: self.g.node_count(),
+            nodes: live.len(),
+            merged: self.g.node_count() - live.len(),
             edges: self.g.edge_count(),
             current_edges: current,
             components,
@@ -407,8 +422,10 @@ impl Graph {
 /// Graph statistics.
 #[derive(Debug, Clone, Serialize)]
 pub struct Stats {
-    /// Entities.
+    /// Entities (merge redirects not included).
     pub nodes: usize,
+    /// Redirects left by `graph merge`, counted apart from the entities.
+    pub merged: usize,
     /// Relation bullets, closed ones included.
     pub edges: usize,
     /// Relations that hold now.

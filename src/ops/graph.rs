@@ -276,6 +276,8 @@ pub enum ExportFormat {
 }
 
 /// Exports the graph (or the part within `depth` hops of `around`), current relations only.
+///
+/// The redirects `graph merge` leaves behind are not exported.
 pub fn export(
     ws: &Workspace,
     format: ExportFormat,
@@ -293,7 +295,9 @@ pub fn export(
             Some(set)
         }
     };
-    let included = |ix: petgraph::graph::NodeIndex| keep.as_ref().is_none_or(|k| k.contains(&ix));
+    let included = |ix: petgraph::graph::NodeIndex| {
+        !g.is_merged(ix) && keep.as_ref().is_none_or(|k| k.contains(&ix))
+    };
     let nodes: Vec<petgraph::graph::NodeIndex> =
         g.g.node_indices().filter(|ix| included(*ix)).collect();
     let edges: Vec<_> =

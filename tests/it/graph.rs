@@ -244,3 +244,26 @@ fn closing_a_functional_relation_closes_its_back_link_in_the_same_commit() {
     let out = env.run(["graph", "neighbors", "person--alice", "--as-of", "2027-02-01"]).success();
     assert!(out.stdout.contains("place--porto"), "{out}");
 }
+
+#[test]
+fn merged_redirects_are_left_out_of_export_and_stats() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Robert likes chess", "--entity", "person--robert"]);
+    env.mutate(["remember", "Bob plays guitar", "--entity", "person--bob"]);
+    rel(&env, "Alice knows Bob", "person--alice|relates-to|person--bob");
+    env.mutate(["graph", "merge", "person--robert", "person--bob"]);
+    let out = env.run(["graph", "export", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let ids: Vec<&str> =
+        v["nodes"].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(!ids.contains(&"person--bob"), "{ids:?}");
+    let out = env.run(["graph", "export", "--mermaid"]).success();
+    assert!(!out.stdout.contains("person__bob"), "{out}");
+    let out = env.run(["graph", "stats", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((v["nodes"].as_u64(), v["merged"].as_u64()), (Some(2), Some(1)), "{v:#}");
+    assert_eq!(v["components"], 1, "{v:#}");
+    let out = env.run(["graph", "stats"]).success();
+    assert!(out.stdout.starts_with("entities    2\n"), "{out}");
+}
