@@ -197,6 +197,20 @@ pub enum InputError {
         /// What is wrong with it.
         why: String,
     },
+    /// An OPERATION block of a reflection that cannot be used.
+    #[error("reflection block {block}: {why}")]
+    ReflectBlock {
+        /// 1-based block number.
+        block: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An extra or a penalty in a reward request without its reason.
+    #[error("{what} needs a reason")]
+    ReflectReason {
+        /// The flag.
+        what: &'static str,
+    },
     /// A title that yields no usable file name.
     #[error("cannot make a file name from {title:?}")]
     Slug {
@@ -239,6 +253,32 @@ pub enum RuleError {
         number: u32,
         /// Its status.
         status: &'static str,
+    },
+    /// A reflection step run out of order.
+    #[error("`{command}` is out of order: the reflection is {state}; `{first}` must come first")]
+    ReflectOrder {
+        /// The command refused.
+        command: String,
+        /// The state in words.
+        state: &'static str,
+        /// The step(s) allowed now.
+        first: String,
+    },
+    /// An agent tried to take a decision reserved to a person.
+    #[error("{actor} is not a person; only the user (`manual` or `user:NAME`) may {what}")]
+    NotUser {
+        /// The actor.
+        actor: String,
+        /// What it tried.
+        what: &'static str,
+    },
+    /// A reflection proposes to archive a pinned memory.
+    #[error("reflection block {block}: {id} is pinned and cannot be archived")]
+    ReflectPinned {
+        /// 1-based block number.
+        block: usize,
+        /// The memory.
+        id: String,
     },
     /// Writing to MEMORY.md would exceed its token budget.
     #[error(
@@ -298,6 +338,16 @@ impl Error {
                  or keep this in the vault with `--store vault`"
                     .into(),
             ),
+            Self::Rule(RuleError::ReflectOrder { .. }) => {
+                Some("`cogmem reflect status` shows what is waiting, and for whom".into())
+            }
+            Self::Rule(RuleError::NotUser { .. }) => Some(
+                "ask the user to run it themselves, e.g. `cogmem --actor manual reflect status`"
+                    .into(),
+            ),
+            Self::Rule(RuleError::ReflectPinned { .. }) => {
+                Some("drop that block, or unpin the memory first with `cogmem unpin ID`".into())
+            }
             Self::Template(_) => Some("this is a bug in cogmem; please report it".into()),
             Self::Index(e) => e.hint(),
         }
@@ -356,6 +406,11 @@ fn input_hint(e: &InputError) -> Option<String> {
         InputError::FlagNeedsStore { stores, .. } => {
             format!("add `--store {}`, or drop the flag", stores.split(' ').next().unwrap_or(stores))
         }
+        InputError::ReflectBlock { .. } => {
+            "fix the block and submit again; `cogmem reflect input` shows the OPERATION format"
+                .into()
+        }
+        InputError::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
         InputError::Unknown { .. } | InputError::Actor { .. } | InputError::Slug { .. } => {
             return None;
         }

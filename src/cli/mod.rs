@@ -21,6 +21,7 @@ mod init;
 mod input;
 mod mcp;
 mod pending;
+mod reflect;
 mod remember;
 mod render;
 mod route;
@@ -97,6 +98,7 @@ enum Command {
     Supersede(graph::SupersedeArgs),
     Propose(pending::ProposeArgs),
     Pending(pending::PendingArgs),
+    Reflect(reflect::ReflectArgs),
     Decay(decay::DecayArgs),
     Pin(decay::PinArgs),
     /// Let a pinned memory fade like any other
@@ -165,6 +167,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Supersede(args) => graph::run_supersede(&ctx, &args),
         Command::Propose(args) => pending::run_propose(&ctx, &args),
         Command::Pending(args) => pending::run_pending(&ctx, &args),
+        Command::Reflect(args) => reflect::run(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),
         Command::Pin(args) => decay::run_pin(&ctx, &args, true),
         Command::Unpin(args) => decay::run_pin(&ctx, &args, false),

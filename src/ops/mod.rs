@@ -11,6 +11,7 @@ pub mod hear;
 pub mod import;
 pub mod init;
 pub mod propose;
+pub mod reflect;
 pub mod remember;
 pub mod search;
 pub mod status;

@@ -14,6 +14,7 @@ pub mod fsx;
 pub mod markdown;
 pub mod pending;
 pub mod procedure;
+pub mod reflection;
 pub mod units;
 pub mod vault;
 

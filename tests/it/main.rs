@@ -18,6 +18,7 @@ mod init;
 mod layering;
 mod mcp;
 mod pending;
+mod reflect;
 mod remember;
 mod search;
 mod shell;

@@ -1,0 +1,302 @@
+//! `cogmem reflect`: the approval-gated reflection cycle (request → decide → input → submit →
+//! approve or reject), and `reflect status`.
+
+use std::fmt::Write as _;
+
+use clap::{Args, Subcommand};
+use cogmem::error::InputError;
+use cogmem::ops::reflect::{self, RequestOptions, RewardDecision};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Reflect, one approved step at a time: request tokens, get a decision, reflect, get approval
+///
+/// The agent asks for a token budget (`request`); the user decides it (`decide`); the agent
+/// reads its bounded input (`input`) and hands in its reflection (`submit`); the user
+/// approves or rejects it. Each step is refused (exit 4) until the one before it is done, and
+/// only a person (`--actor manual` or `user:NAME`) may decide or approve. Nothing runs on a
+/// timer: a step stays pending until someone acts.
+#[derive(Args, Debug)]
+#[command(after_long_help = REFLECT_EXAMPLES)]
+pub struct ReflectArgs {
+    #[command(subcommand)]
+    command: ReflectCommand,
+}
+
+const REFLECT_EXAMPLES: &str = "\
+Examples:
+  # Where the cycle stands and what comes next
+  cogmem reflect status
+
+  # One whole cycle
+  cogmem reflect request --extra 2000 --reason \"a busy week\"
+  cogmem --actor manual reflect decide approve
+  cogmem reflect input > input.md
+  cogmem reflect submit reflection.md
+  cogmem --actor manual reflect approve
+";
+
+#[derive(Subcommand, Debug)]
+enum ReflectCommand {
+    /// Show the state of the reflection cycle and the next allowed command
+    #[command(
+        after_long_help = "Examples:\n  # What is waiting, and for whom\n  cogmem reflect status\n\n  # The same as JSON\n  cogmem reflect status --json\n"
+    )]
+    Status,
+    /// Ask the user for a token budget (writes memory/meta/rewards/YYYY-MM-DD.md)
+    ///
+    /// The request is the baseline (8,000 unless decay-scores.json says otherwise) plus
+    /// `--extra` minus `--penalty`. It ends "Awaiting your decision." and the cycle waits for
+    /// `cogmem reflect decide`.
+    #[command(
+        after_long_help = "Examples:\n  # The baseline only\n  cogmem reflect request\n\n  # Ask for more, and own a mistake\n  cogmem reflect request --extra 2000 --reason \"many new episodes\" --penalty 500 --reason \"missed a deadline\"\n"
+    )]
+    Request {
+        /// Extra tokens to ask for
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        extra: u64,
+        /// Tokens to take off your own budget
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        penalty: u64,
+        /// Why (can be repeated: the first is the extra's reason, the next the penalty's;
+        /// with only `--penalty`, the first is the penalty's)
+        #[arg(long = "reason", value_name = "TEXT")]
+        reasons: Vec<String>,
+    },
+    /// Record the user's decision on the reward request (a person only)
+    #[command(
+        after_long_help = "Examples:\n  # Grant what was asked\n  cogmem --actor manual reflect decide approve\n\n  # Grant 1,000 more, saying why\n  cogmem --actor user:alice reflect decide bonus 1000 --reason \"great week\"\n\n  # Cancel the agent's self-penalty\n  cogmem --actor manual reflect decide forgive\n"
+    )]
+    Decide {
+        /// approve, bonus N, reduce N, forgive or penalize N
+        #[arg(value_name = "DECISION", num_args = 1..=2, required = true)]
+        decision: Vec<String>,
+        /// Why (recorded in reward-log.md)
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+    /// Print the reflection input: memory within ~30K tokens, then the instructions
+    #[command(
+        after_long_help = "Examples:\n  # The bundle to reflect on\n  cogmem reflect input\n\n  # With its sections, cuts and drawn elements, as JSON\n  cogmem reflect input --json\n"
+    )]
+    Input,
+    /// Hand in a reflection for approval (validates its OPERATION blocks)
+    #[command(
+        after_long_help = "Examples:\n  # From a file\n  cogmem reflect submit reflection.md\n\n  # From stdin\n  cat reflection.md | cogmem reflect submit -\n"
+    )]
+    Submit {
+        /// The reflection's file, or `-` for stdin
+        #[arg(value_name = "FILE|-")]
+        file: String,
+    },
+    /// Approve the pending reflection and apply it in one commit (a person only)
+    #[command(
+        after_long_help = "Examples:\n  # Approve everything\n  cogmem --actor manual reflect approve\n\n  # Apply only blocks 1 and 3\n  cogmem --actor manual reflect approve --only 1,3\n"
+    )]
+    Approve {
+        /// Apply only these OPERATION blocks (comma-separated numbers)
+        #[arg(long, value_name = "N,M", value_delimiter = ',')]
+        only: Option<Vec<usize>>,
+    },
+    /// Reject the pending reflection, saying why (a person only)
+    #[command(
+        after_long_help = "Examples:\n  # Turn it down\n  cogmem --actor manual reflect reject --reason \"too speculative\"\n"
+    )]
+    Reject {
+        /// Why (recorded in the rewards file)
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+}
+
+pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.workspace()?;
+    let clock = ctx.clock()?;
+    match &args.command {
+        ReflectCommand::Status => {
+            let s = reflect::status(&ws)?;
+            if ctx.global.json {
+                render::json(&s)?;
+                return Ok(Exit::Ok);
+            }
+            let mut out = String::new();
+            let _ = writeln!(out, "reflection #{}: {}", s.reflection, s.description);
+            let _ = writeln!(out, "waiting for: {}", s.waiting_for);
+            let _ = writeln!(out, "next: {}", s.next.join(" | "));
+            if let Some(f) = &s.rewards_file {
+                let _ = writeln!(out, "rewards file: {f}");
+            }
+            if let Some(r) = s.requested {
+                let _ = writeln!(out, "requested: {r} tokens");
+            }
+            if let Some(g) = s.granted {
+                let _ = writeln!(out, "granted: {g} tokens");
+            }
+            let _ = writeln!(
+                out,
+                "last reflection: {}",
+                s.last_reflection.as_deref().unwrap_or("never")
+            );
+            let _ = writeln!(
+                out,
+                "self-awareness entries since consolidation: {}{}",
+                s.self_awareness_since_consolidation,
+                if s.consolidation_due { " (a self-image consolidation is due)" } else { "" }
+            );
+            render::data(&out)?;
+            Ok(Exit::Ok)
+        }
+        ReflectCommand::Request { extra, penalty, reasons } => {
+            let mut it = reasons.iter().cloned();
+            let extra_reason = if *extra > 0 { it.next() } else { None };
+            let penalty_reason = if *penalty > 0 { it.next() } else { None };
+            let opts =
+                RequestOptions { extra: *extra, extra_reason, penalty: *penalty, penalty_reason };
+            let r = reflect::request(&ws, &opts, &ctx.actor()?, clock.as_ref())?;
+            step(
+                ctx,
+                &r,
+                &format!(
+                    "reward request for reflection #{} written to {}: {} tokens, awaiting the user's decision",
+                    r.reflection,
+                    r.file,
+                    r.tokens.unwrap_or(0)
+                ),
+            )
+        }
+        ReflectCommand::Decide { decision, reason } => {
+            let d = parse_decision(decision)?;
+            let r = reflect::decide(&ws, d, reason.as_deref(), &ctx.actor()?, clock.as_ref())?;
+            step(
+                ctx,
+                &r,
+                &format!(
+                    "reflection #{} granted {} tokens; the agent may now run `cogmem reflect input`",
+                    r.reflection,
+                    r.tokens.unwrap_or(0)
+                ),
+            )
+        }
+        ReflectCommand::Input => {
+            let b = reflect::input(&ws, clock.as_ref())?;
+            if ctx.global.json {
+                render::json(&b)?;
+                return Ok(Exit::Ok);
+            }
+            render::data(&b.text)?;
+            let mut msg = format!(
+                "reflection #{} input: {} of {} tokens (cl100k_base)",
+                b.reflection, b.used_tokens, b.budget_tokens
+            );
+            if !b.cut.is_empty() {
+                let _ = write!(
+                    msg,
+                    "; {} items left out (listed under \"Left out to fit\")",
+                    b.cut.len()
+                );
+            }
+            msg.push('\n');
+            render::status(ctx.global.quiet, &msg);
+            Ok(Exit::Ok)
+        }
+        ReflectCommand::Submit { file } => {
+            let text = if file == "-" {
+                super::input::text_or_stdin("-")?
+            } else {
+                cogmem::store::fsx::read_text(&ctx.cwd.join(file))?
+            };
+            let r = reflect::submit(&ws, &text, &ctx.actor()?, clock.as_ref())?;
+            if ctx.global.json {
+                render::json(&r)?;
+                return Ok(Exit::Ok);
+            }
+            render::status(
+                ctx.global.quiet,
+                &format!(
+                    "reflection #{} submitted with {} operations and {} self-awareness notes (commit {}); awaiting the user's approval\n",
+                    r.reflection,
+                    r.operations.len(),
+                    r.self_awareness.len(),
+                    render::short(&r.commit)
+                ),
+            );
+            Ok(Exit::Ok)
+        }
+        ReflectCommand::Approve { only } => {
+            let r = reflect::approve(&ws, only.as_deref(), &ctx.actor()?, clock.as_ref())?;
+            if ctx.global.json {
+                render::json(&r)?;
+                return Ok(Exit::Ok);
+            }
+            let mut msg = format!(
+                "reflection #{} approved into {} (commit {})\n",
+                r.reflection,
+                r.file,
+                render::short(&r.commit)
+            );
+            for a in &r.operations {
+                let _ = writeln!(
+                    msg,
+                    "  #{} {:<8} {} — {}",
+                    a.block,
+                    a.op.as_str(),
+                    a.target,
+                    a.outcome
+                );
+            }
+            render::status(ctx.global.quiet, &msg);
+            Ok(Exit::Ok)
+        }
+        ReflectCommand::Reject { reason } => {
+            let r = reflect::reject(&ws, reason.as_deref(), &ctx.actor()?, clock.as_ref())?;
+            if ctx.global.json {
+                render::json(&r)?;
+                return Ok(Exit::Ok);
+            }
+            render::status(
+                ctx.global.quiet,
+                &format!(
+                    "reflection #{} rejected: {} (commit {})\n",
+                    r.reflection,
+                    r.reason,
+                    render::short(&r.commit)
+                ),
+            );
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+fn step(ctx: &Ctx, r: &reflect::StepReport, msg: &str) -> cogmem::Result<Exit> {
+    if ctx.global.json {
+        render::json(r)?;
+    } else {
+        render::status(ctx.global.quiet, &format!("{msg} (commit {})\n", render::short(&r.commit)));
+    }
+    Ok(Exit::Ok)
+}
+
+fn parse_decision(words: &[String]) -> cogmem::Result<RewardDecision> {
+    let expected = "approve, bonus N, reduce N, forgive, penalize N";
+    let bad = || InputError::Unknown {
+        what: "decision",
+        value: words.join(" "),
+        expected: expected.into(),
+    };
+    let amount = || -> cogmem::Result<u64> {
+        words
+            .get(1)
+            .and_then(|n| n.replace([',', '_'], "").parse().ok())
+            .ok_or_else(|| bad().into())
+    };
+    let d = match (words[0].to_ascii_lowercase().as_str(), words.len()) {
+        ("approve", 1) => RewardDecision::Approve,
+        ("forgive", 1) => RewardDecision::Forgive,
+        ("bonus", 2) => RewardDecision::Bonus(amount()?),
+        ("reduce", 2) => RewardDecision::Reduce(amount()?),
+        ("penalize" | "penalise", 2) => RewardDecision::Penalize(amount()?),
+        _ => return Err(bad().into()),
+    };
+    Ok(d)
+}

@@ -1,0 +1,567 @@
+//! The reflection files of `memory/meta/` (design.md §4; skill-reference §2.5): reward
+//! requests (`rewards/YYYY-MM-DD.md`), the reward log, the reflection log, evolution.md,
+//! pending-reflection.md, the `[Self-Awareness]` log in IDENTITY.md, and the OPERATION blocks
+//! a reflection proposes. Pure: text in, text out; writing belongs to [`crate::change`].
+//!
+//! Invariant: the state of a reflection cycle is read back from these files alone, so what
+//! `cogmem reflect status` says is always what a person sees when opening them.
+
+use serde::Serialize;
+
+/// The line that marks a reward request still waiting for the user.
+pub const AWAITING: &str = "Awaiting your decision.";
+/// The heading that starts a submission in pending-reflection.md.
+pub const SUBMISSION_HEADING: &str = "## Submission";
+/// The tag that marks a self-insight in a reflection.
+pub const SELF_AWARENESS: &str = "[Self-Awareness]";
+
+/// What a reward request asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RewardRequest {
+    /// The reflection this request is for.
+    pub reflection: u32,
+    /// The day (`YYYY-MM-DD`).
+    pub date: String,
+    /// The baseline budget.
+    pub baseline: u64,
+    /// Extra tokens asked for.
+    pub extra: u64,
+    /// Why the extra.
+    pub extra_reason: Option<String>,
+    /// Tokens the agent takes off its own budget.
+    pub penalty: u64,
+    /// Why the penalty.
+    pub penalty_reason: Option<String>,
+}
+
+impl RewardRequest {
+    /// Returns baseline + extra − penalty.
+    pub fn total(&self) -> u64 {
+        (self.baseline + self.extra).saturating_sub(self.penalty)
+    }
+
+    /// Renders `rewards/YYYY-MM-DD.md`, ending with "Awaiting your decision."
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "# Reward Request — {}\n\n<!-- cogmem reflection #{} -->\n\n## My Agenda (Why I Care)\n{}\n\n## Request\n\n### Baseline: {} tokens\n\n### Extra Requested: +{} tokens\n",
+            self.date,
+            self.reflection,
+            "Tokens are how I grow: a larger budget lets me look further back and connect more.",
+            thousands(self.baseline),
+            thousands(self.extra),
+        );
+        match &self.extra_reason {
+            Some(r) if self.extra > 0 => s.push_str(&format!("1. {}\n", one_line(r))),
+            _ => s.push_str("No extra requested.\n"),
+        }
+        s.push_str(&format!("\n### Self-Penalty: -{} tokens\n", thousands(self.penalty)));
+        match &self.penalty_reason {
+            Some(r) if self.penalty > 0 => s.push_str(&format!("1. {}\n", one_line(r))),
+            _ => s.push_str("No penalty today.\n"),
+        }
+        s.push_str(&format!(
+            "\n### Final Request: {} tokens\n\n{AWAITING}\n\n## Outcome\n",
+            thousands(self.total())
+        ));
+        s
+    }
+}
+
+/// A reward file as read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RewardFile {
+    /// The reflection number recorded in the file.
+    pub reflection: Option<u32>,
+    /// Still waiting for the user's decision.
+    pub awaiting: bool,
+    /// The user's decision word (Approved, Bonus, …), once decided.
+    pub decision: Option<String>,
+    /// Tokens granted, once decided.
+    pub granted: Option<u64>,
+    /// The numbers of the request.
+    pub baseline: u64,
+    /// Extra asked for.
+    pub extra: u64,
+    /// Self-penalty.
+    pub penalty: u64,
+    /// How the cycle closed (`approved …`, `rejected …`), if it did.
+    pub closed: Option<String>,
+}
+
+impl RewardFile {
+    /// Reads a reward file; fields it cannot find are left empty.
+    pub fn parse(text: &str) -> Self {
+        let mut f = Self {
+            reflection: None,
+            awaiting: false,
+            decision: None,
+            granted: None,
+            baseline: 0,
+            extra: 0,
+            penalty: 0,
+            closed: None,
+        };
+        for line in text.lines().map(str::trim) {
+            if line == AWAITING {
+                f.awaiting = true;
+            } else if let Some(n) = line.strip_prefix("<!-- cogmem reflection #") {
+                f.reflection = n.trim_end_matches("-->").trim().parse().ok();
+            } else if let Some(v) = line.strip_prefix("### Baseline:") {
+                f.baseline = number(v);
+            } else if let Some(v) = line.strip_prefix("### Extra Requested:") {
+                f.extra = number(v);
+            } else if let Some(v) = line.strip_prefix("### Self-Penalty:") {
+                f.penalty = number(v);
+            } else if let Some(v) = line.strip_prefix("- **User Decision:**") {
+                f.decision = Some(v.trim().to_owned());
+            } else if let Some(v) = line.strip_prefix("- **Granted:**") {
+                f.granted = Some(number(v));
+            } else if let Some(v) = line.strip_prefix("- **Reflection:**") {
+                f.closed = Some(v.trim().to_owned());
+            }
+        }
+        f
+    }
+
+    /// Returns baseline + extra − penalty.
+    pub fn requested(&self) -> u64 {
+        (self.baseline + self.extra).saturating_sub(self.penalty)
+    }
+}
+
+/// Records the user's decision in a reward file: the "Awaiting" line becomes "Decided" and the
+/// Outcome section gets the decision, the grant and the reason.
+pub fn with_outcome(
+    text: &str,
+    decision: &str,
+    granted: u64,
+    reason: &str,
+    by: &str,
+    at: &str,
+) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.trim() == AWAITING {
+            out.push_str(&format!("Decided: {decision}.\n"));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!(
+        "- **User Decision:** {decision}\n- **Granted:** {} tokens\n- **User Reason:** {}\n- **Decided by:** {by} at {at}\n",
+        thousands(granted),
+        one_line(reason)
+    ));
+    out
+}
+
+/// Closes the cycle in a reward file: `- **Reflection:** approved as #N …` or `rejected …`.
+pub fn with_closing(text: &str, note: &str) -> String {
+    let mut out = text.to_owned();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!("- **Reflection:** {}\n", one_line(note)));
+    out
+}
+
+/// Renders a reward-log entry: `## DATE`, `**Result:**`, `**Reason:**`.
+pub fn reward_log_entry(date: &str, granted: u64, baseline: u64, reason: &str) -> String {
+    let result = match granted.cmp(&baseline) {
+        std::cmp::Ordering::Greater => format!("+{} reward", kilo(granted - baseline)),
+        std::cmp::Ordering::Less => format!("-{} penalty", kilo(baseline - granted)),
+        std::cmp::Ordering::Equal => "0 (baseline)".to_owned(),
+    };
+    format!("\n## {date}\n**Result:** {result}\n**Reason:** {}\n", one_line(reason))
+}
+
+/// Tells whether pending-reflection.md holds a submission.
+pub fn has_submission(pending: &str) -> bool {
+    pending.lines().any(|l| l.starts_with(SUBMISSION_HEADING))
+}
+
+/// Returns pending-reflection.md without its submission (the file as the template leaves it).
+pub fn without_submission(pending: &str) -> String {
+    let mut out = String::new();
+    for line in pending.lines() {
+        if line.starts_with(SUBMISSION_HEADING) {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let trimmed = out.trim_end();
+    if trimmed.is_empty() { "# Pending Reflection\n".to_owned() } else { format!("{trimmed}\n") }
+}
+
+/// Returns the submitted text stored in pending-reflection.md (after the submission's
+/// metadata bullets).
+pub fn submission_text(pending: &str) -> Option<String> {
+    let start = pending.find(SUBMISSION_HEADING)?;
+    let body = &pending[start..];
+    let marker = "<!-- submission text -->\n";
+    let text = body.find(marker).map_or("", |i| &body[i + marker.len()..]);
+    Some(text.trim().to_owned())
+}
+
+/// Returns the reflection number a submission is for.
+pub fn submission_number(pending: &str) -> Option<u32> {
+    let line = pending.lines().find(|l| l.starts_with(SUBMISSION_HEADING))?;
+    line.rsplit('#').next()?.trim().parse().ok()
+}
+
+/// Returns the `[Self-Awareness]` insights in a reflection, without the tag.
+pub fn self_awareness(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let i = l.find(SELF_AWARENESS)?;
+            let rest = l[i + SELF_AWARENESS.len()..].trim().trim_start_matches([':', '-']).trim();
+            (!rest.is_empty()).then(|| one_line(rest))
+        })
+        .collect()
+}
+
+/// Adds `DATE: insight` lines at the end of IDENTITY.md's `### Recent (Full Detail)` list.
+/// When the heading is missing, a Self-Awareness Log section is appended.
+pub fn identity_with_insights(identity: &str, date: &str, insights: &[String]) -> String {
+    let lines: Vec<&str> = identity.lines().collect();
+    let new: Vec<String> = insights.iter().map(|i| format!("{date}: {i}")).collect();
+    let Some(h) = lines.iter().position(|l| l.trim().starts_with("### Recent")) else {
+        let mut out = identity.trim_end().to_owned();
+        out.push_str("\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n");
+        for n in &new {
+            out.push_str(n);
+            out.push('\n');
+        }
+        return out;
+    };
+    // The end of the section: the next heading.
+    let end =
+        lines[h + 1..].iter().position(|l| l.starts_with('#')).map_or(lines.len(), |p| h + 1 + p);
+    // Insert after the last non-blank line of the section.
+    let mut at = h + 1;
+    for (i, l) in lines.iter().enumerate().take(end).skip(h + 1) {
+        if !l.trim().is_empty() {
+            at = i + 1;
+        }
+    }
+    let mut out: Vec<String> = lines[..at].iter().map(|s| (*s).to_owned()).collect();
+    out.extend(new);
+    let rest = &lines[at..];
+    if !rest.is_empty() && rest.first().is_some_and(|l| l.starts_with('#')) {
+        out.push(String::new());
+    }
+    out.extend(rest.iter().map(|s| (*s).to_owned()));
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// Returns the highest `## Reflection #N` number in a log.
+pub fn last_number(log: &str) -> u32 {
+    log.lines()
+        .filter_map(|l| l.strip_prefix("## Reflection #"))
+        .filter_map(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Splits a file into its preamble and its `## Reflection #` entries.
+pub fn split_entries(text: &str) -> (String, Vec<String>) {
+    let mut pre = String::new();
+    let mut entries: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("## Reflection #") {
+            entries.push(String::new());
+        }
+        let target = entries.last_mut().unwrap_or(&mut pre);
+        target.push_str(line);
+        target.push('\n');
+    }
+    (pre, entries)
+}
+
+/// Keeps the reflection log short: past `max` entries, all but the newest `keep` move to the
+/// archive. Returns the new log and the text to append to the archive (empty when nothing moved).
+pub fn archive_log(log: &str, max: usize, keep: usize) -> (String, String) {
+    let (pre, entries) = split_entries(log);
+    if entries.len() <= max {
+        return (log.to_owned(), String::new());
+    }
+    let cut = entries.len() - keep;
+    let moved: String = entries[..cut].concat();
+    let mut new = pre;
+    for e in &entries[cut..] {
+        new.push_str(e);
+    }
+    (new, moved)
+}
+
+/// Sets `- Key: value` in evolution.md's Overview; adds the line when missing.
+pub fn set_overview(text: &str, key: &str, value: &str) -> String {
+    let prefix = format!("- {key}:");
+    let mut found = false;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with(&prefix) {
+            out.push_str(&format!("{prefix} {value}\n"));
+            found = true;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+            if !found && line.trim() == "## Overview" {
+                out.push_str(&format!("{prefix} {value}\n"));
+                found = true;
+            }
+        }
+    }
+    out
+}
+
+/// Reads a `- Key: value` line.
+pub fn overview(text: &str, key: &str) -> Option<String> {
+    let prefix = format!("- {key}:");
+    text.lines().find_map(|l| l.strip_prefix(&prefix)).map(|v| v.trim().to_owned())
+}
+
+/// The operations a reflection may propose (skill's Phase 3 block format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+#[allow(
+    missing_docs,
+    reason = "the names are the skill's vocabulary, documented in the instructions"
+)]
+pub enum OpKind {
+    Extract,
+    Connect,
+    Flag,
+    Archive,
+    Pattern,
+    Evolve,
+}
+
+impl OpKind {
+    /// Every operation.
+    pub const ALL: [Self; 6] =
+        [Self::Extract, Self::Connect, Self::Flag, Self::Archive, Self::Pattern, Self::Evolve];
+
+    /// Returns the word used in blocks.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Extract => "EXTRACT",
+            Self::Connect => "CONNECT",
+            Self::Flag => "FLAG",
+            Self::Archive => "ARCHIVE",
+            Self::Pattern => "PATTERN",
+            Self::Evolve => "EVOLVE",
+        }
+    }
+
+    /// Parses an operation word.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+/// One OPERATION block, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Operation {
+    /// 1-based number in the submission.
+    pub number: usize,
+    /// The operation word as written.
+    pub op: String,
+    /// `TARGET:`.
+    pub target: String,
+    /// `CONTENT:` (may span lines).
+    pub content: String,
+    /// `REASON:`.
+    pub reason: String,
+    /// `EVOLUTION_CONTEXT:`.
+    pub evolution_context: String,
+}
+
+/// Finds the OPERATION blocks of a reflection: each starts at an `OPERATION:` line and runs to
+/// a `---` line, the next `OPERATION:` or the end. Fields may continue on following lines.
+pub fn operations(text: &str) -> Vec<Operation> {
+    let mut ops: Vec<Operation> = Vec::new();
+    let mut open = false;
+    let mut field: Option<&'static str> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(v) = t.strip_prefix("OPERATION:") {
+            ops.push(Operation {
+                number: ops.len() + 1,
+                op: v.trim().to_owned(),
+                target: String::new(),
+                content: String::new(),
+                reason: String::new(),
+                evolution_context: String::new(),
+            });
+            open = true;
+            field = None;
+            continue;
+        }
+        if !open {
+            continue;
+        }
+        if t == "---" {
+            open = false;
+            continue;
+        }
+        let op = ops.last_mut().expect("a block is open");
+        let keys: [(&str, &'static str); 4] = [
+            ("TARGET:", "target"),
+            ("CONTENT:", "content"),
+            ("REASON:", "reason"),
+            ("EVOLUTION_CONTEXT:", "evolution_context"),
+        ];
+        let mut value = None;
+        for (k, name) in keys {
+            if let Some(v) = t.strip_prefix(k) {
+                field = Some(name);
+                value = Some(v.trim());
+            }
+        }
+        let (name, v) = match (value, field) {
+            (Some(v), Some(name)) => (name, v),
+            (None, Some(name)) => (name, t),
+            _ => continue,
+        };
+        let slot = match name {
+            "target" => &mut op.target,
+            "content" => &mut op.content,
+            "reason" => &mut op.reason,
+            _ => &mut op.evolution_context,
+        };
+        if !v.is_empty() {
+            if !slot.is_empty() {
+                slot.push('\n');
+            }
+            slot.push_str(v);
+        }
+    }
+    ops
+}
+
+fn number(text: &str) -> u64 {
+    let digits: String =
+        text.split("tokens").next().unwrap_or("").chars().filter(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or(0)
+}
+
+/// Formats 8000 as `8,000`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn kilo(n: u64) -> String {
+    if n.is_multiple_of(1000) {
+        format!("{}K", n / 1000)
+    } else {
+        format!("{:.1}K", n as f64 / 1000.0)
+    }
+}
+
+fn one_line(text: &str) -> String {
+    crate::store::markdown::one_line(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> RewardRequest {
+        RewardRequest {
+            reflection: 3,
+            date: "2026-12-01".into(),
+            baseline: 8000,
+            extra: 2000,
+            extra_reason: Some("many new episodes".into()),
+            penalty: 500,
+            penalty_reason: Some("I forgot a deadline".into()),
+        }
+    }
+
+    #[test]
+    fn reward_request_round_trips() {
+        let text = request().render();
+        assert!(text.contains("### Final Request: 9,500 tokens"), "{text}");
+        let f = RewardFile::parse(&text);
+        assert!(f.awaiting);
+        assert_eq!((f.reflection, f.baseline, f.extra, f.penalty), (Some(3), 8000, 2000, 500));
+        assert_eq!(f.requested(), 9500);
+        let decided = with_outcome(&text, "Bonus", 10_500, "good work", "manual", "T");
+        let f = RewardFile::parse(&decided);
+        assert!(!f.awaiting);
+        assert_eq!(f.decision.as_deref(), Some("Bonus"));
+        assert_eq!(f.granted, Some(10_500));
+        assert!(f.closed.is_none());
+        let closed = with_closing(&decided, "approved as #3");
+        assert_eq!(RewardFile::parse(&closed).closed.as_deref(), Some("approved as #3"));
+    }
+
+    #[test]
+    fn reward_log_results() {
+        let cases = [(10_000, "+2K reward"), (6_500, "-1.5K penalty"), (8_000, "0 (baseline)")];
+        for (granted, want) in cases {
+            let e = reward_log_entry("2026-12-01", granted, 8000, "x");
+            assert!(e.contains(&format!("**Result:** {want}\n")), "granted {granted}: {e}");
+        }
+    }
+
+    #[test]
+    fn operations_are_parsed_with_numbers_and_multiline_fields() {
+        let text = "I thought about things.\n\nOPERATION: EXTRACT\nTARGET: memory/episodes/2026-12-01.md\nCONTENT: Alice prefers\n  green tea\nREASON: said twice\n---\nOPERATION: FROB\nTARGET: x\n---\nnot a field\n";
+        let ops = operations(text);
+        assert_eq!(ops.len(), 2);
+        assert_eq!(ops[0].number, 1);
+        assert_eq!(ops[0].content, "Alice prefers\ngreen tea");
+        assert_eq!(ops[0].reason, "said twice");
+        assert_eq!(ops[1].op, "FROB");
+        assert_eq!(OpKind::parse(&ops[1].op), None);
+    }
+
+    #[test]
+    fn insights_go_to_the_recent_log() {
+        let identity = "# I\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n\n### Archived (Compacted)\n<!-- x -->\n";
+        let text = "Hmm.\n[Self-Awareness] I rush when tired.\n- [Self-Awareness]: I like lists\n";
+        let insights = self_awareness(text);
+        assert_eq!(insights, ["I rush when tired.", "I like lists"]);
+        let new = identity_with_insights(identity, "2026-12-01", &insights);
+        assert_eq!(
+            new,
+            "# I\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-12-01: I rush when tired.\n2026-12-01: I like lists\n\n### Archived (Compacted)\n<!-- x -->\n"
+        );
+    }
+
+    #[test]
+    fn log_is_archived_past_the_limit() {
+        let mut log = "# Reflection Log\n\n".to_owned();
+        for n in 1..=5 {
+            log.push_str(&format!("## Reflection #{n} — d\nx\n"));
+        }
+        assert_eq!(last_number(&log), 5);
+        let (new, moved) = archive_log(&log, 4, 2);
+        assert!(new.starts_with("# Reflection Log\n\n## Reflection #4"), "{new}");
+        assert!(moved.starts_with("## Reflection #1") && moved.contains("#3"), "{moved}");
+        assert_eq!(archive_log(&log, 5, 2).1, "");
+    }
+
+    #[test]
+    fn submission_round_trip() {
+        let pending = "# Pending Reflection\n\n<!-- c -->\n\n## Submission — reflection #4\n- **By:** a\n\n<!-- submission text -->\nBody\n";
+        assert!(has_submission(pending));
+        assert_eq!(submission_number(pending), Some(4));
+        assert_eq!(submission_text(pending).as_deref(), Some("Body"));
+        assert_eq!(without_submission(pending), "# Pending Reflection\n\n<!-- c -->\n");
+    }
+}

@@ -1,0 +1,367 @@
+//! Approval-gated reflection (issue 7): the whole cycle on a real workspace, each step's files
+//! and commits, and every gate called out of order and as the wrong actor.
+
+use crate::common::TestEnv;
+
+const REFLECTION: &str = "\
+Bob keeps coming back to the garden project. I notice I answer faster than I think.
+[Self-Awareness] I rush to answer before I have read everything.
+
+OPERATION: EXTRACT
+TARGET: memory/episodes/2026-12-01.md
+CONTENT: Bob plans the garden for spring
+REASON: he mentioned it on three days
+---
+OPERATION: PATTERN
+TARGET: memory/meta/evolution.md
+CONTENT: Bob returns to long projects in the evening
+REASON: seen in the episodes
+---
+OPERATION: ARCHIVE
+TARGET: episode:2026-12-01:09:00
+REASON: superseded by the extracted fact
+---
+";
+
+fn state(env: &TestEnv) -> String {
+    let out = env.run(["reflect", "status", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    v["state"].as_str().unwrap().to_owned()
+}
+
+fn seeded() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Bob talked about the garden"]).success();
+    env
+}
+
+#[test]
+fn whole_cycle_one_commit_per_step() {
+    let env = seeded();
+    assert_eq!(state(&env), "idle");
+    let text = env.run(["reflect", "status"]).success().stdout;
+    assert!(text.contains("next: cogmem reflect request"), "{text}");
+
+    // 1. request
+    env.mutate(["reflect", "request", "--extra", "2000", "--reason", "a busy week"]);
+    assert_eq!(state(&env), "awaiting_decision");
+    let reward = env.read("memory/meta/rewards/2026-12-01.md");
+    assert!(reward.contains("### Final Request: 10,000 tokens"), "{reward}");
+    assert!(reward.contains("Awaiting your decision."), "{reward}");
+    let log = env.git(&["log", "-1", "--format=%an%n%B"]);
+    assert!(log.starts_with("test-agent\n[CREATE] memory/meta/rewards/2026-12-01.md"), "{log}");
+    assert!(log.contains("Approval: pending"), "{log}");
+
+    // 2. decide (a person)
+    env.mutate(["--actor", "manual", "reflect", "decide", "bonus", "500", "--reason", "well done"]);
+    assert_eq!(state(&env), "ready_for_input");
+    let reward = env.read("memory/meta/rewards/2026-12-01.md");
+    assert!(
+        reward.contains("- **User Decision:** Bonus\n- **Granted:** 10,500 tokens"),
+        "{reward}"
+    );
+    assert!(!reward.contains("Awaiting your decision."), "{reward}");
+    let rlog = env.read("memory/meta/reward-log.md");
+    assert!(
+        rlog.contains("## 2026-12-01\n**Result:** +2.5K reward\n**Reason:** well done"),
+        "{rlog}"
+    );
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    let te = &decay["token_economy"];
+    assert_eq!(te["totals"]["extra_requested"], 2000);
+    assert_eq!(te["totals"]["extra_granted"], 2000);
+    assert_eq!(te["totals"]["user_bonus"], 500);
+    assert_eq!(te["recent_outcomes"][0]["granted"], 10_500);
+    assert_eq!(te["metrics"]["extra_grant_rate"], 1.0);
+
+    // 3. input (read-only, deterministic)
+    env.write("SOUL.md", "# Soul\nSECRET-SOUL-MARKER\n");
+    env.git_commit_all("soul");
+    let head = env.head();
+    let out = env.run(["reflect", "input"]).success();
+    assert!(out.stdout.contains("Bob talked about the garden"), "{}", out.stdout);
+    assert!(out.stdout.contains("OPERATION: EXTRACT | CONNECT"), "{}", out.stdout);
+    assert!(out.stdout.contains("[Self-Awareness]"), "{}", out.stdout);
+    assert!(!out.stdout.contains("SECRET-SOUL-MARKER"), "SOUL.md is never read");
+    assert!(out.stdout.contains("10,500 tokens"), "{}", out.stdout);
+    let j1 = env.run(["reflect", "input", "--json"]).success().stdout;
+    let j2 = env.run(["reflect", "input", "--json"]).success().stdout;
+    let b: serde_json::Value = serde_json::from_str(&j1).unwrap();
+    let b2: serde_json::Value = serde_json::from_str(&j2).unwrap();
+    assert_eq!(b["elements"], b2["elements"], "the element menu is seeded");
+    let n = b["elements"].as_array().unwrap().len();
+    assert!((5..=8).contains(&n), "{n}");
+    assert!(b["used_tokens"].as_u64().unwrap() <= 30_000);
+    assert_eq!(b["episodes_since"], "2026-11-25", "first run: the last 7 days");
+    assert_eq!(env.head(), head, "input commits nothing");
+    env.assert_clean_tree();
+}
+
+#[test]
+fn submit_approve_applies_everything_in_one_commit() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Bob talked about the garden"]).success();
+    to_ready(&env);
+    env.write("../reflection.md", REFLECTION);
+    let out = env.mutate(["reflect", "submit", "../reflection.md"]);
+    assert!(out.stderr.contains("submitted with 3 operations"), "{}", out.stderr);
+    assert_eq!(state(&env), "awaiting_approval");
+    let pending = env.read("memory/meta/pending-reflection.md");
+    assert!(pending.contains("## Submission — reflection #1"), "{pending}");
+    assert!(pending.contains("OPERATION: ARCHIVE"), "{pending}");
+    // Nothing applied yet.
+    assert!(!env.read("IDENTITY.md").contains("I rush"));
+
+    // One commit, one audit line per file, a clean tree.
+    env.mutate(["--actor", "manual", "reflect", "approve"]);
+    let log = env.git(&["log", "-1", "--format=%an%n%B"]);
+    assert!(log.starts_with("reflection:r-001\n"), "{log}");
+    assert!(log.contains("Approval: approved"), "{log}");
+    assert!(log.contains("⚠️ CRITICAL FILE CHANGED"), "IDENTITY.md is critical: {log}");
+    let files = env.git(&["show", "--name-only", "--format=", "HEAD"]);
+    for f in [
+        "memory/meta/reflections/2026-12-01.md",
+        "memory/meta/reflection-log.md",
+        "IDENTITY.md",
+        "memory/episodes/2026-12-01.md",
+        "memory/meta/evolution.md",
+        "memory/meta/decay-scores.json",
+        "memory/meta/pending-reflection.md",
+        "memory/meta/rewards/2026-12-01.md",
+        "memory/meta/audit.log",
+    ] {
+        assert!(files.contains(f), "{f} not in the commit:\n{files}");
+    }
+    assert!(env.read("memory/meta/reflections/2026-12-01.md").contains("Bob keeps coming back"));
+    let rl = env.read("memory/meta/reflection-log.md");
+    assert!(rl.contains("## Reflection #1 — 2026-12-01"), "{rl}");
+    assert!(rl.contains("I rush to answer"), "{rl}");
+    let identity = env.read("IDENTITY.md");
+    assert!(
+        identity.contains("2026-12-01: I rush to answer before I have read everything."),
+        "{identity}"
+    );
+    assert!(env.read("memory/episodes/2026-12-01.md").contains("Bob plans the garden for spring"));
+    let evo = env.read("memory/meta/evolution.md");
+    assert!(evo.contains("- Total reflections: 1"), "{evo}");
+    assert!(evo.contains("Bob returns to long projects"), "{evo}");
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(decay["last_reflection"].as_str().unwrap().starts_with("2026-12-01T"));
+    assert_eq!(decay["last_reflection_episode"], "2026-12-01");
+    assert_eq!(decay["self_awareness_count_since_consolidation"], 1);
+    assert_eq!(decay["entries"]["episode:2026-12-01:09:00"]["status"], "archived");
+    assert!(!env.read("memory/meta/pending-reflection.md").contains("## Submission"));
+    assert_eq!(state(&env), "idle");
+    let status = env.run(["reflect", "status", "--json"]).success().stdout;
+    let s: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(s["reflection"], 2, "the next one is #2");
+    // The archived memory is gone from recall.
+    let found = env.run(["search", "talked"]).output();
+    assert!(!found.stdout.contains("Bob talked"), "{}", found.stdout);
+}
+
+fn to_ready(env: &TestEnv) {
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+}
+
+#[test]
+fn approve_only_some_blocks_and_reject_changes_nothing_else() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Bob talked about the garden"]).success();
+    to_ready(&env);
+    env.run(["reflect", "submit", "-"]).stdin(REFLECTION).success();
+    env.run(["--actor", "manual", "reflect", "approve", "--only", "2"]).success();
+    let r = env.read("memory/meta/reflections/2026-12-01.md");
+    assert!(r.contains("#1 EXTRACT") && r.contains("not approved"), "{r}");
+    assert!(!env.read("memory/episodes/2026-12-01.md").contains("Bob plans the garden"));
+    assert!(env.read("memory/meta/reflection-log.md").contains("- Outcome: partial"));
+
+    // A second cycle, rejected.
+    to_ready(&env);
+    assert!(env.path("memory/meta/rewards/2026-12-01-2.md").exists());
+    env.run(["reflect", "submit", "-"]).stdin("Just thinking.\n").success();
+    let before = env.snapshot();
+    env.mutate(["--actor", "user:alice", "reflect", "reject", "--reason", "too vague"]);
+    let after = env.snapshot();
+    let changed: Vec<&str> = after
+        .iter()
+        .filter(|(p, b)| before.iter().find(|(q, _)| q == p).map(|(_, c)| c) != Some(b))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            "memory/meta/audit.log",
+            "memory/meta/pending-reflection.md",
+            "memory/meta/rewards/2026-12-01-2.md"
+        ]
+    );
+    assert!(env.read("memory/meta/rewards/2026-12-01-2.md").contains("rejected by user:alice"));
+    assert!(env.read("memory/meta/rewards/2026-12-01-2.md").contains("too vague"));
+    assert_eq!(state(&env), "idle");
+}
+
+#[test]
+fn out_of_order_steps_are_refused_naming_the_first_step() {
+    let env = seeded();
+    let head = env.head();
+    let cases: [(&[&str], &str); 5] = [
+        (&["--actor", "manual", "reflect", "decide", "approve"], "cogmem reflect request"),
+        (&["reflect", "input"], "cogmem reflect request"),
+        (&["reflect", "submit", "-"], "cogmem reflect request"),
+        (&["--actor", "manual", "reflect", "approve"], "cogmem reflect request"),
+        (&["--actor", "manual", "reflect", "reject"], "cogmem reflect request"),
+    ];
+    for (args, first) in cases {
+        let out = env.run(args).stdin("x").output().code(4);
+        assert!(out.stderr.contains("is out of order"), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(first), "{args:?}: {}", out.stderr);
+    }
+    env.run(["reflect", "request"]).success();
+    for args in [
+        &["reflect", "request"][..],
+        &["reflect", "input"],
+        &["--actor", "manual", "reflect", "approve"],
+    ] {
+        let out = env.run(args).output().code(4);
+        assert!(out.stderr.contains("`cogmem reflect decide` must come first"), "{}", out.stderr);
+    }
+    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+    let out = env.run(["--actor", "manual", "reflect", "approve"]).output().code(4);
+    assert!(out.stderr.contains("cogmem reflect submit"), "{}", out.stderr);
+    let out = env.run(["--actor", "manual", "reflect", "decide", "approve"]).output().code(4);
+    assert!(out.stderr.contains("cogmem reflect input"), "{}", out.stderr);
+    env.run(["reflect", "submit", "-"]).stdin("Thinking.\n").success();
+    for args in [&["reflect", "request"][..], &["reflect", "input"], &["reflect", "submit", "-"]] {
+        let out = env.run(args).stdin("x").output().code(4);
+        assert!(
+            out.stderr.contains("`cogmem reflect approve` or `cogmem reflect reject`"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_ne!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn agents_cannot_decide_or_approve() {
+    let env = seeded();
+    env.run(["reflect", "request"]).success();
+    let head = env.head();
+    for actor in ["test-agent", "bot:main", "subagent:x", "reflection:r-001", "agent:claude"] {
+        let out = env.run(["--actor", actor, "reflect", "decide", "approve"]).output().code(4);
+        assert!(out.stderr.contains("only the user"), "{actor}: {}", out.stderr);
+    }
+    assert_eq!(env.head(), head);
+    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+    env.run(["reflect", "submit", "-"]).stdin("Thinking.\n").success();
+    let head = env.head();
+    for actor in ["bot:main", "subagent:x", "reflection:r-001"] {
+        for cmd in ["approve", "reject"] {
+            let out = env.run(["--actor", actor, "reflect", cmd]).output().code(4);
+            assert!(out.stderr.contains("only the user"), "{actor} {cmd}: {}", out.stderr);
+        }
+    }
+    assert_eq!(env.head(), head);
+    // Sub-agents cannot even request or submit.
+    env.run(["--actor", "manual", "reflect", "reject"]).success();
+    let out = env.run(["--actor", "subagent:x", "reflect", "request"]).output().code(4);
+    assert!(out.stderr.contains("sub-agent"), "{}", out.stderr);
+}
+
+#[test]
+fn bad_operation_blocks_are_rejected_with_their_number() {
+    let env = TestEnv::initialized();
+    env.run([
+        "remember",
+        "--store",
+        "vault",
+        "--title",
+        "wifi",
+        "The wifi password is on the fridge",
+    ])
+    .success();
+    to_ready(&env);
+    let vault_id = "memory/vault/wifi.md";
+    let ok = "OPERATION: FLAG\nTARGET: MEMORY.md\nREASON: check it\n---\n";
+    let cases = [
+        (
+            format!("{ok}OPERATION: DELETE\nTARGET: MEMORY.md\nREASON: x\n---\n"),
+            1,
+            "block 2: unknown operation",
+        ),
+        (
+            format!(
+                "{ok}OPERATION: EXTRACT\nTARGET: ../../etc/passwd\nCONTENT: x\nREASON: x\n---\n"
+            ),
+            1,
+            "block 2: TARGET \"../../etc/passwd\" is outside the workspace",
+        ),
+        (
+            "OPERATION: EVOLVE\nTARGET: SOUL.md\nCONTENT: x\nREASON: x\n---\n".to_owned(),
+            1,
+            "block 1: TARGET \"SOUL.md\" is not a memory file",
+        ),
+        (
+            "OPERATION: EXTRACT\nTARGET: memory/episodes/x.md\nREASON: x\n---\n".to_owned(),
+            1,
+            "block 1: EXTRACT needs CONTENT",
+        ),
+        (
+            format!("{ok}{ok}OPERATION: ARCHIVE\nTARGET: {vault_id}\nREASON: x\n---\n"),
+            4,
+            "block 3: ",
+        ),
+    ];
+    let head = env.head();
+    for (text, code, want) in cases {
+        let out = env.run(["reflect", "submit", "-"]).stdin(text.clone()).output().code(code);
+        assert!(out.stderr.contains(want), "{text}: {}", out.stderr);
+    }
+    assert_eq!(env.head(), head, "nothing was stored");
+    assert_eq!(state(&env), "ready_for_input");
+}
+
+#[test]
+fn input_stays_within_budget_and_says_what_it_cut() {
+    let env = TestEnv::initialized();
+    // Six days of long episodes (~3,000 tokens each) against a 10,000-token episode budget.
+    for day in 25..=30 {
+        let body = "the garden grows slowly under rain ".repeat(430);
+        env.write(
+            &format!("memory/episodes/2026-11-{day}.md"),
+            &format!("# 2026-11-{day} — Episode Log\n\n## 10:00 | event | confidence:high | tags:[]\n{body}\n"),
+        );
+    }
+    // An old day, outside the first run's 7-day window.
+    env.write(
+        "memory/episodes/2026-11-01.md",
+        "# 2026-11-01 — Episode Log\n\n## 10:00 | event | confidence:high | tags:[]\nOLD-DAY-MARKER\n",
+    );
+    env.git_commit_all("episodes");
+    to_ready(&env);
+    let out = env.run(["reflect", "input", "--json"]).success().stdout;
+    let b: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(b["used_tokens"].as_u64().unwrap() <= 30_000);
+    let episodes = b["sections"].as_array().unwrap().last().unwrap().clone();
+    assert!(episodes["tokens"].as_u64().unwrap() <= 10_000, "{episodes}");
+    let files: Vec<&str> =
+        episodes["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert_eq!(files[0], "memory/episodes/2026-11-30.md", "newest first: {files:?}");
+    let cut = b["cut"].as_array().unwrap();
+    assert!(
+        cut.iter().any(|c| c["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("memory/episodes/2026-11-25.md")
+            && c["why"].as_str().unwrap().contains("over the episodes")),
+        "{cut:?}"
+    );
+    let text = b["text"].as_str().unwrap();
+    assert!(text.contains("## Left out to fit"), "the bundle says what it cut");
+    assert!(!text.contains("OLD-DAY-MARKER"), "first run reads only the last 7 days");
+}
