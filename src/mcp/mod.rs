@@ -142,7 +142,9 @@ impl Server {
              message to `hear`; use `recall` before answering from memory, `context` for a \
              token-bounded memory pack, `remember` to store what the user wants kept, and \
              `forget` (first without confirm, then with confirm=true) to archive a memory, \
-             and `pending` to review sub-agents' proposals. MEMORY.md, IDENTITY.md, \
+             `pending` to review sub-agents' proposals, and `reflect_status` to see where a \
+             reflection stands (the user decides and approves with the command line). \
+             MEMORY.md, IDENTITY.md, \
              SOUL.md and today's episode log are resources.",
         );
         if self.role == Role::Subagent {

@@ -16,7 +16,7 @@ use crate::ops::context::{ContextOptions, Encoding};
 use crate::ops::forget::ForgetOptions;
 use crate::ops::hear::HearOptions;
 use crate::ops::remember::{self, Relation, RememberRequest};
-use crate::ops::{context, decay, forget, graph, hear, propose, search};
+use crate::ops::{context, decay, forget, graph, hear, propose, reflect, search};
 use crate::store::entity::EntityId;
 use crate::store::episode::EntryType;
 use crate::store::{Confidence, Store};
@@ -338,6 +338,15 @@ impl Server {
             let ns = graph::neighbors(&self.ws, &p.entity, p.depth.unwrap_or(1), None)?;
             Ok(vec![json(&ns)])
         })())
+    }
+
+    /// Where the reflection cycle stands: idle, awaiting the user's decision on a reward
+    /// request, ready for input, or awaiting the user's approval of a submitted reflection;
+    /// who must act next, and the commands allowed now. Reward decisions and approvals are
+    /// the user's, made with the cogmem command line, never by an agent.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    fn reflect_status(&self) -> CallToolResult {
+        reply((|| Ok(vec![json(&reflect::status(&self.ws)?)]))())
     }
 
     /// Propose a memory for the main agent to approve: what a sub-agent does instead of

@@ -13,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 cfg = json.loads(sys.argv[1])
-READ_TOOLS = {"hear", "recall", "search", "context", "show", "graph_neighbors", "propose"}
+READ_TOOLS = {"hear", "recall", "search", "context", "show", "graph_neighbors", "propose", "reflect_status"}
 ALL_TOOLS = READ_TOOLS | {"remember", "forget", "pending"}
 
 
@@ -62,6 +62,10 @@ async def main_session():
             assert pack["budget_tokens"] == 300, pack
             assert 0 < pack["used_tokens"] <= 300, pack
             assert "green tea" in pack["text"], pack["text"]
+
+            assert tools["reflect_status"].annotations.read_only_hint is True
+            cycle = data(await s.call_tool("reflect_status", {}))
+            assert cycle["state"] == "idle" and cycle["next"] == ["cogmem reflect request"], cycle
 
             asked = await s.call_tool("forget", {"id": uid})
             described = data(asked)
