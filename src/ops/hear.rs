@@ -92,7 +92,9 @@ pub enum HeardAction {
     },
     /// What is remembered about the topic (the results count as uses).
     Recall {
-        /// The best matches, by BM25 × decayed relevance, core memory first.
+        /// The best matches, by BM25 × decayed relevance, core memory first. Each `text` is the
+        /// snippet `search` shows (an entity's title and comment lines left out); `cogmem show
+        /// ID` prints the whole memory.
         results: Vec<crate::index::search::Hit>,
     },
 }
@@ -199,13 +201,16 @@ pub fn hear(
         TriggerKind::Recall => {
             let search_opts =
                 crate::index::search::SearchOptions { limit: 10, ..Default::default() };
-            let results = if crate::index::analyzer::terms(&content).is_empty() {
+            let mut results = if crate::index::analyzer::terms(&content).is_empty() {
                 Vec::new()
             } else if opts.dry_run {
                 super::search::search(ws, &content, &search_opts, clock)?.hits
             } else {
                 super::search::recall(ws, &content, &search_opts, clock)?.hits().cloned().collect()
             };
+            for h in &mut results {
+                h.text = snippet_text(&h.text, &content);
+            }
             HeardAction::Recall { results }
         }
         TriggerKind::Reflect => HeardAction::Reflect {
@@ -221,6 +226,14 @@ pub fn hear(
     };
     Ok(report)
 }
+
+/// The words `search` shows for a hit: the snippet around the first match, as plain text.
+fn snippet_text(text: &str, query: &str) -> String {
+    crate::index::search::snippet(text, query, SNIPPET_WORDS).into_iter().map(|(p, _)| p).collect()
+}
+
+/// Words in a recall snippet, as `cogmem search` shows them.
+const SNIPPET_WORDS: usize = 24;
 
 /// Turns a routing decision into a remember request: the summary is what is stored.
 fn request_from_routing(r: &Routing, actor: Actor, phrase: &str) -> crate::Result<RememberRequest> {

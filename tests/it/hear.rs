@@ -216,3 +216,17 @@ fn procedures_heard_keep_their_steps() {
     let text = env.read(proc_file);
     assert!(text.contains("1. run the tests\n2. tag the release\n3. push the tag\n"), "{text}");
 }
+
+#[test]
+fn recall_shows_the_facts_not_the_entity_file_header() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    let out = env.run(["hear", "What do you remember about Alice?"]).success();
+    assert!(out.stdout.contains("entity:person--alice"), "{out}");
+    assert!(out.stdout.contains("Alice moved to Lisbon"), "{out}");
+    assert!(!out.stdout.contains("<!--") && !out.stdout.contains("# person--alice"), "{out}");
+    let out = env.run(["hear", "--json", "What do you remember about Alice?"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let text = v["action"]["results"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Alice moved to Lisbon") && !text.contains("<!--"), "{text}");
+}
