@@ -1038,6 +1038,7 @@ pub fn approve(
     let ep_rel = layout::episode_file(&date);
     let mut patterns = Vec::new();
     let mut archived: Vec<String> = Vec::new();
+    let all = units::list(ws.root());
     let stamp = utc_seconds(&now);
     for ch in &checked {
         let approved = only.is_none_or(|o| o.contains(&ch.op.number));
@@ -1098,19 +1099,19 @@ pub fn approve(
             }
             OpKind::Archive => {
                 let id = ch.id.clone().expect("checked: ARCHIVE names a memory");
-                let created = !decay.has(&id);
-                if created {
-                    let store =
-                        units::list(ws.root()).get(&id).map_or(Store::Episodic, |u| u.store);
-                    let unit = NewUnit {
-                        store,
-                        base: settings.base_explicit,
-                        created: now.with_timezone(&chrono::Utc),
-                        pinned: false,
-                    };
-                    decay.insert_new(&id, unit, settings);
-                }
                 if !decay.is_forgotten(&id) {
+                    let unit = all.get(&id).cloned().expect("checked: the memory exists");
+                    let removed = take_out(ws, &mut change, &unit, n)?;
+                    let created = !decay.has(&id);
+                    if created {
+                        let new = NewUnit {
+                            store: unit.store,
+                            base: settings.base_explicit,
+                            created: now.with_timezone(&chrono::Utc),
+                            pinned: false,
+                        };
+                        decay.insert_new(&id, new, settings);
+                    }
                     let entry = decay.entry_mut(&id).expect("the entry exists now");
                     let record = json!({
                         "at": stamp,
@@ -1118,7 +1119,7 @@ pub fn approve(
                         "previous_status": entry.get("status").cloned().unwrap_or(Value::Null),
                         "previous_score": entry.get("current_score").cloned().unwrap_or(Value::Null),
                         "created": created,
-                        "removed": [],
+                        "removed": removed,
                     });
                     entry.insert("status".into(), json!("archived"));
                     entry.insert("current_score".into(), json!(0.0));
@@ -1267,6 +1268,70 @@ pub fn approve(
     let commit = commit(ws, change, now)?;
     crate::index::update_after_change(ws);
     Ok(ApproveReport { reflection: n, file, operations: applied, self_awareness: insights, commit })
+}
+
+type LinePredicate = Box<dyn Fn(&str) -> bool>;
+
+/// Takes an archived memory out of MEMORY.md (its bullet) or the graph index (its rows), as
+/// `cogmem forget` does, and returns what was removed in the record `cogmem restore` reads.
+fn take_out(
+    ws: &Workspace,
+    change: &mut Change,
+    unit: &units::MemoryUnit,
+    n: u32,
+) -> crate::Result<Vec<Value>> {
+    let (rel, pred): (&str, LinePredicate) = match unit.store {
+        Store::Core => {
+            let bullet = unit.text.clone();
+            (
+                layout::MEMORY_MD,
+                Box::new(move |l: &str| {
+                    l.trim_start().starts_with('-') && l.contains(bullet.as_str())
+                }),
+            )
+        }
+        Store::Semantic => {
+            let entity = unit.id.trim_start_matches("entity:").to_owned();
+            (layout::GRAPH_INDEX, Box::new(move |l: &str| index_row_names(l, &entity)))
+        }
+        _ => return Ok(Vec::new()),
+    };
+    let current = match change.pending(rel) {
+        Some(b) => String::from_utf8_lossy(b).into_owned(),
+        None => read(ws, rel)?,
+    };
+    let mut out = String::with_capacity(current.len());
+    let mut removed = Vec::new();
+    let mut previous = "";
+    for (i, line) in current.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        // A core bullet is one line; an entity may have several rows.
+        if pred(bare) && (unit.store == Store::Semantic || removed.is_empty()) {
+            removed.push(json!({"file": rel, "line": i + 1, "text": bare, "after": previous}));
+        } else {
+            out.push_str(line);
+        }
+        previous = bare;
+    }
+    if !removed.is_empty() {
+        change.write(
+            rel,
+            out.into_bytes(),
+            Action::Archive,
+            format!("reflection #{n} archives {}", unit.id),
+        );
+    }
+    Ok(removed)
+}
+
+/// Tells whether a graph-index table row names an entity (registry id, edge source or target).
+fn index_row_names(line: &str, entity: &str) -> bool {
+    let t = line.trim();
+    if !t.starts_with('|') {
+        return false;
+    }
+    let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
+    cells.first() == Some(&entity) || cells.get(2) == Some(&entity) && cells.len() >= 6
 }
 
 fn first_sentence(text: &str) -> String {

@@ -102,7 +102,9 @@ impl RewardFile {
             closed: None,
         };
         for line in text.lines().map(str::trim) {
-            if line == AWAITING {
+            // The skill writes some of these as plain bold-key lines, without the bullet.
+            let line = line.strip_prefix("- ").unwrap_or(line);
+            if line.contains(AWAITING.trim_end_matches('.')) {
                 f.awaiting = true;
             } else if let Some(n) = line.strip_prefix("<!-- cogmem reflection #") {
                 f.reflection = n.trim_end_matches("-->").trim().parse().ok();
@@ -112,11 +114,12 @@ impl RewardFile {
                 f.extra = number(v);
             } else if let Some(v) = line.strip_prefix("### Self-Penalty:") {
                 f.penalty = number(v);
-            } else if let Some(v) = line.strip_prefix("- **User Decision:**") {
-                f.decision = Some(v.trim().to_owned());
-            } else if let Some(v) = line.strip_prefix("- **Granted:**") {
-                f.granted = Some(number(v));
-            } else if let Some(v) = line.strip_prefix("- **Reflection:**") {
+            } else if let Some(v) = line.strip_prefix("**User Decision:**") {
+                f.decision =
+                    Some(v.trim().to_owned()).filter(|d| !d.is_empty() && !d.starts_with('['));
+            } else if let Some(v) = line.strip_prefix("**Granted:**") {
+                f.granted = Some(number(v)).filter(|_| v.chars().any(|c| c.is_ascii_digit()));
+            } else if let Some(v) = line.strip_prefix("**Reflection:**") {
                 f.closed = Some(v.trim().to_owned());
             }
         }
@@ -141,7 +144,7 @@ pub fn with_outcome(
 ) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if line.trim() == AWAITING {
+        if line.contains(AWAITING.trim_end_matches('.')) {
             out.push_str(&format!("Decided: {decision}.\n"));
         } else {
             out.push_str(line);
@@ -507,6 +510,27 @@ mod tests {
         assert!(f.closed.is_none());
         let closed = with_closing(&decided, "approved as #3");
         assert_eq!(RewardFile::parse(&closed).closed.as_deref(), Some("approved as #3"));
+    }
+
+    #[test]
+    fn skill_written_files_parse() {
+        // A request as the cognitive-memory skill's template lays it out, before and after.
+        let open = "# Reward Request — 2026-02-16\n\n## Request\n### Baseline: 8,000 tokens\n### Extra Requested: +[N] tokens\n### Self-Penalty: -[N] tokens\nNo penalty today.\n### Final Request: [N] tokens\n\n*Awaiting your decision.*\n\n## Outcome\n**User Decision:** [Approved | Bonus | Reduced]\n**Granted:** [N] tokens\n";
+        let f = RewardFile::parse(open);
+        assert!(f.awaiting);
+        assert_eq!(
+            (f.baseline, f.extra, f.penalty, f.decision, f.granted),
+            (8000, 0, 0, None, None)
+        );
+        let done = "# Reward Request — 2026-02-16\n\n## Request\n### Baseline: 8,000 tokens\n### Extra Requested: +2,000 tokens\n### Self-Penalty: -0 tokens\n### Final Request: 10,000 tokens\n\n## Outcome\n**User Decision:** Approved\n**Granted:** 10,000 tokens\n**User Reason:** fine\n";
+        let f = RewardFile::parse(done);
+        assert!(!f.awaiting);
+        assert_eq!(f.decision.as_deref(), Some("Approved"));
+        assert_eq!((f.extra, f.granted), (2000, Some(10_000)));
+        // Both reflection-log formats, and the pruned one-liner.
+        let log = "# Reflection Log\n\n## Reflection #11 — 2026-02-15\n### The Vibe\nx\n## Reflection #12 — 2026-02-16 | approved | Insight: \"y\"\n";
+        assert_eq!(last_number(log), 12);
+        assert_eq!(split_entries(log).1.len(), 2);
     }
 
     #[test]

@@ -365,3 +365,39 @@ fn input_stays_within_budget_and_says_what_it_cut() {
     assert!(text.contains("## Left out to fit"), "the bundle says what it cut");
     assert!(!text.contains("OLD-DAY-MARKER"), "first run reads only the last 7 days");
 }
+
+#[test]
+fn archived_entity_leaves_the_index_and_restore_brings_it_back() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "--entity", "person--carol", "Carol plays chess"]).success();
+    assert!(env.read("memory/graph/index.md").contains("person--carol"));
+    to_ready(&env);
+    let text = "Carol has not come up in weeks.\n\nOPERATION: ARCHIVE\nTARGET: memory/graph/entities/person--carol.md\nREASON: faded\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    env.mutate(["--actor", "manual", "reflect", "approve"]);
+    assert!(!env.read("memory/graph/index.md").contains("person--carol"));
+    assert!(env.path("memory/graph/entities/person--carol.md").exists(), "the file is kept");
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert_eq!(decay["entries"]["entity:person--carol"]["archive"]["by"], "reflection:r-001");
+    env.mutate(["restore", "entity:person--carol"]);
+    assert!(env.read("memory/graph/index.md").contains("person--carol"));
+}
+
+#[test]
+fn status_says_when_a_self_image_consolidation_is_due() {
+    let env = seeded();
+    to_ready(&env);
+    let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    let identity = env.read("IDENTITY.md");
+    assert!(identity.contains("2026-12-01: insight number 10"), "{identity}");
+    let out = env.run(["reflect", "status"]).success().stdout;
+    assert!(
+        out.contains(
+            "self-awareness entries since consolidation: 10 (a self-image consolidation is due)"
+        ),
+        "{out}"
+    );
+}
