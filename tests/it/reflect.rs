@@ -401,3 +401,31 @@ fn status_says_when_a_self_image_consolidation_is_due() {
         "{out}"
     );
 }
+
+#[test]
+fn evolution_stays_under_its_cap_and_old_entries_move_to_the_archive() {
+    let env = seeded();
+    let mut evo = env.read("memory/meta/evolution.md");
+    for i in 1..=30 {
+        evo.push_str(&format!(
+            "\n## Reflection #{i} — 2026-01-{:02}\n- Key insight: {}\n",
+            i.min(28),
+            "an old thought about gardens and patience ".repeat(8)
+        ));
+    }
+    env.write("memory/meta/evolution.md", &evo);
+    env.git_commit_all("a long evolution file");
+    to_ready(&env);
+    env.run(["reflect", "submit", "-"]).stdin("[Self-Awareness] I keep notes short.\n").success();
+    env.mutate(["--actor", "manual", "reflect", "approve"]);
+    let evo = env.read("memory/meta/evolution.md");
+    let archive = env.read("memory/meta/evolution-archive.md");
+    assert!(archive.contains("## Reflection #1 — 2026-01-01"), "{archive}");
+    assert!(!evo.contains("## Reflection #1 — 2026-01-01"), "oldest moved out");
+    assert!(evo.contains("- Key insight: I keep notes short."), "{evo}");
+    assert!(evo.contains("## Foundational Understanding"), "the overview stays");
+    use cogmem::pack::TokenCounter as _;
+    let tokens =
+        cogmem::ops::context::Tiktoken::new(cogmem::ops::context::Encoding::Cl100k).count(&evo);
+    assert!(tokens <= 2_000, "{tokens}");
+}
