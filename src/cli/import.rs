@@ -74,9 +74,9 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         render::status(
             ctx.global.quiet,
             &format!(
-                "imported {} messages into {} days, {} already there ({commit})\n",
-                report.imported,
-                report.days.len(),
+                "imported {} into {}, {} already there ({commit})\n",
+                count(report.imported, "message"),
+                count(report.days.len(), "day"),
                 report.duplicates
             ),
         );
@@ -85,4 +85,9 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         render::warning(ctx.style, &format!("skipped line {}: {}", b.line, b.error));
     }
     Ok(if report.skipped.is_empty() { Exit::Ok } else { Exit::Partial })
+}
+
+/// `1 message`, `2 messages`: a count with its noun.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }

@@ -180,7 +180,7 @@ pub fn import_jsonl(
             &rel,
             content.unwrap_or_default().into_bytes(),
             action,
-            format!("imported {} messages from {name}", msgs.len()),
+            format!("imported {} from {name}", count(msgs.len(), "message")),
         );
         report.imported += msgs.len();
         report.days.push(date.clone());
@@ -200,13 +200,13 @@ pub fn import_jsonl(
         layout::DECAY_SCORES,
         decay.to_text().into_bytes(),
         Action::Edit,
-        format!("decay entries for {} imported messages", new_ids.len()),
+        format!("decay entries for {} imported", count(new_ids.len(), "message")),
     );
     let summary = format!(
-        "imported {} messages from {name} into {} days ({} duplicates skipped)",
-        report.imported,
-        report.days.len(),
-        report.duplicates
+        "imported {} from {name} into {} ({} skipped)",
+        count(report.imported, "message"),
+        count(report.days.len(), "day"),
+        count(report.duplicates, "duplicate")
     );
     let change = change.with_subject(Action::Append, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
@@ -214,4 +214,9 @@ pub fn import_jsonl(
     crate::index::update_after_change(ws);
     report.commit = Some(applied.commit);
     Ok(report)
+}
+
+/// `1 message`, `2 messages`: a count with its noun.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }

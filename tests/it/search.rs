@@ -177,3 +177,21 @@ fn import_jsonl_once_with_sources() {
     assert!(out.stderr.starts_with("error: line 2 of the import: missing `timestamp`"), "{out}");
     assert!(!env.path("memory/episodes/2024-01-01.md").exists());
 }
+
+#[test]
+fn import_of_one_message_says_message_and_day_in_the_singular() {
+    let env = TestEnv::initialized();
+    env.write(
+        "../one.jsonl",
+        "{\"timestamp\":\"2023-05-08T13:56:00Z\",\"speaker\":\"Mel\",\"text\":\"hi\"}\n",
+    );
+    let out = env.mutate(["import", "../one.jsonl"]);
+    assert!(out.stderr.starts_with("imported 1 message into 1 day, 0 already there"), "{out}");
+    let subject = env.git(&["log", "-1", "--format=%s"]);
+    assert!(
+        subject
+            .trim_end()
+            .ends_with(" — imported 1 message from one into 1 day (0 duplicates skipped)"),
+        "{subject}"
+    );
+}
