@@ -162,6 +162,20 @@ pub enum InputError {
         /// The number given.
         number: u32,
     },
+    /// A well-formed entity id with no entity file.
+    #[error("there is no entity {id} yet")]
+    MissingEntity {
+        /// The id given.
+        id: String,
+    },
+    /// Both sides of a graph operation are the same entity.
+    #[error("cannot {what} {id} with itself")]
+    SameEntity {
+        /// The entity.
+        id: String,
+        /// The operation.
+        what: &'static str,
+    },
     /// No memory has this id.
     #[error("no memory has the id {id:?}")]
     UnknownId {
@@ -210,6 +224,12 @@ pub enum InputError {
     ReflectReason {
         /// The flag.
         what: &'static str,
+    },
+    /// A self-image consolidation that cannot be used.
+    #[error("invalid self-image consolidation: {why}")]
+    Consolidation {
+        /// What is wrong with it.
+        why: String,
     },
     /// A title that yields no usable file name.
     #[error("cannot make a file name from {title:?}")]
@@ -271,6 +291,16 @@ pub enum RuleError {
         actor: String,
         /// What it tried.
         what: &'static str,
+    },
+    /// A self-image consolidation asked for before enough insights accumulated.
+    #[error(
+        "a self-image consolidation is not due: {count} self-awareness entries since the last one, {needed} are needed"
+    )]
+    ConsolidationNotDue {
+        /// Entries so far.
+        count: u64,
+        /// Entries needed.
+        needed: u64,
     },
     /// A reflection proposes to archive a pinned memory.
     #[error("reflection block {block}: {id} is pinned and cannot be archived")]
@@ -345,6 +375,9 @@ impl Error {
                 "ask the user to run it themselves, e.g. `cogmem --actor manual reflect status`"
                     .into(),
             ),
+            Self::Rule(RuleError::ConsolidationNotDue { .. }) => {
+                Some("approved reflections add entries; `cogmem reflect status` counts them".into())
+            }
             Self::Rule(RuleError::ReflectPinned { .. }) => {
                 Some("drop that block, or unpin the memory first with `cogmem unpin ID`".into())
             }
@@ -391,6 +424,11 @@ fn input_hint(e: &InputError) -> Option<String> {
         InputError::UnknownEntity { .. } => {
             "use the entity id (TYPE--SLUG); `cogmem graph stats` lists the most connected ones".into()
         }
+        InputError::MissingEntity { id } => format!(
+            "create it first, e.g. `cogmem remember --entity {id} \"…\"`, or check the id with \
+             `cogmem search`"
+        ),
+        InputError::SameEntity { .. } => "name two different entities".into(),
         InputError::UnknownProposal { .. } => {
             "`cogmem pending list --all` lists every proposal with its number".into()
         }
@@ -409,6 +447,9 @@ fn input_hint(e: &InputError) -> Option<String> {
         InputError::ReflectBlock { .. } => {
             "fix the block and submit again; `cogmem reflect input` shows the OPERATION format"
                 .into()
+        }
+        InputError::Consolidation { .. } => {
+            "`cogmem identity consolidate input` shows the two sections to answer with".into()
         }
         InputError::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
         InputError::Unknown { .. } | InputError::Actor { .. } | InputError::Slug { .. } => {

@@ -19,7 +19,14 @@ use crate::store::markdown;
 use crate::workspace::{Workspace, layout};
 
 fn resolve(g: &Graph, name: &str) -> crate::Result<petgraph::graph::NodeIndex> {
-    g.resolve(name).ok_or_else(|| InputError::UnknownEntity { name: name.to_owned() }.into())
+    g.resolve(name).ok_or_else(|| {
+        // A well-formed id with no file is an entity to create first, not a typo.
+        if EntityId::parse(name).is_ok() {
+            InputError::MissingEntity { id: name.to_owned() }.into()
+        } else {
+            InputError::UnknownEntity { name: name.to_owned() }.into()
+        }
+    })
 }
 
 /// One relation of an entity, as `graph show` lists it.
@@ -456,9 +463,7 @@ pub fn supersede(
     let (io, inew) = (resolve(&g, old)?, resolve(&g, new)?);
     let (old_id, new_id) = (g.node(io).id.clone(), g.node(inew).id.clone());
     if io == inew {
-        return Err(
-            InputError::UnknownEntity { name: format!("{old} (cannot supersede itself)") }.into()
-        );
+        return Err(InputError::SameEntity { id: old_id, what: "supersede" }.into());
     }
     let why = reason.map(|r| format!(" — {r}")).unwrap_or_default();
     let mut change = Change::new(actor, format!("cogmem supersede {old_id} --by {new_id}"));
@@ -547,10 +552,7 @@ pub fn merge(
     let (ik, io) = (resolve(&g, keep)?, resolve(&g, other)?);
     let (keep_id, other_id) = (g.node(ik).id.clone(), g.node(io).id.clone());
     if ik == io {
-        return Err(InputError::UnknownEntity {
-            name: format!("{other} (cannot merge into itself)"),
-        }
-        .into());
+        return Err(InputError::SameEntity { id: other_id, what: "merge" }.into());
     }
     let keep_path = g.node(ik).path.clone();
     let other_path = g.node(io).path.clone();

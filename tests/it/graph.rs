@@ -267,3 +267,24 @@ fn merged_redirects_are_left_out_of_export_and_stats() {
     let out = env.run(["graph", "stats"]).success();
     assert!(out.stdout.starts_with("entities    2\n"), "{out}");
 }
+
+#[test]
+fn supersede_names_a_missing_entity_and_refuses_itself() {
+    let env = TestEnv::initialized();
+    rel(&env, "Atlas uses MySQL", "project--atlas|uses|tool--mysql");
+    let head = env.head();
+    let out = env.run(["supersede", "tool--mysql", "--by", "tool--postgres"]).output().code(1);
+    assert!(
+        out.stderr.starts_with("error: there is no entity tool--postgres yet"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("cogmem remember --entity tool--postgres"), "{}", out.stderr);
+    let out = env.run(["supersede", "tool--mysql", "--by", "tool--mysql"]).output().code(1);
+    assert!(
+        out.stderr.starts_with("error: cannot supersede tool--mysql with itself"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.head(), head, "nothing was committed");
+}
