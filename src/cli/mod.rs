@@ -16,6 +16,7 @@ mod exit;
 mod forget;
 mod graph;
 mod hear;
+mod identity;
 mod import;
 mod init;
 mod input;
@@ -99,6 +100,7 @@ enum Command {
     Propose(pending::ProposeArgs),
     Pending(pending::PendingArgs),
     Reflect(reflect::ReflectArgs),
+    Identity(identity::IdentityArgs),
     Decay(decay::DecayArgs),
     Pin(decay::PinArgs),
     /// Let a pinned memory fade like any other
@@ -168,6 +170,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Propose(args) => pending::run_propose(&ctx, &args),
         Command::Pending(args) => pending::run_pending(&ctx, &args),
         Command::Reflect(args) => reflect::run(&ctx, &args),
+        Command::Identity(args) => identity::run(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),
         Command::Pin(args) => decay::run_pin(&ctx, &args, true),
         Command::Unpin(args) => decay::run_pin(&ctx, &args, false),

@@ -8,6 +8,7 @@ pub mod decay;
 pub mod forget;
 pub mod graph;
 pub mod hear;
+pub mod identity;
 pub mod import;
 pub mod init;
 pub mod propose;

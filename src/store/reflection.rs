@@ -208,6 +208,12 @@ pub fn submission_text(pending: &str) -> Option<String> {
     Some(text.trim().to_owned())
 }
 
+/// Returns the text after a pending file's `<!-- submission text -->` marker.
+pub fn submission_text_of(pending: &str) -> String {
+    let marker = "<!-- submission text -->\n";
+    pending.find(marker).map_or("", |i| &pending[i + marker.len()..]).trim().to_owned()
+}
+
 /// Returns the reflection number a submission is for.
 pub fn submission_number(pending: &str) -> Option<u32> {
     let line = pending.lines().find(|l| l.starts_with(SUBMISSION_HEADING))?;

@@ -429,3 +429,93 @@ fn evolution_stays_under_its_cap_and_old_entries_move_to_the_archive() {
         cogmem::ops::context::Tiktoken::new(cogmem::ops::context::Encoding::Cl100k).count(&evo);
     assert!(tokens <= 2_000, "{tokens}");
 }
+
+const CONSOLIDATION: &str = "\
+## Self-Image
+### Who I Think I Am
+A careful helper who sometimes hurries.
+
+## Compacted Log
+2026-12 (10 entries): ten small insights about pace
+";
+
+#[test]
+fn identity_consolidation_is_gated_and_rewrites_the_self_image() {
+    let env = seeded();
+    // Not due yet.
+    let out = env.run(["identity", "consolidate", "input"]).output().code(4);
+    assert!(out.stderr.contains("not due: 0 self-awareness entries"), "{}", out.stderr);
+    to_ready(&env);
+    let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    env.run(["--actor", "manual", "reflect", "approve"]).success();
+
+    let input = env.run(["identity", "consolidate", "input"]).success().stdout;
+    assert!(input.contains("2026-12-01: insight number 7"), "{input}");
+    assert!(input.contains("## Compacted Log"), "{input}");
+    let out = env.run(["--actor", "manual", "identity", "consolidate", "approve"]).output().code(4);
+    assert!(out.stderr.contains("identity consolidate submit"), "{}", out.stderr);
+    let bad = env.run(["identity", "consolidate", "submit", "-"]).stdin("no heading").output();
+    assert_eq!(bad.code, 1, "{bad}");
+
+    let before = env.commit_count();
+    env.run(["identity", "consolidate", "submit", "-"]).stdin(CONSOLIDATION).success();
+    assert_eq!(env.commit_count(), before + 1);
+    env.assert_clean_tree();
+    let identity_before = env.read("IDENTITY.md");
+    assert!(env.path("memory/meta/pending-identity.md").exists());
+    let diff = env.run(["identity", "consolidate", "show"]).success().stdout;
+    assert!(diff.contains("+ A careful helper who sometimes hurries."), "{diff}");
+    assert!(diff.contains("- 2026-12-01: insight number 3"), "{diff}");
+    for actor in ["test-agent", "bot:main", "reflection:r-001"] {
+        let out =
+            env.run(["--actor", actor, "identity", "consolidate", "approve"]).output().code(4);
+        assert!(out.stderr.contains("only the user"), "{actor}: {}", out.stderr);
+    }
+    assert_eq!(env.read("IDENTITY.md"), identity_before, "nothing applied before approval");
+    env.mutate(["--actor", "manual", "identity", "consolidate", "approve"]);
+    let log = env.git(&["log", "-1", "--format=%an%n%B"]);
+    assert!(log.starts_with("reflection:r-001\n") && log.contains("Approval: approved"), "{log}");
+    let identity = env.read("IDENTITY.md");
+    assert!(identity.contains("A careful helper who sometimes hurries."), "{identity}");
+    assert!(identity.contains("Last consolidated: 2026-12-01"), "{identity}");
+    assert!(!identity.contains("2026-12-01: insight number 3"), "moved out of Recent");
+    assert!(identity.contains("2026-12 (10 entries): ten small insights about pace"), "{identity}");
+    assert_eq!(identity.matches("### Who I Think I Am").count(), 1, "rewritten, not appended");
+    assert!(!env.path("memory/meta/pending-identity.md").exists());
+    let s = env.run(["reflect", "status", "--json"]).success().stdout;
+    let s: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(s["self_awareness_since_consolidation"], 0);
+    assert_eq!(s["consolidation_due"], false);
+}
+
+#[test]
+fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
+    let env = seeded();
+    to_ready(&env);
+    let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    env.run(["identity", "consolidate", "submit", "-"]).stdin(CONSOLIDATION).success();
+    let out = env.run(["identity", "consolidate", "input"]).output().code(4);
+    assert!(out.stderr.contains("consolidate approve"), "{}", out.stderr);
+    let identity = env.read("IDENTITY.md");
+    env.mutate([
+        "--actor",
+        "user:alice",
+        "identity",
+        "consolidate",
+        "reject",
+        "--reason",
+        "too kind",
+    ]);
+    assert_eq!(env.read("IDENTITY.md"), identity);
+    assert!(!env.path("memory/meta/pending-identity.md").exists());
+    assert!(
+        env.audit_lines().last().unwrap().contains("rejected: too kind"),
+        "{:?}",
+        env.audit_lines()
+    );
+    // Still due: the agent may try again.
+    env.run(["identity", "consolidate", "input"]).success();
+}
