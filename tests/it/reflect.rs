@@ -519,3 +519,26 @@ fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
     // Still due: the agent may try again.
     env.run(["identity", "consolidate", "input"]).success();
 }
+
+#[test]
+fn first_reflection_reads_every_entity_later_ones_only_those_over_0_3() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "--entity", "person--dora", "Dora fixed the bike"]).success();
+    env.set_now("2027-02-01T09:00:00Z"); // two months on: Dora's score is under 0.3
+    to_ready(&env);
+    let b: serde_json::Value =
+        serde_json::from_str(&env.run(["reflect", "input", "--json"]).success().stdout).unwrap();
+    assert!(b["text"].as_str().unwrap().contains("Dora fixed the bike"), "first run: all");
+    env.run(["reflect", "submit", "-"]).stdin("Quiet weeks.\n").success();
+    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    to_ready(&env);
+    let b: serde_json::Value =
+        serde_json::from_str(&env.run(["reflect", "input", "--json"]).success().stdout).unwrap();
+    assert!(!b["text"].as_str().unwrap().contains("Dora fixed the bike"));
+    let cut = b["cut"].as_array().unwrap();
+    assert!(
+        cut.iter().any(|c| c["what"] == "memory/graph/entities/person--dora.md"
+            && c["why"].as_str().unwrap().contains("is not above 0.3")),
+        "{cut:?}"
+    );
+}

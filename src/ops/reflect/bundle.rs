@@ -160,11 +160,11 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     let today = now.format("%Y-%m-%d").to_string();
     let decay_file = load_decay(ws)?;
     let m = decay_file.as_ref().map(to_map).unwrap_or_default();
-    let since = match m
+    let last = m
         .get("last_reflection")
         .and_then(Value::as_str)
-        .and_then(crate::store::decay_file::parse_time)
-    {
+        .and_then(crate::store::decay_file::parse_time);
+    let since = match last {
         Some(t) => t.with_timezone(now.offset()).format("%Y-%m-%d").to_string(),
         None => (now - chrono::Duration::days(6)).format("%Y-%m-%d").to_string(),
     };
@@ -225,10 +225,17 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
         v.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         v
     };
+    // The first reflection reads every entity (the skill's rule); later ones those over 0.3.
+    let forgotten = |path: &str| {
+        all.units
+            .iter()
+            .any(|u| u.path == path && decay_file.as_ref().is_some_and(|d| d.is_forgotten(&u.id)))
+    };
     let pick = |b: &mut Builder<'_>, store: Store| -> crate::Result<Vec<(String, String)>> {
         let mut out = Vec::new();
+        let every = last.is_none() && store == Store::Semantic;
         for (s, path) in scored(store) {
-            if s > 0.3 {
+            if s > 0.3 || every && !forgotten(&path) {
                 out.push((path.clone(), read(ws, &path)?));
             } else {
                 b.cut.push(Cut { what: path, why: format!("decay score {s:.2} is not above 0.3") });
