@@ -542,3 +542,27 @@ fn first_reflection_reads_every_entity_later_ones_only_those_over_0_3() {
         "{cut:?}"
     );
 }
+
+#[test]
+fn bad_requests_and_decisions_are_user_errors() {
+    let env = seeded();
+    let head = env.head();
+    let out = env.run(["reflect", "request", "--extra", "1000"]).output().code(1);
+    assert!(out.stderr.contains("--extra needs a reason"), "{}", out.stderr);
+    env.run(["reflect", "request", "--penalty", "500", "--reason", "late"]).success();
+    let reward = env.read("memory/meta/rewards/2026-12-01.md");
+    assert!(reward.contains("### Self-Penalty: -500 tokens\n1. late"), "{reward}");
+    for args in [&["bonus"][..], &["bonus", "lots"], &["approve", "5"], &["frob"]] {
+        let mut all = vec!["--actor", "manual", "reflect", "decide"];
+        all.extend_from_slice(args);
+        let out = env.run(all).output().code(1);
+        assert!(out.stderr.contains("unknown decision"), "{args:?}: {}", out.stderr);
+    }
+    env.run(["--actor", "manual", "reflect", "decide", "forgive"]).success();
+    let reward = env.read("memory/meta/rewards/2026-12-01.md");
+    assert!(
+        reward.contains("- **User Decision:** Forgave penalty\n- **Granted:** 8,000 tokens"),
+        "{reward}"
+    );
+    assert_ne!(env.head(), head);
+}
