@@ -144,6 +144,12 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 s.self_awareness_since_consolidation,
                 if s.consolidation_due { " (a self-image consolidation is due)" } else { "" }
             );
+            if s.consolidation_pending {
+                let _ = writeln!(
+                    out,
+                    "a self-image consolidation awaits the user's approval: `cogmem identity consolidate show`"
+                );
+            }
             render::data(&out)?;
             Ok(Exit::Ok)
         }

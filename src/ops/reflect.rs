@@ -208,6 +208,8 @@ pub struct StatusReport {
     pub self_awareness_since_consolidation: u64,
     /// Whether a self-image consolidation is due (10 or more entries).
     pub consolidation_due: bool,
+    /// Whether a self-image consolidation waits for the user's approval.
+    pub consolidation_pending: bool,
 }
 
 /// Reports where the reflection cycle stands. Read-only.
@@ -228,6 +230,7 @@ pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
         last_reflection: d.get("last_reflection").and_then(Value::as_str).map(str::to_owned),
         self_awareness_since_consolidation: count,
         consolidation_due: count >= CONSOLIDATION_DUE,
+        consolidation_pending: ws.abs(crate::ops::identity::PENDING_IDENTITY).exists(),
     })
 }
 

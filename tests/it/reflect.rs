@@ -464,6 +464,8 @@ fn identity_consolidation_is_gated_and_rewrites_the_self_image() {
     env.assert_clean_tree();
     let identity_before = env.read("IDENTITY.md");
     assert!(env.path("memory/meta/pending-identity.md").exists());
+    let status = env.run(["reflect", "status"]).success().stdout;
+    assert!(status.contains("a self-image consolidation awaits the user's approval"), "{status}");
     let diff = env.run(["identity", "consolidate", "show"]).success().stdout;
     assert!(diff.contains("+ A careful helper who sometimes hurries."), "{diff}");
     assert!(diff.contains("- 2026-12-01: insight number 3"), "{diff}");
