@@ -311,6 +311,8 @@ pub fn submit(
     actor: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<SubmitReport> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
     require_due(ws, "cogmem identity consolidate submit")?;
     let text = crate::ops::remember::check_text(text)?;
     let sub = parse_submission(&text)?;
@@ -330,8 +332,6 @@ pub fn submit(
         Action::Create,
         "self-image consolidation submitted",
     );
-    let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
     let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
     Ok(SubmitReport { diff, commit })
 }
@@ -367,6 +367,8 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
         }
         .into());
     }
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
     let pending = require_pending(ws, "cogmem identity consolidate approve")?;
     let sub = parse_submission(&rf::submission_text_of(&pending))?;
     let now = clock.now();
@@ -392,8 +394,6 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
     );
     change.delete(PENDING_IDENTITY, Action::Delete, "self-image consolidation approved");
     let change = change.with_subject(Action::Edit, "self-image consolidated");
-    let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
     let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
     Ok(DecisionReport { outcome: "approved", diff, commit })
 }
@@ -413,6 +413,8 @@ pub fn reject(
         }
         .into());
     }
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
     require_pending(ws, "cogmem identity consolidate reject")?;
     let reason = reason.map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given");
     let now = clock.now();
@@ -422,8 +424,6 @@ pub fn reject(
             .with_approval(Approval::None);
     change.delete(PENDING_IDENTITY, Action::Reject, summary.clone());
     let change = change.with_subject(Action::Reject, summary);
-    let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
     let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
     Ok(DecisionReport { outcome: "rejected", diff: String::new(), commit })
 }

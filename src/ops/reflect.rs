@@ -299,10 +299,23 @@ pub struct StepReport {
     pub commit: String,
 }
 
-fn commit(ws: &Workspace, change: Change, now: Timestamp) -> crate::Result<String> {
-    let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
-    Ok(change.apply(ws, &repo, &lock, &FixedClock(now))?.commit)
+/// The repository and the workspace lock, taken before the state is read so that two steps
+/// cannot both pass the same gate.
+struct Session {
+    repo: git2::Repository,
+    lock: crate::workspace::LockGuard,
+}
+
+impl Session {
+    fn open(ws: &Workspace) -> crate::Result<Self> {
+        let repo = git::open(ws.root())?;
+        let lock = ws.lock()?;
+        Ok(Self { repo, lock })
+    }
+
+    fn commit(self, ws: &Workspace, change: Change, now: Timestamp) -> crate::Result<String> {
+        Ok(change.apply(ws, &self.repo, &self.lock, &FixedClock(now))?.commit)
+    }
 }
 
 /// Writes a reward request (`memory/meta/rewards/YYYY-MM-DD.md`, "Awaiting your decision.") as
@@ -313,6 +326,7 @@ pub fn request(
     actor: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<StepReport> {
+    let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::Idle], "cogmem reflect request")?;
     let reason = |n: u64, r: &Option<String>, what: &'static str| match r {
@@ -348,7 +362,7 @@ pub fn request(
     let mut change =
         Change::new(actor.clone(), "cogmem reflect request").with_approval(Approval::Pending);
     change.write(&path, req.render().into_bytes(), Action::Create, summary);
-    let commit = commit(ws, change, now)?;
+    let commit = session.commit(ws, change, now)?;
     Ok(StepReport {
         reflection: c.number,
         state: State::AwaitingDecision,
@@ -396,6 +410,7 @@ pub fn decide(
     clock: &dyn Clock,
 ) -> crate::Result<StepReport> {
     require_user(by, "decide a reward")?;
+    let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingDecision], "cogmem reflect decide")?;
     let path = c.reward_path.clone().expect("a request awaits a decision");
@@ -444,7 +459,7 @@ pub fn decide(
         Action::Edit,
         "token economy updated".to_owned(),
     );
-    let commit = commit(ws, change, now)?;
+    let commit = session.commit(ws, change, now)?;
     Ok(StepReport {
         reflection: c.number,
         state: State::ReadyForInput,
@@ -633,6 +648,7 @@ pub fn submit(
     actor: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<SubmitReport> {
+    let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::ReadyForInput], "cogmem reflect submit")?;
     let text = crate::ops::remember::check_text(text)?;
@@ -653,7 +669,7 @@ pub fn submit(
     let mut change =
         Change::new(actor.clone(), "cogmem reflect submit").with_approval(Approval::Pending);
     change.write(PENDING_REFLECTION, new.into_bytes(), Action::Edit, summary);
-    let commit = commit(ws, change, now)?;
+    let commit = session.commit(ws, change, now)?;
     Ok(SubmitReport {
         reflection: c.number,
         operations: checked.into_iter().map(|c| c.op).collect(),
@@ -682,6 +698,7 @@ pub fn reject(
     clock: &dyn Clock,
 ) -> crate::Result<RejectReport> {
     require_user(by, "reject a reflection")?;
+    let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect reject")?;
     let reason =
@@ -704,7 +721,7 @@ pub fn reject(
         change.write(p, rf::with_closing(&t, &note).into_bytes(), Action::Reject, summary.clone());
     }
     let change = change.with_subject(Action::Reject, summary);
-    let commit = commit(ws, change, now)?;
+    let commit = session.commit(ws, change, now)?;
     Ok(RejectReport { reflection: n, reason, commit })
 }
 

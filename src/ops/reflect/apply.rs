@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{
     DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
-    REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, State, check_ops, commit, cycle,
+    REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, Session, State, check_ops, cycle,
     load_decay, map_text, read, require, require_user, to_map,
 };
 use crate::audit::{Action, Actor, Approval};
@@ -65,6 +65,7 @@ pub fn approve(
     clock: &dyn Clock,
 ) -> crate::Result<ApproveReport> {
     require_user(by, "approve a reflection")?;
+    let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect approve")?;
     let pending = read(ws, PENDING_REFLECTION)?;
@@ -321,7 +322,7 @@ pub fn approve(
         format!("reflection #{n} {outcome}; pending reset"),
     );
     let change = change.with_subject(Action::Create, format!("reflection #{n} {outcome}"));
-    let commit = commit(ws, change, now)?;
+    let commit = session.commit(ws, change, now)?;
     crate::index::update_after_change(ws);
     Ok(ApproveReport { reflection: n, file, operations: applied, self_awareness: insights, commit })
 }
