@@ -213,11 +213,21 @@ pub fn hear(
             }
             HeardAction::Recall { results }
         }
-        TriggerKind::Reflect => HeardAction::Reflect {
-            available: false,
-            message: "reflection is not built into this version of cogmem yet; nothing was changed"
-                .into(),
-        },
+        TriggerKind::Reflect => {
+            // Reflection is approval-gated: hearing the word starts nothing by itself; it says
+            // where the cycle stands and which step comes next.
+            let st = super::reflect::status(ws)?;
+            HeardAction::Reflect {
+                available: true,
+                message: format!(
+                    "reflection #{}: {}; waiting for the {}; next: {}",
+                    st.reflection,
+                    st.description,
+                    st.waiting_for,
+                    st.next.join(", ")
+                ),
+            }
+        }
         TriggerKind::ReflectSoft => HeardAction::AskUser {
             question:
                 "Before you go: shall I reflect on today's memories now, or at the usual time?"
