@@ -195,6 +195,7 @@ pub fn commit_files(
         }
     };
     let mut update = TreeUpdateBuilder::new();
+    let mut stored: Vec<(&String, Oid, FileMode)> = Vec::with_capacity(files.len());
     for rel in files {
         let abs = root.join(rel);
         if abs.exists() {
@@ -206,6 +207,7 @@ pub fn commit_files(
                 _ => FileMode::Blob,
             };
             update.upsert(rel.as_str(), blob, mode);
+            stored.push((rel, blob, mode));
         } else {
             update.remove(rel.as_str());
         }
@@ -223,10 +225,16 @@ pub fn commit_files(
         .map_err(op("write the commit"))?;
 
     let mut index = repo.index().map_err(op("read the index"))?;
+    for (rel, blob, mode) in &stored {
+        // The blob is already stored: stage it by id with the file's stat data, instead of
+        // letting `add_path` read, hash and compress the file a second time.
+        match index_entry(&root.join(rel), rel, *blob, *mode) {
+            Some(entry) => index.add(&entry).map_err(op("stage a file"))?,
+            None => index.add_path(Path::new(rel.as_str())).map_err(op("stage a file"))?,
+        }
+    }
     for rel in files {
-        if root.join(rel).exists() {
-            index.add_path(Path::new(rel)).map_err(op("stage a file"))?;
-        } else if index.get_path(Path::new(rel), 0).is_some() {
+        if !root.join(rel).exists() && index.get_path(Path::new(rel), 0).is_some() {
             index.remove_path(Path::new(rel)).map_err(op("unstage a file"))?;
         }
     }
@@ -240,6 +248,38 @@ pub fn commit_files(
     }
     .map_err(op("move the branch to the new commit"))?;
     Ok(id)
+}
+
+/// An index entry for a file whose blob is stored, with the stat data git compares to tell a
+/// clean file from an edited one. `None` where the platform has no such data.
+#[cfg(unix)]
+fn index_entry(abs: &Path, rel: &str, id: Oid, mode: FileMode) -> Option<git2::IndexEntry> {
+    use std::os::unix::fs::MetadataExt;
+    let m = abs.symlink_metadata().ok()?;
+    let time = |secs: i64, nanos: i64| -> Option<git2::IndexTime> {
+        Some(git2::IndexTime::new(i32::try_from(secs).ok()?, u32::try_from(nanos).ok()?))
+    };
+    let path = rel.as_bytes().to_vec();
+    Some(git2::IndexEntry {
+        ctime: time(m.ctime(), m.ctime_nsec())?,
+        mtime: time(m.mtime(), m.mtime_nsec())?,
+        dev: m.dev() as u32,
+        ino: m.ino() as u32,
+        mode: u32::try_from(i32::from(mode)).ok()?,
+        uid: m.uid(),
+        gid: m.gid(),
+        file_size: m.size() as u32,
+        id,
+        // The low 12 bits hold the path length (capped), stage 0.
+        flags: path.len().min(0xFFF) as u16,
+        flags_extended: 0,
+        path,
+    })
+}
+
+#[cfg(not(unix))]
+fn index_entry(_: &Path, _: &str, _: Oid, _: FileMode) -> Option<git2::IndexEntry> {
+    None
 }
 
 fn head_branch(repo: &Repository) -> crate::Result<String> {
