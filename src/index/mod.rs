@@ -306,7 +306,10 @@ fn refresh_locked(
             _ => to_read.push((rel.clone(), size, mtime)),
         }
     }
-    let gone: Vec<String> = meta.files.keys().filter(|k| !files.contains(k)).cloned().collect();
+    // A set: `Vec::contains` here made every search quadratic in the number of files.
+    let present: std::collections::HashSet<&str> = files.iter().map(String::as_str).collect();
+    let gone: Vec<String> =
+        meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect();
 
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
     for rel in &gone {
