@@ -259,28 +259,19 @@ pub fn forget(
             }
             d.decay.remove_entry(id);
         } else {
-            let created = !d.decay.has(id);
-            if created {
-                let unit_info = NewUnit {
-                    store: unit.store,
-                    base: ws.settings().decay.base_explicit,
-                    created: now.with_timezone(&chrono::Utc),
-                    pinned: unit.store == Store::Vault,
-                };
-                d.decay.insert_new(id, unit_info, &ws.settings().decay);
-            }
-            let entry = d.decay.entry_mut(id).expect("the entry exists now");
-            let record = json!({
-                "at": stamp,
-                "by": opts.actor.as_str(),
-                "previous_status": entry.get("status").cloned().unwrap_or(Value::Null),
-                "previous_score": entry.get("current_score").cloned().unwrap_or(Value::Null),
-                "created": created,
-                "removed": removed,
-            });
-            entry.insert("status".into(), json!("archived"));
-            entry.insert("current_score".into(), json!(0.0));
-            entry.insert("archive".into(), record);
+            let settings = &ws.settings().decay;
+            let base = settings.base_explicit;
+            mark_archived(
+                &mut d.decay,
+                id,
+                &unit,
+                base,
+                now,
+                &stamp,
+                &opts.actor,
+                removed,
+                settings,
+            );
         }
         d.decay_changed = true;
         report.forgotten.push(Forgotten {
@@ -489,6 +480,45 @@ fn insert_line(current: &str, line: usize, text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Marks a memory's decay entry archived (creating the entry first if it has none) with the
+/// record `restore` reads: who, when, the earlier status and score, and what was taken out.
+/// Shared by `forget` and a reflection's approved ARCHIVE.
+#[expect(clippy::too_many_arguments, reason = "one record, filled from its parts")]
+pub(crate) fn mark_archived(
+    decay: &mut DecayFile,
+    id: &str,
+    unit: &MemoryUnit,
+    base: f64,
+    now: crate::Timestamp,
+    stamp: &str,
+    actor: &Actor,
+    removed: impl Serialize,
+    settings: &crate::settings::DecaySettings,
+) {
+    let created = !decay.has(id);
+    if created {
+        let new = NewUnit {
+            store: unit.store,
+            base,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: unit.store == Store::Vault,
+        };
+        decay.insert_new(id, new, settings);
+    }
+    let entry = decay.entry_mut(id).expect("the entry exists now");
+    let record = json!({
+        "at": stamp,
+        "by": actor.as_str(),
+        "previous_status": entry.get("status").cloned().unwrap_or(Value::Null),
+        "previous_score": entry.get("current_score").cloned().unwrap_or(Value::Null),
+        "created": created,
+        "removed": removed,
+    });
+    entry.insert("status".into(), json!("archived"));
+    entry.insert("current_score".into(), json!(0.0));
+    entry.insert("archive".into(), record);
 }
 
 #[cfg(test)]

@@ -159,28 +159,10 @@ pub fn approve(
                 if !decay.is_forgotten(&id) {
                     let unit = all.get(&id).cloned().expect("checked: the memory exists");
                     let removed = take_out(ws, &mut change, &unit, n)?;
-                    let created = !decay.has(&id);
-                    if created {
-                        let new = NewUnit {
-                            store: unit.store,
-                            base: settings.base_explicit,
-                            created: now.with_timezone(&chrono::Utc),
-                            pinned: false,
-                        };
-                        decay.insert_new(&id, new, settings);
-                    }
-                    let entry = decay.entry_mut(&id).expect("the entry exists now");
-                    let record = json!({
-                        "at": stamp,
-                        "by": actor.as_str(),
-                        "previous_status": entry.get("status").cloned().unwrap_or(Value::Null),
-                        "previous_score": entry.get("current_score").cloned().unwrap_or(Value::Null),
-                        "created": created,
-                        "removed": removed,
-                    });
-                    entry.insert("status".into(), json!("archived"));
-                    entry.insert("current_score".into(), json!(0.0));
-                    entry.insert("archive".into(), record);
+                    let base = settings.base_explicit;
+                    crate::ops::forget::mark_archived(
+                        &mut decay, &id, &unit, base, now, &stamp, &actor, removed, settings,
+                    );
                     archived.push(id.clone());
                 }
                 a.outcome = "applied".into();
