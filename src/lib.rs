@@ -29,6 +29,7 @@ pub mod route;
 pub mod settings;
 pub mod store;
 pub mod template;
+pub mod timing;
 pub mod tokens;
 pub mod trigger;
 pub mod workspace;

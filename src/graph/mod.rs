@@ -2,6 +2,7 @@
 //! files (design.md §6). Derived and read-only: it never writes to the store. Nodes are
 //! entities; edges are `## Relations` bullets with their confidence and validity dates.
 
+pub mod cache;
 pub mod vocab;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -191,72 +192,9 @@ impl Graph {
         None
     }
 
-    /// A compact text form of the nodes' statuses and the edges, for the search index to
-    /// spread activation without reading every entity file.
+    /// The search index's copy of the graph (see [`cache`]).
     pub fn cache_text(&self) -> String {
-        let mut out = String::new();
-        for n in self.g.node_weights() {
-            out.push_str(&format!("N\t{}\t{}\n", n.id, n.status));
-        }
-        for e in self.g.edge_references() {
-            let w = e.weight();
-            out.push_str(&format!(
-                "E\t{}\t{}\t{}\t{}\t{}\n",
-                self.g[e.source()].id,
-                self.g[e.target()].id,
-                w.relation,
-                w.confidence,
-                w.until.as_deref().unwrap_or("")
-            ));
-        }
-        out
-    }
-
-    /// Rebuilds a graph (statuses and edges only) from [`Graph::cache_text`].
-    pub fn from_cache(text: &str) -> Self {
-        let mut g: DiGraph<Node, Edge> = DiGraph::new();
-        let mut by_id = HashMap::new();
-        for line in text.lines() {
-            let f: Vec<&str> = line.split('\t').collect();
-            match f.as_slice() {
-                ["N", id, status] => {
-                    let ix = g.add_node(Node {
-                        id: (*id).to_owned(),
-                        kind: id.split_once("--").map_or("", |(k, _)| k).to_owned(),
-                        names: Vec::new(),
-                        status: (*status).to_owned(),
-                        path: String::new(),
-                    });
-                    by_id.insert((*id).to_owned(), ix);
-                }
-                ["E", from, to, rel, conf, until] => {
-                    if let (Some(&a), Some(&b)) = (by_id.get(*from), by_id.get(*to)) {
-                        let until = (!until.is_empty()).then(|| (*until).to_owned());
-                        g.add_edge(
-                            a,
-                            b,
-                            Edge {
-                                relation: (*rel).to_owned(),
-                                confidence: conf.parse().unwrap_or(1.0),
-                                since: None,
-                                until,
-                                path: String::new(),
-                                line: 0,
-                            },
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-        Self {
-            g,
-            by_id,
-            by_name: HashMap::new(),
-            vocab: Vocabulary::default(),
-            dangling: Vec::new(),
-            skipped: Vec::new(),
-        }
+        cache::text(self)
     }
 
     /// Returns a node.
@@ -530,6 +468,19 @@ mod tests {
         assert!((act["concept--l1"] - one_hop * 0.5 / 6f64.sqrt()).abs() < 1e-3, "{act:?}");
         assert!(act["concept--l1"] < act["concept--c"]);
         assert!(!act.contains_key("concept--d"), "two hops at most");
+        // The search index's line-per-entity cache spreads exactly the same activation, from
+        // any seeds.
+        let cached = cache::GraphCache::new(g.cache_text());
+        let all: Vec<&str> = files
+            .iter()
+            .filter_map(|(p, _)| p.strip_prefix("memory/graph/entities/")?.strip_suffix(".md"))
+            .collect();
+        for seeds in [vec!["concept--a"], vec!["concept--h", "concept--c"], vec!["concept--zz"]] {
+            let seeds: Vec<String> = seeds.into_iter().map(str::to_owned).collect();
+            let direct: HashMap<String, f64> =
+                g.activate(&seeds, &HashSet::new()).into_iter().collect();
+            assert_eq!(cached.activation_of(&seeds, &all), direct, "seeds {seeds:?}");
+        }
     }
 
     #[test]
@@ -545,10 +496,11 @@ mod tests {
         let act: HashMap<String, f64> =
             g.activate(&["concept--a".into()], &HashSet::new()).into_iter().collect();
         assert!(!act.contains_key("concept--b") && !act.contains_key("concept--c"), "{act:?}");
-        let cached = Graph::from_cache(&g.cache_text());
-        assert_eq!(
-            cached.activate(&["concept--a".into()], &HashSet::new()),
-            g.activate(&["concept--a".into()], &HashSet::new())
-        );
+        let cached = cache::GraphCache::new(g.cache_text());
+        let all: Vec<&str> = files
+            .iter()
+            .filter_map(|(p, _)| p.strip_prefix("memory/graph/entities/")?.strip_suffix(".md"))
+            .collect();
+        assert_eq!(cached.activation_of(&["concept--a".into()], &all), act);
     }
 }

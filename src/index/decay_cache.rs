@@ -45,35 +45,48 @@ pub fn write(ws: &Workspace, path: &Path) -> crate::Result<()> {
     Ok(fsx::write_atomic(path, text.as_bytes())?)
 }
 
-/// The loaded cache.
+/// The loaded cache, searched in place: loading is one read, a lookup a binary search over the
+/// sorted lines (no per-line work for the entries a search does not rank).
 pub struct DecayCache {
     text: String,
-    starts: Vec<usize>,
+    /// Where the sorted entry lines start.
+    body: usize,
     interactions: u64,
 }
 
 impl DecayCache {
     /// Loads the cache; a missing or unreadable cache is empty (every memory scores as new).
     pub fn load(path: &Path) -> Self {
-        let text = fsx::read_text_if_exists(path).ok().flatten().unwrap_or_default();
-        let mut starts = Vec::new();
-        let mut interactions = 0;
-        let mut pos = 0;
-        for line in text.split_inclusive('\n') {
-            if let Some(n) = line.strip_prefix("#interactions\t") {
-                interactions = n.trim().parse().unwrap_or(0);
-            } else if !line.trim().is_empty() {
-                starts.push(pos);
-            }
-            pos += line.len();
-        }
-        Self { text, starts, interactions }
+        Self::from_text(fsx::read_text_if_exists(path).ok().flatten().unwrap_or_default())
     }
 
-    fn line(&self, i: usize) -> &str {
-        let s = self.starts[i];
-        let e = self.text[s..].find('\n').map_or(self.text.len(), |n| s + n);
-        &self.text[s..e]
+    fn from_text(text: String) -> Self {
+        let mut body = 0;
+        let mut interactions = 0;
+        if let Some(rest) = text.strip_prefix("#interactions\t") {
+            let end = rest.find('\n').unwrap_or(rest.len());
+            interactions = rest[..end].trim().parse().unwrap_or(0);
+            body = (text.len() - rest.len() + end + 1).min(text.len());
+        }
+        Self { text, body, interactions }
+    }
+
+    /// The entry line for an id.
+    fn find(&self, id: &str) -> Option<&str> {
+        let t = self.text.as_bytes();
+        let (mut lo, mut hi) = (self.body, self.text.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = t[lo..mid].iter().rposition(|&b| b == b'\n').map_or(lo, |p| lo + p + 1);
+            let end = t[start..hi].iter().position(|&b| b == b'\n').map_or(hi, |p| start + p);
+            let line = &self.text[start..end];
+            match line.split('\t').next().unwrap_or("").cmp(id) {
+                std::cmp::Ordering::Equal if !line.is_empty() => return Some(line),
+                std::cmp::Ordering::Less | std::cmp::Ordering::Equal => lo = end + 1,
+                std::cmp::Ordering::Greater => hi = start,
+            }
+        }
+        None
     }
 
     /// Returns "now" for scoring.
@@ -83,22 +96,7 @@ impl DecayCache {
 
     /// Looks up an entry's inputs.
     pub fn get(&self, id: &str) -> Option<DecayInputs> {
-        let (mut lo, mut hi) = (0, self.starts.len());
-        let mut found = None;
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let key = self.line(mid).split('\t').next().unwrap_or("");
-            match key.cmp(id) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    found = Some(mid);
-                    break;
-                }
-            }
-        }
-        let i = found?;
-        let f: Vec<&str> = self.line(i).split('\t').collect();
+        let f: Vec<&str> = self.find(id)?.split('\t').collect();
         let num = |k: usize| f.get(k).and_then(|x| x.parse::<f64>().ok());
         let last = chrono::Utc.timestamp_opt(f.get(4)?.parse().ok()?, 0).single()?.fixed_offset();
         let flags = f.get(6).copied().unwrap_or("");
@@ -111,5 +109,33 @@ impl DecayCache {
             pinned: flags.contains('p'),
             forgotten: flags.contains('f'),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_is_found_and_no_other() {
+        let ids: Vec<String> = (0..500).map(|i| format!("episode:2026-01-01#{i:04}")).collect();
+        let mut text = String::from("#interactions\t42\n");
+        for (i, id) in ids.iter().enumerate() {
+            text.push_str(&format!(
+                "{id}\t1\t0.8\t{i}\t1700000000\t3\t{}\n",
+                if i % 7 == 0 { "p" } else { "" }
+            ));
+        }
+        let cache = DecayCache::from_text(text);
+        assert_eq!(cache.interactions, 42);
+        for (i, id) in ids.iter().enumerate() {
+            let got = cache.get(id).unwrap_or_else(|| panic!("{id} not found"));
+            assert_eq!(got.access_count, i as u64);
+            assert_eq!(got.pinned, i % 7 == 0);
+        }
+        for missing in ["", "a", "episode:2026-01-01#0000x", "zzz", "episode:2026-01-01#"] {
+            assert!(cache.get(missing).is_none(), "{missing}");
+        }
+        assert!(DecayCache::from_text(String::new()).get("x").is_none());
     }
 }

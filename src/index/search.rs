@@ -166,6 +166,7 @@ pub fn search(
     let top = searcher.search(&q, &TopDocs::with_limit(cap).order_by_score()).map_err(|e| {
         super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
     })?;
+    crate::timing::mark("query run");
     let cache = DecayCache::load(&index.dir().join(super::decay_cache::FILE));
     let at = cache.now(now);
     let mut hits = Vec::new();
@@ -222,7 +223,9 @@ pub fn search(
             store,
         });
     }
+    crate::timing::mark("hits read");
     spread_activation(index, &mut hits);
+    crate::timing::mark("activation spread");
     // Core memory first: it is always in context and was put there on purpose.
     hits.sort_by(|a, b| {
         (b.store == "core")
@@ -248,9 +251,9 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     else {
         return;
     };
-    let g = crate::graph::Graph::from_cache(&text);
-    let act: std::collections::HashMap<String, f64> =
-        g.activate(&seeds, &std::collections::HashSet::new()).into_iter().collect();
+    let targets: Vec<&str> =
+        hits.iter().skip(5).flat_map(|h| h.entities.iter().map(String::as_str)).collect();
+    let act = crate::graph::cache::GraphCache::new(text).activation_of(&seeds, &targets);
     // The seeding hits are not boosted by their own entities: that would only reward having
     // entities at all. Activation lifts the hits *below* them that are connected.
     for h in hits.iter_mut().skip(5) {

@@ -87,7 +87,8 @@ pub fn list(root: &Path) -> Units {
 }
 
 /// The folders that hold memory units, with their store and id prefix.
-const DIRS: [(&str, Store, &str); 4] = [
+/// The folders that hold memory files, with their store and unit kind.
+pub const DIRS: [(&str, Store, &str); 4] = [
     ("memory/episodes", Store::Episodic, "episode"),
     ("memory/graph/entities", Store::Semantic, "entity"),
     ("memory/procedures", Store::Procedural, "procedure"),

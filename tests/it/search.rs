@@ -89,9 +89,32 @@ fn hand_edits_are_found_and_the_index_is_only_derived() {
     // A corrupted index is rebuilt, never trusted.
     std::fs::write(env.path(".cogmem/index/meta.json"), "garbage").unwrap();
     assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
-    std::fs::write(env.path(".cogmem/index/cogmem-index.json"), "{\"schema_version\": 999}")
-        .unwrap();
+    let manifest = env.path(".cogmem/index/manifest.tsv");
+    std::fs::write(&manifest, "#cogmem-index-manifest 1\n#schema 999\n").unwrap();
     assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
+    std::fs::write(&manifest, "#cogmem-index-manifest 1\nMEMORY.md\tnot-a-size\n").unwrap();
+    assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
+}
+
+#[test]
+fn a_search_that_finds_nothing_new_writes_nothing_and_a_hand_edit_is_still_seen() {
+    let env = workspace();
+    env.run(["search", "postgres"]).success();
+    let manifest = env.path(".cogmem/index/manifest.tsv");
+    let stamp = |p: &std::path::Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let before = stamp(&manifest);
+    let text_before = std::fs::read_to_string(&manifest).unwrap();
+    env.run(["search", "postgres"]).success();
+    env.run(["search", "--json", "binder"]).success();
+    assert_eq!(stamp(&manifest), before, "a read-only search rewrote the manifest");
+    // A hand edit is picked up by the very next read, and only then is the manifest rewritten.
+    std::fs::write(
+        env.path("memory/vault/garden.md"),
+        "# Garden\n\nThe spare key sits under the zucchini planter.\n",
+    )
+    .unwrap();
+    assert_eq!(ids(&hits(&env, &["zucchini"])), ["vault:garden"]);
+    assert_ne!(std::fs::read_to_string(&manifest).unwrap(), text_before);
 }
 
 #[test]

@@ -1,0 +1,193 @@
+//! The graph as the search index keeps it: one line per entity, sorted by id, with its status,
+//! and a line of its current edges in both directions. A search looks up only the lines that spreading
+//! activation visits (binary search), so its cost grows with the neighbourhood of the hits,
+//! not with the size of the graph.
+//!
+//! Format: a header `#cogmem-graph-cache 4`, `#nodes BYTES`, then the node lines sorted by id
+//! (`id TAB status TAB offset TAB degree`, BYTES in all), then one edge line per node at that offset after
+//! the node lines (`other SPACE confidence`, tab-separated, both directions). Node lines are short
+//! and alike, so a binary search over their bytes stays cheap even when a hub has thousands of
+//! edges. Closed edges (with `until`) are left out: activation only flows along what holds now.
+
+use std::collections::HashMap;
+
+use petgraph::Direction;
+use petgraph::visit::EdgeRef;
+
+use super::Graph;
+
+const HEADER: &str = "#cogmem-graph-cache 4";
+
+/// Writes the cache text for a graph.
+pub fn text(g: &Graph) -> String {
+    let mut nodes: Vec<(&str, &str, String)> = Vec::with_capacity(g.g.node_count());
+    for ix in g.g.node_indices() {
+        let n = &g.g[ix];
+        if n.id.contains(['\t', '\n', ' ']) {
+            continue;
+        }
+        let mut edges = String::new();
+        for dir in [Direction::Outgoing, Direction::Incoming] {
+            for e in g.g.edges_directed(ix, dir) {
+                if !e.weight().valid_on(None) {
+                    continue;
+                }
+                let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
+                if !edges.is_empty() {
+                    edges.push('\t');
+                }
+                edges.push_str(&format!("{} {}", g.g[other].id, e.weight().confidence));
+            }
+        }
+        nodes.push((&n.id, &n.status, edges));
+    }
+    nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut node_lines = String::new();
+    let mut edge_lines = String::new();
+    for (id, status, edges) in &nodes {
+        let degree = if edges.is_empty() { 0 } else { edges.matches('\t').count() + 1 };
+        node_lines.push_str(&format!("{id}\t{status}\t{}\t{degree}\n", edge_lines.len()));
+        edge_lines.push_str(edges);
+        edge_lines.push('\n');
+    }
+    format!("{HEADER}\n#nodes {}\n{node_lines}{edge_lines}", node_lines.len())
+}
+
+/// Tells whether the cache file exists and is in this build's format.
+pub fn is_current(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; HEADER.len() + 1];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
+        && head[..HEADER.len()] == *HEADER.as_bytes()
+        && head[HEADER.len()] == b'\n'
+}
+
+/// A loaded cache: the text, searched in place.
+pub struct GraphCache {
+    text: String,
+    /// Byte ranges of the sorted node lines and of the edge lines.
+    nodes: (usize, usize),
+    edges: usize,
+}
+
+impl GraphCache {
+    /// Wraps cache text; text in another format gives an empty cache (no activation).
+    pub fn new(text: String) -> Self {
+        let parsed = (|| {
+            let rest = text.strip_prefix(HEADER)?.strip_prefix('\n')?.strip_prefix("#nodes ")?;
+            let end = rest.find('\n')?;
+            let len: usize = rest[..end].parse().ok()?;
+            let start = text.len() - rest.len() + end + 1;
+            (start + len <= text.len()).then_some((start, start + len))
+        })();
+        let (nodes, edges) = match parsed {
+            Some((a, b)) => ((a, b), b),
+            None => ((0, 0), text.len()),
+        };
+        Self { text, nodes, edges }
+    }
+
+    /// The node line of an entity, by binary search.
+    fn node(&self, id: &str) -> Option<NodeLine<'_>> {
+        let t = self.text.as_bytes();
+        let (mut lo, mut hi) = self.nodes;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = t[lo..mid].iter().rposition(|&b| b == b'\n').map_or(lo, |p| lo + p + 1);
+            let end = t[start..hi].iter().position(|&b| b == b'\n').map_or(hi, |p| start + p);
+            let mut f = self.text[start..end].split('\t');
+            let key = f.next().unwrap_or("");
+            match key.cmp(id) {
+                std::cmp::Ordering::Equal => {
+                    let active = f.next() == Some("active");
+                    let offset = f.next().and_then(|o| o.parse().ok()).unwrap_or(usize::MAX);
+                    let degree = f.next().and_then(|o| o.parse().ok()).unwrap_or(0);
+                    return Some(NodeLine { id: key, active, offset, degree });
+                }
+                std::cmp::Ordering::Less => lo = end + 1,
+                std::cmp::Ordering::Greater => hi = start,
+            }
+        }
+        None
+    }
+
+    /// The current edges of a node: (other entity, confidence).
+    fn edges(&self, offset: usize) -> Vec<(&str, f64)> {
+        let Some(rest) = self.edges.checked_add(offset).and_then(|s| self.text.get(s..)) else {
+            return Vec::new();
+        };
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        line.split('\t')
+            .filter_map(|e| {
+                let (other, conf) = e.split_once(' ')?;
+                Some((other, conf.parse().unwrap_or(1.0)))
+            })
+            .collect()
+    }
+
+    /// The activation of each of `targets`, as [`Graph::activate`] would spread it from `seeds`
+    /// with no archived set (two hops, ×0.5 per hop, × edge confidence, ÷ √degree of the
+    /// conducting node; only active entities pass or receive it), without spreading it
+    /// anywhere else: the seeds' neighbours are scored, then each target's own edges are
+    /// checked against them. Targets that receive nothing are left out.
+    pub fn activation_of(&self, seeds: &[String], targets: &[&str]) -> HashMap<String, f64> {
+        // Hop 0: the seeds that conduct.
+        let mut seed_set: HashMap<&str, ()> = HashMap::new();
+        let mut conducting: Vec<NodeLine<'_>> = Vec::new();
+        for s in seeds {
+            if let Some(n) = self.node(s).filter(|n| n.active)
+                && seed_set.insert(n.id, ()).is_none()
+            {
+                conducting.push(n);
+            }
+        }
+        // Hop 1: every conducting neighbour of a seed, with its best gain and its degree.
+        let mut first: HashMap<&str, (f64, usize)> = HashMap::new();
+        for n in &conducting {
+            let fan = (n.degree.max(1) as f64).sqrt();
+            for (other, conf) in self.edges(n.offset) {
+                if seed_set.contains_key(other) {
+                    continue; // a seed already holds 1.0
+                }
+                let gain = 0.5 * conf / fan;
+                if let Some(slot) = first.get_mut(other) {
+                    slot.0 = slot.0.max(gain);
+                } else if let Some(m) = self.node(other).filter(|m| m.active) {
+                    first.insert(m.id, (gain, m.degree));
+                }
+            }
+        }
+        // Hop 2, seen from each target: the best hop-1 neighbour passing activation on.
+        let mut out = HashMap::new();
+        for &t in targets {
+            if out.contains_key(t) {
+                continue;
+            }
+            let mut best = if seed_set.contains_key(t) { 1.0 } else { 0.0 };
+            if best < 1.0 {
+                let Some(node) = self.node(t).filter(|n| n.active) else { continue };
+                if let Some((a, _)) = first.get(t) {
+                    best = *a;
+                }
+                for (other, conf) in self.edges(node.offset) {
+                    if let Some((a, degree)) = first.get(other) {
+                        best = best.max(a * 0.5 * conf / ((*degree).max(1) as f64).sqrt());
+                    }
+                }
+            }
+            if best > 0.0 {
+                out.insert(t.to_owned(), (best * 10_000.0).round() / 10_000.0);
+            }
+        }
+        out
+    }
+}
+
+/// A node line, parsed.
+#[derive(Clone, Copy)]
+struct NodeLine<'a> {
+    id: &'a str,
+    active: bool,
+    offset: usize,
+    degree: usize,
+}
