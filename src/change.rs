@@ -237,20 +237,17 @@ impl Change {
         let this = this;
         if this.require_clean {
             let tree = git::head_tree(repo)?;
-            let mut dirty = Vec::new();
-            for rel in &touched {
-                if git::is_dirty(root, tree.as_ref(), rel)? {
-                    dirty.push(rel.clone());
-                }
-            }
+            let dirty = git::dirty_files(repo, root, tree.as_ref(), &touched)?;
             if !dirty.is_empty() {
                 return Err(WorkspaceError::HandEdited { paths: dirty }.into());
             }
         }
+        crate::timing::mark("change: clean check");
         let mut snapshot = Vec::with_capacity(touched.len());
         for rel in &touched {
             snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
         }
+        crate::timing::mark("change: snapshot");
         let now = clock.now();
         let message = this.message(ws);
         let result = this.write_and_commit(ws, repo, &touched, &message, now);
@@ -291,6 +288,7 @@ impl Change {
                 None => fsx::remove_file(&abs)?,
             }
         }
+        crate::timing::mark("change: files written");
         let mut lines = String::new();
         let ts = now.with_timezone(&chrono::Utc);
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
@@ -338,6 +336,7 @@ impl Change {
         let audit = root.join(layout::AUDIT_LOG);
         ensure_ends_with_newline(&audit)?;
         fsx::append(&audit, lines.as_bytes())?;
+        crate::timing::mark("change: audit appended");
         let mut files = touched.to_vec();
         files.extend(self.adopted.iter().cloned());
         let spec = CommitSpec { message, author: self.actor.as_str(), time: now };
@@ -378,11 +377,19 @@ fn is_critical(ws: &Workspace, rel: &str) -> bool {
 }
 
 /// A hand-edited audit log may lack its final newline; appending would then glue two lines.
+/// Only the last byte is read: the log grows with every change.
 fn ensure_ends_with_newline(path: &Path) -> crate::Result<()> {
-    if let Some(bytes) = fsx::read_if_exists(path)?
-        && !bytes.is_empty()
-        && !bytes.ends_with(b"\n")
-    {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(fsx::IoError::new(path, "read", e).into()),
+    };
+    let mut last = [0u8; 1];
+    let ends_badly = file.seek(SeekFrom::End(-1)).is_ok()
+        && file.read_exact(&mut last).is_ok()
+        && last[0] != b'\n';
+    if ends_badly {
         fsx::append(path, b"\n")?;
     }
     Ok(())

@@ -159,6 +159,60 @@ pub fn is_dirty(root: &Path, tree: Option<&Tree<'_>>, rel: &str) -> crate::Resul
     Ok(on_disk != at_head)
 }
 
+/// The files among `rels` whose working copy differs from `HEAD` (edited, new or deleted).
+///
+/// Like git, it trusts the index's stat data: a file whose size, mtime and inode match its
+/// index entry, and whose entry holds HEAD's blob, is clean without being read. Any other file
+/// — or one modified no earlier than the index was written, which the stat data cannot vouch
+/// for ("racy git") — is hashed and compared.
+pub fn dirty_files(
+    repo: &Repository,
+    root: &Path,
+    tree: Option<&Tree<'_>>,
+    rels: &[String],
+) -> crate::Result<Vec<String>> {
+    let index = repo.index().ok();
+    let index_mtime = repo.path().join("index").metadata().and_then(|m| m.modified()).ok();
+    let mut dirty = Vec::new();
+    for rel in rels {
+        let at_head = blob_id_at(tree, rel).map(|(id, _)| id);
+        if let (Some(index), Some(at_head), Some(index_mtime)) = (&index, at_head, index_mtime)
+            && stat_clean(index, &root.join(rel), rel, at_head, index_mtime)
+        {
+            continue;
+        }
+        if is_dirty(root, tree, rel)? {
+            dirty.push(rel.clone());
+        }
+    }
+    Ok(dirty)
+}
+
+#[cfg(unix)]
+fn stat_clean(
+    index: &git2::Index,
+    abs: &Path,
+    rel: &str,
+    at_head: Oid,
+    index_mtime: std::time::SystemTime,
+) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(entry) = index.get_path(Path::new(rel), 0) else { return false };
+    let Ok(m) = abs.symlink_metadata() else { return false };
+    let racy = m.modified().map_or(true, |t| t >= index_mtime);
+    entry.id == at_head
+        && !racy
+        && i64::from(entry.mtime.seconds()) == m.mtime()
+        && i64::from(entry.mtime.nanoseconds()) == m.mtime_nsec()
+        && u64::from(entry.file_size) == m.size() & 0xFFFF_FFFF
+        && entry.ino == m.ino() as u32
+}
+
+#[cfg(not(unix))]
+fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTime) -> bool {
+    false
+}
+
 /// A commit's author and message.
 #[derive(Debug, Clone)]
 pub struct CommitSpec<'a> {
@@ -212,6 +266,7 @@ pub fn commit_files(
             update.remove(rel.as_str());
         }
     }
+    crate::timing::mark("git: blobs stored");
     let tree_id = update.create_updated(repo, &base).map_err(op("build the commit's tree"))?;
     let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
     let time = Time::new(spec.time.timestamp(), spec.time.offset().local_minus_utc() / 60);
@@ -224,6 +279,7 @@ pub fn commit_files(
         .commit(None, &author, &committer, spec.message, &tree, &parents)
         .map_err(op("write the commit"))?;
 
+    crate::timing::mark("git: commit written");
     let mut index = repo.index().map_err(op("read the index"))?;
     for (rel, blob, mode) in &stored {
         // The blob is already stored: stage it by id with the file's stat data, instead of
@@ -239,6 +295,7 @@ pub fn commit_files(
         }
     }
     index.write().map_err(op("write the index"))?;
+    crate::timing::mark("git: index written");
 
     let subject = spec.message.lines().next().unwrap_or("");
     let log = format!("commit: {subject}");

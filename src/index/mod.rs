@@ -479,6 +479,7 @@ fn refresh_locked(
         w.commit().map_err(tantivy_err(&dir))?;
         w.wait_merging_threads().map_err(tantivy_err(&dir))?;
     }
+    crate::timing::mark("index: documents committed");
     // The graph's statuses and edges, for spreading activation at query time.
     let entities_changed = report.rebuilt
         || report
@@ -490,6 +491,7 @@ fn refresh_locked(
         let g = crate::graph::build(ws)?;
         fsx::write_atomic(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes())?;
     }
+    crate::timing::mark("index: graph cache");
     // Decay inputs, copied when decay-scores.json changed.
     let decay_path = ws.abs(layout::DECAY_SCORES);
     let decay_stamp =

@@ -214,8 +214,10 @@ pub fn remember_with(
             InputError::FlagNeedsStore { flag: "--title", stores: "procedural or vault" }.into()
         );
     }
+    crate::timing::mark("remember: start");
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
+    crate::timing::mark("remember: repo opened, locked");
     // One reading of the clock per command: every timestamp it writes agrees.
     let now = clock.now();
     let clock = FixedClock(now);
@@ -239,8 +241,10 @@ pub fn remember_with(
             Store::Vault => w.vault(req)?,
         }
     }
+    crate::timing::mark("remember: stores written");
     if w.graph_changed {
         w.regenerate_index()?;
+        crate::timing::mark("remember: graph index regenerated");
     }
     let counts_interactions =
         ws.settings().decay.clock == crate::settings::DecayClock::Interactions;
@@ -289,6 +293,7 @@ pub fn remember_with(
             );
         }
     }
+    crate::timing::mark("remember: decay entries");
     let Writer { change, written, duplicates, .. } = w;
     let change = extend(change)?;
     if change.is_empty() {
@@ -298,7 +303,9 @@ pub fn remember_with(
     let change = change.with_subject(action, req.text.clone());
     let applied = change.apply(ws, &repo, &lock, &clock)?;
     drop(lock);
+    crate::timing::mark("remember: committed");
     crate::index::update_after_change(ws);
+    crate::timing::mark("remember: index updated");
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }
 

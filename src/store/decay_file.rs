@@ -2,9 +2,15 @@
 //! the token economy. Reads versions 1–3, writes version 3, and keeps every field it does not
 //! know, in order, so files written by the cognitive-memory skill survive a round trip.
 
+use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Store, StoreError};
@@ -12,10 +18,85 @@ use crate::Timestamp;
 use crate::decay::{self, Band, DecayInputs, Now};
 use crate::settings::DecaySettings;
 
-/// The parsed file.
+/// The parsed file. The entries (ten thousand of them in a large workspace) are kept as the
+/// text they were read from and parsed only when one is asked for, so adding one entry or
+/// touching a few costs a scan of the file, not a parse of every entry; entries nobody changed
+/// are written back byte for byte.
 #[derive(Debug, Clone)]
 pub struct DecayFile {
+    /// Every top-level field but `entries`, in order (`entries` keeps its place as a `null`).
     root: Map<String, Value>,
+    entries: Vec<(String, Slot)>,
+    by_key: HashMap<String, usize>,
+}
+
+/// One entry: its text as read, parsed on demand; `dirty` once it was changed.
+#[derive(Debug, Clone)]
+struct Slot {
+    raw: Option<Box<RawValue>>,
+    parsed: OnceCell<Option<Map<String, Value>>>,
+    dirty: bool,
+}
+
+impl Slot {
+    fn new(map: Map<String, Value>) -> Self {
+        Self { raw: None, parsed: OnceCell::from(Some(map)), dirty: true }
+    }
+
+    fn get(&self) -> Option<&Map<String, Value>> {
+        self.parsed
+            .get_or_init(|| {
+                let raw = self.raw.as_ref()?;
+                match serde_json::from_str::<Value>(raw.get()).ok()? {
+                    Value::Object(m) => Some(m),
+                    _ => None,
+                }
+            })
+            .as_ref()
+    }
+
+    fn get_mut(&mut self) -> Option<&mut Map<String, Value>> {
+        self.get()?;
+        self.dirty = true;
+        self.parsed.get_mut()?.as_mut()
+    }
+}
+
+/// A JSON object read as (key, raw value) pairs, in order.
+struct RawObject(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for RawObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<RawObject, A::Error> {
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(0));
+                while let Some((k, v)) = m.next_entry::<String, Box<RawValue>>()? {
+                    out.push((k, v));
+                }
+                Ok(RawObject(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The stored inputs of a score, read straight from an entry's text (lenient: a field of the
+/// wrong type counts as missing, as with [`DecayFile::inputs`]).
+#[derive(Deserialize)]
+struct RawInputs {
+    base_relevance: Option<Value>,
+    type_weight: Option<Value>,
+    access_count: Option<Value>,
+    last_accessed: Option<Value>,
+    created: Option<Value>,
+    last_interaction: Option<Value>,
+    pinned: Option<Value>,
+    archive: Option<serde::de::IgnoredAny>,
 }
 
 /// A new memory unit's decay entry.
@@ -34,43 +115,65 @@ pub struct NewUnit {
 impl DecayFile {
     /// Parses the file; `path` is only used in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self, StoreError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| StoreError::Malformed {
-            path: path.to_owned(),
-            line: e.line(),
-            what: format!("not valid JSON: {}", json_message(&e)),
-        })?;
-        let Value::Object(mut root) = value else {
-            return Err(StoreError::Malformed {
-                path: path.to_owned(),
-                line: 1,
-                what: "expected a JSON object".into(),
-            });
+        let malformed =
+            |what: String, line: usize| StoreError::Malformed { path: path.to_owned(), line, what };
+        // Any syntax error is reported by a full parse, which knows the line.
+        let full_error = || match serde_json::from_str::<Value>(text) {
+            Err(e) => malformed(format!("not valid JSON: {}", json_message(&e)), e.line()),
+            Ok(_) => malformed("expected a JSON object".into(), 1),
         };
-        match root.get("entries") {
-            None => {
-                root.insert("entries".into(), Value::Object(Map::new()));
-            }
-            Some(Value::Object(_)) => {}
-            Some(_) => {
-                return Err(StoreError::Malformed {
-                    path: path.to_owned(),
-                    line: 1,
-                    what: "`entries` must be an object".into(),
-                });
+        let top: RawObject = serde_json::from_str(text).map_err(|_| full_error())?;
+        let mut root = Map::new();
+        let mut entries_raw = None;
+        for (k, v) in top.0 {
+            if k == "entries" {
+                entries_raw = Some(v);
+                root.insert(k, Value::Null);
+            } else {
+                let value: Value = serde_json::from_str(v.get()).map_err(|_| full_error())?;
+                root.insert(k, value);
             }
         }
+        let mut entries: Vec<(String, Slot)> = Vec::new();
+        let mut by_key = HashMap::new();
+        match entries_raw {
+            None => {
+                root.insert("entries".into(), Value::Null);
+            }
+            Some(raw) if raw.get().trim_start().starts_with('{') => {
+                let obj: RawObject = serde_json::from_str(raw.get()).map_err(|_| full_error())?;
+                entries.reserve(obj.0.len());
+                for (k, v) in obj.0 {
+                    // Entries in the layout this writer produces are kept as they are; others
+                    // (compact, differently indented) are re-written in that layout.
+                    let canonical = v.get().starts_with("{\n      \"")
+                        && v.get().ends_with("\n    }")
+                        || v.get() == "{}";
+                    let slot = Slot { raw: Some(v), parsed: OnceCell::new(), dirty: !canonical };
+                    match by_key.get(&k) {
+                        // A repeated key: the last one wins, as a JSON parser would have it.
+                        Some(&i) => entries[i] = (k, slot),
+                        None => {
+                            by_key.insert(k.clone(), entries.len());
+                            entries.push((k, slot));
+                        }
+                    }
+                }
+            }
+            Some(_) => return Err(malformed("`entries` must be an object".into(), 1)),
+        }
         upgrade(&mut root);
-        Ok(Self { root })
+        Ok(Self { root, entries, by_key })
     }
 
     /// Tells whether an entry exists.
     pub fn has(&self, key: &str) -> bool {
-        self.entries().is_some_and(|e| e.contains_key(key))
+        self.by_key.contains_key(key)
     }
 
     /// Returns the number of entries.
     pub fn len(&self) -> usize {
-        self.entries().map_or(0, Map::len)
+        self.entries.len()
     }
 
     /// Tells whether there are no entries.
@@ -78,8 +181,8 @@ impl DecayFile {
         self.len() == 0
     }
 
-    fn entries(&self) -> Option<&Map<String, Value>> {
-        self.root.get("entries").and_then(Value::as_object)
+    fn slot(&self, key: &str) -> Option<&Slot> {
+        self.by_key.get(key).map(|&i| &self.entries[i].1)
     }
 
     /// Adds an entry for a new unit; returns `false` (and changes nothing) if the key exists.
@@ -101,41 +204,44 @@ impl DecayFile {
         };
         let score = decay::relevance(&inputs, &Now { time: created, interactions }, p);
         let stamp = unit.created.format("%Y-%m-%dT%H:%M:%SZ").to_string();
-        let Some(Value::Object(entries)) = self.root.get_mut("entries") else { return false };
-        entries.insert(
-            key.to_owned(),
-            json!({
-                "store": unit.store.as_str(),
-                "base_relevance": unit.base,
-                "created": stamp,
-                "last_accessed": stamp,
-                "access_count": 1,
-                "type_weight": weight,
-                "current_score": (score * 1000.0).round() / 1000.0,
-                "status": decay::band(score, p).as_str(),
-                "pinned": unit.pinned,
-                "last_interaction": interactions,
-            }),
-        );
+        let Value::Object(map) = json!({
+            "store": unit.store.as_str(),
+            "base_relevance": unit.base,
+            "created": stamp,
+            "last_accessed": stamp,
+            "access_count": 1,
+            "type_weight": weight,
+            "current_score": (score * 1000.0).round() / 1000.0,
+            "status": decay::band(score, p).as_str(),
+            "pinned": unit.pinned,
+            "last_interaction": interactions,
+        }) else {
+            return false;
+        };
+        self.by_key.insert(key.to_owned(), self.entries.len());
+        self.entries.push((key.to_owned(), Slot::new(map)));
         true
     }
 
     /// Returns an entry's fields.
     pub fn entry(&self, key: &str) -> Option<&Map<String, Value>> {
-        self.entries()?.get(key)?.as_object()
+        self.slot(key)?.get()
     }
 
     /// Returns an entry's fields for editing.
     pub fn entry_mut(&mut self, key: &str) -> Option<&mut Map<String, Value>> {
-        self.root.get_mut("entries")?.as_object_mut()?.get_mut(key)?.as_object_mut()
+        let i = *self.by_key.get(key)?;
+        self.entries[i].1.get_mut()
     }
 
     /// Removes an entry (permanent deletion only), keeping the others in order.
     pub fn remove_entry(&mut self, key: &str) -> bool {
-        self.root
-            .get_mut("entries")
-            .and_then(Value::as_object_mut)
-            .is_some_and(|e| e.shift_remove(key).is_some())
+        let Some(i) = self.by_key.remove(key) else { return false };
+        self.entries.remove(i);
+        for (n, (k, _)) in self.entries.iter().enumerate().skip(i) {
+            self.by_key.insert(k.clone(), n);
+        }
+        true
     }
 
     /// Tells whether an entry is archived (forgotten).
@@ -156,7 +262,7 @@ impl DecayFile {
 
     /// Returns every entry key, in file order.
     pub fn keys(&self) -> Vec<String> {
-        self.entries().map(|e| e.keys().cloned().collect()).unwrap_or_default()
+        self.entries.iter().map(|(k, _)| k.clone()).collect()
     }
 
     /// Returns the workspace's interaction count (remember and recall operations so far).
@@ -178,7 +284,26 @@ impl DecayFile {
     /// Returns the stored inputs of an entry's score; missing fields take safe defaults, and a
     /// timestamp that cannot be read counts as `fallback`.
     pub fn inputs(&self, key: &str, fallback: Timestamp) -> Option<DecayInputs> {
-        let e = self.entry(key)?;
+        let slot = self.slot(key)?;
+        // An entry nobody has parsed is read straight into the few fields a score needs.
+        if slot.parsed.get().is_none()
+            && let Some(raw) = &slot.raw
+        {
+            let r: RawInputs = serde_json::from_str(raw.get()).ok()?;
+            let time = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).and_then(parse_time);
+            return Some(DecayInputs {
+                base: r.base_relevance.as_ref().and_then(Value::as_f64).unwrap_or(1.0),
+                type_weight: r.type_weight.as_ref().and_then(Value::as_f64).unwrap_or(1.0),
+                access_count: r.access_count.as_ref().and_then(Value::as_u64).unwrap_or(1),
+                last_accessed: time(&r.last_accessed)
+                    .or_else(|| time(&r.created))
+                    .unwrap_or(fallback),
+                last_interaction: r.last_interaction.as_ref().and_then(Value::as_u64).unwrap_or(0),
+                pinned: r.pinned.as_ref().and_then(Value::as_bool).unwrap_or(false),
+                forgotten: r.archive.is_some(),
+            });
+        }
+        let e = slot.get()?;
         let f = |k: &str| e.get(k).and_then(Value::as_f64);
         let last = e
             .get("last_accessed")
@@ -216,18 +341,26 @@ impl DecayFile {
     /// Stores a recomputed score and its band; returns the band it had before.
     pub fn set_score(&mut self, key: &str, score: f64, band: Band) -> Option<Band> {
         let before = self.band(key);
+        let rounded = (score * 1000.0).round() / 1000.0;
+        // Unchanged values leave the entry's text as it is.
+        let e = self.entry(key)?;
+        if e.get("current_score").and_then(Value::as_f64) == Some(rounded)
+            && e.get("status").and_then(Value::as_str) == Some(band.as_str())
+        {
+            return before;
+        }
         let e = self.entry_mut(key)?;
-        e.insert("current_score".into(), json!((score * 1000.0).round() / 1000.0));
+        e.insert("current_score".into(), json!(rounded));
         e.insert("status".into(), json!(band.as_str()));
         before
     }
 
     /// Pins or unpins an entry; returns whether it changed.
     pub fn set_pinned(&mut self, key: &str, pinned: bool) -> bool {
-        let Some(e) = self.entry_mut(key) else { return false };
-        if e.get("pinned").and_then(Value::as_bool) == Some(pinned) {
+        if self.entry(key).and_then(|e| e.get("pinned")).and_then(Value::as_bool) == Some(pinned) {
             return false;
         }
+        let Some(e) = self.entry_mut(key) else { return false };
         e.insert("pinned".into(), json!(pinned));
         true
     }
@@ -244,9 +377,48 @@ impl DecayFile {
 
     /// Renders the file as pretty JSON with a final newline.
     pub fn to_text(&self) -> String {
-        let mut s = serde_json::to_string_pretty(&self.root).expect("a JSON map always serialises");
+        let mut s = serde_json::to_string_pretty(&Out(self)).expect("a JSON map always serialises");
         s.push('\n');
         s
+    }
+}
+
+/// The file for serialising: the top-level fields in order, the entries in their place.
+struct Out<'a>(&'a DecayFile);
+
+impl Serialize for Out<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.root.len()))?;
+        for (k, v) in &self.0.root {
+            if k == "entries" {
+                m.serialize_entry(k, &Entries(self.0))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
+struct Entries<'a>(&'a DecayFile);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.entries.len()))?;
+        for (k, slot) in &self.0.entries {
+            match (&slot.raw, slot.dirty) {
+                (Some(raw), false) => m.serialize_entry(k, raw)?,
+                _ => match slot.get() {
+                    Some(map) => m.serialize_entry(k, map)?,
+                    // Not an object: kept as it was.
+                    None => match &slot.raw {
+                        Some(raw) => m.serialize_entry(k, raw)?,
+                        None => m.serialize_entry(k, &Value::Null)?,
+                    },
+                },
+            }
+        }
+        m.end()
     }
 }
 
@@ -335,6 +507,57 @@ mod tests {
         assert_eq!(e["current_score"], json!(0.8));
         assert_eq!(e["status"], json!("active"));
         assert_eq!(e["access_count"], json!(1));
+    }
+
+    #[test]
+    fn round_trip_is_byte_for_byte_and_a_touch_changes_one_entry() {
+        let p = DecaySettings::default();
+        let mut f = DecayFile::parse("{}", Path::new("d.json")).unwrap();
+        for i in 0..50 {
+            let unit = NewUnit {
+                store: Store::Episodic,
+                base: 1.0,
+                created: format!("2026-02-02T10:{i:02}:00Z").parse().unwrap(),
+                pinned: i % 10 == 0,
+            };
+            assert!(f.insert_new(&format!("episode:2026-02-02:10:{i:02}"), unit, &p));
+        }
+        let text = f.to_text();
+        // The lazy writer produces what a full pretty-print of the same JSON produces.
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(text, format!("{}\n", serde_json::to_string_pretty(&v).unwrap()));
+        let g = DecayFile::parse(&text, Path::new("d.json")).unwrap();
+        assert_eq!(g.to_text(), text, "an unchanged file is written back as it was");
+        assert_eq!(g.len(), 50);
+        let mut h = g.clone();
+        let at: Timestamp = "2026-03-01T08:00:00Z".parse().unwrap();
+        assert!(h.touch("episode:2026-02-02:10:07", at, 3));
+        let after = h.to_text();
+        let diff: Vec<(&str, &str)> =
+            text.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
+        assert_eq!(diff.len(), 3, "{diff:?}");
+        assert!(after.contains("\"last_accessed\": \"2026-03-01T08:00:00Z\""));
+        // Inputs read from an entry's text equal those read from the parsed entry.
+        let key = "episode:2026-02-02:10:20";
+        let lazy = g.inputs(key, at).unwrap();
+        assert!(g.entry(key).is_some());
+        let parsed = g.inputs(key, at).unwrap();
+        assert_eq!(format!("{lazy:?}"), format!("{parsed:?}"));
+        assert!(lazy.pinned);
+    }
+
+    #[test]
+    fn removing_an_entry_keeps_the_others_findable() {
+        let text = r#"{"entries":{"a":{"x":1},"b":{"x":2},"c":{"x":3},"b":{"x":4}}}"#;
+        let mut f = DecayFile::parse(text, Path::new("d.json")).unwrap();
+        assert_eq!(f.keys(), ["a", "b", "c"]);
+        assert_eq!(f.entry("b").unwrap()["x"], json!(4), "a repeated key: the last one wins");
+        assert!(f.remove_entry("a"));
+        assert!(!f.remove_entry("a"));
+        assert_eq!(f.entry("c").unwrap()["x"], json!(3));
+        assert_eq!(f.keys(), ["b", "c"]);
+        let out: Value = serde_json::from_str(&f.to_text()).unwrap();
+        assert_eq!(out["entries"], json!({"b": {"x": 4}, "c": {"x": 3}}));
     }
 
     #[test]
