@@ -282,3 +282,32 @@ fn no_push_merges_locally_and_leaves_the_remote_alone() {
     let day = b.read("memory/episodes/2026-12-01.md");
     assert!(day.contains("Alice prefers tea") && day.contains("Bob prefers coffee"), "{day}");
 }
+
+#[test]
+fn two_workspaces_made_by_init_on_different_machines_merge() {
+    // No common history: each machine ran `cogmem init` on its own.
+    let a = TestEnv::initialized();
+    let remote = a.home.join("remote.git");
+    git_in(&a.home, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    a.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let b = TestEnv::new();
+    b.set_now("2026-12-02T08:00:00Z");
+    b.run(["init", "ws"]).current_dir_home().success();
+    b.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    b.mutate(["remember", "Carol likes jazz", "--entity", "person--carol", "--store", "semantic"]);
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    b.assert_clean_tree();
+    a.run(["sync", "--remote", "origin"]).success();
+    assert_eq!(a.snapshot(), b.snapshot());
+    let index = a.read("memory/graph/index.md");
+    assert!(index.contains("| person--alice |") && index.contains("| person--carol |"), "{index}");
+    let audit = a.read("memory/meta/audit.log");
+    assert_eq!(audit.matches("# Format:").count(), 1, "one header:\n{audit}");
+    let decay: serde_json::Value =
+        serde_json::from_str(&a.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(decay["entries"]["entity:person--alice"].is_object());
+    assert!(decay["entries"]["entity:person--carol"].is_object());
+}
