@@ -79,8 +79,11 @@ pub fn run(ctx: &Ctx, args: &SyncRemoteArgs) -> cogmem::Result<Exit> {
         render::warning(
             ctx.style,
             &format!(
-                "the push to {} was refused: {why}; run `cogmem sync --remote {}` again",
-                report.remote, report.remote
+                "the push to {} was refused ({}); what was merged stays here, and the next \
+                 `cogmem sync --remote {}` pushes it",
+                report.remote,
+                why.trim().trim_end_matches('.'),
+                report.remote
             ),
         );
     }

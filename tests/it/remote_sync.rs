@@ -311,3 +311,19 @@ fn two_workspaces_made_by_init_on_different_machines_merge() {
     assert!(decay["entries"]["entity:person--alice"].is_object());
     assert!(decay["entries"]["entity:person--carol"].is_object());
 }
+
+#[test]
+fn a_refused_push_keeps_the_merge_and_exits_3() {
+    let (a, b, _remote) = two_machines();
+    // A folder remote that is not bare refuses pushes; the sync reports it and keeps the result.
+    a.git(&["remote", "add", "peer", b.root.to_str().unwrap()]);
+    a.mutate(["remember", "Alice prefers tea"]);
+    let head = a.head();
+    let out = a.run(["sync", "--remote", "peer", "--json"]).output().code(3);
+    let r = json(&out.stdout);
+    assert_eq!((r["outcome"].as_str(), r["pushed"].as_bool()), (Some("ahead"), Some(false)));
+    assert!(r["push_error"].as_str().is_some_and(|e| !e.is_empty()), "{out}");
+    assert!(out.stderr.contains("warning: the push to peer was refused"), "{out}");
+    assert_eq!(a.head(), head);
+    a.assert_clean_tree();
+}
