@@ -75,6 +75,9 @@ pub fn run(ctx: &Ctx, args: &SyncRemoteArgs) -> cogmem::Result<Exit> {
         );
         let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), out.as_bytes());
     }
+    for w in &report.warnings {
+        render::warning(ctx.style, w);
+    }
     if let Some(why) = &report.push_error {
         render::warning(
             ctx.style,

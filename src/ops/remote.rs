@@ -205,6 +205,8 @@ pub struct RemoteReport {
     pub push_error: Option<String>,
     /// Files that stopped the merge.
     pub conflicts: Vec<Conflict>,
+    /// Things to look at after a merge that went through (MEMORY.md over its budget).
+    pub warnings: Vec<String>,
 }
 
 impl RemoteReport {
@@ -261,6 +263,7 @@ pub fn sync_remote(
         pushed: false,
         push_error: None,
         conflicts: Vec::new(),
+        warnings: Vec::new(),
     };
     report.ahead = count_only_in(&repo, local, theirs)?;
     let mut tip = local;
@@ -294,6 +297,7 @@ pub fn sync_remote(
                     report.conflicts = plan.conflicts;
                     return Ok(report);
                 }
+                report.warnings = budget_warning(ws, &plan);
                 let label = format!("{}/{remote_branch}", ep.name);
                 let ctx = MergeCtx {
                     ws,
@@ -323,6 +327,21 @@ pub fn sync_remote(
         }
     }
     Ok(report)
+}
+
+/// Both sides' bullets together may not fit MEMORY.md's budget. The merge keeps them all (a sync
+/// never drops a memory); the warning asks for a prune.
+fn budget_warning(ws: &Workspace, plan: &merge::Plan) -> Vec<String> {
+    let Some((Some(bytes), _)) = plan.updates.get(layout::MEMORY_MD) else { return Vec::new() };
+    let budget = ws.settings().core.budget_tokens;
+    let tokens = crate::tokens::estimate(&String::from_utf8_lossy(bytes));
+    if tokens <= budget {
+        return Vec::new();
+    }
+    vec![format!(
+        "MEMORY.md is now {tokens} tokens, over its budget of {budget}, with both machines' \
+         bullets; move details into entities or let a reflection prune it"
+    )]
 }
 
 fn head_branch(repo: &Repository) -> crate::Result<(String, String)> {

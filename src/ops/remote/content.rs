@@ -395,13 +395,14 @@ fn merge_prefix(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, 
         return Ok(p.to_owned());
     }
     let lines = |s: &str| s.split_inclusive('\n').map(str::to_owned).collect::<Vec<_>>();
-    let (b, o, t) = (lines(base.unwrap_or("")), lines(ours), lines(theirs));
-    if o.len() != t.len() || b.len() != o.len() {
+    let (b, o, t) = (base.map(lines), lines(ours), lines(theirs));
+    if o.len() != t.len() || b.as_ref().is_some_and(|b| b.len() != o.len()) {
         return Err("both sides rewrote the title or comment lines".into());
     }
     let mut out = String::with_capacity(ours.len());
-    for ((bl, ol), tl) in b.iter().zip(&o).zip(&t) {
-        match pick3(Some(bl), Some(ol), Some(tl)) {
+    for (i, (ol, tl)) in o.iter().zip(&t).enumerate() {
+        let bl = b.as_ref().and_then(|b| b.get(i));
+        match pick3(bl, Some(ol), Some(tl)) {
             Ok(Some(l)) => out.push_str(l),
             _ if ol.trim_start().starts_with("<!--") && tl.trim_start().starts_with("<!--") => {
                 out.push_str(ol.max(tl));
@@ -797,6 +798,9 @@ mod tests {
         assert_eq!(m, e("2026-12-03", "- a\n- b\n- c\n"));
         let clash = merge_sections(Some("# a\n\n## F\n"), "# b\n\n## F\n", "# c\n\n## F\n");
         assert!(clash.is_err());
+        // Created on both machines (no common ancestor): still merged line by line.
+        let m = merge_sections(None, &e("2026-12-02", "- b\n"), &e("2026-12-03", "- c\n")).unwrap();
+        assert_eq!(m, e("2026-12-03", "- b\n- c\n"));
     }
 
     #[test]
