@@ -327,3 +327,35 @@ fn a_refused_push_keeps_the_merge_and_exits_3() {
     assert_eq!(a.head(), head);
     a.assert_clean_tree();
 }
+
+#[test]
+fn a_failure_half_way_puts_everything_back() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.mutate([
+        "remember",
+        "Alice works at Acme",
+        "--entity",
+        "person--alice",
+        "--store",
+        "semantic",
+    ]);
+    let head = b.head();
+    let files = b.snapshot();
+    // Another git process holds the index: the merge gets as far as moving the branch, then
+    // cannot write the index, and must undo everything.
+    std::fs::write(b.root.join(".git/index.lock"), "").unwrap();
+    let out = b.run(["sync", "--remote", "origin"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("index"), "{out}");
+    std::fs::remove_file(b.root.join(".git/index.lock")).unwrap();
+    assert_eq!(b.head(), head);
+    assert_eq!(b.snapshot(), files);
+    b.assert_clean_tree();
+    // Once the lock is gone, the same sync goes through.
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    let alice = b.read("memory/graph/entities/person--alice.md");
+    assert!(alice.contains("- Alice prefers tea") && alice.contains("- Alice works at Acme"));
+}
