@@ -557,6 +557,9 @@ pub fn merge_decay(
                 let sum = if on >= bn && tn >= bn { on + tn - bn } else { on.max(tn) };
                 Some(Value::from(sum))
             }
+            // The marker of the last folded access batch names a batch of this machine's own
+            // `.cogmem/access.log`, so ours is the one that means something here.
+            "access_fold" => o.get(&key).cloned(),
             _ => merge_value(b.get(&key), o.get(&key), t.get(&key)),
         };
         if let Some(v) = v {
