@@ -359,3 +359,26 @@ fn a_failure_half_way_puts_everything_back() {
     let alice = b.read("memory/graph/entities/person--alice.md");
     assert!(alice.contains("- Alice prefers tea") && alice.contains("- Alice works at Acme"));
 }
+
+#[test]
+fn a_merged_memory_md_over_budget_keeps_every_bullet_and_warns() {
+    let (a, b, _remote) = two_machines();
+    // A budget each machine's MEMORY.md fits on its own, but not both together.
+    a.write("cogmem.toml", "[core]\nbudget_tokens = 240\n");
+    a.git_commit_all("settings: small core budget");
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    let one = "Prefers short answers with a code example first and the explanation after it";
+    let two = "Works from Lisbon on weekdays and from Porto at weekends, usually after lunch";
+    a.mutate(["remember", one, "--store", "core", "--section", "persona"]);
+    b.mutate(["remember", two, "--store", "core", "--section", "identity"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "merged", "{out}");
+    let warning = r["warnings"][0].as_str().unwrap_or_default();
+    assert!(warning.contains("over its budget of 240"), "{out}");
+    assert!(out.stderr.contains("warning: MEMORY.md is now"), "{out}");
+    let core = b.read("MEMORY.md");
+    assert!(core.contains(one) && core.contains(two), "{core}");
+}
