@@ -114,11 +114,10 @@ impl RemoteError {
                     .into()
             }
             Self::NoGit { .. } => "install git, or sync through a folder remote".into(),
-            Self::Git { .. } => {
-                "check that `git fetch NAME` works in a terminal; cogmem never prompts, so \
+            Self::Git { name, .. } => format!(
+                "check that `git fetch {name}` works in a terminal; cogmem never prompts, so \
                  credentials must come from a credential helper or ssh-agent"
-                    .into()
-            }
+            ),
             Self::HandEdits { .. } => {
                 "run `cogmem sync` first to commit them, then `cogmem sync --remote NAME`".into()
             }

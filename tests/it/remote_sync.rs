@@ -382,3 +382,19 @@ fn a_merged_memory_md_over_budget_keeps_every_bullet_and_warns() {
     let core = b.read("MEMORY.md");
     assert!(core.contains(one) && core.contains(two), "{core}");
 }
+
+#[test]
+fn an_unreachable_network_remote_fails_without_prompting() {
+    let env = TestEnv::initialized();
+    // Nothing listens on port 9: git fails at once, and nothing waits for a password.
+    env.git(&["remote", "add", "origin", "https://127.0.0.1:9/memory.git"]);
+    let head = env.head();
+    let out = env.run(["sync", "--remote", "origin"]).output().code(1);
+    assert!(
+        out.stderr.contains("error: git could not reach origin (https://127.0.0.1:9/memory.git)"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: check that `git fetch origin` works"), "{out}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
