@@ -508,7 +508,13 @@ pub fn merge_sections(base: Option<&str>, ours: &str, theirs: &str) -> Result<St
         }
         match b.as_ref().and_then(|b| get(b, key)) {
             Some(bs) if bs == *ts => {}
-            _ => push(&mut out, ts),
+            _ => {
+                // A section only theirs has goes at the end, after a blank line.
+                if !out.is_empty() && !out.ends_with("\n\n") {
+                    push(&mut out, "\n");
+                }
+                push(&mut out, ts);
+            }
         }
     }
     if !out.ends_with('\n') {
@@ -663,7 +669,8 @@ fn merge_entry(
 
 /// Merges one JSON value: the side that changed it; for objects both changed, key by key;
 /// for numbers or strings both changed, the greater (a count, a later time) so that every
-/// machine reaches the same result; otherwise ours.
+/// machine reaches the same result; for lists, ours and then theirs' other items; otherwise
+/// ours.
 fn merge_value(
     base: Option<&Value>,
     ours: Option<&Value>,
@@ -690,6 +697,12 @@ fn merge_value(
             Some(if tf > of { Value::Number(t.clone()) } else { Value::Number(o.clone()) })
         }
         (Some(Value::String(o)), Some(Value::String(t))) => Some(Value::String(o.max(t).clone())),
+        // Lists both sides grew (recent reward outcomes): ours, then theirs' new items.
+        (Some(Value::Array(o)), Some(Value::Array(t))) => {
+            let mut out = o.clone();
+            out.extend(t.iter().filter(|x| !o.contains(x)).cloned());
+            Some(Value::Array(out))
+        }
         (Some(o), _) => Some(o.clone()),
         (None, t) => t.cloned(),
     }
@@ -785,6 +798,19 @@ mod tests {
     }
 
     #[test]
+    fn a_closed_relation_stays_closed_and_new_sections_arrive() {
+        let base =
+            "# person--alice\n\n## Relations\n- lives-in: [[place--lisbon]] (since 2026-01-01)\n";
+        let ours = "# person--alice\n\n## Relations\n- lives-in: [[place--lisbon]] (since 2026-01-01) (until 2026-12-01)\n- lives-in: [[place--porto]] (since 2026-12-01)\n";
+        let theirs = "# person--alice\n\n## Relations\n- lives-in: [[place--lisbon]] (since 2026-01-01)\n- works-at: [[organization--acme]] (since 2026-12-01)\n\n## Notes\n- theirs\n";
+        let m = merge_sections(Some(base), ours, theirs).unwrap();
+        assert_eq!(
+            m,
+            "# person--alice\n\n## Relations\n- lives-in: [[place--lisbon]] (since 2026-01-01) (until 2026-12-01)\n- lives-in: [[place--porto]] (since 2026-12-01)\n- works-at: [[organization--acme]] (since 2026-12-01)\n\n## Notes\n- theirs\n"
+        );
+    }
+
+    #[test]
     fn entity_comment_lines_take_the_later_date() {
         let e = |d: &str, facts: &str| {
             format!(
@@ -825,5 +851,16 @@ mod tests {
         assert_eq!(v["x"], 1);
         assert!(v["entries"].get("episode:2026-12-01:10:00:2").is_some());
         assert!(v["entries"].get("episode:2026-12-01:10:00").is_none());
+        let lists = merge_decay(
+            Some(r#"{"l":[1]}"#),
+            r#"{"l":[1,2]}"#,
+            r#"{"l":[1,3]}"#,
+            &DecayRenames::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&lists).unwrap()["l"],
+            serde_json::json!([1, 2, 3])
+        );
     }
 }
