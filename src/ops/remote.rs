@@ -1,7 +1,8 @@
 //! `cogmem sync --remote NAME`: share one workspace between machines through any git remote.
 //!
 //! Fetch the remote's branch, bring it into ours (a fast-forward when we have nothing new, else
-//! a merge commit whose files are combined by what they hold, [`merge`]), and push the result.
+//! a merge commit whose files are combined by what they hold: `remote/merge.rs` decides each
+//! file, [`content`] combines the workspace's formats), and push the result.
 //!
 //! Invariants: nothing is written until the whole merge is known to succeed, so a conflict
 //! leaves the working tree, the index and `HEAD` exactly as they were; before anything is
