@@ -321,7 +321,7 @@ pub fn sync_remote(
         crate::index::update_after_change(ws);
     }
     if opts.push && theirs != Some(tip) {
-        match transport::push(&repo, root, &ep, &remote_branch, tip)? {
+        match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip)? {
             Ok(()) => report.pushed = true,
             Err(why) => report.push_error = Some(why),
         }

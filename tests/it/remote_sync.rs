@@ -398,3 +398,22 @@ fn an_unreachable_network_remote_fails_without_prompting() {
     assert_eq!(env.head(), head);
     env.assert_clean_tree();
 }
+
+#[test]
+fn branch_names_the_remote_branch_to_sync_with() {
+    let (a, b, remote) = two_machines();
+    b.mutate(["remember", "Bob prefers coffee"]);
+    // B keeps its own branch on the remote; A's `main` is not touched.
+    let out = b.run(["sync", "--remote", "origin", "--branch", "laptop"]).success();
+    assert!(out.stderr.contains("pushed main to origin/laptop"), "{out}");
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", "laptop"]).trim(), b.head());
+    assert_ne!(git_in(&remote, &a.home, &["rev-parse", "main"]).trim(), b.head());
+    // A merges B's branch into its own main.
+    a.mutate(["remember", "Alice prefers tea"]);
+    let out = a
+        .run(["sync", "--remote", "origin", "--branch", "laptop", "--no-push", "--json"])
+        .success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    let day = a.read("memory/episodes/2026-12-01.md");
+    assert!(day.contains("Bob prefers coffee") && day.contains("Alice prefers tea"), "{day}");
+}

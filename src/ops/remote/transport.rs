@@ -119,16 +119,16 @@ pub fn fetch(
     }
 }
 
-/// Pushes our `branch` to the remote's `branch`. Returns `Err` with the remote's reason when
-/// it refused (the remote moved on since the fetch, say).
+/// Pushes our branch `local` to the remote's `branch`. Returns `Err` with the remote's reason
+/// when it refused (the remote moved on since the fetch, say).
 pub fn push(
     repo: &Repository,
     root: &Path,
     ep: &Endpoint,
-    branch: &str,
+    (local, branch): (&str, &str),
     tip: Oid,
 ) -> crate::Result<Result<(), String>> {
-    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    let refspec = format!("refs/heads/{local}:refs/heads/{branch}");
     let outcome = match &ep.local {
         Some(dir) => {
             let mut remote = repo
