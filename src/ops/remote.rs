@@ -288,17 +288,18 @@ pub fn sync_remote(
                 };
                 let base_tree = base.map(tree_of).transpose()?;
                 let (ours_tree, theirs_tree) = (tree_of(local)?, tree_of(t)?);
-                let plan = merge::plan(&repo, base_tree.as_ref(), &ours_tree, &theirs_tree)?;
-                report.renumbered =
-                    plan.renumbered.iter().map(|&(from, to)| Renumbered { from, to }).collect();
+                let label = format!("{}/{remote_branch}", ep.name);
+                let plan =
+                    merge::plan(&repo, base_tree.as_ref(), &ours_tree, &theirs_tree, &label)?;
                 if !plan.conflicts.is_empty() {
+                    // Nothing was merged: the files that would have merged are not listed.
                     report.outcome = Outcome::Conflict;
-                    report.merged = plan.files;
                     report.conflicts = plan.conflicts;
                     return Ok(report);
                 }
+                report.renumbered =
+                    plan.renumbered.iter().map(|&(from, to)| Renumbered { from, to }).collect();
                 report.warnings = budget_warning(ws, &plan);
-                let label = format!("{}/{remote_branch}", ep.name);
                 let ctx = MergeCtx {
                     ws,
                     repo: &repo,

@@ -230,9 +230,11 @@ fn an_unmergeable_conflict_changes_nothing_and_exits_3() {
     let r = json(&out.stdout);
     assert_eq!(r["outcome"], "conflict");
     assert_eq!(r["pushed"], false);
+    assert_eq!(r["merged"], serde_json::json!([]));
     let conflicts = r["conflicts"].as_array().unwrap();
     assert_eq!(conflicts.len(), 1, "{out}");
     assert_eq!(conflicts[0]["path"], path);
+    assert!(conflicts[0]["hint"].as_str().unwrap().contains("git diff HEAD origin/main --"));
     assert!(conflicts[0]["reason"].as_str().unwrap().contains("same lines"));
     assert!(
         out.stderr.contains(&format!("conflict: {path}: both sides changed the same lines")),

@@ -141,20 +141,22 @@ fn text(bytes: Option<&[u8]>) -> Option<&str> {
     bytes.and_then(|b| std::str::from_utf8(b).ok())
 }
 
-fn hint_for(path: &str) -> String {
+fn hint_for(path: &str, theirs: &str) -> String {
     format!(
         "nothing was changed; combine the two versions of {path} by hand (`git diff HEAD \
-         FETCH_HEAD -- {path}` shows them), commit, then run `cogmem sync --remote` again"
+         {theirs} -- {path}` shows them), commit, then run `cogmem sync --remote` again"
     )
 }
 
 /// Merges `theirs` into `ours` over their common ancestor `base` (`None` for unrelated
-/// histories, such as two workspaces made by `cogmem init` on different machines).
+/// histories, such as two workspaces made by `cogmem init` on different machines). `label`
+/// names their side for people (`origin/main`).
 pub fn plan(
     repo: &Repository,
     base: Option<&Tree<'_>>,
     ours: &Tree<'_>,
     theirs: &Tree<'_>,
+    label: &str,
 ) -> crate::Result<Plan> {
     let (b, o, t) = (blobs(base)?, blobs(Some(ours))?, blobs(Some(theirs))?);
     let mut paths: Vec<&String> =
@@ -182,7 +184,7 @@ pub fn plan(
                 plan.conflicts.push(Conflict {
                     path: path.clone(),
                     reason: format!("{side}, and the other side changed it"),
-                    hint: hint_for(path),
+                    hint: hint_for(path, label),
                 });
             } else if let Some(te) = te {
                 plan.updates.insert(path.clone(), (read(repo, Some(te))?, mode));
@@ -232,7 +234,11 @@ pub fn plan(
                 plan.files.push(MergedFile { path: path.clone(), strategy });
             }
             Err(reason) => {
-                plan.conflicts.push(Conflict { path: path.clone(), reason, hint: hint_for(path) });
+                plan.conflicts.push(Conflict {
+                    path: path.clone(),
+                    reason,
+                    hint: hint_for(path, label),
+                });
             }
         }
     }
