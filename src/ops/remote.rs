@@ -280,7 +280,14 @@ pub fn sync_remote(
                 report.backup = Some(local.to_string());
                 tip = t;
             } else {
-                let base = repo.merge_base(local, t).ok();
+                // No common ancestor: two workspaces started by `init` on two machines.
+                let base = match repo.merge_base(local, t) {
+                    Ok(id) => Some(id),
+                    Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+                    Err(cause) => {
+                        return Err(GitError::Op { what: "find the common ancestor", cause }.into());
+                    }
+                };
                 let tree_of = |id: Oid| {
                     repo.find_commit(id)
                         .and_then(|c| c.tree())
