@@ -55,6 +55,9 @@ pub enum Error {
     /// A built-in template is broken (a bug).
     #[error(transparent)]
     Template(#[from] TemplateError),
+    /// Syncing with a git remote failed.
+    #[error(transparent)]
+    Remote(#[from] crate::ops::remote::RemoteError),
 }
 
 /// A request that cannot be carried out as given.
@@ -336,6 +339,7 @@ impl Error {
             Self::Rule(_) => ErrorKind::Conflict,
             Self::Index(e) => e.kind(),
             Self::Template(_) => ErrorKind::Internal,
+            Self::Remote(e) => e.kind(),
         }
     }
 
@@ -383,6 +387,7 @@ impl Error {
             }
             Self::Template(_) => Some("this is a bug in cogmem; please report it".into()),
             Self::Index(e) => e.hint(),
+            Self::Remote(e) => e.hint(),
         }
     }
 

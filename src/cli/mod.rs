@@ -29,6 +29,7 @@ mod route;
 mod search;
 mod shell;
 mod status;
+mod sync_remote;
 
 use exit::Exit;
 use render::Style;
@@ -108,6 +109,7 @@ enum Command {
     Why(decay::WhyArgs),
     Touch(decay::TouchArgs),
     Status(status::StatusArgs),
+    Sync(sync_remote::SyncRemoteArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
     Completions(shell::CompletionsArgs),
@@ -177,6 +179,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Why(args) => decay::run_why(&ctx, &args),
         Command::Touch(args) => decay::run_touch(&ctx, &args),
         Command::Status(args) => status::run(&ctx, &args),
+        Command::Sync(args) => sync_remote::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
         Command::Completions(args) => shell::run_completions(&args),
         Command::Man(args) => shell::run_man(&args),

@@ -14,5 +14,6 @@ pub mod init;
 pub mod propose;
 pub mod reflect;
 pub mod remember;
+pub mod remote;
 pub mod search;
 pub mod status;

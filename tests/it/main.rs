@@ -20,6 +20,7 @@ mod mcp;
 mod pending;
 mod reflect;
 mod remember;
+mod remote_sync;
 mod search;
 mod shell;
 mod status_audit;

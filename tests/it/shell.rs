@@ -16,10 +16,20 @@ fn completion_scripts_cover_every_command() {
     }
     // The bash script is valid bash and registers itself for `cogmem`.
     let script = env.run(["completions", "bash"]).success().stdout;
-    let check = Command::new("bash")
-        .args(["-c", &format!("{script}\ncomplete -p cogmem")])
-        .output()
+    // On stdin, not as `-c SCRIPT`: one argument may not exceed 128 KiB on Linux, and the script
+    // has outgrown that.
+    let mut bash = Command::new("bash")
+        .arg("-s")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("bash runs");
+    let mut stdin = bash.stdin.take().expect("piped stdin");
+    std::io::Write::write_all(&mut stdin, format!("{script}\ncomplete -p cogmem\n").as_bytes())
+        .expect("bash reads the script");
+    drop(stdin);
+    let check = bash.wait_with_output().expect("bash runs");
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
     assert!(String::from_utf8_lossy(&check.stdout).contains("-F _cogmem cogmem"));
 }

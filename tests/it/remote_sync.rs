@@ -1,0 +1,421 @@
+//! `cogmem sync --remote`: two machines sharing one bare remote, with real git on both ends.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::TestEnv;
+
+/// Runs git in `dir` with the sealed test environment and returns stdout.
+fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", home)
+        .env("GIT_AUTHOR_NAME", "tester")
+        .env("GIT_AUTHOR_EMAIL", "tester@example.com")
+        .env("GIT_COMMITTER_NAME", "tester")
+        .env("GIT_COMMITTER_EMAIL", "tester@example.com")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Machine A (initialised, its history pushed to a bare remote) and machine B (a clone of the
+/// remote), with B's clock half an hour ahead so their commits differ.
+fn two_machines() -> (TestEnv, TestEnv, PathBuf) {
+    let a = TestEnv::initialized();
+    let remote = a.home.join("remote.git");
+    git_in(&a.home, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    a.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    let out = a.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
+    let b = TestEnv::new();
+    git_in(&b.home, &b.home, &["clone", "-q", remote.to_str().unwrap(), "ws"]);
+    b.set_now("2026-12-01T09:30:00Z");
+    (a, b, remote)
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+fn decay_entry(env: &TestEnv, key: &str) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    v["entries"][key].clone()
+}
+
+#[test]
+fn two_machines_syncing_both_ways_keep_every_memory_of_both() {
+    let (a, b, remote) = two_machines();
+    // A remembers its things…
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.mutate(["remember", "Met Carol at the conference", "--at", "10:00"]);
+    a.mutate(["remember", "Prefers short answers", "--store", "core", "--section", "persona"]);
+    a.run(["propose", "--from", "researcher", "Alice likes hiking"]).success();
+    for _ in 0..3 {
+        a.run(["touch", "entity:person--alice"]).success();
+    }
+    a.mutate(["remember", "Lunch with Dan", "--at", "12:00"]);
+    // …and B, on the same day, other things about the same entity and in the same minute.
+    b.mutate([
+        "remember",
+        "Alice works at Acme",
+        "--entity",
+        "person--alice",
+        "--store",
+        "semantic",
+    ]);
+    b.mutate(["remember", "Bob is moving to Berlin", "--at", "10:00"]);
+    b.mutate(["remember", "Ship v1 by Friday", "--store", "core", "--section", "active-context"]);
+    b.run(["propose", "--from", "critic", "Bob prefers trains"]).success();
+    b.run(["touch", "entity:person--alice"]).success();
+    b.mutate(["remember", "Call with Erin", "--at", "11:00"]);
+    let a_count = decay_entry(&a, "entity:person--alice")["access_count"].as_u64().unwrap();
+    let b_count = decay_entry(&b, "entity:person--alice")["access_count"].as_u64().unwrap();
+    assert!(a_count > b_count, "A used Alice more: {a_count} vs {b_count}");
+    let b_last = decay_entry(&b, "entity:person--alice")["last_accessed"].clone();
+
+    // A first: the remote has nothing new, so A only pushes.
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "ahead", "{out}");
+    assert_eq!(r["pushed"], true);
+    assert!(r["commit"].is_null());
+
+    // B: both sides have new commits, so B merges and pushes the merge.
+    let head_b = b.head();
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "merged", "{out}");
+    assert_eq!(r["pushed"], true);
+    assert!(r["conflicts"].as_array().unwrap().is_empty());
+    assert!(!r["fetched"].as_array().unwrap().is_empty());
+    let strategy = |path: &str| {
+        r["merged"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .map(|f| f["strategy"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(strategy("memory/episodes/2026-12-01.md").as_deref(), Some("union"), "{out}");
+    assert_eq!(strategy("memory/meta/audit.log").as_deref(), Some("union"));
+    assert_eq!(strategy("MEMORY.md").as_deref(), Some("content"));
+    assert_eq!(strategy("memory/graph/entities/person--alice.md").as_deref(), Some("content"));
+    assert_eq!(strategy("memory/meta/decay-scores.json").as_deref(), Some("content"));
+    assert_eq!(strategy("memory/meta/pending-memories.md").as_deref(), Some("content"));
+    assert_eq!(r["renumbered"], serde_json::json!([{"from": 1, "to": 2}]));
+    b.assert_clean_tree();
+    let parents = b.git(&["log", "-1", "--format=%P"]);
+    assert_eq!(parents.split_whitespace().count(), 2, "a merge commit has two parents");
+    assert!(parents.contains(&head_b));
+    let msg = b.git(&["log", "-1", "--format=%B"]);
+    assert!(msg.starts_with("[MERGE] "), "{msg}");
+    assert!(msg.contains("merge origin/main"), "{msg}");
+    assert!(msg.contains("Actor: test-agent\n"), "{msg}");
+    assert!(msg.contains("Merged: memory/episodes/2026-12-01.md (union)"), "{msg}");
+    assert_eq!(b.git(&["rev-parse", "refs/cogmem/pre-sync"]).trim(), head_b);
+    assert!(
+        b.audit_lines()
+            .iter()
+            .any(|l| l.contains(" | MERGE | memory/episodes/2026-12-01.md | test-agent | auto | "))
+    );
+
+    // A again: only the remote moved, so A fast-forwards to the merge.
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "fast-forward", "{out}");
+    a.assert_clean_tree();
+
+    // Both machines now hold the same commit and the same files.
+    assert_eq!(a.head(), b.head());
+    assert_eq!(a.snapshot(), b.snapshot());
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", "main"]).trim(), a.head());
+
+    // Every memory of both sides is there.
+    let day = a.read("memory/episodes/2026-12-01.md");
+    for text in ["Met Carol", "Bob is moving to Berlin", "Lunch with Dan", "Call with Erin"] {
+        assert_eq!(day.matches(text).count(), 1, "{text} once in:\n{day}");
+    }
+    let times: Vec<&str> =
+        day.lines().filter_map(|l| l.strip_prefix("## ")).map(|l| &l[..5]).collect();
+    let mut sorted = times.clone();
+    sorted.sort_unstable();
+    assert_eq!(times, sorted, "entries in time order:\n{day}");
+    let alice = a.read("memory/graph/entities/person--alice.md");
+    assert!(
+        alice.contains("- Alice prefers tea\n") && alice.contains("- Alice works at Acme\n"),
+        "{alice}"
+    );
+    assert_eq!(alice.matches("<!-- Type:").count(), 1, "{alice}");
+    let core = a.read("MEMORY.md");
+    assert!(
+        core.contains("- Prefers short answers") && core.contains("- Ship v1 by Friday"),
+        "{core}"
+    );
+    let pending = a.read("memory/meta/pending-memories.md");
+    assert!(
+        pending.contains("## Proposal #1\n") && pending.contains("## Proposal #2\n"),
+        "{pending}"
+    );
+    assert!(pending.contains("Alice likes hiking") && pending.contains("Bob prefers trains"));
+    // Decay: the larger count and the later use of the shared entity; both 10:00 entries kept.
+    let e = decay_entry(&a, "entity:person--alice");
+    assert_eq!(e["access_count"].as_u64(), Some(a_count));
+    assert_eq!(e["last_accessed"], b_last, "B used it last (its clock is ahead)");
+    assert!(!decay_entry(&a, "episode:2026-12-01:10:00").is_null());
+    assert!(!decay_entry(&a, "episode:2026-12-01:10:00:2").is_null());
+    // The audit log keeps both machines' lines, ordered by time apart from the merge's own.
+    let audit = a.audit_lines();
+    assert!(
+        audit.iter().any(|l| l.contains("Met Carol") || l.contains("2026-12-01.md | test-agent"))
+    );
+    let stamps: Vec<&str> =
+        audit.iter().filter(|l| !l.contains(" | MERGE | ")).map(|l| &l[..20]).collect();
+    let mut sorted = stamps.clone();
+    sorted.sort_unstable();
+    assert_eq!(stamps, sorted);
+    // The derived index was refreshed: A finds B's memory.
+    let out = a.run(["recall", "Berlin"]).success();
+    assert!(out.stdout.contains("Bob is moving to Berlin"), "{out}");
+
+    // Nothing new on either side: a no-op that neither commits nor pushes.
+    let before = a.commit_count();
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!((r["outcome"].as_str(), r["pushed"].as_bool()), (Some("up-to-date"), Some(false)));
+    assert_eq!(a.commit_count(), before);
+    let out = b.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("up to date with origin/main"), "{out}");
+}
+
+#[test]
+fn fast_forward_brings_the_other_machines_memories() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let out = b.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("fast-forwarded to origin/main (1 commit fetched)"), "{out}");
+    assert!(b.read("memory/graph/entities/person--alice.md").contains("- Alice prefers tea"));
+    assert_eq!(a.head(), b.head());
+    b.assert_clean_tree();
+    let out = b.run(["search", "tea"]).success();
+    assert!(out.stdout.contains("person--alice"), "{out}");
+}
+
+#[test]
+fn an_unmergeable_conflict_changes_nothing_and_exits_3() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "--store", "procedural", "--title", "Release the app", "tag the commit"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    let path = "memory/procedures/release-the-app.md";
+    let text = a.read(path);
+    assert!(text.contains("tag the commit"), "{text}");
+    // Both rewrite the same step, by hand, and commit.
+    a.write(path, &text.replace("tag the commit", "tag the commit with v-prefix"));
+    a.git_commit_all("release: v-prefix");
+    a.run(["sync", "--remote", "origin"]).success();
+    b.write(path, &text.replace("tag the commit", "tag the commit and sign it"));
+    b.git_commit_all("release: sign");
+    // B also has a memory of its own that would merge fine.
+    b.mutate(["remember", "Bob is moving to Berlin"]);
+    let head = b.head();
+    let files = b.snapshot();
+    let refs = b.git(&["for-each-ref", "refs/cogmem/"]);
+    let out = b.run(["sync", "--remote", "origin", "--json"]).output().code(3);
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "conflict");
+    assert_eq!(r["pushed"], false);
+    assert_eq!(r["merged"], serde_json::json!([]));
+    let conflicts = r["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1, "{out}");
+    assert_eq!(conflicts[0]["path"], path);
+    assert!(conflicts[0]["hint"].as_str().unwrap().contains("git diff HEAD origin/main --"));
+    assert!(conflicts[0]["reason"].as_str().unwrap().contains("same lines"));
+    assert!(
+        out.stderr.contains(&format!("conflict: {path}: both sides changed the same lines")),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: nothing was changed"), "{out}");
+    // Untouched: the same commit, the same files, a clean tree, the backup ref where it was.
+    assert_eq!(b.head(), head);
+    assert_eq!(b.snapshot(), files);
+    b.assert_clean_tree();
+    assert_eq!(b.git(&["for-each-ref", "refs/cogmem/"]), refs);
+    // Settle it by hand (take both), and the next sync goes through.
+    b.git(&["merge", "-q", "-X", "ours", "origin/main", "-m", "settle the release steps"]);
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "ahead", "{out}");
+}
+
+#[test]
+fn uncommitted_edits_and_unknown_remotes_are_refused() {
+    let (a, _b, _remote) = two_machines();
+    a.write("MEMORY.md", &format!("{}\n- hand edit\n", a.read("MEMORY.md")));
+    let out = a.run(["sync", "--remote", "origin"]).output().code(4);
+    assert!(out.stderr.contains("uncommitted edits: MEMORY.md"), "{out}");
+    assert!(out.stderr.contains("run `cogmem sync` first"), "{out}");
+    a.git_commit_all("hand edit");
+    let out = a.run(["sync", "--remote", "nowhere"]).output().code(1);
+    assert!(
+        out.stderr.contains("there is no git remote called \"nowhere\" (remotes: origin)"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("git remote add"), "{out}");
+    let out = a.run(["--actor", "subagent:helper", "sync", "--remote", "origin"]).output().code(4);
+    assert!(out.stderr.contains("sub-agent"), "{out}");
+}
+
+#[test]
+fn no_push_merges_locally_and_leaves_the_remote_alone() {
+    let (a, b, remote) = two_machines();
+    a.mutate(["remember", "Alice prefers tea"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.mutate(["remember", "Bob prefers coffee"]);
+    let remote_tip = git_in(&remote, &a.home, &["rev-parse", "main"]);
+    let out = b.run(["sync", "--remote", "origin", "--no-push", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!((r["outcome"].as_str(), r["pushed"].as_bool()), (Some("merged"), Some(false)));
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", "main"]), remote_tip);
+    let day = b.read("memory/episodes/2026-12-01.md");
+    assert!(day.contains("Alice prefers tea") && day.contains("Bob prefers coffee"), "{day}");
+}
+
+#[test]
+fn two_workspaces_made_by_init_on_different_machines_merge() {
+    // No common history: each machine ran `cogmem init` on its own.
+    let a = TestEnv::initialized();
+    let remote = a.home.join("remote.git");
+    git_in(&a.home, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    a.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let b = TestEnv::new();
+    b.set_now("2026-12-02T08:00:00Z");
+    b.run(["init", "ws"]).current_dir_home().success();
+    b.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    b.mutate(["remember", "Carol likes jazz", "--entity", "person--carol", "--store", "semantic"]);
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    b.assert_clean_tree();
+    a.run(["sync", "--remote", "origin"]).success();
+    assert_eq!(a.snapshot(), b.snapshot());
+    let index = a.read("memory/graph/index.md");
+    assert!(index.contains("| person--alice |") && index.contains("| person--carol |"), "{index}");
+    let audit = a.read("memory/meta/audit.log");
+    assert_eq!(audit.matches("# Format:").count(), 1, "one header:\n{audit}");
+    let decay: serde_json::Value =
+        serde_json::from_str(&a.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(decay["entries"]["entity:person--alice"].is_object());
+    assert!(decay["entries"]["entity:person--carol"].is_object());
+}
+
+#[test]
+fn a_refused_push_keeps_the_merge_and_exits_3() {
+    let (a, b, _remote) = two_machines();
+    // A folder remote that is not bare refuses pushes; the sync reports it and keeps the result.
+    a.git(&["remote", "add", "peer", b.root.to_str().unwrap()]);
+    a.mutate(["remember", "Alice prefers tea"]);
+    let head = a.head();
+    let out = a.run(["sync", "--remote", "peer", "--json"]).output().code(3);
+    let r = json(&out.stdout);
+    assert_eq!((r["outcome"].as_str(), r["pushed"].as_bool()), (Some("ahead"), Some(false)));
+    assert!(r["push_error"].as_str().is_some_and(|e| !e.is_empty()), "{out}");
+    assert!(out.stderr.contains("warning: the push to peer was refused"), "{out}");
+    assert_eq!(a.head(), head);
+    a.assert_clean_tree();
+}
+
+#[test]
+fn a_failure_half_way_puts_everything_back() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.mutate([
+        "remember",
+        "Alice works at Acme",
+        "--entity",
+        "person--alice",
+        "--store",
+        "semantic",
+    ]);
+    let head = b.head();
+    let files = b.snapshot();
+    // Another git process holds the index: the merge gets as far as moving the branch, then
+    // cannot write the index, and must undo everything.
+    std::fs::write(b.root.join(".git/index.lock"), "").unwrap();
+    let out = b.run(["sync", "--remote", "origin"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("index"), "{out}");
+    std::fs::remove_file(b.root.join(".git/index.lock")).unwrap();
+    assert_eq!(b.head(), head);
+    assert_eq!(b.snapshot(), files);
+    b.assert_clean_tree();
+    // Once the lock is gone, the same sync goes through.
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    let alice = b.read("memory/graph/entities/person--alice.md");
+    assert!(alice.contains("- Alice prefers tea") && alice.contains("- Alice works at Acme"));
+}
+
+#[test]
+fn a_merged_memory_md_over_budget_keeps_every_bullet_and_warns() {
+    let (a, b, _remote) = two_machines();
+    // A budget each machine's MEMORY.md fits on its own, but not both together.
+    a.write("cogmem.toml", "[core]\nbudget_tokens = 240\n");
+    a.git_commit_all("settings: small core budget");
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    let one = "Prefers short answers with a code example first and the explanation after it";
+    let two = "Works from Lisbon on weekdays and from Porto at weekends, usually after lunch";
+    a.mutate(["remember", one, "--store", "core", "--section", "persona"]);
+    b.mutate(["remember", two, "--store", "core", "--section", "identity"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "merged", "{out}");
+    let warning = r["warnings"][0].as_str().unwrap_or_default();
+    assert!(warning.contains("over its budget of 240"), "{out}");
+    assert!(out.stderr.contains("warning: MEMORY.md is now"), "{out}");
+    let core = b.read("MEMORY.md");
+    assert!(core.contains(one) && core.contains(two), "{core}");
+}
+
+#[test]
+fn an_unreachable_network_remote_fails_without_prompting() {
+    let env = TestEnv::initialized();
+    // Nothing listens on port 9: git fails at once, and nothing waits for a password.
+    env.git(&["remote", "add", "origin", "https://127.0.0.1:9/memory.git"]);
+    let head = env.head();
+    let out = env.run(["sync", "--remote", "origin"]).output().code(1);
+    assert!(
+        out.stderr.contains("error: git could not reach origin (https://127.0.0.1:9/memory.git)"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: check that `git fetch origin` works"), "{out}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn branch_names_the_remote_branch_to_sync_with() {
+    let (a, b, remote) = two_machines();
+    b.mutate(["remember", "Bob prefers coffee"]);
+    // B keeps its own branch on the remote; A's `main` is not touched.
+    let out = b.run(["sync", "--remote", "origin", "--branch", "laptop"]).success();
+    assert!(out.stderr.contains("pushed main to origin/laptop"), "{out}");
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", "laptop"]).trim(), b.head());
+    assert_ne!(git_in(&remote, &a.home, &["rev-parse", "main"]).trim(), b.head());
+    // A merges B's branch into its own main.
+    a.mutate(["remember", "Alice prefers tea"]);
+    let out = a
+        .run(["sync", "--remote", "origin", "--branch", "laptop", "--no-push", "--json"])
+        .success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    let day = a.read("memory/episodes/2026-12-01.md");
+    assert!(day.contains("Bob prefers coffee") && day.contains("Alice prefers tea"), "{day}");
+}
