@@ -341,6 +341,7 @@ impl Change {
         files.extend(self.adopted.iter().cloned());
         let spec = CommitSpec { message, author: self.actor.as_str(), time: now };
         let id = git::commit_files(repo, root, &files, &spec)?;
+        git::maybe_pack(repo, ws.settings().git.auto_pack_loose);
         Ok(id.to_string())
     }
 

@@ -213,6 +213,55 @@ fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTi
     false
 }
 
+/// Starts `git repack -d -l` in the background when the repository holds more than `threshold`
+/// loose objects, and says whether it did. libgit2 writes every object loose and never packs;
+/// a memory workspace rewrites its audit log and decay file on every change, so without packing
+/// `.git` grows by the size of those files, compressed, per commit (3.4 GB after 10,000
+/// commits), where a pack stores each version as a small delta.
+///
+/// The count is git's own estimate (the objects in `objects/17`, × 256), or an exact count for
+/// thresholds under 2,560. The repack moves the loose objects into a new pack, deltas and all,
+/// and leaves existing packs alone, so each run costs about what was written since the last.
+/// Needs `git` on `PATH`; without it nothing happens. The child is not waited for (a thread
+/// reaps it); git writes the pack before deleting a loose object, so a commit or a reader
+/// running meanwhile always finds every object.
+pub fn maybe_pack(repo: &Repository, threshold: u64) -> bool {
+    if threshold == 0 {
+        return false;
+    }
+    let objects = repo.path().join("objects");
+    let count_in = |dir: &Path| -> u64 {
+        std::fs::read_dir(dir).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().len() == 38 && e.file_type().is_ok_and(|t| t.is_file()))
+                .count() as u64
+        })
+    };
+    let loose = if threshold < 2_560 {
+        (0..=255u8).map(|b| count_in(&objects.join(format!("{b:02x}")))).sum()
+    } else {
+        count_in(&objects.join("17")) * 256
+    };
+    if loose <= threshold {
+        return false;
+    }
+    let child = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(repo.path())
+        .args(["repack", "-d", "-l", "-q"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match child {
+        Ok(mut c) => {
+            std::thread::spawn(move || c.wait());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// A commit's author and message.
 #[derive(Debug, Clone)]
 pub struct CommitSpec<'a> {

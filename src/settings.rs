@@ -53,6 +53,8 @@ pub struct Settings {
     pub audit: AuditSettings,
     /// Workspace lock.
     pub lock: LockSettings,
+    /// The git repository's upkeep.
+    pub git: GitSettings,
     /// Extra trigger phrases, recognised at the start of a clause.
     pub triggers: crate::trigger::ExtraPhrases,
 }
@@ -168,6 +170,21 @@ pub struct LockSettings {
 impl Default for LockSettings {
     fn default() -> Self {
         Self { timeout_ms: 10_000 }
+    }
+}
+
+/// The git repository's upkeep.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct GitSettings {
+    /// Pack the loose objects (`git repack -d -l`, in the background) once it holds about this many
+    /// loose objects; 0 never packs.
+    pub auto_pack_loose: u64,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        Self { auto_pack_loose: 6_700 }
     }
 }
 

@@ -144,3 +144,39 @@ fn detached_head_is_refused_before_anything_is_written() {
     assert_eq!(env.snapshot(), before);
     assert_eq!(env.git(&["rev-parse", "main"]).trim(), head);
 }
+
+/// libgit2 never packs; past `git.auto_pack_loose` loose objects a commit starts `git repack`
+/// in the background, and the repository stays whole while and after it runs.
+#[test]
+fn many_loose_objects_are_packed_in_the_background() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[git]\nauto_pack_loose = 30\n");
+    env.git_commit_all("pack early");
+    let packs = || -> usize {
+        std::fs::read_dir(env.path(".git/objects/pack")).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+                .count()
+        })
+    };
+    assert_eq!(packs(), 0);
+    for i in 0..8 {
+        env.mutate(["remember", &format!("Packing probe {i}: the rota changes on Mondays")]);
+    }
+    // The gc runs detached from the command; give it time (no timing is asserted).
+    let mut waited = 0;
+    while packs() == 0 && waited < 600 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    assert!(packs() > 0, "no pack after 60 s");
+    env.mutate(["remember", "After packing: the rota still changes on Mondays"]);
+    let fsck = std::process::Command::new("git")
+        .args(["fsck", "--full", "--strict"])
+        .current_dir(env.path(""))
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    let log = env.git(&["log", "--format=%s"]);
+    assert!(log.contains("Packing probe 7") && log.contains("After packing"), "{log}");
+}
