@@ -35,7 +35,7 @@ pub struct ContextArgs {
     #[arg(long, default_value = "cl100k_base", value_name = "ENCODING")]
     encoding: String,
     /// Leave out memories scoring below this share of the best match
-    #[arg(long, default_value_t = 0.2, value_name = "SHARE")]
+    #[arg(long, default_value_t = 0.2, value_name = "SHARE", value_parser = parse_share)]
     threshold: f64,
 }
 
@@ -66,4 +66,12 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> cogmem::Result<Exit> {
     );
     render::status(ctx.global.quiet, &msg);
     Ok(Exit::Ok)
+}
+
+/// A share between 0 and 1.
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{text}` is not a share; give a number from 0 to 1, e.g. 0.2")),
+    }
 }

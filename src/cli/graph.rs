@@ -103,7 +103,7 @@ enum GraphCommand {
         /// The entity
         entity: String,
         /// Show what held on this date (YYYY-MM-DD)
-        #[arg(long, value_name = "DATE")]
+        #[arg(long, value_name = "DATE", value_parser = parse_date)]
         as_of: Option<String>,
     },
     /// Entities within N hops (at a date with --as-of)
@@ -111,11 +111,11 @@ enum GraphCommand {
     Neighbors {
         /// The entity
         entity: String,
-        /// How many hops
-        #[arg(long, default_value_t = 1, value_name = "N")]
+        /// How many hops (1 or more)
+        #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_depth)]
         depth: usize,
         /// Follow only relations that held on this date (YYYY-MM-DD)
-        #[arg(long, value_name = "DATE")]
+        #[arg(long, value_name = "DATE", value_parser = parse_date)]
         as_of: Option<String>,
     },
     /// The shortest chain of relations between two entities
@@ -147,8 +147,8 @@ enum GraphCommand {
         /// Only this entity's neighbourhood
         #[arg(long, value_name = "ENTITY")]
         around: Option<String>,
-        /// Hops around --around
-        #[arg(long, default_value_t = 2, value_name = "N")]
+        /// Hops around --around (1 or more)
+        #[arg(long, default_value_t = 2, value_name = "N", value_parser = parse_depth)]
         depth: usize,
     },
     /// Nodes, relations, components and hubs
@@ -335,4 +335,19 @@ pub fn run_supersede(ctx: &Ctx, args: &SupersedeArgs) -> cogmem::Result<Exit> {
     )?;
     report_change(ctx, &r)?;
     Ok(Exit::Ok)
+}
+
+/// A calendar date, `YYYY-MM-DD`, checked before anything runs.
+fn parse_date(text: &str) -> Result<String, String> {
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map(|d| d.format("%Y-%m-%d").to_string())
+        .map_err(|_| format!("`{text}` is not a date; write it as YYYY-MM-DD, e.g. 2026-03-01"))
+}
+
+/// A number of hops: at least one (zero would show nothing but the entity itself).
+fn parse_depth(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{text}` is not a number of hops; give 1 or more")),
+    }
 }

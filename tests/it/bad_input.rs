@@ -189,3 +189,44 @@ fn bad_clock_override_is_reported() {
         "{out}"
     );
 }
+
+#[test]
+fn out_of_range_flags_are_usage_errors() {
+    let env = TestEnv::initialized();
+    let cases: Vec<Case<'_>> = vec![
+        (
+            vec!["graph", "neighbors", "person--ada", "--depth", "0"],
+            None,
+            2,
+            "error: invalid value '0' for '--depth <N>': `0` is not a number of hops; give 1 or more",
+        ),
+        (
+            vec!["graph", "export", "--around", "person--ada", "--depth", "0"],
+            None,
+            2,
+            "error: invalid value '0' for '--depth <N>'",
+        ),
+        (
+            vec!["graph", "show", "person--ada", "--as-of", "2026-13-01"],
+            None,
+            2,
+            "error: invalid value '2026-13-01' for '--as-of <DATE>': `2026-13-01` is not a date",
+        ),
+        (
+            vec!["graph", "neighbors", "person--ada", "--as-of", "yesterday"],
+            None,
+            2,
+            "error: invalid value 'yesterday' for '--as-of <DATE>'",
+        ),
+        (
+            vec!["context", "--threshold", "1.5"],
+            None,
+            2,
+            "error: invalid value '1.5' for '--threshold <SHARE>': `1.5` is not a share",
+        ),
+        (vec!["context", "--threshold", "NaN"], None, 2, "error: invalid value 'NaN'"),
+    ];
+    for (args, stdin, code, starts) in cases {
+        refused(&env, &args, stdin, code, starts);
+    }
+}
