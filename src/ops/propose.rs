@@ -273,7 +273,9 @@ pub fn decide(
                 .with_decision(n, status, &line)
                 .ok_or(InputError::UnknownProposal { number: n })?;
             let summary = format!("proposal #{n} {}", status.as_str());
-            let mut change = Change::new(by.clone(), trigger).with_approval(Approval::Approved);
+            // Rejecting or deferring approves nothing: the line carries the decider's own
+            // approval (`auto` for an agent, `—` for a person), not `approved`.
+            let mut change = Change::new(by.clone(), trigger);
             change.write(PENDING, text.into_bytes(), action, summary.clone());
             let applied =
                 change.with_subject(action, summary).apply(ws, &repo, &lock, &FixedClock(now))?;

@@ -141,6 +141,14 @@ fn reject_and_defer_record_who_and_why() {
         text.contains("- **Decision**: 2027-01-15T10:00Z test-agent: deferred — ask Bob\n"),
         "{text}"
     );
+    // The decisions approve nothing: their audit lines carry the decider's own approval.
+    let decisions: Vec<String> = env
+        .audit_lines()
+        .into_iter()
+        .filter(|l| l.contains("proposal #1 rejected") || l.contains("proposal #2 deferred"))
+        .collect();
+    assert_eq!(decisions.len(), 2, "{decisions:?}");
+    assert!(decisions.iter().all(|l| !l.contains("| approved |")), "{decisions:?}");
     let open = env.run(["pending", "list"]).success().stdout;
     assert!(open.contains("#2") && !open.contains("#1 "), "{open}");
     // Deferred proposals can still be approved later.
