@@ -489,6 +489,23 @@ const JOB_TITLES: &[&str] = &[
 ];
 
 const STOP_CAPS: &[&str] = &[
+    // Days and the months that are not also first names: dates, not entities.
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
     "Had",
     "How",
     "What",
@@ -697,6 +714,65 @@ fn looks_like_tool(name: &str) -> bool {
         )
 }
 
+/// Tells whether the words around a capitalised name say it is someone: a verb people do
+/// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or a word that takes a person
+/// before it ("met Bob", "with Alice", "ask Sam").
+fn looks_like_person(before: &str, after: &str) -> bool {
+    const AFTER: [&str; 40] = [
+        "'s ",
+        "’s ",
+        "said",
+        "says",
+        "told",
+        "tells",
+        "thinks",
+        "thought",
+        "wants",
+        "wanted",
+        "likes",
+        "liked",
+        "loves",
+        "loved",
+        "hates",
+        "hated",
+        "prefers",
+        "preferred",
+        "enjoys",
+        "lives",
+        "lived",
+        "works",
+        "worked",
+        "moved",
+        "was born",
+        "is allergic",
+        "is vegetarian",
+        "is vegan",
+        "is the",
+        "is my",
+        "is our",
+        "is a friend",
+        "is married",
+        "has a",
+        "has two",
+        "asked",
+        "called",
+        "emailed",
+        "mentioned",
+        "feels",
+    ];
+    const BEFORE: [&str; 20] = [
+        "with", "met", "meet", "meeting", "ask", "asked", "tell", "told", "call", "called",
+        "email", "emailed", "text", "thank", "thanked", "visit", "visited", "dear", "mr.", "ms.",
+    ];
+    let after = after.trim_start();
+    AFTER.iter().any(|w| after.starts_with(w))
+        || before
+            .trim_end()
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .is_some_and(|w| BEFORE.contains(&w) || w == "mrs." || w == "dr.")
+}
+
 /// A capitalised name in the text, with its byte range.
 #[derive(Debug, Clone)]
 struct Name {
@@ -889,10 +965,14 @@ fn extract(
             .any(|p| b.ends_with(p))
         {
             if looks_like_tool(&n.text) { "tool" } else { "concept" }
-        } else if n.text.contains(' ') {
+        } else if n.text.contains(' ') && !looks_like_person(b, a) {
             "concept"
-        } else {
+        } else if looks_like_person(b, a) {
             "person"
+        } else {
+            // A bare capitalised word with nothing saying it is someone ("Atlas is late") is
+            // a concept: calling a project a person would put it in the wrong file for good.
+            "concept"
         };
         let Some(e) = entity_for(&n.text, kind, ctx) else { continue };
         let id = push_entity(&mut entities, e);
@@ -1371,6 +1451,15 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(rels("Alice is the CTO of Acme"), ["person--alice cto-of organization--acme"]);
+        let ids = |t: &str| -> Vec<String> {
+            route(t, None, &ctx).entities.iter().map(|e| e.id.as_str().to_owned()).collect()
+        };
+        // Someone only when the words around the name say so; a bare name is a concept, and
+        // days and months are dates.
+        assert_eq!(ids("Atlas is behind schedule again"), ["concept--atlas"]);
+        assert_eq!(ids("Bob likes jazz"), ["person--bob"]);
+        assert_eq!(ids("I had lunch with Priya"), ["person--user", "person--priya"]);
+        assert_eq!(ids("The review moved to Friday"), Vec::<String>::new());
         assert_eq!(
             rels("my sister Alice lives in Lisbon"),
             ["person--user has-sister person--alice", "person--alice lives-in place--lisbon"]
