@@ -141,6 +141,7 @@ fn run() -> Res<()> {
     let started = Instant::now();
     clone_workspace(&fixture, &work)?;
     refresh_index(&work);
+    hold_off_packing(&work)?;
     eprintln!(
         "bench-remember: copied the fixture to {} in {:.1} s",
         work.display(),
@@ -713,6 +714,21 @@ fn refresh_index(ws: &Path) {
              re-hash every file"
         );
     }
+}
+
+/// The fixture's 80,000 loose objects are far past `git.auto_pack_loose`: the first timed
+/// commit would start a background `git repack` of all of them, which would run through every
+/// later timed run. The copy's `cogmem.toml` (left uncommitted) turns packing off, so the runs
+/// time `remember` alone; in everyday use packing runs in the background every few thousand
+/// objects.
+fn hold_off_packing(ws: &Path) -> Res<()> {
+    let path = ws.join("cogmem.toml");
+    let mut text = fs::read_to_string(&path).unwrap_or_default();
+    if !text.contains("[git]") {
+        text.push_str("\n[git]\nauto_pack_loose = 0\n");
+        fs::write(&path, text)?;
+    }
+    Ok(())
 }
 
 /// The 1-minute load average (Linux), to show whether something else was running.
