@@ -10,6 +10,7 @@ mod change;
 mod cli_docs;
 mod context;
 mod decay;
+mod doctor;
 mod forget;
 mod graph;
 mod hear;
