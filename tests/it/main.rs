@@ -9,6 +9,7 @@ mod bad_input;
 mod change;
 mod cli_docs;
 mod context;
+mod crash;
 mod decay;
 mod doctor;
 mod forget;
