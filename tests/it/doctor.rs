@@ -255,7 +255,9 @@ fn an_interrupted_change_is_undone_with_a_copy_kept() {
     // takes the lock over; the audit lines still show doctor what to undo.
     let head = env.head();
     let before = env.snapshot();
-    env.run(["remember", "Dan likes rum"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    let killed =
+        env.run(["remember", "Dan likes rum"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    assert_ne!(killed.code, 0, "{killed}");
     env.run(["remember", "Eve likes gin"]).output().code(4);
     env.run(["doctor", "--fix"]).output().success();
     assert_eq!((env.head(), env.snapshot()), (head, before));

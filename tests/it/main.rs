@@ -25,6 +25,7 @@ mod remember;
 mod search;
 mod shell;
 mod status_audit;
+mod stress;
 mod trigger_table;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
