@@ -157,8 +157,12 @@ fn prepare(
     }
 }
 
+/// The ids a search returns. The limit is above the number of memories, so every match is a
+/// candidate: with the default limit, search takes the best 50 by BM25 before leaving out
+/// faded memories, and BM25's statistics legitimately differ between an index refreshed in
+/// place (deleted documents still count until segments merge) and one built afresh.
 fn search_ids(env: &TestEnv, query: &str) -> Vec<String> {
-    let out = env.run(["search", "--json", "--all", query]).output();
+    let out = env.run(["search", "--json", "--all", "--limit", "100000", query]).output();
     let v: serde_json::Value =
         serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out}"));
     let mut ids: Vec<String> =
