@@ -16,8 +16,12 @@ fn completion_scripts_cover_every_command() {
     }
     // The bash script is valid bash and registers itself for `cogmem`.
     let script = env.run(["completions", "bash"]).success().stdout;
+    // Sourced from a file: the script is longer than one argument may be (128 KiB on Linux).
+    let file = env.home.join("cogmem.bash");
+    std::fs::write(&file, &script).unwrap();
     let check = Command::new("bash")
-        .args(["-c", &format!("{script}\ncomplete -p cogmem")])
+        .args(["-c", "source \"$1\" && complete -p cogmem", "bash"])
+        .arg(&file)
         .output()
         .expect("bash runs");
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
