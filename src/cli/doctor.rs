@@ -96,7 +96,8 @@ fn print(ctx: &Ctx, report: &Report, doctor: bool) -> cogmem::Result<Exit> {
             let _ = writeln!(out, "clean: {ran} checks found nothing wrong");
         } else {
             let fixable = report.findings.iter().filter(|f| f.fixable).count();
-            let _ = write!(out, "{} findings", report.findings.len());
+            let n = report.findings.len();
+            let _ = write!(out, "{n} finding{}", if n == 1 { "" } else { "s" });
             if fixable > 0 && !report.repaired.is_empty() {
                 let _ = write!(out, " ({fixable} could not be repaired now)");
             } else if fixable > 0 {
@@ -107,12 +108,13 @@ fn print(ctx: &Ctx, report: &Report, doctor: bool) -> cogmem::Result<Exit> {
         render::data(&out)?;
     }
     if let Some(b) = &report.busy {
+        let who = b.pid.map_or_else(
+            || "another cogmem command".to_owned(),
+            |pid| format!("another cogmem command (process {pid})"),
+        );
         render::warning(
             ctx.style,
-            &format!(
-                "another cogmem command (process {}) was running; files it is writing may show up",
-                b.pid
-            ),
+            &format!("{who} was running; files it is writing may show up as findings"),
         );
     }
     Ok(if report.is_clean() { Exit::Ok } else { Exit::Partial })

@@ -116,7 +116,14 @@ pub struct Report {
     pub recovered: Option<String>,
     /// A running command held the lock while checking, so in-flight files may show up.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub busy: Option<LockRecord>,
+    pub busy: Option<Busy>,
+}
+
+/// The command that held the lock during the checks.
+#[derive(Debug, Clone, Serialize)]
+pub struct Busy {
+    /// Its process id, once it has written its record.
+    pub pid: Option<u32>,
 }
 
 /// A check this build does not run.
@@ -144,9 +151,7 @@ pub fn verify(ws: &Workspace) -> crate::Result<Report> {
         _ => None,
     };
     let busy = match &probe {
-        LockProbe::Held { record } => {
-            Some(record.clone().unwrap_or(LockRecord { pid: 0, alive: None }))
-        }
+        LockProbe::Held { record } => Some(Busy { pid: record.as_ref().map(|r| r.pid) }),
         _ => None,
     };
     let mut report = run_checks(ws, &repo, stale.as_ref())?;

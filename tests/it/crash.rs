@@ -279,3 +279,31 @@ fn a_dead_holders_lock_is_taken_over_by_the_next_command() {
     assert_eq!(env.read(".cogmem/lock"), "", "a clean release empties the record");
     env.run(["verify"]).output().code(0);
 }
+
+/// `doctor --fix` killed part-way through its own repair leaves its own lock record, so the
+/// next `doctor --fix` finishes the job: the workspace ends exactly as before the first crash.
+#[test]
+fn a_killed_doctor_is_finished_by_the_next_one() {
+    let mut rng = Rng::new(knob("COGMEM_CRASH_SEED", 0x5EED));
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    for trial in 0..6 {
+        let head = env.head();
+        let before = env.snapshot();
+        let text = format!("Trial {trial}: Bob likes tea");
+        let now = tick(&env);
+        let p = POINTS[1 + (trial % 3)]; // mid-write, before-audit, before-commit
+        spawn(&env, &["remember", &text], &now, &[("COGMEM_CRASH_AT", p)], None).wait().unwrap();
+        let delay = rng.below(40);
+        let now = tick(&env);
+        let mut doctor = spawn(&env, &["doctor", "--fix"], &now, &[], None);
+        std::thread::sleep(Duration::from_millis(delay));
+        let _ = doctor.kill();
+        doctor.wait().unwrap();
+        let out = env.run(["doctor", "--fix"]).output();
+        assert_eq!(out.code, 0, "trial {trial} ({p}, doctor killed after {delay} ms):\n{out}");
+        assert_eq!(env.head(), head, "trial {trial}");
+        assert_eq!(env.snapshot(), before, "trial {trial}: as before the first crash");
+        env.run(["verify"]).output().code(0);
+    }
+}
