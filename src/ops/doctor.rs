@@ -210,9 +210,9 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
         }
         recovered = Some(dir);
     }
-    for g in git_locks(ws, took_over.is_some()) {
+    for g in git_locks(ws, &repo, took_over.is_some()) {
         if g.fixable {
-            fsx::remove_file(&ws.abs(&g.path))?;
+            fsx::remove_file(&g.abs)?;
             repaired.push(Repair {
                 check: "lock",
                 path: g.path,
@@ -297,7 +297,7 @@ fn run_checks(
             true,
         ));
     }
-    findings.extend(git_locks(ws, stale.is_some()).into_iter().map(Finding::from));
+    findings.extend(git_locks(ws, repo, stale.is_some()).into_iter().map(Finding::from));
     findings.extend(evidence.findings);
     let (not_checked, secret_findings) = check_secrets(ws);
     findings.extend(secret_findings);
@@ -573,7 +573,8 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
             .map(|l| l.file)
             .filter(|f| managed(f) && !f.contains(".."))
             .collect();
-        if !named.is_empty() {
+        // Lines that do not parse are a change cut off mid-append only when its process died.
+        if !named.is_empty() || dead_holder {
             files.insert(layout::AUDIT_LOG.to_owned());
             for f in named {
                 if git::is_dirty(ws.root(), tree.as_ref(), &f)? {
@@ -649,7 +650,9 @@ fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Ve
 
 /// A lock file git leaves when a process dies inside an update.
 struct GitLock {
+    /// As shown: relative to the workspace root when inside it.
     path: String,
+    abs: std::path::PathBuf,
     fixable: bool,
 }
 
@@ -664,9 +667,9 @@ impl From<GitLock> for Finding {
     }
 }
 
-fn git_locks(ws: &Workspace, dead_holder: bool) -> Vec<GitLock> {
+fn git_locks(ws: &Workspace, repo: &Repository, dead_holder: bool) -> Vec<GitLock> {
     let mut out = Vec::new();
-    let git_dir = ws.abs(".git");
+    let git_dir = repo.path();
     let mut candidates: Vec<std::path::PathBuf> =
         ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock"]
             .iter()
@@ -677,16 +680,17 @@ fn git_locks(ws: &Workspace, dead_holder: bool) -> Vec<GitLock> {
             candidates.push(e.path().to_owned());
         }
     }
-    for p in candidates {
-        let Ok(meta) = p.metadata() else { continue };
+    for abs in candidates {
+        let Ok(meta) = abs.metadata() else { continue };
         let old = meta
             .modified()
             .ok()
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age > GIT_LOCK_MAX_AGE);
-        let Ok(rel) = p.strip_prefix(ws.root()) else { continue };
+        let shown = abs.strip_prefix(ws.root()).unwrap_or(&abs);
         out.push(GitLock {
-            path: rel.to_string_lossy().replace('\\', "/"),
+            path: shown.to_string_lossy().replace('\\', "/"),
+            abs,
             fixable: dead_holder || old,
         });
     }
