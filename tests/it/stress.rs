@@ -171,6 +171,20 @@ fn reader(root: &Path, stop: &AtomicBool, reads: &AtomicUsize, torn_tails: &Atom
     }
 }
 
+/// A reader process: `cogmem status --json` parses MEMORY.md, every episode file and
+/// decay-scores.json, and would list any it could not read in `skipped` (exit 3).
+fn status_reader(root: &Path, home: &Path, stop: &AtomicBool, passes: &AtomicUsize) {
+    let mut i = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let r = exec(root, home, &["status", "--json"], START + 10_000_000 + i);
+        assert_eq!(r.code, 0, "status saw an unreadable file:\n{}\n{}", r.stdout, r.stderr);
+        let skipped = json(&r.stdout)["skipped"].as_array().map_or(0, Vec::len);
+        assert_eq!(skipped, 0, "status skipped a file: {}", r.stdout);
+        passes.fetch_add(1, Ordering::Relaxed);
+        i += 1;
+    }
+}
+
 fn occurrences(root: &Path, needle: &str) -> usize {
     let mut n = 0;
     for e in walkdir::WalkDir::new(root.join("memory")).into_iter().flatten() {
@@ -189,10 +203,12 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
     let stop = AtomicBool::new(false);
     let reads = AtomicUsize::new(0);
     let torn = AtomicUsize::new(0);
+    let status_passes = AtomicUsize::new(0);
     let started = Instant::now();
     let results: Vec<Done> = std::thread::scope(|s| {
-        let readers: Vec<_> =
+        let mut readers: Vec<_> =
             (0..2).map(|_| s.spawn(|| reader(&root, &stop, &reads, &torn))).collect();
+        readers.push(s.spawn(|| status_reader(&root, &home, &stop, &status_passes)));
         let workers: Vec<_> = (0..procs)
             .map(|p| {
                 let (root, home) = (&root, &home);
@@ -246,10 +262,12 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
         "stress {procs} processes x {writes} operations (seed {seed}): {} commits, {remembered} \
          remembers present exactly once, {failed} remembers refused by lock timeout ({timeouts} \
          timeouts in all), {searches} searches ({busy} refused while the index was busy), \
-         {} reader passes ({} saw an audit line mid-append), longest operation {} ms, {} ms in all",
+         {} reader passes ({} saw an audit line mid-append), {} `status` reader processes, \
+         longest operation {} ms, {} ms in all",
         commits.len(),
         reads.load(Ordering::Relaxed),
         torn.load(Ordering::Relaxed),
+        status_passes.load(Ordering::Relaxed),
         longest.as_millis(),
         elapsed.as_millis(),
     )
