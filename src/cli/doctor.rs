@@ -11,8 +11,10 @@ use super::{Ctx, render};
 const VERIFY_EXAMPLES: &str = "Examples:
   # Check the workspace; exit 0 when clean, 3 when something is wrong
   cogmem verify
-  # The findings as JSON, for CI or a pre-commit hook
-  cogmem verify --json";
+  # The findings as JSON, for CI
+  cogmem verify --json
+  # In .git/hooks/pre-commit, where the edits being committed are not committed yet
+  cogmem verify --allow-uncommitted --quiet";
 
 const DOCTOR_EXAMPLES: &str = "Examples:
   # The same checks as verify, each finding saying whether --fix repairs it
@@ -29,7 +31,11 @@ const DOCTOR_EXAMPLES: &str = "Examples:
 /// left half-made. Exit 0 when clean, 3 with findings: fit for CI and pre-commit hooks.
 #[derive(Args, Debug)]
 #[command(after_long_help = VERIFY_EXAMPLES)]
-pub struct VerifyArgs {}
+pub struct VerifyArgs {
+    /// Do not count uncommitted edits as findings (for a git pre-commit hook)
+    #[arg(long)]
+    allow_uncommitted: bool,
+}
 
 /// Check the workspace like verify, and with --fix repair what can be repaired
 ///
@@ -47,9 +53,9 @@ pub struct DoctorArgs {
     fix: bool,
 }
 
-pub fn run_verify(ctx: &Ctx, _args: &VerifyArgs) -> cogmem::Result<Exit> {
+pub fn run_verify(ctx: &Ctx, args: &VerifyArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
-    let report = doctor::verify(&ws)?;
+    let report = doctor::verify_with(&ws, args.allow_uncommitted)?;
     print(ctx, &report, false)
 }
 
@@ -88,11 +94,14 @@ fn print(ctx: &Ctx, report: &Report, doctor: bool) -> cogmem::Result<Exit> {
             };
             let _ = writeln!(out, "{:<12} {}: {}{fix}", f.check, f.location(), f.message);
         }
-        for n in &report.not_checked {
+        let quiet = ctx.global.quiet;
+        for n in report.not_checked.iter().filter(|_| !quiet) {
             let _ = writeln!(out, "{}: {}", n.check, n.reason);
         }
         let ran = report.checks.len() - report.not_checked.len();
-        if report.is_clean() {
+        if quiet {
+            // Findings and repairs only.
+        } else if report.is_clean() {
             let _ = writeln!(out, "clean: {ran} checks found nothing wrong");
         } else {
             let fixable = report.findings.iter().filter(|f| f.fixable).count();

@@ -235,9 +235,12 @@ impl Workspace {
         // We hold the OS lock, so whoever the file still names is not holding it any more.
         let took_over = read_record(&mut file).filter(|r| r.pid != std::process::id());
         let record = format!("pid {}\n", std::process::id());
-        file.set_len(0)
-            .and_then(|()| file.seek(SeekFrom::Start(0)))
+        // Overwrite first and cut after, so that a process killed in between still leaves a
+        // record (its own line first; the rest of the old one after it is ignored), never an
+        // empty file that would hide the crash.
+        file.seek(SeekFrom::Start(0))
             .and_then(|_| file.write_all(record.as_bytes()))
+            .and_then(|()| file.set_len(record.len() as u64))
             .and_then(|()| file.flush())
             .map_err(|e| IoError::new(path, "write", e))?;
         Ok(LockGuard { file, took_over })

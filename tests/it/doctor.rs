@@ -279,3 +279,22 @@ fn a_stale_git_lock_of_a_dead_holder_is_removed() {
     assert!(!env.path(".git/index.lock").exists());
     env.mutate(["remember", "Bob likes tea"]);
 }
+
+#[test]
+fn a_pre_commit_hook_allows_the_edits_being_committed_but_not_rewritten_history() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let mut memory = env.read("MEMORY.md");
+    memory.push_str("\nA note typed by hand.\n");
+    env.write("MEMORY.md", &memory);
+    env.git(&["add", "MEMORY.md"]);
+    env.run(["verify"]).output().code(3);
+    let out = env.run(["verify", "--allow-uncommitted", "--quiet"]).output().code(0);
+    assert_eq!(out.stdout, "", "quiet and clean prints nothing: {out}");
+    let day = env.git(&["ls-files", "memory/episodes/*.md"]).trim().to_owned();
+    let text = env.read(&day);
+    env.write(&day, &text.replace("Alice works at Acme", "Alice works at Initech"));
+    env.git(&["add", &day]);
+    let out = env.run(["verify", "--allow-uncommitted", "--quiet"]).output().code(3);
+    assert!(out.stdout.starts_with(&format!("append-only  {day}:")), "{out}");
+}
