@@ -20,6 +20,27 @@ use crate::store::decay_file::DecayFile;
 use crate::store::fsx;
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, layout};
 
+/// Where a crash trial may kill the process inside [`Change::apply`] (see [`set_crash_point`]).
+pub const CRASH_POINTS: [&str; 5] =
+    ["before-write", "mid-write", "before-audit", "before-commit", "after-commit"];
+
+static CRASH_AT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Fault injection for crash trials: makes the process kill itself (SIGKILL where the platform
+/// has it, else abort) when [`Change::apply`] reaches `point`, one of [`CRASH_POINTS`]. The
+/// binary sets it from `COGMEM_CRASH_AT`; it changes nothing else. Only the first call counts.
+pub fn set_crash_point(point: &str) {
+    let _ = CRASH_AT.set(point.to_owned());
+}
+
+fn crash_point(point: &str) {
+    if CRASH_AT.get().is_some_and(|p| p == point) {
+        let pid = std::process::id().to_string();
+        let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
+        std::process::abort();
+    }
+}
+
 /// The marker line added to commits that touch a critical file.
 pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
 
@@ -186,6 +207,9 @@ impl Change {
             this.fold_accesses(ws, b)?;
         }
         let result = this.apply_inner(ws, repo, clock);
+        if result.is_ok() {
+            crash_point("after-commit");
+        }
         if result.is_ok() && batch.is_some() {
             // The batch is recorded as folded; if this fails, the next fold only deletes it.
             let _ = access::finish(ws);
@@ -281,14 +305,19 @@ impl Change {
         now: crate::Timestamp,
     ) -> crate::Result<String> {
         let root = ws.root();
-        for e in &self.edits {
+        crash_point("before-write");
+        for (i, e) in self.edits.iter().enumerate() {
             let abs = root.join(&e.path);
             match &e.content {
                 Some(bytes) => fsx::write_atomic(&abs, bytes)?,
                 None => fsx::remove_file(&abs)?,
             }
+            if i == 0 {
+                crash_point("mid-write");
+            }
         }
         crate::timing::mark("change: files written");
+        crash_point("before-audit");
         let mut lines = String::new();
         let ts = now.with_timezone(&chrono::Utc);
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
@@ -337,6 +366,7 @@ impl Change {
         ensure_ends_with_newline(&audit)?;
         fsx::append(&audit, lines.as_bytes())?;
         crate::timing::mark("change: audit appended");
+        crash_point("before-commit");
         let mut files = touched.to_vec();
         files.extend(self.adopted.iter().cloned());
         let spec = CommitSpec { message, author: self.actor.as_str(), time: now };

@@ -14,6 +14,9 @@ pub const WORKSPACE: &str = "COGMEM_WORKSPACE";
 pub const ACTOR: &str = "COGMEM_ACTOR";
 /// An RFC 3339 time that replaces the system clock (tests, replays).
 pub const NOW: &str = "COGMEM_NOW";
+/// Fault injection for crash trials: the point inside a change where the process kills itself
+/// (see `cogmem::change::CRASH_POINTS`).
+pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
 
@@ -24,6 +27,7 @@ pub struct Env {
     pub actor: Option<String>,
     pub now: Option<OsString>,
     pub no_color: bool,
+    pub crash_at: Option<String>,
 }
 
 impl Env {
@@ -34,6 +38,7 @@ impl Env {
             actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),
+            crash_at: non_empty(CRASH_AT).map(|v| v.to_string_lossy().into_owned()),
         }
     }
 

@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod audit;
 mod context;
 mod decay;
+mod doctor;
 mod env;
 mod exit;
 mod forget;
@@ -112,6 +113,8 @@ enum Command {
     Sync(sync_remote::SyncRemoteArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
+    Verify(doctor::VerifyArgs),
+    Doctor(doctor::DoctorArgs),
     Completions(shell::CompletionsArgs),
     Man(shell::ManArgs),
     Mcp(mcp::McpArgs),
@@ -151,6 +154,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let env = env::Env::read();
+    if let Some(point) = &env.crash_at {
+        cogmem::change::set_crash_point(point);
+    }
     let style = Style::new(cli.global.color, env.no_color);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let ctx = Ctx { global: cli.global, env, style, cwd };
@@ -181,6 +187,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Status(args) => status::run(&ctx, &args),
         Command::Sync(args) => sync_remote::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
+        Command::Verify(args) => doctor::run_verify(&ctx, &args),
+        Command::Doctor(args) => doctor::run_doctor(&ctx, &args),
         Command::Completions(args) => shell::run_completions(&args),
         Command::Man(args) => shell::run_man(&args),
         Command::Mcp(args) => mcp::run(&ctx, &args),

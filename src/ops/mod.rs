@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod context;
 pub mod decay;
+pub mod doctor;
 pub mod forget;
 pub mod graph;
 pub mod hear;

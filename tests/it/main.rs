@@ -9,7 +9,9 @@ mod bad_input;
 mod change;
 mod cli_docs;
 mod context;
+mod crash;
 mod decay;
+mod doctor;
 mod forget;
 mod graph;
 mod hear;
@@ -24,6 +26,7 @@ mod remote_sync;
 mod search;
 mod shell;
 mod status_audit;
+mod stress;
 mod trigger_table;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.

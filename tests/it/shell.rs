@@ -16,20 +16,14 @@ fn completion_scripts_cover_every_command() {
     }
     // The bash script is valid bash and registers itself for `cogmem`.
     let script = env.run(["completions", "bash"]).success().stdout;
-    // On stdin, not as `-c SCRIPT`: one argument may not exceed 128 KiB on Linux, and the script
-    // has outgrown that.
-    let mut bash = Command::new("bash")
-        .arg("-s")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+    // Sourced from a file: the script is longer than one argument may be (128 KiB on Linux).
+    let file = env.home.join("cogmem.bash");
+    std::fs::write(&file, &script).unwrap();
+    let check = Command::new("bash")
+        .args(["-c", "source \"$1\" && complete -p cogmem", "bash"])
+        .arg(&file)
+        .output()
         .expect("bash runs");
-    let mut stdin = bash.stdin.take().expect("piped stdin");
-    std::io::Write::write_all(&mut stdin, format!("{script}\ncomplete -p cogmem\n").as_bytes())
-        .expect("bash reads the script");
-    drop(stdin);
-    let check = bash.wait_with_output().expect("bash runs");
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
     assert!(String::from_utf8_lossy(&check.stdout).contains("-F _cogmem cogmem"));
 }

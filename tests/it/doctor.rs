@@ -1,0 +1,300 @@
+//! `cogmem verify` and `cogmem doctor [--fix]`: each check finds what it is for, `verify`
+//! changes nothing, and `--fix` repairs without losing anything, in one commit.
+
+use serde_json::Value;
+
+use crate::common::TestEnv;
+
+/// Runs `verify --json`; returns the exit code and the findings as (check, path, fixable).
+fn verify(env: &TestEnv) -> (i32, Vec<(String, String, bool)>, Value) {
+    let out = env.run(["verify", "--json"]).output();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let findings = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["check"].as_str().unwrap().to_owned(),
+                f["path"].as_str().unwrap().to_owned(),
+                f["fixable"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    (out.code, findings, v)
+}
+
+fn checks(findings: &[(String, String, bool)]) -> Vec<&str> {
+    let mut c: Vec<&str> = findings.iter().map(|f| f.0.as_str()).collect();
+    c.dedup();
+    c
+}
+
+#[test]
+fn a_fresh_workspace_is_clean_and_secrets_are_reported_not_checked() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let (code, findings, v) = verify(&env);
+    assert_eq!((code, findings.len()), (0, 0), "{v:#}");
+    assert_eq!(v["not_checked"][0]["check"], "secrets");
+    let out = env.run(["verify"]).output().success();
+    assert!(out.stdout.contains("secrets: not checked in this build"), "{out}");
+    assert!(out.stdout.contains("clean: 11 checks found nothing wrong"), "{out}");
+    env.run(["doctor"]).output().success();
+}
+
+#[test]
+fn verify_changes_nothing_and_doctor_without_fix_neither() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    env.write("memory/meta/decay-scores.json", "{ not json");
+    let before = env.snapshot();
+    let head = env.head();
+    let lock = std::fs::read(env.path(".cogmem/lock")).unwrap_or_default();
+    env.run(["verify"]).output().code(3);
+    env.run(["doctor"]).output().code(3);
+    assert_eq!(env.snapshot(), before);
+    assert_eq!(env.head(), head);
+    assert_eq!(std::fs::read(env.path(".cogmem/lock")).unwrap_or_default(), lock);
+}
+
+#[test]
+fn schema_findings_name_the_file_and_line() {
+    let env = TestEnv::initialized();
+    env.write("memory/meta/decay-scores.json", "{\n  \"entries\": [1,\n");
+    let mut log = env.read("memory/meta/audit.log");
+    log.push_str("not an audit line\n2026-12-01T09:00:00Z | ACK | IDENTITY.md | manual | — | ok\n");
+    env.write("memory/meta/audit.log", &log);
+    env.write("memory/graph/entities/Bad Name.md", "# x\n");
+    env.write("memory/episodes/yesterday.md", "# x\n");
+    env.git_commit_all("broken by hand");
+    let out = env.run(["verify"]).output().code(3);
+    let bad_line = log.lines().count() - 1;
+    assert!(
+        out.stdout
+            .contains(&format!("schema       memory/meta/audit.log:{bad_line}: expected 6 fields")),
+        "{out}"
+    );
+    assert!(out.stdout.contains("schema       memory/meta/decay-scores.json:"), "{out}");
+    assert!(out.stdout.contains("schema       memory/graph/entities/Bad Name.md:"), "{out}");
+    assert!(out.stdout.contains("schema       memory/episodes/yesterday.md:"), "{out}");
+    assert!(!out.stdout.contains("| ACK |"), "ACK lines are not malformed: {out}");
+}
+
+#[test]
+fn decay_entries_and_units_are_matched_and_fixed_in_one_commit() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "core", "--section", "critical-facts", "Tea, not coffee"]);
+    let mut memory = env.read("MEMORY.md");
+    // A bullet added by hand has no entry; the remembered one loses its bullet.
+    memory = memory.replace("- Tea, not coffee\n", "- Biscuits on Fridays\n");
+    env.write("MEMORY.md", &memory);
+    env.git_commit_all("hand edit");
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3);
+    let decay: Vec<_> = findings.iter().filter(|f| f.0 == "decay").collect();
+    assert_eq!(decay.len(), 2, "{v:#}");
+    assert!(decay.iter().all(|f| f.2), "both are fixable: {v:#}");
+    let commits = env.commit_count();
+    let out = env.run(["doctor", "--fix"]).output();
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(env.commit_count(), commits + 1, "one commit");
+    assert!(env.git(&["log", "-1", "--format=%an %s"]).starts_with("system:doctor [EDIT]"));
+    let decay_text = env.read("memory/meta/decay-scores.json");
+    let d: Value = serde_json::from_str(&decay_text).unwrap();
+    let orphan = d["entries"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, e)| e["archive"]["by"] == "system:doctor")
+        .expect("the orphan entry is kept, marked archived");
+    assert_eq!(orphan.1["status"], "archived");
+    env.assert_clean_tree();
+    assert_eq!(verify(&env).0, 0);
+}
+
+#[test]
+fn rewriting_a_committed_episode_entry_is_found() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    env.mutate(["remember", "Bob likes tea"]);
+    let day = env.git(&["ls-files", "memory/episodes/*.md"]).trim().to_owned();
+    let text = env.read(&day);
+    env.write(&day, &text.replace("Alice works at Acme", "Alice works at Initech"));
+    env.git_commit_all("rewrite history");
+    let out = env.run(["verify"]).output().code(3);
+    assert!(out.stdout.contains(&format!("append-only  {day}:")), "{out}");
+    assert!(out.stdout.contains("is no longer in the file unchanged (it was rewritten)"), "{out}");
+    // A permanent forget leaves a tombstone, which is allowed.
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Carol likes jazz"]);
+    let id = env.run(["forget", "Carol"]).output().stdout;
+    let id = id.split_whitespace().find(|w| w.starts_with("episode:")).unwrap().to_owned();
+    env.mutate(["forget", "--id", &id, "--permanent", "--yes"]);
+    let (code, findings, _) = verify(&env);
+    assert!(!checks(&findings).contains(&"append-only"), "{findings:?}");
+    assert_eq!(code, 0, "{findings:?}");
+}
+
+#[test]
+fn commits_and_audit_lines_must_match() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    // Drop the last change's audit lines by hand.
+    let log = env.read("memory/meta/audit.log");
+    let kept: Vec<&str> = log
+        .lines()
+        .filter(|l| !l.contains("| manual |") && !l.contains("| test-agent |"))
+        .collect();
+    let mut truncated = kept.join("\n");
+    truncated.push('\n');
+    truncated
+        .push_str("2027-01-01T00:00:00Z | EDIT | MEMORY.md | ghost | auto | never committed\n");
+    env.write("memory/meta/audit.log", &truncated);
+    env.git_commit_all("tamper with the audit log");
+    let out = env.run(["verify"]).output().code(3);
+    assert!(out.stdout.contains("has no audit line"), "{out}");
+    assert!(
+        out.stdout.contains("audit line by ghost at 2027-01-01T00:00:00Z has no commit"),
+        "{out}"
+    );
+}
+
+#[test]
+fn critical_changes_need_an_ack_line() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[audit]\ncritical_files = [\"MEMORY.md\"]\n");
+    env.git_commit_all("MEMORY.md is critical");
+    env.mutate(["remember", "--store", "core", "--section", "critical-facts", "Tea, not coffee"]);
+    let (code, findings, _) = verify(&env);
+    assert_eq!(code, 3);
+    assert_eq!(checks(&findings), ["critical"]);
+    let mut log = env.read("memory/meta/audit.log");
+    log.push_str("2026-12-01T10:00:00Z | ACK | MEMORY.md | manual | — | reviewed\n");
+    env.write("memory/meta/audit.log", &log);
+    env.git_commit_all("acknowledged by hand");
+    let (_, findings, _) = verify(&env);
+    assert!(!checks(&findings).contains(&"critical"), "{findings:?}");
+}
+
+#[test]
+fn dangling_links_budget_and_index_are_reported() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    env.run(["search", "Alice"]).output().success();
+    env.write(
+        "memory/graph/entities/person--alice.md",
+        "# person--alice\n<!-- Type: person | Created: 2026-12-01 -->\n\n## Relations\n- works_at: [[org--nowhere]]\n",
+    );
+    let big = format!(
+        "{}\n## Critical Facts\n{}",
+        env.read("MEMORY.md"),
+        "- word word word\n".repeat(2000)
+    );
+    env.write("MEMORY.md", &big);
+    env.git_commit_all("hand edits");
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3);
+    let c = checks(&findings);
+    for want in ["links", "budget", "index"] {
+        assert!(c.contains(&want), "{want} missing: {v:#}");
+    }
+    let index = findings.iter().find(|f| f.0 == "index").unwrap();
+    assert!(index.2, "a stale index is fixable");
+    assert!(!findings.iter().find(|f| f.0 == "links").unwrap().2);
+    env.run(["doctor", "--fix"]).output().code(3);
+    let (_, findings, _) = verify(&env);
+    assert!(!checks(&findings).contains(&"index"), "{findings:?}");
+}
+
+#[test]
+fn hand_edits_are_reported_not_touched() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let mut memory = env.read("MEMORY.md");
+    memory.push_str("\nA note typed by hand.\n");
+    env.write("MEMORY.md", &memory);
+    let (code, findings, _) = verify(&env);
+    assert_eq!(code, 3);
+    let f = findings.iter().find(|f| f.0 == "uncommitted").expect("reported");
+    assert_eq!((f.1.as_str(), f.2), ("MEMORY.md", false));
+    env.run(["doctor", "--fix"]).output().code(3);
+    assert_eq!(env.read("MEMORY.md"), memory, "a hand edit is never put back");
+}
+
+#[test]
+fn an_interrupted_change_is_undone_with_a_copy_kept() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let head = env.head();
+    let before = env.snapshot();
+    let out =
+        env.run(["remember", "Bob likes tea"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    assert_ne!(out.code, 0, "the process was killed: {out}");
+    assert_eq!(env.head(), head);
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3);
+    let c = checks(&findings);
+    assert!(c.contains(&"lock") && c.contains(&"interrupted"), "{v:#}");
+    assert!(findings.iter().all(|f| f.2), "all fixable: {v:#}");
+    let out = env.run(["doctor", "--fix"]).output();
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stdout.contains("took over the lock left by process"), "{out}");
+    assert_eq!(env.head(), head, "undoing needs no commit");
+    assert_eq!(env.snapshot(), before);
+    let kept = walkdir::WalkDir::new(env.path(".cogmem/recovered"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .any(|e| std::fs::read_to_string(e.path()).unwrap_or_default().contains("Bob likes tea"));
+    assert!(kept, "the undone text is kept under .cogmem/recovered");
+    assert_eq!(verify(&env).0, 0);
+    env.mutate(["remember", "Carol likes jazz"]);
+
+    // Crash again; the next change is refused rather than swallowing the half-made one, and
+    // takes the lock over; the audit lines still show doctor what to undo.
+    let head = env.head();
+    let before = env.snapshot();
+    let killed =
+        env.run(["remember", "Dan likes rum"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    assert_ne!(killed.code, 0, "{killed}");
+    env.run(["remember", "Eve likes gin"]).output().code(4);
+    env.run(["doctor", "--fix"]).output().success();
+    assert_eq!((env.head(), env.snapshot()), (head, before));
+}
+
+#[test]
+fn a_stale_git_lock_of_a_dead_holder_is_removed() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    std::fs::write(env.path(".git/index.lock"), "").unwrap();
+    // Without a dead holder's record, a fresh git lock may belong to a running git command.
+    let (_, findings, _) = verify(&env);
+    assert_eq!(findings, [("lock".to_owned(), ".git/index.lock".to_owned(), false)]);
+    // A cogmem process died holding the workspace lock: its git lock is abandoned too.
+    std::fs::write(env.path(".cogmem/lock"), "pid 4194305\n").unwrap();
+    let (_, findings, _) = verify(&env);
+    assert!(findings.iter().all(|f| f.0 == "lock" && f.2), "{findings:?}");
+    env.run(["doctor", "--fix"]).output().success();
+    assert!(!env.path(".git/index.lock").exists());
+    env.mutate(["remember", "Bob likes tea"]);
+}
+
+#[test]
+fn a_pre_commit_hook_allows_the_edits_being_committed_but_not_rewritten_history() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let mut memory = env.read("MEMORY.md");
+    memory.push_str("\nA note typed by hand.\n");
+    env.write("MEMORY.md", &memory);
+    env.git(&["add", "MEMORY.md"]);
+    env.run(["verify"]).output().code(3);
+    let out = env.run(["verify", "--allow-uncommitted", "--quiet"]).output().code(0);
+    assert_eq!(out.stdout, "", "quiet and clean prints nothing: {out}");
+    let day = env.git(&["ls-files", "memory/episodes/*.md"]).trim().to_owned();
+    let text = env.read(&day);
+    env.write(&day, &text.replace("Alice works at Acme", "Alice works at Initech"));
+    env.git(&["add", &day]);
+    let out = env.run(["verify", "--allow-uncommitted", "--quiet"]).output().code(3);
+    assert!(out.stdout.starts_with(&format!("append-only  {day}:")), "{out}");
+}
