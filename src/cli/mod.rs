@@ -29,6 +29,8 @@ mod route;
 mod search;
 mod shell;
 mod status;
+mod sync;
+mod watch;
 
 use exit::Exit;
 use render::Style;
@@ -108,6 +110,8 @@ enum Command {
     Why(decay::WhyArgs),
     Touch(decay::TouchArgs),
     Status(status::StatusArgs),
+    Sync(sync::SyncArgs),
+    Watch(watch::WatchArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
     Completions(shell::CompletionsArgs),
@@ -177,6 +181,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Why(args) => decay::run_why(&ctx, &args),
         Command::Touch(args) => decay::run_touch(&ctx, &args),
         Command::Status(args) => status::run(&ctx, &args),
+        Command::Sync(args) => sync::run(&ctx, &args),
+        Command::Watch(args) => watch::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
         Command::Completions(args) => shell::run_completions(&args),
         Command::Man(args) => shell::run_man(&args),

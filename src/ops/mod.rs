@@ -16,3 +16,5 @@ pub mod reflect;
 pub mod remember;
 pub mod search;
 pub mod status;
+pub mod sync;
+pub mod watch;

@@ -5,6 +5,8 @@
 
 mod common;
 
+mod audit_ack;
+mod audit_compact;
 mod bad_input;
 mod change;
 mod cli_docs;
@@ -23,7 +25,9 @@ mod remember;
 mod search;
 mod shell;
 mod status_audit;
+mod sync;
 mod trigger_table;
+mod watch;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
 #[test]

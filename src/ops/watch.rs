@@ -1,0 +1,154 @@
+//! `cogmem watch`: run [`sync`](crate::ops::sync) whenever the workspace has been quiet for a
+//! while after a change.
+//!
+//! The whole workspace is watched recursively (not single files), so an editor's
+//! rename-and-replace save is seen like any other write. Events under `.git/` and `.cogmem/`, and
+//! editors' swap and backup files, are ignored. The loop stops when `stop` becomes true (the CLI
+//! sets it from Ctrl-C and SIGTERM); a sync that has started always finishes first, so a stop
+//! never leaves half a commit. The library never prints: what happens is reported through the
+//! caller's callback.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::clock::Clock;
+use crate::error::Error;
+use crate::ops::sync::{self, SyncOptions, SyncReport};
+use crate::store::fsx::IoError;
+use crate::workspace::Workspace;
+
+/// How often the loop looks at `stop` while nothing happens.
+const TICK: Duration = Duration::from_millis(100);
+
+/// How to watch.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// How long the workspace must be quiet after a change before a sync runs.
+    pub debounce: Duration,
+    /// The sync to run (a dry run is not allowed here and is ignored).
+    pub sync: SyncOptions,
+}
+
+/// What the watcher reports to its caller.
+#[derive(Debug)]
+pub enum WatchEvent<'a> {
+    /// The watch is set up; edits from now on are seen.
+    Ready,
+    /// A sync ran and found something (a commit, files left, or both).
+    Synced(&'a SyncReport),
+    /// A sync failed; the watcher goes on.
+    Failed(&'a Error),
+}
+
+/// Parses a `--debounce` value: `500ms`, `2s`, `1m`, or a number of seconds.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let n: f64 = t[..digits].parse().ok()?;
+    let ms = match &t[digits..] {
+        "ms" => n,
+        "" | "s" => n * 1000.0,
+        "m" => n * 60_000.0,
+        _ => return None,
+    };
+    (ms.is_finite() && (0.0..=86_400_000.0).contains(&ms)).then(|| Duration::from_millis(ms as u64))
+}
+
+/// Tells whether an event can be a hand edit worth syncing.
+fn is_relevant(root: &Path, event: &notify::Event) -> bool {
+    if event.need_rescan() {
+        return true;
+    }
+    if matches!(event.kind, EventKind::Access(_)) {
+        return false;
+    }
+    event.paths.iter().any(|p| {
+        let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+        !rel.is_empty() && !sync::is_ignored(&rel)
+    })
+}
+
+/// Watches the workspace until `stop` is set, syncing after each quiet period.
+///
+/// Runs one sync at the start, so edits made before the watch began are committed too. Fails
+/// only when the watch cannot be set up (e.g. the system's limit of watches is reached).
+pub fn watch(
+    ws: &Workspace,
+    opts: &WatchOptions,
+    clock: &dyn Clock,
+    stop: &AtomicBool,
+    on_event: &mut dyn FnMut(WatchEvent<'_>),
+) -> crate::Result<()> {
+    let root = ws.root().to_owned();
+    let watch_error =
+        |e: notify::Error| IoError::new(&root, "watch", std::io::Error::other(e.to_string()));
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(tx).map_err(watch_error)?;
+    watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
+    let sync_opts = SyncOptions { dry_run: false, ..opts.sync.clone() };
+    let run_sync =
+        |on_event: &mut dyn FnMut(WatchEvent<'_>)| match sync::sync(ws, &sync_opts, clock) {
+            Ok(report) if report.is_empty() => {}
+            Ok(report) => on_event(WatchEvent::Synced(&report)),
+            Err(e) => on_event(WatchEvent::Failed(&e)),
+        };
+    run_sync(on_event);
+    on_event(WatchEvent::Ready);
+    let mut dirty_since: Option<Instant> = None;
+    while !stop.load(Ordering::SeqCst) {
+        let wait = match dirty_since {
+            Some(t) => opts.debounce.saturating_sub(t.elapsed()).min(TICK),
+            None => TICK,
+        };
+        match rx.recv_timeout(wait) {
+            Ok(Ok(event)) => {
+                if is_relevant(&root, &event) {
+                    dirty_since = Some(Instant::now());
+                }
+            }
+            // A lost event (e.g. a queue overflow) may hide an edit: sync to be sure.
+            Ok(Err(_)) => dirty_since = Some(Instant::now()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if let Some(t) = dirty_since
+            && t.elapsed() >= opts.debounce
+            && !stop.load(Ordering::SeqCst)
+        {
+            dirty_since = None;
+            run_sync(on_event);
+        }
+    }
+    drop(watcher);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debounce_forms() {
+        let cases = [
+            ("2s", Some(2000)),
+            ("500ms", Some(500)),
+            ("1.5", Some(1500)),
+            ("1m", Some(60_000)),
+            ("0", Some(0)),
+            ("fast", None),
+            ("2h", None),
+            ("", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                parse_duration(input).map(|d| d.as_millis() as u64),
+                want,
+                "input: {input:?}"
+            );
+        }
+    }
+}
