@@ -10,7 +10,7 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use git2::{Oid, Repository};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Timestamp;
 use crate::audit::{self, Action, Actor, AuditFilter, AuditLine};
@@ -89,7 +89,7 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<DateTime<Utc>, InputErr
 }
 
 /// A commit that changed a critical file and that nobody has acknowledged yet.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CriticalChange {
     /// What `cogmem audit ack` takes for this one change: `<short commit>:<file>`.
     pub id: String,
@@ -110,8 +110,22 @@ pub struct CriticalChange {
     /// The commit's subject.
     pub subject: String,
     /// Why the change is an integrity problem, when its actor may not change a critical file.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity_problem: Option<String>,
+}
+
+/// The derived cache of the history scan for critical changes (rebuilt when missing, when
+/// the critical files change, or when HEAD no longer descends from the scanned commit).
+pub const CRITICAL_SCAN: &str = ".cogmem/critical-scan.json";
+
+/// What [`CRITICAL_SCAN`] holds: every critical change up to `head`, acknowledged or not,
+/// newest first, and every commit id already scanned.
+#[derive(Debug, Serialize, Deserialize)]
+struct ScanCache {
+    head: String,
+    files: Vec<String>,
+    changes: Vec<CriticalChange>,
+    scanned: Vec<String>,
 }
 
 /// The critical files of the workspace, as written in settings (trimmed, without `./`).
@@ -171,18 +185,73 @@ pub fn integrity_problem(actor: &str, approval: &str) -> Option<String> {
 
 /// Lists the commits that changed a critical file and are not acknowledged, oldest first.
 ///
-/// Walks the whole history from `HEAD`; a merge counts only where its result differs from every
+/// Walks the history from `HEAD`; a merge counts only where its result differs from every
 /// parent. The workspace's creation by `cogmem init` (actor `system:init`) is the baseline and
-/// is never listed.
+/// is never listed. What was scanned before is kept in [`CRITICAL_SCAN`], so a later call walks
+/// only the new commits; the cache is derived and rebuilt whenever it does not fit.
 pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<CriticalChange>> {
     let files = critical_files(ws);
     let Some(head) = git::head_id(repo)? else { return Ok(Vec::new()) };
     if files.is_empty() {
         return Ok(Vec::new());
     }
+    let cache_path = ws.abs(CRITICAL_SCAN);
+    let cached: Option<ScanCache> = fsx::read_text_if_exists(&cache_path)
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .filter(|c: &ScanCache| c.files == files);
+    let (all, scanned) = match cached.and_then(|c| Oid::from_str(&c.head).ok().map(|old| (c, old)))
+    {
+        Some((c, old)) if old == head => (c.changes, c.scanned),
+        Some((c, old)) => {
+            let before: HashSet<Oid> =
+                c.scanned.iter().filter_map(|id| Oid::from_str(id).ok()).collect();
+            match scan(repo, &files, head, Some((old, &before)))? {
+                // The scanned commit is still in HEAD's history: add what came after it.
+                (mut all, ids, true) => {
+                    all.extend(c.changes);
+                    let mut scanned = c.scanned;
+                    scanned.extend(ids.iter().map(Oid::to_string));
+                    (all, scanned)
+                }
+                // History was rewritten (reset, rebase): scan it all again.
+                (_, _, false) => {
+                    let (all, ids, _) = scan(repo, &files, head, None)?;
+                    (all, ids.iter().map(Oid::to_string).collect())
+                }
+            }
+        }
+        None => {
+            let (all, ids, _) = scan(repo, &files, head, None)?;
+            (all, ids.iter().map(Oid::to_string).collect())
+        }
+    };
+    let cache = ScanCache { head: head.to_string(), files, changes: all, scanned };
+    if let Ok(text) = serde_json::to_string(&cache) {
+        // Derived data: a failure to save it only costs the next call a full walk.
+        let _ = fsx::write_atomic(&cache_path, text.as_bytes());
+    }
     let acked = acknowledged(ws)?;
-    let mut walk = repo.revwalk().map_err(git_op("walk the history"))?;
-    walk.push(head).map_err(git_op("walk the history"))?;
+    let mut out: Vec<CriticalChange> = cache
+        .changes
+        .into_iter()
+        .filter(|c| !acked.contains(&(c.commit.clone(), c.file.clone())))
+        .collect();
+    out.reverse();
+    out.sort_by(|a, b| a.date.cmp(&b.date)); // stable: a commit's files keep their order
+    Ok(out)
+}
+
+/// Finds every critical change in the commits [`commits_since`] lists, in its order; returns
+/// them, the commits scanned, and whether the earlier scan's head is an ancestor of `head`.
+fn scan(
+    repo: &Repository,
+    files: &[String],
+    head: Oid,
+    earlier: Option<(Oid, &HashSet<Oid>)>,
+) -> crate::Result<(Vec<CriticalChange>, Vec<Oid>, bool)> {
+    let (commits, reaches_hidden) = commits_since(repo, head, earlier)?;
     let mut ids: HashMap<Oid, Vec<Option<Oid>>> = HashMap::new();
     let blob_ids =
         |oid: Oid, ids: &mut HashMap<Oid, Vec<Option<Oid>>>| -> crate::Result<Vec<Option<Oid>>> {
@@ -197,8 +266,7 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
             Ok(v)
         };
     let mut out = Vec::new();
-    for oid in walk {
-        let oid = oid.map_err(git_op("walk the history"))?;
+    for &oid in &commits {
         let commit = repo.find_commit(oid).map_err(git_op("read a commit"))?;
         let now = blob_ids(oid, &mut ids)?;
         let parents: Vec<Oid> = commit.parent_ids().collect();
@@ -206,7 +274,9 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
         for p in &parents {
             before.push(blob_ids(*p, &mut ids)?);
         }
-        // Parents are visited later; their entries stay cached until then.
+        // A commit is visited once: its own entry is no longer needed by anyone but its
+        // children, which came before it.
+        ids.remove(&oid);
         for (i, file) in files.iter().enumerate() {
             let changed = if before.is_empty() {
                 now[i].is_some()
@@ -224,9 +294,6 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
                 continue;
             }
             let commit_id = oid.to_string();
-            if acked.contains(&(commit_id.clone(), file.clone())) {
-                continue;
-            }
             let approval = trailer(message, "Approval").unwrap_or("—").to_owned();
             let old = match before.first().and_then(|b| b[i]) {
                 Some(id) => repo.find_blob(id).map_err(git_op("read a file"))?.content().to_vec(),
@@ -255,8 +322,42 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
             });
         }
     }
-    out.reverse();
-    Ok(out)
+    Ok((out, commits, reaches_hidden))
+}
+
+/// Lists the commits reachable from `head` that are not in `scanned`, and tells whether `old`
+/// (the head of the earlier scan) is an ancestor of `head`: exactly when `head` is `old` or a
+/// listed commit has it as a parent. Without `scanned`, the whole history.
+///
+/// The walk never goes below an already scanned commit, so its cost is the new commits,
+/// whatever the commit dates say.
+fn commits_since(
+    repo: &Repository,
+    head: Oid,
+    earlier: Option<(Oid, &HashSet<Oid>)>,
+) -> crate::Result<(Vec<Oid>, bool)> {
+    let Some((old, scanned)) = earlier else {
+        let mut walk = repo.revwalk().map_err(git_op("walk the history"))?;
+        walk.push(head).map_err(git_op("walk the history"))?;
+        let all = walk.collect::<Result<Vec<Oid>, _>>().map_err(git_op("walk the history"))?;
+        return Ok((all, false));
+    };
+    let mut out = Vec::new();
+    let mut seen: HashSet<Oid> = HashSet::new();
+    let mut stack = vec![head];
+    let mut reaches = head == old;
+    while let Some(oid) = stack.pop() {
+        if scanned.contains(&oid) || !seen.insert(oid) {
+            continue;
+        }
+        out.push(oid);
+        let commit = repo.find_commit(oid).map_err(git_op("read a commit"))?;
+        for p in commit.parent_ids() {
+            reaches |= p == old;
+            stack.push(p);
+        }
+    }
+    Ok((out, reaches))
 }
 
 /// Counts added and removed lines between two versions of a file.

@@ -141,3 +141,23 @@ fn acknowledgements_survive_a_clone() {
     let out = env.run(["status", "--json", "--workspace", clone.to_str().unwrap()]).success();
     assert_eq!(json(&out.stdout)["unacknowledged_critical"], serde_json::json!([]));
 }
+
+#[test]
+fn the_scan_cache_follows_new_commits_and_rewritten_history() {
+    let env = TestEnv::initialized();
+    let count = |env: &TestEnv| {
+        let out = env.run(["status", "--json"]).success();
+        json(&out.stdout)["unacknowledged_critical"].as_array().map_or(0, Vec::len)
+    };
+    edit_soul(&env, "One.\n");
+    env.mutate(["sync", "--actor", "manual"]);
+    assert_eq!(count(&env), 1);
+    assert!(env.path(".cogmem/critical-scan.json").is_file());
+    edit_soul(&env, "Two.\n");
+    env.mutate(["sync", "--actor", "manual"]);
+    assert_eq!(count(&env), 2, "the new commit is scanned on top of the cache");
+    env.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(count(&env), 1, "a commit no longer in the history is not listed");
+    std::fs::write(env.path(".cogmem/critical-scan.json"), "garbage").unwrap();
+    assert_eq!(count(&env), 1, "a damaged cache is rebuilt");
+}
