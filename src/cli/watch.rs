@@ -29,7 +29,8 @@ const EXAMPLES: &str = "Examples:
 /// editor swap and backup files (`*.swp`, `*~`, `4913`), are ignored. It syncs once at start.
 ///
 /// Prints one line per commit on stdout (with `--json`, one JSON sync report per line) and one
-/// warning per file left on stderr. Ctrl-C or SIGTERM stops it cleanly: a sync that has
+/// warning per file left on stderr. A failed sync (e.g. the lock was busy) is reported and
+/// tried again after a growing wait. Ctrl-C or SIGTERM stops it cleanly: a sync that has
 /// started finishes first, so no commit is left half made. Exits 0 when stopped.
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]

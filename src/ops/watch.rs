@@ -16,13 +16,20 @@ use std::time::{Duration, Instant};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::clock::Clock;
-use crate::error::Error;
+use crate::error::{Error, RuleError};
 use crate::ops::sync::{self, SyncOptions, SyncReport};
 use crate::store::fsx::IoError;
 use crate::workspace::Workspace;
 
 /// How often the loop looks at `stop` while nothing happens.
 const TICK: Duration = Duration::from_millis(100);
+
+/// The longest the workspace may keep changing before a sync runs anyway (at least ten
+/// debounce periods), so a file written to without pause is still committed now and then.
+const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// The longest wait before retrying a sync that failed (the wait doubles from the debounce).
+const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// How to watch.
 #[derive(Debug, Clone)]
@@ -74,8 +81,10 @@ fn is_relevant(root: &Path, event: &notify::Event) -> bool {
 
 /// Watches the workspace until `stop` is set, syncing after each quiet period.
 ///
-/// Runs one sync at the start, so edits made before the watch began are committed too. Fails
-/// only when the watch cannot be set up (e.g. the system's limit of watches is reached).
+/// Runs one sync at the start, so edits made before the watch began are committed too. A sync
+/// that fails (e.g. the lock was not free in time) is reported and tried again after a growing
+/// wait. Fails when the actor is a sub-agent, or when the watch cannot be set up (e.g. the
+/// system's limit of watches is reached).
 pub fn watch(
     ws: &Workspace,
     opts: &WatchOptions,
@@ -83,6 +92,9 @@ pub fn watch(
     stop: &AtomicBool,
     on_event: &mut dyn FnMut(WatchEvent<'_>),
 ) -> crate::Result<()> {
+    if opts.sync.actor.is_subagent() {
+        return Err(RuleError::SubagentWrite { actor: opts.sync.actor.to_string() }.into());
+    }
     let root = ws.root().to_owned();
     let watch_error =
         |e: notify::Error| IoError::new(&root, "watch", std::io::Error::other(e.to_string()));
@@ -90,37 +102,62 @@ pub fn watch(
     let mut watcher = notify::recommended_watcher(tx).map_err(watch_error)?;
     watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
     let sync_opts = SyncOptions { dry_run: false, ..opts.sync.clone() };
+    // Returns whether the sync ran to the end (files left included).
     let run_sync =
         |on_event: &mut dyn FnMut(WatchEvent<'_>)| match sync::sync(ws, &sync_opts, clock) {
-            Ok(report) if report.is_empty() => {}
-            Ok(report) => on_event(WatchEvent::Synced(&report)),
-            Err(e) => on_event(WatchEvent::Failed(&e)),
+            Ok(report) => {
+                if !report.is_empty() {
+                    on_event(WatchEvent::Synced(&report));
+                }
+                true
+            }
+            Err(e) => {
+                on_event(WatchEvent::Failed(&e));
+                false
+            }
         };
-    run_sync(on_event);
+    let max_wait = (opts.debounce * 10).max(MAX_WAIT);
+    let first_retry = opts.debounce.max(Duration::from_secs(1));
+    let mut retry = first_retry;
+    // When the first unsynced change was seen, and the last one.
+    let mut dirty: Option<(Instant, Instant)> = None;
+    let mark = |dirty: &mut Option<(Instant, Instant)>| {
+        let now = Instant::now();
+        *dirty = Some((dirty.map_or(now, |(first, _)| first), now));
+    };
+    if !run_sync(on_event) {
+        mark(&mut dirty);
+    }
     on_event(WatchEvent::Ready);
-    let mut dirty_since: Option<Instant> = None;
     while !stop.load(Ordering::SeqCst) {
-        let wait = match dirty_since {
-            Some(t) => opts.debounce.saturating_sub(t.elapsed()).min(TICK),
+        let wait = match dirty {
+            Some((_, last)) => opts.debounce.saturating_sub(last.elapsed()).min(TICK),
             None => TICK,
         };
         match rx.recv_timeout(wait) {
             Ok(Ok(event)) => {
                 if is_relevant(&root, &event) {
-                    dirty_since = Some(Instant::now());
+                    mark(&mut dirty);
                 }
             }
             // A lost event (e.g. a queue overflow) may hide an edit: sync to be sure.
-            Ok(Err(_)) => dirty_since = Some(Instant::now()),
+            Ok(Err(_)) => mark(&mut dirty),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        if let Some(t) = dirty_since
-            && t.elapsed() >= opts.debounce
-            && !stop.load(Ordering::SeqCst)
-        {
-            dirty_since = None;
-            run_sync(on_event);
+        let due = dirty.is_some_and(|(first, last)| {
+            last.elapsed() >= opts.debounce || first.elapsed() >= max_wait
+        });
+        if due && !stop.load(Ordering::SeqCst) {
+            if run_sync(on_event) {
+                dirty = None;
+                retry = first_retry;
+            } else {
+                // Try again later: a new quiet period that ends `retry` from now.
+                let later = Instant::now() + retry.saturating_sub(opts.debounce);
+                dirty = Some((later, later));
+                retry = (retry * 2).min(MAX_RETRY);
+            }
         }
     }
     drop(watcher);
