@@ -15,9 +15,12 @@ fn completion_scripts_cover_every_command() {
         }
     }
     // The bash script is valid bash and registers itself for `cogmem`.
+    // Sourced from a file: the script is longer than one command-line argument may be (128 KiB).
     let script = env.run(["completions", "bash"]).success().stdout;
+    let file = env.home.join("cogmem.bash");
+    std::fs::write(&file, script).unwrap();
     let check = Command::new("bash")
-        .args(["-c", &format!("{script}\ncomplete -p cogmem")])
+        .args(["-c", &format!("source '{}'\ncomplete -p cogmem", file.display())])
         .output()
         .expect("bash runs");
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
