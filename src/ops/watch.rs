@@ -1,4 +1,4 @@
-//! `cogmem watch`: run [`sync`](crate::ops::sync) whenever the workspace has been quiet for a
+//! `cogmem watch`: run [`sync`] whenever the workspace has been quiet for a
 //! while after a change.
 //!
 //! The whole workspace is watched recursively (not single files), so an editor's
