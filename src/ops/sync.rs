@@ -229,22 +229,14 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     }
     if !report.decay_entries.is_empty() {
         let summary = format!("decay entries for {}", report.decay_entries.join(", "));
-        let action = if valid.iter().any(|c| c.path == layout::DECAY_SCORES) {
-            valid
-                .iter()
-                .find(|c| c.path == layout::DECAY_SCORES)
-                .map_or(Action::Edit, |c| c.action())
-        } else {
-            Action::Edit
-        };
-        change.write(layout::DECAY_SCORES, decay.to_text().into_bytes(), action, summary);
+        // A hand edit of the file already in the change keeps its own action.
+        change.write(layout::DECAY_SCORES, decay.to_text().into_bytes(), Action::Edit, summary);
     }
 
     // The graph index follows the entity files as this commit leaves them.
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
-    if entities_changed
-        && let Some(text) = graph_index(ws, &repo, tree.as_ref(), &report.left, &decay)?
-    {
+    if entities_changed {
+        let text = graph_index(ws, &repo, tree.as_ref(), &report.left, &decay)?;
         let current = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
         if current.as_deref() != Some(text.as_str())
             || change.pending(layout::GRAPH_INDEX).is_some()
@@ -570,7 +562,7 @@ fn graph_index(
     tree: Option<&Tree<'_>>,
     left: &[LeftFile],
     decay: &DecayFile,
-) -> crate::Result<Option<String>> {
+) -> crate::Result<String> {
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
         if left.iter().any(|l| l.path == rel) {
@@ -597,7 +589,7 @@ fn graph_index(
             scores.insert(key.clone(), (score, pinned));
         }
     }
-    Ok(Some(crate::graph::render_index(&graph, &scores)))
+    Ok(crate::graph::render_index(&graph, &scores))
 }
 
 #[cfg(test)]

@@ -208,3 +208,28 @@ fn sync_refuses_a_subagent() {
     env.run(["sync", "--actor", "subagent:researcher"]).output().code(4);
     assert!(env.git_status().contains("person--alice.md"), "the hand edit stays");
 }
+
+#[test]
+fn sync_takes_lines_appended_to_the_audit_log_but_not_a_rewrite() {
+    let env = TestEnv::initialized();
+    let log = env.read("memory/meta/audit.log");
+    let note = "2026-11-30T08:00:00Z | EDIT | MEMORY.md | manual | — | noted by hand\n";
+    env.write("memory/meta/audit.log", &format!("{log}{note}"));
+    env.write("memory/vault/note.md", "# Note\n\nby hand\n");
+    let out = env.run(["sync", "--json"]).success();
+    let v = json(&out.stdout);
+    let paths: Vec<&str> =
+        v["committed"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(paths, ["memory/meta/audit.log", "memory/vault/note.md"]);
+    assert!(env.git(&["show", "HEAD:memory/meta/audit.log"]).contains(note));
+    env.assert_clean_tree();
+    // Rewriting an earlier line blocks everything: every commit appends to the log.
+    let log = env.read("memory/meta/audit.log").replace("noted by hand", "changed later");
+    env.write("memory/meta/audit.log", &log);
+    env.write("memory/vault/other.md", "# Other\n");
+    let before = env.commit_count();
+    let out = env.run(["sync"]).output().code(3);
+    assert_eq!(env.commit_count(), before);
+    assert!(out.stderr.contains("warning: left memory/meta/audit.log: earlier lines were changed or removed; the audit log is append-only"), "{out}");
+    assert!(out.stderr.contains("warning: left memory/vault/other.md: not committed"), "{out}");
+}
