@@ -294,7 +294,7 @@ pub struct AuditFilter {
     pub action: Option<Action>,
     /// Only lines whose file equals this or lies under it.
     pub file: Option<String>,
-    /// Only lines about critical files (ALERT lines and critical summaries).
+    /// Only lines about critical files (ALERT and ACK lines, and critical summaries).
     pub critical: bool,
 }
 
@@ -323,7 +323,9 @@ impl AuditFilter {
                 return false;
             }
         }
-        if self.critical && !(l.action == Action::Alert || l.summary.starts_with(CRITICAL_PREFIX)) {
+        let about_critical = matches!(l.action, Action::Alert | Action::Ack)
+            || l.summary.starts_with(CRITICAL_PREFIX);
+        if self.critical && !about_critical {
             return false;
         }
         true

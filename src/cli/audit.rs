@@ -110,7 +110,7 @@ struct QueryArgs {
     /// Only lines about this file or files under this folder
     #[arg(long, value_name = "PATH")]
     file: Option<String>,
-    /// Only critical-file changes and their alerts
+    /// Only critical-file changes, their alerts and acknowledgements
     #[arg(long)]
     critical: bool,
     /// Only the last N matching lines

@@ -59,6 +59,12 @@ fn status_lists_a_critical_change_until_it_is_acknowledged() {
         )),
         "{last}"
     );
+    let critical = env.run(["log", "--critical", "--limit", "1"]).success();
+    assert_eq!(
+        critical.stdout.trim_end(),
+        last.replace(&commit, "[HASH]"),
+        "acknowledgements are critical lines"
+    );
     let out = env.run(["status", "--json"]).success();
     assert_eq!(json(&out.stdout)["unacknowledged_critical"], serde_json::json!([]));
     // Acknowledging it again names what is left to acknowledge.
