@@ -201,34 +201,34 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
         .flatten()
         .and_then(|t| serde_json::from_str(&t).ok())
         .filter(|c: &ScanCache| c.files == files);
-    let (all, scanned) = match cached.and_then(|c| Oid::from_str(&c.head).ok().map(|old| (c, old)))
-    {
-        Some((c, old)) if old == head => (c.changes, c.scanned),
-        Some((c, old)) => {
-            let before: HashSet<Oid> =
-                c.scanned.iter().filter_map(|id| Oid::from_str(id).ok()).collect();
-            match scan(repo, &files, head, Some((old, &before)))? {
-                // The scanned commit is still in HEAD's history: add what came after it.
-                (mut all, ids, true) => {
-                    all.extend(c.changes);
-                    let mut scanned = c.scanned;
-                    scanned.extend(ids.iter().map(Oid::to_string));
-                    (all, scanned)
-                }
-                // History was rewritten (reset, rebase): scan it all again.
-                (_, _, false) => {
-                    let (all, ids, _) = scan(repo, &files, head, None)?;
-                    (all, ids.iter().map(Oid::to_string).collect())
+    let (all, scanned, fresh) =
+        match cached.and_then(|c| Oid::from_str(&c.head).ok().map(|old| (c, old))) {
+            Some((c, old)) if old == head => (c.changes, c.scanned, false),
+            Some((c, old)) => {
+                let before: HashSet<Oid> =
+                    c.scanned.iter().filter_map(|id| Oid::from_str(id).ok()).collect();
+                match scan(repo, &files, head, Some((old, &before)))? {
+                    // The scanned commit is still in HEAD's history: add what came after it.
+                    (mut all, ids, true) => {
+                        all.extend(c.changes);
+                        let mut scanned = c.scanned;
+                        scanned.extend(ids.iter().map(Oid::to_string));
+                        (all, scanned, true)
+                    }
+                    // History was rewritten (reset, rebase): scan it all again.
+                    (_, _, false) => {
+                        let (all, ids, _) = scan(repo, &files, head, None)?;
+                        (all, ids.iter().map(Oid::to_string).collect(), true)
+                    }
                 }
             }
-        }
-        None => {
-            let (all, ids, _) = scan(repo, &files, head, None)?;
-            (all, ids.iter().map(Oid::to_string).collect())
-        }
-    };
+            None => {
+                let (all, ids, _) = scan(repo, &files, head, None)?;
+                (all, ids.iter().map(Oid::to_string).collect(), true)
+            }
+        };
     let cache = ScanCache { head: head.to_string(), files, changes: all, scanned };
-    if let Ok(text) = serde_json::to_string(&cache) {
+    if fresh && let Ok(text) = serde_json::to_string(&cache) {
         // Derived data: a failure to save it only costs the next call a full walk.
         let _ = fsx::write_atomic(&cache_path, text.as_bytes());
     }
