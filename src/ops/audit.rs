@@ -149,7 +149,9 @@ fn git_op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
 fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
     let mut out = HashSet::new();
     for rel in [layout::AUDIT_LOG, layout::AUDIT_ARCHIVE] {
-        let text = fsx::read_text_if_exists(&ws.abs(rel))?.unwrap_or_default();
+        // Lossy: a stray invalid byte must not hide every acknowledgement in the file.
+        let bytes = fsx::read_if_exists(&ws.abs(rel))?.unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
         for raw in text.lines() {
             let raw = raw.trim_start().trim_start_matches("- ");
             if let Ok(Some(l)) = AuditLine::parse(raw)
