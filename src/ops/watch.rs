@@ -45,7 +45,7 @@ pub struct WatchOptions {
 pub enum WatchEvent<'a> {
     /// The watch is set up; edits from now on are seen.
     Ready,
-    /// A sync ran and found something (a commit, files left, or both).
+    /// A sync ran and committed something, or left files it had not left the time before.
     Synced(&'a SyncReport),
     /// A sync failed; the watcher goes on.
     Failed(&'a Error),
@@ -102,13 +102,22 @@ pub fn watch(
     let mut watcher = notify::recommended_watcher(tx).map_err(watch_error)?;
     watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
     let sync_opts = SyncOptions { dry_run: false, ..opts.sync.clone() };
+    // What the last sync left, so a file that stays malformed is reported once, not after
+    // every later event (our own commits included).
+    let mut last_left: Vec<(String, Option<usize>, String)> = Vec::new();
     // Returns whether the sync ran to the end (files left included).
-    let run_sync =
+    let mut run_sync =
         |on_event: &mut dyn FnMut(WatchEvent<'_>)| match sync::sync(ws, &sync_opts, clock) {
             Ok(report) => {
-                if !report.is_empty() {
+                let left: Vec<(String, Option<usize>, String)> = report
+                    .left
+                    .iter()
+                    .map(|l| (l.path.clone(), l.line, l.problem.clone()))
+                    .collect();
+                if report.commit.is_some() || !left.is_empty() && left != last_left {
                     on_event(WatchEvent::Synced(&report));
                 }
+                last_left = left;
                 true
             }
             Err(e) => {

@@ -159,3 +159,20 @@ fn watch_rejects_a_bad_debounce_and_a_subagent() {
     assert!(out.stderr.contains("unknown debounce time \"soon\""), "{out}");
     env.run(["watch", "--actor", "subagent:helper"]).output().code(4);
 }
+
+#[test]
+fn watch_warns_about_a_malformed_file_and_commits_it_once_fixed() {
+    let env = TestEnv::initialized();
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "200ms"]);
+    let rel = "memory/episodes/2026-11-30.md";
+    let bad = "# 2026-11-30 — Episode Log\n\n## 09:15 | musing | confidence:high | tags:[]\nHmm.\n";
+    env.write(rel, bad);
+    w.wait_for(&format!("stderr: warning: left {rel}:3: unknown entry type \"musing\""));
+    assert_eq!(env.commit_count(), 1, "nothing committed");
+    env.write(rel, &bad.replace("musing", "event"));
+    wait_for_commit(&env, "2026-11-30.md +1 — created by hand");
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+    let warnings = seen.iter().filter(|l| l.contains(&format!("left {rel}"))).count();
+    assert_eq!(warnings, 1, "a file that stays malformed is reported once: {seen:#?}");
+}
