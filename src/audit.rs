@@ -30,11 +30,12 @@ pub enum Action {
     Reject,
     Alert,
     Init,
+    Ack,
 }
 
 impl Action {
     /// Every action, for parsing and help text.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::Create,
         Self::Edit,
         Self::Append,
@@ -50,6 +51,7 @@ impl Action {
         Self::Reject,
         Self::Alert,
         Self::Init,
+        Self::Ack,
     ];
 
     /// Returns the upper-case word written in the log.
@@ -70,6 +72,7 @@ impl Action {
             Self::Reject => "REJECT",
             Self::Alert => "ALERT",
             Self::Init => "INIT",
+            Self::Ack => "ACK",
         }
     }
 
@@ -291,7 +294,7 @@ pub struct AuditFilter {
     pub action: Option<Action>,
     /// Only lines whose file equals this or lies under it.
     pub file: Option<String>,
-    /// Only lines about critical files (ALERT lines and critical summaries).
+    /// Only lines about critical files (ALERT and ACK lines, and critical summaries).
     pub critical: bool,
 }
 
@@ -320,7 +323,9 @@ impl AuditFilter {
                 return false;
             }
         }
-        if self.critical && !(l.action == Action::Alert || l.summary.starts_with(CRITICAL_PREFIX)) {
+        let about_critical = matches!(l.action, Action::Alert | Action::Ack)
+            || l.summary.starts_with(CRITICAL_PREFIX);
+        if self.critical && !about_critical {
             return false;
         }
         true

@@ -1,6 +1,8 @@
-//! `cogmem audit` (alias `log`).
+//! `cogmem audit` (alias `log`), `cogmem audit ack` and `cogmem audit compact`.
 
-use clap::Args;
+use std::fmt::Write as _;
+
+use clap::{Args, Subcommand};
 use cogmem::audit::{Action, AuditFilter};
 use cogmem::error::InputError;
 use cogmem::ops::audit as op;
@@ -16,7 +18,25 @@ const EXAMPLES: &str = "Examples:
   # Changes to critical files such as SOUL.md, and their alerts
   cogmem log --critical
   # The last 20 changes to MEMORY.md
-  cogmem audit --file MEMORY.md --limit 20";
+  cogmem audit --file MEMORY.md --limit 20
+  # Acknowledge a reviewed change to SOUL.md (ids come from `cogmem status`)
+  cogmem audit ack 3f2a1b4c
+  # Move lines older than 90 days into monthly digests
+  cogmem audit compact";
+
+const ACK_EXAMPLES: &str = "Examples:
+  # Acknowledge every critical change of one commit
+  cogmem audit ack 3f2a1b4c
+  # Acknowledge one file of a commit that changed two
+  cogmem audit ack 3f2a1b4c:SOUL.md
+  # Acknowledge everything `cogmem status` lists
+  cogmem audit ack";
+
+const COMPACT_EXAMPLES: &str = "Examples:
+  # Move audit lines older than 90 days into monthly digests
+  cogmem audit compact
+  # See what a one-year retention would move, without writing
+  cogmem audit compact --older-than 365d --dry-run";
 
 /// Query the audit log: who changed which file, when, and why
 ///
@@ -25,9 +45,62 @@ const EXAMPLES: &str = "Examples:
 ///
 /// Here the global `--actor NAME` is a filter: only lines by that actor, or by actors under it
 /// (`--actor bot` matches `bot:trigger-remember`).
+///
+/// `cogmem audit ack` acknowledges changes to critical files; `cogmem audit compact` moves old
+/// lines into monthly digests.
 #[derive(Args, Debug)]
-#[command(after_long_help = EXAMPLES)]
+#[command(after_long_help = EXAMPLES, args_conflicts_with_subcommands = true)]
 pub struct AuditArgs {
+    #[command(subcommand)]
+    command: Option<AuditCommand>,
+    #[command(flatten)]
+    query: QueryArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum AuditCommand {
+    Ack(AckArgs),
+    Compact(CompactArgs),
+}
+
+/// Acknowledge changes to critical files that `cogmem status` lists
+///
+/// Every commit that changes a critical file (SOUL.md, IDENTITY.md, and those named in
+/// `audit.critical_files`) stays listed by `cogmem status` until it is acknowledged. ID is a
+/// commit id prefix (at least 4 characters; every critical file of that commit) or
+/// `<commit>:<file>` as status shows it; without ID, every listed change is acknowledged.
+///
+/// Writes one ACK line per change to the audit log, by the acting actor, in one commit, so the
+/// acknowledgement travels with clones of the workspace.
+#[derive(Args, Debug)]
+#[command(after_long_help = ACK_EXAMPLES)]
+struct AckArgs {
+    /// The change to acknowledge: a commit id prefix or `<commit>:<file>` (default: all)
+    #[arg(value_name = "ID")]
+    id: Option<String>,
+}
+
+/// Move old audit lines into monthly digests in memory/meta/audit-archive.md
+///
+/// Lines older than `--older-than` (by the clock) leave audit.log; each month gets a digest in
+/// memory/meta/audit-archive.md: how many lines, counts by action and by actor, and the notable
+/// events word for word (critical changes and alerts, acknowledgements, ARCHIVE, MERGE,
+/// supersessions, reflections). One commit; the moved lines stay in git history
+/// (`git log -p -- memory/meta/audit.log`). Running it again changes nothing.
+#[derive(Args, Debug)]
+#[command(after_long_help = COMPACT_EXAMPLES)]
+struct CompactArgs {
+    /// Move lines older than this age (`90d`, `12w`) or date (`2026-09-01`)
+    #[arg(long, value_name = "AGE", default_value = "90d")]
+    older_than: String,
+    /// Show what would move, without writing
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// The filters of the plain `cogmem audit` query.
+#[derive(Args, Debug)]
+struct QueryArgs {
     /// Only lines since a date (`2026-02-02`), a time (RFC 3339) or an age (`90m`, `12h`, `7d`, `2w`)
     #[arg(long, value_name = "WHEN")]
     since: Option<String>,
@@ -37,7 +110,7 @@ pub struct AuditArgs {
     /// Only lines about this file or files under this folder
     #[arg(long, value_name = "PATH")]
     file: Option<String>,
-    /// Only critical-file changes and their alerts
+    /// Only critical-file changes, their alerts and acknowledgements
     #[arg(long)]
     critical: bool,
     /// Only the last N matching lines
@@ -46,6 +119,78 @@ pub struct AuditArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &AuditArgs) -> cogmem::Result<Exit> {
+    match &args.command {
+        Some(AuditCommand::Ack(a)) => run_ack(ctx, a),
+        Some(AuditCommand::Compact(a)) => run_compact(ctx, a),
+        None => run_query(ctx, &args.query),
+    }
+}
+
+fn run_ack(ctx: &Ctx, args: &AckArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.workspace()?;
+    let clock = ctx.clock()?;
+    let report = op::ack(&ws, args.id.as_deref(), ctx.actor()?, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let mut msg = String::new();
+    match &report.commit {
+        None => msg.push_str("nothing to acknowledge\n"),
+        Some(id) => {
+            let _ = writeln!(
+                msg,
+                "acknowledged {} (commit {})",
+                if report.acknowledged.len() == 1 {
+                    "1 critical change".to_owned()
+                } else {
+                    format!("{} critical changes", report.acknowledged.len())
+                },
+                render::short(id)
+            );
+            for c in &report.acknowledged {
+                let _ = writeln!(
+                    msg,
+                    "  {}  {}  {}  +{} -{}",
+                    c.id, c.date, c.actor, c.added, c.removed
+                );
+            }
+        }
+    }
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}
+
+fn run_compact(ctx: &Ctx, args: &CompactArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.workspace()?;
+    let clock = ctx.clock()?;
+    let cutoff = op::parse_since(&args.older_than, clock.now())?;
+    let report = op::compact(&ws, cutoff, ctx.actor()?, clock.as_ref(), args.dry_run)?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let msg = if report.moved == 0 {
+        format!("nothing to compact: no audit lines before {}\n", report.cutoff)
+    } else {
+        format!(
+            "{} {} audit lines before {} into digests for {}; {} kept{}\n",
+            if report.dry_run { "would move" } else { "moved" },
+            report.moved,
+            report.cutoff,
+            report.months.join(", "),
+            report.kept,
+            match &report.commit {
+                Some(id) => format!(" (commit {})", render::short(id)),
+                None => " (dry run: nothing written)".to_owned(),
+            }
+        )
+    };
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}
+
+fn run_query(ctx: &Ctx, args: &QueryArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
     let since = args.since.as_deref().map(|s| op::parse_since(s, clock.now())).transpose()?;

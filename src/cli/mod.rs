@@ -30,7 +30,9 @@ mod route;
 mod search;
 mod shell;
 mod status;
+mod sync;
 mod sync_remote;
+mod watch;
 
 use exit::Exit;
 use render::Style;
@@ -110,7 +112,8 @@ enum Command {
     Why(decay::WhyArgs),
     Touch(decay::TouchArgs),
     Status(status::StatusArgs),
-    Sync(sync_remote::SyncRemoteArgs),
+    Sync(sync::SyncArgs),
+    Watch(watch::WatchArgs),
     #[command(visible_alias = "log")]
     Audit(audit::AuditArgs),
     Verify(doctor::VerifyArgs),
@@ -185,7 +188,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Why(args) => decay::run_why(&ctx, &args),
         Command::Touch(args) => decay::run_touch(&ctx, &args),
         Command::Status(args) => status::run(&ctx, &args),
-        Command::Sync(args) => sync_remote::run(&ctx, &args),
+        Command::Sync(args) => sync::run(&ctx, &args),
+        Command::Watch(args) => watch::run(&ctx, &args),
         Command::Audit(args) => audit::run(&ctx, &args),
         Command::Verify(args) => doctor::run_verify(&ctx, &args),
         Command::Doctor(args) => doctor::run_doctor(&ctx, &args),

@@ -14,12 +14,19 @@ const EXAMPLES: &str = "Examples:
   # The same with the last 20 commits
   cogmem status --commits 20
   # As JSON, for a script or an agent
-  cogmem status --json";
+  cogmem status --json
+  # Review a critical change it lists, then acknowledge it
+  cogmem audit ack 3f2a1b4c";
 
 /// Show the workspace, what each store holds, hand edits and recent commits
 ///
 /// Read-only. Files that cannot be read are reported as warnings and left out of the counts
 /// (exit 3).
+///
+/// Lists every commit that changed a critical file (SOUL.md, IDENTITY.md, and those named in
+/// `audit.critical_files`) until `cogmem audit ack` acknowledges it, with its actor and a diff
+/// summary. A critical change by anyone other than `manual` or an approved reflection is an
+/// integrity problem: status reports it and exits 3 until it is acknowledged.
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct StatusArgs {
@@ -79,6 +86,25 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
                 let _ = writeln!(out, "  {:<10} {}", ch.state, ch.path);
             }
         }
+        if !report.unacknowledged_critical.is_empty() {
+            let _ = writeln!(
+                out,
+                "critical    {} unacknowledged:",
+                n(report.unacknowledged_critical.len(), "change")
+            );
+            for c in &report.unacknowledged_critical {
+                let _ = writeln!(
+                    out,
+                    "  {}  {}  {}  +{} -{}{}",
+                    c.id,
+                    c.date,
+                    c.actor,
+                    c.added,
+                    c.removed,
+                    if c.integrity_problem.is_some() { "  INTEGRITY" } else { "" }
+                );
+            }
+        }
         if !report.recent_commits.is_empty() {
             let _ = writeln!(out, "recent commits:");
             for cm in &report.recent_commits {
@@ -90,5 +116,20 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
     for s in &report.skipped {
         render::warning(ctx.style, &format!("skipped {}", s.error));
     }
-    Ok(if report.skipped.is_empty() { Exit::Ok } else { Exit::Partial })
+    for c in &report.integrity_problems {
+        let problem = c.integrity_problem.as_deref().unwrap_or("");
+        render::warning(ctx.style, &format!("integrity problem: {}: {problem}", c.id));
+    }
+    if !report.unacknowledged_critical.is_empty() && !ctx.global.json && !ctx.global.quiet {
+        render::status(
+            false,
+            &format!(
+                "\n{} review a change with `git show {}`, then `cogmem audit ack ID` (or `cogmem audit ack` for all)\n",
+                ctx.style.hint("hint:"),
+                render::short(&report.unacknowledged_critical[0].commit)
+            ),
+        );
+    }
+    let problems = !report.skipped.is_empty() || !report.integrity_problems.is_empty();
+    Ok(if problems { Exit::Partial } else { Exit::Ok })
 }

@@ -1,46 +1,21 @@
-//! `cogmem sync --remote NAME`: fetch, merge and push through a git remote.
+//! `cogmem sync --remote NAME`: fetch, merge and push through a git remote (reached through
+//! `cogmem sync`, which commits hand edits first).
 
 use std::fmt::Write as _;
 
-use clap::Args;
 use cogmem::ops::remote::{self, Outcome, RemoteReport, SyncRemoteOptions};
 
 use super::exit::Exit;
 use super::{Ctx, render};
 
-const EXAMPLES: &str = "Examples:
-  # Share memory with another machine through the remote `origin`
-  cogmem sync --remote origin
-  # Merge what the remote has, but do not push yet
-  cogmem sync --remote origin --no-push
-  # Sync with another branch of the remote, and read the report as JSON
-  cogmem sync --remote backup --branch laptop --json";
-
-/// Sync the workspace with a git remote: fetch, merge both machines' memories, push
-///
-/// Fetches the remote's branch, brings it into ours and pushes the result. When only one side
-/// has new commits the branch simply moves; when both do, a merge commit combines them file by
-/// file: episode logs and audit.log keep every entry of both sides in time order, MEMORY.md
-/// and entity files keep both sides' bullets, decay-scores.json keeps the later use and the
-/// larger count, proposals are renumbered when both machines used a number, and other files
-/// take git's line merge.
-///
-/// If any file cannot be merged, nothing is changed: the conflicting files are listed with what
-/// to do, and the command exits 3. The branch's previous tip is kept as
-/// `refs/cogmem/pre-sync`. Never prompts: network remotes use the `git` program with your
-/// credential helper or ssh-agent. Refuses to run over uncommitted edits (commit them with
-/// `cogmem sync` first).
-#[derive(Args, Debug)]
-#[command(after_long_help = EXAMPLES)]
+/// What `cogmem sync --remote` was asked.
+#[derive(Debug)]
 pub struct SyncRemoteArgs {
-    /// The git remote to sync with (see `git remote -v`)
-    #[arg(long, value_name = "NAME")]
+    /// The git remote to sync with.
     pub remote: String,
-    /// The remote's branch (default: the name of the current branch)
-    #[arg(long, value_name = "BRANCH")]
+    /// The remote's branch (default: the name of the current branch).
     pub branch: Option<String>,
-    /// Fetch and merge, but do not push
-    #[arg(long)]
+    /// Fetch and merge, but do not push.
     pub no_push: bool,
 }
 

@@ -18,3 +18,5 @@ pub mod remember;
 pub mod remote;
 pub mod search;
 pub mod status;
+pub mod sync;
+pub mod watch;

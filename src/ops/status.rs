@@ -1,11 +1,13 @@
 //! `cogmem status`: where the workspace is, how much each store holds, what is uncommitted,
-//! the last commits, and whether the derived index is current. Read-only.
+//! the last commits, whether the derived index is current, and the changes to critical files
+//! nobody has acknowledged yet (with the integrity problems among them). Read-only.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::git::{self, CommitInfo};
+use crate::ops::audit::CriticalChange;
 use crate::store::decay_file::DecayFile;
 use crate::store::{core_memory, episode, fsx};
 use crate::workspace::{Workspace, layout};
@@ -68,6 +70,11 @@ pub struct StatusReport {
     pub recent_commits: Vec<CommitInfo>,
     /// The derived index.
     pub index: IndexState,
+    /// Commits that changed a critical file and are not acknowledged (`cogmem audit ack`),
+    /// oldest first.
+    pub unacknowledged_critical: Vec<CriticalChange>,
+    /// The unacknowledged critical changes made by an actor who may not change critical files.
+    pub integrity_problems: Vec<CriticalChange>,
     /// Files left out because they could not be read.
     pub skipped: Vec<Skipped>,
 }
@@ -118,12 +125,17 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     let uncommitted = git::uncommitted(&repo)?;
     let recent_commits = git::recent(&repo, recent)?;
     let index = crate::index::state(ws);
+    let unacknowledged_critical = crate::ops::audit::critical_changes(ws, &repo)?;
+    let integrity_problems =
+        unacknowledged_critical.iter().filter(|c| c.integrity_problem.is_some()).cloned().collect();
     Ok(StatusReport {
         workspace: ws.root().to_owned(),
         counts,
         uncommitted,
         recent_commits,
         index,
+        unacknowledged_critical,
+        integrity_problems,
         skipped,
     })
 }

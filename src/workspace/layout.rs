@@ -27,6 +27,8 @@ pub const VAULT_DIR: &str = "memory/vault";
 pub const DECAY_SCORES: &str = "memory/meta/decay-scores.json";
 /// The audit trail.
 pub const AUDIT_LOG: &str = "memory/meta/audit.log";
+/// Monthly digests of audit lines moved out of the log by `cogmem audit compact`.
+pub const AUDIT_ARCHIVE: &str = "memory/meta/audit-archive.md";
 /// Sub-agents' proposals, waiting for the main agent.
 pub const PENDING_MEMORIES: &str = "memory/meta/pending-memories.md";
 /// Derived, git-ignored data.

@@ -5,6 +5,8 @@
 
 mod common;
 
+mod audit_ack;
+mod audit_compact;
 mod bad_input;
 mod change;
 mod cli_docs;
@@ -27,7 +29,9 @@ mod search;
 mod shell;
 mod status_audit;
 mod stress;
+mod sync;
 mod trigger_table;
+mod watch;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
 #[test]

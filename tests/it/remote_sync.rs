@@ -253,13 +253,22 @@ fn an_unmergeable_conflict_changes_nothing_and_exits_3() {
 }
 
 #[test]
-fn uncommitted_edits_and_unknown_remotes_are_refused() {
-    let (a, _b, _remote) = two_machines();
+fn hand_edits_go_first_and_unknown_remotes_are_refused() {
+    let (a, _b, remote) = two_machines();
+    // A malformed hand edit stops everything before the remote is touched.
+    let tip = git_in(&remote, &a.home, &["rev-parse", "main"]);
+    a.write("memory/meta/decay-scores.json", "{ not json");
+    let out = a.run(["sync", "--remote", "origin"]).output().code(3);
+    assert!(out.stderr.contains("memory/meta/decay-scores.json"), "{out}");
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", "main"]), tip);
+    a.git(&["checkout", "--", "memory/meta/decay-scores.json"]);
+    // A good one is committed by `sync` as usual, then sent.
     a.write("MEMORY.md", &format!("{}\n- hand edit\n", a.read("MEMORY.md")));
-    let out = a.run(["sync", "--remote", "origin"]).output().code(4);
-    assert!(out.stderr.contains("uncommitted edits: MEMORY.md"), "{out}");
-    assert!(out.stderr.contains("run `cogmem sync` first"), "{out}");
-    a.git_commit_all("hand edit");
+    let out = a.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("synced 1 file"), "{out}");
+    assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", "main"]).trim(), a.head());
+    a.assert_clean_tree();
     let out = a.run(["sync", "--remote", "nowhere"]).output().code(1);
     assert!(
         out.stderr.contains("there is no git remote called \"nowhere\" (remotes: origin)"),

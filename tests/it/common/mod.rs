@@ -283,6 +283,11 @@ impl Cmd<'_> {
         self
     }
 
+    /// Returns the prepared command, for a test that runs it as a long-lived child.
+    pub fn into_command(self) -> Command {
+        self.cmd
+    }
+
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(bytes.into());
         self

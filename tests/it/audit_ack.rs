@@ -1,0 +1,169 @@
+//! Critical-file changes: listed by `cogmem status` until `cogmem audit ack`, and integrity
+//! problems when the wrong actor made them.
+
+use crate::common::TestEnv;
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn edit_soul(env: &TestEnv, line: &str) {
+    let soul = env.read("SOUL.md") + line;
+    env.write("SOUL.md", &soul);
+}
+
+#[test]
+fn a_fresh_workspace_has_no_unacknowledged_critical_changes() {
+    let env = TestEnv::initialized();
+    let out = env.run(["status", "--json"]).success();
+    let v = json(&out.stdout);
+    assert_eq!(v["unacknowledged_critical"], serde_json::json!([]));
+    assert_eq!(v["integrity_problems"], serde_json::json!([]));
+    let out = env.run(["audit", "ack"]).success();
+    assert_eq!(out.stderr, "nothing to acknowledge\n");
+}
+
+#[test]
+fn status_lists_a_critical_change_until_it_is_acknowledged() {
+    let env = TestEnv::initialized();
+    edit_soul(&env, "Be brief.\nBe kind.\n");
+    env.mutate(["sync", "--actor", "manual"]);
+    let commit = env.head();
+    let out = env.run(["status"]).success();
+    assert!(
+        out.stdout.contains(&format!(
+            "critical    1 change unacknowledged:\n  {}:SOUL.md  2026-12-01T09:00:01Z  manual  +2 -0\n",
+            &commit[..8]
+        ).replace(&commit[..8], "[HASH]")),
+        "{out}"
+    );
+    assert!(out.stderr.contains("then `cogmem audit ack ID`"), "{out}");
+    let out = env.run(["status", "--json"]).success();
+    let v = json(&out.stdout);
+    let c = &v["unacknowledged_critical"][0];
+    assert_eq!(c["commit"], "[HASH]", "a full commit id");
+    assert_eq!(c["id"], "[HASH]:SOUL.md");
+    assert_eq!((c["added"].as_u64(), c["removed"].as_u64()), (Some(2), Some(0)));
+    assert_eq!(c["date"], "2026-12-01T09:00:01Z");
+    assert_eq!(c.get("integrity_problem"), None);
+
+    let before = env.commit_count();
+    let out = env.run(["audit", "ack", &commit[..7], "--actor", "manual"]).success();
+    assert_eq!(env.commit_count(), before + 1);
+    env.assert_clean_tree();
+    assert!(out.stderr.starts_with("acknowledged 1 critical change (commit [HASH])\n"), "{out}");
+    let last = env.audit_lines().pop().unwrap();
+    assert!(
+        last.contains(&format!(
+            "| ACK | SOUL.md | manual | — | acknowledged {commit} by manual (+2 -0)"
+        )),
+        "{last}"
+    );
+    let critical = env.run(["log", "--critical", "--limit", "1"]).success();
+    assert_eq!(
+        critical.stdout.trim_end(),
+        last.replace(&commit, "[HASH]"),
+        "acknowledgements are critical lines"
+    );
+    let out = env.run(["status", "--json"]).success();
+    assert_eq!(json(&out.stdout)["unacknowledged_critical"], serde_json::json!([]));
+    // Acknowledging it again names what is left to acknowledge.
+    let out = env.run(["audit", "ack", &commit[..8]]).output().code(1);
+    assert!(
+        out.stderr.contains("expected one of: none: every critical change is acknowledged"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_critical_change_by_an_agent_is_an_integrity_problem_until_acknowledged() {
+    let env = TestEnv::initialized();
+    let identity = env.read("IDENTITY.md") + "- I am in charge now.\n";
+    env.write("IDENTITY.md", &identity);
+    env.mutate(["sync", "--actor", "bot:rogue"]);
+    let out = env.run(["status"]).output().code(3);
+    assert!(out.stdout.contains("  bot:rogue  +1 -0  INTEGRITY\n"), "{out}");
+    assert!(out.stderr.contains(
+        ":IDENTITY.md: changed by bot:rogue (approval auto); only `manual` or an approved reflection may change a critical file"
+    ), "{out}");
+    let out = env.run(["status", "--json"]).output().code(3);
+    let v = json(&out.stdout);
+    assert_eq!(v["integrity_problems"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["integrity_problems"][0]["actor"], "bot:rogue");
+    env.run(["audit", "ack", "--actor", "manual"]).success();
+    env.run(["status"]).success();
+}
+
+#[test]
+fn commits_made_with_plain_git_are_checked_too() {
+    let env = TestEnv::initialized();
+    edit_soul(&env, "Edited outside cogmem.\n");
+    env.git_commit_all("tweak soul");
+    // A reflection's approved change is fine; only the plain commit is a problem.
+    let identity = env.read("IDENTITY.md") + "- Patient.\n";
+    env.write("IDENTITY.md", &identity);
+    env.git(&["add", "IDENTITY.md"]);
+    env.git(&[
+        "commit",
+        "-q",
+        "--author",
+        "reflection:r-001 <r@cogmem.invalid>",
+        "-m",
+        "[EDIT] IDENTITY.md — self-image\n\nActor: reflection:r-001\nApproval: approved\n",
+    ]);
+    let out = env.run(["status", "--json"]).output().code(3);
+    let v = json(&out.stdout);
+    let list = v["unacknowledged_critical"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{v:#}");
+    assert_eq!(
+        (list[0]["file"].as_str(), list[0]["actor"].as_str()),
+        (Some("SOUL.md"), Some("tester"))
+    );
+    assert!(list[0]["integrity_problem"].is_string());
+    assert_eq!(
+        (list[1]["file"].as_str(), list[1]["actor"].as_str()),
+        (Some("IDENTITY.md"), Some("reflection:r-001"))
+    );
+    assert!(list[1].get("integrity_problem").is_none());
+    // One id for one file; an unknown id is an error.
+    env.run(["audit", "ack", "zzzz"]).output().code(1);
+    let id = format!("{}:IDENTITY.md", &env.head()[..8]);
+    env.run(["audit", "ack", &id]).success();
+    let out = env.run(["status", "--json"]).output().code(3);
+    assert_eq!(json(&out.stdout)["unacknowledged_critical"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn acknowledgements_survive_a_clone() {
+    let env = TestEnv::initialized();
+    edit_soul(&env, "One.\n");
+    env.mutate(["sync"]);
+    edit_soul(&env, "Two.\n");
+    env.mutate(["sync"]);
+    let out = env.run(["audit", "ack", "--json"]).success();
+    assert_eq!(json(&out.stdout)["acknowledged"].as_array().map(Vec::len), Some(2));
+    let clone = env.home.join("clone");
+    env.git(&["clone", "-q", env.root.to_str().unwrap(), clone.to_str().unwrap()]);
+    let out = env.run(["status", "--json", "--workspace", clone.to_str().unwrap()]).success();
+    assert_eq!(json(&out.stdout)["unacknowledged_critical"], serde_json::json!([]));
+}
+
+#[test]
+fn the_scan_cache_follows_new_commits_and_rewritten_history() {
+    let env = TestEnv::initialized();
+    let count = |env: &TestEnv| {
+        let out = env.run(["status", "--json"]).success();
+        json(&out.stdout)["unacknowledged_critical"].as_array().map_or(0, Vec::len)
+    };
+    edit_soul(&env, "One.\n");
+    env.mutate(["sync", "--actor", "manual"]);
+    assert_eq!(count(&env), 1);
+    assert!(env.path(".cogmem/critical-scan.json").is_file());
+    edit_soul(&env, "Two.\n");
+    env.mutate(["sync", "--actor", "manual"]);
+    assert_eq!(count(&env), 2, "the new commit is scanned on top of the cache");
+    env.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(count(&env), 1, "a commit no longer in the history is not listed");
+    std::fs::write(env.path(".cogmem/critical-scan.json"), "garbage").unwrap();
+    assert_eq!(count(&env), 1, "a damaged cache is rebuilt");
+}

@@ -1,0 +1,235 @@
+//! `cogmem sync`: committing hand edits, with validation and the append-only rule for episodes.
+
+use crate::common::TestEnv;
+
+const ALICE: &str = "# person--alice\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 -->\n\n## Summary\nA colleague.\n\n## Facts\n- Prefers tea\n\n## Relations\n- works-on: [[project--atlas]]\n";
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn sync_commits_every_hand_edit_in_one_commit_with_an_audit_line_per_file() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "old note", "--store", "vault"]);
+    env.write("memory/graph/entities/person--alice.md", ALICE);
+    let memory =
+        env.read("MEMORY.md").replace("## Active Context\n", "## Active Context\n- Shipping v2\n");
+    env.write("MEMORY.md", &memory);
+    std::fs::remove_file(env.path("memory/vault/old-note.md")).unwrap();
+    let out = env.mutate(["sync", "--actor", "manual"]);
+    assert!(out.stderr.starts_with("synced 3 files (commit [HASH])\n"), "{out}");
+
+    let lines = env.audit_lines();
+    let by_file = |file: &str| {
+        lines.iter().rev().find(|l| l.split(" | ").nth(2) == Some(file)).cloned().unwrap()
+    };
+    assert!(by_file("memory/graph/entities/person--alice.md")
+        .ends_with("| CREATE | memory/graph/entities/person--alice.md | manual | — | created by hand (+11 lines)"));
+    assert!(
+        by_file("MEMORY.md")
+            .contains("| EDIT | MEMORY.md | manual | — | edited by hand (+1 -0 lines)")
+    );
+    assert!(
+        by_file("memory/vault/old-note.md")
+            .contains("| DELETE | memory/vault/old-note.md | manual | — |")
+    );
+    let decay = env.read("memory/meta/decay-scores.json");
+    assert!(decay.contains("\"entity:person--alice\""), "{decay}");
+    assert!(decay.contains("\"core:active-context:"), "a decay entry for the new bullet: {decay}");
+    assert!(env.read("memory/graph/index.md").contains("person--alice"));
+    let log = env.git(&["log", "-1", "--format=%an%n%B"]);
+    assert!(log.starts_with("manual\n[EDIT] MEMORY.md +4 — 3 hand-edited files synced\n"), "{log}");
+    assert!(log.contains("Trigger: cogmem sync"), "{log}");
+    // The derived search index sees the hand edit.
+    let out = env.run(["search", "tea", "--json"]).success();
+    assert!(out.stdout.contains("person--alice"), "{out}");
+}
+
+#[test]
+fn sync_with_nothing_to_sync_exits_0_without_a_commit() {
+    let env = TestEnv::initialized();
+    let before = env.commit_count();
+    let out = env.run(["sync"]).success();
+    assert_eq!(out.stderr, "nothing to sync: no hand edits since the last commit\n");
+    assert_eq!(env.commit_count(), before);
+    let out = env.run(["sync", "--json"]).success();
+    assert_eq!(json(&out.stdout)["commit"], serde_json::Value::Null);
+}
+
+#[test]
+fn sync_leaves_a_malformed_file_and_commits_the_valid_ones() {
+    let env = TestEnv::initialized();
+    env.write("memory/graph/entities/person--alice.md", ALICE);
+    let bad_episode =
+        "# 2026-11-30 — Episode Log\n\n## 09:15 | musing | confidence:high | tags:[]\nHmm.\n";
+    env.write("memory/episodes/2026-11-30.md", bad_episode);
+    env.write("memory/graph/entities/Not An Id.md", "# x\n");
+    let before = env.commit_count();
+    let out = env.run(["sync"]).output().code(3);
+    assert_eq!(env.commit_count(), before + 1, "{out}");
+    assert!(out.stderr.contains(
+        "warning: left memory/episodes/2026-11-30.md:3: unknown entry type \"musing\"; expected decision, fact"
+    ), "{out}");
+    assert!(
+        out.stderr.contains(
+            "hint: write entry headings as `## HH:MM | fact | confidence:high | tags:[a, b]`"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains(
+            "warning: left memory/graph/entities/Not An Id.md: the file name is not an entity id"
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains("1 file (commit [HASH]); 2 files left uncommitted"), "{out}");
+    assert_eq!(
+        env.git_status(),
+        "?? memory/episodes/2026-11-30.md\n?? \"memory/graph/entities/Not An Id.md\"\n",
+        "left files stay on disk, uncommitted"
+    );
+    assert_eq!(env.read("memory/episodes/2026-11-30.md"), bad_episode);
+    // Fixed by hand, it goes in with the next sync.
+    env.write("memory/episodes/2026-11-30.md", &bad_episode.replace("musing", "event"));
+    std::fs::remove_file(env.path("memory/graph/entities/Not An Id.md")).unwrap();
+    env.mutate(["sync"]);
+    assert!(env.read("memory/meta/decay-scores.json").contains("\"episode:2026-11-30:09:15\""));
+}
+
+#[test]
+fn sync_refuses_rewritten_episode_entries_unless_forced_and_accepts_appends() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Met Alice at the station"]);
+    let rel = "memory/episodes/2026-12-01.md";
+    let original = env.read(rel);
+    // Appending an entry is fine.
+    env.write(
+        rel,
+        &format!("{original}\n## 10:00 | event | confidence:high | tags:[]\nLunch with Bob.\n"),
+    );
+    env.mutate(["sync"]);
+    let appended = env.read(rel);
+    // Rewriting an existing entry is refused.
+    env.write(rel, &appended.replace("Met Alice at the station", "Met Alice at the airport"));
+    let out = env.run(["sync"]).output().code(3);
+    assert!(out.stderr.contains(&format!("warning: left {rel}:6: the existing entry at 09:00 was rewritten; episodes are append-only")), "{out}");
+    assert!(out.stderr.contains("pass `--force`"), "{out}");
+    assert!(env.git_status().contains(rel));
+    // So is deleting the day.
+    let rewritten = env.read(rel);
+    std::fs::remove_file(env.path(rel)).unwrap();
+    let out = env.run(["sync", "--dry-run"]).output().code(3);
+    assert!(out.stdout.contains(&format!("LEFT    {rel}: deletes 2 episode entries")), "{out}");
+    env.write(rel, &rewritten);
+    let out = env.mutate(["sync", "--force"]);
+    assert!(out.stderr.contains("EDIT    memory/episodes/2026-12-01.md"), "{out}");
+    assert!(env.git(&["show", "HEAD:memory/episodes/2026-12-01.md"]).contains("airport"));
+}
+
+#[test]
+fn sync_dry_run_writes_nothing_and_json_reports() {
+    let env = TestEnv::initialized();
+    env.write("memory/graph/entities/person--alice.md", ALICE);
+    let before = (env.commit_count(), env.snapshot());
+    let out = env.run(["sync", "--dry-run"]).success();
+    assert_eq!(
+        out.stdout,
+        "CREATE  memory/graph/entities/person--alice.md — created by hand (+11 lines)\n\
+         decay   1 new entries\ngraph   memory/graph/index.md regenerated\n"
+    );
+    assert_eq!(out.stderr, "dry run: would sync 1 file\n");
+    assert_eq!((env.commit_count(), env.snapshot()), before);
+    let out = env.run(["sync", "--json"]).success();
+    let v = json(&out.stdout);
+    assert_eq!(v["commit"], "[HASH]");
+    assert_eq!(v["committed"][0]["path"], "memory/graph/entities/person--alice.md");
+    assert_eq!(v["committed"][0]["action"], "CREATE");
+    assert_eq!(v["decay_entries"][0], "entity:person--alice");
+    assert_eq!(v["graph_index"], true);
+    assert_eq!(v["left"].as_array().map(Vec::len), Some(0));
+    env.assert_clean_tree();
+}
+
+#[test]
+fn sync_of_a_critical_file_raises_the_alert() {
+    let env = TestEnv::initialized();
+    let soul = env.read("SOUL.md") + "\nBe brief.\n";
+    env.write("SOUL.md", &soul);
+    env.mutate(["sync", "--actor", "manual"]);
+    let lines = env.audit_lines();
+    let n = lines.len();
+    assert!(
+        lines[n - 2]
+            .contains("| EDIT | SOUL.md | manual | — | ⚠️ CRITICAL: edited by hand (+2 -0 lines)"),
+        "{lines:#?}"
+    );
+    assert!(
+        lines[n - 1]
+            .contains("| ALERT | SOUL.md | system:audit | — | Critical file change detected."),
+        "{lines:#?}"
+    );
+    assert!(env.git(&["log", "-1", "--format=%B"]).contains("⚠️ CRITICAL FILE CHANGED"));
+    let out = env.run(["status", "--json"]).success();
+    let v = json(&out.stdout);
+    assert_eq!(v["unacknowledged_critical"][0]["file"], "SOUL.md");
+    assert_eq!(v["unacknowledged_critical"][0]["actor"], "manual");
+}
+
+#[test]
+fn sync_blocks_everything_while_the_decay_scores_are_malformed() {
+    let env = TestEnv::initialized();
+    env.write("memory/graph/entities/person--alice.md", ALICE);
+    env.write("memory/meta/decay-scores.json", "{ \"version\": 3,\n  \"entries\": oops }\n");
+    let before = env.commit_count();
+    let out = env.run(["sync"]).output().code(3);
+    assert_eq!(env.commit_count(), before, "{out}");
+    assert!(out.stderr.contains("warning: left memory/meta/decay-scores.json:2:"), "{out}");
+    assert!(out.stderr.contains("warning: left memory/graph/entities/person--alice.md: not committed: the audit log or decay scores must be fixed first"), "{out}");
+}
+
+#[test]
+fn sync_rejects_bad_relations_and_unclosed_front_matter() {
+    let env = TestEnv::initialized();
+    env.write(
+        "memory/graph/entities/person--bob.md",
+        "# person--bob\n\n## Relations\n- works-on: [[Project Atlas]]\n",
+    );
+    env.write("memory/procedures/deploy.md", "---\ntitle: Deploy\n# Deploy\n");
+    let out = env.run(["sync"]).output().code(3);
+    assert!(out.stderr.contains("warning: left memory/graph/entities/person--bob.md:4: relation target \"Project Atlas\""), "{out}");
+    assert!(out.stderr.contains("warning: left memory/procedures/deploy.md:1: front matter opened with `---` is never closed"), "{out}");
+}
+
+#[test]
+fn sync_refuses_a_subagent() {
+    let env = TestEnv::initialized();
+    env.write("memory/graph/entities/person--alice.md", ALICE);
+    env.run(["sync", "--actor", "subagent:researcher"]).output().code(4);
+    assert!(env.git_status().contains("person--alice.md"), "the hand edit stays");
+}
+
+#[test]
+fn sync_takes_lines_appended_to_the_audit_log_but_not_a_rewrite() {
+    let env = TestEnv::initialized();
+    let log = env.read("memory/meta/audit.log");
+    let note = "2026-11-30T08:00:00Z | EDIT | MEMORY.md | manual | — | noted by hand\n";
+    env.write("memory/meta/audit.log", &format!("{log}{note}"));
+    env.write("memory/vault/note.md", "# Note\n\nby hand\n");
+    let out = env.run(["sync", "--json"]).success();
+    let v = json(&out.stdout);
+    let paths: Vec<&str> =
+        v["committed"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(paths, ["memory/meta/audit.log", "memory/vault/note.md"]);
+    assert!(env.git(&["show", "HEAD:memory/meta/audit.log"]).contains(note));
+    env.assert_clean_tree();
+    // Rewriting an earlier line blocks everything: every commit appends to the log.
+    let log = env.read("memory/meta/audit.log").replace("noted by hand", "changed later");
+    env.write("memory/meta/audit.log", &log);
+    env.write("memory/vault/other.md", "# Other\n");
+    let before = env.commit_count();
+    let out = env.run(["sync"]).output().code(3);
+    assert_eq!(env.commit_count(), before);
+    assert!(out.stderr.contains("warning: left memory/meta/audit.log: earlier lines were changed or removed; the audit log is append-only"), "{out}");
+    assert!(out.stderr.contains("warning: left memory/vault/other.md: not committed"), "{out}");
+}

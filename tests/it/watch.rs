@@ -1,0 +1,178 @@
+//! `cogmem watch`: a child process that commits editor-style saves, goes on after a failed
+//! sync, and stops cleanly on SIGTERM. Every wait has a generous timeout; nothing asserts how
+//! long anything took.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use crate::common::TestEnv;
+
+/// Generous: the machine may be busy.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A running `cogmem watch` and the lines it has printed, as `stdout: …` / `stderr: …`.
+struct Watcher {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Watcher {
+    fn start(env: &TestEnv, args: &[&str]) -> Self {
+        let mut cmd = env.run(args).into_command();
+        let mut child =
+            cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let (tx, lines) = mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        let tx_err = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx_err.send(format!("stderr: {line}"));
+            }
+        });
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(format!("stdout: {line}"));
+            }
+        });
+        let mut w = Self { child, lines, seen: Vec::new() };
+        w.wait_for("stderr: watching ");
+        w
+    }
+
+    /// Waits until a line containing `what` has been printed.
+    #[track_caller]
+    fn wait_for(&mut self, what: &str) {
+        let started = Instant::now();
+        while !self.seen.iter().any(|l| l.contains(what)) {
+            let left = TIMEOUT.saturating_sub(started.elapsed());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!("no {what:?} within {TIMEOUT:?}: {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// Sends SIGTERM and returns the exit code.
+    fn terminate(mut self) -> (Option<i32>, Vec<String>) {
+        let ok = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        assert!(ok.unwrap().success());
+        let code = self.child.wait().unwrap().code();
+        self.wait_for("stderr: stopped");
+        (code, std::mem::take(&mut self.seen))
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `git log` until HEAD's subject contains `what`.
+#[track_caller]
+fn wait_for_commit(env: &TestEnv, what: &str) {
+    let started = Instant::now();
+    loop {
+        let subject = env.git(&["log", "-1", "--format=%s"]);
+        if subject.contains(what) {
+            return;
+        }
+        assert!(started.elapsed() < TIMEOUT, "no commit with {what:?}; HEAD is {subject}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn watch_commits_an_editor_style_save_and_stops_cleanly_on_sigterm() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice prefers tea", "--entity", "person--alice"]);
+    let rel = "memory/graph/entities/person--alice.md";
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "300ms", "--actor", "manual"]);
+
+    // Editor junk, and an editor-style save: write a temp file, rename it over the target.
+    env.write("memory/graph/entities/.person--alice.md.swp", "swap");
+    env.write("memory/4913", "");
+    let text = env.read(rel).replace("## Facts\n", "## Facts\n- Plays chess\n");
+    assert!(text.contains("Plays chess"), "{text}");
+    let tmp = env.path("memory/graph/entities/.person--alice.md.tmp1234");
+    std::fs::write(&tmp, &text).unwrap();
+    std::fs::rename(&tmp, env.path(rel)).unwrap();
+    std::fs::remove_file(env.path("memory/4913")).unwrap();
+
+    wait_for_commit(&env, "person--alice.md — edited by hand");
+    w.wait_for(&format!("EDIT {rel}"));
+    assert!(env.git(&["show", &format!("HEAD:{rel}")]).contains("Plays chess"));
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "manual");
+    let tracked = env.git(&["ls-files"]);
+    assert!(!tracked.contains(".swp") && !tracked.contains("4913"), "{tracked}");
+
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+    let commits: Vec<&String> =
+        seen.iter().filter(|l| l.starts_with("stdout: ") && l.contains(" committed ")).collect();
+    assert_eq!(commits.len(), 1, "one line per commit: {seen:#?}");
+    assert!(commits[0].ends_with(&format!(": EDIT {rel}")), "{seen:#?}");
+    assert_eq!(env.git_status(), "?? memory/graph/entities/.person--alice.md.swp\n");
+}
+
+#[test]
+fn watch_reports_a_failed_sync_and_retries_it() {
+    let env = TestEnv::initialized();
+    let toml = env.read("cogmem.toml") + "\n[lock]\ntimeout_ms = 100\n";
+    env.write("cogmem.toml", &toml);
+    env.git_commit_all("short lock wait");
+    if Command::new("flock").arg("--version").output().is_err() {
+        eprintln!("skipped: no `flock` program to hold the workspace lock");
+        return;
+    }
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "200ms"]);
+    // Another process holds the workspace lock while the file is saved (`-o`: flock itself
+    // holds it, not the `sleep` it runs, so killing flock frees it).
+    let mut holder = Command::new("flock")
+        .args(["-o", env.path(".cogmem/lock").to_str().unwrap(), "sleep", "120"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200)); // let flock take it; the test waits anyway
+    env.write("memory/graph/entities/person--bob.md", "# person--bob\n\n## Facts\n- Bob\n");
+    w.wait_for("stderr: error: ");
+    assert!(
+        w.seen.iter().any(|l| l.contains("is locked by another cogmem command")),
+        "{:#?}",
+        w.seen
+    );
+    let _ = holder.kill();
+    let _ = holder.wait();
+    wait_for_commit(&env, "person--bob.md +2 — created by hand");
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+}
+
+#[test]
+fn watch_rejects_a_bad_debounce_and_a_subagent() {
+    let env = TestEnv::initialized();
+    let out = env.run(["watch", "--debounce", "soon"]).output().code(1);
+    assert!(out.stderr.contains("unknown debounce time \"soon\""), "{out}");
+    env.run(["watch", "--actor", "subagent:helper"]).output().code(4);
+}
+
+#[test]
+fn watch_warns_about_a_malformed_file_and_commits_it_once_fixed() {
+    let env = TestEnv::initialized();
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "200ms"]);
+    let rel = "memory/episodes/2026-11-30.md";
+    let bad = "# 2026-11-30 — Episode Log\n\n## 09:15 | musing | confidence:high | tags:[]\nHmm.\n";
+    env.write(rel, bad);
+    w.wait_for(&format!("stderr: warning: left {rel}:3: unknown entry type \"musing\""));
+    assert_eq!(env.commit_count(), 1, "nothing committed");
+    env.write(rel, &bad.replace("musing", "event"));
+    wait_for_commit(&env, "2026-11-30.md +1 — created by hand");
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+    let warnings = seen.iter().filter(|l| l.contains(&format!("left {rel}"))).count();
+    assert_eq!(warnings, 1, "a file that stays malformed is reported once: {seen:#?}");
+}
