@@ -248,11 +248,6 @@ fn a_boosted_hit_stays_below_the_hits_that_seed_it() {
     assert!(last["text"].as_str().unwrap().contains("notes"), "{hits:#?}");
     assert_eq!(last["activation"].as_f64(), Some(1.0), "{last:#}");
     assert!(last["score"].as_f64().unwrap() < hits[4]["score"].as_f64().unwrap(), "{hits:#?}");
-    assert!(
-        last["score"].as_f64().unwrap()
-            > last["bm25"].as_f64().unwrap() * last["relevance"].as_f64().unwrap(),
-        "{last:#}"
-    );
 }
 
 #[test]
