@@ -55,6 +55,8 @@ pub struct Settings {
     pub lock: LockSettings,
     /// The git repository's upkeep.
     pub git: GitSettings,
+    /// Search ranking.
+    pub search: SearchSettings,
     /// Extra trigger phrases, recognised at the start of a clause.
     pub triggers: crate::trigger::ExtraPhrases,
 }
@@ -142,6 +144,21 @@ pub struct TypeWeights {
 impl Default for TypeWeights {
     fn default() -> Self {
         Self { core: 1.5, episodic: 0.8, semantic: 1.2, procedural: 1.0 }
+    }
+}
+
+/// Search ranking settings.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchSettings {
+    /// Boost hits whose entities the graph activates from the entities of the best hits
+    /// (spreading activation). `false` ranks by BM25 × decayed relevance alone.
+    pub activation: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self { activation: true }
     }
 }
 
@@ -286,5 +303,14 @@ mod tests {
         assert!(err.to_string().contains("decay.active"), "{err}");
         let s = Settings::parse("[lock]\ntimeout_ms = 5\n", Path::new("c.toml")).unwrap();
         assert_eq!(s.lock.timeout_ms, 5);
+    }
+
+    #[test]
+    fn search_activation_defaults_on() {
+        let p = Path::new("c.toml");
+        assert!(Settings::parse("", p).unwrap().search.activation);
+        assert!(!Settings::parse("[search]\nactivation = false\n", p).unwrap().search.activation);
+        let err = Settings::parse("[search]\nactivation = 1\n", p).unwrap_err().to_string();
+        assert!(err.starts_with("c.toml:2:"), "{err}");
     }
 }

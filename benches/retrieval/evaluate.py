@@ -21,6 +21,13 @@ Two baselines run on exactly the same turns (one turn per unit, the same text co
                not installed the same matching is done in Python (the output says which).
 With --baseline-no-speaker the baselines see the turn text without the "Speaker:" label.
 
+With --entities (graph activation, see entities.py): each turn's JSON line gets an `entities` field
+from a deterministic extraction over the conversation, the entity files with their `relates-to`
+relations are written into the workspace and checked with `cogmem graph rebuild`, and every
+question is asked twice, with `[search] activation = false` and `= true` in cogmem.toml (both
+with `--store episodic`, so entity files do not take turns' places). --no-speaker-links leaves the
+speaker out of each turn's entities.
+
 recall@k of a question = |evidence ∩ top-k| / |evidence|, averaged over questions, per LoCoMo
 category and overall. Questions without (valid) evidence are skipped and counted.
 
@@ -52,6 +59,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import entities as extraction  # noqa: E402
 import locomo_to_jsonl as conv  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -179,6 +187,21 @@ class Cogmem:
         )
         return p, time.perf_counter() - start
 
+    def set_activation(self, on: bool) -> None:
+        """Writes `[search] activation` into the workspace's cogmem.toml (read by every command)."""
+        path = Path(self.ws) / "cogmem.toml"
+        base = path.read_text(encoding="utf-8").split("\n[search]\n")[0]
+        path.write_text(f"{base}\n[search]\nactivation = {'true' if on else 'false'}\n", encoding="utf-8")
+
+    def write_graph(self, files: dict[str, str]) -> None:
+        """Writes entity files, then `cogmem graph rebuild` (checks them, regenerates index.md)."""
+        folder = Path(self.ws) / "memory/graph/entities"
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        p, _ = self.run("--quiet", "graph", "rebuild")
+        if p.returncode != 0:
+            raise RuntimeError(f"cogmem graph rebuild failed ({p.returncode}): {p.stderr.strip()}")
+
     def init(self) -> float:
         p, t = self.run("--quiet", "init")
         if p.returncode != 0:
@@ -191,9 +214,9 @@ class Cogmem:
             raise RuntimeError(f"cogmem import failed ({p.returncode}): {p.stderr.strip()}")
         return json.loads(p.stdout), t
 
-    def search(self, query: str, limit: int) -> tuple[list[dict], float, str | None]:
+    def search(self, query: str, limit: int, *extra: str) -> tuple[list[dict], float, str | None]:
         # `--` so a question starting with '-' is not read as an option.
-        p, t = self.run("--json", "search", "--limit", str(limit), "--", query)
+        p, t = self.run("--json", "search", "--limit", str(limit), *extra, "--", query)
         if p.returncode != 0:
             return [], t, p.stderr.strip() or f"exit {p.returncode}"
         return json.loads(p.stdout), t, None
@@ -238,6 +261,13 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"{sid}-", dir=tmp_root))
     ws = work / "ws"
     jsonl = work / f"{sid}.jsonl"
+    graph = {}
+    if args.entities:
+        turn_entities, relations = extraction.extract(recs, speaker_links=not args.no_speaker_links)
+        recs = [dict(r, entities=e) if e else r for r, e in zip(recs, turn_entities)]
+        named = {e for es in turn_entities for e in es} | {x for k in relations for x in k}
+        graph = {"entities": len(named), "relations": len(relations),
+                 "linked_turns": sum(1 for e in turn_entities if e)}
     jsonl.write_text(conv.to_jsonl(recs), encoding="utf-8")
 
     cm = Cogmem(args.run_binary, ws, now)
@@ -245,6 +275,8 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
     report, t_import = cm.import_jsonl(jsonl)
     if report.get("imported") != len(recs):
         raise RuntimeError(f"{sid}: imported {report.get('imported')} of {len(recs)} turns")
+    if args.entities:
+        cm.write_graph(extraction.entity_files(relations, named, now[:10]))
 
     bm25 = BM25(docs, k1=1.2, b=0.75)
     kw = KeywordMatcher(docs, work, rg, word=args.rg_word)
@@ -257,13 +289,18 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
         if not evidence:
             skipped.append({"question": qi, "text": qa["question"], "evidence": qa.get("evidence")})
             continue
-        hits, t, err = cm.search(qa["question"], LIMIT)
-        search_times.append(t)
-        ranked = {
-            "cogmem": [h.get("source") or f"<{h.get('id')}>" for h in hits],
-            "bm25": [dia_ids[i] for i in bm25.rank(qa["question"], LIMIT)],
-            "ripgrep": [dia_ids[i] for i in kw.rank(qa["question"], LIMIT)],
-        }
+        ranked, err, foreign = {}, None, 0
+        for method, activation in cogmem_runs(args):
+            if activation is not None:
+                cm.set_activation(activation)
+            extra = ("--store", "episodic") if args.entities else ()
+            hits, t, e = cm.search(qa["question"], LIMIT, *extra)
+            search_times.append(t)
+            err = err or e
+            foreign += sum(1 for h in hits if not h.get("source"))
+            ranked[method] = [h.get("source") or f"<{h.get('id')}>" for h in hits]
+        ranked["bm25"] = [dia_ids[i] for i in bm25.rank(qa["question"], LIMIT)]
+        ranked["ripgrep"] = [dia_ids[i] for i in kw.rank(qa["question"], LIMIT)]
         questions.append(
             {
                 "sample": sid,
@@ -274,7 +311,7 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
                 "evidence": evidence,
                 "search_seconds": round(t, 5),
                 "cogmem_error": err,
-                "cogmem_foreign_hits": sum(1 for h in hits if not h.get("source")),
+                "cogmem_foreign_hits": foreign,
                 "ranked": ranked,
                 "recall": {m: {k: recall(r, evidence, k) for k in KS} for m, r in ranked.items()},
             }
@@ -295,16 +332,25 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
         "questions": questions,
         "skipped": skipped,
         "dropped_evidence": dropped_ids,
+        "graph": graph,
     }
 
 
-METHODS = ("cogmem", "bm25", "ripgrep")
+def cogmem_runs(args) -> list[tuple[str, bool | None]]:
+    """The cogmem rankings to collect per question: (method, `search.activation` or None)."""
+    if not args.entities:
+        return [("cogmem", None)]
+    # Per question, so the two rankings see the same index; the setting is read per command.
+    return [("cogmem-act-off", False), ("cogmem-act-on", True)]
 
 
 def table(questions: list[dict], rg_label: str) -> str:
-    names = {"cogmem": "cogmem search", "bm25": "BM25 (Python)", "ripgrep": rg_label}
+    names = {"cogmem": "cogmem search", "cogmem-act-off": "cogmem, entities, activation off",
+             "cogmem-act-on": "cogmem, entities, activation on", "bm25": "BM25 (Python)",
+             "ripgrep": rg_label}
+    methods = [m for m in names if questions and m in questions[0]["ranked"]]
     lines = ["| method | category | recall@5 | recall@10 | n |", "|---|---|---:|---:|---:|"]
-    for m in METHODS:
+    for m in methods:
         groups = [(f"{c} {CATEGORIES[c]}", [q for q in questions if q["category"] == c]) for c in CATEGORIES]
         groups.append(("**all**", questions))
         for label, qs in groups:
@@ -332,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline-no-speaker", action="store_true",
                     help="baselines index the turn text without the 'Speaker:' label")
     ap.add_argument("--progress", action="store_true", help="report progress on stderr")
+    ap.add_argument("--entities", action="store_true",
+                    help="link each turn to the entities extracted from the conversation (entities.py), "
+                         "write the entity graph, and rank with search.activation off and on")
+    ap.add_argument("--no-speaker-links", action="store_true",
+                    help="with --entities: do not link each turn to its speaker")
     args = ap.parse_args(argv)
 
     args.cogmem = args.cogmem.resolve()
@@ -384,6 +435,13 @@ def main(argv: list[str] | None = None) -> int:
           f"sha256 {digest[:12]}); top {LIMIT} hits per question; keyword baseline: {rg_label}; "
           f"baseline units: {'text only' if args.baseline_no_speaker else 'Speaker: text'}\n")
     print(table(questions, rg_label))
+    if args.entities:
+        for r in results:
+            g = r["graph"]
+            print(f"\n{r['sample']}: {g['entities']} entities, {g['relations']} relations, "
+                  f"{g['linked_turns']} of {r['turns']} turns linked", end="")
+        print(f"\n\ncogmem searches restricted to `--store episodic` (entity files are not turns); "
+              f"speaker linked to each turn: {'no' if args.no_speaker_links else 'yes'}")
     print(
         f"\n{len(questions)} questions evaluated; {skipped} skipped (no valid evidence); "
         f"{dropped} malformed or unknown evidence ids dropped; "

@@ -19,9 +19,10 @@ A line of chat.jsonl (`id` and `type` are optional):
 /// Import a conversation transcript as episode entries, one commit per import
 ///
 /// Reads JSON Lines: one object per line with `timestamp` (RFC 3339 or YYYY-MM-DD), `speaker`
-/// (or `role`), `text`, and optionally `id` and `type` (an episode type; default `event`).
-/// Each message becomes an episode entry on its date, in order, as "**speaker:** text", with
-/// the `id` kept as its source (shown by `search`). Importing the same file again adds nothing.
+/// (or `role`), `text`, and optionally `id`, `type` (an episode type; default `event`) and
+/// `entities` (entity ids such as `person--alice`). Each message becomes an episode entry on its
+/// date, in order, as "**speaker:** text", with the `id` kept as its source (shown by `search`)
+/// and its entities as wiki links on an `<!-- entities: … -->` line. Importing the same file again adds nothing.
 /// Bad lines are reported with their line number and skipped (exit 3), or with --strict fail
 /// the whole import.
 #[derive(Args, Debug)]

@@ -84,13 +84,15 @@ fn is_zero(x: &f64) -> bool {
 }
 
 /// Runs a search. Archived and forgotten memories never come back; dormant ones only with
-/// `all`. Fails on a query with no searchable words.
+/// `all`. With `activation` (the `search.activation` setting), hits connected in the graph to
+/// the best hits are boosted ([`spread_activation`]). Fails on a query with no searchable words.
 pub fn search(
     index: &Index,
     query: &str,
     opts: &SearchOptions,
     now: Timestamp,
     p: &DecaySettings,
+    activation: bool,
 ) -> crate::Result<Vec<Hit>> {
     let positioned = analyzer::query_terms(query);
     if positioned.is_empty() {
@@ -224,8 +226,10 @@ pub fn search(
         });
     }
     crate::timing::mark("hits read");
-    spread_activation(index, &mut hits);
-    crate::timing::mark("activation spread");
+    if activation {
+        spread_activation(index, &mut hits);
+        crate::timing::mark("activation spread");
+    }
     // Core memory first: it is always in context and was put there on purpose.
     hits.sort_by(|a, b| {
         (b.store == "core")
@@ -256,12 +260,21 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     let act = crate::graph::cache::GraphCache::new(text).activation_of(&seeds, &targets);
     // The seeding hits are not boosted by their own entities: that would only reward having
     // entities at all. Activation lifts the hits *below* them that are connected.
+    let mut boosted: Vec<f64> = Vec::new();
     for h in hits.iter_mut().skip(5) {
         let a = h.entities.iter().filter_map(|e| act.get(e)).fold(0.0f64, |m, x| m.max(*x));
-        if a > 0.0 {
-            h.activation = round(a);
-            h.score = round(h.score * (1.0 + a / 2.0));
-        }
+        h.activation = round(a);
+        boosted.push(h.score * (1.0 + a / 2.0));
+    }
+    // The hits below stay below the weakest seed: the seeds are what the activation is inferred
+    // from, so it reorders the hits under them and never outranks its own evidence. When the
+    // best boosted score would pass the fifth hit, all hits below are scaled down together,
+    // which keeps their boosted order.
+    let ceiling = hits.get(4).map_or(f64::INFINITY, |h| h.score - 0.0001);
+    let top = boosted.iter().fold(0.0f64, |m, x| m.max(*x));
+    let k = if top > ceiling && top > 0.0 { ceiling / top } else { 1.0 };
+    for (h, b) in hits.iter_mut().skip(5).zip(boosted) {
+        h.score = round(b * k);
     }
 }
 

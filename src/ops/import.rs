@@ -1,6 +1,7 @@
 //! `cogmem import --format jsonl`: a conversation transcript becomes episode entries, one per
 //! message, on the message's date, in order, with the speaker in the text and the message id as
-//! the entry's source. One commit per import. Importing the same file again adds nothing: a
+//! the entry's source, and the message's entities (if any) as wiki links on an
+//! `<!-- entities: … -->` line. One commit per import. Importing the same file again adds nothing: a
 //! message whose source is already in the workspace is skipped.
 
 use std::collections::{BTreeMap, HashSet};
@@ -15,6 +16,7 @@ use crate::clock::{Clock, FixedClock};
 use crate::error::InputError;
 use crate::git;
 use crate::store::decay_file::NewUnit;
+use crate::store::entity::EntityId;
 use crate::store::episode::{self, EntryType, NewEntry};
 use crate::store::units;
 use crate::store::{Confidence, Store, fsx};
@@ -52,6 +54,7 @@ struct Message {
     text: String,
     source: String,
     kind: EntryType,
+    entities: Vec<String>,
 }
 
 fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Message, String> {
@@ -89,7 +92,30 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
         Some(t) => EntryType::parse(t).map_err(|e| e.to_string())?,
         None => EntryType::Event,
     };
-    Ok(Message { at, has_time, speaker: speaker.to_owned(), text: text.to_owned(), source, kind })
+    let entities = match obj.get("entities") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut ids: Vec<String> = Vec::new();
+            for item in items {
+                let raw = item.as_str().ok_or("`entities` must hold strings (TYPE--SLUG)")?;
+                let id = EntityId::parse(raw).map_err(|e| format!("`entities`: {e}"))?;
+                if !ids.iter().any(|x| x == id.as_str()) {
+                    ids.push(id.as_str().to_owned());
+                }
+            }
+            ids
+        }
+        Some(_) => return Err("`entities` must be an array of TYPE--SLUG strings".into()),
+    };
+    Ok(Message {
+        at,
+        has_time,
+        speaker: speaker.to_owned(),
+        text: text.to_owned(),
+        source,
+        kind,
+        entities,
+    })
 }
 
 /// Imports a JSONL transcript. `name` identifies the input (file name) in source references of
@@ -169,7 +195,7 @@ pub fn import_jsonl(
                 text: &text,
             };
             if let episode::Appended::Written { content: c, id, .. } =
-                episode::append_imported(content.as_deref(), &entry, &m.source)?
+                episode::append_imported(content.as_deref(), &entry, &m.source, &m.entities)?
             {
                 content = Some(c);
                 new_ids.push(id);

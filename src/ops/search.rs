@@ -27,7 +27,15 @@ pub fn search(
     clock: &dyn Clock,
 ) -> crate::Result<SearchReport> {
     let (idx, refresh) = index::open(ws, false, None)?;
-    let hits = search::search(&idx, query, opts, clock.now(), &ws.settings().decay)?;
+    let settings = ws.settings();
+    let hits = search::search(
+        &idx,
+        query,
+        opts,
+        clock.now(),
+        &settings.decay,
+        settings.search.activation,
+    )?;
     Ok(SearchReport { hits, refresh })
 }
 

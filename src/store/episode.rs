@@ -92,6 +92,8 @@ pub struct EntryHead {
     pub tags: Vec<String>,
     /// Where it came from: the `<!-- source: … -->` line of an imported entry.
     pub source: Option<String>,
+    /// Entities named on its `<!-- entities: [[…]] -->` line (imported entries).
+    pub entities: Vec<String>,
     /// Deleted by `forget --permanent`: the heading stays so later ids do not shift.
     pub deleted: bool,
 }
@@ -104,6 +106,18 @@ pub fn deleted_line(day: &str) -> String {
 /// The line that records an imported entry's origin.
 pub fn source_line(source: &str) -> String {
     format!("<!-- source: {} -->", source.replace("-->", "- ->"))
+}
+
+/// The line that records the entities an imported entry is about, as wiki links.
+pub fn entities_line(entities: &[String]) -> String {
+    let links: Vec<String> = entities.iter().map(|e| format!("[[{e}]]")).collect();
+    format!("<!-- entities: {} -->", links.join(" "))
+}
+
+/// The entity ids of an `<!-- entities: … -->` line.
+fn parse_entities(line: &str) -> Option<Vec<String>> {
+    let inner = line.trim().strip_prefix("<!-- entities:")?.strip_suffix("-->")?;
+    Some(super::units::wiki_links(inner))
 }
 
 fn parse_source(line: &str) -> Option<&str> {
@@ -172,12 +186,14 @@ pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, 
     Ok(Appended::Written { content, id, line })
 }
 
-/// Appends an imported entry with its source line. Unlike [`append`], the same text may appear
-/// twice (people repeat themselves); the source reference is what identifies an import.
+/// Appends an imported entry with its source line, and its entities line when `entities` is not
+/// empty. Unlike [`append`], the same text may appear twice (people repeat themselves); the
+/// source reference is what identifies an import.
 pub fn append_imported(
     existing: Option<&str>,
     entry: &NewEntry<'_>,
     source: &str,
+    entities: &[String],
 ) -> Result<Appended, TemplateError> {
     let mut content = match existing {
         Some(t) => t.to_owned(),
@@ -201,6 +217,10 @@ pub fn append_imported(
         markdown::paragraph(entry.text),
         source_line(source),
     ));
+    if !entities.is_empty() {
+        content.push_str(&entities_line(entities));
+        content.push('\n');
+    }
     Ok(Appended::Written { content, id, line })
 }
 
@@ -244,6 +264,7 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
                 kind,
                 tags,
                 source: None,
+                entities: Vec::new(),
                 deleted: false,
             });
         } else if line.starts_with("# ") || line.starts_with("## ") {
@@ -252,6 +273,16 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
             if line.trim_start().starts_with("<!-- deleted by cogmem") {
                 if let Some(last) = out.last_mut() {
                     last.deleted = true;
+                }
+                continue;
+            }
+            if let Some(ids) = parse_entities(line) {
+                if let Some(last) = out.last_mut() {
+                    for id in ids {
+                        if !last.entities.contains(&id) {
+                            last.entities.push(id);
+                        }
+                    }
                 }
                 continue;
             }
@@ -327,6 +358,30 @@ mod tests {
             append(Some(&c2), &entry("15:00", " Bob   too ", &[])).unwrap(),
             Appended::Duplicate { id: "episode:2026-02-02:14:30:2".into(), line: 9 }
         );
+    }
+
+    #[test]
+    fn imported_entities_line_is_read_and_not_text() {
+        let entry = NewEntry {
+            date: "2023-05-08",
+            time: "13:56",
+            kind: EntryType::Event,
+            confidence: Confidence::High,
+            tags: &[],
+            text: "**Caroline:** hi",
+        };
+        let ids = vec!["person--caroline".to_owned(), "place--sweden".to_owned()];
+        let Appended::Written { content, .. } =
+            append_imported(None, &entry, "D1:1", &ids).unwrap()
+        else {
+            panic!("not written")
+        };
+        assert!(content.ends_with(
+            "**Caroline:** hi\n<!-- source: D1:1 -->\n<!-- entities: [[person--caroline]] [[place--sweden]] -->\n"
+        ));
+        let e = &entries(&content)[0];
+        assert_eq!((e.text.as_str(), e.source.as_deref()), ("**Caroline:** hi", Some("D1:1")));
+        assert_eq!(e.entities, ids);
     }
 
     #[test]

@@ -167,7 +167,12 @@ fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
             if e.deleted {
                 return None; // its heading still counts for the numbering above
             }
-            let entities = wiki_links(&e.text);
+            let mut entities = wiki_links(&e.text);
+            for x in e.entities {
+                if !entities.contains(&x) {
+                    entities.push(x);
+                }
+            }
             Some(MemoryUnit {
                 id,
                 store: Store::Episodic,

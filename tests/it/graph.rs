@@ -214,11 +214,92 @@ fn search_lifts_hits_connected_to_the_best_ones_but_not_the_best_ones_themselves
     assert!(hits[bob]["activation"].as_f64().unwrap() > 0.0, "{:#}", hits[bob]);
     assert_eq!(hits[kitchen]["activation"].as_f64().unwrap_or(0.0), 0.0, "{:#}", hits[kitchen]);
     assert!(bob < kitchen, "the connected memory ranks higher: {hits:#?}");
-    // The seeding hits keep their text scores.
+    // The seeding hits keep their text scores, and no boosted hit rises above them.
     for h in &hits[..5] {
         assert!(h["text"].as_str().unwrap().contains("launch review"), "{h:#}");
         assert_eq!(h["activation"].as_f64().unwrap_or(0.0), 0.0, "{h:#}");
     }
+    let fifth = hits[4]["score"].as_f64().unwrap();
+    assert!(hits[5..].iter().all(|h| h["score"].as_f64().unwrap() < fifth), "{hits:#?}");
+}
+
+#[test]
+fn a_boosted_hit_stays_below_the_hits_that_seed_it() {
+    let env = TestEnv::initialized();
+    rel(&env, "Bob works on Atlas", "person--bob|works-on|project--atlas");
+    for i in 0..5 {
+        env.mutate([
+            "remember",
+            "--store",
+            "episodic",
+            &format!("[[project--atlas]] launch review {i}: the launch checklist"),
+        ]);
+    }
+    // Just below the seeds: the boost (× 1.5 for a seed's own entity) would lift it above them.
+    env.mutate([
+        "remember",
+        "--store",
+        "episodic",
+        "The launch checklist, launch review notes [[project--atlas]] kept",
+    ]);
+    let out = env.run(["search", "launch", "--json", "--limit", "10"]).success();
+    let hits: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    let last = &hits[5];
+    assert!(last["text"].as_str().unwrap().contains("notes"), "{hits:#?}");
+    assert_eq!(last["activation"].as_f64(), Some(1.0), "{last:#}");
+    assert!(last["score"].as_f64().unwrap() < hits[4]["score"].as_f64().unwrap(), "{hits:#?}");
+}
+
+#[test]
+fn search_activation_setting_switches_the_graph_boost_off() {
+    let env = TestEnv::initialized();
+    rel(&env, "Bob works on Atlas", "person--bob|works-on|project--atlas");
+    for i in 0..5 {
+        env.mutate([
+            "remember",
+            "--store",
+            "episodic",
+            &format!("[[project--atlas]] launch review {i}: the launch checklist and launch date"),
+        ]);
+    }
+    // The kitchen note matches the query a little better; Bob's is connected to Atlas.
+    env.mutate(["remember", "--store", "episodic", "Notes on the launch by [[person--bob]]"]);
+    env.mutate([
+        "remember",
+        "--store",
+        "episodic",
+        "Launch notes, the launch by [[place--kitchen]] staff and cooks",
+    ]);
+    let order = |env: &TestEnv, cmd: &str| -> (usize, usize, f64) {
+        let out = env.run([cmd, "launch", "--json", "--limit", "20"]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        // `recall --json` groups the hits by store.
+        let hits: Vec<serde_json::Value> = if cmd == "recall" {
+            let groups =
+                v.as_array().cloned().unwrap_or_else(|| v["groups"].as_array().unwrap().clone());
+            groups.iter().flat_map(|g| g["hits"].as_array().unwrap().clone()).collect()
+        } else {
+            v.as_array().unwrap().clone()
+        };
+        let pos = |needle: &str| {
+            hits.iter()
+                .position(|h| h["text"].as_str().unwrap_or_default().contains(needle))
+                .unwrap_or_else(|| panic!("{needle} not found in {hits:#?}"))
+        };
+        let bob = pos("by [[person--bob]]");
+        (bob, pos("by [[place--kitchen]]"), hits[bob]["activation"].as_f64().unwrap_or(0.0))
+    };
+    // Default (no setting): activation on, the connected note first.
+    let (bob, kitchen, a) = order(&env, "search");
+    assert!(a > 0.0 && bob < kitchen, "{bob} {kitchen} {a}");
+    env.write("cogmem.toml", "[search]\nactivation = true\n");
+    assert_eq!(order(&env, "search"), (bob, kitchen, a), "true is the default");
+    // Off: text score alone, for search and recall alike.
+    env.write("cogmem.toml", "[search]\nactivation = false\n");
+    let (bob, kitchen, a) = order(&env, "search");
+    assert!(a == 0.0 && kitchen < bob, "{bob} {kitchen} {a}");
+    let (bob, kitchen, a) = order(&env, "recall");
+    assert!(a == 0.0 && kitchen < bob, "{bob} {kitchen} {a}");
 }
 
 #[test]

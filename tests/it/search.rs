@@ -218,3 +218,40 @@ fn import_of_one_message_says_message_and_day_in_the_singular() {
         "{subject}"
     );
 }
+
+#[test]
+fn import_links_entries_to_their_entities_and_skips_bad_entity_ids() {
+    let env = TestEnv::initialized();
+    let transcript = "{\"timestamp\":\"2023-05-08T13:56:00Z\",\"speaker\":\"Caroline\",\"text\":\"I moved from Sweden.\",\"id\":\"D1:1\",\"entities\":[\"person--caroline\",\"place--sweden\",\"place--sweden\"]}\n\
+        {\"timestamp\":\"2023-05-08T13:57:00Z\",\"speaker\":\"Mel\",\"text\":\"Bad link.\",\"id\":\"D1:2\",\"entities\":[\"Place--Sweden\"]}\n\
+        {\"timestamp\":\"2023-05-08T13:58:00Z\",\"speaker\":\"Mel\",\"text\":\"Not a list.\",\"id\":\"D1:3\",\"entities\":\"place--sweden\"}\n\
+        {\"timestamp\":\"2023-05-08T13:59:00Z\",\"speaker\":\"Mel\",\"text\":\"No links.\",\"id\":\"D1:4\",\"entities\":[]}\n";
+    env.write("../talk.jsonl", transcript);
+    // --strict: the first bad entity id fails the whole import.
+    let out = env.run(["import", "--strict", "../talk.jsonl"]).output().code(1);
+    assert!(out.stderr.starts_with("error: line 2 of the import: `entities`: "), "{out}");
+    assert!(out.stderr.contains("Place--Sweden"), "{out}");
+    assert!(!env.path("memory/episodes/2023-05-08.md").exists());
+    let out = env.run(["import", "../talk.jsonl"]).output().code(3);
+    assert!(out.stderr.contains("imported 2 messages into 1 day"), "{out}");
+    assert!(out.stderr.contains("warning: skipped line 2: `entities`: "), "{out}");
+    assert!(out.stderr.contains("warning: skipped line 3: `entities` must be an array"), "{out}");
+    env.assert_clean_tree();
+    let day = env.read("memory/episodes/2023-05-08.md");
+    assert!(
+        day.contains("**Caroline:** I moved from Sweden.\n<!-- source: D1:1 -->\n<!-- entities: [[person--caroline]] [[place--sweden]] -->\n"),
+        "{day}"
+    );
+    assert!(day.contains("**Mel:** No links.\n<!-- source: D1:4 -->\n"), "{day}");
+    assert!(!day.contains("No links.\n<!-- source: D1:4 -->\n<!-- entities"), "{day}");
+    // The links are the entry's entities, not part of its text.
+    let h = hits(&env, &["sweden"]);
+    assert_eq!(h[0]["source"], "D1:1");
+    assert_eq!(h[0]["text"], "**Caroline:** I moved from Sweden.");
+    assert_eq!(h[0]["entities"], serde_json::json!(["person--caroline", "place--sweden"]));
+    let h = hits(&env, &["moved", "--entity", "place--sweden"]);
+    assert_eq!(ids(&h), vec!["episode:2023-05-08:13:56"]);
+    // Words of the entity ids are not indexed text.
+    let out = env.run(["search", "place"]).output();
+    assert!(!out.stdout.contains("D1:1"), "{out}");
+}

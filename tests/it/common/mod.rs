@@ -324,10 +324,12 @@ pub fn normalize(text: &str, home: &Path) -> String {
     let mut out = String::with_capacity(text.len());
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
+        // An 8-digit id can be all digits: after "commit " it is still an id.
         if run.len() == 40
             || run.len() == 8
-                && run.chars().any(|c| c.is_ascii_alphabetic())
-                && run.chars().any(|c| c.is_ascii_digit())
+                && (run.chars().any(|c| c.is_ascii_alphabetic())
+                    && run.chars().any(|c| c.is_ascii_digit())
+                    || out.ends_with("commit "))
         {
             out.push_str("[HASH]");
         } else {
