@@ -335,11 +335,13 @@ fn refresh_locked(
             meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
             continue; // touched, not changed
         }
-        let Ok(text) = String::from_utf8(bytes) else {
-            let error = format!("{}: not valid UTF-8", root.join(&rel).display());
-            report.skipped.push(Unreadable { path: rel.clone(), error });
-            meta.files.remove(&rel);
-            continue;
+        let text = match fsx::decode(&root.join(&rel), bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
+                meta.files.remove(&rel);
+                continue;
+            }
         };
         let w = ensure_writer(&mut writer, &inner, &dir)?;
         w.delete_term(Term::from_field_text(fields.path, &rel));
