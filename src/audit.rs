@@ -30,11 +30,12 @@ pub enum Action {
     Reject,
     Alert,
     Init,
+    Purge,
 }
 
 impl Action {
     /// Every action, for parsing and help text.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::Create,
         Self::Edit,
         Self::Append,
@@ -50,6 +51,7 @@ impl Action {
         Self::Reject,
         Self::Alert,
         Self::Init,
+        Self::Purge,
     ];
 
     /// Returns the upper-case word written in the log.
@@ -70,6 +72,7 @@ impl Action {
             Self::Reject => "REJECT",
             Self::Alert => "ALERT",
             Self::Init => "INIT",
+            Self::Purge => "PURGE",
         }
     }
 

@@ -19,6 +19,7 @@ mod init;
 mod layering;
 mod mcp;
 mod pending;
+mod purge;
 mod reflect;
 mod remember;
 mod search;
