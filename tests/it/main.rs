@@ -11,6 +11,7 @@ mod cli_docs;
 mod context;
 mod decay;
 mod forget;
+mod fuzz;
 mod graph;
 mod hear;
 mod help_examples;
