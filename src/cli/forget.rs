@@ -46,7 +46,8 @@ const RESTORE_EXAMPLES: &str = "Examples:
 /// every commit of the current branch so none holds its text (replaced by `[purged]`), keeps
 /// the old history under `refs/cogmem/pre-purge/STAMP`, and records a PURGE audit line. Without
 /// `--yes` it only lists the commits and files it would rewrite. To really erase, delete the
-/// backup ref and run `git reflog expire --expire=now --all && git gc --prune=now`.
+/// backup ref, expire the reflogs and let git collect garbage: the command prints the three git
+/// commands.
 #[derive(Args, Debug)]
 #[command(after_long_help = FORGET_EXAMPLES)]
 pub struct ForgetArgs {

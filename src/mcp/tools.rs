@@ -25,7 +25,7 @@ use crate::store::{Confidence, Store};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RememberParams {
-    /// The text to remember (at most 64 KiB).
+    /// The text to remember (at most `limits.text_bytes`, 64 KiB by default).
     text: String,
     /// Stores to write to: core, episodic, semantic, procedural, vault. Default: episodic, or
     /// semantic when entities or relations are given.
@@ -138,7 +138,7 @@ pub(super) struct NeighborsParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ProposeParams {
-    /// The memory to propose (at most 64 KiB).
+    /// The memory to propose (at most `limits.text_bytes`, 64 KiB by default).
     text: String,
     /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
     /// with entities or relations, else episodic.
