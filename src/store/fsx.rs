@@ -87,21 +87,36 @@ fn lexical_root(path: &Path) -> Option<&Path> {
 }
 
 /// Refuses a path that leads out of its workspace through a symbolic link: the file itself, or
-/// a folder between it and the workspace root (the folder holding `memory/`). Costs one
-/// `lstat` per folder level when nothing is a link; only a link makes it resolve paths.
+/// a folder between it and the workspace root (the folder holding `MEMORY.md` and `memory/`).
+/// Costs one `lstat` per folder level when nothing is a link; only a link makes it look for the
+/// root and resolve paths. Paths in no workspace are not checked.
 pub fn check_inside(path: &Path, op: &'static str) -> Result<(), IoError> {
-    let Some(root) = lexical_root(path) else { return Ok(()) };
-    let mut link = false;
-    for p in path.ancestors() {
-        if p == root || p.as_os_str().is_empty() {
-            break;
-        }
-        if fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
-            link = true;
-            break;
-        }
+    // `ws/../x` is not in `ws`: resolve `..` through the real folders first.
+    let resolved;
+    let path = if path.components().any(|c| c == std::path::Component::ParentDir)
+        && let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+        && let Ok(real) = parent.canonicalize()
+    {
+        resolved = real.join(name);
+        resolved.as_path()
+    } else {
+        path
+    };
+    let is_link = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let Some(guess) = lexical_root(path) else { return Ok(()) };
+    if !path.ancestors().take_while(|p| *p != guess && !p.as_os_str().is_empty()).any(is_link) {
+        return Ok(());
     }
-    if !link {
+    // A link: find the real root (MEMORY.md and memory/), and look again below it only. A path
+    // in no workspace (a transcript the user names) may be a link like any file of theirs.
+    let Some(root) = path
+        .ancestors()
+        .skip(1)
+        .find(|a| a.join("MEMORY.md").is_file() && a.join("memory").is_dir())
+    else {
+        return Ok(());
+    };
+    if !path.ancestors().take_while(|p| *p != root && !p.as_os_str().is_empty()).any(is_link) {
         return Ok(());
     }
     let Ok(real_root) = root.canonicalize() else { return Ok(()) };

@@ -417,7 +417,7 @@ fn regressions() {
     for body in ["```", "````\ncode", "~~~", "<!-- open comment", "<pre>", "- ```", "> ```\n"] {
         match entity::add_fact(body, "Alice likes tea", "2026-12-01") {
             entity::Added::Written { content, .. } => {
-                assert!(content.contains("- Alice likes tea"))
+                assert!(content.contains("- Alice likes tea"));
             }
             entity::Added::Duplicate { .. } => panic!("{body:?}"),
         }

@@ -148,6 +148,16 @@ fn symlinks_out_of_the_workspace_are_not_followed() {
     assert_ne!(out.code, 0, "{out}");
     assert!(out.stderr.contains("symbolic link"), "{out}");
     assert_eq!(std::fs::read_dir(&outside_dir).unwrap().count(), 1, "nothing written there");
+    // Links the user owns outside a workspace are theirs: a linked transcript imports, and a
+    // workspace reached through a linked folder works.
+    let real = env.home.join("chat-real.jsonl");
+    std::fs::write(&real, "{\"timestamp\":\"2026-05-08\",\"speaker\":\"A\",\"text\":\"hello\"}\n")
+        .unwrap();
+    symlink(&real, env.home.join("chat.jsonl")).unwrap();
+    env.run(["import", "../chat.jsonl"]).success();
+    symlink(&env.root, env.home.join("ws-link")).unwrap();
+    let link = env.home.join("ws-link");
+    env.run(["--workspace", link.to_str().unwrap(), "remember", "through a linked root"]).success();
     // A link that stays inside the workspace is fine to read.
     let env2 = TestEnv::initialized();
     env2.write("notes.md", "# N\n");
