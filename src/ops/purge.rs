@@ -493,12 +493,11 @@ pub fn purge(
     co.force();
     repo.checkout_head(Some(&mut co)).map_err(gerr("check out the rewritten branch"))?;
     // 5. The audit trail says what happened, without the text.
-    let summary = format!(
-        "purged {id} from {} commits ({} re-created); old history kept in {backup}",
-        report.commits.len(),
-        rewritten
-    );
-    let mut change = Change::new(opts.actor.clone(), opts.trigger.clone())
+    // Audit summaries are cut at 100 characters: the backup ref goes in the commit's trigger.
+    let summary =
+        format!("purged {id} from {} commits ({rewritten} re-created)", report.commits.len());
+    let trigger = format!("{} (backup {backup})", opts.trigger);
+    let mut change = Change::new(opts.actor.clone(), trigger)
         .with_subject(Action::Purge, format!("purged {id} from history"));
     change.note(Action::Purge, &unit.path, summary);
     let applied = change.apply(ws, &repo, &lock, &fixed)?;

@@ -108,7 +108,13 @@ fn import_refuses_a_transcript_with_a_credential_naming_the_line() {
     );
     env.write("../chat.jsonl", &jsonl);
     let err = refused(&env, &["import", "../chat.jsonl"], None, "aws-access-key-id", &key);
-    assert!(err.contains("line 2 of the import"), "{err}");
+    assert!(
+        err.starts_with(
+            "error: line 2 of the import looks like a secret (aws-access-key-id at line 2, \
+             column 65: AKIA… (20 chars)); nothing was written"
+        ),
+        "{err}"
+    );
     refused(&env, &["import", "-"], Some(&jsonl), "aws-access-key-id", &key);
     env.mutate(["import", "--allow-secret", "../chat.jsonl"]);
 }
