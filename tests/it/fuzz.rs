@@ -30,8 +30,12 @@ fn cases() -> u32 {
 }
 
 fn runner() -> TestRunner {
+    runner_with(cases())
+}
+
+fn runner_with(cases: u32) -> TestRunner {
     let config = Config {
-        cases: cases(),
+        cases,
         failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
         // Shrinking a hang would take forever; a failure is reported with its input anyway.
         max_shrink_iters: 256,
@@ -434,6 +438,44 @@ fn search_queries_end_to_end() {
             assert!(r.hits.len() <= 10);
         }
     });
+}
+
+/// Large structured inputs (up to ~64 KiB, the default text limit) through every text-level
+/// parser: one case in a hundred (at least 4), so a quadratic path shows up as a hang.
+#[test]
+fn large_inputs_stay_linear() {
+    let big = prop::collection::vec(prop::sample::select(FRAGMENTS), 2_000..8_000)
+        .prop_map(|v| v.concat());
+    let cases = (cases() / 100).max(4);
+    let mut runner = runner_with(cases);
+    let id = EntityId::parse("person--alice").unwrap();
+    let extra = cogmem::trigger::ExtraPhrases::default();
+    let ctx = cogmem::route::RouteContext::default();
+    let result = runner.run(&big, |t| {
+        let start = Instant::now();
+        let _ = markdown::sections(&t);
+        let _ = markdown::append_section(&t, "Facts");
+        let _ = entity::names(&id, &t);
+        let _ = entity::relations(&t);
+        let _ = episode::entries(&t);
+        let _ = units::core_units(&t);
+        let _ = units::file_units("memory/episodes/2026-12-01.md", &t);
+        let _ = reflection::operations(&t);
+        let _ = PendingFile::parse(&t);
+        let _ = audit::parse_log(&t);
+        let _ = Vocabulary::parse(&t);
+        let _ = analyzer::query_terms(&t);
+        let _ = cogmem::trigger::classify_known(&t, &extra, &[]);
+        let _ = cogmem::route::route(&t, None, &ctx);
+        let _ = cogmem::secrets::scan(&t);
+        let took = start.elapsed();
+        prop_assert!(took < MAX_CASE * 2, "{} bytes took {took:?}", t.len());
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("large inputs: {e}");
+    }
+    eprintln!("fuzz-executions large inputs: {cases}");
 }
 
 /// Regression inputs found while building the suite, kept as plain tests.
