@@ -125,8 +125,13 @@ fn openai(s: &str) -> bool {
 }
 
 fn url_password(s: &str) -> bool {
-    // `https://user:${TOKEN}@host` or `:****@` hold no credential.
-    !(s.starts_with("${") || s.starts_with('<') || s.chars().all(|c| c == '*' || c == 'x'))
+    // `https://user:${TOKEN}@host`, `:****@` or `user:password@host` hold no credential.
+    let placeholder_word = ["password", "pass", "passwd", "pwd", "secret", "token", "pw"]
+        .contains(&s.to_ascii_lowercase().as_str());
+    !(s.starts_with("${")
+        || s.starts_with('<')
+        || s.chars().all(|c| c == '*' || c == 'x')
+        || placeholder_word)
 }
 
 fn bearer(s: &str) -> bool {
@@ -216,8 +221,8 @@ fn entropy_findings(line: &str, offset: usize, out: &mut Vec<(usize, usize, &'st
             let lower_c = tok.chars().any(|c| c.is_ascii_lowercase());
             let digit = tok.chars().any(|c| c.is_ascii_digit());
             let classes = usize::from(upper) + usize::from(lower_c) + usize::from(digit);
-            if classes < 2 || !digit && !tok.contains(['+', '/']) {
-                continue; // words joined by `_` or `-`, camelCase names
+            if classes < 2 || !digit && !tok.contains(['+', '/']) || identifier_like(tok) {
+                continue; // words joined by `_` or `-`, camelCase names, `event--review-2024`
             }
             if entropy(tok) < ENTROPY_THRESHOLD {
                 continue;
@@ -225,6 +230,26 @@ fn entropy_findings(line: &str, offset: usize, out: &mut Vec<(usize, usize, &'st
         }
         out.push((offset + m.start(), m.end() - m.start(), "high-entropy-string"));
     }
+}
+
+/// Kebab, snake or path names (`event--nebula-review-2024`, `API_KEY_V2`,
+/// `entities/tool--auth0-sign-off`): every part between `-`, `_` and `/` is a word in one case
+/// optionally followed by digits (`auth0`, `v2`), a number, or at most three characters.
+fn identifier_like(tok: &str) -> bool {
+    let wordish = |seg: &str, lower: bool| {
+        let letters = seg.trim_end_matches(|c: char| c.is_ascii_digit());
+        !letters.is_empty()
+            && letters
+                .chars()
+                .all(|c| if lower { c.is_ascii_lowercase() } else { c.is_ascii_uppercase() })
+    };
+    tok.contains(['-', '_', '/'])
+        && tok.split(['-', '_', '/']).all(|seg| {
+            seg.len() <= 3
+                || seg.chars().all(|c| c.is_ascii_digit())
+                || wordish(seg, true)
+                || wordish(seg, false)
+        })
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {
@@ -418,6 +443,7 @@ mod tests {
             ("https://alice:Sup3rS3cret@db.example.com/x".into(), "url-credentials"),
             ("Authorization: Bearer abcDEF123456ghiJKL789mnoPQR".into(), "bearer-token"),
             ("the deploy token is Zx8Qw2Lk9Pm4Rt6Yh1Nb3Vc5".into(), "high-entropy-string"),
+            ("license key 4fz9-k2mq-8xw3-p7vd-q2n6-h5tb".into(), "high-entropy-string"),
             (
                 "api key: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".into(),
                 "high-entropy-string",
@@ -448,6 +474,11 @@ mod tests {
             "keyboard shortcuts: Ctrl+Shift+P opens the command palette",
             "ticket ABCD-1234 mentions the credential rotation schedule",
             "日本語のテキスト、パスワードを忘れないで",
+            "| concept--slow-password | relates-to | event--nebula-review-2024 | 0.8 |",
+            "rotate the API key per API_KEY_ROTATION_POLICY_2024_Q3 and PASSWORD_MIN_LENGTH_12",
+            "connect with scheme://user:password@host as documented",
+            "| event--keystone-workshop-2026 | event | entities/event--keystone-workshop-2026.md |",
+            "| tool--auth0-sign-off | tool | auth0 sign off | entities/tool--auth0-sign-off.md |",
         ];
         for text in table {
             let got = scan(text);

@@ -208,3 +208,26 @@ fn scan_workspace_finds_credentials_already_in_files() {
     assert_eq!((f.rule, f.line, f.column), ("github-token", 4, 8));
     assert!(!f.excerpt.contains(&token[8..]));
 }
+
+/// Counts the scanner's findings in every file under `COGMEM_SCAN_DIR` (a false-positive
+/// measurement on a real or generated workspace):
+/// `COGMEM_SCAN_DIR=/tmp/ws cargo test --test it secrets::scan_a_folder -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement over a folder given in COGMEM_SCAN_DIR"]
+fn scan_a_folder() {
+    let dir = std::env::var("COGMEM_SCAN_DIR").expect("set COGMEM_SCAN_DIR");
+    let (mut files, mut lines, mut found) = (0, 0, 0);
+    for e in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok) {
+        if !e.file_type().is_file() || e.path().components().any(|c| c.as_os_str() == ".git") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(e.path()) else { continue };
+        files += 1;
+        lines += text.lines().count();
+        for f in cogmem::secrets::scan(&text) {
+            found += 1;
+            println!("{}:{}:{} {} {}", e.path().display(), f.line, f.column, f.rule, f.excerpt);
+        }
+    }
+    println!("scanned {files} files, {lines} lines: {found} findings");
+}
