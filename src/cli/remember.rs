@@ -139,6 +139,7 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
         let answer = cogmem::route::RoutingAnswer::parse(&json)?;
         let text = remember::check_text(&super::input::text_or_stdin(&args.text)?)?;
         let ws = ctx.workspace()?;
+        remember::check_size(&ws, &text)?;
         let now = clock.now();
         let at = match &args.at {
             Some(a) => Some(
