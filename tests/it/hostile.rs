@@ -224,3 +224,25 @@ fn invalid_utf8_is_reported_with_path_and_byte_offset_and_skipped() {
     let out = env.run(["search", "tea"]).output();
     assert!(out.stdout.contains("green tea"), "the good files still answer: {out}");
 }
+
+#[test]
+fn mcp_arguments_that_would_become_paths_are_rejected() {
+    let env = TestEnv::initialized();
+    let outside_before = outside_files(&env);
+    let head = env.head();
+    let calls = [
+        serde_json::json!({"name":"remember","arguments":{"text":"x","entities":["person--../../evil"]}}),
+        serde_json::json!({"name":"remember","arguments":{"text":"x","relations":["person--a|knows|../../b"]}}),
+        serde_json::json!({"name":"show","arguments":{"id":"entity:../../../etc/passwd"}}),
+        serde_json::json!({"name":"forget","arguments":{"id":"../../etc/passwd","confirm":true}}),
+        serde_json::json!({"name":"graph_neighbors","arguments":{"entity":"../../../etc/passwd"}}),
+        serde_json::json!({"name":"propose","arguments":{"text":"x","from":"../../r"}}),
+        serde_json::json!({"name":"propose","arguments":{"text":"x","from":"r","entities":["/etc/passwd"]}}),
+    ];
+    let answers = crate::secrets::mcp_calls(&env, &calls);
+    for (call, a) in calls.iter().zip(&answers) {
+        assert_eq!(a["result"]["isError"], true, "{call} gave {a}");
+    }
+    assert_eq!(env.head(), head, "no commit");
+    assert_eq!(outside_files(&env), outside_before, "nothing written outside the workspace");
+}

@@ -120,7 +120,7 @@ fn import_refuses_a_transcript_with_a_credential_naming_the_line() {
 }
 
 /// Sends JSON-RPC lines to `cogmem mcp` and returns the responses, by id.
-fn mcp_calls(env: &TestEnv, calls: &[serde_json::Value]) -> Vec<serde_json::Value> {
+pub(crate) fn mcp_calls(env: &TestEnv, calls: &[serde_json::Value]) -> Vec<serde_json::Value> {
     let mut input = String::new();
     let init = serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
         "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
