@@ -31,11 +31,12 @@ pub enum Action {
     Alert,
     Init,
     Ack,
+    Purge,
 }
 
 impl Action {
     /// Every action, for parsing and help text.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::Create,
         Self::Edit,
         Self::Append,
@@ -52,6 +53,7 @@ impl Action {
         Self::Alert,
         Self::Init,
         Self::Ack,
+        Self::Purge,
     ];
 
     /// Returns the upper-case word written in the log.
@@ -73,6 +75,7 @@ impl Action {
             Self::Alert => "ALERT",
             Self::Init => "INIT",
             Self::Ack => "ACK",
+            Self::Purge => "PURGE",
         }
     }
 

@@ -252,6 +252,11 @@ impl Change {
         clock: &dyn Clock,
     ) -> crate::Result<Applied> {
         let root = ws.root();
+        // Every path comes from code, but some are built from names users and agents pass:
+        // none may leave the workspace.
+        for p in self.edits.iter().map(|e| &e.path).chain(&self.adopted) {
+            fsx::check_relative("file path", p)?;
+        }
         let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
             touched.push(layout::AUDIT_LOG.to_owned());

@@ -67,7 +67,9 @@ pub enum InputError {
     #[error("the text to remember is empty")]
     EmptyText,
     /// The memory text is larger than the limit.
-    #[error("the text is {bytes} bytes; the limit is {limit} bytes (64 KiB)")]
+    #[error(
+        "the text is {bytes} bytes; the limit is {limit} bytes (`limits.text_bytes` in cogmem.toml)"
+    )]
     TextTooLong {
         /// Size of the text.
         bytes: usize,
@@ -234,6 +236,22 @@ pub enum InputError {
         /// What is wrong with it.
         why: String,
     },
+    /// An import file larger than `limits.import_bytes`.
+    #[error("the import is over the limit of {limit} bytes (`limits.import_bytes` in cogmem.toml)")]
+    ImportTooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// A name that would become a path, but could lead outside the workspace.
+    #[error("invalid {what} {value:?}: {why}")]
+    UnsafePath {
+        /// What the name is (`entity id`, `memory id`…).
+        what: &'static str,
+        /// The name as given (control characters escaped).
+        value: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// A title that yields no usable file name.
     #[error("cannot make a file name from {title:?}")]
     Slug {
@@ -245,6 +263,28 @@ pub enum InputError {
 /// A change refused by one of the workspace's rules.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
+    /// The text looks like a credential (see [`crate::secrets`]).
+    #[error(
+        "{what} looks like a secret ({rule} at line {line}, column {column}: {excerpt}); nothing was written"
+    )]
+    Secret {
+        /// What was checked: `the text`, `line 3 of the import`…
+        what: String,
+        /// The rule that matched.
+        rule: &'static str,
+        /// 1-based line within the text.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// A redacted excerpt, never the whole secret.
+        excerpt: String,
+    },
+    /// `forget --purge` needs a clean working tree and a branch to rewrite.
+    #[error("cannot purge: {why}")]
+    Purge {
+        /// Why not.
+        why: String,
+    },
     /// A pinned (vault) memory cannot be forgotten without force.
     #[error("{id} is pinned and cannot be forgotten")]
     Pinned {
@@ -352,6 +392,16 @@ impl Error {
             Self::Workspace(e) => e.hint(),
             Self::Git(e) => e.hint(),
             Self::Input(e) => input_hint(e),
+            Self::Rule(RuleError::Secret { .. }) => Some(
+                "keep credentials in a password manager, not in memory; if this is not a secret, \
+                 pass `--allow-secret` (MCP: `allow_secret: true`)"
+                    .into(),
+            ),
+            Self::Rule(RuleError::Purge { .. }) => Some(
+                "commit or discard hand edits first (`git status` lists them), and check out the \
+                 branch to purge"
+                    .into(),
+            ),
             Self::Rule(RuleError::Pinned { .. }) => {
                 Some("pass `--force` if you really mean to forget a pinned memory".into())
             }
@@ -403,8 +453,7 @@ fn input_hint(e: &InputError) -> Option<String> {
             "pass the text as an argument, or `-` to read it from stdin".into()
         }
         InputError::TextTooLong { .. } => {
-            "split it into smaller memories, or keep large documents in the vault as separate \
-             files"
+            "split it into smaller memories, or raise `limits.text_bytes` in cogmem.toml"
                 .into()
         }
         InputError::NotUtf8 => "convert the input to UTF-8 first".into(),
@@ -457,6 +506,15 @@ fn input_hint(e: &InputError) -> Option<String> {
             "`cogmem identity consolidate input` shows the two sections to answer with".into()
         }
         InputError::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
+        InputError::ImportTooLarge { .. } => {
+            "split the transcript into smaller files, or raise `limits.import_bytes` in cogmem.toml"
+                .into()
+        }
+        InputError::UnsafePath { .. } => {
+            "names that become file names use letters, digits and `-` (entity ids are \
+             `TYPE--SLUG`); no `/`, `\\`, `..`, NUL or absolute paths"
+                .into()
+        }
         InputError::Unknown { .. } | InputError::Actor { .. } | InputError::Slug { .. } => {
             return None;
         }

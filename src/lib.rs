@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod ops;
 pub mod pack;
 pub mod route;
+pub mod secrets;
 pub mod settings;
 pub mod store;
 pub mod template;

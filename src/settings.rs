@@ -59,6 +59,30 @@ pub struct Settings {
     pub search: SearchSettings,
     /// Extra trigger phrases, recognised at the start of a clause.
     pub triggers: crate::trigger::ExtraPhrases,
+    /// Size limits on what cogmem accepts and reads.
+    pub limits: LimitSettings,
+}
+
+/// Size limits: input over them is refused with an error naming the limit and its key.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitSettings {
+    /// The largest text `remember`, `hear` and `propose` accept, in bytes.
+    pub text_bytes: usize,
+    /// The largest file `import` reads, in bytes.
+    pub import_bytes: u64,
+    /// The largest workspace file cogmem reads, in bytes.
+    pub file_bytes: u64,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self {
+            text_bytes: crate::ops::remember::MAX_TEXT_BYTES,
+            import_bytes: 64 * 1024 * 1024,
+            file_bytes: fsx::DEFAULT_FILE_LIMIT,
+        }
+    }
 }
 
 /// Core memory settings.
@@ -264,6 +288,16 @@ impl Settings {
             if !(v.is_finite() && v > 0.0) {
                 return Err(invalid(key, "must be a positive number"));
             }
+        }
+        let l = &self.limits;
+        if l.text_bytes == 0 || l.text_bytes > crate::ops::remember::HARD_MAX_TEXT_BYTES {
+            return Err(invalid("limits.text_bytes", "must be between 1 and 16777216 (16 MiB)"));
+        }
+        if l.import_bytes == 0 {
+            return Err(invalid("limits.import_bytes", "must be at least 1"));
+        }
+        if l.file_bytes < 1024 {
+            return Err(invalid("limits.file_bytes", "must be at least 1024"));
         }
         if self.core.budget_tokens == 0 {
             return Err(invalid("core.budget_tokens", "must be at least 1"));

@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use clap::Args;
 use cogmem::audit::Actor;
 use cogmem::ops::forget::{self, Candidate, ForgetOptions};
+use cogmem::ops::purge::{self, PurgeOptions};
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -18,7 +19,10 @@ const FORGET_EXAMPLES: &str = "Examples:
   # Show what would be forgotten, changing nothing
   cogmem forget --id entity:person--bob --dry-run
   # Delete Bob's entity card from the files (git history keeps it)
-  cogmem forget --id entity:person--bob --permanent --yes";
+  cogmem forget --id entity:person--bob --permanent --yes
+  # Erase a memory from the files and from every commit: list first, then rewrite history
+  cogmem forget --purge core:critical-facts:1a2b3c4d --dry-run
+  cogmem forget --purge core:critical-facts:1a2b3c4d --yes";
 
 const RESTORE_EXAMPLES: &str = "Examples:
   # Forget a core memory bullet, then put it back exactly as it was
@@ -37,6 +41,13 @@ const RESTORE_EXAMPLES: &str = "Examples:
 /// `--permanent` removes the content from the working tree instead. It needs an exact `--id`
 /// and `--yes` (or, on a terminal, typing the id again). Git history still holds what was
 /// deleted. Pinned memories (the vault) are refused without `--force` (exit 4).
+///
+/// `--purge ID` erases a memory for privacy: it deletes it like `--permanent`, then rewrites
+/// every commit of the current branch so none holds its text (replaced by `[purged]`), keeps
+/// the old history under `refs/cogmem/pre-purge/STAMP`, and records a PURGE audit line. Without
+/// `--yes` it only lists the commits and files it would rewrite. To really erase, delete the
+/// backup ref, expire the reflogs and let git collect garbage: the command prints the three git
+/// commands.
 #[derive(Args, Debug)]
 #[command(after_long_help = FORGET_EXAMPLES)]
 pub struct ForgetArgs {
@@ -57,6 +68,10 @@ pub struct ForgetArgs {
     /// Forget pinned (vault) memories too
     #[arg(long)]
     force: bool,
+    /// Erase the memory with this id from the files and rewrite git history without its text
+    /// (lists what it would rewrite unless --yes)
+    #[arg(long, value_name = "ID", conflicts_with_all = ["query", "ids", "permanent"])]
+    purge: Option<String>,
 }
 
 /// Put back a forgotten memory, exactly as it was
@@ -89,7 +104,69 @@ fn ask(question: &str) -> cogmem::Result<String> {
     Ok(line.trim().to_owned())
 }
 
+fn run_purge(ctx: &Ctx, args: &ForgetArgs, id: &str) -> cogmem::Result<Exit> {
+    let clock = ctx.clock()?;
+    let ws = ctx.workspace()?;
+    let actor = match ctx.global.actor.as_deref().or(ctx.env.actor.as_deref()) {
+        Some(a) => Actor::parse(a)?,
+        None => Actor::manual(),
+    };
+    let dry_run = args.dry_run || !args.yes;
+    let opts = PurgeOptions { dry_run, actor, trigger: "cogmem forget --purge".into() };
+    let report = purge::purge(&ws, id, &opts, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} commits of {} hold the text of {id}:",
+        report.commits.len(),
+        report.branch
+    );
+    for c in &report.commits {
+        let msg = if c.message { " (and its message)" } else { "" };
+        let _ = writeln!(out, "  {}  {}{msg}", render::short(&c.commit), c.subject);
+        for f in &c.files {
+            let _ = writeln!(out, "      {f}");
+        }
+    }
+    if !report.other_refs.is_empty() {
+        let _ = writeln!(
+            out,
+            "not rewritten (other refs may still hold it): {}",
+            report.other_refs.join(", ")
+        );
+    }
+    if report.dry_run {
+        if !report.working_files.is_empty() {
+            let _ = writeln!(out, "files holding it now: {}", report.working_files.join(", "));
+        }
+        let _ = writeln!(out, "nothing rewritten; run again with --yes to purge");
+        render::data(&out)?;
+        return Ok(Exit::Ok);
+    }
+    let _ = writeln!(
+        out,
+        "purged {id}: {} commits re-created, branch now at {}",
+        report.rewritten,
+        report.new_head.as_deref().map_or("?", render::short)
+    );
+    if let Some(backup) = &report.backup_ref {
+        let _ = writeln!(out, "the old history is kept in {backup}; to erase it for good, run:");
+        for c in &report.erase_commands {
+            let _ = writeln!(out, "  {c}");
+        }
+    }
+    render::data(&out)?;
+    Ok(Exit::Ok)
+}
+
 pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
+    if let Some(id) = &args.purge {
+        return run_purge(ctx, args, id);
+    }
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
     let interactive =

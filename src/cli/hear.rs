@@ -34,6 +34,9 @@ pub struct HearArgs {
     /// Detect and route, but write nothing
     #[arg(long)]
     dry_run: bool,
+    /// Remember the message even if it looks like a credential (a key, a token, `password=`…)
+    #[arg(long)]
+    allow_secret: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
@@ -47,8 +50,12 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
         .or(ctx.env.actor.as_deref())
         .map(cogmem::audit::Actor::parse)
         .transpose()?;
-    let report =
-        hear::hear(&ws, &message, &HearOptions { dry_run: args.dry_run, caller }, clock.as_ref())?;
+    let report = hear::hear(
+        &ws,
+        &message,
+        &HearOptions { dry_run: args.dry_run, caller, allow_secret: args.allow_secret },
+        clock.as_ref(),
+    )?;
     if ctx.global.json {
         render::json(&report)?;
         return Ok(Exit::Ok);

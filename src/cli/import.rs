@@ -36,6 +36,9 @@ pub struct ImportArgs {
     /// Fail on the first bad line instead of skipping it
     #[arg(long)]
     strict: bool,
+    /// Import even lines that look like credentials (keys, tokens, `password=`…)
+    #[arg(long)]
+    allow_secret: bool,
 }
 
 /// Input formats.
@@ -46,17 +49,26 @@ pub enum Format {
 }
 
 pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.workspace()?;
+    let limit = ws.settings().limits.import_bytes;
     let (text, name) = if args.file == "-" {
-        (input::stdin_unbounded()?, "stdin".to_owned())
+        (input::stdin_limited(limit)?, "stdin".to_owned())
     } else {
         let path = ctx.cwd.join(&args.file);
         let name = path
             .file_stem()
             .map_or_else(|| "import".to_owned(), |s| s.to_string_lossy().into_owned());
-        (cogmem::store::fsx::read_text(&path)?, name)
+        let bytes = cogmem::store::fsx::read_limited(&path, limit).map_err(|e| {
+            if e.source.kind() == std::io::ErrorKind::InvalidInput && !path.is_symlink() {
+                cogmem::Error::from(cogmem::error::InputError::ImportTooLarge { limit })
+            } else {
+                e.into()
+            }
+        })?;
+        (cogmem::store::fsx::decode(&path, bytes)?, name)
     };
+    cogmem::secrets::check_import(&text, args.allow_secret)?;
     let clock = ctx.clock()?;
-    let ws = ctx.workspace()?;
     let report = cogmem::ops::import::import_jsonl(
         &ws,
         &text,

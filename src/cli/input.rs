@@ -3,16 +3,20 @@
 use std::io::Read;
 
 use cogmem::error::InputError;
-use cogmem::ops::remember::MAX_TEXT_BYTES;
+use cogmem::ops::remember::HARD_MAX_TEXT_BYTES as MAX_TEXT_BYTES;
 use cogmem::store::fsx::IoError;
 
-/// Reads all of stdin (transcripts may be large), as UTF-8.
-pub fn stdin_unbounded() -> cogmem::Result<String> {
+/// Reads stdin up to `limit` bytes (transcripts may be large), as UTF-8.
+pub fn stdin_limited(limit: u64) -> cogmem::Result<String> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| IoError::new("<stdin>", "read", e))?;
+    if bytes.len() as u64 > limit {
+        return Err(InputError::ImportTooLarge { limit }.into());
+    }
     String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
 }
 

@@ -43,6 +43,9 @@ pub struct ProposeArgs {
     /// Suggest it belongs in core memory
     #[arg(long)]
     core_worthy: bool,
+    /// Propose the text even if it looks like a credential (a key, a token, `password=`…)
+    #[arg(long)]
+    allow_secret: bool,
 }
 
 const PROPOSE_EXAMPLES: &str = "\
@@ -157,6 +160,7 @@ pub fn run_propose(ctx: &Ctx, args: &ProposeArgs) -> cogmem::Result<Exit> {
         confidence: args.confidence.as_deref().map(Confidence::parse).transpose()?,
         core_worthy: args.core_worthy,
         trigger: "cogmem propose".into(),
+        allow_secret: args.allow_secret,
     };
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;

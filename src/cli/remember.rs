@@ -5,7 +5,7 @@ use std::io::Read;
 
 use clap::Args;
 use cogmem::error::InputError;
-use cogmem::ops::remember::{self, MAX_TEXT_BYTES, Relation, RememberRequest};
+use cogmem::ops::remember::{self, HARD_MAX_TEXT_BYTES, Relation, RememberRequest};
 use cogmem::store::core_memory::CoreSection;
 use cogmem::store::entity::EntityId;
 use cogmem::store::episode::EntryType;
@@ -39,7 +39,8 @@ const EXAMPLES: &str = "Examples:
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct RememberArgs {
-    /// The text to remember, or `-` to read it from stdin (at most 64 KiB)
+    /// The text to remember, or `-` to read it from stdin (at most `limits.text_bytes`, 64 KiB
+    /// by default)
     text: String,
     /// Store to write to (can be repeated): core, episodic, semantic, procedural, vault
     #[arg(long = "store", value_name = "STORE")]
@@ -72,12 +73,16 @@ pub struct RememberArgs {
     /// Route by a model's JSON answer to `cogmem route --prompt` (inline, or `@FILE`)
     #[arg(long, value_name = "JSON|@FILE", conflicts_with_all = ["stores", "entry_type", "entities", "relations", "tags", "confidence", "section", "title"])]
     routing: Option<String>,
+    /// Write the text even if it looks like a credential (a key, a token, `password=`…)
+    #[arg(long)]
+    allow_secret: bool,
 }
 
 impl RememberArgs {
     fn to_request(&self, ctx: &Ctx, now: &cogmem::Timestamp) -> cogmem::Result<RememberRequest> {
         let text = if self.text == "-" { read_stdin()? } else { self.text.clone() };
         let mut req = RememberRequest::new(&text, ctx.actor()?)?;
+        req.allow_secret = self.allow_secret;
         for s in &self.stores {
             for part in s.split(',').filter(|p| !p.trim().is_empty()) {
                 req.stores.push(Store::parse(part)?);
@@ -113,11 +118,13 @@ fn read_stdin() -> cogmem::Result<String> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
-        .take(MAX_TEXT_BYTES as u64 + 1)
+        .take(HARD_MAX_TEXT_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| cogmem::store::fsx::IoError::new("<stdin>", "read", e))?;
-    if bytes.len() > MAX_TEXT_BYTES {
-        return Err(InputError::TextTooLong { bytes: bytes.len(), limit: MAX_TEXT_BYTES }.into());
+    if bytes.len() > HARD_MAX_TEXT_BYTES {
+        return Err(
+            InputError::TextTooLong { bytes: bytes.len(), limit: HARD_MAX_TEXT_BYTES }.into()
+        );
     }
     String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
 }
@@ -132,6 +139,7 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
         let answer = cogmem::route::RoutingAnswer::parse(&json)?;
         let text = remember::check_text(&super::input::text_or_stdin(&args.text)?)?;
         let ws = ctx.workspace()?;
+        remember::check_size(&ws, &text)?;
         let now = clock.now();
         let at = match &args.at {
             Some(a) => Some(
@@ -140,7 +148,15 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
             ),
             None => None,
         };
-        cogmem::ops::hear::remember_routed(&ws, &text, answer, ctx.actor()?, at, clock.as_ref())?
+        cogmem::ops::hear::remember_routed(
+            &ws,
+            &text,
+            answer,
+            ctx.actor()?,
+            at,
+            args.allow_secret,
+            clock.as_ref(),
+        )?
     } else {
         let req = args.to_request(ctx, &clock.now())?;
         let ws = ctx.workspace()?;

@@ -42,6 +42,7 @@ pub struct RouteArgs {
 pub fn run(ctx: &Ctx, args: &RouteArgs) -> cogmem::Result<Exit> {
     let text = cogmem::ops::remember::check_text(&input::text_or_stdin(&args.text)?)?;
     let ws = ctx.workspace()?;
+    cogmem::ops::remember::check_size(&ws, &text)?;
     if args.prompt {
         let prompt = hear::routing_prompt(&ws, &text, &args.trigger, &args.context)?;
         if ctx.global.json {

@@ -242,7 +242,13 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
     }
     let mut entries: Vec<(String, std::fs::DirEntry)> = Vec::new();
     for (dir, _, _) in units::DIRS {
-        let Ok(listing) = std::fs::read_dir(root.join(dir)) else { continue };
+        let abs = root.join(dir);
+        // A store folder that is a link out of the workspace is not read (as in
+        // `units::markdown_files`).
+        if fsx::check_inside(&abs, "read").is_err() {
+            continue;
+        }
+        let Ok(listing) = std::fs::read_dir(&abs) else { continue };
         for e in listing.flatten() {
             if !e.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
@@ -458,11 +464,13 @@ fn refresh_locked(
             meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
             continue; // touched, not changed
         }
-        let Ok(text) = String::from_utf8(bytes) else {
-            let error = format!("{}: not valid UTF-8", root.join(&rel).display());
-            report.skipped.push(Unreadable { path: rel.clone(), error });
-            meta.files.remove(&rel);
-            continue;
+        let text = match fsx::decode(&root.join(&rel), bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
+                meta.files.remove(&rel);
+                continue;
+            }
         };
         let w = ensure_writer(&mut writer, &inner, &dir)?;
         w.delete_term(Term::from_field_text(fields.path, &rel));

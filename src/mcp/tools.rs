@@ -25,7 +25,7 @@ use crate::store::{Confidence, Store};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RememberParams {
-    /// The text to remember (at most 64 KiB).
+    /// The text to remember (at most `limits.text_bytes`, 64 KiB by default).
     text: String,
     /// Stores to write to: core, episodic, semantic, procedural, vault. Default: episodic, or
     /// semantic when entities or relations are given.
@@ -46,6 +46,10 @@ pub(super) struct RememberParams {
     /// Episode entry type: decision, fact, preference, task, event, emotion, correction.
     #[serde(rename = "type")]
     entry_type: Option<String>,
+    /// Write the text even if it looks like a credential (a key, a token, `password=`…);
+    /// without it such text is refused.
+    #[serde(default)]
+    allow_secret: bool,
 }
 
 /// Arguments of `hear`.
@@ -57,6 +61,10 @@ pub(super) struct HearParams {
     /// Detect and route, but write nothing (always on for a sub-agent).
     #[serde(default)]
     dry_run: bool,
+    /// Remember the message even if it looks like a credential; without it such a message is
+    /// refused.
+    #[serde(default)]
+    allow_secret: bool,
 }
 
 /// Arguments of `recall`.
@@ -130,7 +138,7 @@ pub(super) struct NeighborsParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ProposeParams {
-    /// The memory to propose (at most 64 KiB).
+    /// The memory to propose (at most `limits.text_bytes`, 64 KiB by default).
     text: String,
     /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
     /// with entities or relations, else episodic.
@@ -148,6 +156,9 @@ pub(super) struct ProposeParams {
     core_worthy: bool,
     /// The proposing agent's name; default: the server's `--agent`.
     from: Option<String>,
+    /// Propose the text even if it looks like a credential; without it such text is refused.
+    #[serde(default)]
+    allow_secret: bool,
 }
 
 /// Arguments of `pending`.
@@ -207,6 +218,7 @@ impl Server {
             let actor = self.actor.clone().unwrap_or_else(Actor::manual);
             let mut req = RememberRequest::new(&p.text, actor)?;
             req.trigger = "cogmem mcp remember".into();
+            req.allow_secret = p.allow_secret;
             for s in &p.stores {
                 for part in s.split(',').filter(|part| !part.trim().is_empty()) {
                     req.stores.push(Store::parse(part)?);
@@ -242,6 +254,7 @@ impl Server {
             let opts = HearOptions {
                 dry_run: p.dry_run || self.role == Role::Subagent,
                 caller: self.actor.clone(),
+                allow_secret: p.allow_secret,
             };
             let report = hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?;
             Ok(vec![json(&report)])
@@ -388,6 +401,7 @@ impl Server {
                 confidence: p.confidence.as_deref().map(Confidence::parse).transpose()?,
                 core_worthy: p.core_worthy,
                 trigger: "cogmem mcp propose".into(),
+                allow_secret: p.allow_secret,
             };
             Ok(vec![json(&propose::propose(&self.ws, &req, self.clock.as_ref())?)])
         })())

@@ -331,11 +331,22 @@ fn run_checks(
 /// The secrets check. The workspace scanner (`cogmem::secrets::scan_workspace`, issue #10 part
 /// 5) is wired in here when it lands; until then the check reports itself as not run.
 ///
-/// MERGE: this is the single call site for `crate::secrets::scan_workspace(ws)`: turn each of
-/// its findings into `Finding::new("secrets", path, rule, false).at(line)` and return an empty
-/// `not_checked`.
-fn check_secrets(_ws: &Workspace) -> (Vec<NotChecked>, Vec<Finding>) {
-    (vec![NotChecked { check: "secrets", reason: "not checked in this build" }], Vec::new())
+/// Text that looks like a credential anywhere in the workspace (the rules of
+/// [`crate::secrets`]); the finding names the rule and a redacted excerpt, never the secret.
+/// Only a person can remove it (`cogmem forget --purge`), so it is not fixable.
+fn check_secrets(ws: &Workspace) -> (Vec<NotChecked>, Vec<Finding>) {
+    let findings = crate::secrets::scan_workspace(ws)
+        .into_iter()
+        .map(|(path, f)| {
+            let message = format!(
+                "looks like a secret ({} at column {}: {}); move it out of memory and erase it \
+                 from history with `cogmem forget --purge`",
+                f.rule, f.column, f.excerpt
+            );
+            Finding::new("secrets", &path, message, false).at(f.line)
+        })
+        .collect();
+    (Vec::new(), findings)
 }
 
 // ---- schema ---------------------------------------------------------------------------------

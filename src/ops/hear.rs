@@ -121,6 +121,8 @@ pub struct HearOptions {
     pub dry_run: bool,
     /// Who passed the message on; a sub-agent may not write through `hear` (exit 4).
     pub caller: Option<Actor>,
+    /// Remember it even if it looks like a credential (`--allow-secret`).
+    pub allow_secret: bool,
 }
 
 /// Detects the trigger in `message` and acts on it.
@@ -164,8 +166,11 @@ pub fn hear(
                         crate::error::RuleError::SubagentWrite { actor: a.to_string() }.into()
                     );
                 }
+                crate::ops::remember::check_size(ws, &content)?;
+                crate::secrets::check(&content, "the message", opts.allow_secret)?;
                 let mut req =
                     request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
+                req.allow_secret = opts.allow_secret;
                 if routing.stores.contains(&Store::Procedural) {
                     // Steps need their lines: store the content itself, titled by its first line.
                     req.text = crate::ops::remember::check_text(&content)?;
@@ -282,6 +287,7 @@ pub fn remember_routed(
     answer: ValidRouting,
     actor: Actor,
     at: Option<crate::Timestamp>,
+    allow_secret: bool,
     clock: &dyn Clock,
 ) -> crate::Result<RememberReport> {
     let stored = answer.summary.as_deref().unwrap_or(text);
@@ -298,6 +304,7 @@ pub fn remember_routed(
     req.entry_type = answer.entry_type;
     req.trigger = "routing answer from the host model".into();
     req.at = at;
+    req.allow_secret = allow_secret;
     remember::remember(ws, &req, clock)
 }
 

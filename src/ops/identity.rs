@@ -315,6 +315,7 @@ pub fn submit(
     let lock = ws.lock()?;
     require_due(ws, "cogmem identity consolidate submit")?;
     let text = crate::ops::remember::check_text(text)?;
+    crate::ops::remember::check_size(ws, &text)?;
     let sub = parse_submission(&text)?;
     let now = clock.now();
     let identity = read(ws, layout::IDENTITY_MD)?;

@@ -118,6 +118,13 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
     })
 }
 
+/// Checks one JSONL line as `import` reads it (for tests and tools): `Ok` for a usable message,
+/// else the problem as text. `n` is the 1-based line number, `name` the input's name.
+pub fn check_line(line: &str, name: &str, n: usize, now: &Timestamp) -> Result<(), String> {
+    let v = serde_json::from_str::<Value>(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    parse_line(&v, name, n, now).map(|_| ())
+}
+
 /// Imports a JSONL transcript. `name` identifies the input (file name) in source references of
 /// messages without an `id`.
 ///

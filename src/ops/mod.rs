@@ -13,6 +13,7 @@ pub mod identity;
 pub mod import;
 pub mod init;
 pub mod propose;
+pub mod purge;
 pub mod reflect;
 pub mod remember;
 pub mod remote;

@@ -47,6 +47,8 @@ pub struct ProposeRequest {
     pub core_worthy: bool,
     /// What caused it.
     pub trigger: String,
+    /// Record it even if it looks like a credential (`--allow-secret`).
+    pub allow_secret: bool,
 }
 
 /// What `propose` did.
@@ -71,6 +73,8 @@ pub fn propose(
     clock: &dyn Clock,
 ) -> crate::Result<ProposeReport> {
     let text = remember::check_text(&req.text)?;
+    remember::check_size(ws, &text)?;
+    crate::secrets::check(&text, "the text", req.allow_secret)?;
     let from = Actor::parse(&format!("subagent:{}", req.from))?;
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
@@ -214,6 +218,8 @@ pub fn decide(
         Decision::Approve { store } => {
             let from = Actor::parse(&format!("bot:commit-from:{}", p.from))?;
             let mut req = RememberRequest::new(&p.content, from)?;
+            // Checked (or allowed) when it was proposed.
+            req.allow_secret = true;
             let store = match store {
                 Some(s) => *s,
                 None => Store::parse(&p.store)?,

@@ -652,6 +652,7 @@ pub fn submit(
     let c = cycle(ws)?;
     require(&c, &[State::ReadyForInput], "cogmem reflect submit")?;
     let text = crate::ops::remember::check_text(text)?;
+    crate::ops::remember::check_size(ws, &text)?;
     let checked = check_ops(ws, &text)?;
     let now = clock.now();
     let pending = read(ws, PENDING_REFLECTION)?;

@@ -20,8 +20,20 @@ use crate::store::{Confidence, Store, fsx, procedure, vault};
 use crate::workspace::{Workspace, layout};
 use crate::{Timestamp, tokens};
 
-/// The largest text `remember` accepts.
+/// The largest text `remember` accepts by default (`limits.text_bytes`).
 pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// The largest text any setting may allow; stdin is read up to this much.
+pub const HARD_MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
+
+/// Refuses text over the workspace's `limits.text_bytes`.
+pub fn check_size(ws: &Workspace, text: &str) -> Result<(), InputError> {
+    let limit = ws.settings().limits.text_bytes;
+    if text.len() > limit {
+        return Err(InputError::TextTooLong { bytes: text.len(), limit });
+    }
+    Ok(())
+}
 
 /// A relation to record: `FROM|RELATION|TO`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,10 +65,12 @@ impl Relation {
     }
 }
 
-/// Checks the memory text: not empty, at most 64 KiB. Returns it trimmed.
+/// Checks the memory text: not empty, at most [`HARD_MAX_TEXT_BYTES`]. Returns it trimmed.
+/// The workspace's own limit (`limits.text_bytes`, 64 KiB by default) is checked by
+/// [`remember`] and `propose` with [`check_size`].
 pub fn check_text(text: &str) -> Result<String, InputError> {
-    if text.len() > MAX_TEXT_BYTES {
-        return Err(InputError::TextTooLong { bytes: text.len(), limit: MAX_TEXT_BYTES });
+    if text.len() > HARD_MAX_TEXT_BYTES {
+        return Err(InputError::TextTooLong { bytes: text.len(), limit: HARD_MAX_TEXT_BYTES });
     }
     let t = text.trim();
     if t.is_empty() {
@@ -110,6 +124,8 @@ pub struct RememberRequest {
     pub actor: Actor,
     /// What caused it, for the commit message.
     pub trigger: String,
+    /// Write it even if it looks like a credential (`--allow-secret`).
+    pub allow_secret: bool,
 }
 
 impl RememberRequest {
@@ -128,6 +144,7 @@ impl RememberRequest {
             title: None,
             actor,
             trigger: "cogmem remember".into(),
+            allow_secret: false,
         })
     }
 
@@ -199,6 +216,11 @@ pub fn remember_with(
     clock: &dyn Clock,
     extend: impl FnOnce(Change) -> crate::Result<Change>,
 ) -> crate::Result<RememberReport> {
+    check_size(ws, &req.text)?;
+    crate::secrets::check(&req.text, "the text", req.allow_secret)?;
+    if let Some(title) = &req.title {
+        crate::secrets::check(title, "the title", req.allow_secret)?;
+    }
     let stores = req.routed_stores();
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());
@@ -642,7 +664,12 @@ impl Writer<'_> {
         let dir = self.ws.abs(layout::VAULT_DIR);
         let mut names: Vec<String> = Vec::new();
         if dir.is_dir() {
-            for entry in walkdir::WalkDir::new(&dir).min_depth(1).max_depth(1).sort_by_file_name() {
+            for entry in walkdir::WalkDir::new(&dir)
+                .follow_links(false)
+                .min_depth(1)
+                .max_depth(1)
+                .sort_by_file_name()
+            {
                 let Ok(entry) = entry else { continue };
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let Some(slug) = name.strip_suffix(".md") else { continue };
@@ -722,7 +749,7 @@ mod tests {
     fn text_and_tag_checks() {
         assert!(matches!(check_text("  \n"), Err(InputError::EmptyText)));
         assert!(matches!(
-            check_text(&"a".repeat(MAX_TEXT_BYTES + 1)),
+            check_text(&"a".repeat(HARD_MAX_TEXT_BYTES + 1)),
             Err(InputError::TextTooLong { .. })
         ));
         assert_eq!(parse_tags(" db, alice,,db ").unwrap(), ["db", "alice"]);

@@ -325,8 +325,9 @@ fn check(ws: &Workspace, c: &Candidate, force: bool) -> Result<(), LeftFile> {
     let text = if is_text {
         match std::str::from_utf8(bytes) {
             Ok(t) => t,
-            Err(_) => {
-                return Err(from_store_error(c, &StoreError::NotUtf8 { path: ws.abs(p) }));
+            Err(e) => {
+                let err = StoreError::NotUtf8 { path: ws.abs(p), offset: e.valid_up_to() };
+                return Err(from_store_error(c, &err));
             }
         }
     } else {

@@ -6,8 +6,9 @@
 #![expect(clippy::disallowed_methods, reason = "this module is the one place raw std::fs is used")]
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::ErrorKind;
 use crate::store::StoreError;
@@ -33,7 +34,9 @@ impl IoError {
 
     pub(crate) fn kind(&self) -> ErrorKind {
         match self.source.kind() {
-            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => ErrorKind::User,
+            io::ErrorKind::NotFound
+            | io::ErrorKind::PermissionDenied
+            | io::ErrorKind::InvalidInput => ErrorKind::User,
             _ => ErrorKind::Internal,
         }
     }
@@ -52,35 +55,182 @@ impl IoError {
     }
 }
 
-/// Reads a whole file.
+/// The default of `limits.file_bytes`: the largest file cogmem reads from a workspace.
+pub const DEFAULT_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// The size limit [`read`] applies, set from the workspace's settings when it is opened.
+static FILE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_FILE_LIMIT);
+
+/// Sets the largest file [`read`] and its kin accept (`limits.file_bytes`).
+pub fn set_file_limit(bytes: u64) {
+    FILE_LIMIT.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The largest file [`read`] accepts now.
+pub fn file_limit() -> u64 {
+    FILE_LIMIT.load(Ordering::Relaxed)
+}
+
+/// An error made here rather than by the operating system.
+fn refusal(path: &Path, op: &'static str, why: String) -> IoError {
+    IoError::new(path, op, io::Error::new(io::ErrorKind::InvalidInput, why))
+}
+
+/// The workspace root a path lies in, found without touching the disk: the folder holding its
+/// last `memory` component, or else its own folder (MEMORY.md, cogmem.toml…).
+fn lexical_root(path: &Path) -> Option<&Path> {
+    path.ancestors()
+        .skip(1)
+        .find(|a| a.file_name().is_some_and(|n| n == "memory"))
+        .and_then(Path::parent)
+        .or_else(|| path.parent())
+}
+
+/// Refuses a path that leads out of its workspace through a symbolic link: the file itself, or
+/// a folder between it and the workspace root (the folder holding `MEMORY.md` and `memory/`).
+/// Costs one `lstat` per folder level when nothing is a link; only a link makes it look for the
+/// root and resolve paths. Paths in no workspace are not checked.
+pub fn check_inside(path: &Path, op: &'static str) -> Result<(), IoError> {
+    // `ws/../x` is not in `ws`: resolve `..` through the real folders first.
+    let resolved;
+    let path = if path.components().any(|c| c == std::path::Component::ParentDir)
+        && let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+        && let Ok(real) = parent.canonicalize()
+    {
+        resolved = real.join(name);
+        resolved.as_path()
+    } else {
+        path
+    };
+    let is_link = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let Some(guess) = lexical_root(path) else { return Ok(()) };
+    if !path.ancestors().take_while(|p| *p != guess && !p.as_os_str().is_empty()).any(is_link) {
+        return Ok(());
+    }
+    // A link: find the real root (MEMORY.md and memory/), and look again below it only. A path
+    // in no workspace (a transcript the user names) may be a link like any file of theirs.
+    let Some(root) = path
+        .ancestors()
+        .skip(1)
+        .find(|a| a.join("MEMORY.md").is_file() && a.join("memory").is_dir())
+    else {
+        return Ok(());
+    };
+    if !path.ancestors().take_while(|p| *p != root && !p.as_os_str().is_empty()).any(is_link) {
+        return Ok(());
+    }
+    let Ok(real_root) = root.canonicalize() else { return Ok(()) };
+    // A dangling link (or a missing file under a linked folder) resolves through its folder.
+    let target = path
+        .canonicalize()
+        .or_else(|_| match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) if fs::symlink_metadata(path).is_err() => {
+                parent.canonicalize().map(|p| p.join(name))
+            }
+            _ => Err(io::Error::other("dangling link")),
+        })
+        .unwrap_or_else(|_| PathBuf::from("<a dangling link>"));
+    if target.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(refusal(
+            path,
+            op,
+            format!(
+                "it is a symbolic link (or inside one) leading out of the workspace, to {}; \
+                 cogmem does not follow such links",
+                target.display()
+            ),
+        ))
+    }
+}
+
+/// Checks a workspace-relative path (as git writes it, with `/`) before it is joined to the
+/// root: not empty, not absolute, no `..` or `.` component, no backslash, NUL or other control
+/// character, no drive prefix. `what` names the path in the error.
+pub fn check_relative(what: &'static str, rel: &str) -> Result<(), crate::error::InputError> {
+    let bad = |why: &'static str| crate::error::InputError::UnsafePath {
+        what,
+        value: rel.escape_debug().to_string(),
+        why,
+    };
+    if rel.is_empty() {
+        return Err(bad("it is empty"));
+    }
+    if rel.starts_with('/') || Path::new(rel).is_absolute() || rel.get(1..2) == Some(":") {
+        return Err(bad("it is an absolute path"));
+    }
+    if rel.contains('\\') {
+        return Err(bad("it contains a backslash"));
+    }
+    if rel.chars().any(char::is_control) {
+        return Err(bad("it contains NUL or another control character"));
+    }
+    if rel.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+        return Err(bad("it contains an empty, `.` or `..` component"));
+    }
+    Ok(())
+}
+
+/// Reads a whole file; refuses one over the workspace file size limit, or a symbolic link
+/// leading out of its workspace.
 pub fn read(path: &Path) -> Result<Vec<u8>, IoError> {
-    fs::read(path).map_err(|e| IoError::new(path, "read", e))
+    read_limited(path, file_limit())
+}
+
+/// Reads a whole file of at most `limit` bytes; refuses one leading out of its workspace.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
+    check_inside(path, "read")?;
+    let file = File::open(path).map_err(|e| IoError::new(path, "read", e))?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| IoError::new(path, "read", e))?;
+    if bytes.len() as u64 > limit {
+        let size = fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
+        return Err(refusal(
+            path,
+            "read",
+            format!(
+                "it is {size} bytes, over the limit of {limit} bytes (`limits.file_bytes` in \
+                 cogmem.toml)"
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Reads a file, or `None` when it does not exist.
 pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, IoError> {
-    match fs::read(path) {
+    match read(path) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(IoError::new(path, "read", e)),
+        Err(e) if e.source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
+}
+
+/// Decodes bytes read from `path` as UTF-8; the error names the path and the byte offset of
+/// the first invalid byte.
+pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, StoreError> {
+    String::from_utf8(bytes).map_err(|e| StoreError::NotUtf8 {
+        path: path.to_owned(),
+        offset: e.utf8_error().valid_up_to(),
+    })
 }
 
 /// Reads a UTF-8 text file.
 ///
-/// A file that is not UTF-8 is a [`StoreError::NotUtf8`] naming the path.
+/// A file that is not UTF-8 is a [`StoreError::NotUtf8`] naming the path and byte offset.
 pub fn read_text(path: &Path) -> crate::Result<String> {
     let bytes = read(path)?;
-    String::from_utf8(bytes).map_err(|_| StoreError::NotUtf8 { path: path.to_owned() }.into())
+    Ok(decode(path, bytes)?)
 }
 
 /// Reads a UTF-8 text file, or `None` when it does not exist.
 pub fn read_text_if_exists(path: &Path) -> crate::Result<Option<String>> {
     match read_if_exists(path)? {
         None => Ok(None),
-        Some(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| StoreError::NotUtf8 { path: path.to_owned() }.into()),
+        Some(bytes) => Ok(Some(decode(path, bytes)?)),
     }
 }
 
@@ -99,6 +249,7 @@ pub fn remove_file(path: &Path) -> Result<(), IoError> {
 
 /// Replaces a file's content atomically, creating parent folders as needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    check_inside(path, "write")?;
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     create_dir_all(parent)?;
     let mut tmp = tempfile::Builder::new()
@@ -131,6 +282,7 @@ fn set_mode(file: &File, old: Option<fs::Permissions>) -> io::Result<()> {
 
 /// Appends bytes to a file (creating it) and flushes them to disk.
 pub fn append(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    check_inside(path, "append to")?;
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }

@@ -139,15 +139,62 @@ pub fn insert_at_section_end(body: &str, section: &Section, line: &str) -> (Stri
 }
 
 /// Appends a new `## title` section at the end of a body and returns the new body.
+///
+/// A body that ends inside a block that would swallow the heading (a fenced code block or an
+/// HTML block left open by a hand edit) gets that block closed first, so the new section is
+/// always found by [`sections`].
 pub fn append_section(body: &str, title: &str) -> String {
-    let mut out = body.trim_end().to_owned();
-    if !out.is_empty() {
-        out.push_str("\n\n");
+    let base = body.trim_end();
+    let build = |closer: &str| {
+        let mut out = String::with_capacity(base.len() + closer.len() + title.len() + 8);
+        out.push_str(base);
+        out.push_str(closer);
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str("## ");
+        out.push_str(title);
+        out.push('\n');
+        out
+    };
+    let has = |out: &str| {
+        let title = title.trim();
+        sections(out).iter().any(|s| s.title.eq_ignore_ascii_case(title))
+    };
+    let plain = build("");
+    if has(&plain) {
+        return plain;
     }
-    out.push_str("## ");
-    out.push_str(title);
-    out.push('\n');
-    out
+    // A closing fence must be at least as long as the opening one.
+    let run = |c: char| {
+        let mut best = 0;
+        let mut n = 0;
+        for ch in base.chars() {
+            n = if ch == c { n + 1 } else { 0 };
+            best = best.max(n);
+        }
+        best.max(3)
+    };
+    let ticks = format!("\n{}", "`".repeat(run('`')));
+    let tildes = format!("\n{}", "~".repeat(run('~')));
+    let html = "\n--> ?> ]]> > </pre></script></style></textarea>".to_owned();
+    for closer in [
+        ticks.clone(),
+        tildes.clone(),
+        html.clone(),
+        format!("{ticks}{html}"),
+        format!("{tildes}{html}"),
+        format!("{html}{ticks}"),
+        format!("{html}{tildes}"),
+        format!("{ticks}{tildes}"),
+        format!("{tildes}{ticks}"),
+    ] {
+        let out = build(&closer);
+        if has(&out) {
+            return out;
+        }
+    }
+    plain
 }
 
 /// Updates `Key: value` fields in the first `<!-- … -->` line that has `anchor` (such as

@@ -22,10 +22,12 @@ pub mod vault;
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The file is not UTF-8 text.
-    #[error("{}: not valid UTF-8", path.display())]
+    #[error("{}: not valid UTF-8 at byte {offset}", path.display())]
     NotUtf8 {
         /// The file.
         path: PathBuf,
+        /// The 0-based byte offset of the first invalid byte.
+        offset: usize,
     },
     /// The file breaks its format at a line.
     #[error("{}:{line}: {what}", path.display())]

@@ -275,10 +275,13 @@ pub fn wiki_links(text: &str) -> Vec<String> {
 /// Lists `*.md` files directly in a workspace folder, sorted, as relative paths.
 pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
     let abs = root.join(dir);
-    if !abs.is_dir() {
+    // A store folder that is a link out of the workspace is not read (walkdir follows a
+    // linked root even with `follow_links(false)`).
+    if !abs.is_dir() || fsx::check_inside(&abs, "read").is_err() {
         return Vec::new();
     }
     let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
+        .follow_links(false)
         .min_depth(1)
         .max_depth(1)
         .into_iter()

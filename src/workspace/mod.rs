@@ -176,6 +176,7 @@ impl Workspace {
         }
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_owned());
         let settings = Settings::load(&root)?;
+        crate::store::fsx::set_file_limit(settings.limits.file_bytes);
         Ok(Self { root, settings })
     }
 

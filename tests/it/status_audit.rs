@@ -49,7 +49,7 @@ fn status_skips_unreadable_files_with_exit_3() {
     let out = env.run(["status"]).output().code(3);
     assert_eq!(
         out.stderr,
-        "warning: skipped [TMP]/ws/memory/episodes/2026-10-01.md: not valid UTF-8\n"
+        "warning: skipped [TMP]/ws/memory/episodes/2026-10-01.md: not valid UTF-8 at byte 6\n"
     );
     assert!(out.stdout.contains("episodic    1 entry in 2 days"), "{out}");
 }

@@ -1,0 +1,542 @@
+//! Credentials that must not become memories. [`scan`] finds text that looks like a private key,
+//! a cloud or forge token, a `password=` pair, credentials in a URL, or a high-entropy string
+//! next to a key word; `remember`, `hear`, `import` and `propose` refuse such text (exit 4)
+//! unless the caller passes `--allow-secret`, and `verify` runs [`scan_workspace`].
+//!
+//! Findings never carry the secret itself: only the rule, the 1-based line and column, and a
+//! redacted excerpt (a few leading characters and the length). Every rule is a regular
+//! expression of the `regex` crate (linear time) or a single pass over the text, so scanning is
+//! linear in the input, whatever it holds.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::error::RuleError;
+use crate::store::fsx;
+use crate::workspace::Workspace;
+
+/// One place where the text looks like a credential.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecretFinding {
+    /// The rule that matched, e.g. `github-token`.
+    pub rule: &'static str,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// A redacted excerpt: never the whole secret.
+    pub excerpt: String,
+}
+
+/// A pattern rule: its name, its regex, and the capture group holding the secret (0: all).
+struct Rule {
+    name: &'static str,
+    re: Regex,
+    group: usize,
+    /// An extra test on the matched secret (e.g. needs a digit).
+    check: fn(&str) -> bool,
+}
+
+fn always(_: &str) -> bool {
+    true
+}
+
+/// A letter and a digit both occur: real keys have both, words do not.
+fn mixed(s: &str) -> bool {
+    s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// A value after `password:`: a digit, a symbol or mixed case, not a placeholder.
+fn password_value(s: &str) -> bool {
+    let v = s.trim_matches(['"', '\'']);
+    let placeholder = v.starts_with('<')
+        || v.starts_with("${")
+        || v.starts_with("{{")
+        || v.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
+        || ["none", "null", "empty", "redacted", "changeme", "password", "secret"]
+            .contains(&v.to_ascii_lowercase().as_str());
+    if placeholder || v.chars().count() < 4 {
+        return false;
+    }
+    let digit = v.chars().any(|c| c.is_ascii_digit());
+    let symbol = v.chars().any(|c| c.is_ascii_punctuation());
+    let upper = v.chars().any(|c| c.is_uppercase());
+    let lower = v.chars().any(|c| c.is_lowercase());
+    digit || symbol || upper && lower
+}
+
+fn rule(name: &'static str, pattern: &str, group: usize, check: fn(&str) -> bool) -> Rule {
+    // The patterns are constants of this file; a bad one fails the unit tests.
+    let re = Regex::new(pattern).expect("secret rule patterns are valid");
+    Rule { name, re, group, check }
+}
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    vec![
+        rule(
+            "private-key",
+            r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP |SSH2 ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
+            0,
+            always,
+        ),
+        rule("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, always),
+        rule(
+            "aws-secret-access-key",
+            r#"(?i)\baws_?(?:secret_?access_?key|secret_?key|secret)\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+            1,
+            always,
+        ),
+        rule("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b", 0, always),
+        rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 0, always),
+        rule("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 0, always),
+        rule("slack-token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}", 0, mixed),
+        rule("stripe-key", r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b", 0, always),
+        rule("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}", 0, always),
+        rule("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0, always),
+        rule("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0, openai),
+        rule("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0, always),
+        rule(
+            "url-credentials",
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@]{1,100}:([^\s/@]{3,200})@[^\s/@]",
+            1,
+            url_password,
+        ),
+        rule(
+            "password-assignment",
+            r#"(?i)(?:\b|_)(?:password|passwd|passphrase|pwd|secret|client_secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key)\b["']?[ \t]*=[ \t]*("[^"\r\n]{4,200}"|'[^'\r\n]{4,200}'|[^\s"',;]{4,200})"#,
+            1,
+            password_value,
+        ),
+        rule(
+            "password-assignment",
+            r#"(?i)(?:\b|_)(?:password|passwd|passphrase|pwd|client_secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token)\b["']?[ \t]*:[ \t]*("[^"\r\n]{4,200}"|'[^'\r\n]{4,200}'|[^\s"',;]{6,200})"#,
+            1,
+            password_value,
+        ),
+        rule("bearer-token", r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/\-]{20,}=*)", 1, bearer),
+    ]
+});
+
+fn openai(s: &str) -> bool {
+    !s.starts_with("sk-ant-") && mixed(s)
+}
+
+fn url_password(s: &str) -> bool {
+    // `https://user:${TOKEN}@host`, `:****@` or `user:password@host` hold no credential.
+    let placeholder_word = ["password", "pass", "passwd", "pwd", "secret", "token", "pw"]
+        .contains(&s.to_ascii_lowercase().as_str());
+    !(s.starts_with("${")
+        || s.starts_with('<')
+        || s.chars().all(|c| c == '*' || c == 'x')
+        || placeholder_word)
+}
+
+fn bearer(s: &str) -> bool {
+    mixed(s) && entropy(s) >= 3.0
+}
+
+/// Words that make a nearby high-entropy string suspicious.
+const KEY_WORDS: [&str; 9] =
+    ["token", "secret", "key", "password", "passwd", "credential", "apikey", "auth", "bearer"];
+
+/// Words that make a 40-hex string a commit id rather than a secret.
+const GIT_WORDS: [&str; 7] = ["commit", "sha", "git", "merge", "revision", "rev", "hash"];
+
+/// The minimum length of a high-entropy token.
+pub const ENTROPY_MIN_LEN: usize = 20;
+/// Shannon entropy (bits per character) at or above which a mixed token is suspicious.
+pub const ENTROPY_THRESHOLD: f64 = 3.5;
+/// The same for a token of hex digits only (at most 4 bits per character).
+pub const HEX_ENTROPY_THRESHOLD: f64 = 3.0;
+
+/// Shannon entropy of a string, in bits per character.
+pub fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    let mut n = 0u32;
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    let n = f64::from(n);
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+static TOKEN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/=_\-]{20,}").expect("token pattern is valid"));
+
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+        .expect("uuid pattern is valid")
+});
+
+/// Tells whether `word` occurs in `hay` (lower-case) as the start of a word.
+fn has_word(hay: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        hay.match_indices(w).any(|(i, _)| {
+            i == 0 || !hay[..i].chars().next_back().is_some_and(|c| c.is_ascii_alphabetic())
+        })
+    })
+}
+
+/// A high-entropy token near a key word, in one line (`offset` is the line's byte offset).
+fn entropy_findings(line: &str, offset: usize, out: &mut Vec<(usize, usize, &'static str)>) {
+    let lower = line.to_ascii_lowercase();
+    if !has_word(&lower, &KEY_WORDS) {
+        return;
+    }
+    for m in TOKEN.find_iter(line) {
+        let tok = m.as_str().trim_end_matches('=');
+        if tok.len() < ENTROPY_MIN_LEN || UUID.is_match(tok) {
+            continue;
+        }
+        // The key word must come shortly before the token (or be part of it: `api_key_…`).
+        let before_start = floor_char(line, m.start().saturating_sub(48));
+        let before = &lower[before_start..m.start()];
+        if !has_word(before, &KEY_WORDS) {
+            continue;
+        }
+        let hex = tok.chars().all(|c| c.is_ascii_hexdigit());
+        if hex {
+            if tok.len() == 40 && has_word(&lower, &GIT_WORDS) || tok.len() < 32 {
+                continue;
+            }
+            if entropy(tok) < HEX_ENTROPY_THRESHOLD {
+                continue;
+            }
+        } else {
+            let upper = tok.chars().any(|c| c.is_ascii_uppercase());
+            let lower_c = tok.chars().any(|c| c.is_ascii_lowercase());
+            let digit = tok.chars().any(|c| c.is_ascii_digit());
+            let classes = usize::from(upper) + usize::from(lower_c) + usize::from(digit);
+            if classes < 2 || !digit && !tok.contains(['+', '/']) || identifier_like(tok) {
+                continue; // words joined by `_` or `-`, camelCase names, `event--review-2024`
+            }
+            if entropy(tok) < ENTROPY_THRESHOLD {
+                continue;
+            }
+        }
+        out.push((offset + m.start(), m.end() - m.start(), "high-entropy-string"));
+    }
+}
+
+/// Kebab, snake or path names (`event--nebula-review-2024`, `API_KEY_V2`,
+/// `entities/tool--auth0-sign-off`): every part between `-`, `_` and `/` is a word in one case
+/// optionally followed by digits (`auth0`, `v2`), a number, or at most three characters.
+fn identifier_like(tok: &str) -> bool {
+    let wordish = |seg: &str, lower: bool| {
+        let letters = seg.trim_end_matches(|c: char| c.is_ascii_digit());
+        !letters.is_empty()
+            && letters
+                .chars()
+                .all(|c| if lower { c.is_ascii_lowercase() } else { c.is_ascii_uppercase() })
+    };
+    tok.contains(['-', '_', '/'])
+        && tok.split(['-', '_', '/']).all(|seg| {
+            seg.len() <= 3
+                || seg.chars().all(|c| c.is_ascii_digit())
+                || wordish(seg, true)
+                || wordish(seg, false)
+        })
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Redacts a secret for display: a few leading characters and the length.
+pub fn redact(secret: &str) -> String {
+    let n = secret.chars().count();
+    let keep = match n {
+        0..=7 => 0,
+        8..=19 => 2,
+        _ => 4,
+    };
+    let head: String = secret.chars().take(keep).collect();
+    format!("{head}… ({n} chars)")
+}
+
+/// Finds everything in `text` that looks like a credential, in order of position.
+pub fn scan(text: &str) -> Vec<SecretFinding> {
+    // (byte offset, byte length, rule) of each secret found.
+    let mut hits: Vec<(usize, usize, &'static str)> = Vec::new();
+    for r in RULES.iter() {
+        for caps in r.re.captures_iter(text) {
+            let Some(m) = caps.get(r.group) else { continue };
+            if (r.check)(m.as_str()) {
+                hits.push((m.start(), m.end() - m.start(), r.name));
+            }
+        }
+    }
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        entropy_findings(line, offset, &mut hits);
+        offset += line.len();
+    }
+    hits.sort_by_key(|&(start, len, _)| (start, std::cmp::Reverse(len)));
+    // One finding per place: a token matched by a specific rule and the entropy rule, or a
+    // JWT inside a bearer header, is reported once, by the first (longest) rule.
+    let mut out: Vec<SecretFinding> = Vec::new();
+    let mut covered_to = 0;
+    let mut line = 1;
+    let mut line_start = 0;
+    let mut cursor = 0;
+    for (start, len, rule) in hits {
+        if start < covered_to {
+            continue;
+        }
+        covered_to = start + len;
+        // Advance the line counter to `start`.
+        for (i, b) in text.as_bytes()[cursor..start].iter().enumerate() {
+            if *b == b'\n' {
+                line += 1;
+                line_start = cursor + i + 1;
+            }
+        }
+        cursor = start;
+        let column = text[line_start..start].chars().count() + 1;
+        let secret = &text[start..start + len];
+        let excerpt = if rule == "private-key" { secret.to_owned() } else { redact(secret) };
+        out.push(SecretFinding { rule, line, column, excerpt });
+    }
+    out
+}
+
+/// Refuses `text` when it looks like a credential, unless `allow` is set. `what` names the text
+/// in the error (`the text`, `line 3 of the import`…); line numbers are the text's own.
+pub fn check(text: &str, what: &str, allow: bool) -> Result<(), RuleError> {
+    if allow {
+        return Ok(());
+    }
+    match scan(text).into_iter().next() {
+        None => Ok(()),
+        Some(f) => Err(RuleError::Secret {
+            what: what.to_owned(),
+            rule: f.rule,
+            line: f.line,
+            column: f.column,
+            excerpt: f.excerpt,
+        }),
+    }
+}
+
+/// Refuses a JSONL import any line of which looks like a credential, unless `allow` is set;
+/// the error names the import's line.
+pub fn check_import(input: &str, allow: bool) -> Result<(), RuleError> {
+    if allow {
+        return Ok(());
+    }
+    match scan(input).into_iter().next() {
+        None => Ok(()),
+        Some(f) => Err(RuleError::Secret {
+            what: format!("line {} of the import", f.line),
+            rule: f.rule,
+            line: f.line,
+            column: f.column,
+            excerpt: f.excerpt,
+        }),
+    }
+}
+
+/// Files of the workspace that [`scan_workspace`] reads: every regular file outside `.git` and
+/// the derived `.cogmem` folder, symbolic links not followed.
+fn workspace_files(root: &Path) -> Vec<String> {
+    let mut out: Vec<String> = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || !(e.file_name() == ".git" || e.file_name() == ".cogmem")
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(root).ok()?;
+            Some(rel.to_str()?.replace('\\', "/"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Scans every text file of the workspace; returns `(relative path, finding)` pairs, by path.
+///
+/// Files that are not UTF-8, over the workspace file size limit, or symbolic links are skipped
+/// (`verify` reports those on their own).
+pub fn scan_workspace(ws: &Workspace) -> Vec<(String, SecretFinding)> {
+    let limit = ws.settings().limits.file_bytes;
+    let mut out = Vec::new();
+    for rel in workspace_files(ws.root()) {
+        let abs = ws.root().join(&rel);
+        let Ok(bytes) = fsx::read_limited(&abs, limit) else { continue };
+        let Ok(text) = String::from_utf8(bytes) else { continue };
+        for f in scan(&text) {
+            out.push((rel.clone(), f));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str) -> Vec<&'static str> {
+        scan(text).into_iter().map(|f| f.rule).collect()
+    }
+
+    /// Fake credentials, assembled at run time so that no scanner flags this source file.
+    fn fake(prefix: &str, body: &str) -> String {
+        format!("{prefix}{body}")
+    }
+
+    #[test]
+    fn true_positives() {
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let table: Vec<(String, &str)> = vec![
+            ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n".into(), "private-key"),
+            ("-----BEGIN OPENSSH PRIVATE KEY-----".into(), "private-key"),
+            ("-----BEGIN PRIVATE KEY-----".into(), "private-key"),
+            (format!("id {}", fake("AKIA", "IOSFODNN7EXAMPLE")), "aws-access-key-id"),
+            (
+                format!(
+                    "aws_secret_access_key = {}",
+                    fake("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY")
+                ),
+                "aws-secret-access-key",
+            ),
+            (format!("token {gh} for CI"), "github-token"),
+            (fake("github_pat_", "11ABCDEFG0123456789_abcdefghijklmnopqrstuv"), "github-token"),
+            (fake("gho_", "16C7e42F292c6912E7710c838347Ae178B4a"), "github-token"),
+            (fake("glpat-", "xYz12AbC34dEf56GhI78jK"), "gitlab-token"),
+            (fake("xoxb-", "123456789012-1234567890123-AbCdEfGhIjKlMnOp"), "slack-token"),
+            (fake("sk_live_", "4eC39HqLyjWDarjtT1zdp7dc"), "stripe-key"),
+            (fake("AIza", "SyD-1234567890abcdefghijklmnopqrstu"), "google-api-key"),
+            (fake("sk-ant-", "api03-AbCdEf123456GhIjKl789012MnOp"), "anthropic-key"),
+            (fake("sk-proj-", "Ab12Cd34Ef56Gh78Ij90Kl12Mn34"), "openai-key"),
+            (
+                fake(
+                    "eyJhbGciOiJIUzI1NiJ9.",
+                    "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                ),
+                "jwt",
+            ),
+            ("password=hunter2".into(), "password-assignment"),
+            ("DB_PASSWORD=\"s3cr3t-Value\"".into(), "password-assignment"),
+            ("passwd: Tr0ub4dor&3".into(), "password-assignment"),
+            ("secret=abcd1234".into(), "password-assignment"),
+            ("api_key = 'zq81kdhs7'".into(), "password-assignment"),
+            ("https://alice:Sup3rS3cret@db.example.com/x".into(), "url-credentials"),
+            ("Authorization: Bearer abcDEF123456ghiJKL789mnoPQR".into(), "bearer-token"),
+            ("the deploy token is Zx8Qw2Lk9Pm4Rt6Yh1Nb3Vc5".into(), "high-entropy-string"),
+            ("license key 4fz9-k2mq-8xw3-p7vd-q2n6-h5tb".into(), "high-entropy-string"),
+            (
+                "api key: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".into(),
+                "high-entropy-string",
+            ),
+        ];
+        for (text, want) in &table {
+            let got = rules(text);
+            assert_eq!(got.first().copied(), Some(*want), "{text:?} gave {got:?}");
+        }
+    }
+
+    #[test]
+    fn false_positives() {
+        let table = [
+            "Alice prefers tea over coffee, and her password manager is 1Password.",
+            "The secret to good bread is patience.",
+            "Remember the key decision: we chose Postgres over MySQL in 2026.",
+            "Fixed in commit 3f2a9c1e4b5d6a7f8e9d0c1b2a3f4e5d6c7b8a9f, see the key change there",
+            "git commit 9fceb02d0ae598e95dc970b74767f19372d61af8 holds the token refactor",
+            "request id 550e8400-e29b-41d4-a716-446655440000 failed with an auth error",
+            "The meeting is on 2026-11-30T18:01:21Z about the API key rotation policy.",
+            "Docs at https://docs.example.com/guide/tokens/refresh_token_rotation?page=2",
+            "password: see the team vault",
+            "Set password=<your password> and secret=${SECRET} in the env file.",
+            "token handling lives in src/auth/token_refresh_handler_module",
+            "Use the SSH key in ~/.ssh/id_ed25519 for the build server",
+            "The sk-learn library and the scikit-learn key points",
+            "keyboard shortcuts: Ctrl+Shift+P opens the command palette",
+            "ticket ABCD-1234 mentions the credential rotation schedule",
+            "日本語のテキスト、パスワードを忘れないで",
+            "| concept--slow-password | relates-to | event--nebula-review-2024 | 0.8 |",
+            "rotate the API key per API_KEY_ROTATION_POLICY_2024_Q3 and PASSWORD_MIN_LENGTH_12",
+            "connect with scheme://user:password@host as documented",
+            "| event--keystone-workshop-2026 | event | entities/event--keystone-workshop-2026.md |",
+            "| tool--auth0-sign-off | tool | auth0 sign off | entities/tool--auth0-sign-off.md |",
+        ];
+        for text in table {
+            let got = scan(text);
+            assert!(got.is_empty(), "{text:?} gave {got:?}");
+        }
+    }
+
+    #[test]
+    fn findings_name_line_and_column_and_never_echo_the_secret() {
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let text = format!("first line\nmy token: {gh}\n");
+        let f = scan(&text);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].line, f[0].column), (2, 11));
+        assert!(!f[0].excerpt.contains(&gh[6..]), "{}", f[0].excerpt);
+        assert_eq!(f[0].excerpt, "ghp_… (40 chars)");
+        let err = check(&text, "the text", false).unwrap_err().to_string();
+        assert!(err.contains("github-token") && err.contains("line 2, column 11"), "{err}");
+        assert!(!err.contains(&gh), "{err}");
+        assert!(check(&text, "the text", true).is_ok());
+    }
+
+    #[test]
+    fn entropy_is_bits_per_character() {
+        assert!(entropy("") == 0.0);
+        assert!((entropy("aaaa") - 0.0).abs() < 1e-9);
+        assert!((entropy("abcd") - 2.0).abs() < 1e-9);
+    }
+
+    /// Prints the scanner's speed on 1 MiB of prose and 1 MiB of key-word-dense text:
+    /// `cargo test --lib secrets::tests::scan_throughput -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn scan_throughput() {
+        use std::io::Write as _;
+        let prose = "Alice prefers green tea over coffee; the key decision was Postgres. "
+            .repeat(1 << 14)[..1 << 20]
+            .to_owned();
+        let dense = "token=abc key: Zx8Qw2Lk9Pm4Rt6Yh1Nb3Vc5 secret password ghp_ AKIA sk- "
+            .repeat(1 << 14)[..1 << 20]
+            .to_owned();
+        for (name, text) in [("prose", &prose), ("key-word dense", &dense)] {
+            let start = std::time::Instant::now();
+            let n = scan(text).len();
+            let took = start.elapsed();
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "scan {name}: 1 MiB in {:.1} ms ({:.1} MiB/s), {n} findings",
+                took.as_secs_f64() * 1000.0,
+                1.0 / took.as_secs_f64()
+            );
+        }
+    }
+
+    #[test]
+    fn scanning_is_fast_on_large_hostile_input() {
+        let big = "password=".repeat(20_000) + &"A".repeat(100_000) + &"key ".repeat(20_000);
+        let f = scan(&big);
+        assert!(f.len() <= big.len());
+    }
+}

@@ -1,0 +1,248 @@
+//! Hostile input at the edges: names that would become paths outside the workspace, symbolic
+//! links leading out of it, inputs over the configured size limits, and files that are not
+//! UTF-8. Each is refused or skipped with an error naming the problem; nothing outside the
+//! workspace is read or written, and nothing panics.
+
+use crate::common::TestEnv;
+
+/// Runs a command that must fail with `code` and a first error line containing `want`, without
+/// a commit or a change on disk.
+#[track_caller]
+fn refused(env: &TestEnv, args: &[&str], stdin: Option<&[u8]>, code: i32, want: &str) {
+    let head = env.head();
+    let before = env.snapshot();
+    let mut cmd = env.run(args);
+    if let Some(b) = stdin {
+        cmd = cmd.stdin(b);
+    }
+    let out = cmd.output().code(code);
+    let first = out.stderr.lines().next().unwrap_or("");
+    assert!(first.starts_with("error: ") && first.contains(want), "{args:?}:\n{out}");
+    assert!(!out.stderr.contains("panicked"), "{out}");
+    assert_eq!(env.head(), head, "{args:?}: no commit");
+    assert_eq!(env.snapshot(), before, "{args:?}: no change on disk");
+}
+
+/// Files under the temp folder but outside the workspace.
+fn outside_files(env: &TestEnv) -> Vec<String> {
+    let mut out: Vec<String> = walkdir::WalkDir::new(&env.home)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.path().starts_with(&env.root) && e.file_type().is_file())
+        .map(|e| e.path().display().to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn crafted_ids_are_rejected_at_every_entry_point() {
+    let env = TestEnv::initialized();
+    let outside_before = outside_files(&env);
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (vec!["remember", "x", "--entity", "person--../../../tmp/evil"], 1, "invalid entity id"),
+        (vec!["remember", "x", "--entity", "../person--x"], 1, "invalid entity id"),
+        (vec!["remember", "x", "--entity", "/etc/passwd"], 1, "invalid entity id"),
+        (vec!["remember", "x", "--entity", "person--a\\..\\b"], 1, "invalid entity id"),
+        (vec!["remember", "x", "--entity", "person--a\0b"], 2, ""),
+        (vec!["remember", "x", "--entity", "person--a\u{1}b"], 1, "invalid entity id"),
+        (
+            vec!["remember", "x", "--relation", "person--a|knows|person--../../x"],
+            1,
+            "invalid entity id",
+        ),
+        (vec!["graph", "neighbors", "../../../etc/passwd"], 1, ""),
+        (vec!["show", "entity:../../../etc/passwd"], 1, "no memory has the id"),
+        (vec!["forget", "--id", "../../etc/passwd", "--yes"], 1, "no memory has the id"),
+        (vec!["forget", "--purge", "entity:../../x", "--yes"], 1, "no memory has the id"),
+        (vec!["restore", "vault:../../x"], 1, ""),
+        (vec!["touch", "episode:../../x"], 1, ""),
+        (
+            vec!["--actor", "subagent:r", "propose", "--entity", "person--../x", "x"],
+            1,
+            "invalid entity id",
+        ),
+        (vec!["--actor", "../../x", "remember", "x"], 1, "invalid actor"),
+    ];
+    for (args, code, want) in cases {
+        if code == 2 {
+            // A NUL cannot even be passed as an argument; the OS refuses it before cogmem runs.
+            continue;
+        }
+        refused(&env, &args, None, code, want);
+    }
+    // A title becomes a slug: separators and dots cannot survive.
+    let out = env.mutate([
+        "remember",
+        "--store",
+        "procedural",
+        "--title",
+        "../../../tmp/evil",
+        "step one",
+    ]);
+    assert!(out.stderr.contains("memory/procedures/tmp-evil.md"), "{out}");
+    let out = env.mutate(["remember", "--store", "vault", "--title", "/etc/passwd", "a note"]);
+    assert!(out.stderr.contains("memory/vault/etc-passwd.md"), "{out}");
+    // An import id is a source label, never a file name.
+    let jsonl = "{\"timestamp\":\"2026-05-08T13:56:00Z\",\"speaker\":\"A\",\"text\":\"hi there\",\"id\":\"../../../tmp/evil\"}\n";
+    env.run(["import", "-"]).stdin(jsonl.as_bytes()).success();
+    assert_eq!(outside_files(&env), outside_before, "nothing written outside the workspace");
+}
+
+#[test]
+fn operation_targets_outside_the_workspace_are_rejected() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Bob talked about the garden"]).success();
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+    for target in [
+        "../../etc/passwd",
+        "/etc/passwd",
+        "memory/../../x.md",
+        "memory\\..\\x.md",
+        "entity:../../x",
+        "C:/x.md",
+        "~/.ssh/id_rsa",
+    ] {
+        let text = format!(
+            "Thinking.\n\nOPERATION: EXTRACT\nTARGET: {target}\nCONTENT: x\nREASON: y\n---\n"
+        );
+        refused(&env, &["reflect", "submit", "-"], Some(text.as_bytes()), 1, "reflection block 1");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_workspace_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let env = TestEnv::initialized();
+    env.run(["remember", "--entity", "person--alice", "Alice likes tea"]).success();
+    let outside = env.home.join("outside.md");
+    std::fs::write(&outside, "# Evil\n\nzanzibar-marker outside text\n").unwrap();
+    symlink(&outside, env.path("memory/graph/entities/evil.md")).unwrap();
+    symlink(&outside, env.path("memory/graph/entities/person--mallory.md")).unwrap();
+    env.git_commit_all("links");
+    // Not read into the index or the unit list.
+    env.run(["reindex"]).success();
+    let out = env.run(["search", "zanzibar"]).output();
+    assert!(!out.stdout.contains("zanzibar"), "{out}");
+    let out = env.run(["search", "tea", "--json"]).success();
+    assert!(!out.stdout.contains("mallory"), "{out}");
+    // Not written through.
+    let before = std::fs::read(&outside).unwrap();
+    let out = env.run(["remember", "--entity", "person--mallory", "Mallory lies"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert_eq!(std::fs::read(&outside).unwrap(), before, "the outside file is unchanged");
+    // A store folder that is a link out of the workspace: not read, not written.
+    let outside_dir = env.home.join("outside-vault");
+    std::fs::create_dir(&outside_dir).unwrap();
+    std::fs::write(outside_dir.join("secret.md"), "# S\n\nquetzal-marker\n").unwrap();
+    std::fs::remove_dir_all(env.path("memory/vault")).ok();
+    symlink(&outside_dir, env.path("memory/vault")).unwrap();
+    env.git_commit_all("vault link");
+    env.run(["reindex"]).success();
+    let out = env.run(["search", "quetzal"]).output();
+    assert!(!out.stdout.contains("quetzal"), "{out}");
+    let out = env.run(["remember", "--store", "vault", "a pinned note"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert_eq!(std::fs::read_dir(&outside_dir).unwrap().count(), 1, "nothing written there");
+    // Links the user owns outside a workspace are theirs: a linked transcript imports, and a
+    // workspace reached through a linked folder works.
+    let real = env.home.join("chat-real.jsonl");
+    std::fs::write(&real, "{\"timestamp\":\"2026-05-08\",\"speaker\":\"A\",\"text\":\"hello\"}\n")
+        .unwrap();
+    symlink(&real, env.home.join("chat.jsonl")).unwrap();
+    env.run(["import", "../chat.jsonl"]).success();
+    symlink(&env.root, env.home.join("ws-link")).unwrap();
+    let link = env.home.join("ws-link");
+    env.run(["--workspace", link.to_str().unwrap(), "remember", "through a linked root"]).success();
+    // A link that stays inside the workspace is fine to read.
+    let env2 = TestEnv::initialized();
+    env2.write("notes.md", "# N\n");
+    symlink(env2.path("notes.md"), env2.path("memory/graph/entities/topic--notes.md")).unwrap();
+    assert!(
+        cogmem::store::fsx::check_inside(
+            &env2.path("memory/graph/entities/topic--notes.md"),
+            "read"
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn inputs_over_the_configured_limits_are_refused_naming_the_key() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[limits]\ntext_bytes = 100\nimport_bytes = 300\nfile_bytes = 4096\n");
+    env.git_commit_all("small limits");
+    let long = "word ".repeat(21);
+    refused(&env, &["remember", &long], None, 1, "the limit is 100 bytes (`limits.text_bytes`");
+    refused(&env, &["remember", "-"], Some(long.as_bytes()), 1, "`limits.text_bytes`");
+    refused(&env, &["--actor", "subagent:r", "propose", &long], None, 1, "`limits.text_bytes`");
+    refused(&env, &["hear", &format!("remember that {long}")], None, 1, "`limits.text_bytes`");
+    let line = "{\"timestamp\":\"2026-05-08T13:56:00Z\",\"speaker\":\"A\",\"text\":\"hello\"}\n";
+    let big = line.repeat(6);
+    env.write("../big.jsonl", &big);
+    refused(&env, &["import", "../big.jsonl"], None, 1, "`limits.import_bytes`");
+    refused(&env, &["import", "-"], Some(big.as_bytes()), 1, "`limits.import_bytes`");
+    // A workspace file over `limits.file_bytes` is skipped with a warning naming the key.
+    env.write("memory/episodes/2026-01-01.md", &format!("# 2026-01-01\n\n{}", "x ".repeat(3000)));
+    env.git_commit_all("huge episode");
+    let out = env.run(["reindex"]).output();
+    assert!(out.stderr.contains("memory/episodes/2026-01-01.md"), "{out}");
+    assert!(out.stderr.contains("`limits.file_bytes`"), "{out}");
+    assert!(!out.stderr.contains("panicked"), "{out}");
+    // Out-of-range settings are refused.
+    env.write("cogmem.toml", "[limits]\ntext_bytes = 0\n");
+    env.git_commit_all("zero");
+    refused(&env, &["status"], None, 1, "limits.text_bytes");
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_path_and_byte_offset_and_skipped() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Alice likes green tea"]).success();
+    let mut bytes = b"# 2026-01-02\n\n## 10:00 \xe2\x80\x94 fact\n\nok".to_vec();
+    let offset = bytes.len();
+    bytes.extend_from_slice(b"\xff\xfe broken\n");
+    std::fs::write(env.path("memory/episodes/2026-01-02.md"), &bytes).unwrap();
+    std::fs::write(env.path("memory/graph/entities/person--bad.md"), b"\xc3\x28").unwrap();
+    env.git_commit_all("bad bytes");
+    for args in [vec!["reindex"], vec!["search", "tea"], vec!["status"], vec!["context"]] {
+        let out = env.run(&args).output();
+        assert!(out.code == 0 || out.code == 3, "{args:?}: {out}");
+        assert!(!out.stderr.contains("panicked"), "{out}");
+    }
+    let out = env.run(["reindex", "--full"]).output();
+    assert!(
+        out.stderr
+            .contains(&format!("memory/episodes/2026-01-02.md: not valid UTF-8 at byte {offset}")),
+        "{out}"
+    );
+    assert!(out.stderr.contains("person--bad.md: not valid UTF-8 at byte 0"), "{out}");
+    let out = env.run(["search", "tea"]).output();
+    assert!(out.stdout.contains("green tea"), "the good files still answer: {out}");
+}
+
+#[test]
+fn mcp_arguments_that_would_become_paths_are_rejected() {
+    let env = TestEnv::initialized();
+    let outside_before = outside_files(&env);
+    let head = env.head();
+    let calls = [
+        serde_json::json!({"name":"remember","arguments":{"text":"x","entities":["person--../../evil"]}}),
+        serde_json::json!({"name":"remember","arguments":{"text":"x","relations":["person--a|knows|../../b"]}}),
+        serde_json::json!({"name":"show","arguments":{"id":"entity:../../../etc/passwd"}}),
+        serde_json::json!({"name":"forget","arguments":{"id":"../../etc/passwd","confirm":true}}),
+        serde_json::json!({"name":"graph_neighbors","arguments":{"entity":"../../../etc/passwd"}}),
+        serde_json::json!({"name":"propose","arguments":{"text":"x","from":"../../r"}}),
+        serde_json::json!({"name":"propose","arguments":{"text":"x","from":"r","entities":["/etc/passwd"]}}),
+    ];
+    let answers = crate::secrets::mcp_calls(&env, &calls);
+    for (call, a) in calls.iter().zip(&answers) {
+        assert_eq!(a["result"]["isError"], true, "{call} gave {a}");
+    }
+    assert_eq!(env.head(), head, "no commit");
+    assert_eq!(outside_files(&env), outside_before, "nothing written outside the workspace");
+}

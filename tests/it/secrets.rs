@@ -1,0 +1,233 @@
+//! Secrets: `remember`, `hear`, `import` and `propose` (CLI and MCP) refuse text that looks like
+//! a credential with exit 4, naming the rule and where, never echoing the secret; with
+//! `--allow-secret` they write it. `secrets::scan_workspace` finds what is already there.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::common::TestEnv;
+
+/// A fake GitHub token, assembled so that no scanner flags this file.
+fn github_token() -> String {
+    format!("{}_{}", "ghp", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4")
+}
+
+fn aws_key_id() -> String {
+    format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE")
+}
+
+#[track_caller]
+fn refused(env: &TestEnv, args: &[&str], stdin: Option<&str>, rule: &str, secret: &str) -> String {
+    let head = env.head();
+    let before = env.snapshot();
+    let mut cmd = env.run(args);
+    if let Some(s) = stdin {
+        cmd = cmd.stdin(s.as_bytes());
+    }
+    let out = cmd.output().code(4);
+    assert!(out.stderr.contains(rule), "{args:?} names the rule:\n{out}");
+    assert!(out.stderr.contains("line "), "{args:?} says where:\n{out}");
+    assert!(out.stderr.contains("--allow-secret"), "{args:?} gives the way out:\n{out}");
+    assert!(!out.stderr.contains(secret), "{args:?} echoes the secret:\n{out}");
+    assert!(!out.stdout.contains(secret), "{args:?} echoes the secret:\n{out}");
+    assert_eq!(env.head(), head, "{args:?}: no commit");
+    assert_eq!(env.snapshot(), before, "{args:?}: no change on disk");
+    out.stderr
+}
+
+#[test]
+fn remember_refuses_credentials_unless_allowed() {
+    let env = TestEnv::initialized();
+    let token = github_token();
+    let text = format!("the CI token is {token}");
+    let err = refused(&env, &["remember", &text], None, "github-token", &token);
+    assert!(err.contains("line 1, column 17"), "{err}");
+    assert!(err.contains("ghp_… (40 chars)"), "{err}");
+    // Every store, stdin too, and a title.
+    refused(&env, &["remember", "--store", "core", &text], None, "github-token", &token);
+    refused(&env, &["remember", "-"], Some(&text), "github-token", &token);
+    let pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n";
+    refused(&env, &["remember", "--store", "vault", "-"], Some(pem), "private-key", "b3BlbnNzaC1r");
+    refused(
+        &env,
+        &["remember", "db login: password=Hunter2!x"],
+        None,
+        "password-assignment",
+        "Hunter2!x",
+    );
+    // Ordinary prose with key words is fine.
+    env.mutate(["remember", "The secret to good bread is patience; the key is time."]);
+    env.mutate(["remember", "--allow-secret", &text]);
+    assert!(env.snapshot().iter().any(|(_, b)| String::from_utf8_lossy(b).contains(&token)));
+}
+
+#[test]
+fn hear_refuses_a_remembered_credential_but_not_a_passing_one() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    let msg = format!("Remember that the deploy key id is {key}.");
+    refused(&env, &["hear", &msg], None, "aws-access-key-id", &key);
+    refused(&env, &["hear", "--dry-run", &msg], None, "aws-access-key-id", &key);
+    // A message that asks nothing to be remembered writes nothing and is not refused.
+    env.run(["hear", &format!("I rotated {key} yesterday")]).success();
+    env.mutate(["hear", "--allow-secret", &msg]);
+}
+
+#[test]
+fn propose_refuses_credentials_unless_allowed() {
+    let env = TestEnv::initialized();
+    let token = github_token();
+    let text = format!("Alice's token is {token}");
+    refused(
+        &env,
+        &["--actor", "subagent:researcher", "propose", "--entity", "person--alice", &text],
+        None,
+        "github-token",
+        &token,
+    );
+    env.mutate([
+        "--actor",
+        "subagent:researcher",
+        "propose",
+        "--allow-secret",
+        "--entity",
+        "person--alice",
+        &text,
+    ]);
+    // Approving an allowed proposal is not refused again.
+    env.mutate(["pending", "approve", "1"]);
+}
+
+#[test]
+fn import_refuses_a_transcript_with_a_credential_naming_the_line() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    let jsonl = format!(
+        "{{\"timestamp\":\"2026-05-08T13:56:00Z\",\"speaker\":\"Alice\",\"text\":\"Use Postgres\"}}\n\
+         {{\"timestamp\":\"2026-05-08T13:57:00Z\",\"speaker\":\"Bob\",\"text\":\"key {key}\"}}\n"
+    );
+    env.write("../chat.jsonl", &jsonl);
+    let err = refused(&env, &["import", "../chat.jsonl"], None, "aws-access-key-id", &key);
+    assert!(
+        err.starts_with(
+            "error: line 2 of the import looks like a secret (aws-access-key-id at line 2, \
+             column 65: AKIA… (20 chars)); nothing was written"
+        ),
+        "{err}"
+    );
+    refused(&env, &["import", "-"], Some(&jsonl), "aws-access-key-id", &key);
+    env.mutate(["import", "--allow-secret", "../chat.jsonl"]);
+}
+
+/// Sends JSON-RPC lines to `cogmem mcp` and returns the responses, by id.
+pub(crate) fn mcp_calls(env: &TestEnv, calls: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let mut input = String::new();
+    let init = serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    input.push_str(&format!("{init}\n"));
+    input.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    for (i, c) in calls.iter().enumerate() {
+        let req = serde_json::json!({"jsonrpc":"2.0","id":i+1,"method":"tools/call","params":c});
+        input.push_str(&format!("{req}\n"));
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cogmem"))
+        .args(["mcp", "--workspace"])
+        .arg(&env.root)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &env.home)
+        .env("COGMEM_NOW", "2026-12-01T10:00:00Z")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // One request at a time: the server answers each before the next is read.
+    let lines: Vec<String> = input.lines().map(str::to_owned).collect();
+    let writer = std::thread::spawn(move || {
+        for l in lines {
+            let _ = writeln!(stdin, "{l}");
+            std::thread::sleep(std::time::Duration::from_millis(150));
+        }
+    });
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut by_id: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["id"].as_u64().is_some_and(|i| i > 0))
+        .collect();
+    by_id.sort_by_key(|v| v["id"].as_u64());
+    assert_eq!(
+        by_id.len(),
+        calls.len(),
+        "answers:\n{text}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    by_id
+}
+
+#[test]
+fn mcp_tools_refuse_credentials_unless_allowed() {
+    let env = TestEnv::initialized();
+    let token = github_token();
+    let text = format!("the CI token is {token}");
+    let answers = mcp_calls(
+        &env,
+        &[
+            serde_json::json!({"name":"remember","arguments":{"text":text}}),
+            serde_json::json!({"name":"hear","arguments":{"message":format!("remember that {text}")}}),
+            serde_json::json!({"name":"propose","arguments":{"text":text,"from":"researcher"}}),
+            serde_json::json!({"name":"remember","arguments":{"text":text,"allow_secret":true}}),
+        ],
+    );
+    for a in &answers[..3] {
+        let result = &a["result"];
+        assert_eq!(result["isError"], true, "{a}");
+        let msg = result["content"][0]["text"].as_str().unwrap();
+        assert!(msg.contains("github-token") && msg.contains("line 1"), "{msg}");
+        assert!(!msg.contains(&token), "{msg}");
+    }
+    assert_ne!(answers[3]["result"]["isError"], true, "{}", answers[3]);
+    assert!(env.read(&format!("memory/episodes/{}.md", "2026-12-01")).contains(&token));
+}
+
+#[test]
+fn scan_workspace_finds_credentials_already_in_files() {
+    let env = TestEnv::initialized();
+    let token = github_token();
+    env.write("memory/vault/ops.md", &format!("# Ops\n\nnotes\ntoken: {token}\n"));
+    env.write("memory/graph/entities/person--bob.md", "# Bob\n\nBob likes chess.\n");
+    let ws = cogmem::Workspace::open(&env.root).unwrap();
+    let found = cogmem::secrets::scan_workspace(&ws);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (path, f) = &found[0];
+    assert_eq!(path, "memory/vault/ops.md");
+    assert_eq!((f.rule, f.line, f.column), ("github-token", 4, 8));
+    assert!(!f.excerpt.contains(&token[8..]));
+}
+
+/// Counts the scanner's findings in every file under `COGMEM_SCAN_DIR` (a false-positive
+/// measurement on a real or generated workspace):
+/// `COGMEM_SCAN_DIR=/tmp/ws cargo test --test it secrets::scan_a_folder -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement over a folder given in COGMEM_SCAN_DIR"]
+fn scan_a_folder() {
+    let dir = std::env::var("COGMEM_SCAN_DIR").expect("set COGMEM_SCAN_DIR");
+    let (mut files, mut lines, mut found) = (0, 0, 0);
+    for e in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok) {
+        if !e.file_type().is_file() || e.path().components().any(|c| c.as_os_str() == ".git") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(e.path()) else { continue };
+        files += 1;
+        lines += text.lines().count();
+        for f in cogmem::secrets::scan(&text) {
+            found += 1;
+            println!("{}:{}:{} {} {}", e.path().display(), f.line, f.column, f.rule, f.excerpt);
+        }
+    }
+    println!("scanned {files} files, {lines} lines: {found} findings");
+}
