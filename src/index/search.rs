@@ -85,7 +85,7 @@ fn is_zero(x: &f64) -> bool {
 
 /// Runs a search. Archived and forgotten memories never come back; dormant ones only with
 /// `all`. With `activation` (the `search.activation` setting), hits connected in the graph to
-/// the best hits are boosted ([`spread_activation`]). Fails on a query with no searchable words.
+/// the best hits are boosted (`spread_activation`). Fails on a query with no searchable words.
 pub fn search(
     index: &Index,
     query: &str,
