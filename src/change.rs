@@ -18,7 +18,7 @@ use crate::error::RuleError;
 use crate::git::{self, CommitSpec};
 use crate::store::decay_file::DecayFile;
 use crate::store::fsx;
-use crate::workspace::{LockGuard, Workspace, WorkspaceError, layout};
+use crate::workspace::{LockGuard, Workspace, WorkspaceError, journal, layout};
 
 /// Where a crash trial may kill the process inside [`Change::apply`] (see [`set_crash_point`]).
 pub const CRASH_POINTS: [&str; 5] =
@@ -276,26 +276,57 @@ impl Change {
         for rel in &touched {
             snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
         }
-        crate::timing::mark("change: snapshot");
+        // The journal: which files this change writes, with a copy of those that differ from
+        // HEAD, so that a process killed half-way can be undone exactly (workspace::journal).
+        let dirty: Vec<String> = if this.require_clean {
+            Vec::new() // checked above: every touched file is as in HEAD
+        } else {
+            let tree = git::head_tree(repo)?;
+            git::dirty_files(repo, root, tree.as_ref(), &touched)?
+        };
+        let entries: Vec<(String, journal::Before)> = snapshot
+            .iter()
+            .map(|(rel, bytes)| {
+                let before = match (dirty.contains(rel), bytes) {
+                    (false, _) => journal::Before::Head,
+                    (true, Some(b)) => journal::Before::Copy(b.clone()),
+                    (true, None) => journal::Before::Absent,
+                };
+                (rel.clone(), before)
+            })
+            .collect();
+        let head = git::head_id(repo)?.map(|id| id.to_string());
+        journal::begin(root, head.as_deref(), &entries)?;
+        crate::timing::mark("change: snapshot and journal");
         let now = clock.now();
         let message = this.message(ws);
         let result = this.write_and_commit(ws, repo, &touched, &message, now);
         match result {
             Ok(commit) => {
+                // Committed: the journal has served. If removing it fails, the next lock
+                // holder sees HEAD moved and only removes it.
+                let _ = journal::end(root);
                 let mut files = touched;
                 files.extend(this.adopted.iter().cloned());
                 Ok(Applied { commit, files, message })
             }
             Err(err) => {
+                let mut put_back = true;
                 for (rel, bytes) in &snapshot {
                     let abs = root.join(rel);
                     // Best effort: the original error is the one to report.
-                    let _ = match bytes {
+                    put_back &= match bytes {
                         Some(b) => fsx::write_atomic(&abs, b),
                         None => fsx::remove_file(&abs),
-                    };
+                    }
+                    .is_ok();
                 }
                 git::reset_index(repo, &touched);
+                // Whatever could not be put back, the journal still knows: the next command to
+                // take the lock finishes the job.
+                if put_back {
+                    let _ = journal::end(root);
+                }
                 Err(err)
             }
         }

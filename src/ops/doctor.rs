@@ -162,6 +162,16 @@ pub fn verify_with(ws: &Workspace, allow_uncommitted: bool) -> crate::Result<Rep
         _ => None,
     };
     let mut report = run_checks(ws, &repo, stale.as_ref())?;
+    // A change journal while nobody holds the lock is a change whose process died.
+    if busy.is_none() && crate::workspace::journal::pending(ws.root()) {
+        report.findings.push(Finding::new(
+            "interrupted",
+            crate::workspace::journal::DIR,
+            "a change was cut off half-way; its journal says what each file was before it \
+             (the next command, or `cogmem doctor --fix`, puts them back)",
+            true,
+        ));
+    }
     report.busy = busy;
     if allow_uncommitted {
         // Uncommitted edits also leave the index behind the files; neither is a problem here.
@@ -189,10 +199,34 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
             message: format!("took over the lock left by process {}", r.pid),
         });
     }
+    // Taking the lock finished what a dead process's change journal describes.
+    if let Some(r) = lock.recovered() {
+        if r.committed {
+            repaired.push(Repair {
+                check: "interrupted",
+                path: crate::workspace::journal::DIR.to_owned(),
+                message: "the interrupted change had been committed; removed its journal".into(),
+            });
+        }
+        for rel in &r.restored {
+            repaired.push(Repair {
+                check: "interrupted",
+                path: rel.clone(),
+                message: format!(
+                    "put back as it was before the interrupted change (what it left is in {})",
+                    r.saved_to.as_deref().unwrap_or(".cogmem/recovered")
+                ),
+            });
+        }
+    }
     let now = clock.now();
 
-    // 1. Put back what an interrupted change left, keeping copies.
-    let evidence = interrupted(ws, &repo, took_over.is_some())?;
+    // 1. Put back what an interrupted change left, keeping copies. Taking the lock already
+    // put back every file a dead process's change journal names; the other uncommitted files
+    // are hand edits, and they stay.
+    // Every change writes its journal before it touches a file, so a dead holder that left
+    // none had written nothing: its uncommitted files are not its own.
+    let evidence = interrupted(ws, &repo, false)?;
     let mut recovered = None;
     if !evidence.files.is_empty() || !evidence.temp_files.is_empty() {
         let dir = recovery_dir(ws, now)?;
@@ -283,7 +317,8 @@ fn run_checks(
     stale: Option<&LockRecord>,
 ) -> crate::Result<Report> {
     let mut findings = Vec::new();
-    let evidence = interrupted(ws, repo, stale.is_some())?;
+    let _ = stale; // see `fix`: the journal, not the lock record, says what a change wrote
+    let evidence = interrupted(ws, repo, false)?;
     findings.extend(check_schema(ws));
     findings.extend(check_decay(ws));
     findings.extend(check_links(ws));
@@ -451,7 +486,18 @@ fn decay_mismatch(ws: &Workspace, decay: &DecayFile) -> (Vec<units::MemoryUnit>,
     let all = units::list(ws.root());
     let keys: HashSet<String> = decay.keys().into_iter().collect();
     let ids: HashSet<&str> = all.units.iter().map(|u| u.id.as_str()).collect();
-    let missing = all.units.iter().filter(|u| !keys.contains(&u.id)).cloned().collect();
+    // A unit in a file not committed yet gets its entry when `cogmem sync` commits it; until
+    // then its lack of one is not a fault to repair.
+    let uncommitted: HashSet<String> = git::open(ws.root())
+        .and_then(|repo| git::uncommitted(&repo))
+        .map(|c| c.into_iter().map(|c| c.path).collect())
+        .unwrap_or_default();
+    let missing = all
+        .units
+        .iter()
+        .filter(|u| !keys.contains(&u.id) && !uncommitted.contains(&u.path))
+        .cloned()
+        .collect();
     let orphans = decay
         .keys()
         .into_iter()

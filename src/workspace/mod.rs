@@ -14,6 +14,7 @@ use crate::settings::Settings;
 use crate::store::fsx::{self, IoError};
 
 pub mod discover;
+pub mod journal;
 pub mod layout;
 
 /// Problems with the workspace as a whole.
@@ -102,12 +103,19 @@ pub struct Workspace {
 pub struct LockGuard {
     file: File,
     took_over: Option<LockRecord>,
+    recovered: Option<journal::Recovered>,
 }
 
 impl LockGuard {
     /// The record a dead holder left behind, when this lock was taken over from one.
     pub fn took_over(&self) -> Option<&LockRecord> {
         self.took_over.as_ref()
+    }
+
+    /// What taking the lock did with a change journal a dead process left (see
+    /// [`journal`]): nothing when there was none.
+    pub fn recovered(&self) -> Option<&journal::Recovered> {
+        self.recovered.as_ref()
     }
 }
 
@@ -214,7 +222,14 @@ impl Workspace {
         let mut pause = Duration::from_millis(2);
         loop {
             match file.try_lock() {
-                Ok(()) => return Self::hold(file, &path),
+                Ok(()) => {
+                    let mut guard = Self::hold(file, &path)?;
+                    // Holding the lock, a change journal can only be a dead process's.
+                    if journal::pending(&self.root) {
+                        guard.recovered = journal::recover(&self.root)?;
+                    }
+                    return Ok(guard);
+                }
                 Err(TryLockError::WouldBlock) => {}
                 Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
             }
@@ -244,7 +259,7 @@ impl Workspace {
             .and_then(|()| file.set_len(record.len() as u64))
             .and_then(|()| file.flush())
             .map_err(|e| IoError::new(path, "write", e))?;
-        Ok(LockGuard { file, took_over })
+        Ok(LockGuard { file, took_over, recovered: None })
     }
 
     /// Looks at the lock without waiting for it and without changing its file: free, held by

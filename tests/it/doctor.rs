@@ -265,16 +265,24 @@ fn an_interrupted_change_is_undone_with_a_copy_kept() {
     assert_eq!(verify(&env).0, 0);
     env.mutate(["remember", "Carol likes jazz"]);
 
-    // Crash again; the next change is refused rather than swallowing the half-made one, and
-    // takes the lock over; the audit lines still show doctor what to undo.
+    // Crash again: the next change takes the lock over, finds the dead change's journal, puts
+    // its files back (a copy kept) and goes ahead, never swallowing the half-made change.
     let head = env.head();
-    let before = env.snapshot();
     let killed =
         env.run(["remember", "Dan likes rum"]).env("COGMEM_CRASH_AT", "before-commit").output();
     assert_ne!(killed.code, 0, "{killed}");
-    env.run(["remember", "Eve likes gin"]).output().code(4);
-    env.run(["doctor", "--fix"]).output().success();
-    assert_eq!((env.head(), env.snapshot()), (head, before));
+    env.run(["remember", "Eve likes gin"]).success();
+    assert_eq!(env.git(&["rev-parse", "HEAD~1"]).trim(), head, "one commit: Eve's");
+    env.assert_clean_tree();
+    let day = env.git(&["log", "-p", "--format=%s"]);
+    assert!(day.contains("Eve likes gin") && !day.contains("Dan likes rum"), "{day}");
+    let kept = walkdir::WalkDir::new(env.path(".cogmem/recovered"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .any(|e| std::fs::read_to_string(e.path()).unwrap_or_default().contains("Dan likes rum"));
+    assert!(kept, "the undone text is kept under .cogmem/recovered");
+    assert_eq!(verify(&env).0, 0);
 }
 
 #[test]

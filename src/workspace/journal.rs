@@ -1,0 +1,179 @@
+//! The change journal: while the change engine applies a change, `.cogmem/journal/` names every
+//! file the change is about to write and keeps a copy of each one that differed from HEAD
+//! before the change (a hand edit that `sync` is committing, say). Files that matched HEAD are
+//! not copied: HEAD is their copy.
+//!
+//! A journal is written (copies first, the manifest last) before the first file is touched and
+//! removed after the commit, or after a failed change has put its files back. So a journal found
+//! by whoever next takes the workspace lock belongs to a change whose process died: if HEAD
+//! moved since the journal was written, the change was committed and the journal is just
+//! removed; otherwise every file it names is put back as it was before the change, after a copy
+//! of what the dead process left is saved under `.cogmem/recovered/`. Either way the workspace
+//! is exactly before or exactly after the change, hand edits included.
+//!
+//! Manifest format (`.cogmem/journal/manifest`): `head ID` (or `head none`), then one line per
+//! file, `head TAB PATH` (as in HEAD, or absent from it), `copy TAB PATH` (the copy is
+//! `files/PATH`) or `absent TAB PATH` (the file did not exist although HEAD has it).
+
+use std::path::Path;
+
+use crate::git;
+use crate::store::fsx;
+
+/// The journal folder, relative to the workspace root.
+pub const DIR: &str = ".cogmem/journal";
+const MANIFEST: &str = ".cogmem/journal/manifest";
+const FILES: &str = ".cogmem/journal/files";
+
+/// How a file was before the change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Before {
+    /// As in HEAD (or absent, as in HEAD).
+    Head,
+    /// Different from HEAD: the journal holds a copy.
+    Copy(Vec<u8>),
+    /// Absent, although HEAD has it.
+    Absent,
+}
+
+/// A journal found on disk.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    /// HEAD when the change began.
+    pub head: Option<String>,
+    /// The files the change writes, and how each was before it.
+    pub files: Vec<(String, Before)>,
+}
+
+/// What [`recover`] did with a journal it found.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Recovered {
+    /// The change had been committed: the journal was only removed.
+    pub committed: bool,
+    /// Files put back as they were before the change.
+    pub restored: Vec<String>,
+    /// Where copies of what the dead process left were saved (workspace-relative).
+    pub saved_to: Option<String>,
+}
+
+/// Writes the journal of a change about to begin.
+pub fn begin(root: &Path, head: Option<&str>, files: &[(String, Before)]) -> crate::Result<()> {
+    remove(root)?;
+    let mut manifest = format!("head {}\n", head.unwrap_or("none"));
+    for (rel, before) in files {
+        let kind = match before {
+            Before::Head => "head",
+            Before::Copy(bytes) => {
+                fsx::write_atomic(&root.join(FILES).join(rel), bytes)?;
+                "copy"
+            }
+            Before::Absent => "absent",
+        };
+        manifest.push_str(&format!("{kind}\t{rel}\n"));
+    }
+    fsx::write_atomic(&root.join(MANIFEST), manifest.as_bytes())?;
+    Ok(())
+}
+
+/// Removes the journal: the change it describes is over (committed, or put back).
+pub fn end(root: &Path) -> crate::Result<()> {
+    remove(root)
+}
+
+fn remove(root: &Path) -> crate::Result<()> {
+    // The manifest first: a journal without it is no journal.
+    fsx::remove_file(&root.join(MANIFEST))?;
+    let dir = root.join(DIR);
+    match std::fs::remove_dir_all(&dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(fsx::IoError::new(&dir, "remove", e).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Tells whether a journal is on disk.
+pub fn pending(root: &Path) -> bool {
+    root.join(MANIFEST).is_file()
+}
+
+/// Reads the journal, if there is one. A manifest that cannot be read as one is reported as
+/// an error naming it: guessing would risk putting back the wrong files.
+pub fn read(root: &Path) -> crate::Result<Option<Journal>> {
+    let path = root.join(MANIFEST);
+    let Some(text) = fsx::read_text_if_exists(&path)? else { return Ok(None) };
+    let bad = |line: usize, what: &str| crate::store::StoreError::Malformed {
+        path: path.clone(),
+        line,
+        what: what.to_owned(),
+    };
+    let mut lines = text.lines();
+    let head = match lines.next().and_then(|l| l.strip_prefix("head ")) {
+        Some("none") => None,
+        Some(id) => Some(id.to_owned()),
+        None => return Err(bad(1, "expected `head ID` on the first line").into()),
+    };
+    let mut files = Vec::new();
+    for (n, line) in lines.enumerate() {
+        let Some((kind, rel)) = line.split_once('\t') else {
+            return Err(bad(n + 2, "expected `KIND<TAB>PATH`").into());
+        };
+        fsx::check_relative("journal path", rel)?;
+        let before = match kind {
+            "head" => Before::Head,
+            "absent" => Before::Absent,
+            "copy" => match fsx::read_if_exists(&root.join(FILES).join(rel))? {
+                Some(bytes) => Before::Copy(bytes),
+                None => return Err(bad(n + 2, "the copy of this file is missing").into()),
+            },
+            _ => return Err(bad(n + 2, "expected head, copy or absent").into()),
+        };
+        files.push((rel.to_owned(), before));
+    }
+    Ok(Some(Journal { head, files }))
+}
+
+/// Finishes what a dead process's change left: removes the journal of a committed change, or
+/// puts every file of an uncommitted one back as it was before it. Call it holding the lock.
+pub fn recover(root: &Path) -> crate::Result<Option<Recovered>> {
+    let Some(journal) = read(root)? else { return Ok(None) };
+    let repo = git::open(root)?;
+    let head_now = git::head_id(&repo)?.map(|id| id.to_string());
+    if head_now != journal.head {
+        end(root)?;
+        return Ok(Some(Recovered { committed: true, restored: Vec::new(), saved_to: None }));
+    }
+    let tree = git::head_tree(&repo)?;
+    let stamp = journal.head.as_deref().map_or("none", |h| &h[..h.len().min(12)]).to_owned();
+    let mut saved = format!(".cogmem/recovered/journal-{stamp}");
+    let mut n = 1;
+    while root.join(&saved).exists() {
+        saved = format!(".cogmem/recovered/journal-{stamp}-{n}");
+        n += 1;
+    }
+    let mut restored = Vec::new();
+    for (rel, before) in &journal.files {
+        let abs = root.join(rel);
+        let now = fsx::read_if_exists(&abs)?;
+        let want = match before {
+            Before::Head => git::read_at_head(&repo, tree.as_ref(), rel)?,
+            Before::Copy(bytes) => Some(bytes.clone()),
+            Before::Absent => None,
+        };
+        if now == want {
+            continue;
+        }
+        if let Some(bytes) = &now {
+            fsx::write_atomic(&root.join(&saved).join(rel), bytes)?;
+        }
+        match want {
+            Some(bytes) => fsx::write_atomic(&abs, &bytes)?,
+            None => fsx::remove_file(&abs)?,
+        }
+        restored.push(rel.clone());
+    }
+    git::reset_index(&repo, &journal.files.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>());
+    end(root)?;
+    let saved_to = root.join(&saved).exists().then_some(saved);
+    Ok(Some(Recovered { committed: false, restored, saved_to }))
+}
