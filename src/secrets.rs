@@ -188,8 +188,20 @@ static UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// cost the full scan.
 fn may_hold_secret(text: &str) -> bool {
     const WORDS: [&str; 14] = [
-        "password", "passwd", "passphrase", "pwd", "secret", "api", "access", "auth", "private",
-        "token", "bearer", "key", "credential", "-----begin",
+        "password",
+        "passwd",
+        "passphrase",
+        "pwd",
+        "secret",
+        "api",
+        "access",
+        "auth",
+        "private",
+        "token",
+        "bearer",
+        "key",
+        "credential",
+        "-----begin",
     ];
     let lower = text.to_ascii_lowercase();
     if WORDS.iter().any(|w| lower.contains(w)) || lower.contains("://") && lower.contains('@') {
