@@ -337,7 +337,18 @@ pub fn open(
 ) -> crate::Result<(Index, RefreshReport)> {
     crate::timing::mark("index open");
     let _lock = lock(ws)?;
-    refresh_locked(ws, full, progress)
+    match refresh_locked(ws, full, progress) {
+        // A process killed inside tantivy's commit can leave files tantivy then refuses to
+        // write over. The index is derived: rebuild it from the files rather than fail.
+        Err(crate::Error::Index(IndexError::Tantivy { .. })) if !full => {
+            let dir = ws.abs(layout::INDEX_DIR);
+            std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
+            let (index, mut report) = refresh_locked(ws, true, progress)?;
+            report.reason = Some("the index could not be updated in place".to_owned());
+            Ok((index, report))
+        }
+        other => other,
+    }
 }
 
 /// Brings the index up to date after a change, ignoring failures (the next read retries).

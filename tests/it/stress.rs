@@ -61,6 +61,10 @@ struct Done {
     commits: Vec<String>,
     /// Lock-timeout failures of any operation.
     timeouts: usize,
+    /// Hand-written notes (committed by someone's `sync`, or by the final one).
+    hand: Vec<String>,
+    /// Syncs run.
+    syncs: usize,
     /// Searches run, and searches refused because the index was busy.
     searches: usize,
     search_busy: usize,
@@ -120,6 +124,26 @@ fn worker(root: &Path, home: &Path, p: usize, writes: usize, seed: u64) -> Done 
                 done.commits.push(json(&r.stdout)["commit"].as_str().unwrap().to_owned());
             } else {
                 assert_timeout(&r, &text);
+                done.timeouts += 1;
+            }
+        } else if roll < 9 {
+            // A person's edit, saved the way editors do (a temporary file renamed into
+            // place), then `sync`, which commits every hand edit it finds: its own, or
+            // another process's not committed yet.
+            let text = format!("hand p{p} w{w} note{p}z{w}");
+            let rel = format!("memory/vault/hand-p{p}-w{w}.md");
+            let tmp = root.join(format!("memory/vault/.hand-p{p}-w{w}.tmp"));
+            std::fs::write(&tmp, format!("# Hand {p} {w}\n\n{text}\n")).unwrap();
+            std::fs::rename(&tmp, root.join(&rel)).unwrap();
+            done.hand.push(text);
+            r = exec(root, home, &["sync", "--json"], now);
+            done.syncs += 1;
+            if r.code == 0 {
+                if let Some(c) = json(&r.stdout)["commit"].as_str() {
+                    done.commits.push(c.to_owned());
+                }
+            } else {
+                assert_timeout(&r, &rel);
                 done.timeouts += 1;
             }
         } else {
@@ -223,8 +247,12 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
         done
     });
     let elapsed = started.elapsed();
+    // Hand edits a timed-out `sync` left: one last sync commits them.
+    let last = env.run(["sync", "--json"]).success();
+    let last_commit = json(&last.stdout)["commit"].as_str().map(str::to_owned);
 
     let mut commits: Vec<&String> = Vec::new();
+    commits.extend(&last_commit);
     let mut remembered = 0;
     let mut failed = 0;
     for d in &results {
@@ -238,6 +266,11 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
             failed += 1;
         }
         commits.extend(&d.commits);
+        for text in &d.hand {
+            assert_eq!(occurrences(&root, text), 1, "hand edit {text} is present exactly once");
+            let log = env.git(&["log", "-S", text, "--format=%H"]);
+            assert!(!log.trim().is_empty(), "hand edit {text} was committed");
+        }
     }
     // One commit per successful change, each distinct and on the branch.
     let mut distinct = commits.clone();
@@ -256,12 +289,15 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
 
     let timeouts: usize = results.iter().map(|d| d.timeouts).sum();
     let searches: usize = results.iter().map(|d| d.searches).sum();
+    let syncs: usize = results.iter().map(|d| d.syncs).sum();
+    let hand: usize = results.iter().map(|d| d.hand.len()).sum();
     let busy: usize = results.iter().map(|d| d.search_busy).sum();
     let longest = results.iter().map(|d| d.longest).max().unwrap_or_default();
     format!(
         "stress {procs} processes x {writes} operations (seed {seed}): {} commits, {remembered} \
          remembers present exactly once, {failed} remembers refused by lock timeout ({timeouts} \
-         timeouts in all), {searches} searches ({busy} refused while the index was busy), \
+         timeouts in all), {hand} hand edits committed by {syncs} concurrent `sync`s, \
+         {searches} searches ({busy} refused while the index was busy), \
          {} reader passes ({} saw an audit line mid-append), {} `status` reader processes, \
          longest operation {} ms, {} ms in all",
         commits.len(),
