@@ -249,7 +249,8 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
     let elapsed = started.elapsed();
     // Hand edits a timed-out `sync` left: one last sync commits them.
     let last = env.run(["sync", "--json"]).success();
-    let last_commit = json(&last.stdout)["commit"].as_str().map(str::to_owned);
+    // (The harness masks commit ids in output; HEAD is the final sync's commit.)
+    let last_commit = json(&last.stdout)["commit"].as_str().map(|_| env.head());
 
     let mut commits: Vec<&String> = Vec::new();
     commits.extend(&last_commit);
