@@ -164,66 +164,81 @@ pub fn search(
     }
     let q = BooleanQuery::new(clauses);
     let searcher = index.searcher();
-    let cap = (opts.limit * 5).max(50);
-    let top = searcher.search(&q, &TopDocs::with_limit(cap).order_by_score()).map_err(|e| {
-        super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
-    })?;
-    crate::timing::mark("query run");
     let cache = DecayCache::load(&index.dir().join(super::decay_cache::FILE));
     let at = cache.now(now);
     let mut hits = Vec::new();
-    for (bm25, addr) in top {
-        let doc: TantivyDocument = searcher.doc(addr).map_err(|e| super::IndexError::Tantivy {
-            path: index.dir().to_owned(),
-            message: e.to_string(),
-        })?;
-        let get = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
-        let id = get(f.id);
-        let store = get(f.store);
-        let inputs = cache.get(&id);
-        let relevance = match &inputs {
-            Some(i) => decay::relevance(i, &at, p),
-            // A memory written by hand and not yet scored counts as new.
-            None => match Store::parse(&store) {
-                Ok(Store::Vault) => 1.0,
-                Ok(s) => crate::store::decay_file::type_weight(s, p).min(1.0),
-                Err(_) => 1.0,
-            },
-        };
-        // Superseded, inactive and merged entities never come back (ask for them by id).
-        if matches!(get(f.state).as_str(), "superseded" | "inactive" | "merged") {
-            continue;
+    // The best BM25 matches first, in batches: faded and superseded memories are dropped
+    // after ranking, so when they fill a batch the next one is fetched, until `limit` live
+    // hits are found or nothing more matches.
+    let mut cap = (opts.limit * 5).max(50);
+    let mut seen = 0;
+    loop {
+        let top = searcher
+            .search(&q, &TopDocs::with_limit(cap).and_offset(seen).order_by_score())
+            .map_err(|e| super::IndexError::Tantivy {
+                path: index.dir().to_owned(),
+                message: e.to_string(),
+            })?;
+        crate::timing::mark("query run");
+        let fetched = top.len();
+        seen += fetched;
+        for (bm25, addr) in top {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| {
+                super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
+            })?;
+            let get =
+                |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+            let id = get(f.id);
+            let store = get(f.store);
+            let inputs = cache.get(&id);
+            let relevance = match &inputs {
+                Some(i) => decay::relevance(i, &at, p),
+                // A memory written by hand and not yet scored counts as new.
+                None => match Store::parse(&store) {
+                    Ok(Store::Vault) => 1.0,
+                    Ok(s) => crate::store::decay_file::type_weight(s, p).min(1.0),
+                    Err(_) => 1.0,
+                },
+            };
+            // Superseded, inactive and merged entities never come back (ask for them by id).
+            if matches!(get(f.state).as_str(), "superseded" | "inactive" | "merged") {
+                continue;
+            }
+            let forgotten = inputs.is_some_and(|i| i.forgotten);
+            let band = if forgotten { Band::Archived } else { decay::band(relevance, p) };
+            if band == Band::Archived || band == Band::Dormant && !opts.all {
+                continue;
+            }
+            let date = Some(get(f.date)).filter(|d| !d.is_empty());
+            let source = Some(get(f.source)).filter(|s| !s.is_empty());
+            let tags: Vec<String> = get(f.tags).split_whitespace().map(str::to_owned).collect();
+            let bm25 = f64::from(bm25);
+            hits.push(Hit {
+                id,
+                kind: get(f.kind),
+                path: get(f.path),
+                line: doc.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(1),
+                date,
+                score: round(bm25 * relevance),
+                bm25: round(bm25),
+                relevance: round(relevance),
+                status: band,
+                source,
+                tags,
+                text: get(f.text),
+                entities: doc
+                    .get_all(f.entities)
+                    .filter_map(|v| v.as_str())
+                    .map(str::to_owned)
+                    .collect(),
+                activation: 0.0,
+                store,
+            });
         }
-        let forgotten = inputs.is_some_and(|i| i.forgotten);
-        let band = if forgotten { Band::Archived } else { decay::band(relevance, p) };
-        if band == Band::Archived || band == Band::Dormant && !opts.all {
-            continue;
+        if hits.len() >= opts.limit || fetched < cap || seen >= 100_000 {
+            break;
         }
-        let date = Some(get(f.date)).filter(|d| !d.is_empty());
-        let source = Some(get(f.source)).filter(|s| !s.is_empty());
-        let tags: Vec<String> = get(f.tags).split_whitespace().map(str::to_owned).collect();
-        let bm25 = f64::from(bm25);
-        hits.push(Hit {
-            id,
-            kind: get(f.kind),
-            path: get(f.path),
-            line: doc.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(1),
-            date,
-            score: round(bm25 * relevance),
-            bm25: round(bm25),
-            relevance: round(relevance),
-            status: band,
-            source,
-            tags,
-            text: get(f.text),
-            entities: doc
-                .get_all(f.entities)
-                .filter_map(|v| v.as_str())
-                .map(str::to_owned)
-                .collect(),
-            activation: 0.0,
-            store,
-        });
+        cap *= 2;
     }
     crate::timing::mark("hits read");
     if activation {

@@ -255,3 +255,29 @@ fn import_links_entries_to_their_entities_and_skips_bad_entity_ids() {
     let out = env.run(["search", "place"]).output();
     assert!(!out.stdout.contains("D1:1"), "{out}");
 }
+
+/// Faded memories are dropped after BM25 ranks the matches; when they fill the first batch,
+/// search fetches the next, so a live memory ranked below many faded ones is still found.
+#[test]
+fn a_live_memory_below_many_faded_matches_is_found() {
+    let env = TestEnv::initialized();
+    env.set_now("2027-01-01T09:00:00Z");
+    let mut jsonl = String::new();
+    for i in 0..80 {
+        jsonl.push_str(&format!(
+            "{{\"timestamp\":\"2027-01-01T08:{:02}:{:02}Z\",\"speaker\":\"Mel\",\"text\":\"zebra zebra zebra crossing {i}\"}}\n",
+            i / 60,
+            i % 60
+        ));
+    }
+    let path = env.home.join("old.jsonl");
+    std::fs::write(&path, jsonl).unwrap();
+    env.run(["import", path.to_str().unwrap()]).success();
+    env.set_now("2028-09-01T09:00:00Z");
+    env.mutate(["remember", "A zebra was seen near the garden gate"]);
+    let out = env.run(["search", "--json", "zebra"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let texts: Vec<&str> = v.as_array().unwrap().iter().filter_map(|h| h["text"].as_str()).collect();
+    assert!(texts.iter().any(|t| t.contains("garden gate")), "{texts:?}");
+    assert!(texts.iter().all(|t| !t.contains("crossing")), "faded ones stay out: {texts:?}");
+}
