@@ -277,7 +277,8 @@ fn a_live_memory_below_many_faded_matches_is_found() {
     env.mutate(["remember", "A zebra was seen near the garden gate"]);
     let out = env.run(["search", "--json", "zebra"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let texts: Vec<&str> = v.as_array().unwrap().iter().filter_map(|h| h["text"].as_str()).collect();
+    let texts: Vec<&str> =
+        v.as_array().unwrap().iter().filter_map(|h| h["text"].as_str()).collect();
     assert!(texts.iter().any(|t| t.contains("garden gate")), "{texts:?}");
     assert!(texts.iter().all(|t| !t.contains("crossing")), "faded ones stay out: {texts:?}");
 }
