@@ -32,7 +32,7 @@ use crate::store::units::{self, MemoryUnit, Unreadable};
 use crate::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
@@ -106,8 +106,11 @@ pub struct Fields {
     pub source: Field,
     /// Title words: the entity's name, the note's title (analyzed).
     pub title: Field,
-    /// The unit's text (analyzed, with positions for phrases).
+    /// The unit's words (analyzed, with positions for phrases): its text without HTML comments,
+    /// which hold metadata and template instructions rather than memory.
     pub text: Field,
+    /// The unit's whole text, as stored for display (not searched).
+    pub raw: Field,
     /// An entity's status when not active (exact).
     pub state: Field,
 }
@@ -134,7 +137,8 @@ pub fn schema() -> (Schema, Fields) {
         entities: b.add_text_field("entities", STRING | STORED),
         source: b.add_text_field("source", STRING | STORED),
         title: b.add_text_field("title", analyzed(false)),
-        text: b.add_text_field("text", analyzed(true)),
+        text: b.add_text_field("text", analyzed(false)),
+        raw: b.add_text_field("raw", STORED),
         state: b.add_text_field("state", STRING | STORED),
     };
     (b.build(), fields)
@@ -570,7 +574,8 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
         f.day => day,
         f.tags => u.tags.join(" "),
         f.title => title,
-        f.text => u.text.clone(),
+        f.text => without_comments(&u.text),
+        f.raw => u.text.clone(),
     );
     for e in &u.entities {
         d.add_text(f.entities, e);
@@ -582,6 +587,28 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
         d.add_text(f.state, s);
     }
     d
+}
+
+/// A unit's text without its HTML comments (`<!-- … -->`, also across lines): the
+/// `Type:`/`Created:` lines, imported entries' source and entity lines, and the templates'
+/// instructions are not what a search is for.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("-->") {
+            Some(end) => {
+                out.push(' ');
+                rest = &rest[start + end + 3..];
+            }
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The state of the derived index, for `cogmem status`.
@@ -616,6 +643,16 @@ pub fn state(ws: &Workspace) -> IndexState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comments_are_not_searched() {
+        assert_eq!(
+            without_comments("# Alice\n<!-- Type: person | Created: 2026-01-01 -->\nlikes tea"),
+            "# Alice\n \nlikes tea"
+        );
+        assert_eq!(without_comments("a <!-- b\nc --> d <!-- e"), "a   d ");
+        assert_eq!(without_comments("no comments"), "no comments");
+    }
 
     #[test]
     fn schema_is_stable() {

@@ -225,7 +225,7 @@ pub fn search(
                 status: band,
                 source,
                 tags,
-                text: get(f.text),
+                text: get(f.raw),
                 entities: doc
                     .get_all(f.entities)
                     .filter_map(|v| v.as_str())
