@@ -81,9 +81,10 @@ pub fn end(root: &Path) -> crate::Result<()> {
 }
 
 fn remove(root: &Path) -> crate::Result<()> {
-    // The manifest first: a journal without it is no journal.
+    // The manifest first: a journal without it is no journal. The folder itself stays (only the
+    // copies go), so that a change does not create and remove a folder every time.
     fsx::remove_file(&root.join(MANIFEST))?;
-    let dir = root.join(DIR);
+    let dir = root.join(FILES);
     match std::fs::remove_dir_all(&dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             Err(fsx::IoError::new(&dir, "remove", e).into())
