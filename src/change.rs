@@ -440,7 +440,7 @@ impl Change {
 }
 
 fn is_critical(ws: &Workspace, rel: &str) -> bool {
-    ws.settings().audit.critical_files.iter().any(|c| c.trim().trim_start_matches("./") == rel)
+    ws.settings().audit.is_critical(rel)
 }
 
 /// A hand-edited audit log may lack its final newline; appending would then glue two lines.

@@ -194,6 +194,14 @@ pub struct AuditSettings {
     pub critical_files: Vec<String>,
 }
 
+impl AuditSettings {
+    /// Tells whether a workspace-relative path is a critical file (`./SOUL.md` counts as
+    /// `SOUL.md`).
+    pub fn is_critical(&self, rel: &str) -> bool {
+        self.critical_files.iter().any(|c| c.trim().trim_start_matches("./") == rel)
+    }
+}
+
 impl Default for AuditSettings {
     fn default() -> Self {
         Self { critical_files: vec!["SOUL.md".into(), "IDENTITY.md".into()] }

@@ -674,19 +674,7 @@ fn regenerate_into(ws: &Workspace, change: &mut Change) -> crate::Result<()> {
     );
     let g = graph::from_files(&files, vocab);
     let decay = crate::access::load_decay(ws)?;
-    let mut scores = BTreeMap::new();
-    for key in decay.keys().into_iter().filter(|k| k.starts_with("entity:")) {
-        if let Some(e) = decay.entry(&key) {
-            scores.insert(
-                key.clone(),
-                (
-                    e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(1.0),
-                    e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false),
-                ),
-            );
-        }
-    }
-    let text = graph::render_index(&g, &scores);
+    let text = graph::render_index(&g, &decay.entity_scores());
     if fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?.as_deref() != Some(text.as_str()) {
         change.write(
             layout::GRAPH_INDEX,

@@ -374,16 +374,7 @@ impl Writer<'_> {
         let vocab = self.vocab().clone();
         let graph = crate::graph::from_files(&files, vocab);
         let decay = crate::access::load_decay(self.ws)?;
-        let mut scores = std::collections::BTreeMap::new();
-        for key in decay.keys().into_iter().filter(|k| k.starts_with("entity:")) {
-            if let Some(e) = decay.entry(&key) {
-                let score =
-                    e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(1.0);
-                let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
-                scores.insert(key.clone(), (score, pinned));
-            }
-        }
-        let text = crate::graph::render_index(&graph, &scores);
+        let text = crate::graph::render_index(&graph, &decay.entity_scores());
         if self.current(layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
             self.change.write(
                 layout::GRAPH_INDEX,

@@ -549,7 +549,8 @@ fn write_and_commit(
             summary,
         ));
     }
-    let critical: Vec<String> = modes.keys().filter(|p| is_critical(ws, p)).cloned().collect();
+    let critical: Vec<String> =
+        modes.keys().filter(|p| ws.settings().audit.is_critical(p)).cloned().collect();
     for path in &critical {
         lines.push_str(&line(
             Action::Alert,
@@ -644,10 +645,6 @@ fn merge_message(
     msg
 }
 
-fn is_critical(ws: &Workspace, rel: &str) -> bool {
-    ws.settings().audit.critical_files.iter().any(|c| c.trim().trim_start_matches("./") == rel)
-}
-
 /// graph/index.md as the entity files on disk now make it, when that differs from the file.
 fn regenerated_graph_index(ws: &Workspace) -> crate::Result<Option<String>> {
     let mut files = Vec::new();
@@ -660,15 +657,7 @@ fn regenerated_graph_index(ws: &Workspace) -> crate::Result<Option<String>> {
     );
     let g = graph::from_files(&files, vocab);
     let decay = crate::access::load_decay(ws)?;
-    let mut scores = BTreeMap::new();
-    for key in decay.keys().into_iter().filter(|k| k.starts_with("entity:")) {
-        if let Some(e) = decay.entry(&key) {
-            let score = e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(1.0);
-            let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
-            scores.insert(key.clone(), (score, pinned));
-        }
-    }
-    let text = graph::render_index(&g, &scores);
+    let text = graph::render_index(&g, &decay.entity_scores());
     let on_disk = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
     Ok((on_disk.as_deref() != Some(text.as_str())).then_some(text))
 }

@@ -582,15 +582,7 @@ fn graph_index(
     let vocab = crate::graph::vocab::Vocabulary::parse(&vocab_text);
     let files: Vec<(String, String)> = files.into_iter().collect();
     let graph = crate::graph::from_files(&files, vocab);
-    let mut scores = BTreeMap::new();
-    for key in decay.keys().into_iter().filter(|k| k.starts_with("entity:")) {
-        if let Some(e) = decay.entry(&key) {
-            let score = e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(1.0);
-            let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
-            scores.insert(key.clone(), (score, pinned));
-        }
-    }
-    Ok(crate::graph::render_index(&graph, &scores))
+    Ok(crate::graph::render_index(&graph, &decay.entity_scores()))
 }
 
 #[cfg(test)]

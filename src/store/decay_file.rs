@@ -3,7 +3,7 @@
 //! know, in order, so files written by the cognitive-memory skill survive a round trip.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -263,6 +263,19 @@ impl DecayFile {
     /// Returns every entry key, in file order.
     pub fn keys(&self) -> Vec<String> {
         self.entries.iter().map(|(k, _)| k.clone()).collect()
+    }
+
+    /// Every entity entry's stored score and pin, by key: what `memory/graph/index.md` shows.
+    pub fn entity_scores(&self) -> BTreeMap<String, (f64, bool)> {
+        let mut scores = BTreeMap::new();
+        for (key, slot) in self.entries.iter().filter(|(k, _)| k.starts_with("entity:")) {
+            if let Some(e) = slot.get() {
+                let score = e.get("current_score").and_then(Value::as_f64).unwrap_or(1.0);
+                let pinned = e.get("pinned").and_then(Value::as_bool).unwrap_or(false);
+                scores.insert(key.clone(), (score, pinned));
+            }
+        }
+        scores
     }
 
     /// Returns the workspace's interaction count (remember and recall operations so far).
