@@ -89,26 +89,12 @@ impl GraphCache {
 
     /// The node line of an entity, by binary search.
     fn node(&self, id: &str) -> Option<NodeLine<'_>> {
-        let t = self.text.as_bytes();
-        let (mut lo, mut hi) = self.nodes;
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let start = t[lo..mid].iter().rposition(|&b| b == b'\n').map_or(lo, |p| lo + p + 1);
-            let end = t[start..hi].iter().position(|&b| b == b'\n').map_or(hi, |p| start + p);
-            let mut f = self.text[start..end].split('\t');
-            let key = f.next().unwrap_or("");
-            match key.cmp(id) {
-                std::cmp::Ordering::Equal => {
-                    let active = f.next() == Some("active");
-                    let offset = f.next().and_then(|o| o.parse().ok()).unwrap_or(usize::MAX);
-                    let degree = f.next().and_then(|o| o.parse().ok()).unwrap_or(0);
-                    return Some(NodeLine { id: key, active, offset, degree });
-                }
-                std::cmp::Ordering::Less => lo = end + 1,
-                std::cmp::Ordering::Greater => hi = start,
-            }
-        }
-        None
+        let mut f = find_line(&self.text, self.nodes, id)?.split('\t');
+        let key = f.next().unwrap_or("");
+        let active = f.next() == Some("active");
+        let offset = f.next().and_then(|o| o.parse().ok()).unwrap_or(usize::MAX);
+        let degree = f.next().and_then(|o| o.parse().ok()).unwrap_or(0);
+        Some(NodeLine { id: key, active, offset, degree })
     }
 
     /// The current edges of a node: (other entity, confidence).
@@ -181,6 +167,26 @@ impl GraphCache {
         }
         out
     }
+}
+
+/// The line whose first tab-separated field is `key`, by binary search over the bytes
+/// `range` of `text`, which hold lines sorted by that field. Each probe reads only the line
+/// around its midpoint, so nothing is parsed ahead of time. Shared with the decay cache.
+pub(crate) fn find_line<'a>(text: &'a str, range: (usize, usize), key: &str) -> Option<&'a str> {
+    let t = text.as_bytes();
+    let (mut lo, mut hi) = range;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let start = t[lo..mid].iter().rposition(|&b| b == b'\n').map_or(lo, |p| lo + p + 1);
+        let end = t[start..hi].iter().position(|&b| b == b'\n').map_or(hi, |p| start + p);
+        let line = &text[start..end];
+        match line.split('\t').next().unwrap_or("").cmp(key) {
+            std::cmp::Ordering::Equal if !line.is_empty() => return Some(line),
+            std::cmp::Ordering::Less | std::cmp::Ordering::Equal => lo = end + 1,
+            std::cmp::Ordering::Greater => hi = start,
+        }
+    }
+    None
 }
 
 /// A node line, parsed.

@@ -73,20 +73,7 @@ impl DecayCache {
 
     /// The entry line for an id.
     fn find(&self, id: &str) -> Option<&str> {
-        let t = self.text.as_bytes();
-        let (mut lo, mut hi) = (self.body, self.text.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let start = t[lo..mid].iter().rposition(|&b| b == b'\n').map_or(lo, |p| lo + p + 1);
-            let end = t[start..hi].iter().position(|&b| b == b'\n').map_or(hi, |p| start + p);
-            let line = &self.text[start..end];
-            match line.split('\t').next().unwrap_or("").cmp(id) {
-                std::cmp::Ordering::Equal if !line.is_empty() => return Some(line),
-                std::cmp::Ordering::Less | std::cmp::Ordering::Equal => lo = end + 1,
-                std::cmp::Ordering::Greater => hi = start,
-            }
-        }
-        None
+        crate::graph::cache::find_line(&self.text, (self.body, self.text.len()), id)
     }
 
     /// Returns "now" for scoring.
