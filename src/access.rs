@@ -264,9 +264,8 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
     folded
 }
 
-/// Loads the decay file of a workspace (an empty one when it does not exist).
+/// Loads the decay state of a workspace: `decay-scores.json` (an empty one when it does not
+/// exist) and its shard files.
 pub fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
-    let path = ws.abs(layout::DECAY_SCORES);
-    let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
-    Ok(DecayFile::parse(&text, &path)?)
+    DecayFile::load(ws.root())
 }

@@ -132,6 +132,28 @@ impl Change {
         });
     }
 
+    /// Writes the decay files `decay` changed (the main file, shards) with one action and
+    /// summary; with [`Action::Edit`], a shard file that does not exist yet is created.
+    pub fn write_decay(
+        &mut self,
+        ws: &Workspace,
+        decay: &mut DecayFile,
+        action: Action,
+        summary: &str,
+    ) {
+        for (path, text) in decay.changed_files() {
+            let action = if action == Action::Edit
+                && self.pending(&path).is_none()
+                && !ws.abs(&path).exists()
+            {
+                Action::Create
+            } else {
+                action
+            };
+            self.write(&path, text.into_bytes(), action, summary);
+        }
+    }
+
     /// Deletes a file as part of the change.
     pub fn delete(&mut self, path: &str, action: Action, summary: impl Into<String>) {
         if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
@@ -218,29 +240,46 @@ impl Change {
     }
 
     fn fold_accesses(&mut self, ws: &Workspace, batch: &access::Batch) -> crate::Result<()> {
-        let path = ws.abs(layout::DECAY_SCORES);
-        let current = match self.pending(layout::DECAY_SCORES) {
-            Some(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
-            None => fsx::read_text_if_exists(&path)?,
-        };
-        let Some(current) = current else { return Ok(()) };
-        let mut decay = DecayFile::parse(&current, &path)?;
+        if self.pending(layout::DECAY_SCORES).is_none() && !ws.abs(layout::DECAY_SCORES).exists() {
+            return Ok(());
+        }
+        // The decay state as this change leaves it so far: its pending files over the disk.
+        let mut shards = crate::store::decay_file::shard_files(ws.root());
+        for e in &self.edits {
+            if let Some(name) =
+                e.path.strip_prefix(layout::DECAY_SHARDS_DIR).and_then(|r| r.strip_prefix('/'))
+                && let Some(n) = crate::store::decay_file::shard_number(name)
+                && e.content.is_some()
+                && !shards.contains(&n)
+            {
+                shards.push(n);
+            }
+        }
+        let mut decay = DecayFile::load_with(ws.root(), &shards, |rel| {
+            match self.edits.iter().find(|e| e.path == rel) {
+                Some(e) => Ok(e.content.as_ref().map(|c| String::from_utf8_lossy(c).into_owned())),
+                None => Ok(fsx::read_text_if_exists(&ws.abs(rel))?),
+            }
+        })?;
         let marker_before = decay.access_fold().map(str::to_owned);
         let folded = access::fold(batch, &mut decay);
         if decay.access_fold().map(str::to_owned) == marker_before {
             return Ok(()); // this batch was folded by a commit that landed before a crash
         }
         let note = format!("folded {} uses", folded.uses);
-        if let Some(e) = self.edits.iter_mut().find(|e| e.path == layout::DECAY_SCORES) {
-            e.content = Some(decay.to_text().into_bytes());
-            e.summary = format!("{}; {note}", e.summary);
-        } else {
-            self.edits.push(FileEdit {
-                path: layout::DECAY_SCORES.to_owned(),
-                content: Some(decay.to_text().into_bytes()),
-                action: Action::Edit,
-                summary: note,
-            });
+        for (path, text) in decay.changed_files() {
+            if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
+                e.content = Some(text.into_bytes());
+                e.summary = format!("{}; {note}", e.summary);
+            } else {
+                let action = if ws.abs(&path).exists() { Action::Edit } else { Action::Create };
+                self.edits.push(FileEdit {
+                    path,
+                    content: Some(text.into_bytes()),
+                    action,
+                    summary: note.clone(),
+                });
+            }
         }
         Ok(())
     }

@@ -1,23 +1,44 @@
-//! A sorted copy of the decay inputs, so a search can score its hits without parsing the whole
-//! of `decay-scores.json` (2.5 MB at 10,000 memories). One line per entry:
-//! `id TAB base TAB weight TAB uses TAB last-use (unix seconds) TAB last-interaction TAB flags`,
-//! where flags has `p` for pinned and `f` for forgotten. Derived; rebuilt when the JSON changes.
+//! A sorted copy of the decay inputs, so a search can score its hits without parsing the decay
+//! files (2.5 MB of JSON at 10,000 memories). One cache file per decay file, in
+//! `.cogmem/index/decay/`: `main.tsv` for `decay-scores.json` (first line
+//! `#interactions TAB N`), `NN.tsv` for the shard `memory/meta/decay/NN.json`; one line per
+//! entry: `id TAB base TAB weight TAB uses TAB last-use (unix seconds) TAB last-interaction TAB
+//! flags`, where flags has `p` for pinned and `f` for forgotten. Derived; a file's cache is
+//! rewritten when that file changes, so a change that touched one shard rewrites one small cache.
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use chrono::TimeZone;
 
 use crate::Timestamp;
 use crate::decay::{DecayInputs, Now};
+use crate::store::decay_file::{self, DecayFile};
 use crate::store::fsx;
 use crate::workspace::Workspace;
 
-/// The cache file's name in the index folder.
-pub const FILE: &str = "decay.tsv";
+/// The cache folder's name in the index folder.
+pub const DIR: &str = "decay";
 
-/// Writes the cache from the workspace's decay file.
-pub fn write(ws: &Workspace, path: &Path) -> crate::Result<()> {
-    let decay = crate::access::load_decay(ws)?;
+/// The cache file of a decay file (`None`: the main file), relative to the cache folder.
+pub fn file_name(home: Option<u8>) -> String {
+    match home {
+        None => "main.tsv".to_owned(),
+        Some(n) => format!("{n:02x}.tsv"),
+    }
+}
+
+/// Writes the cache of one decay file (`None`: the main file, its own entries only) into
+/// `dir`; a decay file that is missing gets an empty cache.
+pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path) -> crate::Result<()> {
+    let rel = decay_file::file_path(home);
+    let path = ws.abs(&rel);
+    let decay = match (fsx::read_text_if_exists(&path)?, home) {
+        (None, _) => DecayFile::parse("{}", &path)?,
+        (Some(text), None) => DecayFile::parse(&text, &path)?,
+        (Some(text), Some(_)) => DecayFile::parse_shard(&text, &path)?,
+    };
     let epoch = chrono::Utc.timestamp_opt(0, 0).single().expect("the epoch exists").fixed_offset();
     let mut lines: Vec<String> = Vec::new();
     for key in decay.keys() {
@@ -37,26 +58,65 @@ pub fn write(ws: &Workspace, path: &Path) -> crate::Result<()> {
         ));
     }
     lines.sort();
-    let mut text = format!("#interactions\t{}\n", decay.interactions());
+    let mut text = String::new();
+    if home.is_none() {
+        text.push_str(&format!("#interactions\t{}\n", decay.interactions()));
+    }
     for l in lines {
         text.push_str(&l);
         text.push('\n');
     }
-    Ok(fsx::write_atomic(path, text.as_bytes())?)
+    fsx::create_dir_all(dir)?;
+    Ok(fsx::write_atomic(&dir.join(file_name(home)), text.as_bytes())?)
 }
 
-/// The loaded cache, searched in place: loading is one read, a lookup a binary search over the
-/// sorted lines (no per-line work for the entries a search does not rank).
+/// The loaded caches: each file read when a lookup first needs it, then searched in place
+/// (a binary search over its sorted lines).
 pub struct DecayCache {
+    dir: PathBuf,
+    files: RefCell<HashMap<Option<u8>, std::rc::Rc<CacheFile>>>,
+    interactions: u64,
+}
+
+impl DecayCache {
+    /// Opens the caches in `dir`; missing or unreadable ones are empty (every memory scores as
+    /// new).
+    pub fn load(dir: &Path) -> Self {
+        let main = CacheFile::load(&dir.join(file_name(None)));
+        let interactions = main.interactions;
+        let files = RefCell::new(HashMap::from([(None, std::rc::Rc::new(main))]));
+        Self { dir: dir.to_owned(), files, interactions }
+    }
+
+    fn file(&self, home: Option<u8>) -> std::rc::Rc<CacheFile> {
+        self.files
+            .borrow_mut()
+            .entry(home)
+            .or_insert_with(|| std::rc::Rc::new(CacheFile::load(&self.dir.join(file_name(home)))))
+            .clone()
+    }
+
+    /// Returns "now" for scoring.
+    pub fn now(&self, time: Timestamp) -> Now {
+        Now { time, interactions: self.interactions }
+    }
+
+    /// Looks up an entry's inputs: in its shard's cache, then in the main file's.
+    pub fn get(&self, id: &str) -> Option<DecayInputs> {
+        self.file(Some(decay_file::shard_of(id))).get(id).or_else(|| self.file(None).get(id))
+    }
+}
+
+/// One cache file.
+struct CacheFile {
     text: String,
     /// Where the sorted entry lines start.
     body: usize,
     interactions: u64,
 }
 
-impl DecayCache {
-    /// Loads the cache; a missing or unreadable cache is empty (every memory scores as new).
-    pub fn load(path: &Path) -> Self {
+impl CacheFile {
+    fn load(path: &Path) -> Self {
         Self::from_text(fsx::read_text_if_exists(path).ok().flatten().unwrap_or_default())
     }
 
@@ -76,13 +136,7 @@ impl DecayCache {
         crate::graph::cache::find_line(&self.text, (self.body, self.text.len()), id)
     }
 
-    /// Returns "now" for scoring.
-    pub fn now(&self, time: Timestamp) -> Now {
-        Now { time, interactions: self.interactions }
-    }
-
-    /// Looks up an entry's inputs.
-    pub fn get(&self, id: &str) -> Option<DecayInputs> {
+    fn get(&self, id: &str) -> Option<DecayInputs> {
         let f: Vec<&str> = self.find(id)?.split('\t').collect();
         let num = |k: usize| f.get(k).and_then(|x| x.parse::<f64>().ok());
         let last = chrono::Utc.timestamp_opt(f.get(4)?.parse().ok()?, 0).single()?.fixed_offset();
@@ -113,7 +167,7 @@ mod tests {
                 if i % 7 == 0 { "p" } else { "" }
             ));
         }
-        let cache = DecayCache::from_text(text);
+        let cache = CacheFile::from_text(text);
         assert_eq!(cache.interactions, 42);
         for (i, id) in ids.iter().enumerate() {
             let got = cache.get(id).unwrap_or_else(|| panic!("{id} not found"));
@@ -123,6 +177,6 @@ mod tests {
         for missing in ["", "a", "episode:2026-01-01#0000x", "zzz", "episode:2026-01-01#"] {
             assert!(cache.get(missing).is_none(), "{missing}");
         }
-        assert!(DecayCache::from_text(String::new()).get("x").is_none());
+        assert!(CacheFile::from_text(String::new()).get("x").is_none());
     }
 }

@@ -6,8 +6,9 @@
 //! its schema version and analyzer; when they differ from this build, or the index cannot be
 //! opened, it is rebuilt from the files rather than trusted. Deleting `.cogmem/` loses nothing.
 //!
-//! Decay inputs are copied from `decay-scores.json` into a sorted cache file, so a search reads
-//! the few entries it ranks without parsing the whole JSON.
+//! Decay inputs are copied from the decay files into sorted cache files (one per decay file), so
+//! a search reads the few entries it ranks without parsing the JSON, and a change that touched
+//! one shard rewrites one small cache.
 
 pub mod analyzer;
 pub mod decay_cache;
@@ -157,14 +158,16 @@ pub struct Stamp {
 
 /// The manifest: what the index was built from. Stored as `manifest.tsv`, read on every search,
 /// so it is a plain sorted table rather than JSON (a twelfth of the parse time at 12,000 files):
-/// `#schema N`, `#analyzer NAME`, `#decay SIZE MTIME` header lines, then
+/// `#schema N`, `#analyzer NAME`, `#decay FILE SIZE MTIME` header lines (one per decay file
+/// whose cache is current; `-` for `decay-scores.json`, `NN` for a shard), then
 /// `path TAB size TAB mtime TAB hash` per file.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Meta {
     schema_version: u32,
     analyzer: String,
     files: HashMap<String, Stamp>,
-    decay: Option<Stamp>,
+    /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
+    decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
 }
 
 impl Meta {
@@ -181,12 +184,18 @@ impl Meta {
                     "schema" => meta.schema_version = value.parse().ok()?,
                     "analyzer" => value.clone_into(&mut meta.analyzer),
                     "decay" => {
-                        let (size, mtime) = value.split_once(' ')?;
-                        meta.decay = Some(Stamp {
-                            size: size.parse().ok()?,
-                            mtime: mtime.parse().ok()?,
-                            hash: String::new(),
-                        });
+                        // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
+                        // the caches are then rewritten.
+                        let mut f = value.split(' ');
+                        if let (Some(home), Some(size), Some(mtime), None) =
+                            (f.next(), f.next(), f.next(), f.next())
+                        {
+                            let home = match home {
+                                "-" => None,
+                                n => Some(u8::from_str_radix(n, 16).ok()?),
+                            };
+                            meta.decay.insert(home, (size.parse().ok()?, mtime.parse().ok()?));
+                        }
                     }
                     _ => {}
                 }
@@ -213,8 +222,9 @@ impl Meta {
             "{MANIFEST_HEADER}\n#schema {}\n#analyzer {}\n",
             self.schema_version, self.analyzer
         );
-        if let Some(d) = &self.decay {
-            out.push_str(&format!("#decay {} {}\n", d.size, d.mtime));
+        for (home, (size, mtime)) in &self.decay {
+            let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
+            out.push_str(&format!("#decay {home} {size} {mtime}\n"));
         }
         let mut paths: Vec<&String> = self.files.keys().collect();
         paths.sort();
@@ -341,13 +351,13 @@ pub fn open(
 ) -> crate::Result<(Index, RefreshReport)> {
     crate::timing::mark("index open");
     let _lock = lock(ws)?;
-    match refresh_locked(ws, full, progress) {
+    match refresh_locked(ws, full, progress, None) {
         // A process killed inside tantivy's commit can leave files tantivy then refuses to
         // write over. The index is derived: rebuild it from the files rather than fail.
         Err(crate::Error::Index(IndexError::Tantivy { .. })) if !full => {
             let dir = ws.abs(layout::INDEX_DIR);
             std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
-            let (index, mut report) = refresh_locked(ws, true, progress)?;
+            let (index, mut report) = refresh_locked(ws, true, progress, None)?;
             report.reason = Some("the index could not be updated in place".to_owned());
             Ok((index, report))
         }
@@ -358,6 +368,61 @@ pub fn open(
 /// Brings the index up to date after a change, ignoring failures (the next read retries).
 pub fn update_after_change(ws: &Workspace) {
     let _ = open(ws, false, None);
+}
+
+/// Brings the index up to date with the files a change just committed (`paths`, relative to
+/// the root), ignoring failures. Only those files are looked at: a hand edit elsewhere keeps
+/// its old stamp in the manifest, so the next read still finds it.
+pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
+    crate::timing::mark("index open");
+    let Ok(_lock) = lock(ws) else { return };
+    if refresh_locked(ws, false, None, Some(paths)).is_err() {
+        drop(_lock);
+        update_after_change(ws);
+    }
+}
+
+/// Whether a path (relative to the root) is one the index reads: MEMORY.md or a `*.md` file
+/// directly in a store folder.
+fn is_memory_file(rel: &str) -> bool {
+    if rel == layout::MEMORY_MD {
+        return true;
+    }
+    let Some((dir, name)) = rel.rsplit_once('/') else { return false };
+    units::DIRS.iter().any(|(d, _, _)| *d == dir)
+        && name.ends_with(".md")
+        && !name.contains(['\t', '\n', '\r'])
+}
+
+/// Size and mtime of the given paths that are memory files and exist as plain files.
+fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
+    paths
+        .iter()
+        .filter(|p| is_memory_file(p))
+        .filter_map(|p| {
+            let md = std::fs::symlink_metadata(root.join(p)).ok()?;
+            md.is_file().then(|| (p.clone(), md.len(), mtime_of(&md)))
+        })
+        .collect()
+}
+
+/// What of an entity file the graph cache depends on (names, status, relations without their
+/// line numbers), as a short hash: a fact added to an entity leaves it unchanged, so the cache
+/// is not rebuilt for it.
+fn graph_digest(rel: &str, text: &str) -> String {
+    let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+    let mut key = String::new();
+    if let Ok(id) = crate::store::entity::EntityId::parse(stem) {
+        key.push_str(&format!("{:?}\n", crate::store::entity::names(&id, text)));
+    }
+    key.push_str(&crate::store::entity::status(text));
+    for r in crate::store::entity::relations(text) {
+        key.push_str(&format!(
+            "\n{} {} {} {:?} {:?}",
+            r.relation, r.target, r.confidence, r.since, r.until
+        ));
+    }
+    crate::store::core_memory::hash8(&key)
 }
 
 fn lock(ws: &Workspace) -> crate::Result<File> {
@@ -391,6 +456,7 @@ fn refresh_locked(
     ws: &Workspace,
     full: bool,
     progress: Option<&dyn Fn(usize, usize)>,
+    only: Option<&[String]>,
 ) -> crate::Result<(Index, RefreshReport)> {
     let dir = ws.abs(layout::INDEX_DIR);
     let meta_path = dir.join(META_FILE);
@@ -440,7 +506,12 @@ fn refresh_locked(
     crate::timing::mark("index opened, manifest read");
     // Which files changed since the manifest?
     let root = ws.root();
-    let files = scan(root);
+    // After a change only its own files are looked at (not on a rebuild: that reads all).
+    let only = only.filter(|_| !report.rebuilt);
+    let files = match only {
+        Some(paths) => scan_paths(root, paths),
+        None => scan(root),
+    };
     let mut to_read: Vec<(String, u64, u128)> = Vec::new();
     for (rel, size, mtime) in &files {
         match meta.files.get(rel) {
@@ -451,13 +522,22 @@ fn refresh_locked(
     to_read.sort();
     // A set: `Vec::contains` here made every search quadratic in the number of files.
     let present: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
-    let gone: Vec<String> =
-        meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect();
+    let gone: Vec<String> = match only {
+        Some(paths) => paths
+            .iter()
+            .filter(|p| meta.files.contains_key(*p) && !present.contains(p.as_str()))
+            .cloned()
+            .collect(),
+        None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
+    };
 
     crate::timing::mark("files stat-ed");
+    let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
+    let mut graph_changed = report.rebuilt;
     for rel in &gone {
-        ensure_writer(&mut writer, &inner, &dir)?
+        graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
+        ensure_writer(&mut writer, &inner, &dir, budget)?
             .delete_term(Term::from_field_text(fields.path, rel));
         meta.files.remove(rel);
         report.removed.push(rel.clone());
@@ -474,8 +554,13 @@ fn refresh_locked(
                 continue;
             }
         };
-        let hash = crate::store::core_memory::hash8_bytes(&bytes);
-        if meta.files.get(&rel).is_some_and(|s| s.hash == hash) {
+        let mut hash = crate::store::core_memory::hash8_bytes(&bytes);
+        if rel.starts_with(layout::ENTITIES_DIR) {
+            // Entity files carry a second hash: what the graph cache depends on.
+            hash = format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(&bytes)));
+        }
+        let before = meta.files.get(&rel).map(|s| s.hash.clone());
+        if before.as_deref() == Some(hash.as_str()) {
             meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
             continue; // touched, not changed
         }
@@ -487,10 +572,14 @@ fn refresh_locked(
                 continue;
             }
         };
-        let w = ensure_writer(&mut writer, &inner, &dir)?;
+        let w = ensure_writer(&mut writer, &inner, &dir, budget)?;
         w.delete_term(Term::from_field_text(fields.path, &rel));
         for u in units::file_units(&rel, &text) {
             w.add_document(document(&fields, &u)).map_err(tantivy_err(&dir))?;
+        }
+        if rel.starts_with(layout::ENTITIES_DIR) {
+            let digest = |h: &str| h.split_once('+').map(|(_, g)| g.to_owned());
+            graph_changed |= before.as_deref().and_then(digest) != digest(&hash);
         }
         meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
         report.changed.push(rel);
@@ -498,31 +587,47 @@ fn refresh_locked(
     if let Some(p) = progress {
         p(total, total);
     }
+    crate::timing::mark("index: documents added");
     if let Some(mut w) = writer {
         w.commit().map_err(tantivy_err(&dir))?;
+        crate::timing::mark("index: tantivy commit");
         w.wait_merging_threads().map_err(tantivy_err(&dir))?;
     }
     crate::timing::mark("index: documents committed");
     // The graph's statuses and edges, for spreading activation at query time.
-    let entities_changed = report.rebuilt
-        || report
-            .changed
-            .iter()
-            .chain(&report.removed)
-            .any(|p| p.starts_with(layout::ENTITIES_DIR));
-    if entities_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
+    if graph_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
         let g = crate::graph::build(ws)?;
         fsx::write_atomic(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes())?;
     }
     crate::timing::mark("index: graph cache");
-    // Decay inputs, copied when decay-scores.json changed.
-    let decay_path = ws.abs(layout::DECAY_SCORES);
-    let decay_stamp =
-        stamp_of(&decay_path).map(|(size, mtime)| Stamp { size, mtime, hash: String::new() });
+    // Decay inputs, copied from each decay file that changed.
+    let cache_dir = dir.join(decay_cache::DIR);
+    let mut homes: Vec<Option<u8>> = vec![None];
+    homes.extend(crate::store::decay_file::shard_files(root).into_iter().map(Some));
     let decay_before = meta.decay.clone();
-    if decay_stamp != meta.decay || report.rebuilt || !dir.join(decay_cache::FILE).exists() {
-        decay_cache::write(ws, &dir.join(decay_cache::FILE))?;
-        meta.decay = decay_stamp;
+    let cache_missing = !cache_dir.join(decay_cache::file_name(None)).exists();
+    if report.rebuilt || cache_missing {
+        meta.decay.clear();
+    }
+    for home in &homes {
+        let stamp = stamp_of(&ws.abs(&crate::store::decay_file::file_path(*home)));
+        let Some(stamp) = stamp else {
+            if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
+                decay_cache::write(ws, *home, &cache_dir)?; // an empty cache
+            }
+            continue;
+        };
+        if meta.decay.get(home) != Some(&stamp) {
+            decay_cache::write(ws, *home, &cache_dir)?;
+            meta.decay.insert(*home, stamp);
+        }
+    }
+    // Shards that are gone leave no cache behind.
+    let stale: Vec<Option<u8>> =
+        meta.decay.keys().filter(|h| !homes.contains(h)).copied().collect();
+    for home in stale {
+        meta.decay.remove(&home);
+        let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
     }
     crate::timing::mark("caches checked");
     // A read that found nothing new writes nothing.
@@ -544,10 +649,14 @@ fn ensure_writer<'a>(
     writer: &'a mut Option<IndexWriter<TantivyDocument>>,
     inner: &TantivyIndex,
     dir: &Path,
+    budget: usize,
 ) -> crate::Result<&'a IndexWriter<TantivyDocument>> {
     if writer.is_none() {
-        // One thread and a 50 MB arena: the machine has two cores and searches run alongside.
-        *writer = Some(inner.writer_with_num_threads(1, 50_000_000).map_err(tantivy_err(dir))?);
+        // One thread: the machine has two cores and searches run alongside. The arena is
+        // tantivy's smallest for a few changed files (most refreshes: a command's own
+        // change), larger for a rebuild, where it means fewer segments to merge.
+        *writer = Some(inner.writer_with_num_threads(1, budget).map_err(tantivy_err(dir))?);
+        crate::timing::mark("index: writer opened");
     }
     Ok(writer.as_ref().expect("just created"))
 }

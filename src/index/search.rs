@@ -164,7 +164,7 @@ pub fn search(
     }
     let q = BooleanQuery::new(clauses);
     let searcher = index.searcher();
-    let cache = DecayCache::load(&index.dir().join(super::decay_cache::FILE));
+    let cache = DecayCache::load(&index.dir().join(super::decay_cache::DIR));
     let at = cache.now(now);
     let mut hits = Vec::new();
     // The best BM25 matches first, in batches: faded and superseded memories are dropped

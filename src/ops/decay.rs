@@ -134,13 +134,8 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     }
     let mut change =
         Change::new(Actor::system("system:decay"), "cogmem decay").with_approval(Approval::Auto);
-    let old = fsx::read_text_if_exists(&ws.abs(layout::DECAY_SCORES))?.unwrap_or_default();
-    let new = decay.to_text();
-    if new != old {
-        let summary =
-            format!("{} band changes, {} uses folded", report.transitions.len(), folded.uses);
-        change.write(layout::DECAY_SCORES, new.into_bytes(), Action::Edit, summary);
-    }
+    let summary = format!("{} band changes, {} uses folded", report.transitions.len(), folded.uses);
+    change.write_decay(ws, &mut decay, Action::Edit, &summary);
     // Comment lines of entities and procedures follow the JSON.
     for key in decay.keys() {
         let Some(u) = all.get(&key) else { continue };
@@ -179,7 +174,7 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     let change = change.with_subject(Action::Decay, subject);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
 }
@@ -266,12 +261,7 @@ pub fn pin(
             change.write(&unit.path, new.into_bytes(), Action::Edit, format!("{verb} {id}"));
         }
     }
-    change.write(
-        layout::DECAY_SCORES,
-        decay.to_text().into_bytes(),
-        Action::Edit,
-        format!("{verb} {id}"),
-    );
+    change.write_decay(ws, &mut decay, Action::Edit, &format!("{verb} {id}"));
     let applied = change.with_subject(Action::Edit, format!("{verb} {id}")).apply(
         ws,
         &repo,

@@ -273,15 +273,19 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
 
     // 2. Repairs inside the files: one commit.
     let tree = git::head_tree(&repo)?;
-    let decay_dirty = git::is_dirty(ws.root(), tree.as_ref(), layout::DECAY_SCORES)?
+    let mut decay_dirty = git::is_dirty(ws.root(), tree.as_ref(), layout::DECAY_SCORES)?
         || git::is_dirty(ws.root(), tree.as_ref(), layout::AUDIT_LOG)?;
+    for n in crate::store::decay_file::shard_files(ws.root()) {
+        let rel = crate::store::decay_file::file_path(Some(n));
+        decay_dirty = decay_dirty || git::is_dirty(ws.root(), tree.as_ref(), &rel)?;
+    }
     drop(tree);
     let mut commit = None;
-    if !decay_dirty && let Some((text, notes)) = decay_repairs(ws, now)? {
+    if !decay_dirty && let Some((mut decay, notes)) = decay_repairs(ws, now)? {
         let actor = Actor::system("system:doctor");
         let mut change = Change::new(actor, "cogmem doctor --fix");
         let summary = format!("repaired {} decay entries", notes.len());
-        change.write(layout::DECAY_SCORES, text.into_bytes(), Action::Edit, summary.clone());
+        change.write_decay(ws, &mut decay, Action::Edit, &summary);
         let change = change.with_subject(Action::Edit, summary);
         let applied = change.apply(ws, &repo, &lock, &crate::FixedClock(now))?;
         commit = Some(applied.commit);
@@ -432,6 +436,14 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
     {
         out.push(store_finding("schema", layout::DECAY_SCORES, &e));
     }
+    for n in crate::store::decay_file::shard_files(root) {
+        let rel = crate::store::decay_file::file_path(Some(n));
+        if let Some(t) = text(&rel, &mut out)
+            && let Err(e) = DecayFile::parse_shard(&t, &root.join(&rel))
+        {
+            out.push(store_finding("schema", &rel, &e));
+        }
+    }
     if let Some(t) = text(layout::AUDIT_LOG, &mut out) {
         for (i, raw) in t.lines().enumerate() {
             if raw_action(raw) == Some(ACK_ACTION) {
@@ -476,9 +488,10 @@ fn raw_action(raw: &str) -> Option<&str> {
 // ---- decay entries and units ----------------------------------------------------------------
 
 fn read_decay(ws: &Workspace) -> Option<DecayFile> {
-    let path = ws.abs(layout::DECAY_SCORES);
-    let text = fsx::read_text_if_exists(&path).ok()??;
-    DecayFile::parse(&text, &path).ok()
+    if !ws.abs(layout::DECAY_SCORES).exists() {
+        return None;
+    }
+    DecayFile::load(ws.root()).ok()
 }
 
 /// Units without entries and entries without units (forgotten ones keep their entry on purpose).
@@ -518,7 +531,7 @@ fn check_decay(ws: &Workspace) -> Vec<Finding> {
     out.extend(orphans.iter().map(|k| {
         Finding::new(
             "decay",
-            layout::DECAY_SCORES,
+            &decay.file_of(k).unwrap_or_else(|| layout::DECAY_SCORES.to_owned()),
             format!("entry {k} names no memory in the files"),
             true,
         )
@@ -526,12 +539,12 @@ fn check_decay(ws: &Workspace) -> Vec<Finding> {
     out
 }
 
-/// New decay-scores.json text with entries created for units that lack one and entries whose
+/// The decay state with entries created for units that lack one and entries whose
 /// unit is gone marked archived (never removed), and one note per repair.
 fn decay_repairs(
     ws: &Workspace,
     now: crate::Timestamp,
-) -> crate::Result<Option<(String, Vec<String>)>> {
+) -> crate::Result<Option<(DecayFile, Vec<String>)>> {
     let Some(mut decay) = read_decay(ws) else { return Ok(None) };
     let (missing, orphans) = decay_mismatch(ws, &decay);
     if missing.is_empty() && orphans.is_empty() {
@@ -573,7 +586,7 @@ fn decay_repairs(
         e.insert("archive".into(), record);
         notes.push(format!("marked {k} archived: its memory is gone from the files"));
     }
-    Ok(Some((decay.to_text(), notes)))
+    Ok(Some((decay, notes)))
 }
 
 // ---- links and budget -----------------------------------------------------------------------

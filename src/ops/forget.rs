@@ -118,9 +118,7 @@ pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>>
 }
 
 fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
-    let path = ws.abs(layout::DECAY_SCORES);
-    let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
-    Ok(DecayFile::parse(&text, &path)?)
+    DecayFile::load(ws.root())
 }
 
 /// How to forget.
@@ -285,19 +283,14 @@ pub fn forget(
     }
     let ids_text = report.forgotten.iter().map(|f| f.id.as_str()).collect::<Vec<_>>().join(", ");
     let verb = if opts.permanent { "deleted" } else { "archived" };
-    d.change.write(
-        layout::DECAY_SCORES,
-        d.decay.to_text().into_bytes(),
-        action,
-        format!("{verb} {ids_text}"),
-    );
+    d.change.write_decay(ws, &mut d.decay, action, &format!("{verb} {ids_text}"));
     let change = d.change.with_subject(
         action,
         format!("{} {ids_text}", if opts.permanent { "deleted" } else { "forgot" }),
     );
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     report.commit = Some(applied.commit);
     report.files = applied.files;
     Ok(report)
@@ -380,16 +373,11 @@ pub fn restore(
         );
         entry.shift_remove("archive");
     }
-    d.change.write(
-        layout::DECAY_SCORES,
-        d.decay.to_text().into_bytes(),
-        Action::Restore,
-        summary.clone(),
-    );
+    d.change.write_decay(ws, &mut d.decay, Action::Restore, &summary);
     let change = d.change.with_subject(Action::Restore, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     Ok(RestoreReport { commit: applied.commit, id: id.to_owned(), files: applied.files })
 }
 

@@ -531,7 +531,7 @@ pub fn supersede(
     let applied =
         change.with_subject(Action::Edit, summary).apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     Ok(GraphChange { commit: Some(applied.commit), trace })
 }
 
@@ -635,7 +635,7 @@ pub fn merge(
         .with_subject(Action::Merge, format!("merged {other_id} into {keep_id}"))
         .apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     Ok(GraphChange { commit: Some(applied.commit), trace })
 }
 

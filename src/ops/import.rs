@@ -229,12 +229,8 @@ pub fn import_jsonl(
         };
         decay.insert_new(id, unit, p);
     }
-    change.write(
-        layout::DECAY_SCORES,
-        decay.to_text().into_bytes(),
-        Action::Edit,
-        format!("decay entries for {} imported", count(new_ids.len(), "message")),
-    );
+    let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
+    change.write_decay(ws, &mut decay, Action::Edit, &summary);
     let summary = format!(
         "imported {} from {name} into {} ({} skipped)",
         count(report.imported, "message"),
@@ -244,7 +240,7 @@ pub fn import_jsonl(
     let change = change.with_subject(Action::Append, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
 }

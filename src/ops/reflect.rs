@@ -244,10 +244,10 @@ fn decay_json(ws: &Workspace) -> crate::Result<serde_json::Map<String, Value>> {
 
 fn load_decay(ws: &Workspace) -> crate::Result<Option<DecayFile>> {
     let path = ws.abs(layout::DECAY_SCORES);
-    match fsx::read_text_if_exists(&path)? {
-        Some(t) => Ok(Some(DecayFile::parse(&t, &path)?)),
-        None => Ok(None),
+    if !path.exists() {
+        return Ok(None);
     }
+    Ok(Some(DecayFile::load(ws.root())?))
 }
 
 fn to_map(d: &DecayFile) -> serde_json::Map<String, Value> {

@@ -271,9 +271,9 @@ pub fn remember_with(
     let counts_interactions =
         ws.settings().decay.clock == crate::settings::DecayClock::Interactions;
     if !w.new_units.is_empty() || counts_interactions && !w.change.is_empty() {
-        let path = ws.abs(layout::DECAY_SCORES);
-        let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
-        let mut decay = DecayFile::parse(&text, &path)?;
+        // Only the shards that hold these entries are read.
+        let keys: Vec<&str> = w.new_units.iter().map(|(id, _)| id.as_str()).collect();
+        let mut decay = DecayFile::load_for(ws.root(), &keys)?;
         let base = if req.actor.as_str() == "bot:auto-detect" {
             ws.settings().decay.base_auto
         } else {
@@ -307,12 +307,7 @@ pub fn remember_with(
             }
             let summary =
                 if parts.is_empty() { "one more interaction".to_owned() } else { parts.join("; ") };
-            w.change.write(
-                layout::DECAY_SCORES,
-                decay.to_text().into_bytes(),
-                Action::Edit,
-                summary,
-            );
+            w.change.write_decay(ws, &mut decay, Action::Edit, &summary);
         }
     }
     crate::timing::mark("remember: decay entries");
@@ -326,7 +321,7 @@ pub fn remember_with(
     let applied = change.apply(ws, &repo, &lock, &clock)?;
     drop(lock);
     crate::timing::mark("remember: committed");
-    crate::index::update_after_change(ws);
+    crate::index::update_after_commit(ws, &applied.files);
     crate::timing::mark("remember: index updated");
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }

@@ -492,7 +492,7 @@ fn write_and_commit(
     let mut files = plan.files;
     let graph_inputs = plan.updates.keys().any(|p| {
         p.starts_with(layout::ENTITIES_DIR)
-            || p == layout::DECAY_SCORES
+            || layout::is_decay_file(p)
             || p == layout::RELATIONS
             || p == layout::GRAPH_INDEX
     });

@@ -100,9 +100,8 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     counts.procedures = markdown_files(ws, layout::PROCEDURES_DIR).len();
     counts.vault = markdown_files(ws, layout::VAULT_DIR).len();
     let decay_path = ws.abs(layout::DECAY_SCORES);
-    match fsx::read_text_if_exists(&decay_path) {
-        Ok(None) => {}
-        Ok(Some(text)) => match DecayFile::parse(&text, &decay_path) {
+    if decay_path.exists() {
+        match DecayFile::load(ws.root()) {
             Ok(d) => {
                 counts.decay_entries = d.len();
                 for key in d.keys() {
@@ -115,11 +114,11 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
                     }
                 }
             }
+            // The error names the file (a shard, perhaps).
             Err(e) => {
                 skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() });
             }
-        },
-        Err(e) => skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() }),
+        }
     }
 
     let uncommitted = git::uncommitted(&repo)?;

@@ -175,7 +175,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         match check(ws, &c, opts.force) {
             Ok(()) => valid.push(c),
             Err(left) => {
-                blocked |= c.path == layout::AUDIT_LOG || c.path == layout::DECAY_SCORES;
+                blocked |= c.path == layout::AUDIT_LOG || layout::is_decay_file(&c.path);
                 report.left.push(left);
             }
         }
@@ -209,9 +209,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     }
 
     // Decay entries for units that have none yet.
-    let decay_path = ws.abs(layout::DECAY_SCORES);
-    let decay_text = fsx::read_text_if_exists(&decay_path)?.unwrap_or_else(|| "{}".into());
-    let mut decay = DecayFile::parse(&decay_text, &decay_path)?;
+    let mut decay = DecayFile::load(ws.root())?;
     let created = now.with_timezone(&chrono::Utc);
     for c in &valid {
         let Some(text) = c.text() else { continue };
@@ -230,7 +228,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     if !report.decay_entries.is_empty() {
         let summary = format!("decay entries for {}", report.decay_entries.join(", "));
         // A hand edit of the file already in the change keeps its own action.
-        change.write(layout::DECAY_SCORES, decay.to_text().into_bytes(), Action::Edit, summary);
+        change.write_decay(ws, &mut decay, Action::Edit, &summary);
     }
 
     // The graph index follows the entity files as this commit leaves them.
@@ -360,6 +358,11 @@ fn check(ws: &Workspace, c: &Candidate, force: bool) -> Result<(), LeftFile> {
     if p == layout::DECAY_SCORES {
         return DecayFile::parse(text, &ws.abs(p)).map(|_| ()).map_err(|e| from_store_error(c, &e));
     }
+    if layout::is_decay_file(p) {
+        return DecayFile::parse_shard(text, &ws.abs(p))
+            .map(|_| ())
+            .map_err(|e| from_store_error(c, &e));
+    }
     if p == layout::MEMORY_MD {
         let budget = ws.settings().core.budget_tokens;
         let tokens = tokens::estimate(text);
@@ -443,6 +446,7 @@ fn check_deletion(c: &Candidate, force: bool) -> Result<(), LeftFile> {
         layout::MEMORY_MD => Err(restore("MEMORY.md holds core memory and marks the workspace")),
         layout::AUDIT_LOG => Err(restore("the audit log is append-only")),
         layout::DECAY_SCORES => Err(restore("decay-scores.json holds every memory's decay state")),
+        p if layout::is_decay_file(p) => Err(restore("a decay shard holds memories' decay state")),
         p if p.starts_with(&format!("{}/", layout::EPISODES_DIR)) && !force => {
             let n = episode::entries(&c.head_text().unwrap_or_default()).len();
             if n == 0 {

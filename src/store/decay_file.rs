@@ -1,9 +1,15 @@
 //! `memory/meta/decay-scores.json`: decay entries keyed `<kind>:<id>` plus reflection state and
 //! the token economy. Reads versions 1–3, writes version 3, and keeps every field it does not
 //! know, in order, so files written by the cognitive-memory skill survive a round trip.
+//!
+//! Past [`SPLIT_AT`] entries the entries move to 64 shard files, `memory/meta/decay/NN.json`
+//! (`{"entries": {…}}`, the shard chosen by a hash of the key), and `decay-scores.json` keeps
+//! the rest. Every change commits the files it changes whole, so one multi-megabyte file
+//! rewritten by every `remember` cost each commit tens of milliseconds and made the
+//! repository grow with the square of the number of memories; a shard is a sixty-fourth of it.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -26,8 +32,62 @@ use crate::settings::DecaySettings;
 pub struct DecayFile {
     /// Every top-level field but `entries`, in order (`entries` keeps its place as a `null`).
     root: Map<String, Value>,
+    /// `root` as read, to tell whether the main file changed.
+    root_read: Map<String, Value>,
     entries: Vec<(String, Slot)>,
     by_key: HashMap<String, usize>,
+    /// Whether entries live in shard files.
+    sharded: bool,
+    /// Files an entry was removed from or moved out of (`None`: the main file).
+    touched: BTreeSet<Option<u8>>,
+    /// Whether every shard file was read (not so for [`DecayFile::load_for`]).
+    complete: bool,
+}
+
+/// Entries past which `decay-scores.json` is split into shard files.
+pub const SPLIT_AT: usize = 1000;
+
+/// Number of shard files.
+pub const SHARDS: u8 = 64;
+
+/// The shard an entry key belongs to: FNV-1a of the key, modulo [`SHARDS`].
+pub fn shard_of(key: &str) -> u8 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    u8::try_from(h % u64::from(SHARDS)).unwrap_or(0)
+}
+
+/// The path (relative to the root) of a decay file: the main file for `None`, else a shard.
+pub fn file_path(home: Option<u8>) -> String {
+    match home {
+        None => crate::workspace::layout::DECAY_SCORES.to_owned(),
+        Some(n) => format!("{}/{n:02x}.json", crate::workspace::layout::DECAY_SHARDS_DIR),
+    }
+}
+
+/// The shard number a file name stands for (`0a.json` → 10), if it is a shard's name.
+pub fn shard_number(name: &str) -> Option<u8> {
+    let hex = name.strip_suffix(".json")?;
+    if hex.len() != 2 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        return None;
+    }
+    u8::from_str_radix(hex, 16).ok().filter(|n| *n < SHARDS)
+}
+
+/// The shard files present in a workspace, by number.
+pub fn shard_files(root: &Path) -> Vec<u8> {
+    let dir = root.join(crate::workspace::layout::DECAY_SHARDS_DIR);
+    let Ok(listing) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<u8> = listing
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().and_then(shard_number))
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// One entry: its text as read, parsed on demand; `dirty` once it was changed.
@@ -36,11 +96,13 @@ struct Slot {
     raw: Option<Box<RawValue>>,
     parsed: OnceCell<Option<Map<String, Value>>>,
     dirty: bool,
+    /// The file it lives in: `None` for the main file, else its shard.
+    home: Option<u8>,
 }
 
 impl Slot {
-    fn new(map: Map<String, Value>) -> Self {
-        Self { raw: None, parsed: OnceCell::from(Some(map)), dirty: true }
+    fn new(map: Map<String, Value>, home: Option<u8>) -> Self {
+        Self { raw: None, parsed: OnceCell::from(Some(map)), dirty: true, home }
     }
 
     fn get(&self) -> Option<&Map<String, Value>> {
@@ -113,8 +175,134 @@ pub struct NewUnit {
 }
 
 impl DecayFile {
-    /// Parses the file; `path` is only used in errors.
+    /// Parses the main file alone (its entries, none of the shards'); `path` is only used in
+    /// errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self, StoreError> {
+        Self::parse_file(text, path, true)
+    }
+
+    /// Parses one shard file on its own (`{"entries": {…}}`), as a file of its own.
+    pub fn parse_shard(text: &str, path: &Path) -> Result<Self, StoreError> {
+        Self::parse_file(text, path, false)
+    }
+
+    /// Loads a workspace's decay state: the main file (an empty one when missing) and every
+    /// shard file.
+    pub fn load(root: &Path) -> crate::Result<Self> {
+        Self::load_with(root, &shard_files(root), |rel| {
+            crate::store::fsx::read_text_if_exists(&root.join(rel))
+        })
+    }
+
+    /// Loads the main file and only the shards that hold `keys`: enough to add or touch those
+    /// entries and write what changed. Falls back to a full load when the main file still
+    /// holds entries that a write would move to shards.
+    pub fn load_for(root: &Path, keys: &[&str]) -> crate::Result<Self> {
+        let present = shard_files(root);
+        let main = Self::load_with(root, &[], |rel| {
+            crate::store::fsx::read_text_if_exists(&root.join(rel))
+        })?;
+        let sharded = !present.is_empty();
+        if !sharded && main.len() + keys.len() <= SPLIT_AT {
+            return Ok(main);
+        }
+        if !main.is_empty() {
+            return Self::load(root);
+        }
+        let wanted: Vec<u8> =
+            present.into_iter().filter(|n| keys.iter().any(|k| shard_of(k) == *n)).collect();
+        let mut out = Self::load_with(root, &wanted, |rel| {
+            crate::store::fsx::read_text_if_exists(&root.join(rel))
+        })?;
+        out.sharded = true;
+        out.complete = false;
+        Ok(out)
+    }
+
+    /// Loads the main file and the given shards through `read` (a path relative to the root →
+    /// the file's text, `None` when missing).
+    pub fn load_with(
+        root: &Path,
+        shards: &[u8],
+        read: impl Fn(&str) -> crate::Result<Option<String>>,
+    ) -> crate::Result<Self> {
+        let main_rel = file_path(None);
+        let text = read(&main_rel)?.unwrap_or_else(|| "{}".into());
+        let mut out = Self::parse(&text, &root.join(&main_rel))?;
+        for &n in shards {
+            let rel = file_path(Some(n));
+            let Some(text) = read(&rel)? else { continue };
+            let shard = Self::parse_shard(&text, &root.join(&rel))?;
+            out.sharded = true;
+            for (key, mut slot) in shard.entries {
+                slot.home = Some(n);
+                match out.by_key.get(&key) {
+                    // The same key twice (a merge, a hand edit): the shard's wins and the
+                    // other file is rewritten without it.
+                    Some(&i) => {
+                        out.touched.insert(out.entries[i].1.home);
+                        out.entries[i] = (key, slot);
+                    }
+                    None => {
+                        out.by_key.insert(key.clone(), out.entries.len());
+                        out.entries.push((key, slot));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The files this state changes, as (path relative to the root, text): the main file when
+    /// its own fields or entries changed, each shard with a changed, added or removed entry.
+    /// Splits the main file into shards once it holds more than [`SPLIT_AT`] entries; in a
+    /// split workspace, entries found in the main file move to their shards.
+    pub fn changed_files(&mut self) -> Vec<(String, String)> {
+        let mut homes = self.touched.clone();
+        if !self.sharded && self.entries.len() > SPLIT_AT {
+            self.sharded = true;
+        }
+        if self.sharded && self.complete {
+            // Entries in the main file, or in another shard than their own (a merge renamed
+            // them), move to their shard. Only with every shard read: writing a shard that was
+            // not read would lose its entries.
+            for (key, slot) in &mut self.entries {
+                let home = Some(shard_of(key));
+                if slot.home != home {
+                    homes.insert(slot.home);
+                    homes.insert(home);
+                    slot.home = home;
+                }
+            }
+        }
+        for (_, slot) in &self.entries {
+            if slot.dirty {
+                homes.insert(slot.home);
+            }
+        }
+        if self.root != self.root_read {
+            homes.insert(None);
+        }
+        homes.into_iter().map(|h| (file_path(h), self.render(h))).collect()
+    }
+
+    /// The main file's own fields (reflection state, token economy, …) for editing; its
+    /// `entries` field is a placeholder here and must be left alone.
+    pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.root
+    }
+
+    /// The file (relative to the root) an entry lives in.
+    pub fn file_of(&self, key: &str) -> Option<String> {
+        self.slot(key).map(|s| file_path(s.home))
+    }
+
+    /// Whether the entries live in shard files.
+    pub fn is_sharded(&self) -> bool {
+        self.sharded
+    }
+
+    fn parse_file(text: &str, path: &Path, main: bool) -> Result<Self, StoreError> {
         let malformed =
             |what: String, line: usize| StoreError::Malformed { path: path.to_owned(), line, what };
         // Any syntax error is reported by a full parse, which knows the line.
@@ -149,7 +337,12 @@ impl DecayFile {
                     let canonical = v.get().starts_with("{\n      \"")
                         && v.get().ends_with("\n    }")
                         || v.get() == "{}";
-                    let slot = Slot { raw: Some(v), parsed: OnceCell::new(), dirty: !canonical };
+                    let slot = Slot {
+                        raw: Some(v),
+                        parsed: OnceCell::new(),
+                        dirty: !canonical,
+                        home: None,
+                    };
                     match by_key.get(&k) {
                         // A repeated key: the last one wins, as a JSON parser would have it.
                         Some(&i) => entries[i] = (k, slot),
@@ -162,8 +355,19 @@ impl DecayFile {
             }
             Some(_) => return Err(malformed("`entries` must be an object".into(), 1)),
         }
-        upgrade(&mut root);
-        Ok(Self { root, entries, by_key })
+        let root_read = root.clone();
+        if main {
+            upgrade(&mut root);
+        }
+        Ok(Self {
+            root,
+            root_read,
+            entries,
+            by_key,
+            sharded: false,
+            touched: BTreeSet::new(),
+            complete: true,
+        })
     }
 
     /// Tells whether an entry exists.
@@ -218,8 +422,9 @@ impl DecayFile {
         }) else {
             return false;
         };
+        let home = self.sharded.then(|| shard_of(key));
         self.by_key.insert(key.to_owned(), self.entries.len());
-        self.entries.push((key.to_owned(), Slot::new(map)));
+        self.entries.push((key.to_owned(), Slot::new(map, home)));
         true
     }
 
@@ -237,7 +442,8 @@ impl DecayFile {
     /// Removes an entry (permanent deletion only), keeping the others in order.
     pub fn remove_entry(&mut self, key: &str) -> bool {
         let Some(i) = self.by_key.remove(key) else { return false };
-        self.entries.remove(i);
+        let (_, slot) = self.entries.remove(i);
+        self.touched.insert(slot.home);
         for (n, (k, _)) in self.entries.iter().enumerate().skip(i) {
             self.by_key.insert(k.clone(), n);
         }
@@ -388,23 +594,39 @@ impl DecayFile {
         self.root.insert("access_fold".into(), json!(hash));
     }
 
-    /// Renders the file as pretty JSON with a final newline.
+    /// Renders the main file (or, for a file from [`DecayFile::parse_shard`], the shard) as
+    /// pretty JSON with a final newline: its own fields and the entries that live in it.
     pub fn to_text(&self) -> String {
-        let mut s = serde_json::to_string_pretty(&Out(self)).expect("a JSON map always serialises");
+        self.render(None)
+    }
+
+    fn render(&self, home: Option<u8>) -> String {
+        let out = Out { file: self, home };
+        let mut s = serde_json::to_string_pretty(&out).expect("a JSON map always serialises");
         s.push('\n');
         s
     }
 }
 
-/// The file for serialising: the top-level fields in order, the entries in their place.
-struct Out<'a>(&'a DecayFile);
+/// A file for serialising: the main file's top-level fields in order with the entries in their
+/// place, or a shard's `entries`.
+struct Out<'a> {
+    file: &'a DecayFile,
+    home: Option<u8>,
+}
 
 impl Serialize for Out<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.root.len()))?;
-        for (k, v) in &self.0.root {
+        let entries = Entries { file: self.file, home: self.home };
+        if self.home.is_some() {
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry("entries", &entries)?;
+            return m.end();
+        }
+        let mut m = s.serialize_map(Some(self.file.root.len()))?;
+        for (k, v) in &self.file.root {
             if k == "entries" {
-                m.serialize_entry(k, &Entries(self.0))?;
+                m.serialize_entry(k, &entries)?;
             } else {
                 m.serialize_entry(k, v)?;
             }
@@ -413,12 +635,15 @@ impl Serialize for Out<'_> {
     }
 }
 
-struct Entries<'a>(&'a DecayFile);
+struct Entries<'a> {
+    file: &'a DecayFile,
+    home: Option<u8>,
+}
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.entries.len()))?;
-        for (k, slot) in &self.0.entries {
+        let mut m = s.serialize_map(None)?;
+        for (k, slot) in self.file.entries.iter().filter(|(_, slot)| slot.home == self.home) {
             match (&slot.raw, slot.dirty) {
                 (Some(raw), false) => m.serialize_entry(k, raw)?,
                 _ => match slot.get() {
@@ -496,7 +721,115 @@ fn upgrade(root: &mut Map<String, Value>) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
     use super::*;
+
+    fn unit(minute: u32) -> NewUnit {
+        NewUnit {
+            store: Store::Episodic,
+            base: 1.0,
+            created: format!("2026-02-02T10:{minute:02}:00Z").parse().unwrap(),
+            pinned: false,
+        }
+    }
+
+    fn write_all(root: &Path, d: &mut DecayFile) -> Vec<String> {
+        let files = d.changed_files();
+        for (rel, text) in &files {
+            let path = root.join(rel);
+            crate::store::fsx::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        files.into_iter().map(|(rel, _)| rel).collect()
+    }
+
+    #[test]
+    fn shards_split_past_the_threshold_and_partial_loads_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let p = DecaySettings::default();
+        let mut d = DecayFile::load(root).unwrap();
+        for i in 0..SPLIT_AT {
+            assert!(d.insert_new(&format!("episode:x:{i}"), unit(0), &p));
+        }
+        assert_eq!(write_all(root, &mut d), vec![file_path(None)], "below the threshold");
+        assert!(!d.is_sharded());
+        let mut d = DecayFile::load_for(root, &["episode:new"]).unwrap();
+        assert!(d.insert_new("episode:new", unit(1), &p));
+        let written = write_all(root, &mut d);
+        assert_eq!(written.len(), 1 + usize::from(SHARDS), "the split writes every file");
+        let main: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join(file_path(None))).unwrap())
+                .unwrap();
+        assert_eq!(main["entries"], json!({}));
+        assert_eq!(main["version"], 3);
+        // One more entry: only its shard is written, and a partial load keeps its neighbours.
+        let key = "episode:later";
+        let mut d = DecayFile::load_for(root, &[key]).unwrap();
+        assert!(d.insert_new(key, unit(2), &p));
+        assert!(
+            d.touch("episode:x:7", "2026-02-03T00:00:00Z".parse().unwrap(), 0)
+                == (shard_of("episode:x:7") == shard_of(key))
+        );
+        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key)))]);
+        let all = DecayFile::load(root).unwrap();
+        assert_eq!(all.len(), SPLIT_AT + 2);
+        for i in 0..SPLIT_AT {
+            let k = format!("episode:x:{i}");
+            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k)))), "{k}");
+        }
+        // Nothing changed: nothing written.
+        let mut again = DecayFile::load(root).unwrap();
+        assert!(again.changed_files().is_empty());
+    }
+
+    #[test]
+    fn a_misplaced_or_repeated_entry_moves_to_its_shard_on_a_full_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let key = "entity:person--ann";
+        let right = shard_of(key);
+        let wrong = (right + 1) % SHARDS;
+        let entry = r#"{"store": "semantic", "access_count": 4}"#;
+        crate::store::fsx::create_dir_all(&root.join(crate::workspace::layout::DECAY_SHARDS_DIR))
+            .unwrap();
+        std::fs::write(
+            root.join(file_path(Some(wrong))),
+            format!("{{\"entries\": {{\"{key}\": {entry}}}}}"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(file_path(None)),
+            format!("{{\"version\": 3, \"entries\": {{\"{key}\": {{}}}}}}"),
+        )
+        .unwrap();
+        let mut d = DecayFile::load(root).unwrap();
+        assert_eq!(d.len(), 1, "the shard's copy wins over the main file's");
+        assert_eq!(d.entry(key).unwrap()["access_count"], 4);
+        let mut written = write_all(root, &mut d);
+        written.sort();
+        let mut want = vec![file_path(None), file_path(Some(right)), file_path(Some(wrong))];
+        want.sort();
+        assert_eq!(written, want);
+        let d = DecayFile::load(root).unwrap();
+        assert_eq!(d.file_of(key), Some(file_path(Some(right))));
+        assert_eq!(d.entry(key).unwrap()["access_count"], 4);
+    }
+
+    #[test]
+    fn shard_names_round_trip() {
+        for n in 0..SHARDS {
+            let rel = file_path(Some(n));
+            assert!(crate::workspace::layout::is_decay_file(&rel), "{rel}");
+            assert_eq!(shard_number(rel.rsplit('/').next().unwrap()), Some(n));
+        }
+        for bad in ["40.json", "0A.json", "a.json", "00.jsonx", "000.json"] {
+            assert_eq!(shard_number(bad), None, "{bad}");
+        }
+        // The hash is fixed: a shard's entries stay where they are across versions.
+        assert_eq!(shard_of("episode:2026-01-01:09:00"), shard_of("episode:2026-01-01:09:00"));
+        assert_eq!(shard_of(""), (0xcbf2_9ce4_8422_2325_u64 % 64) as u8);
+    }
 
     #[test]
     fn v1_is_upgraded_and_unknown_fields_kept_in_order() {

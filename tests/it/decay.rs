@@ -320,3 +320,91 @@ fn why_explains_a_memory_that_has_no_decay_entry_yet() {
     let out = env.run(["why", "entity:person--nobody"]).output().code(1);
     assert!(out.stderr.contains("no memory has the id"), "{out}");
 }
+
+/// Past 1,000 entries the decay entries move into 64 shard files; from then on a change
+/// commits only the shards it touches, and every reader (search, status, verify, forget,
+/// decay) sees the entries wherever they live.
+#[test]
+fn a_large_workspace_splits_its_decay_entries_into_shards() {
+    let env = TestEnv::initialized();
+    let mut transcript = String::new();
+    for i in 0..1_050 {
+        transcript.push_str(&format!(
+            "{{\"timestamp\":\"2026-11-{:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"note number {i} about topic{i}\",\"id\":\"m{i}\"}}\n",
+            1 + i / 60,
+            i % 60
+        ));
+    }
+    env.write("../talk.jsonl", &transcript);
+    env.run(["import", "../talk.jsonl"]).success();
+    env.assert_clean_tree();
+    let main = decay_json(&env);
+    assert_eq!(main["version"], 3, "the main file keeps its own fields");
+    assert_eq!(main["entries"].as_object().map(|e| e.len()), Some(0), "entries moved out");
+    let shard_entries = |env: &TestEnv| -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(env.path("memory/meta/decay")).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            let v: serde_json::Value =
+                serde_json::from_str(&env.read(&format!("memory/meta/decay/{name}"))).unwrap();
+            assert_eq!(v.as_object().unwrap().len(), 1, "a shard holds only `entries`: {name}");
+            for k in v["entries"].as_object().unwrap().keys() {
+                out.push((name.clone(), k.clone()));
+            }
+        }
+        out
+    };
+    let entries = shard_entries(&env);
+    assert_eq!(entries.len(), 1_050, "every entry once, none lost");
+    let files: std::collections::BTreeSet<&String> = entries.iter().map(|(f, _)| f).collect();
+    assert!(files.len() > 50, "spread over the shards: {}", files.len());
+    let status: serde_json::Value =
+        serde_json::from_str(&env.run(["status", "--json"]).success().stdout).unwrap();
+    assert_eq!(status["counts"]["decay_entries"], 1_050, "{status}");
+    env.run(["verify"]).success();
+
+    // A remember commits its episode and one shard, not the main file.
+    env.set_now("2026-12-02T12:00:00Z");
+    env.mutate(["remember", "the quarterly review moved to Friday"]);
+    let changed = env.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    let changed: Vec<&str> = changed.lines().collect();
+    let shards: Vec<&&str> =
+        changed.iter().filter(|p| p.starts_with("memory/meta/decay/")).collect();
+    assert_eq!(shards.len(), 1, "{changed:?}");
+    assert!(!changed.contains(&"memory/meta/decay-scores.json"), "{changed:?}");
+    let id = "episode:2026-12-02:12:00";
+    let home = format!("memory/meta/decay/{}", shards[0].rsplit('/').next().unwrap());
+    let shard: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
+    assert_eq!(shard["entries"][id]["access_count"], 1, "{home}");
+    assert_eq!(shard_entries(&env).len(), 1_051);
+
+    // Search scores from the shards; show reads the entry; forget archives it in its shard.
+    let out = env.run(["search", "--json", "quarterly review"]).success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(hits[0]["id"], id, "{out}");
+    let out = env.run(["search", "--json", "topic7"]).success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(hits[0]["source"], "m7", "{out}");
+    let show: serde_json::Value =
+        serde_json::from_str(&env.run(["show", id, "--json"]).success().stdout).unwrap();
+    assert_eq!(show["why"]["has_entry"], true, "{show}");
+    env.run(["forget", id, "--yes"]).success();
+    let shard: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
+    assert_eq!(shard["entries"][id]["status"], "archived");
+    env.assert_clean_tree();
+
+    // A month later: decay rescores entries in every shard, in one commit.
+    env.set_now("2027-01-15T12:00:00Z");
+    let before = env.commit_count();
+    env.run(["decay"]).success();
+    assert_eq!(env.commit_count(), before + 1);
+    let changed = env.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    assert!(changed.lines().filter(|p| p.starts_with("memory/meta/decay/")).count() > 50);
+    env.assert_clean_tree();
+    env.run(["verify"]).success();
+    // The index is derived: rebuilt from nothing, it scores the same.
+    let before = env.run(["search", "--json", "--all", "note number"]).success().stdout;
+    std::fs::remove_dir_all(env.path(".cogmem")).unwrap();
+    let after = env.run(["search", "--json", "--all", "note number"]).success().stdout;
+    assert_eq!(before, after);
+}

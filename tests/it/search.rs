@@ -282,3 +282,21 @@ fn a_live_memory_below_many_faded_matches_is_found() {
     assert!(texts.iter().any(|t| t.contains("garden gate")), "{texts:?}");
     assert!(texts.iter().all(|t| !t.contains("crossing")), "faded ones stay out: {texts:?}");
 }
+
+/// A change refreshes the index from its own files only; a hand edit elsewhere made before it
+/// is still found by the next search, and a relation added by hand still reaches the graph.
+#[test]
+fn a_change_does_not_hide_an_earlier_hand_edit_from_search() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Ann likes tea", "--entity", "person--ann"]);
+    env.mutate(["remember", "lunch with Bob"]);
+    env.run(["search", "tea"]).success();
+    // A hand edit, then a change to another file, then a search.
+    let day = "memory/episodes/2026-12-01.md";
+    let text = env.read(day);
+    env.write(day, &format!("{text}\n## 09:30 | event\nThe zeppelin museum opens in May.\n"));
+    env.run(["remember", "Ann prefers green tea", "--entity", "person--ann"]).success();
+    let h = hits(&env, &["zeppelin"]);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0]["path"], day);
+}

@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 
 use super::{
     DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
-    REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, Session, State, check_ops, cycle,
-    load_decay, map_text, read, require, require_user, to_map,
+    REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, Session, State, check_ops, cycle, read,
+    require, require_user,
 };
 use crate::audit::{Action, Actor, Approval};
 use crate::change::Change;
@@ -88,8 +88,7 @@ pub fn approve(
     let mut change = Change::new(actor.clone(), format!("cogmem reflect approve (by {by})"))
         .with_approval(Approval::Approved);
     let settings = &ws.settings().decay;
-    let mut decay =
-        load_decay(ws)?.unwrap_or(DecayFile::parse("{}", &ws.abs(layout::DECAY_SCORES))?);
+    let mut decay = DecayFile::load(ws.root())?;
     let mut applied = Vec::new();
     let mut episode_text: Option<String> = None;
     let ep_rel = layout::episode_file(&date);
@@ -272,7 +271,7 @@ pub fn approve(
     }
 
     // decay-scores.json.
-    let mut m = to_map(&decay);
+    let m = decay.fields_mut();
     m.insert("last_reflection".into(), json!(stamp));
     let last_ep = units::markdown_files(ws.root(), layout::EPISODES_DIR)
         .iter()
@@ -285,16 +284,12 @@ pub fn approve(
     m.insert("self_awareness_count_since_consolidation".into(), json!(sa + insights.len() as u64));
     let total = m.get("reflection_count").and_then(Value::as_u64).unwrap_or(0);
     m.insert("reflection_count".into(), json!(total + 1));
-    change.write(
-        layout::DECAY_SCORES,
-        map_text(&m).into_bytes(),
-        Action::Edit,
-        if archived.is_empty() {
-            format!("reflection #{n} state")
-        } else {
-            format!("reflection #{n} state; archived {}", archived.join(", "))
-        },
-    );
+    let summary = if archived.is_empty() {
+        format!("reflection #{n} state")
+    } else {
+        format!("reflection #{n} state; archived {}", archived.join(", "))
+    };
+    change.write_decay(ws, &mut decay, Action::Edit, &summary);
 
     // Reset the pending file.
     change.write(

@@ -128,7 +128,7 @@ fn kind_of(path: &str) -> Kind {
         Kind::Pending
     } else if path == layout::MEMORY_MD || in_dir(layout::ENTITIES_DIR) {
         Kind::Sections
-    } else if path == layout::DECAY_SCORES {
+    } else if layout::is_decay_file(path) {
         Kind::Decay
     } else if path == layout::GRAPH_INDEX {
         Kind::GraphIndex
