@@ -335,6 +335,63 @@ impl AuditFilter {
     }
 }
 
+/// The sealed segments of the audit log (`memory/meta/audit/*.log`), oldest first, as paths
+/// relative to the root. With `audit.log` after them they are the whole log.
+pub fn segments(root: &Path) -> Vec<String> {
+    let dir = root.join(crate::workspace::layout::AUDIT_SEGMENTS_DIR);
+    let Ok(listing) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<String> = listing
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .map(|n| format!("{}/{n}", crate::workspace::layout::AUDIT_SEGMENTS_DIR))
+        .filter(|rel| crate::workspace::layout::is_audit_segment(rel))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every file of the audit log, oldest first: the sealed segments, then `audit.log`.
+pub fn log_files(root: &Path) -> Vec<String> {
+    let mut out = segments(root);
+    out.push(crate::workspace::layout::AUDIT_LOG.to_owned());
+    out
+}
+
+/// Where `audit.log` goes when it is sealed: `memory/meta/audit/<time of its first line>.log`
+/// (colons as `-`), with `-2`, `-3`, … when that name is taken.
+pub fn segment_name(root: &Path, log: &str) -> String {
+    let first = log
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .and_then(|l| l.split('|').next())
+        .map(str::trim)
+        .filter(|t| DateTime::parse_from_rfc3339(t).is_ok())
+        .map_or_else(|| "0000-00-00T00-00-00Z".to_owned(), |t| t.replace(':', "-"));
+    let dir = crate::workspace::layout::AUDIT_SEGMENTS_DIR;
+    let mut name = format!("{dir}/{first}.log");
+    let mut n = 2;
+    while root.join(&name).exists() {
+        name = format!("{dir}/{first}-{n}.log");
+        n += 1;
+    }
+    name
+}
+
+/// The header of an audit log: its leading comment and blank lines.
+pub fn header_of(log: &str) -> String {
+    let mut out = String::new();
+    for line in log.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            out.push_str(line);
+            out.push('\n');
+        } else {
+            break;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

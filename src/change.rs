@@ -69,6 +69,9 @@ pub struct Change {
     require_clean: bool,
     subagent_ok: bool,
     notes: Vec<(Action, String, String)>,
+    /// Set when this change seals `audit.log` into a segment: the header the new log starts
+    /// with.
+    sealed: Option<String>,
 }
 
 /// What an applied change produced.
@@ -96,6 +99,7 @@ impl Change {
             require_clean: true,
             subagent_ok: false,
             notes: Vec::new(),
+            sealed: None,
         }
     }
 
@@ -302,6 +306,7 @@ impl Change {
         }
         let mut this = self;
         this.adopted.retain(|p| !touched.contains(p));
+        this.seal_audit_log(ws, &mut touched)?;
         let this = this;
         if this.require_clean {
             let tree = git::head_tree(repo)?;
@@ -371,6 +376,35 @@ impl Change {
         }
     }
 
+    /// Past `audit.rotate_bytes`, the audit log as it stands becomes a sealed segment in
+    /// `memory/meta/audit/` (a file this change creates, with its own audit line) and
+    /// `audit.log` starts again from its header with this change's lines. Every commit stores
+    /// the log whole, so an unbounded log made each change slower and the history larger.
+    fn seal_audit_log(&mut self, ws: &Workspace, touched: &mut Vec<String>) -> crate::Result<()> {
+        let limit = ws.settings().audit.rotate_bytes;
+        if limit == 0 || self.edits.iter().any(|e| e.path == layout::AUDIT_LOG) {
+            return Ok(());
+        }
+        let abs = ws.abs(layout::AUDIT_LOG);
+        let Ok(md) = std::fs::metadata(&abs) else { return Ok(()) };
+        if md.len() <= limit {
+            return Ok(());
+        }
+        let bytes = fsx::read(&abs)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let segment = crate::audit::segment_name(ws.root(), &text);
+        let lines = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
+        self.sealed = Some(crate::audit::header_of(&text));
+        self.edits.push(FileEdit {
+            path: segment.clone(),
+            content: Some(bytes.clone()),
+            action: Action::Create,
+            summary: format!("audit.log sealed ({lines} lines); it starts again"),
+        });
+        touched.push(segment);
+        Ok(())
+    }
+
     fn write_and_commit(
         &self,
         ws: &Workspace,
@@ -438,8 +472,13 @@ impl Change {
             lines.push('\n');
         }
         let audit = root.join(layout::AUDIT_LOG);
-        ensure_ends_with_newline(&audit)?;
-        fsx::append(&audit, lines.as_bytes())?;
+        match &self.sealed {
+            Some(header) => fsx::write_atomic(&audit, format!("{header}{lines}").as_bytes())?,
+            None => {
+                ensure_ends_with_newline(&audit)?;
+                fsx::append(&audit, lines.as_bytes())?;
+            }
+        }
         crate::timing::mark("change: audit appended");
         crash_point("before-commit");
         let mut files = touched.to_vec();

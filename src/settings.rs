@@ -192,6 +192,9 @@ impl Default for SearchSettings {
 pub struct AuditSettings {
     /// Files whose every change is flagged critical, relative to the workspace root.
     pub critical_files: Vec<String>,
+    /// Size in bytes past which `audit.log` is sealed into `memory/meta/audit/` and started
+    /// afresh by the next change; 0 never does.
+    pub rotate_bytes: u64,
 }
 
 impl AuditSettings {
@@ -204,7 +207,10 @@ impl AuditSettings {
 
 impl Default for AuditSettings {
     fn default() -> Self {
-        Self { critical_files: vec!["SOUL.md".into(), "IDENTITY.md".into()] }
+        Self {
+            critical_files: vec!["SOUL.md".into(), "IDENTITY.md".into()],
+            rotate_bytes: 256 * 1024,
+        }
     }
 }
 

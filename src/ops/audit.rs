@@ -45,21 +45,23 @@ pub fn query(
     filter: &AuditFilter,
     limit: Option<usize>,
 ) -> crate::Result<AuditReport> {
-    let path = ws.abs(layout::AUDIT_LOG);
-    let text = fsx::read_text_if_exists(&path)?.unwrap_or_default();
-    let (lines, bad) = audit::parse_log(&text);
-    let mut lines: Vec<AuditLine> = lines.into_iter().filter(|l| filter.matches(l)).collect();
+    // The sealed segments, oldest first, then audit.log: the whole log in order.
+    let mut lines: Vec<AuditLine> = Vec::new();
+    let mut skipped = Vec::new();
+    for rel in audit::log_files(ws.root()) {
+        let path = ws.abs(&rel);
+        let text = fsx::read_text_if_exists(&path)?.unwrap_or_default();
+        let (found, bad) = audit::parse_log(&text);
+        lines.extend(found.into_iter().filter(|l| filter.matches(l)));
+        skipped.extend(bad.iter().map(|b| Skipped {
+            path: rel.clone(),
+            error: audit::bad_line_error(&path, b).to_string(),
+        }));
+    }
     if let Some(n) = limit {
         let drop = lines.len().saturating_sub(n);
         lines.drain(..drop);
     }
-    let skipped = bad
-        .iter()
-        .map(|b| Skipped {
-            path: layout::AUDIT_LOG.into(),
-            error: audit::bad_line_error(&path, b).to_string(),
-        })
-        .collect();
     Ok(AuditReport { lines, skipped })
 }
 
@@ -148,9 +150,11 @@ fn git_op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
 /// `audit-archive.md` (compaction keeps ACK lines there word for word).
 fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
     let mut out = HashSet::new();
-    for rel in [layout::AUDIT_LOG, layout::AUDIT_ARCHIVE] {
+    let mut files = audit::log_files(ws.root());
+    files.push(layout::AUDIT_ARCHIVE.to_owned());
+    for rel in files {
         // Lossy: a stray invalid byte must not hide every acknowledgement in the file.
-        let bytes = fsx::read_if_exists(&ws.abs(rel))?.unwrap_or_default();
+        let bytes = fsx::read_if_exists(&ws.abs(&rel))?.unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         for raw in text.lines() {
             let raw = raw.trim_start().trim_start_matches("- ");
@@ -578,6 +582,20 @@ fn parse_archive(text: &str) -> (String, BTreeMap<String, Digest>) {
     (header, months)
 }
 
+/// The latest cutoff of an `audit compact` recorded in the log: commits before it have their
+/// audit lines in the digests of `audit-archive.md`, not in the log.
+pub fn compacted_before(log: &str) -> Option<DateTime<Utc>> {
+    log.lines()
+        .filter_map(|raw| AuditLine::parse(raw).ok().flatten())
+        .filter(|l| l.file == layout::AUDIT_ARCHIVE)
+        .filter_map(|l| {
+            let rest = l.summary.split(" audit lines before ").nth(1)?;
+            let stamp = rest.split(' ').next()?;
+            DateTime::parse_from_rfc3339(stamp).ok().map(|t| t.with_timezone(&Utc))
+        })
+        .max()
+}
+
 /// Moves audit lines older than `cutoff` into monthly digests in `audit-archive.md`, in one
 /// commit by `actor`. Headers, comments, newer lines and lines that cannot be read stay in the
 /// log. With nothing old enough, or with `dry_run`, nothing is written.
@@ -590,30 +608,45 @@ pub fn compact(
 ) -> crate::Result<CompactReport> {
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
-    let log = fsx::read_text_if_exists(&ws.abs(layout::AUDIT_LOG))?.unwrap_or_default();
     let archive = fsx::read_text_if_exists(&ws.abs(layout::AUDIT_ARCHIVE))?;
     let (header, mut months) = parse_archive(archive.as_deref().unwrap_or(""));
-    let mut kept_text = String::with_capacity(log.len());
     let mut moved = 0;
     let mut kept = 0;
     let mut touched: Vec<String> = Vec::new();
-    for raw in log.lines() {
-        match AuditLine::parse(raw) {
-            Ok(Some(l)) if l.timestamp < cutoff => {
-                let month = l.timestamp.format("%Y-%m").to_string();
-                months.entry(month.clone()).or_default().add(&l);
-                if !touched.contains(&month) {
-                    touched.push(month);
+    // Each file of the log (sealed segments, then audit.log) keeps its newer lines; a segment
+    // left with none is removed (history keeps it).
+    let mut rewritten: Vec<(String, Option<String>)> = Vec::new();
+    for rel in audit::log_files(ws.root()) {
+        let log = fsx::read_text_if_exists(&ws.abs(&rel))?.unwrap_or_default();
+        let mut kept_text = String::with_capacity(log.len());
+        let (mut moved_here, mut kept_here, mut unreadable) = (0, 0, 0);
+        for raw in log.lines() {
+            match AuditLine::parse(raw) {
+                Ok(Some(l)) if l.timestamp < cutoff => {
+                    let month = l.timestamp.format("%Y-%m").to_string();
+                    months.entry(month.clone()).or_default().add(&l);
+                    if !touched.contains(&month) {
+                        touched.push(month);
+                    }
+                    moved_here += 1;
                 }
-                moved += 1;
-            }
-            other => {
-                if matches!(other, Ok(Some(_))) {
-                    kept += 1;
+                other => {
+                    match other {
+                        Ok(Some(_)) => kept_here += 1,
+                        Ok(None) => {}
+                        Err(_) => unreadable += 1,
+                    }
+                    kept_text.push_str(raw);
+                    kept_text.push('\n');
                 }
-                kept_text.push_str(raw);
-                kept_text.push('\n');
             }
+        }
+        moved += moved_here;
+        kept += kept_here;
+        if moved_here > 0 {
+            let segment = rel != layout::AUDIT_LOG;
+            let empty = kept_here + unreadable == 0;
+            rewritten.push((rel, (!segment || !empty).then_some(kept_text)));
         }
     }
     touched.sort();
@@ -637,14 +670,29 @@ pub fn compact(
     }
     let text = format!("{}\n", text.trim_end());
     let now = clock.now();
+    // `verify` reads the cutoff back: commits before it have their lines in the digests.
     let summary = format!(
         "{moved} audit lines before {} moved into monthly digests ({})",
-        &report.cutoff[..10],
+        report.cutoff,
         report.months.join(", ")
     );
     let action = if archive.is_some() { Action::Edit } else { Action::Create };
     let mut change = Change::new(actor, "cogmem audit compact");
-    change.write(layout::AUDIT_LOG, kept_text.into_bytes(), Action::Edit, "");
+    // audit.log itself gets no line about itself (it is where the lines go).
+    if !rewritten.iter().any(|(rel, _)| rel == layout::AUDIT_LOG) {
+        let log = fsx::read_if_exists(&ws.abs(layout::AUDIT_LOG))?.unwrap_or_default();
+        change.write(layout::AUDIT_LOG, log, Action::Edit, "");
+    }
+    for (rel, text) in rewritten {
+        let what = "lines moved into audit-archive.md";
+        match text {
+            Some(t) if rel == layout::AUDIT_LOG => {
+                change.write(&rel, t.into_bytes(), Action::Edit, "");
+            }
+            Some(t) => change.write(&rel, t.into_bytes(), Action::Edit, what),
+            None => change.delete(&rel, Action::Delete, format!("every line {what}")),
+        }
+    }
     change.write(layout::AUDIT_ARCHIVE, text.into_bytes(), action, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
     report.commit = Some(applied.commit);

@@ -444,13 +444,14 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
             out.push(store_finding("schema", &rel, &e));
         }
     }
-    if let Some(t) = text(layout::AUDIT_LOG, &mut out) {
+    for rel in crate::audit::log_files(root) {
+        let Some(t) = text(&rel, &mut out) else { continue };
         for (i, raw) in t.lines().enumerate() {
             if raw_action(raw) == Some(ACK_ACTION) {
                 continue; // written by `cogmem audit ack`, which this parser predates
             }
             if let Err(problem) = AuditLine::parse(raw) {
-                out.push(Finding::new("schema", layout::AUDIT_LOG, problem, false).at(i + 1));
+                out.push(Finding::new("schema", &rel, problem, false).at(i + 1));
             }
         }
     }
@@ -923,25 +924,35 @@ fn check_audit(repo: &Repository) -> crate::Result<Vec<Finding>> {
         commits.insert((secs, author), (id.to_string(), subject));
     }
     let Some(first) = first else { return Ok(Vec::new()) };
-    // HEAD's audit log: uncommitted lines belong to the interrupted-change check.
-    let tree = git::head_tree(repo)?;
-    let log = git::read_at_head(repo, tree.as_ref(), layout::AUDIT_LOG)?.unwrap_or_default();
-    let log = String::from_utf8_lossy(&log);
-    let mut lines: BTreeMap<(i64, String), usize> = BTreeMap::new();
-    for (i, raw) in log.lines().enumerate() {
-        let Some((secs, actor, action)) = raw_key(raw) else { continue };
-        if action == "ALERT" && actor == "system:audit" || secs < first {
-            continue;
+    // HEAD's audit log (sealed segments, then audit.log): uncommitted lines belong to the
+    // interrupted-change check.
+    let mut lines: BTreeMap<(i64, String), (String, usize)> = BTreeMap::new();
+    let log = head_audit_log(repo)?;
+    // Commits before the last compaction's cutoff have their lines in the digests.
+    let compacted = log
+        .iter()
+        .filter_map(|(_, text)| crate::ops::audit::compacted_before(text))
+        .max()
+        .map(|t| t.timestamp());
+    if let Some(cutoff) = compacted {
+        commits.retain(|(secs, _), _| *secs >= cutoff);
+    }
+    for (rel, log) in log {
+        for (i, raw) in log.lines().enumerate() {
+            let Some((secs, actor, action)) = raw_key(raw) else { continue };
+            if action == "ALERT" && actor == "system:audit" || secs < first {
+                continue;
+            }
+            lines.entry((secs, actor)).or_insert((rel.clone(), i + 1));
         }
-        lines.entry((secs, actor)).or_insert(i + 1);
     }
     let mut out = Vec::new();
-    for ((secs, actor), line) in &lines {
+    for ((secs, actor), (rel, line)) in &lines {
         if !commits.contains_key(&(*secs, actor.clone())) {
             out.push(
                 Finding::new(
                     "audit",
-                    layout::AUDIT_LOG,
+                    rel,
                     format!("audit line by {actor} at {} has no commit", utc(*secs)),
                     false,
                 )
@@ -962,6 +973,33 @@ fn check_audit(repo: &Repository) -> crate::Result<Vec<Finding>> {
                 false,
             ));
         }
+    }
+    Ok(out)
+}
+
+/// The audit log at HEAD, file by file in order: the sealed segments, then `audit.log`.
+fn head_audit_log(repo: &Repository) -> crate::Result<Vec<(String, String)>> {
+    let tree = git::head_tree(repo)?;
+    let Some(tree) = tree else { return Ok(Vec::new()) };
+    let mut rels: Vec<String> = Vec::new();
+    if let Ok(entry) = tree.get_path(std::path::Path::new(layout::AUDIT_SEGMENTS_DIR))
+        && let Ok(sub) = repo.find_tree(entry.id())
+    {
+        for e in sub.iter() {
+            if let Ok(name) = e.name() {
+                let rel = format!("{}/{name}", layout::AUDIT_SEGMENTS_DIR);
+                if layout::is_audit_segment(&rel) {
+                    rels.push(rel);
+                }
+            }
+        }
+    }
+    rels.sort();
+    rels.push(layout::AUDIT_LOG.to_owned());
+    let mut out = Vec::new();
+    for rel in rels {
+        let bytes = git::read_at_head(repo, Some(&tree), &rel)?.unwrap_or_default();
+        out.push((rel, String::from_utf8_lossy(&bytes).into_owned()));
     }
     Ok(out)
 }
@@ -988,36 +1026,39 @@ fn raw_key(raw: &str) -> Option<(i64, String, String)> {
 /// Every ALERT about a critical file needs a later `ACK` line for the same file, except the
 /// ALERTs of `init`, which creates the critical files.
 fn check_critical(ws: &Workspace) -> Vec<Finding> {
-    let Ok(Some(log)) = fsx::read_text_if_exists(&ws.abs(layout::AUDIT_LOG)) else {
-        return Vec::new();
-    };
     let mut init_groups: HashSet<(i64, String)> = HashSet::new();
-    let mut alerts: Vec<(usize, i64, String)> = Vec::new();
+    // (position in the whole log, file of the log, line in that file, second, critical file)
+    let mut alerts: Vec<(usize, String, usize, i64, String)> = Vec::new();
     let mut acked: HashMap<String, usize> = HashMap::new();
-    for (i, raw) in log.lines().enumerate() {
-        let Some((secs, actor, action)) = raw_key(raw) else { continue };
-        let file = raw.split('|').nth(2).map(str::trim).unwrap_or("").to_owned();
-        match action.as_str() {
-            _ if actor == "system:init" || action == "INIT" => {
-                init_groups.insert((secs, file));
+    let mut position = 0;
+    for rel in crate::audit::log_files(ws.root()) {
+        let Ok(Some(log)) = fsx::read_text_if_exists(&ws.abs(&rel)) else { continue };
+        for (i, raw) in log.lines().enumerate() {
+            position += 1;
+            let Some((secs, actor, action)) = raw_key(raw) else { continue };
+            let file = raw.split('|').nth(2).map(str::trim).unwrap_or("").to_owned();
+            match action.as_str() {
+                _ if actor == "system:init" || action == "INIT" => {
+                    init_groups.insert((secs, file));
+                }
+                "ALERT" => alerts.push((position, rel.clone(), i + 1, secs, file)),
+                a if a == ACK_ACTION => {
+                    acked.insert(file, position);
+                }
+                _ => {}
             }
-            "ALERT" => alerts.push((i + 1, secs, file)),
-            a if a == ACK_ACTION => {
-                acked.insert(file, i + 1);
-            }
-            _ => {}
         }
     }
     alerts
         .into_iter()
-        .filter(|(line, secs, file)| {
+        .filter(|(position, _, _, secs, file)| {
             !init_groups.contains(&(*secs, file.clone()))
-                && acked.get(file).is_none_or(|ack| ack < line)
+                && acked.get(file).is_none_or(|ack| ack < position)
         })
-        .map(|(line, _, file)| {
+        .map(|(_, rel, line, _, file)| {
             Finding::new(
                 "critical",
-                layout::AUDIT_LOG,
+                &rel,
                 format!(
                     "{file} (a critical file) changed and nobody acknowledged it; review it \
                      with `git log -p -- {file}`, then acknowledge it with `cogmem audit ack` \

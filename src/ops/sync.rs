@@ -175,7 +175,9 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         match check(ws, &c, opts.force) {
             Ok(()) => valid.push(c),
             Err(left) => {
-                blocked |= c.path == layout::AUDIT_LOG || layout::is_decay_file(&c.path);
+                blocked |= c.path == layout::AUDIT_LOG
+                    || layout::is_audit_segment(&c.path)
+                    || layout::is_decay_file(&c.path);
                 report.left.push(left);
             }
         }
@@ -315,6 +317,14 @@ fn from_store_error(c: &Candidate, e: &StoreError) -> LeftFile {
 /// Checks one changed file against its format; `Err` says why it is left.
 fn check(ws: &Workspace, c: &Candidate, force: bool) -> Result<(), LeftFile> {
     let p = c.path.as_str();
+    if layout::is_audit_segment(p) {
+        return Err(left(
+            c,
+            None,
+            "a sealed part of the audit log never changes",
+            &format!("restore it with `git checkout -- {p}`"),
+        ));
+    }
     let is_md = p.ends_with(".md");
     let is_text = is_md || p.ends_with(".json") || p.ends_with(".log");
     let Some(bytes) = &c.bytes else {

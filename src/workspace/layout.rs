@@ -27,6 +27,16 @@ pub const VAULT_DIR: &str = "memory/vault";
 pub const DECAY_SCORES: &str = "memory/meta/decay-scores.json";
 /// The audit trail.
 pub const AUDIT_LOG: &str = "memory/meta/audit.log";
+/// Sealed parts of the audit log, oldest first by name (`<first line's time>.log`).
+pub const AUDIT_SEGMENTS_DIR: &str = "memory/meta/audit";
+
+/// Tells whether a path (relative to the root) is a sealed audit-log segment.
+pub fn is_audit_segment(rel: &str) -> bool {
+    rel.strip_prefix(AUDIT_SEGMENTS_DIR)
+        .and_then(|r| r.strip_prefix('/'))
+        .is_some_and(|n| n.ends_with(".log") && !n.contains('/') && n.len() > 4)
+}
+
 /// Decay entries of a large workspace, in 64 files by a hash of the entry key (`00.json` …
 /// `3f.json`); `decay-scores.json` then keeps the reflection state and token economy.
 pub const DECAY_SHARDS_DIR: &str = "memory/meta/decay";

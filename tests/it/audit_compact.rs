@@ -90,3 +90,71 @@ fn compact_rejects_a_bad_age() {
     let env = TestEnv::initialized();
     env.run(["audit", "compact", "--older-than", "ninety days"]).output().code(1);
 }
+
+/// Past `audit.rotate_bytes` the log is sealed into `memory/meta/audit/` by the next change and
+/// starts again; every reader (audit, verify, ack, compact) sees the whole log, and a sealed
+/// part cannot be changed by hand.
+#[test]
+fn a_long_audit_log_is_sealed_into_segments_and_still_read_whole() {
+    let env = TestEnv::initialized(); // 2026-12-01
+    let toml = env.read("cogmem.toml");
+    env.write("cogmem.toml", &format!("{toml}\n[audit]\nrotate_bytes = 1500\n"));
+    env.git_commit_all("small audit segments");
+    let all = |env: &TestEnv| -> Vec<String> {
+        let out = env.run(["audit", "--json"]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["summary"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let before = all(&env).len();
+    for i in 0..12 {
+        env.set_now(&format!("2026-12-01T10:{i:02}:00Z"));
+        env.mutate(["remember", &format!("fact number {i} about the harbour")]);
+    }
+    let segments: Vec<String> = std::fs::read_dir(env.path("memory/meta/audit"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(segments.len() >= 2, "{segments:?}");
+    assert!(segments.iter().all(|n| n.starts_with("2026-12-01T") && n.ends_with(".log")));
+    let log = env.read("memory/meta/audit.log");
+    assert!(log.starts_with("# Audit Log"), "the log starts again from its header: {log}");
+    assert!(log.len() < 1500 + 600, "{}", log.len());
+    // Each sealing has its own audit line, in the new log, like any file a change creates.
+    let sealed = env.git(&["log", "--format=%H", "--", "memory/meta/audit"]);
+    assert_eq!(sealed.lines().count(), segments.len());
+    let lines = all(&env);
+    assert_eq!(lines.iter().filter(|s| s.starts_with("audit.log sealed")).count(), segments.len());
+    // Every line is still there, in order: 12 memories, each an episode line and a decay line.
+    assert_eq!(lines.len(), before + 12 * 2 + segments.len(), "{lines:#?}");
+    let facts: Vec<&String> = lines.iter().filter(|s| s.contains("fact number")).collect();
+    for (i, s) in facts.iter().enumerate() {
+        assert!(s.contains(&format!("fact number {i} ")), "{i}: {s}");
+    }
+    env.run(["verify"]).success();
+    // A hand edit of a sealed part is refused by sync and left as it is.
+    let first = segments
+        .iter()
+        .map(|n| format!("memory/meta/audit/{n}"))
+        .find(|rel| env.read(rel).contains("fact number 0"))
+        .unwrap();
+    let text = env.read(&first);
+    env.write(&first, &text.replacen("fact number 0", "fact number zero", 1));
+    let out = env.run(["sync"]).output().code(3);
+    assert!(out.stderr.contains("a sealed part of the audit log never changes"), "{out}");
+    env.git(&["checkout", "--", &first]);
+    // Compaction reads the sealed parts too; a part left with no lines goes.
+    env.set_now("2027-06-01T10:00:00Z");
+    env.mutate(["remember", "June fact"]);
+    env.run(["audit", "compact"]).success();
+    env.assert_clean_tree();
+    let left: Vec<String> = all(&env);
+    assert!(left.iter().all(|s| !s.contains("fact number")), "{left:#?}");
+    let archive = env.read("memory/meta/audit-archive.md");
+    assert!(archive.contains("## 2026-12"), "{archive}");
+    env.run(["verify"]).success();
+}

@@ -122,7 +122,7 @@ fn kind_of(path: &str) -> Kind {
     };
     if in_dir(layout::EPISODES_DIR) {
         Kind::Episode
-    } else if path == layout::AUDIT_LOG {
+    } else if path == layout::AUDIT_LOG || layout::is_audit_segment(path) {
         Kind::Audit
     } else if path == layout::PENDING_MEMORIES {
         Kind::Pending

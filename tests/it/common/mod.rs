@@ -193,12 +193,25 @@ impl TestEnv {
         assert!(s.is_empty(), "working tree is not clean:\n{s}");
     }
 
-    /// Audit lines (not headers) in the log.
+    /// Audit lines (not headers) in the whole log: its sealed segments, then audit.log.
     pub fn audit_lines(&self) -> Vec<String> {
-        self.read("memory/meta/audit.log")
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(str::to_owned)
+        let mut files: Vec<String> = std::fs::read_dir(self.path("memory/meta/audit"))
+            .map(|d| {
+                d.map(|e| format!("memory/meta/audit/{}", e.unwrap().file_name().to_string_lossy()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files.push("memory/meta/audit.log".to_owned());
+        files
+            .iter()
+            .flat_map(|f| {
+                self.read(f)
+                    .lines()
+                    .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
             .collect()
     }
 
