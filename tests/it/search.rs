@@ -282,3 +282,35 @@ fn a_live_memory_below_many_faded_matches_is_found() {
     assert!(texts.iter().any(|t| t.contains("garden gate")), "{texts:?}");
     assert!(texts.iter().all(|t| !t.contains("crossing")), "faded ones stay out: {texts:?}");
 }
+
+#[test]
+fn the_entry_after_a_matching_question_comes_as_its_answer() {
+    let env = TestEnv::initialized();
+    for (at, kind, text) in [
+        ("2026-11-20 10:00", "event", "Which colour did you paint the fence?"),
+        ("2026-11-20 10:01", "fact", "Dark green, it took all weekend."),
+        ("2026-11-20 10:02", "event", "The fence needs a second coat."),
+        ("2026-11-20 10:03", "event", "Tea or coffee later?"),
+    ] {
+        env.mutate(["remember", text, "--at", at, "--type", kind]);
+    }
+    let h = hits(&env, &["what colour is the fence?"]);
+    let by_id =
+        |id: &str| h.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}: {h:?}"));
+    assert_eq!(ids(&h)[0], "episode:2026-11-20:10:00", "the question matches best");
+    // The answer shares no word with the query: a third of the question's score is its score.
+    let question = by_id("episode:2026-11-20:10:00")["score"].as_f64().unwrap();
+    let answer = by_id("episode:2026-11-20:10:01");
+    assert_eq!(answer["bm25"], 0.0);
+    let passed = answer["from_question"].as_f64().unwrap();
+    assert!((passed - 0.3 * question).abs() < 0.001, "{answer}");
+    assert_eq!(answer["score"].as_f64(), Some(passed));
+    // A hit that asks nothing passes nothing: the entry after "second coat" is not found.
+    assert!(by_id("episode:2026-11-20:10:02").get("from_question").is_none());
+    assert_eq!(h.len(), 3, "{h:?}");
+    // The answer obeys the filters like any hit.
+    assert_eq!(
+        ids(&hits(&env, &["colour fence", "--type", "event"])),
+        ["episode:2026-11-20:10:00", "episode:2026-11-20:10:02"]
+    );
+}
