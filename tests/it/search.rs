@@ -314,3 +314,21 @@ fn the_entry_after_a_matching_question_comes_as_its_answer() {
         ["episode:2026-11-20:10:00", "episode:2026-11-20:10:02"]
     );
 }
+
+#[test]
+fn pronouns_in_a_query_do_not_pick_the_hits() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice adopted a puppy named Rex", "--at", "2026-11-20 10:00"]);
+    env.mutate([
+        "remember",
+        "She told me her puppy was her best friend",
+        "--at",
+        "2026-11-20 11:00",
+    ]);
+    // "she" and "her" would make the second entry the best match; the words that say what is
+    // asked point to the first.
+    let h = hits(&env, &["which puppy did she adopt for her kids?"]);
+    assert_eq!(ids(&h), ["episode:2026-11-20:10:00", "episode:2026-11-20:11:00"]);
+    // A query of pronouns alone keeps them.
+    assert_eq!(ids(&hits(&env, &["her"])), ["episode:2026-11-20:11:00"]);
+}
