@@ -87,6 +87,8 @@ pub struct Hit {
 
 /// The share of a matching question's score that the entry right after it receives.
 const REPLY_SHARE: f64 = 0.3;
+/// How many of the best hits may pass score to the entry after them.
+const QUESTION_HITS: usize = 50;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -256,8 +258,12 @@ pub fn search(
     // An episode entry that asks something is often answered by the entry right after it in
     // the same log ("What did you paint?" — "A sunset."), which shares few of its words: that
     // entry receives a share of the question's score, and joins the hits if it was not one.
+    // Only the questions among the 50 best hits pass score, so a longer `--limit` (which
+    // reads more candidates) does not reorder the hits a shorter one returns.
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
     let questions: Vec<(String, u64, f64)> = hits
         .iter()
+        .take(QUESTION_HITS)
         .filter(|h| h.store == Store::Episodic.as_str())
         .filter(|h| super::without_comments(&h.text).contains('?'))
         .map(|h| (h.path.clone(), h.line, h.score))
