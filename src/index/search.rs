@@ -80,6 +80,10 @@ pub struct Hit {
     /// when none); part of `score`.
     #[serde(skip_serializing_if = "is_zero")]
     pub from_question: f64,
+    /// Its speaker (an imported message's `**SPEAKER:**` label) is named in the query: its
+    /// score was multiplied by 1.3.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub speaker_named: bool,
     /// Graph activation it received from the entities of the best hits (0 when none).
     #[serde(skip_serializing_if = "is_zero")]
     pub activation: f64,
@@ -87,6 +91,15 @@ pub struct Hit {
 
 /// The share of a matching question's score that the entry right after it receives.
 const REPLY_SHARE: f64 = 0.3;
+/// The factor on the score of a message whose speaker the query names.
+const SPEAKER_BOOST: f64 = 1.3;
+
+/// The speaker of an imported message: the `**SPEAKER:**` label its text starts with.
+fn speaker(text: &str) -> Option<&str> {
+    let (name, _) = text.strip_prefix("**")?.split_once(":**")?;
+    (!name.is_empty() && !name.contains('\n')).then_some(name)
+}
+
 /// How many of the best hits may pass score to the entry after them.
 const QUESTION_HITS: usize = 50;
 
@@ -229,6 +242,7 @@ pub fn search(
                 .map(str::to_owned)
                 .collect(),
             from_question: 0.0,
+            speaker_named: false,
             activation: 0.0,
             store,
         }))
@@ -310,6 +324,18 @@ pub fn search(
         h.score = round(h.score + h.from_question);
     }
     crate::timing::mark("replies found");
+    // A message spoken by someone the query names (the `**SPEAKER:**` label `import` writes) is
+    // more often what the query asks about than one that only mentions them.
+    for h in &mut hits {
+        let named = speaker(&h.text).is_some_and(|name| {
+            let words = analyzer::terms(name);
+            !words.is_empty() && words.iter().all(|w| unique.contains(w))
+        });
+        if named && h.store == Store::Episodic.as_str() {
+            h.speaker_named = true;
+            h.score = round(h.score * SPEAKER_BOOST);
+        }
+    }
     if activation {
         spread_activation(index, &mut hits);
         crate::timing::mark("activation spread");

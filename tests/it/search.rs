@@ -332,3 +332,27 @@ fn pronouns_in_a_query_do_not_pick_the_hits() {
     // A query of pronouns alone keeps them.
     assert_eq!(ids(&hits(&env, &["her"])), ["episode:2026-11-20:11:00"]);
 }
+
+#[test]
+fn a_message_by_the_person_the_query_names_ranks_higher() {
+    let env = TestEnv::initialized();
+    env.write(
+        "../talk.jsonl",
+        "{\"timestamp\":\"2026-11-20T10:00:00Z\",\"speaker\":\"Alice\",\"text\":\"Bob, the budget is tight this month.\",\"id\":\"m1\"}\n\
+         {\"timestamp\":\"2026-11-20T10:01:00Z\",\"speaker\":\"Bob\",\"text\":\"The budget will be fine once the office move is paid.\",\"id\":\"m2\"}\n",
+    );
+    env.run(["import", "--format", "jsonl", "../talk.jsonl"]).success();
+    // Alice's shorter message matches "bob" and "budget" better; Bob said it, and his score is
+    // × 1.3.
+    let h = hits(&env, &["what did Bob say about the budget?"]);
+    let sources: Vec<&str> = h.iter().map(|x| x["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["m2", "m1"]);
+    assert_eq!(h[0]["speaker_named"], true);
+    let expected = h[0]["bm25"].as_f64().unwrap() * h[0]["relevance"].as_f64().unwrap() * 1.3;
+    assert!((h[0]["score"].as_f64().unwrap() - expected).abs() < 0.001, "{}", h[0]);
+    assert!(h[1].get("speaker_named").is_none());
+    // Naming Alice instead: her message gains.
+    let h = hits(&env, &["what did Alice say about the budget?"]);
+    assert_eq!(h[0]["source"], "m1");
+    assert_eq!(h[0]["speaker_named"], true);
+}
