@@ -1,8 +1,8 @@
 //! Queries over the index: BM25 over the analyzed text (title and tags count more, phrases
-//! more still), weighted by each memory's decayed relevance, the entry after a matching question
-//! sharing its score, core memory first. The user's text
-//! is analyzed into terms, never handed to a query parser, so no character in it can break the
-//! query. Read-only.
+//! more still), weighted by each memory's decayed relevance; the entry after a matching question
+//! shares its score, a message by a speaker the query names counts more, core memory first.
+//! The user's text is analyzed into terms, never handed to a query parser, so no character in it
+//! can break the query. Read-only.
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
