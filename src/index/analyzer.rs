@@ -20,11 +20,16 @@ pub fn analyzer() -> TextAnalyzer {
 /// split into ("Caroline's" → `s`, "didn't" → `t`). Kept in documents, they would make a
 /// question match turns that are themselves questions rather than the answer (measured on
 /// LoCoMo: recall@10 0.589 with them, 0.644 without; benches/retrieval/README.md). "may" and
-/// "will" are not here: one is a month, the other already a stop word.
+/// "will" are not here: one is a month, the other already a stop word. Personal pronouns too:
+/// in a question they stand for someone named elsewhere ("How did Melanie feel about her
+/// family?"), and in the memories they match sentences about anyone. "us" is not here (the US).
+#[rustfmt::skip] // one word per line otherwise
 pub const QUERY_STOP_WORDS: &[&str] = &[
     "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "do", "does", "did",
     "doing", "done", "have", "has", "had", "having", "would", "could", "should", "s", "t", "d",
-    "ll", "m", "re", "ve",
+    "ll", "m", "re", "ve", "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you",
+    "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
+    "herself", "its", "itself", "them", "theirs", "themselves",
 ];
 
 fn build(extra_stop: &[&str]) -> TextAnalyzer {
@@ -160,6 +165,11 @@ mod tests {
         let q: Vec<String> =
             query_terms("What did Caroline's sister do?").into_iter().map(|(t, _)| t).collect();
         assert_eq!(q, ["carolin", "sister"]);
+        let q: Vec<String> = query_terms("How did Melanie feel about her family supporting her?")
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(q, ["melani", "feel", "about", "famili", "support"]);
         // Positions are the words' places in the query, gaps included.
         assert_eq!(
             query_terms("how long has John")[1].1 - query_terms("how long has John")[0].1,

@@ -33,7 +33,7 @@ use crate::store::units::{self, MemoryUnit, Unreadable};
 use crate::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
@@ -93,7 +93,7 @@ pub struct Fields {
     pub kind: Field,
     /// File path (exact; documents are replaced per file).
     pub path: Field,
-    /// 1-based line.
+    /// 1-based line (fast, to find the entry after another in its file).
     pub line: Field,
     /// `YYYY-MM-DD`, or empty.
     pub date: Field,
@@ -131,7 +131,7 @@ pub fn schema() -> (Schema, Fields) {
         store: b.add_text_field("store", STRING | STORED),
         kind: b.add_text_field("kind", STRING | STORED),
         path: b.add_text_field("path", STRING | STORED),
-        line: b.add_u64_field("line", STORED),
+        line: b.add_u64_field("line", STORED | FAST),
         date: b.add_text_field("date", STRING | STORED),
         day: b.add_i64_field("day", INDEXED | FAST),
         tags: b.add_text_field("tags", analyzed(true)),
@@ -701,7 +701,7 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
 /// A unit's text without its HTML comments (`<!-- … -->`, also across lines): the
 /// `Type:`/`Created:` lines, imported entries' source and entity lines, and the templates'
 /// instructions are not what a search is for.
-fn without_comments(text: &str) -> String {
+pub(crate) fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("<!--") {

@@ -1,7 +1,8 @@
 //! Queries over the index: BM25 over the analyzed text (title and tags count more, phrases
-//! more still), weighted by each memory's decayed relevance, core memory first. The user's text
-//! is analyzed into terms, never handed to a query parser, so no character in it can break the
-//! query. Read-only.
+//! more still), weighted by each memory's decayed relevance; the entry after a matching question
+//! shares its score, a message by a speaker the query names counts more, core memory first.
+//! The user's text is analyzed into terms, never handed to a query parser, so no character in it
+//! can break the query. Read-only.
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -10,7 +11,7 @@ use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
+use tantivy::{DocAddress, Order, TantivyDocument, Term};
 
 use super::decay_cache::DecayCache;
 use super::{Index, analyzer};
@@ -55,7 +56,8 @@ pub struct Hit {
     /// Its date, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
-    /// The final score: BM25 × decayed relevance.
+    /// The final score: BM25 × decayed relevance, plus what it received as the answer to a
+    /// question (`from_question`), × the graph activation boost.
     pub score: f64,
     /// BM25 alone.
     pub bm25: f64,
@@ -74,10 +76,32 @@ pub struct Hit {
     /// Entities it names.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub entities: Vec<String>,
+    /// Score it received as the entry right after a matching question in its episode log (0
+    /// when none); part of `score`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub from_question: f64,
+    /// Its speaker (an imported message's `**SPEAKER:**` label) is named in the query: its
+    /// score was multiplied by 1.3.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub speaker_named: bool,
     /// Graph activation it received from the entities of the best hits (0 when none).
     #[serde(skip_serializing_if = "is_zero")]
     pub activation: f64,
 }
+
+/// The share of a matching question's score that the entry right after it receives.
+const REPLY_SHARE: f64 = 0.3;
+/// The factor on the score of a message whose speaker the query names.
+const SPEAKER_BOOST: f64 = 1.3;
+
+/// The speaker of an imported message: the `**SPEAKER:**` label its text starts with.
+fn speaker(text: &str) -> Option<&str> {
+    let (name, _) = text.strip_prefix("**")?.split_once(":**")?;
+    (!name.is_empty() && !name.contains('\n')).then_some(name)
+}
+
+/// How many of the best hits may pass score to the entry after them.
+const QUESTION_HITS: usize = 50;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -166,6 +190,63 @@ pub fn search(
     let searcher = index.searcher();
     let cache = DecayCache::load(&index.dir().join(super::decay_cache::DIR));
     let at = cache.now(now);
+    let tantivy_err = |e: tantivy::TantivyError| super::IndexError::Tantivy {
+        path: index.dir().to_owned(),
+        message: e.to_string(),
+    };
+    // A document as a hit, or `None` when it must not come back (faded, superseded, …).
+    let read = |addr: DocAddress, bm25: f32| -> crate::Result<Option<Hit>> {
+        let doc: TantivyDocument = searcher.doc(addr).map_err(tantivy_err)?;
+        let get = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+        let id = get(f.id);
+        let store = get(f.store);
+        let inputs = cache.get(&id);
+        let relevance = match &inputs {
+            Some(i) => decay::relevance(i, &at, p),
+            // A memory written by hand and not yet scored counts as new.
+            None => match Store::parse(&store) {
+                Ok(Store::Vault) => 1.0,
+                Ok(s) => crate::store::decay_file::type_weight(s, p).min(1.0),
+                Err(_) => 1.0,
+            },
+        };
+        // Superseded, inactive and merged entities never come back (ask for them by id).
+        if matches!(get(f.state).as_str(), "superseded" | "inactive" | "merged") {
+            return Ok(None);
+        }
+        let forgotten = inputs.is_some_and(|i| i.forgotten);
+        let band = if forgotten { Band::Archived } else { decay::band(relevance, p) };
+        if band == Band::Archived || band == Band::Dormant && !opts.all {
+            return Ok(None);
+        }
+        let date = Some(get(f.date)).filter(|d| !d.is_empty());
+        let source = Some(get(f.source)).filter(|s| !s.is_empty());
+        let tags: Vec<String> = get(f.tags).split_whitespace().map(str::to_owned).collect();
+        let bm25 = f64::from(bm25);
+        Ok(Some(Hit {
+            id,
+            kind: get(f.kind),
+            path: get(f.path),
+            line: doc.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(1),
+            date,
+            score: round(bm25 * relevance),
+            bm25: round(bm25),
+            relevance: round(relevance),
+            status: band,
+            source,
+            tags,
+            text: get(f.raw),
+            entities: doc
+                .get_all(f.entities)
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect(),
+            from_question: 0.0,
+            speaker_named: false,
+            activation: 0.0,
+            store,
+        }))
+    };
     let mut hits = Vec::new();
     // The best BM25 matches first, in batches: faded and superseded memories are dropped
     // after ranking, so when they fill a batch the next one is fetched, until `limit` live
@@ -175,65 +256,12 @@ pub fn search(
     loop {
         let top = searcher
             .search(&q, &TopDocs::with_limit(cap).and_offset(seen).order_by_score())
-            .map_err(|e| super::IndexError::Tantivy {
-                path: index.dir().to_owned(),
-                message: e.to_string(),
-            })?;
+            .map_err(tantivy_err)?;
         crate::timing::mark("query run");
         let fetched = top.len();
         seen += fetched;
         for (bm25, addr) in top {
-            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| {
-                super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
-            })?;
-            let get =
-                |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
-            let id = get(f.id);
-            let store = get(f.store);
-            let inputs = cache.get(&id);
-            let relevance = match &inputs {
-                Some(i) => decay::relevance(i, &at, p),
-                // A memory written by hand and not yet scored counts as new.
-                None => match Store::parse(&store) {
-                    Ok(Store::Vault) => 1.0,
-                    Ok(s) => crate::store::decay_file::type_weight(s, p).min(1.0),
-                    Err(_) => 1.0,
-                },
-            };
-            // Superseded, inactive and merged entities never come back (ask for them by id).
-            if matches!(get(f.state).as_str(), "superseded" | "inactive" | "merged") {
-                continue;
-            }
-            let forgotten = inputs.is_some_and(|i| i.forgotten);
-            let band = if forgotten { Band::Archived } else { decay::band(relevance, p) };
-            if band == Band::Archived || band == Band::Dormant && !opts.all {
-                continue;
-            }
-            let date = Some(get(f.date)).filter(|d| !d.is_empty());
-            let source = Some(get(f.source)).filter(|s| !s.is_empty());
-            let tags: Vec<String> = get(f.tags).split_whitespace().map(str::to_owned).collect();
-            let bm25 = f64::from(bm25);
-            hits.push(Hit {
-                id,
-                kind: get(f.kind),
-                path: get(f.path),
-                line: doc.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(1),
-                date,
-                score: round(bm25 * relevance),
-                bm25: round(bm25),
-                relevance: round(relevance),
-                status: band,
-                source,
-                tags,
-                text: get(f.raw),
-                entities: doc
-                    .get_all(f.entities)
-                    .filter_map(|v| v.as_str())
-                    .map(str::to_owned)
-                    .collect(),
-                activation: 0.0,
-                store,
-            });
+            hits.extend(read(addr, bm25)?);
         }
         if hits.len() >= opts.limit || fetched < cap || seen >= 100_000 {
             break;
@@ -241,6 +269,73 @@ pub fn search(
         cap *= 2;
     }
     crate::timing::mark("hits read");
+    // An episode entry that asks something is often answered by the entry right after it in
+    // the same log ("What did you paint?" — "A sunset."), which shares few of its words: that
+    // entry receives a share of the question's score, and joins the hits if it was not one.
+    // Only the questions among the 50 best hits pass score, so a longer `--limit` (which
+    // reads more candidates) does not reorder the hits a shorter one returns.
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    let questions: Vec<(String, u64, f64)> = hits
+        .iter()
+        .take(QUESTION_HITS)
+        .filter(|h| h.store == Store::Episodic.as_str())
+        .filter(|h| super::without_comments(&h.text).contains('?'))
+        .map(|h| (h.path.clone(), h.line, h.score))
+        .collect();
+    for (path, line, score) in questions {
+        let next = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.path, &path),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(RangeQuery::new(
+                    Bound::Excluded(Term::from_field_u64(f.line, line)),
+                    Bound::Unbounded,
+                )),
+            ),
+        ]);
+        let after = searcher
+            .search(&next, &TopDocs::with_limit(1).order_by_fast_field::<u64>("line", Order::Asc))
+            .map_err(tantivy_err)?;
+        let Some((Some(reply_line), addr)) = after.into_iter().next() else { continue };
+        let share = REPLY_SHARE * score;
+        if let Some(h) = hits.iter_mut().find(|h| h.path == path && h.line == reply_line) {
+            h.from_question = h.from_question.max(share);
+            continue;
+        }
+        // Not a hit yet: it must pass the filters the query applied (the store and the day
+        // are the question's).
+        let Some(mut h) = read(addr, 0.0)? else { continue };
+        if opts.kind.as_ref().is_some_and(|k| *k != h.kind)
+            || opts.entity.as_ref().is_some_and(|e| !h.entities.contains(e))
+        {
+            continue;
+        }
+        h.from_question = share;
+        hits.push(h);
+    }
+    for h in &mut hits {
+        h.from_question = round(h.from_question);
+        h.score = round(h.score + h.from_question);
+    }
+    crate::timing::mark("replies found");
+    // A message spoken by someone the query names (the `**SPEAKER:**` label `import` writes) is
+    // more often what the query asks about than one that only mentions them.
+    for h in &mut hits {
+        let named = speaker(&h.text).is_some_and(|name| {
+            let words = analyzer::terms(name);
+            !words.is_empty() && words.iter().all(|w| unique.contains(w))
+        });
+        if named && h.store == Store::Episodic.as_str() {
+            h.speaker_named = true;
+            h.score = round(h.score * SPEAKER_BOOST);
+        }
+    }
     if activation {
         spread_activation(index, &mut hits);
         crate::timing::mark("activation spread");

@@ -300,3 +300,77 @@ fn a_change_does_not_hide_an_earlier_hand_edit_from_search() {
     assert_eq!(h.len(), 1, "{h:?}");
     assert_eq!(h[0]["path"], day);
 }
+
+#[test]
+fn the_entry_after_a_matching_question_comes_as_its_answer() {
+    let env = TestEnv::initialized();
+    for (at, kind, text) in [
+        ("2026-11-20 10:00", "event", "Which colour did you paint the fence?"),
+        ("2026-11-20 10:01", "fact", "Dark green, it took all weekend."),
+        ("2026-11-20 10:02", "event", "The fence needs a second coat."),
+        ("2026-11-20 10:03", "event", "Tea or coffee later?"),
+    ] {
+        env.mutate(["remember", text, "--at", at, "--type", kind]);
+    }
+    let h = hits(&env, &["what colour is the fence?"]);
+    let by_id =
+        |id: &str| h.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}: {h:?}"));
+    assert_eq!(ids(&h)[0], "episode:2026-11-20:10:00", "the question matches best");
+    // The answer shares no word with the query: a third of the question's score is its score.
+    let question = by_id("episode:2026-11-20:10:00")["score"].as_f64().unwrap();
+    let answer = by_id("episode:2026-11-20:10:01");
+    assert_eq!(answer["bm25"], 0.0);
+    let passed = answer["from_question"].as_f64().unwrap();
+    assert!((passed - 0.3 * question).abs() < 0.001, "{answer}");
+    assert_eq!(answer["score"].as_f64(), Some(passed));
+    // A hit that asks nothing passes nothing: the entry after "second coat" is not found.
+    assert!(by_id("episode:2026-11-20:10:02").get("from_question").is_none());
+    assert_eq!(h.len(), 3, "{h:?}");
+    // The answer obeys the filters like any hit.
+    assert_eq!(
+        ids(&hits(&env, &["colour fence", "--type", "event"])),
+        ["episode:2026-11-20:10:00", "episode:2026-11-20:10:02"]
+    );
+}
+
+#[test]
+fn pronouns_in_a_query_do_not_pick_the_hits() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice adopted a puppy named Rex", "--at", "2026-11-20 10:00"]);
+    env.mutate([
+        "remember",
+        "She told me her puppy was her best friend",
+        "--at",
+        "2026-11-20 11:00",
+    ]);
+    // "she" and "her" would make the second entry the best match; the words that say what is
+    // asked point to the first.
+    let h = hits(&env, &["which puppy did she adopt for her kids?"]);
+    assert_eq!(ids(&h), ["episode:2026-11-20:10:00", "episode:2026-11-20:11:00"]);
+    // A query of pronouns alone keeps them.
+    assert_eq!(ids(&hits(&env, &["her"])), ["episode:2026-11-20:11:00"]);
+}
+
+#[test]
+fn a_message_by_the_person_the_query_names_ranks_higher() {
+    let env = TestEnv::initialized();
+    env.write(
+        "../talk.jsonl",
+        "{\"timestamp\":\"2026-11-20T10:00:00Z\",\"speaker\":\"Alice\",\"text\":\"Bob, the budget is tight this month.\",\"id\":\"m1\"}\n\
+         {\"timestamp\":\"2026-11-20T10:01:00Z\",\"speaker\":\"Bob\",\"text\":\"The budget will be fine once the office move is paid.\",\"id\":\"m2\"}\n",
+    );
+    env.run(["import", "--format", "jsonl", "../talk.jsonl"]).success();
+    // Alice's shorter message matches "bob" and "budget" better; Bob said it, and his score is
+    // × 1.3.
+    let h = hits(&env, &["what did Bob say about the budget?"]);
+    let sources: Vec<&str> = h.iter().map(|x| x["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["m2", "m1"]);
+    assert_eq!(h[0]["speaker_named"], true);
+    let expected = h[0]["bm25"].as_f64().unwrap() * h[0]["relevance"].as_f64().unwrap() * 1.3;
+    assert!((h[0]["score"].as_f64().unwrap() - expected).abs() < 0.001, "{}", h[0]);
+    assert!(h[1].get("speaker_named").is_none());
+    // Naming Alice instead: her message gains.
+    let h = hits(&env, &["what did Alice say about the budget?"]);
+    assert_eq!(h[0]["source"], "m1");
+    assert_eq!(h[0]["speaker_named"], true);
+}
