@@ -12,6 +12,7 @@
 
 pub mod analyzer;
 pub mod decay_cache;
+pub mod dir;
 pub mod search;
 
 use std::collections::HashMap;
@@ -168,6 +169,8 @@ struct Meta {
     files: HashMap<String, Stamp>,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
     decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
+    /// The boot the index was last written in, without waiting for the disk ([`dir`]).
+    boot: Option<String>,
 }
 
 impl Meta {
@@ -183,6 +186,7 @@ impl Meta {
                 match key {
                     "schema" => meta.schema_version = value.parse().ok()?,
                     "analyzer" => value.clone_into(&mut meta.analyzer),
+                    "boot" => meta.boot = Some(value.to_owned()),
                     "decay" => {
                         // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
                         // the caches are then rewritten.
@@ -222,6 +226,9 @@ impl Meta {
             "{MANIFEST_HEADER}\n#schema {}\n#analyzer {}\n",
             self.schema_version, self.analyzer
         );
+        if let Some(b) = &self.boot {
+            out.push_str(&format!("#boot {b}\n"));
+        }
         for (home, (size, mtime)) in &self.decay {
             let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
             out.push_str(&format!("#decay {home} {size} {mtime}\n"));
@@ -462,6 +469,7 @@ fn refresh_locked(
     let meta_path = dir.join(META_FILE);
     let mut report = RefreshReport::default();
     let meta = read_meta(&meta_path)?;
+    let boot = dir::boot_id();
     let reason = if full {
         Some("a full rebuild was asked for".to_owned())
     } else {
@@ -473,13 +481,20 @@ fn refresh_locked(
             Some(m) if m.analyzer != analyzer::NAME => {
                 Some(format!("analyzer {} → {}", m.analyzer, analyzer::NAME))
             }
+            // Written without waiting for the disk before the system restarted: what the
+            // crash or power loss kept of it cannot be trusted.
+            Some(m) if m.boot.is_some() && m.boot != boot => {
+                Some("the system restarted since the index was last written".to_owned())
+            }
             Some(_) => None,
         }
     };
     let (schema, fields) = schema();
     let opened = match reason {
         Some(_) => None,
-        None => TantivyIndex::open_in_dir(&dir).ok().filter(|i| i.schema() == schema),
+        None => index_dir(&dir, boot.is_some())
+            .and_then(|d| TantivyIndex::open(d).ok())
+            .filter(|i| i.schema() == schema),
     };
     let (inner, mut meta) = match (opened, meta) {
         (Some(i), Some(m)) => (i, m),
@@ -491,7 +506,12 @@ fn refresh_locked(
                 std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
             }
             fsx::create_dir_all(&dir)?;
-            let i = TantivyIndex::create_in_dir(&dir, schema.clone()).map_err(tantivy_err(&dir))?;
+            let d = index_dir(&dir, boot.is_some()).ok_or_else(|| IndexError::Tantivy {
+                path: dir.clone(),
+                message: "cannot open the folder".to_owned(),
+            })?;
+            let i = TantivyIndex::create(d, schema.clone(), tantivy::IndexSettings::default())
+                .map_err(tantivy_err(&dir))?;
             (
                 i,
                 Meta {
@@ -533,6 +553,12 @@ fn refresh_locked(
 
     crate::timing::mark("files stat-ed");
     let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
+    // Unsynced writes are about to happen: the manifest says in which boot first, so that a
+    // crash of the system in the middle cannot leave an index that looks trustworthy.
+    if (!to_read.is_empty() || !gone.is_empty()) && boot.is_some() && meta.boot != boot {
+        meta.boot.clone_from(&boot);
+        fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
+    }
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
     let mut graph_changed = report.rebuilt;
     for rel in &gone {
@@ -589,7 +615,9 @@ fn refresh_locked(
     }
     crate::timing::mark("index: documents added");
     if let Some(mut w) = writer {
-        w.commit().map_err(tantivy_err(&dir))?;
+        let prepared = w.prepare_commit().map_err(tantivy_err(&dir))?;
+        crate::timing::mark("index: segment written");
+        prepared.commit().map_err(tantivy_err(&dir))?;
         crate::timing::mark("index: tantivy commit");
         w.wait_merging_threads().map_err(tantivy_err(&dir))?;
     }
@@ -633,6 +661,7 @@ fn refresh_locked(
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
     if report.rebuilt || !gone.is_empty() || total > 0 || decay_updated {
+        meta.boot.clone_from(&boot);
         fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
     }
     crate::timing::mark("manifest written");
@@ -643,6 +672,15 @@ fn refresh_locked(
         .map_err(tantivy_err(&dir))?;
     report.documents = reader.searcher().num_docs();
     Ok((Index { reader, fields, dir }, report))
+}
+
+/// The index folder for tantivy: without syncs when the boot can be told (see [`dir`]).
+fn index_dir(path: &Path, unsynced: bool) -> Option<Box<dyn tantivy::directory::Directory>> {
+    if unsynced {
+        dir::UnsyncedDirectory::open(path).ok().map(|d| Box::new(d) as _)
+    } else {
+        tantivy::directory::MmapDirectory::open(path).ok().map(|d| Box::new(d) as _)
+    }
 }
 
 fn ensure_writer<'a>(

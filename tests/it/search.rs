@@ -374,3 +374,27 @@ fn a_message_by_the_person_the_query_names_ranks_higher() {
     assert_eq!(h[0]["source"], "m1");
     assert_eq!(h[0]["speaker_named"], true);
 }
+
+/// The index is written without waiting for the disk and records the boot it was written in;
+/// an index written before the system restarted is rebuilt, never trusted.
+#[test]
+fn an_index_written_in_an_earlier_boot_is_rebuilt() {
+    let env = workspace();
+    let manifest = env.path(".cogmem/index/manifest.tsv");
+    env.run(["search", "atlas"]).success();
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let Ok(boot) = std::fs::read_to_string("/proc/sys/kernel/random/boot_id") else {
+        assert!(!text.contains("#boot "), "no boot id, no unsynced index: {text}");
+        return;
+    };
+    assert!(text.contains(&format!("#boot {}\n", boot.trim())), "{text}");
+    let out = env.run(["reindex", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["rebuilt"], false, "same boot: trusted");
+    std::fs::write(&manifest, text.replace(boot.trim(), "an-earlier-boot")).unwrap();
+    let out = env.run(["reindex", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["rebuilt"], true, "{v}");
+    assert_eq!(v["reason"], "the system restarted since the index was last written", "{v}");
+    assert!(!hits(&env, &["atlas"]).is_empty());
+}
