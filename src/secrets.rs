@@ -34,7 +34,12 @@ pub struct SecretFinding {
 /// A pattern rule: its name, its regex, and the capture group holding the secret (0: all).
 struct Rule {
     name: &'static str,
-    re: Regex,
+    pattern: &'static str,
+    /// Compiled the first time a text holds one of `needles`.
+    re: std::sync::OnceLock<Regex>,
+    /// Lower-case strings every match contains one of (compared with the lower-cased text):
+    /// a text with none of them cannot match, and the rule is neither compiled nor run.
+    needles: &'static [&'static str],
     group: usize,
     /// An extra test on the matched secret (e.g. needs a digit).
     check: fn(&str) -> bool,
@@ -68,55 +73,104 @@ fn password_value(s: &str) -> bool {
     digit || symbol || upper && lower
 }
 
-fn rule(name: &'static str, pattern: &str, group: usize, check: fn(&str) -> bool) -> Rule {
-    // The patterns are constants of this file; a bad one fails the unit tests.
-    let re = Regex::new(pattern).expect("secret rule patterns are valid");
-    Rule { name, re, group, check }
+fn rule(
+    name: &'static str,
+    pattern: &'static str,
+    needles: &'static [&'static str],
+    group: usize,
+    check: fn(&str) -> bool,
+) -> Rule {
+    Rule { name, pattern, re: std::sync::OnceLock::new(), needles, group, check }
 }
+
+impl Rule {
+    fn re(&self) -> &Regex {
+        // The patterns are constants of this file; a bad one fails the unit tests.
+        self.re.get_or_init(|| Regex::new(self.pattern).expect("secret rule patterns are valid"))
+    }
+}
+
+const PASSWORD_WORDS: &[&str] =
+    &["password", "passwd", "passphrase", "pwd", "secret", "api", "access", "auth", "private"];
 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
         rule(
             "private-key",
             r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP |SSH2 ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
+            &["-----begin"],
             0,
             always,
         ),
-        rule("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0, always),
+        rule(
+            "aws-access-key-id",
+            r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+            &["akia", "asia", "abia", "acca"],
+            0,
+            always,
+        ),
         rule(
             "aws-secret-access-key",
             r#"(?i)\baws_?(?:secret_?access_?key|secret_?key|secret)\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+            &["aws"],
             1,
             always,
         ),
-        rule("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b", 0, always),
-        rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 0, always),
-        rule("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 0, always),
-        rule("slack-token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}", 0, mixed),
-        rule("stripe-key", r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b", 0, always),
-        rule("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}", 0, always),
-        rule("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0, always),
-        rule("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0, openai),
-        rule("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0, always),
+        rule(
+            "github-token",
+            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+            0,
+            always,
+        ),
+        rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", &["github_pat_"], 0, always),
+        rule("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", &["glpat-"], 0, always),
+        rule("slack-token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}", &["xox"], 0, mixed),
+        rule("stripe-key", r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b", &["_live_"], 0, always),
+        rule("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}", &["aiza"], 0, always),
+        rule("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", &["sk-ant-"], 0, always),
+        rule(
+            "openai-key",
+            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+            &["sk-"],
+            0,
+            openai,
+        ),
+        rule(
+            "jwt",
+            r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            &["eyj"],
+            0,
+            always,
+        ),
         rule(
             "url-credentials",
             r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@]{1,100}:([^\s/@]{3,200})@[^\s/@]",
+            &["://"],
             1,
             url_password,
         ),
         rule(
             "password-assignment",
             r#"(?i)(?:\b|_)(?:password|passwd|passphrase|pwd|secret|client_secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key)\b["']?[ \t]*=[ \t]*("[^"\r\n]{4,200}"|'[^'\r\n]{4,200}'|[^\s"',;]{4,200})"#,
+            PASSWORD_WORDS,
             1,
             password_value,
         ),
         rule(
             "password-assignment",
             r#"(?i)(?:\b|_)(?:password|passwd|passphrase|pwd|client_secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token)\b["']?[ \t]*:[ \t]*("[^"\r\n]{4,200}"|'[^'\r\n]{4,200}'|[^\s"',;]{6,200})"#,
+            PASSWORD_WORDS,
             1,
             password_value,
         ),
-        rule("bearer-token", r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/\-]{20,}=*)", 1, bearer),
+        rule(
+            "bearer-token",
+            r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/\-]{20,}=*)",
+            &["bearer"],
+            1,
+            bearer,
+        ),
     ]
 });
 
@@ -319,8 +373,9 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
     }
     // (byte offset, byte length, rule) of each secret found.
     let mut hits: Vec<(usize, usize, &'static str)> = Vec::new();
-    for r in RULES.iter() {
-        for caps in r.re.captures_iter(text) {
+    let lower = text.to_ascii_lowercase();
+    for r in RULES.iter().filter(|r| r.needles.iter().any(|n| lower.contains(n))) {
+        for caps in r.re().captures_iter(text) {
             let Some(m) = caps.get(r.group) else { continue };
             if (r.check)(m.as_str()) {
                 hits.push((m.start(), m.end() - m.start(), r.name));
@@ -438,6 +493,17 @@ pub fn scan_workspace(ws: &Workspace) -> Vec<(String, SecretFinding)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_rule_compiles_and_its_needles_are_lower_case() {
+        for r in RULES.iter() {
+            let _ = r.re();
+            assert!(!r.needles.is_empty(), "{}", r.name);
+            for n in r.needles {
+                assert_eq!(*n, n.to_ascii_lowercase(), "{}", r.name);
+            }
+        }
+    }
 
     fn rules(text: &str) -> Vec<&'static str> {
         scan(text).into_iter().map(|f| f.rule).collect()

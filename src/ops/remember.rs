@@ -649,6 +649,7 @@ impl Writer<'_> {
         let wanted = markdown::normalize(&req.text);
         let dir = self.ws.abs(layout::VAULT_DIR);
         let mut names: Vec<String> = Vec::new();
+        let mut paths: Vec<std::path::PathBuf> = Vec::new();
         if dir.is_dir() {
             for entry in walkdir::WalkDir::new(&dir)
                 .follow_links(false)
@@ -659,21 +660,33 @@ impl Writer<'_> {
                 let Ok(entry) = entry else { continue };
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let Some(slug) = name.strip_suffix(".md") else { continue };
-                // A note that is not UTF-8 cannot be a duplicate of UTF-8 text; skip it.
-                if let Ok(Some(text)) = fsx::read_text_if_exists(entry.path())
-                    && vault::body_text(&text) == wanted
-                {
-                    let rel = layout::vault_file(slug);
-                    self.duplicates.push(Unit {
-                        id: format!("vault:{slug}"),
-                        store: Store::Vault,
-                        path: rel,
-                        line: 1,
-                    });
-                    return Ok(());
-                }
                 names.push(slug.to_owned());
+                paths.push(entry.into_path());
             }
+        }
+        // Every note is read and compared (hundreds of small files): on two threads. A note
+        // that is not UTF-8 cannot be a duplicate of UTF-8 text.
+        let same = |p: &std::path::PathBuf| {
+            fsx::read_text_if_exists(p)
+                .ok()
+                .flatten()
+                .is_some_and(|t| vault::body_text(&t) == wanted)
+        };
+        let half = paths.len() / 2;
+        let found = std::thread::scope(|s| {
+            let other = s.spawn(|| paths[half..].iter().position(same).map(|i| i + half));
+            let mine = paths[..half].iter().position(same);
+            mine.or(other.join().ok().flatten())
+        });
+        if let Some(i) = found {
+            let slug = &names[i];
+            self.duplicates.push(Unit {
+                id: format!("vault:{slug}"),
+                store: Store::Vault,
+                path: layout::vault_file(slug),
+                line: 1,
+            });
+            return Ok(());
         }
         let title = req.title.clone().unwrap_or_else(|| first_words(&req.text));
         let base = slugify(&title);
