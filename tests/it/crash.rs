@@ -203,6 +203,10 @@ fn seeded_sigkill_trials_leave_the_workspace_before_or_after() {
     let mut rng = Rng::new(seed);
     let env = TestEnv::initialized();
     env.mutate(["remember", "Alice works at Acme on the garden project"]);
+    // A small audit log size: changes killed while they seal `audit.log` are among the trials.
+    let toml = env.read("cogmem.toml");
+    env.write("cogmem.toml", &format!("{toml}\n[audit]\nrotate_bytes = 1500\n"));
+    env.git_commit_all("seal the audit log often");
     let mut tally = Tally::default();
     for trial in 0..trials {
         let kind = rng.below(6) as usize;
@@ -286,8 +290,12 @@ fn seeded_sigkill_trials_leave_the_workspace_before_or_after() {
         *tally.by_kind.entry(name).or_default() += 1;
     }
     env.git(&["fsck", "--no-progress"]);
+    let sealed = std::fs::read_dir(env.path("memory/meta/audit")).map_or(0, |d| d.count());
+    if tally.after >= 10 {
+        assert!(sealed > 0, "the audit log was sealed during the trials");
+    }
     eprintln!(
-        "crash trials: {} survived (seed {seed}): {} left before, {} after, {} needed doctor --fix; by kind {:?}",
+        "crash trials: {} survived (seed {seed}): {} left before, {} after, {} needed doctor --fix; by kind {:?}; {sealed} audit parts sealed",
         tally.trials, tally.before, tally.after, tally.needed_doctor, tally.by_kind
     );
 }
