@@ -222,9 +222,12 @@ fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTi
 /// The count is git's own estimate (the objects in `objects/17`, × 256), or an exact count for
 /// thresholds under 2,560. The repack moves the loose objects into a new pack, deltas and all,
 /// and leaves existing packs alone, so each run costs about what was written since the last.
-/// Needs `git` on `PATH`; without it nothing happens. The child is not waited for (a thread
-/// reaps it); git writes the pack before deleting a loose object, so a commit or a reader
-/// running meanwhile always finds every object.
+/// Needs `git` on `PATH` (and `sh`); without them nothing happens. The child is not waited
+/// for; git writes the pack before deleting a loose object, so a reader running meanwhile
+/// always finds every object. One repack at a time: `.git/cogmem-repack.lock` exists while one
+/// runs (one older than an hour is taken to be left by a crash). When the repack removes an
+/// object folder that a commit is writing into, the commit's object write fails and is retried
+/// ([`write_object`]).
 pub fn maybe_pack(repo: &Repository, threshold: u64) -> bool {
     if threshold == 0 {
         return false;
@@ -245,10 +248,23 @@ pub fn maybe_pack(repo: &Repository, threshold: u64) -> bool {
     if loose <= threshold {
         return false;
     }
-    let child = std::process::Command::new("git")
-        .arg("--git-dir")
+    let lock = repo.path().join("cogmem-repack.lock");
+    let stale = std::fs::metadata(&lock)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > std::time::Duration::from_secs(3600)));
+    if stale {
+        let _ = crate::store::fsx::remove_file(&lock);
+    }
+    if std::fs::OpenOptions::new().write(true).create_new(true).open(&lock).is_err() {
+        return false; // one is running
+    }
+    // The shell removes the lock when git is done, whatever becomes of this process.
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("git --git-dir \"$1\" repack -d -l -q; rm -f \"$2\"")
+        .arg("cogmem-repack")
         .arg(repo.path())
-        .args(["repack", "-d", "-l", "-q"])
+        .arg(&lock)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -258,7 +274,31 @@ pub fn maybe_pack(repo: &Repository, threshold: u64) -> bool {
             std::thread::spawn(move || c.wait());
             true
         }
-        Err(_) => false,
+        Err(_) => {
+            let _ = crate::store::fsx::remove_file(&lock);
+            false
+        }
+    }
+}
+
+/// Runs an object write, again (up to three times in all) when it failed because a folder
+/// under `objects/` vanished: a background `git repack -d` removes the object folders it
+/// emptied, and libgit2 may have just made one to write into. The write is idempotent.
+pub fn write_object<T>(
+    mut write: impl FnMut() -> Result<T, git2::Error>,
+) -> Result<T, git2::Error> {
+    let mut tries = 0;
+    loop {
+        match write() {
+            Err(e)
+                if tries < 2
+                    && e.class() == git2::ErrorClass::Os
+                    && e.message().contains("No such file or directory") =>
+            {
+                tries += 1;
+            }
+            other => return other,
+        }
     }
 }
 
@@ -302,7 +342,7 @@ pub fn commit_files(
     for rel in files {
         let abs = root.join(rel);
         if abs.exists() {
-            let blob = repo.blob_path(&abs).map_err(op("store a file"))?;
+            let blob = write_object(|| repo.blob_path(&abs)).map_err(op("store a file"))?;
             let mode = match blob_id_at(Some(&base), rel) {
                 Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => {
                     FileMode::BlobExecutable
@@ -316,7 +356,8 @@ pub fn commit_files(
         }
     }
     crate::timing::mark("git: blobs stored");
-    let tree_id = update.create_updated(repo, &base).map_err(op("build the commit's tree"))?;
+    let tree_id = write_object(|| update.create_updated(repo, &base))
+        .map_err(op("build the commit's tree"))?;
     let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
     let time = Time::new(spec.time.timestamp(), spec.time.offset().local_minus_utc() / 60);
     let author = Signature::new(spec.author, &author_email(spec.author), &time)
@@ -324,8 +365,7 @@ pub fn commit_files(
     let committer = Signature::new("cogmem", "cogmem@cogmem.invalid", &time)
         .map_err(op("build the committer"))?;
     let parents: Vec<_> = parent.iter().collect();
-    let id = repo
-        .commit(None, &author, &committer, spec.message, &tree, &parents)
+    let id = write_object(|| repo.commit(None, &author, &committer, spec.message, &tree, &parents))
         .map_err(op("write the commit"))?;
 
     crate::timing::mark("git: commit written");

@@ -170,6 +170,19 @@ fn many_loose_objects_are_packed_in_the_background() {
         waited += 1;
     }
     assert!(packs() > 0, "no pack after 60 s");
+    // One repack at a time, its lock gone when it is done.
+    let lock = env.path(".git/cogmem-repack.lock");
+    waited = 0;
+    while lock.exists() && waited < 600 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    assert!(!lock.exists(), "the repack lock outlived the repack");
+    // Changes made while repacks run (each may start one) never fail: a repack that removes an
+    // object folder a commit is writing into makes the write retry.
+    for i in 0..20 {
+        env.mutate(["remember", &format!("During packing {i}: the rota is posted on Fridays")]);
+    }
     env.mutate(["remember", "After packing: the rota still changes on Mondays"]);
     let fsck = std::process::Command::new("git")
         .args(["fsck", "--full", "--strict"])
