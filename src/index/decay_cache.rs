@@ -31,7 +31,8 @@ pub fn file_name(home: Option<u8>) -> String {
 
 /// Writes the cache of one decay file (`None`: the main file, its own entries only) into
 /// `dir`; a decay file that is missing gets an empty cache.
-pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path) -> crate::Result<()> {
+/// `sync` is false where the index is written without waiting for the disk (`index::dir`).
+pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate::Result<()> {
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
     let decay = match (fsx::read_text_if_exists(&path)?, home) {
@@ -67,7 +68,12 @@ pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path) -> crate::Result<()> 
         text.push('\n');
     }
     fsx::create_dir_all(dir)?;
-    Ok(fsx::write_atomic(&dir.join(file_name(home)), text.as_bytes())?)
+    let path = dir.join(file_name(home));
+    if sync {
+        Ok(fsx::write_atomic(&path, text.as_bytes())?)
+    } else {
+        Ok(fsx::write_atomic_unsynced(&path, text.as_bytes())?)
+    }
 }
 
 /// The loaded caches: each file read when a lookup first needs it, then searched in place

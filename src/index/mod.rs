@@ -625,7 +625,12 @@ fn refresh_locked(
     // The graph's statuses and edges, for spreading activation at query time.
     if graph_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
         let g = crate::graph::build(ws)?;
-        fsx::write_atomic(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes())?;
+        let text = g.cache_text();
+        if boot.is_some() {
+            fsx::write_atomic_unsynced(&dir.join(GRAPH_CACHE), text.as_bytes())?;
+        } else {
+            fsx::write_atomic(&dir.join(GRAPH_CACHE), text.as_bytes())?;
+        }
     }
     crate::timing::mark("index: graph cache");
     // Decay inputs, copied from each decay file that changed.
@@ -641,12 +646,12 @@ fn refresh_locked(
         let stamp = stamp_of(&ws.abs(&crate::store::decay_file::file_path(*home)));
         let Some(stamp) = stamp else {
             if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
-                decay_cache::write(ws, *home, &cache_dir)?; // an empty cache
+                decay_cache::write(ws, *home, &cache_dir, boot.is_none())?; // an empty cache
             }
             continue;
         };
         if meta.decay.get(home) != Some(&stamp) {
-            decay_cache::write(ws, *home, &cache_dir)?;
+            decay_cache::write(ws, *home, &cache_dir, boot.is_none())?;
             meta.decay.insert(*home, stamp);
         }
     }
@@ -661,8 +666,16 @@ fn refresh_locked(
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
     if report.rebuilt || !gone.is_empty() || total > 0 || decay_updated {
+        // Synced only where the boot cannot be told: otherwise a manifest naming this boot
+        // was synced before the first unsynced write (above), and a crash of the system means
+        // a rebuild anyway.
+        let was = meta.boot.clone();
         meta.boot.clone_from(&boot);
-        fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
+        if boot.is_some() && was == boot {
+            fsx::write_atomic_unsynced(&meta_path, meta.to_text().as_bytes())?;
+        } else {
+            fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
+        }
     }
     crate::timing::mark("manifest written");
     let reader = inner

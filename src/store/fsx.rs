@@ -249,6 +249,17 @@ pub fn remove_file(path: &Path) -> Result<(), IoError> {
 
 /// Replaces a file's content atomically, creating parent folders as needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    write_replacing(path, bytes, true)
+}
+
+/// Replaces a derived file's content atomically (a reader sees the old or the new file) without
+/// waiting for the disk: for the index's own files, which are rebuilt after a system crash
+/// (see `index::dir`). Never for the workspace's files.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    write_replacing(path, bytes, false)
+}
+
+fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError> {
     check_inside(path, "write")?;
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     create_dir_all(parent)?;
@@ -260,9 +271,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     // A temp file is private (0600); give the file its old mode, or an ordinary file's.
     let mode = fs::metadata(path).map(|m| m.permissions()).ok();
     set_mode(tmp.as_file(), mode).map_err(|e| IoError::new(tmp.path(), "set permissions of", e))?;
-    tmp.as_file().sync_all().map_err(|e| IoError::new(tmp.path(), "sync", e))?;
+    if sync {
+        tmp.as_file().sync_all().map_err(|e| IoError::new(tmp.path(), "sync", e))?;
+    }
     tmp.persist(path).map_err(|e| IoError::new(path, "replace", e.error))?;
-    sync_dir(parent);
+    if sync {
+        sync_dir(parent);
+    }
     Ok(())
 }
 
