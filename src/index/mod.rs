@@ -34,7 +34,7 @@ use crate::store::units::{self, MemoryUnit, Unreadable};
 use crate::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
@@ -128,20 +128,23 @@ pub fn schema() -> (Schema, Fields) {
         if stored { opts.set_stored() } else { opts }
     };
     let fields = Fields {
-        id: b.add_text_field("id", STRING | STORED),
+        // Fields no query looks up are stored, not indexed: each indexed field costs every
+        // commit a term dictionary (about 1 MB of builder state), a sixth of a `remember`'s
+        // index update.
+        id: b.add_text_field("id", STORED),
         store: b.add_text_field("store", STRING | STORED),
         kind: b.add_text_field("kind", STRING | STORED),
         path: b.add_text_field("path", STRING | STORED),
         line: b.add_u64_field("line", STORED | FAST),
-        date: b.add_text_field("date", STRING | STORED),
+        date: b.add_text_field("date", STORED),
         day: b.add_i64_field("day", INDEXED | FAST),
         tags: b.add_text_field("tags", analyzed(true)),
         entities: b.add_text_field("entities", STRING | STORED),
-        source: b.add_text_field("source", STRING | STORED),
+        source: b.add_text_field("source", STORED),
         title: b.add_text_field("title", analyzed(false)),
         text: b.add_text_field("text", analyzed(false)),
         raw: b.add_text_field("raw", STORED),
-        state: b.add_text_field("state", STRING | STORED),
+        state: b.add_text_field("state", STORED),
     };
     (b.build(), fields)
 }
