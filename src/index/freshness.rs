@@ -283,12 +283,19 @@ impl Server {
         }))
     }
 
-    /// The watch is set up: says so in the state file, and answers cookies from now on.
+    /// The watch is set up: says so in the state file, and answers cookies from now on. Not
+    /// when a folder holding memory files is a symbolic link: events in it may be reported
+    /// under another path, so the watcher serves nothing (reads stat every file).
     pub fn begin(&mut self) -> crate::Result<()> {
-        fsx::write_atomic(&self.root.join(STATE), format!("{}\n", self.generation).as_bytes())?;
-        if self.phase == Phase::Starting {
-            self.phase = Phase::Serving;
+        if self.phase != Phase::Starting {
+            return Ok(());
         }
+        if linked_folders(&self.root) {
+            self.stop();
+            return Ok(());
+        }
+        fsx::write_atomic(&self.root.join(STATE), format!("{}\n", self.generation).as_bytes())?;
+        self.phase = Phase::Serving;
         Ok(())
     }
 
@@ -305,7 +312,9 @@ impl Server {
     /// cookies are answered plainly again.
     pub fn resume(&mut self) {
         self.write(&Line::All);
-        if self.phase == Phase::Paused {
+        if linked_folders(&self.root) {
+            self.stop();
+        } else if self.phase == Phase::Paused {
             self.phase = Phase::Serving;
         }
     }
@@ -347,6 +356,16 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Whether a store folder, or a folder above one, is a symbolic link.
+fn linked_folders(root: &std::path::Path) -> bool {
+    crate::store::units::DIRS.iter().any(|(d, _, _)| {
+        std::path::Path::new(d)
+            .ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .any(|a| std::fs::symlink_metadata(root.join(a)).is_ok_and(|m| m.is_symlink()))
+    })
 }
 
 /// Whether `rel` is a store folder or a folder above one (`memory`, `memory/graph`): an event

@@ -310,3 +310,29 @@ fn a_star_or_a_moved_store_folder_makes_the_next_search_scan_everything() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_store_folder_that_becomes_a_link_turns_the_service_off() {
+    let env = watched_workspace();
+    let _w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    search(&env, "tea");
+    assert_eq!(search(&env, "tea").1, "watcher: 0");
+    // Events under a linked folder may come under another path: nothing is trusted any more.
+    std::fs::create_dir(env.path("notes")).unwrap();
+    std::fs::write(env.path("notes/pear.md"), "# Pear\n\nA quince tree.\n").unwrap();
+    std::fs::rename(env.path("memory/vault"), env.path("vault.old")).unwrap();
+    std::os::unix::fs::symlink(env.path("notes"), env.path("memory/vault")).unwrap();
+    let started = Instant::now();
+    while env.path(".cogmem/watch/state").exists() {
+        assert!(started.elapsed() < TIMEOUT, "the watcher still serves");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (ids, how) = search(&env, "quince");
+    assert_eq!(ids, ["vault:pear"]);
+    assert!(how.starts_with("full scan: "), "{how}");
+    std::fs::write(env.path("notes/plum.md"), "# Plum\n\nA damson tree.\n").unwrap();
+    let (ids, how) = search(&env, "damson");
+    assert_eq!(ids, ["vault:plum"]);
+    assert!(how.starts_with("full scan: "), "{how}");
+}
