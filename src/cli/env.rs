@@ -19,6 +19,9 @@ pub const NOW: &str = "COGMEM_NOW";
 pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
+/// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
+/// stats every memory file instead (tests on a busy machine).
+pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
 
 /// The environment as cogmem sees it.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +31,7 @@ pub struct Env {
     pub now: Option<OsString>,
     pub no_color: bool,
     pub crash_at: Option<String>,
+    pub watch_wait_ms: Option<u64>,
 }
 
 impl Env {
@@ -39,6 +43,7 @@ impl Env {
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),
             crash_at: non_empty(CRASH_AT).map(|v| v.to_string_lossy().into_owned()),
+            watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
         }
     }
 

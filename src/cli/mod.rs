@@ -160,6 +160,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     if let Some(point) = &env.crash_at {
         cogmem::change::set_crash_point(point);
     }
+    if let Some(ms) = env.watch_wait_ms {
+        cogmem::index::freshness::set_cookie_wait(std::time::Duration::from_millis(ms));
+    }
     let style = Style::new(cli.global.color, env.no_color);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let ctx = Ctx { global: cli.global, env, style, cwd };

@@ -77,7 +77,8 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
             IndexState::Stale => "stale",
             IndexState::Fresh => "fresh",
         };
-        let _ = writeln!(out, "index       {index}");
+        let watcher = if report.watcher { " (kept fresh by cogmem watch)" } else { "" };
+        let _ = writeln!(out, "index       {index}{watcher}");
         if report.uncommitted.is_empty() {
             let _ = writeln!(out, "hand edits  none");
         } else {

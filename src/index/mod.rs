@@ -13,6 +13,7 @@
 pub mod analyzer;
 pub mod decay_cache;
 pub mod dir;
+pub mod freshness;
 pub mod search;
 
 use std::collections::HashMap;
@@ -41,6 +42,9 @@ const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
 /// The graph cache file in the index folder.
 pub const GRAPH_CACHE: &str = "graph.tsv";
 const LOCK_FILE: &str = ".cogmem/index.lock";
+/// How far (bytes of `.cogmem/watch/changed`) the manifest's watch record may lag before a
+/// search that found nothing new writes it anyway.
+const WATCH_LAG: u64 = 64 * 1024;
 
 /// A failure of the derived index that a rebuild cannot fix.
 #[derive(Debug, thiserror::Error)]
@@ -174,6 +178,9 @@ struct Meta {
     decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
     /// The boot the index was last written in, without waiting for the disk ([`dir`]).
     boot: Option<String>,
+    /// The watcher generation and the offset in its `changed` file up to which the files
+    /// listed here are known current ([`freshness`]).
+    watch: Option<(String, u64)>,
 }
 
 impl Meta {
@@ -190,6 +197,7 @@ impl Meta {
                     "schema" => meta.schema_version = value.parse().ok()?,
                     "analyzer" => value.clone_into(&mut meta.analyzer),
                     "boot" => meta.boot = Some(value.to_owned()),
+                    "watch" => meta.watch = parse_watch(value),
                     "decay" => {
                         // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
                         // the caches are then rewritten.
@@ -232,6 +240,9 @@ impl Meta {
         if let Some(b) = &self.boot {
             out.push_str(&format!("#boot {b}\n"));
         }
+        if let Some((generation, offset)) = &self.watch {
+            out.push_str(&format!("#watch {generation} {offset}\n"));
+        }
         for (home, (size, mtime)) in &self.decay {
             let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
             out.push_str(&format!("#decay {home} {size} {mtime}\n"));
@@ -244,6 +255,15 @@ impl Meta {
         }
         out
     }
+}
+
+/// Parses the value of a `#watch GENERATION OFFSET` line; one that is malformed is no line
+/// (the next read scans every file).
+fn parse_watch(value: &str) -> Option<(String, u64)> {
+    let (generation, offset) = value.split_once(' ')?;
+    let offset = offset.parse().ok()?;
+    (!generation.is_empty() && !generation.contains(char::is_whitespace))
+        .then(|| (generation.to_owned(), offset))
 }
 
 /// Reads the manifest; one that is missing, unreadable as text or malformed is no manifest (the
@@ -394,7 +414,7 @@ pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
 
 /// Whether a path (relative to the root) is one the index reads: MEMORY.md or a `*.md` file
 /// directly in a store folder.
-fn is_memory_file(rel: &str) -> bool {
+pub fn is_memory_file(rel: &str) -> bool {
     if rel == layout::MEMORY_MD {
         return true;
     }
@@ -404,11 +424,16 @@ fn is_memory_file(rel: &str) -> bool {
         && !name.contains(['\t', '\n', '\r'])
 }
 
-/// Size and mtime of the given paths that are memory files and exist as plain files.
+/// Size and mtime of the given paths that are memory files and exist as plain files (in a
+/// store folder that is not a link out of the workspace, as in [`scan`]).
 fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
     paths
         .iter()
         .filter(|p| is_memory_file(p))
+        .filter(|p| {
+            p.rsplit_once('/')
+                .is_none_or(|(dir, _)| fsx::check_inside(&root.join(dir), "read").is_ok())
+        })
         .filter_map(|p| {
             let md = std::fs::symlink_metadata(root.join(p)).ok()?;
             md.is_file().then(|| (p.clone(), md.len(), mtime_of(&md)))
@@ -531,6 +556,43 @@ fn refresh_locked(
     let root = ws.root();
     // After a change only its own files are looked at (not on a rebuild: that reads all).
     let only = only.filter(|_| !report.rebuilt);
+    // A running `cogmem watch` may say which files changed since the manifest, so the others
+    // need no stat ([`freshness`]). What to record of it in the manifest, and whether the
+    // record must be written even when no file changed (it moved past a `*`).
+    let mut watch_record: Option<(String, u64)> = None;
+    let mut watch_must_move = false;
+    let mut listed: Option<Vec<String>> = None;
+    if only.is_none()
+        && let Some(generation) = freshness::live_generation(ws, boot.as_deref())
+    {
+        let since = match &meta.watch {
+            Some((g, offset)) if *g == generation => {
+                freshness::changes_since(ws, &generation, *offset)
+            }
+            _ => freshness::Since::Doubt,
+        };
+        crate::timing::mark("watcher asked");
+        match since {
+            freshness::Since::Paths { paths, end } => {
+                watch_record = Some((generation, end));
+                listed = Some(paths);
+            }
+            freshness::Since::Everything { end } => {
+                watch_record = Some((generation, end));
+                watch_must_move = true;
+            }
+            // Scan every file; what the watcher lists from here on is checked next time.
+            freshness::Since::Doubt => {
+                watch_record = freshness::changed_len(ws).map(|len| (generation, len));
+            }
+        }
+    }
+    let how = match (only, &listed) {
+        (Some(_), _) => "after a change",
+        (None, Some(_)) => "watcher",
+        (None, None) => "full scan",
+    };
+    let only = only.or(listed.as_deref());
     let files = match only {
         Some(paths) => scan_paths(root, paths),
         None => scan(root),
@@ -554,7 +616,7 @@ fn refresh_locked(
         None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
     };
 
-    crate::timing::mark("files stat-ed");
+    crate::timing::mark(&format!("files stat-ed ({how}: {})", files.len()));
     let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
     // Unsynced writes are about to happen: the manifest says in which boot first, so that a
     // crash of the system in the middle cannot leave an index that looks trustworthy.
@@ -668,7 +730,22 @@ fn refresh_locked(
     crate::timing::mark("caches checked");
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
-    if report.rebuilt || !gone.is_empty() || total > 0 || decay_updated {
+    let files_changed = report.rebuilt || !gone.is_empty() || total > 0 || decay_updated;
+    // The watch record moves when the manifest is written anyway, for a new watcher, past a
+    // `*`, or when it lags far; otherwise it stays behind (the few lines after it, for files
+    // that did not change, are looked at again next time) and a search writes nothing.
+    let mut watch_moved = false;
+    if let Some(record) = watch_record {
+        let lag_far = match &meta.watch {
+            Some((g, offset)) if *g == record.0 => record.1.saturating_sub(*offset) > WATCH_LAG,
+            _ => true,
+        };
+        if (files_changed || watch_must_move || lag_far) && meta.watch.as_ref() != Some(&record) {
+            meta.watch = Some(record);
+            watch_moved = true;
+        }
+    }
+    if files_changed || watch_moved {
         // Synced only where the boot cannot be told: otherwise a manifest naming this boot
         // was synced before the first unsynced write (above), and a crash of the system means
         // a rebuild anyway.
@@ -815,6 +892,33 @@ mod tests {
         );
         assert_eq!(without_comments("a <!-- b\nc --> d <!-- e"), "a   d ");
         assert_eq!(without_comments("no comments"), "no comments");
+    }
+
+    #[test]
+    fn the_manifest_keeps_its_watch_record() {
+        let meta = Meta {
+            schema_version: SCHEMA_VERSION,
+            analyzer: analyzer::NAME.to_owned(),
+            boot: Some("b00t".to_owned()),
+            watch: Some(("123-456-b00t".to_owned(), 789)),
+            files: HashMap::from([(
+                "memory/vault/a.md".to_owned(),
+                Stamp { size: 1, mtime: 2, hash: "h".to_owned() },
+            )]),
+            ..Meta::default()
+        };
+        let text = meta.to_text();
+        assert!(text.contains("\n#boot b00t\n#watch 123-456-b00t 789\n"), "{text}");
+        assert_eq!(Meta::parse(&text), Some(meta.clone()));
+        // Without the line, or with one that does not parse, nothing is trusted.
+        let without = Meta { watch: None, ..meta.clone() };
+        assert_eq!(Meta::parse(&without.to_text()).unwrap().watch, None);
+        for bad in ["#watch 123-456-b00t", "#watch 123-456-b00t x", "#watch  5", "#watch a b 1"] {
+            let text = text.replace("#watch 123-456-b00t 789", bad);
+            let parsed = Meta::parse(&text).unwrap();
+            assert_eq!(parsed.watch, None, "{bad}");
+            assert_eq!(parsed.files, meta.files);
+        }
     }
 
     #[test]

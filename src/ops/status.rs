@@ -70,6 +70,8 @@ pub struct StatusReport {
     pub recent_commits: Vec<CommitInfo>,
     /// The derived index.
     pub index: IndexState,
+    /// Whether a running `cogmem watch` tells searches what changed (so they stat only that).
+    pub watcher: bool,
     /// Commits that changed a critical file and are not acknowledged (`cogmem audit ack`),
     /// oldest first.
     pub unacknowledged_critical: Vec<CriticalChange>,
@@ -124,6 +126,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     let uncommitted = git::uncommitted(&repo)?;
     let recent_commits = git::recent(&repo, recent)?;
     let index = crate::index::state(ws);
+    let watcher = crate::index::freshness::serving(ws);
     let unacknowledged_critical = crate::ops::audit::critical_changes(ws, &repo)?;
     let integrity_problems =
         unacknowledged_critical.iter().filter(|c| c.integrity_problem.is_some()).cloned().collect();
@@ -133,6 +136,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         uncommitted,
         recent_commits,
         index,
+        watcher,
         unacknowledged_critical,
         integrity_problems,
         skipped,

@@ -10,13 +10,15 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::clock::Clock;
 use crate::error::{Error, RuleError};
+use crate::index::freshness::{self, Line, Server};
 use crate::ops::sync::{self, SyncOptions, SyncReport};
 use crate::store::fsx::IoError;
 use crate::workspace::Workspace;
@@ -79,6 +81,75 @@ fn is_relevant(root: &Path, event: &notify::Event) -> bool {
     })
 }
 
+/// What an event means for the reads the watcher serves ([`freshness`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Note {
+    /// A memory file was touched.
+    Path(String),
+    /// A reader's cookie appeared.
+    Cookie(String),
+    /// Anything may have changed (a lost event, a path outside the workspace).
+    All,
+    /// A store folder, a folder above one, or the root itself was created, moved or removed:
+    /// the watch itself may have gone stale and is set up again.
+    Structural,
+}
+
+/// Tells what an event means for freshness: which memory files it touched, the cookies it
+/// shows, or that anything may have changed.
+fn notes(root: &Path, event: &notify::Result<notify::Event>) -> Vec<Note> {
+    let Ok(event) = event else { return vec![Note::All] };
+    if event.need_rescan() {
+        return vec![Note::All];
+    }
+    // Opening or reading a file changes nothing; closing it after writing may.
+    let access = matches!(event.kind, EventKind::Access(_))
+        && !matches!(event.kind, EventKind::Access(AccessKind::Close(AccessMode::Write)));
+    if event.paths.is_empty() {
+        return if access { Vec::new() } else { vec![Note::All] };
+    }
+    event
+        .paths
+        .iter()
+        .filter_map(|p| {
+            let Ok(rel) = p.strip_prefix(root) else { return Some(Note::All) };
+            // A name that is not UTF-8 is never a memory file (the index skips it too).
+            let rel = rel.to_str()?.replace('\\', "/");
+            if let Some(name) = freshness::cookie_name(&rel) {
+                return matches!(event.kind, EventKind::Create(_))
+                    .then(|| Note::Cookie(name.to_owned()));
+            }
+            if access {
+                None
+            } else if rel.is_empty() || freshness::is_store_folder_or_above(&rel) {
+                Some(Note::Structural)
+            } else if crate::index::is_memory_file(&rel) {
+                Some(Note::Path(rel))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Records an event's notes; returns whether the watch must be set up again.
+fn serve(server: &Mutex<Server>, notes: &[Note]) -> bool {
+    let Ok(mut s) = server.lock() else { return false };
+    let mut structural = false;
+    for note in notes {
+        match note {
+            Note::Path(p) => s.record(&[Line::Path(p)]),
+            Note::Cookie(name) => s.record(&[Line::Cookie(name)]),
+            Note::All => s.record(&[Line::All]),
+            Note::Structural => structural = true,
+        }
+    }
+    if structural {
+        s.pause();
+    }
+    structural
+}
+
 /// Watches the workspace until `stop` is set, syncing after each quiet period.
 ///
 /// Runs one sync at the start, so edits made before the watch began are committed too. A sync
@@ -99,8 +170,30 @@ pub fn watch(
     let watch_error =
         |e: notify::Error| IoError::new(&root, "watch", std::io::Error::other(e.to_string()));
     let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(tx).map_err(watch_error)?;
+    // Freshness for reads is served from the event thread, as each event arrives, so a sync
+    // that takes a while does not hold up the searches meanwhile.
+    let server = Server::start(ws)?.map(|s| Arc::new(Mutex::new(s)));
+    let rewatch = Arc::new(AtomicBool::new(false));
+    let handler = {
+        let server = server.clone();
+        let rewatch = Arc::clone(&rewatch);
+        let root = root.clone();
+        move |event: notify::Result<notify::Event>| {
+            if let Some(server) = &server
+                && serve(server, &notes(&root, &event))
+            {
+                rewatch.store(true, Ordering::SeqCst);
+            }
+            let _ = tx.send(event);
+        }
+    };
+    let mut watcher = notify::recommended_watcher(handler).map_err(watch_error)?;
     watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
+    if let Some(server) = &server
+        && let Ok(mut s) = server.lock()
+    {
+        s.begin()?;
+    }
     let sync_opts = SyncOptions { dry_run: false, ..opts.sync.clone() };
     // What the last sync left, so a file that stays malformed is reported once, not after
     // every later event (our own commits included).
@@ -139,6 +232,18 @@ pub fn watch(
     }
     on_event(WatchEvent::Ready);
     while !stop.load(Ordering::SeqCst) {
+        if rewatch.swap(false, Ordering::SeqCst)
+            && let Some(server) = &server
+        {
+            // A folder that holds memory files was created, moved or removed: watch the
+            // workspace anew, then serve again after a `*` (left unserved if that fails).
+            let _ = watcher.unwatch(&root);
+            if watcher.watch(&root, RecursiveMode::Recursive).is_ok()
+                && let Ok(mut s) = server.lock()
+            {
+                s.resume();
+            }
+        }
         let wait = match dirty {
             Some((_, last)) => opts.debounce.saturating_sub(last.elapsed()).min(TICK),
             None => TICK,
@@ -170,12 +275,65 @@ pub fn watch(
         }
     }
     drop(watcher);
+    if let Some(server) = &server
+        && let Ok(mut s) = server.lock()
+    {
+        s.stop();
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_are_told_for_freshness() {
+        use notify::event::{CreateKind, ModifyKind, RemoveKind};
+        let root = Path::new("/ws");
+        let ev = |kind: EventKind, paths: &[&str]| {
+            let mut e = notify::Event::new(kind);
+            for p in paths {
+                e = e.add_path(root.join(p));
+            }
+            Ok(e)
+        };
+        let modify = EventKind::Modify(ModifyKind::Any);
+        let path = |p: &str| Note::Path(p.to_owned());
+        assert_eq!(notes(root, &ev(modify, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
+        assert_eq!(notes(root, &ev(modify, &["MEMORY.md"])), [path("MEMORY.md")]);
+        // Not read by the index: nothing.
+        for p in ["memory/vault/sub/a.md", "memory/meta/audit.log", ".git/index", "notes.txt"] {
+            assert_eq!(notes(root, &ev(modify, &[p])), [], "{p}");
+        }
+        // Opening or reading is no change; closing after a write may be.
+        let open = EventKind::Access(AccessKind::Open(notify::event::AccessMode::Any));
+        assert_eq!(notes(root, &ev(open, &["memory/vault/a.md"])), []);
+        let closed = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        assert_eq!(notes(root, &ev(closed, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
+        // A rename names both files.
+        let both = EventKind::Modify(ModifyKind::Name(notify::event::RenameMode::Both));
+        assert_eq!(
+            notes(root, &ev(both, &["memory/vault/.a.md.tmp", "memory/vault/a.md"])),
+            [path("memory/vault/a.md")]
+        );
+        // Cookies: only their creation.
+        let create = EventKind::Create(CreateKind::File);
+        let cookie = ".cogmem/watch/cookies/1-2-3";
+        assert_eq!(notes(root, &ev(create, &[cookie])), [Note::Cookie("1-2-3".into())]);
+        assert_eq!(notes(root, &ev(EventKind::Remove(RemoveKind::File), &[cookie])), []);
+        // Folders that hold memory files, the root, lost events, paths elsewhere.
+        for p in ["memory/vault", "memory/graph", "memory", ""] {
+            assert_eq!(notes(root, &ev(create, &[p])), [Note::Structural], "{p:?}");
+        }
+        let mut rescan = notify::Event::new(EventKind::Other);
+        rescan = rescan.set_flag(notify::event::Flag::Rescan);
+        assert_eq!(notes(root, &Ok(rescan)), [Note::All]);
+        assert_eq!(notes(root, &Err(notify::Error::generic("overflow"))), [Note::All]);
+        assert_eq!(notes(root, &ev(modify, &[])), [Note::All]);
+        let outside = Ok(notify::Event::new(modify).add_path("/elsewhere/a.md".into()));
+        assert_eq!(notes(root, &outside), [Note::All]);
+    }
 
     #[test]
     fn debounce_forms() {

@@ -176,3 +176,163 @@ fn watch_warns_about_a_malformed_file_and_commits_it_once_fixed() {
     let warnings = seen.iter().filter(|l| l.contains(&format!("left {rel}"))).count();
     assert_eq!(warnings, 1, "a file that stays malformed is reported once: {seen:#?}");
 }
+
+/// Runs `search --json QUERY` with timings on; returns the hit ids and how the refresh found
+/// what changed (the `files stat-ed (HOW: N)` mark).
+fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
+    let out = env.run(["search", "--json", query]).env("COGMEM_TIMINGS", "1").success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let ids = hits.as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_owned());
+    let how = out
+        .stderr
+        .lines()
+        .find_map(|l| l.split_once("files stat-ed (").map(|(_, how)| how.trim_end_matches(')')))
+        .unwrap_or_else(|| panic!("no stat mark: {out}"))
+        .to_owned();
+    (ids.collect(), how)
+}
+
+/// A workspace whose reads wait long for the watcher's answer (the machine may be busy).
+fn watched_workspace() -> TestEnv {
+    let mut env = TestEnv::initialized();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    env.mutate(["remember", "Alice prefers tea", "--entity", "person--alice"]);
+    env.mutate(["remember", "The Atlas project ships on Friday", "--type", "decision"]);
+    env
+}
+
+#[test]
+fn with_a_watcher_a_search_stats_only_what_changed_and_still_sees_every_hand_edit() {
+    let env = watched_workspace();
+    // A long debounce: the watcher's syncs stay out of the way.
+    let w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    assert!(env.path(".cogmem/watch/state").is_file());
+    // The first search scans every file and records the watcher; the next asks it.
+    let (_, how) = search(&env, "tea");
+    assert!(how.starts_with("full scan: "), "{how}");
+    let manifest = env.path(".cogmem/index/manifest.tsv");
+    assert!(env.read(".cogmem/index/manifest.tsv").contains("\n#watch "));
+    assert_eq!(search(&env, "tea"), (vec!["entity:person--alice".to_owned()], "watcher: 0".into()));
+    // Nothing new: nothing written.
+    let text = env.read(".cogmem/index/manifest.tsv");
+    let stamp = std::fs::metadata(&manifest).unwrap().modified().unwrap();
+    assert_eq!(search(&env, "friday").1, "watcher: 0");
+    assert_eq!(std::fs::metadata(&manifest).unwrap().modified().unwrap(), stamp);
+    assert_eq!(env.read(".cogmem/index/manifest.tsv"), text);
+
+    // A new file, an edit, a delete: each seen by the very next search, which stats only it.
+    let rel = "memory/vault/garden.md";
+    env.write(rel, "# Garden\n\nThe spare key sits under the zucchini planter.\n");
+    assert_eq!(search(&env, "zucchini"), (vec!["vault:garden".to_owned()], "watcher: 1".into()));
+    env.write(rel, "# Garden\n\nThe spare key sits under the pumpkin.\n");
+    assert_eq!(search(&env, "pumpkin"), (vec!["vault:garden".to_owned()], "watcher: 1".into()));
+    assert_eq!(search(&env, "zucchini").0, Vec::<String>::new());
+    std::fs::remove_file(env.path(rel)).unwrap();
+    assert_eq!(search(&env, "pumpkin"), (vec![], "watcher: 0".into()));
+    // An editor-style save (a temporary file renamed over the original).
+    let entity = "memory/graph/entities/person--alice.md";
+    let tmp = env.path("memory/graph/entities/.person--alice.md.tmp1");
+    std::fs::write(&tmp, env.read(entity).replace("prefers tea", "prefers mate")).unwrap();
+    std::fs::rename(&tmp, env.path(entity)).unwrap();
+    let (ids, how) = search(&env, "mate");
+    assert_eq!(ids, ["entity:person--alice"]);
+    assert!(how.starts_with("watcher: "), "{how}");
+    assert!(env.read(".cogmem/watch/changed").contains("\ncookie "));
+    assert_eq!(std::fs::read_dir(env.path(".cogmem/watch/cookies")).unwrap().count(), 0);
+
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+    assert!(!env.path(".cogmem/watch/state").exists(), "a stopped watcher serves nothing");
+    env.write(rel, "# Garden\n\nFigs.\n");
+    assert_eq!(search(&env, "figs"), (vec!["vault:garden".to_owned()], "full scan: 4".into()));
+}
+
+#[test]
+fn a_killed_watcher_is_not_trusted() {
+    let env = watched_workspace();
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    search(&env, "tea");
+    assert_eq!(search(&env, "tea").1, "watcher: 0");
+    w.child.kill().unwrap(); // SIGKILL: the state file stays, the lock goes
+    w.child.wait().unwrap();
+    assert!(env.path(".cogmem/watch/state").is_file());
+    env.write("memory/vault/garden.md", "# Garden\n\nZucchini.\n");
+    let (ids, how) = search(&env, "zucchini");
+    assert_eq!(ids, ["vault:garden"]);
+    assert!(how.starts_with("full scan: "), "{how}");
+    // A new watcher is a new generation: recorded by one full scan (maybe its own first
+    // sync's), then trusted.
+    let _w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    search(&env, "zucchini");
+    assert_eq!(search(&env, "zucchini").1, "watcher: 0");
+    env.write("memory/vault/garden.md", "# Garden\n\nPumpkins.\n");
+    assert_eq!(search(&env, "pumpkins"), (vec!["vault:garden".to_owned()], "watcher: 1".into()));
+}
+
+#[test]
+fn a_star_or_a_moved_store_folder_makes_the_next_search_scan_everything() {
+    let env = watched_workspace();
+    let _w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    search(&env, "tea");
+    assert_eq!(search(&env, "tea").1, "watcher: 0");
+    // What the watcher writes when it lost events.
+    let mut changed =
+        std::fs::OpenOptions::new().append(true).open(env.path(".cogmem/watch/changed")).unwrap();
+    std::io::Write::write_all(&mut changed, b"*\n").unwrap();
+    assert!(search(&env, "tea").1.starts_with("full scan: "));
+    // The offset moved past the `*`: the watcher is asked again.
+    assert_eq!(search(&env, "tea").1, "watcher: 0");
+
+    // A store folder replaced by another holding new files: no event names those files.
+    let outside = env.path("elsewhere");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("pear.md"), "# Pear\n\nA quince tree.\n").unwrap();
+    std::fs::rename(env.path("memory/vault"), env.path("vault.old")).unwrap();
+    std::fs::rename(&outside, env.path("memory/vault")).unwrap();
+    let (ids, how) = search(&env, "quince");
+    assert_eq!(ids, ["vault:pear"]);
+    assert!(how.starts_with("full scan: "), "{how}");
+    // The watch was set up anew: files in the new folder are seen by event again.
+    env.write("memory/vault/plum.md", "# Plum\n\nA damson tree.\n");
+    let (ids, how) = search(&env, "damson");
+    assert_eq!(ids, ["vault:plum"]);
+    assert!(how.starts_with("watcher: ") || how.starts_with("full scan: "), "{how}");
+    env.write("memory/vault/fig.md", "# Fig\n\nA fig tree.\n");
+    let started = Instant::now();
+    // Once the new watch is up (the watcher resumes within a tick), reads use it again.
+    loop {
+        let (ids, how) = search(&env, "fig");
+        assert_eq!(ids, ["vault:fig"]);
+        if how.starts_with("watcher: ") {
+            break;
+        }
+        assert!(started.elapsed() < TIMEOUT, "never served again: {how}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_store_folder_that_becomes_a_link_turns_the_service_off() {
+    let env = watched_workspace();
+    let _w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    search(&env, "tea");
+    assert_eq!(search(&env, "tea").1, "watcher: 0");
+    // Events under a linked folder may come under another path: nothing is trusted any more.
+    std::fs::create_dir(env.path("notes")).unwrap();
+    std::fs::write(env.path("notes/pear.md"), "# Pear\n\nA quince tree.\n").unwrap();
+    std::fs::rename(env.path("memory/vault"), env.path("vault.old")).unwrap();
+    std::os::unix::fs::symlink(env.path("notes"), env.path("memory/vault")).unwrap();
+    let started = Instant::now();
+    while env.path(".cogmem/watch/state").exists() {
+        assert!(started.elapsed() < TIMEOUT, "the watcher still serves");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (ids, how) = search(&env, "quince");
+    assert_eq!(ids, ["vault:pear"]);
+    assert!(how.starts_with("full scan: "), "{how}");
+    std::fs::write(env.path("notes/plum.md"), "# Plum\n\nA damson tree.\n").unwrap();
+    let (ids, how) = search(&env, "damson");
+    assert_eq!(ids, ["vault:plum"]);
+    assert!(how.starts_with("full scan: "), "{how}");
+}
