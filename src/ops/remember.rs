@@ -647,43 +647,12 @@ impl Writer<'_> {
 
     fn vault(&mut self, req: &RememberRequest) -> crate::Result<()> {
         let wanted = markdown::normalize(&req.text);
-        let dir = self.ws.abs(layout::VAULT_DIR);
-        let mut names: Vec<String> = Vec::new();
-        let mut paths: Vec<std::path::PathBuf> = Vec::new();
-        if dir.is_dir() {
-            for entry in walkdir::WalkDir::new(&dir)
-                .follow_links(false)
-                .min_depth(1)
-                .max_depth(1)
-                .sort_by_file_name()
-            {
-                let Ok(entry) = entry else { continue };
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Some(slug) = name.strip_suffix(".md") else { continue };
-                names.push(slug.to_owned());
-                paths.push(entry.into_path());
-            }
-        }
-        // Every note is read and compared (hundreds of small files): on two threads. A note
-        // that is not UTF-8 cannot be a duplicate of UTF-8 text.
-        let same = |p: &std::path::PathBuf| {
-            fsx::read_text_if_exists(p)
-                .ok()
-                .flatten()
-                .is_some_and(|t| vault::body_text(&t) == wanted)
-        };
-        let half = paths.len() / 2;
-        let found = std::thread::scope(|s| {
-            let other = s.spawn(|| paths[half..].iter().position(same).map(|i| i + half));
-            let mine = paths[..half].iter().position(same);
-            mine.or(other.join().ok().flatten())
-        });
-        if let Some(i) = found {
-            let slug = &names[i];
+        let (names, found) = vault_duplicate(self.ws, &wanted);
+        if let Some(slug) = found {
             self.duplicates.push(Unit {
                 id: format!("vault:{slug}"),
                 store: Store::Vault,
-                path: layout::vault_file(slug),
+                path: layout::vault_file(&slug),
                 line: 1,
             });
             return Ok(());
@@ -726,6 +695,99 @@ fn default_section(req: &RememberRequest) -> CoreSection {
 fn first_words(text: &str) -> String {
     let first = text.lines().next().unwrap_or_default();
     first.split_whitespace().take(8).collect::<Vec<_>>().join(" ")
+}
+
+/// The derived cache of vault note bodies: `NAME TAB SIZE TAB MTIME TAB HASH` per note, where
+/// HASH is the short hash of the note's normalised body (`-` when it is not UTF-8).
+const VAULT_BODIES: &str = ".cogmem/vault-bodies.tsv";
+
+/// The vault's note names (slugs, sorted) and the first whose body is `wanted`, if any.
+///
+/// Every note's body is compared, but through a cache of body hashes keyed by the note's size
+/// and modification time (`.cogmem/vault-bodies.tsv`, derived): only notes changed since the
+/// last look are read, and only a note whose hash matches is read to confirm. Hundreds of
+/// notes cost a `stat` each instead of a read each.
+fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>) {
+    let dir = ws.abs(layout::VAULT_DIR);
+    let cache_path = ws.abs(VAULT_BODIES);
+    let mut cache: std::collections::HashMap<String, (u64, u128, String)> =
+        fsx::read_text_if_exists(&cache_path)
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let (name, size, mtime, hash) = (f.next()?, f.next()?, f.next()?, f.next()?);
+                Some((name.to_owned(), (size.parse().ok()?, mtime.parse().ok()?, hash.to_owned())))
+            })
+            .collect();
+    let mut names: Vec<String> = Vec::new();
+    let mut notes: Vec<(String, u64, u128)> = Vec::new();
+    if dir.is_dir() {
+        for entry in walkdir::WalkDir::new(&dir)
+            .follow_links(false)
+            .min_depth(1)
+            .max_depth(1)
+            .sort_by_file_name()
+        {
+            let Ok(entry) = entry else { continue };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(slug) = name.strip_suffix(".md") else { continue };
+            names.push(slug.to_owned());
+            let Ok(md) = entry.metadata() else { continue };
+            let mtime = md
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            notes.push((name, md.len(), mtime));
+        }
+    }
+    let body_hash = |text: &str| crate::store::core_memory::hash8(text);
+    let want = body_hash(wanted);
+    let mut changed = cache.len() != notes.len();
+    let mut found = None;
+    for (name, size, mtime) in &notes {
+        let fresh =
+            cache.get(name).filter(|(s, m, _)| s == size && m == mtime).map(|c| c.2.clone());
+        let hash = match fresh {
+            Some(h) => h,
+            None => {
+                changed = true;
+                let h = fsx::read_text_if_exists(&dir.join(name))
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| "-".to_owned(), |t| body_hash(&vault::body_text(&t)));
+                cache.insert(name.clone(), (*size, *mtime, h.clone()));
+                h
+            }
+        };
+        // A matching hash is confirmed by the text itself (a note that is not UTF-8 cannot be
+        // a duplicate of UTF-8 text).
+        if found.is_none()
+            && hash == want
+            && fsx::read_text_if_exists(&dir.join(name))
+                .ok()
+                .flatten()
+                .is_some_and(|t| vault::body_text(&t) == wanted)
+        {
+            found = name.strip_suffix(".md").map(str::to_owned);
+        }
+    }
+    if changed {
+        let mut text = String::new();
+        for (name, size, mtime) in &notes {
+            if let Some((_, _, h)) = cache.get(name)
+                && !name.contains(['\t', '\n'])
+            {
+                text.push_str(&format!("{name}\t{size}\t{mtime}\t{h}\n"));
+            }
+        }
+        // Derived: a lost or stale cache only means notes are read again.
+        let _ = fsx::write_atomic_unsynced(&cache_path, text.as_bytes());
+    }
+    (names, found)
 }
 
 #[cfg(test)]

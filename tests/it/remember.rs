@@ -280,3 +280,34 @@ fn workspace_is_found_from_a_subfolder_and_by_flag_or_env() {
     assert_eq!(env.commit_count(), 4);
     env.assert_clean_tree();
 }
+
+/// Vault duplicates are found through a cache of body hashes keyed by each note's size and
+/// mtime: a note written or changed by hand after the cache was made is read again.
+#[test]
+fn vault_duplicates_are_found_also_among_notes_written_by_hand() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "The spare key is under the blue pot", "--store", "vault"]);
+    let head = env.head();
+    let out = env.run(["remember", "The spare key  is under the blue pot", "--store", "vault"]);
+    let out = out.success();
+    assert!(out.stderr.contains("already remembered"), "{out}");
+    assert_eq!(env.head(), head, "no commit");
+    assert!(env.path(".cogmem/vault-bodies.tsv").exists());
+    // A hand-written note, then a note changed by hand to hold another text.
+    env.write("memory/vault/gate.md", "# Gate\n\nThe gate code is written on the shed door\n");
+    let text = env.read("memory/vault/the-spare-key-is-under-the-blue-pot.md");
+    env.write(
+        "memory/vault/the-spare-key-is-under-the-blue-pot.md",
+        &text.replace("blue pot", "red pot"),
+    );
+    env.mutate(["sync"]);
+    let head = env.head();
+    let out =
+        env.run(["remember", "The gate code is written on the shed door", "--store", "vault"]);
+    assert!(out.success().stderr.contains("vault:gate"), "found the hand-written note");
+    let out = env.run(["remember", "The spare key is under the red pot", "--store", "vault"]);
+    assert!(out.success().stderr.contains("already remembered"), "found the changed note");
+    assert_eq!(env.head(), head, "no commit");
+    // The old text is no longer in the vault: it is new again.
+    env.mutate(["remember", "The spare key is under the blue pot", "--store", "vault"]);
+}
