@@ -724,18 +724,19 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
             .collect();
     let mut names: Vec<String> = Vec::new();
     let mut notes: Vec<(String, u64, u128)> = Vec::new();
-    if dir.is_dir() {
-        for entry in walkdir::WalkDir::new(&dir)
-            .follow_links(false)
-            .min_depth(1)
-            .max_depth(1)
-            .sort_by_file_name()
-        {
-            let Ok(entry) = entry else { continue };
+    // A store folder that is a link out of the workspace is not read.
+    let listing =
+        if fsx::check_inside(&dir, "read").is_ok() { std::fs::read_dir(&dir).ok() } else { None };
+    if let Some(listing) = listing {
+        for entry in listing.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let Some(slug) = name.strip_suffix(".md") else { continue };
             names.push(slug.to_owned());
+            // Not followed: a link is not a note (its lstat says so).
             let Ok(md) = entry.metadata() else { continue };
+            if !md.is_file() {
+                continue;
+            }
             let mtime = md
                 .modified()
                 .ok()
@@ -746,6 +747,8 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
     }
     let body_hash = |text: &str| crate::store::core_memory::hash8(text);
     let want = body_hash(wanted);
+    names.sort_unstable();
+    notes.sort_unstable();
     let mut changed = cache.len() != notes.len();
     let mut found = None;
     for (name, size, mtime) in &notes {
