@@ -67,13 +67,13 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         })?;
         (cogmem::store::fsx::decode(&path, bytes)?, name)
     };
-    cogmem::secrets::check_import(&text, args.allow_secret)?;
     let clock = ctx.clock()?;
     let report = cogmem::ops::import::import_jsonl(
         &ws,
         &text,
         &name,
         args.strict,
+        args.allow_secret,
         ctx.actor()?,
         clock.as_ref(),
     )?;

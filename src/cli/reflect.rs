@@ -89,6 +89,9 @@ enum ReflectCommand {
         /// The reflection's file, or `-` for stdin
         #[arg(value_name = "FILE|-")]
         file: String,
+        /// Store the reflection even if it looks like it holds a credential
+        #[arg(long)]
+        allow_secret: bool,
     },
     /// Approve the pending reflection and apply it in one commit (a person only)
     #[command(
@@ -206,13 +209,13 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             render::status(ctx.global.quiet, &msg);
             Ok(Exit::Ok)
         }
-        ReflectCommand::Submit { file } => {
+        ReflectCommand::Submit { file, allow_secret } => {
             let text = if file == "-" {
                 super::input::text_or_stdin("-")?
             } else {
                 cogmem::store::fsx::read_text(&ctx.cwd.join(file))?
             };
-            let r = reflect::submit(&ws, &text, &ctx.actor()?, clock.as_ref())?;
+            let r = reflect::submit(&ws, &text, &ctx.actor()?, *allow_secret, clock.as_ref())?;
             if ctx.global.json {
                 render::json(&r)?;
                 return Ok(Exit::Ok);

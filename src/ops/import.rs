@@ -129,15 +129,18 @@ pub fn check_line(line: &str, name: &str, n: usize, now: &Timestamp) -> Result<(
 /// messages without an `id`.
 ///
 /// With `strict`, any bad line fails the import and nothing is written; otherwise bad lines are
-/// reported and skipped.
+/// reported and skipped. A line that looks like it holds a credential refuses the whole import
+/// (naming the line) unless `allow_secret`.
 pub fn import_jsonl(
     ws: &Workspace,
     input: &str,
     name: &str,
     strict: bool,
+    allow_secret: bool,
     actor: Actor,
     clock: &dyn Clock,
 ) -> crate::Result<ImportReport> {
+    crate::secrets::check_import(input, allow_secret)?;
     let now = clock.now();
     let mut messages = Vec::new();
     let mut skipped = Vec::new();

@@ -646,6 +646,7 @@ pub fn submit(
     ws: &Workspace,
     text: &str,
     actor: &Actor,
+    allow_secret: bool,
     clock: &dyn Clock,
 ) -> crate::Result<SubmitReport> {
     let session = Session::open(ws)?;
@@ -653,6 +654,8 @@ pub fn submit(
     require(&c, &[State::ReadyForInput], "cogmem reflect submit")?;
     let text = crate::ops::remember::check_text(text)?;
     crate::ops::remember::check_size(ws, &text)?;
+    // Its CONTENT becomes memory when approved: no credentials, as for `remember`.
+    crate::secrets::check(&text, "the reflection", allow_secret)?;
     let checked = check_ops(ws, &text)?;
     let now = clock.now();
     let pending = read(ws, PENDING_REFLECTION)?;

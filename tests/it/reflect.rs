@@ -568,3 +568,19 @@ fn bad_requests_and_decisions_are_user_errors() {
     );
     assert_ne!(env.head(), head);
 }
+
+/// A reflection's CONTENT becomes memory once approved: the secret scanner checks it as it
+/// checks `remember`, and `--allow-secret` lets a false alarm through.
+#[test]
+fn a_reflection_that_holds_a_credential_is_refused() {
+    let env = seeded();
+    to_ready(&env);
+    env.run(["reflect", "input"]).success();
+    let head = env.head();
+    let text = "[Self-Awareness] I noted the staging login: password=Hunter2!xyz\n\nOPERATION: FLAG\nTARGET: MEMORY.md\nREASON: check it\n---\n";
+    let out = env.run(["reflect", "submit", "-"]).stdin(text).output().code(4);
+    assert!(out.stderr.contains("password-assignment"), "{out}");
+    assert!(!out.stderr.contains("Hunter2!xyz"), "never echoed: {out}");
+    assert_eq!(env.head(), head, "nothing written");
+    env.run(["reflect", "submit", "--allow-secret", "-"]).stdin(text).success();
+}
