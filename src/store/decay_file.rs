@@ -161,6 +161,17 @@ struct RawInputs {
     archive: Option<serde::de::IgnoredAny>,
 }
 
+/// An entity's decay as the graph index shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EntityScore {
+    /// Its stored score.
+    pub score: f64,
+    /// Pinned.
+    pub pinned: bool,
+    /// Forgotten (`forget`): not listed in the graph index.
+    pub forgotten: bool,
+}
+
 /// A new memory unit's decay entry.
 #[derive(Debug, Clone, Copy)]
 pub struct NewUnit {
@@ -471,14 +482,20 @@ impl DecayFile {
         self.entries.iter().map(|(k, _)| k.clone()).collect()
     }
 
-    /// Every entity entry's stored score and pin, by key: what `memory/graph/index.md` shows.
-    pub fn entity_scores(&self) -> BTreeMap<String, (f64, bool)> {
+    /// Every entity entry's stored score, pin and whether it was forgotten, by key: what
+    /// `memory/graph/index.md` shows (a forgotten entity is left out of it).
+    pub fn entity_scores(&self) -> BTreeMap<String, EntityScore> {
         let mut scores = BTreeMap::new();
         for (key, slot) in self.entries.iter().filter(|(k, _)| k.starts_with("entity:")) {
             if let Some(e) = slot.get() {
-                let score = e.get("current_score").and_then(Value::as_f64).unwrap_or(1.0);
-                let pinned = e.get("pinned").and_then(Value::as_bool).unwrap_or(false);
-                scores.insert(key.clone(), (score, pinned));
+                scores.insert(
+                    key.clone(),
+                    EntityScore {
+                        score: e.get("current_score").and_then(Value::as_f64).unwrap_or(1.0),
+                        pinned: e.get("pinned").and_then(Value::as_bool).unwrap_or(false),
+                        forgotten: e.contains_key("archive"),
+                    },
+                );
             }
         }
         scores

@@ -177,3 +177,22 @@ fn dry_run_by_id_and_nothing_to_forget() {
     let out = env.run(["forget", "nonexistent words", "--permanent", "--yes"]).output().code(1);
     assert!(out.stderr.starts_with("error: permanent deletion needs an exact `--id`"), "{out}");
 }
+
+/// A forgotten entity keeps its file but stays out of `memory/graph/index.md` (its edges too),
+/// also when a later change regenerates the index; restoring it brings it back.
+#[test]
+fn a_forgotten_entity_stays_out_of_the_regenerated_graph_index() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Bob knows Ann", "--relation", "person--bob|knows|person--ann"]);
+    env.run(["forget", "entity:person--bob", "--yes"]).success();
+    env.mutate(["remember", "Carol plays chess", "--entity", "person--carol"]);
+    let index = env.read("memory/graph/index.md");
+    assert!(!index.contains("person--bob"), "{index}");
+    assert!(index.contains("person--ann") && index.contains("person--carol"), "{index}");
+    assert!(env.path("memory/graph/entities/person--bob.md").exists(), "the file stays");
+    env.run(["restore", "entity:person--bob"]).success();
+    env.mutate(["remember", "Dan plays go", "--entity", "person--dan"]);
+    let index = env.read("memory/graph/index.md");
+    assert!(index.contains("| person--bob |"), "{index}");
+    assert!(index.contains("| person--bob | knows | person--ann |"), "{index}");
+}
