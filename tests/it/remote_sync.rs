@@ -428,3 +428,58 @@ fn branch_names_the_remote_branch_to_sync_with() {
     let day = a.read("memory/episodes/2026-12-01.md");
     assert!(day.contains("Bob prefers coffee") && day.contains("Alice prefers tea"), "{day}");
 }
+
+/// One machine's decay entries split into shards and its audit log sealed into parts; the
+/// other's are still single files. Syncing both ways keeps every entry and every audit line.
+#[test]
+fn shards_and_sealed_audit_parts_merge_with_single_files() {
+    let (a, b, _remote) = two_machines();
+    let toml = a.read("cogmem.toml");
+    a.write("cogmem.toml", &format!("{toml}\n[audit]\nrotate_bytes = 4000\n"));
+    a.git_commit_all("small audit parts");
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    // A: 1,050 imported messages (past the split), then a remember (seals the log).
+    let mut transcript = String::new();
+    for i in 0..1_050 {
+        transcript.push_str(&format!(
+            "{{\"timestamp\":\"2026-11-{:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"note {i} about topic{i}\",\"id\":\"m{i}\"}}\n",
+            1 + i / 60,
+            i % 60
+        ));
+    }
+    a.write("../talk.jsonl", &transcript);
+    a.run(["import", "../talk.jsonl"]).success();
+    a.mutate(["remember", "The harbour opens at six"]);
+    assert!(a.path("memory/meta/decay").is_dir(), "A split its decay entries");
+    assert!(a.path("memory/meta/audit").is_dir(), "A sealed its log");
+    // B, meanwhile: its own memories in its single decay file.
+    b.mutate(["remember", "Bob prefers coffee", "--entity", "person--bob"]);
+    b.mutate(["remember", "The ferry leaves at seven"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let out = b.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("pushed"), "{out}");
+    a.run(["sync", "--remote", "origin"]).success();
+    assert_eq!(a.head(), b.head());
+    for env in [&a, &b] {
+        env.assert_clean_tree();
+        env.run(["verify"]).success();
+        let status: serde_json::Value = json(&env.run(["status", "--json"]).success().stdout);
+        let entries = status["counts"]["decay_entries"].as_u64().unwrap();
+        assert!(entries >= 1_050 + 3, "every entry of both: {entries}");
+        let hit = |q: &str| json(&env.run(["search", "--json", q]).success().stdout);
+        assert_eq!(hit("topic7")[0]["source"], "m7");
+        assert!(!hit("ferry").as_array().unwrap().is_empty());
+        assert!(!hit("harbour").as_array().unwrap().is_empty());
+        let audit = env.audit_lines();
+        assert!(audit.iter().any(|l| l.contains("The ferry leaves at seven")), "B's lines");
+        assert!(audit.iter().any(|l| l.contains("The harbour opens at six")), "A's lines");
+    }
+    // The next change on B reads every shard and moves its own entries out of the main file.
+    b.mutate(["remember", "Carol plays chess", "--entity", "person--carol"]);
+    let main: serde_json::Value =
+        serde_json::from_str(&b.read("memory/meta/decay-scores.json")).unwrap();
+    let left = main["entries"].as_object().map_or(0, serde_json::Map::len);
+    assert_eq!(left, 0, "{main}");
+    b.run(["verify"]).success();
+}
