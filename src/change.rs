@@ -145,7 +145,17 @@ impl Change {
         action: Action,
         summary: &str,
     ) {
-        for (path, text) in decay.changed_files() {
+        self.write_decay_files(ws, decay.changed_files(), action, summary);
+    }
+
+    fn write_decay_files(
+        &mut self,
+        ws: &Workspace,
+        files: Vec<(String, String)>,
+        action: Action,
+        summary: &str,
+    ) {
+        for (path, text) in files {
             let action = if action == Action::Edit
                 && self.pending(&path).is_none()
                 && !ws.abs(&path).exists()
@@ -271,20 +281,12 @@ impl Change {
             return Ok(()); // this batch was folded by a commit that landed before a crash
         }
         let note = format!("folded {} uses", folded.uses);
-        for (path, text) in decay.changed_files() {
-            if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
-                e.content = Some(text.into_bytes());
-                e.summary = format!("{}; {note}", e.summary);
-            } else {
-                let action = if ws.abs(&path).exists() { Action::Edit } else { Action::Create };
-                self.edits.push(FileEdit {
-                    path,
-                    content: Some(text.into_bytes()),
-                    action,
-                    summary: note.clone(),
-                });
-            }
+        let files = decay.changed_files();
+        // A file this change writes already says what it does; the fold is added to it.
+        for e in self.edits.iter_mut().filter(|e| files.iter().any(|(p, _)| *p == e.path)) {
+            e.summary = format!("{}; {note}", e.summary);
         }
+        self.write_decay_files(ws, files, Action::Edit, &note);
         Ok(())
     }
 

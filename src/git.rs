@@ -302,6 +302,11 @@ pub fn write_object<T>(
     }
 }
 
+/// A commit's subject: the first line of its message.
+pub fn subject(c: &git2::Commit<'_>) -> String {
+    String::from_utf8_lossy(c.message_bytes()).lines().next().unwrap_or("").to_owned()
+}
+
 /// A commit's author and message.
 #[derive(Debug, Clone)]
 pub struct CommitSpec<'a> {
@@ -531,11 +536,7 @@ pub fn recent(repo: &Repository, limit: usize) -> crate::Result<Vec<CommitInfo>>
             .unwrap_or_default();
         out.push(CommitInfo {
             id: id.to_string(),
-            subject: String::from_utf8_lossy(c.message_bytes())
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_owned(),
+            subject: subject(&c),
             author: String::from_utf8_lossy(c.author().name_bytes()).into_owned(),
             time,
         });

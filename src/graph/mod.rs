@@ -118,6 +118,57 @@ pub fn build(ws: &Workspace) -> crate::Result<Graph> {
     Ok(g)
 }
 
+/// The text of `memory/graph/index.md` for the given entity files (path, text), with the
+/// workspace's relation vocabulary and the scores of `decay`.
+pub fn index_text(
+    ws: &Workspace,
+    files: &[(String, String)],
+    decay: &crate::store::decay_file::DecayFile,
+) -> crate::Result<String> {
+    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
+    let g = from_files(files, Vocabulary::parse(&vocab_text));
+    Ok(render_index(&g, &decay.entity_scores()))
+}
+
+/// Regenerates `memory/graph/index.md` into `change` from the entity files as the change leaves
+/// them (its pending writes over the files on disk, the entity files it creates included),
+/// when that differs from the index as the change leaves it.
+pub fn regenerate_index_into(
+    ws: &Workspace,
+    change: &mut crate::change::Change,
+) -> crate::Result<()> {
+    let as_left = |rel: &str| -> crate::Result<Option<String>> {
+        match change.pending(rel) {
+            Some(b) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
+            None => fsx::read_text_if_exists(&ws.abs(rel)),
+        }
+    };
+    let mut files: Vec<(String, String)> = Vec::new();
+    for rel in markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        if let Some(text) = as_left(&rel)? {
+            files.push((rel, text));
+        }
+    }
+    for e in change.edits() {
+        if e.path.starts_with(layout::ENTITIES_DIR)
+            && !files.iter().any(|(p, _)| *p == e.path)
+            && let Some(c) = &e.content
+        {
+            files.push((e.path.clone(), String::from_utf8_lossy(c).into_owned()));
+        }
+    }
+    let text = index_text(ws, &files, &crate::access::load_decay(ws)?)?;
+    if as_left(layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
+        change.write(
+            layout::GRAPH_INDEX,
+            text.into_bytes(),
+            crate::audit::Action::Edit,
+            "regenerated from the entity files",
+        );
+    }
+    Ok(())
+}
+
 /// Builds the graph from (path, text) pairs of entity files.
 pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
     let mut g: DiGraph<Node, Edge> = DiGraph::with_capacity(files.len(), files.len() * 4);

@@ -68,12 +68,7 @@ pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate:
         text.push('\n');
     }
     fsx::create_dir_all(dir)?;
-    let path = dir.join(file_name(home));
-    if sync {
-        Ok(fsx::write_atomic(&path, text.as_bytes())?)
-    } else {
-        Ok(fsx::write_atomic_unsynced(&path, text.as_bytes())?)
-    }
+    Ok(fsx::write_derived(&dir.join(file_name(home)), text.as_bytes(), sync)?)
 }
 
 /// The loaded caches: each file read when a lookup first needs it, then searched in place

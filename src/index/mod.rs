@@ -19,7 +19,7 @@ pub mod search;
 use std::collections::HashMap;
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
@@ -282,7 +282,7 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
     if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
         && md.is_file()
     {
-        out.push((layout::MEMORY_MD.to_owned(), md.len(), mtime_of(&md)));
+        out.push((layout::MEMORY_MD.to_owned(), md.len(), fsx::mtime_nanos(&md)));
     }
     let mut entries: Vec<(String, std::fs::DirEntry)> = Vec::new();
     for (dir, _, _) in units::DIRS {
@@ -309,7 +309,7 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
         part.iter()
             .filter_map(|(rel, e)| {
                 let md = e.metadata().ok()?;
-                Some((rel.clone(), md.len(), mtime_of(&md)))
+                Some((rel.clone(), md.len(), fsx::mtime_nanos(&md)))
             })
             .collect()
     };
@@ -324,10 +324,6 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
         });
     }
     out
-}
-
-fn mtime_of(md: &std::fs::Metadata) -> u128 {
-    md.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos())
 }
 
 /// What a refresh did.
@@ -436,7 +432,7 @@ fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
         })
         .filter_map(|p| {
             let md = std::fs::symlink_metadata(root.join(p)).ok()?;
-            md.is_file().then(|| (p.clone(), md.len(), mtime_of(&md)))
+            md.is_file().then(|| (p.clone(), md.len(), fsx::mtime_nanos(&md)))
         })
         .collect()
 }
@@ -482,9 +478,7 @@ fn register(index: &TantivyIndex) {
 }
 
 fn stamp_of(path: &Path) -> Option<(u64, u128)> {
-    let md = std::fs::metadata(path).ok()?;
-    let mtime = md.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
-    Some((md.len(), mtime))
+    std::fs::metadata(path).ok().map(|md| (md.len(), fsx::mtime_nanos(&md)))
 }
 
 fn refresh_locked(
@@ -690,12 +684,7 @@ fn refresh_locked(
     // The graph's statuses and edges, for spreading activation at query time.
     if graph_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
         let g = crate::graph::build(ws)?;
-        let text = g.cache_text();
-        if boot.is_some() {
-            fsx::write_atomic_unsynced(&dir.join(GRAPH_CACHE), text.as_bytes())?;
-        } else {
-            fsx::write_atomic(&dir.join(GRAPH_CACHE), text.as_bytes())?;
-        }
+        fsx::write_derived(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes(), boot.is_none())?;
     }
     crate::timing::mark("index: graph cache");
     // Decay inputs, copied from each decay file that changed.
@@ -749,13 +738,9 @@ fn refresh_locked(
         // Synced only where the boot cannot be told: otherwise a manifest naming this boot
         // was synced before the first unsynced write (above), and a crash of the system means
         // a rebuild anyway.
-        let was = meta.boot.clone();
+        let sync = boot.is_none() || meta.boot != boot;
         meta.boot.clone_from(&boot);
-        if boot.is_some() && was == boot {
-            fsx::write_atomic_unsynced(&meta_path, meta.to_text().as_bytes())?;
-        } else {
-            fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
-        }
+        fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
     }
     crate::timing::mark("manifest written");
     let reader = inner

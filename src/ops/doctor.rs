@@ -919,8 +919,7 @@ fn check_audit(repo: &Repository) -> crate::Result<Vec<Finding>> {
         let secs = c.author().when().seconds();
         first = Some(first.map_or(secs, |f| f.min(secs)));
         let author = String::from_utf8_lossy(c.author().name_bytes()).into_owned();
-        let subject =
-            String::from_utf8_lossy(c.message_bytes()).lines().next().unwrap_or("").to_owned();
+        let subject = git::subject(&c);
         commits.insert((secs, author), (id.to_string(), subject));
     }
     let Some(first) = first else { return Ok(Vec::new()) };

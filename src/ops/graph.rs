@@ -526,7 +526,7 @@ pub fn supersede(
             stack.push((dep, dep_id));
         }
     }
-    regenerate_into(ws, &mut change)?;
+    graph::regenerate_index_into(ws, &mut change)?;
     let summary = format!("{old_id} superseded by {new_id}; {} deactivated", trace.len() - 1);
     let applied =
         change.with_subject(Action::Edit, summary).apply(ws, &repo, &lock, &FixedClock(now))?;
@@ -630,7 +630,7 @@ pub fn merge(
             trace.push(format!("{rel}: links rewired"));
         }
     }
-    regenerate_into(ws, &mut change)?;
+    graph::regenerate_index_into(ws, &mut change)?;
     let applied = change
         .with_subject(Action::Merge, format!("merged {other_id} into {keep_id}"))
         .apply(ws, &repo, &lock, &FixedClock(now))?;
@@ -659,39 +659,12 @@ fn add_alias_line(text: &str, names: &str) -> String {
     }
 }
 
-/// Regenerates graph/index.md from the entity files as `change` leaves them.
-fn regenerate_into(ws: &Workspace, change: &mut Change) -> crate::Result<()> {
-    let mut files: Vec<(String, String)> = Vec::new();
-    for rel in crate::store::units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
-        let text = match change.pending(&rel) {
-            Some(b) => String::from_utf8_lossy(b).into_owned(),
-            None => fsx::read_text(&ws.abs(&rel))?,
-        };
-        files.push((rel, text));
-    }
-    let vocab = graph::vocab::Vocabulary::parse(
-        &fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default(),
-    );
-    let g = graph::from_files(&files, vocab);
-    let decay = crate::access::load_decay(ws)?;
-    let text = graph::render_index(&g, &decay.entity_scores());
-    if fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?.as_deref() != Some(text.as_str()) {
-        change.write(
-            layout::GRAPH_INDEX,
-            text.into_bytes(),
-            Action::Edit,
-            "regenerated from the entity files",
-        );
-    }
-    Ok(())
-}
-
 /// Regenerates graph/index.md from the entity files (after hand edits), as one commit.
 pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result<GraphChange> {
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let mut change = Change::new(actor, "cogmem graph rebuild");
-    regenerate_into(ws, &mut change)?;
+    graph::regenerate_index_into(ws, &mut change)?;
     if change.is_empty() {
         return Ok(GraphChange { commit: None, trace: Vec::new() });
     }

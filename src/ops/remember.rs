@@ -265,7 +265,7 @@ pub fn remember_with(
     }
     crate::timing::mark("remember: stores written");
     if w.graph_changed {
-        w.regenerate_index()?;
+        crate::graph::regenerate_index_into(ws, &mut w.change)?;
         crate::timing::mark("remember: graph index regenerated");
     }
     let counts_interactions =
@@ -348,37 +348,6 @@ impl Writer<'_> {
             self.vocab = Some(crate::graph::vocab::Vocabulary::parse(&text));
         }
         self.vocab.as_ref().expect("just set")
-    }
-
-    /// Regenerates graph/index.md from the entity files as this change leaves them.
-    fn regenerate_index(&mut self) -> crate::Result<()> {
-        let mut files: Vec<(String, String)> = Vec::new();
-        for rel in crate::store::units::markdown_files(self.ws.root(), layout::ENTITIES_DIR) {
-            if let Some(text) = self.current(&rel)? {
-                files.push((rel, text));
-            }
-        }
-        for e in self.change.edits() {
-            if e.path.starts_with(layout::ENTITIES_DIR)
-                && !files.iter().any(|(p, _)| *p == e.path)
-                && let Some(c) = &e.content
-            {
-                files.push((e.path.clone(), String::from_utf8_lossy(c).into_owned()));
-            }
-        }
-        let vocab = self.vocab().clone();
-        let graph = crate::graph::from_files(&files, vocab);
-        let decay = crate::access::load_decay(self.ws)?;
-        let text = crate::graph::render_index(&graph, &decay.entity_scores());
-        if self.current(layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
-            self.change.write(
-                layout::GRAPH_INDEX,
-                text.into_bytes(),
-                Action::Edit,
-                "regenerated from the entity files",
-            );
-        }
-        Ok(())
     }
 
     /// Returns a file's content as this change will leave it so far.
@@ -737,12 +706,7 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
             if !md.is_file() {
                 continue;
             }
-            let mtime = md
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            notes.push((name, md.len(), mtime));
+            notes.push((name, md.len(), fsx::mtime_nanos(&md)));
         }
     }
     let body_hash = |text: &str| crate::store::core_memory::hash8(text);
@@ -788,7 +752,7 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
             }
         }
         // Derived: a lost or stale cache only means notes are read again.
-        let _ = fsx::write_atomic_unsynced(&cache_path, text.as_bytes());
+        let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
     }
     (names, found)
 }

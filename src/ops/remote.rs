@@ -375,11 +375,7 @@ fn only_in(repo: &Repository, from: Oid, hide: Option<Oid>) -> crate::Result<Vec
         let c = repo.find_commit(id).map_err(op("read a commit"))?;
         out.push(Fetched {
             id: id.to_string(),
-            subject: String::from_utf8_lossy(c.message_bytes())
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_owned(),
+            subject: git::subject(&c),
             author: String::from_utf8_lossy(c.author().name_bytes()).into_owned(),
         });
     }
@@ -652,12 +648,7 @@ fn regenerated_graph_index(ws: &Workspace) -> crate::Result<Option<String>> {
         let text = fsx::read_text(&ws.abs(&rel))?;
         files.push((rel, text));
     }
-    let vocab = graph::vocab::Vocabulary::parse(
-        &fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default(),
-    );
-    let g = graph::from_files(&files, vocab);
-    let decay = crate::access::load_decay(ws)?;
-    let text = graph::render_index(&g, &decay.entity_scores());
+    let text = graph::index_text(ws, &files, &crate::access::load_decay(ws)?)?;
     let on_disk = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
     Ok((on_disk.as_deref() != Some(text.as_str())).then_some(text))
 }

@@ -592,11 +592,8 @@ fn graph_index(
             files.insert(l.path.clone(), String::from_utf8_lossy(&bytes).into_owned());
         }
     }
-    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
-    let vocab = crate::graph::vocab::Vocabulary::parse(&vocab_text);
     let files: Vec<(String, String)> = files.into_iter().collect();
-    let graph = crate::graph::from_files(&files, vocab);
-    Ok(crate::graph::render_index(&graph, &decay.entity_scores()))
+    crate::graph::index_text(ws, &files, decay)
 }
 
 #[cfg(test)]

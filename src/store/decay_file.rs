@@ -77,6 +77,11 @@ pub fn shard_number(name: &str) -> Option<u8> {
     u8::from_str_radix(hex, 16).ok().filter(|n| *n < SHARDS)
 }
 
+/// Reads a file of the workspace at `root` (a path relative to it), `None` when missing.
+fn disk(root: &Path) -> impl Fn(&str) -> crate::Result<Option<String>> + '_ {
+    move |rel| crate::store::fsx::read_text_if_exists(&root.join(rel))
+}
+
 /// The shard files present in a workspace, by number.
 pub fn shard_files(root: &Path) -> Vec<u8> {
     let dir = root.join(crate::workspace::layout::DECAY_SHARDS_DIR);
@@ -200,9 +205,7 @@ impl DecayFile {
     /// Loads a workspace's decay state: the main file (an empty one when missing) and every
     /// shard file.
     pub fn load(root: &Path) -> crate::Result<Self> {
-        Self::load_with(root, &shard_files(root), |rel| {
-            crate::store::fsx::read_text_if_exists(&root.join(rel))
-        })
+        Self::load_with(root, &shard_files(root), disk(root))
     }
 
     /// Loads the main file and only the shards that hold `keys`: enough to add or touch those
@@ -210,21 +213,16 @@ impl DecayFile {
     /// holds entries that a write would move to shards.
     pub fn load_for(root: &Path, keys: &[&str]) -> crate::Result<Self> {
         let present = shard_files(root);
-        let main = Self::load_with(root, &[], |rel| {
-            crate::store::fsx::read_text_if_exists(&root.join(rel))
-        })?;
-        let sharded = !present.is_empty();
-        if !sharded && main.len() + keys.len() <= SPLIT_AT {
-            return Ok(main);
+        let mut out = Self::load_with(root, &[], disk(root))?;
+        if present.is_empty() && out.len() + keys.len() <= SPLIT_AT {
+            return Ok(out);
         }
-        if !main.is_empty() {
+        if !out.is_empty() {
             return Self::load(root);
         }
         let wanted: Vec<u8> =
             present.into_iter().filter(|n| keys.iter().any(|k| shard_of(k) == *n)).collect();
-        let mut out = Self::load_with(root, &wanted, |rel| {
-            crate::store::fsx::read_text_if_exists(&root.join(rel))
-        })?;
+        out.add_shards(root, &wanted, disk(root))?;
         out.sharded = true;
         out.complete = false;
         Ok(out)
@@ -240,6 +238,18 @@ impl DecayFile {
         let main_rel = file_path(None);
         let text = read(&main_rel)?.unwrap_or_else(|| "{}".into());
         let mut out = Self::parse(&text, &root.join(&main_rel))?;
+        out.add_shards(root, shards, read)?;
+        Ok(out)
+    }
+
+    /// Reads the given shards through `read` into this state.
+    fn add_shards(
+        &mut self,
+        root: &Path,
+        shards: &[u8],
+        read: impl Fn(&str) -> crate::Result<Option<String>>,
+    ) -> crate::Result<()> {
+        let out = self;
         for &n in shards {
             let rel = file_path(Some(n));
             let Some(text) = read(&rel)? else { continue };
@@ -261,7 +271,7 @@ impl DecayFile {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The files this state changes, as (path relative to the root, text): the main file when

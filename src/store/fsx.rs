@@ -252,11 +252,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     write_replacing(path, bytes, true)
 }
 
-/// Replaces a derived file's content atomically (a reader sees the old or the new file) without
-/// waiting for the disk: for the index's own files, which are rebuilt after a system crash
+/// Replaces a derived file's content atomically (a reader sees the old or the new file),
+/// waiting for the disk only with `sync`: for files under `.cogmem/` that are rebuilt when lost
 /// (see `index::dir`). Never for the workspace's files.
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    write_replacing(path, bytes, false)
+pub fn write_derived(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError> {
+    write_replacing(path, bytes, sync)
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 when the system cannot say).
+pub fn mtime_nanos(md: &fs::Metadata) -> u128 {
+    md.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
 }
 
 fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError> {
