@@ -7,7 +7,7 @@
 //! `COGMEM_CRASH_TRIALS` and `COGMEM_CRASH_SEED`.
 
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use crate::common::TestEnv;
@@ -48,17 +48,8 @@ pub fn spawn(
     extra: &[(&str, &str)],
     stdin: Option<&[u8]>,
 ) -> Child {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cogmem"));
+    let mut c = crate::common::sealed_command(&env.home, &env.root, now);
     c.args(args)
-        .current_dir(&env.root)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &env.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("NO_COLOR", "1")
-        .env("COGMEM_ACTOR", "test-agent")
-        .env("COGMEM_NOW", now)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::null())
         .stderr(Stdio::piped());

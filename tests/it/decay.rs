@@ -195,18 +195,8 @@ fn dry_run_writes_nothing() {
 /// Builds a command for the real binary that can run alongside others (the `TestEnv` clock is
 /// not shared between threads, so these carry a fixed time).
 fn concurrent_cmd(env: &TestEnv, now: &str, args: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cogmem"));
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &env.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("NO_COLOR", "1")
-        .env("COGMEM_ACTOR", "test-agent")
-        .env("COGMEM_NOW", now)
-        .current_dir(&env.root)
-        .args(args)
-        .stdin(std::process::Stdio::null());
+    let mut c = crate::common::sealed_command(&env.home, &env.root, now);
+    c.args(args).stdin(std::process::Stdio::null());
     c
 }
 
@@ -327,16 +317,7 @@ fn why_explains_a_memory_that_has_no_decay_entry_yet() {
 #[test]
 fn a_large_workspace_splits_its_decay_entries_into_shards() {
     let env = TestEnv::initialized();
-    let mut transcript = String::new();
-    for i in 0..1_050 {
-        transcript.push_str(&format!(
-            "{{\"timestamp\":\"2026-11-{:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"note number {i} about topic{i}\",\"id\":\"m{i}\"}}\n",
-            1 + i / 60,
-            i % 60
-        ));
-    }
-    env.write("../talk.jsonl", &transcript);
-    env.run(["import", "../talk.jsonl"]).success();
+    env.import_messages(1_050);
     env.assert_clean_tree();
     let main = decay_json(&env);
     assert_eq!(main["version"], 3, "the main file keeps its own fields");

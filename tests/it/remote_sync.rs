@@ -440,16 +440,7 @@ fn shards_and_sealed_audit_parts_merge_with_single_files() {
     a.run(["sync", "--remote", "origin"]).success();
     b.run(["sync", "--remote", "origin"]).success();
     // A: 1,050 imported messages (past the split), then a remember (seals the log).
-    let mut transcript = String::new();
-    for i in 0..1_050 {
-        transcript.push_str(&format!(
-            "{{\"timestamp\":\"2026-11-{:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"note {i} about topic{i}\",\"id\":\"m{i}\"}}\n",
-            1 + i / 60,
-            i % 60
-        ));
-    }
-    a.write("../talk.jsonl", &transcript);
-    a.run(["import", "../talk.jsonl"]).success();
+    a.import_messages(1_050);
     a.mutate(["remember", "The harbour opens at six"]);
     assert!(a.path("memory/meta/decay").is_dir(), "A split its decay entries");
     assert!(a.path("memory/meta/audit").is_dir(), "A sealed its log");

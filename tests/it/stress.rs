@@ -7,7 +7,7 @@
 //! test with `COGMEM_STRESS_PROCS`, `COGMEM_STRESS_WRITES` and `COGMEM_STRESS_SEED`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -28,17 +28,8 @@ fn exec(root: &Path, home: &Path, args: &[&str], now: i64) -> Run {
     let stamp =
         chrono::DateTime::from_timestamp(now, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_cogmem"))
+    let out = crate::common::sealed_command(home, root, &stamp)
         .args(args)
-        .current_dir(root)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("NO_COLOR", "1")
-        .env("COGMEM_ACTOR", "test-agent")
-        .env("COGMEM_NOW", stamp)
         .stdin(Stdio::null())
         .output()
         .expect("cogmem runs");

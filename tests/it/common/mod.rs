@@ -104,21 +104,12 @@ impl TestEnv {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_cogmem"));
-        c.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("NO_COLOR", "1")
-            .env("COGMEM_ACTOR", "test-agent")
-            .env("COGMEM_NOW", self.tick())
-            .args(args);
+        let dir = if self.root.is_dir() { self.root.clone() } else { self.home.clone() };
+        let mut c = sealed_command(&self.home, &dir, &self.tick());
+        c.args(args);
         for (k, v) in &self.extra_env {
             c.env(k, v);
         }
-        let dir = if self.root.is_dir() { self.root.clone() } else { self.home.clone() };
-        c.current_dir(dir);
         Cmd { env: self, cmd: c, stdin: None }
     }
 
@@ -191,6 +182,21 @@ impl TestEnv {
     pub fn assert_clean_tree(&self) {
         let s = self.git_status();
         assert!(s.is_empty(), "working tree is not clean:\n{s}");
+    }
+
+    /// Imports `n` messages by Ann (`note number I about topicI`, source `mI`, one a minute
+    /// from 2026-11-01 10:00), enough past 1,000 to split the decay entries into shards.
+    pub fn import_messages(&self, n: usize) {
+        let mut transcript = String::new();
+        for i in 0..n {
+            transcript.push_str(&format!(
+                "{{\"timestamp\":\"2026-11-{:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"note number {i} about topic{i}\",\"id\":\"m{i}\"}}\n",
+                1 + i / 60,
+                i % 60
+            ));
+        }
+        self.write("../talk.jsonl", &transcript);
+        self.run(["import", "../talk.jsonl"]).success();
     }
 
     /// Audit lines (not headers) in the whole log: its sealed segments, then audit.log.
@@ -272,6 +278,24 @@ impl TestEnv {
         self.assert_clean_tree();
         out
     }
+}
+
+/// A command for the real binary in `dir`, sealed from the machine's settings (no git
+/// configuration, no colour, HOME in the test's folder) with the clock at `now`. `TestEnv::cmd`
+/// uses it; tests that run commands from several threads at once call it directly, since a
+/// `TestEnv`'s clock is not shared between threads.
+pub fn sealed_command(home: &Path, dir: &Path, now: &str) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cogmem"));
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("NO_COLOR", "1")
+        .env("COGMEM_ACTOR", "test-agent")
+        .env("COGMEM_NOW", now)
+        .current_dir(dir);
+    c
 }
 
 pub struct Cmd<'a> {
