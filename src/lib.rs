@@ -1,40 +1,28 @@
 //! cogmem keeps an AI agent's long-term memory as plain Markdown files under git.
 //!
-//! The files in a workspace are the truth; git is the history. Every mutation goes through
-//! [`change`], which takes the workspace lock, writes files atomically, appends one line per file
-//! to `memory/meta/audit.log` and makes exactly one git commit — or, on any failure, puts every
-//! touched file back as it was in `HEAD`.
+//! This crate is the facade over cogmem's layers, one crate each under `crates/`, so that a
+//! program embedding cogmem (and the `cogmem` binary, and the integration tests) names one
+//! crate. From the bottom up: `cogmem-text` (pure text: triggers, routing, words, dates, token
+//! estimates), `cogmem-store` (the files, git and the change engine), `cogmem-index` (derived:
+//! the search index and the graph), `cogmem-ops` (the operations every adapter calls). The MCP
+//! adapter (`cogmem-mcp`) is not re-exported: an embedder that wants no async runtime does not
+//! link one.
 //!
-//! The library never prints and never reads the process environment: the binary (`src/cli/`)
-//! and the MCP server ([`mcp`]) are adapters over [`ops`].
-//!
-//! Layers, from the outside in: [`ops`] (one module per user-level operation) → [`change`] →
-//! [`store`], [`audit`], [`git`]. Nothing in [`store`] depends on derived data.
+//! ```no_run
+//! use cogmem::{SystemClock, Workspace};
+//! let ws = Workspace::open(std::path::Path::new("agent-memory"))?;
+//! let report = cogmem::ops::search::search(&ws, "tea", &Default::default(), &SystemClock)?;
+//! # Ok::<(), cogmem::Error>(())
+//! ```
 
-#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+pub use cogmem_index::{graph, index, pack};
+pub use cogmem_ops as ops;
+pub use cogmem_ops::error;
+pub use cogmem_store::{
+    access, audit, change, decay, git, secrets, settings, store, template, timing, vocab, workspace,
+};
+pub use cogmem_text::{clock, markdown, model, route, tokens, trigger, word};
 
-pub mod access;
-pub mod audit;
-pub mod change;
-pub mod clock;
-pub mod decay;
-pub mod error;
-pub mod git;
-pub mod graph;
-pub mod index;
-pub mod mcp;
-pub mod ops;
-pub mod pack;
-pub mod route;
-pub mod secrets;
-pub mod settings;
-pub mod store;
-pub mod template;
-pub mod timing;
-pub mod tokens;
-pub mod trigger;
-pub mod workspace;
-
-pub use clock::{Clock, FixedClock, SystemClock, Timestamp};
-pub use error::{Error, ErrorKind, Result};
-pub use workspace::Workspace;
+pub use cogmem_ops::{Error, ErrorKind, Result};
+pub use cogmem_store::Workspace;
+pub use cogmem_text::{Clock, FixedClock, SystemClock, Timestamp};

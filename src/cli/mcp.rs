@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use clap::{Args, ValueEnum};
 use cogmem::audit::Actor;
-use cogmem::mcp::{McpOptions, Role};
+use cogmem_mcp::{McpOptions, Role};
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -104,6 +104,6 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> cogmem::Result<Exit> {
             ),
         );
     }
-    cogmem::mcp::serve(ws, McpOptions { role, actor, clock })?;
+    cogmem_mcp::serve(ws, McpOptions { role, actor, clock })?;
     Ok(Exit::Ok)
 }

@@ -135,7 +135,7 @@ impl Ctx {
     /// Finds the workspace: `--workspace`, then COGMEM_WORKSPACE, then the current folder up.
     pub fn workspace(&self) -> cogmem::Result<cogmem::Workspace> {
         let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
-        cogmem::workspace::discover::discover(explicit, &self.cwd)
+        Ok(cogmem::workspace::discover::discover(explicit, &self.cwd)?)
     }
 
     pub fn clock(&self) -> cogmem::Result<Box<dyn cogmem::Clock>> {

@@ -1,0 +1,524 @@
+//! The cognitive map: a petgraph graph of entities and their relations, rebuilt from the entity
+//! files (design.md §6). Derived and read-only: it never writes to the store. Nodes are
+//! entities; edges are `## Relations` bullets with their confidence and validity dates.
+
+pub mod cache;
+pub use cogmem_store::vocab;
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+
+use crate::store::entity::{self, EntityId, RelationLine};
+use crate::store::fsx;
+use crate::store::units::{Unreadable, markdown_files};
+use crate::workspace::{Workspace, layout};
+use vocab::Vocabulary;
+
+/// An entity in the graph.
+#[derive(Debug, Clone, Serialize)]
+pub struct Node {
+    /// Its id.
+    pub id: String,
+    /// Its type.
+    pub kind: String,
+    /// Names it goes by (lower case).
+    pub names: Vec<String>,
+    /// `active`, `superseded`, `inactive` or `merged`.
+    pub status: String,
+    /// Its file.
+    pub path: String,
+}
+
+impl Node {
+    /// Tells whether activation may flow through this node.
+    pub fn conducts(&self) -> bool {
+        self.status == "active"
+    }
+}
+
+/// A relation between two entities.
+#[derive(Debug, Clone, Serialize)]
+pub struct Edge {
+    /// The relation name.
+    pub relation: String,
+    /// Confidence, 0 to 1.
+    pub confidence: f64,
+    /// Valid from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Valid until (exclusive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// The file the bullet is in.
+    pub path: String,
+    /// Its line.
+    pub line: usize,
+}
+
+impl Edge {
+    /// Tells whether the edge held on `date` (`YYYY-MM-DD`); with no date, whether it holds now
+    /// (has no `until`).
+    pub fn valid_on(&self, date: Option<&str>) -> bool {
+        match date {
+            None => self.until.is_none(),
+            Some(d) => {
+                self.since.as_deref().is_none_or(|s| s <= d)
+                    && self.until.as_deref().is_none_or(|u| d < u)
+            }
+        }
+    }
+}
+
+/// A link to an entity that has no file (yet).
+#[derive(Debug, Clone, Serialize)]
+pub struct Dangling {
+    /// The entity linking.
+    pub from: String,
+    /// The relation.
+    pub relation: String,
+    /// The missing target.
+    pub to: String,
+    /// Where the bullet is.
+    pub path: String,
+    /// Its line.
+    pub line: usize,
+}
+
+/// The graph with its lookup tables.
+pub struct Graph {
+    /// The petgraph graph.
+    pub g: DiGraph<Node, Edge>,
+    by_id: HashMap<String, NodeIndex>,
+    by_name: HashMap<String, Vec<NodeIndex>>,
+    /// The relation vocabulary.
+    pub vocab: Vocabulary,
+    /// Links to missing entities.
+    pub dangling: Vec<Dangling>,
+    /// Files that could not be read.
+    pub skipped: Vec<Unreadable>,
+}
+
+/// Builds the graph from the workspace's entity files and vocabulary.
+pub fn build(ws: &Workspace) -> crate::Result<Graph> {
+    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for rel in markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        match fsx::read_text(&ws.abs(&rel)) {
+            Ok(t) => files.push((rel, t)),
+            Err(e) => skipped.push(Unreadable { path: rel, error: e.to_string() }),
+        }
+    }
+    let mut g = from_files(&files, Vocabulary::parse(&vocab_text));
+    g.skipped.extend(skipped);
+    Ok(g)
+}
+
+/// The text of `memory/graph/index.md` for the given entity files (path, text), with the
+/// workspace's relation vocabulary and the scores of `decay`.
+pub fn index_text(
+    ws: &Workspace,
+    files: &[(String, String)],
+    decay: &crate::store::decay_file::DecayFile,
+) -> crate::Result<String> {
+    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
+    let g = from_files(files, Vocabulary::parse(&vocab_text));
+    Ok(render_index(&g, &decay.entity_scores()))
+}
+
+/// Builds the graph from (path, text) pairs of entity files.
+pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
+    let mut g: DiGraph<Node, Edge> = DiGraph::with_capacity(files.len(), files.len() * 4);
+    let mut by_id = HashMap::with_capacity(files.len());
+    let mut by_name: HashMap<String, Vec<NodeIndex>> = HashMap::new();
+    let mut parsed: Vec<(NodeIndex, Vec<RelationLine>, String)> = Vec::with_capacity(files.len());
+    for (rel, text) in files {
+        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let Ok(id) = EntityId::parse(stem) else { continue };
+        let names = entity::names(&id, text);
+        let node = Node {
+            id: id.to_string(),
+            kind: id.kind().to_owned(),
+            names: names.clone(),
+            status: entity::status(text),
+            path: rel.clone(),
+        };
+        let ix = g.add_node(node);
+        by_id.insert(id.to_string(), ix);
+        for n in names {
+            by_name.entry(n).or_default().push(ix);
+        }
+        parsed.push((ix, entity::relations(text), rel.clone()));
+    }
+    let mut dangling = Vec::new();
+    for (from, rels, path) in parsed {
+        for r in rels {
+            match by_id.get(&r.target) {
+                Some(&to) => {
+                    g.add_edge(
+                        from,
+                        to,
+                        Edge {
+                            relation: r.relation,
+                            confidence: r.confidence,
+                            since: r.since,
+                            until: r.until,
+                            path: path.clone(),
+                            line: r.line,
+                        },
+                    );
+                }
+                None => dangling.push(Dangling {
+                    from: g[from].id.clone(),
+                    relation: r.relation,
+                    to: r.target,
+                    path: path.clone(),
+                    line: r.line,
+                }),
+            }
+        }
+    }
+    Graph { g, by_id, by_name, vocab, dangling, skipped: Vec::new() }
+}
+
+impl Graph {
+    /// Finds an entity by id, or by a name or alias when exactly one entity has it.
+    pub fn resolve(&self, name: &str) -> Option<NodeIndex> {
+        if let Some(&ix) = self.by_id.get(name) {
+            return Some(ix);
+        }
+        let lower = name.trim().to_lowercase();
+        for key in [lower.clone(), lower.replace(['-', '_'], " ")] {
+            let Some(found) = self.by_name.get(&key) else { continue };
+            // A merged or superseded entity gives way to the one that holds now.
+            let active: Vec<NodeIndex> =
+                found.iter().copied().filter(|ix| self.g[*ix].status != "merged").collect();
+            if let [one] = active.as_slice() {
+                return Some(*one);
+            }
+        }
+        None
+    }
+
+    /// The search index's copy of the graph (see [`cache`]).
+    pub fn cache_text(&self) -> String {
+        cache::text(self)
+    }
+
+    /// Returns a node.
+    pub fn node(&self, ix: NodeIndex) -> &Node {
+        &self.g[ix]
+    }
+
+    /// Edges touching a node (both directions) valid on `date`, as (edge, other end, outgoing).
+    pub fn edges_of(&self, ix: NodeIndex, date: Option<&str>) -> Vec<(EdgeIndex, NodeIndex, bool)> {
+        let mut out = Vec::new();
+        for e in self.g.edges_directed(ix, Direction::Outgoing) {
+            if e.weight().valid_on(date) {
+                out.push((e.id(), e.target(), true));
+            }
+        }
+        for e in self.g.edges_directed(ix, Direction::Incoming) {
+            if e.weight().valid_on(date) {
+                out.push((e.id(), e.source(), false));
+            }
+        }
+        out
+    }
+
+    /// Spreads activation from seed entities: two hops, ×0.5 per hop, scaled by edge confidence
+    /// and divided by the square root of the conducting node's degree so hubs do not flood.
+    /// Superseded, inactive, merged and archived nodes neither pass nor receive activation.
+    /// Returns activation per entity id (seeds at 1.0), strongest first.
+    pub fn activate(&self, seeds: &[String], archived: &HashSet<String>) -> Vec<(String, f64)> {
+        let mut act: HashMap<NodeIndex, f64> = HashMap::new();
+        let mut frontier: Vec<NodeIndex> = Vec::new();
+        for s in seeds {
+            if let Some(ix) = self.resolve(s).filter(|ix| self.conducts(*ix, archived)) {
+                act.insert(ix, 1.0);
+                frontier.push(ix);
+            }
+        }
+        for _hop in 0..2 {
+            let mut next: HashMap<NodeIndex, f64> = HashMap::new();
+            for &ix in &frontier {
+                let a = act[&ix];
+                let edges = self.edges_of(ix, None);
+                let fan = (edges.len().max(1) as f64).sqrt();
+                for (e, other, _) in edges {
+                    if !self.conducts(other, archived) {
+                        continue;
+                    }
+                    let gain = a * 0.5 * self.g[e].confidence / fan;
+                    let slot = next.entry(other).or_insert(0.0);
+                    *slot = slot.max(gain);
+                }
+            }
+            frontier.clear();
+            for (ix, a) in next {
+                let cur = act.entry(ix).or_insert(0.0);
+                if a > *cur {
+                    *cur = a;
+                    frontier.push(ix);
+                }
+            }
+        }
+        let mut out: Vec<(String, f64)> = act
+            .into_iter()
+            .map(|(ix, a)| (self.g[ix].id.clone(), (a * 10_000.0).round() / 10_000.0))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Tells whether a node is the redirect a merge left behind.
+    pub fn is_merged(&self, ix: NodeIndex) -> bool {
+        self.g[ix].status == "merged"
+    }
+
+    fn conducts(&self, ix: NodeIndex, archived: &HashSet<String>) -> bool {
+        self.g[ix].conducts() && !archived.contains(&format!("entity:{}", self.g[ix].id))
+    }
+
+    /// Entities within `depth` hops (either direction) valid on `date`, with their distance.
+    pub fn neighbors(
+        &self,
+        ix: NodeIndex,
+        depth: usize,
+        date: Option<&str>,
+    ) -> Vec<(NodeIndex, usize)> {
+        let mut seen: HashMap<NodeIndex, usize> = HashMap::new();
+        seen.insert(ix, 0);
+        let mut queue = VecDeque::from([ix]);
+        while let Some(n) = queue.pop_front() {
+            let d = seen[&n];
+            if d == depth {
+                continue;
+            }
+            for (_, other, _) in self.edges_of(n, date) {
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(other) {
+                    e.insert(d + 1);
+                    queue.push_back(other);
+                }
+            }
+        }
+        let mut out: Vec<(NodeIndex, usize)> = seen.into_iter().filter(|(n, _)| *n != ix).collect();
+        out.sort_by(|a, b| a.1.cmp(&b.1).then(self.g[a.0].id.cmp(&self.g[b.0].id)));
+        out
+    }
+
+    /// The shortest path between two entities (either direction), as node indexes.
+    pub fn path(&self, a: NodeIndex, b: NodeIndex) -> Option<Vec<NodeIndex>> {
+        let mut prev: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+        let mut queue = VecDeque::from([a]);
+        let mut seen = HashSet::from([a]);
+        while let Some(n) = queue.pop_front() {
+            if n == b {
+                let mut path = vec![b];
+                let mut cur = b;
+                while let Some(&p) = prev.get(&cur) {
+                    path.push(p);
+                    cur = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for (_, other, _) in self.edges_of(n, None) {
+                if seen.insert(other) {
+                    prev.insert(other, n);
+                    queue.push_back(other);
+                }
+            }
+        }
+        None
+    }
+
+    /// Nodes, current edges, weakly connected components, and the most connected entities.
+    ///
+    /// The redirects `graph merge` leaves behind are not entities any more: they are counted
+    /// apart (`merged`) and left out of the nodes, components and hubs.
+    pub fn stats(&self) -> Stats {
+        let current = self.g.edge_weights().filter(|e| e.until.is_none()).count();
+        let live: Vec<NodeIndex> =
+            self.g.node_indices().filter(|ix| !self.is_merged(*ix)).collect();
+        let mut sets = petgraph::unionfind::UnionFind::<usize>::new(self.g.node_count());
+        for e in self.g.edge_references() {
+            if !self.is_merged(e.source()) && !self.is_merged(e.target()) {
+                sets.union(e.source().index(), e.target().index());
+            }
+        }
+        let components =
+            live.iter().map(|ix| sets.find(ix.index())).collect::<HashSet<usize>>().len();
+        let mut hubs: Vec<(String, usize)> =
+            live.iter().map(|&ix| (self.g[ix].id.clone(), self.edges_of(ix, None).len())).collect();
+        hubs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        hubs.truncate(5);
+        Stats {
+            nodes: live.len(),
+            merged: self.g.node_count() - live.len(),
+            edges: self.g.edge_count(),
+            current_edges: current,
+            components,
+            hubs,
+            dangling: self.dangling.len(),
+        }
+    }
+}
+
+/// Graph statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    /// Entities (merge redirects not included).
+    pub nodes: usize,
+    /// Redirects left by `graph merge`, counted apart from the entities.
+    pub merged: usize,
+    /// Relation bullets, closed ones included.
+    pub edges: usize,
+    /// Relations that hold now.
+    pub current_edges: usize,
+    /// Weakly connected components.
+    pub components: usize,
+    /// The most connected entities, with their number of current relations.
+    pub hubs: Vec<(String, usize)>,
+    /// Links to missing entities.
+    pub dangling: usize,
+}
+
+/// Renders `graph/index.md` from the graph: the entity registry and the edge table.
+pub fn render_index(
+    g: &Graph,
+    scores: &BTreeMap<String, crate::store::decay_file::EntityScore>,
+) -> String {
+    let mut out = String::from(
+        "# Knowledge Graph Index\n\n<!-- Generated by cogmem from memory/graph/entities/ on every change to them. Edit the entity files, not this table. -->\n\n## Entity Registry\n\n| ID | Type | Label | File | Decay Score |\n|----|------|-------|------|-------------|\n",
+    );
+    // Forgotten entities keep their files but leave the index (and so do their edges).
+    let forgotten = |id: &str| scores.get(&format!("entity:{id}")).is_some_and(|s| s.forgotten);
+    let mut nodes: Vec<&Node> = g.g.node_weights().filter(|n| !forgotten(&n.id)).collect();
+    nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    for n in &nodes {
+        let (score, pinned) =
+            scores.get(&format!("entity:{}", n.id)).map_or((1.0, false), |s| (s.score, s.pinned));
+        let label = n.names.first().cloned().unwrap_or_default();
+        let file = n.path.trim_start_matches("memory/graph/");
+        let pin = if pinned { " (pinned)" } else { "" };
+        let status = if n.status == "active" { String::new() } else { format!(" ({})", n.status) };
+        out.push_str(&format!(
+            "| {} | {} | {label}{status} | {file} | {score:.2}{pin} |\n",
+            n.id, n.kind
+        ));
+    }
+    out.push_str("\n## Edges\n\n| From | Relation | To | Confidence | First Seen | Last Accessed |\n|------|----------|----|------------|------------|---------------|\n");
+    let mut edges: Vec<(String, String, String, &Edge)> =
+        g.g.edge_references()
+            .filter(|e| !forgotten(&g.g[e.source()].id) && !forgotten(&g.g[e.target()].id))
+            .map(|e| {
+                (
+                    g.g[e.source()].id.clone(),
+                    e.weight().relation.clone(),
+                    g.g[e.target()].id.clone(),
+                    e.weight(),
+                )
+            })
+            .collect();
+    edges.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
+    for (from, rel, to, e) in edges {
+        let since = e.since.clone().unwrap_or_else(|| "—".into());
+        let until = e.until.as_deref().map_or(String::new(), |u| format!(" (until {u})"));
+        out.push_str(&format!(
+            "| {from} | {rel}{until} | {to} | {:.1} | {since} | — |\n",
+            e.confidence
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(id: &str, rels: &[(&str, &str)]) -> (String, String) {
+        let mut text = format!("# {id}\n<!-- Type: x | Created: 2026-01-01 -->\n\n## Relations\n");
+        for (r, t) in rels {
+            text.push_str(&format!("- {r}: [[{t}]]\n"));
+        }
+        (format!("memory/graph/entities/{id}.md"), text)
+    }
+
+    /// a — b — c — d, and a hub h linked to a and to five leaves.
+    #[test]
+    fn activation_halves_per_hop_and_hubs_are_damped() {
+        let files = vec![
+            file("concept--a", &[("relates-to", "concept--b"), ("relates-to", "concept--h")]),
+            file("concept--b", &[("relates-to", "concept--c")]),
+            file("concept--c", &[("relates-to", "concept--d")]),
+            file("concept--d", &[]),
+            file(
+                "concept--h",
+                &[
+                    ("relates-to", "concept--l1"),
+                    ("relates-to", "concept--l2"),
+                    ("relates-to", "concept--l3"),
+                    ("relates-to", "concept--l4"),
+                    ("relates-to", "concept--l5"),
+                ],
+            ),
+            file("concept--l1", &[]),
+            file("concept--l2", &[]),
+            file("concept--l3", &[]),
+            file("concept--l4", &[]),
+            file("concept--l5", &[]),
+        ];
+        let g = from_files(&files, Vocabulary::default());
+        let act: HashMap<String, f64> =
+            g.activate(&["concept--a".into()], &HashSet::new()).into_iter().collect();
+        // a has two relations: each neighbour gets 1 × 0.5 / √2.
+        let one_hop = 0.5 / 2f64.sqrt();
+        assert!((act["concept--a"] - 1.0).abs() < 1e-9);
+        assert!((act["concept--b"] - one_hop).abs() < 1e-3, "{act:?}");
+        // b has two relations (a, c): c gets one_hop × 0.5 / √2.
+        assert!((act["concept--c"] - one_hop * 0.5 / 2f64.sqrt()).abs() < 1e-3, "{act:?}");
+        // The hub has six relations: each leaf gets one_hop × 0.5 / √6, far less than c.
+        assert!((act["concept--l1"] - one_hop * 0.5 / 6f64.sqrt()).abs() < 1e-3, "{act:?}");
+        assert!(act["concept--l1"] < act["concept--c"]);
+        assert!(!act.contains_key("concept--d"), "two hops at most");
+        // The search index's line-per-entity cache spreads exactly the same activation, from
+        // any seeds.
+        let cached = cache::GraphCache::new(g.cache_text());
+        let all: Vec<&str> = files
+            .iter()
+            .filter_map(|(p, _)| p.strip_prefix("memory/graph/entities/")?.strip_suffix(".md"))
+            .collect();
+        for seeds in [vec!["concept--a"], vec!["concept--h", "concept--c"], vec!["concept--zz"]] {
+            let seeds: Vec<String> = seeds.into_iter().map(str::to_owned).collect();
+            let direct: HashMap<String, f64> =
+                g.activate(&seeds, &HashSet::new()).into_iter().collect();
+            assert_eq!(cached.activation_of(&seeds, &all), direct, "seeds {seeds:?}");
+        }
+    }
+
+    #[test]
+    fn superseded_nodes_do_not_conduct() {
+        let mut files = vec![
+            file("concept--a", &[("relates-to", "concept--b")]),
+            file("concept--b", &[("relates-to", "concept--c")]),
+            file("concept--c", &[]),
+        ];
+        files[1].1 =
+            files[1].1.replace("Created: 2026-01-01", "Created: 2026-01-01 | Status: superseded");
+        let g = from_files(&files, Vocabulary::default());
+        let act: HashMap<String, f64> =
+            g.activate(&["concept--a".into()], &HashSet::new()).into_iter().collect();
+        assert!(!act.contains_key("concept--b") && !act.contains_key("concept--c"), "{act:?}");
+        let cached = cache::GraphCache::new(g.cache_text());
+        let all: Vec<&str> = files
+            .iter()
+            .filter_map(|(p, _)| p.strip_prefix("memory/graph/entities/")?.strip_suffix(".md"))
+            .collect();
+        assert_eq!(cached.activation_of(&["concept--a".into()], &all), act);
+    }
+}

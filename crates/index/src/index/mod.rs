@@ -1,0 +1,917 @@
+//! The search index: derived from the files, never canonical (design.md §2.1, §6).
+//!
+//! A tantivy index in `.cogmem/index/` holds one document per memory unit. A manifest of
+//! (path, size, mtime, hash) says which file each document came from, so a refresh re-reads
+//! only the files that changed — whether a command or a person changed them. The index records
+//! its schema version and analyzer; when they differ from this build, or the index cannot be
+//! opened, it is rebuilt from the files rather than trusted. Deleting `.cogmem/` loses nothing.
+//!
+//! Decay inputs are copied from the decay files into sorted cache files (one per decay file), so
+//! a search reads the few entries it ranks without parsing the JSON, and a change that touched
+//! one shard rewrites one small cache.
+
+pub mod analyzer;
+pub mod decay_cache;
+pub mod dir;
+pub mod freshness;
+pub mod search;
+
+use std::collections::HashMap;
+use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::{
+    Index as TantivyIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc,
+};
+
+use crate::error::ErrorKind;
+use crate::store::fsx::{self, IoError};
+use crate::store::units::{self, MemoryUnit, Unreadable};
+use crate::workspace::{Workspace, layout};
+
+/// Bumped whenever the schema or the way documents are built changes.
+pub const SCHEMA_VERSION: u32 = 5;
+
+const META_FILE: &str = "manifest.tsv";
+const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
+/// The graph cache file in the index folder.
+pub const GRAPH_CACHE: &str = "graph.tsv";
+const LOCK_FILE: &str = ".cogmem/index.lock";
+/// How far (bytes of `.cogmem/watch/changed`) the manifest's watch record may lag before a
+/// search that found nothing new writes it anyway.
+const WATCH_LAG: u64 = 64 * 1024;
+
+/// A failure of the derived index that a rebuild cannot fix.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// tantivy failed.
+    #[error("{}: the search index failed: {message}", path.display())]
+    Tantivy {
+        /// The index folder.
+        path: PathBuf,
+        /// tantivy's message.
+        message: String,
+    },
+    /// The index lock was held for the whole wait.
+    #[error("{} is busy: another cogmem command is updating the search index", path.display())]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+    },
+}
+
+impl IndexError {
+    /// Returns who is at fault: the user, a rule, or cogmem/the environment.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Tantivy { .. } => ErrorKind::Internal,
+            Self::Busy { .. } => ErrorKind::User,
+        }
+    }
+
+    /// Returns the next step the user should take, with the command in backticks.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Tantivy { .. } => {
+                "the index is derived: delete `.cogmem/index` and run `cogmem reindex`".into()
+            }
+            Self::Busy { .. } => "try again in a moment".into(),
+        })
+    }
+}
+
+fn tantivy_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_ {
+    move |e| IndexError::Tantivy { path: path.to_owned(), message: e.to_string() }
+}
+
+/// The fields of a document.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// Unit id (exact).
+    pub id: Field,
+    /// Store name (exact).
+    pub store: Field,
+    /// Kind: episode type, entity type, `procedure`, `vault`, core section (exact).
+    pub kind: Field,
+    /// File path (exact; documents are replaced per file).
+    pub path: Field,
+    /// 1-based line (fast, to find the entry after another in its file).
+    pub line: Field,
+    /// `YYYY-MM-DD`, or empty.
+    pub date: Field,
+    /// Days since 1970-01-01, for date ranges.
+    pub day: Field,
+    /// Tags (analyzed).
+    pub tags: Field,
+    /// Entity ids (exact, several).
+    pub entities: Field,
+    /// Source reference of an imported entry.
+    pub source: Field,
+    /// Title words: the entity's name, the note's title (analyzed).
+    pub title: Field,
+    /// The unit's words (analyzed, with positions for phrases): its text without HTML comments,
+    /// which hold metadata and template instructions rather than memory.
+    pub text: Field,
+    /// The unit's whole text, as stored for display (not searched).
+    pub raw: Field,
+    /// An entity's status when not active (exact).
+    pub state: Field,
+}
+
+/// Builds the schema.
+pub fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let analyzed = |stored: bool| {
+        let indexing = TextFieldIndexing::default()
+            .set_tokenizer(analyzer::NAME)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        let opts = TextOptions::default().set_indexing_options(indexing);
+        if stored { opts.set_stored() } else { opts }
+    };
+    let fields = Fields {
+        // Fields no query looks up are stored, not indexed: each indexed field costs every
+        // commit a term dictionary (about 1 MB of builder state), a sixth of a `remember`'s
+        // index update.
+        id: b.add_text_field("id", STORED),
+        store: b.add_text_field("store", STRING | STORED),
+        kind: b.add_text_field("kind", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        line: b.add_u64_field("line", STORED | FAST),
+        date: b.add_text_field("date", STORED),
+        day: b.add_i64_field("day", INDEXED | FAST),
+        tags: b.add_text_field("tags", analyzed(true)),
+        entities: b.add_text_field("entities", STRING | STORED),
+        source: b.add_text_field("source", STORED),
+        title: b.add_text_field("title", analyzed(false)),
+        text: b.add_text_field("text", analyzed(false)),
+        raw: b.add_text_field("raw", STORED),
+        state: b.add_text_field("state", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// A file's fingerprint in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: u128,
+    /// Short content hash.
+    pub hash: String,
+}
+
+/// The manifest: what the index was built from. Stored as `manifest.tsv`, read on every search,
+/// so it is a plain sorted table rather than JSON (a twelfth of the parse time at 12,000 files):
+/// `#schema N`, `#analyzer NAME`, `#decay FILE SIZE MTIME` header lines (one per decay file
+/// whose cache is current; `-` for `decay-scores.json`, `NN` for a shard), then
+/// `path TAB size TAB mtime TAB hash` per file.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Meta {
+    schema_version: u32,
+    analyzer: String,
+    files: HashMap<String, Stamp>,
+    /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
+    decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
+    /// The boot the index was last written in, without waiting for the disk ([`dir`]).
+    boot: Option<String>,
+    /// The watcher generation and the offset in its `changed` file up to which the files
+    /// listed here are known current ([`freshness`]).
+    watch: Option<(String, u64)>,
+}
+
+impl Meta {
+    fn parse(text: &str) -> Option<Self> {
+        let mut meta = Self::default();
+        let mut lines = text.lines();
+        if lines.next()? != MANIFEST_HEADER {
+            return None;
+        }
+        for line in lines {
+            if let Some(rest) = line.strip_prefix('#') {
+                let (key, value) = rest.split_once(' ')?;
+                match key {
+                    "schema" => meta.schema_version = value.parse().ok()?,
+                    "analyzer" => value.clone_into(&mut meta.analyzer),
+                    "boot" => meta.boot = Some(value.to_owned()),
+                    "watch" => meta.watch = parse_watch(value),
+                    "decay" => {
+                        // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
+                        // the caches are then rewritten.
+                        let mut f = value.split(' ');
+                        if let (Some(home), Some(size), Some(mtime), None) =
+                            (f.next(), f.next(), f.next(), f.next())
+                        {
+                            let home = match home {
+                                "-" => None,
+                                n => Some(u8::from_str_radix(n, 16).ok()?),
+                            };
+                            meta.decay.insert(home, (size.parse().ok()?, mtime.parse().ok()?));
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let mut f = line.split('\t');
+            let (Some(path), Some(size), Some(mtime), Some(hash)) =
+                (f.next(), f.next(), f.next(), f.next())
+            else {
+                return None;
+            };
+            let stamp = Stamp {
+                size: size.parse().ok()?,
+                mtime: mtime.parse().ok()?,
+                hash: hash.to_owned(),
+            };
+            meta.files.insert(path.to_owned(), stamp);
+        }
+        Some(meta)
+    }
+
+    fn to_text(&self) -> String {
+        let mut out = format!(
+            "{MANIFEST_HEADER}\n#schema {}\n#analyzer {}\n",
+            self.schema_version, self.analyzer
+        );
+        if let Some(b) = &self.boot {
+            out.push_str(&format!("#boot {b}\n"));
+        }
+        if let Some((generation, offset)) = &self.watch {
+            out.push_str(&format!("#watch {generation} {offset}\n"));
+        }
+        for (home, (size, mtime)) in &self.decay {
+            let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
+            out.push_str(&format!("#decay {home} {size} {mtime}\n"));
+        }
+        let mut paths: Vec<&String> = self.files.keys().collect();
+        paths.sort();
+        for p in paths {
+            let s = &self.files[p];
+            out.push_str(&format!("{p}\t{}\t{}\t{}\n", s.size, s.mtime, s.hash));
+        }
+        out
+    }
+}
+
+/// Parses the value of a `#watch GENERATION OFFSET` line; one that is malformed is no line
+/// (the next read scans every file).
+fn parse_watch(value: &str) -> Option<(String, u64)> {
+    let (generation, offset) = value.split_once(' ')?;
+    let offset = offset.parse().ok()?;
+    (!generation.is_empty() && !generation.contains(char::is_whitespace))
+        .then(|| (generation.to_owned(), offset))
+}
+
+/// Reads the manifest; one that is missing, unreadable as text or malformed is no manifest (the
+/// index is rebuilt).
+fn read_meta(path: &Path) -> crate::Result<Option<Meta>> {
+    let bytes = fsx::read_if_exists(path)?;
+    Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(|t| Meta::parse(&t)))
+}
+
+/// Size and mtime of every memory file: MEMORY.md and the `*.md` files of the store folders
+/// (symbolic links are not memory files). The folders are listed first, then the files are
+/// stat-ed relative to their folder, on two threads when there are many: at 12,000 files this
+/// scan is most of what a search costs.
+fn scan(root: &Path) -> Vec<(String, u64, u128)> {
+    let mut out = Vec::new();
+    if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
+        && md.is_file()
+    {
+        out.push((layout::MEMORY_MD.to_owned(), md.len(), fsx::mtime_nanos(&md)));
+    }
+    let mut entries: Vec<(String, std::fs::DirEntry)> = Vec::new();
+    for (dir, _, _) in units::DIRS {
+        let abs = root.join(dir);
+        // A store folder that is a link out of the workspace is not read (as in
+        // `units::markdown_files`).
+        if fsx::check_inside(&abs, "read").is_err() {
+            continue;
+        }
+        let Ok(listing) = std::fs::read_dir(&abs) else { continue };
+        for e in listing.flatten() {
+            if !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            // The manifest is tab- and line-separated; such names cannot be memory files.
+            if name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
+                entries.push((format!("{dir}/{name}"), e));
+            }
+        }
+    }
+    let stat = |part: &[(String, std::fs::DirEntry)]| -> Vec<(String, u64, u128)> {
+        part.iter()
+            .filter_map(|(rel, e)| {
+                let md = e.metadata().ok()?;
+                Some((rel.clone(), md.len(), fsx::mtime_nanos(&md)))
+            })
+            .collect()
+    };
+    if entries.len() < 2_000 {
+        out.extend(stat(&entries));
+    } else {
+        let (a, b) = entries.split_at(entries.len() / 2);
+        std::thread::scope(|s| {
+            let other = s.spawn(|| stat(b));
+            out.extend(stat(a));
+            out.extend(other.join().unwrap_or_default());
+        });
+    }
+    out
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RefreshReport {
+    /// Whether the index was built from scratch.
+    pub rebuilt: bool,
+    /// Why it was rebuilt, if it was.
+    pub reason: Option<String>,
+    /// Files re-read.
+    pub changed: Vec<String>,
+    /// Files gone since the last refresh.
+    pub removed: Vec<String>,
+    /// Files that could not be read (left out).
+    pub skipped: Vec<Unreadable>,
+    /// Documents in the index now.
+    pub documents: u64,
+}
+
+/// An open, fresh index.
+pub struct Index {
+    reader: IndexReader,
+    fields: Fields,
+    dir: PathBuf,
+}
+
+impl Index {
+    /// The fields of documents.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    /// A searcher over the current documents.
+    pub fn searcher(&self) -> tantivy::Searcher {
+        self.reader.searcher()
+    }
+
+    /// The index folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// Opens the index, bringing it up to date with the files first.
+///
+/// `progress` is called with (done, total) while files are read.
+pub fn open(
+    ws: &Workspace,
+    full: bool,
+    progress: Option<&dyn Fn(usize, usize)>,
+) -> crate::Result<(Index, RefreshReport)> {
+    crate::timing::mark("index open");
+    let _lock = lock(ws)?;
+    match refresh_locked(ws, full, progress, None) {
+        // A process killed inside tantivy's commit can leave files tantivy then refuses to
+        // write over. The index is derived: rebuild it from the files rather than fail.
+        Err(crate::Error::Index(IndexError::Tantivy { .. })) if !full => {
+            let dir = ws.abs(layout::INDEX_DIR);
+            std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
+            let (index, mut report) = refresh_locked(ws, true, progress, None)?;
+            report.reason = Some("the index could not be updated in place".to_owned());
+            Ok((index, report))
+        }
+        other => other,
+    }
+}
+
+/// Brings the index up to date after a change, ignoring failures (the next read retries).
+pub fn update_after_change(ws: &Workspace) {
+    let _ = open(ws, false, None);
+}
+
+/// Brings the index up to date with the files a change just committed (`paths`, relative to
+/// the root), ignoring failures. Only those files are looked at: a hand edit elsewhere keeps
+/// its old stamp in the manifest, so the next read still finds it.
+pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
+    crate::timing::mark("index open");
+    let Ok(_lock) = lock(ws) else { return };
+    if refresh_locked(ws, false, None, Some(paths)).is_err() {
+        drop(_lock);
+        update_after_change(ws);
+    }
+}
+
+/// Whether a path (relative to the root) is one the index reads: MEMORY.md or a `*.md` file
+/// directly in a store folder.
+pub fn is_memory_file(rel: &str) -> bool {
+    if rel == layout::MEMORY_MD {
+        return true;
+    }
+    let Some((dir, name)) = rel.rsplit_once('/') else { return false };
+    units::DIRS.iter().any(|(d, _, _)| *d == dir)
+        && name.ends_with(".md")
+        && !name.contains(['\t', '\n', '\r'])
+}
+
+/// Size and mtime of the given paths that are memory files and exist as plain files (in a
+/// store folder that is not a link out of the workspace, as in [`scan`]).
+fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
+    paths
+        .iter()
+        .filter(|p| is_memory_file(p))
+        .filter(|p| {
+            p.rsplit_once('/')
+                .is_none_or(|(dir, _)| fsx::check_inside(&root.join(dir), "read").is_ok())
+        })
+        .filter_map(|p| {
+            let md = std::fs::symlink_metadata(root.join(p)).ok()?;
+            md.is_file().then(|| (p.clone(), md.len(), fsx::mtime_nanos(&md)))
+        })
+        .collect()
+}
+
+/// What of an entity file the graph cache depends on (names, status, relations without their
+/// line numbers), as a short hash: a fact added to an entity leaves it unchanged, so the cache
+/// is not rebuilt for it.
+fn graph_digest(rel: &str, text: &str) -> String {
+    let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+    let mut key = String::new();
+    if let Ok(id) = crate::store::entity::EntityId::parse(stem) {
+        key.push_str(&format!("{:?}\n", crate::store::entity::names(&id, text)));
+    }
+    key.push_str(&crate::store::entity::status(text));
+    for r in crate::store::entity::relations(text) {
+        key.push_str(&format!(
+            "\n{} {} {} {:?} {:?}",
+            r.relation, r.target, r.confidence, r.since, r.until
+        ));
+    }
+    crate::store::core_memory::hash8(&key)
+}
+
+fn lock(ws: &Workspace) -> crate::Result<File> {
+    let path = ws.abs(LOCK_FILE);
+    let file = fsx::open_lock_file(&path)?;
+    let started = Instant::now();
+    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(TryLockError::WouldBlock) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(TryLockError::WouldBlock) => return Err(IndexError::Busy { path }.into()),
+            Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
+        }
+    }
+}
+
+fn register(index: &TantivyIndex) {
+    index.tokenizers().register(analyzer::NAME, analyzer::analyzer());
+}
+
+fn stamp_of(path: &Path) -> Option<(u64, u128)> {
+    std::fs::metadata(path).ok().map(|md| (md.len(), fsx::mtime_nanos(&md)))
+}
+
+fn refresh_locked(
+    ws: &Workspace,
+    full: bool,
+    progress: Option<&dyn Fn(usize, usize)>,
+    only: Option<&[String]>,
+) -> crate::Result<(Index, RefreshReport)> {
+    let dir = ws.abs(layout::INDEX_DIR);
+    let meta_path = dir.join(META_FILE);
+    let mut report = RefreshReport::default();
+    let meta = read_meta(&meta_path)?;
+    let boot = dir::boot_id();
+    let reason = if full {
+        Some("a full rebuild was asked for".to_owned())
+    } else {
+        match &meta {
+            None => Some("no index yet".to_owned()),
+            Some(m) if m.schema_version != SCHEMA_VERSION => {
+                Some(format!("schema {} → {SCHEMA_VERSION}", m.schema_version))
+            }
+            Some(m) if m.analyzer != analyzer::NAME => {
+                Some(format!("analyzer {} → {}", m.analyzer, analyzer::NAME))
+            }
+            // Written without waiting for the disk before the system restarted: what the
+            // crash or power loss kept of it cannot be trusted.
+            Some(m) if m.boot.is_some() && m.boot != boot => {
+                Some("the system restarted since the index was last written".to_owned())
+            }
+            Some(_) => None,
+        }
+    };
+    let (schema, fields) = schema();
+    let opened = match reason {
+        Some(_) => None,
+        None => index_dir(&dir, boot.is_some())
+            .and_then(|d| TantivyIndex::open(d).ok())
+            .filter(|i| i.schema() == schema),
+    };
+    let (inner, mut meta) = match (opened, meta) {
+        (Some(i), Some(m)) => (i, m),
+        _ => {
+            report.rebuilt = true;
+            report.reason =
+                Some(reason.unwrap_or_else(|| "the index could not be opened".to_owned()));
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
+            }
+            fsx::create_dir_all(&dir)?;
+            let d = index_dir(&dir, boot.is_some()).ok_or_else(|| IndexError::Tantivy {
+                path: dir.clone(),
+                message: "cannot open the folder".to_owned(),
+            })?;
+            let i = TantivyIndex::create(d, schema.clone(), tantivy::IndexSettings::default())
+                .map_err(tantivy_err(&dir))?;
+            (
+                i,
+                Meta {
+                    schema_version: SCHEMA_VERSION,
+                    analyzer: analyzer::NAME.to_owned(),
+                    ..Meta::default()
+                },
+            )
+        }
+    };
+    register(&inner);
+    crate::timing::mark("index opened, manifest read");
+    // Which files changed since the manifest?
+    let root = ws.root();
+    // After a change only its own files are looked at (not on a rebuild: that reads all).
+    let only = only.filter(|_| !report.rebuilt);
+    // A running `cogmem watch` may say which files changed since the manifest, so the others
+    // need no stat ([`freshness`]). What to record of it in the manifest, and whether the
+    // record must be written even when no file changed (it moved past a `*`).
+    let mut watch_record: Option<(String, u64)> = None;
+    let mut watch_must_move = false;
+    let mut listed: Option<Vec<String>> = None;
+    if only.is_none()
+        && let Some(generation) = freshness::live_generation(ws, boot.as_deref())
+    {
+        let since = match &meta.watch {
+            Some((g, offset)) if *g == generation => {
+                freshness::changes_since(ws, &generation, *offset)
+            }
+            _ => freshness::Since::Doubt,
+        };
+        crate::timing::mark("watcher asked");
+        match since {
+            freshness::Since::Paths { paths, end } => {
+                watch_record = Some((generation, end));
+                listed = Some(paths);
+            }
+            freshness::Since::Everything { end } => {
+                watch_record = Some((generation, end));
+                watch_must_move = true;
+            }
+            // Scan every file; what the watcher lists from here on is checked next time.
+            freshness::Since::Doubt => {
+                watch_record = freshness::changed_len(ws).map(|len| (generation, len));
+            }
+        }
+    }
+    let how = match (only, &listed) {
+        (Some(_), _) => "after a change",
+        (None, Some(_)) => "watcher",
+        (None, None) => "full scan",
+    };
+    let only = only.or(listed.as_deref());
+    let files = match only {
+        Some(paths) => scan_paths(root, paths),
+        None => scan(root),
+    };
+    let mut to_read: Vec<(String, u64, u128)> = Vec::new();
+    for (rel, size, mtime) in &files {
+        match meta.files.get(rel) {
+            Some(s) if s.size == *size && s.mtime == *mtime => {}
+            _ => to_read.push((rel.clone(), *size, *mtime)),
+        }
+    }
+    to_read.sort();
+    // A set: `Vec::contains` here made every search quadratic in the number of files.
+    let present: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    let gone: Vec<String> = match only {
+        Some(paths) => paths
+            .iter()
+            .filter(|p| meta.files.contains_key(*p) && !present.contains(p.as_str()))
+            .cloned()
+            .collect(),
+        None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
+    };
+
+    crate::timing::mark(&format!("files stat-ed ({how}: {})", files.len()));
+    let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
+    // Unsynced writes are about to happen: the manifest says in which boot first, so that a
+    // crash of the system in the middle cannot leave an index that looks trustworthy.
+    if (!to_read.is_empty() || !gone.is_empty()) && boot.is_some() && meta.boot != boot {
+        meta.boot.clone_from(&boot);
+        fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
+    }
+    let mut writer: Option<IndexWriter<TantivyDocument>> = None;
+    let mut graph_changed = report.rebuilt;
+    for rel in &gone {
+        graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
+        ensure_writer(&mut writer, &inner, &dir, budget)?
+            .delete_term(Term::from_field_text(fields.path, rel));
+        meta.files.remove(rel);
+        report.removed.push(rel.clone());
+    }
+    let total = to_read.len();
+    for (n, (rel, size, mtime)) in to_read.into_iter().enumerate() {
+        if let Some(p) = progress {
+            p(n, total);
+        }
+        let bytes = match fsx::read(&root.join(&rel)) {
+            Ok(b) => b,
+            Err(e) => {
+                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
+                continue;
+            }
+        };
+        let mut hash = crate::store::core_memory::hash8_bytes(&bytes);
+        if rel.starts_with(layout::ENTITIES_DIR) {
+            // Entity files carry a second hash: what the graph cache depends on.
+            hash = format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(&bytes)));
+        }
+        let before = meta.files.get(&rel).map(|s| s.hash.clone());
+        if before.as_deref() == Some(hash.as_str()) {
+            meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
+            continue; // touched, not changed
+        }
+        let text = match fsx::decode(&root.join(&rel), bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
+                meta.files.remove(&rel);
+                continue;
+            }
+        };
+        let w = ensure_writer(&mut writer, &inner, &dir, budget)?;
+        w.delete_term(Term::from_field_text(fields.path, &rel));
+        for u in units::file_units(&rel, &text) {
+            w.add_document(document(&fields, &u)).map_err(tantivy_err(&dir))?;
+        }
+        if rel.starts_with(layout::ENTITIES_DIR) {
+            let digest = |h: &str| h.split_once('+').map(|(_, g)| g.to_owned());
+            graph_changed |= before.as_deref().and_then(digest) != digest(&hash);
+        }
+        meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
+        report.changed.push(rel);
+    }
+    if let Some(p) = progress {
+        p(total, total);
+    }
+    crate::timing::mark("index: documents added");
+    if let Some(mut w) = writer {
+        let prepared = w.prepare_commit().map_err(tantivy_err(&dir))?;
+        crate::timing::mark("index: segment written");
+        prepared.commit().map_err(tantivy_err(&dir))?;
+        crate::timing::mark("index: tantivy commit");
+        w.wait_merging_threads().map_err(tantivy_err(&dir))?;
+    }
+    crate::timing::mark("index: documents committed");
+    // The graph's statuses and edges, for spreading activation at query time.
+    if graph_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
+        let g = crate::graph::build(ws)?;
+        fsx::write_derived(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes(), boot.is_none())?;
+    }
+    crate::timing::mark("index: graph cache");
+    // Decay inputs, copied from each decay file that changed.
+    let cache_dir = dir.join(decay_cache::DIR);
+    let mut homes: Vec<Option<u8>> = vec![None];
+    homes.extend(crate::store::decay_file::shard_files(root).into_iter().map(Some));
+    let decay_before = meta.decay.clone();
+    let cache_missing = !cache_dir.join(decay_cache::file_name(None)).exists();
+    if report.rebuilt || cache_missing {
+        meta.decay.clear();
+    }
+    for home in &homes {
+        let stamp = stamp_of(&ws.abs(&crate::store::decay_file::file_path(*home)));
+        let Some(stamp) = stamp else {
+            if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
+                decay_cache::write(ws, *home, &cache_dir, boot.is_none())?; // an empty cache
+            }
+            continue;
+        };
+        if meta.decay.get(home) != Some(&stamp) {
+            decay_cache::write(ws, *home, &cache_dir, boot.is_none())?;
+            meta.decay.insert(*home, stamp);
+        }
+    }
+    // Shards that are gone leave no cache behind.
+    let stale: Vec<Option<u8>> =
+        meta.decay.keys().filter(|h| !homes.contains(h)).copied().collect();
+    for home in stale {
+        meta.decay.remove(&home);
+        let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
+    }
+    crate::timing::mark("caches checked");
+    // A read that found nothing new writes nothing.
+    let decay_updated = meta.decay != decay_before;
+    let files_changed = report.rebuilt || !gone.is_empty() || total > 0 || decay_updated;
+    // The watch record moves when the manifest is written anyway, for a new watcher, past a
+    // `*`, or when it lags far; otherwise it stays behind (the few lines after it, for files
+    // that did not change, are looked at again next time) and a search writes nothing.
+    let mut watch_moved = false;
+    if let Some(record) = watch_record {
+        let lag_far = match &meta.watch {
+            Some((g, offset)) if *g == record.0 => record.1.saturating_sub(*offset) > WATCH_LAG,
+            _ => true,
+        };
+        if (files_changed || watch_must_move || lag_far) && meta.watch.as_ref() != Some(&record) {
+            meta.watch = Some(record);
+            watch_moved = true;
+        }
+    }
+    if files_changed || watch_moved {
+        // Synced only where the boot cannot be told: otherwise a manifest naming this boot
+        // was synced before the first unsynced write (above), and a crash of the system means
+        // a rebuild anyway.
+        let sync = boot.is_none() || meta.boot != boot;
+        meta.boot.clone_from(&boot);
+        fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
+    }
+    crate::timing::mark("manifest written");
+    let reader = inner
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(tantivy_err(&dir))?;
+    report.documents = reader.searcher().num_docs();
+    Ok((Index { reader, fields, dir }, report))
+}
+
+/// The index folder for tantivy: without syncs when the boot can be told (see [`dir`]).
+fn index_dir(path: &Path, unsynced: bool) -> Option<Box<dyn tantivy::directory::Directory>> {
+    if unsynced {
+        dir::UnsyncedDirectory::open(path).ok().map(|d| Box::new(d) as _)
+    } else {
+        tantivy::directory::MmapDirectory::open(path).ok().map(|d| Box::new(d) as _)
+    }
+}
+
+fn ensure_writer<'a>(
+    writer: &'a mut Option<IndexWriter<TantivyDocument>>,
+    inner: &TantivyIndex,
+    dir: &Path,
+    budget: usize,
+) -> crate::Result<&'a IndexWriter<TantivyDocument>> {
+    if writer.is_none() {
+        // One thread: the machine has two cores and searches run alongside. The arena is
+        // tantivy's smallest for a few changed files (most refreshes: a command's own
+        // change), larger for a rebuild, where it means fewer segments to merge.
+        *writer = Some(inner.writer_with_num_threads(1, budget).map_err(tantivy_err(dir))?);
+        crate::timing::mark("index: writer opened");
+    }
+    Ok(writer.as_ref().expect("just created"))
+}
+
+fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
+    let day = u
+        .date
+        .as_deref()
+        .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+        .map_or(i64::MIN, |d| (d - chrono::NaiveDate::default()).num_days());
+    let title = match u.store {
+        crate::store::Store::Semantic => {
+            u.id.trim_start_matches("entity:").replace("--", " ").replace('-', " ")
+        }
+        _ => u.text.lines().find_map(|l| l.strip_prefix("# ")).unwrap_or("").to_owned(),
+    };
+    let mut d = doc!(
+        f.id => u.id.clone(),
+        f.store => u.store.as_str(),
+        f.kind => u.kind.clone(),
+        f.path => u.path.clone(),
+        f.line => u.line as u64,
+        f.date => u.date.clone().unwrap_or_default(),
+        f.day => day,
+        f.tags => u.tags.join(" "),
+        f.title => title,
+        f.text => without_comments(&u.text),
+        f.raw => u.text.clone(),
+    );
+    for e in &u.entities {
+        d.add_text(f.entities, e);
+    }
+    if let Some(s) = &u.source {
+        d.add_text(f.source, s);
+    }
+    if let Some(s) = &u.status {
+        d.add_text(f.state, s);
+    }
+    d
+}
+
+/// A unit's text without its HTML comments (`<!-- … -->`, also across lines): the
+/// `Type:`/`Created:` lines, imported entries' source and entity lines, and the templates'
+/// instructions are not what a search is for.
+pub(crate) fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("-->") {
+            Some(end) => {
+                out.push(' ');
+                rest = &rest[start + end + 3..];
+            }
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The state of the derived index, for `cogmem status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexState {
+    /// Not built yet.
+    Missing,
+    /// Files changed since it was refreshed; the next search refreshes it.
+    Stale,
+    /// Matches the files.
+    Fresh,
+}
+
+/// Compares the manifest with the files, without changing anything.
+pub fn state(ws: &Workspace) -> IndexState {
+    let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
+    let Some(meta) = read_meta(&meta_path).ok().flatten() else {
+        return IndexState::Missing;
+    };
+    if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
+        return IndexState::Stale;
+    }
+    let files = scan(ws.root());
+    let same = files.len() == meta.files.len()
+        && files.iter().all(|(rel, size, mtime)| {
+            meta.files.get(rel).is_some_and(|s| s.size == *size && s.mtime == *mtime)
+        });
+    if same { IndexState::Fresh } else { IndexState::Stale }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_not_searched() {
+        assert_eq!(
+            without_comments("# Alice\n<!-- Type: person | Created: 2026-01-01 -->\nlikes tea"),
+            "# Alice\n \nlikes tea"
+        );
+        assert_eq!(without_comments("a <!-- b\nc --> d <!-- e"), "a   d ");
+        assert_eq!(without_comments("no comments"), "no comments");
+    }
+
+    #[test]
+    fn the_manifest_keeps_its_watch_record() {
+        let meta = Meta {
+            schema_version: SCHEMA_VERSION,
+            analyzer: analyzer::NAME.to_owned(),
+            boot: Some("b00t".to_owned()),
+            watch: Some(("123-456-b00t".to_owned(), 789)),
+            files: HashMap::from([(
+                "memory/vault/a.md".to_owned(),
+                Stamp { size: 1, mtime: 2, hash: "h".to_owned() },
+            )]),
+            ..Meta::default()
+        };
+        let text = meta.to_text();
+        assert!(text.contains("\n#boot b00t\n#watch 123-456-b00t 789\n"), "{text}");
+        assert_eq!(Meta::parse(&text), Some(meta.clone()));
+        // Without the line, or with one that does not parse, nothing is trusted.
+        let without = Meta { watch: None, ..meta.clone() };
+        assert_eq!(Meta::parse(&without.to_text()).unwrap().watch, None);
+        for bad in ["#watch 123-456-b00t", "#watch 123-456-b00t x", "#watch  5", "#watch a b 1"] {
+            let text = text.replace("#watch 123-456-b00t 789", bad);
+            let parsed = Meta::parse(&text).unwrap();
+            assert_eq!(parsed.watch, None, "{bad}");
+            assert_eq!(parsed.files, meta.files);
+        }
+    }
+
+    #[test]
+    fn schema_is_stable() {
+        let (a, _) = schema();
+        let (b, _) = schema();
+        assert_eq!(a, b);
+    }
+}

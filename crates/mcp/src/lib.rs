@@ -1,0 +1,221 @@
+//! The MCP server: the same operations as the command line, offered to MCP hosts (Claude
+//! Desktop, Claude Code, Cursor, VS Code, …) as tools and resources over stdio.
+//!
+//! This is an adapter over [`cogmem_ops`], like the CLI: it parses tool arguments into the
+//! requests the operations take, and turns their reports into the JSON the CLI's `--json`
+//! prints and their errors into the text the CLI prints (`error: …`, then `hint: …`). It holds
+//! no logic of its own. It never reads the environment: the workspace, the clock and the actor
+//! come in through [`serve`]'s arguments. stdout is the protocol channel, so nothing else is
+//! ever written there; the server writes nothing to stderr either.
+//!
+//! A server started for a sub-agent ([`Role::Subagent`]) lists only the reading tools, forces
+//! `hear` into a dry run, and refuses the writing tools if they are called anyway.
+
+use std::error::Error as _;
+use std::fmt::Write as _;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
+
+use cogmem_ops::error::RuleError;
+use cogmem_store::audit::Actor;
+use cogmem_store::store::fsx::{self, IoError};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::Clock;
+
+mod tools;
+
+/// What the agent connected to the server may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    /// The main agent: every tool, writing ones included.
+    #[default]
+    Main,
+    /// A sub-agent: only the reading tools; `hear` is always a dry run.
+    Subagent,
+}
+
+/// Everything the server needs besides the workspace.
+pub struct McpOptions {
+    /// What the connected agent may do.
+    pub role: Role,
+    /// Who writes, when set: recorded in the audit log and as the commit author. `remember`
+    /// falls back to `manual` and `forget` to `bot:trigger-forget`, as on the command line. A
+    /// sub-agent's server is given `subagent:NAME`.
+    pub actor: Option<Actor>,
+    /// The clock every tool call reads the time from.
+    pub clock: Box<dyn Clock>,
+}
+
+/// Tools that change the workspace; a sub-agent's server neither lists nor runs them.
+const WRITING_TOOLS: [&str; 3] = ["remember", "forget", "pending"];
+
+/// The URI scheme of the resources: `cogmem://MEMORY.md`.
+const SCHEME: &str = "cogmem://";
+
+/// Serves `ws` over MCP on stdin and stdout until the client closes the connection.
+///
+/// Runs on a single-threaded tokio runtime; every tool call runs its operation to completion
+/// before the next one starts. A client that goes away before the initialize handshake is not
+/// an error.
+///
+/// Fails when the runtime cannot start or the connection breaks.
+pub fn serve(ws: Workspace, options: McpOptions) -> cogmem_ops::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| IoError::new("<tokio runtime>", "start", e))?;
+    let server = Server::new(ws, options);
+    runtime.block_on(async move {
+        let running = match server.serve(rmcp::transport::stdio()).await {
+            Ok(running) => running,
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => return Err(stdio_error(e)),
+        };
+        running.waiting().await.map_err(stdio_error)?;
+        Ok(())
+    })
+}
+
+fn stdio_error(e: impl std::fmt::Display) -> cogmem_ops::Error {
+    IoError::new("<stdio>", "serve MCP on", std::io::Error::other(e.to_string())).into()
+}
+
+/// Formats an error exactly as the CLI prints it, without colour: `error: …`, a `caused by:`
+/// line per cause, and `hint: …` after a blank line when there is a hint.
+fn error_text(err: &cogmem_ops::Error) -> String {
+    let mut out = format!("error: {err}");
+    for cause in std::iter::successors(err.source(), |e| (*e).source()) {
+        let _ = write!(out, "\n  caused by: {cause}");
+    }
+    if let Some(hint) = err.hint() {
+        let _ = write!(out, "\n\nhint: {hint}");
+    }
+    out
+}
+
+/// The server state: one workspace, found once at start.
+struct Server {
+    ws: Workspace,
+    role: Role,
+    actor: Option<Actor>,
+    clock: Box<dyn Clock>,
+    tool_router: ToolRouter<Self>,
+}
+
+impl Server {
+    fn new(ws: Workspace, options: McpOptions) -> Self {
+        let McpOptions { role, actor, clock } = options;
+        let mut tool_router = Self::tool_router();
+        if role == Role::Subagent {
+            for name in WRITING_TOOLS {
+                tool_router.remove_route(name);
+            }
+        }
+        Self { ws, role, actor, clock, tool_router }
+    }
+
+    /// The resources that exist now: the core files and today's episode log, by the clock.
+    fn resources(&self) -> Vec<(String, &'static str)> {
+        let today = layout::episode_file(&self.clock.now().format("%Y-%m-%d").to_string());
+        [
+            (layout::MEMORY_MD.to_owned(), "Core memory: always in the agent's context"),
+            (layout::IDENTITY_MD.to_owned(), "Who the agent is"),
+            (layout::SOUL_MD.to_owned(), "The agent's values and manner"),
+            (today, "Today's episode log"),
+        ]
+        .into_iter()
+        .filter(|(rel, _)| self.ws.abs(rel).is_file())
+        .collect()
+    }
+
+    fn instructions(&self) -> String {
+        let mut text = String::from(
+            "cogmem is long-term memory kept as Markdown files under git. Pass each user \
+             message to `hear`; use `recall` before answering from memory, `context` for a \
+             token-bounded memory pack, `remember` to store what the user wants kept, and \
+             `forget` (first without confirm, then with confirm=true) to archive a memory, \
+             `pending` to review sub-agents' proposals, and `reflect_status` to see where a \
+             reflection stands (the user decides and approves with the command line). \
+             MEMORY.md, IDENTITY.md, \
+             SOUL.md and today's episode log are resources.",
+        );
+        if self.role == Role::Subagent {
+            text.push_str(
+                " This server is for a sub-agent: it can read memory but not write it; \
+                 `hear` never writes. Suggest memories with `propose`.",
+            );
+        }
+        text
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+            .with_server_info(Implementation::new("cogmem", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if self.role == Role::Subagent && WRITING_TOOLS.contains(&request.name.as_ref()) {
+            let actor = self.actor.as_ref().map_or("subagent", Actor::as_str).to_owned();
+            let err: cogmem_ops::Error = RuleError::SubagentWrite { actor }.into();
+            return Ok(CallToolResult::error(vec![ContentBlock::text(error_text(&err))]).into());
+        }
+        self.tool_router.call(ToolCallContext::new(self, request, context)).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self
+            .resources()
+            .into_iter()
+            .map(|(rel, description)| {
+                let name = rel.rsplit('/').next().unwrap_or(&rel).to_owned();
+                Resource::new(format!("{SCHEME}{rel}"), name)
+                    .with_title(rel.clone())
+                    .with_description(description)
+                    .with_mime_type("text/markdown")
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let known = uri
+            .strip_prefix(SCHEME)
+            .filter(|rel| self.resources().iter().any(|(r, _)| r == rel))
+            .map(str::to_owned);
+        let Some(rel) = known else {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {uri}; list the resources to see what there is"),
+                None,
+            ));
+        };
+        let text = fsx::read_text(&self.ws.abs(&rel))
+            .map_err(|e| ErrorData::internal_error(error_text(&e.into()), None))?;
+        let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+}

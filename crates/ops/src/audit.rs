@@ -1,0 +1,770 @@
+//! `cogmem audit` (alias `log`): query `memory/meta/audit.log` (read-only; malformed lines are
+//! reported with their line number and skipped), list and acknowledge changes to critical files
+//! (`audit ack`), and move old lines into monthly digests (`audit compact`).
+//!
+//! Acknowledgements are ACK lines in the audit log itself, so they travel with the workspace
+//! through clones; nothing about them lives in `.cogmem/`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use git2::{Oid, Repository};
+use serde::{Deserialize, Serialize};
+
+use crate::Timestamp;
+use crate::error::InputError;
+use cogmem_store::audit::{self, Action, Actor, AuditFilter, AuditLine};
+use cogmem_store::change::Change;
+use cogmem_store::git::{self, GitError};
+use cogmem_store::store::fsx;
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+
+/// What `audit` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditReport {
+    /// Matching lines, oldest first.
+    pub lines: Vec<AuditLine>,
+    /// Malformed lines, each naming the file and line.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A malformed line, left out of the results.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The error, as `path:line: what is wrong`.
+    pub error: String,
+}
+
+/// Returns the lines passing `filter`; with `limit`, only the last `limit` of them.
+pub fn query(
+    ws: &Workspace,
+    filter: &AuditFilter,
+    limit: Option<usize>,
+) -> crate::Result<AuditReport> {
+    // The sealed segments, oldest first, then audit.log: the whole log in order.
+    let mut lines: Vec<AuditLine> = Vec::new();
+    let mut skipped = Vec::new();
+    for rel in audit::log_files(ws.root()) {
+        let path = ws.abs(&rel);
+        let text = fsx::read_text_if_exists(&path)?.unwrap_or_default();
+        let (found, bad) = audit::parse_log(&text);
+        lines.extend(found.into_iter().filter(|l| filter.matches(l)));
+        skipped.extend(bad.iter().map(|b| Skipped {
+            path: rel.clone(),
+            error: audit::bad_line_error(&path, b).to_string(),
+        }));
+    }
+    if let Some(n) = limit {
+        let drop = lines.len().saturating_sub(n);
+        lines.drain(..drop);
+    }
+    Ok(AuditReport { lines, skipped })
+}
+
+/// Parses `--since`: a date (`2026-02-02`, midnight UTC), an RFC 3339 time, or an age before
+/// `now` such as `90m`, `12h`, `7d` or `2w`.
+pub fn parse_since(text: &str, now: Timestamp) -> Result<DateTime<Utc>, InputError> {
+    let t = text.trim();
+    let bad = || InputError::Since { text: text.to_owned() };
+    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
+        return Ok(d.with_timezone(&Utc));
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return Ok(d.and_hms_opt(0, 0, 0).ok_or_else(bad)?.and_utc());
+    }
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    let n: i64 = t[..digits].parse().map_err(|_| bad())?;
+    let seconds = match &t[digits..] {
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return Err(bad()),
+    };
+    let age =
+        chrono::Duration::try_seconds(n.checked_mul(seconds).ok_or_else(bad)?).ok_or_else(bad)?;
+    Ok((now - age).with_timezone(&Utc))
+}
+
+/// A commit that changed a critical file and that nobody has acknowledged yet.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CriticalChange {
+    /// What `cogmem audit ack` takes for this one change: `<short commit>:<file>`.
+    pub id: String,
+    /// The full commit id.
+    pub commit: String,
+    /// The commit's time, RFC 3339.
+    pub date: String,
+    /// Who made it: the commit's `Actor:` trailer, else its author.
+    pub actor: String,
+    /// The commit's `Approval:` trailer (`—` when it has none).
+    pub approval: String,
+    /// The critical file, relative to the workspace root.
+    pub file: String,
+    /// Lines added to the file.
+    pub added: usize,
+    /// Lines removed from the file.
+    pub removed: usize,
+    /// The commit's subject.
+    pub subject: String,
+    /// Why the change is an integrity problem, when its actor may not change a critical file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity_problem: Option<String>,
+}
+
+/// The derived cache of the history scan for critical changes (rebuilt when missing, when
+/// the critical files change, or when HEAD no longer descends from the scanned commit).
+pub const CRITICAL_SCAN: &str = ".cogmem/critical-scan.json";
+
+/// What [`CRITICAL_SCAN`] holds: every critical change up to `head`, acknowledged or not,
+/// newest first, and every commit id already scanned.
+#[derive(Debug, Serialize, Deserialize)]
+struct ScanCache {
+    head: String,
+    files: Vec<String>,
+    changes: Vec<CriticalChange>,
+    scanned: Vec<String>,
+}
+
+/// The critical files of the workspace, as written in settings (trimmed, without `./`).
+fn critical_files(ws: &Workspace) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in &ws.settings().audit.critical_files {
+        let f = f.trim().trim_start_matches("./").to_owned();
+        if !f.is_empty() && !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+fn git_op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
+    move |cause| GitError::Op { what, cause }
+}
+
+/// The `(commit, file)` pairs acknowledged by ACK lines, in the audit log and in the digests of
+/// `audit-archive.md` (compaction keeps ACK lines there word for word).
+fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
+    let mut out = HashSet::new();
+    let mut files = audit::log_files(ws.root());
+    files.push(layout::AUDIT_ARCHIVE.to_owned());
+    for rel in files {
+        // Lossy: a stray invalid byte must not hide every acknowledgement in the file.
+        let bytes = fsx::read_if_exists(&ws.abs(&rel))?.unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        for raw in text.lines() {
+            let raw = raw.trim_start().trim_start_matches("- ");
+            if let Ok(Some(l)) = AuditLine::parse(raw)
+                && l.action == Action::Ack
+                && let Some(id) = l.summary.strip_prefix("acknowledged ")
+            {
+                let id: String = id.chars().take_while(char::is_ascii_hexdigit).collect();
+                if id.len() == 40 {
+                    out.insert((id, l.file.clone()));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Returns a trailer's value (`Actor: …`) from a commit message.
+fn trailer<'m>(message: &'m str, key: &str) -> Option<&'m str> {
+    message.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(": ")).map(str::trim)
+}
+
+/// Tells why a change by `actor` with `approval` to a critical file is an integrity problem, if
+/// it is one: only a person (`manual`) or an approved reflection may change such a file.
+pub fn integrity_problem(actor: &str, approval: &str) -> Option<String> {
+    let ok = actor == "manual" || actor.starts_with("reflection:") && approval == "approved";
+    (!ok).then(|| {
+        format!(
+            "changed by {actor} (approval {approval}); only `manual` or an approved reflection \
+             may change a critical file"
+        )
+    })
+}
+
+/// Lists the commits that changed a critical file and are not acknowledged, oldest first.
+///
+/// Walks the history from `HEAD`; a merge counts only where its result differs from every
+/// parent. The workspace's creation by `cogmem init` (actor `system:init`) is the baseline and
+/// is never listed. What was scanned before is kept in [`CRITICAL_SCAN`], so a later call walks
+/// only the new commits; the cache is derived and rebuilt whenever it does not fit.
+pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<CriticalChange>> {
+    let files = critical_files(ws);
+    let Some(head) = git::head_id(repo)? else { return Ok(Vec::new()) };
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cache_path = ws.abs(CRITICAL_SCAN);
+    let cached: Option<ScanCache> = fsx::read_text_if_exists(&cache_path)
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .filter(|c: &ScanCache| c.files == files);
+    let (all, scanned, fresh) =
+        match cached.and_then(|c| Oid::from_str(&c.head).ok().map(|old| (c, old))) {
+            Some((c, old)) if old == head => (c.changes, c.scanned, false),
+            Some((c, old)) => {
+                let before: HashSet<Oid> =
+                    c.scanned.iter().filter_map(|id| Oid::from_str(id).ok()).collect();
+                match scan(repo, &files, head, Some((old, &before)))? {
+                    // The scanned commit is still in HEAD's history: add what came after it.
+                    (mut all, ids, true) => {
+                        all.extend(c.changes);
+                        let mut scanned = c.scanned;
+                        scanned.extend(ids.iter().map(Oid::to_string));
+                        (all, scanned, true)
+                    }
+                    // History was rewritten (reset, rebase): scan it all again.
+                    (_, _, false) => {
+                        let (all, ids, _) = scan(repo, &files, head, None)?;
+                        (all, ids.iter().map(Oid::to_string).collect(), true)
+                    }
+                }
+            }
+            None => {
+                let (all, ids, _) = scan(repo, &files, head, None)?;
+                (all, ids.iter().map(Oid::to_string).collect(), true)
+            }
+        };
+    let cache = ScanCache { head: head.to_string(), files, changes: all, scanned };
+    if fresh && let Ok(text) = serde_json::to_string(&cache) {
+        // Derived data: a failure to save it only costs the next call a full walk.
+        let _ = fsx::write_atomic(&cache_path, text.as_bytes());
+    }
+    let acked = acknowledged(ws)?;
+    let mut out: Vec<CriticalChange> = cache
+        .changes
+        .into_iter()
+        .filter(|c| !acked.contains(&(c.commit.clone(), c.file.clone())))
+        .collect();
+    out.reverse();
+    out.sort_by(|a, b| a.date.cmp(&b.date)); // stable: a commit's files keep their order
+    Ok(out)
+}
+
+/// Finds every critical change in the commits [`commits_since`] lists, in its order; returns
+/// them, the commits scanned, and whether the earlier scan's head is an ancestor of `head`.
+fn scan(
+    repo: &Repository,
+    files: &[String],
+    head: Oid,
+    earlier: Option<(Oid, &HashSet<Oid>)>,
+) -> crate::Result<(Vec<CriticalChange>, Vec<Oid>, bool)> {
+    let (commits, reaches_hidden) = commits_since(repo, head, earlier)?;
+    let mut ids: HashMap<Oid, Vec<Option<Oid>>> = HashMap::new();
+    let blob_ids =
+        |oid: Oid, ids: &mut HashMap<Oid, Vec<Option<Oid>>>| -> crate::Result<Vec<Option<Oid>>> {
+            if let Some(v) = ids.get(&oid) {
+                return Ok(v.clone());
+            }
+            let commit = repo.find_commit(oid).map_err(git_op("read a commit"))?;
+            let tree = commit.tree().map_err(git_op("read a commit's tree"))?;
+            let v: Vec<Option<Oid>> =
+                files.iter().map(|f| tree.get_path(Path::new(f)).ok().map(|e| e.id())).collect();
+            ids.insert(oid, v.clone());
+            Ok(v)
+        };
+    let mut out = Vec::new();
+    for &oid in &commits {
+        let commit = repo.find_commit(oid).map_err(git_op("read a commit"))?;
+        let now = blob_ids(oid, &mut ids)?;
+        let parents: Vec<Oid> = commit.parent_ids().collect();
+        let mut before: Vec<Vec<Option<Oid>>> = Vec::with_capacity(parents.len());
+        for p in &parents {
+            before.push(blob_ids(*p, &mut ids)?);
+        }
+        // A commit is visited once: its own entry is no longer needed by anyone but its
+        // children, which came before it.
+        ids.remove(&oid);
+        for (i, file) in files.iter().enumerate() {
+            let changed = if before.is_empty() {
+                now[i].is_some()
+            } else {
+                before.iter().all(|b| b[i] != now[i])
+            };
+            if !changed {
+                continue;
+            }
+            let message = commit.message().unwrap_or("");
+            let author = commit.author();
+            let actor =
+                trailer(message, "Actor").unwrap_or_else(|| author.name().unwrap_or("unknown"));
+            if actor == "system:init" {
+                continue;
+            }
+            let commit_id = oid.to_string();
+            let approval = trailer(message, "Approval").unwrap_or("—").to_owned();
+            let old = match before.first().and_then(|b| b[i]) {
+                Some(id) => repo.find_blob(id).map_err(git_op("read a file"))?.content().to_vec(),
+                None => Vec::new(),
+            };
+            let new = match now[i] {
+                Some(id) => repo.find_blob(id).map_err(git_op("read a file"))?.content().to_vec(),
+                None => Vec::new(),
+            };
+            let (added, removed) = line_stats(&old, &new)?;
+            let time = author.when();
+            let date = DateTime::from_timestamp(time.seconds(), 0)
+                .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+                .unwrap_or_default();
+            out.push(CriticalChange {
+                id: format!("{}:{file}", &commit_id[..8]),
+                integrity_problem: integrity_problem(actor, &approval),
+                commit: commit_id,
+                date,
+                actor: actor.to_owned(),
+                approval,
+                file: file.clone(),
+                added,
+                removed,
+                subject: message.lines().next().unwrap_or("").to_owned(),
+            });
+        }
+    }
+    Ok((out, commits, reaches_hidden))
+}
+
+/// Lists the commits reachable from `head` that are not in `scanned`, and tells whether `old`
+/// (the head of the earlier scan) is an ancestor of `head`: exactly when `head` is `old` or a
+/// listed commit has it as a parent. Without `scanned`, the whole history.
+///
+/// The walk never goes below an already scanned commit, so its cost is the new commits,
+/// whatever the commit dates say.
+fn commits_since(
+    repo: &Repository,
+    head: Oid,
+    earlier: Option<(Oid, &HashSet<Oid>)>,
+) -> crate::Result<(Vec<Oid>, bool)> {
+    let Some((old, scanned)) = earlier else {
+        let mut walk = repo.revwalk().map_err(git_op("walk the history"))?;
+        walk.push(head).map_err(git_op("walk the history"))?;
+        let all = walk.collect::<Result<Vec<Oid>, _>>().map_err(git_op("walk the history"))?;
+        return Ok((all, false));
+    };
+    let mut out = Vec::new();
+    let mut seen: HashSet<Oid> = HashSet::new();
+    let mut stack = vec![head];
+    let mut reaches = head == old;
+    while let Some(oid) = stack.pop() {
+        if scanned.contains(&oid) || !seen.insert(oid) {
+            continue;
+        }
+        out.push(oid);
+        let commit = repo.find_commit(oid).map_err(git_op("read a commit"))?;
+        for p in commit.parent_ids() {
+            reaches |= p == old;
+            stack.push(p);
+        }
+    }
+    Ok((out, reaches))
+}
+
+/// Counts added and removed lines between two versions of a file.
+pub fn line_stats(old: &[u8], new: &[u8]) -> crate::Result<(usize, usize)> {
+    let patch = git2::Patch::from_buffers(old, None, new, None, None)
+        .map_err(git_op("compare two versions of a file"))?;
+    let (_, added, removed) = patch.line_stats().map_err(git_op("count changed lines"))?;
+    Ok((added, removed))
+}
+
+/// What `audit ack` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct AckReport {
+    /// The changes acknowledged now.
+    pub acknowledged: Vec<CriticalChange>,
+    /// The commit holding the ACK lines, or `None` when there was nothing to acknowledge.
+    pub commit: Option<String>,
+}
+
+/// Acknowledges unacknowledged critical changes: the one `id` names (a commit id prefix, which
+/// takes every critical file of that commit, or `<commit prefix>:<file>`), or all of them.
+///
+/// Writes one ACK line per change, by `actor`, in one commit. Fails when `id` matches nothing
+/// or commits of more than one id.
+pub fn ack(
+    ws: &Workspace,
+    id: Option<&str>,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<AckReport> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let pending = critical_changes(ws, &repo)?;
+    let chosen: Vec<CriticalChange> = match id.map(str::trim) {
+        None => pending.clone(),
+        Some(id) => {
+            let (prefix, file) = match id.split_once(':') {
+                Some((p, f)) => (p, Some(f.trim_start_matches("./"))),
+                None => (id, None),
+            };
+            let prefix = prefix.to_ascii_lowercase();
+            let ok = prefix.len() >= 4 && prefix.chars().all(|c| c.is_ascii_hexdigit());
+            let found: Vec<CriticalChange> = if ok {
+                pending
+                    .iter()
+                    .filter(|c| c.commit.starts_with(&prefix) && file.is_none_or(|f| f == c.file))
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let commits: HashSet<&str> = found.iter().map(|c| c.commit.as_str()).collect();
+            if found.is_empty() || commits.len() > 1 {
+                let expected = if pending.is_empty() {
+                    "none: every critical change is acknowledged".to_owned()
+                } else {
+                    pending.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(", ")
+                };
+                return Err(InputError::Unknown {
+                    what: "unacknowledged critical change",
+                    value: id.to_owned(),
+                    expected,
+                }
+                .into());
+            }
+            found
+        }
+    };
+    if chosen.is_empty() {
+        return Ok(AckReport { acknowledged: chosen, commit: None });
+    }
+    let now = clock.now();
+    let summary = if chosen.len() == 1 {
+        format!("acknowledged critical change {}", chosen[0].id)
+    } else {
+        format!("acknowledged {} critical changes", chosen.len())
+    };
+    let mut change = Change::new(actor, "cogmem audit ack").with_subject(Action::Ack, summary);
+    for c in &chosen {
+        change.note(
+            Action::Ack,
+            &c.file,
+            format!("acknowledged {} by {} (+{} -{})", c.commit, c.actor, c.added, c.removed),
+        );
+    }
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    Ok(AckReport { acknowledged: chosen, commit: Some(applied.commit) })
+}
+
+/// What `audit compact` did (or, with `dry_run`, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactReport {
+    /// Lines before this time were moved.
+    pub cutoff: String,
+    /// Lines moved into the archive.
+    pub moved: usize,
+    /// Audit lines left in the log.
+    pub kept: usize,
+    /// The months whose digests were written or extended, `YYYY-MM`.
+    pub months: Vec<String>,
+    /// The commit, or `None` on a dry run or when nothing was old enough.
+    pub commit: Option<String>,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+}
+
+/// One month's digest in `audit-archive.md`.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Digest {
+    lines: usize,
+    first: String,
+    last: String,
+    by_action: BTreeMap<String, usize>,
+    by_actor: BTreeMap<String, usize>,
+    notable: Vec<String>,
+}
+
+impl Digest {
+    fn add(&mut self, l: &AuditLine) {
+        let ts = l.timestamp.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        if self.first.is_empty() || ts < self.first {
+            self.first.clone_from(&ts);
+        }
+        if ts > self.last {
+            self.last = ts;
+        }
+        self.lines += 1;
+        *self.by_action.entry(l.action.as_str().to_owned()).or_default() += 1;
+        *self.by_actor.entry(l.actor.clone()).or_default() += 1;
+        if is_notable(l) {
+            self.notable.push(l.format());
+        }
+    }
+
+    fn render(&self, month: &str, out: &mut String) {
+        let counts = |m: &BTreeMap<String, usize>| {
+            m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+        };
+        out.push_str(&format!("## {month}\n\n"));
+        out.push_str(&format!("- **Lines**: {}\n", self.lines));
+        out.push_str(&format!("- **From**: {}\n", self.first));
+        out.push_str(&format!("- **To**: {}\n", self.last));
+        out.push_str(&format!("- **By action**: {}\n", counts(&self.by_action)));
+        out.push_str(&format!("- **By actor**: {}\n", counts(&self.by_actor)));
+        if self.notable.is_empty() {
+            out.push_str("- **Notable**: none\n");
+        } else {
+            out.push_str("- **Notable**:\n");
+            for n in &self.notable {
+                out.push_str(&format!("  - {n}\n"));
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// Notable events keep their whole line in the digest: critical changes and their alerts,
+/// acknowledgements, archiving, merges and supersessions, and everything a reflection did.
+fn is_notable(l: &AuditLine) -> bool {
+    matches!(l.action, Action::Alert | Action::Ack | Action::Archive | Action::Merge)
+        || l.summary.starts_with(audit::CRITICAL_PREFIX)
+        || l.summary.to_lowercase().contains("supersede")
+        || l.actor.starts_with("reflection:")
+}
+
+/// The header of a new `audit-archive.md`.
+const ARCHIVE_HEADER: &str = "# Audit Archive\n\n<!-- Monthly digests of audit.log lines moved out by `cogmem audit compact`. Every moved line is still in git history: `git log -p -- memory/meta/audit.log`. Format: docs/formats.md. -->\n\n";
+
+/// Parses `audit-archive.md` into its header and its digests by month.
+fn parse_archive(text: &str) -> (String, BTreeMap<String, Digest>) {
+    let mut header = String::new();
+    let mut months: BTreeMap<String, Digest> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    let mut in_notable = false;
+    for line in text.lines() {
+        if let Some(m) = line.strip_prefix("## ") {
+            current = Some(m.trim().to_owned());
+            months.entry(m.trim().to_owned()).or_default();
+            in_notable = false;
+            continue;
+        }
+        let Some(month) = &current else {
+            header.push_str(line);
+            header.push('\n');
+            continue;
+        };
+        let d = months.entry(month.clone()).or_default();
+        if in_notable && let Some(n) = line.strip_prefix("  - ") {
+            d.notable.push(n.to_owned());
+            continue;
+        }
+        in_notable = false;
+        let Some((key, value)) =
+            line.strip_prefix("- **").and_then(|r| r.split_once("**:")).map(|(k, v)| (k, v.trim()))
+        else {
+            continue;
+        };
+        let counts = |v: &str| -> BTreeMap<String, usize> {
+            v.split(", ")
+                .filter_map(|p| {
+                    let (k, n) = p.trim().rsplit_once(' ')?;
+                    Some((k.to_owned(), n.parse().ok()?))
+                })
+                .collect()
+        };
+        match key {
+            "Lines" => d.lines = value.parse().unwrap_or(0),
+            "From" => d.first = value.to_owned(),
+            "To" => d.last = value.to_owned(),
+            "By action" => d.by_action = counts(value),
+            "By actor" => d.by_actor = counts(value),
+            "Notable" => in_notable = value.is_empty(),
+            _ => {}
+        }
+    }
+    (header, months)
+}
+
+/// The latest cutoff of an `audit compact` recorded in the log: commits before it have their
+/// audit lines in the digests of `audit-archive.md`, not in the log.
+pub fn compacted_before(log: &str) -> Option<DateTime<Utc>> {
+    log.lines()
+        .filter_map(|raw| AuditLine::parse(raw).ok().flatten())
+        .filter(|l| l.file == layout::AUDIT_ARCHIVE)
+        .filter_map(|l| {
+            let rest = l.summary.split(" audit lines before ").nth(1)?;
+            let stamp = rest.split(' ').next()?;
+            DateTime::parse_from_rfc3339(stamp).ok().map(|t| t.with_timezone(&Utc))
+        })
+        .max()
+}
+
+/// Moves audit lines older than `cutoff` into monthly digests in `audit-archive.md`, in one
+/// commit by `actor`. Headers, comments, newer lines and lines that cannot be read stay in the
+/// log. With nothing old enough, or with `dry_run`, nothing is written.
+pub fn compact(
+    ws: &Workspace,
+    cutoff: DateTime<Utc>,
+    actor: Actor,
+    clock: &dyn Clock,
+    dry_run: bool,
+) -> crate::Result<CompactReport> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let archive = fsx::read_text_if_exists(&ws.abs(layout::AUDIT_ARCHIVE))?;
+    let (header, mut months) = parse_archive(archive.as_deref().unwrap_or(""));
+    let mut moved = 0;
+    let mut kept = 0;
+    let mut touched: Vec<String> = Vec::new();
+    // Each file of the log (sealed segments, then audit.log) keeps its newer lines; a segment
+    // left with none is removed (history keeps it).
+    let mut rewritten: Vec<(String, Option<String>)> = Vec::new();
+    for rel in audit::log_files(ws.root()) {
+        let log = fsx::read_text_if_exists(&ws.abs(&rel))?.unwrap_or_default();
+        let mut kept_text = String::with_capacity(log.len());
+        let (mut moved_here, mut kept_here, mut unreadable) = (0, 0, 0);
+        for raw in log.lines() {
+            match AuditLine::parse(raw) {
+                Ok(Some(l)) if l.timestamp < cutoff => {
+                    let month = l.timestamp.format("%Y-%m").to_string();
+                    months.entry(month.clone()).or_default().add(&l);
+                    if !touched.contains(&month) {
+                        touched.push(month);
+                    }
+                    moved_here += 1;
+                }
+                other => {
+                    match other {
+                        Ok(Some(_)) => kept_here += 1,
+                        Ok(None) => {}
+                        Err(_) => unreadable += 1,
+                    }
+                    kept_text.push_str(raw);
+                    kept_text.push('\n');
+                }
+            }
+        }
+        moved += moved_here;
+        kept += kept_here;
+        if moved_here > 0 {
+            let segment = rel != layout::AUDIT_LOG;
+            let empty = kept_here + unreadable == 0;
+            rewritten.push((rel, (!segment || !empty).then_some(kept_text)));
+        }
+    }
+    touched.sort();
+    let mut report = CompactReport {
+        cutoff: cutoff.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        moved,
+        kept,
+        months: touched,
+        commit: None,
+        dry_run,
+    };
+    if moved == 0 || dry_run {
+        return Ok(report);
+    }
+    let mut text = if header.trim().is_empty() { ARCHIVE_HEADER.to_owned() } else { header };
+    if !text.ends_with("\n\n") {
+        text.push('\n');
+    }
+    for (month, d) in &months {
+        d.render(month, &mut text);
+    }
+    let text = format!("{}\n", text.trim_end());
+    let now = clock.now();
+    // `verify` reads the cutoff back: commits before it have their lines in the digests.
+    let summary = format!(
+        "{moved} audit lines before {} moved into monthly digests ({})",
+        report.cutoff,
+        report.months.join(", ")
+    );
+    let action = if archive.is_some() { Action::Edit } else { Action::Create };
+    let mut change = Change::new(actor, "cogmem audit compact");
+    // audit.log itself gets no line about itself (it is where the lines go).
+    if !rewritten.iter().any(|(rel, _)| rel == layout::AUDIT_LOG) {
+        let log = fsx::read_if_exists(&ws.abs(layout::AUDIT_LOG))?.unwrap_or_default();
+        change.write(layout::AUDIT_LOG, log, Action::Edit, "");
+    }
+    for (rel, text) in rewritten {
+        let what = "lines moved into audit-archive.md";
+        match text {
+            Some(t) if rel == layout::AUDIT_LOG => {
+                change.write(&rel, t.into_bytes(), Action::Edit, "");
+            }
+            Some(t) => change.write(&rel, t.into_bytes(), Action::Edit, what),
+            None => change.delete(&rel, Action::Delete, format!("every line {what}")),
+        }
+    }
+    change.write(layout::AUDIT_ARCHIVE, text.into_bytes(), action, summary);
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_forms() {
+        let now = FixedClock::parse("2026-02-10T12:00:00Z").unwrap().0;
+        let cases = [
+            ("2026-02-02", "2026-02-02T00:00:00Z"),
+            ("2026-02-02T10:00:00+02:00", "2026-02-02T08:00:00Z"),
+            ("7d", "2026-02-03T12:00:00Z"),
+            ("12h", "2026-02-10T00:00:00Z"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                parse_since(input, now).unwrap().to_rfc3339(),
+                want.replace('Z', "+00:00"),
+                "input: {input:?}"
+            );
+        }
+        assert!(parse_since("yesterday", now).is_err());
+        assert!(parse_since("7y", now).is_err());
+    }
+}
+
+#[cfg(test)]
+mod archive_tests {
+    use super::*;
+
+    fn line(text: &str) -> AuditLine {
+        AuditLine::parse(text).unwrap().unwrap()
+    }
+
+    #[test]
+    fn digest_round_trips_and_merges() {
+        let mut d = Digest::default();
+        d.add(&line("2026-08-02T10:00:00Z | APPEND | memory/episodes/a.md | bot:x | auto | a"));
+        d.add(&line("2026-08-03T10:00:00Z | ALERT | SOUL.md | system:audit | — | changed"));
+        let mut text = ARCHIVE_HEADER.to_owned();
+        d.render("2026-08", &mut text);
+        let (header, months) = parse_archive(&text);
+        assert_eq!(header, ARCHIVE_HEADER);
+        assert_eq!(months["2026-08"], d);
+        let mut again = months["2026-08"].clone();
+        again.add(&line("2026-08-01T09:00:00Z | EDIT | MEMORY.md | manual | — | x"));
+        assert_eq!(again.lines, 3);
+        assert_eq!(again.first, "2026-08-01T09:00:00Z");
+        assert_eq!(again.by_actor["manual"], 1);
+        assert_eq!(again.notable.len(), 1);
+    }
+
+    #[test]
+    fn integrity_rule() {
+        let cases = [
+            ("manual", "—", false),
+            ("reflection:r-003", "approved", false),
+            ("reflection:r-003", "pending", true),
+            ("bot:trigger-remember", "auto", true),
+            ("tester", "—", true),
+        ];
+        for (actor, approval, problem) in cases {
+            assert_eq!(
+                integrity_problem(actor, approval).is_some(),
+                problem,
+                "input: {actor:?} {approval:?}"
+            );
+        }
+    }
+}

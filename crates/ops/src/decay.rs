@@ -1,0 +1,401 @@
+//! Decay and reinforcement (design.md §5): `decay` recomputes every score and commits the band
+//! changes as `system:decay`; `pin`/`unpin` exempt a memory from fading; `why` explains a
+//! score; `touch`, `recall` and `show` record uses without committing.
+
+use serde::Serialize;
+
+use crate::error::{InputError, RuleError};
+use cogmem_store::access::{self, Batch};
+use cogmem_store::audit::{Action, Actor, Approval};
+use cogmem_store::change::Change;
+use cogmem_store::decay::{self, Band, DecayInputs};
+use cogmem_store::git;
+use cogmem_store::settings::DecayClock;
+use cogmem_store::store::decay_file::NewUnit;
+use cogmem_store::store::units::{self, MemoryUnit, Units};
+use cogmem_store::store::{Store, fsx, markdown};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::tokens;
+
+/// A memory whose band changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Transition {
+    /// Its id.
+    pub id: String,
+    /// Its file.
+    pub path: String,
+    /// Band before.
+    pub from: Band,
+    /// Band now.
+    pub to: Band,
+    /// Score now.
+    pub score: f64,
+    /// Age in the clock's unit (days, or interactions).
+    pub age: f64,
+    /// Uses, creation included.
+    pub uses: u64,
+}
+
+/// What `decay` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecayReport {
+    /// The commit, `None` on a dry run or when nothing changed.
+    pub commit: Option<String>,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// The time the scores were computed at.
+    pub now: String,
+    /// Entries scored.
+    pub entries: usize,
+    /// Uses folded in from the access log.
+    pub folded_uses: usize,
+    /// Entries created for memories that had none (written by hand or another tool).
+    pub created: Vec<String>,
+    /// Band changes.
+    pub transitions: Vec<Transition>,
+    /// Memories that became archived now, and why.
+    pub archived: Vec<Transition>,
+    /// The unit of `age`: `days` or `interactions`.
+    pub clock: &'static str,
+}
+
+/// Recomputes every score at the clock's now and commits the changes as `system:decay`.
+///
+/// Each band change is an audit line (`DECAY`); entity and procedure comment lines are kept in
+/// step with the JSON. Forgotten memories stay archived at 0; pinned ones stay at 1.
+pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<DecayReport> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let now = clock.now();
+    let p = &ws.settings().decay;
+    let mut decay = access::load_decay(ws)?;
+    let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
+    let before = decay.keys();
+    let folded = batch.as_ref().map(|b| access::fold(b, &mut decay)).unwrap_or_default();
+    let all = units::list(ws.root());
+    // Memories used before they had an entry got one when their uses were folded.
+    let mut created: Vec<String> =
+        decay.keys().into_iter().filter(|k| !before.contains(k)).collect();
+    for u in &all.units {
+        if !decay.has(&u.id) {
+            let unit = NewUnit {
+                store: u.store,
+                base: p.base_explicit,
+                created: now.with_timezone(&chrono::Utc),
+                pinned: u.store == Store::Vault,
+            };
+            decay.insert_new(&u.id, unit, p);
+            created.push(u.id.clone());
+        }
+    }
+    let scoring_now = decay.now(now);
+    let mut transitions = Vec::new();
+    for key in decay.keys() {
+        let Some(inputs) = decay.inputs(&key, now) else { continue };
+        if inputs.forgotten {
+            continue; // forgotten: archived at 0 until restored
+        }
+        let score = decay::relevance(&inputs, &scoring_now, p);
+        let band = decay::band(score, p);
+        let before = decay.set_score(&key, score, band);
+        if let Some(from) = before.filter(|b| *b != band) {
+            let path =
+                all.get(&key).map_or_else(|| layout::DECAY_SCORES.to_owned(), |u| u.path.clone());
+            transitions.push(Transition {
+                id: key.clone(),
+                path,
+                from,
+                to: band,
+                score: round(score),
+                age: round(decay::age(&inputs, &scoring_now, p)),
+                uses: inputs.access_count,
+            });
+        }
+    }
+    let archived: Vec<Transition> =
+        transitions.iter().filter(|t| t.to == Band::Archived).cloned().collect();
+    let mut report = DecayReport {
+        commit: None,
+        dry_run,
+        now: cogmem_text::clock::utc_seconds(&now),
+        entries: decay.len(),
+        folded_uses: folded.uses,
+        created,
+        transitions,
+        archived,
+        clock: match p.clock {
+            DecayClock::Days => "days",
+            DecayClock::Interactions => "interactions",
+        },
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    let mut change =
+        Change::new(Actor::system("system:decay"), "cogmem decay").with_approval(Approval::Auto);
+    let summary = format!("{} band changes, {} uses folded", report.transitions.len(), folded.uses);
+    change.write_decay(ws, &mut decay, Action::Edit, &summary);
+    // Comment lines of entities and procedures follow the JSON.
+    for key in decay.keys() {
+        let Some(u) = all.get(&key) else { continue };
+        if !matches!(u.store, Store::Semantic | Store::Procedural) {
+            continue;
+        }
+        let Some(e) = decay.entry(&key) else { continue };
+        let score = e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+        let count = e.get("access_count").and_then(serde_json::Value::as_u64).unwrap_or(1);
+        let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
+        let text = fsx::read_text(&ws.abs(&u.path))?;
+        let fields = [
+            ("Decay score", format!("{score:.2}")),
+            ("Access count", count.to_string()),
+            ("Pinned", if pinned { "yes" } else { "no" }.to_owned()),
+        ];
+        if let Some(new) = markdown::update_comment_fields(&text, "Decay score:", &fields) {
+            change.write(
+                &u.path,
+                new.into_bytes(),
+                Action::Edit,
+                format!("decay score {score:.2}"),
+            );
+        }
+    }
+    for t in &report.transitions {
+        change.note(Action::Decay, &t.path, transition_summary(t, p.clock));
+    }
+    if change.is_empty() {
+        if batch.is_some() {
+            access::finish(ws)?;
+        }
+        return Ok(report);
+    }
+    let subject = format!("{} band changes", report.transitions.len());
+    let change = change.with_subject(Action::Decay, subject);
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    cogmem_index::index::update_after_commit(ws, &applied.files);
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+fn transition_summary(t: &Transition, clock: DecayClock) -> String {
+    let unit = match clock {
+        DecayClock::Days => "days",
+        DecayClock::Interactions => "interactions",
+    };
+    format!(
+        "{} {} → {} (score {:.3}, {} {unit} since use, {} use{})",
+        t.id,
+        t.from.as_str(),
+        t.to.as_str(),
+        t.score,
+        t.age,
+        t.uses,
+        if t.uses == 1 { "" } else { "s" }
+    )
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// What `pin`/`unpin` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct PinReport {
+    /// The commit, `None` when it already was so.
+    pub commit: Option<String>,
+    /// The id.
+    pub id: String,
+    /// Whether it is pinned now.
+    pub pinned: bool,
+}
+
+/// Pins (or unpins) a memory: pinned memories score 1.0 and never fade.
+///
+/// Vault notes are always pinned: unpinning one is refused (exit 4).
+pub fn pin(
+    ws: &Workspace,
+    id: &str,
+    pinned: bool,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<PinReport> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let now = clock.now();
+    let all = units::list(ws.root());
+    let unit = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?.clone();
+    if unit.store == Store::Vault && !pinned {
+        return Err(RuleError::VaultPinned { id: id.to_owned() }.into());
+    }
+    let p = &ws.settings().decay;
+    let mut decay = access::load_decay(ws)?;
+    if !decay.has(id) {
+        decay.insert_new(
+            id,
+            NewUnit {
+                store: unit.store,
+                base: p.base_explicit,
+                created: now.with_timezone(&chrono::Utc),
+                pinned: false,
+            },
+            p,
+        );
+    }
+    if !decay.set_pinned(id, pinned) {
+        return Ok(PinReport { commit: None, id: id.to_owned(), pinned });
+    }
+    let score =
+        decay::relevance(&decay.inputs(id, now).expect("the entry exists"), &decay.now(now), p);
+    decay.set_score(id, score, decay::band(score, p));
+    let verb = if pinned { "pinned" } else { "unpinned" };
+    let mut change = Change::new(actor, format!("cogmem {}", if pinned { "pin" } else { "unpin" }));
+    if matches!(unit.store, Store::Semantic | Store::Procedural) {
+        let text = fsx::read_text(&ws.abs(&unit.path))?;
+        let fields = [
+            ("Pinned", if pinned { "yes" } else { "no" }.to_owned()),
+            ("Decay score", format!("{score:.2}")),
+        ];
+        if let Some(new) = markdown::update_comment_fields(&text, "Decay score:", &fields) {
+            change.write(&unit.path, new.into_bytes(), Action::Edit, format!("{verb} {id}"));
+        }
+    }
+    change.write_decay(ws, &mut decay, Action::Edit, &format!("{verb} {id}"));
+    let applied = change.with_subject(Action::Edit, format!("{verb} {id}")).apply(
+        ws,
+        &repo,
+        &lock,
+        &FixedClock(now),
+    )?;
+    Ok(PinReport { commit: Some(applied.commit), id: id.to_owned(), pinned })
+}
+
+/// Why a memory has its score: the inputs and the formula with numbers.
+#[derive(Debug, Clone, Serialize)]
+pub struct Why {
+    /// The id.
+    pub id: String,
+    /// The stored inputs, with uses recorded since the last change folded in.
+    pub inputs: DecayInputs,
+    /// Age in the clock's unit.
+    pub age: f64,
+    /// `days` or `interactions`.
+    pub clock: &'static str,
+    /// λ.
+    pub lambda: f64,
+    /// The score now.
+    pub score: f64,
+    /// The band now.
+    pub band: Band,
+    /// The formula with the numbers filled in.
+    pub formula: String,
+    /// Whether the memory has a decay entry yet; without one (written by hand, and `decay` not
+    /// run since) it is scored as the new entry `decay` would create for it.
+    pub has_entry: bool,
+}
+
+/// Explains a memory's score at the clock's now. Read-only.
+///
+/// A memory without a decay entry is explained as a new memory would be (`has_entry` false).
+/// Fails when no memory has the id.
+pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
+    let now = clock.now();
+    let p = &ws.settings().decay;
+    let mut decay = access::load_decay(ws)?;
+    let has_entry = decay.has(id);
+    if let Some(b) = access::peek(ws)? {
+        access::fold(&b, &mut decay); // a recorded use of it creates its entry here
+    }
+    if !decay.has(id) {
+        let unit = units::list(ws.root())
+            .get(id)
+            .cloned()
+            .ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+        let new = NewUnit {
+            store: unit.store,
+            base: p.base_explicit,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: unit.store == Store::Vault,
+        };
+        decay.insert_new(id, new, p);
+    }
+    let inputs = decay.inputs(id, now).expect("the entry exists now");
+    let at = decay.now(now);
+    let score = decay::relevance(&inputs, &at, p);
+    let age = decay::age(&inputs, &at, p);
+    let clock_name = match p.clock {
+        DecayClock::Days => "days",
+        DecayClock::Interactions => "interactions",
+    };
+    let formula = if inputs.forgotten {
+        "forgotten: 0 until restored".to_owned()
+    } else if inputs.pinned {
+        "pinned: always 1.0".to_owned()
+    } else {
+        let uses = inputs.access_count.max(1);
+        let raw =
+            inputs.base * (-p.lambda * age).exp() * ((uses + 1) as f64).log2() * inputs.type_weight;
+        format!(
+            "clamp01({:.2} × e^(−{} × {:.2} {clock_name}) × log2({uses} + 1) × {:.2}) = clamp01({raw:.4}) = {score:.4}",
+            inputs.base, p.lambda, age, inputs.type_weight
+        )
+    };
+    Ok(Why {
+        id: id.to_owned(),
+        inputs,
+        age: round(age),
+        clock: clock_name,
+        lambda: p.lambda,
+        score: round(score),
+        band: decay::band(score, p),
+        formula,
+        has_entry,
+    })
+}
+
+/// Records an explicit use of a memory (no commit; folded by the next change).
+pub fn touch(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<()> {
+    let decay = access::load_decay(ws)?;
+    if !decay.has(id) && units::list(ws.root()).get(id).is_none() {
+        return Err(InputError::UnknownId { id: id.to_owned() }.into());
+    }
+    Ok(access::record(ws, &[id.to_owned()], 0, clock.now())?)
+}
+
+/// One memory, shown whole.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    /// The memory.
+    pub unit: MemoryUnit,
+    /// Its score now.
+    pub why: Option<Why>,
+    /// Its size in (estimated) tokens.
+    pub tokens: usize,
+    /// For an episode entry: the entries around it in its day (it included).
+    pub context: Vec<MemoryUnit>,
+}
+
+/// Shows a memory by id and records the use. Archived and forgotten memories can be shown by
+/// id, but looking at a hidden memory is not a use of it: it stays hidden.
+pub fn show(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Shown> {
+    let all: Units = units::list(ws.root());
+    let unit = all.get(id).cloned().ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+    let why = why(ws, id, clock).ok();
+    let decay = access::load_decay(ws)?;
+    if !decay.is_archived(id) && !decay.is_forgotten(id) {
+        access::record(ws, &[id.to_owned()], 0, clock.now())?;
+    }
+    let tokens = tokens::estimate(&unit.text);
+    let mut context = Vec::new();
+    if unit.store == Store::Episodic {
+        let day: Vec<&MemoryUnit> = all.units.iter().filter(|u| u.path == unit.path).collect();
+        if let Some(i) = day.iter().position(|u| u.id == unit.id) {
+            context = day[i.saturating_sub(2)..(i + 3).min(day.len())]
+                .iter()
+                .map(|u| (*u).clone())
+                .collect();
+        }
+    }
+    Ok(Shown { unit, why, tokens, context })
+}

@@ -1,0 +1,61 @@
+//! The public error type of the operations, which every adapter turns into output: the store
+//! layer's errors, the search index's and the git remote's. [`Error::kind`] sorts them into user
+//! faults, rule refusals and bugs; [`Error::hint`] gives the next step to take.
+
+pub use cogmem_store::error::{ErrorKind, InputError, RuleError};
+
+use crate::remote::RemoteError;
+use cogmem_index::index::IndexError;
+
+/// A `Result` with cogmem's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Every error an operation returns.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An error of the store layer: files, settings, git, a request or a rule.
+    #[error(transparent)]
+    Store(#[from] cogmem_store::Error),
+    /// The derived search index failed.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// Syncing with a git remote failed.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+}
+
+cogmem_store::from_store_errors!(Error);
+
+impl From<cogmem_index::Error> for Error {
+    fn from(e: cogmem_index::Error) -> Self {
+        match e {
+            cogmem_index::Error::Store(e) => Self::Store(e),
+            cogmem_index::Error::Index(e) => Self::Index(e),
+        }
+    }
+}
+
+impl Error {
+    /// Returns who is at fault: the user, a rule, or cogmem/the environment.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Store(e) => e.kind(),
+            Self::Index(e) => e.kind(),
+            Self::Remote(e) => e.kind(),
+        }
+    }
+
+    /// Returns the next step the user should take, with the command in backticks.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::Store(e) => e.hint(),
+            Self::Index(e) => e.hint(),
+            Self::Remote(e) => e.hint(),
+        }
+    }
+
+    /// Returns whether the error is a write to a closed pipe (the reader went away).
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Self::Store(e) if e.is_broken_pipe())
+    }
+}

@@ -1,0 +1,718 @@
+//! `cogmem graph …` and `cogmem supersede`: looking at the knowledge graph, checking it, and
+//! the writes that keep it true — superseding with truth maintenance, merging duplicates,
+//! regenerating the index table.
+
+use std::collections::{BTreeMap, HashSet};
+
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+
+use crate::error::InputError;
+use cogmem_index::graph::{self, Graph};
+use cogmem_store::audit::{Action, Actor};
+use cogmem_store::change::Change;
+use cogmem_store::git;
+use cogmem_store::store::entity::{self, EntityId};
+use cogmem_store::store::fsx;
+use cogmem_store::store::markdown;
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+
+fn resolve(g: &Graph, name: &str) -> crate::Result<petgraph::graph::NodeIndex> {
+    g.resolve(name).ok_or_else(|| {
+        // A well-formed id with no file is an entity to create first, not a typo.
+        if EntityId::parse(name).is_ok() {
+            InputError::MissingEntity { id: name.to_owned() }.into()
+        } else {
+            InputError::UnknownEntity { name: name.to_owned() }.into()
+        }
+    })
+}
+
+/// One relation of an entity, as `graph show` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    /// The relation, read from this entity's side.
+    pub relation: String,
+    /// The other entity.
+    pub other: String,
+    /// Whether the bullet is in this entity's file (`out`) or the other's (`in`).
+    pub direction: &'static str,
+    /// Valid from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Valid until.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// Confidence.
+    pub confidence: f64,
+}
+
+/// What `graph show` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    /// The entity.
+    pub node: graph::Node,
+    /// Its relations valid at the date asked for (or now), or all of them for history.
+    pub links: Vec<Link>,
+}
+
+fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bool) -> Vec<Link> {
+    let mut out = Vec::new();
+    for e in g.g.edges_directed(ix, petgraph::Direction::Outgoing) {
+        let w = e.weight();
+        if all || w.valid_on(as_of) {
+            out.push(Link {
+                relation: w.relation.clone(),
+                other: g.g[e.target()].id.clone(),
+                direction: "out",
+                since: w.since.clone(),
+                until: w.until.clone(),
+                confidence: w.confidence,
+            });
+        }
+    }
+    for e in g.g.edges_directed(ix, petgraph::Direction::Incoming) {
+        let w = e.weight();
+        if all || w.valid_on(as_of) {
+            out.push(Link {
+                relation: w.relation.clone(),
+                other: g.g[e.source()].id.clone(),
+                direction: "in",
+                since: w.since.clone(),
+                until: w.until.clone(),
+                confidence: w.confidence,
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.since.as_deref().unwrap_or(""), a.direction, &a.relation, &a.other).cmp(&(
+            b.since.as_deref().unwrap_or(""),
+            b.direction,
+            &b.relation,
+            &b.other,
+        ))
+    });
+    out
+}
+
+/// An entity and its relations at a date (default: now).
+pub fn show(ws: &Workspace, name: &str, as_of: Option<&str>) -> crate::Result<Shown> {
+    let g = graph::build(ws)?;
+    let ix = resolve(&g, name)?;
+    Ok(Shown { node: g.node(ix).clone(), links: links(&g, ix, as_of, false) })
+}
+
+/// Every relation an entity ever had, closed ones included, oldest first.
+pub fn history(ws: &Workspace, name: &str) -> crate::Result<Shown> {
+    let g = graph::build(ws)?;
+    let ix = resolve(&g, name)?;
+    Ok(Shown { node: g.node(ix).clone(), links: links(&g, ix, None, true) })
+}
+
+/// An entity within reach.
+#[derive(Debug, Clone, Serialize)]
+pub struct Neighbor {
+    /// Its id.
+    pub id: String,
+    /// Hops away.
+    pub distance: usize,
+    /// Its type.
+    pub kind: String,
+    /// Its status.
+    pub status: String,
+}
+
+/// Entities within `depth` hops, at a date (default: now).
+pub fn neighbors(
+    ws: &Workspace,
+    name: &str,
+    depth: usize,
+    as_of: Option<&str>,
+) -> crate::Result<Vec<Neighbor>> {
+    let g = graph::build(ws)?;
+    let ix = resolve(&g, name)?;
+    Ok(g.neighbors(ix, depth.max(1), as_of)
+        .into_iter()
+        .map(|(n, d)| Neighbor {
+            id: g.node(n).id.clone(),
+            distance: d,
+            kind: g.node(n).kind.clone(),
+            status: g.node(n).status.clone(),
+        })
+        .collect())
+}
+
+/// The shortest chain of relations between two entities, as ids.
+pub fn path(ws: &Workspace, a: &str, b: &str) -> crate::Result<Option<Vec<String>>> {
+    let g = graph::build(ws)?;
+    let (ia, ib) = (resolve(&g, a)?, resolve(&g, b)?);
+    Ok(g.path(ia, ib).map(|p| p.into_iter().map(|ix| g.node(ix).id.clone()).collect()))
+}
+
+/// Graph statistics.
+pub fn stats(ws: &Workspace) -> crate::Result<graph::Stats> {
+    Ok(graph::build(ws)?.stats())
+}
+
+/// A problem `graph check` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// `unknown-relation`, `endpoint-type`, `cycle`, `dangling` or `duplicate`.
+    pub kind: &'static str,
+    /// The file.
+    pub path: String,
+    /// The line.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Checks the graph: unknown relations, endpoint types, cycles in acyclic relations, links to
+/// missing entities, and entities whose ids differ only in case or punctuation.
+pub fn check(ws: &Workspace) -> crate::Result<Vec<Finding>> {
+    let g = graph::build(ws)?;
+    let mut out = Vec::new();
+    for e in g.g.edge_references() {
+        let w = e.weight();
+        let (from, to) = (g.node(e.source()), g.node(e.target()));
+        match g.vocab.get(&w.relation) {
+            None => out.push(Finding {
+                kind: "unknown-relation",
+                path: w.path.clone(),
+                line: w.line,
+                message: format!("`{}` is not in memory/graph/relations.md", w.relation),
+            }),
+            Some(spec) => {
+                if !spec.from_types.is_empty() && !spec.from_types.contains(&from.kind) {
+                    out.push(Finding {
+                        kind: "endpoint-type",
+                        path: w.path.clone(),
+                        line: w.line,
+                        message: format!(
+                            "`{}` goes from {}, not {} ({})",
+                            w.relation,
+                            spec.from_types.join("|"),
+                            from.kind,
+                            from.id
+                        ),
+                    });
+                }
+                if !spec.to_types.is_empty() && !spec.to_types.contains(&to.kind) {
+                    out.push(Finding {
+                        kind: "endpoint-type",
+                        path: w.path.clone(),
+                        line: w.line,
+                        message: format!(
+                            "`{}` goes to {}, not {} ({})",
+                            w.relation,
+                            spec.to_types.join("|"),
+                            to.kind,
+                            to.id
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    // Cycles, per acyclic relation, among current edges.
+    let mut acyclic: Vec<String> =
+        g.g.edge_weights()
+            .map(|e| e.relation.clone())
+            .filter(|r| g.vocab.get(r).is_some_and(|s| s.acyclic))
+            .collect();
+    acyclic.sort();
+    acyclic.dedup();
+    for rel in acyclic {
+        let sub = g.g.filter_map(
+            |_, n| Some(n.id.clone()),
+            |_, e| (e.relation == rel && e.until.is_none()).then(|| (e.path.clone(), e.line)),
+        );
+        for scc in petgraph::algo::tarjan_scc(&sub) {
+            let self_loop = scc.len() == 1 && sub.find_edge(scc[0], scc[0]).is_some();
+            if scc.len() > 1 || self_loop {
+                let ids: Vec<&str> = scc.iter().map(|ix| sub[*ix].as_str()).collect();
+                let (path, line) =
+                    sub.edges(scc[0]).next().map(|e| e.weight().clone()).unwrap_or_default();
+                out.push(Finding {
+                    kind: "cycle",
+                    path,
+                    line,
+                    message: format!("`{rel}` must not loop, but does: {}", ids.join(" → ")),
+                });
+            }
+        }
+    }
+    for d in &g.dangling {
+        out.push(Finding {
+            kind: "dangling",
+            path: d.path.clone(),
+            line: d.line,
+            message: format!("`{}` links to {}, which has no file", d.relation, d.to),
+        });
+    }
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for n in g.g.node_weights() {
+        let key: String =
+            n.id.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        if let Some(other) = seen.insert(key, n.id.clone()) {
+            out.push(Finding { kind: "duplicate", path: n.path.clone(), line: 1, message: format!("{} and {other} differ only in punctuation; merge them with `cogmem graph merge`", n.id) });
+        }
+    }
+    for s in &g.skipped {
+        out.push(Finding {
+            kind: "unreadable",
+            path: s.path.clone(),
+            line: 1,
+            message: s.error.clone(),
+        });
+    }
+    out.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    Ok(out)
+}
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// A Mermaid flowchart (renders on git forges).
+    Mermaid,
+    /// Graphviz DOT.
+    Dot,
+    /// JSON nodes and edges.
+    Json,
+}
+
+/// Exports the graph (or the part within `depth` hops of `around`), current relations only.
+///
+/// The redirects `graph merge` leaves behind are not exported.
+pub fn export(
+    ws: &Workspace,
+    format: ExportFormat,
+    around: Option<&str>,
+    depth: usize,
+) -> crate::Result<String> {
+    let g = graph::build(ws)?;
+    let keep: Option<HashSet<petgraph::graph::NodeIndex>> = match around {
+        None => None,
+        Some(name) => {
+            let ix = resolve(&g, name)?;
+            let mut set: HashSet<_> =
+                g.neighbors(ix, depth.max(1), None).into_iter().map(|(n, _)| n).collect();
+            set.insert(ix);
+            Some(set)
+        }
+    };
+    let included = |ix: petgraph::graph::NodeIndex| {
+        !g.is_merged(ix) && keep.as_ref().is_none_or(|k| k.contains(&ix))
+    };
+    let nodes: Vec<petgraph::graph::NodeIndex> =
+        g.g.node_indices().filter(|ix| included(*ix)).collect();
+    let edges: Vec<_> =
+        g.g.edge_references()
+            .filter(|e| e.weight().until.is_none() && included(e.source()) && included(e.target()))
+            .collect();
+    let safe = |id: &str| id.replace("--", "__").replace('-', "_");
+    Ok(match format {
+        ExportFormat::Mermaid => {
+            let mut s = String::from("graph LR\n");
+            for ix in &nodes {
+                let n = g.node(*ix);
+                let label =
+                    n.names.first().cloned().unwrap_or_else(|| n.id.clone()).replace('"', "'");
+                s.push_str(&format!("  {}[\"{label} ({})\"]\n", safe(&n.id), n.kind));
+            }
+            for e in &edges {
+                s.push_str(&format!(
+                    "  {} -->|{}| {}\n",
+                    safe(&g.node(e.source()).id),
+                    e.weight().relation,
+                    safe(&g.node(e.target()).id)
+                ));
+            }
+            s
+        }
+        ExportFormat::Dot => {
+            let mut s = String::from("digraph cogmem {\n  rankdir=LR;\n");
+            for ix in &nodes {
+                let n = g.node(*ix);
+                s.push_str(&format!(
+                    "  \"{}\" [label=\"{}\\n{}\"];\n",
+                    n.id,
+                    n.names.first().cloned().unwrap_or_default().replace('"', "'"),
+                    n.kind
+                ));
+            }
+            for e in &edges {
+                s.push_str(&format!(
+                    "  \"{}\" -> \"{}\" [label=\"{}\"];\n",
+                    g.node(e.source()).id,
+                    g.node(e.target()).id,
+                    e.weight().relation
+                ));
+            }
+            s.push_str("}\n");
+            s
+        }
+        ExportFormat::Json => {
+            let ns: Vec<&graph::Node> = nodes.iter().map(|ix| g.node(*ix)).collect();
+            let es: Vec<serde_json::Value> = edges
+                .iter()
+                .map(|e| serde_json::json!({"from": g.node(e.source()).id, "relation": e.weight().relation, "to": g.node(e.target()).id, "confidence": e.weight().confidence, "since": e.weight().since}))
+                .collect();
+            let mut s =
+                serde_json::to_string_pretty(&serde_json::json!({"nodes": ns, "edges": es}))
+                    .expect("serialisable");
+            s.push('\n');
+            s
+        }
+    })
+}
+
+/// What a graph write did.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphChange {
+    /// The commit (`None` when nothing changed).
+    pub commit: Option<String>,
+    /// Entities changed, with what happened to each.
+    pub trace: Vec<String>,
+}
+
+/// Sets an entity's status in its front matter or `Type:` comment line, adding the field when
+/// the line lacks it.
+fn set_status(text: &str, status: &str) -> String {
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    if let Some(y) = yaml
+        && y.lines().any(|l| l.starts_with("status:"))
+    {
+        let new_yaml: String = y
+            .lines()
+            .map(|l| {
+                if l.starts_with("status:") {
+                    format!("status: {status}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        return text.replacen(y, &new_yaml, 1);
+    }
+    if let Some(new) =
+        markdown::update_comment_fields(text, "Type:", &[("Status", status.to_owned())])
+    {
+        return new;
+    }
+    let mut out = String::with_capacity(text.len() + 24);
+    out.push_str(&text[..prefix]);
+    let mut done = false;
+    for line in text[prefix..].split_inclusive('\n') {
+        let t = line.trim_end();
+        if !done
+            && t.starts_with("<!--")
+            && t.contains("Type:")
+            && t.ends_with("-->")
+            && !t.contains("Status:")
+        {
+            out.push_str(&format!(
+                "{} | Status: {status} -->",
+                t.trim_end_matches("-->").trim_end()
+            ));
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+            done = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+fn add_timeline(text: &str, line: &str) -> String {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let mut sections = markdown::sections(body);
+    let owned;
+    let body = if markdown::find_section(&sections, "Timeline").is_none() {
+        owned = markdown::append_section(body, "Timeline");
+        sections = markdown::sections(&owned);
+        owned.as_str()
+    } else {
+        body
+    };
+    let s = markdown::find_section(&sections, "Timeline").expect("exists now");
+    let (new, _) = markdown::insert_at_section_end(body, s, &format!("- {line}"));
+    format!("{}{new}", &text[..prefix])
+}
+
+/// Marks OLD superseded by NEW, links `supersedes`, and deactivates, recursively, every entity
+/// that `depends-on` or `refines` OLD. One commit; the trace is in the commit message and in an
+/// audit line per entity.
+pub fn supersede(
+    ws: &Workspace,
+    old: &str,
+    new: &str,
+    reason: Option<&str>,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<GraphChange> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let now = clock.now();
+    let date = now.format("%Y-%m-%d").to_string();
+    let g = graph::build(ws)?;
+    let (io, inew) = (resolve(&g, old)?, resolve(&g, new)?);
+    let (old_id, new_id) = (g.node(io).id.clone(), g.node(inew).id.clone());
+    if io == inew {
+        return Err(InputError::SameEntity { id: old_id, what: "supersede" }.into());
+    }
+    let why = reason.map(|r| format!(" — {r}")).unwrap_or_default();
+    let mut change = Change::new(actor, format!("cogmem supersede {old_id} --by {new_id}"));
+    let mut trace = Vec::new();
+    let old_path = g.node(io).path.clone();
+    let new_path = g.node(inew).path.clone();
+    let old_text = fsx::read_text(&ws.abs(&old_path))?;
+    let old_text = set_status(&old_text, "superseded");
+    let old_text = add_timeline(&old_text, &format!("{date}: superseded by [[{new_id}]]{why}"));
+    let new_text = fsx::read_text(&ws.abs(&new_path))?;
+    let old_eid = EntityId::parse(&old_id)?;
+    let new_eid = EntityId::parse(&new_id)?;
+    let new_text = match entity::add_relation(&new_text, "supersedes", &old_eid, &date) {
+        entity::Added::Written { content, .. } => content,
+        entity::Added::Duplicate { .. } => new_text,
+    };
+    let old_text = match entity::add_relation(&old_text, "superseded-by", &new_eid, &date) {
+        entity::Added::Written { content, .. } => content,
+        entity::Added::Duplicate { .. } => old_text,
+    };
+    change.write(
+        &old_path,
+        old_text.into_bytes(),
+        Action::Edit,
+        format!("superseded by {new_id}{why}"),
+    );
+    change.write(&new_path, new_text.into_bytes(), Action::Edit, format!("supersedes {old_id}"));
+    trace.push(format!("{old_id}: superseded by {new_id}"));
+    // Truth maintenance: what depends on or refines the old entity no longer holds.
+    let mut stack = vec![(io, old_id.clone())];
+    let mut done: HashSet<petgraph::graph::NodeIndex> = HashSet::from([io, inew]);
+    while let Some((ix, cause)) = stack.pop() {
+        for e in g.g.edges_directed(ix, petgraph::Direction::Incoming) {
+            let w = e.weight();
+            if !(w.relation == "depends-on" || w.relation == "refines") || w.until.is_some() {
+                continue;
+            }
+            let dep = e.source();
+            if !done.insert(dep) || g.node(dep).status != "active" {
+                continue;
+            }
+            let dep_id = g.node(dep).id.clone();
+            let path = g.node(dep).path.clone();
+            let text = fsx::read_text(&ws.abs(&path))?;
+            let text = set_status(&text, "inactive");
+            let text = add_timeline(
+                &text,
+                &format!(
+                    "{date}: inactive — {} [[{cause}]], which no longer holds ({old_id} superseded by {new_id})",
+                    w.relation
+                ),
+            );
+            change.write(
+                &path,
+                text.into_bytes(),
+                Action::Edit,
+                format!("inactive: {} {cause}", w.relation),
+            );
+            trace.push(format!("{dep_id}: inactive ({} {cause})", w.relation));
+            stack.push((dep, dep_id));
+        }
+    }
+    regenerate_index_into(ws, &mut change)?;
+    let summary = format!("{old_id} superseded by {new_id}; {} deactivated", trace.len() - 1);
+    let applied =
+        change.with_subject(Action::Edit, summary).apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    cogmem_index::index::update_after_commit(ws, &applied.files);
+    Ok(GraphChange { commit: Some(applied.commit), trace })
+}
+
+/// Merges OTHER into KEEP: facts, aliases and relations move, links everywhere are rewired, and
+/// OTHER's file becomes a redirect. One commit.
+pub fn merge(
+    ws: &Workspace,
+    keep: &str,
+    other: &str,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<GraphChange> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let now = clock.now();
+    let date = now.format("%Y-%m-%d").to_string();
+    let g = graph::build(ws)?;
+    let (ik, io) = (resolve(&g, keep)?, resolve(&g, other)?);
+    let (keep_id, other_id) = (g.node(ik).id.clone(), g.node(io).id.clone());
+    if ik == io {
+        return Err(InputError::SameEntity { id: other_id, what: "merge" }.into());
+    }
+    let keep_path = g.node(ik).path.clone();
+    let other_path = g.node(io).path.clone();
+    let other_text = fsx::read_text(&ws.abs(&other_path))?;
+    let mut keep_text = fsx::read_text(&ws.abs(&keep_path))?;
+    let mut trace = Vec::new();
+    // Facts.
+    let (prefix, _) = markdown::split_front_matter(&other_text);
+    let body = &other_text[prefix..];
+    let sections = markdown::sections(body);
+    if let Some(s) = markdown::find_section(&sections, "Facts") {
+        for fact in
+            body[s.content.clone()].lines().filter_map(|l| l.trim_start().strip_prefix("- "))
+        {
+            if let entity::Added::Written { content, .. } =
+                entity::add_fact(&keep_text, fact, &date)
+            {
+                keep_text = content;
+            }
+        }
+    }
+    // Aliases: OTHER's names.
+    let other_names = g.node(io).names.join(", ");
+    keep_text = add_alias_line(&keep_text, &other_names);
+    // Relations.
+    let keep_eid = EntityId::parse(&keep_id)?;
+    for r in entity::relations(&other_text) {
+        if r.target == keep_id {
+            continue;
+        }
+        if let Ok(t) = EntityId::parse(&r.target)
+            && let entity::Added::Written { content, .. } = entity::add_relation(
+                &keep_text,
+                &r.relation,
+                &t,
+                r.since.as_deref().unwrap_or(&date),
+            )
+        {
+            keep_text = content;
+        }
+    }
+    let _ = keep_eid;
+    let mut change = Change::new(actor, format!("cogmem graph merge {keep_id} {other_id}"));
+    change.write(
+        &keep_path,
+        keep_text.into_bytes(),
+        Action::Merge,
+        format!("merged {other_id} into {keep_id}"),
+    );
+    let redirect = format!(
+        "# {other_id}\n<!-- Type: {} | Status: merged | Merged into: {keep_id} | Merged: {date} -->\n\nMerged into [[{keep_id}]] on {date}.\n",
+        g.node(io).kind
+    );
+    change.write(
+        &other_path,
+        redirect.into_bytes(),
+        Action::Merge,
+        format!("redirect to {keep_id}"),
+    );
+    trace.push(format!("{other_id}: merged into {keep_id}"));
+    // Rewire links in every other entity file.
+    for rel in cogmem_store::store::units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        if rel == keep_path || rel == other_path {
+            continue;
+        }
+        let text = fsx::read_text(&ws.abs(&rel))?;
+        let needle = format!("[[{other_id}]]");
+        if text.contains(&needle) {
+            change.write(
+                &rel,
+                text.replace(&needle, &format!("[[{keep_id}]]")).into_bytes(),
+                Action::Edit,
+                format!("links to {other_id} now point to {keep_id}"),
+            );
+            trace.push(format!("{rel}: links rewired"));
+        }
+    }
+    regenerate_index_into(ws, &mut change)?;
+    let applied = change
+        .with_subject(Action::Merge, format!("merged {other_id} into {keep_id}"))
+        .apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    cogmem_index::index::update_after_commit(ws, &applied.files);
+    Ok(GraphChange { commit: Some(applied.commit), trace })
+}
+
+fn add_alias_line(text: &str, names: &str) -> String {
+    if names.is_empty() {
+        return text.to_owned();
+    }
+    if let Some(i) = text.find("Aliases:") {
+        let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+        return format!("{}, {names}{}", &text[..end], &text[end..]);
+    }
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    match markdown::find_section(&sections, "Summary") {
+        Some(s) => {
+            let (new, _) = markdown::insert_at_section_end(body, s, &format!("Aliases: {names}"));
+            format!("{}{new}", &text[..prefix])
+        }
+        None => text.to_owned(),
+    }
+}
+
+/// Regenerates graph/index.md from the entity files (after hand edits), as one commit.
+pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result<GraphChange> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let mut change = Change::new(actor, "cogmem graph rebuild");
+    regenerate_index_into(ws, &mut change)?;
+    if change.is_empty() {
+        return Ok(GraphChange { commit: None, trace: Vec::new() });
+    }
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(clock.now()))?;
+    Ok(GraphChange {
+        commit: Some(applied.commit),
+        trace: vec!["graph/index.md regenerated".into()],
+    })
+}
+
+/// Regenerates `memory/graph/index.md` into `change` from the entity files as the change leaves
+/// them (its pending writes over the files on disk, the entity files it creates included),
+/// when that differs from the index as the change leaves it.
+pub fn regenerate_index_into(
+    ws: &Workspace,
+    change: &mut cogmem_store::change::Change,
+) -> crate::Result<()> {
+    let as_left = |rel: &str| -> crate::Result<Option<String>> {
+        match change.pending(rel) {
+            Some(b) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
+            None => Ok(cogmem_store::store::fsx::read_text_if_exists(&ws.abs(rel))?),
+        }
+    };
+    let mut files: Vec<(String, String)> = Vec::new();
+    for rel in cogmem_store::store::units::markdown_files(
+        ws.root(),
+        cogmem_store::workspace::layout::ENTITIES_DIR,
+    ) {
+        if let Some(text) = as_left(&rel)? {
+            files.push((rel, text));
+        }
+    }
+    for e in change.edits() {
+        if e.path.starts_with(cogmem_store::workspace::layout::ENTITIES_DIR)
+            && !files.iter().any(|(p, _)| *p == e.path)
+            && let Some(c) = &e.content
+        {
+            files.push((e.path.clone(), String::from_utf8_lossy(c).into_owned()));
+        }
+    }
+    let text = cogmem_index::graph::index_text(ws, &files, &cogmem_store::access::load_decay(ws)?)?;
+    if as_left(cogmem_store::workspace::layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
+        change.write(
+            cogmem_store::workspace::layout::GRAPH_INDEX,
+            text.into_bytes(),
+            cogmem_store::audit::Action::Edit,
+            "regenerated from the entity files",
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,338 @@
+//! `cogmem hear`, `cogmem route` and `cogmem remember --routing`: an agent passes a user's
+//! message; cogmem detects the trigger and acts on it — writes a routed memory, offers what to
+//! forget, answers a recall — or, where judgement needs a model, hands the host agent the
+//! routing prompt and applies its validated answer.
+
+use serde::Serialize;
+
+use super::forget::{self, Candidate};
+use super::remember::{self, Relation, RememberReport, RememberRequest};
+use cogmem_store::audit::Actor;
+use cogmem_store::store::core_memory::CoreSection;
+use cogmem_store::store::entity::{self, EntityId};
+use cogmem_store::store::markdown::{self, find_section};
+use cogmem_store::store::units;
+use cogmem_store::store::{Store, fsx};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::Clock;
+use cogmem_text::route::{self, KnownEntity, RouteContext, Routing, ValidRouting};
+use cogmem_text::trigger::{self, Trigger, TriggerKind};
+
+/// Builds the routing context of a workspace: who the user is, and the entities it knows.
+///
+/// The user is named by a `Name:` bullet under MEMORY.md's `## Identity`; otherwise they are
+/// `person--user`. Unreadable entity files are skipped.
+pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
+    let mut ctx = RouteContext::default();
+    if let Some(text) = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD))?
+        && let Some(name) = user_name(&text)
+        && let Ok(id) = EntityId::parse(&format!("person--{}", markdown::slugify(&name)))
+    {
+        ctx.user = id;
+        ctx.user_name = name;
+    }
+    for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let Ok(id) = EntityId::parse(stem) else { continue };
+        let Ok(text) = fsx::read_text(&ws.abs(&rel)) else { continue };
+        let names = entity::names(&id, &text);
+        ctx.known.push(KnownEntity { id, names });
+    }
+    Ok(ctx)
+}
+
+/// The user's name from a `- Name: …` (or `- **Name:** …`) bullet under `## Identity`.
+fn user_name(memory_md: &str) -> Option<String> {
+    let sections = markdown::sections(memory_md);
+    let s = find_section(&sections, CoreSection::Identity.title())?;
+    memory_md[s.content.clone()].lines().find_map(|l| {
+        let t = l.trim_start().strip_prefix("- ")?.replace("**", "");
+        let v = t.strip_prefix("Name:")?.trim();
+        (!v.is_empty()).then(|| v.to_owned())
+    })
+}
+
+/// What `hear` did about a message.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HeardAction {
+    /// No trigger: nothing written.
+    None,
+    /// The memory was written (or would be, with `--dry-run`).
+    Remembered {
+        /// The commit, `None` on a dry run or when everything was already remembered.
+        commit: Option<String>,
+        /// Whether this was a dry run.
+        dry_run: bool,
+        /// What was written (empty on a dry run).
+        written: Vec<remember::Unit>,
+        /// What was already there.
+        duplicates: Vec<remember::Unit>,
+    },
+    /// The remember trigger had nothing to remember.
+    NothingToRemember,
+    /// Candidates to forget; nothing is forgotten until one is confirmed.
+    ConfirmForget {
+        /// The best matches.
+        candidates: Vec<Candidate>,
+        /// The command that forgets the first candidate.
+        command: Option<String>,
+    },
+    /// The user asked for a reflection.
+    Reflect {
+        /// Whether cogmem can run it.
+        available: bool,
+        /// What to tell the user.
+        message: String,
+    },
+    /// The user is wrapping up: ask whether to reflect.
+    AskUser {
+        /// The question to ask.
+        question: String,
+    },
+    /// What is remembered about the topic (the results count as uses).
+    Recall {
+        /// The best matches, by BM25 × decayed relevance, core memory first. Each `text` is the
+        /// snippet `search` shows (an entity's title and comment lines left out); `cogmem show
+        /// ID` prints the whole memory.
+        results: Vec<cogmem_index::index::search::Hit>,
+    },
+}
+
+/// What `hear` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct HearReport {
+    /// The trigger, or `None` for an ordinary message.
+    pub trigger: Option<TriggerKind>,
+    /// The phrase that triggered it.
+    pub phrase: Option<String>,
+    /// What it is about.
+    pub content: Option<String>,
+    /// The routing decision, for a remember trigger.
+    pub routing: Option<Routing>,
+    /// What was done.
+    pub action: HeardAction,
+}
+
+/// Options for `hear`.
+#[derive(Debug, Clone, Default)]
+pub struct HearOptions {
+    /// Detect and route, but write nothing.
+    pub dry_run: bool,
+    /// Who passed the message on; a sub-agent may not write through `hear` (exit 4).
+    pub caller: Option<Actor>,
+    /// Remember it even if it looks like a credential (`--allow-secret`).
+    pub allow_secret: bool,
+}
+
+/// Detects the trigger in `message` and acts on it.
+///
+/// Only a remember trigger writes (through the change engine, as `bot:trigger-remember`);
+/// forget only lists candidates, recall only reads.
+pub fn hear(
+    ws: &Workspace,
+    message: &str,
+    opts: &HearOptions,
+    clock: &dyn Clock,
+) -> crate::Result<HearReport> {
+    let extra = &ws.settings().triggers;
+    let ctx = context(ws)?;
+    let known: Vec<String> = ctx.known.iter().flat_map(|k| k.names.iter().cloned()).collect();
+    let Some(t) = trigger::classify_known(message, extra, &known) else {
+        return Ok(HearReport {
+            trigger: None,
+            phrase: None,
+            content: None,
+            routing: None,
+            action: HeardAction::None,
+        });
+    };
+    let Trigger { kind, phrase, content } = t;
+    let mut report = HearReport {
+        trigger: Some(kind),
+        phrase: Some(phrase.clone()),
+        content: Some(content.clone()),
+        routing: None,
+        action: HeardAction::None,
+    };
+    report.action = match kind {
+        TriggerKind::Remember => {
+            if content.trim().is_empty() {
+                HeardAction::NothingToRemember
+            } else {
+                let routing = route::route(&content, Some(&phrase), &ctx);
+                if let Some(a) = opts.caller.as_ref().filter(|a| a.is_subagent()) {
+                    return Err(
+                        crate::error::RuleError::SubagentWrite { actor: a.to_string() }.into()
+                    );
+                }
+                crate::remember::check_size(ws, &content)?;
+                cogmem_store::secrets::check(&content, "the message", opts.allow_secret)?;
+                let mut req =
+                    request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
+                req.allow_secret = opts.allow_secret;
+                if routing.stores.contains(&Store::Procedural) {
+                    // Steps need their lines: store the content itself, titled by its first line.
+                    req.text = crate::remember::check_text(&content)?;
+                    req.title = None;
+                }
+                report.routing = Some(routing);
+                if opts.dry_run {
+                    HeardAction::Remembered {
+                        commit: None,
+                        dry_run: true,
+                        written: Vec::new(),
+                        duplicates: Vec::new(),
+                    }
+                } else {
+                    let RememberReport { commit, written, duplicates, .. } =
+                        remember::remember(ws, &req, clock)?;
+                    HeardAction::Remembered { commit, dry_run: false, written, duplicates }
+                }
+            }
+        }
+        TriggerKind::Forget => {
+            let candidates =
+                if content.is_empty() { Vec::new() } else { forget::find(ws, &content, 5)? };
+            // Only a clear best match gets a ready command; ties must be picked by id.
+            let clear = candidates.len() == 1
+                || candidates.len() > 1 && candidates[0].score > candidates[1].score;
+            let command = candidates
+                .first()
+                .filter(|_| clear)
+                .map(|c| format!("cogmem forget --id {} --yes", c.id));
+            HeardAction::ConfirmForget { candidates, command }
+        }
+        TriggerKind::Recall => {
+            let search_opts =
+                cogmem_index::index::search::SearchOptions { limit: 10, ..Default::default() };
+            let mut results = if cogmem_index::index::analyzer::terms(&content).is_empty() {
+                Vec::new()
+            } else if opts.dry_run {
+                super::search::search(ws, &content, &search_opts, clock)?.hits
+            } else {
+                super::search::recall(ws, &content, &search_opts, clock)?.hits().cloned().collect()
+            };
+            for h in &mut results {
+                h.text = snippet_text(&h.text, &content);
+            }
+            HeardAction::Recall { results }
+        }
+        TriggerKind::Reflect => {
+            // Reflection is approval-gated: hearing the word starts nothing by itself; it says
+            // where the cycle stands and which step comes next.
+            let st = super::reflect::status(ws)?;
+            HeardAction::Reflect {
+                available: true,
+                message: format!(
+                    "reflection #{}: {}; waiting for the {}; next: {}",
+                    st.reflection,
+                    st.description,
+                    st.waiting_for,
+                    st.next.join(", ")
+                ),
+            }
+        }
+        TriggerKind::ReflectSoft => HeardAction::AskUser {
+            question:
+                "Before you go: shall I reflect on today's memories now, or at the usual time?"
+                    .into(),
+        },
+    };
+    Ok(report)
+}
+
+/// The words `search` shows for a hit: the snippet around the first match, as plain text.
+fn snippet_text(text: &str, query: &str) -> String {
+    cogmem_index::index::search::snippet(text, query, SNIPPET_WORDS)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// Words in a recall snippet, as `cogmem search` shows them.
+const SNIPPET_WORDS: usize = 24;
+
+/// Turns a routing decision into a remember request: the summary is what is stored.
+fn request_from_routing(r: &Routing, actor: Actor, phrase: &str) -> crate::Result<RememberRequest> {
+    let mut req = RememberRequest::new(&r.summary, actor)?;
+    req.stores = r.stores.clone();
+    for e in &r.entities {
+        req.entities.push(EntityId::parse(&e.id)?);
+    }
+    // Entities named only as relation ends need no fact of their own.
+    req.entities.retain(|e| {
+        !r.relations.iter().any(|rel| rel.to == e.as_str())
+            || r.relations.iter().any(|rel| rel.from == e.as_str())
+    });
+    for rel in &r.relations {
+        req.relations.push(Relation {
+            from: EntityId::parse(&rel.from)?,
+            relation: rel.relation.clone(),
+            to: EntityId::parse(&rel.to)?,
+        });
+    }
+    if !req.stores.contains(&Store::Semantic) {
+        req.entities.clear();
+        req.relations.clear();
+    }
+    req.tags = r.tags.clone();
+    req.confidence = Some(r.confidence);
+    req.entry_type = Some(r.entry_type);
+    req.trigger = format!("user said \"{phrase}\"");
+    Ok(req)
+}
+
+/// Applies a validated routing answer from the host model to `text`.
+pub fn remember_routed(
+    ws: &Workspace,
+    text: &str,
+    answer: ValidRouting,
+    actor: Actor,
+    at: Option<crate::Timestamp>,
+    allow_secret: bool,
+    clock: &dyn Clock,
+) -> crate::Result<RememberReport> {
+    let stored = answer.summary.as_deref().unwrap_or(text);
+    let mut req = RememberRequest::new(stored, actor)?;
+    req.stores = answer.stores;
+    req.entities = answer.entities;
+    req.relations = answer
+        .relations
+        .into_iter()
+        .map(|(from, relation, to)| Relation { from, relation, to })
+        .collect();
+    req.tags = answer.tags;
+    req.confidence = answer.confidence;
+    req.entry_type = answer.entry_type;
+    req.trigger = "routing answer from the host model".into();
+    req.at = at;
+    req.allow_secret = allow_secret;
+    remember::remember(ws, &req, clock)
+}
+
+/// Builds the routing prompt for `content`, with a summary of core memory.
+pub fn routing_prompt(
+    ws: &Workspace,
+    content: &str,
+    trigger: &str,
+    recent: &str,
+) -> crate::Result<String> {
+    let core = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD))?.unwrap_or_default();
+    let bullets: Vec<String> =
+        units::core_units(&core).into_iter().map(|u| u.text).take(40).collect();
+    let summary = if bullets.is_empty() { "(empty)".to_owned() } else { bullets.join("; ") };
+    let ids: Vec<String> = units::markdown_files(ws.root(), layout::ENTITIES_DIR)
+        .iter()
+        .filter_map(|rel| rel.rsplit('/').next().map(|n| n.trim_end_matches(".md").to_owned()))
+        .take(100)
+        .collect();
+    let known = if ids.is_empty() { "(none)".to_owned() } else { ids.join(", ") };
+    Ok(route::prompt(
+        content,
+        if trigger.is_empty() { "(none)" } else { trigger },
+        if recent.is_empty() { "(none)" } else { recent },
+        &summary,
+        &known,
+    ))
+}

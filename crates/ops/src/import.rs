@@ -1,0 +1,254 @@
+//! `cogmem import --format jsonl`: a conversation transcript becomes episode entries, one per
+//! message, on the message's date, in order, with the speaker in the text and the message id as
+//! the entry's source, and the message's entities (if any) as wiki links on an
+//! `<!-- entities: … -->` line. One commit per import. Importing the same file again adds nothing: a
+//! message whose source is already in the workspace is skipped.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Timestamp;
+use crate::error::InputError;
+use cogmem_store::audit::{Action, Actor};
+use cogmem_store::change::Change;
+use cogmem_store::git;
+use cogmem_store::store::decay_file::NewUnit;
+use cogmem_store::store::entity::EntityId;
+use cogmem_store::store::episode::{self, EntryType, NewEntry};
+use cogmem_store::store::units;
+use cogmem_store::store::{Confidence, Store, fsx};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+
+/// A line that could not be imported.
+#[derive(Debug, Clone, Serialize)]
+pub struct BadLine {
+    /// 1-based line in the input.
+    pub line: usize,
+    /// What is wrong.
+    pub error: String,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportReport {
+    /// The commit, `None` when nothing was new.
+    pub commit: Option<String>,
+    /// Messages written.
+    pub imported: usize,
+    /// Messages already in the workspace.
+    pub duplicates: usize,
+    /// Days written to.
+    pub days: Vec<String>,
+    /// Lines skipped (without `strict`).
+    pub skipped: Vec<BadLine>,
+}
+
+/// One parsed message.
+struct Message {
+    at: Timestamp,
+    has_time: bool,
+    speaker: String,
+    text: String,
+    source: String,
+    kind: EntryType,
+    entities: Vec<String>,
+}
+
+fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Message, String> {
+    let obj = v.as_object().ok_or("expected a JSON object")?;
+    let text = obj
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or("missing `text`")?;
+    let speaker = obj
+        .get("speaker")
+        .or_else(|| obj.get("role"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or("missing `speaker` (or `role`)")?;
+    let ts = obj.get("timestamp").and_then(Value::as_str).ok_or("missing `timestamp`")?;
+    let (at, has_time) = match chrono::DateTime::parse_from_rfc3339(ts) {
+        Ok(t) => (t, true),
+        Err(_) => {
+            let d = chrono::NaiveDate::parse_from_str(ts.trim(), "%Y-%m-%d")
+                .map_err(|_| format!("cannot read {ts:?} as an RFC 3339 time or a date"))?;
+            let t = cogmem_text::clock::parse_time(&d.format("%Y-%m-%d").to_string(), now)
+                .ok_or("bad date")?;
+            (t, false)
+        }
+    };
+    let source = match obj.get("id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => format!("{name}:{n}"),
+    };
+    let kind = match obj.get("type").and_then(Value::as_str) {
+        Some(t) => EntryType::parse(t).map_err(|e| e.to_string())?,
+        None => EntryType::Event,
+    };
+    let entities = match obj.get("entities") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut ids: Vec<String> = Vec::new();
+            for item in items {
+                let raw = item.as_str().ok_or("`entities` must hold strings (TYPE--SLUG)")?;
+                let id = EntityId::parse(raw).map_err(|e| format!("`entities`: {e}"))?;
+                if !ids.iter().any(|x| x == id.as_str()) {
+                    ids.push(id.as_str().to_owned());
+                }
+            }
+            ids
+        }
+        Some(_) => return Err("`entities` must be an array of TYPE--SLUG strings".into()),
+    };
+    Ok(Message {
+        at,
+        has_time,
+        speaker: speaker.to_owned(),
+        text: text.to_owned(),
+        source,
+        kind,
+        entities,
+    })
+}
+
+/// Checks one JSONL line as `import` reads it (for tests and tools): `Ok` for a usable message,
+/// else the problem as text. `n` is the 1-based line number, `name` the input's name.
+pub fn check_line(line: &str, name: &str, n: usize, now: &Timestamp) -> Result<(), String> {
+    let v = serde_json::from_str::<Value>(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    parse_line(&v, name, n, now).map(|_| ())
+}
+
+/// Imports a JSONL transcript. `name` identifies the input (file name) in source references of
+/// messages without an `id`.
+///
+/// With `strict`, any bad line fails the import and nothing is written; otherwise bad lines are
+/// reported and skipped. A line that looks like it holds a credential refuses the whole import
+/// (naming the line) unless `allow_secret`.
+pub fn import_jsonl(
+    ws: &Workspace,
+    input: &str,
+    name: &str,
+    strict: bool,
+    allow_secret: bool,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<ImportReport> {
+    cogmem_store::secrets::check_import(input, allow_secret)?;
+    let now = clock.now();
+    let mut messages = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = serde_json::from_str::<Value>(line)
+            .map_err(|e| {
+                format!(
+                    "not valid JSON: {}",
+                    e.to_string()
+                        .rsplit_once(" at line ")
+                        .map_or(e.to_string(), |(m, _)| m.to_owned())
+                )
+            })
+            .and_then(|v| parse_line(&v, name, i + 1, &now));
+        match parsed {
+            Ok(m) => messages.push(m),
+            Err(error) if strict => {
+                return Err(InputError::ImportLine { line: i + 1, why: error }.into());
+            }
+            Err(error) => skipped.push(BadLine { line: i + 1, error }),
+        }
+    }
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let known: HashSet<String> =
+        units::list(ws.root()).units.into_iter().filter_map(|u| u.source).collect();
+    let mut by_day: BTreeMap<String, Vec<Message>> = BTreeMap::new();
+    let mut duplicates = 0;
+    let mut seen = HashSet::new();
+    for m in messages {
+        if known.contains(&m.source) || !seen.insert(m.source.clone()) {
+            duplicates += 1;
+            continue;
+        }
+        by_day.entry(m.at.format("%Y-%m-%d").to_string()).or_default().push(m);
+    }
+    let mut report =
+        ImportReport { commit: None, imported: 0, duplicates, days: Vec::new(), skipped };
+    if by_day.is_empty() {
+        return Ok(report);
+    }
+    let mut change = Change::new(actor, format!("cogmem import {name}"));
+    let mut new_ids = Vec::new();
+    let tags = vec!["import".to_owned()];
+    for (date, msgs) in &by_day {
+        let rel = layout::episode_file(date);
+        let existing = fsx::read_text_if_exists(&ws.abs(&rel))?;
+        let mut content = existing.clone();
+        for m in msgs {
+            let time =
+                if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
+            let text = format!("**{}:** {}", m.speaker, m.text);
+            let entry = NewEntry {
+                date,
+                time: &time,
+                kind: m.kind,
+                confidence: Confidence::High,
+                tags: &tags,
+                text: &text,
+            };
+            if let episode::Appended::Written { content: c, id, .. } =
+                episode::append_imported(content.as_deref(), &entry, &m.source, &m.entities)?
+            {
+                content = Some(c);
+                new_ids.push(id);
+            }
+        }
+        let action = if existing.is_some() { Action::Append } else { Action::Create };
+        change.write(
+            &rel,
+            content.unwrap_or_default().into_bytes(),
+            action,
+            format!("imported {} from {name}", count(msgs.len(), "message")),
+        );
+        report.imported += msgs.len();
+        report.days.push(date.clone());
+    }
+    let mut decay = cogmem_store::access::load_decay(ws)?;
+    let p = &ws.settings().decay;
+    for id in &new_ids {
+        let unit = NewUnit {
+            store: Store::Episodic,
+            base: p.base_auto,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: false,
+        };
+        decay.insert_new(id, unit, p);
+    }
+    let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
+    change.write_decay(ws, &mut decay, Action::Edit, &summary);
+    let summary = format!(
+        "imported {} from {name} into {} ({} skipped)",
+        count(report.imported, "message"),
+        count(report.days.len(), "day"),
+        count(report.duplicates, "duplicate")
+    );
+    let change = change.with_subject(Action::Append, summary);
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    cogmem_index::index::update_after_commit(ws, &applied.files);
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+/// `1 message`, `2 messages`: a count with its noun.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}

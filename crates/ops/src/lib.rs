@@ -1,0 +1,30 @@
+//! cogmem's operations: one module per user-level operation. The CLI, the MCP server and any
+//! later adapter call only these, so they behave the same and report the same errors. Every
+//! mutating operation takes the workspace lock and goes through the store's change engine;
+//! reading operations never commit. Nothing here prints, prompts, reads the environment or exits.
+
+#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
+pub mod audit;
+pub mod context;
+pub mod decay;
+pub mod doctor;
+pub mod error;
+pub mod forget;
+pub mod graph;
+pub mod hear;
+pub mod identity;
+pub mod import;
+pub mod init;
+pub mod propose;
+pub mod purge;
+pub mod reflect;
+pub mod remember;
+pub mod remote;
+pub mod search;
+pub mod status;
+pub mod sync;
+pub mod watch;
+
+pub use cogmem_text::{Clock, FixedClock, SystemClock, Timestamp};
+pub use error::{Error, ErrorKind, Result};

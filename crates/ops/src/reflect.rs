@@ -1,0 +1,783 @@
+//! `cogmem reflect …`: approval-gated reflection as a state machine (issue 7; design.md §2
+//! principle 5). The host agent does the thinking; cogmem records each step and applies nothing
+//! without a person's explicit yes.
+//!
+//! The state is read from the files, never stored apart from them:
+//! no open reward request → **idle**; a request saying "Awaiting your decision." → **awaiting
+//! decision**; a decided request whose cycle is not closed → **ready for input**;
+//! pending-reflection.md holding a submission → **awaiting approval**. Each command checks the
+//! state first and refuses (exit 4) naming the step that must come first. Deciding a reward and
+//! approving or rejecting a reflection are reserved to a person (`manual` or `user:NAME`).
+//! Nothing here runs on a timer.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error::{InputError, RuleError};
+use cogmem_store::audit::{Action, Actor, Approval};
+use cogmem_store::change::Change;
+use cogmem_store::git;
+use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::reflection::{self as rf, OpKind, Operation, RewardFile, RewardRequest};
+use cogmem_store::store::units;
+use cogmem_store::store::{Store, fsx};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock, Timestamp, utc_seconds};
+
+mod apply;
+mod bundle;
+
+pub use apply::{Applied, ApproveReport, approve};
+pub use bundle::{Cut, ELEMENTS, InputBundle, Section, draw_elements, input};
+
+/// Reward requests, one per reflection.
+pub const REWARDS_DIR: &str = "memory/meta/rewards";
+/// Full texts of approved reflections.
+pub const REFLECTIONS_DIR: &str = "memory/meta/reflections";
+/// The reflection waiting for approval.
+pub const PENDING_REFLECTION: &str = "memory/meta/pending-reflection.md";
+/// One entry per approved reflection.
+pub const REFLECTION_LOG: &str = "memory/meta/reflection-log.md";
+/// Older reflection-log entries.
+pub const REFLECTION_ARCHIVE: &str = "memory/meta/reflection-archive.md";
+/// One entry per reward decision.
+pub const REWARD_LOG: &str = "memory/meta/reward-log.md";
+/// How understanding changes across reflections.
+pub const EVOLUTION: &str = "memory/meta/evolution.md";
+/// Older evolution entries.
+pub const EVOLUTION_ARCHIVE: &str = "memory/meta/evolution-archive.md";
+
+/// The budget when decay-scores.json names none.
+pub const DEFAULT_BASELINE: u64 = 8_000;
+/// The input bundle's budget (skill: ~30K tokens).
+pub const INPUT_BUDGET: usize = 30_000;
+/// evolution.md's cap.
+pub const EVOLUTION_CAP: usize = 2_000;
+/// Self-awareness entries that make a self-image consolidation due.
+pub const CONSOLIDATION_DUE: u64 = 10;
+
+/// Where a reflection cycle stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// No cycle open: the agent may request tokens.
+    Idle,
+    /// The reward request waits for the user's decision.
+    AwaitingDecision,
+    /// Decided: the agent may read its input and submit a reflection.
+    ReadyForInput,
+    /// A reflection waits for the user's approval.
+    AwaitingApproval,
+}
+
+impl State {
+    /// Returns the state in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Idle => "idle (no reflection in progress)",
+            Self::AwaitingDecision => "awaiting the user's decision on the reward request",
+            Self::ReadyForInput => "ready for input (the reward is decided)",
+            Self::AwaitingApproval => "awaiting the user's approval of the submitted reflection",
+        }
+    }
+
+    /// Returns who must act next.
+    pub fn waiting_for(self) -> &'static str {
+        match self {
+            Self::Idle | Self::ReadyForInput => "agent",
+            Self::AwaitingDecision | Self::AwaitingApproval => "user",
+        }
+    }
+
+    /// Returns the commands allowed now.
+    pub fn next(self) -> &'static [&'static str] {
+        match self {
+            Self::Idle => &["cogmem reflect request"],
+            Self::AwaitingDecision => &["cogmem reflect decide"],
+            Self::ReadyForInput => &["cogmem reflect input", "cogmem reflect submit"],
+            Self::AwaitingApproval => &["cogmem reflect approve", "cogmem reflect reject"],
+        }
+    }
+}
+
+/// The open (or last) cycle, read from the files.
+#[derive(Debug, Clone)]
+struct Cycle {
+    state: State,
+    reward_path: Option<String>,
+    reward: Option<RewardFile>,
+    number: u32,
+}
+
+fn read(ws: &Workspace, rel: &str) -> crate::Result<String> {
+    Ok(fsx::read_text_if_exists(&ws.abs(rel))?.unwrap_or_default())
+}
+
+/// The reward files, oldest first: `DATE.md`, then `DATE-2.md`, …
+fn reward_files(ws: &Workspace) -> Vec<String> {
+    let mut files = units::markdown_files(ws.root(), REWARDS_DIR);
+    files.sort_by_key(|p| {
+        let stem = p.rsplit('/').next().unwrap_or(p).trim_end_matches(".md").to_owned();
+        let date: String = stem.chars().take(10).collect();
+        let k: u32 = stem.get(11..).and_then(|s| s.parse().ok()).unwrap_or(1);
+        (date, k)
+    });
+    files
+}
+
+fn cycle(ws: &Workspace) -> crate::Result<Cycle> {
+    let pending = read(ws, PENDING_REFLECTION)?;
+    let log_next = rf::last_number(&read(ws, REFLECTION_LOG)?)
+        .max(rf::last_number(&read(ws, REFLECTION_ARCHIVE)?))
+        + 1;
+    let reward_path = reward_files(ws).pop();
+    let reward = match &reward_path {
+        Some(p) => Some(RewardFile::parse(&read(ws, p)?)),
+        None => None,
+    };
+    let open = reward.as_ref().filter(|r| r.closed.is_none());
+    let state = if rf::has_submission(&pending) {
+        State::AwaitingApproval
+    } else if open.is_some_and(|r| r.awaiting) {
+        State::AwaitingDecision
+    } else if open.is_some_and(|r| r.decision.is_some()) {
+        State::ReadyForInput
+    } else {
+        State::Idle
+    };
+    let number = match state {
+        State::Idle => log_next,
+        State::AwaitingApproval => rf::submission_number(&pending)
+            .or_else(|| reward.as_ref().and_then(|r| r.reflection))
+            .unwrap_or(log_next),
+        _ => reward.as_ref().and_then(|r| r.reflection).unwrap_or(log_next),
+    };
+    let (reward_path, reward) =
+        if state == State::Idle { (None, None) } else { (reward_path, reward) };
+    Ok(Cycle { state, reward_path, reward, number })
+}
+
+fn require(c: &Cycle, want: &[State], command: &str) -> crate::Result<()> {
+    if want.contains(&c.state) {
+        return Ok(());
+    }
+    Err(RuleError::ReflectOrder {
+        command: command.to_owned(),
+        state: c.state.describe(),
+        first: c.state.next().join("` or `"),
+    }
+    .into())
+}
+
+/// Tells whether an actor is a person: `manual` or `user:NAME`.
+pub fn is_user(actor: &Actor) -> bool {
+    let a = actor.as_str();
+    a == "manual" || a.strip_prefix("user:").is_some_and(|n| !n.is_empty())
+}
+
+fn require_user(actor: &Actor, what: &'static str) -> crate::Result<()> {
+    if is_user(actor) {
+        Ok(())
+    } else {
+        Err(RuleError::NotUser { actor: actor.to_string(), what }.into())
+    }
+}
+
+/// What `reflect status` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// The state.
+    pub state: State,
+    /// The state in words.
+    pub description: &'static str,
+    /// `agent` or `user`.
+    pub waiting_for: &'static str,
+    /// Commands allowed now.
+    pub next: Vec<&'static str>,
+    /// The reflection in progress (or the next one).
+    pub reflection: u32,
+    /// The open reward request.
+    pub rewards_file: Option<String>,
+    /// Tokens asked for.
+    pub requested: Option<u64>,
+    /// Tokens granted.
+    pub granted: Option<u64>,
+    /// When the last reflection was approved.
+    pub last_reflection: Option<String>,
+    /// `[Self-Awareness]` entries since the last self-image consolidation.
+    pub self_awareness_since_consolidation: u64,
+    /// Whether a self-image consolidation is due (10 or more entries).
+    pub consolidation_due: bool,
+    /// Whether a self-image consolidation waits for the user's approval.
+    pub consolidation_pending: bool,
+}
+
+/// Reports where the reflection cycle stands. Read-only.
+pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
+    let c = cycle(ws)?;
+    let d = decay_json(ws)?;
+    let count =
+        d.get("self_awareness_count_since_consolidation").and_then(Value::as_u64).unwrap_or(0);
+    Ok(StatusReport {
+        state: c.state,
+        description: c.state.describe(),
+        waiting_for: c.state.waiting_for(),
+        next: c.state.next().to_vec(),
+        reflection: c.number,
+        rewards_file: c.reward_path.clone(),
+        requested: c.reward.as_ref().map(RewardFile::requested),
+        granted: c.reward.as_ref().and_then(|r| r.granted),
+        last_reflection: d.get("last_reflection").and_then(Value::as_str).map(str::to_owned),
+        self_awareness_since_consolidation: count,
+        consolidation_due: count >= CONSOLIDATION_DUE,
+        consolidation_pending: ws.abs(crate::identity::PENDING_IDENTITY).exists(),
+    })
+}
+
+/// decay-scores.json as JSON (upgraded to version 3), or an empty object.
+fn decay_json(ws: &Workspace) -> crate::Result<serde_json::Map<String, Value>> {
+    Ok(match load_decay(ws)? {
+        Some(d) => to_map(&d),
+        None => serde_json::Map::new(),
+    })
+}
+
+fn load_decay(ws: &Workspace) -> crate::Result<Option<DecayFile>> {
+    let path = ws.abs(layout::DECAY_SCORES);
+    if !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(DecayFile::load(ws.root())?))
+}
+
+fn to_map(d: &DecayFile) -> serde_json::Map<String, Value> {
+    match serde_json::from_str(&d.to_text()) {
+        Ok(Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+fn map_text(m: &serde_json::Map<String, Value>) -> String {
+    let mut s = serde_json::to_string_pretty(m).expect("a JSON map always serialises");
+    s.push('\n');
+    s
+}
+
+fn baseline(m: &serde_json::Map<String, Value>) -> u64 {
+    m.get("token_economy")
+        .and_then(|t| t.get("baseline"))
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_BASELINE)
+}
+
+/// A reward request to make.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Extra tokens asked for.
+    pub extra: u64,
+    /// Why.
+    pub extra_reason: Option<String>,
+    /// Tokens the agent takes off its own budget.
+    pub penalty: u64,
+    /// Why.
+    pub penalty_reason: Option<String>,
+}
+
+/// What a step that commits did.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    /// The reflection.
+    pub reflection: u32,
+    /// The state now.
+    pub state: State,
+    /// The main file written.
+    pub file: String,
+    /// Tokens requested or granted, where the step is about tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// The commit.
+    pub commit: String,
+}
+
+/// The repository and the workspace lock, taken before the state is read so that two steps
+/// cannot both pass the same gate.
+struct Session {
+    repo: git2::Repository,
+    lock: cogmem_store::workspace::LockGuard,
+}
+
+impl Session {
+    fn open(ws: &Workspace) -> crate::Result<Self> {
+        let repo = git::open(ws.root())?;
+        let lock = ws.lock()?;
+        Ok(Self { repo, lock })
+    }
+
+    fn commit(self, ws: &Workspace, change: Change, now: Timestamp) -> crate::Result<String> {
+        Ok(change.apply(ws, &self.repo, &self.lock, &FixedClock(now))?.commit)
+    }
+}
+
+/// Writes a reward request (`memory/meta/rewards/YYYY-MM-DD.md`, "Awaiting your decision.") as
+/// one commit. Refused unless idle; an extra or a penalty needs its reason.
+pub fn request(
+    ws: &Workspace,
+    opts: &RequestOptions,
+    actor: &Actor,
+    clock: &dyn Clock,
+) -> crate::Result<StepReport> {
+    let session = Session::open(ws)?;
+    let c = cycle(ws)?;
+    require(&c, &[State::Idle], "cogmem reflect request")?;
+    let reason = |n: u64, r: &Option<String>, what: &'static str| match r {
+        Some(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_owned())),
+        _ if n == 0 => Ok(None),
+        _ => Err(InputError::ReflectReason { what }),
+    };
+    let extra_reason = reason(opts.extra, &opts.extra_reason, "--extra")?;
+    let penalty_reason = reason(opts.penalty, &opts.penalty_reason, "--penalty")?;
+    let now = clock.now();
+    let date = now.format("%Y-%m-%d").to_string();
+    let m = decay_json(ws)?;
+    let req = RewardRequest {
+        reflection: c.number,
+        date: date.clone(),
+        baseline: baseline(&m),
+        extra: opts.extra,
+        extra_reason,
+        penalty: opts.penalty,
+        penalty_reason,
+    };
+    let mut path = format!("{REWARDS_DIR}/{date}.md");
+    let mut k = 2;
+    while ws.abs(&path).exists() {
+        path = format!("{REWARDS_DIR}/{date}-{k}.md");
+        k += 1;
+    }
+    let summary = format!(
+        "reward request for reflection #{}: {} tokens",
+        c.number,
+        rf::thousands(req.total())
+    );
+    let mut change =
+        Change::new(actor.clone(), "cogmem reflect request").with_approval(Approval::Pending);
+    change.write(&path, req.render().into_bytes(), Action::Create, summary);
+    let commit = session.commit(ws, change, now)?;
+    Ok(StepReport {
+        reflection: c.number,
+        state: State::AwaitingDecision,
+        file: path,
+        tokens: Some(req.total()),
+        commit,
+    })
+}
+
+/// The user's answer to a reward request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewardDecision {
+    /// Grant what was asked.
+    Approve,
+    /// Grant N more.
+    Bonus(u64),
+    /// Grant N less.
+    Reduce(u64),
+    /// Give back the agent's self-penalty.
+    Forgive,
+    /// Take N more off.
+    Penalize(u64),
+}
+
+impl RewardDecision {
+    fn word(self) -> &'static str {
+        match self {
+            Self::Approve => "Approved",
+            Self::Bonus(_) => "Bonus",
+            Self::Reduce(_) => "Reduced",
+            Self::Forgive => "Forgave penalty",
+            Self::Penalize(_) => "Increased penalty",
+        }
+    }
+}
+
+/// Records the user's decision on the open reward request: the outcome in the rewards file, a
+/// Result/Reason entry in reward-log.md and the token economy in decay-scores.json, as one
+/// commit. Only a person may decide; only an open request can be decided.
+pub fn decide(
+    ws: &Workspace,
+    decision: RewardDecision,
+    reason: Option<&str>,
+    by: &Actor,
+    clock: &dyn Clock,
+) -> crate::Result<StepReport> {
+    require_user(by, "decide a reward")?;
+    let session = Session::open(ws)?;
+    let c = cycle(ws)?;
+    require(&c, &[State::AwaitingDecision], "cogmem reflect decide")?;
+    let path = c.reward_path.clone().expect("a request awaits a decision");
+    let r = c.reward.clone().expect("a request awaits a decision");
+    let asked = r.requested();
+    let granted = match decision {
+        RewardDecision::Approve => asked,
+        RewardDecision::Bonus(n) => asked + n,
+        RewardDecision::Reduce(n) | RewardDecision::Penalize(n) => asked.saturating_sub(n),
+        RewardDecision::Forgive => asked + r.penalty,
+    };
+    let reason = reason.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(match decision {
+        RewardDecision::Approve => "approved as requested",
+        RewardDecision::Bonus(_) => "bonus granted",
+        RewardDecision::Reduce(_) => "request reduced",
+        RewardDecision::Forgive => "self-penalty forgiven",
+        RewardDecision::Penalize(_) => "penalty increased",
+    });
+    let now = clock.now();
+    let stamp = utc_seconds(&now);
+    let date = now.format("%Y-%m-%d").to_string();
+    let text = read(ws, &path)?;
+    let new = rf::with_outcome(&text, decision.word(), granted, reason, by.as_str(), &stamp);
+    let mut log = read(ws, REWARD_LOG)?;
+    if log.is_empty() {
+        log.push_str("# Reward Log\n");
+    }
+    log.push_str(&rf::reward_log_entry(&date, granted, r.baseline, reason));
+
+    let mut m = decay_json(ws)?;
+    economy(&mut m, &r, decision, granted, c.number, &date, reason);
+    let summary = format!(
+        "reward for reflection #{}: {} — {} tokens",
+        c.number,
+        decision.word(),
+        rf::thousands(granted)
+    );
+    let mut change = Change::new(by.clone(), format!("cogmem reflect decide (by {by})"))
+        .with_approval(Approval::None)
+        .with_subject(Action::Edit, summary.clone());
+    change.write(&path, new.into_bytes(), Action::Edit, summary);
+    change.write(REWARD_LOG, log.into_bytes(), Action::Append, format!("reward #{}", c.number));
+    change.write(
+        layout::DECAY_SCORES,
+        map_text(&m).into_bytes(),
+        Action::Edit,
+        "token economy updated".to_owned(),
+    );
+    let commit = session.commit(ws, change, now)?;
+    Ok(StepReport {
+        reflection: c.number,
+        state: State::ReadyForInput,
+        file: path,
+        tokens: Some(granted),
+        commit,
+    })
+}
+
+/// Updates `token_economy`: totals, recent outcomes (last 10) and the derived metrics.
+fn economy(
+    m: &mut serde_json::Map<String, Value>,
+    r: &RewardFile,
+    decision: RewardDecision,
+    granted: u64,
+    number: u32,
+    date: &str,
+    reason: &str,
+) {
+    let te = m.entry("token_economy").or_insert_with(|| json!({}));
+    if !te.is_object() {
+        *te = json!({});
+    }
+    let te = te.as_object_mut().expect("made an object above");
+    te.entry("baseline").or_insert(json!(r.baseline));
+    let totals = te.entry("totals").or_insert_with(|| json!({}));
+    if !totals.is_object() {
+        *totals = json!({});
+    }
+    let totals = totals.as_object_mut().expect("made an object above");
+    let mut add = |k: &str, n: u64| {
+        let cur = totals.get(k).and_then(Value::as_u64).unwrap_or(0);
+        totals.insert(k.to_owned(), json!(cur + n));
+    };
+    add("extra_requested", r.extra);
+    add("extra_granted", r.extra.min(granted.saturating_sub(r.baseline)));
+    add("self_penalty", r.penalty);
+    match decision {
+        RewardDecision::Bonus(n) => add("user_bonus", n),
+        RewardDecision::Reduce(n) | RewardDecision::Penalize(n) => add("user_penalty", n),
+        RewardDecision::Approve | RewardDecision::Forgive => {}
+    }
+    let ext_req = totals.get("extra_requested").and_then(Value::as_u64).unwrap_or(0);
+    let ext_gr = totals.get("extra_granted").and_then(Value::as_u64).unwrap_or(0);
+    let recent = te.entry("recent_outcomes").or_insert_with(|| json!([]));
+    if !recent.is_array() {
+        *recent = json!([]);
+    }
+    let list = recent.as_array_mut().expect("made an array above");
+    list.push(json!({
+        "reflection": number,
+        "date": date,
+        "requested": r.requested(),
+        "granted": granted,
+        "decision": decision.word(),
+        "self_penalty": r.penalty,
+        "reason": reason,
+    }));
+    if list.len() > 10 {
+        let cut = list.len() - 10;
+        list.drain(..cut);
+    }
+    let n = list.len() as f64;
+    let agreed = list.iter().filter(|o| o["decision"] == "Approved").count() as f64;
+    let penalised =
+        list.iter().filter(|o| o["self_penalty"].as_u64().unwrap_or(0) > 0).count() as f64;
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    te.insert(
+        "metrics".into(),
+        json!({
+            "assessment_accuracy": round(agreed / n),
+            "extra_grant_rate": if ext_req > 0 { json!(round(ext_gr as f64 / ext_req as f64)) } else { Value::Null },
+            "self_penalty_frequency": round(penalised / n),
+        }),
+    );
+}
+
+/// What `reflect submit` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubmitReport {
+    /// The reflection.
+    pub reflection: u32,
+    /// The operations found, all valid.
+    pub operations: Vec<Operation>,
+    /// `[Self-Awareness]` insights found.
+    pub self_awareness: Vec<String>,
+    /// The commit.
+    pub commit: String,
+}
+
+/// A validated operation: the memory it is about, when it names one.
+#[derive(Debug, Clone)]
+struct Checked {
+    op: Operation,
+    kind: OpKind,
+    id: Option<String>,
+}
+
+fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
+    let all = units::list(ws.root());
+    let decay_file = load_decay(ws)?;
+    let mut out = Vec::new();
+    for op in rf::operations(text) {
+        let bad = |why: String| InputError::ReflectBlock { block: op.number, why };
+        let kind = OpKind::parse(&op.op).ok_or_else(|| {
+            bad(format!(
+                "unknown operation {:?}; expected one of: EXTRACT, CONNECT, FLAG, ARCHIVE, PATTERN, EVOLVE",
+                op.op
+            ))
+        })?;
+        let target = op.target.trim();
+        if target.is_empty() {
+            return Err(bad("TARGET is missing".into()).into());
+        }
+        if op.reason.trim().is_empty() {
+            return Err(bad("REASON is missing".into()).into());
+        }
+        if kind != OpKind::Archive && kind != OpKind::Flag && op.content.trim().is_empty() {
+            return Err(bad(format!("{} needs CONTENT", kind.as_str())).into());
+        }
+        let id = target_id(target).map_err(bad)?;
+        if kind == OpKind::Archive {
+            let Some(id) = &id else {
+                return Err(bad(format!(
+                    "ARCHIVE needs a memory id such as `episode:2026-02-02:14:30` or a store file, not {target:?}"
+                ))
+                .into());
+            };
+            let unit = all.get(id).ok_or_else(|| bad(format!("no memory has the id {id:?}")))?;
+            if unit.store == Store::Vault || decay_file.as_ref().is_some_and(|d| d.is_pinned(id)) {
+                return Err(RuleError::ReflectPinned { block: op.number, id: id.clone() }.into());
+            }
+        }
+        out.push(Checked { op, kind, id });
+    }
+    Ok(out)
+}
+
+/// Resolves a TARGET to a memory id (`None` for a file that is not one memory), or says why it
+/// is not allowed.
+fn target_id(target: &str) -> Result<Option<String>, String> {
+    const IDS: [&str; 5] = ["entity:", "episode:", "procedure:", "vault:", "core:"];
+    if IDS.iter().any(|p| target.starts_with(p)) {
+        if target.contains(['/', '\\'])
+            || target.contains("..")
+            || target.chars().any(char::is_control)
+        {
+            return Err(format!("TARGET {target:?} is not a valid memory id"));
+        }
+        return Ok(Some(target.to_owned()));
+    }
+    let outside = target.starts_with(['/', '\\', '~'])
+        || target.contains('\\')
+        || target.chars().any(char::is_control)
+        || target.split('/').any(|c| c == ".." || c == ".")
+        || target.get(1..2) == Some(":");
+    if outside {
+        return Err(format!("TARGET {target:?} is outside the workspace"));
+    }
+    if target != layout::MEMORY_MD && !target.starts_with("memory/") {
+        return Err(format!(
+            "TARGET {target:?} is not a memory file; a reflection may touch only memory/ and MEMORY.md"
+        ));
+    }
+    let stem = |dir: &str| {
+        target
+            .strip_prefix(dir)?
+            .strip_prefix('/')?
+            .strip_suffix(".md")
+            .filter(|s| !s.contains('/'))
+    };
+    Ok(if let Some(s) = stem(layout::ENTITIES_DIR) {
+        Some(format!("entity:{s}"))
+    } else if let Some(s) = stem(layout::PROCEDURES_DIR) {
+        Some(format!("procedure:{s}"))
+    } else {
+        stem(layout::VAULT_DIR).map(|s| format!("vault:{s}"))
+    })
+}
+
+/// Validates a reflection's OPERATION blocks and stores it in pending-reflection.md (one
+/// commit, approval pending). Refused unless the reward is decided and no reflection waits.
+pub fn submit(
+    ws: &Workspace,
+    text: &str,
+    actor: &Actor,
+    allow_secret: bool,
+    clock: &dyn Clock,
+) -> crate::Result<SubmitReport> {
+    let session = Session::open(ws)?;
+    let c = cycle(ws)?;
+    require(&c, &[State::ReadyForInput], "cogmem reflect submit")?;
+    let text = crate::remember::check_text(text)?;
+    crate::remember::check_size(ws, &text)?;
+    // Its CONTENT becomes memory when approved: no credentials, as for `remember`.
+    cogmem_store::secrets::check(&text, "the reflection", allow_secret)?;
+    let checked = check_ops(ws, &text)?;
+    let now = clock.now();
+    let pending = read(ws, PENDING_REFLECTION)?;
+    let mut new = rf::without_submission(&pending);
+    new.push_str(&format!(
+        "\n{} — reflection #{}\n- **Submitted:** {} by {actor}\n- **Operations:** {}\n- **Rewards:** {}\n\n<!-- submission text -->\n{}\n",
+        rf::SUBMISSION_HEADING,
+        c.number,
+        utc_seconds(&now),
+        checked.len(),
+        c.reward_path.as_deref().unwrap_or("—"),
+        text.trim_end()
+    ));
+    let summary = format!("reflection #{} submitted with {} operations", c.number, checked.len());
+    let mut change =
+        Change::new(actor.clone(), "cogmem reflect submit").with_approval(Approval::Pending);
+    change.write(PENDING_REFLECTION, new.into_bytes(), Action::Edit, summary);
+    let commit = session.commit(ws, change, now)?;
+    Ok(SubmitReport {
+        reflection: c.number,
+        operations: checked.into_iter().map(|c| c.op).collect(),
+        self_awareness: rf::self_awareness(&text),
+        commit,
+    })
+}
+
+/// What `reflect reject` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectReport {
+    /// The reflection.
+    pub reflection: u32,
+    /// Why.
+    pub reason: String,
+    /// The commit.
+    pub commit: String,
+}
+
+/// Rejects the pending reflection: records who and why in the reward file (closing the cycle)
+/// and resets pending-reflection.md; nothing else changes. Only a person may reject.
+pub fn reject(
+    ws: &Workspace,
+    reason: Option<&str>,
+    by: &Actor,
+    clock: &dyn Clock,
+) -> crate::Result<RejectReport> {
+    require_user(by, "reject a reflection")?;
+    let session = Session::open(ws)?;
+    let c = cycle(ws)?;
+    require(&c, &[State::AwaitingApproval], "cogmem reflect reject")?;
+    let reason =
+        reason.map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given").to_owned();
+    let now = clock.now();
+    let n = c.number;
+    let pending = read(ws, PENDING_REFLECTION)?;
+    let mut change = Change::new(by.clone(), format!("cogmem reflect reject (by {by})"))
+        .with_approval(Approval::None);
+    let summary = format!("reflection #{n} rejected: {reason}");
+    change.write(
+        PENDING_REFLECTION,
+        rf::without_submission(&pending).into_bytes(),
+        Action::Reject,
+        summary.clone(),
+    );
+    if let Some(p) = &c.reward_path {
+        let t = read(ws, p)?;
+        let note = format!("rejected by {by} at {}: {reason}", utc_seconds(&now));
+        change.write(p, rf::with_closing(&t, &note).into_bytes(), Action::Reject, summary.clone());
+    }
+    let change = change.with_subject(Action::Reject, summary);
+    let commit = session.commit(ws, change, now)?;
+    Ok(RejectReport { reflection: n, reason, commit })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elements_are_deterministic_and_five_to_eight() {
+        let a = draw_elements("2026-12-01", 1);
+        assert_eq!(a, draw_elements("2026-12-01", 1));
+        assert!((5..=8).contains(&a.len()), "{a:?}");
+        let others: Vec<_> = (1..20).map(|n| draw_elements("2026-12-01", n)).collect();
+        assert!(others.iter().any(|o| *o != a), "different reflections get different menus");
+    }
+
+    #[test]
+    fn targets_are_checked() {
+        let cases = [
+            ("entity:person--alice", Ok(Some("entity:person--alice"))),
+            ("memory/graph/entities/person--bob.md", Ok(Some("entity:person--bob"))),
+            ("memory/episodes/2026-12-01.md", Ok(None)),
+            ("MEMORY.md", Ok(None)),
+            ("../etc/passwd", Err("outside the workspace")),
+            ("memory/../SOUL.md", Err("outside the workspace")),
+            ("/etc/passwd", Err("outside the workspace")),
+            ("SOUL.md", Err("not a memory file")),
+            ("entity:../x", Err("not a valid memory id")),
+        ];
+        for (input, want) in cases {
+            let got = target_id(input);
+            match (got, want) {
+                (Ok(g), Ok(w)) => assert_eq!(g.as_deref(), w, "input: {input:?}"),
+                (Err(g), Err(w)) => assert!(g.contains(w), "input: {input:?}: {g}"),
+                (g, w) => panic!("input {input:?}: got {g:?}, want {w:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn only_people_are_users() {
+        for (a, want) in [
+            ("manual", true),
+            ("user:alice", true),
+            ("user:", false),
+            ("bot:main", false),
+            ("subagent:x", false),
+            ("reflection:r-001", false),
+            ("agent:claude", false),
+            ("test-agent", false),
+        ] {
+            assert_eq!(is_user(&Actor::parse(a).unwrap()), want, "actor: {a}");
+        }
+    }
+}

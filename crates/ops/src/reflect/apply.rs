@@ -1,0 +1,433 @@
+//! Approving a reflection (`cogmem reflect approve`): everything it changes, in one commit.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{
+    DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
+    REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, Session, State, check_ops, cycle, read,
+    require, require_user,
+};
+use crate::context::{Encoding, Tiktoken};
+use crate::error::InputError;
+use cogmem_index::pack::TokenCounter;
+use cogmem_store::audit::{Action, Actor, Approval};
+use cogmem_store::change::Change;
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::episode::{self, EntryType, NewEntry};
+use cogmem_store::store::reflection::{self as rf, OpKind};
+use cogmem_store::store::units;
+use cogmem_store::store::{Confidence, Store, fsx};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, utc_seconds};
+
+/// One operation's fate on approval.
+#[derive(Debug, Clone, Serialize)]
+pub struct Applied {
+    /// Block number.
+    pub block: usize,
+    /// The operation.
+    pub op: OpKind,
+    /// The target.
+    pub target: String,
+    /// `applied`, `recorded`, `not approved` or `already remembered`.
+    pub outcome: String,
+    /// The memory written or archived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// What `reflect approve` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApproveReport {
+    /// The reflection.
+    pub reflection: u32,
+    /// Its full text's file.
+    pub file: String,
+    /// What happened to each operation.
+    pub operations: Vec<Applied>,
+    /// Insights added to IDENTITY.md.
+    pub self_awareness: Vec<String>,
+    /// The commit.
+    pub commit: String,
+}
+
+/// Approves the pending reflection (all operations, or only the blocks in `only`) in ONE commit
+/// as `reflection:r-NNN`, approval `approved`: the text to `reflections/`, an entry in the
+/// reflection log (archived past 50), `[Self-Awareness]` lines to IDENTITY.md, EXTRACT as
+/// episode entries, ARCHIVE as soft archives, PATTERN/EVOLVE in evolution.md (kept under its
+/// cap), the reflection state in decay-scores.json, and pending-reflection.md reset. Only a
+/// person may approve.
+pub fn approve(
+    ws: &Workspace,
+    only: Option<&[usize]>,
+    by: &Actor,
+    clock: &dyn Clock,
+) -> crate::Result<ApproveReport> {
+    require_user(by, "approve a reflection")?;
+    let session = Session::open(ws)?;
+    let c = cycle(ws)?;
+    require(&c, &[State::AwaitingApproval], "cogmem reflect approve")?;
+    let pending = read(ws, PENDING_REFLECTION)?;
+    let text = rf::submission_text(&pending).unwrap_or_default();
+    let checked = check_ops(ws, &text)?;
+    if let Some(only) = only
+        && let Some(n) = only.iter().find(|n| **n == 0 || **n > checked.len())
+    {
+        return Err(InputError::ReflectBlock {
+            block: *n,
+            why: format!("there is no such block; the reflection has {}", checked.len()),
+        }
+        .into());
+    }
+    let now = clock.now();
+    let date = now.format("%Y-%m-%d").to_string();
+    let time = now.format("%H:%M").to_string();
+    let n = c.number;
+    let actor = Actor::parse(&format!("reflection:r-{n:03}"))?;
+    let mut change = Change::new(actor.clone(), format!("cogmem reflect approve (by {by})"))
+        .with_approval(Approval::Approved);
+    let settings = &ws.settings().decay;
+    let mut decay = DecayFile::load(ws.root())?;
+    let mut applied = Vec::new();
+    let mut episode_text: Option<String> = None;
+    let ep_rel = layout::episode_file(&date);
+    let mut patterns = Vec::new();
+    let mut archived: Vec<String> = Vec::new();
+    let all = units::list(ws.root());
+    let stamp = utc_seconds(&now);
+    for ch in &checked {
+        let approved = only.is_none_or(|o| o.contains(&ch.op.number));
+        let mut a = Applied {
+            block: ch.op.number,
+            op: ch.kind,
+            target: ch.op.target.clone(),
+            outcome: "recorded".into(),
+            id: ch.id.clone(),
+        };
+        if !approved {
+            a.outcome = "not approved".into();
+            applied.push(a);
+            continue;
+        }
+        match ch.kind {
+            OpKind::Extract => {
+                let current = match &episode_text {
+                    Some(t) => Some(t.clone()),
+                    None => fsx::read_text_if_exists(&ws.abs(&ep_rel))?,
+                };
+                let tags = vec!["reflection".to_owned()];
+                let body = cogmem_store::store::markdown::one_line(&ch.op.content);
+                let entry = NewEntry {
+                    date: &date,
+                    time: &time,
+                    kind: EntryType::Fact,
+                    confidence: Confidence::Medium,
+                    tags: &tags,
+                    text: &body,
+                };
+                match episode::append(current.as_deref(), &entry)? {
+                    episode::Appended::Written { content, id, .. } => {
+                        let unit = NewUnit {
+                            store: Store::Episodic,
+                            base: settings.base_inferred,
+                            created: now.with_timezone(&chrono::Utc),
+                            pinned: false,
+                        };
+                        decay.insert_new(&id, unit, settings);
+                        let action =
+                            if current.is_some() { Action::Append } else { Action::Create };
+                        change.write(
+                            &ep_rel,
+                            content.clone().into_bytes(),
+                            action,
+                            format!("reflection #{n} extracts"),
+                        );
+                        episode_text = Some(content);
+                        a.outcome = "applied".into();
+                        a.id = Some(id);
+                    }
+                    episode::Appended::Duplicate { id, .. } => {
+                        a.outcome = "already remembered".into();
+                        a.id = Some(id);
+                    }
+                }
+            }
+            OpKind::Archive => {
+                let id = ch.id.clone().expect("checked: ARCHIVE names a memory");
+                if !decay.is_forgotten(&id) {
+                    let unit = all.get(&id).cloned().expect("checked: the memory exists");
+                    let removed = take_out(ws, &mut change, &unit, n)?;
+                    let base = settings.base_explicit;
+                    crate::forget::mark_archived(
+                        &mut decay, &id, &unit, base, now, &stamp, &actor, removed, settings,
+                    );
+                    archived.push(id.clone());
+                }
+                a.outcome = "applied".into();
+            }
+            OpKind::Pattern | OpKind::Evolve => {
+                patterns.push(format!(
+                    "- {}: {}",
+                    ch.kind.as_str().to_lowercase(),
+                    cogmem_store::store::markdown::one_line(&ch.op.content)
+                ));
+            }
+            OpKind::Connect | OpKind::Flag => {}
+        }
+        applied.push(a);
+    }
+    let insights = rf::self_awareness(&text);
+    let outcome = if only.is_some() && applied.iter().any(|a| a.outcome == "not approved") {
+        "partial"
+    } else {
+        "approved"
+    };
+
+    // The full text.
+    let mut file = format!("{REFLECTIONS_DIR}/{date}.md");
+    let mut k = 2;
+    while ws.abs(&file).exists() {
+        file = format!("{REFLECTIONS_DIR}/{date}-{k}.md");
+        k += 1;
+    }
+    let mut full =
+        format!("# Reflection #{n} — {date}\n\n{}\n\n## Operations\n\n", text.trim_end());
+    for a in &applied {
+        full.push_str(&format!("- #{} {} {} — {}\n", a.block, a.op.as_str(), a.target, a.outcome));
+    }
+    if applied.is_empty() {
+        full.push_str("(none)\n");
+    }
+    full.push_str(&format!("\nApproved by {by} at {stamp}.\n"));
+    change.write(&file, full.into_bytes(), Action::Create, format!("reflection #{n}"));
+
+    // The log entry.
+    let granted = c.reward.as_ref().and_then(|r| r.granted).unwrap_or(DEFAULT_BASELINE);
+    let key = insights.first().cloned().unwrap_or_else(|| first_sentence(&text));
+    let count = |k: OpKind| applied.iter().filter(|a| a.op == k && a.outcome == "applied").count();
+    let mut entry = format!(
+        "\n## Reflection #{n} — {date}\n### Status\n- Outcome: {outcome}\n- Tokens granted: {}\n- Operations: {} proposed, {} applied\n### Key Insight\n{key}\n",
+        rf::thousands(granted),
+        applied.len(),
+        applied.iter().filter(|a| a.outcome == "applied").count(),
+    );
+    if !insights.is_empty() {
+        entry.push_str("### Self-Awareness\n");
+        for i in &insights {
+            entry.push_str(&format!("- {i}\n"));
+        }
+    }
+    entry.push_str(&format!(
+        "### Operational\n- {} extracted, {} archived\n- Full text: {file}\n",
+        count(OpKind::Extract),
+        count(OpKind::Archive)
+    ));
+    let mut log = read(ws, REFLECTION_LOG)?;
+    if log.is_empty() {
+        log.push_str("# Reflection Log\n");
+    }
+    log.push_str(&entry);
+    let (log, moved) = rf::archive_log(&log, 50, 20);
+    change.write(REFLECTION_LOG, log.into_bytes(), Action::Append, format!("reflection #{n}"));
+    if !moved.is_empty() {
+        let mut arch = read(ws, REFLECTION_ARCHIVE)?;
+        if arch.is_empty() {
+            arch.push_str("# Reflection Archive\n\n");
+        }
+        arch.push_str(&moved);
+        change.write(
+            REFLECTION_ARCHIVE,
+            arch.into_bytes(),
+            Action::Append,
+            "older reflections archived".to_owned(),
+        );
+    }
+
+    // IDENTITY.md.
+    if !insights.is_empty() {
+        let identity = read(ws, layout::IDENTITY_MD)?;
+        let new = rf::identity_with_insights(&identity, &date, &insights);
+        change.write(
+            layout::IDENTITY_MD,
+            new.into_bytes(),
+            Action::Edit,
+            format!("{} self-awareness entries from reflection #{n}", insights.len()),
+        );
+    }
+
+    // evolution.md.
+    evolution(ws, &mut change, n, &date, &key, &patterns)?;
+
+    // The reward file closes the cycle.
+    if let Some(p) = &c.reward_path {
+        let t = read(ws, p)?;
+        change.write(
+            p,
+            rf::with_closing(&t, &format!("{outcome} as #{n} ({file})")).into_bytes(),
+            Action::Edit,
+            format!("reflection #{n} {outcome}"),
+        );
+    }
+
+    // decay-scores.json.
+    let m = decay.fields_mut();
+    m.insert("last_reflection".into(), json!(stamp));
+    let last_ep = units::markdown_files(ws.root(), layout::EPISODES_DIR)
+        .iter()
+        .filter_map(|p| p.rsplit('/').next().map(|s| s.trim_end_matches(".md").to_owned()))
+        .chain(episode_text.is_some().then(|| date.clone()))
+        .filter(|d| d.as_str() <= date.as_str())
+        .max();
+    m.insert("last_reflection_episode".into(), json!(last_ep));
+    let sa = m.get("self_awareness_count_since_consolidation").and_then(Value::as_u64).unwrap_or(0);
+    m.insert("self_awareness_count_since_consolidation".into(), json!(sa + insights.len() as u64));
+    let total = m.get("reflection_count").and_then(Value::as_u64).unwrap_or(0);
+    m.insert("reflection_count".into(), json!(total + 1));
+    let summary = if archived.is_empty() {
+        format!("reflection #{n} state")
+    } else {
+        format!("reflection #{n} state; archived {}", archived.join(", "))
+    };
+    change.write_decay(ws, &mut decay, Action::Edit, &summary);
+
+    // Reset the pending file.
+    change.write(
+        PENDING_REFLECTION,
+        rf::without_submission(&pending).into_bytes(),
+        Action::Edit,
+        format!("reflection #{n} {outcome}; pending reset"),
+    );
+    let change = change.with_subject(Action::Create, format!("reflection #{n} {outcome}"));
+    let commit = session.commit(ws, change, now)?;
+    cogmem_index::index::update_after_change(ws);
+    Ok(ApproveReport { reflection: n, file, operations: applied, self_awareness: insights, commit })
+}
+
+type LinePredicate = Box<dyn Fn(&str) -> bool>;
+
+/// Takes an archived memory out of MEMORY.md (its bullet) or the graph index (its rows), as
+/// `cogmem forget` does, and returns what was removed in the record `cogmem restore` reads.
+fn take_out(
+    ws: &Workspace,
+    change: &mut Change,
+    unit: &units::MemoryUnit,
+    n: u32,
+) -> crate::Result<Vec<Value>> {
+    let (rel, pred): (&str, LinePredicate) = match unit.store {
+        Store::Core => {
+            let bullet = unit.text.clone();
+            (
+                layout::MEMORY_MD,
+                Box::new(move |l: &str| {
+                    l.trim_start().starts_with('-') && l.contains(bullet.as_str())
+                }),
+            )
+        }
+        Store::Semantic => {
+            let entity = unit.id.trim_start_matches("entity:").to_owned();
+            (layout::GRAPH_INDEX, Box::new(move |l: &str| index_row_names(l, &entity)))
+        }
+        _ => return Ok(Vec::new()),
+    };
+    let current = match change.pending(rel) {
+        Some(b) => String::from_utf8_lossy(b).into_owned(),
+        None => read(ws, rel)?,
+    };
+    let mut out = String::with_capacity(current.len());
+    let mut removed = Vec::new();
+    let mut previous = "";
+    for (i, line) in current.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        // A core bullet is one line; an entity may have several rows.
+        if pred(bare) && (unit.store == Store::Semantic || removed.is_empty()) {
+            removed.push(json!({"file": rel, "line": i + 1, "text": bare, "after": previous}));
+        } else {
+            out.push_str(line);
+        }
+        previous = bare;
+    }
+    if !removed.is_empty() {
+        change.write(
+            rel,
+            out.into_bytes(),
+            Action::Archive,
+            format!("reflection #{n} archives {}", unit.id),
+        );
+    }
+    Ok(removed)
+}
+
+/// Tells whether a graph-index table row names an entity (registry id, edge source or target).
+fn index_row_names(line: &str, entity: &str) -> bool {
+    let t = line.trim();
+    if !t.starts_with('|') {
+        return false;
+    }
+    let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
+    cells.first() == Some(&entity) || cells.get(2) == Some(&entity) && cells.len() >= 6
+}
+
+fn first_sentence(text: &str) -> String {
+    let line =
+        text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).unwrap_or("");
+    let s = line.split_inclusive(['.', '!', '?']).next().unwrap_or(line);
+    cogmem_store::store::markdown::one_line(s)
+}
+
+/// Adds the reflection's entry to evolution.md, updates its overview, and moves the oldest
+/// entries to evolution-archive.md while the file is over its cap.
+fn evolution(
+    ws: &Workspace,
+    change: &mut Change,
+    n: u32,
+    date: &str,
+    key: &str,
+    patterns: &[String],
+) -> crate::Result<()> {
+    let mut text = read(ws, EVOLUTION)?;
+    if text.is_empty() {
+        text.push_str("# Philosophical Evolution\n\n## Overview\n");
+    }
+    if rf::overview(&text, "First reflection").is_none_or(|v| v.starts_with("none")) {
+        text = rf::set_overview(&text, "First reflection", &format!("#{n} ({date})"));
+    }
+    text = rf::set_overview(&text, "Total reflections", &n.to_string());
+    let mut entry = format!("\n## Reflection #{n} — {date}\n- Key insight: {key}\n");
+    for p in patterns {
+        entry.push_str(p);
+        entry.push('\n');
+    }
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&entry);
+    let counter = Tiktoken::new(Encoding::Cl100k);
+    let mut moved = String::new();
+    loop {
+        if counter.count(&text) <= EVOLUTION_CAP {
+            break;
+        }
+        let (pre, entries) = rf::split_entries(&text);
+        if entries.len() <= 1 {
+            break;
+        }
+        moved.push_str(&entries[0]);
+        text = pre + &entries[1..].concat();
+    }
+    change.write(EVOLUTION, text.into_bytes(), Action::Edit, format!("reflection #{n}"));
+    if !moved.is_empty() {
+        let mut arch = read(ws, EVOLUTION_ARCHIVE)?;
+        if arch.is_empty() {
+            arch.push_str("# Philosophical Evolution — Archive\n\n");
+        }
+        arch.push_str(&moved);
+        change.write(
+            EVOLUTION_ARCHIVE,
+            arch.into_bytes(),
+            Action::Append,
+            "older entries archived".to_owned(),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,334 @@
+//! The reflection input bundle (`cogmem reflect input`): what the skill reads, within its
+//! token budget, and the instructions with a seeded element menu. Read-only.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{
+    DEFAULT_BASELINE, EVOLUTION, INPUT_BUDGET, REFLECTION_LOG, State, cycle, load_decay, map_text,
+    read, require, to_map,
+};
+use crate::context::{Encoding, Tiktoken};
+use cogmem_index::pack::TokenCounter;
+use cogmem_store::decay;
+use cogmem_store::store::Store;
+use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::reflection as rf;
+use cogmem_store::store::units;
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, Timestamp};
+
+/// One part of the input bundle.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    /// Its title.
+    pub title: String,
+    /// Files it comes from.
+    pub files: Vec<String>,
+    /// Tokens it takes.
+    pub tokens: usize,
+    /// Its budget.
+    pub budget: usize,
+}
+
+/// Something left out of the bundle, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cut {
+    /// What was left out.
+    pub what: String,
+    /// Why.
+    pub why: String,
+}
+
+/// The reflection bundle `reflect input` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputBundle {
+    /// The reflection.
+    pub reflection: u32,
+    /// Tokens granted for the output.
+    pub granted: u64,
+    /// The input budget.
+    pub budget_tokens: usize,
+    /// Tokens the memory part takes (cl100k_base).
+    pub used_tokens: usize,
+    /// The parts included.
+    pub sections: Vec<Section>,
+    /// What was left out to fit, and why.
+    pub cut: Vec<Cut>,
+    /// Episodes read from this day on.
+    pub episodes_since: String,
+    /// The elements drawn for this reflection.
+    pub elements: Vec<String>,
+    /// The whole text for the agent: memory, then instructions.
+    pub text: String,
+}
+
+/// The menu of elements a reflection may include (5–8 are drawn each time).
+pub const ELEMENTS: [&str; 14] = [
+    "a surprise: something in the memories you did not expect",
+    "a pattern that repeats across several days",
+    "a question you would like to ask the user",
+    "an assumption you held that the memories now contradict",
+    "an honest admission of what you do not know",
+    "a thread continued from an earlier reflection",
+    "something you would do differently next time",
+    "something that went well and why",
+    "a tension between two memories",
+    "a memory that has served its purpose and could fade",
+    "a connection between two people, projects or ideas",
+    "what the user seems to care about most right now",
+    "a limit you noticed in yourself",
+    "a hope or intention for the next sessions",
+];
+
+/// Draws 5–8 elements with a generator seeded from the date and the reflection number, so the
+/// same reflection always gets the same menu.
+pub fn draw_elements(date: &str, number: u32) -> Vec<String> {
+    let mut seed = 0xcbf2_9ce4_8422_2325_u64; // FNV-1a
+    for b in format!("{date}#{number}").bytes() {
+        seed ^= u64::from(b);
+        seed = seed.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut next = move || {
+        // SplitMix64.
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let k = 5 + (next() % 4) as usize;
+    let mut idx: Vec<usize> = (0..ELEMENTS.len()).collect();
+    for i in (1..idx.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        idx.swap(i, j);
+    }
+    let mut chosen: Vec<usize> = idx.into_iter().take(k).collect();
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| ELEMENTS[i].to_owned()).collect()
+}
+
+struct Builder<'a> {
+    counter: &'a Tiktoken,
+    text: String,
+    sections: Vec<Section>,
+    cut: Vec<Cut>,
+    used: usize,
+}
+
+impl Builder<'_> {
+    /// Adds whole pieces in order while they fit the section's budget; the rest are cut.
+    fn section(&mut self, title: &str, budget: usize, pieces: Vec<(String, String)>) {
+        let mut body = String::new();
+        let mut files = Vec::new();
+        let mut tokens = 0;
+        for (file, text) in pieces {
+            let t = self.counter.count(&text);
+            if tokens + t > budget {
+                self.cut.push(Cut {
+                    what: format!("{file} ({t} tokens)"),
+                    why: format!("over the {} budget of {budget} tokens", title.to_lowercase()),
+                });
+                continue;
+            }
+            tokens += t;
+            body.push_str(text.trim_end());
+            body.push_str("\n\n");
+            files.push(file);
+        }
+        self.text.push_str(&format!("## {title}\n\n"));
+        if body.is_empty() {
+            self.text.push_str("(nothing)\n\n");
+        } else {
+            self.text.push_str(&body);
+        }
+        self.used += tokens;
+        self.sections.push(Section { title: title.to_owned(), files, tokens, budget });
+    }
+}
+
+/// Builds the reflection bundle: the memory the skill reads (MEMORY.md, evolution.md, the last
+/// 10 reflection-log entries, graph/index.md, entities and procedures scoring over 0.3,
+/// episodes since the last reflection) within ~30K tokens counted with `cl100k_base`, then the
+/// instructions. Never reads SOUL.md, IDENTITY.md, settings or anything outside `memory/` but
+/// MEMORY.md. Read-only; refused unless the reward is decided.
+pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
+    let c = cycle(ws)?;
+    require(&c, &[State::ReadyForInput], "cogmem reflect input")?;
+    let granted = c.reward.as_ref().and_then(|r| r.granted).unwrap_or(DEFAULT_BASELINE);
+    let now = clock.now();
+    let today = now.format("%Y-%m-%d").to_string();
+    let decay_file = load_decay(ws)?;
+    let m = decay_file.as_ref().map(to_map).unwrap_or_default();
+    let last = m
+        .get("last_reflection")
+        .and_then(Value::as_str)
+        .and_then(cogmem_store::store::decay_file::parse_time);
+    let since = match last {
+        Some(t) => t.with_timezone(now.offset()).format("%Y-%m-%d").to_string(),
+        None => (now - chrono::Duration::days(6)).format("%Y-%m-%d").to_string(),
+    };
+    let counter = Tiktoken::new(Encoding::Cl100k);
+    let mut b = Builder {
+        counter: &counter,
+        text: String::new(),
+        sections: Vec::new(),
+        cut: Vec::new(),
+        used: 0,
+    };
+    b.text.push_str(&format!("# Reflection #{} — input ({today})\n\n", c.number));
+
+    let one = |rel: &str| -> crate::Result<Vec<(String, String)>> {
+        let t = read(ws, rel)?;
+        Ok(if t.trim().is_empty() { Vec::new() } else { vec![(rel.to_owned(), t)] })
+    };
+    b.section("Core memory (MEMORY.md)", 3_000, one(layout::MEMORY_MD)?);
+    b.section("Evolution", 2_000, one(EVOLUTION)?);
+    let state: serde_json::Map<String, Value> = m
+        .iter()
+        .filter(|(k, _)| k.as_str() != "entries")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    b.section(
+        "Reflection state",
+        500,
+        vec![(
+            layout::DECAY_SCORES.to_owned(),
+            format!("```json\n{}\n```", map_text(&state).trim_end()),
+        )],
+    );
+    let (_, entries) = rf::split_entries(&read(ws, REFLECTION_LOG)?);
+    let mut recent: Vec<(String, String)> = entries
+        .iter()
+        .rev()
+        .take(10)
+        .map(|e| (format!("{REFLECTION_LOG} ({})", first_line(e)), e.clone()))
+        .collect();
+    recent.reverse();
+    for e in entries.iter().rev().skip(10) {
+        b.cut.push(Cut {
+            what: format!("{REFLECTION_LOG} ({})", first_line(e)),
+            why: "only the last 10 reflections are read".into(),
+        });
+    }
+    b.section("Recent reflections", 4_000, recent);
+    b.section("Graph index", 1_500, one(layout::GRAPH_INDEX)?);
+
+    let all = units::list(ws.root());
+    let scored = |store: Store| -> Vec<(f64, String)> {
+        let mut v: Vec<(f64, String)> = all
+            .units
+            .iter()
+            .filter(|u| u.store == store)
+            .map(|u| (score(decay_file.as_ref(), &u.id, now, ws), u.path.clone()))
+            .collect();
+        v.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        v
+    };
+    // The first reflection reads every entity (the skill's rule); later ones those over 0.3.
+    let forgotten = |path: &str| {
+        all.units
+            .iter()
+            .any(|u| u.path == path && decay_file.as_ref().is_some_and(|d| d.is_forgotten(&u.id)))
+    };
+    let pick = |b: &mut Builder<'_>, store: Store| -> crate::Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        let every = last.is_none() && store == Store::Semantic;
+        for (s, path) in scored(store) {
+            if s > 0.3 || every && !forgotten(&path) {
+                out.push((path.clone(), read(ws, &path)?));
+            } else {
+                b.cut.push(Cut { what: path, why: format!("decay score {s:.2} is not above 0.3") });
+            }
+        }
+        Ok(out)
+    };
+    let ents = pick(&mut b, Store::Semantic)?;
+    b.section("Entities", 5_000, ents);
+    let procs = pick(&mut b, Store::Procedural)?;
+    b.section("Procedures", 3_000, procs);
+    let mut days: Vec<(String, String)> = Vec::new();
+    for rel in units::markdown_files(ws.root(), layout::EPISODES_DIR).into_iter().rev() {
+        let day = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md").to_owned();
+        if day.as_str() >= since.as_str() && day.as_str() <= today.as_str() {
+            days.push((rel.clone(), read(ws, &rel)?));
+        }
+    }
+    // Newest first, so the oldest days are the ones cut.
+    b.section(&format!("Episodes since {since}"), 10_000, days);
+
+    let elements = draw_elements(&today, c.number);
+    let used = b.used;
+    let mut text = b.text;
+    if !b.cut.is_empty() {
+        text.push_str("## Left out to fit\n\n");
+        for cut in &b.cut {
+            text.push_str(&format!("- {}: {}\n", cut.what, cut.why));
+        }
+        text.push('\n');
+    }
+    text.push_str(&instructions(c.number, granted, &elements));
+    Ok(InputBundle {
+        reflection: c.number,
+        granted,
+        budget_tokens: INPUT_BUDGET,
+        used_tokens: used,
+        sections: b.sections,
+        cut: b.cut,
+        episodes_since: since,
+        elements,
+        text,
+    })
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").trim_start_matches('#').trim().to_owned()
+}
+
+fn score(d: Option<&DecayFile>, id: &str, now: Timestamp, ws: &Workspace) -> f64 {
+    let Some(d) = d else { return 1.0 };
+    match d.inputs(id, now) {
+        Some(inputs) => decay::relevance(&inputs, &d.now(now), &ws.settings().decay),
+        None => 1.0, // not scored yet: new, so fully relevant
+    }
+}
+
+fn instructions(number: u32, granted: u64, elements: &[String]) -> String {
+    let mut s = format!(
+        "## Instructions\n\n\
+You are writing reflection #{number}. Your output budget is {} tokens.\n\n\
+Write an internal monologue: think to yourself, in the first person. Refer to the user in the \
+third person. No greeting, no sign-off, no headings for the user.\n\n\
+Weave in these elements (drawn for this reflection):\n",
+        rf::thousands(granted)
+    );
+    for e in elements {
+        s.push_str(&format!("- {e}\n"));
+    }
+    s.push_str(
+        "\nWhen you notice something about yourself, put it on its own line starting with \
+`[Self-Awareness]`; approved insights go to IDENTITY.md's Self-Awareness log.\n\n\
+Honesty rule: say only what the memories above support. Never invent hardware, timestamps, \
+places or an environment you cannot see; when unsure, say so.\n\n\
+After the monologue, propose changes as OPERATION blocks, one per change, each ended by a \
+line `---`. Nothing is applied until the user approves.\n\n\
+```\n\
+OPERATION: EXTRACT | CONNECT | FLAG | ARCHIVE | PATTERN | EVOLVE\n\
+TARGET: <a memory id (entity:person--alice, episode:2026-02-02:14:30) or a path under memory/>\n\
+CONTENT: <the fact, link, pattern or change>\n\
+REASON: <why, citing the memories>\n\
+EVOLUTION_CONTEXT: <optional: how this changes your understanding>\n\
+---\n\
+```\n\n\
+- EXTRACT: a new fact learned from the episodes (written to today's episode log).\n\
+- CONNECT: a link between two memories or entities.\n\
+- FLAG: something contradictory or doubtful, for the user to look at.\n\
+- ARCHIVE: a memory that has faded and may be forgotten (TARGET is its id; pinned memories \
+cannot be archived).\n\
+- PATTERN: a recurring pattern (recorded in evolution.md).\n\
+- EVOLVE: a change in your understanding (recorded in evolution.md).\n\n\
+TARGET must stay inside memory/ (or be MEMORY.md); SOUL.md and IDENTITY.md are never targets.\n\
+Submit the whole text with `cogmem reflect submit -`.\n",
+    );
+    s
+}

@@ -1,0 +1,793 @@
+//! `cogmem remember`: write one memory to the stores it is routed to, as one commit.
+//!
+//! Routing is explicit here (the request names the stores, or they follow from the entities and
+//! relations given); the trigger engine decides routing for messages it hears. Each store writes
+//! its own file format; exact duplicates are reported, not written twice.
+
+use serde::Serialize;
+
+use crate::Timestamp;
+use crate::error::{InputError, RuleError};
+use cogmem_store::audit::{Action, Actor};
+use cogmem_store::change::Change;
+use cogmem_store::git;
+use cogmem_store::store::core_memory::{self, CoreSection};
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::entity::{self, EntityId};
+use cogmem_store::store::episode::{self, EntryType, NewEntry};
+use cogmem_store::store::markdown::{self, slugify};
+use cogmem_store::store::{Confidence, Store, fsx, procedure, vault};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::tokens;
+
+pub use cogmem_store::settings::{HARD_MAX_TEXT_BYTES, MAX_TEXT_BYTES};
+
+/// Refuses text over the workspace's `limits.text_bytes`.
+pub fn check_size(ws: &Workspace, text: &str) -> Result<(), InputError> {
+    let limit = ws.settings().limits.text_bytes;
+    if text.len() > limit {
+        return Err(InputError::TextTooLong { bytes: text.len(), limit });
+    }
+    Ok(())
+}
+
+/// A relation to record: `FROM|RELATION|TO`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relation {
+    /// The subject entity.
+    pub from: EntityId,
+    /// The relation name, lower-kebab.
+    pub relation: String,
+    /// The object entity.
+    pub to: EntityId,
+}
+
+impl Relation {
+    /// Parses `FROM|RELATION|TO`.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        let bad = |why: &str| InputError::Relation { text: text.to_owned(), why: why.to_owned() };
+        let parts: Vec<&str> = text.split('|').map(str::trim).collect();
+        let [from, relation, to] = parts[..] else {
+            return Err(bad("expected three parts separated by `|`"));
+        };
+        if !entity::check_relation_name(relation) {
+            return Err(bad("the relation must be lower-kebab case, like `works-on`"));
+        }
+        Ok(Self {
+            from: EntityId::parse(from)?,
+            relation: relation.to_owned(),
+            to: EntityId::parse(to)?,
+        })
+    }
+}
+
+/// Checks the memory text: not empty, at most [`HARD_MAX_TEXT_BYTES`]. Returns it trimmed.
+/// The workspace's own limit (`limits.text_bytes`, 64 KiB by default) is checked by
+/// [`remember`] and `propose` with [`check_size`].
+pub fn check_text(text: &str) -> Result<String, InputError> {
+    if text.len() > HARD_MAX_TEXT_BYTES {
+        return Err(InputError::TextTooLong { bytes: text.len(), limit: HARD_MAX_TEXT_BYTES });
+    }
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(InputError::EmptyText);
+    }
+    Ok(t.to_owned())
+}
+
+/// Parses `a,b` into tags: trimmed, empty ones dropped, duplicates removed, no `[]` or `|`.
+pub fn parse_tags(text: &str) -> Result<Vec<String>, InputError> {
+    let mut tags: Vec<String> = Vec::new();
+    for t in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        if t.contains(['[', ']', '|']) || t.chars().any(char::is_control) {
+            return Err(InputError::Unknown {
+                what: "tag",
+                value: t.to_owned(),
+                expected: "words without `[`, `]` or `|`".into(),
+            });
+        }
+        if !tags.iter().any(|x| x == t) {
+            tags.push(t.to_owned());
+        }
+    }
+    Ok(tags)
+}
+
+/// A validated request to remember something.
+#[derive(Debug, Clone)]
+pub struct RememberRequest {
+    /// The memory text (checked with [`check_text`]).
+    pub text: String,
+    /// Target stores; empty means: semantic when entities or relations are given, else episodic.
+    pub stores: Vec<Store>,
+    /// Episode entry type (default `fact`).
+    pub entry_type: Option<EntryType>,
+    /// Entities the fact is about.
+    pub entities: Vec<EntityId>,
+    /// Relations to record.
+    pub relations: Vec<Relation>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Confidence (default `high`: the user asked for it).
+    pub confidence: Option<Confidence>,
+    /// When it happened (default now).
+    pub at: Option<Timestamp>,
+    /// MEMORY.md section for the core store.
+    pub section: Option<CoreSection>,
+    /// Title of a procedure or vault note (default: the text's first words).
+    pub title: Option<String>,
+    /// Who is writing.
+    pub actor: Actor,
+    /// What caused it, for the commit message.
+    pub trigger: String,
+    /// Write it even if it looks like a credential (`--allow-secret`).
+    pub allow_secret: bool,
+}
+
+impl RememberRequest {
+    /// Builds a request with defaults for everything but the text and actor.
+    pub fn new(text: &str, actor: Actor) -> Result<Self, InputError> {
+        Ok(Self {
+            text: check_text(text)?,
+            stores: Vec::new(),
+            entry_type: None,
+            entities: Vec::new(),
+            relations: Vec::new(),
+            tags: Vec::new(),
+            confidence: None,
+            at: None,
+            section: None,
+            title: None,
+            actor,
+            trigger: "cogmem remember".into(),
+            allow_secret: false,
+        })
+    }
+
+    /// Returns the stores the memory goes to, in writing order, without repeats.
+    ///
+    /// Entities and relations always involve the semantic store.
+    pub fn routed_stores(&self) -> Vec<Store> {
+        let mut stores = self.stores.clone();
+        if stores.is_empty() && self.entities.is_empty() && self.relations.is_empty() {
+            stores.push(Store::Episodic);
+        }
+        if !self.entities.is_empty() || !self.relations.is_empty() {
+            stores.push(Store::Semantic);
+        }
+        let mut out = Vec::new();
+        for s in stores {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+}
+
+/// One memory unit written or found already present.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unit {
+    /// Its decay id, e.g. `episode:2026-02-02:14:30`.
+    pub id: String,
+    /// Its store.
+    pub store: Store,
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The 1-based line of the unit in the file.
+    pub line: usize,
+}
+
+/// What `remember` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RememberReport {
+    /// The commit, or `None` when everything was already remembered.
+    pub commit: Option<String>,
+    /// Units written.
+    pub written: Vec<Unit>,
+    /// Units not written because they already exist.
+    pub duplicates: Vec<Unit>,
+    /// Files in the commit, the audit log included.
+    pub files: Vec<String>,
+}
+
+/// Remembers `req`, writing every routed store as one commit.
+///
+/// Fails without changing anything when a file it must edit is malformed or hand-edited, when
+/// MEMORY.md would go over its token budget, or when the workspace is locked.
+pub fn remember(
+    ws: &Workspace,
+    req: &RememberRequest,
+    clock: &dyn Clock,
+) -> crate::Result<RememberReport> {
+    remember_with(ws, req, clock, Ok)
+}
+
+/// [`remember`], letting the caller add its own edits to the same commit (an approved
+/// proposal marks itself committed in the commit that writes it). `extend` runs under the
+/// workspace lock, after the memory's edits are planned.
+pub fn remember_with(
+    ws: &Workspace,
+    req: &RememberRequest,
+    clock: &dyn Clock,
+    extend: impl FnOnce(Change) -> crate::Result<Change>,
+) -> crate::Result<RememberReport> {
+    check_size(ws, &req.text)?;
+    cogmem_store::secrets::check(&req.text, "the text", req.allow_secret)?;
+    if let Some(title) = &req.title {
+        cogmem_store::secrets::check(title, "the title", req.allow_secret)?;
+    }
+    let stores = req.routed_stores();
+    if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
+        return Err(InputError::SemanticWithoutEntity.into());
+    }
+    if req.section.is_some() && !stores.contains(&Store::Core) {
+        return Err(InputError::FlagNeedsStore { flag: "--section", stores: "core" }.into());
+    }
+    if req.title.is_some()
+        && !stores.contains(&Store::Procedural)
+        && !stores.contains(&Store::Vault)
+    {
+        return Err(
+            InputError::FlagNeedsStore { flag: "--title", stores: "procedural or vault" }.into()
+        );
+    }
+    cogmem_store::timing::mark("remember: start");
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    cogmem_store::timing::mark("remember: repo opened, locked");
+    // One reading of the clock per command: every timestamp it writes agrees.
+    let now = clock.now();
+    let clock = FixedClock(now);
+    let at = req.at.unwrap_or(now);
+    let mut w = Writer {
+        ws,
+        change: Change::new(req.actor.clone(), req.trigger.clone()),
+        written: Vec::new(),
+        duplicates: Vec::new(),
+        new_units: Vec::new(),
+        date: now.format("%Y-%m-%d").to_string(),
+        vocab: None,
+        graph_changed: false,
+    };
+    for store in stores {
+        match store {
+            Store::Core => w.core(req)?,
+            Store::Episodic => w.episode(req, &at)?,
+            Store::Semantic => w.semantic(req)?,
+            Store::Procedural => w.procedure(req, &at)?,
+            Store::Vault => w.vault(req)?,
+        }
+    }
+    cogmem_store::timing::mark("remember: stores written");
+    if w.graph_changed {
+        crate::graph::regenerate_index_into(ws, &mut w.change)?;
+        cogmem_store::timing::mark("remember: graph index regenerated");
+    }
+    let counts_interactions =
+        ws.settings().decay.clock == cogmem_store::settings::DecayClock::Interactions;
+    if !w.new_units.is_empty() || counts_interactions && !w.change.is_empty() {
+        // Only the shards that hold these entries are read.
+        let keys: Vec<&str> = w.new_units.iter().map(|(id, _)| id.as_str()).collect();
+        let mut decay = DecayFile::load_for(ws.root(), &keys)?;
+        let base = if req.actor.as_str() == "bot:auto-detect" {
+            ws.settings().decay.base_auto
+        } else {
+            ws.settings().decay.base_explicit
+        };
+        let created = now.with_timezone(&chrono::Utc);
+        if counts_interactions {
+            decay.add_interactions(1);
+        }
+        let mut added = Vec::new();
+        let mut used = Vec::new();
+        for (id, store) in &w.new_units {
+            let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
+            if decay.insert_new(id, unit, &ws.settings().decay) {
+                added.push(id.as_str());
+            } else if !added.contains(&id.as_str()) && !used.contains(&id.as_str()) {
+                // Writing to a memory that already existed is a use of it: it stays fresh.
+                let interaction = decay.interactions();
+                if decay.touch(id, now, interaction) {
+                    used.push(id.as_str());
+                }
+            }
+        }
+        if !added.is_empty() || !used.is_empty() || counts_interactions {
+            let mut parts = Vec::new();
+            if !added.is_empty() {
+                parts.push(format!("decay entries for {}", added.join(", ")));
+            }
+            if !used.is_empty() {
+                parts.push(format!("used {}", used.join(", ")));
+            }
+            let summary =
+                if parts.is_empty() { "one more interaction".to_owned() } else { parts.join("; ") };
+            w.change.write_decay(ws, &mut decay, Action::Edit, &summary);
+        }
+    }
+    cogmem_store::timing::mark("remember: decay entries");
+    let Writer { change, written, duplicates, .. } = w;
+    let change = extend(change)?;
+    if change.is_empty() {
+        return Ok(RememberReport { commit: None, written, duplicates, files: Vec::new() });
+    }
+    let action = change.edits().first().map_or(Action::Edit, |e| e.action);
+    let change = change.with_subject(action, req.text.clone());
+    let applied = change.apply(ws, &repo, &lock, &clock)?;
+    drop(lock);
+    cogmem_store::timing::mark("remember: committed");
+    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_store::timing::mark("remember: index updated");
+    Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
+}
+
+struct Writer<'a> {
+    ws: &'a Workspace,
+    change: Change,
+    written: Vec<Unit>,
+    duplicates: Vec<Unit>,
+    new_units: Vec<(String, Store)>,
+    date: String,
+    vocab: Option<cogmem_store::vocab::Vocabulary>,
+    graph_changed: bool,
+}
+
+impl Writer<'_> {
+    /// The relation vocabulary, read once.
+    fn vocab(&mut self) -> &cogmem_store::vocab::Vocabulary {
+        if self.vocab.is_none() {
+            let text = fsx::read_text_if_exists(&self.ws.abs(layout::RELATIONS))
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            self.vocab = Some(cogmem_store::vocab::Vocabulary::parse(&text));
+        }
+        self.vocab.as_ref().expect("just set")
+    }
+
+    /// Returns a file's content as this change will leave it so far.
+    fn current(&self, rel: &str) -> crate::Result<Option<String>> {
+        if let Some(bytes) = self.change.pending(rel) {
+            return Ok(Some(String::from_utf8_lossy(bytes).into_owned()));
+        }
+        Ok(fsx::read_text_if_exists(&self.ws.abs(rel))?)
+    }
+
+    fn core(&mut self, req: &RememberRequest) -> crate::Result<()> {
+        let section = req.section.unwrap_or_else(|| default_section(req));
+        let rel = layout::MEMORY_MD;
+        let text = self.current(rel)?.unwrap_or_default();
+        let id = core_memory::unit_id(section, &req.text);
+        match core_memory::add_bullet(&text, section, &req.text) {
+            core_memory::Added::Duplicate { line } => {
+                self.duplicates.push(Unit { id, store: Store::Core, path: rel.into(), line });
+            }
+            core_memory::Added::Written { content, line } => {
+                let budget = self.ws.settings().core.budget_tokens;
+                let tokens = tokens::estimate(&content);
+                if tokens > budget {
+                    return Err(
+                        RuleError::CoreBudget { path: self.ws.abs(rel), tokens, budget }.into()
+                    );
+                }
+                let summary = format!("{}: {}", section.title(), req.text);
+                self.change.write(rel, content.into_bytes(), Action::Edit, summary);
+                self.new_units.push((id.clone(), Store::Core));
+                self.written.push(Unit { id, store: Store::Core, path: rel.into(), line });
+            }
+        }
+        Ok(())
+    }
+
+    fn episode(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
+        let date = at.format("%Y-%m-%d").to_string();
+        let time = at.format("%H:%M").to_string();
+        let rel = layout::episode_file(&date);
+        let existing = self.current(&rel)?;
+        let kind = req.entry_type.unwrap_or(EntryType::Fact);
+        let entry = NewEntry {
+            date: &date,
+            time: &time,
+            kind,
+            confidence: req.confidence.unwrap_or(Confidence::High),
+            tags: &req.tags,
+            text: &req.text,
+        };
+        match episode::append(existing.as_deref(), &entry)? {
+            episode::Appended::Duplicate { id, line } => {
+                self.duplicates.push(Unit { id, store: Store::Episodic, path: rel, line });
+            }
+            episode::Appended::Written { content, id, line } => {
+                let action = if existing.is_some() { Action::Append } else { Action::Create };
+                let summary = format!("{time} {}: {}", kind.as_str(), req.text);
+                self.change.write(&rel, content.into_bytes(), action, summary);
+                self.new_units.push((id.clone(), Store::Episodic));
+                self.written.push(Unit { id, store: Store::Episodic, path: rel, line });
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the entity file (and its registry row) if needed; returns its content.
+    fn ensure_entity(&mut self, id: &EntityId) -> crate::Result<String> {
+        let rel = layout::entity_file(id.as_str());
+        if let Some(text) = self.current(&rel)? {
+            return Ok(text);
+        }
+        let content = entity::new_file(id, &self.date)?;
+        self.change.write(
+            &rel,
+            content.clone().into_bytes(),
+            Action::Create,
+            format!("new entity {id}"),
+        );
+        let key = format!("entity:{id}");
+        self.new_units.push((key.clone(), Store::Semantic));
+        self.written.push(Unit { id: key, store: Store::Semantic, path: rel.clone(), line: 1 });
+        self.graph_changed = true;
+        Ok(content)
+    }
+
+    fn semantic(&mut self, req: &RememberRequest) -> crate::Result<()> {
+        let mut holders: Vec<EntityId> = req.entities.clone();
+        if holders.is_empty() {
+            for r in &req.relations {
+                if !holders.contains(&r.from) {
+                    holders.push(r.from.clone());
+                }
+            }
+        }
+        for id in &holders {
+            let text = self.ensure_entity(id)?;
+            let rel = layout::entity_file(id.as_str());
+            let key = format!("entity:{id}");
+            match entity::add_fact(&text, &req.text, &self.date) {
+                entity::Added::Duplicate { line } => {
+                    self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
+                }
+                entity::Added::Written { content, line } => {
+                    self.change.write(
+                        &rel,
+                        content.into_bytes(),
+                        Action::Edit,
+                        format!("fact: {}", req.text),
+                    );
+                    // An entity written by hand or by another tool may have no decay entry yet.
+                    self.new_units.push((key.clone(), Store::Semantic));
+                    if let Some(u) = self.written.iter_mut().find(|u| u.id == key) {
+                        u.line = line;
+                    } else {
+                        self.written.push(Unit {
+                            id: key,
+                            store: Store::Semantic,
+                            path: rel,
+                            line,
+                        });
+                    }
+                }
+            }
+        }
+        for r in &req.relations {
+            let text = self.ensure_entity(&r.from)?;
+            self.ensure_entity(&r.to)?;
+            let rel = layout::entity_file(r.from.as_str());
+            let key = format!("entity:{}", r.from);
+            let spec = self.vocab().get(&r.relation).cloned().unwrap_or_default();
+            // A functional relation (one current object per subject) closes the old edge.
+            let text = match spec
+                .functional
+                .then(|| entity::close_relations(&text, &r.relation, &r.to, &self.date))
+                .flatten()
+            {
+                Some((closed, targets)) => {
+                    let summary = format!(
+                        "closed {} {} {} (until {})",
+                        r.from,
+                        r.relation,
+                        targets.join(", "),
+                        self.date
+                    );
+                    self.change.write(&rel, closed.clone().into_bytes(), Action::Edit, summary);
+                    self.graph_changed = true;
+                    // The back-link on each old object closes with it, on the same date.
+                    if let Some(inverse) = spec.inverse.as_deref() {
+                        self.close_back_links(&r.from, inverse, &targets)?;
+                    }
+                    closed
+                }
+                None => text,
+            };
+            match entity::add_relation(&text, &r.relation, &r.to, &self.date) {
+                entity::Added::Duplicate { line } => {
+                    self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
+                }
+                entity::Added::Written { content, line } => {
+                    let summary = format!("relation: {} {} {}", r.from, r.relation, r.to);
+                    self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
+                    self.graph_changed = true;
+                    self.new_units.push((key.clone(), Store::Semantic));
+                    if !self.written.iter().any(|u| u.id == key) {
+                        self.written.push(Unit {
+                            id: key,
+                            store: Store::Semantic,
+                            path: rel,
+                            line,
+                        });
+                    }
+                    // The inverse goes on the target, so the link can be followed from both ends.
+                    if let Some(inverse) =
+                        spec.inverse.as_deref().filter(|i| *i != r.relation || r.from != r.to)
+                    {
+                        let to_rel = layout::entity_file(r.to.as_str());
+                        let to_text = self.current(&to_rel)?.unwrap_or_default();
+                        if let entity::Added::Written { content, .. } =
+                            entity::add_relation(&to_text, inverse, &r.from, &self.date)
+                        {
+                            let summary = format!("relation: {} {inverse} {}", r.to, r.from);
+                            self.change.write(&to_rel, content.into_bytes(), Action::Edit, summary);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes `inverse: [[from]]` on each of `targets`, the far ends of relations `from` just
+    /// closed. A target without a file, or without an open back-link, is left as it is.
+    fn close_back_links(
+        &mut self,
+        from: &EntityId,
+        inverse: &str,
+        targets: &[String],
+    ) -> crate::Result<()> {
+        for target in targets {
+            let Ok(id) = EntityId::parse(target) else { continue };
+            let rel = layout::entity_file(id.as_str());
+            let Some(text) = self.current(&rel)? else { continue };
+            if let Some(closed) = entity::close_relation_to(&text, inverse, from, &self.date) {
+                let summary = format!("closed {id} {inverse} {from} (until {})", self.date);
+                self.change.write(&rel, closed.into_bytes(), Action::Edit, summary);
+            }
+        }
+        Ok(())
+    }
+
+    fn procedure(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
+        let (title, steps) = match &req.title {
+            Some(t) => (t.clone(), procedure::steps_from_text(&req.text)),
+            None => {
+                let mut lines = req.text.lines();
+                let first =
+                    lines.next().unwrap_or_default().trim().trim_end_matches(':').to_owned();
+                let rest: Vec<&str> = lines.collect();
+                if rest.iter().all(|l| l.trim().is_empty()) {
+                    (first_words(&req.text), procedure::steps_from_text(&req.text))
+                } else {
+                    (first, procedure::steps_from_text(&rest.join("\n")))
+                }
+            }
+        };
+        let slug = slugify(&title);
+        if slug.is_empty() {
+            return Err(InputError::Slug { title }.into());
+        }
+        let rel = layout::procedure_file(&slug);
+        let key = format!("procedure:{slug}");
+        match self.current(&rel)? {
+            Some(text) => match procedure::add_steps(&text, &steps) {
+                procedure::Added::Duplicate => {
+                    self.duplicates.push(Unit {
+                        id: key,
+                        store: Store::Procedural,
+                        path: rel,
+                        line: 1,
+                    });
+                }
+                procedure::Added::Written { content, line } => {
+                    self.new_units.push((key.clone(), Store::Procedural));
+                    let summary = format!("steps added: {}", steps.join("; "));
+                    self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
+                    self.written.push(Unit { id: key, store: Store::Procedural, path: rel, line });
+                }
+            },
+            None => {
+                let (date, time) =
+                    (at.format("%Y-%m-%d").to_string(), at.format("%H:%M").to_string());
+                let content =
+                    procedure::new_file(&title, &steps, &date, &time, req.actor.as_str())?;
+                self.change.write(
+                    &rel,
+                    content.into_bytes(),
+                    Action::Create,
+                    format!("new procedure: {title}"),
+                );
+                self.new_units.push((key.clone(), Store::Procedural));
+                self.written.push(Unit { id: key, store: Store::Procedural, path: rel, line: 1 });
+            }
+        }
+        Ok(())
+    }
+
+    fn vault(&mut self, req: &RememberRequest) -> crate::Result<()> {
+        let wanted = markdown::normalize(&req.text);
+        let (names, found) = vault_duplicate(self.ws, &wanted);
+        if let Some(slug) = found {
+            self.duplicates.push(Unit {
+                id: format!("vault:{slug}"),
+                store: Store::Vault,
+                path: layout::vault_file(&slug),
+                line: 1,
+            });
+            return Ok(());
+        }
+        let title = req.title.clone().unwrap_or_else(|| first_words(&req.text));
+        let base = slugify(&title);
+        if base.is_empty() {
+            return Err(InputError::Slug { title }.into());
+        }
+        let mut slug = base.clone();
+        let mut n = 1;
+        while names.contains(&slug) || self.change.pending(&layout::vault_file(&slug)).is_some() {
+            n += 1;
+            slug = format!("{base}-{n}");
+        }
+        let rel = layout::vault_file(&slug);
+        let content = vault::new_note(&title, &req.text, &req.tags, &self.date)?;
+        let line = 4;
+        self.change.write(&rel, content.into_bytes(), Action::Create, format!("pinned: {title}"));
+        let key = format!("vault:{slug}");
+        self.new_units.push((key.clone(), Store::Vault));
+        self.written.push(Unit { id: key, store: Store::Vault, path: rel, line });
+        Ok(())
+    }
+}
+
+/// Picks the MEMORY.md section when none is given: pinned facts go to Critical Facts,
+/// preferences to Identity, everything else to Active Context.
+fn default_section(req: &RememberRequest) -> CoreSection {
+    if req.stores.contains(&Store::Vault) {
+        CoreSection::CriticalFacts
+    } else if req.entry_type == Some(EntryType::Preference) {
+        CoreSection::Identity
+    } else {
+        CoreSection::ActiveContext
+    }
+}
+
+/// The first eight words of the text's first line, for a title.
+fn first_words(text: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    first.split_whitespace().take(8).collect::<Vec<_>>().join(" ")
+}
+
+/// The derived cache of vault note bodies: `NAME TAB SIZE TAB MTIME TAB HASH` per note, where
+/// HASH is the short hash of the note's normalised body (`-` when it is not UTF-8).
+const VAULT_BODIES: &str = ".cogmem/vault-bodies.tsv";
+
+/// The vault's note names (slugs, sorted) and the first whose body is `wanted`, if any.
+///
+/// Every note's body is compared, but through a cache of body hashes keyed by the note's size
+/// and modification time (`.cogmem/vault-bodies.tsv`, derived): only notes changed since the
+/// last look are read, and only a note whose hash matches is read to confirm. Hundreds of
+/// notes cost a `stat` each instead of a read each.
+fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>) {
+    let dir = ws.abs(layout::VAULT_DIR);
+    let cache_path = ws.abs(VAULT_BODIES);
+    let mut cache: std::collections::HashMap<String, (u64, u128, String)> =
+        fsx::read_text_if_exists(&cache_path)
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let (name, size, mtime, hash) = (f.next()?, f.next()?, f.next()?, f.next()?);
+                Some((name.to_owned(), (size.parse().ok()?, mtime.parse().ok()?, hash.to_owned())))
+            })
+            .collect();
+    let mut names: Vec<String> = Vec::new();
+    let mut notes: Vec<(String, u64, u128)> = Vec::new();
+    // A store folder that is a link out of the workspace is not read.
+    let listing =
+        if fsx::check_inside(&dir, "read").is_ok() { std::fs::read_dir(&dir).ok() } else { None };
+    if let Some(listing) = listing {
+        for entry in listing.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(slug) = name.strip_suffix(".md") else { continue };
+            names.push(slug.to_owned());
+            // Not followed: a link is not a note (its lstat says so).
+            let Ok(md) = entry.metadata() else { continue };
+            if !md.is_file() {
+                continue;
+            }
+            notes.push((name, md.len(), fsx::mtime_nanos(&md)));
+        }
+    }
+    let body_hash = |text: &str| cogmem_store::store::core_memory::hash8(text);
+    let want = body_hash(wanted);
+    names.sort_unstable();
+    notes.sort_unstable();
+    let mut changed = cache.len() != notes.len();
+    let mut found = None;
+    for (name, size, mtime) in &notes {
+        let fresh =
+            cache.get(name).filter(|(s, m, _)| s == size && m == mtime).map(|c| c.2.clone());
+        let hash = match fresh {
+            Some(h) => h,
+            None => {
+                changed = true;
+                let h = fsx::read_text_if_exists(&dir.join(name))
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| "-".to_owned(), |t| body_hash(&vault::body_text(&t)));
+                cache.insert(name.clone(), (*size, *mtime, h.clone()));
+                h
+            }
+        };
+        // A matching hash is confirmed by the text itself (a note that is not UTF-8 cannot be
+        // a duplicate of UTF-8 text).
+        if found.is_none()
+            && hash == want
+            && fsx::read_text_if_exists(&dir.join(name))
+                .ok()
+                .flatten()
+                .is_some_and(|t| vault::body_text(&t) == wanted)
+        {
+            found = name.strip_suffix(".md").map(str::to_owned);
+        }
+    }
+    if changed {
+        let mut text = String::new();
+        for (name, size, mtime) in &notes {
+            if let Some((_, _, h)) = cache.get(name)
+                && !name.contains(['\t', '\n'])
+            {
+                text.push_str(&format!("{name}\t{size}\t{mtime}\t{h}\n"));
+            }
+        }
+        // Derived: a lost or stale cache only means notes are read again.
+        let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
+    }
+    (names, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relation_parsing() {
+        let r = Relation::parse("person--alice | works-on | project--atlas").unwrap();
+        assert_eq!(
+            (r.from.as_str(), r.relation.as_str(), r.to.as_str()),
+            ("person--alice", "works-on", "project--atlas")
+        );
+        assert!(Relation::parse("person--alice|works-on").is_err());
+        assert!(Relation::parse("person--alice|Works On|project--atlas").is_err());
+        assert!(Relation::parse("person--alice|works-on|../x").is_err());
+    }
+
+    #[test]
+    fn text_and_tag_checks() {
+        assert!(matches!(check_text("  \n"), Err(InputError::EmptyText)));
+        assert!(matches!(
+            check_text(&"a".repeat(HARD_MAX_TEXT_BYTES + 1)),
+            Err(InputError::TextTooLong { .. })
+        ));
+        assert_eq!(parse_tags(" db, alice,,db ").unwrap(), ["db", "alice"]);
+        assert!(parse_tags("a]").is_err());
+    }
+
+    #[test]
+    fn routing_defaults() {
+        let mut r = RememberRequest::new("x", Actor::manual()).unwrap();
+        assert_eq!(r.routed_stores(), [Store::Episodic]);
+        r.entities.push(EntityId::parse("person--a").unwrap());
+        assert_eq!(r.routed_stores(), [Store::Semantic]);
+        r.stores = vec![Store::Episodic];
+        assert_eq!(r.routed_stores(), [Store::Episodic, Store::Semantic]);
+    }
+}

@@ -1,0 +1,654 @@
+//! `cogmem sync --remote NAME`: share one workspace between machines through any git remote.
+//!
+//! Fetch the remote's branch, bring it into ours (a fast-forward when we have nothing new, else
+//! a merge commit whose files are combined by what they hold: `remote/merge.rs` decides each
+//! file, [`content`] combines the workspace's formats), and push the result.
+//!
+//! Invariants: nothing is written until the whole merge is known to succeed, so a conflict
+//! leaves the working tree, the index and `HEAD` exactly as they were; before anything is
+//! written, `refs/cogmem/pre-sync` records where the branch was, and a failure half-way puts
+//! every file, the index and the branch back. A sync never prompts: it runs unattended.
+
+pub mod content;
+mod merge;
+mod transport;
+
+use std::collections::BTreeMap;
+
+use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
+use git2::{FileMode, Oid, Repository, Signature, Time};
+use serde::Serialize;
+
+pub use merge::{Conflict, MergedFile, Strategy};
+
+use crate::error::{ErrorKind, RuleError};
+use cogmem_index::graph;
+use cogmem_store::audit::{Action, Actor, Approval, AuditLine};
+use cogmem_store::git::{self, GitError};
+use cogmem_store::store::fsx;
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::Clock;
+
+/// The reference that keeps the branch's tip from before the last sync that changed it.
+pub const BACKUP_REF: &str = "refs/cogmem/pre-sync";
+
+/// Why a sync with a remote could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// No remote has this name.
+    #[error("there is no git remote called {name:?}{}", known_list(known))]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The remotes that exist.
+        known: Vec<String>,
+    },
+    /// The remote has no URL.
+    #[error("the git remote {name:?} has no URL")]
+    NoUrl {
+        /// The remote.
+        name: String,
+    },
+    /// A local remote that cannot be read.
+    #[error("cannot fetch from {name} ({url}): {why}")]
+    Unreachable {
+        /// The remote.
+        name: String,
+        /// Its URL.
+        url: String,
+        /// What went wrong.
+        why: String,
+    },
+    /// A network remote, and no `git` program to reach it with.
+    #[error("{url} is a network remote, which cogmem reaches through the `git` program: {why}")]
+    NoGit {
+        /// The remote's URL.
+        url: String,
+        /// Why `git` could not run.
+        why: String,
+    },
+    /// `git fetch` or `git push` failed.
+    #[error("git could not reach {name} ({url}): {stderr}")]
+    Git {
+        /// The remote.
+        name: String,
+        /// Its URL.
+        url: String,
+        /// git's own message.
+        stderr: String,
+    },
+    /// Uncommitted edits in the working tree.
+    #[error("the working tree has uncommitted edits: {}", paths.join(", "))]
+    HandEdits {
+        /// The edited files.
+        paths: Vec<String>,
+    },
+    /// The branch has no commit yet.
+    #[error("the workspace has no commits yet, so there is nothing to sync")]
+    Unborn,
+}
+
+fn known_list(known: &[String]) -> String {
+    if known.is_empty() {
+        " (this workspace has no remotes)".into()
+    } else {
+        format!(" (remotes: {})", known.join(", "))
+    }
+}
+
+impl RemoteError {
+    pub(crate) fn kind(&self) -> ErrorKind {
+        match self {
+            Self::HandEdits { .. } => ErrorKind::Conflict,
+            _ => ErrorKind::User,
+        }
+    }
+
+    pub(crate) fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Unknown { .. } | Self::NoUrl { .. } => {
+                "add the remote with `git remote add NAME URL` (any git URL or a folder)".into()
+            }
+            Self::Unreachable { .. } => {
+                "check the remote's URL with `git remote -v`; a folder remote must be a git \
+                 repository (`git init --bare PATH` makes one)"
+                    .into()
+            }
+            Self::NoGit { .. } => "install git, or sync through a folder remote".into(),
+            Self::Git { name, .. } => format!(
+                "check that `git fetch {name}` works in a terminal; cogmem never prompts, so \
+                 credentials must come from a credential helper or ssh-agent"
+            ),
+            Self::HandEdits { .. } => {
+                "run `cogmem sync` first to commit them, then `cogmem sync --remote NAME`".into()
+            }
+            Self::Unborn => "run `cogmem init` to start the workspace's history".into(),
+        })
+    }
+}
+
+/// What `sync --remote` should do.
+#[derive(Debug, Clone)]
+pub struct SyncRemoteOptions {
+    /// The git remote's name.
+    pub remote: String,
+    /// The remote branch (default: the name of ours).
+    pub branch: Option<String>,
+    /// Push the result (default yes).
+    pub push: bool,
+}
+
+/// How our branch and the remote's related.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Both had the same commits.
+    UpToDate,
+    /// Only we had new commits (or the remote branch did not exist yet).
+    Ahead,
+    /// Only the remote had new commits: our branch moved to its tip.
+    FastForward,
+    /// Both had new commits: a merge commit combines them.
+    Merged,
+    /// Both had new commits and some files cannot be combined: nothing was changed.
+    Conflict,
+}
+
+/// A commit that came from the remote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fetched {
+    /// Its id.
+    pub id: String,
+    /// First line of its message.
+    pub subject: String,
+    /// Its author (the actor).
+    pub author: String,
+}
+
+/// A proposal of the other machine that got a new number.
+#[derive(Debug, Clone, Serialize)]
+pub struct Renumbered {
+    /// Its number on the other machine.
+    pub from: u32,
+    /// Its number now.
+    pub to: u32,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RemoteReport {
+    /// The remote's name.
+    pub remote: String,
+    /// Its URL.
+    pub url: String,
+    /// Our branch.
+    pub branch: String,
+    /// The remote's branch.
+    pub remote_branch: String,
+    /// How the two related, and what was done.
+    pub outcome: Outcome,
+    /// Commits the remote had and we did not, newest first.
+    pub fetched: Vec<Fetched>,
+    /// How many commits we had that the remote did not.
+    pub ahead: usize,
+    /// Files the merge changed or combined, with how.
+    pub merged: Vec<MergedFile>,
+    /// Proposals renumbered because both machines used the number.
+    pub renumbered: Vec<Renumbered>,
+    /// The merge commit, if one was made.
+    pub commit: Option<String>,
+    /// Where the branch was before the sync moved it (also kept as `refs/cogmem/pre-sync`).
+    pub backup: Option<String>,
+    /// Whether our branch was pushed.
+    pub pushed: bool,
+    /// Why the push failed, when it did.
+    pub push_error: Option<String>,
+    /// Files that stopped the merge.
+    pub conflicts: Vec<Conflict>,
+    /// Things to look at after a merge that went through (MEMORY.md over its budget).
+    pub warnings: Vec<String>,
+}
+
+impl RemoteReport {
+    /// Tells whether the sync left something for a person to do (a conflict or a failed push).
+    pub fn has_problems(&self) -> bool {
+        !self.conflicts.is_empty() || self.push_error.is_some()
+    }
+}
+
+fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
+    move |cause| GitError::Op { what, cause }
+}
+
+/// Fetches `opts.remote`, merges its branch into ours and pushes the result.
+///
+/// Refuses a sub-agent (exit 4) and a working tree with uncommitted edits. A conflict is not an
+/// error: the report lists it, and nothing was changed.
+pub fn sync_remote(
+    ws: &Workspace,
+    clock: &dyn Clock,
+    actor: &Actor,
+    opts: &SyncRemoteOptions,
+) -> crate::Result<RemoteReport> {
+    if actor.is_subagent() {
+        return Err(RuleError::SubagentWrite { actor: actor.to_string() }.into());
+    }
+    let root = ws.root();
+    let repo = git::open(root)?;
+    let _lock = ws.lock()?;
+    let dirty = git::uncommitted(&repo)?;
+    if !dirty.is_empty() {
+        return Err(
+            RemoteError::HandEdits { paths: dirty.into_iter().map(|c| c.path).collect() }.into()
+        );
+    }
+    let (branch_ref, branch) = head_branch(&repo)?;
+    let local = git::head_id(&repo)?.ok_or(RemoteError::Unborn)?;
+    let remote_branch = opts.branch.clone().unwrap_or_else(|| branch.clone());
+    let ep = transport::endpoint(&repo, root, &opts.remote)?;
+    let theirs = transport::fetch(&repo, root, &ep, &remote_branch)?;
+
+    let mut report = RemoteReport {
+        remote: ep.name.clone(),
+        url: ep.url.clone(),
+        branch: branch.clone(),
+        remote_branch: remote_branch.clone(),
+        outcome: Outcome::UpToDate,
+        fetched: Vec::new(),
+        ahead: 0,
+        merged: Vec::new(),
+        renumbered: Vec::new(),
+        commit: None,
+        backup: None,
+        pushed: false,
+        push_error: None,
+        conflicts: Vec::new(),
+        warnings: Vec::new(),
+    };
+    report.ahead = count_only_in(&repo, local, theirs)?;
+    let mut tip = local;
+    match theirs {
+        None => report.outcome = Outcome::Ahead,
+        Some(t) if t == local => report.outcome = Outcome::UpToDate,
+        Some(t) => {
+            report.fetched = only_in(&repo, t, Some(local))?;
+            if repo.graph_descendant_of(local, t).map_err(op("compare the histories"))? {
+                report.outcome = Outcome::Ahead;
+            } else if repo.graph_descendant_of(t, local).map_err(op("compare the histories"))? {
+                fast_forward(&repo, &branch_ref, local, t)?;
+                report.outcome = Outcome::FastForward;
+                report.backup = Some(local.to_string());
+                tip = t;
+            } else {
+                // No common ancestor: two workspaces started by `init` on two machines.
+                let base = match repo.merge_base(local, t) {
+                    Ok(id) => Some(id),
+                    Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+                    Err(cause) => {
+                        return Err(GitError::Op { what: "find the common ancestor", cause }.into());
+                    }
+                };
+                let tree_of = |id: Oid| {
+                    repo.find_commit(id)
+                        .and_then(|c| c.tree())
+                        .map_err(|cause| GitError::Op { what: "read a commit's tree", cause })
+                };
+                let base_tree = base.map(tree_of).transpose()?;
+                let (ours_tree, theirs_tree) = (tree_of(local)?, tree_of(t)?);
+                let label = format!("{}/{remote_branch}", ep.name);
+                let plan =
+                    merge::plan(&repo, base_tree.as_ref(), &ours_tree, &theirs_tree, &label)?;
+                if !plan.conflicts.is_empty() {
+                    // Nothing was merged: the files that would have merged are not listed.
+                    report.outcome = Outcome::Conflict;
+                    report.conflicts = plan.conflicts;
+                    return Ok(report);
+                }
+                report.renumbered =
+                    plan.renumbered.iter().map(|&(from, to)| Renumbered { from, to }).collect();
+                report.warnings = budget_warning(ws, &plan);
+                let ctx = MergeCtx {
+                    ws,
+                    repo: &repo,
+                    branch_ref: &branch_ref,
+                    label: &label,
+                    actor,
+                    clock,
+                    fetched: report.fetched.len(),
+                };
+                let (commit, files) = apply_merge(&ctx, plan, local, t, &ours_tree)?;
+                report.outcome = Outcome::Merged;
+                report.merged = files;
+                report.commit = Some(commit.to_string());
+                report.backup = Some(local.to_string());
+                tip = commit;
+            }
+        }
+    }
+    if matches!(report.outcome, Outcome::FastForward | Outcome::Merged) {
+        cogmem_index::index::update_after_change(ws);
+    }
+    if opts.push && theirs != Some(tip) {
+        match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip)? {
+            Ok(()) => report.pushed = true,
+            Err(why) => report.push_error = Some(why),
+        }
+    }
+    Ok(report)
+}
+
+/// Both sides' bullets together may not fit MEMORY.md's budget. The merge keeps them all (a sync
+/// never drops a memory); the warning asks for a prune.
+fn budget_warning(ws: &Workspace, plan: &merge::Plan) -> Vec<String> {
+    let Some((Some(bytes), _)) = plan.updates.get(layout::MEMORY_MD) else { return Vec::new() };
+    let budget = ws.settings().core.budget_tokens;
+    let tokens = cogmem_text::tokens::estimate(&String::from_utf8_lossy(bytes));
+    if tokens <= budget {
+        return Vec::new();
+    }
+    vec![format!(
+        "MEMORY.md is now {tokens} tokens, over its budget of {budget}, with both machines' \
+         bullets; move details into entities or let a reflection prune it"
+    )]
+}
+
+fn head_branch(repo: &Repository) -> crate::Result<(String, String)> {
+    let head = repo.find_reference("HEAD").map_err(op("read HEAD"))?;
+    match head.symbolic_target().ok().flatten() {
+        Some(target) if target.starts_with("refs/heads/") => {
+            Ok((target.to_owned(), target["refs/heads/".len()..].to_owned()))
+        }
+        _ => Err(GitError::Detached.into()),
+    }
+}
+
+/// Commits reachable from `from` but not from `hide`, newest first.
+fn only_in(repo: &Repository, from: Oid, hide: Option<Oid>) -> crate::Result<Vec<Fetched>> {
+    let mut walk = repo.revwalk().map_err(op("walk the history"))?;
+    walk.push(from).map_err(op("walk the history"))?;
+    if let Some(h) = hide {
+        walk.hide(h).map_err(op("walk the history"))?;
+    }
+    let mut out = Vec::new();
+    for id in walk {
+        let id = id.map_err(op("walk the history"))?;
+        let c = repo.find_commit(id).map_err(op("read a commit"))?;
+        out.push(Fetched {
+            id: id.to_string(),
+            subject: git::subject(&c),
+            author: String::from_utf8_lossy(c.author().name_bytes()).into_owned(),
+        });
+    }
+    Ok(out)
+}
+
+fn count_only_in(repo: &Repository, local: Oid, theirs: Option<Oid>) -> crate::Result<usize> {
+    let mut walk = repo.revwalk().map_err(op("walk the history"))?;
+    walk.push(local).map_err(op("walk the history"))?;
+    if let Some(t) = theirs {
+        walk.hide(t).map_err(op("walk the history"))?;
+    }
+    Ok(walk.count())
+}
+
+fn set_backup(repo: &Repository, at: Oid, why: &str) -> crate::Result<()> {
+    repo.reference(BACKUP_REF, at, true, why).map_err(op("record the pre-sync backup ref"))?;
+    Ok(())
+}
+
+/// Moves our branch to the remote's tip, updating the working files; on failure the files are
+/// checked out from our tip again.
+fn fast_forward(repo: &Repository, branch_ref: &str, local: Oid, to: Oid) -> crate::Result<()> {
+    set_backup(repo, local, "cogmem sync: before fast-forward")?;
+    let target = repo.find_object(to, None).map_err(op("read the remote's commit"))?;
+    let result = repo
+        .checkout_tree(&target, Some(CheckoutBuilder::new().safe()))
+        .map_err(op("check out the remote's files"))
+        .and_then(|()| {
+            repo.reference_matching(branch_ref, to, true, local, "cogmem sync: fast-forward")
+                .map(|_| ())
+                .map_err(op("move the branch"))
+        });
+    if let Err(e) = result {
+        if let Ok(ours) = repo.find_object(local, None) {
+            let _ = repo.checkout_tree(&ours, Some(CheckoutBuilder::new().force()));
+        }
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+struct MergeCtx<'a> {
+    ws: &'a Workspace,
+    repo: &'a Repository,
+    branch_ref: &'a str,
+    label: &'a str,
+    actor: &'a Actor,
+    clock: &'a dyn Clock,
+    fetched: usize,
+}
+
+/// Writes the merge result and commits it with both tips as parents; on any failure puts the
+/// files, the index and the branch back as they were.
+fn apply_merge(
+    ctx: &MergeCtx<'_>,
+    plan: merge::Plan,
+    local: Oid,
+    theirs: Oid,
+    ours_tree: &git2::Tree<'_>,
+) -> crate::Result<(Oid, Vec<MergedFile>)> {
+    set_backup(ctx.repo, local, &format!("cogmem sync: before merging {}", ctx.label))?;
+    let root = ctx.ws.root();
+    let mut touched: Vec<String> = plan.updates.keys().cloned().collect();
+    for extra in [layout::AUDIT_LOG, layout::GRAPH_INDEX] {
+        if !touched.iter().any(|p| p == extra) {
+            touched.push(extra.to_owned());
+        }
+    }
+    let mut snapshot = Vec::with_capacity(touched.len());
+    for rel in &touched {
+        snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
+    }
+    let result = write_and_commit(ctx, plan, local, theirs, ours_tree);
+    if result.is_err() {
+        for (rel, bytes) in &snapshot {
+            // Best effort: the original error is the one to report.
+            let _ = match bytes {
+                Some(b) => fsx::write_atomic(&root.join(rel), b),
+                None => fsx::remove_file(&root.join(rel)),
+            };
+        }
+        if git::head_id(ctx.repo).ok().flatten() != Some(local) {
+            let _ = ctx.repo.reference(ctx.branch_ref, local, true, "cogmem sync: undo merge");
+        }
+        if let Ok(mut index) = ctx.repo.index() {
+            let _ = index.read_tree(ours_tree).and_then(|()| index.write());
+        }
+    }
+    result
+}
+
+fn write_and_commit(
+    ctx: &MergeCtx<'_>,
+    plan: merge::Plan,
+    local: Oid,
+    theirs: Oid,
+    ours_tree: &git2::Tree<'_>,
+) -> crate::Result<(Oid, Vec<MergedFile>)> {
+    let (ws, repo) = (ctx.ws, ctx.repo);
+    let root = ws.root();
+    let mut modes: BTreeMap<String, i32> = BTreeMap::new();
+    for (rel, (bytes, mode)) in &plan.updates {
+        match bytes {
+            Some(b) => fsx::write_atomic(&root.join(rel), b)?,
+            None => fsx::remove_file(&root.join(rel))?,
+        }
+        modes.insert(rel.clone(), *mode);
+    }
+    let mut files = plan.files;
+    let graph_inputs = plan.updates.keys().any(|p| {
+        p.starts_with(layout::ENTITIES_DIR)
+            || layout::is_decay_file(p)
+            || p == layout::RELATIONS
+            || p == layout::GRAPH_INDEX
+    });
+    if graph_inputs && let Some(text) = regenerated_graph_index(ws)? {
+        fsx::write_atomic(&ws.abs(layout::GRAPH_INDEX), text.as_bytes())?;
+        modes.entry(layout::GRAPH_INDEX.to_owned()).or_insert(0o100_644);
+        if let Some(f) = files.iter_mut().find(|f| f.path == layout::GRAPH_INDEX) {
+            f.strategy = Strategy::Regenerated;
+        } else {
+            files.push(MergedFile {
+                path: layout::GRAPH_INDEX.to_owned(),
+                strategy: Strategy::Regenerated,
+            });
+        }
+    }
+
+    // Audit lines: one MERGE line per file combined from both sides (files taken from the
+    // other machine as they are already have their lines, which arrive with its audit.log).
+    let now = ctx.clock.now();
+    let ts = now.with_timezone(&chrono::Utc);
+    let approval = ctx.actor.default_approval();
+    let line = |action: Action, file: &str, actor: &str, approval: Approval, summary: String| {
+        let l = AuditLine {
+            timestamp: ts,
+            action,
+            file: file.to_owned(),
+            actor: actor.to_owned(),
+            approval,
+            summary,
+        };
+        format!("{}\n", l.format())
+    };
+    let mut lines = String::new();
+    for f in files.iter().filter(|f| f.strategy != Strategy::Theirs) {
+        let summary = match f.strategy {
+            Strategy::Union => format!("union of both machines' entries, with {}", ctx.label),
+            Strategy::Content => format!("combined both machines' versions, with {}", ctx.label),
+            Strategy::Text => format!("three-way merge with {}", ctx.label),
+            Strategy::KeptChanged => {
+                format!("kept the changed copy (deleted on one side), with {}", ctx.label)
+            }
+            Strategy::Regenerated => format!("regenerated after merging {}", ctx.label),
+            Strategy::Theirs => continue,
+        };
+        lines.push_str(&line(Action::Merge, &f.path, ctx.actor.as_str(), approval, summary));
+    }
+    if lines.is_empty() {
+        let summary = format!("merged {}", ctx.label);
+        lines.push_str(&line(
+            Action::Merge,
+            layout::AUDIT_LOG,
+            ctx.actor.as_str(),
+            approval,
+            summary,
+        ));
+    }
+    let critical: Vec<String> =
+        modes.keys().filter(|p| ws.settings().audit.is_critical(p)).cloned().collect();
+    for path in &critical {
+        lines.push_str(&line(
+            Action::Alert,
+            path,
+            "system:audit",
+            Approval::None,
+            "Critical file change detected. Pending user acknowledgment.".into(),
+        ));
+    }
+    let audit = ws.abs(layout::AUDIT_LOG);
+    if let Some(bytes) = fsx::read_if_exists(&audit)?
+        && !bytes.is_empty()
+        && !bytes.ends_with(b"\n")
+    {
+        fsx::append(&audit, b"\n")?;
+    }
+    fsx::append(&audit, lines.as_bytes())?;
+    modes.entry(layout::AUDIT_LOG.to_owned()).or_insert(0o100_644);
+
+    // The tree: ours plus every file written above, as it is now on disk.
+    let mut update = TreeUpdateBuilder::new();
+    for (rel, mode) in &modes {
+        let abs = root.join(rel);
+        if abs.exists() {
+            let blob = repo.blob_path(&abs).map_err(op("store a file"))?;
+            let mode = if *mode == i32::from(FileMode::BlobExecutable) {
+                FileMode::BlobExecutable
+            } else {
+                FileMode::Blob
+            };
+            update.upsert(rel.as_str(), blob, mode);
+        } else {
+            update.remove(rel.as_str());
+        }
+    }
+    let tree_id = update.create_updated(repo, ours_tree).map_err(op("build the merge's tree"))?;
+    let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
+
+    let message = merge_message(ctx, &files, modes.len(), !critical.is_empty());
+    let time = Time::new(now.timestamp(), now.offset().local_minus_utc() / 60);
+    let author = Signature::new(ctx.actor.as_str(), &git::author_email(ctx.actor.as_str()), &time)
+        .map_err(op("build the author"))?;
+    let committer = Signature::new("cogmem", "cogmem@cogmem.invalid", &time)
+        .map_err(op("build the committer"))?;
+    let ours_commit = repo.find_commit(local).map_err(op("read our commit"))?;
+    let theirs_commit = repo.find_commit(theirs).map_err(op("read the remote's commit"))?;
+    let id = repo
+        .commit(None, &author, &committer, &message, &tree, &[&ours_commit, &theirs_commit])
+        .map_err(op("write the merge commit"))?;
+    let subject = message.lines().next().unwrap_or("");
+    repo.reference_matching(ctx.branch_ref, id, true, local, &format!("commit (merge): {subject}"))
+        .map_err(op("move the branch to the merge commit"))?;
+    let mut index = repo.index().map_err(op("read the index"))?;
+    index.read_tree(&tree).map_err(op("update the index"))?;
+    index.write().map_err(op("write the index"))?;
+    Ok((id, files))
+}
+
+/// The structured message of a merge commit (design.md §4), listing each file and how it was
+/// merged after the trailers.
+fn merge_message(
+    ctx: &MergeCtx<'_>,
+    files: &[MergedFile],
+    changed: usize,
+    critical: bool,
+) -> String {
+    let combined: Vec<&MergedFile> =
+        files.iter().filter(|f| f.strategy != Strategy::Theirs).collect();
+    let main =
+        combined.first().copied().or(files.first()).map_or(layout::AUDIT_LOG, |f| f.path.as_str());
+    let more = changed.saturating_sub(2); // the main file and audit.log
+    let subject_files = if more > 0 { format!("{main} +{more}") } else { main.to_owned() };
+    let plural = if ctx.fetched == 1 { "" } else { "s" };
+    let mut msg = format!(
+        "[MERGE] {subject_files} — merge {} ({} commit{plural}) into our branch\n\nActor: {}\n\
+         Approval: {}\nTrigger: cogmem sync --remote\n",
+        ctx.label,
+        ctx.fetched,
+        ctx.actor,
+        ctx.actor.default_approval().as_str(),
+    );
+    if critical {
+        msg.push_str(cogmem_store::change::CRITICAL_MARK);
+        msg.push('\n');
+    }
+    if !files.is_empty() {
+        msg.push('\n');
+        for f in files {
+            msg.push_str(&format!("Merged: {} ({})\n", f.path, f.strategy.as_str()));
+        }
+    }
+    msg
+}
+
+/// graph/index.md as the entity files on disk now make it, when that differs from the file.
+fn regenerated_graph_index(ws: &Workspace) -> crate::Result<Option<String>> {
+    let mut files = Vec::new();
+    for rel in cogmem_store::store::units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        let text = fsx::read_text(&ws.abs(&rel))?;
+        files.push((rel, text));
+    }
+    let text = graph::index_text(ws, &files, &cogmem_store::access::load_decay(ws)?)?;
+    let on_disk = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
+    Ok((on_disk.as_deref() != Some(text.as_str())).then_some(text))
+}

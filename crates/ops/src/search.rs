@@ -1,0 +1,100 @@
+//! `cogmem search`, `cogmem recall` and `cogmem reindex`: queries over the derived index, which
+//! is brought up to date with the files first (only changed files are re-read).
+
+use serde::Serialize;
+
+use cogmem_index::index::search::{self, Hit, SearchOptions};
+use cogmem_index::index::{self, RefreshReport};
+use cogmem_store::access;
+use cogmem_store::settings::DecayClock;
+use cogmem_store::workspace::Workspace;
+use cogmem_text::clock::Clock;
+
+/// What a search found, and what the refresh before it did.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchReport {
+    /// The hits, best first (core memory first).
+    pub hits: Vec<Hit>,
+    /// The refresh of the index before searching.
+    pub refresh: RefreshReport,
+}
+
+/// Searches the workspace. Read-only as far as memories go: only the derived index changes.
+pub fn search(
+    ws: &Workspace,
+    query: &str,
+    opts: &SearchOptions,
+    clock: &dyn Clock,
+) -> crate::Result<SearchReport> {
+    let (idx, refresh) = index::open(ws, false, None)?;
+    let settings = ws.settings();
+    let hits = search::search(
+        &idx,
+        query,
+        opts,
+        clock.now(),
+        &settings.decay,
+        settings.search.activation,
+    )?;
+    Ok(SearchReport { hits, refresh })
+}
+
+/// Recall results grouped by store, core memory first.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallReport {
+    /// Groups in store order (core, episodic, semantic, procedural, vault), empty ones left out.
+    pub groups: Vec<RecallGroup>,
+    /// The refresh of the index before searching.
+    pub refresh: RefreshReport,
+}
+
+/// The hits of one store.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallGroup {
+    /// The store.
+    pub store: String,
+    /// Its hits, best first.
+    pub hits: Vec<Hit>,
+}
+
+impl RecallReport {
+    /// Every hit, in group order.
+    pub fn hits(&self) -> impl Iterator<Item = &Hit> {
+        self.groups.iter().flat_map(|g| g.hits.iter())
+    }
+}
+
+/// Searches like [`search()`], counts the results as uses (recorded in the access log, folded by
+/// the next change), and groups them by store.
+pub fn recall(
+    ws: &Workspace,
+    query: &str,
+    opts: &SearchOptions,
+    clock: &dyn Clock,
+) -> crate::Result<RecallReport> {
+    let SearchReport { hits, refresh } = search(ws, query, opts, clock)?;
+    let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
+    let interactions = u64::from(ws.settings().decay.clock == DecayClock::Interactions);
+    if !ids.is_empty() || interactions > 0 {
+        access::record(ws, &ids, interactions, clock.now())?;
+    }
+    let mut groups: Vec<RecallGroup> = Vec::new();
+    for store in cogmem_store::store::Store::ALL {
+        let in_store: Vec<Hit> =
+            hits.iter().filter(|h| h.store == store.as_str()).cloned().collect();
+        if !in_store.is_empty() {
+            groups.push(RecallGroup { store: store.as_str().to_owned(), hits: in_store });
+        }
+    }
+    Ok(RecallReport { groups, refresh })
+}
+
+/// Rebuilds (with `full`) or refreshes the index; `progress` gets (done, total).
+pub fn reindex(
+    ws: &Workspace,
+    full: bool,
+    progress: Option<&dyn Fn(usize, usize)>,
+) -> crate::Result<RefreshReport> {
+    let (_, report) = index::open(ws, full, progress)?;
+    Ok(report)
+}

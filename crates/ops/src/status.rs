@@ -1,0 +1,148 @@
+//! `cogmem status`: where the workspace is, how much each store holds, what is uncommitted,
+//! the last commits, whether the derived index is current, and the changes to critical files
+//! nobody has acknowledged yet (with the integrity problems among them). Read-only.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::audit::CriticalChange;
+use cogmem_store::git::{self, CommitInfo};
+use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::{core_memory, episode, fsx};
+use cogmem_store::workspace::{Workspace, layout};
+
+/// How many memory units each store holds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    /// MEMORY.md bullets.
+    pub core: usize,
+    /// Episode entries.
+    pub episodes: usize,
+    /// Episode day files.
+    pub episode_days: usize,
+    /// Entity files.
+    pub entities: usize,
+    /// Procedure files.
+    pub procedures: usize,
+    /// Vault notes.
+    pub vault: usize,
+    /// Entries in decay-scores.json.
+    pub decay_entries: usize,
+    /// Entries per stored band: active, fading, dormant, archived.
+    pub bands: Bands,
+}
+
+/// How many memories are in each decay band (as last computed by a change or `cogmem decay`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Bands {
+    /// Fully searchable.
+    pub active: usize,
+    /// Deprioritised.
+    pub fading: usize,
+    /// Found only with `--all`.
+    pub dormant: usize,
+    /// Hidden from recall (forgotten or faded).
+    pub archived: usize,
+}
+
+/// A file that could not be read and was left out of the counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// What is wrong, naming the file.
+    pub error: String,
+}
+
+pub use cogmem_index::index::IndexState;
+
+/// What `status` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// Units per store.
+    pub counts: Counts,
+    /// Files that differ from HEAD (hand edits).
+    pub uncommitted: Vec<git::Change>,
+    /// The latest commits, newest first.
+    pub recent_commits: Vec<CommitInfo>,
+    /// The derived index.
+    pub index: IndexState,
+    /// Whether a running `cogmem watch` tells searches what changed (so they stat only that).
+    pub watcher: bool,
+    /// Commits that changed a critical file and are not acknowledged (`cogmem audit ack`),
+    /// oldest first.
+    pub unacknowledged_critical: Vec<CriticalChange>,
+    /// The unacknowledged critical changes made by an actor who may not change critical files.
+    pub integrity_problems: Vec<CriticalChange>,
+    /// Files left out because they could not be read.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Reports on the workspace; unreadable files are listed in `skipped`, never fatal.
+pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
+    let repo = git::open(ws.root())?;
+    let mut skipped = Vec::new();
+    let mut counts = Counts::default();
+
+    match fsx::read_text(&ws.abs(layout::MEMORY_MD)) {
+        Ok(text) => counts.core = core_memory::count_bullets(&text),
+        Err(e) => skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() }),
+    }
+    for rel in markdown_files(ws, layout::EPISODES_DIR) {
+        counts.episode_days += 1;
+        match fsx::read_text(&ws.abs(&rel)) {
+            Ok(text) => counts.episodes += episode::entries(&text).len(),
+            Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
+        }
+    }
+    counts.entities = markdown_files(ws, layout::ENTITIES_DIR).len();
+    counts.procedures = markdown_files(ws, layout::PROCEDURES_DIR).len();
+    counts.vault = markdown_files(ws, layout::VAULT_DIR).len();
+    let decay_path = ws.abs(layout::DECAY_SCORES);
+    if decay_path.exists() {
+        match DecayFile::load(ws.root()) {
+            Ok(d) => {
+                counts.decay_entries = d.len();
+                for key in d.keys() {
+                    match d.band(&key) {
+                        Some(cogmem_store::decay::Band::Active) => counts.bands.active += 1,
+                        Some(cogmem_store::decay::Band::Fading) => counts.bands.fading += 1,
+                        Some(cogmem_store::decay::Band::Dormant) => counts.bands.dormant += 1,
+                        Some(cogmem_store::decay::Band::Archived) => counts.bands.archived += 1,
+                        None => {}
+                    }
+                }
+            }
+            // The error names the file (a shard, perhaps).
+            Err(e) => {
+                skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() });
+            }
+        }
+    }
+
+    let uncommitted = git::uncommitted(&repo)?;
+    let recent_commits = git::recent(&repo, recent)?;
+    let index = cogmem_index::index::state(ws);
+    let watcher = cogmem_index::index::freshness::serving(ws);
+    let unacknowledged_critical = crate::audit::critical_changes(ws, &repo)?;
+    let integrity_problems =
+        unacknowledged_critical.iter().filter(|c| c.integrity_problem.is_some()).cloned().collect();
+    Ok(StatusReport {
+        workspace: ws.root().to_owned(),
+        counts,
+        uncommitted,
+        recent_commits,
+        index,
+        watcher,
+        unacknowledged_critical,
+        integrity_problems,
+        skipped,
+    })
+}
+
+fn markdown_files(ws: &Workspace, dir: &str) -> Vec<String> {
+    cogmem_store::store::units::markdown_files(ws.root(), dir)
+}

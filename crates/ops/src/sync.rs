@@ -1,0 +1,620 @@
+//! `cogmem sync`: commit what was edited by hand since `HEAD`, as one change.
+//!
+//! Every changed file is checked first with the parsers of its format; a malformed file, or an
+//! episode file whose existing entries were rewritten or deleted (episodes are append-only), is
+//! reported with its line and left uncommitted while the valid files are committed. New memory
+//! units get decay entries, and the graph index is regenerated when entity files changed, in the
+//! same commit; the derived search index is refreshed after it.
+//!
+//! Invariant: what is committed is exactly the bytes that were checked. A hand edit is never
+//! overwritten or discarded: a file that is left stays on disk as it is.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use git2::Tree;
+use serde::Serialize;
+
+use cogmem_store::audit::{Action, Actor, AuditLine};
+use cogmem_store::change::Change;
+use cogmem_store::git;
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::entity::{self, EntityId};
+use cogmem_store::store::episode::{self, EntryType};
+use cogmem_store::store::pending::PendingFile;
+use cogmem_store::store::{Store, StoreError, fsx, markdown, units};
+use cogmem_store::workspace::{Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::tokens;
+
+/// How to sync.
+#[derive(Debug, Clone)]
+pub struct SyncOptions {
+    /// Who made the edits (default `manual`).
+    pub actor: Actor,
+    /// Commit rewrites and deletions of existing episode entries too.
+    pub force: bool,
+    /// Report what would be committed, without writing anything.
+    pub dry_run: bool,
+}
+
+/// A file in the sync commit.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncedFile {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// CREATE, EDIT or DELETE.
+    pub action: Action,
+    /// The audit summary.
+    pub summary: String,
+}
+
+/// A changed file left uncommitted.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftFile {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The 1-based line of the problem, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub problem: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
+impl LeftFile {
+    /// `path:line: problem`.
+    pub fn location(&self) -> String {
+        match self.line {
+            Some(l) => format!("{}:{l}", self.path),
+            None => self.path.clone(),
+        }
+    }
+}
+
+/// What `sync` did (or, on a dry run, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncReport {
+    /// The commit, or `None` on a dry run or when nothing could be committed.
+    pub commit: Option<String>,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// The hand-edited files committed (or to be committed).
+    pub committed: Vec<SyncedFile>,
+    /// The files left uncommitted, and why.
+    pub left: Vec<LeftFile>,
+    /// Decay entries created for new memory units.
+    pub decay_entries: Vec<String>,
+    /// Whether memory/graph/index.md was regenerated.
+    pub graph_index: bool,
+}
+
+impl SyncReport {
+    /// Tells whether there was nothing to sync at all.
+    pub fn is_empty(&self) -> bool {
+        self.committed.is_empty() && self.left.is_empty()
+    }
+}
+
+/// Tells whether a path is an editor's swap, backup or probe file, which sync and watch ignore:
+/// `*.swp`, `*.swo`, `*.swx`, `*~`, `4913` (vim's write test), `.#*` and `#*#` (emacs).
+pub fn is_editor_junk(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.ends_with(".swp")
+        || name.ends_with(".swo")
+        || name.ends_with(".swx")
+        || name.ends_with('~')
+        || name == "4913"
+        || name.starts_with(".#")
+        || name.starts_with('#') && name.ends_with('#')
+}
+
+/// Tells whether sync and watch leave a path alone: git's and cogmem's own folders, and editor
+/// junk.
+pub fn is_ignored(rel: &str) -> bool {
+    rel == ".git"
+        || rel.starts_with(".git/")
+        || rel == layout::DERIVED_DIR
+        || rel.starts_with(".cogmem/")
+        || is_editor_junk(rel)
+}
+
+/// One hand-edited file, read and checked.
+struct Candidate {
+    path: String,
+    /// The bytes on disk; `None` when the file was deleted.
+    bytes: Option<Vec<u8>>,
+    /// The bytes at `HEAD`; `None` for a new file.
+    head: Option<Vec<u8>>,
+}
+
+impl Candidate {
+    fn action(&self) -> Action {
+        match (&self.head, &self.bytes) {
+            (None, _) => Action::Create,
+            (Some(_), None) => Action::Delete,
+            (Some(_), Some(_)) => Action::Edit,
+        }
+    }
+
+    fn text(&self) -> Option<String> {
+        self.bytes.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+
+    fn head_text(&self) -> Option<String> {
+        self.head.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+}
+
+/// Commits every hand edit since `HEAD` that passes its checks, in one commit by `opts.actor`.
+///
+/// Returns the report; files that fail a check are in [`SyncReport::left`]. When audit.log or
+/// decay-scores.json is itself malformed (every commit touches them), nothing is committed and
+/// every changed file is left. Fails when the workspace is locked, git fails, or the actor is a
+/// sub-agent.
+pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Result<SyncReport> {
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    let now = clock.now();
+    let tree = git::head_tree(&repo)?;
+    let mut report = SyncReport {
+        commit: None,
+        dry_run: opts.dry_run,
+        committed: Vec::new(),
+        left: Vec::new(),
+        decay_entries: Vec::new(),
+        graph_index: false,
+    };
+    let candidates = changed_files(ws, &repo, tree.as_ref())?;
+    if candidates.is_empty() {
+        return Ok(report);
+    }
+    let mut valid: Vec<Candidate> = Vec::new();
+    let mut blocked = false;
+    for c in candidates {
+        match check(ws, &c, opts.force) {
+            Ok(()) => valid.push(c),
+            Err(left) => {
+                blocked |= c.path == layout::AUDIT_LOG
+                    || layout::is_audit_segment(&c.path)
+                    || layout::is_decay_file(&c.path);
+                report.left.push(left);
+            }
+        }
+    }
+    if blocked {
+        for c in valid.drain(..) {
+            report.left.push(LeftFile {
+                path: c.path,
+                line: None,
+                problem: "not committed: the audit log or decay scores must be fixed first".into(),
+                hint: "fix the file reported above, then run `cogmem sync` again".into(),
+            });
+        }
+        return Ok(report);
+    }
+    if valid.is_empty() {
+        return Ok(report);
+    }
+
+    let mut change = Change::new(opts.actor.clone(), "cogmem sync").allow_dirty();
+    for c in &valid {
+        let action = c.action();
+        let summary = summary(c)?;
+        match &c.bytes {
+            // The log's hand-appended lines are committed with it; its own line would be noise.
+            Some(_) if c.path == layout::AUDIT_LOG => {}
+            Some(b) => change.write(&c.path, b.clone(), action, summary.clone()),
+            None => change.delete(&c.path, action, summary.clone()),
+        }
+        report.committed.push(SyncedFile { path: c.path.clone(), action, summary });
+    }
+
+    // Decay entries for units that have none yet.
+    let mut decay = DecayFile::load(ws.root())?;
+    let created = now.with_timezone(&chrono::Utc);
+    for c in &valid {
+        let Some(text) = c.text() else { continue };
+        for u in units::file_units(&c.path, &text) {
+            let unit = NewUnit {
+                store: u.store,
+                base: ws.settings().decay.base_explicit,
+                created,
+                pinned: u.store == Store::Vault,
+            };
+            if decay.insert_new(&u.id, unit, &ws.settings().decay) {
+                report.decay_entries.push(u.id);
+            }
+        }
+    }
+    if !report.decay_entries.is_empty() {
+        let summary = format!("decay entries for {}", report.decay_entries.join(", "));
+        // A hand edit of the file already in the change keeps its own action.
+        change.write_decay(ws, &mut decay, Action::Edit, &summary);
+    }
+
+    // The graph index follows the entity files as this commit leaves them.
+    let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
+    if entities_changed {
+        let text = graph_index(ws, &repo, tree.as_ref(), &report.left, &decay)?;
+        let current = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
+        if current.as_deref() != Some(text.as_str())
+            || change.pending(layout::GRAPH_INDEX).is_some()
+        {
+            change.write(
+                layout::GRAPH_INDEX,
+                text.into_bytes(),
+                Action::Edit,
+                "regenerated from the entity files",
+            );
+            report.graph_index = true;
+        }
+    }
+
+    if opts.dry_run {
+        return Ok(report);
+    }
+    let subject = if report.committed.len() == 1 {
+        report.committed[0].summary.clone()
+    } else {
+        format!("{} hand-edited files synced", report.committed.len())
+    };
+    let action = report.committed.first().map_or(Action::Edit, |f| f.action);
+    let change = change.with_subject(action, subject);
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    drop(lock);
+    cogmem_index::index::update_after_change(ws);
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+/// The files whose working copy differs from `HEAD`, sorted, minus ignored ones.
+fn changed_files(
+    ws: &Workspace,
+    repo: &git2::Repository,
+    tree: Option<&Tree<'_>>,
+) -> crate::Result<Vec<Candidate>> {
+    let mut paths: Vec<String> =
+        git::uncommitted(repo)?.into_iter().map(|c| c.path).filter(|p| !is_ignored(p)).collect();
+    paths.sort();
+    paths.dedup();
+    let mut out = Vec::new();
+    for path in paths {
+        if !git::is_dirty(ws.root(), tree, &path)? {
+            continue; // staged, then put back: the working copy is what HEAD has
+        }
+        let abs = ws.abs(&path);
+        let bytes = if abs.is_file() { Some(fsx::read(&abs)?) } else { None };
+        if bytes.is_none() && abs.exists() {
+            continue; // a folder or something else git does not track as a file
+        }
+        let head = git::read_at_head(repo, tree, &path)?;
+        out.push(Candidate { path, bytes, head });
+    }
+    Ok(out)
+}
+
+fn left(c: &Candidate, line: Option<usize>, problem: impl Into<String>, hint: &str) -> LeftFile {
+    LeftFile { path: c.path.clone(), line, problem: problem.into(), hint: hint.to_owned() }
+}
+
+const FIX_OR_RESTORE: &str = "fix the line (docs/formats.md describes the format), or restore the file with `git checkout -- FILE`";
+
+fn from_store_error(c: &Candidate, e: &StoreError) -> LeftFile {
+    match e {
+        StoreError::Malformed { line, what, .. } => {
+            left(c, Some(*line), what.clone(), FIX_OR_RESTORE)
+        }
+        StoreError::NotUtf8 { .. } => left(
+            c,
+            None,
+            "not valid UTF-8",
+            "re-save the file as UTF-8, or restore it with `git checkout -- FILE`",
+        ),
+    }
+}
+
+/// Checks one changed file against its format; `Err` says why it is left.
+fn check(ws: &Workspace, c: &Candidate, force: bool) -> Result<(), LeftFile> {
+    let p = c.path.as_str();
+    if layout::is_audit_segment(p) {
+        return Err(left(
+            c,
+            None,
+            "a sealed part of the audit log never changes",
+            &format!("restore it with `git checkout -- {p}`"),
+        ));
+    }
+    let is_md = p.ends_with(".md");
+    let is_text = is_md || p.ends_with(".json") || p.ends_with(".log");
+    let Some(bytes) = &c.bytes else {
+        return check_deletion(c, force);
+    };
+    let text = if is_text {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let err = StoreError::NotUtf8 { path: ws.abs(p), offset: e.valid_up_to() };
+                return Err(from_store_error(c, &err));
+            }
+        }
+    } else {
+        return Ok(());
+    };
+    let head_text = c.head_text();
+    // Line checks judge only lines the hand edit added or changed.
+    let old_lines: std::collections::HashSet<&str> =
+        head_text.as_deref().map(|t| t.lines().collect()).unwrap_or_default();
+    let is_new = |line: &str| !old_lines.contains(line);
+    if p == layout::AUDIT_LOG {
+        let head = c.head.as_deref().unwrap_or_default();
+        if !bytes.starts_with(head) {
+            return Err(left(
+                c,
+                None,
+                "earlier lines were changed or removed; the audit log is append-only",
+                "restore it with `git checkout -- memory/meta/audit.log` and append instead",
+            ));
+        }
+        for (i, raw) in text.lines().enumerate() {
+            if is_new(raw)
+                && let Err(problem) = AuditLine::parse(raw)
+            {
+                return Err(left(c, Some(i + 1), problem, FIX_OR_RESTORE));
+            }
+        }
+        return Ok(());
+    }
+    if p == layout::DECAY_SCORES {
+        return DecayFile::parse(text, &ws.abs(p)).map(|_| ()).map_err(|e| from_store_error(c, &e));
+    }
+    if layout::is_decay_file(p) {
+        return DecayFile::parse_shard(text, &ws.abs(p))
+            .map(|_| ())
+            .map_err(|e| from_store_error(c, &e));
+    }
+    if p == layout::MEMORY_MD {
+        let budget = ws.settings().core.budget_tokens;
+        let tokens = tokens::estimate(text);
+        if tokens > budget {
+            return Err(left(
+                c,
+                None,
+                format!("{tokens} tokens, over the core budget of {budget}"),
+                "shorten MEMORY.md (move details into entity files), or raise `core.budget_tokens` in cogmem.toml",
+            ));
+        }
+        return Ok(());
+    }
+    if p == layout::PENDING_MEMORIES {
+        let old: Vec<String> = head_text
+            .as_deref()
+            .map(|t| PendingFile::parse(t).problems.into_iter().map(|(_, w)| w).collect())
+            .unwrap_or_default();
+        if let Some((line, why)) =
+            PendingFile::parse(text).problems.into_iter().find(|(_, w)| !old.contains(w))
+        {
+            return Err(left(c, Some(line), why, FIX_OR_RESTORE));
+        }
+        return Ok(());
+    }
+    if is_md && text.starts_with("---") && markdown::split_front_matter(text).1.is_none() {
+        let first = text.lines().next().unwrap_or("");
+        if first.trim_end() == "---" {
+            return Err(left(
+                c,
+                Some(1),
+                "front matter opened with `---` is never closed",
+                "end the front matter with a `---` line, or remove the opening one",
+            ));
+        }
+    }
+    let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+    if dir == layout::EPISODES_DIR && is_md {
+        return check_episode(c, name, text, &is_new, force);
+    }
+    if dir == layout::ENTITIES_DIR && is_md {
+        let stem = name.trim_end_matches(".md");
+        if let Err(e) = EntityId::parse(stem) {
+            return Err(left(
+                c,
+                None,
+                format!("the file name is not an entity id: {e}"),
+                "rename it to TYPE--SLUG.md, e.g. person--alice.md",
+            ));
+        }
+        for r in entity::relations(text) {
+            let line_text = text.lines().nth(r.line.saturating_sub(1)).unwrap_or("");
+            if !is_new(line_text) {
+                continue;
+            }
+            if !entity::check_relation_name(&r.relation) {
+                return Err(left(
+                    c,
+                    Some(r.line),
+                    format!("relation {:?} is not lower-kebab case", r.relation),
+                    "write relations as `- works-on: [[project--x]]`",
+                ));
+            }
+            if let Err(e) = EntityId::parse(&r.target) {
+                return Err(left(
+                    c,
+                    Some(r.line),
+                    format!("relation target {:?}: {e}", r.target),
+                    "link an entity as `[[TYPE--SLUG]]`, e.g. `[[person--alice]]`",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_deletion(c: &Candidate, force: bool) -> Result<(), LeftFile> {
+    let restore =
+        |what: &str| left(c, None, what.to_owned(), "restore it with `git checkout -- FILE`");
+    match c.path.as_str() {
+        layout::MEMORY_MD => Err(restore("MEMORY.md holds core memory and marks the workspace")),
+        layout::AUDIT_LOG => Err(restore("the audit log is append-only")),
+        layout::DECAY_SCORES => Err(restore("decay-scores.json holds every memory's decay state")),
+        p if layout::is_decay_file(p) => Err(restore("a decay shard holds memories' decay state")),
+        p if p.starts_with(&format!("{}/", layout::EPISODES_DIR)) && !force => {
+            let n = episode::entries(&c.head_text().unwrap_or_default()).len();
+            if n == 0 {
+                return Ok(());
+            }
+            Err(left(
+                c,
+                None,
+                format!("deletes {n} episode entries; episodes are append-only"),
+                "restore it with `git checkout -- FILE`, forget entries with `cogmem forget`, or pass `--force`",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_episode(
+    c: &Candidate,
+    name: &str,
+    text: &str,
+    is_new: &dyn Fn(&str) -> bool,
+    force: bool,
+) -> Result<(), LeftFile> {
+    let stem = name.trim_end_matches(".md");
+    if NaiveDate::parse_from_str(stem, "%Y-%m-%d").is_err() {
+        return Err(left(
+            c,
+            None,
+            "an episode file is named for its day",
+            "rename it to YYYY-MM-DD.md",
+        ));
+    }
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.strip_prefix("## ") else { continue };
+        if !rest.starts_with(|ch: char| ch.is_ascii_digit()) || !is_new(line) {
+            continue;
+        }
+        let bad = |problem: String| {
+            Err(left(
+                c,
+                Some(i + 1),
+                problem,
+                "write entry headings as `## HH:MM | fact | confidence:high | tags:[a, b]`",
+            ))
+        };
+        if episode::heading_time(line).is_none() {
+            return bad(format!("{line:?} is not an entry heading"));
+        }
+        let fields: Vec<&str> = rest.split('|').map(str::trim).collect();
+        let (h, m) = fields[0].split_once(':').unwrap_or(("", ""));
+        if h.parse::<u32>().map_or(true, |h| h > 23) || m.parse::<u32>().map_or(true, |m| m > 59) {
+            return bad(format!("{:?} is not a time of day", fields[0]));
+        }
+        if let Some(kind) = fields.get(1)
+            && EntryType::parse(kind).is_err()
+        {
+            return bad(format!(
+                "unknown entry type {kind:?}; expected decision, fact, preference, task, event, emotion or correction"
+            ));
+        }
+        if let Some(conf) = fields.iter().find_map(|f| f.strip_prefix("confidence:"))
+            && !matches!(conf.trim(), "high" | "medium" | "low")
+        {
+            return bad(format!("unknown confidence {conf:?}; expected high, medium or low"));
+        }
+    }
+    if force {
+        return Ok(());
+    }
+    let Some(head) = c.head_text() else { return Ok(()) };
+    let old = episode::entries(&head);
+    let new = episode::entries(text);
+    let head_lines: Vec<&str> = head.lines().collect();
+    let new_lines: Vec<&str> = text.lines().collect();
+    for (i, o) in old.iter().enumerate() {
+        let Some(n) = new.get(i) else {
+            return Err(left(
+                c,
+                Some(o.line),
+                format!("the entry at {} was deleted; episodes are append-only", o.time),
+                "restore it with `git checkout -- FILE` and append instead, or pass `--force`",
+            ));
+        };
+        let same = head_lines.get(o.line - 1) == new_lines.get(n.line - 1)
+            && o.text == n.text
+            && o.source == n.source
+            && o.deleted == n.deleted;
+        if !same {
+            return Err(left(
+                c,
+                Some(n.line),
+                format!("the existing entry at {} was rewritten; episodes are append-only", o.time),
+                "restore it with `git checkout -- FILE` and append a correction entry instead, or pass `--force`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The audit summary of one hand edit, with a line count.
+fn summary(c: &Candidate) -> crate::Result<String> {
+    let old = c.head.as_deref().unwrap_or_default();
+    let new = c.bytes.as_deref().unwrap_or_default();
+    let (added, removed) = crate::audit::line_stats(old, new)?;
+    Ok(match c.action() {
+        Action::Create => format!("created by hand (+{added} lines)"),
+        Action::Delete => format!("deleted by hand (-{removed} lines)"),
+        _ if c.path == layout::AUDIT_LOG => format!("{added} lines appended by hand"),
+        _ => format!("edited by hand (+{added} -{removed} lines)"),
+    })
+}
+
+/// Renders memory/graph/index.md from the entity files as the sync commit leaves them: the
+/// working copy, except that left files count as they are at `HEAD`.
+fn graph_index(
+    ws: &Workspace,
+    repo: &git2::Repository,
+    tree: Option<&Tree<'_>>,
+    left: &[LeftFile],
+    decay: &DecayFile,
+) -> crate::Result<String> {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        if left.iter().any(|l| l.path == rel) {
+            continue;
+        }
+        if let Some(text) = fsx::read_text_if_exists(&ws.abs(&rel))? {
+            files.insert(rel, text);
+        }
+    }
+    for l in left.iter().filter(|l| l.path.starts_with(layout::ENTITIES_DIR)) {
+        if let Some(bytes) = git::read_at_head(repo, tree, &l.path)? {
+            files.insert(l.path.clone(), String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    let files: Vec<(String, String)> = files.into_iter().collect();
+    Ok(cogmem_index::graph::index_text(ws, &files, decay)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn editor_junk_is_ignored() {
+        let cases = [
+            ("memory/graph/entities/.person--alice.md.swp", true),
+            ("MEMORY.md~", true),
+            ("memory/4913", true),
+            ("memory/.#notes.md", true),
+            (".git/index.lock", true),
+            (".cogmem/lock", true),
+            ("memory/graph/entities/person--alice.md", false),
+            ("SOUL.md", false),
+        ];
+        for (input, want) in cases {
+            assert_eq!(is_ignored(input), want, "input: {input:?}");
+        }
+    }
+}

@@ -1,0 +1,358 @@
+//! `cogmem watch`: run [`sync`] whenever the workspace has been quiet for a
+//! while after a change.
+//!
+//! The whole workspace is watched recursively (not single files), so an editor's
+//! rename-and-replace save is seen like any other write. Events under `.git/` and `.cogmem/`, and
+//! editors' swap and backup files, are ignored. The loop stops when `stop` becomes true (the CLI
+//! sets it from Ctrl-C and SIGTERM); a sync that has started always finishes first, so a stop
+//! never leaves half a commit. The library never prints: what happens is reported through the
+//! caller's callback.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::error::{Error, RuleError};
+use crate::sync::{self, SyncOptions, SyncReport};
+use cogmem_index::index::freshness::{self, Line, Server};
+use cogmem_store::store::fsx::IoError;
+use cogmem_store::workspace::Workspace;
+use cogmem_text::clock::Clock;
+
+/// How often the loop looks at `stop` while nothing happens.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The longest the workspace may keep changing before a sync runs anyway (at least ten
+/// debounce periods), so a file written to without pause is still committed now and then.
+const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// The longest wait before retrying a sync that failed (the wait doubles from the debounce).
+const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// How to watch.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// How long the workspace must be quiet after a change before a sync runs.
+    pub debounce: Duration,
+    /// The sync to run (a dry run is not allowed here and is ignored).
+    pub sync: SyncOptions,
+}
+
+/// What the watcher reports to its caller.
+#[derive(Debug)]
+pub enum WatchEvent<'a> {
+    /// The watch is set up; edits from now on are seen.
+    Ready,
+    /// A sync ran and committed something, or left files it had not left the time before.
+    Synced(&'a SyncReport),
+    /// A sync failed; the watcher goes on.
+    Failed(&'a Error),
+}
+
+/// Parses a `--debounce` value: `500ms`, `2s`, `1m`, or a number of seconds.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let n: f64 = t[..digits].parse().ok()?;
+    let ms = match &t[digits..] {
+        "ms" => n,
+        "" | "s" => n * 1000.0,
+        "m" => n * 60_000.0,
+        _ => return None,
+    };
+    (ms.is_finite() && (0.0..=86_400_000.0).contains(&ms)).then(|| Duration::from_millis(ms as u64))
+}
+
+/// Tells whether an event can be a hand edit worth syncing.
+fn is_relevant(root: &Path, event: &notify::Event) -> bool {
+    if event.need_rescan() {
+        return true;
+    }
+    if matches!(event.kind, EventKind::Access(_)) {
+        return false;
+    }
+    event.paths.iter().any(|p| {
+        let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+        !rel.is_empty() && !sync::is_ignored(&rel)
+    })
+}
+
+/// What an event means for the reads the watcher serves ([`freshness`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Note {
+    /// A memory file was touched.
+    Path(String),
+    /// A reader's cookie appeared.
+    Cookie(String),
+    /// Anything may have changed (a lost event, a path outside the workspace).
+    All,
+    /// A store folder, a folder above one, or the root itself was created, moved or removed:
+    /// the watch itself may have gone stale and is set up again.
+    Structural,
+}
+
+/// Tells what an event means for freshness: which memory files it touched, the cookies it
+/// shows, or that anything may have changed.
+fn notes(root: &Path, event: &notify::Result<notify::Event>) -> Vec<Note> {
+    let Ok(event) = event else { return vec![Note::All] };
+    if event.need_rescan() {
+        return vec![Note::All];
+    }
+    // Opening or reading a file changes nothing; closing it after writing may.
+    let access = matches!(event.kind, EventKind::Access(_))
+        && !matches!(event.kind, EventKind::Access(AccessKind::Close(AccessMode::Write)));
+    if event.paths.is_empty() {
+        return if access { Vec::new() } else { vec![Note::All] };
+    }
+    event
+        .paths
+        .iter()
+        .filter_map(|p| {
+            let Ok(rel) = p.strip_prefix(root) else { return Some(Note::All) };
+            // A name that is not UTF-8 is never a memory file (the index skips it too).
+            let rel = rel.to_str()?.replace('\\', "/");
+            if let Some(name) = freshness::cookie_name(&rel) {
+                return matches!(event.kind, EventKind::Create(_))
+                    .then(|| Note::Cookie(name.to_owned()));
+            }
+            if access {
+                None
+            } else if rel.is_empty() || freshness::is_store_folder_or_above(&rel) {
+                Some(Note::Structural)
+            } else if cogmem_index::index::is_memory_file(&rel) {
+                Some(Note::Path(rel))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Records an event's notes; returns whether the watch must be set up again.
+fn serve(server: &Mutex<Server>, notes: &[Note]) -> bool {
+    let Ok(mut s) = server.lock() else { return false };
+    let mut structural = false;
+    for note in notes {
+        match note {
+            Note::Path(p) => s.record(&[Line::Path(p)]),
+            Note::Cookie(name) => s.record(&[Line::Cookie(name)]),
+            Note::All => s.record(&[Line::All]),
+            Note::Structural => structural = true,
+        }
+    }
+    if structural {
+        s.pause();
+    }
+    structural
+}
+
+/// Watches the workspace until `stop` is set, syncing after each quiet period.
+///
+/// Runs one sync at the start, so edits made before the watch began are committed too. A sync
+/// that fails (e.g. the lock was not free in time) is reported and tried again after a growing
+/// wait. Fails when the actor is a sub-agent, or when the watch cannot be set up (e.g. the
+/// system's limit of watches is reached).
+pub fn watch(
+    ws: &Workspace,
+    opts: &WatchOptions,
+    clock: &dyn Clock,
+    stop: &AtomicBool,
+    on_event: &mut dyn FnMut(WatchEvent<'_>),
+) -> crate::Result<()> {
+    if opts.sync.actor.is_subagent() {
+        return Err(RuleError::SubagentWrite { actor: opts.sync.actor.to_string() }.into());
+    }
+    let root = ws.root().to_owned();
+    let watch_error =
+        |e: notify::Error| IoError::new(&root, "watch", std::io::Error::other(e.to_string()));
+    let (tx, rx) = mpsc::channel();
+    // Freshness for reads is served from the event thread, as each event arrives, so a sync
+    // that takes a while does not hold up the searches meanwhile.
+    let server = Server::start(ws)?.map(|s| Arc::new(Mutex::new(s)));
+    let rewatch = Arc::new(AtomicBool::new(false));
+    let handler = {
+        let server = server.clone();
+        let rewatch = Arc::clone(&rewatch);
+        let root = root.clone();
+        move |event: notify::Result<notify::Event>| {
+            if let Some(server) = &server
+                && serve(server, &notes(&root, &event))
+            {
+                rewatch.store(true, Ordering::SeqCst);
+            }
+            let _ = tx.send(event);
+        }
+    };
+    let mut watcher = notify::recommended_watcher(handler).map_err(watch_error)?;
+    watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
+    if let Some(server) = &server
+        && let Ok(mut s) = server.lock()
+    {
+        s.begin()?;
+    }
+    let sync_opts = SyncOptions { dry_run: false, ..opts.sync.clone() };
+    // What the last sync left, so a file that stays malformed is reported once, not after
+    // every later event (our own commits included).
+    let mut last_left: Vec<(String, Option<usize>, String)> = Vec::new();
+    // Returns whether the sync ran to the end (files left included).
+    let mut run_sync =
+        |on_event: &mut dyn FnMut(WatchEvent<'_>)| match sync::sync(ws, &sync_opts, clock) {
+            Ok(report) => {
+                let left: Vec<(String, Option<usize>, String)> = report
+                    .left
+                    .iter()
+                    .map(|l| (l.path.clone(), l.line, l.problem.clone()))
+                    .collect();
+                if report.commit.is_some() || !left.is_empty() && left != last_left {
+                    on_event(WatchEvent::Synced(&report));
+                }
+                last_left = left;
+                true
+            }
+            Err(e) => {
+                on_event(WatchEvent::Failed(&e));
+                false
+            }
+        };
+    let max_wait = (opts.debounce * 10).max(MAX_WAIT);
+    let first_retry = opts.debounce.max(Duration::from_secs(1));
+    let mut retry = first_retry;
+    // When the first unsynced change was seen, and the last one.
+    let mut dirty: Option<(Instant, Instant)> = None;
+    let mark = |dirty: &mut Option<(Instant, Instant)>| {
+        let now = Instant::now();
+        *dirty = Some((dirty.map_or(now, |(first, _)| first), now));
+    };
+    if !run_sync(on_event) {
+        mark(&mut dirty);
+    }
+    on_event(WatchEvent::Ready);
+    while !stop.load(Ordering::SeqCst) {
+        if rewatch.swap(false, Ordering::SeqCst)
+            && let Some(server) = &server
+        {
+            // A folder that holds memory files was created, moved or removed: watch the
+            // workspace anew, then serve again after a `*` (left unserved if that fails).
+            let _ = watcher.unwatch(&root);
+            if watcher.watch(&root, RecursiveMode::Recursive).is_ok()
+                && let Ok(mut s) = server.lock()
+            {
+                s.resume();
+            }
+        }
+        let wait = match dirty {
+            Some((_, last)) => opts.debounce.saturating_sub(last.elapsed()).min(TICK),
+            None => TICK,
+        };
+        match rx.recv_timeout(wait) {
+            Ok(Ok(event)) => {
+                if is_relevant(&root, &event) {
+                    mark(&mut dirty);
+                }
+            }
+            // A lost event (e.g. a queue overflow) may hide an edit: sync to be sure.
+            Ok(Err(_)) => mark(&mut dirty),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        let due = dirty.is_some_and(|(first, last)| {
+            last.elapsed() >= opts.debounce || first.elapsed() >= max_wait
+        });
+        if due && !stop.load(Ordering::SeqCst) {
+            if run_sync(on_event) {
+                dirty = None;
+                retry = first_retry;
+            } else {
+                // Try again later: a new quiet period that ends `retry` from now.
+                let later = Instant::now() + retry.saturating_sub(opts.debounce);
+                dirty = Some((later, later));
+                retry = (retry * 2).min(MAX_RETRY);
+            }
+        }
+    }
+    drop(watcher);
+    if let Some(server) = &server
+        && let Ok(mut s) = server.lock()
+    {
+        s.stop();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_told_for_freshness() {
+        use notify::event::{CreateKind, ModifyKind, RemoveKind};
+        let root = Path::new("/ws");
+        let ev = |kind: EventKind, paths: &[&str]| {
+            let mut e = notify::Event::new(kind);
+            for p in paths {
+                e = e.add_path(root.join(p));
+            }
+            Ok(e)
+        };
+        let modify = EventKind::Modify(ModifyKind::Any);
+        let path = |p: &str| Note::Path(p.to_owned());
+        assert_eq!(notes(root, &ev(modify, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
+        assert_eq!(notes(root, &ev(modify, &["MEMORY.md"])), [path("MEMORY.md")]);
+        // Not read by the index: nothing.
+        for p in ["memory/vault/sub/a.md", "memory/meta/audit.log", ".git/index", "notes.txt"] {
+            assert_eq!(notes(root, &ev(modify, &[p])), [], "{p}");
+        }
+        // Opening or reading is no change; closing after a write may be.
+        let open = EventKind::Access(AccessKind::Open(notify::event::AccessMode::Any));
+        assert_eq!(notes(root, &ev(open, &["memory/vault/a.md"])), []);
+        let closed = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        assert_eq!(notes(root, &ev(closed, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
+        // A rename names both files.
+        let both = EventKind::Modify(ModifyKind::Name(notify::event::RenameMode::Both));
+        assert_eq!(
+            notes(root, &ev(both, &["memory/vault/.a.md.tmp", "memory/vault/a.md"])),
+            [path("memory/vault/a.md")]
+        );
+        // Cookies: only their creation.
+        let create = EventKind::Create(CreateKind::File);
+        let cookie = ".cogmem/watch/cookies/1-2-3";
+        assert_eq!(notes(root, &ev(create, &[cookie])), [Note::Cookie("1-2-3".into())]);
+        assert_eq!(notes(root, &ev(EventKind::Remove(RemoveKind::File), &[cookie])), []);
+        // Folders that hold memory files, the root, lost events, paths elsewhere.
+        for p in ["memory/vault", "memory/graph", "memory", ""] {
+            assert_eq!(notes(root, &ev(create, &[p])), [Note::Structural], "{p:?}");
+        }
+        let mut rescan = notify::Event::new(EventKind::Other);
+        rescan = rescan.set_flag(notify::event::Flag::Rescan);
+        assert_eq!(notes(root, &Ok(rescan)), [Note::All]);
+        assert_eq!(notes(root, &Err(notify::Error::generic("overflow"))), [Note::All]);
+        assert_eq!(notes(root, &ev(modify, &[])), [Note::All]);
+        let outside = Ok(notify::Event::new(modify).add_path("/elsewhere/a.md".into()));
+        assert_eq!(notes(root, &outside), [Note::All]);
+    }
+
+    #[test]
+    fn debounce_forms() {
+        let cases = [
+            ("2s", Some(2000)),
+            ("500ms", Some(500)),
+            ("1.5", Some(1500)),
+            ("1m", Some(60_000)),
+            ("0", Some(0)),
+            ("fast", None),
+            ("2h", None),
+            ("", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                parse_duration(input).map(|d| d.as_millis() as u64),
+                want,
+                "input: {input:?}"
+            );
+        }
+    }
+}

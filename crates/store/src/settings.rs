@@ -1,0 +1,370 @@
+//! `cogmem.toml`: every parameter optional, with the design's defaults. Unknown keys are an
+//! error naming the key, the file and the line, so a typo never silently falls back to a default.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::store::fsx;
+
+/// The largest text `remember` accepts by default (`limits.text_bytes`).
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// The largest text any setting may allow; stdin is read up to this much.
+pub const HARD_MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The settings file's name at the workspace root.
+pub const FILE_NAME: &str = "cogmem.toml";
+
+/// A settings file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// Not valid TOML, an unknown key, or a value of the wrong type.
+    #[error("{}:{line}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A value outside its allowed range.
+    #[error("{}: `{key}` {why}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The dotted key.
+        key: &'static str,
+        /// What is wrong with the value.
+        why: String,
+    },
+}
+
+impl SettingsError {
+    pub(crate) fn hint(&self) -> Option<String> {
+        Some("fix cogmem.toml; every key and its default is listed in docs/formats.md".into())
+    }
+}
+
+/// All settings of a workspace.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Core memory (MEMORY.md).
+    pub core: CoreSettings,
+    /// Decay model parameters.
+    pub decay: DecaySettings,
+    /// Audit trail.
+    pub audit: AuditSettings,
+    /// Workspace lock.
+    pub lock: LockSettings,
+    /// The git repository's upkeep.
+    pub git: GitSettings,
+    /// Search ranking.
+    pub search: SearchSettings,
+    /// Extra trigger phrases, recognised at the start of a clause.
+    pub triggers: crate::trigger::ExtraPhrases,
+    /// Size limits on what cogmem accepts and reads.
+    pub limits: LimitSettings,
+}
+
+/// Size limits: input over them is refused with an error naming the limit and its key.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitSettings {
+    /// The largest text `remember`, `hear` and `propose` accept, in bytes.
+    pub text_bytes: usize,
+    /// The largest file `import` reads, in bytes.
+    pub import_bytes: u64,
+    /// The largest workspace file cogmem reads, in bytes.
+    pub file_bytes: u64,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self {
+            text_bytes: MAX_TEXT_BYTES,
+            import_bytes: 64 * 1024 * 1024,
+            file_bytes: fsx::DEFAULT_FILE_LIMIT,
+        }
+    }
+}
+
+/// Core memory settings.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CoreSettings {
+    /// The most tokens MEMORY.md may hold.
+    pub budget_tokens: usize,
+}
+
+impl Default for CoreSettings {
+    fn default() -> Self {
+        Self { budget_tokens: 3000 }
+    }
+}
+
+/// Decay parameters (design.md §5).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecaySettings {
+    /// Decay rate per day.
+    pub lambda: f64,
+    /// Base relevance of a memory stored on request.
+    pub base_explicit: f64,
+    /// Base relevance of an auto-detected memory.
+    pub base_auto: f64,
+    /// Base relevance of an inferred memory.
+    pub base_inferred: f64,
+    /// Lowest score of the active band.
+    pub active: f64,
+    /// Lowest score of the fading band.
+    pub fading: f64,
+    /// Lowest score of the dormant band; below it a memory is archived.
+    pub dormant: f64,
+    /// Weight per store.
+    pub type_weights: TypeWeights,
+    /// What age is measured in: `days` (default) or `interactions` (remember and recall
+    /// operations since the last use).
+    pub clock: DecayClock,
+}
+
+/// The unit decay counts age in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecayClock {
+    /// Days since the last use.
+    #[default]
+    Days,
+    /// Remember and recall operations since the last use (as in membrain and Tur).
+    Interactions,
+}
+
+impl Default for DecaySettings {
+    fn default() -> Self {
+        Self {
+            lambda: 0.03,
+            base_explicit: 1.0,
+            base_auto: 0.7,
+            base_inferred: 0.5,
+            active: 0.5,
+            fading: 0.2,
+            dormant: 0.05,
+            type_weights: TypeWeights::default(),
+            clock: DecayClock::Days,
+        }
+    }
+}
+
+/// Decay weight per store; the vault and pinned memories are always 1.0.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct TypeWeights {
+    /// MEMORY.md bullets.
+    pub core: f64,
+    /// Episode entries.
+    pub episodic: f64,
+    /// Entities.
+    pub semantic: f64,
+    /// Procedures.
+    pub procedural: f64,
+}
+
+impl Default for TypeWeights {
+    fn default() -> Self {
+        Self { core: 1.5, episodic: 0.8, semantic: 1.2, procedural: 1.0 }
+    }
+}
+
+/// Search ranking settings.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchSettings {
+    /// Boost hits whose entities the graph activates from the entities of the best hits
+    /// (spreading activation). `false` ranks by BM25 × decayed relevance alone.
+    pub activation: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self { activation: true }
+    }
+}
+
+/// Audit settings.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuditSettings {
+    /// Files whose every change is flagged critical, relative to the workspace root.
+    pub critical_files: Vec<String>,
+    /// Size in bytes past which `audit.log` is sealed into `memory/meta/audit/` and started
+    /// afresh by the next change; 0 never does.
+    pub rotate_bytes: u64,
+}
+
+impl AuditSettings {
+    /// Tells whether a workspace-relative path is a critical file (`./SOUL.md` counts as
+    /// `SOUL.md`).
+    pub fn is_critical(&self, rel: &str) -> bool {
+        self.critical_files.iter().any(|c| c.trim().trim_start_matches("./") == rel)
+    }
+}
+
+impl Default for AuditSettings {
+    fn default() -> Self {
+        Self {
+            critical_files: vec!["SOUL.md".into(), "IDENTITY.md".into()],
+            rotate_bytes: 256 * 1024,
+        }
+    }
+}
+
+/// Workspace lock settings.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LockSettings {
+    /// How long to wait for another cogmem process, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl Default for LockSettings {
+    fn default() -> Self {
+        Self { timeout_ms: 10_000 }
+    }
+}
+
+/// The git repository's upkeep.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct GitSettings {
+    /// Pack the loose objects (`git repack -d -l`, in the background) once it holds about this many
+    /// loose objects; 0 never packs.
+    pub auto_pack_loose: u64,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        Self { auto_pack_loose: 6_700 }
+    }
+}
+
+impl Settings {
+    /// Loads `cogmem.toml` from a workspace root; a missing file gives the defaults.
+    pub fn load(root: &Path) -> crate::Result<Self> {
+        let path = root.join(FILE_NAME);
+        match fsx::read_text_if_exists(&path)? {
+            None => Ok(Self::default()),
+            Some(text) => Ok(Self::parse(&text, &path)?),
+        }
+    }
+
+    /// Parses settings text; `path` is only used in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SettingsError> {
+        let settings: Self = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(1, |s| crate::store::markdown::line_of(text, s.start));
+            SettingsError::Parse {
+                path: path.to_owned(),
+                line,
+                message: e.message().trim().replace('\n', " "),
+            }
+        })?;
+        settings.validate(path)?;
+        Ok(settings)
+    }
+
+    fn validate(&self, path: &Path) -> Result<(), SettingsError> {
+        let invalid = |key, why: &str| SettingsError::Invalid {
+            path: path.to_owned(),
+            key,
+            why: why.to_owned(),
+        };
+        let d = &self.decay;
+        if !(d.lambda.is_finite() && d.lambda > 0.0) {
+            return Err(invalid("decay.lambda", "must be a positive number"));
+        }
+        for (key, v) in [
+            ("decay.base_explicit", d.base_explicit),
+            ("decay.base_auto", d.base_auto),
+            ("decay.base_inferred", d.base_inferred),
+            ("decay.active", d.active),
+            ("decay.fading", d.fading),
+            ("decay.dormant", d.dormant),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(invalid(key, "must be between 0 and 1"));
+            }
+        }
+        if !(d.active > d.fading && d.fading > d.dormant) {
+            return Err(invalid("decay.active", "must be above decay.fading, above decay.dormant"));
+        }
+        let w = &d.type_weights;
+        for (key, v) in [
+            ("decay.type_weights.core", w.core),
+            ("decay.type_weights.episodic", w.episodic),
+            ("decay.type_weights.semantic", w.semantic),
+            ("decay.type_weights.procedural", w.procedural),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(invalid(key, "must be a positive number"));
+            }
+        }
+        let l = &self.limits;
+        if l.text_bytes == 0 || l.text_bytes > HARD_MAX_TEXT_BYTES {
+            return Err(invalid("limits.text_bytes", "must be between 1 and 16777216 (16 MiB)"));
+        }
+        if l.import_bytes == 0 {
+            return Err(invalid("limits.import_bytes", "must be at least 1"));
+        }
+        if l.file_bytes < 1024 {
+            return Err(invalid("limits.file_bytes", "must be at least 1024"));
+        }
+        if self.core.budget_tokens == 0 {
+            return Err(invalid("core.budget_tokens", "must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_commented_files_give_defaults() {
+        let p = Path::new("cogmem.toml");
+        assert_eq!(Settings::parse("", p).unwrap(), Settings::default());
+        let template = crate::template::MEMORY_TEMPLATE
+            .iter()
+            .find(|(n, _)| *n == FILE_NAME)
+            .map(|(_, b)| std::str::from_utf8(b).unwrap())
+            .unwrap();
+        assert_eq!(Settings::parse(template, p).unwrap(), Settings::default());
+    }
+
+    #[test]
+    fn unknown_key_names_key_file_and_line() {
+        let err =
+            Settings::parse("[decay]\nlambda = 0.05\nlamda = 1\n", Path::new("ws/cogmem.toml"))
+                .unwrap_err()
+                .to_string();
+        assert!(err.starts_with("ws/cogmem.toml:3: unknown field `lamda`"), "{err}");
+    }
+
+    #[test]
+    fn values_are_checked() {
+        let err = Settings::parse("[decay]\nactive = 0.1\n", Path::new("c.toml")).unwrap_err();
+        assert!(err.to_string().contains("decay.active"), "{err}");
+        let s = Settings::parse("[lock]\ntimeout_ms = 5\n", Path::new("c.toml")).unwrap();
+        assert_eq!(s.lock.timeout_ms, 5);
+    }
+
+    #[test]
+    fn search_activation_defaults_on() {
+        let p = Path::new("c.toml");
+        assert!(Settings::parse("", p).unwrap().search.activation);
+        assert!(!Settings::parse("[search]\nactivation = false\n", p).unwrap().search.activation);
+        let err = Settings::parse("[search]\nactivation = 1\n", p).unwrap_err().to_string();
+        assert!(err.starts_with("c.toml:2:"), "{err}");
+    }
+}

@@ -1,0 +1,346 @@
+//! Daily episode logs, `memory/episodes/YYYY-MM-DD.md`: a header, then entries
+//! `## HH:MM | TYPE | confidence:LEVEL | tags:[a, b]` each followed by a paragraph. Append-only:
+//! existing bytes are never changed, new entries go at the end.
+
+use super::Confidence;
+use super::markdown::{self, normalize};
+use crate::template::{self, TemplateError};
+pub use cogmem_text::model::EntryType;
+
+/// A new entry to append.
+#[derive(Debug, Clone)]
+pub struct NewEntry<'a> {
+    /// `YYYY-MM-DD`.
+    pub date: &'a str,
+    /// `HH:MM`.
+    pub time: &'a str,
+    /// Entry type.
+    pub kind: EntryType,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Tags.
+    pub tags: &'a [String],
+    /// The paragraph.
+    pub text: &'a str,
+}
+
+/// A parsed entry heading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryHead {
+    /// 1-based line of the heading.
+    pub line: usize,
+    /// `HH:MM`.
+    pub time: String,
+    /// The paragraph, whitespace-normalised (without its source line).
+    pub text: String,
+    /// The entry type word from the heading.
+    pub kind: String,
+    /// Tags from the heading.
+    pub tags: Vec<String>,
+    /// Where it came from: the `<!-- source: … -->` line of an imported entry.
+    pub source: Option<String>,
+    /// Entities named on its `<!-- entities: [[…]] -->` line (imported entries).
+    pub entities: Vec<String>,
+    /// Deleted by `forget --permanent`: the heading stays so later ids do not shift.
+    pub deleted: bool,
+}
+
+/// The marker that replaces the paragraph of a permanently deleted entry.
+pub fn deleted_line(day: &str) -> String {
+    format!("<!-- deleted by cogmem forget --permanent on {day} -->")
+}
+
+/// The line that records an imported entry's origin.
+pub fn source_line(source: &str) -> String {
+    format!("<!-- source: {} -->", source.replace("-->", "- ->"))
+}
+
+/// The line that records the entities an imported entry is about, as wiki links.
+pub fn entities_line(entities: &[String]) -> String {
+    let links: Vec<String> = entities.iter().map(|e| format!("[[{e}]]")).collect();
+    format!("<!-- entities: {} -->", links.join(" "))
+}
+
+/// The entity ids of an `<!-- entities: … -->` line.
+fn parse_entities(line: &str) -> Option<Vec<String>> {
+    let inner = line.trim().strip_prefix("<!-- entities:")?.strip_suffix("-->")?;
+    Some(super::units::wiki_links(inner))
+}
+
+fn parse_source(line: &str) -> Option<&str> {
+    line.trim().strip_prefix("<!-- source:")?.strip_suffix("-->").map(str::trim)
+}
+
+/// The result of appending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appended {
+    /// New content, the entry's id and heading line.
+    Written {
+        /// New file content.
+        content: String,
+        /// `episode:YYYY-MM-DD:HH:MM[:N]`.
+        id: String,
+        /// Line of the heading.
+        line: usize,
+    },
+    /// The same text is already an entry of that day.
+    Duplicate {
+        /// The existing entry's id.
+        id: String,
+        /// Line of its heading.
+        line: usize,
+    },
+}
+
+/// Returns the header of a new day file.
+pub fn new_day(date: &str) -> Result<String, TemplateError> {
+    template::render("episode-day.md", &[("date", date)])
+}
+
+/// Appends an entry to a day's file (`existing` is `None` for a new day).
+pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, TemplateError> {
+    let mut content = match existing {
+        Some(t) => t.to_owned(),
+        None => new_day(entry.date)?,
+    };
+    let heads = entries(&content);
+    let wanted = normalize(entry.text);
+    if let Some(h) = heads.iter().find(|h| h.text == wanted) {
+        let id = entry_id(
+            entry.date,
+            &h.time,
+            heads.iter().filter(|o| o.time == h.time && o.line < h.line).count(),
+        );
+        return Ok(Appended::Duplicate { id, line: h.line });
+    }
+    let same_minute = heads.iter().filter(|h| h.time == entry.time).count();
+    let id = entry_id(entry.date, entry.time, same_minute);
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    if !content.is_empty() && !content.ends_with("\n\n") {
+        content.push('\n');
+    }
+    let line = markdown::line_of(&content, content.len());
+    content.push_str(&format!(
+        "## {} | {} | confidence:{} | tags:[{}]\n{}",
+        entry.time,
+        entry.kind.as_str(),
+        entry.confidence.as_str(),
+        entry.tags.join(", "),
+        markdown::paragraph(entry.text),
+    ));
+    Ok(Appended::Written { content, id, line })
+}
+
+/// Appends an imported entry with its source line, and its entities line when `entities` is not
+/// empty. Unlike [`append`], the same text may appear twice (people repeat themselves); the
+/// source reference is what identifies an import.
+pub fn append_imported(
+    existing: Option<&str>,
+    entry: &NewEntry<'_>,
+    source: &str,
+    entities: &[String],
+) -> Result<Appended, TemplateError> {
+    let mut content = match existing {
+        Some(t) => t.to_owned(),
+        None => new_day(entry.date)?,
+    };
+    let same_minute = entries(&content).iter().filter(|h| h.time == entry.time).count();
+    let id = entry_id(entry.date, entry.time, same_minute);
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    if !content.is_empty() && !content.ends_with("\n\n") {
+        content.push('\n');
+    }
+    let line = markdown::line_of(&content, content.len());
+    content.push_str(&format!(
+        "## {} | {} | confidence:{} | tags:[{}]\n{}{}\n",
+        entry.time,
+        entry.kind.as_str(),
+        entry.confidence.as_str(),
+        entry.tags.join(", "),
+        markdown::paragraph(entry.text),
+        source_line(source),
+    ));
+    if !entities.is_empty() {
+        content.push_str(&entities_line(entities));
+        content.push('\n');
+    }
+    Ok(Appended::Written { content, id, line })
+}
+
+fn entry_id(date: &str, time: &str, earlier_same_minute: usize) -> String {
+    if earlier_same_minute == 0 {
+        format!("episode:{date}:{time}")
+    } else {
+        format!("episode:{date}:{time}:{}", earlier_same_minute + 1)
+    }
+}
+
+/// Lists the entries of a day file: every `## HH:MM | …` heading and its paragraph.
+pub fn entries(text: &str) -> Vec<EntryHead> {
+    let mut out: Vec<EntryHead> = Vec::new();
+    let mut para = String::new();
+    let mut in_entry = false;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(time) = heading_time(line) {
+            if let Some(last) = out.last_mut() {
+                last.text = normalize(&para);
+            }
+            para.clear();
+            in_entry = true;
+            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+            let kind = fields.get(1).copied().unwrap_or("").to_owned();
+            let tags = fields
+                .iter()
+                .find_map(|f| f.strip_prefix("tags:"))
+                .map(|t| {
+                    t.trim_matches(['[', ']', ' '])
+                        .split(',')
+                        .map(|x| x.trim().to_owned())
+                        .filter(|x| !x.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push(EntryHead {
+                line: i + 1,
+                time: time.to_owned(),
+                text: String::new(),
+                kind,
+                tags,
+                source: None,
+                entities: Vec::new(),
+                deleted: false,
+            });
+        } else if line.starts_with("# ") || line.starts_with("## ") {
+            in_entry = false;
+        } else if in_entry {
+            if line.trim_start().starts_with("<!-- deleted by cogmem") {
+                if let Some(last) = out.last_mut() {
+                    last.deleted = true;
+                }
+                continue;
+            }
+            if let Some(ids) = parse_entities(line) {
+                if let Some(last) = out.last_mut() {
+                    for id in ids {
+                        if !last.entities.contains(&id) {
+                            last.entities.push(id);
+                        }
+                    }
+                }
+                continue;
+            }
+            if let Some(src) = parse_source(line) {
+                if let Some(last) = out.last_mut() {
+                    last.source = Some(src.to_owned());
+                }
+                continue;
+            }
+            para.push_str(line);
+            para.push('\n');
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        last.text = normalize(&para);
+    }
+    out
+}
+
+/// Returns `HH:MM` when `line` is an entry heading.
+pub fn heading_time(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("## ")?;
+    let time = rest.split('|').next()?.trim();
+    let b = time.as_bytes();
+    let ok = b.len() == 5
+        && b[2] == b':'
+        && b[..2].iter().chain(&b[3..]).all(u8::is_ascii_digit)
+        && rest.contains('|');
+    ok.then_some(time)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry<'a>(time: &'a str, text: &'a str, tags: &'a [String]) -> NewEntry<'a> {
+        NewEntry {
+            date: "2026-02-02",
+            time,
+            kind: EntryType::Fact,
+            confidence: Confidence::High,
+            tags,
+            text,
+        }
+    }
+
+    #[test]
+    fn appends_entries_with_minute_suffixes() {
+        let tags = vec!["db".to_owned(), "alice".to_owned()];
+        let Appended::Written { content, id, line } =
+            append(None, &entry("14:30", "Alice prefers tea.", &tags)).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(id, "episode:2026-02-02:14:30");
+        assert!(content.starts_with("# 2026-02-02 — Episode Log\n"));
+        assert_eq!(
+            content.lines().nth(line - 1),
+            Some("## 14:30 | fact | confidence:high | tags:[db, alice]")
+        );
+        assert!(content.ends_with("tags:[db, alice]\nAlice prefers tea.\n"), "{content:?}");
+        let Appended::Written { content: c2, id: id2, .. } =
+            append(Some(&content), &entry("14:30", "Bob too", &[])).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(id2, "episode:2026-02-02:14:30:2");
+        assert!(c2.starts_with(&content), "append-only: earlier bytes unchanged");
+        assert!(c2.ends_with(
+            "Alice prefers tea.\n\n## 14:30 | fact | confidence:high | tags:[]\nBob too\n"
+        ));
+        assert_eq!(
+            append(Some(&c2), &entry("15:00", " Bob   too ", &[])).unwrap(),
+            Appended::Duplicate { id: "episode:2026-02-02:14:30:2".into(), line: 9 }
+        );
+    }
+
+    #[test]
+    fn imported_entities_line_is_read_and_not_text() {
+        let entry = NewEntry {
+            date: "2023-05-08",
+            time: "13:56",
+            kind: EntryType::Event,
+            confidence: Confidence::High,
+            tags: &[],
+            text: "**Caroline:** hi",
+        };
+        let ids = vec!["person--caroline".to_owned(), "place--sweden".to_owned()];
+        let Appended::Written { content, .. } =
+            append_imported(None, &entry, "D1:1", &ids).unwrap()
+        else {
+            panic!("not written")
+        };
+        assert!(content.ends_with(
+            "**Caroline:** hi\n<!-- source: D1:1 -->\n<!-- entities: [[person--caroline]] [[place--sweden]] -->\n"
+        ));
+        let e = &entries(&content)[0];
+        assert_eq!((e.text.as_str(), e.source.as_deref()), ("**Caroline:** hi", Some("D1:1")));
+        assert_eq!(e.entities, ids);
+    }
+
+    #[test]
+    fn heading_time_cases() {
+        let cases = [
+            ("## 14:30 | fact | confidence:high | tags:[]", Some("14:30")),
+            ("## 14:30", None),
+            ("## Notes | x", None),
+            ("### 14:30 | fact", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(heading_time(input), want, "input: {input:?}");
+        }
+    }
+}

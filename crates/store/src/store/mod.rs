@@ -1,0 +1,59 @@
+//! The canonical stores: the Markdown and JSON files of a workspace, read and rendered.
+//!
+//! Modules here turn a request into new file content; they never write to disk themselves
+//! (that is [`crate::change`]'s job, so that every write is part of one all-or-nothing change)
+//! and never depend on derived data such as an index or a graph cache.
+
+use std::path::PathBuf;
+
+pub mod core_memory;
+pub mod decay_file;
+pub mod entity;
+pub mod episode;
+pub mod fsx;
+pub use cogmem_text::markdown;
+pub mod pending;
+pub mod procedure;
+pub mod reflection;
+pub mod units;
+pub mod vault;
+
+/// A workspace file that cannot be read as its format requires.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// The file is not UTF-8 text.
+    #[error("{}: not valid UTF-8 at byte {offset}", path.display())]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// The 0-based byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The file breaks its format at a line.
+    #[error("{}:{line}: {what}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn hint(&self) -> Option<String> {
+        match self {
+            Self::NotUtf8 { .. } => {
+                Some("re-save the file as UTF-8, or restore it with `git checkout -- FILE`".into())
+            }
+            Self::Malformed { .. } => Some(
+                "fix the line by hand (see docs/formats.md), or restore the file with \
+                 `git checkout -- FILE`"
+                    .into(),
+            ),
+        }
+    }
+}
+
+pub use cogmem_text::model::{Confidence, Store};

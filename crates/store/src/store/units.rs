@@ -1,0 +1,349 @@
+//! Every memory unit of a workspace (design.md §6): each MEMORY.md bullet, episode entry,
+//! entity, procedure and vault note, with its id, file and line. Read-only; a file that cannot
+//! be read is reported and skipped.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::core_memory::{self, CoreSection};
+use super::markdown::{self, find_section, one_line};
+use super::{Store, episode, fsx};
+
+/// One memory unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryUnit {
+    /// Its decay id, e.g. `entity:person--alice`.
+    pub id: String,
+    /// Its store.
+    pub store: Store,
+    /// Its file, relative to the workspace root.
+    pub path: String,
+    /// The 1-based line where it starts.
+    pub line: usize,
+    /// Its text (for files: the whole body).
+    pub text: String,
+    /// Its date (`YYYY-MM-DD`): the episode's day, or the file's `Created:`/`Learned:` date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Its kind: the episode type, the entity type, `procedure`, `vault`, or the core section.
+    pub kind: String,
+    /// Its tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Entities it names (for an entity: itself and its relation targets).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// Where it came from (imported entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// An entity's status when it is not `active` (`superseded`, `inactive`, `merged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+/// A file left out because it could not be read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// What is wrong, naming the file.
+    pub error: String,
+}
+
+/// All units, and the files that could not be read.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Units {
+    /// The units, in store order.
+    pub units: Vec<MemoryUnit>,
+    /// Unreadable files.
+    pub skipped: Vec<Unreadable>,
+}
+
+impl Units {
+    /// Finds a unit by id.
+    pub fn get(&self, id: &str) -> Option<&MemoryUnit> {
+        self.units.iter().find(|u| u.id == id)
+    }
+}
+
+/// Lists the units of the workspace at `root`.
+pub fn list(root: &Path) -> Units {
+    let mut out = Units::default();
+    let read = |rel: &str, out: &mut Units| -> Option<String> {
+        match fsx::read_text(&root.join(rel)) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                out.skipped.push(Unreadable { path: rel.to_owned(), error: e.to_string() });
+                None
+            }
+        }
+    };
+    for rel in memory_files(root) {
+        let Some(text) = read(&rel, &mut out) else { continue };
+        out.units.extend(file_units(&rel, &text));
+    }
+    out
+}
+
+/// The folders that hold memory units, with their store and id prefix.
+/// The folders that hold memory files, with their store and unit kind.
+pub const DIRS: [(&str, Store, &str); 4] = [
+    ("memory/episodes", Store::Episodic, "episode"),
+    ("memory/graph/entities", Store::Semantic, "entity"),
+    ("memory/procedures", Store::Procedural, "procedure"),
+    ("memory/vault", Store::Vault, "vault"),
+];
+
+/// Every file that holds memory units: MEMORY.md, then each store's `*.md` files, sorted.
+pub fn memory_files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if root.join("MEMORY.md").is_file() {
+        out.push("MEMORY.md".to_owned());
+    }
+    for (dir, _, _) in DIRS {
+        out.extend(markdown_files(root, dir));
+    }
+    out
+}
+
+/// The units in one file, given its workspace-relative path and text.
+pub fn file_units(rel: &str, text: &str) -> Vec<MemoryUnit> {
+    if rel == "MEMORY.md" {
+        return core_units(text);
+    }
+    let Some((dir, name)) = rel.rsplit_once('/') else { return Vec::new() };
+    let Some((_, store, kind)) = DIRS.iter().find(|(d, _, _)| *d == dir) else { return Vec::new() };
+    let stem = name.trim_end_matches(".md");
+    if *store == Store::Episodic {
+        episode_units(stem, rel, text)
+    } else {
+        vec![file_unit(kind, stem, *store, rel, text)]
+    }
+}
+
+/// The bullets of MEMORY.md's four sections.
+pub fn core_units(text: &str) -> Vec<MemoryUnit> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let mut out = Vec::new();
+    for section in CoreSection::ALL {
+        let Some(s) = find_section(&sections, section.title()) else { continue };
+        let first_line = markdown::line_of(text, prefix + s.content.start);
+        for (i, line) in body[s.content.clone()].lines().enumerate() {
+            if let Some(bullet) = line.trim_start().strip_prefix("- ") {
+                out.push(MemoryUnit {
+                    id: core_memory::unit_id(section, bullet),
+                    store: Store::Core,
+                    path: "MEMORY.md".into(),
+                    line: first_line + i,
+                    text: one_line(bullet),
+                    date: None,
+                    kind: section.slug().to_owned(),
+                    tags: Vec::new(),
+                    entities: wiki_links(bullet),
+                    source: None,
+                    status: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
+    let mut seen: Vec<String> = Vec::new();
+    episode::entries(text)
+        .into_iter()
+        .filter_map(|e| {
+            let n = seen.iter().filter(|t| **t == e.time).count();
+            seen.push(e.time.clone());
+            let id = if n == 0 {
+                format!("episode:{date}:{}", e.time)
+            } else {
+                format!("episode:{date}:{}:{}", e.time, n + 1)
+            };
+            if e.deleted {
+                return None; // its heading still counts for the numbering above
+            }
+            let mut entities = wiki_links(&e.text);
+            for x in e.entities {
+                if !entities.contains(&x) {
+                    entities.push(x);
+                }
+            }
+            Some(MemoryUnit {
+                id,
+                store: Store::Episodic,
+                path: rel.to_owned(),
+                line: e.line,
+                text: e.text,
+                date: Some(date.to_owned()),
+                kind: e.kind,
+                tags: e.tags,
+                entities,
+                source: e.source,
+                status: None,
+            })
+        })
+        .collect()
+}
+
+/// A unit that is a whole file: an entity, a procedure or a vault note.
+fn file_unit(kind: &str, stem: &str, store: Store, rel: &str, text: &str) -> MemoryUnit {
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let mut entities = Vec::new();
+    let unit_kind = if store == Store::Semantic {
+        entities.push(stem.to_owned());
+        stem.split_once("--").map_or("entity", |(t, _)| t).to_owned()
+    } else {
+        kind.to_owned()
+    };
+    for e in wiki_links(body) {
+        if !entities.contains(&e) {
+            entities.push(e);
+        }
+    }
+    let date = comment_date(body);
+    let mut tags: Vec<String> = Vec::new();
+    for line in body.lines().take(4) {
+        if let Some(i) = line.find("Tags:") {
+            let t = line[i + 5..].split(['|']).next().unwrap_or("").trim_end_matches("-->");
+            tags.extend(
+                t.split(',').map(|x| x.trim().to_owned()).filter(|x| !x.is_empty() && x != "none"),
+            );
+        }
+    }
+    if let Some(yaml) = yaml {
+        for line in yaml.lines() {
+            if let Some(list) = line.strip_prefix("tags:") {
+                tags.extend(
+                    list.trim()
+                        .trim_matches(['[', ']'])
+                        .split(',')
+                        .map(|x| x.trim().trim_matches(['"', '\'']).to_owned())
+                        .filter(|x| !x.is_empty()),
+                );
+            }
+        }
+    }
+    let status = (store == Store::Semantic)
+        .then(|| crate::store::entity::status(text))
+        .filter(|s| s != "active");
+    MemoryUnit {
+        id: format!("{kind}:{stem}"),
+        store,
+        path: rel.to_owned(),
+        line: 1,
+        text: body.to_owned(),
+        date,
+        kind: unit_kind,
+        tags,
+        entities,
+        source: None,
+        status,
+    }
+}
+
+/// The `Created:` (or `Learned:`) date of a file's comment lines.
+fn comment_date(body: &str) -> Option<String> {
+    body.lines().take(5).find_map(|l| {
+        let i = l.find("Created:").map(|i| i + 8).or_else(|| l.find("Learned:").map(|i| i + 8))?;
+        let d = l[i..].trim_start().get(..10)?;
+        (d.as_bytes().get(4) == Some(&b'-')).then(|| d.to_owned())
+    })
+}
+
+/// The `[[type--slug]]` links in a text.
+pub fn wiki_links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("[[") {
+        let after = &rest[i + 2..];
+        let Some(j) = after.find("]]") else { break };
+        let target = after[..j].split('|').next().unwrap_or("").trim().to_owned();
+        if target.contains("--") && !out.contains(&target) {
+            out.push(target);
+        }
+        rest = &after[j + 2..];
+    }
+    out
+}
+
+/// Lists `*.md` files directly in a workspace folder, sorted, as relative paths.
+pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
+    let abs = root.join(dir);
+    // A store folder that is a link out of the workspace is not read (walkdir follows a
+    // linked root even with `follow_links(false)`).
+    if !abs.is_dir() || fsx::check_inside(&abs, "read").is_err() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
+        .follow_links(false)
+        .min_depth(1)
+        .max_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            name.ends_with(".md").then(|| format!("{dir}/{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Splits text into search terms: lower-case words of two or more characters, and character
+/// pairs of Japanese or Chinese runs.
+pub fn terms(text: &str) -> Vec<String> {
+    cogmem_text::word::segments(text)
+        .into_iter()
+        .map(|(from, to)| &text[from..to])
+        .filter_map(|w| {
+            if w.chars().any(cogmem_text::word::is_cjk) {
+                return Some(w.to_owned());
+            }
+            let w = w.to_lowercase();
+            (w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str())).then_some(w)
+        })
+        .collect()
+}
+
+const STOPWORDS: &[&str] = &[
+    "the", "an", "and", "or", "but", "is", "are", "was", "were", "be", "to", "of", "in", "on",
+    "at", "for", "with", "that", "this", "it", "my", "me", "we", "our", "you", "your", "about",
+    "what", "from", "by", "as", "do", "does", "did", "have", "has", "had", "not", "no", "so",
+];
+
+/// Scores how well a unit matches query terms: the share of terms it contains.
+pub fn score(query_terms: &[String], unit: &MemoryUnit) -> f64 {
+    if query_terms.is_empty() {
+        return 0.0;
+    }
+    let hay = terms(&format!("{} {}", unit.id.replace(['-', ':'], " "), unit.text));
+    let found = query_terms.iter().filter(|t| hay.contains(t)).count();
+    found as f64 / query_terms.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_units_have_stable_ids_and_lines() {
+        let md = "# M\n\n## Identity\n- Name: Sam\n\n## Active Context\n- Shipping v2\n";
+        let u = core_units(md);
+        assert_eq!(u.len(), 2);
+        assert_eq!((u[0].line, u[1].line), (4, 7));
+        assert!(u[1].id.starts_with("core:active-context:"));
+    }
+
+    #[test]
+    fn terms_cover_words_and_cjk_pairs() {
+        assert_eq!(terms("Alice's tea, 緑茶!"), ["alice", "tea", "緑茶"]);
+        assert_eq!(terms("東京駅"), ["東京", "京駅"]);
+    }
+}

@@ -1,0 +1,467 @@
+//! Errors about a request or a rule, and the kinds every cogmem error is sorted into. Pure values:
+//! the store and operation layers wrap them in their own error types, and the adapters build their
+//! output from [`ErrorKind`] and the `hint` of each enum.
+
+use std::path::PathBuf;
+
+/// Who is at fault, which decides the exit code and how the error is presented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad input, no workspace, a malformed file the command needs: exit 1.
+    User,
+    /// Refused by a rule (a budget, an approval gate, a role): exit 4.
+    Conflict,
+    /// A bug or a broken environment: exit 70.
+    Internal,
+}
+
+/// A request that cannot be carried out as given.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The memory text is empty or only whitespace.
+    #[error("the text to remember is empty")]
+    EmptyText,
+    /// The memory text is larger than the limit.
+    #[error(
+        "the text is {bytes} bytes; the limit is {limit} bytes (`limits.text_bytes` in cogmem.toml)"
+    )]
+    TextTooLong {
+        /// Size of the text.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The text is not valid UTF-8 (stdin).
+    #[error("the text read from stdin is not valid UTF-8")]
+    NotUtf8,
+    /// An entity id that cannot be used as a file name.
+    #[error("invalid entity id {id:?}: {why}")]
+    EntityId {
+        /// The id as given.
+        id: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A `--relation` that is not `FROM|REL|TO`.
+    #[error("invalid relation {text:?}: {why}")]
+    Relation {
+        /// The relation as given.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A name (store, type, section, confidence…) outside its vocabulary.
+    #[error("unknown {what} {value:?}; expected one of: {expected}")]
+    Unknown {
+        /// What kind of name it is.
+        what: &'static str,
+        /// The value given.
+        value: String,
+        /// The accepted values.
+        expected: String,
+    },
+    /// `COGMEM_NOW` is not an RFC 3339 time.
+    #[error("COGMEM_NOW={value:?} is not an RFC 3339 time")]
+    Clock {
+        /// The variable's value.
+        value: String,
+    },
+    /// A time that cannot be parsed.
+    #[error("cannot read {text:?} as a time")]
+    Time {
+        /// The text given.
+        text: String,
+    },
+    /// An actor name that cannot go into an audit line or a git author.
+    #[error("invalid actor {actor:?}: use letters, digits and `:_.-` only")]
+    Actor {
+        /// The actor as given.
+        actor: String,
+    },
+    /// A query matched several memories equally, and there is no terminal to ask on.
+    #[error("{count} memories match equally well; pick one")]
+    Ambiguous {
+        /// How many matched.
+        count: usize,
+    },
+    /// An answer to "forget which?" that is not one of the numbers shown.
+    #[error("{text:?} is not one of the numbers shown")]
+    Choice {
+        /// The answer.
+        text: String,
+    },
+    /// `--permanent` without an exact id and confirmation.
+    #[error("permanent deletion needs an exact `--id` and `--yes`")]
+    PermanentNeedsId,
+    /// A bad line in an import, with `--strict`.
+    #[error("line {line} of the import: {why}")]
+    ImportLine {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// A query without a searchable word.
+    #[error("the query {query:?} has no words to search for")]
+    EmptyQuery {
+        /// The query as given.
+        query: String,
+    },
+    /// `forget` without a query or an id.
+    #[error("nothing to forget: give words to find the memory by, or an --id")]
+    NothingToForget,
+    /// No entity has this id, name or alias (or several share the name).
+    #[error("no single entity is called {name:?}")]
+    UnknownEntity {
+        /// The name given.
+        name: String,
+    },
+    /// No proposal has this number.
+    #[error("there is no proposal #{number} in memory/meta/pending-memories.md")]
+    UnknownProposal {
+        /// The number given.
+        number: u32,
+    },
+    /// A well-formed entity id with no entity file.
+    #[error("there is no entity {id} yet")]
+    MissingEntity {
+        /// The id given.
+        id: String,
+    },
+    /// Both sides of a graph operation are the same entity.
+    #[error("cannot {what} {id} with itself")]
+    SameEntity {
+        /// The entity.
+        id: String,
+        /// The operation.
+        what: &'static str,
+    },
+    /// No memory has this id.
+    #[error("no memory has the id {id:?}")]
+    UnknownId {
+        /// The id given.
+        id: String,
+    },
+    /// `restore` on a memory that is not forgotten.
+    #[error("{id} is not forgotten, so there is nothing to restore")]
+    NotForgotten {
+        /// The id given.
+        id: String,
+    },
+    /// A flag that only applies to stores that were not chosen.
+    #[error("{flag} applies only to the {stores} store, which this memory does not go to")]
+    FlagNeedsStore {
+        /// The flag.
+        flag: &'static str,
+        /// The stores it applies to.
+        stores: &'static str,
+    },
+    /// The semantic store was chosen without an entity to put the fact on.
+    #[error("the semantic store needs an entity to hold the fact")]
+    SemanticWithoutEntity,
+    /// A `--since` value that cannot be parsed.
+    #[error("cannot read {text:?} as a date, a time or an age like `7d`")]
+    Since {
+        /// The text given.
+        text: String,
+    },
+    /// A routing answer from the host model that cannot be used.
+    #[error("invalid routing answer: {why}")]
+    Routing {
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An OPERATION block of a reflection that cannot be used.
+    #[error("reflection block {block}: {why}")]
+    ReflectBlock {
+        /// 1-based block number.
+        block: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An extra or a penalty in a reward request without its reason.
+    #[error("{what} needs a reason")]
+    ReflectReason {
+        /// The flag.
+        what: &'static str,
+    },
+    /// A self-image consolidation that cannot be used.
+    #[error("invalid self-image consolidation: {why}")]
+    Consolidation {
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An import file larger than `limits.import_bytes`.
+    #[error("the import is over the limit of {limit} bytes (`limits.import_bytes` in cogmem.toml)")]
+    ImportTooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// A name that would become a path, but could lead outside the workspace.
+    #[error("invalid {what} {value:?}: {why}")]
+    UnsafePath {
+        /// What the name is (`entity id`, `memory id`…).
+        what: &'static str,
+        /// The name as given (control characters escaped).
+        value: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A title that yields no usable file name.
+    #[error("cannot make a file name from {title:?}")]
+    Slug {
+        /// The title given.
+        title: String,
+    },
+}
+
+/// A change refused by one of the workspace's rules.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    /// The text looks like a credential (see `cogmem_store::secrets`).
+    #[error(
+        "{what} looks like a secret ({rule} at line {line}, column {column}: {excerpt}); nothing was written"
+    )]
+    Secret {
+        /// What was checked: `the text`, `line 3 of the import`…
+        what: String,
+        /// The rule that matched.
+        rule: &'static str,
+        /// 1-based line within the text.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// A redacted excerpt, never the whole secret.
+        excerpt: String,
+    },
+    /// `forget --purge` needs a clean working tree and a branch to rewrite.
+    #[error("cannot purge: {why}")]
+    Purge {
+        /// Why not.
+        why: String,
+    },
+    /// A pinned (vault) memory cannot be forgotten without force.
+    #[error("{id} is pinned and cannot be forgotten")]
+    Pinned {
+        /// The memory's id.
+        id: String,
+    },
+    /// Vault notes are always pinned.
+    #[error("{id} is in the vault, where memories are always pinned")]
+    VaultPinned {
+        /// The memory's id.
+        id: String,
+    },
+    /// A sub-agent tried to write to a store directly.
+    #[error("{actor} is a sub-agent; sub-agents may only propose memories, not write them")]
+    SubagentWrite {
+        /// The actor.
+        actor: String,
+    },
+    /// A proposal repeats one that is still open.
+    #[error("the same memory is already proposed, as #{number}")]
+    DuplicateProposal {
+        /// The open proposal.
+        number: u32,
+    },
+    /// A proposal that was already committed or rejected.
+    #[error("proposal #{number} is already {status}")]
+    ProposalClosed {
+        /// The proposal.
+        number: u32,
+        /// Its status.
+        status: &'static str,
+    },
+    /// A reflection step run out of order.
+    #[error("`{command}` is out of order: the reflection is {state}; `{first}` must come first")]
+    ReflectOrder {
+        /// The command refused.
+        command: String,
+        /// The state in words.
+        state: &'static str,
+        /// The step(s) allowed now.
+        first: String,
+    },
+    /// An agent tried to take a decision reserved to a person.
+    #[error("{actor} is not a person; only the user (`manual` or `user:NAME`) may {what}")]
+    NotUser {
+        /// The actor.
+        actor: String,
+        /// What it tried.
+        what: &'static str,
+    },
+    /// A self-image consolidation asked for before enough insights accumulated.
+    #[error(
+        "a self-image consolidation is not due: {count} self-awareness entries since the last one, {needed} are needed"
+    )]
+    ConsolidationNotDue {
+        /// Entries so far.
+        count: u64,
+        /// Entries needed.
+        needed: u64,
+    },
+    /// A reflection proposes to archive a pinned memory.
+    #[error("reflection block {block}: {id} is pinned and cannot be archived")]
+    ReflectPinned {
+        /// 1-based block number.
+        block: usize,
+        /// The memory.
+        id: String,
+    },
+    /// Writing to MEMORY.md would exceed its token budget.
+    #[error(
+        "{}: adding this would make core memory {tokens} tokens, over its budget of {budget}",
+        path.display()
+    )]
+    CoreBudget {
+        /// MEMORY.md.
+        path: PathBuf,
+        /// Estimated size after the write.
+        tokens: usize,
+        /// The budget.
+        budget: usize,
+    },
+}
+
+impl InputError {
+    /// Returns the next step to take, with the command in backticks, where there is one.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::EmptyText => {
+                "pass the text as an argument, or `-` to read it from stdin".into()
+            }
+            Self::TextTooLong { .. } => {
+                "split it into smaller memories, or raise `limits.text_bytes` in cogmem.toml"
+                    .into()
+            }
+            Self::NotUtf8 => "convert the input to UTF-8 first".into(),
+            Self::EntityId { .. } => {
+                "entity ids are `TYPE--SLUG` in lower-kebab case, e.g. `person--alice-smith`".into()
+            }
+            Self::Relation { .. } => {
+                "write relations as `FROM|RELATION|TO`, e.g. `person--alice|works-on|project--atlas`"
+                    .into()
+            }
+            Self::Ambiguous { .. } => "forget one of them with `cogmem forget --id ID --yes`".into(),
+            Self::Choice { .. } => "answer with the numbers in front of the memories".into(),
+            Self::PermanentNeedsId => {
+                "run `cogmem forget QUERY --dry-run` to find the id, then `cogmem forget --id ID --permanent --yes`".into()
+            }
+            Self::ImportLine { .. } => {
+                "each line needs `timestamp`, `speaker` (or `role`) and `text`; drop --strict to skip bad lines".into()
+            }
+            Self::EmptyQuery { .. } => {
+                "search for words or names; very common words (the, and, of) are not indexed".into()
+            }
+            Self::UnknownEntity { .. } => {
+                "use the entity id (TYPE--SLUG); `cogmem graph stats` lists the most connected ones".into()
+            }
+            Self::MissingEntity { id } => format!(
+                "create it first, e.g. `cogmem remember --entity {id} \"…\"`, or check the id with \
+                 `cogmem search`"
+            ),
+            Self::SameEntity { .. } => "name two different entities".into(),
+            Self::UnknownProposal { .. } => {
+                "`cogmem pending list --all` lists every proposal with its number".into()
+            }
+            Self::UnknownId { .. } => {
+                "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`".into()
+            }
+            Self::NothingToForget => {
+                "name what to forget: `cogmem forget WORDS`, or `cogmem forget --id ID --yes`".into()
+            }
+            Self::NotForgotten { .. } => {
+                "list forgotten memories with `cogmem audit --action archive`".into()
+            }
+            Self::FlagNeedsStore { stores, .. } => {
+                format!("add `--store {}`, or drop the flag", stores.split(' ').next().unwrap_or(stores))
+            }
+            Self::ReflectBlock { .. } => {
+                "fix the block and submit again; `cogmem reflect input` shows the OPERATION format"
+                    .into()
+            }
+            Self::Consolidation { .. } => {
+                "`cogmem identity consolidate input` shows the two sections to answer with".into()
+            }
+            Self::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
+            Self::ImportTooLarge { .. } => {
+                "split the transcript into smaller files, or raise `limits.import_bytes` in cogmem.toml"
+                    .into()
+            }
+            Self::UnsafePath { .. } => {
+                "names that become file names use letters, digits and `-` (entity ids are \
+                 `TYPE--SLUG`); no `/`, `\\`, `..`, NUL or absolute paths"
+                    .into()
+            }
+            Self::Unknown { .. } | Self::Actor { .. } | Self::Slug { .. } => {
+                return None;
+            }
+            Self::Clock { .. } => {
+                "set COGMEM_NOW to a time like `2026-02-02T15:30:00Z`, or unset it to use the system clock"
+                    .into()
+            }
+            Self::Time { .. } => {
+                "use RFC 3339 (`2026-02-02T15:30:00Z`), `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `HH:MM`"
+                    .into()
+            }
+            Self::SemanticWithoutEntity => {
+                "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
+            }
+            Self::Since { .. } => "use `2026-02-02`, an RFC 3339 time, or `7d`/`12h`".into(),
+            Self::Routing { .. } => {
+                "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()
+            }
+        })
+    }
+}
+
+impl RuleError {
+    /// Returns the next step to take, with the command in backticks.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::Secret { .. } => Some(
+                "keep credentials in a password manager, not in memory; if this is not a secret, \
+                 pass `--allow-secret` (MCP: `allow_secret: true`)"
+                    .into(),
+            ),
+            Self::Purge { .. } => Some(
+                "commit or discard hand edits first (`git status` lists them), and check out the \
+                 branch to purge"
+                    .into(),
+            ),
+            Self::Pinned { .. } => {
+                Some("pass `--force` if you really mean to forget a pinned memory".into())
+            }
+            Self::VaultPinned { .. } => Some(
+                "to let it fade, forget it with `cogmem forget --id ID --force` instead".into(),
+            ),
+            Self::SubagentWrite { .. } => {
+                Some("hand the memory to the main agent, which decides what is written".into())
+            }
+            Self::DuplicateProposal { number } => Some(format!(
+                "the main agent will see #{number}; `cogmem pending show {number}` prints it"
+            )),
+            Self::ProposalClosed { .. } => {
+                Some("propose it again with `cogmem propose` if it should be reconsidered".into())
+            }
+            Self::CoreBudget { .. } => Some(
+                "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
+                 or keep this in the vault with `--store vault`"
+                    .into(),
+            ),
+            Self::ReflectOrder { .. } => {
+                Some("`cogmem reflect status` shows what is waiting, and for whom".into())
+            }
+            Self::NotUser { .. } => Some(
+                "ask the user to run it themselves, e.g. `cogmem --actor manual reflect status`"
+                    .into(),
+            ),
+            Self::ConsolidationNotDue { .. } => {
+                Some("approved reflections add entries; `cogmem reflect status` counts them".into())
+            }
+            Self::ReflectPinned { .. } => {
+                Some("drop that block, or unpin the memory first with `cogmem unpin ID`".into())
+            }
+        }
+    }
+}

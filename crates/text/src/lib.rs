@@ -1,0 +1,21 @@
+//! cogmem's text layer: everything about memory text that needs no file, no index and no
+//! repository. Whether a message asks to remember ([`trigger`]), where a memory belongs
+//! ([`route`]), the words of a text ([`word`]), Markdown helpers ([`markdown`]), times and dates
+//! ([`clock`]), token estimates ([`tokens`]), the model's vocabulary ([`model`]) and the request
+//! and rule errors ([`error`]).
+//!
+//! Invariant: no I/O, and no dependency on git, tantivy, rmcp, tokio or clap
+//! (`tests/it/layering.rs` checks the dependency tree), so its tests build and run in seconds.
+
+#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
+pub mod clock;
+pub mod error;
+pub mod markdown;
+pub mod model;
+pub mod route;
+pub mod tokens;
+pub mod trigger;
+pub mod word;
+
+pub use clock::{Clock, FixedClock, SystemClock, Timestamp};

@@ -1,0 +1,1504 @@
+//! Routing: which stores a memory belongs in, what entities and relations it names, and why.
+//! Deterministic and pure — the cognitive-memory skill's store-selection table as code, with
+//! bounded extraction patterns. Where a model would do better, [`prompt`] builds the question
+//! for the host agent and [`RoutingAnswer`] validates its reply.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::InputError;
+use crate::markdown::slugify;
+use crate::model::{Confidence, EntityId, EntryType, Store};
+
+/// An entity the workspace already knows, with the names it goes by (lower case).
+#[derive(Debug, Clone)]
+pub struct KnownEntity {
+    /// Its id.
+    pub id: EntityId,
+    /// Its label and aliases, lower case.
+    pub names: Vec<String>,
+}
+
+/// What routing needs to know about the workspace.
+#[derive(Debug, Clone)]
+pub struct RouteContext {
+    /// The entity that stands for the user (`person--user` unless the workspace names them).
+    pub user: EntityId,
+    /// The user's name for summaries ("User" when unknown).
+    pub user_name: String,
+    /// Entities already in the graph.
+    pub known: Vec<KnownEntity>,
+}
+
+impl Default for RouteContext {
+    fn default() -> Self {
+        Self {
+            user: EntityId::parse("person--user").expect("a valid id"),
+            user_name: "User".into(),
+            known: Vec::new(),
+        }
+    }
+}
+
+/// An entity named by a memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoutedEntity {
+    /// Its id.
+    pub id: String,
+    /// The name as written.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// A relation named by a memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutedRelation {
+    /// Subject entity id.
+    pub from: String,
+    /// Relation name.
+    pub relation: String,
+    /// Object entity id.
+    pub to: String,
+}
+
+/// The routing decision, in the skill's JSON shape plus reasons.
+#[derive(Debug, Clone, Serialize)]
+pub struct Routing {
+    /// The main store.
+    pub store: Store,
+    /// Every store, main first.
+    pub stores: Vec<Store>,
+    /// Entities named.
+    pub entities: Vec<RoutedEntity>,
+    /// Relations named.
+    pub relations: Vec<RoutedRelation>,
+    /// Two to five tags.
+    pub tags: Vec<String>,
+    /// How sure the memory is.
+    pub confidence: Confidence,
+    /// Whether MEMORY.md gets a bullet.
+    pub core_update: bool,
+    /// One sentence to store.
+    pub summary: String,
+    /// Episode entry type.
+    #[serde(rename = "type")]
+    pub entry_type: EntryType,
+    /// Why each choice was made.
+    pub reason: Vec<String>,
+}
+
+/// What kind of content a memory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Preference,
+    Decision,
+    Procedure,
+    Event,
+    Task,
+    Correction,
+    Fact,
+}
+
+fn contains_words(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    let joins = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    while let Some(i) = hay[from..].find(needle) {
+        let at = from + i;
+        let before = hay[..at].chars().next_back();
+        let after = hay[at + needle.len()..].chars().next();
+        let ok_b = before.is_none_or(|c| !joins(c));
+        let ok_a = after.is_none_or(|c| !joins(c)) || needle.ends_with(' ');
+        if ok_b && ok_a {
+            return true;
+        }
+        from = at + needle.len().max(1);
+    }
+    false
+}
+
+fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
+    needles.iter().copied().find(|n| contains_words(hay, n))
+}
+
+const PREFERENCE_FIRST_PERSON: &[&str] = &[
+    "i prefer",
+    "i'd prefer",
+    "i would prefer",
+    "i like",
+    "i love",
+    "i hate",
+    "i dislike",
+    "i don't like",
+    "i do not like",
+    "i'd rather",
+    "i would rather",
+    "my favorite",
+    "my favourite",
+    "i always",
+    "i never",
+    "i want you to always",
+    "i want you to never",
+    "always use",
+    "never use",
+    "please always",
+    "please never",
+    "from now on",
+    "i can't stand",
+    "i enjoy",
+    "i'm a fan of",
+    "i am a fan of",
+    "i'm not a fan of",
+    "don't ever",
+    "i usually",
+    "i tend to",
+];
+const PREFERENCE_OTHER: &[&str] = &[
+    "prefers",
+    "likes",
+    "loves",
+    "hates",
+    "dislikes",
+    "doesn't like",
+    "does not like",
+    "favorite",
+    "favourite",
+    "is allergic to",
+    "allergic to",
+    "can't stand",
+];
+const DECISION: &[&str] = &[
+    "we decided",
+    "i decided",
+    "decided to",
+    "decided on",
+    "we chose",
+    "i chose",
+    "we're going with",
+    "we are going with",
+    "we'll go with",
+    "we will go with",
+    "let's go with",
+    "we picked",
+    "decision:",
+    "the decision is",
+    "we agreed",
+    "agreed to",
+    "agreed on",
+    "we settled on",
+    "settled on",
+    "we're switching to",
+    "we are switching to",
+    "we'll use",
+    "we will use",
+    "going forward we",
+    "we opted",
+    "chose to",
+];
+const PROCEDURE: &[&str] = &[
+    "how to",
+    "step 1",
+    "step one",
+    "first,",
+    "the steps",
+    "steps to",
+    "workflow",
+    "procedure",
+    "the process for",
+    "the process to",
+    "checklist",
+    "to deploy",
+    "to release",
+    "instructions",
+];
+const IMPORTANT: &[&str] = &[
+    "important",
+    "never forget",
+    "forever",
+    "critical",
+    "always remember",
+    "permanently",
+    "must never",
+    "must always",
+    "don't ever forget",
+    "crucial",
+    "vital",
+    "pin this",
+    "pinned",
+];
+const EVENT: &[&str] = &[
+    "meeting",
+    "met with",
+    "we met",
+    "i met",
+    "call with",
+    "had a call",
+    "yesterday",
+    "last week",
+    "last night",
+    "this morning",
+    "this afternoon",
+    "tonight",
+    "today",
+    "on monday",
+    "on tuesday",
+    "on wednesday",
+    "on thursday",
+    "on friday",
+    "on saturday",
+    "on sunday",
+    "appointment",
+    "interview",
+    "went to",
+    "visited",
+    "happened",
+    "party",
+    "conference",
+    "trip",
+    "launched",
+    "released",
+    "shipped",
+    "birthday",
+    "anniversary",
+    "wedding",
+];
+const TASK: &[&str] = &[
+    "to do",
+    "todo",
+    "need to",
+    "needs to",
+    "have to",
+    "has to",
+    "must",
+    "should",
+    "remind me to",
+    "deadline",
+    "due",
+    "by friday",
+    "by monday",
+    "by tomorrow",
+];
+const CORRECTION: &[&str] = &[
+    "actually",
+    "correction",
+    "i was wrong",
+    "not anymore",
+    "no longer",
+    "instead of",
+    "changed to",
+];
+
+/// Routes `content` (the memory text, trigger phrase removed).
+///
+/// `explicit` is true when the user asked for it ("remember …"), which makes confidence high.
+pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {
+    let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
+    let phrase_lc = trigger_phrase.unwrap_or("").to_lowercase();
+    let mut reason = Vec::new();
+    let first_person = is_first_person(&lc);
+
+    let numbered_lines = content
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            t.starts_with("- ")
+                || t.starts_with("* ")
+                || t.chars().next().is_some_and(|c| c.is_ascii_digit()) && t.contains(['.', ')'])
+        })
+        .count();
+    let important = first_hit(&lc, IMPORTANT).or_else(|| first_hit(&phrase_lc, IMPORTANT));
+    let kind = if numbered_lines >= 2
+        || first_hit(&lc, PROCEDURE).is_some()
+            && (lc.contains(" then ")
+                || lc.contains("first")
+                || numbered_lines >= 1
+                || lc.starts_with("how to"))
+    {
+        reason.push(if numbered_lines >= 2 {
+            format!("procedural: {numbered_lines} listed steps")
+        } else {
+            format!("procedural: a how-to ({:?})", first_hit(&lc, PROCEDURE).unwrap_or("steps"))
+        });
+        Kind::Procedure
+    } else if let Some(w) = first_hit(&lc, DECISION) {
+        reason.push(format!("episodic + semantic: a decision ({w:?})"));
+        Kind::Decision
+    } else if let Some(w) = first_hit(&lc, PREFERENCE_FIRST_PERSON).filter(|_| first_person) {
+        reason.push(format!("semantic: the user's preference ({w:?})"));
+        Kind::Preference
+    } else if let Some(w) = first_hit(&lc, PREFERENCE_OTHER) {
+        reason.push(format!("semantic: a preference ({w:?})"));
+        Kind::Preference
+    } else if let Some(w) = first_hit(&lc, CORRECTION) {
+        reason.push(format!("semantic: a correction ({w:?})"));
+        Kind::Correction
+    } else if let Some(w) = first_hit(&lc, EVENT) {
+        reason.push(format!("episodic: an event ({w:?})"));
+        Kind::Event
+    } else if let Some(w) = first_hit(&lc, TASK).filter(|_| {
+        phrase_lc.contains("forget") || phrase_lc.ends_with(" to") || lc.starts_with("to ")
+    }) {
+        reason.push(format!("episodic: a task ({w:?})"));
+        Kind::Task
+    } else {
+        reason.push("semantic: a fact".into());
+        Kind::Fact
+    };
+
+    let (entities, relations) = extract(content, &lc, first_person, ctx, &mut reason);
+
+    let mut stores: Vec<Store> = match kind {
+        Kind::Procedure => vec![Store::Procedural],
+        Kind::Decision => vec![Store::Episodic, Store::Semantic],
+        Kind::Event | Kind::Task => vec![Store::Episodic],
+        Kind::Preference | Kind::Fact | Kind::Correction => vec![Store::Semantic],
+    };
+    let mut core_update = false;
+    if kind == Kind::Preference && first_person {
+        core_update = true;
+        reason.push("core: a preference of the user's changes how the agent should behave".into());
+    }
+    if let Some(w) = important {
+        if !stores.contains(&Store::Semantic) && kind != Kind::Procedure {
+            stores.push(Store::Semantic);
+        }
+        stores.push(Store::Vault);
+        core_update = true;
+        reason.push(format!("vault + core: marked as lasting ({w:?})"));
+    }
+    if stores.contains(&Store::Semantic) && entities.is_empty() {
+        stores.retain(|s| *s != Store::Semantic);
+        if !stores.contains(&Store::Episodic) {
+            stores.insert(0, Store::Episodic);
+        }
+        reason.push("episodic instead of semantic: no entity to hold the fact".into());
+    }
+    if core_update {
+        stores.push(Store::Core);
+    }
+    let entry_type = match kind {
+        Kind::Preference => EntryType::Preference,
+        Kind::Decision => EntryType::Decision,
+        Kind::Event => EntryType::Event,
+        Kind::Task => EntryType::Task,
+        Kind::Correction => EntryType::Correction,
+        Kind::Procedure | Kind::Fact => EntryType::Fact,
+    };
+    let confidence = if trigger_phrase.is_some() || important.is_some() {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+    reason.push(format!(
+        "confidence {}: {}",
+        confidence.as_str(),
+        if trigger_phrase.is_some() { "the user asked for it" } else { "mentioned in passing" }
+    ));
+    let tags = tags(kind, &entities, &lc);
+    let summary = summarize(content, &ctx.user_name);
+    Routing {
+        store: stores[0],
+        stores,
+        entities,
+        relations,
+        tags,
+        confidence,
+        core_update,
+        summary,
+        entry_type,
+        reason,
+    }
+}
+
+fn is_first_person(lc: &str) -> bool {
+    let padded = format!(" {} ", lc.replace(['.', ',', '!', '?', ';', ':'], " "));
+    [" i ", " i'm ", " im ", " i've ", " i'd ", " i'll ", " my ", " me ", " mine ", " myself "]
+        .iter()
+        .any(|w| padded.contains(w))
+}
+
+const ROLES: &[&str] = &[
+    "sister",
+    "brother",
+    "mother",
+    "mom",
+    "mum",
+    "father",
+    "dad",
+    "wife",
+    "husband",
+    "partner",
+    "boss",
+    "manager",
+    "friend",
+    "colleague",
+    "coworker",
+    "co-worker",
+    "son",
+    "daughter",
+    "cousin",
+    "aunt",
+    "uncle",
+    "boyfriend",
+    "girlfriend",
+    "roommate",
+    "flatmate",
+    "doctor",
+    "dentist",
+    "neighbor",
+    "neighbour",
+    "grandmother",
+    "grandfather",
+    "grandma",
+    "grandpa",
+    "mentor",
+    "assistant",
+    "teammate",
+    "lawyer",
+    "accountant",
+    "therapist",
+    "landlord",
+    "cat",
+    "dog",
+];
+
+/// Roles that make the name after "of" an organisation ("the CTO of Acme").
+const JOB_TITLES: &[&str] = &[
+    "ceo",
+    "cto",
+    "cfo",
+    "coo",
+    "vp",
+    "head",
+    "director",
+    "manager",
+    "founder",
+    "co-founder",
+    "cofounder",
+    "lead",
+    "president",
+    "owner",
+    "chair",
+    "member",
+    "engineer",
+    "employee",
+    "intern",
+];
+
+const STOP_CAPS: &[&str] = &[
+    // Days and the months that are not also first names: dates, not entities.
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Had",
+    "How",
+    "What",
+    "Why",
+    "Where",
+    "Who",
+    "When",
+    "Which",
+    "Can",
+    "Could",
+    "Would",
+    "Should",
+    "Will",
+    "Did",
+    "Do",
+    "Does",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "Has",
+    "Have",
+    "Let",
+    "Let's",
+    "Hey",
+    "Hi",
+    "Hello",
+    "Thanks",
+    "Sorry",
+    "Maybe",
+    "Please",
+    "Got",
+    "Going",
+    "Need",
+    "Tell",
+    "Make",
+    "Take",
+    "Keep",
+    "Check",
+    "Send",
+    "Remind",
+    "Save",
+    "Add",
+    "Use",
+    "Try",
+    "Call",
+    "Buy",
+    "Book",
+    "Pick",
+    "Bring",
+    "Ask",
+    "Find",
+    "Get",
+    "Put",
+    "Set",
+    "Write",
+    "Read",
+    "Meet",
+    "Met",
+    "Went",
+    "Came",
+    "Saw",
+    "Told",
+    "Said",
+    "Started",
+    "Finished",
+    "Tonight",
+    "There",
+    "Here",
+    "Some",
+    "Any",
+    "All",
+    "Most",
+    "Many",
+    "Much",
+    "One",
+    "Two",
+    "First",
+    "Second",
+    "Then",
+    "Now",
+    "Once",
+    "I",
+    "I'm",
+    "I've",
+    "I'd",
+    "I'll",
+    "The",
+    "A",
+    "An",
+    "My",
+    "We",
+    "Our",
+    "It",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "He",
+    "She",
+    "They",
+    "His",
+    "Her",
+    "Their",
+    "You",
+    "Your",
+    "Please",
+    "Also",
+    "But",
+    "And",
+    "Or",
+    "If",
+    "When",
+    "Then",
+    "So",
+    "In",
+    "On",
+    "At",
+    "For",
+    "To",
+    "From",
+    "With",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Today",
+    "Tomorrow",
+    "Yesterday",
+    "OK",
+    "Ok",
+    "Yes",
+    "No",
+    "Note",
+    "Important",
+    "Remember",
+    "Don't",
+    "Always",
+    "Never",
+    "Every",
+    "Each",
+    "Next",
+    "Last",
+    "After",
+    "Before",
+    "Actually",
+    "Because",
+    "Since",
+    "Just",
+];
+
+/// Words that mark a technology name (typed `tool`).
+fn looks_like_tool(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    let inner_cap = name.chars().skip(1).any(char::is_uppercase) && !name.contains(' ');
+    let tech =
+        ["script", "sql", "db", "js", "lang", "code", "hub", "lab", "api", "sdk", "kit", "ql"];
+    inner_cap
+        || name.chars().any(|c| c.is_ascii_digit())
+        || tech.iter().any(|t| lower.ends_with(t))
+        || matches!(
+            lower.as_str(),
+            "rust"
+                | "python"
+                | "go"
+                | "java"
+                | "docker"
+                | "kubernetes"
+                | "postgres"
+                | "linux"
+                | "vim"
+                | "emacs"
+                | "git"
+                | "slack"
+                | "notion"
+                | "figma"
+                | "excel"
+                | "terraform"
+                | "react"
+                | "vue"
+                | "svelte"
+                | "redis"
+                | "kafka"
+                | "swift"
+                | "kotlin"
+                | "ruby"
+                | "rails"
+                | "django"
+                | "flask"
+                | "node"
+        )
+}
+
+/// Tells whether the words around a capitalised name say it is someone: a verb people do
+/// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or a word that takes a person
+/// before it ("met Bob", "with Alice", "ask Sam").
+fn looks_like_person(before: &str, after: &str) -> bool {
+    const AFTER: [&str; 40] = [
+        "'s ",
+        "’s ",
+        "said",
+        "says",
+        "told",
+        "tells",
+        "thinks",
+        "thought",
+        "wants",
+        "wanted",
+        "likes",
+        "liked",
+        "loves",
+        "loved",
+        "hates",
+        "hated",
+        "prefers",
+        "preferred",
+        "enjoys",
+        "lives",
+        "lived",
+        "works",
+        "worked",
+        "moved",
+        "was born",
+        "is allergic",
+        "is vegetarian",
+        "is vegan",
+        "is the",
+        "is my",
+        "is our",
+        "is a friend",
+        "is married",
+        "has a",
+        "has two",
+        "asked",
+        "called",
+        "emailed",
+        "mentioned",
+        "feels",
+    ];
+    const BEFORE: [&str; 20] = [
+        "with", "met", "meet", "meeting", "ask", "asked", "tell", "told", "call", "called",
+        "email", "emailed", "text", "thank", "thanked", "visit", "visited", "dear", "mr.", "ms.",
+    ];
+    let after = after.trim_start();
+    AFTER.iter().any(|w| after.starts_with(w))
+        || before
+            .trim_end()
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .is_some_and(|w| BEFORE.contains(&w) || w == "mrs." || w == "dr.")
+}
+
+/// A capitalised name in the text, with its byte range.
+#[derive(Debug, Clone)]
+struct Name {
+    text: String,
+    start: usize,
+    end: usize,
+}
+
+fn capitalised_names(content: &str) -> Vec<Name> {
+    let mut out = Vec::new();
+    let mut words: Vec<(usize, usize, &str)> = Vec::new();
+    let mut pos = 0;
+    for w in content.split(|c: char| c.is_whitespace()) {
+        let start = content[pos..].find(w).map_or(pos, |i| pos + i);
+        let end = start + w.len();
+        pos = end;
+        let t = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-' && c != '.');
+        let t = t.trim_end_matches('.').trim_end_matches("'s").trim_end_matches('\'');
+        if t.is_empty() {
+            words.push((start, end, ""));
+            continue;
+        }
+        let lead = w.len() - w.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+        words.push((start + lead, start + lead + t.len(), t));
+    }
+    let mut i = 0;
+    while i < words.len() {
+        let (s, _, w) = words[i];
+        let is_cap = w.chars().next().is_some_and(char::is_uppercase) && !STOP_CAPS.contains(&w);
+        if !is_cap {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        let mut end = words[i].1;
+        while j + 1 < words.len() {
+            let (_, e2, w2) = words[j + 1];
+            let raw_gap = &content[end..words[j + 1].0];
+            if raw_gap.trim().is_empty()
+                && w2.chars().next().is_some_and(char::is_uppercase)
+                && !STOP_CAPS.contains(&w2)
+            {
+                j += 1;
+                end = e2;
+            } else {
+                break;
+            }
+        }
+        out.push(Name { text: content[s..end].to_owned(), start: s, end });
+        i = j + 1;
+    }
+    out
+}
+
+fn entity_for(name: &str, kind: &str, ctx: &RouteContext) -> Option<RoutedEntity> {
+    let lower = name.to_lowercase();
+    if let Some(k) = ctx.known.iter().find(|k| k.names.contains(&lower)) {
+        return Some(RoutedEntity {
+            id: k.id.to_string(),
+            name: name.to_owned(),
+            kind: k.id.kind().to_owned(),
+        });
+    }
+    let slug = slugify(name);
+    let id = EntityId::parse(&format!("{kind}--{slug}")).ok()?;
+    Some(RoutedEntity { id: id.to_string(), name: name.to_owned(), kind: kind.to_owned() })
+}
+
+fn push_entity(list: &mut Vec<RoutedEntity>, e: RoutedEntity) -> String {
+    if let Some(x) = list.iter().find(|x| x.id == e.id) {
+        return x.id.clone();
+    }
+    let id = e.id.clone();
+    list.push(e);
+    id
+}
+
+fn extract(
+    content: &str,
+    lc: &str,
+    first_person: bool,
+    ctx: &RouteContext,
+    reason: &mut Vec<String>,
+) -> (Vec<RoutedEntity>, Vec<RoutedRelation>) {
+    let mut entities: Vec<RoutedEntity> = Vec::new();
+    let mut relations: Vec<RoutedRelation> = Vec::new();
+    let user_id = ctx.user.to_string();
+    let user = || RoutedEntity {
+        id: ctx.user.to_string(),
+        name: ctx.user_name.clone(),
+        kind: "person".into(),
+    };
+    if first_person {
+        push_entity(&mut entities, user());
+        reason.push(format!("entity {}: the user speaks in the first person", ctx.user));
+    }
+    // Entities the workspace already knows, by name or alias.
+    for k in &ctx.known {
+        if k.names.iter().any(|n| !n.is_empty() && contains_words(lc, n))
+            && !entities.iter().any(|e| e.id == k.id.as_str())
+        {
+            entities.push(RoutedEntity {
+                id: k.id.to_string(),
+                name: k.names.first().cloned().unwrap_or_default(),
+                kind: k.id.kind().to_owned(),
+            });
+            reason.push(format!("entity {}: a known entity is named", k.id));
+        }
+    }
+    // A capitalised title in "the CTO of" is a role, not an entity.
+    let names: Vec<Name> = capitalised_names(content)
+        .into_iter()
+        .filter(|n| {
+            let b = content[..n.start].to_lowercase();
+            let a = content[n.end..].to_lowercase();
+            !((b.ends_with("the ") || b.ends_with("our ") || b.ends_with("their "))
+                && a.starts_with(" of "))
+        })
+        .collect();
+    let before = |n: &Name| content[..n.start].to_lowercase();
+    let after = |n: &Name| content[n.end..].to_lowercase();
+    for n in &names {
+        let b = before(n);
+        let b = b.trim_end();
+        let a = after(n);
+        let a = a.trim_start();
+        // my sister Alice / my sister is Alice / Alice is my sister
+        let role = ROLES.iter().find(|r| {
+            b.ends_with(&format!("my {r}"))
+                || b.ends_with(&format!("my {r},"))
+                || b.ends_with(&format!("my {r} is"))
+                || a.starts_with(&format!("is my {r}"))
+        });
+        let kind = if role.is_some() {
+            "person"
+        } else if JOB_TITLES
+            .iter()
+            .any(|t| b.ends_with(&format!("{t} of")) || b.ends_with(&format!("{t} at")))
+        {
+            "organization"
+        } else if b.ends_with("project") || a.starts_with("project") {
+            "project"
+        } else if [
+            "works at",
+            "work at",
+            "works for",
+            "work for",
+            "joined",
+            "employed by",
+            "hired by",
+        ]
+        .iter()
+        .any(|p| b.ends_with(p))
+            || ["inc", "corp", "ltd", "llc", "gmbh", "company", "co."]
+                .iter()
+                .any(|p| n.text.to_lowercase().ends_with(p))
+        {
+            "organization"
+        } else if [
+            "lives in",
+            "live in",
+            "moved to",
+            "move to",
+            "living in",
+            "based in",
+            "visit",
+            "visited",
+            "trip to",
+            "flight to",
+            "born in",
+        ]
+        .iter()
+        .any(|p| b.ends_with(p))
+        {
+            "place"
+        } else if looks_like_tool(&n.text)
+            || [
+                "prefer",
+                "prefers",
+                "use",
+                "uses",
+                "using",
+                "over",
+                "than",
+                "switch to",
+                "switched to",
+                "instead of",
+            ]
+            .iter()
+            .any(|p| b.ends_with(p))
+        {
+            if looks_like_tool(&n.text) { "tool" } else { "concept" }
+        } else if n.text.contains(' ') && !looks_like_person(b, a) {
+            "concept"
+        } else if looks_like_person(b, a) {
+            "person"
+        } else {
+            // A bare capitalised word with nothing saying it is someone ("Atlas is late") is
+            // a concept: calling a project a person would put it in the wrong file for good.
+            "concept"
+        };
+        let Some(e) = entity_for(&n.text, kind, ctx) else { continue };
+        let id = push_entity(&mut entities, e);
+        if let Some(r) = role
+            && first_person
+        {
+            relations.push(RoutedRelation {
+                from: user_id.clone(),
+                relation: format!("has-{}", slugify(r)),
+                to: id.clone(),
+            });
+        }
+        if entities.len() >= 6 {
+            break;
+        }
+    }
+    let known_count = entities.len();
+    for e in entities.iter().skip(usize::from(first_person)) {
+        if ctx.known.iter().any(|k| k.id.as_str() == e.id) {
+            continue; // already explained as known
+        }
+        reason.push(format!("entity {}: a {} named in the text", e.id, e.kind));
+    }
+    let _ = known_count;
+    let find = |name: &str| {
+        entities.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.id.clone())
+    };
+    // Relations from bounded patterns over capitalised names.
+    for (i, n) in names.iter().enumerate() {
+        let Some(from) = find(&n.text) else { continue };
+        let a = content[n.end..].to_lowercase();
+        let a = a.trim_start();
+        let next = names.get(i + 1);
+        let Some(next) = next else { continue };
+        let Some(to) = find(&next.text) else { continue };
+        let between = content[n.end..next.start].to_lowercase();
+        let between = between.trim();
+        let rel = match between {
+            "works at" | "works for" | "is at" | "joined" => Some("works-at"),
+            "works on" | "is working on" | "leads" | "runs" => Some("works-on"),
+            "lives in" | "moved to" | "is based in" | "is in" => Some("lives-in"),
+            "uses" | "is using" | "relies on" => Some("uses"),
+            "depends on" | "requires" | "needs" => Some("depends-on"),
+            "is part of" | "belongs to" => Some("part-of"),
+            "prefers" | "likes" | "loves" => Some("prefers"),
+            "replaced" | "replaces" | "supersedes" => Some("supersedes"),
+            _ => None,
+        };
+        if let Some(rel) = rel {
+            relations.push(RoutedRelation {
+                from: from.clone(),
+                relation: rel.into(),
+                to: to.clone(),
+            });
+            continue;
+        }
+        // X is the Y of Z
+        if let Some(role) =
+            between.strip_prefix("is the").and_then(|r| r.trim().strip_suffix(" of"))
+        {
+            let slug = slugify(role);
+            if !slug.is_empty() && slug.len() <= 30 {
+                relations.push(RoutedRelation {
+                    from: from.clone(),
+                    relation: format!("{slug}-of"),
+                    to: to.clone(),
+                });
+            }
+            continue;
+        }
+        // X replaced Y as …
+        if a.starts_with("replaced") || a.starts_with("has replaced") {
+            relations.push(RoutedRelation { from, relation: "supersedes".into(), to });
+        }
+    }
+    // I prefer X (over Y) / I use X / I avoid X
+    if first_person {
+        for (verbs, rel) in [
+            (
+                &[
+                    "i prefer",
+                    "i'd prefer",
+                    "i would prefer",
+                    "i like",
+                    "i love",
+                    "i enjoy",
+                    "i'd rather use",
+                    "i'd rather",
+                ][..],
+                "prefers",
+            ),
+            (&["i use", "i'm using", "i am using", "i work with"][..], "uses"),
+            (
+                &[
+                    "i hate",
+                    "i dislike",
+                    "i avoid",
+                    "i don't like",
+                    "i do not like",
+                    "i can't stand",
+                ][..],
+                "avoids",
+            ),
+            (&["i work at", "i work for", "i joined"][..], "works-at"),
+            (&["i live in", "i moved to", "i'm based in", "i am based in"][..], "lives-in"),
+            (&["i work on", "i'm working on", "i am working on"][..], "works-on"),
+        ] {
+            for v in verbs {
+                let Some(i) = lc.find(v) else { continue };
+                let obj_start = i + v.len();
+                if let Some(n) = names.iter().find(|n| {
+                    n.start >= obj_start
+                        && content[obj_start..n.start].split_whitespace().count() <= 2
+                }) && let Some(to) = find(&n.text)
+                {
+                    let r = RoutedRelation { from: user_id.clone(), relation: rel.into(), to };
+                    if !relations.contains(&r) {
+                        relations.push(r);
+                    }
+                }
+                break;
+            }
+        }
+    }
+    for r in &relations {
+        reason.push(format!("relation {} {} {}", r.from, r.relation, r.to));
+    }
+    (entities, relations)
+}
+
+const STOPWORDS: &[&str] = &[
+    "the", "a", "an", "and", "or", "but", "is", "are", "was", "were", "be", "been", "to", "of",
+    "in", "on", "at", "for", "with", "that", "this", "it", "its", "i", "my", "me", "we", "our",
+    "you", "your", "he", "she", "they", "them", "his", "her", "their", "over", "than", "from",
+    "by", "as", "so", "do", "does", "did", "have", "has", "had", "not", "no", "yes", "will",
+    "would", "should", "can", "could", "about", "into", "just", "also", "very", "really", "prefer",
+    "prefers", "like", "likes", "always", "never", "user",
+];
+
+fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    let k = match kind {
+        Kind::Preference => "preference",
+        Kind::Decision => "decision",
+        Kind::Procedure => "procedure",
+        Kind::Event => "event",
+        Kind::Task => "task",
+        Kind::Correction => "correction",
+        Kind::Fact => "fact",
+    };
+    tags.push(k.to_owned());
+    for e in entities {
+        let slug = e.id.split_once("--").map_or(e.id.as_str(), |(_, s)| s).to_owned();
+        if slug != "user" && !tags.contains(&slug) && tags.len() < 4 {
+            tags.push(slug);
+        }
+    }
+    if tags.len() < 2 {
+        let mut words: Vec<&str> = lc
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 3 && !STOPWORDS.contains(w))
+            .collect();
+        words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+        if let Some(w) =
+            words.first().filter(|w| w.chars().count() <= 20 && !w.chars().any(crate::word::is_cjk))
+        {
+            tags.push((*w).to_owned());
+        }
+    }
+    tags.truncate(5);
+    tags
+}
+
+/// Rewrites a first-person opening into the third person ("I prefer X" → "User prefers X").
+pub fn summarize(content: &str, user: &str) -> String {
+    let one = crate::markdown::one_line(content);
+    let mut words: Vec<String> = one.split(' ').map(str::to_owned).collect();
+    if words.is_empty() {
+        return one;
+    }
+    let first = words[0].replace('\u{2019}', "'");
+    match first.as_str() {
+        "I'm" | "Im" => {
+            words[0] = format!("{user} is");
+        }
+        "I've" => words[0] = format!("{user} has"),
+        "I'd" => words[0] = format!("{user} would"),
+        "I'll" => words[0] = format!("{user} will"),
+        "My" | "my" => words[0] = format!("{user}'s"),
+        "I" if words.len() > 1 => {
+            words[0] = user.to_owned();
+            words[1] = third_person(&words[1]);
+        }
+        _ => {}
+    }
+    words.join(" ")
+}
+
+fn third_person(verb: &str) -> String {
+    let lower = verb.to_lowercase();
+    match lower.as_str() {
+        "am" => "is".into(),
+        "have" => "has".into(),
+        "do" => "does".into(),
+        "go" => "goes".into(),
+        "was" | "will" | "would" | "can" | "could" | "should" | "must" | "might" | "may"
+        | "did" | "had" => verb.into(),
+        "don't" => "doesn't".into(),
+        _ if lower.ends_with("ed") => verb.into(),
+        _ if lower.ends_with(['s', 'x', 'z']) || lower.ends_with("ch") || lower.ends_with("sh") => {
+            format!("{verb}es")
+        }
+        _ if lower.ends_with('y')
+            && !lower.ends_with("ay")
+            && !lower.ends_with("ey")
+            && !lower.ends_with("oy") =>
+        {
+            format!("{}ies", &verb[..verb.len() - 1])
+        }
+        _ => format!("{verb}s"),
+    }
+}
+
+/// A routing answer from the host model (`cogmem remember --routing`), validated strictly.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingAnswer {
+    /// The main store.
+    #[serde(default)]
+    pub store: Option<String>,
+    /// All stores.
+    #[serde(default)]
+    pub stores: Option<Vec<String>>,
+    /// Entities as `{name, type}`, `{id}` or id strings.
+    #[serde(default)]
+    pub entities: Vec<AnswerEntity>,
+    /// Relations between entity ids.
+    #[serde(default)]
+    pub relations: Vec<RoutedRelation>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// `high`, `medium` or `low`.
+    #[serde(default)]
+    pub confidence: Option<String>,
+    /// Whether MEMORY.md gets a bullet too.
+    #[serde(default)]
+    pub core_update: bool,
+    /// The sentence to store instead of the raw text.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Episode entry type.
+    #[serde(default, rename = "type")]
+    pub entry_type: Option<String>,
+    /// Ignored: the model's explanation.
+    #[serde(default)]
+    pub reason: Option<serde_json::Value>,
+}
+
+/// An entity in a routing answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum AnswerEntity {
+    /// An id such as `person--alice`.
+    Id(String),
+    /// `{"id": "person--alice"}` or `{"name": "Alice", "type": "person"}`.
+    Object(AnswerEntityObject),
+}
+
+/// An entity given as an object; other keys are refused.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerEntityObject {
+    /// The id, if given.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The type.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+}
+
+/// A validated routing answer, ready to write.
+#[derive(Debug, Clone)]
+pub struct ValidRouting {
+    /// Stores, main first.
+    pub stores: Vec<Store>,
+    /// Entity ids.
+    pub entities: Vec<EntityId>,
+    /// Relations `(from, relation, to)`.
+    pub relations: Vec<(EntityId, String, EntityId)>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Confidence.
+    pub confidence: Option<Confidence>,
+    /// Text to store instead of the raw text.
+    pub summary: Option<String>,
+    /// Episode entry type.
+    pub entry_type: Option<EntryType>,
+}
+
+impl RoutingAnswer {
+    /// Parses and validates a JSON answer.
+    ///
+    /// Errors name the field: an unknown store, a bad entity id, a missing store.
+    pub fn parse(json: &str) -> Result<ValidRouting, InputError> {
+        let bad = |why: String| InputError::Routing { why };
+        let a: Self =
+            serde_json::from_str(json).map_err(|e| bad(format!("line {}: {e}", e.line())))?;
+        let mut stores = Vec::new();
+        for s in a.store.iter().chain(a.stores.iter().flatten()) {
+            let store = Store::ALL
+                .into_iter()
+                .find(|x| x.as_str() == s.trim())
+                .ok_or_else(|| bad(format!("unknown store {s:?} (expected core, episodic, semantic, procedural or vault)")))?;
+            if !stores.contains(&store) {
+                stores.push(store);
+            }
+        }
+        if a.core_update && !stores.contains(&Store::Core) {
+            stores.push(Store::Core);
+        }
+        if stores.is_empty() {
+            return Err(bad("missing field `store` (or `stores`)".into()));
+        }
+        let mut entities = Vec::new();
+        for e in &a.entities {
+            let id = match e {
+                AnswerEntity::Id(id)
+                | AnswerEntity::Object(AnswerEntityObject { id: Some(id), .. }) => id.clone(),
+                AnswerEntity::Object(AnswerEntityObject {
+                    id: None,
+                    name: Some(name),
+                    kind: Some(kind),
+                }) => {
+                    format!("{}--{}", kind.trim(), slugify(name))
+                }
+                AnswerEntity::Object(_) => {
+                    return Err(bad("an entity needs `id`, or `name` and `type`".into()));
+                }
+            };
+            entities.push(EntityId::parse(&id).map_err(|e| bad(format!("entities: {e}")))?);
+        }
+        let mut relations = Vec::new();
+        for r in &a.relations {
+            let from = EntityId::parse(&r.from).map_err(|e| bad(format!("relations: {e}")))?;
+            let to = EntityId::parse(&r.to).map_err(|e| bad(format!("relations: {e}")))?;
+            if !crate::model::check_relation_name(&r.relation) {
+                return Err(bad(format!(
+                    "relations: {:?} is not a lower-kebab relation name",
+                    r.relation
+                )));
+            }
+            relations.push((from, r.relation.clone(), to));
+        }
+        if stores.contains(&Store::Semantic) && entities.is_empty() && relations.is_empty() {
+            return Err(bad("store `semantic` needs at least one entity".into()));
+        }
+        let confidence = match a.confidence.as_deref() {
+            None => None,
+            Some(c) => {
+                Some(Confidence::parse(c).map_err(|_| bad(format!("unknown confidence {c:?}")))?)
+            }
+        };
+        let entry_type = match a.entry_type.as_deref() {
+            None => None,
+            Some(t) => Some(EntryType::parse(t).map_err(|e| bad(e.to_string()))?),
+        };
+        let summary = a.summary.filter(|s| !s.trim().is_empty());
+        let mut tags = Vec::new();
+        for t in a.tags {
+            let t = t.trim().to_owned();
+            if t.contains(['[', ']', '|', ',']) {
+                return Err(bad(format!("tag {t:?} contains `[`, `]`, `|` or `,`")));
+            }
+            if !t.is_empty() {
+                tags.push(t);
+            }
+        }
+        Ok(ValidRouting { stores, entities, relations, tags, confidence, summary, entry_type })
+    }
+}
+
+/// Builds the routing prompt for the host model.
+pub fn prompt(
+    content: &str,
+    trigger: &str,
+    context: &str,
+    core_summary: &str,
+    known: &str,
+) -> String {
+    format!(
+        "You file memories for an AI agent whose memory is a folder of Markdown files.\n\
+Answer with one JSON object and nothing else:\n\
+{{\"stores\": [...], \"entities\": [{{\"name\": \"...\", \"type\": \"...\"}}], \"relations\": [{{\"from\": \"type--slug\", \"relation\": \"...\", \"to\": \"type--slug\"}}], \"tags\": [...], \"confidence\": \"high|medium|low\", \"core_update\": true|false, \"summary\": \"...\", \"type\": \"...\"}}\n\n\
+Stores (pick one or more):\n\
+- core: changes who the user is, what is going on now, or how the agent must behave; MEMORY.md is small, so rarely\n\
+- episodic: something that happened or was decided, worth a dated log entry\n\
+- semantic: a fact, preference or relationship about a person, project, tool, concept or place (needs entities)\n\
+- procedural: a workflow or how-to, as steps\n\
+- vault: the user wants it kept forever, exempt from forgetting\n\
+Guide: a preference -> semantic (core only when it changes how the agent behaves); a decision -> episodic + semantic;\n\
+a fact -> semantic; a how-to -> procedural; an event -> episodic; marked important -> semantic + vault + core.\n\
+Entities: type is person, project, concept, tool, place, organization, preference, decision or event; use the ids\n\
+in KNOWN ENTITIES where they fit; the user is person--user unless named. Relations are lower-kebab verbs such as\n\
+works-on, prefers, uses, depends-on, part-of, supersedes, lives-in. Tags: 2 to 5 short words.\n\
+Confidence: high when the user asked to remember it or called it important, medium when mentioned in passing,\n\
+low when inferred. summary: one sentence in the third person, as it should be stored.\n\n\
+CONTENT: {content}\n\
+TRIGGER: {trigger}\n\
+CONTEXT: {context}\n\
+CORE MEMORY: {core_summary}\n\
+KNOWN ENTITIES: {known}\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skill_example_goes_to_semantic_and_core() {
+        let r = route(
+            "I prefer TypeScript over JavaScript.",
+            Some("Remember that"),
+            &RouteContext::default(),
+        );
+        assert_eq!(r.stores, [Store::Semantic, Store::Core]);
+        assert!(r.core_update);
+        assert_eq!(r.summary, "User prefers TypeScript over JavaScript.");
+        let ids: Vec<&str> = r.entities.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["person--user", "tool--typescript", "tool--javascript"]);
+        assert_eq!(
+            r.relations,
+            [RoutedRelation {
+                from: "person--user".into(),
+                relation: "prefers".into(),
+                to: "tool--typescript".into()
+            }]
+        );
+        assert_eq!(r.confidence, Confidence::High);
+        assert_eq!(r.entry_type, EntryType::Preference);
+    }
+
+    #[test]
+    fn store_selection_table() {
+        let ctx = RouteContext::default();
+        let cases: [(&str, &[Store]); 7] = [
+            ("We decided to use Postgres for Atlas", &[Store::Episodic, Store::Semantic]),
+            ("Alice prefers tea", &[Store::Semantic]),
+            ("To deploy: 1. run tests\n2. tag\n3. push", &[Store::Procedural]),
+            ("Had a call with Bob yesterday about the budget", &[Store::Episodic]),
+            (
+                "Important: my passport number is in the safe",
+                &[Store::Semantic, Store::Vault, Store::Core],
+            ),
+            ("the wifi password is hunter2", &[Store::Episodic]),
+            ("Alice is the CTO of Acme", &[Store::Semantic]),
+        ];
+        for (input, want) in cases {
+            assert_eq!(route(input, Some("remember"), &ctx).stores, want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn relation_patterns() {
+        let ctx = RouteContext::default();
+        let rels = |t: &str| {
+            route(t, None, &ctx)
+                .relations
+                .into_iter()
+                .map(|r| format!("{} {} {}", r.from, r.relation, r.to))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rels("Alice is the CTO of Acme"), ["person--alice cto-of organization--acme"]);
+        let ids = |t: &str| -> Vec<String> {
+            route(t, None, &ctx).entities.iter().map(|e| e.id.as_str().to_owned()).collect()
+        };
+        // Someone only when the words around the name say so; a bare name is a concept, and
+        // days and months are dates.
+        assert_eq!(ids("Atlas is behind schedule again"), ["concept--atlas"]);
+        assert_eq!(ids("Bob likes jazz"), ["person--bob"]);
+        assert_eq!(ids("I had lunch with Priya"), ["person--user", "person--priya"]);
+        assert_eq!(ids("The review moved to Friday"), Vec::<String>::new());
+        assert_eq!(
+            rels("my sister Alice lives in Lisbon"),
+            ["person--user has-sister person--alice", "person--alice lives-in place--lisbon"]
+        );
+        assert_eq!(
+            rels("Kafka replaced RabbitMQ as our queue"),
+            ["tool--kafka supersedes tool--rabbitmq"]
+        );
+    }
+
+    #[test]
+    fn known_entities_and_user_name() {
+        let ctx = RouteContext {
+            user: EntityId::parse("person--sam").unwrap(),
+            user_name: "Sam".into(),
+            known: vec![KnownEntity {
+                id: EntityId::parse("project--atlas").unwrap(),
+                names: vec!["atlas".into(), "the new app".into()],
+            }],
+        };
+        let r = route("I'm leading the new app launch", None, &ctx);
+        let ids: Vec<&str> = r.entities.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["person--sam", "project--atlas"]);
+        assert_eq!(r.summary, "Sam is leading the new app launch");
+    }
+
+    #[test]
+    fn answers_are_validated() {
+        let ok = RoutingAnswer::parse(r#"{"store":"semantic","entities":[{"name":"Alice Smith","type":"person"}],"tags":["x"],"confidence":"high","core_update":true,"summary":"Alice likes tea"}"#).unwrap();
+        assert_eq!(ok.stores, [Store::Semantic, Store::Core]);
+        assert_eq!(ok.entities[0].as_str(), "person--alice-smith");
+        let errs = [
+            (r#"{"store":"attic"}"#, "unknown store"),
+            (r#"{"entities":[]}"#, "missing field `store`"),
+            (r#"{"store":"semantic","entities":["person--../x"]}"#, "`..`"),
+            (r#"{"store":"semantic"}"#, "needs at least one entity"),
+            (r#"{"store":"episodic","stroe":1}"#, "unknown field `stroe`"),
+            ("not json", "line 1"),
+        ];
+        for (input, want) in errs {
+            let e = RoutingAnswer::parse(input).unwrap_err().to_string();
+            assert!(e.contains(want), "input {input}: {e}");
+        }
+    }
+}
