@@ -5,29 +5,29 @@ use std::io::{IsTerminal, Write};
 
 use cogmem::store::fsx::IoError;
 
-/// Whether to colour diagnostics.
+/// Whether to colour each stream: data on stdout and diagnostics on stderr are decided apart,
+/// so `cogmem search x > file` typed at a terminal writes no escape codes into the file.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
-    color: bool,
+    data: bool,
+    diagnostics: bool,
 }
 
 impl Style {
     pub fn new(choice: super::ColorChoice, no_color: bool) -> Self {
-        let color = match choice {
-            super::ColorChoice::Always => true,
-            super::ColorChoice::Never => false,
-            super::ColorChoice::Auto => !no_color && std::io::stderr().is_terminal(),
-        };
-        Self { color }
+        Self {
+            data: use_color(choice, no_color, std::io::stdout().is_terminal()),
+            diagnostics: use_color(choice, no_color, std::io::stderr().is_terminal()),
+        }
     }
 
-    /// Tells whether output is coloured.
-    pub fn is_color(self) -> bool {
-        self.color
+    /// Tells whether data written to stdout is coloured.
+    pub fn is_data_color(self) -> bool {
+        self.data
     }
 
     fn paint(self, code: &str, text: &str) -> String {
-        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+        if self.diagnostics { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }
 
     pub fn error(self, text: &str) -> String {
@@ -40,6 +40,16 @@ impl Style {
 
     pub fn hint(self, text: &str) -> String {
         self.paint("1;36", text)
+    }
+}
+
+/// The one colour rule, for either stream: `--color always` or `never` decide; with `auto`, colour
+/// only a terminal, and never when `NO_COLOR` is set.
+fn use_color(choice: super::ColorChoice, no_color: bool, is_terminal: bool) -> bool {
+    match choice {
+        super::ColorChoice::Always => true,
+        super::ColorChoice::Never => false,
+        super::ColorChoice::Auto => !no_color && is_terminal,
     }
 }
 

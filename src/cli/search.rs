@@ -140,7 +140,7 @@ pub struct ReindexArgs {
 }
 
 fn render_hits(ctx: &Ctx, hits: &[Hit], query: &str, out: &mut String) {
-    let bold = ctx.style.is_color();
+    let bold = ctx.style.is_data_color();
     for h in hits {
         let date = h.date.as_deref().unwrap_or("");
         let _ = writeln!(

@@ -10,6 +10,7 @@ mod audit_compact;
 mod bad_input;
 mod change;
 mod cli_docs;
+mod color;
 mod context;
 mod crash;
 mod decay;

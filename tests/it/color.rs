@@ -1,0 +1,44 @@
+//! Colour follows the stream it is written to: data on stdout is coloured only when stdout is a
+//! terminal, diagnostics on stderr only when stderr is one, and never with `NO_COLOR`.
+
+use std::process::Command;
+
+use crate::common::TestEnv;
+
+/// Runs `cogmem ARGS > out.txt` under `script`, which gives the command a terminal on stdin and
+/// stderr (stdout goes to the file), without `NO_COLOR`. Returns the bytes written to the file.
+fn run_on_terminal_with_stdout_to_file(env: &TestEnv, args: &str) -> Vec<u8> {
+    let out = env.path("out.txt");
+    let line = format!("{} {args} > {}", env!("CARGO_BIN_EXE_cogmem"), out.display());
+    let mut cmd: Command = env.cmd(["--version"]).into_command();
+    cmd.env_remove("NO_COLOR");
+    let status = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+        .env_remove("NO_COLOR")
+        .current_dir(env.path(""))
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("script(1) runs");
+    assert!(status.success(), "cogmem {args} under script: {status}");
+    std::fs::read(&out).expect("stdout was written to the file")
+}
+
+// See: issue 15
+#[test]
+fn issue_15_search_to_a_file_from_a_terminal_has_no_escape_codes() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "The budget for Atlas is 40k"]).success();
+    let bytes = run_on_terminal_with_stdout_to_file(&env, "search budget");
+    let text = String::from_utf8(bytes).expect("UTF-8");
+    assert!(text.contains("budget"), "the hit is in the file: {text:?}");
+    assert!(!text.contains('\x1b'), "no escape codes in a file: {text:?}");
+}
+
+#[test]
+fn search_on_a_terminal_with_color_always_bolds_matches() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "The budget for Atlas is 40k"]).success();
+    let out = env.run(["--color", "always", "search", "budget"]).success();
+    assert!(out.stdout.contains("\x1b[1mbudget\x1b[0m"), "{}", out.stdout);
+}
