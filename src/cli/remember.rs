@@ -5,11 +5,7 @@ use std::io::Read;
 
 use clap::Args;
 use cogmem::error::InputError;
-use cogmem::ops::remember::{self, HARD_MAX_TEXT_BYTES, Relation, RememberRequest};
-use cogmem::store::core_memory::CoreSection;
-use cogmem::store::entity::EntityId;
-use cogmem::store::episode::EntryType;
-use cogmem::store::{Confidence, Store};
+use cogmem::ops::remember::{self, HARD_MAX_TEXT_BYTES, RememberFields, RememberRequest};
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -81,36 +77,20 @@ pub struct RememberArgs {
 impl RememberArgs {
     fn to_request(&self, ctx: &Ctx, now: &cogmem::Timestamp) -> cogmem::Result<RememberRequest> {
         let text = if self.text == "-" { read_stdin()? } else { self.text.clone() };
-        let mut req = RememberRequest::new(&text, ctx.actor()?)?;
-        req.allow_secret = self.allow_secret;
-        for s in &self.stores {
-            for part in s.split(',').filter(|p| !p.trim().is_empty()) {
-                req.stores.push(Store::parse(part)?);
-            }
-        }
-        req.entry_type = self.entry_type.as_deref().map(EntryType::parse).transpose()?;
-        if req.entry_type.is_some() && req.stores.is_empty() {
-            req.stores.push(Store::Episodic);
-        }
-        for e in &self.entities {
-            req.entities.push(EntityId::parse(e)?);
-        }
-        for r in &self.relations {
-            req.relations.push(Relation::parse(r)?);
-        }
-        if let Some(tags) = &self.tags {
-            req.tags = remember::parse_tags(tags)?;
-        }
-        req.confidence = self.confidence.as_deref().map(Confidence::parse).transpose()?;
-        if let Some(at) = &self.at {
-            req.at = Some(
-                cogmem::clock::parse_time(at, now)
-                    .ok_or_else(|| InputError::Time { text: at.clone() })?,
-            );
-        }
-        req.section = self.section.as_deref().map(CoreSection::parse).transpose()?;
-        req.title = self.title.clone();
-        Ok(req)
+        let fields = RememberFields {
+            text,
+            stores: self.stores.clone(),
+            entry_type: self.entry_type.clone(),
+            entities: self.entities.clone(),
+            relations: self.relations.clone(),
+            tags: self.tags.iter().cloned().collect(),
+            confidence: self.confidence.clone(),
+            at: self.at.clone(),
+            section: self.section.clone(),
+            title: self.title.clone(),
+            allow_secret: self.allow_secret,
+        };
+        fields.to_request(ctx.actor()?, now)
     }
 }
 

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use clap::Args;
 use cogmem::index::search::{Hit, SearchOptions, snippet};
 use cogmem::ops::search as op;
-use cogmem::store::Store;
+use cogmem::ops::search::SearchFields;
 
 use super::exit::Exit;
 use super::{Ctx, input, render};
@@ -62,7 +62,7 @@ pub struct Filters {
     #[arg(long, value_name = "DATE")]
     until: Option<String>,
     /// At most this many results
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = op::DEFAULT_LIMIT, value_name = "N")]
     limit: usize,
     /// Include dormant memories (archived ones never come back; ask for them with `show ID`)
     #[arg(long)]
@@ -71,19 +71,16 @@ pub struct Filters {
 
 impl Filters {
     fn options(&self) -> cogmem::Result<SearchOptions> {
-        let day = |s: &str| {
-            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                .map_err(|_| cogmem::error::InputError::Since { text: s.to_owned() })
-        };
-        Ok(SearchOptions {
-            store: self.store.as_deref().map(Store::parse).transpose()?,
-            kind: self.kind.as_ref().map(|k| k.to_ascii_lowercase()),
+        SearchFields {
+            store: self.store.clone(),
+            kind: self.kind.clone(),
             entity: self.entity.clone(),
-            since: self.since.as_deref().map(day).transpose()?,
-            until: self.until.as_deref().map(day).transpose()?,
-            limit: self.limit.max(1),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            limit: Some(self.limit),
             all: self.all,
-        })
+        }
+        .to_options()
     }
 }
 

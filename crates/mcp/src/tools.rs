@@ -14,11 +14,11 @@ use cogmem_index::index::search::SearchOptions;
 use cogmem_ops::context::{ContextOptions, Encoding};
 use cogmem_ops::forget::ForgetOptions;
 use cogmem_ops::hear::HearOptions;
-use cogmem_ops::remember::{self, Relation, RememberRequest};
+use cogmem_ops::remember::{self, Relation, RememberFields};
+use cogmem_ops::search::SearchFields;
 use cogmem_ops::{context, decay, forget, graph, hear, propose, reflect, search};
 use cogmem_store::audit::Actor;
 use cogmem_store::store::entity::EntityId;
-use cogmem_store::store::episode::EntryType;
 use cogmem_store::store::{Confidence, Store};
 
 /// Arguments of `remember`.
@@ -202,8 +202,8 @@ fn with_warnings(json: String, refresh: &RefreshReport) -> Vec<String> {
     out
 }
 
-fn search_options(limit: Option<usize>, all: bool) -> SearchOptions {
-    SearchOptions { limit: limit.unwrap_or(10).max(1), all, ..SearchOptions::default() }
+fn search_options(limit: Option<usize>, all: bool) -> cogmem_ops::Result<SearchOptions> {
+    SearchFields { limit, all, ..SearchFields::default() }.to_options()
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -216,28 +216,19 @@ impl Server {
     fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
         reply((|| {
             let actor = self.actor.clone().unwrap_or_else(Actor::manual);
-            let mut req = RememberRequest::new(&p.text, actor)?;
+            let fields = RememberFields {
+                text: p.text.clone(),
+                stores: p.stores.clone(),
+                entry_type: p.entry_type.clone(),
+                entities: p.entities.clone(),
+                relations: p.relations.clone(),
+                tags: p.tags.clone(),
+                confidence: p.confidence.clone(),
+                allow_secret: p.allow_secret,
+                ..RememberFields::default()
+            };
+            let mut req = fields.to_request(actor, &self.clock.now())?;
             req.trigger = "cogmem mcp remember".into();
-            req.allow_secret = p.allow_secret;
-            for s in &p.stores {
-                for part in s.split(',').filter(|part| !part.trim().is_empty()) {
-                    req.stores.push(Store::parse(part)?);
-                }
-            }
-            req.entry_type = p.entry_type.as_deref().map(EntryType::parse).transpose()?;
-            if req.entry_type.is_some() && req.stores.is_empty() {
-                req.stores.push(Store::Episodic);
-            }
-            for e in &p.entities {
-                req.entities.push(EntityId::parse(e)?);
-            }
-            for r in &p.relations {
-                req.relations.push(Relation::parse(r)?);
-            }
-            if !p.tags.is_empty() {
-                req.tags = remember::parse_tags(&p.tags.join(","))?;
-            }
-            req.confidence = p.confidence.as_deref().map(Confidence::parse).transpose()?;
             let report = remember::remember(&self.ws, &req, self.clock.as_ref())?;
             Ok(vec![json(&report)])
         })())
@@ -268,7 +259,7 @@ impl Server {
     #[tool(annotations(read_only_hint = true, open_world_hint = false))]
     fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
         reply((|| {
-            let opts = search_options(p.limit, p.all);
+            let opts = search_options(p.limit, p.all)?;
             let report = search::recall(&self.ws, &p.query, &opts, self.clock.as_ref())?;
             Ok(with_warnings(json(&report.groups), &report.refresh))
         })())
@@ -279,8 +270,13 @@ impl Server {
     #[tool(annotations(read_only_hint = true, open_world_hint = false))]
     fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
         reply((|| {
-            let mut opts = search_options(p.limit, p.all);
-            opts.store = p.store.as_deref().map(Store::parse).transpose()?;
+            let opts = SearchFields {
+                store: p.store.clone(),
+                limit: p.limit,
+                all: p.all,
+                ..SearchFields::default()
+            }
+            .to_options()?;
             let report = search::search(&self.ws, &p.query, &opts, self.clock.as_ref())?;
             Ok(with_warnings(json(&report.hits), &report.refresh))
         })())

@@ -125,6 +125,75 @@ pub struct RememberRequest {
     pub allow_secret: bool,
 }
 
+/// A `remember` request as an adapter receives it: the words of flags or tool arguments, not
+/// yet checked. The CLI and the MCP server both build their [`RememberRequest`] with
+/// [`RememberFields::to_request`], so a flag and the tool argument of the same name accept the
+/// same values and fail with the same error.
+#[derive(Debug, Clone, Default)]
+pub struct RememberFields {
+    /// The memory text.
+    pub text: String,
+    /// Store names; each may hold several, comma-separated.
+    pub stores: Vec<String>,
+    /// Episode entry type; alone, it implies the episodic store.
+    pub entry_type: Option<String>,
+    /// Entity ids, `TYPE--SLUG`.
+    pub entities: Vec<String>,
+    /// Relations, `FROM|RELATION|TO`.
+    pub relations: Vec<String>,
+    /// Tags; each may hold several, comma-separated.
+    pub tags: Vec<String>,
+    /// `high`, `medium` or `low`.
+    pub confidence: Option<String>,
+    /// When it happened, in any form the shared time parser reads.
+    pub at: Option<String>,
+    /// MEMORY.md section for the core store.
+    pub section: Option<String>,
+    /// Title of a procedure or vault note.
+    pub title: Option<String>,
+    /// Write it even if it looks like a credential.
+    pub allow_secret: bool,
+}
+
+impl RememberFields {
+    /// Checks every field and builds the request; `now` resolves relative times in `at`.
+    ///
+    /// Errors name the field's value: an unknown store, type, confidence or section, a bad
+    /// entity id or relation, a time that cannot be read, an empty text.
+    pub fn to_request(&self, actor: Actor, now: &Timestamp) -> crate::Result<RememberRequest> {
+        let mut req = RememberRequest::new(&self.text, actor)?;
+        req.allow_secret = self.allow_secret;
+        for s in &self.stores {
+            for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+                req.stores.push(Store::parse(part)?);
+            }
+        }
+        req.entry_type = self.entry_type.as_deref().map(EntryType::parse).transpose()?;
+        if req.entry_type.is_some() && req.stores.is_empty() {
+            req.stores.push(Store::Episodic);
+        }
+        for e in &self.entities {
+            req.entities.push(EntityId::parse(e)?);
+        }
+        for r in &self.relations {
+            req.relations.push(Relation::parse(r)?);
+        }
+        if !self.tags.is_empty() {
+            req.tags = parse_tags(&self.tags.join(","))?;
+        }
+        req.confidence = self.confidence.as_deref().map(Confidence::parse).transpose()?;
+        if let Some(at) = &self.at {
+            req.at = Some(
+                cogmem_text::clock::parse_time(at, now)
+                    .ok_or_else(|| InputError::Time { text: at.clone() })?,
+            );
+        }
+        req.section = self.section.as_deref().map(CoreSection::parse).transpose()?;
+        req.title.clone_from(&self.title);
+        Ok(req)
+    }
+}
+
 impl RememberRequest {
     /// Builds a request with defaults for everything but the text and actor.
     pub fn new(text: &str, actor: Actor) -> Result<Self, InputError> {

@@ -3,12 +3,59 @@
 
 use serde::Serialize;
 
+use crate::error::InputError;
 use cogmem_index::index::search::{self, Hit, SearchOptions};
 use cogmem_index::index::{self, RefreshReport};
 use cogmem_store::access;
 use cogmem_store::settings::DecayClock;
+use cogmem_store::store::Store;
 use cogmem_store::workspace::Workspace;
 use cogmem_text::clock::Clock;
+
+/// How many hits a search or recall returns when the caller names no limit.
+pub const DEFAULT_LIMIT: usize = 10;
+
+/// The filters of a search or recall as an adapter receives them, not yet checked. The CLI's
+/// flags and the MCP tools' arguments both become [`SearchOptions`] through
+/// [`SearchFields::to_options`], with the same defaults and the same errors.
+#[derive(Debug, Clone, Default)]
+pub struct SearchFields {
+    /// Only this store.
+    pub store: Option<String>,
+    /// Only this kind: an episode type or an entity type.
+    pub kind: Option<String>,
+    /// Only memories that name this entity.
+    pub entity: Option<String>,
+    /// Only memories dated on or after this day.
+    pub since: Option<String>,
+    /// Only memories dated on or before this day.
+    pub until: Option<String>,
+    /// At most this many hits ([`DEFAULT_LIMIT`] when `None`; at least one).
+    pub limit: Option<usize>,
+    /// Include dormant memories.
+    pub all: bool,
+}
+
+impl SearchFields {
+    /// Checks the fields and builds the options.
+    ///
+    /// Errors: an unknown store, or a day that cannot be read.
+    pub fn to_options(&self) -> crate::Result<SearchOptions> {
+        let day = |s: &str| {
+            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
+                .map_err(|_| InputError::Since { text: s.to_owned() })
+        };
+        Ok(SearchOptions {
+            store: self.store.as_deref().map(Store::parse).transpose()?,
+            kind: self.kind.as_ref().map(|k| k.to_ascii_lowercase()),
+            entity: self.entity.clone(),
+            since: self.since.as_deref().map(day).transpose()?,
+            until: self.until.as_deref().map(day).transpose()?,
+            limit: self.limit.unwrap_or(DEFAULT_LIMIT).max(1),
+            all: self.all,
+        })
+    }
+}
 
 /// What a search found, and what the refresh before it did.
 #[derive(Debug, Clone, Serialize)]
