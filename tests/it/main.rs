@@ -34,7 +34,6 @@ mod shell;
 mod status_audit;
 mod stress;
 mod sync;
-mod trigger_table;
 mod watch;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
