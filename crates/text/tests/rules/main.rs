@@ -4,4 +4,6 @@
 
 #![allow(clippy::disallowed_methods, reason = "tests read the fixture tables directly")]
 
+mod route_cases;
+mod trigger_cases;
 mod trigger_table;
