@@ -22,6 +22,7 @@ mod help_examples;
 mod hostile;
 mod init;
 mod layering;
+mod lib_errors;
 mod lib_forget;
 mod lib_remember;
 mod mcp;
