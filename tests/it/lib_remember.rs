@@ -183,3 +183,32 @@ fn a_relation_writes_the_subject_and_the_graph_index() {
     let index = env.read("memory/graph/index.md");
     assert!(index.contains("person--alice") && index.contains("project--atlas"), "{index}");
 }
+
+/// `hear` joins the text layer and the operations: a remember trigger is routed and written as
+/// one commit by `bot:trigger-remember`; a dry run and a message without a trigger write nothing.
+#[test]
+fn hear_routes_and_writes_a_remember_trigger() {
+    use cogmem::ops::hear::{HearOptions, HeardAction, hear};
+    let env = TestEnv::new();
+    let ws = env.lib_init();
+    let now = clock("2026-12-01T10:00:00Z");
+    let head = env.head();
+    let dry = HearOptions { dry_run: true, ..Default::default() };
+    let message = "Remember that I prefer TypeScript over JavaScript.";
+    let r = hear(&ws, message, &dry, &now).unwrap();
+    assert!(
+        matches!(r.action, HeardAction::Remembered { commit: None, dry_run: true, .. }),
+        "{r:#?}"
+    );
+    let r = hear(&ws, "I remember when we met", &HearOptions::default(), &now).unwrap();
+    assert!(r.trigger.is_none() && matches!(r.action, HeardAction::None), "{r:#?}");
+    assert_eq!(env.head(), head);
+    let r = env.changes(|| hear(&ws, message, &HearOptions::default(), &now).unwrap());
+    let HeardAction::Remembered { written, .. } = &r.action else { panic!("{r:#?}") };
+    // One semantic unit per entity named (the user, TypeScript, JavaScript), then the bullet.
+    let mut stores: Vec<Store> = written.iter().map(|u| u.store).collect();
+    stores.dedup();
+    assert_eq!(stores, [Store::Semantic, Store::Core], "{r:#?}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "bot:trigger-remember\n");
+    assert!(env.read("MEMORY.md").contains("User prefers TypeScript over JavaScript."));
+}
