@@ -3,7 +3,7 @@
 
 use std::fs::File;
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, wait_until};
 
 #[test]
 fn lock_timeout_is_a_clear_error_and_changes_nothing() {
@@ -164,20 +164,11 @@ fn many_loose_objects_are_packed_in_the_background() {
         env.mutate(["remember", &format!("Packing probe {i}: the rota changes on Mondays")]);
     }
     // The gc runs detached from the command; give it time (no timing is asserted).
-    let mut waited = 0;
-    while packs() == 0 && waited < 600 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        waited += 1;
-    }
-    assert!(packs() > 0, "no pack after 60 s");
+    let minute = std::time::Duration::from_secs(60);
+    assert!(wait_until(minute, || packs() > 0), "no pack after 60 s");
     // One repack at a time, its lock gone when it is done.
     let lock = env.path(".git/cogmem-repack.lock");
-    waited = 0;
-    while lock.exists() && waited < 600 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        waited += 1;
-    }
-    assert!(!lock.exists(), "the repack lock outlived the repack");
+    assert!(wait_until(minute, || !lock.exists()), "the repack lock outlived the repack");
     // Changes made while repacks run (each may start one) never fail: a repack that removes an
     // object folder a commit is writing into makes the write retry.
     for i in 0..20 {

@@ -218,6 +218,9 @@ fn seeded_sigkill_trials_leave_the_workspace_before_or_after() {
             let delay = rng.below(60);
             how = format!("after {delay} ms");
             let mut child = spawn(&env, &args, &now, &[], stdin.as_deref());
+            // Kept on purpose: the pause picks a random moment for SIGKILL; what follows holds
+            // wherever the kill lands (before, during or after the command), so nothing rests
+            // on timing luck.
             std::thread::sleep(Duration::from_millis(delay));
             let _ = child.kill(); // SIGKILL on Unix
             child.wait().unwrap();
@@ -333,6 +336,8 @@ fn a_killed_doctor_is_finished_by_the_next_one() {
         let delay = rng.below(40);
         let now = tick(&env);
         let mut doctor = spawn(&env, &["doctor", "--fix"], &now, &[], None);
+        // Kept on purpose: a random moment for SIGKILL, and the assertions hold wherever it
+        // lands; it is not a wait for something to happen.
         std::thread::sleep(Duration::from_millis(delay));
         let _ = doctor.kill();
         doctor.wait().unwrap();

@@ -23,6 +23,9 @@ mod help_examples;
 mod hostile;
 mod init;
 mod layering;
+mod lib_errors;
+mod lib_forget;
+mod lib_remember;
 mod mcp;
 mod pending;
 mod purge;
@@ -35,7 +38,6 @@ mod shell;
 mod status_audit;
 mod stress;
 mod sync;
-mod trigger_table;
 mod watch;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.

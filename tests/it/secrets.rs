@@ -2,8 +2,10 @@
 //! a credential with exit 4, naming the rule and where, never echoing the secret; with
 //! `--allow-secret` they write it. `secrets::scan_workspace` finds what is already there.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 use crate::common::TestEnv;
 
@@ -119,16 +121,20 @@ fn import_refuses_a_transcript_with_a_credential_naming_the_line() {
     env.mutate(["import", "--allow-secret", "../chat.jsonl"]);
 }
 
-/// Sends JSON-RPC lines to `cogmem mcp` and returns the responses, by id.
+/// Sends JSON-RPC lines to `cogmem mcp` and returns the responses, by id. One request at a
+/// time: each is sent once the answer to the one before has arrived (waited for with a
+/// generous timeout, never a fixed pause).
 pub(crate) fn mcp_calls(env: &TestEnv, calls: &[serde_json::Value]) -> Vec<serde_json::Value> {
-    let mut input = String::new();
     let init = serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
         "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
-    input.push_str(&format!("{init}\n"));
-    input.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    // Each line, and the id of the answer to wait for (none for a notification).
+    let mut input = vec![
+        (init.to_string(), Some(0)),
+        ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}".to_owned(), None),
+    ];
     for (i, c) in calls.iter().enumerate() {
         let req = serde_json::json!({"jsonrpc":"2.0","id":i+1,"method":"tools/call","params":c});
-        input.push_str(&format!("{req}\n"));
+        input.push((req.to_string(), Some(i as u64 + 1)));
     }
     let mut child = Command::new(env!("CARGO_BIN_EXE_cogmem"))
         .args(["mcp", "--workspace"])
@@ -142,20 +148,31 @@ pub(crate) fn mcp_calls(env: &TestEnv, calls: &[serde_json::Value]) -> Vec<serde
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let lines = line_reader(child.stdout.take().unwrap());
+    let stderr = line_reader(child.stderr.take().unwrap());
     let mut stdin = child.stdin.take().unwrap();
-    // One request at a time: the server answers each before the next is read.
-    let lines: Vec<String> = input.lines().map(str::to_owned).collect();
-    let writer = std::thread::spawn(move || {
-        for l in lines {
-            let _ = writeln!(stdin, "{l}");
-            std::thread::sleep(std::time::Duration::from_millis(150));
+    let mut answers: Vec<String> = Vec::new();
+    let answer_id = |l: &str| serde_json::from_str::<serde_json::Value>(l).ok()?["id"].as_u64();
+    for (line, id) in input {
+        if writeln!(stdin, "{line}").is_err() {
+            break; // the server is gone; the count below says what is missing
         }
-    });
-    writer.join().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut by_id: Vec<serde_json::Value> = text
-        .lines()
+        let Some(id) = id else { continue };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !answers.iter().any(|l| answer_id(l) == Some(id)) {
+            match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(l) => answers.push(l),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("no answer to request {id}: {answers:#?}"),
+            }
+        }
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    answers.extend(lines.iter());
+    let text = answers.join("\n");
+    let mut by_id: Vec<serde_json::Value> = answers
+        .iter()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["id"].as_u64().is_some_and(|i| i > 0))
         .collect();
@@ -164,9 +181,22 @@ pub(crate) fn mcp_calls(env: &TestEnv, calls: &[serde_json::Value]) -> Vec<serde
         by_id.len(),
         calls.len(),
         "answers:\n{text}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.iter().collect::<Vec<_>>().join("\n")
     );
     by_id
+}
+
+/// Reads `from` line by line on a thread, so neither pipe can fill up and stall the server.
+fn line_reader(from: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, wait_until};
 
 /// Generous: the machine may be busy.
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -76,15 +76,9 @@ impl Drop for Watcher {
 /// Polls `git log` until HEAD's subject contains `what`.
 #[track_caller]
 fn wait_for_commit(env: &TestEnv, what: &str) {
-    let started = Instant::now();
-    loop {
-        let subject = env.git(&["log", "-1", "--format=%s"]);
-        if subject.contains(what) {
-            return;
-        }
-        assert!(started.elapsed() < TIMEOUT, "no commit with {what:?}; HEAD is {subject}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let subject = || env.git(&["log", "-1", "--format=%s"]);
+    let found = wait_until(TIMEOUT, || subject().contains(what));
+    assert!(found, "no commit with {what:?}; HEAD is {}", subject());
 }
 
 #[test]
@@ -137,7 +131,13 @@ fn watch_reports_a_failed_sync_and_retries_it() {
         .args(["-o", env.path(".cogmem/lock").to_str().unwrap(), "sleep", "120"])
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200)); // let flock take it; the test waits anyway
+    // Wait until flock holds it: a lock taken only after the save would let the sync succeed.
+    let lock = env.path(".cogmem/lock");
+    let held = || {
+        let probe = Command::new("flock").arg("-n").arg(&lock).arg("true").status().unwrap();
+        !probe.success()
+    };
+    assert!(wait_until(TIMEOUT, held), "flock never took the workspace lock");
     env.write("memory/graph/entities/person--bob.md", "# person--bob\n\n## Facts\n- Bob\n");
     w.wait_for("stderr: error: ");
     assert!(
@@ -298,17 +298,15 @@ fn a_star_or_a_moved_store_folder_makes_the_next_search_scan_everything() {
     assert_eq!(ids, ["vault:plum"]);
     assert!(how.starts_with("watcher: ") || how.starts_with("full scan: "), "{how}");
     env.write("memory/vault/fig.md", "# Fig\n\nA fig tree.\n");
-    let started = Instant::now();
     // Once the new watch is up (the watcher resumes within a tick), reads use it again.
-    loop {
-        let (ids, how) = search(&env, "fig");
+    let mut how = String::new();
+    let served = wait_until(TIMEOUT, || {
+        let ids;
+        (ids, how) = search(&env, "fig");
         assert_eq!(ids, ["vault:fig"]);
-        if how.starts_with("watcher: ") {
-            break;
-        }
-        assert!(started.elapsed() < TIMEOUT, "never served again: {how}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        how.starts_with("watcher: ")
+    });
+    assert!(served, "never served again: {how}");
 }
 
 #[cfg(unix)]
@@ -323,11 +321,8 @@ fn a_store_folder_that_becomes_a_link_turns_the_service_off() {
     std::fs::write(env.path("notes/pear.md"), "# Pear\n\nA quince tree.\n").unwrap();
     std::fs::rename(env.path("memory/vault"), env.path("vault.old")).unwrap();
     std::os::unix::fs::symlink(env.path("notes"), env.path("memory/vault")).unwrap();
-    let started = Instant::now();
-    while env.path(".cogmem/watch/state").exists() {
-        assert!(started.elapsed() < TIMEOUT, "the watcher still serves");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let state = env.path(".cogmem/watch/state");
+    assert!(wait_until(TIMEOUT, || !state.exists()), "the watcher still serves");
     let (ids, how) = search(&env, "quince");
     assert_eq!(ids, ["vault:pear"]);
     assert!(how.starts_with("full scan: "), "{how}");

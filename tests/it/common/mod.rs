@@ -252,6 +252,33 @@ impl TestEnv {
         let before = self.commit_count();
         let lines_before = self.audit_lines().len();
         let out = self.run(args).output().success();
+        self.assert_one_change(before, lines_before, &out);
+        out
+    }
+
+    /// Runs a library call that must change the workspace, and checks the same invariants as
+    /// [`TestEnv::mutate`]: exactly one new commit, one audit line per changed file, a clean
+    /// tree. Returns what the call returned.
+    #[track_caller]
+    pub fn changes<T: std::fmt::Debug>(&self, f: impl FnOnce() -> T) -> T {
+        let before = self.commit_count();
+        let lines_before = self.audit_lines().len();
+        let result = f();
+        self.assert_one_change(before, lines_before, &format!("{result:#?}"));
+        result
+    }
+
+    /// Checks that exactly one commit was made since `before` commits and `lines_before` audit
+    /// lines, with one audit line per changed file (plus ALERT and DECAY lines), and a clean
+    /// tree; `what` describes the command for the failure message.
+    #[track_caller]
+    pub fn assert_one_change(
+        &self,
+        before: usize,
+        lines_before: usize,
+        what: &dyn std::fmt::Display,
+    ) {
+        let out = what;
         assert_eq!(self.commit_count(), before + 1, "exactly one new commit:\n{out}");
         let changed: Vec<String> = self
             .git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"])
@@ -276,7 +303,6 @@ impl TestEnv {
             );
         }
         self.assert_clean_tree();
-        out
     }
 }
 
@@ -390,4 +416,35 @@ pub fn normalize(text: &str, home: &Path) -> String {
     }
     flush(&mut run, &mut out);
     out
+}
+
+/// A clock fixed at an RFC 3339 time, for library tests.
+pub fn clock(rfc3339: &str) -> cogmem::FixedClock {
+    cogmem::FixedClock::parse(rfc3339).expect("an RFC 3339 time")
+}
+
+/// Polls `cond` until it holds or `timeout` passes; returns whether it held. Tests wait for
+/// something another process does this way, never with a fixed sleep (style.md, Testing 6).
+pub fn wait_until(timeout: std::time::Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+impl TestEnv {
+    /// Lays out the workspace through the library (`ops::init`, no binary) at `START`, and
+    /// opens it.
+    pub fn lib_init(&self) -> cogmem::Workspace {
+        let report = cogmem::ops::init::init(&self.root, &clock("2026-12-01T09:00:00Z"))
+            .expect("init succeeds");
+        assert!(report.commit.is_some(), "{report:#?}");
+        cogmem::Workspace::open(&self.root).expect("the new workspace opens")
+    }
 }

@@ -2,7 +2,7 @@
 //! must be at least 0.95. The table was written independently of the detector, as a sample of
 //! what users say; run with `--nocapture` to see the figures.
 
-use cogmem::trigger::{ExtraPhrases, TriggerKind, classify};
+use cogmem_text::trigger::{ExtraPhrases, TriggerKind, classify};
 
 struct Row {
     line: usize,
@@ -12,7 +12,9 @@ struct Row {
 }
 
 fn rows(file: &str) -> Vec<Row> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(file);
+    // The tables sit with the workspace's other fixtures, two levels above this crate.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {

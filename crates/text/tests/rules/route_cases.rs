@@ -1,0 +1,254 @@
+//! Case tables for `route`: which stores a memory goes to, the entities and relations it names,
+//! the entry type, confidence and summary, and `RoutingAnswer::parse`'s validation. The current
+//! behaviour is the oracle; cases it gets wrong are left out (they belong to the
+//! routing-quality issue), not asserted.
+
+use cogmem_text::model::{Confidence, EntityId, EntryType, Store};
+use cogmem_text::route::{KnownEntity, RouteContext, RoutingAnswer, route, summarize};
+
+fn ids(input: &str, ctx: &RouteContext) -> Vec<String> {
+    route(input, None, ctx).entities.iter().map(|e| e.id.clone()).collect()
+}
+
+fn rels(input: &str, ctx: &RouteContext) -> Vec<String> {
+    route(input, None, ctx)
+        .relations
+        .iter()
+        .map(|r| format!("{} {} {}", r.from, r.relation, r.to))
+        .collect()
+}
+
+fn atlas_project() -> RouteContext {
+    RouteContext {
+        known: vec![KnownEntity {
+            id: EntityId::parse("project--atlas").unwrap(),
+            names: vec!["atlas".into()],
+        }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn store_choice_and_entry_type() {
+    use Store::{Core, Episodic, Procedural, Semantic};
+    let ctx = RouteContext::default();
+    let cases: &[(&str, &[Store], EntryType)] = &[
+        ("I prefer dark mode in every editor", &[Semantic, Core], EntryType::Preference),
+        ("Alice prefers tea", &[Semantic], EntryType::Preference),
+        ("We chose Rust over Go for the CLI", &[Episodic, Semantic], EntryType::Decision),
+        ("We decided to move the launch to March", &[Episodic], EntryType::Decision),
+        ("Met with Carol today to discuss the roadmap", &[Episodic], EntryType::Event),
+        ("How to release: 1. bump the version 2. tag 3. push", &[Procedural], EntryType::Fact),
+        ("Actually, the meeting is on Tuesday, not Monday", &[Episodic], EntryType::Correction),
+        ("Bob works at Google", &[Semantic], EntryType::Fact),
+        ("Carol lives in Berlin", &[Semantic], EntryType::Fact),
+        ("the sky is blue", &[Episodic], EntryType::Fact),
+    ];
+    for &(input, want_stores, want_type) in cases {
+        let r = route(input, Some("remember"), &ctx);
+        assert_eq!((&r.stores[..], r.entry_type), (want_stores, want_type), "input: {input:?}");
+        assert_eq!(r.store, r.stores[0], "input: {input:?}");
+        assert_eq!(r.core_update, r.stores.contains(&Core), "input: {input:?}");
+    }
+}
+
+/// Confidence is high when the user asked for it (a trigger phrase), medium when mentioned.
+#[test]
+fn confidence_follows_the_trigger() {
+    let ctx = RouteContext::default();
+    for input in ["I prefer dark mode", "Alice prefers tea", "We decided to move the launch"] {
+        assert_eq!(
+            route(input, Some("remember that"), &ctx).confidence,
+            Confidence::High,
+            "input: {input:?}"
+        );
+        assert_eq!(route(input, None, &ctx).confidence, Confidence::Medium, "input: {input:?}");
+    }
+}
+
+#[test]
+fn entity_extraction() {
+    let ctx = RouteContext::default();
+    let cases: &[(&str, &[&str])] = &[
+        ("Bob works at Google", &["person--bob", "organization--google"]),
+        ("Carol lives in Berlin", &["person--carol", "place--berlin"]),
+        ("I live in Lisbon", &["person--user", "place--lisbon"]),
+        ("My brother Tom is a doctor", &["person--user", "person--tom"]),
+        ("Atlas depends on Postgres", &["concept--atlas", "tool--postgres"]),
+        ("Met with Carol today to discuss the roadmap", &["person--carol"]),
+        ("Postgres is a database", &["tool--postgres"]),
+        ("I'm vegetarian", &["person--user"]),
+        ("the sky is blue", &[]),
+        ("We moved the review to Monday in March", &[]),
+    ];
+    for &(input, want) in cases {
+        assert_eq!(ids(input, &ctx), want, "input: {input:?}");
+    }
+    // Names the workspace already knows keep their ids and types.
+    let ctx = atlas_project();
+    let cases: &[(&str, &[&str])] = &[
+        ("Atlas is great", &["project--atlas"]),
+        ("Alice works on Atlas", &["project--atlas", "person--alice"]),
+        ("Atlas uses Postgres", &["project--atlas", "tool--postgres"]),
+    ];
+    for &(input, want) in cases {
+        assert_eq!(ids(input, &ctx), want, "input: {input:?}");
+    }
+}
+
+#[test]
+fn entity_names_are_as_written() {
+    let r = route("Bob works at Google", None, &RouteContext::default());
+    let got: Vec<(&str, &str)> =
+        r.entities.iter().map(|e| (e.name.as_str(), e.kind.as_str())).collect();
+    assert_eq!(got, [("Bob", "person"), ("Google", "organization")]);
+}
+
+#[test]
+fn relation_extraction() {
+    let ctx = RouteContext::default();
+    let cases: &[(&str, &[&str])] = &[
+        ("Bob works at Google", &["person--bob works-at organization--google"]),
+        ("I work at Acme", &["person--user works-at organization--acme"]),
+        ("Carol lives in Berlin", &["person--carol lives-in place--berlin"]),
+        ("I live in Lisbon", &["person--user lives-in place--lisbon"]),
+        ("My brother Tom is a doctor", &["person--user has-brother person--tom"]),
+        ("Atlas depends on Postgres", &["concept--atlas depends-on tool--postgres"]),
+        ("I prefer TypeScript over JavaScript", &["person--user prefers tool--typescript"]),
+        ("the sky is blue", &[]),
+        ("Met with Carol today to discuss the roadmap", &[]),
+    ];
+    for &(input, want) in cases {
+        assert_eq!(rels(input, &ctx), want, "input: {input:?}");
+    }
+    let ctx = atlas_project();
+    let cases: &[(&str, &[&str])] = &[
+        ("Alice works on Atlas", &["person--alice works-on project--atlas"]),
+        ("Atlas uses Postgres", &["project--atlas uses tool--postgres"]),
+    ];
+    for &(input, want) in cases {
+        assert_eq!(rels(input, &ctx), want, "input: {input:?}");
+    }
+}
+
+/// Summaries put a first-person opening into the third person.
+#[test]
+fn summaries_in_the_third_person() {
+    let cases = [
+        ("I prefer tea", "User prefers tea"),
+        ("I have a cat", "User has a cat"),
+        ("I go running", "User goes running"),
+        ("I watch films", "User watches films"),
+        ("I study law", "User studies law"),
+        ("I play chess", "User plays chess"),
+        ("I was late", "User was late"),
+        ("I fixed it", "User fixed it"),
+        ("I don't smoke", "User doesn't smoke"),
+        ("I'd like tea", "User would like tea"),
+        ("I've moved", "User has moved"),
+        ("I'll call", "User will call"),
+        ("I'm here", "User is here"),
+        ("My cat is old", "User's cat is old"),
+        ("Alice likes tea", "Alice likes tea"),
+        ("I", "I"),
+        ("I  prefer   tea\nlots", "User prefers tea lots"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(summarize(input, "User"), want, "input: {input:?}");
+    }
+    assert_eq!(summarize("I prefer tea", "Sam"), "Sam prefers tea");
+}
+
+/// An answer, and the stores, entity ids and tags it validates to.
+type AcceptedCase<'a> = (&'a str, &'a [Store], &'a [&'a str], &'a [&'a str]);
+
+#[test]
+fn routing_answers_that_are_accepted() {
+    let cases: &[AcceptedCase] = &[
+        (r#"{"store":"episodic"}"#, &[Store::Episodic], &[], &[]),
+        (r#"{"store":" core "}"#, &[Store::Core], &[], &[]),
+        // core_update alone is a store choice.
+        (r#"{"core_update":true}"#, &[Store::Core], &[], &[]),
+        // Repeats are dropped, the main store stays first; blank tags are dropped.
+        (
+            r#"{"stores":["episodic","vault","episodic"],"tags":[" x ",""]}"#,
+            &[Store::Episodic, Store::Vault],
+            &[],
+            &["x"],
+        ),
+        (
+            r#"{"store":"semantic","entities":["person--alice",{"id":"tool--go"},{"name":"Alice Smith","type":"person"}]}"#,
+            &[Store::Semantic],
+            &["person--alice", "tool--go", "person--alice-smith"],
+            &[],
+        ),
+        // A relation is enough for the semantic store.
+        (
+            r#"{"store":"semantic","relations":[{"from":"person--a","relation":"likes","to":"person--b"}]}"#,
+            &[Store::Semantic],
+            &[],
+            &[],
+        ),
+        // The model's explanation is ignored, whatever its shape.
+        (r#"{"store":"episodic","reason":{"any":"thing"}}"#, &[Store::Episodic], &[], &[]),
+    ];
+    for &(input, stores, entities, tags) in cases {
+        let v = RoutingAnswer::parse(input).unwrap_or_else(|e| panic!("input {input}: {e}"));
+        let got: Vec<&str> = v.entities.iter().map(EntityId::as_str).collect();
+        let got_tags: Vec<&str> = v.tags.iter().map(String::as_str).collect();
+        assert_eq!(
+            (&v.stores[..], &got[..], &got_tags[..]),
+            (stores, entities, tags),
+            "input: {input:?}"
+        );
+    }
+    let v = RoutingAnswer::parse(
+        r#"{"store":"episodic","summary":"  ","confidence":"low","type":"decision"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (v.summary, v.confidence, v.entry_type),
+        (None, Some(Confidence::Low), Some(EntryType::Decision))
+    );
+}
+
+/// Each refusal names what is wrong.
+#[test]
+fn routing_answer_errors() {
+    let cases = [
+        (r#"{"store":"attic"}"#, r#"unknown store "attic""#),
+        (r#"{"entities":[]}"#, "missing field `store` (or `stores`)"),
+        ("[]", "missing field `store` (or `stores`)"),
+        ("not json", "line 1"),
+        (r#"{"store":"episodic","stroe":1}"#, "unknown field `stroe`"),
+        (r#"{"store":"semantic"}"#, "store `semantic` needs at least one entity"),
+        (
+            r#"{"store":"semantic","entities":[{"name":"Alice"}]}"#,
+            "an entity needs `id`, or `name` and `type`",
+        ),
+        (r#"{"store":"episodic","entities":["alice"]}"#, "entities: invalid entity id \"alice\""),
+        (r#"{"store":"episodic","entities":["Person--Alice"]}"#, "the type must be lower-case"),
+        (r#"{"store":"semantic","entities":["person--../x"]}"#, "`..`"),
+        (
+            r#"{"store":"episodic","relations":[{"from":"nobody","relation":"likes","to":"person--b"}]}"#,
+            "relations: invalid entity id \"nobody\"",
+        ),
+        (
+            r#"{"store":"episodic","relations":[{"from":"person--a","relation":"Likes","to":"person--b"}]}"#,
+            r#"relations: "Likes" is not a lower-kebab relation name"#,
+        ),
+        (r#"{"store":"episodic","confidence":"sure"}"#, r#"unknown confidence "sure""#),
+        (r#"{"store":"episodic","type":"rumour"}"#, r#"unknown episode type "rumour""#),
+        (r#"{"store":"episodic","tags":["a,b"]}"#, r#"tag "a,b" contains"#),
+        (r#"{"store":"episodic","tags":["[x]"]}"#, r#"tag "[x]" contains"#),
+        // An entity object with another key is refused (the message could be clearer).
+        (r#"{"store":"episodic","entities":[{"id":"person--a","colour":"red"}]}"#, "line 1"),
+    ];
+    for (input, want) in cases {
+        let e =
+            RoutingAnswer::parse(input).err().unwrap_or_else(|| panic!("input {input}: accepted"));
+        let e = e.to_string();
+        assert!(e.starts_with("invalid routing answer: "), "input: {input:?}: {e}");
+        assert!(e.contains(want), "input: {input:?}: {e:?} does not contain {want:?}");
+    }
+}
