@@ -55,10 +55,10 @@ pub struct Filters {
     /// Only memories that name this entity (TYPE--SLUG)
     #[arg(long, value_name = "TYPE--SLUG")]
     entity: Option<String>,
-    /// Only memories dated on or after this day (YYYY-MM-DD)
+    /// Only memories dated on or after this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
-    /// Only memories dated on or before this day (YYYY-MM-DD)
+    /// Only memories dated on or before this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
     #[arg(long, value_name = "DATE")]
     until: Option<String>,
     /// At most this many results
@@ -70,10 +70,12 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn options(&self) -> cogmem::Result<SearchOptions> {
+    /// The search options; a time or an age stands for its day in `now`'s offset.
+    fn options(&self, now: &cogmem::Timestamp) -> cogmem::Result<SearchOptions> {
         let day = |s: &str| {
-            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                .map_err(|_| cogmem::error::InputError::Since { text: s.to_owned() })
+            cogmem::date::parse(s, now)
+                .map(|w| w.day(*now.offset()))
+                .ok_or_else(|| cogmem::error::InputError::Since { text: s.to_owned() })
         };
         Ok(SearchOptions {
             store: self.store.as_deref().map(Store::parse).transpose()?,
@@ -174,8 +176,8 @@ fn warn_skipped(ctx: &Ctx, refresh: &cogmem::index::RefreshReport) -> Exit {
 
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
     let query = input::text_or_stdin(&args.query)?;
-    let opts = args.filters.options()?;
     let clock = ctx.clock()?;
+    let opts = args.filters.options(&clock.now())?;
     let ws = ctx.workspace()?;
     let report = op::search(&ws, &query, &opts, clock.as_ref())?;
     if ctx.global.json {
@@ -193,8 +195,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
 
 pub fn run_recall(ctx: &Ctx, args: &RecallArgs) -> cogmem::Result<Exit> {
     let query = input::text_or_stdin(&args.query)?;
-    let opts = args.filters.options()?;
     let clock = ctx.clock()?;
+    let opts = args.filters.options(&clock.now())?;
     let ws = ctx.workspace()?;
     let report = op::recall(&ws, &query, &opts, clock.as_ref())?;
     if ctx.global.json {
