@@ -101,7 +101,8 @@ struct CompactArgs {
 /// The filters of the plain `cogmem audit` query.
 #[derive(Args, Debug)]
 struct QueryArgs {
-    /// Only lines since a date (`2026-02-02`), a time (RFC 3339) or an age (`90m`, `12h`, `7d`, `2w`)
+    /// Only lines since a date (`2026-02-02`), a time (RFC 3339), an age (`90m`, `12h`, `7d`,
+    /// `2w`) or a day (`yesterday`, `last week`)
     #[arg(long, value_name = "WHEN")]
     since: Option<String>,
     /// Only lines with this action (create, edit, append, archive, …)

@@ -339,9 +339,9 @@ pub fn run_supersede(ctx: &Ctx, args: &SupersedeArgs) -> cogmem::Result<Exit> {
 
 /// A calendar date, `YYYY-MM-DD`, checked before anything runs.
 fn parse_date(text: &str) -> Result<String, String> {
-    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+    cogmem::date::parse_date(text)
         .map(|d| d.format("%Y-%m-%d").to_string())
-        .map_err(|_| format!("`{text}` is not a date; write it as YYYY-MM-DD, e.g. 2026-03-01"))
+        .ok_or_else(|| format!("`{text}` is not a date; write it as YYYY-MM-DD, e.g. 2026-03-01"))
 }
 
 /// A number of hops: at least one (zero would show nothing but the entity itself).

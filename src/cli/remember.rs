@@ -57,7 +57,7 @@ pub struct RememberArgs {
     #[arg(long, value_name = "LEVEL")]
     confidence: Option<String>,
     /// When it happened, for the episode entry (default: now): RFC 3339, `YYYY-MM-DD HH:MM`,
-    /// `YYYY-MM-DD` or `HH:MM`
+    /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or a day (`yesterday`, `tomorrow`, `昨日`)
     #[arg(long, value_name = "TIME")]
     at: Option<String>,
     /// MEMORY.md section for --store core: identity, active-context, persona, critical-facts
@@ -123,7 +123,7 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
         let now = clock.now();
         let at = match &args.at {
             Some(a) => Some(
-                cogmem::clock::parse_time(a, &now)
+                cogmem::date::parse_time(a, &now)
                     .ok_or_else(|| InputError::Time { text: a.clone() })?,
             ),
             None => None,

@@ -55,10 +55,10 @@ pub struct Filters {
     /// Only memories that name this entity (TYPE--SLUG)
     #[arg(long, value_name = "TYPE--SLUG")]
     entity: Option<String>,
-    /// Only memories dated on or after this day (YYYY-MM-DD)
+    /// Only memories dated on or after this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
-    /// Only memories dated on or before this day (YYYY-MM-DD)
+    /// Only memories dated on or before this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
     #[arg(long, value_name = "DATE")]
     until: Option<String>,
     /// At most this many results
@@ -70,7 +70,8 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn options(&self) -> cogmem::Result<SearchOptions> {
+    /// The search options; a time or an age stands for its day in `now`'s offset.
+    fn options(&self, now: &cogmem::Timestamp) -> cogmem::Result<SearchOptions> {
         SearchFields {
             store: self.store.clone(),
             kind: self.kind.clone(),
@@ -80,7 +81,7 @@ impl Filters {
             limit: Some(self.limit),
             all: self.all,
         }
-        .to_options()
+        .to_options(now)
     }
 }
 
@@ -171,8 +172,8 @@ fn warn_skipped(ctx: &Ctx, refresh: &cogmem::index::RefreshReport) -> Exit {
 
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
     let query = input::text_or_stdin(&args.query)?;
-    let opts = args.filters.options()?;
     let clock = ctx.clock()?;
+    let opts = args.filters.options(&clock.now())?;
     let ws = ctx.workspace()?;
     let report = op::search(&ws, &query, &opts, clock.as_ref())?;
     if ctx.global.json {
@@ -190,8 +191,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
 
 pub fn run_recall(ctx: &Ctx, args: &RecallArgs) -> cogmem::Result<Exit> {
     let query = input::text_or_stdin(&args.query)?;
-    let opts = args.filters.options()?;
     let clock = ctx.clock()?;
+    let opts = args.filters.options(&clock.now())?;
     let ws = ctx.workspace()?;
     let report = op::recall(&ws, &query, &opts, clock.as_ref())?;
     if ctx.global.json {

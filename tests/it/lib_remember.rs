@@ -119,7 +119,7 @@ fn the_clock_decides_every_timestamp() {
     );
     // `at` dates the entry, not the change.
     let mut req = request("Carol called");
-    req.at = cogmem::clock::parse_time("2026-12-02T08:05:00Z", &clock("2026-12-03T15:00:00Z").0);
+    req.at = cogmem::date::parse_time("2026-12-02T08:05:00Z", &clock("2026-12-03T15:00:00Z").0);
     assert!(req.at.is_some());
     let report = env.changes(|| remember(&ws, &req, &clock("2026-12-03T15:00:00Z")).unwrap());
     assert_eq!(report.written[0].id, "episode:2026-12-02:08:05");

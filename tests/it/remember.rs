@@ -36,6 +36,31 @@ fn episode_entry_is_appended_to_the_day_file() {
 }
 
 #[test]
+fn at_accepts_relative_days() {
+    // The clock is at 2026-12-01T09:00Z; a day without a time is dated at midnight.
+    let env = TestEnv::initialized();
+    let out = env.mutate(["remember", "Lunch with Dan", "--at", "yesterday"]);
+    assert!(
+        out.stderr.contains("episode:2026-11-30:00:00  memory/episodes/2026-11-30.md:6"),
+        "{out}"
+    );
+    let out = env.mutate(["remember", "Dentist appointment", "--at", "tomorrow"]);
+    assert!(
+        out.stderr.contains("episode:2026-12-02:00:00  memory/episodes/2026-12-02.md:6"),
+        "{out}"
+    );
+    let out = env.mutate(["remember", "Call with Erin", "--at", "2h"]);
+    assert!(
+        out.stderr.contains("episode:2026-12-01:07:00  memory/episodes/2026-12-01.md:6"),
+        "{out}"
+    );
+    assert!(
+        env.read("memory/episodes/2026-11-30.md")
+            .ends_with("## 00:00 | fact | confidence:high | tags:[]\nLunch with Dan\n")
+    );
+}
+
+#[test]
 fn commit_message_and_author_follow_the_format() {
     let env = TestEnv::initialized();
     env.mutate([

@@ -55,6 +55,30 @@ fn filters_narrow_the_results() {
     assert_eq!(hits(&env, &["atlas", "--limit", "1"]).len(), 1);
 }
 
+// See: issue 15
+#[test]
+fn issue_15_search_since_accepts_an_age() {
+    // The clock is at 2026-12-01T09:00; the meeting is dated 2026-11-20, the decision today.
+    let env = workspace();
+    assert_eq!(ids(&hits(&env, &["postgres", "--since", "7d"])), ["episode:2026-12-01:09:00"]);
+    assert!(hits(&env, &["会議", "--since", "7d"]).is_empty());
+    assert_eq!(ids(&hits(&env, &["会議", "--since", "2w"])), ["episode:2026-11-20:10:00"]);
+    // A time stands for its day; so do the relative words.
+    assert_eq!(
+        ids(&hits(&env, &["会議", "--since", "2026-11-20T23:00:00Z"])),
+        ["episode:2026-11-20:10:00"]
+    );
+    assert_eq!(ids(&hits(&env, &["会議", "--until", "yesterday"])), ["episode:2026-11-20:10:00"]);
+    assert!(hits(&env, &["postgres", "--until", "昨日"]).is_empty());
+    assert!(hits(&env, &["postgres", "--since", "tomorrow"]).is_empty());
+    assert_eq!(hits(&env, &["postgres", "--since", "today"]).len(), 1);
+    let out = env.run(["search", "postgres", "--since", "soonish"]).output().code(1);
+    assert!(
+        out.stderr.starts_with("error: cannot read \"soonish\" as a date, a time or an age"),
+        "{out}"
+    );
+}
+
 #[test]
 fn bad_queries_are_clear_errors_and_syntax_never_breaks() {
     let env = workspace();

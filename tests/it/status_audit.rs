@@ -90,6 +90,22 @@ fn audit_filters_combine() {
 }
 
 #[test]
+fn audit_since_accepts_relative_days() {
+    let env = TestEnv::initialized();
+    env.set_now("2026-12-03T09:00:00Z");
+    env.mutate(["remember", "Lunch with Dan"]);
+    let since = |when: &str| env.run(["audit", "--since", when]).success().stdout;
+    let yesterday = since("yesterday");
+    assert!(yesterday.contains("| CREATE | memory/episodes/2026-12-03.md |"), "{yesterday}");
+    assert!(yesterday.lines().all(|l| l.starts_with("2026-12-03T09:00:00Z |")), "{yesterday}");
+    assert_eq!(since("today"), yesterday);
+    assert_eq!(since("昨日"), yesterday);
+    assert_eq!(since("tomorrow"), "");
+    let week = since("last week");
+    assert!(week.starts_with("2026-12-01T09:00:00Z |") && week.ends_with(&yesterday), "{week}");
+}
+
+#[test]
 fn audit_reports_malformed_lines_and_goes_on() {
     let env = TestEnv::initialized();
     let log = env.read("memory/meta/audit.log") + "this is not an audit line\n";

@@ -202,8 +202,12 @@ fn with_warnings(json: String, refresh: &RefreshReport) -> Vec<String> {
     out
 }
 
-fn search_options(limit: Option<usize>, all: bool) -> cogmem_ops::Result<SearchOptions> {
-    SearchFields { limit, all, ..SearchFields::default() }.to_options()
+fn search_options(
+    limit: Option<usize>,
+    all: bool,
+    now: &cogmem_text::Timestamp,
+) -> cogmem_ops::Result<SearchOptions> {
+    SearchFields { limit, all, ..SearchFields::default() }.to_options(now)
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -259,7 +263,7 @@ impl Server {
     #[tool(annotations(read_only_hint = true, open_world_hint = false))]
     fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
         reply((|| {
-            let opts = search_options(p.limit, p.all)?;
+            let opts = search_options(p.limit, p.all, &self.clock.now())?;
             let report = search::recall(&self.ws, &p.query, &opts, self.clock.as_ref())?;
             Ok(with_warnings(json(&report.groups), &report.refresh))
         })())
@@ -276,7 +280,7 @@ impl Server {
                 all: p.all,
                 ..SearchFields::default()
             }
-            .to_options()?;
+            .to_options(&self.clock.now())?;
             let report = search::search(&self.ws, &p.query, &opts, self.clock.as_ref())?;
             Ok(with_warnings(json(&report.hits), &report.refresh))
         })())

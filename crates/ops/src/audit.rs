@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Offset, Utc};
 use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +20,7 @@ use cogmem_store::git::{self, GitError};
 use cogmem_store::store::fsx;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::date;
 
 /// What `audit` found.
 #[derive(Debug, Clone, Serialize)]
@@ -65,29 +66,13 @@ pub fn query(
     Ok(AuditReport { lines, skipped })
 }
 
-/// Parses `--since`: a date (`2026-02-02`, midnight UTC), an RFC 3339 time, or an age before
-/// `now` such as `90m`, `12h`, `7d` or `2w`.
+/// Parses `--since` and `--older-than`: anything [`date::parse`] reads. A day (`2026-02-02`,
+/// `yesterday`) starts at midnight UTC, like the audit log's own timestamps; an age (`90m`,
+/// `12h`, `7d`, `2w`) counts back from `now`.
 pub fn parse_since(text: &str, now: Timestamp) -> Result<DateTime<Utc>, InputError> {
-    let t = text.trim();
-    let bad = || InputError::Since { text: text.to_owned() };
-    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
-        return Ok(d.with_timezone(&Utc));
-    }
-    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return Ok(d.and_hms_opt(0, 0, 0).ok_or_else(bad)?.and_utc());
-    }
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    let n: i64 = t[..digits].parse().map_err(|_| bad())?;
-    let seconds = match &t[digits..] {
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return Err(bad()),
-    };
-    let age =
-        chrono::Duration::try_seconds(n.checked_mul(seconds).ok_or_else(bad)?).ok_or_else(bad)?;
-    Ok((now - age).with_timezone(&Utc))
+    date::parse(text, &now)
+        .map(|w| w.start(Utc.fix()).with_timezone(&Utc))
+        .ok_or_else(|| InputError::Since { text: text.to_owned() })
 }
 
 /// A commit that changed a critical file and that nobody has acknowledged yet.
@@ -591,7 +576,7 @@ pub fn compacted_before(log: &str) -> Option<DateTime<Utc>> {
         .filter_map(|l| {
             let rest = l.summary.split(" audit lines before ").nth(1)?;
             let stamp = rest.split(' ').next()?;
-            DateTime::parse_from_rfc3339(stamp).ok().map(|t| t.with_timezone(&Utc))
+            date::parse_rfc3339(stamp).map(|t| t.with_timezone(&Utc))
         })
         .max()
 }
@@ -711,6 +696,8 @@ mod tests {
             ("2026-02-02T10:00:00+02:00", "2026-02-02T08:00:00Z"),
             ("7d", "2026-02-03T12:00:00Z"),
             ("12h", "2026-02-10T00:00:00Z"),
+            ("yesterday", "2026-02-09T00:00:00Z"),
+            ("last week", "2026-02-03T00:00:00Z"),
         ];
         for (input, want) in cases {
             assert_eq!(
@@ -719,7 +706,6 @@ mod tests {
                 "input: {input:?}"
             );
         }
-        assert!(parse_since("yesterday", now).is_err());
         assert!(parse_since("7y", now).is_err());
     }
 }

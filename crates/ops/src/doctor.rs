@@ -410,7 +410,7 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
     }
     for rel in units::markdown_files(root, layout::EPISODES_DIR) {
         let stem = file_stem(&rel);
-        if chrono::NaiveDate::parse_from_str(stem, "%Y-%m-%d").is_err() {
+        if cogmem_text::date::parse_day(stem).is_none() {
             out.push(Finding::new(
                 "schema",
                 &rel,
@@ -558,7 +558,7 @@ fn decay_repairs(
         let created = u
             .date
             .as_deref()
-            .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+            .and_then(cogmem_text::date::parse_day)
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map_or_else(|| now.with_timezone(&chrono::Utc), |d| d.and_utc());
         let unit = NewUnit {
@@ -1018,7 +1018,7 @@ fn raw_key(raw: &str) -> Option<(i64, String, String)> {
     if parts.len() < 5 {
         return None;
     }
-    let t = chrono::DateTime::parse_from_rfc3339(parts[0]).ok()?;
+    let t = cogmem_text::date::parse_stored(parts[0])?;
     Some((t.timestamp(), parts[3].to_owned(), parts[1].to_owned()))
 }
 

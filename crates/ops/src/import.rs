@@ -21,6 +21,7 @@ use cogmem_store::store::units;
 use cogmem_store::store::{Confidence, Store, fsx};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::date::{self, When};
 
 /// A line that could not be imported.
 #[derive(Debug, Clone, Serialize)]
@@ -73,15 +74,10 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
         .filter(|s| !s.is_empty())
         .ok_or("missing `speaker` (or `role`)")?;
     let ts = obj.get("timestamp").and_then(Value::as_str).ok_or("missing `timestamp`")?;
-    let (at, has_time) = match chrono::DateTime::parse_from_rfc3339(ts) {
-        Ok(t) => (t, true),
-        Err(_) => {
-            let d = chrono::NaiveDate::parse_from_str(ts.trim(), "%Y-%m-%d")
-                .map_err(|_| format!("cannot read {ts:?} as an RFC 3339 time or a date"))?;
-            let t = cogmem_text::clock::parse_time(&d.format("%Y-%m-%d").to_string(), now)
-                .ok_or("bad date")?;
-            (t, false)
-        }
+    let (at, has_time) = match date::parse(ts, now) {
+        Some(When::At(t)) => (t, true),
+        Some(day @ When::Day(_)) => (day.start(*now.offset()), false),
+        None => return Err(format!("cannot read {ts:?} as an RFC 3339 time or a date")),
     };
     let source = match obj.get("id") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),

@@ -184,7 +184,7 @@ impl RememberFields {
         req.confidence = self.confidence.as_deref().map(Confidence::parse).transpose()?;
         if let Some(at) = &self.at {
             req.at = Some(
-                cogmem_text::clock::parse_time(at, now)
+                cogmem_text::date::parse_time(at, now)
                     .ok_or_else(|| InputError::Time { text: at.clone() })?,
             );
         }

@@ -10,7 +10,7 @@ use cogmem_store::access;
 use cogmem_store::settings::DecayClock;
 use cogmem_store::store::Store;
 use cogmem_store::workspace::Workspace;
-use cogmem_text::clock::Clock;
+use cogmem_text::clock::{Clock, Timestamp};
 
 /// How many hits a search or recall returns when the caller names no limit.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -37,13 +37,15 @@ pub struct SearchFields {
 }
 
 impl SearchFields {
-    /// Checks the fields and builds the options.
+    /// Checks the fields and builds the options. `since` and `until` take any form the shared
+    /// date reader takes; a time or an age stands for its day in `now`'s offset.
     ///
     /// Errors: an unknown store, or a day that cannot be read.
-    pub fn to_options(&self) -> crate::Result<SearchOptions> {
+    pub fn to_options(&self, now: &Timestamp) -> crate::Result<SearchOptions> {
         let day = |s: &str| {
-            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                .map_err(|_| InputError::Since { text: s.to_owned() })
+            cogmem_text::date::parse(s, now)
+                .map(|w| w.day(*now.offset()))
+                .ok_or_else(|| InputError::Since { text: s.to_owned() })
         };
         Ok(SearchOptions {
             store: self.store.as_deref().map(Store::parse).transpose()?,

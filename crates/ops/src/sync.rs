@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-use chrono::NaiveDate;
 use git2::Tree;
 use serde::Serialize;
 
@@ -482,7 +481,7 @@ fn check_episode(
     force: bool,
 ) -> Result<(), LeftFile> {
     let stem = name.trim_end_matches(".md");
-    if NaiveDate::parse_from_str(stem, "%Y-%m-%d").is_err() {
+    if cogmem_text::date::parse_day(stem).is_none() {
         return Err(left(
             c,
             None,

@@ -19,8 +19,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::Timestamp;
+use crate::date::parse_stored;
 use crate::settings::DecaySettings;
-use crate::store::decay_file::{DecayFile, NewUnit, parse_time};
+use crate::store::decay_file::{DecayFile, NewUnit};
 use crate::store::fsx::{self, IoError};
 use crate::store::{Store, units};
 use crate::workspace::{Workspace, layout};
@@ -234,7 +235,7 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
         let (Some(ts), Some(kind), Some(id)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
         };
-        let Some(at) = parse_time(ts) else { continue };
+        let Some(at) = parse_stored(ts) else { continue };
         match kind {
             "interaction" => {
                 decay.add_interactions(1);

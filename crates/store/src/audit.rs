@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::error::InputError;
@@ -218,7 +218,8 @@ impl AuditLine {
         if parts.len() < 5 {
             return Err(format!("expected 6 fields separated by `|`, found {}", parts.len()));
         }
-        let timestamp = parse_timestamp(parts[0])
+        let timestamp = crate::date::parse_stored(parts[0])
+            .map(|t| t.with_timezone(&Utc))
             .ok_or_else(|| format!("cannot read {:?} as a UTC timestamp", parts[0]))?;
         let action =
             Action::parse(parts[1]).ok_or_else(|| format!("unknown action {:?}", parts[1]))?;
@@ -248,14 +249,6 @@ pub fn clean_summary(text: &str) -> String {
         let cut: String = one.chars().take(99).collect();
         format!("{}…", cut.trim_end())
     }
-}
-
-fn parse_timestamp(text: &str) -> Option<DateTime<Utc>> {
-    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
-        return Some(t.with_timezone(&Utc));
-    }
-    // The cognitive-memory skill writes minute precision: 2026-02-02T15:30Z.
-    NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%MZ").ok().map(|n| n.and_utc())
 }
 
 /// Lines that could not be parsed, reported and skipped.
@@ -366,7 +359,7 @@ pub fn segment_name(root: &Path, log: &str) -> String {
         .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .and_then(|l| l.split('|').next())
         .map(str::trim)
-        .filter(|t| DateTime::parse_from_rfc3339(t).is_ok())
+        .filter(|t| crate::date::parse_rfc3339(t).is_some())
         .map_or_else(|| "0000-00-00T00-00-00Z".to_owned(), |t| t.replace(':', "-"));
     let dir = crate::workspace::layout::AUDIT_SEGMENTS_DIR;
     let mut name = format!("{dir}/{first}.log");

@@ -401,13 +401,15 @@ impl InputError {
                     .into()
             }
             Self::Time { .. } => {
-                "use RFC 3339 (`2026-02-02T15:30:00Z`), `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `HH:MM`"
+                "use RFC 3339 (`2026-02-02T15:30:00Z`), `YYYY-MM-DD`, `YYYY-MM-DD HH:MM`, `HH:MM`, an age like `2h` or `yesterday`"
                     .into()
             }
             Self::SemanticWithoutEntity => {
                 "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
             }
-            Self::Since { .. } => "use `2026-02-02`, an RFC 3339 time, or `7d`/`12h`".into(),
+            Self::Since { .. } => {
+                "use `2026-02-02`, an RFC 3339 time, an age like `7d`/`12h`, or `yesterday`".into()
+            }
             Self::Routing { .. } => {
                 "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()
             }

@@ -1,7 +1,8 @@
 //! cogmem's text layer: everything about memory text that needs no file, no index and no
 //! repository. Whether a message asks to remember ([`trigger`]), where a memory belongs
-//! ([`route`]), the words of a text ([`word`]), Markdown helpers ([`markdown`]), times and dates
-//! ([`clock`]), token estimates ([`tokens`]), the model's vocabulary ([`model`]) and the request
+//! ([`route`]), the words of a text ([`word`]) and those too common to mean anything
+//! ([`stopword`]), Markdown helpers ([`markdown`]), the time ([`clock`]), reading dates and times
+//! ([`date`]), token estimates ([`tokens`]), the model's vocabulary ([`model`]) and the request
 //! and rule errors ([`error`]).
 //!
 //! Invariant: no I/O, and no dependency on git, tantivy, rmcp, tokio or clap
@@ -10,10 +11,12 @@
 #![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
 
 pub mod clock;
+pub mod date;
 pub mod error;
 pub mod markdown;
 pub mod model;
 pub mod route;
+pub mod stopword;
 pub mod tokens;
 pub mod trigger;
 pub mod word;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::InputError;
 use crate::markdown::slugify;
 use crate::model::{Confidence, EntityId, EntryType, Store};
+use crate::stopword::{self, Tier};
 
 /// An entity the workspace already knows, with the names it goes by (lower case).
 #[derive(Debug, Clone)]
@@ -1101,15 +1102,6 @@ fn extract(
     (entities, relations)
 }
 
-const STOPWORDS: &[&str] = &[
-    "the", "a", "an", "and", "or", "but", "is", "are", "was", "were", "be", "been", "to", "of",
-    "in", "on", "at", "for", "with", "that", "this", "it", "its", "i", "my", "me", "we", "our",
-    "you", "your", "he", "she", "they", "them", "his", "her", "their", "over", "than", "from",
-    "by", "as", "so", "do", "does", "did", "have", "has", "had", "not", "no", "yes", "will",
-    "would", "should", "can", "could", "about", "into", "just", "also", "very", "really", "prefer",
-    "prefers", "like", "likes", "always", "never", "user",
-];
-
 fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
     let mut tags: Vec<String> = Vec::new();
     let k = match kind {
@@ -1131,7 +1123,7 @@ fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
     if tags.len() < 2 {
         let mut words: Vec<&str> = lc
             .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.len() > 3 && !STOPWORDS.contains(w))
+            .filter(|w| w.len() > 3 && !stopword::is_english(w, Tier::Topic))
             .collect();
         words.sort_by_key(|w| std::cmp::Reverse(w.len()));
         if let Some(w) =

@@ -1,8 +1,9 @@
 //! The `cogmem` text analyzer: words split on anything that is not a letter or digit, Japanese
 //! and Chinese runs split into overlapping character pairs (so a two-character word matches
-//! inside a longer run), lower-cased, English stop words removed, English stemming. The same
-//! analyzer reads documents and queries, so they always agree.
+//! inside a longer run), lower-cased, English stop words removed ([`cogmem_text::stopword`]),
+//! English stemming. The same analyzer reads documents and queries, so they always agree.
 
+use cogmem_text::stopword::{self, Tier};
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
     TokenStream, Tokenizer,
@@ -13,38 +14,18 @@ pub const NAME: &str = "cogmem-v1";
 
 /// Builds the analyzer.
 pub fn analyzer() -> TextAnalyzer {
-    build(&[])
+    build(Tier::Index)
 }
 
-/// Words dropped from queries only: question words, auxiliaries and the pieces contractions
-/// split into ("Caroline's" → `s`, "didn't" → `t`). Kept in documents, they would make a
-/// question match turns that are themselves questions rather than the answer (measured on
-/// LoCoMo: recall@10 0.589 with them, 0.644 without; benches/retrieval/README.md). "may" and
-/// "will" are not here: one is a month, the other already a stop word. Personal pronouns too:
-/// in a question they stand for someone named elsewhere ("How did Melanie feel about her
-/// family?"), and in the memories they match sentences about anyone. "us" is not here (the US).
-#[rustfmt::skip] // one word per line otherwise
-pub const QUERY_STOP_WORDS: &[&str] = &[
-    "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "do", "does", "did",
-    "doing", "done", "have", "has", "had", "having", "would", "could", "should", "s", "t", "d",
-    "ll", "m", "re", "ve", "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you",
-    "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
-    "herself", "its", "itself", "them", "theirs", "themselves",
-];
-
-fn build(extra_stop: &[&str]) -> TextAnalyzer {
-    let mut builder = TextAnalyzer::builder(CjkAwareTokenizer)
+/// Builds the analyzer, dropping the English stop words of `tier`.
+fn build(tier: Tier) -> TextAnalyzer {
+    let stop = StopWordFilter::remove(stopword::english(tier).map(str::to_owned));
+    TextAnalyzer::builder(CjkAwareTokenizer)
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
-        .dynamic();
-    if let Some(stop) = StopWordFilter::new(Language::English) {
-        builder = builder.filter_dynamic(stop);
-    }
-    if !extra_stop.is_empty() {
-        builder = builder
-            .filter_dynamic(StopWordFilter::remove(extra_stop.iter().map(|w| (*w).to_owned())));
-    }
-    builder.filter_dynamic(Stemmer::new(Language::English)).build()
+        .filter(stop)
+        .filter(Stemmer::new(Language::English))
+        .build()
 }
 
 /// Splits text into word tokens and CJK character pairs.
@@ -98,10 +79,11 @@ pub fn terms(text: &str) -> Vec<String> {
     positioned(&mut analyzer(), text).into_iter().map(|(t, _)| t).collect()
 }
 
-/// Returns the terms of a query with their word positions: like [`terms`], without
-/// [`QUERY_STOP_WORDS`] — unless nothing else is left ("what did she do?"), then all of them.
+/// Returns the terms of a query with their word positions: like [`terms`], without the query
+/// stop words ([`Tier::Query`]: question words, auxiliaries, pronouns) — unless nothing else is
+/// left ("what did she do?"), then all of them.
 pub fn query_terms(text: &str) -> Vec<(String, usize)> {
-    let terms = positioned(&mut build(QUERY_STOP_WORDS), text);
+    let terms = positioned(&mut build(Tier::Query), text);
     if terms.is_empty() { positioned(&mut analyzer(), text) } else { terms }
 }
 
@@ -121,6 +103,21 @@ mod tests {
     #[test]
     fn words_are_stemmed_and_stop_words_dropped() {
         assert_eq!(terms("The cats were running to the Stores"), ["cat", "were", "run", "store"]);
+    }
+
+    #[test]
+    fn the_index_stop_words_are_tantivys_english_list() {
+        // The index was built with tantivy's English list; a different list would change
+        // search ranking and need a new analyzer NAME.
+        let text = stopword::english(Tier::Topic).collect::<Vec<_>>().join(" ")
+            + " such then there these may us nor after before again";
+        let mut tantivy = TextAnalyzer::builder(CjkAwareTokenizer)
+            .filter(RemoveLongFilter::limit(40))
+            .filter(LowerCaser)
+            .filter(StopWordFilter::new(Language::English).unwrap())
+            .filter(Stemmer::new(Language::English))
+            .build();
+        assert_eq!(positioned(&mut analyzer(), &text), positioned(&mut tantivy, &text));
     }
 
     #[test]

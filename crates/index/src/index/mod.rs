@@ -783,7 +783,7 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
     let day = u
         .date
         .as_deref()
-        .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+        .and_then(cogmem_text::date::parse_day)
         .map_or(i64::MIN, |d| (d - chrono::NaiveDate::default()).num_days());
     let title = match u.store {
         crate::store::Store::Semantic => {

@@ -160,10 +160,8 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     let today = now.format("%Y-%m-%d").to_string();
     let decay_file = load_decay(ws)?;
     let m = decay_file.as_ref().map(to_map).unwrap_or_default();
-    let last = m
-        .get("last_reflection")
-        .and_then(Value::as_str)
-        .and_then(cogmem_store::store::decay_file::parse_time);
+    let last =
+        m.get("last_reflection").and_then(Value::as_str).and_then(cogmem_text::date::parse_stored);
     let since = match last {
         Some(t) => t.with_timezone(now.offset()).format("%Y-%m-%d").to_string(),
         None => (now - chrono::Duration::days(6)).format("%Y-%m-%d").to_string(),

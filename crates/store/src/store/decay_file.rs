@@ -21,6 +21,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Store, StoreError};
 use crate::Timestamp;
+use crate::date::parse_stored;
 use crate::decay::{self, Band, DecayInputs, Now};
 use crate::settings::DecaySettings;
 
@@ -536,7 +537,8 @@ impl DecayFile {
             && let Some(raw) = &slot.raw
         {
             let r: RawInputs = serde_json::from_str(raw.get()).ok()?;
-            let time = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).and_then(parse_time);
+            let time =
+                |v: &Option<Value>| v.as_ref().and_then(Value::as_str).and_then(parse_stored);
             return Some(DecayInputs {
                 base: r.base_relevance.as_ref().and_then(Value::as_f64).unwrap_or(1.0),
                 type_weight: r.type_weight.as_ref().and_then(Value::as_f64).unwrap_or(1.0),
@@ -554,8 +556,8 @@ impl DecayFile {
         let last = e
             .get("last_accessed")
             .and_then(Value::as_str)
-            .and_then(parse_time)
-            .or_else(|| e.get("created").and_then(Value::as_str).and_then(parse_time))
+            .and_then(parse_stored)
+            .or_else(|| e.get("created").and_then(Value::as_str).and_then(parse_stored))
             .unwrap_or(fallback);
         Some(DecayInputs {
             base: f("base_relevance").unwrap_or(1.0),
@@ -694,15 +696,6 @@ fn json_message(e: &serde_json::Error) -> String {
         Some((msg, _)) => format!("{msg} (column {})", e.column()),
         None => text,
     }
-}
-
-/// Reads a stored time: RFC 3339, or the skill's minute precision (`2026-02-01T09:15Z`).
-pub fn parse_time(text: &str) -> Option<Timestamp> {
-    chrono::DateTime::parse_from_rfc3339(text).ok().or_else(|| {
-        chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%MZ")
-            .ok()
-            .map(|n| n.and_utc().fixed_offset())
-    })
 }
 
 /// Returns the decay weight of a store.

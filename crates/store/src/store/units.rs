@@ -296,8 +296,9 @@ pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
     out
 }
 
-/// Splits text into search terms: lower-case words of two or more characters, and character
-/// pairs of Japanese or Chinese runs.
+/// Splits text into search terms: lower-case words of two or more characters that are not
+/// [topic stop words](cogmem_text::stopword::Tier::Topic), and character pairs of Japanese or
+/// Chinese runs.
 pub fn terms(text: &str) -> Vec<String> {
     cogmem_text::word::segments(text)
         .into_iter()
@@ -307,16 +308,11 @@ pub fn terms(text: &str) -> Vec<String> {
                 return Some(w.to_owned());
             }
             let w = w.to_lowercase();
-            (w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str())).then_some(w)
+            let topic = !cogmem_text::stopword::is_english(&w, cogmem_text::stopword::Tier::Topic);
+            (w.chars().count() >= 2 && topic).then_some(w)
         })
         .collect()
 }
-
-const STOPWORDS: &[&str] = &[
-    "the", "an", "and", "or", "but", "is", "are", "was", "were", "be", "to", "of", "in", "on",
-    "at", "for", "with", "that", "this", "it", "my", "me", "we", "our", "you", "your", "about",
-    "what", "from", "by", "as", "do", "does", "did", "have", "has", "had", "not", "no", "so",
-];
 
 /// Scores how well a unit matches query terms: the share of terms it contains.
 pub fn score(query_terms: &[String], unit: &MemoryUnit) -> f64 {
