@@ -1121,8 +1121,9 @@ fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
         }
     }
     if tags.len() < 2 {
-        let mut words: Vec<&str> = lc
-            .split(|c: char| !c.is_alphanumeric())
+        let mut words: Vec<&str> = crate::word::segments(&lc)
+            .into_iter()
+            .map(|(from, to)| &lc[from..to])
             .filter(|w| w.len() > 3 && !stopword::is_english(w, Tier::Topic))
             .collect();
         words.sort_by_key(|w| std::cmp::Reverse(w.len()));
