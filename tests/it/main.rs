@@ -14,6 +14,7 @@ mod context;
 mod crash;
 mod decay;
 mod doctor;
+mod embed;
 mod forget;
 mod fuzz;
 mod graph;
