@@ -9,11 +9,19 @@
 //! link one.
 //!
 //! ```no_run
+//! use cogmem::index::search::SearchOptions;
 //! use cogmem::{SystemClock, Workspace};
 //! let ws = Workspace::open(std::path::Path::new("agent-memory"))?;
-//! let report = cogmem::ops::search::search(&ws, "tea", &Default::default(), &SystemClock)?;
+//! let options = SearchOptions { limit: 10, ..Default::default() };
+//! let report = cogmem::ops::search::search(&ws, "tea", &options, &SystemClock)?;
 //! # Ok::<(), cogmem::Error>(())
 //! ```
+//!
+//! The library keeps no process-wide settings: each `Workspace` carries its own limits (from its
+//! `cogmem.toml`) and the program's choices (`workspace::WorkspaceOptions`: how long a read waits
+//! for `cogmem watch`, what to do when git's loose objects pile up). It prints nothing, reads no
+//! environment variable and starts no background process; `examples/embed.rs` is a whole
+//! program.
 
 pub use cogmem_index::{graph, index, pack};
 pub use cogmem_ops as ops;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use cogmem::audit::Actor;
 use cogmem::error::InputError;
+use cogmem::workspace::WorkspaceOptions;
 use cogmem::{Clock, FixedClock, SystemClock};
 
 /// The workspace to use, like `--workspace`.
@@ -15,8 +16,13 @@ pub const ACTOR: &str = "COGMEM_ACTOR";
 /// An RFC 3339 time that replaces the system clock (tests, replays).
 pub const NOW: &str = "COGMEM_NOW";
 /// Fault injection for crash trials: the point inside a change where the process kills itself
-/// (see `cogmem::change::CRASH_POINTS`).
+/// (see `cogmem::change::CRASH_POINTS`). Read only by a binary built with the `crash-points`
+/// feature (as `scripts/test` builds it); ignored otherwise.
+#[cfg(feature = "crash-points")]
 pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
+/// Any value but `0` prints phase timings on stderr (binaries built with the `timings`
+/// feature, as `scripts/bench-*` build them).
+pub const TIMINGS: &str = "COGMEM_TIMINGS";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
@@ -30,8 +36,10 @@ pub struct Env {
     pub actor: Option<String>,
     pub now: Option<OsString>,
     pub no_color: bool,
+    #[cfg(feature = "crash-points")]
     pub crash_at: Option<String>,
     pub watch_wait_ms: Option<u64>,
+    pub timings: bool,
 }
 
 impl Env {
@@ -42,9 +50,28 @@ impl Env {
             actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),
+            #[cfg(feature = "crash-points")]
             crash_at: non_empty(CRASH_AT).map(|v| v.to_string_lossy().into_owned()),
             watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
+            timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
         }
+    }
+
+    /// The options every workspace this process opens gets: the cookie wait, the crash point
+    /// (`crash-points` builds only) and a background `git repack` when a commit makes one due.
+    pub fn workspace_options(&self) -> WorkspaceOptions {
+        let mut o = WorkspaceOptions {
+            on_repack_due: Some(std::sync::Arc::new(super::repack::launch)),
+            ..WorkspaceOptions::default()
+        };
+        if let Some(ms) = self.watch_wait_ms {
+            o.watch_wait = std::time::Duration::from_millis(ms);
+        }
+        #[cfg(feature = "crash-points")]
+        {
+            o.crash_at.clone_from(&self.crash_at);
+        }
+        o
     }
 
     /// Returns the clock: fixed at `COGMEM_NOW` when set, else the system clock.

@@ -107,7 +107,7 @@ pub fn run(ctx: &Ctx, args: &IdentityArgs) -> cogmem::Result<Exit> {
             let text = if file == "-" {
                 super::input::text_or_stdin("-")?
             } else {
-                cogmem::store::fsx::read_text(&ctx.cwd.join(file))?
+                cogmem::store::fsx::read_text(&ctx.cwd.join(file), ws.file_limit())?
             };
             let r = identity::submit(&ws, &text, &ctx.actor()?, clock.as_ref())?;
             if ctx.global.json {

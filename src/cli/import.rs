@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         let name = path
             .file_stem()
             .map_or_else(|| "import".to_owned(), |s| s.to_string_lossy().into_owned());
-        let bytes = cogmem::store::fsx::read_limited(&path, limit).map_err(|e| {
+        let bytes = cogmem::store::fsx::read(&path, limit).map_err(|e| {
             if e.source.kind() == std::io::ErrorKind::InvalidInput && !path.is_symlink() {
                 cogmem::Error::from(cogmem::error::InputError::ImportTooLarge { limit })
             } else {

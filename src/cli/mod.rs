@@ -26,6 +26,7 @@ mod pending;
 mod reflect;
 mod remember;
 mod render;
+mod repack;
 mod route;
 mod search;
 mod shell;
@@ -132,10 +133,13 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Finds the workspace: `--workspace`, then COGMEM_WORKSPACE, then the current folder up.
+    /// Finds the workspace: `--workspace`, then COGMEM_WORKSPACE, then the current folder up;
+    /// with this program's options (the environment's, and a background `git repack` when one
+    /// is due).
     pub fn workspace(&self) -> cogmem::Result<cogmem::Workspace> {
         let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
-        Ok(cogmem::workspace::discover::discover(explicit, &self.cwd)?)
+        let ws = cogmem::workspace::discover::discover(explicit, &self.cwd)?;
+        Ok(ws.with_options(self.env.workspace_options()))
     }
 
     pub fn clock(&self) -> cogmem::Result<Box<dyn cogmem::Clock>> {
@@ -157,11 +161,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let env = env::Env::read();
-    if let Some(point) = &env.crash_at {
-        cogmem::change::set_crash_point(point);
-    }
-    if let Some(ms) = env.watch_wait_ms {
-        cogmem::index::freshness::set_cookie_wait(std::time::Duration::from_millis(ms));
+    let timings = env.timings;
+    if timings {
+        // COGMEM_TIMINGS=1: where the time went, phase by phase, on stderr (for benchmarks).
+        if !cogmem::timing::COMPILED {
+            eprintln!(
+                "warning: COGMEM_TIMINGS is ignored: cogmem was built without the `timings` feature"
+            );
+        }
+        cogmem::timing::enable();
     }
     let style = Style::new(cli.global.color, env.no_color);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -200,8 +208,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Man(args) => shell::run_man(&args),
         Command::Mcp(args) => mcp::run(&ctx, &args),
     };
-    match result {
+    let code = match result {
         Ok(exit) => exit.code(),
         Err(err) => exit::report(&err, ctx.style, &mut std::io::stderr().lock()),
+    };
+    if timings {
+        cogmem::timing::mark("end");
+        for (label, ms) in cogmem::timing::take() {
+            eprintln!("timing: {ms:8.2} ms  {label}");
+        }
     }
+    code
 }

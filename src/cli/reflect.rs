@@ -213,7 +213,7 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             let text = if file == "-" {
                 super::input::text_or_stdin("-")?
             } else {
-                cogmem::store::fsx::read_text(&ctx.cwd.join(file))?
+                cogmem::store::fsx::read_text(&ctx.cwd.join(file), ws.file_limit())?
             };
             let r = reflect::submit(&ws, &text, &ctx.actor()?, *allow_secret, clock.as_ref())?;
             if ctx.global.json {

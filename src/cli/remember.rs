@@ -113,7 +113,10 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let report = if let Some(routing) = &args.routing {
         let json = match routing.strip_prefix('@') {
-            Some(file) => cogmem::store::fsx::read_text(&ctx.cwd.join(file))?,
+            Some(file) => cogmem::store::fsx::read_text(
+                &ctx.cwd.join(file),
+                cogmem::store::fsx::DEFAULT_FILE_LIMIT,
+            )?,
             None => routing.clone(),
         };
         let answer = cogmem::route::RoutingAnswer::parse(&json)?;

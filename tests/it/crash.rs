@@ -4,12 +4,18 @@
 //! in one command, and a full reindex must give the same search answers.
 //!
 //! CI runs 20 trials. `scripts/crash-trials` runs hundreds through the same test with
-//! `COGMEM_CRASH_TRIALS` and `COGMEM_CRASH_SEED`.
+//! `COGMEM_CRASH_TRIALS` and `COGMEM_CRASH_SEED`. The trials need a binary built with the
+//! `crash-points` feature (`scripts/test` builds one); without it they are not compiled, and
+//! only the seeded generator the stress test shares is.
 
+#[cfg(feature = "crash-points")]
 use std::io::Write;
+#[cfg(feature = "crash-points")]
 use std::process::{Child, Stdio};
+#[cfg(feature = "crash-points")]
 use std::time::Duration;
 
+#[cfg(feature = "crash-points")]
 use crate::common::TestEnv;
 
 /// A small seeded generator (xorshift64*), so every run of a seed kills at the same places.
@@ -41,6 +47,7 @@ pub fn knob(name: &str, default: u64) -> u64 {
 
 /// Starts the real binary in the workspace without waiting, with the test environment's
 /// settings and clock (`now`, RFC 3339).
+#[cfg(feature = "crash-points")]
 pub fn spawn(
     env: &TestEnv,
     args: &[&str],
@@ -65,6 +72,7 @@ pub fn spawn(
 }
 
 /// The clock value the next command sees, advancing the test clock by one second.
+#[cfg(feature = "crash-points")]
 pub fn tick(env: &TestEnv) -> String {
     let now = env.peek_now();
     let next = chrono::DateTime::parse_from_rfc3339(&now).unwrap() + chrono::Duration::seconds(1);
@@ -72,9 +80,11 @@ pub fn tick(env: &TestEnv) -> String {
     now
 }
 
+#[cfg(feature = "crash-points")]
 const POINTS: [&str; 5] =
     ["before-write", "mid-write", "before-audit", "before-commit", "after-commit"];
 
+#[cfg(feature = "crash-points")]
 const REFLECTION: &str = "\
 Quiet day of notes.
 
@@ -86,6 +96,7 @@ REASON: seen in the episodes
 ";
 
 /// One kind of change to kill: its arguments and stdin, after any (unkilled) preparation.
+#[cfg(feature = "crash-points")]
 fn prepare(
     env: &TestEnv,
     kind: usize,
@@ -168,6 +179,7 @@ fn prepare(
 /// candidate: with the default limit, search takes the best 50 by BM25 before leaving out
 /// faded memories, and BM25's statistics legitimately differ between an index refreshed in
 /// place (deleted documents still count until segments merge) and one built afresh.
+#[cfg(feature = "crash-points")]
 fn search_ids(env: &TestEnv, query: &str) -> Vec<String> {
     let out = env.run(["search", "--json", "--all", "--limit", "100000", query]).output();
     let v: serde_json::Value =
@@ -178,6 +190,7 @@ fn search_ids(env: &TestEnv, query: &str) -> Vec<String> {
     ids
 }
 
+#[cfg(feature = "crash-points")]
 #[derive(Default, Debug)]
 struct Tally {
     trials: usize,
@@ -187,6 +200,7 @@ struct Tally {
     by_kind: std::collections::BTreeMap<&'static str, usize>,
 }
 
+#[cfg(feature = "crash-points")]
 #[test]
 fn seeded_sigkill_trials_leave_the_workspace_before_or_after() {
     let trials = knob("COGMEM_CRASH_TRIALS", 20) as usize;
@@ -294,6 +308,7 @@ fn seeded_sigkill_trials_leave_the_workspace_before_or_after() {
     );
 }
 
+#[cfg(feature = "crash-points")]
 #[test]
 fn a_dead_holders_lock_is_taken_over_by_the_next_command() {
     let env = TestEnv::initialized();
@@ -321,6 +336,7 @@ fn a_dead_holders_lock_is_taken_over_by_the_next_command() {
 
 /// `doctor --fix` killed part-way through its own repair leaves its own lock record, so the
 /// next `doctor --fix` finishes the job: the workspace ends exactly as before the first crash.
+#[cfg(feature = "crash-points")]
 #[test]
 fn a_killed_doctor_is_finished_by_the_next_one() {
     let mut rng = Rng::new(knob("COGMEM_CRASH_SEED", 0x5EED));
@@ -351,6 +367,7 @@ fn a_killed_doctor_is_finished_by_the_next_one() {
 
 /// `sync` killed half-way through committing a hand edit: the journal holds the edit as it
 /// was, so the next command puts it back in place (not as in HEAD) and it is not lost.
+#[cfg(feature = "crash-points")]
 #[test]
 fn a_killed_sync_leaves_the_hand_edit_where_it_was() {
     let env = TestEnv::initialized();

@@ -236,6 +236,8 @@ fn hand_edits_are_reported_not_touched() {
     assert_eq!(env.read("MEMORY.md"), memory, "a hand edit is never put back");
 }
 
+// Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
+#[cfg(feature = "crash-points")]
 #[test]
 fn an_interrupted_change_is_undone_with_a_copy_kept() {
     let env = TestEnv::initialized();

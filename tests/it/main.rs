@@ -15,6 +15,7 @@ mod context;
 mod crash;
 mod decay;
 mod doctor;
+mod embed;
 mod forget;
 mod fuzz;
 mod graph;

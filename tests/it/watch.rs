@@ -179,6 +179,7 @@ fn watch_warns_about_a_malformed_file_and_commits_it_once_fixed() {
 
 /// Runs `search --json QUERY` with timings on; returns the hit ids and how the refresh found
 /// what changed (the `files stat-ed (HOW: N)` mark).
+#[cfg(feature = "timings")]
 fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
     let out = env.run(["search", "--json", query]).env("COGMEM_TIMINGS", "1").success();
     let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
@@ -193,6 +194,7 @@ fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
 }
 
 /// A workspace whose reads wait long for the watcher's answer (the machine may be busy).
+#[cfg(feature = "timings")]
 fn watched_workspace() -> TestEnv {
     let mut env = TestEnv::initialized();
     env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
@@ -201,6 +203,7 @@ fn watched_workspace() -> TestEnv {
     env
 }
 
+#[cfg(feature = "timings")] // reads the `files stat-ed` timing mark
 #[test]
 fn with_a_watcher_a_search_stats_only_what_changed_and_still_sees_every_hand_edit() {
     let env = watched_workspace();
@@ -247,6 +250,7 @@ fn with_a_watcher_a_search_stats_only_what_changed_and_still_sees_every_hand_edi
     assert_eq!(search(&env, "figs"), (vec!["vault:garden".to_owned()], "full scan: 4".into()));
 }
 
+#[cfg(feature = "timings")] // reads the `files stat-ed` timing mark
 #[test]
 fn a_killed_watcher_is_not_trusted() {
     let env = watched_workspace();
@@ -269,6 +273,7 @@ fn a_killed_watcher_is_not_trusted() {
     assert_eq!(search(&env, "pumpkins"), (vec!["vault:garden".to_owned()], "watcher: 1".into()));
 }
 
+#[cfg(feature = "timings")] // reads the `files stat-ed` timing mark
 #[test]
 fn a_star_or_a_moved_store_folder_makes_the_next_search_scan_everything() {
     let env = watched_workspace();
@@ -309,6 +314,7 @@ fn a_star_or_a_moved_store_folder_makes_the_next_search_scan_everything() {
     assert!(served, "never served again: {how}");
 }
 
+#[cfg(feature = "timings")] // reads the `files stat-ed` timing mark
 #[cfg(unix)]
 #[test]
 fn a_store_folder_that_becomes_a_link_turns_the_service_off() {

@@ -26,7 +26,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
 
 use cogmem_ops::error::RuleError;
 use cogmem_store::audit::Actor;
-use cogmem_store::store::fsx::{self, IoError};
+use cogmem_store::store::fsx::IoError;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 
@@ -213,7 +213,9 @@ impl ServerHandler for Server {
                 None,
             ));
         };
-        let text = fsx::read_text(&self.ws.abs(&rel))
+        let text = self
+            .ws
+            .read_text(&rel)
             .map_err(|e| ErrorData::internal_error(error_text(&e.into()), None))?;
         let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![contents]).into())

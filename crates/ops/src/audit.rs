@@ -51,7 +51,7 @@ pub fn query(
     let mut skipped = Vec::new();
     for rel in audit::log_files(ws.root()) {
         let path = ws.abs(&rel);
-        let text = fsx::read_text_if_exists(&path)?.unwrap_or_default();
+        let text = fsx::read_text_if_exists(&path, ws.file_limit())?.unwrap_or_default();
         let (found, bad) = audit::parse_log(&text);
         lines.extend(found.into_iter().filter(|l| filter.matches(l)));
         skipped.extend(bad.iter().map(|b| Skipped {
@@ -139,7 +139,7 @@ fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
     files.push(layout::AUDIT_ARCHIVE.to_owned());
     for rel in files {
         // Lossy: a stray invalid byte must not hide every acknowledgement in the file.
-        let bytes = fsx::read_if_exists(&ws.abs(&rel))?.unwrap_or_default();
+        let bytes = ws.read_if_exists(&rel)?.unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         for raw in text.lines() {
             let raw = raw.trim_start().trim_start_matches("- ");
@@ -187,7 +187,7 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
         return Ok(Vec::new());
     }
     let cache_path = ws.abs(CRITICAL_SCAN);
-    let cached: Option<ScanCache> = fsx::read_text_if_exists(&cache_path)
+    let cached: Option<ScanCache> = fsx::read_text_if_exists(&cache_path, ws.file_limit())
         .ok()
         .flatten()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -593,7 +593,7 @@ pub fn compact(
 ) -> crate::Result<CompactReport> {
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
-    let archive = fsx::read_text_if_exists(&ws.abs(layout::AUDIT_ARCHIVE))?;
+    let archive = ws.read_text_if_exists(layout::AUDIT_ARCHIVE)?;
     let (header, mut months) = parse_archive(archive.as_deref().unwrap_or(""));
     let mut moved = 0;
     let mut kept = 0;
@@ -602,7 +602,7 @@ pub fn compact(
     // left with none is removed (history keeps it).
     let mut rewritten: Vec<(String, Option<String>)> = Vec::new();
     for rel in audit::log_files(ws.root()) {
-        let log = fsx::read_text_if_exists(&ws.abs(&rel))?.unwrap_or_default();
+        let log = ws.read_text_if_exists(&rel)?.unwrap_or_default();
         let mut kept_text = String::with_capacity(log.len());
         let (mut moved_here, mut kept_here, mut unreadable) = (0, 0, 0);
         for raw in log.lines() {
@@ -665,7 +665,7 @@ pub fn compact(
     let mut change = Change::new(actor, "cogmem audit compact");
     // audit.log itself gets no line about itself (it is where the lines go).
     if !rewritten.iter().any(|(rel, _)| rel == layout::AUDIT_LOG) {
-        let log = fsx::read_if_exists(&ws.abs(layout::AUDIT_LOG))?.unwrap_or_default();
+        let log = ws.read_if_exists(layout::AUDIT_LOG)?.unwrap_or_default();
         change.write(layout::AUDIT_LOG, log, Action::Edit, "");
     }
     for (rel, text) in rewritten {

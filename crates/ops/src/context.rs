@@ -43,6 +43,9 @@ pub struct Tiktoken(&'static tiktoken_rs::CoreBPE);
 impl Tiktoken {
     /// Loads (once) the encoding's vocabulary, which is compiled into the binary.
     pub fn new(encoding: Encoding) -> Self {
+        // Process-wide on purpose, and harmless to an embedding program: each is a read-only
+        // vocabulary built lazily from data compiled in, the same for every workspace and
+        // caller; no option or state of anyone's lives here.
         static CL: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
         static O2: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
         let bpe = match encoding {
@@ -83,7 +86,7 @@ pub fn context(
     clock: &dyn Clock,
 ) -> crate::Result<Pack> {
     let now = clock.now();
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let decay_file = access::load_decay(ws)?;
     let p = &ws.settings().decay;
     let at = decay_file.now(now);

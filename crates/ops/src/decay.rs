@@ -13,7 +13,7 @@ use cogmem_store::git;
 use cogmem_store::settings::DecayClock;
 use cogmem_store::store::decay_file::NewUnit;
 use cogmem_store::store::units::{self, MemoryUnit, Units};
-use cogmem_store::store::{Store, fsx, markdown};
+use cogmem_store::store::{Store, markdown};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 use cogmem_text::tokens;
@@ -73,7 +73,7 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
     let before = decay.keys();
     let folded = batch.as_ref().map(|b| access::fold(b, &mut decay)).unwrap_or_default();
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     // Memories used before they had an entry got one when their uses were folded.
     let mut created: Vec<String> =
         decay.keys().into_iter().filter(|k| !before.contains(k)).collect();
@@ -146,7 +146,7 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
         let score = e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(0.0);
         let count = e.get("access_count").and_then(serde_json::Value::as_u64).unwrap_or(1);
         let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
-        let text = fsx::read_text(&ws.abs(&u.path))?;
+        let text = ws.read_text(&u.path)?;
         let fields = [
             ("Decay score", format!("{score:.2}")),
             ("Access count", count.to_string()),
@@ -224,7 +224,7 @@ pub fn pin(
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let now = clock.now();
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let unit = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?.clone();
     if unit.store == Store::Vault && !pinned {
         return Err(RuleError::VaultPinned { id: id.to_owned() }.into());
@@ -252,7 +252,7 @@ pub fn pin(
     let verb = if pinned { "pinned" } else { "unpinned" };
     let mut change = Change::new(actor, format!("cogmem {}", if pinned { "pin" } else { "unpin" }));
     if matches!(unit.store, Store::Semantic | Store::Procedural) {
-        let text = fsx::read_text(&ws.abs(&unit.path))?;
+        let text = ws.read_text(&unit.path)?;
         let fields = [
             ("Pinned", if pinned { "yes" } else { "no" }.to_owned()),
             ("Decay score", format!("{score:.2}")),
@@ -308,7 +308,7 @@ pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
         access::fold(&b, &mut decay); // a recorded use of it creates its entry here
     }
     if !decay.has(id) {
-        let unit = units::list(ws.root())
+        let unit = units::list(ws)
             .get(id)
             .cloned()
             .ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
@@ -357,7 +357,7 @@ pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
 /// Records an explicit use of a memory (no commit; folded by the next change).
 pub fn touch(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<()> {
     let decay = access::load_decay(ws)?;
-    if !decay.has(id) && units::list(ws.root()).get(id).is_none() {
+    if !decay.has(id) && units::list(ws).get(id).is_none() {
         return Err(InputError::UnknownId { id: id.to_owned() }.into());
     }
     Ok(access::record(ws, &[id.to_owned()], 0, clock.now())?)
@@ -379,7 +379,7 @@ pub struct Shown {
 /// Shows a memory by id and records the use. Archived and forgotten memories can be shown by
 /// id, but looking at a hidden memory is not a use of it: it stays hidden.
 pub fn show(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Shown> {
-    let all: Units = units::list(ws.root());
+    let all: Units = units::list(ws);
     let unit = all.get(id).cloned().ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
     let why = why(ws, id, clock).ok();
     let decay = access::load_decay(ws)?;

@@ -233,7 +233,7 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
         let tree = git::head_tree(&repo)?;
         for rel in evidence.files.iter().chain(&evidence.temp_files) {
             let abs = ws.abs(rel);
-            if let Some(bytes) = fsx::read_if_exists(&abs)? {
+            if let Some(bytes) = fsx::read_if_exists(&abs, ws.file_limit())? {
                 fsx::write_atomic(&ws.root().join(&dir).join(rel), &bytes)?;
             }
         }
@@ -394,7 +394,7 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
     let mut out = Vec::new();
     let root = ws.root();
     let text = |rel: &str, out: &mut Vec<Finding>| -> Option<String> {
-        match fsx::read_text_if_exists(&root.join(rel)) {
+        match ws.read_text_if_exists(rel) {
             Ok(t) => t,
             Err(e) => {
                 out.push(Finding::new("schema", rel, e.to_string(), false));
@@ -492,12 +492,12 @@ fn read_decay(ws: &Workspace) -> Option<DecayFile> {
     if !ws.abs(layout::DECAY_SCORES).exists() {
         return None;
     }
-    DecayFile::load(ws.root()).ok()
+    DecayFile::load(ws).ok()
 }
 
 /// Units without entries and entries without units (forgotten ones keep their entry on purpose).
 fn decay_mismatch(ws: &Workspace, decay: &DecayFile) -> (Vec<units::MemoryUnit>, Vec<String>) {
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let keys: HashSet<String> = decay.keys().into_iter().collect();
     let ids: HashSet<&str> = all.units.iter().map(|u| u.id.as_str()).collect();
     // A unit in a file not committed yet gets its entry when `cogmem sync` commits it; until
@@ -602,7 +602,7 @@ fn check_links(ws: &Workspace) -> Vec<Finding> {
 }
 
 fn check_budget(ws: &Workspace) -> Vec<Finding> {
-    let Ok(Some(text)) = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD)) else {
+    let Ok(Some(text)) = ws.read_text_if_exists(layout::MEMORY_MD) else {
         return Vec::new();
     };
     let used = cogmem_text::tokens::estimate(&text);
@@ -651,7 +651,7 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
     let mut findings = Vec::new();
     let tree = git::head_tree(repo)?;
     let head_log = git::read_at_head(repo, tree.as_ref(), layout::AUDIT_LOG)?.unwrap_or_default();
-    let disk_log = fsx::read_if_exists(&ws.abs(layout::AUDIT_LOG))?.unwrap_or_default();
+    let disk_log = ws.read_if_exists(layout::AUDIT_LOG)?.unwrap_or_default();
     if disk_log.len() > head_log.len() && disk_log.starts_with(&head_log) {
         let extra = String::from_utf8_lossy(&disk_log[head_log.len()..]).into_owned();
         let named: Vec<String> = extra
@@ -863,7 +863,7 @@ fn check_append_only(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<Fin
     for (name, blob_id) in blobs {
         let rel = format!("{}/{name}", layout::EPISODES_DIR);
         let cur = current.entry(name.clone()).or_insert_with(|| {
-            let text = fsx::read_text_if_exists(&ws.abs(&rel)).ok().flatten()?;
+            let text = ws.read_text_if_exists(&rel).ok().flatten()?;
             let (live, tomb, _) = entry_keys(&text);
             Some((live, tomb))
         });
@@ -1031,7 +1031,7 @@ fn check_critical(ws: &Workspace) -> Vec<Finding> {
     let mut acked: HashMap<String, usize> = HashMap::new();
     let mut position = 0;
     for rel in cogmem_store::audit::log_files(ws.root()) {
-        let Ok(Some(log)) = fsx::read_text_if_exists(&ws.abs(&rel)) else { continue };
+        let Ok(Some(log)) = ws.read_text_if_exists(&rel) else { continue };
         for (i, raw) in log.lines().enumerate() {
             position += 1;
             let Some((secs, actor, action)) = raw_key(raw) else { continue };

@@ -13,9 +13,9 @@ use crate::error::{InputError, RuleError};
 use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
+use cogmem_store::store::Store;
 use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::units::{self, MemoryUnit, Units};
-use cogmem_store::store::{Store, fsx};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
@@ -43,7 +43,7 @@ pub struct Candidate {
 /// Matching is lexical (words, and character pairs for Japanese and Chinese): a memory matches
 /// when it holds at least half of the query's terms.
 pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Candidate>> {
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let decay = load_decay(ws)?;
     Ok(rank(&all, &decay, query, limit))
 }
@@ -99,7 +99,7 @@ fn excerpt(u: &MemoryUnit, terms: &[String]) -> String {
 ///
 /// Fails on an unknown id.
 pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>> {
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let decay = load_decay(ws)?;
     ids.iter()
         .map(|id| {
@@ -118,7 +118,7 @@ pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>>
 }
 
 fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
-    Ok(DecayFile::load(ws.root())?)
+    Ok(DecayFile::load(ws)?)
 }
 
 /// How to forget.
@@ -173,7 +173,7 @@ impl Draft<'_> {
         if let Some(b) = self.change.pending(rel) {
             return Ok(String::from_utf8_lossy(b).into_owned());
         }
-        Ok(fsx::read_text_if_exists(&self.ws.abs(rel))?.unwrap_or_default())
+        Ok(self.ws.read_text_if_exists(rel)?.unwrap_or_default())
     }
 }
 
@@ -190,7 +190,7 @@ pub fn forget(
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let now = clock.now();
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let mut d = Draft {
         ws,
         change: Change::new(opts.actor.clone(), opts.trigger.clone()),

@@ -13,7 +13,6 @@ use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::entity::{self, EntityId};
-use cogmem_store::store::fsx;
 use cogmem_store::store::markdown;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
@@ -470,10 +469,10 @@ pub fn supersede(
     let mut trace = Vec::new();
     let old_path = g.node(io).path.clone();
     let new_path = g.node(inew).path.clone();
-    let old_text = fsx::read_text(&ws.abs(&old_path))?;
+    let old_text = ws.read_text(&old_path)?;
     let old_text = set_status(&old_text, "superseded");
     let old_text = add_timeline(&old_text, &format!("{date}: superseded by [[{new_id}]]{why}"));
-    let new_text = fsx::read_text(&ws.abs(&new_path))?;
+    let new_text = ws.read_text(&new_path)?;
     let old_eid = EntityId::parse(&old_id)?;
     let new_eid = EntityId::parse(&new_id)?;
     let new_text = match entity::add_relation(&new_text, "supersedes", &old_eid, &date) {
@@ -507,7 +506,7 @@ pub fn supersede(
             }
             let dep_id = g.node(dep).id.clone();
             let path = g.node(dep).path.clone();
-            let text = fsx::read_text(&ws.abs(&path))?;
+            let text = ws.read_text(&path)?;
             let text = set_status(&text, "inactive");
             let text = add_timeline(
                 &text,
@@ -556,8 +555,8 @@ pub fn merge(
     }
     let keep_path = g.node(ik).path.clone();
     let other_path = g.node(io).path.clone();
-    let other_text = fsx::read_text(&ws.abs(&other_path))?;
-    let mut keep_text = fsx::read_text(&ws.abs(&keep_path))?;
+    let other_text = ws.read_text(&other_path)?;
+    let mut keep_text = ws.read_text(&keep_path)?;
     let mut trace = Vec::new();
     // Facts.
     let (prefix, _) = markdown::split_front_matter(&other_text);
@@ -618,7 +617,7 @@ pub fn merge(
         if rel == keep_path || rel == other_path {
             continue;
         }
-        let text = fsx::read_text(&ws.abs(&rel))?;
+        let text = ws.read_text(&rel)?;
         let needle = format!("[[{other_id}]]");
         if text.contains(&needle) {
             change.write(
@@ -685,7 +684,7 @@ pub fn regenerate_index_into(
     let as_left = |rel: &str| -> crate::Result<Option<String>> {
         match change.pending(rel) {
             Some(b) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
-            None => Ok(cogmem_store::store::fsx::read_text_if_exists(&ws.abs(rel))?),
+            None => Ok(ws.read_text_if_exists(rel)?),
         }
     };
     let mut files: Vec<(String, String)> = Vec::new();

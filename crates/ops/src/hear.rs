@@ -8,11 +8,11 @@ use serde::Serialize;
 use super::forget::{self, Candidate};
 use super::remember::{self, Relation, RememberReport, RememberRequest};
 use cogmem_store::audit::Actor;
+use cogmem_store::store::Store;
 use cogmem_store::store::core_memory::CoreSection;
 use cogmem_store::store::entity::{self, EntityId};
 use cogmem_store::store::markdown::{self, find_section};
 use cogmem_store::store::units;
-use cogmem_store::store::{Store, fsx};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 use cogmem_text::route::{self, KnownEntity, RouteContext, Routing, ValidRouting};
@@ -24,7 +24,7 @@ use cogmem_text::trigger::{self, Trigger, TriggerKind};
 /// `person--user`. Unreadable entity files are skipped.
 pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
     let mut ctx = RouteContext::default();
-    if let Some(text) = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD))?
+    if let Some(text) = ws.read_text_if_exists(layout::MEMORY_MD)?
         && let Some(name) = user_name(&text)
         && let Ok(id) = EntityId::parse(&format!("person--{}", markdown::slugify(&name)))
     {
@@ -34,7 +34,7 @@ pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
     for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
         let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
         let Ok(id) = EntityId::parse(stem) else { continue };
-        let Ok(text) = fsx::read_text(&ws.abs(&rel)) else { continue };
+        let Ok(text) = ws.read_text(&rel) else { continue };
         let names = entity::names(&id, &text);
         ctx.known.push(KnownEntity { id, names });
     }
@@ -318,7 +318,7 @@ pub fn routing_prompt(
     trigger: &str,
     recent: &str,
 ) -> crate::Result<String> {
-    let core = fsx::read_text_if_exists(&ws.abs(layout::MEMORY_MD))?.unwrap_or_default();
+    let core = ws.read_text_if_exists(layout::MEMORY_MD)?.unwrap_or_default();
     let bullets: Vec<String> =
         units::core_units(&core).into_iter().map(|u| u.text).take(40).collect();
     let summary = if bullets.is_empty() { "(empty)".to_owned() } else { bullets.join("; ") };

@@ -29,12 +29,12 @@ const SELF_IMAGE: &str = "## Self-Image";
 const COMPACTED: &str = "## Compacted Log";
 
 fn read(ws: &Workspace, rel: &str) -> crate::Result<String> {
-    Ok(fsx::read_text_if_exists(&ws.abs(rel))?.unwrap_or_default())
+    Ok(ws.read_text_if_exists(rel)?.unwrap_or_default())
 }
 
 fn decay_map(ws: &Workspace) -> crate::Result<serde_json::Map<String, Value>> {
     let path = ws.abs(layout::DECAY_SCORES);
-    let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
+    let text = fsx::read_text_if_exists(&path, ws.file_limit())?.unwrap_or_else(|| "{}".into());
     let d = DecayFile::parse(&text, &path)?;
     Ok(match serde_json::from_str(&d.to_text()) {
         Ok(Value::Object(m)) => m,
@@ -64,7 +64,7 @@ fn require_due(ws: &Workspace, command: &str) -> crate::Result<()> {
 }
 
 fn require_pending(ws: &Workspace, command: &str) -> crate::Result<String> {
-    match fsx::read_text_if_exists(&ws.abs(PENDING_IDENTITY))? {
+    match ws.read_text_if_exists(PENDING_IDENTITY)? {
         Some(t) => Ok(t),
         None => Err(RuleError::ReflectOrder {
             command: command.to_owned(),

@@ -18,7 +18,7 @@ use cogmem_store::store::decay_file::NewUnit;
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::episode::{self, EntryType, NewEntry};
 use cogmem_store::store::units;
-use cogmem_store::store::{Confidence, Store, fsx};
+use cogmem_store::store::{Confidence, Store};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 use cogmem_text::date::{self, When};
@@ -165,7 +165,7 @@ pub fn import_jsonl(
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let known: HashSet<String> =
-        units::list(ws.root()).units.into_iter().filter_map(|u| u.source).collect();
+        units::list(ws).units.into_iter().filter_map(|u| u.source).collect();
     let mut by_day: BTreeMap<String, Vec<Message>> = BTreeMap::new();
     let mut duplicates = 0;
     let mut seen = HashSet::new();
@@ -186,7 +186,7 @@ pub fn import_jsonl(
     let tags = vec!["import".to_owned()];
     for (date, msgs) in &by_day {
         let rel = layout::episode_file(date);
-        let existing = fsx::read_text_if_exists(&ws.abs(&rel))?;
+        let existing = ws.read_text_if_exists(&rel)?;
         let mut content = existing.clone();
         for m in msgs {
             let time =

@@ -121,7 +121,7 @@ pub fn init_with(
     let mut updated = Vec::new();
     for (rel, tpl) in [(layout::GITIGNORE, "gitignore"), (layout::GITATTRIBUTES, "gitattributes")] {
         let wanted = template::source(tpl)?;
-        match fsx::read_text_if_exists(&root.join(rel))? {
+        match ws.read_text_if_exists(rel)? {
             None => {
                 change.write(
                     rel,
@@ -141,7 +141,7 @@ pub fn init_with(
     }
     if options.agents_md {
         let abs = root.join(AGENTS_MD);
-        let current = fsx::read_text_if_exists(&abs)?;
+        let current = fsx::read_text_if_exists(&abs, ws.file_limit())?;
         let block = template::source("agents-memory-block.md")?;
         if let Some(text) = with_agents_block(current.as_deref(), block, &abs)? {
             if current.is_none() {

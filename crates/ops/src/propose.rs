@@ -92,9 +92,7 @@ pub fn propose(
         .iter()
         .map(|r| format!("{}|{}|{}", r.from.as_str(), r.relation, r.to.as_str()))
         .collect();
-    let vocab = Vocabulary::parse(
-        &fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default(),
-    );
+    let vocab = Vocabulary::parse(&ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default());
     let conflicts_with = conflicting_proposal(&file, &text, &entities, &req.relations, &vocab);
     let conflicts_with_fact = match conflicts_with {
         Some(_) => None,
@@ -143,7 +141,7 @@ pub fn propose(
 
 /// The proposals file as read, with the problems of blocks that could not be read.
 pub fn read(ws: &Workspace) -> crate::Result<PendingFile> {
-    Ok(PendingFile::parse(&fsx::read_text_if_exists(&ws.abs(PENDING))?.unwrap_or_default()))
+    Ok(PendingFile::parse(&ws.read_text_if_exists(PENDING)?.unwrap_or_default()))
 }
 
 /// Returns proposal `n`, or an error naming the file when it does not exist or cannot be read.
@@ -350,7 +348,7 @@ fn conflicting_fact(
 ) -> crate::Result<Option<String>> {
     for r in relations.iter().filter(|r| vocab.get(&r.relation).is_some_and(|s| s.functional)) {
         let path = ws.abs(&format!("{}/{}.md", layout::ENTITIES_DIR, r.from.as_str()));
-        let Some(text) = fsx::read_text_if_exists(&path)? else { continue };
+        let Some(text) = fsx::read_text_if_exists(&path, ws.file_limit())? else { continue };
         if let Some(cur) = entity::relations(&text)
             .into_iter()
             .find(|l| l.relation == r.relation && l.until.is_none() && l.target != r.to.as_str())

@@ -378,7 +378,7 @@ fn working_files(ws: &Workspace, repo: &Repository, needles: &Needles) -> Vec<St
     let mut out = Vec::new();
     for e in index.iter() {
         let rel = String::from_utf8_lossy(&e.path).into_owned();
-        if let Ok(bytes) = cogmem_store::store::fsx::read(&ws.abs(&rel))
+        if let Ok(bytes) = ws.read(&rel)
             && needles.found_in(&String::from_utf8_lossy(&bytes))
         {
             out.push(rel);
@@ -418,7 +418,7 @@ pub fn purge(
     clock: &dyn Clock,
 ) -> crate::Result<PurgeReport> {
     let repo = git::open(ws.root())?;
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let unit = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?.clone();
     if one_line(&unit.text).chars().count() < MIN_TEXT_CHARS {
         return Err(RuleError::Purge {

@@ -17,10 +17,10 @@ use crate::error::{InputError, RuleError};
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
 use cogmem_store::git;
+use cogmem_store::store::Store;
 use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::reflection::{self as rf, OpKind, Operation, RewardFile, RewardRequest};
 use cogmem_store::store::units;
-use cogmem_store::store::{Store, fsx};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock, Timestamp, utc_seconds};
 
@@ -110,7 +110,7 @@ struct Cycle {
 }
 
 fn read(ws: &Workspace, rel: &str) -> crate::Result<String> {
-    Ok(fsx::read_text_if_exists(&ws.abs(rel))?.unwrap_or_default())
+    Ok(ws.read_text_if_exists(rel)?.unwrap_or_default())
 }
 
 /// The reward files, oldest first: `DATE.md`, then `DATE-2.md`, …
@@ -247,7 +247,7 @@ fn load_decay(ws: &Workspace) -> crate::Result<Option<DecayFile>> {
     if !path.exists() {
         return Ok(None);
     }
-    Ok(Some(DecayFile::load(ws.root())?))
+    Ok(Some(DecayFile::load(ws)?))
 }
 
 fn to_map(d: &DecayFile) -> serde_json::Map<String, Value> {
@@ -559,7 +559,7 @@ struct Checked {
 }
 
 fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let decay_file = load_decay(ws)?;
     let mut out = Vec::new();
     for op in rf::operations(text) {

@@ -339,7 +339,7 @@ pub fn remember_with(
     if !w.new_units.is_empty() || counts_interactions && !w.change.is_empty() {
         // Only the shards that hold these entries are read.
         let keys: Vec<&str> = w.new_units.iter().map(|(id, _)| id.as_str()).collect();
-        let mut decay = DecayFile::load_for(ws.root(), &keys)?;
+        let mut decay = DecayFile::load_for(ws, &keys)?;
         let base = if req.actor.as_str() == "bot:auto-detect" {
             ws.settings().decay.base_auto
         } else {
@@ -407,10 +407,8 @@ impl Writer<'_> {
     /// The relation vocabulary, read once.
     fn vocab(&mut self) -> &cogmem_store::vocab::Vocabulary {
         if self.vocab.is_none() {
-            let text = fsx::read_text_if_exists(&self.ws.abs(layout::RELATIONS))
-                .ok()
-                .flatten()
-                .unwrap_or_default();
+            let text =
+                self.ws.read_text_if_exists(layout::RELATIONS).ok().flatten().unwrap_or_default();
             self.vocab = Some(cogmem_store::vocab::Vocabulary::parse(&text));
         }
         self.vocab.as_ref().expect("just set")
@@ -421,7 +419,7 @@ impl Writer<'_> {
         if let Some(bytes) = self.change.pending(rel) {
             return Ok(Some(String::from_utf8_lossy(bytes).into_owned()));
         }
-        Ok(fsx::read_text_if_exists(&self.ws.abs(rel))?)
+        Ok(self.ws.read_text_if_exists(rel)?)
     }
 
     fn core(&mut self, req: &RememberRequest) -> crate::Result<()> {
@@ -746,7 +744,7 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
     let dir = ws.abs(layout::VAULT_DIR);
     let cache_path = ws.abs(VAULT_BODIES);
     let mut cache: std::collections::HashMap<String, (u64, u128, String)> =
-        fsx::read_text_if_exists(&cache_path)
+        fsx::read_text_if_exists(&cache_path, ws.file_limit())
             .ok()
             .flatten()
             .unwrap_or_default()
@@ -788,7 +786,7 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
             Some(h) => h,
             None => {
                 changed = true;
-                let h = fsx::read_text_if_exists(&dir.join(name))
+                let h = fsx::read_text_if_exists(&dir.join(name), ws.file_limit())
                     .ok()
                     .flatten()
                     .map_or_else(|| "-".to_owned(), |t| body_hash(&vault::body_text(&t)));
@@ -800,7 +798,7 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
         // a duplicate of UTF-8 text).
         if found.is_none()
             && hash == want
-            && fsx::read_text_if_exists(&dir.join(name))
+            && fsx::read_text_if_exists(&dir.join(name), ws.file_limit())
                 .ok()
                 .flatten()
                 .is_some_and(|t| vault::body_text(&t) == wanted)

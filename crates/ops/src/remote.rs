@@ -447,7 +447,7 @@ fn apply_merge(
     }
     let mut snapshot = Vec::with_capacity(touched.len());
     for rel in &touched {
-        snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
+        snapshot.push((rel.clone(), ctx.ws.read_if_exists(rel)?));
     }
     let result = write_and_commit(ctx, plan, local, theirs, ours_tree);
     if result.is_err() {
@@ -557,7 +557,7 @@ fn write_and_commit(
         ));
     }
     let audit = ws.abs(layout::AUDIT_LOG);
-    if let Some(bytes) = fsx::read_if_exists(&audit)?
+    if let Some(bytes) = fsx::read_if_exists(&audit, ws.file_limit())?
         && !bytes.is_empty()
         && !bytes.ends_with(b"\n")
     {
@@ -645,10 +645,10 @@ fn merge_message(
 fn regenerated_graph_index(ws: &Workspace) -> crate::Result<Option<String>> {
     let mut files = Vec::new();
     for rel in cogmem_store::store::units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
-        let text = fsx::read_text(&ws.abs(&rel))?;
+        let text = ws.read_text(&rel)?;
         files.push((rel, text));
     }
     let text = graph::index_text(ws, &files, &cogmem_store::access::load_decay(ws)?)?;
-    let on_disk = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
+    let on_disk = ws.read_text_if_exists(layout::GRAPH_INDEX)?;
     Ok((on_disk.as_deref() != Some(text.as_str())).then_some(text))
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::audit::CriticalChange;
 use cogmem_store::git::{self, CommitInfo};
 use cogmem_store::store::decay_file::DecayFile;
-use cogmem_store::store::{core_memory, episode, fsx};
+use cogmem_store::store::{core_memory, episode};
 use cogmem_store::workspace::{Workspace, layout};
 
 /// How many memory units each store holds.
@@ -87,13 +87,13 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     let mut skipped = Vec::new();
     let mut counts = Counts::default();
 
-    match fsx::read_text(&ws.abs(layout::MEMORY_MD)) {
+    match ws.read_text(layout::MEMORY_MD) {
         Ok(text) => counts.core = core_memory::count_bullets(&text),
         Err(e) => skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() }),
     }
     for rel in markdown_files(ws, layout::EPISODES_DIR) {
         counts.episode_days += 1;
-        match fsx::read_text(&ws.abs(&rel)) {
+        match ws.read_text(&rel) {
             Ok(text) => counts.episodes += episode::entries(&text).len(),
             Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
         }
@@ -103,7 +103,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     counts.vault = markdown_files(ws, layout::VAULT_DIR).len();
     let decay_path = ws.abs(layout::DECAY_SCORES);
     if decay_path.exists() {
-        match DecayFile::load(ws.root()) {
+        match DecayFile::load(ws) {
             Ok(d) => {
                 counts.decay_entries = d.len();
                 for key in d.keys() {

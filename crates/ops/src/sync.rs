@@ -211,7 +211,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     }
 
     // Decay entries for units that have none yet.
-    let mut decay = DecayFile::load(ws.root())?;
+    let mut decay = DecayFile::load(ws)?;
     let created = now.with_timezone(&chrono::Utc);
     for c in &valid {
         let Some(text) = c.text() else { continue };
@@ -237,7 +237,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
     if entities_changed {
         let text = graph_index(ws, &repo, tree.as_ref(), &report.left, &decay)?;
-        let current = fsx::read_text_if_exists(&ws.abs(layout::GRAPH_INDEX))?;
+        let current = ws.read_text_if_exists(layout::GRAPH_INDEX)?;
         if current.as_deref() != Some(text.as_str())
             || change.pending(layout::GRAPH_INDEX).is_some()
         {
@@ -284,7 +284,7 @@ fn changed_files(
             continue; // staged, then put back: the working copy is what HEAD has
         }
         let abs = ws.abs(&path);
-        let bytes = if abs.is_file() { Some(fsx::read(&abs)?) } else { None };
+        let bytes = if abs.is_file() { Some(fsx::read(&abs, ws.file_limit())?) } else { None };
         if bytes.is_none() && abs.exists() {
             continue; // a folder or something else git does not track as a file
         }
@@ -583,7 +583,7 @@ fn graph_index(
         if left.iter().any(|l| l.path == rel) {
             continue;
         }
-        if let Some(text) = fsx::read_text_if_exists(&ws.abs(&rel))? {
+        if let Some(text) = ws.read_text_if_exists(&rel)? {
             files.insert(rel, text);
         }
     }

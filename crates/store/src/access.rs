@@ -112,14 +112,14 @@ pub struct Batch {
 /// nothing to fold. Call it holding the workspace lock.
 pub fn begin(ws: &Workspace) -> crate::Result<Option<Batch>> {
     let folding = ws.abs(FOLDING);
-    if let Some(bytes) = fsx::read_if_exists(&folding)? {
+    if let Some(bytes) = fsx::read_if_exists(&folding, ws.file_limit())? {
         if !String::from_utf8_lossy(&bytes).trim().is_empty() {
             return Ok(batch(ws, read_locked(&folding)?));
         }
         fsx::remove_file(&folding)?; // an empty batch would block the log for good
     }
     let log = ws.abs(ACCESS_LOG);
-    if fsx::read_if_exists(&log)?.is_none() {
+    if fsx::read_if_exists(&log, ws.file_limit())?.is_none() {
         return Ok(None);
     }
     rename(&log, &folding)?;
@@ -156,7 +156,7 @@ fn read_locked(path: &Path) -> Result<String, IoError> {
 pub fn peek(ws: &Workspace) -> crate::Result<Option<Batch>> {
     let mut text = String::new();
     for rel in [FOLDING, ACCESS_LOG] {
-        if let Some(bytes) = fsx::read_if_exists(&ws.abs(rel))? {
+        if let Some(bytes) = ws.read_if_exists(rel)? {
             text.push_str(&String::from_utf8_lossy(&bytes));
         }
     }
@@ -181,7 +181,7 @@ fn batch(ws: &Workspace, text: String) -> Option<Batch> {
         .collect();
     let mut unentered = BTreeMap::new();
     if !missing.is_empty() {
-        for u in units::list(ws.root()).units {
+        for u in units::list(ws).units {
             if missing.contains(&u.id.as_str()) {
                 unentered.insert(u.id, u.store);
             }
@@ -200,9 +200,9 @@ fn hash(text: &str) -> String {
 /// land) is kept for the next fold.
 pub fn finish(ws: &Workspace) -> crate::Result<()> {
     let folding = ws.abs(FOLDING);
-    let Some(bytes) = fsx::read_if_exists(&folding)? else { return Ok(()) };
+    let Some(bytes) = fsx::read_if_exists(&folding, ws.file_limit())? else { return Ok(()) };
     let path = ws.abs(layout::DECAY_SCORES);
-    let Some(text) = fsx::read_text_if_exists(&path)? else { return Ok(()) };
+    let Some(text) = fsx::read_text_if_exists(&path, ws.file_limit())? else { return Ok(()) };
     let decay = DecayFile::parse(&text, &path)?;
     if decay.access_fold() == Some(hash(&String::from_utf8_lossy(&bytes)).as_str()) {
         fsx::remove_file(&folding)?;
@@ -268,5 +268,5 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
 /// Loads the decay state of a workspace: `decay-scores.json` (an empty one when it does not
 /// exist) and its shard files.
 pub fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
-    DecayFile::load(ws.root())
+    DecayFile::load(ws)
 }

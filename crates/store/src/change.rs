@@ -20,26 +20,27 @@ use crate::store::decay_file::DecayFile;
 use crate::store::fsx;
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, journal, layout};
 
-/// Where a crash trial may kill the process inside [`Change::apply`] (see [`set_crash_point`]).
+/// Where a crash trial may kill the process inside [`Change::apply`] (see
+/// [`WorkspaceOptions::crash_at`](crate::workspace::WorkspaceOptions::crash_at)). Only with
+/// the `crash-points` feature.
+#[cfg(feature = "crash-points")]
 pub const CRASH_POINTS: [&str; 5] =
     ["before-write", "mid-write", "before-audit", "before-commit", "after-commit"];
 
-static CRASH_AT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Fault injection for crash trials: makes the process kill itself (SIGKILL where the platform
-/// has it, else abort) when [`Change::apply`] reaches `point`, one of [`CRASH_POINTS`]. The
-/// binary sets it from `COGMEM_CRASH_AT`; it changes nothing else. Only the first call counts.
-pub fn set_crash_point(point: &str) {
-    let _ = CRASH_AT.set(point.to_owned());
-}
-
-fn crash_point(point: &str) {
-    if CRASH_AT.get().is_some_and(|p| p == point) {
+/// Fault injection for crash trials (the `crash-points` feature): the process kills itself
+/// (SIGKILL where the platform has it, else abort) when [`Change::apply`] reaches `point` and
+/// the workspace's options name it. Without the feature this is nothing at all.
+#[cfg(feature = "crash-points")]
+fn crash_point(ws: &Workspace, point: &str) {
+    if ws.options().crash_at.as_deref() == Some(point) {
         let pid = std::process::id().to_string();
         let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
         std::process::abort();
     }
 }
+
+#[cfg(not(feature = "crash-points"))]
+fn crash_point(_: &Workspace, _: &str) {}
 
 /// The marker line added to commits that touch a critical file.
 pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
@@ -244,7 +245,7 @@ impl Change {
         }
         let result = this.apply_inner(ws, repo, clock);
         if result.is_ok() {
-            crash_point("after-commit");
+            crash_point(ws, "after-commit");
         }
         if result.is_ok() && batch.is_some() {
             // The batch is recorded as folded; if this fails, the next fold only deletes it.
@@ -272,7 +273,7 @@ impl Change {
         let mut decay = DecayFile::load_with(ws.root(), &shards, |rel| {
             match self.edits.iter().find(|e| e.path == rel) {
                 Some(e) => Ok(e.content.as_ref().map(|c| String::from_utf8_lossy(c).into_owned())),
-                None => Ok(fsx::read_text_if_exists(&ws.abs(rel))?),
+                None => Ok(ws.read_text_if_exists(rel)?),
             }
         })?;
         let marker_before = decay.access_fold().map(str::to_owned);
@@ -320,7 +321,7 @@ impl Change {
         crate::timing::mark("change: clean check");
         let mut snapshot = Vec::with_capacity(touched.len());
         for rel in &touched {
-            snapshot.push((rel.clone(), fsx::read_if_exists(&root.join(rel))?));
+            snapshot.push((rel.clone(), ws.read_if_exists(rel)?));
         }
         // The journal: which files this change writes, with a copy of those that differ from
         // HEAD, so that a process killed half-way can be undone exactly (workspace::journal).
@@ -392,7 +393,7 @@ impl Change {
         if md.len() <= limit {
             return Ok(());
         }
-        let bytes = fsx::read(&abs)?;
+        let bytes = fsx::read(&abs, ws.file_limit())?;
         let text = String::from_utf8_lossy(&bytes);
         let segment = crate::audit::segment_name(ws.root(), &text);
         let lines = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
@@ -416,7 +417,7 @@ impl Change {
         now: crate::Timestamp,
     ) -> crate::Result<String> {
         let root = ws.root();
-        crash_point("before-write");
+        crash_point(ws, "before-write");
         for (i, e) in self.edits.iter().enumerate() {
             let abs = root.join(&e.path);
             match &e.content {
@@ -424,11 +425,11 @@ impl Change {
                 None => fsx::remove_file(&abs)?,
             }
             if i == 0 {
-                crash_point("mid-write");
+                crash_point(ws, "mid-write");
             }
         }
         crate::timing::mark("change: files written");
-        crash_point("before-audit");
+        crash_point(ws, "before-audit");
         let mut lines = String::new();
         let ts = now.with_timezone(&chrono::Utc);
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
@@ -482,12 +483,18 @@ impl Change {
             }
         }
         crate::timing::mark("change: audit appended");
-        crash_point("before-commit");
+        crash_point(ws, "before-commit");
         let mut files = touched.to_vec();
         files.extend(self.adopted.iter().cloned());
         let spec = CommitSpec { message, author: self.actor.as_str(), time: now };
         let id = git::commit_files(repo, root, &files, &spec)?;
-        git::maybe_pack(repo, ws.settings().git.auto_pack_loose);
+        // The program decides how a due repack runs (the binary starts it in the background);
+        // the library only counts, and only when asked to.
+        if let Some(hook) = &ws.options().on_repack_due
+            && git::is_repack_due(repo.path(), ws.settings().git.auto_pack_loose)
+        {
+            hook(repo.path());
+        }
         Ok(id.to_string())
     }
 

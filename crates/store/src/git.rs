@@ -213,26 +213,23 @@ fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTi
     false
 }
 
-/// Starts `git repack -d -l` in the background when the repository holds more than `threshold`
-/// loose objects, and says whether it did. libgit2 writes every object loose and never packs;
-/// a memory workspace rewrites its audit log and decay file on every change, so without packing
-/// `.git` grows by the size of those files, compressed, per commit (3.4 GB after 10,000
-/// commits), where a pack stores each version as a small delta.
+/// Whether the repository (its git folder, `git_dir`) holds more than `threshold` loose
+/// objects, so that a `git repack -d -l` is due (`git.auto_pack_loose`; 0 never). libgit2
+/// writes every object loose and never packs; a memory workspace rewrites its audit log and
+/// decay file on every change, so without packing `.git` grows by the size of those files,
+/// compressed, per commit (3.4 GB after 10,000 commits), where a pack stores each version as a
+/// small delta.
 ///
 /// The count is git's own estimate (the objects in `objects/17`, × 256), or an exact count for
-/// thresholds under 2,560. The repack moves the loose objects into a new pack, deltas and all,
-/// and leaves existing packs alone, so each run costs about what was written since the last.
-/// Needs `git` on `PATH` (and `sh`); without them nothing happens. The child is not waited
-/// for; git writes the pack before deleting a loose object, so a reader running meanwhile
-/// always finds every object. One repack at a time: `.git/cogmem-repack.lock` exists while one
-/// runs (one older than an hour is taken to be left by a crash). When the repack removes an
-/// object folder that a commit is writing into, the commit's object write fails and is retried
-/// ([`write_object`]).
-pub fn maybe_pack(repo: &Repository, threshold: u64) -> bool {
+/// thresholds under 2,560. The change engine asks after each commit when the program gave it a
+/// [`RepackHook`](crate::workspace::RepackHook); the library itself never starts a process in
+/// the background. The `cogmem` binary starts `git repack -d -l -q` detached and does not wait
+/// for it (see [`claim_repack`]); an embedder may call [`repack`] instead, when it suits it.
+pub fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
     if threshold == 0 {
         return false;
     }
-    let objects = repo.path().join("objects");
+    let objects = git_dir.join("objects");
     let count_in = |dir: &Path| -> u64 {
         std::fs::read_dir(dir).map_or(0, |d| {
             d.filter_map(Result::ok)
@@ -245,40 +242,56 @@ pub fn maybe_pack(repo: &Repository, threshold: u64) -> bool {
     } else {
         count_in(&objects.join("17")) * 256
     };
-    if loose <= threshold {
-        return false;
-    }
-    let lock = repo.path().join("cogmem-repack.lock");
+    loose > threshold
+}
+
+/// The lock that lets one repack run at a time, in the git folder.
+pub const REPACK_LOCK: &str = "cogmem-repack.lock";
+
+/// Claims the right to repack: creates `.git/cogmem-repack.lock` and returns its path, or
+/// `None` when a repack runs already (a lock older than an hour is taken to be left by a crash
+/// and replaced). Whoever claims it removes the lock when git is done — the binary's detached
+/// shell does, whatever becomes of the cogmem process — or at once with [`release_repack`]
+/// when git could not be started.
+///
+/// git writes the pack before deleting a loose object, so a reader running meanwhile always
+/// finds every object. When the repack removes an object folder that a commit is writing into,
+/// the commit's object write fails and is retried ([`write_object`]).
+pub fn claim_repack(git_dir: &Path) -> Option<PathBuf> {
+    let lock = git_dir.join(REPACK_LOCK);
     let stale = std::fs::metadata(&lock)
         .and_then(|m| m.modified())
         .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > std::time::Duration::from_secs(3600)));
     if stale {
         let _ = crate::store::fsx::remove_file(&lock);
     }
-    if std::fs::OpenOptions::new().write(true).create_new(true).open(&lock).is_err() {
-        return false; // one is running
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
+        Ok(_) => Some(lock),
+        Err(_) => None, // one is running
     }
-    // The shell removes the lock when git is done, whatever becomes of this process.
-    let child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("git --git-dir \"$1\" repack -d -l -q; rm -f \"$2\"")
-        .arg("cogmem-repack")
-        .arg(repo.path())
-        .arg(&lock)
+}
+
+/// Gives up a claim made with [`claim_repack`] (removes the lock).
+pub fn release_repack(lock: &Path) {
+    let _ = crate::store::fsx::remove_file(lock);
+}
+
+/// Runs `git repack -d -l -q` on the repository now and waits for it (for an embedding
+/// program: the `cogmem` binary runs it in the background instead). Returns whether a repack
+/// ran and succeeded; `false` when one runs already or `git` is not on `PATH`.
+pub fn repack(git_dir: &Path) -> bool {
+    let Some(lock) = claim_repack(git_dir) else { return false };
+    let ok = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(["repack", "-d", "-l", "-q"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn();
-    match child {
-        Ok(mut c) => {
-            std::thread::spawn(move || c.wait());
-            true
-        }
-        Err(_) => {
-            let _ = crate::store::fsx::remove_file(&lock);
-            false
-        }
-    }
+        .status()
+        .is_ok_and(|s| s.success());
+    release_repack(&lock);
+    ok
 }
 
 /// Runs an object write, again (up to three times in all) when it failed because a folder

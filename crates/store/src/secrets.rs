@@ -93,6 +93,7 @@ impl Rule {
 const PASSWORD_WORDS: &[&str] =
     &["password", "passwd", "passphrase", "pwd", "secret", "api", "access", "auth", "private"];
 
+// Process-wide, read-only and the same for everyone: patterns compiled once, on first use.
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
         rule(
@@ -481,7 +482,7 @@ pub fn scan_workspace(ws: &Workspace) -> Vec<(String, SecretFinding)> {
     let mut out = Vec::new();
     for rel in workspace_files(ws.root()) {
         let abs = ws.root().join(&rel);
-        let Ok(bytes) = fsx::read_limited(&abs, limit) else { continue };
+        let Ok(bytes) = fsx::read(&abs, limit) else { continue };
         let Ok(text) = String::from_utf8(bytes) else { continue };
         for f in scan(&text) {
             out.push((rel.clone(), f));

@@ -253,7 +253,8 @@ impl Settings {
     /// Loads `cogmem.toml` from a workspace root; a missing file gives the defaults.
     pub fn load(root: &Path) -> crate::Result<Self> {
         let path = root.join(FILE_NAME);
-        match fsx::read_text_if_exists(&path)? {
+        // The limit in these settings is not known before they are read: the default applies.
+        match fsx::read_text_if_exists(&path, fsx::DEFAULT_FILE_LIMIT)? {
             None => Ok(Self::default()),
             Some(text) => Ok(Self::parse(&text, &path)?),
         }

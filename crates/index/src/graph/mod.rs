@@ -13,7 +13,6 @@ use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
 use crate::store::entity::{self, EntityId, RelationLine};
-use crate::store::fsx;
 use crate::store::units::{Unreadable, markdown_files};
 use crate::workspace::{Workspace, layout};
 use vocab::Vocabulary;
@@ -104,11 +103,11 @@ pub struct Graph {
 
 /// Builds the graph from the workspace's entity files and vocabulary.
 pub fn build(ws: &Workspace) -> crate::Result<Graph> {
-    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
+    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for rel in markdown_files(ws.root(), layout::ENTITIES_DIR) {
-        match fsx::read_text(&ws.abs(&rel)) {
+        match ws.read_text(&rel) {
             Ok(t) => files.push((rel, t)),
             Err(e) => skipped.push(Unreadable { path: rel, error: e.to_string() }),
         }
@@ -125,7 +124,7 @@ pub fn index_text(
     files: &[(String, String)],
     decay: &crate::store::decay_file::DecayFile,
 ) -> crate::Result<String> {
-    let vocab_text = fsx::read_text_if_exists(&ws.abs(layout::RELATIONS))?.unwrap_or_default();
+    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
     let g = from_files(files, Vocabulary::parse(&vocab_text));
     Ok(render_index(&g, &decay.entity_scores()))
 }

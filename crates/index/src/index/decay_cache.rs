@@ -35,7 +35,7 @@ pub fn file_name(home: Option<u8>) -> String {
 pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate::Result<()> {
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
-    let decay = match (fsx::read_text_if_exists(&path)?, home) {
+    let decay = match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
         (None, _) => DecayFile::parse("{}", &path)?,
         (Some(text), None) => DecayFile::parse(&text, &path)?,
         (Some(text), Some(_)) => DecayFile::parse_shard(&text, &path)?,
@@ -118,7 +118,10 @@ struct CacheFile {
 
 impl CacheFile {
     fn load(path: &Path) -> Self {
-        Self::from_text(fsx::read_text_if_exists(path).ok().flatten().unwrap_or_default())
+        // Derived and written by cogmem itself, from decay files read under the workspace's
+        // limit: the default bound is enough.
+        let text = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok().flatten();
+        Self::from_text(text.unwrap_or_default())
     }
 
     fn from_text(text: String) -> Self {

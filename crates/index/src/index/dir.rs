@@ -23,8 +23,11 @@ use tantivy::directory::{
 
 /// The current boot's id, when the system says it (Linux).
 pub fn boot_id() -> Option<String> {
-    let id = crate::store::fsx::read_text_if_exists(Path::new("/proc/sys/kernel/random/boot_id"))
-        .ok()??;
+    let id = crate::store::fsx::read_text_if_exists(
+        Path::new("/proc/sys/kernel/random/boot_id"),
+        crate::store::fsx::DEFAULT_FILE_LIMIT,
+    )
+    .ok()??;
     let id = id.trim();
     (!id.is_empty() && !id.contains(char::is_whitespace)).then(|| id.to_owned())
 }

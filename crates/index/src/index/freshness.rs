@@ -18,7 +18,6 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::store::fsx::{self, IoError};
@@ -34,19 +33,6 @@ pub const STATE: &str = ".cogmem/watch/state";
 pub const CHANGED: &str = ".cogmem/watch/changed";
 /// Where readers create their cookies.
 pub const COOKIES: &str = ".cogmem/watch/cookies";
-
-/// How long a reader waits for its cookie by default.
-const DEFAULT_WAIT_MS: u64 = 50;
-/// How long a reader waits for its cookie (see [`set_cookie_wait`]).
-static COOKIE_WAIT_MS: AtomicU64 = AtomicU64::new(DEFAULT_WAIT_MS);
-/// Makes cookie names unique within a process.
-static COOKIE_COUNT: AtomicU64 = AtomicU64::new(0);
-
-/// Sets how long a read waits for the watcher to answer its cookie before it scans every file
-/// instead (50 ms unless set).
-pub fn set_cookie_wait(wait: Duration) {
-    COOKIE_WAIT_MS.store(wait.as_millis().min(u128::from(u64::MAX)) as u64, Ordering::Relaxed);
-}
 
 /// One line of `changed`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +138,7 @@ pub fn serving(ws: &Workspace) -> bool {
 }
 
 fn read_state(ws: &Workspace) -> Option<String> {
-    let text = fsx::read_text_if_exists(&ws.abs(STATE)).ok()??;
+    let text = ws.read_text_if_exists(STATE).ok()??;
     let g = text.trim();
     (!g.is_empty() && !g.contains(char::is_whitespace)).then(|| g.to_owned())
 }
@@ -171,20 +157,32 @@ pub fn changes_since(ws: &Workspace, generation: &str, offset: u64) -> Since {
     {
         return Since::Doubt;
     }
-    let name = format!(
-        "{}-{}-{}",
-        std::process::id(),
-        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()),
-        COOKIE_COUNT.fetch_add(1, Ordering::Relaxed)
-    );
-    let cookie = ws.abs(COOKIES).join(&name);
-    // Not `create_dir_all`: a cookie folder that is missing is not watched.
-    if OpenOptions::new().write(true).create_new(true).open(&cookie).is_err() {
-        return Since::Doubt;
+    // A name no other reader uses: the process, the time, and a try number; creating the file
+    // is what proves it unique (another thread of this process may have taken the same time).
+    let mut made = None;
+    for attempt in 0..8 {
+        let name = format!(
+            "{}-{}-{attempt}",
+            std::process::id(),
+            SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()),
+        );
+        let cookie = ws.abs(COOKIES).join(&name);
+        // Not `create_dir_all`: a cookie folder that is missing is not watched.
+        match OpenOptions::new().write(true).create_new(true).open(&cookie) {
+            Ok(_) => {
+                made = Some((name, cookie));
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(_) => break,
+        }
     }
+    let Some((name, cookie)) = made else { return Since::Doubt };
     let want = Line::Cookie(&name).to_text();
     let want = want.trim_end();
-    let wait = Duration::from_millis(COOKIE_WAIT_MS.load(Ordering::Relaxed));
+    // How long to wait is the program's choice (`WorkspaceOptions::watch_wait`, 50 ms unless
+    // set); after it, the read scans every file instead.
+    let wait = ws.options().watch_wait;
     let started = Instant::now();
     let mut buf: Vec<u8> = Vec::new();
     let mut checked = 0; // bytes of `buf` already searched for the cookie

@@ -270,8 +270,8 @@ fn parse_watch(value: &str) -> Option<(String, u64)> {
 
 /// Reads the manifest; one that is missing, unreadable as text or malformed is no manifest (the
 /// index is rebuilt).
-fn read_meta(path: &Path) -> crate::Result<Option<Meta>> {
-    let bytes = fsx::read_if_exists(path)?;
+fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
+    let bytes = fsx::read_if_exists(path, limit)?;
     Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(|t| Meta::parse(&t)))
 }
 
@@ -492,7 +492,7 @@ fn refresh_locked(
     let dir = ws.abs(layout::INDEX_DIR);
     let meta_path = dir.join(META_FILE);
     let mut report = RefreshReport::default();
-    let meta = read_meta(&meta_path)?;
+    let meta = read_meta(&meta_path, ws.file_limit())?;
     let boot = dir::boot_id();
     let reason = if full {
         Some("a full rebuild was asked for".to_owned())
@@ -634,7 +634,7 @@ fn refresh_locked(
         if let Some(p) = progress {
             p(n, total);
         }
-        let bytes = match fsx::read(&root.join(&rel)) {
+        let bytes = match fsx::read(&root.join(&rel), ws.file_limit()) {
             Ok(b) => b,
             Err(e) => {
                 report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
@@ -853,7 +853,7 @@ pub enum IndexState {
 /// Compares the manifest with the files, without changing anything.
 pub fn state(ws: &Workspace) -> IndexState {
     let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
-    let Some(meta) = read_meta(&meta_path).ok().flatten() else {
+    let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {
         return IndexState::Missing;
     };
     if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {

@@ -360,9 +360,10 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     if seeds.is_empty() {
         return;
     }
-    let Ok(Some(text)) =
-        crate::store::fsx::read_text_if_exists(&index.dir().join(super::GRAPH_CACHE))
-    else {
+    let Ok(Some(text)) = crate::store::fsx::read_text_if_exists(
+        &index.dir().join(super::GRAPH_CACHE),
+        crate::store::fsx::DEFAULT_FILE_LIMIT, // derived, written by cogmem itself
+    ) else {
         return;
     };
     let targets: Vec<&str> =

@@ -17,7 +17,7 @@ use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::episode::{self, EntryType, NewEntry};
 use cogmem_store::store::reflection::{self as rf, OpKind};
 use cogmem_store::store::units;
-use cogmem_store::store::{Confidence, Store, fsx};
+use cogmem_store::store::{Confidence, Store};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, utc_seconds};
 
@@ -88,13 +88,13 @@ pub fn approve(
     let mut change = Change::new(actor.clone(), format!("cogmem reflect approve (by {by})"))
         .with_approval(Approval::Approved);
     let settings = &ws.settings().decay;
-    let mut decay = DecayFile::load(ws.root())?;
+    let mut decay = DecayFile::load(ws)?;
     let mut applied = Vec::new();
     let mut episode_text: Option<String> = None;
     let ep_rel = layout::episode_file(&date);
     let mut patterns = Vec::new();
     let mut archived: Vec<String> = Vec::new();
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let stamp = utc_seconds(&now);
     for ch in &checked {
         let approved = only.is_none_or(|o| o.contains(&ch.op.number));
@@ -114,7 +114,7 @@ pub fn approve(
             OpKind::Extract => {
                 let current = match &episode_text {
                     Some(t) => Some(t.clone()),
-                    None => fsx::read_text_if_exists(&ws.abs(&ep_rel))?,
+                    None => ws.read_text_if_exists(&ep_rel)?,
                 };
                 let tags = vec!["reflection".to_owned()];
                 let body = cogmem_store::store::markdown::one_line(&ch.op.content);

@@ -212,7 +212,7 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     b.section("Recent reflections", 4_000, recent);
     b.section("Graph index", 1_500, one(layout::GRAPH_INDEX)?);
 
-    let all = units::list(ws.root());
+    let all = units::list(ws);
     let scored = |store: Store| -> Vec<(f64, String)> {
         let mut v: Vec<(f64, String)> = all
             .units

@@ -24,6 +24,7 @@ use crate::Timestamp;
 use crate::date::parse_stored;
 use crate::decay::{self, Band, DecayInputs, Now};
 use crate::settings::DecaySettings;
+use crate::workspace::ReadRoot;
 
 /// The parsed file. The entries (ten thousand of them in a large workspace) are kept as the
 /// text they were read from and parsed only when one is asked for, so adding one entry or
@@ -78,9 +79,9 @@ pub fn shard_number(name: &str) -> Option<u8> {
     u8::from_str_radix(hex, 16).ok().filter(|n| *n < SHARDS)
 }
 
-/// Reads a file of the workspace at `root` (a path relative to it), `None` when missing.
-fn disk(root: &Path) -> impl Fn(&str) -> crate::Result<Option<String>> + '_ {
-    move |rel| crate::store::fsx::read_text_if_exists(&root.join(rel))
+/// Reads a file of a workspace (a path relative to its root), `None` when missing.
+fn disk(from: &(impl ReadRoot + ?Sized)) -> impl Fn(&str) -> crate::Result<Option<String>> + '_ {
+    move |rel| crate::store::fsx::read_text_if_exists(&from.root().join(rel), from.file_limit())
 }
 
 /// The shard files present in a workspace, by number.
@@ -205,25 +206,27 @@ impl DecayFile {
 
     /// Loads a workspace's decay state: the main file (an empty one when missing) and every
     /// shard file.
-    pub fn load(root: &Path) -> crate::Result<Self> {
-        Self::load_with(root, &shard_files(root), disk(root))
+    pub fn load(from: &(impl ReadRoot + ?Sized)) -> crate::Result<Self> {
+        let root = from.root();
+        Self::load_with(root, &shard_files(root), disk(from))
     }
 
     /// Loads the main file and only the shards that hold `keys`: enough to add or touch those
     /// entries and write what changed. Falls back to a full load when the main file still
     /// holds entries that a write would move to shards.
-    pub fn load_for(root: &Path, keys: &[&str]) -> crate::Result<Self> {
+    pub fn load_for(from: &(impl ReadRoot + ?Sized), keys: &[&str]) -> crate::Result<Self> {
+        let root = from.root();
         let present = shard_files(root);
-        let mut out = Self::load_with(root, &[], disk(root))?;
+        let mut out = Self::load_with(root, &[], disk(from))?;
         if present.is_empty() && out.len() + keys.len() <= SPLIT_AT {
             return Ok(out);
         }
         if !out.is_empty() {
-            return Self::load(root);
+            return Self::load(from);
         }
         let wanted: Vec<u8> =
             present.into_iter().filter(|n| keys.iter().any(|k| shard_of(k) == *n)).collect();
-        out.add_shards(root, &wanted, disk(root))?;
+        out.add_shards(root, &wanted, disk(from))?;
         out.sharded = true;
         out.complete = false;
         Ok(out)

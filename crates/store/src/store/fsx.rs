@@ -8,7 +8,6 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::ErrorKind;
 use crate::store::StoreError;
@@ -57,19 +56,6 @@ impl IoError {
 
 /// The default of `limits.file_bytes`: the largest file cogmem reads from a workspace.
 pub const DEFAULT_FILE_LIMIT: u64 = 64 * 1024 * 1024;
-
-/// The size limit [`read`] applies, set from the workspace's settings when it is opened.
-static FILE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_FILE_LIMIT);
-
-/// Sets the largest file [`read`] and its kin accept (`limits.file_bytes`).
-pub fn set_file_limit(bytes: u64) {
-    FILE_LIMIT.store(bytes.max(1), Ordering::Relaxed);
-}
-
-/// The largest file [`read`] accepts now.
-pub fn file_limit() -> u64 {
-    FILE_LIMIT.load(Ordering::Relaxed)
-}
 
 /// An error made here rather than by the operating system.
 fn refusal(path: &Path, op: &'static str, why: String) -> IoError {
@@ -172,14 +158,10 @@ pub fn check_relative(what: &'static str, rel: &str) -> Result<(), crate::error:
     Ok(())
 }
 
-/// Reads a whole file; refuses one over the workspace file size limit, or a symbolic link
-/// leading out of its workspace.
-pub fn read(path: &Path) -> Result<Vec<u8>, IoError> {
-    read_limited(path, file_limit())
-}
-
-/// Reads a whole file of at most `limit` bytes; refuses one leading out of its workspace.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
+/// Reads a whole file of at most `limit` bytes (a workspace's `limits.file_bytes`, see
+/// [`Workspace::read`](crate::Workspace::read), or [`DEFAULT_FILE_LIMIT`] for a file in no
+/// workspace); refuses a bigger one, or a symbolic link leading out of its workspace.
+pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
     check_inside(path, "read")?;
     let file = File::open(path).map_err(|e| IoError::new(path, "read", e))?;
     let mut bytes = Vec::new();
@@ -200,9 +182,9 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
     Ok(bytes)
 }
 
-/// Reads a file, or `None` when it does not exist.
-pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, IoError> {
-    match read(path) {
+/// Reads a file of at most `limit` bytes, or `None` when it does not exist.
+pub fn read_if_exists(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, IoError> {
+    match read(path, limit) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.source.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
@@ -218,17 +200,17 @@ pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, StoreError> {
     })
 }
 
-/// Reads a UTF-8 text file.
+/// Reads a UTF-8 text file of at most `limit` bytes.
 ///
 /// A file that is not UTF-8 is a [`StoreError::NotUtf8`] naming the path and byte offset.
-pub fn read_text(path: &Path) -> crate::Result<String> {
-    let bytes = read(path)?;
+pub fn read_text(path: &Path, limit: u64) -> crate::Result<String> {
+    let bytes = read(path, limit)?;
     Ok(decode(path, bytes)?)
 }
 
-/// Reads a UTF-8 text file, or `None` when it does not exist.
-pub fn read_text_if_exists(path: &Path) -> crate::Result<Option<String>> {
-    match read_if_exists(path)? {
+/// Reads a UTF-8 text file of at most `limit` bytes, or `None` when it does not exist.
+pub fn read_text_if_exists(path: &Path, limit: u64) -> crate::Result<Option<String>> {
+    match read_if_exists(path, limit)? {
         None => Ok(None),
         Some(bytes) => Ok(Some(decode(path, bytes)?)),
     }
@@ -349,7 +331,7 @@ mod tests {
         let path = dir.path().join("a/b/file.md");
         write_atomic(&path, b"one").unwrap();
         write_atomic(&path, b"two").unwrap();
-        assert_eq!(read(&path).unwrap(), b"two");
+        assert_eq!(read(&path, DEFAULT_FILE_LIMIT).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1, "only the file itself remains");
     }
@@ -369,7 +351,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_path() {
-        let err = read(Path::new("/nonexistent/cogmem/x.md")).unwrap_err();
+        let err = read(Path::new("/nonexistent/cogmem/x.md"), DEFAULT_FILE_LIMIT).unwrap_err();
         assert!(err.to_string().starts_with("/nonexistent/cogmem/x.md: cannot read"), "{err}");
     }
 }

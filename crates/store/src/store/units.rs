@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::core_memory::{self, CoreSection};
 use super::markdown::{self, find_section, one_line};
 use super::{Store, episode, fsx};
+use crate::workspace::ReadRoot;
 
 /// One memory unit.
 #[derive(Debug, Clone, Serialize)]
@@ -67,11 +68,13 @@ impl Units {
     }
 }
 
-/// Lists the units of the workspace at `root`.
-pub fn list(root: &Path) -> Units {
+/// Lists the units of a workspace (or of the workspace folder `root`, with the default file
+/// size limit).
+pub fn list(from: &(impl ReadRoot + ?Sized)) -> Units {
+    let root = from.root();
     let mut out = Units::default();
     let read = |rel: &str, out: &mut Units| -> Option<String> {
-        match fsx::read_text(&root.join(rel)) {
+        match fsx::read_text(&from.root().join(rel), from.file_limit()) {
             Ok(t) => Some(t),
             Err(e) => {
                 out.skipped.push(Unreadable { path: rel.to_owned(), error: e.to_string() });

@@ -99,10 +99,11 @@ pub fn pending(root: &Path) -> bool {
 }
 
 /// Reads the journal, if there is one. A manifest that cannot be read as one is reported as
-/// an error naming it: guessing would risk putting back the wrong files.
-pub fn read(root: &Path) -> crate::Result<Option<Journal>> {
+/// an error naming it: guessing would risk putting back the wrong files. `limit` is the
+/// workspace's `limits.file_bytes`.
+pub fn read(root: &Path, limit: u64) -> crate::Result<Option<Journal>> {
     let path = root.join(MANIFEST);
-    let Some(text) = fsx::read_text_if_exists(&path)? else { return Ok(None) };
+    let Some(text) = fsx::read_text_if_exists(&path, limit)? else { return Ok(None) };
     let bad = |line: usize, what: &str| crate::store::StoreError::Malformed {
         path: path.clone(),
         line,
@@ -123,7 +124,7 @@ pub fn read(root: &Path) -> crate::Result<Option<Journal>> {
         let before = match kind {
             "head" => Before::Head,
             "absent" => Before::Absent,
-            "copy" => match fsx::read_if_exists(&root.join(FILES).join(rel))? {
+            "copy" => match fsx::read_if_exists(&root.join(FILES).join(rel), limit)? {
                 Some(bytes) => Before::Copy(bytes),
                 None => return Err(bad(n + 2, "the copy of this file is missing").into()),
             },
@@ -135,9 +136,10 @@ pub fn read(root: &Path) -> crate::Result<Option<Journal>> {
 }
 
 /// Finishes what a dead process's change left: removes the journal of a committed change, or
-/// puts every file of an uncommitted one back as it was before it. Call it holding the lock.
-pub fn recover(root: &Path) -> crate::Result<Option<Recovered>> {
-    let Some(journal) = read(root)? else { return Ok(None) };
+/// puts every file of an uncommitted one back as it was before it. Call it holding the lock;
+/// `limit` is the workspace's `limits.file_bytes`.
+pub fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered>> {
+    let Some(journal) = read(root, limit)? else { return Ok(None) };
     let repo = git::open(root)?;
     let head_now = git::head_id(&repo)?.map(|id| id.to_string());
     if head_now != journal.head {
@@ -155,7 +157,7 @@ pub fn recover(root: &Path) -> crate::Result<Option<Recovered>> {
     let mut restored = Vec::new();
     for (rel, before) in &journal.files {
         let abs = root.join(rel);
-        let now = fsx::read_if_exists(&abs)?;
+        let now = fsx::read_if_exists(&abs, limit)?;
         let want = match before {
             Before::Head => git::read_at_head(&repo, tree.as_ref(), rel)?,
             Before::Copy(bytes) => Some(bytes.clone()),

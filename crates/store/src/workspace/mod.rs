@@ -7,6 +7,7 @@
 use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::ErrorKind;
@@ -86,11 +87,94 @@ impl WorkspaceError {
     }
 }
 
-/// An open workspace: its root folder and settings.
+/// An open workspace: its root folder, its settings, and the options of the program using it.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
     settings: Settings,
+    options: WorkspaceOptions,
+}
+
+/// Called with the repository's git folder when a commit leaves more loose objects than
+/// `git.auto_pack_loose` (see [`WorkspaceOptions::on_repack_due`]).
+pub type RepackHook = Arc<dyn Fn(&Path) + Send + Sync>;
+
+/// How this program uses a workspace: choices of the program that opens it (the `cogmem`
+/// binary sets them from its environment), never read from `cogmem.toml`, and never shared
+/// with another [`Workspace`] value in the same process except its clones.
+#[derive(Clone)]
+pub struct WorkspaceOptions {
+    /// How long a read waits for `cogmem watch` to answer its cookie before it stats every
+    /// memory file instead (50 ms by default).
+    pub watch_wait: Duration,
+    /// What to do when a commit leaves more loose git objects than `git.auto_pack_loose`:
+    /// the binary starts `git repack` in the background (a write never waits for it). `None`
+    /// (the default) packs nothing and does not count; an embedder may instead call
+    /// [`git::repack`](crate::git::repack) when it suits it.
+    pub on_repack_due: Option<RepackHook>,
+    /// Fault injection for crash trials: the point inside [`Change::apply`](crate::change::Change::apply)
+    /// where the process kills itself (SIGKILL), one of
+    /// [`CRASH_POINTS`](crate::change::CRASH_POINTS). Only with the `crash-points` feature.
+    #[cfg(feature = "crash-points")]
+    pub crash_at: Option<String>,
+}
+
+impl Default for WorkspaceOptions {
+    fn default() -> Self {
+        Self {
+            watch_wait: Duration::from_millis(50),
+            on_repack_due: None,
+            #[cfg(feature = "crash-points")]
+            crash_at: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for WorkspaceOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("WorkspaceOptions");
+        d.field("watch_wait", &self.watch_wait)
+            .field("on_repack_due", &self.on_repack_due.as_ref().map(|_| "Fn(&Path)"));
+        #[cfg(feature = "crash-points")]
+        d.field("crash_at", &self.crash_at);
+        d.finish()
+    }
+}
+
+/// Where files are read from and the largest one read: a [`Workspace`] (its
+/// `limits.file_bytes`) or a bare folder ([`fsx::DEFAULT_FILE_LIMIT`]).
+pub trait ReadRoot {
+    /// The folder that relative paths are joined to.
+    fn root(&self) -> &Path;
+    /// The largest file read, in bytes.
+    fn file_limit(&self) -> u64;
+}
+
+impl ReadRoot for Workspace {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn file_limit(&self) -> u64 {
+        self.settings.limits.file_bytes
+    }
+}
+
+impl ReadRoot for Path {
+    fn root(&self) -> &Path {
+        self
+    }
+    fn file_limit(&self) -> u64 {
+        fsx::DEFAULT_FILE_LIMIT
+    }
+}
+
+impl ReadRoot for PathBuf {
+    fn root(&self) -> &Path {
+        self
+    }
+    fn file_limit(&self) -> u64 {
+        fsx::DEFAULT_FILE_LIMIT
+    }
 }
 
 /// Proof that this process holds the workspace lock; dropping it releases the lock.
@@ -184,15 +268,52 @@ impl Workspace {
         }
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_owned());
         let settings = Settings::load(&root)?;
-        crate::store::fsx::set_file_limit(settings.limits.file_bytes);
-        Ok(Self { root, settings })
+        Ok(Self { root, settings, options: WorkspaceOptions::default() })
     }
 
     /// Builds a workspace for a folder that is being laid out (`init`), without the check
     /// that it already is one.
     pub fn preparing(root: &Path, settings: Settings) -> Self {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_owned());
-        Self { root, settings }
+        Self { root, settings, options: WorkspaceOptions::default() }
+    }
+
+    /// Returns the workspace with these options (see [`WorkspaceOptions`]).
+    #[must_use]
+    pub fn with_options(mut self, options: WorkspaceOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Returns the program's options for this workspace.
+    pub fn options(&self) -> &WorkspaceOptions {
+        &self.options
+    }
+
+    /// The largest file read from this workspace: `limits.file_bytes`.
+    pub fn file_limit(&self) -> u64 {
+        self.settings.limits.file_bytes
+    }
+
+    /// Reads a workspace file (`rel`, relative to the root) of at most [`Self::file_limit`]
+    /// bytes (see [`fsx::read`]).
+    pub fn read(&self, rel: &str) -> Result<Vec<u8>, IoError> {
+        fsx::read(&self.abs(rel), self.file_limit())
+    }
+
+    /// Reads a workspace file, or `None` when it does not exist (see [`Self::read`]).
+    pub fn read_if_exists(&self, rel: &str) -> Result<Option<Vec<u8>>, IoError> {
+        fsx::read_if_exists(&self.abs(rel), self.file_limit())
+    }
+
+    /// Reads a UTF-8 workspace file (see [`Self::read`] and [`fsx::read_text`]).
+    pub fn read_text(&self, rel: &str) -> crate::Result<String> {
+        fsx::read_text(&self.abs(rel), self.file_limit())
+    }
+
+    /// Reads a UTF-8 workspace file, or `None` when it does not exist.
+    pub fn read_text_if_exists(&self, rel: &str) -> crate::Result<Option<String>> {
+        fsx::read_text_if_exists(&self.abs(rel), self.file_limit())
     }
 
     /// Returns the root folder.
@@ -226,7 +347,7 @@ impl Workspace {
                     let mut guard = Self::hold(file, &path)?;
                     // Holding the lock, a change journal can only be a dead process's.
                     if journal::pending(&self.root) {
-                        guard.recovered = journal::recover(&self.root)?;
+                        guard.recovered = journal::recover(&self.root, self.file_limit())?;
                     }
                     return Ok(guard);
                 }
@@ -297,16 +418,55 @@ mod tests {
         (dir, ws)
     }
 
+    /// A workspace whose `cogmem.toml` says `limits.file_bytes = limit`.
+    fn workspace_limited(limit: u64) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fsx::write_atomic(&dir.path().join(layout::MEMORY_MD), b"# Memory\n").expect("write");
+        fsx::create_dir_all(&dir.path().join(layout::MEMORY_DIR)).expect("mkdir");
+        let toml = format!("[limits]\nfile_bytes = {limit}\n");
+        fsx::write_atomic(&dir.path().join("cogmem.toml"), toml.as_bytes()).expect("write");
+        let ws = Workspace::open(dir.path()).expect("open");
+        (dir, ws)
+    }
+
+    #[test]
+    fn two_workspaces_in_one_process_keep_their_own_file_limits() {
+        let (_small_dir, small) = workspace_limited(1024);
+        let (_large_dir, large) = workspace_limited(4096);
+        let text = format!("# Memory\n\n- {}\n", "x".repeat(2000));
+        for ws in [&small, &large] {
+            fsx::write_atomic(&ws.abs(layout::MEMORY_MD), text.as_bytes()).expect("write");
+        }
+        let err = small.read_text(layout::MEMORY_MD).expect_err("over 1024 bytes");
+        assert!(err.to_string().contains("over the limit of 1024 bytes"), "{err}");
+        assert_eq!(large.read_text(layout::MEMORY_MD).expect("under 4096 bytes"), text);
+        // Opening another workspace changes nothing for those already open.
+        let _other = workspace_limited(1024);
+        assert_eq!(large.read_text(layout::MEMORY_MD).expect("still under 4096"), text);
+        let _other = workspace_limited(8192);
+        assert!(small.read_if_exists(layout::MEMORY_MD).is_err());
+        // The store's readers that take a workspace apply its limit too.
+        let skipped = |ws: &Workspace| crate::store::units::list(ws).skipped.len();
+        assert_eq!((skipped(&small), skipped(&large)), (1, 0));
+        // Without a workspace (a bare folder), the default limit applies.
+        assert_eq!(ReadRoot::file_limit(small.root()), fsx::DEFAULT_FILE_LIMIT);
+        assert_eq!(skipped_in_folder(small.root()), 0);
+    }
+
+    fn skipped_in_folder(root: &Path) -> usize {
+        crate::store::units::list(root).skipped.len()
+    }
+
     #[test]
     fn a_held_lock_names_its_holder_and_a_released_one_is_empty() {
         let (_dir, ws) = workspace();
         assert_eq!(ws.probe_lock().expect("probe"), LockProbe::Free);
         let guard = ws.lock().expect("lock");
         assert!(guard.took_over().is_none());
-        let text = fsx::read_text(&ws.abs(layout::LOCK)).expect("read");
+        let text = ws.read_text(layout::LOCK).expect("read");
         assert_eq!(text, format!("pid {}\n", std::process::id()));
         drop(guard);
-        assert_eq!(fsx::read_text(&ws.abs(layout::LOCK)).expect("read"), "");
+        assert_eq!(ws.read_text(layout::LOCK).expect("read"), "");
         assert_eq!(ws.probe_lock().expect("probe"), LockProbe::Free);
     }
 
@@ -327,7 +487,7 @@ mod tests {
             other => panic!("expected a stale lock, got {other:?}"),
         }
         // Probing changed nothing.
-        assert_eq!(fsx::read_text(&ws.abs(layout::LOCK)).expect("read"), format!("pid {dead}\n"));
+        assert_eq!(ws.read_text(layout::LOCK).expect("read"), format!("pid {dead}\n"));
         let guard = ws.lock().expect("the stale lock is taken over at once");
         assert_eq!(guard.took_over().map(|r| r.pid), Some(dead));
         drop(guard);

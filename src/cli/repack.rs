@@ -1,0 +1,27 @@
+//! The background `git repack` (see `cogmem::git::is_repack_due`): the library says when one is
+//! due; starting a process that outlives the command is the binary's business.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Starts `git repack -d -l -q` on the repository at `git_dir` and does not wait for it, unless
+/// one runs already. A shell runs git and then removes the lock, whatever becomes of this
+/// process; without `sh` or `git` on `PATH` nothing happens.
+pub fn launch(git_dir: &Path) {
+    let Some(lock) = cogmem::git::claim_repack(git_dir) else { return };
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("git --git-dir \"$1\" repack -d -l -q; rm -f \"$2\"")
+        .arg("cogmem-repack")
+        .arg(git_dir)
+        .arg(&lock)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    match child {
+        // Reaped by a thread when a long-running command (`cogmem mcp`) outlives it.
+        Ok(mut c) => drop(std::thread::spawn(move || c.wait())),
+        Err(_) => cogmem::git::release_repack(&lock),
+    }
+}
