@@ -76,22 +76,7 @@ pub fn hash8_bytes(bytes: &[u8]) -> String {
         .unwrap_or_else(|_| "00000000".into())
 }
 
-/// The result of adding a bullet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Added {
-    /// The new file content and the bullet's 1-based line.
-    Written {
-        /// New MEMORY.md content.
-        content: String,
-        /// Line of the new bullet.
-        line: usize,
-    },
-    /// The same bullet is already in the file, at this line.
-    Duplicate {
-        /// Line of the existing bullet.
-        line: usize,
-    },
-}
+pub use super::Added;
 
 /// Adds `- text` at the end of a section (creating the section if missing).
 pub fn add_bullet(memory_md: &str, section: CoreSection, text: &str) -> Added {
