@@ -9,7 +9,6 @@
 //! The submission waits in `memory/meta/pending-identity.md`, which exists only while one waits.
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::error::{InputError, RuleError};
 use crate::reflect::{self, CONSOLIDATION_DUE};
@@ -32,18 +31,9 @@ fn read(ws: &Workspace, rel: &str) -> crate::Result<String> {
     Ok(fsx::read_text_if_exists(&ws.abs(rel))?.unwrap_or_default())
 }
 
-fn decay_map(ws: &Workspace) -> crate::Result<serde_json::Map<String, Value>> {
-    let path = ws.abs(layout::DECAY_SCORES);
-    let text = fsx::read_text_if_exists(&path)?.unwrap_or_else(|| "{}".into());
-    let d = DecayFile::parse(&text, &path)?;
-    Ok(match serde_json::from_str(&d.to_text()) {
-        Ok(Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    })
-}
-
-fn count(m: &serde_json::Map<String, Value>) -> u64 {
-    m.get("self_awareness_count_since_consolidation").and_then(Value::as_u64).unwrap_or(0)
+/// decay-scores.json's own fields (no shard is read: nothing here needs an entry).
+fn decay_state(ws: &Workspace) -> crate::Result<DecayFile> {
+    Ok(DecayFile::load_for(ws.root(), &[])?)
 }
 
 fn require_due(ws: &Workspace, command: &str) -> crate::Result<()> {
@@ -56,7 +46,7 @@ fn require_due(ws: &Workspace, command: &str) -> crate::Result<()> {
         }
         .into());
     }
-    let n = count(&decay_map(ws)?);
+    let n = decay_state(ws)?.self_awareness_since_consolidation();
     if n < CONSOLIDATION_DUE {
         return Err(RuleError::ConsolidationNotDue { count: n, needed: CONSOLIDATION_DUE }.into());
     }
@@ -96,7 +86,7 @@ pub fn input(ws: &Workspace) -> crate::Result<ConsolidationInput> {
     let (s, e) = section(&identity, SELF_IMAGE).unwrap_or((0, 0));
     let self_image = identity.lines().skip(s).take(e - s).collect::<Vec<_>>().join("\n");
     let recent = recent_lines(&identity);
-    let n = count(&decay_map(ws)?);
+    let n = decay_state(ws)?.self_awareness_since_consolidation();
     let mut text = format!(
         "# Self-image consolidation\n\n{n} self-awareness entries since the last consolidation.\n\n{self_image}\n\n## Self-Awareness Log (Recent)\n\n"
     );
@@ -377,22 +367,14 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
     let identity = read(ws, layout::IDENTITY_MD)?;
     let new = consolidated(&identity, &sub, &date);
     let diff = diff(&identity, &new);
-    let mut m = decay_map(ws)?;
-    m.insert("last_self_image_consolidation".into(), json!(date));
-    m.insert("self_awareness_count_since_consolidation".into(), json!(0));
-    let mut decay = serde_json::to_string_pretty(&m).expect("a JSON map always serialises");
-    decay.push('\n');
+    let mut decay = decay_state(ws)?;
+    decay.record_consolidation(&date);
     let last = rf::last_number(&read(ws, reflect::REFLECTION_LOG)?);
     let actor = Actor::parse(&format!("reflection:r-{last:03}"))?;
     let mut change = Change::new(actor, format!("cogmem identity consolidate approve (by {by})"))
         .with_approval(Approval::Approved);
     change.write(layout::IDENTITY_MD, new.into_bytes(), Action::Edit, "self-image consolidated");
-    change.write(
-        layout::DECAY_SCORES,
-        decay.into_bytes(),
-        Action::Edit,
-        "self-image consolidation recorded",
-    );
+    change.write_decay(ws, &mut decay, Action::Edit, "self-image consolidation recorded");
     change.delete(PENDING_IDENTITY, Action::Delete, "self-image consolidation approved");
     let change = change.with_subject(Action::Edit, "self-image consolidated");
     let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
