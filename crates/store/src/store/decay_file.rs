@@ -178,6 +178,17 @@ pub struct EntityScore {
     pub forgotten: bool,
 }
 
+/// An entry's stored score, access count and pin, as [`DecayFile::stored`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stored {
+    /// The stored score.
+    pub score: f64,
+    /// Uses so far.
+    pub access_count: u64,
+    /// Pinned.
+    pub pinned: bool,
+}
+
 /// A new memory unit's decay entry.
 #[derive(Debug, Clone, Copy)]
 pub struct NewUnit {
@@ -306,12 +317,6 @@ impl DecayFile {
             homes.insert(None);
         }
         homes.into_iter().map(|h| (file_path(h), self.render(h))).collect()
-    }
-
-    /// The main file's own fields (reflection state, token economy, …) for editing; its
-    /// `entries` field is a placeholder here and must be left alone.
-    pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
-        &mut self.root
     }
 
     /// The file (relative to the root) an entry lives in.
@@ -450,13 +455,14 @@ impl DecayFile {
         true
     }
 
-    /// Returns an entry's fields.
-    pub fn entry(&self, key: &str) -> Option<&Map<String, Value>> {
+    /// Returns an entry's fields. Private: callers use the typed readers and writers, so the
+    /// JSON layout of an entry is known here alone.
+    fn entry(&self, key: &str) -> Option<&Map<String, Value>> {
         self.slot(key)?.get()
     }
 
     /// Returns an entry's fields for editing.
-    pub fn entry_mut(&mut self, key: &str) -> Option<&mut Map<String, Value>> {
+    fn entry_mut(&mut self, key: &str) -> Option<&mut Map<String, Value>> {
         let i = *self.by_key.get(key)?;
         self.entries[i].1.get_mut()
     }
@@ -566,6 +572,17 @@ impl DecayFile {
             last_interaction: e.get("last_interaction").and_then(Value::as_u64).unwrap_or(0),
             pinned: e.get("pinned").and_then(Value::as_bool).unwrap_or(false),
             forgotten: e.get("archive").is_some(),
+        })
+    }
+
+    /// Returns what an entry stores for display (the comment line of an entity or procedure):
+    /// its score (0 when missing), access count (1 when missing) and pin.
+    pub fn stored(&self, key: &str) -> Option<Stored> {
+        let e = self.entry(key)?;
+        Some(Stored {
+            score: e.get("current_score").and_then(Value::as_f64).unwrap_or(0.0),
+            access_count: e.get("access_count").and_then(Value::as_u64).unwrap_or(1),
+            pinned: e.get("pinned").and_then(Value::as_bool).unwrap_or(false),
         })
     }
 
@@ -1390,5 +1407,24 @@ mod tests {
         }
         let v: Value = serde_json::from_str(&d.to_text()).unwrap();
         assert_eq!(v["token_economy"]["recent_outcomes"].as_array().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn stored_fields_with_defaults() {
+        let text = r#"{"version": 3, "entries": {
+            "entity:a": {"current_score": 0.42, "access_count": 3, "pinned": true},
+            "entity:b": {"current_score": "high"},
+            "entity:c": 7
+        }}"#;
+        let d = DecayFile::parse(text, Path::new("d.json")).unwrap();
+        let cases = [
+            ("entity:a", Some(Stored { score: 0.42, access_count: 3, pinned: true })),
+            ("entity:b", Some(Stored { score: 0.0, access_count: 1, pinned: false })),
+            ("entity:c", None),
+            ("entity:missing", None),
+        ];
+        for (key, want) in cases {
+            assert_eq!(d.stored(key), want, "key: {key:?}");
+        }
     }
 }

@@ -269,6 +269,66 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
     out
 }
 
+/// Checks a line meant as an entry heading (`## ` then a digit): `None` for any other line,
+/// else whether it is a well-formed `## HH:MM | TYPE | confidence:LEVEL | tags:[…]` heading,
+/// with the problem as text when it is not.
+pub fn check_heading(line: &str) -> Option<Result<(), String>> {
+    let rest = line.strip_prefix("## ")?;
+    if !rest.starts_with(|ch: char| ch.is_ascii_digit()) {
+        return None;
+    }
+    Some(heading_problem(line, rest).map_or(Ok(()), Err))
+}
+
+fn heading_problem(line: &str, rest: &str) -> Option<String> {
+    if heading_time(line).is_none() {
+        return Some(format!("{line:?} is not an entry heading"));
+    }
+    let fields: Vec<&str> = rest.split('|').map(str::trim).collect();
+    let (h, m) = fields[0].split_once(':').unwrap_or(("", ""));
+    if h.parse::<u32>().map_or(true, |h| h > 23) || m.parse::<u32>().map_or(true, |m| m > 59) {
+        return Some(format!("{:?} is not a time of day", fields[0]));
+    }
+    if let Some(kind) = fields.get(1)
+        && EntryType::parse(kind).is_err()
+    {
+        return Some(format!(
+            "unknown entry type {kind:?}; expected decision, fact, preference, task, event, emotion or correction"
+        ));
+    }
+    if let Some(conf) = fields.iter().find_map(|f| f.strip_prefix("confidence:"))
+        && !matches!(conf.trim(), "high" | "medium" | "low")
+    {
+        return Some(format!("unknown confidence {conf:?}; expected high, medium or low"));
+    }
+    None
+}
+
+/// Splits a day file into blocks, each with trailing whitespace trimmed: the header before the
+/// first entry (key `""`, left out when blank), then one block per entry (key `HH:MM`), each
+/// running from its heading to the next entry heading.
+pub fn blocks(text: &str) -> Vec<(&str, &str)> {
+    let mut starts: Vec<(usize, &str)> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(time) = heading_time(line.trim_end_matches(['\r', '\n'])) {
+            starts.push((offset, time));
+        }
+        offset += line.len();
+    }
+    let mut out = Vec::with_capacity(starts.len() + 1);
+    let first = starts.first().map_or(text.len(), |s| s.0);
+    let header = text[..first].trim_end();
+    if !header.is_empty() {
+        out.push(("", header));
+    }
+    for (i, (start, time)) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(text.len(), |s| s.0);
+        out.push((*time, text[*start..end].trim_end()));
+    }
+    out
+}
+
 /// Returns `HH:MM` when `line` is an entry heading.
 pub fn heading_time(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("## ")?;
@@ -409,5 +469,49 @@ mod tests {
             append(Some(&i), &entry("10:00", "Hello there.", &[])).unwrap(),
             Appended::Duplicate { .. }
         ));
+    }
+
+    #[test]
+    fn check_heading_cases() {
+        let cases: [(&str, Option<Result<(), &str>>); 8] = [
+            ("## 14:30 | fact | confidence:high | tags:[a]", Some(Ok(()))),
+            ("## 14:30 | Decision | confidence:low | tags:[]", Some(Ok(()))),
+            ("## Notes", None),
+            ("# 14:30 | fact", None),
+            ("## 14:30", Some(Err("\"## 14:30\" is not an entry heading"))),
+            ("## 25:00 | fact", Some(Err("\"25:00\" is not a time of day"))),
+            (
+                "## 14:30 | musing",
+                Some(Err(
+                    "unknown entry type \"musing\"; expected decision, fact, preference, task, event, emotion or correction",
+                )),
+            ),
+            (
+                "## 14:30 | fact | confidence:sure",
+                Some(Err("unknown confidence \"sure\"; expected high, medium or low")),
+            ),
+        ];
+        for (line, want) in cases {
+            let got = check_heading(line);
+            assert_eq!(
+                got.as_ref().map(|r| r.as_ref().map_err(String::as_str).copied()),
+                want,
+                "line: {line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn blocks_split_header_and_entries() {
+        let text = "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n\n## Notes\nx\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n\n";
+        assert_eq!(
+            blocks(text),
+            [
+                ("", "# D"),
+                ("09:00", "## 09:00 | fact | confidence:high | tags:[]\none\n\n## Notes\nx"),
+                ("09:00", "## 09:00 | fact | confidence:high | tags:[]\ntwo"),
+            ]
+        );
+        assert_eq!(blocks("\n\n"), Vec::<(&str, &str)>::new());
     }
 }
