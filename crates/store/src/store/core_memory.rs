@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+pub use super::Added;
 use super::markdown::{self, find_section, one_line};
 use crate::error::InputError;
 
@@ -75,8 +76,6 @@ pub fn hash8_bytes(bytes: &[u8]) -> String {
         .map(|id| id.to_string()[..8].to_owned())
         .unwrap_or_else(|_| "00000000".into())
 }
-
-pub use super::Added;
 
 /// Adds `- text` at the end of a section (creating the section if missing).
 pub fn add_bullet(memory_md: &str, section: CoreSection, text: &str) -> Added {

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+pub use super::Added;
 use super::markdown::{self, find_section, one_line};
 use crate::template::{self, TemplateError};
 pub use cogmem_text::model::{EntityId, check_relation_name};
@@ -162,8 +163,6 @@ pub fn status(text: &str) -> String {
 pub fn new_file(id: &EntityId, date: &str) -> Result<String, TemplateError> {
     template::render("entity.md", &[("id", id.as_str()), ("type", id.kind()), ("date", date)])
 }
-
-pub use super::Added;
 
 /// Adds `- fact` at the end of `## Facts` and updates the `Last updated` date.
 pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {

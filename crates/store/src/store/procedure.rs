@@ -1,6 +1,7 @@
 //! Procedures, `memory/procedures/<slug>.md`: a title, comment lines, then `## Trigger`,
 //! `## Steps` (numbered), `## Notes` and `## Learned From`.
 
+pub use super::Added;
 use super::markdown::{self, find_section, one_line};
 use crate::template::{self, TemplateError};
 
@@ -46,8 +47,6 @@ pub fn new_file(
         ],
     )
 }
-
-pub use super::Added;
 
 /// Appends the steps that are not already listed to `## Steps`, numbered after the last one.
 pub fn add_steps(text: &str, steps: &[String]) -> Added {
