@@ -11,6 +11,7 @@ pub mod decay_file;
 pub mod entity;
 pub mod episode;
 pub mod fsx;
+pub mod identity;
 pub use cogmem_text::markdown;
 pub mod pending;
 pub mod procedure;
