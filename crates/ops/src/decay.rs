@@ -11,7 +11,7 @@ use cogmem_store::change::Change;
 use cogmem_store::decay::{self, Band, DecayInputs};
 use cogmem_store::git;
 use cogmem_store::settings::DecayClock;
-use cogmem_store::store::decay_file::NewUnit;
+use cogmem_store::store::decay_file::{NewUnit, Stored};
 use cogmem_store::store::units::{self, MemoryUnit, Units};
 use cogmem_store::store::{Store, markdown};
 use cogmem_store::workspace::{Workspace, layout};
@@ -142,10 +142,9 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
         if !matches!(u.store, Store::Semantic | Store::Procedural) {
             continue;
         }
-        let Some(e) = decay.entry(&key) else { continue };
-        let score = e.get("current_score").and_then(serde_json::Value::as_f64).unwrap_or(0.0);
-        let count = e.get("access_count").and_then(serde_json::Value::as_u64).unwrap_or(1);
-        let pinned = e.get("pinned").and_then(serde_json::Value::as_bool).unwrap_or(false);
+        let Some(Stored { score, access_count: count, pinned }) = decay.stored(&key) else {
+            continue;
+        };
         let text = ws.read_text(&u.path)?;
         let fields = [
             ("Decay score", format!("{score:.2}")),

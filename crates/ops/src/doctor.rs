@@ -13,12 +13,11 @@ use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository};
 use serde::Serialize;
-use serde_json::{Value, json};
 
-use cogmem_store::audit::{Action, Actor, AuditLine};
+use cogmem_store::audit::{Action, Actor, AuditLine, RawFields};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit};
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::pending::PendingFile;
 use cogmem_store::store::{Store, episode, fsx, units};
@@ -480,10 +479,7 @@ fn file_stem(rel: &str) -> &str {
 
 /// The action field of a raw audit line, when it has one.
 fn raw_action(raw: &str) -> Option<&str> {
-    if raw.starts_with('#') {
-        return None;
-    }
-    raw.split('|').nth(1).map(str::trim)
+    RawFields::split(raw).ok().flatten().map(|f| f.action)
 }
 
 // ---- decay entries and units ----------------------------------------------------------------
@@ -571,20 +567,17 @@ fn decay_repairs(
             notes.push(format!("created the missing entry of {}", u.id));
         }
     }
+    let record = ArchiveRecord {
+        at: &stamp,
+        by: "system:doctor",
+        created: false,
+        removed: &[],
+        reason: Some("no memory with this id is in the files"),
+    };
     for k in &orphans {
-        let Some(e) = decay.entry_mut(k) else { continue };
-        let record = json!({
-            "at": stamp,
-            "by": "system:doctor",
-            "previous_status": e.get("status").cloned().unwrap_or(Value::Null),
-            "previous_score": e.get("current_score").cloned().unwrap_or(Value::Null),
-            "created": false,
-            "removed": [],
-            "reason": "no memory with this id is in the files",
-        });
-        e.insert("status".into(), json!("archived"));
-        e.insert("current_score".into(), json!(0.0));
-        e.insert("archive".into(), record);
+        if !decay.archive(k, &record) {
+            continue;
+        }
         notes.push(format!("marked {k} archived: its memory is gone from the files"));
     }
     Ok(Some((decay, notes)))
@@ -1011,15 +1004,9 @@ fn utc(secs: i64) -> String {
 
 /// (second, actor, action) of a raw audit line, also for actions this build does not know.
 fn raw_key(raw: &str) -> Option<(i64, String, String)> {
-    if raw.trim().is_empty() || raw.starts_with('#') {
-        return None;
-    }
-    let parts: Vec<&str> = raw.splitn(6, '|').map(str::trim).collect();
-    if parts.len() < 5 {
-        return None;
-    }
-    let t = cogmem_text::date::parse_stored(parts[0])?;
-    Some((t.timestamp(), parts[3].to_owned(), parts[1].to_owned()))
+    let f = RawFields::split(raw).ok()??;
+    let t = cogmem_text::date::parse_stored(f.timestamp)?;
+    Some((t.timestamp(), f.actor.to_owned(), f.action.to_owned()))
 }
 
 /// Every ALERT about a critical file needs a later `ACK` line for the same file, except the
@@ -1035,7 +1022,7 @@ fn check_critical(ws: &Workspace) -> Vec<Finding> {
         for (i, raw) in log.lines().enumerate() {
             position += 1;
             let Some((secs, actor, action)) = raw_key(raw) else { continue };
-            let file = raw.split('|').nth(2).map(str::trim).unwrap_or("").to_owned();
+            let file = RawFields::split(raw).ok().flatten().map_or("", |f| f.file).to_owned();
             match action.as_str() {
                 _ if actor == "system:init" || action == "INIT" => {
                     init_groups.insert((secs, file));

@@ -7,15 +7,14 @@
 //! it regardless.
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::error::{InputError, RuleError};
 use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::Store;
-use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit, RemovedLine};
 use cogmem_store::store::units::{self, MemoryUnit, Units};
+use cogmem_store::store::{Store, episode};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
@@ -216,23 +215,24 @@ pub fn forget(
             continue;
         }
         let summary = format!("{} {id}", if opts.permanent { "deleted" } else { "forgot" });
-        let mut removed: Vec<Value> = Vec::new();
+        let mut removed: Vec<RemovedLine> = Vec::new();
         match unit.store {
             Store::Core => {
                 let text = d.text(layout::MEMORY_MD)?;
-                let (new, lines) =
-                    remove_lines(&text, |n, l| n == unit.line && l.contains(unit.text.as_str()));
-                removed.extend(lines.iter().map(|(n, l)| removal(layout::MEMORY_MD, &text, *n, l)));
+                let (new, lines) = RemovedLine::take(layout::MEMORY_MD, &text, |n, l| {
+                    n == unit.line && l.contains(unit.text.as_str())
+                });
+                removed.extend(lines);
                 d.change.write(layout::MEMORY_MD, new.into_bytes(), action, summary.clone());
             }
             Store::Semantic => {
                 let entity = id.trim_start_matches("entity:");
                 let text = d.text(layout::GRAPH_INDEX)?;
-                let (new, lines) = remove_lines(&text, |_, l| row_names(l, entity));
+                let (new, lines) = RemovedLine::take(layout::GRAPH_INDEX, &text, |_, l| {
+                    cogmem_index::graph::index_row_names(l, entity)
+                });
                 if !lines.is_empty() {
-                    removed.extend(
-                        lines.iter().map(|(n, l)| removal(layout::GRAPH_INDEX, &text, *n, l)),
-                    );
+                    removed.extend(lines);
                     d.change.write(layout::GRAPH_INDEX, new.into_bytes(), action, summary.clone());
                 }
             }
@@ -245,7 +245,7 @@ pub fn forget(
                     let day = now.format("%Y-%m-%d").to_string();
                     d.change.write(
                         &unit.path,
-                        tombstone_entry(&text, unit.line, &day).into_bytes(),
+                        episode::tombstone(&text, unit.line, &day).into_bytes(),
                         action,
                         summary.clone(),
                     );
@@ -267,7 +267,7 @@ pub fn forget(
                 now,
                 &stamp,
                 &opts.actor,
-                removed,
+                &removed,
                 settings,
             );
         }
@@ -325,149 +325,25 @@ pub fn restore(
         decay: load_decay(ws)?,
         decay_changed: true,
     };
-    let record = d
-        .decay
-        .entry(id)
-        .and_then(|e| e.get("archive"))
-        .cloned()
-        .ok_or_else(|| InputError::NotForgotten { id: id.to_owned() })?;
+    let removed =
+        d.decay.archived_lines(id).ok_or_else(|| InputError::NotForgotten { id: id.to_owned() })?;
     let summary = format!("restored {id}");
-    let mut removed: Vec<(String, usize, String, String)> = record
-        .get("removed")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| {
-                    Some((
-                        r.get("file")?.as_str()?.to_owned(),
-                        usize::try_from(r.get("line")?.as_u64()?).ok()?,
-                        r.get("text")?.as_str()?.to_owned(),
-                        r.get("after").and_then(Value::as_str).unwrap_or("").to_owned(),
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    removed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    for (file, line, text, after) in &removed {
-        let current = d.text(file)?;
-        let at = place_for(&current, *line, after);
+    for r in &removed {
+        let current = d.text(&r.file)?;
         d.change.write(
-            file,
-            insert_line(&current, at, text).into_bytes(),
+            &r.file,
+            r.put_back(&current).into_bytes(),
             Action::Restore,
             summary.clone(),
         );
     }
-    if record.get("created").and_then(Value::as_bool) == Some(true) {
-        d.decay.remove_entry(id);
-    } else {
-        let entry = d.decay.entry_mut(id).expect("the entry has an archive record");
-        entry.insert(
-            "status".into(),
-            record.get("previous_status").cloned().unwrap_or(json!("active")),
-        );
-        entry.insert(
-            "current_score".into(),
-            record.get("previous_score").cloned().unwrap_or(json!(1.0)),
-        );
-        entry.shift_remove("archive");
-    }
+    d.decay.unarchive(id);
     d.change.write_decay(ws, &mut d.decay, Action::Restore, &summary);
     let change = d.change.with_subject(Action::Restore, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
     drop(lock);
     cogmem_index::index::update_after_commit(ws, &applied.files);
     Ok(RestoreReport { commit: applied.commit, id: id.to_owned(), files: applied.files })
-}
-
-/// A record of a removed line: where it was, its text, and the line before it (to find its
-/// place again if the file changed).
-fn removal(file: &str, original: &str, line: usize, text: &str) -> Value {
-    let after = line.checked_sub(2).and_then(|i| original.lines().nth(i)).unwrap_or("");
-    json!({"file": file, "line": line, "text": text, "after": after})
-}
-
-/// Tells whether a graph-index table row names an entity (as registry id, edge source or edge
-/// target).
-fn row_names(line: &str, entity: &str) -> bool {
-    let t = line.trim();
-    if !t.starts_with('|') {
-        return false;
-    }
-    let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
-    cells.first() == Some(&entity) || cells.get(2) == Some(&entity) && cells.len() >= 6
-}
-
-/// Removes the lines for which `pred(line_number, line)` holds; returns the new text and the
-/// removed lines (1-based numbers, text without newline).
-fn remove_lines(text: &str, pred: impl Fn(usize, &str) -> bool) -> (String, Vec<(usize, String)>) {
-    let mut out = String::with_capacity(text.len());
-    let mut removed = Vec::new();
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if pred(i + 1, bare) {
-            removed.push((i + 1, bare.to_owned()));
-        } else {
-            out.push_str(line);
-        }
-    }
-    (out, removed)
-}
-
-/// Where a removed line goes back: its old line if the line before it is still the same, else
-/// after the first line that matches what preceded it, else its old line number.
-fn place_for(current: &str, line: usize, after: &str) -> usize {
-    let lines: Vec<&str> = current.lines().collect();
-    if after.is_empty() || line >= 2 && lines.get(line - 2) == Some(&after) {
-        return line;
-    }
-    match lines.iter().position(|l| *l == after) {
-        Some(i) => i + 2,
-        None => line,
-    }
-}
-
-/// Replaces an episode entry's paragraph with a deletion marker, keeping its heading so the
-/// ids of the entries after it in the same minute do not shift.
-fn tombstone_entry(text: &str, heading_line: usize, day: &str) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let start = heading_line.min(lines.len());
-    let mut end = start;
-    while end < lines.len() && !lines[end].starts_with("## ") && !lines[end].starts_with("# ") {
-        end += 1;
-    }
-    // Keep the blank line that separates it from the next entry.
-    let mut keep_from = end;
-    while keep_from > start && lines[keep_from - 1].trim().is_empty() {
-        keep_from -= 1;
-    }
-    let mut out: String = lines[..start].concat();
-    out.push_str(&format!("{}\n", cogmem_store::store::episode::deleted_line(day)));
-    out.push_str(&lines[keep_from..].concat());
-    out
-}
-
-/// Inserts `text` as line `line` (1-based), or at the end when the file is shorter.
-fn insert_line(current: &str, line: usize, text: &str) -> String {
-    let mut out = String::with_capacity(current.len() + text.len() + 1);
-    let mut inserted = false;
-    for (i, l) in current.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            out.push_str(text);
-            out.push('\n');
-            inserted = true;
-        }
-        out.push_str(l);
-    }
-    if !inserted {
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(text);
-        out.push('\n');
-    }
-    out
 }
 
 /// Marks a memory's decay entry archived (creating the entry first if it has none) with the
@@ -482,7 +358,7 @@ pub(crate) fn mark_archived(
     now: crate::Timestamp,
     stamp: &str,
     actor: &Actor,
-    removed: impl Serialize,
+    removed: &[RemovedLine],
     settings: &cogmem_store::settings::DecaySettings,
 ) {
     let created = !decay.has(id);
@@ -495,70 +371,6 @@ pub(crate) fn mark_archived(
         };
         decay.insert_new(id, new, settings);
     }
-    let entry = decay.entry_mut(id).expect("the entry exists now");
-    let record = json!({
-        "at": stamp,
-        "by": actor.as_str(),
-        "previous_status": entry.get("status").cloned().unwrap_or(Value::Null),
-        "previous_score": entry.get("current_score").cloned().unwrap_or(Value::Null),
-        "created": created,
-        "removed": removed,
-    });
-    entry.insert("status".into(), json!("archived"));
-    entry.insert("current_score".into(), json!(0.0));
-    entry.insert("archive".into(), record);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn removed_lines_go_back_where_they_were() {
-        let text = "a\nb\nc\nd\n";
-        let (new, removed) = remove_lines(text, |n, _| n == 2 || n == 4);
-        assert_eq!(new, "a\nc\n");
-        let mut back = new;
-        for (n, l) in &removed {
-            back = insert_line(&back, *n, l);
-        }
-        assert_eq!(back, text);
-    }
-
-    #[test]
-    fn deleted_entries_keep_their_heading() {
-        let text = "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n";
-        let out = tombstone_entry(text, 3, "2026-12-02");
-        assert_eq!(
-            out,
-            "# D\n\n## 09:00 | fact | confidence:high | tags:[]\n<!-- deleted by cogmem forget --permanent on 2026-12-02 -->\n\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n"
-        );
-        let heads = cogmem_store::store::episode::entries(&out);
-        assert!(heads[0].deleted && !heads[1].deleted);
-    }
-
-    #[test]
-    fn restore_finds_the_place_after_other_edits() {
-        let current = "# M\n\n## Active Context\n<!-- hint -->\n- kept\n";
-        // The removed bullet followed the hint line, then three lines were added above.
-        let moved = format!("new\nnew\nnew\n{current}");
-        assert_eq!(place_for(&moved, 5, "<!-- hint -->"), 8);
-        assert_eq!(place_for(current, 5, "<!-- hint -->"), 5);
-    }
-
-    #[test]
-    fn index_rows_are_matched_by_entity() {
-        assert!(row_names(
-            "| person--alice | person | alice | entities/person--alice.md | 1.00 |",
-            "person--alice"
-        ));
-        assert!(row_names(
-            "| person--bob | works-with | person--alice | 1.0 | 2026-01-01 | 2026-01-01 |",
-            "person--alice"
-        ));
-        assert!(!row_names(
-            "| person--bob | works-with | person--carol | 1.0 | 2026-01-01 | 2026-01-01 |",
-            "person--alice"
-        ));
-    }
+    let record = ArchiveRecord { at: stamp, by: actor.as_str(), created, removed, reason: None };
+    decay.archive(id, &record);
 }

@@ -13,7 +13,6 @@ use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::entity::{self, EntityId};
-use cogmem_store::store::markdown;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
@@ -376,73 +375,6 @@ pub struct GraphChange {
     pub trace: Vec<String>,
 }
 
-/// Sets an entity's status in its front matter or `Type:` comment line, adding the field when
-/// the line lacks it.
-fn set_status(text: &str, status: &str) -> String {
-    let (prefix, yaml) = markdown::split_front_matter(text);
-    if let Some(y) = yaml
-        && y.lines().any(|l| l.starts_with("status:"))
-    {
-        let new_yaml: String = y
-            .lines()
-            .map(|l| {
-                if l.starts_with("status:") {
-                    format!("status: {status}\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-        return text.replacen(y, &new_yaml, 1);
-    }
-    if let Some(new) =
-        markdown::update_comment_fields(text, "Type:", &[("Status", status.to_owned())])
-    {
-        return new;
-    }
-    let mut out = String::with_capacity(text.len() + 24);
-    out.push_str(&text[..prefix]);
-    let mut done = false;
-    for line in text[prefix..].split_inclusive('\n') {
-        let t = line.trim_end();
-        if !done
-            && t.starts_with("<!--")
-            && t.contains("Type:")
-            && t.ends_with("-->")
-            && !t.contains("Status:")
-        {
-            out.push_str(&format!(
-                "{} | Status: {status} -->",
-                t.trim_end_matches("-->").trim_end()
-            ));
-            if line.ends_with('\n') {
-                out.push('\n');
-            }
-            done = true;
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
-}
-
-fn add_timeline(text: &str, line: &str) -> String {
-    let (prefix, _) = markdown::split_front_matter(text);
-    let body = &text[prefix..];
-    let mut sections = markdown::sections(body);
-    let owned;
-    let body = if markdown::find_section(&sections, "Timeline").is_none() {
-        owned = markdown::append_section(body, "Timeline");
-        sections = markdown::sections(&owned);
-        owned.as_str()
-    } else {
-        body
-    };
-    let s = markdown::find_section(&sections, "Timeline").expect("exists now");
-    let (new, _) = markdown::insert_at_section_end(body, s, &format!("- {line}"));
-    format!("{}{new}", &text[..prefix])
-}
-
 /// Marks OLD superseded by NEW, links `supersedes`, and deactivates, recursively, every entity
 /// that `depends-on` or `refines` OLD. One commit; the trace is in the commit message and in an
 /// audit line per entity.
@@ -470,8 +402,9 @@ pub fn supersede(
     let old_path = g.node(io).path.clone();
     let new_path = g.node(inew).path.clone();
     let old_text = ws.read_text(&old_path)?;
-    let old_text = set_status(&old_text, "superseded");
-    let old_text = add_timeline(&old_text, &format!("{date}: superseded by [[{new_id}]]{why}"));
+    let old_text = entity::set_status(&old_text, "superseded");
+    let old_text =
+        entity::add_timeline_entry(&old_text, &format!("{date}: superseded by [[{new_id}]]{why}"));
     let new_text = ws.read_text(&new_path)?;
     let old_eid = EntityId::parse(&old_id)?;
     let new_eid = EntityId::parse(&new_id)?;
@@ -507,8 +440,8 @@ pub fn supersede(
             let dep_id = g.node(dep).id.clone();
             let path = g.node(dep).path.clone();
             let text = ws.read_text(&path)?;
-            let text = set_status(&text, "inactive");
-            let text = add_timeline(
+            let text = entity::set_status(&text, "inactive");
+            let text = entity::add_timeline_entry(
                 &text,
                 &format!(
                     "{date}: inactive — {} [[{cause}]], which no longer holds ({old_id} superseded by {new_id})",
@@ -559,25 +492,17 @@ pub fn merge(
     let mut keep_text = ws.read_text(&keep_path)?;
     let mut trace = Vec::new();
     // Facts.
-    let (prefix, _) = markdown::split_front_matter(&other_text);
-    let body = &other_text[prefix..];
-    let sections = markdown::sections(body);
-    if let Some(s) = markdown::find_section(&sections, "Facts") {
-        for fact in
-            body[s.content.clone()].lines().filter_map(|l| l.trim_start().strip_prefix("- "))
-        {
-            if let entity::Added::Written { content, .. } =
-                entity::add_fact(&keep_text, fact, &date)
-            {
-                keep_text = content;
-            }
+    for fact in entity::facts(&other_text) {
+        if let entity::Added::Written { content, .. } = entity::add_fact(&keep_text, &fact, &date) {
+            keep_text = content;
         }
     }
     // Aliases: OTHER's names.
     let other_names = g.node(io).names.join(", ");
-    keep_text = add_alias_line(&keep_text, &other_names);
+    keep_text = entity::add_aliases(&keep_text, &other_names);
     // Relations.
     let keep_eid = EntityId::parse(&keep_id)?;
+    let other_eid = EntityId::parse(&other_id)?;
     for r in entity::relations(&other_text) {
         if r.target == keep_id {
             continue;
@@ -593,7 +518,6 @@ pub fn merge(
             keep_text = content;
         }
     }
-    let _ = keep_eid;
     let mut change = Change::new(actor, format!("cogmem graph merge {keep_id} {other_id}"));
     change.write(
         &keep_path,
@@ -601,10 +525,7 @@ pub fn merge(
         Action::Merge,
         format!("merged {other_id} into {keep_id}"),
     );
-    let redirect = format!(
-        "# {other_id}\n<!-- Type: {} | Status: merged | Merged into: {keep_id} | Merged: {date} -->\n\nMerged into [[{keep_id}]] on {date}.\n",
-        g.node(io).kind
-    );
+    let redirect = entity::merged_redirect(&other_eid, &keep_eid, &date);
     change.write(
         &other_path,
         redirect.into_bytes(),
@@ -618,11 +539,10 @@ pub fn merge(
             continue;
         }
         let text = ws.read_text(&rel)?;
-        let needle = format!("[[{other_id}]]");
-        if text.contains(&needle) {
+        if let Some(rewired) = entity::rewire_links(&text, &other_id, &keep_id) {
             change.write(
                 &rel,
-                text.replace(&needle, &format!("[[{keep_id}]]")).into_bytes(),
+                rewired.into_bytes(),
                 Action::Edit,
                 format!("links to {other_id} now point to {keep_id}"),
             );
@@ -636,26 +556,6 @@ pub fn merge(
     drop(lock);
     cogmem_index::index::update_after_commit(ws, &applied.files);
     Ok(GraphChange { commit: Some(applied.commit), trace })
-}
-
-fn add_alias_line(text: &str, names: &str) -> String {
-    if names.is_empty() {
-        return text.to_owned();
-    }
-    if let Some(i) = text.find("Aliases:") {
-        let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
-        return format!("{}, {names}{}", &text[..end], &text[end..]);
-    }
-    let (prefix, _) = markdown::split_front_matter(text);
-    let body = &text[prefix..];
-    let sections = markdown::sections(body);
-    match markdown::find_section(&sections, "Summary") {
-        Some(s) => {
-            let (new, _) = markdown::insert_at_section_end(body, s, &format!("Aliases: {names}"));
-            format!("{}{new}", &text[..prefix])
-        }
-        None => text.to_owned(),
-    }
 }
 
 /// Regenerates graph/index.md from the entity files (after hand edits), as one commit.

@@ -9,7 +9,6 @@
 //! The submission waits in `memory/meta/pending-identity.md`, which exists only while one waits.
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::error::{InputError, RuleError};
 use crate::reflect::{self, CONSOLIDATION_DUE};
@@ -17,7 +16,7 @@ use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::decay_file::DecayFile;
-use cogmem_store::store::fsx;
+use cogmem_store::store::identity::{self as identity_md, Consolidation};
 use cogmem_store::store::reflection as rf;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock, utc_seconds};
@@ -25,25 +24,18 @@ use cogmem_text::clock::{Clock, FixedClock, utc_seconds};
 /// The consolidation waiting for approval.
 pub const PENDING_IDENTITY: &str = "memory/meta/pending-identity.md";
 
-const SELF_IMAGE: &str = "## Self-Image";
-const COMPACTED: &str = "## Compacted Log";
+/// Reads a submission, turning what is wrong with it into the operation's error.
+fn parse_submission(text: &str) -> Result<Consolidation, InputError> {
+    identity_md::parse_consolidation(text).map_err(|why| InputError::Consolidation { why })
+}
 
 fn read(ws: &Workspace, rel: &str) -> crate::Result<String> {
     Ok(ws.read_text_if_exists(rel)?.unwrap_or_default())
 }
 
-fn decay_map(ws: &Workspace) -> crate::Result<serde_json::Map<String, Value>> {
-    let path = ws.abs(layout::DECAY_SCORES);
-    let text = fsx::read_text_if_exists(&path, ws.file_limit())?.unwrap_or_else(|| "{}".into());
-    let d = DecayFile::parse(&text, &path)?;
-    Ok(match serde_json::from_str(&d.to_text()) {
-        Ok(Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    })
-}
-
-fn count(m: &serde_json::Map<String, Value>) -> u64 {
-    m.get("self_awareness_count_since_consolidation").and_then(Value::as_u64).unwrap_or(0)
+/// decay-scores.json's own fields (no shard is read: nothing here needs an entry).
+fn decay_state(ws: &Workspace) -> crate::Result<DecayFile> {
+    Ok(DecayFile::load_for(ws.root(), &[])?)
 }
 
 fn require_due(ws: &Workspace, command: &str) -> crate::Result<()> {
@@ -56,7 +48,7 @@ fn require_due(ws: &Workspace, command: &str) -> crate::Result<()> {
         }
         .into());
     }
-    let n = count(&decay_map(ws)?);
+    let n = decay_state(ws)?.self_awareness_since_consolidation();
     if n < CONSOLIDATION_DUE {
         return Err(RuleError::ConsolidationNotDue { count: n, needed: CONSOLIDATION_DUE }.into());
     }
@@ -93,10 +85,9 @@ pub struct ConsolidationInput {
 pub fn input(ws: &Workspace) -> crate::Result<ConsolidationInput> {
     require_due(ws, "cogmem identity consolidate input")?;
     let identity = read(ws, layout::IDENTITY_MD)?;
-    let (s, e) = section(&identity, SELF_IMAGE).unwrap_or((0, 0));
-    let self_image = identity.lines().skip(s).take(e - s).collect::<Vec<_>>().join("\n");
-    let recent = recent_lines(&identity);
-    let n = count(&decay_map(ws)?);
+    let self_image = identity_md::self_image(&identity);
+    let recent = identity_md::recent_entries(&identity);
+    let n = decay_state(ws)?.self_awareness_since_consolidation();
     let mut text = format!(
         "# Self-image consolidation\n\n{n} self-awareness entries since the last consolidation.\n\n{self_image}\n\n## Self-Awareness Log (Recent)\n\n"
     );
@@ -117,152 +108,6 @@ Answer with exactly these two sections:\n\n\
 Submit it with `cogmem identity consolidate submit -`; the user sees the diff and approves it.\n",
     );
     Ok(ConsolidationInput { entries_since: n, self_image, recent, text })
-}
-
-/// A parsed submission.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Submission {
-    /// The new section body, without its heading.
-    body: String,
-    /// `(YYYY-MM, summary)`.
-    months: Vec<(String, String)>,
-}
-
-fn parse_submission(text: &str) -> Result<Submission, InputError> {
-    let bad = |why: &str| InputError::Consolidation { why: why.to_owned() };
-    let Some((s, e)) = section(text, SELF_IMAGE) else {
-        return Err(bad("the submission has no `## Self-Image` section"));
-    };
-    let body: Vec<&str> = text
-        .lines()
-        .skip(s + 1)
-        .take(e - s - 1)
-        .filter(|l| !l.trim_start().starts_with("<!--"))
-        .collect();
-    let body = body.join("\n").trim().to_owned();
-    if body.is_empty() {
-        return Err(bad("the `## Self-Image` section is empty"));
-    }
-    let mut months = Vec::new();
-    if let Some((s, e)) = section(text, COMPACTED) {
-        for line in text.lines().skip(s + 1).take(e - s - 1).map(str::trim) {
-            if line.is_empty() || line.starts_with("<!--") {
-                continue;
-            }
-            let line = line.strip_prefix("- ").unwrap_or(line);
-            let month = line.get(..7).unwrap_or("");
-            let ok = month.len() == 7
-                && month.as_bytes()[4] == b'-'
-                && month.chars().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit());
-            let summary = line.split_once("):").map(|(_, s)| s.trim()).unwrap_or("");
-            if !ok || summary.is_empty() {
-                return Err(InputError::Consolidation {
-                    why: format!("{line:?} is not `YYYY-MM (N entries): summary`"),
-                });
-            }
-            months.push((month.to_owned(), summary.to_owned()));
-        }
-    }
-    Ok(Submission { body, months })
-}
-
-/// Finds a `## ` section: its heading line and the line where the next `## ` heading starts.
-fn section(text: &str, heading: &str) -> Option<(usize, usize)> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().position(|l| l.trim_end() == heading)?;
-    let end = lines[start + 1..]
-        .iter()
-        .position(|l| l.starts_with("## "))
-        .map_or(lines.len(), |p| start + 1 + p);
-    Some((start, end))
-}
-
-fn recent_lines(identity: &str) -> Vec<String> {
-    let lines: Vec<&str> = identity.lines().collect();
-    let Some(h) = lines.iter().position(|l| l.trim().starts_with("### Recent")) else {
-        return Vec::new();
-    };
-    lines[h + 1..]
-        .iter()
-        .take_while(|l| !l.starts_with('#'))
-        .filter(|l| is_dated(l))
-        .map(|l| (*l).to_owned())
-        .collect()
-}
-
-fn is_dated(line: &str) -> bool {
-    let b = line.as_bytes();
-    b.len() > 11
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b':'
-        && b[..4].iter().all(u8::is_ascii_digit)
-}
-
-/// IDENTITY.md after the consolidation: the Self-Image section replaced, summarised months
-/// moved from the Recent log to the Archived log (with the real entry counts).
-fn consolidated(identity: &str, sub: &Submission, date: &str) -> String {
-    let lines: Vec<&str> = identity.lines().collect();
-    let mut out: Vec<String> = Vec::new();
-    let (s, e) = section(identity, SELF_IMAGE).unwrap_or((lines.len(), lines.len()));
-    let months: Vec<&str> = sub.months.iter().map(|(m, _)| m.as_str()).collect();
-    let mut moved: Vec<String> = Vec::new();
-    for (m, summary) in &sub.months {
-        let n = recent_lines(identity).iter().filter(|l| l.starts_with(m.as_str())).count();
-        if n > 0 {
-            moved.push(format!("{m} ({n} entries): {summary}"));
-        }
-    }
-    let mut in_recent = false;
-    let mut i = 0;
-    while i < lines.len() {
-        let l = lines[i];
-        if i == s {
-            out.push(SELF_IMAGE.to_owned());
-            out.push(format!(
-                "<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: {date} -->"
-            ));
-            out.push(String::new());
-            out.push(sub.body.clone());
-            out.push(String::new());
-            i = e;
-            continue;
-        }
-        if l.starts_with('#') {
-            in_recent = l.trim().starts_with("### Recent");
-            if l.trim().starts_with("### Archived") {
-                out.push(l.to_owned());
-                // Keep the section's comment lines and entries, then add the moved months.
-                let mut j = i + 1;
-                while j < lines.len() && !lines[j].starts_with('#') {
-                    if !lines[j].trim().is_empty() {
-                        out.push(lines[j].to_owned());
-                    }
-                    j += 1;
-                }
-                out.append(&mut moved);
-                if j < lines.len() {
-                    out.push(String::new());
-                }
-                i = j;
-                continue;
-            }
-        }
-        if in_recent && is_dated(l) && months.iter().any(|m| l.starts_with(m)) {
-            i += 1;
-            continue;
-        }
-        out.push(l.to_owned());
-        i += 1;
-    }
-    if !moved.is_empty() {
-        out.push(String::new());
-        out.push("### Archived (Compacted)".to_owned());
-        out.extend(moved);
-    }
-    let mut text = out.join("\n");
-    text.push('\n');
-    text
 }
 
 /// A line diff: `-` removed, `+` added, ` ` kept (longest common subsequence).
@@ -319,7 +164,10 @@ pub fn submit(
     let sub = parse_submission(&text)?;
     let now = clock.now();
     let identity = read(ws, layout::IDENTITY_MD)?;
-    let diff = diff(&identity, &consolidated(&identity, &sub, &now.format("%Y-%m-%d").to_string()));
+    let diff = diff(
+        &identity,
+        &identity_md::consolidated(&identity, &sub, &now.format("%Y-%m-%d").to_string()),
+    );
     let file = format!(
         "# Pending Self-Image Consolidation\n\n<!-- Waits for the user's approval: `cogmem identity consolidate approve` or `reject`. -->\n\n- **Submitted:** {} by {actor}\n\n<!-- submission text -->\n{}\n",
         utc_seconds(&now),
@@ -342,7 +190,10 @@ pub fn show(ws: &Workspace, clock: &dyn Clock) -> crate::Result<String> {
     let pending = require_pending(ws, "cogmem identity consolidate show")?;
     let sub = parse_submission(&rf::submission_text_of(&pending))?;
     let identity = read(ws, layout::IDENTITY_MD)?;
-    Ok(diff(&identity, &consolidated(&identity, &sub, &clock.now().format("%Y-%m-%d").to_string())))
+    Ok(diff(
+        &identity,
+        &identity_md::consolidated(&identity, &sub, &clock.now().format("%Y-%m-%d").to_string()),
+    ))
 }
 
 /// What approve or reject did.
@@ -375,24 +226,16 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
     let identity = read(ws, layout::IDENTITY_MD)?;
-    let new = consolidated(&identity, &sub, &date);
+    let new = identity_md::consolidated(&identity, &sub, &date);
     let diff = diff(&identity, &new);
-    let mut m = decay_map(ws)?;
-    m.insert("last_self_image_consolidation".into(), json!(date));
-    m.insert("self_awareness_count_since_consolidation".into(), json!(0));
-    let mut decay = serde_json::to_string_pretty(&m).expect("a JSON map always serialises");
-    decay.push('\n');
+    let mut decay = decay_state(ws)?;
+    decay.record_consolidation(&date);
     let last = rf::last_number(&read(ws, reflect::REFLECTION_LOG)?);
     let actor = Actor::parse(&format!("reflection:r-{last:03}"))?;
     let mut change = Change::new(actor, format!("cogmem identity consolidate approve (by {by})"))
         .with_approval(Approval::Approved);
     change.write(layout::IDENTITY_MD, new.into_bytes(), Action::Edit, "self-image consolidated");
-    change.write(
-        layout::DECAY_SCORES,
-        decay.into_bytes(),
-        Action::Edit,
-        "self-image consolidation recorded",
-    );
+    change.write_decay(ws, &mut decay, Action::Edit, "self-image consolidation recorded");
     change.delete(PENDING_IDENTITY, Action::Delete, "self-image consolidation approved");
     let change = change.with_subject(Action::Edit, "self-image consolidated");
     let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
@@ -433,35 +276,8 @@ pub fn reject(
 mod tests {
     use super::*;
 
-    const IDENTITY: &str = "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Last consolidated: never -->\n\n### Who I Think I Am\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-11-02: I rush.\n2026-11-09: I like lists.\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n";
-
     #[test]
-    fn consolidation_rewrites_the_section_and_moves_months() {
-        let sub = parse_submission(
-            "## Self-Image\n### Who I Think I Am\nA careful helper.\n\n## Compacted Log\n2026-11 (9 entries): hurried but organised\n",
-        )
-        .unwrap();
-        let new = consolidated(IDENTITY, &sub, "2026-12-02");
-        assert_eq!(
-            new,
-            "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: 2026-12-02 -->\n\n### Who I Think I Am\nA careful helper.\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n2026-11 (2 entries): hurried but organised\n"
-        );
-        let d = diff(IDENTITY, &new);
-        assert!(
-            d.contains("- 2026-11-02: I rush.\n") && d.contains("+ A careful helper.\n"),
-            "{d}"
-        );
-    }
-
-    #[test]
-    fn bad_submissions_are_refused() {
-        for (text, want) in [
-            ("just words", "no `## Self-Image`"),
-            ("## Self-Image\n\n## Compacted Log\n", "is empty"),
-            ("## Self-Image\nx\n## Compacted Log\nNovember: stuff\n", "is not `YYYY-MM"),
-        ] {
-            let err = parse_submission(text).unwrap_err().to_string();
-            assert!(err.contains(want), "{text:?}: {err}");
-        }
+    fn diff_marks_removed_added_and_kept_lines() {
+        assert_eq!(diff("a\nb\nc\n", "a\nc\nd\n"), "  a\n- b\n  c\n+ d\n");
     }
 }

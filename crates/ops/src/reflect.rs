@@ -11,14 +11,13 @@
 //! Nothing here runs on a timer.
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::error::{InputError, RuleError};
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::Store;
-use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::decay_file::{DecayFile, RewardOutcome};
 use cogmem_store::store::reflection::{self as rf, OpKind, Operation, RewardFile, RewardRequest};
 use cogmem_store::store::units;
 use cogmem_store::workspace::{Workspace, layout};
@@ -215,9 +214,8 @@ pub struct StatusReport {
 /// Reports where the reflection cycle stands. Read-only.
 pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
     let c = cycle(ws)?;
-    let d = decay_json(ws)?;
-    let count =
-        d.get("self_awareness_count_since_consolidation").and_then(Value::as_u64).unwrap_or(0);
+    let d = load_decay(ws)?;
+    let count = d.as_ref().map_or(0, DecayFile::self_awareness_since_consolidation);
     Ok(StatusReport {
         state: c.state,
         description: c.state.describe(),
@@ -227,18 +225,10 @@ pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
         rewards_file: c.reward_path.clone(),
         requested: c.reward.as_ref().map(RewardFile::requested),
         granted: c.reward.as_ref().and_then(|r| r.granted),
-        last_reflection: d.get("last_reflection").and_then(Value::as_str).map(str::to_owned),
+        last_reflection: d.as_ref().and_then(|d| d.last_reflection()).map(str::to_owned),
         self_awareness_since_consolidation: count,
         consolidation_due: count >= CONSOLIDATION_DUE,
         consolidation_pending: ws.abs(crate::identity::PENDING_IDENTITY).exists(),
-    })
-}
-
-/// decay-scores.json as JSON (upgraded to version 3), or an empty object.
-fn decay_json(ws: &Workspace) -> crate::Result<serde_json::Map<String, Value>> {
-    Ok(match load_decay(ws)? {
-        Some(d) => to_map(&d),
-        None => serde_json::Map::new(),
     })
 }
 
@@ -248,26 +238,6 @@ fn load_decay(ws: &Workspace) -> crate::Result<Option<DecayFile>> {
         return Ok(None);
     }
     Ok(Some(DecayFile::load(ws)?))
-}
-
-fn to_map(d: &DecayFile) -> serde_json::Map<String, Value> {
-    match serde_json::from_str(&d.to_text()) {
-        Ok(Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    }
-}
-
-fn map_text(m: &serde_json::Map<String, Value>) -> String {
-    let mut s = serde_json::to_string_pretty(m).expect("a JSON map always serialises");
-    s.push('\n');
-    s
-}
-
-fn baseline(m: &serde_json::Map<String, Value>) -> u64 {
-    m.get("token_economy")
-        .and_then(|t| t.get("baseline"))
-        .and_then(Value::as_u64)
-        .unwrap_or(DEFAULT_BASELINE)
 }
 
 /// A reward request to make.
@@ -338,11 +308,11 @@ pub fn request(
     let penalty_reason = reason(opts.penalty, &opts.penalty_reason, "--penalty")?;
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
-    let m = decay_json(ws)?;
+    let baseline = load_decay(ws)?.and_then(|d| d.token_baseline()).unwrap_or(DEFAULT_BASELINE);
     let req = RewardRequest {
         reflection: c.number,
         date: date.clone(),
-        baseline: baseline(&m),
+        baseline,
         extra: opts.extra,
         extra_reason,
         penalty: opts.penalty,
@@ -440,8 +410,22 @@ pub fn decide(
     }
     log.push_str(&rf::reward_log_entry(&date, granted, r.baseline, reason));
 
-    let mut m = decay_json(ws)?;
-    economy(&mut m, &r, decision, granted, c.number, &date, reason);
+    let mut decay = DecayFile::load(ws.root())?;
+    let (user_bonus, user_penalty) = match decision {
+        RewardDecision::Bonus(n) => (Some(n), None),
+        RewardDecision::Reduce(n) | RewardDecision::Penalize(n) => (None, Some(n)),
+        RewardDecision::Approve | RewardDecision::Forgive => (None, None),
+    };
+    decay.record_reward(&RewardOutcome {
+        reward: &r,
+        granted,
+        decision: decision.word(),
+        user_bonus,
+        user_penalty,
+        reflection: c.number,
+        date: &date,
+        reason,
+    });
     let summary = format!(
         "reward for reflection #{}: {} — {} tokens",
         c.number,
@@ -453,12 +437,7 @@ pub fn decide(
         .with_subject(Action::Edit, summary.clone());
     change.write(&path, new.into_bytes(), Action::Edit, summary);
     change.write(REWARD_LOG, log.into_bytes(), Action::Append, format!("reward #{}", c.number));
-    change.write(
-        layout::DECAY_SCORES,
-        map_text(&m).into_bytes(),
-        Action::Edit,
-        "token economy updated".to_owned(),
-    );
+    change.write_decay(ws, &mut decay, Action::Edit, "token economy updated");
     let commit = session.commit(ws, change, now)?;
     Ok(StepReport {
         reflection: c.number,
@@ -467,74 +446,6 @@ pub fn decide(
         tokens: Some(granted),
         commit,
     })
-}
-
-/// Updates `token_economy`: totals, recent outcomes (last 10) and the derived metrics.
-fn economy(
-    m: &mut serde_json::Map<String, Value>,
-    r: &RewardFile,
-    decision: RewardDecision,
-    granted: u64,
-    number: u32,
-    date: &str,
-    reason: &str,
-) {
-    let te = m.entry("token_economy").or_insert_with(|| json!({}));
-    if !te.is_object() {
-        *te = json!({});
-    }
-    let te = te.as_object_mut().expect("made an object above");
-    te.entry("baseline").or_insert(json!(r.baseline));
-    let totals = te.entry("totals").or_insert_with(|| json!({}));
-    if !totals.is_object() {
-        *totals = json!({});
-    }
-    let totals = totals.as_object_mut().expect("made an object above");
-    let mut add = |k: &str, n: u64| {
-        let cur = totals.get(k).and_then(Value::as_u64).unwrap_or(0);
-        totals.insert(k.to_owned(), json!(cur + n));
-    };
-    add("extra_requested", r.extra);
-    add("extra_granted", r.extra.min(granted.saturating_sub(r.baseline)));
-    add("self_penalty", r.penalty);
-    match decision {
-        RewardDecision::Bonus(n) => add("user_bonus", n),
-        RewardDecision::Reduce(n) | RewardDecision::Penalize(n) => add("user_penalty", n),
-        RewardDecision::Approve | RewardDecision::Forgive => {}
-    }
-    let ext_req = totals.get("extra_requested").and_then(Value::as_u64).unwrap_or(0);
-    let ext_gr = totals.get("extra_granted").and_then(Value::as_u64).unwrap_or(0);
-    let recent = te.entry("recent_outcomes").or_insert_with(|| json!([]));
-    if !recent.is_array() {
-        *recent = json!([]);
-    }
-    let list = recent.as_array_mut().expect("made an array above");
-    list.push(json!({
-        "reflection": number,
-        "date": date,
-        "requested": r.requested(),
-        "granted": granted,
-        "decision": decision.word(),
-        "self_penalty": r.penalty,
-        "reason": reason,
-    }));
-    if list.len() > 10 {
-        let cut = list.len() - 10;
-        list.drain(..cut);
-    }
-    let n = list.len() as f64;
-    let agreed = list.iter().filter(|o| o["decision"] == "Approved").count() as f64;
-    let penalised =
-        list.iter().filter(|o| o["self_penalty"].as_u64().unwrap_or(0) > 0).count() as f64;
-    let round = |x: f64| (x * 1000.0).round() / 1000.0;
-    te.insert(
-        "metrics".into(),
-        json!({
-            "assessment_accuracy": round(agreed / n),
-            "extra_grant_rate": if ext_req > 0 { json!(round(ext_gr as f64 / ext_req as f64)) } else { Value::Null },
-            "self_penalty_frequency": round(penalised / n),
-        }),
-    );
 }
 
 /// What `reflect submit` did.

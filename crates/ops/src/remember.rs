@@ -645,12 +645,12 @@ impl Writer<'_> {
         let key = format!("procedure:{slug}");
         match self.current(&rel)? {
             Some(text) => match procedure::add_steps(&text, &steps) {
-                procedure::Added::Duplicate => {
+                procedure::Added::Duplicate { line } => {
                     self.duplicates.push(Unit {
                         id: key,
                         store: Store::Procedural,
                         path: rel,
-                        line: 1,
+                        line,
                     });
                 }
                 procedure::Added::Written { content, line } => {

@@ -24,6 +24,7 @@ pub use merge::{Conflict, MergedFile, Strategy};
 use crate::error::{ErrorKind, RuleError};
 use cogmem_index::graph;
 use cogmem_store::audit::{Action, Actor, Approval, AuditLine};
+use cogmem_store::change::Snapshot;
 use cogmem_store::git::{self, GitError};
 use cogmem_store::store::fsx;
 use cogmem_store::workspace::{Workspace, layout};
@@ -445,19 +446,11 @@ fn apply_merge(
             touched.push(extra.to_owned());
         }
     }
-    let mut snapshot = Vec::with_capacity(touched.len());
-    for rel in &touched {
-        snapshot.push((rel.clone(), ctx.ws.read_if_exists(rel)?));
-    }
+    let snapshot = Snapshot::take(ctx.ws, &touched)?;
     let result = write_and_commit(ctx, plan, local, theirs, ours_tree);
     if result.is_err() {
-        for (rel, bytes) in &snapshot {
-            // Best effort: the original error is the one to report.
-            let _ = match bytes {
-                Some(b) => fsx::write_atomic(&root.join(rel), b),
-                None => fsx::remove_file(&root.join(rel)),
-            };
-        }
+        // Best effort: the original error is the one to report.
+        snapshot.restore(root);
         if git::head_id(ctx.repo).ok().flatten() != Some(local) {
             let _ = ctx.repo.reference(ctx.branch_ref, local, true, "cogmem sync: undo merge");
         }

@@ -19,7 +19,7 @@ use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::entity::{self, EntityId};
-use cogmem_store::store::episode::{self, EntryType};
+use cogmem_store::store::episode;
 use cogmem_store::store::pending::PendingFile;
 use cogmem_store::store::{Store, StoreError, fsx, markdown, units};
 use cogmem_store::workspace::{Workspace, layout};
@@ -490,38 +490,15 @@ fn check_episode(
         ));
     }
     for (i, line) in text.lines().enumerate() {
-        let Some(rest) = line.strip_prefix("## ") else { continue };
-        if !rest.starts_with(|ch: char| ch.is_ascii_digit()) || !is_new(line) {
+        let Some(Err(problem)) = episode::check_heading(line).filter(|_| is_new(line)) else {
             continue;
-        }
-        let bad = |problem: String| {
-            Err(left(
-                c,
-                Some(i + 1),
-                problem,
-                "write entry headings as `## HH:MM | fact | confidence:high | tags:[a, b]`",
-            ))
         };
-        if episode::heading_time(line).is_none() {
-            return bad(format!("{line:?} is not an entry heading"));
-        }
-        let fields: Vec<&str> = rest.split('|').map(str::trim).collect();
-        let (h, m) = fields[0].split_once(':').unwrap_or(("", ""));
-        if h.parse::<u32>().map_or(true, |h| h > 23) || m.parse::<u32>().map_or(true, |m| m > 59) {
-            return bad(format!("{:?} is not a time of day", fields[0]));
-        }
-        if let Some(kind) = fields.get(1)
-            && EntryType::parse(kind).is_err()
-        {
-            return bad(format!(
-                "unknown entry type {kind:?}; expected decision, fact, preference, task, event, emotion or correction"
-            ));
-        }
-        if let Some(conf) = fields.iter().find_map(|f| f.strip_prefix("confidence:"))
-            && !matches!(conf.trim(), "high" | "medium" | "low")
-        {
-            return bad(format!("unknown confidence {conf:?}; expected high, medium or low"));
-        }
+        return Err(left(
+            c,
+            Some(i + 1),
+            problem,
+            "write entry headings as `## HH:MM | fact | confidence:high | tags:[a, b]`",
+        ));
     }
     if force {
         return Ok(());

@@ -210,6 +210,49 @@ impl AuditLine {
     ///
     /// Returns the problem as text when the line is malformed.
     pub fn parse(line: &str) -> Result<Option<Self>, String> {
+        let Some(f) = RawFields::split(line)? else { return Ok(None) };
+        let timestamp = crate::date::parse_stored(f.timestamp)
+            .map(|t| t.with_timezone(&Utc))
+            .ok_or_else(|| format!("cannot read {:?} as a UTC timestamp", f.timestamp))?;
+        let action =
+            Action::parse(f.action).ok_or_else(|| format!("unknown action {:?}", f.action))?;
+        let approval = Approval::parse(f.approval)
+            .ok_or_else(|| format!("unknown approval {:?}", f.approval))?;
+        Ok(Some(Self {
+            timestamp,
+            action,
+            file: f.file.to_owned(),
+            actor: f.actor.to_owned(),
+            approval,
+            summary: f.summary.to_owned(),
+        }))
+    }
+}
+
+/// The fields of an audit line as text, trimmed and not yet checked: for readers that must
+/// see lines [`AuditLine::parse`] rejects (an action or approval word it does not know).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawFields<'a> {
+    /// The timestamp as written.
+    pub timestamp: &'a str,
+    /// The action word.
+    pub action: &'a str,
+    /// The file.
+    pub file: &'a str,
+    /// The actor.
+    pub actor: &'a str,
+    /// The approval word.
+    pub approval: &'a str,
+    /// The summary (empty when the line has only five fields).
+    pub summary: &'a str,
+}
+
+impl<'a> RawFields<'a> {
+    /// Splits a line into its `|`-separated fields; `None` for a header, comment or blank
+    /// line.
+    ///
+    /// Returns the problem as text when the line has fewer than five fields.
+    pub fn split(line: &'a str) -> Result<Option<Self>, String> {
         let line = line.trim_end_matches(['\r', '\n']);
         if line.trim().is_empty() || line.starts_with('#') {
             return Ok(None);
@@ -218,20 +261,13 @@ impl AuditLine {
         if parts.len() < 5 {
             return Err(format!("expected 6 fields separated by `|`, found {}", parts.len()));
         }
-        let timestamp = crate::date::parse_stored(parts[0])
-            .map(|t| t.with_timezone(&Utc))
-            .ok_or_else(|| format!("cannot read {:?} as a UTC timestamp", parts[0]))?;
-        let action =
-            Action::parse(parts[1]).ok_or_else(|| format!("unknown action {:?}", parts[1]))?;
-        let approval =
-            Approval::parse(parts[4]).ok_or_else(|| format!("unknown approval {:?}", parts[4]))?;
         Ok(Some(Self {
-            timestamp,
-            action,
-            file: parts[2].to_owned(),
-            actor: parts[3].to_owned(),
-            approval,
-            summary: parts.get(5).copied().unwrap_or("").to_owned(),
+            timestamp: parts[0],
+            action: parts[1],
+            file: parts[2],
+            actor: parts[3],
+            approval: parts[4],
+            summary: parts.get(5).copied().unwrap_or(""),
         }))
     }
 }
@@ -388,6 +424,37 @@ pub fn header_of(log: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_fields_cases() {
+        let cases = [
+            ("", Ok(None)),
+            ("# Audit log", Ok(None)),
+            ("   ", Ok(None)),
+            (
+                "2026-02-02T15:30:05Z | ACK | IDENTITY.md | manual | — | ok | still ok\r\n",
+                Ok(Some((
+                    "2026-02-02T15:30:05Z",
+                    "ACK",
+                    "IDENTITY.md",
+                    "manual",
+                    "—",
+                    "ok | still ok",
+                ))),
+            ),
+            (
+                "2026-02-02T15:30Z | MADE-UP | f | a | b",
+                Ok(Some(("2026-02-02T15:30Z", "MADE-UP", "f", "a", "b", ""))),
+            ),
+            ("x | y | z", Err("expected 6 fields separated by `|`, found 3".to_owned())),
+        ];
+        for (input, want) in cases {
+            let got = RawFields::split(input).map(|o| {
+                o.map(|f| (f.timestamp, f.action, f.file, f.actor, f.approval, f.summary))
+            });
+            assert_eq!(got, want, "input: {input:?}");
+        }
+    }
 
     #[test]
     fn line_round_trips() {

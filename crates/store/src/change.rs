@@ -20,6 +20,46 @@ use crate::store::decay_file::DecayFile;
 use crate::store::fsx;
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, journal, layout};
 
+/// The bytes of the files a change touches as they were before it, to put back when it fails:
+/// the one rollback of the change engine, also used by `cogmem sync`'s merge commit, which
+/// writes its files and commits outside [`Change`].
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// (path relative to the root, bytes; `None` when the file did not exist).
+    files: Vec<(String, Option<Vec<u8>>)>,
+}
+
+impl Snapshot {
+    /// Reads the files at `paths` (relative to the workspace root or folder `at`, within its
+    /// file size limit); a missing file is recorded as absent.
+    pub fn take(
+        at: &(impl crate::workspace::ReadRoot + ?Sized),
+        paths: &[String],
+    ) -> crate::Result<Self> {
+        let mut files = Vec::with_capacity(paths.len());
+        for rel in paths {
+            files.push((rel.clone(), fsx::read_if_exists(&at.root().join(rel), at.file_limit())?));
+        }
+        Ok(Self { files })
+    }
+
+    /// Puts every file back as it was: its earlier bytes, or removed when it did not exist.
+    /// Best effort, since the caller is already failing with the error to report: returns
+    /// whether every file was put back.
+    pub fn restore(&self, root: &Path) -> bool {
+        let mut put_back = true;
+        for (rel, bytes) in &self.files {
+            let abs = root.join(rel);
+            put_back &= match bytes {
+                Some(b) => fsx::write_atomic(&abs, b),
+                None => fsx::remove_file(&abs),
+            }
+            .is_ok();
+        }
+        put_back
+    }
+}
+
 /// Where a crash trial may kill the process inside [`Change::apply`] (see
 /// [`WorkspaceOptions::crash_at`](crate::workspace::WorkspaceOptions::crash_at)). Only with
 /// the `crash-points` feature.
@@ -319,10 +359,7 @@ impl Change {
             }
         }
         crate::timing::mark("change: clean check");
-        let mut snapshot = Vec::with_capacity(touched.len());
-        for rel in &touched {
-            snapshot.push((rel.clone(), ws.read_if_exists(rel)?));
-        }
+        let snapshot = Snapshot::take(ws, &touched)?;
         // The journal: which files this change writes, with a copy of those that differ from
         // HEAD, so that a process killed half-way can be undone exactly (workspace::journal).
         let dirty: Vec<String> = if this.require_clean {
@@ -332,6 +369,7 @@ impl Change {
             git::dirty_files(repo, root, tree.as_ref(), &touched)?
         };
         let entries: Vec<(String, journal::Before)> = snapshot
+            .files
             .iter()
             .map(|(rel, bytes)| {
                 let before = match (dirty.contains(rel), bytes) {
@@ -358,16 +396,7 @@ impl Change {
                 Ok(Applied { commit, files, message })
             }
             Err(err) => {
-                let mut put_back = true;
-                for (rel, bytes) in &snapshot {
-                    let abs = root.join(rel);
-                    // Best effort: the original error is the one to report.
-                    put_back &= match bytes {
-                        Some(b) => fsx::write_atomic(&abs, b),
-                        None => fsx::remove_file(&abs),
-                    }
-                    .is_ok();
-                }
+                let put_back = snapshot.restore(root);
                 git::reset_index(repo, &touched);
                 // Whatever could not be put back, the journal still knows: the next command to
                 // take the lock finishes the job.
@@ -547,4 +576,28 @@ fn ensure_ends_with_newline(path: &Path) -> crate::Result<()> {
         fsx::append(path, b"\n")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
+    use super::*;
+
+    #[test]
+    fn snapshot_puts_back_changed_created_and_removed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("kept.md"), "before\n").unwrap();
+        std::fs::write(root.join("gone.md"), "was here\n").unwrap();
+        let paths: Vec<String> =
+            ["kept.md", "gone.md", "new.md"].iter().map(|p| (*p).to_owned()).collect();
+        let snapshot = Snapshot::take(root, &paths).unwrap();
+        std::fs::write(root.join("kept.md"), "after\n").unwrap();
+        std::fs::remove_file(root.join("gone.md")).unwrap();
+        std::fs::write(root.join("new.md"), "made by the failed change\n").unwrap();
+        assert!(snapshot.restore(root));
+        assert_eq!(std::fs::read_to_string(root.join("kept.md")).unwrap(), "before\n");
+        assert_eq!(std::fs::read_to_string(root.join("gone.md")).unwrap(), "was here\n");
+        assert!(!root.join("new.md").exists());
+    }
 }

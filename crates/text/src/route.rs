@@ -1121,7 +1121,7 @@ fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
         }
     }
     if tags.len() < 2 {
-        let mut words: Vec<&str> = crate::word::segments(&lc)
+        let mut words: Vec<&str> = crate::word::segments(lc)
             .into_iter()
             .map(|(from, to)| &lc[from..to])
             .filter(|w| w.len() > 3 && !stopword::is_english(w, Tier::Topic))

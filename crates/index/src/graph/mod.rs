@@ -117,6 +117,17 @@ pub fn build(ws: &Workspace) -> crate::Result<Graph> {
     Ok(g)
 }
 
+/// Tells whether a line of `memory/graph/index.md` is a table row that names an entity: as
+/// the registry row's id, or as an edge row's source or target.
+pub fn index_row_names(line: &str, entity: &str) -> bool {
+    let t = line.trim();
+    if !t.starts_with('|') {
+        return false;
+    }
+    let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
+    cells.first() == Some(&entity) || cells.get(2) == Some(&entity) && cells.len() >= 6
+}
+
 /// The text of `memory/graph/index.md` for the given entity files (path, text), with the
 /// workspace's relation vocabulary and the scores of `decay`.
 pub fn index_text(
@@ -439,6 +450,20 @@ pub fn render_index(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_rows_are_matched_by_entity() {
+        let cases = [
+            ("| person--alice | person | alice | entities/person--alice.md | 1.00 |", true),
+            ("| person--bob | works-with | person--alice | 1.0 | 2026-01-01 | 2026-01-01 |", true),
+            ("| person--bob | works-with | person--carol | 1.0 | 2026-01-01 | 2026-01-01 |", false),
+            ("| person--bob | x | person--alice |", false),
+            ("person--alice", false),
+        ];
+        for (line, want) in cases {
+            assert_eq!(index_row_names(line, "person--alice"), want, "line: {line:?}");
+        }
+    }
 
     fn file(id: &str, rels: &[(&str, &str)]) -> (String, String) {
         let mut text = format!("# {id}\n<!-- Type: x | Created: 2026-01-01 -->\n\n## Relations\n");

@@ -1,7 +1,6 @@
 //! Approving a reflection (`cogmem reflect approve`): everything it changes, in one commit.
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use super::{
     DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
@@ -13,7 +12,7 @@ use crate::error::InputError;
 use cogmem_index::pack::TokenCounter;
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
-use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::decay_file::{DecayFile, NewUnit, RemovedLine};
 use cogmem_store::store::episode::{self, EntryType, NewEntry};
 use cogmem_store::store::reflection::{self as rf, OpKind};
 use cogmem_store::store::units;
@@ -160,7 +159,7 @@ pub fn approve(
                     let removed = take_out(ws, &mut change, &unit, n)?;
                     let base = settings.base_explicit;
                     crate::forget::mark_archived(
-                        &mut decay, &id, &unit, base, now, &stamp, &actor, removed, settings,
+                        &mut decay, &id, &unit, base, now, &stamp, &actor, &removed, settings,
                     );
                     archived.push(id.clone());
                 }
@@ -271,19 +270,13 @@ pub fn approve(
     }
 
     // decay-scores.json.
-    let m = decay.fields_mut();
-    m.insert("last_reflection".into(), json!(stamp));
     let last_ep = units::markdown_files(ws.root(), layout::EPISODES_DIR)
         .iter()
         .filter_map(|p| p.rsplit('/').next().map(|s| s.trim_end_matches(".md").to_owned()))
         .chain(episode_text.is_some().then(|| date.clone()))
         .filter(|d| d.as_str() <= date.as_str())
         .max();
-    m.insert("last_reflection_episode".into(), json!(last_ep));
-    let sa = m.get("self_awareness_count_since_consolidation").and_then(Value::as_u64).unwrap_or(0);
-    m.insert("self_awareness_count_since_consolidation".into(), json!(sa + insights.len() as u64));
-    let total = m.get("reflection_count").and_then(Value::as_u64).unwrap_or(0);
-    m.insert("reflection_count".into(), json!(total + 1));
+    decay.record_reflection(&stamp, last_ep.as_deref(), insights.len() as u64);
     let summary = if archived.is_empty() {
         format!("reflection #{n} state")
     } else {
@@ -304,49 +297,36 @@ pub fn approve(
     Ok(ApproveReport { reflection: n, file, operations: applied, self_awareness: insights, commit })
 }
 
-type LinePredicate = Box<dyn Fn(&str) -> bool>;
-
 /// Takes an archived memory out of MEMORY.md (its bullet) or the graph index (its rows), as
-/// `cogmem forget` does, and returns what was removed in the record `cogmem restore` reads.
+/// `cogmem forget` does, and returns what was removed, for the record `cogmem restore` reads.
 fn take_out(
     ws: &Workspace,
     change: &mut Change,
     unit: &units::MemoryUnit,
     n: u32,
-) -> crate::Result<Vec<Value>> {
-    let (rel, pred): (&str, LinePredicate) = match unit.store {
-        Store::Core => {
-            let bullet = unit.text.clone();
-            (
-                layout::MEMORY_MD,
-                Box::new(move |l: &str| {
-                    l.trim_start().starts_with('-') && l.contains(bullet.as_str())
-                }),
-            )
-        }
-        Store::Semantic => {
-            let entity = unit.id.trim_start_matches("entity:").to_owned();
-            (layout::GRAPH_INDEX, Box::new(move |l: &str| index_row_names(l, &entity)))
-        }
+) -> crate::Result<Vec<RemovedLine>> {
+    let rel = match unit.store {
+        Store::Core => layout::MEMORY_MD,
+        Store::Semantic => layout::GRAPH_INDEX,
         _ => return Ok(Vec::new()),
     };
     let current = match change.pending(rel) {
         Some(b) => String::from_utf8_lossy(b).into_owned(),
         None => read(ws, rel)?,
     };
-    let mut out = String::with_capacity(current.len());
-    let mut removed = Vec::new();
-    let mut previous = "";
-    for (i, line) in current.split_inclusive('\n').enumerate() {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        // A core bullet is one line; an entity may have several rows.
-        if pred(bare) && (unit.store == Store::Semantic || removed.is_empty()) {
-            removed.push(json!({"file": rel, "line": i + 1, "text": bare, "after": previous}));
-        } else {
-            out.push_str(line);
-        }
-        previous = bare;
-    }
+    let entity = unit.id.trim_start_matches("entity:");
+    let mut taken = false;
+    let (out, removed) = RemovedLine::take(rel, &current, |_, l| {
+        let hit = match unit.store {
+            // A core bullet is one line; an entity may have several rows.
+            Store::Core => {
+                !taken && l.trim_start().starts_with('-') && l.contains(unit.text.as_str())
+            }
+            _ => cogmem_index::graph::index_row_names(l, entity),
+        };
+        taken |= hit;
+        hit
+    });
     if !removed.is_empty() {
         change.write(
             rel,
@@ -356,16 +336,6 @@ fn take_out(
         );
     }
     Ok(removed)
-}
-
-/// Tells whether a graph-index table row names an entity (registry id, edge source or target).
-fn index_row_names(line: &str, entity: &str) -> bool {
-    let t = line.trim();
-    if !t.starts_with('|') {
-        return false;
-    }
-    let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
-    cells.first() == Some(&entity) || cells.get(2) == Some(&entity) && cells.len() >= 6
 }
 
 fn first_sentence(text: &str) -> String {

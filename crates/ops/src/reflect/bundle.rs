@@ -2,11 +2,10 @@
 //! token budget, and the instructions with a seeded element menu. Read-only.
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::{
-    DEFAULT_BASELINE, EVOLUTION, INPUT_BUDGET, REFLECTION_LOG, State, cycle, load_decay, map_text,
-    read, require, to_map,
+    DEFAULT_BASELINE, EVOLUTION, INPUT_BUDGET, REFLECTION_LOG, State, cycle, load_decay, read,
+    require,
 };
 use crate::context::{Encoding, Tiktoken};
 use cogmem_index::pack::TokenCounter;
@@ -159,9 +158,10 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     let now = clock.now();
     let today = now.format("%Y-%m-%d").to_string();
     let decay_file = load_decay(ws)?;
-    let m = decay_file.as_ref().map(to_map).unwrap_or_default();
-    let last =
-        m.get("last_reflection").and_then(Value::as_str).and_then(cogmem_text::date::parse_stored);
+    let last = decay_file
+        .as_ref()
+        .and_then(|d| d.last_reflection())
+        .and_then(cogmem_text::date::parse_stored);
     let since = match last {
         Some(t) => t.with_timezone(now.offset()).format("%Y-%m-%d").to_string(),
         None => (now - chrono::Duration::days(6)).format("%Y-%m-%d").to_string(),
@@ -182,18 +182,11 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     };
     b.section("Core memory (MEMORY.md)", 3_000, one(layout::MEMORY_MD)?);
     b.section("Evolution", 2_000, one(EVOLUTION)?);
-    let state: serde_json::Map<String, Value> = m
-        .iter()
-        .filter(|(k, _)| k.as_str() != "entries")
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let state = decay_file.as_ref().map_or_else(|| "{}\n".to_owned(), |d| d.state_text());
     b.section(
         "Reflection state",
         500,
-        vec![(
-            layout::DECAY_SCORES.to_owned(),
-            format!("```json\n{}\n```", map_text(&state).trim_end()),
-        )],
+        vec![(layout::DECAY_SCORES.to_owned(), format!("```json\n{}\n```", state.trim_end()))],
     );
     let (_, entries) = rf::split_entries(&read(ws, REFLECTION_LOG)?);
     let mut recent: Vec<(String, String)> = entries

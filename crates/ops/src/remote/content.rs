@@ -108,25 +108,7 @@ fn union_blocks<'a>(
 /// Splits an episode day file into its header block (key `""`) and one block per entry
 /// (key `HH:MM`), each running to the next entry heading.
 fn episode_blocks(text: &str) -> Vec<Block<'_>> {
-    let mut starts: Vec<(usize, &str)> = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if let Some(time) = episode::heading_time(line.trim_end_matches(['\r', '\n'])) {
-            starts.push((offset, time));
-        }
-        offset += line.len();
-    }
-    let mut out = Vec::with_capacity(starts.len() + 1);
-    let first = starts.first().map_or(text.len(), |s| s.0);
-    let header = text[..first].trim_end();
-    if !header.is_empty() {
-        out.push(Block { key: "", text: header });
-    }
-    for (i, (start, time)) in starts.iter().enumerate() {
-        let end = starts.get(i + 1).map_or(text.len(), |s| s.0);
-        out.push(Block { key: time, text: text[*start..end].trim_end() });
-    }
-    out
+    episode::blocks(text).into_iter().map(|(key, text)| Block { key, text }).collect()
 }
 
 fn header_of<'a>(blocks: &[Block<'a>]) -> Option<&'a str> {

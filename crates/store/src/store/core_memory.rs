@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+pub use super::Added;
 use super::markdown::{self, find_section, one_line};
 use crate::error::InputError;
 
@@ -74,23 +75,6 @@ pub fn hash8_bytes(bytes: &[u8]) -> String {
     git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
         .map(|id| id.to_string()[..8].to_owned())
         .unwrap_or_else(|_| "00000000".into())
-}
-
-/// The result of adding a bullet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Added {
-    /// The new file content and the bullet's 1-based line.
-    Written {
-        /// New MEMORY.md content.
-        content: String,
-        /// Line of the new bullet.
-        line: usize,
-    },
-    /// The same bullet is already in the file, at this line.
-    Duplicate {
-        /// Line of the existing bullet.
-        line: usize,
-    },
 }
 
 /// Adds `- text` at the end of a section (creating the section if missing).

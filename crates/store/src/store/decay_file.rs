@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::reflection::RewardFile;
 use super::{Store, StoreError};
 use crate::Timestamp;
 use crate::date::parse_stored;
@@ -179,6 +180,17 @@ pub struct EntityScore {
     pub forgotten: bool,
 }
 
+/// An entry's stored score, access count and pin, as [`DecayFile::stored`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stored {
+    /// The stored score.
+    pub score: f64,
+    /// Uses so far.
+    pub access_count: u64,
+    /// Pinned.
+    pub pinned: bool,
+}
+
 /// A new memory unit's decay entry.
 #[derive(Debug, Clone, Copy)]
 pub struct NewUnit {
@@ -309,12 +321,6 @@ impl DecayFile {
             homes.insert(None);
         }
         homes.into_iter().map(|h| (file_path(h), self.render(h))).collect()
-    }
-
-    /// The main file's own fields (reflection state, token economy, …) for editing; its
-    /// `entries` field is a placeholder here and must be left alone.
-    pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
-        &mut self.root
     }
 
     /// The file (relative to the root) an entry lives in.
@@ -453,13 +459,14 @@ impl DecayFile {
         true
     }
 
-    /// Returns an entry's fields.
-    pub fn entry(&self, key: &str) -> Option<&Map<String, Value>> {
+    /// Returns an entry's fields. Private: callers use the typed readers and writers, so the
+    /// JSON layout of an entry is known here alone.
+    fn entry(&self, key: &str) -> Option<&Map<String, Value>> {
         self.slot(key)?.get()
     }
 
     /// Returns an entry's fields for editing.
-    pub fn entry_mut(&mut self, key: &str) -> Option<&mut Map<String, Value>> {
+    fn entry_mut(&mut self, key: &str) -> Option<&mut Map<String, Value>> {
         let i = *self.by_key.get(key)?;
         self.entries[i].1.get_mut()
     }
@@ -573,6 +580,17 @@ impl DecayFile {
         })
     }
 
+    /// Returns what an entry stores for display (the comment line of an entity or procedure):
+    /// its score (0 when missing), access count (1 when missing) and pin.
+    pub fn stored(&self, key: &str) -> Option<Stored> {
+        let e = self.entry(key)?;
+        Some(Stored {
+            score: e.get("current_score").and_then(Value::as_f64).unwrap_or(0.0),
+            access_count: e.get("access_count").and_then(Value::as_u64).unwrap_or(1),
+            pinned: e.get("pinned").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+
     /// Returns an entry's stored band.
     pub fn band(&self, key: &str) -> Option<Band> {
         self.entry(key)?.get("status")?.as_str().and_then(Band::parse)
@@ -616,6 +634,197 @@ impl DecayFile {
         true
     }
 
+    /// Marks an entry archived with the record `restore` reads: who, when, the earlier status
+    /// and score, whether the entry was made for the archiving, what was taken out of other
+    /// files, and why (when a reason is given). Returns `false` when there is no such entry.
+    pub fn archive(&mut self, key: &str, record: &ArchiveRecord<'_>) -> bool {
+        let Some(e) = self.entry_mut(key) else { return false };
+        let mut out = json!({
+            "at": record.at,
+            "by": record.by,
+            "previous_status": e.get("status").cloned().unwrap_or(Value::Null),
+            "previous_score": e.get("current_score").cloned().unwrap_or(Value::Null),
+            "created": record.created,
+            "removed": record.removed,
+        });
+        if let (Some(reason), Value::Object(m)) = (record.reason, &mut out) {
+            m.insert("reason".into(), json!(reason));
+        }
+        e.insert("status".into(), json!("archived"));
+        e.insert("current_score".into(), json!(0.0));
+        e.insert("archive".into(), out);
+        true
+    }
+
+    /// Returns the lines an archived entry's record says were taken out, ordered by file and
+    /// line; `None` when the entry has no archive record. Records that cannot be read are
+    /// left out.
+    pub fn archived_lines(&self, key: &str) -> Option<Vec<RemovedLine>> {
+        let record = self.entry(key)?.get("archive")?;
+        let mut lines: Vec<RemovedLine> = record
+            .get("removed")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| {
+                        Some(RemovedLine {
+                            file: r.get("file")?.as_str()?.to_owned(),
+                            line: usize::try_from(r.get("line")?.as_u64()?).ok()?,
+                            text: r.get("text")?.as_str()?.to_owned(),
+                            after: r.get("after").and_then(Value::as_str).unwrap_or("").to_owned(),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        lines.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
+        Some(lines)
+    }
+
+    /// Undoes [`DecayFile::archive`]: removes the entry when the archiving made it, else puts
+    /// back its earlier status and score and drops the record. Returns `false` when the entry
+    /// has no archive record.
+    pub fn unarchive(&mut self, key: &str) -> bool {
+        let Some(record) = self.entry(key).and_then(|e| e.get("archive")).cloned() else {
+            return false;
+        };
+        if record.get("created").and_then(Value::as_bool) == Some(true) {
+            return self.remove_entry(key);
+        }
+        let Some(entry) = self.entry_mut(key) else { return false };
+        entry.insert(
+            "status".into(),
+            record.get("previous_status").cloned().unwrap_or(json!("active")),
+        );
+        entry.insert(
+            "current_score".into(),
+            record.get("previous_score").cloned().unwrap_or(json!(1.0)),
+        );
+        entry.shift_remove("archive");
+        true
+    }
+
+    /// Returns the number of `[Self-Awareness]` entries since the last self-image
+    /// consolidation (0 when not recorded).
+    pub fn self_awareness_since_consolidation(&self) -> u64 {
+        self.root
+            .get("self_awareness_count_since_consolidation")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+
+    /// Returns when the last reflection was approved, as stored.
+    pub fn last_reflection(&self) -> Option<&str> {
+        self.root.get("last_reflection").and_then(Value::as_str)
+    }
+
+    /// Returns the token economy's baseline, when recorded.
+    pub fn token_baseline(&self) -> Option<u64> {
+        self.root.get("token_economy")?.get("baseline")?.as_u64()
+    }
+
+    /// Records an approved reflection: when (`stamp`), the last episode day it covered, one
+    /// more reflection, and `self_awareness` more `[Self-Awareness]` entries.
+    pub fn record_reflection(
+        &mut self,
+        stamp: &str,
+        last_episode: Option<&str>,
+        self_awareness: u64,
+    ) {
+        let count = self.self_awareness_since_consolidation() + self_awareness;
+        let total = self.root.get("reflection_count").and_then(Value::as_u64).unwrap_or(0);
+        let m = &mut self.root;
+        m.insert("last_reflection".into(), json!(stamp));
+        m.insert("last_reflection_episode".into(), json!(last_episode));
+        m.insert("self_awareness_count_since_consolidation".into(), json!(count));
+        m.insert("reflection_count".into(), json!(total + 1));
+    }
+
+    /// Records an approved self-image consolidation on `date`: resets the count of
+    /// `[Self-Awareness]` entries since the last one.
+    pub fn record_consolidation(&mut self, date: &str) {
+        self.root.insert("last_self_image_consolidation".into(), json!(date));
+        self.root.insert("self_awareness_count_since_consolidation".into(), json!(0));
+    }
+
+    /// Records the user's decision on a reward request in `token_economy`: the totals, the
+    /// recent outcomes (the last 10) and the metrics derived from them. A `token_economy`,
+    /// `totals` or `recent_outcomes` of the wrong type is started afresh.
+    pub fn record_reward(&mut self, o: &RewardOutcome<'_>) {
+        let r = o.reward;
+        let te = self.root.entry("token_economy").or_insert_with(|| json!({}));
+        if !te.is_object() {
+            *te = json!({});
+        }
+        let te = te.as_object_mut().expect("made an object above");
+        te.entry("baseline").or_insert(json!(r.baseline));
+        let totals = te.entry("totals").or_insert_with(|| json!({}));
+        if !totals.is_object() {
+            *totals = json!({});
+        }
+        let totals = totals.as_object_mut().expect("made an object above");
+        let mut add = |k: &str, n: u64| {
+            let cur = totals.get(k).and_then(Value::as_u64).unwrap_or(0);
+            totals.insert(k.to_owned(), json!(cur + n));
+        };
+        add("extra_requested", r.extra);
+        add("extra_granted", r.extra.min(o.granted.saturating_sub(r.baseline)));
+        add("self_penalty", r.penalty);
+        if let Some(n) = o.user_bonus {
+            add("user_bonus", n);
+        }
+        if let Some(n) = o.user_penalty {
+            add("user_penalty", n);
+        }
+        let ext_req = totals.get("extra_requested").and_then(Value::as_u64).unwrap_or(0);
+        let ext_gr = totals.get("extra_granted").and_then(Value::as_u64).unwrap_or(0);
+        let recent = te.entry("recent_outcomes").or_insert_with(|| json!([]));
+        if !recent.is_array() {
+            *recent = json!([]);
+        }
+        let list = recent.as_array_mut().expect("made an array above");
+        list.push(json!({
+            "reflection": o.reflection,
+            "date": o.date,
+            "requested": r.requested(),
+            "granted": o.granted,
+            "decision": o.decision,
+            "self_penalty": r.penalty,
+            "reason": o.reason,
+        }));
+        if list.len() > 10 {
+            let cut = list.len() - 10;
+            list.drain(..cut);
+        }
+        let n = list.len() as f64;
+        let agreed = list.iter().filter(|o| o["decision"] == "Approved").count() as f64;
+        let penalised =
+            list.iter().filter(|o| o["self_penalty"].as_u64().unwrap_or(0) > 0).count() as f64;
+        let round = |x: f64| (x * 1000.0).round() / 1000.0;
+        te.insert(
+            "metrics".into(),
+            json!({
+                "assessment_accuracy": round(agreed / n),
+                "extra_grant_rate": if ext_req > 0 { json!(round(ext_gr as f64 / ext_req as f64)) } else { Value::Null },
+                "self_penalty_frequency": round(penalised / n),
+            }),
+        );
+    }
+
+    /// Renders the main file's own fields (reflection state, token economy, …), without the
+    /// entries, as pretty JSON with a final newline: what a reflection is shown of its state.
+    pub fn state_text(&self) -> String {
+        let state: Map<String, Value> = self
+            .root
+            .iter()
+            .filter(|(k, _)| k.as_str() != "entries")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut s = serde_json::to_string_pretty(&state).expect("a JSON map always serialises");
+        s.push('\n');
+        s
+    }
+
     /// Returns the hash of the last access-log batch folded into this file.
     pub fn access_fold(&self) -> Option<&str> {
         self.root.get("access_fold").and_then(Value::as_str)
@@ -638,6 +847,127 @@ impl DecayFile {
         s.push('\n');
         s
     }
+}
+
+/// The user's decision on a reward request, as [`DecayFile::record_reward`] records it.
+#[derive(Debug, Clone, Copy)]
+pub struct RewardOutcome<'a> {
+    /// The request (baseline, extra, self-penalty).
+    pub reward: &'a RewardFile,
+    /// Tokens granted.
+    pub granted: u64,
+    /// The decision word (`Approved`, `Bonus`, …).
+    pub decision: &'a str,
+    /// A bonus the user added, if any.
+    pub user_bonus: Option<u64>,
+    /// A reduction or penalty the user imposed, if any.
+    pub user_penalty: Option<u64>,
+    /// The reflection number.
+    pub reflection: u32,
+    /// `YYYY-MM-DD`.
+    pub date: &'a str,
+    /// Why.
+    pub reason: &'a str,
+}
+
+/// What an archiving records beside the entry's earlier status and score.
+#[derive(Debug, Clone, Copy)]
+pub struct ArchiveRecord<'a> {
+    /// When, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub at: &'a str,
+    /// Who (an actor).
+    pub by: &'a str,
+    /// Whether the entry was made for the archiving (`restore` then removes it).
+    pub created: bool,
+    /// The lines taken out of other files.
+    pub removed: &'a [RemovedLine],
+    /// Why, when it was not asked for (e.g. `doctor` archiving an orphan entry).
+    pub reason: Option<&'a str>,
+}
+
+/// A line taken out of a file (a MEMORY.md bullet, a graph index row) when a memory was
+/// archived: where it was, its text, and the line before it, to find its place again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemovedLine {
+    /// The file, relative to the workspace root.
+    pub file: String,
+    /// Its 1-based line in the file as it was.
+    pub line: usize,
+    /// Its text, without the newline.
+    pub text: String,
+    /// The line before it (empty for the first line).
+    pub after: String,
+}
+
+impl RemovedLine {
+    /// Takes out of `text` (the content of `file`) the lines for which `pred(line_number,
+    /// line)` holds (1-based numbers, lines without their newline); returns the new text and
+    /// what was taken out, in order.
+    pub fn take(
+        file: &str,
+        text: &str,
+        mut pred: impl FnMut(usize, &str) -> bool,
+    ) -> (String, Vec<Self>) {
+        let mut out = String::with_capacity(text.len());
+        let mut removed = Vec::new();
+        let mut previous = "";
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let bare = line.trim_end_matches(['\n', '\r']);
+            if pred(i + 1, bare) {
+                removed.push(Self {
+                    file: file.to_owned(),
+                    line: i + 1,
+                    text: bare.to_owned(),
+                    after: previous.to_owned(),
+                });
+            } else {
+                out.push_str(line);
+            }
+            previous = bare;
+        }
+        (out, removed)
+    }
+
+    /// Puts the line back into `current`: at its old line if the line before it is still the
+    /// same, else after the first line that matches what preceded it, else at its old line
+    /// number (at the end when the file is shorter).
+    pub fn put_back(&self, current: &str) -> String {
+        insert_line(current, place_for(current, self.line, &self.after), &self.text)
+    }
+}
+
+/// Where a removed line goes back (see [`RemovedLine::put_back`]).
+fn place_for(current: &str, line: usize, after: &str) -> usize {
+    let lines: Vec<&str> = current.lines().collect();
+    if after.is_empty() || line >= 2 && lines.get(line - 2) == Some(&after) {
+        return line;
+    }
+    match lines.iter().position(|l| *l == after) {
+        Some(i) => i + 2,
+        None => line,
+    }
+}
+
+/// Inserts `text` as line `line` (1-based), or at the end when the file is shorter.
+fn insert_line(current: &str, line: usize, text: &str) -> String {
+    let mut out = String::with_capacity(current.len() + text.len() + 1);
+    let mut inserted = false;
+    for (i, l) in current.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            out.push_str(text);
+            out.push('\n');
+            inserted = true;
+        }
+        out.push_str(l);
+    }
+    if !inserted {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(text);
+        out.push('\n');
+    }
+    out
 }
 
 /// A file for serialising: the main file's top-level fields in order with the entries in their
@@ -933,5 +1263,164 @@ mod tests {
     fn bad_json_names_the_line() {
         let err = DecayFile::parse("{\n\"entries\": {,}\n}", Path::new("m/d.json")).unwrap_err();
         assert!(err.to_string().starts_with("m/d.json:2: not valid JSON"), "{err}");
+    }
+
+    #[test]
+    fn removed_lines_go_back_where_they_were() {
+        let text = "a\nb\nc\nd\n";
+        let (new, removed) = RemovedLine::take("f.md", text, |n, _| n == 2 || n == 4);
+        assert_eq!(new, "a\nc\n");
+        assert_eq!(
+            removed.iter().map(|r| (r.line, r.text.as_str(), r.after.as_str())).collect::<Vec<_>>(),
+            [(2, "b", "a"), (4, "d", "c")]
+        );
+        let back = removed.iter().fold(new, |t, r| r.put_back(&t));
+        assert_eq!(back, text);
+    }
+
+    #[test]
+    fn put_back_finds_the_place_after_other_edits() {
+        let r = |line: usize, after: &str| RemovedLine {
+            file: "MEMORY.md".into(),
+            line,
+            text: "- gone".into(),
+            after: after.into(),
+        };
+        let current = "# M\n\n## Active Context\n<!-- hint -->\n- kept\n";
+        let moved = format!("new\nnew\nnew\n{current}");
+        let cases = [
+            // (record, file now, where the line lands)
+            (r(5, "<!-- hint -->"), current.to_owned(), 5),
+            (r(5, "<!-- hint -->"), moved, 8),
+            (r(1, ""), current.to_owned(), 1),
+            (r(40, "not there"), current.to_owned(), 6),
+        ];
+        for (record, now, want) in cases {
+            let out = record.put_back(&now);
+            assert_eq!(out.lines().nth(want - 1), Some("- gone"), "record: {record:?}");
+        }
+    }
+
+    #[test]
+    fn archive_and_unarchive_round_trip() {
+        let p = DecaySettings::default();
+        let mut d = DecayFile::parse("{}", Path::new("d.json")).unwrap();
+        d.insert_new("core:a", unit(1), &p);
+        let before = d.to_text();
+        let removed = vec![RemovedLine {
+            file: "MEMORY.md".into(),
+            line: 3,
+            text: "- a".into(),
+            after: "## X".into(),
+        }];
+        let record = ArchiveRecord {
+            at: "2026-02-03T00:00:00Z",
+            by: "test-agent",
+            created: false,
+            removed: &removed,
+            reason: None,
+        };
+        assert!(d.archive("core:a", &record));
+        assert!(!d.archive("core:missing", &record));
+        assert!(d.is_archived("core:a") && d.is_forgotten("core:a"));
+        let archive = &d.entry("core:a").unwrap()["archive"];
+        let keys: Vec<&String> = archive.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["at", "by", "previous_status", "previous_score", "created", "removed"]);
+        assert_eq!(d.archived_lines("core:a"), Some(removed.clone()));
+        assert!(d.unarchive("core:a"));
+        assert_eq!(d.to_text(), before);
+        assert_eq!(d.archived_lines("core:a"), None);
+        assert!(!d.unarchive("core:a"));
+
+        // An entry made for the archiving goes away again; a reason is recorded last.
+        d.insert_new("core:b", unit(2), &p);
+        let made = ArchiveRecord { created: true, reason: Some("orphan"), ..record };
+        assert!(d.archive("core:b", &made));
+        assert_eq!(d.entry("core:b").unwrap()["archive"]["reason"], "orphan");
+        assert!(d.unarchive("core:b"));
+        assert!(!d.has("core:b"));
+    }
+
+    #[test]
+    fn reflection_state_is_typed() {
+        let mut d = DecayFile::parse("{}", Path::new("d.json")).unwrap();
+        assert_eq!(
+            (d.self_awareness_since_consolidation(), d.last_reflection(), d.token_baseline()),
+            (0, None, Some(8000))
+        );
+        d.record_reflection("2026-02-03T10:00:00Z", Some("2026-02-02"), 4);
+        d.record_reflection("2026-02-10T10:00:00Z", None, 7);
+        assert_eq!(d.self_awareness_since_consolidation(), 11);
+        assert_eq!(d.last_reflection(), Some("2026-02-10T10:00:00Z"));
+        assert!(d.state_text().contains("\"reflection_count\": 2"));
+        assert!(!d.state_text().contains("entries"));
+        d.record_consolidation("2026-02-11");
+        assert_eq!(d.self_awareness_since_consolidation(), 0);
+        assert!(d.to_text().contains("\"last_self_image_consolidation\": \"2026-02-11\""));
+    }
+
+    #[test]
+    fn reward_outcomes_update_the_token_economy() {
+        let mut d = DecayFile::parse("{}", Path::new("d.json")).unwrap();
+        let reward = RewardFile {
+            reflection: Some(1),
+            awaiting: false,
+            decision: None,
+            granted: None,
+            baseline: 8000,
+            extra: 2000,
+            penalty: 0,
+            closed: None,
+        };
+        let outcome = RewardOutcome {
+            reward: &reward,
+            granted: 9000,
+            decision: "Reduced",
+            user_bonus: None,
+            user_penalty: Some(1000),
+            reflection: 1,
+            date: "2026-02-03",
+            reason: "too much",
+        };
+        d.record_reward(&outcome);
+        d.record_reward(&RewardOutcome {
+            decision: "Approved",
+            granted: 10_000,
+            user_penalty: None,
+            ..outcome
+        });
+        let text = d.to_text();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let te = &v["token_economy"];
+        assert_eq!(te["totals"]["extra_requested"], 4000);
+        assert_eq!(te["totals"]["extra_granted"], 3000);
+        assert_eq!(te["totals"]["user_penalty"], 1000);
+        assert_eq!(te["recent_outcomes"].as_array().unwrap().len(), 2);
+        assert_eq!(te["metrics"]["assessment_accuracy"], 0.5);
+        assert_eq!(te["metrics"]["extra_grant_rate"], 0.75);
+        for _ in 0..12 {
+            d.record_reward(&outcome);
+        }
+        let v: Value = serde_json::from_str(&d.to_text()).unwrap();
+        assert_eq!(v["token_economy"]["recent_outcomes"].as_array().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn stored_fields_with_defaults() {
+        let text = r#"{"version": 3, "entries": {
+            "entity:a": {"current_score": 0.42, "access_count": 3, "pinned": true},
+            "entity:b": {"current_score": "high"},
+            "entity:c": 7
+        }}"#;
+        let d = DecayFile::parse(text, Path::new("d.json")).unwrap();
+        let cases = [
+            ("entity:a", Some(Stored { score: 0.42, access_count: 3, pinned: true })),
+            ("entity:b", Some(Stored { score: 0.0, access_count: 1, pinned: false })),
+            ("entity:c", None),
+            ("entity:missing", None),
+        ];
+        for (key, want) in cases {
+            assert_eq!(d.stored(key), want, "key: {key:?}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+pub use super::Added;
 use super::markdown::{self, find_section, one_line};
 use crate::template::{self, TemplateError};
 pub use cogmem_text::model::{EntityId, check_relation_name};
@@ -16,6 +17,27 @@ struct FrontMatter {
     aliases: Option<Aliases>,
     #[serde(default)]
     title: Option<String>,
+    #[serde(default)]
+    status: Option<Scalar>,
+}
+
+/// A front matter value cogmem reads as text when it is a string and ignores otherwise, so
+/// that one odd field does not hide the others.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Text(String),
+    Other(serde::de::IgnoredAny),
+}
+
+/// Splits an entity into the byte length of its front matter prefix and the parsed front
+/// matter: the one way entity front matter is read. Front matter that is not valid YAML reads
+/// as none (the file is still the entity).
+fn front_matter(text: &str) -> (usize, Option<FrontMatter>) {
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    let opts = serde_saphyr::options! { strict_booleans: true };
+    let fm = yaml.and_then(|y| serde_saphyr::from_str_with_options::<FrontMatter>(y, opts).ok());
+    (prefix, fm)
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -37,18 +59,15 @@ pub fn names(id: &EntityId, text: &str) -> Vec<String> {
             out.push(n);
         }
     };
-    let (prefix, yaml) = markdown::split_front_matter(text);
-    if let Some(yaml) = yaml {
-        let opts = serde_saphyr::options! { strict_booleans: true };
-        if let Ok(fm) = serde_saphyr::from_str_with_options::<FrontMatter>(yaml, opts) {
-            match fm.aliases {
-                Some(Aliases::One(a)) => a.split(',').for_each(&mut add),
-                Some(Aliases::Many(list)) => list.iter().for_each(|a| add(a)),
-                None => {}
-            }
-            if let Some(t) = fm.title {
-                add(&t);
-            }
+    let (prefix, fm) = front_matter(text);
+    if let Some(fm) = fm {
+        match fm.aliases {
+            Some(Aliases::One(a)) => a.split(',').for_each(&mut add),
+            Some(Aliases::Many(list)) => list.iter().for_each(|a| add(a)),
+            None => {}
+        }
+        if let Some(t) = fm.title {
+            add(&t);
         }
     }
     for line in text[prefix..].lines() {
@@ -120,11 +139,12 @@ pub fn relations(text: &str) -> Vec<RelationLine> {
 /// Reads an entity's status: `Status:` in its comment lines or `status` in front matter;
 /// `active` when neither says.
 pub fn status(text: &str) -> String {
-    let (prefix, yaml) = markdown::split_front_matter(text);
-    if let Some(y) = yaml
-        && let Some(v) = y.lines().find_map(|l| l.strip_prefix("status:"))
-    {
-        return v.trim().trim_matches(['"', '\'']).to_lowercase();
+    let (prefix, fm) = front_matter(text);
+    if let Some(Scalar::Text(v)) = fm.and_then(|f| f.status) {
+        let v = v.trim();
+        if !v.is_empty() {
+            return v.to_lowercase();
+        }
     }
     for line in text[prefix..].lines().take(6) {
         if line.trim_start().starts_with("<!--")
@@ -142,23 +162,6 @@ pub fn status(text: &str) -> String {
 /// Returns a new entity file.
 pub fn new_file(id: &EntityId, date: &str) -> Result<String, TemplateError> {
     template::render("entity.md", &[("id", id.as_str()), ("type", id.kind()), ("date", date)])
-}
-
-/// The result of adding a line to an entity.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Added {
-    /// New content and the line of the added bullet.
-    Written {
-        /// New file content.
-        content: String,
-        /// 1-based line.
-        line: usize,
-    },
-    /// The same bullet is already in that section.
-    Duplicate {
-        /// 1-based line of the existing bullet.
-        line: usize,
-    },
 }
 
 /// Adds `- fact` at the end of `## Facts` and updates the `Last updated` date.
@@ -230,6 +233,128 @@ fn close_lines(text: &str, open: &[RelationLine], date: &str) -> Option<String> 
         }
     }
     Some(out)
+}
+
+/// Sets an entity's status: the `status` field of its front matter when it has one, else the
+/// `Status:` field of its `<!-- Type: … -->` comment line, added to that line when missing.
+/// Text with neither comes back unchanged.
+pub fn set_status(text: &str, status: &str) -> String {
+    let (prefix, yaml) = markdown::split_front_matter(text);
+    if let Some(y) = yaml
+        && y.lines().any(|l| l.starts_with("status:"))
+    {
+        let new_yaml: String = y
+            .lines()
+            .map(|l| {
+                if l.starts_with("status:") {
+                    format!("status: {status}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        return text.replacen(y, &new_yaml, 1);
+    }
+    if let Some(new) =
+        markdown::update_comment_fields(text, "Type:", &[("Status", status.to_owned())])
+    {
+        return new;
+    }
+    let mut out = String::with_capacity(text.len() + 24);
+    out.push_str(&text[..prefix]);
+    let mut done = false;
+    for line in text[prefix..].split_inclusive('\n') {
+        let t = line.trim_end();
+        if !done
+            && t.starts_with("<!--")
+            && t.contains("Type:")
+            && t.ends_with("-->")
+            && !t.contains("Status:")
+        {
+            out.push_str(&format!(
+                "{} | Status: {status} -->",
+                t.trim_end_matches("-->").trim_end()
+            ));
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+            done = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Adds `- entry` at the end of `## Timeline` (creating the section when missing). Unlike
+/// facts, timeline entries are never duplicates: each records an event.
+pub fn add_timeline_entry(text: &str, entry: &str) -> String {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let mut sections = markdown::sections(body);
+    let owned;
+    let body = if find_section(&sections, "Timeline").is_none() {
+        owned = markdown::append_section(body, "Timeline");
+        sections = markdown::sections(&owned);
+        owned.as_str()
+    } else {
+        body
+    };
+    let s = find_section(&sections, "Timeline").expect("the section exists now");
+    let (new, _) = markdown::insert_at_section_end(body, s, &format!("- {entry}"));
+    format!("{}{new}", &text[..prefix])
+}
+
+/// Reads the bullets of `## Facts`, as written (without the `- `).
+pub fn facts(text: &str) -> Vec<String> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let Some(s) = find_section(&sections, "Facts") else { return Vec::new() };
+    body[s.content.clone()]
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("- "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Adds names to an entity's `Aliases:` line (`names` is a comma-separated list), or adds an
+/// `Aliases:` line at the end of `## Summary` when there is none. Text without either comes
+/// back unchanged, as it does for empty `names`.
+pub fn add_aliases(text: &str, names: &str) -> String {
+    if names.is_empty() {
+        return text.to_owned();
+    }
+    if let Some(i) = text.find("Aliases:") {
+        let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+        return format!("{}, {names}{}", &text[..end], &text[end..]);
+    }
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    match find_section(&sections, "Summary") {
+        Some(s) => {
+            let (new, _) = markdown::insert_at_section_end(body, s, &format!("Aliases: {names}"));
+            format!("{}{new}", &text[..prefix])
+        }
+        None => text.to_owned(),
+    }
+}
+
+/// Returns the file a merged entity leaves behind: a title, a comment line with status
+/// `merged` and where it went, and one sentence linking to the entity it was merged into.
+pub fn merged_redirect(id: &EntityId, into: &EntityId, date: &str) -> String {
+    format!(
+        "# {id}\n<!-- Type: {} | Status: merged | Merged into: {into} | Merged: {date} -->\n\nMerged into [[{into}]] on {date}.\n",
+        id.kind()
+    )
+}
+
+/// Points every `[[from]]` link in an entity file at `to` instead; `None` when the text has
+/// no such link.
+pub fn rewire_links(text: &str, from: &str, to: &str) -> Option<String> {
+    let needle = format!("[[{from}]]");
+    text.contains(&needle).then(|| text.replace(&needle, &format!("[[{to}]]")))
 }
 
 fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
@@ -386,5 +511,100 @@ mod tests {
         let Added::Written { content, line } = add_fact(text, "b", "2026-02-02") else { panic!() };
         assert!(content.starts_with("---\ntype: person\naliases: [Al]\n---\n# Alice\n"));
         assert_eq!(content.lines().nth(line - 1), Some("- b"));
+    }
+
+    #[test]
+    fn status_cases() {
+        let cases = [
+            ("# x\n", "active"),
+            ("# x\n<!-- Type: person | Status: superseded -->\n", "superseded"),
+            ("---\nstatus: Inactive\n---\n# x\n", "inactive"),
+            ("---\nstatus: 'merged'\n---\n# x\n", "merged"),
+            ("---\nstatus:\n---\n# x\n<!-- Type: t | Status: merged -->\n", "merged"),
+            ("---\nstatus: 3\naliases: [Al]\n---\n# x\n", "active"),
+            ("---\n: : bad\n---\n# x\n<!-- Type: t | Status: inactive -->\n", "inactive"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(status(input), want, "input: {input:?}");
+        }
+        // A field of an odd type does not hide the others.
+        let id = EntityId::parse("person--al").unwrap();
+        assert_eq!(names(&id, "---\nstatus: 3\naliases: [Alfred]\n---\n"), ["al", "alfred"]);
+    }
+
+    #[test]
+    fn set_status_cases() {
+        let cases = [
+            (
+                "---\ntype: person\nstatus: active\n---\n# A\n",
+                "---\ntype: person\nstatus: superseded\n---\n# A\n",
+            ),
+            (
+                "# A\n<!-- Type: person | Status: active | Created: 2026-01-01 -->\n",
+                "# A\n<!-- Type: person | Status: superseded | Created: 2026-01-01 -->\n",
+            ),
+            (
+                "# A\n<!-- Type: person | Created: 2026-01-01 -->\n",
+                "# A\n<!-- Type: person | Created: 2026-01-01 | Status: superseded -->\n",
+            ),
+            ("# A\n\nno comment line\n", "# A\n\nno comment line\n"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(set_status(input, "superseded"), want, "input: {input:?}");
+            assert_eq!(status(&set_status(input, "superseded")) == "superseded", input != want);
+        }
+    }
+
+    #[test]
+    fn timeline_entries_append_and_create_the_section() {
+        let cases = [
+            (
+                "# A\n\n## Timeline\n- 2026-01-01: born\n",
+                "# A\n\n## Timeline\n- 2026-01-01: born\n- 2026-02-02: moved\n",
+            ),
+            ("# A\n", "# A\n\n## Timeline\n\n- 2026-02-02: moved\n"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(add_timeline_entry(input, "2026-02-02: moved"), want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn facts_aliases_redirect_and_links() {
+        let text = "---\nx: 1\n---\n# Bob\n\n## Summary\nA person.\n\n## Facts\n- likes tea\n  - nested\nnot a fact\n";
+        assert_eq!(facts(text), ["likes tea", "nested"]);
+        assert_eq!(facts("# Bob\n"), Vec::<String>::new());
+
+        let cases = [
+            (
+                "# B\n\n## Summary\nAliases: Bobby\n",
+                "# B\n\n## Summary\nAliases: Bobby, rob, robert\n",
+            ),
+            (
+                "# B\n\n## Summary\nA person.\n",
+                "# B\n\n## Summary\nA person.\nAliases: rob, robert\n",
+            ),
+            ("# B\n", "# B\n"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(add_aliases(input, "rob, robert"), want, "input: {input:?}");
+        }
+        assert_eq!(add_aliases("# B\nAliases: x\n", ""), "# B\nAliases: x\n");
+
+        let (old, keep) =
+            (EntityId::parse("person--rob").unwrap(), EntityId::parse("person--bob").unwrap());
+        let redirect = merged_redirect(&old, &keep, "2026-03-01");
+        assert_eq!(
+            redirect,
+            "# person--rob\n<!-- Type: person | Status: merged | Merged into: person--bob | Merged: 2026-03-01 -->\n\nMerged into [[person--bob]] on 2026-03-01.\n"
+        );
+        assert_eq!(status(&redirect), "merged");
+
+        let linked = "- knows: [[person--rob]]\n- [[person--robert]]\n";
+        assert_eq!(
+            rewire_links(linked, "person--rob", "person--bob").as_deref(),
+            Some("- knows: [[person--bob]]\n- [[person--robert]]\n")
+        );
+        assert_eq!(rewire_links(linked, "person--carol", "person--bob"), None);
     }
 }

@@ -99,7 +99,7 @@ pub fn new_day(date: &str) -> Result<String, TemplateError> {
 
 /// Appends an entry to a day's file (`existing` is `None` for a new day).
 pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, TemplateError> {
-    let mut content = match existing {
+    let content = match existing {
         Some(t) => t.to_owned(),
         None => new_day(entry.date)?,
     };
@@ -113,6 +113,39 @@ pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, 
         );
         return Ok(Appended::Duplicate { id, line: h.line });
     }
+    Ok(write_entry(content, &heads, entry, &[]))
+}
+
+/// Appends an imported entry with its source line, and its entities line when `entities` is not
+/// empty. Unlike [`append`], the same text may appear twice (people repeat themselves); the
+/// source reference is what identifies an import.
+pub fn append_imported(
+    existing: Option<&str>,
+    entry: &NewEntry<'_>,
+    source: &str,
+    entities: &[String],
+) -> Result<Appended, TemplateError> {
+    let content = match existing {
+        Some(t) => t.to_owned(),
+        None => new_day(entry.date)?,
+    };
+    let heads = entries(&content);
+    let mut meta = vec![source_line(source)];
+    if !entities.is_empty() {
+        meta.push(entities_line(entities));
+    }
+    Ok(write_entry(content, &heads, entry, &meta))
+}
+
+/// The one episode writer: appends an entry (heading, paragraph, then each `meta` comment
+/// line) to `content`, whose entries are `heads`, after a blank line. The id counts the
+/// entries already in the same minute.
+fn write_entry(
+    mut content: String,
+    heads: &[EntryHead],
+    entry: &NewEntry<'_>,
+    meta: &[String],
+) -> Appended {
     let same_minute = heads.iter().filter(|h| h.time == entry.time).count();
     let id = entry_id(entry.date, entry.time, same_minute);
     if !content.is_empty() && !content.ends_with('\n') {
@@ -130,45 +163,32 @@ pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, 
         entry.tags.join(", "),
         markdown::paragraph(entry.text),
     ));
-    Ok(Appended::Written { content, id, line })
+    for m in meta {
+        content.push_str(m);
+        content.push('\n');
+    }
+    Appended::Written { content, id, line }
 }
 
-/// Appends an imported entry with its source line, and its entities line when `entities` is not
-/// empty. Unlike [`append`], the same text may appear twice (people repeat themselves); the
-/// source reference is what identifies an import.
-pub fn append_imported(
-    existing: Option<&str>,
-    entry: &NewEntry<'_>,
-    source: &str,
-    entities: &[String],
-) -> Result<Appended, TemplateError> {
-    let mut content = match existing {
-        Some(t) => t.to_owned(),
-        None => new_day(entry.date)?,
-    };
-    let same_minute = entries(&content).iter().filter(|h| h.time == entry.time).count();
-    let id = entry_id(entry.date, entry.time, same_minute);
-    if !content.is_empty() && !content.ends_with('\n') {
-        content.push('\n');
+/// Replaces the paragraph of the entry whose heading is at `heading_line` (1-based) with the
+/// [`deleted_line`] marker of `day`, keeping its heading so that the ids of the entries after
+/// it in the same minute do not shift, and the blank line before the next entry.
+pub fn tombstone(text: &str, heading_line: usize, day: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let start = heading_line.min(lines.len());
+    let mut end = start;
+    while end < lines.len() && !lines[end].starts_with("## ") && !lines[end].starts_with("# ") {
+        end += 1;
     }
-    if !content.is_empty() && !content.ends_with("\n\n") {
-        content.push('\n');
+    let mut keep_from = end;
+    while keep_from > start && lines[keep_from - 1].trim().is_empty() {
+        keep_from -= 1;
     }
-    let line = markdown::line_of(&content, content.len());
-    content.push_str(&format!(
-        "## {} | {} | confidence:{} | tags:[{}]\n{}{}\n",
-        entry.time,
-        entry.kind.as_str(),
-        entry.confidence.as_str(),
-        entry.tags.join(", "),
-        markdown::paragraph(entry.text),
-        source_line(source),
-    ));
-    if !entities.is_empty() {
-        content.push_str(&entities_line(entities));
-        content.push('\n');
-    }
-    Ok(Appended::Written { content, id, line })
+    let mut out: String = lines[..start].concat();
+    out.push_str(&deleted_line(day));
+    out.push('\n');
+    out.push_str(&lines[keep_from..].concat());
+    out
 }
 
 fn entry_id(date: &str, time: &str, earlier_same_minute: usize) -> String {
@@ -245,6 +265,66 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
     }
     if let Some(last) = out.last_mut() {
         last.text = normalize(&para);
+    }
+    out
+}
+
+/// Checks a line meant as an entry heading (`## ` then a digit): `None` for any other line,
+/// else whether it is a well-formed `## HH:MM | TYPE | confidence:LEVEL | tags:[…]` heading,
+/// with the problem as text when it is not.
+pub fn check_heading(line: &str) -> Option<Result<(), String>> {
+    let rest = line.strip_prefix("## ")?;
+    if !rest.starts_with(|ch: char| ch.is_ascii_digit()) {
+        return None;
+    }
+    Some(heading_problem(line, rest).map_or(Ok(()), Err))
+}
+
+fn heading_problem(line: &str, rest: &str) -> Option<String> {
+    if heading_time(line).is_none() {
+        return Some(format!("{line:?} is not an entry heading"));
+    }
+    let fields: Vec<&str> = rest.split('|').map(str::trim).collect();
+    let (h, m) = fields[0].split_once(':').unwrap_or(("", ""));
+    if h.parse::<u32>().map_or(true, |h| h > 23) || m.parse::<u32>().map_or(true, |m| m > 59) {
+        return Some(format!("{:?} is not a time of day", fields[0]));
+    }
+    if let Some(kind) = fields.get(1)
+        && EntryType::parse(kind).is_err()
+    {
+        return Some(format!(
+            "unknown entry type {kind:?}; expected decision, fact, preference, task, event, emotion or correction"
+        ));
+    }
+    if let Some(conf) = fields.iter().find_map(|f| f.strip_prefix("confidence:"))
+        && !matches!(conf.trim(), "high" | "medium" | "low")
+    {
+        return Some(format!("unknown confidence {conf:?}; expected high, medium or low"));
+    }
+    None
+}
+
+/// Splits a day file into blocks, each with trailing whitespace trimmed: the header before the
+/// first entry (key `""`, left out when blank), then one block per entry (key `HH:MM`), each
+/// running from its heading to the next entry heading.
+pub fn blocks(text: &str) -> Vec<(&str, &str)> {
+    let mut starts: Vec<(usize, &str)> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(time) = heading_time(line.trim_end_matches(['\r', '\n'])) {
+            starts.push((offset, time));
+        }
+        offset += line.len();
+    }
+    let mut out = Vec::with_capacity(starts.len() + 1);
+    let first = starts.first().map_or(text.len(), |s| s.0);
+    let header = text[..first].trim_end();
+    if !header.is_empty() {
+        out.push(("", header));
+    }
+    for (i, (start, time)) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(text.len(), |s| s.0);
+        out.push((*time, text[*start..end].trim_end()));
     }
     out
 }
@@ -342,5 +422,96 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(heading_time(input), want, "input: {input:?}");
         }
+    }
+
+    #[test]
+    fn deleted_entries_keep_their_heading() {
+        let text = "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n";
+        let out = tombstone(text, 3, "2026-12-02");
+        assert_eq!(
+            out,
+            "# D\n\n## 09:00 | fact | confidence:high | tags:[]\n<!-- deleted by cogmem forget --permanent on 2026-12-02 -->\n\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n"
+        );
+        let heads = entries(&out);
+        assert!(heads[0].deleted && !heads[1].deleted);
+        // The last entry of a file, and its ids after.
+        let last = tombstone(&out, 6, "2026-12-03");
+        assert!(
+            last.ends_with(
+                "tags:[]\n<!-- deleted by cogmem forget --permanent on 2026-12-03 -->\n"
+            )
+        );
+        assert_eq!(entries(&last).iter().filter(|h| h.deleted).count(), 2);
+    }
+
+    #[test]
+    fn one_writer_for_plain_and_imported_entries() {
+        // The same entry written both ways differs only by the imported comment lines.
+        let plain = append(None, &entry("09:00", "Hello there.", &[])).unwrap();
+        let imported =
+            append_imported(None, &entry("09:00", "Hello there.", &[]), "D1:2", &[]).unwrap();
+        let (
+            Appended::Written { content: p, id: pid, line: pl },
+            Appended::Written { content: i, id: iid, line: il },
+        ) = (plain, imported)
+        else {
+            panic!("both written")
+        };
+        assert_eq!((pid, pl), (iid, il));
+        assert_eq!(format!("{p}<!-- source: D1:2 -->\n"), i);
+        // An import may repeat text; a plain append may not.
+        let again =
+            append_imported(Some(&i), &entry("09:00", "Hello there.", &[]), "D1:3", &[]).unwrap();
+        assert!(
+            matches!(again, Appended::Written { ref id, .. } if id == "episode:2026-02-02:09:00:2")
+        );
+        assert!(matches!(
+            append(Some(&i), &entry("10:00", "Hello there.", &[])).unwrap(),
+            Appended::Duplicate { .. }
+        ));
+    }
+
+    #[test]
+    fn check_heading_cases() {
+        let cases: [(&str, Option<Result<(), &str>>); 8] = [
+            ("## 14:30 | fact | confidence:high | tags:[a]", Some(Ok(()))),
+            ("## 14:30 | Decision | confidence:low | tags:[]", Some(Ok(()))),
+            ("## Notes", None),
+            ("# 14:30 | fact", None),
+            ("## 14:30", Some(Err("\"## 14:30\" is not an entry heading"))),
+            ("## 25:00 | fact", Some(Err("\"25:00\" is not a time of day"))),
+            (
+                "## 14:30 | musing",
+                Some(Err(
+                    "unknown entry type \"musing\"; expected decision, fact, preference, task, event, emotion or correction",
+                )),
+            ),
+            (
+                "## 14:30 | fact | confidence:sure",
+                Some(Err("unknown confidence \"sure\"; expected high, medium or low")),
+            ),
+        ];
+        for (line, want) in cases {
+            let got = check_heading(line);
+            assert_eq!(
+                got.as_ref().map(|r| r.as_ref().map_err(String::as_str).copied()),
+                want,
+                "line: {line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn blocks_split_header_and_entries() {
+        let text = "# D\n\n## 09:00 | fact | confidence:high | tags:[]\none\n\n## Notes\nx\n## 09:00 | fact | confidence:high | tags:[]\ntwo\n\n";
+        assert_eq!(
+            blocks(text),
+            [
+                ("", "# D"),
+                ("09:00", "## 09:00 | fact | confidence:high | tags:[]\none\n\n## Notes\nx"),
+                ("09:00", "## 09:00 | fact | confidence:high | tags:[]\ntwo"),
+            ]
+        );
+        assert_eq!(blocks("\n\n"), Vec::<(&str, &str)>::new());
     }
 }

@@ -11,6 +11,7 @@ pub mod decay_file;
 pub mod entity;
 pub mod episode;
 pub mod fsx;
+pub mod identity;
 pub use cogmem_text::markdown;
 pub mod pending;
 pub mod procedure;
@@ -57,3 +58,23 @@ impl StoreError {
 }
 
 pub use cogmem_text::model::{Confidence, Store};
+
+/// The result of adding a line (a bullet, a fact, a relation, procedure steps) to a Markdown
+/// file: shared by [`core_memory`], [`entity`] and [`procedure`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// The new file content and the 1-based line of what was added (the first new line when
+    /// several were).
+    Written {
+        /// New file content.
+        content: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// It is already in the file, at this 1-based line (for procedure steps, line 1: the file
+    /// as a whole, since every step is already listed).
+    Duplicate {
+        /// 1-based line of what is already there.
+        line: usize,
+    },
+}

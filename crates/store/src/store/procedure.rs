@@ -1,6 +1,7 @@
 //! Procedures, `memory/procedures/<slug>.md`: a title, comment lines, then `## Trigger`,
 //! `## Steps` (numbered), `## Notes` and `## Learned From`.
 
+pub use super::Added;
 use super::markdown::{self, find_section, one_line};
 use crate::template::{self, TemplateError};
 
@@ -47,20 +48,6 @@ pub fn new_file(
     )
 }
 
-/// The result of adding steps.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Added {
-    /// New content and the line of the first new step.
-    Written {
-        /// New file content.
-        content: String,
-        /// 1-based line.
-        line: usize,
-    },
-    /// Every step is already there.
-    Duplicate,
-}
-
 /// Appends the steps that are not already listed to `## Steps`, numbered after the last one.
 pub fn add_steps(text: &str, steps: &[String]) -> Added {
     let (prefix, _) = markdown::split_front_matter(text);
@@ -92,7 +79,7 @@ pub fn add_steps(text: &str, steps: &[String]) -> Added {
         body = new_body;
     }
     match first_line {
-        None => Added::Duplicate,
+        None => Added::Duplicate { line: 1 },
         Some(line) => Added::Written { content: format!("{}{body}", &text[..prefix]), line },
     }
 }
@@ -116,6 +103,6 @@ mod tests {
             panic!()
         };
         assert_eq!(content.lines().nth(line - 1), Some("4. announce"));
-        assert_eq!(add_steps(&content, &["announce".into()]), Added::Duplicate);
+        assert_eq!(add_steps(&content, &["announce".into()]), Added::Duplicate { line: 1 });
     }
 }

@@ -1,0 +1,198 @@
+//! `IDENTITY.md`: the agent's identity, with a `## Self-Image` section that a self-image
+//! consolidation rewrites (never appends to) and a self-awareness log whose `### Recent`
+//! entries (`YYYY-MM-DD: …`, one per line) move, summarised by month, to `### Archived
+//! (Compacted)`. Also reads the consolidation an agent submits: a `## Self-Image` section and a
+//! `## Compacted Log` of `YYYY-MM (N entries): summary` lines. Renders new content; never
+//! writes to disk.
+
+const SELF_IMAGE: &str = "## Self-Image";
+const COMPACTED: &str = "## Compacted Log";
+
+/// A self-image consolidation as submitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consolidation {
+    /// The new Self-Image section body, without its heading.
+    pub body: String,
+    /// `(YYYY-MM, summary)`: the months to move out of the Recent log.
+    pub months: Vec<(String, String)>,
+}
+
+/// Reads a submitted consolidation.
+///
+/// Returns what is wrong as text when there is no `## Self-Image` section, when it is empty,
+/// or when a Compacted Log line is not `YYYY-MM (N entries): summary`.
+pub fn parse_consolidation(text: &str) -> Result<Consolidation, String> {
+    let Some((s, e)) = section(text, SELF_IMAGE) else {
+        return Err("the submission has no `## Self-Image` section".into());
+    };
+    let body: Vec<&str> = text
+        .lines()
+        .skip(s + 1)
+        .take(e - s - 1)
+        .filter(|l| !l.trim_start().starts_with("<!--"))
+        .collect();
+    let body = body.join("\n").trim().to_owned();
+    if body.is_empty() {
+        return Err("the `## Self-Image` section is empty".into());
+    }
+    let mut months = Vec::new();
+    if let Some((s, e)) = section(text, COMPACTED) {
+        for line in text.lines().skip(s + 1).take(e - s - 1).map(str::trim) {
+            if line.is_empty() || line.starts_with("<!--") {
+                continue;
+            }
+            let line = line.strip_prefix("- ").unwrap_or(line);
+            let month = line.get(..7).unwrap_or("");
+            let ok = month.len() == 7
+                && month.as_bytes()[4] == b'-'
+                && month.chars().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit());
+            let summary = line.split_once("):").map(|(_, s)| s.trim()).unwrap_or("");
+            if !ok || summary.is_empty() {
+                return Err(format!("{line:?} is not `YYYY-MM (N entries): summary`"));
+            }
+            months.push((month.to_owned(), summary.to_owned()));
+        }
+    }
+    Ok(Consolidation { body, months })
+}
+
+/// Returns the `## Self-Image` section of IDENTITY.md, heading included (empty when there is
+/// none).
+pub fn self_image(identity: &str) -> String {
+    let (s, e) = section(identity, SELF_IMAGE).unwrap_or((0, 0));
+    identity.lines().skip(s).take(e - s).collect::<Vec<_>>().join("\n")
+}
+
+/// Finds a `## ` section: its heading line and the line where the next `## ` heading starts.
+fn section(text: &str, heading: &str) -> Option<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.trim_end() == heading)?;
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with("## "))
+        .map_or(lines.len(), |p| start + 1 + p);
+    Some((start, end))
+}
+
+/// Returns the dated entries (`YYYY-MM-DD: …`) of the `### Recent` self-awareness log.
+pub fn recent_entries(identity: &str) -> Vec<String> {
+    let lines: Vec<&str> = identity.lines().collect();
+    let Some(h) = lines.iter().position(|l| l.trim().starts_with("### Recent")) else {
+        return Vec::new();
+    };
+    lines[h + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('#'))
+        .filter(|l| is_dated(l))
+        .map(|l| (*l).to_owned())
+        .collect()
+}
+
+fn is_dated(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() > 11
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b':'
+        && b[..4].iter().all(u8::is_ascii_digit)
+}
+
+/// IDENTITY.md after the consolidation: the Self-Image section replaced, summarised months
+/// moved from the Recent log to the Archived log (with the real entry counts).
+pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
+    let lines: Vec<&str> = identity.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let (s, e) = section(identity, SELF_IMAGE).unwrap_or((lines.len(), lines.len()));
+    let months: Vec<&str> = sub.months.iter().map(|(m, _)| m.as_str()).collect();
+    let mut moved: Vec<String> = Vec::new();
+    for (m, summary) in &sub.months {
+        let n = recent_entries(identity).iter().filter(|l| l.starts_with(m.as_str())).count();
+        if n > 0 {
+            moved.push(format!("{m} ({n} entries): {summary}"));
+        }
+    }
+    let mut in_recent = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if i == s {
+            out.push(SELF_IMAGE.to_owned());
+            out.push(format!(
+                "<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: {date} -->"
+            ));
+            out.push(String::new());
+            out.push(sub.body.clone());
+            out.push(String::new());
+            i = e;
+            continue;
+        }
+        if l.starts_with('#') {
+            in_recent = l.trim().starts_with("### Recent");
+            if l.trim().starts_with("### Archived") {
+                out.push(l.to_owned());
+                // Keep the section's comment lines and entries, then add the moved months.
+                let mut j = i + 1;
+                while j < lines.len() && !lines[j].starts_with('#') {
+                    if !lines[j].trim().is_empty() {
+                        out.push(lines[j].to_owned());
+                    }
+                    j += 1;
+                }
+                out.append(&mut moved);
+                if j < lines.len() {
+                    out.push(String::new());
+                }
+                i = j;
+                continue;
+            }
+        }
+        if in_recent && is_dated(l) && months.iter().any(|m| l.starts_with(m)) {
+            i += 1;
+            continue;
+        }
+        out.push(l.to_owned());
+        i += 1;
+    }
+    if !moved.is_empty() {
+        out.push(String::new());
+        out.push("### Archived (Compacted)".to_owned());
+        out.extend(moved);
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IDENTITY: &str = "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Last consolidated: never -->\n\n### Who I Think I Am\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-11-02: I rush.\n2026-11-09: I like lists.\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n";
+
+    #[test]
+    fn consolidation_rewrites_the_section_and_moves_months() {
+        let sub = parse_consolidation(
+            "## Self-Image\n### Who I Think I Am\nA careful helper.\n\n## Compacted Log\n2026-11 (9 entries): hurried but organised\n",
+        )
+        .unwrap();
+        let new = consolidated(IDENTITY, &sub, "2026-12-02");
+        assert_eq!(
+            new,
+            "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: 2026-12-02 -->\n\n### Who I Think I Am\nA careful helper.\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n2026-11 (2 entries): hurried but organised\n"
+        );
+        assert_eq!(recent_entries(&new), ["2026-12-01: I ask twice."]);
+        assert!(self_image(&new).starts_with("## Self-Image\n<!-- Discovered"));
+    }
+
+    #[test]
+    fn bad_submissions_are_refused() {
+        for (text, want) in [
+            ("just words", "no `## Self-Image`"),
+            ("## Self-Image\n\n## Compacted Log\n", "is empty"),
+            ("## Self-Image\nx\n## Compacted Log\nNovember: stuff\n", "is not `YYYY-MM"),
+        ] {
+            let err = parse_consolidation(text).unwrap_err();
+            assert!(err.contains(want), "{text:?}: {err}");
+        }
+    }
+}
