@@ -74,7 +74,11 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
         .filter(|s| !s.is_empty())
         .ok_or("missing `speaker` (or `role`)")?;
     let ts = obj.get("timestamp").and_then(Value::as_str).ok_or("missing `timestamp`")?;
-    let (at, has_time) = match date::parse(ts, now) {
+    // A transcript's times are absolute: "yesterday" in it meant the day before it was
+    // written, not the day before the import, so only RFC 3339 and dates are read.
+    let when =
+        date::parse_rfc3339(ts).map(When::At).or_else(|| date::parse_date(ts).map(When::Day));
+    let (at, has_time) = match when {
         Some(When::At(t)) => (t, true),
         Some(day @ When::Day(_)) => (day.start(*now.offset()), false),
         None => return Err(format!("cannot read {ts:?} as an RFC 3339 time or a date")),
@@ -247,4 +251,21 @@ pub fn import_jsonl(
 /// `1 message`, `2 messages`: a count with its noun.
 fn count(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transcript_times_are_absolute() {
+        let now = cogmem_text::date::parse_rfc3339("2026-12-01T09:00:00Z").expect("a time");
+        let line = |ts: &str| format!(r#"{{"timestamp":"{ts}","speaker":"Ann","text":"hi"}}"#);
+        for ok in ["2026-11-30T08:15:00Z", "2026-11-30T08:15:00+09:00", "2026-11-30"] {
+            assert_eq!(check_line(&line(ok), "chat", 1, &now), Ok(()), "input: {ok:?}");
+        }
+        for bad in ["yesterday", "7d", "08:15", "last week"] {
+            assert!(check_line(&line(bad), "chat", 1, &now).is_err(), "input: {bad:?}");
+        }
+    }
 }
