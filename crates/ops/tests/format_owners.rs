@@ -43,9 +43,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     // Not moved yet; each is a format still read in ops (see the report of the change that
     // added this test).
     ("audit.rs", "strip_prefix(\"## \")", "audit-archive.md digests are still read in ops"),
-    ("remote/content.rs", "split('|')", "three-way merge of audit.log, not moved yet"),
-    ("remote/content.rs", "\"current_score\"", "three-way merge of decay entries, not moved yet"),
-    ("remote/content.rs", "\"archive\"", "three-way merge of decay entries, not moved yet"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
