@@ -7,6 +7,8 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+pub mod archive;
+
 use cogmem_text::merge::{Block, Unmergeable, pick3, union_blocks};
 
 use crate::error::InputError;
