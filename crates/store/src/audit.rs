@@ -1,6 +1,7 @@
 //! `memory/meta/audit.log`: one line per changed file, `TIMESTAMP | ACTION | FILE | ACTOR |
 //! APPROVAL | SUMMARY`, timestamps in UTC seconds. This module formats and parses lines and
-//! filters them for `cogmem audit`; appending happens only inside [`crate::change`].
+//! filters them for `cogmem audit`; [`append`] is the one writer of new lines (the change engine
+//! and `sync --remote`'s merge commit call it).
 
 use std::path::Path;
 
@@ -13,6 +14,7 @@ use cogmem_text::merge::{Block, Unmergeable, pick3, union_blocks};
 
 use crate::error::InputError;
 use crate::store::StoreError;
+use crate::store::fsx;
 
 /// What a change did to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -231,6 +233,56 @@ impl AuditLine {
             summary: f.summary.to_owned(),
         }))
     }
+}
+
+impl AuditLine {
+    /// The ALERT line that follows every change to a critical file.
+    pub fn alert(file: &str, timestamp: DateTime<Utc>) -> Self {
+        Self {
+            timestamp,
+            action: Action::Alert,
+            file: file.to_owned(),
+            actor: "system:audit".into(),
+            approval: Approval::None,
+            summary: "Critical file change detected. Pending user acknowledgment.".into(),
+        }
+    }
+}
+
+/// Renders lines as they are written to the log, one per line.
+pub fn render(lines: &[AuditLine]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&l.format());
+        out.push('\n');
+    }
+    out
+}
+
+/// Appends lines to the audit log at `path` (creating it when missing). A last line left
+/// without its newline (a hand edit, a crash) is ended first, so no line is glued to another;
+/// only the last byte is read, as the log grows with every change.
+///
+/// # Errors
+///
+/// When the log cannot be read or appended to.
+pub fn append(path: &Path, lines: &[AuditLine]) -> crate::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    match std::fs::File::open(path) {
+        Ok(mut file) => {
+            let mut last = [0u8; 1];
+            let ends_badly = file.seek(SeekFrom::End(-1)).is_ok()
+                && file.read_exact(&mut last).is_ok()
+                && last[0] != b'\n';
+            if ends_badly {
+                fsx::append(path, b"\n")?;
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(fsx::IoError::new(path, "read", e).into()),
+    }
+    fsx::append(path, render(lines).as_bytes())?;
+    Ok(())
 }
 
 /// The fields of an audit line as text, trimmed and not yet checked: for readers that must
