@@ -5,7 +5,7 @@
 //! Acknowledgements are ACK lines in the audit log itself, so they travel with the workspace
 //! through clones; nothing about them lives in `.cogmem/`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use chrono::{DateTime, Offset, Utc};
@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Timestamp;
 use crate::error::InputError;
+use cogmem_store::audit::archive::Archive;
 use cogmem_store::audit::{self, Action, Actor, AuditFilter, AuditLine};
 use cogmem_store::change::Change;
 use cogmem_store::git::{self, GitError};
@@ -141,8 +142,14 @@ fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
         // Lossy: a stray invalid byte must not hide every acknowledgement in the file.
         let bytes = ws.read_if_exists(&rel)?.unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
-        for raw in text.lines() {
-            let raw = raw.trim_start().trim_start_matches("- ");
+        let archive;
+        let lines: Box<dyn Iterator<Item = &str>> = if rel == layout::AUDIT_ARCHIVE {
+            archive = Archive::parse(&text);
+            Box::new(archive.notable_lines())
+        } else {
+            Box::new(text.lines())
+        };
+        for raw in lines {
             if let Ok(Some(l)) = AuditLine::parse(raw)
                 && l.action == Action::Ack
                 && let Some(id) = l.summary.strip_prefix("acknowledged ")
@@ -455,118 +462,6 @@ pub struct CompactReport {
     pub dry_run: bool,
 }
 
-/// One month's digest in `audit-archive.md`.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Digest {
-    lines: usize,
-    first: String,
-    last: String,
-    by_action: BTreeMap<String, usize>,
-    by_actor: BTreeMap<String, usize>,
-    notable: Vec<String>,
-}
-
-impl Digest {
-    fn add(&mut self, l: &AuditLine) {
-        let ts = l.timestamp.format("%Y-%m-%dT%H:%M:%SZ").to_string();
-        if self.first.is_empty() || ts < self.first {
-            self.first.clone_from(&ts);
-        }
-        if ts > self.last {
-            self.last = ts;
-        }
-        self.lines += 1;
-        *self.by_action.entry(l.action.as_str().to_owned()).or_default() += 1;
-        *self.by_actor.entry(l.actor.clone()).or_default() += 1;
-        if is_notable(l) {
-            self.notable.push(l.format());
-        }
-    }
-
-    fn render(&self, month: &str, out: &mut String) {
-        let counts = |m: &BTreeMap<String, usize>| {
-            m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
-        };
-        out.push_str(&format!("## {month}\n\n"));
-        out.push_str(&format!("- **Lines**: {}\n", self.lines));
-        out.push_str(&format!("- **From**: {}\n", self.first));
-        out.push_str(&format!("- **To**: {}\n", self.last));
-        out.push_str(&format!("- **By action**: {}\n", counts(&self.by_action)));
-        out.push_str(&format!("- **By actor**: {}\n", counts(&self.by_actor)));
-        if self.notable.is_empty() {
-            out.push_str("- **Notable**: none\n");
-        } else {
-            out.push_str("- **Notable**:\n");
-            for n in &self.notable {
-                out.push_str(&format!("  - {n}\n"));
-            }
-        }
-        out.push('\n');
-    }
-}
-
-/// Notable events keep their whole line in the digest: critical changes and their alerts,
-/// acknowledgements, archiving, merges and supersessions, and everything a reflection did.
-fn is_notable(l: &AuditLine) -> bool {
-    matches!(l.action, Action::Alert | Action::Ack | Action::Archive | Action::Merge)
-        || l.summary.starts_with(audit::CRITICAL_PREFIX)
-        || l.summary.to_lowercase().contains("supersede")
-        || l.actor.starts_with("reflection:")
-}
-
-/// The header of a new `audit-archive.md`.
-const ARCHIVE_HEADER: &str = "# Audit Archive\n\n<!-- Monthly digests of audit.log lines moved out by `cogmem audit compact`. Every moved line is still in git history: `git log -p -- memory/meta/audit.log`. Format: docs/formats.md. -->\n\n";
-
-/// Parses `audit-archive.md` into its header and its digests by month.
-fn parse_archive(text: &str) -> (String, BTreeMap<String, Digest>) {
-    let mut header = String::new();
-    let mut months: BTreeMap<String, Digest> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    let mut in_notable = false;
-    for line in text.lines() {
-        if let Some(m) = line.strip_prefix("## ") {
-            current = Some(m.trim().to_owned());
-            months.entry(m.trim().to_owned()).or_default();
-            in_notable = false;
-            continue;
-        }
-        let Some(month) = &current else {
-            header.push_str(line);
-            header.push('\n');
-            continue;
-        };
-        let d = months.entry(month.clone()).or_default();
-        if in_notable && let Some(n) = line.strip_prefix("  - ") {
-            d.notable.push(n.to_owned());
-            continue;
-        }
-        in_notable = false;
-        let Some((key, value)) =
-            line.strip_prefix("- **").and_then(|r| r.split_once("**:")).map(|(k, v)| (k, v.trim()))
-        else {
-            continue;
-        };
-        let counts = |v: &str| -> BTreeMap<String, usize> {
-            v.split(", ")
-                .filter_map(|p| {
-                    let (k, n) = p.trim().rsplit_once(' ')?;
-                    Some((k.to_owned(), n.parse().ok()?))
-                })
-                .collect()
-        };
-        match key {
-            "Lines" => d.lines = value.parse().unwrap_or(0),
-            "From" => d.first = value.to_owned(),
-            "To" => d.last = value.to_owned(),
-            "By action" => d.by_action = counts(value),
-            "By actor" => d.by_actor = counts(value),
-            "Notable" => in_notable = value.is_empty(),
-            _ => {}
-        }
-    }
-    (header, months)
-}
-
 /// The latest cutoff of an `audit compact` recorded in the log: commits before it have their
 /// audit lines in the digests of `audit-archive.md`, not in the log.
 pub fn compacted_before(log: &str) -> Option<DateTime<Utc>> {
@@ -594,7 +489,7 @@ pub fn compact(
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let archive = ws.read_text_if_exists(layout::AUDIT_ARCHIVE)?;
-    let (header, mut months) = parse_archive(archive.as_deref().unwrap_or(""));
+    let mut digests = Archive::parse(archive.as_deref().unwrap_or(""));
     let mut moved = 0;
     let mut kept = 0;
     let mut touched: Vec<String> = Vec::new();
@@ -608,8 +503,7 @@ pub fn compact(
         for raw in log.lines() {
             match AuditLine::parse(raw) {
                 Ok(Some(l)) if l.timestamp < cutoff => {
-                    let month = l.timestamp.format("%Y-%m").to_string();
-                    months.entry(month.clone()).or_default().add(&l);
+                    let month = digests.add(&l);
                     if !touched.contains(&month) {
                         touched.push(month);
                     }
@@ -646,14 +540,7 @@ pub fn compact(
     if moved == 0 || dry_run {
         return Ok(report);
     }
-    let mut text = if header.trim().is_empty() { ARCHIVE_HEADER.to_owned() } else { header };
-    if !text.ends_with("\n\n") {
-        text.push('\n');
-    }
-    for (month, d) in &months {
-        d.render(month, &mut text);
-    }
-    let text = format!("{}\n", text.trim_end());
+    let text = digests.render();
     let now = clock.now();
     // `verify` reads the cutoff back: commits before it have their lines in the digests.
     let summary = format!(
@@ -713,28 +600,6 @@ mod tests {
 #[cfg(test)]
 mod archive_tests {
     use super::*;
-
-    fn line(text: &str) -> AuditLine {
-        AuditLine::parse(text).unwrap().unwrap()
-    }
-
-    #[test]
-    fn digest_round_trips_and_merges() {
-        let mut d = Digest::default();
-        d.add(&line("2026-08-02T10:00:00Z | APPEND | memory/episodes/a.md | bot:x | auto | a"));
-        d.add(&line("2026-08-03T10:00:00Z | ALERT | SOUL.md | system:audit | — | changed"));
-        let mut text = ARCHIVE_HEADER.to_owned();
-        d.render("2026-08", &mut text);
-        let (header, months) = parse_archive(&text);
-        assert_eq!(header, ARCHIVE_HEADER);
-        assert_eq!(months["2026-08"], d);
-        let mut again = months["2026-08"].clone();
-        again.add(&line("2026-08-01T09:00:00Z | EDIT | MEMORY.md | manual | — | x"));
-        assert_eq!(again.lines, 3);
-        assert_eq!(again.first, "2026-08-01T09:00:00Z");
-        assert_eq!(again.by_actor["manual"], 1);
-        assert_eq!(again.notable.len(), 1);
-    }
 
     #[test]
     fn integrity_rule() {

@@ -23,7 +23,7 @@ pub use merge::{Conflict, MergedFile, Strategy};
 
 use crate::error::{ErrorKind, RuleError};
 use cogmem_index::graph;
-use cogmem_store::audit::{Action, Actor, Approval, AuditLine};
+use cogmem_store::audit::{self, Action, Actor, AuditLine};
 use cogmem_store::change::Snapshot;
 use cogmem_store::git::{self, GitError};
 use cogmem_store::store::fsx;
@@ -431,6 +431,17 @@ struct MergeCtx<'a> {
 
 /// Writes the merge result and commits it with both tips as parents; on any failure puts the
 /// files, the index and the branch back as they were.
+//
+// Why not `Change::apply`: the change engine makes one-parent commits of the files it wrote
+// with one audit line per edit, while a merge commit has two parents, its tree is ours plus
+// the combined files, and files taken from the other machine bring their own audit lines. So
+// this path shares the engine's pieces instead: `change::Snapshot` for the file rollback and
+// `audit::append` / `AuditLine::alert` for the audit lines. What still differs from the engine:
+// no `workspace::journal` is written, so a process killed between writing the files and moving
+// the branch leaves the merged files uncommitted: the next lock holder does not put them back
+// as it does for a change (`refs/cogmem/pre-sync` records where the branch was); and
+// the branch and the index are reset here, by hand, because `Change` never moves a branch to
+// a commit it did not make.
 fn apply_merge(
     ctx: &MergeCtx<'_>,
     plan: merge::Plan,
@@ -503,18 +514,15 @@ fn write_and_commit(
     let now = ctx.clock.now();
     let ts = now.with_timezone(&chrono::Utc);
     let approval = ctx.actor.default_approval();
-    let line = |action: Action, file: &str, actor: &str, approval: Approval, summary: String| {
-        let l = AuditLine {
-            timestamp: ts,
-            action,
-            file: file.to_owned(),
-            actor: actor.to_owned(),
-            approval,
-            summary,
-        };
-        format!("{}\n", l.format())
+    let line = |action: Action, file: &str, summary: String| AuditLine {
+        timestamp: ts,
+        action,
+        file: file.to_owned(),
+        actor: ctx.actor.as_str().to_owned(),
+        approval,
+        summary,
     };
-    let mut lines = String::new();
+    let mut lines = Vec::new();
     for f in files.iter().filter(|f| f.strategy != Strategy::Theirs) {
         let summary = match f.strategy {
             Strategy::Union => format!("union of both machines' entries, with {}", ctx.label),
@@ -526,37 +534,15 @@ fn write_and_commit(
             Strategy::Regenerated => format!("regenerated after merging {}", ctx.label),
             Strategy::Theirs => continue,
         };
-        lines.push_str(&line(Action::Merge, &f.path, ctx.actor.as_str(), approval, summary));
+        lines.push(line(Action::Merge, &f.path, summary));
     }
     if lines.is_empty() {
-        let summary = format!("merged {}", ctx.label);
-        lines.push_str(&line(
-            Action::Merge,
-            layout::AUDIT_LOG,
-            ctx.actor.as_str(),
-            approval,
-            summary,
-        ));
+        lines.push(line(Action::Merge, layout::AUDIT_LOG, format!("merged {}", ctx.label)));
     }
     let critical: Vec<String> =
         modes.keys().filter(|p| ws.settings().audit.is_critical(p)).cloned().collect();
-    for path in &critical {
-        lines.push_str(&line(
-            Action::Alert,
-            path,
-            "system:audit",
-            Approval::None,
-            "Critical file change detected. Pending user acknowledgment.".into(),
-        ));
-    }
-    let audit = ws.abs(layout::AUDIT_LOG);
-    if let Some(bytes) = fsx::read_if_exists(&audit, ws.file_limit())?
-        && !bytes.is_empty()
-        && !bytes.ends_with(b"\n")
-    {
-        fsx::append(&audit, b"\n")?;
-    }
-    fsx::append(&audit, lines.as_bytes())?;
+    lines.extend(critical.iter().map(|path| AuditLine::alert(path, ts)));
+    audit::append(&ws.abs(layout::AUDIT_LOG), &lines)?;
     modes.entry(layout::AUDIT_LOG.to_owned()).or_insert(0o100_644);
 
     // The tree: ours plus every file written above, as it is now on disk.

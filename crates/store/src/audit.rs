@@ -1,14 +1,20 @@
 //! `memory/meta/audit.log`: one line per changed file, `TIMESTAMP | ACTION | FILE | ACTOR |
 //! APPROVAL | SUMMARY`, timestamps in UTC seconds. This module formats and parses lines and
-//! filters them for `cogmem audit`; appending happens only inside [`crate::change`].
+//! filters them for `cogmem audit`; [`append`] is the one writer of new lines (the change engine
+//! and `sync --remote`'s merge commit call it).
 
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+pub mod archive;
+
+use cogmem_text::merge::{Block, Unmergeable, pick3, union_blocks};
+
 use crate::error::InputError;
 use crate::store::StoreError;
+use crate::store::fsx;
 
 /// What a change did to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -229,6 +235,56 @@ impl AuditLine {
     }
 }
 
+impl AuditLine {
+    /// The ALERT line that follows every change to a critical file.
+    pub fn alert(file: &str, timestamp: DateTime<Utc>) -> Self {
+        Self {
+            timestamp,
+            action: Action::Alert,
+            file: file.to_owned(),
+            actor: "system:audit".into(),
+            approval: Approval::None,
+            summary: "Critical file change detected. Pending user acknowledgment.".into(),
+        }
+    }
+}
+
+/// Renders lines as they are written to the log, one per line.
+pub fn render(lines: &[AuditLine]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&l.format());
+        out.push('\n');
+    }
+    out
+}
+
+/// Appends lines to the audit log at `path` (creating it when missing). A last line left
+/// without its newline (a hand edit, a crash) is ended first, so no line is glued to another;
+/// only the last byte is read, as the log grows with every change.
+///
+/// # Errors
+///
+/// When the log cannot be read or appended to.
+pub fn append(path: &Path, lines: &[AuditLine]) -> crate::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    match std::fs::File::open(path) {
+        Ok(mut file) => {
+            let mut last = [0u8; 1];
+            let ends_badly = file.seek(SeekFrom::End(-1)).is_ok()
+                && file.read_exact(&mut last).is_ok()
+                && last[0] != b'\n';
+            if ends_badly {
+                fsx::append(path, b"\n")?;
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(fsx::IoError::new(path, "read", e).into()),
+    }
+    fsx::append(path, render(lines).as_bytes())?;
+    Ok(())
+}
+
 /// The fields of an audit line as text, trimmed and not yet checked: for readers that must
 /// see lines [`AuditLine::parse`] rejects (an action or approval word it does not know).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -421,9 +477,79 @@ pub fn header_of(log: &str) -> String {
     out
 }
 
+/// Splits an audit log into its header lines (comments and blanks before the first entry)
+/// and entry lines keyed by their timestamp; a line without one sorts with the line before it.
+fn merge_parts(text: &str) -> (Vec<&str>, Vec<Block<'_>>) {
+    let mut header = Vec::new();
+    let mut lines = Vec::new();
+    let mut key = "";
+    for line in text.lines() {
+        let t = line.trim_end();
+        if lines.is_empty() && (t.is_empty() || t.starts_with('#')) {
+            header.push(t);
+            continue;
+        }
+        if t.is_empty() {
+            continue;
+        }
+        if let Ok(Some(f)) = RawFields::split(t)
+            && f.timestamp.len() >= 10
+            && f.timestamp.starts_with(|c: char| c.is_ascii_digit())
+        {
+            key = f.timestamp;
+        }
+        lines.push(Block { key, text: t });
+    }
+    (header, lines)
+}
+
+/// Three-way merge of an audit log for `sync --remote`: the union of both sides' lines
+/// ordered by timestamp; lines removed on one side (moved to a segment or the archive by a
+/// compaction) stay removed.
+///
+/// # Errors
+///
+/// When both sides rewrote the header lines differently.
+pub fn merge3(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, Unmergeable> {
+    let (hb, b) = merge_parts(base.unwrap_or(""));
+    let (ho, o) = merge_parts(ours);
+    let (ht, t) = merge_parts(theirs);
+    let header = pick3(base.map(|_| &hb), Some(&ho), Some(&ht))
+        .map_err(|()| "both sides rewrote the header lines".to_owned())?
+        .unwrap_or(&ho);
+    let mut out = String::new();
+    for line in header.iter().chain(union_blocks(&b, &o, &t).iter().map(|l| &l.text)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merge3_unions_lines_by_time_and_keeps_removals() {
+        let base = "# Audit\n\n2026-12-01T09:00:00Z | INIT | . | system:init | auto | init\n";
+        let ours = format!("{base}2026-12-01T09:05:00Z | APPEND | a | x | auto | ours\n");
+        let theirs = format!("{base}2026-12-01T09:03:00Z | APPEND | b | y | auto | theirs\n");
+        let m = merge3(Some(base), &ours, &theirs).unwrap();
+        assert_eq!(
+            m,
+            format!(
+                "{base}2026-12-01T09:03:00Z | APPEND | b | y | auto | theirs\n2026-12-01T09:05:00Z | APPEND | a | x | auto | ours\n"
+            )
+        );
+        // Compacted on our side: the base line stays gone, their new line arrives.
+        let compacted = "# Audit\n\n";
+        let m = merge3(Some(base), compacted, &theirs).unwrap();
+        assert_eq!(m, "# Audit\n\n2026-12-01T09:03:00Z | APPEND | b | y | auto | theirs\n");
+        assert!(
+            merge3(Some(base), &ours.replace("# Audit", "# A"), &theirs.replace("# Audit", "# B"))
+                .is_err()
+        );
+    }
 
     #[test]
     fn raw_fields_cases() {

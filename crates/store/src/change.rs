@@ -459,7 +459,7 @@ impl Change {
         }
         crate::timing::mark("change: files written");
         crash_point(ws, "before-audit");
-        let mut lines = String::new();
+        let mut lines = Vec::new();
         let ts = now.with_timezone(&chrono::Utc);
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
             let critical = is_critical(ws, &e.path);
@@ -468,48 +468,35 @@ impl Change {
             } else {
                 e.summary.clone()
             };
-            let line = AuditLine {
+            lines.push(AuditLine {
                 timestamp: ts,
                 action: e.action,
                 file: e.path.clone(),
                 actor: self.actor.to_string(),
                 approval: self.approval,
                 summary,
-            };
-            lines.push_str(&line.format());
-            lines.push('\n');
+            });
             if critical {
-                let alert = AuditLine {
-                    timestamp: ts,
-                    action: Action::Alert,
-                    file: e.path.clone(),
-                    actor: "system:audit".into(),
-                    approval: Approval::None,
-                    summary: "Critical file change detected. Pending user acknowledgment.".into(),
-                };
-                lines.push_str(&alert.format());
-                lines.push('\n');
+                lines.push(AuditLine::alert(&e.path, ts));
             }
         }
         for (action, file, summary) in &self.notes {
-            let line = AuditLine {
+            lines.push(AuditLine {
                 timestamp: ts,
                 action: *action,
                 file: file.clone(),
                 actor: self.actor.to_string(),
                 approval: self.approval,
                 summary: summary.clone(),
-            };
-            lines.push_str(&line.format());
-            lines.push('\n');
+            });
         }
         let audit = root.join(layout::AUDIT_LOG);
         match &self.sealed {
-            Some(header) => fsx::write_atomic(&audit, format!("{header}{lines}").as_bytes())?,
-            None => {
-                ensure_ends_with_newline(&audit)?;
-                fsx::append(&audit, lines.as_bytes())?;
+            Some(header) => {
+                let text = format!("{header}{}", crate::audit::render(&lines));
+                fsx::write_atomic(&audit, text.as_bytes())?;
             }
+            None => crate::audit::append(&audit, &lines)?,
         }
         crate::timing::mark("change: audit appended");
         crash_point(ws, "before-commit");
@@ -557,25 +544,6 @@ impl Change {
 
 fn is_critical(ws: &Workspace, rel: &str) -> bool {
     ws.settings().audit.is_critical(rel)
-}
-
-/// A hand-edited audit log may lack its final newline; appending would then glue two lines.
-/// Only the last byte is read: the log grows with every change.
-fn ensure_ends_with_newline(path: &Path) -> crate::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(fsx::IoError::new(path, "read", e).into()),
-    };
-    let mut last = [0u8; 1];
-    let ends_badly = file.seek(SeekFrom::End(-1)).is_ok()
-        && file.read_exact(&mut last).is_ok()
-        && last[0] != b'\n';
-    if ends_badly {
-        fsx::append(path, b"\n")?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod date;
 pub mod error;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod route;
 pub mod stopword;

@@ -27,6 +27,10 @@ use crate::decay::{self, Band, DecayInputs, Now};
 use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
 
+mod merge;
+
+pub use merge::{DecayRenames, merge3};
+
 /// The parsed file. The entries (ten thousand of them in a large workspace) are kept as the
 /// text they were read from and parsed only when one is asked for, so adding one entry or
 /// touching a few costs a scan of the file, not a parse of every entry; entries nobody changed

@@ -2,6 +2,10 @@
 //! `## HH:MM | TYPE | confidence:LEVEL | tags:[a, b]` each followed by a paragraph. Append-only:
 //! existing bytes are never changed, new entries go at the end.
 
+use std::collections::HashMap;
+
+use cogmem_text::merge::{Block, Unmergeable, pick3, union_blocks};
+
 use super::Confidence;
 use super::markdown::{self, normalize};
 use crate::template::{self, TemplateError};
@@ -341,9 +345,142 @@ pub fn heading_time(line: &str) -> Option<&str> {
     ok.then_some(time)
 }
 
+/// Splits an episode day file into its header block (key `""`) and one block per entry
+/// (key `HH:MM`), each running to the next entry heading.
+fn merge_blocks(text: &str) -> Vec<Block<'_>> {
+    blocks(text).into_iter().map(|(key, text)| Block { key, text }).collect()
+}
+
+fn merge_header<'a>(blocks: &[Block<'a>]) -> Option<&'a str> {
+    blocks.first().filter(|x| x.key.is_empty()).map(|x| x.text)
+}
+
+fn entries_only<'a>(blocks: &[Block<'a>]) -> Vec<Block<'a>> {
+    blocks.iter().filter(|x| !x.key.is_empty()).cloned().collect()
+}
+
+fn render_blocks(blocks: &[Block<'_>], sep: &str) -> String {
+    let mut out = blocks.iter().map(|b| b.text).collect::<Vec<_>>().join(sep);
+    out.push('\n');
+    out
+}
+
+/// An episode id that changed because entries from the other machine now share its minute:
+/// (workspace-wide id on one side, id in the merged file).
+pub type Rename = (String, String);
+
+/// Entry ids of a day file's blocks, in order, as [`append`] gives them.
+fn merge_ids<'a>(date: &str, blocks: &[Block<'a>]) -> Vec<(&'a str, String)> {
+    let mut per_minute: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for b in blocks.iter().filter(|b| !b.key.is_empty()) {
+        let earlier = per_minute.entry(b.key).or_insert(0);
+        out.push((b.text, entry_id(date, b.key, *earlier)));
+        *earlier += 1;
+    }
+    out
+}
+
+/// Maps each entry's id on one side to its id in the merged file, where they differ.
+fn renames_from(side: &[(&str, String)], merged: &[(&str, String)]) -> Vec<Rename> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (text, id) in side {
+        let nth = seen.entry(text).or_insert(0);
+        *nth += 1;
+        let found = merged.iter().filter(|(t, _)| t == text).nth(*nth - 1);
+        if let Some((_, new)) = found
+            && new != id
+        {
+            out.push((id.clone(), new.clone()));
+        }
+    }
+    out
+}
+
+/// The merged episode file and the ids that moved on each side.
+#[derive(Debug, Clone, Default)]
+pub struct EpisodeMerge {
+    /// The merged day file.
+    pub text: String,
+    /// Ids of our entries that changed.
+    pub ours: Vec<Rename>,
+    /// Ids of their entries that changed.
+    pub theirs: Vec<Rename>,
+    /// Ids of the ancestor's entries that changed.
+    pub base: Vec<Rename>,
+}
+
+/// Three-way merge of a day's episode log for `sync --remote`: every entry of both sides, in time order (ours first within a
+/// minute), identical entries once. The header is ours unless only theirs changed it.
+///
+/// # Errors
+///
+/// When both sides rewrote the day's header differently.
+pub fn merge3(
+    date: &str,
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> Result<EpisodeMerge, Unmergeable> {
+    let (b, o, t) = (merge_blocks(base.unwrap_or("")), merge_blocks(ours), merge_blocks(theirs));
+    let header = pick3(merge_header(&b), merge_header(&o), merge_header(&t))
+        .map_err(|()| "both sides rewrote the day's header".to_owned())?;
+    let mut merged = union_blocks(&entries_only(&b), &entries_only(&o), &entries_only(&t));
+    if let Some(h) = header {
+        merged.insert(0, Block { key: "", text: h });
+    }
+    let ids = merge_ids(date, &merged);
+    Ok(EpisodeMerge {
+        text: render_blocks(&merged, "\n\n"),
+        ours: renames_from(&merge_ids(date, &o), &ids),
+        theirs: renames_from(&merge_ids(date, &t), &ids),
+        base: renames_from(&merge_ids(date, &b), &ids),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MERGE_DAY: &str =
+        "# 2026-12-01 — Episode Log\n\n## 09:00 | fact | confidence:high | tags:[]\nBase entry.\n";
+
+    #[test]
+    fn merge3_episodes_keep_both_sides_in_time_order() {
+        let ours =
+            format!("{MERGE_DAY}\n## 10:00 | fact | confidence:high | tags:[]\nOurs at ten.\n");
+        let theirs = format!(
+            "{MERGE_DAY}\n## 09:30 | fact | confidence:high | tags:[]\nTheirs at half past nine.\n\n## 10:00 | event | confidence:low | tags:[]\nTheirs at ten.\n"
+        );
+        let m = merge3("2026-12-01", Some(MERGE_DAY), &ours, &theirs).unwrap();
+        let order: Vec<&str> =
+            m.text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect();
+        assert_eq!(
+            order,
+            ["Base entry.", "Theirs at half past nine.", "Ours at ten.", "Theirs at ten."]
+        );
+        assert_eq!(
+            m.theirs,
+            [("episode:2026-12-01:10:00".into(), "episode:2026-12-01:10:00:2".into())]
+        );
+        assert!(m.ours.is_empty());
+        assert!(m.text.ends_with("Theirs at ten.\n"));
+        // Symmetric content: merging the other way keeps the same entries.
+        let back = merge3("2026-12-01", Some(MERGE_DAY), &theirs, &ours).unwrap();
+        assert_eq!(back.text.matches("## ").count(), m.text.matches("## ").count());
+    }
+
+    #[test]
+    fn merge3_an_entry_deleted_on_one_side_stays_deleted_and_identical_entries_dedupe() {
+        let deleted = MERGE_DAY
+            .replace("Base entry.", "<!-- deleted by cogmem forget --permanent on 2026-12-01 -->");
+        let theirs = format!("{MERGE_DAY}\n## 11:00 | fact | confidence:high | tags:[]\nSame.\n");
+        let ours = format!("{deleted}\n## 11:00 | fact | confidence:high | tags:[]\nSame.\n");
+        let m = merge3("2026-12-01", Some(MERGE_DAY), &ours, &theirs).unwrap();
+        assert!(!m.text.contains("Base entry."), "{}", m.text);
+        assert_eq!(m.text.matches("Same.").count(), 1);
+    }
 
     fn entry<'a>(time: &'a str, text: &'a str, tags: &'a [String]) -> NewEntry<'a> {
         NewEntry {

@@ -23,6 +23,7 @@
 
 use std::path::Path;
 
+use cogmem_text::merge::{Unmergeable, pick3};
 use serde::Serialize;
 
 use super::StoreError;
@@ -323,9 +324,126 @@ pub fn problem_error(path: &Path, line: usize, why: &str) -> StoreError {
     StoreError::Malformed { path: path.to_owned(), line, what: why.to_owned() }
 }
 
+/// A proposal block: its number and text (heading to the closing `---`, trimmed).
+fn merge_blocks(text: &str) -> (&str, Vec<(u32, &str)>) {
+    let mut starts = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with(HEADING) {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    let first = starts.first().copied().unwrap_or(text.len());
+    let mut blocks = Vec::with_capacity(starts.len());
+    for (i, start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        let block = text[*start..end].trim_end();
+        let digits: String =
+            block[HEADING.len()..].chars().take_while(char::is_ascii_digit).collect();
+        blocks.push((digits.parse().unwrap_or(0), block));
+    }
+    (text[..first].trim_end(), blocks)
+}
+
+/// Rewrites a proposal block's number.
+fn renumber(block: &str, to: u32) -> String {
+    let rest = &block[HEADING.len()..];
+    let tail = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    format!("{HEADING}{to}{tail}")
+}
+
+/// Three-way merge of `pending-memories.md` for `sync --remote`: proposals of both sides. A proposal both sides decided
+/// differently cannot be merged; a new proposal whose number the other side also used is
+/// renumbered after the highest number (theirs move, ours keep their numbers).
+///
+/// Returns the merged text and the proposals renumbered, `(from, to)`.
+///
+/// # Errors
+///
+/// When both sides decided the same proposal differently or rewrote the text above the
+/// proposals.
+pub fn merge3(
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> Result<(String, Vec<(u32, u32)>), Unmergeable> {
+    let (hb, b) = merge_blocks(base.unwrap_or(""));
+    let (ho, o) = merge_blocks(ours);
+    let (ht, t) = merge_blocks(theirs);
+    let header = pick3(base.map(|_| hb), Some(ho), Some(ht))
+        .map_err(|()| "both sides rewrote the text above the proposals".to_owned())?
+        .unwrap_or(ho);
+    let in_base = |n: u32| b.iter().find(|(m, _)| *m == n).map(|x| x.1);
+    let in_ours = |n: u32| o.iter().find(|(m, _)| *m == n).map(|x| x.1);
+    let in_theirs = |n: u32| t.iter().find(|(m, _)| *m == n).map(|x| x.1);
+    let mut out: Vec<(u32, String)> = Vec::new();
+    for (n, text) in &o {
+        if in_base(*n).is_some() {
+            match pick3(in_base(*n), Some(*text), in_theirs(*n)) {
+                Ok(Some(kept)) => out.push((*n, kept.to_owned())),
+                Ok(None) => {}
+                Err(()) => return Err(format!("both sides changed proposal #{n} differently")),
+            }
+        } else {
+            out.push((*n, (*text).to_owned()));
+        }
+    }
+    let mut renumbered = Vec::new();
+    for (n, text) in &t {
+        if let Some(bt) = in_base(*n) {
+            // Ours deleted it: keep it only if theirs changed it.
+            if in_ours(*n).is_none() && *text != bt {
+                out.push((*n, (*text).to_owned()));
+            }
+            continue;
+        }
+        if out.iter().any(|(_, x)| x == text) {
+            continue;
+        }
+        if out.iter().any(|(m, _)| m == n) {
+            let to = out.iter().map(|(m, _)| *m).max().unwrap_or(0) + 1;
+            out.push((to, renumber(text, to)));
+            renumbered.push((*n, to));
+        } else {
+            out.push((*n, (*text).to_owned()));
+        }
+    }
+    let mut text = header.to_owned();
+    for (_, block) in &out {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(block);
+    }
+    text.push('\n');
+    Ok((text, renumbered))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merge3_renumbers_proposals_with_the_same_number() {
+        let head = "# Pending Memory Proposals\n";
+        let p = |n: u32, what: &str| {
+            format!("## Proposal #{n}\n- **Content**: {what}\n- **Status**: pending\n\n---")
+        };
+        let ours = format!("{head}\n{}\n", p(1, "ours"));
+        let theirs = format!("{head}\n{}\n", p(1, "theirs"));
+        let (text, moved) = merge3(Some(head), &ours, &theirs).unwrap();
+        assert_eq!(moved, [(1, 2)]);
+        assert_eq!(text, format!("{head}\n{}\n\n{}\n", p(1, "ours"), p(2, "theirs")));
+        let merged = PendingFile::parse(&text);
+        assert_eq!(merged.proposals.iter().map(|p| p.number).collect::<Vec<_>>(), [1, 2]);
+        let decided = ours.replace("pending", "rejected");
+        let other = ours.replace("pending", "committed");
+        assert!(merge3(Some(&ours), &decided, &other).is_err());
+        // Decided on one side only: that decision wins.
+        let (text, _) = merge3(Some(&ours), &decided, &ours).unwrap();
+        assert_eq!(text, decided);
+    }
 
     const TEXT: &str = "# Pending Memory Proposals\n\n<!-- comment -->\n\n## Proposal #1\n- **From**: researcher\n- **Timestamp**: 2026-11-30T16:20Z\n- **Trigger**: cogmem propose\n- **Suggested store**: semantic\n- **Content**: Alice prefers tea\n- **Entities**: person--alice\n- **Confidence**: high\n- **Core-worthy**: no\n- **Status**: pending\n\n---\n";
 
