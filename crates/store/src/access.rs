@@ -27,9 +27,9 @@ use crate::store::{Store, units};
 use crate::workspace::{Workspace, layout};
 
 /// The access log, in the derived folder.
-pub const ACCESS_LOG: &str = ".cogmem/access.log";
+pub(crate) const ACCESS_LOG: &str = ".cogmem/access.log";
 /// The batch being folded.
-pub const FOLDING: &str = ".cogmem/access.log.folding";
+pub(crate) const FOLDING: &str = ".cogmem/access.log.folding";
 
 /// Appends uses of `ids` (and `interactions` remember/recall operations) at `now`.
 pub fn record(
