@@ -11,8 +11,8 @@
 //! one shard rewrites one small cache.
 
 pub mod analyzer;
-pub mod decay_cache;
-pub mod dir;
+pub(crate) mod decay_cache;
+pub(crate) mod dir;
 pub mod freshness;
 pub mod search;
 
@@ -35,12 +35,12 @@ use crate::store::units::{self, MemoryUnit, Unreadable};
 use crate::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub const SCHEMA_VERSION: u32 = 5;
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
 /// The graph cache file in the index folder.
-pub const GRAPH_CACHE: &str = "graph.tsv";
+pub(crate) const GRAPH_CACHE: &str = "graph.tsv";
 const LOCK_FILE: &str = ".cogmem/index.lock";
 /// How far (bytes of `.cogmem/watch/changed`) the manifest's watch record may lag before a
 /// search that found nothing new writes it anyway.
@@ -91,7 +91,7 @@ fn tantivy_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_
 
 /// The fields of a document.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(crate) struct Fields {
     /// Unit id (exact).
     pub id: Field,
     /// Store name (exact).
@@ -124,7 +124,7 @@ pub struct Fields {
 }
 
 /// Builds the schema.
-pub fn schema() -> (Schema, Fields) {
+pub(crate) fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let analyzed = |stored: bool| {
         let indexing = TextFieldIndexing::default()
@@ -157,7 +157,7 @@ pub fn schema() -> (Schema, Fields) {
 
 /// A file's fingerprint in the manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// Size in bytes.
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
@@ -354,17 +354,17 @@ pub struct Index {
 
 impl Index {
     /// The fields of documents.
-    pub fn fields(&self) -> &Fields {
+    pub(crate) fn fields(&self) -> &Fields {
         &self.fields
     }
 
     /// A searcher over the current documents.
-    pub fn searcher(&self) -> tantivy::Searcher {
+    pub(crate) fn searcher(&self) -> tantivy::Searcher {
         self.reader.searcher()
     }
 
     /// The index folder.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 }
