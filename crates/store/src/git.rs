@@ -324,9 +324,9 @@ pub fn subject(c: &git2::Commit<'_>) -> String {
 #[derive(Debug, Clone)]
 pub(crate) struct CommitSpec<'a> {
     /// Full message: subject, blank line, trailers.
-    pub message: &'a str,
+    pub(crate) message: &'a str,
     /// Author name (the actor).
-    pub author: &'a str,
+    pub(crate) author: &'a str,
     /// Commit time.
     pub time: Timestamp,
 }

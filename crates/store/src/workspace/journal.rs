@@ -40,9 +40,9 @@ pub(crate) enum Before {
 #[derive(Debug, Clone)]
 pub(crate) struct Journal {
     /// HEAD when the change began.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
     /// The files the change writes, and how each was before it.
-    pub files: Vec<(String, Before)>,
+    pub(crate) files: Vec<(String, Before)>,
 }
 
 /// What the journal recovery (`recover`) did with a journal it found.
