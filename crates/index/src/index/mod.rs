@@ -99,28 +99,28 @@ pub(crate) struct Fields {
     /// Kind: episode type, entity type, `procedure`, `vault`, core section (exact).
     pub kind: Field,
     /// File path (exact; documents are replaced per file).
-    pub path: Field,
+    pub(crate) path: Field,
     /// 1-based line (fast, to find the entry after another in its file).
-    pub line: Field,
+    pub(crate) line: Field,
     /// `YYYY-MM-DD`, or empty.
-    pub date: Field,
+    pub(crate) date: Field,
     /// Days since 1970-01-01, for date ranges.
-    pub day: Field,
+    pub(crate) day: Field,
     /// Tags (analyzed).
     pub tags: Field,
     /// Entity ids (exact, several).
     pub entities: Field,
     /// Source reference of an imported entry.
-    pub source: Field,
+    pub(crate) source: Field,
     /// Title words: the entity's name, the note's title (analyzed).
     pub title: Field,
     /// The unit's words (analyzed, with positions for phrases): its text without HTML comments,
     /// which hold metadata and template instructions rather than memory.
     pub text: Field,
     /// The unit's whole text, as stored for display (not searched).
-    pub raw: Field,
+    pub(crate) raw: Field,
     /// An entity's status when not active (exact).
-    pub state: Field,
+    pub(crate) state: Field,
 }
 
 /// Builds the schema.
