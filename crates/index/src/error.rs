@@ -1,6 +1,6 @@
 //! The index layer's error type: the store layer's errors, and the derived search index's own.
 
-pub use cogmem_store::error::{ErrorKind, InputError, RuleError};
+pub(crate) use cogmem_store::error::{ErrorKind, InputError};
 
 use crate::index::IndexError;
 

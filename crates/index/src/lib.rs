@@ -5,9 +5,15 @@
 //! Invariant: never the canonical copy. Everything here can be rebuilt from the files; nothing
 //! here writes a workspace file or makes a commit (it writes only inside `.cogmem/`).
 
-#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+#![warn(
+    unreachable_pub,
+    missing_docs,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used
+)]
 
-pub mod error;
+pub(crate) mod error;
 pub mod graph;
 pub mod index;
 pub mod pack;

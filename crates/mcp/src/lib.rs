@@ -11,6 +11,8 @@
 //! A server started for a sub-agent ([`Role::Subagent`]) lists only the reading tools, forces
 //! `hear` into a dry run, and refuses the writing tools if they are called anyway.
 
+#![warn(unreachable_pub)]
+
 use std::error::Error as _;
 use std::fmt::Write as _;
 

@@ -25,10 +25,10 @@ use cogmem_store::workspace::{LockProbe, LockRecord, Workspace, layout};
 use cogmem_text::clock::Clock;
 
 /// The audit action a person's acknowledgement of a critical-file change is written with.
-pub const ACK_ACTION: &str = "ACK";
+pub(crate) const ACK_ACTION: &str = "ACK";
 
 /// Where `doctor --fix` keeps a copy of every file it puts back.
-pub const RECOVERED_DIR: &str = ".cogmem/recovered";
+pub(crate) const RECOVERED_DIR: &str = ".cogmem/recovered";
 
 /// The checks, in the order they run and are reported.
 pub const CHECKS: [&str; 12] = [

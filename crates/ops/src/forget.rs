@@ -73,11 +73,6 @@ fn rank(all: &Units, decay: &DecayFile, query: &str, limit: usize) -> Vec<Candid
     found
 }
 
-/// The line of a unit that best shows why it matched, shortened to 120 characters.
-pub fn excerpt_of(u: &MemoryUnit, terms: &[String]) -> String {
-    excerpt(u, terms)
-}
-
 fn excerpt(u: &MemoryUnit, terms: &[String]) -> String {
     let best = u
         .text

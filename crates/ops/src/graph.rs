@@ -577,7 +577,7 @@ pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result
 /// Regenerates `memory/graph/index.md` into `change` from the entity files as the change leaves
 /// them (its pending writes over the files on disk, the entity files it creates included),
 /// when that differs from the index as the change leaves it.
-pub fn regenerate_index_into(
+pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {

@@ -22,7 +22,7 @@ use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock, utc_seconds};
 
 /// The consolidation waiting for approval.
-pub const PENDING_IDENTITY: &str = "memory/meta/pending-identity.md";
+pub(crate) const PENDING_IDENTITY: &str = "memory/meta/pending-identity.md";
 
 /// Reads a submission, turning what is wrong with it into the operation's error.
 fn parse_submission(text: &str) -> Result<Consolidation, InputError> {
@@ -111,7 +111,7 @@ Submit it with `cogmem identity consolidate submit -`; the user sees the diff an
 }
 
 /// A line diff: `-` removed, `+` added, ` ` kept (longest common subsequence).
-pub fn diff(old: &str, new: &str) -> String {
+pub(crate) fn diff(old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];

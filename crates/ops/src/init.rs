@@ -37,11 +37,11 @@ pub struct InitReport {
 }
 
 /// The file agents read their instructions from, at the workspace root.
-pub const AGENTS_MD: &str = "AGENTS.md";
+pub(crate) const AGENTS_MD: &str = "AGENTS.md";
 /// The line that opens cogmem's block in AGENTS.md.
-pub const AGENTS_BEGIN: &str = "<!-- cogmem:memory-block:begin (written by `cogmem init --agents-md`, which replaces everything up to the end marker) -->";
+pub(crate) const AGENTS_BEGIN: &str = "<!-- cogmem:memory-block:begin (written by `cogmem init --agents-md`, which replaces everything up to the end marker) -->";
 /// The line that closes cogmem's block in AGENTS.md.
-pub const AGENTS_END: &str = "<!-- cogmem:memory-block:end -->";
+pub(crate) const AGENTS_END: &str = "<!-- cogmem:memory-block:end -->";
 
 /// What `init` does beyond laying out the workspace.
 #[derive(Debug, Clone, Copy, Default)]

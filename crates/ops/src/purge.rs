@@ -37,10 +37,10 @@ use cogmem_text::clock::{Clock, FixedClock};
 pub const MARKER: &str = "[purged]";
 
 /// The namespace of backup refs.
-pub const BACKUP_PREFIX: &str = "refs/cogmem/pre-purge/";
+pub(crate) const BACKUP_PREFIX: &str = "refs/cogmem/pre-purge/";
 
 /// The shortest text that can be purged: shorter text would be cut out of unrelated files.
-pub const MIN_TEXT_CHARS: usize = 6;
+pub(crate) const MIN_TEXT_CHARS: usize = 6;
 
 /// Shortest own line of a memory that is searched for on its own.
 const MIN_LINE_CHARS: usize = 12;
@@ -198,7 +198,7 @@ impl Needles {
     }
 
     /// Tells whether `text` holds the memory.
-    pub fn found_in(&self, text: &str) -> bool {
+    pub(crate) fn found_in(&self, text: &str) -> bool {
         self.scrub(text).is_some()
     }
 }

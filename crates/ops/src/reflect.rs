@@ -30,30 +30,30 @@ pub use apply::{Applied, ApproveReport, approve};
 pub use bundle::{Cut, ELEMENTS, InputBundle, Section, draw_elements, input};
 
 /// Reward requests, one per reflection.
-pub const REWARDS_DIR: &str = "memory/meta/rewards";
+pub(crate) const REWARDS_DIR: &str = "memory/meta/rewards";
 /// Full texts of approved reflections.
-pub const REFLECTIONS_DIR: &str = "memory/meta/reflections";
+pub(crate) const REFLECTIONS_DIR: &str = "memory/meta/reflections";
 /// The reflection waiting for approval.
-pub const PENDING_REFLECTION: &str = "memory/meta/pending-reflection.md";
+pub(crate) const PENDING_REFLECTION: &str = "memory/meta/pending-reflection.md";
 /// One entry per approved reflection.
-pub const REFLECTION_LOG: &str = "memory/meta/reflection-log.md";
+pub(crate) const REFLECTION_LOG: &str = "memory/meta/reflection-log.md";
 /// Older reflection-log entries.
-pub const REFLECTION_ARCHIVE: &str = "memory/meta/reflection-archive.md";
+pub(crate) const REFLECTION_ARCHIVE: &str = "memory/meta/reflection-archive.md";
 /// One entry per reward decision.
-pub const REWARD_LOG: &str = "memory/meta/reward-log.md";
+pub(crate) const REWARD_LOG: &str = "memory/meta/reward-log.md";
 /// How understanding changes across reflections.
-pub const EVOLUTION: &str = "memory/meta/evolution.md";
+pub(crate) const EVOLUTION: &str = "memory/meta/evolution.md";
 /// Older evolution entries.
-pub const EVOLUTION_ARCHIVE: &str = "memory/meta/evolution-archive.md";
+pub(crate) const EVOLUTION_ARCHIVE: &str = "memory/meta/evolution-archive.md";
 
 /// The budget when decay-scores.json names none.
-pub const DEFAULT_BASELINE: u64 = 8_000;
+pub(crate) const DEFAULT_BASELINE: u64 = 8_000;
 /// The input bundle's budget (skill: ~30K tokens).
-pub const INPUT_BUDGET: usize = 30_000;
+pub(crate) const INPUT_BUDGET: usize = 30_000;
 /// evolution.md's cap.
-pub const EVOLUTION_CAP: usize = 2_000;
+pub(crate) const EVOLUTION_CAP: usize = 2_000;
 /// Self-awareness entries that make a self-image consolidation due.
-pub const CONSOLIDATION_DUE: u64 = 10;
+pub(crate) const CONSOLIDATION_DUE: u64 = 10;
 
 /// Where a reflection cycle stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,7 +71,7 @@ pub enum State {
 
 impl State {
     /// Returns the state in words.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Self::Idle => "idle (no reflection in progress)",
             Self::AwaitingDecision => "awaiting the user's decision on the reward request",
@@ -81,7 +81,7 @@ impl State {
     }
 
     /// Returns who must act next.
-    pub fn waiting_for(self) -> &'static str {
+    pub(crate) fn waiting_for(self) -> &'static str {
         match self {
             Self::Idle | Self::ReadyForInput => "agent",
             Self::AwaitingDecision | Self::AwaitingApproval => "user",
@@ -89,7 +89,7 @@ impl State {
     }
 
     /// Returns the commands allowed now.
-    pub fn next(self) -> &'static [&'static str] {
+    pub(crate) fn next(self) -> &'static [&'static str] {
         match self {
             Self::Idle => &["cogmem reflect request"],
             Self::AwaitingDecision => &["cogmem reflect decide"],
@@ -169,7 +169,7 @@ fn require(c: &Cycle, want: &[State], command: &str) -> crate::Result<()> {
 }
 
 /// Tells whether an actor is a person: `manual` or `user:NAME`.
-pub fn is_user(actor: &Actor) -> bool {
+pub(crate) fn is_user(actor: &Actor) -> bool {
     let a = actor.as_str();
     a == "manual" || a.strip_prefix("user:").is_some_and(|n| !n.is_empty())
 }

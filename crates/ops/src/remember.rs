@@ -77,7 +77,7 @@ pub fn check_text(text: &str) -> Result<String, InputError> {
 }
 
 /// Parses `a,b` into tags: trimmed, empty ones dropped, duplicates removed, no `[]` or `|`.
-pub fn parse_tags(text: &str) -> Result<Vec<String>, InputError> {
+pub(crate) fn parse_tags(text: &str) -> Result<Vec<String>, InputError> {
     let mut tags: Vec<String> = Vec::new();
     for t in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         if t.contains(['[', ']', '|']) || t.chars().any(char::is_control) {
@@ -217,7 +217,7 @@ impl RememberRequest {
     /// Returns the stores the memory goes to, in writing order, without repeats.
     ///
     /// Entities and relations always involve the semantic store.
-    pub fn routed_stores(&self) -> Vec<Store> {
+    pub(crate) fn routed_stores(&self) -> Vec<Store> {
         let mut stores = self.stores.clone();
         if stores.is_empty() && self.entities.is_empty() && self.relations.is_empty() {
             stores.push(Store::Episodic);
@@ -276,7 +276,7 @@ pub fn remember(
 /// [`remember`], letting the caller add its own edits to the same commit (an approved
 /// proposal marks itself committed in the commit that writes it). `extend` runs under the
 /// workspace lock, after the memory's edits are planned.
-pub fn remember_with(
+pub(crate) fn remember_with(
     ws: &Workspace,
     req: &RememberRequest,
     clock: &dyn Clock,

@@ -108,7 +108,7 @@ pub struct RecallGroup {
 
 impl RecallReport {
     /// Every hit, in group order.
-    pub fn hits(&self) -> impl Iterator<Item = &Hit> {
+    pub(crate) fn hits(&self) -> impl Iterator<Item = &Hit> {
         self.groups.iter().flat_map(|g| g.hits.iter())
     }
 }

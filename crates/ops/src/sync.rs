@@ -98,7 +98,7 @@ impl SyncReport {
 
 /// Tells whether a path is an editor's swap, backup or probe file, which sync and watch ignore:
 /// `*.swp`, `*.swo`, `*.swx`, `*~`, `4913` (vim's write test), `.#*` and `#*#` (emacs).
-pub fn is_editor_junk(rel: &str) -> bool {
+pub(crate) fn is_editor_junk(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     name.ends_with(".swp")
         || name.ends_with(".swo")
@@ -111,7 +111,7 @@ pub fn is_editor_junk(rel: &str) -> bool {
 
 /// Tells whether sync and watch leave a path alone: git's and cogmem's own folders, and editor
 /// junk.
-pub fn is_ignored(rel: &str) -> bool {
+pub(crate) fn is_ignored(rel: &str) -> bool {
     rel == ".git"
         || rel.starts_with(".git/")
         || rel == layout::DERIVED_DIR

@@ -27,9 +27,9 @@ use crate::store::{Store, units};
 use crate::workspace::{Workspace, layout};
 
 /// The access log, in the derived folder.
-pub const ACCESS_LOG: &str = ".cogmem/access.log";
+pub(crate) const ACCESS_LOG: &str = ".cogmem/access.log";
 /// The batch being folded.
-pub const FOLDING: &str = ".cogmem/access.log.folding";
+pub(crate) const FOLDING: &str = ".cogmem/access.log.folding";
 
 /// Appends uses of `ids` (and `interactions` remember/recall operations) at `now`.
 pub fn record(
@@ -99,12 +99,12 @@ pub struct Batch {
     /// The batch's text.
     pub text: String,
     /// A short hash of it, recorded in `decay-scores.json` once folded.
-    pub hash: String,
+    pub(crate) hash: String,
     /// The stores of the memories used in the batch that had no decay entry when it was read
     /// (written by hand or by another tool): folding creates their entries.
-    pub unentered: BTreeMap<String, Store>,
+    pub(crate) unentered: BTreeMap<String, Store>,
     /// The decay settings new entries are created with.
-    pub settings: DecaySettings,
+    pub(crate) settings: DecaySettings,
 }
 
 /// Moves the access log aside as the batch to fold, unless an earlier batch is still there
@@ -218,7 +218,7 @@ pub struct Folded {
     /// Interactions counted.
     pub interactions: u64,
     /// Entries created for used memories that had none.
-    pub created: usize,
+    pub(crate) created: usize,
 }
 
 /// Applies a batch to the decay file, unless it records this batch as folded already.

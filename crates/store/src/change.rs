@@ -95,7 +95,7 @@ pub struct FileEdit {
     /// What the edit does, for the audit line.
     pub action: Action,
     /// One-line summary, for the audit line.
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// A set of file edits that land together as one commit.

@@ -86,7 +86,7 @@ impl Band {
     }
 
     /// Parses a stored status; unknown words (and the skill's `_archived`) map sensibly.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         match text.trim().trim_start_matches('_') {
             "active" => Some(Self::Active),
             "fading" => Some(Self::Fading),
@@ -111,7 +111,8 @@ pub fn band(score: f64, p: &DecaySettings) -> Band {
 }
 
 /// Returns the half-life in clock units: `ln 2 / λ` (23.1 days at λ = 0.03).
-pub fn half_life(p: &DecaySettings) -> f64 {
+#[cfg(test)]
+fn half_life(p: &DecaySettings) -> f64 {
     std::f64::consts::LN_2 / p.lambda
 }
 

@@ -165,7 +165,7 @@ pub fn is_dirty(root: &Path, tree: Option<&Tree<'_>>, rel: &str) -> crate::Resul
 /// index entry, and whose entry holds HEAD's blob, is clean without being read. Any other file
 /// — or one modified no earlier than the index was written, which the stat data cannot vouch
 /// for ("racy git") — is hashed and compared.
-pub fn dirty_files(
+pub(crate) fn dirty_files(
     repo: &Repository,
     root: &Path,
     tree: Option<&Tree<'_>>,
@@ -225,7 +225,7 @@ fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTi
 /// [`RepackHook`](crate::workspace::RepackHook); the library itself never starts a process in
 /// the background. The `cogmem` binary starts `git repack -d -l -q` detached and does not wait
 /// for it (see [`claim_repack`]); an embedder may call [`repack`] instead, when it suits it.
-pub fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
+pub(crate) fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
     if threshold == 0 {
         return false;
     }
@@ -246,7 +246,7 @@ pub fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
 }
 
 /// The lock that lets one repack run at a time, in the git folder.
-pub const REPACK_LOCK: &str = "cogmem-repack.lock";
+pub(crate) const REPACK_LOCK: &str = "cogmem-repack.lock";
 
 /// Claims the right to repack: creates `.git/cogmem-repack.lock` and returns its path, or
 /// `None` when a repack runs already (a lock older than an hour is taken to be left by a crash
@@ -256,7 +256,7 @@ pub const REPACK_LOCK: &str = "cogmem-repack.lock";
 ///
 /// git writes the pack before deleting a loose object, so a reader running meanwhile always
 /// finds every object. When the repack removes an object folder that a commit is writing into,
-/// the commit's object write fails and is retried ([`write_object`]).
+/// the commit's object write fails and is retried (`write_object`).
 pub fn claim_repack(git_dir: &Path) -> Option<PathBuf> {
     let lock = git_dir.join(REPACK_LOCK);
     let stale = std::fs::metadata(&lock)
@@ -297,7 +297,7 @@ pub fn repack(git_dir: &Path) -> bool {
 /// Runs an object write, again (up to three times in all) when it failed because a folder
 /// under `objects/` vanished: a background `git repack -d` removes the object folders it
 /// emptied, and libgit2 may have just made one to write into. The write is idempotent.
-pub fn write_object<T>(
+pub(crate) fn write_object<T>(
     mut write: impl FnMut() -> Result<T, git2::Error>,
 ) -> Result<T, git2::Error> {
     let mut tries = 0;
@@ -322,11 +322,11 @@ pub fn subject(c: &git2::Commit<'_>) -> String {
 
 /// A commit's author and message.
 #[derive(Debug, Clone)]
-pub struct CommitSpec<'a> {
+pub(crate) struct CommitSpec<'a> {
     /// Full message: subject, blank line, trailers.
-    pub message: &'a str,
+    pub(crate) message: &'a str,
     /// Author name (the actor).
-    pub author: &'a str,
+    pub(crate) author: &'a str,
     /// Commit time.
     pub time: Timestamp,
 }
@@ -336,7 +336,7 @@ pub struct CommitSpec<'a> {
 /// A file missing from disk is removed from the tree. The index is updated for those files only,
 /// so anything else the user staged stays staged and out of the commit. The branch moves last,
 /// and only if it still points where it did when the commit was built.
-pub fn commit_files(
+pub(crate) fn commit_files(
     repo: &Repository,
     root: &Path,
     files: &[String],

@@ -8,7 +8,13 @@
 //! Invariant: nothing here depends on derived data (the search index, the graph) or on the
 //! operations above it, and nothing here prints or reads the process environment.
 
-#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+#![warn(
+    unreachable_pub,
+    missing_docs,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used
+)]
 
 pub mod access;
 pub mod audit;

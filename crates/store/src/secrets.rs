@@ -201,14 +201,14 @@ const KEY_WORDS: [&str; 9] =
 const GIT_WORDS: [&str; 7] = ["commit", "sha", "git", "merge", "revision", "rev", "hash"];
 
 /// The minimum length of a high-entropy token.
-pub const ENTROPY_MIN_LEN: usize = 20;
+pub(crate) const ENTROPY_MIN_LEN: usize = 20;
 /// Shannon entropy (bits per character) at or above which a mixed token is suspicious.
-pub const ENTROPY_THRESHOLD: f64 = 3.5;
+pub(crate) const ENTROPY_THRESHOLD: f64 = 3.5;
 /// The same for a token of hex digits only (at most 4 bits per character).
-pub const HEX_ENTROPY_THRESHOLD: f64 = 3.0;
+pub(crate) const HEX_ENTROPY_THRESHOLD: f64 = 3.0;
 
 /// Shannon entropy of a string, in bits per character.
-pub fn entropy(s: &str) -> f64 {
+pub(crate) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
     let mut n = 0u32;
     for b in s.bytes() {
@@ -354,7 +354,7 @@ fn floor_char(s: &str, mut i: usize) -> usize {
 }
 
 /// Redacts a secret for display: a few leading characters and the length.
-pub fn redact(secret: &str) -> String {
+pub(crate) fn redact(secret: &str) -> String {
     let n = secret.chars().count();
     let keep = match n {
         0..=7 => 0,

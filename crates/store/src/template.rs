@@ -46,12 +46,16 @@ pub fn source(name: &str) -> Result<&'static str, TemplateError> {
 }
 
 /// Renders a `templates/` file with `{{name}}` placeholders replaced by values.
-pub fn render(name: &str, vars: &[(&str, &str)]) -> Result<String, TemplateError> {
+pub(crate) fn render(name: &str, vars: &[(&str, &str)]) -> Result<String, TemplateError> {
     render_str(name, source(name)?, vars)
 }
 
 /// Renders template text; `name` is only used in errors.
-pub fn render_str(name: &str, text: &str, vars: &[(&str, &str)]) -> Result<String, TemplateError> {
+pub(crate) fn render_str(
+    name: &str,
+    text: &str,
+    vars: &[(&str, &str)],
+) -> Result<String, TemplateError> {
     let mut out = String::with_capacity(text.len() + 64);
     let mut used = vec![false; vars.len()];
     let mut rest = text;

@@ -17,11 +17,11 @@ mod on {
     static START: OnceLock<Instant> = OnceLock::new();
     static MARKS: Mutex<Vec<(String, f64)>> = Mutex::new(Vec::new());
 
-    pub fn enable() {
+    pub(crate) fn enable() {
         let _ = START.set(Instant::now());
     }
 
-    pub fn mark(label: &str) {
+    pub(crate) fn mark(label: &str) {
         if let Some(t) = START.get() {
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             if let Ok(mut m) = MARKS.lock() {
@@ -30,7 +30,7 @@ mod on {
         }
     }
 
-    pub fn take() -> Vec<(String, f64)> {
+    pub(crate) fn take() -> Vec<(String, f64)> {
         MARKS.lock().map(|mut m| std::mem::take(&mut *m)).unwrap_or_default()
     }
 }

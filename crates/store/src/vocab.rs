@@ -91,7 +91,8 @@ impl Vocabulary {
     }
 
     /// Tells whether the vocabulary knows a relation.
-    pub fn knows(&self, name: &str) -> bool {
+    #[cfg(test)]
+    pub(crate) fn knows(&self, name: &str) -> bool {
         self.specs.contains_key(name)
     }
 }

@@ -95,7 +95,7 @@ pub fn parse_time(text: &str, now: &Timestamp) -> Option<Timestamp> {
 /// `12h`, `7d`, `2w`.
 ///
 /// Returns `None` for anything else or an age that does not fit a [`Duration`].
-pub fn parse_age(text: &str) -> Option<Duration> {
+pub(crate) fn parse_age(text: &str) -> Option<Duration> {
     let t = text.trim();
     let digits = t.chars().take_while(char::is_ascii_digit).count();
     let n: i64 = t[..digits].parse().ok()?;

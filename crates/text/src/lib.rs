@@ -8,7 +8,13 @@
 //! Invariant: no I/O, and no dependency on git, tantivy, rmcp, tokio or clap
 //! (`tests/it/layering.rs` checks the dependency tree), so its tests build and run in seconds.
 
-#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+#![warn(
+    unreachable_pub,
+    missing_docs,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used
+)]
 
 pub mod clock;
 pub mod date;

@@ -65,7 +65,7 @@ impl EntityId {
     }
 
     /// Returns the slug part (`alice` in `person--alice`).
-    pub fn slug(&self) -> &str {
+    pub(crate) fn slug(&self) -> &str {
         self.0.split_once("--").map_or("", |(_, s)| s)
     }
 

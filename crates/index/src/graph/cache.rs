@@ -19,7 +19,7 @@ use super::Graph;
 const HEADER: &str = "#cogmem-graph-cache 4";
 
 /// Writes the cache text for a graph.
-pub fn text(g: &Graph) -> String {
+pub(crate) fn text(g: &Graph) -> String {
     let mut nodes: Vec<(&str, &str, String)> = Vec::with_capacity(g.g.node_count());
     for ix in g.g.node_indices() {
         let n = &g.g[ix];
@@ -54,7 +54,7 @@ pub fn text(g: &Graph) -> String {
 }
 
 /// Tells whether the cache file exists and is in this build's format.
-pub fn is_current(path: &std::path::Path) -> bool {
+pub(crate) fn is_current(path: &std::path::Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; HEADER.len() + 1];
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
@@ -111,8 +111,8 @@ impl GraphCache {
             .collect()
     }
 
-    /// The activation of each of `targets`, as [`Graph::activate`] would spread it from `seeds`
-    /// with no archived set (two hops, ×0.5 per hop, × edge confidence, ÷ √degree of the
+    /// The activation of each of `targets`, as `Graph::activate` (the reference implementation,
+    /// built for the tests) would spread it from `seeds` with no archived set (two hops, ×0.5 per hop, × edge confidence, ÷ √degree of the
     /// conducting node; only active entities pass or receive it), without spreading it
     /// anywhere else: the seeds' neighbours are scored, then each target's own edges are
     /// checked against them. Targets that receive nothing are left out.

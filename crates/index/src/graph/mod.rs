@@ -34,7 +34,8 @@ pub struct Node {
 
 impl Node {
     /// Tells whether activation may flow through this node.
-    pub fn conducts(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn conducts(&self) -> bool {
         self.status == "active"
     }
 }
@@ -225,7 +226,11 @@ impl Graph {
     }
 
     /// Edges touching a node (both directions) valid on `date`, as (edge, other end, outgoing).
-    pub fn edges_of(&self, ix: NodeIndex, date: Option<&str>) -> Vec<(EdgeIndex, NodeIndex, bool)> {
+    pub(crate) fn edges_of(
+        &self,
+        ix: NodeIndex,
+        date: Option<&str>,
+    ) -> Vec<(EdgeIndex, NodeIndex, bool)> {
         let mut out = Vec::new();
         for e in self.g.edges_directed(ix, Direction::Outgoing) {
             if e.weight().valid_on(date) {
@@ -244,7 +249,12 @@ impl Graph {
     /// and divided by the square root of the conducting node's degree so hubs do not flood.
     /// Superseded, inactive, merged and archived nodes neither pass nor receive activation.
     /// Returns activation per entity id (seeds at 1.0), strongest first.
-    pub fn activate(&self, seeds: &[String], archived: &HashSet<String>) -> Vec<(String, f64)> {
+    #[cfg(test)]
+    pub(crate) fn activate(
+        &self,
+        seeds: &[String],
+        archived: &HashSet<String>,
+    ) -> Vec<(String, f64)> {
         let mut act: HashMap<NodeIndex, f64> = HashMap::new();
         let mut frontier: Vec<NodeIndex> = Vec::new();
         for s in seeds {
@@ -290,6 +300,7 @@ impl Graph {
         self.g[ix].status == "merged"
     }
 
+    #[cfg(test)]
     fn conducts(&self, ix: NodeIndex, archived: &HashSet<String>) -> bool {
         self.g[ix].conducts() && !archived.contains(&format!("entity:{}", self.g[ix].id))
     }
@@ -399,7 +410,7 @@ pub struct Stats {
 }
 
 /// Renders `graph/index.md` from the graph: the entity registry and the edge table.
-pub fn render_index(
+pub(crate) fn render_index(
     g: &Graph,
     scores: &BTreeMap<String, crate::store::decay_file::EntityScore>,
 ) -> String {

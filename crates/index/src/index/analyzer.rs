@@ -10,10 +10,10 @@ use tantivy::tokenizer::{
 };
 
 /// The analyzer's name in the index (a change of analyzer changes this name).
-pub const NAME: &str = "cogmem-v1";
+pub(crate) const NAME: &str = "cogmem-v1";
 
 /// Builds the analyzer.
-pub fn analyzer() -> TextAnalyzer {
+pub(crate) fn analyzer() -> TextAnalyzer {
     build(Tier::Index)
 }
 
@@ -30,10 +30,10 @@ fn build(tier: Tier) -> TextAnalyzer {
 
 /// Splits text into word tokens and CJK character pairs.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CjkAwareTokenizer;
+pub(crate) struct CjkAwareTokenizer;
 
 /// The tokens of one text, produced eagerly (texts are short).
-pub struct Tokens {
+pub(crate) struct Tokens {
     tokens: Vec<Token>,
     next: usize,
 }

@@ -19,10 +19,10 @@ use crate::store::fsx;
 use crate::workspace::Workspace;
 
 /// The cache folder's name in the index folder.
-pub const DIR: &str = "decay";
+pub(crate) const DIR: &str = "decay";
 
 /// The cache file of a decay file (`None`: the main file), relative to the cache folder.
-pub fn file_name(home: Option<u8>) -> String {
+pub(crate) fn file_name(home: Option<u8>) -> String {
     match home {
         None => "main.tsv".to_owned(),
         Some(n) => format!("{n:02x}.tsv"),
@@ -32,7 +32,7 @@ pub fn file_name(home: Option<u8>) -> String {
 /// Writes the cache of one decay file (`None`: the main file, its own entries only) into
 /// `dir`; a decay file that is missing gets an empty cache.
 /// `sync` is false where the index is written without waiting for the disk (`index::dir`).
-pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate::Result<()> {
+pub(crate) fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate::Result<()> {
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
     let decay = match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
@@ -73,7 +73,7 @@ pub fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate:
 
 /// The loaded caches: each file read when a lookup first needs it, then searched in place
 /// (a binary search over its sorted lines).
-pub struct DecayCache {
+pub(crate) struct DecayCache {
     dir: PathBuf,
     files: RefCell<HashMap<Option<u8>, std::rc::Rc<CacheFile>>>,
     interactions: u64,
@@ -82,7 +82,7 @@ pub struct DecayCache {
 impl DecayCache {
     /// Opens the caches in `dir`; missing or unreadable ones are empty (every memory scores as
     /// new).
-    pub fn load(dir: &Path) -> Self {
+    pub(crate) fn load(dir: &Path) -> Self {
         let main = CacheFile::load(&dir.join(file_name(None)));
         let interactions = main.interactions;
         let files = RefCell::new(HashMap::from([(None, std::rc::Rc::new(main))]));
@@ -98,12 +98,12 @@ impl DecayCache {
     }
 
     /// Returns "now" for scoring.
-    pub fn now(&self, time: Timestamp) -> Now {
+    pub(crate) fn now(&self, time: Timestamp) -> Now {
         Now { time, interactions: self.interactions }
     }
 
     /// Looks up an entry's inputs: in its shard's cache, then in the main file's.
-    pub fn get(&self, id: &str) -> Option<DecayInputs> {
+    pub(crate) fn get(&self, id: &str) -> Option<DecayInputs> {
         self.file(Some(decay_file::shard_of(id))).get(id).or_else(|| self.file(None).get(id))
     }
 }

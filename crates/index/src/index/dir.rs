@@ -22,7 +22,7 @@ use tantivy::directory::{
 };
 
 /// The current boot's id, when the system says it (Linux).
-pub fn boot_id() -> Option<String> {
+pub(crate) fn boot_id() -> Option<String> {
     let id = crate::store::fsx::read_text_if_exists(
         Path::new("/proc/sys/kernel/random/boot_id"),
         crate::store::fsx::DEFAULT_FILE_LIMIT,
@@ -34,14 +34,14 @@ pub fn boot_id() -> Option<String> {
 
 /// tantivy's [`MmapDirectory`] with writes that do not wait for the disk.
 #[derive(Clone, Debug)]
-pub struct UnsyncedDirectory {
+pub(crate) struct UnsyncedDirectory {
     inner: MmapDirectory,
     root: PathBuf,
 }
 
 impl UnsyncedDirectory {
     /// Opens the directory at `root` (which must exist).
-    pub fn open(root: &Path) -> Result<Self, OpenDirectoryError> {
+    pub(crate) fn open(root: &Path) -> Result<Self, OpenDirectoryError> {
         Ok(Self { inner: MmapDirectory::open(root)?, root: root.to_owned() })
     }
 }

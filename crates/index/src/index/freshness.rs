@@ -23,16 +23,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::store::fsx::{self, IoError};
 use crate::workspace::Workspace;
 
-/// The watcher's folder.
-pub const DIR: &str = ".cogmem/watch";
 /// Held (exclusively) by the running watcher.
-pub const LOCK: &str = ".cogmem/watch/lock";
+pub(crate) const LOCK: &str = ".cogmem/watch/lock";
 /// The running watcher's generation.
-pub const STATE: &str = ".cogmem/watch/state";
+pub(crate) const STATE: &str = ".cogmem/watch/state";
 /// What changed, one line per event, append-only.
-pub const CHANGED: &str = ".cogmem/watch/changed";
+pub(crate) const CHANGED: &str = ".cogmem/watch/changed";
 /// Where readers create their cookies.
-pub const COOKIES: &str = ".cogmem/watch/cookies";
+pub(crate) const COOKIES: &str = ".cogmem/watch/cookies";
 
 /// One line of `changed`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +45,7 @@ pub enum Line<'a> {
 
 impl Line<'_> {
     /// The line as written to `changed`, newline included.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         match self {
             Line::Path(p) => format!("{p}\n"),
             Line::All => "*\n".to_owned(),
@@ -58,7 +56,7 @@ impl Line<'_> {
 
 /// Parses one line (without its newline). A line that is none of the three (empty, or a path
 /// that cannot be a memory file) is `None`: the reader then trusts nothing.
-pub fn parse_line(line: &str) -> Option<Line<'_>> {
+pub(crate) fn parse_line(line: &str) -> Option<Line<'_>> {
     if line == "*" {
         return Some(Line::All);
     }
@@ -70,7 +68,7 @@ pub fn parse_line(line: &str) -> Option<Line<'_>> {
 
 /// The complete lines (those ended by a newline) at the start of `bytes`, and how many bytes
 /// they take. A last line without its newline is being appended: it is left for later.
-pub fn complete_lines(bytes: &[u8]) -> (Vec<&str>, usize) {
+pub(crate) fn complete_lines(bytes: &[u8]) -> (Vec<&str>, usize) {
     let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     match std::str::from_utf8(&bytes[..end]) {
         Ok(t) => (t.lines().collect(), end),
@@ -81,7 +79,7 @@ pub fn complete_lines(bytes: &[u8]) -> (Vec<&str>, usize) {
 
 /// What a reader learnt from the watcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Since {
+pub(crate) enum Since {
     /// Only these memory files (maybe) changed since the offset.
     Paths {
         /// The files, sorted, each once.
@@ -99,7 +97,7 @@ pub enum Since {
 }
 
 /// What the lines read from `changed` say, given that the reader's cookie is among them.
-pub fn summarize(lines: &[&str], end: u64) -> Since {
+pub(crate) fn summarize(lines: &[&str], end: u64) -> Since {
     let mut paths: Vec<String> = Vec::new();
     for line in lines {
         match parse_line(line) {
@@ -116,7 +114,7 @@ pub fn summarize(lines: &[&str], end: u64) -> Since {
 /// The generation of the watcher serving this workspace, if one holds the watch lock and has
 /// said it serves (its state file). The lock file is not created when missing: a read stays
 /// read-only.
-pub fn live_generation(ws: &Workspace, boot: Option<&str>) -> Option<String> {
+pub(crate) fn live_generation(ws: &Workspace, boot: Option<&str>) -> Option<String> {
     let file = OpenOptions::new().read(true).open(ws.abs(LOCK)).ok()?;
     match file.try_lock() {
         // Nobody holds it: no watcher (the lock is freed as `file` is dropped).
@@ -144,13 +142,13 @@ fn read_state(ws: &Workspace) -> Option<String> {
 }
 
 /// The length of `changed` now: what a full scan that starts after this call is complete up to.
-pub fn changed_len(ws: &Workspace) -> Option<u64> {
+pub(crate) fn changed_len(ws: &Workspace) -> Option<u64> {
     std::fs::metadata(ws.abs(CHANGED)).ok().map(|m| m.len())
 }
 
 /// The cookie round trip: creates a cookie, waits until the watcher of `generation` has
 /// written its line to `changed`, and returns what `changed` says from `offset` on.
-pub fn changes_since(ws: &Workspace, generation: &str, offset: u64) -> Since {
+pub(crate) fn changes_since(ws: &Workspace, generation: &str, offset: u64) -> Since {
     let Ok(mut file) = File::open(ws.abs(CHANGED)) else { return Since::Doubt };
     if file.metadata().map_or(true, |m| m.len() < offset)
         || file.seek(SeekFrom::Start(offset)).is_err()

@@ -11,8 +11,8 @@
 //! one shard rewrites one small cache.
 
 pub mod analyzer;
-pub mod decay_cache;
-pub mod dir;
+pub(crate) mod decay_cache;
+pub(crate) mod dir;
 pub mod freshness;
 pub mod search;
 
@@ -35,12 +35,12 @@ use crate::store::units::{self, MemoryUnit, Unreadable};
 use crate::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub const SCHEMA_VERSION: u32 = 5;
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
 /// The graph cache file in the index folder.
-pub const GRAPH_CACHE: &str = "graph.tsv";
+pub(crate) const GRAPH_CACHE: &str = "graph.tsv";
 const LOCK_FILE: &str = ".cogmem/index.lock";
 /// How far (bytes of `.cogmem/watch/changed`) the manifest's watch record may lag before a
 /// search that found nothing new writes it anyway.
@@ -91,7 +91,7 @@ fn tantivy_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_
 
 /// The fields of a document.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(crate) struct Fields {
     /// Unit id (exact).
     pub id: Field,
     /// Store name (exact).
@@ -99,32 +99,32 @@ pub struct Fields {
     /// Kind: episode type, entity type, `procedure`, `vault`, core section (exact).
     pub kind: Field,
     /// File path (exact; documents are replaced per file).
-    pub path: Field,
+    pub(crate) path: Field,
     /// 1-based line (fast, to find the entry after another in its file).
-    pub line: Field,
+    pub(crate) line: Field,
     /// `YYYY-MM-DD`, or empty.
-    pub date: Field,
+    pub(crate) date: Field,
     /// Days since 1970-01-01, for date ranges.
-    pub day: Field,
+    pub(crate) day: Field,
     /// Tags (analyzed).
     pub tags: Field,
     /// Entity ids (exact, several).
     pub entities: Field,
     /// Source reference of an imported entry.
-    pub source: Field,
+    pub(crate) source: Field,
     /// Title words: the entity's name, the note's title (analyzed).
     pub title: Field,
     /// The unit's words (analyzed, with positions for phrases): its text without HTML comments,
     /// which hold metadata and template instructions rather than memory.
     pub text: Field,
     /// The unit's whole text, as stored for display (not searched).
-    pub raw: Field,
+    pub(crate) raw: Field,
     /// An entity's status when not active (exact).
-    pub state: Field,
+    pub(crate) state: Field,
 }
 
 /// Builds the schema.
-pub fn schema() -> (Schema, Fields) {
+pub(crate) fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let analyzed = |stored: bool| {
         let indexing = TextFieldIndexing::default()
@@ -157,7 +157,7 @@ pub fn schema() -> (Schema, Fields) {
 
 /// A file's fingerprint in the manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// Size in bytes.
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
@@ -354,17 +354,17 @@ pub struct Index {
 
 impl Index {
     /// The fields of documents.
-    pub fn fields(&self) -> &Fields {
+    pub(crate) fn fields(&self) -> &Fields {
         &self.fields
     }
 
     /// A searcher over the current documents.
-    pub fn searcher(&self) -> tantivy::Searcher {
+    pub(crate) fn searcher(&self) -> tantivy::Searcher {
         self.reader.searcher()
     }
 
     /// The index folder.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 }

@@ -12,9 +12,9 @@ const COMPACTED: &str = "## Compacted Log";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Consolidation {
     /// The new Self-Image section body, without its heading.
-    pub body: String,
+    pub(crate) body: String,
     /// `(YYYY-MM, summary)`: the months to move out of the Recent log.
-    pub months: Vec<(String, String)>,
+    pub(crate) months: Vec<(String, String)>,
 }
 
 /// Reads a submitted consolidation.

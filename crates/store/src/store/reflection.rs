@@ -9,11 +9,11 @@
 use serde::Serialize;
 
 /// The line that marks a reward request still waiting for the user.
-pub const AWAITING: &str = "Awaiting your decision.";
+pub(crate) const AWAITING: &str = "Awaiting your decision.";
 /// The heading that starts a submission in pending-reflection.md.
 pub const SUBMISSION_HEADING: &str = "## Submission";
 /// The tag that marks a self-insight in a reflection.
-pub const SELF_AWARENESS: &str = "[Self-Awareness]";
+pub(crate) const SELF_AWARENESS: &str = "[Self-Awareness]";
 
 /// What a reward request asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -352,7 +352,7 @@ pub enum OpKind {
 
 impl OpKind {
     /// Every operation.
-    pub const ALL: [Self; 6] =
+    pub(crate) const ALL: [Self; 6] =
         [Self::Extract, Self::Connect, Self::Flag, Self::Archive, Self::Pattern, Self::Evolve];
 
     /// Returns the word used in blocks.

@@ -99,7 +99,7 @@ pub const DIRS: [(&str, Store, &str); 4] = [
 ];
 
 /// Every file that holds memory units: MEMORY.md, then each store's `*.md` files, sorted.
-pub fn memory_files(root: &Path) -> Vec<String> {
+pub(crate) fn memory_files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     if root.join("MEMORY.md").is_file() {
         out.push("MEMORY.md".to_owned());

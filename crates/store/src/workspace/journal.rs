@@ -27,7 +27,7 @@ const FILES: &str = ".cogmem/journal/files";
 
 /// How a file was before the change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Before {
+pub(crate) enum Before {
     /// As in HEAD (or absent, as in HEAD).
     Head,
     /// Different from HEAD: the journal holds a copy.
@@ -38,14 +38,14 @@ pub enum Before {
 
 /// A journal found on disk.
 #[derive(Debug, Clone)]
-pub struct Journal {
+pub(crate) struct Journal {
     /// HEAD when the change began.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
     /// The files the change writes, and how each was before it.
-    pub files: Vec<(String, Before)>,
+    pub(crate) files: Vec<(String, Before)>,
 }
 
-/// What [`recover`] did with a journal it found.
+/// What the journal recovery (`recover`) did with a journal it found.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Recovered {
     /// The change had been committed: the journal was only removed.
@@ -57,7 +57,11 @@ pub struct Recovered {
 }
 
 /// Writes the journal of a change about to begin.
-pub fn begin(root: &Path, head: Option<&str>, files: &[(String, Before)]) -> crate::Result<()> {
+pub(crate) fn begin(
+    root: &Path,
+    head: Option<&str>,
+    files: &[(String, Before)],
+) -> crate::Result<()> {
     remove(root)?;
     let mut manifest = format!("head {}\n", head.unwrap_or("none"));
     for (rel, before) in files {
@@ -76,7 +80,7 @@ pub fn begin(root: &Path, head: Option<&str>, files: &[(String, Before)]) -> cra
 }
 
 /// Removes the journal: the change it describes is over (committed, or put back).
-pub fn end(root: &Path) -> crate::Result<()> {
+pub(crate) fn end(root: &Path) -> crate::Result<()> {
     remove(root)
 }
 
@@ -101,7 +105,7 @@ pub fn pending(root: &Path) -> bool {
 /// Reads the journal, if there is one. A manifest that cannot be read as one is reported as
 /// an error naming it: guessing would risk putting back the wrong files. `limit` is the
 /// workspace's `limits.file_bytes`.
-pub fn read(root: &Path, limit: u64) -> crate::Result<Option<Journal>> {
+pub(crate) fn read(root: &Path, limit: u64) -> crate::Result<Option<Journal>> {
     let path = root.join(MANIFEST);
     let Some(text) = fsx::read_text_if_exists(&path, limit)? else { return Ok(None) };
     let bad = |line: usize, what: &str| crate::store::StoreError::Malformed {
@@ -138,7 +142,7 @@ pub fn read(root: &Path, limit: u64) -> crate::Result<Option<Journal>> {
 /// Finishes what a dead process's change left: removes the journal of a committed change, or
 /// puts every file of an uncommitted one back as it was before it. Call it holding the lock;
 /// `limit` is the workspace's `limits.file_bytes`.
-pub fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered>> {
+pub(crate) fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered>> {
     let Some(journal) = read(root, limit)? else { return Ok(None) };
     let repo = git::open(root)?;
     let head_now = git::head_id(&repo)?.map(|id| id.to_string());

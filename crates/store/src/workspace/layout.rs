@@ -10,7 +10,7 @@ pub const IDENTITY_MD: &str = "IDENTITY.md";
 /// The agent's values (critical).
 pub const SOUL_MD: &str = "SOUL.md";
 /// The memory folder.
-pub const MEMORY_DIR: &str = "memory";
+pub(crate) const MEMORY_DIR: &str = "memory";
 /// Daily episode logs.
 pub const EPISODES_DIR: &str = "memory/episodes";
 /// Entity files.
@@ -39,7 +39,7 @@ pub fn is_audit_segment(rel: &str) -> bool {
 
 /// Decay entries of a large workspace, in 64 files by a hash of the entry key (`00.json` …
 /// `3f.json`); `decay-scores.json` then keeps the reflection state and token economy.
-pub const DECAY_SHARDS_DIR: &str = "memory/meta/decay";
+pub(crate) const DECAY_SHARDS_DIR: &str = "memory/meta/decay";
 
 /// Tells whether a path (relative to the root) is a decay file: `decay-scores.json` or one
 /// of its entry shards.

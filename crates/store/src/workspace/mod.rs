@@ -97,7 +97,7 @@ pub struct Workspace {
 
 /// Called with the repository's git folder when a commit leaves more loose objects than
 /// `git.auto_pack_loose` (see [`WorkspaceOptions::on_repack_due`]).
-pub type RepackHook = Arc<dyn Fn(&Path) + Send + Sync>;
+pub(crate) type RepackHook = Arc<dyn Fn(&Path) + Send + Sync>;
 
 /// How this program uses a workspace: choices of the program that opens it (the `cogmem`
 /// binary sets them from its environment), never read from `cogmem.toml`, and never shared
