@@ -4,6 +4,7 @@
 //! reading operations never commit. Nothing here prints, prompts, reads the environment or exits.
 
 #![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+#![warn(unreachable_pub)]
 
 pub mod audit;
 pub mod context;

@@ -2,7 +2,7 @@
 //! `sync --remote` when both machines changed the same file.
 //!
 //! Each format's merge lives with its owner, beside the parser and writer it must agree with;
-//! this module only names them for [`super::merge`], which picks one per path:
+//! this module only names them for `remote::merge`, which picks one per path:
 //!
 //! | file                            | owner                                           |
 //! |---------------------------------|-------------------------------------------------|

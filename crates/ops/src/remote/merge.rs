@@ -67,7 +67,7 @@ pub struct Conflict {
 /// The outcome of merging two trees: new contents for the files that differ from ours, or the
 /// conflicts that stop the merge.
 #[derive(Debug, Default)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// New content per path (`None` deletes it), only where it differs from ours.
     pub updates: BTreeMap<String, (Option<Vec<u8>>, i32)>,
     /// How each updated (or combined) file was merged.
@@ -151,7 +151,7 @@ fn hint_for(path: &str, theirs: &str) -> String {
 /// Merges `theirs` into `ours` over their common ancestor `base` (`None` for unrelated
 /// histories, such as two workspaces made by `cogmem init` on different machines). `label`
 /// names their side for people (`origin/main`).
-pub fn plan(
+pub(crate) fn plan(
     repo: &Repository,
     base: Option<&Tree<'_>>,
     ours: &Tree<'_>,

@@ -16,7 +16,7 @@ use cogmem_store::git::GitError;
 
 /// Where a remote lives and how to reach it.
 #[derive(Debug, Clone)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     /// The remote's name.
     pub name: String,
     /// Its URL as configured.
@@ -26,7 +26,7 @@ pub struct Endpoint {
 }
 
 /// Looks up a configured remote.
-pub fn endpoint(repo: &Repository, root: &Path, name: &str) -> crate::Result<Endpoint> {
+pub(crate) fn endpoint(repo: &Repository, root: &Path, name: &str) -> crate::Result<Endpoint> {
     let Ok(remote) = repo.find_remote(name) else {
         let known = repo
             .remotes()
@@ -42,7 +42,7 @@ pub fn endpoint(repo: &Repository, root: &Path, name: &str) -> crate::Result<End
 }
 
 /// The folder a URL names when it is on this machine: `file://…` or a path (not `host:path`).
-pub fn local_path(root: &Path, url: &str) -> Option<PathBuf> {
+pub(crate) fn local_path(root: &Path, url: &str) -> Option<PathBuf> {
     if let Some(p) = url.strip_prefix("file://") {
         return Some(PathBuf::from(p));
     }
@@ -60,13 +60,13 @@ pub fn local_path(root: &Path, url: &str) -> Option<PathBuf> {
 }
 
 /// The remote-tracking reference for `branch`.
-pub fn tracking_ref(name: &str, branch: &str) -> String {
+pub(crate) fn tracking_ref(name: &str, branch: &str) -> String {
     format!("refs/remotes/{name}/{branch}")
 }
 
 /// Fetches the remote's `branch` into its tracking reference and returns the fetched tip, or
 /// `None` when the remote has no such branch (an empty remote, say).
-pub fn fetch(
+pub(crate) fn fetch(
     repo: &Repository,
     root: &Path,
     ep: &Endpoint,
@@ -121,7 +121,7 @@ pub fn fetch(
 
 /// Pushes our branch `local` to the remote's `branch`. Returns `Err` with the remote's reason
 /// when it refused (the remote moved on since the fetch, say).
-pub fn push(
+pub(crate) fn push(
     repo: &Repository,
     root: &Path,
     ep: &Endpoint,
