@@ -18,8 +18,5 @@ pub mod graph;
 pub mod index;
 pub mod pack;
 
-// The lower layers' modules, under the names the index code uses for them.
-use cogmem_store::{decay, settings, store, timing, workspace};
-
 pub use cogmem_text::{Clock, FixedClock, SystemClock, Timestamp};
 pub use error::{Error, Result};

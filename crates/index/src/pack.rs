@@ -112,7 +112,7 @@ pub fn pack(
     let mut used = 0;
     for c in candidates {
         let tokens = counter.count(&c.text);
-        let key = crate::store::markdown::one_line(&c.text).to_lowercase();
+        let key = cogmem_store::store::markdown::one_line(&c.text).to_lowercase();
         let suppressed = if c.archived {
             Some("archived".to_owned())
         } else if c.superseded {

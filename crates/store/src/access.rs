@@ -19,12 +19,12 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::Timestamp;
-use crate::date::parse_stored;
 use crate::settings::DecaySettings;
 use crate::store::decay_file::{DecayFile, NewUnit};
 use crate::store::fsx::{self, IoError};
 use crate::store::{Store, units};
 use crate::workspace::{Workspace, layout};
+use cogmem_text::date::parse_stored;
 
 /// The access log, in the derived folder.
 pub(crate) const ACCESS_LOG: &str = ".cogmem/access.log";

@@ -217,7 +217,7 @@ impl AuditLine {
     /// Returns the problem as text when the line is malformed.
     pub fn parse(line: &str) -> Result<Option<Self>, String> {
         let Some(f) = RawFields::split(line)? else { return Ok(None) };
-        let timestamp = crate::date::parse_stored(f.timestamp)
+        let timestamp = cogmem_text::date::parse_stored(f.timestamp)
             .map(|t| t.with_timezone(&Utc))
             .ok_or_else(|| format!("cannot read {:?} as a UTC timestamp", f.timestamp))?;
         let action =
@@ -451,7 +451,7 @@ pub fn segment_name(root: &Path, log: &str) -> String {
         .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .and_then(|l| l.split('|').next())
         .map(str::trim)
-        .filter(|t| crate::date::parse_rfc3339(t).is_some())
+        .filter(|t| cogmem_text::date::parse_rfc3339(t).is_some())
         .map_or_else(|| "0000-00-00T00-00-00Z".to_owned(), |t| t.replace(':', "-"));
     let dir = crate::workspace::layout::AUDIT_SEGMENTS_DIR;
     let mut name = format!("{dir}/{first}.log");

@@ -13,12 +13,12 @@ use git2::Repository;
 
 use crate::access;
 use crate::audit::{Action, Actor, Approval, AuditLine};
-use crate::clock::Clock;
 use crate::error::RuleError;
 use crate::git::{self, CommitSpec};
 use crate::store::decay_file::DecayFile;
 use crate::store::fsx;
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, journal, layout};
+use cogmem_text::clock::Clock;
 
 /// The bytes of the files a change touches as they were before it, to put back when it fails:
 /// the one rollback of the change engine, also used by `cogmem sync`'s merge commit, which

@@ -545,7 +545,7 @@ pub fn recent(repo: &Repository, limit: usize) -> crate::Result<Vec<CommitInfo>>
         let c = repo.find_commit(id).map_err(op("read a commit"))?;
         let when = c.time();
         let time = chrono::DateTime::from_timestamp(when.seconds(), 0)
-            .map(|t| crate::clock::utc_seconds(&t.fixed_offset()))
+            .map(|t| cogmem_text::clock::utc_seconds(&t.fixed_offset()))
             .unwrap_or_default();
         out.push(CommitInfo {
             id: id.to_string(),

@@ -30,9 +30,6 @@ pub mod timing;
 pub mod vocab;
 pub mod workspace;
 
-// The text layer's modules, under the names the store code uses for them.
-use cogmem_text::{clock, date, trigger};
-
 pub use cogmem_text::{Clock, FixedClock, SystemClock, Timestamp};
 pub use error::{Error, ErrorKind, Result};
 pub use workspace::Workspace;

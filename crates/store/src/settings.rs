@@ -64,7 +64,7 @@ pub struct Settings {
     /// Search ranking.
     pub search: SearchSettings,
     /// Extra trigger phrases, recognised at the start of a clause.
-    pub triggers: crate::trigger::ExtraPhrases,
+    pub triggers: cogmem_text::trigger::ExtraPhrases,
     /// Size limits on what cogmem accepts and reads.
     pub limits: LimitSettings,
 }

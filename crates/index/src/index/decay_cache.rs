@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use chrono::TimeZone;
 
 use crate::Timestamp;
-use crate::decay::{DecayInputs, Now};
-use crate::store::decay_file::{self, DecayFile};
-use crate::store::fsx;
-use crate::workspace::Workspace;
+use cogmem_store::decay::{DecayInputs, Now};
+use cogmem_store::store::decay_file::{self, DecayFile};
+use cogmem_store::store::fsx;
+use cogmem_store::workspace::Workspace;
 
 /// The cache folder's name in the index folder.
 pub(crate) const DIR: &str = "decay";

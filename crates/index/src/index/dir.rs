@@ -23,9 +23,9 @@ use tantivy::directory::{
 
 /// The current boot's id, when the system says it (Linux).
 pub(crate) fn boot_id() -> Option<String> {
-    let id = crate::store::fsx::read_text_if_exists(
+    let id = cogmem_store::store::fsx::read_text_if_exists(
         Path::new("/proc/sys/kernel/random/boot_id"),
-        crate::store::fsx::DEFAULT_FILE_LIMIT,
+        cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
     )
     .ok()??;
     let id = id.trim();

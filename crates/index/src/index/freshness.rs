@@ -20,8 +20,8 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::store::fsx::{self, IoError};
-use crate::workspace::Workspace;
+use cogmem_store::store::fsx::{self, IoError};
+use cogmem_store::workspace::Workspace;
 
 /// Held (exclusively) by the running watcher.
 pub(crate) const LOCK: &str = ".cogmem/watch/lock";
@@ -356,7 +356,7 @@ impl Drop for Server {
 
 /// Whether a store folder, or a folder above one, is a symbolic link.
 fn linked_folders(root: &std::path::Path) -> bool {
-    crate::store::units::DIRS.iter().any(|(d, _, _)| {
+    cogmem_store::store::units::DIRS.iter().any(|(d, _, _)| {
         std::path::Path::new(d)
             .ancestors()
             .filter(|a| !a.as_os_str().is_empty())
@@ -367,7 +367,7 @@ fn linked_folders(root: &std::path::Path) -> bool {
 /// Whether `rel` is a store folder or a folder above one (`memory`, `memory/graph`): an event
 /// on it may move, create or remove memory files without an event for each.
 pub fn is_store_folder_or_above(rel: &str) -> bool {
-    crate::store::units::DIRS
+    cogmem_store::store::units::DIRS
         .iter()
         .any(|(d, _, _)| *d == rel || d.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
 }

@@ -30,9 +30,9 @@ use tantivy::{
 };
 
 use crate::error::ErrorKind;
-use crate::store::fsx::{self, IoError};
-use crate::store::units::{self, MemoryUnit, Unreadable};
-use crate::workspace::{Workspace, layout};
+use cogmem_store::store::fsx::{self, IoError};
+use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
+use cogmem_store::workspace::{Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
 pub(crate) const SCHEMA_VERSION: u32 = 5;
@@ -377,7 +377,7 @@ pub fn open(
     full: bool,
     progress: Option<&dyn Fn(usize, usize)>,
 ) -> crate::Result<(Index, RefreshReport)> {
-    crate::timing::mark("index open");
+    cogmem_store::timing::mark("index open");
     let _lock = lock(ws)?;
     match refresh_locked(ws, full, progress, None) {
         // A process killed inside tantivy's commit can leave files tantivy then refuses to
@@ -402,7 +402,7 @@ pub fn update_after_change(ws: &Workspace) {
 /// the root), ignoring failures. Only those files are looked at: a hand edit elsewhere keeps
 /// its old stamp in the manifest, so the next read still finds it.
 pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
-    crate::timing::mark("index open");
+    cogmem_store::timing::mark("index open");
     let Ok(_lock) = lock(ws) else { return };
     if refresh_locked(ws, false, None, Some(paths)).is_err() {
         drop(_lock);
@@ -445,17 +445,17 @@ fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
 fn graph_digest(rel: &str, text: &str) -> String {
     let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
     let mut key = String::new();
-    if let Ok(id) = crate::store::entity::EntityId::parse(stem) {
-        key.push_str(&format!("{:?}\n", crate::store::entity::names(&id, text)));
+    if let Ok(id) = cogmem_store::store::entity::EntityId::parse(stem) {
+        key.push_str(&format!("{:?}\n", cogmem_store::store::entity::names(&id, text)));
     }
-    key.push_str(&crate::store::entity::status(text));
-    for r in crate::store::entity::relations(text) {
+    key.push_str(&cogmem_store::store::entity::status(text));
+    for r in cogmem_store::store::entity::relations(text) {
         key.push_str(&format!(
             "\n{} {} {} {:?} {:?}",
             r.relation, r.target, r.confidence, r.since, r.until
         ));
     }
-    crate::store::core_memory::hash8(&key)
+    cogmem_store::store::core_memory::hash8(&key)
 }
 
 fn lock(ws: &Workspace) -> crate::Result<File> {
@@ -547,7 +547,7 @@ fn refresh_locked(
         }
     };
     register(&inner);
-    crate::timing::mark("index opened, manifest read");
+    cogmem_store::timing::mark("index opened, manifest read");
     // Which files changed since the manifest?
     let root = ws.root();
     // After a change only its own files are looked at (not on a rebuild: that reads all).
@@ -567,7 +567,7 @@ fn refresh_locked(
             }
             _ => freshness::Since::Doubt,
         };
-        crate::timing::mark("watcher asked");
+        cogmem_store::timing::mark("watcher asked");
         match since {
             freshness::Since::Paths { paths, end } => {
                 watch_record = Some((generation, end));
@@ -612,7 +612,7 @@ fn refresh_locked(
         None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
     };
 
-    crate::timing::mark(&format!("files stat-ed ({how}: {})", files.len()));
+    cogmem_store::timing::mark(&format!("files stat-ed ({how}: {})", files.len()));
     let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
     // Unsynced writes are about to happen: the manifest says in which boot first, so that a
     // crash of the system in the middle cannot leave an index that looks trustworthy.
@@ -641,7 +641,7 @@ fn refresh_locked(
                 continue;
             }
         };
-        let mut hash = crate::store::core_memory::hash8_bytes(&bytes);
+        let mut hash = cogmem_store::store::core_memory::hash8_bytes(&bytes);
         if rel.starts_with(layout::ENTITIES_DIR) {
             // Entity files carry a second hash: what the graph cache depends on.
             hash = format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(&bytes)));
@@ -674,32 +674,32 @@ fn refresh_locked(
     if let Some(p) = progress {
         p(total, total);
     }
-    crate::timing::mark("index: documents added");
+    cogmem_store::timing::mark("index: documents added");
     if let Some(mut w) = writer {
         let prepared = w.prepare_commit().map_err(tantivy_err(&dir))?;
-        crate::timing::mark("index: segment written");
+        cogmem_store::timing::mark("index: segment written");
         prepared.commit().map_err(tantivy_err(&dir))?;
-        crate::timing::mark("index: tantivy commit");
+        cogmem_store::timing::mark("index: tantivy commit");
         w.wait_merging_threads().map_err(tantivy_err(&dir))?;
     }
-    crate::timing::mark("index: documents committed");
+    cogmem_store::timing::mark("index: documents committed");
     // The graph's statuses and edges, for spreading activation at query time.
     if graph_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
         let g = crate::graph::build(ws)?;
         fsx::write_derived(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes(), boot.is_none())?;
     }
-    crate::timing::mark("index: graph cache");
+    cogmem_store::timing::mark("index: graph cache");
     // Decay inputs, copied from each decay file that changed.
     let cache_dir = dir.join(decay_cache::DIR);
     let mut homes: Vec<Option<u8>> = vec![None];
-    homes.extend(crate::store::decay_file::shard_files(root).into_iter().map(Some));
+    homes.extend(cogmem_store::store::decay_file::shard_files(root).into_iter().map(Some));
     let decay_before = meta.decay.clone();
     let cache_missing = !cache_dir.join(decay_cache::file_name(None)).exists();
     if report.rebuilt || cache_missing {
         meta.decay.clear();
     }
     for home in &homes {
-        let stamp = stamp_of(&ws.abs(&crate::store::decay_file::file_path(*home)));
+        let stamp = stamp_of(&ws.abs(&cogmem_store::store::decay_file::file_path(*home)));
         let Some(stamp) = stamp else {
             if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
                 decay_cache::write(ws, *home, &cache_dir, boot.is_none())?; // an empty cache
@@ -718,7 +718,7 @@ fn refresh_locked(
         meta.decay.remove(&home);
         let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
     }
-    crate::timing::mark("caches checked");
+    cogmem_store::timing::mark("caches checked");
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
     let files_changed = report.rebuilt || !gone.is_empty() || total > 0 || decay_updated;
@@ -744,7 +744,7 @@ fn refresh_locked(
         meta.boot.clone_from(&boot);
         fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
     }
-    crate::timing::mark("manifest written");
+    cogmem_store::timing::mark("manifest written");
     let reader = inner
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -774,7 +774,7 @@ fn ensure_writer<'a>(
         // tantivy's smallest for a few changed files (most refreshes: a command's own
         // change), larger for a rebuild, where it means fewer segments to merge.
         *writer = Some(inner.writer_with_num_threads(1, budget).map_err(tantivy_err(dir))?);
-        crate::timing::mark("index: writer opened");
+        cogmem_store::timing::mark("index: writer opened");
     }
     Ok(writer.as_ref().expect("just created"))
 }
@@ -786,7 +786,7 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
         .and_then(cogmem_text::date::parse_day)
         .map_or(i64::MIN, |d| (d - chrono::NaiveDate::default()).num_days());
     let title = match u.store {
-        crate::store::Store::Semantic => {
+        cogmem_store::store::Store::Semantic => {
             u.id.trim_start_matches("entity:").replace("--", " ").replace('-', " ")
         }
         _ => u.text.lines().find_map(|l| l.strip_prefix("# ")).unwrap_or("").to_owned(),

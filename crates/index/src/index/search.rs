@@ -16,10 +16,10 @@ use tantivy::{DocAddress, Order, TantivyDocument, Term};
 use super::decay_cache::DecayCache;
 use super::{Index, analyzer};
 use crate::Timestamp;
-use crate::decay::{self, Band};
 use crate::error::InputError;
-use crate::settings::DecaySettings;
-use crate::store::Store;
+use cogmem_store::decay::{self, Band};
+use cogmem_store::settings::DecaySettings;
+use cogmem_store::store::Store;
 
 /// Filters and limits of a search.
 #[derive(Debug, Clone, Default)]
@@ -206,7 +206,7 @@ pub fn search(
             // A memory written by hand and not yet scored counts as new.
             None => match Store::parse(&store) {
                 Ok(Store::Vault) => 1.0,
-                Ok(s) => crate::store::decay_file::type_weight(s, p).min(1.0),
+                Ok(s) => cogmem_store::store::decay_file::type_weight(s, p).min(1.0),
                 Err(_) => 1.0,
             },
         };
@@ -257,7 +257,7 @@ pub fn search(
         let top = searcher
             .search(&q, &TopDocs::with_limit(cap).and_offset(seen).order_by_score())
             .map_err(tantivy_err)?;
-        crate::timing::mark("query run");
+        cogmem_store::timing::mark("query run");
         let fetched = top.len();
         seen += fetched;
         for (bm25, addr) in top {
@@ -268,7 +268,7 @@ pub fn search(
         }
         cap *= 2;
     }
-    crate::timing::mark("hits read");
+    cogmem_store::timing::mark("hits read");
     // An episode entry that asks something is often answered by the entry right after it in
     // the same log ("What did you paint?" — "A sunset."), which shares few of its words: that
     // entry receives a share of the question's score, and joins the hits if it was not one.
@@ -323,7 +323,7 @@ pub fn search(
         h.from_question = round(h.from_question);
         h.score = round(h.score + h.from_question);
     }
-    crate::timing::mark("replies found");
+    cogmem_store::timing::mark("replies found");
     // A message spoken by someone the query names (the `**SPEAKER:**` label `import` writes) is
     // more often what the query asks about than one that only mentions them.
     for h in &mut hits {
@@ -338,7 +338,7 @@ pub fn search(
     }
     if activation {
         spread_activation(index, &mut hits);
-        crate::timing::mark("activation spread");
+        cogmem_store::timing::mark("activation spread");
     }
     // Core memory first: it is always in context and was put there on purpose.
     hits.sort_by(|a, b| {
@@ -360,9 +360,9 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     if seeds.is_empty() {
         return;
     }
-    let Ok(Some(text)) = crate::store::fsx::read_text_if_exists(
+    let Ok(Some(text)) = cogmem_store::store::fsx::read_text_if_exists(
         &index.dir().join(super::GRAPH_CACHE),
-        crate::store::fsx::DEFAULT_FILE_LIMIT, // derived, written by cogmem itself
+        cogmem_store::store::fsx::DEFAULT_FILE_LIMIT, // derived, written by cogmem itself
     ) else {
         return;
     };
@@ -400,7 +400,7 @@ pub fn snippet(text: &str, query: &str, width: usize) -> Vec<(String, bool)> {
         .lines()
         .filter(|l| !l.trim_start().starts_with("<!--") && !l.starts_with('#'))
         .collect();
-    let one = crate::store::markdown::one_line(&body.join("\n"));
+    let one = cogmem_store::store::markdown::one_line(&body.join("\n"));
     let words: Vec<&str> = one.split(' ').collect();
     let matches = |w: &str| analyzer::terms(w).iter().any(|t| wanted.contains(t));
     let first = words.iter().position(|w| matches(w)).unwrap_or(0);

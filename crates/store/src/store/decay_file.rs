@@ -22,10 +22,10 @@ use serde_json::{Map, Value, json};
 use super::reflection::RewardFile;
 use super::{Store, StoreError};
 use crate::Timestamp;
-use crate::date::parse_stored;
 use crate::decay::{self, Band, DecayInputs, Now};
 use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
+use cogmem_text::date::parse_stored;
 
 mod merge;
 
