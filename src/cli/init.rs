@@ -45,7 +45,10 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> cogmem::Result<Exit> {
         .unwrap_or_else(|| PathBuf::from("."));
     let target = if target.is_absolute() { target } else { ctx.cwd.join(target) };
     let clock = ctx.clock()?;
-    let options = cogmem::ops::init::InitOptions { agents_md: args.agents_md };
+    let options = cogmem::ops::init::InitOptions {
+        agents_md: args.agents_md,
+        workspace: ctx.env.workspace_options(),
+    };
     let report = cogmem::ops::init::init_with(&target, clock.as_ref(), options)?;
     if ctx.global.json {
         render::json(&report)?;

@@ -397,3 +397,20 @@ fn a_killed_sync_leaves_the_hand_edit_where_it_was() {
     assert!(log.contains("the gate code is 4711") && log.contains("Typed into MEMORY.md"));
     env.assert_clean_tree();
 }
+
+/// `init` takes the program's workspace options like every other command: a crash point kills it
+/// inside its change, and the next `init` finishes the layout from scratch.
+#[cfg(feature = "crash-points")]
+#[test]
+fn a_killed_init_is_finished_by_the_next_one() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(&env.root).unwrap();
+    let now = tick(&env);
+    let status =
+        spawn(&env, &["init"], &now, &[("COGMEM_CRASH_AT", "before-commit")], None).wait().unwrap();
+    assert_eq!(status.code(), None, "init was killed at its crash point: {status}");
+    env.run(["init"]).success();
+    assert_eq!(env.commit_count(), 1, "one init commit");
+    env.assert_clean_tree();
+    env.run(["verify"]).output().code(0);
+}

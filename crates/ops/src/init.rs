@@ -12,7 +12,7 @@ use cogmem_store::git;
 use cogmem_store::settings::Settings;
 use cogmem_store::store::fsx;
 use cogmem_store::template::{self, MEMORY_TEMPLATE};
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::workspace::{Workspace, WorkspaceOptions, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
 /// What `init` did.
@@ -44,11 +44,14 @@ pub(crate) const AGENTS_BEGIN: &str = "<!-- cogmem:memory-block:begin (written b
 pub(crate) const AGENTS_END: &str = "<!-- cogmem:memory-block:end -->";
 
 /// What `init` does beyond laying out the workspace.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct InitOptions {
     /// Write the memory instructions (`templates/agents-memory-block.md`) into AGENTS.md
     /// between begin/end markers: appended once, replaced in place on later runs.
     pub agents_md: bool,
+    /// The program's options for the workspace it lays out, as for any other command (the
+    /// repack hook, and in crash trials the crash point).
+    pub workspace: WorkspaceOptions,
 }
 
 /// Lays out or adopts the workspace at `path` (created if missing).
@@ -73,7 +76,7 @@ pub fn init_with(
     fsx::create_dir_all(&path)?;
     let existing_workspace = layout::is_workspace(&path);
     let settings = Settings::load(&path)?;
-    let ws = Workspace::preparing(&path, settings);
+    let ws = Workspace::preparing(&path, settings).with_options(options.workspace.clone());
     let root = ws.root().to_owned();
     let has_git = root.join(".git").exists();
     let repo = if has_git { git::open(&root)? } else { git::init(&root)? };
