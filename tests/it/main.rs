@@ -18,6 +18,7 @@ mod doctor;
 mod embed;
 mod forget;
 mod fuzz;
+mod gitstate;
 mod graph;
 mod hear;
 mod help_examples;

@@ -237,6 +237,8 @@ pub fn sync_remote(
     let root = ws.root();
     let repo = git::open(root)?;
     let _lock = ws.lock()?;
+    // Its merge commit and fast-forward are made here, outside the change engine.
+    git::check_state(&repo)?;
     let dirty = git::uncommitted(&repo)?;
     if !dirty.is_empty() {
         return Err(

@@ -155,6 +155,9 @@ impl Candidate {
 pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Result<SyncReport> {
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
+    // Checked again by the change; first, so that a merge's conflicted files are not reported
+    // as hand edits to fix.
+    git::check_state(&repo)?;
     let now = clock.now();
     let tree = git::head_tree(&repo)?;
     let mut report = SyncReport {

@@ -263,7 +263,8 @@ impl Change {
         &self.edits
     }
 
-    /// Applies the change: checks no touched file has hand edits, writes every file atomically,
+    /// Applies the change: checks git is not in the middle of a merge, rebase, cherry-pick,
+    /// revert or bisect ([`git::check_state`]) and no touched file has hand edits, writes every file atomically,
     /// appends one audit line per file (plus an ALERT line per critical file), and makes one
     /// commit with the actor as author. On any failure every touched file gets its earlier
     /// bytes back and the index entries are reset, and the error is returned.
@@ -277,6 +278,8 @@ impl Change {
         if self.actor.is_subagent() && !self.subagent_ok {
             return Err(RuleError::SubagentWrite { actor: self.actor.to_string() }.into());
         }
+        // Not in the middle of a merge, rebase, cherry-pick, revert or bisect.
+        git::check_state(repo)?;
         // Uses recorded by reads since the last change are folded into this commit.
         let mut this = self;
         let batch = access::begin(ws)?;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use git2::build::TreeUpdateBuilder;
 use git2::{
     ErrorCode, FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, RepositoryOpenFlags,
-    Signature, Status, StatusOptions, Time, Tree,
+    RepositoryState, Signature, Status, StatusOptions, Time, Tree,
 };
 use serde::Serialize;
 
@@ -41,6 +41,44 @@ pub enum GitError {
     /// HEAD does not point at a branch, so a commit would be left behind.
     #[error("HEAD is detached; cogmem commits to a branch")]
     Detached,
+    /// A merge, rebase, cherry-pick, revert or bisect is under way in the repository: a commit
+    /// now would land in the middle of it (or commit its conflict markers).
+    #[error(
+        "a git {} is in progress in the workspace; cogmem writes nothing until it is finished \
+         or aborted",
+        state_name(*state)
+    )]
+    InProgress {
+        /// What git is in the middle of.
+        state: RepositoryState,
+    },
+}
+
+/// The git command a [`RepositoryState`] is the middle of, as users type it.
+pub fn state_name(state: RepositoryState) -> &'static str {
+    match state {
+        RepositoryState::Clean => "clean",
+        RepositoryState::Merge => "merge",
+        RepositoryState::Revert | RepositoryState::RevertSequence => "revert",
+        RepositoryState::CherryPick | RepositoryState::CherryPickSequence => "cherry-pick",
+        RepositoryState::Bisect => "bisect",
+        RepositoryState::Rebase
+        | RepositoryState::RebaseInteractive
+        | RepositoryState::RebaseMerge
+        | RepositoryState::ApplyMailboxOrRebase => "rebase",
+        RepositoryState::ApplyMailbox => "am",
+    }
+}
+
+/// How to finish or abort what git is in the middle of.
+fn state_hint(state: RepositoryState) -> String {
+    match state_name(state) {
+        "bisect" => "end the bisect with `git bisect reset`, then run the command again".into(),
+        name => format!(
+            "resolve any conflicts, `git add` the files and finish with `git {name} --continue`, \
+             or give up with `git {name} --abort`; then run the command again"
+        ),
+    }
 }
 
 impl GitError {
@@ -50,6 +88,7 @@ impl GitError {
             Self::Op { cause, .. } if cause.code() == ErrorCode::Locked => ErrorKind::User,
             Self::Op { .. } => ErrorKind::Internal,
             Self::Detached => ErrorKind::User,
+            Self::InProgress { .. } => ErrorKind::Conflict,
         }
     }
 
@@ -68,6 +107,7 @@ impl GitError {
                 })
             }
             Self::Detached => Some("check out a branch first, e.g. `git switch main`".into()),
+            Self::InProgress { state } => Some(state_hint(*state)),
             Self::Op { .. } => None,
         }
     }
@@ -100,6 +140,17 @@ pub fn open(root: &Path) -> crate::Result<Repository> {
             Err(WorkspaceError::NoRepository { path: root.to_owned() }.into())
         }
         Err(cause) => Err(GitError::Open { path: root.to_owned(), cause }.into()),
+    }
+}
+
+/// Refuses a write while git is in the middle of a merge, rebase, cherry-pick, revert or bisect
+/// ([`GitError::InProgress`]): cogmem's commit would land inside the user's operation, and a
+/// conflicted file's markers would be committed as memory. Every write checks this, under the
+/// lock, before it touches a file.
+pub fn check_state(repo: &Repository) -> crate::Result<()> {
+    match repo.state() {
+        RepositoryState::Clean => Ok(()),
+        state => Err(GitError::InProgress { state }.into()),
     }
 }
 

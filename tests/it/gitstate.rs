@@ -1,0 +1,98 @@
+//! Git states: while a merge, rebase, cherry-pick, revert or bisect is in progress in the
+//! workspace's repository, every write is refused (exit 4, with the git command that finishes or
+//! aborts it) and reads keep working. See: issue 16.
+
+use std::process::Command;
+
+use crate::common::TestEnv;
+
+/// Runs git in the workspace like [`TestEnv::git`], but returns whether it succeeded instead of
+/// failing the test: a conflicting merge is supposed to fail.
+fn git_may_fail(env: &TestEnv, args: &[&str]) -> bool {
+    Command::new("git")
+        .args(args)
+        .current_dir(&env.root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", &env.home)
+        .env("GIT_AUTHOR_NAME", "tester")
+        .env("GIT_AUTHOR_EMAIL", "tester@example.com")
+        .env("GIT_COMMITTER_NAME", "tester")
+        .env("GIT_COMMITTER_EMAIL", "tester@example.com")
+        .output()
+        .expect("git runs")
+        .status
+        .success()
+}
+
+/// Two branches that edit the same line of MEMORY.md: `main` (checked out) and `other`.
+fn diverged() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Ann prefers green tea"]).success();
+    let memory = env.read("MEMORY.md");
+    env.git(&["switch", "-q", "-c", "other"]);
+    env.write(
+        "MEMORY.md",
+        &memory.replace("## Active Context\n", "## Active Context\n- Shipping v2 on Friday\n"),
+    );
+    env.git_commit_all("other: active context");
+    env.git(&["switch", "-q", "main"]);
+    env.write(
+        "MEMORY.md",
+        &memory.replace("## Active Context\n", "## Active Context\n- Shipping v3 on Monday\n"),
+    );
+    env.git_commit_all("main: active context");
+    env
+}
+
+#[test]
+fn writes_are_refused_during_a_conflicted_merge_and_reads_keep_working() {
+    let env = diverged();
+    assert!(!git_may_fail(&env, &["merge", "other"]), "the merge conflicts");
+    assert!(env.path(".git/MERGE_HEAD").exists());
+    assert!(env.read("MEMORY.md").contains("<<<<<<<"));
+    let head = env.head();
+
+    let out = env.run(["remember", "Bob likes coffee"]).output().code(4);
+    assert!(out.stderr.contains("error: a git merge is in progress"), "{out}");
+    assert!(out.stderr.contains("`git merge --continue`"), "{out}");
+    assert!(out.stderr.contains("`git merge --abort`"), "{out}");
+    let out = env.run(["sync"]).output().code(4);
+    assert!(out.stderr.contains("error: a git merge is in progress"), "{out}");
+    assert!(out.stderr.contains("hint:") && out.stderr.contains("`git merge --abort`"), "{out}");
+
+    assert_eq!(env.head(), head, "nothing committed");
+    let committed = env.git(&["show", "HEAD:MEMORY.md"]);
+    assert!(!committed.contains("<<<<<<<"), "conflict markers not committed: {committed}");
+    assert!(env.path(".git/MERGE_HEAD").exists(), "the merge is left as it was");
+    assert!(!env.read("memory/meta/audit.log").contains("Bob likes coffee"));
+
+    let out = env.run(["search", "green tea"]).success();
+    assert!(out.stdout.contains("green tea"), "{out}");
+
+    env.git(&["merge", "--abort"]);
+    env.run(["remember", "Bob likes coffee"]).success();
+    assert_ne!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn writes_are_refused_during_a_cherry_pick_and_a_bisect() {
+    let env = diverged();
+    assert!(!git_may_fail(&env, &["cherry-pick", "other"]), "the cherry-pick conflicts");
+    let head = env.head();
+    let out = env.run(["remember", "Bob likes coffee"]).output().code(4);
+    assert!(out.stderr.contains("error: a git cherry-pick is in progress"), "{out}");
+    assert!(out.stderr.contains("`git cherry-pick --abort`"), "{out}");
+    assert_eq!(env.head(), head);
+    env.git(&["cherry-pick", "--abort"]);
+
+    env.git(&["bisect", "start"]);
+    let out = env.run(["remember", "Bob likes coffee"]).output().code(4);
+    assert!(out.stderr.contains("error: a git bisect is in progress"), "{out}");
+    assert!(out.stderr.contains("`git bisect reset`"), "{out}");
+    assert_eq!(env.head(), head);
+    env.git(&["bisect", "reset"]);
+    env.run(["remember", "Bob likes coffee"]).success();
+    assert_ne!(env.head(), head);
+}
