@@ -87,6 +87,13 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
                 let _ = writeln!(out, "  {:<10} {}", ch.state, ch.path);
             }
         }
+        if let Some(state) = report.git_state {
+            let _ = writeln!(
+                out,
+                "git         {state} in progress: writes are refused until it is finished or \
+                 aborted"
+            );
+        }
         if !report.unacknowledged_critical.is_empty() {
             let _ = writeln!(
                 out,

@@ -96,3 +96,16 @@ fn writes_are_refused_during_a_cherry_pick_and_a_bisect() {
     env.run(["remember", "Bob likes coffee"]).success();
     assert_ne!(env.head(), head);
 }
+
+#[test]
+fn status_names_the_git_state_while_writes_are_refused() {
+    let env = diverged();
+    let out = env.run(["status", "--json"]).output();
+    assert!(!out.stdout.contains("git_state"), "absent while git is idle: {out}");
+    assert!(!git_may_fail(&env, &["merge", "other"]), "the merge conflicts");
+    let out = env.run(["status", "--json"]).output();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["git_state"], "merge", "{out}");
+    let out = env.run(["status"]).output();
+    assert!(out.stdout.contains("git         merge in progress: writes are refused"), "{out}");
+}

@@ -66,6 +66,10 @@ pub struct StatusReport {
     pub counts: Counts,
     /// Files that differ from HEAD (hand edits).
     pub uncommitted: Vec<git::Change>,
+    /// What git is in the middle of (`merge`, `rebase`, `cherry-pick`, `revert`, `bisect`,
+    /// `am`), while every write is refused; absent when git is idle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_state: Option<&'static str>,
     /// The latest commits, newest first.
     pub recent_commits: Vec<CommitInfo>,
     /// The derived index.
@@ -124,6 +128,10 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     }
 
     let uncommitted = git::uncommitted(&repo)?;
+    let git_state = match repo.state() {
+        git2::RepositoryState::Clean => None,
+        state => Some(git::state_name(state)),
+    };
     let recent_commits = git::recent(&repo, recent)?;
     let index = cogmem_index::index::state(ws);
     let watcher = cogmem_index::index::freshness::serving(ws);
@@ -134,6 +142,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         workspace: ws.root().to_owned(),
         counts,
         uncommitted,
+        git_state,
         recent_commits,
         index,
         watcher,
