@@ -264,9 +264,9 @@ impl Change {
     }
 
     /// Applies the change: checks git is not in the middle of a merge, rebase, cherry-pick,
-    /// revert or bisect ([`git::check_state`]) and no touched file has hand edits, writes every file atomically,
-    /// appends one audit line per file (plus an ALERT line per critical file), and makes one
-    /// commit with the actor as author. On any failure every touched file gets its earlier
+    /// revert or bisect ([`git::check_state`]) and no touched file has hand edits, writes every
+    /// file atomically, appends one audit line per file (plus an ALERT line per critical file),
+    /// and makes one commit with the actor as author. On any failure every touched file gets its earlier
     /// bytes back and the index entries are reset, and the error is returned.
     pub fn apply(
         self,
