@@ -122,7 +122,11 @@ pub fn check_no_link(path: &Path, op: &'static str) -> Result<(), IoError> {
 
 /// Opens `path` for writing without following a symbolic link at its last component (`O_NOFOLLOW`),
 /// closing the gap between [`check_no_link`] and the open; a link found there is refused.
-fn open_nofollow(path: &Path, options: &mut OpenOptions, op: &'static str) -> Result<File, IoError> {
+fn open_nofollow(
+    path: &Path,
+    options: &mut OpenOptions,
+    op: &'static str,
+) -> Result<File, IoError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
