@@ -246,3 +246,76 @@ fn mcp_arguments_that_would_become_paths_are_rejected() {
     assert_eq!(env.head(), head, "no commit");
     assert_eq!(outside_files(&env), outside_before, "nothing written outside the workspace");
 }
+
+/// Replaces `rel` in the workspace with a symbolic link to `target`.
+#[cfg(unix)]
+fn link(env: &TestEnv, rel: &str, target: &std::path::Path) {
+    let path = env.path(rel);
+    if path.is_dir() {
+        std::fs::remove_dir_all(&path).unwrap();
+    } else {
+        std::fs::remove_file(&path).ok();
+    }
+    std::os::unix::fs::symlink(target, &path).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn an_audit_log_that_is_a_link_is_not_appended_through() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Alice likes tea"]).success();
+    let outside = env.home.join("outside.log");
+    std::fs::write(&outside, "precious\n").unwrap();
+    link(&env, "memory/meta/audit.log", &outside);
+    env.git_commit_all("a peer's link");
+    // A user error (exit 1): the workspace holds a link cogmem will not write through; the
+    // change is rolled back before its commit.
+    refused(&env, &["remember", "x"], None, 1, "memory/meta/audit.log");
+    let out = env.run(["remember", "x"]).output();
+    assert!(out.stderr.contains("is a symbolic link"), "{out}");
+    assert!(out.stderr.contains("replace the link with a real folder or file"), "{out}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n", "outside unchanged");
+    // A link inside the workspace (into `.git/config`, which a peer can commit) is refused too.
+    let config = std::fs::read(env.path(".git/config")).unwrap();
+    link(&env, "memory/meta/audit.log", &env.path(".git/config"));
+    env.git_commit_all("a link into .git");
+    refused(&env, &["remember", "x"], None, 1, "memory/meta/audit.log");
+    assert_eq!(std::fs::read(env.path(".git/config")).unwrap(), config, "the repository is intact");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_access_log_that_is_a_link_is_not_appended_through() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Alice likes tea"]).success();
+    let outside = env.home.join("outside.log");
+    std::fs::write(&outside, "precious\n").unwrap();
+    link(&env, ".cogmem/access.log", &outside);
+    // Recall may answer or fail, but it does not write through the link.
+    let out = env.run(["recall", "tea"]).output();
+    assert!(!out.stderr.contains("panicked"), "{out}");
+    if out.code != 0 {
+        assert!(out.stderr.contains(".cogmem/access.log"), "{out}");
+        assert!(out.stderr.contains("symbolic link"), "{out}");
+    }
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n", "outside unchanged");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_state_folder_that_is_a_link_is_not_written_through() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Alice likes tea"]).success();
+    let outside = env.home.join("outside-state");
+    std::fs::create_dir(&outside).unwrap();
+    link(&env, ".cogmem", &outside);
+    let head = env.head();
+    let out = env.run(["remember", "x"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains(".cogmem"), "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    let out = env.run(["recall", "tea"]).output();
+    assert!(!out.stderr.contains("panicked"), "{out}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
+}

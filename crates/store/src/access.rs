@@ -14,7 +14,7 @@
 //! never canonical.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -55,17 +55,10 @@ pub fn record(
 /// Appends to the log under a shared lock, to the file the name points at once locked: if the
 /// log was moved aside for folding between opening and locking, it opens the new one.
 fn append(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    if let Some(parent) = path.parent() {
-        fsx::create_dir_all(parent)?;
-    }
     // Each retry follows a fold that happened meanwhile; folds take the workspace lock, so a
     // few retries are plenty, and the last attempt writes whatever it holds.
     for attempt in 0..8 {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| IoError::new(path, "open for appending", e))?;
+        let mut file = fsx::open_append(path)?;
         file.lock_shared().map_err(|e| IoError::new(path, "lock", e))?;
         if attempt < 7 && !is_same_file(&file, path) {
             continue; // renamed for folding meanwhile: append to the new log instead

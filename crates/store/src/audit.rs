@@ -268,6 +268,7 @@ pub fn render(lines: &[AuditLine]) -> String {
 /// When the log cannot be read or appended to.
 pub fn append(path: &Path, lines: &[AuditLine]) -> crate::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
+    fsx::check_no_link(path, "append to")?; // not even read through a link
     match std::fs::File::open(path) {
         Ok(mut file) => {
             let mut last = [0u8; 1];

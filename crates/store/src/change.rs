@@ -346,6 +346,9 @@ impl Change {
         for p in self.edits.iter().map(|e| &e.path).chain(&self.adopted) {
             fsx::check_relative("file path", p)?;
         }
+        // The audit log is appended to: a link there (a peer's, into `.git/`) is refused before
+        // anything is written, so nothing needs undoing.
+        fsx::check_no_link(&root.join(layout::AUDIT_LOG), "append to")?;
         let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
             touched.push(layout::AUDIT_LOG.to_owned());

@@ -41,12 +41,24 @@ impl IoError {
     }
 
     pub(crate) fn hint(&self) -> Option<String> {
+        if self.is_link_refusal() {
+            return Some(
+                "replace the link with a real folder or file; cogmem does not write through \
+                 symbolic links"
+                    .into(),
+            );
+        }
         match self.source.kind() {
             io::ErrorKind::PermissionDenied => {
                 Some("check the file's permissions and owner".into())
             }
             _ => None,
         }
+    }
+
+    /// Tells whether this is a refusal to write through a symbolic link.
+    pub fn is_link_refusal(&self) -> bool {
+        self.source.get_ref().is_some_and(|e| e.is::<ThroughLink>())
     }
 
     pub(crate) fn is_broken_pipe(&self) -> bool {
@@ -63,13 +75,81 @@ fn refusal(path: &Path, op: &'static str, why: String) -> IoError {
 }
 
 /// The workspace root a path lies in, found without touching the disk: the folder holding its
-/// last `memory` component, or else its own folder (MEMORY.md, cogmem.toml…).
+/// last `memory` or `.cogmem` component, or else its own folder (MEMORY.md, cogmem.toml…).
 fn lexical_root(path: &Path) -> Option<&Path> {
     path.ancestors()
         .skip(1)
-        .find(|a| a.file_name().is_some_and(|n| n == "memory"))
+        .find(|a| a.file_name().is_some_and(|n| n == "memory" || n == ".cogmem"))
         .and_then(Path::parent)
         .or_else(|| path.parent())
+}
+
+/// The reason of a refusal to go through a symbolic link (see [`IoError::is_link_refusal`]).
+#[derive(Debug)]
+struct ThroughLink(String);
+
+impl std::fmt::Display for ThroughLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ThroughLink {}
+
+fn link_refusal(path: &Path, op: &'static str, why: String) -> IoError {
+    IoError::new(path, op, io::Error::new(io::ErrorKind::InvalidInput, ThroughLink(why)))
+}
+
+fn through_link(path: &Path, op: &'static str, link: &Path) -> IoError {
+    let why = format!("{} is a symbolic link; cogmem does not write through links", link.display());
+    link_refusal(path, op, why)
+}
+
+/// Refuses to write to `path` when it, or a folder between it and its workspace root (the
+/// folder holding `memory/` or `.cogmem/`), is a symbolic link — wherever the link leads: a
+/// log appended through a link into `.git/` would corrupt the repository. One `lstat` per level.
+pub fn check_no_link(path: &Path, op: &'static str) -> Result<(), IoError> {
+    let Some(root) = lexical_root(path) else { return Ok(()) };
+    let link = path
+        .ancestors()
+        .take_while(|p| *p != root && !p.as_os_str().is_empty())
+        .find(|p| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()));
+    match link {
+        Some(link) => Err(through_link(path, op, link)),
+        None => Ok(()),
+    }
+}
+
+/// Opens `path` for writing without following a symbolic link at its last component (`O_NOFOLLOW`),
+/// closing the gap between [`check_no_link`] and the open; a link found there is refused.
+fn open_nofollow(
+    path: &Path,
+    options: &mut OpenOptions,
+    op: &'static str,
+) -> Result<File, IoError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return through_link(path, op, path);
+        }
+        IoError::new(path, op, e)
+    })
+}
+
+/// Opens a file for appending (creating it and its folders), refusing a symbolic link at the
+/// file or at a folder below its workspace root (see [`check_no_link`]).
+pub fn open_append(path: &Path) -> Result<File, IoError> {
+    check_inside(path, "append to")?;
+    check_no_link(path, "append to")?;
+    if let Some(parent) = path.parent() {
+        create_dir_all(parent)?;
+    }
+    open_nofollow(path, OpenOptions::new().create(true).append(true), "open for appending")
 }
 
 /// Refuses a path that leads out of its workspace through a symbolic link: the file itself, or
@@ -119,7 +199,7 @@ pub fn check_inside(path: &Path, op: &'static str) -> Result<(), IoError> {
     if target.starts_with(&real_root) {
         Ok(())
     } else {
-        Err(refusal(
+        Err(link_refusal(
             path,
             op,
             format!(
@@ -287,31 +367,22 @@ fn set_mode(file: &File, old: Option<fs::Permissions>) -> io::Result<()> {
 
 /// Appends bytes to a file (creating it) and flushes them to disk.
 pub fn append(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    check_inside(path, "append to")?;
-    if let Some(parent) = path.parent() {
-        create_dir_all(parent)?;
-    }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| IoError::new(path, "open for appending", e))?;
+    let mut file = open_append(path)?;
     file.write_all(bytes).map_err(|e| IoError::new(path, "append to", e))?;
     file.sync_data().map_err(|e| IoError::new(path, "sync", e))
 }
 
-/// Opens (creating) a file for locking.
+/// Opens (creating) a file for locking, refusing a symbolic link as [`open_append`] does.
 pub fn open_lock_file(path: &Path) -> Result<File, IoError> {
+    check_no_link(path, "open")?;
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| IoError::new(path, "open", e))
+    open_nofollow(
+        path,
+        OpenOptions::new().create(true).truncate(false).read(true).write(true),
+        "open",
+    )
 }
 
 /// Flushes a folder's entries (the rename) to disk; best effort, as some file systems refuse.
@@ -347,6 +418,34 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&path, b"two").unwrap();
         assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_atomic_replaces_a_link_itself_and_append_refuses_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        create_dir_all(&ws.join("memory/meta")).unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "precious").unwrap();
+        let log = ws.join("memory/meta/audit.log");
+        std::os::unix::fs::symlink(&outside, &log).unwrap();
+        let err = append(&log, b"x").unwrap_err();
+        assert!(err.is_link_refusal(), "{err}");
+        assert!(err.to_string().contains("is a symbolic link"), "{err}");
+        let err = open_lock_file(&log).unwrap_err();
+        assert!(err.is_link_refusal(), "{err}");
+        // A state folder that is a link: refused for appends and the lock, whatever it leads to.
+        let state = dir.path().join("state");
+        create_dir_all(&state).unwrap();
+        std::os::unix::fs::symlink(&state, ws.join(".cogmem")).unwrap();
+        assert!(append(&ws.join(".cogmem/access.log"), b"x").unwrap_err().is_link_refusal());
+        assert!(open_lock_file(&ws.join(".cogmem/lock")).unwrap_err().is_link_refusal());
+        assert_eq!(fs::read_dir(&state).unwrap().count(), 0);
+        // The rename replaces the link itself; the file it led to is untouched.
+        write_atomic(&log, b"new").unwrap();
+        assert!(!fs::symlink_metadata(&log).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
     }
 
     #[test]
