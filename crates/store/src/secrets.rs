@@ -1,6 +1,6 @@
 //! Credentials that must not become memories. [`scan`] finds text that looks like a private key,
-//! a cloud or forge token, a `password=` pair, credentials in a URL, or a high-entropy string
-//! next to a key word; `remember`, `hear`, `import` and `propose` refuse such text (exit 4)
+//! a cloud or forge token, a `password=` pair or environment assignment, a password or PIN said
+//! in prose, credentials in a URL, or a high-entropy string next to a key word; `remember`, `hear`, `import` and `propose` refuse such text (exit 4)
 //! unless the caller passes `--allow-secret`, and `verify` runs [`scan_workspace`].
 //!
 //! Findings never carry the secret itself: only the rule, the 1-based line and column, and a
@@ -146,7 +146,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             "url-credentials",
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@]{1,100}:([^\s/@]{3,200})@[^\s/@]",
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@]{0,100}:([^\s/]{1,200})@[^\s/@]",
             &["://"],
             1,
             url_password,
@@ -166,6 +166,42 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             password_value,
         ),
         rule(
+            "password-phrase",
+            r#"(?i)\b(?:password|passcode|passwd|passphrase)(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=])[ \t]*("[^"\r\n]{1,200}"|'[^'\r\n]{1,200}'|“[^”\r\n]{1,200}”|[^\s"'“”]{1,200})(?:[ \t]+([A-Za-z]+))?"#,
+            &["pass"],
+            1,
+            spoken_password,
+        ),
+        rule(
+            "password-phrase",
+            r"(?i)\b(?:pin|pin[ \t]+code|pin[ \t]+number)(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(\d{4,12})\b",
+            &["pin"],
+            1,
+            always,
+        ),
+        rule(
+            "password-phrase",
+            r#"(?:パスワード|暗証番号)[ \t]*(?:は|：|:|=)[ \t　]*([^\s　、。「」]{1,200})"#,
+            &["パスワード", "暗証番号"],
+            1,
+            spoken_password,
+        ),
+        rule(
+            "env-secret-assignment",
+            r#"(?i)\b[a-z0-9_]*(?:password|passwd|pass|pwd|pw|secret|token)["']?[ \t]*=[ \t]*("[^"\r\n]{4,200}"|'[^'\r\n]{4,200}'|[^\s"',;]{4,200})"#,
+            &["pass", "pwd", "pw", "secret", "token"],
+            1,
+            password_value,
+        ),
+        rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,64}\b", &["hf_"], 0, mixed),
+        rule(
+            "azure-account-key",
+            r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*([A-Za-z0-9+/]{20,200}={0,2})",
+            &["accountkey", "sharedaccesskey"],
+            1,
+            mixed,
+        ),
+        rule(
             "bearer-token",
             r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/\-]{20,}=*)",
             &["bearer"],
@@ -174,6 +210,38 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
     ]
 });
+
+/// A password said in prose (`my password is X`, `パスワードは X`): any length, but it must
+/// look like a value (a digit, a symbol or mixed case), not a word (`is required`) nor a
+/// placeholder (`<yours>`).
+fn spoken_password(s: &str) -> bool {
+    // Sentence punctuation after a bare value is not part of it; inside quotes it is.
+    let v = s
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '。', '、'])
+        .trim_matches(['"', '\'', '“', '”']);
+    let placeholder = v.is_empty()
+        || v.starts_with('<')
+        || v.starts_with("${")
+        || v.starts_with("{{")
+        || v.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
+        || ["none", "null", "empty", "redacted", "changeme"]
+            .contains(&v.to_ascii_lowercase().as_str());
+    if placeholder {
+        return false;
+    }
+    let digit = v.chars().any(|c| c.is_ascii_digit());
+    let symbol = v.chars().any(|c| c.is_ascii_punctuation());
+    let upper = v.chars().any(|c| c.is_uppercase());
+    let lower = v.chars().any(|c| c.is_lowercase());
+    digit || symbol || upper && lower
+}
+
+/// Words after a value that make it a length or a count (`password is 12 characters`), not
+/// a password; a rule captures the next word as group 2.
+const UNIT_WORDS: [&str; 12] = [
+    "characters", "character", "chars", "char", "digits", "digit", "letters", "long", "minimum",
+    "maximum", "days", "months",
+];
 
 fn openai(s: &str) -> bool {
     !s.starts_with("sk-ant-") && mixed(s)
@@ -242,10 +310,12 @@ static UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// token rule's shortest match, prefix included, is at least that long). False positives only
 /// cost the full scan.
 fn may_hold_secret(text: &str) -> bool {
-    const WORDS: [&str; 14] = [
-        "password",
-        "passwd",
-        "passphrase",
+    const WORDS: [&str; 16] = [
+        "pass",
+        "pin",
+        "pw",
+        "パスワード",
+        "暗証番号",
         "pwd",
         "secret",
         "api",
@@ -378,7 +448,10 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
     for r in RULES.iter().filter(|r| r.needles.iter().any(|n| lower.contains(n))) {
         for caps in r.re().captures_iter(text) {
             let Some(m) = caps.get(r.group) else { continue };
-            if (r.check)(m.as_str()) {
+            let unit = caps.get(2).is_some_and(|w| {
+                r.group == 1 && UNIT_WORDS.contains(&w.as_str().to_ascii_lowercase().as_str())
+            });
+            if !unit && (r.check)(m.as_str()) {
                 hits.push((m.start(), m.end() - m.start(), r.name));
             }
         }
@@ -553,6 +626,31 @@ mod tests {
             ("api_key = 'zq81kdhs7'".into(), "password-assignment"),
             ("https://alice:Sup3rS3cret@db.example.com/x".into(), "url-credentials"),
             ("Authorization: Bearer abcDEF123456ghiJKL789mnoPQR".into(), "bearer-token"),
+            ("my password is hunter2".into(), "password-phrase"),
+            ("the passcode was Tr0ub4dor&3.".into(), "password-phrase"),
+            ("password: x9".into(), "password-phrase"),
+            ("my password is \"a b!\"".into(), "password-phrase"),
+            ("PIN 4821".into(), "password-phrase"),
+            ("the pin code is 004821".into(), "password-phrase"),
+            ("パスワードは Hunter2です".into(), "password-phrase"),
+            ("暗証番号は4821".into(), "password-phrase"),
+            ("redis://user:p@ss!w0rd@host".into(), "url-credentials"),
+            ("postgresql://u:p%40ss@db/x".into(), "url-credentials"),
+            ("redis://:s3cr#t@cache:6379/0".into(), "url-credentials"),
+            ("PGPASSWORD=Zq9xLmw".into(), "env-secret-assignment"),
+            ("pw=hunter2".into(), "env-secret-assignment"),
+            ("export db_pass=Tr0ub4dor".into(), "env-secret-assignment"),
+            ("SLACK_BOT_TOKEN=abc123XYZ".into(), "env-secret-assignment"),
+            ("MYSQL_ROOT_PASSWORD=r00t-pw".into(), "password-assignment"),
+            ("WEBHOOK_SECRET=whsec_9a8b7c".into(), "password-assignment"),
+            (fake("hf_", "AbCdEfGhIjKlMnOpQrStUvWxYz12345678"), "huggingface-token"),
+            (
+                format!(
+                    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={}",
+                    fake("Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu", "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==")
+                ),
+                "azure-account-key",
+            ),
             ("the deploy token is Zx8Qw2Lk9Pm4Rt6Yh1Nb3Vc5".into(), "high-entropy-string"),
             ("license key 4fz9-k2mq-8xw3-p7vd-q2n6-h5tb".into(), "high-entropy-string"),
             (
@@ -595,6 +693,19 @@ mod tests {
             "connect with scheme://user:password@host as documented",
             "| event--keystone-workshop-2026 | event | entities/event--keystone-workshop-2026.md |",
             "| tool--auth0-sign-off | tool | auth0 sign off | entities/tool--auth0-sign-off.md |",
+            "I forgot my password again",
+            "the PIN pad is broken",
+            "password policy is 12 characters",
+            "the password is 12 characters long",
+            "my password is required and the passcode was wrong.",
+            "the password is: 8+ chars",
+            "pin 2 on the header, and a pin is 3mm wide",
+            "パスワードは忘れました",
+            "bypass=true and compass=north, max_tokens=4096",
+            "call hf_hub_download for the model",
+            "Use AccountKey=<your key> in the connection string",
+            "Open http://localhost:8080/admin and ssh://git@example.com:22/repo",
+            "redis://cache:6379/0 is the broker",
         ];
         for text in table {
             let got = scan(text);
