@@ -435,15 +435,149 @@ pub(crate) fn redact(secret: &str) -> String {
     format!("{head}… ({n} chars)")
 }
 
-/// Finds everything in `text` that looks like a credential, in order of position.
-pub fn scan(text: &str) -> Vec<SecretFinding> {
+/// Characters that render as nothing and can hide inside a token.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
+}
+
+/// The Latin letter a Cyrillic or Greek look-alike stands for.
+fn latin_of(c: char) -> Option<char> {
+    Some(match c {
+        'А' | 'Α' => 'A',
+        'В' | 'Β' => 'B',
+        'С' | 'Ϲ' => 'C',
+        'Е' | 'Ε' => 'E',
+        'Н' | 'Η' => 'H',
+        'І' | 'Ι' => 'I',
+        'Ј' => 'J',
+        'К' | 'Κ' => 'K',
+        'М' | 'Μ' => 'M',
+        'Ν' => 'N',
+        'О' | 'Ο' => 'O',
+        'Р' | 'Ρ' => 'P',
+        'Ѕ' => 'S',
+        'Т' | 'Τ' => 'T',
+        'Х' | 'Χ' => 'X',
+        'Υ' | 'Ү' => 'Y',
+        'Ζ' => 'Z',
+        'а' | 'α' => 'a',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' => 'e',
+        'һ' => 'h',
+        'і' => 'i',
+        'ј' => 'j',
+        'о' | 'ο' => 'o',
+        'р' | 'ρ' => 'p',
+        'ѕ' => 's',
+        'ν' => 'v',
+        'х' => 'x',
+        'у' => 'y',
+        _ => return None,
+    })
+}
+
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=')
+}
+
+/// The shortest token fragment before a line break that [`normalize`] joins to the next line.
+const JOIN_MIN_FRAGMENT: usize = 8;
+
+/// The text the rules see, and where each of its bytes came from.
+struct Normalized {
+    text: String,
+    /// For each byte of `text`, the byte range of the original character it came from; `None`
+    /// when `text` is the original unchanged.
+    from: Option<Vec<(usize, usize)>>,
+    /// Byte offsets in `text` where a line break was removed.
+    joins: Vec<usize>,
+}
+
+/// Drops zero-width characters, folds Cyrillic and Greek look-alikes to Latin letters in words
+/// that also hold a Latin letter or digit (`АKIA…`), and, when `join` is set, joins a token
+/// split over a line break (a line ending in a token fragment of [`JOIN_MIN_FRAGMENT`] or more
+/// characters, the next line starting with token characters after any indentation).
+fn normalize(text: &str, join: bool) -> Normalized {
+    if !join && !text.chars().any(|c| is_invisible(c) || latin_of(c).is_some()) {
+        return Normalized { text: text.to_owned(), from: None, joins: Vec::new() };
+    }
+    // (start, end, char) of each visible character of the original.
+    let mut chars: Vec<(usize, usize, char)> = text
+        .char_indices()
+        .filter(|&(_, c)| !is_invisible(c))
+        .map(|(i, c)| (i, i + c.len_utf8(), c))
+        .collect();
+    let mut word_start = 0;
+    for i in 0..=chars.len() {
+        if i < chars.len() && !chars[i].2.is_whitespace() {
+            continue;
+        }
+        let word = &chars[word_start..i];
+        let latin = word.iter().any(|c| c.2.is_ascii_alphanumeric());
+        if latin && word.iter().any(|c| latin_of(c.2).is_some()) {
+            for c in &mut chars[word_start..i] {
+                if let Some(l) = latin_of(c.2) {
+                    c.2 = l;
+                }
+            }
+        }
+        word_start = i + 1;
+    }
+    let mut out = Normalized {
+        text: String::with_capacity(text.len()),
+        from: Some(Vec::with_capacity(text.len())),
+        joins: Vec::new(),
+    };
+    let mut fragment = 0; // token characters just before this one, on this line
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, end, c) = chars[i];
+        if join && fragment >= JOIN_MIN_FRAGMENT && (c == '\n' || c == '\r') {
+            let mut k = i;
+            if chars[k].2 == '\r' && chars.get(k + 1).is_some_and(|n| n.2 == '\n') {
+                k += 1;
+            }
+            if chars[k].2 == '\n' {
+                k += 1;
+                while chars.get(k).is_some_and(|n| n.2 == ' ' || n.2 == '\t') {
+                    k += 1;
+                }
+                if chars.get(k).is_some_and(|n| is_token_char(n.2)) {
+                    out.joins.push(out.text.len());
+                    i = k;
+                    continue;
+                }
+            }
+        }
+        fragment = if is_token_char(c) { fragment + 1 } else { 0 };
+        out.text.push(c);
+        if let Some(from) = &mut out.from {
+            from.extend(std::iter::repeat_n((start, end), c.len_utf8()));
+        }
+        i += 1;
+    }
+    out
+}
+
+impl Normalized {
+    /// The byte range of the original text that `len` bytes at `start` came from.
+    fn origin(&self, start: usize, len: usize) -> (usize, usize) {
+        match &self.from {
+            None => (start, start + len),
+            Some(from) => (from[start].0, from[start + len - 1].1),
+        }
+    }
+}
+
+/// (byte offset, byte length, rule) of each secret the rules find in `text`, unordered.
+fn rule_hits(text: &str) -> Vec<(usize, usize, &'static str)> {
+    let mut hits: Vec<(usize, usize, &'static str)> = Vec::new();
     // Most memories hold nothing any rule could match; they skip compiling the rules (about
     // 15 ms per process, most of what `remember` would otherwise spend on this check).
     if !may_hold_secret(text) {
-        return Vec::new();
+        return hits;
     }
-    // (byte offset, byte length, rule) of each secret found.
-    let mut hits: Vec<(usize, usize, &'static str)> = Vec::new();
     let lower = text.to_ascii_lowercase();
     for r in RULES.iter().filter(|r| r.needles.iter().any(|n| lower.contains(n))) {
         for caps in r.re().captures_iter(text) {
@@ -461,7 +595,32 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         entropy_findings(line, offset, &mut hits);
         offset += line.len();
     }
-    hits.sort_by_key(|&(start, len, _)| (start, std::cmp::Reverse(len)));
+    hits
+}
+
+/// Finds everything in `text` that looks like a credential, in order of position.
+///
+/// The rules run on the [`normalize`]d text, so a zero-width space, a look-alike letter or a
+/// line break inside a token does not hide it; positions are those of the original text.
+pub fn scan(text: &str) -> Vec<SecretFinding> {
+    let plain = normalize(text, false);
+    let joined = normalize(text, text.contains('\n'));
+    // (original start, original end, rule, the secret as the rules saw it).
+    let mut hits: Vec<(usize, usize, &'static str, &str)> = Vec::new();
+    for (norm, only_joins) in [(&plain, false), (&joined, true)] {
+        if only_joins && norm.joins.is_empty() {
+            continue;
+        }
+        for (start, len, rule) in rule_hits(&norm.text) {
+            // The joined text only adds what spans a join; the rest the plain text found.
+            if only_joins && !norm.joins.iter().any(|&j| start < j && j < start + len) {
+                continue;
+            }
+            let (from, to) = norm.origin(start, len);
+            hits.push((from, to, rule, &norm.text[start..start + len]));
+        }
+    }
+    hits.sort_by_key(|&(start, end, _, _)| (start, std::cmp::Reverse(end)));
     // One finding per place: a token matched by a specific rule and the entropy rule, or a
     // JWT inside a bearer header, is reported once, by the first (longest) rule.
     let mut out: Vec<SecretFinding> = Vec::new();
@@ -469,11 +628,11 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
     let mut line = 1;
     let mut line_start = 0;
     let mut cursor = 0;
-    for (start, len, rule) in hits {
+    for (start, end, rule, secret) in hits {
         if start < covered_to {
             continue;
         }
-        covered_to = start + len;
+        covered_to = end;
         // Advance the line counter to `start`.
         for (i, b) in text.as_bytes()[cursor..start].iter().enumerate() {
             if *b == b'\n' {
@@ -483,7 +642,6 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         }
         cursor = start;
         let column = text[line_start..start].chars().count() + 1;
-        let secret = &text[start..start + len];
         let excerpt = if rule == "private-key" { secret.to_owned() } else { redact(secret) };
         out.push(SecretFinding { rule, line, column, excerpt });
     }
@@ -726,6 +884,44 @@ mod tests {
         assert!(err.contains("github-token") && err.contains("line 2, column 11"), "{err}");
         assert!(!err.contains(&gh), "{err}");
         assert!(check(&text, "the text", true).is_ok());
+    }
+
+    #[test]
+    fn hidden_and_split_tokens_are_found_where_they_stand() {
+        let key = fake("AKIA", "IOSFODNN7EXAMPLE");
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let cases: Vec<(String, &str, (usize, usize))> = vec![
+            // A zero-width space, joiner, word joiner or BOM inside the token.
+            (format!("id {}\u{200B}{}", &key[..4], &key[4..]), "aws-access-key-id", (1, 4)),
+            (format!("x\nid {}\u{2060}{}\u{FEFF}", &key[..9], &key[9..]), "aws-access-key-id", (2, 4)),
+            (format!("{}\u{200D}{}", &gh[..10], &gh[10..]), "github-token", (1, 1)),
+            // Cyrillic А and Greek Κ for the Latin letters.
+            (format!("id \u{0410}{}", &key[1..]), "aws-access-key-id", (1, 4)),
+            (format!("id AKI\u{0391}{}", &key[4..]), "aws-access-key-id", (1, 4)),
+            (format!("id A\u{039A}IA{}", &key[4..]), "aws-access-key-id", (1, 4)),
+            // Split over two lines, with or without indentation or a carriage return.
+            (format!("first\nid {}\n{} done", &key[..10], &key[10..]), "aws-access-key-id", (2, 4)),
+            (format!("token {}\r\n    {}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+        ];
+        for (text, rule, at) in &cases {
+            let f = scan(text);
+            assert_eq!(f.len(), 1, "{text:?} gave {f:?}");
+            assert_eq!((f[0].rule, f[0].line, f[0].column), (*rule, at.0, at.1), "{text:?}");
+            assert!(!f[0].excerpt.contains(&key[4..]) && !f[0].excerpt.contains(&gh[4..]));
+            let err = check(text, "the text", false).unwrap_err().to_string();
+            assert!(!err.contains(&key[6..]) && !err.contains(&gh[6..]), "{err}");
+        }
+        // Prose keeps passing: Cyrillic words are not folded, wrapped lines are not joined
+        // into anything.
+        for text in [
+            "Привет, Мария! Встреча в среду.",
+            "Κάλυψη του API στο σύστημα",
+            "the configuration\nfile holds no password",
+            "see docs/architecture\nfor the token flow",
+            "\u{FEFF}Alice prefers tea\u{200B} over coffee",
+        ] {
+            assert!(scan(text).is_empty(), "{text:?} gave {:?}", scan(text));
+        }
     }
 
     #[test]
