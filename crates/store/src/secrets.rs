@@ -239,8 +239,18 @@ fn spoken_password(s: &str) -> bool {
 /// Words after a value that make it a length or a count (`password is 12 characters`), not
 /// a password; a rule captures the next word as group 2.
 const UNIT_WORDS: [&str; 12] = [
-    "characters", "character", "chars", "char", "digits", "digit", "letters", "long", "minimum",
-    "maximum", "days", "months",
+    "characters",
+    "character",
+    "chars",
+    "char",
+    "digits",
+    "digit",
+    "letters",
+    "long",
+    "minimum",
+    "maximum",
+    "days",
+    "months",
 ];
 
 fn openai(s: &str) -> bool {
@@ -805,7 +815,10 @@ mod tests {
             (
                 format!(
                     "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={}",
-                    fake("Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu", "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==")
+                    fake(
+                        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu",
+                        "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+                    )
                 ),
                 "azure-account-key",
             ),
@@ -893,7 +906,11 @@ mod tests {
         let cases: Vec<(String, &str, (usize, usize))> = vec![
             // A zero-width space, joiner, word joiner or BOM inside the token.
             (format!("id {}\u{200B}{}", &key[..4], &key[4..]), "aws-access-key-id", (1, 4)),
-            (format!("x\nid {}\u{2060}{}\u{FEFF}", &key[..9], &key[9..]), "aws-access-key-id", (2, 4)),
+            (
+                format!("x\nid {}\u{2060}{}\u{FEFF}", &key[..9], &key[9..]),
+                "aws-access-key-id",
+                (2, 4),
+            ),
             (format!("{}\u{200D}{}", &gh[..10], &gh[10..]), "github-token", (1, 1)),
             // Cyrillic А and Greek Κ for the Latin letters.
             (format!("id \u{0410}{}", &key[1..]), "aws-access-key-id", (1, 4)),
