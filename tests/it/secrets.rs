@@ -64,6 +64,19 @@ fn remember_refuses_credentials_unless_allowed() {
 }
 
 #[test]
+fn issue_16_remember_refuses_a_credential_in_the_tags_unless_allowed() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    let token = github_token();
+    refused(&env, &["remember", "x", "--tags", &token], None, "github-token", &token);
+    let tags = format!("db,{token}");
+    let err = refused(&env, &["remember", "x", "--tags", &tags], None, "github-token", &token);
+    assert!(err.contains("the tags"), "{err}");
+    env.mutate(["remember", "--allow-secret", "x", "--tags", &token]);
+    assert!(env.snapshot().iter().any(|(_, b)| String::from_utf8_lossy(b).contains(&token)));
+}
+
+#[test]
 fn hear_refuses_a_remembered_credential_but_not_a_passing_one() {
     let env = TestEnv::initialized();
     let key = aws_key_id();

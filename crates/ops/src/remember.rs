@@ -287,6 +287,11 @@ pub(crate) fn remember_with(
     if let Some(title) = &req.title {
         cogmem_store::secrets::check(title, "the title", req.allow_secret)?;
     }
+    // Tags are written into the memory's line and a note's front matter like the text.
+    // See: issue 16
+    if !req.tags.is_empty() {
+        cogmem_store::secrets::check(&req.tags.join(","), "the tags", req.allow_secret)?;
+    }
     let stores = req.routed_stores();
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());

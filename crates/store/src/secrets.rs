@@ -1,6 +1,6 @@
 //! Credentials that must not become memories. [`scan`] finds text that looks like a private key,
-//! a cloud or forge token, a `password=` pair, credentials in a URL, or a high-entropy string
-//! next to a key word; `remember`, `hear`, `import` and `propose` refuse such text (exit 4)
+//! a cloud or forge token, a `password=` pair or environment assignment, a password or PIN said
+//! in prose, credentials in a URL, or a high-entropy string next to a key word; `remember`, `hear`, `import` and `propose` refuse such text (exit 4)
 //! unless the caller passes `--allow-secret`, and `verify` runs [`scan_workspace`].
 //!
 //! Findings never carry the secret itself: only the rule, the 1-based line and column, and a
@@ -146,7 +146,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             "url-credentials",
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@]{1,100}:([^\s/@]{3,200})@[^\s/@]",
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@]{0,100}:([^\s/]{1,200})@[^\s/@]",
             &["://"],
             1,
             url_password,
@@ -166,6 +166,42 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             password_value,
         ),
         rule(
+            "password-phrase",
+            r#"(?i)\b(?:password|passcode|passwd|passphrase)(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=])[ \t]*("[^"\r\n]{1,200}"|'[^'\r\n]{1,200}'|“[^”\r\n]{1,200}”|[^\s"'“”]{1,200})(?:[ \t]+([A-Za-z]+))?"#,
+            &["pass"],
+            1,
+            spoken_password,
+        ),
+        rule(
+            "password-phrase",
+            r"(?i)\b(?:pin|pin[ \t]+code|pin[ \t]+number)(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(\d{4,12})\b",
+            &["pin"],
+            1,
+            always,
+        ),
+        rule(
+            "password-phrase",
+            r#"(?:パスワード|暗証番号)[ \t]*(?:は|：|:|=)[ \t　]*([^\s　、。「」]{1,200})"#,
+            &["パスワード", "暗証番号"],
+            1,
+            spoken_password,
+        ),
+        rule(
+            "env-secret-assignment",
+            r#"(?i)\b[a-z0-9_]*(?:password|passwd|pass|pwd|pw|secret|token)["']?[ \t]*=[ \t]*("[^"\r\n]{4,200}"|'[^'\r\n]{4,200}'|[^\s"',;]{4,200})"#,
+            &["pass", "pwd", "pw", "secret", "token"],
+            1,
+            password_value,
+        ),
+        rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,64}\b", &["hf_"], 0, mixed),
+        rule(
+            "azure-account-key",
+            r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*([A-Za-z0-9+/]{20,200}={0,2})",
+            &["accountkey", "sharedaccesskey"],
+            1,
+            mixed,
+        ),
+        rule(
             "bearer-token",
             r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/\-]{20,}=*)",
             &["bearer"],
@@ -174,6 +210,48 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
     ]
 });
+
+/// A password said in prose (`my password is X`, `パスワードは X`): any length, but it must
+/// look like a value (a digit, a symbol or mixed case), not a word (`is required`) nor a
+/// placeholder (`<yours>`).
+fn spoken_password(s: &str) -> bool {
+    // Sentence punctuation after a bare value is not part of it; inside quotes it is.
+    let v = s
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '。', '、'])
+        .trim_matches(['"', '\'', '“', '”']);
+    let placeholder = v.is_empty()
+        || v.starts_with('<')
+        || v.starts_with("${")
+        || v.starts_with("{{")
+        || v.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
+        || ["none", "null", "empty", "redacted", "changeme"]
+            .contains(&v.to_ascii_lowercase().as_str());
+    if placeholder {
+        return false;
+    }
+    let digit = v.chars().any(|c| c.is_ascii_digit());
+    let symbol = v.chars().any(|c| c.is_ascii_punctuation());
+    let upper = v.chars().any(|c| c.is_uppercase());
+    let lower = v.chars().any(|c| c.is_lowercase());
+    digit || symbol || upper && lower
+}
+
+/// Words after a value that make it a length or a count (`password is 12 characters`), not
+/// a password; a rule captures the next word as group 2.
+const UNIT_WORDS: [&str; 12] = [
+    "characters",
+    "character",
+    "chars",
+    "char",
+    "digits",
+    "digit",
+    "letters",
+    "long",
+    "minimum",
+    "maximum",
+    "days",
+    "months",
+];
 
 fn openai(s: &str) -> bool {
     !s.starts_with("sk-ant-") && mixed(s)
@@ -242,10 +320,12 @@ static UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// token rule's shortest match, prefix included, is at least that long). False positives only
 /// cost the full scan.
 fn may_hold_secret(text: &str) -> bool {
-    const WORDS: [&str; 14] = [
-        "password",
-        "passwd",
-        "passphrase",
+    const WORDS: [&str; 16] = [
+        "pass",
+        "pin",
+        "pw",
+        "パスワード",
+        "暗証番号",
         "pwd",
         "secret",
         "api",
@@ -365,20 +445,157 @@ pub(crate) fn redact(secret: &str) -> String {
     format!("{head}… ({n} chars)")
 }
 
-/// Finds everything in `text` that looks like a credential, in order of position.
-pub fn scan(text: &str) -> Vec<SecretFinding> {
+/// Characters that render as nothing and can hide inside a token.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
+}
+
+/// The Latin letter a Cyrillic or Greek look-alike stands for.
+fn latin_of(c: char) -> Option<char> {
+    Some(match c {
+        'А' | 'Α' => 'A',
+        'В' | 'Β' => 'B',
+        'С' | 'Ϲ' => 'C',
+        'Е' | 'Ε' => 'E',
+        'Н' | 'Η' => 'H',
+        'І' | 'Ι' => 'I',
+        'Ј' => 'J',
+        'К' | 'Κ' => 'K',
+        'М' | 'Μ' => 'M',
+        'Ν' => 'N',
+        'О' | 'Ο' => 'O',
+        'Р' | 'Ρ' => 'P',
+        'Ѕ' => 'S',
+        'Т' | 'Τ' => 'T',
+        'Х' | 'Χ' => 'X',
+        'Υ' | 'Ү' => 'Y',
+        'Ζ' => 'Z',
+        'а' | 'α' => 'a',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' => 'e',
+        'һ' => 'h',
+        'і' => 'i',
+        'ј' => 'j',
+        'о' | 'ο' => 'o',
+        'р' | 'ρ' => 'p',
+        'ѕ' => 's',
+        'ν' => 'v',
+        'х' => 'x',
+        'у' => 'y',
+        _ => return None,
+    })
+}
+
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=')
+}
+
+/// The shortest token fragment before a line break that [`normalize`] joins to the next line.
+const JOIN_MIN_FRAGMENT: usize = 8;
+
+/// The text the rules see, and where each of its bytes came from.
+struct Normalized {
+    text: String,
+    /// For each byte of `text`, the byte range of the original character it came from; `None`
+    /// when `text` is the original unchanged.
+    from: Option<Vec<(usize, usize)>>,
+    /// Byte offsets in `text` where a line break was removed.
+    joins: Vec<usize>,
+}
+
+/// Drops zero-width characters, folds Cyrillic and Greek look-alikes to Latin letters in words
+/// that also hold a Latin letter or digit (`АKIA…`), and, when `join` is set, joins a token
+/// split over a line break (a line ending in a token fragment of [`JOIN_MIN_FRAGMENT`] or more
+/// characters, the next line starting with token characters after any indentation).
+fn normalize(text: &str, join: bool) -> Normalized {
+    if !join && !text.chars().any(|c| is_invisible(c) || latin_of(c).is_some()) {
+        return Normalized { text: text.to_owned(), from: None, joins: Vec::new() };
+    }
+    // (start, end, char) of each visible character of the original.
+    let mut chars: Vec<(usize, usize, char)> = text
+        .char_indices()
+        .filter(|&(_, c)| !is_invisible(c))
+        .map(|(i, c)| (i, i + c.len_utf8(), c))
+        .collect();
+    let mut word_start = 0;
+    for i in 0..=chars.len() {
+        if i < chars.len() && !chars[i].2.is_whitespace() {
+            continue;
+        }
+        let word = &chars[word_start..i];
+        let latin = word.iter().any(|c| c.2.is_ascii_alphanumeric());
+        if latin && word.iter().any(|c| latin_of(c.2).is_some()) {
+            for c in &mut chars[word_start..i] {
+                if let Some(l) = latin_of(c.2) {
+                    c.2 = l;
+                }
+            }
+        }
+        word_start = i + 1;
+    }
+    let mut out = Normalized {
+        text: String::with_capacity(text.len()),
+        from: Some(Vec::with_capacity(text.len())),
+        joins: Vec::new(),
+    };
+    let mut fragment = 0; // token characters just before this one, on this line
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, end, c) = chars[i];
+        if join && fragment >= JOIN_MIN_FRAGMENT && (c == '\n' || c == '\r') {
+            let mut k = i;
+            if chars[k].2 == '\r' && chars.get(k + 1).is_some_and(|n| n.2 == '\n') {
+                k += 1;
+            }
+            if chars[k].2 == '\n' {
+                k += 1;
+                while chars.get(k).is_some_and(|n| n.2 == ' ' || n.2 == '\t') {
+                    k += 1;
+                }
+                if chars.get(k).is_some_and(|n| is_token_char(n.2)) {
+                    out.joins.push(out.text.len());
+                    i = k;
+                    continue;
+                }
+            }
+        }
+        fragment = if is_token_char(c) { fragment + 1 } else { 0 };
+        out.text.push(c);
+        if let Some(from) = &mut out.from {
+            from.extend(std::iter::repeat_n((start, end), c.len_utf8()));
+        }
+        i += 1;
+    }
+    out
+}
+
+impl Normalized {
+    /// The byte range of the original text that `len` bytes at `start` came from.
+    fn origin(&self, start: usize, len: usize) -> (usize, usize) {
+        match &self.from {
+            None => (start, start + len),
+            Some(from) => (from[start].0, from[start + len - 1].1),
+        }
+    }
+}
+
+/// (byte offset, byte length, rule) of each secret the rules find in `text`, unordered.
+fn rule_hits(text: &str) -> Vec<(usize, usize, &'static str)> {
+    let mut hits: Vec<(usize, usize, &'static str)> = Vec::new();
     // Most memories hold nothing any rule could match; they skip compiling the rules (about
     // 15 ms per process, most of what `remember` would otherwise spend on this check).
     if !may_hold_secret(text) {
-        return Vec::new();
+        return hits;
     }
-    // (byte offset, byte length, rule) of each secret found.
-    let mut hits: Vec<(usize, usize, &'static str)> = Vec::new();
     let lower = text.to_ascii_lowercase();
     for r in RULES.iter().filter(|r| r.needles.iter().any(|n| lower.contains(n))) {
         for caps in r.re().captures_iter(text) {
             let Some(m) = caps.get(r.group) else { continue };
-            if (r.check)(m.as_str()) {
+            let unit = caps.get(2).is_some_and(|w| {
+                r.group == 1 && UNIT_WORDS.contains(&w.as_str().to_ascii_lowercase().as_str())
+            });
+            if !unit && (r.check)(m.as_str()) {
                 hits.push((m.start(), m.end() - m.start(), r.name));
             }
         }
@@ -388,7 +605,32 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         entropy_findings(line, offset, &mut hits);
         offset += line.len();
     }
-    hits.sort_by_key(|&(start, len, _)| (start, std::cmp::Reverse(len)));
+    hits
+}
+
+/// Finds everything in `text` that looks like a credential, in order of position.
+///
+/// The rules run on the [`normalize`]d text, so a zero-width space, a look-alike letter or a
+/// line break inside a token does not hide it; positions are those of the original text.
+pub fn scan(text: &str) -> Vec<SecretFinding> {
+    let plain = normalize(text, false);
+    let joined = normalize(text, text.contains('\n'));
+    // (original start, original end, rule, the secret as the rules saw it).
+    let mut hits: Vec<(usize, usize, &'static str, &str)> = Vec::new();
+    for (norm, only_joins) in [(&plain, false), (&joined, true)] {
+        if only_joins && norm.joins.is_empty() {
+            continue;
+        }
+        for (start, len, rule) in rule_hits(&norm.text) {
+            // The joined text only adds what spans a join; the rest the plain text found.
+            if only_joins && !norm.joins.iter().any(|&j| start < j && j < start + len) {
+                continue;
+            }
+            let (from, to) = norm.origin(start, len);
+            hits.push((from, to, rule, &norm.text[start..start + len]));
+        }
+    }
+    hits.sort_by_key(|&(start, end, _, _)| (start, std::cmp::Reverse(end)));
     // One finding per place: a token matched by a specific rule and the entropy rule, or a
     // JWT inside a bearer header, is reported once, by the first (longest) rule.
     let mut out: Vec<SecretFinding> = Vec::new();
@@ -396,11 +638,11 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
     let mut line = 1;
     let mut line_start = 0;
     let mut cursor = 0;
-    for (start, len, rule) in hits {
+    for (start, end, rule, secret) in hits {
         if start < covered_to {
             continue;
         }
-        covered_to = start + len;
+        covered_to = end;
         // Advance the line counter to `start`.
         for (i, b) in text.as_bytes()[cursor..start].iter().enumerate() {
             if *b == b'\n' {
@@ -410,7 +652,6 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         }
         cursor = start;
         let column = text[line_start..start].chars().count() + 1;
-        let secret = &text[start..start + len];
         let excerpt = if rule == "private-key" { secret.to_owned() } else { redact(secret) };
         out.push(SecretFinding { rule, line, column, excerpt });
     }
@@ -553,6 +794,34 @@ mod tests {
             ("api_key = 'zq81kdhs7'".into(), "password-assignment"),
             ("https://alice:Sup3rS3cret@db.example.com/x".into(), "url-credentials"),
             ("Authorization: Bearer abcDEF123456ghiJKL789mnoPQR".into(), "bearer-token"),
+            ("my password is hunter2".into(), "password-phrase"),
+            ("the passcode was Tr0ub4dor&3.".into(), "password-phrase"),
+            ("password: x9".into(), "password-phrase"),
+            ("my password is \"a b!\"".into(), "password-phrase"),
+            ("PIN 4821".into(), "password-phrase"),
+            ("the pin code is 004821".into(), "password-phrase"),
+            ("パスワードは Hunter2です".into(), "password-phrase"),
+            ("暗証番号は4821".into(), "password-phrase"),
+            ("redis://user:p@ss!w0rd@host".into(), "url-credentials"),
+            ("postgresql://u:p%40ss@db/x".into(), "url-credentials"),
+            ("redis://:s3cr#t@cache:6379/0".into(), "url-credentials"),
+            ("PGPASSWORD=Zq9xLmw".into(), "env-secret-assignment"),
+            ("pw=hunter2".into(), "env-secret-assignment"),
+            ("export db_pass=Tr0ub4dor".into(), "env-secret-assignment"),
+            ("SLACK_BOT_TOKEN=abc123XYZ".into(), "env-secret-assignment"),
+            ("MYSQL_ROOT_PASSWORD=r00t-pw".into(), "password-assignment"),
+            ("WEBHOOK_SECRET=whsec_9a8b7c".into(), "password-assignment"),
+            (fake("hf_", "AbCdEfGhIjKlMnOpQrStUvWxYz12345678"), "huggingface-token"),
+            (
+                format!(
+                    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={}",
+                    fake(
+                        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu",
+                        "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+                    )
+                ),
+                "azure-account-key",
+            ),
             ("the deploy token is Zx8Qw2Lk9Pm4Rt6Yh1Nb3Vc5".into(), "high-entropy-string"),
             ("license key 4fz9-k2mq-8xw3-p7vd-q2n6-h5tb".into(), "high-entropy-string"),
             (
@@ -595,6 +864,19 @@ mod tests {
             "connect with scheme://user:password@host as documented",
             "| event--keystone-workshop-2026 | event | entities/event--keystone-workshop-2026.md |",
             "| tool--auth0-sign-off | tool | auth0 sign off | entities/tool--auth0-sign-off.md |",
+            "I forgot my password again",
+            "the PIN pad is broken",
+            "password policy is 12 characters",
+            "the password is 12 characters long",
+            "my password is required and the passcode was wrong.",
+            "the password is: 8+ chars",
+            "pin 2 on the header, and a pin is 3mm wide",
+            "パスワードは忘れました",
+            "bypass=true and compass=north, max_tokens=4096",
+            "call hf_hub_download for the model",
+            "Use AccountKey=<your key> in the connection string",
+            "Open http://localhost:8080/admin and ssh://git@example.com:22/repo",
+            "redis://cache:6379/0 is the broker",
         ];
         for text in table {
             let got = scan(text);
@@ -615,6 +897,48 @@ mod tests {
         assert!(err.contains("github-token") && err.contains("line 2, column 11"), "{err}");
         assert!(!err.contains(&gh), "{err}");
         assert!(check(&text, "the text", true).is_ok());
+    }
+
+    #[test]
+    fn hidden_and_split_tokens_are_found_where_they_stand() {
+        let key = fake("AKIA", "IOSFODNN7EXAMPLE");
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let cases: Vec<(String, &str, (usize, usize))> = vec![
+            // A zero-width space, joiner, word joiner or BOM inside the token.
+            (format!("id {}\u{200B}{}", &key[..4], &key[4..]), "aws-access-key-id", (1, 4)),
+            (
+                format!("x\nid {}\u{2060}{}\u{FEFF}", &key[..9], &key[9..]),
+                "aws-access-key-id",
+                (2, 4),
+            ),
+            (format!("{}\u{200D}{}", &gh[..10], &gh[10..]), "github-token", (1, 1)),
+            // Cyrillic А and Greek Κ for the Latin letters.
+            (format!("id \u{0410}{}", &key[1..]), "aws-access-key-id", (1, 4)),
+            (format!("id AKI\u{0391}{}", &key[4..]), "aws-access-key-id", (1, 4)),
+            (format!("id A\u{039A}IA{}", &key[4..]), "aws-access-key-id", (1, 4)),
+            // Split over two lines, with or without indentation or a carriage return.
+            (format!("first\nid {}\n{} done", &key[..10], &key[10..]), "aws-access-key-id", (2, 4)),
+            (format!("token {}\r\n    {}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+        ];
+        for (text, rule, at) in &cases {
+            let f = scan(text);
+            assert_eq!(f.len(), 1, "{text:?} gave {f:?}");
+            assert_eq!((f[0].rule, f[0].line, f[0].column), (*rule, at.0, at.1), "{text:?}");
+            assert!(!f[0].excerpt.contains(&key[4..]) && !f[0].excerpt.contains(&gh[4..]));
+            let err = check(text, "the text", false).unwrap_err().to_string();
+            assert!(!err.contains(&key[6..]) && !err.contains(&gh[6..]), "{err}");
+        }
+        // Prose keeps passing: Cyrillic words are not folded, wrapped lines are not joined
+        // into anything.
+        for text in [
+            "Привет, Мария! Встреча в среду.",
+            "Κάλυψη του API στο σύστημα",
+            "the configuration\nfile holds no password",
+            "see docs/architecture\nfor the token flow",
+            "\u{FEFF}Alice prefers tea\u{200B} over coffee",
+        ] {
+            assert!(scan(text).is_empty(), "{text:?} gave {:?}", scan(text));
+        }
     }
 
     #[test]
