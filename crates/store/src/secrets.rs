@@ -491,7 +491,7 @@ fn is_token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=')
 }
 
-/// The shortest token fragment before a line break that [`normalize`] joins to the next line.
+/// The shortest token fragment before a line break that `normalize` joins to the next line.
 const JOIN_MIN_FRAGMENT: usize = 8;
 
 /// The text the rules see, and where each of its bytes came from.
@@ -610,8 +610,9 @@ fn rule_hits(text: &str) -> Vec<(usize, usize, &'static str)> {
 
 /// Finds everything in `text` that looks like a credential, in order of position.
 ///
-/// The rules run on the [`normalize`]d text, so a zero-width space, a look-alike letter or a
-/// line break inside a token does not hide it; positions are those of the original text.
+/// The rules run on the normalised text (`normalize`), so a zero-width space, a look-alike
+/// letter or a line break inside a token does not hide it; positions are those of the original
+/// text.
 pub fn scan(text: &str) -> Vec<SecretFinding> {
     let plain = normalize(text, false);
     let joined = normalize(text, text.contains('\n'));
