@@ -10,11 +10,12 @@ use crate::common::TestEnv;
 fn run_on_terminal_with_stdout_to_file(env: &TestEnv, args: &str) -> Vec<u8> {
     let out = env.path("out.txt");
     let line = format!("{} {args} > {}", env!("CARGO_BIN_EXE_cogmem"), out.display());
-    let mut cmd: Command = env.cmd(["--version"]).into_command();
-    cmd.env_remove("NO_COLOR");
+    // The sealed environment of every test command, for `script` to pass on.
+    let sealed = crate::common::sealed_command(&env.home, &env.root, &env.peek_now());
     let status = Command::new("script")
         .args(["-qec", &line, "/dev/null"])
-        .envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+        .env_clear()
+        .envs(sealed.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
         .env_remove("NO_COLOR")
         .current_dir(env.path(""))
         .stdout(std::process::Stdio::null())

@@ -2,27 +2,12 @@
 //! workspace's repository, every write is refused (exit 4, with the git command that finishes or
 //! aborts it) and reads keep working. See: issue 16.
 
-use std::process::Command;
-
 use crate::common::TestEnv;
 
 /// Runs git in the workspace like [`TestEnv::git`], but returns whether it succeeded instead of
 /// failing the test: a conflicting merge is supposed to fail.
 fn git_may_fail(env: &TestEnv, args: &[&str]) -> bool {
-    Command::new("git")
-        .args(args)
-        .current_dir(&env.root)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", &env.home)
-        .env("GIT_AUTHOR_NAME", "tester")
-        .env("GIT_AUTHOR_EMAIL", "tester@example.com")
-        .env("GIT_COMMITTER_NAME", "tester")
-        .env("GIT_COMMITTER_EMAIL", "tester@example.com")
-        .output()
-        .expect("git runs")
-        .status
-        .success()
+    env.git_command(args).output().expect("git runs").status.success()
 }
 
 /// Two branches that edit the same line of MEMORY.md: `main` (checked out) and `other`.

@@ -8,6 +8,7 @@
 //! expression of the `regex` crate (linear time) or a single pass over the text, so scanning is
 //! linear in the input, whatever it holds.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -495,8 +496,8 @@ fn is_token_char(c: char) -> bool {
 const JOIN_MIN_FRAGMENT: usize = 8;
 
 /// The text the rules see, and where each of its bytes came from.
-struct Normalized {
-    text: String,
+struct Normalized<'a> {
+    text: Cow<'a, str>,
     /// For each byte of `text`, the byte range of the original character it came from; `None`
     /// when `text` is the original unchanged.
     from: Option<Vec<(usize, usize)>>,
@@ -504,13 +505,22 @@ struct Normalized {
     joins: Vec<usize>,
 }
 
-/// Drops zero-width characters, folds Cyrillic and Greek look-alikes to Latin letters in words
-/// that also hold a Latin letter or digit (`АKIA…`), and, when `join` is set, joins a token
-/// split over a line break (a line ending in a token fragment of [`JOIN_MIN_FRAGMENT`] or more
-/// characters, the next line starting with token characters after any indentation).
-fn normalize(text: &str, join: bool) -> Normalized {
-    if !join && !text.chars().any(|c| is_invisible(c) || latin_of(c).is_some()) {
-        return Normalized { text: text.to_owned(), from: None, joins: Vec::new() };
+impl Normalized<'_> {
+    /// The byte range of the original text that `len` bytes at `start` came from.
+    fn origin(&self, start: usize, len: usize) -> (usize, usize) {
+        match &self.from {
+            None => (start, start + len),
+            Some(from) => (from[start].0, from[start + len - 1].1),
+        }
+    }
+}
+
+/// Drops zero-width characters and folds Cyrillic and Greek look-alikes to Latin letters in
+/// words that also hold a Latin letter or digit (`АKIA…`). Text with neither is borrowed as it
+/// is, with no position map.
+fn normalize(text: &str) -> Normalized<'_> {
+    if !text.chars().any(|c| is_invisible(c) || latin_of(c).is_some()) {
+        return Normalized { text: Cow::Borrowed(text), from: None, joins: Vec::new() };
     }
     // (start, end, char) of each visible character of the original.
     let mut chars: Vec<(usize, usize, char)> = text
@@ -534,50 +544,62 @@ fn normalize(text: &str, join: bool) -> Normalized {
         }
         word_start = i + 1;
     }
-    let mut out = Normalized {
-        text: String::with_capacity(text.len()),
-        from: Some(Vec::with_capacity(text.len())),
-        joins: Vec::new(),
-    };
-    let mut fragment = 0; // token characters just before this one, on this line
+    let mut out = String::with_capacity(text.len());
+    let mut from = Vec::with_capacity(text.len());
+    for (start, end, c) in chars {
+        out.push(c);
+        from.extend(std::iter::repeat_n((start, end), c.len_utf8()));
+    }
+    Normalized { text: Cow::Owned(out), from: Some(from), joins: Vec::new() }
+}
+
+/// Joins the tokens of `plain` that are split over a line break: a line ending in a token
+/// fragment of [`JOIN_MIN_FRAGMENT`] or more characters, the next line starting with token
+/// characters after any indentation. `None` when no break is joined, which is most text: the
+/// scan then runs the rules once.
+fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
+    // Token characters and line breaks are ASCII, so the bytes can be read one by one.
+    let b = plain.text.as_bytes();
+    let mut cuts: Vec<(usize, usize)> = Vec::new(); // byte ranges of `plain` left out
+    let mut fragment = 0; // token characters just before this byte, on this line
     let mut i = 0;
-    while i < chars.len() {
-        let (start, end, c) = chars[i];
-        if join && fragment >= JOIN_MIN_FRAGMENT && (c == '\n' || c == '\r') {
+    while i < b.len() {
+        if fragment >= JOIN_MIN_FRAGMENT && matches!(b[i], b'\n' | b'\r') {
             let mut k = i;
-            if chars[k].2 == '\r' && chars.get(k + 1).is_some_and(|n| n.2 == '\n') {
+            if b[k] == b'\r' && b.get(k + 1) == Some(&b'\n') {
                 k += 1;
             }
-            if chars[k].2 == '\n' {
+            if b[k] == b'\n' {
                 k += 1;
-                while chars.get(k).is_some_and(|n| n.2 == ' ' || n.2 == '\t') {
+                while matches!(b.get(k), Some(b' ' | b'\t')) {
                     k += 1;
                 }
-                if chars.get(k).is_some_and(|n| is_token_char(n.2)) {
-                    out.joins.push(out.text.len());
+                if b.get(k).is_some_and(|&n| is_token_char(char::from(n))) {
+                    cuts.push((i, k));
                     i = k;
                     continue;
                 }
             }
         }
-        fragment = if is_token_char(c) { fragment + 1 } else { 0 };
-        out.text.push(c);
-        if let Some(from) = &mut out.from {
-            from.extend(std::iter::repeat_n((start, end), c.len_utf8()));
-        }
+        fragment = if is_token_char(char::from(b[i])) { fragment + 1 } else { 0 };
         i += 1;
     }
-    out
-}
-
-impl Normalized {
-    /// The byte range of the original text that `len` bytes at `start` came from.
-    fn origin(&self, start: usize, len: usize) -> (usize, usize) {
-        match &self.from {
-            None => (start, start + len),
-            Some(from) => (from[start].0, from[start + len - 1].1),
-        }
+    if cuts.is_empty() {
+        return None;
     }
+    let mut text = String::with_capacity(b.len());
+    let mut from = Vec::with_capacity(b.len());
+    let mut joins = Vec::with_capacity(cuts.len());
+    let mut kept = 0;
+    for (cut, end) in cuts.into_iter().chain(std::iter::once((b.len(), b.len()))) {
+        text.push_str(&plain.text[kept..cut]);
+        from.extend((kept..cut).map(|p| plain.origin(p, 1)));
+        if cut < b.len() {
+            joins.push(text.len());
+        }
+        kept = end;
+    }
+    Some(Normalized { text: Cow::Owned(text), from: Some(from), joins })
 }
 
 /// (byte offset, byte length, rule) of each secret the rules find in `text`, unordered.
@@ -614,14 +636,12 @@ fn rule_hits(text: &str) -> Vec<(usize, usize, &'static str)> {
 /// letter or a line break inside a token does not hide it; positions are those of the original
 /// text.
 pub fn scan(text: &str) -> Vec<SecretFinding> {
-    let plain = normalize(text, false);
-    let joined = normalize(text, text.contains('\n'));
+    let plain = normalize(text);
+    let joined = join_split_tokens(&plain);
     // (original start, original end, rule, the secret as the rules saw it).
     let mut hits: Vec<(usize, usize, &'static str, &str)> = Vec::new();
-    for (norm, only_joins) in [(&plain, false), (&joined, true)] {
-        if only_joins && norm.joins.is_empty() {
-            continue;
-        }
+    for (norm, only_joins) in [(Some(&plain), false), (joined.as_ref(), true)] {
+        let Some(norm) = norm else { continue };
         for (start, len, rule) in rule_hits(&norm.text) {
             // The joined text only adds what spans a join; the rest the plain text found.
             if only_joins && !norm.joins.iter().any(|&j| start < j && j < start + len) {
@@ -961,7 +981,12 @@ mod tests {
         let dense = "token=abc key: Zx8Qw2Lk9Pm4Rt6Yh1Nb3Vc5 secret password ghp_ AKIA sk- "
             .repeat(1 << 14)[..1 << 20]
             .to_owned();
-        for (name, text) in [("prose", &prose), ("key-word dense", &dense)] {
+        let lines =
+            "{\"timestamp\":\"2026-12-01T09:00:00Z\",\"speaker\":\"Ann\",\"text\":\"we met\"}\n"
+                .repeat(1 << 14)[..1 << 20]
+                .to_owned();
+        for (name, text) in [("prose", &prose), ("key-word dense", &dense), ("JSONL lines", &lines)]
+        {
             let start = std::time::Instant::now();
             let n = scan(text).len();
             let took = start.elapsed();

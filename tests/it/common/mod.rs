@@ -137,10 +137,11 @@ impl TestEnv {
         std::fs::write(p, text).unwrap();
     }
 
-    /// Runs git in the workspace and returns stdout.
-    pub fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(args)
+    /// A git command in the workspace, sealed from the machine's settings, as a person with a
+    /// fixed name and address.
+    pub fn git_command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("git");
+        c.args(args)
             .current_dir(&self.root)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -148,9 +149,13 @@ impl TestEnv {
             .env("GIT_AUTHOR_NAME", "tester")
             .env("GIT_AUTHOR_EMAIL", "tester@example.com")
             .env("GIT_COMMITTER_NAME", "tester")
-            .env("GIT_COMMITTER_EMAIL", "tester@example.com")
-            .output()
-            .expect("git runs");
+            .env("GIT_COMMITTER_EMAIL", "tester@example.com");
+        c
+    }
+
+    /// Runs git in the workspace and returns stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = self.git_command(args).output().expect("git runs");
         assert!(
             out.status.success(),
             "git {args:?} failed: {}",

@@ -144,8 +144,12 @@ fn open_nofollow(
 /// Opens a file for appending (creating it and its folders), refusing a symbolic link at the
 /// file or at a folder below its workspace root (see [`check_no_link`]).
 pub fn open_append(path: &Path) -> Result<File, IoError> {
-    check_inside(path, "append to")?;
-    check_no_link(path, "append to")?;
+    // One walk up the folders when nothing is a link; a link that leads out of the workspace
+    // gets `check_inside`'s refusal, any other link `check_no_link`'s.
+    if let Err(link) = check_no_link(path, "append to") {
+        check_inside(path, "append to")?;
+        return Err(link);
+    }
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }
