@@ -53,3 +53,42 @@ pub fn report(err: &Error, style: Style, stderr: &mut impl Write) -> ExitCode {
     }
     Exit::of(err.kind()).code()
 }
+
+/// Prints clap's error for a command line it could not parse, and returns its exit code.
+///
+/// clap quotes the argument it could not place, and a PEM key given as an argument starts
+/// with `-`, so it reads as an unknown flag and would be printed whole. Every argument that
+/// looks like a credential is replaced by `[secret: RULE]` first; if the message still holds
+/// one, only a short message is printed. See: issue 16
+pub fn usage(err: &clap::Error, args: &[std::ffi::OsString], stderr: &mut impl Write) -> ExitCode {
+    if !err.use_stderr() {
+        let _ = err.print(); // --help, --version
+        return Exit::Ok.code();
+    }
+    let flagged: Vec<(String, &'static str)> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter_map(|a| cogmem::secrets::scan(&a).first().map(|f| f.rule).map(|r| (a, r)))
+        .collect();
+    if flagged.is_empty() {
+        let _ = err.print();
+        return Exit::Usage.code();
+    }
+    let mut text = err.render().to_string();
+    for (arg, rule) in &flagged {
+        let placeholder = format!("[secret: {rule}]");
+        text = text.replace(arg.as_str(), &placeholder);
+        // A value clap shows on its own (`--tags=VALUE`), or one line of a long argument.
+        let parts = arg.split(['=', '\n']).map(str::trim).filter(|p| p.len() >= 8);
+        for part in parts {
+            text = text.replace(part, &placeholder);
+        }
+    }
+    if !cogmem::secrets::scan(&text).is_empty() {
+        text = "error: the command line is not valid, and an argument looks like a secret, so \
+                it is not shown\n\nFor more information, try '--help'.\n"
+            .to_owned();
+    }
+    let _ = write!(stderr, "{text}");
+    Exit::Usage.code()
+}

@@ -35,7 +35,6 @@ mod sync;
 mod sync_remote;
 mod watch;
 
-use exit::Exit;
 use render::Style;
 
 /// Long-term memory for AI agents, kept as plain Markdown files under git
@@ -153,12 +152,10 @@ impl Ctx {
 
 /// Runs the command line and returns the exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { Exit::Usage.code() } else { Exit::Ok.code() };
-        }
+        Err(e) => return exit::usage(&e, &args, &mut std::io::stderr().lock()),
     };
     let env = env::Env::read();
     let timings = env.timings;

@@ -20,6 +20,29 @@ fn aws_key_id() -> String {
 
 #[track_caller]
 fn refused(env: &TestEnv, args: &[&str], stdin: Option<&str>, rule: &str, secret: &str) -> String {
+    let err = refused_without_way_out(env, args, stdin, rule, secret);
+    assert!(err.contains("--allow-secret"), "{args:?} gives the way out:\n{err}");
+    err
+}
+
+/// A field with no `--allow-secret` (a reason): refused the same way, with a hint to leave
+/// the credential out instead.
+#[track_caller]
+fn refused_note(env: &TestEnv, args: &[&str], secret: &str) -> String {
+    let err = refused_without_way_out(env, args, None, "password-assignment", secret);
+    assert!(err.contains("the reason looks like a secret"), "{args:?}:\n{err}");
+    assert!(err.contains("write the reason without it"), "{args:?}:\n{err}");
+    err
+}
+
+#[track_caller]
+fn refused_without_way_out(
+    env: &TestEnv,
+    args: &[&str],
+    stdin: Option<&str>,
+    rule: &str,
+    secret: &str,
+) -> String {
     let head = env.head();
     let before = env.snapshot();
     let mut cmd = env.run(args);
@@ -29,7 +52,6 @@ fn refused(env: &TestEnv, args: &[&str], stdin: Option<&str>, rule: &str, secret
     let out = cmd.output().code(4);
     assert!(out.stderr.contains(rule), "{args:?} names the rule:\n{out}");
     assert!(out.stderr.contains("line "), "{args:?} says where:\n{out}");
-    assert!(out.stderr.contains("--allow-secret"), "{args:?} gives the way out:\n{out}");
     assert!(!out.stderr.contains(secret), "{args:?} echoes the secret:\n{out}");
     assert!(!out.stdout.contains(secret), "{args:?} echoes the secret:\n{out}");
     assert_eq!(env.head(), head, "{args:?}: no commit");
@@ -74,6 +96,135 @@ fn issue_16_remember_refuses_a_credential_in_the_tags_unless_allowed() {
     assert!(err.contains("the tags"), "{err}");
     env.mutate(["remember", "--allow-secret", "x", "--tags", &token]);
     assert!(env.snapshot().iter().any(|(_, b)| String::from_utf8_lossy(b).contains(&token)));
+}
+
+#[test]
+fn issue_16_every_reason_is_scanned_and_has_no_way_out() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    let pw = "Hunter2!x";
+    let reason = format!("db login password={pw}");
+    env.mutate(["remember", "Postgres 14 is the database", "--entity", "tool--postgres-14"]);
+    env.mutate(["remember", "Postgres 17 is the new database", "--entity", "tool--postgres-17"]);
+    let supersede = ["supersede", "tool--postgres-14", "--by", "tool--postgres-17", "--reason"];
+    refused_note(&env, &[&supersede[..], &[reason.as_str()]].concat(), pw);
+    // Reward requests and decisions.
+    refused_note(&env, &["reflect", "request", "--extra", "100", "--reason", &reason], pw);
+    env.mutate(["reflect", "request"]);
+    let decide = ["--actor", "manual", "reflect", "decide", "approve", "--reason"];
+    refused_note(&env, &[&decide[..], &[reason.as_str()]].concat(), pw);
+    env.mutate(["--actor", "manual", "reflect", "decide", "approve"]);
+    env.run(["reflect", "submit", "-"]).stdin("Just thinking.\n").success();
+    refused_note(&env, &["--actor", "manual", "reflect", "reject", "--reason", &reason], pw);
+    // A proposal's rejection or deferral.
+    env.mutate(["--actor", "subagent:researcher", "propose", "Bob likes jazz"]);
+    refused_note(&env, &["pending", "reject", "1", "--reason", &reason], pw);
+    refused_note(&env, &["pending", "defer", "1", "--reason", &reason], pw);
+    env.mutate(["pending", "reject", "1", "--reason", "not needed"]);
+}
+
+#[test]
+fn issue_16_proposals_and_imports_scan_every_field_they_write() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    let token = github_token();
+    // The proposing agent's name is written into the proposal and the actor of its commit.
+    let err = refused(
+        &env,
+        &["propose", "--from", &token, "Bob likes jazz"],
+        None,
+        "github-token",
+        &token,
+    );
+    assert!(err.contains("the proposing agent"), "{err}");
+    // A JSON escape hides a key from the scan of the raw line, not from the decoded fields.
+    let key = aws_key_id();
+    let escaped = format!("\\u0041{}", &key[1..]);
+    for (field, line) in [
+        (
+            "text",
+            format!(r#"{{"timestamp":"2026-05-08","speaker":"Bob","text":"note {escaped}"}}"#),
+        ),
+        (
+            "id",
+            format!(r#"{{"timestamp":"2026-05-08","speaker":"Bob","text":"hi","id":"{escaped}"}}"#),
+        ),
+        ("speaker", format!(r#"{{"timestamp":"2026-05-08","speaker":"{escaped}","text":"hi"}}"#)),
+    ] {
+        env.write("../chat.jsonl", &format!("{line}\n"));
+        let err = refused(&env, &["import", "../chat.jsonl"], None, "aws-access-key-id", &key[4..]);
+        assert!(err.contains(&format!("the {field} on line 1 of the import")), "{err}");
+    }
+}
+
+#[test]
+fn issue_16_hear_refuses_a_password_said_in_plain_words() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    for (msg, secret) in [
+        ("remember that my password is hunterhunter", "hunterhunter"),
+        ("remember that I use hunter2hunter2 as my password", "hunter2hunter2"),
+        ("Remember: the wifi password is correcthorse for the guests", "correcthorse"),
+    ] {
+        refused(&env, &["hear", msg], None, "password-phrase", secret);
+        refused(&env, &["hear", "--dry-run", msg], None, "password-phrase", secret);
+    }
+    // Talking about a password is not one.
+    for msg in [
+        "remember that my password is written on the fridge",
+        "remember that I use 1Password as my password manager",
+    ] {
+        env.mutate(["hear", msg]);
+    }
+}
+
+#[test]
+fn issue_16_an_allowed_secret_never_becomes_a_file_name_id_or_tag() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    let names = |env: &TestEnv| env.git(&["ls-files"]);
+    // A vault note and a procedure titled by their text.
+    env.mutate(["remember", "--allow-secret", "--store", "vault", "my password is Hunter2Hunter2"]);
+    env.mutate([
+        "remember",
+        "--allow-secret",
+        "--store",
+        "procedural",
+        "log in with password=Tr0ub4dor&3 then run the backup",
+    ]);
+    // What `hear` routes: tags and entities come from the message.
+    env.mutate(["hear", "--allow-secret", "remember that I use hunter2hunter2 as my password"]);
+    let files = names(&env);
+    for secret in ["hunter2", "tr0ub4dor", "Tr0ub4dor"] {
+        assert!(!files.to_lowercase().contains(&secret.to_lowercase()), "{secret} in\n{files}");
+    }
+    assert!(files.contains("memory/vault/my-password-is-secret.md"), "{files}");
+    // The texts themselves were allowed in.
+    let all: String =
+        env.snapshot().iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+    assert!(all.contains("Hunter2Hunter2") && all.contains("Tr0ub4dor&3"));
+    assert!(!all.contains("tags:[fact, hunter2hunter2") && !all.contains("#hunter2hunter2"));
+}
+
+#[test]
+fn issue_16_a_key_given_as_an_argument_is_not_echoed_in_a_usage_error() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    let body = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun";
+    let pem = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----");
+    for args in [
+        vec!["remember", pem.as_str()],
+        vec!["remember", "--tags", pem.as_str(), "x"],
+        vec!["hear", pem.as_str()],
+        vec!["remember", "x", "--nope", pem.as_str()],
+    ] {
+        let out = env.run(&args).output().code(2);
+        assert!(!out.stderr.contains(body) && !out.stderr.contains("MIIE"), "{args:?}:\n{out}");
+        assert!(out.stderr.contains("error:"), "{args:?}:\n{out}");
+    }
+    // An ordinary usage error is clap's own.
+    let out = env.run(["remember", "--nope", "x"]).output().code(2);
+    assert!(out.stderr.contains("unexpected argument '--nope'"), "{out}");
 }
 
 #[test]
@@ -224,9 +375,12 @@ fn mcp_tools_refuse_credentials_unless_allowed() {
             serde_json::json!({"name":"hear","arguments":{"message":format!("remember that {text}")}}),
             serde_json::json!({"name":"propose","arguments":{"text":text,"from":"researcher"}}),
             serde_json::json!({"name":"remember","arguments":{"text":text,"allow_secret":true}}),
+            serde_json::json!({"name":"remember","arguments":{"text":"x","tags":[token]}}),
+            serde_json::json!({"name":"propose","arguments":{"text":"Bob likes jazz","from":"r"}}),
+            serde_json::json!({"name":"pending","arguments":{"action":"reject","number":1,"reason":format!("see {token}")}}),
         ],
     );
-    for a in &answers[..3] {
+    for a in answers[..3].iter().chain(&answers[4..5]).chain(&answers[6..]) {
         let result = &a["result"];
         assert_eq!(result["isError"], true, "{a}");
         let msg = result["content"][0]["text"].as_str().unwrap();

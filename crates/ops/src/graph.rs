@@ -396,6 +396,9 @@ pub fn supersede(
     if io == inew {
         return Err(InputError::SameEntity { id: old_id, what: "supersede" }.into());
     }
+    if let Some(r) = reason {
+        cogmem_store::secrets::check_note(r, "the reason")?;
+    }
     let why = reason.map(|r| format!(" — {r}")).unwrap_or_default();
     let mut change = Change::new(actor, format!("cogmem supersede {old_id} --by {new_id}"));
     let mut trace = Vec::new();

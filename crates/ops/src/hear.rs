@@ -171,6 +171,21 @@ pub fn hear(
                 let mut req =
                     request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
                 req.allow_secret = opts.allow_secret;
+                if opts.allow_secret {
+                    // Allowed into the text, a secret still never becomes a tag, an entity or a
+                    // relation end (a file name). See: issue 16
+                    let derived =
+                        |name: &str| cogmem_store::secrets::is_derived_from_secret(name, &content);
+                    req.tags.retain(|t| !derived(t));
+                    req.entities.retain(|e| !derived(e.as_str()));
+                    req.relations.retain(|r| !derived(r.from.as_str()) && !derived(r.to.as_str()));
+                    if req.entities.is_empty() && req.relations.is_empty() {
+                        req.stores.retain(|s| *s != Store::Semantic);
+                        if req.stores.is_empty() {
+                            req.stores.push(Store::Episodic);
+                        }
+                    }
+                }
                 if routing.stores.contains(&Store::Procedural) {
                     // Steps need their lines: store the content itself, titled by its first line.
                     req.text = crate::remember::check_text(&content)?;

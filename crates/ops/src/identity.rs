@@ -161,6 +161,8 @@ pub fn submit(
     require_due(ws, "cogmem identity consolidate submit")?;
     let text = crate::remember::check_text(text)?;
     crate::remember::check_size(ws, &text)?;
+    // It becomes IDENTITY.md when approved; there is no `--allow-secret` for a self-image.
+    cogmem_store::secrets::check_note(&text, "the consolidation")?;
     let sub = parse_submission(&text)?;
     let now = clock.now();
     let identity = read(ws, layout::IDENTITY_MD)?;
@@ -261,6 +263,7 @@ pub fn reject(
     let lock = ws.lock()?;
     require_pending(ws, "cogmem identity consolidate reject")?;
     let reason = reason.map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given");
+    cogmem_store::secrets::check_note(reason, "the reason")?;
     let now = clock.now();
     let summary = format!("self-image consolidation rejected: {reason}");
     let mut change =

@@ -159,7 +159,21 @@ pub fn import_jsonl(
             })
             .and_then(|v| parse_line(&v, name, i + 1, &now));
         match parsed {
-            Ok(m) => messages.push(m),
+            Ok(m) => {
+                // The decoded fields as well: a JSON escape (`\u0041KIA…`, `\n` inside a token)
+                // hides a credential from the scan of the raw line. See: issue 16
+                let n = i + 1;
+                cogmem_store::secrets::check_fields(
+                    [
+                        (format!("the id on line {n} of the import"), m.source.as_str()),
+                        (format!("the speaker on line {n} of the import"), &m.speaker),
+                        (format!("the text on line {n} of the import"), &m.text),
+                        (format!("the entities on line {n} of the import"), &m.entities.join(",")),
+                    ],
+                    allow_secret,
+                )?;
+                messages.push(m);
+            }
             Err(error) if strict => {
                 return Err(InputError::ImportLine { line: i + 1, why: error }.into());
             }

@@ -74,7 +74,15 @@ pub fn propose(
 ) -> crate::Result<ProposeReport> {
     let text = remember::check_text(&req.text)?;
     remember::check_size(ws, &text)?;
-    cogmem_store::secrets::check(&text, "the text", req.allow_secret)?;
+    // Every field the proposal block records, and what approval writes. See: issue 16
+    let mut fields = vec![("the text", text.clone()), ("the proposing agent", req.from.clone())];
+    fields.extend(req.entities.iter().map(|e| ("an entity id", e.as_str().to_owned())));
+    fields.extend(
+        req.relations.iter().map(|r| {
+            ("a relation", format!("{}|{}|{}", r.from.as_str(), r.relation, r.to.as_str()))
+        }),
+    );
+    cogmem_store::secrets::check_fields(fields, req.allow_secret)?;
     let from = Actor::parse(&format!("subagent:{}", req.from))?;
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
@@ -266,6 +274,9 @@ pub fn decide(
                 Decision::Defer { reason } => (Status::Deferred, Action::Edit, reason.as_ref()),
                 Decision::Approve { .. } => unreachable!("handled above"),
             };
+            if let Some(r) = reason {
+                cogmem_store::secrets::check_note(r, "the reason")?;
+            }
             let repo = git::open(ws.root())?;
             let lock = ws.lock()?;
             let file = read(ws)?;

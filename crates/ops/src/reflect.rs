@@ -306,6 +306,9 @@ pub fn request(
     };
     let extra_reason = reason(opts.extra, &opts.extra_reason, "--extra")?;
     let penalty_reason = reason(opts.penalty, &opts.penalty_reason, "--penalty")?;
+    for r in extra_reason.iter().chain(&penalty_reason) {
+        cogmem_store::secrets::check_note(r, "the reason")?;
+    }
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
     let baseline = load_decay(ws)?.and_then(|d| d.token_baseline()).unwrap_or(DEFAULT_BASELINE);
@@ -399,6 +402,7 @@ pub fn decide(
         RewardDecision::Forgive => "self-penalty forgiven",
         RewardDecision::Penalize(_) => "penalty increased",
     });
+    cogmem_store::secrets::check_note(reason, "the reason")?;
     let now = clock.now();
     let stamp = utc_seconds(&now);
     let date = now.format("%Y-%m-%d").to_string();
@@ -618,6 +622,7 @@ pub fn reject(
     require(&c, &[State::AwaitingApproval], "cogmem reflect reject")?;
     let reason =
         reason.map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given").to_owned();
+    cogmem_store::secrets::check_note(&reason, "the reason")?;
     let now = clock.now();
     let n = c.number;
     let pending = read(ws, PENDING_REFLECTION)?;

@@ -214,6 +214,26 @@ impl RememberRequest {
         })
     }
 
+    /// Every field the request writes into a file, an id or a commit message, named as a
+    /// secret refusal names it: the text, the title, the tags, the entities, the relations.
+    pub(crate) fn written_fields(&self) -> Vec<(&'static str, String)> {
+        let mut out = vec![("the text", self.text.clone())];
+        if let Some(t) = &self.title {
+            out.push(("the title", t.clone()));
+        }
+        if !self.tags.is_empty() {
+            out.push(("the tags", self.tags.join(",")));
+        }
+        for e in &self.entities {
+            out.push(("an entity id", e.as_str().to_owned()));
+        }
+        for r in &self.relations {
+            let line = format!("{}|{}|{}", r.from.as_str(), r.relation, r.to.as_str());
+            out.push(("a relation", line));
+        }
+        out
+    }
+
     /// Returns the stores the memory goes to, in writing order, without repeats.
     ///
     /// Entities and relations always involve the semantic store.
@@ -283,15 +303,9 @@ pub(crate) fn remember_with(
     extend: impl FnOnce(Change) -> crate::Result<Change>,
 ) -> crate::Result<RememberReport> {
     check_size(ws, &req.text)?;
-    cogmem_store::secrets::check(&req.text, "the text", req.allow_secret)?;
-    if let Some(title) = &req.title {
-        cogmem_store::secrets::check(title, "the title", req.allow_secret)?;
-    }
-    // Tags are written into the memory's line and a note's front matter like the text.
-    // See: issue 16
-    if !req.tags.is_empty() {
-        cogmem_store::secrets::check(&req.tags.join(","), "the tags", req.allow_secret)?;
-    }
+    // Every field this writes, whoever built the request (a flag, an MCP argument, a routing
+    // answer, `hear`'s own routing, an approved proposal). See: issue 16
+    cogmem_store::secrets::check_fields(req.written_fields(), req.allow_secret)?;
     let stores = req.routed_stores();
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());
@@ -631,12 +645,19 @@ impl Writer<'_> {
         let (title, steps) = match &req.title {
             Some(t) => (t.clone(), procedure::steps_from_text(&req.text)),
             None => {
-                let mut lines = req.text.lines();
-                let first =
-                    lines.next().unwrap_or_default().trim().trim_end_matches(':').to_owned();
-                let rest: Vec<&str> = lines.collect();
+                // A title (and so the file name) made from the text never holds a secret
+                // written with `--allow-secret`. See: issue 16
+                let masked = cogmem_store::secrets::mask(&req.text);
+                let first = masked
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_end_matches(':')
+                    .to_owned();
+                let rest: Vec<&str> = req.text.lines().skip(1).collect();
                 if rest.iter().all(|l| l.trim().is_empty()) {
-                    (first_words(&req.text), procedure::steps_from_text(&req.text))
+                    (first_words(&masked), procedure::steps_from_text(&req.text))
                 } else {
                     (first, procedure::steps_from_text(&rest.join("\n")))
                 }
@@ -695,7 +716,10 @@ impl Writer<'_> {
             });
             return Ok(());
         }
-        let title = req.title.clone().unwrap_or_else(|| first_words(&req.text));
+        let title = req
+            .title
+            .clone()
+            .unwrap_or_else(|| first_words(&cogmem_store::secrets::mask(&req.text)));
         let base = slugify(&title);
         if base.is_empty() {
             return Err(InputError::Slug { title }.into());

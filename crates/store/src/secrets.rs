@@ -42,21 +42,25 @@ struct Rule {
     /// a text with none of them cannot match, and the rule is neither compiled nor run.
     needles: &'static [&'static str],
     group: usize,
-    /// An extra test on the matched secret (e.g. needs a digit).
-    check: fn(&str) -> bool,
+    /// An extra test on the matched secret (e.g. needs a digit), given the word after it
+    /// when the pattern captures one as group 2.
+    check: Check,
 }
 
-fn always(_: &str) -> bool {
+/// A rule's test of the secret it matched and of the word after it, if captured.
+type Check = fn(&str, Option<&str>) -> bool;
+
+fn always(_: &str, _: Option<&str>) -> bool {
     true
 }
 
 /// A letter and a digit both occur: real keys have both, words do not.
-fn mixed(s: &str) -> bool {
+fn mixed(s: &str, _: Option<&str>) -> bool {
     s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// A value after `password:`: a digit, a symbol or mixed case, not a placeholder.
-fn password_value(s: &str) -> bool {
+fn password_value(s: &str, _: Option<&str>) -> bool {
     let v = s.trim_matches(['"', '\'']);
     let placeholder = v.starts_with('<')
         || v.starts_with("${")
@@ -79,7 +83,7 @@ fn rule(
     pattern: &'static str,
     needles: &'static [&'static str],
     group: usize,
-    check: fn(&str) -> bool,
+    check: Check,
 ) -> Rule {
     Rule { name, pattern, re: std::sync::OnceLock::new(), needles, group, check }
 }
@@ -175,6 +179,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             "password-phrase",
+            r#"(?i)\b(?:use|uses|used|using|set|chose|picked|with)[ \t]+("[^"\r\n]{1,200}"|'[^'\r\n]{1,200}'|[^\s"']{1,200})[ \t]+as[ \t]+(?:my|the|our|his|her|their|a)[ \t]+(?:[A-Za-z-]+[ \t]+)?(?:password|passcode|passphrase)\b(?:[ \t]+([A-Za-z]+))?"#,
+            &["pass"],
+            1,
+            password_named_after,
+        ),
+        rule(
+            "password-phrase",
             r"(?i)\b(?:pin|pin[ \t]+code|pin[ \t]+number)(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(\d{4,12})\b",
             &["pin"],
             1,
@@ -214,12 +225,15 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 
 /// A password said in prose (`my password is X`, `パスワードは X`): any length, but it must
 /// look like a value (a digit, a symbol or mixed case), not a word (`is required`) nor a
-/// placeholder (`<yours>`).
-fn spoken_password(s: &str) -> bool {
+/// placeholder (`<yours>`) nor a length (`is 12 characters`). A plain lower-case word counts
+/// when it ends the clause and does not describe the password ([`is_plain_password`]).
+fn spoken_password(s: &str, next: Option<&str>) -> bool {
+    if next.is_some_and(|w| UNIT_WORDS.contains(&w.to_ascii_lowercase().as_str())) {
+        return false;
+    }
     // Sentence punctuation after a bare value is not part of it; inside quotes it is.
-    let v = s
-        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '。', '、'])
-        .trim_matches(['"', '\'', '“', '”']);
+    let bare = s.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '。', '、']);
+    let v = bare.trim_matches(['"', '\'', '“', '”']);
     let placeholder = v.is_empty()
         || v.starts_with('<')
         || v.starts_with("${")
@@ -227,15 +241,75 @@ fn spoken_password(s: &str) -> bool {
         || v.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
         || ["none", "null", "empty", "redacted", "changeme"]
             .contains(&v.to_ascii_lowercase().as_str());
-    if placeholder {
+    if placeholder || DESCRIBING_WORDS.contains(&v.to_ascii_lowercase().as_str()) {
         return false;
     }
     let digit = v.chars().any(|c| c.is_ascii_digit());
     let symbol = v.chars().any(|c| c.is_ascii_punctuation());
     let upper = v.chars().any(|c| c.is_uppercase());
     let lower = v.chars().any(|c| c.is_lowercase());
-    digit || symbol || upper && lower
+    if digit || symbol || upper && lower {
+        return true;
+    }
+    let ends_clause = bare.len() < s.len()
+        || next.is_none_or(|w| CLAUSE_WORDS.contains(&w.to_ascii_lowercase().as_str()));
+    ends_clause && is_plain_password(v)
 }
+
+/// A value said after `X as my password` (`I use hunterhunter as my password`): as
+/// [`spoken_password`], unless a noun follows (`as my password manager`).
+fn password_named_after(s: &str, next: Option<&str>) -> bool {
+    next.is_none_or(|w| CLAUSE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        && spoken_password(s, None)
+}
+
+/// A plain lower-case word of six or more letters that is not a stop word nor looks like an
+/// adjective or participle (`required`, `expiring`, `unbreakable`): said after `password is`
+/// and ending the clause, it is the password (`my password is hunterhunter`).
+fn is_plain_password(v: &str) -> bool {
+    let lower = v.to_lowercase();
+    v.chars().count() >= 6
+        && v.chars().all(char::is_alphabetic)
+        && !cogmem_text::stopword::is_english(&lower, cogmem_text::stopword::Tier::Topic)
+        && !DESCRIBING_SUFFIXES.iter().any(|x| lower.ends_with(x))
+}
+
+/// Words that say what a password is like, not what it is (`the password is correct`).
+const DESCRIBING_WORDS: [&str; 24] = [
+    "correct",
+    "incorrect",
+    "wrong",
+    "invalid",
+    "secure",
+    "insecure",
+    "strong",
+    "weak",
+    "simple",
+    "complex",
+    "different",
+    "unknown",
+    "missing",
+    "blank",
+    "temporary",
+    "forgotten",
+    "broken",
+    "sensitive",
+    "case-sensitive",
+    "private",
+    "personal",
+    "secret",
+    "somewhere",
+    "there",
+];
+
+/// Endings of adjectives and participles (`changed`, `working`, `unbreakable`).
+const DESCRIBING_SUFFIXES: [&str; 9] =
+    ["ed", "ing", "ble", "ive", "ful", "less", "ous", "ly", "en"];
+
+/// Words that may follow a password said in prose and end its clause (`… is hunterhunter
+/// for the wifi`); any other word after a plain word makes it part of a sentence.
+const CLAUSE_WORDS: [&str; 10] =
+    ["for", "and", "but", "so", "now", "btw", "then", "ok", "okay", "too"];
 
 /// Words after a value that make it a length or a count (`password is 12 characters`), not
 /// a password; a rule captures the next word as group 2.
@@ -254,11 +328,11 @@ const UNIT_WORDS: [&str; 12] = [
     "months",
 ];
 
-fn openai(s: &str) -> bool {
-    !s.starts_with("sk-ant-") && mixed(s)
+fn openai(s: &str, next: Option<&str>) -> bool {
+    !s.starts_with("sk-ant-") && mixed(s, next)
 }
 
-fn url_password(s: &str) -> bool {
+fn url_password(s: &str, _: Option<&str>) -> bool {
     // `https://user:${TOKEN}@host`, `:****@` or `user:password@host` hold no credential.
     let placeholder_word = ["password", "pass", "passwd", "pwd", "secret", "token", "pw"]
         .contains(&s.to_ascii_lowercase().as_str());
@@ -268,8 +342,8 @@ fn url_password(s: &str) -> bool {
         || placeholder_word)
 }
 
-fn bearer(s: &str) -> bool {
-    mixed(s) && entropy(s) >= 3.0
+fn bearer(s: &str, next: Option<&str>) -> bool {
+    mixed(s, next) && entropy(s) >= 3.0
 }
 
 /// Words that make a nearby high-entropy string suspicious.
@@ -614,10 +688,8 @@ fn rule_hits(text: &str) -> Vec<(usize, usize, &'static str)> {
     for r in RULES.iter().filter(|r| r.needles.iter().any(|n| lower.contains(n))) {
         for caps in r.re().captures_iter(text) {
             let Some(m) = caps.get(r.group) else { continue };
-            let unit = caps.get(2).is_some_and(|w| {
-                r.group == 1 && UNIT_WORDS.contains(&w.as_str().to_ascii_lowercase().as_str())
-            });
-            if !unit && (r.check)(m.as_str()) {
+            let next = if r.group == 1 { caps.get(2).map(|w| w.as_str()) } else { None };
+            if (r.check)(m.as_str(), next) {
                 hits.push((m.start(), m.end() - m.start(), r.name));
             }
         }
@@ -630,16 +702,20 @@ fn rule_hits(text: &str) -> Vec<(usize, usize, &'static str)> {
     hits
 }
 
-/// Finds everything in `text` that looks like a credential, in order of position.
-///
-/// The rules run on the normalised text (`normalize`), so a zero-width space, a look-alike
-/// letter or a line break inside a token does not hide it; positions are those of the original
-/// text.
-pub fn scan(text: &str) -> Vec<SecretFinding> {
+/// One secret found, before it is turned into a [`SecretFinding`]: the byte range of the
+/// original text it stands in, its rule, and the secret as the rules saw it.
+struct Hit {
+    start: usize,
+    end: usize,
+    rule: &'static str,
+    secret: String,
+}
+
+/// The secrets of `text`, one per place, in order of position.
+fn hits(text: &str) -> Vec<Hit> {
     let plain = normalize(text);
     let joined = join_split_tokens(&plain);
-    // (original start, original end, rule, the secret as the rules saw it).
-    let mut hits: Vec<(usize, usize, &'static str, &str)> = Vec::new();
+    let mut hits: Vec<Hit> = Vec::new();
     for (norm, only_joins) in [(Some(&plain), false), (joined.as_ref(), true)] {
         let Some(norm) = norm else { continue };
         for (start, len, rule) in rule_hits(&norm.text) {
@@ -648,22 +724,35 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
                 continue;
             }
             let (from, to) = norm.origin(start, len);
-            hits.push((from, to, rule, &norm.text[start..start + len]));
+            let secret = norm.text[start..start + len].to_owned();
+            hits.push(Hit { start: from, end: to, rule, secret });
         }
     }
-    hits.sort_by_key(|&(start, end, _, _)| (start, std::cmp::Reverse(end)));
+    hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
     // One finding per place: a token matched by a specific rule and the entropy rule, or a
     // JWT inside a bearer header, is reported once, by the first (longest) rule.
-    let mut out: Vec<SecretFinding> = Vec::new();
     let mut covered_to = 0;
+    hits.retain(|h| {
+        let keep = h.start >= covered_to;
+        if keep {
+            covered_to = h.end;
+        }
+        keep
+    });
+    hits
+}
+
+/// Finds everything in `text` that looks like a credential, in order of position.
+///
+/// The rules run on the normalised text (`normalize`), so a zero-width space, a look-alike
+/// letter or a line break inside a token does not hide it; positions are those of the original
+/// text.
+pub fn scan(text: &str) -> Vec<SecretFinding> {
+    let mut out: Vec<SecretFinding> = Vec::new();
     let mut line = 1;
     let mut line_start = 0;
     let mut cursor = 0;
-    for (start, end, rule, secret) in hits {
-        if start < covered_to {
-            continue;
-        }
-        covered_to = end;
+    for Hit { start, rule, secret, .. } in hits(text) {
         // Advance the line counter to `start`.
         for (i, b) in text.as_bytes()[cursor..start].iter().enumerate() {
             if *b == b'\n' {
@@ -673,27 +762,90 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         }
         cursor = start;
         let column = text[line_start..start].chars().count() + 1;
-        let excerpt = if rule == "private-key" { secret.to_owned() } else { redact(secret) };
+        let excerpt = if rule == "private-key" { secret } else { redact(&secret) };
         out.push(SecretFinding { rule, line, column, excerpt });
     }
     out
 }
 
+/// What stands in for a secret in [`mask`]ed text.
+pub const MASK: &str = "[secret]";
+
+/// Returns `text` with every suspected secret replaced by [`MASK`]: what titles, file names,
+/// ids and tags are derived from, so that a secret written with `--allow-secret` never becomes
+/// a name (issue 16). Text with no secret is borrowed unchanged.
+pub fn mask(text: &str) -> Cow<'_, str> {
+    let hits = hits(text);
+    if hits.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for h in hits {
+        out.push_str(&text[kept..h.start]);
+        out.push_str(MASK);
+        kept = h.end;
+    }
+    out.push_str(&text[kept..]);
+    Cow::Owned(out)
+}
+
+/// Tells whether `name` (an id, tag, title or slug derived from `text`) holds one of the
+/// secrets of `text`, compared as lower-case letters and digits only, so that a slug
+/// (`tool--hunter2hunter2`) still matches the secret it was made from.
+pub fn is_derived_from_secret(name: &str, text: &str) -> bool {
+    let fold = |s: &str| -> String {
+        s.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+    };
+    let name = fold(name);
+    hits(text).iter().any(|h| {
+        let secret = fold(&h.secret);
+        secret.len() >= 4 && name.contains(&secret)
+    })
+}
+
+fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
+    RuleError::Secret {
+        what: what.to_owned(),
+        rule: f.rule,
+        line: f.line,
+        column: f.column,
+        excerpt: f.excerpt,
+        allowable,
+    }
+}
+
 /// Refuses `text` when it looks like a credential, unless `allow` is set. `what` names the text
 /// in the error (`the text`, `line 3 of the import`…); line numbers are the text's own.
 pub fn check(text: &str, what: &str, allow: bool) -> Result<(), RuleError> {
+    check_fields([(what, text)], allow)
+}
+
+/// Refuses the first of `fields`, `(what, text)` pairs such as `("the tags", "a,b")`, that
+/// looks like a credential, unless `allow` is set (`--allow-secret`). Every operation that
+/// writes passes every field it writes here (text, title, tags, ids, relations…), once, before
+/// it takes the lock.
+pub fn check_fields<W: AsRef<str>, T: AsRef<str>>(
+    fields: impl IntoIterator<Item = (W, T)>,
+    allow: bool,
+) -> Result<(), RuleError> {
     if allow {
         return Ok(());
     }
+    for (what, text) in fields {
+        if let Some(f) = scan(text.as_ref()).into_iter().next() {
+            return Err(refusal(what.as_ref(), f, true));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a note that has no `--allow-secret` (a reason given to `reflect decide`,
+/// `pending reject`…) when it looks like a credential: a reason never needs one.
+pub fn check_note(text: &str, what: &str) -> Result<(), RuleError> {
     match scan(text).into_iter().next() {
         None => Ok(()),
-        Some(f) => Err(RuleError::Secret {
-            what: what.to_owned(),
-            rule: f.rule,
-            line: f.line,
-            column: f.column,
-            excerpt: f.excerpt,
-        }),
+        Some(f) => Err(refusal(what, f, false)),
     }
 }
 
@@ -705,13 +857,7 @@ pub fn check_import(input: &str, allow: bool) -> Result<(), RuleError> {
     }
     match scan(input).into_iter().next() {
         None => Ok(()),
-        Some(f) => Err(RuleError::Secret {
-            what: format!("line {} of the import", f.line),
-            rule: f.rule,
-            line: f.line,
-            column: f.column,
-            excerpt: f.excerpt,
-        }),
+        Some(f) => Err(refusal(&format!("line {} of the import", f.line), f, true)),
     }
 }
 
@@ -823,6 +969,12 @@ mod tests {
             ("the pin code is 004821".into(), "password-phrase"),
             ("パスワードは Hunter2です".into(), "password-phrase"),
             ("暗証番号は4821".into(), "password-phrase"),
+            // A plain word ending the clause after `password is`, or named `as my password`.
+            ("remember that my password is hunterhunter".into(), "password-phrase"),
+            ("the wifi password is correcthorse for the guests".into(), "password-phrase"),
+            ("my passcode was bluebird.".into(), "password-phrase"),
+            ("I use hunterhunter as my password".into(), "password-phrase"),
+            ("we picked Tr0ub4dor as the wifi password.".into(), "password-phrase"),
             ("redis://user:p@ss!w0rd@host".into(), "url-credentials"),
             ("postgresql://u:p%40ss@db/x".into(), "url-credentials"),
             ("redis://:s3cr#t@cache:6379/0".into(), "url-credentials"),
@@ -898,6 +1050,14 @@ mod tests {
             "Use AccountKey=<your key> in the connection string",
             "Open http://localhost:8080/admin and ssh://git@example.com:22/repo",
             "redis://cache:6379/0 is the broker",
+            "my password is correct, and the passcode is different",
+            "the password is written on the fridge",
+            "my password is somewhere in the drawer",
+            "the password is expired again",
+            "the password is the same as last year",
+            "my password is case-sensitive",
+            "I use 1Password as my password manager",
+            "she used it as the password hint",
         ];
         for text in table {
             let got = scan(text);
@@ -960,6 +1120,27 @@ mod tests {
         ] {
             assert!(scan(text).is_empty(), "{text:?} gave {:?}", scan(text));
         }
+    }
+
+    #[test]
+    fn masking_hides_every_secret_and_keeps_the_rest() {
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let text = format!("my password is hunter2hunter2 and the token {gh} too");
+        assert_eq!(mask(&text), "my password is [secret] and the token [secret] too");
+        assert!(matches!(mask("Alice prefers tea"), Cow::Borrowed(_)));
+        assert!(is_derived_from_secret("tool--hunter2hunter2", &text));
+        assert!(is_derived_from_secret(&gh.to_lowercase(), &text));
+        assert!(!is_derived_from_secret("person--user", &text));
+    }
+
+    #[test]
+    fn a_note_has_no_way_out_and_fields_are_named() {
+        let err = check_note("password=Hunter2!x", "the reason").unwrap_err();
+        assert!(matches!(err, RuleError::Secret { allowable: false, .. }), "{err:?}");
+        assert!(err.hint().is_some_and(|h| h.contains("the reason") && !h.contains("allow")));
+        let err = check_fields([("the text", "fine"), ("the tags", "pw=hunter2")], false);
+        assert!(err.unwrap_err().to_string().starts_with("the tags looks like a secret"));
+        assert!(check_fields([("the tags", "pw=hunter2")], true).is_ok());
     }
 
     #[test]

@@ -233,6 +233,8 @@ pub enum RuleError {
         column: usize,
         /// A redacted excerpt, never the whole secret.
         excerpt: String,
+        /// Whether `--allow-secret` can write it anyway (not for a reason or a note).
+        allowable: bool,
     },
     /// `forget --purge` needs a clean working tree and a branch to rewrite.
     #[error("cannot purge: {why}")]
@@ -421,11 +423,14 @@ impl RuleError {
     /// Returns the next step to take, with the command in backticks.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::Secret { .. } => Some(
+            Self::Secret { allowable: true, .. } => Some(
                 "keep credentials in a password manager, not in memory; if this is not a secret, \
                  pass `--allow-secret` (MCP: `allow_secret: true`)"
                     .into(),
             ),
+            Self::Secret { what, allowable: false, .. } => Some(format!(
+                "keep credentials in a password manager, not in memory; write {what} without it"
+            )),
             Self::Purge { .. } => Some(
                 "commit or discard hand edits first (`git status` lists them), and check out the \
                  branch to purge"
