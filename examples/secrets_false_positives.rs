@@ -53,7 +53,8 @@ fn workspace(dir: &Path, out: &mut impl Write) -> Result<()> {
 /// Every turn (its text, and the caption of a shared image) of the LoCoMo samples in `file`
 /// whose ids are in `only` (all when empty).
 fn locomo(file: &Path, only: &[String], out: &mut impl Write) -> Result<()> {
-    let data: serde_json::Value = serde_json::from_slice(&std::fs::read(file)?)?;
+    let data: serde_json::Value =
+        serde_json::from_slice(&cogmem::store::fsx::read(file, 64 << 20)?)?;
     let mut texts = Vec::new();
     let samples = data.as_array().ok_or("expected a JSON array of samples")?;
     for sample in samples {
