@@ -1,6 +1,8 @@
-//! Secrets: `remember`, `hear`, `import` and `propose` (CLI and MCP) refuse text that looks like
-//! a credential with exit 4, naming the rule and where, never echoing the secret; with
-//! `--allow-secret` they write it. `secrets::scan_workspace` finds what is already there.
+//! Secrets: every command that writes (CLI and MCP) refuses a field that looks like a credential
+//! with exit 4, naming the field, the rule and where, never echoing the secret; with
+//! `--allow-secret` the text is written, but no file name, id or tag is made from the secret.
+//! Reasons have no way out. A usage error never prints a secret argument.
+//! `secrets::scan_workspace` finds what is already there.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

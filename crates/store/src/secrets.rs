@@ -1,7 +1,9 @@
 //! Credentials that must not become memories. [`scan`] finds text that looks like a private key,
 //! a cloud or forge token, a `password=` pair or environment assignment, a password or PIN said
-//! in prose, credentials in a URL, or a high-entropy string next to a key word; `remember`, `hear`, `import` and `propose` refuse such text (exit 4)
-//! unless the caller passes `--allow-secret`, and `verify` runs [`scan_workspace`].
+//! in prose, credentials in a URL, or a high-entropy string next to a key word. Every operation
+//! that writes passes every field it writes through [`check_fields`] (refused with exit 4 unless
+//! the caller passes `--allow-secret`) or [`check_note`] (reasons: no way out); names derived
+//! from an allowed text come from its [`mask`]ed form; `verify` runs [`scan_workspace`].
 //!
 //! Findings never carry the secret itself: only the rule, the 1-based line and column, and a
 //! redacted excerpt (a few leading characters and the length). Every rule is a regular
