@@ -175,3 +175,46 @@ fn issue_16_manual_at_a_terminal_is_a_person() {
     assert!(last.contains(" | manual | "), "{last}");
     env.assert_clean_tree();
 }
+
+// See: issue 16
+#[test]
+fn issue_16_lib_a_subagent_caller_is_refused_the_lock_but_may_propose() {
+    use cogmem::audit::Actor;
+    use cogmem::workspace::WorkspaceOptions;
+    let env = TestEnv::new();
+    let ws = env.lib_init();
+    let caller = Some(Actor::parse("Subagent:Scout").unwrap());
+    let ws = ws.with_options(WorkspaceOptions { caller, ..WorkspaceOptions::default() });
+    let clock = crate::common::clock("2026-12-01T10:00:00Z");
+    let head = env.head();
+    // Both commit as system actors, so only the caller gate can refuse them.
+    let refusals = [
+        cogmem::ops::decay::run(&ws, false, &clock).map(|_| ()).unwrap_err(),
+        cogmem::ops::doctor::fix(&ws, &clock).map(|_| ()).unwrap_err(),
+    ];
+    for e in refusals {
+        assert_eq!(e.kind(), cogmem::ErrorKind::Conflict, "{e}");
+        assert!(e.to_string().starts_with("subagent:Scout is a sub-agent"), "{e}");
+    }
+    assert_eq!(env.head(), head);
+    let options =
+        cogmem::ops::init::InitOptions { agents_md: true, workspace: ws.options().clone() };
+    let e = cogmem::ops::init::init_with(&env.root, &clock, options).unwrap_err();
+    assert_eq!(e.kind(), cogmem::ErrorKind::Conflict, "{e}");
+    assert_eq!(env.head(), head);
+    assert!(!env.root.join("AGENTS.md").exists());
+    let from = cogmem::ops::propose::proposer(None, ws.options().caller.as_ref()).unwrap();
+    let req = cogmem::ops::propose::ProposeRequest {
+        text: "Alice likes tea".into(),
+        from: from.unwrap(),
+        store: None,
+        entities: Vec::new(),
+        relations: Vec::new(),
+        confidence: None,
+        core_worthy: false,
+        trigger: "test".into(),
+        allow_secret: false,
+    };
+    env.changes(|| cogmem::ops::propose::propose(&ws, &req, &clock).unwrap());
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "subagent:Scout\n");
+}
