@@ -160,7 +160,7 @@ fn at_terminal(env: &TestEnv, args: &str) -> String {
         .current_dir(&env.root)
         .stdin(std::process::Stdio::null())
         .output()
-        .expect("util-linux `script` runs (apt-get install util-linux)");
+        .expect("`script` runs (util-linux; Debian package bsdutils)");
     let text = normalize(&String::from_utf8_lossy(&out.stdout), &env.home);
     assert!(out.status.success(), "{args}: {text}");
     text
