@@ -87,11 +87,19 @@ impl Env {
         }
     }
 
-    /// Returns the actor: `--actor`, else `COGMEM_ACTOR`, else `manual`.
-    pub fn actor(&self, flag: Option<&str>) -> Result<Actor, InputError> {
-        match flag.or(self.actor.as_deref()) {
-            Some(name) => Actor::parse(name),
-            None => Ok(Actor::manual()),
-        }
+    /// Returns the actor: `--actor`, else `COGMEM_ACTOR`, else `manual`. `manual` (given or by
+    /// default) means the person at the terminal, so without one (`stdin_is_terminal` false:
+    /// an agent, a script, a hook) it is `agent:manual`, which is not a person. See
+    /// docs/decisions.md, 2026-12-01.
+    pub fn actor(&self, flag: Option<&str>, stdin_is_terminal: bool) -> Result<Actor, InputError> {
+        let actor = match flag.or(self.actor.as_deref()) {
+            Some(name) => Actor::parse(name)?,
+            None => Actor::manual(),
+        };
+        Ok(if actor == Actor::manual() && !stdin_is_terminal {
+            Actor::unnamed_agent()
+        } else {
+            actor
+        })
     }
 }

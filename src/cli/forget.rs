@@ -107,10 +107,7 @@ fn ask(question: &str) -> cogmem::Result<String> {
 fn run_purge(ctx: &Ctx, args: &ForgetArgs, id: &str) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
-    let actor = match ctx.global.actor.as_deref().or(ctx.env.actor.as_deref()) {
-        Some(a) => Actor::parse(a)?,
-        None => Actor::manual(),
-    };
+    let actor = ctx.actor()?;
     let dry_run = args.dry_run || !args.yes;
     let opts = PurgeOptions { dry_run, actor, trigger: "cogmem forget --purge".into() };
     let report = purge::purge(&ws, id, &opts, clock.as_ref())?;
@@ -250,10 +247,7 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             }
         }
     }
-    let actor = match ctx.global.actor.as_deref().or(ctx.env.actor.as_deref()) {
-        Some(a) => Actor::parse(a)?,
-        None => Actor::system("bot:trigger-forget"),
-    };
+    let actor = ctx.named_actor()?.unwrap_or_else(|| Actor::system("bot:trigger-forget"));
     let opts = ForgetOptions {
         permanent: args.permanent,
         force: args.force,

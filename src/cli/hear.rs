@@ -43,13 +43,7 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
     let message = input::text_or_stdin(&args.message)?;
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
-    let caller = ctx
-        .global
-        .actor
-        .as_deref()
-        .or(ctx.env.actor.as_deref())
-        .map(cogmem::audit::Actor::parse)
-        .transpose()?;
+    let caller = ctx.named_actor()?;
     let report = hear::hear(
         &ws,
         &message,

@@ -47,7 +47,7 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let options = cogmem::ops::init::InitOptions {
         agents_md: args.agents_md,
-        workspace: ctx.env.workspace_options(),
+        workspace: ctx.workspace_options()?,
     };
     let report = cogmem::ops::init::init_with(&target, clock.as_ref(), options)?;
     if ctx.global.json {

@@ -21,11 +21,13 @@ use super::{Ctx, render};
 /// --json, and fails with the text it prints on stderr. Resources: MEMORY.md, IDENTITY.md,
 /// SOUL.md and today's episode log, as cogmem://MEMORY.md and so on.
 ///
-/// Writes are recorded as --actor (else COGMEM_ACTOR, else `manual`; forget uses
-/// `bot:trigger-forget`). With `--role subagent --agent NAME` the server is read-only for a
-/// sub-agent: remember, forget and pending are neither listed nor run, hear never writes,
-/// propose is how it suggests memories, and the actor is `subagent:NAME`. Time comes from COGMEM_NOW when it is set. Nothing but the protocol is
-/// written to stdout.
+/// Writes are recorded as --actor (else COGMEM_ACTOR, else `agent:manual`, which is not a
+/// person; forget uses `bot:trigger-forget`). With `--role subagent --agent NAME` (or `--actor
+/// subagent:NAME`) the server is read-only for a sub-agent: remember, forget and pending are
+/// neither listed nor run, hear never writes, propose is how it suggests memories, as NAME only,
+/// and the actor is `subagent:NAME`. Every line the server cannot serve (over 16 MiB, nested
+/// deeper than 64 levels, not JSON, not a JSON-RPC request) is answered with a JSON-RPC error.
+/// Time comes from COGMEM_NOW when it is set. Nothing but the protocol is written to stdout.
 #[derive(Args, Debug)]
 #[command(
     after_long_help = r#"Register the server with your MCP host (replace /path with your workspace):
@@ -79,7 +81,7 @@ enum RoleArg {
 pub fn run(ctx: &Ctx, args: &McpArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
-    let (role, actor) = match (args.role, &args.agent) {
+    let (mut role, actor) = match (args.role, &args.agent) {
         (RoleArg::Subagent, Some(name)) => {
             if ctx.global.actor.is_some() {
                 render::warning(ctx.style, "--actor is ignored with --role subagent");
@@ -91,10 +93,13 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> cogmem::Result<Exit> {
             if agent.is_some() {
                 render::warning(ctx.style, "--agent is ignored without --role subagent");
             }
-            let actor = ctx.global.actor.as_deref().or(ctx.env.actor.as_deref());
-            (Role::Main, actor.map(Actor::parse).transpose()?)
+            (Role::Main, ctx.named_actor()?)
         }
     };
+    // `--actor subagent:NAME` makes a sub-agent's server too.
+    if actor.as_ref().is_some_and(Actor::is_subagent) {
+        role = Role::Subagent;
+    }
     if std::io::stdin().is_terminal() {
         render::status(
             ctx.global.quiet,

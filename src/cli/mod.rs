@@ -3,6 +3,7 @@
 //! become part of the library.
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -62,8 +63,9 @@ pub struct GlobalArgs {
     /// Print machine-readable JSON on stdout
     #[arg(long, global = true)]
     json: bool,
-    /// Who is acting, recorded in the audit log and as the commit author (default:
-    /// COGMEM_ACTOR, else `manual`)
+    /// Who is acting, recorded in the audit log and as the commit author: `user:NAME` for a
+    /// person (default: COGMEM_ACTOR, else `manual`, which is a person only when stdin is a
+    /// terminal and `agent:manual` otherwise)
     #[arg(long, global = true, value_name = "NAME")]
     actor: Option<String>,
     /// Print nothing but data and errors
@@ -129,6 +131,8 @@ pub struct Ctx {
     pub env: env::Env,
     pub style: Style,
     pub cwd: PathBuf,
+    /// Whether stdin is a terminal: only then is the default actor `manual` a person.
+    pub stdin_is_terminal: bool,
 }
 
 impl Ctx {
@@ -138,15 +142,31 @@ impl Ctx {
     pub fn workspace(&self) -> cogmem::Result<cogmem::Workspace> {
         let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
         let ws = cogmem::workspace::discover::discover(explicit, &self.cwd)?;
-        Ok(ws.with_options(self.env.workspace_options()))
+        Ok(ws.with_options(self.workspace_options()?))
+    }
+
+    /// The environment's workspace options, with the actor as the caller, so that a sub-agent
+    /// is refused every write but a proposal whatever actor the command commits as.
+    pub fn workspace_options(&self) -> cogmem::Result<cogmem::workspace::WorkspaceOptions> {
+        Ok(cogmem::workspace::WorkspaceOptions {
+            caller: Some(self.actor()?),
+            ..self.env.workspace_options()
+        })
     }
 
     pub fn clock(&self) -> cogmem::Result<Box<dyn cogmem::Clock>> {
         Ok(self.env.clock()?)
     }
 
+    /// The actor given with `--actor` or COGMEM_ACTOR (as [`Ctx::actor`] resolves it), or
+    /// `None` when nobody is named, for commands with a default of their own.
+    pub fn named_actor(&self) -> cogmem::Result<Option<cogmem::audit::Actor>> {
+        let named = self.global.actor.is_some() || self.env.actor.is_some();
+        named.then(|| self.actor()).transpose()
+    }
+
     pub fn actor(&self) -> cogmem::Result<cogmem::audit::Actor> {
-        Ok(self.env.actor(self.global.actor.as_deref())?)
+        Ok(self.env.actor(self.global.actor.as_deref(), self.stdin_is_terminal)?)
     }
 }
 
@@ -170,7 +190,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
     let style = Style::new(cli.global.color, env.no_color);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let ctx = Ctx { global: cli.global, env, style, cwd };
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let ctx = Ctx { global: cli.global, env, style, cwd, stdin_is_terminal };
     let result = match cli.command {
         Command::Init(args) => init::run(&ctx, &args),
         Command::Remember(args) => remember::run(&ctx, &args),

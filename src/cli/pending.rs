@@ -138,17 +138,13 @@ enum PendingCommand {
 
 pub fn run_propose(ctx: &Ctx, args: &ProposeArgs) -> cogmem::Result<Exit> {
     let actor = ctx.actor()?;
-    let from = match (&args.from, actor.as_str().strip_prefix("subagent:")) {
-        (Some(f), _) => f.clone(),
-        (None, Some(name)) => name.to_owned(),
-        (None, None) => {
-            return Err(InputError::Unknown {
-                what: "proposing agent",
-                value: actor.to_string(),
-                expected: "`--from NAME`, or `--actor subagent:NAME` / COGMEM_ACTOR".into(),
-            }
-            .into());
+    let Some(from) = propose::proposer(args.from.as_deref(), Some(&actor))? else {
+        return Err(InputError::Unknown {
+            what: "proposing agent",
+            value: actor.to_string(),
+            expected: "`--from NAME`, or `--actor subagent:NAME` / COGMEM_ACTOR".into(),
         }
+        .into());
     };
     let text = super::input::text_or_stdin(&args.text)?;
     let req = ProposeRequest {

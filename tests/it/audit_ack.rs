@@ -19,7 +19,7 @@ fn a_fresh_workspace_has_no_unacknowledged_critical_changes() {
     let v = json(&out.stdout);
     assert_eq!(v["unacknowledged_critical"], serde_json::json!([]));
     assert_eq!(v["integrity_problems"], serde_json::json!([]));
-    let out = env.run(["audit", "ack"]).success();
+    let out = env.run(["audit", "ack", "--actor", "user:ann"]).success();
     assert_eq!(out.stderr, "nothing to acknowledge\n");
 }
 
@@ -27,12 +27,12 @@ fn a_fresh_workspace_has_no_unacknowledged_critical_changes() {
 fn status_lists_a_critical_change_until_it_is_acknowledged() {
     let env = TestEnv::initialized();
     edit_soul(&env, "Be brief.\nBe kind.\n");
-    env.mutate(["sync", "--actor", "manual"]);
+    env.mutate(["sync", "--actor", "user:ann"]);
     let commit = env.head();
     let out = env.run(["status"]).success();
     assert!(
         out.stdout.contains(&format!(
-            "critical    1 change unacknowledged:\n  {}:SOUL.md  2026-12-01T09:00:01Z  manual  +2 -0\n",
+            "critical    1 change unacknowledged:\n  {}:SOUL.md  2026-12-01T09:00:01Z  user:ann  +2 -0\n",
             &commit[..8]
         ).replace(&commit[..8], "[HASH]")),
         "{out}"
@@ -48,14 +48,14 @@ fn status_lists_a_critical_change_until_it_is_acknowledged() {
     assert_eq!(c.get("integrity_problem"), None);
 
     let before = env.commit_count();
-    let out = env.run(["audit", "ack", &commit[..7], "--actor", "manual"]).success();
+    let out = env.run(["audit", "ack", &commit[..7], "--actor", "user:ann"]).success();
     assert_eq!(env.commit_count(), before + 1);
     env.assert_clean_tree();
     assert!(out.stderr.starts_with("acknowledged 1 critical change (commit [HASH])\n"), "{out}");
     let last = env.audit_lines().pop().unwrap();
     assert!(
         last.contains(&format!(
-            "| ACK | SOUL.md | manual | — | acknowledged {commit} by manual (+2 -0)"
+            "| ACK | SOUL.md | user:ann | — | acknowledged {commit} by user:ann (+2 -0)"
         )),
         "{last}"
     );
@@ -68,7 +68,7 @@ fn status_lists_a_critical_change_until_it_is_acknowledged() {
     let out = env.run(["status", "--json"]).success();
     assert_eq!(json(&out.stdout)["unacknowledged_critical"], serde_json::json!([]));
     // Acknowledging it again names what is left to acknowledge.
-    let out = env.run(["audit", "ack", &commit[..8]]).output().code(1);
+    let out = env.run(["audit", "ack", &commit[..8], "--actor", "user:ann"]).output().code(1);
     assert!(
         out.stderr.contains("expected one of: none: every critical change is acknowledged"),
         "{out}"
@@ -84,13 +84,13 @@ fn a_critical_change_by_an_agent_is_an_integrity_problem_until_acknowledged() {
     let out = env.run(["status"]).output().code(3);
     assert!(out.stdout.contains("  bot:rogue  +1 -0  INTEGRITY\n"), "{out}");
     assert!(out.stderr.contains(
-        ":IDENTITY.md: changed by bot:rogue (approval auto); only `manual` or an approved reflection may change a critical file"
+        ":IDENTITY.md: changed by bot:rogue (approval auto); only a person (`user:NAME` or `manual`) or an approved reflection may change a critical file"
     ), "{out}");
     let out = env.run(["status", "--json"]).output().code(3);
     let v = json(&out.stdout);
     assert_eq!(v["integrity_problems"].as_array().map(Vec::len), Some(1));
     assert_eq!(v["integrity_problems"][0]["actor"], "bot:rogue");
-    env.run(["audit", "ack", "--actor", "manual"]).success();
+    env.run(["audit", "ack", "--actor", "user:ann"]).success();
     env.run(["status"]).success();
 }
 
@@ -126,9 +126,9 @@ fn commits_made_with_plain_git_are_checked_too() {
     );
     assert!(list[1].get("integrity_problem").is_none());
     // One id for one file; an unknown id is an error.
-    env.run(["audit", "ack", "zzzz"]).output().code(1);
+    env.run(["audit", "ack", "zzzz", "--actor", "user:ann"]).output().code(1);
     let id = format!("{}:IDENTITY.md", &env.head()[..8]);
-    env.run(["audit", "ack", &id]).success();
+    env.run(["audit", "ack", &id, "--actor", "user:ann"]).success();
     let out = env.run(["status", "--json"]).output().code(3);
     assert_eq!(json(&out.stdout)["unacknowledged_critical"].as_array().map(Vec::len), Some(1));
 }
@@ -140,7 +140,7 @@ fn acknowledgements_survive_a_clone() {
     env.mutate(["sync"]);
     edit_soul(&env, "Two.\n");
     env.mutate(["sync"]);
-    let out = env.run(["audit", "ack", "--json"]).success();
+    let out = env.run(["audit", "ack", "--json", "--actor", "user:ann"]).success();
     assert_eq!(json(&out.stdout)["acknowledged"].as_array().map(Vec::len), Some(2));
     let clone = env.home.join("clone");
     env.git(&["clone", "-q", env.root.to_str().unwrap(), clone.to_str().unwrap()]);
@@ -156,11 +156,11 @@ fn the_scan_cache_follows_new_commits_and_rewritten_history() {
         json(&out.stdout)["unacknowledged_critical"].as_array().map_or(0, Vec::len)
     };
     edit_soul(&env, "One.\n");
-    env.mutate(["sync", "--actor", "manual"]);
+    env.mutate(["sync", "--actor", "user:ann"]);
     assert_eq!(count(&env), 1);
     assert!(env.path(".cogmem/critical-scan.json").is_file());
     edit_soul(&env, "Two.\n");
-    env.mutate(["sync", "--actor", "manual"]);
+    env.mutate(["sync", "--actor", "user:ann"]);
     assert_eq!(count(&env), 2, "the new commit is scanned on top of the cache");
     env.git(&["reset", "-q", "--hard", "HEAD~1"]);
     assert_eq!(count(&env), 1, "a commit no longer in the history is not listed");

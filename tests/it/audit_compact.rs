@@ -7,8 +7,8 @@ fn compact_moves_old_lines_into_monthly_digests_once() {
     let env = TestEnv::initialized(); // 2026-12-01
     let soul = env.read("SOUL.md") + "Be brief.\n";
     env.write("SOUL.md", &soul);
-    env.mutate(["sync", "--actor", "manual"]);
-    env.run(["audit", "ack", "--actor", "manual"]).success();
+    env.mutate(["sync", "--actor", "user:ann"]);
+    env.run(["audit", "ack", "--actor", "user:ann"]).success();
     env.set_now("2027-01-15T10:00:00Z");
     env.mutate(["remember", "January fact", "--actor", "bot:trigger-remember"]);
     env.set_now("2027-05-01T10:00:00Z");
@@ -33,12 +33,12 @@ fn compact_moves_old_lines_into_monthly_digests_once() {
     let dec = archive.split("## 2026-12\n").nth(1).unwrap().split("## 2027-01").next().unwrap();
     let dec_count = before.iter().filter(|l| l.starts_with("2026-12")).count();
     assert!(dec.contains(&format!("- **Lines**: {dec_count}\n")), "{dec}");
-    assert!(dec.contains("- **By actor**: manual 2, system:audit 3, system:init"), "{dec}");
+    assert!(dec.contains("- **By actor**: system:audit 3, system:init 20, user:ann 2"), "{dec}");
     assert!(
         dec.contains("  - 2026-12-01T09:00:01Z | ALERT | SOUL.md | system:audit | — |"),
         "{dec}"
     );
-    assert!(dec.contains("| ACK | SOUL.md | manual | — | acknowledged"), "{dec}");
+    assert!(dec.contains("| ACK | SOUL.md | user:ann | — | acknowledged"), "{dec}");
     let jan = archive.split("## 2027-01\n").nth(1).unwrap();
     assert!(jan.contains("- **By actor**: bot:trigger-remember "), "{jan}");
     assert!(jan.contains("- **Notable**: none\n"), "{jan}");

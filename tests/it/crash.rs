@@ -136,11 +136,11 @@ fn prepare(
                 "awaiting_approval" => {}
                 _ => {
                     env.run(["reflect", "request"]).success();
-                    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+                    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
                     env.run(["reflect", "submit", "-"]).stdin(REFLECTION).success();
                 }
             }
-            (s(&["--actor", "manual", "reflect", "approve"]), None, "reflect approve")
+            (s(&["--actor", "user:ann", "reflect", "approve"]), None, "reflect approve")
         }
         5 => {
             // A hand edit for `sync` to commit: a new note, and an edit of an older one.

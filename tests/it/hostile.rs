@@ -94,7 +94,7 @@ fn operation_targets_outside_the_workspace_are_rejected() {
     let env = TestEnv::initialized();
     env.run(["remember", "Bob talked about the garden"]).success();
     env.run(["reflect", "request"]).success();
-    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
     for target in [
         "../../etc/passwd",
         "/etc/passwd",

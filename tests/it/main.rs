@@ -34,6 +34,7 @@ mod purge;
 mod reflect;
 mod remember;
 mod remote_sync;
+mod roles;
 mod search;
 mod secrets;
 mod shell;

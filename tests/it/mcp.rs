@@ -143,21 +143,19 @@ fn require_python_sdk() {
     );
 }
 
-#[test]
-fn mcp_client_remembers_recalls_and_respects_roles_over_stdio() {
+/// Runs a Python MCP client script against the real binary on `env`'s workspace, with the
+/// sealed environment (COGMEM_ACTOR=test-agent), and checks it passed.
+fn run_client(env: &TestEnv, name: &str, script: &str) {
     require_python_sdk();
-    let env = TestEnv::initialized();
-    let commits = env.commit_count();
-    let script = env.home.join("mcp_client.py");
-    std::fs::write(&script, CLIENT).unwrap();
+    let path = env.home.join(name);
+    std::fs::write(&path, script).unwrap();
     let now = env.peek_now();
-    let path = std::env::var("PATH").unwrap_or_default();
     let config = serde_json::json!({
         "bin": env!("CARGO_BIN_EXE_cogmem"),
         "workspace": env.root,
         "version": env!("CARGO_PKG_VERSION"),
         "env": {
-            "PATH": path,
+            "PATH": std::env::var("PATH").unwrap_or_default(),
             "HOME": env.home,
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": "/dev/null",
@@ -169,7 +167,7 @@ fn mcp_client_remembers_recalls_and_respects_roles_over_stdio() {
     // python3 keeps this process's environment (pyenv and virtualenvs need it); the server
     // gets only the environment above.
     let out = Command::new("python3")
-        .arg(&script)
+        .arg(&path)
         .arg(config.to_string())
         .current_dir(&env.home)
         .output()
@@ -178,6 +176,14 @@ fn mcp_client_remembers_recalls_and_respects_roles_over_stdio() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the MCP client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("all checks passed"), "{stdout}\n{stderr}");
+}
+
+#[test]
+fn mcp_client_remembers_recalls_and_respects_roles_over_stdio() {
+    let env = TestEnv::initialized();
+    let commits = env.commit_count();
+    let now = env.peek_now();
+    run_client(&env, "mcp_client.py", CLIENT);
 
     // `remember`, the sub-agent's proposal and its approval committed; the refused write left
     // nothing behind.
@@ -187,4 +193,171 @@ fn mcp_client_remembers_recalls_and_respects_roles_over_stdio() {
     assert!(env.read("memory/graph/entities/person--bob.md").contains("Bob likes jazz"));
     assert!(env.read(&format!("memory/episodes/{}.md", &now[..10])).contains("green tea"));
     env.assert_clean_tree();
+}
+
+/// The limits client: every tool refuses an unknown argument, a request over 16 MiB or nested
+/// 200 levels deep is answered with a JSON-RPC error carrying its id, the server keeps serving
+/// after each, and a sub-agent cannot propose under another name.
+const LIMITS_CLIENT: &str = r#"
+import asyncio, json, sys
+from mcp import ClientSession, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+cfg = json.loads(sys.argv[1])
+
+
+def server(*extra):
+    return StdioServerParameters(
+        command=cfg["bin"], args=["mcp", "--workspace", cfg["workspace"], *extra], env=cfg["env"])
+
+
+def text(result, i=0):
+    return result.content[i].text
+
+
+async def refused(call, code, words):
+    try:
+        result = await asyncio.wait_for(call, 60)
+    except MCPError as e:
+        assert e.code == code and words in e.message, (e.code, e.message)
+        return
+    raise AssertionError(f"answered without an error: {result}")
+
+
+async def main_session():
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            tools = (await s.list_tools()).tools
+            assert len(tools) == 11, [t.name for t in tools]
+            for t in tools:
+                # The server answers -32602; this SDK hands that back as a tool error.
+                try:
+                    r = await asyncio.wait_for(s.call_tool(t.name, {"zz_not_an_argument": 1}), 60)
+                    assert r.is_error and "unknown field `zz_not_an_argument`" in text(r), (t.name, r)
+                except MCPError as e:
+                    assert e.code == -32602 and "unknown field" in e.message, (t.name, e.message)
+            big = "a" * (17 * 1024 * 1024)
+            await refused(s.call_tool("remember", {"text": big}), -32600, "at most 16777216 bytes")
+            deep = "x"
+            for _ in range(200):
+                deep = [deep]
+            await refused(s.call_tool("remember", {"text": "x", "tags": deep}), -32600,
+                          "nested deeper than 64 levels")
+            status = await asyncio.wait_for(s.call_tool("reflect_status", {}), 60)
+            assert not status.is_error and json.loads(text(status))["state"] == "idle", status
+
+
+async def subagent_session():
+    async with stdio_client(server("--role", "subagent", "--agent", "scout")) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            forged = await s.call_tool("propose", {"text": "Alice moved to Oslo", "from": "main"})
+            assert forged.is_error, forged
+            assert text(forged).startswith(
+                "error: subagent:scout may propose only as itself, not as `main`"), text(forged)
+            own = await s.call_tool("propose", {"text": "Alice moved to Oslo", "from": "scout"})
+            assert not own.is_error, text(own)
+
+
+async def main():
+    await asyncio.wait_for(main_session(), 240)
+    await asyncio.wait_for(subagent_session(), 120)
+    print("mcp limits client: all checks passed")
+
+
+asyncio.run(main())
+"#;
+
+// See: issue 16
+#[test]
+fn issue_16_mcp_refuses_unknown_arguments_oversize_and_too_deep_requests_and_forged_proposers() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    run_client(&env, "mcp_limits.py", LIMITS_CLIENT);
+    // Only the sub-agent's own proposal was committed.
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "subagent:scout\n");
+    assert_eq!(env.git(&["rev-parse", "HEAD~1"]).trim(), head);
+    env.assert_clean_tree();
+}
+
+/// Reads the server's answers line by line on a thread, so that a missing answer fails the
+/// test after a timeout instead of hanging it.
+fn answers(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<serde_json::Value> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            let v = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            if tx.send(v).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+// See: issue 16
+#[test]
+fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_serving() {
+    use std::io::Write;
+    let env = TestEnv::initialized();
+    let mut child = env
+        .run(["mcp"])
+        .into_command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("cogmem mcp starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = answers(child.stdout.take().unwrap());
+    let next = || rx.recv_timeout(std::time::Duration::from_secs(60)).expect("an answer");
+    let mut send = |line: &[u8]| {
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+    assert_eq!(next()["id"], 1);
+    send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    let error = |v: serde_json::Value| (v["id"].clone(), v["error"]["code"].as_i64().unwrap());
+    let null = serde_json::Value::Null;
+    // Not JSON: a parse error, id null.
+    send(b"this is not json");
+    assert_eq!(error(next()), (null.clone(), -32700));
+    send(b"{\"jsonrpc\":\"2.0\",\"id\":2,");
+    assert_eq!(error(next()), (null.clone(), -32700));
+    // JSON, but not a request: invalid request, with the id when there is one.
+    send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#);
+    assert_eq!(error(next()), (3.into(), -32600));
+    send(b"[1,2,3]");
+    assert_eq!(error(next()), (null.clone(), -32600));
+    // Nested 300 levels deep, past serde_json's own limit.
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"search","arguments":{{"query":{}1{}}}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    send(deep.as_bytes());
+    assert_eq!(error(next()), ("deep".into(), -32600));
+    // Over 16 MiB, and a line with no end in sight is answered before it ends.
+    let mut big = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"remember","arguments":{"text":""#.to_vec();
+    big.resize(17 * 1024 * 1024, b'a');
+    big.extend_from_slice(br#""}}}"#);
+    send(&big);
+    let v = next();
+    assert_eq!(error(v.clone()), (4.into(), -32600));
+    assert!(v["error"]["message"].as_str().unwrap().contains("at most 16777216 bytes"), "{v}");
+    // A malformed notification gets no answer; the next request is served as usual.
+    send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#);
+    send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reflect_status","arguments":{}}}"#);
+    let v = next();
+    assert_eq!(v["id"], 5, "{v}");
+    assert_eq!(v["result"]["isError"], false, "{v}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
 }

@@ -53,7 +53,16 @@ fn whole_cycle_one_commit_per_step() {
     assert!(log.contains("Approval: pending"), "{log}");
 
     // 2. decide (a person)
-    env.mutate(["--actor", "manual", "reflect", "decide", "bonus", "500", "--reason", "well done"]);
+    env.mutate([
+        "--actor",
+        "user:ann",
+        "reflect",
+        "decide",
+        "bonus",
+        "500",
+        "--reason",
+        "well done",
+    ]);
     assert_eq!(state(&env), "ready_for_input");
     let reward = env.read("memory/meta/rewards/2026-12-01.md");
     assert!(
@@ -114,7 +123,7 @@ fn submit_approve_applies_everything_in_one_commit() {
     assert!(!env.read("IDENTITY.md").contains("I rush"));
 
     // One commit, one audit line per file, a clean tree.
-    env.mutate(["--actor", "manual", "reflect", "approve"]);
+    env.mutate(["--actor", "user:ann", "reflect", "approve"]);
     let log = env.git(&["log", "-1", "--format=%an%n%B"]);
     assert!(log.starts_with("reflection:r-001\n"), "{log}");
     assert!(log.contains("Approval: approved"), "{log}");
@@ -164,7 +173,7 @@ fn submit_approve_applies_everything_in_one_commit() {
 
 fn to_ready(env: &TestEnv) {
     env.run(["reflect", "request"]).success();
-    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
 }
 
 #[test]
@@ -173,7 +182,7 @@ fn approve_only_some_blocks_and_reject_changes_nothing_else() {
     env.run(["remember", "Bob talked about the garden"]).success();
     to_ready(&env);
     env.run(["reflect", "submit", "-"]).stdin(REFLECTION).success();
-    env.run(["--actor", "manual", "reflect", "approve", "--only", "2"]).success();
+    env.run(["--actor", "user:ann", "reflect", "approve", "--only", "2"]).success();
     let r = env.read("memory/meta/reflections/2026-12-01.md");
     assert!(r.contains("#1 EXTRACT") && r.contains("not approved"), "{r}");
     assert!(!env.read("memory/episodes/2026-12-01.md").contains("Bob plans the garden"));
@@ -209,11 +218,11 @@ fn out_of_order_steps_are_refused_naming_the_first_step() {
     let env = seeded();
     let head = env.head();
     let cases: [(&[&str], &str); 5] = [
-        (&["--actor", "manual", "reflect", "decide", "approve"], "cogmem reflect request"),
+        (&["--actor", "user:ann", "reflect", "decide", "approve"], "cogmem reflect request"),
         (&["reflect", "input"], "cogmem reflect request"),
         (&["reflect", "submit", "-"], "cogmem reflect request"),
-        (&["--actor", "manual", "reflect", "approve"], "cogmem reflect request"),
-        (&["--actor", "manual", "reflect", "reject"], "cogmem reflect request"),
+        (&["--actor", "user:ann", "reflect", "approve"], "cogmem reflect request"),
+        (&["--actor", "user:ann", "reflect", "reject"], "cogmem reflect request"),
     ];
     for (args, first) in cases {
         let out = env.run(args).stdin("x").output().code(4);
@@ -224,15 +233,15 @@ fn out_of_order_steps_are_refused_naming_the_first_step() {
     for args in [
         &["reflect", "request"][..],
         &["reflect", "input"],
-        &["--actor", "manual", "reflect", "approve"],
+        &["--actor", "user:ann", "reflect", "approve"],
     ] {
         let out = env.run(args).output().code(4);
         assert!(out.stderr.contains("`cogmem reflect decide` must come first"), "{}", out.stderr);
     }
-    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
-    let out = env.run(["--actor", "manual", "reflect", "approve"]).output().code(4);
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
+    let out = env.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
     assert!(out.stderr.contains("cogmem reflect submit"), "{}", out.stderr);
-    let out = env.run(["--actor", "manual", "reflect", "decide", "approve"]).output().code(4);
+    let out = env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).output().code(4);
     assert!(out.stderr.contains("cogmem reflect input"), "{}", out.stderr);
     env.run(["reflect", "submit", "-"]).stdin("Thinking.\n").success();
     for args in [&["reflect", "request"][..], &["reflect", "input"], &["reflect", "submit", "-"]] {
@@ -257,7 +266,7 @@ fn agents_cannot_decide_or_approve() {
         assert!(out.stderr.contains("only the user"), "{actor}: {}", out.stderr);
     }
     assert_eq!(env.head(), head);
-    env.run(["--actor", "manual", "reflect", "decide", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
     env.run(["reflect", "submit", "-"]).stdin("Thinking.\n").success();
     let head = env.head();
     for actor in ["bot:main", "subagent:x", "reflection:r-001"] {
@@ -268,7 +277,7 @@ fn agents_cannot_decide_or_approve() {
     }
     assert_eq!(env.head(), head);
     // Sub-agents cannot even request or submit.
-    env.run(["--actor", "manual", "reflect", "reject"]).success();
+    env.run(["--actor", "user:ann", "reflect", "reject"]).success();
     let out = env.run(["--actor", "subagent:x", "reflect", "request"]).output().code(4);
     assert!(out.stderr.contains("sub-agent"), "{}", out.stderr);
 }
@@ -374,7 +383,7 @@ fn archived_entity_leaves_the_index_and_restore_brings_it_back() {
     to_ready(&env);
     let text = "Carol has not come up in weeks.\n\nOPERATION: ARCHIVE\nTARGET: memory/graph/entities/person--carol.md\nREASON: faded\n---\n";
     env.run(["reflect", "submit", "-"]).stdin(text).success();
-    env.mutate(["--actor", "manual", "reflect", "approve"]);
+    env.mutate(["--actor", "user:ann", "reflect", "approve"]);
     assert!(!env.read("memory/graph/index.md").contains("person--carol"));
     assert!(env.path("memory/graph/entities/person--carol.md").exists(), "the file is kept");
     let decay: serde_json::Value =
@@ -390,7 +399,7 @@ fn status_says_when_a_self_image_consolidation_is_due() {
     to_ready(&env);
     let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
     env.run(["reflect", "submit", "-"]).stdin(text).success();
-    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "approve"]).success();
     let identity = env.read("IDENTITY.md");
     assert!(identity.contains("2026-12-01: insight number 10"), "{identity}");
     let out = env.run(["reflect", "status"]).success().stdout;
@@ -417,7 +426,7 @@ fn evolution_stays_under_its_cap_and_old_entries_move_to_the_archive() {
     env.git_commit_all("a long evolution file");
     to_ready(&env);
     env.run(["reflect", "submit", "-"]).stdin("[Self-Awareness] I keep notes short.\n").success();
-    env.mutate(["--actor", "manual", "reflect", "approve"]);
+    env.mutate(["--actor", "user:ann", "reflect", "approve"]);
     let evo = env.read("memory/meta/evolution.md");
     let archive = env.read("memory/meta/evolution-archive.md");
     assert!(archive.contains("## Reflection #1 — 2026-01-01"), "{archive}");
@@ -448,12 +457,13 @@ fn identity_consolidation_is_gated_and_rewrites_the_self_image() {
     to_ready(&env);
     let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
     env.run(["reflect", "submit", "-"]).stdin(text).success();
-    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "approve"]).success();
 
     let input = env.run(["identity", "consolidate", "input"]).success().stdout;
     assert!(input.contains("2026-12-01: insight number 7"), "{input}");
     assert!(input.contains("## Compacted Log"), "{input}");
-    let out = env.run(["--actor", "manual", "identity", "consolidate", "approve"]).output().code(4);
+    let out =
+        env.run(["--actor", "user:ann", "identity", "consolidate", "approve"]).output().code(4);
     assert!(out.stderr.contains("identity consolidate submit"), "{}", out.stderr);
     let bad = env.run(["identity", "consolidate", "submit", "-"]).stdin("no heading").output();
     assert_eq!(bad.code, 1, "{bad}");
@@ -475,7 +485,7 @@ fn identity_consolidation_is_gated_and_rewrites_the_self_image() {
         assert!(out.stderr.contains("only the user"), "{actor}: {}", out.stderr);
     }
     assert_eq!(env.read("IDENTITY.md"), identity_before, "nothing applied before approval");
-    env.mutate(["--actor", "manual", "identity", "consolidate", "approve"]);
+    env.mutate(["--actor", "user:ann", "identity", "consolidate", "approve"]);
     let log = env.git(&["log", "-1", "--format=%an%n%B"]);
     assert!(log.starts_with("reflection:r-001\n") && log.contains("Approval: approved"), "{log}");
     let identity = env.read("IDENTITY.md");
@@ -497,7 +507,7 @@ fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
     to_ready(&env);
     let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
     env.run(["reflect", "submit", "-"]).stdin(text).success();
-    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "approve"]).success();
     env.run(["identity", "consolidate", "submit", "-"]).stdin(CONSOLIDATION).success();
     let out = env.run(["identity", "consolidate", "input"]).output().code(4);
     assert!(out.stderr.contains("consolidate approve"), "{}", out.stderr);
@@ -532,7 +542,7 @@ fn first_reflection_reads_every_entity_later_ones_only_those_over_0_3() {
         serde_json::from_str(&env.run(["reflect", "input", "--json"]).success().stdout).unwrap();
     assert!(b["text"].as_str().unwrap().contains("Dora fixed the bike"), "first run: all");
     env.run(["reflect", "submit", "-"]).stdin("Quiet weeks.\n").success();
-    env.run(["--actor", "manual", "reflect", "approve"]).success();
+    env.run(["--actor", "user:ann", "reflect", "approve"]).success();
     to_ready(&env);
     let b: serde_json::Value =
         serde_json::from_str(&env.run(["reflect", "input", "--json"]).success().stdout).unwrap();
@@ -555,12 +565,12 @@ fn bad_requests_and_decisions_are_user_errors() {
     let reward = env.read("memory/meta/rewards/2026-12-01.md");
     assert!(reward.contains("### Self-Penalty: -500 tokens\n1. late"), "{reward}");
     for args in [&["bonus"][..], &["bonus", "lots"], &["approve", "5"], &["frob"]] {
-        let mut all = vec!["--actor", "manual", "reflect", "decide"];
+        let mut all = vec!["--actor", "user:ann", "reflect", "decide"];
         all.extend_from_slice(args);
         let out = env.run(all).output().code(1);
         assert!(out.stderr.contains("unknown decision"), "{args:?}: {}", out.stderr);
     }
-    env.run(["--actor", "manual", "reflect", "decide", "forgive"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "forgive"]).success();
     let reward = env.read("memory/meta/rewards/2026-12-01.md");
     assert!(
         reward.contains("- **User Decision:** Forgave penalty\n- **Granted:** 8,000 tokens"),

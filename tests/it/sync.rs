@@ -17,7 +17,7 @@ fn sync_commits_every_hand_edit_in_one_commit_with_an_audit_line_per_file() {
         env.read("MEMORY.md").replace("## Active Context\n", "## Active Context\n- Shipping v2\n");
     env.write("MEMORY.md", &memory);
     std::fs::remove_file(env.path("memory/vault/old-note.md")).unwrap();
-    let out = env.mutate(["sync", "--actor", "manual"]);
+    let out = env.mutate(["sync", "--actor", "user:ann"]);
     assert!(out.stderr.starts_with("synced 3 files (commit [HASH])\n"), "{out}");
 
     let lines = env.audit_lines();
@@ -25,21 +25,24 @@ fn sync_commits_every_hand_edit_in_one_commit_with_an_audit_line_per_file() {
         lines.iter().rev().find(|l| l.split(" | ").nth(2) == Some(file)).cloned().unwrap()
     };
     assert!(by_file("memory/graph/entities/person--alice.md")
-        .ends_with("| CREATE | memory/graph/entities/person--alice.md | manual | — | created by hand (+11 lines)"));
+        .ends_with("| CREATE | memory/graph/entities/person--alice.md | user:ann | — | created by hand (+11 lines)"));
     assert!(
         by_file("MEMORY.md")
-            .contains("| EDIT | MEMORY.md | manual | — | edited by hand (+1 -0 lines)")
+            .contains("| EDIT | MEMORY.md | user:ann | — | edited by hand (+1 -0 lines)")
     );
     assert!(
         by_file("memory/vault/old-note.md")
-            .contains("| DELETE | memory/vault/old-note.md | manual | — |")
+            .contains("| DELETE | memory/vault/old-note.md | user:ann | — |")
     );
     let decay = env.read("memory/meta/decay-scores.json");
     assert!(decay.contains("\"entity:person--alice\""), "{decay}");
     assert!(decay.contains("\"core:active-context:"), "a decay entry for the new bullet: {decay}");
     assert!(env.read("memory/graph/index.md").contains("person--alice"));
     let log = env.git(&["log", "-1", "--format=%an%n%B"]);
-    assert!(log.starts_with("manual\n[EDIT] MEMORY.md +4 — 3 hand-edited files synced\n"), "{log}");
+    assert!(
+        log.starts_with("user:ann\n[EDIT] MEMORY.md +4 — 3 hand-edited files synced\n"),
+        "{log}"
+    );
     assert!(log.contains("Trigger: cogmem sync"), "{log}");
     // The derived search index sees the hand edit.
     let out = env.run(["search", "tea", "--json"]).success();
@@ -156,12 +159,13 @@ fn sync_of_a_critical_file_raises_the_alert() {
     let env = TestEnv::initialized();
     let soul = env.read("SOUL.md") + "\nBe brief.\n";
     env.write("SOUL.md", &soul);
-    env.mutate(["sync", "--actor", "manual"]);
+    env.mutate(["sync", "--actor", "user:ann"]);
     let lines = env.audit_lines();
     let n = lines.len();
     assert!(
-        lines[n - 2]
-            .contains("| EDIT | SOUL.md | manual | — | ⚠️ CRITICAL: edited by hand (+2 -0 lines)"),
+        lines[n - 2].contains(
+            "| EDIT | SOUL.md | user:ann | — | ⚠️ CRITICAL: edited by hand (+2 -0 lines)"
+        ),
         "{lines:#?}"
     );
     assert!(
@@ -173,7 +177,7 @@ fn sync_of_a_critical_file_raises_the_alert() {
     let out = env.run(["status", "--json"]).success();
     let v = json(&out.stdout);
     assert_eq!(v["unacknowledged_critical"][0]["file"], "SOUL.md");
-    assert_eq!(v["unacknowledged_critical"][0]["actor"], "manual");
+    assert_eq!(v["unacknowledged_critical"][0]["actor"], "user:ann");
 }
 
 #[test]

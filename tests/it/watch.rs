@@ -86,7 +86,7 @@ fn watch_commits_an_editor_style_save_and_stops_cleanly_on_sigterm() {
     let env = TestEnv::initialized();
     env.mutate(["remember", "Alice prefers tea", "--entity", "person--alice"]);
     let rel = "memory/graph/entities/person--alice.md";
-    let mut w = Watcher::start(&env, &["watch", "--debounce", "300ms", "--actor", "manual"]);
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "300ms", "--actor", "user:ann"]);
 
     // Editor junk, and an editor-style save: write a temp file, rename it over the target.
     env.write("memory/graph/entities/.person--alice.md.swp", "swap");
@@ -101,7 +101,7 @@ fn watch_commits_an_editor_style_save_and_stops_cleanly_on_sigterm() {
     wait_for_commit(&env, "person--alice.md — edited by hand");
     w.wait_for(&format!("EDIT {rel}"));
     assert!(env.git(&["show", &format!("HEAD:{rel}")]).contains("Plays chess"));
-    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "manual");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "user:ann");
     let tracked = env.git(&["ls-files"]);
     assert!(!tracked.contains(".swp") && !tracked.contains("4913"), "{tracked}");
 

@@ -29,10 +29,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
 use cogmem_ops::error::RuleError;
 use cogmem_store::audit::Actor;
 use cogmem_store::store::fsx::IoError;
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::workspace::{Workspace, WorkspaceOptions, layout};
 use cogmem_text::clock::Clock;
 
 mod tools;
+mod wire;
 
 /// What the agent connected to the server may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,8 +50,10 @@ pub struct McpOptions {
     /// What the connected agent may do.
     pub role: Role,
     /// Who writes, when set: recorded in the audit log and as the commit author. `remember`
-    /// falls back to `manual` and `forget` to `bot:trigger-forget`, as on the command line. A
-    /// sub-agent's server is given `subagent:NAME`.
+    /// and `pending` fall back to `agent:manual` ([`Actor::unnamed_agent`]: the server's stdin
+    /// is the protocol, never a person at a terminal) and `forget` to `bot:trigger-forget`. A
+    /// sub-agent's server is given `subagent:NAME`, and `propose` files its proposals under
+    /// NAME whatever `from` says.
     pub actor: Option<Actor>,
     /// The clock every tool call reads the time from.
     pub clock: Box<dyn Clock>,
@@ -65,8 +68,10 @@ const SCHEME: &str = "cogmem://";
 /// Serves `ws` over MCP on stdin and stdout until the client closes the connection.
 ///
 /// Runs on a single-threaded tokio runtime; every tool call runs its operation to completion
-/// before the next one starts. A client that goes away before the initialize handshake is not
-/// an error.
+/// before the next one starts. stdin is read by the `wire` layer, which answers every line it
+/// refuses (over 16 MiB, nested deeper than 64 levels, not JSON, not a JSON-RPC request) with a
+/// JSON-RPC error and keeps serving. A client that goes away before the initialize handshake
+/// is not an error.
 ///
 /// Fails when the runtime cannot start or the connection breaks.
 pub fn serve(ws: Workspace, options: McpOptions) -> cogmem_ops::Result<()> {
@@ -76,12 +81,22 @@ pub fn serve(ws: Workspace, options: McpOptions) -> cogmem_ops::Result<()> {
         .map_err(|e| IoError::new("<tokio runtime>", "start", e))?;
     let server = Server::new(ws, options);
     runtime.block_on(async move {
-        let running = match server.serve(rmcp::transport::stdio()).await {
-            Ok(running) => running,
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-            Err(e) => return Err(stdio_error(e)),
+        let out = std::sync::Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
+        let (messages, received) = tokio::sync::mpsc::channel(16);
+        let pump = wire::pump(tokio::io::stdin(), messages, std::sync::Arc::clone(&out));
+        let serve = async move {
+            let running = match server.serve(wire::Wire::new(received, out)).await {
+                Ok(running) => running,
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+                Err(e) => return Err(stdio_error(e)),
+            };
+            running.waiting().await.map_err(stdio_error)?;
+            Ok(())
         };
-        running.waiting().await.map_err(stdio_error)?;
+        // The pump ends with stdin, or at the next line once rmcp has stopped listening.
+        let (pumped, served) = tokio::join!(pump, serve);
+        served?;
+        pumped.map_err(|e| IoError::new("<stdin>", "read MCP messages from", e))?;
         Ok(())
     })
 }
@@ -115,6 +130,15 @@ struct Server {
 impl Server {
     fn new(ws: Workspace, options: McpOptions) -> Self {
         let McpOptions { role, actor, clock } = options;
+        // The workspace lock refuses every write but `propose` to a sub-agent caller, whatever
+        // a tool would commit as.
+        let ws = match &actor {
+            Some(a) => {
+                let opts = WorkspaceOptions { caller: Some(a.clone()), ..ws.options().clone() };
+                ws.with_options(opts)
+            }
+            None => ws,
+        };
         let mut tool_router = Self::tool_router();
         if role == Role::Subagent {
             for name in WRITING_TOOLS {
@@ -122,6 +146,11 @@ impl Server {
             }
         }
         Self { ws, role, actor, clock, tool_router }
+    }
+
+    /// The actor of a write: the server's, else `agent:manual` (never a person).
+    fn writer(&self) -> Actor {
+        self.actor.clone().unwrap_or_else(Actor::unnamed_agent)
     }
 
     /// The resources that exist now: the core files and today's episode log, by the clock.

@@ -175,6 +175,11 @@ pub(super) struct PendingParams {
     reason: Option<String>,
 }
 
+/// Arguments of a tool that takes none: any argument is refused.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NoParams {}
+
 /// Pretty JSON with a final newline, as `render::json` prints it on the command line.
 fn json<T: Serialize>(value: &T) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("report types always serialise");
@@ -219,7 +224,7 @@ impl Server {
     #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
     fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
         reply((|| {
-            let actor = self.actor.clone().unwrap_or_else(Actor::manual);
+            let actor = self.writer();
             let fields = RememberFields {
                 text: p.text.clone(),
                 stores: p.stores.clone(),
@@ -358,7 +363,7 @@ impl Server {
     /// who must act next, and the commands allowed now. Reward decisions and approvals are
     /// the user's, made with the cogmem command line, never by an agent.
     #[tool(annotations(read_only_hint = true, open_world_hint = false))]
-    fn reflect_status(&self) -> CallToolResult {
+    fn reflect_status(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
         reply((|| Ok(vec![json(&reflect::status(&self.ws)?)]))())
     }
 
@@ -369,20 +374,15 @@ impl Server {
     #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
     fn propose(&self, Parameters(p): Parameters<ProposeParams>) -> CallToolResult {
         reply((|| {
-            let from = match (
-                &p.from,
-                self.actor.as_ref().and_then(|a| a.as_str().strip_prefix("subagent:")),
-            ) {
-                (Some(f), _) => f.clone(),
-                (None, Some(name)) => name.to_owned(),
-                (None, None) => {
-                    return Err(cogmem_ops::error::InputError::Unknown {
-                        what: "proposing agent",
-                        value: self.actor.as_ref().map_or("manual", Actor::as_str).to_owned(),
-                        expected: "a `from` argument, or a server started with `--role subagent --agent NAME`".into(),
-                    }
-                    .into());
+            let Some(from) = propose::proposer(p.from.as_deref(), self.actor.as_ref())? else {
+                return Err(cogmem_ops::error::InputError::Unknown {
+                    what: "proposing agent",
+                    value: self.writer().to_string(),
+                    expected:
+                        "a `from` argument, or a server started with `--role subagent --agent NAME`"
+                            .into(),
                 }
+                .into());
             };
             let req = propose::ProposeRequest {
                 text: p.text.clone(),
@@ -420,7 +420,7 @@ impl Server {
                     expected: "a `number` argument".into(),
                 })
             };
-            let by = self.actor.clone().unwrap_or_else(Actor::manual);
+            let by = self.writer();
             let decision = match p.action.as_str() {
                 "list" | "list_all" => {
                     let file = propose::read(&self.ws)?;

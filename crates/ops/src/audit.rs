@@ -170,13 +170,15 @@ fn trailer<'m>(message: &'m str, key: &str) -> Option<&'m str> {
 }
 
 /// Tells why a change by `actor` with `approval` to a critical file is an integrity problem, if
-/// it is one: only a person (`manual`) or an approved reflection may change such a file.
+/// it is one: only a person (`user:NAME` or `manual`) or an approved reflection may change such
+/// a file.
 pub fn integrity_problem(actor: &str, approval: &str) -> Option<String> {
-    let ok = actor == "manual" || actor.starts_with("reflection:") && approval == "approved";
+    let ok =
+        audit::is_person_name(actor) || actor.starts_with("reflection:") && approval == "approved";
     (!ok).then(|| {
         format!(
-            "changed by {actor} (approval {approval}); only `manual` or an approved reflection \
-             may change a critical file"
+            "changed by {actor} (approval {approval}); only a person (`user:NAME` or `manual`) \
+             or an approved reflection may change a critical file"
         )
     })
 }
@@ -378,7 +380,8 @@ pub struct AckReport {
 /// Acknowledges unacknowledged critical changes: the one `id` names (a commit id prefix, which
 /// takes every critical file of that commit, or `<commit prefix>:<file>`), or all of them.
 ///
-/// Writes one ACK line per change, by `actor`, in one commit. Fails when `id` matches nothing
+/// Writes one ACK line per change, by `actor`, in one commit. Only a person may acknowledge
+/// (an agent must not wave its own change to SOUL.md through). Fails when `id` matches nothing
 /// or commits of more than one id.
 pub fn ack(
     ws: &Workspace,
@@ -386,6 +389,7 @@ pub fn ack(
     actor: Actor,
     clock: &dyn Clock,
 ) -> crate::Result<AckReport> {
+    crate::role::require_person(&actor, "acknowledge a critical-file change")?;
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let pending = critical_changes(ws, &repo)?;
@@ -605,6 +609,8 @@ mod archive_tests {
     fn integrity_rule() {
         let cases = [
             ("manual", "—", false),
+            ("user:alice", "auto", false),
+            ("agent:manual", "auto", true),
             ("reflection:r-003", "approved", false),
             ("reflection:r-003", "pending", true),
             ("bot:trigger-remember", "auto", true),

@@ -214,13 +214,7 @@ pub struct DecisionReport {
 /// approved: IDENTITY.md rewritten, decay-scores.json's `last_self_image_consolidation` set and
 /// the counter reset, the pending file removed. Only a person may approve.
 pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<DecisionReport> {
-    if !reflect::is_user(by) {
-        return Err(RuleError::NotUser {
-            actor: by.to_string(),
-            what: "approve a self-image consolidation",
-        }
-        .into());
-    }
+    crate::role::require_person(by, "approve a self-image consolidation")?;
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let pending = require_pending(ws, "cogmem identity consolidate approve")?;
@@ -252,13 +246,7 @@ pub fn reject(
     by: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<DecisionReport> {
-    if !reflect::is_user(by) {
-        return Err(RuleError::NotUser {
-            actor: by.to_string(),
-            what: "reject a self-image consolidation",
-        }
-        .into());
-    }
+    crate::role::require_person(by, "reject a self-image consolidation")?;
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     require_pending(ws, "cogmem identity consolidate reject")?;

@@ -71,6 +71,8 @@ pub fn init_with(
     clock: &dyn Clock,
     options: InitOptions,
 ) -> crate::Result<InitReport> {
+    // A sub-agent may not lay out or change a workspace: refused before anything is created.
+    options.workspace.check_writer()?;
     // `components()` drops `.` segments, so errors name `ws/cogmem.toml`, not `ws/./cogmem.toml`.
     let path: PathBuf = path.components().collect();
     fsx::create_dir_all(&path)?;

@@ -22,6 +22,7 @@ pub mod purge;
 pub mod reflect;
 pub mod remember;
 pub mod remote;
+pub mod role;
 pub mod search;
 pub mod status;
 pub mod sync;

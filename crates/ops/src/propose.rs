@@ -66,6 +66,24 @@ pub struct ProposeReport {
     pub commit: String,
 }
 
+/// Returns the name a proposal is filed under: a sub-agent caller (`subagent:NAME`) always
+/// proposes as NAME, and giving another `from` is refused (it could pass its proposal off as
+/// another agent's); any other caller must name the agent in `from`. `None` when nobody is
+/// named.
+pub fn proposer(from: Option<&str>, caller: Option<&Actor>) -> crate::Result<Option<String>> {
+    let own = caller.and_then(|a| a.as_str().strip_prefix("subagent:"));
+    match (from, own) {
+        (Some(f), Some(name)) if f.trim() != name => Err(RuleError::ProposerMismatch {
+            actor: caller.map(ToString::to_string).unwrap_or_default(),
+            from: f.to_owned(),
+        }
+        .into()),
+        (_, Some(name)) => Ok(Some(name.to_owned())),
+        (Some(f), None) => Ok(Some(f.to_owned())),
+        (None, None) => Ok(None),
+    }
+}
+
 /// Records a proposal. Refused when it repeats an open proposal.
 pub fn propose(
     ws: &Workspace,
@@ -85,7 +103,8 @@ pub fn propose(
     cogmem_store::secrets::check_fields(fields, req.allow_secret)?;
     let from = Actor::parse(&format!("subagent:{}", req.from))?;
     let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
+    // The one write a sub-agent may make.
+    let lock = ws.lock_to_propose()?;
     let now = clock.now();
     let file = read(ws)?;
     let key = normalise(&text);

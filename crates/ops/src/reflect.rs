@@ -13,6 +13,7 @@
 use serde::Serialize;
 
 use crate::error::{InputError, RuleError};
+use crate::role::require_person;
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
 use cogmem_store::git;
@@ -166,20 +167,6 @@ fn require(c: &Cycle, want: &[State], command: &str) -> crate::Result<()> {
         first: c.state.next().join("` or `"),
     }
     .into())
-}
-
-/// Tells whether an actor is a person: `manual` or `user:NAME`.
-pub(crate) fn is_user(actor: &Actor) -> bool {
-    let a = actor.as_str();
-    a == "manual" || a.strip_prefix("user:").is_some_and(|n| !n.is_empty())
-}
-
-fn require_user(actor: &Actor, what: &'static str) -> crate::Result<()> {
-    if is_user(actor) {
-        Ok(())
-    } else {
-        Err(RuleError::NotUser { actor: actor.to_string(), what }.into())
-    }
 }
 
 /// What `reflect status` reports.
@@ -382,7 +369,7 @@ pub fn decide(
     by: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<StepReport> {
-    require_user(by, "decide a reward")?;
+    require_person(by, "decide a reward")?;
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingDecision], "cogmem reflect decide")?;
@@ -616,7 +603,7 @@ pub fn reject(
     by: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<RejectReport> {
-    require_user(by, "reject a reflection")?;
+    require_person(by, "reject a reflection")?;
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect reject")?;
@@ -678,22 +665,6 @@ mod tests {
                 (Err(g), Err(w)) => assert!(g.contains(w), "input: {input:?}: {g}"),
                 (g, w) => panic!("input {input:?}: got {g:?}, want {w:?}"),
             }
-        }
-    }
-
-    #[test]
-    fn only_people_are_users() {
-        for (a, want) in [
-            ("manual", true),
-            ("user:alice", true),
-            ("user:", false),
-            ("bot:main", false),
-            ("subagent:x", false),
-            ("reflection:r-001", false),
-            ("agent:claude", false),
-            ("test-agent", false),
-        ] {
-            assert_eq!(is_user(&Actor::parse(a).unwrap()), want, "actor: {a}");
         }
     }
 }

@@ -91,15 +91,26 @@ impl Action {
     }
 }
 
-/// Who made a change: `manual`, `bot:trigger-remember`, `subagent:NAME`, …
+/// Who made a change: `user:NAME`, `manual`, `bot:trigger-remember`, `subagent:NAME`, …
+///
+/// The kind (the part before the first `:`, or a bare `manual`) is case-insensitive and kept
+/// in lower case, so `SUBAGENT:x` is the sub-agent `subagent:x`; the name after it keeps its
+/// case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Actor(String);
 
 impl Actor {
-    /// A person at the terminal.
+    /// A person at the terminal. The binary uses it only when stdin is a terminal; without
+    /// one the default actor is [`Actor::unnamed_agent`].
     pub fn manual() -> Self {
         Self("manual".into())
+    }
+
+    /// The actor of a program that named nobody and has no terminal: `agent:manual`, an
+    /// agent, not a person.
+    pub fn unnamed_agent() -> Self {
+        Self("agent:manual".into())
     }
 
     /// Builds an actor from a name the code itself chose (e.g. `system:init`).
@@ -107,18 +118,33 @@ impl Actor {
         Self(name.into())
     }
 
-    /// Validates an actor name: ASCII letters, digits and `:_.-`, at most 100 bytes.
+    /// Validates an actor name: ASCII letters, digits and `:_.-`, at most 100 bytes. The kind
+    /// is lower-cased (see [`Actor`]).
     pub fn parse(text: &str) -> Result<Self, InputError> {
         let t = text.trim();
         let ok = !t.is_empty()
             && t.len() <= 100
             && t.chars().all(|c| c.is_ascii_alphanumeric() || ":_.-".contains(c));
-        if ok { Ok(Self(t.to_owned())) } else { Err(InputError::Actor { actor: text.to_owned() }) }
+        if !ok {
+            return Err(InputError::Actor { actor: text.to_owned() });
+        }
+        let name = match t.split_once(':') {
+            Some((kind, rest)) => format!("{}:{rest}", kind.to_ascii_lowercase()),
+            None if t.eq_ignore_ascii_case("manual") => "manual".to_owned(),
+            None => t.to_owned(),
+        };
+        Ok(Self(name))
     }
 
     /// Tells whether the actor is a sub-agent (`subagent:NAME`), which may only propose.
     pub fn is_subagent(&self) -> bool {
         self.0.starts_with("subagent:")
+    }
+
+    /// Tells whether the actor is a person: `user:NAME`, or `manual` (which the binary gives
+    /// only to someone at a terminal). Approvals and acknowledgements are reserved to people.
+    pub fn is_person(&self) -> bool {
+        is_person_name(&self.0)
     }
 
     /// Returns the actor name.
@@ -129,8 +155,14 @@ impl Actor {
     /// Returns the approval an ordinary change by this actor carries: `—` for a person, `auto`
     /// for tools and agents.
     pub fn default_approval(&self) -> Approval {
-        if self.0 == "manual" { Approval::None } else { Approval::Auto }
+        if self.is_person() { Approval::None } else { Approval::Auto }
     }
+}
+
+/// Tells whether an actor name as the audit log and commit trailers record it names a person:
+/// `manual`, or `user:NAME` with a name (see [`Actor::is_person`]).
+pub fn is_person_name(actor: &str) -> bool {
+    actor == "manual" || actor.strip_prefix("user:").is_some_and(|n| !n.is_empty())
 }
 
 impl std::fmt::Display for Actor {
@@ -634,5 +666,28 @@ mod tests {
         assert!(Actor::parse("subagent:researcher-1").is_ok());
         assert!(Actor::parse("evil | actor").is_err());
         assert!(Actor::parse("").is_err());
+    }
+
+    // See: issue 16
+    #[test]
+    fn issue_16_actor_kinds_are_case_insensitive() {
+        for (text, name, subagent, person) in [
+            ("SUBAGENT:x", "subagent:x", true, false),
+            ("Subagent:Researcher", "subagent:Researcher", true, false),
+            ("subagent:x", "subagent:x", true, false),
+            ("USER:Alice", "user:Alice", false, true),
+            ("Manual", "manual", false, true),
+            ("Bot:trigger-remember", "bot:trigger-remember", false, false),
+            ("agent:manual", "agent:manual", false, false),
+            ("Test-Agent", "Test-Agent", false, false),
+            ("user:", "user:", false, false),
+        ] {
+            let a = Actor::parse(text).unwrap();
+            assert_eq!(
+                (a.as_str(), a.is_subagent(), a.is_person()),
+                (name, subagent, person),
+                "actor: {text}"
+            );
+        }
     }
 }

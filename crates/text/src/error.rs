@@ -260,6 +260,14 @@ pub enum RuleError {
         /// The actor.
         actor: String,
     },
+    /// A sub-agent tried to file a proposal under another agent's name.
+    #[error("{actor} may propose only as itself, not as `{from}`")]
+    ProposerMismatch {
+        /// The sub-agent.
+        actor: String,
+        /// The name it gave.
+        from: String,
+    },
     /// A proposal repeats one that is still open.
     #[error("the same memory is already proposed, as #{number}")]
     DuplicateProposal {
@@ -285,7 +293,9 @@ pub enum RuleError {
         first: String,
     },
     /// An agent tried to take a decision reserved to a person.
-    #[error("{actor} is not a person; only the user (`manual` or `user:NAME`) may {what}")]
+    #[error(
+        "{actor} is not a person; only the user (`user:NAME`, or `manual` at a terminal) may {what}"
+    )]
     NotUser {
         /// The actor.
         actor: String,
@@ -445,6 +455,10 @@ impl RuleError {
             Self::SubagentWrite { .. } => {
                 Some("hand the memory to the main agent, which decides what is written".into())
             }
+            Self::ProposerMismatch { .. } => Some(
+                "leave out `--from` (MCP: `from`): a sub-agent's proposals are always its own"
+                    .into(),
+            ),
             Self::DuplicateProposal { number } => Some(format!(
                 "the main agent will see #{number}; `cogmem pending show {number}` prints it"
             )),
@@ -460,7 +474,8 @@ impl RuleError {
                 Some("`cogmem reflect status` shows what is waiting, and for whom".into())
             }
             Self::NotUser { .. } => Some(
-                "ask the user to run it themselves, e.g. `cogmem --actor manual reflect status`"
+                "ask the user to run it at a terminal, or to name themselves with \
+                 `--actor user:NAME` (or COGMEM_ACTOR=user:NAME)"
                     .into(),
             ),
             Self::ConsolidationNotDue { .. } => {

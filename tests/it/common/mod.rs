@@ -351,6 +351,11 @@ impl Cmd<'_> {
         self
     }
 
+    pub fn env_remove(mut self, k: &str) -> Self {
+        self.cmd.env_remove(k);
+        self
+    }
+
     /// Returns the prepared command, for a test that runs it as a long-lived child.
     pub fn into_command(self) -> Command {
         self.cmd

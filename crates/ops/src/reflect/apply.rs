@@ -5,10 +5,11 @@ use serde::Serialize;
 use super::{
     DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
     REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, Session, State, check_ops, cycle, read,
-    require, require_user,
+    require,
 };
 use crate::context::{Encoding, Tiktoken};
 use crate::error::InputError;
+use crate::role::require_person;
 use cogmem_index::pack::TokenCounter;
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
@@ -63,7 +64,7 @@ pub fn approve(
     by: &Actor,
     clock: &dyn Clock,
 ) -> crate::Result<ApproveReport> {
-    require_user(by, "approve a reflection")?;
+    require_person(by, "approve a reflection")?;
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect approve")?;

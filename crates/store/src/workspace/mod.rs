@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::ErrorKind;
+use crate::audit::Actor;
+use crate::error::{ErrorKind, RuleError};
 use crate::settings::Settings;
 use crate::store::fsx::{self, IoError};
 
@@ -117,6 +118,25 @@ pub struct WorkspaceOptions {
     /// [`CRASH_POINTS`](crate::change::CRASH_POINTS). Only with the `crash-points` feature.
     #[cfg(feature = "crash-points")]
     pub crash_at: Option<String>,
+    /// Who this program acts for. A sub-agent (`subagent:NAME`) is refused the workspace lock,
+    /// and so every write but a proposal ([`Workspace::lock`]), whatever actor the change
+    /// itself records (`system:decay`, `system:init`, …). `None` (the default) checks only
+    /// each change's own actor.
+    pub caller: Option<Actor>,
+}
+
+impl WorkspaceOptions {
+    /// Refuses a sub-agent caller ([`WorkspaceOptions::caller`]): the one role gate every
+    /// write goes through, through [`Workspace::lock`] or, before a workspace exists,
+    /// `cogmem init`.
+    pub fn check_writer(&self) -> crate::Result<()> {
+        match &self.caller {
+            Some(a) if a.is_subagent() => {
+                Err(RuleError::SubagentWrite { actor: a.to_string() }.into())
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Default for WorkspaceOptions {
@@ -126,6 +146,7 @@ impl Default for WorkspaceOptions {
             on_repack_due: None,
             #[cfg(feature = "crash-points")]
             crash_at: None,
+            caller: None,
         }
     }
 }
@@ -137,6 +158,7 @@ impl std::fmt::Debug for WorkspaceOptions {
             .field("on_repack_due", &self.on_repack_due.as_ref().map(|_| "Fn(&Path)"));
         #[cfg(feature = "crash-points")]
         d.field("crash_at", &self.crash_at);
+        d.field("caller", &self.caller);
         d.finish()
     }
 }
@@ -331,11 +353,21 @@ impl Workspace {
         self.root.join(rel)
     }
 
-    /// Takes the workspace lock, waiting up to `lock.timeout_ms`.
+    /// Takes the workspace lock to write, waiting up to `lock.timeout_ms`.
     ///
-    /// The lock is an OS file lock on `.cogmem/lock`, so it is released even when the holder is
+    /// Every write takes it, so this is where a sub-agent caller is refused
+    /// ([`WorkspaceOptions::check_writer`], exit 4) before anything is touched; a proposal,
+    /// the one write a sub-agent may make, takes [`Workspace::lock_to_propose`] instead. The
+    /// lock is an OS file lock on `.cogmem/lock`, so it is released even when the holder is
     /// killed. Fails with [`WorkspaceError::Locked`] when the wait runs out.
     pub fn lock(&self) -> crate::Result<LockGuard> {
+        self.options.check_writer()?;
+        self.lock_to_propose()
+    }
+
+    /// Takes the workspace lock like [`Workspace::lock`], for any caller, sub-agents included:
+    /// only for recording a proposal.
+    pub fn lock_to_propose(&self) -> crate::Result<LockGuard> {
         let path = self.abs(layout::LOCK);
         let file = fsx::open_lock_file(&path)?;
         let timeout = Duration::from_millis(self.settings.lock.timeout_ms);
