@@ -113,6 +113,11 @@ pub struct Report {
     /// Where copies of put-back files were kept, if any were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovered: Option<String>,
+    /// Refs of commits holding the files as they were before being put back
+    /// (`refs/cogmem/recovered/…`, parent HEAD, off every branch); `git checkout REF -- PATH`
+    /// brings one back.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recovery_refs: Vec<String>,
     /// A running command held the lock while checking, so in-flight files may show up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub busy: Option<Busy>,
@@ -198,8 +203,10 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
             message: format!("took over the lock left by process {}", r.pid),
         });
     }
+    let mut recovery_refs = Vec::new();
     // Taking the lock finished what a dead process's change journal describes.
     if let Some(r) = lock.recovered() {
+        recovery_refs.extend(r.saved_ref.clone());
         if r.committed {
             repaired.push(Repair {
                 check: "interrupted",
@@ -229,6 +236,21 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
     let mut recovered = None;
     if !evidence.files.is_empty() || !evidence.temp_files.is_empty() {
         let dir = recovery_dir(ws, now)?;
+        // Committed first: a file put back may hold a person's only copy of an edit, and the
+        // folder of copies is derived data that may be deleted.
+        let message = "cogmem doctor --fix: files of an interrupted change, before they were \
+                       put back\n\nRestore a file with `git checkout REF -- PATH`.\n";
+        let name = dir.rsplit('/').next().unwrap_or("doctor");
+        let saved = git::save_recovered(
+            &repo,
+            ws.root(),
+            name,
+            &evidence.files,
+            message,
+            now,
+            ws.file_limit(),
+        )?;
+        recovery_refs.extend(saved);
         let tree = git::head_tree(&repo)?;
         for rel in evidence.files.iter().chain(&evidence.temp_files) {
             let abs = ws.abs(rel);
@@ -311,6 +333,7 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
     report.repaired = repaired;
     report.commit = commit;
     report.recovered = recovered;
+    report.recovery_refs = recovery_refs;
     Ok(report)
 }
 
@@ -362,6 +385,7 @@ fn run_checks(
         repaired: Vec::new(),
         commit: None,
         recovered: None,
+        recovery_refs: Vec::new(),
         busy: None,
     })
 }
@@ -508,12 +532,27 @@ fn decay_mismatch(ws: &Workspace, decay: &DecayFile) -> (Vec<units::MemoryUnit>,
         .filter(|u| !keys.contains(&u.id) && !uncommitted.contains(&u.path))
         .cloned()
         .collect();
+    // A file that cannot be read (a bad byte, over the size limit, a link) hides its units, not
+    // removes them: their entries are left as they are (the schema check reports the file).
+    let unreadable: HashSet<&str> = all.skipped.iter().map(|s| s.path.as_str()).collect();
     let orphans = decay
         .keys()
         .into_iter()
         .filter(|k| !ids.contains(k.as_str()) && !decay.is_forgotten(k))
+        .filter(|k| unit_file(k).is_none_or(|rel| !unreadable.contains(rel.as_str())))
         .collect();
     (missing, orphans)
+}
+
+/// The file that holds the unit with decay id `key`, by the id's kind (see [`units::DIRS`]).
+fn unit_file(key: &str) -> Option<String> {
+    let (kind, rest) = key.split_once(':')?;
+    if kind == "core" {
+        return Some(layout::MEMORY_MD.to_owned());
+    }
+    let (dir, _, _) = units::DIRS.iter().find(|(_, _, k)| *k == kind)?;
+    let stem = if kind == "episode" { rest.get(..10)? } else { rest };
+    Some(format!("{dir}/{stem}.md"))
 }
 
 fn check_decay(ws: &Workspace) -> Vec<Finding> {
