@@ -428,3 +428,56 @@ fn issue_16_an_edit_made_after_a_crash_is_committed_to_a_recovery_ref_before_the
     assert!(kept.contains("My own note") && kept.contains("Bob likes tea"), "{kept}");
     assert_eq!(env.git(&["rev-parse", &format!("{r}^")]).trim(), head, "parent = HEAD");
 }
+
+// See: issue 16
+#[test]
+fn issue_16_verify_reports_no_change_in_flight() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    env.run(["search", "Alice"]).success();
+    let writes = 12;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (root, home) = (env.root.clone(), env.home.clone());
+    let phantoms = std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            for i in 0..writes {
+                let now = chrono::DateTime::from_timestamp(crate::common::START + 3600 + i, 0)
+                    .unwrap()
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string();
+                let out = crate::common::sealed_command(&home, &root, &now)
+                    .args(["remember", &format!("Note number {i} about the garden")])
+                    .output()
+                    .expect("cogmem runs");
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut phantoms = Vec::new();
+        let mut runs = 0;
+        // Bounded: at most 200 verifies, and at least one after the writer is done.
+        while runs < 200 {
+            let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+            let out = crate::common::sealed_command(&home, &root, "2026-12-01T09:30:00Z")
+                .args(["verify"])
+                .output()
+                .expect("cogmem runs");
+            runs += 1;
+            if !out.status.success() {
+                phantoms.push(format!(
+                    "exit {:?}\n{}{}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            if finished {
+                break;
+            }
+        }
+        writer.join().expect("the writer finishes");
+        phantoms
+    });
+    assert!(phantoms.is_empty(), "{} phantom reports, first:\n{}", phantoms.len(), phantoms[0]);
+    env.assert_clean_tree();
+}

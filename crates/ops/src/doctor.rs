@@ -156,16 +156,22 @@ pub fn verify(ws: &Workspace) -> crate::Result<Report> {
 /// and the other checks still read them.
 pub fn verify_with(ws: &Workspace, allow_uncommitted: bool) -> crate::Result<Report> {
     let repo = git::open(ws.root())?;
-    let probe = ws.probe_lock()?;
-    let stale = match &probe {
+    // The read side of the lock: a change in flight finishes first, and none starts until the
+    // checks are done, so nothing half-written is taken for a problem (issue 16). Only when a
+    // writer holds the lock for the whole `lock.timeout_ms` are the checks run beside it,
+    // with a warning.
+    let guard = ws.read_lock()?;
+    let probe = guard.probe();
+    let stale = match probe {
         LockProbe::Stale { record } => Some(record.clone()),
         _ => None,
     };
-    let busy = match &probe {
+    let busy = match probe {
         LockProbe::Held { record } => Some(Busy { pid: record.as_ref().map(|r| r.pid) }),
         _ => None,
     };
     let mut report = run_checks(ws, &repo, stale.as_ref())?;
+    drop(guard);
     // A change journal while nobody holds the lock is a change whose process died.
     if busy.is_none() && cogmem_store::workspace::journal::pending(ws.root()) {
         report.findings.push(Finding::new(
@@ -349,7 +355,7 @@ fn run_checks(
     findings.extend(check_decay(ws));
     findings.extend(check_links(ws));
     findings.extend(check_budget(ws));
-    if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
+    if cogmem_index::index::state_when_idle(ws) == cogmem_index::index::IndexState::Stale {
         findings.push(Finding::new(
             "index",
             layout::INDEX_DIR,

@@ -390,9 +390,8 @@ pub(crate) fn remember_with(
     let action = change.edits().first().map_or(Action::Edit, |e| e.action);
     let change = change.with_subject(action, req.text.clone());
     let applied = change.apply(ws, &repo, &lock, &clock)?;
-    drop(lock);
     cogmem_store::timing::mark("remember: committed");
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     cogmem_store::timing::mark("remember: index updated");
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }

@@ -32,7 +32,7 @@ use tantivy::{
 use crate::error::ErrorKind;
 use cogmem_store::store::fsx::{self, IoError};
 use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::workspace::{LockGuard, Workspace, layout};
 
 /// Bumped whenever the schema or the way documents are built changes.
 pub(crate) const SCHEMA_VERSION: u32 = 5;
@@ -403,7 +403,23 @@ pub fn update_after_change(ws: &Workspace) {
 /// its old stamp in the manifest, so the next read still finds it.
 pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
     cogmem_store::timing::mark("index open");
-    let Ok(_lock) = lock(ws) else { return };
+    let Ok(lock) = lock(ws) else { return };
+    refresh_after_commit(ws, lock, paths);
+}
+
+/// [`update_after_commit`] for a change that still holds the workspace lock (`held`): takes the
+/// index lock first and only then releases the workspace lock, so that whoever takes the
+/// workspace lock next (`verify` on its read side) finds the index up to date or being
+/// brought up to date, never left behind by a change that is over.
+pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[String]) {
+    cogmem_store::timing::mark("index open");
+    let index_lock = lock(ws);
+    drop(held);
+    let Ok(lock) = index_lock else { return };
+    refresh_after_commit(ws, lock, paths);
+}
+
+fn refresh_after_commit(ws: &Workspace, _lock: File, paths: &[String]) {
     if refresh_locked(ws, false, None, Some(paths)).is_err() {
         drop(_lock);
         update_after_change(ws);
@@ -850,7 +866,32 @@ pub enum IndexState {
     Fresh,
 }
 
-/// Compares the manifest with the files, without changing anything.
+/// [`state`], after waiting (up to `lock.timeout_ms`) for a refresh under way to finish: for
+/// `verify`, which must not report an index that a change just committed is bringing up to
+/// date. Changes nothing.
+pub fn state_when_idle(ws: &Workspace) -> IndexState {
+    let first = state(ws);
+    if first != IndexState::Stale {
+        return first;
+    }
+    // Wait for a refresh under way (a change that just committed brings the index up to date
+    // holding the index lock), then look again; a lock that cannot be had leaves the answer.
+    let path = ws.abs(LOCK_FILE);
+    let Ok(file) = fsx::open_lock_file(&path) else { return first };
+    let started = Instant::now();
+    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
+    loop {
+        match file.try_lock_shared() {
+            Ok(()) => return state(ws),
+            Err(TryLockError::WouldBlock) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(_) => return first,
+        }
+    }
+}
+
+/// Compares the manifest with the files, without changing anything or waiting.
 pub fn state(ws: &Workspace) -> IndexState {
     let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
     let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {

@@ -211,6 +211,26 @@ impl Drop for LockGuard {
     }
 }
 
+/// The read side of the workspace lock (see [`Workspace::read_lock`]); dropping it releases it.
+///
+/// While it is held no change is in flight: every writer holds the write side from before its
+/// journal is written until after its commit (or its rollback), so files, HEAD, the audit log
+/// and the journal are all at rest.
+#[derive(Debug)]
+pub struct ReadGuard {
+    _file: Option<File>,
+    probe: LockProbe,
+}
+
+impl ReadGuard {
+    /// The lock as it was found: [`LockProbe::Free`] or [`LockProbe::Stale`] when the read
+    /// side was taken (or there is no lock file yet), [`LockProbe::Held`] when a writer held
+    /// the lock for the whole wait and the read side was not taken.
+    pub fn probe(&self) -> &LockProbe {
+        &self.probe
+    }
+}
+
 /// What the workspace lock file says about its holder.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LockRecord {
@@ -361,6 +381,43 @@ impl Workspace {
                     waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
                 }
                 .into());
+            }
+            std::thread::sleep(pause.min(timeout - waited));
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    /// Takes the read side of the workspace lock, waiting up to `lock.timeout_ms` for a
+    /// writer to finish, without changing the lock file (nor recovering a journal): several
+    /// readers may hold it at once, and writers wait for them. When the wait runs out, the
+    /// guard holds nothing and says who held the lock ([`ReadGuard::probe`]).
+    pub fn read_lock(&self) -> crate::Result<ReadGuard> {
+        let path = self.abs(layout::LOCK);
+        if !path.exists() {
+            return Ok(ReadGuard { _file: None, probe: LockProbe::Free });
+        }
+        let mut file = fsx::open_lock_file(&path)?;
+        let timeout = Duration::from_millis(self.settings.lock.timeout_ms);
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match file.try_lock_shared() {
+                Ok(()) => {
+                    let probe = match read_record(&mut file) {
+                        Some(record) if record.pid != std::process::id() => {
+                            LockProbe::Stale { record }
+                        }
+                        _ => LockProbe::Free,
+                    };
+                    return Ok(ReadGuard { _file: Some(file), probe });
+                }
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
+            }
+            let waited = started.elapsed();
+            if waited >= timeout {
+                let record = read_record(&mut file);
+                return Ok(ReadGuard { _file: None, probe: LockProbe::Held { record } });
             }
             std::thread::sleep(pause.min(timeout - waited));
             pause = (pause * 2).min(Duration::from_millis(50));
