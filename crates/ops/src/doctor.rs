@@ -460,6 +460,11 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
             text(&rel, &mut out);
         }
     }
+    for (dir, _, _) in units::DIRS {
+        for rel in units::linked_files(root, dir) {
+            out.push(Finding::new("schema", &rel, units::LINK_SKIPPED, false));
+        }
+    }
     if let Some(t) = text(layout::DECAY_SCORES, &mut out)
         && let Err(e) = DecayFile::parse(&t, &root.join(layout::DECAY_SCORES))
     {

@@ -62,18 +62,32 @@ impl Relation {
     }
 }
 
-/// Checks the memory text: not empty, at most [`HARD_MAX_TEXT_BYTES`]. Returns it trimmed.
+/// Checks the memory text: not empty, at most [`HARD_MAX_TEXT_BYTES`], no NUL byte. Returns it
+/// trimmed.
 /// The workspace's own limit (`limits.text_bytes`, 64 KiB by default) is checked by
 /// [`remember`] and `propose` with [`check_size`].
 pub fn check_text(text: &str) -> Result<String, InputError> {
     if text.len() > HARD_MAX_TEXT_BYTES {
-        return Err(InputError::TextTooLong { bytes: text.len(), limit: HARD_MAX_TEXT_BYTES });
+        return Err(InputError::TextOverHardLimit {
+            bytes: text.len() as u64,
+            limit: HARD_MAX_TEXT_BYTES,
+        });
     }
+    check_no_nul("text", text)?;
     let t = text.trim();
     if t.is_empty() {
         return Err(InputError::EmptyText);
     }
     Ok(t.to_owned())
+}
+
+/// Refuses a NUL byte in a text field (`field` names it in the error): no memory file, audit
+/// line or commit message can hold one.
+pub fn check_no_nul(field: &'static str, value: &str) -> Result<(), InputError> {
+    match value.find('\0') {
+        Some(offset) => Err(InputError::Nul { field, offset }),
+        None => Ok(()),
+    }
 }
 
 /// Parses `a,b` into tags: trimmed, empty ones dropped, duplicates removed, no `[]` or `|`.
@@ -285,6 +299,7 @@ pub(crate) fn remember_with(
     check_size(ws, &req.text)?;
     cogmem_store::secrets::check(&req.text, "the text", req.allow_secret)?;
     if let Some(title) = &req.title {
+        check_no_nul("title", title)?;
         cogmem_store::secrets::check(title, "the title", req.allow_secret)?;
     }
     // Tags are written into the memory's line and a note's front matter like the text.

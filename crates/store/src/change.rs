@@ -46,12 +46,20 @@ impl Snapshot {
     /// Puts every file back as it was: its earlier bytes, or removed when it did not exist.
     /// Best effort, since the caller is already failing with the error to report: returns
     /// whether every file was put back.
+    ///
+    /// A file that is still as it was is left alone: a change that failed because the disk is
+    /// full (or a file is over the system's size limit) has usually not replaced anything yet,
+    /// and putting back needs no space then, so the rollback finishes and the journal goes.
     pub fn restore(&self, root: &Path) -> bool {
         let mut put_back = true;
         for (rel, bytes) in &self.files {
             let abs = root.join(rel);
             put_back &= match bytes {
-                Some(b) => fsx::write_atomic(&abs, b),
+                Some(b) => {
+                    let unchanged = fsx::read_if_exists(&abs, b.len() as u64)
+                        .is_ok_and(|now| now.as_deref() == Some(b.as_slice()));
+                    if unchanged { Ok(()) } else { fsx::write_atomic(&abs, b) }
+                }
                 None => fsx::remove_file(&abs),
             }
             .is_ok();
@@ -386,11 +394,16 @@ impl Change {
                 (rel.clone(), before)
             })
             .collect();
+        // A NUL byte cannot be in a commit message: refuse before anything is written, as bad
+        // input (every field that reaches the message is checked earlier where it is named).
+        let message = this.message(ws);
+        if let Some(offset) = message.find('\0') {
+            return Err(crate::error::InputError::Nul { field: "commit message", offset }.into());
+        }
         let head = git::head_id(repo)?.map(|id| id.to_string());
         journal::begin(root, head.as_deref(), &entries)?;
         crate::timing::mark("change: snapshot and journal");
         let now = clock.now();
-        let message = this.message(ws);
         let result = this.write_and_commit(ws, repo, &touched, &message, now);
         match result {
             Ok(commit) => {

@@ -280,7 +280,14 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
 /// stat-ed relative to their folder, on two threads when there are many: at 12,000 files this
 /// scan is most of what a search costs.
 fn scan(root: &Path) -> Vec<(String, u64, u128)> {
+    scan_with_links(root).0
+}
+
+/// [`scan`], and the symbolic links it passed over (`*.md` entries of the store folders, or a
+/// store folder leading out of the workspace), which are reported as skipped.
+fn scan_with_links(root: &Path) -> (Vec<(String, u64, u128)>, Vec<String>) {
     let mut out = Vec::new();
+    let mut links = Vec::new();
     if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
         && md.is_file()
     {
@@ -292,15 +299,20 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
         // A store folder that is a link out of the workspace is not read (as in
         // `units::markdown_files`).
         if fsx::check_inside(&abs, "read").is_err() {
+            links.push(dir.to_owned());
             continue;
         }
         let Ok(listing) = std::fs::read_dir(&abs) else { continue };
         for e in listing.flatten() {
-            if !e.file_type().is_ok_and(|t| t.is_file()) {
-                continue;
-            }
+            let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
             let Some(name) = name.to_str() else { continue };
+            if kind.is_symlink() && name.ends_with(".md") {
+                links.push(format!("{dir}/{name}"));
+            }
+            if !kind.is_file() {
+                continue;
+            }
             // The manifest is tab- and line-separated; such names cannot be memory files.
             if name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
                 entries.push((format!("{dir}/{name}"), e));
@@ -325,7 +337,8 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
             out.extend(other.join().unwrap_or_default());
         });
     }
-    out
+    links.sort();
+    (out, links)
 }
 
 /// What a refresh did.
@@ -607,7 +620,11 @@ fn refresh_locked(
     let only = only.or(listed.as_deref());
     let files = match only {
         Some(paths) => scan_paths(root, paths),
-        None => scan(root),
+        None => {
+            let (files, links) = scan_with_links(root);
+            report.skipped.extend(links.iter().map(|rel| units::skipped_link(rel)));
+            files
+        }
     };
     let mut to_read: Vec<(String, u64, u128)> = Vec::new();
     for (rel, size, mtime) in &files {

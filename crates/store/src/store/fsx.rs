@@ -35,7 +35,10 @@ impl IoError {
         match self.source.kind() {
             io::ErrorKind::NotFound
             | io::ErrorKind::PermissionDenied
-            | io::ErrorKind::InvalidInput => ErrorKind::User,
+            | io::ErrorKind::InvalidInput
+            | io::ErrorKind::StorageFull
+            | io::ErrorKind::QuotaExceeded
+            | io::ErrorKind::FileTooLarge => ErrorKind::User,
             _ => ErrorKind::Internal,
         }
     }
@@ -52,6 +55,13 @@ impl IoError {
             io::ErrorKind::PermissionDenied => {
                 Some("check the file's permissions and owner".into())
             }
+            io::ErrorKind::StorageFull
+            | io::ErrorKind::QuotaExceeded
+            | io::ErrorKind::FileTooLarge => Some(
+                "free some disk space (or raise the file size limit) and run the command \
+                 again; a change that failed was undone"
+                    .into(),
+            ),
             _ => None,
         }
     }
