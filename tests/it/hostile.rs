@@ -400,3 +400,98 @@ fn issue_16_symbolic_links_in_store_folders_are_reported_not_skipped_silently() 
     let out = env.run(["status"]).output().code(3);
     assert!(out.stderr.contains("memory/procedures: a symbolic link"), "{out}");
 }
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_peers_link_in_a_memory_file_path_is_refused() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    // A link that stays inside the workspace, into the repository's own config.
+    let config = std::fs::read(env.path(".git/config")).unwrap();
+    std::fs::write(env.path(".git/config"), [config.as_slice(), b"# zanzibar-marker\n"].concat())
+        .unwrap();
+    let config = std::fs::read(env.path(".git/config")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../../.git/config",
+        env.path("memory/graph/entities/person--bob.md"),
+    )
+    .unwrap();
+    env.git_commit_all("a peer's link");
+    let head = env.head();
+    let out = env.run(["remember", "--entity", "person--bob", "Bob likes rum"]).output().code(1);
+    assert!(out.stderr.contains("memory/graph/entities/person--bob.md"), "{out}");
+    assert!(out.stderr.contains("is a symbolic link"), "{out}");
+    assert!(out.stderr.contains("hint: replace the link with a real folder or file"), "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    assert!(
+        std::fs::symlink_metadata(env.path("memory/graph/entities/person--bob.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link is left as it is"
+    );
+    assert_eq!(std::fs::read(env.path(".git/config")).unwrap(), config);
+    let history = env.git(&["log", "-p", "--all"]);
+    assert!(!history.contains("zanzibar-marker"), "the config never lands in a commit");
+    assert!(!env.path(".cogmem/journal/manifest").exists());
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_linked_index_folder_is_not_written_through() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    env.run(["search", "tea"]).success();
+    // The index folder moved into the workspace and linked back: still inside, still refused.
+    std::fs::rename(env.path(".cogmem/index"), env.path("memory/vault/idx")).unwrap();
+    std::os::unix::fs::symlink("../memory/vault/idx", env.path(".cogmem/index")).unwrap();
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(env.path("memory/vault/idx"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    env.write("memory/vault/new.md", "# New\n\nBob likes rum\n");
+    env.git_commit_all("a new note");
+    let out = env.run(["search", "rum"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains(".cogmem/index"), "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert_eq!(listing(), before, "nothing written through the link");
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_watch_file_that_is_a_link_is_not_emptied() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    let outside = env.home.join("precious.txt");
+    std::fs::write(&outside, "precious\n").unwrap();
+    std::fs::create_dir_all(env.path(".cogmem/watch")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.path(".cogmem/watch/changed")).unwrap();
+    let mut child = env
+        .run(["watch"])
+        .into_command()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let emptied = || std::fs::read_to_string(&outside).unwrap() != "precious\n";
+    crate::common::wait_until(std::time::Duration::from_secs(60), || {
+        emptied() || child.try_wait().unwrap().is_some()
+    });
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!emptied(), "the file outside is intact: {stderr}");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+}

@@ -357,6 +357,12 @@ impl Change {
         // The audit log is appended to: a link there (a peer's, into `.git/`) is refused before
         // anything is written, so nothing needs undoing.
         fsx::check_no_link(&root.join(layout::AUDIT_LOG), "append to")?;
+        // Nor is any file it writes a link, wherever it leads: a peer's commit can make
+        // `memory/graph/entities/x.md` a link into `.git/config`, and replacing it would
+        // commit what it led to (issue 16).
+        for p in self.edits.iter().map(|e| &e.path).chain(&self.adopted) {
+            fsx::check_no_link(&root.join(p), "write")?;
+        }
         let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
             touched.push(layout::AUDIT_LOG.to_owned());

@@ -165,6 +165,9 @@ pub(crate) fn changes_since(ws: &Workspace, generation: &str, offset: u64) -> Si
             SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()),
         );
         let cookie = ws.abs(COOKIES).join(&name);
+        if fsx::check_no_link(&cookie, "create").is_err() {
+            break; // a linked state folder is written through by nobody: scan instead
+        }
         // Not `create_dir_all`: a cookie folder that is missing is not watched.
         match OpenOptions::new().write(true).create_new(true).open(&cookie) {
             Ok(_) => {
@@ -254,13 +257,12 @@ impl Server {
         // The last watcher's state goes first, so no reader takes the new `changed` for its.
         fsx::remove_file(&ws.abs(STATE))?;
         let changed_path = ws.abs(CHANGED);
-        let changed = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&changed_path)
-            .map_err(|e| IoError::new(&changed_path, "open for appending", e))?;
+        // Not through a link (a file outside would be emptied), as every append.
+        let changed = fsx::open_append(&changed_path)?;
         changed.set_len(0).map_err(|e| IoError::new(&changed_path, "empty", e))?;
         let cookies = ws.abs(COOKIES);
+        // Its files are removed below: never those of a folder it links to.
+        fsx::check_no_link(&cookies, "clear")?;
         fsx::create_dir_all(&cookies)?;
         if let Ok(listing) = std::fs::read_dir(&cookies) {
             for e in listing.flatten() {
@@ -290,7 +292,8 @@ impl Server {
             self.stop();
             return Ok(());
         }
-        fsx::write_atomic(&self.root.join(STATE), format!("{}\n", self.generation).as_bytes())?;
+        let state = format!("{}\n", self.generation);
+        fsx::write_derived(&self.root.join(STATE), state.as_bytes(), true)?;
         self.phase = Phase::Serving;
         Ok(())
     }

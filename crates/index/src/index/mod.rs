@@ -520,6 +520,9 @@ fn refresh_locked(
 ) -> crate::Result<(Index, RefreshReport)> {
     let dir = ws.abs(layout::INDEX_DIR);
     let meta_path = dir.join(META_FILE);
+    // tantivy writes the index folder's files itself: the folder (or `.cogmem/`) must not be a
+    // link, wherever it leads (issue 16).
+    fsx::check_no_link(&meta_path, "write")?;
     let mut report = RefreshReport::default();
     let meta = read_meta(&meta_path, ws.file_limit())?;
     let boot = dir::boot_id();
@@ -651,7 +654,7 @@ fn refresh_locked(
     // crash of the system in the middle cannot leave an index that looks trustworthy.
     if (!to_read.is_empty() || !gone.is_empty()) && boot.is_some() && meta.boot != boot {
         meta.boot.clone_from(&boot);
-        fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
+        fsx::write_derived(&meta_path, meta.to_text().as_bytes(), true)?;
     }
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
     let mut graph_changed = report.rebuilt;
