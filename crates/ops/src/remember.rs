@@ -861,8 +861,9 @@ mod tests {
         assert!(matches!(check_text("  \n"), Err(InputError::EmptyText)));
         assert!(matches!(
             check_text(&"a".repeat(HARD_MAX_TEXT_BYTES + 1)),
-            Err(InputError::TextTooLong { .. })
+            Err(InputError::TextOverHardLimit { .. })
         ));
+        assert!(matches!(check_text("a\0b"), Err(InputError::Nul { field: "text", offset: 1 })));
         assert_eq!(parse_tags(" db, alice,,db ").unwrap(), ["db", "alice"]);
         assert!(parse_tags("a]").is_err());
     }
