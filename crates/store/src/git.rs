@@ -394,18 +394,7 @@ pub(crate) fn commit_files(
     spec: &CommitSpec<'_>,
 ) -> crate::Result<Oid> {
     let branch = head_branch(repo)?;
-    let parent = match head_id(repo)? {
-        Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
-        None => None,
-    };
-    let base = match &parent {
-        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
-        None => {
-            let empty =
-                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
-            repo.find_tree(empty).map_err(op("read a tree"))?
-        }
-    };
+    let (parent, base) = head_commit_and_tree(repo)?;
     let mut update = TreeUpdateBuilder::new();
     let mut stored: Vec<(&String, Oid, FileMode)> = Vec::with_capacity(files.len());
     for rel in files {
@@ -465,6 +454,24 @@ pub(crate) fn commit_files(
     Ok(id)
 }
 
+/// HEAD's commit (none on an unborn branch) and its tree (the empty tree then): what a new
+/// commit is built on.
+fn head_commit_and_tree(repo: &Repository) -> crate::Result<(Option<git2::Commit<'_>>, Tree<'_>)> {
+    let parent = match head_id(repo)? {
+        Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
+        None => None,
+    };
+    let base = match &parent {
+        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
+        None => {
+            let empty =
+                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
+            repo.find_tree(empty).map_err(op("read a tree"))?
+        }
+    };
+    Ok((parent, base))
+}
+
 /// The folder of refs that keep what a recovery put back (`refs/cogmem/recovered/NAME`).
 pub const RECOVERED_REFS: &str = "refs/cogmem/recovered";
 
@@ -487,18 +494,7 @@ pub fn save_recovered(
     if files.is_empty() {
         return Ok(None);
     }
-    let parent = match head_id(repo)? {
-        Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
-        None => None,
-    };
-    let base = match &parent {
-        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
-        None => {
-            let empty =
-                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
-            repo.find_tree(empty).map_err(op("read a tree"))?
-        }
-    };
+    let (parent, base) = head_commit_and_tree(repo)?;
     let mut update = TreeUpdateBuilder::new();
     for rel in files {
         match crate::store::fsx::read_if_exists(&root.join(rel), limit)? {

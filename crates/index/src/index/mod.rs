@@ -17,9 +17,9 @@ pub mod freshness;
 pub mod search;
 
 use std::collections::HashMap;
-use std::fs::{File, TryLockError};
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
@@ -32,7 +32,7 @@ use tantivy::{
 use crate::error::ErrorKind;
 use cogmem_store::store::fsx::{self, IoError};
 use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
-use cogmem_store::workspace::{LockGuard, Workspace, layout};
+use cogmem_store::workspace::{LockGuard, LockSide, Workspace, layout, wait_for_lock};
 
 /// Bumped whenever the schema or the way documents are built changes.
 pub(crate) const SCHEMA_VERSION: u32 = 5;
@@ -490,17 +490,11 @@ fn graph_digest(rel: &str, text: &str) -> String {
 fn lock(ws: &Workspace) -> crate::Result<File> {
     let path = ws.abs(LOCK_FILE);
     let file = fsx::open_lock_file(&path)?;
-    let started = Instant::now();
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(TryLockError::WouldBlock) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(TryLockError::WouldBlock) => return Err(IndexError::Busy { path }.into()),
-            Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
-        }
+    match wait_for_lock(&file, LockSide::Write, timeout) {
+        Ok(true) => Ok(file),
+        Ok(false) => Err(IndexError::Busy { path }.into()),
+        Err(e) => Err(IoError::new(&path, "lock", e).into()),
     }
 }
 
@@ -898,16 +892,10 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
     // holding the index lock), then look again; a lock that cannot be had leaves the answer.
     let path = ws.abs(LOCK_FILE);
     let Ok(file) = fsx::open_lock_file(&path) else { return first };
-    let started = Instant::now();
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
-    loop {
-        match file.try_lock_shared() {
-            Ok(()) => return state(ws),
-            Err(TryLockError::WouldBlock) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(_) => return first,
-        }
+    match wait_for_lock(&file, LockSide::Read, timeout) {
+        Ok(true) => state(ws),
+        _ => first,
     }
 }
 

@@ -104,13 +104,19 @@ pub fn linked_files(root: &Path, dir: &str) -> Vec<String> {
     if fsx::check_inside(&abs, "read").is_err() {
         return vec![dir.to_owned()];
     }
-    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
+    md_entries(&abs, dir, std::fs::FileType::is_symlink)
+}
+
+/// The `*.md` entries directly in folder `abs` (`dir` relative to the root) whose file type
+/// (not followed) passes `keep`, sorted, as relative paths.
+fn md_entries(abs: &Path, dir: &str, keep: fn(&std::fs::FileType) -> bool) -> Vec<String> {
+    let mut out: Vec<String> = walkdir::WalkDir::new(abs)
         .follow_links(false)
         .min_depth(1)
         .max_depth(1)
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_symlink())
+        .filter(|e| keep(&e.file_type()))
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_owned();
             name.ends_with(".md").then(|| format!("{dir}/{name}"))
@@ -323,20 +329,7 @@ pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
     if !abs.is_dir() || fsx::check_inside(&abs, "read").is_err() {
         return Vec::new();
     }
-    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
-        .follow_links(false)
-        .min_depth(1)
-        .max_depth(1)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.to_owned();
-            name.ends_with(".md").then(|| format!("{dir}/{name}"))
-        })
-        .collect();
-    out.sort();
-    out
+    md_entries(&abs, dir, std::fs::FileType::is_file)
 }
 
 /// Splits text into search terms: lower-case words of two or more characters that are not
