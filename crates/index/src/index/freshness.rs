@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cogmem_store::store::fsx::{self, IoError};
-use cogmem_store::workspace::Workspace;
+use cogmem_store::workspace::{LockSide, Workspace, wait_for_lock};
 
 /// Held (exclusively) by the running watcher.
 pub(crate) const LOCK: &str = ".cogmem/watch/lock";
@@ -241,18 +241,10 @@ impl Server {
     pub fn start(ws: &Workspace) -> crate::Result<Option<Self>> {
         let lock_path = ws.abs(LOCK);
         let lock = fsx::open_lock_file(&lock_path)?;
-        let started = Instant::now();
-        loop {
-            match lock.try_lock() {
-                Ok(()) => break,
-                Err(TryLockError::WouldBlock) if started.elapsed() < Duration::from_secs(2) => {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                Err(TryLockError::WouldBlock) => return Ok(None),
-                Err(TryLockError::Error(e)) => {
-                    return Err(IoError::new(&lock_path, "lock", e).into());
-                }
-            }
+        let taken = wait_for_lock(&lock, LockSide::Write, Duration::from_secs(2))
+            .map_err(|e| IoError::new(&lock_path, "lock", e))?;
+        if !taken {
+            return Ok(None);
         }
         // The last watcher's state goes first, so no reader takes the new `changed` for its.
         fsx::remove_file(&ws.abs(STATE))?;
