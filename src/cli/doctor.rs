@@ -41,7 +41,8 @@ pub struct VerifyArgs {
 ///
 /// Without --fix it reports like `cogmem verify`, saying for each finding whether --fix can
 /// repair it. `--fix` takes the workspace lock (taking over one left by a dead process), puts
-/// back files an interrupted change left (a copy of each goes to .cogmem/recovered/), removes
+/// back files an interrupted change left (first committing them as they were to a ref
+/// refs/cogmem/recovered/NAME, off every branch, and copying them to .cogmem/recovered/), removes
 /// stale lock and temporary files, creates missing decay entries and marks entries whose
 /// memory is gone as archived (one commit by `system:doctor`), and brings the search index up
 /// to date. Exit 0 when clean afterwards, 3 when findings remain.
@@ -80,6 +81,13 @@ fn print(ctx: &Ctx, report: &Report, doctor: bool) -> cogmem::Result<Exit> {
         }
         if let Some(c) = &report.commit {
             let _ = writeln!(out, "commit    {}", render::short(c));
+        }
+        for r in &report.recovery_refs {
+            let _ = writeln!(
+                out,
+                "the files put back, as they were, are committed in {r} \
+                 (get one back with `git checkout {r} -- PATH`)"
+            );
         }
         if let Some(dir) = &report.recovered {
             let _ = writeln!(out, "copies of the files put back are in {dir}");

@@ -32,7 +32,11 @@ pub fn text_or_stdin(arg: &str) -> cogmem::Result<String> {
         .read_to_end(&mut bytes)
         .map_err(|e| IoError::new("<stdin>", "read", e))?;
     if bytes.len() > MAX_TEXT_BYTES {
-        return Err(InputError::TextTooLong { bytes: bytes.len(), limit: MAX_TEXT_BYTES }.into());
+        // Name the real size: count (without keeping) what is left.
+        let rest = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink())
+            .map_err(|e| IoError::new("<stdin>", "read", e))?;
+        let bytes = bytes.len() as u64 + rest;
+        return Err(InputError::TextOverHardLimit { bytes, limit: MAX_TEXT_BYTES }.into());
     }
     String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
 }

@@ -1,11 +1,10 @@
 //! `cogmem remember`.
 
 use std::fmt::Write as _;
-use std::io::Read;
 
 use clap::Args;
 use cogmem::error::InputError;
-use cogmem::ops::remember::{self, HARD_MAX_TEXT_BYTES, RememberFields, RememberRequest};
+use cogmem::ops::remember::{self, RememberFields, RememberRequest};
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -76,7 +75,7 @@ pub struct RememberArgs {
 
 impl RememberArgs {
     fn to_request(&self, ctx: &Ctx, now: &cogmem::Timestamp) -> cogmem::Result<RememberRequest> {
-        let text = if self.text == "-" { read_stdin()? } else { self.text.clone() };
+        let text = super::input::text_or_stdin(&self.text)?;
         let fields = RememberFields {
             text,
             stores: self.stores.clone(),
@@ -92,21 +91,6 @@ impl RememberArgs {
         };
         fields.to_request(ctx.actor()?, now)
     }
-}
-
-fn read_stdin() -> cogmem::Result<String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(HARD_MAX_TEXT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| cogmem::store::fsx::IoError::new("<stdin>", "read", e))?;
-    if bytes.len() > HARD_MAX_TEXT_BYTES {
-        return Err(
-            InputError::TextTooLong { bytes: bytes.len(), limit: HARD_MAX_TEXT_BYTES }.into()
-        );
-    }
-    String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
 }
 
 pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {

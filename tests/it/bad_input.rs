@@ -230,3 +230,30 @@ fn out_of_range_flags_are_usage_errors() {
         refused(&env, &args, stdin, code, starts);
     }
 }
+
+// See: issue 16
+#[test]
+fn issue_16_a_nul_byte_is_bad_input_naming_the_field() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    let out = env.run(["remember", "-"]).stdin(&b"hello\0world"[..]).output().code(1);
+    assert!(out.stderr.contains("the text contains a NUL byte (at byte 5)"), "{out}");
+    assert!(out.stderr.contains("hint: remove the NUL bytes from the text"), "{out}");
+    let out =
+        env.run(["--actor", "subagent:r", "propose", "-"]).stdin(&b"a\0b"[..]).output().code(1);
+    assert!(out.stderr.contains("the text contains a NUL byte"), "{out}");
+    let out = env.run(["hear", "-"]).stdin(&b"remember that a\0b"[..]).output();
+    assert_ne!(out.code, 70, "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    env.assert_clean_tree();
+}
+
+// See: issue 16
+#[test]
+fn issue_16_text_over_what_stdin_may_hold_names_its_real_size() {
+    let env = TestEnv::initialized();
+    let big = vec![b'a'; 17 * 1024 * 1024 + 5];
+    let out = env.run(["remember", "-"]).stdin(big).output().code(1);
+    assert!(out.stderr.contains("the text is 17825797 bytes"), "{out}");
+    assert!(out.stderr.contains("no setting allows more than 16777216 bytes"), "{out}");
+}

@@ -322,3 +322,162 @@ fn a_pre_commit_hook_allows_the_edits_being_committed_but_not_rewritten_history(
     let out = env.run(["verify", "--allow-uncommitted", "--quiet"]).output().code(3);
     assert!(out.stdout.starts_with(&format!("append-only  {day}:")), "{out}");
 }
+
+// See: issue 16
+#[test]
+fn issue_16_doctor_fix_leaves_an_unreadable_file_and_its_entry_alone() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "vault", "Zanzibar door code is kept by Alice"]);
+    let note = env.git(&["ls-files", "memory/vault/*.md"]).trim().to_owned();
+    let good = std::fs::read(env.path(&note)).unwrap();
+    let decay = env.read("memory/meta/decay-scores.json");
+    // One bad byte, committed by hand.
+    let mut bad = good.clone();
+    bad.extend_from_slice(b"\xff\n");
+    std::fs::write(env.path(&note), &bad).unwrap();
+    env.git_commit_all("a bad byte");
+    let head = env.head();
+    let out = env.run(["doctor", "--fix"]).output().code(3);
+    assert!(out.stdout.contains(&format!("schema       {note}: ")), "reported: {out}");
+    assert!(out.stdout.contains("not valid UTF-8"), "{out}");
+    assert!(!out.stdout.contains("marked vault:"), "its entry is not archived: {out}");
+    assert_eq!(env.head(), head, "no repair commit");
+    assert_eq!(env.read("memory/meta/decay-scores.json"), decay, "decay entries untouched");
+    assert_eq!(std::fs::read(env.path(&note)).unwrap(), bad, "the file is left as it is");
+    let (_, findings, v) = verify(&env);
+    let c = checks(&findings);
+    assert!(c.contains(&"schema") && !c.contains(&"decay"), "{v:#}");
+    // Fixing the byte brings the pinned note back to search.
+    std::fs::write(env.path(&note), &good).unwrap();
+    env.git_commit_all("byte fixed");
+    let out = env.run(["search", "Zanzibar"]).success();
+    assert!(out.stdout.contains(&note), "{out}");
+    assert_eq!(verify(&env).0, 0);
+}
+
+// See: issue 16
+#[test]
+fn issue_16_an_edit_doctor_puts_back_is_committed_to_a_recovery_ref_first() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    // An agent edits MEMORY.md directly and appends its audit line, but commits neither:
+    // doctor takes the audit line for an interrupted change and puts MEMORY.md back.
+    let mut memory = env.read("MEMORY.md");
+    memory.push_str("\n- Biscuits on Fridays, typed by hand\n");
+    env.write("MEMORY.md", &memory);
+    let mut log = env.read("memory/meta/audit.log");
+    log.push_str("2026-12-01T09:30:00Z | EDIT | MEMORY.md | manual | auto | biscuits\n");
+    env.write("memory/meta/audit.log", &log);
+    let head = env.head();
+    let branches = env.git(&["for-each-ref", "refs/heads"]);
+    let out = env.run(["doctor", "--fix", "--json"]).output();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let refs: Vec<String> = v["recovery_refs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("recovery_refs in --json: {v:#}"))
+        .iter()
+        .map(|r| r.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(refs.len(), 1, "{v:#}");
+    let r = &refs[0];
+    assert!(r.starts_with("refs/cogmem/recovered/"), "{r}");
+    assert_ne!(env.read("MEMORY.md"), memory, "put back as in HEAD");
+    assert_eq!(env.head(), head, "the branch did not move");
+    assert_eq!(env.git(&["for-each-ref", "refs/heads"]), branches);
+    assert_eq!(env.git(&["rev-parse", &format!("{r}^")]).trim(), head, "parent = HEAD");
+    assert_eq!(env.git(&["show", &format!("{r}:MEMORY.md")]), memory, "the edit is kept");
+    assert!(env.git(&["show", &format!("{r}:memory/meta/audit.log")]).contains("biscuits"));
+    assert_eq!(env.git(&["diff", "--cached", "--name-only"]), "", "the index is untouched");
+    // Deleting the derived copies loses nothing: the ref brings the edit back.
+    std::fs::remove_dir_all(env.path(".cogmem/recovered")).unwrap();
+    env.git(&["checkout", r, "--", "MEMORY.md"]);
+    assert_eq!(env.read("MEMORY.md"), memory);
+    // The human output names the ref too.
+    env.git(&["checkout", "HEAD", "--", "MEMORY.md"]);
+    env.write("MEMORY.md", &memory);
+    env.write("memory/meta/audit.log", &log);
+    let out = env.run(["doctor", "--fix"]).output();
+    assert!(out.stdout.contains("committed in refs/cogmem/recovered/"), "{out}");
+    assert!(out.stdout.contains("git checkout refs/cogmem/recovered/"), "{out}");
+}
+
+// Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_an_edit_made_after_a_crash_is_committed_to_a_recovery_ref_before_the_journal_undoes_it()
+{
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let head = env.head();
+    let killed =
+        env.run(["remember", "Bob likes tea"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    assert_ne!(killed.code, 0, "{killed}");
+    // A person edits the file the dead change wrote before anyone runs doctor.
+    let day = env.git(&["ls-files", "memory/episodes/*.md"]).trim().to_owned();
+    let mut text = env.read(&day);
+    text.push_str("\nMy own note, typed after the crash.\n");
+    env.write(&day, &text);
+    let out = env.run(["doctor", "--fix", "--json"]).output();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let r = v["recovery_refs"][0].as_str().unwrap_or_else(|| panic!("a recovery ref: {v:#}"));
+    assert!(r.starts_with("refs/cogmem/recovered/journal-"), "{r}");
+    assert_eq!(env.head(), head);
+    assert!(!env.read(&day).contains("My own note"), "the journal put the file back");
+    let kept = env.git(&["show", &format!("{r}:{day}")]);
+    assert!(kept.contains("My own note") && kept.contains("Bob likes tea"), "{kept}");
+    assert_eq!(env.git(&["rev-parse", &format!("{r}^")]).trim(), head, "parent = HEAD");
+}
+
+// See: issue 16
+#[test]
+fn issue_16_verify_reports_no_change_in_flight() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    env.run(["search", "Alice"]).success();
+    let writes = 12;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (root, home) = (env.root.clone(), env.home.clone());
+    let phantoms = std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            for i in 0..writes {
+                let now = chrono::DateTime::from_timestamp(crate::common::START + 3600 + i, 0)
+                    .unwrap()
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string();
+                let out = crate::common::sealed_command(&home, &root, &now)
+                    .args(["remember", &format!("Note number {i} about the garden")])
+                    .output()
+                    .expect("cogmem runs");
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut phantoms = Vec::new();
+        let mut runs = 0;
+        // Bounded: at most 200 verifies, and at least one after the writer is done.
+        while runs < 200 {
+            let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+            let out = crate::common::sealed_command(&home, &root, "2026-12-01T09:30:00Z")
+                .args(["verify"])
+                .output()
+                .expect("cogmem runs");
+            runs += 1;
+            if !out.status.success() {
+                phantoms.push(format!(
+                    "exit {:?}\n{}{}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            if finished {
+                break;
+            }
+        }
+        writer.join().expect("the writer finishes");
+        phantoms
+    });
+    assert!(phantoms.is_empty(), "{} phantom reports, first:\n{}", phantoms.len(), phantoms[0]);
+    env.assert_clean_tree();
+}

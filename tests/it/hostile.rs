@@ -122,11 +122,12 @@ fn symlinks_out_of_the_workspace_are_not_followed() {
     symlink(&outside, env.path("memory/graph/entities/evil.md")).unwrap();
     symlink(&outside, env.path("memory/graph/entities/person--mallory.md")).unwrap();
     env.git_commit_all("links");
-    // Not read into the index or the unit list.
-    env.run(["reindex"]).success();
+    // Not read into the index or the unit list, and reported (exit 3).
+    let out = env.run(["reindex"]).output().code(3);
+    assert!(out.stderr.contains("memory/graph/entities/evil.md: a symbolic link"), "{out}");
     let out = env.run(["search", "zanzibar"]).output();
     assert!(!out.stdout.contains("zanzibar"), "{out}");
-    let out = env.run(["search", "tea", "--json"]).success();
+    let out = env.run(["search", "tea", "--json"]).output().code(3);
     assert!(!out.stdout.contains("mallory"), "{out}");
     // Not written through.
     let before = std::fs::read(&outside).unwrap();
@@ -141,7 +142,7 @@ fn symlinks_out_of_the_workspace_are_not_followed() {
     std::fs::remove_dir_all(env.path("memory/vault")).ok();
     symlink(&outside_dir, env.path("memory/vault")).unwrap();
     env.git_commit_all("vault link");
-    env.run(["reindex"]).success();
+    env.run(["reindex"]).output().code(3);
     let out = env.run(["search", "quetzal"]).output();
     assert!(!out.stdout.contains("quetzal"), "{out}");
     let out = env.run(["remember", "--store", "vault", "a pinned note"]).output();
@@ -318,4 +319,179 @@ fn a_state_folder_that_is_a_link_is_not_written_through() {
     let out = env.run(["recall", "tea"]).output();
     assert!(!out.stderr.contains("panicked"), "{out}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_write_that_fails_for_lack_of_space_rolls_back_and_leaves_no_journal() {
+    let env = TestEnv::initialized();
+    // An episode file bigger than the system's file size limit below, so rewriting it fails
+    // as a write on a full disk does (EFBIG; ENOSPC takes the same path).
+    env.mutate(["remember", &format!("first note {}", "filler ".repeat(300))]);
+    let before = env.snapshot();
+    let head = env.head();
+    let cogmem = env.run(["remember", "second note"]).into_command();
+    let mut sh = std::process::Command::new("sh");
+    sh.env_clear()
+        .envs(cogmem.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .current_dir(cogmem.get_current_dir().unwrap())
+        .args(["-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\""])
+        .arg(cogmem.get_program())
+        .args(cogmem.get_args());
+    let out = sh.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "a user-facing failure, not an internal one: {stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert!(stderr.contains("hint: free some disk space"), "{stderr}");
+    assert_eq!(env.head(), head, "nothing committed");
+    assert!(!env.path(".cogmem/journal/manifest").exists(), "the journal is removed");
+    assert_eq!(env.snapshot(), before, "every file as before");
+    env.assert_clean_tree();
+    let (code, _, v) = {
+        let out = env.run(["verify", "--json"]).output();
+        (out.code, (), out.stdout)
+    };
+    assert_eq!(code, 0, "{v}");
+}
+
+// See: issue 16
+#[test]
+fn issue_16_status_reports_an_unreadable_entity_file() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--entity", "person--bob", "Bob likes tea"]);
+    let rel = "memory/graph/entities/person--bob.md";
+    let mut bytes = std::fs::read(env.path(rel)).unwrap();
+    bytes.extend_from_slice(b"\xff\n");
+    std::fs::write(env.path(rel), &bytes).unwrap();
+    env.git_commit_all("a bad byte");
+    let out = env.run(["status"]).output().code(3);
+    assert!(out.stderr.contains(&format!("{rel}: not valid UTF-8")), "{out}");
+    let out = env.run(["status", "--json"]).output().code(3);
+    assert!(out.stdout.contains("person--bob.md"), "{out}");
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_symbolic_links_in_store_folders_are_reported_not_skipped_silently() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    let outside = env.home.join("outside.md");
+    std::fs::write(&outside, "# Outside\n\nzanzibar\n").unwrap();
+    std::os::unix::fs::symlink(&outside, env.path("memory/vault/outside.md")).unwrap();
+    std::os::unix::fs::symlink(env.path("MEMORY.md"), env.path("memory/vault/inside.md")).unwrap();
+    env.git_commit_all("a peer's links");
+    for args in [vec!["status"], vec!["reindex"], vec!["search", "tea"], vec!["recall", "tea"]] {
+        let out = env.run(&args).output();
+        assert_eq!(out.code, 3, "{args:?}: {out}");
+        for link in ["memory/vault/outside.md", "memory/vault/inside.md"] {
+            assert!(out.stderr.contains(&format!("{link}: a symbolic link")), "{args:?}: {out}");
+        }
+        assert!(!out.stdout.contains("zanzibar"), "{out}");
+    }
+    let out = env.run(["verify"]).output().code(3);
+    assert!(out.stdout.contains("schema       memory/vault/outside.md: a symbolic link"), "{out}");
+    // A store folder that is a link out of the workspace is reported the same way.
+    let dir = env.home.join("elsewhere");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::remove_dir_all(env.path("memory/procedures")).unwrap();
+    std::os::unix::fs::symlink(&dir, env.path("memory/procedures")).unwrap();
+    let out = env.run(["status"]).output().code(3);
+    assert!(out.stderr.contains("memory/procedures: a symbolic link"), "{out}");
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_peers_link_in_a_memory_file_path_is_refused() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    // A link that stays inside the workspace, into the repository's own config.
+    let config = std::fs::read(env.path(".git/config")).unwrap();
+    std::fs::write(env.path(".git/config"), [config.as_slice(), b"# zanzibar-marker\n"].concat())
+        .unwrap();
+    let config = std::fs::read(env.path(".git/config")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../../.git/config",
+        env.path("memory/graph/entities/person--bob.md"),
+    )
+    .unwrap();
+    env.git_commit_all("a peer's link");
+    let head = env.head();
+    let out = env.run(["remember", "--entity", "person--bob", "Bob likes rum"]).output().code(1);
+    assert!(out.stderr.contains("memory/graph/entities/person--bob.md"), "{out}");
+    assert!(out.stderr.contains("is a symbolic link"), "{out}");
+    assert!(out.stderr.contains("hint: replace the link with a real folder or file"), "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    assert!(
+        std::fs::symlink_metadata(env.path("memory/graph/entities/person--bob.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link is left as it is"
+    );
+    assert_eq!(std::fs::read(env.path(".git/config")).unwrap(), config);
+    let history = env.git(&["log", "-p", "--all"]);
+    assert!(!history.contains("zanzibar-marker"), "the config never lands in a commit");
+    assert!(!env.path(".cogmem/journal/manifest").exists());
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_linked_index_folder_is_not_written_through() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    env.run(["search", "tea"]).success();
+    // The index folder moved into the workspace and linked back: still inside, still refused.
+    std::fs::rename(env.path(".cogmem/index"), env.path("memory/vault/idx")).unwrap();
+    std::os::unix::fs::symlink("../memory/vault/idx", env.path(".cogmem/index")).unwrap();
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(env.path("memory/vault/idx"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    env.write("memory/vault/new.md", "# New\n\nBob likes rum\n");
+    env.git_commit_all("a new note");
+    let out = env.run(["search", "rum"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains(".cogmem/index"), "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert_eq!(listing(), before, "nothing written through the link");
+}
+
+// See: issue 16
+#[cfg(unix)]
+#[test]
+fn issue_16_a_watch_file_that_is_a_link_is_not_emptied() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    let outside = env.home.join("precious.txt");
+    std::fs::write(&outside, "precious\n").unwrap();
+    std::fs::create_dir_all(env.path(".cogmem/watch")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.path(".cogmem/watch/changed")).unwrap();
+    let mut child = env
+        .run(["watch"])
+        .into_command()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let emptied = || std::fs::read_to_string(&outside).unwrap() != "precious\n";
+    crate::common::wait_until(std::time::Duration::from_secs(60), || {
+        emptied() || child.try_wait().unwrap().is_some()
+    });
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!emptied(), "the file outside is intact: {stderr}");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
 }

@@ -230,7 +230,7 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
     let cache = ScanCache { head: head.to_string(), files, changes: all, scanned };
     if fresh && let Ok(text) = serde_json::to_string(&cache) {
         // Derived data: a failure to save it only costs the next call a full walk.
-        let _ = fsx::write_atomic(&cache_path, text.as_bytes());
+        let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
     }
     let acked = acknowledged(ws)?;
     let mut out: Vec<CriticalChange> = cache

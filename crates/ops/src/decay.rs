@@ -172,8 +172,7 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     let subject = format!("{} band changes", report.transitions.len());
     let change = change.with_subject(Action::Decay, subject);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
 }

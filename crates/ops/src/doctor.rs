@@ -113,6 +113,11 @@ pub struct Report {
     /// Where copies of put-back files were kept, if any were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovered: Option<String>,
+    /// Refs of commits holding the files as they were before being put back
+    /// (`refs/cogmem/recovered/…`, parent HEAD, off every branch); `git checkout REF -- PATH`
+    /// brings one back.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recovery_refs: Vec<String>,
     /// A running command held the lock while checking, so in-flight files may show up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub busy: Option<Busy>,
@@ -151,16 +156,22 @@ pub fn verify(ws: &Workspace) -> crate::Result<Report> {
 /// and the other checks still read them.
 pub fn verify_with(ws: &Workspace, allow_uncommitted: bool) -> crate::Result<Report> {
     let repo = git::open(ws.root())?;
-    let probe = ws.probe_lock()?;
-    let stale = match &probe {
+    // The read side of the lock: a change in flight finishes first, and none starts until the
+    // checks are done, so nothing half-written is taken for a problem (issue 16). Only when a
+    // writer holds the lock for the whole `lock.timeout_ms` are the checks run beside it,
+    // with a warning.
+    let guard = ws.read_lock()?;
+    let probe = guard.probe();
+    let stale = match probe {
         LockProbe::Stale { record } => Some(record.clone()),
         _ => None,
     };
-    let busy = match &probe {
+    let busy = match probe {
         LockProbe::Held { record } => Some(Busy { pid: record.as_ref().map(|r| r.pid) }),
         _ => None,
     };
     let mut report = run_checks(ws, &repo, stale.as_ref())?;
+    drop(guard);
     // A change journal while nobody holds the lock is a change whose process died.
     if busy.is_none() && cogmem_store::workspace::journal::pending(ws.root()) {
         report.findings.push(Finding::new(
@@ -198,8 +209,10 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
             message: format!("took over the lock left by process {}", r.pid),
         });
     }
+    let mut recovery_refs = Vec::new();
     // Taking the lock finished what a dead process's change journal describes.
     if let Some(r) = lock.recovered() {
+        recovery_refs.extend(r.saved_ref.clone());
         if r.committed {
             repaired.push(Repair {
                 check: "interrupted",
@@ -229,6 +242,21 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
     let mut recovered = None;
     if !evidence.files.is_empty() || !evidence.temp_files.is_empty() {
         let dir = recovery_dir(ws, now)?;
+        // Committed first: a file put back may hold a person's only copy of an edit, and the
+        // folder of copies is derived data that may be deleted.
+        let message = "cogmem doctor --fix: files of an interrupted change, before they were \
+                       put back\n\nRestore a file with `git checkout REF -- PATH`.\n";
+        let name = dir.rsplit('/').next().unwrap_or("doctor");
+        let saved = git::save_recovered(
+            &repo,
+            ws.root(),
+            name,
+            &evidence.files,
+            message,
+            now,
+            ws.file_limit(),
+        )?;
+        recovery_refs.extend(saved);
         let tree = git::head_tree(&repo)?;
         for rel in evidence.files.iter().chain(&evidence.temp_files) {
             let abs = ws.abs(rel);
@@ -311,6 +339,7 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
     report.repaired = repaired;
     report.commit = commit;
     report.recovered = recovered;
+    report.recovery_refs = recovery_refs;
     Ok(report)
 }
 
@@ -326,7 +355,7 @@ fn run_checks(
     findings.extend(check_decay(ws));
     findings.extend(check_links(ws));
     findings.extend(check_budget(ws));
-    if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
+    if cogmem_index::index::state_when_idle(ws) == cogmem_index::index::IndexState::Stale {
         findings.push(Finding::new(
             "index",
             layout::INDEX_DIR,
@@ -362,6 +391,7 @@ fn run_checks(
         repaired: Vec::new(),
         commit: None,
         recovered: None,
+        recovery_refs: Vec::new(),
         busy: None,
     })
 }
@@ -428,6 +458,11 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
     for dir in [layout::PROCEDURES_DIR, layout::VAULT_DIR] {
         for rel in units::markdown_files(root, dir) {
             text(&rel, &mut out);
+        }
+    }
+    for (dir, _, _) in units::DIRS {
+        for rel in units::linked_files(root, dir) {
+            out.push(Finding::new("schema", &rel, units::LINK_SKIPPED, false));
         }
     }
     if let Some(t) = text(layout::DECAY_SCORES, &mut out)
@@ -508,12 +543,27 @@ fn decay_mismatch(ws: &Workspace, decay: &DecayFile) -> (Vec<units::MemoryUnit>,
         .filter(|u| !keys.contains(&u.id) && !uncommitted.contains(&u.path))
         .cloned()
         .collect();
+    // A file that cannot be read (a bad byte, over the size limit, a link) hides its units, not
+    // removes them: their entries are left as they are (the schema check reports the file).
+    let unreadable: HashSet<&str> = all.skipped.iter().map(|s| s.path.as_str()).collect();
     let orphans = decay
         .keys()
         .into_iter()
         .filter(|k| !ids.contains(k.as_str()) && !decay.is_forgotten(k))
+        .filter(|k| unit_file(k).is_none_or(|rel| !unreadable.contains(rel.as_str())))
         .collect();
     (missing, orphans)
+}
+
+/// The file that holds the unit with decay id `key`, by the id's kind (see [`units::DIRS`]).
+fn unit_file(key: &str) -> Option<String> {
+    let (kind, rest) = key.split_once(':')?;
+    if kind == "core" {
+        return Some(layout::MEMORY_MD.to_owned());
+    }
+    let (dir, _, _) = units::DIRS.iter().find(|(_, _, k)| *k == kind)?;
+    let stem = if kind == "episode" { rest.get(..10)? } else { rest };
+    Some(format!("{dir}/{stem}.md"))
 }
 
 fn check_decay(ws: &Workspace) -> Vec<Finding> {

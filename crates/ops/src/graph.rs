@@ -465,8 +465,7 @@ pub fn supersede(
     let summary = format!("{old_id} superseded by {new_id}; {} deactivated", trace.len() - 1);
     let applied =
         change.with_subject(Action::Edit, summary).apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     Ok(GraphChange { commit: Some(applied.commit), trace })
 }
 
@@ -556,8 +555,7 @@ pub fn merge(
     let applied = change
         .with_subject(Action::Merge, format!("merged {other_id} into {keep_id}"))
         .apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     Ok(GraphChange { commit: Some(applied.commit), trace })
 }
 

@@ -256,8 +256,7 @@ pub fn import_jsonl(
     );
     let change = change.with_subject(Action::Append, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
 }

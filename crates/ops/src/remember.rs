@@ -62,18 +62,32 @@ impl Relation {
     }
 }
 
-/// Checks the memory text: not empty, at most [`HARD_MAX_TEXT_BYTES`]. Returns it trimmed.
+/// Checks the memory text: not empty, at most [`HARD_MAX_TEXT_BYTES`], no NUL byte. Returns it
+/// trimmed.
 /// The workspace's own limit (`limits.text_bytes`, 64 KiB by default) is checked by
 /// [`remember`] and `propose` with [`check_size`].
 pub fn check_text(text: &str) -> Result<String, InputError> {
     if text.len() > HARD_MAX_TEXT_BYTES {
-        return Err(InputError::TextTooLong { bytes: text.len(), limit: HARD_MAX_TEXT_BYTES });
+        return Err(InputError::TextOverHardLimit {
+            bytes: text.len() as u64,
+            limit: HARD_MAX_TEXT_BYTES,
+        });
     }
+    check_no_nul("text", text)?;
     let t = text.trim();
     if t.is_empty() {
         return Err(InputError::EmptyText);
     }
     Ok(t.to_owned())
+}
+
+/// Refuses a NUL byte in a text field (`field` names it in the error): no memory file, audit
+/// line or commit message can hold one.
+pub fn check_no_nul(field: &'static str, value: &str) -> Result<(), InputError> {
+    match value.find('\0') {
+        Some(offset) => Err(InputError::Nul { field, offset }),
+        None => Ok(()),
+    }
 }
 
 /// Parses `a,b` into tags: trimmed, empty ones dropped, duplicates removed, no `[]` or `|`.
@@ -306,6 +320,9 @@ pub(crate) fn remember_with(
     // Every field this writes, whoever built the request (a flag, an MCP argument, a routing
     // answer, `hear`'s own routing, an approved proposal). See: issue 16
     cogmem_store::secrets::check_fields(req.written_fields(), req.allow_secret)?;
+    if let Some(title) = &req.title {
+        check_no_nul("title", title)?;
+    }
     let stores = req.routed_stores();
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());
@@ -404,9 +421,8 @@ pub(crate) fn remember_with(
     let action = change.edits().first().map_or(Action::Edit, |e| e.action);
     let change = change.with_subject(action, req.text.clone());
     let applied = change.apply(ws, &repo, &lock, &clock)?;
-    drop(lock);
     cogmem_store::timing::mark("remember: committed");
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     cogmem_store::timing::mark("remember: index updated");
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }
@@ -871,8 +887,9 @@ mod tests {
         assert!(matches!(check_text("  \n"), Err(InputError::EmptyText)));
         assert!(matches!(
             check_text(&"a".repeat(HARD_MAX_TEXT_BYTES + 1)),
-            Err(InputError::TextTooLong { .. })
+            Err(InputError::TextOverHardLimit { .. })
         ));
+        assert!(matches!(check_text("a\0b"), Err(InputError::Nul { field: "text", offset: 1 })));
         assert_eq!(parse_tags(" db, alice,,db ").unwrap(), ["db", "alice"]);
         assert!(parse_tags("a]").is_err());
     }

@@ -102,9 +102,25 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
             Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
         }
     }
-    counts.entities = markdown_files(ws, layout::ENTITIES_DIR).len();
-    counts.procedures = markdown_files(ws, layout::PROCEDURES_DIR).len();
-    counts.vault = markdown_files(ws, layout::VAULT_DIR).len();
+    // Each file is read as search would read it: one it cannot read is counted and reported.
+    for (dir, count) in [
+        (layout::ENTITIES_DIR, &mut counts.entities),
+        (layout::PROCEDURES_DIR, &mut counts.procedures),
+        (layout::VAULT_DIR, &mut counts.vault),
+    ] {
+        for rel in markdown_files(ws, dir) {
+            *count += 1;
+            if let Err(e) = ws.read_text(&rel) {
+                skipped.push(Skipped { path: rel, error: e.to_string() });
+            }
+        }
+    }
+    for (dir, _, _) in cogmem_store::store::units::DIRS {
+        for rel in cogmem_store::store::units::linked_files(ws.root(), dir) {
+            let link = cogmem_store::store::units::skipped_link(&rel);
+            skipped.push(Skipped { path: link.path, error: link.error });
+        }
+    }
     let decay_path = ws.abs(layout::DECAY_SCORES);
     if decay_path.exists() {
         match DecayFile::load(ws) {

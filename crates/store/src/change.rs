@@ -46,12 +46,20 @@ impl Snapshot {
     /// Puts every file back as it was: its earlier bytes, or removed when it did not exist.
     /// Best effort, since the caller is already failing with the error to report: returns
     /// whether every file was put back.
+    ///
+    /// A file that is still as it was is left alone: a change that failed because the disk is
+    /// full (or a file is over the system's size limit) has usually not replaced anything yet,
+    /// and putting back needs no space then, so the rollback finishes and the journal goes.
     pub fn restore(&self, root: &Path) -> bool {
         let mut put_back = true;
         for (rel, bytes) in &self.files {
             let abs = root.join(rel);
             put_back &= match bytes {
-                Some(b) => fsx::write_atomic(&abs, b),
+                Some(b) => {
+                    let unchanged = fsx::read_if_exists(&abs, b.len() as u64)
+                        .is_ok_and(|now| now.as_deref() == Some(b.as_slice()));
+                    if unchanged { Ok(()) } else { fsx::write_atomic(&abs, b) }
+                }
                 None => fsx::remove_file(&abs),
             }
             .is_ok();
@@ -349,6 +357,12 @@ impl Change {
         // The audit log is appended to: a link there (a peer's, into `.git/`) is refused before
         // anything is written, so nothing needs undoing.
         fsx::check_no_link(&root.join(layout::AUDIT_LOG), "append to")?;
+        // Nor is any file it writes a link, wherever it leads: a peer's commit can make
+        // `memory/graph/entities/x.md` a link into `.git/config`, and replacing it would
+        // commit what it led to (issue 16).
+        for p in self.edits.iter().map(|e| &e.path).chain(&self.adopted) {
+            fsx::check_no_link(&root.join(p), "write")?;
+        }
         let mut touched: Vec<String> = self.edits.iter().map(|e| e.path.clone()).collect();
         if !touched.iter().any(|p| p == layout::AUDIT_LOG) {
             touched.push(layout::AUDIT_LOG.to_owned());
@@ -386,11 +400,16 @@ impl Change {
                 (rel.clone(), before)
             })
             .collect();
+        // A NUL byte cannot be in a commit message: refuse before anything is written, as bad
+        // input (every field that reaches the message is checked earlier where it is named).
+        let message = this.message(ws);
+        if let Some(offset) = message.find('\0') {
+            return Err(crate::error::InputError::Nul { field: "commit message", offset }.into());
+        }
         let head = git::head_id(repo)?.map(|id| id.to_string());
         journal::begin(root, head.as_deref(), &entries)?;
         crate::timing::mark("change: snapshot and journal");
         let now = clock.now();
-        let message = this.message(ws);
         let result = this.write_and_commit(ws, repo, &touched, &message, now);
         match result {
             Ok(commit) => {

@@ -394,18 +394,7 @@ pub(crate) fn commit_files(
     spec: &CommitSpec<'_>,
 ) -> crate::Result<Oid> {
     let branch = head_branch(repo)?;
-    let parent = match head_id(repo)? {
-        Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
-        None => None,
-    };
-    let base = match &parent {
-        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
-        None => {
-            let empty =
-                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
-            repo.find_tree(empty).map_err(op("read a tree"))?
-        }
-    };
+    let (parent, base) = head_commit_and_tree(repo)?;
     let mut update = TreeUpdateBuilder::new();
     let mut stored: Vec<(&String, Oid, FileMode)> = Vec::with_capacity(files.len());
     for rel in files {
@@ -463,6 +452,99 @@ pub(crate) fn commit_files(
     }
     .map_err(op("move the branch to the new commit"))?;
     Ok(id)
+}
+
+/// HEAD's commit (none on an unborn branch) and its tree (the empty tree then): what a new
+/// commit is built on.
+fn head_commit_and_tree(repo: &Repository) -> crate::Result<(Option<git2::Commit<'_>>, Tree<'_>)> {
+    let parent = match head_id(repo)? {
+        Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
+        None => None,
+    };
+    let base = match &parent {
+        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
+        None => {
+            let empty =
+                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
+            repo.find_tree(empty).map_err(op("read a tree"))?
+        }
+    };
+    Ok((parent, base))
+}
+
+/// The folder of refs that keep what a recovery put back (`refs/cogmem/recovered/NAME`).
+pub const RECOVERED_REFS: &str = "refs/cogmem/recovered";
+
+/// Commits `files` as they are now on disk (a file missing from disk is left out of the tree)
+/// on top of `HEAD`, without moving the branch or touching the index, and points a new ref
+/// `refs/cogmem/recovered/NAME` (`NAME-1`, `NAME-2`… when it exists) at the commit. Returns the
+/// ref, or `None` when `files` is empty. Called before a recovery puts files back, so the only
+/// copy of an edit never lives in a folder that may be deleted: `git checkout REF -- PATH`
+/// brings a file back. `time` is the commit time (the clock's, or HEAD's where there is no
+/// clock); `limit` is the workspace's `limits.file_bytes`.
+pub fn save_recovered(
+    repo: &Repository,
+    root: &Path,
+    name: &str,
+    files: &[String],
+    message: &str,
+    time: Timestamp,
+    limit: u64,
+) -> crate::Result<Option<String>> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let (parent, base) = head_commit_and_tree(repo)?;
+    let mut update = TreeUpdateBuilder::new();
+    for rel in files {
+        match crate::store::fsx::read_if_exists(&root.join(rel), limit)? {
+            Some(bytes) => {
+                let blob = write_object(|| repo.blob(&bytes)).map_err(op("store a file"))?;
+                update.upsert(rel.as_str(), blob, FileMode::Blob);
+            }
+            None => {
+                update.remove(rel.as_str());
+            }
+        }
+    }
+    let tree_id = write_object(|| update.create_updated(repo, &base))
+        .map_err(op("build the recovery commit's tree"))?;
+    let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
+    let when = Time::new(time.timestamp(), time.offset().local_minus_utc() / 60);
+    let sig =
+        Signature::new("cogmem", "cogmem@cogmem.invalid", &when).map_err(op("build the author"))?;
+    let parents: Vec<_> = parent.iter().collect();
+    let id = write_object(|| repo.commit(None, &sig, &sig, message, &tree, &parents))
+        .map_err(op("write the recovery commit"))?;
+    let subject = message.lines().next().unwrap_or("");
+    for n in 0..1000 {
+        let refname = if n == 0 {
+            format!("{RECOVERED_REFS}/{name}")
+        } else {
+            format!("{RECOVERED_REFS}/{name}-{n}")
+        };
+        match repo.reference(&refname, id, false, subject) {
+            Ok(_) => return Ok(Some(refname)),
+            Err(e) if e.code() == ErrorCode::Exists => {}
+            Err(e) => return Err(GitError::Op { what: "create the recovery ref", cause: e }.into()),
+        }
+    }
+    Err(GitError::Op {
+        what: "create the recovery ref",
+        cause: git2::Error::from_str("a thousand recovery refs of that name exist"),
+    }
+    .into())
+}
+
+/// The time of `HEAD`'s commit (the Unix epoch without one): a commit time for code that has
+/// no clock, which stays deterministic.
+pub fn head_time(repo: &Repository) -> Timestamp {
+    let secs = head_id(repo)
+        .ok()
+        .flatten()
+        .and_then(|id| repo.find_commit(id).ok())
+        .map_or(0, |c| c.time().seconds());
+    chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default().fixed_offset()
 }
 
 /// An index entry for a file whose blob is stored, with the stat data git compares to tell a

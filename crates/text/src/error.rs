@@ -31,6 +31,26 @@ pub enum InputError {
         /// The limit.
         limit: usize,
     },
+    /// Text read from stdin larger than any setting allows (16 MiB, the most
+    /// `limits.text_bytes` may be).
+    #[error(
+        "the text is {bytes} bytes; no setting allows more than {limit} bytes (the most \
+         `limits.text_bytes` may be)"
+    )]
+    TextOverHardLimit {
+        /// Size of the whole text.
+        bytes: u64,
+        /// The hard limit.
+        limit: usize,
+    },
+    /// A text field holds a NUL byte, which no file or commit of a workspace can hold.
+    #[error("the {field} contains a NUL byte (at byte {offset}), which cannot be stored")]
+    Nul {
+        /// The field (`text`, `title`…).
+        field: &'static str,
+        /// The byte offset of the first NUL.
+        offset: usize,
+    },
     /// The text is not valid UTF-8 (stdin).
     #[error("the text read from stdin is not valid UTF-8")]
     NotUtf8,
@@ -345,6 +365,10 @@ impl InputError {
             Self::TextTooLong { .. } => {
                 "split it into smaller memories, or raise `limits.text_bytes` in cogmem.toml"
                     .into()
+            }
+            Self::TextOverHardLimit { .. } => "split it into smaller memories".into(),
+            Self::Nul { field, .. } => {
+                format!("remove the NUL bytes from the {field} (for a file: `tr -d '\\000'`)")
             }
             Self::NotUtf8 => "convert the input to UTF-8 first".into(),
             Self::EntityId { .. } => {

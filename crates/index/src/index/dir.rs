@@ -13,6 +13,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cogmem_store::store::fsx;
 use tantivy::directory::error::{
     DeleteError, LockError, OpenDirectoryError, OpenReadError, OpenWriteError,
 };
@@ -83,6 +84,10 @@ impl Directory for UnsyncedDirectory {
     }
 
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
+        // `create_new` never follows a link at the file itself; the folders on the way are
+        // checked up to the workspace root.
+        fsx::check_no_link(&self.root.join(path), "write")
+            .map_err(|e| OpenWriteError::wrap_io_error(e.source, path.to_owned()))?;
         let file =
             OpenOptions::new().write(true).create_new(true).open(self.root.join(path)).map_err(
                 |e| {
@@ -101,6 +106,7 @@ impl Directory for UnsyncedDirectory {
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        fsx::check_no_link(&self.root.join(path), "write").map_err(|e| e.source)?;
         // Still atomic (a reader sees the old or the new file), just not synced.
         let mut tmp = tempfile::Builder::new().tempfile_in(&self.root)?;
         tmp.write_all(data)?;

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cogmem_store::store::fsx::{self, IoError};
-use cogmem_store::workspace::Workspace;
+use cogmem_store::workspace::{LockSide, Workspace, wait_for_lock};
 
 /// Held (exclusively) by the running watcher.
 pub(crate) const LOCK: &str = ".cogmem/watch/lock";
@@ -165,6 +165,9 @@ pub(crate) fn changes_since(ws: &Workspace, generation: &str, offset: u64) -> Si
             SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()),
         );
         let cookie = ws.abs(COOKIES).join(&name);
+        if fsx::check_no_link(&cookie, "create").is_err() {
+            break; // a linked state folder is written through by nobody: scan instead
+        }
         // Not `create_dir_all`: a cookie folder that is missing is not watched.
         match OpenOptions::new().write(true).create_new(true).open(&cookie) {
             Ok(_) => {
@@ -238,29 +241,20 @@ impl Server {
     pub fn start(ws: &Workspace) -> crate::Result<Option<Self>> {
         let lock_path = ws.abs(LOCK);
         let lock = fsx::open_lock_file(&lock_path)?;
-        let started = Instant::now();
-        loop {
-            match lock.try_lock() {
-                Ok(()) => break,
-                Err(TryLockError::WouldBlock) if started.elapsed() < Duration::from_secs(2) => {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                Err(TryLockError::WouldBlock) => return Ok(None),
-                Err(TryLockError::Error(e)) => {
-                    return Err(IoError::new(&lock_path, "lock", e).into());
-                }
-            }
+        let taken = wait_for_lock(&lock, LockSide::Write, Duration::from_secs(2))
+            .map_err(|e| IoError::new(&lock_path, "lock", e))?;
+        if !taken {
+            return Ok(None);
         }
         // The last watcher's state goes first, so no reader takes the new `changed` for its.
         fsx::remove_file(&ws.abs(STATE))?;
         let changed_path = ws.abs(CHANGED);
-        let changed = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&changed_path)
-            .map_err(|e| IoError::new(&changed_path, "open for appending", e))?;
+        // Not through a link (a file outside would be emptied), as every append.
+        let changed = fsx::open_append(&changed_path)?;
         changed.set_len(0).map_err(|e| IoError::new(&changed_path, "empty", e))?;
         let cookies = ws.abs(COOKIES);
+        // Its files are removed below: never those of a folder it links to.
+        fsx::check_no_link(&cookies, "clear")?;
         fsx::create_dir_all(&cookies)?;
         if let Ok(listing) = std::fs::read_dir(&cookies) {
             for e in listing.flatten() {
@@ -290,7 +284,8 @@ impl Server {
             self.stop();
             return Ok(());
         }
-        fsx::write_atomic(&self.root.join(STATE), format!("{}\n", self.generation).as_bytes())?;
+        let state = format!("{}\n", self.generation);
+        fsx::write_derived(&self.root.join(STATE), state.as_bytes(), true)?;
         self.phase = Phase::Serving;
         Ok(())
     }

@@ -17,9 +17,9 @@ pub mod freshness;
 pub mod search;
 
 use std::collections::HashMap;
-use std::fs::{File, TryLockError};
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
@@ -32,7 +32,7 @@ use tantivy::{
 use crate::error::ErrorKind;
 use cogmem_store::store::fsx::{self, IoError};
 use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::workspace::{LockGuard, LockSide, Workspace, layout, wait_for_lock};
 
 /// Bumped whenever the schema or the way documents are built changes.
 pub(crate) const SCHEMA_VERSION: u32 = 5;
@@ -280,7 +280,14 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
 /// stat-ed relative to their folder, on two threads when there are many: at 12,000 files this
 /// scan is most of what a search costs.
 fn scan(root: &Path) -> Vec<(String, u64, u128)> {
+    scan_with_links(root).0
+}
+
+/// [`scan`], and the symbolic links it passed over (`*.md` entries of the store folders, or a
+/// store folder leading out of the workspace), which are reported as skipped.
+fn scan_with_links(root: &Path) -> (Vec<(String, u64, u128)>, Vec<String>) {
     let mut out = Vec::new();
+    let mut links = Vec::new();
     if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
         && md.is_file()
     {
@@ -292,15 +299,20 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
         // A store folder that is a link out of the workspace is not read (as in
         // `units::markdown_files`).
         if fsx::check_inside(&abs, "read").is_err() {
+            links.push(dir.to_owned());
             continue;
         }
         let Ok(listing) = std::fs::read_dir(&abs) else { continue };
         for e in listing.flatten() {
-            if !e.file_type().is_ok_and(|t| t.is_file()) {
-                continue;
-            }
+            let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
             let Some(name) = name.to_str() else { continue };
+            if kind.is_symlink() && name.ends_with(".md") {
+                links.push(format!("{dir}/{name}"));
+            }
+            if !kind.is_file() {
+                continue;
+            }
             // The manifest is tab- and line-separated; such names cannot be memory files.
             if name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
                 entries.push((format!("{dir}/{name}"), e));
@@ -325,7 +337,8 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
             out.extend(other.join().unwrap_or_default());
         });
     }
-    out
+    links.sort();
+    (out, links)
 }
 
 /// What a refresh did.
@@ -403,7 +416,23 @@ pub fn update_after_change(ws: &Workspace) {
 /// its old stamp in the manifest, so the next read still finds it.
 pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
     cogmem_store::timing::mark("index open");
-    let Ok(_lock) = lock(ws) else { return };
+    let Ok(lock) = lock(ws) else { return };
+    refresh_after_commit(ws, lock, paths);
+}
+
+/// [`update_after_commit`] for a change that still holds the workspace lock (`held`): takes the
+/// index lock first and only then releases the workspace lock, so that whoever takes the
+/// workspace lock next (`verify` on its read side) finds the index up to date or being
+/// brought up to date, never left behind by a change that is over.
+pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[String]) {
+    cogmem_store::timing::mark("index open");
+    let index_lock = lock(ws);
+    drop(held);
+    let Ok(lock) = index_lock else { return };
+    refresh_after_commit(ws, lock, paths);
+}
+
+fn refresh_after_commit(ws: &Workspace, _lock: File, paths: &[String]) {
     if refresh_locked(ws, false, None, Some(paths)).is_err() {
         drop(_lock);
         update_after_change(ws);
@@ -461,17 +490,11 @@ fn graph_digest(rel: &str, text: &str) -> String {
 fn lock(ws: &Workspace) -> crate::Result<File> {
     let path = ws.abs(LOCK_FILE);
     let file = fsx::open_lock_file(&path)?;
-    let started = Instant::now();
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(TryLockError::WouldBlock) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(TryLockError::WouldBlock) => return Err(IndexError::Busy { path }.into()),
-            Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
-        }
+    match wait_for_lock(&file, LockSide::Write, timeout) {
+        Ok(true) => Ok(file),
+        Ok(false) => Err(IndexError::Busy { path }.into()),
+        Err(e) => Err(IoError::new(&path, "lock", e).into()),
     }
 }
 
@@ -491,6 +514,9 @@ fn refresh_locked(
 ) -> crate::Result<(Index, RefreshReport)> {
     let dir = ws.abs(layout::INDEX_DIR);
     let meta_path = dir.join(META_FILE);
+    // tantivy writes the index folder's files itself: the folder (or `.cogmem/`) must not be a
+    // link, wherever it leads (issue 16).
+    fsx::check_no_link(&meta_path, "write")?;
     let mut report = RefreshReport::default();
     let meta = read_meta(&meta_path, ws.file_limit())?;
     let boot = dir::boot_id();
@@ -591,7 +617,11 @@ fn refresh_locked(
     let only = only.or(listed.as_deref());
     let files = match only {
         Some(paths) => scan_paths(root, paths),
-        None => scan(root),
+        None => {
+            let (files, links) = scan_with_links(root);
+            report.skipped.extend(links.iter().map(|rel| units::skipped_link(rel)));
+            files
+        }
     };
     let mut to_read: Vec<(String, u64, u128)> = Vec::new();
     for (rel, size, mtime) in &files {
@@ -618,7 +648,7 @@ fn refresh_locked(
     // crash of the system in the middle cannot leave an index that looks trustworthy.
     if (!to_read.is_empty() || !gone.is_empty()) && boot.is_some() && meta.boot != boot {
         meta.boot.clone_from(&boot);
-        fsx::write_atomic(&meta_path, meta.to_text().as_bytes())?;
+        fsx::write_derived(&meta_path, meta.to_text().as_bytes(), true)?;
     }
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
     let mut graph_changed = report.rebuilt;
@@ -850,7 +880,26 @@ pub enum IndexState {
     Fresh,
 }
 
-/// Compares the manifest with the files, without changing anything.
+/// [`state`], after waiting (up to `lock.timeout_ms`) for a refresh under way to finish: for
+/// `verify`, which must not report an index that a change just committed is bringing up to
+/// date. Changes nothing.
+pub fn state_when_idle(ws: &Workspace) -> IndexState {
+    let first = state(ws);
+    if first != IndexState::Stale {
+        return first;
+    }
+    // Wait for a refresh under way (a change that just committed brings the index up to date
+    // holding the index lock), then look again; a lock that cannot be had leaves the answer.
+    let path = ws.abs(LOCK_FILE);
+    let Ok(file) = fsx::open_lock_file(&path) else { return first };
+    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
+    match wait_for_lock(&file, LockSide::Read, timeout) {
+        Ok(true) => state(ws),
+        _ => first,
+    }
+}
+
+/// Compares the manifest with the files, without changing anything or waiting.
 pub fn state(ws: &Workspace) -> IndexState {
     let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
     let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {

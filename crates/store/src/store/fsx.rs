@@ -35,7 +35,10 @@ impl IoError {
         match self.source.kind() {
             io::ErrorKind::NotFound
             | io::ErrorKind::PermissionDenied
-            | io::ErrorKind::InvalidInput => ErrorKind::User,
+            | io::ErrorKind::InvalidInput
+            | io::ErrorKind::StorageFull
+            | io::ErrorKind::QuotaExceeded
+            | io::ErrorKind::FileTooLarge => ErrorKind::User,
             _ => ErrorKind::Internal,
         }
     }
@@ -52,6 +55,13 @@ impl IoError {
             io::ErrorKind::PermissionDenied => {
                 Some("check the file's permissions and owner".into())
             }
+            io::ErrorKind::StorageFull
+            | io::ErrorKind::QuotaExceeded
+            | io::ErrorKind::FileTooLarge => Some(
+                "free some disk space (or raise the file size limit) and run the command \
+                 again; a change that failed was undone"
+                    .into(),
+            ),
             _ => None,
         }
     }
@@ -320,8 +330,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
 
 /// Replaces a derived file's content atomically (a reader sees the old or the new file),
 /// waiting for the disk only with `sync`: for files under `.cogmem/` that are rebuilt when lost
-/// (see `index::dir`). Never for the workspace's files.
+/// (see `index::dir`). Never for the workspace's files. Refuses a symbolic link on the way
+/// from the workspace root, wherever it leads ([`check_no_link`]): nothing under `.cogmem/` is
+/// a link, and one leading into `memory/` would put derived files among the memories.
 pub fn write_derived(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError> {
+    check_no_link(path, "write")?;
     write_replacing(path, bytes, sync)
 }
 

@@ -86,7 +86,53 @@ pub fn list(from: &(impl ReadRoot + ?Sized)) -> Units {
         let Some(text) = read(&rel, &mut out) else { continue };
         out.units.extend(file_units(&rel, &text));
     }
+    for (dir, _, _) in DIRS {
+        out.skipped.extend(linked_files(root, dir).iter().map(|rel| skipped_link(rel)));
+    }
     out
+}
+
+/// The symbolic links among a store folder's `*.md` entries, sorted, or the folder itself when
+/// it is a link leading out of the workspace. Links are never read as memory files (see
+/// [`markdown_files`]), so every reader that lists files reports them as skipped
+/// ([`skipped_link`]) rather than leave them out silently.
+pub fn linked_files(root: &Path, dir: &str) -> Vec<String> {
+    let abs = root.join(dir);
+    if !abs.is_dir() {
+        return Vec::new();
+    }
+    if fsx::check_inside(&abs, "read").is_err() {
+        return vec![dir.to_owned()];
+    }
+    md_entries(&abs, dir, std::fs::FileType::is_symlink)
+}
+
+/// The `*.md` entries directly in folder `abs` (`dir` relative to the root) whose file type
+/// (not followed) passes `keep`, sorted, as relative paths.
+fn md_entries(abs: &Path, dir: &str, keep: fn(&std::fs::FileType) -> bool) -> Vec<String> {
+    let mut out: Vec<String> = walkdir::WalkDir::new(abs)
+        .follow_links(false)
+        .min_depth(1)
+        .max_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| keep(&e.file_type()))
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            name.ends_with(".md").then(|| format!("{dir}/{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Why a symbolic link in a store folder is not read (see [`skipped_link`]).
+pub const LINK_SKIPPED: &str = "a symbolic link; memory files are read only as plain files in \
+                                the workspace (replace the link with the file it leads to)";
+
+/// The report of a memory file (or store folder) left out because it is a symbolic link.
+pub fn skipped_link(rel: &str) -> Unreadable {
+    Unreadable { path: rel.to_owned(), error: format!("{rel}: {LINK_SKIPPED}") }
 }
 
 /// The folders that hold memory units, with their store and id prefix.
@@ -283,20 +329,7 @@ pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
     if !abs.is_dir() || fsx::check_inside(&abs, "read").is_err() {
         return Vec::new();
     }
-    let mut out: Vec<String> = walkdir::WalkDir::new(&abs)
-        .follow_links(false)
-        .min_depth(1)
-        .max_depth(1)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.to_owned();
-            name.ends_with(".md").then(|| format!("{dir}/{name}"))
-        })
-        .collect();
-    out.sort();
-    out
+    md_entries(&abs, dir, std::fs::FileType::is_file)
 }
 
 /// Splits text into search terms: lower-case words of two or more characters that are not

@@ -7,9 +7,11 @@
 //! removed after the commit, or after a failed change has put its files back. So a journal found
 //! by whoever next takes the workspace lock belongs to a change whose process died: if HEAD
 //! moved since the journal was written, the change was committed and the journal is just
-//! removed; otherwise every file it names is put back as it was before the change, after a copy
-//! of what the dead process left is saved under `.cogmem/recovered/`. Either way the workspace
-//! is exactly before or exactly after the change, hand edits included.
+//! removed; otherwise every file it names is put back as it was before the change, after what
+//! the dead process left (and any edit made since) is committed to the ref
+//! `refs/cogmem/recovered/journal-HEAD` (branch and index untouched) and copied under
+//! `.cogmem/recovered/`. Either way the workspace is exactly before or exactly after the
+//! change, hand edits included, and nothing put back is lost.
 //!
 //! Manifest format (`.cogmem/journal/manifest`): `head ID` (or `head none`), then one line per
 //! file, `head TAB PATH` (as in HEAD, or absent from it), `copy TAB PATH` (the copy is
@@ -54,6 +56,10 @@ pub struct Recovered {
     pub restored: Vec<String>,
     /// Where copies of what the dead process left were saved (workspace-relative).
     pub saved_to: Option<String>,
+    /// The ref of a commit holding what the dead process (or a hand edit made after it) left
+    /// in the files put back: `refs/cogmem/recovered/journal-HEAD` (see
+    /// [`git::save_recovered`]).
+    pub saved_ref: Option<String>,
 }
 
 /// Writes the journal of a change about to begin.
@@ -148,7 +154,12 @@ pub(crate) fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered
     let head_now = git::head_id(&repo)?.map(|id| id.to_string());
     if head_now != journal.head {
         end(root)?;
-        return Ok(Some(Recovered { committed: true, restored: Vec::new(), saved_to: None }));
+        return Ok(Some(Recovered {
+            committed: true,
+            restored: Vec::new(),
+            saved_to: None,
+            saved_ref: None,
+        }));
     }
     let tree = git::head_tree(&repo)?;
     let stamp = journal.head.as_deref().map_or("none", |h| &h[..h.len().min(12)]).to_owned();
@@ -158,29 +169,43 @@ pub(crate) fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered
         saved = format!(".cogmem/recovered/journal-{stamp}-{n}");
         n += 1;
     }
-    let mut restored = Vec::new();
+    // What each file must become, for those that differ from it now.
+    let mut put_back = Vec::new();
     for (rel, before) in &journal.files {
-        let abs = root.join(rel);
-        let now = fsx::read_if_exists(&abs, limit)?;
+        let now = fsx::read_if_exists(&root.join(rel), limit)?;
         let want = match before {
             Before::Head => git::read_at_head(&repo, tree.as_ref(), rel)?,
             Before::Copy(bytes) => Some(bytes.clone()),
             Before::Absent => None,
         };
-        if now == want {
-            continue;
+        if now != want {
+            put_back.push((rel.clone(), now, want));
         }
+    }
+    // A commit keeps what is about to be put back before anything is: a person may have edited
+    // one of these files since the process died, and `.cogmem/recovered/` may be deleted.
+    let rels: Vec<String> = put_back.iter().map(|(rel, _, _)| rel.clone()).collect();
+    let name = saved.rsplit('/').next().unwrap_or("journal");
+    let message = format!(
+        "cogmem: files a killed change left, before they were put back\n\n\
+         Journal of HEAD {stamp}; restore a file with `git checkout REF -- PATH`.\n"
+    );
+    let saved_ref =
+        git::save_recovered(&repo, root, name, &rels, &message, git::head_time(&repo), limit)?;
+    let mut restored = Vec::new();
+    for (rel, now, want) in put_back {
+        let abs = root.join(&rel);
         if let Some(bytes) = &now {
-            fsx::write_atomic(&root.join(&saved).join(rel), bytes)?;
+            fsx::write_atomic(&root.join(&saved).join(&rel), bytes)?;
         }
         match want {
             Some(bytes) => fsx::write_atomic(&abs, &bytes)?,
             None => fsx::remove_file(&abs)?,
         }
-        restored.push(rel.clone());
+        restored.push(rel);
     }
     git::reset_index(&repo, &journal.files.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>());
     end(root)?;
     let saved_to = root.join(&saved).exists().then_some(saved);
-    Ok(Some(Recovered { committed: false, restored, saved_to }))
+    Ok(Some(Recovered { committed: false, restored, saved_to, saved_ref }))
 }

@@ -233,6 +233,60 @@ impl Drop for LockGuard {
     }
 }
 
+/// The read side of the workspace lock (see [`Workspace::read_lock`]); dropping it releases it.
+///
+/// While it is held no change is in flight: every writer holds the write side from before its
+/// journal is written until after its commit (or its rollback), so files, HEAD, the audit log
+/// and the journal are all at rest.
+#[derive(Debug)]
+pub struct ReadGuard {
+    _file: Option<File>,
+    probe: LockProbe,
+}
+
+impl ReadGuard {
+    /// The lock as it was found: [`LockProbe::Free`] or [`LockProbe::Stale`] when the read
+    /// side was taken (or there is no lock file yet), [`LockProbe::Held`] when a writer held
+    /// the lock for the whole wait and the read side was not taken.
+    pub fn probe(&self) -> &LockProbe {
+        &self.probe
+    }
+}
+
+/// Which side of an OS file lock to take (see [`wait_for_lock`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockSide {
+    /// Shared: several readers at once, no writer.
+    Read,
+    /// Exclusive: one writer, no reader.
+    Write,
+}
+
+/// Takes a side of the OS lock on `file`, waiting up to `timeout` (pauses growing from 2 to
+/// 50 ms); `Ok(false)` when it stayed held for the whole wait. The one wait loop of the
+/// workspace lock, its read side and the index lock.
+pub fn wait_for_lock(file: &File, side: LockSide, timeout: Duration) -> std::io::Result<bool> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        let tried = match side {
+            LockSide::Read => file.try_lock_shared(),
+            LockSide::Write => file.try_lock(),
+        };
+        match tried {
+            Ok(()) => return Ok(true),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+        let waited = started.elapsed();
+        if waited >= timeout {
+            return Ok(false);
+        }
+        std::thread::sleep(pause.min(timeout - waited));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
 /// What the workspace lock file says about its holder.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LockRecord {
@@ -372,31 +426,46 @@ impl Workspace {
         let file = fsx::open_lock_file(&path)?;
         let timeout = Duration::from_millis(self.settings.lock.timeout_ms);
         let started = Instant::now();
-        let mut pause = Duration::from_millis(2);
-        loop {
-            match file.try_lock() {
-                Ok(()) => {
-                    let mut guard = Self::hold(file, &path)?;
-                    // Holding the lock, a change journal can only be a dead process's.
-                    if journal::pending(&self.root) {
-                        guard.recovered = journal::recover(&self.root, self.file_limit())?;
-                    }
-                    return Ok(guard);
-                }
-                Err(TryLockError::WouldBlock) => {}
-                Err(TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
-            }
+        if !wait_for_lock(&file, LockSide::Write, timeout)
+            .map_err(|e| IoError::new(&path, "lock", e))?
+        {
             let waited = started.elapsed();
-            if waited >= timeout {
-                return Err(WorkspaceError::Locked {
-                    path,
-                    waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
-                }
-                .into());
+            return Err(WorkspaceError::Locked {
+                path,
+                waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
             }
-            std::thread::sleep(pause.min(timeout - waited));
-            pause = (pause * 2).min(Duration::from_millis(50));
+            .into());
         }
+        let mut guard = Self::hold(file, &path)?;
+        // Holding the lock, a change journal can only be a dead process's.
+        if journal::pending(&self.root) {
+            guard.recovered = journal::recover(&self.root, self.file_limit())?;
+        }
+        Ok(guard)
+    }
+
+    /// Takes the read side of the workspace lock, waiting up to `lock.timeout_ms` for a
+    /// writer to finish, without changing the lock file (nor recovering a journal): several
+    /// readers may hold it at once, and writers wait for them. When the wait runs out, the
+    /// guard holds nothing and says who held the lock ([`ReadGuard::probe`]).
+    pub fn read_lock(&self) -> crate::Result<ReadGuard> {
+        let path = self.abs(layout::LOCK);
+        if !path.exists() {
+            return Ok(ReadGuard { _file: None, probe: LockProbe::Free });
+        }
+        let mut file = fsx::open_lock_file(&path)?;
+        let timeout = Duration::from_millis(self.settings.lock.timeout_ms);
+        if !wait_for_lock(&file, LockSide::Read, timeout)
+            .map_err(|e| IoError::new(&path, "lock", e))?
+        {
+            let record = read_record(&mut file);
+            return Ok(ReadGuard { _file: None, probe: LockProbe::Held { record } });
+        }
+        let probe = match read_record(&mut file) {
+            Some(record) if record.pid != std::process::id() => LockProbe::Stale { record },
+            _ => LockProbe::Free,
+        };
+        Ok(ReadGuard { _file: Some(file), probe })
     }
 
     /// Writes this process's record into the freshly locked file, noting a dead holder's.
