@@ -198,15 +198,15 @@ pub struct AuditLine {
 }
 
 impl AuditLine {
-    /// Formats the line (without newline). `|` and line breaks in the summary are replaced so
-    /// the line stays parseable.
+    /// Formats the line (without newline). The file and the actor are [`clean_field`]s and the
+    /// summary a [`clean_summary`], so no value can end the line or add a field.
     pub fn format(&self) -> String {
         format!(
             "{} | {} | {} | {} | {} | {}",
             self.timestamp.format("%Y-%m-%dT%H:%M:%SZ"),
             self.action.as_str(),
-            self.file,
-            self.actor,
+            clean_field(&self.file),
+            clean_field(&self.actor),
             self.approval.as_str(),
             clean_summary(&self.summary),
         )
@@ -332,10 +332,17 @@ impl<'a> RawFields<'a> {
 /// The start of the summary of a change to a critical file.
 pub const CRITICAL_PREFIX: &str = "⚠️ CRITICAL: ";
 
-/// Makes a summary safe for one audit line and one commit subject: one line, no `|`, at most
-/// 100 characters.
+/// Makes a file or an actor safe as one field of an audit line or a commit message: one
+/// [`field`](crate::store::markdown::field) (no line break, no control character), with `|`
+/// written `/`. What the parser reads back is this form.
+pub fn clean_field(text: &str) -> String {
+    crate::store::markdown::field(text).replace('|', "/")
+}
+
+/// Makes a summary safe for one audit line and one commit subject: one
+/// [`clean_field`], at most 100 characters.
 pub fn clean_summary(text: &str) -> String {
-    let one = crate::store::markdown::one_line(&text.replace('|', "/"));
+    let one = clean_field(text);
     if one.chars().count() <= 100 {
         one
     } else {

@@ -529,14 +529,16 @@ impl Change {
             (None, Some(e)) => (e.action, e.summary.clone()),
             (None, None) => (Action::Edit, "update".to_owned()),
         };
-        let main = audited.first().map_or(layout::AUDIT_LOG, |e| e.path.as_str());
+        let main = audited
+            .first()
+            .map_or(layout::AUDIT_LOG.to_owned(), |e| crate::audit::clean_field(&e.path));
         let more = audited.len().saturating_sub(1) + self.adopted.len();
-        let files = if more > 0 { format!("{main} +{more}") } else { main.to_owned() };
+        let files = if more > 0 { format!("{main} +{more}") } else { main };
         let mut msg = format!(
             "[{}] {files} — {}\n\nActor: {}\nApproval: {}\nTrigger: {}\n",
             action.as_str(),
             crate::audit::clean_summary(&summary),
-            self.actor,
+            crate::audit::clean_field(self.actor.as_str()),
             self.approval.as_str(),
             crate::audit::clean_summary(&self.trigger),
         );

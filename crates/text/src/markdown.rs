@@ -267,6 +267,13 @@ pub fn field(text: &str) -> String {
     out
 }
 
+/// Makes a tag safe in any of cogmem's tag lists (an episode heading's `tags:[a, b]`, a note's
+/// `Tags: a, b` comment field): one [`field`], with the characters that delimit those lists
+/// and their lines (`|`, `[`, `]`, `,`) replaced by `/`, `(`, `)` and `;`.
+pub fn tag(text: &str) -> String {
+    field(text).replace('|', "/").replace('[', "(").replace(']', ")").replace(',', ";")
+}
+
 /// Makes a value safe as the text of a list item (`- …` or `1. …`): [`field`], then a
 /// backslash before a start that Markdown would read as block structure inside the item (a
 /// heading, a quote, an HTML block, a code fence, a nested list or a thematic break), so a
@@ -329,15 +336,16 @@ pub fn paragraph(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for line in text.trim().lines() {
         let line = line.trim_end();
-        let bare = line.trim_start();
+        // Inside a quote or a list item (`> `, `- `, `1. `, nested) the same blocks start.
+        let at = line.len() - after_containers(line).len();
+        let bare = &line[at..];
         let is_underline = !bare.is_empty() && bare.chars().all(|c| c == '-' || c == '=');
         if bare.starts_with(['#', '<'])
             || bare.starts_with("```")
             || bare.starts_with("~~~")
             || is_underline
         {
-            let indent = line.len() - bare.len();
-            out.push_str(&line[..indent]);
+            out.push_str(&line[..at]);
             out.push('\\');
             out.push_str(bare);
         } else {
@@ -351,6 +359,36 @@ pub fn paragraph(text: &str) -> String {
     out
 }
 
+/// The rest of a line after its indentation and the quote and list markers that open
+/// containers (`>`, `-`, `+`, `*`, `1.`, `1)`, each followed by a space, nested).
+fn after_containers(line: &str) -> &str {
+    let mut rest = line.trim_start();
+    loop {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let marker = if rest.starts_with('>') {
+            1
+        } else if rest.starts_with(['-', '+', '*']) {
+            1
+        } else if (1..=9).contains(&digits) && rest[digits..].starts_with(['.', ')']) {
+            digits + 1
+        } else {
+            return rest;
+        };
+        let after = &rest[marker..];
+        // A quote marker needs no space; a list marker does (or ends the line).
+        if marker > 1 || rest.starts_with(['-', '+', '*']) {
+            if !(after.is_empty() || after.starts_with([' ', '\t'])) {
+                return rest;
+            }
+        }
+        let next = after.trim_start();
+        if next.len() == rest.len() || next.is_empty() {
+            return rest;
+        }
+        rest = next;
+    }
+}
+
 /// Reverses [`paragraph`] escaping and normalises whitespace, for duplicate checks.
 pub fn normalize(text: &str) -> String {
     let text: String = text
@@ -360,7 +398,11 @@ pub fn normalize(text: &str) -> String {
     one_line(
         &text
             .lines()
-            .map(|l| l.trim_start().trim_start_matches('\\'))
+            .map(|l| {
+                let l = l.trim_start();
+                let at = l.len() - after_containers(l).len();
+                format!("{}{}", &l[..at], l[at..].trim_start_matches('\\'))
+            })
             .collect::<Vec<_>>()
             .join("\n"),
     )

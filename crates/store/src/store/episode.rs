@@ -121,13 +121,6 @@ pub fn said(speaker: &str, text: &str) -> String {
     format!("**{}:** {text}", markdown::field(speaker))
 }
 
-/// A tag as the heading's `tags:[…]` list holds it: one [`markdown::field`], with the
-/// characters that delimit the heading and the list (`|`, `[`, `]`, `,`) replaced by `/`,
-/// `(`, `)` and `;`.
-fn tag_field(tag: &str) -> String {
-    markdown::field(tag).replace('|', "/").replace('[', "(").replace(']', ")").replace(',', ";")
-}
-
 /// The line that records the entities an imported entry is about, as wiki links.
 pub fn entities_line(entities: &[String]) -> String {
     let links: Vec<String> = entities.iter().map(|e| format!("[[{e}]]")).collect();
@@ -236,7 +229,7 @@ fn write_entry(
         entry
             .tags
             .iter()
-            .map(|t| tag_field(t))
+            .map(|t| markdown::tag(t))
             .filter(|t| !t.is_empty())
             .collect::<Vec<_>>()
             .join(", "),
@@ -666,7 +659,7 @@ mod tests {
                 prop_assert_eq!(&e.entities, &ids);
                 prop_assert!(!e.deleted);
                 let want: Vec<String> =
-                    tags.iter().map(|t| tag_field(t)).filter(|t| !t.is_empty()).collect();
+                    tags.iter().map(|t| markdown::tag(t)).filter(|t| !t.is_empty()).collect();
                 prop_assert_eq!(&e.tags, &want);
                 prop_assert_eq!(&e.text, &normalize(&said));
                 prop_assert_eq!(&heads[0].text, "First.");

@@ -97,6 +97,23 @@ fn is_dated(line: &str) -> bool {
         && b[..4].iter().all(u8::is_ascii_digit)
 }
 
+/// A submitted Self-Image body as IDENTITY.md holds it: its own `###` sub-headings stay, but a
+/// line that would start a section of the file (a `#` or `##` heading, or the `### Recent` and
+/// `### Archived` headings of the self-awareness log, which it would take over) is escaped with a
+/// backslash.
+fn self_image_body(body: &str) -> String {
+    let lines: Vec<String> = body
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            let level = t.chars().take_while(|&c| c == '#').count();
+            let is_log = t.starts_with("### Recent") || t.starts_with("### Archived");
+            if (1..=2).contains(&level) || is_log { format!("\\{t}") } else { l.to_owned() }
+        })
+        .collect();
+    lines.join("\n").trim_end().to_owned()
+}
+
 /// IDENTITY.md after the consolidation: the Self-Image section replaced, summarised months
 /// moved from the Recent log to the Archived log (with the real entry counts).
 pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
@@ -108,7 +125,7 @@ pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
     for (m, summary) in &sub.months {
         let n = recent_entries(identity).iter().filter(|l| l.starts_with(m.as_str())).count();
         if n > 0 {
-            moved.push(format!("{m} ({n} entries): {summary}"));
+            moved.push(format!("{m} ({n} entries): {}", crate::store::markdown::field(summary)));
         }
     }
     let mut in_recent = false;
@@ -121,7 +138,7 @@ pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
                 "<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: {date} -->"
             ));
             out.push(String::new());
-            out.push(sub.body.clone());
+            out.push(self_image_body(&sub.body));
             out.push(String::new());
             i = e;
             continue;

@@ -27,6 +27,7 @@ use cogmem_text::merge::{Unmergeable, pick3};
 use serde::Serialize;
 
 use super::StoreError;
+use super::markdown::field;
 
 /// Where a proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -162,6 +163,9 @@ impl PendingFile {
     }
 
     /// Returns the text with a new proposal block appended.
+    ///
+    /// Every value is one [`field`] (a list item's `,` becomes `;`), so no value can end its
+    /// bullet, open a comment or add a block; the content reads back as that field.
     pub fn with_appended(&self, p: &NewProposal<'_>) -> String {
         let mut out = self.text.clone();
         if !out.is_empty() && !out.ends_with('\n') {
@@ -170,25 +174,30 @@ impl PendingFile {
         if !out.ends_with("\n\n") && !out.is_empty() {
             out.push('\n');
         }
-        let heading = match p.conflict {
+        let conflict = p.conflict.map(field);
+        let heading = match &conflict {
             Some(c) => format!("{HEADING}{} ⚠️ CONFLICT with {c}", p.number),
             None => format!("{HEADING}{}", p.number),
         };
-        let status = match p.conflict {
+        let status = match &conflict {
             Some(c) => format!("conflict — see {c}"),
             None => "pending".to_owned(),
         };
-        let list = |v: &[String]| if v.is_empty() { "—".to_owned() } else { v.join(", ") };
+        let list = |v: &[String]| {
+            let items: Vec<String> =
+                v.iter().map(|x| field(x).replace(',', ";")).filter(|x| !x.is_empty()).collect();
+            if items.is_empty() { "—".to_owned() } else { items.join(", ") }
+        };
         out.push_str(&heading);
         out.push('\n');
         let mut bullet = |k: &str, v: &str| {
-            out.push_str(&format!("- **{k}**: {v}\n"));
+            out.push_str(&format!("- **{k}**: {}\n", field(v)));
         };
         bullet("From", p.from);
         bullet("Timestamp", p.timestamp);
         bullet("Trigger", p.trigger);
         bullet("Suggested store", p.store);
-        bullet("Content", &super::markdown::one_line(p.content));
+        bullet("Content", p.content);
         bullet("Entities", &list(p.entities));
         if !p.relations.is_empty() {
             bullet("Relations", &list(p.relations));
@@ -208,7 +217,7 @@ impl PendingFile {
         for (i, line) in lines.iter().enumerate() {
             if i == p.status_line {
                 out.push_str(&format!("- **Status**: {}\n", status.as_str()));
-                out.push_str(&format!("- **Decision**: {}\n", super::markdown::one_line(decision)));
+                out.push_str(&format!("- **Decision**: {}\n", field(decision)));
                 continue;
             }
             // An earlier decision line is replaced by the new one.

@@ -104,7 +104,7 @@ impl RewardFile {
         for line in text.lines().map(str::trim) {
             // The skill writes some of these as plain bold-key lines, without the bullet.
             let line = line.strip_prefix("- ").unwrap_or(line);
-            if line.contains(AWAITING.trim_end_matches('.')) {
+            if is_awaiting(line) {
                 f.awaiting = true;
             } else if let Some(n) = line.strip_prefix("<!-- cogmem reflection #") {
                 f.reflection = n.trim_end_matches("-->").trim().parse().ok();
@@ -132,6 +132,13 @@ impl RewardFile {
     }
 }
 
+/// Tells whether a line is the "Awaiting your decision." line (bold or not): the whole line,
+/// so that a reason that quotes it does not keep the request open.
+fn is_awaiting(line: &str) -> bool {
+    let bare = line.trim().trim_start_matches("- ").trim_matches(['*', '_', ' ']);
+    bare.trim_end_matches('.') == AWAITING.trim_end_matches('.')
+}
+
 /// Records the user's decision in a reward file: the "Awaiting" line becomes "Decided" and the
 /// Outcome section gets the decision, the grant and the reason.
 pub fn with_outcome(
@@ -144,17 +151,19 @@ pub fn with_outcome(
 ) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if line.contains(AWAITING.trim_end_matches('.')) {
-            out.push_str(&format!("Decided: {decision}.\n"));
+        if is_awaiting(line) {
+            out.push_str(&format!("Decided: {}.\n", one_line(decision)));
         } else {
             out.push_str(line);
             out.push('\n');
         }
     }
     out.push_str(&format!(
-        "- **User Decision:** {decision}\n- **Granted:** {} tokens\n- **User Reason:** {}\n- **Decided by:** {by} at {at}\n",
+        "- **User Decision:** {}\n- **Granted:** {} tokens\n- **User Reason:** {}\n- **Decided by:** {} at {at}\n",
+        one_line(decision),
         thousands(granted),
-        one_line(reason)
+        one_line(reason),
+        one_line(by),
     ));
     out
 }
@@ -235,7 +244,7 @@ pub fn self_awareness(text: &str) -> Vec<String> {
 /// When the heading is missing, a Self-Awareness Log section is appended.
 pub fn identity_with_insights(identity: &str, date: &str, insights: &[String]) -> String {
     let lines: Vec<&str> = identity.lines().collect();
-    let new: Vec<String> = insights.iter().map(|i| format!("{date}: {i}")).collect();
+    let new: Vec<String> = insights.iter().map(|i| format!("{date}: {}", one_line(i))).collect();
     let Some(h) = lines.iter().position(|l| l.trim().starts_with("### Recent")) else {
         let mut out = identity.trim_end().to_owned();
         out.push_str("\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n");
@@ -480,8 +489,11 @@ fn kilo(n: u64) -> String {
     }
 }
 
+/// Every reason, note and insight these files hold is one
+/// [`field`](crate::store::markdown::field): it cannot end its line, open a comment or add a
+/// heading.
 fn one_line(text: &str) -> String {
-    crate::store::markdown::one_line(text)
+    crate::store::markdown::field(text)
 }
 
 #[cfg(test)]
