@@ -537,6 +537,44 @@ pub fn merge3(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, Un
 mod tests {
     use super::*;
 
+    /// Hostile files, actors and summaries: each line reads back as one line with the fields
+    /// in their [`clean_field`] and [`clean_summary`] forms, after a header that stays a header.
+    #[test]
+    fn fields_are_data_never_syntax() {
+        use crate::store::hostile;
+        use proptest::prelude::*;
+        let strategy =
+            prop::collection::vec((hostile::value(), hostile::value(), hostile::value()), 1..4);
+        hostile::runner(96)
+            .run(&strategy, |fields| {
+                let timestamp: DateTime<Utc> = "2026-12-01T09:00:00Z".parse().unwrap();
+                let lines: Vec<AuditLine> = fields
+                    .iter()
+                    .map(|(file, actor, summary)| AuditLine {
+                        timestamp,
+                        action: Action::Append,
+                        file: file.clone(),
+                        actor: actor.clone(),
+                        approval: Approval::Auto,
+                        summary: summary.clone(),
+                    })
+                    .collect();
+                let log = format!("# Audit log\n{}", render(&lines));
+                let (read, bad) = parse_log(&log);
+                prop_assert!(bad.is_empty(), "{:?}", bad);
+                prop_assert_eq!(read.len(), lines.len());
+                prop_assert_eq!(log.lines().count(), lines.len() + 1);
+                for (r, (file, actor, summary)) in read.iter().zip(&fields) {
+                    prop_assert_eq!((r.action, r.approval), (Action::Append, Approval::Auto));
+                    prop_assert_eq!(&r.file, &clean_field(file));
+                    prop_assert_eq!(&r.actor, &clean_field(actor));
+                    prop_assert_eq!(&r.summary, &clean_summary(summary));
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
     #[test]
     fn merge3_unions_lines_by_time_and_keeps_removals() {
         let base = "# Audit\n\n2026-12-01T09:00:00Z | INIT | . | system:init | auto | init\n";

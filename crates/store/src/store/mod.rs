@@ -12,7 +12,7 @@ pub mod entity;
 pub mod episode;
 pub mod fsx;
 #[cfg(test)]
-mod hostile;
+pub(crate) mod hostile;
 pub mod identity;
 pub use cogmem_text::markdown;
 pub mod pending;

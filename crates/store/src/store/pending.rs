@@ -491,6 +491,75 @@ mod tests {
         assert_eq!(again.matches("**Decision**").count(), 1);
     }
 
+    /// Hostile names, triggers, contents, conflicts and decision reasons: the file gets one
+    /// more proposal, every field reads back as its [`field`] form, and the proposal before it
+    /// is untouched, before and after a decision.
+    #[test]
+    fn fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
+        use proptest::prelude::*;
+        let strategy = (
+            (hostile::value(), hostile::value(), hostile::value(), hostile::value()),
+            prop::option::of(hostile::value()),
+            prop::collection::vec(hostile::value(), 0..3),
+            hostile::value(),
+        );
+        hostile::runner(96)
+            .run(&strategy, |((from, trigger, content, confidence), conflict, entities, why)| {
+                prop_assume!(!field(&content).is_empty());
+                let before = PendingFile::parse(TEXT);
+                let text = before.with_appended(&NewProposal {
+                    number: 2,
+                    from: &from,
+                    timestamp: "2026-11-30T16:30Z",
+                    trigger: &trigger,
+                    store: "semantic",
+                    content: &content,
+                    entities: &entities,
+                    relations: &[],
+                    confidence: &confidence,
+                    core_worthy: true,
+                    conflict: conflict.as_deref(),
+                });
+                let check = |text: &str, status: Status| -> Result<(), TestCaseError> {
+                    let f = PendingFile::parse(text);
+                    prop_assert!(f.problems.is_empty(), "{:?}", f.problems);
+                    prop_assert_eq!(f.proposals.len(), 2);
+                    prop_assert_eq!(headings(text).len(), 3);
+                    prop_assert_eq!(comment_lines(text)?.len(), 1);
+                    no_stray_delimiters(text)?;
+                    let one = &f.proposals[0];
+                    prop_assert_eq!((one.number, one.status), (1, Status::Pending));
+                    prop_assert_eq!(&one.content, "Alice prefers tea");
+                    let p = &f.proposals[1];
+                    prop_assert_eq!(p.number, 2);
+                    prop_assert_eq!(&p.from, &field(&from));
+                    prop_assert_eq!(&p.trigger, &field(&trigger));
+                    prop_assert_eq!(&p.content, &field(&content));
+                    prop_assert_eq!(&p.confidence, &field(&confidence).to_ascii_lowercase());
+                    let want: Vec<String> = entities
+                        .iter()
+                        .map(|e| field(e).replace(',', ";"))
+                        .filter(|e| !e.is_empty() && e != "—")
+                        .collect();
+                    prop_assert_eq!(&p.entities, &want);
+                    prop_assert!(p.core_worthy);
+                    prop_assert_eq!(p.status, status);
+                    Ok(())
+                };
+                let open = if conflict.is_some() { Status::Conflict } else { Status::Pending };
+                check(&text, open)?;
+                let decided = PendingFile::parse(&text)
+                    .with_decision(2, Status::Rejected, &why)
+                    .expect("proposal 2 exists");
+                check(&decided, Status::Rejected)?;
+                let p = PendingFile::parse(&decided).get(2).cloned().expect("still there");
+                prop_assert_eq!(p.decision, Some(field(&why)));
+                Ok(())
+            })
+            .unwrap();
+    }
+
     #[test]
     fn a_broken_block_is_reported_and_the_rest_read() {
         let text = format!("{TEXT}\n## Proposal #x\n- **Content**: ?\n\n---\n");
