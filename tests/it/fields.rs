@@ -65,11 +65,7 @@ fn issue_16_a_speaker_or_text_cannot_forge_an_entry_or_its_comment_lines() {
     let env = TestEnv::initialized();
     let jsonl = [
         message("S1", &format!("Mel\n{FORGED}"), "one"),
-        message(
-            "S2",
-            "Mel",
-            &format!("two\n<!-- deleted by cogmem forget --permanent on 2026-05-08 -->"),
-        ),
+        message("S2", "Mel", "two\n<!-- deleted by cogmem forget --permanent on 2026-05-08 -->"),
         message("S3", "Mel", "three\n<!-- source: S1 -->"),
         message(
             "S4",

@@ -365,9 +365,7 @@ fn after_containers(line: &str) -> &str {
     let mut rest = line.trim_start();
     loop {
         let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        let marker = if rest.starts_with('>') {
-            1
-        } else if rest.starts_with(['-', '+', '*']) {
+        let marker = if rest.starts_with(['>', '-', '+', '*']) {
             1
         } else if (1..=9).contains(&digits) && rest[digits..].starts_with(['.', ')']) {
             digits + 1
@@ -376,10 +374,9 @@ fn after_containers(line: &str) -> &str {
         };
         let after = &rest[marker..];
         // A quote marker needs no space; a list marker does (or ends the line).
-        if marker > 1 || rest.starts_with(['-', '+', '*']) {
-            if !(after.is_empty() || after.starts_with([' ', '\t'])) {
-                return rest;
-            }
+        let is_list = marker > 1 || rest.starts_with(['-', '+', '*']);
+        if is_list && !(after.is_empty() || after.starts_with([' ', '\t'])) {
+            return rest;
         }
         let next = after.trim_start();
         if next.len() == rest.len() || next.is_empty() {
