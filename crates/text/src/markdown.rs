@@ -322,17 +322,7 @@ pub fn heading(text: &str) -> String {
 /// tab and form feed are spaces, and other control characters except tab (NUL among them)
 /// become U+FFFD, as CommonMark reads NUL.
 pub fn paragraph(text: &str) -> String {
-    let text = text.replace("\r\n", "\n");
-    let text: String = text
-        .chars()
-        .map(|c| match c {
-            '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => '\n',
-            '\n' | '\t' => c,
-            '\u{b}' | '\u{c}' => ' ',
-            c if c.is_control() => '\u{fffd}',
-            c => c,
-        })
-        .collect();
+    let text = plain_breaks(text);
     let mut out = String::with_capacity(text.len() + 8);
     for line in text.trim().lines() {
         let line = line.trim_end();
@@ -357,6 +347,22 @@ pub fn paragraph(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// Text with every line break an LF (CR, CRLF, NEL, U+2028 and U+2029 are line breaks too),
+/// vertical tab and form feed spaces, and every other control character but tab U+FFFD: the
+/// lines [`paragraph`] writes and [`normalize`] compares.
+fn plain_breaks(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .chars()
+        .map(|c| match c {
+            '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => '\n',
+            '\n' | '\t' => c,
+            '\u{b}' | '\u{c}' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 /// The rest of a line after its indentation and the quote and list markers that open
@@ -388,10 +394,7 @@ fn after_containers(line: &str) -> &str {
 
 /// Reverses [`paragraph`] escaping and normalises whitespace, for duplicate checks.
 pub fn normalize(text: &str) -> String {
-    let text: String = text
-        .chars()
-        .map(|c| if c.is_control() && !c.is_whitespace() { '\u{fffd}' } else { c })
-        .collect();
+    let text = plain_breaks(text);
     one_line(
         &text
             .lines()

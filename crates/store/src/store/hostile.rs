@@ -95,10 +95,18 @@ const FRAGMENTS: &[&str] = &[
     "type: person",
 ];
 
+/// Line breaks of every kind, to put a token at the start of a line.
+const BREAKS: &[&str] = &["\n", "\r\n", "\r", "\u{2028}", "\n\n", "\n  "];
+
 /// One hostile field value.
 pub(crate) fn value() -> impl Strategy<Value = String> {
     prop_oneof![
-        8 => prop::collection::vec(prop::sample::select(FRAGMENTS), 0..10).prop_map(|v| v.concat()),
+        6 => prop::collection::vec(prop::sample::select(FRAGMENTS), 0..10).prop_map(|v| v.concat()),
+        4 => (
+            prop::collection::vec(prop::sample::select(FRAGMENTS), 1..6),
+            prop::sample::select(BREAKS),
+        )
+            .prop_map(|(v, br)| v.join(br)),
         2 => any::<String>(),
         1 => (prop::sample::select(FRAGMENTS), prop::sample::select(FRAGMENTS), 300usize..2000)
             .prop_map(|(a, b, n)| format!("{a}{}", b.repeat(n))),
