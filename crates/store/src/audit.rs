@@ -336,7 +336,7 @@ pub const CRITICAL_PREFIX: &str = "⚠️ CRITICAL: ";
 /// [`field`](crate::store::markdown::field) (no line break, no control character), with `|`
 /// written `/`. What the parser reads back is this form.
 pub fn clean_field(text: &str) -> String {
-    crate::store::markdown::field(text).replace('|', "/")
+    crate::store::markdown::cell(text)
 }
 
 /// Makes a summary safe for one audit line and one commit subject: one

@@ -267,11 +267,17 @@ pub fn field(text: &str) -> String {
     out
 }
 
+/// Makes a value safe as one cell of a `|`-separated line (a Markdown table row, an audit
+/// line): one [`field`], with `|` written `/`.
+pub fn cell(text: &str) -> String {
+    field(text).replace('|', "/")
+}
+
 /// Makes a tag safe in any of cogmem's tag lists (an episode heading's `tags:[a, b]`, a note's
 /// `Tags: a, b` comment field): one [`field`], with the characters that delimit those lists
 /// and their lines (`|`, `[`, `]`, `,`) replaced by `/`, `(`, `)` and `;`.
 pub fn tag(text: &str) -> String {
-    field(text).replace('|', "/").replace('[', "(").replace(']', ")").replace(',', ";")
+    cell(text).replace('[', "(").replace(']', ")").replace(',', ";")
 }
 
 /// Makes a value safe as the text of a list item (`- …` or `1. …`): [`field`], then a
