@@ -331,22 +331,7 @@ pub fn paragraph(text: &str) -> String {
     let text = plain_breaks(text);
     let mut out = String::with_capacity(text.len() + 8);
     for line in text.trim().lines() {
-        let line = line.trim_end();
-        // Inside a quote or a list item (`> `, `- `, `1. `, nested) the same blocks start.
-        let at = line.len() - after_containers(line).len();
-        let bare = &line[at..];
-        let is_underline = !bare.is_empty() && bare.chars().all(|c| c == '-' || c == '=');
-        if bare.starts_with(['#', '<'])
-            || bare.starts_with("```")
-            || bare.starts_with("~~~")
-            || is_underline
-        {
-            out.push_str(&line[..at]);
-            out.push('\\');
-            out.push_str(bare);
-        } else {
-            out.push_str(line);
-        }
+        out.push_str(&paragraph_line(line));
         out.push('\n');
     }
     while out.ends_with("\n\n") {
@@ -355,10 +340,29 @@ pub fn paragraph(text: &str) -> String {
     out
 }
 
+/// Escapes one line (without its line break) of a paragraph as [`paragraph`] does: a `\\`
+/// before a heading, a setext underline, a code fence or an HTML block, also after quote and
+/// list markers (`> `, `- `, `1. `, nested). Trailing whitespace is trimmed.
+pub fn paragraph_line(line: &str) -> String {
+    let line = line.trim_end();
+    let at = line.len() - after_containers(line).len();
+    let bare = &line[at..];
+    let is_underline = !bare.is_empty() && bare.chars().all(|c| c == '-' || c == '=');
+    if bare.starts_with(['#', '<'])
+        || bare.starts_with("```")
+        || bare.starts_with("~~~")
+        || is_underline
+    {
+        format!("{}\\{bare}", &line[..at])
+    } else {
+        line.to_owned()
+    }
+}
+
 /// Text with every line break an LF (CR, CRLF, NEL, U+2028 and U+2029 are line breaks too),
 /// vertical tab and form feed spaces, and every other control character but tab U+FFFD: the
-/// lines [`paragraph`] writes and [`normalize`] compares.
-fn plain_breaks(text: &str) -> String {
+/// lines [`paragraph`] writes and [`normalize`] compares, and the lines a Markdown reader sees.
+pub fn plain_breaks(text: &str) -> String {
     text.replace("\r\n", "\n")
         .chars()
         .map(|c| match c {
