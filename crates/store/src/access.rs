@@ -277,10 +277,11 @@ pub fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
 mod tests {
     use super::*;
 
+    // See: issue 16
     /// Hostile ids (file names a peer chose): every line stays one use of one id, read back as
-    /// written, and an id that would forge a line is left out. See: issue 16
+    /// written, and an id that would forge a line is left out.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile;
         use proptest::prelude::*;
         let now: Timestamp = parse_stored("2026-12-01T09:00:00Z").expect("a time");

@@ -537,10 +537,11 @@ pub fn merge3(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, Un
 mod tests {
     use super::*;
 
+    // See: issue 16
     /// Hostile files, actors and summaries: each line reads back as one line with the fields
     /// in their [`clean_field`] and [`clean_summary`] forms, after a header that stays a header.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile;
         use proptest::prelude::*;
         let strategy =

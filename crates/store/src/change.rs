@@ -591,10 +591,11 @@ mod tests {
     #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
     use super::*;
 
+    // See: issue 16
     /// Hostile file names, actors, summaries and triggers: the message keeps its subject, blank
     /// line and three trailer lines, and the critical mark appears only when asked for.
     #[test]
-    fn commit_message_fields_are_data_never_syntax() {
+    fn issue_16_commit_message_fields_are_data_never_syntax() {
         use crate::store::hostile;
         use proptest::prelude::*;
         let strategy =

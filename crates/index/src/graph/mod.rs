@@ -471,8 +471,9 @@ pub(crate) fn render_index(
 mod tests {
     use super::*;
 
+    // See: issue 16
     /// A status, a date or a relation label from a hand-edited or a peer's entity file cannot
-    /// add a row, a column, a heading or a comment to `graph/index.md`. See: issue 16
+    /// add a row, a column, a heading or a comment to `graph/index.md`.
     #[test]
     fn issue_16_index_cells_are_data_never_syntax() {
         let hostile = [

@@ -153,11 +153,12 @@ mod tests {
         assert_eq!(count_bullets(&content), 1);
     }
 
+    // See: issue 16
     /// Hostile bullets: the file keeps its five headings, gets one unit in the right section
     /// whose text and id are those of the written list item, and adding it again is a
     /// duplicate.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, headings};
         use proptest::prelude::*;
         let strategy = (hostile::value(), 0..4usize);

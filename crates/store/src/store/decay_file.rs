@@ -1100,10 +1100,11 @@ mod tests {
         files.into_iter().map(|(rel, _)| rel).collect()
     }
 
+    // See: issue 16
     /// Hostile ids as keys: the JSON file reads back with exactly the keys written, each with
     /// its entry.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile;
         use proptest::prelude::*;
         let path = Path::new("memory/meta/decay-scores.json");

@@ -462,11 +462,13 @@ mod tests {
         }
     }
 
+    // See: issue 16
+    // See: issue 16
     /// Hostile facts, timeline entries and aliases: the file keeps its six headings and two
     /// comment lines, the fact reads back as written (its list-item form), the aliases are the
     /// only new names, and no relation or status appears.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, comment_lines, headings};
         use proptest::prelude::*;
         let id = EntityId::parse("person--eve").unwrap();

@@ -616,11 +616,12 @@ mod tests {
         assert_eq!(e.entities, ids);
     }
 
+    // See: issue 16
     /// Hostile import ids, speakers, tags and text: the day file gets exactly one new entry,
     /// whose fields read back as written (tags in their escaped form), and no heading or
     /// comment line the writer did not put there.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, comment_lines, headings};
         use proptest::prelude::*;
         let first = append(None, &entry("09:00", "First.", &[])).unwrap();

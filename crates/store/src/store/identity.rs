@@ -192,11 +192,12 @@ mod tests {
 
     const IDENTITY: &str = "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Last consolidated: never -->\n\n### Who I Think I Am\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-11-02: I rush.\n2026-11-09: I like lists.\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n";
 
+    // See: issue 16
     /// A hostile Self-Image body and month summary: IDENTITY.md keeps its sections and one
     /// Recent and one Archived log, the Recent log loses exactly the summarised month, and the
     /// summary is one line.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, headings};
         use proptest::prelude::*;
         let top = |t: &str| -> Vec<String> {

@@ -491,11 +491,12 @@ mod tests {
         assert_eq!(again.matches("**Decision**").count(), 1);
     }
 
+    // See: issue 16
     /// Hostile names, triggers, contents, conflicts and decision reasons: the file gets one
     /// more proposal, every field reads back as its [`field`] form, and the proposal before it
     /// is untouched, before and after a decision.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
         use proptest::prelude::*;
         let strategy = (

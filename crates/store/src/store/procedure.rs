@@ -116,10 +116,11 @@ pub fn add_steps(text: &str, steps: &[String]) -> Added {
 mod tests {
     use super::*;
 
+    // See: issue 16
     /// Hostile titles, steps and actors: the file keeps its title and its four sections, and
     /// the steps read back as written (each in its list-item form), in order.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
         use proptest::prelude::*;
         let strategy = (

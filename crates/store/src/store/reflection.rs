@@ -597,11 +597,12 @@ mod tests {
         assert_eq!(RewardFile::parse(&closed).closed.as_deref(), Some("approved as #3"));
     }
 
+    // See: issue 16
     /// Hostile reasons, decisions, actors, notes and insights: a reward request keeps its
     /// numbers and state through its decision and closing, the reward log gets one entry, and
     /// IDENTITY.md's Recent log gets exactly the new dated lines.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
         use proptest::prelude::*;
         let strategy = (

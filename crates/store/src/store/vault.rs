@@ -50,10 +50,11 @@ pub fn body_text(note: &str) -> String {
 mod tests {
     use super::*;
 
+    // See: issue 16
     /// Hostile titles, tags and text: one heading, one comment line, the tags and the date read
     /// back from it (tags in their escaped form), and the text from the body.
     #[test]
-    fn fields_are_data_never_syntax() {
+    fn issue_16_fields_are_data_never_syntax() {
         use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
         use proptest::prelude::*;
         let strategy =
