@@ -94,3 +94,46 @@ fn status_names_the_git_state_while_writes_are_refused() {
     let out = env.run(["status"]).output();
     assert!(out.stdout.contains("git         merge in progress: writes are refused"), "{out}");
 }
+
+// See: issue 16
+#[test]
+fn issue_16_writes_are_refused_while_a_rebase_is_stopped_on_a_conflict() {
+    let env = diverged();
+    assert!(!git_may_fail(&env, &["rebase", "other"]), "the rebase stops on the conflict");
+    assert!(env.path(".git/rebase-merge").exists() || env.path(".git/rebase-apply").exists());
+    assert!(env.read("MEMORY.md").contains("<<<<<<<"));
+    let head = env.head();
+    for args in [&["remember", "Bob likes coffee"][..], &["sync"][..]] {
+        let out = env.run(args).output().code(4);
+        assert!(out.stderr.contains("error: a git rebase is in progress"), "{args:?}: {out}");
+        assert!(out.stderr.contains("hint:"), "{args:?}: {out}");
+        assert!(out.stderr.contains("`git rebase --continue`"), "{args:?}: {out}");
+        assert!(out.stderr.contains("`git rebase --abort`"), "{args:?}: {out}");
+        assert_eq!(env.head(), head, "{args:?} committed nothing");
+    }
+    let committed = env.git(&["show", "HEAD:MEMORY.md"]);
+    assert!(!committed.contains("<<<<<<<"), "conflict markers not committed: {committed}");
+    assert!(!env.read("memory/meta/audit.log").contains("Bob likes coffee"));
+    env.git(&["rebase", "--abort"]);
+    env.run(["remember", "Bob likes coffee"]).success();
+    env.assert_clean_tree();
+}
+
+// See: issue 16
+#[test]
+fn issue_16_sync_remote_is_refused_mid_merge_and_pushes_nothing() {
+    let env = diverged();
+    let remote = env.home.join("remote.git");
+    env.git(&["init", "-q", "--bare", "-b", "main", remote.to_str().unwrap()]);
+    env.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    assert!(!git_may_fail(&env, &["merge", "other"]), "the merge conflicts");
+    let head = env.head();
+    let out = env.run(["sync", "--remote", "origin"]).output().code(4);
+    assert!(out.stderr.contains("error: a git merge is in progress"), "{out}");
+    assert!(out.stderr.contains("`git merge --continue`"), "{out}");
+    assert!(out.stderr.contains("`git merge --abort`"), "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    assert!(env.path(".git/MERGE_HEAD").exists(), "the merge is left as it was");
+    let refs = env.git(&["--git-dir", remote.to_str().unwrap(), "for-each-ref"]);
+    assert!(refs.trim().is_empty(), "nothing pushed: {refs}");
+}

@@ -16,6 +16,7 @@ mod crash;
 mod decay;
 mod doctor;
 mod embed;
+mod fields;
 mod forget;
 mod fuzz;
 mod gitstate;

@@ -209,7 +209,7 @@ pub fn import_jsonl(
         for m in msgs {
             let time =
                 if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
-            let text = format!("**{}:** {}", m.speaker, m.text);
+            let text = episode::said(&m.speaker, &m.text);
             let entry = NewEntry {
                 date,
                 time: &time,

@@ -461,7 +461,7 @@ impl Writer<'_> {
         let section = req.section.unwrap_or_else(|| default_section(req));
         let rel = layout::MEMORY_MD;
         let text = self.current(rel)?.unwrap_or_default();
-        let id = core_memory::unit_id(section, &req.text);
+        let id = core_memory::new_unit_id(section, &req.text);
         match core_memory::add_bullet(&text, section, &req.text) {
             core_memory::Added::Duplicate { line } => {
                 self.duplicates.push(Unit { id, store: Store::Core, path: rel.into(), line });

@@ -38,18 +38,27 @@ pub fn record(
     interactions: u64,
     now: Timestamp,
 ) -> crate::Result<()> {
+    let text = lines(ids, interactions, now);
+    if !text.is_empty() {
+        append(&ws.abs(ACCESS_LOG), text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The log lines for uses of `ids` and `interactions` at `now`: `TIME<TAB>use<TAB>ID` and
+/// `TIME<TAB>interaction<TAB>-`. An id that holds a control character (a tab or a line break
+/// would forge another line; only a file name a person or a peer chose can have one) is not
+/// recorded: the use of that memory is lost, which only telemetry can afford.
+fn lines(ids: &[String], interactions: u64, now: Timestamp) -> String {
     let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ");
     let mut text = String::new();
-    for id in ids {
+    for id in ids.iter().filter(|id| !id.chars().any(|c| c.is_control() || c == '\u{2028}')) {
         text.push_str(&format!("{stamp}\tuse\t{id}\n"));
     }
     for _ in 0..interactions {
         text.push_str(&format!("{stamp}\tinteraction\t-\n"));
     }
-    if !text.is_empty() {
-        append(&ws.abs(ACCESS_LOG), text.as_bytes())?;
-    }
-    Ok(())
+    text
 }
 
 /// Appends to the log under a shared lock, to the file the name points at once locked: if the
@@ -262,4 +271,36 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
 /// exist) and its shard files.
 pub fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
     DecayFile::load(ws)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // See: issue 16
+    /// Hostile ids (file names a peer chose): every line stays one use of one id, read back as
+    /// written, and an id that would forge a line is left out.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile;
+        use proptest::prelude::*;
+        let now: Timestamp = parse_stored("2026-12-01T09:00:00Z").expect("a time");
+        let strategy = prop::collection::vec(hostile::value(), 0..4);
+        hostile::runner(64)
+            .run(&strategy, |ids| {
+                let ids: Vec<String> = ids.iter().map(|i| format!("vault:{i}")).collect();
+                let text = lines(&ids, 2, now);
+                let kept: Vec<&String> = ids
+                    .iter()
+                    .filter(|id| !id.chars().any(|c| c.is_control() || c == '\u{2028}'))
+                    .collect();
+                let read: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+                prop_assert_eq!(read.len(), kept.len() + 2);
+                for (fields, id) in read.iter().zip(&kept) {
+                    prop_assert_eq!(fields, &vec!["2026-12-01T09:00:00Z", "use", id.as_str()]);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
 }

@@ -230,15 +230,15 @@ pub struct AuditLine {
 }
 
 impl AuditLine {
-    /// Formats the line (without newline). `|` and line breaks in the summary are replaced so
-    /// the line stays parseable.
+    /// Formats the line (without newline). The file and the actor are [`clean_field`]s and the
+    /// summary a [`clean_summary`], so no value can end the line or add a field.
     pub fn format(&self) -> String {
         format!(
             "{} | {} | {} | {} | {} | {}",
             self.timestamp.format("%Y-%m-%dT%H:%M:%SZ"),
             self.action.as_str(),
-            self.file,
-            self.actor,
+            clean_field(&self.file),
+            clean_field(&self.actor),
             self.approval.as_str(),
             clean_summary(&self.summary),
         )
@@ -364,10 +364,17 @@ impl<'a> RawFields<'a> {
 /// The start of the summary of a change to a critical file.
 pub const CRITICAL_PREFIX: &str = "⚠️ CRITICAL: ";
 
-/// Makes a summary safe for one audit line and one commit subject: one line, no `|`, at most
-/// 100 characters.
+/// Makes a file or an actor safe as one field of an audit line or a commit message: one
+/// [`field`](crate::store::markdown::field) (no line break, no control character), with `|`
+/// written `/`. What the parser reads back is this form.
+pub fn clean_field(text: &str) -> String {
+    crate::store::markdown::cell(text)
+}
+
+/// Makes a summary safe for one audit line and one commit subject: one
+/// [`clean_field`], at most 100 characters.
 pub fn clean_summary(text: &str) -> String {
-    let one = crate::store::markdown::one_line(&text.replace('|', "/"));
+    let one = clean_field(text);
     if one.chars().count() <= 100 {
         one
     } else {
@@ -561,6 +568,45 @@ pub fn merge3(base: Option<&str>, ours: &str, theirs: &str) -> Result<String, Un
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 16
+    /// Hostile files, actors and summaries: each line reads back as one line with the fields
+    /// in their [`clean_field`] and [`clean_summary`] forms, after a header that stays a header.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile;
+        use proptest::prelude::*;
+        let strategy =
+            prop::collection::vec((hostile::value(), hostile::value(), hostile::value()), 1..4);
+        hostile::runner(96)
+            .run(&strategy, |fields| {
+                let timestamp: DateTime<Utc> = "2026-12-01T09:00:00Z".parse().unwrap();
+                let lines: Vec<AuditLine> = fields
+                    .iter()
+                    .map(|(file, actor, summary)| AuditLine {
+                        timestamp,
+                        action: Action::Append,
+                        file: file.clone(),
+                        actor: actor.clone(),
+                        approval: Approval::Auto,
+                        summary: summary.clone(),
+                    })
+                    .collect();
+                let log = format!("# Audit log\n{}", render(&lines));
+                let (read, bad) = parse_log(&log);
+                prop_assert!(bad.is_empty(), "{:?}", bad);
+                prop_assert_eq!(read.len(), lines.len());
+                prop_assert_eq!(log.lines().count(), lines.len() + 1);
+                for (r, (file, actor, summary)) in read.iter().zip(&fields) {
+                    prop_assert_eq!((r.action, r.approval), (Action::Append, Approval::Auto));
+                    prop_assert_eq!(&r.file, &clean_field(file));
+                    prop_assert_eq!(&r.actor, &clean_field(actor));
+                    prop_assert_eq!(&r.summary, &clean_summary(summary));
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
 
     #[test]
     fn merge3_unions_lines_by_time_and_keeps_removals() {

@@ -550,21 +550,55 @@ impl Change {
         };
         let main = audited.first().map_or(layout::AUDIT_LOG, |e| e.path.as_str());
         let more = audited.len().saturating_sub(1) + self.adopted.len();
-        let files = if more > 0 { format!("{main} +{more}") } else { main.to_owned() };
-        let mut msg = format!(
-            "[{}] {files} — {}\n\nActor: {}\nApproval: {}\nTrigger: {}\n",
-            action.as_str(),
-            crate::audit::clean_summary(&summary),
-            self.actor,
-            self.approval.as_str(),
-            crate::audit::clean_summary(&self.trigger),
-        );
-        if self.edits.iter().any(|e| is_critical(ws, &e.path)) {
-            msg.push_str(CRITICAL_MARK);
-            msg.push('\n');
-        }
-        msg
+        let critical = self.edits.iter().any(|e| is_critical(ws, &e.path));
+        commit_message(&CommitMessage {
+            action,
+            main,
+            more,
+            summary: &summary,
+            actor: self.actor.as_str(),
+            approval: self.approval,
+            trigger: &self.trigger,
+            critical,
+        })
     }
+}
+
+/// The fields of a change's commit message.
+struct CommitMessage<'a> {
+    action: Action,
+    /// The main file.
+    main: &'a str,
+    /// How many other files.
+    more: usize,
+    summary: &'a str,
+    actor: &'a str,
+    approval: Approval,
+    trigger: &'a str,
+    critical: bool,
+}
+
+/// Renders a commit message (design.md §4): subject `[ACTION] FILE — SUMMARY` (`FILE +N` for
+/// several files), a blank line, the `Actor:`, `Approval:` and `Trigger:` lines, and the
+/// critical-file mark. The file and the actor are [`clean_field`](crate::audit::clean_field)s
+/// and the summary and the trigger [`clean_summary`](crate::audit::clean_summary)s, so no value
+/// (a file name a peer chose included) can add a line to the message.
+fn commit_message(m: &CommitMessage<'_>) -> String {
+    let main = crate::audit::clean_field(m.main);
+    let files = if m.more > 0 { format!("{main} +{}", m.more) } else { main };
+    let mut msg = format!(
+        "[{}] {files} — {}\n\nActor: {}\nApproval: {}\nTrigger: {}\n",
+        m.action.as_str(),
+        crate::audit::clean_summary(m.summary),
+        crate::audit::clean_field(m.actor),
+        m.approval.as_str(),
+        crate::audit::clean_summary(m.trigger),
+    );
+    if m.critical {
+        msg.push_str(CRITICAL_MARK);
+        msg.push('\n');
+    }
+    msg
 }
 
 fn is_critical(ws: &Workspace, rel: &str) -> bool {
@@ -575,6 +609,42 @@ fn is_critical(ws: &Workspace, rel: &str) -> bool {
 mod tests {
     #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
     use super::*;
+
+    // See: issue 16
+    /// Hostile file names, actors, summaries and triggers: the message keeps its subject, blank
+    /// line and three trailer lines, and the critical mark appears only when asked for.
+    #[test]
+    fn issue_16_commit_message_fields_are_data_never_syntax() {
+        use crate::store::hostile;
+        use proptest::prelude::*;
+        let strategy =
+            (hostile::value(), hostile::value(), hostile::value(), hostile::value(), any::<bool>());
+        hostile::runner(96)
+            .run(&strategy, |(main, actor, summary, trigger, critical)| {
+                let msg = commit_message(&CommitMessage {
+                    action: Action::Append,
+                    main: &main,
+                    more: 2,
+                    summary: &summary,
+                    actor: &actor,
+                    approval: Approval::Auto,
+                    trigger: &trigger,
+                    critical,
+                });
+                let lines: Vec<&str> = msg.lines().collect();
+                prop_assert_eq!(lines.len(), 5 + usize::from(critical), "{:?}", msg);
+                prop_assert!(lines[0].starts_with("[APPEND] ") && lines[1].is_empty());
+                prop_assert!(lines[0].contains(" +2 — "), "{:?}", lines[0]);
+                let actor_line = format!("Actor: {}", crate::audit::clean_field(&actor));
+                prop_assert_eq!(lines[2].trim_end(), actor_line.trim_end());
+                prop_assert_eq!(lines[3], "Approval: auto");
+                prop_assert!(lines[4].starts_with("Trigger: "));
+                prop_assert_eq!(msg.matches(CRITICAL_MARK).count(), usize::from(critical));
+                prop_assert!(!msg.contains(['\r', '\0']), "{:?}", msg);
+                Ok(())
+            })
+            .unwrap();
+    }
 
     #[test]
     fn snapshot_puts_back_changed_created_and_removed_files() {

@@ -252,22 +252,86 @@ pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Makes multi-line text safe as a paragraph: lines that Markdown would read as a heading or a
-/// setext underline are escaped with a backslash, and trailing whitespace is trimmed.
+/// Makes a value safe as one field of a one-line structure (a heading, a bullet, a table cell,
+/// a comment line): every control character (NUL, tab, CR, LF, …) and every other line break
+/// (U+2028, U+2029) becomes a space, whitespace runs collapse to one space, the ends are
+/// trimmed, and the comment delimiters `<!--` and `-->` are broken up as `<!- -` and `- ->`,
+/// so the value can neither end its line nor open or close an HTML comment.
+pub fn field(text: &str) -> String {
+    let spaced: String =
+        text.chars().map(|c| if c.is_control() || c.is_whitespace() { ' ' } else { c }).collect();
+    let mut out = one_line(&spaced);
+    while out.contains("<!--") || out.contains("-->") {
+        out = out.replace("<!--", "<!- -").replace("-->", "- ->");
+    }
+    out
+}
+
+/// Makes a value safe as one cell of a `|`-separated line (a Markdown table row, an audit
+/// line): one [`field`], with `|` written `/`.
+pub fn cell(text: &str) -> String {
+    field(text).replace('|', "/")
+}
+
+/// Makes a tag safe in any of cogmem's tag lists (an episode heading's `tags:[a, b]`, a note's
+/// `Tags: a, b` comment field): one [`field`], with the characters that delimit those lists
+/// and their lines (`|`, `[`, `]`, `,`) replaced by `/`, `(`, `)` and `;`.
+pub fn tag(text: &str) -> String {
+    cell(text).replace('[', "(").replace(']', ")").replace(',', ";")
+}
+
+/// Makes a value safe as the text of a list item (`- …` or `1. …`): [`field`], then a
+/// backslash before a start that Markdown would read as block structure inside the item (a
+/// heading, a quote, an HTML block, a code fence, a nested list or a thematic break), so a
+/// value such as `## Relations` can never become a section of the file.
+pub fn list_item(text: &str) -> String {
+    let value = field(text);
+    let mut chars = value.chars();
+    let first = chars.next();
+    let second = chars.next();
+    let digits = value.chars().take_while(char::is_ascii_digit).count();
+    let escape_at = match first {
+        Some('#' | '>' | '<' | '`' | '~' | '|' | '=') => Some(0),
+        Some('-' | '+' | '*') if matches!(second, None | Some(' ' | '-' | '+' | '*')) => Some(0),
+        Some('0'..='9')
+            if (1..=9).contains(&digits)
+                && value[digits..].starts_with(['.', ')'])
+                && matches!(value[digits + 1..].chars().next(), None | Some(' ')) =>
+        {
+            Some(digits)
+        }
+        _ => None,
+    };
+    match escape_at {
+        Some(at) => format!("{}\\{}", &value[..at], &value[at..]),
+        None => value,
+    }
+}
+
+/// Makes text safe as a heading's title: [`field`], with a trailing run of `#` after a space
+/// escaped so Markdown does not read it as the heading's closing sequence.
+pub fn heading(text: &str) -> String {
+    let value = field(text);
+    let kept = value.trim_end_matches('#');
+    if kept.len() == value.len() || !(kept.is_empty() || kept.ends_with(' ')) {
+        value
+    } else {
+        format!("{kept}\\{}", &value[kept.len()..])
+    }
+}
+
+/// Makes multi-line text safe as a paragraph: lines that Markdown would read as a heading, a
+/// setext underline, a code fence or an HTML block (a fence or a `<!--` line left open hides
+/// everything after it, and a `<!--` line would read as one of cogmem's comment lines) are
+/// escaped with a backslash, and trailing
+/// whitespace is trimmed. CR, CRLF, NEL, U+2028 and U+2029 are line breaks like LF, vertical
+/// tab and form feed are spaces, and other control characters except tab (NUL among them)
+/// become U+FFFD, as CommonMark reads NUL.
 pub fn paragraph(text: &str) -> String {
+    let text = plain_breaks(text);
     let mut out = String::with_capacity(text.len() + 8);
     for line in text.trim().lines() {
-        let line = line.trim_end();
-        let bare = line.trim_start();
-        let is_underline = !bare.is_empty() && bare.chars().all(|c| c == '-' || c == '=');
-        if bare.starts_with('#') || is_underline {
-            let indent = line.len() - bare.len();
-            out.push_str(&line[..indent]);
-            out.push('\\');
-            out.push_str(bare);
-        } else {
-            out.push_str(line);
-        }
+        out.push_str(&paragraph_line(line));
         out.push('\n');
     }
     while out.ends_with("\n\n") {
@@ -276,12 +340,79 @@ pub fn paragraph(text: &str) -> String {
     out
 }
 
+/// Escapes one line (without its line break) of a paragraph as [`paragraph`] does: a `\\`
+/// before a heading, a setext underline, a code fence or an HTML block, also after quote and
+/// list markers (`> `, `- `, `1. `, nested). Trailing whitespace is trimmed.
+pub fn paragraph_line(line: &str) -> String {
+    let line = line.trim_end();
+    let at = line.len() - after_containers(line).len();
+    let bare = &line[at..];
+    let is_underline = !bare.is_empty() && bare.chars().all(|c| c == '-' || c == '=');
+    if bare.starts_with(['#', '<'])
+        || bare.starts_with("```")
+        || bare.starts_with("~~~")
+        || is_underline
+    {
+        format!("{}\\{bare}", &line[..at])
+    } else {
+        line.to_owned()
+    }
+}
+
+/// Text with every line break an LF (CR, CRLF, NEL, U+2028 and U+2029 are line breaks too),
+/// vertical tab and form feed spaces, and every other control character but tab U+FFFD: the
+/// lines [`paragraph`] writes and [`normalize`] compares, and the lines a Markdown reader sees.
+pub fn plain_breaks(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .chars()
+        .map(|c| match c {
+            '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => '\n',
+            '\n' | '\t' => c,
+            '\u{b}' | '\u{c}' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+/// The rest of a line after its indentation and the quote and list markers that open
+/// containers (`>`, `-`, `+`, `*`, `1.`, `1)`, each followed by a space, nested).
+fn after_containers(line: &str) -> &str {
+    let mut rest = line.trim_start();
+    loop {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let marker = if rest.starts_with(['>', '-', '+', '*']) {
+            1
+        } else if (1..=9).contains(&digits) && rest[digits..].starts_with(['.', ')']) {
+            digits + 1
+        } else {
+            return rest;
+        };
+        let after = &rest[marker..];
+        // A quote marker needs no space; a list marker does (or ends the line).
+        let is_list = marker > 1 || rest.starts_with(['-', '+', '*']);
+        if is_list && !(after.is_empty() || after.starts_with([' ', '\t'])) {
+            return rest;
+        }
+        let next = after.trim_start();
+        if next.len() == rest.len() || next.is_empty() {
+            return rest;
+        }
+        rest = next;
+    }
+}
+
 /// Reverses [`paragraph`] escaping and normalises whitespace, for duplicate checks.
 pub fn normalize(text: &str) -> String {
+    let text = plain_breaks(text);
     one_line(
         &text
             .lines()
-            .map(|l| l.trim_start().trim_start_matches('\\'))
+            .map(|l| {
+                let l = l.trim_start();
+                let at = l.len() - after_containers(l).len();
+                format!("{}{}", &l[..at], l[at..].trim_start_matches('\\'))
+            })
             .collect::<Vec<_>>()
             .join("\n"),
     )

@@ -13,6 +13,7 @@ use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
 use cogmem_store::store::entity::{self, EntityId, RelationLine};
+use cogmem_store::store::markdown;
 use cogmem_store::store::units::{Unreadable, markdown_files};
 use cogmem_store::workspace::{Workspace, layout};
 use vocab::Vocabulary;
@@ -409,7 +410,9 @@ pub struct Stats {
     pub dangling: usize,
 }
 
-/// Renders `graph/index.md` from the graph: the entity registry and the edge table.
+/// Renders `graph/index.md` from the graph: the entity registry and the edge table. Every
+/// value read from an entity file (a label, a status, a date of a relation bullet) is one
+/// [`markdown::cell`], so a hand edit or a peer's file cannot add a row or a column.
 pub(crate) fn render_index(
     g: &Graph,
     scores: &BTreeMap<String, cogmem_store::store::decay_file::EntityScore>,
@@ -424,10 +427,14 @@ pub(crate) fn render_index(
     for n in &nodes {
         let (score, pinned) =
             scores.get(&format!("entity:{}", n.id)).map_or((1.0, false), |s| (s.score, s.pinned));
-        let label = n.names.first().cloned().unwrap_or_default();
-        let file = n.path.trim_start_matches("memory/graph/");
+        let label = markdown::cell(n.names.first().map_or("", String::as_str));
+        let file = markdown::cell(n.path.trim_start_matches("memory/graph/"));
         let pin = if pinned { " (pinned)" } else { "" };
-        let status = if n.status == "active" { String::new() } else { format!(" ({})", n.status) };
+        let status = if n.status == "active" {
+            String::new()
+        } else {
+            format!(" ({})", markdown::cell(&n.status))
+        };
         out.push_str(&format!(
             "| {} | {} | {label}{status} | {file} | {score:.2}{pin} |\n",
             n.id, n.kind
@@ -448,10 +455,12 @@ pub(crate) fn render_index(
             .collect();
     edges.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
     for (from, rel, to, e) in edges {
-        let since = e.since.clone().unwrap_or_else(|| "—".into());
-        let until = e.until.as_deref().map_or(String::new(), |u| format!(" (until {u})"));
+        let since = e.since.as_deref().map_or_else(|| "—".into(), markdown::cell);
+        let until =
+            e.until.as_deref().map_or(String::new(), |u| format!(" (until {})", markdown::cell(u)));
         out.push_str(&format!(
-            "| {from} | {rel}{until} | {to} | {:.1} | {since} | — |\n",
+            "| {from} | {}{until} | {to} | {:.1} | {since} | — |\n",
+            markdown::cell(&rel),
             e.confidence
         ));
     }
@@ -461,6 +470,54 @@ pub(crate) fn render_index(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 16
+    /// A status, a date or a relation label from a hand-edited or a peer's entity file cannot
+    /// add a row, a column, a heading or a comment to `graph/index.md`.
+    #[test]
+    fn issue_16_index_cells_are_data_never_syntax() {
+        let hostile = [
+            "a | b",
+            "x\n| evil--row | person | evil | entities/evil.md | 1.00 |",
+            "<!-- open",
+            "close -->",
+            "\r\n## Heading",
+            "\u{2028}|\u{0}|",
+            "---",
+        ];
+        for h in hostile {
+            let yaml = h
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+                .replace('\r', "\\r")
+                .replace('\u{0}', "\\0")
+                .replace('\u{2028}', "\\L");
+            let alice = format!(
+                "---\nstatus: \"{yaml}\"\n---\n# person--alice\n\n## Relations\n- knows: [[person--bob]] (since {h}) (until {h})\n"
+            );
+            let files = vec![
+                ("memory/graph/entities/person--alice.md".to_owned(), alice),
+                ("memory/graph/entities/person--bob.md".to_owned(), "# person--bob\n".to_owned()),
+            ];
+            let g = from_files(&files, Vocabulary::parse(""));
+            let text = render_index(&g, &BTreeMap::new());
+            let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+            // Two headers, two separators, two entities, one edge.
+            assert_eq!(rows.len(), 7, "input: {h:?}\n{text}");
+            let (registry, edges) = text.split_once("## Edges").expect("two tables");
+            for (table, want) in [(registry, 5), (edges, 6)] {
+                for row in table.lines().filter(|l| l.starts_with('|')) {
+                    let cells = row.trim_matches('|').split('|').count();
+                    assert_eq!(cells, want, "input: {h:?}: {row}");
+                }
+            }
+            assert_eq!(text.lines().filter(|l| l.starts_with('#')).count(), 3, "input: {h:?}");
+            assert_eq!(text.matches("<!--").count(), 1, "input: {h:?}");
+            assert_eq!(text.matches("-->").count(), 1, "input: {h:?}");
+            assert!(!text.contains('\u{0}') && !text.contains('\r'), "input: {h:?}");
+        }
+    }
 
     #[test]
     fn index_rows_are_matched_by_entity() {

@@ -167,11 +167,7 @@ pub fn approve(
                 a.outcome = "applied".into();
             }
             OpKind::Pattern | OpKind::Evolve => {
-                patterns.push(format!(
-                    "- {}: {}",
-                    ch.kind.as_str().to_lowercase(),
-                    cogmem_store::store::markdown::one_line(&ch.op.content)
-                ));
+                patterns.push((ch.kind.as_str().to_lowercase(), ch.op.content.clone()));
             }
             OpKind::Connect | OpKind::Flag => {}
         }
@@ -206,23 +202,19 @@ pub fn approve(
     let granted = c.reward.as_ref().and_then(|r| r.granted).unwrap_or(DEFAULT_BASELINE);
     let key = insights.first().cloned().unwrap_or_else(|| first_sentence(&text));
     let count = |k: OpKind| applied.iter().filter(|a| a.op == k && a.outcome == "applied").count();
-    let mut entry = format!(
-        "\n## Reflection #{n} — {date}\n### Status\n- Outcome: {outcome}\n- Tokens granted: {}\n- Operations: {} proposed, {} applied\n### Key Insight\n{key}\n",
-        rf::thousands(granted),
-        applied.len(),
-        applied.iter().filter(|a| a.outcome == "applied").count(),
-    );
-    if !insights.is_empty() {
-        entry.push_str("### Self-Awareness\n");
-        for i in &insights {
-            entry.push_str(&format!("- {i}\n"));
-        }
-    }
-    entry.push_str(&format!(
-        "### Operational\n- {} extracted, {} archived\n- Full text: {file}\n",
-        count(OpKind::Extract),
-        count(OpKind::Archive)
-    ));
+    let entry = rf::log_entry(&rf::LogEntry {
+        number: n,
+        date: &date,
+        outcome,
+        granted,
+        proposed: applied.len(),
+        applied: applied.iter().filter(|a| a.outcome == "applied").count(),
+        key: &key,
+        insights: &insights,
+        extracted: count(OpKind::Extract),
+        archived: count(OpKind::Archive),
+        file: &file,
+    });
     let mut log = read(ws, REFLECTION_LOG)?;
     if log.is_empty() {
         log.push_str("# Reflection Log\n");
@@ -354,7 +346,7 @@ fn evolution(
     n: u32,
     date: &str,
     key: &str,
-    patterns: &[String],
+    patterns: &[(String, String)],
 ) -> crate::Result<()> {
     let mut text = read(ws, EVOLUTION)?;
     if text.is_empty() {
@@ -364,11 +356,9 @@ fn evolution(
         text = rf::set_overview(&text, "First reflection", &format!("#{n} ({date})"));
     }
     text = rf::set_overview(&text, "Total reflections", &n.to_string());
-    let mut entry = format!("\n## Reflection #{n} — {date}\n- Key insight: {key}\n");
-    for p in patterns {
-        entry.push_str(p);
-        entry.push('\n');
-    }
+    let patterns: Vec<(&str, &str)> =
+        patterns.iter().map(|(k, c)| (k.as_str(), c.as_str())).collect();
+    let entry = rf::evolution_entry(n, date, key, &patterns);
     if !text.ends_with('\n') {
         text.push('\n');
     }

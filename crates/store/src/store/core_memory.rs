@@ -65,6 +65,12 @@ pub fn unit_id(section: CoreSection, bullet: &str) -> String {
     format!("core:{}:{}", section.slug(), hash8(&one_line(bullet)))
 }
 
+/// Returns the decay id of the bullet [`add_bullet`] writes for `text`: the id [`unit_id`]
+/// gives that bullet once it is in the file.
+pub fn new_unit_id(section: CoreSection, text: &str) -> String {
+    unit_id(section, &markdown::list_item(text))
+}
+
 /// Returns the first 8 hex digits of the git blob hash of `text`.
 pub fn hash8(text: &str) -> String {
     hash8_bytes(text.as_bytes())
@@ -77,9 +83,10 @@ pub fn hash8_bytes(bytes: &[u8]) -> String {
         .unwrap_or_else(|_| "00000000".into())
 }
 
-/// Adds `- text` at the end of a section (creating the section if missing).
+/// Adds `- text` at the end of a section (creating the section if missing). The text is
+/// written as one list item ([`markdown::list_item`]).
 pub fn add_bullet(memory_md: &str, section: CoreSection, text: &str) -> Added {
-    let bullet = one_line(text);
+    let bullet = markdown::list_item(text);
     if let Some(line) = find_bullet(memory_md, &bullet) {
         return Added::Duplicate { line };
     }
@@ -144,6 +151,38 @@ mod tests {
             Added::Duplicate { line }
         );
         assert_eq!(count_bullets(&content), 1);
+    }
+
+    // See: issue 16
+    /// Hostile bullets: the file keeps its five headings, gets one unit in the right section
+    /// whose text and id are those of the written list item, and adding it again is a
+    /// duplicate.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, headings};
+        use proptest::prelude::*;
+        let strategy = (hostile::value(), 0..4usize);
+        hostile::runner(96)
+            .run(&strategy, |(text, s)| {
+                let section = CoreSection::ALL[s];
+                let bullet = markdown::list_item(&text);
+                prop_assume!(!bullet.is_empty());
+                let Added::Written { content, line } = add_bullet(MD, section, &text) else {
+                    panic!("a new bullet is written")
+                };
+                let h: Vec<String> = headings(&content).into_iter().map(|(_, t)| t).collect();
+                prop_assert_eq!(h, headings(MD).into_iter().map(|(_, t)| t).collect::<Vec<_>>());
+                let units = crate::store::units::core_units(&content);
+                prop_assert_eq!(units.len(), 1, "{}", content);
+                prop_assert_eq!(units[0].line, line);
+                prop_assert_eq!(&units[0].kind, section.slug());
+                prop_assert_eq!(&units[0].text, &bullet);
+                prop_assert_eq!(&units[0].id, &new_unit_id(section, &text));
+                prop_assert_eq!(add_bullet(&content, section, &text), Added::Duplicate { line });
+                prop_assert_eq!(count_bullets(&content), 1);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

@@ -1100,6 +1100,39 @@ mod tests {
         files.into_iter().map(|(rel, _)| rel).collect()
     }
 
+    // See: issue 16
+    /// Hostile ids as keys: the JSON file reads back with exactly the keys written, each with
+    /// its entry.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile;
+        use proptest::prelude::*;
+        let path = Path::new("memory/meta/decay-scores.json");
+        let p = DecaySettings::default();
+        let strategy = prop::collection::vec(hostile::value(), 1..4);
+        hostile::runner(64)
+            .run(&strategy, |ids| {
+                let mut d = DecayFile::parse("{}", path).unwrap();
+                let mut want: Vec<String> = Vec::new();
+                for id in &ids {
+                    let key = format!("episode:{id}");
+                    if d.insert_new(&key, unit(0), &p) {
+                        want.push(key);
+                    }
+                }
+                want.sort();
+                let back = DecayFile::parse(&d.to_text(), path).unwrap();
+                let mut keys = back.keys();
+                keys.sort();
+                prop_assert_eq!(&keys, &want);
+                for k in &want {
+                    prop_assert!(back.stored(k).is_some(), "{k:?}");
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
     #[test]
     fn shards_split_past_the_threshold_and_partial_loads_lose_nothing() {
         let dir = tempfile::tempdir().unwrap();

@@ -74,11 +74,28 @@ pub fn names(id: &EntityId, text: &str) -> Vec<String> {
         if let Some(title) = line.strip_prefix("# ") {
             add(title);
         }
-        if let Some(list) = line.trim_start().trim_start_matches("- ").strip_prefix("Aliases:") {
-            list.split(',').for_each(&mut add);
-        }
+    }
+    if let Some(line) = aliases_line(&text[prefix..]) {
+        line.1.split(',').for_each(&mut add);
     }
     out
+}
+
+/// The `Aliases:` line of a body's `## Summary` section: its byte range in `body` and the
+/// names after the key. Only the Summary holds aliases, so a fact or a timeline entry that
+/// says "Aliases: …" adds no name.
+fn aliases_line(body: &str) -> Option<(std::ops::Range<usize>, &str)> {
+    let sections = markdown::sections(body);
+    let s = find_section(&sections, "Summary")?;
+    let mut offset = s.content.start;
+    for line in body[s.content.clone()].split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\r', '\n']);
+        if let Some(list) = bare.trim_start().trim_start_matches("- ").strip_prefix("Aliases:") {
+            return Some((offset..offset + bare.len(), list));
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// A `## Relations` bullet: `- relation: [[target]] (since D) (until D) (confidence C)`.
@@ -164,9 +181,10 @@ pub fn new_file(id: &EntityId, date: &str) -> Result<String, TemplateError> {
     template::render("entity.md", &[("id", id.as_str()), ("type", id.kind()), ("date", date)])
 }
 
-/// Adds `- fact` at the end of `## Facts` and updates the `Last updated` date.
+/// Adds `- fact` at the end of `## Facts` and updates the `Last updated` date. The fact is
+/// written as one list item ([`markdown::list_item`]).
 pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {
-    add_bullet(text, "Facts", &one_line(fact), date)
+    add_bullet(text, "Facts", &markdown::list_item(fact), date)
 }
 
 /// Adds `- relation: [[target]]` at the end of `## Relations`.
@@ -287,8 +305,10 @@ pub fn set_status(text: &str, status: &str) -> String {
 }
 
 /// Adds `- entry` at the end of `## Timeline` (creating the section when missing). Unlike
-/// facts, timeline entries are never duplicates: each records an event.
+/// facts, timeline entries are never duplicates: each records an event. The entry is written
+/// as one list item ([`markdown::list_item`]).
 pub fn add_timeline_entry(text: &str, entry: &str) -> String {
+    let entry = markdown::list_item(entry);
     let (prefix, _) = markdown::split_front_matter(text);
     let body = &text[prefix..];
     let mut sections = markdown::sections(body);
@@ -318,19 +338,21 @@ pub fn facts(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Adds names to an entity's `Aliases:` line (`names` is a comma-separated list), or adds an
-/// `Aliases:` line at the end of `## Summary` when there is none. Text without either comes
-/// back unchanged, as it does for empty `names`.
+/// Adds names to the `Aliases:` line of an entity's `## Summary` (`names` is a
+/// comma-separated list, written as one [`markdown::field`]), or adds an `Aliases:` line at the
+/// end of `## Summary` when there is none. Text without a Summary comes back unchanged, as it
+/// does for empty `names`.
 pub fn add_aliases(text: &str, names: &str) -> String {
+    let names = markdown::field(names);
     if names.is_empty() {
         return text.to_owned();
     }
-    if let Some(i) = text.find("Aliases:") {
-        let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
-        return format!("{}, {names}{}", &text[..end], &text[end..]);
-    }
     let (prefix, _) = markdown::split_front_matter(text);
     let body = &text[prefix..];
+    if let Some((range, _)) = aliases_line(body) {
+        let end = prefix + range.end;
+        return format!("{}, {names}{}", &text[..end], &text[end..]);
+    }
     let sections = markdown::sections(body);
     match find_section(&sections, "Summary") {
         Some(s) => {
@@ -438,6 +460,53 @@ mod tests {
             let err = EntityId::parse(id).unwrap_err().to_string();
             assert!(err.contains(why), "id: {id:?} gave {err}");
         }
+    }
+
+    // See: issue 16
+    // See: issue 16
+    /// Hostile facts, timeline entries and aliases: the file keeps its six headings and two
+    /// comment lines, the fact reads back as written (its list-item form), the aliases are the
+    /// only new names, and no relation or status appears.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, comment_lines, headings};
+        use proptest::prelude::*;
+        let id = EntityId::parse("person--eve").unwrap();
+        let file = new_file(&id, "2026-02-01").unwrap();
+        let strategy = (hostile::value(), hostile::value(), hostile::value());
+        hostile::runner(96)
+            .run(&strategy, |(fact, event, aliases)| {
+                let want = markdown::list_item(&fact);
+                prop_assume!(!want.is_empty());
+                let Added::Written { content, line } = add_fact(&file, &fact, "2026-02-02") else {
+                    panic!("a new fact is written")
+                };
+                let bullet = format!("- {want}");
+                prop_assert_eq!(content.lines().nth(line - 1), Some(bullet.as_str()));
+                let content = add_timeline_entry(&content, &event);
+                let content = add_aliases(&content, &aliases);
+                prop_assert_eq!(headings(&content), headings(&file));
+                prop_assert_eq!(comment_lines(&content)?.len(), 2);
+                prop_assert_eq!(facts(&content), vec![want]);
+                prop_assert!(relations(&content).is_empty());
+                prop_assert_eq!(status(&content), "active");
+                let mut names_want = vec![id.label()];
+                for n in markdown::field(&aliases).split(',') {
+                    let n = one_line(n).to_lowercase();
+                    if !n.is_empty() && n != id.as_str() && !names_want.contains(&n) {
+                        names_want.push(n);
+                    }
+                }
+                prop_assert_eq!(names(&id, &content), names_want);
+                let entry = format!("- {}", markdown::list_item(&event));
+                prop_assert!(
+                    content.lines().any(|l| l.trim_end() == entry.trim_end()),
+                    "{}",
+                    content
+                );
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

@@ -55,8 +55,70 @@ pub fn deleted_line(day: &str) -> String {
 }
 
 /// The line that records an imported entry's origin.
+///
+/// The source is data, never syntax: it is escaped so that it stays on its line and inside its
+/// comment whatever it holds, and [`entries`] reads it back exactly. A backslash is written
+/// `\\`, LF `\n`, CR `\r`, tab `\t`, any other control character or line break, and a space
+/// at either end, `\u{HEX}`; the `>` of `-->` and the second `-` of `<!--` get a backslash.
 pub fn source_line(source: &str) -> String {
-    format!("<!-- source: {} -->", source.replace("-->", "- ->"))
+    let last = source.chars().count().saturating_sub(1);
+    let mut out = String::with_capacity(source.len() + 16);
+    for (i, c) in source.chars().enumerate() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '>' if out.ends_with("--") => out.push_str("\\>"),
+            '-' if out.ends_with("<!-") => out.push_str("\\-"),
+            ' ' if i == 0 || i == last => out.push_str("\\u{20}"),
+            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    format!("<!-- source: {out} -->")
+}
+
+/// Reads back a source that [`source_line`] escaped. A backslash before anything else is
+/// kept, so sources written before the escaping read as they did.
+fn unescape_source(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (value, used) = match after.chars().next() {
+            Some('\\') => (Some('\\'), 1),
+            Some('n') => (Some('\n'), 1),
+            Some('r') => (Some('\r'), 1),
+            Some('t') => (Some('\t'), 1),
+            Some(c @ ('>' | '-')) => (Some(c), 1),
+            Some('u') if after.starts_with("u{") => after
+                .find('}')
+                .and_then(|end| {
+                    let c =
+                        u32::from_str_radix(&after[2..end], 16).ok().and_then(char::from_u32)?;
+                    Some((Some(c), end + 1))
+                })
+                .unwrap_or((None, 0)),
+            _ => (None, 0),
+        };
+        match value {
+            Some(c) => out.push(c),
+            None => out.push('\\'),
+        }
+        rest = &after[used..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An entry's paragraph for an imported message: `**SPEAKER:** TEXT`, with the speaker made
+/// one plain field ([`markdown::field`]) so that it cannot end its line.
+pub fn said(speaker: &str, text: &str) -> String {
+    format!("**{}:** {text}", markdown::field(speaker))
 }
 
 /// The line that records the entities an imported entry is about, as wiki links.
@@ -71,8 +133,8 @@ fn parse_entities(line: &str) -> Option<Vec<String>> {
     Some(super::units::wiki_links(inner))
 }
 
-fn parse_source(line: &str) -> Option<&str> {
-    line.trim().strip_prefix("<!-- source:")?.strip_suffix("-->").map(str::trim)
+fn parse_source(line: &str) -> Option<String> {
+    line.trim().strip_prefix("<!-- source:")?.strip_suffix("-->").map(|s| unescape_source(s.trim()))
 }
 
 /// The result of appending.
@@ -164,7 +226,13 @@ fn write_entry(
         entry.time,
         entry.kind.as_str(),
         entry.confidence.as_str(),
-        entry.tags.join(", "),
+        entry
+            .tags
+            .iter()
+            .map(|t| markdown::tag(t))
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(", "),
         markdown::paragraph(entry.text),
     ));
     for m in meta {
@@ -259,7 +327,7 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
             }
             if let Some(src) = parse_source(line) {
                 if let Some(last) = out.last_mut() {
-                    last.source = Some(src.to_owned());
+                    last.source = Some(src);
                 }
                 continue;
             }
@@ -546,6 +614,84 @@ mod tests {
         let e = &entries(&content)[0];
         assert_eq!((e.text.as_str(), e.source.as_deref()), ("**Caroline:** hi", Some("D1:1")));
         assert_eq!(e.entities, ids);
+    }
+
+    // See: issue 16
+    /// Hostile import ids, speakers, tags and text: the day file gets exactly one new entry,
+    /// whose fields read back as written (tags in their escaped form), and no heading or
+    /// comment line the writer did not put there.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, comment_lines, headings};
+        use proptest::prelude::*;
+        let first = append(None, &entry("09:00", "First.", &[])).unwrap();
+        let Appended::Written { content: day, .. } = first else { panic!("written") };
+        let strategy = (
+            hostile::value(),
+            hostile::value(),
+            hostile::value(),
+            prop::collection::vec(hostile::value(), 0..4),
+        );
+        hostile::runner(96)
+            .run(&strategy, |(source, speaker, text, tags)| {
+                let said = said(&speaker, &text);
+                let new = NewEntry {
+                    date: "2026-02-02",
+                    time: "10:00",
+                    kind: EntryType::Event,
+                    confidence: Confidence::High,
+                    tags: &tags,
+                    text: &said,
+                };
+                let ids = ["person--eve".to_owned()];
+                let Appended::Written { content, id, line } =
+                    append_imported(Some(&day), &new, &source, &ids).unwrap()
+                else {
+                    panic!("an import always writes")
+                };
+                prop_assert!(content.starts_with(&day), "append-only");
+                prop_assert_eq!(id, "episode:2026-02-02:10:00");
+                let heads = entries(&content);
+                prop_assert_eq!(heads.len(), 2, "{}", content);
+                let e = &heads[1];
+                prop_assert_eq!(e.line, line);
+                prop_assert_eq!(e.source.as_deref(), Some(source.as_str()));
+                prop_assert_eq!(&e.kind, "event");
+                prop_assert_eq!(&e.entities, &ids);
+                prop_assert!(!e.deleted);
+                let want: Vec<String> =
+                    tags.iter().map(|t| markdown::tag(t)).filter(|t| !t.is_empty()).collect();
+                prop_assert_eq!(&e.tags, &want);
+                prop_assert_eq!(&e.text, &normalize(&said));
+                prop_assert_eq!(&heads[0].text, "First.");
+                // One heading per entry for Markdown too, and only the writer's comment lines.
+                let h = headings(&content);
+                prop_assert_eq!(h.len(), 3, "{:?}", h);
+                prop_assert!(h[1].1.starts_with("09:00 |") && h[2].1.starts_with("10:00 |"));
+                for l in content.lines().filter(|l| l.starts_with("## ")) {
+                    prop_assert_eq!(check_heading(l), Some(Ok(())));
+                }
+                let comments = comment_lines(&content)?;
+                let ours = comments.iter().filter(|c| !day.contains(*c)).count();
+                prop_assert_eq!(ours, 2, "{:?}", comments);
+                prop_assert_eq!(blocks(&content).len(), 3);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn source_escapes_are_read_back_and_old_sources_read_as_before() {
+        for source in ["D1:1", "a\\b", "x -->\n## y", " lead", "tail ", "<!--", "\u{0}\r\t\u{2028}"]
+        {
+            let line = source_line(source);
+            assert_eq!(parse_source(&line).as_deref(), Some(source), "source: {source:?}");
+            assert!(!line.contains('\n') && line.matches("-->").count() == 1, "{line:?}");
+        }
+        assert_eq!(
+            parse_source("<!-- source: C:\\x\\y - -> -->").as_deref(),
+            Some("C:\\x\\y - ->")
+        );
     }
 
     #[test]

@@ -97,6 +97,29 @@ fn is_dated(line: &str) -> bool {
         && b[..4].iter().all(u8::is_ascii_digit)
 }
 
+/// A submitted Self-Image body as IDENTITY.md holds it: its own `###` sub-headings stay; every
+/// other line is a [`paragraph_line`](crate::store::markdown::paragraph_line), so that no line
+/// starts a section of the file (a `#` or `##` heading, a setext underline, or the `### Recent`
+/// and `### Archived` headings of the self-awareness log, which it would take over) or hides
+/// the rest of it (an HTML block or a code fence left open). Line breaks of every kind are LF
+/// first, so a lone CR cannot start a line the escaping did not see.
+fn self_image_body(body: &str) -> String {
+    let lines: Vec<String> = crate::store::markdown::plain_breaks(body)
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            let level = t.chars().take_while(|&c| c == '#').count();
+            let is_log = t.starts_with("### Recent") || t.starts_with("### Archived");
+            if level >= 3 && !is_log {
+                l.to_owned()
+            } else {
+                crate::store::markdown::paragraph_line(l)
+            }
+        })
+        .collect();
+    lines.join("\n").trim_end().to_owned()
+}
+
 /// IDENTITY.md after the consolidation: the Self-Image section replaced, summarised months
 /// moved from the Recent log to the Archived log (with the real entry counts).
 pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
@@ -108,7 +131,7 @@ pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
     for (m, summary) in &sub.months {
         let n = recent_entries(identity).iter().filter(|l| l.starts_with(m.as_str())).count();
         if n > 0 {
-            moved.push(format!("{m} ({n} entries): {summary}"));
+            moved.push(format!("{m} ({n} entries): {}", crate::store::markdown::field(summary)));
         }
     }
     let mut in_recent = false;
@@ -121,7 +144,7 @@ pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
                 "<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: {date} -->"
             ));
             out.push(String::new());
-            out.push(sub.body.clone());
+            out.push(self_image_body(&sub.body));
             out.push(String::new());
             i = e;
             continue;
@@ -168,6 +191,38 @@ mod tests {
     use super::*;
 
     const IDENTITY: &str = "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Last consolidated: never -->\n\n### Who I Think I Am\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-11-02: I rush.\n2026-11-09: I like lists.\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n";
+
+    // See: issue 16
+    /// A hostile Self-Image body and month summary: IDENTITY.md keeps its sections and one
+    /// Recent and one Archived log, the Recent log loses exactly the summarised month, and the
+    /// summary is one line.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, headings};
+        use proptest::prelude::*;
+        let top = |t: &str| -> Vec<String> {
+            headings(t).into_iter().filter(|(l, _)| *l <= 2).map(|(_, t)| t).collect()
+        };
+        hostile::runner(64)
+            .run(&(hostile::value(), hostile::value()), |(body, summary)| {
+                let text = format!(
+                    "## Self-Image\nI am {body}\n\n## Compacted Log\n2026-11 (2 entries): {summary}\n"
+                );
+                let Ok(sub) = parse_consolidation(&text) else { return Ok(()) };
+                let new = consolidated(IDENTITY, &sub, "2026-12-02");
+                prop_assert_eq!(top(&new), top(IDENTITY));
+                for log in ["### Recent", "### Archived"] {
+                    let n = new.lines().filter(|l| l.trim_start().starts_with(log)).count();
+                    prop_assert_eq!(n, 1, "{}", new);
+                }
+                prop_assert_eq!(recent_entries(&new), ["2026-12-01: I ask twice."]);
+                let moved: Vec<&str> =
+                    new.lines().filter(|l| l.starts_with("2026-11 (2 entries): ")).collect();
+                prop_assert_eq!(moved.len(), 1, "{}", new);
+                Ok(())
+            })
+            .unwrap();
+    }
 
     #[test]
     fn consolidation_rewrites_the_section_and_moves_months() {

@@ -11,6 +11,8 @@ pub mod decay_file;
 pub mod entity;
 pub mod episode;
 pub mod fsx;
+#[cfg(test)]
+pub(crate) mod hostile;
 pub mod identity;
 pub use cogmem_text::markdown;
 pub mod pending;

@@ -27,6 +27,7 @@ use cogmem_text::merge::{Unmergeable, pick3};
 use serde::Serialize;
 
 use super::StoreError;
+use super::markdown::field;
 
 /// Where a proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -162,6 +163,9 @@ impl PendingFile {
     }
 
     /// Returns the text with a new proposal block appended.
+    ///
+    /// Every value is one [`field`] (a list item's `,` becomes `;`), so no value can end its
+    /// bullet, open a comment or add a block; the content reads back as that field.
     pub fn with_appended(&self, p: &NewProposal<'_>) -> String {
         let mut out = self.text.clone();
         if !out.is_empty() && !out.ends_with('\n') {
@@ -170,25 +174,30 @@ impl PendingFile {
         if !out.ends_with("\n\n") && !out.is_empty() {
             out.push('\n');
         }
-        let heading = match p.conflict {
+        let conflict = p.conflict.map(field);
+        let heading = match &conflict {
             Some(c) => format!("{HEADING}{} ⚠️ CONFLICT with {c}", p.number),
             None => format!("{HEADING}{}", p.number),
         };
-        let status = match p.conflict {
+        let status = match &conflict {
             Some(c) => format!("conflict — see {c}"),
             None => "pending".to_owned(),
         };
-        let list = |v: &[String]| if v.is_empty() { "—".to_owned() } else { v.join(", ") };
+        let list = |v: &[String]| {
+            let items: Vec<String> =
+                v.iter().map(|x| field(x).replace(',', ";")).filter(|x| !x.is_empty()).collect();
+            if items.is_empty() { "—".to_owned() } else { items.join(", ") }
+        };
         out.push_str(&heading);
         out.push('\n');
         let mut bullet = |k: &str, v: &str| {
-            out.push_str(&format!("- **{k}**: {v}\n"));
+            out.push_str(&format!("- **{k}**: {}\n", field(v)));
         };
         bullet("From", p.from);
         bullet("Timestamp", p.timestamp);
         bullet("Trigger", p.trigger);
         bullet("Suggested store", p.store);
-        bullet("Content", &super::markdown::one_line(p.content));
+        bullet("Content", p.content);
         bullet("Entities", &list(p.entities));
         if !p.relations.is_empty() {
             bullet("Relations", &list(p.relations));
@@ -208,7 +217,7 @@ impl PendingFile {
         for (i, line) in lines.iter().enumerate() {
             if i == p.status_line {
                 out.push_str(&format!("- **Status**: {}\n", status.as_str()));
-                out.push_str(&format!("- **Decision**: {}\n", super::markdown::one_line(decision)));
+                out.push_str(&format!("- **Decision**: {}\n", field(decision)));
                 continue;
             }
             // An earlier decision line is replaced by the new one.
@@ -480,6 +489,76 @@ mod tests {
         // Deciding again replaces the decision line instead of adding one.
         let again = f.with_decision(1, Status::Deferred, "later").unwrap();
         assert_eq!(again.matches("**Decision**").count(), 1);
+    }
+
+    // See: issue 16
+    /// Hostile names, triggers, contents, conflicts and decision reasons: the file gets one
+    /// more proposal, every field reads back as its [`field`] form, and the proposal before it
+    /// is untouched, before and after a decision.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
+        use proptest::prelude::*;
+        let strategy = (
+            (hostile::value(), hostile::value(), hostile::value(), hostile::value()),
+            prop::option::of(hostile::value()),
+            prop::collection::vec(hostile::value(), 0..3),
+            hostile::value(),
+        );
+        hostile::runner(96)
+            .run(&strategy, |((from, trigger, content, confidence), conflict, entities, why)| {
+                prop_assume!(!field(&content).is_empty());
+                let before = PendingFile::parse(TEXT);
+                let text = before.with_appended(&NewProposal {
+                    number: 2,
+                    from: &from,
+                    timestamp: "2026-11-30T16:30Z",
+                    trigger: &trigger,
+                    store: "semantic",
+                    content: &content,
+                    entities: &entities,
+                    relations: &[],
+                    confidence: &confidence,
+                    core_worthy: true,
+                    conflict: conflict.as_deref(),
+                });
+                let check = |text: &str, status: Status| -> Result<(), TestCaseError> {
+                    let f = PendingFile::parse(text);
+                    prop_assert!(f.problems.is_empty(), "{:?}", f.problems);
+                    prop_assert_eq!(f.proposals.len(), 2);
+                    prop_assert_eq!(headings(text).len(), 3);
+                    prop_assert_eq!(comment_lines(text)?.len(), 1);
+                    no_stray_delimiters(text)?;
+                    let one = &f.proposals[0];
+                    prop_assert_eq!((one.number, one.status), (1, Status::Pending));
+                    prop_assert_eq!(&one.content, "Alice prefers tea");
+                    let p = &f.proposals[1];
+                    prop_assert_eq!(p.number, 2);
+                    prop_assert_eq!(&p.from, &field(&from));
+                    prop_assert_eq!(&p.trigger, &field(&trigger));
+                    prop_assert_eq!(&p.content, &field(&content));
+                    prop_assert_eq!(&p.confidence, &field(&confidence).to_ascii_lowercase());
+                    let want: Vec<String> = entities
+                        .iter()
+                        .map(|e| field(e).replace(',', ";"))
+                        .filter(|e| !e.is_empty() && e != "—")
+                        .collect();
+                    prop_assert_eq!(&p.entities, &want);
+                    prop_assert!(p.core_worthy);
+                    prop_assert_eq!(p.status, status);
+                    Ok(())
+                };
+                let open = if conflict.is_some() { Status::Conflict } else { Status::Pending };
+                check(&text, open)?;
+                let decided = PendingFile::parse(&text)
+                    .with_decision(2, Status::Rejected, &why)
+                    .expect("proposal 2 exists");
+                check(&decided, Status::Rejected)?;
+                let p = PendingFile::parse(&decided).get(2).cloned().expect("still there");
+                prop_assert_eq!(p.decision, Some(field(&why)));
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

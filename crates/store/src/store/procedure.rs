@@ -27,6 +27,9 @@ pub fn steps_from_text(text: &str) -> Vec<String> {
 }
 
 /// Returns a new procedure file.
+///
+/// The title is one heading ([`markdown::heading`]), each step one list item
+/// ([`markdown::list_item`], empty ones left out) and the actor one field.
 pub fn new_file(
     title: &str,
     steps: &[String],
@@ -34,41 +37,66 @@ pub fn new_file(
     time: &str,
     actor: &str,
 ) -> Result<String, TemplateError> {
-    let numbered: Vec<String> =
-        steps.iter().enumerate().map(|(i, s)| format!("{}. {s}", i + 1)).collect();
+    let numbered: Vec<String> = steps
+        .iter()
+        .map(|s| markdown::list_item(s))
+        .filter(|s| !s.is_empty())
+        .enumerate()
+        .map(|(i, s)| format!("{}. {s}", i + 1))
+        .collect();
     template::render(
         "procedure.md",
         &[
-            ("title", &one_line(title)),
+            ("title", &markdown::heading(title)),
             ("date", date),
             ("time", time),
             ("steps", &numbered.join("\n")),
-            ("actor", actor),
+            ("actor", &markdown::field(actor)),
         ],
     )
 }
 
+/// The numbered items of a `## Steps` section (`N. text`), with their numbers.
+fn numbered_steps(section: &str) -> Vec<(usize, String)> {
+    section
+        .lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let digits = t.chars().take_while(char::is_ascii_digit).count();
+            let n = t[..digits].parse().ok()?;
+            Some((n, one_line(t[digits..].strip_prefix('.')?)))
+        })
+        .collect()
+}
+
+/// Reads the steps of a procedure's `## Steps` section, as written (without their numbers).
+pub fn steps(text: &str) -> Vec<String> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    find_section(&sections, "Steps")
+        .map(|s| numbered_steps(&body[s.content.clone()]).into_iter().map(|(_, s)| s).collect())
+        .unwrap_or_default()
+}
+
 /// Appends the steps that are not already listed to `## Steps`, numbered after the last one.
+/// Each step is written as one list item ([`markdown::list_item`]).
 pub fn add_steps(text: &str, steps: &[String]) -> Added {
     let (prefix, _) = markdown::split_front_matter(text);
     let mut body = text[prefix..].to_owned();
     let mut first_line = None;
     for step in steps {
+        let step = &markdown::list_item(step);
+        if step.is_empty() {
+            continue;
+        }
         let mut sections = markdown::sections(&body);
         if find_section(&sections, "Steps").is_none() {
             body = markdown::append_section(&body, "Steps");
             sections = markdown::sections(&body);
         }
         let s = find_section(&sections, "Steps").expect("the section exists now");
-        let existing: Vec<(usize, String)> = body[s.content.clone()]
-            .lines()
-            .filter_map(|l| {
-                let t = l.trim_start();
-                let digits = t.chars().take_while(char::is_ascii_digit).count();
-                let n = t[..digits].parse().ok()?;
-                Some((n, one_line(t[digits..].strip_prefix('.')?)))
-            })
-            .collect();
+        let existing = numbered_steps(&body[s.content.clone()]);
         if existing.iter().any(|(_, s)| s == step) {
             continue;
         }
@@ -87,6 +115,56 @@ pub fn add_steps(text: &str, steps: &[String]) -> Added {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 16
+    /// Hostile titles, steps and actors: the file keeps its title and its four sections, and
+    /// the steps read back as written (each in its list-item form), in order.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
+        use proptest::prelude::*;
+        let strategy = (
+            hostile::value(),
+            prop::collection::vec(hostile::value(), 1..4),
+            hostile::value(),
+            prop::collection::vec(hostile::value(), 0..3),
+        );
+        hostile::runner(64)
+            .run(&strategy, |(title, steps, actor, more)| {
+                let file = new_file(&title, &steps, "2026-02-02", "10:00", &actor).unwrap();
+                let sections = ["Trigger", "Steps", "Notes", "Learned From"];
+                let check = |file: &str, want: &[String]| -> Result<(), TestCaseError> {
+                    let h = headings(file);
+                    prop_assert_eq!(h.len(), 5, "{:?}", h);
+                    prop_assert_eq!(h[0].0, 1);
+                    let titles: Vec<&str> = h[1..].iter().map(|(_, t)| t.as_str()).collect();
+                    prop_assert_eq!(titles, sections);
+                    prop_assert_eq!(comment_lines(file)?.len(), 3);
+                    no_stray_delimiters(file)?;
+                    prop_assert_eq!(&super::steps(file), want);
+                    let unit = &crate::store::units::file_units("memory/procedures/p.md", file)[0];
+                    prop_assert_eq!(unit.date.as_deref(), Some("2026-02-02"));
+                    prop_assert!(unit.tags.is_empty());
+                    Ok(())
+                };
+                let mut want: Vec<String> = steps
+                    .iter()
+                    .map(|s| markdown::list_item(s))
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                check(&file, &want)?;
+                if let Added::Written { content, .. } = add_steps(&file, &more) {
+                    for s in more.iter().map(|s| markdown::list_item(s)) {
+                        if !s.is_empty() && !want.contains(&s) {
+                            want.push(s);
+                        }
+                    }
+                    check(&content, &want)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
 
     #[test]
     fn steps_are_split_and_numbered() {

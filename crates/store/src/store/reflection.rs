@@ -104,7 +104,7 @@ impl RewardFile {
         for line in text.lines().map(str::trim) {
             // The skill writes some of these as plain bold-key lines, without the bullet.
             let line = line.strip_prefix("- ").unwrap_or(line);
-            if line.contains(AWAITING.trim_end_matches('.')) {
+            if is_awaiting(line) {
                 f.awaiting = true;
             } else if let Some(n) = line.strip_prefix("<!-- cogmem reflection #") {
                 f.reflection = n.trim_end_matches("-->").trim().parse().ok();
@@ -132,6 +132,13 @@ impl RewardFile {
     }
 }
 
+/// Tells whether a line is the "Awaiting your decision." line (bold or not): the whole line,
+/// so that a reason that quotes it does not keep the request open.
+fn is_awaiting(line: &str) -> bool {
+    let bare = line.trim().trim_start_matches("- ").trim_matches(['*', '_', ' ']);
+    bare.trim_end_matches('.') == AWAITING.trim_end_matches('.')
+}
+
 /// Records the user's decision in a reward file: the "Awaiting" line becomes "Decided" and the
 /// Outcome section gets the decision, the grant and the reason.
 pub fn with_outcome(
@@ -144,17 +151,19 @@ pub fn with_outcome(
 ) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if line.contains(AWAITING.trim_end_matches('.')) {
-            out.push_str(&format!("Decided: {decision}.\n"));
+        if is_awaiting(line) {
+            out.push_str(&format!("Decided: {}.\n", one_line(decision)));
         } else {
             out.push_str(line);
             out.push('\n');
         }
     }
     out.push_str(&format!(
-        "- **User Decision:** {decision}\n- **Granted:** {} tokens\n- **User Reason:** {}\n- **Decided by:** {by} at {at}\n",
+        "- **User Decision:** {}\n- **Granted:** {} tokens\n- **User Reason:** {}\n- **Decided by:** {} at {at}\n",
+        one_line(decision),
         thousands(granted),
-        one_line(reason)
+        one_line(reason),
+        one_line(by),
     ));
     out
 }
@@ -235,7 +244,7 @@ pub fn self_awareness(text: &str) -> Vec<String> {
 /// When the heading is missing, a Self-Awareness Log section is appended.
 pub fn identity_with_insights(identity: &str, date: &str, insights: &[String]) -> String {
     let lines: Vec<&str> = identity.lines().collect();
-    let new: Vec<String> = insights.iter().map(|i| format!("{date}: {i}")).collect();
+    let new: Vec<String> = insights.iter().map(|i| format!("{date}: {}", one_line(i))).collect();
     let Some(h) = lines.iter().position(|l| l.trim().starts_with("### Recent")) else {
         let mut out = identity.trim_end().to_owned();
         out.push_str("\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n");
@@ -265,6 +274,73 @@ pub fn identity_with_insights(identity: &str, date: &str, insights: &[String]) -
     let mut text = out.join("\n");
     text.push('\n');
     text
+}
+
+/// One reflection's entry in `reflection-log.md`.
+#[derive(Debug, Clone)]
+pub struct LogEntry<'a> {
+    /// The reflection's number.
+    pub number: u32,
+    /// The day, `YYYY-MM-DD`.
+    pub date: &'a str,
+    /// How it ended (`approved`, `partially approved`, …).
+    pub outcome: &'a str,
+    /// Tokens granted.
+    pub granted: u64,
+    /// Operations proposed.
+    pub proposed: usize,
+    /// Operations applied.
+    pub applied: usize,
+    /// The key insight.
+    pub key: &'a str,
+    /// The `[Self-Awareness]` insights.
+    pub insights: &'a [String],
+    /// EXTRACT operations applied.
+    pub extracted: usize,
+    /// ARCHIVE operations applied.
+    pub archived: usize,
+    /// The file that holds the full text.
+    pub file: &'a str,
+}
+
+/// Renders a reflection-log entry (starting with a blank line). Every value is one field, the
+/// key insight a paragraph line and each insight a list item, so none can start another
+/// `## Reflection #N` entry or change the numbering.
+pub fn log_entry(e: &LogEntry<'_>) -> String {
+    let mut entry = format!(
+        "\n## Reflection #{} — {}\n### Status\n- Outcome: {}\n- Tokens granted: {}\n- Operations: {} proposed, {} applied\n### Key Insight\n{}\n",
+        e.number,
+        e.date,
+        one_line(e.outcome),
+        thousands(e.granted),
+        e.proposed,
+        e.applied,
+        crate::store::markdown::paragraph(&one_line(e.key)).trim_end(),
+    );
+    if !e.insights.is_empty() {
+        entry.push_str("### Self-Awareness\n");
+        for i in e.insights {
+            entry.push_str(&format!("- {}\n", crate::store::markdown::list_item(i)));
+        }
+    }
+    entry.push_str(&format!(
+        "### Operational\n- {} extracted, {} archived\n- Full text: {}\n",
+        e.extracted,
+        e.archived,
+        one_line(e.file)
+    ));
+    entry
+}
+
+/// Renders an evolution.md entry (starting with a blank line): the key insight, then one
+/// `- kind: content` line per PATTERN or EVOLVE operation, every value one field.
+pub fn evolution_entry(number: u32, date: &str, key: &str, patterns: &[(&str, &str)]) -> String {
+    let mut entry =
+        format!("\n## Reflection #{number} — {date}\n- Key insight: {}\n", one_line(key));
+    for (kind, content) in patterns {
+        entry.push_str(&format!("- {}: {}\n", one_line(kind), one_line(content)));
+    }
+    entry
 }
 
 /// Returns the highest `## Reflection #N` number in a log.
@@ -480,8 +556,11 @@ fn kilo(n: u64) -> String {
     }
 }
 
+/// Every reason, note and insight these files hold is one
+/// [`field`](crate::store::markdown::field): it cannot end its line, open a comment or add a
+/// heading.
 fn one_line(text: &str) -> String {
-    crate::store::markdown::one_line(text)
+    crate::store::markdown::field(text)
 }
 
 #[cfg(test)]
@@ -516,6 +595,83 @@ mod tests {
         assert!(f.closed.is_none());
         let closed = with_closing(&decided, "approved as #3");
         assert_eq!(RewardFile::parse(&closed).closed.as_deref(), Some("approved as #3"));
+    }
+
+    // See: issue 16
+    /// Hostile reasons, decisions, actors, notes and insights: a reward request keeps its
+    /// numbers and state through its decision and closing, the reward log gets one entry, and
+    /// IDENTITY.md's Recent log gets exactly the new dated lines.
+    #[test]
+    fn issue_16_fields_are_data_never_syntax() {
+        use crate::store::hostile::{self, comment_lines, headings, no_stray_delimiters};
+        use proptest::prelude::*;
+        let strategy = (
+            (hostile::value(), hostile::value(), hostile::value()),
+            (hostile::value(), hostile::value(), hostile::value()),
+            prop::collection::vec(hostile::value(), 1..3),
+        );
+        hostile::runner(64)
+            .run(&strategy, |((extra, penalty, reason), (decision, by, note), insights)| {
+                let r = RewardRequest {
+                    extra_reason: Some(extra),
+                    penalty_reason: Some(penalty),
+                    ..request()
+                };
+                let text = r.render();
+                let h = headings(&text);
+                let f = RewardFile::parse(&text);
+                prop_assert!(f.awaiting);
+                prop_assert_eq!((f.reflection, f.baseline, f.extra, f.penalty), (Some(3), 8000, 2000, 500));
+                let decided = with_outcome(&text, &decision, 10_500, &reason, &by, "T");
+                let closed = with_closing(&decided, &note);
+                for t in [&decided, &closed] {
+                    prop_assert_eq!(&headings(t), &h);
+                    prop_assert_eq!(comment_lines(t)?.len(), 1);
+                    no_stray_delimiters(t)?;
+                    let f = RewardFile::parse(t);
+                    prop_assert!(!f.awaiting);
+                    prop_assert_eq!((f.baseline, f.extra, f.penalty), (8000, 2000, 500));
+                    prop_assert_eq!(f.granted, Some(10_500));
+                    let want = one_line(&decision);
+                    prop_assert_eq!(f.decision, Some(want).filter(|d| !d.is_empty() && !d.starts_with('[')));
+                }
+                let closing = RewardFile::parse(&closed).closed;
+                prop_assert_eq!(closing, Some(one_line(&note)));
+                let entry = log_entry(&LogEntry {
+                    number: 7,
+                    date: "2026-12-01",
+                    outcome: &decision,
+                    granted: 9000,
+                    proposed: 2,
+                    applied: 1,
+                    key: &reason,
+                    insights: &insights,
+                    extracted: 1,
+                    archived: 0,
+                    file: &note,
+                });
+                let evolution = evolution_entry(7, "2026-12-01", &reason, &[("pattern", &note)]);
+                for log in [format!("# Reflection Log\n{entry}"), format!("# Evolution\n{evolution}")] {
+                    prop_assert_eq!(last_number(&log), 7);
+                    prop_assert_eq!(split_entries(&log).1.len(), 1);
+                    prop_assert_eq!(headings(&log).iter().filter(|(l, _)| *l <= 2).count(), 2);
+                    no_stray_delimiters(&log)?;
+                }
+                let log = format!("# Reward Log\n{}", reward_log_entry("2026-12-01", 9000, 8000, &reason));
+                prop_assert_eq!(headings(&log).len(), 2);
+                no_stray_delimiters(&log)?;
+                let identity = "# IDENTITY.md\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n2026-11-30: earlier\n\n### Archived (Compacted)\n";
+                let new = identity_with_insights(identity, "2026-12-01", &insights);
+                prop_assert_eq!(headings(&new), headings(identity));
+                let mut want = vec!["2026-11-30: earlier".to_owned()];
+                want.extend(insights.iter().map(|i| format!("2026-12-01: {}", one_line(i))));
+                let got: Vec<String> =
+                    crate::store::identity::recent_entries(&new).into_iter().map(|l| l.trim_end().to_owned()).collect();
+                let want: Vec<String> = want.iter().map(|l| l.trim_end().to_owned()).collect();
+                prop_assert_eq!(got, want);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

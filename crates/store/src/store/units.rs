@@ -257,7 +257,7 @@ fn file_unit(kind: &str, stem: &str, store: Store, rel: &str, text: &str) -> Mem
     }
     let date = comment_date(body);
     let mut tags: Vec<String> = Vec::new();
-    for line in body.lines().take(4) {
+    for line in comment_lines(body, 4) {
         if let Some(i) = line.find("Tags:") {
             let t = line[i + 5..].split(['|']).next().unwrap_or("").trim_end_matches("-->");
             tags.extend(
@@ -296,9 +296,15 @@ fn file_unit(kind: &str, stem: &str, store: Store, rel: &str, text: &str) -> Mem
     }
 }
 
+/// The comment lines (`<!-- … -->`) among the first `n` lines of a body: where a note's
+/// fields are read from, so that its title or text cannot set them.
+fn comment_lines(body: &str, n: usize) -> impl Iterator<Item = &str> {
+    body.lines().take(n).filter(|l| l.trim_start().starts_with("<!--"))
+}
+
 /// The `Created:` (or `Learned:`) date of a file's comment lines.
 fn comment_date(body: &str) -> Option<String> {
-    body.lines().take(5).find_map(|l| {
+    comment_lines(body, 5).find_map(|l| {
         let i = l.find("Created:").map(|i| i + 8).or_else(|| l.find("Learned:").map(|i| i + 8))?;
         let d = l[i..].trim_start().get(..10)?;
         (d.as_bytes().get(4) == Some(&b'-')).then(|| d.to_owned())
