@@ -332,10 +332,16 @@ impl<'a> RawFields<'a> {
 /// The start of the summary of a change to a critical file.
 pub const CRITICAL_PREFIX: &str = "⚠️ CRITICAL: ";
 
+/// The form text takes in a summary before it is cut: one line, `|` turned into `/`. A purge
+/// looks for a memory in this form too.
+pub fn summary_form(text: &str) -> String {
+    crate::store::markdown::one_line(&text.replace('|', "/"))
+}
+
 /// Makes a summary safe for one audit line and one commit subject: one line, no `|`, at most
 /// 100 characters.
 pub fn clean_summary(text: &str) -> String {
-    let one = crate::store::markdown::one_line(&text.replace('|', "/"));
+    let one = summary_form(text);
     if one.chars().count() <= 100 {
         one
     } else {

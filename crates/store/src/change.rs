@@ -71,7 +71,7 @@ pub const CRASH_POINTS: [&str; 5] =
 /// (SIGKILL where the platform has it, else abort) when [`Change::apply`] reaches `point` and
 /// the workspace's options name it. Without the feature this is nothing at all.
 #[cfg(feature = "crash-points")]
-fn crash_point(ws: &Workspace, point: &str) {
+pub fn crash_point(ws: &Workspace, point: &str) {
     if ws.options().crash_at.as_deref() == Some(point) {
         let pid = std::process::id().to_string();
         let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
@@ -80,7 +80,7 @@ fn crash_point(ws: &Workspace, point: &str) {
 }
 
 #[cfg(not(feature = "crash-points"))]
-fn crash_point(_: &Workspace, _: &str) {}
+pub fn crash_point(_: &Workspace, _: &str) {}
 
 /// The marker line added to commits that touch a critical file.
 pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
