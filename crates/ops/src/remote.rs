@@ -11,6 +11,7 @@
 
 pub mod content;
 mod merge;
+mod purged;
 mod transport;
 
 use std::collections::BTreeMap;
@@ -87,6 +88,30 @@ pub enum RemoteError {
     /// The branch has no commit yet.
     #[error("the workspace has no commits yet, so there is nothing to sync")]
     Unborn,
+    /// The remote's history holds text this workspace purged.
+    #[error(
+        "{name}/{branch} still holds purged text (commit {commit}); merging it would bring the \
+         text back, so nothing was changed"
+    )]
+    RemoteHoldsPurged {
+        /// The remote.
+        name: String,
+        /// Its branch.
+        branch: String,
+        /// A commit of it that holds purged text.
+        commit: String,
+    },
+    /// Our history holds text that was purged (on another machine, or here before a reset).
+    #[error(
+        "this workspace's history holds text that was purged (commit {commit}, see \
+         memory/meta/purged); syncing would spread it again, so nothing was changed"
+    )]
+    LocalHoldsPurged {
+        /// The remote.
+        name: String,
+        /// A commit of ours that holds purged text.
+        commit: String,
+    },
 }
 
 fn known_list(known: &[String]) -> String {
@@ -100,7 +125,9 @@ fn known_list(known: &[String]) -> String {
 impl RemoteError {
     pub(crate) fn kind(&self) -> ErrorKind {
         match self {
-            Self::HandEdits { .. } => ErrorKind::Conflict,
+            Self::HandEdits { .. }
+            | Self::RemoteHoldsPurged { .. }
+            | Self::LocalHoldsPurged { .. } => ErrorKind::Conflict,
             _ => ErrorKind::User,
         }
     }
@@ -124,6 +151,16 @@ impl RemoteError {
                 "run `cogmem sync` first to commit them, then `cogmem sync --remote NAME`".into()
             }
             Self::Unborn => "run `cogmem init` to start the workspace's history".into(),
+            Self::RemoteHoldsPurged { name, .. } => format!(
+                "the remote must be force-pushed: `cogmem sync --remote {name} --force-rewritten` \
+                 replaces its history with ours (its commits that we lack are dropped from it); \
+                 every other clone then runs the same command to take the rewritten history"
+            ),
+            Self::LocalHoldsPurged { name, .. } => format!(
+                "`cogmem sync --remote {name} --force-rewritten` takes the remote's rewritten \
+                 history in place of ours (our old tip is kept under refs/cogmem/pre-purge/ until \
+                 you erase it); or purge the text here with `cogmem forget --purge-text`"
+            ),
         })
     }
 }
@@ -137,6 +174,9 @@ pub struct SyncRemoteOptions {
     pub branch: Option<String>,
     /// Push the result (default yes).
     pub push: bool,
+    /// Give way to a purge's rewritten history: force-push ours over a remote that still holds
+    /// purged text, or take the remote's in place of ours when only ours holds it.
+    pub force_rewritten: bool,
 }
 
 /// How our branch and the remote's related.
@@ -153,6 +193,11 @@ pub enum Outcome {
     Merged,
     /// Both had new commits and some files cannot be combined: nothing was changed.
     Conflict,
+    /// The remote held purged text: our rewritten history replaced its (`--force-rewritten`).
+    ForcePushed,
+    /// Our history held purged text: the remote's rewritten history replaced ours
+    /// (`--force-rewritten`).
+    TookRewritten,
 }
 
 /// A commit that came from the remote.
@@ -208,6 +253,8 @@ pub struct RemoteReport {
     pub conflicts: Vec<Conflict>,
     /// Things to look at after a merge that went through (MEMORY.md over its budget).
     pub warnings: Vec<String>,
+    /// After taking a rewritten history: the commands that erase our old one for good.
+    pub erase_commands: Vec<String>,
 }
 
 impl RemoteReport {
@@ -267,8 +314,26 @@ pub fn sync_remote(
         push_error: None,
         conflicts: Vec::new(),
         warnings: Vec::new(),
+        erase_commands: Vec::new(),
     };
     report.ahead = count_only_in(&repo, local, theirs)?;
+    if let Some(t) = theirs
+        && t != local
+    {
+        let sides = purged::Sides {
+            ws,
+            repo: &repo,
+            ep: &ep,
+            branch_ref: &branch_ref,
+            branch: &branch,
+            remote_branch: &remote_branch,
+            opts,
+            clock,
+        };
+        if purged::guard(&sides, local, t, &mut report)? {
+            return Ok(report);
+        }
+    }
     let mut tip = local;
     match theirs {
         None => report.outcome = Outcome::Ahead,
@@ -332,7 +397,7 @@ pub fn sync_remote(
         cogmem_index::index::update_after_change(ws);
     }
     if opts.push && theirs != Some(tip) {
-        match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip)? {
+        match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip, false)? {
             Ok(()) => report.pushed = true,
             Err(why) => report.push_error = Some(why),
         }
@@ -366,7 +431,11 @@ fn head_branch(repo: &Repository) -> crate::Result<(String, String)> {
 }
 
 /// Commits reachable from `from` but not from `hide`, newest first.
-fn only_in(repo: &Repository, from: Oid, hide: Option<Oid>) -> crate::Result<Vec<Fetched>> {
+pub(crate) fn only_in(
+    repo: &Repository,
+    from: Oid,
+    hide: Option<Oid>,
+) -> crate::Result<Vec<Fetched>> {
     let mut walk = repo.revwalk().map_err(op("walk the history"))?;
     walk.push(from).map_err(op("walk the history"))?;
     if let Some(h) = hide {

@@ -48,7 +48,8 @@ use cogmem_store::store::purged::{self, PurgeRecord, Tombstone, Tombstones};
 use cogmem_store::store::units;
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
-use rewrite::{BACKUP_PREFIX, Rewriter, gerr};
+pub(crate) use rewrite::BACKUP_PREFIX;
+use rewrite::{Rewriter, gerr};
 
 /// The crash points a purge adds to the change engine's (`COGMEM_CRASH_AT`, with the
 /// `crash-points` feature), in the order it reaches them.

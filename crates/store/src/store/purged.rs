@@ -164,6 +164,23 @@ pub fn append(text: Option<&str>, entry: &Tombstone) -> String {
     out
 }
 
+/// Merges two sides' tombstone files (`sync --remote`): every entry of either side, ours first,
+/// then theirs that we lack. Tombstones are never removed, so the common ancestor adds nothing.
+///
+/// Returns why as `Err` when a side's file is malformed.
+pub fn merge3(_base: Option<&str>, ours: &str, theirs: &str) -> Result<String, String> {
+    let path = Path::new(crate::workspace::layout::PURGED);
+    let o = Tombstones::parse(path, ours).map_err(|e| e.to_string())?;
+    let t = Tombstones::parse(path, theirs).map_err(|e| e.to_string())?;
+    let mut out = ours.to_owned();
+    for e in t.entries {
+        if !o.has_entry(&e.entry) {
+            out = append(Some(&out), &e);
+        }
+    }
+    Ok(out)
+}
+
 /// The hashes that mark `lines` (each normalised; the short ones are left out unless `keep`
 /// says a line is the whole text).
 pub fn hashes_of<'a>(lines: impl IntoIterator<Item = (&'a str, bool)>) -> Vec<String> {
