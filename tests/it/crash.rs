@@ -414,3 +414,62 @@ fn a_killed_init_is_finished_by_the_next_one() {
     env.assert_clean_tree();
     env.run(["verify"]).output().code(0);
 }
+
+/// A purge killed at each of its own crash points, and at each of the change engine's (inside
+/// the commit that deletes the memory when purging by id, inside the tombstone's commit when
+/// purging by text), leaves its record; the next command finishes it: the record is gone, the
+/// tree is clean, `verify` passes, the other memories stay, and once the backup refs are erased
+/// no object holds the text.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_a_killed_purge_is_finished_by_the_next_command() {
+    let mut trials: Vec<(&str, bool)> =
+        cogmem::ops::purge::CRASH_POINTS.iter().map(|p| (*p, false)).collect();
+    trials.extend(POINTS.iter().flat_map(|p| [(*p, false), (*p, true)]));
+    for (i, (point, by_text)) in trials.into_iter().enumerate() {
+        let env = TestEnv::initialized();
+        let secret = format!("{i}x-cobalt-heron");
+        let text = format!("Shelf {secret} holds the spare map of the cellar");
+        env.mutate(["remember", "--store", "core", "--store", "episodic", &text]);
+        env.mutate(["remember", "Bob moved to Lisbon in 2026"]);
+        let id = cogmem::store::units::list(&env.root)
+            .units
+            .into_iter()
+            .find(|u| u.id.starts_with("core:") && u.text.contains(&secret))
+            .map(|u| u.id)
+            .unwrap();
+        let args: Vec<&str> = if by_text {
+            vec!["forget", "--purge-text", &text, "--yes"]
+        } else {
+            vec!["forget", "--purge", &id, "--yes"]
+        };
+        let ctx = format!("purge {} killed at {point}", if by_text { "by text" } else { "by id" });
+        let now = tick(&env);
+        let status = spawn(&env, &args, &now, &[("COGMEM_CRASH_AT", point)], None).wait().unwrap();
+        assert_eq!(status.code(), None, "{ctx}: the crash point was reached");
+        assert!(env.path(".cogmem/purge.json").exists(), "{ctx}: the record stays");
+        // The next command, whatever it is, finishes the purge first.
+        let out = env.run(["search", "Lisbon"]).success();
+        assert!(out.stderr.contains("finished an interrupted purge"), "{ctx}: {out}");
+        assert!(out.stdout.contains("Bob moved to Lisbon"), "{ctx}: {out}");
+        assert!(!env.path(".cogmem/purge.json").exists(), "{ctx}: the record is gone");
+        env.assert_clean_tree();
+        let verified = env.run(["verify"]).output();
+        assert_eq!(verified.code, 0, "{ctx}: {verified}");
+        assert!(env.read("memory/meta/audit.log").contains("| PURGE |"), "{ctx}");
+        let refs = env.git(&["for-each-ref", "--format=%(refname)", "refs/cogmem/"]);
+        for r in refs.lines() {
+            env.git(&["update-ref", "-d", r]);
+        }
+        env.git(&["reflog", "expire", "--expire=now", "--all"]);
+        env.git(&["gc", "--prune=now", "--quiet"]);
+        let all =
+            env.git_command(&["cat-file", "--batch-all-objects", "--batch"]).output().unwrap();
+        assert!(!String::from_utf8_lossy(&all.stdout).contains(&secret), "{ctx}: the text is gone");
+        // Running the same purge again finds nothing left to do, and says so without failing.
+        let again = env.run(["forget", "--purge-text", &text, "--dry-run", "--json"]).success();
+        let v: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+        assert_eq!(v["commits"].as_array().unwrap().len(), 0, "{ctx}: {again}");
+    }
+}

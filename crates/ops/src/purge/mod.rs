@@ -136,28 +136,27 @@ fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
     Ok((name, head.target().ok_or(GitError::Detached)?))
 }
 
-/// The needles, the id to delete first (when the memory is present now) and the decay key to
-/// drop, for a target.
+/// The needles and the ids of the memories to delete first (the one purged, when present now,
+/// and every other copy of its text), for a target.
 fn resolve(
     ws: &Workspace,
     repo: &Repository,
     target: &Target,
-) -> crate::Result<(Needles, Option<String>)> {
+) -> crate::Result<(Needles, Vec<String>)> {
     let all = units::list(ws);
-    let (texts, slug, present, id) = match target {
-        Target::Text(text) => (vec![text.clone()], None, false, None),
+    let (texts, slug, id) = match target {
+        Target::Text(text) => (vec![text.clone()], None, None),
         Target::Id(id) => {
             let unit = match all.get(id) {
                 Some(u) => {
                     let file = ws.read_text(&u.path)?;
-                    Some((u.clone(), target::raw_text(u, &file), true))
+                    Some((u.clone(), target::raw_text(u, &file)))
                 }
-                None => target::from_history(repo, id)?.map(|(u, raw)| (u, raw, false)),
+                None => target::from_history(repo, id)?,
             };
-            let (unit, raw, present) =
-                unit.ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+            let (unit, raw) = unit.ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
             let slug = target::slug_of(id).map(str::to_owned);
-            (vec![unit.text, raw], slug, present, Some(id.clone()))
+            (vec![unit.text, raw], slug, Some(id.clone()))
         }
     };
     let others: Vec<&str> = all
@@ -168,6 +167,16 @@ fn resolve(
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let needles = Needles::new(&texts, slug.as_deref(), &others);
+    // Every copy that is nothing but the text (a memory written to two stores at once, the
+    // same text remembered twice) goes as a whole, like the memory itself.
+    let mut ids: Vec<String> = id.into_iter().collect();
+    for u in &all.units {
+        let whole =
+            needles.scrub(&u.text).is_some_and(|left| left.replace(MARKER, "").trim().is_empty());
+        if whole && !ids.contains(&u.id) {
+            ids.push(u.id.clone());
+        }
+    }
     if needles.is_too_short() {
         return Err(RuleError::Purge {
             why: format!(
@@ -178,7 +187,7 @@ fn resolve(
         }
         .into());
     }
-    Ok((needles, if present { id } else { None }))
+    Ok((needles, ids))
 }
 
 /// Purges a memory or a text: see the module documentation. With `dry_run`, lists the commits
@@ -198,7 +207,7 @@ pub fn purge(
     }
     let repo = git::open(ws.root())?;
     let (branch, old_head) = current_branch(&repo)?;
-    let (needles, present) = resolve(ws, &repo, target)?;
+    let (needles, ids) = resolve(ws, &repo, target)?;
     let dirty = git::uncommitted(&repo)?;
     if !dirty.is_empty() {
         let names: Vec<&str> = dirty.iter().take(5).map(|c| c.path.as_str()).collect();
@@ -239,7 +248,7 @@ pub fn purge(
     let record = PurgeRecord {
         stamp,
         entry: report.entry.clone(),
-        id: present,
+        ids,
         exact: needles.exact.clone(),
         names: needles.names.clone(),
         cuts: needles.cuts.clone(),
@@ -292,7 +301,7 @@ pub fn finish_pending(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Option
     let repo = git::open(ws.root())?;
     let (branch, old_head) = current_branch(&repo)?;
     let mut report = PurgeReport {
-        id: record.id.clone(),
+        id: None,
         entry: record.entry.clone(),
         dry_run: false,
         branch,
@@ -324,16 +333,17 @@ fn run(
     let needles = Needles::from_record(record);
     let repo = git::open(ws.root())?;
     // 1. Out of the files, the decay scores and the graph index, as an ordinary commit.
-    if let Some(id) = &record.id
-        && units::list(ws).get(id).is_some()
-    {
+    let all = units::list(ws);
+    let present: Vec<String> =
+        record.ids.iter().filter(|id| all.get(id).is_some()).cloned().collect();
+    if !present.is_empty() {
         let forget_opts = ForgetOptions {
             permanent: true,
             force: true,
             actor: actor.clone(),
             trigger: record.trigger.clone(),
         };
-        forget::forget_locked(ws, lock, std::slice::from_ref(id), &forget_opts, &fixed)?;
+        forget::forget_locked(ws, lock, &present, &forget_opts, &fixed)?;
     }
     crash_point(ws, "purge-after-forget");
     // 2. Every commit re-created without the text.
@@ -414,11 +424,13 @@ fn final_commit(
         summary,
     );
     // A memory forgotten earlier keeps its decay entry (and archive record) until now.
-    if let Some(id) = &report.id {
-        let mut decay = DecayFile::load(ws)?;
-        if decay.remove_entry(id) {
-            change.write_decay(ws, &mut decay, Action::Delete, "deleted a purged memory's entry");
-        }
+    let mut decay = DecayFile::load(ws)?;
+    let mut removed = false;
+    for id in &record.ids {
+        removed |= decay.remove_entry(id);
+    }
+    if removed {
+        change.write_decay(ws, &mut decay, Action::Delete, "deleted a purged memory's entry");
     }
     let applied = change.apply(ws, repo, lock, clock)?;
     Ok(applied.commit)

@@ -108,6 +108,11 @@ impl Tombstones {
                 return Err(bad("expected `TIME | ENTRY | HASHES`"));
             };
             let hashes: Vec<String> = hashes.split_whitespace().map(str::to_owned).collect();
+            let at_ok = !at.trim().is_empty()
+                && at.trim().bytes().all(|b| b.is_ascii_digit() || b"-:TZ".contains(&b));
+            if !at_ok {
+                return Err(bad("the time must be a UTC timestamp (`2026-12-01T09:00:00Z`)"));
+            }
             if !is_hex(entry.trim()) || !hashes.iter().all(|h| is_hex(h)) {
                 return Err(bad("the entry and line hashes must be hexadecimal"));
             }
@@ -202,8 +207,9 @@ pub struct PurgeRecord {
     pub stamp: String,
     /// The tombstone entry this purge writes.
     pub entry: String,
-    /// The memory purged, when purged by id and still present (forgotten first).
-    pub id: Option<String>,
+    /// The memories deleted first (`forget --permanent`): the one purged by id, and every
+    /// other copy of the text that is present as a whole memory.
+    pub ids: Vec<String>,
     /// Strings cut out of every file and message, longest first.
     pub exact: Vec<String>,
     /// Strings cut out of file names.
