@@ -216,6 +216,8 @@ fn issue_16_purge_erases_the_forms_cogmem_writes_and_every_copy() {
     env.assert_clean_tree();
     let units = cogmem::store::units::list(&env.root);
     assert!(!units.units.iter().any(|u| u.text.contains("crimson")), "no copy is left as a memory");
+    assert!(!units.units.iter().any(|u| u.text.contains("[purged]")), "no copy left as a husk");
+    env.run(["verify"]).output().code(0);
     assert_erased(&env, &["5521-crimson-lynx", "crimson-lynx", "for the back gate"]);
 }
 
