@@ -68,8 +68,9 @@ pub const CRASH_POINTS: [&str; 5] =
     ["before-write", "mid-write", "before-audit", "before-commit", "after-commit"];
 
 /// Fault injection for crash trials (the `crash-points` feature): the process kills itself
-/// (SIGKILL where the platform has it, else abort) when [`Change::apply`] reaches `point` and
-/// the workspace's options name it. Without the feature this is nothing at all.
+/// (SIGKILL where the platform has it, else abort) when it reaches `point` and the workspace's
+/// options name it. [`Change::apply`] has the points of [`CRASH_POINTS`]; operations that do
+/// more than one change (a purge) add their own. Without the feature this is nothing at all.
 #[cfg(feature = "crash-points")]
 pub fn crash_point(ws: &Workspace, point: &str) {
     if ws.options().crash_at.as_deref() == Some(point) {
