@@ -80,6 +80,7 @@ pub fn crash_point(ws: &Workspace, point: &str) {
     }
 }
 
+/// Fault injection for crash trials: without the `crash-points` feature, nothing at all.
 #[cfg(not(feature = "crash-points"))]
 pub fn crash_point(_: &Workspace, _: &str) {}
 

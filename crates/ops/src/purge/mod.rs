@@ -106,6 +106,28 @@ pub struct PurgeReport {
     pub resumed: bool,
 }
 
+impl PurgeReport {
+    /// A report of nothing done yet.
+    fn start(repo: &Repository, entry: String, branch: String, old_head: git2::Oid) -> Self {
+        Self {
+            id: None,
+            entry,
+            dry_run: false,
+            branch,
+            commits: Vec::new(),
+            working_files: Vec::new(),
+            refs: Vec::new(),
+            rewritten: 0,
+            backup_refs: Vec::new(),
+            old_head: old_head.to_string(),
+            new_head: None,
+            other_refs: rewrite::other_refs(repo),
+            erase_commands: Vec::new(),
+            resumed: false,
+        }
+    }
+}
+
 /// Files of the working tree (tracked by git) that hold the text.
 fn working_files(ws: &Workspace, repo: &Repository, needles: &Needles) -> Vec<String> {
     let Ok(index) = repo.index() else { return Vec::new() };
@@ -120,7 +142,8 @@ fn working_files(ws: &Workspace, repo: &Repository, needles: &Needles) -> Vec<St
     out
 }
 
-fn erase_commands(backups: &[String]) -> Vec<String> {
+/// The git commands that delete the backup refs and the objects only they reach.
+pub(crate) fn erase_commands(backups: &[String]) -> Vec<String> {
     let mut out: Vec<String> = backups.iter().map(|b| format!("git update-ref -d {b}")).collect();
     out.push("git reflog expire --expire=now --all".into());
     out.push("git gc --prune=now".into());
@@ -223,25 +246,15 @@ pub fn purge(
     let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
     let entry =
         purged::line_hash(&format!("entry {stamp} {}", needles.cuts.join("\n")))[..16].to_owned();
-    let mut report = PurgeReport {
-        id: match target {
-            Target::Id(id) => Some(id.clone()),
-            Target::Text(_) => None,
-        },
-        entry,
-        dry_run: opts.dry_run,
-        branch,
-        refs: holding_refs(&repo, &refs, &rw.found),
-        commits: rw.found,
-        working_files: working_files(ws, &repo, &needles),
-        rewritten: 0,
-        backup_refs: Vec::new(),
-        old_head: old_head.to_string(),
-        new_head: None,
-        other_refs: rewrite::other_refs(&repo),
-        erase_commands: Vec::new(),
-        resumed: false,
+    let mut report = PurgeReport::start(&repo, entry, branch, old_head);
+    report.id = match target {
+        Target::Id(id) => Some(id.clone()),
+        Target::Text(_) => None,
     };
+    report.dry_run = opts.dry_run;
+    report.refs = holding_refs(&repo, &refs, &rw.found);
+    report.commits = rw.found;
+    report.working_files = working_files(ws, &repo, &needles);
     if opts.dry_run {
         return Ok(report);
     }
@@ -300,22 +313,8 @@ pub fn finish_pending(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Option
     let Some(record) = PurgeRecord::load(ws.root())? else { return Ok(None) };
     let repo = git::open(ws.root())?;
     let (branch, old_head) = current_branch(&repo)?;
-    let mut report = PurgeReport {
-        id: None,
-        entry: record.entry.clone(),
-        dry_run: false,
-        branch,
-        commits: Vec::new(),
-        working_files: Vec::new(),
-        refs: Vec::new(),
-        rewritten: 0,
-        backup_refs: Vec::new(),
-        old_head: old_head.to_string(),
-        new_head: None,
-        other_refs: rewrite::other_refs(&repo),
-        erase_commands: Vec::new(),
-        resumed: true,
-    };
+    let mut report = PurgeReport::start(&repo, record.entry.clone(), branch, old_head);
+    report.resumed = true;
     run(ws, &lock, &record, clock, &mut report)?;
     Ok(Some(report))
 }

@@ -117,10 +117,6 @@ fn take_theirs(
     report.fetched = only_in(repo, theirs, Some(local))?;
     report.outcome = Outcome::TookRewritten;
     report.backup = Some(backup.clone());
-    report.erase_commands = vec![
-        format!("git update-ref -d {backup}"),
-        "git reflog expire --expire=now --all".into(),
-        "git gc --prune=now".into(),
-    ];
+    report.erase_commands = crate::purge::erase_commands(std::slice::from_ref(&backup));
     Ok(())
 }
