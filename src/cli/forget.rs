@@ -128,6 +128,10 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Res
         return Ok(Exit::Ok);
     }
     let mut out = String::new();
+    if report.already_purged {
+        render::data("already purged; nothing left to do\n")?;
+        return Ok(Exit::Ok);
+    }
     // The id is not echoed: a vault note's id holds its title, and output ends up in logs.
     let _ = writeln!(out, "{} commits hold the text:", report.commits.len());
     for c in &report.commits {

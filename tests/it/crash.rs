@@ -471,5 +471,9 @@ fn issue_16_a_killed_purge_is_finished_by_the_next_command() {
         let again = env.run(["forget", "--purge-text", &text, "--dry-run", "--json"]).success();
         let v: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
         assert_eq!(v["commits"].as_array().unwrap().len(), 0, "{ctx}: {again}");
+        if !by_text {
+            let again = env.run(["forget", "--purge", &id, "--yes"]).success();
+            assert!(again.stdout.contains("already purged"), "{ctx}: {again}");
+        }
     }
 }

@@ -104,6 +104,8 @@ pub struct PurgeReport {
     pub erase_commands: Vec<String>,
     /// Whether this run finished a purge that an earlier, interrupted run began.
     pub resumed: bool,
+    /// Whether the memory had been purged already (its id is in a tombstone): nothing was done.
+    pub already_purged: bool,
 }
 
 impl PurgeReport {
@@ -124,6 +126,7 @@ impl PurgeReport {
             other_refs: rewrite::other_refs(repo),
             erase_commands: Vec::new(),
             resumed: false,
+            already_purged: false,
         }
     }
 }
@@ -160,12 +163,12 @@ fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
 }
 
 /// The needles and the ids of the memories to delete first (the one purged, when present now,
-/// and every other copy of its text), for a target.
+/// and every other copy of its text), for a target; `None` when the id was purged already.
 fn resolve(
     ws: &Workspace,
     repo: &Repository,
     target: &Target,
-) -> crate::Result<(Needles, Vec<String>)> {
+) -> crate::Result<Option<(Needles, Vec<String>)>> {
     let all = units::list(ws);
     let (texts, slug, id) = match target {
         Target::Text(text) => (vec![text.clone()], None, None),
@@ -177,7 +180,16 @@ fn resolve(
                 }
                 None => target::from_history(repo, id)?,
             };
-            let (unit, raw) = unit.ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+            let Some((unit, raw)) = unit else {
+                // Purged before (by an earlier run, or finished since): nothing left to do.
+                let id_hash = purged::line_hash(&purged::normalize_line(id));
+                if let Some(head) = git::head_id(repo)?
+                    && guard::tombstones_at(repo, head)?.has_hash(&id_hash)
+                {
+                    return Ok(None);
+                }
+                return Err(InputError::UnknownId { id: id.to_owned() }.into());
+            };
             let slug = target::slug_of(id).map(str::to_owned);
             (vec![unit.text, raw], slug, Some(id.clone()))
         }
@@ -189,7 +201,11 @@ fn resolve(
         .map(|u| u.text.as_str())
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let needles = Needles::new(&texts, slug.as_deref(), &others);
+    let mut needles = Needles::new(&texts, slug.as_deref(), &others);
+    // The id's hash too, so that purging it again can tell it was purged.
+    if let Some(id) = &id {
+        needles.hashes.push(purged::line_hash(&purged::normalize_line(id)));
+    }
     // Every copy that is nothing but the text (a memory written to two stores at once, the
     // same text remembered twice) goes as a whole, like the memory itself.
     let mut ids: Vec<String> = id.into_iter().collect();
@@ -210,7 +226,7 @@ fn resolve(
         }
         .into());
     }
-    Ok((needles, ids))
+    Ok(Some((needles, ids)))
 }
 
 /// Purges a memory or a text: see the module documentation. With `dry_run`, lists the commits
@@ -230,7 +246,16 @@ pub fn purge(
     }
     let repo = git::open(ws.root())?;
     let (branch, old_head) = current_branch(&repo)?;
-    let (needles, ids) = resolve(ws, &repo, target)?;
+    let Some((needles, ids)) = resolve(ws, &repo, target)? else {
+        let mut report = PurgeReport::start(&repo, String::new(), branch, old_head);
+        report.id = match target {
+            Target::Id(id) => Some(id.clone()),
+            Target::Text(_) => None,
+        };
+        report.dry_run = opts.dry_run;
+        report.already_purged = true;
+        return Ok(report);
+    };
     let dirty = git::uncommitted(&repo)?;
     if !dirty.is_empty() {
         let names: Vec<&str> = dirty.iter().take(5).map(|c| c.path.as_str()).collect();

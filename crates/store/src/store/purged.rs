@@ -141,6 +141,11 @@ impl Tombstones {
         self.hashes.is_empty()
     }
 
+    /// Tells whether a purge recorded the line hash `hash`.
+    pub fn has_hash(&self, hash: &str) -> bool {
+        self.hashes.contains(hash)
+    }
+
     /// Tells whether the purge named `entry` is recorded.
     pub fn has_entry(&self, entry: &str) -> bool {
         self.entries.iter().any(|e| e.entry == entry)
