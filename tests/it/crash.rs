@@ -477,3 +477,53 @@ fn issue_16_a_killed_purge_is_finished_by_the_next_command() {
         }
     }
 }
+
+/// While an interrupted purge waits to be finished, no other change may commit through the
+/// library (the MCP server, an embedder): it would commit over a half-rewritten history. The
+/// change is refused (a rule) and names the record; the next CLI command finishes the purge and
+/// the change then goes through.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_no_change_commits_while_a_purge_waits_to_be_finished() {
+    use cogmem::ops::forget::{ForgetOptions, forget};
+    let env = TestEnv::initialized();
+    let text = "Shelf 4471-ochre-badger holds the spare map of the cellar";
+    env.mutate(["remember", "--store", "core", text]);
+    env.mutate(["remember", "--store", "core", "Bob moved to Lisbon in 2026"]);
+    let lisbon = || {
+        cogmem::store::units::list(&env.root)
+            .units
+            .into_iter()
+            .find(|u| u.text.contains("Lisbon"))
+            .map(|u| u.id)
+            .unwrap()
+    };
+    let bob = lisbon();
+    let now = tick(&env);
+    let args = ["forget", "--purge-text", text, "--yes"];
+    let status =
+        spawn(&env, &args, &now, &[("COGMEM_CRASH_AT", "purge-after-refs")], None).wait().unwrap();
+    assert_eq!(status.code(), None, "killed at its crash point");
+    let ws = cogmem::Workspace::open(&env.root).unwrap();
+    let opts = ForgetOptions {
+        permanent: false,
+        force: false,
+        actor: cogmem::audit::Actor::parse("test-agent").unwrap(),
+        trigger: "test".into(),
+    };
+    let head = env.head();
+    let clock = crate::common::clock("2026-12-01T12:00:00Z");
+    let err = forget(&ws, std::slice::from_ref(&bob), &opts, &clock).unwrap_err();
+    assert_eq!(err.kind(), cogmem::ErrorKind::Conflict, "{err}");
+    assert!(err.to_string().contains(".cogmem/purge.json"), "{err}");
+    assert!(err.hint().unwrap().contains("cogmem status"));
+    assert_eq!(env.head(), head, "nothing committed");
+    // The next command finishes the purge; then the change goes through.
+    let out = env.run(["status"]).output();
+    assert!(out.stderr.contains("finished an interrupted purge"), "{out}");
+    env.assert_clean_tree();
+    assert_eq!(lisbon(), bob);
+    forget(&ws, &[bob], &opts, &clock).unwrap();
+    env.run(["verify"]).output().code(0);
+}

@@ -185,7 +185,7 @@ pub fn forget(
     clock: &dyn Clock,
 ) -> crate::Result<ForgetReport> {
     let lock = ws.lock()?;
-    let report = forget_locked(ws, &lock, ids, opts, clock)?;
+    let report = forget_locked(ws, &lock, ids, opts, clock, false)?;
     drop(lock);
     if let Some(files) = &report.files_for_index {
         cogmem_index::index::update_after_commit(ws, files);
@@ -193,14 +193,16 @@ pub fn forget(
     Ok(report)
 }
 
-/// [`forget`] for a caller that already holds the workspace lock (a purge holds it throughout).
-/// The search index is left to the caller.
+/// [`forget`] for a caller that already holds the workspace lock (a purge holds it throughout;
+/// `purging` lets its change commit while the purge record exists). The search index is left to
+/// the caller.
 pub(crate) fn forget_locked(
     ws: &Workspace,
     lock: &LockGuard,
     ids: &[String],
     opts: &ForgetOptions,
     clock: &dyn Clock,
+    purging: bool,
 ) -> crate::Result<ForgetReport> {
     let repo = git::open(ws.root())?;
     let now = clock.now();
@@ -316,10 +318,13 @@ pub(crate) fn forget_locked(
     let ids_text = report.forgotten.iter().map(|f| f.id.as_str()).collect::<Vec<_>>().join(", ");
     let verb = if opts.permanent { "deleted" } else { "archived" };
     d.change.write_decay(ws, &mut d.decay, action, &format!("{verb} {ids_text}"));
-    let change = d.change.with_subject(
+    let mut change = d.change.with_subject(
         action,
         format!("{} {ids_text}", if opts.permanent { "deleted" } else { "forgot" }),
     );
+    if purging {
+        change = change.for_purge();
+    }
     let applied = change.apply(ws, &repo, lock, &FixedClock(now))?;
     report.commit = Some(applied.commit);
     report.files_for_index = Some(applied.files.clone());

@@ -111,6 +111,8 @@ pub struct Change {
     subject: Option<(Action, String)>,
     require_clean: bool,
     subagent_ok: bool,
+    /// Part of a purge, which may commit while its own record exists.
+    purging: bool,
     notes: Vec<(Action, String, String)>,
     /// Set when this change seals `audit.log` into a segment: the header the new log starts
     /// with.
@@ -141,6 +143,7 @@ impl Change {
             subject: None,
             require_clean: true,
             subagent_ok: false,
+            purging: false,
             notes: Vec::new(),
             sealed: None,
         }
@@ -255,6 +258,14 @@ impl Change {
         self
     }
 
+    /// Marks the change as a step of a purge: the one writer allowed while a purge record
+    /// (`.cogmem/purge.json`) exists. Every other change is refused then, so nothing commits
+    /// over a half-rewritten history (issue 16).
+    pub fn for_purge(mut self) -> Self {
+        self.purging = true;
+        self
+    }
+
     /// Tells whether the change has nothing to commit.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty() && self.adopted.is_empty()
@@ -279,6 +290,10 @@ impl Change {
     ) -> crate::Result<Applied> {
         if self.actor.is_subagent() && !self.subagent_ok {
             return Err(RuleError::SubagentWrite { actor: self.actor.to_string() }.into());
+        }
+        if !self.purging && crate::store::purged::PurgeRecord::is_pending(ws.root()) {
+            let path = ws.abs(layout::PURGE_RECORD);
+            return Err(crate::workspace::WorkspaceError::PurgePending { path }.into());
         }
         // Not in the middle of a merge, rebase, cherry-pick, revert or bisect.
         git::check_state(repo)?;

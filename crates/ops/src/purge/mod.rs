@@ -367,7 +367,7 @@ fn run(
             actor: actor.clone(),
             trigger: record.trigger.clone(),
         };
-        forget::forget_locked(ws, lock, &present, &forget_opts, &fixed)?;
+        forget::forget_locked(ws, lock, &present, &forget_opts, &fixed, true)?;
     }
     crash_point(ws, "purge-after-forget");
     // 2. Every commit re-created without the text.
@@ -440,7 +440,8 @@ fn final_commit(
         report.rewritten
     );
     let mut change = Change::new(actor.clone(), record.trigger.clone())
-        .with_subject(Action::Purge, format!("purged {} from history", record.entry));
+        .with_subject(Action::Purge, format!("purged {} from history", record.entry))
+        .for_purge();
     change.write(
         layout::PURGED,
         purged::append(old.as_deref(), &tomb).into_bytes(),
