@@ -519,6 +519,19 @@ fn issue_16_no_change_commits_while_a_purge_waits_to_be_finished() {
     assert!(err.to_string().contains(".cogmem/purge.json"), "{err}");
     assert!(err.hint().unwrap().contains("cogmem status"));
     assert_eq!(env.head(), head, "nothing committed");
+    // Nor does a sync, whose merge commit is made outside the change engine.
+    let remote = env.home.join("remote.git");
+    env.git(&["init", "-q", "--bare", remote.to_str().unwrap()]);
+    env.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    let sync_opts = cogmem::ops::remote::SyncRemoteOptions {
+        remote: "origin".into(),
+        branch: None,
+        push: true,
+        force_rewritten: false,
+    };
+    let err = cogmem::ops::remote::sync_remote(&ws, &clock, &opts.actor, &sync_opts).unwrap_err();
+    assert_eq!(err.kind(), cogmem::ErrorKind::Conflict, "{err}");
+    assert_eq!(env.git(&["--git-dir", remote.to_str().unwrap(), "for-each-ref"]), "");
     // The next command finishes the purge; then the change goes through.
     let out = env.run(["status"]).output();
     assert!(out.stderr.contains("finished an interrupted purge"), "{out}");

@@ -284,8 +284,13 @@ pub fn sync_remote(
     let root = ws.root();
     let repo = git::open(root)?;
     let _lock = ws.lock()?;
-    // Its merge commit and fast-forward are made here, outside the change engine.
+    // Its merge commit and fast-forward are made here, outside the change engine, so its
+    // guards are repeated: no git operation in progress, no interrupted purge (issue 16).
     git::check_state(&repo)?;
+    if cogmem_store::store::purged::PurgeRecord::is_pending(root) {
+        let path = ws.abs(layout::PURGE_RECORD);
+        return Err(cogmem_store::workspace::WorkspaceError::PurgePending { path }.into());
+    }
     let dirty = git::uncommitted(&repo)?;
     if !dirty.is_empty() {
         return Err(
