@@ -174,8 +174,22 @@ fn issue_16_purge_erases_text_with_line_breaks_and_tabs() {
     let id = unit_id(&env, "episode:", "amber-falcon");
     let out = env.run(["forget", "--purge", &id, "--dry-run"]).success();
     assert!(out.stdout.contains("memory/episodes/"), "the dry run lists the episode: {out}");
+    env.run(["search", "amber falcon"]).success();
     env.run(["forget", "--purge", &id, "--yes"]).success();
     env.assert_clean_tree();
+    // Nor does any derived file (the search index is rebuilt, the rest scrubbed).
+    let mut stack = vec![env.path(".cogmem")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                let bytes = std::fs::read(e.path()).unwrap();
+                let text = String::from_utf8_lossy(&bytes);
+                assert!(!text.contains("amber-falcon"), "{} holds it", e.path().display());
+            }
+        }
+    }
     assert_erased(&env, &["7731-amber-falcon", "tabbed third line", "locksmith visit"]);
     assert!(env.run(["search", "Lisbon"]).success().stdout.contains("Bob moved to Lisbon"));
 }
