@@ -410,8 +410,9 @@ fn run(
     // 6. The derived files held the text too.
     scrub_derived(ws, &needles);
     crash_point(ws, "purge-before-end");
-    report.backup_refs = backups(&repo, &record.stamp);
-    report.erase_commands = erase_commands(&report.backup_refs);
+    report.backup_refs = backups(&repo, &format!("{BACKUP_PREFIX}{}/", record.stamp));
+    // Every backup ref, older purges' and syncs' too: any of them may still reach this text.
+    report.erase_commands = erase_commands(&backups(&repo, BACKUP_PREFIX));
     report.working_files = working_files(ws, &repo, &needles);
     PurgeRecord::remove(ws.root())?;
     Ok(())
@@ -461,14 +462,14 @@ fn final_commit(
     Ok(applied.commit)
 }
 
-fn backups(repo: &Repository, stamp: &str) -> Vec<String> {
-    let prefix = format!("{BACKUP_PREFIX}{stamp}/");
+/// The refs whose names start with `prefix`, sorted.
+fn backups(repo: &Repository, prefix: &str) -> Vec<String> {
     let mut out: Vec<String> = repo
         .references()
         .map(|refs| {
             refs.filter_map(Result::ok)
                 .filter_map(|r| r.name().ok().map(str::to_owned))
-                .filter(|n| n.starts_with(&prefix))
+                .filter(|n| n.starts_with(prefix))
                 .collect()
         })
         .unwrap_or_default();
