@@ -22,7 +22,9 @@ const FORGET_EXAMPLES: &str = "Examples:
   cogmem forget --id entity:person--bob --permanent --yes
   # Erase a memory from the files and from every commit: list first, then rewrite history
   cogmem forget --purge core:critical-facts:1a2b3c4d --dry-run
-  cogmem forget --purge core:critical-facts:1a2b3c4d --yes";
+  cogmem forget --purge core:critical-facts:1a2b3c4d --yes
+  # Erase a text that is only in history now (a memory forgotten or deleted earlier)
+  cogmem forget --purge-text \"the old gate code is 4711\" --dry-run";
 
 const RESTORE_EXAMPLES: &str = "Examples:
   # Forget a core memory bullet, then put it back exactly as it was
@@ -43,11 +45,14 @@ const RESTORE_EXAMPLES: &str = "Examples:
 /// deleted. Pinned memories (the vault) are refused without `--force` (exit 4).
 ///
 /// `--purge ID` erases a memory for privacy: it deletes it like `--permanent`, then rewrites
-/// every commit of the current branch so none holds its text (replaced by `[purged]`), keeps
-/// the old history under `refs/cogmem/pre-purge/STAMP`, and records a PURGE audit line. Without
-/// `--yes` it only lists the commits and files it would rewrite. To really erase, delete the
-/// backup ref, expire the reflogs and let git collect garbage: the command prints the three git
-/// commands.
+/// every commit of every local branch and tag so none holds its text, title or file name (in
+/// any form cogmem wrote them; replaced by `[purged]`), keeps the old history under
+/// `refs/cogmem/pre-purge/STAMP/`, and records a tombstone (hashes, never the text) in
+/// `memory/meta/purged` with a PURGE audit line. A memory already forgotten or deleted is found
+/// in history by its id; `--purge-text TEXT` erases any text. Without `--yes` it only lists the
+/// commits and files it would rewrite. A purge that was interrupted is finished by the next
+/// command. To really erase, delete the backup refs, expire the reflogs and let git collect
+/// garbage: the command prints the git commands.
 #[derive(Args, Debug)]
 #[command(after_long_help = FORGET_EXAMPLES)]
 pub struct ForgetArgs {
@@ -72,6 +77,10 @@ pub struct ForgetArgs {
     /// (lists what it would rewrite unless --yes)
     #[arg(long, value_name = "ID", conflicts_with_all = ["query", "ids", "permanent"])]
     purge: Option<String>,
+    /// Erase this text wherever it appears, in the files and in history, for memories already
+    /// forgotten or text written by hand (lists what it would rewrite unless --yes)
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["query", "ids", "permanent", "purge"])]
+    purge_text: Option<String>,
 }
 
 /// Put back a forgotten memory, exactly as it was
@@ -104,30 +113,33 @@ fn ask(question: &str) -> cogmem::Result<String> {
     Ok(line.trim().to_owned())
 }
 
-fn run_purge(ctx: &Ctx, args: &ForgetArgs, id: &str) -> cogmem::Result<Exit> {
+fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
     let actor = ctx.actor()?;
     let dry_run = args.dry_run || !args.yes;
     let opts = PurgeOptions { dry_run, actor, trigger: "cogmem forget --purge".into() };
-    let report = purge::purge(&ws, id, &opts, clock.as_ref())?;
+    let report = purge::purge(&ws, &target, &opts, clock.as_ref())?;
     if ctx.global.json {
         render::json(&report)?;
         return Ok(Exit::Ok);
     }
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} commits of {} hold the text of {id}:",
-        report.commits.len(),
-        report.branch
-    );
+    if report.already_purged {
+        render::data("already purged; nothing left to do\n")?;
+        return Ok(Exit::Ok);
+    }
+    // The id is not echoed: a vault note's id holds its title, and output ends up in logs.
+    let _ = writeln!(out, "{} commits hold the text:", report.commits.len());
     for c in &report.commits {
         let msg = if c.message { " (and its message)" } else { "" };
         let _ = writeln!(out, "  {}  {}{msg}", render::short(&c.commit), c.subject);
         for f in &c.files {
             let _ = writeln!(out, "      {f}");
         }
+    }
+    if !report.refs.is_empty() {
+        let _ = writeln!(out, "refs rewritten: {}", report.refs.join(", "));
     }
     if !report.other_refs.is_empty() {
         let _ = writeln!(
@@ -146,12 +158,17 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, id: &str) -> cogmem::Result<Exit> {
     }
     let _ = writeln!(
         out,
-        "purged {id}: {} commits re-created, branch now at {}",
+        "purged (tombstone {}): {} commits re-created, branch now at {}",
+        report.entry,
         report.rewritten,
         report.new_head.as_deref().map_or("?", render::short)
     );
-    if let Some(backup) = &report.backup_ref {
-        let _ = writeln!(out, "the old history is kept in {backup}; to erase it for good, run:");
+    if !report.backup_refs.is_empty() {
+        let _ = writeln!(
+            out,
+            "the old history is kept in {}; to erase it for good, run:",
+            report.backup_refs.join(", ")
+        );
         for c in &report.erase_commands {
             let _ = writeln!(out, "  {c}");
         }
@@ -162,7 +179,10 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, id: &str) -> cogmem::Result<Exit> {
 
 pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
     if let Some(id) = &args.purge {
-        return run_purge(ctx, args, id);
+        return run_purge(ctx, args, purge::Target::Id(id.clone()));
+    }
+    if let Some(text) = &args.purge_text {
+        return run_purge(ctx, args, purge::Target::Text(text.clone()));
     }
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;

@@ -142,7 +142,18 @@ impl Ctx {
     pub fn workspace(&self) -> cogmem::Result<cogmem::Workspace> {
         let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
         let ws = cogmem::workspace::discover::discover(explicit, &self.cwd)?;
-        Ok(ws.with_options(self.workspace_options()?))
+        let ws = ws.with_options(self.workspace_options()?);
+        // A purge that was killed half-way leaves a record; the next command finishes it
+        // before doing anything else (issue 16).
+        if cogmem::ops::purge::is_pending(&ws)
+            && let Some(r) = cogmem::ops::purge::finish_pending(&ws, self.clock()?.as_ref())?
+        {
+            render::status(
+                self.global.quiet,
+                &format!("finished an interrupted purge (tombstone {})\n", r.entry),
+            );
+        }
+        Ok(ws)
     }
 
     /// The environment's workspace options, with the actor as the caller, so that a sub-agent

@@ -23,7 +23,9 @@ const EXAMPLES: &str = "Examples:
   # Merge what the remote has, but do not push yet
   cogmem sync --remote origin --no-push
   # Sync with another branch of the remote, and read the report as JSON
-  cogmem sync --remote backup --branch laptop --json";
+  cogmem sync --remote backup --branch laptop --json
+  # After a purge: replace the remote's old history with the rewritten one
+  cogmem sync --remote origin --force-rewritten";
 
 /// Commit the files you edited by hand since the last commit
 ///
@@ -52,6 +54,12 @@ const EXAMPLES: &str = "Examples:
 /// changed: the conflicting files are listed with what to do (exit 3). The previous tip is kept
 /// as `refs/cogmem/pre-sync`. Never prompts: network remotes use the `git` program with your
 /// credential helper or ssh-agent.
+///
+/// After `forget --purge`, `memory/meta/purged` holds hashes of the purged text, and a sync
+/// that would bring that text back is refused (exit 4): when the remote's history still holds
+/// it, `--force-rewritten` force-pushes our rewritten history over it; when ours holds text that
+/// another machine purged, `--force-rewritten` takes the remote's history in place of ours
+/// (our old tip is kept under `refs/cogmem/pre-purge/` with the commands that erase it).
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct SyncArgs {
@@ -70,6 +78,10 @@ pub struct SyncArgs {
     /// With --remote: fetch and merge, but do not push
     #[arg(long, requires = "remote")]
     no_push: bool,
+    /// With --remote, after a purge: replace the remote's history with ours when it still
+    /// holds purged text (a force push), or ours with the remote's when only ours does
+    #[arg(long, requires = "remote", conflicts_with = "no_push")]
+    force_rewritten: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
@@ -90,6 +102,7 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
             remote: remote.clone(),
             branch: args.branch.clone(),
             no_push: args.no_push,
+            force_rewritten: args.force_rewritten,
         };
         return super::sync_remote::run(ctx, &remote_args);
     }

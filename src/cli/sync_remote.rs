@@ -17,6 +17,8 @@ pub struct SyncRemoteArgs {
     pub branch: Option<String>,
     /// Fetch and merge, but do not push.
     pub no_push: bool,
+    /// Give way to a purge's rewritten history (see `cogmem sync --help`).
+    pub force_rewritten: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &SyncRemoteArgs) -> cogmem::Result<Exit> {
@@ -27,6 +29,7 @@ pub fn run(ctx: &Ctx, args: &SyncRemoteArgs) -> cogmem::Result<Exit> {
         remote: args.remote.clone(),
         branch: args.branch.clone(),
         push: !args.no_push,
+        force_rewritten: args.force_rewritten,
     };
     let report = remote::sync_remote(&ws, clock.as_ref(), &actor, &opts)?;
     if ctx.global.json {
@@ -86,6 +89,19 @@ fn summary(r: &RemoteReport) -> String {
         Outcome::Conflict => {
             writeln!(out, "{} from {from} cannot be merged automatically", commits(n))
         }
+        Outcome::ForcePushed => writeln!(
+            out,
+            "replaced {from}'s history, which still held purged text, with ours ({} dropped \
+             from it); every other clone must now run `cogmem sync --remote {} --force-rewritten`",
+            commits(n),
+            r.remote
+        ),
+        Outcome::TookRewritten => writeln!(
+            out,
+            "took {from}'s rewritten history in place of ours, which held purged text; our old \
+             tip is kept in {}",
+            r.backup.as_deref().unwrap_or("?")
+        ),
     };
     for f in &r.merged {
         let _ = writeln!(out, "  {:<12} {}", f.strategy.as_str(), f.path);
@@ -93,8 +109,11 @@ fn summary(r: &RemoteReport) -> String {
     for p in &r.renumbered {
         let _ = writeln!(out, "  proposal #{} from {from} is now #{}", p.from, p.to);
     }
-    if r.pushed {
+    if r.pushed && r.outcome != Outcome::ForcePushed {
         let _ = writeln!(out, "pushed {} to {from}", r.branch);
+    }
+    for c in &r.erase_commands {
+        let _ = writeln!(out, "  {c}");
     }
     out
 }

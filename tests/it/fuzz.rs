@@ -398,7 +398,7 @@ fn query_text_triggers_and_routing() {
                 "{t:?}"
             );
         }
-        let n = cogmem::ops::purge::Needles::new(t, &[]);
+        let n = cogmem::ops::purge::Needles::new(&[t], None, &[]);
         let _ = n.scrub(t);
     });
 }
@@ -410,7 +410,7 @@ fn purge_scrubbing_leaves_no_copy_of_the_text() {
     let mut runner = runner();
     let result = runner.run(&strategy, |(text, before, after, copies)| {
         prop_assume!(!text.contains("purged"));
-        let n = cogmem::ops::purge::Needles::new(&text, &[]);
+        let n = cogmem::ops::purge::Needles::new(&[&text], None, &[]);
         let json = serde_json::to_string(&text).unwrap();
         let blob = format!("{before}{}{json}{after}", format!("- {text}\n").repeat(copies + 1));
         let out = n.scrub(&blob).unwrap_or(blob);
@@ -421,6 +421,65 @@ fn purge_scrubbing_leaves_no_copy_of_the_text() {
         panic!("purge scrub: {e}");
     }
     eprintln!("fuzz-executions purge scrub: {}", cases());
+}
+
+/// Multi-line text with tabs, `|`, headings and list markers, written in every form cogmem's
+/// writers give it (an episode paragraph, a bullet, a cut or whole audit summary, JSON), inside
+/// hostile surroundings: after the scrub, none of its distinctive words is left.
+// See: issue 16
+#[test]
+fn purge_scrubbing_cuts_every_form_the_writers_give() {
+    let line = "[a-z]{3,8}( [a-z|]{2,8}){2,5}";
+    let strategy = (
+        prop::collection::vec(line.prop_map(|s| s), 1..4),
+        prop::sample::select(vec!["\n", "\n\t", "\n  ", " | ", "\n- "]),
+        hostile(),
+        hostile(),
+    );
+    let mut runner = runner();
+    let result = runner.run(&strategy, |(lines, sep, before, after)| {
+        let token = "zq7731-amber-falcon";
+        let text = format!("{} {token}", lines.join(sep));
+        prop_assume!(!before.contains("falcon") && !after.contains("falcon"));
+        let n = cogmem::ops::purge::Needles::new(&[&text], None, &[]);
+        let summary = cogmem::audit::clean_summary(&format!("09:00 fact: {text}"));
+        let blob = format!(
+            "{before}\n## 09:00 | fact\n{}\n- {}\n{summary}\n{}\n{after}",
+            cogmem::store::markdown::paragraph(&text),
+            cogmem::store::markdown::one_line(&text),
+            serde_json::to_string(&text).unwrap(),
+        );
+        let out = n.scrub(&blob).unwrap_or(blob);
+        prop_assert!(!out.contains(token), "{text:?} survives in {out:?}");
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("purge forms: {e}");
+    }
+    eprintln!("fuzz-executions purge forms: {}", cases());
+}
+
+/// The tombstone file: hostile text parses or is refused with a line number, never panics;
+/// what parses renders back to a file that parses to the same entries.
+// See: issue 16
+#[test]
+fn purge_tombstone_files() {
+    use cogmem::store::purged::{Tombstones, append};
+    check("purge tombstones", hostile(), |t| {
+        let path = Path::new("memory/meta/purged");
+        match Tombstones::parse(path, t) {
+            Ok(parsed) => {
+                let mut text = String::new();
+                for e in &parsed.entries {
+                    text = append(Some(&text), e);
+                }
+                let back = Tombstones::parse(path, &text).unwrap();
+                assert_eq!(back.entries.len(), parsed.entries.len());
+                let _ = parsed.holds(t);
+            }
+            Err(e) => assert!(e.to_string().starts_with("memory/meta/purged:"), "{e}"),
+        }
+    });
 }
 
 #[test]

@@ -474,3 +474,165 @@ fn shards_and_sealed_audit_parts_merge_with_single_files() {
     assert_eq!(left, 0, "{main}");
     b.run(["verify"]).success();
 }
+
+/// Whether any object of a bare repository holds `needle`, after its reflogs are expired and
+/// its garbage collected (every object's bytes, read in one `git cat-file` batch).
+fn remote_holds(remote: &Path, home: &Path, needle: &str) -> bool {
+    git_in(remote, home, &["reflog", "expire", "--expire=now", "--all"]);
+    git_in(remote, home, &["gc", "--prune=now", "--quiet"]);
+    let out = Command::new("git")
+        .args(["cat-file", "--batch-all-objects", "--batch"])
+        .current_dir(remote)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", home)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).contains(needle)
+}
+
+/// A purges a memory both machines have; the sync that follows is refused until it is
+/// force-pushed; B is refused until it takes the rewritten history; then both sync as before.
+fn purge_then_sync(a: &TestEnv, b: &TestEnv, remote: &Path) {
+    let secret = "5093-copper-walrus";
+    a.mutate([
+        "remember",
+        "--store",
+        "core",
+        &format!("Archive shelf {secret} holds the cellar map"),
+    ]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    assert!(b.read("MEMORY.md").contains(secret));
+    let id = cogmem::store::units::list(&a.root)
+        .units
+        .into_iter()
+        .find(|u| u.text.contains(secret))
+        .map(|u| u.id)
+        .unwrap();
+    a.run(["forget", "--purge", &id, "--yes"]).success();
+    let remote_tip = git_in(remote, &a.home, &["rev-parse", "main"]);
+
+    // A: the remote still has the old history. Refused, and nothing came back.
+    let out = a.run(["sync", "--remote", "origin"]).output().code(4);
+    assert!(out.stderr.contains("still holds purged text"), "{out}");
+    assert!(out.stderr.contains("--force-rewritten"), "{out}");
+    assert_eq!(git_in(remote, &a.home, &["rev-parse", "main"]), remote_tip);
+    // Nothing but the purge's own backup refs reaches the old history (not the fetched copy).
+    assert!(!a.git(&["log", "-p", "--branches", "--tags", "--remotes"]).contains(secret));
+    a.assert_clean_tree();
+    // --force-rewritten force-pushes ours.
+    let out = a.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
+    assert!(out.stderr.contains("replaced origin/main's history"), "{out}");
+    assert_eq!(git_in(remote, &a.home, &["rev-parse", "main"]).trim(), a.head());
+    assert!(!remote_holds(remote, &a.home, secret), "the remote still holds it");
+
+    // B still holds it: refused, then it takes the rewritten history.
+    let out = b.run(["sync", "--remote", "origin"]).output().code(4);
+    assert!(out.stderr.contains("holds text that was purged"), "{out}");
+    assert_eq!(git_in(remote, &a.home, &["rev-parse", "main"]).trim(), a.head());
+    let out = b.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
+    assert!(out.stderr.contains("took origin/main's rewritten history"), "{out}");
+    assert_eq!(b.head(), a.head());
+    b.assert_clean_tree();
+    assert!(!b.read("MEMORY.md").contains(secret));
+    for r in b.git(&["for-each-ref", "--format=%(refname)", "refs/cogmem/pre-purge/"]).lines() {
+        b.git(&["update-ref", "-d", r]);
+    }
+    b.git(&["reflog", "expire", "--expire=now", "--all"]);
+    b.git(&["gc", "--prune=now", "--quiet"]);
+    assert!(!b.git(&["log", "-p", "--all"]).contains(secret));
+
+    // Both sync as before.
+    b.mutate(["remember", "After the purge, the ferry still leaves at seven"]);
+    b.run(["sync", "--remote", "origin"]).success();
+    a.run(["sync", "--remote", "origin"]).success();
+    assert_eq!(a.head(), b.head());
+    assert!(a.run(["search", "ferry"]).success().stdout.contains("ferry"));
+    for env in [a, b] {
+        env.run(["verify"]).success();
+    }
+}
+
+// See: issue 16
+#[test]
+fn issue_16_the_sync_after_a_purge_never_brings_the_text_back() {
+    let (a, b, remote) = two_machines();
+    purge_then_sync(&a, &b, &remote);
+}
+
+/// `git daemon` serving a folder of bare repositories on a free loopback port, for as long as
+/// the value lives.
+struct GitDaemon {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl GitDaemon {
+    fn start(base: &Path, home: &Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new("git")
+            .args(["daemon", "--export-all", "--enable=receive-pack", "--reuseaddr"])
+            .arg(format!("--base-path={}", base.display()))
+            .arg(format!("--port={port}"))
+            .arg("--listen=127.0.0.1")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", home)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("git daemon starts");
+        let mut daemon = Self { child, port };
+        let up = crate::common::wait_until(std::time::Duration::from_secs(20), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        if !up {
+            let _ = daemon.child.kill();
+            panic!("git daemon did not accept connections on port {port}");
+        }
+        daemon
+    }
+
+    fn url(&self, repo: &str) -> String {
+        format!("git://127.0.0.1:{}/{repo}", self.port)
+    }
+}
+
+impl Drop for GitDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// See: issue 16
+#[test]
+fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
+    let a = TestEnv::initialized();
+    let base = a.home.join("served");
+    std::fs::create_dir_all(&base).unwrap();
+    git_in(&base, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    let remote = base.join("remote.git");
+    let daemon = GitDaemon::start(&base, &a.home);
+    a.git(&["remote", "add", "origin", &daemon.url("remote.git")]);
+    a.mutate(["remember", "Alice prefers tea"]);
+    let out = a.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
+    let b = TestEnv::new();
+    git_in(&b.home, &b.home, &["clone", "-q", &daemon.url("remote.git"), "ws"]);
+    b.set_now("2026-12-01T09:30:00Z");
+    // Both ways, through the server.
+    b.mutate(["remember", "Bob is moving to Berlin"]);
+    b.run(["sync", "--remote", "origin"]).success();
+    a.mutate(["remember", "Carol plays chess"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    assert_eq!(a.head(), b.head());
+    assert!(b.run(["search", "chess"]).success().stdout.contains("Carol"));
+    assert!(a.run(["search", "Berlin"]).success().stdout.contains("Bob"));
+    purge_then_sync(&a, &b, &remote);
+    drop(daemon);
+}

@@ -113,11 +113,11 @@ fn issue_16_every_reason_is_scanned_and_has_no_way_out() {
     // Reward requests and decisions.
     refused_note(&env, &["reflect", "request", "--extra", "100", "--reason", &reason], pw);
     env.mutate(["reflect", "request"]);
-    let decide = ["--actor", "manual", "reflect", "decide", "approve", "--reason"];
+    let decide = ["--actor", "user:ann", "reflect", "decide", "approve", "--reason"];
     refused_note(&env, &[&decide[..], &[reason.as_str()]].concat(), pw);
-    env.mutate(["--actor", "manual", "reflect", "decide", "approve"]);
+    env.mutate(["--actor", "user:ann", "reflect", "decide", "approve"]);
     env.run(["reflect", "submit", "-"]).stdin("Just thinking.\n").success();
-    refused_note(&env, &["--actor", "manual", "reflect", "reject", "--reason", &reason], pw);
+    refused_note(&env, &["--actor", "user:ann", "reflect", "reject", "--reason", &reason], pw);
     // A proposal's rejection or deferral.
     env.mutate(["--actor", "subagent:researcher", "propose", "Bob likes jazz"]);
     refused_note(&env, &["pending", "reject", "1", "--reason", &reason], pw);

@@ -14,8 +14,8 @@ use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit, RemovedLine};
 use cogmem_store::store::units::{self, MemoryUnit, Units};
-use cogmem_store::store::{Store, episode};
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::store::{Store, entity, episode};
+use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
 /// A memory that matches a forget (or recall) query.
@@ -152,6 +152,9 @@ pub struct ForgetReport {
     pub permanent: bool,
     /// Files in the commit.
     pub files: Vec<String>,
+    /// Files the search index must refresh (set when a commit was made).
+    #[serde(skip)]
+    pub(crate) files_for_index: Option<Vec<String>>,
 }
 
 /// The working state of one forget or restore: file contents as the change will leave them.
@@ -181,8 +184,27 @@ pub fn forget(
     opts: &ForgetOptions,
     clock: &dyn Clock,
 ) -> crate::Result<ForgetReport> {
-    let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
+    let report = forget_locked(ws, &lock, ids, opts, clock, false)?;
+    drop(lock);
+    if let Some(files) = &report.files_for_index {
+        cogmem_index::index::update_after_commit(ws, files);
+    }
+    Ok(report)
+}
+
+/// [`forget`] for a caller that already holds the workspace lock (a purge holds it throughout;
+/// `purging` lets its change commit while the purge record exists). The search index is left to
+/// the caller.
+pub(crate) fn forget_locked(
+    ws: &Workspace,
+    lock: &LockGuard,
+    ids: &[String],
+    opts: &ForgetOptions,
+    clock: &dyn Clock,
+    purging: bool,
+) -> crate::Result<ForgetReport> {
+    let repo = git::open(ws.root())?;
     let now = clock.now();
     let all = units::list(ws);
     let mut d = Draft {
@@ -197,6 +219,7 @@ pub fn forget(
         already_forgotten: Vec::new(),
         permanent: opts.permanent,
         files: Vec::new(),
+        files_for_index: None,
     };
     let action = if opts.permanent { Action::Delete } else { Action::Archive };
     let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
@@ -245,7 +268,23 @@ pub fn forget(
                         summary.clone(),
                     );
                 }
-                Store::Semantic | Store::Procedural | Store::Vault => {
+                Store::Semantic => {
+                    d.change.delete(&unit.path, action, summary.clone());
+                    // Links to it from other entities would dangle (`verify` reports them).
+                    let target = id.trim_start_matches("entity:");
+                    for other in all.units.iter().filter(|u| {
+                        u.store == Store::Semantic
+                            && u.id != *id
+                            && u.entities.iter().any(|e| e == target)
+                    }) {
+                        let text = d.text(&other.path)?;
+                        if let Some(new) = entity::remove_relations_to(&text, target) {
+                            let why = format!("unlinked {id}, deleted");
+                            d.change.write(&other.path, new.into_bytes(), action, why);
+                        }
+                    }
+                }
+                Store::Procedural | Store::Vault => {
                     d.change.delete(&unit.path, action, summary.clone());
                 }
                 Store::Core => {}
@@ -279,14 +318,16 @@ pub fn forget(
     let ids_text = report.forgotten.iter().map(|f| f.id.as_str()).collect::<Vec<_>>().join(", ");
     let verb = if opts.permanent { "deleted" } else { "archived" };
     d.change.write_decay(ws, &mut d.decay, action, &format!("{verb} {ids_text}"));
-    let change = d.change.with_subject(
+    let mut change = d.change.with_subject(
         action,
         format!("{} {ids_text}", if opts.permanent { "deleted" } else { "forgot" }),
     );
-    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    if purging {
+        change = change.for_purge();
+    }
+    let applied = change.apply(ws, &repo, lock, &FixedClock(now))?;
     report.commit = Some(applied.commit);
+    report.files_for_index = Some(applied.files.clone());
     report.files = applied.files;
     Ok(report)
 }

@@ -10,7 +10,9 @@
 //! every file, the index and the branch back. A sync never prompts: it runs unattended.
 
 pub mod content;
+mod error;
 mod merge;
+mod purged;
 mod transport;
 
 use std::collections::BTreeMap;
@@ -19,9 +21,10 @@ use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
 use git2::{FileMode, Oid, Repository, Signature, Time};
 use serde::Serialize;
 
+pub use error::RemoteError;
 pub use merge::{Conflict, MergedFile, Strategy};
 
-use crate::error::{ErrorKind, RuleError};
+use crate::error::RuleError;
 use cogmem_index::graph;
 use cogmem_store::audit::{self, Action, Actor, AuditLine};
 use cogmem_store::change::Snapshot;
@@ -33,101 +36,6 @@ use cogmem_text::clock::Clock;
 /// The reference that keeps the branch's tip from before the last sync that changed it.
 pub const BACKUP_REF: &str = "refs/cogmem/pre-sync";
 
-/// Why a sync with a remote could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum RemoteError {
-    /// No remote has this name.
-    #[error("there is no git remote called {name:?}{}", known_list(known))]
-    Unknown {
-        /// The name given.
-        name: String,
-        /// The remotes that exist.
-        known: Vec<String>,
-    },
-    /// The remote has no URL.
-    #[error("the git remote {name:?} has no URL")]
-    NoUrl {
-        /// The remote.
-        name: String,
-    },
-    /// A local remote that cannot be read.
-    #[error("cannot fetch from {name} ({url}): {why}")]
-    Unreachable {
-        /// The remote.
-        name: String,
-        /// Its URL.
-        url: String,
-        /// What went wrong.
-        why: String,
-    },
-    /// A network remote, and no `git` program to reach it with.
-    #[error("{url} is a network remote, which cogmem reaches through the `git` program: {why}")]
-    NoGit {
-        /// The remote's URL.
-        url: String,
-        /// Why `git` could not run.
-        why: String,
-    },
-    /// `git fetch` or `git push` failed.
-    #[error("git could not reach {name} ({url}): {stderr}")]
-    Git {
-        /// The remote.
-        name: String,
-        /// Its URL.
-        url: String,
-        /// git's own message.
-        stderr: String,
-    },
-    /// Uncommitted edits in the working tree.
-    #[error("the working tree has uncommitted edits: {}", paths.join(", "))]
-    HandEdits {
-        /// The edited files.
-        paths: Vec<String>,
-    },
-    /// The branch has no commit yet.
-    #[error("the workspace has no commits yet, so there is nothing to sync")]
-    Unborn,
-}
-
-fn known_list(known: &[String]) -> String {
-    if known.is_empty() {
-        " (this workspace has no remotes)".into()
-    } else {
-        format!(" (remotes: {})", known.join(", "))
-    }
-}
-
-impl RemoteError {
-    pub(crate) fn kind(&self) -> ErrorKind {
-        match self {
-            Self::HandEdits { .. } => ErrorKind::Conflict,
-            _ => ErrorKind::User,
-        }
-    }
-
-    pub(crate) fn hint(&self) -> Option<String> {
-        Some(match self {
-            Self::Unknown { .. } | Self::NoUrl { .. } => {
-                "add the remote with `git remote add NAME URL` (any git URL or a folder)".into()
-            }
-            Self::Unreachable { .. } => {
-                "check the remote's URL with `git remote -v`; a folder remote must be a git \
-                 repository (`git init --bare PATH` makes one)"
-                    .into()
-            }
-            Self::NoGit { .. } => "install git, or sync through a folder remote".into(),
-            Self::Git { name, .. } => format!(
-                "check that `git fetch {name}` works in a terminal; cogmem never prompts, so \
-                 credentials must come from a credential helper or ssh-agent"
-            ),
-            Self::HandEdits { .. } => {
-                "run `cogmem sync` first to commit them, then `cogmem sync --remote NAME`".into()
-            }
-            Self::Unborn => "run `cogmem init` to start the workspace's history".into(),
-        })
-    }
-}
-
 /// What `sync --remote` should do.
 #[derive(Debug, Clone)]
 pub struct SyncRemoteOptions {
@@ -137,6 +45,9 @@ pub struct SyncRemoteOptions {
     pub branch: Option<String>,
     /// Push the result (default yes).
     pub push: bool,
+    /// Give way to a purge's rewritten history: force-push ours over a remote that still holds
+    /// purged text, or take the remote's in place of ours when only ours holds it.
+    pub force_rewritten: bool,
 }
 
 /// How our branch and the remote's related.
@@ -153,6 +64,11 @@ pub enum Outcome {
     Merged,
     /// Both had new commits and some files cannot be combined: nothing was changed.
     Conflict,
+    /// The remote held purged text: our rewritten history replaced its (`--force-rewritten`).
+    ForcePushed,
+    /// Our history held purged text: the remote's rewritten history replaced ours
+    /// (`--force-rewritten`).
+    TookRewritten,
 }
 
 /// A commit that came from the remote.
@@ -208,6 +124,8 @@ pub struct RemoteReport {
     pub conflicts: Vec<Conflict>,
     /// Things to look at after a merge that went through (MEMORY.md over its budget).
     pub warnings: Vec<String>,
+    /// After taking a rewritten history: the commands that erase our old one for good.
+    pub erase_commands: Vec<String>,
 }
 
 impl RemoteReport {
@@ -237,8 +155,13 @@ pub fn sync_remote(
     let root = ws.root();
     let repo = git::open(root)?;
     let _lock = ws.lock()?;
-    // Its merge commit and fast-forward are made here, outside the change engine.
+    // Its merge commit and fast-forward are made here, outside the change engine, so its
+    // guards are repeated: no git operation in progress, no interrupted purge (issue 16).
     git::check_state(&repo)?;
+    if cogmem_store::store::purged::PurgeRecord::is_pending(root) {
+        let path = ws.abs(layout::PURGE_RECORD);
+        return Err(cogmem_store::workspace::WorkspaceError::PurgePending { path }.into());
+    }
     let dirty = git::uncommitted(&repo)?;
     if !dirty.is_empty() {
         return Err(
@@ -267,8 +190,26 @@ pub fn sync_remote(
         push_error: None,
         conflicts: Vec::new(),
         warnings: Vec::new(),
+        erase_commands: Vec::new(),
     };
     report.ahead = count_only_in(&repo, local, theirs)?;
+    if let Some(t) = theirs
+        && t != local
+    {
+        let sides = purged::Sides {
+            ws,
+            repo: &repo,
+            ep: &ep,
+            branch_ref: &branch_ref,
+            branch: &branch,
+            remote_branch: &remote_branch,
+            opts,
+            clock,
+        };
+        if purged::guard(&sides, local, t, &mut report)? {
+            return Ok(report);
+        }
+    }
     let mut tip = local;
     match theirs {
         None => report.outcome = Outcome::Ahead,
@@ -332,7 +273,7 @@ pub fn sync_remote(
         cogmem_index::index::update_after_change(ws);
     }
     if opts.push && theirs != Some(tip) {
-        match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip)? {
+        match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip, false)? {
             Ok(()) => report.pushed = true,
             Err(why) => report.push_error = Some(why),
         }
@@ -366,7 +307,11 @@ fn head_branch(repo: &Repository) -> crate::Result<(String, String)> {
 }
 
 /// Commits reachable from `from` but not from `hide`, newest first.
-fn only_in(repo: &Repository, from: Oid, hide: Option<Oid>) -> crate::Result<Vec<Fetched>> {
+pub(crate) fn only_in(
+    repo: &Repository,
+    from: Oid,
+    hide: Option<Oid>,
+) -> crate::Result<Vec<Fetched>> {
     let mut walk = repo.revwalk().map_err(op("walk the history"))?;
     walk.push(from).map_err(op("walk the history"))?;
     if let Some(h) = hide {

@@ -371,10 +371,16 @@ pub fn clean_field(text: &str) -> String {
     crate::store::markdown::cell(text)
 }
 
-/// Makes a summary safe for one audit line and one commit subject: one
-/// [`clean_field`], at most 100 characters.
+/// The form text takes in a summary before it is cut: one [`clean_field`]. A purge looks for
+/// a memory in this form too.
+pub fn summary_form(text: &str) -> String {
+    clean_field(text)
+}
+
+/// Makes a summary safe for one audit line and one commit subject: one [`summary_form`], at
+/// most 100 characters.
 pub fn clean_summary(text: &str) -> String {
-    let one = clean_field(text);
+    let one = summary_form(text);
     if one.chars().count() <= 100 {
         one
     } else {

@@ -76,10 +76,11 @@ pub const CRASH_POINTS: [&str; 5] =
     ["before-write", "mid-write", "before-audit", "before-commit", "after-commit"];
 
 /// Fault injection for crash trials (the `crash-points` feature): the process kills itself
-/// (SIGKILL where the platform has it, else abort) when [`Change::apply`] reaches `point` and
-/// the workspace's options name it. Without the feature this is nothing at all.
+/// (SIGKILL where the platform has it, else abort) when it reaches `point` and the workspace's
+/// options name it. [`Change::apply`] has the points of [`CRASH_POINTS`]; operations that do
+/// more than one change (a purge) add their own. Without the feature this is nothing at all.
 #[cfg(feature = "crash-points")]
-fn crash_point(ws: &Workspace, point: &str) {
+pub fn crash_point(ws: &Workspace, point: &str) {
     if ws.options().crash_at.as_deref() == Some(point) {
         let pid = std::process::id().to_string();
         let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
@@ -87,8 +88,9 @@ fn crash_point(ws: &Workspace, point: &str) {
     }
 }
 
+/// Fault injection for crash trials: without the `crash-points` feature, nothing at all.
 #[cfg(not(feature = "crash-points"))]
-fn crash_point(_: &Workspace, _: &str) {}
+pub fn crash_point(_: &Workspace, _: &str) {}
 
 /// The marker line added to commits that touch a critical file.
 pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
@@ -117,6 +119,8 @@ pub struct Change {
     subject: Option<(Action, String)>,
     require_clean: bool,
     subagent_ok: bool,
+    /// Part of a purge, which may commit while its own record exists.
+    purging: bool,
     notes: Vec<(Action, String, String)>,
     /// Set when this change seals `audit.log` into a segment: the header the new log starts
     /// with.
@@ -147,6 +151,7 @@ impl Change {
             subject: None,
             require_clean: true,
             subagent_ok: false,
+            purging: false,
             notes: Vec::new(),
             sealed: None,
         }
@@ -261,6 +266,14 @@ impl Change {
         self
     }
 
+    /// Marks the change as a step of a purge: the one writer allowed while a purge record
+    /// (`.cogmem/purge.json`) exists. Every other change is refused then, so nothing commits
+    /// over a half-rewritten history (issue 16).
+    pub fn for_purge(mut self) -> Self {
+        self.purging = true;
+        self
+    }
+
     /// Tells whether the change has nothing to commit.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty() && self.adopted.is_empty()
@@ -285,6 +298,10 @@ impl Change {
     ) -> crate::Result<Applied> {
         if self.actor.is_subagent() && !self.subagent_ok {
             return Err(RuleError::SubagentWrite { actor: self.actor.to_string() }.into());
+        }
+        if !self.purging && crate::store::purged::PurgeRecord::is_pending(ws.root()) {
+            let path = ws.abs(layout::PURGE_RECORD);
+            return Err(crate::workspace::WorkspaceError::PurgePending { path }.into());
         }
         // Not in the middle of a merge, rebase, cherry-pick, revert or bisect.
         git::check_state(repo)?;

@@ -11,6 +11,7 @@
 //! | `pending-memories.md`           | [`cogmem_store::store::pending::merge3`]        |
 //! | MEMORY.md, entity files         | [`cogmem_text::merge::merge_sections`]          |
 //! | `decay-scores.json` and shards  | [`cogmem_store::store::decay_file::merge3`]     |
+//! | `meta/purged` (tombstones)      | [`cogmem_store::store::purged::merge3`]         |
 //!
 //! Every merge takes the common ancestor's text (`None` when the file did not exist there)
 //! and both sides' texts, and returns the merged text or, as `Err`, why the two sides cannot be
@@ -21,4 +22,5 @@ pub use cogmem_store::audit::merge3 as merge_audit;
 pub use cogmem_store::store::decay_file::{DecayRenames, merge3 as merge_decay};
 pub use cogmem_store::store::episode::{EpisodeMerge, Rename, merge3 as merge_episode};
 pub use cogmem_store::store::pending::merge3 as merge_pending;
+pub use cogmem_store::store::purged::merge3 as merge_tombstones;
 pub use cogmem_text::merge::{Unmergeable, merge_sections};

@@ -107,6 +107,7 @@ enum Kind {
     // Episodes first: their merge decides which ids moved, which the decay merge needs.
     Episode,
     Audit,
+    Tombstones,
     Pending,
     Sections,
     Decay,
@@ -124,6 +125,8 @@ fn kind_of(path: &str) -> Kind {
         Kind::Episode
     } else if path == layout::AUDIT_LOG || layout::is_audit_segment(path) {
         Kind::Audit
+    } else if path == layout::PURGED {
+        Kind::Tombstones
     } else if path == layout::PENDING_MEMORIES {
         Kind::Pending
     } else if path == layout::MEMORY_MD || in_dir(layout::ENTITIES_DIR) {
@@ -212,6 +215,9 @@ pub(crate) fn plan(
             }
             (Kind::Audit, Some(os), Some(ts)) => {
                 content::merge_audit(bs, os, ts).map(|m| (m, Strategy::Union))
+            }
+            (Kind::Tombstones, Some(os), Some(ts)) => {
+                content::merge_tombstones(bs, os, ts).map(|m| (m, Strategy::Union))
             }
             (Kind::Pending, Some(os), Some(ts)) => {
                 content::merge_pending(bs, os, ts).map(|(m, r)| {

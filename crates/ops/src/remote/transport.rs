@@ -113,22 +113,32 @@ pub(crate) fn fetch(
             Ok(tip)
         }
         None => {
+            // An empty remote (or one without the branch) is not an error: there is nothing to
+            // fetch, and the push creates the branch.
+            let want = format!("refs/heads/{branch}");
+            let heads = run_git(repo, root, ep, &["ls-remote", "--heads", &ep.name, &want])?;
+            if !heads.lines().any(|l| l.split_whitespace().nth(1) == Some(want.as_str())) {
+                return Ok(None);
+            }
             run_git(repo, root, ep, &["fetch", "--no-tags", "--quiet", &ep.name, &refspec])?;
             Ok(repo.find_reference(&tracking).ok().and_then(|r| r.target()))
         }
     }
 }
 
-/// Pushes our branch `local` to the remote's `branch`. Returns `Err` with the remote's reason
-/// when it refused (the remote moved on since the fetch, say).
+/// Pushes our branch `local` to the remote's `branch` (with `force`, over a history it does
+/// not descend from). Returns `Err` with the remote's reason when it refused (the remote moved
+/// on since the fetch, say).
 pub(crate) fn push(
     repo: &Repository,
     root: &Path,
     ep: &Endpoint,
     (local, branch): (&str, &str),
     tip: Oid,
+    force: bool,
 ) -> crate::Result<Result<(), String>> {
-    let refspec = format!("refs/heads/{local}:refs/heads/{branch}");
+    let plus = if force { "+" } else { "" };
+    let refspec = format!("{plus}refs/heads/{local}:refs/heads/{branch}");
     let outcome = match &ep.local {
         Some(dir) => {
             let mut remote = repo
@@ -154,7 +164,7 @@ pub(crate) fn push(
             }
         }
         None => match run_git(repo, root, ep, &["push", "--quiet", &ep.name, &refspec]) {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(crate::Error::Remote(RemoteError::Git { stderr, .. })) => Err(stderr),
             Err(e) => return Err(e),
         },
@@ -165,8 +175,8 @@ pub(crate) fn push(
     Ok(outcome)
 }
 
-/// Runs `git` in the workspace without a terminal to prompt on.
-fn run_git(repo: &Repository, root: &Path, ep: &Endpoint, args: &[&str]) -> crate::Result<()> {
+/// Runs `git` in the workspace without a terminal to prompt on, and returns what it printed.
+fn run_git(repo: &Repository, root: &Path, ep: &Endpoint, args: &[&str]) -> crate::Result<String> {
     // Keep the user's ssh command, but never let ssh ask for a password or a host key.
     let ssh = repo
         .config()
@@ -182,12 +192,12 @@ fn run_git(repo: &Repository, root: &Path, ep: &Endpoint, args: &[&str]) -> crat
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GCM_INTERACTIVE", "never")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| RemoteError::NoGit { url: ep.url.clone(), why: e.to_string() })?;
     if out.status.success() {
-        return Ok(());
+        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stderr = stderr.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("; ");

@@ -234,6 +234,23 @@ pub fn close_relation_to(
     close_lines(text, &open, date)
 }
 
+/// Removes every relation bullet that points at `target` (the entity being deleted for good),
+/// so no link is left dangling. Returns the new text, or `None` when there is none.
+pub fn remove_relations_to(text: &str, target: &str) -> Option<String> {
+    let lines: Vec<usize> =
+        relations(text).into_iter().filter(|r| r.target == target).map(|r| r.line).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let out = text
+        .split_inclusive('\n')
+        .enumerate()
+        .filter(|(i, _)| !lines.contains(&(i + 1)))
+        .map(|(_, l)| l)
+        .collect();
+    Some(out)
+}
+
 /// Appends `(until DATE)` to the given relation bullets; `None` when there are none.
 fn close_lines(text: &str, open: &[RelationLine], date: &str) -> Option<String> {
     if open.is_empty() {

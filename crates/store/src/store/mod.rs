@@ -17,6 +17,7 @@ pub mod identity;
 pub use cogmem_text::markdown;
 pub mod pending;
 pub mod procedure;
+pub mod purged;
 pub mod reflection;
 pub mod units;
 pub mod vault;

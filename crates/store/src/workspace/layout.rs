@@ -54,6 +54,10 @@ pub fn is_decay_file(rel: &str) -> bool {
 pub const AUDIT_ARCHIVE: &str = "memory/meta/audit-archive.md";
 /// Sub-agents' proposals, waiting for the main agent.
 pub const PENDING_MEMORIES: &str = "memory/meta/pending-memories.md";
+/// Purge tombstones: hashes of purged text, never the text (`cogmem forget --purge`).
+pub const PURGED: &str = "memory/meta/purged";
+/// The record of a purge in progress, removed when it ends (holds the text while it runs).
+pub const PURGE_RECORD: &str = ".cogmem/purge.json";
 /// Derived, git-ignored data.
 pub const DERIVED_DIR: &str = ".cogmem";
 /// The workspace lock file.

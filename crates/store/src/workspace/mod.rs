@@ -54,12 +54,18 @@ pub enum WorkspaceError {
         /// The edited files, relative to the workspace root.
         paths: Vec<String>,
     },
+    /// A purge was interrupted; nothing else may commit until it is finished.
+    #[error("{} names a purge that was interrupted; nothing is written until it is finished", path.display())]
+    PurgePending {
+        /// The purge record.
+        path: PathBuf,
+    },
 }
 
 impl WorkspaceError {
     pub(crate) fn kind(&self) -> ErrorKind {
         match self {
-            Self::HandEdited { .. } => ErrorKind::Conflict,
+            Self::HandEdited { .. } | Self::PurgePending { .. } => ErrorKind::Conflict,
             _ => ErrorKind::User,
         }
     }
@@ -82,6 +88,10 @@ impl WorkspaceError {
             Self::HandEdited { .. } => {
                 "commit or discard those edits first (`git add -A && git commit`), so that \
                  cogmem's commit does not swallow them"
+                    .into()
+            }
+            Self::PurgePending { .. } => {
+                "run `cogmem status` (any cogmem command finishes the purge first), then try again"
                     .into()
             }
         })

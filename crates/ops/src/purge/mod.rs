@@ -1,0 +1,510 @@
+//! `cogmem forget --purge ID` and `--purge-text TEXT`: privacy erasure. Where `forget` archives
+//! and `--permanent` deletes from the working tree, a purge also rewrites history so that no
+//! commit of any local branch or tag holds the memory's text, in any form cogmem wrote it
+//! ([`needle`]), nor its title or file name.
+//!
+//! Steps, with `yes`: (0) a purge record (`.cogmem/purge.json`) names everything to cut out;
+//! (1) a memory present now is deleted as by `forget --permanent` (with the links other entities
+//! had to it) as an ordinary commit; (2) every commit reachable from a local branch, a tag or a
+//! cogmem ref is re-created without the text ([`rewrite`]), same author, committer and time;
+//! (3) each ref that moves is first kept under `refs/cogmem/pre-purge/STAMP/…`; (4) the working
+//! tree is checked out again; (5) a final commit appends a tombstone (hashes of the text's
+//! lines, never the text) to `memory/meta/purged` and a PURGE audit line that names the purge by
+//! a hash, never by its id or title; (6) the derived files under `.cogmem/` are rebuilt or
+//! scrubbed, and the record removed.
+//!
+//! The workspace lock is held throughout. A purge killed at any step leaves its record; the
+//! next command (the CLI finishes it before anything else) or the same purge run again
+//! completes it: each step is safe to repeat, because rewriting a history that no longer holds
+//! the text changes nothing.
+//!
+//! A memory already forgotten or deleted is purged by id from history (the newest commit that
+//! held it gives its text), and any text by `--purge-text`.
+//!
+//! The old objects stay in `.git` until the backup refs are deleted, the reflogs expired and git
+//! garbage-collects them; the report says how.
+
+pub(crate) mod guard;
+mod needle;
+mod rewrite;
+mod target;
+
+use std::path::Path;
+
+use git2::Repository;
+use serde::Serialize;
+
+pub use needle::{MARKER, Needles};
+pub use rewrite::PurgedCommit;
+pub use target::Target;
+
+use crate::error::{InputError, RuleError};
+use crate::forget::{self, ForgetOptions};
+use cogmem_store::audit::{Action, Actor};
+use cogmem_store::change::{Change, crash_point};
+use cogmem_store::git::{self, GitError};
+use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::purged::{self, PurgeRecord, Tombstone, Tombstones};
+use cogmem_store::store::units;
+use cogmem_store::workspace::{LockGuard, Workspace, layout};
+use cogmem_text::clock::{Clock, FixedClock};
+pub(crate) use rewrite::BACKUP_PREFIX;
+use rewrite::{Rewriter, gerr};
+
+/// The crash points a purge adds to the change engine's (`COGMEM_CRASH_AT`, with the
+/// `crash-points` feature), in the order it reaches them.
+pub const CRASH_POINTS: [&str; 5] = [
+    "purge-after-forget",
+    "purge-after-backup",
+    "purge-after-refs",
+    "purge-after-checkout",
+    "purge-before-end",
+];
+
+/// How to purge.
+#[derive(Debug, Clone)]
+pub struct PurgeOptions {
+    /// List what would be rewritten; change nothing.
+    pub dry_run: bool,
+    /// Who is purging.
+    pub actor: Actor,
+    /// What caused it, for the commit messages.
+    pub trigger: String,
+}
+
+/// What a purge did, or would do.
+#[derive(Debug, Clone, Serialize)]
+pub struct PurgeReport {
+    /// The memory purged (`None` for a purge by text). Never shown in the history.
+    pub id: Option<String>,
+    /// The hash that names this purge in the tombstone file and the PURGE audit line.
+    pub entry: String,
+    /// Whether nothing was changed.
+    pub dry_run: bool,
+    /// The branch checked out, e.g. `refs/heads/main`.
+    pub branch: String,
+    /// Commits that hold the text (before the purge), oldest first.
+    pub commits: Vec<PurgedCommit>,
+    /// Files of the working tree that hold the text now.
+    pub working_files: Vec<String>,
+    /// Refs that hold the text and are rewritten (branches, tags, cogmem's refs).
+    pub refs: Vec<String>,
+    /// Commits re-created (the rewritten ones and their descendants).
+    pub rewritten: usize,
+    /// The refs that keep the old history, until deleted.
+    pub backup_refs: Vec<String>,
+    /// The branch tip before the purge.
+    pub old_head: String,
+    /// The branch tip after the final commit.
+    pub new_head: Option<String>,
+    /// Other refs (remote-tracking, notes…), which were not rewritten and may still reach the
+    /// text.
+    pub other_refs: Vec<String>,
+    /// The commands that remove the old objects for good.
+    pub erase_commands: Vec<String>,
+    /// Whether this run finished a purge that an earlier, interrupted run began.
+    pub resumed: bool,
+    /// Whether the memory had been purged already (its id is in a tombstone): nothing was done.
+    pub already_purged: bool,
+}
+
+impl PurgeReport {
+    /// A report of nothing done yet.
+    fn start(repo: &Repository, entry: String, branch: String, old_head: git2::Oid) -> Self {
+        Self {
+            id: None,
+            entry,
+            dry_run: false,
+            branch,
+            commits: Vec::new(),
+            working_files: Vec::new(),
+            refs: Vec::new(),
+            rewritten: 0,
+            backup_refs: Vec::new(),
+            old_head: old_head.to_string(),
+            new_head: None,
+            other_refs: rewrite::other_refs(repo),
+            erase_commands: Vec::new(),
+            resumed: false,
+            already_purged: false,
+        }
+    }
+}
+
+/// Files of the working tree (tracked by git) that hold the text.
+fn working_files(ws: &Workspace, repo: &Repository, needles: &Needles) -> Vec<String> {
+    let Ok(index) = repo.index() else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in index.iter() {
+        let rel = String::from_utf8_lossy(&e.path).into_owned();
+        let named = rel.split('/').any(|part| needles.scrub_name(part).is_some());
+        if named || ws.read(&rel).is_ok_and(|b| needles.found_in(&String::from_utf8_lossy(&b))) {
+            out.push(rel);
+        }
+    }
+    out
+}
+
+/// The git commands that delete the backup refs and the objects only they reach.
+pub(crate) fn erase_commands(backups: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = backups.iter().map(|b| format!("git update-ref -d {b}")).collect();
+    out.push("git reflog expire --expire=now --all".into());
+    out.push("git gc --prune=now".into());
+    out
+}
+
+fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
+    let head = repo.head().map_err(gerr("read HEAD"))?;
+    if !head.is_branch() {
+        return Err(GitError::Detached.into());
+    }
+    let name = head.name().unwrap_or("HEAD").to_owned();
+    Ok((name, head.target().ok_or(GitError::Detached)?))
+}
+
+/// The needles and the ids of the memories to delete first (the one purged, when present now,
+/// and every other copy of its text), for a target; `None` when the id was purged already.
+fn resolve(
+    ws: &Workspace,
+    repo: &Repository,
+    target: &Target,
+) -> crate::Result<Option<(Needles, Vec<String>)>> {
+    let all = units::list(ws);
+    let (texts, slug, id) = match target {
+        Target::Text(text) => (vec![text.clone()], None, None),
+        Target::Id(id) => {
+            let unit = match all.get(id) {
+                Some(u) => {
+                    let file = ws.read_text(&u.path)?;
+                    Some((u.clone(), target::raw_text(u, &file)))
+                }
+                None => target::from_history(repo, id)?,
+            };
+            let Some((unit, raw)) = unit else {
+                // Purged before (by an earlier run, or finished since): nothing left to do.
+                let id_hash = purged::line_hash(&purged::normalize_line(id));
+                if let Some(head) = git::head_id(repo)?
+                    && guard::tombstones_at(repo, head)?.has_hash(&id_hash)
+                {
+                    return Ok(None);
+                }
+                return Err(InputError::UnknownId { id: id.to_owned() }.into());
+            };
+            let slug = target::slug_of(id).map(str::to_owned);
+            (vec![unit.text, raw], slug, Some(id.clone()))
+        }
+    };
+    let others: Vec<&str> = all
+        .units
+        .iter()
+        .filter(|u| Some(&u.id) != id.as_ref() && !u.text.contains(texts[0].trim()))
+        .map(|u| u.text.as_str())
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut needles = Needles::new(&texts, slug.as_deref(), &others);
+    // The id's hash too, so that purging it again can tell it was purged.
+    if let Some(id) = &id {
+        needles.hashes.push(purged::line_hash(&purged::normalize_line(id)));
+    }
+    // Every copy that is nothing but the text (a memory written to two stores at once, the
+    // same text remembered twice) goes as a whole, like the memory itself.
+    let mut ids: Vec<String> = id.into_iter().collect();
+    for u in &all.units {
+        let whole =
+            needles.scrub(&u.text).is_some_and(|left| left.replace(MARKER, "").trim().is_empty());
+        if whole && !ids.contains(&u.id) {
+            ids.push(u.id.clone());
+        }
+    }
+    if needles.is_too_short() {
+        return Err(RuleError::Purge {
+            why: format!(
+                "the text is shorter than {} characters; cutting it out of every file in \
+                 history would damage unrelated text",
+                needle::MIN_TEXT_CHARS
+            ),
+        }
+        .into());
+    }
+    Ok(Some((needles, ids)))
+}
+
+/// Purges a memory or a text: see the module documentation. With `dry_run`, lists the commits
+/// and files that hold it and changes nothing. A purge an earlier run left unfinished is
+/// finished first.
+///
+/// Refused when the working tree has uncommitted changes, `HEAD` is not on a branch, or the
+/// text is too short to cut out safely; fails on an id that no memory has now or had before.
+pub fn purge(
+    ws: &Workspace,
+    target: &Target,
+    opts: &PurgeOptions,
+    clock: &dyn Clock,
+) -> crate::Result<PurgeReport> {
+    if !opts.dry_run {
+        finish_pending(ws, clock)?;
+    }
+    let repo = git::open(ws.root())?;
+    let (branch, old_head) = current_branch(&repo)?;
+    let Some((needles, ids)) = resolve(ws, &repo, target)? else {
+        let mut report = PurgeReport::start(&repo, String::new(), branch, old_head);
+        report.id = match target {
+            Target::Id(id) => Some(id.clone()),
+            Target::Text(_) => None,
+        };
+        report.dry_run = opts.dry_run;
+        report.already_purged = true;
+        return Ok(report);
+    };
+    let dirty = git::uncommitted(&repo)?;
+    if !dirty.is_empty() {
+        let names: Vec<&str> = dirty.iter().take(5).map(|c| c.path.as_str()).collect();
+        return Err(RuleError::Purge {
+            why: format!("the working tree has uncommitted changes ({})", names.join(", ")),
+        }
+        .into());
+    }
+    let refs = rewrite::rewritable_refs(&repo)?;
+    let mut rw = Rewriter::new(&repo, &needles, false);
+    rw.refs(&refs)?;
+    let now = clock.now().with_timezone(&chrono::Utc);
+    let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+    let entry =
+        purged::line_hash(&format!("entry {stamp} {}", needles.cuts.join("\n")))[..16].to_owned();
+    let mut report = PurgeReport::start(&repo, entry, branch, old_head);
+    report.id = match target {
+        Target::Id(id) => Some(id.clone()),
+        Target::Text(_) => None,
+    };
+    report.dry_run = opts.dry_run;
+    report.refs = holding_refs(&repo, &refs, &rw.found);
+    report.commits = rw.found;
+    report.working_files = working_files(ws, &repo, &needles);
+    if opts.dry_run {
+        return Ok(report);
+    }
+    let record = PurgeRecord {
+        stamp,
+        entry: report.entry.clone(),
+        ids,
+        exact: needles.exact.clone(),
+        names: needles.names.clone(),
+        cuts: needles.cuts.clone(),
+        hashes: needles.hashes.clone(),
+        trigger: opts.trigger.clone(),
+        actor: opts.actor.as_str().to_owned(),
+    };
+    let lock = ws.lock()?;
+    record.save(ws.root())?;
+    run(ws, &lock, &record, clock, &mut report)?;
+    Ok(report)
+}
+
+/// The refs whose history holds a commit that holds the text.
+fn holding_refs(
+    repo: &Repository,
+    refs: &[(String, git2::Oid)],
+    found: &[PurgedCommit],
+) -> Vec<String> {
+    let ids: Vec<git2::Oid> =
+        found.iter().filter_map(|c| git2::Oid::from_str(&c.commit).ok()).collect();
+    refs.iter()
+        .filter(|(_, id)| {
+            let Ok(tip) = repo.find_object(*id, None).and_then(|o| o.peel_to_commit()) else {
+                return false;
+            };
+            ids.iter()
+                .any(|c| *c == tip.id() || repo.graph_descendant_of(tip.id(), *c).unwrap_or(false))
+        })
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+/// Tells whether a purge was interrupted and waits to be finished.
+pub fn is_pending(ws: &Workspace) -> bool {
+    PurgeRecord::is_pending(ws.root())
+}
+
+/// Finishes a purge that an interrupted run left (its record is still there); `None` when there
+/// was none.
+///
+/// Fails as a purge does; the record stays, so a later command tries again.
+pub fn finish_pending(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Option<PurgeReport>> {
+    if !is_pending(ws) {
+        return Ok(None);
+    }
+    let lock = ws.lock()?;
+    // The lock holder that wrote it may have finished while we waited.
+    let Some(record) = PurgeRecord::load(ws.root())? else { return Ok(None) };
+    let repo = git::open(ws.root())?;
+    let (branch, old_head) = current_branch(&repo)?;
+    let mut report = PurgeReport::start(&repo, record.entry.clone(), branch, old_head);
+    report.resumed = true;
+    run(ws, &lock, &record, clock, &mut report)?;
+    Ok(Some(report))
+}
+
+/// Steps 1 to 6 of the module documentation, each safe to repeat.
+fn run(
+    ws: &Workspace,
+    lock: &LockGuard,
+    record: &PurgeRecord,
+    clock: &dyn Clock,
+    report: &mut PurgeReport,
+) -> crate::Result<()> {
+    let fixed = FixedClock(clock.now());
+    let actor = Actor::parse(&record.actor)?;
+    let needles = Needles::from_record(record);
+    let repo = git::open(ws.root())?;
+    // 1. Out of the files, the decay scores and the graph index, as an ordinary commit.
+    let all = units::list(ws);
+    let present: Vec<String> =
+        record.ids.iter().filter(|id| all.get(id).is_some()).cloned().collect();
+    if !present.is_empty() {
+        let forget_opts = ForgetOptions {
+            permanent: true,
+            force: true,
+            actor: actor.clone(),
+            trigger: record.trigger.clone(),
+        };
+        forget::forget_locked(ws, lock, &present, &forget_opts, &fixed, true)?;
+    }
+    crash_point(ws, "purge-after-forget");
+    // 2. Every commit re-created without the text.
+    let refs = rewrite::rewritable_refs(&repo)?;
+    let mut rw = Rewriter::new(&repo, &needles, true);
+    let moved = rw.refs(&refs)?;
+    if report.commits.is_empty() {
+        report.commits = rw.found.clone();
+    }
+    report.rewritten = rw.rewritten;
+    // 3. The old history kept under backup refs (never overwritten: a second run finds them),
+    // then the refs moved, each only if nobody moved it meanwhile.
+    let log = "cogmem forget --purge";
+    for m in &moved {
+        let backup =
+            format!("{BACKUP_PREFIX}{}/{}", record.stamp, m.name.trim_start_matches("refs/"));
+        if repo.find_reference(&backup).is_err() {
+            repo.reference(&backup, m.old, false, log).map_err(gerr("create a backup ref"))?;
+        }
+    }
+    crash_point(ws, "purge-after-backup");
+    for m in &moved {
+        repo.reference_matching(&m.name, m.new, true, m.old, log).map_err(gerr("move a ref"))?;
+    }
+    report.refs = moved.iter().map(|m| m.name.clone()).collect();
+    crash_point(ws, "purge-after-refs");
+    // 4. The working tree and index follow the new tip.
+    let mut co = git2::build::CheckoutBuilder::new();
+    co.force();
+    repo.checkout_head(Some(&mut co)).map_err(gerr("check out the rewritten branch"))?;
+    crash_point(ws, "purge-after-checkout");
+    // 5. The tombstone and the audit trail, without the text (once: a second run finds it).
+    let tip = git::head_id(&repo)?.ok_or(GitError::Detached)?;
+    let held = guard::tombstones_at(&repo, tip)?;
+    if held.has_entry(&record.entry) {
+        report.new_head = Some(tip.to_string());
+    } else {
+        report.new_head = Some(final_commit(ws, &repo, lock, record, &actor, report, &fixed)?);
+    }
+    // 6. The derived files held the text too.
+    scrub_derived(ws, &needles);
+    crash_point(ws, "purge-before-end");
+    report.backup_refs = backups(&repo, &format!("{BACKUP_PREFIX}{}/", record.stamp));
+    // Every backup ref, older purges' and syncs' too: any of them may still reach this text.
+    report.erase_commands = erase_commands(&backups(&repo, BACKUP_PREFIX));
+    report.working_files = working_files(ws, &repo, &needles);
+    PurgeRecord::remove(ws.root())?;
+    Ok(())
+}
+
+fn final_commit(
+    ws: &Workspace,
+    repo: &Repository,
+    lock: &LockGuard,
+    record: &PurgeRecord,
+    actor: &Actor,
+    report: &PurgeReport,
+    clock: &dyn Clock,
+) -> crate::Result<String> {
+    let at = clock.now().with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let tomb = Tombstone { at, entry: record.entry.clone(), hashes: record.hashes.clone() };
+    let old = ws.read_text_if_exists(layout::PURGED)?;
+    // The file must parse before it grows: a malformed one is reported, not buried.
+    if let Some(text) = &old {
+        Tombstones::parse(&ws.abs(layout::PURGED), text)?;
+    }
+    let summary = format!(
+        "purged {} from {} commits ({} re-created)",
+        record.entry,
+        report.commits.len(),
+        report.rewritten
+    );
+    let mut change = Change::new(actor.clone(), record.trigger.clone())
+        .with_subject(Action::Purge, format!("purged {} from history", record.entry))
+        .for_purge();
+    change.write(
+        layout::PURGED,
+        purged::append(old.as_deref(), &tomb).into_bytes(),
+        Action::Purge,
+        summary,
+    );
+    // A memory forgotten earlier keeps its decay entry (and archive record) until now.
+    let mut decay = DecayFile::load(ws)?;
+    let mut removed = false;
+    for id in &record.ids {
+        removed |= decay.remove_entry(id);
+    }
+    if removed {
+        change.write_decay(ws, &mut decay, Action::Delete, "deleted a purged memory's entry");
+    }
+    let applied = change.apply(ws, repo, lock, clock)?;
+    Ok(applied.commit)
+}
+
+/// The refs whose names start with `prefix`, sorted.
+fn backups(repo: &Repository, prefix: &str) -> Vec<String> {
+    let mut out: Vec<String> = repo
+        .references()
+        .map(|refs| {
+            refs.filter_map(Result::ok)
+                .filter_map(|r| r.name().ok().map(str::to_owned))
+                .filter(|n| n.starts_with(prefix))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// Rebuilds the search index from scratch and cuts the text out of the other derived files
+/// under `.cogmem/` (the access log, caches); the lock, the journal, the purge record and
+/// recovered copies are left alone.
+fn scrub_derived(ws: &Workspace, needles: &Needles) {
+    let dir = ws.abs(layout::INDEX_DIR);
+    if Path::new(&dir).is_dir() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let skip = [layout::LOCK, layout::PURGE_RECORD, layout::INDEX_DIR, ".cogmem/journal"];
+    let mut stack = vec![ws.abs(layout::DERIVED_DIR)];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let path = e.path();
+            let rel = path.strip_prefix(ws.root()).unwrap_or(&path).to_string_lossy().into_owned();
+            if skip.iter().any(|s| rel == *s || rel.starts_with(&format!("{s}/"))) {
+                continue;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file()
+                && let Ok(bytes) = ws.read(&rel)
+                && let Some(new) = needles.scrub(&String::from_utf8_lossy(&bytes))
+            {
+                let _ = cogmem_store::store::fsx::write_atomic(&path, new.as_bytes());
+            }
+        }
+    }
+    let _ = cogmem_index::index::open(ws, true, None);
+}

@@ -1,0 +1,326 @@
+//! What a purge cuts out: a memory's text in every form cogmem's writers give it.
+//!
+//! The forms come from the writers' own functions, never from a copy of their rules: the text
+//! as given and as [`paragraph`] writes it into an episode, [`one_line`] (core bullets, entity
+//! facts), [`summary_form`] (audit summaries and commit subjects: one line, `|` turned into
+//! `/`), each own line of the text in those forms, JSON-escaped forms (decay records keep
+//! removed lines), the note's title and its [`slugify`]d file name, and summaries cut with `…`
+//! by [`clean_summary`](cogmem_store::audit::clean_summary). A line shared with another memory
+//! is never cut, and names are cut only at word boundaries, so other memories stay whole.
+
+use std::collections::BTreeSet;
+
+use cogmem_store::audit::summary_form;
+use cogmem_store::store::markdown::{one_line, paragraph, slugify};
+use cogmem_store::store::purged::{self, PurgeRecord, strip_marker};
+
+/// What replaces the text in rewritten files and messages.
+pub const MARKER: &str = "[purged]";
+
+/// What replaces a purged name in a file name.
+pub(crate) const NAME_MARKER: &str = "purged";
+
+/// The shortest text that can be purged: shorter text would be cut out of unrelated files.
+pub(crate) const MIN_TEXT_CHARS: usize = 6;
+
+/// Shortest own line of a memory that is searched for on its own.
+const MIN_LINE_CHARS: usize = 12;
+
+/// Shortest prefix of the one-line text that counts as a cut summary (ending in `…`).
+const MIN_PREFIX_CHARS: usize = 20;
+
+/// Shortest title, and shortest slug, cut out on their own.
+const MIN_NAME_CHARS: usize = 6;
+
+/// The strings to cut out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Needles {
+    /// Cut anywhere, longest first.
+    pub(crate) exact: Vec<String>,
+    /// Cut where they stand as a whole name (file names, ids, links), longest first.
+    pub(crate) names: Vec<String>,
+    /// One-line forms whose prefixes ending in `…` are cut.
+    pub(crate) cuts: Vec<String>,
+    /// The tombstone's line hashes.
+    pub(crate) hashes: Vec<String>,
+}
+
+fn add_forms(set: &mut BTreeSet<String>, s: &str) {
+    for form in [s.to_owned(), one_line(s), summary_form(s), paragraph(s).trim_end().to_owned()] {
+        if !form.is_empty() {
+            set.insert(form);
+        }
+    }
+}
+
+impl Needles {
+    /// Builds the needles for a memory's `texts` (the same memory as read and as its file
+    /// holds it); `slug` is its file's name part (vault, procedure, entity), `others` the texts
+    /// of every other memory, whose lines are never cut.
+    pub fn new(texts: &[&str], slug: Option<&str>, others: &[&str]) -> Self {
+        let mut set: BTreeSet<String> = BTreeSet::new();
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut hashed: Vec<(String, bool)> = Vec::new();
+        let mut cuts = Vec::new();
+        for text in texts {
+            let full = text.trim();
+            if full.is_empty() {
+                continue;
+            }
+            hashed.push((one_line(full), true));
+            add_forms(&mut set, full);
+            for form in [one_line(full), summary_form(full)] {
+                if !cuts.contains(&form) {
+                    cuts.push(form);
+                }
+            }
+            Self::lines(full, others, &mut set, &mut names, &mut hashed);
+        }
+        if let Some(s) = slug.filter(|s| s.chars().count() >= MIN_NAME_CHARS) {
+            names.insert(s.to_owned());
+        }
+        let mut exact: Vec<String> = Vec::new();
+        for s in set {
+            if let Ok(json) = serde_json::to_string(&s) {
+                let inner = json[1..json.len() - 1].to_owned();
+                if inner != s {
+                    exact.push(inner);
+                }
+            }
+            exact.push(s);
+        }
+        let longest_first = |a: &String, b: &String| b.len().cmp(&a.len()).then(a.cmp(b));
+        exact.sort_by(longest_first);
+        exact.dedup();
+        let mut names: Vec<String> = names.into_iter().collect();
+        names.sort_by(longest_first);
+        let hashes = purged::hashes_of(hashed.iter().map(|(l, whole)| (l.as_str(), *whole)));
+        Self { exact, names, cuts, hashes }
+    }
+
+    /// Adds each own line of `full` (and each title, with its slug) in every form.
+    fn lines(
+        full: &str,
+        others: &[&str],
+        set: &mut BTreeSet<String>,
+        names: &mut BTreeSet<String>,
+        hashed: &mut Vec<(String, bool)>,
+    ) {
+        let shared = |l: &str| others.iter().any(|o| o.contains(l));
+        for line in full.lines() {
+            let bare = strip_marker(line.trim().trim_start_matches('\\'));
+            if bare.starts_with("<!--") || bare.starts_with("---") || bare.is_empty() {
+                continue;
+            }
+            if bare.starts_with('#') {
+                let title = bare.trim_start_matches('#').trim();
+                if title.chars().count() >= MIN_NAME_CHARS && !shared(title) {
+                    add_forms(set, title);
+                    let s = slugify(title);
+                    if s.chars().count() >= MIN_NAME_CHARS {
+                        names.insert(s);
+                    }
+                }
+                continue;
+            }
+            if bare.chars().count() < MIN_LINE_CHARS || shared(bare) {
+                continue;
+            }
+            add_forms(set, bare);
+            hashed.push((bare.to_owned(), false));
+        }
+    }
+
+    /// The needles a purge record kept.
+    pub fn from_record(r: &PurgeRecord) -> Self {
+        Self {
+            exact: r.exact.clone(),
+            names: r.names.clone(),
+            cuts: r.cuts.clone(),
+            hashes: r.hashes.clone(),
+        }
+    }
+
+    /// Tells whether every form is shorter than a purge may cut.
+    pub(crate) fn is_too_short(&self) -> bool {
+        self.cuts.iter().all(|c| c.chars().count() < MIN_TEXT_CHARS)
+    }
+
+    /// Returns `text` with every needle cut out (replaced by [`MARKER`]), or `None` when it
+    /// holds none.
+    pub fn scrub(&self, text: &str) -> Option<String> {
+        let mut out = text.to_owned();
+        let mut changed = false;
+        // Cut summaries first: they span more than any of the text's own lines, which would
+        // otherwise be cut out of them first and leave the rest.
+        for form in &self.cuts {
+            if let Some(cut) = scrub_prefixes(&out, form) {
+                out = cut;
+                changed = true;
+            }
+        }
+        for n in &self.exact {
+            if out.contains(n.as_str()) {
+                out = out.replace(n.as_str(), MARKER);
+                changed = true;
+            }
+        }
+        for n in &self.names {
+            if let Some(cut) = replace_name(&out, n, MARKER) {
+                out = cut;
+                changed = true;
+            }
+        }
+        changed.then_some(out)
+    }
+
+    /// Returns a file name with any purged name in it replaced by [`NAME_MARKER`], or `None`
+    /// when it holds none.
+    pub fn scrub_name(&self, name: &str) -> Option<String> {
+        let mut out = name.to_owned();
+        let mut changed = false;
+        for n in &self.names {
+            if let Some(cut) = replace_name(&out, n, NAME_MARKER) {
+                out = cut;
+                changed = true;
+            }
+        }
+        for n in &self.exact {
+            if out.contains(n.as_str()) {
+                out = out.replace(n.as_str(), NAME_MARKER);
+                changed = true;
+            }
+        }
+        changed.then_some(out)
+    }
+
+    /// Tells whether `text` holds the memory.
+    pub(crate) fn found_in(&self, text: &str) -> bool {
+        self.scrub(text).is_some()
+    }
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '-' || c == '_'
+}
+
+/// Replaces `name` where it stands whole (no letter, digit, `-` or `_` on either side).
+fn replace_name(text: &str, name: &str, with: &str) -> Option<String> {
+    if name.is_empty() || !text.contains(name) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(i) = rest.find(name) {
+        let before = rest[..i].chars().next_back().or_else(|| out.chars().next_back());
+        let after = rest[i + name.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_some_and(is_name_char) || after.is_some_and(is_name_char) {
+            out.push_str(name);
+        } else {
+            out.push_str(with);
+            changed = true;
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Cuts prefixes of the one-line form `form` that end in `…` (cut summaries).
+fn scrub_prefixes(text: &str, form: &str) -> Option<String> {
+    let head: String = form.chars().take(MIN_PREFIX_CHARS).collect();
+    if head.chars().count() < MIN_PREFIX_CHARS || !text.contains(head.as_str()) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(i) = rest.find(head.as_str()) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        // How far the text agrees with the one-line form.
+        let common: usize = tail
+            .char_indices()
+            .zip(form.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((j, c), _)| j + c.len_utf8());
+        let after = &tail[common..];
+        let after_trim = after.trim_start_matches(' ');
+        if after_trim.starts_with('…') {
+            out.push_str(MARKER);
+            rest = &after_trim['…'.len_utf8()..];
+            changed = true;
+        } else {
+            out.push_str(&tail[..common.max(head.len())]);
+            rest = &tail[common.max(head.len())..];
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needles_cut_text_lines_json_and_cut_summaries() {
+        let text = "The vault combination is 4711-purple-otter, Alice said";
+        let n = Needles::new(&[text], None, &["- Alice prefers tea"]);
+        assert_eq!(
+            n.scrub("- The vault combination is 4711-purple-otter, Alice said\n").unwrap(),
+            "- [purged]\n"
+        );
+        let json = format!("{{\"t\": {}}}", serde_json::to_string(text).unwrap());
+        assert!(!n.scrub(&json).unwrap().contains("purple-otter"));
+        let cut = "2026 | EDIT | MEMORY.md | manual | auto | remembered: The vault combination is 4711-pur…\n";
+        let out = n.scrub(cut).unwrap();
+        assert!(!out.contains("4711"), "{out}");
+        assert!(out.ends_with("remembered: [purged]\n"), "{out}");
+        assert!(n.scrub("Alice prefers tea").is_none());
+    }
+
+    #[test]
+    fn shared_lines_are_not_cut() {
+        let text = "## Facts\n- Bob's locker code is 8812-blue\n- Bob likes chess a lot";
+        let n = Needles::new(&[text], None, &["- Bob likes chess a lot (from the club)"]);
+        let out = n.scrub("- Bob likes chess a lot\n- Bob's locker code is 8812-blue\n").unwrap();
+        assert_eq!(out, "- Bob likes chess a lot\n- [purged]\n");
+    }
+
+    #[test]
+    fn the_forms_writers_give_are_cut() {
+        let n = Needles::new(&["Door code | 5521-crimson-lynx | for the back gate"], None, &[]);
+        let summary = "x | EDIT | MEMORY.md | a | auto | Critical facts: Door code / 5521-crimson-lynx / for the back gate";
+        assert!(!n.scrub(summary).unwrap().contains("crimson"));
+        let n =
+            Needles::new(&["Notes of the visit\n\tthe middle line holds 7731-amber"], None, &[]);
+        assert!(
+            !n.scrub("## 10:00 | fact\nNotes of the visit\n\tthe middle line holds 7731-amber\n")
+                .unwrap()
+                .contains("7731")
+        );
+        assert!(
+            !n.scrub("remembered: Notes of the visit the middle line holds 7731-amber")
+                .unwrap()
+                .contains("7731")
+        );
+    }
+
+    #[test]
+    fn names_are_cut_only_whole() {
+        let n = Needles::new(
+            &["# Marigold Lease\n\nRuns to 2030 for the overpass"],
+            Some("marigold-lease"),
+            &[],
+        );
+        assert_eq!(n.scrub_name("marigold-lease.md").as_deref(), Some("purged.md"));
+        assert_eq!(n.scrub_name("marigold-lease-2.md"), None);
+        let out = n.scrub("- vault:marigold-lease and [[marigold-leases]]").unwrap();
+        assert_eq!(out, "- vault:[purged] and [[marigold-leases]]");
+        assert!(n.scrub("# Marigold Lease").unwrap() == "# [purged]");
+    }
+}

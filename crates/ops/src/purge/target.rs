@@ -1,0 +1,103 @@
+//! What to purge: a memory by id (present now, or only in history after `forget` or
+//! `forget --permanent`), or any text.
+
+use git2::{Repository, Sort};
+
+use super::rewrite::gerr;
+use cogmem_store::store::units::{self, MemoryUnit};
+use cogmem_store::store::{Store, episode};
+use cogmem_store::workspace::layout;
+
+/// What `forget --purge` erases.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A memory's id: its text as the files hold it now, or as the last commit that held it.
+    Id(String),
+    /// Any text, wherever it appears (`forget --purge-text`).
+    Text(String),
+}
+
+/// The file a memory id lives in, or `None` when the id names no file (or tries to leave its
+/// folder).
+pub(crate) fn file_of(id: &str) -> Option<String> {
+    let (kind, rest) = id.split_once(':')?;
+    let safe = |s: &str| {
+        !s.is_empty()
+            && !s.contains(['/', '\\'])
+            && !s.contains("..")
+            && !s.contains(char::is_control)
+    };
+    match kind {
+        "core" => Some(layout::MEMORY_MD.to_owned()),
+        "episode" => {
+            let day = rest.split(':').next()?;
+            safe(day).then(|| layout::episode_file(day))
+        }
+        "entity" => safe(rest).then(|| layout::entity_file(rest)),
+        "procedure" => safe(rest).then(|| format!("{}/{rest}.md", layout::PROCEDURES_DIR)),
+        "vault" => safe(rest).then(|| format!("{}/{rest}.md", layout::VAULT_DIR)),
+        _ => None,
+    }
+}
+
+/// The file-name part of an id, for notes whose file is named after them.
+pub(crate) fn slug_of(id: &str) -> Option<&str> {
+    let (kind, rest) = id.split_once(':')?;
+    matches!(kind, "entity" | "procedure" | "vault").then_some(rest)
+}
+
+/// The memory's text as its file holds it, line breaks, tabs and escapes included (a unit's
+/// `text` is whitespace-normalised for episodes): the lines an episode tombstone would take out,
+/// the bullet's line, or the whole file of a note.
+pub(crate) fn raw_text(unit: &MemoryUnit, file: &str) -> String {
+    match unit.store {
+        Store::Episodic => {
+            // The episode format's owner knows where the paragraph ends: what its tombstone
+            // takes out is the raw paragraph.
+            let after = episode::tombstone(file, unit.line, "0000-00-00");
+            let (a, b): (Vec<&str>, Vec<&str>) = (file.lines().collect(), after.lines().collect());
+            let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            let tail = a[head..]
+                .iter()
+                .rev()
+                .zip(b[head..].iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            a[head..a.len() - tail].join("\n")
+        }
+        Store::Core => file.lines().nth(unit.line.saturating_sub(1)).unwrap_or_default().to_owned(),
+        _ => file.to_owned(),
+    }
+}
+
+/// The memory `id` as the newest commit of the current branch that holds it had it.
+/// Returns the unit and its [`raw_text`].
+pub(crate) fn from_history(
+    repo: &Repository,
+    id: &str,
+) -> crate::Result<Option<(MemoryUnit, String)>> {
+    let Some(path) = file_of(id) else { return Ok(None) };
+    let Ok(head) = repo.head() else { return Ok(None) };
+    let Some(tip) = head.target() else { return Ok(None) };
+    let mut walk = repo.revwalk().map_err(gerr("walk the history"))?;
+    walk.set_sorting(Sort::TOPOLOGICAL).map_err(gerr("walk the history"))?;
+    walk.push(tip).map_err(gerr("walk the history"))?;
+    let mut seen = std::collections::HashSet::new();
+    for c in walk {
+        let c = repo
+            .find_commit(c.map_err(gerr("walk the history"))?)
+            .map_err(gerr("read a commit"))?;
+        let tree = c.tree().map_err(gerr("read a tree"))?;
+        let Ok(entry) = tree.get_path(std::path::Path::new(&path)) else { continue };
+        if !seen.insert(entry.id()) {
+            continue;
+        }
+        let Ok(blob) = repo.find_blob(entry.id()) else { continue };
+        let text = String::from_utf8_lossy(blob.content());
+        if let Some(u) = units::file_units(&path, &text).into_iter().find(|u| u.id == id) {
+            let raw = raw_text(&u, &text);
+            return Ok(Some((u, raw)));
+        }
+    }
+    Ok(None)
+}
