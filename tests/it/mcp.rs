@@ -420,6 +420,8 @@ async def main_session():
             await s.initialize()
             tools = {t.name: t for t in (await s.list_tools()).tools}
             print("TOOLS " + json.dumps(sorted(tools)))
+            print("READONLY " + json.dumps(sorted(n for n, t in tools.items()
+                                                  if t.annotations.read_only_hint)))
             for t in tools.values():
                 a = t.annotations
                 assert t.title and a is not None, t
@@ -571,21 +573,9 @@ fn issue_17_mcp_offers_every_agent_command_with_schemas_resources_and_prompts() 
     let stdout = run_client(&env, "mcp_parity.py", PARITY_CLIENT);
     let all = listed_names(&stdout, "TOOLS");
     let sub = listed_names(&stdout, "SUBAGENT");
-    let writing = [
-        "remember",
-        "forget",
-        "restore",
-        "pin",
-        "unpin",
-        "supersede",
-        "pending",
-        "reflect_request",
-        "reflect_submit",
-        "identity_submit",
-        "decay",
-    ];
-    let want: std::collections::BTreeSet<String> =
-        all.iter().filter(|t| !writing.contains(&t.as_str())).cloned().collect();
+    let mut want = listed_names(&stdout, "READONLY");
+    want.extend(["hear".to_owned(), "propose".to_owned()]);
+    assert!(want.is_subset(&all) && want.len() < all.len(), "{want:?}");
     assert_eq!(sub, want, "a sub-agent sees the reading tools and propose");
     assert!(sub.contains("propose") && !sub.contains("remember"), "{sub:?}");
     assert!(env.read("memory/meta/pending-reflection.md").contains("Just thinking."));
