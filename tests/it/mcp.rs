@@ -14,9 +14,10 @@ from mcp.client.stdio import stdio_client
 
 cfg = json.loads(sys.argv[1])
 READ_TOOLS = {"hear", "recall", "search", "context", "show", "why", "status", "graph_show",
-              "graph_neighbors", "graph_path", "reflect_status", "reflect_input", "identity_input",
+              "graph_neighbors", "graph_path", "graph_history", "graph_check", "graph_stats",
+              "graph_export", "reflect_status", "reflect_input", "identity_input",
               "identity_show", "audit", "propose"}
-ALL_TOOLS = READ_TOOLS | {"remember", "forget", "restore", "pin", "unpin", "supersede", "pending",
+ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
                           "reflect_request", "reflect_submit", "identity_submit", "decay"}
 
 
@@ -233,7 +234,7 @@ async def main_session():
         async with ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert len(tools) == 27, [t.name for t in tools]
+            assert len(tools) == 32, [t.name for t in tools]
             for t in tools:
                 # The server answers -32602; this SDK hands that back as a tool error.
                 try:
@@ -377,7 +378,7 @@ from mcp.client.stdio import stdio_client
 
 cfg = json.loads(sys.argv[1])
 WS = cfg["workspace"]
-WRITING = {"remember", "forget", "restore", "pin", "unpin", "supersede", "pending",
+WRITING = {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
            "reflect_request", "reflect_submit", "identity_submit", "decay"}
 
 
@@ -478,6 +479,14 @@ async def main_session():
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})
             assert path["path"] == ["person--alice", "project--atlas"], path
+            assert (await ok(s, tools, "touch", {"id": uid}))["id"] == uid
+            history = await ok(s, tools, "graph_history", {"entity": "person--alice"})
+            assert history["node"]["id"] == "person--alice", history
+            assert isinstance((await ok(s, tools, "graph_check", {}))["findings"], list)
+            assert (await ok(s, tools, "graph_stats", {}))["nodes"] >= 3
+            mermaid = await ok(s, tools, "graph_export", {"format": "mermaid", "around": "person--alice"})
+            assert "works-on" in mermaid["text"], mermaid
+            await failed(s, "graph_export", {"format": "png"}, "png")
             sup = await ok(s, tools, "supersede", {"old": "project--atlas", "by": "project--zeus",
                                                    "reason": "renamed"})
             assert sup["commit"], sup

@@ -171,7 +171,7 @@ impl Server {
             }
             None => ws,
         };
-        let mut tool_router = Self::tool_router();
+        let mut tool_router = Self::tool_router() + Self::graph_router() + Self::cycle_router();
         if role == Role::Subagent {
             for name in WRITING_TOOLS {
                 tool_router.remove_route(name);

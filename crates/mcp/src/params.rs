@@ -205,6 +205,27 @@ pub(crate) struct GraphShowParams {
     pub(crate) as_of: Option<String>,
 }
 
+/// Arguments of `graph_history`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntityParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    pub(crate) entity: String,
+}
+
+/// Arguments of `graph_export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExportParams {
+    /// `mermaid` (a flowchart that renders on git forges), `dot` (Graphviz) or `json`
+    /// (default).
+    pub(crate) format: Option<String>,
+    /// Only this entity's neighbourhood.
+    pub(crate) around: Option<String>,
+    /// Hops around `around` (default 2).
+    pub(crate) depth: Option<usize>,
+}
+
 /// Arguments of `graph_path`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -20,31 +20,30 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::params::{
-    AuditParams, ConsolidationParams, ContextParams, DecayParams, ForgetParams, GraphShowParams,
-    HearParams, IdParams, NeighborsParams, NoParams, PathParams, PendingParams, ProposeParams,
-    RecallParams, ReflectionParams, RememberParams, RequestParams, SearchParams, ShowParams,
-    StatusParams, SupersedeParams,
+    AuditParams, ContextParams, DecayParams, ForgetParams, HearParams, IdParams, PendingParams,
+    ProposeParams, RecallParams, RememberParams, SearchParams, ShowParams, StatusParams,
 };
+mod cycle;
+mod map;
+
 use super::{Role, Server, error_text, schema};
 use cogmem_index::index::RefreshReport;
 use cogmem_index::index::search::SearchOptions;
 use cogmem_ops::context::{ContextOptions, Encoding};
 use cogmem_ops::forget::ForgetOptions;
 use cogmem_ops::hear::HearOptions;
-use cogmem_ops::reflect::RequestOptions;
 use cogmem_ops::remember::{self, Relation, RememberFields};
 use cogmem_ops::search::SearchFields;
-use cogmem_ops::{
-    audit, context, decay, forget, graph, hear, identity, propose, reflect, search, status,
-};
+use cogmem_ops::{audit, context, decay, forget, hear, propose, search, status};
 use cogmem_store::audit::{Actor, AuditFilter};
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::{Confidence, Store};
 
 /// The names of the tools that change the workspace. A sub-agent's server neither lists nor
 /// runs them; it keeps the reading tools and `propose`.
-pub(crate) const WRITING_TOOLS: [&str; 11] = [
+pub(crate) const WRITING_TOOLS: [&str; 12] = [
     "remember",
+    "touch",
     "forget",
     "restore",
     "pin",
@@ -375,6 +374,25 @@ impl Server {
         reply((|| answer(&decay::why(&self.ws, &p.id, self.clock.as_ref())?))())
     }
 
+    /// Record a use of a memory, so it stays fresh: appended to the derived access log (no
+    /// commit) and folded into the decay scores by the next change or `decay`.
+    #[tool(
+        title = "Record a use",
+        output_schema = schema::output("touch"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn touch(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
+        reply((|| {
+            decay::touch(&self.ws, &p.id, self.clock.as_ref())?;
+            answer(&json!({ "id": p.id }))
+        })())
+    }
+
     /// The workspace at a glance: what each store holds, uncommitted hand edits, recent
     /// commits, the index's state, and changes to critical files (SOUL.md, IDENTITY.md) not yet
     /// acknowledged by the user.
@@ -390,222 +408,6 @@ impl Server {
     )]
     fn status(&self, Parameters(p): Parameters<StatusParams>) -> CallToolResult {
         reply((|| answer(&status::status(&self.ws, p.commits.unwrap_or(5))?))())
-    }
-
-    /// Show an entity of the knowledge graph: its names, status and relations (at a date with
-    /// `as_of`).
-    #[tool(
-        title = "Show a graph entity",
-        output_schema = schema::output("graph_show"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn graph_show(&self, Parameters(p): Parameters<GraphShowParams>) -> CallToolResult {
-        reply((|| {
-            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
-            answer(&graph::show(&self.ws, &p.entity, as_of.as_deref())?)
-        })())
-    }
-
-    /// List the entities within `depth` hops of an entity in the knowledge graph, with their
-    /// distance, type and status (following only relations that held on `as_of`, if given).
-    #[tool(
-        title = "Graph neighbours",
-        output_schema = schema::output("graph_neighbors"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
-        reply((|| {
-            let depth = p.depth.unwrap_or(1);
-            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
-            let ns = graph::neighbors(&self.ws, &p.entity, depth, as_of.as_deref())?;
-            listed("neighbors", &ns)
-        })())
-    }
-
-    /// The shortest chain of relations between two entities, as entity ids (`path` is null
-    /// when they are not connected).
-    #[tool(
-        title = "Graph path",
-        output_schema = schema::output("graph_path"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn graph_path(&self, Parameters(p): Parameters<PathParams>) -> CallToolResult {
-        reply((|| listed("path", &graph::path(&self.ws, &p.from, &p.to)?))())
-    }
-
-    /// Mark an entity superseded by another: the old one keeps its file and gets status
-    /// superseded, the new one links `supersedes`, and what `depends-on` or `refines` the old
-    /// one becomes inactive, recursively. One commit, with the trace.
-    #[tool(
-        title = "Supersede an entity",
-        output_schema = schema::output("supersede"),
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
-    fn supersede(&self, Parameters(p): Parameters<SupersedeParams>) -> CallToolResult {
-        reply((|| {
-            answer(&graph::supersede(
-                &self.ws,
-                &p.old,
-                &p.by,
-                p.reason.as_deref(),
-                self.writer(),
-                self.clock.as_ref(),
-            )?)
-        })())
-    }
-
-    /// Where the reflection cycle stands: idle, awaiting the user's decision on a reward
-    /// request, ready for input, or awaiting the user's approval of a submitted reflection;
-    /// who must act next, and the commands allowed now. Reward decisions and approvals are
-    /// the user's, made with the cogmem command line, never by an agent.
-    #[tool(
-        title = "Reflection status",
-        output_schema = schema::output("reflect_status"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn reflect_status(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&reflect::status(&self.ws)?))())
-    }
-
-    /// Start a reflection: ask the user for a token budget (the baseline plus `extra`, minus
-    /// `penalty`), written to memory/meta/rewards/ in one commit. The cycle then waits for the
-    /// user's decision, which they make with the command line.
-    #[tool(
-        title = "Request a reflection",
-        output_schema = schema::output("reflect_request"),
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
-    fn reflect_request(&self, Parameters(p): Parameters<RequestParams>) -> CallToolResult {
-        reply((|| {
-            let opts = RequestOptions {
-                extra: p.extra,
-                extra_reason: p.extra_reason.clone(),
-                penalty: p.penalty,
-                penalty_reason: p.penalty_reason.clone(),
-            };
-            answer(&reflect::request(&self.ws, &opts, &self.writer(), self.clock.as_ref())?)
-        })())
-    }
-
-    /// The reflection input, once the user has granted the budget: the memory to reflect on
-    /// within the granted tokens, then the instructions (`text`). Also the `reflect` prompt.
-    #[tool(
-        title = "Reflection input",
-        output_schema = schema::output("reflect_input"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn reflect_input(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&reflect::input(&self.ws, self.clock.as_ref())?))())
-    }
-
-    /// Hand in a reflection written from the reflection input; its OPERATION blocks are
-    /// validated. One commit; nothing is applied until the user approves it.
-    #[tool(
-        title = "Submit a reflection",
-        output_schema = schema::output("reflect_submit"),
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
-    fn reflect_submit(&self, Parameters(p): Parameters<ReflectionParams>) -> CallToolResult {
-        reply((|| {
-            let r = reflect::submit(
-                &self.ws,
-                &p.text,
-                &self.writer(),
-                p.allow_secret,
-                self.clock.as_ref(),
-            )?;
-            answer(&r)
-        })())
-    }
-
-    /// What a self-image consolidation works from, once 10 or more self-awareness entries have
-    /// accumulated: the Self-Image section, the recent log and the instructions (`text`). Also
-    /// the `consolidate_identity` prompt.
-    #[tool(
-        title = "Self-image consolidation input",
-        output_schema = schema::output("identity_input"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn identity_input(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&identity::input(&self.ws)?))())
-    }
-
-    /// Hand in a rewritten Self-Image section with monthly summaries of the log. One commit;
-    /// answers with the diff the user will approve or reject with the command line.
-    #[tool(
-        title = "Submit a self-image consolidation",
-        output_schema = schema::output("identity_submit"),
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
-    fn identity_submit(&self, Parameters(p): Parameters<ConsolidationParams>) -> CallToolResult {
-        reply((|| {
-            answer(&identity::submit(&self.ws, &p.text, &self.writer(), self.clock.as_ref())?)
-        })())
-    }
-
-    /// The diff the pending self-image consolidation would make to IDENTITY.md.
-    #[tool(
-        title = "Show the pending consolidation",
-        output_schema = schema::output("identity_show"),
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn identity_show(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&json!({ "diff": identity::show(&self.ws, self.clock.as_ref())? })))())
     }
 
     /// Query the audit log: who changed which file, when and why, oldest first. Filters
