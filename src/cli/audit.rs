@@ -3,8 +3,7 @@
 use std::fmt::Write as _;
 
 use clap::{Args, Subcommand};
-use cogmem::audit::{Action, AuditFilter};
-use cogmem::error::InputError;
+use cogmem::audit::AuditFilter;
 use cogmem::ops::audit as op;
 
 use super::exit::Exit;
@@ -195,20 +194,7 @@ fn run_query(ctx: &Ctx, args: &QueryArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
     let since = args.since.as_deref().map(|s| op::parse_since(s, clock.now())).transpose()?;
-    let action = match args.action.as_deref() {
-        None => None,
-        Some(a) => Some(Action::parse(a).ok_or_else(|| {
-            InputError::Unknown {
-                what: "action",
-                value: a.to_owned(),
-                expected: Action::ALL
-                    .iter()
-                    .map(|a| a.as_str().to_ascii_lowercase())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }
-        })?),
-    };
+    let action = args.action.as_deref().map(op::parse_action).transpose()?;
     let filter = AuditFilter {
         since,
         actor: ctx.global.actor.clone(),

@@ -16,16 +16,25 @@ use super::{Ctx, render};
 /// start (--workspace, else COGMEM_WORKSPACE, else the current folder and its parents), so give
 /// hosts --workspace: they seldom start servers in the right folder.
 ///
-/// Tools: remember, hear, recall, search, context, show, forget (asks for confirm=true first),
-/// graph_neighbors, propose and pending (review proposals); each answers with the JSON that the command of the same name prints with
-/// --json, and fails with the text it prints on stderr. Resources: MEMORY.md, IDENTITY.md,
-/// SOUL.md and today's episode log, as cogmem://MEMORY.md and so on.
+/// Tools: remember, hear, recall, search, context, show, forget, restore, pin, unpin, why,
+/// touch, status, graph_show, graph_neighbors, graph_path, graph_history, graph_check,
+/// graph_stats, graph_export, supersede, reflect_status, reflect_request, reflect_input,
+/// reflect_submit, identity_input, identity_submit, identity_show, audit, decay, propose,
+/// pending. Each calls the operation of the command of the same name (forget asks for
+/// confirm=true first) and answers with the JSON that command prints with --json, as structured
+/// content (a list is held under one key, e.g. {"groups": [...]}), or fails with the text it
+/// prints on stderr, its hint naming tools. The reward decision and the approvals stay with the
+/// user at a terminal. Resources: MEMORY.md, IDENTITY.md, SOUL.md,
+/// memory/meta/reflection-log.md, memory/meta/reward-log.md and today's episode log, as
+/// cogmem://MEMORY.md and so on, and any memory as cogmem://memory/ID. Prompts: reflect and
+/// consolidate_identity.
 ///
 /// Writes are recorded as --actor (else COGMEM_ACTOR, else `agent:manual`, which is not a
 /// person; forget uses `bot:trigger-forget`). With `--role subagent --agent NAME` (or `--actor
-/// subagent:NAME`) the server is read-only for a sub-agent: remember, forget and pending are
-/// neither listed nor run, hear never writes, propose is how it suggests memories, as NAME only,
-/// and the actor is `subagent:NAME`. Every line the server cannot serve (over 16 MiB, nested
+/// subagent:NAME`) the server is read-only for a sub-agent: it lists only the reading tools
+/// and propose (remember, touch, forget, restore, pin, unpin, supersede, pending, reflect_request,
+/// reflect_submit, identity_submit and decay are neither listed nor run), hear never writes,
+/// propose is how it suggests memories, as NAME only, and the actor is `subagent:NAME`. Every line the server cannot serve (over 16 MiB, nested
 /// deeper than 64 levels, not JSON, not a JSON-RPC request) is answered with a JSON-RPC error.
 /// Time comes from COGMEM_NOW when it is set. Nothing but the protocol is written to stdout.
 #[derive(Args, Debug)]

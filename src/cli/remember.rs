@@ -3,7 +3,6 @@
 use std::fmt::Write as _;
 
 use clap::Args;
-use cogmem::error::InputError;
 use cogmem::ops::remember::{self, RememberFields, RememberRequest};
 
 use super::exit::Exit;
@@ -103,24 +102,14 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
             )?,
             None => routing.clone(),
         };
-        let answer = cogmem::route::RoutingAnswer::parse(&json)?;
-        let text = remember::check_text(&super::input::text_or_stdin(&args.text)?)?;
+        let text = super::input::text_or_stdin(&args.text)?;
         let ws = ctx.workspace()?;
-        remember::check_size(&ws, &text)?;
-        let now = clock.now();
-        let at = match &args.at {
-            Some(a) => Some(
-                cogmem::date::parse_time(a, &now)
-                    .ok_or_else(|| InputError::Time { text: a.clone() })?,
-            ),
-            None => None,
-        };
-        cogmem::ops::hear::remember_routed(
+        remember::remember_routing(
             &ws,
             &text,
-            answer,
+            &json,
+            args.at.as_deref(),
             ctx.actor()?,
-            at,
             args.allow_secret,
             clock.as_ref(),
         )?

@@ -13,8 +13,12 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 cfg = json.loads(sys.argv[1])
-READ_TOOLS = {"hear", "recall", "search", "context", "show", "graph_neighbors", "propose", "reflect_status"}
-ALL_TOOLS = READ_TOOLS | {"remember", "forget", "pending"}
+READ_TOOLS = {"hear", "recall", "search", "context", "show", "why", "status", "graph_show",
+              "graph_neighbors", "graph_path", "graph_history", "graph_check", "graph_stats",
+              "graph_export", "reflect_status", "reflect_input", "identity_input",
+              "identity_show", "audit", "propose"}
+ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
+                          "reflect_request", "reflect_submit", "identity_submit", "decay"}
 
 
 def server(*extra):
@@ -55,7 +59,7 @@ async def main_session():
             [unit] = report["written"]
             uid = unit["id"]
 
-            groups = data(await s.call_tool("recall", {"query": "green tea"}))
+            groups = data(await s.call_tool("recall", {"query": "green tea"}))["groups"]
             assert uid in [h["id"] for g in groups for h in g["hits"]], groups
 
             pack = data(await s.call_tool("context", {"query": "green tea", "budget": 300}))
@@ -72,7 +76,7 @@ async def main_session():
             assert [c["id"] for c in described["candidates"]] == [uid], described
             assert described["forgotten"] == [], described
             assert "confirm=true" in text(asked, 1), text(asked, 1)
-            groups = data(await s.call_tool("recall", {"query": "green tea"}))
+            groups = data(await s.call_tool("recall", {"query": "green tea"}))["groups"]
             assert uid in [h["id"] for g in groups for h in g["hits"]], "forgotten unconfirmed"
 
             unknown = await s.call_tool("forget", {"id": "episode:1999-01-01:00:00"})
@@ -99,7 +103,7 @@ async def subagent_session():
             refused = await s.call_tool("remember", {"text": "Bob likes jazz"})
             assert refused.is_error, refused
             assert text(refused).startswith("error: subagent:researcher is a sub-agent"), text(refused)
-            groups = data(await s.call_tool("recall", {"query": "green tea"}))
+            groups = data(await s.call_tool("recall", {"query": "green tea"}))["groups"]
             assert groups, "a sub-agent can read"
             proposed = data(await s.call_tool("propose", {"text": "Bob likes jazz", "entities": ["person--bob"]}))
             assert proposed["number"] == 1 and proposed["status"] == "pending", proposed
@@ -111,12 +115,12 @@ async def review_session():
     async with stdio_client(server()) as (read, write):
         async with ClientSession(read, write) as s:
             await s.initialize()
-            waiting = data(await s.call_tool("pending", {"action": "list"}))
+            waiting = data(await s.call_tool("pending", {"action": "list"}))["proposals"]
             assert [p["number"] for p in waiting] == [1], waiting
             assert waiting[0]["from"] == "researcher", waiting
             approved = data(await s.call_tool("pending", {"action": "approve", "number": 1}))
             assert approved["status"] == "committed", approved
-            assert data(await s.call_tool("pending", {"action": "list"})) == []
+            assert data(await s.call_tool("pending", {"action": "list"})) == {"proposals": []}
 
 
 async def main():
@@ -144,8 +148,8 @@ fn require_python_sdk() {
 }
 
 /// Runs a Python MCP client script against the real binary on `env`'s workspace, with the
-/// sealed environment (COGMEM_ACTOR=test-agent), and checks it passed.
-fn run_client(env: &TestEnv, name: &str, script: &str) {
+/// sealed environment (COGMEM_ACTOR=test-agent), checks it passed and returns its stdout.
+fn run_client(env: &TestEnv, name: &str, script: &str) -> String {
     require_python_sdk();
     let path = env.home.join(name);
     std::fs::write(&path, script).unwrap();
@@ -176,6 +180,7 @@ fn run_client(env: &TestEnv, name: &str, script: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the MCP client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("all checks passed"), "{stdout}\n{stderr}");
+    stdout.into_owned()
 }
 
 #[test]
@@ -229,7 +234,7 @@ async def main_session():
         async with ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert len(tools) == 11, [t.name for t in tools]
+            assert len(tools) == 32, [t.name for t in tools]
             for t in tools:
                 # The server answers -32602; this SDK hands that back as a tool error.
                 try:
@@ -360,4 +365,285 @@ fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_ser
     drop(stdin);
     assert!(child.wait().unwrap().success());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
+}
+
+/// The tools every server lists; a sub-agent's server lists only the reading ones and
+/// `propose`. Kept in step with `mcp --help` and docs/cli.md by
+/// `issue_17_mcp_help_docs_and_tools_list_name_the_same_tools`.
+const PARITY_CLIENT: &str = r###"
+import asyncio, json, re, subprocess, sys
+import jsonschema
+from mcp import ClientSession, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+cfg = json.loads(sys.argv[1])
+WS = cfg["workspace"]
+WRITING = {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
+           "reflect_request", "reflect_submit", "identity_submit", "decay"}
+
+
+def server(*extra):
+    return StdioServerParameters(command=cfg["bin"], args=["mcp", "--workspace", WS, *extra],
+                                 env=cfg["env"])
+
+
+def cli(*args):
+    out = subprocess.run([cfg["bin"], "--workspace", WS, *args], env=cfg["env"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+async def ok(s, tools, name, args):
+    """Calls a tool; checks its structured content against its outputSchema and its text."""
+    r = await s.call_tool(name, args)
+    assert not r.is_error, (name, r.content[0].text)
+    assert isinstance(r.structured_content, dict), (name, r)
+    jsonschema.validate(r.structured_content, tools[name].output_schema)
+    assert json.loads(r.content[0].text) == r.structured_content, name
+    return r.structured_content
+
+
+async def failed(s, name, args, words):
+    """Calls a tool that must fail; its hint names tools, never a command a tool does."""
+    r = await s.call_tool(name, args)
+    assert r.is_error, (name, r)
+    t = r.content[0].text
+    assert t.startswith("error: ") and words in t, (name, t)
+    for m in re.finditer(r"`cogmem [^`]*`", t):
+        assert t[m.end():].startswith(" (ask the user to run it in a terminal)"), t
+    return t
+
+
+async def main_session():
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            print("TOOLS " + json.dumps(sorted(tools)))
+            print("READONLY " + json.dumps(sorted(n for n, t in tools.items()
+                                                  if t.annotations.read_only_hint)))
+            for t in tools.values():
+                a = t.annotations
+                assert t.title and a is not None, t
+                assert None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint), t
+                assert a.open_world_hint is False, t
+                assert a.read_only_hint == (t.name not in WRITING | {"hear", "propose"}), t.name
+                assert t.output_schema["type"] == "object", t.name
+                jsonschema.Draft202012Validator.check_schema(t.output_schema)
+
+            # remember takes every option of the command line.
+            proc = await ok(s, tools, "remember", {
+                "text": "Deploy Atlas\nRun migrations\nRestart the app", "stores": ["procedural"],
+                "title": "Shipping Atlas"})
+            assert proc["written"][0]["id"] == "procedure:shipping-atlas", proc
+            core = await ok(s, tools, "remember", {
+                "text": "Atlas ships on Fridays", "stores": ["core"], "section": "critical-facts"})
+            assert "Atlas ships on Fridays" in open(f"{WS}/MEMORY.md").read()
+            ep = await ok(s, tools, "remember", {
+                "text": "We chose Postgres for Atlas", "type": "decision", "at": "2026-11-30 14:05",
+                "tags": ["db"], "confidence": "medium"})
+            assert ep["written"][0]["id"] == "episode:2026-11-30:14:05", ep
+            assert "## 14:05 | decision | confidence:medium | tags:[db]" in open(
+                f"{WS}/memory/episodes/2026-11-30.md").read()
+            await ok(s, tools, "remember", {
+                "text": "Alice works on Atlas", "entities": ["person--alice", "project--atlas"],
+                "relations": ["person--alice|works-on|project--atlas"]})
+            routed = await ok(s, tools, "remember", {"text": "Zeus replaces Atlas", "routing": json.dumps(
+                {"store": "semantic", "entities": [{"name": "Zeus", "type": "project"}], "tags": [],
+                 "confidence": "high", "core_update": False, "summary": "Zeus replaces Atlas."})})
+            assert routed["written"][0]["id"] == "entity:project--zeus", routed
+            await failed(s, "remember", {"text": "x", "at": "someday"}, "someday")
+
+            uid = ep["written"][0]["id"]
+            shown = await ok(s, tools, "show", {"id": uid})
+            assert "Postgres" in shown["unit"]["text"], shown
+            assert (await ok(s, tools, "pin", {"id": uid}))["pinned"] is True
+            assert (await ok(s, tools, "why", {"id": uid}))["inputs"]["pinned"] is True
+            assert (await ok(s, tools, "unpin", {"id": uid}))["pinned"] is False
+            await ok(s, tools, "forget", {"id": uid, "confirm": True})
+            await failed(s, "pin", {"id": "episode:1999-01-01:00:00"}, "episode:1999-01-01:00:00")
+            restored = await ok(s, tools, "restore", {"id": uid})
+            assert restored["id"] == uid, restored
+            groups = (await ok(s, tools, "recall", {"query": "Postgres"}))["groups"]
+            assert uid in [h["id"] for g in groups for h in g["hits"]], groups
+            hits = (await ok(s, tools, "search", {"query": "Postgres"}))["hits"]
+            assert uid in [h["id"] for h in hits], hits
+
+            st = await ok(s, tools, "status", {"commits": 2})
+            assert len(st["recent_commits"]) == 2, st
+            alice = await ok(s, tools, "graph_show", {"entity": "person--alice"})
+            assert any(l["relation"] == "works-on" for l in alice["links"]), alice
+            await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"}, "YYYY-MM-DD")
+            ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
+            assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
+            path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})
+            assert path["path"] == ["person--alice", "project--atlas"], path
+            assert (await ok(s, tools, "touch", {"id": uid}))["id"] == uid
+            history = await ok(s, tools, "graph_history", {"entity": "person--alice"})
+            assert history["node"]["id"] == "person--alice", history
+            assert isinstance((await ok(s, tools, "graph_check", {}))["findings"], list)
+            assert (await ok(s, tools, "graph_stats", {}))["nodes"] >= 3
+            mermaid = await ok(s, tools, "graph_export", {"format": "mermaid", "around": "person--alice"})
+            assert "works-on" in mermaid["text"], mermaid
+            await failed(s, "graph_export", {"format": "png"}, "png")
+            sup = await ok(s, tools, "supersede", {"old": "project--atlas", "by": "project--zeus",
+                                                   "reason": "renamed"})
+            assert sup["commit"], sup
+            audit = await ok(s, tools, "audit", {"action": "create", "file": "memory/procedures",
+                                                 "actor": "test-agent"})
+            assert [l["file"] for l in audit["lines"]] == ["memory/procedures/shipping-atlas.md"], audit
+            await failed(s, "audit", {"action": "teleport"}, "teleport")
+            dry = await ok(s, tools, "decay", {"dry_run": True})
+            assert dry["dry_run"] is True and dry["commit"] is None, dry
+
+            # Reflection: the agent's steps are tools; the person's are not.
+            await failed(s, "reflect_input", {}, "reflect")
+            req = await ok(s, tools, "reflect_request", {"extra": 100, "extra_reason": "busy"})
+            assert req["state"] == "awaiting_decision", req
+            try:
+                await s.get_prompt("reflect")
+                raise AssertionError("the reflect prompt before the decision")
+            except MCPError as e:
+                assert "out of order" in e.message, e.message
+            cli("--actor", "user:ann", "reflect", "decide", "approve")
+            bundle = await ok(s, tools, "reflect_input", {})
+            prompts = {p.name: p for p in (await s.list_prompts()).prompts}
+            assert set(prompts) == {"reflect", "consolidate_identity"}, prompts
+            assert all(p.title and p.description for p in prompts.values()), prompts
+            prompt = await s.get_prompt("reflect")
+            [message] = prompt.messages
+            assert message.role == "user" and message.content.text == bundle["text"]
+            assert bundle["text"] == cli("reflect", "input"), "the prompt is the command's text"
+            sub = await ok(s, tools, "reflect_submit", {"text": "Just thinking.\n"})
+            assert sub["commit"], sub
+            await failed(s, "identity_input", {}, "consolidat")
+            await failed(s, "identity_show", {}, "consolidat")
+            await failed(s, "identity_submit", {"text": "x"}, "consolidat")
+            try:
+                await s.get_prompt("consolidate_identity")
+                raise AssertionError("the consolidation prompt when none is due")
+            except MCPError as e:
+                assert e.message.startswith("error: "), e.message
+
+            # Resources: the files the skill loads, and every memory by id.
+            uris = {r.uri for r in (await s.list_resources()).resources}
+            for rel in ["MEMORY.md", "IDENTITY.md", "SOUL.md", "memory/meta/reflection-log.md",
+                        "memory/meta/reward-log.md"]:
+                assert f"cogmem://{rel}" in uris, (rel, sorted(uris))
+                [c] = (await s.read_resource(f"cogmem://{rel}")).contents
+                assert c.text == open(f"{WS}/{rel}").read(), rel
+            [template] = (await s.list_resource_templates()).resource_templates
+            assert template.uri_template == "cogmem://memory/{id}", template
+            [c] = (await s.read_resource(f"cogmem://memory/{uid}")).contents
+            assert "We chose Postgres for Atlas" in c.text and c.mime_type == "text/markdown", c
+            try:
+                await s.read_resource("cogmem://memory/episode:1999-01-01:00:00")
+                raise AssertionError("an unknown id read")
+            except MCPError as e:
+                assert "no memory has the id" in e.message, e.message
+
+
+async def subagent_session():
+    async with stdio_client(server("--actor", "subagent:scout")) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            print("SUBAGENT " + json.dumps(sorted(tools)))
+            assert all(t.annotations.read_only_hint or t.name in ("hear", "propose")
+                       for t in tools.values()), sorted(tools)
+            for name in ["restore", "decay", "reflect_request", "supersede"]:
+                await failed(s, name, {}, "is a sub-agent")
+            await ok(s, tools, "status", {})
+
+
+async def main():
+    await asyncio.wait_for(main_session(), 300)
+    await asyncio.wait_for(subagent_session(), 120)
+    print("mcp parity client: all checks passed")
+
+
+asyncio.run(main())
+"###;
+
+/// The names on the line of `stdout` that starts with `tag `.
+fn listed_names(stdout: &str, tag: &str) -> std::collections::BTreeSet<String> {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{tag} ")))
+        .unwrap_or_else(|| panic!("no {tag} line in:\n{stdout}"));
+    serde_json::from_str(line).unwrap()
+}
+
+// See: issue 17
+#[test]
+fn issue_17_mcp_offers_every_agent_command_with_schemas_resources_and_prompts() {
+    let env = TestEnv::initialized();
+    let stdout = run_client(&env, "mcp_parity.py", PARITY_CLIENT);
+    let all = listed_names(&stdout, "TOOLS");
+    let sub = listed_names(&stdout, "SUBAGENT");
+    let mut want = listed_names(&stdout, "READONLY");
+    want.extend(["hear".to_owned(), "propose".to_owned()]);
+    assert!(want.is_subset(&all) && want.len() < all.len(), "{want:?}");
+    assert_eq!(sub, want, "a sub-agent sees the reading tools and propose");
+    assert!(sub.contains("propose") && !sub.contains("remember"), "{sub:?}");
+    assert!(env.read("memory/meta/pending-reflection.md").contains("Just thinking."));
+    assert!(env.read("memory/graph/entities/project--atlas.md").contains("superseded"));
+    env.assert_clean_tree();
+}
+
+/// Prints the tools a main server lists.
+const LIST_CLIENT: &str = r#"
+import asyncio, json, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+cfg = json.loads(sys.argv[1])
+
+
+async def main():
+    params = StdioServerParameters(command=cfg["bin"], args=["mcp", "--workspace", cfg["workspace"]],
+                                   env=cfg["env"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            print("TOOLS " + json.dumps(sorted(t.name for t in (await s.list_tools()).tools)))
+    print("mcp list client: all checks passed")
+
+
+asyncio.run(asyncio.wait_for(main(), 120))
+"#;
+
+/// The tool names `mcp --help` lists after "Tools:", up to the first period.
+fn help_tools(help: &str) -> std::collections::BTreeSet<String> {
+    let from = help.find("Tools:").expect("`mcp --help` lists its tools after `Tools:`") + 6;
+    let end = help[from..].find('.').expect("the tool list ends with a period") + from;
+    help[from..end].split([',', ' ', '\n']).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+}
+
+/// The tool names in the first column of docs/cli.md's MCP tools table.
+fn doc_tools(doc: &str) -> std::collections::BTreeSet<String> {
+    let from = doc.find("\n## mcp\n").expect("docs/cli.md has an `## mcp` section");
+    let section = &doc[from..];
+    let tools = section.find("**Tools.**").expect("the MCP section has **Tools.**");
+    let end = section.find("**Resources.**").expect("the MCP section has **Resources.**");
+    section[tools..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`').map(|(name, _)| name.to_owned()))
+        .collect()
+}
+
+// See: issue 17
+#[test]
+fn issue_17_mcp_help_docs_and_tools_list_name_the_same_tools() {
+    let env = TestEnv::initialized();
+    let help = env.run(["mcp", "--help"]).success().stdout;
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md"),
+    )
+    .unwrap();
+    let listed = listed_names(&run_client(&env, "mcp_list.py", LIST_CLIENT), "TOOLS");
+    assert_eq!(help_tools(&help), listed, "`mcp --help` and tools/list differ");
+    assert_eq!(doc_tools(&doc), listed, "docs/cli.md's MCP section and tools/list differ");
 }

@@ -1,5 +1,5 @@
 //! The MCP server: the same operations as the command line, offered to MCP hosts (Claude
-//! Desktop, Claude Code, Cursor, VS Code, …) as tools and resources over stdio.
+//! Desktop, Claude Code, Cursor, VS Code, …) as tools, resources and prompts over stdio.
 //!
 //! This is an adapter over [`cogmem_ops`], like the CLI: it parses tool arguments into the
 //! requests the operations take, and turns their reports into the JSON the CLI's `--json`
@@ -8,8 +8,14 @@
 //! come in through [`serve`]'s arguments. stdout is the protocol channel, so nothing else is
 //! ever written there; the server writes nothing to stderr either.
 //!
-//! A server started for a sub-agent ([`Role::Subagent`]) lists only the reading tools, forces
-//! `hear` into a dry run, and refuses the writing tools if they are called anyway.
+//! A server started for a sub-agent ([`Role::Subagent`]) lists only the reading tools and
+//! `propose`, forces `hear` into a dry run, and refuses the writing tools if they are called
+//! anyway.
+//!
+//! Resources: MEMORY.md, IDENTITY.md, SOUL.md, the reflection and reward logs and today's
+//! episode log, as `cogmem://PATH`, and every memory by id through the template
+//! `cogmem://memory/{id}`. Prompts: `reflect` and `consolidate_identity`, the texts of
+//! `cogmem reflect input` and `cogmem identity consolidate input`.
 
 #![warn(unreachable_pub)]
 
@@ -19,21 +25,29 @@ use std::fmt::Write as _;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
 
 use cogmem_ops::error::RuleError;
+use cogmem_ops::{decay, identity, reflect};
 use cogmem_store::audit::Actor;
 use cogmem_store::store::fsx::IoError;
 use cogmem_store::workspace::{Workspace, WorkspaceOptions, layout};
 use cogmem_text::clock::Clock;
 
+mod hint;
+mod params;
+mod schema;
 mod tools;
 mod wire;
+
+use tools::WRITING_TOOLS;
 
 /// What the agent connected to the server may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,11 +73,28 @@ pub struct McpOptions {
     pub clock: Box<dyn Clock>,
 }
 
-/// Tools that change the workspace; a sub-agent's server neither lists nor runs them.
-const WRITING_TOOLS: [&str; 3] = ["remember", "forget", "pending"];
-
 /// The URI scheme of the resources: `cogmem://MEMORY.md`.
 const SCHEME: &str = "cogmem://";
+
+/// The resource template of a memory by id: `cogmem://memory/{id}`.
+const MEMORY_BY_ID: &str = "cogmem://memory/";
+
+/// The prompts: name, title, description.
+const PROMPTS: [(&str, &str, &str); 2] = [
+    (
+        "reflect",
+        "Reflect",
+        "The reflection input (memory within the granted budget, then the instructions), once \
+         the user has granted the reflection's budget; answer with the reflect_submit tool",
+    ),
+    (
+        "consolidate_identity",
+        "Consolidate the self-image",
+        "The self-image consolidation input (the Self-Image section, the recent self-awareness \
+         log and the instructions), once 10 or more entries have accumulated; answer with the \
+         identity_submit tool",
+    ),
+];
 
 /// Serves `ws` over MCP on stdin and stdout until the client closes the connection.
 ///
@@ -105,8 +136,9 @@ fn stdio_error(e: impl std::fmt::Display) -> cogmem_ops::Error {
     IoError::new("<stdio>", "serve MCP on", std::io::Error::other(e.to_string())).into()
 }
 
-/// Formats an error exactly as the CLI prints it, without colour: `error: …`, a `caused by:`
-/// line per cause, and `hint: …` after a blank line when there is a hint.
+/// Formats an error as the CLI prints it, without colour: `error: …`, a `caused by:` line per
+/// cause, and `hint: …` after a blank line when there is a hint; but where the CLI names a
+/// command, this names the tool that does it ([`hint::for_mcp`]).
 fn error_text(err: &cogmem_ops::Error) -> String {
     let mut out = format!("error: {err}");
     for cause in std::iter::successors(err.source(), |e| (*e).source()) {
@@ -115,7 +147,7 @@ fn error_text(err: &cogmem_ops::Error) -> String {
     if let Some(hint) = err.hint() {
         let _ = write!(out, "\n\nhint: {hint}");
     }
-    out
+    hint::for_mcp(&out)
 }
 
 /// The server state: one workspace, found once at start.
@@ -139,7 +171,7 @@ impl Server {
             }
             None => ws,
         };
-        let mut tool_router = Self::tool_router();
+        let mut tool_router = Self::tool_router() + Self::graph_router() + Self::cycle_router();
         if role == Role::Subagent {
             for name in WRITING_TOOLS {
                 tool_router.remove_route(name);
@@ -153,13 +185,16 @@ impl Server {
         self.actor.clone().unwrap_or_else(Actor::unnamed_agent)
     }
 
-    /// The resources that exist now: the core files and today's episode log, by the clock.
+    /// The resources that exist now: the core files, the reflection and reward logs and today's
+    /// episode log, by the clock.
     fn resources(&self) -> Vec<(String, &'static str)> {
         let today = layout::episode_file(&self.clock.now().format("%Y-%m-%d").to_string());
         [
             (layout::MEMORY_MD.to_owned(), "Core memory: always in the agent's context"),
             (layout::IDENTITY_MD.to_owned(), "Who the agent is"),
             (layout::SOUL_MD.to_owned(), "The agent's values and manner"),
+            (reflect::REFLECTION_LOG.to_owned(), "One entry per approved reflection"),
+            (reflect::REWARD_LOG.to_owned(), "One entry per reward decision"),
             (today, "Today's episode log"),
         ]
         .into_iter()
@@ -172,11 +207,13 @@ impl Server {
             "cogmem is long-term memory kept as Markdown files under git. Pass each user \
              message to `hear`; use `recall` before answering from memory, `context` for a \
              token-bounded memory pack, `remember` to store what the user wants kept, and \
-             `forget` (first without confirm, then with confirm=true) to archive a memory, \
-             `pending` to review sub-agents' proposals, and `reflect_status` to see where a \
-             reflection stands (the user decides and approves with the command line). \
-             MEMORY.md, IDENTITY.md, \
-             SOUL.md and today's episode log are resources.",
+             `forget` (first without confirm, then with confirm=true) to archive a memory \
+             (`restore` undoes it), `pending` to review sub-agents' proposals, and \
+             `reflect_status` to see where a reflection stands (the user decides and approves \
+             with the command line). MEMORY.md, IDENTITY.md, SOUL.md, the reflection and \
+             reward logs and today's episode log are resources; any memory is \
+             cogmem://memory/{id}. The prompts `reflect` and `consolidate_identity` give the \
+             reflection and self-image consolidation inputs.",
         );
         if self.role == Role::Subagent {
             text.push_str(
@@ -191,7 +228,12 @@ impl Server {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("cogmem", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
     }
@@ -228,27 +270,91 @@ impl ServerHandler for Server {
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template = ResourceTemplate::new(format!("{MEMORY_BY_ID}{{id}}"), "memory")
+            .with_title("A memory by id")
+            .with_description(
+                "One memory, whole, by the id recall, search or status report (e.g. \
+                 entity:person--alice); forgotten ones too",
+            )
+            .with_mime_type("text/markdown");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
-        let known = uri
+        // A file resource first: `cogmem://memory/meta/reward-log.md` is a file, and no id
+        // holds a `/`.
+        let file = uri
             .strip_prefix(SCHEME)
             .filter(|rel| self.resources().iter().any(|(r, _)| r == rel))
             .map(str::to_owned);
-        let Some(rel) = known else {
+        let text = if let Some(rel) = file {
+            self.ws
+                .read_text(&rel)
+                .map_err(|e| ErrorData::internal_error(error_text(&e.into()), None))?
+        } else if let Some(id) = uri.strip_prefix(MEMORY_BY_ID) {
+            // The same operation as the `show` tool: the memory's text, counted as a use.
+            decay::show(&self.ws, id, self.clock.as_ref())
+                .map(|shown| shown.unit.text)
+                .map_err(|e| ErrorData::resource_not_found(error_text(&e), None))?
+        } else {
             return Err(ErrorData::resource_not_found(
-                format!("no resource {uri}; list the resources to see what there is"),
+                format!(
+                    "no resource {uri}; list the resources to see what there is, or read a \
+                     memory as {MEMORY_BY_ID}ID"
+                ),
                 None,
             ));
         };
-        let text = self
-            .ws
-            .read_text(&rel)
-            .map_err(|e| ErrorData::internal_error(error_text(&e.into()), None))?;
         let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = PROMPTS
+            .iter()
+            .map(|(name, title, description)| {
+                Prompt::new(*name, Some(*description), None).with_title(*title)
+            })
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        // The same operations as the `reflect_input` and `identity_input` tools; a step that
+        // is not due yet is refused with the error they give.
+        let text = match request.name.as_str() {
+            "reflect" => reflect::input(&self.ws, self.clock.as_ref()).map(|b| b.text),
+            "consolidate_identity" => identity::input(&self.ws).map(|i| i.text),
+            other => {
+                let names: Vec<&str> = PROMPTS.iter().map(|(n, _, _)| *n).collect();
+                return Err(ErrorData::invalid_params(
+                    format!("no prompt `{other}`; the prompts are {}", names.join(", ")),
+                    None,
+                ));
+            }
+        }
+        .map_err(|e| ErrorData::invalid_params(error_text(&e), None))?;
+        let description =
+            PROMPTS.iter().find(|(n, _, _)| *n == request.name).map_or("", |(_, _, d)| *d);
+        let message = PromptMessage::new_text(rmcp::model::Role::User, text);
+        Ok(GetPromptResult::new(vec![message]).with_description(description).into())
     }
 }

@@ -1,14 +1,32 @@
-//! The MCP tools: one per operation, each parsing its arguments the way the matching CLI
-//! command parses its flags, calling [`cogmem_ops`] and answering with the JSON the CLI's
-//! `--json` prints (or, on failure, a tool error with the text the CLI prints).
+//! The MCP tools: one per operation an agent may run, each parsing its arguments the way the
+//! matching CLI command parses its flags, calling the same [`cogmem_ops`] function and
+//! answering with the JSON the CLI's `--json` prints, as structured content and as text (or, on
+//! failure, a tool error with the text the CLI prints, its hint naming tools).
+//!
+//! Every tool has a title, the four annotations and an `outputSchema` ([`crate::schema`]).
+//! Where the command's `--json` is a list, the answer is an object holding it under one key
+//! (`{"groups": […]}`), since MCP's structured content is an object.
+//!
+//! Left out, on purpose: the steps only a person may take (`reflect decide`, `reflect
+//! approve`, `reflect reject`, `identity consolidate approve`/`reject`, `audit ack`), which a
+//! model calling tools must never take for them; and the maintenance commands (`init`, `sync`,
+//! `watch`, `doctor`, `verify`, `reindex`, `import`, `graph merge`/`rebuild`, `forget
+//! --permanent`/`--purge`, `audit compact`), which a person runs from a terminal.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{tool, tool_router};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::{Value, json};
 
-use super::{Role, Server, error_text};
+use super::params::{
+    AuditParams, ContextParams, DecayParams, ForgetParams, HearParams, IdParams, PendingParams,
+    ProposeParams, RecallParams, RememberParams, SearchParams, ShowParams, StatusParams,
+};
+mod cycle;
+mod map;
+
+use super::{Role, Server, error_text, schema};
 use cogmem_index::index::RefreshReport;
 use cogmem_index::index::search::SearchOptions;
 use cogmem_ops::context::{ContextOptions, Encoding};
@@ -16,195 +34,69 @@ use cogmem_ops::forget::ForgetOptions;
 use cogmem_ops::hear::HearOptions;
 use cogmem_ops::remember::{self, Relation, RememberFields};
 use cogmem_ops::search::SearchFields;
-use cogmem_ops::{context, decay, forget, graph, hear, propose, reflect, search};
-use cogmem_store::audit::Actor;
+use cogmem_ops::{audit, context, decay, forget, hear, propose, search, status};
+use cogmem_store::audit::{Actor, AuditFilter};
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::{Confidence, Store};
 
-/// Arguments of `remember`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RememberParams {
-    /// The text to remember (at most `limits.text_bytes`, 64 KiB by default).
-    text: String,
-    /// Stores to write to: core, episodic, semantic, procedural, vault. Default: episodic, or
-    /// semantic when entities or relations are given.
-    #[serde(default)]
-    stores: Vec<String>,
-    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice`.
-    #[serde(default)]
-    entities: Vec<String>,
-    /// Relations between entities, as `FROM|RELATION|TO`, e.g.
-    /// `person--alice|works-on|project--atlas`.
-    #[serde(default)]
-    relations: Vec<String>,
-    /// Tags, e.g. `["db", "alice"]`.
-    #[serde(default)]
-    tags: Vec<String>,
-    /// How sure the memory is: high (default), medium, low.
-    confidence: Option<String>,
-    /// Episode entry type: decision, fact, preference, task, event, emotion, correction.
-    #[serde(rename = "type")]
-    entry_type: Option<String>,
-    /// Write the text even if it looks like a credential (a key, a token, `password=`…);
-    /// without it such text is refused.
-    #[serde(default)]
-    allow_secret: bool,
+/// The names of the tools that change the workspace. A sub-agent's server neither lists nor
+/// runs them; it keeps the reading tools and `propose`.
+pub(crate) const WRITING_TOOLS: [&str; 12] = [
+    "remember",
+    "touch",
+    "forget",
+    "restore",
+    "pin",
+    "unpin",
+    "supersede",
+    "pending",
+    "reflect_request",
+    "reflect_submit",
+    "identity_submit",
+    "decay",
+];
+
+/// A tool's answer: the structured content, and any notes (warnings) to add as text.
+struct Answer {
+    value: Value,
+    notes: Vec<String>,
 }
 
-/// Arguments of `hear`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct HearParams {
-    /// The user's message, word for word.
-    message: String,
-    /// Detect and route, but write nothing (always on for a sub-agent).
-    #[serde(default)]
-    dry_run: bool,
-    /// Remember the message even if it looks like a credential; without it such a message is
-    /// refused.
-    #[serde(default)]
-    allow_secret: bool,
+/// The answer that is `report`, as the CLI's `--json` prints it.
+fn answer<T: Serialize>(report: &T) -> cogmem_ops::Result<Answer> {
+    let value = serde_json::to_value(report).expect("report types always serialise");
+    Ok(Answer { value, notes: Vec::new() })
 }
 
-/// Arguments of `recall`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RecallParams {
-    /// What to recall.
-    query: String,
-    /// At most this many results (default 10).
-    limit: Option<usize>,
-    /// Include dormant memories (archived ones never come back).
-    #[serde(default)]
-    all: bool,
+/// The answer that is a list, held under `key`: MCP's structured content is an object.
+fn listed<T: Serialize>(key: &str, list: &T) -> cogmem_ops::Result<Answer> {
+    answer(&json!({ key: list }))
 }
 
-/// Arguments of `search`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct SearchParams {
-    /// What to search for.
-    query: String,
-    /// Only this store: core, episodic, semantic, procedural, vault.
-    store: Option<String>,
-    /// At most this many results (default 10).
-    limit: Option<usize>,
-    /// Include dormant memories (archived ones never come back).
-    #[serde(default)]
-    all: bool,
-}
-
-/// Arguments of `context`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ContextParams {
-    /// What the conversation is about; without it, the most relevant recent episodes.
-    query: Option<String>,
-    /// The most tokens the pack may take (counted with cl100k_base).
-    budget: usize,
-}
-
-/// Arguments of `show`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ShowParams {
-    /// The memory's id, as `recall` or `search` report it.
-    id: String,
-}
-
-/// Arguments of `forget`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ForgetParams {
-    /// The memory's id, as `recall` or `search` report it.
-    id: String,
-    /// Forget it. Without `true`, nothing is forgotten: the memory is described instead.
-    #[serde(default)]
-    confirm: bool,
-}
-
-/// Arguments of `graph_neighbors`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct NeighborsParams {
-    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
-    entity: String,
-    /// How many hops (default 1).
-    depth: Option<usize>,
-}
-
-/// Arguments of `propose`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ProposeParams {
-    /// The memory to propose (at most `limits.text_bytes`, 64 KiB by default).
-    text: String,
-    /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
-    /// with entities or relations, else episodic.
-    store: Option<String>,
-    /// Entities it is about, as TYPE--SLUG.
-    #[serde(default)]
-    entities: Vec<String>,
-    /// Relations, as `FROM|RELATION|TO`.
-    #[serde(default)]
-    relations: Vec<String>,
-    /// How sure you are: high, medium (default), low.
-    confidence: Option<String>,
-    /// Whether it belongs in core memory, in your view.
-    #[serde(default)]
-    core_worthy: bool,
-    /// The proposing agent's name; default: the server's `--agent`.
-    from: Option<String>,
-    /// Propose the text even if it looks like a credential; without it such text is refused.
-    #[serde(default)]
-    allow_secret: bool,
-}
-
-/// Arguments of `pending`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct PendingParams {
-    /// `list` (open proposals), `list_all`, `show`, `approve`, `reject` or `defer`.
-    action: String,
-    /// The proposal's number (all actions but the lists).
-    number: Option<u32>,
-    /// For `approve`: write to this store instead of the suggested one.
-    store: Option<String>,
-    /// For `reject` (required) and `defer`: why.
-    reason: Option<String>,
-}
-
-/// Arguments of a tool that takes none: any argument is refused.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct NoParams {}
-
-/// Pretty JSON with a final newline, as `render::json` prints it on the command line.
-fn json<T: Serialize>(value: &T) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("report types always serialise");
-    text.push('\n');
-    text
-}
-
-/// The answer to a tool call: its text blocks, or the error as the CLI prints it.
-fn reply(result: cogmem_ops::Result<Vec<String>>) -> CallToolResult {
+/// The answer to a tool call: the structured content with the same JSON as text (pretty, with
+/// a final newline, as the CLI prints it), then the notes; or the error as the CLI prints it.
+fn reply(result: cogmem_ops::Result<Answer>) -> CallToolResult {
     match result {
-        Ok(texts) => CallToolResult::success(texts.into_iter().map(ContentBlock::text).collect()),
+        Ok(Answer { value, notes }) => {
+            let mut text =
+                serde_json::to_string_pretty(&value).expect("a JSON value always serialises");
+            text.push('\n');
+            let mut result = CallToolResult::structured(value);
+            result.content = vec![ContentBlock::text(text)];
+            result.content.extend(notes.into_iter().map(ContentBlock::text));
+            result
+        }
         Err(err) => CallToolResult::error(vec![ContentBlock::text(error_text(&err))]),
     }
 }
 
-/// The JSON, then one `warning:` block for the files the index refresh had to skip (the CLI
-/// prints those on stderr and exits 3).
-fn with_warnings(json: String, refresh: &RefreshReport) -> Vec<String> {
-    let mut out = vec![json];
-    if !refresh.skipped.is_empty() {
-        out.push(
-            refresh.skipped.iter().map(|s| format!("warning: skipped {}\n", s.error)).collect(),
-        );
+/// One `warning:` note for the files the index refresh had to skip (the CLI prints those on
+/// stderr and exits 3).
+fn refresh_notes(refresh: &RefreshReport) -> Vec<String> {
+    if refresh.skipped.is_empty() {
+        return Vec::new();
     }
-    out
+    vec![refresh.skipped.iter().map(|s| format!("warning: skipped {}\n", s.error)).collect()]
 }
 
 fn search_options(
@@ -220,26 +112,50 @@ impl Server {
     /// Store a memory and commit it. Writes the text to each chosen store (default: today's
     /// episode log; the semantic store when entities or relations are given), records a decay
     /// entry for every new memory, one audit line per changed file and exactly one git commit.
-    /// Text already remembered is not written twice.
-    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    /// Text already remembered is not written twice. Takes every option of `cogmem remember`.
+    #[tool(
+        title = "Remember",
+        output_schema = schema::output("remember"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
     fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
         reply((|| {
             let actor = self.writer();
-            let fields = RememberFields {
-                text: p.text.clone(),
-                stores: p.stores.clone(),
-                entry_type: p.entry_type.clone(),
-                entities: p.entities.clone(),
-                relations: p.relations.clone(),
-                tags: p.tags.clone(),
-                confidence: p.confidence.clone(),
-                allow_secret: p.allow_secret,
-                ..RememberFields::default()
+            let report = match &p.routing {
+                Some(routing) => remember::remember_routing(
+                    &self.ws,
+                    &p.text,
+                    routing,
+                    p.at.as_deref(),
+                    actor,
+                    p.allow_secret,
+                    self.clock.as_ref(),
+                )?,
+                None => {
+                    let fields = RememberFields {
+                        text: p.text.clone(),
+                        stores: p.stores.clone(),
+                        entry_type: p.entry_type.clone(),
+                        entities: p.entities.clone(),
+                        relations: p.relations.clone(),
+                        tags: p.tags.clone(),
+                        confidence: p.confidence.clone(),
+                        at: p.at.clone(),
+                        section: p.section.clone(),
+                        title: p.title.clone(),
+                        allow_secret: p.allow_secret,
+                    };
+                    let mut req = fields.to_request(actor, &self.clock.now())?;
+                    req.trigger = "cogmem mcp remember".into();
+                    remember::remember(&self.ws, &req, self.clock.as_ref())?
+                }
             };
-            let mut req = fields.to_request(actor, &self.clock.now())?;
-            req.trigger = "cogmem mcp remember".into();
-            let report = remember::remember(&self.ws, &req, self.clock.as_ref())?;
-            Ok(vec![json(&report)])
+            answer(&report)
         })())
     }
 
@@ -248,7 +164,16 @@ impl Server {
     /// candidates; nothing is forgotten until `forget` is called with confirm=true), to recall
     /// something (then returns what matches) or to reflect. An ordinary message changes
     /// nothing.
-    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    #[tool(
+        title = "Hear a user message",
+        output_schema = schema::output("hear"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
     fn hear(&self, Parameters(p): Parameters<HearParams>) -> CallToolResult {
         reply((|| {
             let opts = HearOptions {
@@ -256,8 +181,7 @@ impl Server {
                 caller: self.actor.clone(),
                 allow_secret: p.allow_secret,
             };
-            let report = hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?;
-            Ok(vec![json(&report)])
+            answer(&hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?)
         })())
     }
 
@@ -265,18 +189,38 @@ impl Server {
     /// memory's decayed relevance, grouped by store with core memory first. Every result
     /// counts as a use, which keeps it from fading (recorded in the derived access log, not in
     /// the memory files).
-    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        title = "Recall memories",
+        output_schema = schema::output("recall"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
         reply((|| {
             let opts = search_options(p.limit, p.all, &self.clock.now())?;
             let report = search::recall(&self.ws, &p.query, &opts, self.clock.as_ref())?;
-            Ok(with_warnings(json(&report.groups), &report.refresh))
+            let mut a = listed("groups", &report.groups)?;
+            a.notes = refresh_notes(&report.refresh);
+            Ok(a)
         })())
     }
 
     /// Search memories, best matches first (core memory first). Same ranking as `recall`,
     /// but the results are not counted as uses.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        title = "Search memories",
+        output_schema = schema::output("search"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
         reply((|| {
             let opts = SearchFields {
@@ -287,7 +231,9 @@ impl Server {
             }
             .to_options(&self.clock.now())?;
             let report = search::search(&self.ws, &p.query, &opts, self.clock.as_ref())?;
-            Ok(with_warnings(json(&report.hits), &report.refresh))
+            let mut a = listed("hits", &report.hits)?;
+            a.notes = refresh_notes(&report.refresh);
+            Ok(a)
         })())
     }
 
@@ -296,46 +242,64 @@ impl Server {
     /// episodes), then the cards of the entities they name. The `text` field is the pack; the
     /// receipt says why each candidate was selected or left out. Selected memories count as
     /// uses.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        title = "Memory context pack",
+        output_schema = schema::output("context"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> CallToolResult {
         reply((|| {
             let opts =
                 ContextOptions { budget: p.budget, encoding: Encoding::Cl100k, threshold: 0.2 };
-            let pack = context::context(&self.ws, p.query.as_deref(), &opts, self.clock.as_ref())?;
-            Ok(vec![json(&pack)])
+            answer(&context::context(&self.ws, p.query.as_deref(), &opts, self.clock.as_ref())?)
         })())
     }
 
     /// Show one memory whole, by id, with its decay score and (for an episode entry) the
     /// entries around it. Forgotten memories can be shown too. Counts as a use.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    #[tool(
+        title = "Show a memory",
+        output_schema = schema::output("show"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     fn show(&self, Parameters(p): Parameters<ShowParams>) -> CallToolResult {
-        reply((|| {
-            let shown = decay::show(&self.ws, &p.id, self.clock.as_ref())?;
-            Ok(vec![json(&shown)])
-        })())
+        reply((|| answer(&decay::show(&self.ws, &p.id, self.clock.as_ref())?))())
     }
 
     /// Forget a memory by id: archive it, so it no longer comes back in recall (the files
-    /// keep it, and `cogmem restore ID` undoes it). Without confirm=true, nothing is forgotten:
+    /// keep it, and the `restore` tool undoes it). Without confirm=true, nothing is forgotten:
     /// the memory is described so the user can confirm. Pinned (vault) memories are refused.
-    #[tool(annotations(
-        read_only_hint = false,
-        destructive_hint = true,
-        idempotent_hint = true,
-        open_world_hint = false
-    ))]
+    #[tool(
+        title = "Forget a memory",
+        output_schema = schema::output("forget"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     fn forget(&self, Parameters(p): Parameters<ForgetParams>) -> CallToolResult {
         reply((|| {
             let ids = vec![p.id];
             if !p.confirm {
                 let candidates = forget::describe(&self.ws, &ids)?;
-                let report = serde_json::json!({ "candidates": candidates, "forgotten": [] });
-                return Ok(vec![
-                    json(&report),
+                let mut a = answer(&json!({ "candidates": candidates, "forgotten": [] }))?;
+                a.notes.push(
                     "nothing forgotten; to forget it, call `forget` again with confirm=true\n"
                         .to_owned(),
-                ]);
+                );
+                return Ok(a);
             }
             let opts = ForgetOptions {
                 permanent: false,
@@ -343,35 +307,166 @@ impl Server {
                 actor: self.actor.clone().unwrap_or_else(|| Actor::system("bot:trigger-forget")),
                 trigger: "cogmem mcp forget".into(),
             };
-            let report = forget::forget(&self.ws, &ids, &opts, self.clock.as_ref())?;
-            Ok(vec![json(&report)])
+            answer(&forget::forget(&self.ws, &ids, &opts, self.clock.as_ref())?)
         })())
     }
 
-    /// List the entities within `depth` hops of an entity in the knowledge graph, with their
-    /// distance, type and status.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
-    fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
+    /// Put back a forgotten memory exactly as it was, in one commit.
+    #[tool(
+        title = "Restore a forgotten memory",
+        output_schema = schema::output("restore"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn restore(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
+        reply((|| answer(&forget::restore(&self.ws, &p.id, self.writer(), self.clock.as_ref())?))())
+    }
+
+    /// Pin a memory so it never fades (its decay score stays 1.0), in one commit.
+    #[tool(
+        title = "Pin a memory",
+        output_schema = schema::output("pin"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn pin(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
+        reply((|| answer(&decay::pin(&self.ws, &p.id, true, self.writer(), self.clock.as_ref())?))())
+    }
+
+    /// Let a pinned memory fade like any other again, in one commit.
+    #[tool(
+        title = "Unpin a memory",
+        output_schema = schema::output("unpin"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn unpin(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
+        reply(
+            (|| answer(&decay::pin(&self.ws, &p.id, false, self.writer(), self.clock.as_ref())?))(),
+        )
+    }
+
+    /// Explain a memory's decay score: its inputs (base relevance, type weight, uses, last
+    /// use, pinned), the formula and its band.
+    #[tool(
+        title = "Why this decay score",
+        output_schema = schema::output("why"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn why(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
+        reply((|| answer(&decay::why(&self.ws, &p.id, self.clock.as_ref())?))())
+    }
+
+    /// Record a use of a memory, so it stays fresh: appended to the derived access log (no
+    /// commit) and folded into the decay scores by the next change or `decay`.
+    #[tool(
+        title = "Record a use",
+        output_schema = schema::output("touch"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn touch(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
         reply((|| {
-            let ns = graph::neighbors(&self.ws, &p.entity, p.depth.unwrap_or(1), None)?;
-            Ok(vec![json(&ns)])
+            decay::touch(&self.ws, &p.id, self.clock.as_ref())?;
+            answer(&json!({ "id": p.id }))
         })())
     }
 
-    /// Where the reflection cycle stands: idle, awaiting the user's decision on a reward
-    /// request, ready for input, or awaiting the user's approval of a submitted reflection;
-    /// who must act next, and the commands allowed now. Reward decisions and approvals are
-    /// the user's, made with the cogmem command line, never by an agent.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
-    fn reflect_status(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| Ok(vec![json(&reflect::status(&self.ws)?)]))())
+    /// The workspace at a glance: what each store holds, uncommitted hand edits, recent
+    /// commits, the index's state, and changes to critical files (SOUL.md, IDENTITY.md) not yet
+    /// acknowledged by the user.
+    #[tool(
+        title = "Workspace status",
+        output_schema = schema::output("status"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn status(&self, Parameters(p): Parameters<StatusParams>) -> CallToolResult {
+        reply((|| answer(&status::status(&self.ws, p.commits.unwrap_or(5))?))())
+    }
+
+    /// Query the audit log: who changed which file, when and why, oldest first. Filters
+    /// combine. Malformed lines are listed under `skipped`.
+    #[tool(
+        title = "Audit log",
+        output_schema = schema::output("audit"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn audit(&self, Parameters(p): Parameters<AuditParams>) -> CallToolResult {
+        reply((|| {
+            let now = self.clock.now();
+            let filter = AuditFilter {
+                since: p.since.as_deref().map(|s| audit::parse_since(s, now)).transpose()?,
+                actor: p.actor.clone(),
+                action: p.action.as_deref().map(audit::parse_action).transpose()?,
+                file: p.file.clone(),
+                critical: p.critical,
+            };
+            answer(&audit::query(&self.ws, &filter, p.limit)?)
+        })())
+    }
+
+    /// Recompute every decay score now and commit the band changes as `system:decay` (one
+    /// commit; nothing is deleted, archived memories stay in the files). With dry_run, only
+    /// report what would change.
+    #[tool(
+        title = "Run decay",
+        output_schema = schema::output("decay"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn decay(&self, Parameters(p): Parameters<DecayParams>) -> CallToolResult {
+        reply((|| answer(&decay::run(&self.ws, p.dry_run, self.clock.as_ref())?))())
     }
 
     /// Propose a memory for the main agent to approve: what a sub-agent does instead of
     /// writing. Appends a numbered proposal to memory/meta/pending-memories.md (one commit);
     /// nothing reaches memory until the main agent approves it. A repeat of an open proposal
     /// is refused; a contradiction of an open proposal or a current fact is marked CONFLICT.
-    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    #[tool(
+        title = "Propose a memory",
+        output_schema = schema::output("propose"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
     fn propose(&self, Parameters(p): Parameters<ProposeParams>) -> CallToolResult {
         reply((|| {
             let Some(from) = propose::proposer(p.from.as_deref(), self.actor.as_ref())? else {
@@ -403,14 +498,23 @@ impl Server {
                 trigger: "cogmem mcp propose".into(),
                 allow_secret: p.allow_secret,
             };
-            Ok(vec![json(&propose::propose(&self.ws, &req, self.clock.as_ref())?)])
+            answer(&propose::propose(&self.ws, &req, self.clock.as_ref())?)
         })())
     }
 
     /// Review sub-agents' proposals (main agent only): `list` the open ones, `show` one,
     /// `approve` it (written to memory with actor bot:commit-from:NAME, one commit),
     /// `reject` it with a reason, or `defer` it.
-    #[tool(annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false))]
+    #[tool(
+        title = "Review proposals",
+        output_schema = schema::output("pending"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
     fn pending(&self, Parameters(p): Parameters<PendingParams>) -> CallToolResult {
         reply((|| {
             let number = || {
@@ -429,9 +533,9 @@ impl Server {
                         .iter()
                         .filter(|x| p.action == "list_all" || x.status.is_open())
                         .collect();
-                    let mut out = vec![json(&shown)];
+                    let mut a = listed("proposals", &shown)?;
                     if !file.problems.is_empty() {
-                        out.push(
+                        a.notes.push(
                             file.problems
                                 .iter()
                                 .map(|(line, why)| {
@@ -440,9 +544,9 @@ impl Server {
                                 .collect(),
                         );
                     }
-                    return Ok(out);
+                    return Ok(a);
                 }
-                "show" => return Ok(vec![json(&propose::get(&self.ws, number()?)?)]),
+                "show" => return answer(&propose::get(&self.ws, number()?)?),
                 "approve" => propose::Decision::Approve {
                     store: p.store.as_deref().map(Store::parse).transpose()?,
                 },
@@ -459,8 +563,7 @@ impl Server {
                     .into());
                 }
             };
-            let report = propose::decide(&self.ws, number()?, &decision, &by, self.clock.as_ref())?;
-            Ok(vec![json(&report)])
+            answer(&propose::decide(&self.ws, number()?, &decision, &by, self.clock.as_ref())?)
         })())
     }
 }

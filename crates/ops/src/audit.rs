@@ -67,6 +67,21 @@ pub fn query(
     Ok(AuditReport { lines, skipped })
 }
 
+/// Reads an audit action by name, in any case (`create`, `ARCHIVE`, …).
+///
+/// Fails with the list of actions when `text` names none.
+pub fn parse_action(text: &str) -> Result<Action, InputError> {
+    Action::parse(text).ok_or_else(|| InputError::Unknown {
+        what: "action",
+        value: text.to_owned(),
+        expected: Action::ALL
+            .iter()
+            .map(|a| a.as_str().to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
 /// Parses `--since` and `--older-than`: anything [`date::parse`] reads. A day (`2026-02-02`,
 /// `yesterday`) starts at midnight UTC, like the audit log's own timestamps; an age (`90m`,
 /// `12h`, `7d`, `2w`) counts back from `now`.

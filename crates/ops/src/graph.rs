@@ -94,6 +94,19 @@ fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bo
     out
 }
 
+/// Reads an `as_of` date for [`show`] and [`neighbors`]: `YYYY-MM-DD`, returned in that form.
+///
+/// Fails when `text` is not a calendar date.
+pub fn parse_as_of(text: &str) -> Result<String, crate::error::InputError> {
+    cogmem_text::date::parse_date(text).map(|d| d.format("%Y-%m-%d").to_string()).ok_or_else(|| {
+        crate::error::InputError::Unknown {
+            what: "date",
+            value: text.to_owned(),
+            expected: "a date as YYYY-MM-DD, e.g. 2026-03-01".into(),
+        }
+    })
+}
+
 /// An entity and its relations at a date (default: now).
 pub fn show(ws: &Workspace, name: &str, as_of: Option<&str>) -> crate::Result<Shown> {
     let g = graph::build(ws)?;

@@ -37,11 +37,11 @@ pub(crate) const REFLECTIONS_DIR: &str = "memory/meta/reflections";
 /// The reflection waiting for approval.
 pub(crate) const PENDING_REFLECTION: &str = "memory/meta/pending-reflection.md";
 /// One entry per approved reflection.
-pub(crate) const REFLECTION_LOG: &str = "memory/meta/reflection-log.md";
+pub const REFLECTION_LOG: &str = "memory/meta/reflection-log.md";
 /// Older reflection-log entries.
 pub(crate) const REFLECTION_ARCHIVE: &str = "memory/meta/reflection-archive.md";
 /// One entry per reward decision.
-pub(crate) const REWARD_LOG: &str = "memory/meta/reward-log.md";
+pub const REWARD_LOG: &str = "memory/meta/reward-log.md";
 /// How understanding changes across reflections.
 pub(crate) const EVOLUTION: &str = "memory/meta/evolution.md";
 /// Older evolution entries.

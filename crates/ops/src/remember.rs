@@ -866,6 +866,34 @@ fn vault_duplicate(ws: &Workspace, wanted: &str) -> (Vec<String>, Option<String>
     (names, found)
 }
 
+/// Remembers `text` as a host model's routing answer (`routing_json`, the reply to `cogmem
+/// route --prompt`) says: the command line's `remember --routing` and MCP's `remember` with
+/// `routing`.
+///
+/// `at` is the episode time as `remember --at` reads it (default: now). Fails like
+/// [`remember`], and when the answer is not valid routing JSON or `at` cannot be read.
+pub fn remember_routing(
+    ws: &Workspace,
+    text: &str,
+    routing_json: &str,
+    at: Option<&str>,
+    actor: Actor,
+    allow_secret: bool,
+    clock: &dyn Clock,
+) -> crate::Result<RememberReport> {
+    let answer = cogmem_text::route::RoutingAnswer::parse(routing_json)?;
+    let text = check_text(text)?;
+    check_size(ws, &text)?;
+    let now = clock.now();
+    let at = at
+        .map(|a| {
+            cogmem_text::date::parse_time(a, &now)
+                .ok_or_else(|| InputError::Time { text: a.into() })
+        })
+        .transpose()?;
+    crate::hear::remember_routed(ws, &text, answer, actor, at, allow_secret, clock)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

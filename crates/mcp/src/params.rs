@@ -1,0 +1,315 @@
+//! The arguments of every tool: one struct each, read the way the matching command reads its
+//! flags. Unknown arguments are refused (`deny_unknown_fields`), so a misspelt option is an
+//! error rather than silently ignored.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Arguments of `remember`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RememberParams {
+    /// The text to remember (at most `limits.text_bytes`, 64 KiB by default).
+    pub(crate) text: String,
+    /// Stores to write to: core, episodic, semantic, procedural, vault. Default: episodic, or
+    /// semantic when entities or relations are given.
+    #[serde(default)]
+    pub(crate) stores: Vec<String>,
+    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice`.
+    #[serde(default)]
+    pub(crate) entities: Vec<String>,
+    /// Relations between entities, as `FROM|RELATION|TO`, e.g.
+    /// `person--alice|works-on|project--atlas`.
+    #[serde(default)]
+    pub(crate) relations: Vec<String>,
+    /// Tags, e.g. `["db", "alice"]`.
+    #[serde(default)]
+    pub(crate) tags: Vec<String>,
+    /// How sure the memory is: high (default), medium, low.
+    pub(crate) confidence: Option<String>,
+    /// Episode entry type: decision, fact, preference, task, event, emotion, correction.
+    #[serde(rename = "type")]
+    pub(crate) entry_type: Option<String>,
+    /// When it happened, for the episode entry (default: now): RFC 3339, `YYYY-MM-DD HH:MM`,
+    /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or a day (`yesterday`).
+    pub(crate) at: Option<String>,
+    /// MEMORY.md section for the core store: identity, active-context, persona,
+    /// critical-facts.
+    pub(crate) section: Option<String>,
+    /// Title of the procedure or vault note (default: the text's first line or words).
+    pub(crate) title: Option<String>,
+    /// Route by a model's answer to the routing prompt (`cogmem route --prompt`), as its JSON
+    /// text; then stores, type, entities, relations, tags, confidence, section and title must
+    /// not be given.
+    pub(crate) routing: Option<String>,
+    /// Write the text even if it looks like a credential (a key, a token, `password=`…);
+    /// without it such text is refused.
+    #[serde(default)]
+    pub(crate) allow_secret: bool,
+}
+
+/// Arguments of `hear`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HearParams {
+    /// The user's message, word for word.
+    pub(crate) message: String,
+    /// Detect and route, but write nothing (always on for a sub-agent).
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+    /// Remember the message even if it looks like a credential; without it such a message is
+    /// refused.
+    #[serde(default)]
+    pub(crate) allow_secret: bool,
+}
+
+/// Arguments of `recall`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RecallParams {
+    /// What to recall.
+    pub(crate) query: String,
+    /// At most this many results (default 10).
+    pub(crate) limit: Option<usize>,
+    /// Include dormant memories (archived ones never come back).
+    #[serde(default)]
+    pub(crate) all: bool,
+}
+
+/// Arguments of `search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchParams {
+    /// What to search for.
+    pub(crate) query: String,
+    /// Only this store: core, episodic, semantic, procedural, vault.
+    pub(crate) store: Option<String>,
+    /// At most this many results (default 10).
+    pub(crate) limit: Option<usize>,
+    /// Include dormant memories (archived ones never come back).
+    #[serde(default)]
+    pub(crate) all: bool,
+}
+
+/// Arguments of `context`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContextParams {
+    /// What the conversation is about; without it, the most relevant recent episodes.
+    pub(crate) query: Option<String>,
+    /// The most tokens the pack may take (counted with cl100k_base).
+    pub(crate) budget: usize,
+}
+
+/// Arguments of `show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ShowParams {
+    /// The memory's id, as `recall` or `search` report it.
+    pub(crate) id: String,
+}
+
+/// Arguments of `forget`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ForgetParams {
+    /// The memory's id, as `recall` or `search` report it.
+    pub(crate) id: String,
+    /// Forget it. Without `true`, nothing is forgotten: the memory is described instead.
+    #[serde(default)]
+    pub(crate) confirm: bool,
+}
+
+/// Arguments of `graph_neighbors`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NeighborsParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    pub(crate) entity: String,
+    /// How many hops (default 1).
+    pub(crate) depth: Option<usize>,
+    /// Follow only relations that held on this date (YYYY-MM-DD).
+    pub(crate) as_of: Option<String>,
+}
+
+/// Arguments of `propose`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProposeParams {
+    /// The memory to propose (at most `limits.text_bytes`, 64 KiB by default).
+    pub(crate) text: String,
+    /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
+    /// with entities or relations, else episodic.
+    pub(crate) store: Option<String>,
+    /// Entities it is about, as TYPE--SLUG.
+    #[serde(default)]
+    pub(crate) entities: Vec<String>,
+    /// Relations, as `FROM|RELATION|TO`.
+    #[serde(default)]
+    pub(crate) relations: Vec<String>,
+    /// How sure you are: high, medium (default), low.
+    pub(crate) confidence: Option<String>,
+    /// Whether it belongs in core memory, in your view.
+    #[serde(default)]
+    pub(crate) core_worthy: bool,
+    /// The proposing agent's name; default: the server's `--agent`.
+    pub(crate) from: Option<String>,
+    /// Propose the text even if it looks like a credential; without it such text is refused.
+    #[serde(default)]
+    pub(crate) allow_secret: bool,
+}
+
+/// Arguments of `pending`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PendingParams {
+    /// `list` (open proposals), `list_all`, `show`, `approve`, `reject` or `defer`.
+    pub(crate) action: String,
+    /// The proposal's number (all actions but the lists).
+    pub(crate) number: Option<u32>,
+    /// For `approve`: write to this store instead of the suggested one.
+    pub(crate) store: Option<String>,
+    /// For `reject` (required) and `defer`: why.
+    pub(crate) reason: Option<String>,
+}
+
+/// Arguments of a tool that takes none: any argument is refused.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoParams {}
+
+/// Arguments of the tools that take one memory id: `restore`, `pin`, `unpin`, `why`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IdParams {
+    /// The memory's id, as `recall`, `search` or `status` report it, e.g.
+    /// `entity:person--alice` or `core:active-context:7fc6c745`.
+    pub(crate) id: String,
+}
+
+/// Arguments of `status`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StatusParams {
+    /// How many recent commits to list (default 5).
+    pub(crate) commits: Option<usize>,
+}
+
+/// Arguments of `graph_show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GraphShowParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    pub(crate) entity: String,
+    /// Show what held on this date (YYYY-MM-DD) instead of today.
+    pub(crate) as_of: Option<String>,
+}
+
+/// Arguments of `graph_history`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntityParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    pub(crate) entity: String,
+}
+
+/// Arguments of `graph_export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExportParams {
+    /// `mermaid` (a flowchart that renders on git forges), `dot` (Graphviz) or `json`
+    /// (default).
+    pub(crate) format: Option<String>,
+    /// Only this entity's neighbourhood.
+    pub(crate) around: Option<String>,
+    /// Hops around `around` (default 2).
+    pub(crate) depth: Option<usize>,
+}
+
+/// Arguments of `graph_path`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PathParams {
+    /// One end: an entity id, or a name or alias only it has.
+    pub(crate) from: String,
+    /// The other end.
+    pub(crate) to: String,
+}
+
+/// Arguments of `supersede`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SupersedeParams {
+    /// The entity that no longer holds.
+    pub(crate) old: String,
+    /// The entity that replaces it.
+    pub(crate) by: String,
+    /// Why, for the timeline and the commit.
+    pub(crate) reason: Option<String>,
+}
+
+/// Arguments of `reflect_request`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RequestParams {
+    /// Extra tokens to ask for, above the baseline.
+    #[serde(default)]
+    pub(crate) extra: u64,
+    /// Why you ask for the extra tokens.
+    pub(crate) extra_reason: Option<String>,
+    /// Tokens to take off your own budget.
+    #[serde(default)]
+    pub(crate) penalty: u64,
+    /// Why you take the penalty.
+    pub(crate) penalty_reason: Option<String>,
+}
+
+/// Arguments of `reflect_submit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReflectionParams {
+    /// The reflection, in the format the reflection input's instructions give (its OPERATION
+    /// blocks are validated).
+    pub(crate) text: String,
+    /// Store the reflection even if it looks like it holds a credential.
+    #[serde(default)]
+    pub(crate) allow_secret: bool,
+}
+
+/// Arguments of `identity_submit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConsolidationParams {
+    /// The answer: the new Self-Image section and the monthly summaries, in the format the
+    /// consolidation input's instructions give.
+    pub(crate) text: String,
+}
+
+/// Arguments of `audit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditParams {
+    /// Only lines since a date (`2026-02-02`), a time (RFC 3339), an age (`90m`, `12h`, `7d`,
+    /// `2w`) or a day (`yesterday`, `last week`).
+    pub(crate) since: Option<String>,
+    /// Only lines by this actor or actors under it (`bot` matches `bot:trigger-remember`).
+    pub(crate) actor: Option<String>,
+    /// Only lines with this action (create, edit, append, archive, …).
+    pub(crate) action: Option<String>,
+    /// Only lines about this file or files under this folder.
+    pub(crate) file: Option<String>,
+    /// Only critical-file changes, their alerts and acknowledgements.
+    #[serde(default)]
+    pub(crate) critical: bool,
+    /// Only the last N matching lines.
+    pub(crate) limit: Option<usize>,
+}
+
+/// Arguments of `decay`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DecayParams {
+    /// Show what would change; write nothing.
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+}

@@ -1,0 +1,183 @@
+//! The knowledge-graph tools: `graph_show`, `graph_neighbors`, `graph_path`,
+//! `graph_history`, `graph_check`, `graph_stats`, `graph_export` and `supersede`, each calling
+//! the `ops::graph` function its command calls.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use serde_json::json;
+
+use super::{answer, listed, reply};
+use crate::params::{
+    EntityParams, ExportParams, GraphShowParams, NeighborsParams, NoParams, PathParams,
+    SupersedeParams,
+};
+use crate::{Server, schema};
+use cogmem_ops::graph;
+
+#[tool_router(router = graph_router, vis = "pub(in crate)")]
+impl Server {
+    /// Show an entity of the knowledge graph: its names, status and relations (at a date with
+    /// `as_of`).
+    #[tool(
+        title = "Show a graph entity",
+        output_schema = schema::output("graph_show"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_show(&self, Parameters(p): Parameters<GraphShowParams>) -> CallToolResult {
+        reply((|| {
+            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
+            answer(&graph::show(&self.ws, &p.entity, as_of.as_deref())?)
+        })())
+    }
+
+    /// List the entities within `depth` hops of an entity in the knowledge graph, with their
+    /// distance, type and status (following only relations that held on `as_of`, if given).
+    #[tool(
+        title = "Graph neighbours",
+        output_schema = schema::output("graph_neighbors"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
+        reply((|| {
+            let depth = p.depth.unwrap_or(1);
+            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
+            let ns = graph::neighbors(&self.ws, &p.entity, depth, as_of.as_deref())?;
+            listed("neighbors", &ns)
+        })())
+    }
+
+    /// The shortest chain of relations between two entities, as entity ids (`path` is null
+    /// when they are not connected).
+    #[tool(
+        title = "Graph path",
+        output_schema = schema::output("graph_path"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_path(&self, Parameters(p): Parameters<PathParams>) -> CallToolResult {
+        reply((|| listed("path", &graph::path(&self.ws, &p.from, &p.to)?))())
+    }
+
+    /// Every relation an entity ever had, closed ones included, oldest first.
+    #[tool(
+        title = "Graph history",
+        output_schema = schema::output("graph_history"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_history(&self, Parameters(p): Parameters<EntityParams>) -> CallToolResult {
+        reply((|| answer(&graph::history(&self.ws, &p.entity)?))())
+    }
+
+    /// Check the graph: unknown relations, wrong endpoint types, cycles, dangling links and
+    /// near-duplicate entities, each with its file and line (`findings` is empty when the
+    /// graph is consistent).
+    #[tool(
+        title = "Check the graph",
+        output_schema = schema::output("graph_check"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_check(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
+        reply((|| listed("findings", &graph::check(&self.ws)?))())
+    }
+
+    /// The graph's size: entities, relations (current ones apart), components, dangling links
+    /// and the most connected entities.
+    #[tool(
+        title = "Graph statistics",
+        output_schema = schema::output("graph_stats"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_stats(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
+        reply((|| answer(&graph::stats(&self.ws)?))())
+    }
+
+    /// Export the graph (or one entity's neighbourhood) as a Mermaid diagram, Graphviz DOT or
+    /// JSON, current relations only; `text` is the export.
+    #[tool(
+        title = "Export the graph",
+        output_schema = schema::output("graph_export"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_export(&self, Parameters(p): Parameters<ExportParams>) -> CallToolResult {
+        reply((|| {
+            let name = p.format.as_deref().unwrap_or("json");
+            let format = match name {
+                "mermaid" => graph::ExportFormat::Mermaid,
+                "dot" => graph::ExportFormat::Dot,
+                "json" => graph::ExportFormat::Json,
+                other => {
+                    return Err(cogmem_ops::error::InputError::Unknown {
+                        what: "export format",
+                        value: other.to_owned(),
+                        expected: "mermaid, dot, json".into(),
+                    }
+                    .into());
+                }
+            };
+            let depth = p.depth.unwrap_or(2);
+            let text = graph::export(&self.ws, format, p.around.as_deref(), depth)?;
+            answer(&json!({ "format": name, "text": text }))
+        })())
+    }
+
+    /// Mark an entity superseded by another: the old one keeps its file and gets status
+    /// superseded, the new one links `supersedes`, and what `depends-on` or `refines` the old
+    /// one becomes inactive, recursively. One commit, with the trace.
+    #[tool(
+        title = "Supersede an entity",
+        output_schema = schema::output("supersede"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn supersede(&self, Parameters(p): Parameters<SupersedeParams>) -> CallToolResult {
+        reply((|| {
+            answer(&graph::supersede(
+                &self.ws,
+                &p.old,
+                &p.by,
+                p.reason.as_deref(),
+                self.writer(),
+                self.clock.as_ref(),
+            )?)
+        })())
+    }
+}
