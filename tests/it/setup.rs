@@ -366,3 +366,36 @@ fn readme_host_section_matches_what_setup_writes() {
         "README.md's host section differs from what setup writes; run with COGMEM_BLESS=1"
     );
 }
+
+#[test]
+fn setup_with_another_workspace_replaces_its_entries() {
+    let (env, ws) = home_with_workspace();
+    env.run(["init", "other-memory"]).current_dir_home().success();
+    let other = env.home.join("other-memory");
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    write(
+        &env,
+        ".cursor/hooks.json",
+        "{\n  \"version\": 1,\n  \"hooks\": {\n    \"stop\": [\n      {\n        \"command\": \"afplay done.wav\"\n      }\n    ]\n  }\n}\n",
+    );
+    for host in ["claude-code", "cursor", "codex"] {
+        setup(&env, &ws, &[host]).success();
+        setup(&env, &other, &[host]).success();
+    }
+    let settings = json(&env, ".claude/settings.json");
+    let start = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(start.len(), 2, "{start:?}");
+    assert_eq!(
+        start[1]["hooks"][0]["command"],
+        format!("cogmem hook claude-code --workspace {}", other.display())
+    );
+    assert_eq!(settings["env"]["COGMEM_WORKSPACE"], other.to_str().unwrap());
+    let cursor = json(&env, ".cursor/hooks.json");
+    let stop = cursor["hooks"]["stop"].as_array().unwrap();
+    assert_eq!(stop.len(), 2, "{stop:?}");
+    assert_eq!(stop[0]["command"], "afplay done.wav");
+    let toml = read(&env, ".codex/config.toml");
+    assert_eq!(toml.matches("[mcp_servers.cogmem]").count(), 1, "{toml}");
+    assert!(toml.contains(&format!("\"{}\"", other.display())), "{toml}");
+    assert!(read(&env, ".claude.json").contains("other-memory"));
+}

@@ -246,7 +246,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         Host::Cursor => {
             // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/context/mcp);
             // hooks.json beside it (https://cursor.com/docs/agent/hooks); AGENTS.md at the
-            // project root (https://cursor.com/docs/context/rules).
+            // project root (https://cursor.com/docs/rules: "AGENTS.md … simple alternative to .cursor/rules").
             let dir = base.join(".cursor");
             let entry = json!({ "command": PROGRAM, "args": mcp_args });
             json_server(
