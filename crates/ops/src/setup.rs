@@ -246,7 +246,8 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         Host::Cursor => {
             // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/context/mcp);
             // hooks.json beside it (https://cursor.com/docs/agent/hooks); AGENTS.md at the
-            // project root (https://cursor.com/docs/rules: "AGENTS.md … simple alternative to .cursor/rules").
+            // project root (https://cursor.com/docs/rules: AGENTS.md is "a simple alternative
+            // to .cursor/rules").
             let dir = base.join(".cursor");
             let entry = json!({ "command": PROGRAM, "args": mcp_args });
             json_server(
@@ -281,7 +282,8 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 serde_json::to_string(&entry).expect("a JSON value always serialises")
             );
             json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req.undo)?;
-            // The agent's workspace holds its AGENTS.md (https://docs.openclaw.ai/concepts/agent-workspace).
+            // The agent's workspace (default ~/.openclaw/workspace) holds its AGENTS.md
+            // (https://docs.openclaw.ai/concepts/agent-workspace).
             let agents = req.home.join(".openclaw").join("workspace").join("AGENTS.md");
             instructions(&mut report, &agents, "AGENTS.md", req)?;
             report.notes.push(
