@@ -240,12 +240,29 @@ fn setup_codex_keeps_toml_comments_and_tables() {
          server\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp\"]\n\n[features]\ncodex_hooks = true \
          # added by cogmem setup\nweb_search = true\n\n# cogmem setup: begin (written by `cogmem \
          setup`; `cogmem setup --undo` removes it)\n[mcp_servers.cogmem]\ncommand = \
-         \"cogmem\"\nargs = [\"mcp\", \"--workspace\", \"{}\"]\n# cogmem setup: end\n",
-        ws.display()
+         \"cogmem\"\nargs = [\"mcp\", \"--workspace\", \"{ws}\"]\n\n[shell_environment_policy.set]\n\
+         COGMEM_WORKSPACE = \"{ws}\"\n# cogmem setup: end\n",
+        ws = ws.display()
     );
     assert_eq!(text, want);
     let hooks = json(&env, ".codex/hooks.json");
     assert_eq!(hooks["hooks"]["Stop"][0]["hooks"][0]["type"], "command");
+
+    // An existing shell policy gets one marked line, and gives it back on undo.
+    let policy = "[shell_environment_policy]\ninherit = \"core\" # keep it small\n";
+    write(&env, ".codex/config.toml", policy);
+    setup(&env, &ws, &["codex"]).success();
+    let text = read(&env, ".codex/config.toml");
+    assert!(
+        text.starts_with(&format!(
+            "[shell_environment_policy]\nset.COGMEM_WORKSPACE = \"{}\" # added by cogmem setup\n\
+             inherit = \"core\" # keep it small\n",
+            ws.display()
+        )),
+        "{text}"
+    );
+    setup(&env, &ws, &["codex", "--undo"]).success();
+    assert_eq!(read(&env, ".codex/config.toml"), policy);
 }
 
 #[test]

@@ -460,6 +460,36 @@ fn codex_config(report: &mut SetupReport, path: &Path, ws: &str, undo: bool) -> 
                 }
             },
         }
+        // The agent's own `cogmem …` commands run in Codex's shell: `shell_environment_policy.
+        // set` gives them COGMEM_WORKSPACE (codex-rs/config/src/shell_environment_policy.rs,
+        // https://developers.openai.com/codex/config-reference).
+        let var = format!("{WORKSPACE_VAR} = {}", hc::toml_string(ws));
+        let policy = hc::toml_lookup(&table, &["shell_environment_policy"]);
+        let set = hc::toml_lookup(&table, &["shell_environment_policy", "set"]);
+        let inserted = match (policy, set) {
+            (None, _) => {
+                body.push_str(&format!("\n[shell_environment_policy.set]\n{var}\n"));
+                true
+            }
+            (Some(_), Some(set)) => match set.get(WORKSPACE_VAR) {
+                Some(v) => v.as_str() == Some(ws),
+                None => hc::insert_into_table(&out, "shell_environment_policy.set", &var)
+                    .map(|with| out = with)
+                    .is_some(),
+            },
+            (Some(_), None) => {
+                hc::insert_into_table(&out, "shell_environment_policy", &format!("set.{var}"))
+                    .map(|with| out = with)
+                    .is_some()
+            }
+        };
+        if !inserted {
+            report.notes.push(format!(
+                "{} has a `shell_environment_policy` setup could not extend: add `{var}` to its \
+                 `set` so the agent's own cogmem commands find the workspace",
+                path.display()
+            ));
+        }
         let with = hc::append_toml_block(&out, &body);
         hc::check_toml(path, &with)?;
         Some(with)

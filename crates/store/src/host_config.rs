@@ -314,6 +314,12 @@ pub fn check_toml(path: &Path, text: &str) -> Result<toml::Table, StoreError> {
     })
 }
 
+/// The value at `keys` in a TOML document, when there is one.
+pub fn toml_lookup<'a>(doc: &'a toml::Table, keys: &[&str]) -> Option<&'a toml::Value> {
+    let (first, rest) = keys.split_first()?;
+    rest.iter().try_fold(doc.get(*first)?, |at, key| at.get(*key))
+}
+
 /// Whether the TOML table `table.KEY` exists and holds `name`.
 pub fn has_table_key(doc: &toml::Table, key: &str, name: &str) -> bool {
     doc.get(key).and_then(toml::Value::as_table).is_some_and(|t| t.contains_key(name))
