@@ -408,9 +408,10 @@ fn setup_with_another_workspace_replaces_its_entries() {
     );
     assert_eq!(settings["env"]["COGMEM_WORKSPACE"], other.to_str().unwrap());
     let cursor = json(&env, ".cursor/hooks.json");
-    let stop = cursor["hooks"]["stop"].as_array().unwrap();
-    assert_eq!(stop.len(), 2, "{stop:?}");
-    assert_eq!(stop[0]["command"], "afplay done.wav");
+    assert_eq!(cursor["hooks"]["stop"], serde_json::json!([{"command": "afplay done.wav"}]));
+    let start = cursor["hooks"]["sessionStart"].as_array().unwrap();
+    assert_eq!(start.len(), 1, "{start:?}");
+    assert_eq!(start[0]["command"], format!("cogmem hook cursor --workspace {}", other.display()));
     let toml = read(&env, ".codex/config.toml");
     assert_eq!(toml.matches("[mcp_servers.cogmem]").count(), 1, "{toml}");
     assert!(toml.contains(&format!("\"{}\"", other.display())), "{toml}");

@@ -59,10 +59,9 @@ impl Host {
             Self::ClaudeCode => &["SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"],
             // https://developers.openai.com/codex/hooks (Codex has no SessionEnd; Stop ends a turn)
             Self::Codex => &["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"],
-            // https://cursor.com/docs/agent/hooks
-            Self::Cursor => {
-                &["sessionStart", "beforeSubmitPrompt", "preCompact", "stop", "sessionEnd"]
-            }
+            // https://cursor.com/docs/agent/hooks (Cursor documents no transcript format, so
+            // `cogmem hook cursor` handles only these two)
+            Self::Cursor => &["sessionStart", "beforeSubmitPrompt"],
             // OpenClaw's hooks are TypeScript handlers inside its gateway
             // (https://docs.openclaw.ai/automation/hooks), not shell commands.
             Self::Openclaw => &[],
