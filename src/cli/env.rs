@@ -25,6 +25,10 @@ pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
 pub const TIMINGS: &str = "COGMEM_TIMINGS";
 /// The home folder, where `cogmem setup` finds the agent hosts' user configuration.
 pub const HOME: &str = "HOME";
+/// Codex's own folder when not `~/.codex` (listed by Codex's environment-variables page,
+/// https://developers.openai.com/pt-BR/docs/config-file/environment-variables): where
+/// `cogmem setup codex` writes the user configuration.
+pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
@@ -36,6 +40,7 @@ pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
 pub struct Env {
     pub workspace: Option<PathBuf>,
     pub home: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
     pub actor: Option<String>,
     pub now: Option<OsString>,
     pub no_color: bool,
@@ -51,6 +56,7 @@ impl Env {
         Self {
             workspace: non_empty(WORKSPACE).map(PathBuf::from),
             home: non_empty(HOME).map(PathBuf::from),
+            codex_home: non_empty(CODEX_HOME).map(PathBuf::from),
             actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),

@@ -100,6 +100,7 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
         host,
         scope,
         home,
+        codex_home: ctx.env.codex_home.clone(),
         project: ctx.cwd.clone(),
         workspace: ws.root().to_owned(),
         undo: args.undo,

@@ -417,3 +417,18 @@ fn setup_with_another_workspace_replaces_its_entries() {
     assert!(toml.contains(&format!("\"{}\"", other.display())), "{toml}");
     assert!(read(&env, ".claude.json").contains("other-memory"));
 }
+
+#[test]
+fn setup_codex_follows_codex_home() {
+    let (env, ws) = home_with_workspace();
+    let custom = env.home.join("custom-codex");
+    std::fs::create_dir_all(&custom).unwrap();
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "codex"])
+        .current_dir_home()
+        .env("CODEX_HOME", &custom)
+        .success();
+    assert!(out.stderr.contains("created [TMP]/custom-codex/config.toml (mcp)"), "{out}");
+    assert!(custom.join("hooks.json").is_file() && custom.join("AGENTS.md").is_file());
+    assert!(!env.home.join(".codex").exists(), "wrote ~/.codex despite CODEX_HOME");
+}

@@ -88,6 +88,8 @@ pub struct SetupRequest {
     pub scope: Scope,
     /// The home folder (`HOME`).
     pub home: PathBuf,
+    /// Codex's folder when `CODEX_HOME` names one (else `~/.codex`).
+    pub codex_home: Option<PathBuf>,
     /// The project folder (the current folder), for `--scope project`.
     pub project: PathBuf,
     /// The workspace's root, absolute: what the server and hooks are pointed at.
@@ -227,7 +229,10 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             // (https://developers.openai.com/codex/mcp); hooks.json beside it
             // (https://developers.openai.com/codex/hooks); AGENTS.md in ~/.codex or the project
             // (https://developers.openai.com/codex/guides/agents-md).
-            let dir = base.join(".codex");
+            let dir = match (req.scope, &req.codex_home) {
+                (Scope::User, Some(codex_home)) => codex_home.clone(),
+                _ => base.join(".codex"),
+            };
             codex_config(&mut report, &dir.join("config.toml"), &ws, req.undo)?;
             json_hooks(
                 &mut report,
