@@ -25,9 +25,9 @@ pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
 pub const TIMINGS: &str = "COGMEM_TIMINGS";
 /// The home folder, where `cogmem setup` finds the agent hosts' user configuration.
 pub const HOME: &str = "HOME";
-/// Codex's own folder when not `~/.codex` (listed by Codex's environment-variables page,
-/// https://developers.openai.com/pt-BR/docs/config-file/environment-variables): where
-/// `cogmem setup codex` writes the user configuration.
+/// Codex's own folder when not `~/.codex` (https://developers.openai.com/codex/guides/agents-md:
+/// "defaults to ~/.codex, unless you set CODEX_HOME"): where `cogmem setup codex` writes the user
+/// configuration.
 pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";

@@ -209,7 +209,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         Host::ClaudeCode => {
             // User servers live in ~/.claude.json, project ones in .mcp.json at the project
             // root (https://code.claude.com/docs/en/mcp); hooks in settings.json
-            // (https://code.claude.com/docs/en/settings).
+            // (https://code.claude.com/docs/en/env-vars).
             let mcp = match req.scope {
                 Scope::User => req.home.join(".claude.json"),
                 Scope::Project => req.project.join(".mcp.json"),
@@ -226,7 +226,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         }
         Host::Codex => {
             // ~/.codex/config.toml, or .codex/config.toml in a trusted project
-            // (https://developers.openai.com/codex/mcp); hooks.json beside it
+            // (https://github.com/openai/codex/blob/main/docs/config.md); hooks.json beside it
             // (https://developers.openai.com/codex/hooks); AGENTS.md in ~/.codex or the project
             // (https://developers.openai.com/codex/guides/agents-md).
             let dir = match (req.scope, &req.codex_home) {
@@ -248,7 +248,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             instructions(&mut report, &agents, "AGENTS.md", req)?;
         }
         Host::Cursor => {
-            // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/context/mcp);
+            // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/mcp);
             // hooks.json beside it (https://cursor.com/docs/agent/hooks); AGENTS.md at the
             // project root (https://cursor.com/docs/rules: AGENTS.md is "a simple alternative
             // to .cursor/rules").
@@ -386,7 +386,7 @@ fn json_hooks(
     let mut doc = hc::parse_json(path, text, None)?;
     let prefix = hc::hook_prefix(req.host.name());
     // Claude Code gives a settings file's `env` to every command of the session, the agent's
-    // own `cogmem …` calls included (https://code.claude.com/docs/en/settings), so those find
+    // own `cogmem …` calls included (https://code.claude.com/docs/en/env-vars), so those find
     // the workspace from any project folder.
     let env_var = (req.host == Host::ClaudeCode).then_some(WORKSPACE_VAR);
     let ws = Value::from(req.workspace.to_string_lossy().into_owned());
@@ -465,8 +465,8 @@ fn codex_config(report: &mut SetupReport, path: &Path, ws: &str, undo: bool) -> 
             },
         }
         // The agent's own `cogmem …` commands run in Codex's shell: `shell_environment_policy.
-        // set` gives them COGMEM_WORKSPACE (codex-rs/config/src/shell_environment_policy.rs,
-        // https://developers.openai.com/codex/config-reference).
+        // set` gives them COGMEM_WORKSPACE (`ShellEnvironmentPolicyToml::set` in github.com/
+        // openai/codex, codex-rs/config/src/shell_environment_policy.rs).
         let var = format!("{WORKSPACE_VAR} = {}", hc::toml_string(ws));
         let policy = hc::toml_lookup(&table, &["shell_environment_policy"]);
         let set = hc::toml_lookup(&table, &["shell_environment_policy", "set"]);

@@ -14,9 +14,10 @@
 //!   "command", "command"}]}]}}`): https://code.claude.com/docs/en/hooks and
 //!   https://developers.openai.com/codex/hooks
 //! - Codex `[mcp_servers.NAME]` with `command` and `args`, `[features] codex_hooks = true`:
-//!   https://developers.openai.com/codex/mcp and https://developers.openai.com/codex/hooks
+//!   https://github.com/openai/codex/blob/main/docs/config.md and
+//!   https://developers.openai.com/codex/hooks
 //! - Cursor `mcp.json` (`mcpServers`) and `hooks.json` (`{"version": 1, "hooks": {event:
-//!   [{"command"}]}}`): https://cursor.com/docs/context/mcp and https://cursor.com/docs/agent/hooks
+//!   [{"command"}]}}`): https://cursor.com/docs/mcp and https://cursor.com/docs/agent/hooks
 //! - OpenClaw `mcp.servers.NAME` with `command` and `args` in `~/.openclaw/openclaw.json`
 //!   (JSON5): https://docs.openclaw.ai/cli/mcp
 
