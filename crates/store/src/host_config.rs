@@ -9,17 +9,17 @@
 //! up to JSON formatting (see [`render_json`]).
 //!
 //! Formats, as documented by each host:
-//! - Claude Code `mcpServers` (`~/.claude.json`, `.mcp.json`): https://code.claude.com/docs/en/mcp
+//! - Claude Code `mcpServers` (`~/.claude.json`, `.mcp.json`): <https://code.claude.com/docs/en/mcp>
 //! - Claude Code and Codex hooks (`{"hooks": {EVENT: [{"matcher", "hooks": [{"type":
-//!   "command", "command"}]}]}}`): https://code.claude.com/docs/en/hooks and
-//!   https://developers.openai.com/codex/hooks
+//!   "command", "command"}]}]}}`): <https://code.claude.com/docs/en/hooks> and
+//!   <https://developers.openai.com/codex/hooks>
 //! - Codex `[mcp_servers.NAME]` with `command` and `args`, `[features] codex_hooks = true`:
-//!   https://github.com/openai/codex/blob/main/docs/config.md and
-//!   https://developers.openai.com/codex/hooks
+//!   <https://github.com/openai/codex/blob/main/docs/config.md> and
+//!   <https://developers.openai.com/codex/hooks>
 //! - Cursor `mcp.json` (`mcpServers`) and `hooks.json` (`{"version": 1, "hooks": {event:
-//!   [{"command"}]}}`): https://cursor.com/docs/mcp and https://cursor.com/docs/agent/hooks
+//!   [{"command"}]}}`): <https://cursor.com/docs/mcp> and <https://cursor.com/docs/agent/hooks>
 //! - OpenClaw `mcp.servers.NAME` with `command` and `args` in `~/.openclaw/openclaw.json`
-//!   (JSON5): https://docs.openclaw.ai/cli/mcp
+//!   (JSON5): <https://docs.openclaw.ai/cli/mcp>
 
 use std::path::Path;
 
