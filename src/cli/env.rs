@@ -23,6 +23,12 @@ pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
 /// Any value but `0` prints phase timings on stderr (binaries built with the `timings`
 /// feature, as `scripts/bench-*` build them).
 pub const TIMINGS: &str = "COGMEM_TIMINGS";
+/// The home folder, where `cogmem setup` finds the agent hosts' user configuration.
+pub const HOME: &str = "HOME";
+/// Codex's own folder when not `~/.codex` (https://developers.openai.com/codex/guides/agents-md:
+/// "defaults to ~/.codex, unless you set CODEX_HOME"): where `cogmem setup codex` writes the user
+/// configuration.
+pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
@@ -33,6 +39,8 @@ pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     pub workspace: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
     pub actor: Option<String>,
     pub now: Option<OsString>,
     pub no_color: bool,
@@ -47,6 +55,8 @@ impl Env {
         let non_empty = |name| std::env::var_os(name).filter(|v| !v.is_empty());
         Self {
             workspace: non_empty(WORKSPACE).map(PathBuf::from),
+            home: non_empty(HOME).map(PathBuf::from),
+            codex_home: non_empty(CODEX_HOME).map(PathBuf::from),
             actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),

@@ -30,6 +30,7 @@ mod render;
 mod repack;
 mod route;
 mod search;
+mod setup;
 mod shell;
 mod status;
 mod sync;
@@ -123,6 +124,7 @@ enum Command {
     Completions(shell::CompletionsArgs),
     Man(shell::ManArgs),
     Mcp(mcp::McpArgs),
+    Setup(setup::SetupArgs),
 }
 
 /// What a subcommand needs from the outside world.
@@ -236,6 +238,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Completions(args) => shell::run_completions(&args),
         Command::Man(args) => shell::run_man(&args),
         Command::Mcp(args) => mcp::run(&ctx, &args),
+        Command::Setup(args) => setup::run(&ctx, &args),
     };
     let code = match result {
         Ok(exit) => exit.code(),

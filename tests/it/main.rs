@@ -38,6 +38,7 @@ mod remote_sync;
 mod roles;
 mod search;
 mod secrets;
+mod setup;
 mod shell;
 mod status_audit;
 mod stress;

@@ -499,7 +499,8 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
 
 fn store_finding(check: &'static str, rel: &str, e: &cogmem_store::store::StoreError) -> Finding {
     match e {
-        cogmem_store::store::StoreError::Malformed { line, what, .. } => {
+        cogmem_store::store::StoreError::Malformed { line, what, .. }
+        | cogmem_store::store::StoreError::HostConfig { line, what, .. } => {
             Finding::new(check, rel, what.clone(), false).at(*line)
         }
         cogmem_store::store::StoreError::NotUtf8 { .. } => {

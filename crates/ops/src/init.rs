@@ -148,7 +148,7 @@ pub fn init_with(
         let abs = root.join(AGENTS_MD);
         let current = fsx::read_text_if_exists(&abs, ws.file_limit())?;
         let block = template::source("agents-memory-block.md")?;
-        if let Some(text) = with_agents_block(current.as_deref(), block, &abs)? {
+        if let Some(text) = with_agents_block(current.as_deref(), block, &abs, AGENTS_MD)? {
             if current.is_none() {
                 change.write(
                     AGENTS_MD,
@@ -227,16 +227,18 @@ fn is_workspace_file(rel: &str) -> bool {
     TOP.contains(&rel) || rel.starts_with("memory/")
 }
 
-/// Returns AGENTS.md's text with cogmem's block in place — appended when absent, replaced
-/// between its markers when present — or `None` when it is already up to date.
-fn with_agents_block(
+/// Returns an instruction file's text (AGENTS.md here; CLAUDE.md and others for `setup`) with
+/// cogmem's block in place — appended when absent, replaced between its markers when present —
+/// or `None` when it is already up to date. A new file starts with the heading `# NAME`.
+pub(crate) fn with_agents_block(
     current: Option<&str>,
     block: &str,
     path: &Path,
+    name: &str,
 ) -> crate::Result<Option<String>> {
     let wrapped = format!("{AGENTS_BEGIN}\n{}\n{AGENTS_END}\n", block.trim_end());
     let Some(text) = current else {
-        return Ok(Some(format!("# AGENTS.md\n\n{wrapped}")));
+        return Ok(Some(format!("# {name}\n\n{wrapped}")));
     };
     let begin =
         text.lines().position(|l| l.trim_start().starts_with("<!-- cogmem:memory-block:begin"));
@@ -260,20 +262,46 @@ fn with_agents_block(
             out.push_str(&lines[e + 1..].concat());
             Ok((out != text).then_some(out))
         }
-        (b, e) => {
-            let line = b.or(e).map_or(1, |i| i + 1);
-            Err(cogmem_store::store::StoreError::Malformed {
-                path: path.to_owned(),
-                line,
-                what: format!(
-                    "cogmem's memory block lacks its {} marker; put back `{}` (or delete the \
-                     block's remains), then run `cogmem init --agents-md` again",
-                    if b.is_none() { "begin" } else { "end" },
-                    if b.is_none() { "<!-- cogmem:memory-block:begin -->" } else { AGENTS_END },
-                ),
+        (b, e) => Err(lone_marker(b, e, path)),
+    }
+}
+
+/// The refusal for a block with only one of its two markers.
+fn lone_marker(b: Option<usize>, e: Option<usize>, path: &Path) -> crate::Error {
+    let line = b.or(e).map_or(1, |i| i + 1);
+    cogmem_store::store::StoreError::Malformed {
+        path: path.to_owned(),
+        line,
+        what: format!(
+            "cogmem's memory block lacks its {} marker; put back `{}` (or delete the \
+             block's remains), then run `cogmem init --agents-md` again",
+            if b.is_none() { "begin" } else { "end" },
+            if b.is_none() { "<!-- cogmem:memory-block:begin -->" } else { AGENTS_END },
+        ),
+    }
+    .into()
+}
+
+/// Returns an instruction file's text without cogmem's block (and the blank line
+/// [`with_agents_block`] put before it), or `None` when it has no block.
+///
+/// Fails, as [`with_agents_block`] does, when only one of the two markers is there.
+pub(crate) fn without_agents_block(text: &str, path: &Path) -> crate::Result<Option<String>> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let begin =
+        lines.iter().position(|l| l.trim_start().starts_with("<!-- cogmem:memory-block:begin"));
+    let end = lines.iter().position(|l| l.trim() == AGENTS_END);
+    match (begin, end) {
+        (None, None) => Ok(None),
+        (Some(b), Some(e)) if b < e => {
+            let mut out: String = lines[..b].concat();
+            if out.ends_with("\n\n") {
+                out.pop();
             }
-            .into())
+            out.push_str(&lines[e + 1..].concat());
+            Ok(Some(out))
         }
+        (b, e) => Err(lone_marker(b, e, path)),
     }
 }
 

@@ -24,6 +24,7 @@ pub mod remember;
 pub mod remote;
 pub mod role;
 pub mod search;
+pub mod setup;
 pub mod status;
 pub mod sync;
 pub mod watch;

@@ -305,7 +305,7 @@ const FIX_OR_RESTORE: &str = "fix the line (docs/formats.md describes the format
 
 fn from_store_error(c: &Candidate, e: &StoreError) -> LeftFile {
     match e {
-        StoreError::Malformed { line, what, .. } => {
+        StoreError::Malformed { line, what, .. } | StoreError::HostConfig { line, what, .. } => {
             left(c, Some(*line), what.clone(), FIX_OR_RESTORE)
         }
         StoreError::NotUtf8 { .. } => left(

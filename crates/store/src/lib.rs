@@ -22,6 +22,7 @@ pub mod change;
 pub mod decay;
 pub mod error;
 pub mod git;
+pub mod host_config;
 pub mod secrets;
 pub mod settings;
 pub mod store;

@@ -217,6 +217,14 @@ pub enum InputError {
         /// The limit.
         limit: u64,
     },
+    /// A `cogmem setup` request that cannot be carried out as asked.
+    #[error("{why}")]
+    Setup {
+        /// What is wrong.
+        why: String,
+        /// What to do instead.
+        hint: String,
+    },
     /// A name that would become a path, but could lead outside the workspace.
     #[error("invalid {what} {value:?}: {why}")]
     UnsafePath {
@@ -424,6 +432,7 @@ impl InputError {
                 "split the transcript into smaller files, or raise `limits.import_bytes` in cogmem.toml"
                     .into()
             }
+            Self::Setup { hint, .. } => hint.clone(),
             Self::UnsafePath { .. } => {
                 "names that become file names use letters, digits and `-` (entity ids are \
                  `TYPE--SLUG`); no `/`, `\\`, `..`, NUL or absolute paths"

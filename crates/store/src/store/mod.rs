@@ -43,6 +43,19 @@ pub enum StoreError {
         /// What is wrong.
         what: String,
     },
+    /// An agent host's configuration file (outside the workspace) that `cogmem setup` cannot
+    /// edit safely: not parseable, an unexpected shape, or a symbolic link.
+    #[error("{}:{line}: {what}", path.display())]
+    HostConfig {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (1 when the problem is the whole file).
+        line: usize,
+        /// What is wrong.
+        what: String,
+        /// What to do about it.
+        hint: String,
+    },
 }
 
 impl StoreError {
@@ -56,6 +69,7 @@ impl StoreError {
                  `git checkout -- FILE`"
                     .into(),
             ),
+            Self::HostConfig { hint, .. } => Some(hint.clone()),
         }
     }
 }

@@ -1,0 +1,622 @@
+//! `cogmem setup HOST`: registers cogmem with an agent host — its MCP server, its hooks and the
+//! memory block in the host's instruction file — by merging into the host's own configuration
+//! files, and `--undo` takes exactly that back out.
+//!
+//! These files live outside the workspace (the user's home, or the project the host runs in):
+//! they are host configuration, not memory, so they do not go through the change engine and
+//! make no commit. Instead [`plan`] reads and checks every file first and writes nothing (a
+//! malformed file fails the whole setup before any write); [`apply`] then copies each file it
+//! will change to `FILE.cogmem-backup-STAMP` and replaces it atomically (temp file + rename,
+//! `fsx::write_atomic`). A file that is a symbolic link (dotfiles managers make them) is never
+//! replaced: writing a new file in its place would cut the link. The formats and their sources
+//! are in `cogmem_store::host_config`; the instruction block is `init`'s.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use cogmem_store::error::InputError;
+use cogmem_store::host_config::{self as hc, HookShape};
+use cogmem_store::store::StoreError;
+use cogmem_store::store::fsx;
+use cogmem_store::template;
+use cogmem_text::Clock;
+
+use crate::init::{with_agents_block, without_agents_block};
+
+/// An agent host `setup` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Host {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// The Cursor editor's agent.
+    Cursor,
+    /// OpenClaw, the host the cognitive-memory skill was written for.
+    Openclaw,
+}
+
+impl Host {
+    /// The host's name as `setup` and `hook` spell it (`claude-code`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+            Self::Cursor => "cursor",
+            Self::Openclaw => "openclaw",
+        }
+    }
+
+    /// The hook events `cogmem hook HOST` handles, as the host names them (empty: the host
+    /// runs no shell hooks).
+    pub fn hook_events(self) -> &'static [&'static str] {
+        match self {
+            // https://code.claude.com/docs/en/hooks
+            Self::ClaudeCode => &["SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"],
+            // https://developers.openai.com/codex/hooks (Codex has no SessionEnd; Stop ends a turn)
+            Self::Codex => &["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"],
+            // https://cursor.com/docs/agent/hooks (Cursor documents no transcript format, so
+            // `cogmem hook cursor` handles only these two)
+            Self::Cursor => &["sessionStart", "beforeSubmitPrompt"],
+            // OpenClaw's hooks are TypeScript handlers inside its gateway
+            // (https://docs.openclaw.ai/automation/hooks), not shell commands.
+            Self::Openclaw => &[],
+        }
+    }
+}
+
+/// Whose configuration `setup` edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// The user's own files under the home folder: every project.
+    User,
+    /// The files of the project in the current folder: shared with whoever clones it.
+    Project,
+}
+
+/// What `setup` is asked to do.
+#[derive(Debug, Clone)]
+pub struct SetupRequest {
+    /// The host.
+    pub host: Host,
+    /// User or project configuration.
+    pub scope: Scope,
+    /// The home folder (`HOME`).
+    pub home: PathBuf,
+    /// Codex's folder when `CODEX_HOME` names one (else `~/.codex`).
+    pub codex_home: Option<PathBuf>,
+    /// The project folder (the current folder), for `--scope project`.
+    pub project: PathBuf,
+    /// The workspace's root, absolute: what the server and hooks are pointed at.
+    pub workspace: PathBuf,
+    /// Take cogmem's entries out instead of putting them in.
+    pub undo: bool,
+}
+
+/// What happens to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// The file is new.
+    Create,
+    /// The file is changed.
+    Update,
+    /// The file held only what setup had put there, and goes.
+    Delete,
+}
+
+/// One configuration file `setup` changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// What cogmem keeps there: `mcp`, `hooks` or `instructions`.
+    pub role: &'static str,
+    /// Create, update or delete.
+    pub action: Action,
+    /// Where the file's earlier content was copied (after [`apply`]; none for a new file).
+    pub backup: Option<PathBuf>,
+    #[serde(skip)]
+    before: Option<String>,
+    #[serde(skip)]
+    after: Option<String>,
+}
+
+/// The outcome of `setup`: the files it changes (or changed), those already right, and notes.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetupReport {
+    /// The host.
+    pub host: Host,
+    /// The scope.
+    pub scope: Scope,
+    /// Whether this took cogmem out (`--undo`).
+    pub undo: bool,
+    /// The workspace the entries point at.
+    pub workspace: PathBuf,
+    /// Files to change; [`apply`] fills in their backups.
+    pub files: Vec<FileChange>,
+    /// Files already as setup would leave them.
+    pub unchanged: Vec<PathBuf>,
+    /// What setup left to the user, and why.
+    pub notes: Vec<String>,
+}
+
+/// The variable that names the workspace to every `cogmem` command (`src/cli/env.rs`).
+const WORKSPACE_VAR: &str = "COGMEM_WORKSPACE";
+
+/// The program hosts start: found on their `PATH`, as `cargo install` puts it.
+const PROGRAM: &str = "cogmem";
+
+/// Quotes a path for a POSIX shell when it needs it (hook commands run through one).
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:,@".contains(&b)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Works out every change for `req`, reading the files and writing nothing.
+///
+/// Fails with the file and line when a configuration file is malformed or has a shape setup
+/// cannot merge into, when a file to change is a symbolic link, and when the request makes no
+/// sense for the host (OpenClaw has no project configuration; a project inside the workspace).
+pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
+    if req.scope == Scope::Project && req.host == Host::Openclaw {
+        return Err(InputError::Setup {
+            why: "OpenClaw has one configuration, ~/.openclaw/openclaw.json, and no project \
+                  scope"
+                .into(),
+            hint: "run `cogmem setup openclaw` (the user scope)".into(),
+        }
+        .into());
+    }
+    if req.scope == Scope::Project && req.project.starts_with(&req.workspace) {
+        return Err(InputError::Setup {
+            why: format!(
+                "{} is inside the workspace; a host's project files there would be memory \
+                 files without a commit",
+                req.project.display()
+            ),
+            hint: "run it in the project folder where you start the agent, or use `--scope user`"
+                .into(),
+        }
+        .into());
+    }
+    let mut report = SetupReport {
+        host: req.host,
+        scope: req.scope,
+        undo: req.undo,
+        workspace: req.workspace.clone(),
+        files: Vec::new(),
+        unchanged: Vec::new(),
+        notes: Vec::new(),
+    };
+    let ws = req.workspace.to_string_lossy().into_owned();
+    let base = match req.scope {
+        Scope::User => req.home.clone(),
+        Scope::Project => req.project.clone(),
+    };
+    let mcp_args = json!(["mcp", "--workspace", ws]);
+    let hook_command =
+        format!("{} --workspace {}", hc::hook_prefix(req.host.name()), shell_quote(&ws));
+    match req.host {
+        Host::ClaudeCode => {
+            // User servers live in ~/.claude.json, project ones in .mcp.json at the project
+            // root (https://code.claude.com/docs/en/mcp); hooks in settings.json
+            // (https://code.claude.com/docs/en/env-vars).
+            let mcp = match req.scope {
+                Scope::User => req.home.join(".claude.json"),
+                Scope::Project => req.project.join(".mcp.json"),
+            };
+            let entry = json!({ "type": "stdio", "command": PROGRAM, "args": mcp_args });
+            json_server(&mut report, &mcp, &["mcpServers"], entry, None, req.undo)?;
+            let settings = base.join(".claude").join("settings.json");
+            json_hooks(&mut report, &settings, HookShape::Grouped, req, &hook_command)?;
+            let claude_md = match req.scope {
+                Scope::User => req.home.join(".claude").join("CLAUDE.md"),
+                Scope::Project => req.project.join("CLAUDE.md"),
+            };
+            instructions(&mut report, &claude_md, "CLAUDE.md", req)?;
+        }
+        Host::Codex => {
+            // ~/.codex/config.toml, or .codex/config.toml in a trusted project
+            // (https://github.com/openai/codex/blob/main/docs/config.md); hooks.json beside it
+            // (https://developers.openai.com/codex/hooks); AGENTS.md in ~/.codex or the project
+            // (https://developers.openai.com/codex/guides/agents-md).
+            let dir = match (req.scope, &req.codex_home) {
+                (Scope::User, Some(codex_home)) => codex_home.clone(),
+                _ => base.join(".codex"),
+            };
+            codex_config(&mut report, &dir.join("config.toml"), &ws, req.undo)?;
+            json_hooks(
+                &mut report,
+                &dir.join("hooks.json"),
+                HookShape::Grouped,
+                req,
+                &hook_command,
+            )?;
+            let agents = match req.scope {
+                Scope::User => dir.join("AGENTS.md"),
+                Scope::Project => req.project.join("AGENTS.md"),
+            };
+            instructions(&mut report, &agents, "AGENTS.md", req)?;
+        }
+        Host::Cursor => {
+            // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/mcp);
+            // hooks.json beside it (https://cursor.com/docs/agent/hooks); AGENTS.md at the
+            // project root (https://cursor.com/docs/rules: AGENTS.md is "a simple alternative
+            // to .cursor/rules").
+            let dir = base.join(".cursor");
+            let entry = json!({ "command": PROGRAM, "args": mcp_args });
+            json_server(
+                &mut report,
+                &dir.join("mcp.json"),
+                &["mcpServers"],
+                entry,
+                None,
+                req.undo,
+            )?;
+            json_hooks(&mut report, &dir.join("hooks.json"), HookShape::Flat, req, &hook_command)?;
+            match req.scope {
+                Scope::Project => {
+                    instructions(&mut report, &req.project.join("AGENTS.md"), "AGENTS.md", req)?;
+                }
+                Scope::User => report.notes.push(
+                    "Cursor keeps user rules in its settings, not in a file: paste the block from \
+                     `cogmem setup cursor --scope project` there, or run that in each project"
+                        .into(),
+                ),
+            }
+        }
+        Host::Openclaw => {
+            // mcp.servers in ~/.openclaw/openclaw.json (https://docs.openclaw.ai/cli/mcp), a
+            // JSON5 file (https://docs.openclaw.ai/gateway/configuration-reference).
+            let config = req.home.join(".openclaw").join("openclaw.json");
+            let entry = json!({ "command": PROGRAM, "args": mcp_args });
+            let hint = format!(
+                "setup edits plain JSON only, and would lose JSON5 comments; add the server with \
+                 `openclaw mcp set {} '{}'` instead",
+                hc::SERVER_NAME,
+                serde_json::to_string(&entry).expect("a JSON value always serialises")
+            );
+            json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req.undo)?;
+            // The agent's workspace (default ~/.openclaw/workspace) holds its AGENTS.md
+            // (https://docs.openclaw.ai/concepts/agent-workspace).
+            let agents = req.home.join(".openclaw").join("workspace").join("AGENTS.md");
+            instructions(&mut report, &agents, "AGENTS.md", req)?;
+            report.notes.push(
+                "OpenClaw runs hooks inside its gateway, not as shell commands: no hooks were \
+                 registered"
+                    .into(),
+            );
+        }
+    }
+    Ok(report)
+}
+
+/// Reads a configuration file; `None` when it does not exist.
+fn read(path: &Path) -> crate::Result<Option<String>> {
+    fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).map_err(Into::into)
+}
+
+/// Records the change from `before` to `after` (`None`: the file goes), or the file as
+/// unchanged; refuses to replace a symbolic link.
+fn record(
+    report: &mut SetupReport,
+    path: &Path,
+    role: &'static str,
+    before: Option<String>,
+    after: Option<String>,
+) -> crate::Result<()> {
+    if before == after {
+        if before.is_some() {
+            report.unchanged.push(path.to_owned());
+        }
+        return Ok(());
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(StoreError::HostConfig {
+            path: path.to_owned(),
+            line: 1,
+            what: "is a symbolic link; setup does not replace links".into(),
+            hint: "make the change by hand in the file the link points to (`--dry-run` shows \
+                   it), or replace the link with a copy of its file"
+                .into(),
+        }
+        .into());
+    }
+    let action = match (&before, &after) {
+        (None, _) => Action::Create,
+        (Some(_), None) => Action::Delete,
+        (Some(_), Some(_)) => Action::Update,
+    };
+    report.files.push(FileChange {
+        path: path.to_owned(),
+        role,
+        action,
+        backup: None,
+        before,
+        after,
+    });
+    Ok(())
+}
+
+/// The JSON text to leave: `None` when undo emptied a document.
+fn json_after(doc: &Value, undo: bool) -> Option<String> {
+    (!(undo && doc.as_object().is_some_and(serde_json::Map::is_empty)))
+        .then(|| hc::render_json(doc))
+}
+
+fn json_server(
+    report: &mut SetupReport,
+    path: &Path,
+    keys: &[&str],
+    entry: Value,
+    json5_hint: Option<&str>,
+    undo: bool,
+) -> crate::Result<()> {
+    let before = read(path)?;
+    let text = before.as_deref().unwrap_or("");
+    let mut doc = hc::parse_json(path, text, json5_hint)?;
+    let changed = if undo {
+        hc::remove_entry(&mut doc, keys, hc::SERVER_NAME)
+    } else {
+        hc::set_entry(&mut doc, keys, hc::SERVER_NAME, entry, path, text)?
+    };
+    let after = if changed { json_after(&doc, undo) } else { before.clone() };
+    record(report, path, "mcp", before, after)
+}
+
+fn json_hooks(
+    report: &mut SetupReport,
+    path: &Path,
+    shape: HookShape,
+    req: &SetupRequest,
+    command: &str,
+) -> crate::Result<()> {
+    let events = req.host.hook_events();
+    let before = read(path)?;
+    let text = before.as_deref().unwrap_or("");
+    let mut doc = hc::parse_json(path, text, None)?;
+    let prefix = hc::hook_prefix(req.host.name());
+    // Claude Code gives a settings file's `env` to every command of the session, the agent's
+    // own `cogmem …` calls included (https://code.claude.com/docs/en/env-vars), so those find
+    // the workspace from any project folder.
+    let env_var = (req.host == Host::ClaudeCode).then_some(WORKSPACE_VAR);
+    let ws = Value::from(req.workspace.to_string_lossy().into_owned());
+    let changed = if req.undo {
+        let env = env_var.is_some_and(|var| hc::remove_entry(&mut doc, &["env"], var));
+        hc::remove_hooks(&mut doc, shape, &prefix) | env
+    } else {
+        let env = match env_var {
+            Some(var) => hc::set_entry(&mut doc, &["env"], var, ws, path, text)?,
+            None => false,
+        };
+        hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env
+    };
+    let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
+    record(report, path, "hooks", before, after)
+}
+
+/// Codex's config.toml: `[mcp_servers.cogmem]` in cogmem's marked block, and hooks switched on
+/// with `[features] codex_hooks = true`, editing the text so that comments and every other
+/// table stay byte for byte.
+fn codex_config(report: &mut SetupReport, path: &Path, ws: &str, undo: bool) -> crate::Result<()> {
+    let before = read(path)?;
+    let text = before.as_deref().unwrap_or("");
+    hc::check_toml(path, text)?;
+    let bare = hc::remove_toml_block(path, text)?;
+    let after = if undo {
+        (!(bare.trim().is_empty() && before.is_some() && text != bare)).then_some(bare)
+    } else {
+        let table = hc::check_toml(path, &bare)?;
+        if hc::has_table_key(&table, "mcp_servers", hc::SERVER_NAME) {
+            return Err(StoreError::HostConfig {
+                path: path.to_owned(),
+                line: line_of_text(&bare, "mcp_servers"),
+                what: format!(
+                    "already has an `mcp_servers.{}` that setup did not write",
+                    hc::SERVER_NAME
+                ),
+                hint: "remove that table (or rename it), then run `cogmem setup codex` again"
+                    .into(),
+            }
+            .into());
+        }
+        let mut body = format!(
+            "[mcp_servers.{}]\ncommand = {}\nargs = [{}, {}, {}]\n",
+            hc::SERVER_NAME,
+            hc::toml_string(PROGRAM),
+            hc::toml_string("mcp"),
+            hc::toml_string("--workspace"),
+            hc::toml_string(ws),
+        );
+        let (features, hooks_on) = hc::table_bool(&table, "features", "codex_hooks");
+        let mut out = bare.clone();
+        match (features, hooks_on) {
+            (_, Some(true)) => {}
+            (_, Some(false)) => report.notes.push(format!(
+                "{} sets `features.codex_hooks = false`; setup left it, so Codex will not run the \
+                 hooks until you set it to true",
+                path.display()
+            )),
+            (false, None) => body.push_str("\n[features]\ncodex_hooks = true\n"),
+            (true, None) => match hc::insert_into_table(&out, "features", "codex_hooks = true") {
+                Some(with) => out = with,
+                None => {
+                    return Err(StoreError::HostConfig {
+                        path: path.to_owned(),
+                        line: line_of_text(&bare, "features"),
+                        what: "`features` is not written as a `[features]` table, so setup cannot \
+                               add `codex_hooks = true` to it"
+                            .into(),
+                        hint: "add `codex_hooks = true` to the features by hand, then run \
+                               `cogmem setup codex` again"
+                            .into(),
+                    }
+                    .into());
+                }
+            },
+        }
+        // The agent's own `cogmem …` commands run in Codex's shell: `shell_environment_policy.
+        // set` gives them COGMEM_WORKSPACE (`ShellEnvironmentPolicyToml::set` in github.com/
+        // openai/codex, codex-rs/config/src/shell_environment_policy.rs).
+        let var = format!("{WORKSPACE_VAR} = {}", hc::toml_string(ws));
+        let policy = hc::toml_lookup(&table, &["shell_environment_policy"]);
+        let set = hc::toml_lookup(&table, &["shell_environment_policy", "set"]);
+        let inserted = match (policy, set) {
+            (None, _) => {
+                body.push_str(&format!("\n[shell_environment_policy.set]\n{var}\n"));
+                true
+            }
+            (Some(_), Some(set)) => match set.get(WORKSPACE_VAR) {
+                Some(v) => v.as_str() == Some(ws),
+                None => hc::insert_into_table(&out, "shell_environment_policy.set", &var)
+                    .map(|with| out = with)
+                    .is_some(),
+            },
+            (Some(_), None) => {
+                hc::insert_into_table(&out, "shell_environment_policy", &format!("set.{var}"))
+                    .map(|with| out = with)
+                    .is_some()
+            }
+        };
+        if !inserted {
+            report.notes.push(format!(
+                "{} has a `shell_environment_policy` setup could not extend: add `{var}` to its \
+                 `set` so the agent's own cogmem commands find the workspace",
+                path.display()
+            ));
+        }
+        let with = hc::append_toml_block(&out, &body);
+        hc::check_toml(path, &with)?;
+        Some(with)
+    };
+    let after = match after {
+        Some(a) if before.is_none() && a.is_empty() => None,
+        other => other,
+    };
+    record(report, path, "mcp", before, after)
+}
+
+fn line_of_text(text: &str, needle: &str) -> usize {
+    text.find(needle).map_or(1, |at| cogmem_store::store::markdown::line_of(text, at))
+}
+
+/// The memory block in an instruction file (CLAUDE.md, AGENTS.md), through `init`'s writer.
+/// A file inside the workspace is memory: `cogmem init --agents-md` writes it, in a commit.
+fn instructions(
+    report: &mut SetupReport,
+    path: &Path,
+    name: &str,
+    req: &SetupRequest,
+) -> crate::Result<()> {
+    if path.starts_with(&req.workspace) {
+        report.notes.push(format!(
+            "{} is inside the workspace, so setup leaves it to `cogmem init --agents-md`, which \
+             commits it",
+            path.display()
+        ));
+        return Ok(());
+    }
+    let before = read(path)?;
+    let after = if req.undo {
+        match &before {
+            None => None,
+            Some(text) => match without_agents_block(text, path)? {
+                None => Some(text.clone()),
+                // A file setup created holds only its heading once the block is gone.
+                Some(rest) if rest.trim() == format!("# {name}") => None,
+                Some(rest) => Some(rest),
+            },
+        }
+    } else {
+        let block = template::source("agents-memory-block.md")?;
+        with_agents_block(before.as_deref(), block, path, name)?.or_else(|| before.clone())
+    };
+    record(report, path, "instructions", before, after)
+}
+
+/// Copies each file to change to `FILE.cogmem-backup-STAMP`, then writes the new content
+/// atomically (or removes the file), in the order of the report.
+///
+/// Fails on the first file that cannot be written; the files before it are already changed,
+/// and every changed file has its backup.
+pub fn apply(report: &mut SetupReport, clock: &dyn Clock) -> crate::Result<()> {
+    let stamp = clock.now().with_timezone(&chrono::Utc).format("%Y%m%dT%H%M%SZ").to_string();
+    for file in &mut report.files {
+        if let Some(before) = &file.before {
+            let mut name = file.path.as_os_str().to_owned();
+            name.push(format!(".cogmem-backup-{stamp}"));
+            let mut backup = PathBuf::from(&name);
+            let mut n = 2;
+            while std::fs::symlink_metadata(&backup).is_ok() {
+                backup = PathBuf::from(format!("{}-{n}", name.to_string_lossy()));
+                n += 1;
+            }
+            fsx::write_atomic(&backup, before.as_bytes())?;
+            file.backup = Some(backup);
+        }
+    }
+    for file in &report.files {
+        match &file.after {
+            Some(after) => fsx::write_atomic(&file.path, after.as_bytes())?,
+            None => fsx::remove_file(&file.path)?,
+        }
+    }
+    Ok(())
+}
+
+/// Renders the changes as a unified diff, one `--- PATH` / `+++ PATH` section per file.
+pub fn diff(report: &SetupReport) -> crate::Result<String> {
+    let mut out = String::new();
+    for file in &report.files {
+        let old = file.before.as_deref().unwrap_or("");
+        let new = file.after.as_deref().unwrap_or("");
+        let shown = file.path.display();
+        let _ = writeln!(
+            out,
+            "--- {}",
+            if file.before.is_some() { shown.to_string() } else { "/dev/null".into() }
+        );
+        let _ = writeln!(
+            out,
+            "+++ {}",
+            if file.after.is_some() { shown.to_string() } else { "/dev/null".into() }
+        );
+        let mut patch = git2::Patch::from_buffers(old.as_bytes(), None, new.as_bytes(), None, None)
+            .map_err(|cause| cogmem_store::git::GitError::Op {
+                what: "diff a configuration file",
+                cause,
+            })?;
+        let mut body = String::new();
+        patch
+            .print(&mut |_, _, line| {
+                let content = String::from_utf8_lossy(line.content());
+                match line.origin() {
+                    '+' | '-' | ' ' => {
+                        body.push(line.origin());
+                        body.push_str(&content);
+                    }
+                    'H' | '>' | '<' | '=' => body.push_str(&content),
+                    _ => {}
+                }
+                true
+            })
+            .map_err(|cause| cogmem_store::git::GitError::Op {
+                what: "diff a configuration file",
+                cause,
+            })?;
+        out.push_str(&body);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}

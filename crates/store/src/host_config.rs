@@ -1,0 +1,558 @@
+//! Agent hosts' own configuration files, as `cogmem setup` edits them: the JSON files of Claude
+//! Code, Cursor, Codex (`hooks.json`) and OpenClaw, and Codex's `config.toml`. This module owns
+//! parsing and rendering them; it never writes to disk (`cogmem_ops::setup` does, atomically).
+//!
+//! Invariant: an edit touches only the keys and entries cogmem owns (the server named
+//! [`SERVER_NAME`], hook entries whose command starts with [`hook_prefix`], and the lines between
+//! cogmem's markers in TOML); every other key, entry and comment is kept. Adding what is
+//! already there changes nothing, and removing gives back the file as it was before adding,
+//! up to JSON formatting (see [`render_json`]).
+//!
+//! Formats, as documented by each host:
+//! - Claude Code `mcpServers` (`~/.claude.json`, `.mcp.json`): <https://code.claude.com/docs/en/mcp>
+//! - Claude Code and Codex hooks (`{"hooks": {EVENT: [{"matcher", "hooks": [{"type":
+//!   "command", "command"}]}]}}`): <https://code.claude.com/docs/en/hooks> and
+//!   <https://developers.openai.com/codex/hooks>
+//! - Codex `[mcp_servers.NAME]` with `command` and `args`, `[features] codex_hooks = true`:
+//!   <https://github.com/openai/codex/blob/main/docs/config.md> and
+//!   <https://developers.openai.com/codex/hooks>
+//! - Cursor `mcp.json` (`mcpServers`) and `hooks.json` (`{"version": 1, "hooks": {event:
+//!   [{"command"}]}}`): <https://cursor.com/docs/mcp> and <https://cursor.com/docs/agent/hooks>
+//! - OpenClaw `mcp.servers.NAME` with `command` and `args` in `~/.openclaw/openclaw.json`
+//!   (JSON5): <https://docs.openclaw.ai/cli/mcp>
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::store::StoreError;
+use crate::store::markdown::line_of;
+
+/// The name cogmem registers its MCP server under, in every host.
+pub const SERVER_NAME: &str = "cogmem";
+
+/// The line that opens cogmem's part of a TOML file.
+pub const TOML_BEGIN: &str =
+    "# cogmem setup: begin (written by `cogmem setup`; `cogmem setup --undo` removes it)";
+/// The line that closes cogmem's part of a TOML file.
+pub const TOML_END: &str = "# cogmem setup: end";
+/// The comment that marks a single line cogmem added inside someone else's TOML table.
+pub const TOML_LINE_MARK: &str = "# added by cogmem setup";
+
+/// Returns the start every hook command cogmem registers for `host` has (`cogmem hook HOST`):
+/// entries starting with it are cogmem's, replaced by setup and removed by undo.
+pub fn hook_prefix(host: &str) -> String {
+    format!("cogmem hook {host}")
+}
+
+fn is_ours(command: &str, prefix: &str) -> bool {
+    command == prefix || command.strip_prefix(prefix).is_some_and(|rest| rest.starts_with(' '))
+}
+
+fn bad(path: &Path, line: usize, what: impl Into<String>, hint: impl Into<String>) -> StoreError {
+    StoreError::HostConfig { path: path.to_owned(), line, what: what.into(), hint: hint.into() }
+}
+
+/// The 1-based line where `"key"` first appears in `text`, or 1.
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.find(&format!("\"{key}\"")).map_or(1, |at| line_of(text, at))
+}
+
+/// Parses a host's JSON file; empty text is an empty object.
+///
+/// Fails with the file and line when the text is not JSON (`json5_hint` says what to do when
+/// the host allows JSON5, whose comments setup would lose) or its top level is not an object.
+pub fn parse_json(path: &Path, text: &str, json5_hint: Option<&str>) -> Result<Value, StoreError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let what = format!("not valid JSON: {e}");
+        let hint = json5_hint.map_or_else(
+            || "fix the file (or move it aside), then run `cogmem setup` again".to_owned(),
+            str::to_owned,
+        );
+        bad(path, e.line().max(1), what, hint)
+    })?;
+    if !value.is_object() {
+        return Err(bad(
+            path,
+            1,
+            "the top level is not a JSON object",
+            "fix the file (or move it aside), then run `cogmem setup` again",
+        ));
+    }
+    Ok(value)
+}
+
+/// Renders JSON as setup writes it: two-space indentation, keys in their order, a final newline.
+pub fn render_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("a JSON value always serialises");
+    text.push('\n');
+    text
+}
+
+/// Returns the object at `keys` below `doc`, creating empty objects on the way.
+fn object_at<'a>(
+    doc: &'a mut Value,
+    keys: &[&str],
+    path: &Path,
+    text: &str,
+) -> Result<&'a mut Map<String, Value>, StoreError> {
+    let mut at = doc;
+    let mut trail = String::new();
+    for key in keys {
+        if !trail.is_empty() {
+            trail.push('.');
+        }
+        trail.push_str(key);
+        let map = at.as_object_mut().expect("checked to be an object on the way down");
+        at = map.entry((*key).to_owned()).or_insert_with(|| Value::Object(Map::new()));
+        if !at.is_object() {
+            return Err(bad(
+                path,
+                line_of_key(text, key),
+                format!("`{trail}` is not a JSON object"),
+                format!("make `{trail}` an object (`{{}}`), then run `cogmem setup` again"),
+            ));
+        }
+    }
+    Ok(at.as_object_mut().expect("checked above"))
+}
+
+/// Sets `keys… .name` to `value` (an MCP server entry, an environment variable); `true` when
+/// the document changed.
+///
+/// `text` is the file's text, for the line in errors.
+pub fn set_entry(
+    doc: &mut Value,
+    keys: &[&str],
+    name: &str,
+    value: Value,
+    path: &Path,
+    text: &str,
+) -> Result<bool, StoreError> {
+    let map = object_at(doc, keys, path, text)?;
+    if map.get(name) == Some(&value) {
+        return Ok(false);
+    }
+    map.insert(name.to_owned(), value);
+    Ok(true)
+}
+
+/// Removes `keys… .name`, and each object on the way that this leaves empty; `true` when the
+/// document changed.
+pub fn remove_entry(doc: &mut Value, keys: &[&str], name: &str) -> bool {
+    fn walk(at: &mut Value, keys: &[&str], name: &str) -> bool {
+        let Some(map) = at.as_object_mut() else { return false };
+        match keys.split_first() {
+            None => map.shift_remove(name).is_some(),
+            Some((key, rest)) => {
+                let Some(child) = map.get_mut(*key) else { return false };
+                let changed = walk(child, rest, name);
+                if changed && child.as_object().is_some_and(Map::is_empty) {
+                    map.shift_remove(*key);
+                }
+                changed
+            }
+        }
+    }
+    walk(doc, keys, name)
+}
+
+/// The shape of a host's hook list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookShape {
+    /// Claude Code and Codex: `hooks.EVENT = [{"hooks": [{"type": "command", "command"}]}]`.
+    Grouped,
+    /// Cursor: `version: 1`, `hooks.event = [{"command"}]`.
+    Flat,
+}
+
+/// Commands of the hook entries under one event, with (group, entry) positions.
+fn commands(list: &[Value], shape: HookShape) -> Vec<(usize, Option<usize>, String)> {
+    let mut out = Vec::new();
+    for (g, item) in list.iter().enumerate() {
+        match shape {
+            HookShape::Flat => {
+                if let Some(c) = item.get("command").and_then(Value::as_str) {
+                    out.push((g, None, c.to_owned()));
+                }
+            }
+            HookShape::Grouped => {
+                let hooks = item.get("hooks").and_then(Value::as_array);
+                for (h, hook) in hooks.into_iter().flatten().enumerate() {
+                    if let Some(c) = hook.get("command").and_then(Value::as_str) {
+                        out.push((g, Some(h), c.to_owned()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Registers `command` for each of `events`, replacing cogmem's older entries (those starting
+/// with `prefix`) and keeping every other hook; `true` when the document changed.
+pub fn set_hooks(
+    doc: &mut Value,
+    shape: HookShape,
+    events: &[&str],
+    command: &str,
+    prefix: &str,
+    path: &Path,
+    text: &str,
+) -> Result<bool, StoreError> {
+    let mut changed = false;
+    if shape == HookShape::Flat {
+        let top = doc.as_object_mut().expect("parse_json returns an object");
+        if !top.contains_key("version") {
+            top.insert("version".to_owned(), Value::from(1));
+            changed = true;
+        }
+    }
+    let hooks = object_at(doc, &["hooks"], path, text)?;
+    for event in events {
+        let list = hooks.entry((*event).to_owned()).or_insert_with(|| Value::Array(Vec::new()));
+        let Some(list) = list.as_array_mut() else {
+            return Err(bad(
+                path,
+                line_of_key(text, event),
+                format!("`hooks.{event}` is not a JSON array"),
+                format!("make `hooks.{event}` a list (`[]`), then run `cogmem setup` again"),
+            ));
+        };
+        let ours: Vec<_> =
+            commands(list, shape).into_iter().filter(|(_, _, c)| is_ours(c, prefix)).collect();
+        if ours.len() == 1 && ours[0].2 == command {
+            continue;
+        }
+        remove_ours(list, shape, prefix);
+        list.push(match shape {
+            HookShape::Flat => serde_json::json!({ "command": command }),
+            HookShape::Grouped => {
+                serde_json::json!({ "hooks": [{ "type": "command", "command": command }] })
+            }
+        });
+        changed = true;
+    }
+    Ok(changed)
+}
+
+/// Removes the entries starting with `prefix` from one event's list, and groups left empty.
+fn remove_ours(list: &mut Vec<Value>, shape: HookShape, prefix: &str) -> bool {
+    let before = list.len();
+    let mut changed = false;
+    match shape {
+        HookShape::Flat => list.retain(|item| {
+            !item.get("command").and_then(Value::as_str).is_some_and(|c| is_ours(c, prefix))
+        }),
+        HookShape::Grouped => {
+            for item in list.iter_mut() {
+                if let Some(hooks) = item.get_mut("hooks").and_then(Value::as_array_mut) {
+                    let n = hooks.len();
+                    hooks.retain(|h| {
+                        !h.get("command")
+                            .and_then(Value::as_str)
+                            .is_some_and(|c| is_ours(c, prefix))
+                    });
+                    if hooks.len() != n {
+                        changed = true;
+                        if hooks.is_empty() {
+                            // Mark the group for removal: it held only cogmem's entries.
+                            *item = Value::Null;
+                        }
+                    }
+                }
+            }
+            list.retain(|item| !item.is_null());
+        }
+    }
+    changed || list.len() != before
+}
+
+/// Removes cogmem's hook entries (commands starting with `prefix`) from every event, the
+/// events and the `hooks` object this leaves empty, and a `version` key when nothing else is
+/// left; `true` when the document changed.
+pub fn remove_hooks(doc: &mut Value, shape: HookShape, prefix: &str) -> bool {
+    let Some(top) = doc.as_object_mut() else { return false };
+    let Some(hooks) = top.get_mut("hooks").and_then(Value::as_object_mut) else { return false };
+    let mut changed = false;
+    let mut emptied = Vec::new();
+    for (event, list) in hooks.iter_mut() {
+        if let Some(list) = list.as_array_mut()
+            && remove_ours(list, shape, prefix)
+        {
+            changed = true;
+            if list.is_empty() {
+                emptied.push(event.clone());
+            }
+        }
+    }
+    for event in emptied {
+        hooks.shift_remove(&event);
+    }
+    if changed && hooks.is_empty() {
+        top.shift_remove("hooks");
+        if shape == HookShape::Flat && top.len() == 1 && top.get("version") == Some(&Value::from(1))
+        {
+            top.shift_remove("version");
+        }
+    }
+    changed
+}
+
+/// Checks that `text` is valid TOML, with the file and line when it is not.
+pub fn check_toml(path: &Path, text: &str) -> Result<toml::Table, StoreError> {
+    text.parse::<toml::Table>().map_err(|e| {
+        let line = e.span().map_or(1, |s| line_of(text, s.start));
+        bad(
+            path,
+            line,
+            format!("not valid TOML: {}", e.message().trim().replace('\n', " ")),
+            "fix the file (or move it aside), then run `cogmem setup` again",
+        )
+    })
+}
+
+/// The value at `keys` in a TOML document, when there is one.
+pub fn toml_lookup<'a>(doc: &'a toml::Table, keys: &[&str]) -> Option<&'a toml::Value> {
+    let (first, rest) = keys.split_first()?;
+    rest.iter().try_fold(doc.get(*first)?, |at, key| at.get(*key))
+}
+
+/// Whether the TOML table `table.KEY` exists and holds `name`.
+pub fn has_table_key(doc: &toml::Table, key: &str, name: &str) -> bool {
+    doc.get(key).and_then(toml::Value::as_table).is_some_and(|t| t.contains_key(name))
+}
+
+/// Whether `table.KEY` exists, and the boolean at `table.KEY.name` when there is one.
+pub fn table_bool(doc: &toml::Table, key: &str, name: &str) -> (bool, Option<bool>) {
+    let table = doc.get(key);
+    (table.is_some(), table.and_then(|t| t.get(name)).and_then(toml::Value::as_bool))
+}
+
+/// Quotes a string as a TOML basic string.
+pub fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Returns `text` without cogmem's marked block and marked lines (see [`TOML_BEGIN`] and
+/// [`TOML_LINE_MARK`]), byte for byte otherwise.
+///
+/// Fails when a begin marker has no end marker, or the other way round.
+pub fn remove_toml_block(path: &Path, text: &str) -> Result<String, StoreError> {
+    let mut out = String::with_capacity(text.len());
+    let mut inside: Option<usize> = None;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let t = line.trim();
+        if t.starts_with("# cogmem setup: begin") {
+            inside = Some(i + 1);
+            // The blank line setup puts before its block goes with it.
+            if out.ends_with("\n\n") {
+                out.pop();
+            } else if out == "\n" {
+                out.clear();
+            }
+            continue;
+        }
+        if t == TOML_END {
+            if inside.is_none() {
+                return Err(unpaired(path, i + 1));
+            }
+            inside = None;
+            continue;
+        }
+        if inside.is_some() || t.ends_with(TOML_LINE_MARK) {
+            continue;
+        }
+        out.push_str(line);
+    }
+    match inside {
+        Some(line) => Err(unpaired(path, line)),
+        None => Ok(out),
+    }
+}
+
+fn unpaired(path: &Path, line: usize) -> StoreError {
+    bad(
+        path,
+        line,
+        "cogmem's block lacks its begin or end marker",
+        format!(
+            "put back the missing `{TOML_BEGIN}` or `{TOML_END}` line (or delete the block's \
+             remains), then run `cogmem setup` again"
+        ),
+    )
+}
+
+/// Appends cogmem's block (`body`: TOML lines) at the end of `text`, after a blank line.
+pub fn append_toml_block(text: &str, body: &str) -> String {
+    let mut out = text.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(TOML_BEGIN);
+    out.push('\n');
+    out.push_str(body.trim_end());
+    out.push('\n');
+    out.push_str(TOML_END);
+    out.push('\n');
+    out
+}
+
+/// Inserts `line` (marked with [`TOML_LINE_MARK`]) as the first key of the existing table
+/// `[header]`; `None` when the file has no such header line.
+pub fn insert_into_table(text: &str, header: &str, line: &str) -> Option<String> {
+    let want = format!("[{header}]");
+    let mut out = String::with_capacity(text.len() + line.len() + 32);
+    let mut done = false;
+    for l in text.split_inclusive('\n') {
+        out.push_str(l);
+        if !done && l.trim() == want {
+            if !l.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&format!("{line} {TOML_LINE_MARK}\n"));
+            done = true;
+        }
+    }
+    done.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "/x/settings.json";
+
+    #[test]
+    fn hooks_are_added_once_and_removed_exactly() {
+        let text = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say hi"}]}]}, "model": "x"}"#;
+        let mut doc = parse_json(Path::new(P), text, None).unwrap();
+        let original = doc.clone();
+        let cmd = "cogmem hook claude-code --workspace /w";
+        let prefix = hook_prefix("claude-code");
+        let events = ["SessionStart", "Stop"];
+        assert!(
+            set_hooks(&mut doc, HookShape::Grouped, &events, cmd, &prefix, Path::new(P), text)
+                .unwrap()
+        );
+        let once = doc.clone();
+        assert!(
+            !set_hooks(&mut doc, HookShape::Grouped, &events, cmd, &prefix, Path::new(P), text)
+                .unwrap()
+        );
+        assert_eq!(doc, once);
+        assert_eq!(doc["hooks"]["Stop"].as_array().unwrap().len(), 2);
+        // A new workspace replaces the entry instead of adding a second one.
+        let moved = "cogmem hook claude-code --workspace /v";
+        assert!(
+            set_hooks(&mut doc, HookShape::Grouped, &events, moved, &prefix, Path::new(P), text)
+                .unwrap()
+        );
+        assert_eq!(doc["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+        assert!(remove_hooks(&mut doc, HookShape::Grouped, &prefix));
+        assert_eq!(doc, original);
+    }
+
+    #[test]
+    fn flat_hooks_drop_the_version_they_added() {
+        let mut doc = parse_json(Path::new(P), "", None).unwrap();
+        let prefix = hook_prefix("cursor");
+        set_hooks(
+            &mut doc,
+            HookShape::Flat,
+            &["sessionStart"],
+            "cogmem hook cursor",
+            &prefix,
+            Path::new(P),
+            "",
+        )
+        .unwrap();
+        assert_eq!(doc["version"], 1);
+        assert!(remove_hooks(&mut doc, HookShape::Flat, &prefix));
+        assert_eq!(doc, serde_json::json!({}));
+    }
+
+    #[test]
+    fn servers_keep_their_neighbours() {
+        let text = r#"{"mcpServers": {"other": {"command": "x"}}}"#;
+        let mut doc = parse_json(Path::new(P), text, None).unwrap();
+        let entry = serde_json::json!({"command": "cogmem"});
+        assert!(
+            set_entry(&mut doc, &["mcpServers"], SERVER_NAME, entry.clone(), Path::new(P), text)
+                .unwrap()
+        );
+        assert!(
+            !set_entry(&mut doc, &["mcpServers"], SERVER_NAME, entry, Path::new(P), text).unwrap()
+        );
+        assert!(remove_entry(&mut doc, &["mcpServers"], SERVER_NAME));
+        assert_eq!(doc, serde_json::json!({"mcpServers": {"other": {"command": "x"}}}));
+        let mut alone = serde_json::json!({});
+        set_entry(
+            &mut alone,
+            &["mcp", "servers"],
+            SERVER_NAME,
+            serde_json::json!({}),
+            Path::new(P),
+            "",
+        )
+        .unwrap();
+        assert!(remove_entry(&mut alone, &["mcp", "servers"], SERVER_NAME));
+        assert_eq!(alone, serde_json::json!({}));
+    }
+
+    #[test]
+    fn malformed_json_names_the_line() {
+        let err = parse_json(Path::new(P), "{\n  \"a\": 1,\n  oops\n}", None).unwrap_err();
+        assert!(err.to_string().starts_with("/x/settings.json:3: not valid JSON"), "{err}");
+        let text = "{\n  \"mcpServers\": []\n}";
+        let mut doc = parse_json(Path::new(P), text, None).unwrap();
+        let err =
+            set_entry(&mut doc, &["mcpServers"], "x", Value::Null, Path::new(P), text).unwrap_err();
+        assert!(err.to_string().starts_with("/x/settings.json:2: `mcpServers` is not"), "{err}");
+    }
+
+    #[test]
+    fn toml_block_round_trips_byte_for_byte() {
+        let cases = ["", "# mine\nmodel = \"o3\"\n", "a = 1", "[features]\nx = true\n\n[tui]\n"];
+        for text in cases {
+            let added = append_toml_block(text, "[mcp_servers.cogmem]\ncommand = \"cogmem\"");
+            let added =
+                insert_into_table(&added, "features", "codex_hooks = true").unwrap_or(added);
+            check_toml(Path::new("c.toml"), &added).unwrap();
+            let back = remove_toml_block(Path::new("c.toml"), &added).unwrap();
+            let want = if text.ends_with('\n') || text.is_empty() {
+                text.to_owned()
+            } else {
+                format!("{text}\n")
+            };
+            assert_eq!(back, want, "text: {text:?}");
+        }
+    }
+
+    #[test]
+    fn toml_errors_name_the_line() {
+        let err = check_toml(Path::new("c.toml"), "a = 1\nb = = 2\n").unwrap_err();
+        assert!(err.to_string().starts_with("c.toml:2: not valid TOML"), "{err}");
+        let err =
+            remove_toml_block(Path::new("c.toml"), &format!("a = 1\n{TOML_BEGIN}\n")).unwrap_err();
+        assert!(err.to_string().starts_with("c.toml:2: cogmem's block"), "{err}");
+    }
+}

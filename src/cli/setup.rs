@@ -1,0 +1,148 @@
+//! `cogmem setup HOST`.
+
+use std::fmt::Write as _;
+
+use clap::{Args, ValueEnum};
+
+use cogmem::error::InputError;
+use cogmem::ops::setup::{self, Action, Host, Scope, SetupRequest};
+
+use super::exit::Exit;
+use super::{Ctx, render};
+
+/// Register cogmem with an agent host: its MCP server, hooks and instructions
+///
+/// Merges into the host's own configuration files: the MCP server (`cogmem mcp --workspace
+/// WS`), the hooks (`cogmem hook HOST --workspace WS` for each event the host offers) and
+/// cogmem's memory block in the host's instruction file (CLAUDE.md or AGENTS.md). Other
+/// servers, hooks, keys and TOML comments are kept; running it again changes nothing. Each file
+/// it changes is first copied to `FILE.cogmem-backup-STAMP`, then replaced atomically; a file
+/// that is a symbolic link is refused. `--dry-run` prints the change as a diff and writes
+/// nothing; `--undo` takes out exactly what setup put in.
+///
+/// Files, by host (user scope under your home folder; project scope in the current folder):
+/// claude-code: ~/.claude.json or .mcp.json, .claude/settings.json, ~/.claude/CLAUDE.md or
+/// CLAUDE.md; codex: .codex/config.toml, .codex/hooks.json, ~/.codex/AGENTS.md or AGENTS.md;
+/// cursor: .cursor/mcp.json, .cursor/hooks.json, AGENTS.md (project); openclaw (user only):
+/// ~/.openclaw/openclaw.json and ~/.openclaw/workspace/AGENTS.md.
+#[derive(Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
+pub struct SetupArgs {
+    /// The agent host
+    #[arg(value_enum)]
+    host: HostArg,
+    /// Whose configuration: yours (every project) or the current folder's project
+    #[arg(long, value_enum, default_value_t = ScopeArg::User, value_name = "SCOPE")]
+    scope: ScopeArg,
+    /// Print the changes as a unified diff and write nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// Remove what setup added, and nothing else
+    #[arg(long)]
+    undo: bool,
+}
+
+/// An agent host.
+#[derive(ValueEnum, Debug, Clone, Copy)]
+enum HostArg {
+    /// Anthropic's Claude Code
+    ClaudeCode,
+    /// OpenAI's Codex CLI
+    Codex,
+    /// Cursor's agent
+    Cursor,
+    /// OpenClaw
+    Openclaw,
+}
+
+/// Whose configuration.
+#[derive(ValueEnum, Debug, Clone, Copy)]
+enum ScopeArg {
+    /// Your own configuration, under your home folder
+    User,
+    /// The project in the current folder
+    Project,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  # See what setup would change for Claude Code, then do it
+  cogmem setup claude-code --dry-run
+  cogmem setup claude-code
+
+  # Register cogmem for this project only (files in the current folder)
+  cogmem setup codex --scope project
+
+  # Take it out again
+  cogmem setup claude-code --undo
+";
+
+pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
+    let Some(home) = ctx.env.home.clone() else {
+        return Err(InputError::Setup {
+            why: "HOME is not set, so setup cannot find your configuration files".into(),
+            hint: "set HOME to your home folder, or use `--scope project`".into(),
+        }
+        .into());
+    };
+    let ws = ctx.workspace()?;
+    let host = match args.host {
+        HostArg::ClaudeCode => Host::ClaudeCode,
+        HostArg::Codex => Host::Codex,
+        HostArg::Cursor => Host::Cursor,
+        HostArg::Openclaw => Host::Openclaw,
+    };
+    let scope = match args.scope {
+        ScopeArg::User => Scope::User,
+        ScopeArg::Project => Scope::Project,
+    };
+    let request = SetupRequest {
+        host,
+        scope,
+        home,
+        codex_home: ctx.env.codex_home.clone(),
+        project: ctx.cwd.clone(),
+        workspace: ws.root().to_owned(),
+        undo: args.undo,
+    };
+    let mut report = setup::plan(&request)?;
+    if args.dry_run {
+        if ctx.global.json {
+            render::json(&report)?;
+        } else {
+            render::data(&setup::diff(&report)?)?;
+        }
+        return Ok(Exit::Ok);
+    }
+    let clock = ctx.clock()?;
+    setup::apply(&mut report, clock.as_ref())?;
+    if ctx.global.json {
+        render::json(&report)?;
+        return Ok(Exit::Ok);
+    }
+    let mut msg = String::new();
+    for file in &report.files {
+        let verb = match file.action {
+            Action::Create => "created",
+            Action::Update => "updated",
+            Action::Delete => "removed",
+        };
+        let _ = write!(msg, "{verb} {} ({})", file.path.display(), file.role);
+        if let Some(backup) = &file.backup {
+            let _ = write!(msg, ", backup in {}", backup.display());
+        }
+        msg.push('\n');
+    }
+    for path in &report.unchanged {
+        let _ = writeln!(msg, "unchanged {}", path.display());
+    }
+    if report.files.is_empty() {
+        let what = if args.undo { "nothing of cogmem's to remove" } else { "already set up" };
+        let _ = writeln!(msg, "{}: {what}", host.name());
+    }
+    for note in &report.notes {
+        let _ = writeln!(msg, "note: {note}");
+    }
+    render::status(ctx.global.quiet, &msg);
+    Ok(Exit::Ok)
+}

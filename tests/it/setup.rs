@@ -1,0 +1,434 @@
+//! `cogmem setup HOST` on temporary home folders that already hold the hosts' configuration:
+//! what is there stays, setup's entries go in once, `--dry-run` writes nothing, `--undo` gives
+//! the files back, and a malformed file stops everything before any write. The README's host
+//! section is checked against what setup really writes.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::TestEnv;
+
+/// Every file under `dir` (relative path, bytes), the workspace's `.git` left out.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() || e.file_type().is_symlink())
+        .filter(|e| !e.path().components().any(|c| c.as_os_str() == ".git"))
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (rel, std::fs::read(e.path()).unwrap_or_default())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn backups(dir: &Path) -> Vec<String> {
+    files(dir).into_iter().map(|(p, _)| p).filter(|p| p.contains(".cogmem-backup-")).collect()
+}
+
+/// A home folder with a workspace at `~/agent-memory`.
+fn home_with_workspace() -> (TestEnv, PathBuf) {
+    let env = TestEnv::new();
+    env.run(["init", "agent-memory"]).current_dir_home().success();
+    let ws = env.home.join("agent-memory");
+    (env, ws)
+}
+
+fn setup(env: &TestEnv, ws: &Path, args: &[&str]) -> crate::common::Output {
+    let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup"];
+    all.extend_from_slice(args);
+    env.run(all).current_dir_home().output()
+}
+
+fn write(env: &TestEnv, rel: &str, text: &str) {
+    let path = env.home.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn read(env: &TestEnv, rel: &str) -> String {
+    std::fs::read_to_string(env.home.join(rel)).unwrap()
+}
+
+fn json(env: &TestEnv, rel: &str) -> serde_json::Value {
+    serde_json::from_str(&read(env, rel)).unwrap()
+}
+
+const CLAUDE_JSON: &str = r#"{
+  "numStartups": 12,
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ]
+    }
+  },
+  "projects": {}
+}
+"#;
+
+const CLAUDE_SETTINGS: &str = r#"{
+  "model": "opus",
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "echo hello"
+          }
+        ]
+      }
+    ]
+  }
+}
+"#;
+
+const CODEX_TOML: &str = r#"# my Codex settings
+model = "o3"   # the model I like
+
+[mcp_servers.docs]
+# the docs server
+command = "npx"
+args = ["-y", "docs-mcp"]
+
+[features]
+web_search = true
+"#;
+
+#[test]
+fn setup_claude_code_keeps_other_servers_hooks_and_keys() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude.json", CLAUDE_JSON);
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(out.stderr.contains("updated [TMP]/.claude.json (mcp), backup in"), "{out}");
+
+    let claude = json(&env, ".claude.json");
+    assert_eq!(claude["numStartups"], 12);
+    assert_eq!(claude["projects"], serde_json::json!({}));
+    assert_eq!(claude["mcpServers"]["github"]["command"], "npx");
+    let ours = &claude["mcpServers"]["cogmem"];
+    assert_eq!(ours["command"], "cogmem");
+    assert_eq!(ours["args"], serde_json::json!(["mcp", "--workspace", ws.to_str().unwrap()]));
+
+    let settings = json(&env, ".claude/settings.json");
+    assert_eq!(settings["model"], "opus");
+    assert_eq!(settings["env"]["COGMEM_WORKSPACE"], ws.to_str().unwrap());
+    let hooks = &settings["hooks"];
+    assert_eq!(hooks["Stop"][0]["hooks"][0]["command"], "notify-send done");
+    assert_eq!(hooks["SessionStart"][0]["matcher"], "startup");
+    assert_eq!(hooks["SessionStart"][0]["hooks"][0]["command"], "echo hello");
+    let command = format!("cogmem hook claude-code --workspace {}", ws.display());
+    for event in ["SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"] {
+        let list = hooks[event].as_array().unwrap();
+        let ours: Vec<_> = list
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .filter(|h| h["command"] == command.as_str())
+            .collect();
+        assert_eq!(ours.len(), 1, "{event}: {list:?}");
+    }
+    assert!(read(&env, ".claude/CLAUDE.md").contains("<!-- cogmem:memory-block:begin"));
+
+    // Each changed file that existed has its backup, byte for byte.
+    let backups = backups(&env.home);
+    assert_eq!(backups.len(), 2, "{backups:?}");
+    let settings_backup = backups.iter().find(|b| b.starts_with(".claude/settings.json")).unwrap();
+    assert_eq!(read(&env, settings_backup), CLAUDE_SETTINGS);
+    // Host configuration is not memory: the workspace has no new commit and no new file.
+    let repo = git2::Repository::open(&ws).unwrap();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    assert_eq!(walk.count(), 1, "setup committed to the workspace");
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true).include_ignored(false);
+    let dirty: Vec<_> = repo
+        .statuses(Some(&mut opts))
+        .unwrap()
+        .iter()
+        .map(|s| s.path().unwrap_or("?").to_owned())
+        .collect();
+    assert!(dirty.is_empty(), "setup left files in the workspace: {dirty:?}");
+}
+
+#[test]
+fn setup_twice_changes_nothing_the_second_time() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    write(&env, ".codex/config.toml", CODEX_TOML);
+    for host in ["claude-code", "codex", "cursor", "openclaw"] {
+        setup(&env, &ws, &[host]).success();
+        let before = files(&env.home);
+        let out = setup(&env, &ws, &[host]).success();
+        assert!(out.stderr.contains("already set up"), "{host}: {out}");
+        assert_eq!(files(&env.home), before, "{host}: the second run changed files");
+    }
+}
+
+#[test]
+fn setup_dry_run_prints_a_diff_and_writes_nothing() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    write(&env, ".codex/config.toml", CODEX_TOML);
+    let before = files(&env.home);
+    let out = setup(&env, &ws, &["claude-code", "--dry-run"]).success();
+    assert!(
+        out.stdout.contains("--- /dev/null\n+++ [TMP]/.claude.json\n@@ -0,0 +1,13 @@\n+{\n"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("--- [TMP]/.claude/settings.json\n+++ [TMP]/.claude/settings.json\n")
+    );
+    assert!(out.stdout.contains(
+        "+            \"command\": \"cogmem hook claude-code --workspace [TMP]/agent-memory\"\n"
+    ));
+    let out = setup(&env, &ws, &["codex", "--dry-run"]).success();
+    assert!(out.stdout.contains("+[mcp_servers.cogmem]\n"), "{out}");
+    assert!(
+        out.stdout.contains(" [features]\n+codex_hooks = true # added by cogmem setup\n"),
+        "{out}"
+    );
+    assert_eq!(files(&env.home), before, "--dry-run wrote something");
+}
+
+#[test]
+fn setup_undo_gives_back_the_files_as_they_were() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude.json", CLAUDE_JSON);
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    write(&env, ".codex/config.toml", CODEX_TOML);
+    write(&env, ".codex/AGENTS.md", "# My rules\n\nBe brief.\n");
+    let original = files(&env.home);
+    for host in ["claude-code", "codex", "cursor", "openclaw"] {
+        setup(&env, &ws, &[host]).success();
+    }
+    assert_ne!(files(&env.home), original);
+    for host in ["claude-code", "codex", "cursor", "openclaw"] {
+        setup(&env, &ws, &[host, "--undo"]).success();
+    }
+    let now: Vec<_> =
+        files(&env.home).into_iter().filter(|(p, _)| !p.contains(".cogmem-backup-")).collect();
+    assert_eq!(now, original, "undo did not give back the files");
+    let out = setup(&env, &ws, &["claude-code", "--undo"]).success();
+    assert!(out.stderr.contains("nothing of cogmem's to remove"), "{out}");
+}
+
+#[test]
+fn setup_codex_keeps_toml_comments_and_tables() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".codex/config.toml", CODEX_TOML);
+    setup(&env, &ws, &["codex"]).success();
+    let text = read(&env, ".codex/config.toml");
+    let want = format!(
+        "# my Codex settings\nmodel = \"o3\"   # the model I like\n\n[mcp_servers.docs]\n# the docs \
+         server\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp\"]\n\n[features]\ncodex_hooks = true \
+         # added by cogmem setup\nweb_search = true\n\n# cogmem setup: begin (written by `cogmem \
+         setup`; `cogmem setup --undo` removes it)\n[mcp_servers.cogmem]\ncommand = \
+         \"cogmem\"\nargs = [\"mcp\", \"--workspace\", \"{ws}\"]\n\n[shell_environment_policy.set]\n\
+         COGMEM_WORKSPACE = \"{ws}\"\n# cogmem setup: end\n",
+        ws = ws.display()
+    );
+    assert_eq!(text, want);
+    let hooks = json(&env, ".codex/hooks.json");
+    assert_eq!(hooks["hooks"]["Stop"][0]["hooks"][0]["type"], "command");
+
+    // An existing shell policy gets one marked line, and gives it back on undo.
+    let policy = "[shell_environment_policy]\ninherit = \"core\" # keep it small\n";
+    write(&env, ".codex/config.toml", policy);
+    setup(&env, &ws, &["codex"]).success();
+    let text = read(&env, ".codex/config.toml");
+    assert!(
+        text.starts_with(&format!(
+            "[shell_environment_policy]\nset.COGMEM_WORKSPACE = \"{}\" # added by cogmem setup\n\
+             inherit = \"core\" # keep it small\n",
+            ws.display()
+        )),
+        "{text}"
+    );
+    setup(&env, &ws, &["codex", "--undo"]).success();
+    assert_eq!(read(&env, ".codex/config.toml"), policy);
+}
+
+#[test]
+fn setup_refuses_a_malformed_file_and_writes_nothing() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"hooks\": {,\n}\n");
+    let before = files(&env.home);
+    let out = setup(&env, &ws, &["claude-code"]).code(1);
+    assert!(
+        out.stderr.starts_with("error: [TMP]/.claude/settings.json:3: not valid JSON"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: fix the file"), "{out}");
+    assert_eq!(files(&env.home), before, "a refused setup wrote something");
+
+    write(&env, ".codex/config.toml", "model = \"o3\"\n[features\n");
+    let out = setup(&env, &ws, &["codex"]).code(1);
+    assert!(out.stderr.starts_with("error: [TMP]/.codex/config.toml:2: not valid TOML"), "{out}");
+
+    // OpenClaw's file is JSON5; comments are not something setup may drop.
+    write(&env, ".openclaw/openclaw.json", "{\n  // my gateway\n  gateway: { port: 18789 },\n}\n");
+    let out = setup(&env, &ws, &["openclaw"]).code(1);
+    assert!(
+        out.stderr.starts_with("error: [TMP]/.openclaw/openclaw.json:2: not valid JSON"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("`openclaw mcp set cogmem '{\"command\":\"cogmem\""), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn setup_refuses_to_replace_a_symbolic_link() {
+    let (env, ws) = home_with_workspace();
+    write(&env, "dotfiles/cursor-mcp.json", "{}\n");
+    std::fs::create_dir_all(env.home.join(".cursor")).unwrap();
+    std::os::unix::fs::symlink(
+        env.home.join("dotfiles/cursor-mcp.json"),
+        env.home.join(".cursor/mcp.json"),
+    )
+    .unwrap();
+    let before = files(&env.home);
+    let out = setup(&env, &ws, &["cursor"]).code(1);
+    assert!(out.stderr.contains("[TMP]/.cursor/mcp.json:1: is a symbolic link"), "{out}");
+    assert_eq!(files(&env.home), before);
+}
+
+#[test]
+fn setup_project_scope_writes_in_the_current_folder() {
+    let (env, ws) = home_with_workspace();
+    let project = env.home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("AGENTS.md"), "# app\n\nRun `make test`.\n").unwrap();
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "cursor", "--scope", "project"])
+        .current_dir(&project)
+        .success();
+    assert!(out.stderr.contains("created [TMP]/code/app/.cursor/mcp.json (mcp)"), "{out}");
+    let hooks = json(&env, "code/app/.cursor/hooks.json");
+    assert_eq!(hooks["version"], 1);
+    assert!(
+        hooks["hooks"]["beforeSubmitPrompt"][0]["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("cogmem hook cursor")
+    );
+    let agents = read(&env, "code/app/AGENTS.md");
+    assert!(
+        agents.starts_with("# app\n\nRun `make test`.\n\n<!-- cogmem:memory-block:begin"),
+        "{agents}"
+    );
+    assert!(!env.home.join(".cursor").exists(), "project scope wrote user files");
+
+    // Inside the workspace, project files would be memory without a commit: refused.
+    let out =
+        env.run(["setup", "claude-code", "--scope", "project"]).current_dir(&ws).output().code(1);
+    assert!(out.stderr.contains("is inside the workspace"), "{out}");
+    let out = setup(&env, &ws, &["openclaw", "--scope", "project"]).code(1);
+    assert!(out.stderr.contains("no project scope"), "{out}");
+}
+
+/// The README shows, for each host, the command and the MCP configuration it writes; this runs
+/// each command on a fresh home folder and compares (`COGMEM_BLESS=1` rewrites the README).
+#[test]
+fn readme_host_section_matches_what_setup_writes() {
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let marker = "<!-- setup-output ";
+    let mut out = String::new();
+    let mut rest = readme.as_str();
+    let mut checked = 0;
+    while let Some(at) = rest.find(marker) {
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        let line_end = tail.find('\n').unwrap();
+        let spec = tail[marker.len()..line_end].trim_end_matches("-->").trim();
+        let (host, file) = spec.split_once(' ').unwrap();
+        out.push_str(&tail[..=line_end]);
+        let body = &tail[line_end + 1..];
+        let fence_open = body.find('\n').unwrap();
+        out.push_str(&body[..=fence_open]);
+        let close = body.find("\n```\n").unwrap();
+        let (env, ws) = home_with_workspace();
+        setup(&env, &ws, &[host]).success();
+        let written = read(&env, file.trim_start_matches("~/"));
+        let shown = written.replace(env.home.to_str().unwrap(), "/home/you");
+        out.push_str(&shown);
+        out.push_str("```\n");
+        rest = &body[close + 5..];
+        checked += 1;
+    }
+    out.push_str(rest);
+    assert_eq!(checked, 4, "the README should show one configuration per host");
+    if std::env::var_os("COGMEM_BLESS").is_some() {
+        std::fs::write(&readme_path, &out).unwrap();
+    }
+    assert_eq!(
+        readme, out,
+        "README.md's host section differs from what setup writes; run with COGMEM_BLESS=1"
+    );
+}
+
+#[test]
+fn setup_with_another_workspace_replaces_its_entries() {
+    let (env, ws) = home_with_workspace();
+    env.run(["init", "other-memory"]).current_dir_home().success();
+    let other = env.home.join("other-memory");
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    write(
+        &env,
+        ".cursor/hooks.json",
+        "{\n  \"version\": 1,\n  \"hooks\": {\n    \"stop\": [\n      {\n        \"command\": \"afplay done.wav\"\n      }\n    ]\n  }\n}\n",
+    );
+    for host in ["claude-code", "cursor", "codex"] {
+        setup(&env, &ws, &[host]).success();
+        setup(&env, &other, &[host]).success();
+    }
+    let settings = json(&env, ".claude/settings.json");
+    let start = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(start.len(), 2, "{start:?}");
+    assert_eq!(
+        start[1]["hooks"][0]["command"],
+        format!("cogmem hook claude-code --workspace {}", other.display())
+    );
+    assert_eq!(settings["env"]["COGMEM_WORKSPACE"], other.to_str().unwrap());
+    let cursor = json(&env, ".cursor/hooks.json");
+    assert_eq!(cursor["hooks"]["stop"], serde_json::json!([{"command": "afplay done.wav"}]));
+    let start = cursor["hooks"]["sessionStart"].as_array().unwrap();
+    assert_eq!(start.len(), 1, "{start:?}");
+    assert_eq!(start[0]["command"], format!("cogmem hook cursor --workspace {}", other.display()));
+    let toml = read(&env, ".codex/config.toml");
+    assert_eq!(toml.matches("[mcp_servers.cogmem]").count(), 1, "{toml}");
+    assert!(toml.contains(&format!("\"{}\"", other.display())), "{toml}");
+    assert!(read(&env, ".claude.json").contains("other-memory"));
+}
+
+#[test]
+fn setup_codex_follows_codex_home() {
+    let (env, ws) = home_with_workspace();
+    let custom = env.home.join("custom-codex");
+    std::fs::create_dir_all(&custom).unwrap();
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "codex"])
+        .current_dir_home()
+        .env("CODEX_HOME", &custom)
+        .success();
+    assert!(out.stderr.contains("created [TMP]/custom-codex/config.toml (mcp)"), "{out}");
+    assert!(custom.join("hooks.json").is_file() && custom.join("AGENTS.md").is_file());
+    assert!(!env.home.join(".codex").exists(), "wrote ~/.codex despite CODEX_HOME");
+}
