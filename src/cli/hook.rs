@@ -144,7 +144,9 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
     let Some(kind) = Event::of(host, name) else {
         return Ok(Answer::Nothing); // an event cogmem has nothing to do with
     };
+    cogmem::timing::mark("hook: event read");
     let ws = workspace(ctx, host, &event)?;
+    cogmem::timing::mark("hook: workspace opened");
     let clock = ctx.clock()?;
     match kind {
         Event::SessionStart => {

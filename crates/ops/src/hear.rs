@@ -137,6 +137,7 @@ pub fn hear(
 ) -> crate::Result<HearReport> {
     let extra = &ws.settings().triggers;
     let ctx = context(ws)?;
+    cogmem_store::timing::mark("hear: routing context read");
     let known: Vec<String> = ctx.known.iter().flat_map(|k| k.names.iter().cloned()).collect();
     let Some(t) = trigger::classify_known(message, extra, &known) else {
         return Ok(HearReport {

@@ -112,6 +112,7 @@ pub fn user_prompt(
     let budget = ws.settings().hooks.prompt_tokens;
     let opts = HearOptions { dry_run: false, caller, allow_secret: false };
     let heard = hear::hear(ws, prompt, &opts, clock)?;
+    cogmem_store::timing::mark("hook: prompt heard");
     let mut text = String::new();
     let mut written: Vec<String> = Vec::new();
     match &heard.action {
@@ -165,6 +166,7 @@ pub fn user_prompt(
     }
     let opts = ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
     let pack = context::relevant(ws, prompt, &written, &opts, clock)?;
+    cogmem_store::timing::mark("hook: memories packed");
     if !pack.text.is_empty() {
         if !text.is_empty() {
             text.push('\n');

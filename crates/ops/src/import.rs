@@ -126,14 +126,14 @@ impl From<transcript::HostMessage> for Message {
     }
 }
 
+/// A string field, trimmed, when it is not blank.
+fn trimmed<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a str> {
+    obj.get(key).and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty())
+}
+
 fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Message, String> {
     let obj = v.as_object().ok_or("expected a JSON object")?;
-    let text = obj
-        .get("text")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .ok_or("missing `text`")?;
+    let text = trimmed(obj, "text").ok_or("missing `text`")?;
     let speaker = obj
         .get("speaker")
         .or_else(|| obj.get("role"))

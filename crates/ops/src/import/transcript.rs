@@ -71,12 +71,7 @@ pub(super) fn claude_code(v: &Value) -> Result<Option<HostMessage>, String> {
     if text.is_empty() {
         return Ok(None); // a tool result, a tool call or thinking only
     }
-    let id = obj
-        .get("uuid")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .ok_or("a user or assistant line without `uuid`")?;
+    let id = super::trimmed(obj, "uuid").ok_or("a user or assistant line without `uuid`")?;
     let at = timestamp(obj.get("timestamp"))?;
     Ok(Some(HostMessage { at, speaker, text, id: format!("claude-code:{id}") }))
 }
