@@ -139,6 +139,35 @@ fn claude_code_prompt_memories_stay_within_prompt_tokens() {
     assert!(cogmem::tokens::estimate(&text) <= 50, "{text}");
 }
 
+/// A pasted document is not a request, even when one of its lines starts with "remember".
+#[test]
+fn a_long_pasted_prompt_is_searched_but_not_heard() {
+    let env = seeded();
+    let head = env.head();
+    let mut prompt = "Please review this draft about Atlas and Postgres:\n".to_owned();
+    while prompt.len() < 2_500 {
+        prompt.push_str(
+            "The migration plan moves every table, and we will\nremember that the replica stays.\n",
+        );
+    }
+    let json = serde_json::json!({
+        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.starts_with("# Memory (cogmem)"), "{text}");
+    assert!(text.contains("Postgres 16"), "{text}");
+    assert_eq!(env.head(), head, "nothing remembered");
+    // The same request on its own is heard.
+    let json = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit", "cwd": env.root,
+        "prompt": "remember that the replica stays."
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    assert!(added_context(&out, "UserPromptSubmit").starts_with("cogmem remembered"), "{out}");
+}
+
 #[test]
 fn claude_code_forget_prompt_lists_candidates_and_forgets_nothing() {
     let env = TestEnv::initialized();

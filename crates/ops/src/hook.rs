@@ -17,6 +17,14 @@ use cogmem_text::clock::Clock;
 /// Memories scoring below this share of the best match are left out of a prompt's context.
 const PROMPT_THRESHOLD: f64 = 0.2;
 
+/// The longest prompt passed to `hear`, in characters: a request to remember is a sentence or
+/// two, while a longer prompt is mostly pasted text (a document, a log, code), whose wrapped
+/// lines `hear` could read as requests.
+pub const MAX_HEARD_CHARS: usize = 2_000;
+
+/// The most characters of a prompt used as the search query for its memories.
+const MAX_QUERY_CHARS: usize = 1_000;
+
 /// The context for a new session.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionContext {
@@ -98,9 +106,10 @@ pub struct PromptContext {
 }
 
 /// Passes a user's prompt through [`hear::hear`] (which writes an explicit "remember that …"
-/// and only lists what a forget request matches), then finds the memories that match it
-/// ([`context::relevant`]: one line each with its id and date, duplicates and core memory left
-/// out), within `[hooks] prompt_tokens`.
+/// and only lists what a forget request matches) when it is at most [`MAX_HEARD_CHARS`] long,
+/// then finds the memories that match its first 1,000 characters ([`context::relevant`]: one
+/// line each with its id and date, duplicates and core memory left out), within `[hooks]
+/// prompt_tokens`.
 ///
 /// `caller` is who passed the prompt on: a sub-agent may not write (exit 4 from `hear`).
 pub fn user_prompt(
@@ -111,7 +120,17 @@ pub fn user_prompt(
 ) -> crate::Result<PromptContext> {
     let budget = ws.settings().hooks.prompt_tokens;
     let opts = HearOptions { dry_run: false, caller, allow_secret: false };
-    let heard = hear::hear(ws, prompt, &opts, clock)?;
+    let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
+        hear::hear(ws, prompt, &opts, clock)?
+    } else {
+        HearReport {
+            trigger: None,
+            phrase: None,
+            content: None,
+            routing: None,
+            action: HeardAction::None,
+        }
+    };
     cogmem_store::timing::mark("hook: prompt heard");
     let mut text = String::new();
     let mut written: Vec<String> = Vec::new();
@@ -165,7 +184,8 @@ pub fn user_prompt(
         }
     }
     let opts = ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
-    let pack = context::relevant(ws, prompt, &written, &opts, clock)?;
+    let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
+    let pack = context::relevant(ws, &query, &written, &opts, clock)?;
     cogmem_store::timing::mark("hook: memories packed");
     if !pack.text.is_empty() {
         if !text.is_empty() {
