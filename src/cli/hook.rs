@@ -171,7 +171,11 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
             let Some(path) = str_field(&event, "transcript_path").filter(|p| !p.is_empty()) else {
                 return Err(Notice(format!("{name}: no `transcript_path` in the hook's JSON")));
             };
-            save_transcript(ctx, host, &ws, Path::new(path), format, clock.as_ref())?;
+            let path = match (path.strip_prefix("~/"), &ctx.env.home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => PathBuf::from(path),
+            };
+            save_transcript(ctx, host, &ws, &path, format, clock.as_ref())?;
             Ok(Answer::Nothing)
         }
     }

@@ -236,9 +236,10 @@ fn claude_code_pre_compact_and_session_end_import_the_transcript_once() {
     let day = env.read("memory/episodes/2026-11-30.md");
     assert_eq!(day.matches("**user:**").count() + day.matches("**assistant:**").count(), 6);
 
-    // Once more: nothing new, nothing committed.
+    // Once more, named from the home folder as the hooks reference writes it: nothing new,
+    // nothing committed, no notice.
     let head = env.head();
-    let out = hook(&env, "claude-code", "SessionEnd", &path);
+    let out = hook(&env, "claude-code", "SessionEnd", Path::new("~/claude-code.jsonl"));
     assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
     assert_eq!(env.head(), head);
     env.assert_clean_tree();
