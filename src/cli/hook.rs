@@ -193,11 +193,11 @@ enum Event {
 
 impl Event {
     /// The events each host documents that cogmem acts on:
-    /// - Claude Code, https://code.claude.com/docs/en/hooks (`hook_event_name`);
-    /// - Codex, https://developers.openai.com/codex/hooks and the input schemas in
+    /// - Claude Code, <https://code.claude.com/docs/en/hooks> (`hook_event_name`);
+    /// - Codex, <https://developers.openai.com/codex/hooks> and the input schemas in
     ///   openai/codex `codex-rs/hooks/schema/generated/` (no `SessionEnd`: its `Stop` ends each
     ///   turn, and saving then keeps the transcript as current as a session end would);
-    /// - Cursor, https://cursor.com/docs/agent/hooks (camelCase names). Cursor documents no
+    /// - Cursor, <https://cursor.com/docs/agent/hooks> (camelCase names). Cursor documents no
     ///   transcript format, so its `stop`, `sessionEnd` and `preCompact` import nothing.
     fn of(host: Host, name: &str) -> Option<Self> {
         match (host, name) {

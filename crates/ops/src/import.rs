@@ -5,7 +5,7 @@
 //!
 //! `--format jsonl` reads cogmem's own JSON Lines (a message's entities, if any, become wiki
 //! links on an `<!-- entities: … -->` line); `claude-code` and `codex` read those hosts' own
-//! transcript files (see [`transcript`]), user and assistant text only, tagged
+//! transcript files (see `import/transcript.rs`), user and assistant text only, tagged
 //! [`TRANSCRIPT_TAG`] so that reflection input leaves them out.
 
 mod transcript;

@@ -5,8 +5,8 @@
 //!
 //! Formats, as their hosts document and write them:
 //! - Claude Code: the session JSONL at the hooks' `transcript_path`
-//!   (https://code.claude.com/docs/en/hooks, common input fields;
-//!   https://docs.claude.com/en/docs/claude-code/sdk/sdk-sessions shows its lines): one object
+//!   (<https://code.claude.com/docs/en/hooks>, common input fields;
+//!   <https://docs.claude.com/en/docs/claude-code/sdk/sdk-sessions> shows its lines): one object
 //!   per line with `type` (`user`, `assistant`, or bookkeeping such as `summary`, `system`,
 //!   `file-history-snapshot`), `uuid`, `timestamp` and `message` { `role`, `content` }, where
 //!   `content` is a string or a list of blocks (`text`, `tool_use`, `tool_result`, `thinking`,
