@@ -251,14 +251,7 @@ fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, 
     if !cwd.is_absolute() {
         return Err(Notice(format!("no workspace: the hook's folder {cwd:?} is not absolute")));
     }
-    let found = Ctx {
-        global: ctx.global.clone(),
-        env: ctx.env.clone(),
-        style: ctx.style,
-        cwd: cwd.clone(),
-        stdin_is_terminal: ctx.stdin_is_terminal,
-    }
-    .workspace();
+    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.workspace();
     found.map_err(|e| match e.kind() {
         cogmem::ErrorKind::User if !cwd.join("MEMORY.md").exists() => Notice(format!(
             "no cogmem workspace at or above {}: nothing to do (set COGMEM_WORKSPACE, or run \

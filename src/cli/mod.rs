@@ -128,6 +128,7 @@ enum Command {
 }
 
 /// What a subcommand needs from the outside world.
+#[derive(Clone)]
 pub struct Ctx {
     pub global: GlobalArgs,
     pub env: env::Env,
