@@ -31,7 +31,7 @@ pub struct ContextArgs {
     /// The most tokens the pack may take
     #[arg(long, default_value_t = 2000, value_name = "N")]
     budget: usize,
-    /// Tokenizer: cl100k_base or o200k_base
+    /// Tokenizer: cl100k_base, o200k_base, or estimate (no vocabulary to load)
     #[arg(long, default_value = "cl100k_base", value_name = "ENCODING")]
     encoding: String,
     /// Leave out memories scoring below this share of the best match
@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> cogmem::Result<Exit> {
         Encoding::parse(&args.encoding).ok_or_else(|| cogmem::error::InputError::Unknown {
             what: "encoding",
             value: args.encoding.clone(),
-            expected: "cl100k_base, o200k_base".into(),
+            expected: "cl100k_base, o200k_base, estimate".into(),
         })?;
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;

@@ -31,6 +31,9 @@ pub const HOME: &str = "HOME";
 pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
+/// The user's home folder: `cogmem hook` expands a `~/` path in a host's hook JSON with it
+/// (Claude Code's hooks reference shows `transcript_path` as `~/.claude/projects/…`).
+pub const HOME: &str = "HOME";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
 /// stats every memory file instead (tests on a busy machine).
 pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
@@ -48,6 +51,7 @@ pub struct Env {
     pub crash_at: Option<String>,
     pub watch_wait_ms: Option<u64>,
     pub timings: bool,
+    pub home: Option<PathBuf>,
 }
 
 impl Env {
@@ -64,6 +68,7 @@ impl Env {
             crash_at: non_empty(CRASH_AT).map(|v| v.to_string_lossy().into_owned()),
             watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
+            home: non_empty(HOME).map(PathBuf::from),
         }
     }
 

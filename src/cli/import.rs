@@ -12,19 +12,28 @@ const EXAMPLES: &str = "Examples:
   cogmem import --strict chat.jsonl
   # Read the transcript from stdin
   cat chat.jsonl | cogmem import -
+  # A Claude Code session, or a Codex rollout: user and assistant text only, tagged transcript
+  cogmem import --format claude-code ~/.claude/projects/-home-me-app/5f1c….jsonl
+  cogmem import --format codex ~/.codex/sessions/2026/12/01/rollout-2026-12-01T09-00-00-….jsonl
 
 A line of chat.jsonl (`id` and `type` are optional):
   {\"timestamp\": \"2026-05-08T13:56:00Z\", \"speaker\": \"Alice\", \"text\": \"Use Postgres\", \"id\": \"D1:1\"}";
 
 /// Import a conversation transcript as episode entries, one commit per import
 ///
-/// Reads JSON Lines: one object per line with `timestamp` (RFC 3339 or YYYY-MM-DD), `speaker`
+/// With --format jsonl (the default), reads JSON Lines: one object per line with `timestamp` (RFC 3339 or YYYY-MM-DD), `speaker`
 /// (or `role`), `text`, and optionally `id`, `type` (an episode type; default `event`) and
 /// `entities` (entity ids such as `person--alice`). Each message becomes an episode entry on its
 /// date, in order, as "**speaker:** text", with the `id` kept as its source (shown by `search`)
 /// and its entities as wiki links on an `<!-- entities: … -->` line. Importing the same file again adds nothing.
 /// Bad lines are reported with their line number and skipped (exit 3), or with --strict fail
 /// the whole import.
+///
+/// --format claude-code reads a Claude Code session transcript and --format codex a Codex CLI
+/// rollout: only what the user and the assistant said (no tool calls, tool results, thinking
+/// or injected instructions), each message once (by its id: Claude Code's `uuid`, a rollout's
+/// session and line), as "**user:** …" or "**assistant:** …", tagged `transcript` and the
+/// host's name. Reflection input leaves transcript entries out.
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct ImportArgs {
@@ -46,6 +55,20 @@ pub struct ImportArgs {
 pub enum Format {
     /// JSON Lines: one message object per line
     Jsonl,
+    /// A Claude Code session transcript (~/.claude/projects/…/SESSION.jsonl)
+    ClaudeCode,
+    /// A Codex CLI rollout (~/.codex/sessions/…/rollout-….jsonl)
+    Codex,
+}
+
+impl From<Format> for cogmem::ops::import::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Jsonl => Self::Jsonl,
+            Format::ClaudeCode => Self::ClaudeCode,
+            Format::Codex => Self::Codex,
+        }
+    }
 }
 
 pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
@@ -68,15 +91,14 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         (cogmem::store::fsx::decode(&path, bytes)?, name)
     };
     let clock = ctx.clock()?;
-    let report = cogmem::ops::import::import_jsonl(
-        &ws,
-        &text,
-        &name,
-        args.strict,
-        args.allow_secret,
-        ctx.actor()?,
-        clock.as_ref(),
-    )?;
+    let opts = cogmem::ops::import::ImportOptions {
+        format: args.format.into(),
+        strict: args.strict,
+        allow_secret: args.allow_secret,
+        skip_secrets: false,
+    };
+    let report =
+        cogmem::ops::import::import(&ws, &text, &name, &opts, ctx.actor()?, clock.as_ref())?;
     if ctx.global.json {
         render::json(&report)?;
     } else {

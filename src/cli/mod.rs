@@ -18,6 +18,7 @@ mod exit;
 mod forget;
 mod graph;
 mod hear;
+mod hook;
 mod identity;
 mod import;
 mod init;
@@ -93,6 +94,7 @@ enum Command {
     Init(init::InitArgs),
     Remember(remember::RememberArgs),
     Hear(hear::HearArgs),
+    Hook(hook::HookArgs),
     Route(route::RouteArgs),
     Forget(forget::ForgetArgs),
     Restore(forget::RestoreArgs),
@@ -128,6 +130,7 @@ enum Command {
 }
 
 /// What a subcommand needs from the outside world.
+#[derive(Clone)]
 pub struct Ctx {
     pub global: GlobalArgs,
     pub env: env::Env,
@@ -209,6 +212,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Init(args) => init::run(&ctx, &args),
         Command::Remember(args) => remember::run(&ctx, &args),
         Command::Hear(args) => hear::run(&ctx, &args),
+        Command::Hook(args) => hook::run(&ctx, &args),
         Command::Route(args) => route::run(&ctx, &args),
         Command::Forget(args) => forget::run(&ctx, &args),
         Command::Restore(args) => forget::run_restore(&ctx, &args),

@@ -23,6 +23,7 @@ mod gitstate;
 mod graph;
 mod hear;
 mod help_examples;
+mod hook;
 mod hostile;
 mod init;
 mod layering;

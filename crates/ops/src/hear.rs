@@ -136,9 +136,20 @@ pub fn hear(
     clock: &dyn Clock,
 ) -> crate::Result<HearReport> {
     let extra = &ws.settings().triggers;
-    let ctx = context(ws)?;
-    let known: Vec<String> = ctx.known.iter().flat_map(|k| k.names.iter().cloned()).collect();
-    let Some(t) = trigger::classify_known(message, extra, &known) else {
+    // The routing context reads every entity file: only a remember request, or a question the
+    // rules check against the known names, needs it (issue 17: hooks hear every prompt).
+    let read = std::cell::OnceCell::new();
+    let names = || match read.get_or_init(|| context(ws)) {
+        Ok(ctx) => ctx.known.iter().flat_map(|k| k.names.iter().cloned()).collect(),
+        Err(_) => Vec::new(), // reported below
+    };
+    let found = trigger::classify_lazy(message, extra, &names);
+    cogmem_store::timing::mark("hear: classified");
+    let ctx = match read.into_inner() {
+        Some(read) => Some(read?),
+        None => None,
+    };
+    let Some(t) = found else {
         return Ok(HearReport {
             trigger: None,
             phrase: None,
@@ -160,6 +171,10 @@ pub fn hear(
             if content.trim().is_empty() {
                 HeardAction::NothingToRemember
             } else {
+                let ctx = match ctx {
+                    Some(ctx) => ctx,
+                    None => context(ws)?,
+                };
                 let routing = route::route(&content, Some(&phrase), &ctx);
                 if let Some(a) = opts.caller.as_ref().filter(|a| a.is_subagent()) {
                     return Err(

@@ -1,8 +1,14 @@
-//! `cogmem import --format jsonl`: a conversation transcript becomes episode entries, one per
-//! message, on the message's date, in order, with the speaker in the text and the message id as
-//! the entry's source, and the message's entities (if any) as wiki links on an
-//! `<!-- entities: … -->` line. One commit per import. Importing the same file again adds nothing: a
-//! message whose source is already in the workspace is skipped.
+//! `cogmem import`: a conversation transcript becomes episode entries, one per message, on the
+//! message's date, in order, with the speaker in the text and the message id as the entry's
+//! source. One commit per import. Importing the same file again adds nothing: a message whose
+//! source is already in the workspace is skipped.
+//!
+//! `--format jsonl` reads cogmem's own JSON Lines (a message's entities, if any, become wiki
+//! links on an `<!-- entities: … -->` line); `claude-code` and `codex` read those hosts' own
+//! transcript files (see `import/transcript.rs`), user and assistant text only, tagged
+//! [`TRANSCRIPT_TAG`] so that reflection input leaves them out.
+
+mod transcript;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -22,6 +28,54 @@ use cogmem_store::store::{Confidence, Store};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 use cogmem_text::date::{self, When};
+
+/// The tag of every entry imported from an agent host's transcript: the raw conversation,
+/// which reflection input leaves out (issue 17).
+pub const TRANSCRIPT_TAG: &str = "transcript";
+
+/// What `import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// cogmem's JSON Lines: `timestamp`, `speaker`, `text`, optional `id`, `type`, `entities`.
+    #[default]
+    Jsonl,
+    /// A Claude Code session transcript (`~/.claude/projects/…/SESSION.jsonl`).
+    ClaudeCode,
+    /// A Codex CLI rollout (`~/.codex/sessions/…/rollout-….jsonl`).
+    Codex,
+}
+
+impl Format {
+    /// Returns the format's name, as `--format` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+        }
+    }
+
+    /// Tells whether this is an agent host's transcript (tagged [`TRANSCRIPT_TAG`]).
+    pub fn is_host(self) -> bool {
+        self != Self::Jsonl
+    }
+}
+
+/// Options for [`import`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions {
+    /// The input's format.
+    pub format: Format,
+    /// Fail on the first bad line instead of skipping it.
+    pub strict: bool,
+    /// Import even what looks like a credential.
+    pub allow_secret: bool,
+    /// For a host's transcript: leave out (and report as skipped) a message that looks like a
+    /// credential instead of refusing the whole import, as a hook does, which must never stop
+    /// its host.
+    pub skip_secrets: bool,
+}
 
 /// A line that could not be imported.
 #[derive(Debug, Clone, Serialize)]
@@ -58,14 +112,28 @@ struct Message {
     entities: Vec<String>,
 }
 
+impl From<transcript::HostMessage> for Message {
+    fn from(m: transcript::HostMessage) -> Self {
+        Self {
+            at: m.at,
+            has_time: true,
+            speaker: m.speaker.to_owned(),
+            text: m.text,
+            source: m.id,
+            kind: EntryType::Event,
+            entities: Vec::new(),
+        }
+    }
+}
+
+/// A string field, trimmed, when it is not blank.
+fn trimmed<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a str> {
+    obj.get(key).and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty())
+}
+
 fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Message, String> {
     let obj = v.as_object().ok_or("expected a JSON object")?;
-    let text = obj
-        .get("text")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .ok_or("missing `text`")?;
+    let text = trimmed(obj, "text").ok_or("missing `text`")?;
     let speaker = obj
         .get("speaker")
         .or_else(|| obj.get("role"))
@@ -140,14 +208,39 @@ pub fn import_jsonl(
     actor: Actor,
     clock: &dyn Clock,
 ) -> crate::Result<ImportReport> {
-    cogmem_store::secrets::check_import(input, allow_secret)?;
+    let opts = ImportOptions { strict, allow_secret, ..ImportOptions::default() };
+    import(ws, input, name, &opts, actor, clock)
+}
+
+/// Imports a transcript in `opts.format`. `name` identifies the input (its file name): in
+/// source references of JSONL messages without an `id`, and as a Codex rollout's session when
+/// it has no `session_meta` line.
+///
+/// With `strict`, any bad line fails the import and nothing is written; otherwise bad lines are
+/// reported and skipped. A message that looks like it holds a credential refuses the whole
+/// import (naming the line) unless `allow_secret`; a host transcript's is skipped instead with
+/// `skip_secrets`. Of a host's transcript only the user's and the assistant's text is read:
+/// tool calls and results, which may hold anything, are neither imported nor scanned.
+pub fn import(
+    ws: &Workspace,
+    input: &str,
+    name: &str,
+    opts: &ImportOptions,
+    actor: Actor,
+    clock: &dyn Clock,
+) -> crate::Result<ImportReport> {
+    if !opts.format.is_host() {
+        cogmem_store::secrets::check_import(input, opts.allow_secret)?;
+    }
     let now = clock.now();
     let mut messages = Vec::new();
     let mut skipped = Vec::new();
+    let mut session = name.to_owned();
     for (i, line) in input.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
+        let n = i + 1;
         let parsed = serde_json::from_str::<Value>(line)
             .map_err(|e| {
                 format!(
@@ -157,12 +250,32 @@ pub fn import_jsonl(
                         .map_or(e.to_string(), |(m, _)| m.to_owned())
                 )
             })
-            .and_then(|v| parse_line(&v, name, i + 1, &now));
+            .and_then(|v| match opts.format {
+                Format::Jsonl => parse_line(&v, name, n, &now).map(Some),
+                Format::ClaudeCode => transcript::claude_code(&v).map(|m| m.map(Message::from)),
+                Format::Codex => {
+                    transcript::codex(&v, n, &mut session).map(|m| m.map(Message::from))
+                }
+            });
         match parsed {
-            Ok(m) => {
+            Ok(None) => {}
+            Ok(Some(m)) => {
+                if opts.format.is_host()
+                    && opts.skip_secrets
+                    && !opts.allow_secret
+                    && let Some(f) = cogmem_store::secrets::scan(&m.text).into_iter().next()
+                {
+                    skipped.push(BadLine {
+                        line: n,
+                        error: format!(
+                            "looks like a credential ({}); left out (`cogmem import --allow-secret` imports it)",
+                            f.rule
+                        ),
+                    });
+                    continue;
+                }
                 // The decoded fields as well: a JSON escape (`\u0041KIA…`, `\n` inside a token)
                 // hides a credential from the scan of the raw line. See: issue 16
-                let n = i + 1;
                 cogmem_store::secrets::check_fields(
                     [
                         (format!("the id on line {n} of the import"), m.source.as_str()),
@@ -170,14 +283,14 @@ pub fn import_jsonl(
                         (format!("the text on line {n} of the import"), &m.text),
                         (format!("the entities on line {n} of the import"), &m.entities.join(",")),
                     ],
-                    allow_secret,
+                    opts.allow_secret,
                 )?;
                 messages.push(m);
             }
-            Err(error) if strict => {
-                return Err(InputError::ImportLine { line: i + 1, why: error }.into());
+            Err(error) if opts.strict => {
+                return Err(InputError::ImportLine { line: n, why: error }.into());
             }
-            Err(error) => skipped.push(BadLine { line: i + 1, error }),
+            Err(error) => skipped.push(BadLine { line: n, error }),
         }
     }
     let repo = git::open(ws.root())?;
@@ -201,7 +314,11 @@ pub fn import_jsonl(
     }
     let mut change = Change::new(actor, format!("cogmem import {name}"));
     let mut new_ids = Vec::new();
-    let tags = vec!["import".to_owned()];
+    let tags = if opts.format.is_host() {
+        vec![TRANSCRIPT_TAG.to_owned(), opts.format.as_str().to_owned()]
+    } else {
+        vec!["import".to_owned()]
+    };
     for (date, msgs) in &by_day {
         let rel = layout::episode_file(date);
         let existing = ws.read_text_if_exists(&rel)?;

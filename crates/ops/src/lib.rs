@@ -14,6 +14,7 @@ pub mod error;
 pub mod forget;
 pub mod graph;
 pub mod hear;
+pub mod hook;
 pub mod identity;
 pub mod import;
 pub mod init;

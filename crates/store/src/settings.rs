@@ -67,6 +67,24 @@ pub struct Settings {
     pub triggers: cogmem_text::trigger::ExtraPhrases,
     /// Size limits on what cogmem accepts and reads.
     pub limits: LimitSettings,
+    /// What `cogmem hook <host>` gives an agent host.
+    pub hooks: HookSettings,
+}
+
+/// Budgets of the context `cogmem hook <host>` hands an agent host (issue 17).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct HookSettings {
+    /// The most tokens of the pack given at the start of a session.
+    pub session_start_tokens: usize,
+    /// The most tokens of the memories given with each prompt.
+    pub prompt_tokens: usize,
+}
+
+impl Default for HookSettings {
+    fn default() -> Self {
+        Self { session_start_tokens: 2000, prompt_tokens: 600 }
+    }
 }
 
 /// Size limits: input over them is refused with an error naming the limit and its key.
@@ -323,6 +341,12 @@ impl Settings {
         if self.core.budget_tokens == 0 {
             return Err(invalid("core.budget_tokens", "must be at least 1"));
         }
+        if self.hooks.session_start_tokens == 0 {
+            return Err(invalid("hooks.session_start_tokens", "must be at least 1"));
+        }
+        if self.hooks.prompt_tokens == 0 {
+            return Err(invalid("hooks.prompt_tokens", "must be at least 1"));
+        }
         Ok(())
     }
 }
@@ -358,6 +382,17 @@ mod tests {
         assert!(err.to_string().contains("decay.active"), "{err}");
         let s = Settings::parse("[lock]\ntimeout_ms = 5\n", Path::new("c.toml")).unwrap();
         assert_eq!(s.lock.timeout_ms, 5);
+    }
+
+    #[test]
+    fn hook_budgets_default_and_must_be_positive() {
+        let p = Path::new("c.toml");
+        let d = Settings::parse("", p).unwrap().hooks;
+        assert_eq!((d.session_start_tokens, d.prompt_tokens), (2000, 600));
+        let s = Settings::parse("[hooks]\nprompt_tokens = 300\n", p).unwrap();
+        assert_eq!(s.hooks.prompt_tokens, 300);
+        let err = Settings::parse("[hooks]\nprompt_tokens = 0\n", p).unwrap_err().to_string();
+        assert!(err.contains("hooks.prompt_tokens"), "{err}");
     }
 
     #[test]

@@ -100,7 +100,22 @@ pub fn classify(message: &str, extra: &ExtraPhrases) -> Option<Trigger> {
 /// Like [`classify`], with the names of entities the workspace knows: a question about one of
 /// them ("what do you know about atlas?") is a recall, not a general-knowledge question.
 pub fn classify_known(message: &str, extra: &ExtraPhrases, known: &[String]) -> Option<Trigger> {
-    let text = Text::new(message, known);
+    classify_in(Text::new(message, Known::Given(known)), extra)
+}
+
+/// Like [`classify_known`], with the names asked for only when a rule needs them: only a
+/// question about a topic ever looks at them, and a workspace reads a file per entity to list
+/// them, which a hook that classifies every prompt cannot afford (issue 17). Gives the same
+/// answer as [`classify_known`] with the names `known` returns.
+pub fn classify_lazy(
+    message: &str,
+    extra: &ExtraPhrases,
+    known: &dyn Fn() -> Vec<String>,
+) -> Option<Trigger> {
+    classify_in(Text::new(message, Known::Lazy(known, std::cell::OnceCell::new())), extra)
+}
+
+fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
     for sentence in text.sentences() {
@@ -127,7 +142,22 @@ struct Text<'a> {
     /// For each byte of `norm`, the byte offset of its character in `orig`.
     at: Vec<usize>,
     /// Names the workspace knows (lower case), which make a topic the user's own.
-    known: &'a [String],
+    known: Known<'a>,
+}
+
+/// The names a workspace knows: given, or asked for the first time a rule needs them.
+enum Known<'a> {
+    Given(&'a [String]),
+    Lazy(&'a dyn Fn() -> Vec<String>, std::cell::OnceCell<Vec<String>>),
+}
+
+impl Known<'_> {
+    fn names(&self) -> &[String] {
+        match self {
+            Self::Given(names) => names,
+            Self::Lazy(load, names) => names.get_or_init(load),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -137,7 +167,7 @@ struct Span {
 }
 
 impl<'a> Text<'a> {
-    fn new(orig: &'a str, known: &'a [String]) -> Self {
+    fn new(orig: &'a str, known: Known<'a>) -> Self {
         let mut norm = String::with_capacity(orig.len());
         let mut at = Vec::with_capacity(orig.len());
         let chars: Vec<(usize, char)> = orig.char_indices().collect();
@@ -1051,7 +1081,10 @@ fn strip_leading_instruction(content: &str) -> String {
 /// Tells whether a topic names an entity the workspace knows.
 fn names_known(text: &Text<'_>, topic: &str) -> bool {
     let lower = topic.to_lowercase();
-    text.known.iter().any(|n| !n.is_empty() && (lower == *n || find_word(&lower, n).is_some()))
+    text.known
+        .names()
+        .iter()
+        .any(|n| !n.is_empty() && (lower == *n || find_word(&lower, n).is_some()))
 }
 
 /// Tells whether a topic is about the user's own world (their people, things, projects) rather

@@ -8,10 +8,12 @@ use super::{
     require,
 };
 use crate::context::{Encoding, Tiktoken};
+use crate::import::TRANSCRIPT_TAG;
 use cogmem_index::pack::TokenCounter;
 use cogmem_store::decay;
 use cogmem_store::store::Store;
 use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::episode;
 use cogmem_store::store::reflection as rf;
 use cogmem_store::store::units;
 use cogmem_store::workspace::{Workspace, layout};
@@ -242,7 +244,16 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     for rel in units::markdown_files(ws.root(), layout::EPISODES_DIR).into_iter().rev() {
         let day = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md").to_owned();
         if day.as_str() >= since.as_str() && day.as_str() <= today.as_str() {
-            days.push((rel.clone(), read(ws, &rel)?));
+            // Imported host transcripts are the raw conversation, not memories to reflect on
+            // (issue 17): their entries are left out, and the cut says how many.
+            let (text, left) = episode::without_tagged(&read(ws, &rel)?, TRANSCRIPT_TAG);
+            if left > 0 {
+                b.cut.push(Cut {
+                    what: rel.clone(),
+                    why: format!("{left} transcript entries (tag `{TRANSCRIPT_TAG}`) are not reflection input"),
+                });
+            }
+            days.push((rel.clone(), text));
         }
     }
     // Newest first, so the oldest days are the ones cut.

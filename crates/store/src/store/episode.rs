@@ -285,17 +285,7 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
             in_entry = true;
             let fields: Vec<&str> = line.split('|').map(str::trim).collect();
             let kind = fields.get(1).copied().unwrap_or("").to_owned();
-            let tags = fields
-                .iter()
-                .find_map(|f| f.strip_prefix("tags:"))
-                .map(|t| {
-                    t.trim_matches(['[', ']', ' '])
-                        .split(',')
-                        .map(|x| x.trim().to_owned())
-                        .filter(|x| !x.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let tags = heading_tags(&fields);
             out.push(EntryHead {
                 line: i + 1,
                 time: time.to_owned(),
@@ -339,6 +329,45 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
         last.text = normalize(&para);
     }
     out
+}
+
+/// The tags of an entry heading split at `|`.
+fn heading_tags(fields: &[&str]) -> Vec<String> {
+    fields
+        .iter()
+        .find_map(|f| f.strip_prefix("tags:"))
+        .map(|t| {
+            t.trim_matches(['[', ']', ' '])
+                .split(',')
+                .map(|x| x.trim().to_owned())
+                .filter(|x| !x.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Returns a day file without its entries tagged `tag`, and how many it left out.
+///
+/// An entry runs from its heading to the next heading; the header and every other entry are
+/// kept byte for byte. Used to keep imported transcripts out of reflection input (issue 17).
+pub fn without_tagged(text: &str, tag: &str) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut skipping = false;
+    let mut left_out = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\r', '\n']);
+        if heading_time(bare).is_some() {
+            let fields: Vec<&str> = bare.split('|').map(str::trim).collect();
+            skipping = heading_tags(&fields).iter().any(|t| t == tag);
+            left_out += usize::from(skipping);
+        } else if bare.starts_with("# ") || bare.starts_with("## ") {
+            skipping = false;
+        }
+        if !skipping {
+            out.push_str(line);
+        }
+    }
+    (out, left_out)
 }
 
 /// Checks a line meant as an entry heading (`## ` then a digit): `None` for any other line,
@@ -513,6 +542,19 @@ mod tests {
 
     const MERGE_DAY: &str =
         "# 2026-12-01 — Episode Log\n\n## 09:00 | fact | confidence:high | tags:[]\nBase entry.\n";
+
+    #[test]
+    fn without_tagged_drops_only_the_tagged_entries() {
+        let day = "# 2026-12-01 — Episode Log\n\n\
+## 09:00 | fact | confidence:high | tags:[]\nKept.\n\n\
+## 09:01 | event | confidence:high | tags:[transcript, claude-code]\n**user:** hi\n<!-- source: claude-code:u1 -->\n\n\
+## 09:02 | event | confidence:high | tags:[transcripts]\nAlso kept: another tag.\n";
+        let (out, n) = without_tagged(day, "transcript");
+        assert_eq!(n, 1);
+        assert!(out.contains("Kept.") && out.contains("Also kept"), "{out}");
+        assert!(!out.contains("**user:** hi") && !out.contains("claude-code:u1"), "{out}");
+        assert_eq!(without_tagged(day, "absent"), (day.to_owned(), 0));
+    }
 
     #[test]
     fn merge3_episodes_keep_both_sides_in_time_order() {

@@ -4,7 +4,9 @@
 //! message with several. The current behaviour is the oracle; cases it gets wrong are left out
 //! (they belong to the trigger-quality issue), not asserted.
 
-use cogmem_text::trigger::{ExtraPhrases, Trigger, TriggerKind, classify, classify_known};
+use cogmem_text::trigger::{
+    ExtraPhrases, Trigger, TriggerKind, classify, classify_known, classify_lazy,
+};
 
 fn detect(input: &str) -> Option<Trigger> {
     classify(input, &ExtraPhrases::default())
@@ -185,6 +187,50 @@ fn known_entities_make_a_question_a_recall() {
         let got = classify_known(input, &extra, known);
         let got = got.as_ref().map(|t| (t.kind, t.content.as_str()));
         assert_eq!(got, want, "input: {input:?}, known: {known:?}");
+    }
+}
+
+/// Names asked for lazily give the same answers as names given, on every labelled message, and
+/// are asked for only by a question the rules check against them. See: issue 17
+#[test]
+fn lazy_names_change_nothing_and_are_read_only_when_needed() {
+    let extra = ExtraPhrases::default();
+    let known: Vec<String> = ["atlas", "bob", "alice", "the garden"].map(str::to_owned).to_vec();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+    let mut messages = vec!["what do you know about atlas?".to_owned()];
+    for table in ["triggers.tsv", "triggers-heldout.tsv", "triggers-fresh.tsv"] {
+        let text = std::fs::read_to_string(format!("{dir}/{table}")).expect("the table");
+        messages.extend(
+            text.lines()
+                .filter(|l| !l.starts_with('#'))
+                .filter_map(|l| l.split('\t').nth(1))
+                .map(str::to_owned),
+        );
+    }
+    assert!(messages.len() > 100, "{}", messages.len());
+    for m in &messages {
+        let asked = std::cell::Cell::new(0);
+        let load = || {
+            asked.set(asked.get() + 1);
+            known.clone()
+        };
+        assert_eq!(
+            classify_lazy(m, &extra, &load),
+            classify_known(m, &extra, &known),
+            "input: {m:?}"
+        );
+        assert!(asked.get() <= 1, "input: {m:?}");
+    }
+    for ordinary in
+        ["Can you check where the postgres migration stands?", "Remember that I like tea"]
+    {
+        let asked = std::cell::Cell::new(false);
+        let load = || {
+            asked.set(true);
+            known.clone()
+        };
+        classify_lazy(ordinary, &extra, &load);
+        assert!(!asked.get(), "names read for {ordinary:?}");
     }
 }
 

@@ -1,0 +1,197 @@
+//! What `cogmem hook <host>` hands an agent host, whatever the host (issue 17): the memory pack
+//! for a new session, and for each prompt what `hear` did about it and the memories it calls
+//! up, as text for the model. The hosts' JSON in and out is the binary's (`src/cli/hook.rs`);
+//! the transcripts they save are read by [`crate::import`]. Only `hear` writes here, and only
+//! for an explicit request ("remember that …"), as `bot:trigger-remember`.
+
+use serde::Serialize;
+
+use crate::context::{self, ContextOptions, Encoding};
+use crate::hear::{self, HearOptions, HearReport, HeardAction};
+use crate::reflect::{self, REFLECTION_LOG, REWARD_LOG};
+use cogmem_store::audit::Actor;
+use cogmem_store::store::markdown::{self, one_line};
+use cogmem_store::workspace::Workspace;
+use cogmem_text::clock::Clock;
+
+/// Memories scoring below this share of the best match are left out of a prompt's context.
+const PROMPT_THRESHOLD: f64 = 0.2;
+
+/// The longest prompt passed to `hear`, in characters: a request to remember is a sentence or
+/// two, while a longer prompt is mostly pasted text (a document, a log, code), whose wrapped
+/// lines `hear` could read as requests.
+pub const MAX_HEARD_CHARS: usize = 2_000;
+
+/// The most characters of a prompt used as the search query for its memories.
+const MAX_QUERY_CHARS: usize = 1_000;
+
+/// The context for a new session.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionContext {
+    /// The text for the model; empty when the workspace holds nothing to say.
+    pub text: String,
+    /// Tokens it takes (estimated, never over the budget).
+    pub used_tokens: usize,
+    /// The budget (`[hooks] session_start_tokens`).
+    pub budget_tokens: usize,
+}
+
+/// Builds the context for a new session: the reflection cycle when one is open, the latest
+/// reflection and reward outcomes, then the `context` pack (core memory, the week's episodes
+/// without imported transcripts, the cards of the entities they name and of the most relevant
+/// ones), all within
+/// `[hooks] session_start_tokens` as [`Encoding::Estimate`] counts them. The pack's memories
+/// count as uses, as `cogmem context` counts them.
+pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<SessionContext> {
+    let budget = ws.settings().hooks.session_start_tokens;
+    let counter = Encoding::Estimate.counter();
+    let mut head = String::new();
+    let st = reflect::status(ws)?;
+    if st.state != reflect::State::Idle {
+        head.push_str(&format!(
+            "## Reflection in progress\n- reflection #{}: {}; waiting for the {}; next: {}\n",
+            st.reflection,
+            st.description,
+            st.waiting_for,
+            st.next.join(", ")
+        ));
+    }
+    for (title, rel) in [("Latest reflection", REFLECTION_LOG), ("Latest reward", REWARD_LOG)] {
+        if let Some(entry) = last_entry(&ws.read_text_if_exists(rel)?.unwrap_or_default()) {
+            head.push_str(&format!("## {title} ({rel})\n{entry}\n"));
+        }
+    }
+    // The outcomes first, but never more than a third of the budget: the pack is the memory.
+    let mut head_tokens = counter.count(&head);
+    if head_tokens > budget / 3 {
+        head.clear();
+        head_tokens = 0;
+    }
+    let opts = ContextOptions {
+        budget: budget.saturating_sub(head_tokens + 2).max(1),
+        encoding: Encoding::Estimate,
+        threshold: 0.0,
+    };
+    let pack = context::session(ws, &opts, clock)?;
+    let mut text = pack.text;
+    if !head.is_empty() {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&head);
+    }
+    let used_tokens = if text.is_empty() { 0 } else { counter.count(&text) };
+    Ok(SessionContext { text, used_tokens, budget_tokens: budget })
+}
+
+/// The last `## ` entry of a log, up to 12 lines.
+fn last_entry(log: &str) -> Option<String> {
+    let s = markdown::sections(log).into_iter().rfind(|s| s.level == 2)?;
+    let lines: Vec<&str> = log[s.range].lines().filter(|l| !l.trim().is_empty()).take(12).collect();
+    Some(lines.iter().map(|l| format!("{}\n", l.trim_end())).collect::<String>())
+}
+
+/// What a prompt produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptContext {
+    /// What `hear` detected and did.
+    pub heard: HearReport,
+    /// The text for the model: what was done about the prompt, then the relevant memories;
+    /// empty when there is nothing to add.
+    pub text: String,
+    /// Tokens the memories take (estimated).
+    pub used_tokens: usize,
+    /// The budget (`[hooks] prompt_tokens`).
+    pub budget_tokens: usize,
+}
+
+/// Passes a user's prompt through [`hear::hear`] (which writes an explicit "remember that …"
+/// and only lists what a forget request matches) when it is at most [`MAX_HEARD_CHARS`] long,
+/// then finds the memories that match its first 1,000 characters ([`context::relevant`]: one
+/// line each with its id and date, duplicates and core memory left out), within `[hooks]
+/// prompt_tokens`.
+///
+/// `caller` is who passed the prompt on: a sub-agent may not write (exit 4 from `hear`).
+pub fn user_prompt(
+    ws: &Workspace,
+    prompt: &str,
+    caller: Option<Actor>,
+    clock: &dyn Clock,
+) -> crate::Result<PromptContext> {
+    let budget = ws.settings().hooks.prompt_tokens;
+    let opts = HearOptions { dry_run: false, caller, allow_secret: false };
+    let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
+        hear::hear(ws, prompt, &opts, clock)?
+    } else {
+        HearReport {
+            trigger: None,
+            phrase: None,
+            content: None,
+            routing: None,
+            action: HeardAction::None,
+        }
+    };
+    cogmem_store::timing::mark("hook: prompt heard");
+    let mut text = String::new();
+    let mut written: Vec<String> = Vec::new();
+    match &heard.action {
+        HeardAction::None | HeardAction::Recall { .. } => {}
+        HeardAction::Remembered { written: w, duplicates, .. } => {
+            let ids: Vec<&str> = w.iter().chain(duplicates).map(|u| u.id.as_str()).collect();
+            // The episode just written is the prompt itself; an entity holds more than it.
+            written = w
+                .iter()
+                .filter(|u| u.store == cogmem_store::store::Store::Episodic)
+                .map(|u| u.id.clone())
+                .collect();
+            let what = heard.routing.as_ref().map_or("", |r| r.summary.as_str());
+            text.push_str(&format!(
+                "cogmem remembered what the user asked it to: \"{}\" ({}). Tell the user it is \
+                 remembered.\n",
+                one_line(what),
+                if ids.is_empty() { "already known".to_owned() } else { ids.join(", ") }
+            ));
+        }
+        HeardAction::NothingToRemember => {
+            text.push_str(
+                "The user asked cogmem to remember something, but the message holds nothing \
+                 to remember: ask them what to keep.\n",
+            );
+        }
+        HeardAction::ConfirmForget { candidates, command } => {
+            text.push_str(
+                "The user asked to forget something. Nothing is forgotten yet: show them these \
+                 candidates and forget only the one they confirm, with `cogmem forget --id ID \
+                 --yes`.\n",
+            );
+            for c in candidates {
+                text.push_str(&format!("- [{}] {}\n", c.id, one_line(&c.excerpt)));
+            }
+            if candidates.is_empty() {
+                text.push_str("- (nothing in memory matches)\n");
+            } else if command.is_none() {
+                text.push_str("(no single best match: ask which one)\n");
+            }
+        }
+        HeardAction::Reflect { message, .. } => {
+            text.push_str(&format!(
+                "The user asked for a reflection. Where the cycle stands: {message}. Reflection \
+                 needs the user's decisions at each gate; follow the next step it names.\n"
+            ));
+        }
+        HeardAction::AskUser { question } => {
+            text.push_str(&format!("Before the session ends, ask the user: {question}\n"));
+        }
+    }
+    let opts = ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
+    let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
+    let pack = context::relevant(ws, &query, &written, &opts, clock)?;
+    cogmem_store::timing::mark("hook: memories packed");
+    if !pack.text.is_empty() {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&pack.text.replacen("# Memory\n", "# Memory (cogmem)\n", 1));
+    }
+    Ok(PromptContext { heard, text, used_tokens: pack.used_tokens, budget_tokens: budget })
+}

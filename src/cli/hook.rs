@@ -1,0 +1,289 @@
+//! `cogmem hook <host>`: an agent host's hook command. Reads the host's hook JSON on stdin,
+//! answers on stdout in that host's format, and never stops the host: whatever goes wrong is a
+//! one-line notice on stderr and exit 0 (exit 2 would block a prompt in Claude Code and Codex).
+//! The logic is the library's (`ops::hook`, `ops::import`); this file is the hosts' wire
+//! formats, each documented where it is handled.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use cogmem::ops::hook;
+use cogmem::ops::import::{self, Format, ImportOptions};
+use serde_json::{Value, json};
+
+use super::exit::Exit;
+use super::{Ctx, input};
+
+const EXAMPLES: &str = "Examples:
+  # What Claude Code sends at the start of a session, in this folder: prints the memory pack
+  echo '{\"hook_event_name\":\"SessionStart\",\"cwd\":\"'$PWD'\"}' | cogmem hook claude-code
+  # A recorded Codex prompt event, for the workspace in ~/memory
+  cogmem --workspace ~/memory hook codex < prompt.json";
+
+/// Answer an agent host's hook: context at session start and on each prompt, transcripts saved
+///
+/// Reads the hook's JSON on stdin and acts on its event:
+///
+/// - claude-code: `SessionStart` answers the memory pack (core memory, the week's episodes,
+///   the latest reflection and reward outcomes; `[hooks] session_start_tokens`) as
+///   `hookSpecificOutput.additionalContext`; `UserPromptSubmit` passes the prompt through
+///   `hear` (an explicit "remember that …" is written as `bot:trigger-remember`, a forget
+///   request lists candidates, a reflect request reports the cycle) and answers what was done
+///   and the memories that match it (`[hooks] prompt_tokens`), each with its id and date;
+///   `PreCompact` and `SessionEnd` import the transcript at `transcript_path`: user and
+///   assistant text only, once per message, tagged `transcript`.
+/// - codex: the same for `SessionStart` and `UserPromptSubmit`; `PreCompact` and `Stop`
+///   import the session's rollout.
+/// - cursor: `sessionStart` answers the pack as `additional_context`; `beforeSubmitPrompt`
+///   passes the prompt through `hear` and lets it go on (Cursor takes no context there).
+/// - openclaw: OpenClaw's hooks run inside its gateway, not as commands; use `cogmem mcp` and
+///   the AGENTS.md block (this command only says so).
+///
+/// The workspace is --workspace or COGMEM_WORKSPACE, else the one at or above the hook's
+/// working folder (`cwd`; Cursor: the first of `workspace_roots`); without one the hook does
+/// nothing. Every problem is a notice on stderr with exit 0, so the host always goes on.
+#[derive(Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
+pub struct HookArgs {
+    /// The agent host whose hook JSON comes on stdin
+    host: Host,
+}
+
+/// Agent hosts.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum Host {
+    /// Claude Code (settings.json `hooks`)
+    ClaudeCode,
+    /// Codex CLI (`hooks.json`, with `[features] codex_hooks = true`)
+    Codex,
+    /// Cursor (`.cursor/hooks.json`)
+    Cursor,
+    /// OpenClaw (no command hooks: MCP and the AGENTS.md block)
+    Openclaw,
+}
+
+impl Host {
+    fn name(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+            Self::Cursor => "cursor",
+            Self::Openclaw => "openclaw",
+        }
+    }
+
+    /// The actor of a transcript import when none is named.
+    fn actor(self) -> cogmem::audit::Actor {
+        cogmem::audit::Actor::system(match self {
+            Self::ClaudeCode => "bot:hook-claude-code",
+            Self::Codex => "bot:hook-codex",
+            Self::Cursor => "bot:hook-cursor",
+            Self::Openclaw => "bot:hook-openclaw",
+        })
+    }
+}
+
+/// The largest hook JSON read from stdin: a prompt with pasted files fits.
+const MAX_HOOK_JSON: u64 = 16 * 1024 * 1024;
+
+pub fn run(ctx: &Ctx, args: &HookArgs) -> cogmem::Result<Exit> {
+    let host = args.host;
+    let answer = match answer(ctx, host) {
+        Ok(a) => a,
+        Err(Notice(text)) => {
+            eprintln!("cogmem hook {}: {text}", host.name());
+            Answer::Nothing
+        }
+    };
+    let out = match answer {
+        Answer::Json(v) => Some(v),
+        // Codex and Cursor read JSON from every command hook: an empty object changes nothing.
+        Answer::Nothing if host != Host::ClaudeCode => Some(json!({})),
+        Answer::Nothing => None,
+    };
+    if let Some(v) = out {
+        let text = serde_json::to_string(&v).expect("a JSON value serializes");
+        super::render::data(&format!("{text}\n"))?;
+    }
+    Ok(Exit::Ok)
+}
+
+/// What the hook prints.
+enum Answer {
+    /// This JSON object.
+    Json(Value),
+    /// Nothing to say.
+    Nothing,
+}
+
+/// Why the hook did nothing: said on stderr, never an exit code.
+struct Notice(String);
+
+impl From<cogmem::Error> for Notice {
+    fn from(e: cogmem::Error) -> Self {
+        let mut text = e.to_string();
+        if let Some(hint) = e.hint() {
+            text.push_str(&format!(" (hint: {hint})"));
+        }
+        Self(text)
+    }
+}
+
+fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
+    let raw = input::stdin_limited(MAX_HOOK_JSON)?;
+    let event: Value = serde_json::from_str(&raw)
+        .map_err(|e| Notice(format!("stdin is not the host's hook JSON: {e}")))?;
+    if host == Host::Openclaw {
+        return Err(Notice(
+            "OpenClaw runs hooks inside its gateway, not as commands: connect `cogmem mcp` and \
+             add the AGENTS.md block (`cogmem init --agents-md`) instead"
+                .into(),
+        ));
+    }
+    let name = str_field(&event, "hook_event_name").unwrap_or_default();
+    let Some(kind) = Event::of(host, name) else {
+        return Ok(Answer::Nothing); // an event cogmem has nothing to do with
+    };
+    cogmem::timing::mark("hook: event read");
+    let ws = workspace(ctx, host, &event)?;
+    cogmem::timing::mark("hook: workspace opened");
+    let clock = ctx.clock()?;
+    match kind {
+        Event::SessionStart => {
+            let pack = hook::session_start(&ws, clock.as_ref())?;
+            Ok(context_answer(host, name, &pack.text))
+        }
+        Event::Prompt => {
+            let prompt = str_field(&event, "prompt").unwrap_or_default();
+            if prompt.trim().is_empty() {
+                return Ok(Answer::Nothing);
+            }
+            let caller = ctx.named_actor()?;
+            let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref())?;
+            Ok(match host {
+                // https://cursor.com/docs/agent/hooks: beforeSubmitPrompt answers only
+                // `continue` (and `user_message` when it blocks); it cannot add context.
+                Host::Cursor => Answer::Json(json!({ "continue": true })),
+                _ => context_answer(host, name, &p.text),
+            })
+        }
+        Event::Transcript(format) => {
+            let Some(path) = str_field(&event, "transcript_path").filter(|p| !p.is_empty()) else {
+                return Err(Notice(format!("{name}: no `transcript_path` in the hook's JSON")));
+            };
+            let path = match (path.strip_prefix("~/"), &ctx.env.home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => PathBuf::from(path),
+            };
+            save_transcript(ctx, host, &ws, &path, format, clock.as_ref())?;
+            Ok(Answer::Nothing)
+        }
+    }
+}
+
+/// What cogmem does for an event.
+enum Event {
+    /// Give the memory pack.
+    SessionStart,
+    /// Hear the prompt and give the memories it calls up.
+    Prompt,
+    /// Import the session's transcript.
+    Transcript(Format),
+}
+
+impl Event {
+    /// The events each host documents that cogmem acts on:
+    /// - Claude Code, <https://code.claude.com/docs/en/hooks> (`hook_event_name`);
+    /// - Codex, <https://developers.openai.com/codex/hooks> and the input schemas in
+    ///   openai/codex `codex-rs/hooks/schema/generated/` (no `SessionEnd`: its `Stop` ends each
+    ///   turn, and saving then keeps the transcript as current as a session end would);
+    /// - Cursor, <https://cursor.com/docs/agent/hooks> (camelCase names). Cursor documents no
+    ///   transcript format, so its `stop`, `sessionEnd` and `preCompact` import nothing.
+    fn of(host: Host, name: &str) -> Option<Self> {
+        match (host, name) {
+            (Host::ClaudeCode | Host::Codex, "SessionStart") | (Host::Cursor, "sessionStart") => {
+                Some(Self::SessionStart)
+            }
+            (Host::ClaudeCode | Host::Codex, "UserPromptSubmit")
+            | (Host::Cursor, "beforeSubmitPrompt") => Some(Self::Prompt),
+            (Host::ClaudeCode, "PreCompact" | "SessionEnd") => {
+                Some(Self::Transcript(Format::ClaudeCode))
+            }
+            (Host::Codex, "PreCompact" | "Stop") => Some(Self::Transcript(Format::Codex)),
+            _ => None,
+        }
+    }
+}
+
+/// The answer that adds `text` to the model's context, in the host's format: Claude Code and
+/// Codex take `hookSpecificOutput.additionalContext` with the event's name (Codex validates
+/// it against `session-start.command.output.schema.json` and
+/// `user-prompt-submit.command.output.schema.json`); Cursor's `sessionStart` takes
+/// `additional_context`.
+fn context_answer(host: Host, event: &str, text: &str) -> Answer {
+    if text.trim().is_empty() {
+        return Answer::Nothing;
+    }
+    Answer::Json(match host {
+        Host::Cursor => json!({ "additional_context": text }),
+        _ => json!({ "hookSpecificOutput": { "hookEventName": event, "additionalContext": text } }),
+    })
+}
+
+/// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder.
+fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
+    if ctx.global.workspace.is_some() || ctx.env.workspace.is_some() {
+        return Ok(ctx.workspace()?);
+    }
+    let cwd = match host {
+        Host::Cursor => event
+            .get("workspace_roots")
+            .and_then(Value::as_array)
+            .and_then(|r| r.first())
+            .and_then(Value::as_str),
+        _ => str_field(event, "cwd"),
+    };
+    let Some(cwd) = cwd.filter(|c| !c.is_empty()).map(PathBuf::from) else {
+        return Err(Notice(
+            "no workspace: the hook's JSON names no folder and COGMEM_WORKSPACE is not set".into(),
+        ));
+    };
+    if !cwd.is_absolute() {
+        return Err(Notice(format!("no workspace: the hook's folder {cwd:?} is not absolute")));
+    }
+    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.workspace();
+    found.map_err(|e| match e.kind() {
+        cogmem::ErrorKind::User if !cwd.join("MEMORY.md").exists() => Notice(format!(
+            "no cogmem workspace at or above {}: nothing to do (set COGMEM_WORKSPACE, or run \
+             `cogmem init` there)",
+            cwd.display()
+        )),
+        _ => Notice::from(e),
+    })
+}
+
+/// Imports the host's transcript file, skipping what looks like a credential.
+fn save_transcript(
+    ctx: &Ctx,
+    host: Host,
+    ws: &cogmem::Workspace,
+    path: &Path,
+    format: Format,
+    clock: &dyn cogmem::Clock,
+) -> Result<(), Notice> {
+    let limit = ws.settings().limits.import_bytes;
+    let bytes = cogmem::store::fsx::read(path, limit).map_err(cogmem::Error::from)?;
+    let text = cogmem::store::fsx::decode(path, bytes).map_err(cogmem::Error::from)?;
+    let name = path.file_stem().map_or_else(|| "transcript".into(), |s| s.to_string_lossy());
+    let opts = ImportOptions { format, skip_secrets: true, ..ImportOptions::default() };
+    let actor = ctx.named_actor()?.unwrap_or_else(|| host.actor());
+    let report = import::import(ws, &text, &name, &opts, actor, clock)?;
+    for b in &report.skipped {
+        eprintln!("cogmem hook {}: {}:{}: {}", host.name(), path.display(), b.line, b.error);
+    }
+    Ok(())
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}

@@ -1,0 +1,406 @@
+//! `cogmem hook <host>` driven with the JSON each host sends (recorded samples per event in
+//! tests/fixtures/hooks/), and `import --format` with the hosts' transcript files
+//! (tests/fixtures/transcripts/): what the agent would see on stdout, and what was committed.
+//! See: issue 17
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Output, TestEnv};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+/// A fixture with `{{CWD}}` and `{{TRANSCRIPT}}` filled in.
+fn fixture(rel: &str, cwd: &Path, transcript: &Path) -> String {
+    std::fs::read_to_string(Path::new(FIXTURES).join(rel))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+        .replace("{{CWD}}", &cwd.display().to_string())
+        .replace("{{TRANSCRIPT}}", &transcript.display().to_string())
+}
+
+/// Copies a host transcript fixture next to the workspace, where the host would keep it.
+fn transcript(env: &TestEnv, name: &str) -> PathBuf {
+    let path = env.home.join(name);
+    std::fs::write(&path, fixture(&format!("transcripts/{name}"), &env.root, &path)).unwrap();
+    path
+}
+
+/// Runs `cogmem hook HOST` with a recorded event, from the home folder (not the workspace), so
+/// that the workspace comes from the event's `cwd`.
+fn hook(env: &TestEnv, host: &str, event: &str, transcript: &Path) -> Output {
+    let json = fixture(&format!("hooks/{host}/{event}.json"), &env.root, transcript);
+    env.run(["hook", host]).current_dir_home().stdin(json).output()
+}
+
+/// The context a Claude Code or Codex answer adds, checking the answer's shape.
+#[track_caller]
+fn added_context(out: &Output, event: &str) -> String {
+    assert_eq!(out.code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], event, "{out}");
+    v["hookSpecificOutput"]["additionalContext"].as_str().expect("additionalContext").to_owned()
+}
+
+fn seeded() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.run(["remember", "--store", "core", "--section", "identity", "The user is Dana, an SRE"])
+        .success();
+    env.run(["remember", "We are moving Atlas from MySQL to Postgres 16; Dana owns it"]).success();
+    env
+}
+
+#[test]
+fn claude_code_session_start_gives_the_pack_with_the_latest_reward() {
+    let env = seeded();
+    env.write(
+        "memory/meta/reward-log.md",
+        "# Reward Log\n\n## 2026-11-30\n**Result:** +2K reward\n**Reason:** the Atlas plan was right\n",
+    );
+    env.git_commit_all("reward by hand");
+    let head = env.head();
+    let none = env.home.join("none.jsonl");
+    let text = added_context(&hook(&env, "claude-code", "SessionStart", &none), "SessionStart");
+    assert!(text.contains("- The user is Dana, an SRE"), "{text}");
+    assert!(text.contains("(2026-12-01) We are moving Atlas from MySQL to Postgres 16"), "{text}");
+    assert!(text.contains("## Latest reward (memory/meta/reward-log.md)"), "{text}");
+    assert!(text.contains("**Reason:** the Atlas plan was right"), "{text}");
+    assert!(cogmem::tokens::estimate(&text) <= 2000, "{text}");
+    assert_eq!(env.head(), head, "a session start commits nothing");
+    env.assert_clean_tree();
+}
+
+#[test]
+fn claude_code_session_start_stays_within_its_configured_budget() {
+    let env = seeded();
+    env.import_messages(200);
+    env.write("cogmem.toml", "[hooks]\nsession_start_tokens = 120\n");
+    env.git_commit_all("smaller hook budget");
+    let none = env.home.join("none.jsonl");
+    let text = added_context(&hook(&env, "claude-code", "SessionStart", &none), "SessionStart");
+    assert!(cogmem::tokens::estimate(&text) <= 120, "{} tokens:\n{text}", text.len());
+    assert!(text.contains("- The user is Dana, an SRE"), "{text}");
+}
+
+#[test]
+fn claude_code_remember_prompt_is_written_by_trigger_remember_and_reported() {
+    let env = seeded();
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let none = env.home.join("none.jsonl");
+    let out = hook(&env, "claude-code", "UserPromptSubmit-remember", &none);
+    env.assert_one_change(before, lines, &out);
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(
+        text.starts_with("cogmem remembered what the user asked it to: \"the Atlas replica"),
+        "{text}"
+    );
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:trigger-remember");
+    let diff = env.git(&["show", "HEAD"]);
+    assert!(diff.contains("+- the Atlas replica moves to Frankfurt in January."), "{diff}");
+}
+
+#[test]
+fn claude_code_question_gets_relevant_memories_with_ids_and_dates_and_commits_nothing() {
+    let env = seeded();
+    let head = env.head();
+    let none = env.home.join("none.jsonl");
+    let out = hook(&env, "claude-code", "UserPromptSubmit-question", &none);
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.starts_with("# Memory (cogmem)\n\n## Relevant memories\n"), "{text}");
+    let line = text.lines().find(|l| l.contains("We are moving Atlas")).expect("the memory");
+    assert!(line.starts_with("- [episode:2026-12-01:09:00"), "{line}");
+    assert!(
+        line.contains("] (2026-12-01) We are moving Atlas from MySQL to Postgres 16"),
+        "{line}"
+    );
+    assert!(!text.contains("The user is Dana"), "core memory came with the session: {text}");
+    let ids: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("- [")?.split(']').next()).collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "each memory once: {ids:?}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn claude_code_prompt_memories_stay_within_prompt_tokens() {
+    let env = seeded();
+    env.import_messages(60);
+    env.write("cogmem.toml", "[hooks]\nprompt_tokens = 50\n");
+    env.git_commit_all("small prompt budget");
+    let json = serde_json::json!({
+        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+        "prompt": "what was the note about topic12 and topic13 and topic14 and topic15?"
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.contains("note number 1"), "{text}");
+    assert!(cogmem::tokens::estimate(&text) <= 50, "{text}");
+}
+
+/// A pasted document is not a request, even when one of its lines starts with "remember".
+#[test]
+fn a_long_pasted_prompt_is_searched_but_not_heard() {
+    let env = seeded();
+    let head = env.head();
+    let mut prompt = "Please review this draft about Atlas and Postgres:\n".to_owned();
+    while prompt.len() < 2_500 {
+        prompt.push_str(
+            "The migration plan moves every table, and we will\nremember that the replica stays.\n",
+        );
+    }
+    let json = serde_json::json!({
+        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.starts_with("# Memory (cogmem)"), "{text}");
+    assert!(text.contains("Postgres 16"), "{text}");
+    assert_eq!(env.head(), head, "nothing remembered");
+    // The same request on its own is heard.
+    let json = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit", "cwd": env.root,
+        "prompt": "remember that the replica stays."
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    assert!(added_context(&out, "UserPromptSubmit").starts_with("cogmem remembered"), "{out}");
+}
+
+#[test]
+fn claude_code_forget_prompt_lists_candidates_and_forgets_nothing() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Dana prefers green tea"]).success();
+    let head = env.head();
+    let none = env.home.join("none.jsonl");
+    let text = added_context(
+        &hook(&env, "claude-code", "UserPromptSubmit-forget", &none),
+        "UserPromptSubmit",
+    );
+    assert!(
+        text.starts_with("The user asked to forget something. Nothing is forgotten yet"),
+        "{text}"
+    );
+    assert!(text.contains("- [episode:2026-12-01:09:00] Dana prefers green tea"), "{text}");
+    assert_eq!(env.head(), head);
+}
+
+#[test]
+fn claude_code_pre_compact_and_session_end_import_the_transcript_once() {
+    let env = TestEnv::initialized();
+    let path = transcript(&env, "claude-code.jsonl");
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let out = hook(&env, "claude-code", "PreCompact", &path);
+    assert_eq!(out.stderr, "", "{out}");
+    env.assert_one_change(before, lines, &out);
+    assert_eq!(out.stdout, "", "nothing for the agent to see");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    for want in [
+        "## 14:02 | event | confidence:high | tags:[transcript, claude-code]\n**user:** We are moving the Atlas API from MySQL to Postgres 16",
+        "**assistant:** I'll search the repository for MySQL-specific syntax.",
+        "**assistant:** One query needs changing",
+        "**user:** Good. Dana owns the migration",
+        "<!-- source: claude-code:3e9b1c7a-6d2f-4a8e-b1c3-5f7d9e0a2b4c -->",
+    ] {
+        assert!(day.contains(want), "missing {want:?} in:\n{day}");
+    }
+    for never in [
+        "grep for backticks",
+        "AWS_SECRET",
+        "LIMIT 10, 20\nconfig",
+        "Sub-agent",
+        "init is analyzing",
+        "stop_hook",
+    ] {
+        assert!(!day.contains(never), "{never:?} was imported:\n{day}");
+    }
+    assert_eq!(day.matches("**user:**").count() + day.matches("**assistant:**").count(), 5);
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "test-agent");
+
+    // The session goes on, then ends: only the new message is added, by the hook's own actor.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(r#"{"parentUuid":"6c0e4a2b-8d3f-4b5c-e7a8-3c4d8b0e2f5a","isSidechain":false,"type":"user","message":{"role":"user","content":"Thanks, that is all for today."},"uuid":"b7e1f3a5-9c2d-4e6f-8a0b-1c3d5e7f9a2b","timestamp":"2026-11-30T14:05:40.003Z"}"#);
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let json = fixture("hooks/claude-code/SessionEnd.json", &env.root, &path);
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .env_remove("COGMEM_ACTOR")
+        .stdin(json)
+        .output();
+    env.assert_one_change(before, lines, &out);
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:hook-claude-code");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert_eq!(day.matches("**user:**").count() + day.matches("**assistant:**").count(), 6);
+
+    // Once more, named from the home folder as the hooks reference writes it: nothing new,
+    // nothing committed, no notice.
+    let head = env.head();
+    let out = hook(&env, "claude-code", "SessionEnd", Path::new("~/claude-code.jsonl"));
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn reflection_input_leaves_transcript_entries_out() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Bob talked about the garden"]).success();
+    let path = transcript(&env, "claude-code.jsonl");
+    // Dated today, so that the reflection reads that day.
+    let today = std::fs::read_to_string(&path).unwrap().replace("2026-11-30T", "2026-12-01T");
+    std::fs::write(&path, today).unwrap();
+    hook(&env, "claude-code", "SessionEnd", &path).success();
+    assert!(env.read("memory/episodes/2026-12-01.md").contains("**user:** Good. Dana owns"));
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
+    let out = env.run(["reflect", "input", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let text = v["text"].as_str().unwrap();
+    assert!(text.contains("Bob talked about the garden"), "{text}");
+    assert!(!text.contains("Dana owns") && !text.contains("**assistant:**"), "{text}");
+    let cut = v["cut"].to_string();
+    assert!(
+        cut.contains("5 transcript entries (tag `transcript`) are not reflection input"),
+        "{cut}"
+    );
+}
+
+#[test]
+fn a_hook_never_blocks_its_host() {
+    let env = TestEnv::initialized();
+    let none = env.home.join("none.jsonl");
+    // No workspace at or above the hook's folder: a notice, exit 0, nothing on stdout.
+    let json =
+        r#"{"hook_event_name":"UserPromptSubmit","cwd":"/","prompt":"remember that x is y"}"#;
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json).output();
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    assert!(
+        out.stderr.starts_with("cogmem hook claude-code: no cogmem workspace at or above /:"),
+        "{out}"
+    );
+    // Not JSON, a broken settings file, a transcript that is not there: the same.
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin("not json").output();
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    assert!(out.stderr.contains("stdin is not the host's hook JSON"), "{out}");
+    let out = hook(&env, "claude-code", "PreCompact", &none);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    assert!(out.stderr.contains("none.jsonl"), "the notice names the file: {out}");
+    env.write("cogmem.toml", "[hooks]\nprompt_tokens = \"many\"\n");
+    let out = hook(&env, "claude-code", "UserPromptSubmit-question", &none);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    assert!(out.stderr.contains("cogmem.toml:2:"), "{out}");
+    // An event cogmem does not handle: nothing at all.
+    let out = hook(&env, "claude-code", "PreToolUse", &none);
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
+}
+
+#[test]
+fn cogmem_workspace_wins_over_the_hooks_folder() {
+    let env = seeded();
+    let json = r#"{"hook_event_name":"SessionStart","source":"resume","cwd":"/"}"#;
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .env("COGMEM_WORKSPACE", &env.root)
+        .stdin(json)
+        .output();
+    assert!(added_context(&out, "SessionStart").contains("The user is Dana"), "{out}");
+}
+
+#[test]
+fn codex_hooks_answer_in_codex_format_and_stop_imports_the_rollout() {
+    let env = seeded();
+    let path = transcript(&env, "codex-rollout.jsonl");
+    let text = added_context(&hook(&env, "codex", "SessionStart", &path), "SessionStart");
+    assert!(text.contains("The user is Dana"), "{text}");
+    let out = hook(&env, "codex", "UserPromptSubmit", &path);
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.starts_with("cogmem remembered"), "{text}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:trigger-remember");
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let out = hook(&env, "codex", "Stop", &path);
+    env.assert_one_change(before, lines, &out);
+    assert_eq!(out.stdout, "{}\n", "Codex reads JSON from every hook");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert_eq!(day.matches("**user:** The nightly export job for Atlas fails").count(), 1, "{day}");
+    assert_eq!(day.matches("**assistant:** The export fails because /exports").count(), 1, "{day}");
+    assert!(day.contains("tags:[transcript, codex]"), "{day}");
+    assert!(day.contains("<!-- source: codex:019ad2c4-7e3b-7f21-9a6c-4b8d2e0f1a3c:5 -->"), "{day}");
+    for never in ["environment_context", "ghp_", "cron logs", "tail -n"] {
+        assert!(!day.contains(never), "{never:?} was imported:\n{day}");
+    }
+    let head = env.head();
+    hook(&env, "codex", "PreCompact", &path).success();
+    assert_eq!(env.head(), head, "already imported");
+}
+
+#[test]
+fn cursor_session_start_adds_context_and_before_submit_prompt_goes_on() {
+    let env = seeded();
+    let none = env.home.join("none.jsonl");
+    let out = hook(&env, "cursor", "sessionStart", &none).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v["additional_context"].as_str().unwrap().contains("The user is Dana"), "{out}");
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let out = hook(&env, "cursor", "beforeSubmitPrompt", &none);
+    env.assert_one_change(before, lines, &out);
+    assert_eq!(out.stdout, "{\"continue\":true}\n");
+    let diff = env.git(&["show", "HEAD"]);
+    assert!(diff.contains("staging deploys need Priya's approval"), "{diff}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:trigger-remember");
+}
+
+#[test]
+fn openclaw_has_no_command_hooks_and_says_what_to_use() {
+    let env = TestEnv::initialized();
+    let out = env.run(["hook", "openclaw"]).stdin("{}").output();
+    assert_eq!((out.code, out.stdout.as_str()), (0, "{}\n"), "{out}");
+    assert!(out.stderr.contains("cogmem mcp"), "{out}");
+}
+
+#[test]
+fn import_format_reads_host_transcripts_and_skips_nothing_twice() {
+    let env = TestEnv::initialized();
+    let cc = transcript(&env, "claude-code.jsonl");
+    let cx = transcript(&env, "codex-rollout.jsonl");
+    let out = env.mutate(["--json", "import", "--format", "claude-code", cc.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((v["imported"].as_u64(), v["skipped"].as_array().map(Vec::len)), (Some(5), Some(0)));
+    let out = env.mutate(["--json", "import", "--format", "codex", cx.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["imported"].as_u64(), Some(2), "{out}");
+    let head = env.head();
+    let out = env.run(["--json", "import", "--format", "codex", cx.to_str().unwrap()]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((v["imported"].as_u64(), v["duplicates"].as_u64()), (Some(0), Some(2)), "{out}");
+    assert_eq!(env.head(), head);
+    // The same file read as cogmem's own JSONL is not a transcript of messages.
+    let out = env.run(["import", "--format", "jsonl", cc.to_str().unwrap()]).output();
+    assert_ne!(out.code, 0, "{out}");
+}
+
+#[test]
+fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
+    let env = TestEnv::initialized();
+    let path = env.home.join("s.jsonl");
+    let line = |uuid: &str, text: &str| {
+        format!(
+            "{{\"type\":\"user\",\"uuid\":\"{uuid}\",\"timestamp\":\"2026-11-30T10:00:00Z\",\"message\":{{\"role\":\"user\",\"content\":{}}}}}\n",
+            serde_json::Value::from(text)
+        )
+    };
+    let text = line("u1", "my token is ghp_4bR7cT9dW2eX5fY8gZ1hA3iB6jC0kD4lE7mF keep it")
+        + &line("u2", "The deploy window is Tuesday at 10");
+    std::fs::write(&path, text).unwrap();
+    let out = env.run(["import", "--format", "claude-code", path.to_str().unwrap()]).output();
+    assert_eq!(out.code, 4, "{out}");
+    assert!(out.stderr.contains("line 1"), "{out}");
+    let out = hook(&env, "claude-code", "SessionEnd", &path).success();
+    assert!(out.stderr.contains("s.jsonl:1: looks like a credential"), "{out}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
+}
