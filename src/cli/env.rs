@@ -23,7 +23,9 @@ pub const CRASH_AT: &str = "COGMEM_CRASH_AT";
 /// Any value but `0` prints phase timings on stderr (binaries built with the `timings`
 /// feature, as `scripts/bench-*` build them).
 pub const TIMINGS: &str = "COGMEM_TIMINGS";
-/// The home folder, where `cogmem setup` finds the agent hosts' user configuration.
+/// The home folder: where `cogmem setup` finds the agent hosts' user configuration, and what
+/// `cogmem hook` expands a `~/` path in a host's hook JSON with (Claude Code's hooks reference
+/// shows `transcript_path` as `~/.claude/projects/…`).
 pub const HOME: &str = "HOME";
 /// Codex's own folder when not `~/.codex` (https://developers.openai.com/codex/guides/agents-md:
 /// "defaults to ~/.codex, unless you set CODEX_HOME"): where `cogmem setup codex` writes the user
@@ -31,9 +33,6 @@ pub const HOME: &str = "HOME";
 pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
-/// The user's home folder: `cogmem hook` expands a `~/` path in a host's hook JSON with it
-/// (Claude Code's hooks reference shows `transcript_path` as `~/.claude/projects/…`).
-pub const HOME: &str = "HOME";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
 /// stats every memory file instead (tests on a busy machine).
 pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
@@ -51,7 +50,6 @@ pub struct Env {
     pub crash_at: Option<String>,
     pub watch_wait_ms: Option<u64>,
     pub timings: bool,
-    pub home: Option<PathBuf>,
 }
 
 impl Env {
@@ -68,7 +66,6 @@ impl Env {
             crash_at: non_empty(CRASH_AT).map(|v| v.to_string_lossy().into_owned()),
             watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
-            home: non_empty(HOME).map(PathBuf::from),
         }
     }
 
