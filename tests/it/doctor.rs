@@ -481,3 +481,110 @@ fn issue_16_verify_reports_no_change_in_flight() {
     assert!(phantoms.is_empty(), "{} phantom reports, first:\n{}", phantoms.len(), phantoms[0]);
     env.assert_clean_tree();
 }
+
+/// Whether some process holds a lock on `path` (`flock -n` cannot take it).
+fn is_locked(path: &std::path::Path) -> bool {
+    let probe = std::process::Command::new("flock").arg("-n").arg(path).arg("true").status();
+    !probe.expect("flock runs").success()
+}
+
+/// Runs `args` while this test holds the search index's lock, and returns whether the command
+/// let go of the workspace lock between its commit and its index refresh: the window in which
+/// a `verify` would find the index older than the files of a change that is over.
+fn releases_before_the_index(env: &TestEnv, args: &[&str]) -> bool {
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    let timeout = Duration::from_secs(120);
+    let (index_lock, ws_lock) = (env.path(".cogmem/index.lock"), env.path(".cogmem/lock"));
+    // `-o`: flock itself holds the lock, not the `sleep` it runs, so killing flock frees it.
+    let mut holder = Command::new("flock")
+        .arg("-o")
+        .arg(&index_lock)
+        .args(["sleep", "120"])
+        .spawn()
+        .expect("flock runs");
+    assert!(crate::common::wait_until(timeout, || is_locked(&index_lock)), "flock took no lock");
+    let head = env.head();
+    let mut child = env
+        .run(args)
+        .into_command()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cogmem runs");
+    let mut exited = false;
+    crate::common::wait_until(timeout, || {
+        exited = matches!(child.try_wait(), Ok(Some(_)));
+        exited || env.head() != head
+    });
+    let committed = env.head() != head;
+    // The refresh waits for our lock (up to `lock.timeout_ms`, 10 s): meanwhile the workspace
+    // lock must stay taken. Without the hand-over it is free within milliseconds.
+    let released = !exited
+        && committed
+        && crate::common::wait_until(Duration::from_millis(500), || !is_locked(&ws_lock));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let out = child.wait_with_output().expect("cogmem finishes");
+    assert!(committed, "`{args:?}` made no commit: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    // With the index lock back, the change's refresh ran before anyone could read.
+    env.run(["verify"]).success();
+    env.assert_clean_tree();
+    released
+}
+
+#[test]
+fn issue_16_every_change_hands_the_index_lock_over_before_releasing_its_own() {
+    // See: issue 16 (verify right after forget, restore, sync, sync --remote, reflect approve)
+    if std::process::Command::new("flock").arg("--version").output().is_err() {
+        eprintln!("skipped: no `flock` program to hold the index lock");
+        return;
+    }
+    let env = TestEnv::initialized();
+    let args = ["remember", "--json", "--store", "core", "Dana leads the garden"];
+    let out = env.run(args).into_command().output().expect("cogmem runs");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = v["written"][0]["id"].as_str().unwrap().to_owned();
+    env.run(["search", "garden"]).success();
+    let mut released = Vec::new();
+    let mut check = |args: &[&str]| {
+        if releases_before_the_index(&env, args) {
+            released.push(args.join(" "));
+        }
+    };
+    // forget and restore take the bullet out of MEMORY.md and put it back.
+    check(&["forget", "--id", &id, "--yes"]);
+    check(&["restore", &id]);
+    // sync commits a hand edit.
+    env.write("memory/vault/garden.md", "# Garden\n\nThe plot is behind the school.\n");
+    check(&["sync"]);
+    // reflect approve writes an episode.
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
+    let text = "Dana keeps at it.\n\nOPERATION: EXTRACT\nTARGET: memory/episodes/2026-12-01.md\n\
+                CONTENT: Dana plans the garden for spring\nREASON: said twice\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    check(&["--actor", "user:ann", "reflect", "approve"]);
+    // sync --remote fast-forwards to a commit another clone pushed.
+    let remote = env.home.join("remote.git");
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let out = env.git_command(args).current_dir(dir).output().expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&env.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    git(&env.root, &["remote", "add", "origin", remote.to_str().unwrap()]);
+    git(&env.root, &["push", "-q", "origin", "main"]);
+    git(&env.home, &["clone", "-q", remote.to_str().unwrap(), "other"]);
+    let other = env.home.join("other");
+    std::fs::write(other.join("memory/vault/plot.md"), "# Plot\n\nNumber 12.\n").unwrap();
+    let synced = crate::common::sealed_command(&env.home, &other, "2026-12-01T10:00:00Z")
+        .arg("sync")
+        .output()
+        .expect("cogmem runs");
+    assert!(synced.status.success(), "{}", String::from_utf8_lossy(&synced.stderr));
+    git(&other, &["push", "-q", "origin", "main"]);
+    check(&["sync", "--remote", "origin"]);
+    assert!(released.is_empty(), "released the workspace lock before the index lock: {released:?}");
+}
