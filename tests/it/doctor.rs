@@ -588,3 +588,53 @@ fn issue_16_every_change_hands_the_index_lock_over_before_releasing_its_own() {
     check(&["sync", "--remote", "origin"]);
     assert!(released.is_empty(), "released the workspace lock before the index lock: {released:?}");
 }
+
+// Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_any_command_that_undoes_a_killed_change_names_the_recovery_ref() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let head = env.head();
+    let mut seen = Vec::new();
+    for (n, next) in
+        [&["search", "Acme"][..], &["remember", "Carol likes chess"]].iter().enumerate()
+    {
+        let killed = env
+            .run(["remember", &format!("Bob likes tea, take {n}")])
+            .env("COGMEM_CRASH_AT", "before-commit")
+            .output();
+        assert_ne!(killed.code, 0, "{killed}");
+        // verify reports the journal and undoes nothing.
+        let (code, findings, _) = verify(&env);
+        assert_eq!(code, 3);
+        assert!(findings.iter().any(|(check, _, _)| check == "interrupted"), "{findings:?}");
+        let out = env.run(*next).success();
+        let recovered: Vec<String> = env
+            .git(&["for-each-ref", "--format=%(refname)", "refs/cogmem/recovered"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(recovered.len(), n + 1, "{recovered:?}");
+        // The new one: the names of later recoveries of the same HEAD extend the first's.
+        let r =
+            recovered.iter().filter(|r| out.stderr.contains(r.as_str())).max_by_key(|r| r.len());
+        let r = r.unwrap_or_else(|| panic!("{next:?} names no recovery ref: {out}"));
+        assert!(!seen.contains(r), "{r} was made before: {out}");
+        seen.push(r.clone());
+        assert!(
+            out.stderr.contains("warning: a change that was killed half-way was undone: ")
+                && out.stderr.contains(&format!("`git checkout {r} -- PATH`")),
+            "{out}"
+        );
+        let day = env.git(&["ls-files", "memory/episodes/*.md"]).trim().to_owned();
+        assert!(out.stderr.contains(&day), "names the file put back: {out}");
+        assert!(env.git(&["show", &format!("{r}:{day}")]).contains(&format!("take {n}")));
+        assert!(!env.read(&day).contains(&format!("take {n}")), "put back");
+    }
+    assert_eq!(env.commit_count(), 3, "the second `remember` committed: {}", env.head());
+    assert_ne!(env.head(), head);
+    assert_eq!(verify(&env).0, 0);
+    env.assert_clean_tree();
+}
