@@ -361,3 +361,50 @@ fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_ser
     assert!(child.wait().unwrap().success());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
 }
+
+/// A purge killed half-way is finished when the MCP server starts, so its writes go through.
+// Kills a purge with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_the_mcp_server_finishes_an_interrupted_purge_when_it_starts() {
+    use std::io::Write;
+    let env = TestEnv::initialized();
+    let text = "Shelf 4471-ochre-badger holds the spare map of the cellar";
+    env.mutate(["remember", "--store", "core", text]);
+    let killed = env
+        .run(["forget", "--purge-text", text, "--yes"])
+        .env("COGMEM_CRASH_AT", "purge-after-refs")
+        .output();
+    assert_ne!(killed.code, 0, "{killed}");
+    assert!(env.path(".cogmem/purge.json").exists(), "the purge waits to be finished");
+    let mut child = env
+        .run(["mcp"])
+        .into_command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("cogmem mcp starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = answers(child.stdout.take().unwrap());
+    let next = || rx.recv_timeout(std::time::Duration::from_secs(60)).expect("an answer");
+    let mut send = |line: &[u8]| {
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+    assert_eq!(next()["id"], 1);
+    send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"text":"Bob moved to Lisbon"}}}"#);
+    let v = next();
+    assert_eq!(v["result"]["isError"], false, "{v}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(!env.path(".cogmem/purge.json").exists(), "finished");
+    let log = env.git(&["log", "--format=%s", "-3"]);
+    assert!(log.contains("purged") && log.contains("Lisbon"), "{log}");
+    assert!(!env.git(&["log", "-p", "--branches"]).contains("ochre-badger"));
+    env.assert_clean_tree();
+}
