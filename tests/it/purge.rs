@@ -327,3 +327,36 @@ fn issue_16_the_purge_leaves_a_tombstone_without_the_text() {
     assert!(!tomb.contains("indigo") && !tomb.contains("7120") && !tomb.contains(&id), "{tomb}");
     assert!(env.git(&["ls-files"]).contains("memory/meta/purged"));
 }
+
+// See: issue 16
+#[test]
+fn issue_16_two_branches_tombstones_merge_by_union_in_plain_git() {
+    let env = TestEnv::initialized();
+    env.git(&["branch", "laptop"]);
+    env.mutate(["remember", "--store", "core", "Alarm code 3390-saffron-gecko for the shed"]);
+    let id = core_id(&env, "saffron-gecko");
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+    env.git(&["checkout", "-q", "laptop"]);
+    env.mutate(["remember", "--store", "core", "Locker code 8841-teal-heron at the gym"]);
+    let id = core_id(&env, "teal-heron");
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+    // Both branches made the tombstone file; a plain git merge keeps both lines (the other
+    // files both sides changed are `sync --remote`'s to combine).
+    let out = env
+        .git_command(&["merge-tree", "--write-tree", "--name-only", "main", "laptop"])
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = listing.lines();
+    let tree = lines.next().unwrap().to_owned();
+    let conflicted: Vec<&str> = lines.take_while(|l| !l.is_empty()).collect();
+    assert!(!conflicted.contains(&"memory/meta/purged"), "{listing}");
+    let merged = env.git(&["cat-file", "-p", &format!("{tree}:memory/meta/purged")]);
+    let ours = env.git(&["show", "main:memory/meta/purged"]);
+    let theirs = env.git(&["show", "laptop:memory/meta/purged"]);
+    for side in [&ours, &theirs] {
+        let entry = side.lines().last().unwrap();
+        assert_eq!(merged.matches(entry).count(), 1, "{entry} once in:\n{merged}");
+    }
+    assert_eq!(merged.lines().filter(|l| l.starts_with('#')).count(), 2, "{merged}");
+}
