@@ -360,3 +360,91 @@ fn issue_16_two_branches_tombstones_merge_by_union_in_plain_git() {
     }
     assert_eq!(merged.lines().filter(|l| l.starts_with('#')).count(), 2, "{merged}");
 }
+
+/// Runs the erase commands a purge's `--json` report lists, as the user would.
+fn run_erase_commands(env: &TestEnv, report: &serde_json::Value) {
+    for c in report["erase_commands"].as_array().unwrap() {
+        let words: Vec<&str> = c.as_str().unwrap().split(' ').collect();
+        assert_eq!(words[0], "git", "{c}");
+        env.git(&words[1..]);
+    }
+}
+
+// See: issue 16
+#[test]
+fn issue_16_purge_deletes_the_remote_tracking_refs_that_hold_the_text() {
+    let env = TestEnv::initialized();
+    let remote = env.home.join("remote.git");
+    env.git(&["init", "-q", "--bare", "-b", "main", remote.to_str().unwrap()]);
+    env.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    env.run(["sync", "--remote", "origin"]).success();
+    // A tracking ref from before the text: it stays.
+    env.git(&["update-ref", "refs/remotes/origin/before", "HEAD"]);
+    env.mutate(["remember", "--store", "core", "Safe code 5521-amber-walrus in the attic"]);
+    env.run(["sync", "--remote", "origin"]).success();
+    env.git(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    let id = core_id(&env, "amber-walrus");
+    let dry = env.run(["forget", "--purge", &id]).success();
+    assert!(
+        dry.stdout.contains("remote-tracking refs to be deleted (")
+            && dry.stdout.contains("refs/remotes/origin/main"),
+        "{dry}"
+    );
+    env.git(&["rev-parse", "refs/remotes/origin/main"]);
+    let out = env.run(["--json", "forget", "--purge", &id, "--yes"]).success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["dropped_refs"], serde_json::json!(["refs/remotes/origin/main"]), "{out}");
+    let other = report["other_refs"].as_array().unwrap();
+    assert!(!other.iter().any(|r| r == "refs/remotes/origin/main"), "{report:#}");
+    let left = env.git(&["for-each-ref", "--format=%(refname)", "refs/remotes"]);
+    assert_eq!(left.trim(), "refs/remotes/origin/before", "origin/HEAD went with origin/main");
+    // The commands the report prints are enough: no local object holds the text.
+    run_erase_commands(&env, &report);
+    assert!(holding(&env, "5521-amber-walrus").is_empty());
+    // The remote still holds it until the rewritten history replaces it.
+    let out = env.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
+    assert!(out.stderr.contains("origin"), "{out}");
+    assert_eq!(
+        env.git(&["rev-parse", "refs/remotes/origin/main"]),
+        env.git(&["rev-parse", "HEAD"])
+    );
+    env.assert_clean_tree();
+}
+
+// Kills a change with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_purge_rewrites_the_recovery_refs_and_copies() {
+    let env = TestEnv::initialized();
+    let text = "Safe code 5521-amber-walrus in the attic";
+    env.mutate(["remember", "--store", "core", text]);
+    // A killed change and the command after it: a recovery ref and copies that hold the text.
+    let killed = env
+        .run(["remember", "--store", "core", "Bob moved to Lisbon"])
+        .env("COGMEM_CRASH_AT", "before-commit")
+        .output();
+    assert_ne!(killed.code, 0, "{killed}");
+    env.run(["status"]).success();
+    let refs = || env.git(&["for-each-ref", "--format=%(refname)", "refs/cogmem/recovered"]);
+    let recovered = refs().trim().to_owned();
+    assert!(recovered.starts_with("refs/cogmem/recovered/journal-"), "{recovered}");
+    assert!(env.git(&["show", &format!("{recovered}:MEMORY.md")]).contains("amber-walrus"));
+    let id = core_id(&env, "amber-walrus");
+    let out = env.run(["--json", "forget", "--purge", &id, "--yes"]).success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(report["refs"].as_array().unwrap().iter().any(|r| r == recovered.as_str()), "{out}");
+    assert_eq!(refs().trim(), recovered, "kept, rewritten");
+    let kept = env.git(&["show", &format!("{recovered}:MEMORY.md")]);
+    assert!(!kept.contains("amber-walrus") && kept.contains("Lisbon"), "{kept}");
+    let copies = walkdir::WalkDir::new(env.path(".cogmem/recovered"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<Vec<_>>();
+    assert!(!copies.is_empty());
+    assert!(copies.iter().all(|c| !c.contains("amber-walrus")), "{copies:?}");
+    run_erase_commands(&env, &report);
+    assert!(holding(&env, "5521-amber-walrus").is_empty());
+}
