@@ -448,3 +448,30 @@ fn issue_16_purge_rewrites_the_recovery_refs_and_copies() {
     run_erase_commands(&env, &report);
     assert!(holding(&env, "5521-amber-walrus").is_empty());
 }
+
+// See: issue 16
+#[test]
+fn issue_16_a_core_bullet_that_held_part_of_the_text_keeps_its_decay_entry() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "--store",
+        "core",
+        "The shed alarm code is 3390-saffron-gecko, ask Bob",
+    ]);
+    let old = core_id(&env, "saffron-gecko");
+    env.mutate(["pin", &old]);
+    env.run(["forget", "--purge-text", "3390-saffron-gecko", "--yes"]).success();
+    assert!(env.read("MEMORY.md").contains("- The shed alarm code is [purged], ask Bob"));
+    let new = core_id(&env, "shed alarm");
+    assert_ne!(new, old, "the id is a hash of the bullet's text");
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(decay["entries"].get(&old).is_none(), "{decay:#}");
+    assert_eq!(
+        decay["entries"][&new]["pinned"], true,
+        "the entry moved with its fields: {decay:#}"
+    );
+    env.run(["verify"]).success();
+    env.assert_clean_tree();
+}

@@ -509,8 +509,55 @@ fn final_commit(
     if removed {
         change.write_decay(ws, &mut decay, Action::Delete, "deleted a purged memory's entry");
     }
+    // A core bullet that held the text among other words has a new id (a hash of its text):
+    // its entry follows it.
+    let renamed = core_renames(ws, repo, record)?;
+    let mut moved = Vec::new();
+    for (from, to) in &renamed {
+        if decay.rename_entry(from, to) {
+            moved.push(to.clone());
+        }
+    }
+    if !moved.is_empty() {
+        let summary =
+            format!("decay entries follow the bullets the purge changed: {}", moved.join(", "));
+        change.write_decay(ws, &mut decay, Action::Edit, &summary);
+    }
     let applied = change.apply(ws, repo, lock, clock)?;
     Ok(applied.commit)
+}
+
+/// The core bullets whose id the purge changed, as (old id, new id): MEMORY.md as the branch
+/// had it before the rewrite (its backup ref), and the same file with the text cut out, bullet
+/// for bullet. Nothing when the branch did not move or the bullets do not line up.
+fn core_renames(
+    ws: &Workspace,
+    repo: &Repository,
+    record: &PurgeRecord,
+) -> crate::Result<Vec<(String, String)>> {
+    let (branch, _) = current_branch(repo)?;
+    let backup = format!("{BACKUP_PREFIX}{}/{}", record.stamp, branch.trim_start_matches("refs/"));
+    let Ok(commit) = repo.find_reference(&backup).and_then(|r| r.peel_to_commit()) else {
+        return Ok(Vec::new());
+    };
+    let tree = commit.tree().map_err(gerr("read a tree"))?;
+    let Some(before) = git::read_at_head(repo, Some(&tree), layout::MEMORY_MD)? else {
+        return Ok(Vec::new());
+    };
+    let before = String::from_utf8_lossy(&before).into_owned();
+    let Some(after) = Needles::from_record(record).scrub(&before) else { return Ok(Vec::new()) };
+    let old = units::file_units(layout::MEMORY_MD, &before);
+    let new = units::file_units(layout::MEMORY_MD, &after);
+    if old.len() != new.len() {
+        return Ok(Vec::new());
+    }
+    let now = units::list(ws);
+    Ok(old
+        .into_iter()
+        .zip(new)
+        .filter(|(o, n)| o.id != n.id && now.get(&n.id).is_some())
+        .map(|(o, n)| (o.id, n.id))
+        .collect())
 }
 
 /// The refs whose names start with `prefix`, sorted.
