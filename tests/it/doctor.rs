@@ -638,3 +638,30 @@ fn issue_16_any_command_that_undoes_a_killed_change_names_the_recovery_ref() {
     assert_eq!(verify(&env).0, 0);
     env.assert_clean_tree();
 }
+
+// Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_a_recovery_ref_lock_left_by_a_killed_process_does_not_stop_the_recovery() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let head = env.head();
+    let killed =
+        env.run(["remember", "Bob likes tea"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    assert_ne!(killed.code, 0, "{killed}");
+    // A `doctor --fix` killed while it wrote the recovery ref left git's lock file for it.
+    let lock = env.path(&format!(".git/refs/cogmem/recovered/journal-{}.lock", &head[..12]));
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let out = env.run(["doctor", "--fix"]).output();
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout.contains(&format!("refs/cogmem/recovered/journal-{}-1", &head[..12])),
+        "{out}"
+    );
+    assert!(!lock.exists(), "doctor --fix removed the abandoned lock: {out}");
+    assert_eq!(env.head(), head);
+    env.run(["verify"]).success();
+    env.assert_clean_tree();
+}
