@@ -1,12 +1,12 @@
 //! `cogmem forget --purge ID` and `--purge-text TEXT`: privacy erasure. Where `forget` archives
 //! and `--permanent` deletes from the working tree, a purge also rewrites history so that no
 //! commit of any local branch or tag holds the memory's text, in any form cogmem wrote it
-//! ([`needle`]), nor its title or file name.
+//! (`needle`), nor its title or file name.
 //!
 //! Steps, with `yes`: (0) a purge record (`.cogmem/purge.json`) names everything to cut out;
 //! (1) a memory present now is deleted as by `forget --permanent` (with the links other entities
 //! had to it) as an ordinary commit; (2) every commit reachable from a local branch, a tag or a
-//! cogmem ref is re-created without the text ([`rewrite`]), same author, committer and time;
+//! cogmem ref is re-created without the text (`rewrite`), same author, committer and time;
 //! (3) each ref that moves is first kept under `refs/cogmem/pre-purge/STAMP/…`; (4) the working
 //! tree is checked out again; (5) a final commit appends a tombstone (hashes of the text's
 //! lines, never the text) to `memory/meta/purged` and a PURGE audit line that names the purge by

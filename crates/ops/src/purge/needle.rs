@@ -174,7 +174,7 @@ impl Needles {
         changed.then_some(out)
     }
 
-    /// Returns a file name with any purged name in it replaced by [`NAME_MARKER`], or `None`
+    /// Returns a file name with any purged name in it replaced by `NAME_MARKER`, or `None`
     /// when it holds none.
     pub fn scrub_name(&self, name: &str) -> Option<String> {
         let mut out = name.to_owned();
