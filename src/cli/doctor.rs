@@ -55,13 +55,13 @@ pub struct DoctorArgs {
 }
 
 pub fn run_verify(ctx: &Ctx, args: &VerifyArgs) -> cogmem::Result<Exit> {
-    let ws = ctx.workspace()?;
+    let ws = ctx.workspace_as_found()?;
     let report = doctor::verify_with(&ws, args.allow_uncommitted)?;
     print(ctx, &report, false)
 }
 
 pub fn run_doctor(ctx: &Ctx, args: &DoctorArgs) -> cogmem::Result<Exit> {
-    let ws = ctx.workspace()?;
+    let ws = ctx.workspace_as_found()?;
     let report = if args.fix {
         let clock = ctx.clock()?;
         doctor::fix(&ws, clock.as_ref())?

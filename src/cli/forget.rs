@@ -141,6 +141,15 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Res
     if !report.refs.is_empty() {
         let _ = writeln!(out, "refs rewritten: {}", report.refs.join(", "));
     }
+    if !report.dropped_refs.is_empty() {
+        let verb = if report.dry_run { "to be deleted" } else { "deleted" };
+        let _ = writeln!(
+            out,
+            "remote-tracking refs {verb} (a copy of what the remote had; `cogmem sync --remote \
+             NAME --force-rewritten` replaces the remote's history): {}",
+            report.dropped_refs.join(", ")
+        );
+    }
     if !report.other_refs.is_empty() {
         let _ = writeln!(
             out,

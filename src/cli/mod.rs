@@ -145,20 +145,48 @@ impl Ctx {
     /// with this program's options (the environment's, and a background `git repack` when one
     /// is due).
     pub fn workspace(&self) -> cogmem::Result<cogmem::Workspace> {
+        let ws = self.discover()?;
+        // A change killed half-way is undone by whoever takes the lock next; done here, before
+        // the command, it is said so, with the ref that keeps what it left (issue 16).
+        match cogmem::ops::recovery::finish_interrupted(&ws) {
+            Ok(Some(r)) => render::recovered(self.style, &r),
+            Ok(None) => {}
+            // A writer's own lock fails the same way and says so; a reader goes on.
+            Err(e) => render::warning(
+                self.style,
+                &format!("a change that was killed half-way could not be undone yet: {e}"),
+            ),
+        }
+        self.finish_purge(&ws)?;
+        Ok(ws)
+    }
+
+    /// [`Ctx::workspace`] for `verify` and `doctor`, which report a killed change's journal
+    /// (and `doctor --fix` undoes it) themselves.
+    pub fn workspace_as_found(&self) -> cogmem::Result<cogmem::Workspace> {
+        let ws = self.discover()?;
+        self.finish_purge(&ws)?;
+        Ok(ws)
+    }
+
+    fn discover(&self) -> cogmem::Result<cogmem::Workspace> {
         let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
         let ws = cogmem::workspace::discover::discover(explicit, &self.cwd)?;
-        let ws = ws.with_options(self.workspace_options()?);
-        // A purge that was killed half-way leaves a record; the next command finishes it
-        // before doing anything else (issue 16).
-        if cogmem::ops::purge::is_pending(&ws)
-            && let Some(r) = cogmem::ops::purge::finish_pending(&ws, self.clock()?.as_ref())?
+        Ok(ws.with_options(self.workspace_options()?))
+    }
+
+    /// A purge that was killed half-way leaves a record; the next command finishes it before
+    /// doing anything else (issue 16).
+    fn finish_purge(&self, ws: &cogmem::Workspace) -> cogmem::Result<()> {
+        if cogmem::ops::purge::is_pending(ws)
+            && let Some(r) = cogmem::ops::purge::finish_pending(ws, self.clock()?.as_ref())?
         {
             render::status(
                 self.global.quiet,
                 &format!("finished an interrupted purge (tombstone {})\n", r.entry),
             );
         }
-        Ok(ws)
+        Ok(())
     }
 
     /// The environment's workspace options, with the actor as the caller, so that a sub-agent

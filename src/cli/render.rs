@@ -80,6 +80,26 @@ pub fn warning(style: Style, text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{} {text}", style.warning("warning:"));
 }
 
+/// Says that a change killed half-way was undone, and where what it left is kept.
+pub fn recovered(style: Style, r: &cogmem::workspace::journal::Recovered) {
+    let mut text = "a change that was killed half-way was undone".to_owned();
+    if !r.restored.is_empty() {
+        text.push_str(&format!(": {} put back as before it", r.restored.join(", ")));
+    }
+    if let Some(dir) = &r.saved_to {
+        text.push_str(&format!(" (copies of what it left are in {dir})"));
+    }
+    warning(style, &text);
+    if let Some(saved) = &r.saved_ref {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "\n{} what it left is committed in {saved}; get a file back with \
+             `git checkout {saved} -- PATH`",
+            style.hint("hint:")
+        );
+    }
+}
+
 /// Shortens a commit id for people.
 pub fn short(id: &str) -> &str {
     &id[..id.len().min(8)]

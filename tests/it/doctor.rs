@@ -481,3 +481,187 @@ fn issue_16_verify_reports_no_change_in_flight() {
     assert!(phantoms.is_empty(), "{} phantom reports, first:\n{}", phantoms.len(), phantoms[0]);
     env.assert_clean_tree();
 }
+
+/// Whether some process holds a lock on `path` (`flock -n` cannot take it).
+fn is_locked(path: &std::path::Path) -> bool {
+    let probe = std::process::Command::new("flock").arg("-n").arg(path).arg("true").status();
+    !probe.expect("flock runs").success()
+}
+
+/// Runs `args` while this test holds the search index's lock, and returns whether the command
+/// let go of the workspace lock between its commit and its index refresh: the window in which
+/// a `verify` would find the index older than the files of a change that is over.
+fn releases_before_the_index(env: &TestEnv, args: &[&str]) -> bool {
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    let timeout = Duration::from_secs(120);
+    let (index_lock, ws_lock) = (env.path(".cogmem/index.lock"), env.path(".cogmem/lock"));
+    // `-o`: flock itself holds the lock, not the `sleep` it runs, so killing flock frees it.
+    let mut holder = Command::new("flock")
+        .arg("-o")
+        .arg(&index_lock)
+        .args(["sleep", "120"])
+        .spawn()
+        .expect("flock runs");
+    assert!(crate::common::wait_until(timeout, || is_locked(&index_lock)), "flock took no lock");
+    let head = env.head();
+    let mut child = env
+        .run(args)
+        .into_command()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cogmem runs");
+    let mut exited = false;
+    crate::common::wait_until(timeout, || {
+        exited = matches!(child.try_wait(), Ok(Some(_)));
+        exited || env.head() != head
+    });
+    let committed = env.head() != head;
+    // The refresh waits for our lock (up to `lock.timeout_ms`, 10 s): meanwhile the workspace
+    // lock must stay taken. Without the hand-over it is free within milliseconds.
+    let released = !exited
+        && committed
+        && crate::common::wait_until(Duration::from_millis(500), || !is_locked(&ws_lock));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let out = child.wait_with_output().expect("cogmem finishes");
+    assert!(committed, "`{args:?}` made no commit: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    // With the index lock back, the change's refresh ran before anyone could read.
+    env.run(["verify"]).success();
+    env.assert_clean_tree();
+    released
+}
+
+#[test]
+fn issue_16_every_change_hands_the_index_lock_over_before_releasing_its_own() {
+    // See: issue 16 (verify right after forget, restore, sync, sync --remote, reflect approve)
+    if std::process::Command::new("flock").arg("--version").output().is_err() {
+        eprintln!("skipped: no `flock` program to hold the index lock");
+        return;
+    }
+    let env = TestEnv::initialized();
+    let args = ["remember", "--json", "--store", "core", "Dana leads the garden"];
+    let out = env.run(args).into_command().output().expect("cogmem runs");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = v["written"][0]["id"].as_str().unwrap().to_owned();
+    env.run(["search", "garden"]).success();
+    let mut released = Vec::new();
+    let mut check = |args: &[&str]| {
+        if releases_before_the_index(&env, args) {
+            released.push(args.join(" "));
+        }
+    };
+    // forget and restore take the bullet out of MEMORY.md and put it back.
+    check(&["forget", "--id", &id, "--yes"]);
+    check(&["restore", &id]);
+    // sync commits a hand edit.
+    env.write("memory/vault/garden.md", "# Garden\n\nThe plot is behind the school.\n");
+    check(&["sync"]);
+    // reflect approve writes an episode.
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
+    let text = "Dana keeps at it.\n\nOPERATION: EXTRACT\nTARGET: memory/episodes/2026-12-01.md\n\
+                CONTENT: Dana plans the garden for spring\nREASON: said twice\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    check(&["--actor", "user:ann", "reflect", "approve"]);
+    // sync --remote fast-forwards to a commit another clone pushed.
+    let remote = env.home.join("remote.git");
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let out = env.git_command(args).current_dir(dir).output().expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&env.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    git(&env.root, &["remote", "add", "origin", remote.to_str().unwrap()]);
+    git(&env.root, &["push", "-q", "origin", "main"]);
+    git(&env.home, &["clone", "-q", remote.to_str().unwrap(), "other"]);
+    let other = env.home.join("other");
+    std::fs::write(other.join("memory/vault/plot.md"), "# Plot\n\nNumber 12.\n").unwrap();
+    let synced = crate::common::sealed_command(&env.home, &other, "2026-12-01T10:00:00Z")
+        .arg("sync")
+        .output()
+        .expect("cogmem runs");
+    assert!(synced.status.success(), "{}", String::from_utf8_lossy(&synced.stderr));
+    git(&other, &["push", "-q", "origin", "main"]);
+    check(&["sync", "--remote", "origin"]);
+    assert!(released.is_empty(), "released the workspace lock before the index lock: {released:?}");
+}
+
+// Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_any_command_that_undoes_a_killed_change_names_the_recovery_ref() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let head = env.head();
+    let mut seen = Vec::new();
+    for (n, next) in
+        [&["search", "Acme"][..], &["remember", "Carol likes chess"]].iter().enumerate()
+    {
+        let killed = env
+            .run(["remember", &format!("Bob likes tea, take {n}")])
+            .env("COGMEM_CRASH_AT", "before-commit")
+            .output();
+        assert_ne!(killed.code, 0, "{killed}");
+        // verify reports the journal and undoes nothing.
+        let (code, findings, _) = verify(&env);
+        assert_eq!(code, 3);
+        assert!(findings.iter().any(|(check, _, _)| check == "interrupted"), "{findings:?}");
+        let out = env.run(*next).success();
+        let recovered: Vec<String> = env
+            .git(&["for-each-ref", "--format=%(refname)", "refs/cogmem/recovered"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(recovered.len(), n + 1, "{recovered:?}");
+        // The new one: the names of later recoveries of the same HEAD extend the first's.
+        let r =
+            recovered.iter().filter(|r| out.stderr.contains(r.as_str())).max_by_key(|r| r.len());
+        let r = r.unwrap_or_else(|| panic!("{next:?} names no recovery ref: {out}"));
+        assert!(!seen.contains(r), "{r} was made before: {out}");
+        seen.push(r.clone());
+        assert!(
+            out.stderr.contains("warning: a change that was killed half-way was undone: ")
+                && out.stderr.contains(&format!("`git checkout {r} -- PATH`")),
+            "{out}"
+        );
+        let day = env.git(&["ls-files", "memory/episodes/*.md"]).trim().to_owned();
+        assert!(out.stderr.contains(&day), "names the file put back: {out}");
+        assert!(env.git(&["show", &format!("{r}:{day}")]).contains(&format!("take {n}")));
+        assert!(!env.read(&day).contains(&format!("take {n}")), "put back");
+    }
+    assert_eq!(env.commit_count(), 3, "the second `remember` committed: {}", env.head());
+    assert_ne!(env.head(), head);
+    assert_eq!(verify(&env).0, 0);
+    env.assert_clean_tree();
+}
+
+// Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_a_recovery_ref_lock_left_by_a_killed_process_does_not_stop_the_recovery() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let head = env.head();
+    let killed =
+        env.run(["remember", "Bob likes tea"]).env("COGMEM_CRASH_AT", "before-commit").output();
+    assert_ne!(killed.code, 0, "{killed}");
+    // A `doctor --fix` killed while it wrote the recovery ref left git's lock file for it.
+    let lock = env.path(&format!(".git/refs/cogmem/recovered/journal-{}.lock", &head[..12]));
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let out = env.run(["doctor", "--fix"]).output();
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout.contains(&format!("refs/cogmem/recovered/journal-{}-1", &head[..12])),
+        "{out}"
+    );
+    assert!(!lock.exists(), "doctor --fix removed the abandoned lock: {out}");
+    assert_eq!(env.head(), head);
+    env.run(["verify"]).success();
+    env.assert_clean_tree();
+}

@@ -303,67 +303,93 @@ fn answers(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<serde
     rx
 }
 
-// See: issue 16
-#[test]
-fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_serving() {
-    use std::io::Write;
-    let env = TestEnv::initialized();
-    let mut child = env
-        .run(["mcp"])
-        .into_command()
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("cogmem mcp starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let rx = answers(child.stdout.take().unwrap());
-    let next = || rx.recv_timeout(std::time::Duration::from_secs(60)).expect("an answer");
-    let mut send = |line: &[u8]| {
+/// `cogmem mcp` driven line by line, past the initialize handshake.
+struct RawServer {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    rx: std::sync::mpsc::Receiver<serde_json::Value>,
+}
+
+impl RawServer {
+    fn start(env: &TestEnv) -> Self {
+        let mut child = env
+            .run(["mcp"])
+            .into_command()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("cogmem mcp starts");
+        let stdin = child.stdin.take();
+        let rx = answers(child.stdout.take().unwrap());
+        let mut server = Self { child, stdin, rx };
+        server.send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        assert_eq!(server.next()["id"], 1);
+        server.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    fn send(&mut self, line: &[u8]) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("open");
         stdin.write_all(line).unwrap();
         stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
-    };
-    send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
-    assert_eq!(next()["id"], 1);
-    send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    fn next(&self) -> serde_json::Value {
+        self.rx.recv_timeout(std::time::Duration::from_secs(60)).expect("an answer")
+    }
+
+    /// Closes stdin, checks that the server exits 0, and returns what it may still send.
+    fn close(mut self) -> std::sync::mpsc::Receiver<serde_json::Value> {
+        drop(self.stdin.take());
+        assert!(self.child.wait().unwrap().success());
+        self.rx
+    }
+}
+
+// See: issue 16
+#[test]
+fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_serving() {
+    let env = TestEnv::initialized();
+    let mut server = RawServer::start(&env);
 
     let error = |v: serde_json::Value| (v["id"].clone(), v["error"]["code"].as_i64().unwrap());
     let null = serde_json::Value::Null;
     // Not JSON: a parse error, id null.
-    send(b"this is not json");
-    assert_eq!(error(next()), (null.clone(), -32700));
-    send(b"{\"jsonrpc\":\"2.0\",\"id\":2,");
-    assert_eq!(error(next()), (null.clone(), -32700));
+    server.send(b"this is not json");
+    assert_eq!(error(server.next()), (null.clone(), -32700));
+    server.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,");
+    assert_eq!(error(server.next()), (null.clone(), -32700));
     // JSON, but not a request: invalid request, with the id when there is one.
-    send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#);
-    assert_eq!(error(next()), (3.into(), -32600));
-    send(b"[1,2,3]");
-    assert_eq!(error(next()), (null.clone(), -32600));
+    server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#);
+    assert_eq!(error(server.next()), (3.into(), -32600));
+    server.send(b"[1,2,3]");
+    assert_eq!(error(server.next()), (null.clone(), -32600));
     // Nested 300 levels deep, past serde_json's own limit.
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"search","arguments":{{"query":{}1{}}}}}}}"#,
         "[".repeat(300),
         "]".repeat(300)
     );
-    send(deep.as_bytes());
-    assert_eq!(error(next()), ("deep".into(), -32600));
+    server.send(deep.as_bytes());
+    assert_eq!(error(server.next()), ("deep".into(), -32600));
     // Over 16 MiB, and a line with no end in sight is answered before it ends.
     let mut big = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"remember","arguments":{"text":""#.to_vec();
     big.resize(17 * 1024 * 1024, b'a');
     big.extend_from_slice(br#""}}}"#);
-    send(&big);
-    let v = next();
+    server.send(&big);
+    let v = server.next();
     assert_eq!(error(v.clone()), (4.into(), -32600));
     assert!(v["error"]["message"].as_str().unwrap().contains("at most 16777216 bytes"), "{v}");
     // A malformed notification gets no answer; the next request is served as usual.
-    send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#);
-    send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reflect_status","arguments":{}}}"#);
-    let v = next();
+    server.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#);
+    server.send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reflect_status","arguments":{}}}"#);
+    let v = server.next();
     assert_eq!(v["id"], 5, "{v}");
     assert_eq!(v["result"]["isError"], false, "{v}");
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    let rx = server.close();
     assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
 }
 
@@ -646,4 +672,30 @@ fn issue_17_mcp_help_docs_and_tools_list_name_the_same_tools() {
     let listed = listed_names(&run_client(&env, "mcp_list.py", LIST_CLIENT), "TOOLS");
     assert_eq!(help_tools(&help), listed, "`mcp --help` and tools/list differ");
     assert_eq!(doc_tools(&doc), listed, "docs/cli.md's MCP section and tools/list differ");
+}
+/// A purge killed half-way is finished when the MCP server starts, so its writes go through.
+// Kills a purge with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_the_mcp_server_finishes_an_interrupted_purge_when_it_starts() {
+    let env = TestEnv::initialized();
+    let text = "Shelf 4471-ochre-badger holds the spare map of the cellar";
+    env.mutate(["remember", "--store", "core", text]);
+    let killed = env
+        .run(["forget", "--purge-text", text, "--yes"])
+        .env("COGMEM_CRASH_AT", "purge-after-refs")
+        .output();
+    assert_ne!(killed.code, 0, "{killed}");
+    assert!(env.path(".cogmem/purge.json").exists(), "the purge waits to be finished");
+    let mut server = RawServer::start(&env);
+    server.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"text":"Bob moved to Lisbon"}}}"#);
+    let v = server.next();
+    assert_eq!(v["result"]["isError"], false, "{v}");
+    server.close();
+    assert!(!env.path(".cogmem/purge.json").exists(), "finished");
+    let log = env.git(&["log", "--format=%s", "-3"]);
+    assert!(log.contains("purged") && log.contains("Lisbon"), "{log}");
+    assert!(!env.git(&["log", "-p", "--branches"]).contains("ochre-badger"));
+    env.assert_clean_tree();
 }

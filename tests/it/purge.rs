@@ -327,3 +327,151 @@ fn issue_16_the_purge_leaves_a_tombstone_without_the_text() {
     assert!(!tomb.contains("indigo") && !tomb.contains("7120") && !tomb.contains(&id), "{tomb}");
     assert!(env.git(&["ls-files"]).contains("memory/meta/purged"));
 }
+
+// See: issue 16
+#[test]
+fn issue_16_two_branches_tombstones_merge_by_union_in_plain_git() {
+    let env = TestEnv::initialized();
+    env.git(&["branch", "laptop"]);
+    env.mutate(["remember", "--store", "core", "Alarm code 3390-saffron-gecko for the shed"]);
+    let id = core_id(&env, "saffron-gecko");
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+    env.git(&["checkout", "-q", "laptop"]);
+    env.mutate(["remember", "--store", "core", "Locker code 8841-teal-heron at the gym"]);
+    let id = core_id(&env, "teal-heron");
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+    // Both branches made the tombstone file; a plain git merge keeps both lines (the other
+    // files both sides changed are `sync --remote`'s to combine).
+    let out = env
+        .git_command(&["merge-tree", "--write-tree", "--name-only", "main", "laptop"])
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = listing.lines();
+    let tree = lines.next().unwrap().to_owned();
+    let conflicted: Vec<&str> = lines.take_while(|l| !l.is_empty()).collect();
+    assert!(!conflicted.contains(&"memory/meta/purged"), "{listing}");
+    let merged = env.git(&["cat-file", "-p", &format!("{tree}:memory/meta/purged")]);
+    let ours = env.git(&["show", "main:memory/meta/purged"]);
+    let theirs = env.git(&["show", "laptop:memory/meta/purged"]);
+    for side in [&ours, &theirs] {
+        let entry = side.lines().last().unwrap();
+        assert_eq!(merged.matches(entry).count(), 1, "{entry} once in:\n{merged}");
+    }
+    assert_eq!(merged.lines().filter(|l| l.starts_with('#')).count(), 2, "{merged}");
+}
+
+/// Runs the erase commands a purge's `--json` report lists, as the user would.
+fn run_erase_commands(env: &TestEnv, report: &serde_json::Value) {
+    for c in report["erase_commands"].as_array().unwrap() {
+        let words: Vec<&str> = c.as_str().unwrap().split(' ').collect();
+        assert_eq!(words[0], "git", "{c}");
+        env.git(&words[1..]);
+    }
+}
+
+// See: issue 16
+#[test]
+fn issue_16_purge_deletes_the_remote_tracking_refs_that_hold_the_text() {
+    let env = TestEnv::initialized();
+    let remote = env.home.join("remote.git");
+    env.git(&["init", "-q", "--bare", "-b", "main", remote.to_str().unwrap()]);
+    env.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    env.run(["sync", "--remote", "origin"]).success();
+    // A tracking ref from before the text: it stays.
+    env.git(&["update-ref", "refs/remotes/origin/before", "HEAD"]);
+    env.mutate(["remember", "--store", "core", "Safe code 5521-amber-walrus in the attic"]);
+    env.run(["sync", "--remote", "origin"]).success();
+    env.git(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    let id = core_id(&env, "amber-walrus");
+    let dry = env.run(["forget", "--purge", &id]).success();
+    assert!(
+        dry.stdout.contains("remote-tracking refs to be deleted (")
+            && dry.stdout.contains("refs/remotes/origin/main"),
+        "{dry}"
+    );
+    env.git(&["rev-parse", "refs/remotes/origin/main"]);
+    let out = env.run(["--json", "forget", "--purge", &id, "--yes"]).success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["dropped_refs"], serde_json::json!(["refs/remotes/origin/main"]), "{out}");
+    let other = report["other_refs"].as_array().unwrap();
+    assert!(!other.iter().any(|r| r == "refs/remotes/origin/main"), "{report:#}");
+    let left = env.git(&["for-each-ref", "--format=%(refname)", "refs/remotes"]);
+    assert_eq!(left.trim(), "refs/remotes/origin/before", "origin/HEAD went with origin/main");
+    // The commands the report prints are enough: no local object holds the text.
+    run_erase_commands(&env, &report);
+    assert!(holding(&env, "5521-amber-walrus").is_empty());
+    // The remote still holds it until the rewritten history replaces it.
+    let out = env.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
+    assert!(out.stderr.contains("origin"), "{out}");
+    assert_eq!(
+        env.git(&["rev-parse", "refs/remotes/origin/main"]),
+        env.git(&["rev-parse", "HEAD"])
+    );
+    env.assert_clean_tree();
+}
+
+// Kills a change with COGMEM_CRASH_AT: needs the `crash-points` feature.
+// See: issue 16
+#[cfg(feature = "crash-points")]
+#[test]
+fn issue_16_purge_rewrites_the_recovery_refs_and_copies() {
+    let env = TestEnv::initialized();
+    let text = "Safe code 5521-amber-walrus in the attic";
+    env.mutate(["remember", "--store", "core", text]);
+    // A killed change and the command after it: a recovery ref and copies that hold the text.
+    let killed = env
+        .run(["remember", "--store", "core", "Bob moved to Lisbon"])
+        .env("COGMEM_CRASH_AT", "before-commit")
+        .output();
+    assert_ne!(killed.code, 0, "{killed}");
+    env.run(["status"]).success();
+    let refs = || env.git(&["for-each-ref", "--format=%(refname)", "refs/cogmem/recovered"]);
+    let recovered = refs().trim().to_owned();
+    assert!(recovered.starts_with("refs/cogmem/recovered/journal-"), "{recovered}");
+    assert!(env.git(&["show", &format!("{recovered}:MEMORY.md")]).contains("amber-walrus"));
+    let id = core_id(&env, "amber-walrus");
+    let out = env.run(["--json", "forget", "--purge", &id, "--yes"]).success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(report["refs"].as_array().unwrap().iter().any(|r| r == recovered.as_str()), "{out}");
+    assert_eq!(refs().trim(), recovered, "kept, rewritten");
+    let kept = env.git(&["show", &format!("{recovered}:MEMORY.md")]);
+    assert!(!kept.contains("amber-walrus") && kept.contains("Lisbon"), "{kept}");
+    let copies = walkdir::WalkDir::new(env.path(".cogmem/recovered"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<Vec<_>>();
+    assert!(!copies.is_empty());
+    assert!(copies.iter().all(|c| !c.contains("amber-walrus")), "{copies:?}");
+    run_erase_commands(&env, &report);
+    assert!(holding(&env, "5521-amber-walrus").is_empty());
+}
+
+// See: issue 16
+#[test]
+fn issue_16_a_core_bullet_that_held_part_of_the_text_keeps_its_decay_entry() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "--store",
+        "core",
+        "The shed alarm code is 3390-saffron-gecko, ask Bob",
+    ]);
+    let old = core_id(&env, "saffron-gecko");
+    env.mutate(["pin", &old]);
+    env.run(["forget", "--purge-text", "3390-saffron-gecko", "--yes"]).success();
+    assert!(env.read("MEMORY.md").contains("- The shed alarm code is [purged], ask Bob"));
+    let new = core_id(&env, "shed alarm");
+    assert_ne!(new, old, "the id is a hash of the bullet's text");
+    let decay: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert!(decay["entries"].get(&old).is_none(), "{decay:#}");
+    assert_eq!(
+        decay["entries"][&new]["pinned"], true,
+        "the entry moved with its fields: {decay:#}"
+    );
+    env.run(["verify"]).success();
+    env.assert_clean_tree();
+}

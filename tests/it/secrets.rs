@@ -430,3 +430,29 @@ fn scan_a_folder() {
     }
     println!("scanned {files} files, {lines} lines: {found} findings");
 }
+
+#[test]
+fn issue_16_hear_shows_no_name_made_from_an_allowed_secret() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    let msg = "remember that my password is Tr0ub4dorTr0ub4dor for Gitlab";
+    let mut shown = Vec::new();
+    for dry in [true, false] {
+        let mut args = vec!["--json", "hear", "--allow-secret", msg];
+        if dry {
+            args.push("--dry-run");
+        }
+        let out = env.run(&args).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let routing = &v["routing"];
+        // The text is allowed in; no name made from the secret is shown.
+        assert!(routing["summary"].as_str().unwrap().contains("Tr0ub4dorTr0ub4dor"), "{routing:#}");
+        for field in ["tags", "entities", "relations", "reason"] {
+            let text = routing[field].to_string().to_lowercase();
+            assert!(!text.contains("tr0ub4dor"), "{field}: {routing:#}");
+        }
+        assert!(routing["tags"].to_string().contains("gitlab"), "the other tags stay: {routing:#}");
+        shown.push(routing.clone());
+    }
+    assert_eq!(shown[0], shown[1], "the dry run shows what is written");
+}

@@ -117,3 +117,27 @@ fn audit_reports_malformed_lines_and_goes_on() {
     assert!(out.stderr.contains(": expected 6 fields separated by `|`"), "{out}");
     assert_eq!(out.stdout.lines().count(), 1);
 }
+
+#[test]
+fn issue_16_audit_actor_filter_folds_the_kind() {
+    // See: issue 16
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice prefers tea", "--actor", "Bot:trigger-remember"]);
+    env.mutate(["remember", "Bob prefers coffee", "--actor", "user:Ann"]);
+    let lines = |filter: &str| {
+        env.run(["audit", "--actor", filter])
+            .success()
+            .stdout
+            .lines()
+            .filter(|l| l.contains(" | "))
+            .map(|l| l.split(" | ").nth(3).unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    for filter in ["BOT", "bot", "Bot:trigger-remember"] {
+        let found = lines(filter);
+        assert!(!found.is_empty(), "{filter}: nothing");
+        assert!(found.iter().all(|a| a == "bot:trigger-remember"), "{filter}: {found:?}");
+    }
+    assert!(lines("USER:Ann").iter().all(|a| a == "user:Ann") && !lines("USER:Ann").is_empty());
+    assert!(lines("user:ann").is_empty(), "names keep their case");
+}

@@ -104,8 +104,15 @@ const PROMPTS: [(&str, &str, &str); 2] = [
 /// JSON-RPC error and keeps serving. A client that goes away before the initialize handshake
 /// is not an error.
 ///
-/// Fails when the runtime cannot start or the connection breaks.
+/// A purge that was killed half-way (its record `.cogmem/purge.json` is there) is finished
+/// first, as before every CLI command: while the record waits, every write is refused.
+///
+/// Fails when the waiting purge cannot be finished, the runtime cannot start or the connection
+/// breaks.
 pub fn serve(ws: Workspace, options: McpOptions) -> cogmem_ops::Result<()> {
+    // See: issue 16. The report has nowhere to go (stdout is the protocol, stderr stays
+    // quiet); the purge's commit and audit line say what was done.
+    cogmem_ops::purge::finish_pending(&ws, options.clock.as_ref())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

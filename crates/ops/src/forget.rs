@@ -186,9 +186,10 @@ pub fn forget(
 ) -> crate::Result<ForgetReport> {
     let lock = ws.lock()?;
     let report = forget_locked(ws, &lock, ids, opts, clock, false)?;
-    drop(lock);
+    // The index lock is taken before the workspace lock goes, so that `verify` right after
+    // never finds the index behind a change that is over (issue 16).
     if let Some(files) = &report.files_for_index {
-        cogmem_index::index::update_after_commit(ws, files);
+        cogmem_index::index::update_after_commit_releasing(ws, lock, files);
     }
     Ok(report)
 }
@@ -377,8 +378,7 @@ pub fn restore(
     d.change.write_decay(ws, &mut d.decay, Action::Restore, &summary);
     let change = d.change.with_subject(Action::Restore, summary);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_commit(ws, &applied.files);
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     Ok(RestoreReport { commit: applied.commit, id: id.to_owned(), files: applied.files })
 }
 

@@ -175,7 +175,7 @@ pub fn hear(
                     Some(ctx) => ctx,
                     None => context(ws)?,
                 };
-                let routing = route::route(&content, Some(&phrase), &ctx);
+                let mut routing = route::route(&content, Some(&phrase), &ctx);
                 if let Some(a) = opts.caller.as_ref().filter(|a| a.is_subagent()) {
                     return Err(
                         crate::error::RuleError::SubagentWrite { actor: a.to_string() }.into()
@@ -183,23 +183,22 @@ pub fn hear(
                 }
                 crate::remember::check_size(ws, &content)?;
                 cogmem_store::secrets::check(&content, "the message", opts.allow_secret)?;
+                if opts.allow_secret {
+                    // Allowed into the text, a secret still never becomes a tag, an entity or a
+                    // relation end (a file name), nor is it shown as one. See: issue 16
+                    without_secret_names(&mut routing, &content);
+                }
                 let mut req =
                     request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
                 req.allow_secret = opts.allow_secret;
-                if opts.allow_secret {
-                    // Allowed into the text, a secret still never becomes a tag, an entity or a
-                    // relation end (a file name). See: issue 16
-                    let derived =
-                        |name: &str| cogmem_store::secrets::is_derived_from_secret(name, &content);
-                    req.tags.retain(|t| !derived(t));
-                    req.entities.retain(|e| !derived(e.as_str()));
-                    req.relations.retain(|r| !derived(r.from.as_str()) && !derived(r.to.as_str()));
-                    if req.entities.is_empty() && req.relations.is_empty() {
-                        req.stores.retain(|s| *s != Store::Semantic);
-                        if req.stores.is_empty() {
-                            req.stores.push(Store::Episodic);
-                        }
+                if opts.allow_secret && req.entities.is_empty() && req.relations.is_empty() {
+                    req.stores.retain(|s| *s != Store::Semantic);
+                    if req.stores.is_empty() {
+                        req.stores.push(Store::Episodic);
                     }
+                    // The routing shown is the one followed.
+                    routing.stores.clone_from(&req.stores);
+                    routing.store = req.stores[0];
                 }
                 if routing.stores.contains(&Store::Procedural) {
                     // Steps need their lines: store the content itself, titled by its first line.
@@ -270,6 +269,17 @@ pub fn hear(
         },
     };
     Ok(report)
+}
+
+/// Takes out of `routing` every tag, entity and relation made from a secret of `content`, and
+/// the reasons that name one: the text may hold a secret (`--allow-secret`), its names may not,
+/// and what `hear` reports is what it writes (issue 16).
+fn without_secret_names(routing: &mut Routing, content: &str) {
+    let derived = |name: &str| cogmem_store::secrets::is_derived_from_secret(name, content);
+    routing.tags.retain(|t| !derived(t));
+    routing.entities.retain(|e| !derived(&e.id) && !derived(&e.name));
+    routing.relations.retain(|r| !derived(&r.from) && !derived(&r.to));
+    routing.reason.retain(|r| !derived(r));
 }
 
 /// The words `search` shows for a hit: the snippet around the first match, as plain text.

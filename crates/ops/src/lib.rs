@@ -20,6 +20,7 @@ pub mod import;
 pub mod init;
 pub mod propose;
 pub mod purge;
+pub mod recovery;
 pub mod reflect;
 pub mod remember;
 pub mod remote;

@@ -273,6 +273,20 @@ impl Session {
     fn commit(self, ws: &Workspace, change: Change, now: Timestamp) -> crate::Result<String> {
         Ok(change.apply(ws, &self.repo, &self.lock, &FixedClock(now))?.commit)
     }
+
+    /// [`Session::commit`] for a change to memory files: the search index is brought up to
+    /// date, its lock taken before the workspace lock goes (so `verify` right after never finds
+    /// it behind, issue 16).
+    fn commit_indexed(
+        self,
+        ws: &Workspace,
+        change: Change,
+        now: Timestamp,
+    ) -> crate::Result<String> {
+        let applied = change.apply(ws, &self.repo, &self.lock, &FixedClock(now))?;
+        cogmem_index::index::update_after_commit_releasing(ws, self.lock, &applied.files);
+        Ok(applied.commit)
+    }
 }
 
 /// Writes a reward request (`memory/meta/rewards/YYYY-MM-DD.md`, "Awaiting your decision.") as

@@ -265,8 +265,9 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     let action = report.committed.first().map_or(Action::Edit, |f| f.action);
     let change = change.with_subject(action, subject);
     let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    drop(lock);
-    cogmem_index::index::update_after_change(ws);
+    // The index lock is taken before the workspace lock goes (issue 16: `verify` right after
+    // finds the index up to date). Files left out of the commit are looked at by the next read.
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
 }

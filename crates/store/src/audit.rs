@@ -432,20 +432,30 @@ pub struct AuditFilter {
     pub critical: bool,
 }
 
+/// Tells whether `actor` is `filter` or an actor under it (`bot` covers `bot:trigger-remember`),
+/// its kind (before the first `:`) compared without case, as [`Actor::parse`] folds it (issue
+/// 16); the rest of the name is compared as written.
+fn is_actor_under(actor: &str, filter: &str) -> bool {
+    let (a_kind, a_rest) = actor.split_once(':').map_or((actor, None), |(k, r)| (k, Some(r)));
+    let (f_kind, f_rest) = filter.split_once(':').map_or((filter, None), |(k, r)| (k, Some(r)));
+    if !a_kind.eq_ignore_ascii_case(f_kind) {
+        return false;
+    }
+    match (f_rest, a_rest) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(f), Some(a)) => a.strip_prefix(f).is_some_and(|r| r.is_empty() || r.starts_with(':')),
+    }
+}
+
 impl AuditFilter {
     /// Tells whether a line passes the filter.
     pub fn matches(&self, l: &AuditLine) -> bool {
         if self.since.is_some_and(|s| l.timestamp < s) {
             return false;
         }
-        if let Some(a) = &self.actor {
-            let ok = l
-                .actor
-                .strip_prefix(a.as_str())
-                .is_some_and(|r| r.is_empty() || r.starts_with(':'));
-            if !ok {
-                return false;
-            }
+        if self.actor.as_deref().is_some_and(|a| !is_actor_under(&l.actor, a)) {
+            return false;
         }
         if self.action.is_some_and(|a| a != l.action) {
             return false;
@@ -709,6 +719,14 @@ mod tests {
         assert!(f(Some("bot"), None).matches(&l));
         assert!(f(Some("bot:trigger-remember"), None).matches(&l));
         assert!(!f(Some("bo"), None).matches(&l));
+        // See: issue 16. The kind is folded, the rest of the name is not.
+        assert!(f(Some("BOT"), None).matches(&l));
+        assert!(f(Some("Bot:trigger-remember"), None).matches(&l));
+        assert!(!f(Some("bot:Trigger-remember"), None).matches(&l));
+        assert!(!f(Some("bot:trigger"), None).matches(&l));
+        assert!(!f(Some("botany"), None).matches(&l));
+        let old = AuditLine { actor: "Bot:trigger-remember".into(), ..l.clone() };
+        assert!(f(Some("bot"), None).matches(&old), "a line written before kinds were folded");
         assert!(f(None, Some("memory/episodes")).matches(&l));
         assert!(!f(None, Some("memory/epi")).matches(&l));
     }

@@ -525,7 +525,9 @@ pub fn save_recovered(
         };
         match repo.reference(&refname, id, false, subject) {
             Ok(_) => return Ok(Some(refname)),
-            Err(e) if e.code() == ErrorCode::Exists => {}
+            // Taken, or its `.lock` left by a process killed while it wrote it (issue 16: the
+            // recovery must not fail on it; `doctor --fix` removes the stale lock): next name.
+            Err(e) if matches!(e.code(), ErrorCode::Exists | ErrorCode::Locked) => {}
             Err(e) => return Err(GitError::Op { what: "create the recovery ref", cause: e }.into()),
         }
     }

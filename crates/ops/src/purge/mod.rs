@@ -97,8 +97,12 @@ pub struct PurgeReport {
     pub old_head: String,
     /// The branch tip after the final commit.
     pub new_head: Option<String>,
-    /// Other refs (remote-tracking, notes…), which were not rewritten and may still reach the
-    /// text.
+    /// Remote-tracking refs (`refs/remotes/…`) whose history holds the text, deleted (or, in a
+    /// dry run, to be deleted) rather than rewritten: they only cache the remote, which still
+    /// holds the text until `sync --remote --force-rewritten` replaces it.
+    pub dropped_refs: Vec<String>,
+    /// Other refs (notes, the stash, remote-tracking refs that do not hold the text…), which
+    /// were not rewritten and may still reach the text.
     pub other_refs: Vec<String>,
     /// The commands that remove the old objects for good.
     pub erase_commands: Vec<String>,
@@ -123,6 +127,7 @@ impl PurgeReport {
             backup_refs: Vec::new(),
             old_head: old_head.to_string(),
             new_head: None,
+            dropped_refs: Vec::new(),
             other_refs: rewrite::other_refs(repo),
             erase_commands: Vec::new(),
             resumed: false,
@@ -279,6 +284,8 @@ pub fn purge(
     report.dry_run = opts.dry_run;
     report.refs = holding_refs(&repo, &refs, &rw.found);
     report.commits = rw.found;
+    report.dropped_refs = stale_tracking_refs(&repo, &needles)?;
+    report.other_refs.retain(|r| !report.dropped_refs.contains(r));
     report.working_files = working_files(ws, &repo, &needles);
     if opts.dry_run {
         return Ok(report);
@@ -298,6 +305,43 @@ pub fn purge(
     record.save(ws.root())?;
     run(ws, &lock, &record, clock, &mut report)?;
     Ok(report)
+}
+
+/// The remote-tracking refs whose history holds the text.
+fn stale_tracking_refs(repo: &Repository, needles: &Needles) -> crate::Result<Vec<String>> {
+    let tracking = rewrite::tracking_refs(repo)?;
+    if tracking.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut rw = Rewriter::new(repo, needles, false);
+    rw.refs(&tracking)?;
+    Ok(holding_refs(repo, &tracking, &rw.found))
+}
+
+/// Deletes the remote-tracking refs whose history holds the text, and the symbolic ones
+/// (`refs/remotes/origin/HEAD`) that named them; returns the names deleted.
+fn drop_tracking_refs(repo: &Repository, needles: &Needles) -> crate::Result<Vec<String>> {
+    let stale = stale_tracking_refs(repo, needles)?;
+    for name in &stale {
+        if let Ok(mut r) = repo.find_reference(name) {
+            r.delete().map_err(gerr("delete a remote-tracking ref"))?;
+        }
+    }
+    let symbolic: Vec<String> = repo
+        .references_glob("refs/remotes/*")
+        .map_err(gerr("list the refs"))?
+        .filter_map(Result::ok)
+        .filter(|r| {
+            r.symbolic_target().ok().flatten().is_some_and(|t| stale.iter().any(|s| s == t))
+        })
+        .filter_map(|r| r.name().ok().map(str::to_owned))
+        .collect();
+    for name in &symbolic {
+        if let Ok(mut r) = repo.find_reference(name) {
+            r.delete().map_err(gerr("delete a remote-tracking ref"))?;
+        }
+    }
+    Ok(stale)
 }
 
 /// The refs whose history holds a commit that holds the text.
@@ -393,6 +437,13 @@ fn run(
         repo.reference_matching(&m.name, m.new, true, m.old, log).map_err(gerr("move a ref"))?;
     }
     report.refs = moved.iter().map(|m| m.name.clone()).collect();
+    // Remote-tracking refs are deleted, not rewritten: a rewritten one would claim the remote
+    // holds a history it does not (issue 16).
+    let dropped = drop_tracking_refs(&repo, &needles)?;
+    if !dropped.is_empty() {
+        report.dropped_refs = dropped;
+    }
+    report.other_refs = rewrite::other_refs(&repo);
     crash_point(ws, "purge-after-refs");
     // 4. The working tree and index follow the new tip.
     let mut co = git2::build::CheckoutBuilder::new();
@@ -458,8 +509,55 @@ fn final_commit(
     if removed {
         change.write_decay(ws, &mut decay, Action::Delete, "deleted a purged memory's entry");
     }
+    // A core bullet that held the text among other words has a new id (a hash of its text):
+    // its entry follows it.
+    let renamed = core_renames(ws, repo, record)?;
+    let mut moved = Vec::new();
+    for (from, to) in &renamed {
+        if decay.rename_entry(from, to) {
+            moved.push(to.clone());
+        }
+    }
+    if !moved.is_empty() {
+        let summary =
+            format!("decay entries follow the bullets the purge changed: {}", moved.join(", "));
+        change.write_decay(ws, &mut decay, Action::Edit, &summary);
+    }
     let applied = change.apply(ws, repo, lock, clock)?;
     Ok(applied.commit)
+}
+
+/// The core bullets whose id the purge changed, as (old id, new id): MEMORY.md as the branch
+/// had it before the rewrite (its backup ref), and the same file with the text cut out, bullet
+/// for bullet. Nothing when the branch did not move or the bullets do not line up.
+fn core_renames(
+    ws: &Workspace,
+    repo: &Repository,
+    record: &PurgeRecord,
+) -> crate::Result<Vec<(String, String)>> {
+    let (branch, _) = current_branch(repo)?;
+    let backup = format!("{BACKUP_PREFIX}{}/{}", record.stamp, branch.trim_start_matches("refs/"));
+    let Ok(commit) = repo.find_reference(&backup).and_then(|r| r.peel_to_commit()) else {
+        return Ok(Vec::new());
+    };
+    let tree = commit.tree().map_err(gerr("read a tree"))?;
+    let Some(before) = git::read_at_head(repo, Some(&tree), layout::MEMORY_MD)? else {
+        return Ok(Vec::new());
+    };
+    let before = String::from_utf8_lossy(&before).into_owned();
+    let Some(after) = Needles::from_record(record).scrub(&before) else { return Ok(Vec::new()) };
+    let old = units::file_units(layout::MEMORY_MD, &before);
+    let new = units::file_units(layout::MEMORY_MD, &after);
+    if old.len() != new.len() {
+        return Ok(Vec::new());
+    }
+    let now = units::list(ws);
+    Ok(old
+        .into_iter()
+        .zip(new)
+        .filter(|(o, n)| o.id != n.id && now.get(&n.id).is_some())
+        .map(|(o, n)| (o.id, n.id))
+        .collect())
 }
 
 /// The refs whose names start with `prefix`, sorted.
@@ -478,8 +576,8 @@ fn backups(repo: &Repository, prefix: &str) -> Vec<String> {
 }
 
 /// Rebuilds the search index from scratch and cuts the text out of the other derived files
-/// under `.cogmem/` (the access log, caches); the lock, the journal, the purge record and
-/// recovered copies are left alone.
+/// under `.cogmem/` (the access log, caches, the copies under `.cogmem/recovered/`); the lock,
+/// the journal and the purge record are left alone.
 fn scrub_derived(ws: &Workspace, needles: &Needles) {
     let dir = ws.abs(layout::INDEX_DIR);
     if Path::new(&dir).is_dir() {

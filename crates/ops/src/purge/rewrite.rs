@@ -264,8 +264,23 @@ pub(crate) fn rewritable_refs(repo: &Repository) -> crate::Result<Vec<(String, O
     Ok(out)
 }
 
-/// Refs a purge leaves alone (remote-tracking refs, notes, stash…), which may still reach the
-/// text.
+/// The remote-tracking refs (`refs/remotes/…`) that point at an object, with their targets,
+/// sorted by name. A purge deletes those whose history holds the text: they only cache what
+/// the remote had at the last fetch, and the next `sync --remote` fetches them again.
+pub(crate) fn tracking_refs(repo: &Repository) -> crate::Result<Vec<(String, Oid)>> {
+    let mut out = Vec::new();
+    for r in repo.references_glob("refs/remotes/*").map_err(gerr("list the refs"))? {
+        let r = r.map_err(gerr("list the refs"))?;
+        if let (Some(name), Some(id)) = (r.name().ok().map(str::to_owned), r.target()) {
+            out.push((name, id));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Refs a purge leaves alone (notes, the stash, remote-tracking refs whose history does not
+/// hold the text…), which may still reach the text.
 pub(crate) fn other_refs(repo: &Repository) -> Vec<String> {
     let Ok(refs) = repo.references() else { return Vec::new() };
     let mut out: Vec<String> = refs

@@ -285,8 +285,7 @@ pub fn approve(
         format!("reflection #{n} {outcome}; pending reset"),
     );
     let change = change.with_subject(Action::Create, format!("reflection #{n} {outcome}"));
-    let commit = session.commit(ws, change, now)?;
-    cogmem_index::index::update_after_change(ws);
+    let commit = session.commit_indexed(ws, change, now)?;
     Ok(ApproveReport { reflection: n, file, operations: applied, self_awareness: insights, commit })
 }
 

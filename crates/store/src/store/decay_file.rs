@@ -486,6 +486,21 @@ impl DecayFile {
         true
     }
 
+    /// Moves an entry to another key, keeping every field: a core bullet whose text, and so
+    /// whose id, a purge changed (issue 16). Returns `false` (changing nothing) when `from` has
+    /// no entry, `to` has one, or the entry cannot be read.
+    pub fn rename_entry(&mut self, from: &str, to: &str) -> bool {
+        if self.has(to) {
+            return false;
+        }
+        let Some(map) = self.slot(from).and_then(Slot::get).cloned() else { return false };
+        self.remove_entry(from);
+        let home = self.sharded.then(|| shard_of(to));
+        self.by_key.insert(to.to_owned(), self.entries.len());
+        self.entries.push((to.to_owned(), Slot::new(map, home)));
+        true
+    }
+
     /// Tells whether an entry is archived (forgotten).
     pub fn is_archived(&self, key: &str) -> bool {
         self.entry(key).and_then(|e| e.get("status")).and_then(Value::as_str) == Some("archived")
@@ -1336,6 +1351,24 @@ mod tests {
             let out = record.put_back(&now);
             assert_eq!(out.lines().nth(want - 1), Some("- gone"), "record: {record:?}");
         }
+    }
+
+    // See: issue 16
+    #[test]
+    fn rename_entry_keeps_the_fields_and_refuses_to_overwrite() {
+        let p = DecaySettings::default();
+        let mut d = DecayFile::parse("{}", Path::new("d.json")).unwrap();
+        d.insert_new("core:s:aaaa", unit(1), &p);
+        d.insert_new("core:s:bbbb", unit(2), &p);
+        d.set_pinned("core:s:aaaa", true);
+        assert!(!d.rename_entry("core:s:aaaa", "core:s:bbbb"), "never over another entry");
+        assert!(!d.rename_entry("core:s:none", "core:s:cccc"));
+        assert!(d.rename_entry("core:s:aaaa", "core:s:cccc"));
+        assert!(!d.has("core:s:aaaa") && d.is_pinned("core:s:cccc"));
+        let text = d.to_text();
+        let back = DecayFile::parse(&text, Path::new("d.json")).unwrap();
+        assert_eq!(back.keys().len(), 2, "{text}");
+        assert!(back.is_pinned("core:s:cccc"), "{text}");
     }
 
     #[test]
