@@ -141,6 +141,7 @@ pub fn import_jsonl(
     clock: &dyn Clock,
 ) -> crate::Result<ImportReport> {
     cogmem_store::secrets::check_import(input, allow_secret)?;
+    crate::adopt::settle(ws, clock);
     let now = clock.now();
     let mut messages = Vec::new();
     let mut skipped = Vec::new();

@@ -410,6 +410,27 @@ pub struct Stats {
     pub dangling: usize,
 }
 
+/// The entity ids the registry table of a `memory/graph/index.md` lists (the first cell of
+/// each row under `## Entity Registry`, as [`index_text`] renders it), for `verify`'s check
+/// that the index follows the entity files.
+pub fn listed_entities(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            inside = line.trim_end() == "## Entity Registry";
+            continue;
+        }
+        let Some(row) = line.strip_prefix('|').filter(|_| inside) else { continue };
+        let cell = row.split('|').next().unwrap_or("").trim();
+        if cell.is_empty() || cell == "ID" || cell.starts_with('-') {
+            continue;
+        }
+        out.insert(cell.to_owned());
+    }
+    out
+}
+
 /// Renders `graph/index.md` from the graph: the entity registry and the edge table. Every
 /// value read from an entity file (a label, a status, a date of a relation bullet) is one
 /// [`markdown::cell`], so a hand edit or a peer's file cannot add a row or a column.
