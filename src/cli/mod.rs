@@ -178,13 +178,13 @@ impl Ctx {
         }
         if !self.writes {
             let n = waiting.len();
-            let s = if n == 1 { "" } else { "s" };
             let verb = if n == 1 { "is" } else { "are" };
             render::warning(
                 self.style,
                 &format!(
-                    "{n} commit{s} made outside cogmem {verb} not adopted yet (decay \
-                     entries, graph index, audit lines)"
+                    "{} made outside cogmem {verb} not adopted yet (decay entries, graph \
+                     index, audit lines)",
+                    sync::commits(n)
                 ),
             );
             self.hint("run `cogmem sync` to adopt them");
@@ -192,19 +192,7 @@ impl Ctx {
         }
         let result = self.clock().and_then(|clock| adopt::adopt(ws, clock.as_ref()));
         match result {
-            Ok(r) if r.commit.is_some() => {
-                let n = r.commits.len();
-                let s = if n == 1 { "" } else { "s" };
-                let id = r.commit.as_deref().unwrap_or_default();
-                render::status(
-                    quiet,
-                    &format!(
-                        "adopted {n} commit{s} made outside cogmem (commit {})\n",
-                        id.get(..8).unwrap_or(id)
-                    ),
-                );
-            }
-            Ok(_) => {}
+            Ok(r) => render::status(quiet, &sync::adopted(&r)),
             // The command waits for the lock itself and says so if it stays taken.
             Err(e) if e.is_locked() => {}
             Err(e) => {

@@ -135,21 +135,34 @@ fn dry_run_text(report: &SyncReport) -> String {
     out
 }
 
+/// `1 commit`, `2 commits`.
+pub fn commits(n: usize) -> String {
+    if n == 1 { "1 commit".to_owned() } else { format!("{n} commits") }
+}
+
+/// The line an adoption prints on stderr (`adopted 1 commit made outside cogmem (commit
+/// ID)`), or nothing when it made no commit.
+pub fn adopted(r: &cogmem::ops::adopt::AdoptReport) -> String {
+    match &r.commit {
+        Some(id) => format!(
+            "adopted {} made outside cogmem (commit {})\n",
+            commits(r.commits.len()),
+            render::short(id)
+        ),
+        None => String::new(),
+    }
+}
+
 /// The one-line outcome for stderr.
 pub fn outcome(report: &SyncReport) -> String {
     let files = |n: usize| if n == 1 { "1 file".to_owned() } else { format!("{n} files") };
     let mut adopted = String::new();
     if let Some(a) = &report.adopted {
-        let n = a.commits.len();
-        let s = if n == 1 { "" } else { "s" };
-        let _ = match &a.commit {
-            Some(id) => writeln!(
-                adopted,
-                "adopted {n} commit{s} made outside cogmem (commit {})",
-                render::short(id)
-            ),
-            None => writeln!(adopted, "dry run: would adopt {n} commit{s} made outside cogmem"),
-        };
+        adopted = self::adopted(a);
+        if a.commit.is_none() {
+            let n = commits(a.commits.len());
+            adopted = format!("dry run: would adopt {n} made outside cogmem\n");
+        }
         for c in &a.commits {
             let _ =
                 writeln!(adopted, "  {} by {}: {}", render::short(&c.commit), c.author, c.subject);

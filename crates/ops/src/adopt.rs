@@ -7,8 +7,8 @@
 //! index. Reads only look ([`pending`]); they never commit.
 //!
 //! Which commits: those reachable from `HEAD` but not from the last commit cogmem has seen
-//! (`.cogmem/adopted`, see [`layout::ADOPTED`]), whose committer is not cogmem, and that the
-//! audit log at `HEAD` does not already record (a peer's adoption that `sync --remote`
+//! (`.cogmem/adopted`, see [`layout::ADOPTED`]), whose committer is not cogmem, that change a
+//! memory file ([`holds_memories`]), and that the audit log at `HEAD` does not already record (a peer's adoption that `sync --remote`
 //! brought in). Without the marker (a fresh clone, `.cogmem/` deleted) or when history was
 //! rewritten past it (a purge), the walk stops at the newest commit cogmem made on the
 //! first-parent chain. When `HEAD` is the marker, nothing is read but two small files: the
@@ -26,8 +26,8 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine, RawFields};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::{DecayFile, NewUnit};
-use cogmem_store::store::{Store, fsx, units};
+use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::{fsx, units};
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
@@ -174,7 +174,7 @@ pub fn adopt_locked(
     // The audit lines of the hand edits, with each commit's author and time.
     for c in &report.commits {
         let who = actor_of(&c.author);
-        let short = c.commit.get(..8).unwrap_or(&c.commit);
+        let short = short(&c.commit);
         let commit = repo.find_commit(Oid::from_str(&c.commit).map_err(git_op("read a commit"))?);
         let commit = commit.map_err(git_op("read a commit"))?;
         let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
@@ -189,7 +189,7 @@ pub fn adopt_locked(
                 file: path.clone(),
                 actor: who.to_string(),
                 approval: who.default_approval(),
-                summary: format!("{summary} in commit {short}"),
+                summary: format!("{summary}{IN_COMMIT}{short}"),
             });
             if ws.settings().audit.is_critical(path) {
                 change.record(AuditLine::alert(path, c.time));
@@ -207,17 +207,8 @@ pub fn adopt_locked(
     for (path, created) in &created_at {
         let Some(bytes) = git::read_at_head(repo, tree.as_ref(), path)? else { continue };
         let text = String::from_utf8_lossy(&bytes);
-        for u in units::file_units(path, &text) {
-            let unit = NewUnit {
-                store: u.store,
-                base: ws.settings().decay.base_explicit,
-                created: *created,
-                pinned: u.store == Store::Vault,
-            };
-            if decay.insert_new(&u.id, unit, &ws.settings().decay) {
-                report.decay_entries.push(u.id);
-            }
-        }
+        let ids = crate::sync::insert_decay_entries(ws, &mut decay, path, &text, *created);
+        report.decay_entries.extend(ids);
     }
     if !report.decay_entries.is_empty() {
         let summary = format!("decay entries for {}", report.decay_entries.join(", "));
@@ -230,7 +221,7 @@ pub fn adopt_locked(
     let listed: Vec<String> = report
         .commits
         .iter()
-        .map(|c| format!("{} by {}", c.commit.get(..8).unwrap_or(&c.commit), actor_of(&c.author)))
+        .map(|c| format!("{} by {}", short(&c.commit), actor_of(&c.author)))
         .collect();
     let n = report.commits.len();
     let plural = if n == 1 { "" } else { "s" };
@@ -299,13 +290,11 @@ fn outside_commits(
     if found.is_empty() {
         return Ok(found);
     }
-    // A commit the audit log already records (by its author at its second) was adopted
-    // before: by a peer whose adoption `sync --remote` brought in, or by an adoption whose
-    // marker was lost.
+    // A commit the audit log already records (a line at its author second ending `in commit
+    // ID8`) was adopted before: by a peer whose adoption `sync --remote` brought in, or by an
+    // adoption whose marker was lost. The id tells apart two commits of one second.
     let recorded = audit_keys(repo)?;
-    found.retain(|c| {
-        !recorded.contains(&(c.time.timestamp(), actor_of(&c.author).as_str().to_owned()))
-    });
+    found.retain(|c| !recorded.contains(&(c.time.timestamp(), short(&c.commit).to_owned())));
     Ok(found)
 }
 
@@ -367,18 +356,28 @@ pub fn holds_memories(rel: &str) -> bool {
             .is_some_and(|(dir, _)| units::DIRS.iter().any(|(d, _, _)| *d == dir))
 }
 
-/// (second, actor) of every line of the audit log at `HEAD` (segments and `audit.log`).
-pub(crate) fn audit_keys(repo: &Repository) -> crate::Result<HashSet<(i64, String)>> {
+/// (second, commit id prefix) of every adopted hand edit's line in the audit log at `HEAD`
+/// (segments and `audit.log`): the lines whose summary ends `in commit ID8`.
+fn audit_keys(repo: &Repository) -> crate::Result<HashSet<(i64, String)>> {
     let mut keys = HashSet::new();
     for (_, text) in crate::doctor::head_audit_log(repo)? {
         for raw in text.lines() {
             let Ok(Some(f)) = RawFields::split(raw) else { continue };
+            let Some((_, id)) = f.summary.trim_end().rsplit_once(IN_COMMIT) else { continue };
             if let Some(t) = cogmem_text::date::parse_stored(f.timestamp) {
-                keys.insert((t.timestamp(), f.actor.to_owned()));
+                keys.insert((t.timestamp(), id.to_owned()));
             }
         }
     }
     Ok(keys)
+}
+
+/// What ends the summary of an adopted hand edit's audit line, before the commit's id prefix.
+const IN_COMMIT: &str = " in commit ";
+
+/// The 8-character prefix of a commit id that audit lines and messages name it by.
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
 }
 
 #[cfg(test)]

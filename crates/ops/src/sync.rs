@@ -244,17 +244,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     let created = now.with_timezone(&chrono::Utc);
     for c in &valid {
         let Some(text) = c.text() else { continue };
-        for u in units::file_units(&c.path, &text) {
-            let unit = NewUnit {
-                store: u.store,
-                base: ws.settings().decay.base_explicit,
-                created,
-                pinned: u.store == Store::Vault,
-            };
-            if decay.insert_new(&u.id, unit, &ws.settings().decay) {
-                report.decay_entries.push(u.id);
-            }
-        }
+        report.decay_entries.extend(insert_decay_entries(ws, &mut decay, &c.path, &text, created));
     }
     if !report.decay_entries.is_empty() {
         let summary = format!("decay entries for {}", report.decay_entries.join(", "));
@@ -295,6 +285,30 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     cogmem_index::index::update_after_change(ws);
     report.commit = Some(applied.commit);
     Ok(report)
+}
+
+/// Creates the decay entries the memory units of a hand-edited file (`text` at `path`) lack,
+/// created at `created`, and returns their ids. Shared by `sync` and `adopt`.
+pub(crate) fn insert_decay_entries(
+    ws: &Workspace,
+    decay: &mut DecayFile,
+    path: &str,
+    text: &str,
+    created: chrono::DateTime<chrono::Utc>,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    for u in units::file_units(path, text) {
+        let unit = NewUnit {
+            store: u.store,
+            base: ws.settings().decay.base_explicit,
+            created,
+            pinned: u.store == Store::Vault,
+        };
+        if decay.insert_new(&u.id, unit, &ws.settings().decay) {
+            ids.push(u.id);
+        }
+    }
+    ids
 }
 
 /// The files whose working copy differs from `HEAD`, sorted, minus ignored ones.
