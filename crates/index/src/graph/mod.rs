@@ -537,6 +537,9 @@ mod tests {
             assert_eq!(text.matches("<!--").count(), 1, "input: {h:?}");
             assert_eq!(text.matches("-->").count(), 1, "input: {h:?}");
             assert!(!text.contains('\u{0}') && !text.contains('\r'), "input: {h:?}");
+            // `verify`'s graph check reads back exactly the two entities (issue 17).
+            let listed: Vec<String> = listed_entities(&text).into_iter().collect();
+            assert_eq!(listed, ["person--alice", "person--bob"], "input: {h:?}\n{text}");
         }
     }
 
