@@ -193,3 +193,30 @@ fn issue_17_the_next_write_adopts_a_commit_by_another_author_once() {
     assert_eq!(env.commit_count(), before + 1, "adopted once, not again");
     env.run(["verify"]).success();
 }
+
+/// The operations adopt on their own, for callers that are not the CLI (the MCP server, host
+/// hooks): `ops::remember` after a plain commit makes the adoption commit first.
+#[test]
+fn issue_17_the_remember_operation_adopts_for_callers_other_than_the_cli() {
+    use cogmem::audit::Actor;
+    use cogmem::ops::remember::{RememberRequest, remember};
+    let env = TestEnv::new();
+    let ws = env.lib_init();
+    env.write(
+        "memory/graph/entities/project--zephyr.md",
+        NEW_ENTITY.replace("[[person--alice]]", "[[project--zephyr]]").as_str(),
+    );
+    env.git_commit_all("zephyr by hand");
+    let hand = env.head();
+    let req =
+        RememberRequest::new("Zephyr needs a logo", Actor::parse("agent:claude").unwrap()).unwrap();
+    remember(&ws, &req, &crate::common::clock("2026-12-01T10:00:00Z")).unwrap();
+    let log = env.git(&["log", "--format=%an", &format!("{hand}..HEAD")]);
+    assert_eq!(log, "agent:claude\nsystem:adopt\n");
+    assert!(
+        env.audit_lines()
+            .iter()
+            .any(|l| l.contains(" | tester | ") && l.contains("project--zephyr.md"))
+    );
+    env.assert_clean_tree();
+}
