@@ -56,6 +56,13 @@ pub struct AuditArgs {
     query: QueryArgs,
 }
 
+impl AuditArgs {
+    /// Tells whether the subcommand may commit (and so adopts outside commits first).
+    pub fn writes(&self) -> bool {
+        self.command.is_some()
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum AuditCommand {
     Ack(AckArgs),

@@ -54,6 +54,13 @@ pub struct DoctorArgs {
     fix: bool,
 }
 
+impl DoctorArgs {
+    /// Tells whether it may commit (and so adopts outside commits first).
+    pub fn writes(&self) -> bool {
+        self.fix
+    }
+}
+
 pub fn run_verify(ctx: &Ctx, args: &VerifyArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace_as_found()?;
     let report = doctor::verify_with(&ws, args.allow_uncommitted)?;

@@ -95,6 +95,13 @@ pub struct GraphArgs {
     command: GraphCommand,
 }
 
+impl GraphArgs {
+    /// Tells whether the subcommand may commit (and so adopts outside commits first).
+    pub fn writes(&self) -> bool {
+        matches!(self.command, GraphCommand::Merge { .. } | GraphCommand::Rebuild)
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum GraphCommand {
     /// Show an entity and its relations (at a date with --as-of)

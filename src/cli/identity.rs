@@ -14,6 +14,14 @@ pub struct IdentityArgs {
     command: IdentityCommand,
 }
 
+impl IdentityArgs {
+    /// Tells whether the subcommand may commit (and so adopts outside commits first).
+    pub fn writes(&self) -> bool {
+        let IdentityCommand::Consolidate(c) = &self.command;
+        !matches!(c.step, Step::Input | Step::Show)
+    }
+}
+
 const IDENTITY_EXAMPLES: &str = "\
 Examples:
   # Once 10 self-awareness entries have accumulated

@@ -3,7 +3,7 @@
 //! become part of the library.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -138,6 +138,9 @@ pub struct Ctx {
     pub cwd: PathBuf,
     /// Whether stdin is a terminal: only then is the default actor `manual` a person.
     pub stdin_is_terminal: bool,
+    /// Whether the command may commit: then opening the workspace adopts the commits made
+    /// outside cogmem first (issue 17); a read only warns about them.
+    pub writes: bool,
 }
 
 impl Ctx {
@@ -158,6 +161,7 @@ impl Ctx {
             ),
         }
         self.finish_purge(&ws)?;
+        self.adopt(&ws);
         Ok(ws)
     }
 
@@ -189,6 +193,51 @@ impl Ctx {
         Ok(())
     }
 
+    fn hint(&self, text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "\n{} {text}", self.style.hint("hint:"));
+    }
+
+    /// Settles the commits made outside cogmem since the last one it knows (`ops::adopt`):
+    /// a writing command adopts them in one `system:adopt` commit before it starts; a read
+    /// commits nothing and warns. Never fails the command: what cannot be adopted now is
+    /// adopted by a later one, and `verify` reports it meanwhile.
+    fn adopt(&self, ws: &cogmem::Workspace) {
+        use cogmem::ops::adopt;
+        let quiet = self.global.quiet;
+        // A workspace whose history cannot be read fails the command itself, with its error.
+        let Ok(waiting) = adopt::pending(ws) else { return };
+        if waiting.is_empty() {
+            return;
+        }
+        if !self.writes {
+            let n = waiting.len();
+            let verb = if n == 1 { "is" } else { "are" };
+            render::warning(
+                self.style,
+                &format!(
+                    "{} made outside cogmem {verb} not adopted yet (decay entries, graph \
+                     index, audit lines)",
+                    sync::commits(n)
+                ),
+            );
+            self.hint("run `cogmem sync` to adopt them");
+            return;
+        }
+        let result = self.clock().and_then(|clock| adopt::adopt(ws, clock.as_ref()));
+        match result {
+            Ok(r) => render::status(quiet, &sync::adopted(&r)),
+            // The command waits for the lock itself and says so if it stays taken.
+            Err(e) if e.is_locked() => {}
+            Err(e) => {
+                render::warning(
+                    self.style,
+                    &format!("could not adopt the commits made outside cogmem: {e}"),
+                );
+                self.hint("run `cogmem sync` once the problem is fixed");
+            }
+        }
+    }
+
     /// The environment's workspace options, with the actor as the caller, so that a sub-agent
     /// is refused every write but a proposal whatever actor the command commits as.
     pub fn workspace_options(&self) -> cogmem::Result<cogmem::workspace::WorkspaceOptions> {
@@ -214,6 +263,50 @@ impl Ctx {
     }
 }
 
+/// Tells whether a command may commit, and so adopts the commits made outside cogmem before
+/// it starts (issue 17). Reads (`search`, `status`, `verify`, …) never commit; they warn.
+/// `sync` and `watch` adopt inside `ops::sync`; `mcp` in its writing tools.
+fn writes(command: &Command) -> bool {
+    match command {
+        Command::Remember(_)
+        | Command::Hear(_)
+        | Command::Forget(_)
+        | Command::Restore(_)
+        | Command::Import(_)
+        | Command::Supersede(_)
+        | Command::Propose(_)
+        | Command::Decay(_)
+        | Command::Pin(_)
+        | Command::Unpin(_) => true,
+        Command::Pending(a) => a.writes(),
+        Command::Graph(a) => a.writes(),
+        Command::Reflect(a) => a.writes(),
+        Command::Identity(a) => a.writes(),
+        Command::Audit(a) => a.writes(),
+        Command::Doctor(a) => a.writes(),
+        Command::Init(_)
+        | Command::Route(_)
+        | Command::Search(_)
+        | Command::Recall(_)
+        | Command::Show(_)
+        | Command::Reindex(_)
+        | Command::Context(_)
+        | Command::Why(_)
+        | Command::Touch(_)
+        | Command::Status(_)
+        | Command::Sync(_)
+        | Command::Watch(_)
+        | Command::Verify(_)
+        | Command::Completions(_)
+        | Command::Man(_)
+        // The hook's operations (remember, import) adopt for themselves, best effort, so a
+        // prompt never waits on it here; setup writes host configuration, not memory.
+        | Command::Hook(_)
+        | Command::Setup(_)
+        | Command::Mcp(_) => false,
+    }
+}
+
 /// Runs the command line and returns the exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
@@ -235,7 +328,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let style = Style::new(cli.global.color, env.no_color);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let stdin_is_terminal = std::io::stdin().is_terminal();
-    let ctx = Ctx { global: cli.global, env, style, cwd, stdin_is_terminal };
+    let writes = writes(&cli.command);
+    let ctx = Ctx { global: cli.global, env, style, cwd, stdin_is_terminal, writes };
     let result = match cli.command {
         Command::Init(args) => init::run(&ctx, &args),
         Command::Remember(args) => remember::run(&ctx, &args),

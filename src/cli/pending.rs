@@ -69,6 +69,13 @@ pub struct PendingArgs {
     command: PendingCommand,
 }
 
+impl PendingArgs {
+    /// Tells whether the subcommand may commit (and so adopts outside commits first).
+    pub fn writes(&self) -> bool {
+        !matches!(self.command, PendingCommand::List { .. } | PendingCommand::Show { .. })
+    }
+}
+
 const PENDING_EXAMPLES: &str = "\
 Examples:
   # What is waiting for a decision

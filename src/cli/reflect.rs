@@ -24,6 +24,13 @@ pub struct ReflectArgs {
     command: ReflectCommand,
 }
 
+impl ReflectArgs {
+    /// Tells whether the subcommand may commit (and so adopts outside commits first).
+    pub fn writes(&self) -> bool {
+        !matches!(self.command, ReflectCommand::Status | ReflectCommand::Input)
+    }
+}
+
 const REFLECT_EXAMPLES: &str = "\
 Examples:
   # Where the cycle stands and what comes next

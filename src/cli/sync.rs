@@ -91,7 +91,7 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
     let report = op::sync(&ws, &opts, clock.as_ref())?;
     if let Some(remote) = &args.remote {
         // Hand edits first: the remote sync refuses to run over uncommitted files.
-        if !ctx.global.json && report.commit.is_some() {
+        if !ctx.global.json && (report.commit.is_some() || report.adopted.is_some()) {
             render::status(ctx.global.quiet, &outcome(&report));
         }
         if !report.left.is_empty() {
@@ -135,13 +135,50 @@ fn dry_run_text(report: &SyncReport) -> String {
     out
 }
 
+/// `1 commit`, `2 commits`.
+pub fn commits(n: usize) -> String {
+    if n == 1 { "1 commit".to_owned() } else { format!("{n} commits") }
+}
+
+/// The line an adoption prints on stderr (`adopted 1 commit made outside cogmem (commit
+/// ID)`), or nothing when it made no commit.
+pub fn adopted(r: &cogmem::ops::adopt::AdoptReport) -> String {
+    match &r.commit {
+        Some(id) => format!(
+            "adopted {} made outside cogmem (commit {})\n",
+            commits(r.commits.len()),
+            render::short(id)
+        ),
+        None => String::new(),
+    }
+}
+
 /// The one-line outcome for stderr.
 pub fn outcome(report: &SyncReport) -> String {
     let files = |n: usize| if n == 1 { "1 file".to_owned() } else { format!("{n} files") };
-    if report.is_empty() {
-        return "nothing to sync: no hand edits since the last commit\n".into();
+    let mut adopted = String::new();
+    if let Some(a) = &report.adopted {
+        adopted = self::adopted(a);
+        if a.commit.is_none() {
+            let n = commits(a.commits.len());
+            adopted = format!("dry run: would adopt {n} made outside cogmem\n");
+        }
+        for c in &a.commits {
+            let _ =
+                writeln!(adopted, "  {} by {}: {}", render::short(&c.commit), c.author, c.subject);
+        }
     }
-    let mut msg = match (&report.commit, report.dry_run) {
+    if let Some(e) = &report.adopt_error {
+        let _ = writeln!(adopted, "warning: commits made outside cogmem not adopted: {e}");
+    }
+    if report.is_empty() {
+        if report.adopted.is_some() {
+            return adopted;
+        }
+        return format!("{adopted}nothing to sync: no hand edits since the last commit\n");
+    }
+    let mut msg = adopted;
+    msg += &match (&report.commit, report.dry_run) {
         (Some(id), _) => {
             format!("synced {} (commit {})", files(report.committed.len()), render::short(id))
         }

@@ -91,7 +91,7 @@ fn hand_edits_in_the_way_are_refused_and_kept() {
     let out = env.run(["remember", "x", "--store", "core"]).output().code(4);
     assert_eq!(
         out.stderr,
-        "error: uncommitted edits in the way: MEMORY.md\n\nhint: commit or discard those edits first (`git add -A && git commit`), so that cogmem's commit does not swallow them\n"
+        "error: uncommitted edits in the way: MEMORY.md\n\nhint: commit them with `cogmem sync`, or discard them with `git checkout -- FILE`, so that cogmem's commit does not swallow them\n"
     );
     assert_eq!(env.read("MEMORY.md"), edited);
     assert_eq!(env.head(), head);

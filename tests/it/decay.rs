@@ -244,7 +244,10 @@ fn touching_a_memory_without_a_decay_entry_creates_its_entry_when_folded() {
     env.git_commit_all("a hand-written entity");
     env.run(["touch", "entity:person--carol"]).success();
     env.run(["show", "entity:person--carol"]).success();
-    env.mutate(["remember", "something else"]);
+    // The plain commit is adopted first (issue 17), in its own commit, which folds the uses.
+    env.run(["remember", "something else"]).success();
+    let authors = env.git(&["log", "-2", "--format=%an"]);
+    assert_eq!(authors, "test-agent\nsystem:adopt\n");
     let carol = &decay_json(&env)["entries"]["entity:person--carol"];
     assert_eq!(carol["access_count"], 3, "an entry, plus both uses: {carol:#}");
     assert_eq!(carol["store"], "semantic", "{carol:#}");

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod agents_block;
 mod audit_ack;
 mod audit_compact;
 mod bad_input;

@@ -221,8 +221,9 @@ fn an_unmergeable_conflict_changes_nothing_and_exits_3() {
     a.run(["sync", "--remote", "origin"]).success();
     b.write(path, &text.replace("tag the commit", "tag the commit and sign it"));
     b.git_commit_all("release: sign");
-    // B also has a memory of its own that would merge fine.
-    b.mutate(["remember", "Bob is moving to Berlin"]);
+    // B also has a memory of its own that would merge fine (its plain commit is adopted
+    // first, issue 17).
+    b.run(["remember", "Bob is moving to Berlin"]).success();
     let head = b.head();
     let files = b.snapshot();
     let refs = b.git(&["for-each-ref", "refs/cogmem/"]);
@@ -635,4 +636,29 @@ fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
     assert!(a.run(["search", "Berlin"]).success().stdout.contains("Bob"));
     purge_then_sync(&a, &b, &remote);
     drop(daemon);
+}
+
+// See: issue 17
+/// A plain `git commit` on one machine, adopted there and pushed, is not adopted a second
+/// time on the machine that pulls it; nor is a peer's commit adopted there when the peer
+/// never adopted it (that is the peer's to do).
+#[test]
+fn issue_17_commits_brought_in_by_sync_remote_are_not_adopted_again() {
+    let (a, b, _remote) = two_machines();
+    a.write(
+        "memory/graph/entities/project--zephyr.md",
+        "# project--zephyr\n<!-- Type: project | Created: 2026-12-01 -->\n\n## Summary\nZephyr counts quokkas.\n",
+    );
+    a.git_commit_all("zephyr by hand");
+    let out = a.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    b.run(["sync", "--remote", "origin"]).success();
+    assert!(b.read("memory/graph/index.md").contains("| project--zephyr |"));
+    let before = b.commit_count();
+    let out = b.run(["remember", "Bob likes jazz"]).success();
+    assert!(!out.stderr.contains("adopted"), "{out}");
+    assert_eq!(b.commit_count(), before + 1);
+    let adopted = b.audit_lines().iter().filter(|l| l.contains("project--zephyr.md")).count();
+    assert_eq!(adopted, 1, "{:#?}", b.audit_lines());
+    b.run(["verify"]).success();
 }

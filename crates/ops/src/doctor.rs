@@ -31,9 +31,11 @@ pub(crate) const ACK_ACTION: &str = "ACK";
 pub(crate) const RECOVERED_DIR: &str = ".cogmem/recovered";
 
 /// The checks, in the order they run and are reported.
-pub const CHECKS: [&str; 12] = [
+pub const CHECKS: [&str; 14] = [
     "schema",
     "decay",
+    "graph",
+    "adopt",
     "links",
     "budget",
     "index",
@@ -308,16 +310,63 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
     }
     drop(tree);
     let mut commit = None;
-    if !decay_dirty && let Some((mut decay, notes)) = decay_repairs(ws, now)? {
+    // Commits made outside cogmem first, in their own `system:adopt` commit (issue 17): what
+    // they lack is then no longer a repair of doctor's.
+    let graph_dirty =
+        git::is_dirty(ws.root(), git::head_tree(&repo)?.as_ref(), layout::GRAPH_INDEX)?;
+    if !decay_dirty && !graph_dirty {
+        let adopted = crate::adopt::adopt_locked(ws, &repo, &lock, &crate::FixedClock(now))?;
+        if let Some(id) = &adopted.commit {
+            repaired.push(Repair {
+                check: "adopt",
+                path: layout::AUDIT_LOG.into(),
+                message: format!(
+                    "adopted {} commits made outside cogmem (commit {})",
+                    adopted.commits.len(),
+                    id.get(..8).unwrap_or(id)
+                ),
+            });
+        }
+    }
+    if !decay_dirty {
         let actor = Actor::system("system:doctor");
         let mut change = Change::new(actor, "cogmem doctor --fix");
-        let summary = format!("repaired {} decay entries", notes.len());
-        change.write_decay(ws, &mut decay, Action::Edit, &summary);
-        let change = change.with_subject(Action::Edit, summary);
-        let applied = change.apply(ws, &repo, &lock, &crate::FixedClock(now))?;
-        commit = Some(applied.commit);
-        for n in notes {
-            repaired.push(Repair { check: "decay", path: layout::DECAY_SCORES.into(), message: n });
+        let mut summary = String::new();
+        let decay = match decay_repairs(ws, now)? {
+            Some((mut decay, notes)) => {
+                summary = format!("repaired {} decay entries", notes.len());
+                change.write_decay(ws, &mut decay, Action::Edit, &summary);
+                for n in notes {
+                    repaired.push(Repair {
+                        check: "decay",
+                        path: layout::DECAY_SCORES.into(),
+                        message: n,
+                    });
+                }
+                Some(decay)
+            }
+            None => read_decay(ws),
+        };
+        if !graph_dirty
+            && !check_graph_index(ws).is_empty()
+            && let Some(decay) = &decay
+        {
+            crate::graph::regenerate_index_with(ws, &mut change, decay)?;
+            if change.pending(layout::GRAPH_INDEX).is_some() {
+                repaired.push(Repair {
+                    check: "graph",
+                    path: layout::GRAPH_INDEX.into(),
+                    message: "regenerated from the entity files".into(),
+                });
+                if summary.is_empty() {
+                    summary = "regenerated the graph index".into();
+                }
+            }
+        }
+        if !change.is_empty() {
+            let change = change.with_subject(Action::Edit, summary);
+            let applied = change.apply(ws, &repo, &lock, &crate::FixedClock(now))?;
+            commit = Some(applied.commit);
         }
     }
     drop(lock);
@@ -353,6 +402,8 @@ fn run_checks(
     let evidence = interrupted(ws, repo, false)?;
     findings.extend(check_schema(ws));
     findings.extend(check_decay(ws));
+    findings.extend(check_graph_index(ws));
+    findings.extend(check_adopted(ws)?);
     findings.extend(check_links(ws));
     findings.extend(check_budget(ws));
     if cogmem_index::index::state_when_idle(ws) == cogmem_index::index::IndexState::Stale {
@@ -632,6 +683,86 @@ fn decay_repairs(
         notes.push(format!("marked {k} archived: its memory is gone from the files"));
     }
     Ok(Some((decay, notes)))
+}
+
+// ---- graph index and commits made outside cogmem --------------------------------------------
+
+/// `memory/graph/index.md` lists every committed entity that is not forgotten, and no other:
+/// a plain `git commit` of a new entity file leaves it behind (issue 17). Scores are not
+/// compared: they change with time between the changes that rewrite the table.
+fn check_graph_index(ws: &Workspace) -> Vec<Finding> {
+    let decay = read_decay(ws);
+    let uncommitted: HashSet<String> = git::open(ws.root())
+        .and_then(|repo| git::uncommitted(&repo))
+        .map(|c| c.into_iter().map(|c| c.path).collect())
+        .unwrap_or_default();
+    if uncommitted.contains(layout::GRAPH_INDEX) {
+        return Vec::new(); // the uncommitted check reports it; `cogmem sync` regenerates it
+    }
+    let mut files: BTreeSet<String> = BTreeSet::new();
+    for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+        let Ok(id) = cogmem_store::store::entity::EntityId::parse(file_stem(&rel)) else {
+            continue; // the schema check reports it
+        };
+        let id = id.to_string();
+        let forgotten = decay.as_ref().is_some_and(|d| d.is_forgotten(&format!("entity:{id}")));
+        if !forgotten && !uncommitted.contains(&rel) {
+            files.insert(id);
+        }
+    }
+    let text = ws.read_text_if_exists(layout::GRAPH_INDEX).ok().flatten();
+    if text.is_none() && files.is_empty() {
+        return Vec::new();
+    }
+    let listed = cogmem_index::graph::listed_entities(text.as_deref().unwrap_or(""));
+    let mut out = Vec::new();
+    for id in files.difference(&listed) {
+        out.push(Finding::new(
+            "graph",
+            layout::GRAPH_INDEX,
+            format!(
+                "does not list entity {id}; it is stale (`cogmem graph rebuild` regenerates it)"
+            ),
+            true,
+        ));
+    }
+    for id in listed.difference(&files) {
+        let forgotten = decay.as_ref().is_some_and(|d| d.is_forgotten(&format!("entity:{id}")));
+        let file = layout::entity_file(id);
+        if forgotten || uncommitted.contains(&file) {
+            continue;
+        }
+        out.push(Finding::new(
+            "graph",
+            layout::GRAPH_INDEX,
+            format!("lists entity {id}, which has no file; it is stale (`cogmem graph rebuild` regenerates it)"),
+            true,
+        ));
+    }
+    out
+}
+
+/// Commits made outside cogmem that no cogmem command has adopted yet (`ops::adopt`).
+fn check_adopted(ws: &Workspace) -> crate::Result<Vec<Finding>> {
+    Ok(crate::adopt::waiting(ws)?
+        .into_iter()
+        .map(|c| {
+            let path = c.files.first().map(|(p, _)| p.clone()).unwrap_or_default();
+            Finding::new(
+                "adopt",
+                &path,
+                format!(
+                    "commit {} by {} ({}) was made outside cogmem and is not adopted: its \
+                     decay entries, graph index and audit lines are missing (`cogmem sync` \
+                     adopts it)",
+                    c.commit.get(..12).unwrap_or(&c.commit),
+                    crate::adopt::actor_of(&c.author),
+                    c.subject
+                ),
+                true,
+            )
+        })
+        .collect())
 }
 
 // ---- links and budget -----------------------------------------------------------------------
@@ -953,11 +1084,16 @@ fn check_audit(repo: &Repository) -> crate::Result<Vec<Finding>> {
     let mut walk = repo.revwalk().map_err(git_op("walk the history"))?;
     walk.push(head).map_err(git_op("walk the history"))?;
     let mut commits: BTreeMap<(i64, String), (String, String)> = BTreeMap::new();
+    // Commits made outside cogmem, keyed as `adopt` records their hand edits (issue 17).
+    let mut outside: HashSet<(i64, String)> = HashSet::new();
     let mut first: Option<i64> = None;
     for id in walk {
         let id = id.map_err(git_op("walk the history"))?;
         let c = repo.find_commit(id).map_err(git_op("read a commit"))?;
-        if c.committer().name_bytes() != b"cogmem" {
+        if !crate::adopt::is_cogmem_commit(&c) {
+            let author = String::from_utf8_lossy(c.author().name_bytes()).into_owned();
+            let who = crate::adopt::actor_of(&author);
+            outside.insert((c.author().when().seconds(), who.as_str().to_owned()));
             continue;
         }
         let secs = c.author().when().seconds();
@@ -991,7 +1127,8 @@ fn check_audit(repo: &Repository) -> crate::Result<Vec<Finding>> {
     }
     let mut out = Vec::new();
     for ((secs, actor), (rel, line)) in &lines {
-        if !commits.contains_key(&(*secs, actor.clone())) {
+        let key = (*secs, actor.clone());
+        if !commits.contains_key(&key) && !outside.contains(&key) {
             out.push(
                 Finding::new(
                     "audit",
@@ -1021,7 +1158,7 @@ fn check_audit(repo: &Repository) -> crate::Result<Vec<Finding>> {
 }
 
 /// The audit log at HEAD, file by file in order: the sealed segments, then `audit.log`.
-fn head_audit_log(repo: &Repository) -> crate::Result<Vec<(String, String)>> {
+pub(crate) fn head_audit_log(repo: &Repository) -> crate::Result<Vec<(String, String)>> {
     let tree = git::head_tree(repo)?;
     let Some(tree) = tree else { return Ok(Vec::new()) };
     let mut rels: Vec<String> = Vec::new();

@@ -54,6 +54,17 @@ impl Error {
         }
     }
 
+    /// Returns whether the error is the workspace lock held by another command for the whole
+    /// timeout.
+    pub fn is_locked(&self) -> bool {
+        matches!(
+            self,
+            Self::Store(cogmem_store::Error::Workspace(
+                cogmem_store::workspace::WorkspaceError::Locked { .. }
+            ))
+        )
+    }
+
     /// Returns whether the error is a write to a closed pipe (the reader went away).
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Self::Store(e) if e.is_broken_pipe())

@@ -184,6 +184,7 @@ pub fn forget(
     opts: &ForgetOptions,
     clock: &dyn Clock,
 ) -> crate::Result<ForgetReport> {
+    crate::adopt::settle(ws, clock);
     let lock = ws.lock()?;
     let report = forget_locked(ws, &lock, ids, opts, clock, false)?;
     // The index lock is taken before the workspace lock goes, so that `verify` right after

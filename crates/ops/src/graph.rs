@@ -595,6 +595,16 @@ pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {
+    regenerate_index_with(ws, change, &cogmem_store::access::load_decay(ws)?)
+}
+
+/// [`regenerate_index_into`] with the decay state as the change leaves it (its scores and
+/// forgotten marks go into the table), for a change that also creates decay entries.
+pub(crate) fn regenerate_index_with(
+    ws: &Workspace,
+    change: &mut cogmem_store::change::Change,
+    decay: &cogmem_store::store::decay_file::DecayFile,
+) -> crate::Result<()> {
     let as_left = |rel: &str| -> crate::Result<Option<String>> {
         match change.pending(rel) {
             Some(b) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
@@ -618,7 +628,7 @@ pub(crate) fn regenerate_index_into(
             files.push((e.path.clone(), String::from_utf8_lossy(c).into_owned()));
         }
     }
-    let text = cogmem_index::graph::index_text(ws, &files, &cogmem_store::access::load_decay(ws)?)?;
+    let text = cogmem_index::graph::index_text(ws, &files, decay)?;
     if as_left(cogmem_store::workspace::layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
         change.write(
             cogmem_store::workspace::layout::GRAPH_INDEX,

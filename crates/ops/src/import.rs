@@ -232,6 +232,7 @@ pub fn import(
     if !opts.format.is_host() {
         cogmem_store::secrets::check_import(input, opts.allow_secret)?;
     }
+    crate::adopt::settle(ws, clock);
     let now = clock.now();
     let mut messages = Vec::new();
     let mut skipped = Vec::new();

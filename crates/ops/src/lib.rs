@@ -6,6 +6,7 @@
 #![warn(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
 #![warn(unreachable_pub)]
 
+pub mod adopt;
 pub mod audit;
 pub mod context;
 pub mod decay;

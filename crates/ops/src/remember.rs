@@ -317,6 +317,9 @@ pub(crate) fn remember_with(
     extend: impl FnOnce(Change) -> crate::Result<Change>,
 ) -> crate::Result<RememberReport> {
     check_size(ws, &req.text)?;
+    if !req.actor.is_subagent() {
+        crate::adopt::settle(ws, clock);
+    }
     // Every field this writes, whoever built the request (a flag, an MCP argument, a routing
     // answer, `hear`'s own routing, an approved proposal). See: issue 16
     cogmem_store::secrets::check_fields(req.written_fields(), req.allow_secret)?;

@@ -170,6 +170,10 @@ pub fn sync_remote(
     }
     let (branch_ref, branch) = head_branch(&repo)?;
     let local = git::head_id(&repo)?.ok_or(RemoteError::Unborn)?;
+    // Whether every commit up to ours is settled (issue 17): then what this sync brings in is
+    // settled too (the peer's commits were adopted on the peer, by the peer), and is not
+    // adopted a second time here.
+    let settled = crate::adopt::pending(ws)?.is_empty();
     let remote_branch = opts.branch.clone().unwrap_or_else(|| branch.clone());
     let ep = transport::endpoint(&repo, root, &opts.remote)?;
     let theirs = transport::fetch(&repo, root, &ep, &remote_branch)?;
@@ -271,6 +275,9 @@ pub fn sync_remote(
     }
     if matches!(report.outcome, Outcome::FastForward | Outcome::Merged) {
         cogmem_index::index::update_after_change(ws);
+        if settled {
+            crate::adopt::mark_seen(ws, tip);
+        }
     }
     if opts.push && theirs != Some(tip) {
         match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip, false)? {

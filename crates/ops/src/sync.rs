@@ -87,6 +87,13 @@ pub struct SyncReport {
     pub decay_entries: Vec<String>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
+    /// The commits made outside cogmem that were adopted first, in their own commit (on a dry
+    /// run: that are waiting). See [`crate::adopt`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<crate::adopt::AdoptReport>,
+    /// Why adopting them failed (they are adopted by a later command), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adopt_error: Option<String>,
 }
 
 impl SyncReport {
@@ -153,6 +160,23 @@ impl Candidate {
 /// every changed file is left. Fails when the workspace is locked, git fails, or the actor is a
 /// sub-agent.
 pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Result<SyncReport> {
+    // Commits made outside cogmem first (issue 17), in their own commit: a sub-agent's sync
+    // is refused below before anything is written, so it adopts nothing either.
+    let (adopted, adopt_error) = if opts.actor.is_subagent() {
+        (None, None)
+    } else if opts.dry_run {
+        let commits = crate::adopt::pending(ws)?;
+        let waiting = (!commits.is_empty())
+            .then(|| crate::adopt::AdoptReport { commits, ..Default::default() });
+        (waiting, None)
+    } else {
+        match crate::adopt::adopt(ws, clock) {
+            Ok(r) => (r.commit.is_some().then_some(r), None),
+            // Uncommitted edits of the files adoption writes: committed below, adopted by the
+            // next command.
+            Err(e) => (None, Some(e.to_string())),
+        }
+    };
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     // Checked again by the change; first, so that a merge's conflicted files are not reported
@@ -167,6 +191,8 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         left: Vec::new(),
         decay_entries: Vec::new(),
         graph_index: false,
+        adopted,
+        adopt_error,
     };
     let candidates = changed_files(ws, &repo, tree.as_ref())?;
     if candidates.is_empty() {
@@ -218,17 +244,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     let created = now.with_timezone(&chrono::Utc);
     for c in &valid {
         let Some(text) = c.text() else { continue };
-        for u in units::file_units(&c.path, &text) {
-            let unit = NewUnit {
-                store: u.store,
-                base: ws.settings().decay.base_explicit,
-                created,
-                pinned: u.store == Store::Vault,
-            };
-            if decay.insert_new(&u.id, unit, &ws.settings().decay) {
-                report.decay_entries.push(u.id);
-            }
-        }
+        report.decay_entries.extend(insert_decay_entries(ws, &mut decay, &c.path, &text, created));
     }
     if !report.decay_entries.is_empty() {
         let summary = format!("decay entries for {}", report.decay_entries.join(", "));
@@ -270,6 +286,30 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
+}
+
+/// Creates the decay entries the memory units of a hand-edited file (`text` at `path`) lack,
+/// created at `created`, and returns their ids. Shared by `sync` and `adopt`.
+pub(crate) fn insert_decay_entries(
+    ws: &Workspace,
+    decay: &mut DecayFile,
+    path: &str,
+    text: &str,
+    created: chrono::DateTime<chrono::Utc>,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    for u in units::file_units(path, text) {
+        let unit = NewUnit {
+            store: u.store,
+            base: ws.settings().decay.base_explicit,
+            created,
+            pinned: u.store == Store::Vault,
+        };
+        if decay.insert_new(&u.id, unit, &ws.settings().decay) {
+            ids.push(u.id);
+        }
+    }
+    ids
 }
 
 /// The files whose working copy differs from `HEAD`, sorted, minus ignored ones.
@@ -539,13 +579,23 @@ fn check_episode(
 
 /// The audit summary of one hand edit, with a line count.
 fn summary(c: &Candidate) -> crate::Result<String> {
-    let old = c.head.as_deref().unwrap_or_default();
-    let new = c.bytes.as_deref().unwrap_or_default();
-    let (added, removed) = crate::audit::line_stats(old, new)?;
-    Ok(match c.action() {
-        Action::Create => format!("created by hand (+{added} lines)"),
-        Action::Delete => format!("deleted by hand (-{removed} lines)"),
-        _ if c.path == layout::AUDIT_LOG => format!("{added} lines appended by hand"),
+    hand_summary(&c.path, c.head.as_deref(), c.bytes.as_deref())
+}
+
+/// The audit summary of a hand edit of `path` from `old` to `new` (`None`: the file is absent),
+/// with a line count: `created by hand (+N lines)`, `edited by hand (+A -R lines)`, … Shared
+/// by `sync` and by `adopt`, which records the hand edits of commits made outside cogmem.
+pub(crate) fn hand_summary(
+    path: &str,
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+) -> crate::Result<String> {
+    let (added, removed) =
+        crate::audit::line_stats(old.unwrap_or_default(), new.unwrap_or_default())?;
+    Ok(match (old, new) {
+        (None, _) => format!("created by hand (+{added} lines)"),
+        (Some(_), None) => format!("deleted by hand (-{removed} lines)"),
+        _ if path == layout::AUDIT_LOG => format!("{added} lines appended by hand"),
         _ => format!("edited by hand (+{added} -{removed} lines)"),
     })
 }

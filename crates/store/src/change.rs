@@ -122,6 +122,8 @@ pub struct Change {
     /// Part of a purge, which may commit while its own record exists.
     purging: bool,
     notes: Vec<(Action, String, String)>,
+    /// Audit lines made elsewhere, written as they are (see [`Change::record`]).
+    recorded: Vec<AuditLine>,
     /// Set when this change seals `audit.log` into a segment: the header the new log starts
     /// with.
     sealed: Option<String>,
@@ -153,6 +155,7 @@ impl Change {
             subagent_ok: false,
             purging: false,
             notes: Vec::new(),
+            recorded: Vec::new(),
             sealed: None,
         }
     }
@@ -258,6 +261,13 @@ impl Change {
     /// written after the per-file lines.
     pub fn note(&mut self, action: Action, file: &str, summary: impl Into<String>) {
         self.notes.push((action, file.to_owned(), summary.into()));
+    }
+
+    /// Adds an audit line that keeps its own time, actor and approval, written before the
+    /// change's own lines: the hand edits of a commit made outside cogmem, which `adopt`
+    /// records with that commit's author and time (issue 17).
+    pub fn record(&mut self, line: AuditLine) {
+        self.recorded.push(line);
     }
 
     /// Lets a sub-agent make this change (only proposals).
@@ -501,7 +511,7 @@ impl Change {
         }
         crate::timing::mark("change: files written");
         crash_point(ws, "before-audit");
-        let mut lines = Vec::new();
+        let mut lines = self.recorded.clone();
         let ts = now.with_timezone(&chrono::Utc);
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
             let critical = is_critical(ws, &e.path);

@@ -410,6 +410,27 @@ pub struct Stats {
     pub dangling: usize,
 }
 
+/// The entity ids the registry table of a `memory/graph/index.md` lists (the first cell of
+/// each row under `## Entity Registry`, as [`index_text`] renders it), for `verify`'s check
+/// that the index follows the entity files.
+pub fn listed_entities(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            inside = line.trim_end() == "## Entity Registry";
+            continue;
+        }
+        let Some(row) = line.strip_prefix('|').filter(|_| inside) else { continue };
+        let cell = row.split('|').next().unwrap_or("").trim();
+        if cell.is_empty() || cell == "ID" || cell.starts_with('-') {
+            continue;
+        }
+        out.insert(cell.to_owned());
+    }
+    out
+}
+
 /// Renders `graph/index.md` from the graph: the entity registry and the edge table. Every
 /// value read from an entity file (a label, a status, a date of a relation bullet) is one
 /// [`markdown::cell`], so a hand edit or a peer's file cannot add a row or a column.
@@ -516,6 +537,9 @@ mod tests {
             assert_eq!(text.matches("<!--").count(), 1, "input: {h:?}");
             assert_eq!(text.matches("-->").count(), 1, "input: {h:?}");
             assert!(!text.contains('\u{0}') && !text.contains('\r'), "input: {h:?}");
+            // `verify`'s graph check reads back exactly the two entities (issue 17).
+            let listed: Vec<String> = listed_entities(&text).into_iter().collect();
+            assert_eq!(listed, ["person--alice", "person--bob"], "input: {h:?}\n{text}");
         }
     }
 

@@ -60,6 +60,10 @@ pub const PURGED: &str = "memory/meta/purged";
 pub const PURGE_RECORD: &str = ".cogmem/purge.json";
 /// Derived, git-ignored data.
 pub const DERIVED_DIR: &str = ".cogmem";
+/// The last commit cogmem has seen and settled: every commit made outside cogmem up to it is
+/// adopted (`cogmem_ops::adopt`). Derived: without it, adoption looks back to the newest
+/// commit cogmem made.
+pub const ADOPTED: &str = ".cogmem/adopted";
 /// The workspace lock file.
 pub const LOCK: &str = ".cogmem/lock";
 /// The search index (derived).

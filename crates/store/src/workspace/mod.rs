@@ -86,8 +86,8 @@ impl WorkspaceError {
                     .into()
             }
             Self::HandEdited { .. } => {
-                "commit or discard those edits first (`git add -A && git commit`), so that \
-                 cogmem's commit does not swallow them"
+                "commit them with `cogmem sync`, or discard them with `git checkout -- FILE`, \
+                 so that cogmem's commit does not swallow them"
                     .into()
             }
             Self::PurgePending { .. } => {
