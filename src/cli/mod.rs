@@ -173,7 +173,9 @@ impl Ctx {
         Ok(ws)
     }
 
-    fn discover(&self) -> cogmem::Result<cogmem::Workspace> {
+    /// Finds the workspace and nothing else: no recovery, purge or adoption, so nothing in it
+    /// is touched (`setup`, which only needs its path).
+    pub fn discover(&self) -> cogmem::Result<cogmem::Workspace> {
         let explicit = self.global.workspace.as_deref().or(self.env.workspace.as_deref());
         let ws = cogmem::workspace::discover::discover(explicit, &self.cwd)?;
         Ok(ws.with_options(self.workspace_options()?))

@@ -85,7 +85,7 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
         }
         .into());
     };
-    let ws = ctx.workspace()?;
+    let ws = ctx.discover()?;
     let host = match args.host {
         HostArg::ClaudeCode => Host::ClaudeCode,
         HostArg::Codex => Host::Codex,
