@@ -220,3 +220,25 @@ fn issue_17_the_remember_operation_adopts_for_callers_other_than_the_cli() {
     );
     env.assert_clean_tree();
 }
+
+// See: issue 17
+#[test]
+fn issue_17_deciding_a_proposal_adopts_for_callers_other_than_the_cli() {
+    use cogmem::audit::Actor;
+    use cogmem::ops::propose::{Decision, decide};
+    let env = TestEnv::new();
+    let ws = env.lib_init();
+    env.run(["--actor", "subagent:scout", "propose", "Zephyr ships in March"]).success();
+    env.write(
+        "memory/graph/entities/project--zephyr.md",
+        NEW_ENTITY.replace("[[person--alice]]", "[[project--zephyr]]").as_str(),
+    );
+    env.git_commit_all("zephyr by hand");
+    let hand = env.head();
+    let reject = Decision::Reject { reason: "not yet decided".into() };
+    let by = Actor::parse("agent:claude").unwrap();
+    decide(&ws, 1, &reject, &by, &crate::common::clock("2026-12-01T10:00:00Z")).unwrap();
+    let log = env.git(&["log", "--format=%an", &format!("{hand}..HEAD")]);
+    assert_eq!(log, "agent:claude\nsystem:adopt\n");
+    env.assert_clean_tree();
+}

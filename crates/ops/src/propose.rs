@@ -232,6 +232,9 @@ pub fn decide(
     if by.is_subagent() {
         return Err(RuleError::SubagentWrite { actor: by.to_string() }.into());
     }
+    // The MCP server's `pending` tool comes here without the CLI, which adopts for itself.
+    // See: issue 17
+    crate::adopt::settle(ws, clock);
     let p = get(ws, n)?;
     if !p.status.is_open() {
         return Err(RuleError::ProposalClosed { number: n, status: p.status.as_str() }.into());
