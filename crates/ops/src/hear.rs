@@ -114,6 +114,19 @@ pub struct HearReport {
     pub action: HeardAction,
 }
 
+impl HearReport {
+    /// The report on an ordinary message: no trigger, nothing done.
+    pub fn nothing() -> Self {
+        Self {
+            trigger: None,
+            phrase: None,
+            content: None,
+            routing: None,
+            action: HeardAction::None,
+        }
+    }
+}
+
 /// Options for `hear`.
 #[derive(Debug, Clone, Default)]
 pub struct HearOptions {
@@ -150,13 +163,7 @@ pub fn hear(
         None => None,
     };
     let Some(t) = found else {
-        return Ok(HearReport {
-            trigger: None,
-            phrase: None,
-            content: None,
-            routing: None,
-            action: HeardAction::None,
-        });
+        return Ok(HearReport::nothing());
     };
     let Trigger { kind, phrase, content } = t;
     let mut report = HearReport {

@@ -123,13 +123,7 @@ pub fn user_prompt(
     let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
         hear::hear(ws, prompt, &opts, clock)?
     } else {
-        HearReport {
-            trigger: None,
-            phrase: None,
-            content: None,
-            routing: None,
-            action: HeardAction::None,
-        }
+        HearReport::nothing()
     };
     cogmem_store::timing::mark("hook: prompt heard");
     let mut text = String::new();

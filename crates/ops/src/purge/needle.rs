@@ -159,18 +159,8 @@ impl Needles {
                 changed = true;
             }
         }
-        for n in &self.exact {
-            if out.contains(n.as_str()) {
-                out = out.replace(n.as_str(), MARKER);
-                changed = true;
-            }
-        }
-        for n in &self.names {
-            if let Some(cut) = replace_name(&out, n, MARKER) {
-                out = cut;
-                changed = true;
-            }
-        }
+        changed |= self.replace_exact(&mut out, MARKER);
+        changed |= self.replace_names(&mut out, MARKER);
         changed.then_some(out)
     }
 
@@ -178,20 +168,33 @@ impl Needles {
     /// when it holds none.
     pub fn scrub_name(&self, name: &str) -> Option<String> {
         let mut out = name.to_owned();
+        let mut changed = self.replace_names(&mut out, NAME_MARKER);
+        changed |= self.replace_exact(&mut out, NAME_MARKER);
+        changed.then_some(out)
+    }
+
+    /// Replaces every exact form of the text in `out` with `marker`; whether any was there.
+    fn replace_exact(&self, out: &mut String, marker: &str) -> bool {
         let mut changed = false;
-        for n in &self.names {
-            if let Some(cut) = replace_name(&out, n, NAME_MARKER) {
-                out = cut;
-                changed = true;
-            }
-        }
         for n in &self.exact {
             if out.contains(n.as_str()) {
-                out = out.replace(n.as_str(), NAME_MARKER);
+                *out = out.replace(n.as_str(), marker);
                 changed = true;
             }
         }
-        changed.then_some(out)
+        changed
+    }
+
+    /// Replaces every purged name (title, slug) in `out` with `marker`; whether any was there.
+    fn replace_names(&self, out: &mut String, marker: &str) -> bool {
+        let mut changed = false;
+        for n in &self.names {
+            if let Some(cut) = replace_name(out, n, marker) {
+                *out = cut;
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Tells whether `text` holds the memory.
