@@ -120,4 +120,35 @@ mod tests {
         assert_eq!(v.get("relates-to").unwrap().inverse.as_deref(), Some("relates-to"));
         assert!(!v.knows("frobnicates"));
     }
+
+    /// Routing writes only declared relations: the role words' and the patterns' (issue 18).
+    #[test]
+    fn template_declares_every_relation_routing_writes() {
+        let text = crate::template::MEMORY_TEMPLATE
+            .iter()
+            .find(|(n, _)| *n == "memory/graph/relations.md")
+            .map(|(_, b)| std::str::from_utf8(b).unwrap())
+            .unwrap();
+        let v = Vocabulary::parse(text);
+        let patterns = [
+            "works-at",
+            "works-on",
+            "lives-in",
+            "uses",
+            "depends-on",
+            "part-of",
+            "prefers",
+            "avoids",
+            "supersedes",
+            "relates-to",
+        ];
+        for r in cogmem_text::kin::RELATIONS.iter().chain(&patterns) {
+            let spec = v.get(r).unwrap_or_else(|| panic!("{r} is not in the template"));
+            assert!(spec.inverse.is_some(), "{r} has no inverse");
+        }
+        let spouse = v.get("spouse-of").unwrap();
+        assert_eq!(spouse.inverse.as_deref(), Some("spouse-of"));
+        assert_eq!(v.get("reports-to").unwrap().inverse.as_deref(), Some("manages"));
+        assert_eq!(v.get("served-by").unwrap().from_types, ["person"]);
+    }
 }
