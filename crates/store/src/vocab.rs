@@ -90,6 +90,18 @@ impl Vocabulary {
         self.specs.get(name)
     }
 
+    /// Returns the entity types the relations' signatures name, sorted.
+    pub fn types(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .specs
+            .values()
+            .flat_map(|s| s.from_types.iter().chain(&s.to_types).cloned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Tells whether the vocabulary knows a relation.
     #[cfg(test)]
     pub(crate) fn knows(&self, name: &str) -> bool {
