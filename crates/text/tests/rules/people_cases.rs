@@ -273,3 +273,43 @@ fn summaries_keep_possessives_out() {
         assert_eq!(summarize(input, user), want, "input: {input:?}");
     }
 }
+
+/// The role patterns look at a few words around each role word, in any script, and never
+/// index into the middle of a character.
+#[test]
+fn kin_patterns_never_panic_on_odd_input() {
+    let ctx = RouteContext::default();
+    let inputs = [
+        "my sister",
+        "my sister's",
+        "my sister’s name is Ümit",
+        "my sister Ångström-Øre lives in Malmö",
+        "Dr.",
+        "Dr. ",
+        "Mrs. is my",
+        "is my sister",
+        ", my dentist",
+        "my my my sister sister",
+        "our CTO",
+        "妹",
+        "妹の",
+        "妹の名前は",
+        "は妹です",
+        "さんは私の歯医者です",
+        "先生は私の歯医者です",
+        "田中さん",
+        "上司の🙂さん",
+        "母のケーキ、父の日、祖母は",
+        "my sister 🙂 lives in 東京",
+        "the printer is called",
+        "called Gutenberg",
+        "\u{200b}my sister\u{200b}Hana",
+    ];
+    for input in inputs {
+        let r = route(input, Some("remember"), &ctx);
+        for e in &r.entities {
+            assert!(EntityId::parse(&e.id).is_ok(), "{input:?}: {}", e.id);
+        }
+        let _ = summarize(input, "User");
+    }
+}
