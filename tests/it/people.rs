@@ -107,6 +107,7 @@ fn graph_rename_rewrites_every_reference_in_one_commit_and_keeps_the_old_id_as_a
         "memory/graph/entities/person--user-sister.md",
         "memory/graph/entities/person--hana.md",
         "memory/graph/entities/person--user.md",
+        "memory/graph/entities/place--osaka.md",
         "MEMORY.md",
         "memory/meta/pending-memories.md",
         "memory/meta/decay-scores.json",
@@ -130,6 +131,8 @@ fn graph_rename_rewrites_every_reference_in_one_commit_and_keeps_the_old_id_as_a
     assert!(hana.contains("Aliases: person--user-sister"), "{hana}");
     assert!(hana.contains("- sibling-of: [[person--user]]"), "{hana}");
     assert!(entity(&env, "person--user").contains("- sibling-of: [[person--hana]]"));
+    assert!(entity(&env, "place--osaka").contains("- home-of: [[person--hana]]"));
+    assert!(hana.contains("- lives-in: [[place--osaka]]"), "{hana}");
     assert!(env.read("MEMORY.md").contains("Visit [[person--hana]] every spring"));
     let pending = env.read("memory/meta/pending-memories.md");
     assert!(pending.contains("- **Entities**: person--hana"), "{pending}");

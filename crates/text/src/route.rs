@@ -937,6 +937,7 @@ fn extract(
     // "上司の田中さん". Their names are taken here, so no rule below retypes them.
     let mut claimed: Vec<(usize, usize)> = Vec::new();
     let mut explained: Vec<String> = Vec::new();
+    let mut unnamed: Vec<(usize, String)> = Vec::new();
     for m in kin::mentions(content, &is_name_word) {
         let e = match &m.name {
             Some(n) => {
@@ -947,6 +948,9 @@ fn extract(
         };
         let Some(e) = e else { continue };
         let id = push_entity(&mut entities, e);
+        if m.name.is_none() {
+            unnamed.push((m.end, id.clone()));
+        }
         if !explained.contains(&id) {
             reason.push(format!(
                 "entity {id}: the user's {} ({:?}, relation {})",
@@ -1123,6 +1127,20 @@ fn extract(
         // X replaced Y as …
         if a.starts_with("replaced") || a.starts_with("has replaced") {
             push_relation(&mut relations, &from, "supersedes", &to);
+        }
+    }
+    // my sister lives in Osaka / my dentist moved to Kyoto: the unnamed person is the subject.
+    for (end, id) in &unnamed {
+        let Some(n) = names.iter().find(|n| n.start >= *end) else { continue };
+        let between = content[*end..n.start].to_lowercase();
+        let rel = match between.trim() {
+            "lives in" | "moved to" | "is based in" | "now lives in" => "lives-in",
+            "works at" | "works for" | "joined" | "now works at" => "works-at",
+            "works on" | "is working on" => "works-on",
+            _ => continue,
+        };
+        if let Some(to) = find(&n.text) {
+            push_relation(&mut relations, id, rel, &to);
         }
     }
     // I prefer X (over Y) / I use X / I avoid X

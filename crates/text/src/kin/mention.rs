@@ -31,6 +31,8 @@ pub struct Mention {
     pub role: &'static Role,
     /// The person's name, if the text gives it.
     pub name: Option<Span>,
+    /// Byte offset where the role word ends.
+    pub end: usize,
 }
 
 /// Finds the people `content` names by their role to the user, in English and Japanese, in
@@ -77,7 +79,7 @@ fn en_mentions(content: &str, is_name_word: &dyn Fn(&str) -> bool) -> Vec<Mentio
         if name.is_none() && !is_role_subject(&lower[role_end..]) {
             continue;
         }
-        out.push(Mention { role, name });
+        out.push(Mention { role, name, end: role_end });
     }
     out
 }
@@ -278,7 +280,7 @@ fn ja_mentions(content: &str) -> Vec<Mention> {
                     .then(|| ja_name_before(content, i - role.word.len()))
                     .flatten()
             });
-        out.push(Mention { role, name });
+        out.push(Mention { role, name, end });
     }
     out
 }

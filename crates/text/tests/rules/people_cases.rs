@@ -83,7 +83,10 @@ fn english_kinship_and_roles_name_a_person_with_the_relation_to_the_user() {
         (
             "my sister lives in Osaka",
             &["person--user", "person--user-sister", "place--osaka"],
-            &["person--user-sister sibling-of person--user"],
+            &[
+                "person--user-sister sibling-of person--user",
+                "person--user-sister lives-in place--osaka",
+            ],
         ),
         (
             "my dentist moved to a new clinic",
