@@ -113,14 +113,19 @@ impl Vocabulary {
 mod tests {
     use super::*;
 
-    #[test]
-    fn template_vocabulary() {
+    /// The vocabulary `init` lays out.
+    fn template() -> Vocabulary {
         let text = crate::template::MEMORY_TEMPLATE
             .iter()
             .find(|(n, _)| *n == "memory/graph/relations.md")
             .map(|(_, b)| std::str::from_utf8(b).unwrap())
             .unwrap();
-        let v = Vocabulary::parse(text);
+        Vocabulary::parse(text)
+    }
+
+    #[test]
+    fn template_vocabulary() {
+        let v = template();
         let lives = v.get("lives-in").unwrap();
         assert!(lives.functional);
         assert_eq!(
@@ -136,12 +141,7 @@ mod tests {
     /// Routing writes only declared relations: the role words' and the patterns' (issue 18).
     #[test]
     fn template_declares_every_relation_routing_writes() {
-        let text = crate::template::MEMORY_TEMPLATE
-            .iter()
-            .find(|(n, _)| *n == "memory/graph/relations.md")
-            .map(|(_, b)| std::str::from_utf8(b).unwrap())
-            .unwrap();
-        let v = Vocabulary::parse(text);
+        let v = template();
         let patterns = [
             "works-at",
             "works-on",
