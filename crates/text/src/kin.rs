@@ -49,7 +49,8 @@ pub const RELATIONS: &[&str] = &[
     "serves",
 ];
 
-/// English role words, lower case, several words where needed.
+/// English role words, lower case, several words where needed. Words that more often mean a
+/// thing or the agent itself ("my report is due", "my assistant should…") are left out.
 pub const EN_ROLES: &[Role] = &[
     role("sister", "sister", "sibling-of"),
     role("brother", "brother", "sibling-of"),
@@ -128,8 +129,6 @@ pub const EN_ROLES: &[Role] = &[
     role("supervisor", "supervisor", "manages"),
     role("team lead", "team-lead", "manages"),
     role("direct report", "report", "reports-to"),
-    role("report", "report", "reports-to"),
-    role("assistant", "assistant", "reports-to"),
     role("intern", "intern", "reports-to"),
     role("mentor", "mentor", "mentors"),
     role("coach", "coach", "mentors"),
@@ -211,7 +210,6 @@ pub const JA_ROLES: &[Role] = &[
     role("部長", "manager", "manages"),
     role("課長", "manager", "manages"),
     role("部下", "report", "reports-to"),
-    role("アシスタント", "assistant", "reports-to"),
     role("師匠", "mentor", "mentors"),
     role("メンター", "mentor", "mentors"),
     role("隣人", "neighbour", "neighbour-of"),

@@ -116,6 +116,14 @@ fn english_kinship_and_roles_name_a_person_with_the_relation_to_the_user() {
         // A role used as a modifier names nobody.
         ("my doctor appointment is on Friday", &["person--user"], &[]),
         ("my student loan is paid off", &["person--user"], &[]),
+        // "report" and "assistant" more often mean a document and the agent itself.
+        ("my report is due Friday", &["person--user"], &[]),
+        ("my assistant should answer in French", &["person--user", "concept--french"], &[]),
+        (
+            "my direct report Kenji is on leave",
+            &["person--user", "person--kenji"],
+            &["person--kenji reports-to person--user"],
+        ),
     ];
     check(cases, &RouteContext::default());
 }
