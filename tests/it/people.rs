@@ -208,4 +208,13 @@ fn graph_rename_and_retype_refuse_clearly_and_change_nothing() {
     assert!(out.stderr.contains("invalid entity id"), "{out}");
     assert_eq!(env.head(), head, "nothing committed");
     env.assert_clean_tree();
+    // A file the rename would rewrite has edits nobody committed: refused, the edits kept.
+    let edited = format!("{}- Hana moved upstairs\n", entity(&env, "person--hana"));
+    env.write("memory/graph/entities/person--hana.md", &edited);
+    let out = env.run(["graph", "rename", "person--hana", "person--hanako"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("person--hana.md"), "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    assert_eq!(entity(&env, "person--hana"), edited);
+    assert!(!exists(&env, "person--hanako"));
 }
