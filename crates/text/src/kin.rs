@@ -22,7 +22,7 @@ pub struct Role {
 
 mod mention;
 
-pub use mention::{Mention, Span, mentions};
+pub use mention::{Mention, Span, ja_home_after, mentions};
 
 const fn role(word: &'static str, canonical: &'static str, relation: &'static str) -> Role {
     Role { word, canonical, relation }

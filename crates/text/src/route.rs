@@ -961,6 +961,18 @@ fn extract(
             explained.push(id.clone());
         }
         push_relation(&mut relations, &id, m.role.relation, &user_id);
+        // 妹のハナは京都に住んでいる / 姉は大阪に住んでいる: where the person lives.
+        let subject_end = m.name.as_ref().map_or(m.end, |n| n.end);
+        if let Some(place) = kin::ja_home_after(content, subject_end)
+            && let Some(p) = entity_for(&place, "place", ctx)
+        {
+            let to = push_entity(&mut entities, p);
+            if !explained.contains(&to) {
+                reason.push(format!("entity {to}: the place {id} lives in"));
+                explained.push(to.clone());
+            }
+            push_relation(&mut relations, &id, "lives-in", &to);
+        }
     }
     // A capitalised title in "the CTO of" is a role, not an entity.
     let names: Vec<Name> = capitalised_names(content)

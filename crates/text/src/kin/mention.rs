@@ -369,3 +369,17 @@ fn ja_name_before(content: &str, role_at: usize) -> Option<Span> {
         titled: !honorific.is_empty(),
     })
 }
+
+/// Where someone named at byte `after` lives, in Japanese: "(さん)は京都に住んでいる",
+/// "…は大阪に引っ越した" → the place's name. Only the place right after the subject's は.
+pub fn ja_home_after(content: &str, after: usize) -> Option<String> {
+    let mut rest = &content[after..];
+    if let Some(h) = JA_HONORIFICS.iter().find(|h| rest.starts_with(**h)) {
+        rest = &rest[h.len()..];
+    }
+    let rest = rest.strip_prefix("は").or_else(|| rest.strip_prefix("が"))?;
+    let place: String = rest.chars().take_while(|c| is_kanji(*c) || is_katakana(*c)).collect();
+    let tail = &rest[place.len()..];
+    let lives = ["に住んで", "に住む", "に住みます", "に引っ越し", "に移り住"];
+    (!place.is_empty() && lives.iter().any(|p| tail.starts_with(p))).then_some(place)
+}

@@ -165,8 +165,16 @@ fn japanese_kinship_and_roles_name_a_person_with_the_relation_to_the_user() {
     let cases: &[Case] = &[
         (
             "妹のハナは京都に住んでいる",
-            &["person--ハナ"],
-            &["person--ハナ sibling-of person--user"],
+            &["person--ハナ", "place--京都"],
+            &["person--ハナ sibling-of person--user", "person--ハナ lives-in place--京都"],
+        ),
+        (
+            "姉は大阪に引っ越した",
+            &["person--user-sister", "place--大阪"],
+            &[
+                "person--user-sister sibling-of person--user",
+                "person--user-sister lives-in place--大阪",
+            ],
         ),
         (
             "姉は東京で働いている",
