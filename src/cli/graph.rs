@@ -72,6 +72,18 @@ const MERGE_EXAMPLES: &str = "Examples:
   # See the merged card, with its other name
   cogmem graph show person--alice";
 
+const RENAME_EXAMPLES: &str = "Examples:
+  # Hana was remembered without her name as person--user-sister: give the card her id
+  cogmem graph rename person--user-sister person--hana
+  # The same, with the commit and every file rewritten as JSON
+  cogmem graph rename person--user-sister person--hana --json";
+
+const RETYPE_EXAMPLES: &str = "Examples:
+  # Hana was filed as a concept: make her a person (concept--hana becomes person--hana)
+  cogmem graph retype concept--hana person
+  # A printer filed as a person becomes a tool
+  cogmem graph retype person--gutenberg tool";
+
 const REBUILD_EXAMPLES: &str = "Examples:
   # Regenerate memory/graph/index.md after editing entity files by hand, and commit it
   cogmem graph rebuild
@@ -98,7 +110,13 @@ pub struct GraphArgs {
 impl GraphArgs {
     /// Tells whether the subcommand may commit (and so adopts outside commits first).
     pub fn writes(&self) -> bool {
-        matches!(self.command, GraphCommand::Merge { .. } | GraphCommand::Rebuild)
+        matches!(
+            self.command,
+            GraphCommand::Merge { .. }
+                | GraphCommand::Rename { .. }
+                | GraphCommand::Retype { .. }
+                | GraphCommand::Rebuild
+        )
     }
 }
 
@@ -168,6 +186,33 @@ enum GraphCommand {
         keep: String,
         /// The entity merged into it
         other: String,
+    },
+    /// Give an entity another id, rewriting every link to it; the old id stays as an alias
+    ///
+    /// One commit: the entity's file moves to the new id (title, self links), links in other
+    /// entity files, MEMORY.md, procedures and vault notes, open proposals and the decay entry
+    /// follow, and memory/graph/index.md is regenerated. Episodes are append-only and keep the
+    /// old id, which still resolves as an alias. Refused when NEW exists (merge them with `graph
+    /// merge` instead).
+    #[command(after_long_help = RENAME_EXAMPLES)]
+    Rename {
+        /// The entity (id, or a name or alias only it has)
+        old: String,
+        /// Its new id, TYPE--SLUG
+        new: String,
+    },
+    /// Give an entity another type, keeping its name (concept--hana → person--hana)
+    ///
+    /// A rename to TYPE--SLUG, with everything `graph rename` does. TYPE is one of the standard
+    /// types (person, project, concept, tool, place, organization, preference, decision,
+    /// event), a type an entity already has, or one relations.md names.
+    #[command(after_long_help = RETYPE_EXAMPLES)]
+    Retype {
+        /// The entity (id, or a name or alias only it has)
+        entity: String,
+        /// The new type
+        #[arg(value_name = "TYPE")]
+        kind: String,
     },
     /// Regenerate memory/graph/index.md from the entity files (after hand edits)
     #[command(after_long_help = REBUILD_EXAMPLES)]
@@ -278,6 +323,14 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> cogmem::Result<Exit> {
             let r = op::merge(&ws, keep, other, ctx.actor()?, clock.as_ref())?;
             report_change(ctx, &r)?;
         }
+        GraphCommand::Rename { old, new } => {
+            let clock = ctx.clock()?;
+            report_renamed(ctx, &op::rename(&ws, old, new, ctx.actor()?, clock.as_ref())?)?;
+        }
+        GraphCommand::Retype { entity, kind } => {
+            let clock = ctx.clock()?;
+            report_renamed(ctx, &op::retype(&ws, entity, kind, ctx.actor()?, clock.as_ref())?)?;
+        }
         GraphCommand::Rebuild => {
             let clock = ctx.clock()?;
             let r = op::rebuild(&ws, ctx.actor()?, clock.as_ref())?;
@@ -324,6 +377,23 @@ fn report_change(ctx: &Ctx, r: &op::GraphChange) -> cogmem::Result<()> {
     }
     for t in &r.trace {
         let _ = writeln!(msg, "  {t}");
+    }
+    render::status(ctx.global.quiet, &msg);
+    Ok(())
+}
+
+fn report_renamed(ctx: &Ctx, r: &op::Renamed) -> cogmem::Result<()> {
+    if ctx.global.json {
+        return render::json(r);
+    }
+    let mut msg = format!(
+        "committed {}\n  {} renamed to {} (kept as an alias)\n",
+        render::short(&r.commit),
+        r.old,
+        r.new
+    );
+    for f in &r.files {
+        let _ = writeln!(msg, "  {f}");
     }
     render::status(ctx.global.quiet, &msg);
     Ok(())

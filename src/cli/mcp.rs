@@ -18,7 +18,7 @@ use super::{Ctx, render};
 ///
 /// Tools: remember, hear, recall, search, context, show, forget, restore, pin, unpin, why,
 /// touch, status, graph_show, graph_neighbors, graph_path, graph_history, graph_check,
-/// graph_stats, graph_export, supersede, reflect_status, reflect_request, reflect_input,
+/// graph_stats, graph_export, supersede, graph_rename, graph_retype, reflect_status, reflect_request, reflect_input,
 /// reflect_submit, identity_input, identity_submit, identity_show, audit, decay, propose,
 /// pending. Each calls the operation of the command of the same name (forget asks for
 /// confirm=true first) and answers with the JSON that command prints with --json, as structured
@@ -32,7 +32,8 @@ use super::{Ctx, render};
 /// Writes are recorded as --actor (else COGMEM_ACTOR, else `agent:manual`, which is not a
 /// person; forget uses `bot:trigger-forget`). With `--role subagent --agent NAME` (or `--actor
 /// subagent:NAME`) the server is read-only for a sub-agent: it lists only the reading tools
-/// and propose (remember, touch, forget, restore, pin, unpin, supersede, pending, reflect_request,
+/// and propose (remember, touch, forget, restore, pin, unpin, supersede, graph_rename,
+/// graph_retype, pending, reflect_request,
 /// reflect_submit, identity_submit and decay are neither listed nor run), hear never writes,
 /// propose is how it suggests memories, as NAME only, and the actor is `subagent:NAME`. Every line the server cannot serve (over 16 MiB, nested
 /// deeper than 64 levels, not JSON, not a JSON-RPC request) is answered with a JSON-RPC error.

@@ -33,6 +33,7 @@ mod lib_forget;
 mod lib_remember;
 mod mcp;
 mod pending;
+mod people;
 mod purge;
 mod reflect;
 mod remember;

@@ -17,7 +17,8 @@ READ_TOOLS = {"hear", "recall", "search", "context", "show", "why", "status", "g
               "graph_neighbors", "graph_path", "graph_history", "graph_check", "graph_stats",
               "graph_export", "reflect_status", "reflect_input", "identity_input",
               "identity_show", "audit", "propose"}
-ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
+ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede",
+                          "graph_rename", "graph_retype", "pending",
                           "reflect_request", "reflect_submit", "identity_submit", "decay"}
 
 
@@ -234,7 +235,7 @@ async def main_session():
         async with ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert len(tools) == 32, [t.name for t in tools]
+            assert len(tools) == 34, [t.name for t in tools]
             for t in tools:
                 # The server answers -32602; this SDK hands that back as a tool error.
                 try:
@@ -404,7 +405,8 @@ from mcp.client.stdio import stdio_client
 
 cfg = json.loads(sys.argv[1])
 WS = cfg["workspace"]
-WRITING = {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
+WRITING = {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "graph_rename",
+           "graph_retype", "pending",
            "reflect_request", "reflect_submit", "identity_submit", "decay"}
 
 
@@ -516,6 +518,12 @@ async def main_session():
             sup = await ok(s, tools, "supersede", {"old": "project--atlas", "by": "project--zeus",
                                                    "reason": "renamed"})
             assert sup["commit"], sup
+            ren = await ok(s, tools, "graph_rename", {"old": "project--zeus", "new": "project--zeus-app"})
+            assert ren["new"] == "project--zeus-app" and ren["commit"], ren
+            await failed(s, "graph_rename", {"old": "project--zeus-app", "new": "person--alice"},
+                         "already exists")
+            ret = await ok(s, tools, "graph_retype", {"entity": "project--zeus-app", "type": "tool"})
+            assert ret["new"] == "tool--zeus-app" and ret["old"] == "project--zeus-app", ret
             audit = await ok(s, tools, "audit", {"action": "create", "file": "memory/procedures",
                                                  "actor": "test-agent"})
             assert [l["file"] for l in audit["lines"]] == ["memory/procedures/shipping-atlas.md"], audit

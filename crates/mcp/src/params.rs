@@ -236,6 +236,28 @@ pub(crate) struct PathParams {
     pub(crate) to: String,
 }
 
+/// Arguments of `graph_rename`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RenameParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    pub(crate) old: String,
+    /// Its new id, TYPE--SLUG; refused when another entity has it.
+    pub(crate) new: String,
+}
+
+/// Arguments of `graph_retype`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RetypeParams {
+    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    pub(crate) entity: String,
+    /// The new type (person, project, concept, tool, place, organization, preference,
+    /// decision, event, or a type the workspace already uses); the slug stays.
+    #[serde(rename = "type")]
+    pub(crate) kind: String,
+}
+
 /// Arguments of `supersede`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

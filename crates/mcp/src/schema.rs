@@ -89,6 +89,9 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
         "graph_neighbors" => &[("neighbors", "array")],
         "graph_path" => &[("path", "array?")],
         "supersede" => &[("commit", "string?"), ("trace", "array")],
+        "graph_rename" | "graph_retype" => {
+            &[("commit", "string"), ("old", "string"), ("new", "string"), ("files", "array")]
+        }
         "reflect_status" => &[
             ("state", "string"),
             ("description", "string"),

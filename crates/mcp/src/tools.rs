@@ -41,7 +41,7 @@ use cogmem_store::store::{Confidence, Store};
 
 /// The names of the tools that change the workspace. A sub-agent's server neither lists nor
 /// runs them; it keeps the reading tools and `propose`.
-pub(crate) const WRITING_TOOLS: [&str; 12] = [
+pub(crate) const WRITING_TOOLS: [&str; 14] = [
     "remember",
     "touch",
     "forget",
@@ -49,6 +49,8 @@ pub(crate) const WRITING_TOOLS: [&str; 12] = [
     "pin",
     "unpin",
     "supersede",
+    "graph_rename",
+    "graph_retype",
     "pending",
     "reflect_request",
     "reflect_submit",

@@ -1,6 +1,6 @@
 //! `cogmem graph …` and `cogmem supersede`: looking at the knowledge graph, checking it, and
 //! the writes that keep it true — superseding with truth maintenance, merging duplicates,
-//! regenerating the index table.
+//! renaming and retyping ([`rename()`], [`retype`]), regenerating the index table.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -15,6 +15,10 @@ use cogmem_store::git;
 use cogmem_store::store::entity::{self, EntityId};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
+
+mod rename;
+
+pub use rename::{Renamed, rename, retype};
 
 fn resolve(g: &Graph, name: &str) -> crate::Result<petgraph::graph::NodeIndex> {
     g.resolve(name).ok_or_else(|| {
@@ -589,7 +593,8 @@ pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result
 }
 
 /// Regenerates `memory/graph/index.md` into `change` from the entity files as the change leaves
-/// them (its pending writes over the files on disk, the entity files it creates included),
+/// them (its pending writes over the files on disk, the entity files it creates included, those
+/// it deletes left out),
 /// when that differs from the index as the change leaves it.
 pub(crate) fn regenerate_index_into(
     ws: &Workspace,
@@ -606,8 +611,8 @@ pub(crate) fn regenerate_index_with(
     decay: &cogmem_store::store::decay_file::DecayFile,
 ) -> crate::Result<()> {
     let as_left = |rel: &str| -> crate::Result<Option<String>> {
-        match change.pending(rel) {
-            Some(b) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
+        match change.edits().iter().find(|e| e.path == rel) {
+            Some(e) => Ok(e.content.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())),
             None => Ok(ws.read_text_if_exists(rel)?),
         }
     };

@@ -90,6 +90,18 @@ impl Vocabulary {
         self.specs.get(name)
     }
 
+    /// Returns the entity types the relations' signatures name, sorted.
+    pub fn types(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .specs
+            .values()
+            .flat_map(|s| s.from_types.iter().chain(&s.to_types).cloned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Tells whether the vocabulary knows a relation.
     #[cfg(test)]
     pub(crate) fn knows(&self, name: &str) -> bool {
@@ -101,14 +113,19 @@ impl Vocabulary {
 mod tests {
     use super::*;
 
-    #[test]
-    fn template_vocabulary() {
+    /// The vocabulary `init` lays out.
+    fn template() -> Vocabulary {
         let text = crate::template::MEMORY_TEMPLATE
             .iter()
             .find(|(n, _)| *n == "memory/graph/relations.md")
             .map(|(_, b)| std::str::from_utf8(b).unwrap())
             .unwrap();
-        let v = Vocabulary::parse(text);
+        Vocabulary::parse(text)
+    }
+
+    #[test]
+    fn template_vocabulary() {
+        let v = template();
         let lives = v.get("lives-in").unwrap();
         assert!(lives.functional);
         assert_eq!(
@@ -119,5 +136,31 @@ mod tests {
         assert!(v.get("depends-on").unwrap().acyclic);
         assert_eq!(v.get("relates-to").unwrap().inverse.as_deref(), Some("relates-to"));
         assert!(!v.knows("frobnicates"));
+    }
+
+    /// Routing writes only declared relations: the role words' and the patterns' (issue 18).
+    #[test]
+    fn template_declares_every_relation_routing_writes() {
+        let v = template();
+        let patterns = [
+            "works-at",
+            "works-on",
+            "lives-in",
+            "uses",
+            "depends-on",
+            "part-of",
+            "prefers",
+            "avoids",
+            "supersedes",
+            "relates-to",
+        ];
+        for r in cogmem_text::kin::RELATIONS.iter().chain(&patterns) {
+            let spec = v.get(r).unwrap_or_else(|| panic!("{r} is not in the template"));
+            assert!(spec.inverse.is_some(), "{r} has no inverse");
+        }
+        let spouse = v.get("spouse-of").unwrap();
+        assert_eq!(spouse.inverse.as_deref(), Some("spouse-of"));
+        assert_eq!(v.get("reports-to").unwrap().inverse.as_deref(), Some("manages"));
+        assert_eq!(v.get("served-by").unwrap().from_types, ["person"]);
     }
 }

@@ -361,6 +361,14 @@ pub enum RuleError {
         /// The budget.
         budget: usize,
     },
+    /// `graph rename`/`graph retype` to an id another entity already has.
+    #[error("cannot rename {old} to {new}: {new} already exists")]
+    EntityExists {
+        /// The entity being renamed.
+        old: String,
+        /// The id asked for.
+        new: String,
+    },
 }
 
 impl InputError {
@@ -517,6 +525,10 @@ impl RuleError {
             Self::ReflectPinned { .. } => {
                 Some("drop that block, or unpin the memory first with `cogmem unpin ID`".into())
             }
+            Self::EntityExists { old, new } => Some(format!(
+                "if they are the same, fold one into the other with `cogmem graph merge {new} {old}`; \
+                 otherwise pick another id"
+            )),
         }
     }
 }

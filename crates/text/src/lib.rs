@@ -1,9 +1,9 @@
 //! cogmem's text layer: everything about memory text that needs no file, no index and no
 //! repository. Whether a message asks to remember ([`trigger`]), where a memory belongs
-//! ([`route`]), the words of a text ([`word`]) and those too common to mean anything
-//! ([`stopword`]), Markdown helpers ([`markdown`]), the time ([`clock`]), reading dates and times
-//! ([`date`]), token estimates ([`tokens`]), the model's vocabulary ([`model`]) and the request
-//! and rule errors ([`error`]).
+//! ([`route`]), who people are to the user ([`kin`]), the words of a text ([`word`]) and those
+//! too common to mean anything ([`stopword`]), Markdown helpers ([`markdown`]), the time
+//! ([`clock`]), reading dates and times ([`date`]), token estimates ([`tokens`]), the model's
+//! vocabulary ([`model`]) and the request and rule errors ([`error`]).
 //!
 //! Invariant: no I/O, and no dependency on git, tantivy, rmcp, tokio or clap
 //! (`tests/it/layering.rs` checks the dependency tree), so its tests build and run in seconds.
@@ -19,6 +19,7 @@
 pub mod clock;
 pub mod date;
 pub mod error;
+pub mod kin;
 pub mod markdown;
 pub mod merge;
 pub mod model;

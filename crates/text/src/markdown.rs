@@ -242,6 +242,12 @@ pub fn update_comment_fields(
     changed.then_some(out)
 }
 
+/// Points every `[[from]]` wiki link in `text` at `to` instead; `None` when there is none.
+pub fn rewire_links(text: &str, from: &str, to: &str) -> Option<String> {
+    let needle = format!("[[{from}]]");
+    text.contains(&needle).then(|| text.replace(&needle, &format!("[[{to}]]")))
+}
+
 /// Returns the 1-based line number of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1

@@ -6,6 +6,19 @@ use serde::Serialize;
 
 use crate::error::InputError;
 
+/// The entity types every workspace knows (design.md §4); a workspace may use others.
+pub const ENTITY_TYPES: &[&str] = &[
+    "person",
+    "project",
+    "concept",
+    "tool",
+    "place",
+    "organization",
+    "preference",
+    "decision",
+    "event",
+];
+
 /// A validated entity id, `type--slug` in lower-kebab case.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
+use crate::kin;
 use crate::markdown::slugify;
 use crate::model::{Confidence, EntityId, EntryType, Store};
 use crate::stopword::{self, Tier};
@@ -419,51 +420,6 @@ fn is_first_person(lc: &str) -> bool {
         .any(|w| padded.contains(w))
 }
 
-const ROLES: &[&str] = &[
-    "sister",
-    "brother",
-    "mother",
-    "mom",
-    "mum",
-    "father",
-    "dad",
-    "wife",
-    "husband",
-    "partner",
-    "boss",
-    "manager",
-    "friend",
-    "colleague",
-    "coworker",
-    "co-worker",
-    "son",
-    "daughter",
-    "cousin",
-    "aunt",
-    "uncle",
-    "boyfriend",
-    "girlfriend",
-    "roommate",
-    "flatmate",
-    "doctor",
-    "dentist",
-    "neighbor",
-    "neighbour",
-    "grandmother",
-    "grandfather",
-    "grandma",
-    "grandpa",
-    "mentor",
-    "assistant",
-    "teammate",
-    "lawyer",
-    "accountant",
-    "therapist",
-    "landlord",
-    "cat",
-    "dog",
-];
-
 /// Roles that make the name after "of" an organisation ("the CTO of Acme").
 const JOB_TITLES: &[&str] = &[
     "ceo",
@@ -671,8 +627,12 @@ const STOP_CAPS: &[&str] = &[
     "Just",
 ];
 
-/// Words that mark a technology name (typed `tool`).
+/// Words that mark a technology name (typed `tool`). A job title written as an acronym
+/// ("SRE") is a role, not a tool.
 fn looks_like_tool(name: &str) -> bool {
+    if kin::is_role_acronym(name) {
+        return false;
+    }
     let lower = name.to_lowercase();
     let inner_cap = name.chars().skip(1).any(char::is_uppercase) && !name.contains(' ');
     let tech =
@@ -714,8 +674,8 @@ fn looks_like_tool(name: &str) -> bool {
 }
 
 /// Tells whether the words around a capitalised name say it is someone: a verb people do
-/// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or a word that takes a person
-/// before it ("met Bob", "with Alice", "ask Sam").
+/// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or words that take a person
+/// before it ("met Bob", "with Alice", "ask Sam", "married to Alice").
 fn looks_like_person(before: &str, after: &str) -> bool {
     const AFTER: [&str; 40] = [
         "'s ",
@@ -763,21 +723,63 @@ fn looks_like_person(before: &str, after: &str) -> bool {
         "with", "met", "meet", "meeting", "ask", "asked", "tell", "told", "call", "called",
         "email", "emailed", "text", "thank", "thanked", "visit", "visited", "dear", "mr.", "ms.",
     ];
+    /// Phrases that end right before someone's name.
+    const BEFORE_PHRASES: [&str; 9] = [
+        "married to",
+        "engaged to",
+        "is dating",
+        "friends with",
+        "reports to",
+        "divorced from",
+        "going out with",
+        "a friend of",
+        "in love with",
+    ];
     let after = after.trim_start();
+    let before = before.trim_end();
     AFTER.iter().any(|w| after.starts_with(w))
+        || BEFORE_PHRASES.iter().any(|p| before.ends_with(p))
         || before
-            .trim_end()
             .rsplit(|c: char| c.is_whitespace())
             .next()
             .is_some_and(|w| BEFORE.contains(&w) || w == "mrs." || w == "dr.")
 }
 
-/// A capitalised name in the text, with its byte range.
+/// The entity type of a name the text gives to a thing: "the printer on floor 2 is called
+/// Gutenberg" → `tool`, "our meeting room is named Everest" → `place`, "a guy called Pat" →
+/// `person`, anything else named → `concept`. `None` when the words before the name are not
+/// "(is) called" or "(is) named" after a noun phrase ("I called Bob").
+fn named_thing_kind(before: &str) -> Option<&'static str> {
+    let b = before.trim_end();
+    let rest = ["is called", "was called", "'s called", "is named", "was named", "called", "named"]
+        .iter()
+        .find_map(|c| b.strip_suffix(c))?;
+    let words: Vec<&str> = rest.split_whitespace().rev().take(8).collect::<Vec<_>>();
+    let words: Vec<&str> = words.into_iter().rev().collect();
+    const DETERMINERS: &[&str] =
+        &["the", "our", "my", "a", "an", "this", "that", "their", "his", "her", "your"];
+    const PREPOSITIONS: &[&str] =
+        &["on", "in", "at", "of", "for", "with", "from", "by", "near", "next", "behind"];
+    let d = words.iter().rposition(|w| DETERMINERS.contains(w))?;
+    let head: Vec<&str> =
+        words[d + 1..].iter().copied().take_while(|w| !PREPOSITIONS.contains(w)).collect();
+    let noun = head.last()?;
+    Some(kin::thing_kind(noun).unwrap_or("concept"))
+}
+
+/// A capitalised name in the text, with its byte range; `titled` when an honorific went
+/// before it ("Dr. Suzuki").
 #[derive(Debug, Clone)]
 struct Name {
     text: String,
     start: usize,
     end: usize,
+    titled: bool,
+}
+
+/// Tells whether a capitalised word can be part of a name.
+fn is_name_word(w: &str) -> bool {
+    !STOP_CAPS.contains(&w) && !kin::is_honorific(w) && !kin::is_role_acronym(w)
 }
 
 fn capitalised_names(content: &str) -> Vec<Name> {
@@ -800,11 +802,13 @@ fn capitalised_names(content: &str) -> Vec<Name> {
     let mut i = 0;
     while i < words.len() {
         let (s, _, w) = words[i];
-        let is_cap = w.chars().next().is_some_and(char::is_uppercase) && !STOP_CAPS.contains(&w);
+        let is_cap = w.chars().next().is_some_and(char::is_uppercase) && is_name_word(w);
         if !is_cap {
             i += 1;
             continue;
         }
+        // "Dr. Suzuki": the honorific is not part of the name, but says it is someone.
+        let titled = i > 0 && kin::is_honorific(words[i - 1].2) && !words[i - 1].2.is_empty();
         let mut j = i;
         let mut end = words[i].1;
         while j + 1 < words.len() {
@@ -812,7 +816,7 @@ fn capitalised_names(content: &str) -> Vec<Name> {
             let raw_gap = &content[end..words[j + 1].0];
             if raw_gap.trim().is_empty()
                 && w2.chars().next().is_some_and(char::is_uppercase)
-                && !STOP_CAPS.contains(&w2)
+                && is_name_word(w2)
             {
                 j += 1;
                 end = e2;
@@ -820,15 +824,24 @@ fn capitalised_names(content: &str) -> Vec<Name> {
                 break;
             }
         }
-        out.push(Name { text: content[s..end].to_owned(), start: s, end });
+        out.push(Name { text: content[s..end].to_owned(), start: s, end, titled });
         i = j + 1;
     }
     out
 }
 
+/// The entity for a name: a known entity with that name or alias first (one of type `kind`
+/// when several share it), else a new `kind--slug`.
 fn entity_for(name: &str, kind: &str, ctx: &RouteContext) -> Option<RoutedEntity> {
     let lower = name.to_lowercase();
-    if let Some(k) = ctx.known.iter().find(|k| k.names.contains(&lower)) {
+    let known = |k: &&KnownEntity| k.names.contains(&lower);
+    if let Some(k) = ctx
+        .known
+        .iter()
+        .filter(known)
+        .find(|k| k.id.kind() == kind)
+        .or_else(|| ctx.known.iter().find(known))
+    {
         return Some(RoutedEntity {
             id: k.id.to_string(),
             name: name.to_owned(),
@@ -840,6 +853,21 @@ fn entity_for(name: &str, kind: &str, ctx: &RouteContext) -> Option<RoutedEntity
     Some(RoutedEntity { id: id.to_string(), name: name.to_owned(), kind: kind.to_owned() })
 }
 
+/// The person a role stands for when the text gives no name ("my dentist"):
+/// `person--<user>-<role>`, or the known entity that has that id as an alias (kept by `graph
+/// rename` once the name was learned).
+fn unnamed_person(role: &kin::Role, ctx: &RouteContext) -> Option<RoutedEntity> {
+    let user_slug = ctx.user.as_str().split_once("--").map_or("user", |(_, s)| s);
+    let id = EntityId::parse(&format!("person--{user_slug}-{}", role.canonical)).ok()?;
+    let name = format!("{}'s {}", ctx.user_name, role.canonical.replace('-', " "));
+    if let Some(k) =
+        ctx.known.iter().find(|k| k.id == id || k.names.iter().any(|n| n == id.as_str()))
+    {
+        return Some(RoutedEntity { id: k.id.to_string(), name, kind: k.id.kind().to_owned() });
+    }
+    Some(RoutedEntity { id: id.to_string(), name, kind: "person".into() })
+}
+
 fn push_entity(list: &mut Vec<RoutedEntity>, e: RoutedEntity) -> String {
     if let Some(x) = list.iter().find(|x| x.id == e.id) {
         return x.id.clone();
@@ -847,6 +875,30 @@ fn push_entity(list: &mut Vec<RoutedEntity>, e: RoutedEntity) -> String {
     let id = e.id.clone();
     list.push(e);
     id
+}
+
+fn push_relation(list: &mut Vec<RoutedRelation>, from: &str, relation: &str, to: &str) {
+    let r =
+        RoutedRelation { from: from.to_owned(), relation: relation.to_owned(), to: to.to_owned() };
+    if from != to && !list.contains(&r) {
+        list.push(r);
+    }
+}
+
+/// The relation "X is the ROLE of Y" names: a kinship or personal role's relation, `works-at`
+/// or `works-on` for a job title at an organisation or project, else `relates-to`.
+fn role_of_relation(role: &str, to_kind: &str) -> &'static str {
+    if let Some((r, len)) = kin::en_role_prefix(role)
+        && len == role.len()
+        && !JOB_TITLES.contains(&role)
+    {
+        return r.relation;
+    }
+    match to_kind {
+        "organization" => "works-at",
+        "project" => "works-on",
+        _ => "relates-to",
+    }
 }
 
 fn extract(
@@ -881,6 +933,47 @@ fn extract(
             reason.push(format!("entity {}: a known entity is named", k.id));
         }
     }
+    // People named by their role to the user: "my sister Hana", "Dr. Suzuki is my dentist",
+    // "上司の田中さん". Their names are taken here, so no rule below retypes them.
+    let mut claimed: Vec<(usize, usize)> = Vec::new();
+    let mut explained: Vec<String> = Vec::new();
+    let mut unnamed: Vec<(usize, String)> = Vec::new();
+    for m in kin::mentions(content, &is_name_word) {
+        let e = match &m.name {
+            Some(n) => {
+                claimed.push((n.start, n.end));
+                entity_for(&n.text, "person", ctx)
+            }
+            None => unnamed_person(m.role, ctx),
+        };
+        let Some(e) = e else { continue };
+        let id = push_entity(&mut entities, e);
+        if m.name.is_none() {
+            unnamed.push((m.end, id.clone()));
+        }
+        if !explained.contains(&id) {
+            reason.push(format!(
+                "entity {id}: the user's {} ({:?}, relation {})",
+                m.role.canonical.replace('-', " "),
+                m.role.word,
+                m.role.relation
+            ));
+            explained.push(id.clone());
+        }
+        push_relation(&mut relations, &id, m.role.relation, &user_id);
+        // 妹のハナは京都に住んでいる / 姉は大阪に住んでいる: where the person lives.
+        let subject_end = m.name.as_ref().map_or(m.end, |n| n.end);
+        if let Some(place) = kin::ja_home_after(content, subject_end)
+            && let Some(p) = entity_for(&place, "place", ctx)
+        {
+            let to = push_entity(&mut entities, p);
+            if !explained.contains(&to) {
+                reason.push(format!("entity {to}: the place {id} lives in"));
+                explained.push(to.clone());
+            }
+            push_relation(&mut relations, &id, "lives-in", &to);
+        }
+    }
     // A capitalised title in "the CTO of" is a role, not an entity.
     let names: Vec<Name> = capitalised_names(content)
         .into_iter()
@@ -894,18 +987,17 @@ fn extract(
     let before = |n: &Name| content[..n.start].to_lowercase();
     let after = |n: &Name| content[n.end..].to_lowercase();
     for n in &names {
+        if claimed.iter().any(|&(s, e)| n.start < e && s < n.end) {
+            continue; // named by a role above
+        }
         let b = before(n);
         let b = b.trim_end();
         let a = after(n);
         let a = a.trim_start();
-        // my sister Alice / my sister is Alice / Alice is my sister
-        let role = ROLES.iter().find(|r| {
-            b.ends_with(&format!("my {r}"))
-                || b.ends_with(&format!("my {r},"))
-                || b.ends_with(&format!("my {r} is"))
-                || a.starts_with(&format!("is my {r}"))
-        });
-        let kind = if role.is_some() {
+        let first_word = n.text.split(' ').next().unwrap_or("");
+        let kind = if let Some(k) = named_thing_kind(b) {
+            k
+        } else if n.titled {
             "person"
         } else if JOB_TITLES
             .iter()
@@ -930,6 +1022,9 @@ fn extract(
                 .any(|p| n.text.to_lowercase().ends_with(p))
         {
             "organization"
+        } else if kin::is_given_name(first_word) && !looks_like_tool(&n.text) {
+            // A first name alone names someone ("Priya leads payments").
+            "person"
         } else if [
             "lives in",
             "live in",
@@ -975,30 +1070,22 @@ fn extract(
         };
         let Some(e) = entity_for(&n.text, kind, ctx) else { continue };
         let id = push_entity(&mut entities, e);
-        if let Some(r) = role
-            && first_person
+        if !explained.contains(&id)
+            && !ctx.known.iter().any(|k| k.id.as_str() == id)
+            && id != user_id
         {
-            relations.push(RoutedRelation {
-                from: user_id.clone(),
-                relation: format!("has-{}", slugify(r)),
-                to: id.clone(),
-            });
+            let e = entities.iter().find(|e| e.id == id).expect("just pushed");
+            reason.push(format!("entity {}: a {} named in the text", e.id, e.kind));
+            explained.push(id);
         }
         if entities.len() >= 6 {
             break;
         }
     }
-    let known_count = entities.len();
-    for e in entities.iter().skip(usize::from(first_person)) {
-        if ctx.known.iter().any(|k| k.id.as_str() == e.id) {
-            continue; // already explained as known
-        }
-        reason.push(format!("entity {}: a {} named in the text", e.id, e.kind));
-    }
-    let _ = known_count;
     let find = |name: &str| {
         entities.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.id.clone())
     };
+    let kind_of = |id: &str| id.split_once("--").map_or("", |(k, _)| k).to_owned();
     // Relations from bounded patterns over capitalised names.
     for (i, n) in names.iter().enumerate() {
         let Some(from) = find(&n.text) else { continue };
@@ -1018,33 +1105,54 @@ fn extract(
             "is part of" | "belongs to" => Some("part-of"),
             "prefers" | "likes" | "loves" => Some("prefers"),
             "replaced" | "replaces" | "supersedes" => Some("supersedes"),
+            "is married to" | "married" | "is the spouse of" => Some("spouse-of"),
+            "is engaged to" | "is dating" | "is going out with" => Some("partner-of"),
+            "is friends with" | "is a friend of" | "is best friends with" => Some("friend-of"),
+            "reports to" => Some("reports-to"),
+            "manages" => Some("manages"),
+            "mentors" => Some("mentors"),
             _ => None,
         };
         if let Some(rel) = rel {
-            relations.push(RoutedRelation {
-                from: from.clone(),
-                relation: rel.into(),
-                to: to.clone(),
-            });
+            push_relation(&mut relations, &from, rel, &to);
             continue;
+        }
+        // X is Y's sister
+        if between == "is" {
+            let after_next = content[next.end..].to_lowercase().replace('’', "'");
+            if let Some(role) = after_next.strip_prefix("'s ")
+                && let Some((r, _)) = kin::en_role_prefix(role)
+            {
+                push_relation(&mut relations, &from, r.relation, &to);
+                continue;
+            }
         }
         // X is the Y of Z
         if let Some(role) =
             between.strip_prefix("is the").and_then(|r| r.trim().strip_suffix(" of"))
         {
-            let slug = slugify(role);
-            if !slug.is_empty() && slug.len() <= 30 {
-                relations.push(RoutedRelation {
-                    from: from.clone(),
-                    relation: format!("{slug}-of"),
-                    to: to.clone(),
-                });
+            if !role.is_empty() && role.len() <= 30 {
+                push_relation(&mut relations, &from, role_of_relation(role, &kind_of(&to)), &to);
             }
             continue;
         }
         // X replaced Y as …
         if a.starts_with("replaced") || a.starts_with("has replaced") {
-            relations.push(RoutedRelation { from, relation: "supersedes".into(), to });
+            push_relation(&mut relations, &from, "supersedes", &to);
+        }
+    }
+    // my sister lives in Osaka / my dentist moved to Kyoto: the unnamed person is the subject.
+    for (end, id) in &unnamed {
+        let Some(n) = names.iter().find(|n| n.start >= *end) else { continue };
+        let between = content[*end..n.start].to_lowercase();
+        let rel = match between.trim() {
+            "lives in" | "moved to" | "is based in" | "now lives in" => "lives-in",
+            "works at" | "works for" | "joined" | "now works at" => "works-at",
+            "works on" | "is working on" => "works-on",
+            _ => continue,
+        };
+        if let Some(to) = find(&n.text) {
+            push_relation(&mut relations, id, rel, &to);
         }
     }
     // I prefer X (over Y) / I use X / I avoid X
@@ -1087,10 +1195,7 @@ fn extract(
                         && content[obj_start..n.start].split_whitespace().count() <= 2
                 }) && let Some(to) = find(&n.text)
                 {
-                    let r = RoutedRelation { from: user_id.clone(), relation: rel.into(), to };
-                    if !relations.contains(&r) {
-                        relations.push(r);
-                    }
+                    push_relation(&mut relations, &user_id, rel, &to);
                 }
                 break;
             }
@@ -1137,7 +1242,9 @@ fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
     tags
 }
 
-/// Rewrites a first-person opening into the third person ("I prefer X" → "User prefers X").
+/// Rewrites a first-person opening into the third person ("I prefer X" → "User prefers X"),
+/// and "my" elsewhere into the user's ("Dr. Suzuki is my dentist" → "Dr. Suzuki is the
+/// user's dentist"; with a named user, "Sam's dentist").
 pub fn summarize(content: &str, user: &str) -> String {
     let one = crate::markdown::one_line(content);
     let mut words: Vec<String> = one.split(' ').map(str::to_owned).collect();
@@ -1158,6 +1265,12 @@ pub fn summarize(content: &str, user: &str) -> String {
             words[1] = third_person(&words[1]);
         }
         _ => {}
+    }
+    let owner = if user == "User" { "the user's".to_owned() } else { format!("{user}'s") };
+    for w in words.iter_mut().skip(1) {
+        if w == "my" {
+            w.clone_from(&owner);
+        }
     }
     words.join(" ")
 }
@@ -1440,7 +1553,7 @@ mod tests {
                 .map(|r| format!("{} {} {}", r.from, r.relation, r.to))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(rels("Alice is the CTO of Acme"), ["person--alice cto-of organization--acme"]);
+        assert_eq!(rels("Alice is the CTO of Acme"), ["person--alice works-at organization--acme"]);
         let ids = |t: &str| -> Vec<String> {
             route(t, None, &ctx).entities.iter().map(|e| e.id.as_str().to_owned()).collect()
         };
@@ -1452,7 +1565,7 @@ mod tests {
         assert_eq!(ids("The review moved to Friday"), Vec::<String>::new());
         assert_eq!(
             rels("my sister Alice lives in Lisbon"),
-            ["person--user has-sister person--alice", "person--alice lives-in place--lisbon"]
+            ["person--alice sibling-of person--user", "person--alice lives-in place--lisbon"]
         );
         assert_eq!(
             rels("Kafka replaced RabbitMQ as our queue"),

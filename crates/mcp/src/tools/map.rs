@@ -1,6 +1,6 @@
 //! The knowledge-graph tools: `graph_show`, `graph_neighbors`, `graph_path`,
-//! `graph_history`, `graph_check`, `graph_stats`, `graph_export` and `supersede`, each calling
-//! the `ops::graph` function its command calls.
+//! `graph_history`, `graph_check`, `graph_stats`, `graph_export`, `supersede`, `graph_rename`
+//! and `graph_retype`, each calling the `ops::graph` function its command calls.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -10,7 +10,7 @@ use serde_json::json;
 use super::{answer, listed, reply};
 use crate::params::{
     EntityParams, ExportParams, GraphShowParams, NeighborsParams, NoParams, PathParams,
-    SupersedeParams,
+    RenameParams, RetypeParams, SupersedeParams,
 };
 use crate::{Server, schema};
 use cogmem_ops::graph;
@@ -175,6 +175,50 @@ impl Server {
                 &p.old,
                 &p.by,
                 p.reason.as_deref(),
+                self.writer(),
+                self.clock.as_ref(),
+            )?)
+        })())
+    }
+
+    /// Give an entity another id, as one commit: its file moves, every link to it (entity
+    /// files, MEMORY.md, procedures, vault notes, open proposals) and its decay entry follow,
+    /// and the old id stays as an alias so what still says it (episodes) resolves. Refused
+    /// when `new` exists (the two would need merging, which the user does at a terminal).
+    #[tool(
+        title = "Rename an entity",
+        output_schema = schema::output("graph_rename"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn graph_rename(&self, Parameters(p): Parameters<RenameParams>) -> CallToolResult {
+        reply((|| {
+            answer(&graph::rename(&self.ws, &p.old, &p.new, self.writer(), self.clock.as_ref())?)
+        })())
+    }
+
+    /// Give an entity another type, keeping its slug (`concept--hana` with type `person`
+    /// becomes `person--hana`): a rename, with everything `graph_rename` does.
+    #[tool(
+        title = "Retype an entity",
+        output_schema = schema::output("graph_retype"),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn graph_retype(&self, Parameters(p): Parameters<RetypeParams>) -> CallToolResult {
+        reply((|| {
+            answer(&graph::retype(
+                &self.ws,
+                &p.entity,
+                &p.kind,
                 self.writer(),
                 self.clock.as_ref(),
             )?)

@@ -391,9 +391,55 @@ pub fn merged_redirect(id: &EntityId, into: &EntityId, date: &str) -> String {
 
 /// Points every `[[from]]` link in an entity file at `to` instead; `None` when the text has
 /// no such link.
+///
+/// A merge redirect's `Merged into:` field follows too.
 pub fn rewire_links(text: &str, from: &str, to: &str) -> Option<String> {
-    let needle = format!("[[{from}]]");
-    text.contains(&needle).then(|| text.replace(&needle, &format!("[[{to}]]")))
+    let linked = markdown::rewire_links(text, from, to);
+    let base = linked.as_deref().unwrap_or(text);
+    let anchor = format!("Merged into: {from} |");
+    markdown::update_comment_fields(base, &anchor, &[("Merged into", to.to_owned())]).or(linked)
+}
+
+/// Returns an entity file renamed from `old` to `new` (`graph rename`, `graph retype`): a
+/// `# old` title becomes `# new`, the comment line's `Type:` and a front matter `type:` follow
+/// a new type, `[[old]]` links in it point to `new`, `old` joins the `Aliases:` line so that
+/// references to it still resolve, and the timeline says when it was renamed.
+pub fn renamed(text: &str, old: &EntityId, new: &EntityId, date: &str) -> String {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let mut front = text[..prefix].to_owned();
+    let mut body = text[prefix..].to_owned();
+    if old.kind() != new.kind() {
+        front = front
+            .split_inclusive('\n')
+            .map(|l| match l.strip_prefix("type:") {
+                Some(_) => {
+                    format!("type: {}{}", new.kind(), if l.ends_with('\n') { "\n" } else { "" })
+                }
+                None => l.to_owned(),
+            })
+            .collect();
+        if let Some(b) =
+            markdown::update_comment_fields(&body, "Type:", &[("Type", new.kind().to_owned())])
+        {
+            body = b;
+        }
+    }
+    let title = format!("# {old}");
+    let mut at = 0;
+    for line in body.split_inclusive('\n') {
+        if line.trim_end() == title {
+            break;
+        }
+        at += line.len();
+    }
+    if at < body.len() {
+        body.replace_range(at..at + title.len(), &format!("# {new}"));
+    }
+    if let Some(b) = markdown::rewire_links(&body, old.as_str(), new.as_str()) {
+        body = b;
+    }
+    let text = add_aliases(&format!("{front}{body}"), old.as_str());
+    add_timeline_entry(&text, &format!("{date}: renamed from {old}"))
 }
 
 fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
@@ -454,6 +500,33 @@ fn touch_last_updated(body: &str, date: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renamed_moves_title_type_links_and_keeps_the_old_id_as_an_alias() {
+        let old = EntityId::parse("concept--hana").unwrap();
+        let new = EntityId::parse("person--hana").unwrap();
+        let text = new_file(&old, "2026-11-01").unwrap();
+        let text = match add_relation(&text, "relates-to", &old, "2026-11-01") {
+            Added::Written { content, .. } => content,
+            Added::Duplicate { .. } => unreachable!(),
+        };
+        let got = renamed(&text, &old, &new, "2026-12-01");
+        assert!(
+            got.starts_with("# person--hana\n<!-- Type: person | Created: 2026-11-01"),
+            "{got}"
+        );
+        assert!(got.contains("Aliases: concept--hana"), "{got}");
+        assert!(got.contains("- relates-to: [[person--hana]]"), "{got}");
+        assert!(got.contains("- 2026-12-01: renamed from concept--hana"), "{got}");
+        assert!(names(&new, &got).contains(&"concept--hana".to_owned()));
+        // Front matter keeps every byte but the type.
+        let fm = "---\ntype: concept\ntags: [x]\n---\n# Hana\n\n## Summary\n";
+        let got = renamed(fm, &old, &new, "2026-12-01");
+        assert!(got.starts_with("---\ntype: person\ntags: [x]\n---\n# Hana\n"), "{got}");
+        // A rename within a type keeps the type.
+        let other = EntityId::parse("concept--hanna").unwrap();
+        assert!(renamed(&text, &old, &other, "2026-12-01").contains("Type: concept"));
+    }
 
     #[test]
     fn id_validation_cases() {

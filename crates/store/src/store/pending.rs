@@ -230,6 +230,58 @@ impl PendingFile {
     }
 }
 
+impl PendingFile {
+    /// Returns the text with entity id `old` replaced by `new` in the `Entities` and
+    /// `Relations` bullets of every open proposal (pending, deferred, conflict), so approving it
+    /// later writes to the renamed entity. Decided proposals keep their record as it was.
+    /// `None` when no open proposal names `old`.
+    pub fn with_entity_renamed(&self, old: &str, new: &str) -> Option<String> {
+        let open: Vec<(usize, usize)> = self
+            .proposals
+            .iter()
+            .filter(|p| p.status.is_open())
+            .map(|p| (p.line - 1, p.end_line))
+            .collect();
+        let mut out = String::with_capacity(self.text.len());
+        let mut changed = false;
+        for (i, line) in self.text.split_inclusive('\n').enumerate() {
+            let in_open = open.iter().any(|&(a, b)| i > a && i < b);
+            if in_open
+                && (line.starts_with("- **Entities**:") || line.starts_with("- **Relations**:"))
+                && let Some(new_line) = replace_id(line, old, new)
+            {
+                out.push_str(&new_line);
+                changed = true;
+            } else {
+                out.push_str(line);
+            }
+        }
+        changed.then_some(out)
+    }
+}
+
+/// Replaces `old` where it stands as a whole id (not inside a longer one) in `line`.
+fn replace_id(line: &str, old: &str, new: &str) -> Option<String> {
+    let is_id_char = |c: char| c.is_alphanumeric() || c == '-';
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    let mut changed = false;
+    while let Some(i) = rest.find(old) {
+        out.push_str(&rest[..i]);
+        let before = out.chars().next_back();
+        let after = rest[i + old.len()..].chars().next();
+        if before.is_none_or(|c| !is_id_char(c)) && after.is_none_or(|c| !is_id_char(c)) {
+            out.push_str(new);
+            changed = true;
+        } else {
+            out.push_str(old);
+        }
+        rest = &rest[i + old.len()..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
 /// A proposal about to be written.
 #[derive(Debug, Clone)]
 pub struct NewProposal<'a> {
@@ -432,6 +484,22 @@ pub fn merge3(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_proposals_follow_a_renamed_entity() {
+        let text = "## Proposal #1\n- **From**: r\n- **Timestamp**: t\n- **Trigger**: x\n- **Suggested store**: semantic\n- **Content**: c\n- **Entities**: concept--hana, concept--hanami\n- **Relations**: concept--hana|relates-to|person--bob\n- **Confidence**: high\n- **Core-worthy**: no\n- **Status**: pending\n\n---\n## Proposal #2\n- **From**: r\n- **Timestamp**: t\n- **Trigger**: x\n- **Suggested store**: semantic\n- **Content**: c\n- **Entities**: concept--hana\n- **Confidence**: high\n- **Core-worthy**: no\n- **Status**: committed\n\n---\n";
+        let got =
+            PendingFile::parse(text).with_entity_renamed("concept--hana", "person--hana").unwrap();
+        let f = PendingFile::parse(&got);
+        assert_eq!(f.proposals[0].entities, ["person--hana", "concept--hanami"]);
+        assert_eq!(f.proposals[0].relations, ["person--hana|relates-to|person--bob"]);
+        assert_eq!(
+            f.proposals[1].entities,
+            ["concept--hana"],
+            "decided proposals keep their record"
+        );
+        assert!(PendingFile::parse(text).with_entity_renamed("tool--x", "tool--y").is_none());
+    }
 
     #[test]
     fn merge3_renumbers_proposals_with_the_same_number() {
