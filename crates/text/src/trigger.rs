@@ -118,8 +118,12 @@ pub fn classify_lazy(
 fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
-    for sentence in text.sentences() {
-        let hits = english(&text, sentence, extra).into_iter().chain(japanese(&text, sentence));
+    // Text the user pasted to be worked on ("proofread this: …") says nothing to the agent.
+    let material = material_start(&text.norm);
+    let sentences: Vec<Span> =
+        text.sentences().into_iter().filter(|s| material.is_none_or(|m| s.start < m)).collect();
+    for (k, sentence) in sentences.iter().enumerate() {
+        let hits = english(&text, *sentence, extra).into_iter().chain(japanese(&text, *sentence));
         for (pos, t) in hits {
             if t.kind == TriggerKind::ReflectSoft {
                 soft.get_or_insert(t);
@@ -127,11 +131,91 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
                 best = Some((pos, t));
             }
         }
+        if best.as_ref().is_some_and(|(_, t)| t.kind == TriggerKind::Forget) {
+            // "Forget the old address, and remember that I now live in Bristol": the new fact is
+            // the request to act on; a later remember wins over the forget it corrects.
+            let later = sentences[k..]
+                .iter()
+                .flat_map(|s| english(&text, *s, extra).into_iter().chain(japanese(&text, *s)));
+            if let Some(r) =
+                later.filter(|(_, t)| t.kind == TriggerKind::Remember).min_by_key(|(p, _)| *p)
+            {
+                best = Some(r);
+            }
+        }
         if best.is_some() {
             break;
         }
     }
     best.map(|(_, t)| t).or(soft)
+}
+
+/// Where pasted material starts, if the message opens by asking for work on it: "Can you
+/// proofread this?", "Summarise the following notes:", "この文章を要約して：" on the first line,
+/// with the material on the lines after. A request is what the user says to the agent, not a
+/// line of the email or document they pasted (issue 18).
+fn material_start(norm: &str) -> Option<usize> {
+    let (first, _) = norm.split_once('\n')?;
+    let first_end = first.len() + 1;
+    if norm[first_end..].trim().is_empty() {
+        return None;
+    }
+    let head = first.trim();
+    let asks = head.ends_with([':', '?', '？']) || norm[first_end..].starts_with('\n');
+    const WORK: &[&str] = &[
+        "proofread",
+        "summarise",
+        "summarize",
+        "summary",
+        "translate",
+        "review",
+        "check",
+        "fix",
+        "rewrite",
+        "edit",
+        "improve",
+        "shorten",
+        "format",
+        "explain",
+        "correct",
+        "polish",
+        "tl;dr",
+        "tldr",
+        "read",
+        "look at",
+        "reply to",
+        "respond to",
+        "what do you think",
+        "thoughts",
+        "feedback",
+        "here's",
+        "here is",
+        "below is",
+        "the following",
+        "this text",
+        "this email",
+    ];
+    const JA_WORK: &[&str] = &[
+        "要約",
+        "訳して",
+        "翻訳",
+        "直して",
+        "校正",
+        "添削",
+        "レビュー",
+        "チェックして",
+        "確認して",
+        "まとめて",
+        "読んで",
+        "どう思う",
+        "以下",
+        "次の文",
+        "この文章",
+        "このメール",
+    ];
+    let work = WORK.iter().any(|w| find_word(head, w).is_some())
+        || JA_WORK.iter().any(|w| head.contains(w));
+    (asks && work).then_some(first_end)
 }
 
 /// A message with a normalised copy (ASCII lower case, straight quotes) whose byte offsets map
@@ -232,7 +316,8 @@ impl<'a> Text<'a> {
         while let Some((i, c)) = iter.next() {
             let next = iter.peek().map(|(_, n)| *n);
             let end_here = match c {
-                '\n' | '。' | '！' | '？' => true,
+                '\n' => !wrapped_line(&self.norm[start..i], &self.norm[i + 1..]),
+                '。' | '！' | '？' => true,
                 '!' | '?' => !matches!(next, Some('!' | '?')),
                 '.' => {
                     next.is_none_or(|n| n == ' ' || n == '\n')
@@ -253,6 +338,24 @@ impl<'a> Text<'a> {
         }
         out
     }
+}
+
+/// Tells whether a line break only wraps a sentence: the line before stops mid-sentence (no
+/// closing punctuation; in Japanese, a particle) and the next line goes on in lower case (or,
+/// in Japanese, straight on). Pasted text is often hard-wrapped, and a wrapped line that happens
+/// to start with "remember" is no request (issue 18).
+fn wrapped_line(before: &str, after: &str) -> bool {
+    let b = before.trim_end_matches([' ', '\t']);
+    let Some(last) = b.chars().next_back() else { return false };
+    let next = after.chars().next();
+    if last.is_ascii_alphanumeric() || last == ',' {
+        return next.is_some_and(|c| c.is_ascii_lowercase())
+            && !b.trim_start().starts_with(['-', '*', '#', '>'])
+            && b.split_whitespace().count() >= 4;
+    }
+    matches!(last, 'は' | 'が' | 'を' | 'に' | 'で' | 'と' | 'も' | 'の' | '、')
+        && next.is_some_and(crate::word::is_cjk)
+        && b.chars().count() >= 6
 }
 
 fn is_abbreviation(before: &str) -> bool {
@@ -468,10 +571,11 @@ fn content_after(text: &Text<'_>, pos: usize) -> String {
             continue;
         }
         let piece = sl(s, sentence.start, sentence.end);
-        if is_courtesy(piece)
-            || classify(text.orig_slice(sentence.start, sentence.end), &ExtraPhrases::default())
-                .is_some()
-        {
+        // A later "Never paste it in chat." belongs to the memory it follows.
+        let other =
+            classify(text.orig_slice(sentence.start, sentence.end), &ExtraPhrases::default())
+                .filter(|t| !STANDING_OPENERS.contains(&t.phrase.to_ascii_lowercase().as_str()));
+        if is_courtesy(piece) || other.is_some() {
             end = sentence.start;
         } else {
             break;
@@ -643,7 +747,13 @@ fn strip_label(s: String) -> String {
             lead.as_str(),
             "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that"
         );
-        if words <= 4 && self_label && !rest.is_empty() && !head.chars().any(|c| c.is_ascii_digit())
+        // "the decision is final: …" says something; "for next time: …" only labels.
+        let says = head.split_whitespace().any(|w| matches!(w, "is" | "are" | "was" | "were"));
+        if words <= 4
+            && self_label
+            && !says
+            && !rest.is_empty()
+            && !head.chars().any(|c| c.is_ascii_digit())
         {
             return rest.to_owned();
         }
@@ -803,6 +913,7 @@ fn english_clause(text: &Text<'_>, c: &Clause, extra: &ExtraPhrases) -> Option<(
         .or_else(|| forget_rule(text, c, rest))
         .or_else(|| reflect_rule(text, c, rest))
         .or_else(|| soft_rule(text, c, rest))
+        .or_else(|| standing_rule(text, c, rest))
 }
 
 /// Matches `phrase` then one of `connectors` (or none when `bare_ok`), returning the offset
@@ -1122,6 +1233,12 @@ fn is_personal_topic(topic: &str) -> bool {
         " launch ",
         " contract ",
         " invoice ",
+        " password ",
+        " passcode ",
+        " code ",
+        " address ",
+        " number ",
+        " pin ",
     ];
     if personal.iter().any(|w| lower.contains(w)) {
         return true;
@@ -1190,11 +1307,10 @@ fn names_a_title(text: &Text<'_>, pos: usize) -> bool {
         "sitcom",
     ];
     is_copula
-        && after
-            .iter()
-            .skip(1)
-            .take(4)
-            .any(|w| media.iter().any(|m| w.trim_matches(|c: char| !c.is_alphanumeric()) == *m))
+        && after.iter().skip(1).take(6).any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            media.iter().any(|m| w == *m || w.strip_suffix('s') == Some(m))
+        })
 }
 
 fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
@@ -1253,10 +1369,14 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
         let after = sl(&text.norm, end, c.end).trim_start();
         // "remember when we …" reminisces; "remember me" is not an instruction.
+        // "remember how to clear the cache: …" asks to keep a how-to; "remember how we met"
+        // reminisces.
+        let how_to = starts_word(after, "how to")
+            || (starts_word(after, "how") && sl(&text.norm, end, c.end).contains(':'));
         if n == "remember".len()
             && (starts_word(after, "when")
                 || starts_word(after, "me")
-                || starts_word(after, "how")
+                || starts_word(after, "how") && !how_to
                 || starts_word(after, "being"))
         {
             return None;
@@ -1270,6 +1390,8 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("keep in mind", &["that", ":"], true),
         ("from now on", &[":"], true),
         ("going forward", &[":"], true),
+        ("pin this", &[":", "one:", "permanently:", "forever:", "for good:", "-"], false),
+        ("pin that", &[":", "permanently", "forever"], false),
         ("for future chats", &[":"], true),
         ("for future conversations", &[":"], true),
         ("for future sessions", &[":"], true),
@@ -1361,6 +1483,10 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             {
                 return None;
             }
+            // "From now on it should get easier" forecasts; it asks nothing.
+            if matches!(*p, "from now on" | "going forward") && forecasts(after) {
+                return None;
+            }
             // A standing instruction ("from now on, remember that …") keeps only its content.
             if matches!(*p, "from now on" | "going forward")
                 || p.starts_with("for future")
@@ -1434,7 +1560,9 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
                 }
             };
             let _ = whole;
-            return done(end, content);
+            // The phrase runs to the destination ("keep this in the vault"), which routing reads.
+            let phrase_end = dest.map_or(end, |(i, l, _)| end + i + l);
+            return done(phrase_end, content);
         }
     }
     // "Quick one to remember: …", "something worth remembering: …"
@@ -1475,6 +1603,54 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
     }
     None
+}
+
+/// Tells whether the words after "from now on" forecast ("it should get easier") rather than
+/// instruct or state something to keep.
+fn forecasts(after: &str) -> bool {
+    let a = after.trim_start_matches([',', ':', ' ']);
+    ["it", "things", "this", "that", "everything", "it'll", "things'll", "that'll"]
+        .iter()
+        .any(|s| starts_word(a, s))
+        && ["should", "will", "'ll", "might", "may", "could", "gets", "is going", "won't"]
+            .iter()
+            .any(|m| a.split_whitespace().take(3).any(|w| w.ends_with(m) || w == *m))
+}
+
+/// Words that open a standing rule.
+const STANDING_OPENERS: &[&str] = &["always", "never ever", "never", "don't ever", "do not ever"];
+
+/// "Always answer in British English", "Never push to main without asking me": a standing rule
+/// for the agent opening a sentence is something to keep, with its "always"/"never".
+fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    if c.question {
+        return None;
+    }
+    let opener = STANDING_OPENERS.iter().find(|o| starts_word(rest, o))?;
+    // Only where a sentence starts: "…, never mind" and "it's always the same" are not rules.
+    let before = text.norm[..c.raw_start].trim_end();
+    if !(before.is_empty() || before.ends_with(['.', '!', '?', '\n', '。', '！', '？'])) {
+        return None;
+    }
+    let next = rest[opener.len()..].split_whitespace().next().unwrap_or("");
+    let next = next.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '-');
+    const NOT_A_VERB: &[&str] = &[
+        "mind", "again", "ever", "been", "the", "a", "an", "too", "enough", "before", "once",
+        "knew", "know", "had", "have", "has", "was", "were", "is", "am", "are", "will", "would",
+        "could", "can", "did", "do", "does", "in", "on", "at", "so", "that", "this", "it", "i",
+        "we", "you", "he", "she", "they", "my", "our", "late", "there", "here", "worked", "seen",
+        "heard", "had", "happy", "good", "fun", "easy", "one", "forget", "remember", "mind.",
+    ];
+    let verb_like = !next.is_empty()
+        && !NOT_A_VERB.contains(&next)
+        && !next.ends_with("ed")
+        && !(next.ends_with('s') && !next.ends_with("ss"))
+        && next.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-');
+    if !verb_like || is_task_caveat(sl(&text.norm, c.start, text.norm.len())) {
+        return None;
+    }
+    let content = content_after(text, c.start);
+    Some(hit(text, TriggerKind::Remember, c.start, c.start + opener.len(), content))
 }
 
 /// Verbs that store, and whether they are about memory without a destination.
@@ -1529,6 +1705,13 @@ const DESTINATIONS: &[&str] = &[
     "going forward",
     "for your records",
     "in your memory bank",
+    "permanently",
+    "forever",
+    "for good",
+    "in the vault",
+    "in your vault",
+    "to the vault",
+    "into the vault",
 ];
 
 /// Destinations that make a storing verb about memory only when its object points back
@@ -2780,6 +2963,9 @@ fn is_ja_pointer(s: &str) -> bool {
     POINTERS.contains(&s)
 }
 
+/// Words before 覚えておいて that ask to keep something for good.
+const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に"];
+
 fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let s = &sl(&text.norm, sentence.start, sentence.end);
     if !s.chars().any(|c| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF)) {
@@ -2822,6 +3008,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     }
     // Remember: 覚えておいて / 忘れないで / メモして.
     const REMEMBER: &[&str] = &[
+        "ピン留めしておいて",
+        "ピン留めしといて",
+        "ピン留めして",
         "忘れないでください",
         "忘れないでね",
         "忘れないで",
@@ -2853,21 +3042,64 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         if quoted(i) {
             continue;
         }
+        // ずっと覚えておいて, 永久保存で覚えておいて: how long to keep it is part of the request,
+        // which routing reads (the vault).
+        let from = JA_KEEP_FOR_GOOD
+            .iter()
+            .find_map(|m| s[..i].strip_suffix(m).map(|r| r.len()))
+            .unwrap_or(i);
         let tail = &s[i + v.len()..];
         if ja_ends_after(tail) {
-            let object = ja_trim_object(text.orig_slice(base, at(i)));
+            let object = ja_trim_object(text.orig_slice(base, at(from)));
             let object = if is_ja_pointer(&object) { before_sentence() } else { object };
-            out.push(hit(text, TriggerKind::Remember, at(i), at(i + v.len()), object));
+            out.push(hit(text, TriggerKind::Remember, at(from), at(i + v.len()), object));
             return out;
         }
         if ja_continues_after(tail) {
             // 忘れないで、来週の火曜日は有給。 / 今後のために覚えておいて、… : the content follows.
             let end = at(i + v.len());
             let content = content_after(text, end);
-            let content = content.trim_start_matches(|c: char| {
+            let content = trim_content(content.trim_start_matches(|c: char| {
                 JA_TAILS.iter().any(|t| t.starts_with(c)) || matches!(c, '、' | ':' | ' ')
-            });
-            out.push(hit(text, TriggerKind::Remember, at(i), end, trim_content(content)));
+            }));
+            // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
+            let object = ja_trim_object(text.orig_slice(base, at(from)));
+            let titled = ["方", "方法", "手順", "流れ", "レシピ"].iter().any(|w| object.ends_with(w));
+            let content = if titled && !content.is_empty() {
+                format!("{object}：{content}")
+            } else {
+                content
+            };
+            out.push(hit(text, TriggerKind::Remember, at(from), end, content));
+            return out;
+        }
+    }
+    // 今後は英語で答えて。 / これからは、コメントは英語で書いてね。: a standing instruction.
+    let opened = ja_strip_openers(s);
+    if let Some(lead) = ["今後は", "これからは", "今後、", "これから、", "次回からは", "次からは"]
+        .iter()
+        .find(|l| opened.starts_with(*l))
+    {
+        let body = opened.trim_end_matches(['。', '！', '!', ' ', '\n']);
+        let body = body.trim_end_matches(['ね', 'よ']);
+        let asks = [
+            "て",
+            "てください",
+            "でください",
+            "ください",
+            "こと",
+            "ように",
+            "ないで",
+            "お願い",
+            "お願いします",
+            "ほしい",
+        ]
+        .iter()
+        .any(|e| body.ends_with(e));
+        let i = s.len() - opened.len();
+        if asks && !quoted(i) {
+            let content = trim_content(text.orig_slice(at(i), sentence.end));
+            out.push(hit(text, TriggerKind::Remember, at(i), at(i + lead.len()), content));
             return out;
         }
     }
@@ -3019,7 +3251,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "記憶していますか",
         "何だっけ",
         "なんだっけ",
+        "だったっけ",
         "だっけ",
+        "たっけ",
     ];
     let trimmed = s.trim_end().trim_end_matches(['。', ' ']);
     let asks = trimmed.ends_with(['？', '?', 'か']) || s.contains("っけ");

@@ -5,5 +5,6 @@
 #![allow(clippy::disallowed_methods, reason = "tests read the fixture tables directly")]
 
 mod route_cases;
+mod routing_table;
 mod trigger_cases;
 mod trigger_table;
