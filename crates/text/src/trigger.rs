@@ -1022,6 +1022,13 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             if topic.is_empty() || is_general_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
+            // "Do you remember how to reverse a linked list?" asks for knowledge.
+            if topic.to_ascii_lowercase().starts_with("how ")
+                && !is_personal_topic(&topic)
+                && !names_known(text, &topic)
+            {
+                return None;
+            }
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
         }
     }
@@ -1096,11 +1103,15 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         // "What was the supplier's minimum order again?" asks for something told before.
         let q = sl(&text.norm, c.start, c.end).trim_end_matches(['?', ' ', '!', '.']);
         if let Some(body) = q.strip_suffix(" again")
-            && ["what", "who", "when", "where", "which", "how"].iter().any(|w| starts_word(body, w))
+            && ["what", "who", "when", "where", "which", "how"]
+                .iter()
+                .any(|w| starts_word(body, w) || body.starts_with(&format!("{w}'s ")))
         {
             let words: Vec<&str> = body.splitn(3, ' ').collect();
+            // "what's my …" asks about what follows "what's"; "what was the …" after "was".
+            let skip = if words[0].ends_with("'s") { 1 } else { 2 };
             if words.len() == 3 {
-                let from = c.start + words[0].len() + 1 + words[1].len() + 1;
+                let from = c.start + words[..skip].iter().map(|w| w.len() + 1).sum::<usize>();
                 let topic = content_to(text, from, c.start + body.len());
                 if !topic.is_empty() && !is_general_topic(&topic) {
                     return Some(hit(text, TriggerKind::Recall, c.start, c.end, topic));
@@ -1511,6 +1522,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             return done(end, pointer_or_after(end));
         }
     }
+    // "Please note I don't drink alcohol": a polite "note" before the user's own fact.
+    if c.requested && starts_word(rest, "note") {
+        let after = rest["note".len()..].trim_start();
+        if ["i", "i'm", "i've", "i'd", "my", "we", "we're", "our"]
+            .iter()
+            .any(|w| starts_word(after, w))
+        {
+            let end = start + "note".len();
+            return done(end, content_after(text, end));
+        }
+    }
     if (starts_word(rest, "save this") || starts_word(rest, "save that")) && is_pointer(&rest[4..])
     {
         let before = content_before_clean(text, c);
@@ -1639,14 +1661,20 @@ fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         "knew", "know", "had", "have", "has", "was", "were", "is", "am", "are", "will", "would",
         "could", "can", "did", "do", "does", "in", "on", "at", "so", "that", "this", "it", "i",
         "we", "you", "he", "she", "they", "my", "our", "late", "there", "here", "worked", "seen",
-        "heard", "had", "happy", "good", "fun", "easy", "one", "forget", "remember", "mind.",
+        "heard", "happy", "good", "fun", "easy", "one", "forget", "remember", "gonna", "gotta",
+        "wanna", "going", "say", "said",
     ];
     let verb_like = !next.is_empty()
         && !NOT_A_VERB.contains(&next)
         && !next.ends_with("ed")
         && !(next.ends_with('s') && !next.ends_with("ss"))
         && next.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-');
-    if !verb_like || is_task_caveat(sl(&text.norm, c.start, text.norm.len())) {
+    // "Always check the oil, my dad used to say": reported, not said to the agent.
+    let sentence = sl(&text.norm, c.start, c.end);
+    let reported = ["used to say", " always says", " said", " says", "would say", "as they say"]
+        .iter()
+        .any(|w| sentence.contains(w));
+    if !verb_like || reported || is_task_caveat(sl(&text.norm, c.start, text.norm.len())) {
         return None;
     }
     let content = content_after(text, c.start);
@@ -3064,7 +3092,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             }));
             // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
             let object = ja_trim_object(text.orig_slice(base, at(from)));
-            let titled = ["方", "方法", "手順", "流れ", "レシピ"].iter().any(|w| object.ends_with(w));
+            let titled =
+                ["方", "方法", "手順", "流れ", "レシピ"].iter().any(|w| object.ends_with(w));
             let content = if titled && !content.is_empty() {
                 format!("{object}：{content}")
             } else {
@@ -3281,8 +3310,13 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             if object.is_empty() || object.ends_with("人") {
                 continue;
             }
-            // 「光合成について何を知っている？」 asks for knowledge, not memory.
-            if v.contains("知っ") && !ja_is_personal(&object) && !names_known(text, &object) {
+            // 「光合成について何を知っている？」 asks for knowledge, not memory; so does
+            // 「リンクリストの反転の仕方覚えてる？」.
+            let how = ["仕方", "やり方", "方法"].iter().any(|w| object.ends_with(w));
+            if (v.contains("知っ") || how)
+                && !ja_is_personal(&object)
+                && !names_known(text, &object)
+            {
                 continue;
             }
             out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));

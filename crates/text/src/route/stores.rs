@@ -317,14 +317,23 @@ fn step_clauses(lc: &str) -> usize {
 }
 
 /// A purpose or condition that an instruction answers: "to renew the cert, …", "when the build
-/// fails you …".
-fn instruction_frame(lc: &str) -> Option<&'static str> {
+/// fails you …". The flag is true when "you" and what to do follow ("to renew the cert you run
+/// certbot renew"): a how-to by its shape, even with one step.
+fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     let t = lc.trim_start().strip_prefix("that ").unwrap_or(lc.trim_start());
-    if t.starts_with("to ") && (t.contains(", ") || t.contains(" you ")) {
-        return Some("\"to …\" then what to do");
+    let you_do = t.find(" you ").is_some_and(|i| {
+        let verb = t[i + 5..].split_whitespace().next().unwrap_or("");
+        !matches!(verb, "are" | "were" | "have" | "had" | "will" | "would" | "can" | "know")
+    });
+    if t.starts_with("to ") && (t.contains(", ") || you_do) {
+        return Some(("\"to …\" then what to do", you_do));
     }
-    if ["when ", "if ", "whenever "].iter().any(|w| t.starts_with(w)) && t.contains(" you ") {
-        return Some("\"when … you …\"");
+    let cond = ["when ", "if ", "whenever "].into_iter().find(|w| t.starts_with(w));
+    if let Some(w) = cond
+        && you_do
+        && !t[w.len()..].starts_with("you ")
+    {
+        return Some(("\"when … you …\"", true));
     }
     None
 }
@@ -337,9 +346,13 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     }
     let seq: Vec<&str> = SEQUENCE.iter().copied().filter(|w| count_words(lc, w) > 0).collect();
     let seq_n: usize = SEQUENCE.iter().map(|w| count_words(lc, w)).sum();
+    let frame = instruction_frame(lc);
+    if let Some((w, true)) = frame {
+        return Some(w.to_owned());
+    }
     let how = first_hit(lc, HOW_TO)
         .map(|w| format!("{w:?}"))
-        .or_else(|| instruction_frame(lc).map(str::to_owned))
+        .or_else(|| frame.map(|(w, _)| w.to_owned()))
         .or_else(|| (lc.matches('`').count() >= 4).then(|| "two commands".to_owned()));
     let verbs = step_clauses(lc);
     // "1. bump the version 2. tag 3. push" on one line.
@@ -856,6 +869,25 @@ const MONTHS: &[&str] = &[
     "dec",
     "december",
 ];
+/// Verbs of a standing schedule, which make a time of day a fact ("opens at 9").
+const HABITUAL: &[&str] = &[
+    "starts at",
+    "start at",
+    "opens at",
+    "open at",
+    "closes at",
+    "close at",
+    "begins at",
+    "ends at",
+    "runs at",
+    "is open",
+    "are open",
+    "weekdays",
+    "weekends",
+    "on weekdays",
+];
+const JA_HABITUAL: &[&str] =
+    &["始まる", "開く", "閉まる", "終わる", "開店", "閉店", "平日", "土日"];
 /// Words that make a date a recurring attribute rather than an event.
 const RECURRING: &[&str] = &[
     "every",
@@ -923,7 +955,11 @@ fn event_words(lc: &str) -> Option<String> {
     if let Some(w) = first_sub(lc, JA_EVENT) {
         return Some(w.to_owned());
     }
-    let recurring = first_sub(lc, RECURRING).is_some() || first_hit(lc, RECURRING).is_some();
+    // "School starts at 8:15", "the office closes at 6pm on weekdays": a schedule is a fact.
+    let recurring = first_sub(lc, RECURRING).is_some()
+        || first_hit(lc, RECURRING).is_some()
+        || first_hit(lc, HABITUAL).is_some()
+        || first_sub(lc, JA_HABITUAL).is_some();
     // A time of day: "at 3pm", "7:40", "15時".
     let chars: Vec<char> = lc.chars().collect();
     for (i, w) in chars.windows(3).enumerate() {
@@ -931,8 +967,16 @@ fn event_words(lc: &str) -> Option<String> {
         let am_pm = digit_before
             && (w[1..] == ['a', 'm'] || w[1..] == ['p', 'm'])
             && chars.get(i + 3).is_none_or(|c| !c.is_alphanumeric());
-        let clock = digit_before && w[1] == ':' && w[2].is_ascii_digit();
-        if am_pm || clock {
+        // 7:40, not 192.168.1.20:5000.
+        let clock = digit_before
+            && w[1] == ':'
+            && w[2].is_ascii_digit()
+            && chars.get(i + 3).is_some_and(char::is_ascii_digit)
+            && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
+            && (i == 0
+                || chars[i - 1] != '.'
+                    && !(chars[i - 1].is_ascii_digit() && i >= 2 && chars[i - 2].is_ascii_digit()));
+        if (am_pm || clock) && !recurring {
             return Some(
                 chars[i..(i + 4).min(chars.len())].iter().collect::<String>().trim().to_owned(),
             );
