@@ -1022,6 +1022,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             if topic.is_empty() || is_general_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
+            // "Can you remember the plot of Inception and explain it?" asks for work.
+            if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", ")) {
+                return None;
+            }
             // "Do you remember how to reverse a linked list?" asks for knowledge.
             if topic.to_ascii_lowercase().starts_with("how ")
                 && !is_personal_topic(&topic)
@@ -1395,6 +1399,10 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         if n == "remember".len() && names_a_title(text, end) {
             return None;
         }
+        // "Can you remember the plot of Inception and explain it?" asks for work, not to keep.
+        if c.question && asks_for_work(&after.replace(" and ", ", ")) {
+            return None;
+        }
         return done(end, pointer_or_after(end));
     }
     let phrases: &[(&str, &[&str], bool)] = &[
@@ -1508,7 +1516,7 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
                 let content = pointer_or_after(end);
                 return done(end, strip_leading_instruction(&content));
             }
-            if p.contains("in mind")
+            if (p.contains("in mind") || p.starts_with("note"))
                 && ["this is", "it's", "it is", "this was", "that this", "that it's", "that it is"]
                     .iter()
                     .any(|x| starts_word(after, x))
@@ -1589,6 +1597,10 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     }
     // "Quick one to remember: …", "something worth remembering: …"
     for label in [
+        "reminder for later:",
+        "reminder for next time:",
+        "reminder for the future:",
+        "note for later:",
         "to remember:",
         "worth remembering:",
         "to keep in mind:",
@@ -1657,12 +1669,94 @@ fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     let next = rest[opener.len()..].split_whitespace().next().unwrap_or("");
     let next = next.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '-');
     const NOT_A_VERB: &[&str] = &[
-        "mind", "again", "ever", "been", "the", "a", "an", "too", "enough", "before", "once",
-        "knew", "know", "had", "have", "has", "was", "were", "is", "am", "are", "will", "would",
-        "could", "can", "did", "do", "does", "in", "on", "at", "so", "that", "this", "it", "i",
-        "we", "you", "he", "she", "they", "my", "our", "late", "there", "here", "worked", "seen",
-        "heard", "happy", "good", "fun", "easy", "one", "forget", "remember", "gonna", "gotta",
-        "wanna", "going", "say", "said",
+        "mind",
+        "again",
+        "ever",
+        "been",
+        "the",
+        "a",
+        "an",
+        "too",
+        "enough",
+        "before",
+        "once",
+        "knew",
+        "know",
+        "had",
+        "have",
+        "has",
+        "was",
+        "were",
+        "is",
+        "am",
+        "are",
+        "will",
+        "would",
+        "could",
+        "can",
+        "did",
+        "do",
+        "does",
+        "in",
+        "on",
+        "at",
+        "so",
+        "that",
+        "this",
+        "it",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "my",
+        "our",
+        "late",
+        "there",
+        "here",
+        "worked",
+        "seen",
+        "heard",
+        "happy",
+        "good",
+        "fun",
+        "easy",
+        "one",
+        "forget",
+        "remember",
+        "gonna",
+        "gotta",
+        "wanna",
+        "going",
+        "say",
+        "said",
+        "thought",
+        "knew",
+        "saw",
+        "went",
+        "got",
+        "made",
+        "felt",
+        "told",
+        "found",
+        "came",
+        "took",
+        "gave",
+        "left",
+        "lost",
+        "met",
+        "paid",
+        "ran",
+        "sat",
+        "slept",
+        "spent",
+        "stood",
+        "won",
+        "wrote",
+        "understood",
+        "really",
+        "actually",
     ];
     let verb_like = !next.is_empty()
         && !NOT_A_VERB.contains(&next)
@@ -3113,8 +3207,6 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         let body = body.trim_end_matches(['ね', 'よ']);
         let asks = [
             "て",
-            "てください",
-            "でください",
             "ください",
             "こと",
             "ように",
@@ -3122,6 +3214,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             "お願い",
             "お願いします",
             "ほしい",
+            "ていい",
+            "でいい",
         ]
         .iter()
         .any(|e| body.ends_with(e));

@@ -158,7 +158,7 @@ const HOW_TO: &[&str] = &[
     "step 1",
     "step one",
     "procedure",
-    "the process",
+    "process",
     "workflow",
     "checklist",
     "instructions",
@@ -387,9 +387,18 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     let how = first_sub(content, JA_HOW_TO).or_else(|| ja_method_noun(content));
     let seq: Vec<&str> = JA_SEQUENCE.iter().copied().filter(|w| content.contains(w)).collect();
     let te = ["て、", "んで、", "いで、"].iter().map(|w| content.matches(w).count()).sum::<usize>();
+    // 掃除してすすぎを回す: a て that joins two actions (not ている, てね, てください…).
+    let chars: Vec<char> = content.chars().collect();
+    let te_join = chars
+        .windows(2)
+        .filter(|w| {
+            w[0] == 'て' && crate::word::is_cjk(w[1]) && !"いるねよたほくおもはあ".contains(w[1])
+        })
+        .count();
+    let items = content.matches('、').count();
     let past = content.trim_end_matches(['。', '！', '!', ' ', '\n']).ends_with('た');
     let ja = seq.len() >= 2
-        || how.is_some() && (!seq.is_empty() || te >= 1)
+        || how.is_some() && (!seq.is_empty() || te >= 1 || te_join >= 1 || items >= 2)
         || !past && (!seq.is_empty() && te >= 1 || te >= 2);
     ja.then(|| {
         let mut words: Vec<String> = how.into_iter().map(|w| format!("{w:?}")).collect();
@@ -580,6 +589,14 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     let word = first_sub(content, JA_RULE_WORDS).or_else(|| first_sub(phrase_lc, JA_RULE_WORDS));
     match (word, directive) {
         (Some(w), Some(d)) => Some(format!("{w:?} and {d:?}")),
+        // 返事は私が書いた言語でして: a request to the agent with no time is how it should act;
+        // 明日10時に起こして is a task.
+        (None, Some(d))
+            if matches!(*d, "て" | "ください" | "お願い" | "お願いします")
+                && event_words(lc).is_none() =>
+        {
+            Some(format!("a request ({d:?})"))
+        }
         _ => None,
     }
 }
@@ -634,20 +651,8 @@ const DECISION: &[&str] = &[
     "opted for",
     "chose to",
 ];
-const JA_DECISION: &[&str] = &[
-    "ことに決め",
-    "に決めた",
-    "と決めた",
-    "ことにした",
-    "決定した",
-    "に決定",
-    "と決定",
-    "で合意",
-    "合意した",
-    "に決まった",
-    "ことになった",
-    "方針",
-];
+const JA_DECISION: &[&str] =
+    &["決めた", "決まった", "決定", "ことにした", "合意", "ことになった", "方針"];
 
 /// The user's own standing preferences (with a first-person subject).
 const USER_PREFERENCE: &[&str] = &[
@@ -875,8 +880,8 @@ const HABITUAL: &[&str] = &[
     "start at",
     "opens at",
     "open at",
-    "closes at",
-    "close at",
+    "closes",
+    "opens",
     "begins at",
     "ends at",
     "runs at",
@@ -992,7 +997,7 @@ fn event_words(lc: &str) -> Option<String> {
     let words: Vec<&str> =
         lc.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     for (i, w) in words.iter().enumerate() {
-        if WEEKDAYS.contains(w) {
+        if WEEKDAYS.contains(w) && !recurring_days(&words) {
             return Some((*w).to_owned());
         }
         let num = |s: &str| {
@@ -1012,7 +1017,7 @@ fn event_words(lc: &str) -> Option<String> {
         }
         let ordinal = w.ends_with(|c: char| c.is_ascii_alphabetic()) && num(w);
         if ordinal
-            && (i > 0 && matches!(words[i - 1], "the" | "on") || words.get(i + 1) == Some(&"of"))
+            && (i > 0 && words[i - 1] == "the" || words.get(i + 1) == Some(&"of"))
             && words.get(i + 1) != Some(&"floor")
         {
             return Some(format!("a date (the {w})"));
@@ -1023,6 +1028,11 @@ fn event_words(lc: &str) -> Option<String> {
         .char_indices()
         .any(|(i, c)| c == '日' && lc[..i].chars().next_back().is_some_and(|d| d.is_ascii_digit()));
     has_day.then(|| "a date (…日)".to_owned())
+}
+
+/// Tells whether weekdays are named as habits ("on Sundays").
+fn recurring_days(words: &[&str]) -> bool {
+    words.iter().any(|w| w.strip_suffix('s').is_some_and(|d| WEEKDAYS.contains(&d)))
 }
 
 /// The words that make the text something to do, if it is one.
