@@ -145,6 +145,7 @@ fn summaries_in_the_third_person() {
         ("I was late", "User was late"),
         ("I fixed it", "User fixed it"),
         ("I don't smoke", "User doesn't smoke"),
+        ("I need to renew the visa", "User needs to renew the visa"),
         ("I'd like tea", "User would like tea"),
         ("I've moved", "User has moved"),
         ("I'll call", "User will call"),

@@ -266,3 +266,4 @@ fn routing_table_report() {
         f.trigger_accuracy
     );
 }
+
