@@ -946,8 +946,8 @@ fn third_person(verb: &str) -> String {
         | "did" | "had" => verb.into(),
         "don't" => "doesn't".into(),
         // "need", "feed", "proceed" are present tense despite their -ed (issue 18: "User need to").
-        "need" | "feed" | "proceed" | "succeed" | "exceed" | "bleed" | "breed" | "speed" | "heed"
-        | "seed" | "embed" => format!("{verb}s"),
+        "need" | "feed" | "proceed" | "succeed" | "exceed" | "bleed" | "breed" | "speed"
+        | "heed" | "seed" | "embed" => format!("{verb}s"),
         _ if lower.ends_with("ed") => verb.into(),
         _ if lower.ends_with(['s', 'x', 'z']) || lower.ends_with("ch") || lower.ends_with("sh") => {
             format!("{verb}es")

@@ -266,4 +266,3 @@ fn routing_table_report() {
         f.trigger_accuracy
     );
 }
-
