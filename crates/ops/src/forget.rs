@@ -65,15 +65,7 @@ pub fn latest(ws: &Workspace, limit: usize) -> crate::Result<Vec<Candidate>> {
     let mut found: Vec<Candidate> = dated
         .into_iter()
         .filter(|(t, _)| *t == newest)
-        .map(|(_, u)| Candidate {
-            id: u.id.clone(),
-            store: u.store,
-            path: u.path.clone(),
-            line: u.line,
-            excerpt: excerpt(u, &[]),
-            score: 1.0,
-            pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
-        })
+        .map(|(_, u)| whole_match(u, &decay))
         .collect();
     found.sort_by(|a, b| a.store.cmp(&b.store).then(a.id.cmp(&b.id)));
     found.truncate(limit);
@@ -131,17 +123,22 @@ pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>>
     ids.iter()
         .map(|id| {
             let u = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.clone() })?;
-            Ok(Candidate {
-                id: u.id.clone(),
-                store: u.store,
-                path: u.path.clone(),
-                line: u.line,
-                excerpt: excerpt(u, &[]),
-                score: 1.0,
-                pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
-            })
+            Ok(whole_match(u, &decay))
         })
         .collect()
+}
+
+/// A unit as a candidate chosen whole (by id, or as the last memory), not by its words.
+fn whole_match(u: &MemoryUnit, decay: &DecayFile) -> Candidate {
+    Candidate {
+        id: u.id.clone(),
+        store: u.store,
+        path: u.path.clone(),
+        line: u.line,
+        excerpt: excerpt(u, &[]),
+        score: 1.0,
+        pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
+    }
 }
 
 fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {

@@ -215,7 +215,10 @@ fn material_start(norm: &str) -> Option<usize> {
     ];
     let work = WORK.iter().any(|w| find_word(head, w).is_some())
         || JA_WORK.iter().any(|w| head.contains(w));
-    (asks && work).then_some(first_end)
+    // Material is more than a line: "Can you check this?\nRemember that…" may be the user's own.
+    let rest = &norm[first_end..];
+    let long = rest.lines().filter(|l| !l.trim().is_empty()).count() >= 3 || rest.len() >= 200;
+    (asks && work && long).then_some(first_end)
 }
 
 /// A message with a normalised copy (ASCII lower case, straight quotes) whose byte offsets map
@@ -278,6 +281,20 @@ impl<'a> Text<'a> {
                     norm.push_str(w);
                     at.extend(std::iter::repeat_n(i, w.len()));
                     skip = extra;
+                    continue;
+                }
+            }
+            // Common typos of "remember" read as the word itself.
+            if (k == 0 || boundary(k - 1)) && matches!(c, 'r' | 'R') {
+                let word: String = chars[k..]
+                    .iter()
+                    .take_while(|(_, ch)| ch.is_alphabetic())
+                    .map(|(_, ch)| ch.to_ascii_lowercase())
+                    .collect();
+                if REMEMBER_TYPOS.contains(&word.as_str()) {
+                    norm.push_str("remember");
+                    at.extend(std::iter::repeat_n(i, "remember".len()));
+                    skip = word.chars().count() - 1;
                     continue;
                 }
             }
@@ -357,6 +374,10 @@ fn wrapped_line(before: &str, after: &str) -> bool {
         && next.is_some_and(crate::word::is_cjk)
         && b.chars().count() >= 6
 }
+
+/// Misspellings of "remember" that are read as the word (issue 18: typos).
+const REMEMBER_TYPOS: &[&str] =
+    &["remeber", "rember", "remmeber", "rememebr", "remembr", "rmember", "remembe", "remmember"];
 
 fn is_abbreviation(before: &str) -> bool {
     let last = before.rsplit(' ').next().unwrap_or("");
@@ -965,7 +986,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         ("look in your memory", &["for", "about"], true),
         (
             "remind me",
-            &["what", "when", "where", "who", "how", "which", "about", "of", "whether", "if"],
+            &[
+                "what", "when", "where", "who", "why", "how", "which", "about", "of", "whether",
+                "if",
+            ],
             true,
         ),
         ("what do you know", &["about", "of", "regarding", "on"], false),
@@ -1406,6 +1430,9 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         return done(end, pointer_or_after(end));
     }
     let phrases: &[(&str, &[&str], bool)] = &[
+        ("remind me to", &[], true),
+        ("don't let me forget", &["to", "that", "about", ":"], true),
+        ("do not let me forget", &["to", "that", "about", ":"], true),
         ("keep in mind", &["that", ":"], true),
         ("from now on", &[":"], true),
         ("going forward", &[":"], true),
@@ -3149,6 +3176,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "記憶しておいて",
         "記憶しといて",
         "記憶して",
+        "リマインドしておいて",
+        "リマインドして",
         "メモしておいて",
         "メモしといて",
         "メモして",

@@ -286,18 +286,36 @@ const JA_SEQUENCE: &[&str] = &[
     "順番",
 ];
 
-fn list_lines(content: &str) -> usize {
-    content
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            t.starts_with("- ")
-                || t.starts_with("* ")
-                || t.starts_with("・")
-                || t.chars().next().is_some_and(|c| c.is_ascii_digit())
-                    && t.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')'])
-        })
-        .count()
+/// Lines of a list: numbered ones, bulleted ones, and bulleted ones that open with an action
+/// ("- close Slack", "- まずSlackに報告").
+fn list_lines(content: &str) -> (usize, usize, usize) {
+    let (mut numbered, mut bullets, mut actions) = (0, 0, 0);
+    for l in content.lines() {
+        let t = l.trim_start();
+        if t.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && t.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')'])
+        {
+            numbered += 1;
+        } else if let Some(item) = ["- ", "* ", "・", "• "].iter().find_map(|b| t.strip_prefix(b))
+        {
+            bullets += 1;
+            let lc = item.to_lowercase();
+            let first = lc.split(|c: char| !c.is_alphanumeric() && c != '-').next().unwrap_or("");
+            let ja_end = item
+                .trim_end_matches(['。', ' '])
+                .chars()
+                .next_back()
+                .is_some_and(|c| "るすくうつむぶぐぬて".contains(c));
+            let ja_act =
+                ["報告", "更新", "削除", "確認", "実行", "作成", "設定", "再起動", "連絡", "書く"]
+                    .iter()
+                    .any(|w| item.contains(w));
+            if STEP_VERBS.contains(&first) || AGENT_VERBS.contains(&first) || ja_end || ja_act {
+                actions += 1;
+            }
+        }
+    }
+    (numbered, bullets, actions)
 }
 
 /// Counts clauses that open with a step verb ("…, run npm ci and try again").
@@ -340,9 +358,15 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
 
 /// Returns the words that make `content` a how-to, if it is one.
 fn steps(content: &str, lc: &str) -> Option<String> {
-    let list = list_lines(content);
-    if list >= 2 {
-        return Some(format!("{list} listed steps"));
+    // Numbered lines are steps; bullets are steps when they are actions or the text says it is
+    // a how-to (a bulleted list of facts is not).
+    let (numbered, bullets, actions) = list_lines(content);
+    if numbered >= 2 {
+        return Some(format!("{numbered} numbered steps"));
+    }
+    let how_words = first_hit(lc, HOW_TO).is_some() || first_sub(content, JA_HOW_TO).is_some();
+    if bullets >= 2 && (actions * 2 >= bullets || how_words) {
+        return Some(format!("{bullets} listed steps"));
     }
     let seq: Vec<&str> = SEQUENCE.iter().copied().filter(|w| count_words(lc, w) > 0).collect();
     let seq_n: usize = SEQUENCE.iter().map(|w| count_words(lc, w)).sum();

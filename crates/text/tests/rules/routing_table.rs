@@ -193,23 +193,9 @@ fn evaluate(file: &str) -> Figures {
         rows.len(),
         figures.store_accuracy,
     );
-    for (k, (tp, fp, fneg)) in &per_trigger {
-        out.push_str(&format!(
-            "| {k} | {} | {:.3} | {:.3} |\n",
-            tp + fneg,
-            ratio(*tp, tp + fp),
-            ratio(*tp, tp + fneg)
-        ));
-    }
+    out.push_str(&precision_recall(&per_trigger));
     out.push_str("\n| store | labelled | precision | recall |\n|---|---|---|---|\n");
-    for (s, (tp, fp, fneg)) in &per_store {
-        out.push_str(&format!(
-            "| {s} | {} | {:.3} | {:.3} |\n",
-            tp + fneg,
-            ratio(*tp, tp + fp),
-            ratio(*tp, tp + fneg)
-        ));
-    }
+    out.push_str(&precision_recall(&per_store));
     out.push_str(&format!(
         "\nwrong rows ({}):\n\n| line | what | want | got | message |\n|---|---|---|---|---|\n",
         wrong.len()
@@ -220,6 +206,21 @@ fn evaluate(file: &str) -> Figures {
     }
     println!("{out}");
     figures
+}
+
+/// Markdown rows `| name | labelled | precision | recall |` from (tp, fp, fn) counts.
+fn precision_recall(counts: &BTreeMap<&str, (usize, usize, usize)>) -> String {
+    counts
+        .iter()
+        .map(|(name, (tp, fp, fneg))| {
+            format!(
+                "| {name} | {} | {:.3} | {:.3} |\n",
+                tp + fneg,
+                ratio(*tp, tp + fp),
+                ratio(*tp, tp + fneg)
+            )
+        })
+        .collect()
 }
 
 fn one_line(s: &str) -> String {
