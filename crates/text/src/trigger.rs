@@ -1788,7 +1788,7 @@ fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     let verb_like = !next.is_empty()
         && !NOT_A_VERB.contains(&next)
         && !next.ends_with("ed")
-        && !(next.ends_with('s') && !next.ends_with("ss"))
+        && (!next.ends_with('s') || next.ends_with("ss"))
         && next.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-');
     // "Always check the oil, my dad used to say": reported, not said to the agent.
     let sentence = sl(&text.norm, c.start, c.end);
