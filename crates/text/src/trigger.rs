@@ -1198,6 +1198,8 @@ fn is_task_caveat(rest: &str) -> bool {
     ARTIFACTS.iter().any(|a| {
         ["this", "these", "that"].iter().any(|d| padded.contains(&format!(" {d} {a} ")))
             || padded.contains(" when you ") && padded.contains(&format!(" the {a} "))
+            || padded.contains(&format!(" {a} below "))
+            || padded.contains(&format!(" {a} above "))
     }) || [
         " when you rewrite",
         " when you edit",
@@ -1302,9 +1304,12 @@ fn is_general_topic(topic: &str) -> bool {
     }
     let first = words.next().unwrap_or("");
     let second = words.next().unwrap_or("");
-    first.eq_ignore_ascii_case("the")
-        && second.chars().next().is_some_and(char::is_uppercase)
-        && !is_personal_topic(topic)
+    let third = words.next().unwrap_or("");
+    let fourth = words.next().unwrap_or("");
+    // "the French Revolution"; "the history of Kyoto", "the plot of Inception".
+    let named = second.chars().next().is_some_and(char::is_uppercase)
+        || third == "of" && fourth.chars().next().is_some_and(char::is_uppercase);
+    first.eq_ignore_ascii_case("the") && named && !is_personal_topic(topic)
 }
 
 fn strip_question(s: String) -> String {
@@ -1529,6 +1534,14 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             {
                 return None;
             }
+            // "Write down three ideas for the offsite" asks for work; "write down: the code is
+            // on the card" and "write down that …" keep something.
+            if matches!(*p, "write down" | "jot down" | "note down")
+                && n == p.len()
+                && !states_something(after)
+            {
+                return None;
+            }
             // "From now on it should get easier" forecasts; it asks nothing.
             if matches!(*p, "from now on" | "going forward") && forecasts(after) {
                 return None;
@@ -1555,6 +1568,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
                 continue;
             }
             return done(end, pointer_or_after(end));
+        }
+    }
+    // "Note the steps to rotate logs:\n1) …": a note whose content follows on its own lines.
+    if starts_word(rest, "note") && !c.question {
+        let head = sl(&text.norm, start, text.norm.len());
+        if let Some(k) = head.find(":\n").filter(|k| head[..*k].split_whitespace().count() <= 8) {
+            let end = start + k + 1;
+            let content = content_after(text, end);
+            if !content.is_empty() && !is_task_caveat(&content.to_ascii_lowercase()) {
+                return done(end, content);
+            }
         }
     }
     // "Please note I don't drink alcohol": a polite "note" before the user's own fact.
@@ -1664,6 +1688,18 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
     }
     None
+}
+
+/// Tells whether the words after a "write down" state something to keep (a colon, or a verb of
+/// being in its first words: "my locker is 212") rather than name work to do.
+fn states_something(after: &str) -> bool {
+    let words: Vec<&str> = after.split_whitespace().take(8).collect();
+    words.iter().take(3).any(|w| w.ends_with(':'))
+        || after.trim_start().starts_with(':')
+        || words.iter().any(|w| {
+            matches!(*w, "is" | "are" | "was" | "were" | "has" | "have" | "lives" | "works")
+                || w.ends_with("'s") && words.first() != Some(w)
+        })
 }
 
 /// Tells whether the words after "from now on" forecast ("it should get easier") rather than
@@ -1977,6 +2013,10 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
     for verb in ["forget", "please forget", "just forget"] {
         if let Some(n) = phrase_then(rest, verb, forget_conns, true) {
             let end = start + n;
+            // "forget-me-not" is a flower.
+            if rest[n.min(rest.len())..].starts_with('-') {
+                return None;
+            }
             if c.question && !c.requested {
                 return None; // "forget something?" / "did you forget …?"
             }
@@ -3436,7 +3476,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             // 「光合成について何を知っている？」 asks for knowledge, not memory; so does
             // 「リンクリストの反転の仕方覚えてる？」.
             let how = ["仕方", "やり方", "方法"].iter().any(|w| object.ends_with(w));
-            if (v.contains("知っ") || how)
+            // 「京都の歴史について何か覚えてる？」 asks what the agent knows of a subject.
+            let anything = text.orig_slice(base, at(i)).ends_with("について何か");
+            if (v.contains("知っ") || how || anything)
                 && !ja_is_personal(&object)
                 && !names_known(text, &object)
             {

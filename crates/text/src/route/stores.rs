@@ -423,7 +423,12 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     let past = content.trim_end_matches(['。', '！', '!', ' ', '\n']).ends_with('た');
     let ja = seq.len() >= 2
         || how.is_some() && (!seq.is_empty() || te >= 1 || te_join >= 1 || items >= 2)
-        || !past && (!seq.is_empty() && te >= 1 || te >= 2);
+        || !past && (!seq.is_empty() && te >= 1 || te >= 2)
+        // ロック解除は、QRコードを読み取ってからレバーを引く: a topic, then actions in order.
+        || !past
+            && seq.first().is_some_and(|w| {
+                content.find('は').is_some_and(|t| content.find(w).is_some_and(|q| t < q))
+            });
     ja.then(|| {
         let mut words: Vec<String> = how.into_iter().map(|w| format!("{w:?}")).collect();
         words.extend(seq.iter().map(|w| format!("{w:?}")));
@@ -648,6 +653,8 @@ fn ja_trim_end(content: &str) -> &str {
 const DECISION: &[&str] = &[
     "we decided",
     "i decided",
+    "decided",
+    "agreed",
     "decided to",
     "decided on",
     "we chose",
@@ -1112,17 +1119,39 @@ pub(super) fn topic_entity(content: &str) -> Option<super::RoutedEntity> {
     let name = if japanese {
         // The topic is what stands before は (or が): 会社の最寄り駅は三鷹.
         let end = text.find('は').or_else(|| text.find('が'))?;
-        let subject = text[..end].trim_end_matches(['の', '、']);
+        let subject: String = text[..end]
+            .trim_end_matches(['の', '、'])
+            .chars()
+            .filter(|c| !"「」『』\"".contains(*c))
+            .collect();
         let ok = !subject.is_empty()
             && subject.chars().count() <= 20
-            && !subject.contains(['。', '、', '：', ':', '「', '」', ' ']);
-        ok.then(|| subject.to_owned())?
+            && !subject.contains(['。', '、', '：', ':', ' ']);
+        ok.then_some(subject)?
     } else {
-        let words: Vec<&str> = text.split_whitespace().take(9).collect();
-        let end = words.iter().position(|w| {
-            SUBJECT_ENDS
-                .contains(&w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase().as_str())
-        })?;
+        let words: Vec<&str> = text
+            .split_whitespace()
+            .take(9)
+            .map(|w| w.trim_matches(|c: char| "\"“”'‘’()".contains(c)))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let listed = lower.iter().position(|w| SUBJECT_ENDS.contains(&w.as_str()));
+        // Or a verb in -s after the subject: "the studio's door code changes every month".
+        let verb_s = (1..lower.len()).find(|&i| {
+            let w = &lower[i];
+            w.len() > 3
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !w.ends_with("'s")
+                && w.chars().all(|c| c.is_ascii_lowercase())
+                && !DETERMINERS.contains(&lower[i - 1].as_str())
+                && !lower.get(i + 1).is_some_and(|n| SUBJECT_ENDS.contains(&n.as_str()))
+        });
+        let end = match (listed, verb_s) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
         let mut subject: Vec<&str> = words[..end].to_vec();
         while subject.first().is_some_and(|w| DETERMINERS.contains(&w.to_lowercase().as_str())) {
             subject.remove(0);
