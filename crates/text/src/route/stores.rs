@@ -64,9 +64,12 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
     let both = format!("{phrase_lc} {lc}");
     let mut why: Vec<(Store, String)> = Vec::new();
     let event = event_words(&lc);
-    let user_pref = first_hit(&lc, USER_PREFERENCE).filter(|_| first_person).or_else(|| {
-        (ja_first_person(content)).then(|| first_sub(content, JA_PREFERENCE)).flatten()
-    });
+    let user_pref = first_hit(&lc, USER_PREFERENCE)
+        .filter(|_| first_person)
+        .or_else(|| ja_first_person(content).then(|| first_sub(content, JA_PREFERENCE)).flatten())
+        // "I'm a designer, so skip the detail", 私は糖尿病だから…: who the user is, when it is
+        // not about a time, shapes the answers too.
+        .or_else(|| event.is_none().then(|| user_identity(content, &lc)).flatten());
     let (kind, main) = if let Some(w) = steps(content, &lc) {
         (Kind::Procedure, vec![(Store::Procedural, format!("how to do something, as steps ({w})"))])
     } else if let Some(w) = rule(content, &lc, &phrase_lc) {
@@ -775,8 +778,23 @@ const JA_PREFERENCE: &[&str] = &[
     "タイムゾーン",
     "在住",
     "好み",
+    "呼んで",
 ];
 const JA_PREFERENCE_OTHER: &[&str] = &["好き", "嫌い", "苦手", "アレルギー"];
+
+/// The opening of a statement about who the user is: "I'm …", "I am …", 私は…, 僕は….
+fn user_identity(content: &str, lc: &str) -> Option<&'static str> {
+    let t = lc.trim_start().strip_prefix("that ").unwrap_or(lc.trim_start());
+    ["i'm ", "i am ", "im "]
+        .into_iter()
+        .find(|w| t.starts_with(w))
+        .or_else(|| {
+            ["私は", "僕は", "俺は", "わたしは"]
+                .into_iter()
+                .find(|w| content.trim_start().starts_with(w))
+        })
+        .map(str::trim_end)
+}
 
 /// Tells whether a Japanese text speaks in the first person.
 pub(super) fn ja_first_person(content: &str) -> bool {
