@@ -604,6 +604,26 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     if conditional {
         return Some(format!("{:?} then an instruction", first_word(t)));
     }
+    // "Reply in Spanish to Carlos", "answer briefly": an order about how the agent answers.
+    const ANSWER_VERBS: &[&str] = &[
+        "answer",
+        "reply",
+        "respond",
+        "speak",
+        "talk",
+        "address",
+        "cite",
+        "format",
+        "spell",
+        "summarise",
+        "summarize",
+        "translate",
+        "refer",
+        "default",
+    ];
+    if ANSWER_VERBS.contains(&first_word(t)) && event_words(lc).is_none() {
+        return Some(format!("{:?}: how to answer", first_word(t)));
+    }
     if let Some(s) = standing
         && (clause_verb(t)
             || clause_verb(t.strip_prefix(s).unwrap_or(t).trim_start_matches([',', ':', ' '])))
