@@ -1029,7 +1029,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     ] {
         if starts_word(rest, verb) {
             // "you remember …" only as a question.
-            if verb == "you remember" && !c.question {
+            // "can u remember my gym is on King St" (no question mark) asks to keep it.
+            if (verb == "you remember" || verb.starts_with("can") || verb.starts_with("would"))
+                && !c.question
+            {
                 continue;
             }
             let end = c.start + verb.len();
@@ -1475,6 +1478,8 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("write this down", &[":"], true),
         ("important:", &[], true),
         ("important -", &[], true),
+        ("important —", &[], true),
+        ("important –", &[], true),
         ("very important:", &[], true),
         ("this is important", &[":", "-"], true),
         ("for future reference", &[":"], true),

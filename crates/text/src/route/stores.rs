@@ -705,8 +705,19 @@ const DECISION: &[&str] = &[
     "opted for",
     "chose to",
 ];
-const JA_DECISION: &[&str] =
-    &["決めた", "決まった", "決定", "ことにした", "合意", "ことになった", "方針"];
+const JA_DECISION: &[&str] = &[
+    "決めた",
+    "決まった",
+    "決定",
+    "ことにした",
+    "にした",
+    "に変えた",
+    "を選んだ",
+    "を採用",
+    "合意",
+    "ことになった",
+    "方針",
+];
 
 /// The user's own standing preferences (with a first-person subject).
 const USER_PREFERENCE: &[&str] = &[
@@ -1142,7 +1153,8 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
 const SUBJECT_ENDS: &[&str] = &[
     "is", "are", "was", "were", "has", "have", "had", "runs", "uses", "lives", "starts", "ends",
     "listens", "leads", "means", "costs", "takes", "opens", "closes", "belongs", "needs", "only",
-    "gets", "stays", "goes", "sits", "holds",
+    "gets", "stays", "goes", "sits", "holds", "should", "must", "can", "will", "may", "might",
+    "comes",
 ];
 const DETERMINERS: &[&str] =
     &["the", "a", "an", "our", "my", "your", "their", "his", "her", "its", "this", "that", "these"];
@@ -1153,52 +1165,66 @@ const DETERMINERS: &[&str] =
 pub(super) fn topic_entity(content: &str) -> Option<super::RoutedEntity> {
     let text = content.trim().trim_start_matches(|c: char| !c.is_alphanumeric());
     let head: String = text.chars().take(24).collect();
-    let japanese = head.chars().any(crate::word::is_cjk) && head.contains(['は', 'が']);
-    let name = if japanese {
+    let cjk = head.chars().any(crate::word::is_cjk);
+    let name = if cjk && head.contains(['は', 'が']) {
         // The topic is what stands before は (or が): 会社の最寄り駅は三鷹.
-        let end = text.find('は').or_else(|| text.find('が'))?;
-        let subject: String = text[..end]
-            .trim_end_matches(['の', '、'])
-            .chars()
-            .filter(|c| !"「」『』\"".contains(*c))
-            .collect();
-        let ok = !subject.is_empty()
-            && subject.chars().count() <= 20
-            && !subject.contains(['。', '、', '：', ':', ' ']);
-        ok.then_some(subject)?
+        ja_subject(text, text.find('は').or_else(|| text.find('が'))?)?
+    } else if cjk && !head.contains(' ') {
+        // No topic marker: the first noun, before its particle (歯医者に言われた → 歯医者).
+        let end =
+            ["に", "を", "で", "と", "の", "から"].iter().filter_map(|p| text.find(p)).min()?;
+        ja_subject(text, end)?
     } else {
-        let words: Vec<&str> = text
-            .split_whitespace()
-            .take(9)
-            .map(|w| w.trim_matches(|c: char| "\"“”'‘’()".contains(c)))
-            .filter(|w| !w.is_empty())
-            .collect();
-        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-        let listed = lower.iter().position(|w| SUBJECT_ENDS.contains(&w.as_str()));
-        // Or a verb in -s after the subject: "the studio's door code changes every month".
-        let verb_s = (1..lower.len()).find(|&i| {
-            let w = &lower[i];
-            w.len() > 3
-                && w.ends_with('s')
-                && !w.ends_with("ss")
-                && !w.ends_with("'s")
-                && w.chars().all(|c| c.is_ascii_lowercase())
-                && !DETERMINERS.contains(&lower[i - 1].as_str())
-                && !lower.get(i + 1).is_some_and(|n| SUBJECT_ENDS.contains(&n.as_str()))
-        });
-        let end = match (listed, verb_s) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
-        let mut subject: Vec<&str> = words[..end].to_vec();
-        while subject.first().is_some_and(|w| DETERMINERS.contains(&w.to_lowercase().as_str())) {
-            subject.remove(0);
-        }
-        let ok = (1..=6).contains(&subject.len())
-            && subject.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || "-'’".contains(c)));
-        ok.then(|| subject.join(" "))?
+        english_subject(text)?
     };
     let slug = crate::markdown::slugify(&name);
     let id = crate::model::EntityId::parse(&format!("concept--{slug}")).ok()?;
     Some(super::RoutedEntity { id: id.to_string(), name, kind: "concept".into() })
+}
+
+/// The Japanese text before byte `end`, without quotes, when it is a short noun phrase.
+fn ja_subject(text: &str, end: usize) -> Option<String> {
+    let subject: String = text[..end]
+        .trim_end_matches(['の', '、'])
+        .chars()
+        .filter(|c| !"「」『』\"".contains(*c))
+        .collect();
+    let ok = !subject.is_empty()
+        && subject.chars().count() <= 20
+        && !subject.contains(['。', '、', '：', ':', ' ']);
+    ok.then_some(subject)
+}
+
+/// The words before the verb of an English fact, without a leading determiner, when at most six.
+fn english_subject(text: &str) -> Option<String> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .take(9)
+        .map(|w| w.trim_matches(|c: char| "\"“”'‘’()".contains(c)))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let listed = lower.iter().position(|w| SUBJECT_ENDS.contains(&w.as_str()));
+    // Or a verb in -s after the subject: "the studio's door code changes every month".
+    let verb_s = (1..lower.len()).find(|&i| {
+        let w = &lower[i];
+        w.len() > 3
+            && w.ends_with('s')
+            && !w.ends_with("ss")
+            && !w.ends_with("'s")
+            && w.chars().all(|c| c.is_ascii_lowercase())
+            && !DETERMINERS.contains(&lower[i - 1].as_str())
+            && !lower.get(i + 1).is_some_and(|n| SUBJECT_ENDS.contains(&n.as_str()))
+    });
+    let end = match (listed, verb_s) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    let mut subject: Vec<&str> = words[..end].to_vec();
+    while subject.first().is_some_and(|w| DETERMINERS.contains(&w.to_lowercase().as_str())) {
+        subject.remove(0);
+    }
+    let ok = (1..=6).contains(&subject.len())
+        && subject.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || "-'’".contains(c)));
+    ok.then(|| subject.join(" "))
 }
