@@ -233,3 +233,86 @@ fn recall_shows_the_facts_not_the_entity_file_header() {
     let text = v["action"]["results"][0]["text"].as_str().unwrap();
     assert!(text.contains("Alice moved to Lisbon") && !text.contains("<!--"), "{text}");
 }
+
+/// Issue 18: a how-to said in passing and a Japanese preference land in the files they mean,
+/// each store with the reason that chose it.
+#[test]
+fn issue_18_messages_land_where_the_user_meant() {
+    let env = TestEnv::initialized();
+    let out = env.mutate([
+        "hear",
+        "--json",
+        "note that to renew the certificate you run certbot renew, then reload nginx",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["routing"]["stores"], serde_json::json!(["procedural"]), "{v}");
+    let reasons = v["routing"]["reason"].to_string();
+    assert!(reasons.contains("store procedural: how to do something, as steps"), "{reasons}");
+    let written: Vec<&str> = v["action"]["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(written.len(), 1, "{v}");
+    assert!(written[0].starts_with("memory/procedures/"), "{written:?}");
+    assert!(env.read(written[0]).contains("certbot renew"), "{}", env.read(written[0]));
+    assert!(!env.path("memory/episodes/2026-12-01.md").exists(), "a how-to is no episode");
+
+    let out = env.mutate(["hear", "--json", "覚えておいて：私の好きな色は青です。"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["routing"]["stores"], serde_json::json!(["semantic", "core"]), "{v}");
+    let reasons = v["routing"]["reason"].to_string();
+    assert!(
+        reasons.contains("store semantic: a preference of the user's (\\\"好き\\\")"),
+        "{reasons}"
+    );
+    assert!(reasons.contains("store core: "), "{reasons}");
+    let user = env.read("memory/graph/entities/person--user.md");
+    assert!(user.contains("私の好きな色は青です"), "{user}");
+    assert!(env.read("MEMORY.md").contains("私の好きな色は青です"), "{}", env.read("MEMORY.md"));
+    assert!(!env.path("memory/episodes/2026-12-01.md").exists(), "a preference is no episode");
+}
+
+/// "さっきの話は忘れて" points back: hear offers the memory written last, and forgets nothing.
+#[test]
+fn a_forget_that_points_back_offers_the_last_memory() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that Alice moved to Lisbon"]);
+    env.mutate(["hear", "覚えておいて：明日は歯医者"]);
+    let head = env.head();
+    for m in ["さっきの話は忘れて", "scratch that"] {
+        let out = env.run(["hear", "--json", m]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!((v["trigger"].as_str(), v["content"].as_str()), (Some("forget"), Some("")));
+        let ids: Vec<&str> = v["action"]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["episode:2026-12-01:09:00"], "{m}: {v}");
+        assert_eq!(
+            v["action"]["command"], "cogmem forget --id episode:2026-12-01:09:00 --yes",
+            "{m}"
+        );
+    }
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+/// Pasted text is material, not a request: a hard-wrapped line that starts with "remember"
+/// inside an email the user asks to proofread writes nothing (read from stdin with `-`).
+#[test]
+fn a_wrapped_remember_line_in_pasted_text_is_not_a_request() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    let pasted = "Can you proofread this?\n\nDear team,\nAs we head into the holidays, please\n\
+                  remember that the office will be closed from the 24th to the 2nd. Anyone who\n\
+                  needs access should contact facilities.\nBest, Dana\n";
+    let out = env.run(["hear", "--json", "-"]).stdin(pasted).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["trigger"], serde_json::Value::Null, "{v}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}

@@ -47,6 +47,31 @@ pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Cand
     Ok(rank(&all, &decay, query, limit))
 }
 
+/// Finds the memory written (or used) last: what a forget request that only points back
+/// means ("scratch that", "forget what I just said", さっきの話は忘れて). Every unit of that
+/// last change is a candidate (a remember may write an episode, an entity and a core bullet),
+/// archived ones excluded; empty when nothing is remembered.
+pub fn latest(ws: &Workspace, limit: usize) -> crate::Result<Vec<Candidate>> {
+    let all = units::list(ws);
+    let decay = load_decay(ws)?;
+    let never = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH.fixed_offset();
+    let dated: Vec<(cogmem_text::Timestamp, &MemoryUnit)> = all
+        .units
+        .iter()
+        .filter(|u| !decay.is_forgotten(&u.id))
+        .filter_map(|u| Some((decay.inputs(&u.id, never)?.last_accessed, u)))
+        .collect();
+    let Some(newest) = dated.iter().map(|(t, _)| *t).max() else { return Ok(Vec::new()) };
+    let mut found: Vec<Candidate> = dated
+        .into_iter()
+        .filter(|(t, _)| *t == newest)
+        .map(|(_, u)| whole_match(u, &decay))
+        .collect();
+    found.sort_by(|a, b| a.store.cmp(&b.store).then(a.id.cmp(&b.id)));
+    found.truncate(limit);
+    Ok(found)
+}
+
 fn rank(all: &Units, decay: &DecayFile, query: &str, limit: usize) -> Vec<Candidate> {
     let terms = units::terms(query);
     let mut found: Vec<Candidate> = all
@@ -98,17 +123,22 @@ pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>>
     ids.iter()
         .map(|id| {
             let u = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.clone() })?;
-            Ok(Candidate {
-                id: u.id.clone(),
-                store: u.store,
-                path: u.path.clone(),
-                line: u.line,
-                excerpt: excerpt(u, &[]),
-                score: 1.0,
-                pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
-            })
+            Ok(whole_match(u, &decay))
         })
         .collect()
+}
+
+/// A unit as a candidate chosen whole (by id, or as the last memory), not by its words.
+fn whole_match(u: &MemoryUnit, decay: &DecayFile) -> Candidate {
+    Candidate {
+        id: u.id.clone(),
+        store: u.store,
+        path: u.path.clone(),
+        line: u.line,
+        excerpt: excerpt(u, &[]),
+        score: 1.0,
+        pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
+    }
 }
 
 fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {

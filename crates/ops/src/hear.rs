@@ -228,8 +228,12 @@ pub fn hear(
             }
         }
         TriggerKind::Forget => {
-            let candidates =
-                if content.is_empty() { Vec::new() } else { forget::find(ws, &content, 5)? };
+            // "Scratch that" / さっきの話は忘れて points back: at the memory written last.
+            let candidates = if content.is_empty() {
+                forget::latest(ws, 5)?
+            } else {
+                forget::find(ws, &content, 5)?
+            };
             // Only a clear best match gets a ready command; ties must be picked by id.
             let clear = candidates.len() == 1
                 || candidates.len() > 1 && candidates[0].score > candidates[1].score;

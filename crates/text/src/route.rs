@@ -11,6 +11,9 @@ use crate::markdown::slugify;
 use crate::model::{Confidence, EntityId, EntryType, Store};
 use crate::stopword::{self, Tier};
 
+mod stores;
+use stores::{Kind, topic_entity};
+
 /// An entity the workspace already knows, with the names it goes by (lower case).
 #[derive(Debug, Clone)]
 pub struct KnownEntity {
@@ -91,18 +94,6 @@ pub struct Routing {
     pub reason: Vec<String>,
 }
 
-/// What kind of content a memory is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Preference,
-    Decision,
-    Procedure,
-    Event,
-    Task,
-    Correction,
-    Fact,
-}
-
 fn contains_words(hay: &str, needle: &str) -> bool {
     let mut from = 0;
     let joins = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
@@ -124,274 +115,55 @@ fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
     needles.iter().copied().find(|n| contains_words(hay, n))
 }
 
-const PREFERENCE_FIRST_PERSON: &[&str] = &[
-    "i prefer",
-    "i'd prefer",
-    "i would prefer",
-    "i like",
-    "i love",
-    "i hate",
-    "i dislike",
-    "i don't like",
-    "i do not like",
-    "i'd rather",
-    "i would rather",
-    "my favorite",
-    "my favourite",
-    "i always",
-    "i never",
-    "i want you to always",
-    "i want you to never",
-    "always use",
-    "never use",
-    "please always",
-    "please never",
-    "from now on",
-    "i can't stand",
-    "i enjoy",
-    "i'm a fan of",
-    "i am a fan of",
-    "i'm not a fan of",
-    "don't ever",
-    "i usually",
-    "i tend to",
-];
-const PREFERENCE_OTHER: &[&str] = &[
-    "prefers",
-    "likes",
-    "loves",
-    "hates",
-    "dislikes",
-    "doesn't like",
-    "does not like",
-    "favorite",
-    "favourite",
-    "is allergic to",
-    "allergic to",
-    "can't stand",
-];
-const DECISION: &[&str] = &[
-    "we decided",
-    "i decided",
-    "decided to",
-    "decided on",
-    "we chose",
-    "i chose",
-    "we're going with",
-    "we are going with",
-    "we'll go with",
-    "we will go with",
-    "let's go with",
-    "we picked",
-    "decision:",
-    "the decision is",
-    "we agreed",
-    "agreed to",
-    "agreed on",
-    "we settled on",
-    "settled on",
-    "we're switching to",
-    "we are switching to",
-    "we'll use",
-    "we will use",
-    "going forward we",
-    "we opted",
-    "chose to",
-];
-const PROCEDURE: &[&str] = &[
-    "how to",
-    "step 1",
-    "step one",
-    "first,",
-    "the steps",
-    "steps to",
-    "workflow",
-    "procedure",
-    "the process for",
-    "the process to",
-    "checklist",
-    "to deploy",
-    "to release",
-    "instructions",
-];
-const IMPORTANT: &[&str] = &[
-    "important",
-    "never forget",
-    "forever",
-    "critical",
-    "always remember",
-    "permanently",
-    "must never",
-    "must always",
-    "don't ever forget",
-    "crucial",
-    "vital",
-    "pin this",
-    "pinned",
-];
-const EVENT: &[&str] = &[
-    "meeting",
-    "met with",
-    "we met",
-    "i met",
-    "call with",
-    "had a call",
-    "yesterday",
-    "last week",
-    "last night",
-    "this morning",
-    "this afternoon",
-    "tonight",
-    "today",
-    "on monday",
-    "on tuesday",
-    "on wednesday",
-    "on thursday",
-    "on friday",
-    "on saturday",
-    "on sunday",
-    "appointment",
-    "interview",
-    "went to",
-    "visited",
-    "happened",
-    "party",
-    "conference",
-    "trip",
-    "launched",
-    "released",
-    "shipped",
-    "birthday",
-    "anniversary",
-    "wedding",
-];
-const TASK: &[&str] = &[
-    "to do",
-    "todo",
-    "need to",
-    "needs to",
-    "have to",
-    "has to",
-    "must",
-    "should",
-    "remind me to",
-    "deadline",
-    "due",
-    "by friday",
-    "by monday",
-    "by tomorrow",
-];
-const CORRECTION: &[&str] = &[
-    "actually",
-    "correction",
-    "i was wrong",
-    "not anymore",
-    "no longer",
-    "instead of",
-    "changed to",
-];
-
 /// Routes `content` (the memory text, trigger phrase removed).
 ///
 /// `explicit` is true when the user asked for it ("remember …"), which makes confidence high.
 pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
-    let phrase_lc = trigger_phrase.unwrap_or("").to_lowercase();
-    let mut reason = Vec::new();
-    let first_person = is_first_person(&lc);
+    let first_person = is_first_person(&lc) || stores::ja_first_person(content);
+    let choice = stores::choose(content, trigger_phrase.unwrap_or(""), first_person);
+    let kind = choice.kind;
+    let mut reason = choice.reasons();
 
-    let numbered_lines = content
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            t.starts_with("- ")
-                || t.starts_with("* ")
-                || t.chars().next().is_some_and(|c| c.is_ascii_digit()) && t.contains(['.', ')'])
-        })
-        .count();
-    let important = first_hit(&lc, IMPORTANT).or_else(|| first_hit(&phrase_lc, IMPORTANT));
-    let kind = if numbered_lines >= 2
-        || first_hit(&lc, PROCEDURE).is_some()
-            && (lc.contains(" then ")
-                || lc.contains("first")
-                || numbered_lines >= 1
-                || lc.starts_with("how to"))
-    {
-        reason.push(if numbered_lines >= 2 {
-            format!("procedural: {numbered_lines} listed steps")
-        } else {
-            format!("procedural: a how-to ({:?})", first_hit(&lc, PROCEDURE).unwrap_or("steps"))
-        });
-        Kind::Procedure
-    } else if let Some(w) = first_hit(&lc, DECISION) {
-        reason.push(format!("episodic + semantic: a decision ({w:?})"));
-        Kind::Decision
-    } else if let Some(w) = first_hit(&lc, PREFERENCE_FIRST_PERSON).filter(|_| first_person) {
-        reason.push(format!("semantic: the user's preference ({w:?})"));
-        Kind::Preference
-    } else if let Some(w) = first_hit(&lc, PREFERENCE_OTHER) {
-        reason.push(format!("semantic: a preference ({w:?})"));
-        Kind::Preference
-    } else if let Some(w) = first_hit(&lc, CORRECTION) {
-        reason.push(format!("semantic: a correction ({w:?})"));
-        Kind::Correction
-    } else if let Some(w) = first_hit(&lc, EVENT) {
-        reason.push(format!("episodic: an event ({w:?})"));
-        Kind::Event
-    } else if let Some(w) = first_hit(&lc, TASK).filter(|_| {
-        phrase_lc.contains("forget") || phrase_lc.ends_with(" to") || lc.starts_with("to ")
-    }) {
-        reason.push(format!("episodic: a task ({w:?})"));
-        Kind::Task
-    } else {
-        reason.push("semantic: a fact".into());
-        Kind::Fact
-    };
+    let (mut entities, relations) = extract(content, &lc, first_person, ctx, &mut reason);
 
-    let (entities, relations) = extract(content, &lc, first_person, ctx, &mut reason);
-
-    let mut stores: Vec<Store> = match kind {
-        Kind::Procedure => vec![Store::Procedural],
-        Kind::Decision => vec![Store::Episodic, Store::Semantic],
-        Kind::Event | Kind::Task => vec![Store::Episodic],
-        Kind::Preference | Kind::Fact | Kind::Correction => vec![Store::Semantic],
-    };
-    let mut core_update = false;
-    if kind == Kind::Preference && first_person {
-        core_update = true;
-        reason.push("core: a preference of the user's changes how the agent should behave".into());
-    }
-    if let Some(w) = important {
-        if !stores.contains(&Store::Semantic) && kind != Kind::Procedure {
-            stores.push(Store::Semantic);
-        }
-        stores.push(Store::Vault);
-        core_update = true;
-        reason.push(format!("vault + core: marked as lasting ({w:?})"));
-    }
+    let mut stores = choice.stores.clone();
+    // The semantic store keeps facts in entity files: with no entity named, the topic of the
+    // fact becomes one ("our staging host is …" → concept--staging-host), when the fact is what
+    // the memory is; a decision without one is kept in the episode log only.
     if stores.contains(&Store::Semantic) && entities.is_empty() {
-        stores.retain(|s| *s != Store::Semantic);
-        if !stores.contains(&Store::Episodic) {
-            stores.insert(0, Store::Episodic);
+        let content_store = stores.iter().find(|s| **s != Store::Vault).copied();
+        let topic =
+            (content_store == Some(Store::Semantic)).then(|| topic_entity(content)).flatten();
+        if let Some(t) = topic {
+            reason.push(format!("entity {}: the topic of the fact (no name in the text)", t.id));
+            entities.push(t);
+        } else {
+            stores.retain(|s| *s != Store::Semantic);
+            if !stores.contains(&Store::Episodic) {
+                let at = usize::from(stores.first() == Some(&Store::Vault));
+                stores.insert(at, Store::Episodic);
+            }
+            reason.push(
+                "store episodic: no entity or topic to hold the fact, so the episode log keeps it"
+                    .into(),
+            );
         }
-        reason.push("episodic instead of semantic: no entity to hold the fact".into());
     }
-    if core_update {
-        stores.push(Store::Core);
-    }
+    let core_update = stores.contains(&Store::Core);
     let entry_type = match kind {
         Kind::Preference => EntryType::Preference,
         Kind::Decision => EntryType::Decision,
         Kind::Event => EntryType::Event,
         Kind::Task => EntryType::Task,
         Kind::Correction => EntryType::Correction,
+        Kind::Rule => EntryType::Preference,
         Kind::Procedure | Kind::Fact => EntryType::Fact,
     };
-    let confidence = if trigger_phrase.is_some() || important.is_some() {
-        Confidence::High
-    } else {
-        Confidence::Medium
-    };
+    // Pinned or marked important counts as asked for, even when only mentioned.
+    let marked = choice.why.iter().any(|(s, w)| *s == Store::Vault || w.starts_with("marked"));
+    let confidence =
+        if trigger_phrase.is_some() || marked { Confidence::High } else { Confidence::Medium };
     reason.push(format!(
         "confidence {}: {}",
         confidence.as_str(),
@@ -1217,6 +989,7 @@ fn tags(kind: Kind, entities: &[RoutedEntity], lc: &str) -> Vec<String> {
         Kind::Task => "task",
         Kind::Correction => "correction",
         Kind::Fact => "fact",
+        Kind::Rule => "rule",
     };
     tags.push(k.to_owned());
     for e in entities {
@@ -1285,6 +1058,9 @@ fn third_person(verb: &str) -> String {
         "was" | "will" | "would" | "can" | "could" | "should" | "must" | "might" | "may"
         | "did" | "had" => verb.into(),
         "don't" => "doesn't".into(),
+        // "need", "feed", "proceed" are present tense despite their -ed (issue 18: "User need to").
+        "need" | "feed" | "proceed" | "succeed" | "exceed" | "bleed" | "breed" | "speed"
+        | "heed" | "seed" | "embed" => format!("{verb}s"),
         _ if lower.ends_with("ed") => verb.into(),
         _ if lower.ends_with(['s', 'x', 'z']) || lower.ends_with("ch") || lower.ends_with("sh") => {
             format!("{verb}es")
@@ -1526,16 +1302,16 @@ mod tests {
     #[test]
     fn store_selection_table() {
         let ctx = RouteContext::default();
-        let cases: [(&str, &[Store]); 7] = [
+        let cases: [(&str, &[Store]); 8] = [
             ("We decided to use Postgres for Atlas", &[Store::Episodic, Store::Semantic]),
             ("Alice prefers tea", &[Store::Semantic]),
             ("To deploy: 1. run tests\n2. tag\n3. push", &[Store::Procedural]),
             ("Had a call with Bob yesterday about the budget", &[Store::Episodic]),
-            (
-                "Important: my passport number is in the safe",
-                &[Store::Semantic, Store::Vault, Store::Core],
-            ),
-            ("the wifi password is hunter2", &[Store::Episodic]),
+            // Important adds core; only asking to pin or keep it forever adds the vault.
+            ("Important: my passport number is in the safe", &[Store::Semantic, Store::Core]),
+            ("Pin this: my passport number is in the safe", &[Store::Vault, Store::Semantic]),
+            // A setting with no name in it is filed under its topic (concept--wifi-password).
+            ("the wifi password is hunter2", &[Store::Semantic]),
             ("Alice is the CTO of Acme", &[Store::Semantic]),
         ];
         for (input, want) in cases {

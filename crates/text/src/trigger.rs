@@ -118,8 +118,12 @@ pub fn classify_lazy(
 fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
-    for sentence in text.sentences() {
-        let hits = english(&text, sentence, extra).into_iter().chain(japanese(&text, sentence));
+    // Text the user pasted to be worked on ("proofread this: …") says nothing to the agent.
+    let material = material_start(&text.norm);
+    let sentences: Vec<Span> =
+        text.sentences().into_iter().filter(|s| material.is_none_or(|m| s.start < m)).collect();
+    for (k, sentence) in sentences.iter().enumerate() {
+        let hits = english(&text, *sentence, extra).into_iter().chain(japanese(&text, *sentence));
         for (pos, t) in hits {
             if t.kind == TriggerKind::ReflectSoft {
                 soft.get_or_insert(t);
@@ -127,11 +131,94 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
                 best = Some((pos, t));
             }
         }
+        if best.as_ref().is_some_and(|(_, t)| t.kind == TriggerKind::Forget) {
+            // "Forget the old address, and remember that I now live in Bristol": the new fact is
+            // the request to act on; a later remember wins over the forget it corrects.
+            let later = sentences[k..]
+                .iter()
+                .flat_map(|s| english(&text, *s, extra).into_iter().chain(japanese(&text, *s)));
+            if let Some(r) =
+                later.filter(|(_, t)| t.kind == TriggerKind::Remember).min_by_key(|(p, _)| *p)
+            {
+                best = Some(r);
+            }
+        }
         if best.is_some() {
             break;
         }
     }
     best.map(|(_, t)| t).or(soft)
+}
+
+/// Where pasted material starts, if the message opens by asking for work on it: "Can you
+/// proofread this?", "Summarise the following notes:", "この文章を要約して：" on the first line,
+/// with the material on the lines after. A request is what the user says to the agent, not a
+/// line of the email or document they pasted (issue 18).
+fn material_start(norm: &str) -> Option<usize> {
+    let (first, _) = norm.split_once('\n')?;
+    let first_end = first.len() + 1;
+    if norm[first_end..].trim().is_empty() {
+        return None;
+    }
+    let head = first.trim();
+    let asks = head.ends_with([':', '?', '？']) || norm[first_end..].starts_with('\n');
+    const WORK: &[&str] = &[
+        "proofread",
+        "summarise",
+        "summarize",
+        "summary",
+        "translate",
+        "review",
+        "check",
+        "fix",
+        "rewrite",
+        "edit",
+        "improve",
+        "shorten",
+        "format",
+        "explain",
+        "correct",
+        "polish",
+        "tl;dr",
+        "tldr",
+        "read",
+        "look at",
+        "reply to",
+        "respond to",
+        "what do you think",
+        "thoughts",
+        "feedback",
+        "here's",
+        "here is",
+        "below is",
+        "the following",
+        "this text",
+        "this email",
+    ];
+    const JA_WORK: &[&str] = &[
+        "要約",
+        "訳して",
+        "翻訳",
+        "直して",
+        "校正",
+        "添削",
+        "レビュー",
+        "チェックして",
+        "確認して",
+        "まとめて",
+        "読んで",
+        "どう思う",
+        "以下",
+        "次の文",
+        "この文章",
+        "このメール",
+    ];
+    let work = WORK.iter().any(|w| find_word(head, w).is_some())
+        || JA_WORK.iter().any(|w| head.contains(w));
+    // Material is more than a line: "Can you check this?\nRemember that…" may be the user's own.
+    let rest = &norm[first_end..];
+    let long = rest.lines().filter(|l| !l.trim().is_empty()).count() >= 3 || rest.len() >= 200;
+    (asks && work && long).then_some(first_end)
 }
 
 /// A message with a normalised copy (ASCII lower case, straight quotes) whose byte offsets map
@@ -197,6 +284,20 @@ impl<'a> Text<'a> {
                     continue;
                 }
             }
+            // Common typos of "remember" read as the word itself.
+            if (k == 0 || boundary(k - 1)) && matches!(c, 'r' | 'R') {
+                let word: String = chars[k..]
+                    .iter()
+                    .take_while(|(_, ch)| ch.is_alphabetic())
+                    .map(|(_, ch)| ch.to_ascii_lowercase())
+                    .collect();
+                if REMEMBER_TYPOS.contains(&word.as_str()) {
+                    norm.push_str("remember");
+                    at.extend(std::iter::repeat_n(i, "remember".len()));
+                    skip = word.chars().count() - 1;
+                    continue;
+                }
+            }
             let n = match c {
                 '\u{2018}' | '\u{2019}' | '`' | '\u{ff07}' => '\'',
                 '\u{201c}' | '\u{201d}' => '"',
@@ -232,7 +333,8 @@ impl<'a> Text<'a> {
         while let Some((i, c)) = iter.next() {
             let next = iter.peek().map(|(_, n)| *n);
             let end_here = match c {
-                '\n' | '。' | '！' | '？' => true,
+                '\n' => !wrapped_line(&self.norm[start..i], &self.norm[i + 1..]),
+                '。' | '！' | '？' => true,
                 '!' | '?' => !matches!(next, Some('!' | '?')),
                 '.' => {
                     next.is_none_or(|n| n == ' ' || n == '\n')
@@ -254,6 +356,28 @@ impl<'a> Text<'a> {
         out
     }
 }
+
+/// Tells whether a line break only wraps a sentence: the line before stops mid-sentence (no
+/// closing punctuation; in Japanese, a particle) and the next line goes on in lower case (or,
+/// in Japanese, straight on). Pasted text is often hard-wrapped, and a wrapped line that happens
+/// to start with "remember" is no request (issue 18).
+fn wrapped_line(before: &str, after: &str) -> bool {
+    let b = before.trim_end_matches([' ', '\t']);
+    let Some(last) = b.chars().next_back() else { return false };
+    let next = after.chars().next();
+    if last.is_ascii_alphanumeric() || last == ',' {
+        return next.is_some_and(|c| c.is_ascii_lowercase())
+            && !b.trim_start().starts_with(['-', '*', '#', '>'])
+            && b.split_whitespace().count() >= 4;
+    }
+    matches!(last, 'は' | 'が' | 'を' | 'に' | 'で' | 'と' | 'も' | 'の' | '、')
+        && next.is_some_and(crate::word::is_cjk)
+        && b.chars().count() >= 6
+}
+
+/// Misspellings of "remember" that are read as the word (issue 18: typos).
+const REMEMBER_TYPOS: &[&str] =
+    &["remeber", "rember", "remmeber", "rememebr", "remembr", "rmember", "remembe", "remmember"];
 
 fn is_abbreviation(before: &str) -> bool {
     let last = before.rsplit(' ').next().unwrap_or("");
@@ -468,10 +592,11 @@ fn content_after(text: &Text<'_>, pos: usize) -> String {
             continue;
         }
         let piece = sl(s, sentence.start, sentence.end);
-        if is_courtesy(piece)
-            || classify(text.orig_slice(sentence.start, sentence.end), &ExtraPhrases::default())
-                .is_some()
-        {
+        // A later "Never paste it in chat." belongs to the memory it follows.
+        let other =
+            classify(text.orig_slice(sentence.start, sentence.end), &ExtraPhrases::default())
+                .filter(|t| !STANDING_OPENERS.contains(&t.phrase.to_ascii_lowercase().as_str()));
+        if is_courtesy(piece) || other.is_some() {
             end = sentence.start;
         } else {
             break;
@@ -643,7 +768,13 @@ fn strip_label(s: String) -> String {
             lead.as_str(),
             "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that"
         );
-        if words <= 4 && self_label && !rest.is_empty() && !head.chars().any(|c| c.is_ascii_digit())
+        // "the decision is final: …" says something; "for next time: …" only labels.
+        let says = head.split_whitespace().any(|w| matches!(w, "is" | "are" | "was" | "were"));
+        if words <= 4
+            && self_label
+            && !says
+            && !rest.is_empty()
+            && !head.chars().any(|c| c.is_ascii_digit())
         {
             return rest.to_owned();
         }
@@ -803,6 +934,7 @@ fn english_clause(text: &Text<'_>, c: &Clause, extra: &ExtraPhrases) -> Option<(
         .or_else(|| forget_rule(text, c, rest))
         .or_else(|| reflect_rule(text, c, rest))
         .or_else(|| soft_rule(text, c, rest))
+        .or_else(|| standing_rule(text, c, rest))
 }
 
 /// Matches `phrase` then one of `connectors` (or none when `bare_ok`), returning the offset
@@ -854,7 +986,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         ("look in your memory", &["for", "about"], true),
         (
             "remind me",
-            &["what", "when", "where", "who", "how", "which", "about", "of", "whether", "if"],
+            &[
+                "what", "when", "where", "who", "why", "how", "which", "about", "of", "whether",
+                "if",
+            ],
             true,
         ),
         ("what do you know", &["about", "of", "regarding", "on"], false),
@@ -894,7 +1029,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     ] {
         if starts_word(rest, verb) {
             // "you remember …" only as a question.
-            if verb == "you remember" && !c.question {
+            // "can u remember my gym is on King St" (no question mark) asks to keep it.
+            if (verb == "you remember" || verb.starts_with("can") || verb.starts_with("would"))
+                && !c.question
+            {
                 continue;
             }
             let end = c.start + verb.len();
@@ -909,6 +1047,17 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             }
             let topic = strip_topic(strip_question(content_to(text, end, c.end)));
             if topic.is_empty() || is_general_topic(&topic) && !names_known(text, &topic) {
+                return None;
+            }
+            // "Can you remember the plot of Inception and explain it?" asks for work.
+            if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", ")) {
+                return None;
+            }
+            // "Do you remember how to reverse a linked list?" asks for knowledge.
+            if topic.to_ascii_lowercase().starts_with("how ")
+                && !is_personal_topic(&topic)
+                && !names_known(text, &topic)
+            {
                 return None;
             }
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
@@ -985,11 +1134,15 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         // "What was the supplier's minimum order again?" asks for something told before.
         let q = sl(&text.norm, c.start, c.end).trim_end_matches(['?', ' ', '!', '.']);
         if let Some(body) = q.strip_suffix(" again")
-            && ["what", "who", "when", "where", "which", "how"].iter().any(|w| starts_word(body, w))
+            && ["what", "who", "when", "where", "which", "how"]
+                .iter()
+                .any(|w| starts_word(body, w) || body.starts_with(&format!("{w}'s ")))
         {
             let words: Vec<&str> = body.splitn(3, ' ').collect();
+            // "what's my …" asks about what follows "what's"; "what was the …" after "was".
+            let skip = if words[0].ends_with("'s") { 1 } else { 2 };
             if words.len() == 3 {
-                let from = c.start + words[0].len() + 1 + words[1].len() + 1;
+                let from = c.start + words[..skip].iter().map(|w| w.len() + 1).sum::<usize>();
                 let topic = content_to(text, from, c.start + body.len());
                 if !topic.is_empty() && !is_general_topic(&topic) {
                     return Some(hit(text, TriggerKind::Recall, c.start, c.end, topic));
@@ -1048,6 +1201,8 @@ fn is_task_caveat(rest: &str) -> bool {
     ARTIFACTS.iter().any(|a| {
         ["this", "these", "that"].iter().any(|d| padded.contains(&format!(" {d} {a} ")))
             || padded.contains(" when you ") && padded.contains(&format!(" the {a} "))
+            || padded.contains(&format!(" {a} below "))
+            || padded.contains(&format!(" {a} above "))
     }) || [
         " when you rewrite",
         " when you edit",
@@ -1122,6 +1277,12 @@ fn is_personal_topic(topic: &str) -> bool {
         " launch ",
         " contract ",
         " invoice ",
+        " password ",
+        " passcode ",
+        " code ",
+        " address ",
+        " number ",
+        " pin ",
     ];
     if personal.iter().any(|w| lower.contains(w)) {
         return true;
@@ -1146,9 +1307,12 @@ fn is_general_topic(topic: &str) -> bool {
     }
     let first = words.next().unwrap_or("");
     let second = words.next().unwrap_or("");
-    first.eq_ignore_ascii_case("the")
-        && second.chars().next().is_some_and(char::is_uppercase)
-        && !is_personal_topic(topic)
+    let third = words.next().unwrap_or("");
+    let fourth = words.next().unwrap_or("");
+    // "the French Revolution"; "the history of Kyoto", "the plot of Inception".
+    let named = second.chars().next().is_some_and(char::is_uppercase)
+        || third == "of" && fourth.chars().next().is_some_and(char::is_uppercase);
+    first.eq_ignore_ascii_case("the") && named && !is_personal_topic(topic)
 }
 
 fn strip_question(s: String) -> String {
@@ -1190,11 +1354,10 @@ fn names_a_title(text: &Text<'_>, pos: usize) -> bool {
         "sitcom",
     ];
     is_copula
-        && after
-            .iter()
-            .skip(1)
-            .take(4)
-            .any(|w| media.iter().any(|m| w.trim_matches(|c: char| !c.is_alphanumeric()) == *m))
+        && after.iter().skip(1).take(6).any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            media.iter().any(|m| w == *m || w.strip_suffix('s') == Some(m))
+        })
 }
 
 fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
@@ -1253,10 +1416,14 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
         let after = sl(&text.norm, end, c.end).trim_start();
         // "remember when we …" reminisces; "remember me" is not an instruction.
+        // "remember how to clear the cache: …" asks to keep a how-to; "remember how we met"
+        // reminisces.
+        let how_to = starts_word(after, "how to")
+            || (starts_word(after, "how") && sl(&text.norm, end, c.end).contains(':'));
         if n == "remember".len()
             && (starts_word(after, "when")
                 || starts_word(after, "me")
-                || starts_word(after, "how")
+                || starts_word(after, "how") && !how_to
                 || starts_word(after, "being"))
         {
             return None;
@@ -1264,12 +1431,21 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         if n == "remember".len() && names_a_title(text, end) {
             return None;
         }
+        // "Can you remember the plot of Inception and explain it?" asks for work, not to keep.
+        if c.question && asks_for_work(&after.replace(" and ", ", ")) {
+            return None;
+        }
         return done(end, pointer_or_after(end));
     }
     let phrases: &[(&str, &[&str], bool)] = &[
+        ("remind me to", &[], true),
+        ("don't let me forget", &["to", "that", "about", ":"], true),
+        ("do not let me forget", &["to", "that", "about", ":"], true),
         ("keep in mind", &["that", ":"], true),
         ("from now on", &[":"], true),
         ("going forward", &[":"], true),
+        ("pin this", &[":", "one:", "permanently:", "forever:", "for good:", "-"], false),
+        ("pin that", &[":", "permanently", "forever"], false),
         ("for future chats", &[":"], true),
         ("for future conversations", &[":"], true),
         ("for future sessions", &[":"], true),
@@ -1302,6 +1478,8 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("write this down", &[":"], true),
         ("important:", &[], true),
         ("important -", &[], true),
+        ("important —", &[], true),
+        ("important –", &[], true),
         ("very important:", &[], true),
         ("this is important", &[":", "-"], true),
         ("for future reference", &[":"], true),
@@ -1361,6 +1539,18 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             {
                 return None;
             }
+            // "Write down three ideas for the offsite" asks for work; "write down: the code is
+            // on the card" and "write down that …" keep something.
+            if matches!(*p, "write down" | "jot down" | "note down")
+                && n == p.len()
+                && !states_something(after)
+            {
+                return None;
+            }
+            // "From now on it should get easier" forecasts; it asks nothing.
+            if matches!(*p, "from now on" | "going forward") && forecasts(after) {
+                return None;
+            }
             // A standing instruction ("from now on, remember that …") keeps only its content.
             if matches!(*p, "from now on" | "going forward")
                 || p.starts_with("for future")
@@ -1371,7 +1561,7 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
                 let content = pointer_or_after(end);
                 return done(end, strip_leading_instruction(&content));
             }
-            if p.contains("in mind")
+            if (p.contains("in mind") || p.starts_with("note"))
                 && ["this is", "it's", "it is", "this was", "that this", "that it's", "that it is"]
                     .iter()
                     .any(|x| starts_word(after, x))
@@ -1383,6 +1573,28 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
                 continue;
             }
             return done(end, pointer_or_after(end));
+        }
+    }
+    // "Note the steps to rotate logs:\n1) …": a note whose content follows on its own lines.
+    if starts_word(rest, "note") && !c.question {
+        let head = sl(&text.norm, start, text.norm.len());
+        if let Some(k) = head.find(":\n").filter(|k| head[..*k].split_whitespace().count() <= 8) {
+            let end = start + k + 1;
+            let content = content_after(text, end);
+            if !content.is_empty() && !is_task_caveat(&content.to_ascii_lowercase()) {
+                return done(end, content);
+            }
+        }
+    }
+    // "Please note I don't drink alcohol": a polite "note" before the user's own fact.
+    if c.requested && starts_word(rest, "note") {
+        let after = rest["note".len()..].trim_start();
+        if ["i", "i'm", "i've", "i'd", "my", "we", "we're", "our"]
+            .iter()
+            .any(|w| starts_word(after, w))
+        {
+            let end = start + "note".len();
+            return done(end, content_after(text, end));
         }
     }
     if (starts_word(rest, "save this") || starts_word(rest, "save that")) && is_pointer(&rest[4..])
@@ -1434,11 +1646,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
                 }
             };
             let _ = whole;
-            return done(end, content);
+            // The phrase runs to the destination ("keep this in the vault"), which routing reads.
+            let phrase_end = dest.map_or(end, |(i, l, _)| end + i + l);
+            return done(phrase_end, content);
         }
     }
     // "Quick one to remember: …", "something worth remembering: …"
     for label in [
+        "reminder for later:",
+        "reminder for next time:",
+        "reminder for the future:",
+        "note for later:",
         "to remember:",
         "worth remembering:",
         "to keep in mind:",
@@ -1475,6 +1693,154 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
     }
     None
+}
+
+/// Tells whether the words after a "write down" state something to keep (a colon, or a verb of
+/// being in its first words: "my locker is 212") rather than name work to do.
+fn states_something(after: &str) -> bool {
+    let words: Vec<&str> = after.split_whitespace().take(8).collect();
+    words.iter().take(3).any(|w| w.ends_with(':'))
+        || after.trim_start().starts_with(':')
+        || words.iter().any(|w| {
+            matches!(*w, "is" | "are" | "was" | "were" | "has" | "have" | "lives" | "works")
+                || w.ends_with("'s") && words.first() != Some(w)
+        })
+}
+
+/// Tells whether the words after "from now on" forecast ("it should get easier") rather than
+/// instruct or state something to keep.
+fn forecasts(after: &str) -> bool {
+    let a = after.trim_start_matches([',', ':', ' ']);
+    ["it", "things", "this", "that", "everything", "it'll", "things'll", "that'll"]
+        .iter()
+        .any(|s| starts_word(a, s))
+        && ["should", "will", "'ll", "might", "may", "could", "gets", "is going", "won't"]
+            .iter()
+            .any(|m| a.split_whitespace().take(3).any(|w| w.ends_with(m) || w == *m))
+}
+
+/// Words that open a standing rule.
+const STANDING_OPENERS: &[&str] = &["always", "never ever", "never", "don't ever", "do not ever"];
+
+/// "Always answer in British English", "Never push to main without asking me": a standing rule
+/// for the agent opening a sentence is something to keep, with its "always"/"never".
+fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    if c.question {
+        return None;
+    }
+    let opener = STANDING_OPENERS.iter().find(|o| starts_word(rest, o))?;
+    // Only where a sentence starts: "…, never mind" and "it's always the same" are not rules.
+    let before = text.norm[..c.raw_start].trim_end();
+    if !(before.is_empty() || before.ends_with(['.', '!', '?', '\n', '。', '！', '？'])) {
+        return None;
+    }
+    let next = rest[opener.len()..].split_whitespace().next().unwrap_or("");
+    let next = next.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '-');
+    const NOT_A_VERB: &[&str] = &[
+        "mind",
+        "again",
+        "ever",
+        "been",
+        "the",
+        "a",
+        "an",
+        "too",
+        "enough",
+        "before",
+        "once",
+        "knew",
+        "know",
+        "had",
+        "have",
+        "has",
+        "was",
+        "were",
+        "is",
+        "am",
+        "are",
+        "will",
+        "would",
+        "could",
+        "can",
+        "did",
+        "do",
+        "does",
+        "in",
+        "on",
+        "at",
+        "so",
+        "that",
+        "this",
+        "it",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "my",
+        "our",
+        "late",
+        "there",
+        "here",
+        "worked",
+        "seen",
+        "heard",
+        "happy",
+        "good",
+        "fun",
+        "easy",
+        "one",
+        "forget",
+        "remember",
+        "gonna",
+        "gotta",
+        "wanna",
+        "going",
+        "say",
+        "said",
+        "thought",
+        "knew",
+        "saw",
+        "went",
+        "got",
+        "made",
+        "felt",
+        "told",
+        "found",
+        "came",
+        "took",
+        "gave",
+        "left",
+        "lost",
+        "met",
+        "paid",
+        "ran",
+        "sat",
+        "slept",
+        "spent",
+        "stood",
+        "won",
+        "wrote",
+        "understood",
+        "really",
+        "actually",
+    ];
+    let verb_like = !next.is_empty()
+        && !NOT_A_VERB.contains(&next)
+        && !next.ends_with("ed")
+        && (!next.ends_with('s') || next.ends_with("ss"))
+        && next.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-');
+    // "Always check the oil, my dad used to say": reported, not said to the agent.
+    let sentence = sl(&text.norm, c.start, c.end);
+    let reported = ["used to say", " always says", " said", " says", "would say", "as they say"]
+        .iter()
+        .any(|w| sentence.contains(w));
+    if !verb_like || reported || is_task_caveat(sl(&text.norm, c.start, text.norm.len())) {
+        return None;
+    }
+    let content = content_after(text, c.start);
+    Some(hit(text, TriggerKind::Remember, c.start, c.start + opener.len(), content))
 }
 
 /// Verbs that store, and whether they are about memory without a destination.
@@ -1529,6 +1895,13 @@ const DESTINATIONS: &[&str] = &[
     "going forward",
     "for your records",
     "in your memory bank",
+    "permanently",
+    "forever",
+    "for good",
+    "in the vault",
+    "in your vault",
+    "to the vault",
+    "into the vault",
 ];
 
 /// Destinations that make a storing verb about memory only when its object points back
@@ -1645,6 +2018,10 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
     for verb in ["forget", "please forget", "just forget"] {
         if let Some(n) = phrase_then(rest, verb, forget_conns, true) {
             let end = start + n;
+            // "forget-me-not" is a flower.
+            if rest[n.min(rest.len())..].starts_with('-') {
+                return None;
+            }
             if c.question && !c.requested {
                 return None; // "forget something?" / "did you forget …?"
             }
@@ -2780,6 +3157,9 @@ fn is_ja_pointer(s: &str) -> bool {
     POINTERS.contains(&s)
 }
 
+/// Words before 覚えておいて that ask to keep something for good.
+const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に"];
+
 fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let s = &sl(&text.norm, sentence.start, sentence.end);
     if !s.chars().any(|c| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF)) {
@@ -2822,6 +3202,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     }
     // Remember: 覚えておいて / 忘れないで / メモして.
     const REMEMBER: &[&str] = &[
+        "ピン留めしておいて",
+        "ピン留めしといて",
+        "ピン留めして",
         "忘れないでください",
         "忘れないでね",
         "忘れないで",
@@ -2838,6 +3221,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "記憶しておいて",
         "記憶しといて",
         "記憶して",
+        "リマインドしておいて",
+        "リマインドして",
         "メモしておいて",
         "メモしといて",
         "メモして",
@@ -2853,21 +3238,65 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         if quoted(i) {
             continue;
         }
+        // ずっと覚えておいて, 永久保存で覚えておいて: how long to keep it is part of the request,
+        // which routing reads (the vault).
+        let from = JA_KEEP_FOR_GOOD
+            .iter()
+            .find_map(|m| s[..i].strip_suffix(m).map(|r| r.len()))
+            .unwrap_or(i);
         let tail = &s[i + v.len()..];
         if ja_ends_after(tail) {
-            let object = ja_trim_object(text.orig_slice(base, at(i)));
+            let object = ja_trim_object(text.orig_slice(base, at(from)));
             let object = if is_ja_pointer(&object) { before_sentence() } else { object };
-            out.push(hit(text, TriggerKind::Remember, at(i), at(i + v.len()), object));
+            out.push(hit(text, TriggerKind::Remember, at(from), at(i + v.len()), object));
             return out;
         }
         if ja_continues_after(tail) {
             // 忘れないで、来週の火曜日は有給。 / 今後のために覚えておいて、… : the content follows.
             let end = at(i + v.len());
             let content = content_after(text, end);
-            let content = content.trim_start_matches(|c: char| {
+            let content = trim_content(content.trim_start_matches(|c: char| {
                 JA_TAILS.iter().any(|t| t.starts_with(c)) || matches!(c, '、' | ':' | ' ')
-            });
-            out.push(hit(text, TriggerKind::Remember, at(i), end, trim_content(content)));
+            }));
+            // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
+            let object = ja_trim_object(text.orig_slice(base, at(from)));
+            let titled =
+                ["方", "方法", "手順", "流れ", "レシピ"].iter().any(|w| object.ends_with(w));
+            let content = if titled && !content.is_empty() {
+                format!("{object}：{content}")
+            } else {
+                content
+            };
+            out.push(hit(text, TriggerKind::Remember, at(from), end, content));
+            return out;
+        }
+    }
+    // 今後は英語で答えて。 / これからは、コメントは英語で書いてね。: a standing instruction.
+    let opened = ja_strip_openers(s);
+    if let Some(lead) = ["今後は", "これからは", "今後、", "これから、", "次回からは", "次からは"]
+        .iter()
+        .find(|l| opened.starts_with(*l))
+    {
+        let body = opened.trim_end_matches(['。', '！', '!', ' ', '\n']);
+        let body = body.trim_end_matches(['ね', 'よ']);
+        let asks = [
+            "て",
+            "ください",
+            "こと",
+            "ように",
+            "ないで",
+            "お願い",
+            "お願いします",
+            "ほしい",
+            "ていい",
+            "でいい",
+        ]
+        .iter()
+        .any(|e| body.ends_with(e));
+        let i = s.len() - opened.len();
+        if asks && !quoted(i) {
+            let content = trim_content(text.orig_slice(at(i), sentence.end));
+            out.push(hit(text, TriggerKind::Remember, at(i), at(i + lead.len()), content));
             return out;
         }
     }
@@ -3019,7 +3448,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "記憶していますか",
         "何だっけ",
         "なんだっけ",
+        "だったっけ",
         "だっけ",
+        "たっけ",
     ];
     let trimmed = s.trim_end().trim_end_matches(['。', ' ']);
     let asks = trimmed.ends_with(['？', '?', 'か']) || s.contains("っけ");
@@ -3047,8 +3478,15 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             if object.is_empty() || object.ends_with("人") {
                 continue;
             }
-            // 「光合成について何を知っている？」 asks for knowledge, not memory.
-            if v.contains("知っ") && !ja_is_personal(&object) && !names_known(text, &object) {
+            // 「光合成について何を知っている？」 asks for knowledge, not memory; so does
+            // 「リンクリストの反転の仕方覚えてる？」.
+            let how = ["仕方", "やり方", "方法"].iter().any(|w| object.ends_with(w));
+            // 「京都の歴史について何か覚えてる？」 asks what the agent knows of a subject.
+            let anything = text.orig_slice(base, at(i)).ends_with("について何か");
+            if (v.contains("知っ") || how || anything)
+                && !ja_is_personal(&object)
+                && !names_known(text, &object)
+            {
                 continue;
             }
             out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));

@@ -6,5 +6,6 @@
 
 mod people_cases;
 mod route_cases;
+mod routing_table;
 mod trigger_cases;
 mod trigger_table;

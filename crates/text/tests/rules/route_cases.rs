@@ -42,7 +42,8 @@ fn store_choice_and_entry_type() {
         ("Actually, the meeting is on Tuesday, not Monday", &[Episodic], EntryType::Correction),
         ("Bob works at Google", &[Semantic], EntryType::Fact),
         ("Carol lives in Berlin", &[Semantic], EntryType::Fact),
-        ("the sky is blue", &[Episodic], EntryType::Fact),
+        // A fact about a thing is semantic even with no name in it: its topic holds it.
+        ("the sky is blue", &[Semantic], EntryType::Fact),
     ];
     for &(input, want_stores, want_type) in cases {
         let r = route(input, Some("remember"), &ctx);
@@ -78,7 +79,7 @@ fn entity_extraction() {
         ("Met with Carol today to discuss the roadmap", &["person--carol"]),
         ("Postgres is a database", &["tool--postgres"]),
         ("I'm vegetarian", &["person--user"]),
-        ("the sky is blue", &[]),
+        ("the sky is blue", &["concept--sky"]),
         ("We moved the review to Monday in March", &[]),
     ];
     for &(input, want) in cases {
@@ -144,6 +145,7 @@ fn summaries_in_the_third_person() {
         ("I was late", "User was late"),
         ("I fixed it", "User fixed it"),
         ("I don't smoke", "User doesn't smoke"),
+        ("I need to renew the visa", "User needs to renew the visa"),
         ("I'd like tea", "User would like tea"),
         ("I've moved", "User has moved"),
         ("I'll call", "User will call"),
