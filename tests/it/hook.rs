@@ -404,3 +404,59 @@ fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
     let day = env.read("memory/episodes/2026-11-30.md");
     assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
 }
+
+/// A project that uses a tool, then the tool superseded by another (issue 18).
+fn superseded_tool() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Atlas builds run on the shared CI cluster",
+        "--entity",
+        "project--atlas",
+        "--relation",
+        "project--atlas|uses|tool--jenkins",
+    ]);
+    env.mutate([
+        "remember",
+        "GitHub Actions runs the workflows",
+        "--entity",
+        "tool--github-actions",
+    ]);
+    env.mutate(["supersede", "tool--jenkins", "--by", "tool--github-actions"]);
+    env
+}
+
+#[test]
+fn session_start_shows_a_superseded_tool_as_history_not_current() {
+    let env = superseded_tool();
+    let none = env.home.join("none.jsonl");
+    let text = added_context(&hook(&env, "claude-code", "SessionStart", &none), "SessionStart");
+    assert!(
+        text.contains("### project--atlas\n- Atlas builds run on the shared CI cluster"),
+        "{text}"
+    );
+    assert!(!text.contains("- uses: [[tool--jenkins]]"), "{text}");
+    assert!(
+        text.contains("- formerly uses: [[tool--jenkins]] (tool--jenkins superseded by"),
+        "{text}"
+    );
+    assert!(!text.contains("### tool--jenkins"), "{text}");
+}
+
+#[test]
+fn prompt_memories_show_a_superseded_tool_as_history_not_current() {
+    let env = superseded_tool();
+    let json = serde_json::json!({
+        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+        "prompt": "how do Atlas builds get to the CI cluster?"
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let text = added_context(&out, "UserPromptSubmit");
+    let line = text.lines().find(|l| l.starts_with("- [entity:project--atlas]")).expect(&text);
+    assert!(!line.contains("uses: [[tool--jenkins]] (since"), "{line}");
+    assert!(
+        line.contains("formerly uses: [[tool--jenkins]] (tool--jenkins superseded by"),
+        "{line}"
+    );
+}

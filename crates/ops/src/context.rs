@@ -3,6 +3,13 @@
 //! recent episodes; then the cards of the entities they name. Tokens are counted with a real
 //! BPE vocabulary (tiktoken's `cl100k_base` or `o200k_base`). The selected memories count as
 //! uses.
+//!
+//! What a card shows is decided here (issue 18): an entity's summary and facts, its current
+//! relations, then its history — a relation closed with `(until …)` or pointing at an entity
+//! that is superseded, inactive or merged is a `formerly …` line, never a current one. An
+//! entity found by the query is offered as its card first (it says more) and as one line
+//! after (which may fit when the card does not); a card is offered only for an entity with
+//! something current, and goes in only after a memory that names it.
 
 use std::sync::OnceLock;
 
@@ -12,8 +19,8 @@ use cogmem_store::access;
 use cogmem_store::decay;
 use cogmem_store::store::markdown::one_line;
 use cogmem_store::store::units::{self, MemoryUnit};
-use cogmem_store::store::{Store, markdown};
-use cogmem_store::workspace::Workspace;
+use cogmem_store::store::{Store, entity, markdown};
+use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 
 use crate::import::TRANSCRIPT_TAG;
@@ -121,8 +128,15 @@ pub fn session(ws: &Workspace, opts: &ContextOptions, clock: &dyn Clock) -> crat
     build(ws, None, true, opts, clock)
 }
 
-/// Entity cards a pack offers at most.
+/// Entity cards a pack offers at most (cards that stay out for a reason known before packing
+/// do not count).
 const MAX_CARDS: usize = 10;
+
+/// Summary and fact lines a card shows at most.
+const CARD_FACTS: usize = 6;
+
+/// Relation lines a card shows at most (current ones first, then history).
+const CARD_RELATIONS: usize = 4;
 
 fn build(
     ws: &Workspace,
@@ -136,17 +150,33 @@ fn build(
     let decay_file = access::load_decay(ws)?;
     let p = &ws.settings().decay;
     let at = decay_file.now(now);
+    let states = EntityStates::of(&all);
+    // Why a memory stays out whatever the budget: forgotten, faded out, superseded.
+    let out_of = |u: &MemoryUnit| -> Option<String> {
+        if decay_file.is_forgotten(&u.id) {
+            return Some("archived (forgotten)".into());
+        }
+        if u.store == Store::Semantic
+            && let Some(why) = states.not_current(u.id.trim_start_matches("entity:"))
+        {
+            return Some(why);
+        }
+        let relevance = decay_file.inputs(&u.id, now).map(|i| decay::relevance(&i, &at, p))?;
+        (decay::band(relevance, p) == decay::Band::Archived)
+            .then(|| format!("archived (relevance {relevance:.2})"))
+    };
     let mut candidates: Vec<Candidate> = Vec::new();
     for u in all.units.iter().filter(|u| u.store == Store::Core) {
-        candidates.push(Candidate {
-            id: u.id.clone(),
-            part: Part::Core,
-            text: format!("- {}", u.text),
-            score: 1.0,
-            why: "core memory".into(),
-            archived: decay_file.is_forgotten(&u.id),
-            superseded: false,
-        });
+        let mut c = Candidate::line(
+            &u.id,
+            Part::Core,
+            format!("- {}", u.text),
+            &u.text,
+            1.0,
+            "core memory".into(),
+        );
+        c.out = decay_file.is_forgotten(&u.id).then(|| "archived (forgotten)".into());
+        candidates.push(c);
     }
     let mut memory_units: Vec<(MemoryUnit, f64, String)> = Vec::new();
     match query.map(str::trim).filter(|q| !q.is_empty()) {
@@ -161,10 +191,18 @@ fn build(
                 report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
             for h in report.hits.iter().filter(|h| h.store != "core") {
                 if let Some(u) = all.get(&h.id) {
+                    let activation = if h.activation > 0.0 {
+                        format!(", graph activation {:.2}", h.activation)
+                    } else {
+                        String::new()
+                    };
                     memory_units.push((
                         u.clone(),
                         h.score / best,
-                        format!("matches the query ({:.2})", h.score),
+                        format!(
+                            "matches the query (score {:.2}: BM25 {:.2} × relevance {:.2}{activation})",
+                            h.score, h.bm25, h.relevance
+                        ),
                     ));
                 }
             }
@@ -191,29 +229,83 @@ fn build(
                 b.0.date.cmp(&a.0.date).then(b.0.line.cmp(&a.0.line)).then(b.1.total_cmp(&a.1))
             });
             for (u, r) in recent.into_iter().take(30) {
-                memory_units.push((u, r, "recent episode".into()));
+                let why = format!("recent episode (relevance {r:.2})");
+                memory_units.push((u, r, why));
             }
         }
     }
-    let mut entity_ids: Vec<String> = Vec::new();
+    // Entity -> the memories that name it, in order of first mention; only memories that may
+    // go in name a card.
+    let mut named: Vec<(String, Vec<String>)> = Vec::new();
     for (u, score, why) in &memory_units {
-        let relevance = decay_file.inputs(&u.id, now).map_or(1.0, |i| decay::relevance(&i, &at, p));
         let date = u.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-        candidates.push(Candidate {
-            id: u.id.clone(),
-            part: Part::Memory,
-            text: format!("- [{}]{date} {}", u.id, summary(u)),
-            score: *score,
-            why: why.clone(),
-            archived: decay_file.is_forgotten(&u.id)
-                || decay::band(relevance, p) == decay::Band::Archived,
-            superseded: u.status.is_some(),
-        });
+        let out = out_of(u);
+        if u.store == Store::Semantic {
+            // An entity found: its card (which says more, and wins when it fits), then its
+            // one-line form, which may fit when the card does not (issue 18).
+            let items = states.card_items(u);
+            let mut card = card_candidate(u, &items, why.clone(), *score);
+            card.out = out.or(card.out);
+            let line_out = card.out.clone();
+            candidates.push(card);
+            let text: Vec<&str> = items.iter().map(|i| i.says.as_str()).collect();
+            candidates.push(Candidate {
+                says: items.iter().map(|i| i.says.clone()).collect(),
+                out: line_out,
+                ..Candidate::line(
+                    &u.id,
+                    Part::Memory,
+                    format!("- [{}]{date} {}", u.id, shorten(&text.join(" / "), 600)),
+                    "",
+                    *score,
+                    why.clone(),
+                )
+            });
+        } else {
+            let says = summary(u);
+            let mut c = Candidate::line(
+                &u.id,
+                Part::Memory,
+                format!("- [{}]{date} {says}", u.id),
+                &says,
+                *score,
+                why.clone(),
+            );
+            c.out = out;
+            candidates.push(c);
+        }
         for e in &u.entities {
-            if !entity_ids.contains(e) {
-                entity_ids.push(e.clone());
+            if u.id.strip_prefix("entity:") == Some(e.as_str()) {
+                continue;
+            }
+            match named.iter_mut().find(|(x, _)| x == e) {
+                Some((_, by)) => by.push(u.id.clone()),
+                None => named.push((e.clone(), vec![u.id.clone()])),
             }
         }
+    }
+    let mut cards: Vec<Candidate> = Vec::new();
+    let mut offered = 0;
+    for (e, by) in &named {
+        if offered >= MAX_CARDS {
+            break;
+        }
+        let id = format!("entity:{e}");
+        let Some(u) = all.get(&id) else { continue };
+        let items = states.card_items(u);
+        let mut card = card_candidate(u, &items, "named by".into(), 1.0);
+        card.named_by = by.clone();
+        card.out = out_of(u).or(card.out);
+        let certainly_out = card.out.is_some()
+            || !by.iter().any(|m| {
+                memory_units
+                    .iter()
+                    .any(|(u, s, _)| &u.id == m && *s >= opts.threshold && out_of(u).is_none())
+            });
+        if !certainly_out {
+            offered += 1;
+        }
+        cards.push(card);
     }
     if current {
         let mut entities: Vec<(&MemoryUnit, f64)> = all
@@ -221,42 +313,43 @@ fn build(
             .iter()
             .filter(|u| u.store == Store::Semantic && u.status.is_none())
             .filter(|u| !decay_file.is_forgotten(&u.id))
+            .filter(|u| !named.iter().any(|(e, _)| u.id.strip_prefix("entity:") == Some(e)))
             .map(|u| {
                 let r = decay_file.inputs(&u.id, now).map_or(1.0, |i| decay::relevance(&i, &at, p));
                 (u, r)
             })
             .collect();
         entities.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.date.cmp(&a.0.date)));
-        for (u, _) in entities {
-            let e = u.id.trim_start_matches("entity:");
-            if entity_ids.len() >= MAX_CARDS {
+        // Entities that stay out (empty, nothing current) are in the receipt, but only so many.
+        let mut looked = 0;
+        for (u, r) in entities {
+            if offered >= MAX_CARDS || looked >= 3 * MAX_CARDS {
                 break;
             }
-            if !entity_ids.iter().any(|x| x == e) {
-                entity_ids.push(e.to_owned());
+            looked += 1;
+            let items = states.card_items(u);
+            let mut card = card_candidate(
+                u,
+                &items,
+                format!("a most relevant entity (relevance {r:.2})"),
+                1.0,
+            );
+            card.out = out_of(u).or(card.out);
+            if card.out.is_none() {
+                offered += 1;
             }
+            cards.push(card);
         }
     }
-    for e in entity_ids.iter().take(MAX_CARDS) {
-        let id = format!("entity:{e}");
-        let Some(u) = all.get(&id) else { continue };
-        candidates.push(Candidate {
-            id,
-            part: Part::Entity,
-            text: card(u),
-            score: 1.0,
-            why: "named by a selected memory".into(),
-            archived: decay_file.is_forgotten(&u.id),
-            superseded: u.status.is_some(),
-        });
-    }
+    candidates.extend(cards);
     let pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
-    let used: Vec<String> = pack
+    let mut used: Vec<String> = pack
         .receipt
         .iter()
         .filter(|r| r.decision == "selected" && r.part != Part::Core)
         .map(|r| r.id.clone())
         .collect();
+    used.dedup();
     if !used.is_empty() {
         access::record(ws, &used, 0, now)?;
     }
@@ -283,27 +376,55 @@ pub fn relevant(
         clock,
     )?;
     let best = report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    // Whether the entities an entity found links to are still current: read from their files,
+    // once each, so a superseded one is shown as history (issue 18).
+    let states: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
+        std::cell::RefCell::default();
+    let lookup = |id: &str| -> Option<String> {
+        if let Some(known) = states.borrow().get(id) {
+            return known.clone();
+        }
+        let why = entity::EntityId::parse(id)
+            .ok()
+            .and_then(|e| {
+                ws.read_text_if_exists(&format!("{}/{}.md", layout::ENTITIES_DIR, e.as_str()))
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|text| not_current(&text));
+        states.borrow_mut().insert(id.to_owned(), why.clone());
+        why
+    };
     let candidates: Vec<Candidate> = report
         .hits
         .iter()
         .filter(|h| h.store != Store::Core.as_str() && !exclude.contains(&h.id))
         .map(|h| {
             let date = h.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            // An entity as its card would show it: closed and superseded relations as history.
+            let (source, out) = if h.store == Store::Semantic.as_str() {
+                let items = card_items(&h.text, &lookup);
+                let says: Vec<&str> = items.iter().map(|i| i.says.as_str()).collect();
+                (says.join(" / "), card_out(&items))
+            } else {
+                (h.text.clone(), None)
+            };
             // The words around the first match, without an entity's title and comment lines.
-            let words: String = cogmem_index::index::search::snippet(&h.text, query, SNIPPET_WORDS)
+            let words: String = cogmem_index::index::search::snippet(&source, query, SNIPPET_WORDS)
                 .into_iter()
                 .map(|(piece, _)| piece)
                 .collect();
             let text = shorten(&words, 400);
-            Candidate {
-                id: h.id.clone(),
-                part: Part::Memory,
-                text: format!("- [{}]{date} {text}", h.id),
-                score: h.score / best,
-                why: format!("matches the prompt ({:.2})", h.score),
-                archived: false,
-                superseded: false,
-            }
+            let mut c = Candidate::line(
+                &h.id,
+                Part::Memory,
+                format!("- [{}]{date} {text}", h.id),
+                &text,
+                h.score / best,
+                format!("matches the prompt ({:.2})", h.score),
+            );
+            c.out = out;
+            c
         })
         .collect();
     Ok(pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter()))
@@ -331,16 +452,6 @@ fn summary(u: &MemoryUnit) -> String {
     shorten(&text, 600)
 }
 
-/// An entity's card: its id, then its facts and current relations.
-fn card(u: &MemoryUnit) -> String {
-    let lines = body_lines(&u.text, 8);
-    format!(
-        "### {}\n{}",
-        u.id.trim_start_matches("entity:"),
-        lines.iter().map(|l| format!("{l}\n")).collect::<String>()
-    )
-}
-
 /// The bullet and text lines of a file's body, without headings and comments.
 fn body_lines(text: &str, max: usize) -> Vec<String> {
     let (prefix, _) = markdown::split_front_matter(text);
@@ -348,8 +459,168 @@ fn body_lines(text: &str, max: usize) -> Vec<String> {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("<!--"))
-        .filter(|l| !l.contains("(until "))
         .take(max)
         .map(str::to_owned)
         .collect()
+}
+
+/// Relations about the replacement itself: they stay as written even though one end is
+/// superseded.
+const SUPERSEDING: [&str; 2] = ["supersedes", "superseded-by"];
+
+/// The entities that are not current (superseded, inactive, merged), and what replaced them:
+/// what a card needs to tell a current relation from history (issue 18).
+struct EntityStates {
+    /// Entity id (without `entity:`) -> why it is not current.
+    not_current: std::collections::HashMap<String, String>,
+}
+
+/// One line of a card, and what it says.
+struct CardItem {
+    /// As rendered: `- fact`, `- uses: [[tool--x]] (since …)`, `- formerly uses: …`.
+    line: String,
+    /// The line without its `- `.
+    says: String,
+    /// A summary line, a fact or a relation that holds now (not history).
+    current: bool,
+}
+
+impl EntityStates {
+    /// Reads the status of every entity of `all`; only those not current are kept.
+    fn of(all: &units::Units) -> Self {
+        let mut out = std::collections::HashMap::new();
+        for u in all.units.iter().filter(|u| u.store == Store::Semantic && u.status.is_some()) {
+            if let Some(why) = not_current(&u.text) {
+                out.insert(u.id.trim_start_matches("entity:").to_owned(), why);
+            }
+        }
+        Self { not_current: out }
+    }
+
+    /// Why entity `id` (without `entity:`) is not current, or `None` when it is.
+    fn not_current(&self, id: &str) -> Option<String> {
+        self.not_current.get(id).cloned()
+    }
+
+    /// The lines of an entity's card ([`card_items`]).
+    fn card_items(&self, u: &MemoryUnit) -> Vec<CardItem> {
+        card_items(&u.text, &|id| self.not_current(id))
+    }
+}
+
+/// Why the entity whose file is `text` is not current (superseded, inactive, merged), or `None`
+/// when it is. Another status (a note's `status: draft`) is current: search shows it too.
+fn not_current(text: &str) -> Option<String> {
+    Some(match entity::status(text).as_str() {
+        "superseded" => {
+            let by = entity::relations(text)
+                .into_iter()
+                .find(|r| r.relation == "superseded-by" && r.until.is_none());
+            match by {
+                Some(r) => format!(
+                    "superseded by {}{}",
+                    r.target,
+                    r.since.map(|d| format!(" on {d}")).unwrap_or_default()
+                ),
+                None => "superseded".to_owned(),
+            }
+        }
+        "inactive" => "inactive (what it depended on no longer holds)".to_owned(),
+        "merged" => "merged into another entity".to_owned(),
+        _ => return None,
+    })
+}
+
+/// The lines of the card of the entity whose file is `text`: its summary and facts, then its
+/// current relations, then its history — relations closed with `(until …)` or to an entity
+/// that `not_current` says is no longer current, marked `formerly` and never shown as current.
+fn card_items(text: &str, not_current: &dyn Fn(&str) -> Option<String>) -> Vec<CardItem> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let mut items: Vec<CardItem> = Vec::new();
+    let push = |says: String, current: bool, items: &mut Vec<CardItem>| {
+        items.push(CardItem { line: format!("- {says}"), says, current });
+    };
+    let lines_of = |title: &str| -> Vec<String> {
+        markdown::find_section(&sections, title).map_or_else(Vec::new, |s| {
+            body_lines(&body[s.content.clone()], CARD_FACTS)
+                .into_iter()
+                .map(|l| l.trim_start_matches("- ").to_owned())
+                .collect()
+        })
+    };
+    let has = |title: &str| markdown::find_section(&sections, title).is_some();
+    let facts: Vec<String> = if has("Summary") || has("Facts") {
+        lines_of("Summary").into_iter().chain(lines_of("Facts")).collect()
+    } else {
+        // A note written by another tool: its text, without its relations.
+        let relations = markdown::find_section(&sections, "Relations");
+        let rest = match relations {
+            Some(s) => format!("{}{}", &body[..s.range.start], &body[s.range.end..]),
+            None => body.to_owned(),
+        };
+        body_lines(&rest, CARD_FACTS)
+            .into_iter()
+            .map(|l| l.trim_start_matches("- ").to_owned())
+            .collect()
+    };
+    for f in facts.into_iter().take(CARD_FACTS) {
+        push(f, true, &mut items);
+    }
+    let mut now = Vec::new();
+    let mut then = Vec::new();
+    for r in entity::relations(text) {
+        let target = &r.target;
+        let since = r.since.as_deref();
+        let superseding = SUPERSEDING.contains(&r.relation.as_str());
+        if let Some(until) = &r.until {
+            let span = since.map_or(format!("until {until}"), |s| format!("{s} to {until}"));
+            then.push(format!("formerly {}: [[{target}]] ({span})", r.relation));
+        } else if let (false, Some(why)) = (superseding, not_current(target)) {
+            then.push(format!("formerly {}: [[{target}]] ({target} {why})", r.relation));
+        } else {
+            let since = since.map(|s| format!(" (since {s})")).unwrap_or_default();
+            let conf = if r.confidence < 1.0 {
+                format!(" (confidence {})", r.confidence)
+            } else {
+                String::new()
+            };
+            now.push(format!("{}: [[{target}]]{since}{conf}", r.relation));
+        }
+    }
+    let current_relations = now.len();
+    for (i, r) in now.into_iter().chain(then).take(CARD_RELATIONS).enumerate() {
+        push(r, i < current_relations, &mut items);
+    }
+    items
+}
+
+/// Why a card of `items` stays out: it has none (empty) or only history (nothing current).
+fn card_out(items: &[CardItem]) -> Option<String> {
+    if items.is_empty() {
+        Some("empty: no summary, fact or relation".to_owned())
+    } else if !items.iter().any(|i| i.current) {
+        Some("nothing current: only closed or superseded relations".to_owned())
+    } else {
+        None
+    }
+}
+
+/// An entity's card as a candidate: its `### id` heading and its items; out when it has none
+/// (empty) or only history (nothing current).
+fn card_candidate(u: &MemoryUnit, items: &[CardItem], why: String, score: f64) -> Candidate {
+    let id = u.id.trim_start_matches("entity:");
+    let out = card_out(items);
+    Candidate {
+        id: u.id.clone(),
+        part: Part::Entity,
+        text: format!("### {id}"),
+        lines: items.iter().map(|i| i.line.clone()).collect(),
+        says: items.iter().map(|i| i.says.clone()).collect(),
+        score,
+        why,
+        named_by: Vec::new(),
+        out,
+    }
 }
