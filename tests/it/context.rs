@@ -303,3 +303,25 @@ fn no_card_for_an_empty_entity_or_one_named_only_by_memories_left_out() {
         "{receipt:#?}"
     );
 }
+
+#[test]
+fn a_relation_on_one_card_is_not_said_again_from_its_other_end() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Atlas is the billing rewrite", "--entity", "project--atlas"]);
+    env.mutate([
+        "remember",
+        "Alice leads the frontend team",
+        "--entity",
+        "person--alice",
+        "--relation",
+        "person--alice|works-on|project--atlas",
+    ]);
+    let (text, receipt) = pack(&env, &["billing rewrite"]);
+    assert!(text.contains("### project--atlas\n"), "{text}");
+    assert!(text.contains("- worked-on-by: [[person--alice]]"), "{text}");
+    assert!(text.contains("### person--alice\n- Alice leads the frontend team\n"), "{text}");
+    assert!(!text.contains("- works-on: [[project--atlas]]"), "said twice:\n{text}");
+    let alice = receipt_of(&receipt, "entity:person--alice");
+    assert_eq!(alice[0]["decision"], "selected", "{alice:#?}");
+    assert_eq!(alice[0]["repeats"][0]["duplicate_of"], "entity:project--atlas", "{alice:#?}");
+}

@@ -20,6 +20,7 @@ use cogmem_store::decay;
 use cogmem_store::store::markdown::one_line;
 use cogmem_store::store::units::{self, MemoryUnit};
 use cogmem_store::store::{Store, entity, markdown};
+use cogmem_store::vocab::Vocabulary;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 
@@ -150,7 +151,7 @@ fn build(
     let decay_file = access::load_decay(ws)?;
     let p = &ws.settings().decay;
     let at = decay_file.now(now);
-    let states = EntityStates::of(&all);
+    let states = EntityStates::of(&all, vocabulary(ws)?);
     // Why a memory stays out whatever the budget: forgotten, faded out, superseded.
     let out_of = |u: &MemoryUnit| -> Option<String> {
         if decay_file.is_forgotten(&u.id) {
@@ -248,7 +249,7 @@ fn build(
             card.out = out.or(card.out);
             let line_out = card.out.clone();
             candidates.push(card);
-            let text: Vec<&str> = items.iter().map(|i| i.says.as_str()).collect();
+            let text: Vec<&str> = items.iter().map(CardItem::text).collect();
             candidates.push(Candidate {
                 says: items.iter().map(|i| i.says.clone()).collect(),
                 out: line_out,
@@ -376,6 +377,7 @@ pub fn relevant(
         clock,
     )?;
     let best = report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    let vocab = vocabulary(ws)?;
     // Whether the entities an entity found links to are still current: read from their files,
     // once each, so a superseded one is shown as history (issue 18).
     let states: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
@@ -403,9 +405,10 @@ pub fn relevant(
             let date = h.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
             // An entity as its card would show it: closed and superseded relations as history.
             let (source, out) = if h.store == Store::Semantic.as_str() {
-                let items = card_items(&h.text, &lookup);
-                let says: Vec<&str> = items.iter().map(|i| i.says.as_str()).collect();
-                (says.join(" / "), card_out(&items))
+                let subject = h.id.trim_start_matches("entity:");
+                let items = card_items(subject, &h.text, &vocab, &lookup);
+                let lines: Vec<&str> = items.iter().map(CardItem::text).collect();
+                (lines.join(" / "), card_out(&items))
             } else {
                 (h.text.clone(), None)
             };
@@ -473,28 +476,38 @@ const SUPERSEDING: [&str; 2] = ["supersedes", "superseded-by"];
 struct EntityStates {
     /// Entity id (without `entity:`) -> why it is not current.
     not_current: std::collections::HashMap<String, String>,
+    /// The relation vocabulary, for the inverse of each relation.
+    vocab: Vocabulary,
 }
 
 /// One line of a card, and what it says.
 struct CardItem {
     /// As rendered: `- fact`, `- uses: [[tool--x]] (since …)`, `- formerly uses: …`.
     line: String,
-    /// The line without its `- `.
+    /// What it says, for finding repeats: a fact's text; a relation as a statement that is the
+    /// same from either end ([`relation_statement`]).
     says: String,
     /// A summary line, a fact or a relation that holds now (not history).
     current: bool,
 }
 
+impl CardItem {
+    /// The line without its `- `.
+    fn text(&self) -> &str {
+        self.line.strip_prefix("- ").unwrap_or(&self.line)
+    }
+}
+
 impl EntityStates {
     /// Reads the status of every entity of `all`; only those not current are kept.
-    fn of(all: &units::Units) -> Self {
+    fn of(all: &units::Units, vocab: Vocabulary) -> Self {
         let mut out = std::collections::HashMap::new();
         for u in all.units.iter().filter(|u| u.store == Store::Semantic && u.status.is_some()) {
             if let Some(why) = not_current(&u.text) {
                 out.insert(u.id.trim_start_matches("entity:").to_owned(), why);
             }
         }
-        Self { not_current: out }
+        Self { not_current: out, vocab }
     }
 
     /// Why entity `id` (without `entity:`) is not current, or `None` when it is.
@@ -504,7 +517,8 @@ impl EntityStates {
 
     /// The lines of an entity's card ([`card_items`]).
     fn card_items(&self, u: &MemoryUnit) -> Vec<CardItem> {
-        card_items(&u.text, &|id| self.not_current(id))
+        let subject = u.id.trim_start_matches("entity:");
+        card_items(subject, &u.text, &self.vocab, &|id| self.not_current(id))
     }
 }
 
@@ -525,23 +539,54 @@ fn not_current(text: &str) -> Option<String> {
                 None => "superseded".to_owned(),
             }
         }
-        "inactive" => "inactive (what it depended on no longer holds)".to_owned(),
-        "merged" => "merged into another entity".to_owned(),
+        "inactive" => "inactive".to_owned(),
+        "merged" => match text.split_once("Merged into: ") {
+            Some((_, rest)) => {
+                format!("merged into {}", rest.split([' ', '|']).next().unwrap_or(""))
+            }
+            None => "merged".to_owned(),
+        },
         _ => return None,
     })
 }
 
-/// The lines of the card of the entity whose file is `text`: its summary and facts, then its
-/// current relations, then its history — relations closed with `(until …)` or to an entity
-/// that `not_current` says is no longer current, marked `formerly` and never shown as current.
-fn card_items(text: &str, not_current: &dyn Fn(&str) -> Option<String>) -> Vec<CardItem> {
+/// The workspace's relation vocabulary (`memory/graph/relations.md`; empty when there is none).
+fn vocabulary(ws: &Workspace) -> crate::Result<Vocabulary> {
+    Ok(Vocabulary::parse(&ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default()))
+}
+
+/// What a relation line says, the same whichever end's card shows it: `[[a]] works-on [[b]]`
+/// and `[[b]] worked-on-by [[a]]` are one statement when the vocabulary makes them inverses, so
+/// the second card leaves it out (issue 18).
+fn relation_statement(
+    subject: &str,
+    relation: &str,
+    object: &str,
+    history: bool,
+    vocab: &Vocabulary,
+) -> String {
+    let direct = format!("[[{subject}]] {relation} [[{object}]]");
+    let statement = match vocab.get(relation).and_then(|s| s.inverse.as_deref()) {
+        Some(inverse) => direct.min(format!("[[{object}]] {inverse} [[{subject}]]")),
+        None => direct,
+    };
+    if history { format!("formerly {statement}") } else { statement }
+}
+
+/// The lines of the card of entity `subject`, whose file is `text`: its summary and facts,
+/// then its current relations, then its history — relations closed with `(until …)` or to an
+/// entity that `not_current` says is no longer current, marked `formerly` and never shown as
+/// current.
+fn card_items(
+    subject: &str,
+    text: &str,
+    vocab: &Vocabulary,
+    not_current: &dyn Fn(&str) -> Option<String>,
+) -> Vec<CardItem> {
     let (prefix, _) = markdown::split_front_matter(text);
     let body = &text[prefix..];
     let sections = markdown::sections(body);
     let mut items: Vec<CardItem> = Vec::new();
-    let push = |says: String, current: bool, items: &mut Vec<CardItem>| {
-        items.push(CardItem { line: format!("- {says}"), says, current });
-    };
     let lines_of = |title: &str| -> Vec<String> {
         markdown::find_section(&sections, title).map_or_else(Vec::new, |s| {
             body_lines(&body[s.content.clone()], CARD_FACTS)
@@ -565,20 +610,22 @@ fn card_items(text: &str, not_current: &dyn Fn(&str) -> Option<String>) -> Vec<C
             .map(|l| l.trim_start_matches("- ").to_owned())
             .collect()
     };
-    for f in facts.into_iter().take(CARD_FACTS) {
-        push(f, true, &mut items);
+    for says in facts.into_iter().take(CARD_FACTS) {
+        items.push(CardItem { line: format!("- {says}"), says, current: true });
     }
-    let mut now = Vec::new();
-    let mut then = Vec::new();
+    // (line without `- `, what it says)
+    let mut now: Vec<(String, String)> = Vec::new();
+    let mut then: Vec<(String, String)> = Vec::new();
     for r in entity::relations(text) {
-        let target = &r.target;
+        let (rel, target) = (&r.relation, &r.target);
         let since = r.since.as_deref();
-        let superseding = SUPERSEDING.contains(&r.relation.as_str());
+        let superseding = SUPERSEDING.contains(&rel.as_str());
+        let statement = |history| relation_statement(subject, rel, target, history, vocab);
         if let Some(until) = &r.until {
             let span = since.map_or(format!("until {until}"), |s| format!("{s} to {until}"));
-            then.push(format!("formerly {}: [[{target}]] ({span})", r.relation));
+            then.push((format!("formerly {rel}: [[{target}]] ({span})"), statement(true)));
         } else if let (false, Some(why)) = (superseding, not_current(target)) {
-            then.push(format!("formerly {}: [[{target}]] ({target} {why})", r.relation));
+            then.push((format!("formerly {rel}: [[{target}]] ({target} {why})"), statement(true)));
         } else {
             let since = since.map(|s| format!(" (since {s})")).unwrap_or_default();
             let conf = if r.confidence < 1.0 {
@@ -586,12 +633,12 @@ fn card_items(text: &str, not_current: &dyn Fn(&str) -> Option<String>) -> Vec<C
             } else {
                 String::new()
             };
-            now.push(format!("{}: [[{target}]]{since}{conf}", r.relation));
+            now.push((format!("{rel}: [[{target}]]{since}{conf}"), statement(false)));
         }
     }
     let current_relations = now.len();
-    for (i, r) in now.into_iter().chain(then).take(CARD_RELATIONS).enumerate() {
-        push(r, i < current_relations, &mut items);
+    for (i, (line, says)) in now.into_iter().chain(then).take(CARD_RELATIONS).enumerate() {
+        items.push(CardItem { line: format!("- {line}"), says, current: i < current_relations });
     }
     items
 }
