@@ -135,7 +135,7 @@ fn core_first_then_matches_then_entities_and_uses_are_recorded() {
 
 /// The workspace of issue 18: an entity that is both a search hit and a card, and a tool the
 /// project uses that is later superseded.
-fn ci_workspace() -> TestEnv {
+pub(crate) fn ci_workspace() -> TestEnv {
     let env = TestEnv::initialized();
     for fact in [
         "Atlas is the billing platform rewrite, written in Rust",

@@ -322,12 +322,10 @@ fn build(
             .collect();
         entities.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.date.cmp(&a.0.date)));
         // Entities that stay out (empty, nothing current) are in the receipt, but only so many.
-        let mut looked = 0;
-        for (u, r) in entities {
-            if offered >= MAX_CARDS || looked >= 3 * MAX_CARDS {
+        for (u, r) in entities.into_iter().take(3 * MAX_CARDS) {
+            if offered >= MAX_CARDS {
                 break;
             }
-            looked += 1;
             let items = states.card_items(u);
             let mut card = card_candidate(
                 u,
