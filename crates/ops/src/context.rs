@@ -581,33 +581,8 @@ fn card_items(
     vocab: &Vocabulary,
     not_current: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<CardItem> {
-    let (prefix, _) = markdown::split_front_matter(text);
-    let body = &text[prefix..];
-    let sections = markdown::sections(body);
     let mut items: Vec<CardItem> = Vec::new();
-    let lines_of = |title: &str| -> Vec<String> {
-        markdown::find_section(&sections, title).map_or_else(Vec::new, |s| {
-            body_lines(&body[s.content.clone()], CARD_FACTS)
-                .into_iter()
-                .map(|l| l.trim_start_matches("- ").to_owned())
-                .collect()
-        })
-    };
-    let has = |title: &str| markdown::find_section(&sections, title).is_some();
-    let facts: Vec<String> = if has("Summary") || has("Facts") {
-        lines_of("Summary").into_iter().chain(lines_of("Facts")).collect()
-    } else {
-        // A note written by another tool: its text, without its relations.
-        let relations = markdown::find_section(&sections, "Relations");
-        let rest = match relations {
-            Some(s) => format!("{}{}", &body[..s.range.start], &body[s.range.end..]),
-            None => body.to_owned(),
-        };
-        body_lines(&rest, CARD_FACTS)
-            .into_iter()
-            .map(|l| l.trim_start_matches("- ").to_owned())
-            .collect()
-    };
+    let facts = entity::description(text);
     for says in facts.into_iter().take(CARD_FACTS) {
         items.push(CardItem { line: format!("- {says}"), says, current: true });
     }
