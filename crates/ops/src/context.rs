@@ -312,7 +312,8 @@ fn build(
         let mut entities: Vec<(&MemoryUnit, f64)> = all
             .units
             .iter()
-            .filter(|u| u.store == Store::Semantic && u.status.is_none())
+            .filter(|u| u.store == Store::Semantic)
+            .filter(|u| states.not_current(u.id.trim_start_matches("entity:")).is_none())
             .filter(|u| !decay_file.is_forgotten(&u.id))
             .filter(|u| !named.iter().any(|(e, _)| u.id.strip_prefix("entity:") == Some(e)))
             .map(|u| {
