@@ -20,9 +20,14 @@ const EXAMPLES: &str = "Examples:
 ///
 /// Core memory first, then the memories that best match QUERY (or, without one, the most
 /// relevant episodes of the last week), then the cards of the entities they name — packed to
-/// fit --budget tokens counted with a real tokenizer, never over. --json adds the receipt:
-/// every candidate, selected (and why) or suppressed (archived, superseded, duplicate, over
-/// budget, below threshold). The selected memories count as uses.
+/// fit --budget tokens counted with a real tokenizer, never over. Each memory goes in once: an
+/// entity the query finds comes as its card, and a card leaves out the lines already said
+/// above it. Relations that were closed or point at a superseded entity are shown as history
+/// (`formerly …`), never as current; there is no card for an entity that is empty, has
+/// nothing current, or was named only by memories left out. --json adds the receipt: every
+/// candidate, selected (and why) or suppressed (archived, superseded by …, duplicate of …,
+/// empty, nothing current, named only by left-out memories, below threshold, over budget).
+/// The selected memories count as uses.
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct ContextArgs {

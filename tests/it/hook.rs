@@ -128,12 +128,8 @@ fn claude_code_prompt_memories_stay_within_prompt_tokens() {
     env.import_messages(60);
     env.write("cogmem.toml", "[hooks]\nprompt_tokens = 50\n");
     env.git_commit_all("small prompt budget");
-    let json = serde_json::json!({
-        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
-        "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
-        "prompt": "what was the note about topic12 and topic13 and topic14 and topic15?"
-    });
-    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let out =
+        prompt_hook(&env, "what was the note about topic12 and topic13 and topic14 and topic15?");
     let text = added_context(&out, "UserPromptSubmit");
     assert!(text.contains("note number 1"), "{text}");
     assert!(cogmem::tokens::estimate(&text) <= 50, "{text}");
@@ -403,4 +399,48 @@ fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
     assert!(out.stderr.contains("s.jsonl:1: looks like a credential"), "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
     assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
+}
+
+/// The issue-18 workspace after `supersede tool--jenkins --by tool--github-actions`.
+fn superseded_tool() -> TestEnv {
+    let env = crate::context::ci_workspace();
+    env.mutate(["supersede", "tool--jenkins", "--by", "tool--github-actions"]);
+    env
+}
+
+/// Runs the Claude Code prompt hook with `prompt`.
+fn prompt_hook(env: &TestEnv, prompt: &str) -> Output {
+    let json = serde_json::json!({
+        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt
+    });
+    env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output()
+}
+
+#[test]
+fn session_start_shows_a_superseded_tool_as_history_not_current() {
+    let env = superseded_tool();
+    let none = env.home.join("none.jsonl");
+    let text = added_context(&hook(&env, "claude-code", "SessionStart", &none), "SessionStart");
+    assert!(text.contains("### project--atlas\n- Atlas is the billing platform rewrite"), "{text}");
+    assert!(!text.contains("- uses: [[tool--jenkins]]"), "{text}");
+    assert!(
+        text.contains("- formerly uses: [[tool--jenkins]] (tool--jenkins superseded by"),
+        "{text}"
+    );
+    assert!(!text.contains("### tool--jenkins"), "{text}");
+}
+
+#[test]
+fn prompt_memories_show_a_superseded_tool_as_history_not_current() {
+    let env = superseded_tool();
+    let out = prompt_hook(&env, "how do Atlas builds get to the CI cluster?");
+    let text = added_context(&out, "UserPromptSubmit");
+    let line = text.lines().find(|l| l.starts_with("- [entity:project--atlas]")).expect(&text);
+    assert!(!line.contains("uses: [[tool--jenkins]] (since"), "{line}");
+    assert!(
+        line.contains("formerly uses: [[tool--jenkins]] (tool--jenkins superseded by"),
+        "{line}"
+    );
 }

@@ -2,6 +2,10 @@
 //! memories, then the cards of the entities they touch — packed to fit a token budget, never
 //! over, with a receipt that says why every candidate was taken or left out. Pure: the caller
 //! supplies the candidates and the token counter.
+//!
+//! Invariants: the text never exceeds the budget; every candidate has one receipt line; no id
+//! goes in twice and no statement is said twice (issue 18) — a card's line that repeats a part
+//! taken before is left out of it, and the receipt says which part already says it.
 
 use serde::Serialize;
 
@@ -24,22 +28,59 @@ pub enum Part {
 }
 
 /// Something that may go into the pack.
+///
+/// An entity can be offered in two forms under one id, a card (`Part::Entity`) and a one-line
+/// memory (`Part::Memory`); whichever is taken first, the other is then a duplicate (issue 18).
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Its id.
     pub id: String,
     /// What it is.
     pub part: Part,
-    /// The line(s) it adds, as rendered.
+    /// What it adds, as rendered: a memory's or core bullet's line, a card's `### id` heading.
     pub text: String,
-    /// Its rank score (memories), or 1 (core, entity cards).
+    /// A card's item lines as rendered (`- fact`), each left out when a part taken before
+    /// already says it; empty for a memory or core bullet.
+    pub lines: Vec<String>,
+    /// What it says, for finding repeats: one statement per item of `lines` for a card, the
+    /// memory's text (without id and date) for a memory or core bullet.
+    pub says: Vec<String>,
+    /// Its rank score as a share of the best (memories and cards found by the query), or 1.
     pub score: f64,
-    /// Why it is a candidate ("core memory", "matches the query", …).
+    /// Why it is a candidate ("core memory", "matches the query (…)", …).
     pub why: String,
-    /// Faded out or forgotten.
-    pub archived: bool,
-    /// Superseded or inactive.
-    pub superseded: bool,
+    /// The memories that named it (a card): it goes in only after one of them did. Empty for
+    /// a candidate that stands on its own.
+    pub named_by: Vec<String>,
+    /// Why it stays out whatever the budget, as the caller found it: `archived (…)`,
+    /// `superseded by …`, `empty: …`, `nothing current: …`.
+    pub out: Option<String>,
+}
+
+impl Candidate {
+    /// A candidate with one line of text that says `says`, standing on its own.
+    pub fn line(id: &str, part: Part, text: String, says: &str, score: f64, why: String) -> Self {
+        Self {
+            id: id.to_owned(),
+            part,
+            text,
+            lines: Vec::new(),
+            says: vec![says.to_owned()],
+            score,
+            why,
+            named_by: Vec::new(),
+            out: None,
+        }
+    }
+}
+
+/// A line left out of a selected card because a part taken before says it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Repeat {
+    /// The line, as it would have been rendered.
+    pub line: String,
+    /// The id of the part that already says it.
+    pub duplicate_of: String,
 }
 
 /// A receipt line.
@@ -49,13 +90,21 @@ pub struct Receipt {
     pub id: String,
     /// What it is.
     pub part: Part,
-    /// Tokens it takes (counted as rendered).
+    /// Tokens it takes (counted as rendered, without the lines left out as repeats).
     pub tokens: usize,
     /// `selected` or `suppressed`.
     pub decision: &'static str,
-    /// Why: for selected ones the candidate's reason; for suppressed ones `archived`,
-    /// `superseded`, `duplicate`, `over budget` or `below threshold`.
+    /// Why. Selected: the candidate's reason (a card named by memories says which). Suppressed:
+    /// the caller's reason (`archived (…)`, `superseded by …`, `empty: …`, `nothing current:
+    /// …`), `duplicate of ID`, `named only by left-out memories: …`, `below threshold (…)`
+    /// or `over budget`.
     pub reason: String,
+    /// The id of the part already in the pack that says what this one says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
+    /// The lines of a selected card left out because a part taken before says them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<Repeat>,
 }
 
 /// A packed context.
@@ -77,28 +126,68 @@ const HEADINGS: [(Part, &str); 3] = [
     (Part::Entity, "## Entities\n"),
 ];
 
-fn render(selected: &[&Candidate]) -> String {
+/// A candidate as it will be rendered: its text and the lines kept.
+struct Taken<'a> {
+    part: Part,
+    text: &'a str,
+    lines: Vec<&'a str>,
+}
+
+impl Taken<'_> {
+    fn rendered(&self) -> String {
+        let mut out = format!("{}\n", self.text.trim_end());
+        for l in &self.lines {
+            out.push_str(l.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn render(selected: &[Taken<'_>]) -> String {
     let mut out = String::from("# Memory\n");
     for (part, heading) in HEADINGS {
-        let items: Vec<&&Candidate> = selected.iter().filter(|c| c.part == part).collect();
+        let items: Vec<&Taken<'_>> = selected.iter().filter(|c| c.part == part).collect();
         if items.is_empty() {
             continue;
         }
         out.push('\n');
         out.push_str(heading);
         for c in items {
-            out.push_str(c.text.trim_end());
-            out.push('\n');
+            out.push_str(&c.rendered());
         }
     }
     out
 }
 
+/// The form of a statement used to find repeats: whitespace and Markdown escapes normalised,
+/// lower case, without a leading `- ` or trailing punctuation.
+fn key(statement: &str) -> String {
+    let n = cogmem_store::store::markdown::normalize(statement).to_lowercase();
+    n.trim_start_matches("- ").trim_end_matches(['.', '。', '!', '！', ' ']).to_owned()
+}
+
+/// Statements shorter than this (in characters) are repeats only when equal, not when
+/// contained in a longer one: "Rust" inside another line says nothing twice.
+const MIN_CONTAINED: usize = 12;
+
+/// The id of the part taken that already says `k`: the same statement, or a longer one that
+/// contains it.
+fn said_by<'a>(seen: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    seen.iter()
+        .find(|(s, _)| s == k || k.chars().count() >= MIN_CONTAINED && s.contains(k))
+        .map(|(_, id)| id.as_str())
+}
+
 /// Packs candidates (in priority order) into `budget` tokens.
 ///
-/// A candidate is left out when archived, superseded, a duplicate of one already taken, scored
-/// below `threshold` (memories only), or when adding it would go over the budget — in which
-/// case smaller ones after it may still fit. The whole rendered text is counted after every
+/// Each memory goes in at most once: a candidate whose id is already in (an entity's card and
+/// its one-line form), or whose every statement a part already taken says, is a duplicate; a
+/// card's lines that repeat what is already in are left out of it, and a card left with no
+/// line is a duplicate. A candidate is also left out for the caller's reason (`out`), when it
+/// is a card named only by memories that were left out, when its score is below `threshold`
+/// (anything but core memory), or when adding it would go over the budget — in which case
+/// smaller ones after it may still fit. The whole rendered text is counted after every
 /// addition, so the pack never exceeds the budget.
 pub fn pack(
     budget: usize,
@@ -106,23 +195,55 @@ pub fn pack(
     threshold: f64,
     counter: &dyn TokenCounter,
 ) -> Pack {
-    let mut selected: Vec<&Candidate> = Vec::new();
+    let mut selected: Vec<Taken<'_>> = Vec::new();
     let mut receipt = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    // (statement key, id of the part that says it)
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut taken_ids: Vec<&str> = Vec::new();
     let mut used = 0;
     for c in candidates {
-        let tokens = counter.count(&c.text);
-        let key = cogmem_store::store::markdown::one_line(&c.text).to_lowercase();
-        let suppressed = if c.archived {
-            Some("archived".to_owned())
-        } else if c.superseded {
-            Some("superseded".to_owned())
-        } else if seen.contains(&key) {
-            Some("duplicate".to_owned())
-        } else if c.part == Part::Memory && c.score < threshold {
+        let keys: Vec<String> = c.says.iter().map(|s| key(s)).collect();
+        // A card's lines: kept, or left out as a repeat of a part already taken.
+        let mut repeats = Vec::new();
+        let mut kept: Vec<bool> = Vec::with_capacity(c.lines.len());
+        for (i, line) in c.lines.iter().enumerate() {
+            let by = keys.get(i).and_then(|k| said_by(&seen, k));
+            if let Some(by) = by {
+                repeats.push(Repeat { line: line.clone(), duplicate_of: by.to_owned() });
+            }
+            kept.push(by.is_none());
+        }
+        let lines = c.lines.iter().zip(&kept).filter(|(_, k)| **k).map(|(l, _)| l.as_str());
+        let taken = Taken { part: c.part, text: &c.text, lines: lines.collect() };
+        let tokens = counter.count(&taken.rendered());
+        let naming: Vec<&str> =
+            c.named_by.iter().map(String::as_str).filter(|n| taken_ids.contains(n)).collect();
+        let repeated = if c.part == Part::Entity {
+            // A card all of whose lines are already in.
+            repeats.first().filter(|_| taken.lines.is_empty()).map(|r| r.duplicate_of.clone())
+        } else {
+            // A line whose every statement is already in.
+            let by: Option<Vec<&str>> = keys.iter().map(|k| said_by(&seen, k)).collect();
+            by.and_then(|b| b.first().map(|s| (*s).to_owned()))
+        };
+        let duplicate_of =
+            if taken_ids.contains(&c.id.as_str()) { Some(c.id.clone()) } else { repeated };
+        let suppressed = if let Some(why) = &c.out {
+            Some(why.clone())
+        } else if c.part == Part::Entity && c.lines.is_empty() {
+            Some("empty: no summary, fact or relation".to_owned())
+        } else if let Some(by) = &duplicate_of {
+            Some(if *by == c.id {
+                format!("duplicate of {by} (already in)")
+            } else {
+                format!("duplicate of {by}")
+            })
+        } else if !c.named_by.is_empty() && naming.is_empty() {
+            Some(format!("named only by left-out memories: {}", c.named_by.join(", ")))
+        } else if c.part != Part::Core && c.score < threshold {
             Some(format!("below threshold ({:.2} < {threshold:.2})", c.score))
         } else {
-            selected.push(c);
+            selected.push(taken);
             let total = counter.count(&render(&selected));
             if total > budget {
                 selected.pop();
@@ -134,13 +255,25 @@ pub fn pack(
         };
         match suppressed {
             None => {
-                seen.push(key);
+                for (i, k) in keys.into_iter().enumerate() {
+                    if kept.get(i).copied().unwrap_or(true) {
+                        seen.push((k, c.id.clone()));
+                    }
+                }
+                taken_ids.push(&c.id);
+                let reason = if naming.is_empty() {
+                    c.why.clone()
+                } else {
+                    format!("{}: {}", c.why, naming.join(", "))
+                };
                 receipt.push(Receipt {
                     id: c.id.clone(),
                     part: c.part,
                     tokens,
                     decision: "selected",
-                    reason: c.why.clone(),
+                    reason,
+                    duplicate_of: None,
+                    repeats,
                 });
             }
             Some(reason) => receipt.push(Receipt {
@@ -148,7 +281,9 @@ pub fn pack(
                 part: c.part,
                 tokens,
                 decision: "suppressed",
+                duplicate_of: duplicate_of.filter(|_| reason.starts_with("duplicate")),
                 reason,
+                repeats: Vec::new(),
             }),
         }
     }
@@ -171,16 +306,23 @@ mod tests {
         }
     }
 
+    /// A line `- [id] says` (or `- says`) that says what follows the id.
     fn c(id: &str, part: Part, text: &str, score: f64) -> Candidate {
+        let says = text.split_once("] ").map_or(text, |(_, s)| s);
+        Candidate::line(id, part, text.into(), says, score, "test".into())
+    }
+
+    fn card(id: &str, lines: &[&str], named_by: &[&str]) -> Candidate {
         Candidate {
-            id: id.into(),
-            part,
-            text: text.into(),
-            score,
-            why: "test".into(),
-            archived: false,
-            superseded: false,
+            lines: lines.iter().map(|l| format!("- {l}")).collect(),
+            says: lines.iter().map(|l| (*l).to_owned()).collect(),
+            named_by: named_by.iter().map(|n| (*n).to_owned()).collect(),
+            ..c(id, Part::Entity, &format!("### {id}"), 1.0)
         }
+    }
+
+    fn reasons(p: &Pack) -> Vec<(&str, &str)> {
+        p.receipt.iter().map(|r| (r.id.as_str(), r.reason.as_str())).collect()
     }
 
     #[test]
@@ -197,8 +339,11 @@ mod tests {
             c("m3", Part::Memory, "- [m3] short", 0.7),
             c("m4", Part::Memory, "- [m1] we chose Postgres for Atlas last week", 0.6),
             c("m5", Part::Memory, "- [m5] weak", 0.01),
-            Candidate { archived: true, ..c("m6", Part::Memory, "- [m6] old", 0.9) },
-            Candidate { superseded: true, ..c("e1", Part::Entity, "### tool--pg14", 1.0) },
+            Candidate { out: Some("archived".into()), ..c("m6", Part::Memory, "- [m6] old", 0.9) },
+            Candidate {
+                out: Some("superseded".into()),
+                ..card("e1", &["a fact of a superseded tool"], &[])
+            },
         ];
         for budget in [0, 5, 12, 20, 25, 40, 200] {
             let p = pack(budget, &cands, 0.1, &Words);
@@ -207,25 +352,79 @@ mod tests {
             assert_eq!(p.receipt.len(), cands.len(), "every candidate is in the receipt");
         }
         let p = pack(25, &cands, 0.1, &Words);
-        let reasons: Vec<(&str, &str)> =
-            p.receipt.iter().map(|r| (r.id.as_str(), r.reason.as_str())).collect();
         assert_eq!(
-            reasons,
+            reasons(&p),
             [
                 ("core:a", "test"),
                 ("m1", "test"),
                 ("m2", "over budget"),
                 ("m3", "test"),
-                ("m4", "duplicate"),
+                ("m4", "duplicate of m1"),
                 ("m5", "below threshold (0.01 < 0.10)"),
                 ("m6", "archived"),
                 ("e1", "superseded"),
             ]
         );
+        assert_eq!(p.receipt[4].duplicate_of.as_deref(), Some("m1"));
         assert!(
             p.text.starts_with(
                 "# Memory\n\n## Core memory\n- the user is Sam\n\n## Relevant memories\n"
             ),
+            "{}",
+            p.text
+        );
+    }
+
+    #[test]
+    fn each_memory_and_each_statement_goes_in_once() {
+        let cands = vec![
+            c("core:a", Part::Core, "- Atlas ships on Friday", 1.0),
+            // An entity found by the query: its card, then its one-line form.
+            card("entity:atlas", &["Atlas is the billing rewrite", "uses: [[tool--ci]]"], &[]),
+            c("entity:atlas", Part::Memory, "- [entity:atlas] Atlas is the billing rewrite", 1.0),
+            // An episode saying what the card said.
+            c("ep:1", Part::Memory, "- [ep:1] atlas is the billing rewrite.", 0.9),
+            c("ep:2", Part::Memory, "- [ep:2] Bob met Carol about the Atlas rewrite", 0.8),
+            // Cards named by the episode: one repeats core memory in part, one in full.
+            card("entity:bob", &["Atlas ships on Friday", "Bob runs the release"], &["ep:2"]),
+            card("entity:carol", &["atlas ships on friday."], &["ep:2"]),
+            // Named only by what was left out, and named by nothing.
+            card("entity:dan", &["Dan is on leave"], &["ep:1"]),
+            card("entity:eve", &[], &[]),
+            card("entity:atlas", &["Atlas is the billing rewrite"], &["ep:2"]),
+        ];
+        let p = pack(500, &cands, 0.1, &Words);
+        assert_eq!(
+            reasons(&p),
+            [
+                ("core:a", "test"),
+                ("entity:atlas", "test"),
+                ("entity:atlas", "duplicate of entity:atlas (already in)"),
+                ("ep:1", "duplicate of entity:atlas"),
+                ("ep:2", "test"),
+                ("entity:bob", "test: ep:2"),
+                ("entity:carol", "duplicate of core:a"),
+                ("entity:dan", "named only by left-out memories: ep:1"),
+                ("entity:eve", "empty: no summary, fact or relation"),
+                ("entity:atlas", "duplicate of entity:atlas (already in)"),
+            ]
+        );
+        let bob = &p.receipt[5];
+        assert_eq!(bob.repeats.len(), 1, "{bob:?}");
+        assert_eq!(bob.repeats[0].duplicate_of, "core:a");
+        assert_eq!(
+            p.text,
+            "# Memory\n\n## Core memory\n- Atlas ships on Friday\n\n## Relevant memories\n\
+             - [ep:2] Bob met Carol about the Atlas rewrite\n\n## Entities\n### entity:atlas\n\
+             - Atlas is the billing rewrite\n- uses: [[tool--ci]]\n### entity:bob\n\
+             - Bob runs the release\n"
+        );
+        assert_eq!(Words.count(&p.text), p.used_tokens);
+        // When the card does not fit, the one-line form may.
+        let p = pack(13, &cands[1..3], 0.1, &Words);
+        assert_eq!(
+            reasons(&p),
+            [("entity:atlas", "over budget"), ("entity:atlas", "test")],
             "{}",
             p.text
         );

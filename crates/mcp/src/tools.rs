@@ -241,9 +241,11 @@ impl Server {
 
     /// Build the memory pack to put in a prompt, within a token budget: core memory first,
     /// then the memories that best match the query (or, without one, the most relevant recent
-    /// episodes), then the cards of the entities they name. The `text` field is the pack; the
-    /// receipt says why each candidate was selected or left out. Selected memories count as
-    /// uses.
+    /// episodes), then the cards of the entities they name. Each memory is in once (an entity
+    /// found by the query as its card), and relations that no longer hold are marked
+    /// `formerly`, never shown as current. The `text` field is the pack; the receipt says why
+    /// each candidate was selected or left out (`duplicate_of` names what already says it).
+    /// Selected memories count as uses.
     #[tool(
         title = "Memory context pack",
         output_schema = schema::output("context"),

@@ -3,6 +3,13 @@
 //! recent episodes; then the cards of the entities they name. Tokens are counted with a real
 //! BPE vocabulary (tiktoken's `cl100k_base` or `o200k_base`). The selected memories count as
 //! uses.
+//!
+//! What a card shows is decided here (issue 18): an entity's summary and facts, its current
+//! relations, then its history — a relation closed with `(until …)` or pointing at an entity
+//! that is superseded, inactive or merged is a `formerly …` line, never a current one. An
+//! entity found by the query is offered as its card first (it says more) and as one line
+//! after (which may fit when the card does not); a card is offered only for an entity with
+//! something current, and goes in only after a memory that names it.
 
 use std::sync::OnceLock;
 
@@ -12,8 +19,9 @@ use cogmem_store::access;
 use cogmem_store::decay;
 use cogmem_store::store::markdown::one_line;
 use cogmem_store::store::units::{self, MemoryUnit};
-use cogmem_store::store::{Store, markdown};
-use cogmem_store::workspace::Workspace;
+use cogmem_store::store::{Store, entity, markdown};
+use cogmem_store::vocab::Vocabulary;
+use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 
 use crate::import::TRANSCRIPT_TAG;
@@ -121,8 +129,15 @@ pub fn session(ws: &Workspace, opts: &ContextOptions, clock: &dyn Clock) -> crat
     build(ws, None, true, opts, clock)
 }
 
-/// Entity cards a pack offers at most.
+/// Entity cards a pack offers at most (cards that stay out for a reason known before packing
+/// do not count).
 const MAX_CARDS: usize = 10;
+
+/// Summary and fact lines a card shows at most.
+const CARD_FACTS: usize = 6;
+
+/// Relation lines a card shows at most (current ones first, then history).
+const CARD_RELATIONS: usize = 4;
 
 fn build(
     ws: &Workspace,
@@ -136,17 +151,33 @@ fn build(
     let decay_file = access::load_decay(ws)?;
     let p = &ws.settings().decay;
     let at = decay_file.now(now);
+    let states = EntityStates::of(&all, vocabulary(ws)?);
+    // Why a memory stays out whatever the budget: forgotten, faded out, superseded.
+    let out_of = |u: &MemoryUnit| -> Option<String> {
+        if decay_file.is_forgotten(&u.id) {
+            return Some("archived (forgotten)".into());
+        }
+        if u.store == Store::Semantic
+            && let Some(why) = states.not_current(u.id.trim_start_matches("entity:"))
+        {
+            return Some(why);
+        }
+        let relevance = decay_file.inputs(&u.id, now).map(|i| decay::relevance(&i, &at, p))?;
+        (decay::band(relevance, p) == decay::Band::Archived)
+            .then(|| format!("archived (relevance {relevance:.2})"))
+    };
     let mut candidates: Vec<Candidate> = Vec::new();
     for u in all.units.iter().filter(|u| u.store == Store::Core) {
-        candidates.push(Candidate {
-            id: u.id.clone(),
-            part: Part::Core,
-            text: format!("- {}", u.text),
-            score: 1.0,
-            why: "core memory".into(),
-            archived: decay_file.is_forgotten(&u.id),
-            superseded: false,
-        });
+        let mut c = Candidate::line(
+            &u.id,
+            Part::Core,
+            format!("- {}", u.text),
+            &u.text,
+            1.0,
+            "core memory".into(),
+        );
+        c.out = decay_file.is_forgotten(&u.id).then(|| "archived (forgotten)".into());
+        candidates.push(c);
     }
     let mut memory_units: Vec<(MemoryUnit, f64, String)> = Vec::new();
     match query.map(str::trim).filter(|q| !q.is_empty()) {
@@ -161,10 +192,18 @@ fn build(
                 report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
             for h in report.hits.iter().filter(|h| h.store != "core") {
                 if let Some(u) = all.get(&h.id) {
+                    let activation = if h.activation > 0.0 {
+                        format!(", graph activation {:.2}", h.activation)
+                    } else {
+                        String::new()
+                    };
                     memory_units.push((
                         u.clone(),
                         h.score / best,
-                        format!("matches the query ({:.2})", h.score),
+                        format!(
+                            "matches the query (score {:.2}: BM25 {:.2} × relevance {:.2}{activation})",
+                            h.score, h.bm25, h.relevance
+                        ),
                     ));
                 }
             }
@@ -191,72 +230,126 @@ fn build(
                 b.0.date.cmp(&a.0.date).then(b.0.line.cmp(&a.0.line)).then(b.1.total_cmp(&a.1))
             });
             for (u, r) in recent.into_iter().take(30) {
-                memory_units.push((u, r, "recent episode".into()));
+                let why = format!("recent episode (relevance {r:.2})");
+                memory_units.push((u, r, why));
             }
         }
     }
-    let mut entity_ids: Vec<String> = Vec::new();
+    // Entity -> the memories that name it, in order of first mention; only memories that may
+    // go in name a card.
+    let mut named: Vec<(String, Vec<String>)> = Vec::new();
     for (u, score, why) in &memory_units {
-        let relevance = decay_file.inputs(&u.id, now).map_or(1.0, |i| decay::relevance(&i, &at, p));
         let date = u.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-        candidates.push(Candidate {
-            id: u.id.clone(),
-            part: Part::Memory,
-            text: format!("- [{}]{date} {}", u.id, summary(u)),
-            score: *score,
-            why: why.clone(),
-            archived: decay_file.is_forgotten(&u.id)
-                || decay::band(relevance, p) == decay::Band::Archived,
-            superseded: u.status.is_some(),
-        });
+        let out = out_of(u);
+        if u.store == Store::Semantic {
+            // An entity found: its card (which says more, and wins when it fits), then its
+            // one-line form, which may fit when the card does not (issue 18).
+            let items = states.card_items(u);
+            let mut card = card_candidate(u, &items, why.clone(), *score);
+            card.out = out.or(card.out);
+            let line_out = card.out.clone();
+            candidates.push(card);
+            let text: Vec<&str> = items.iter().map(CardItem::text).collect();
+            candidates.push(Candidate {
+                says: items.iter().map(|i| i.says.clone()).collect(),
+                out: line_out,
+                ..Candidate::line(
+                    &u.id,
+                    Part::Memory,
+                    format!("- [{}]{date} {}", u.id, shorten(&text.join(" / "), 600)),
+                    "",
+                    *score,
+                    why.clone(),
+                )
+            });
+        } else {
+            let says = summary(u);
+            let mut c = Candidate::line(
+                &u.id,
+                Part::Memory,
+                format!("- [{}]{date} {says}", u.id),
+                &says,
+                *score,
+                why.clone(),
+            );
+            c.out = out;
+            candidates.push(c);
+        }
         for e in &u.entities {
-            if !entity_ids.contains(e) {
-                entity_ids.push(e.clone());
+            if u.id.strip_prefix("entity:") == Some(e.as_str()) {
+                continue;
+            }
+            match named.iter_mut().find(|(x, _)| x == e) {
+                Some((_, by)) => by.push(u.id.clone()),
+                None => named.push((e.clone(), vec![u.id.clone()])),
             }
         }
+    }
+    let mut cards: Vec<Candidate> = Vec::new();
+    let mut offered = 0;
+    for (e, by) in &named {
+        if offered >= MAX_CARDS {
+            break;
+        }
+        let id = format!("entity:{e}");
+        let Some(u) = all.get(&id) else { continue };
+        let items = states.card_items(u);
+        let mut card = card_candidate(u, &items, "named by".into(), 1.0);
+        card.named_by = by.clone();
+        card.out = out_of(u).or(card.out);
+        let certainly_out = card.out.is_some()
+            || !by.iter().any(|m| {
+                memory_units
+                    .iter()
+                    .any(|(u, s, _)| &u.id == m && *s >= opts.threshold && out_of(u).is_none())
+            });
+        if !certainly_out {
+            offered += 1;
+        }
+        cards.push(card);
     }
     if current {
         let mut entities: Vec<(&MemoryUnit, f64)> = all
             .units
             .iter()
-            .filter(|u| u.store == Store::Semantic && u.status.is_none())
+            .filter(|u| u.store == Store::Semantic)
+            .filter(|u| states.not_current(u.id.trim_start_matches("entity:")).is_none())
             .filter(|u| !decay_file.is_forgotten(&u.id))
+            .filter(|u| !named.iter().any(|(e, _)| u.id.strip_prefix("entity:") == Some(e)))
             .map(|u| {
                 let r = decay_file.inputs(&u.id, now).map_or(1.0, |i| decay::relevance(&i, &at, p));
                 (u, r)
             })
             .collect();
         entities.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.date.cmp(&a.0.date)));
-        for (u, _) in entities {
-            let e = u.id.trim_start_matches("entity:");
-            if entity_ids.len() >= MAX_CARDS {
+        // Entities that stay out (empty, nothing current) are in the receipt, but only so many.
+        for (u, r) in entities.into_iter().take(3 * MAX_CARDS) {
+            if offered >= MAX_CARDS {
                 break;
             }
-            if !entity_ids.iter().any(|x| x == e) {
-                entity_ids.push(e.to_owned());
+            let items = states.card_items(u);
+            let mut card = card_candidate(
+                u,
+                &items,
+                format!("a most relevant entity (relevance {r:.2})"),
+                1.0,
+            );
+            card.out = out_of(u).or(card.out);
+            if card.out.is_none() {
+                offered += 1;
             }
+            cards.push(card);
         }
     }
-    for e in entity_ids.iter().take(MAX_CARDS) {
-        let id = format!("entity:{e}");
-        let Some(u) = all.get(&id) else { continue };
-        candidates.push(Candidate {
-            id,
-            part: Part::Entity,
-            text: card(u),
-            score: 1.0,
-            why: "named by a selected memory".into(),
-            archived: decay_file.is_forgotten(&u.id),
-            superseded: u.status.is_some(),
-        });
-    }
+    candidates.extend(cards);
     let pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
-    let used: Vec<String> = pack
+    let mut used: Vec<String> = pack
         .receipt
         .iter()
         .filter(|r| r.decision == "selected" && r.part != Part::Core)
         .map(|r| r.id.clone())
         .collect();
+    used.dedup();
     if !used.is_empty() {
         access::record(ws, &used, 0, now)?;
     }
@@ -283,27 +376,57 @@ pub fn relevant(
         clock,
     )?;
     let best = report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    let vocab = vocabulary(ws)?;
+    // Whether the entities an entity found links to are still current: read from their files,
+    // once each, so a superseded one is shown as history (issue 18).
+    let states: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
+        std::cell::RefCell::default();
+    let lookup = |id: &str| -> Option<String> {
+        if let Some(known) = states.borrow().get(id) {
+            return known.clone();
+        }
+        let why = entity::EntityId::parse(id)
+            .ok()
+            .and_then(|e| {
+                ws.read_text_if_exists(&format!("{}/{}.md", layout::ENTITIES_DIR, e.as_str()))
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|text| not_current(&text));
+        states.borrow_mut().insert(id.to_owned(), why.clone());
+        why
+    };
     let candidates: Vec<Candidate> = report
         .hits
         .iter()
         .filter(|h| h.store != Store::Core.as_str() && !exclude.contains(&h.id))
         .map(|h| {
             let date = h.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            // An entity as its card would show it: closed and superseded relations as history.
+            let (source, out) = if h.store == Store::Semantic.as_str() {
+                let subject = h.id.trim_start_matches("entity:");
+                let items = card_items(subject, &h.text, &vocab, &lookup);
+                let lines: Vec<&str> = items.iter().map(CardItem::text).collect();
+                (lines.join(" / "), card_out(&items))
+            } else {
+                (h.text.clone(), None)
+            };
             // The words around the first match, without an entity's title and comment lines.
-            let words: String = cogmem_index::index::search::snippet(&h.text, query, SNIPPET_WORDS)
+            let words: String = cogmem_index::index::search::snippet(&source, query, SNIPPET_WORDS)
                 .into_iter()
                 .map(|(piece, _)| piece)
                 .collect();
             let text = shorten(&words, 400);
-            Candidate {
-                id: h.id.clone(),
-                part: Part::Memory,
-                text: format!("- [{}]{date} {text}", h.id),
-                score: h.score / best,
-                why: format!("matches the prompt ({:.2})", h.score),
-                archived: false,
-                superseded: false,
-            }
+            let mut c = Candidate::line(
+                &h.id,
+                Part::Memory,
+                format!("- [{}]{date} {text}", h.id),
+                &text,
+                h.score / best,
+                format!("matches the prompt ({:.2})", h.score),
+            );
+            c.out = out;
+            c
         })
         .collect();
     Ok(pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter()))
@@ -331,16 +454,6 @@ fn summary(u: &MemoryUnit) -> String {
     shorten(&text, 600)
 }
 
-/// An entity's card: its id, then its facts and current relations.
-fn card(u: &MemoryUnit) -> String {
-    let lines = body_lines(&u.text, 8);
-    format!(
-        "### {}\n{}",
-        u.id.trim_start_matches("entity:"),
-        lines.iter().map(|l| format!("{l}\n")).collect::<String>()
-    )
-}
-
 /// The bullet and text lines of a file's body, without headings and comments.
 fn body_lines(text: &str, max: usize) -> Vec<String> {
     let (prefix, _) = markdown::split_front_matter(text);
@@ -348,8 +461,187 @@ fn body_lines(text: &str, max: usize) -> Vec<String> {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("<!--"))
-        .filter(|l| !l.contains("(until "))
         .take(max)
         .map(str::to_owned)
         .collect()
+}
+
+/// Relations about the replacement itself: they stay as written even though one end is
+/// superseded.
+const SUPERSEDING: [&str; 2] = ["supersedes", "superseded-by"];
+
+/// The entities that are not current (superseded, inactive, merged), and what replaced them:
+/// what a card needs to tell a current relation from history (issue 18).
+struct EntityStates {
+    /// Entity id (without `entity:`) -> why it is not current.
+    not_current: std::collections::HashMap<String, String>,
+    /// The relation vocabulary, for the inverse of each relation.
+    vocab: Vocabulary,
+}
+
+/// One line of a card, and what it says.
+struct CardItem {
+    /// As rendered: `- fact`, `- uses: [[tool--x]] (since …)`, `- formerly uses: …`.
+    line: String,
+    /// What it says, for finding repeats: a fact's text; a relation as a statement that is the
+    /// same from either end ([`relation_statement`]).
+    says: String,
+    /// A summary line, a fact or a relation that holds now (not history).
+    current: bool,
+}
+
+impl CardItem {
+    /// The line without its `- `.
+    fn text(&self) -> &str {
+        self.line.strip_prefix("- ").unwrap_or(&self.line)
+    }
+}
+
+impl EntityStates {
+    /// Reads the status of every entity of `all`; only those not current are kept.
+    fn of(all: &units::Units, vocab: Vocabulary) -> Self {
+        let mut out = std::collections::HashMap::new();
+        for u in all.units.iter().filter(|u| u.store == Store::Semantic && u.status.is_some()) {
+            if let Some(why) = not_current(&u.text) {
+                out.insert(u.id.trim_start_matches("entity:").to_owned(), why);
+            }
+        }
+        Self { not_current: out, vocab }
+    }
+
+    /// Why entity `id` (without `entity:`) is not current, or `None` when it is.
+    fn not_current(&self, id: &str) -> Option<String> {
+        self.not_current.get(id).cloned()
+    }
+
+    /// The lines of an entity's card ([`card_items`]).
+    fn card_items(&self, u: &MemoryUnit) -> Vec<CardItem> {
+        let subject = u.id.trim_start_matches("entity:");
+        card_items(subject, &u.text, &self.vocab, &|id| self.not_current(id))
+    }
+}
+
+/// Why the entity whose file is `text` is not current (superseded, inactive, merged), or `None`
+/// when it is. Another status (a note's `status: draft`) is current: search shows it too.
+fn not_current(text: &str) -> Option<String> {
+    Some(match entity::status(text).as_str() {
+        "superseded" => {
+            let by = entity::relations(text)
+                .into_iter()
+                .find(|r| r.relation == "superseded-by" && r.until.is_none());
+            match by {
+                Some(r) => format!(
+                    "superseded by {}{}",
+                    r.target,
+                    r.since.map(|d| format!(" on {d}")).unwrap_or_default()
+                ),
+                None => "superseded".to_owned(),
+            }
+        }
+        "inactive" => "inactive".to_owned(),
+        "merged" => match text.split_once("Merged into: ") {
+            Some((_, rest)) => {
+                format!("merged into {}", rest.split([' ', '|']).next().unwrap_or(""))
+            }
+            None => "merged".to_owned(),
+        },
+        _ => return None,
+    })
+}
+
+/// The workspace's relation vocabulary (`memory/graph/relations.md`; empty when there is none).
+fn vocabulary(ws: &Workspace) -> crate::Result<Vocabulary> {
+    Ok(Vocabulary::parse(&ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default()))
+}
+
+/// What a relation line says, the same whichever end's card shows it: `[[a]] works-on [[b]]`
+/// and `[[b]] worked-on-by [[a]]` are one statement when the vocabulary makes them inverses, so
+/// the second card leaves it out (issue 18).
+fn relation_statement(
+    subject: &str,
+    relation: &str,
+    object: &str,
+    history: bool,
+    vocab: &Vocabulary,
+) -> String {
+    let direct = format!("[[{subject}]] {relation} [[{object}]]");
+    let statement = match vocab.get(relation).and_then(|s| s.inverse.as_deref()) {
+        Some(inverse) => direct.min(format!("[[{object}]] {inverse} [[{subject}]]")),
+        None => direct,
+    };
+    if history { format!("formerly {statement}") } else { statement }
+}
+
+/// The lines of the card of entity `subject`, whose file is `text`: its summary and facts,
+/// then its current relations, then its history — relations closed with `(until …)` or to an
+/// entity that `not_current` says is no longer current, marked `formerly` and never shown as
+/// current.
+fn card_items(
+    subject: &str,
+    text: &str,
+    vocab: &Vocabulary,
+    not_current: &dyn Fn(&str) -> Option<String>,
+) -> Vec<CardItem> {
+    let mut items: Vec<CardItem> = Vec::new();
+    let facts = entity::description(text);
+    for says in facts.into_iter().take(CARD_FACTS) {
+        items.push(CardItem { line: format!("- {says}"), says, current: true });
+    }
+    // (line without `- `, what it says)
+    let mut now: Vec<(String, String)> = Vec::new();
+    let mut then: Vec<(String, String)> = Vec::new();
+    for r in entity::relations(text) {
+        let (rel, target) = (&r.relation, &r.target);
+        let since = r.since.as_deref();
+        let superseding = SUPERSEDING.contains(&rel.as_str());
+        let statement = |history| relation_statement(subject, rel, target, history, vocab);
+        if let Some(until) = &r.until {
+            let span = since.map_or(format!("until {until}"), |s| format!("{s} to {until}"));
+            then.push((format!("formerly {rel}: [[{target}]] ({span})"), statement(true)));
+        } else if let (false, Some(why)) = (superseding, not_current(target)) {
+            then.push((format!("formerly {rel}: [[{target}]] ({target} {why})"), statement(true)));
+        } else {
+            let since = since.map(|s| format!(" (since {s})")).unwrap_or_default();
+            let conf = if r.confidence < 1.0 {
+                format!(" (confidence {})", r.confidence)
+            } else {
+                String::new()
+            };
+            now.push((format!("{rel}: [[{target}]]{since}{conf}"), statement(false)));
+        }
+    }
+    let current_relations = now.len();
+    for (i, (line, says)) in now.into_iter().chain(then).take(CARD_RELATIONS).enumerate() {
+        items.push(CardItem { line: format!("- {line}"), says, current: i < current_relations });
+    }
+    items
+}
+
+/// Why a card of `items` stays out: it has none (empty) or only history (nothing current).
+fn card_out(items: &[CardItem]) -> Option<String> {
+    if items.is_empty() {
+        Some("empty: no summary, fact or relation".to_owned())
+    } else if !items.iter().any(|i| i.current) {
+        Some("nothing current: only closed or superseded relations".to_owned())
+    } else {
+        None
+    }
+}
+
+/// An entity's card as a candidate: its `### id` heading and its items; out when it has none
+/// (empty) or only history (nothing current).
+fn card_candidate(u: &MemoryUnit, items: &[CardItem], why: String, score: f64) -> Candidate {
+    let id = u.id.trim_start_matches("entity:");
+    let out = card_out(items);
+    Candidate {
+        id: u.id.clone(),
+        part: Part::Entity,
+        text: format!("### {id}"),
+        lines: items.iter().map(|i| i.line.clone()).collect(),
+        says: items.iter().map(|i| i.says.clone()).collect(),
+        score,
+        why,
+        named_by: Vec::new(),
+        out,
+    }
 }

@@ -355,6 +355,32 @@ pub fn facts(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Returns what an entity says about itself now, as lines without their `- `: the text lines
+/// of `## Summary` (its `Aliases:` line included), then the bullets of `## Facts`; for a note
+/// with neither section (written by another tool), its text and bullet lines outside `##
+/// Relations`. Headings and comment lines are left out. What a context card shows (issue 18).
+pub fn description(text: &str) -> Vec<String> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let lines = |part: &str| -> Vec<String> {
+        part.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("<!--"))
+            .map(|l| l.strip_prefix("- ").unwrap_or(l).to_owned())
+            .collect()
+    };
+    let summary = find_section(&sections, "Summary");
+    let facts = find_section(&sections, "Facts");
+    if summary.is_none() && facts.is_none() {
+        return match find_section(&sections, "Relations") {
+            Some(s) => lines(&format!("{}{}", &body[..s.range.start], &body[s.range.end..])),
+            None => lines(body),
+        };
+    }
+    [summary, facts].into_iter().flatten().flat_map(|s| lines(&body[s.content.clone()])).collect()
+}
+
 /// Adds names to the `Aliases:` line of an entity's `## Summary` (`names` is a
 /// comma-separated list, written as one [`markdown::field`]), or adds an `Aliases:` line at the
 /// end of `## Summary` when there is none. Text without a Summary comes back unchanged, as it
@@ -526,6 +552,18 @@ mod tests {
         // A rename within a type keeps the type.
         let other = EntityId::parse("concept--hanna").unwrap();
         assert!(renamed(&text, &old, &other, "2026-12-01").contains("Type: concept"));
+    }
+
+    #[test]
+    fn description_is_summary_and_facts_or_a_note_without_its_relations() {
+        let entity = "# tool--x\n<!-- Type: tool -->\n\n## Summary\n\nA build tool.\n\n## Facts\n\n\
+                      - runs on rack 4\n\n## Timeline\n\n- 2026-01-01: bought\n\n## Relations\n\n\
+                      - uses: [[tool--y]]\n";
+        assert_eq!(description(entity), ["A build tool.", "runs on rack 4"]);
+        let note =
+            "---\ntitle: X\n---\n# X\nSome text.\n- a point\n## Relations\n- uses: [[tool--y]]\n";
+        assert_eq!(description(note), ["Some text.", "a point"]);
+        assert!(description("# tool--x\n\n## Facts\n\n## Relations\n").is_empty());
     }
 
     #[test]
