@@ -184,7 +184,7 @@ pub fn run_why(ctx: &Ctx, args: &WhyArgs) -> cogmem::Result<Exit> {
 pub fn run_touch(ctx: &Ctx, args: &TouchArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
-    op::touch(&ws, &args.id, clock.as_ref())?;
-    render::status(ctx.global.quiet, &format!("recorded a use of {}\n", args.id));
+    let id = op::touch(&ws, &args.id, clock.as_ref())?;
+    render::status(ctx.global.quiet, &format!("recorded a use of {id}\n"));
     Ok(Exit::Ok)
 }

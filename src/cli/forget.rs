@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use clap::Args;
 use cogmem::audit::Actor;
 use cogmem::ops::forget::{self, Candidate, ForgetOptions};
+use cogmem::ops::id::Match;
 use cogmem::ops::purge::{self, PurgeOptions};
 
 use super::exit::Exit;
@@ -89,6 +90,11 @@ pub struct ForgetArgs {
 pub struct RestoreArgs {
     /// The id of the forgotten memory
     id: String,
+}
+
+/// `--id A --id B`, each id quoted for the shell.
+fn id_flags(ids: &[String]) -> String {
+    ids.iter().map(|id| format!("--id {}", cogmem::shell::quote(id))).collect::<Vec<_>>().join(" ")
 }
 
 fn list(cands: &[Candidate]) -> String {
@@ -206,7 +212,13 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
     }
     let candidates = match &args.query {
         Some(q) => forget::find(&ws, q, 10)?,
-        None => forget::describe(&ws, &ids)?,
+        None => {
+            // A permanent deletion names exactly what goes: the start of an id is not enough.
+            let how = if args.permanent { Match::Exact } else { Match::Prefix };
+            let described = forget::describe(&ws, &ids, how)?;
+            ids = described.iter().map(|c| c.id.clone()).collect();
+            described
+        }
     };
     if args.dry_run || (!args.yes && !interactive) {
         if ctx.global.json {
@@ -215,9 +227,17 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             render::data("no matching memory\n")?;
         } else {
             render::data(&list(&candidates))?;
+            let confirm = match (ids.is_empty(), candidates.as_slice()) {
+                (false, _) => id_flags(&ids),
+                (true, [one]) => id_flags(std::slice::from_ref(&one.id)),
+                (true, _) => "--id ID".to_owned(),
+            };
+            let forced = if candidates.iter().any(|c| c.pinned) { " --force" } else { "" };
             render::status(
                 ctx.global.quiet,
-                "nothing forgotten; confirm with `cogmem forget --id ID --yes`\n",
+                &format!(
+                    "nothing forgotten; confirm with `cogmem forget {confirm} --yes{forced}`\n"
+                ),
             );
         }
         return Ok(Exit::Ok);
@@ -299,7 +319,9 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             let _ =
                 writeln!(msg, "the content is gone from the files, but git history still holds it");
         } else {
-            let _ = writeln!(msg, "undo with: cogmem restore ID");
+            for f in &report.forgotten {
+                let _ = writeln!(msg, "undo with: cogmem restore {}", cogmem::shell::quote(&f.id));
+            }
         }
     }
     for id in &report.already_forgotten {

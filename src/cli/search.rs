@@ -9,7 +9,7 @@ use cogmem::ops::search as op;
 use cogmem::ops::search::SearchFields;
 
 use super::exit::Exit;
-use super::{Ctx, input, render};
+use super::{Ctx, input, render, vocab};
 
 const SEARCH_EXAMPLES: &str = "Examples:
   # Everything that mentions Postgres, best match first
@@ -46,8 +46,8 @@ const REINDEX_EXAMPLES: &str = "Examples:
 /// Filters shared by `search` and `recall`.
 #[derive(Args, Debug, Clone)]
 pub struct Filters {
-    /// Only this store: core, episodic, semantic, procedural, vault
-    #[arg(long, value_name = "STORE")]
+    /// Only this store
+    #[arg(long, value_name = "STORE", value_parser = vocab::stores(), ignore_case = true)]
     store: Option<String>,
     /// Only this kind: an episode type (decision, fact, …) or an entity type (person, …)
     #[arg(long = "type", value_name = "TYPE")]

@@ -341,6 +341,16 @@ pub(crate) fn remember_with(
             InputError::FlagNeedsStore { flag: "--title", stores: "procedural or vault" }.into()
         );
     }
+    if !req.tags.is_empty()
+        && !stores.iter().any(|s| matches!(s, Store::Episodic | Store::Semantic | Store::Vault))
+    {
+        // MEMORY.md bullets and procedures have no tags: say so rather than drop them.
+        return Err(InputError::FlagNeedsStore {
+            flag: "--tags",
+            stores: "episodic, semantic or vault",
+        }
+        .into());
+    }
     cogmem_store::timing::mark("remember: start");
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
@@ -553,6 +563,8 @@ impl Writer<'_> {
                     self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
                 }
                 entity::Added::Written { content, line } => {
+                    // Tags go on the entity, the memory that holds the fact (issue 18).
+                    let content = entity::add_tags(&content, &req.tags).unwrap_or(content);
                     self.change.write(
                         &rel,
                         content.into_bytes(),

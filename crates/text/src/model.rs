@@ -202,6 +202,9 @@ pub enum Confidence {
 }
 
 impl Confidence {
+    /// Every level, surest first.
+    pub const ALL: [Self; 3] = [Self::High, Self::Medium, Self::Low];
+
     /// Returns the word used in files.
     pub fn as_str(self) -> &'static str {
         match self {
