@@ -59,7 +59,8 @@ const RESTORE_EXAMPLES: &str = "Examples:
 pub struct ForgetArgs {
     /// Words to find the memory by
     query: Option<String>,
-    /// Id of a memory to forget (can be repeated)
+    /// Id of a memory to forget (can be repeated): an entity also as `TYPE--SLUG`; the start of
+    /// exactly one id, except with --permanent
     #[arg(long = "id", value_name = "ID")]
     ids: Vec<String>,
     /// Forget without asking
@@ -74,7 +75,8 @@ pub struct ForgetArgs {
     /// Forget pinned (vault) memories too
     #[arg(long)]
     force: bool,
-    /// Erase the memory with this id from the files and rewrite git history without its text
+    /// Erase the memory with this id (whole; an entity also as `TYPE--SLUG`) from the files and
+    /// rewrite git history without its text
     /// (lists what it would rewrite unless --yes)
     #[arg(long, value_name = "ID", conflicts_with_all = ["query", "ids", "permanent"])]
     purge: Option<String>,
@@ -88,7 +90,8 @@ pub struct ForgetArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = RESTORE_EXAMPLES)]
 pub struct RestoreArgs {
-    /// The id of the forgotten memory
+    /// The id of the forgotten memory (an entity also as `TYPE--SLUG`), or the start of
+    /// exactly one forgotten memory's id
     id: String,
 }
 

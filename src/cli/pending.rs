@@ -158,7 +158,11 @@ pub fn run_propose(ctx: &Ctx, args: &ProposeArgs) -> cogmem::Result<Exit> {
         text,
         from,
         store: args.store.as_deref().map(Store::parse).transpose()?,
-        entities: args.entities.iter().map(|e| EntityId::parse(e)).collect::<Result<_, _>>()?,
+        entities: args
+            .entities
+            .iter()
+            .map(|e| EntityId::parse_given(e))
+            .collect::<Result<_, _>>()?,
         relations: args.relations.iter().map(|r| Relation::parse(r)).collect::<Result<_, _>>()?,
         confidence: args.confidence.as_deref().map(Confidence::parse).transpose()?,
         core_worthy: args.core_worthy,

@@ -52,7 +52,7 @@ pub struct Filters {
     /// Only this kind: an episode type (decision, fact, …) or an entity type (person, …)
     #[arg(long = "type", value_name = "TYPE")]
     kind: Option<String>,
-    /// Only memories that name this entity (TYPE--SLUG)
+    /// Only memories that name this entity (`TYPE--SLUG` or `entity:TYPE--SLUG`)
     #[arg(long, value_name = "TYPE--SLUG")]
     entity: Option<String>,
     /// Only memories dated on or after this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
@@ -121,7 +121,8 @@ pub struct RecallArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = SHOW_EXAMPLES)]
 pub struct ShowArgs {
-    /// The memory's id
+    /// The memory's id (`episode:…`, `entity:TYPE--SLUG` or just `TYPE--SLUG`, `procedure:…`, `vault:…`,
+    /// `core:…`), or the start of exactly one id
     id: String,
 }
 

@@ -193,6 +193,24 @@ fn issue_18_tags_given_with_an_entity_go_on_the_entity() {
     env.assert_clean_tree();
 }
 
+// See: issue 18
+#[test]
+fn issue_18_entity_flags_take_the_entitys_memory_id_too() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Hana lives in Kyoto",
+        "--entity",
+        "entity:person--hana",
+        "--relation",
+        "entity:person--hana|lives-in|place--kyoto",
+    ]);
+    let card = env.read("memory/graph/entities/person--hana.md");
+    assert!(card.contains("- lives-in: [[place--kyoto]]"), "{card}");
+    let out = env.run(["search", "Kyoto", "--entity", "entity:person--hana", "--json"]).success();
+    assert!(out.stdout.contains("\"entity:person--hana\""), "{out}");
+}
+
 /// An MCP client: the tools that take an entity or a memory id accept the other's form, and a
 /// miss names the nearest id.
 const MCP_CLIENT: &str = r#"

@@ -487,7 +487,7 @@ impl Server {
                 entities: p
                     .entities
                     .iter()
-                    .map(|e| EntityId::parse(e))
+                    .map(|e| EntityId::parse_given(e))
                     .collect::<Result<_, _>>()?,
                 relations: p
                     .relations

@@ -55,9 +55,9 @@ impl Relation {
             return Err(bad("the relation must be lower-kebab case, like `works-on`"));
         }
         Ok(Self {
-            from: EntityId::parse(from)?,
+            from: EntityId::parse_given(from)?,
             relation: relation.to_owned(),
-            to: EntityId::parse(to)?,
+            to: EntityId::parse_given(to)?,
         })
     }
 }
@@ -187,7 +187,7 @@ impl RememberFields {
             req.stores.push(Store::Episodic);
         }
         for e in &self.entities {
-            req.entities.push(EntityId::parse(e)?);
+            req.entities.push(EntityId::parse_given(e)?);
         }
         for r in &self.relations {
             req.relations.push(Relation::parse(r)?);

@@ -76,7 +76,7 @@ pub fn forms(given: &str, space: Space) -> Vec<String> {
         Space::Memory if !has_kind(t) && EntityId::parse(t).is_ok() => {
             vec![t.to_owned(), format!("entity:{t}")]
         }
-        Space::Entity => vec![t.strip_prefix("entity:").unwrap_or(t).to_owned()],
+        Space::Entity => vec![EntityId::given_part(t).to_owned()],
         Space::Memory => vec![t.to_owned()],
     }
 }
