@@ -533,6 +533,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tags_join_the_type_line_or_get_a_line_of_their_own() {
+        let tags = |t: &[&str]| t.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let card = "# person--hana\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 -->\n\n## Facts\n";
+        let once = add_tags(card, &tags(&["family", "kin"])).unwrap();
+        assert!(once.starts_with("# person--hana\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 | Tags: family, kin -->\n\n## Facts\n"), "{once}");
+        let twice = add_tags(&once, &tags(&["kin", "a|b]"])).unwrap();
+        assert!(twice.contains("| Tags: family, kin, a/b) -->\n"), "{twice}");
+        assert_eq!(add_tags(&twice, &tags(&["family"])), None, "nothing new, nothing written");
+        // Front matter stays byte for byte; the field gets its own comment line after the title.
+        let fm = "---\ntags: [vcs]\n---\n# git\n\n## Facts\n- used daily\n";
+        let out = add_tags(fm, &tags(&["tools"])).unwrap();
+        assert_eq!(
+            out,
+            "---\ntags: [vcs]\n---\n# git\n<!-- Tags: tools -->\n\n## Facts\n- used daily\n"
+        );
+        let units = crate::store::units::file_units("memory/graph/entities/tool--git.md", &out);
+        assert_eq!(units[0].tags, ["tools", "vcs"]);
+    }
+
+    #[test]
     fn id_validation_cases() {
         let ok = ["person--alice", "project--cogmem-v2", "concept--oauth2-pkce", "place--münchen"];
         for id in ok {
