@@ -211,6 +211,27 @@ fn issue_18_entity_flags_take_the_entitys_memory_id_too() {
     assert!(out.stdout.contains("\"entity:person--hana\""), "{out}");
 }
 
+// See: issue 18
+#[test]
+fn issue_18_a_forget_request_in_a_prompt_gives_the_agent_the_command_with_the_real_id() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "the office plant is a ficus"]);
+    let head = env.head();
+    let json = serde_json::json!({
+        "session_id": "s", "transcript_path": "/nowhere.jsonl", "cwd": env.root,
+        "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+        "prompt": "please forget about the office plant"
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is JSON");
+    let text = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        text.contains("once they confirm it: `cogmem forget --id episode:2026-12-01:09:00 --yes`"),
+        "{text}"
+    );
+    assert_eq!(env.head(), head, "nothing forgotten yet");
+}
+
 /// An MCP client: the tools that take an entity or a memory id accept the other's form, and a
 /// miss names the nearest id.
 const MCP_CLIENT: &str = r#"

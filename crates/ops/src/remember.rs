@@ -204,6 +204,20 @@ impl RememberFields {
         }
         req.section = self.section.as_deref().map(CoreSection::parse).transpose()?;
         req.title.clone_from(&self.title);
+        if !req.tags.is_empty()
+            && !req
+                .routed_stores()
+                .iter()
+                .any(|s| matches!(s, Store::Episodic | Store::Semantic | Store::Vault))
+        {
+            // MEMORY.md bullets and procedures have no tags: say so rather than drop the ones a
+            // person gave (issue 18). Tags `hear` derives itself are its own business.
+            return Err(InputError::FlagNeedsStore {
+                flag: "--tags",
+                stores: "episodic, semantic or vault",
+            }
+            .into());
+        }
         Ok(req)
     }
 }
@@ -340,16 +354,6 @@ pub(crate) fn remember_with(
         return Err(
             InputError::FlagNeedsStore { flag: "--title", stores: "procedural or vault" }.into()
         );
-    }
-    if !req.tags.is_empty()
-        && !stores.iter().any(|s| matches!(s, Store::Episodic | Store::Semantic | Store::Vault))
-    {
-        // MEMORY.md bullets and procedures have no tags: say so rather than drop them.
-        return Err(InputError::FlagNeedsStore {
-            flag: "--tags",
-            stores: "episodic, semantic or vault",
-        }
-        .into());
     }
     cogmem_store::timing::mark("remember: start");
     let repo = git::open(ws.root())?;
