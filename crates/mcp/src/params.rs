@@ -15,7 +15,8 @@ pub(crate) struct RememberParams {
     /// semantic when entities or relations are given.
     #[serde(default)]
     pub(crate) stores: Vec<String>,
-    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice`.
+    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice` (or its memory id,
+    /// `entity:person--alice`).
     #[serde(default)]
     pub(crate) entities: Vec<String>,
     /// Relations between entities, as `FROM|RELATION|TO`, e.g.
@@ -146,7 +147,7 @@ pub(crate) struct ProposeParams {
     /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
     /// with entities or relations, else episodic.
     pub(crate) store: Option<String>,
-    /// Entities it is about, as TYPE--SLUG.
+    /// Entities it is about, as TYPE--SLUG (or `entity:TYPE--SLUG`).
     #[serde(default)]
     pub(crate) entities: Vec<String>,
     /// Relations, as `FROM|RELATION|TO`.

@@ -35,6 +35,15 @@ where
             let lower = k.to_lowercase();
             let part = name_part(&lower);
             let shared = words(part).iter().filter(|w| given_words.contains(w)).count();
+            // The distance is at least the difference in length: most ids are ruled out
+            // without computing it (a miss among 10,000 ids stays quick).
+            let gap = |a: &str, b: &str| a.chars().count().abs_diff(b.chars().count());
+            if shared == 0
+                && gap(&given, &lower) > 2
+                && part_room.is_none_or(|room| gap(given_part, part) > room)
+            {
+                return None;
+            }
             let whole = strsim::levenshtein(&given, &lower);
             let parts = part_room
                 .map(|room| (strsim::levenshtein(given_part, part), room))
