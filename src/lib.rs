@@ -29,7 +29,7 @@ pub use cogmem_ops::error;
 pub use cogmem_store::{
     access, audit, change, decay, git, secrets, settings, store, template, timing, vocab, workspace,
 };
-pub use cogmem_text::{clock, date, markdown, model, route, tokens, trigger, word};
+pub use cogmem_text::{clock, date, markdown, model, route, shell, tokens, trigger, word};
 
 pub use cogmem_ops::{Error, ErrorKind, Result};
 pub use cogmem_store::Workspace;

@@ -7,7 +7,7 @@ use cogmem::audit::AuditFilter;
 use cogmem::ops::audit as op;
 
 use super::exit::Exit;
-use super::{Ctx, render};
+use super::{Ctx, render, vocab};
 
 const EXAMPLES: &str = "Examples:
   # What agents running as `bot` changed in the last week
@@ -111,8 +111,8 @@ struct QueryArgs {
     /// `2w`) or a day (`yesterday`, `last week`)
     #[arg(long, value_name = "WHEN")]
     since: Option<String>,
-    /// Only lines with this action (create, edit, append, archive, …)
-    #[arg(long, value_name = "ACTION")]
+    /// Only lines with this action (any case: `archive` is `ARCHIVE`)
+    #[arg(long, value_name = "ACTION", value_parser = vocab::actions(), ignore_case = true)]
     action: Option<String>,
     /// Only lines about this file or files under this folder
     #[arg(long, value_name = "PATH")]

@@ -6,7 +6,7 @@ use clap::Args;
 use cogmem::ops::context::{self as op, ContextOptions, Encoding};
 
 use super::exit::Exit;
-use super::{Ctx, render};
+use super::{Ctx, render, vocab};
 
 const EXAMPLES: &str = "Examples:
   # The pack for a new conversation: core memory and the last week's episodes
@@ -36,8 +36,8 @@ pub struct ContextArgs {
     /// The most tokens the pack may take
     #[arg(long, default_value_t = 2000, value_name = "N")]
     budget: usize,
-    /// Tokenizer: cl100k_base, o200k_base, or estimate (no vocabulary to load)
-    #[arg(long, default_value = "cl100k_base", value_name = "ENCODING")]
+    /// Tokenizer (`estimate` loads no vocabulary)
+    #[arg(long, default_value = "cl100k_base", value_name = "ENCODING", value_parser = vocab::encodings())]
     encoding: String,
     /// Leave out memories scoring below this share of the best match
     #[arg(long, default_value_t = 0.2, value_name = "SHARE", value_parser = parse_share)]

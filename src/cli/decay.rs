@@ -55,7 +55,8 @@ pub struct DecayArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = PIN_EXAMPLES)]
 pub struct PinArgs {
-    /// The memory's id (see `cogmem recall` or `cogmem status`)
+    /// The memory's id (see `cogmem recall` or `cogmem status`), an entity as `TYPE--SLUG`, or
+    /// the start of exactly one id
     id: String,
 }
 
@@ -63,7 +64,8 @@ pub struct PinArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = WHY_EXAMPLES)]
 pub struct WhyArgs {
-    /// The memory's id
+    /// The memory's id (`episode:…`, `entity:TYPE--SLUG` or just `TYPE--SLUG`, `procedure:…`, `vault:…`,
+    /// `core:…`), or the start of exactly one id
     id: String,
 }
 
@@ -74,7 +76,8 @@ pub struct WhyArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = TOUCH_EXAMPLES)]
 pub struct TouchArgs {
-    /// The memory's id
+    /// The memory's id (`episode:…`, `entity:TYPE--SLUG` or just `TYPE--SLUG`, `procedure:…`, `vault:…`,
+    /// `core:…`), or the start of exactly one id
     id: String,
 }
 
@@ -184,7 +187,7 @@ pub fn run_why(ctx: &Ctx, args: &WhyArgs) -> cogmem::Result<Exit> {
 pub fn run_touch(ctx: &Ctx, args: &TouchArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
-    op::touch(&ws, &args.id, clock.as_ref())?;
-    render::status(ctx.global.quiet, &format!("recorded a use of {}\n", args.id));
+    let id = op::touch(&ws, &args.id, clock.as_ref())?;
+    render::status(ctx.global.quiet, &format!("recorded a use of {id}\n"));
     Ok(Exit::Ok)
 }

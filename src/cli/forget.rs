@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use clap::Args;
 use cogmem::audit::Actor;
 use cogmem::ops::forget::{self, Candidate, ForgetOptions};
+use cogmem::ops::id::Match;
 use cogmem::ops::purge::{self, PurgeOptions};
 
 use super::exit::Exit;
@@ -58,7 +59,8 @@ const RESTORE_EXAMPLES: &str = "Examples:
 pub struct ForgetArgs {
     /// Words to find the memory by
     query: Option<String>,
-    /// Id of a memory to forget (can be repeated)
+    /// Id of a memory to forget (can be repeated): an entity also as `TYPE--SLUG`; the start of
+    /// exactly one id, except with --permanent
     #[arg(long = "id", value_name = "ID")]
     ids: Vec<String>,
     /// Forget without asking
@@ -73,7 +75,8 @@ pub struct ForgetArgs {
     /// Forget pinned (vault) memories too
     #[arg(long)]
     force: bool,
-    /// Erase the memory with this id from the files and rewrite git history without its text
+    /// Erase the memory with this id (whole; an entity also as `TYPE--SLUG`) from the files and
+    /// rewrite git history without its text
     /// (lists what it would rewrite unless --yes)
     #[arg(long, value_name = "ID", conflicts_with_all = ["query", "ids", "permanent"])]
     purge: Option<String>,
@@ -87,8 +90,14 @@ pub struct ForgetArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = RESTORE_EXAMPLES)]
 pub struct RestoreArgs {
-    /// The id of the forgotten memory
+    /// The id of the forgotten memory (an entity also as `TYPE--SLUG`), or the start of
+    /// exactly one forgotten memory's id
     id: String,
+}
+
+/// `--id A --id B`, each id quoted for the shell.
+fn id_flags(ids: &[String]) -> String {
+    ids.iter().map(|id| format!("--id {}", cogmem::shell::quote(id))).collect::<Vec<_>>().join(" ")
 }
 
 fn list(cands: &[Candidate]) -> String {
@@ -206,7 +215,13 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
     }
     let candidates = match &args.query {
         Some(q) => forget::find(&ws, q, 10)?,
-        None => forget::describe(&ws, &ids)?,
+        None => {
+            // A permanent deletion names exactly what goes: the start of an id is not enough.
+            let how = if args.permanent { Match::Exact } else { Match::Prefix };
+            let described = forget::describe(&ws, &ids, how)?;
+            ids = described.iter().map(|c| c.id.clone()).collect();
+            described
+        }
     };
     if args.dry_run || (!args.yes && !interactive) {
         if ctx.global.json {
@@ -215,9 +230,17 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             render::data("no matching memory\n")?;
         } else {
             render::data(&list(&candidates))?;
+            let confirm = match (ids.is_empty(), candidates.as_slice()) {
+                (false, _) => id_flags(&ids),
+                (true, [one]) => id_flags(std::slice::from_ref(&one.id)),
+                (true, _) => "--id ID".to_owned(),
+            };
+            let forced = if candidates.iter().any(|c| c.pinned) { " --force" } else { "" };
             render::status(
                 ctx.global.quiet,
-                "nothing forgotten; confirm with `cogmem forget --id ID --yes`\n",
+                &format!(
+                    "nothing forgotten; confirm with `cogmem forget {confirm} --yes{forced}`\n"
+                ),
             );
         }
         return Ok(Exit::Ok);
@@ -299,7 +322,9 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             let _ =
                 writeln!(msg, "the content is gone from the files, but git history still holds it");
         } else {
-            let _ = writeln!(msg, "undo with: cogmem restore ID");
+            for f in &report.forgotten {
+                let _ = writeln!(msg, "undo with: cogmem restore {}", cogmem::shell::quote(&f.id));
+            }
         }
     }
     for id in &report.already_forgotten {

@@ -99,7 +99,9 @@ const SUPERSEDE_EXAMPLES: &str = "Examples:
 /// Look at, check and maintain the knowledge graph of entities and relations
 ///
 /// The graph is built from memory/graph/entities/*.md and memory/graph/relations.md each time;
-/// it is never stored. Entities may be named by id or by a name or alias only they have.
+/// it is never stored. Entities may be named by id (`TYPE--SLUG`, or `entity:TYPE--SLUG` as
+/// other commands show it), by a name or alias only they have, or by the start of exactly one
+/// id; a name that fits none names the nearest ids.
 #[derive(Args, Debug)]
 #[command(after_long_help = GRAPH_EXAMPLES)]
 pub struct GraphArgs {
@@ -224,7 +226,8 @@ enum GraphCommand {
 /// OLD keeps its file and gets `Status: superseded`; NEW links `supersedes: [[OLD]]`. Every
 /// entity that `depends-on` or `refines` OLD — and, recursively, what depends on those — becomes
 /// `Status: inactive`, with a timeline line saying why. One commit, with the trace. Superseded
-/// and inactive entities no longer come back in search and do not pass activation.
+/// and inactive entities no longer come back in search and do not pass activation. OLD and
+/// NEW are named as in `cogmem graph` (id, `entity:` id, a name only one has, a unique start).
 #[derive(Args, Debug)]
 #[command(after_long_help = SUPERSEDE_EXAMPLES)]
 pub struct SupersedeArgs {

@@ -36,6 +36,7 @@ mod shell;
 mod status;
 mod sync;
 mod sync_remote;
+mod vocab;
 mod watch;
 
 use render::Style;

@@ -11,7 +11,7 @@ use cogmem::store::pending::Proposal;
 use cogmem::store::{Confidence, Store};
 
 use super::exit::Exit;
-use super::{Ctx, render};
+use super::{Ctx, render, vocab};
 
 /// Propose a memory for the main agent to approve (sub-agents' way to write)
 ///
@@ -28,8 +28,8 @@ pub struct ProposeArgs {
     /// The proposing agent's name (default: NAME of a `subagent:NAME` actor)
     #[arg(long, value_name = "NAME")]
     from: Option<String>,
-    /// Suggested store: episodic, semantic, procedural, vault or core
-    #[arg(long, value_name = "STORE")]
+    /// Suggested store
+    #[arg(long, value_name = "STORE", value_parser = vocab::stores(), ignore_case = true)]
     store: Option<String>,
     /// Entity it is about, as TYPE--SLUG (can be repeated)
     #[arg(long = "entity", value_name = "TYPE--SLUG")]
@@ -37,8 +37,8 @@ pub struct ProposeArgs {
     /// Relation to record, as 'FROM|RELATION|TO' (can be repeated)
     #[arg(long = "relation", value_name = "FROM|REL|TO")]
     relations: Vec<String>,
-    /// How sure the proposer is: high, medium (default), low
-    #[arg(long, value_name = "LEVEL")]
+    /// How sure the proposer is (default: medium)
+    #[arg(long, value_name = "LEVEL", value_parser = vocab::confidences(), ignore_case = true)]
     confidence: Option<String>,
     /// Suggest it belongs in core memory
     #[arg(long)]
@@ -116,7 +116,7 @@ enum PendingCommand {
         /// The proposal's number
         number: u32,
         /// Write it to this store instead of the suggested one
-        #[arg(long, value_name = "STORE")]
+        #[arg(long, value_name = "STORE", value_parser = vocab::stores(), ignore_case = true)]
         store: Option<String>,
     },
     /// Turn a proposal down, saying why
@@ -158,7 +158,11 @@ pub fn run_propose(ctx: &Ctx, args: &ProposeArgs) -> cogmem::Result<Exit> {
         text,
         from,
         store: args.store.as_deref().map(Store::parse).transpose()?,
-        entities: args.entities.iter().map(|e| EntityId::parse(e)).collect::<Result<_, _>>()?,
+        entities: args
+            .entities
+            .iter()
+            .map(|e| EntityId::parse_given(e))
+            .collect::<Result<_, _>>()?,
         relations: args.relations.iter().map(|r| Relation::parse(r)).collect::<Result<_, _>>()?,
         confidence: args.confidence.as_deref().map(Confidence::parse).transpose()?,
         core_worthy: args.core_worthy,

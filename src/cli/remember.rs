@@ -6,7 +6,7 @@ use clap::Args;
 use cogmem::ops::remember::{self, RememberFields, RememberRequest};
 
 use super::exit::Exit;
-use super::{Ctx, render};
+use super::{Ctx, render, vocab};
 
 const EXAMPLES: &str = "Examples:
   # Remember a preference as a fact about a person
@@ -36,11 +36,17 @@ pub struct RememberArgs {
     /// The text to remember, or `-` to read it from stdin (at most `limits.text_bytes`, 64 KiB
     /// by default)
     text: String,
-    /// Store to write to (can be repeated): core, episodic, semantic, procedural, vault
-    #[arg(long = "store", value_name = "STORE")]
+    /// Store to write to (can be repeated, or comma-separated)
+    #[arg(
+        long = "store",
+        value_name = "STORE",
+        value_parser = vocab::stores(),
+        ignore_case = true,
+        value_delimiter = ','
+    )]
     stores: Vec<String>,
-    /// Episode entry type: decision, fact, preference, task, event, emotion, correction
-    #[arg(long = "type", value_name = "TYPE")]
+    /// Episode entry type
+    #[arg(long = "type", value_name = "TYPE", value_parser = vocab::entry_types(), ignore_case = true)]
     entry_type: Option<String>,
     /// Entity the fact is about, as TYPE--SLUG, e.g. person--alice (can be repeated)
     #[arg(long = "entity", value_name = "TYPE--SLUG")]
@@ -51,15 +57,15 @@ pub struct RememberArgs {
     /// Comma-separated tags, e.g. `db,alice`
     #[arg(long, value_name = "A,B")]
     tags: Option<String>,
-    /// How sure the memory is: high (default), medium, low
-    #[arg(long, value_name = "LEVEL")]
+    /// How sure the memory is (default: high)
+    #[arg(long, value_name = "LEVEL", value_parser = vocab::confidences(), ignore_case = true)]
     confidence: Option<String>,
     /// When it happened, for the episode entry (default: now): RFC 3339, `YYYY-MM-DD HH:MM`,
     /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or a day (`yesterday`, `tomorrow`, `昨日`)
     #[arg(long, value_name = "TIME")]
     at: Option<String>,
-    /// MEMORY.md section for --store core: identity, active-context, persona, critical-facts
-    #[arg(long, value_name = "SECTION")]
+    /// MEMORY.md section for --store core (its heading, `Active Context`, works too)
+    #[arg(long, value_name = "SECTION", value_parser = vocab::sections(), ignore_case = true)]
     section: Option<String>,
     /// Title of the procedure or vault note (default: the text's first line or words)
     #[arg(long, value_name = "TITLE")]

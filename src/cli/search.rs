@@ -9,7 +9,7 @@ use cogmem::ops::search as op;
 use cogmem::ops::search::SearchFields;
 
 use super::exit::Exit;
-use super::{Ctx, input, render};
+use super::{Ctx, input, render, vocab};
 
 const SEARCH_EXAMPLES: &str = "Examples:
   # Everything that mentions Postgres, best match first
@@ -46,13 +46,13 @@ const REINDEX_EXAMPLES: &str = "Examples:
 /// Filters shared by `search` and `recall`.
 #[derive(Args, Debug, Clone)]
 pub struct Filters {
-    /// Only this store: core, episodic, semantic, procedural, vault
-    #[arg(long, value_name = "STORE")]
+    /// Only this store
+    #[arg(long, value_name = "STORE", value_parser = vocab::stores(), ignore_case = true)]
     store: Option<String>,
     /// Only this kind: an episode type (decision, fact, …) or an entity type (person, …)
     #[arg(long = "type", value_name = "TYPE")]
     kind: Option<String>,
-    /// Only memories that name this entity (TYPE--SLUG)
+    /// Only memories that name this entity (`TYPE--SLUG` or `entity:TYPE--SLUG`)
     #[arg(long, value_name = "TYPE--SLUG")]
     entity: Option<String>,
     /// Only memories dated on or after this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
@@ -121,7 +121,8 @@ pub struct RecallArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = SHOW_EXAMPLES)]
 pub struct ShowArgs {
-    /// The memory's id
+    /// The memory's id (`episode:…`, `entity:TYPE--SLUG` or just `TYPE--SLUG`, `procedure:…`, `vault:…`,
+    /// `core:…`), or the start of exactly one id
     id: String,
 }
 

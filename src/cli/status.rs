@@ -132,9 +132,10 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
         render::status(
             false,
             &format!(
-                "\n{} review a change with `git show {}`, then `cogmem audit ack ID` (or `cogmem audit ack` for all)\n",
+                "\n{} review a change with `git show {}`, then `cogmem audit ack {}` (or `cogmem audit ack` for all)\n",
                 ctx.style.hint("hint:"),
-                render::short(&report.unacknowledged_critical[0].commit)
+                render::short(&report.unacknowledged_critical[0].commit),
+                cogmem::shell::quote(&report.unacknowledged_critical[0].id)
             ),
         );
     }

@@ -37,7 +37,8 @@ fn status_lists_a_critical_change_until_it_is_acknowledged() {
         ).replace(&commit[..8], "[HASH]")),
         "{out}"
     );
-    assert!(out.stderr.contains("then `cogmem audit ack ID`"), "{out}");
+    // The hint names the change's own id (issue 18).
+    assert!(out.stderr.contains("then `cogmem audit ack [HASH]:SOUL.md`"), "{out}");
     let out = env.run(["status", "--json"]).success();
     let v = json(&out.stdout);
     let c = &v["unacknowledged_critical"][0];

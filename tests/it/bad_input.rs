@@ -61,8 +61,8 @@ fn bad_remember_requests() {
         (
             vec!["remember", "x", "--store", "attic"],
             None,
-            1,
-            "error: unknown store \"attic\"; expected one of: core, episodic",
+            2,
+            "error: invalid value 'attic' for '--store <STORE>'",
         ),
         (
             vec!["remember", "x", "--store", "semantic"],
@@ -73,8 +73,8 @@ fn bad_remember_requests() {
         (
             vec!["remember", "x", "--type", "musing"],
             None,
-            1,
-            "error: unknown episode type \"musing\"",
+            2,
+            "error: invalid value 'musing' for '--type <TYPE>'",
         ),
         (
             vec!["remember", "x", "--relation", "person--a|likes"],
@@ -92,8 +92,8 @@ fn bad_remember_requests() {
         (
             vec!["remember", "x", "--section", "attic", "--store", "core"],
             None,
-            1,
-            "error: unknown core section",
+            2,
+            "error: invalid value 'attic' for '--section <SECTION>'",
         ),
         (
             vec!["remember", "x", "--section", "persona"],

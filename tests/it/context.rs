@@ -129,8 +129,8 @@ fn core_first_then_matches_then_entities_and_uses_are_recorded() {
     let out = env.run(["context", "Atlas", "--budget", "40", "--json"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert!(v["receipt"].as_array().unwrap().iter().any(|r| r["reason"] == "over budget"), "{v}");
-    let out = env.run(["context", "--budget", "100", "--encoding", "latin1"]).output().code(1);
-    assert!(out.stderr.contains("unknown encoding"), "{out}");
+    let out = env.run(["context", "--budget", "100", "--encoding", "latin1"]).output().code(2);
+    assert!(out.stderr.contains("invalid value 'latin1' for '--encoding <ENCODING>'"), "{out}");
 }
 
 /// The workspace of issue 18: an entity that is both a search hit and a card, and a tool the

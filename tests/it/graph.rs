@@ -185,7 +185,10 @@ fn neighbors_and_path() {
     let out = env.run(["graph", "path", "alice", "postgres"]).success();
     assert_eq!(out.stdout, "person--alice — project--atlas — tool--postgres\n");
     let out = env.run(["graph", "show", "nobody"]).output().code(1);
-    assert!(out.stderr.starts_with("error: no single entity is called \"nobody\""), "{out}");
+    assert!(
+        out.stderr.starts_with("error: no entity has the id, name or alias \"nobody\""),
+        "{out}"
+    );
 }
 
 #[test]

@@ -26,6 +26,7 @@ mod hear;
 mod help_examples;
 mod hook;
 mod hostile;
+mod ids;
 mod init;
 mod layering;
 mod lib_errors;

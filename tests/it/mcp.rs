@@ -150,7 +150,7 @@ fn require_python_sdk() {
 
 /// Runs a Python MCP client script against the real binary on `env`'s workspace, with the
 /// sealed environment (COGMEM_ACTOR=test-agent), checks it passed and returns its stdout.
-fn run_client(env: &TestEnv, name: &str, script: &str) -> String {
+pub(crate) fn run_client(env: &TestEnv, name: &str, script: &str) -> String {
     require_python_sdk();
     let path = env.home.join(name);
     std::fs::write(&path, script).unwrap();

@@ -28,6 +28,25 @@ fn completion_scripts_cover_every_command() {
     assert!(String::from_utf8_lossy(&check.stdout).contains("-F _cogmem cogmem"));
 }
 
+// See: issue 18
+#[test]
+fn issue_18_completion_scripts_complete_the_values_of_enumerated_flags() {
+    let env = TestEnv::new();
+    let script = env.run(["completions", "bash"]).success().stdout;
+    // The bash script offers the stores after `--store`, the levels after `--confidence`, …
+    for values in [
+        "core episodic semantic procedural vault",
+        "high medium low",
+        "decision fact preference task event emotion correction",
+        "identity active-context persona critical-facts",
+        "cl100k_base o200k_base estimate",
+    ] {
+        assert!(script.contains(&format!("compgen -W \"{values}\"")), "bash lacks {values}");
+    }
+    let zsh = env.run(["completions", "zsh"]).success().stdout;
+    assert!(zsh.contains("(core episodic semantic procedural vault)"), "zsh lacks the stores");
+}
+
 #[test]
 fn unknown_shell_is_a_usage_error() {
     let env = TestEnv::new();

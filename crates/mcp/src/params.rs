@@ -15,7 +15,8 @@ pub(crate) struct RememberParams {
     /// semantic when entities or relations are given.
     #[serde(default)]
     pub(crate) stores: Vec<String>,
-    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice`.
+    /// Entities the fact is about, as TYPE--SLUG, e.g. `person--alice` (or its memory id,
+    /// `entity:person--alice`).
     #[serde(default)]
     pub(crate) entities: Vec<String>,
     /// Relations between entities, as `FROM|RELATION|TO`, e.g.
@@ -105,7 +106,9 @@ pub(crate) struct ContextParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ShowParams {
-    /// The memory's id, as `recall` or `search` report it.
+    /// The memory's id, as `recall` or `search` report it (`episode:…`, `entity:…`,
+    /// `procedure:…`, `vault:…`, `core:…`), an entity as `TYPE--SLUG`, or the start of exactly
+    /// one id.
     pub(crate) id: String,
 }
 
@@ -113,7 +116,9 @@ pub(crate) struct ShowParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ForgetParams {
-    /// The memory's id, as `recall` or `search` report it.
+    /// The memory's id, as `recall` or `search` report it (`episode:…`, `entity:…`,
+    /// `procedure:…`, `vault:…`, `core:…`), an entity as `TYPE--SLUG`, or the start of exactly
+    /// one id.
     pub(crate) id: String,
     /// Forget it. Without `true`, nothing is forgotten: the memory is described instead.
     #[serde(default)]
@@ -124,7 +129,8 @@ pub(crate) struct ForgetParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct NeighborsParams {
-    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    /// The entity: its id (`TYPE--SLUG`, or `entity:TYPE--SLUG`), a name or alias only it has,
+    /// or the start of exactly one entity id.
     pub(crate) entity: String,
     /// How many hops (default 1).
     pub(crate) depth: Option<usize>,
@@ -141,7 +147,7 @@ pub(crate) struct ProposeParams {
     /// Suggested store: episodic, semantic, procedural, vault or core. Default: semantic
     /// with entities or relations, else episodic.
     pub(crate) store: Option<String>,
-    /// Entities it is about, as TYPE--SLUG.
+    /// Entities it is about, as TYPE--SLUG (or `entity:TYPE--SLUG`).
     #[serde(default)]
     pub(crate) entities: Vec<String>,
     /// Relations, as `FROM|RELATION|TO`.
@@ -183,7 +189,8 @@ pub(crate) struct NoParams {}
 #[serde(deny_unknown_fields)]
 pub(crate) struct IdParams {
     /// The memory's id, as `recall`, `search` or `status` report it, e.g.
-    /// `entity:person--alice` or `core:active-context:7fc6c745`.
+    /// `entity:person--alice` or `core:active-context:7fc6c745`; an entity also as
+    /// `person--alice`; or the start of exactly one id (`episode:2026-02-02:14`).
     pub(crate) id: String,
 }
 
@@ -199,7 +206,8 @@ pub(crate) struct StatusParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GraphShowParams {
-    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    /// The entity: its id (`TYPE--SLUG`, or `entity:TYPE--SLUG`), a name or alias only it has,
+    /// or the start of exactly one entity id.
     pub(crate) entity: String,
     /// Show what held on this date (YYYY-MM-DD) instead of today.
     pub(crate) as_of: Option<String>,
@@ -209,7 +217,8 @@ pub(crate) struct GraphShowParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EntityParams {
-    /// The entity: its id (TYPE--SLUG), or a name or alias only it has.
+    /// The entity: its id (`TYPE--SLUG`, or `entity:TYPE--SLUG`), a name or alias only it has,
+    /// or the start of exactly one entity id.
     pub(crate) entity: String,
 }
 
@@ -220,7 +229,8 @@ pub(crate) struct ExportParams {
     /// `mermaid` (a flowchart that renders on git forges), `dot` (Graphviz) or `json`
     /// (default).
     pub(crate) format: Option<String>,
-    /// Only this entity's neighbourhood.
+    /// Only this entity's neighbourhood (its id, `entity:` id, a name only it has, or the
+    /// start of one id).
     pub(crate) around: Option<String>,
     /// Hops around `around` (default 2).
     pub(crate) depth: Option<usize>,
@@ -230,7 +240,8 @@ pub(crate) struct ExportParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PathParams {
-    /// One end: an entity id, or a name or alias only it has.
+    /// One end: an entity id (`TYPE--SLUG` or `entity:TYPE--SLUG`), a name or alias only it
+    /// has, or the start of exactly one entity id.
     pub(crate) from: String,
     /// The other end.
     pub(crate) to: String,
@@ -262,7 +273,8 @@ pub(crate) struct RetypeParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SupersedeParams {
-    /// The entity that no longer holds.
+    /// The entity that no longer holds (its id, `entity:` id, a name only it has, or the
+    /// start of one id).
     pub(crate) old: String,
     /// The entity that replaces it.
     pub(crate) by: String,

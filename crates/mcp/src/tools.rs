@@ -32,6 +32,7 @@ use cogmem_index::index::search::SearchOptions;
 use cogmem_ops::context::{ContextOptions, Encoding};
 use cogmem_ops::forget::ForgetOptions;
 use cogmem_ops::hear::HearOptions;
+use cogmem_ops::id::Match;
 use cogmem_ops::remember::{self, Relation, RememberFields};
 use cogmem_ops::search::SearchFields;
 use cogmem_ops::{audit, context, decay, forget, hear, propose, search, status};
@@ -297,7 +298,7 @@ impl Server {
         reply((|| {
             let ids = vec![p.id];
             if !p.confirm {
-                let candidates = forget::describe(&self.ws, &ids)?;
+                let candidates = forget::describe(&self.ws, &ids, Match::Prefix)?;
                 let mut a = answer(&json!({ "candidates": candidates, "forgotten": [] }))?;
                 a.notes.push(
                     "nothing forgotten; to forget it, call `forget` again with confirm=true\n"
@@ -392,8 +393,8 @@ impl Server {
     )]
     fn touch(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
         reply((|| {
-            decay::touch(&self.ws, &p.id, self.clock.as_ref())?;
-            answer(&json!({ "id": p.id }))
+            let id = decay::touch(&self.ws, &p.id, self.clock.as_ref())?;
+            answer(&json!({ "id": id }))
         })())
     }
 
@@ -490,7 +491,7 @@ impl Server {
                 entities: p
                     .entities
                     .iter()
-                    .map(|e| EntityId::parse(e))
+                    .map(|e| EntityId::parse_given(e))
                     .collect::<Result<_, _>>()?,
                 relations: p
                     .relations

@@ -41,6 +41,18 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// Every encoding, the default first.
+    pub const ALL: [Self; 3] = [Self::Cl100k, Self::O200k, Self::Estimate];
+
+    /// Returns the name `parse` reads: `cl100k_base`, `o200k_base` or `estimate`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cl100k => "cl100k_base",
+            Self::O200k => "o200k_base",
+            Self::Estimate => "estimate",
+        }
+    }
+
     /// Parses `cl100k_base` / `o200k_base` (or `cl100k` / `o200k`) and `estimate`.
     pub fn parse(text: &str) -> Option<Self> {
         match text.trim().trim_end_matches("_base") {

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::error::{InputError, RuleError};
+use crate::id::Match;
 use cogmem_store::access::{self, Batch};
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
@@ -211,10 +212,11 @@ pub struct PinReport {
 
 /// Pins (or unpins) a memory: pinned memories score 1.0 and never fade.
 ///
-/// Vault notes are always pinned: unpinning one is refused (exit 4).
+/// `given` is any form of the id `crate::id` accepts. Vault notes are always pinned:
+/// unpinning one is refused (exit 4).
 pub fn pin(
     ws: &Workspace,
-    id: &str,
+    given: &str,
     pinned: bool,
     actor: Actor,
     clock: &dyn Clock,
@@ -223,7 +225,9 @@ pub fn pin(
     let lock = ws.lock()?;
     let now = clock.now();
     let all = units::list(ws);
-    let unit = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?.clone();
+    let id = crate::id::memory(given, &all, None, Match::Prefix)?;
+    let id = id.as_str();
+    let unit = all.get(id).expect("the resolver found it among the units").clone();
     if unit.store == Store::Vault && !pinned {
         return Err(RuleError::VaultPinned { id: id.to_owned() }.into());
     }
@@ -295,21 +299,27 @@ pub struct Why {
 
 /// Explains a memory's score at the clock's now. Read-only.
 ///
-/// A memory without a decay entry is explained as a new memory would be (`has_entry` false).
-/// Fails when no memory has the id.
-pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
+/// `given` is any form of the id `crate::id` accepts. A memory without a decay entry is
+/// explained as a new memory would be (`has_entry` false). Fails when no memory has the id.
+pub fn why(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Why> {
     let now = clock.now();
     let p = &ws.settings().decay;
     let mut decay = access::load_decay(ws)?;
+    let all = if decay.has(given) { None } else { Some(units::list(ws)) };
+    let id = match &all {
+        None => given.to_owned(),
+        Some(all) => crate::id::memory(given, all, Some(&decay), Match::Prefix)?,
+    };
+    let id = id.as_str();
     let has_entry = decay.has(id);
     if let Some(b) = access::peek(ws)? {
         access::fold(&b, &mut decay); // a recorded use of it creates its entry here
     }
     if !decay.has(id) {
-        let unit = units::list(ws)
-            .get(id)
-            .cloned()
-            .ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+        let unit =
+            all.as_ref().and_then(|all| all.get(id)).cloned().ok_or_else(|| {
+                InputError::UnknownId { id: given.to_owned(), nearest: Vec::new() }
+            })?;
         let new = NewUnit {
             store: unit.store,
             base: p.base_explicit,
@@ -352,13 +362,19 @@ pub fn why(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Why> {
     })
 }
 
-/// Records an explicit use of a memory (no commit; folded by the next change).
-pub fn touch(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<()> {
+/// Records an explicit use of a memory (no commit; folded by the next change), and returns
+/// its id.
+///
+/// `given` is any form of the id `crate::id` accepts.
+pub fn touch(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<String> {
     let decay = access::load_decay(ws)?;
-    if !decay.has(id) && units::list(ws).get(id).is_none() {
-        return Err(InputError::UnknownId { id: id.to_owned() }.into());
-    }
-    Ok(access::record(ws, &[id.to_owned()], 0, clock.now())?)
+    let id = if decay.has(given) {
+        given.to_owned()
+    } else {
+        crate::id::memory(given, &units::list(ws), Some(&decay), Match::Prefix)?
+    };
+    access::record(ws, std::slice::from_ref(&id), 0, clock.now())?;
+    Ok(id)
 }
 
 /// One memory, shown whole.
@@ -374,11 +390,13 @@ pub struct Shown {
     pub context: Vec<MemoryUnit>,
 }
 
-/// Shows a memory by id and records the use. Archived and forgotten memories can be shown by
+/// Shows a memory by id (any form `crate::id` accepts) and records the use. Archived and forgotten memories can be shown by
 /// id, but looking at a hidden memory is not a use of it: it stays hidden.
-pub fn show(ws: &Workspace, id: &str, clock: &dyn Clock) -> crate::Result<Shown> {
+pub fn show(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Shown> {
     let all: Units = units::list(ws);
-    let unit = all.get(id).cloned().ok_or_else(|| InputError::UnknownId { id: id.to_owned() })?;
+    let id = crate::id::memory(given, &all, None, Match::Prefix)?;
+    let id = id.as_str();
+    let unit = all.get(id).cloned().expect("the resolver found it among the units");
     let why = why(ws, id, clock).ok();
     let decay = access::load_decay(ws)?;
     if !decay.is_archived(id) && !decay.is_forgotten(id) {

@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use crate::error::{InputError, RuleError};
+use crate::id::Match;
 use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
@@ -114,15 +115,18 @@ fn excerpt(u: &MemoryUnit, terms: &[String]) -> String {
     }
 }
 
-/// Describes the memories with these ids, as candidates (for a dry run).
+/// Describes the memories with these ids, as candidates (for a dry run, and for the question
+/// before forgetting): each in any form `crate::id` accepts, the start of an id only with
+/// [`Match::Prefix`]. The candidates carry the whole ids.
 ///
-/// Fails on an unknown id.
-pub fn describe(ws: &Workspace, ids: &[String]) -> crate::Result<Vec<Candidate>> {
+/// Fails on an unknown or ambiguous id.
+pub fn describe(ws: &Workspace, ids: &[String], how: Match) -> crate::Result<Vec<Candidate>> {
     let all = units::list(ws);
     let decay = load_decay(ws)?;
     ids.iter()
-        .map(|id| {
-            let u = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.clone() })?;
+        .map(|given| {
+            let id = crate::id::memory(given, &all, None, how)?;
+            let u = all.get(&id).expect("the resolver found it among the units");
             Ok(whole_match(u, &decay))
         })
         .collect()
@@ -206,7 +210,9 @@ impl Draft<'_> {
 
 /// Forgets the memories with these ids, as one commit.
 ///
-/// Fails without changing anything when an id is unknown, or names a pinned memory without
+/// Each id may be given in any form `crate::id` accepts; the start of an id only when the
+/// forgetting is not permanent (a permanent deletion names exactly what goes). Fails without
+/// changing anything when an id is unknown or ambiguous, or names a pinned memory without
 /// `force`.
 pub fn forget(
     ws: &Workspace,
@@ -255,8 +261,10 @@ pub(crate) fn forget_locked(
     };
     let action = if opts.permanent { Action::Delete } else { Action::Archive };
     let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    for id in ids {
-        let unit = all.get(id).ok_or_else(|| InputError::UnknownId { id: id.clone() })?.clone();
+    let how = if opts.permanent { Match::Exact } else { Match::Prefix };
+    for given in ids {
+        let id = &crate::id::memory(given, &all, None, how)?;
+        let unit = all.get(id).expect("the resolver found it among the units").clone();
         if (unit.store == Store::Vault || d.decay.is_pinned(id)) && !opts.force {
             return Err(RuleError::Pinned { id: id.clone() }.into());
         }
@@ -377,10 +385,12 @@ pub struct RestoreReport {
 
 /// Undoes a soft forget: puts back every line it took out and the previous decay state.
 ///
-/// Fails when the memory is not forgotten, or was deleted permanently.
+/// `given` is any form of the id `crate::id` accepts; the start of an id is looked for among
+/// the forgotten memories first. Fails when the memory is not forgotten, or was deleted
+/// permanently.
 pub fn restore(
     ws: &Workspace,
-    id: &str,
+    given: &str,
     actor: Actor,
     clock: &dyn Clock,
 ) -> crate::Result<RestoreReport> {
@@ -393,6 +403,15 @@ pub fn restore(
         decay: load_decay(ws)?,
         decay_changed: true,
     };
+    let forgotten: Vec<String> =
+        d.decay.keys().into_iter().filter(|k| d.decay.is_forgotten(k)).collect();
+    let forgotten: Vec<&str> = forgotten.iter().map(String::as_str).collect();
+    let id = match crate::id::memory_among(given, &forgotten, Match::Prefix) {
+        Some(found) => found?,
+        // Not among the forgotten: a memory that is not forgotten, or a miss among them all.
+        None => crate::id::memory(given, &units::list(ws), Some(&d.decay), Match::Prefix)?,
+    };
+    let id = id.as_str();
     let removed =
         d.decay.archived_lines(id).ok_or_else(|| InputError::NotForgotten { id: id.to_owned() })?;
     let summary = format!("restored {id}");

@@ -8,6 +8,7 @@ use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
 use crate::error::InputError;
+use crate::id;
 use cogmem_index::graph::{self, Graph};
 use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
@@ -19,17 +20,6 @@ use cogmem_text::clock::{Clock, FixedClock};
 mod rename;
 
 pub use rename::{Renamed, rename, retype};
-
-fn resolve(g: &Graph, name: &str) -> crate::Result<petgraph::graph::NodeIndex> {
-    g.resolve(name).ok_or_else(|| {
-        // A well-formed id with no file is an entity to create first, not a typo.
-        if EntityId::parse(name).is_ok() {
-            InputError::MissingEntity { id: name.to_owned() }.into()
-        } else {
-            InputError::UnknownEntity { name: name.to_owned() }.into()
-        }
-    })
-}
 
 /// One relation of an entity, as `graph show` lists it.
 #[derive(Debug, Clone, Serialize)]
@@ -114,14 +104,14 @@ pub fn parse_as_of(text: &str) -> Result<String, crate::error::InputError> {
 /// An entity and its relations at a date (default: now).
 pub fn show(ws: &Workspace, name: &str, as_of: Option<&str>) -> crate::Result<Shown> {
     let g = graph::build(ws)?;
-    let ix = resolve(&g, name)?;
+    let ix = id::entity(&g, name)?;
     Ok(Shown { node: g.node(ix).clone(), links: links(&g, ix, as_of, false) })
 }
 
 /// Every relation an entity ever had, closed ones included, oldest first.
 pub fn history(ws: &Workspace, name: &str) -> crate::Result<Shown> {
     let g = graph::build(ws)?;
-    let ix = resolve(&g, name)?;
+    let ix = id::entity(&g, name)?;
     Ok(Shown { node: g.node(ix).clone(), links: links(&g, ix, None, true) })
 }
 
@@ -146,7 +136,7 @@ pub fn neighbors(
     as_of: Option<&str>,
 ) -> crate::Result<Vec<Neighbor>> {
     let g = graph::build(ws)?;
-    let ix = resolve(&g, name)?;
+    let ix = id::entity(&g, name)?;
     Ok(g.neighbors(ix, depth.max(1), as_of)
         .into_iter()
         .map(|(n, d)| Neighbor {
@@ -161,7 +151,7 @@ pub fn neighbors(
 /// The shortest chain of relations between two entities, as ids.
 pub fn path(ws: &Workspace, a: &str, b: &str) -> crate::Result<Option<Vec<String>>> {
     let g = graph::build(ws)?;
-    let (ia, ib) = (resolve(&g, a)?, resolve(&g, b)?);
+    let (ia, ib) = (id::entity(&g, a)?, id::entity(&g, b)?);
     Ok(g.path(ia, ib).map(|p| p.into_iter().map(|ix| g.node(ix).id.clone()).collect()))
 }
 
@@ -310,7 +300,7 @@ pub fn export(
     let keep: Option<HashSet<petgraph::graph::NodeIndex>> = match around {
         None => None,
         Some(name) => {
-            let ix = resolve(&g, name)?;
+            let ix = id::entity(&g, name)?;
             let mut set: HashSet<_> =
                 g.neighbors(ix, depth.max(1), None).into_iter().map(|(n, _)| n).collect();
             set.insert(ix);
@@ -408,7 +398,7 @@ pub fn supersede(
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
     let g = graph::build(ws)?;
-    let (io, inew) = (resolve(&g, old)?, resolve(&g, new)?);
+    let (io, inew) = (id::entity(&g, old)?, id::entity(&g, new)?);
     let (old_id, new_id) = (g.node(io).id.clone(), g.node(inew).id.clone());
     if io == inew {
         return Err(InputError::SameEntity { id: old_id, what: "supersede" }.into());
@@ -500,7 +490,7 @@ pub fn merge(
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
     let g = graph::build(ws)?;
-    let (ik, io) = (resolve(&g, keep)?, resolve(&g, other)?);
+    let (ik, io) = (id::entity(&g, keep)?, id::entity(&g, other)?);
     let (keep_id, other_id) = (g.node(ik).id.clone(), g.node(io).id.clone());
     if ik == io {
         return Err(InputError::SameEntity { id: other_id, what: "merge" }.into());

@@ -240,7 +240,7 @@ pub fn hear(
             let command = candidates
                 .first()
                 .filter(|_| clear)
-                .map(|c| format!("cogmem forget --id {} --yes", c.id));
+                .map(|c| format!("cogmem forget --id {} --yes", cogmem_text::shell::quote(&c.id)));
             HeardAction::ConfirmForget { candidates, command }
         }
         TriggerKind::Recall => {

@@ -163,7 +163,9 @@ pub fn user_prompt(
             }
             if candidates.is_empty() {
                 text.push_str("- (nothing in memory matches)\n");
-            } else if command.is_none() {
+            } else if let Some(command) = command {
+                text.push_str(&format!("(the best match; once they confirm it: `{command}`)\n"));
+            } else {
                 text.push_str("(no single best match: ask which one)\n");
             }
         }

@@ -16,6 +16,7 @@ pub mod forget;
 pub mod graph;
 pub mod hear;
 pub mod hook;
+pub mod id;
 pub mod identity;
 pub mod import;
 pub mod init;

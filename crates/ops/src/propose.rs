@@ -253,7 +253,7 @@ pub fn decide(
                 None => Store::parse(&p.store)?,
             };
             req.entities =
-                p.entities.iter().map(|e| EntityId::parse(e)).collect::<Result<_, _>>()?;
+                p.entities.iter().map(|e| EntityId::parse_given(e)).collect::<Result<_, _>>()?;
             req.relations =
                 p.relations.iter().map(|r| Relation::parse(r)).collect::<Result<_, _>>()?;
             // Entities and relations always land in the semantic store; the chosen store is

@@ -55,9 +55,9 @@ impl Relation {
             return Err(bad("the relation must be lower-kebab case, like `works-on`"));
         }
         Ok(Self {
-            from: EntityId::parse(from)?,
+            from: EntityId::parse_given(from)?,
             relation: relation.to_owned(),
-            to: EntityId::parse(to)?,
+            to: EntityId::parse_given(to)?,
         })
     }
 }
@@ -187,7 +187,7 @@ impl RememberFields {
             req.stores.push(Store::Episodic);
         }
         for e in &self.entities {
-            req.entities.push(EntityId::parse(e)?);
+            req.entities.push(EntityId::parse_given(e)?);
         }
         for r in &self.relations {
             req.relations.push(Relation::parse(r)?);
@@ -204,6 +204,20 @@ impl RememberFields {
         }
         req.section = self.section.as_deref().map(CoreSection::parse).transpose()?;
         req.title.clone_from(&self.title);
+        if !req.tags.is_empty()
+            && !req
+                .routed_stores()
+                .iter()
+                .any(|s| matches!(s, Store::Episodic | Store::Semantic | Store::Vault))
+        {
+            // MEMORY.md bullets and procedures have no tags: say so rather than drop the ones a
+            // person gave (issue 18). Tags `hear` derives itself are its own business.
+            return Err(InputError::FlagNeedsStore {
+                flag: "--tags",
+                stores: "episodic, semantic or vault",
+            }
+            .into());
+        }
         Ok(req)
     }
 }
@@ -553,6 +567,8 @@ impl Writer<'_> {
                     self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
                 }
                 entity::Added::Written { content, line } => {
+                    // Tags go on the entity, the memory that holds the fact (issue 18).
+                    let content = entity::add_tags(&content, &req.tags).unwrap_or(content);
                     self.change.write(
                         &rel,
                         content.into_bytes(),

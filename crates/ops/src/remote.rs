@@ -164,9 +164,11 @@ pub fn sync_remote(
     }
     let dirty = git::uncommitted(&repo)?;
     if !dirty.is_empty() {
-        return Err(
-            RemoteError::HandEdits { paths: dirty.into_iter().map(|c| c.path).collect() }.into()
-        );
+        return Err(RemoteError::HandEdits {
+            paths: dirty.into_iter().map(|c| c.path).collect(),
+            name: opts.remote.clone(),
+        }
+        .into());
     }
     let (branch_ref, branch) = head_branch(&repo)?;
     let local = git::head_id(&repo)?.ok_or(RemoteError::Unborn)?;

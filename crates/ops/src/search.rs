@@ -11,6 +11,7 @@ use cogmem_store::settings::DecayClock;
 use cogmem_store::store::Store;
 use cogmem_store::workspace::Workspace;
 use cogmem_text::clock::{Clock, Timestamp};
+use cogmem_text::model::EntityId;
 
 /// How many hits a search or recall returns when the caller names no limit.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -50,7 +51,8 @@ impl SearchFields {
         Ok(SearchOptions {
             store: self.store.as_deref().map(Store::parse).transpose()?,
             kind: self.kind.as_ref().map(|k| k.to_ascii_lowercase()),
-            entity: self.entity.clone(),
+            // `entity:TYPE--SLUG` is the entity's memory id; the filter takes the entity's.
+            entity: self.entity.as_deref().map(|e| EntityId::given_part(e).to_owned()),
             since: self.since.as_deref().map(day).transpose()?,
             until: self.until.as_deref().map(day).transpose()?,
             limit: self.limit.unwrap_or(DEFAULT_LIMIT).max(1),

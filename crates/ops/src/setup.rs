@@ -152,15 +152,6 @@ const WORKSPACE_VAR: &str = "COGMEM_WORKSPACE";
 /// The program hosts start: found on their `PATH`, as `cargo install` puts it.
 const PROGRAM: &str = "cogmem";
 
-/// Quotes a path for a POSIX shell when it needs it (hook commands run through one).
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:,@".contains(&b)) {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 /// Works out every change for `req`, reading the files and writing nothing.
 ///
 /// Fails with the file and line when a configuration file is malformed or has a shape setup
@@ -203,8 +194,11 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         Scope::Project => req.project.clone(),
     };
     let mcp_args = json!(["mcp", "--workspace", ws]);
-    let hook_command =
-        format!("{} --workspace {}", hc::hook_prefix(req.host.name()), shell_quote(&ws));
+    let hook_command = format!(
+        "{} --workspace {}",
+        hc::hook_prefix(req.host.name()),
+        cogmem_text::shell::quote(&ws)
+    );
     match req.host {
         Host::ClaudeCode => {
             // User servers live in ~/.claude.json, project ones in .mcp.json at the project

@@ -130,11 +130,13 @@ pub enum InputError {
     /// `forget` without a query or an id.
     #[error("nothing to forget: give words to find the memory by, or an --id")]
     NothingToForget,
-    /// No entity has this id, name or alias (or several share the name).
-    #[error("no single entity is called {name:?}")]
+    /// No entity has this id, name or alias, and no entity id starts with it.
+    #[error("no entity has the id, name or alias {name:?}")]
     UnknownEntity {
         /// The name given.
         name: String,
+        /// The nearest entity ids, for the hint (at most five).
+        nearest: Vec<String>,
     },
     /// No proposal has this number.
     #[error("there is no proposal #{number} in memory/meta/pending-memories.md")]
@@ -147,6 +149,8 @@ pub enum InputError {
     MissingEntity {
         /// The id given.
         id: String,
+        /// The nearest entity ids, for the hint (at most five).
+        nearest: Vec<String>,
     },
     /// Both sides of a graph operation are the same entity.
     #[error("cannot {what} {id} with itself")]
@@ -156,11 +160,25 @@ pub enum InputError {
         /// The operation.
         what: &'static str,
     },
-    /// No memory has this id.
+    /// No memory has this id, and no memory id starts with it.
     #[error("no memory has the id {id:?}")]
     UnknownId {
         /// The id given.
         id: String,
+        /// The nearest memory ids, for the hint (at most five).
+        nearest: Vec<String>,
+    },
+    /// An id's start (or an entity's name) shared by several ids.
+    #[error("{given:?} could be any of {count} {what}")]
+    AmbiguousId {
+        /// What was given.
+        given: String,
+        /// `memory ids` or `entities`.
+        what: &'static str,
+        /// How many ids it could be.
+        count: usize,
+        /// The first of them (at most ten), in order.
+        listed: Vec<String>,
     },
     /// `restore` on a memory that is not forgotten.
     #[error("{id} is not forgotten, so there is nothing to restore")]
@@ -405,19 +423,34 @@ impl InputError {
             Self::EmptyQuery { .. } => {
                 "search for words or names; very common words (the, and, of) are not indexed".into()
             }
-            Self::UnknownEntity { .. } => {
-                "use the entity id (TYPE--SLUG); `cogmem graph stats` lists the most connected ones".into()
+            Self::UnknownEntity { nearest, .. } => match did_you_mean(nearest) {
+                Some(near) => near,
+                None => "use the entity id (TYPE--SLUG); `cogmem graph stats` lists the most \
+                         connected ones"
+                    .into(),
+            },
+            Self::MissingEntity { id, nearest } => {
+                let create = format!(
+                    "`cogmem remember --entity {} \"…\"` creates it",
+                    crate::shell::quote(id)
+                );
+                match did_you_mean(nearest) {
+                    Some(near) => format!("{near} ({create})"),
+                    None => format!("{create}; check the id with `cogmem search`"),
+                }
             }
-            Self::MissingEntity { id } => format!(
-                "create it first, e.g. `cogmem remember --entity {id} \"…\"`, or check the id with \
-                 `cogmem search`"
-            ),
             Self::SameEntity { .. } => "name two different entities".into(),
             Self::UnknownProposal { .. } => {
                 "`cogmem pending list --all` lists every proposal with its number".into()
             }
-            Self::UnknownId { .. } => {
-                "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`".into()
+            Self::UnknownId { nearest, .. } => did_you_mean(nearest).unwrap_or_else(|| {
+                "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`"
+                    .into()
+            }),
+            Self::AmbiguousId { count, listed, .. } => {
+                let more = count.saturating_sub(listed.len());
+                let more = if more > 0 { format!(" (and {more} more)") } else { String::new() };
+                format!("give one in full: {}{more}", ticked(listed))
             }
             Self::NothingToForget => {
                 "name what to forget: `cogmem forget WORDS`, or `cogmem forget --id ID --yes`".into()
@@ -426,7 +459,8 @@ impl InputError {
                 "list forgotten memories with `cogmem audit --action archive`".into()
             }
             Self::FlagNeedsStore { stores, .. } => {
-                format!("add `--store {}`, or drop the flag", stores.split(' ').next().unwrap_or(stores))
+                let first = stores.split([' ', ',']).next().unwrap_or(stores);
+                format!("add `--store {first}`, or drop the flag")
             }
             Self::ReflectBlock { .. } => {
                 "fix the block and submit again; `cogmem reflect input` shows the OPERATION format"
@@ -446,7 +480,13 @@ impl InputError {
                  `TYPE--SLUG`); no `/`, `\\`, `..`, NUL or absolute paths"
                     .into()
             }
-            Self::Unknown { .. } | Self::Actor { .. } | Self::Slug { .. } => {
+            Self::Unknown { value, expected, .. } => {
+                // The nearest of the single-word values listed (`episodicc` → `episodic`).
+                let words = expected.split(", ").filter(|w| !w.contains(' '));
+                let near = crate::suggest::nearest(value, words, 1);
+                return near.first().map(|w| format!("did you mean `{w}`?"));
+            }
+            Self::Actor { .. } | Self::Slug { .. } => {
                 return None;
             }
             Self::Clock { .. } => {
@@ -470,6 +510,21 @@ impl InputError {
     }
 }
 
+/// `did you mean …?` with the near ids, each in backticks and quoted for the shell; `None`
+/// when there are none.
+fn did_you_mean(nearest: &[String]) -> Option<String> {
+    match nearest {
+        [] => None,
+        [one] => Some(format!("did you mean {}?", ticked(std::slice::from_ref(one)))),
+        more => Some(format!("did you mean one of {}?", ticked(more))),
+    }
+}
+
+/// Ids in backticks, quoted for the shell, separated by commas.
+fn ticked(ids: &[String]) -> String {
+    ids.iter().map(|id| format!("`{}`", crate::shell::quote(id))).collect::<Vec<_>>().join(", ")
+}
+
 impl RuleError {
     /// Returns the next step to take, with the command in backticks.
     pub fn hint(&self) -> Option<String> {
@@ -490,9 +545,10 @@ impl RuleError {
             Self::Pinned { .. } => {
                 Some("pass `--force` if you really mean to forget a pinned memory".into())
             }
-            Self::VaultPinned { .. } => Some(
-                "to let it fade, forget it with `cogmem forget --id ID --force` instead".into(),
-            ),
+            Self::VaultPinned { id } => Some(format!(
+                "to let it fade, forget it with `cogmem forget --id {} --force` instead",
+                crate::shell::quote(id)
+            )),
             Self::SubagentWrite { .. } => {
                 Some("hand the memory to the main agent, which decides what is written".into())
             }
@@ -522,12 +578,15 @@ impl RuleError {
             Self::ConsolidationNotDue { .. } => {
                 Some("approved reflections add entries; `cogmem reflect status` counts them".into())
             }
-            Self::ReflectPinned { .. } => {
-                Some("drop that block, or unpin the memory first with `cogmem unpin ID`".into())
-            }
+            Self::ReflectPinned { id, .. } => Some(format!(
+                "drop that block, or unpin the memory first with `cogmem unpin {}`",
+                crate::shell::quote(id)
+            )),
             Self::EntityExists { old, new } => Some(format!(
-                "if they are the same, fold one into the other with `cogmem graph merge {new} {old}`; \
-                 otherwise pick another id"
+                "if they are the same, fold one into the other with `cogmem graph merge {} {}`; \
+                 otherwise pick another id",
+                crate::shell::quote(new),
+                crate::shell::quote(old)
             )),
         }
     }

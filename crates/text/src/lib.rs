@@ -3,7 +3,9 @@
 //! ([`route`]), who people are to the user ([`kin`]), the words of a text ([`word`]) and those
 //! too common to mean anything ([`stopword`]), Markdown helpers ([`markdown`]), the time
 //! ([`clock`]), reading dates and times ([`date`]), token estimates ([`tokens`]), the model's
-//! vocabulary ([`model`]) and the request and rule errors ([`error`]).
+//! vocabulary ([`model`]), the forms of memory and entity ids ([`id`]), the nearest known names
+//! for did-you-mean hints ([`suggest`]), words quoted for a shell ([`shell`]) and the request and
+//! rule errors ([`error`]).
 //!
 //! Invariant: no I/O, and no dependency on git, tantivy, rmcp, tokio or clap
 //! (`tests/it/layering.rs` checks the dependency tree), so its tests build and run in seconds.
@@ -19,12 +21,15 @@
 pub mod clock;
 pub mod date;
 pub mod error;
+pub mod id;
 pub mod kin;
 pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod route;
+pub mod shell;
 pub mod stopword;
+pub mod suggest;
 pub mod tokens;
 pub mod trigger;
 pub mod word;

@@ -67,6 +67,18 @@ impl EntityId {
         Ok(Self(t.to_owned()))
     }
 
+    /// Validates an entity id as a person may write it where an entity is asked for:
+    /// `TYPE--SLUG`, or the memory id of the entity, `entity:TYPE--SLUG` (issue 18).
+    pub fn parse_given(text: &str) -> Result<Self, InputError> {
+        Self::parse(Self::given_part(text))
+    }
+
+    /// Returns the `TYPE--SLUG` part of `entity:TYPE--SLUG` (trimmed), or the trimmed text.
+    pub fn given_part(text: &str) -> &str {
+        let t = text.trim();
+        t.strip_prefix("entity:").unwrap_or(t)
+    }
+
     /// Returns the id text.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -215,6 +227,9 @@ pub enum Confidence {
 }
 
 impl Confidence {
+    /// Every level, surest first.
+    pub const ALL: [Self; 3] = [Self::High, Self::Medium, Self::Low];
+
     /// Returns the word used in files.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -199,21 +199,45 @@ pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
 
 impl Graph {
     /// Finds an entity by id, or by a name or alias when exactly one entity has it.
+    ///
+    /// The forms a person may write (`entity:TYPE--SLUG`, the start of an id) and the errors
+    /// for a miss are `cogmem_ops::id`'s, which calls this.
     pub fn resolve(&self, name: &str) -> Option<NodeIndex> {
         if let Some(&ix) = self.by_id.get(name) {
             return Some(ix);
         }
+        match self.named(name).as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// Returns the entity with this exact id.
+    pub fn by_id(&self, id: &str) -> Option<NodeIndex> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Returns every entity id, in no particular order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.by_id.keys().map(String::as_str)
+    }
+
+    /// Returns the entities that have `name` as a name or alias (ignoring case; `-` and `_`
+    /// may stand for spaces), merged ones left out, ordered by id; empty when none has it.
+    pub fn named(&self, name: &str) -> Vec<NodeIndex> {
         let lower = name.trim().to_lowercase();
         for key in [lower.clone(), lower.replace(['-', '_'], " ")] {
             let Some(found) = self.by_name.get(&key) else { continue };
             // A merged or superseded entity gives way to the one that holds now.
-            let active: Vec<NodeIndex> =
+            let mut active: Vec<NodeIndex> =
                 found.iter().copied().filter(|ix| self.g[*ix].status != "merged").collect();
-            if let [one] = active.as_slice() {
-                return Some(*one);
+            if !active.is_empty() {
+                active.sort_by(|a, b| self.g[*a].id.cmp(&self.g[*b].id));
+                active.dedup();
+                return active;
             }
         }
-        None
+        Vec::new()
     }
 
     /// The search index's copy of the graph (see [`cache`]).

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::{regenerate_index_into, resolve};
+use super::regenerate_index_into;
 use crate::error::{InputError, RuleError};
 use cogmem_index::graph;
 use cogmem_store::access;
@@ -116,7 +116,7 @@ fn apply(
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
     let g = graph::build(ws)?;
-    let ix = resolve(&g, name)?;
+    let ix = crate::id::entity(&g, name)?;
     let old = EntityId::parse(&g.node(ix).id)?;
     let new = new_id(&old)?;
     if new == old {

@@ -193,7 +193,7 @@ fn resolve(
                 {
                     return Ok(None);
                 }
-                return Err(InputError::UnknownId { id: id.to_owned() }.into());
+                return Err(InputError::UnknownId { id: id.to_owned(), nearest: Vec::new() }.into());
             };
             let slug = target::slug_of(id).map(str::to_owned);
             (vec![unit.text, raw], slug, Some(id.clone()))
@@ -249,6 +249,7 @@ pub fn purge(
     if !opts.dry_run {
         finish_pending(ws, clock)?;
     }
+    let target = &target.whole(&units::list(ws));
     let repo = git::open(ws.root())?;
     let (branch, old_head) = current_branch(&repo)?;
     let Some((needles, ids)) = resolve(ws, &repo, target)? else {

@@ -17,6 +17,23 @@ pub enum Target {
     Text(String),
 }
 
+impl Target {
+    /// The target with its id whole: any form `crate::id` accepts, exactly (a purge names
+    /// what goes, so the start of an id is not enough); an id no memory has now keeps its
+    /// entity form (`entity:TYPE--SLUG` for `TYPE--SLUG`), to be looked for in history.
+    pub(crate) fn whole(&self, all: &units::Units) -> Self {
+        match self {
+            Self::Id(given) => Self::Id(
+                crate::id::memory(given, all, None, crate::id::Match::Exact).unwrap_or_else(|_| {
+                    let mut forms = cogmem_text::id::forms(given, cogmem_text::id::Space::Memory);
+                    forms.pop().unwrap_or_else(|| given.clone())
+                }),
+            ),
+            Self::Text(_) => self.clone(),
+        }
+    }
+}
+
 /// The file a memory id lives in, or `None` when the id names no file (or tries to leave its
 /// folder).
 pub(crate) fn file_of(id: &str) -> Option<String> {

@@ -52,6 +52,8 @@ pub enum RemoteError {
     HandEdits {
         /// The edited files.
         paths: Vec<String>,
+        /// The remote asked for.
+        name: String,
     },
     /// The branch has no commit yet.
     #[error("the workspace has no commits yet, so there is nothing to sync")]
@@ -115,9 +117,10 @@ impl RemoteError {
                 "check that `git fetch {name}` works in a terminal; cogmem never prompts, so \
                  credentials must come from a credential helper or ssh-agent"
             ),
-            Self::HandEdits { .. } => {
-                "run `cogmem sync` first to commit them, then `cogmem sync --remote NAME`".into()
-            }
+            Self::HandEdits { name, .. } => format!(
+                "run `cogmem sync` first to commit them, then `cogmem sync --remote {}`",
+                cogmem_text::shell::quote(name)
+            ),
             Self::Unborn => "run `cogmem init` to start the workspace's history".into(),
             Self::RemoteHoldsPurged { name, .. } => format!(
                 "the remote must be force-pushed: `cogmem sync --remote {name} --force-rewritten` \

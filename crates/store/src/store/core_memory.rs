@@ -23,7 +23,7 @@ pub enum CoreSection {
 
 impl CoreSection {
     /// Every section, in file order.
-    pub(crate) const ALL: [Self; 4] =
+    pub const ALL: [Self; 4] =
         [Self::Identity, Self::ActiveContext, Self::Persona, Self::CriticalFacts];
 
     /// Returns the heading text.
@@ -37,7 +37,7 @@ impl CoreSection {
     }
 
     /// Returns the kebab-case name used in ids and flags.
-    pub(crate) fn slug(self) -> &'static str {
+    pub fn slug(self) -> &'static str {
         match self {
             Self::Identity => "identity",
             Self::ActiveContext => "active-context",

@@ -187,6 +187,83 @@ pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {
     add_bullet(text, "Facts", &markdown::list_item(fact), date)
 }
 
+/// Adds tags to the entity's `Tags:` field, after the ones it has, without repeats: in its
+/// `<!-- Type: … -->` comment line, or, in a file without one (front matter, a file written
+/// by hand), in a `<!-- Tags: … -->` line of its own after the title. Front matter is kept
+/// byte for byte. Returns `None` when it has every tag already.
+///
+/// Each tag is made safe with [`markdown::tag`]; the search index reads the field from the
+/// comment lines (`units`), so the entity is found by its tags.
+pub fn add_tags(text: &str, tags: &[String]) -> Option<String> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let field = |line: &str| line.find("Tags:").map(|i| i + "Tags:".len());
+    let comments = || body.lines().take(4).filter(|l| l.trim_start().starts_with("<!--"));
+    let mut have: Vec<String> = comments()
+        .filter_map(|l| {
+            let i = field(l)?;
+            Some(l[i..].split('|').next().unwrap_or("").trim_end_matches("-->").to_owned())
+        })
+        .flat_map(|v| v.split(',').map(|t| t.trim().to_owned()).collect::<Vec<_>>())
+        .filter(|t| !t.is_empty() && t != "none")
+        .collect();
+    let before = have.len();
+    for t in tags.iter().map(|t| markdown::tag(t)).filter(|t| !t.is_empty()) {
+        if !have.contains(&t) {
+            have.push(t);
+        }
+    }
+    if have.len() == before {
+        return None;
+    }
+    let list = have.join(", ");
+    let holder = comments()
+        .find(|l| field(l).is_some())
+        .or_else(|| comments().find(|l| l.contains("Type:")));
+    let Some(holder) = holder else {
+        // No comment line to hold the field: a line of its own, after the title if there is one.
+        let own = format!("<!-- Tags: {list} -->\n");
+        let title_end =
+            if body.starts_with("# ") { body.find('\n').map(|i| i + 1) } else { Some(0) };
+        let (head, rest) = match title_end {
+            Some(i) => body.split_at(i),
+            None => (body, ""), // only a title, without a newline
+        };
+        let sep = if head.is_empty() || head.ends_with('\n') { "" } else { "\n" };
+        return Some(format!("{}{head}{sep}{own}{rest}", &text[..prefix]));
+    };
+    let mut out = String::with_capacity(text.len() + list.len() + 16);
+    out.push_str(&text[..prefix]);
+    let mut done = false;
+    for line in body.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if done || bare != holder {
+            out.push_str(line);
+            continue;
+        }
+        done = true;
+        match field(bare) {
+            Some(i) => {
+                let rest = &bare[i..];
+                let end = [rest.find('|'), rest.find("-->")].into_iter().flatten().min();
+                out.push_str(&bare[..i]);
+                out.push(' ');
+                out.push_str(&list);
+                out.push(' ');
+                out.push_str(&rest[end.unwrap_or(rest.len())..]);
+            }
+            None => {
+                out.push_str(bare.trim_end().trim_end_matches("-->").trim_end());
+                out.push_str(" | Tags: ");
+                out.push_str(&list);
+                out.push_str(" -->");
+            }
+        }
+        out.push_str(&line[bare.len()..]);
+    }
+    Some(out)
+}
+
 /// Adds `- relation: [[target]]` at the end of `## Relations`.
 ///
 /// The bullet records when it began: `(since DATE)`. A relation that already holds to the same
@@ -564,6 +641,26 @@ mod tests {
             "---\ntitle: X\n---\n# X\nSome text.\n- a point\n## Relations\n- uses: [[tool--y]]\n";
         assert_eq!(description(note), ["Some text.", "a point"]);
         assert!(description("# tool--x\n\n## Facts\n\n## Relations\n").is_empty());
+    }
+
+    #[test]
+    fn tags_join_the_type_line_or_get_a_line_of_their_own() {
+        let tags = |t: &[&str]| t.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let card = "# person--hana\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 -->\n\n## Facts\n";
+        let once = add_tags(card, &tags(&["family", "kin"])).unwrap();
+        assert!(once.starts_with("# person--hana\n<!-- Type: person | Created: 2026-12-01 | Last updated: 2026-12-01 | Tags: family, kin -->\n\n## Facts\n"), "{once}");
+        let twice = add_tags(&once, &tags(&["kin", "a|b]"])).unwrap();
+        assert!(twice.contains("| Tags: family, kin, a/b) -->\n"), "{twice}");
+        assert_eq!(add_tags(&twice, &tags(&["family"])), None, "nothing new, nothing written");
+        // Front matter stays byte for byte; the field gets its own comment line after the title.
+        let fm = "---\ntags: [vcs]\n---\n# git\n\n## Facts\n- used daily\n";
+        let out = add_tags(fm, &tags(&["tools"])).unwrap();
+        assert_eq!(
+            out,
+            "---\ntags: [vcs]\n---\n# git\n<!-- Tags: tools -->\n\n## Facts\n- used daily\n"
+        );
+        let units = crate::store::units::file_units("memory/graph/entities/tool--git.md", &out);
+        assert_eq!(units[0].tags, ["tools", "vcs"]);
     }
 
     #[test]
