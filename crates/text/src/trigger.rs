@@ -147,7 +147,47 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
             break;
         }
     }
+    if best.is_none()
+        && let Some(m) = material
+    {
+        best = request_after_material(&text, m, extra);
+    }
     best.map(|(_, t)| t).or(soft)
+}
+
+/// A remember request on the last line of pasted material ("…\n\nremember the asset tag",
+/// "…\nremember all of that", "…\n\nこれメモしておいて"): the user pasted the material to
+/// be kept, so the material is the content. The line counts only when a blank line sets it
+/// apart or it points back at the material; a last line of the material itself ("…\n
+/// 忘れないでください。" in a notice to summarise) is not the user speaking (issue 18).
+fn request_after_material(
+    text: &Text<'_>,
+    material: usize,
+    extra: &ExtraPhrases,
+) -> Option<(usize, Trigger)> {
+    let body = text.norm.trim_end();
+    let last = body.rfind('\n').map(|i| i + 1).filter(|&i| i > material)?;
+    let line = &body[last..];
+    let apart = body[..last].trim_end_matches([' ', '\t']).ends_with("\n\n");
+    let points = ["this", "that", "it", "all of", "the above", "these", "those"]
+        .iter()
+        .any(|w| find_word(line, w).is_some())
+        || ["これ", "それ", "以上", "上記"].iter().any(|w| line.contains(w));
+    if !(apart || points) || line.chars().count() > 80 {
+        return None;
+    }
+    let span = Span { start: last, end: body.len() };
+    let (at, mut t) = english(text, span, extra)
+        .into_iter()
+        .chain(japanese(text, span))
+        .filter(|(_, t)| t.kind == TriggerKind::Remember)
+        .min_by_key(|(p, _)| *p)?;
+    let pasted = trim_content(text.orig_slice(material, last));
+    if pasted.is_empty() {
+        return None;
+    }
+    t.content = pasted;
+    Some((at, t))
 }
 
 /// Where pasted material starts, if the message opens by asking for work on it: "Can you
@@ -298,6 +338,19 @@ impl<'a> Text<'a> {
                     continue;
                 }
             }
+            if (k == 0 || boundary(k - 1)) && matches!(c, 'f' | 'F') {
+                let word: String = chars[k..]
+                    .iter()
+                    .take_while(|(_, ch)| ch.is_alphabetic())
+                    .map(|(_, ch)| ch.to_ascii_lowercase())
+                    .collect();
+                if FORGET_TYPOS.contains(&word.as_str()) {
+                    norm.push_str("forget");
+                    at.extend(std::iter::repeat_n(i, "forget".len()));
+                    skip = word.chars().count() - 1;
+                    continue;
+                }
+            }
             let n = match c {
                 '\u{2018}' | '\u{2019}' | '`' | '\u{ff07}' => '\'',
                 '\u{201c}' | '\u{201d}' => '"',
@@ -374,6 +427,9 @@ fn wrapped_line(before: &str, after: &str) -> bool {
         && next.is_some_and(crate::word::is_cjk)
         && b.chars().count() >= 6
 }
+
+/// Misspellings of "forget" that are read as the word ("dont forgt").
+const FORGET_TYPOS: &[&str] = &["forgt", "forgget", "frget", "foget", "forgat", "forgeet"];
 
 /// Misspellings of "remember" that are read as the word (issue 18: typos).
 const REMEMBER_TYPOS: &[&str] =
@@ -671,6 +727,9 @@ const TRAILERS: &[&str] = &[
     "okay",
     "thanks",
     "thank you",
+    "thx",
+    "pls",
+    "plz",
     "now",
 ];
 
@@ -1624,7 +1683,11 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             let t = a.trim_start().trim_start_matches(',').trim_start();
             t.starts_with("that ").then(|| p + (a.len() - t.len()) + 5)
         });
-        if *inherent || strong || weak_ok {
+        // "vault this: …" asks for the vault; "vault 7 leaked" names one.
+        let vault_ok = *verb != "vault"
+            || pointer_obj
+            || colon.is_some_and(|k| is_pointer(sl(&text.norm, end, end + k)));
+        if (*inherent || strong || weak_ok) && vault_ok {
             let content = if let Some(k) = colon {
                 content_after(text, end + k + 1)
             } else {
@@ -1856,6 +1919,7 @@ const STORE_VERBS: &[(&str, bool)] = &[
     ("hold on to", false),
     ("hold onto", false),
     ("file away", true),
+    ("vault", true),
     ("keep", false),
     ("store", false),
     ("save", false),
@@ -2934,6 +2998,8 @@ const JA_TAILS: &[&str] = &[
     "大丈夫",
     "だよ",
     "だからね",
+    "お願いします",
+    "お願い",
 ];
 
 fn ja_sentence_end(s: &str) -> bool {
@@ -2954,7 +3020,7 @@ fn ja_sentence_end(s: &str) -> bool {
                 | 'w'
                 | '笑'
                 | '…'
-        )
+        ) || (c as u32 >= 0x2600 && !c.is_alphanumeric() && !crate::word::is_cjk(c))
     })
 }
 
@@ -2962,6 +3028,14 @@ fn ja_sentence_end(s: &str) -> bool {
 fn ja_ends_after(s: &str) -> bool {
     if ja_sentence_end(s) {
         return true;
+    }
+    // 覚えておいて（息子の試合）⚽: an aside in brackets closes the sentence too.
+    for (open, close) in [('（', '）'), ('(', ')')] {
+        if let Some(r) = s.strip_prefix(open).and_then(|r| r.split_once(close))
+            && ja_ends_after(r.1)
+        {
+            return true;
+        }
     }
     JA_TAILS
         .iter()
@@ -3158,7 +3232,7 @@ fn is_ja_pointer(s: &str) -> bool {
 }
 
 /// Words before 覚えておいて that ask to keep something for good.
-const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に"];
+const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に", "消えないように"];
 
 fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let s = &sl(&text.norm, sentence.start, sentence.end);
@@ -3182,6 +3256,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     for p in [
         "重要:",
         "重要 :",
+        "重要！",
+        "重要!",
         "大事:",
         "大事なこと:",
         "メモ:",
@@ -3231,19 +3307,52 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "メモっといてね",
         "心に留めておいて",
         "頭に入れておいて",
+        "おぼえておいて",
+        "おぼえといて",
+        "おぼえてて",
+        "記録しておいてください",
+        "記録しておいて",
+        "記録しといて",
+        "記録してください",
+        "記録して",
+        "控えておいてください",
+        "控えておいて",
+        "控えといて",
+        "保存しておいて",
+        "保存しといて",
+        "永久保存しておいて",
+        "永久保存して",
+        "永久保存で",
         "覚えて",
     ];
-    for v in REMEMBER {
+    // Verbs that keep something only with a word of keeping for good before them (ずっと固定して,
+    // 永久に残しておいて) or a place in memory (記録に残して): "ケーキを残しておいて" keeps a cake.
+    const KEEP: &[&str] = &[
+        "残しておいて",
+        "残しといて",
+        "残して",
+        "固定しておいて",
+        "固定しといて",
+        "固定して",
+    ];
+    let kept = |i: usize| {
+        JA_KEEP_FOR_GOOD.iter().chain(&["記録に", "メモに", "記憶に"]).any(|m| s[..i].ends_with(m))
+    };
+    for v in REMEMBER.iter().chain(KEEP) {
         let Some(i) = s.find(v) else { continue };
-        if quoted(i) {
+        if quoted(i) || KEEP.contains(v) && !kept(i) {
+            continue;
+        }
+        // 保存して without a word of memory saves a file.
+        if v.starts_with("保存") && !kept(i) && !s[..i].ends_with("メモに") {
             continue;
         }
         // ずっと覚えておいて, 永久保存で覚えておいて: how long to keep it is part of the request,
         // which routing reads (the vault).
-        let from = JA_KEEP_FOR_GOOD
-            .iter()
-            .find_map(|m| s[..i].strip_suffix(m).map(|r| r.len()))
-            .unwrap_or(i);
+        let mut from = i;
+        while let Some(r) = JA_KEEP_FOR_GOOD.iter().find_map(|m| s[..from].strip_suffix(m)) {
+            from = r.len();
+        }
         let tail = &s[i + v.len()..];
         if ja_ends_after(tail) {
             let object = ja_trim_object(text.orig_slice(base, at(from)));
@@ -3255,9 +3364,22 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             // 忘れないで、来週の火曜日は有給。 / 今後のために覚えておいて、… : the content follows.
             let end = at(i + v.len());
             let content = content_after(text, end);
-            let content = trim_content(content.trim_start_matches(|c: char| {
-                JA_TAILS.iter().any(|t| t.starts_with(c)) || matches!(c, '、' | ':' | ' ')
-            }));
+            let mut rest = content.as_str();
+            loop {
+                let before = rest.len();
+                rest = rest.trim_start_matches(['、', ':', '：', ' ']);
+                if let Some(t) = JA_TAILS
+                    .iter()
+                    .filter(|t| rest.starts_with(*t))
+                    .max_by_key(|t| t.len())
+                {
+                    rest = &rest[t.len()..];
+                }
+                if rest.len() == before {
+                    break;
+                }
+            }
+            let content = trim_content(rest);
             // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
             let object = ja_trim_object(text.orig_slice(base, at(from)));
             let titled =

@@ -116,7 +116,9 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         stores.push(Store::Core);
         why.push((Store::Core, format!("marked important ({w:?})")));
     }
-    if let Some(w) = first_hit(&both, PIN).or_else(|| first_sub(&both, JA_PIN)) {
+    // "vault this: …": the request's own verb asks for the vault.
+    let vault_verb = (first_word(phrase_lc.trim_start()) == "vault").then_some("vault");
+    if let Some(w) = first_hit(&both, PIN).or_else(|| first_sub(&both, JA_PIN)).or(vault_verb) {
         // A pinned rule stays a rule first; anything else is a vault note, then its own store.
         if kind == Kind::Rule {
             stores.push(Store::Vault);
@@ -883,6 +885,12 @@ const EVENT: &[&str] = &[
     "tonight",
     "today",
     "tomorrow",
+    "tmrw",
+    "tmr",
+    "tomorow",
+    "tommorow",
+    "tommorrow",
+    "2morrow",
     "next week",
     "next month",
     "next year",
