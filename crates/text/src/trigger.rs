@@ -755,6 +755,7 @@ fn is_pointer(rest: &str) -> bool {
             | "it"
             | "that one"
             | "this one"
+            | "one"
             | "all that"
             | "all of that"
             | "those"
@@ -825,7 +826,7 @@ fn strip_label(s: String) -> String {
         let lead = head.trim_start().split(' ').next().unwrap_or("").to_ascii_lowercase();
         let self_label = matches!(
             lead.as_str(),
-            "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that"
+            "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that" | "it" | "it's"
         );
         // "the decision is final: …" says something; "for next time: …" only labels.
         let says = head.split_whitespace().any(|w| matches!(w, "is" | "are" | "was" | "were"));
@@ -1431,7 +1432,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             let before = content_before_clean(text, c);
             if before.is_empty() { content_after_sentence(text, c) } else { before }
         } else {
-            strip_label(content_after(text, end))
+            let content = strip_label(content_after(text, end));
+            // "git tip, remember it: to undo …": the words before name what follows.
+            let title = content_before_clean(text, c);
+            if ["it:", "this:", "that:"].iter().any(|p| rest.trim_start().starts_with(p))
+                && !title.is_empty()
+                && title.split_whitespace().count() <= 6
+            {
+                format!("{title}: {content}")
+            } else {
+                content
+            }
         }
     };
     // "don't forget (to|that) …", "never forget …"
@@ -3356,7 +3367,18 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         let tail = &s[i + v.len()..];
         if ja_ends_after(tail) {
             let object = ja_trim_object(text.orig_slice(base, at(from)));
-            let object = if is_ja_pointer(&object) { before_sentence() } else { object };
+            // リマインドできるように覚えておいて: a purpose points at the text around it.
+            let purpose = ["ように", "ために"].iter().any(|w| object.ends_with(w));
+            let after = trim_content(text.orig_slice(sentence.end, text.norm.len()));
+            let object = if is_ja_pointer(&object) || purpose {
+                before_sentence()
+            } else if !after.is_empty() && object.chars().count() <= 24 && !object.contains('。')
+            {
+                // 味噌汁の作り方メモして。昆布と…: a title, then what it names.
+                format!("{object}：{after}")
+            } else {
+                object
+            };
             out.push(hit(text, TriggerKind::Remember, at(from), at(i + v.len()), object));
             return out;
         }
@@ -3382,8 +3404,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let content = trim_content(rest);
             // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
             let object = ja_trim_object(text.orig_slice(base, at(from)));
-            let titled =
-                ["方", "方法", "手順", "流れ", "レシピ"].iter().any(|w| object.ends_with(w));
+            // 今日の朝会、記録しておいて: … : the words before name what follows.
+            let titled = !is_ja_pointer(&object)
+                && object.chars().count() <= 24
+                && !object.contains(['。', '、']);
             let content = if titled && !content.is_empty() {
                 format!("{object}：{content}")
             } else {
