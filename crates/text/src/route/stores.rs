@@ -262,6 +262,23 @@ const STEP_VERBS: &[&str] = &[
     "wait",
 ];
 
+/// Commands typed as a step: "rm -rf target/, then build again", "ssh -J bastion …".
+const COMMANDS: &[&str] = &[
+    "brew",
+    "cargo",
+    "cd",
+    "curl",
+    "docker",
+    "git",
+    "kubectl",
+    "make",
+    "npm",
+    "pip",
+    "rm",
+    "ssh",
+    "sudo",
+];
+
 const JA_HOW_TO: &[&str] = &[
     "手順",
     "方法",
@@ -297,8 +314,10 @@ fn list_lines(content: &str) -> (usize, usize, usize) {
     let (mut numbered, mut bullets, mut actions) = (0, 0, 0);
     for l in content.lines() {
         let t = l.trim_start();
-        if t.chars().next().is_some_and(|c| c.is_ascii_digit())
-            && t.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')'])
+        let circled = t.chars().next().is_some_and(|c| ('\u{2460}'..='\u{2473}').contains(&c));
+        if circled
+            || t.chars().next().is_some_and(|c| c.is_ascii_digit())
+                && t.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')'])
         {
             numbered += 1;
         } else if let Some(item) = ["- ", "* ", "・", "• "].iter().find_map(|b| t.strip_prefix(b))
@@ -334,7 +353,7 @@ fn step_clauses(lc: &str) -> usize {
                 t = t.strip_prefix(lead).unwrap_or(t).trim_start();
             }
             let first = t.split(|c: char| !c.is_alphanumeric() && c != '-').next().unwrap_or("");
-            STEP_VERBS.contains(&first)
+            STEP_VERBS.contains(&first) || COMMANDS.contains(&first)
         })
         .count()
 }
@@ -345,8 +364,11 @@ fn step_clauses(lc: &str) -> usize {
 fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     let t = lc.trim_start().strip_prefix("that ").unwrap_or(lc.trim_start());
     let you_do = t.find(" you ").is_some_and(|i| {
-        let verb = t[i + 5..].split_whitespace().next().unwrap_or("");
-        !matches!(verb, "are" | "were" | "have" | "had" | "will" | "would" | "can" | "know")
+        let mut words = t[i + 5..].split_whitespace();
+        let verb = words.next().unwrap_or("");
+        // "to SSH in you have to go through the bastion": what to do, as an obligation.
+        let must = matches!(verb, "have" | "need") && words.next() == Some("to");
+        must || !matches!(verb, "are" | "were" | "have" | "had" | "will" | "would" | "can" | "know")
     });
     if t.starts_with("to ") && (t.contains(", ") || you_do) {
         return Some(("\"to …\" then what to do", you_do));
@@ -358,7 +380,40 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     {
         return Some(("\"when … you …\"", true));
     }
+    // "when the build cache gets corrupted: rm -rf …, then build again": a condition, a colon,
+    // then what to do.
+    if let Some(w) = cond
+        && let Some((_, then)) = t[w.len()..].split_once(": ")
+        && let first = then.split_whitespace().next().unwrap_or("")
+        && (STEP_VERBS.contains(&first) || COMMANDS.contains(&first))
+    {
+        return Some(("\"when …:\" then what to do", false));
+    }
     None
+}
+
+/// A command or a key shortcut in the text: `git reset --soft HEAD~1` in backticks,
+/// "Shift+Command+4", "ssh -J bastion …" (a command word, then an option).
+fn command(content: &str) -> Option<&'static str> {
+    if content.matches('`').count() >= 2 {
+        return Some("a command");
+    }
+    const KEYS: &[&str] =
+        &["shift+", "command+", "cmd+", "ctrl+", "control+", "alt+", "option+", "opt+", "win+", "fn+"];
+    let lc = content.to_lowercase();
+    if KEYS.iter().any(|k| lc.contains(k)) {
+        return Some("a key shortcut");
+    }
+    let words: Vec<&str> = lc.split_whitespace().collect();
+    words
+        .windows(2)
+        .any(|w| {
+            let cmd = w[0].trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+            COMMANDS.contains(&cmd)
+                && (w[1].starts_with('-')
+                    || matches!(cmd, "git" | "docker" | "kubectl" | "cargo" | "npm" | "make"))
+        })
+        .then_some("a command")
 }
 
 /// Returns the words that make `content` a how-to, if it is one.
@@ -375,9 +430,16 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     }
     let seq: Vec<&str> = SEQUENCE.iter().copied().filter(|w| count_words(lc, w) > 0).collect();
     let seq_n: usize = SEQUENCE.iter().map(|w| count_words(lc, w)).sum();
-    let frame = instruction_frame(lc);
+    // The frame may open any line: "it's from the wiki:\nTo request prod access: open …".
+    let frame = lc.lines().find_map(instruction_frame);
     if let Some((w, true)) = frame {
         return Some(w.to_owned());
+    }
+    // "to undo the last commit, `git reset --soft HEAD~1`": a purpose, then a command or a step.
+    if let Some((w, _)) = frame
+        && let Some(c) = command(content).or_else(|| (step_clauses(lc) >= 1).then_some("a step"))
+    {
+        return Some(format!("{w}, {c}"));
     }
     let how = first_hit(lc, HOW_TO)
         .map(|w| format!("{w:?}"))
@@ -413,15 +475,36 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     if !content.chars().any(crate::word::is_cjk) {
         return None;
     }
-    let how = first_sub(content, JA_HOW_TO).or_else(|| ja_method_noun(content));
-    let seq: Vec<&str> = JA_SEQUENCE.iter().copied().filter(|w| content.contains(w)).collect();
+    // Terraformのapplyは必ずplanを私に見せてから: "only after" in a rule is its condition.
+    let rule_word = first_sub(content, JA_RULE_WORDS).is_some();
+    let seq: Vec<&str> = JA_SEQUENCE
+        .iter()
+        .copied()
+        .filter(|w| content.contains(w))
+        .filter(|w| !(rule_word && matches!(*w, "てから" | "でから")))
+        .collect();
+    // 残すには git reset …, スクショを撮るのは Shift+Command+4, … って打つ: a command answers a
+    // purpose.
+    if let Some(c) = command(content)
+        && (ja_purpose(content).is_some()
+            || ["って打つ", "と打つ", "を実行", "を叩く", "って叩く", "で実行", "を押す", "のは"]
+                .iter()
+                .any(|w| content.contains(w)))
+    {
+        return Some(c.to_owned());
+    }
+    let how = first_sub(content, JA_HOW_TO)
+        .or_else(|| ja_method_noun(content))
+        .or_else(|| ja_purpose(content));
     let te = ["て、", "んで、", "いで、"].iter().map(|w| content.matches(w).count()).sum::<usize>();
     // 掃除してすすぎを回す: a て that joins two actions (not ている, てね, てください…).
     let chars: Vec<char> = content.chars().collect();
     let te_join = chars
-        .windows(2)
+        .windows(3)
         .filter(|w| {
-            w[0] == 'て' && crate::word::is_cjk(w[1]) && !"いるねよたほくおもはあ".contains(w[1])
+            // すすいで陰干し: で after い or ん joins two actions too.
+            let te = w[1] == 'て' || w[1] == 'で' && matches!(w[0], 'い' | 'ん');
+            te && crate::word::is_cjk(w[2]) && !"いるねよたほくおもはあ".contains(w[2])
         })
         .count();
     let items = content.matches('、').count();
@@ -429,6 +512,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     let ja = seq.len() >= 2
         || how.is_some() && (!seq.is_empty() || te >= 1 || te_join >= 1 || items >= 2)
         || !past && (!seq.is_empty() && te >= 1 || te >= 2)
+        // 掃除は、…につけて、すすいで陰干し: a topic, then actions joined by て.
+        || !past && te >= 1 && te + te_join >= 2 && content.contains('は')
         // ロック解除は、QRコードを読み取ってからレバーを引く: a topic, then actions in order.
         || !past
             && seq.first().is_some_and(|w| {
@@ -442,6 +527,15 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         }
         words.join(", ")
     })
+}
+
+/// "…を回すには", "…を残すには": a verb in the plain form and には, "in order to".
+fn ja_purpose(content: &str) -> Option<&'static str> {
+    let chars: Vec<char> = content.chars().collect();
+    chars
+        .windows(3)
+        .any(|w| w[1..] == ['に', 'は'] && "うくぐすつぬぶむる".contains(w[0]))
+        .then_some("…には")
 }
 
 /// "消し方", "書き方": a verb stem in kana and 方, "the way of doing".
@@ -1074,7 +1168,7 @@ fn event_words(lc: &str) -> Option<String> {
                 chars[i..(i + 4).min(chars.len())].iter().collect::<String>().trim().to_owned(),
             );
         }
-        if digit_before && w[1] == '時' && !recurring {
+        if digit_before && w[1] == '時' && w[2] != '間' && !recurring {
             return Some("…時".into());
         }
     }
