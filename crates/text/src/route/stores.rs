@@ -287,6 +287,7 @@ const JA_HOW_TO: &[&str] = &[
     "流れ",
     "作り方",
     "使い方",
+    "レシピ",
     "ときは",
     "時は",
     "場合は",
@@ -431,7 +432,12 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     let seq: Vec<&str> = SEQUENCE.iter().copied().filter(|w| count_words(lc, w) > 0).collect();
     let seq_n: usize = SEQUENCE.iter().map(|w| count_words(lc, w)).sum();
     // The frame may open any line: "it's from the wiki:\nTo request prod access: open …".
-    let frame = lc.lines().find_map(instruction_frame);
+    let frame = lc.lines().find_map(|l| {
+        // "git tip: to undo the last commit, …": the frame may follow a label.
+        instruction_frame(l).or_else(|| {
+            l.split_once(": ").filter(|(h, _)| h.split_whitespace().count() <= 4).and_then(|(_, r)| instruction_frame(r))
+        })
+    });
     if let Some((w, true)) = frame {
         return Some(w.to_owned());
     }
@@ -655,6 +661,8 @@ const JA_DIRECTIVE: &[&str] = &[
     "ほしい",
     "ていい",
     "でいい",
+    "てから",
+    "でから",
     "て",
     "べき",
 ];
@@ -691,6 +699,51 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     }
     if let Some(w) = first_hit(lc, RULE_WORDS) {
         return Some(format!("{w:?}"));
+    }
+    // "Rule for you: answer in Japanese …", "New rule: …": the user says it is a rule.
+    if let Some((head, _)) = t.split_once(':')
+        && ["rule", "new rule", "house rule", "rule for you", "a rule", "ground rule"]
+            .contains(&head.trim())
+    {
+        return Some(format!("{:?}", head.trim()));
+    }
+    // "…, never merge it directly": a rule opener later in the sentence, before an action.
+    let mine = ["i'm ", "i am ", "im ", "i "].iter().any(|w| t.starts_with(w));
+    for clause in lc.split([',', ';', ':']).skip(1).filter(|_| !mine) {
+        let c = clause.trim_start();
+        for o in ["never", "always", "don't", "do not", "dont"] {
+            if let Some(rest) = c.strip_prefix(o).filter(|r| r.starts_with(' '))
+                && let verb = first_word(rest.trim_start())
+                && (AGENT_VERBS.contains(&verb) || STEP_VERBS.contains(&verb))
+            {
+                return Some(format!("{o:?} {verb:?}"));
+            }
+        }
+    }
+    // "no emojis in code comments, ever": a ban.
+    if t.starts_with("no ") && [", ever", " ever", "at all", "anywhere"].iter().any(|w| lc.trim_end_matches(['.', '!']).ends_with(w)) {
+        return Some("\"no …, ever\"".into());
+    }
+    // "any email you draft must be reviewed by me", "use 2 spaces in every file you touch": an
+    // obligation on what the agent does.
+    let you_act = lc.contains(" you ") || lc.starts_with("you ");
+    if let Some(w) = ["must ", "has to ", "have to ", "needs to ", "should "]
+        .into_iter()
+        .find(|w| lc.contains(w))
+        .filter(|_| you_act && (lc.contains(" me") || lc.starts_with("any ")))
+    {
+        return Some(format!("{:?} on what you do", w.trim()));
+    }
+    if AGENT_VERBS.contains(&first_word(t))
+        && you_act
+        && ["every", "any", "all", "each", "always"].iter().any(|w| count_words(lc, w) > 0)
+    {
+        return Some(format!("{:?} for every case", first_word(t)));
+    }
+    // my boss said "never deploy on Fridays", 上司に「金曜にはデプロイするな」って言われた: a rule
+    // quoted from someone.
+    if let Some(q) = quoted_rule(content) {
+        return Some(format!("a quoted rule ({q:?})"));
     }
     // "when I write in Japanese, answer in Japanese": a condition, then what the agent does.
     let clause_verb = |s: &str| AGENT_VERBS.contains(&first_word(s.trim_start()));
@@ -749,6 +802,30 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     }
 }
 
+/// A rule in quotation marks: "never deploy on Fridays", 「金曜にはデプロイするな」.
+fn quoted_rule(content: &str) -> Option<String> {
+    for (open, close) in [('"', '"'), ('“', '”'), ('「', '」'), ('『', '』')] {
+        let mut rest = content;
+        while let Some(i) = rest.find(open) {
+            let after = &rest[i + open.len_utf8()..];
+            let Some(j) = after.find(close) else { break };
+            let q = after[..j].trim();
+            let qlc = q.to_lowercase();
+            let opens = RULE_OPENERS.iter().any(|o| {
+                qlc.strip_prefix(o).is_some_and(|r| r.starts_with(' ') && !first_word(r.trim_start()).is_empty())
+            });
+            // するな, 触るな: a plain verb and な forbids.
+            let ja_ban = q.trim_end_matches(['。', '!', '！']).strip_suffix('な').and_then(|r| r.chars().next_back()).is_some_and(|c| "うくぐすつぬぶむる".contains(c))
+                || JA_PROHIBITION.iter().any(|p| q.trim_end_matches(['。', '!', '！']).ends_with(p));
+            if opens || ja_ban {
+                return Some(q.to_owned());
+            }
+            rest = &after[j + close.len_utf8()..];
+        }
+    }
+    None
+}
+
 /// The text without its closing punctuation and sentence particles (よ, ね).
 fn ja_trim_end(content: &str) -> &str {
     let mut t = content.trim_end();
@@ -786,6 +863,8 @@ const DECISION: &[&str] = &[
     "we went with",
     "we picked",
     "decision:",
+    "decision from",
+    "decision made",
     "the decision is",
     "we agreed",
     "agreed to",
@@ -803,7 +882,11 @@ const DECISION: &[&str] = &[
 ];
 const JA_DECISION: &[&str] = &[
     "決めた",
+    "決めました",
     "決まった",
+    "決まりました",
+    "ことになりました",
+    "にしました",
     "決定",
     "ことにした",
     "にした",
@@ -1175,6 +1258,10 @@ fn event_words(lc: &str) -> Option<String> {
     if recurring {
         return None;
     }
+    // 土曜の午前中に…: a weekday, unless every week (毎週土曜, above).
+    if let Some(w) = first_sub(lc, &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"]) {
+        return Some(w.to_owned());
+    }
     // A weekday or a date: "on Tuesday", "Dec 20", "the 14th", "10月14日".
     let words: Vec<&str> =
         lc.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
@@ -1237,6 +1324,12 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
         "todo",
     ];
     if let Some(w) = first_hit(lc, MINE) {
+        return Some(format!("{w:?}"));
+    }
+    // 電話しないといけない, 出さなきゃ: something the user has to do.
+    if let Some(w) =
+        first_sub(content, &["ないといけない", "なきゃ", "なければならない", "なくちゃ", "しないと"])
+    {
         return Some(format!("{w:?}"));
     }
     // 牛乳を買うの(を覚えておいて): a verb in the plain form, made a noun by の.
