@@ -152,7 +152,77 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     {
         best = request_after_material(&text, m, extra);
     }
+    if best.is_none() && soft.is_none() {
+        best = told_before(&text, &sentences);
+    }
     best.map(|(_, t)| t).or(soft)
+}
+
+/// A question or request about something the user gave the agent before: "what was the command
+/// I gave you for renewing the cert?", "what's the name of the printer, I told you before",
+/// "what are the deploy steps I saved?", 前に教えたやつを出して, 記録に残ってる？ It asks for
+/// what is remembered, whatever words it uses for that (issue 18).
+fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> {
+    const BACK: &[&str] = &[
+        "i told you",
+        "i've told you",
+        "i gave you",
+        "did i give you",
+        "have i given you",
+        "i saved",
+        "i've saved",
+        "i had you save",
+        "i asked you to remember",
+        "i mentioned",
+        "i shared with you",
+        "i sent you",
+        "i showed you",
+    ];
+    const JA_BACK: &[&str] = &[
+        "前に教えた",
+        "前に伝えた",
+        "前に言った",
+        "以前教えた",
+        "以前伝えた",
+        "この前教えた",
+        "私が決めた",
+        "記録に残って",
+        "記憶に残って",
+        "記憶の中から",
+        "記憶から探して",
+        "メモから探して",
+        "保存したやつ",
+        "覚えさせた",
+    ];
+    const WH: &[&str] = &["what", "what's", "whats", "which", "who", "where", "when", "how"];
+    let first = sentences.first()?;
+    let norm = &text.norm;
+    let head = ja_strip_openers(sl(norm, first.start, first.end));
+    let mut head = head.trim_start();
+    for f in FILLERS {
+        if starts_word(head, f) {
+            head = head[f.len()..].trim_start_matches([',', ' ']);
+        }
+    }
+    let back = BACK.iter().find_map(|b| find_word(norm, b).map(|i| (i, *b)));
+    if let Some((i, b)) = back
+        && !in_quotes(norm, i)
+        && (WH.iter().any(|w| starts_word(head, w)) || b.starts_with("did") || b.starts_with("have"))
+    {
+        let topic = strip_question(text.orig_slice(first.start, first.end).to_owned());
+        return Some(hit(text, TriggerKind::Recall, i, i + b.len(), topic));
+    }
+    // Japanese: a pointer to what was told, then a question or a request to show it.
+    let s = sl(norm, first.start, norm.len());
+    let asks = s.contains(['？', '?'])
+        || ["教えて", "出して", "探して", "見せて", "っけ", "はず"].iter().any(|w| s.contains(w));
+    let (i, b) = JA_BACK.iter().find_map(|b| s.find(b).map(|i| (i, *b)))?;
+    if !asks || in_quotes(norm, first.start + i) {
+        return None;
+    }
+    let topic = ja_trim_object(text.orig_slice(first.start, first.start + i));
+    let at = first.start + i;
+    Some(hit(text, TriggerKind::Recall, at, at + b.len(), topic))
 }
 
 /// A remember request on the last line of pasted material ("…\n\nremember the asset tag",
@@ -357,6 +427,8 @@ impl<'a> Text<'a> {
                 '\u{3000}' | '\t' | '\r' => ' ',
                 '\u{ff1a}' => ':',
                 '\u{ff0c}' => ',',
+                // "time to reflect 🧘": an emoji is punctuation to the rules.
+                c if is_emoji(c) => ' ',
                 c => c.to_ascii_lowercase(),
             };
             let before = norm.len();
@@ -426,6 +498,11 @@ fn wrapped_line(before: &str, after: &str) -> bool {
     matches!(last, 'は' | 'が' | 'を' | 'に' | 'で' | 'と' | 'も' | 'の' | '、')
         && next.is_some_and(crate::word::is_cjk)
         && b.chars().count() >= 6
+}
+
+/// Tells whether a character is an emoji or a part of one (a joiner, a variation selector).
+fn is_emoji(c: char) -> bool {
+    matches!(c as u32, 0x2600..=0x27BF | 0x1F000..=0x1FAFF | 0xFE0F | 0x200D)
 }
 
 /// Misspellings of "forget" that are read as the word ("dont forgt").
@@ -506,6 +583,11 @@ const FILLERS: &[&str] = &[
     "hey cogmem",
     "one last thing",
     "last thing",
+    // "please permanently delete …": an adverb before the verb.
+    "permanently",
+    "completely",
+    "totally",
+    "quickly",
 ];
 
 /// Politeness that turns a question into a request ("can you remember that…?").
@@ -1070,9 +1152,19 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             if !memory && !is_personal_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
-            if *memory && is_general_topic(&topic) && !names_known(text, &topic) {
+            // "search your memory for the VPN fix" names where to look: it is never general.
+            let topic = if phrase.ends_with("your memory") {
+                strip_topic(
+                    topic
+                        .trim_start_matches("anything about ")
+                        .trim_start_matches("anything on ")
+                        .to_owned(),
+                )
+            } else if is_general_topic(&topic) && !names_known(text, &topic) && *memory {
                 return None;
-            }
+            } else {
+                topic
+            };
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
         }
     }
