@@ -1201,8 +1201,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             if topic.is_empty() || is_general_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
-            // "Can you remember the plot of Inception and explain it?" asks for work.
-            if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", ")) {
+            // "Can you remember the plot of Inception and explain it?" asks for work; so does
+            // "Do you remember when phones had keyboards? Write me a tweet about it."
+            if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", "))
+                || asks_for_work(sl(&text.norm, c.end, text.norm.len()))
+            {
                 return None;
             }
             // "Do you remember how to reverse a linked list?" asks for knowledge.
@@ -3334,6 +3337,15 @@ fn is_ja_pointer(s: &str) -> bool {
     POINTERS.contains(&s)
 }
 
+/// Tells whether a Japanese sentence ends as a request or an offer to do it together: …して,
+/// …しておいて, …してくれる？, …をお願いします, …しよう.
+fn ja_requests(s: &str) -> bool {
+    let t = s.trim_end().trim_end_matches(['。', '！', '!', '？', '?', ' ', 'ね', 'よ']);
+    ["て", "てくれる", "てくれない", "てもらえる", "お願いします", "お願い", "しよう", "ください"]
+        .iter()
+        .any(|e| t.ends_with(e))
+}
+
 /// Words before 覚えておいて that ask to keep something for good.
 const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に", "消えないように"];
 
@@ -3538,6 +3550,20 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             return out;
         }
     }
+    // 今週の記憶を振り返って整理しておいて, 記憶の統合をお願いします: the memory, a word of
+    // reviewing it, and a request.
+    if let Some(m) = ["記憶", "メモリー", "メモリ", "覚えていること", "覚えてること"]
+        .iter()
+        .find_map(|w| s.find(w))
+        && let Some((a, w)) = ["振り返", "見直", "整理", "統合", "棚卸し"]
+            .iter()
+            .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
+        && ja_requests(s)
+        && !quoted(m)
+    {
+        out.push(hit(text, TriggerKind::Reflect, at(a), at(a + w.len()), String::new()));
+        return out;
+    }
     // Reflect: 振り返りをしよう / 記憶を整理して.
     const REFLECT: &[&str] = &[
         "メモリーを整理して",
@@ -3615,14 +3641,19 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "消しておいて",
         "消しといて",
         "消して",
+        "無視してください",
+        "無視していい",
+        "無視して",
     ];
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
-    let about_memory = ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて"]
-        .iter()
-        .any(|w| s.contains(w));
+    let about_memory =
+        ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて", "言ったこと"]
+            .iter()
+            .any(|w| s.contains(w));
     for v in FORGET {
         let Some(i) = s.find(v) else { continue };
-        if quoted(i) || (v.starts_with("削除") || v.starts_with("消し")) && !about_memory {
+        let needs_memory = v.starts_with("削除") || v.starts_with("消し") || v.starts_with("無視");
+        if quoted(i) || needs_memory && !about_memory {
             continue;
         }
         let tail = &s[i + v.len()..];
@@ -3692,7 +3723,12 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     ];
     let trimmed = s.trim_end().trim_end_matches(['。', ' ']);
     let asks = trimmed.ends_with(['？', '?', 'か']) || s.contains("っけ");
-    if asks {
+    // 昔のガラケーって覚えてる？…ツイートを書いて: a memory shared to set up work;
+    // 記憶ってどういう仕組み？…覚えてるの？: how memory works.
+    let later = text.norm.get(sentence.end..).unwrap_or("");
+    let sets_up_work = ["書いて", "作って", "考えて", "描いて", "まとめて"].iter().any(|w| later.contains(w));
+    let how_memory_works = ["仕組み", "どうやって覚え"].iter().any(|w| text.norm.contains(w));
+    if asks && !sets_up_work && !how_memory_works {
         for v in RECALL {
             let Some(i) = s.rfind(v) else { continue };
             let tail = &s[i + v.len()..];
