@@ -208,6 +208,10 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     if let Some((i, b)) = back
         && !in_quotes(norm, i)
         && (WH.iter().any(|w| starts_word(head, w)) || b.starts_with("did") || b.starts_with("have"))
+        // "what did you think of the movie I mentioned?" asks for an opinion.
+        && !["what do you think", "what did you think", "how did you like", "how do you like"]
+            .iter()
+            .any(|w| starts_word(head, w))
     {
         let topic = strip_question(text.orig_slice(first.start, first.end).to_owned());
         return Some(hit(text, TriggerKind::Recall, i, i + b.len(), topic));
@@ -220,7 +224,9 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     if !asks || in_quotes(norm, first.start + i) {
         return None;
     }
-    let topic = ja_trim_object(text.orig_slice(first.start, first.start + i));
+    // The topic runs to the first comma: 前に伝えたWi-Fiのパスワード、教えて.
+    let end = s.find(['、', '？', '?']).filter(|&e| e > i).unwrap_or(i);
+    let topic = ja_trim_object(text.orig_slice(first.start, first.start + end));
     let at = first.start + i;
     Some(hit(text, TriggerKind::Recall, at, at + b.len(), topic))
 }
@@ -1008,6 +1014,10 @@ fn content_before_clean(text: &Text<'_>, c: &Clause) -> String {
     if let Some(first) = clause_starts(text, 0, c.raw_start).last() {
         start = first.start;
     }
+    // "no emojis in replies, ever. remember that": "no" opens the content, it is no filler.
+    if sl(&text.norm, 0, start).trim() == "no" {
+        start = 0;
+    }
     if start >= c.raw_start {
         return String::new();
     }
@@ -1762,8 +1772,12 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             return done(end, content_after(text, end));
         }
     }
-    if (starts_word(rest, "save this") || starts_word(rest, "save that")) && is_pointer(&rest[4..])
-    {
+    // "save this", "store all of that", "log that one": a storing verb that points back.
+    let pointed = ["save", "store", "log", "record"]
+        .iter()
+        .find(|v| starts_word(rest, v))
+        .is_some_and(|v| !rest[v.len()..].trim().is_empty() && is_pointer(&rest[v.len()..]));
+    if pointed {
         let before = content_before_clean(text, c);
         let content = if before.is_empty() { content_after_sentence(text, c) } else { before };
         return done(c.end, content);

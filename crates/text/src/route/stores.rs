@@ -371,7 +371,9 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
         let must = matches!(verb, "have" | "need") && words.next() == Some("to");
         must || !matches!(verb, "are" | "were" | "have" | "had" | "will" | "would" | "can" | "know")
     });
-    if t.starts_with("to ") && (t.contains(", ") || you_do) {
+    // "to be honest, …", "to me, …" are no purpose.
+    let aside = ["to be ", "to me", "to my ", "to us", "to you"].iter().any(|w| t.starts_with(w));
+    if t.starts_with("to ") && !aside && (t.contains(", ") || you_do) {
         return Some(("\"to …\" then what to do", you_do));
     }
     let cond = ["when ", "if ", "whenever "].into_iter().find(|w| t.starts_with(w));
@@ -464,6 +466,12 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         .count();
     if inline >= 2 {
         return Some(format!("{inline} numbered steps"));
+    }
+    // "Copy with Ctrl+C and paste with Ctrl+V": actions with a key shortcut or a command.
+    if verbs >= 1
+        && let Some(c) = command(content)
+    {
+        return Some(format!("{verbs} steps, {c}"));
     }
     let colon = how.is_some() && lc.contains(':');
     let en = colon
