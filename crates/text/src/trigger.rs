@@ -3361,7 +3361,8 @@ fn ja_requests(s: &str) -> bool {
 }
 
 /// Words before 覚えておいて that ask to keep something for good.
-const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に", "消えないように"];
+const JA_KEEP_FOR_GOOD: &[&str] =
+    &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に", "消えないように"];
 
 fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let s = &sl(&text.norm, sentence.start, sentence.end);
@@ -3456,14 +3457,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     ];
     // Verbs that keep something only with a word of keeping for good before them (ずっと固定して,
     // 永久に残しておいて) or a place in memory (記録に残して): "ケーキを残しておいて" keeps a cake.
-    const KEEP: &[&str] = &[
-        "残しておいて",
-        "残しといて",
-        "残して",
-        "固定しておいて",
-        "固定しといて",
-        "固定して",
-    ];
+    const KEEP: &[&str] =
+        &["残しておいて", "残しといて", "残して", "固定しておいて", "固定しといて", "固定して"];
     let kept = |i: usize| {
         JA_KEEP_FOR_GOOD.iter().chain(&["記録に", "メモに", "記憶に"]).any(|m| s[..i].ends_with(m))
     };
@@ -3490,8 +3485,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let after = trim_content(text.orig_slice(sentence.end, text.norm.len()));
             let object = if is_ja_pointer(&object) || purpose {
                 before_sentence()
-            } else if !after.is_empty() && object.chars().count() <= 24 && !object.contains('。')
-            {
+            } else if !after.is_empty() && object.chars().count() <= 24 && !object.contains('。') {
                 // 味噌汁の作り方メモして。昆布と…: a title, then what it names.
                 format!("{object}：{after}")
             } else {
@@ -3508,10 +3502,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             loop {
                 let before = rest.len();
                 rest = rest.trim_start_matches(['、', ':', '：', ' ']);
-                if let Some(t) = JA_TAILS
-                    .iter()
-                    .filter(|t| rest.starts_with(*t))
-                    .max_by_key(|t| t.len())
+                if let Some(t) =
+                    JA_TAILS.iter().filter(|t| rest.starts_with(*t)).max_by_key(|t| t.len())
                 {
                     rest = &rest[t.len()..];
                 }
@@ -3740,7 +3732,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     // 昔のガラケーって覚えてる？…ツイートを書いて: a memory shared to set up work;
     // 記憶ってどういう仕組み？…覚えてるの？: how memory works.
     let later = text.norm.get(sentence.end..).unwrap_or("");
-    let sets_up_work = ["書いて", "作って", "考えて", "描いて", "まとめて"].iter().any(|w| later.contains(w));
+    let sets_up_work =
+        ["書いて", "作って", "考えて", "描いて", "まとめて"].iter().any(|w| later.contains(w));
     let how_memory_works = ["仕組み", "どうやって覚え"].iter().any(|w| text.norm.contains(w));
     if asks && !sets_up_work && !how_memory_works {
         for v in RECALL {

@@ -264,18 +264,7 @@ const STEP_VERBS: &[&str] = &[
 
 /// Commands typed as a step: "rm -rf target/, then build again", "ssh -J bastion …".
 const COMMANDS: &[&str] = &[
-    "brew",
-    "cargo",
-    "cd",
-    "curl",
-    "docker",
-    "git",
-    "kubectl",
-    "make",
-    "npm",
-    "pip",
-    "rm",
-    "ssh",
+    "brew", "cargo", "cd", "curl", "docker", "git", "kubectl", "make", "npm", "pip", "rm", "ssh",
     "sudo",
 ];
 
@@ -401,8 +390,9 @@ fn command(content: &str) -> Option<&'static str> {
     if content.matches('`').count() >= 2 {
         return Some("a command");
     }
-    const KEYS: &[&str] =
-        &["shift+", "command+", "cmd+", "ctrl+", "control+", "alt+", "option+", "opt+", "win+", "fn+"];
+    const KEYS: &[&str] = &[
+        "shift+", "command+", "cmd+", "ctrl+", "control+", "alt+", "option+", "opt+", "win+", "fn+",
+    ];
     let lc = content.to_lowercase();
     if KEYS.iter().any(|k| lc.contains(k)) {
         return Some("a key shortcut");
@@ -437,7 +427,9 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     let frame = lc.lines().find_map(|l| {
         // "git tip: to undo the last commit, …": the frame may follow a label.
         instruction_frame(l).or_else(|| {
-            l.split_once(": ").filter(|(h, _)| h.split_whitespace().count() <= 4).and_then(|(_, r)| instruction_frame(r))
+            l.split_once(": ")
+                .filter(|(h, _)| h.split_whitespace().count() <= 4)
+                .and_then(|(_, r)| instruction_frame(r))
         })
     });
     if let Some((w, true)) = frame {
@@ -729,7 +721,11 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
         }
     }
     // "no emojis in code comments, ever": a ban.
-    if t.starts_with("no ") && [", ever", " ever", "at all", "anywhere"].iter().any(|w| lc.trim_end_matches(['.', '!']).ends_with(w)) {
+    if t.starts_with("no ")
+        && [", ever", " ever", "at all", "anywhere"]
+            .iter()
+            .any(|w| lc.trim_end_matches(['.', '!']).ends_with(w))
+    {
         return Some("\"no …, ever\"".into());
     }
     // "any email you draft must be reviewed by me", "use 2 spaces in every file you touch": an
@@ -820,11 +816,18 @@ fn quoted_rule(content: &str) -> Option<String> {
             let q = after[..j].trim();
             let qlc = q.to_lowercase();
             let opens = RULE_OPENERS.iter().any(|o| {
-                qlc.strip_prefix(o).is_some_and(|r| r.starts_with(' ') && !first_word(r.trim_start()).is_empty())
+                qlc.strip_prefix(o)
+                    .is_some_and(|r| r.starts_with(' ') && !first_word(r.trim_start()).is_empty())
             });
             // するな, 触るな: a plain verb and な forbids.
-            let ja_ban = q.trim_end_matches(['。', '!', '！']).strip_suffix('な').and_then(|r| r.chars().next_back()).is_some_and(|c| "うくぐすつぬぶむる".contains(c))
-                || JA_PROHIBITION.iter().any(|p| q.trim_end_matches(['。', '!', '！']).ends_with(p));
+            let ja_ban = q
+                .trim_end_matches(['。', '!', '！'])
+                .strip_suffix('な')
+                .and_then(|r| r.chars().next_back())
+                .is_some_and(|c| "うくぐすつぬぶむる".contains(c))
+                || JA_PROHIBITION
+                    .iter()
+                    .any(|p| q.trim_end_matches(['。', '!', '！']).ends_with(p));
             if opens || ja_ban {
                 return Some(q.to_owned());
             }
@@ -1267,7 +1270,8 @@ fn event_words(lc: &str) -> Option<String> {
         return None;
     }
     // 土曜の午前中に…: a weekday, unless every week (毎週土曜, above).
-    if let Some(w) = first_sub(lc, &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"]) {
+    if let Some(w) = first_sub(lc, &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"])
+    {
         return Some(w.to_owned());
     }
     // A weekday or a date: "on Tuesday", "Dec 20", "the 14th", "10月14日".
@@ -1335,9 +1339,10 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
         return Some(format!("{w:?}"));
     }
     // 電話しないといけない, 出さなきゃ: something the user has to do.
-    if let Some(w) =
-        first_sub(content, &["ないといけない", "なきゃ", "なければならない", "なくちゃ", "しないと"])
-    {
+    if let Some(w) = first_sub(
+        content,
+        &["ないといけない", "なきゃ", "なければならない", "なくちゃ", "しないと"],
+    ) {
         return Some(format!("{w:?}"));
     }
     // 牛乳を買うの(を覚えておいて): a verb in the plain form, made a noun by の.
