@@ -193,6 +193,12 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
         "メモから探して",
         "保存したやつ",
         "覚えさせた",
+        "私が話した",
+        "前に話した",
+        "記録ある",
+        "記録してある",
+        "メモある",
+        "メモしてある",
     ];
     const WH: &[&str] = &["what", "what's", "whats", "which", "who", "where", "when", "how"];
     let first = sentences.first()?;
@@ -818,6 +824,7 @@ const TRAILERS: &[&str] = &[
     "thx",
     "pls",
     "plz",
+    "down",
     "now",
 ];
 
@@ -1769,6 +1776,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             .any(|w| starts_word(after, w))
         {
             let end = start + "note".len();
+            return done(end, content_after(text, end));
+        }
+    }
+    // "remind me tmrw to call mom", "remind me on Friday to renew the cert": a time, then the task.
+    if starts_word(rest, "remind me") && !c.question {
+        let after = sl(&text.norm, start + "remind me".len(), c.end);
+        if let Some(k) = find_word(after, "to")
+            && after[..k].split_whitespace().count() <= 3
+            && !after[..k].trim().is_empty()
+        {
+            let end = start + "remind me".len();
             return done(end, content_after(text, end));
         }
     }
@@ -3485,7 +3503,11 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let after = trim_content(text.orig_slice(sentence.end, text.norm.len()));
             let object = if is_ja_pointer(&object) || purpose {
                 before_sentence()
-            } else if !after.is_empty() && object.chars().count() <= 24 && !object.contains('。') {
+            } else if !after.is_empty()
+                && object.chars().count() <= 24
+                // 明日は歯医者がある is a statement, not a title.
+                && !object.contains(['。', 'は', 'が'])
+            {
                 // 味噌汁の作り方メモして。昆布と…: a title, then what it names.
                 format!("{object}：{after}")
             } else {

@@ -260,6 +260,14 @@ const STEP_VERBS: &[&str] = &[
     "update",
     "upload",
     "wait",
+    "kill",
+    "rerun",
+    "retry",
+    "refresh",
+    "reset",
+    "reinstall",
+    "flush",
+    "wipe",
 ];
 
 /// Commands typed as a step: "rm -rf target/, then build again", "ssh -J bastion …".
@@ -375,7 +383,10 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     // "when the build cache gets corrupted: rm -rf …, then build again": a condition, a colon,
     // then what to do.
     if let Some(w) = cond
-        && let Some((_, then)) = t[w.len()..].split_once(": ")
+        && let Some((_, then)) = t[w.len()..].split_once(": ").or_else(|| {
+            // "if a task touches billing, stop and ask me first" is a rule for the agent.
+            t[w.len()..].split_once(", ").filter(|(_, then)| count_words(then, "me") == 0)
+        })
         && let first = then.split_whitespace().next().unwrap_or("")
         && (STEP_VERBS.contains(&first) || COMMANDS.contains(&first))
     {
@@ -815,10 +826,14 @@ fn quoted_rule(content: &str) -> Option<String> {
             let Some(j) = after.find(close) else { break };
             let q = after[..j].trim();
             let qlc = q.to_lowercase();
-            let opens = RULE_OPENERS.iter().any(|o| {
-                qlc.strip_prefix(o)
-                    .is_some_and(|r| r.starts_with(' ') && !first_word(r.trim_start()).is_empty())
-            });
+            // "no deploys after 4pm": a ban.
+            let ban = qlc.strip_prefix("no ").is_some_and(|r| !first_word(r).is_empty());
+            let opens = ban
+                || RULE_OPENERS.iter().any(|o| {
+                    qlc.strip_prefix(o).is_some_and(|r| {
+                        r.starts_with(' ') && !first_word(r.trim_start()).is_empty()
+                    })
+                });
             // するな, 触るな: a plain verb and な forbids.
             let ja_ban = q
                 .trim_end_matches(['。', '!', '！'])
@@ -1086,6 +1101,7 @@ const EVENT: &[&str] = &[
     "this weekend",
     "the weekend",
     "appointment",
+    "appt",
     "interview",
     "went to",
     "visited",
@@ -1279,6 +1295,11 @@ fn event_words(lc: &str) -> Option<String> {
         lc.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     for (i, w) in words.iter().enumerate() {
         if WEEKDAYS.contains(w) && !recurring_days(&words) {
+            return Some((*w).to_owned());
+        }
+        // "on thurs", "next fri": a weekday cut short, after a word that dates it.
+        let short = ["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"];
+        if short.contains(w) && i > 0 && matches!(words[i - 1], "on" | "next" | "this" | "by") {
             return Some((*w).to_owned());
         }
         let num = |s: &str| {

@@ -313,7 +313,19 @@ fn families_of_report_misses_in_new_words() {
                 Some(Remember),
                 Some(Procedural),
             ),
+            (
+                "how I reset the router: hold the reset button 10 seconds, wait for the blue light, \
+                 log in at 192.168.0.1. note that down",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "if the tests hang, kill the db container and rerun. remember that",
+                Some(Remember),
+                Some(Procedural),
+            ),
             // Rules without always/never at the start.
+            ("remember this: my CTO said \"no deploys after 4pm\"", Some(Remember), Some(Core)),
             (
                 "remember: my manager said \"always cc her on vendor emails\"",
                 Some(Remember),
@@ -334,6 +346,8 @@ fn families_of_report_misses_in_new_words() {
             // Typos, future events, decisions, tasks.
             ("dont forgt my dentist appt tmrw at 9", Some(Remember), Some(Episodic)),
             ("来週の火曜に歯医者。覚えといて", Some(Remember), Some(Episodic)),
+            ("remind me tmrw to call mom", Some(Remember), Some(Episodic)),
+            ("remember i have a dentist appt on thurs at 3", Some(Remember), Some(Episodic)),
             (
                 "金曜までに請求書を出さないといけない。忘れないように覚えておいて",
                 Some(Remember),
@@ -359,6 +373,7 @@ fn families_of_report_misses_in_new_words() {
             ("what's the address of the dentist, I told you last week", Some(Recall), None),
             ("たしか前に伝えたWi-Fiのパスワード、教えて", Some(Recall), None),
             ("先月決めた予算のルール、記録に残ってる？", Some(Recall), None),
+            ("私が話した引っ越しの件、何か記録ある？", Some(Recall), None),
             ("記憶の棚卸しをお願い", Some(Reflect), None),
             ("古い記憶を見直して整理してくれる？", Some(Reflect), None),
             ("さっき言ったことは無視して", Some(Forget), None),
