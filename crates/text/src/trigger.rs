@@ -213,7 +213,10 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     let back = BACK.iter().find_map(|b| find_word(norm, b).map(|i| (i, *b)));
     if let Some((i, b)) = back
         && !in_quotes(norm, i)
-        && (WH.iter().any(|w| starts_word(head, w)) || b.starts_with("did") || b.starts_with("have"))
+        // "what I told you yesterday was wrong" is a statement: a question puts the verb first.
+        && (WH.iter().any(|w| starts_word(head, w) && !starts_word(head[w.len()..].trim_start(), "i"))
+            || b.starts_with("did")
+            || b.starts_with("have"))
         // "what did you think of the movie I mentioned?" asks for an opinion.
         && !["what do you think", "what did you think", "how did you like", "how do you like"]
             .iter()
@@ -264,6 +267,10 @@ fn request_after_material(
         .chain(japanese(text, span))
         .filter(|(_, t)| t.kind == TriggerKind::Remember)
         .min_by_key(|(p, _)| *p)?;
+    // "…\n\nremember to keep it short" is about the work asked for, not a request to keep.
+    if t.phrase.to_ascii_lowercase().ends_with(" to") || is_task_caveat(line) {
+        return None;
+    }
     let pasted = trim_content(text.orig_slice(material, last));
     if pasted.is_empty() {
         return None;
@@ -3580,12 +3587,17 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     }
     // 今週の記憶を振り返って整理しておいて, 記憶の統合をお願いします: the memory, a word of
     // reviewing it, and a request.
-    if let Some(m) = ["記憶", "メモリー", "メモリ", "覚えていること", "覚えてること"]
+    // The review word follows the memory closely (記憶を振り返って, メモリーの中身を見直して);
+    // パソコンのメモリが足りないので、アプリを整理して is about a computer, 記憶力 a skill.
+    if let Some((m, n)) = ["記憶", "メモリー", "メモリ", "覚えていること", "覚えてること"]
         .iter()
-        .find_map(|w| s.find(w))
+        .find_map(|w| s.find(w).map(|m| (m, w.len())))
+        && !s[m + n..].starts_with(['が', '力'])
         && let Some((a, w)) = ["振り返", "見直", "整理", "統合", "棚卸し"]
             .iter()
             .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
+        && s[m + n..a].chars().count() <= 6
+        && !s[m + n..a].contains(['、', '。'])
         && ja_requests(s)
         && !quoted(m)
     {

@@ -387,6 +387,14 @@ fn families_of_report_misses_in_new_words() {
             ("AIの記憶ってどういう仕組み？前の会話も覚えてるの？", None, None),
             ("what did you think of the movie I mentioned?", None, None),
             ("I told you so!", None, None),
+            ("what I told you yesterday was wrong, sorry", None, None),
+            ("パソコンのメモリが足りないので、不要なアプリを整理して", None, None),
+            (
+                "Summarise this:\n\nThe meeting covered Q3 targets.\nSales are up 4%.\nHiring is \
+                 frozen.\n\nremember to keep it short",
+                None,
+                None,
+            ),
             ("電気を消して", None, None),
             ("時間があるときに部屋を整理して", None, None),
         ]
