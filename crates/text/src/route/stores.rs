@@ -268,6 +268,18 @@ const STEP_VERBS: &[&str] = &[
     "reinstall",
     "flush",
     "wipe",
+    "bake",
+    "fry",
+    "chop",
+    "stir",
+    "simmer",
+    "whisk",
+    "cook",
+    "grill",
+    "roast",
+    "knead",
+    "layer",
+    "serve",
 ];
 
 /// Commands typed as a step: "rm -rf target/, then build again", "ssh -J bastion …".
@@ -370,7 +382,9 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     });
     // "to be honest, …", "to me, …" are no purpose.
     let aside = ["to be ", "to me", "to my ", "to us", "to you"].iter().any(|w| t.starts_with(w));
-    if t.starts_with("to ") && !aside && (t.contains(", ") || you_do) {
+    // "to restart the queue just run `sudo cupsctl --restart`": a purpose, then a command.
+    let commanded = t.contains('`') && t.matches('`').count() >= 2;
+    if t.starts_with("to ") && !aside && (t.contains(", ") || you_do || commanded) {
         return Some(("\"to …\" then what to do", you_do));
     }
     let cond = ["when ", "if ", "whenever "].into_iter().find(|w| t.starts_with(w));

@@ -324,6 +324,11 @@ fn families_of_report_misses_in_new_words() {
                 Some(Remember),
                 Some(Procedural),
             ),
+            (
+                "to restart the printer queue just run `sudo cupsctl --restart`, remember that",
+                Some(Remember),
+                Some(Procedural),
+            ),
             // Rules without always/never at the start.
             ("remember this: my CTO said \"no deploys after 4pm\"", Some(Remember), Some(Core)),
             (
