@@ -913,6 +913,9 @@ const DECISION: &[&str] = &[
     "settled on",
     "we're switching to",
     "we are switching to",
+    "we switched to",
+    "we migrated to",
+    "we moved to",
     "we'll use",
     "we will use",
     "going forward we",
@@ -1012,6 +1015,8 @@ const JA_PREFERENCE: &[&str] = &[
     "ほうがいい",
     "方がいい",
     "のがいい",
+    "がいい",
+    "が好み",
     "アレルギー",
     "ベジタリアン",
     "ヴィーガン",
@@ -1260,6 +1265,8 @@ const JA_EVENT: &[&str] = &[
 
 /// The words that date the text as an event (or today's status), if any.
 fn event_words(lc: &str) -> Option<String> {
+    // "the Wi-Fi in meeting room B is flaky" names a place, not a meeting.
+    let lc = &lc.replace("meeting room", "room");
     if let Some(w) = first_hit(lc, EVENT) {
         return Some(w.to_owned());
     }

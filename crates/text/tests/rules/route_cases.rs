@@ -351,6 +351,21 @@ fn families_of_report_misses_in_new_words() {
             // Typos, future events, decisions, tasks.
             ("dont forgt my dentist appt tmrw at 9", Some(Remember), Some(Episodic)),
             ("来週の火曜に歯医者。覚えといて", Some(Remember), Some(Episodic)),
+            (
+                "私は朝型なので、打ち合わせは午前中がいい。覚えておいて",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            (
+                "remember that the Wi-Fi in meeting room B is flaky, use ethernet there",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            (
+                "Hey, remember we're not using Redux anymore, we switched to Zustand",
+                Some(Remember),
+                Some(Episodic),
+            ),
             ("remind me tmrw to call mom", Some(Remember), Some(Episodic)),
             ("remember i have a dentist appt on thurs at 3", Some(Remember), Some(Episodic)),
             (
