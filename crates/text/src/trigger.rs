@@ -147,7 +147,136 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
             break;
         }
     }
+    if best.is_none()
+        && let Some(m) = material
+    {
+        best = request_after_material(&text, m, extra);
+    }
+    if best.is_none() && soft.is_none() {
+        best = told_before(&text, &sentences);
+    }
     best.map(|(_, t)| t).or(soft)
+}
+
+/// A question or request about something the user gave the agent before: "what was the command
+/// I gave you for renewing the cert?", "what's the name of the printer, I told you before",
+/// "what are the deploy steps I saved?", 前に教えたやつを出して, 記録に残ってる？ It asks for
+/// what is remembered, whatever words it uses for that (issue 18).
+fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> {
+    const BACK: &[&str] = &[
+        "i told you",
+        "i've told you",
+        "i gave you",
+        "did i give you",
+        "have i given you",
+        "i saved",
+        "i've saved",
+        "i had you save",
+        "i asked you to remember",
+        "i mentioned",
+        "i shared with you",
+        "i sent you",
+        "i showed you",
+    ];
+    const JA_BACK: &[&str] = &[
+        "前に教えた",
+        "前に伝えた",
+        "前に言った",
+        "以前教えた",
+        "以前伝えた",
+        "この前教えた",
+        "私が決めた",
+        "記録に残って",
+        "記憶に残って",
+        "記憶の中から",
+        "記憶から探して",
+        "メモから探して",
+        "保存したやつ",
+        "覚えさせた",
+        "私が話した",
+        "前に話した",
+        "記録ある",
+        "記録してある",
+        "メモある",
+        "メモしてある",
+    ];
+    const WH: &[&str] = &["what", "what's", "whats", "which", "who", "where", "when", "how"];
+    let first = sentences.first()?;
+    let norm = &text.norm;
+    let head = ja_strip_openers(sl(norm, first.start, first.end));
+    let mut head = head.trim_start();
+    for f in FILLERS {
+        if starts_word(head, f) {
+            head = head[f.len()..].trim_start_matches([',', ' ']);
+        }
+    }
+    let back = BACK.iter().find_map(|b| find_word(norm, b).map(|i| (i, *b)));
+    if let Some((i, b)) = back
+        && !in_quotes(norm, i)
+        // "what I told you yesterday was wrong" is a statement: a question puts the verb first.
+        && (WH.iter().any(|w| starts_word(head, w) && !starts_word(head[w.len()..].trim_start(), "i"))
+            || b.starts_with("did")
+            || b.starts_with("have"))
+        // "what did you think of the movie I mentioned?" asks for an opinion.
+        && !["what do you think", "what did you think", "how did you like", "how do you like"]
+            .iter()
+            .any(|w| starts_word(head, w))
+    {
+        let topic = strip_question(text.orig_slice(first.start, first.end).to_owned());
+        return Some(hit(text, TriggerKind::Recall, i, i + b.len(), topic));
+    }
+    // Japanese: a pointer to what was told, then a question or a request to show it.
+    let s = sl(norm, first.start, norm.len());
+    let asks = s.contains(['？', '?'])
+        || ["教えて", "出して", "探して", "見せて", "っけ", "はず"].iter().any(|w| s.contains(w));
+    let (i, b) = JA_BACK.iter().find_map(|b| s.find(b).map(|i| (i, *b)))?;
+    if !asks || in_quotes(norm, first.start + i) {
+        return None;
+    }
+    // The topic runs to the first comma: 前に伝えたWi-Fiのパスワード、教えて.
+    let end = s.find(['、', '？', '?']).filter(|&e| e > i).unwrap_or(i);
+    let topic = ja_trim_object(text.orig_slice(first.start, first.start + end));
+    let at = first.start + i;
+    Some(hit(text, TriggerKind::Recall, at, at + b.len(), topic))
+}
+
+/// A remember request on the last line of pasted material ("…\n\nremember the asset tag",
+/// "…\nremember all of that", "…\n\nこれメモしておいて"): the user pasted the material to
+/// be kept, so the material is the content. The line counts only when a blank line sets it
+/// apart or it points back at the material; a last line of the material itself ("…\n
+/// 忘れないでください。" in a notice to summarise) is not the user speaking (issue 18).
+fn request_after_material(
+    text: &Text<'_>,
+    material: usize,
+    extra: &ExtraPhrases,
+) -> Option<(usize, Trigger)> {
+    let body = text.norm.trim_end();
+    let last = body.rfind('\n').map(|i| i + 1).filter(|&i| i > material)?;
+    let line = &body[last..];
+    let apart = body[..last].trim_end_matches([' ', '\t']).ends_with("\n\n");
+    let points = ["this", "that", "it", "all of", "the above", "these", "those"]
+        .iter()
+        .any(|w| find_word(line, w).is_some())
+        || ["これ", "それ", "以上", "上記"].iter().any(|w| line.contains(w));
+    if !(apart || points) || line.chars().count() > 80 {
+        return None;
+    }
+    let span = Span { start: last, end: body.len() };
+    let (at, mut t) = english(text, span, extra)
+        .into_iter()
+        .chain(japanese(text, span))
+        .filter(|(_, t)| t.kind == TriggerKind::Remember)
+        .min_by_key(|(p, _)| *p)?;
+    // "…\n\nremember to keep it short" is about the work asked for, not a request to keep.
+    if t.phrase.to_ascii_lowercase().ends_with(" to") || is_task_caveat(line) {
+        return None;
+    }
+    let pasted = trim_content(text.orig_slice(material, last));
+    if pasted.is_empty() {
+        return None;
+    }
+    t.content = pasted;
+    Some((at, t))
 }
 
 /// Where pasted material starts, if the message opens by asking for work on it: "Can you
@@ -298,12 +427,27 @@ impl<'a> Text<'a> {
                     continue;
                 }
             }
+            if (k == 0 || boundary(k - 1)) && matches!(c, 'f' | 'F') {
+                let word: String = chars[k..]
+                    .iter()
+                    .take_while(|(_, ch)| ch.is_alphabetic())
+                    .map(|(_, ch)| ch.to_ascii_lowercase())
+                    .collect();
+                if FORGET_TYPOS.contains(&word.as_str()) {
+                    norm.push_str("forget");
+                    at.extend(std::iter::repeat_n(i, "forget".len()));
+                    skip = word.chars().count() - 1;
+                    continue;
+                }
+            }
             let n = match c {
                 '\u{2018}' | '\u{2019}' | '`' | '\u{ff07}' => '\'',
                 '\u{201c}' | '\u{201d}' => '"',
                 '\u{3000}' | '\t' | '\r' => ' ',
                 '\u{ff1a}' => ':',
                 '\u{ff0c}' => ',',
+                // "time to reflect 🧘": an emoji is punctuation to the rules.
+                c if is_emoji(c) => ' ',
                 c => c.to_ascii_lowercase(),
             };
             let before = norm.len();
@@ -374,6 +518,14 @@ fn wrapped_line(before: &str, after: &str) -> bool {
         && next.is_some_and(crate::word::is_cjk)
         && b.chars().count() >= 6
 }
+
+/// Tells whether a character is an emoji or a part of one (a joiner, a variation selector).
+fn is_emoji(c: char) -> bool {
+    matches!(c as u32, 0x2600..=0x27BF | 0x1F000..=0x1FAFF | 0xFE0F | 0x200D)
+}
+
+/// Misspellings of "forget" that are read as the word ("dont forgt").
+const FORGET_TYPOS: &[&str] = &["forgt", "forgget", "frget", "foget", "forgat", "forgeet"];
 
 /// Misspellings of "remember" that are read as the word (issue 18: typos).
 const REMEMBER_TYPOS: &[&str] =
@@ -450,6 +602,11 @@ const FILLERS: &[&str] = &[
     "hey cogmem",
     "one last thing",
     "last thing",
+    // "please permanently delete …": an adverb before the verb.
+    "permanently",
+    "completely",
+    "totally",
+    "quickly",
 ];
 
 /// Politeness that turns a question into a request ("can you remember that…?").
@@ -671,6 +828,10 @@ const TRAILERS: &[&str] = &[
     "okay",
     "thanks",
     "thank you",
+    "thx",
+    "pls",
+    "plz",
+    "down",
     "now",
 ];
 
@@ -696,6 +857,7 @@ fn is_pointer(rest: &str) -> bool {
             | "it"
             | "that one"
             | "this one"
+            | "one"
             | "all that"
             | "all of that"
             | "those"
@@ -766,7 +928,7 @@ fn strip_label(s: String) -> String {
         let lead = head.trim_start().split(' ').next().unwrap_or("").to_ascii_lowercase();
         let self_label = matches!(
             lead.as_str(),
-            "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that"
+            "this" | "these" | "the" | "for" | "going" | "from" | "in" | "that" | "it" | "it's"
         );
         // "the decision is final: …" says something; "for next time: …" only labels.
         let says = head.split_whitespace().any(|w| matches!(w, "is" | "are" | "was" | "were"));
@@ -865,6 +1027,10 @@ fn content_before_clean(text: &Text<'_>, c: &Clause) -> String {
     let mut start = 0;
     if let Some(first) = clause_starts(text, 0, c.raw_start).last() {
         start = first.start;
+    }
+    // "no emojis in replies, ever. remember that": "no" opens the content, it is no filler.
+    if sl(&text.norm, 0, start).trim() == "no" {
+        start = 0;
     }
     if start >= c.raw_start {
         return String::new();
@@ -1010,9 +1176,19 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             if !memory && !is_personal_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
-            if *memory && is_general_topic(&topic) && !names_known(text, &topic) {
+            // "search your memory for the VPN fix" names where to look: it is never general.
+            let topic = if phrase.ends_with("your memory") {
+                strip_topic(
+                    topic
+                        .trim_start_matches("anything about ")
+                        .trim_start_matches("anything on ")
+                        .to_owned(),
+                )
+            } else if is_general_topic(&topic) && !names_known(text, &topic) && *memory {
                 return None;
-            }
+            } else {
+                topic
+            };
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
         }
     }
@@ -1049,8 +1225,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             if topic.is_empty() || is_general_topic(&topic) && !names_known(text, &topic) {
                 return None;
             }
-            // "Can you remember the plot of Inception and explain it?" asks for work.
-            if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", ")) {
+            // "Can you remember the plot of Inception and explain it?" asks for work; so does
+            // "Do you remember when phones had keyboards? Write me a tweet about it."
+            if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", "))
+                || asks_for_work(sl(&text.norm, c.end, text.norm.len()))
+            {
                 return None;
             }
             // "Do you remember how to reverse a linked list?" asks for knowledge.
@@ -1372,7 +1551,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             let before = content_before_clean(text, c);
             if before.is_empty() { content_after_sentence(text, c) } else { before }
         } else {
-            strip_label(content_after(text, end))
+            let content = strip_label(content_after(text, end));
+            // "git tip, remember it: to undo …": the words before name what follows.
+            let title = content_before_clean(text, c);
+            if ["it:", "this:", "that:"].iter().any(|p| rest.trim_start().starts_with(p))
+                && !title.is_empty()
+                && title.split_whitespace().count() <= 6
+            {
+                format!("{title}: {content}")
+            } else {
+                content
+            }
         }
     };
     // "don't forget (to|that) …", "never forget …"
@@ -1597,8 +1786,23 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             return done(end, content_after(text, end));
         }
     }
-    if (starts_word(rest, "save this") || starts_word(rest, "save that")) && is_pointer(&rest[4..])
-    {
+    // "remind me tmrw to call mom", "remind me on Friday to renew the cert": a time, then the task.
+    if starts_word(rest, "remind me") && !c.question {
+        let after = sl(&text.norm, start + "remind me".len(), c.end);
+        if let Some(k) = find_word(after, "to")
+            && after[..k].split_whitespace().count() <= 3
+            && !after[..k].trim().is_empty()
+        {
+            let end = start + "remind me".len();
+            return done(end, content_after(text, end));
+        }
+    }
+    // "save this", "store all of that", "log that one": a storing verb that points back.
+    let pointed = ["save", "store", "log", "record"]
+        .iter()
+        .find(|v| starts_word(rest, v))
+        .is_some_and(|v| !rest[v.len()..].trim().is_empty() && is_pointer(&rest[v.len()..]));
+    if pointed {
         let before = content_before_clean(text, c);
         let content = if before.is_empty() { content_after_sentence(text, c) } else { before };
         return done(c.end, content);
@@ -1624,7 +1828,11 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             let t = a.trim_start().trim_start_matches(',').trim_start();
             t.starts_with("that ").then(|| p + (a.len() - t.len()) + 5)
         });
-        if *inherent || strong || weak_ok {
+        // "vault this: …" asks for the vault; "vault 7 leaked" names one.
+        let vault_ok = *verb != "vault"
+            || pointer_obj
+            || colon.is_some_and(|k| is_pointer(sl(&text.norm, end, end + k)));
+        if (*inherent || strong || weak_ok) && vault_ok {
             let content = if let Some(k) = colon {
                 content_after(text, end + k + 1)
             } else {
@@ -1856,6 +2064,7 @@ const STORE_VERBS: &[(&str, bool)] = &[
     ("hold on to", false),
     ("hold onto", false),
     ("file away", true),
+    ("vault", true),
     ("keep", false),
     ("store", false),
     ("save", false),
@@ -2934,6 +3143,8 @@ const JA_TAILS: &[&str] = &[
     "大丈夫",
     "だよ",
     "だからね",
+    "お願いします",
+    "お願い",
 ];
 
 fn ja_sentence_end(s: &str) -> bool {
@@ -2954,7 +3165,7 @@ fn ja_sentence_end(s: &str) -> bool {
                 | 'w'
                 | '笑'
                 | '…'
-        )
+        ) || (c as u32 >= 0x2600 && !c.is_alphanumeric() && !crate::word::is_cjk(c))
     })
 }
 
@@ -2962,6 +3173,14 @@ fn ja_sentence_end(s: &str) -> bool {
 fn ja_ends_after(s: &str) -> bool {
     if ja_sentence_end(s) {
         return true;
+    }
+    // 覚えておいて（息子の試合）⚽: an aside in brackets closes the sentence too.
+    for (open, close) in [('（', '）'), ('(', ')')] {
+        if let Some(r) = s.strip_prefix(open).and_then(|r| r.split_once(close))
+            && ja_ends_after(r.1)
+        {
+            return true;
+        }
     }
     JA_TAILS
         .iter()
@@ -3157,8 +3376,18 @@ fn is_ja_pointer(s: &str) -> bool {
     POINTERS.contains(&s)
 }
 
+/// Tells whether a Japanese sentence ends as a request or an offer to do it together: …して,
+/// …しておいて, …してくれる？, …をお願いします, …しよう.
+fn ja_requests(s: &str) -> bool {
+    let t = s.trim_end().trim_end_matches(['。', '！', '!', '？', '?', ' ', 'ね', 'よ']);
+    ["て", "てくれる", "てくれない", "てもらえる", "お願いします", "お願い", "しよう", "ください"]
+        .iter()
+        .any(|e| t.ends_with(e))
+}
+
 /// Words before 覚えておいて that ask to keep something for good.
-const JA_KEEP_FOR_GOOD: &[&str] = &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に"];
+const JA_KEEP_FOR_GOOD: &[&str] =
+    &["ずっと", "ずーっと", "永久に", "永久保存で", "永遠に", "消えないように"];
 
 fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let s = &sl(&text.norm, sentence.start, sentence.end);
@@ -3182,6 +3411,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     for p in [
         "重要:",
         "重要 :",
+        "重要！",
+        "重要!",
         "大事:",
         "大事なこと:",
         "メモ:",
@@ -3231,23 +3462,64 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "メモっといてね",
         "心に留めておいて",
         "頭に入れておいて",
+        "おぼえておいて",
+        "おぼえといて",
+        "おぼえてて",
+        "記録しておいてください",
+        "記録しておいて",
+        "記録しといて",
+        "記録してください",
+        "記録して",
+        "控えておいてください",
+        "控えておいて",
+        "控えといて",
+        "保存しておいて",
+        "保存しといて",
+        "永久保存しておいて",
+        "永久保存して",
+        "永久保存で",
         "覚えて",
     ];
-    for v in REMEMBER {
+    // Verbs that keep something only with a word of keeping for good before them (ずっと固定して,
+    // 永久に残しておいて) or a place in memory (記録に残して): "ケーキを残しておいて" keeps a cake.
+    const KEEP: &[&str] =
+        &["残しておいて", "残しといて", "残して", "固定しておいて", "固定しといて", "固定して"];
+    let kept = |i: usize| {
+        JA_KEEP_FOR_GOOD.iter().chain(&["記録に", "メモに", "記憶に"]).any(|m| s[..i].ends_with(m))
+    };
+    for v in REMEMBER.iter().chain(KEEP) {
         let Some(i) = s.find(v) else { continue };
-        if quoted(i) {
+        if quoted(i) || KEEP.contains(v) && !kept(i) {
+            continue;
+        }
+        // 保存して without a word of memory saves a file.
+        if v.starts_with("保存") && !kept(i) && !s[..i].ends_with("メモに") {
             continue;
         }
         // ずっと覚えておいて, 永久保存で覚えておいて: how long to keep it is part of the request,
         // which routing reads (the vault).
-        let from = JA_KEEP_FOR_GOOD
-            .iter()
-            .find_map(|m| s[..i].strip_suffix(m).map(|r| r.len()))
-            .unwrap_or(i);
+        let mut from = i;
+        while let Some(r) = JA_KEEP_FOR_GOOD.iter().find_map(|m| s[..from].strip_suffix(m)) {
+            from = r.len();
+        }
         let tail = &s[i + v.len()..];
         if ja_ends_after(tail) {
             let object = ja_trim_object(text.orig_slice(base, at(from)));
-            let object = if is_ja_pointer(&object) { before_sentence() } else { object };
+            // リマインドできるように覚えておいて: a purpose points at the text around it.
+            let purpose = ["ように", "ために"].iter().any(|w| object.ends_with(w));
+            let after = trim_content(text.orig_slice(sentence.end, text.norm.len()));
+            let object = if is_ja_pointer(&object) || purpose {
+                before_sentence()
+            } else if !after.is_empty()
+                && object.chars().count() <= 24
+                // 明日は歯医者がある is a statement, not a title.
+                && !object.contains(['。', 'は', 'が'])
+            {
+                // 味噌汁の作り方メモして。昆布と…: a title, then what it names.
+                format!("{object}：{after}")
+            } else {
+                object
+            };
             out.push(hit(text, TriggerKind::Remember, at(from), at(i + v.len()), object));
             return out;
         }
@@ -3255,13 +3527,26 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             // 忘れないで、来週の火曜日は有給。 / 今後のために覚えておいて、… : the content follows.
             let end = at(i + v.len());
             let content = content_after(text, end);
-            let content = trim_content(content.trim_start_matches(|c: char| {
-                JA_TAILS.iter().any(|t| t.starts_with(c)) || matches!(c, '、' | ':' | ' ')
-            }));
+            let mut rest = content.as_str();
+            loop {
+                let before = rest.len();
+                rest = rest.trim_start_matches(['、', ':', '：', ' ']);
+                if let Some(t) =
+                    JA_TAILS.iter().filter(|t| rest.starts_with(*t)).max_by_key(|t| t.len())
+                {
+                    rest = &rest[t.len()..];
+                }
+                if rest.len() == before {
+                    break;
+                }
+            }
+            let content = trim_content(rest);
             // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
             let object = ja_trim_object(text.orig_slice(base, at(from)));
-            let titled =
-                ["方", "方法", "手順", "流れ", "レシピ"].iter().any(|w| object.ends_with(w));
+            // 今日の朝会、記録しておいて: … : the words before name what follows.
+            let titled = !is_ja_pointer(&object)
+                && object.chars().count() <= 24
+                && !object.contains(['。', '、']);
             let content = if titled && !content.is_empty() {
                 format!("{object}：{content}")
             } else {
@@ -3299,6 +3584,25 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             out.push(hit(text, TriggerKind::Remember, at(i), at(i + lead.len()), content));
             return out;
         }
+    }
+    // 今週の記憶を振り返って整理しておいて, 記憶の統合をお願いします: the memory, a word of
+    // reviewing it, and a request.
+    // The review word follows the memory closely (記憶を振り返って, メモリーの中身を見直して);
+    // パソコンのメモリが足りないので、アプリを整理して is about a computer, 記憶力 a skill.
+    if let Some((m, n)) = ["記憶", "メモリー", "メモリ", "覚えていること", "覚えてること"]
+        .iter()
+        .find_map(|w| s.find(w).map(|m| (m, w.len())))
+        && !s[m + n..].starts_with(['が', '力'])
+        && let Some((a, w)) = ["振り返", "見直", "整理", "統合", "棚卸し"]
+            .iter()
+            .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
+        && s[m + n..a].chars().count() <= 6
+        && !s[m + n..a].contains(['、', '。'])
+        && ja_requests(s)
+        && !quoted(m)
+    {
+        out.push(hit(text, TriggerKind::Reflect, at(a), at(a + w.len()), String::new()));
+        return out;
     }
     // Reflect: 振り返りをしよう / 記憶を整理して.
     const REFLECT: &[&str] = &[
@@ -3377,14 +3681,19 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "消しておいて",
         "消しといて",
         "消して",
+        "無視してください",
+        "無視していい",
+        "無視して",
     ];
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
-    let about_memory = ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて"]
-        .iter()
-        .any(|w| s.contains(w));
+    let about_memory =
+        ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて", "言ったこと"]
+            .iter()
+            .any(|w| s.contains(w));
     for v in FORGET {
         let Some(i) = s.find(v) else { continue };
-        if quoted(i) || (v.starts_with("削除") || v.starts_with("消し")) && !about_memory {
+        let needs_memory = v.starts_with("削除") || v.starts_with("消し") || v.starts_with("無視");
+        if quoted(i) || needs_memory && !about_memory {
             continue;
         }
         let tail = &s[i + v.len()..];
@@ -3454,7 +3763,13 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     ];
     let trimmed = s.trim_end().trim_end_matches(['。', ' ']);
     let asks = trimmed.ends_with(['？', '?', 'か']) || s.contains("っけ");
-    if asks {
+    // 昔のガラケーって覚えてる？…ツイートを書いて: a memory shared to set up work;
+    // 記憶ってどういう仕組み？…覚えてるの？: how memory works.
+    let later = text.norm.get(sentence.end..).unwrap_or("");
+    let sets_up_work =
+        ["書いて", "作って", "考えて", "描いて", "まとめて"].iter().any(|w| later.contains(w));
+    let how_memory_works = ["仕組み", "どうやって覚え"].iter().any(|w| text.norm.contains(w));
+    if asks && !sets_up_work && !how_memory_works {
         for v in RECALL {
             let Some(i) = s.rfind(v) else { continue };
             let tail = &s[i + v.len()..];

@@ -116,7 +116,9 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         stores.push(Store::Core);
         why.push((Store::Core, format!("marked important ({w:?})")));
     }
-    if let Some(w) = first_hit(&both, PIN).or_else(|| first_sub(&both, JA_PIN)) {
+    // "vault this: …": the request's own verb asks for the vault.
+    let vault_verb = (first_word(phrase_lc.trim_start()) == "vault").then_some("vault");
+    if let Some(w) = first_hit(&both, PIN).or_else(|| first_sub(&both, JA_PIN)).or(vault_verb) {
         // A pinned rule stays a rule first; anything else is a vault note, then its own store.
         if kind == Kind::Rule {
             stores.push(Store::Vault);
@@ -258,6 +260,32 @@ const STEP_VERBS: &[&str] = &[
     "update",
     "upload",
     "wait",
+    "kill",
+    "rerun",
+    "retry",
+    "refresh",
+    "reset",
+    "reinstall",
+    "flush",
+    "wipe",
+    "bake",
+    "fry",
+    "chop",
+    "stir",
+    "simmer",
+    "whisk",
+    "cook",
+    "grill",
+    "roast",
+    "knead",
+    "layer",
+    "serve",
+];
+
+/// Commands typed as a step: "rm -rf target/, then build again", "ssh -J bastion …".
+const COMMANDS: &[&str] = &[
+    "brew", "cargo", "cd", "curl", "docker", "git", "kubectl", "make", "npm", "pip", "rm", "ssh",
+    "sudo",
 ];
 
 const JA_HOW_TO: &[&str] = &[
@@ -268,6 +296,7 @@ const JA_HOW_TO: &[&str] = &[
     "流れ",
     "作り方",
     "使い方",
+    "レシピ",
     "ときは",
     "時は",
     "場合は",
@@ -295,8 +324,10 @@ fn list_lines(content: &str) -> (usize, usize, usize) {
     let (mut numbered, mut bullets, mut actions) = (0, 0, 0);
     for l in content.lines() {
         let t = l.trim_start();
-        if t.chars().next().is_some_and(|c| c.is_ascii_digit())
-            && t.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')'])
+        let circled = t.chars().next().is_some_and(|c| ('\u{2460}'..='\u{2473}').contains(&c));
+        if circled
+            || t.chars().next().is_some_and(|c| c.is_ascii_digit())
+                && t.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')'])
         {
             numbered += 1;
         } else if let Some(item) = ["- ", "* ", "・", "• "].iter().find_map(|b| t.strip_prefix(b))
@@ -332,7 +363,7 @@ fn step_clauses(lc: &str) -> usize {
                 t = t.strip_prefix(lead).unwrap_or(t).trim_start();
             }
             let first = t.split(|c: char| !c.is_alphanumeric() && c != '-').next().unwrap_or("");
-            STEP_VERBS.contains(&first)
+            STEP_VERBS.contains(&first) || COMMANDS.contains(&first)
         })
         .count()
 }
@@ -343,10 +374,17 @@ fn step_clauses(lc: &str) -> usize {
 fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     let t = lc.trim_start().strip_prefix("that ").unwrap_or(lc.trim_start());
     let you_do = t.find(" you ").is_some_and(|i| {
-        let verb = t[i + 5..].split_whitespace().next().unwrap_or("");
-        !matches!(verb, "are" | "were" | "have" | "had" | "will" | "would" | "can" | "know")
+        let mut words = t[i + 5..].split_whitespace();
+        let verb = words.next().unwrap_or("");
+        // "to SSH in you have to go through the bastion": what to do, as an obligation.
+        let must = matches!(verb, "have" | "need") && words.next() == Some("to");
+        must || !matches!(verb, "are" | "were" | "have" | "had" | "will" | "would" | "can" | "know")
     });
-    if t.starts_with("to ") && (t.contains(", ") || you_do) {
+    // "to be honest, …", "to me, …" are no purpose.
+    let aside = ["to be ", "to me", "to my ", "to us", "to you"].iter().any(|w| t.starts_with(w));
+    // "to restart the queue just run `sudo cupsctl --restart`": a purpose, then a command.
+    let commanded = t.contains('`') && t.matches('`').count() >= 2;
+    if t.starts_with("to ") && !aside && (t.contains(", ") || you_do || commanded) {
         return Some(("\"to …\" then what to do", you_do));
     }
     let cond = ["when ", "if ", "whenever "].into_iter().find(|w| t.starts_with(w));
@@ -356,7 +394,44 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     {
         return Some(("\"when … you …\"", true));
     }
+    // "when the build cache gets corrupted: rm -rf …, then build again": a condition, a colon,
+    // then what to do.
+    if let Some(w) = cond
+        && let Some((_, then)) = t[w.len()..].split_once(": ").or_else(|| {
+            // "if a task touches billing, stop and ask me first" is a rule for the agent.
+            t[w.len()..].split_once(", ").filter(|(_, then)| count_words(then, "me") == 0)
+        })
+        && let first = then.split_whitespace().next().unwrap_or("")
+        && (STEP_VERBS.contains(&first) || COMMANDS.contains(&first))
+    {
+        return Some(("\"when …:\" then what to do", false));
+    }
     None
+}
+
+/// A command or a key shortcut in the text: `git reset --soft HEAD~1` in backticks,
+/// "Shift+Command+4", "ssh -J bastion …" (a command word, then an option).
+fn command(content: &str) -> Option<&'static str> {
+    if content.matches('`').count() >= 2 {
+        return Some("a command");
+    }
+    const KEYS: &[&str] = &[
+        "shift+", "command+", "cmd+", "ctrl+", "control+", "alt+", "option+", "opt+", "win+", "fn+",
+    ];
+    let lc = content.to_lowercase();
+    if KEYS.iter().any(|k| lc.contains(k)) {
+        return Some("a key shortcut");
+    }
+    let words: Vec<&str> = lc.split_whitespace().collect();
+    words
+        .windows(2)
+        .any(|w| {
+            let cmd = w[0].trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+            COMMANDS.contains(&cmd)
+                && (w[1].starts_with('-')
+                    || matches!(cmd, "git" | "docker" | "kubectl" | "cargo" | "npm" | "make"))
+        })
+        .then_some("a command")
 }
 
 /// Returns the words that make `content` a how-to, if it is one.
@@ -373,9 +448,23 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     }
     let seq: Vec<&str> = SEQUENCE.iter().copied().filter(|w| count_words(lc, w) > 0).collect();
     let seq_n: usize = SEQUENCE.iter().map(|w| count_words(lc, w)).sum();
-    let frame = instruction_frame(lc);
+    // The frame may open any line: "it's from the wiki:\nTo request prod access: open …".
+    let frame = lc.lines().find_map(|l| {
+        // "git tip: to undo the last commit, …": the frame may follow a label.
+        instruction_frame(l).or_else(|| {
+            l.split_once(": ")
+                .filter(|(h, _)| h.split_whitespace().count() <= 4)
+                .and_then(|(_, r)| instruction_frame(r))
+        })
+    });
     if let Some((w, true)) = frame {
         return Some(w.to_owned());
+    }
+    // "to undo the last commit, `git reset --soft HEAD~1`": a purpose, then a command or a step.
+    if let Some((w, _)) = frame
+        && let Some(c) = command(content).or_else(|| (step_clauses(lc) >= 1).then_some("a step"))
+    {
+        return Some(format!("{w}, {c}"));
     }
     let how = first_hit(lc, HOW_TO)
         .map(|w| format!("{w:?}"))
@@ -395,6 +484,12 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     if inline >= 2 {
         return Some(format!("{inline} numbered steps"));
     }
+    // "Copy with Ctrl+C and paste with Ctrl+V": actions with a key shortcut or a command.
+    if verbs >= 1
+        && let Some(c) = command(content)
+    {
+        return Some(format!("{verbs} steps, {c}"));
+    }
     let colon = how.is_some() && lc.contains(':');
     let en = colon
         || seq_n >= 2
@@ -411,15 +506,36 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     if !content.chars().any(crate::word::is_cjk) {
         return None;
     }
-    let how = first_sub(content, JA_HOW_TO).or_else(|| ja_method_noun(content));
-    let seq: Vec<&str> = JA_SEQUENCE.iter().copied().filter(|w| content.contains(w)).collect();
+    // Terraformのapplyは必ずplanを私に見せてから: "only after" in a rule is its condition.
+    let rule_word = first_sub(content, JA_RULE_WORDS).is_some();
+    let seq: Vec<&str> = JA_SEQUENCE
+        .iter()
+        .copied()
+        .filter(|w| content.contains(w))
+        .filter(|w| !(rule_word && matches!(*w, "てから" | "でから")))
+        .collect();
+    // 残すには git reset …, スクショを撮るのは Shift+Command+4, … って打つ: a command answers a
+    // purpose.
+    if let Some(c) = command(content)
+        && (ja_purpose(content).is_some()
+            || ["って打つ", "と打つ", "を実行", "を叩く", "って叩く", "で実行", "を押す", "のは"]
+                .iter()
+                .any(|w| content.contains(w)))
+    {
+        return Some(c.to_owned());
+    }
+    let how = first_sub(content, JA_HOW_TO)
+        .or_else(|| ja_method_noun(content))
+        .or_else(|| ja_purpose(content));
     let te = ["て、", "んで、", "いで、"].iter().map(|w| content.matches(w).count()).sum::<usize>();
     // 掃除してすすぎを回す: a て that joins two actions (not ている, てね, てください…).
     let chars: Vec<char> = content.chars().collect();
     let te_join = chars
-        .windows(2)
+        .windows(3)
         .filter(|w| {
-            w[0] == 'て' && crate::word::is_cjk(w[1]) && !"いるねよたほくおもはあ".contains(w[1])
+            // すすいで陰干し: で after い or ん joins two actions too.
+            let te = w[1] == 'て' || w[1] == 'で' && matches!(w[0], 'い' | 'ん');
+            te && crate::word::is_cjk(w[2]) && !"いるねよたほくおもはあ".contains(w[2])
         })
         .count();
     let items = content.matches('、').count();
@@ -427,6 +543,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     let ja = seq.len() >= 2
         || how.is_some() && (!seq.is_empty() || te >= 1 || te_join >= 1 || items >= 2)
         || !past && (!seq.is_empty() && te >= 1 || te >= 2)
+        // 掃除は、…につけて、すすいで陰干し: a topic, then actions joined by て.
+        || !past && te >= 1 && te + te_join >= 2 && content.contains('は')
         // ロック解除は、QRコードを読み取ってからレバーを引く: a topic, then actions in order.
         || !past
             && seq.first().is_some_and(|w| {
@@ -440,6 +558,15 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         }
         words.join(", ")
     })
+}
+
+/// "…を回すには", "…を残すには": a verb in the plain form and には, "in order to".
+fn ja_purpose(content: &str) -> Option<&'static str> {
+    let chars: Vec<char> = content.chars().collect();
+    chars
+        .windows(3)
+        .any(|w| w[1..] == ['に', 'は'] && "うくぐすつぬぶむる".contains(w[0]))
+        .then_some("…には")
 }
 
 /// "消し方", "書き方": a verb stem in kana and 方, "the way of doing".
@@ -559,6 +686,8 @@ const JA_DIRECTIVE: &[&str] = &[
     "ほしい",
     "ていい",
     "でいい",
+    "てから",
+    "でから",
     "て",
     "べき",
 ];
@@ -595,6 +724,55 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     }
     if let Some(w) = first_hit(lc, RULE_WORDS) {
         return Some(format!("{w:?}"));
+    }
+    // "Rule for you: answer in Japanese …", "New rule: …": the user says it is a rule.
+    if let Some((head, _)) = t.split_once(':')
+        && ["rule", "new rule", "house rule", "rule for you", "a rule", "ground rule"]
+            .contains(&head.trim())
+    {
+        return Some(format!("{:?}", head.trim()));
+    }
+    // "…, never merge it directly": a rule opener later in the sentence, before an action.
+    let mine = ["i'm ", "i am ", "im ", "i "].iter().any(|w| t.starts_with(w));
+    for clause in lc.split([',', ';', ':']).skip(1).filter(|_| !mine) {
+        let c = clause.trim_start();
+        for o in ["never", "always", "don't", "do not", "dont"] {
+            if let Some(rest) = c.strip_prefix(o).filter(|r| r.starts_with(' '))
+                && let verb = first_word(rest.trim_start())
+                && (AGENT_VERBS.contains(&verb) || STEP_VERBS.contains(&verb))
+            {
+                return Some(format!("{o:?} {verb:?}"));
+            }
+        }
+    }
+    // "no emojis in code comments, ever": a ban.
+    if t.starts_with("no ")
+        && [", ever", " ever", "at all", "anywhere"]
+            .iter()
+            .any(|w| lc.trim_end_matches(['.', '!']).ends_with(w))
+    {
+        return Some("\"no …, ever\"".into());
+    }
+    // "any email you draft must be reviewed by me", "use 2 spaces in every file you touch": an
+    // obligation on what the agent does.
+    let you_act = lc.contains(" you ") || lc.starts_with("you ");
+    if let Some(w) = ["must ", "has to ", "have to ", "needs to ", "should "]
+        .into_iter()
+        .find(|w| lc.contains(w))
+        .filter(|_| you_act && (lc.contains(" me") || lc.starts_with("any ")))
+    {
+        return Some(format!("{:?} on what you do", w.trim()));
+    }
+    if AGENT_VERBS.contains(&first_word(t))
+        && you_act
+        && ["every", "any", "all", "each", "always"].iter().any(|w| count_words(lc, w) > 0)
+    {
+        return Some(format!("{:?} for every case", first_word(t)));
+    }
+    // my boss said "never deploy on Fridays", 上司に「金曜にはデプロイするな」って言われた: a rule
+    // quoted from someone.
+    if let Some(q) = quoted_rule(content) {
+        return Some(format!("a quoted rule ({q:?})"));
     }
     // "when I write in Japanese, answer in Japanese": a condition, then what the agent does.
     let clause_verb = |s: &str| AGENT_VERBS.contains(&first_word(s.trim_start()));
@@ -653,6 +831,41 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     }
 }
 
+/// A rule in quotation marks: "never deploy on Fridays", 「金曜にはデプロイするな」.
+fn quoted_rule(content: &str) -> Option<String> {
+    for (open, close) in [('"', '"'), ('“', '”'), ('「', '」'), ('『', '』')] {
+        let mut rest = content;
+        while let Some(i) = rest.find(open) {
+            let after = &rest[i + open.len_utf8()..];
+            let Some(j) = after.find(close) else { break };
+            let q = after[..j].trim();
+            let qlc = q.to_lowercase();
+            // "no deploys after 4pm": a ban.
+            let ban = qlc.strip_prefix("no ").is_some_and(|r| !first_word(r).is_empty());
+            let opens = ban
+                || RULE_OPENERS.iter().any(|o| {
+                    qlc.strip_prefix(o).is_some_and(|r| {
+                        r.starts_with(' ') && !first_word(r.trim_start()).is_empty()
+                    })
+                });
+            // するな, 触るな: a plain verb and な forbids.
+            let ja_ban = q
+                .trim_end_matches(['。', '!', '！'])
+                .strip_suffix('な')
+                .and_then(|r| r.chars().next_back())
+                .is_some_and(|c| "うくぐすつぬぶむる".contains(c))
+                || JA_PROHIBITION
+                    .iter()
+                    .any(|p| q.trim_end_matches(['。', '!', '！']).ends_with(p));
+            if opens || ja_ban {
+                return Some(q.to_owned());
+            }
+            rest = &after[j + close.len_utf8()..];
+        }
+    }
+    None
+}
+
 /// The text without its closing punctuation and sentence particles (よ, ね).
 fn ja_trim_end(content: &str) -> &str {
     let mut t = content.trim_end();
@@ -690,6 +903,8 @@ const DECISION: &[&str] = &[
     "we went with",
     "we picked",
     "decision:",
+    "decision from",
+    "decision made",
     "the decision is",
     "we agreed",
     "agreed to",
@@ -698,6 +913,9 @@ const DECISION: &[&str] = &[
     "settled on",
     "we're switching to",
     "we are switching to",
+    "we switched to",
+    "we migrated to",
+    "we moved to",
     "we'll use",
     "we will use",
     "going forward we",
@@ -707,7 +925,11 @@ const DECISION: &[&str] = &[
 ];
 const JA_DECISION: &[&str] = &[
     "決めた",
+    "決めました",
     "決まった",
+    "決まりました",
+    "ことになりました",
+    "にしました",
     "決定",
     "ことにした",
     "にした",
@@ -793,6 +1015,8 @@ const JA_PREFERENCE: &[&str] = &[
     "ほうがいい",
     "方がいい",
     "のがいい",
+    "がいい",
+    "が好み",
     "アレルギー",
     "ベジタリアン",
     "ヴィーガン",
@@ -883,6 +1107,12 @@ const EVENT: &[&str] = &[
     "tonight",
     "today",
     "tomorrow",
+    "tmrw",
+    "tmr",
+    "tomorow",
+    "tommorow",
+    "tommorrow",
+    "2morrow",
     "next week",
     "next month",
     "next year",
@@ -890,6 +1120,7 @@ const EVENT: &[&str] = &[
     "this weekend",
     "the weekend",
     "appointment",
+    "appt",
     "interview",
     "went to",
     "visited",
@@ -1034,6 +1265,8 @@ const JA_EVENT: &[&str] = &[
 
 /// The words that date the text as an event (or today's status), if any.
 fn event_words(lc: &str) -> Option<String> {
+    // "the Wi-Fi in meeting room B is flaky" names a place, not a meeting.
+    let lc = &lc.replace("meeting room", "room");
     if let Some(w) = first_hit(lc, EVENT) {
         return Some(w.to_owned());
     }
@@ -1066,18 +1299,28 @@ fn event_words(lc: &str) -> Option<String> {
                 chars[i..(i + 4).min(chars.len())].iter().collect::<String>().trim().to_owned(),
             );
         }
-        if digit_before && w[1] == '時' && !recurring {
+        if digit_before && w[1] == '時' && w[2] != '間' && !recurring {
             return Some("…時".into());
         }
     }
     if recurring {
         return None;
     }
+    // 土曜の午前中に…: a weekday, unless every week (毎週土曜, above).
+    if let Some(w) = first_sub(lc, &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"])
+    {
+        return Some(w.to_owned());
+    }
     // A weekday or a date: "on Tuesday", "Dec 20", "the 14th", "10月14日".
     let words: Vec<&str> =
         lc.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     for (i, w) in words.iter().enumerate() {
         if WEEKDAYS.contains(w) && !recurring_days(&words) {
+            return Some((*w).to_owned());
+        }
+        // "on thurs", "next fri": a weekday cut short, after a word that dates it.
+        let short = ["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"];
+        if short.contains(w) && i > 0 && matches!(words[i - 1], "on" | "next" | "this" | "by") {
             return Some((*w).to_owned());
         }
         let num = |s: &str| {
@@ -1135,6 +1378,13 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
         "todo",
     ];
     if let Some(w) = first_hit(lc, MINE) {
+        return Some(format!("{w:?}"));
+    }
+    // 電話しないといけない, 出さなきゃ: something the user has to do.
+    if let Some(w) = first_sub(
+        content,
+        &["ないといけない", "なきゃ", "なければならない", "なくちゃ", "しないと"],
+    ) {
         return Some(format!("{w:?}"));
     }
     // 牛乳を買うの(を覚えておいて): a verb in the plain form, made a noun by の.

@@ -254,3 +254,177 @@ fn routing_answer_errors() {
         assert!(e.contains(want), "input: {input:?}: {e:?} does not contain {want:?}");
     }
 }
+
+/// The families of misses the report table showed (issue 18), each by messages of its own that
+/// are in no table: what the trigger hears, then the main store of what it hears (`-` for no
+/// remember request).
+#[test]
+fn families_of_report_misses_in_new_words() {
+    use cogmem_text::trigger::{ExtraPhrases, TriggerKind, classify};
+    let ctx = RouteContext::default();
+    let cases: &[(&str, Option<TriggerKind>, Option<Store>)] = {
+        use Store::{Core, Episodic, Procedural, Semantic, Vault};
+        use TriggerKind::{Forget, Recall, Reflect, Remember};
+        &[
+            // Pasted material with the request at the end.
+            (
+                "here's the wifi info from the landlord:\nNetwork: Maple-5G\nPassword: hunter22\n\
+                 Router is in the hall closet\n\nsave all of that",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            (
+                "以下、大家さんからの連絡です。\n\n粗大ごみは事前申込み\n駐輪場は1台まで\n\
+                 共用部は禁煙\n\nこれ記録しておいて",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            // A line of the material is still not a request.
+            (
+                "Can you proofread this?\n\nDear all,\nPlease remember the office is closed \
+                 Monday.\nThanks,\nDana",
+                None,
+                None,
+            ),
+            // How-tos without numbers.
+            (
+                "to rebase onto main without losing work, `git pull --rebase origin main`. \
+                 remember it",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "npmのキャッシュを消すには npm cache clean --force。メモしておいて",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "when the dev server hangs: kill the node process, then npm run dev again. save that",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "カレーの作り方を覚えておいて。玉ねぎを炒めて、肉を入れて、水を入れて煮込む。",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "Copy the file with Ctrl+C and paste it with Ctrl+V. remember that",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "how I reset the router: hold the reset button 10 seconds, wait for the blue light, \
+                 log in at 192.168.0.1. note that down",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "if the tests hang, kill the db container and rerun. remember that",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "to restart the printer queue just run `sudo cupsctl --restart`, remember that",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            // Rules without always/never at the start.
+            ("remember this: my CTO said \"no deploys after 4pm\"", Some(Remember), Some(Core)),
+            (
+                "remember: my manager said \"always cc her on vendor emails\"",
+                Some(Remember),
+                Some(Core),
+            ),
+            (
+                "部長に「本番には直接pushするな」と言われた。記録しといて",
+                Some(Remember),
+                Some(Core),
+            ),
+            (
+                "remember, from now on write commit messages in the imperative mood in every repo \
+                 you touch",
+                Some(Remember),
+                Some(Core),
+            ),
+            ("no exclamation marks in replies, ever. remember that", Some(Remember), Some(Core)),
+            // Typos, future events, decisions, tasks.
+            ("dont forgt my dentist appt tmrw at 9", Some(Remember), Some(Episodic)),
+            ("来週の火曜に歯医者。覚えといて", Some(Remember), Some(Episodic)),
+            (
+                "私は朝型なので、打ち合わせは午前中がいい。覚えておいて",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            (
+                "remember that the Wi-Fi in meeting room B is flaky, use ethernet there",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            (
+                "Hey, remember we're not using Redux anymore, we switched to Zustand",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            ("remind me tmrw to call mom", Some(Remember), Some(Episodic)),
+            ("remember i have a dentist appt on thurs at 3", Some(Remember), Some(Episodic)),
+            (
+                "金曜までに請求書を出さないといけない。忘れないように覚えておいて",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            (
+                "decision from the standup, remember it: we'll freeze the API on Friday",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            (
+                "MySQLじゃなくてPostgresを使うことに決まりました。メモして",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            (
+                "vault this pls: Grandpa's watch was repaired at Wako in 2019",
+                Some(Remember),
+                Some(Vault),
+            ),
+            // Recall, reflect and forget in other words.
+            ("what was the password I gave you for the NAS?", Some(Recall), None),
+            ("what's the address of the dentist, I told you last week", Some(Recall), None),
+            ("たしか前に伝えたWi-Fiのパスワード、教えて", Some(Recall), None),
+            ("先月決めた予算のルール、記録に残ってる？", Some(Recall), None),
+            ("私が話した引っ越しの件、何か記録ある？", Some(Recall), None),
+            ("記憶の棚卸しをお願い", Some(Reflect), None),
+            ("古い記憶を見直して整理してくれる？", Some(Reflect), None),
+            ("さっき言ったことは無視して", Some(Forget), None),
+            // Not requests.
+            (
+                "Do you remember when cassette tapes were a thing? Write a short poem about it.",
+                None,
+                None,
+            ),
+            ("昔の携帯って覚えてる？それについてのエッセイを書いて", None, None),
+            ("AIの記憶ってどういう仕組み？前の会話も覚えてるの？", None, None),
+            ("what did you think of the movie I mentioned?", None, None),
+            ("I told you so!", None, None),
+            ("what I told you yesterday was wrong, sorry", None, None),
+            ("パソコンのメモリが足りないので、不要なアプリを整理して", None, None),
+            (
+                "Summarise this:\n\nThe meeting covered Q3 targets.\nSales are up 4%.\nHiring is \
+                 frozen.\n\nremember to keep it short",
+                None,
+                None,
+            ),
+            ("電気を消して", None, None),
+            ("時間があるときに部屋を整理して", None, None),
+        ]
+    };
+    for &(input, want_kind, want_store) in cases {
+        let heard = classify(input, &ExtraPhrases::default());
+        assert_eq!(heard.as_ref().map(|t| t.kind), want_kind, "trigger of {input:?}");
+        let Some(want_store) = want_store else { continue };
+        let t = heard.expect("a remember request");
+        let r = route(&t.content, Some(&t.phrase), &ctx);
+        assert_eq!(r.stores.first(), Some(&want_store), "store of {input:?}: {:?}", r.reason);
+    }
+}
