@@ -1,9 +1,11 @@
 //! The labelled routing tables (issue 18): for each message, the trigger it should fire and, for
-//! a remember request, the stores its memory belongs in (main store first). Two tables:
-//! `tests/fixtures/routing-tune.tsv`, which the routing rules were tuned on, and
-//! `tests/fixtures/routing-report.tsv`, written independently and measured once unseen (trigger
-//! 0.883, store 0.842), then tuned on in a second round: both are tuning tables now, and only a
-//! table nobody tuned on gives the honest estimate. Run with `--nocapture` to see the figures:
+//! a remember request, the stores its memory belongs in (main store first). Three tables, each
+//! written by a different person: `tests/fixtures/routing-tune.tsv`, which the routing rules
+//! were written and tuned on; `tests/fixtures/routing-report.tsv`, written independently and
+//! measured once unseen (trigger 0.883, store 0.842), then the second round's tuning set; and
+//! `tests/fixtures/routing-final.tsv`, written by a third person who saw neither the rules nor
+//! the other tables, measured once after the second round (trigger 0.924, store 0.925) and never
+//! tuned on. Run with `--nocapture` to see the figures and the rows each table gets wrong:
 //!
 //! ```sh
 //! cargo test -p cogmem-text --test rules routing_table -- --nocapture
@@ -15,14 +17,11 @@ use cogmem_text::model::Store;
 use cogmem_text::route::{RouteContext, route};
 use cogmem_text::trigger::{ExtraPhrases, TriggerKind, classify};
 
-/// The floors on the report table. The lead sets them after measuring the merged rules on it;
-/// until then they are 0.0, so the test only checks that the table is there and well formed.
-const REPORT_STORE_FLOOR: f64 = 0.0;
-/// See [`REPORT_STORE_FLOOR`].
-const REPORT_TRIGGER_FLOOR: f64 = 0.0;
-
-/// Set to `1` to skip the report table when it is not there (the tune helper's own runs).
-const NO_REPORT_ENV: &str = "COGMEM_NO_REPORT_TABLE";
+/// The floors on the final table, set from its one measurement unseen (rounded down), so a rule
+/// change that loses ground on messages nobody tuned on fails here.
+const FINAL_STORE_FLOOR: f64 = 0.92;
+/// See [`FINAL_STORE_FLOOR`].
+const FINAL_TRIGGER_FLOOR: f64 = 0.92;
 
 struct Row {
     line: usize,
@@ -241,30 +240,29 @@ fn routing_table_tune() {
     assert!(f.trigger_accuracy >= 0.97, "trigger accuracy {:.3} < 0.97", f.trigger_accuracy);
 }
 
-/// The report table, written without seeing the rules; tuned on since the second routing round.
+/// The report table, written without seeing the rules and measured once unseen (trigger 0.883,
+/// store 0.842); its misses were then the second round's tuning set, so it holds the goals too.
 #[test]
 fn routing_table_report() {
-    let file = "routing-report.tsv";
-    if !path(file).exists() {
-        if std::env::var(NO_REPORT_ENV).is_ok_and(|v| v == "1") {
-            println!("{file} is missing; skipped because {NO_REPORT_ENV}=1");
-            return;
-        }
-        panic!(
-            "{} is missing: it is the independently written table the routing figures are \
-             reported on; add it, or set {NO_REPORT_ENV}=1 to skip this test",
-            path(file).display()
-        );
-    }
-    let f = evaluate(file);
+    let f = evaluate("routing-report.tsv");
+    assert!(f.store_accuracy >= 0.90, "store accuracy {:.3} < 0.90", f.store_accuracy);
+    assert!(f.trigger_accuracy >= 0.97, "trigger accuracy {:.3} < 0.97", f.trigger_accuracy);
+}
+
+/// The final table, written by a third person who saw neither the rules nor the other tables,
+/// and measured once after both rounds: the honest estimate on unseen messages. Never tune on
+/// it; a new round of rules needs a new table to report on.
+#[test]
+fn routing_table_final() {
+    let f = evaluate("routing-final.tsv");
     assert!(
-        f.store_accuracy >= REPORT_STORE_FLOOR,
-        "store accuracy {:.3} < {REPORT_STORE_FLOOR}",
+        f.store_accuracy >= FINAL_STORE_FLOOR,
+        "store accuracy {:.3} < {FINAL_STORE_FLOOR}",
         f.store_accuracy
     );
     assert!(
-        f.trigger_accuracy >= REPORT_TRIGGER_FLOOR,
-        "trigger accuracy {:.3} < {REPORT_TRIGGER_FLOOR}",
+        f.trigger_accuracy >= FINAL_TRIGGER_FLOOR,
+        "trigger accuracy {:.3} < {FINAL_TRIGGER_FLOOR}",
         f.trigger_accuracy
     );
 }
