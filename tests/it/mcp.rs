@@ -149,7 +149,7 @@ fn require_python_sdk() {
 
 /// Runs a Python MCP client script against the real binary on `env`'s workspace, with the
 /// sealed environment (COGMEM_ACTOR=test-agent), checks it passed and returns its stdout.
-fn run_client(env: &TestEnv, name: &str, script: &str) -> String {
+pub(crate) fn run_client(env: &TestEnv, name: &str, script: &str) -> String {
     require_python_sdk();
     let path = env.home.join(name);
     std::fs::write(&path, script).unwrap();
@@ -500,7 +500,8 @@ async def main_session():
             assert len(st["recent_commits"]) == 2, st
             alice = await ok(s, tools, "graph_show", {"entity": "person--alice"})
             assert any(l["relation"] == "works-on" for l in alice["links"]), alice
-            await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"}, "YYYY-MM-DD")
+            await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"},
+                         "cannot read \"soon\" as a date")
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})

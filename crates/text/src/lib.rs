@@ -23,6 +23,7 @@ pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod route;
+pub mod similar;
 pub mod stopword;
 pub mod tokens;
 pub mod trigger;

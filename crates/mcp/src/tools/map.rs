@@ -31,7 +31,8 @@ impl Server {
     )]
     fn graph_show(&self, Parameters(p): Parameters<GraphShowParams>) -> CallToolResult {
         reply((|| {
-            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
+            let now = self.clock.now();
+            let as_of = p.as_of.as_deref().map(|s| graph::parse_as_of(s, &now)).transpose()?;
             answer(&graph::show(&self.ws, &p.entity, as_of.as_deref())?)
         })())
     }
@@ -51,7 +52,8 @@ impl Server {
     fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
         reply((|| {
             let depth = p.depth.unwrap_or(1);
-            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
+            let now = self.clock.now();
+            let as_of = p.as_of.as_deref().map(|s| graph::parse_as_of(s, &now)).transpose()?;
             let ns = graph::neighbors(&self.ws, &p.entity, depth, as_of.as_deref())?;
             listed("neighbors", &ns)
         })())
