@@ -84,9 +84,9 @@ const RELATION_EXAMPLES: &str = "Examples:
   # The relations entity files may use, with their inverses and types
   cogmem graph relation list
   # A new relation, followable from both ends: a person maintains a project or a tool
-  cogmem graph relation add maintains --inverse maintained-by --signature \"person->project|tool\"
+  cogmem graph relation add maintains --inverse maintained-by --signature 'person->project|tool'
   # A symmetric, functional one
-  cogmem graph relation add married-to --symmetric --functional --signature person->person";
+  cogmem graph relation add married-to --symmetric --functional --signature 'person->person'";
 
 const RELATION_LIST_EXAMPLES: &str = "Examples:
   # Every relation, with its inverse, flags and types
@@ -96,9 +96,9 @@ const RELATION_LIST_EXAMPLES: &str = "Examples:
 
 const RELATION_ADD_EXAMPLES: &str = "Examples:
   # A person maintains a project; read from the project, it is maintained-by
-  cogmem graph relation add maintains --inverse maintained-by --signature person->project
+  cogmem graph relation add maintains --inverse maintained-by --signature 'person->project'
   # Its own inverse, one at a time
-  cogmem graph relation add married-to --symmetric --functional --signature person->person";
+  cogmem graph relation add married-to --symmetric --functional --signature 'person->person'";
 
 const SUPERSEDE_EXAMPLES: &str = "Examples:
   # Atlas moved from MySQL to Postgres: what depends on MySQL becomes inactive
@@ -231,7 +231,8 @@ enum RelationCommand {
         /// It is its own inverse (`married-to`)
         #[arg(long, conflicts_with = "inverse")]
         symmetric: bool,
-        /// Allowed entity types at each end: `person->project` (several with `|`)
+        /// Allowed entity types at each end: `'person->project'` (several with `|`; quote it, `>` is a
+        /// shell redirection)
         #[arg(long, value_name = "FROM_TYPE->TO_TYPE")]
         signature: Option<String>,
         /// One current object per subject: a new one closes the old with `(until DATE)`
@@ -393,7 +394,12 @@ fn run_relation(
                     } else {
                         format!("  {}", r.meaning)
                     };
-                    let _ = writeln!(out, "{}  ({}){meaning}", entry.name, flags.join(", "));
+                    let flags = if flags.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  ({})", flags.join(", "))
+                    };
+                    let _ = writeln!(out, "{}{flags}{meaning}", entry.name);
                 }
                 render::data(&out)?;
             }

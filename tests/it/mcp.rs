@@ -15,7 +15,7 @@ from mcp.client.stdio import stdio_client
 cfg = json.loads(sys.argv[1])
 READ_TOOLS = {"hear", "recall", "search", "context", "show", "why", "status", "graph_show",
               "graph_neighbors", "graph_path", "graph_history", "graph_check", "graph_stats",
-              "graph_export", "reflect_status", "reflect_input", "identity_input",
+              "graph_export", "graph_relations", "reflect_status", "reflect_input", "identity_input",
               "identity_show", "audit", "propose"}
 ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede", "pending",
                           "reflect_request", "reflect_submit", "identity_submit", "decay"}
@@ -234,7 +234,7 @@ async def main_session():
         async with ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert len(tools) == 32, [t.name for t in tools]
+            assert len(tools) == 33, [t.name for t in tools]
             for t in tools:
                 # The server answers -32602; this SDK hands that back as a tool error.
                 try:

@@ -32,7 +32,7 @@ fn assert_refused(env: &TestEnv, args: &[&str]) {
     );
     assert!(
         out.stderr.contains(
-            "`cogmem graph relation add work-on --inverse INVERSE --signature person->project`"
+            "`cogmem graph relation add work-on --inverse INVERSE --signature 'person->project'`"
         ),
         "{args:?}: {out}"
     );
@@ -196,7 +196,7 @@ fn issue_18_graph_check_says_how_to_add_an_unknown_relation() {
         out.stdout.contains(
             "`work-on` is not in memory/graph/relations.md (nearest: `works-on`); use a known \
              relation, or add it with `cogmem graph relation add work-on --inverse INVERSE \
-             --signature person->person`"
+             --signature 'person->person'`"
         ),
         "{out}"
     );
@@ -219,7 +219,7 @@ def refused(r):
     assert r.is_error, r
     t = r.content[0].text
     assert t.startswith("error: unknown relation `work-on`") and "nearest: `works-on`" in t, t
-    assert "graph relation add work-on --inverse INVERSE --signature person->project" in t, t
+    assert "graph relation add work-on --inverse INVERSE --signature 'person->project'" in t, t
 
 
 async def main():
@@ -228,6 +228,9 @@ async def main():
             await s.initialize()
             rel = ["person--kenji|work-on|project--billing"]
             refused(await s.call_tool("remember", {"text": "Kenji works on billing", "relations": rel}))
+            listed = (await s.call_tool("graph_relations", {})).structured_content["relations"]
+            works = [r for r in listed if r["name"] == "works-on"]
+            assert works and works[0]["inverse"] == "worked-on-by" and works[0]["declared"], listed
             refused(await s.call_tool("remember", {"text": "Kenji works on billing", "routing": json.dumps(
                 {"store": "semantic", "relations": [["person--kenji", "work-on", "project--billing"]]})}))
     async with stdio_client(server("--role", "subagent", "--agent", "scout")) as (read, write):

@@ -203,7 +203,7 @@ pub fn check(ws: &Workspace) -> crate::Result<Vec<Finding>> {
                     format!(
                         "`{rel}` is not in memory/graph/relations.md{near}; use a known relation, or \
                          add it with `cogmem graph relation add {rel} --inverse INVERSE \
-                         --signature {}->{}`",
+                         --signature '{}->{}'`",
                         from.kind,
                         to.kind,
                         rel = w.relation,

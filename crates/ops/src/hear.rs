@@ -300,16 +300,19 @@ fn without_unknown_relations(routing: &mut Routing, vocab: &cogmem_store::vocab:
         std::mem::take(&mut routing.relations).into_iter().partition(|r| vocab.knows(&r.relation));
     routing.relations = kept;
     for r in dropped {
-        routing.reason.push(format!(
-            "relation {} {} {} not written: `{}` is not in {} (add it with `cogmem graph \
-             relation add {} --inverse INVERSE`)",
-            r.from,
-            r.relation,
-            r.to,
+        let said = format!("relation {} {} {}", r.from, r.relation, r.to);
+        let why = format!(
+            "{said} not written: `{}` is not in {} (add it with `cogmem graph relation add {} \
+             --inverse INVERSE`)",
             r.relation,
             layout::RELATIONS,
             r.relation
-        ));
+        );
+        // The reason that announced the relation now says why it was not written.
+        match routing.reason.iter_mut().find(|x| **x == said) {
+            Some(x) => *x = why,
+            None => routing.reason.push(why),
+        }
     }
 }
 

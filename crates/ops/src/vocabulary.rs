@@ -74,7 +74,8 @@ pub fn parse_signature(text: &str) -> Result<(Vec<String>, Vec<String>), InputEr
     let bad = || InputError::Unknown {
         what: "signature",
         value: text.to_owned(),
-        expected: "FROM_TYPE->TO_TYPE, e.g. `person->project` or `person|organization->place`"
+        expected: "FROM_TYPE->TO_TYPE (quoted for the shell), e.g. `'person->project'` or \
+                   `'person|organization->place'`"
             .into(),
     };
     let (from, to) = text.split_once("->").or_else(|| text.split_once('→')).ok_or_else(bad)?;

@@ -480,7 +480,7 @@ impl InputError {
             Self::UnknownRelation { relation, types, .. } => {
                 let signature = types
                     .as_ref()
-                    .map(|(from, to)| format!(" --signature {from}->{to}"))
+                    .map(|(from, to)| format!(" --signature '{from}->{to}'"))
                     .unwrap_or_default();
                 format!(
                     "use a relation `cogmem graph relation list` shows, or add this one: `cogmem \

@@ -1,6 +1,6 @@
 //! The knowledge-graph tools: `graph_show`, `graph_neighbors`, `graph_path`,
-//! `graph_history`, `graph_check`, `graph_stats`, `graph_export` and `supersede`, each calling
-//! the `ops::graph` function its command calls.
+//! `graph_history`, `graph_check`, `graph_stats`, `graph_export`, `graph_relations` and
+//! `supersede`, each calling the `ops` function its command calls.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -13,7 +13,7 @@ use crate::params::{
     SupersedeParams,
 };
 use crate::{Server, schema};
-use cogmem_ops::graph;
+use cogmem_ops::{graph, vocabulary};
 
 #[tool_router(router = graph_router, vis = "pub(in crate)")]
 impl Server {
@@ -121,6 +121,24 @@ impl Server {
     )]
     fn graph_stats(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
         reply((|| answer(&graph::stats(&self.ws)?))())
+    }
+
+    /// The relation vocabulary (`memory/graph/relations.md`), inverses included: the names
+    /// `remember` and `propose` accept in `relations`, with inverse, flags, endpoint types and
+    /// meaning. A relation it lacks is refused; the user adds one with `cogmem graph relation
+    /// add` at a terminal.
+    #[tool(
+        title = "Relation vocabulary",
+        output_schema = schema::output("graph_relations"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_relations(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
+        reply((|| listed("relations", &vocabulary::list(&self.ws)?))())
     }
 
     /// Export the graph (or one entity's neighbourhood) as a Mermaid diagram, Graphviz DOT or
