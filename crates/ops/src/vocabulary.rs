@@ -68,8 +68,8 @@ pub fn list(ws: &Workspace) -> crate::Result<Vec<RelationEntry>> {
         .collect())
 }
 
-/// Reads a signature, `FROM->TO` (or `FROM→TO`), each side one type or several joined by `|`:
-/// `person->project`, `person|organization->place`.
+/// Reads a signature for `graph relation add` ([`vocab::parse_signature`]): `FROM->TO` (or
+/// `FROM→TO`), each side one lower-kebab type or several joined by `|`, none empty.
 pub fn parse_signature(text: &str) -> Result<(Vec<String>, Vec<String>), InputError> {
     let bad = || InputError::Unknown {
         what: "signature",
@@ -78,12 +78,11 @@ pub fn parse_signature(text: &str) -> Result<(Vec<String>, Vec<String>), InputEr
                    `'person|organization->place'`"
             .into(),
     };
-    let (from, to) = text.split_once("->").or_else(|| text.split_once('→')).ok_or_else(bad)?;
-    let side = |s: &str| -> Result<Vec<String>, InputError> {
-        let types: Vec<String> = s.split('|').map(|t| t.trim().to_owned()).collect();
-        if types.iter().all(|t| entity::check_relation_name(t)) { Ok(types) } else { Err(bad()) }
+    let (from, to) = vocab::parse_signature(text).ok_or_else(bad)?;
+    let valid = |types: &[String]| {
+        !types.is_empty() && types.iter().all(|t| entity::check_relation_name(t))
     };
-    Ok((side(from)?, side(to)?))
+    if valid(&from) && valid(&to) { Ok((from, to)) } else { Err(bad()) }
 }
 
 /// What `graph relation add` did.

@@ -65,17 +65,9 @@ impl Vocabulary {
                         "acyclic" => spec.acyclic = true,
                         "symmetric" => spec.inverse = Some(name.clone()),
                         f if f.contains('→') => {
-                            let (a, b) = f.split_once('→').unwrap_or(("", ""));
-                            spec.from_types = a
-                                .split('|')
-                                .map(|x| x.trim().to_owned())
-                                .filter(|x| !x.is_empty())
-                                .collect();
-                            spec.to_types = b
-                                .split('|')
-                                .map(|x| x.trim().to_owned())
-                                .filter(|x| !x.is_empty())
-                                .collect();
+                            let (from, to) = parse_signature(f).unwrap_or_default();
+                            spec.from_types = from;
+                            spec.to_types = to;
                         }
                         _ => {}
                     }
@@ -122,6 +114,19 @@ impl Vocabulary {
             .map(str::to_owned)
             .collect()
     }
+}
+
+/// Reads endpoint types, `FROM→TO` (or `FROM->TO`, as typed on a command line), each side one
+/// type or several joined by `|`: `person→project`, `person|organization->place`. Types are
+/// trimmed and empty ones dropped (an empty side means any type); the caller checks the names.
+///
+/// Returns `None` without an arrow.
+pub fn parse_signature(text: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let (from, to) = text.split_once('→').or_else(|| text.split_once("->"))?;
+    let side = |s: &str| -> Vec<String> {
+        s.split('|').map(|x| x.trim().to_owned()).filter(|x| !x.is_empty()).collect()
+    };
+    Some((side(from), side(to)))
 }
 
 /// A relation to add to the vocabulary with [`with_relation`].
