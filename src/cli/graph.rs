@@ -510,7 +510,7 @@ pub fn run_supersede(ctx: &Ctx, args: &SupersedeArgs) -> cogmem::Result<Exit> {
 fn as_of_day(ctx: &Ctx, text: Option<&str>) -> cogmem::Result<Option<String>> {
     let Some(text) = text else { return Ok(None) };
     let now = ctx.clock()?.now();
-    Ok(Some(op::parse_as_of(text, &now)?))
+    Ok(Some(op::parse_as_of("--as-of", text, &now)?))
 }
 
 /// A number of hops: at least one (zero would show nothing but the entity itself).

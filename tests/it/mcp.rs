@@ -501,7 +501,7 @@ async def main_session():
             alice = await ok(s, tools, "graph_show", {"entity": "person--alice"})
             assert any(l["relation"] == "works-on" for l in alice["links"]), alice
             await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"},
-                         "cannot read \"soon\" as a date")
+                         "as_of: cannot read \"soon\" as a date")
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})

@@ -429,7 +429,7 @@ impl Server {
                 since: p
                     .since
                     .as_deref()
-                    .map(|s| audit::parse_since("--since", s, now))
+                    .map(|s| audit::parse_since("since", s, now))
                     .transpose()?,
                 actor: p.actor.clone(),
                 action: p.action.as_deref().map(audit::parse_action).transpose()?,

@@ -99,11 +99,16 @@ fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bo
 /// returns its calendar day in `now`'s offset as `YYYY-MM-DD`: a time's day, a stretch of days'
 /// first day.
 ///
-/// Fails when the date reader cannot read `text`.
-pub fn parse_as_of(text: &str, now: &crate::Timestamp) -> Result<String, crate::error::InputError> {
+/// Fails when the date reader cannot read `text`, naming `flag` (`--as-of`, or the MCP
+/// argument `as_of`).
+pub fn parse_as_of(
+    flag: &'static str,
+    text: &str,
+    now: &crate::Timestamp,
+) -> Result<String, crate::error::InputError> {
     cogmem_text::date::parse(text, now)
         .map(|w| w.day(*now.offset()).format("%Y-%m-%d").to_string())
-        .ok_or_else(|| crate::error::InputError::Time { flag: "--as-of", text: text.to_owned() })
+        .ok_or_else(|| crate::error::InputError::Time { flag, text: text.to_owned() })
 }
 
 /// An entity and its relations at a date (default: now).

@@ -98,7 +98,7 @@ pub enum InputError {
     /// A date or time flag (or MCP argument) whose value the date reader cannot read.
     #[error("{flag}: cannot read {text:?} as a date or time")]
     Time {
-        /// The flag, e.g. `--since` (the MCP argument of the same name takes the same forms).
+        /// The flag (`--since`) or MCP argument (`since`) it was given to.
         flag: &'static str,
         /// The text given.
         text: String,

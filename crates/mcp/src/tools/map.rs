@@ -32,7 +32,8 @@ impl Server {
     fn graph_show(&self, Parameters(p): Parameters<GraphShowParams>) -> CallToolResult {
         reply((|| {
             let now = self.clock.now();
-            let as_of = p.as_of.as_deref().map(|s| graph::parse_as_of(s, &now)).transpose()?;
+            let as_of =
+                p.as_of.as_deref().map(|s| graph::parse_as_of("as_of", s, &now)).transpose()?;
             answer(&graph::show(&self.ws, &p.entity, as_of.as_deref())?)
         })())
     }
@@ -53,7 +54,8 @@ impl Server {
         reply((|| {
             let depth = p.depth.unwrap_or(1);
             let now = self.clock.now();
-            let as_of = p.as_of.as_deref().map(|s| graph::parse_as_of(s, &now)).transpose()?;
+            let as_of =
+                p.as_of.as_deref().map(|s| graph::parse_as_of("as_of", s, &now)).transpose()?;
             let ns = graph::neighbors(&self.ws, &p.entity, depth, as_of.as_deref())?;
             listed("neighbors", &ns)
         })())
