@@ -134,6 +134,12 @@ fn issue_18_relation_add_then_the_same_remember_writes_both_links() {
     );
     let log = env.git(&["log", "-1", "--format=%s"]);
     assert!(log.contains("memory/graph/relations.md"), "{log}");
+    let line = env.audit_lines().last().cloned().unwrap();
+    assert!(
+        line.contains("| EDIT | memory/graph/relations.md |")
+            && line.contains("| new relation `work-on` / `worked-on-by-person` (person→project)"),
+        "{line}"
+    );
 
     env.mutate(["remember", "Kenji works on billing", "--relation", UNKNOWN]);
     let billing = env.read("memory/graph/entities/project--billing.md");

@@ -157,7 +157,8 @@ pub fn add(
     let bullet = content.lines().nth(line - 1).unwrap_or_default().to_owned();
     let action = if text.is_empty() { Action::Create } else { Action::Edit };
     let mut change = Change::new(actor, "cogmem graph relation add");
-    change.write(layout::RELATIONS, content.into_bytes(), action, format!("relation {bullet}"));
+    let summary = format!("new relation {}", bullet.trim_start_matches("- "));
+    change.write(layout::RELATIONS, content.into_bytes(), action, summary);
     let applied = change.with_subject(action, format!("new relation {}", new.name)).apply(
         ws,
         &repo,
