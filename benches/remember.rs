@@ -416,17 +416,19 @@ const NAMES: &[&str] = &[
     "wen", "yusuf", "zoe", "atlas", "beacon", "cobalt", "delta", "ember", "falcon", "granite",
 ];
 const ENTITY_KINDS: &[&str] = &["person", "project", "concept", "tool", "place", "organization"];
+/// Relations of the template's vocabulary (none functional): `remember` refuses any other
+/// (issue 18).
 const RELATIONS: &[&str] = &[
     "works-on",
-    "knows",
+    "relates-to",
     "uses",
     "depends-on",
     "part-of",
-    "located-in",
-    "manages",
+    "precedes",
+    "avoids",
     "prefers",
-    "blocked-by",
-    "owns",
+    "refines",
+    "decided-on",
 ];
 #[rustfmt::skip]
 const WORDS: &[&str] = &[

@@ -96,7 +96,8 @@ struct AckArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = COMPACT_EXAMPLES)]
 struct CompactArgs {
-    /// Move lines older than this age (`90d`, `12w`) or date (`2026-09-01`)
+    /// Move lines older than this age (`90d`, `12w`), date (`2026-09-01`) or relative day
+    /// (`last month`: its first day)
     #[arg(long, value_name = "AGE", default_value = "90d")]
     older_than: String,
     /// Show what would move, without writing
@@ -108,7 +109,7 @@ struct CompactArgs {
 #[derive(Args, Debug)]
 struct QueryArgs {
     /// Only lines since a date (`2026-02-02`), a time (RFC 3339), an age (`90m`, `12h`, `7d`,
-    /// `2w`) or a day (`yesterday`, `last week`)
+    /// `2w`) or relative words (`yesterday`, `last week` from its Monday, `3 days ago`, `先週`)
     #[arg(long, value_name = "WHEN")]
     since: Option<String>,
     /// Only lines with this action (any case: `archive` is `ARCHIVE`)
@@ -171,7 +172,7 @@ fn run_ack(ctx: &Ctx, args: &AckArgs) -> cogmem::Result<Exit> {
 fn run_compact(ctx: &Ctx, args: &CompactArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
-    let cutoff = op::parse_since(&args.older_than, clock.now())?;
+    let cutoff = op::parse_since("--older-than", &args.older_than, clock.now())?;
     let report = op::compact(&ws, cutoff, ctx.actor()?, clock.as_ref(), args.dry_run)?;
     if ctx.global.json {
         render::json(&report)?;
@@ -200,7 +201,8 @@ fn run_compact(ctx: &Ctx, args: &CompactArgs) -> cogmem::Result<Exit> {
 fn run_query(ctx: &Ctx, args: &QueryArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
-    let since = args.since.as_deref().map(|s| op::parse_since(s, clock.now())).transpose()?;
+    let since =
+        args.since.as_deref().map(|s| op::parse_since("--since", s, clock.now())).transpose()?;
     let action = args.action.as_deref().map(op::parse_action).transpose()?;
     let filter = AuditFilter {
         since,

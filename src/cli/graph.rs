@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use clap::{Args, Subcommand};
 use cogmem::ops::graph::{self as op, ExportFormat};
+use cogmem::ops::vocabulary;
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -21,8 +22,9 @@ const GRAPH_EXAMPLES: &str = "Examples:
 const SHOW_EXAMPLES: &str = "Examples:
   # Alice, her other names and her current relations
   cogmem graph show person--alice
-  # What held for Alice at the start of 2026
+  # What held for Alice at the start of 2026, and last week
   cogmem graph show person--alice --as-of 2026-01-01
+  cogmem graph show person--alice --as-of \"last week\"
   # The same as JSON
   cogmem graph show person--alice --json";
 
@@ -90,6 +92,26 @@ const REBUILD_EXAMPLES: &str = "Examples:
   # Then look for links the edit may have broken
   cogmem graph check";
 
+const RELATION_EXAMPLES: &str = "Examples:
+  # The relations entity files may use, with their inverses and types
+  cogmem graph relation list
+  # A new relation, followable from both ends: a person maintains a project or a tool
+  cogmem graph relation add maintains --inverse maintained-by --signature 'person->project|tool'
+  # A symmetric, functional one
+  cogmem graph relation add married-to --symmetric --functional --signature 'person->person'";
+
+const RELATION_LIST_EXAMPLES: &str = "Examples:
+  # Every relation, with its inverse, flags and types
+  cogmem graph relation list
+  # The same as JSON, for a script
+  cogmem graph relation list --json";
+
+const RELATION_ADD_EXAMPLES: &str = "Examples:
+  # A person maintains a project; read from the project, it is maintained-by
+  cogmem graph relation add maintains --inverse maintained-by --signature 'person->project'
+  # Its own inverse, one at a time
+  cogmem graph relation add married-to --symmetric --functional --signature 'person->person'";
+
 const SUPERSEDE_EXAMPLES: &str = "Examples:
   # Atlas moved from MySQL to Postgres: what depends on MySQL becomes inactive
   cogmem supersede tool--mysql --by tool--postgres --reason \"Atlas moved to Postgres\"
@@ -118,6 +140,7 @@ impl GraphArgs {
                 | GraphCommand::Rename { .. }
                 | GraphCommand::Retype { .. }
                 | GraphCommand::Rebuild
+                | GraphCommand::Relation { command: RelationCommand::Add { .. } }
         )
     }
 }
@@ -129,8 +152,9 @@ enum GraphCommand {
     Show {
         /// The entity
         entity: String,
-        /// Show what held on this date (YYYY-MM-DD)
-        #[arg(long, value_name = "DATE", value_parser = parse_date)]
+        /// Show what held on this date: `2026-03-01`, `yesterday`, `last week`, `先月`, … (any
+        /// form `--since` takes; a week or month stands for its first day)
+        #[arg(long, value_name = "DATE")]
         as_of: Option<String>,
     },
     /// Entities within N hops (at a date with --as-of)
@@ -141,8 +165,9 @@ enum GraphCommand {
         /// How many hops (1 or more)
         #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_depth)]
         depth: usize,
-        /// Follow only relations that held on this date (YYYY-MM-DD)
-        #[arg(long, value_name = "DATE", value_parser = parse_date)]
+        /// Follow only relations that held on this date (any form `--as-of` of `graph show`
+        /// takes)
+        #[arg(long, value_name = "DATE")]
         as_of: Option<String>,
     },
     /// The shortest chain of relations between two entities
@@ -219,6 +244,50 @@ enum GraphCommand {
     /// Regenerate memory/graph/index.md from the entity files (after hand edits)
     #[command(after_long_help = REBUILD_EXAMPLES)]
     Rebuild,
+    /// List the relation vocabulary (memory/graph/relations.md), or add a relation to it
+    ///
+    /// Every command that writes a relation (`remember --relation`, `hear`, the MCP tools,
+    /// `propose` and approving a proposal) refuses one the vocabulary lacks; add it here first.
+    #[command(after_long_help = RELATION_EXAMPLES)]
+    Relation {
+        #[command(subcommand)]
+        command: RelationCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum RelationCommand {
+    /// List every relation, inverses included, with its flags, types and meaning
+    #[command(after_long_help = RELATION_LIST_EXAMPLES)]
+    List,
+    /// Add a relation to memory/graph/relations.md (one commit, one audit line)
+    ///
+    /// Refused when NAME or the inverse is already known or is not lower-kebab case. Every
+    /// relation is followable from both ends: give --inverse, or --symmetric.
+    #[command(after_long_help = RELATION_ADD_EXAMPLES)]
+    Add {
+        /// The relation, lower-kebab: `maintains`
+        name: String,
+        /// Its name read from the other end: `maintained-by`
+        #[arg(long, value_name = "NAME", required_unless_present = "symmetric")]
+        inverse: Option<String>,
+        /// It is its own inverse (`married-to`)
+        #[arg(long, conflicts_with = "inverse")]
+        symmetric: bool,
+        /// Allowed entity types at each end: `'person->project'` (several with `|`; quote it, `>` is a
+        /// shell redirection)
+        #[arg(long, value_name = "FROM_TYPE->TO_TYPE")]
+        signature: Option<String>,
+        /// One current object per subject: a new one closes the old with `(until DATE)`
+        #[arg(long)]
+        functional: bool,
+        /// No cycles allowed
+        #[arg(long)]
+        acyclic: bool,
+        /// What it means, one line
+        #[arg(long, value_name = "TEXT")]
+        meaning: Option<String>,
+    },
 }
 
 /// Mark an entity superseded by another, and deactivate what depended on it
@@ -246,6 +315,7 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> cogmem::Result<Exit> {
     let json = ctx.global.json;
     match &args.command {
         GraphCommand::Show { entity, as_of } => {
+            let as_of = as_of_day(ctx, as_of.as_deref())?;
             let shown = op::show(&ws, entity, as_of.as_deref())?;
             print_shown(ctx, &shown, false)?;
         }
@@ -254,6 +324,7 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> cogmem::Result<Exit> {
             print_shown(ctx, &shown, true)?;
         }
         GraphCommand::Neighbors { entity, depth, as_of } => {
+            let as_of = as_of_day(ctx, as_of.as_deref())?;
             let ns = op::neighbors(&ws, entity, *depth, as_of.as_deref())?;
             if json {
                 render::json(&ns)?;
@@ -339,6 +410,93 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> cogmem::Result<Exit> {
             let r = op::rebuild(&ws, ctx.actor()?, clock.as_ref())?;
             report_change(ctx, &r)?;
         }
+        GraphCommand::Relation { command } => return run_relation(ctx, &ws, command),
+    }
+    Ok(Exit::Ok)
+}
+
+fn run_relation(
+    ctx: &Ctx,
+    ws: &cogmem::Workspace,
+    command: &RelationCommand,
+) -> cogmem::Result<Exit> {
+    match command {
+        RelationCommand::List => {
+            let list = vocabulary::list(ws)?;
+            if ctx.global.json {
+                render::json(&list)?;
+            } else {
+                let mut out = String::new();
+                for entry in &list {
+                    let r = &entry.spec;
+                    let mut flags: Vec<String> = Vec::new();
+                    if let Some(inv) = &r.inverse {
+                        flags.push(format!("inverse {inv}"));
+                    }
+                    for (on, flag) in [(r.functional, "functional"), (r.acyclic, "acyclic")] {
+                        if on {
+                            flags.push(flag.to_owned());
+                        }
+                    }
+                    if !r.from_types.is_empty() || !r.to_types.is_empty() {
+                        flags.push(format!("{}->{}", r.from_types.join("|"), r.to_types.join("|")));
+                    }
+                    let meaning = if r.meaning.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  {}", r.meaning)
+                    };
+                    let flags = if flags.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  ({})", flags.join(", "))
+                    };
+                    let _ = writeln!(out, "{}{flags}{meaning}", entry.name);
+                }
+                render::data(&out)?;
+            }
+        }
+        RelationCommand::Add {
+            name,
+            inverse,
+            symmetric,
+            signature,
+            functional,
+            acyclic,
+            meaning,
+        } => {
+            let clock = ctx.clock()?;
+            let (from_types, to_types) = signature
+                .as_deref()
+                .map(vocabulary::parse_signature)
+                .transpose()?
+                .unwrap_or_default();
+            let new = cogmem::vocab::NewRelation {
+                name: name.clone(),
+                inverse: inverse.clone(),
+                symmetric: *symmetric,
+                functional: *functional,
+                acyclic: *acyclic,
+                from_types,
+                to_types,
+                meaning: meaning.clone().unwrap_or_default(),
+            };
+            let added = vocabulary::add(ws, &new, ctx.actor()?, clock.as_ref())?;
+            if ctx.global.json {
+                render::json(&added)?;
+            } else {
+                render::status(
+                    ctx.global.quiet,
+                    &format!(
+                        "added to {}:{}: {}\ncommitted {}\n",
+                        added.path,
+                        added.line,
+                        added.bullet,
+                        render::short(&added.commit)
+                    ),
+                );
+            }
+        }
     }
     Ok(Exit::Ok)
 }
@@ -417,11 +575,11 @@ pub fn run_supersede(ctx: &Ctx, args: &SupersedeArgs) -> cogmem::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// A calendar date, `YYYY-MM-DD`, checked before anything runs.
-fn parse_date(text: &str) -> Result<String, String> {
-    cogmem::date::parse_date(text)
-        .map(|d| d.format("%Y-%m-%d").to_string())
-        .ok_or_else(|| format!("`{text}` is not a date; write it as YYYY-MM-DD, e.g. 2026-03-01"))
+/// The day `--as-of` names, read against the clock, as `YYYY-MM-DD`.
+fn as_of_day(ctx: &Ctx, text: Option<&str>) -> cogmem::Result<Option<String>> {
+    let Some(text) = text else { return Ok(None) };
+    let now = ctx.clock()?.now();
+    Ok(Some(op::parse_as_of("--as-of", text, &now)?))
 }
 
 /// A number of hops: at least one (zero would show nothing but the entity itself).

@@ -61,7 +61,8 @@ pub struct RememberArgs {
     #[arg(long, value_name = "LEVEL", value_parser = vocab::confidences(), ignore_case = true)]
     confidence: Option<String>,
     /// When it happened, for the episode entry (default: now): RFC 3339, `YYYY-MM-DD HH:MM`,
-    /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or a day (`yesterday`, `tomorrow`, `昨日`)
+    /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or relative words (`yesterday`, `next friday`,
+    /// `3 days ago`, `昨日`, `3日前`)
     #[arg(long, value_name = "TIME")]
     at: Option<String>,
     /// MEMORY.md section for --store core (its heading, `Active Context`, works too)

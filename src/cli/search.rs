@@ -55,10 +55,12 @@ pub struct Filters {
     /// Only memories that name this entity (`TYPE--SLUG` or `entity:TYPE--SLUG`)
     #[arg(long, value_name = "TYPE--SLUG")]
     entity: Option<String>,
-    /// Only memories dated on or after this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
+    /// Only memories dated on or after this day: YYYY-MM-DD, an age (`7d`) or relative words
+    /// (`yesterday`, `last week` from its Monday, `先月` from its first day)
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
-    /// Only memories dated on or before this day: YYYY-MM-DD, an age (`7d`) or `yesterday`
+    /// Only memories dated on or before this day: YYYY-MM-DD, an age (`7d`) or relative words
+    /// (`yesterday`, `last week` to its Sunday, `先月` to its last day)
     #[arg(long, value_name = "DATE")]
     until: Option<String>,
     /// At most this many results

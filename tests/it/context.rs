@@ -109,7 +109,7 @@ fn core_first_then_matches_then_entities_and_uses_are_recorded() {
     let out = env.run(["context", "Atlas database", "--budget", "2000", "--json"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let text = v["text"].as_str().unwrap();
-    assert!(text.starts_with("# Memory\n\n## Core memory\n- Atlas ships on Friday\n- Sam prefers short answers\n\n## Relevant memories\n"), "{text}");
+    assert!(text.starts_with("# Memory\n\n## Core memory\n- Atlas ships on Friday (2026-12-04)\n- Sam prefers short answers\n\n## Relevant memories\n"), "{text}");
     assert!(text.contains("The Atlas staging database lives on db-staging-2"), "{text}");
     let weak = v["receipt"]
         .as_array()

@@ -143,8 +143,13 @@ fn check_reports_problems_with_path_and_line() {
     let env = TestEnv::initialized();
     rel(&env, "a", "project--a|depends-on|project--b");
     rel(&env, "b", "project--b|depends-on|project--a");
-    rel(&env, "c", "project--a|frobnicates|project--b");
     rel(&env, "d", "project--a|lives-in|place--x");
+    // Only a hand edit can write a relation the vocabulary lacks (issue 18).
+    let a = env.read("memory/graph/entities/project--a.md");
+    env.write(
+        "memory/graph/entities/project--a.md",
+        &format!("{a}- frobnicates: [[project--b]]\n"),
+    );
     env.write("memory/graph/entities/project--a-.md", "# project--a-\n");
     env.write(
         "memory/graph/entities/concept--z.md",

@@ -14,6 +14,7 @@ mod cli_docs;
 mod color;
 mod context;
 mod crash;
+mod dates;
 mod decay;
 mod doctor;
 mod embed;
@@ -47,6 +48,7 @@ mod shell;
 mod status_audit;
 mod stress;
 mod sync;
+mod vocabulary;
 mod watch;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.

@@ -15,7 +15,7 @@ from mcp.client.stdio import stdio_client
 cfg = json.loads(sys.argv[1])
 READ_TOOLS = {"hear", "recall", "search", "context", "show", "why", "status", "graph_show",
               "graph_neighbors", "graph_path", "graph_history", "graph_check", "graph_stats",
-              "graph_export", "reflect_status", "reflect_input", "identity_input",
+              "graph_export", "graph_relations", "reflect_status", "reflect_input", "identity_input",
               "identity_show", "audit", "propose"}
 ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede",
                           "graph_rename", "graph_retype", "pending",
@@ -235,7 +235,7 @@ async def main_session():
         async with ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert len(tools) == 34, [t.name for t in tools]
+            assert len(tools) == 35, [t.name for t in tools]
             for t in tools:
                 # The server answers -32602; this SDK hands that back as a tool error.
                 try:
@@ -502,7 +502,8 @@ async def main_session():
             assert len(st["recent_commits"]) == 2, st
             alice = await ok(s, tools, "graph_show", {"entity": "person--alice"})
             assert any(l["relation"] == "works-on" for l in alice["links"]), alice
-            await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"}, "YYYY-MM-DD")
+            await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"},
+                         "as_of: cannot read \"soon\" as a date")
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})

@@ -298,7 +298,13 @@ fn issue_16_purge_rewrites_every_local_branch_and_tag() {
 #[test]
 fn issue_16_purging_an_entity_removes_the_inverse_relations() {
     let env = TestEnv::initialized();
-    env.mutate(["remember", "Bob knows Ann", "--relation", "person--bob|knows|person--ann"]);
+    // A relation of the vocabulary: an unknown one is refused (issue 18).
+    env.mutate([
+        "remember",
+        "Bob is sure of Ann",
+        "--relation",
+        "person--bob|confident-about|person--ann",
+    ]);
     env.mutate([
         "remember",
         "Ann's badge number is 4471-ochre-badger",

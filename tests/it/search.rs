@@ -74,7 +74,7 @@ fn issue_15_search_since_accepts_an_age() {
     assert_eq!(hits(&env, &["postgres", "--since", "today"]).len(), 1);
     let out = env.run(["search", "postgres", "--since", "soonish"]).output().code(1);
     assert!(
-        out.stderr.starts_with("error: cannot read \"soonish\" as a date, a time or an age"),
+        out.stderr.starts_with("error: --since: cannot read \"soonish\" as a date or time"),
         "{out}"
     );
 }

@@ -29,6 +29,8 @@ const TOOLS: &[(&str, Option<&str>)] = &[
     ("cogmem graph check", Some("graph_check")),
     ("cogmem graph stats", Some("graph_stats")),
     ("cogmem graph export", Some("graph_export")),
+    ("cogmem graph relation list", Some("graph_relations")),
+    ("cogmem graph relation add", None),
     ("cogmem supersede", Some("supersede")),
     ("cogmem graph rename", Some("graph_rename")),
     ("cogmem graph retype", Some("graph_retype")),

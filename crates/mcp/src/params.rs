@@ -20,7 +20,9 @@ pub(crate) struct RememberParams {
     #[serde(default)]
     pub(crate) entities: Vec<String>,
     /// Relations between entities, as `FROM|RELATION|TO`, e.g.
-    /// `person--alice|works-on|project--atlas`.
+    /// `person--alice|works-on|project--atlas`. RELATION must be in the vocabulary
+    /// (`memory/graph/relations.md`; `cogmem graph relation list`): an unknown one is refused
+    /// with the nearest names.
     #[serde(default)]
     pub(crate) relations: Vec<String>,
     /// Tags, e.g. `["db", "alice"]`.
@@ -32,7 +34,9 @@ pub(crate) struct RememberParams {
     #[serde(rename = "type")]
     pub(crate) entry_type: Option<String>,
     /// When it happened, for the episode entry (default: now): RFC 3339, `YYYY-MM-DD HH:MM`,
-    /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or a day (`yesterday`).
+    /// `YYYY-MM-DD`, `HH:MM`, an age (`2h`) or relative words (`yesterday`, `next friday`,
+    /// `3 days ago`, `昨日`, `3日前`). Relative dates inside `text` get their absolute date
+    /// written next to them (`tomorrow (2026-12-02)`).
     pub(crate) at: Option<String>,
     /// MEMORY.md section for the core store: identity, active-context, persona,
     /// critical-facts.
@@ -134,7 +138,8 @@ pub(crate) struct NeighborsParams {
     pub(crate) entity: String,
     /// How many hops (default 1).
     pub(crate) depth: Option<usize>,
-    /// Follow only relations that held on this date (YYYY-MM-DD).
+    /// Follow only relations that held on this date: `YYYY-MM-DD`, or any form `audit`'s
+    /// `since` takes (`yesterday`, `last week`, `先月`; a week or month stands for its first day).
     pub(crate) as_of: Option<String>,
 }
 
@@ -150,7 +155,8 @@ pub(crate) struct ProposeParams {
     /// Entities it is about, as TYPE--SLUG (or `entity:TYPE--SLUG`).
     #[serde(default)]
     pub(crate) entities: Vec<String>,
-    /// Relations, as `FROM|RELATION|TO`.
+    /// Relations, as `FROM|RELATION|TO`; RELATION must be in the vocabulary
+    /// (`memory/graph/relations.md`), else the proposal is refused.
     #[serde(default)]
     pub(crate) relations: Vec<String>,
     /// How sure you are: high, medium (default), low.
@@ -209,7 +215,8 @@ pub(crate) struct GraphShowParams {
     /// The entity: its id (`TYPE--SLUG`, or `entity:TYPE--SLUG`), a name or alias only it has,
     /// or the start of exactly one entity id.
     pub(crate) entity: String,
-    /// Show what held on this date (YYYY-MM-DD) instead of today.
+    /// Show what held on this date instead of today: `YYYY-MM-DD`, or any form `audit`'s
+    /// `since` takes (`yesterday`, `last week`, `先月`; a week or month stands for its first day).
     pub(crate) as_of: Option<String>,
 }
 
@@ -324,7 +331,8 @@ pub(crate) struct ConsolidationParams {
 #[serde(deny_unknown_fields)]
 pub(crate) struct AuditParams {
     /// Only lines since a date (`2026-02-02`), a time (RFC 3339), an age (`90m`, `12h`, `7d`,
-    /// `2w`) or a day (`yesterday`, `last week`).
+    /// `2w`) or relative words (`yesterday`, `last week` — from its Monday —, `3 days ago`,
+    /// `先週`, `3日前`).
     pub(crate) since: Option<String>,
     /// Only lines by this actor or actors under it (`bot` matches `bot:trigger-remember`).
     pub(crate) actor: Option<String>,

@@ -75,6 +75,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
         ],
         "graph_show" | "graph_history" => &[("node", "object"), ("links", "array")],
         "graph_check" => &[("findings", "array")],
+        "graph_relations" => &[("relations", "array")],
         "graph_stats" => &[
             ("nodes", "integer"),
             ("merged", "integer"),

@@ -431,7 +431,11 @@ impl Server {
         reply((|| {
             let now = self.clock.now();
             let filter = AuditFilter {
-                since: p.since.as_deref().map(|s| audit::parse_since(s, now)).transpose()?,
+                since: p
+                    .since
+                    .as_deref()
+                    .map(|s| audit::parse_since("since", s, now))
+                    .transpose()?,
                 actor: p.actor.clone(),
                 action: p.action.as_deref().map(audit::parse_action).transpose()?,
                 file: p.file.clone(),

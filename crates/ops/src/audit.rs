@@ -82,13 +82,18 @@ pub fn parse_action(text: &str) -> Result<Action, InputError> {
     })
 }
 
-/// Parses `--since` and `--older-than`: anything [`date::parse`] reads. A day (`2026-02-02`,
-/// `yesterday`) starts at midnight UTC, like the audit log's own timestamps; an age (`90m`,
+/// Parses `--since` and `--older-than` (`flag` names which, for the error): anything
+/// [`date::parse`] reads. A day (`2026-02-02`, `yesterday`) or a stretch of days (`last week`:
+/// its first day) starts at midnight UTC, like the audit log's own timestamps; an age (`90m`,
 /// `12h`, `7d`, `2w`) counts back from `now`.
-pub fn parse_since(text: &str, now: Timestamp) -> Result<DateTime<Utc>, InputError> {
+pub fn parse_since(
+    flag: &'static str,
+    text: &str,
+    now: Timestamp,
+) -> Result<DateTime<Utc>, InputError> {
     date::parse(text, &now)
         .map(|w| w.start(Utc.fix()).with_timezone(&Utc))
-        .ok_or_else(|| InputError::Since { text: text.to_owned() })
+        .ok_or_else(|| InputError::Time { flag, text: text.to_owned() })
 }
 
 /// A commit that changed a critical file and that nobody has acknowledged yet.
@@ -603,16 +608,20 @@ mod tests {
             ("7d", "2026-02-03T12:00:00Z"),
             ("12h", "2026-02-10T00:00:00Z"),
             ("yesterday", "2026-02-09T00:00:00Z"),
-            ("last week", "2026-02-03T00:00:00Z"),
+            // The week before this one starts on Monday 2026-02-02. See: issue 18
+            ("last week", "2026-02-02T00:00:00Z"),
+            ("先週", "2026-02-02T00:00:00Z"),
+            ("3日前", "2026-02-07T00:00:00Z"),
+            ("2 days ago", "2026-02-08T00:00:00Z"),
         ];
         for (input, want) in cases {
             assert_eq!(
-                parse_since(input, now).unwrap().to_rfc3339(),
+                parse_since("--since", input, now).unwrap().to_rfc3339(),
                 want.replace('Z', "+00:00"),
                 "input: {input:?}"
             );
         }
-        assert!(parse_since("7y", now).is_err());
+        assert!(parse_since("--since", "7y", now).is_err());
     }
 }
 

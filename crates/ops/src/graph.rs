@@ -88,17 +88,21 @@ fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bo
     out
 }
 
-/// Reads an `as_of` date for [`show`] and [`neighbors`]: `YYYY-MM-DD`, returned in that form.
+/// Reads an `--as-of` value for [`show`] and [`neighbors`] with the shared date reader (a date,
+/// a time, an age, `yesterday`, `last week`, `先月`, …; relative forms against `now`) and
+/// returns its calendar day in `now`'s offset as `YYYY-MM-DD`: a time's day, a stretch of days'
+/// first day.
 ///
-/// Fails when `text` is not a calendar date.
-pub fn parse_as_of(text: &str) -> Result<String, crate::error::InputError> {
-    cogmem_text::date::parse_date(text).map(|d| d.format("%Y-%m-%d").to_string()).ok_or_else(|| {
-        crate::error::InputError::Unknown {
-            what: "date",
-            value: text.to_owned(),
-            expected: "a date as YYYY-MM-DD, e.g. 2026-03-01".into(),
-        }
-    })
+/// Fails when the date reader cannot read `text`, naming `flag` (`--as-of`, or the MCP
+/// argument `as_of`).
+pub fn parse_as_of(
+    flag: &'static str,
+    text: &str,
+    now: &crate::Timestamp,
+) -> Result<String, crate::error::InputError> {
+    cogmem_text::date::parse(text, now)
+        .map(|w| w.day(*now.offset()).format("%Y-%m-%d").to_string())
+        .ok_or_else(|| crate::error::InputError::Time { flag, text: text.to_owned() })
 }
 
 /// An entity and its relations at a date (default: now).
@@ -186,7 +190,24 @@ pub fn check(ws: &Workspace) -> crate::Result<Vec<Finding>> {
                 kind: "unknown-relation",
                 path: w.path.clone(),
                 line: w.line,
-                message: format!("`{}` is not in memory/graph/relations.md", w.relation),
+                // Say what it may have meant and how to add it. See: issue 18
+                message: {
+                    let near: Vec<String> =
+                        g.vocab.nearest(&w.relation, 3).iter().map(|n| format!("`{n}`")).collect();
+                    let near = if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (nearest: {})", near.join(", "))
+                    };
+                    format!(
+                        "`{rel}` is not in memory/graph/relations.md{near}; use a known relation, or \
+                         add it with `cogmem graph relation add {rel} --inverse INVERSE \
+                         --signature '{}->{}'`",
+                        from.kind,
+                        to.kind,
+                        rel = w.relation,
+                    )
+                },
             }),
             Some(spec) => {
                 if !spec.from_types.is_empty() && !spec.from_types.contains(&from.kind) {

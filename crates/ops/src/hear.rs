@@ -195,6 +195,9 @@ pub fn hear(
                     // relation end (a file name), nor is it shown as one. See: issue 16
                     without_secret_names(&mut routing, &content);
                 }
+                if !routing.relations.is_empty() {
+                    without_unknown_relations(&mut routing, &crate::vocabulary::load(ws)?);
+                }
                 let mut req =
                     request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
                 req.allow_secret = opts.allow_secret;
@@ -291,6 +294,30 @@ fn without_secret_names(routing: &mut Routing, content: &str) {
     routing.entities.retain(|e| !derived(&e.id) && !derived(&e.name));
     routing.relations.retain(|r| !derived(&r.from) && !derived(&r.to));
     routing.reason.retain(|r| !derived(r));
+}
+
+/// Takes out of `routing` every relation the vocabulary does not define, with a reason saying
+/// so and how to add it: the rest of the message is still remembered, where `remember
+/// --relation` would refuse the whole request (issue 18).
+fn without_unknown_relations(routing: &mut Routing, vocab: &cogmem_store::vocab::Vocabulary) {
+    let (kept, dropped): (Vec<_>, Vec<_>) =
+        std::mem::take(&mut routing.relations).into_iter().partition(|r| vocab.knows(&r.relation));
+    routing.relations = kept;
+    for r in dropped {
+        let said = format!("relation {} {} {}", r.from, r.relation, r.to);
+        let why = format!(
+            "{said} not written: `{}` is not in {} (add it with `cogmem graph relation add {} \
+             --inverse INVERSE`)",
+            r.relation,
+            layout::RELATIONS,
+            r.relation
+        );
+        // The reason that announced the relation now says why it was not written.
+        match routing.reason.iter_mut().find(|x| **x == said) {
+            Some(x) => *x = why,
+            None => routing.reason.push(why),
+        }
+    }
 }
 
 /// The words `search` shows for a hit: the snippet around the first match, as plain text.

@@ -148,7 +148,7 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
         date::parse_rfc3339(ts).map(When::At).or_else(|| date::parse_date(ts).map(When::Day));
     let (at, has_time) = match when {
         Some(When::At(t)) => (t, true),
-        Some(day @ When::Day(_)) => (day.start(*now.offset()), false),
+        Some(day @ (When::Day(_) | When::Days(..))) => (day.start(*now.offset()), false),
         None => return Err(format!("cannot read {ts:?} as an RFC 3339 time or a date")),
     };
     let source = match obj.get("id") {

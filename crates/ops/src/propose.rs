@@ -120,6 +120,8 @@ pub fn propose(
         .map(|r| format!("{}|{}|{}", r.from.as_str(), r.relation, r.to.as_str()))
         .collect();
     let vocab = Vocabulary::parse(&ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default());
+    // A proposal that could never be approved as it stands is refused now. See: issue 18
+    crate::vocabulary::check(ws, &vocab, &req.relations)?;
     let conflicts_with = conflicting_proposal(&file, &text, &entities, &req.relations, &vocab);
     let conflicts_with_fact = match conflicts_with {
         Some(_) => None,
@@ -263,6 +265,8 @@ pub fn decide(
             }
             req.confidence = Confidence::parse(&p.confidence).ok();
             req.trigger = trigger;
+            // "tomorrow" in a proposal meant the day after it was proposed. See: issue 18
+            req.said_at = cogmem_text::date::parse_stored(&p.timestamp);
             let decision_line = format!("{stamp} {by}: approved into {}", store.as_str());
             let report = remember::remember_with(ws, &req, clock, |change| {
                 let file = read(ws)?;

@@ -127,6 +127,10 @@ pub struct RememberRequest {
     pub confidence: Option<Confidence>,
     /// When it happened (default now).
     pub at: Option<Timestamp>,
+    /// When the words were said: relative dates in the text (`tomorrow`, `先月`) are resolved
+    /// against it and written next to them (default: the clock's now; an approved proposal
+    /// passes the time it was proposed).
+    pub said_at: Option<Timestamp>,
     /// MEMORY.md section for the core store.
     pub section: Option<CoreSection>,
     /// Title of a procedure or vault note (default: the text's first words).
@@ -199,7 +203,7 @@ impl RememberFields {
         if let Some(at) = &self.at {
             req.at = Some(
                 cogmem_text::date::parse_time(at, now)
-                    .ok_or_else(|| InputError::Time { text: at.clone() })?,
+                    .ok_or_else(|| InputError::Time { flag: "--at", text: at.clone() })?,
             );
         }
         req.section = self.section.as_deref().map(CoreSection::parse).transpose()?;
@@ -234,6 +238,7 @@ impl RememberRequest {
             tags: Vec::new(),
             confidence: None,
             at: None,
+            said_at: None,
             section: None,
             title: None,
             actor,
@@ -340,6 +345,14 @@ pub(crate) fn remember_with(
     if let Some(title) = &req.title {
         check_no_nul("title", title)?;
     }
+    // Every relation must be in the vocabulary, whichever path built the request. See: issue 18
+    let vocab = if req.relations.is_empty() {
+        None
+    } else {
+        let vocab = crate::vocabulary::load(ws)?;
+        crate::vocabulary::check(ws, &vocab, &req.relations)?;
+        Some(vocab)
+    };
     let stores = req.routed_stores();
     if stores.contains(&Store::Semantic) && req.entities.is_empty() && req.relations.is_empty() {
         return Err(InputError::SemanticWithoutEntity.into());
@@ -362,6 +375,16 @@ pub(crate) fn remember_with(
     // One reading of the clock per command: every timestamp it writes agrees.
     let now = clock.now();
     let clock = FixedClock(now);
+    // Relative dates get their absolute date next to them, against when they were said.
+    // See: issue 18
+    let dated;
+    let req = match with_dates(req, &now) {
+        Some(r) => {
+            dated = r;
+            &dated
+        }
+        None => req,
+    };
     let at = req.at.unwrap_or(now);
     let mut w = Writer {
         ws,
@@ -370,7 +393,7 @@ pub(crate) fn remember_with(
         duplicates: Vec::new(),
         new_units: Vec::new(),
         date: now.format("%Y-%m-%d").to_string(),
-        vocab: None,
+        vocab,
         graph_changed: false,
     };
     for store in stores {
@@ -442,6 +465,15 @@ pub(crate) fn remember_with(
     cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     cogmem_store::timing::mark("remember: index updated");
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
+}
+
+/// `req` with the absolute date written next to each relative date expression of its text
+/// ([`cogmem_text::date::annotate`]), resolved against `req.said_at` (else `now`) in `now`'s
+/// offset; `None` when the text has none.
+fn with_dates(req: &RememberRequest, now: &Timestamp) -> Option<RememberRequest> {
+    let said = req.said_at.map_or(*now, |t| t.with_timezone(now.offset()));
+    let text = cogmem_text::date::annotate(&req.text, &said);
+    (text != req.text).then(|| RememberRequest { text, ..req.clone() })
 }
 
 struct Writer<'a> {
@@ -907,7 +939,7 @@ pub fn remember_routing(
     let at = at
         .map(|a| {
             cogmem_text::date::parse_time(a, &now)
-                .ok_or_else(|| InputError::Time { text: a.into() })
+                .ok_or_else(|| InputError::Time { flag: "--at", text: a.into() })
         })
         .transpose()?;
     crate::hear::remember_routed(ws, &text, answer, actor, at, allow_secret, clock)

@@ -39,22 +39,29 @@ pub struct SearchFields {
 
 impl SearchFields {
     /// Checks the fields and builds the options. `since` and `until` take any form the shared
-    /// date reader takes; a time or an age stands for its day in `now`'s offset.
+    /// date reader takes; a time or an age stands for its day in `now`'s offset, a stretch of
+    /// days (`last week`, `先月`) for its first day in `since` and its last in `until`.
     ///
     /// Errors: an unknown store, or a day that cannot be read.
     pub fn to_options(&self, now: &Timestamp) -> crate::Result<SearchOptions> {
-        let day = |s: &str| {
-            cogmem_text::date::parse(s, now)
-                .map(|w| w.day(*now.offset()))
-                .ok_or_else(|| InputError::Since { text: s.to_owned() })
+        let read = |flag: &'static str, text: Option<&str>| {
+            text.map(|s| {
+                cogmem_text::date::parse(s, now)
+                    .ok_or_else(|| InputError::Time { flag, text: s.to_owned() })
+            })
+            .transpose()
         };
+        let offset = *now.offset();
+        let (since, until) =
+            (read("--since", self.since.as_deref())?, read("--until", self.until.as_deref())?);
         Ok(SearchOptions {
             store: self.store.as_deref().map(Store::parse).transpose()?,
             kind: self.kind.as_ref().map(|k| k.to_ascii_lowercase()),
             // `entity:TYPE--SLUG` is the entity's memory id; the filter takes the entity's.
             entity: self.entity.as_deref().map(|e| EntityId::given_part(e).to_owned()),
-            since: self.since.as_deref().map(day).transpose()?,
-            until: self.until.as_deref().map(day).transpose()?,
+            since: since.map(|w| w.day(offset)),
+            // A stretch of days (`last week`) ends on its last day.
+            until: until.map(|w| w.last_day(offset)),
             limit: self.limit.unwrap_or(DEFAULT_LIMIT).max(1),
             all: self.all,
         })

@@ -1,49 +1,75 @@
 //! The one reader of dates and times. Every flag that takes a time (`remember --at`,
-//! `search --since/--until`, `audit --since`, `audit compact --older-than`), every stored time
-//! (audit lines, the decay file, import transcripts) and every dated file name goes through this
-//! module, so "what does cogmem accept as a date" has one answer.
+//! `search --since/--until`, `audit --since`, `audit compact --older-than`, `graph show
+//! --as-of`, `graph neighbors --as-of`, and the MCP arguments of the same names), every stored
+//! time (audit lines, the decay file, import transcripts) and every dated file name goes through
+//! this module, so "what does cogmem accept as a date" has one answer.
 //!
 //! [`parse`] reads what a person writes: RFC 3339, `YYYY-MM-DD HH:MM`, `YYYY-MM-DD`, `HH:MM`,
 //! ages before now (`90m`, `12h`, `7d`, `2w`) and relative words (`today`, `yesterday`,
-//! `tomorrow`, `last week`, `last month`, `昨日`, `今日`, `明日`, …). Relative forms resolve
-//! against the `now` they are given, never the system clock. [`parse_day`] and
-//! [`parse_stored`] are the strict readers for file formats.
+//! `next Friday`, `in 3 days`, `last month`, `昨日`, `来週の金曜日`, `3日後`, …, see
+//! [`relative`]). Relative forms resolve against the `now` they are given, never the system
+//! clock. [`annotate`] writes the absolute date next to the same words inside a memory's text.
+//! [`parse_day`] and [`parse_stored`] are the strict readers for file formats.
 //!
 //! Invariant: pure functions of their arguments; no I/O and no clock.
 
-use chrono::{
-    DateTime, Duration, FixedOffset, Months, NaiveDate, NaiveDateTime, NaiveTime, TimeZone,
-};
+use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 
 use crate::clock::Timestamp;
+
+mod annotate;
+pub mod relative;
+
+pub use annotate::{annotate, annotations};
+pub use relative::Span;
+
+/// The forms [`parse`] accepts, for an error's hint.
+pub const FORMS: &str = "`2026-02-02`, `2026-02-02 15:30`, an RFC 3339 time \
+    (`2026-02-02T15:30:00Z`), `15:30`, an age (`90m`, `12h`, `7d`, `2w`), `now`, `today`, \
+    `yesterday`, `tomorrow`, `next friday`, `last week`, `this month`, `next year`, `in 3 days`, \
+    `2 weeks ago`, `昨日`, `先週`, `来月`, `来週の金曜日`, `3日後`, `2週間前`";
 
 /// What a person meant by a date or time: a whole calendar day, or an instant.
 ///
 /// A day (`2026-02-02`, `yesterday`) has no time of its own; each caller decides where it
 /// starts ([`When::start`]): `remember --at` and `search` in the clock's offset, `audit
-/// --since` at midnight UTC, as they always have.
+/// --since` at midnight UTC, as they always have. A stretch of days (`last week`, `来月`) starts
+/// on its first day and ends on its last ([`When::last_day`], what `search --until` takes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum When {
     /// A calendar day.
     Day(NaiveDate),
+    /// Calendar days from the first to the last, both included: a week, a month, a year.
+    Days(NaiveDate, NaiveDate),
     /// An instant.
     At(Timestamp),
 }
 
 impl When {
-    /// Returns the instant: a day's midnight in `offset`, or the instant itself.
+    /// Returns the instant: a day's (or the first day's) midnight in `offset`, or the instant
+    /// itself.
     pub fn start(&self, offset: FixedOffset) -> Timestamp {
         match *self {
-            Self::Day(d) => midnight(d, offset),
+            Self::Day(d) | Self::Days(d, _) => midnight(d, offset),
             Self::At(t) => t,
         }
     }
 
-    /// Returns the calendar day: the day itself, or the instant's date in `offset`.
+    /// Returns the calendar day: the day itself, the first of the days, or the instant's date
+    /// in `offset`.
     pub fn day(&self, offset: FixedOffset) -> NaiveDate {
         match *self {
-            Self::Day(d) => d,
+            Self::Day(d) | Self::Days(d, _) => d,
             Self::At(t) => t.with_timezone(&offset).date_naive(),
+        }
+    }
+
+    /// Returns the last calendar day: the day itself, the last of the days, or the instant's
+    /// date in `offset`.
+    pub fn last_day(&self, offset: FixedOffset) -> NaiveDate {
+        match *self {
+            Self::Days(_, last) => last,
+            _ => self.day(offset),
         }
     }
 }
@@ -57,9 +83,11 @@ impl When {
 /// - a date, `YYYY-MM-DD` ([`When::Day`]);
 /// - a time today, `HH:MM`, in `now`'s offset;
 /// - an age before `now`: a whole number and `m` (minutes), `h`, `d` or `w`: `90m`, `7d`;
-/// - `now`, and the days `today`, `yesterday`, `tomorrow`, `last week` (seven days ago),
-///   `last month` (the same day a month ago, or that month's last day), and in Japanese `今日`,
-///   `昨日`, `明日`, `先週`, `先月`. English words are case-insensitive.
+/// - `now`, and every relative expression [`relative::read_prefix`] reads, as the whole
+///   text: days (`today`, `tomorrow`, `the day before yesterday`, `next friday`, `in 3 days`,
+///   `2 weeks ago`, `明日`, `来週の金曜日`, `3日後`) as [`When::Day`]; weeks, weekends, months
+///   and years (`last week`, `this weekend`, `来月`, `去年`) as [`When::Days`]. English words
+///   are case-insensitive.
 ///
 /// Returns `None` for anything else, and for an age too large to subtract from `now`.
 pub fn parse(text: &str, now: &Timestamp) -> Option<When> {
@@ -82,7 +110,7 @@ pub fn parse(text: &str, now: &Timestamp) -> Option<When> {
     if let Some(age) = parse_age(t) {
         return now.checked_sub_signed(age).map(When::At);
     }
-    relative(t, now)
+    named_days(t, now)
 }
 
 /// Reads a date or time given by a person as an instant: [`parse`], with a day starting at
@@ -149,20 +177,17 @@ pub fn parse_stored(text: &str) -> Option<Timestamp> {
     })
 }
 
-/// The days and instants named by a word, relative to `now`'s calendar day.
-fn relative(text: &str, now: &Timestamp) -> Option<When> {
-    let today = now.date_naive();
-    let word = text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-    let day = match word.as_str() {
-        "now" => return Some(When::At(*now)),
-        "today" | "今日" | "本日" => today,
-        "yesterday" | "昨日" => today.pred_opt()?,
-        "tomorrow" | "明日" => today.succ_opt()?,
-        "last week" | "先週" => today.checked_sub_signed(Duration::days(7))?,
-        "last month" | "先月" => today.checked_sub_months(Months::new(1))?,
-        _ => return None,
-    };
-    Some(When::Day(day))
+/// The days named by a relative expression that is the whole of `text`.
+fn named_days(text: &str, now: &Timestamp) -> Option<When> {
+    if text.eq_ignore_ascii_case("now") {
+        return Some(When::At(*now));
+    }
+    let (len, span) = relative::read_prefix(text, now.date_naive())?;
+    (len == text.len()).then_some(())?;
+    Some(match span {
+        Span::Day(d) => When::Day(d),
+        other => When::Days(other.first(), other.last()),
+    })
 }
 
 fn midnight(d: NaiveDate, offset: FixedOffset) -> Timestamp {
@@ -183,6 +208,8 @@ mod tests {
     #[test]
     fn parses_what_people_write() {
         let day = |s: &str| Some(When::Day(parse_day(s).unwrap()));
+        let days =
+            |a: &str, b: &str| Some(When::Days(parse_day(a).unwrap(), parse_day(b).unwrap()));
         let at = |s: &str| Some(When::At(parse_rfc3339(s).unwrap()));
         let cases = [
             ("2026-01-05T08:00:00Z", at("2026-01-05T08:00:00Z")),
@@ -202,17 +229,24 @@ mod tests {
             ("today", day("2026-03-31")),
             ("Yesterday", day("2026-03-30")),
             ("tomorrow", day("2026-04-01")),
-            ("last week", day("2026-03-24")),
-            ("Last  Week", day("2026-03-24")),
-            ("last month", day("2026-02-28")),
+            ("last week", days("2026-03-23", "2026-03-29")),
+            ("Last  Week", days("2026-03-23", "2026-03-29")),
+            ("last month", days("2026-02-01", "2026-02-28")),
+            ("next friday", day("2026-04-10")),
+            ("in 3 days", day("2026-04-03")),
             ("今日", day("2026-03-31")),
             ("昨日", day("2026-03-30")),
             ("明日", day("2026-04-01")),
-            ("先週", day("2026-03-24")),
-            ("先月", day("2026-02-28")),
+            ("先週", days("2026-03-23", "2026-03-29")),
+            ("先月", days("2026-02-01", "2026-02-28")),
+            ("来週の金曜日", day("2026-04-10")),
+            ("3日後", day("2026-04-03")),
+            ("明日は", None),
+            ("tomorrow morning", None),
             ("", None),
             ("soonish", None),
-            ("last tuesday", None),
+            ("last tuesday", day("2026-03-24")),
+            ("tuesday", None),
             ("7y", None),
             ("7", None),
             ("d", None),

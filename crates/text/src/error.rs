@@ -15,6 +15,15 @@ pub enum ErrorKind {
     Internal,
 }
 
+/// `; nearest: `a`, `b`` for an unknown name's error, or nothing when none is near.
+fn nearest_names(names: &[String]) -> String {
+    if names.is_empty() {
+        return "; no known relation is close".into();
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!("; nearest: {}", quoted.join(", "))
+}
+
 /// A request that cannot be carried out as given.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
@@ -86,11 +95,39 @@ pub enum InputError {
         /// The variable's value.
         value: String,
     },
-    /// A time that cannot be parsed.
-    #[error("cannot read {text:?} as a time")]
+    /// A date or time flag (or MCP argument) whose value the date reader cannot read.
+    #[error("{flag}: cannot read {text:?} as a date or time")]
     Time {
+        /// The flag (`--since`) or MCP argument (`since`) it was given to.
+        flag: &'static str,
         /// The text given.
         text: String,
+    },
+    /// A relation the vocabulary (`memory/graph/relations.md`) does not define.
+    #[error(
+        "unknown relation `{relation}`: {} does not define it{}",
+        path.display(),
+        nearest_names(nearest)
+    )]
+    UnknownRelation {
+        /// The relation as given.
+        relation: String,
+        /// The vocabulary file.
+        path: PathBuf,
+        /// The nearest known names, closest first.
+        nearest: Vec<String>,
+        /// The subject's and the object's entity types, for the hint's `--signature`.
+        types: Option<(String, String)>,
+    },
+    /// A relation `graph relation add` cannot add: the name is taken or malformed.
+    #[error("cannot add relation `{name}` to {}: {why}", path.display())]
+    RelationAdd {
+        /// The name (or inverse) refused.
+        name: String,
+        /// The vocabulary file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
     },
     /// An actor name that cannot go into an audit line or a git author.
     #[error("invalid actor {actor:?}: use letters, digits and `:_.-` only")]
@@ -197,12 +234,6 @@ pub enum InputError {
     /// The semantic store was chosen without an entity to put the fact on.
     #[error("the semantic store needs an entity to hold the fact")]
     SemanticWithoutEntity,
-    /// A `--since` value that cannot be parsed.
-    #[error("cannot read {text:?} as a date, a time or an age like `7d`")]
-    Since {
-        /// The text given.
-        text: String,
-    },
     /// A routing answer from the host model that cannot be used.
     #[error("invalid routing answer: {why}")]
     Routing {
@@ -493,15 +524,24 @@ impl InputError {
                 "set COGMEM_NOW to a time like `2026-02-02T15:30:00Z`, or unset it to use the system clock"
                     .into()
             }
-            Self::Time { .. } => {
-                "use RFC 3339 (`2026-02-02T15:30:00Z`), `YYYY-MM-DD`, `YYYY-MM-DD HH:MM`, `HH:MM`, an age like `2h` or `yesterday`"
+            Self::Time { flag, .. } => format!("{flag} takes {}", crate::date::FORMS),
+            Self::UnknownRelation { relation, types, .. } => {
+                let signature = types
+                    .as_ref()
+                    .map(|(from, to)| format!(" --signature '{from}->{to}'"))
+                    .unwrap_or_default();
+                format!(
+                    "use a relation `cogmem graph relation list` shows, or add this one: `cogmem \
+                     graph relation add {relation} --inverse INVERSE{signature}` (INVERSE is its \
+                     name read from the other end, e.g. `maintained-by` for `maintains`)"
+                )
+            }
+            Self::RelationAdd { .. } => {
+                "names are lower-kebab (`works-on`) and new; see them with `cogmem graph relation list`"
                     .into()
             }
             Self::SemanticWithoutEntity => {
                 "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
-            }
-            Self::Since { .. } => {
-                "use `2026-02-02`, an RFC 3339 time, an age like `7d`/`12h`, or `yesterday`".into()
             }
             Self::Routing { .. } => {
                 "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()

@@ -1,7 +1,8 @@
 //! Did-you-mean: the known names nearest to one that was not found, for the hints of errors
 //! about an unknown id, name or value. Pure: the caller passes the names it knows.
 //!
-//! Two signs make a known name near: a shared word of its *name part* (what follows the last
+//! Two signs make a known name near: a shared word (three letters or more; two in other
+//! scripts) of its *name part* (what follows the last
 //! `--`, else the last `:`, so that `entity:person--kenji` is compared by `kenji`, not by the
 //! `entity` and `person` every other id has too), or a small edit distance (Levenshtein, in
 //! characters, ignoring case), over the whole name or over the name parts.
@@ -11,8 +12,7 @@ use crate::word;
 /// Returns at most `max` of `known` nearest to `given`, nearest first; none when nothing is
 /// near.
 ///
-/// A known name is near when its name part shares a word with `given`'s (a word of two
-/// characters or more that is not all digits), when its edit distance to `given` is at most 2,
+/// A known name is near when its name part shares a word with `given`'s (see `words`), when its edit distance to `given` is at most 2,
 /// or when the edit distance between the name parts is at most a quarter of `given`'s (at
 /// least 1; only when `given`'s name part has a word). The nearest share the most words, then have the smallest distance; ties go in
 /// the order of the names.
@@ -69,12 +69,17 @@ fn name_part(name: &str) -> &str {
     }
 }
 
-/// The words that count as shared: two characters or more, not all digits.
+/// The words that count as shared: not all digits, and three letters or more in ASCII (so the
+/// `on`, `in` and `by` of relation names like `works-on` and `decided-on` say nothing), two in
+/// other scripts (Japanese names: 田中).
 fn words(text: &str) -> Vec<&str> {
     word::segments(text)
         .into_iter()
         .map(|(a, b)| &text[a..b])
-        .filter(|w| w.chars().count() >= 2 && !w.chars().all(|c| c.is_ascii_digit()))
+        .filter(|w| {
+            let least = if w.is_ascii() { 3 } else { 2 };
+            w.chars().count() >= least && !w.chars().all(|c| c.is_ascii_digit())
+        })
         .collect()
 }
 
@@ -120,5 +125,33 @@ mod tests {
         assert!(
             nearest("entity:person--kenji", IDS, 5).iter().all(|k| *k != "entity:person--kenji")
         );
+    }
+
+    /// Relation names (no `--` or `:`), as an unknown relation's error suggests them.
+    #[test]
+    fn suggests_relation_names() {
+        const KNOWN: [&str; 8] = [
+            "works-at",
+            "works-on",
+            "lives-in",
+            "develops",
+            "developed-by",
+            "depends-on",
+            "uses",
+            "relates-to",
+        ];
+        let cases: [(&str, &[&str]); 8] = [
+            ("work-at", &["works-at"]),
+            ("works-in", &["works-on", "works-at"]),
+            ("lives-with", &["lives-in"]),
+            ("lives_in", &["lives-in"]),
+            ("develop", &["develops"]),
+            ("maintains", &[]),
+            ("relates", &["relates-to"]),
+            ("works-at", &["works-on"]),
+        ];
+        for (given, want) in cases {
+            assert_eq!(nearest(given, KNOWN, 3), want, "given: {given:?}");
+        }
     }
 }

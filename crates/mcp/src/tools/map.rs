@@ -1,6 +1,7 @@
 //! The knowledge-graph tools: `graph_show`, `graph_neighbors`, `graph_path`,
-//! `graph_history`, `graph_check`, `graph_stats`, `graph_export`, `supersede`, `graph_rename`
-//! and `graph_retype`, each calling the `ops::graph` function its command calls.
+//! `graph_history`, `graph_check`, `graph_stats`, `graph_export`, `graph_relations`,
+//! `supersede`, `graph_rename` and `graph_retype`, each calling the `ops` function its command
+//! calls.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -13,7 +14,7 @@ use crate::params::{
     RenameParams, RetypeParams, SupersedeParams,
 };
 use crate::{Server, schema};
-use cogmem_ops::graph;
+use cogmem_ops::{graph, vocabulary};
 
 #[tool_router(router = graph_router, vis = "pub(in crate)")]
 impl Server {
@@ -31,7 +32,9 @@ impl Server {
     )]
     fn graph_show(&self, Parameters(p): Parameters<GraphShowParams>) -> CallToolResult {
         reply((|| {
-            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
+            let now = self.clock.now();
+            let as_of =
+                p.as_of.as_deref().map(|s| graph::parse_as_of("as_of", s, &now)).transpose()?;
             answer(&graph::show(&self.ws, &p.entity, as_of.as_deref())?)
         })())
     }
@@ -51,7 +54,9 @@ impl Server {
     fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
         reply((|| {
             let depth = p.depth.unwrap_or(1);
-            let as_of = p.as_of.as_deref().map(graph::parse_as_of).transpose()?;
+            let now = self.clock.now();
+            let as_of =
+                p.as_of.as_deref().map(|s| graph::parse_as_of("as_of", s, &now)).transpose()?;
             let ns = graph::neighbors(&self.ws, &p.entity, depth, as_of.as_deref())?;
             listed("neighbors", &ns)
         })())
@@ -119,6 +124,24 @@ impl Server {
     )]
     fn graph_stats(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
         reply((|| answer(&graph::stats(&self.ws)?))())
+    }
+
+    /// The relation vocabulary (`memory/graph/relations.md`), inverses included: the names
+    /// `remember` and `propose` accept in `relations`, with inverse, flags, endpoint types and
+    /// meaning. A relation it lacks is refused; the user adds one with `cogmem graph relation
+    /// add` at a terminal.
+    #[tool(
+        title = "Relation vocabulary",
+        output_schema = schema::output("graph_relations"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn graph_relations(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
+        reply((|| listed("relations", &vocabulary::list(&self.ws)?))())
     }
 
     /// Export the graph (or one entity's neighbourhood) as a Mermaid diagram, Graphviz DOT or

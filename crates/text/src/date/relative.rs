@@ -1,0 +1,429 @@
+//! Relative date expressions — `tomorrow`, `next Friday`, `in 3 days`, `last month`, `明日`,
+//! `来週の金曜日`, `3日後` — read at the start of a text and resolved against a calendar day.
+//! Both readers of relative dates use it: [`super::parse`] (a flag's whole value) and
+//! [`super::annotate`] (expressions inside remembered text), so a flag and a sentence mean the
+//! same day by the same words.
+//!
+//! Weeks run Monday to Sunday (ISO 8601). `this`/`next`/`last` + a weekday is that day of the
+//! current, next or previous week; `on Friday` and `今度の金曜` are the coming one (one to seven
+//! days ahead). Invariant: pure; the day is an argument.
+
+use chrono::{Datelike, Duration, Months, NaiveDate, Weekday};
+
+/// The calendar days a relative expression names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// One day: `tomorrow`, `next Friday`, `3日後`.
+    Day(NaiveDate),
+    /// A week, Monday to Sunday, by its Monday: `next week`, `先週`.
+    Week(NaiveDate),
+    /// A Saturday and the Sunday after it, by the Saturday: `this weekend`, `今週末`.
+    Weekend(NaiveDate),
+    /// A calendar month, by its first day: `last month`, `来月`.
+    Month(NaiveDate),
+    /// A calendar year: `next year`, `去年`.
+    Year(i32),
+}
+
+impl Span {
+    /// Returns the first day of the span.
+    pub fn first(&self) -> NaiveDate {
+        match *self {
+            Self::Day(d) | Self::Week(d) | Self::Weekend(d) | Self::Month(d) => d,
+            Self::Year(y) => NaiveDate::from_ymd_opt(y, 1, 1).unwrap_or(NaiveDate::MIN),
+        }
+    }
+
+    /// Returns the last day of the span.
+    pub fn last(&self) -> NaiveDate {
+        match *self {
+            Self::Day(d) => d,
+            Self::Week(d) => d.checked_add_signed(Duration::days(6)).unwrap_or(NaiveDate::MAX),
+            Self::Weekend(d) => d.succ_opt().unwrap_or(NaiveDate::MAX),
+            Self::Month(d) => d
+                .checked_add_months(Months::new(1))
+                .and_then(|n| n.pred_opt())
+                .unwrap_or(NaiveDate::MAX),
+            Self::Year(y) => NaiveDate::from_ymd_opt(y, 12, 31).unwrap_or(NaiveDate::MAX),
+        }
+    }
+
+    /// Returns the absolute form written next to the words: `2026-12-02` for a day,
+    /// `2026-11-23/2026-11-29` (an ISO 8601 interval) for a week or a weekend, `2026-11` for a
+    /// month, `2025` for a year.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Day(d) => d.format("%Y-%m-%d").to_string(),
+            Self::Week(_) | Self::Weekend(_) => {
+                format!("{}/{}", self.first().format("%Y-%m-%d"), self.last().format("%Y-%m-%d"))
+            }
+            Self::Month(d) => d.format("%Y-%m").to_string(),
+            Self::Year(y) => format!("{y:04}"),
+        }
+    }
+}
+
+/// Reads a relative expression at the very start of `text`, resolved against `today`.
+///
+/// Returns the expression's length in bytes (an English possessive `'s` included) and its
+/// span, or `None` when `text` does not start with one. English words are case-insensitive and
+/// must end at a word boundary (a hyphen, letter or digit right after them means they are part
+/// of a longer word: `Sunday-school`); Japanese has no word boundaries, so a few compounds are
+/// refused by name (`明日香`, `今年度`). The caller checks what comes before.
+pub fn read_prefix(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
+    if text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        english(text, today)
+    } else if text.starts_with(|c: char| c.is_ascii_digit()) {
+        english(text, today).or_else(|| japanese(text, today)) // `3 days ago`, `3日後`
+    } else {
+        japanese(text, today)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// English
+
+/// Up to `max` words at the start of `text`: (lowercase word, end offset), separated by
+/// spaces or tabs only (an expression does not run over a line break).
+fn words(text: &str, max: usize) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < max {
+        let rest = &text[i..];
+        let word_len = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
+        if word_len == 0 {
+            break;
+        }
+        out.push((rest[..word_len].to_ascii_lowercase(), i + word_len));
+        let after = &rest[word_len..];
+        let gap = after.find(|c: char| c != ' ' && c != '\t').unwrap_or(after.len());
+        if gap == 0 {
+            break;
+        }
+        i += word_len + gap;
+    }
+    out
+}
+
+fn weekday(word: &str) -> Option<Weekday> {
+    Some(match word {
+        "monday" => Weekday::Mon,
+        "tuesday" => Weekday::Tue,
+        "wednesday" => Weekday::Wed,
+        "thursday" => Weekday::Thu,
+        "friday" => Weekday::Fri,
+        "saturday" => Weekday::Sat,
+        "sunday" => Weekday::Sun,
+        _ => return None,
+    })
+}
+
+fn count(word: &str) -> Option<u32> {
+    const WORDS: [&str; 12] = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve",
+    ];
+    match word {
+        "a" | "an" => Some(1),
+        w if w.bytes().all(|b| b.is_ascii_digit()) && w.len() <= 4 => w.parse().ok(),
+        w => WORDS.iter().position(|x| *x == w).and_then(|i| u32::try_from(i + 1).ok()),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Unit {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+fn unit(word: &str) -> Option<Unit> {
+    Some(match word {
+        "day" | "days" => Unit::Day,
+        "week" | "weeks" => Unit::Week,
+        "month" | "months" => Unit::Month,
+        "year" | "years" => Unit::Year,
+        _ => return None,
+    })
+}
+
+/// `today` moved by `n` units (backwards when `back`), as a day.
+fn shift(today: NaiveDate, n: u32, unit: Unit, back: bool) -> Option<NaiveDate> {
+    let months = |m: u32| {
+        if back {
+            today.checked_sub_months(Months::new(m))
+        } else {
+            today.checked_add_months(Months::new(m))
+        }
+    };
+    let days = |d: i64| today.checked_add_signed(Duration::days(if back { -d } else { d }));
+    match unit {
+        Unit::Day => days(i64::from(n)),
+        Unit::Week => days(i64::from(n) * 7),
+        Unit::Month => months(n),
+        Unit::Year => months(n.checked_mul(12)?),
+    }
+}
+
+/// The Monday of the week `today` is in, moved by `weeks`.
+fn monday(today: NaiveDate, weeks: i64) -> Option<NaiveDate> {
+    let back = i64::from(today.weekday().num_days_from_monday());
+    today.checked_add_signed(Duration::days(weeks * 7 - back))
+}
+
+/// The day `wd` of the week `weeks` away from `today`'s.
+fn weekday_of_week(today: NaiveDate, weeks: i64, wd: Weekday) -> Option<NaiveDate> {
+    monday(today, weeks)?.checked_add_signed(Duration::days(i64::from(wd.num_days_from_monday())))
+}
+
+/// The next `wd` after `today`: one to seven days ahead.
+fn coming(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
+    let ahead = (7 + wd.num_days_from_monday() - today.weekday().num_days_from_monday()) % 7;
+    today.checked_add_signed(Duration::days(i64::from(if ahead == 0 { 7 } else { ahead })))
+}
+
+fn month_of(today: NaiveDate, months: i32) -> Option<NaiveDate> {
+    let first = today.with_day(1)?;
+    if months >= 0 {
+        first.checked_add_months(Months::new(months.unsigned_abs()))
+    } else {
+        first.checked_sub_months(Months::new(months.unsigned_abs()))
+    }
+}
+
+fn english(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
+    let w = words(text, 5);
+    let at = |i: usize| w.get(i).map(|(s, _)| s.as_str());
+    let (n, span) = english_words(&w, today)?;
+    let end = w[n - 1].1;
+    // "the last Friday of the month", "next week of the course": not a date of its own.
+    let relative_to_now = matches!(at(0), Some("next" | "last" | "this"));
+    if relative_to_now && at(n) == Some("of") {
+        return None;
+    }
+    boundary(text, end).map(|end| (end, span))
+}
+
+/// How many words of `w` make an expression, and its span.
+fn english_words(w: &[(String, usize)], today: NaiveDate) -> Option<(usize, Span)> {
+    let at = |i: usize| w.get(i).map(|(s, _)| s.as_str());
+    let day = |d: Option<NaiveDate>| d.map(Span::Day);
+    let first = at(0)?;
+    // "the day after tomorrow", "day before yesterday"
+    let skip = usize::from(first == "the");
+    if at(skip) == Some("day") {
+        let days = match (at(skip + 1), at(skip + 2)) {
+            (Some("after"), Some("tomorrow")) => Some(2),
+            (Some("before"), Some("yesterday")) => Some(-2),
+            _ => None,
+        };
+        if let Some(n) = days {
+            return day(today.checked_add_signed(Duration::days(n))).map(|s| (skip + 3, s));
+        }
+    }
+    match first {
+        "today" | "tonight" => return Some((1, Span::Day(today))),
+        "tomorrow" => return day(today.succ_opt()).map(|s| (1, s)),
+        "yesterday" => return day(today.pred_opt()).map(|s| (1, s)),
+        "in" => {
+            let n = count(at(1)?)?;
+            let u = unit(at(2)?)?;
+            return day(shift(today, n, u, false)).map(|s| (3, s));
+        }
+        "on" => return day(coming(today, weekday(at(1)?)?)).map(|s| (2, s)),
+        "next" | "last" | "this" => {
+            let step: i64 = match first {
+                "next" => 1,
+                "last" => -1,
+                _ => 0,
+            };
+            let second = at(1)?;
+            if let Some(wd) = weekday(second) {
+                return day(weekday_of_week(today, step, wd)).map(|s| (2, s));
+            }
+            let span = match second {
+                "week" => Span::Week(monday(today, step)?),
+                "weekend" => Span::Weekend(weekday_of_week(today, step, Weekday::Sat)?),
+                "month" => Span::Month(month_of(today, i32::try_from(step).ok()?)?),
+                "year" => Span::Year(today.year().checked_add(i32::try_from(step).ok()?)?),
+                _ => return None,
+            };
+            return Some((2, span));
+        }
+        _ => {}
+    }
+    let n = count(first)?;
+    let u = unit(at(1)?)?;
+    (at(2)? == "ago").then_some(())?;
+    day(shift(today, n, u, true)).map(|s| (3, s))
+}
+
+/// Where an English expression ending at `end` really ends: after a possessive `'s`, or not
+/// at all when a letter, digit, hyphen or underscore is glued to it (`Sunday-school`).
+fn boundary(text: &str, end: usize) -> Option<usize> {
+    let rest = &text[end..];
+    for apostrophe in ["'s", "’s"] {
+        if let Some(after) = rest.strip_prefix(apostrophe) {
+            return (!after.starts_with(is_glued)).then_some(end + apostrophe.len());
+        }
+    }
+    let glued = rest.starts_with(is_glued)
+        || rest.strip_prefix(['\'', '’']).is_some_and(|a| a.starts_with(char::is_alphanumeric));
+    (!glued).then_some(end)
+}
+
+/// A character that, right after an English expression, makes it part of a longer word.
+pub(crate) fn is_glued(c: char) -> bool {
+    c.is_alphanumeric() || c == '-' || c == '_'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Japanese
+
+/// Fixed words, longest first where one is the start of another.
+const JA_WORDS: &[(&str, JaSpan)] = &[
+    ("一昨年", JaSpan::Year(-2)),
+    ("一昨日", JaSpan::Day(-2)),
+    ("おととい", JaSpan::Day(-2)),
+    ("明後日", JaSpan::Day(2)),
+    ("あさって", JaSpan::Day(2)),
+    ("今日", JaSpan::Day(0)),
+    ("本日", JaSpan::Day(0)),
+    ("今夜", JaSpan::Day(0)),
+    ("今晩", JaSpan::Day(0)),
+    ("明日", JaSpan::Day(1)),
+    ("あした", JaSpan::Day(1)),
+    ("昨日", JaSpan::Day(-1)),
+    ("きのう", JaSpan::Day(-1)),
+    ("再来週末", JaSpan::Weekend(2)),
+    ("来週末", JaSpan::Weekend(1)),
+    ("今週末", JaSpan::Weekend(0)),
+    ("先週末", JaSpan::Weekend(-1)),
+    ("再来週", JaSpan::Week(2)),
+    ("先々週", JaSpan::Week(-2)),
+    ("来週", JaSpan::Week(1)),
+    ("今週", JaSpan::Week(0)),
+    ("先週", JaSpan::Week(-1)),
+    ("再来月", JaSpan::Month(2)),
+    ("先々月", JaSpan::Month(-2)),
+    ("来月", JaSpan::Month(1)),
+    ("今月", JaSpan::Month(0)),
+    ("先月", JaSpan::Month(-1)),
+    ("再来年", JaSpan::Year(2)),
+    ("来年", JaSpan::Year(1)),
+    ("今年", JaSpan::Year(0)),
+    ("去年", JaSpan::Year(-1)),
+    ("昨年", JaSpan::Year(-1)),
+];
+
+/// Compounds that start with one of [`JA_WORDS`] but are not that date: a name (明日香, 今日子),
+/// a fiscal year (今年度), "contemporary" (今日的).
+const JA_NOT_DATES: &[&str] =
+    &["明日香", "明日葉", "今日子", "今日的", "今年度", "来年度", "昨年度", "去年度", "一昨年度"];
+
+#[derive(Clone, Copy)]
+enum JaSpan {
+    Day(i64),
+    Week(i64),
+    Weekend(i64),
+    Month(i32),
+    Year(i32),
+}
+
+const JA_WEEKDAYS: [(char, Weekday); 7] = [
+    ('月', Weekday::Mon),
+    ('火', Weekday::Tue),
+    ('水', Weekday::Wed),
+    ('木', Weekday::Thu),
+    ('金', Weekday::Fri),
+    ('土', Weekday::Sat),
+    ('日', Weekday::Sun),
+];
+
+/// `金曜日` or `金曜` at the start of `text`: the weekday and the length.
+fn ja_weekday(text: &str) -> Option<(Weekday, usize)> {
+    let mut chars = text.chars();
+    let c = chars.next()?;
+    let wd = JA_WEEKDAYS.iter().find(|(k, _)| *k == c)?.1;
+    let rest = text[c.len_utf8()..].strip_prefix('曜')?;
+    let len = text.len() - rest.len();
+    Some((wd, if rest.starts_with('日') { len + '日'.len_utf8() } else { len }))
+}
+
+fn japanese(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
+    if JA_NOT_DATES.iter().any(|w| text.starts_with(*w)) {
+        return None;
+    }
+    if let Some(found) = ja_count(text, today) {
+        return Some(found);
+    }
+    // 来週の金曜日, 来週金曜, 今度の金曜, 次の金曜日, 先週の月曜日
+    let heads =
+        [("来週", Some(1)), ("今週", Some(0)), ("先週", Some(-1)), ("今度", None), ("次", None)];
+    for (head, weeks) in heads {
+        let Some(rest) = text.strip_prefix(head) else { continue };
+        let rest_no = rest.strip_prefix('の').unwrap_or(rest);
+        if weeks.is_none() && rest_no.len() == rest.len() {
+            continue; // 今度 and 次 need their の
+        }
+        if let Some((wd, len)) = ja_weekday(rest_no) {
+            let end = text.len() - rest_no.len() + len;
+            let d = match weeks {
+                Some(w) => weekday_of_week(today, w, wd)?,
+                None => coming(today, wd)?,
+            };
+            return Some((end, Span::Day(d)));
+        }
+    }
+    let (word, span) = JA_WORDS.iter().find(|(w, _)| text.starts_with(w))?;
+    let span = match *span {
+        JaSpan::Day(n) => Span::Day(today.checked_add_signed(Duration::days(n))?),
+        JaSpan::Week(n) => Span::Week(monday(today, n)?),
+        JaSpan::Weekend(n) => Span::Weekend(weekday_of_week(today, n, Weekday::Sat)?),
+        JaSpan::Month(n) => Span::Month(month_of(today, n)?),
+        JaSpan::Year(n) => Span::Year(today.year().checked_add(n)?),
+    };
+    Some((word.len(), span))
+}
+
+/// `3日後`, `2週間前`, `3ヶ月後`, `1年前` (digits ASCII or full-width).
+fn ja_count(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
+    let mut n: u32 = 0;
+    let mut digits = 0;
+    let mut len = 0;
+    for c in text.chars() {
+        let d = match c {
+            '0'..='9' => u32::from(c) - u32::from('0'),
+            '０'..='９' => u32::from(c) - u32::from('０'),
+            _ => break,
+        };
+        n = n.checked_mul(10)?.checked_add(d)?;
+        digits += 1;
+        len += c.len_utf8();
+    }
+    if digits == 0 || digits > 4 {
+        return None;
+    }
+    let rest = &text[len..];
+    let units: [(&str, Unit); 9] = [
+        ("日", Unit::Day),
+        ("週間", Unit::Week),
+        ("週", Unit::Week),
+        ("ヶ月", Unit::Month),
+        ("か月", Unit::Month),
+        ("カ月", Unit::Month),
+        ("ケ月", Unit::Month),
+        ("ヵ月", Unit::Month),
+        ("年", Unit::Year),
+    ];
+    let (u_text, u) = units.iter().find(|(s, _)| rest.starts_with(s))?;
+    let rest = &rest[u_text.len()..];
+    let back = match rest.chars().next()? {
+        '後' => false,
+        '前' => true,
+        _ => return None,
+    };
+    let end = text.len() - rest.len() + '後'.len_utf8();
+    shift(today, n, *u, back).map(|d| (end, Span::Day(d)))
+}
