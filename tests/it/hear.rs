@@ -274,6 +274,38 @@ fn issue_18_messages_land_where_the_user_meant() {
     assert!(!env.path("memory/episodes/2026-12-01.md").exists(), "a preference is no episode");
 }
 
+/// A how-to said in one sentence becomes a procedure named by what it does, one step per step:
+/// not a procedure titled with the sentence's first eight words and holding it as one step.
+#[test]
+fn issue_18_a_one_sentence_how_to_is_a_titled_procedure_with_its_steps() {
+    let env = TestEnv::initialized();
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (
+            "note that to renew the certificate you run certbot renew, then reload nginx",
+            "memory/procedures/renew-the-certificate.md",
+            &["# Renew the certificate\n", "1. run certbot renew\n2. reload nginx\n"],
+        ),
+        (
+            "remember how to clear the cache: open settings, then storage, then tap clear",
+            "memory/procedures/clear-the-cache.md",
+            &["# Clear the cache\n", "1. open settings\n2. storage\n3. tap clear\n"],
+        ),
+        (
+            "メモして：バックアップの手順は、まずDBを止めて、次にスナップショットを取る。",
+            "memory/procedures/バックアップの手順.md",
+            &["# バックアップの手順\n", "1. DBを止めて\n2. スナップショットを取る\n"],
+        ),
+    ];
+    for (message, path, parts) in cases {
+        env.run(["hear", message]).output().success();
+        let text = env.read(path);
+        for part in parts {
+            assert!(text.contains(part), "{message}: {part:?} not in {path}:\n{text}");
+        }
+    }
+    env.assert_clean_tree();
+}
+
 /// "さっきの話は忘れて" points back: hear offers the memory written last, and forgets nothing.
 #[test]
 fn a_forget_that_points_back_offers_the_last_memory() {

@@ -723,7 +723,13 @@ impl Writer<'_> {
                     .trim_end_matches(':')
                     .to_owned();
                 let rest: Vec<&str> = req.text.lines().skip(1).collect();
-                if rest.iter().all(|l| l.trim().is_empty()) {
+                if let (Some(named), Some(said)) =
+                    (cogmem_text::howto::split(&masked), cogmem_text::howto::split(&req.text))
+                {
+                    // One sentence with a title marker and sequence words ("how to X: A, then
+                    // B"): its title and its steps. See: issue 18
+                    (named.title, said.steps)
+                } else if rest.iter().all(|l| l.trim().is_empty()) {
                     (first_words(&masked), procedure::steps_from_text(&req.text))
                 } else {
                     (first, procedure::steps_from_text(&rest.join("\n")))

@@ -1,6 +1,6 @@
 //! cogmem's text layer: everything about memory text that needs no file, no index and no
 //! repository. Whether a message asks to remember ([`trigger`]), where a memory belongs
-//! ([`route`]), who people are to the user ([`kin`]), the words of a text ([`word`]) and those
+//! ([`route`]) and a one-sentence how-to's title and steps ([`howto`]), who people are to the user ([`kin`]), the words of a text ([`word`]) and those
 //! too common to mean anything ([`stopword`]), Markdown helpers ([`markdown`]), the time
 //! ([`clock`]), reading dates and times ([`date`]), token estimates ([`tokens`]), the model's
 //! vocabulary ([`model`]), the forms of memory and entity ids ([`id`]), the nearest known names
@@ -21,6 +21,7 @@
 pub mod clock;
 pub mod date;
 pub mod error;
+pub mod howto;
 pub mod id;
 pub mod kin;
 pub mod markdown;
