@@ -420,7 +420,7 @@ impl<'a> Text<'a> {
                     .take_while(|(_, ch)| ch.is_alphabetic())
                     .map(|(_, ch)| ch.to_ascii_lowercase())
                     .collect();
-                if REMEMBER_TYPOS.contains(&word.as_str()) {
+                if REMEMBER_TYPOS.contains(&word.as_str()) || one_slip_from(&word, "remember") {
                     norm.push_str("remember");
                     at.extend(std::iter::repeat_n(i, "remember".len()));
                     skip = word.chars().count() - 1;
@@ -530,6 +530,30 @@ const FORGET_TYPOS: &[&str] = &["forgt", "forgget", "frget", "foget", "forgat", 
 /// Misspellings of "remember" that are read as the word (issue 18: typos).
 const REMEMBER_TYPOS: &[&str] =
     &["remeber", "rember", "remmeber", "rememebr", "remembr", "rmember", "remembe", "remmember"];
+
+/// Tells whether `word` is `target` with one slip of the keyboard: a letter dropped, doubled,
+/// swapped with its neighbour or struck wrong ("remmber", "remembr", "rememebr"), and not a real
+/// inflection of it ("remembers").
+fn one_slip_from(word: &str, target: &str) -> bool {
+    let (w, t): (Vec<char>, Vec<char>) = (word.chars().collect(), target.chars().collect());
+    if w == t || w.len() < t.len().saturating_sub(1) || w.len() > t.len() + 1 {
+        return false;
+    }
+    if w.len() == t.len() + 1 && w.last() == Some(&'s') && w[..t.len()] == t[..] {
+        return false;
+    }
+    let head = w.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let tail = |a: &[char], b: &[char]| a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    match w.len().cmp(&t.len()) {
+        std::cmp::Ordering::Equal => {
+            let back = tail(&w[head..], &t[head..]);
+            let left = w.len() - head - back;
+            left == 1 || (left == 2 && w[head] == t[head + 1] && w[head + 1] == t[head])
+        }
+        std::cmp::Ordering::Greater => head + tail(&w[head..], &t[head..]) >= t.len(),
+        std::cmp::Ordering::Less => head + tail(&t[head..], &w[head..]) >= w.len(),
+    }
+}
 
 fn is_abbreviation(before: &str) -> bool {
     let last = before.rsplit(' ').next().unwrap_or("");
@@ -1797,6 +1821,11 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             return done(end, content_after(text, end));
         }
     }
+    // "Save this recipe: …", "pin this and never let it fade: …", "keep this one — …": a
+    // storing verb on "this", then a label, then the content after the colon or dash.
+    if let Some(end) = labelled_keep(text, c, rest) {
+        return done(end, strip_label(content_after(text, end)));
+    }
     // "save this", "store all of that", "log that one": a storing verb that points back.
     let pointed = ["save", "store", "log", "record"]
         .iter()
@@ -1901,6 +1930,41 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
     }
     None
+}
+
+/// "Save this recipe: toast the cumin…", "pin this and never let it fade: always…", "please pin
+/// this permanently — our wedding date…": a storing verb on "this"/"that" (or a knowledge noun:
+/// "save my recipe"), a few words, then a colon or dash with content after it. Returns the
+/// offset after the separator. "Save this as a PDF: …" and "save the file: …" name work.
+fn labelled_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
+    const VERBS: &[&str] = &["save", "keep", "store", "note", "log", "record", "file", "pin"];
+    const OBJECTS: &[&str] = &["this", "that", "these", "it"];
+    const KNOWLEDGE: &[&str] = &[
+        "recipe", "workflow", "routine", "process", "procedure", "tip", "trick", "rule", "fact",
+        "info", "detail", "details", "preference", "setup", "config", "steps", "checklist",
+    ];
+    if c.question {
+        return None;
+    }
+    let verb = VERBS.iter().find(|v| starts_word(rest, v))?;
+    let after = &rest[verb.len()..];
+    let head_end = [":", " — ", " – ", " - "]
+        .iter()
+        .filter_map(|sep| after.find(sep).map(|k| (k, sep.len())))
+        .min_by_key(|(k, _)| *k)?;
+    let head = &after[..head_end.0];
+    let words: Vec<&str> = head.split_whitespace().collect();
+    if words.is_empty() || words.len() > 8 || head.contains(['.', '?', '!', '\n']) {
+        return None;
+    }
+    let pointed = OBJECTS.contains(&words[0]);
+    let knows = words.iter().take(3).any(|w| KNOWLEDGE.contains(&w.trim_end_matches(',')));
+    if !(pointed || knows) || words.iter().any(|w| matches!(*w, "as" | "file" | "to")) {
+        return None;
+    }
+    let end = c.start + verb.len() + head_end.0 + head_end.1;
+    let tail = sl(&text.norm, end, text.norm.len()).trim();
+    (tail.split_whitespace().count() >= 3).then_some(end)
 }
 
 /// Tells whether the words after a "write down" state something to keep (a colon, or a verb of
