@@ -1196,6 +1196,15 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             // "remind me what/when …" keeps the question word in the topic.
             let from = if *phrase == "remind me" { c.start + phrase.len() } else { end };
             let topic = strip_topic(strip_question(content_to(text, from, c.end)));
+            // "Can you remind me how long to boil an egg?" asks for knowledge, as does
+            // "remind me how to reverse a list"; "remind me how I set up the VPN" is the user's.
+            if *phrase == "remind me"
+                && topic.to_ascii_lowercase().starts_with("how ")
+                && !is_personal_topic(&topic)
+                && !names_known(text, &topic)
+            {
+                return None;
+            }
             // "What do you know about the French Revolution?" asks for knowledge, not memory.
             if !memory && !is_personal_topic(&topic) && !names_known(text, &topic) {
                 return None;
@@ -1365,6 +1374,10 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     // "Remember that party last summer?" asks, unless it was a request ("can you remember that …?").
     if !c.requested && c.question && c.raw_start == c.start && starts_word(rest, "remember") {
         let end = c.start + "remember".len();
+        // "Remember the Titans is such a good movie, who directed it?" names a film.
+        if names_a_title(text, end) {
+            return None;
+        }
         let topic = strip_question(content_to(text, end, c.end));
         return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
     }
@@ -2472,6 +2485,18 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         };
         if let Some(k) = words.iter().position(memory_noun) {
             let tail: Vec<&str> = words[k + 1..].to_vec();
+            // "delete the note with my policy number", "remove the memory containing the code".
+            let noun = words[k].starts_with("note") || words[k].starts_with("memor");
+            if noun
+                && k <= 2
+                && tail.first().is_some_and(|w| matches!(*w, "with" | "containing" | "that" | "where"))
+            {
+                let phrase = format!("{} {}", words[..=k].join(" "), tail[0]);
+                if let Some(i) = sl(&text.norm, start, c.sep_end).find(&phrase) {
+                    let end = start + i + phrase.len();
+                    return done(end, content_to(text, end, c.sep_end));
+                }
+            }
             if let Some(j) =
                 tail.iter().position(|w| matches!(*w, "about" | "of" | "on" | "regarding"))
             {
