@@ -1907,6 +1907,10 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         "reminder for next time:",
         "reminder for the future:",
         "note for later:",
+        "note for future:",
+        "note for the future:",
+        "note for next time:",
+        "for future reference:",
         "to remember:",
         "worth remembering:",
         "to keep in mind:",
@@ -3682,7 +3686,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         .iter()
         .find_map(|w| s.find(w).map(|m| (m, w.len())))
         && !s[m + n..].starts_with(['が', '力'])
-        && let Some((a, w)) = ["振り返", "見直", "整理", "統合", "棚卸し"]
+        && let Some((a, w)) = ["振り返", "ふりかえ", "見直", "整理", "統合", "棚卸し"]
             .iter()
             .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
         && s[m + n..a].chars().count() <= 6
@@ -3725,6 +3729,23 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "メモリの整理",
         "内省しよう",
         "内省して",
+        // The same in kana (ふりかえり) and the loanword (リフレクション).
+        "ふりかえりをしよう",
+        "ふりかえりしよう",
+        "ふりかえりの時間",
+        "ふりかえりをお願い",
+        "ふりかえりお願い",
+        "ふりかえりをして",
+        "ふりかえりして",
+        "ふりかえろう",
+        "ふりかえって",
+        "リフレクションをしよう",
+        "リフレクションしよう",
+        "リフレクションの時間",
+        "リフレクションをお願い",
+        "リフレクションお願い",
+        "リフレクションをして",
+        "リフレクションして",
     ];
     for v in REFLECT {
         let Some(i) = s.find(v) else { continue };
@@ -3769,19 +3790,33 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "削除して",
         "消しておいて",
         "消しといて",
+        "削除していいよ",
+        "削除していい",
+        "削除してもいい",
+        "消していいよ",
+        "消していい",
+        "消してもいい",
         "消して",
         "無視してください",
         "無視していい",
         "無視して",
+        "取り消しておいて",
+        "取り消しといて",
+        "取り消してください",
+        "取り消して",
     ];
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
     let about_memory =
-        ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて", "言ったこと"]
+        ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて", "言った", "さっきの"]
             .iter()
             .any(|w| s.contains(w));
     for v in FORGET {
         let Some(i) = s.find(v) else { continue };
-        let needs_memory = v.starts_with("削除") || v.starts_with("消し") || v.starts_with("無視");
+        // 取り消して cancels an order unless it points at what was said (さっきのは取り消して).
+        let needs_memory = v.starts_with("削除")
+            || v.starts_with("消し")
+            || v.starts_with("無視")
+            || v.starts_with("取り消");
         if quoted(i) || needs_memory && !about_memory {
             continue;
         }
@@ -3803,15 +3838,15 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         }
     }
     // Recall without a question mark: 私について覚えていることを教えて。
-    for v in [
-        "覚えていることを教えて",
-        "覚えてることを教えて",
-        "知っていることを教えて",
-        "知ってることを教えて",
-        "記憶していることを教えて",
-    ] {
+    for v in ["覚えていること", "覚えてること", "知っていること", "知ってること", "記憶していること"]
+    {
+        // …ことを教えて, …ことを全部教えて, …ことを見せて: a few words between are fine.
         if let Some(i) = s.find(v)
             && !quoted(i)
+            && let Some(r) = s[i + v.len()..].strip_prefix('を')
+            && ["教えて", "見せて", "全部出して", "一覧にして"].iter().any(|w| {
+                r.find(w).is_some_and(|k| r[..k].chars().count() <= 4 && !r[..k].contains(['、', '。']))
+            })
         {
             let mut object = text.orig_slice(base, at(i)).to_owned();
             for q in ["について", "のことで", "のこと", "で"] {
@@ -3903,6 +3938,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         let next = s[i + v.len()..].chars().next();
         if next.is_some_and(|c| {
             matches!(c, 'の' | 'を' | 'は' | 'が' | 'に' | 'で' | 'だ' | 'も' | 'と' | 'す')
+                // おやすみ前に読む絵本: a kanji noun after it makes a compound, not a goodnight.
+                || matches!(c as u32, 0x4E00..=0x9FFF)
         }) || quoted(i)
         {
             continue;
