@@ -3285,6 +3285,12 @@ fn ja_continues_after(s: &str) -> bool {
     if s.starts_with(['、', ',', ':']) {
         return true;
     }
+    // おぼえといて〜 彼氏の…, メモっといて📝 兄は…: a trailing mark (an emoji is a space by
+    // now), then the content in the same sentence.
+    let after_marks = s.trim_start_matches(['〜', '～', '♪', ' ']);
+    if after_marks.len() < s.len() && !after_marks.trim().is_empty() {
+        return true;
+    }
     JA_TAILS.iter().any(|t| s.strip_prefix(t).is_some_and(ja_continues_after))
 }
 
@@ -3596,6 +3602,22 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             from = r.len();
         }
         let tail = &s[i + v.len()..];
+        // 忘れないでほしい手順：…, 絶対に忘れないでほしいルール：…: what it is, then the content.
+        if let Some(r) = tail.strip_prefix("ほしい").or_else(|| tail.strip_prefix("欲しい"))
+            && let Some(k) = r.find(':')
+            && r[..k].chars().count() <= 6
+            && !r[..k].contains(['、', '。'])
+        {
+            let end = at(i + v.len() + (tail.len() - r.len()) + k + 1);
+            let content = content_after(text, end);
+            if !content.is_empty() {
+                let label = r[..k].trim();
+                let content =
+                    if label.is_empty() { content } else { format!("{label}：{content}") };
+                out.push(hit(text, TriggerKind::Remember, at(from), end, content));
+                return out;
+            }
+        }
         if ja_ends_after(tail) {
             let object = ja_trim_object(text.orig_slice(base, at(from)));
             // リマインドできるように覚えておいて: a purpose points at the text around it.
@@ -3623,7 +3645,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let mut rest = content.as_str();
             loop {
                 let before = rest.len();
-                rest = rest.trim_start_matches(['、', ':', '：', ' ']);
+                rest = rest.trim_start_matches(['、', ':', '：', ' ', '〜', '～', '♪']);
                 if let Some(t) =
                     JA_TAILS.iter().filter(|t| rest.starts_with(*t)).max_by_key(|t| t.len())
                 {
