@@ -543,7 +543,9 @@ fn one_slip_from(word: &str, target: &str) -> bool {
         return false;
     }
     let head = w.iter().zip(&t).take_while(|(a, b)| a == b).count();
-    let tail = |a: &[char], b: &[char]| a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    let tail = |a: &[char], b: &[char]| {
+        a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
+    };
     match w.len().cmp(&t.len()) {
         std::cmp::Ordering::Equal => {
             let back = tail(&w[head..], &t[head..]);
@@ -1371,6 +1373,9 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             }
         }
     }
+    if let Some(hit) = saved_lookup(text, c, rest) {
+        return Some(hit);
+    }
     // "Remember that party last summer?" asks, unless it was a request ("can you remember that …?").
     if !c.requested && c.question && c.raw_start == c.start && starts_word(rest, "remember") {
         let end = c.start + "remember".len();
@@ -1386,6 +1391,69 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
 
 /// Tells whether what follows an instruction qualifies the task at hand rather than stating a
 /// lasting fact: "… this paragraph", "… when you rewrite it".
+/// "Can you look up what I saved about the kids' pediatrician?", "what's the descaling routine I
+/// saved?", "What do you have in memory about my diet?": a question or a look-up that names what
+/// the user stored. "I saved the file, can you check it?" names no stored memory to find.
+fn saved_lookup(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    const LOOKUPS: &[&str] =
+        &["look up", "find", "pull up", "dig up", "fetch", "get me", "show me", "check"];
+    const WH: &[&str] = &["what", "what's", "whats", "which", "where", "when", "who", "how"];
+    const MARKERS: &[&str] = &[
+        "i saved",
+        "i stored",
+        "i noted",
+        "i had you save",
+        "i asked you to save",
+        "i asked you to remember",
+        "you saved",
+        "you stored",
+        "you noted",
+        "you have saved",
+        "you've saved",
+        "you have stored",
+        "you've stored",
+        "you have in memory",
+        "you have in your memory",
+        "you have in your notes",
+        "you've got in memory",
+        "you keep in memory",
+    ];
+    let lookup = LOOKUPS.iter().find(|v| starts_word(rest, v));
+    let wh = WH.iter().any(|w| starts_word(rest, w));
+    if lookup.is_none() && !(wh && c.question) {
+        return None;
+    }
+    let clause = sl(&text.norm, c.start, c.end);
+    let (k, m) = MARKERS.iter().find_map(|m| find_word(clause, m).map(|k| (k, *m)))?;
+    let after = clause[k + m.len()..].trim_start();
+    // The marker ends the clause or names the topic next ("… I saved about X", "… in memory on X").
+    let topic_at = ["about", "on", "regarding", "for"]
+        .iter()
+        .find(|w| starts_word(after, w))
+        .map(|w| c.start + clause.len() - after.len() + w.len());
+    let closes = after.trim_end_matches(['?', '.', '!', ' ']).is_empty();
+    let topic = if let Some(p) = topic_at {
+        strip_question(content_to(text, p, c.end))
+    } else if closes {
+        // "what's the descaling routine I saved?": the words between the question and the marker.
+        let head = &clause[..k];
+        let skip = head.split_whitespace().next().map_or(0, |w| w.len());
+        let skip = lookup.map_or(skip, |v| v.len());
+        let topic = content_to(text, c.start + skip, c.start + k);
+        let lower = topic.to_ascii_lowercase();
+        let lower = lower.strip_prefix("what ").unwrap_or(&lower);
+        let cut = ["is ", "was ", "are ", "were "]
+            .iter()
+            .find(|w| lower.starts_with(*w))
+            .map_or(0, |w| w.len());
+        topic[topic.len() - lower.len() + cut..].trim().to_owned()
+    } else {
+        return None;
+    };
+    (!topic.is_empty())
+        .then(|| hit(text, TriggerKind::Recall, c.start, c.start + k + m.len(), topic))
+}
+
 fn is_task_caveat(rest: &str) -> bool {
     const ARTIFACTS: &[&str] = &[
         "paragraph",
@@ -1957,8 +2025,23 @@ fn labelled_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
     const VERBS: &[&str] = &["save", "keep", "store", "note", "log", "record", "file", "pin"];
     const OBJECTS: &[&str] = &["this", "that", "these", "it"];
     const KNOWLEDGE: &[&str] = &[
-        "recipe", "workflow", "routine", "process", "procedure", "tip", "trick", "rule", "fact",
-        "info", "detail", "details", "preference", "setup", "config", "steps", "checklist",
+        "recipe",
+        "workflow",
+        "routine",
+        "process",
+        "procedure",
+        "tip",
+        "trick",
+        "rule",
+        "fact",
+        "info",
+        "detail",
+        "details",
+        "preference",
+        "setup",
+        "config",
+        "steps",
+        "checklist",
     ];
     if c.question {
         return None;
@@ -2493,7 +2576,9 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
             let noun = words[k].starts_with("note") || words[k].starts_with("memor");
             if noun
                 && k <= 2
-                && tail.first().is_some_and(|w| matches!(*w, "with" | "containing" | "that" | "where"))
+                && tail
+                    .first()
+                    .is_some_and(|w| matches!(*w, "with" | "containing" | "that" | "where"))
             {
                 let phrase = format!("{} {}", words[..=k].join(" "), tail[0]);
                 if let Some(i) = sl(&text.norm, start, c.sep_end).find(&phrase) {
@@ -3860,14 +3945,16 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         }
     }
     // Recall without a question mark: 私について覚えていることを教えて。
-    for v in ["覚えていること", "覚えてること", "知っていること", "知ってること", "記憶していること"]
+    for v in
+        ["覚えていること", "覚えてること", "知っていること", "知ってること", "記憶していること"]
     {
         // …ことを教えて, …ことを全部教えて, …ことを見せて: a few words between are fine.
         if let Some(i) = s.find(v)
             && !quoted(i)
             && let Some(r) = s[i + v.len()..].strip_prefix('を')
             && ["教えて", "見せて", "全部出して", "一覧にして"].iter().any(|w| {
-                r.find(w).is_some_and(|k| r[..k].chars().count() <= 4 && !r[..k].contains(['、', '。']))
+                r.find(w)
+                    .is_some_and(|k| r[..k].chars().count() <= 4 && !r[..k].contains(['、', '。']))
             })
         {
             let mut object = text.orig_slice(base, at(i)).to_owned();
