@@ -119,9 +119,14 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
     // Text the user pasted to be worked on ("proofread this: …") says nothing to the agent.
-    let material = material_start(&text.norm);
-    let sentences: Vec<Span> =
-        text.sentences().into_iter().filter(|s| material.is_none_or(|m| s.start < m)).collect();
+    let material = material_start(&text.norm).or_else(|| drafted_material(&text.norm));
+    let sentences: Vec<Span> = text
+        .sentences()
+        .into_iter()
+        .filter(|s| material.is_none_or(|m| s.start < m))
+        .map(|s| Span { start: s.start, end: material.map_or(s.end, |m| s.end.min(m)) })
+        .filter(|s| !hypothetical(sl(&text.norm, s.start, s.end)))
+        .collect();
     for (k, sentence) in sentences.iter().enumerate() {
         let hits = english(&text, *sentence, extra).into_iter().chain(japanese(&text, *sentence));
         for (pos, t) in hits {
@@ -283,6 +288,43 @@ fn request_after_material(
 /// proofread this?", "Summarise the following notes:", "この文章を要約して：" on the first line,
 /// with the material on the lines after. A request is what the user says to the agent, not a
 /// line of the email or document they pasted (issue 18).
+/// "Draft a reminder email to the team: please remember to submit timesheets by Friday": a
+/// message the user asks the agent to write for others opens the text after the colon, which
+/// speaks to them, not to the agent. Returns where that text starts.
+fn drafted_material(norm: &str) -> Option<usize> {
+    const WRITE: &[&str] = &["draft", "write", "compose", "prepare", "word", "type up"];
+    const FOR_OTHERS: &[&str] = &[
+        "email", "e-mail", "message", "text", "reminder", "post", "announcement", "memo",
+        "letter", "tweet", "card", "reply", "invitation", "invite", "slack", "sms",
+        "notice", "newsletter", "toast", "speech",
+    ];
+    let head = norm.trim_start();
+    let head = ["please ", "can you ", "could you ", "pls "]
+        .iter()
+        .find_map(|p| head.strip_prefix(p))
+        .unwrap_or(head);
+    let verb = WRITE.iter().find(|v| starts_word(head, v))?;
+    let colon = head.find(':')?;
+    let words: Vec<&str> = head[verb.len()..colon].split_whitespace().collect();
+    let names = words.len() <= 8
+        && words.iter().take(4).any(|w| {
+            let w = w.trim_end_matches(',');
+            FOR_OTHERS.contains(&w) || w.strip_suffix('s').is_some_and(|w| FOR_OTHERS.contains(&w))
+        })
+        && !head[..colon].contains(['\n', '.', '?'])
+        && !words.iter().any(|w| matches!(*w, "me" | "myself" | "self" | "yourself"));
+    names.then(|| norm.len() - head.len() + colon + 1)
+}
+
+/// "Hypothetically, if I told you my sister's number, would you keep it forever?", "What if I
+/// asked you to forget everything?": a sentence that imagines a request makes none.
+fn hypothetical(sentence: &str) -> bool {
+    let s = sentence.trim_start();
+    ["hypothetically", "what if", "suppose", "supposing", "imagine if", "in theory"]
+        .iter()
+        .any(|w| starts_word(s, w))
+}
+
 fn material_start(norm: &str) -> Option<usize> {
     let (first, _) = norm.split_once('\n')?;
     let first_end = first.len() + 1;
