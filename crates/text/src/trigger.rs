@@ -1944,6 +1944,14 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             return done(end, content_after(text, end));
         }
     }
+    // "Forwarding this so you keep it in mind:\n> Your appointment …": passed on for the agent to keep.
+    if let Some(end) = passed_on_to_keep(text, c, rest) {
+        let content = content_after(text, end);
+        let content = content.trim_start_matches(['>', ' ']).replace("\n> ", "\n");
+        if !content.trim().is_empty() {
+            return done(end, trim_content(&content));
+        }
+    }
     // "Save this recipe: …", "pin this and never let it fade: …", "keep this one — …": a
     // storing verb on "this", then a label, then the content after the colon or dash.
     if let Some(end) = labelled_keep(text, c, rest) {
@@ -2057,6 +2065,42 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
     }
     None
+}
+
+/// "Forwarding this so you keep it in mind: …", "pasting this here so you have it for later: …":
+/// a verb of passing something on, then a purpose of keeping it, then a colon. Returns the offset
+/// after the colon.
+fn passed_on_to_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
+    const PASS: &[&str] = &[
+        "forwarding", "sending", "pasting", "sharing", "passing along", "passing on", "dropping",
+        "here's", "here is",
+    ];
+    const PURPOSE: &[&str] = &[
+        "so you keep it in mind",
+        "so you keep this in mind",
+        "so you can keep it in mind",
+        "so you remember",
+        "so you can remember",
+        "so that you remember",
+        "so you don't forget",
+        "so you have it",
+        "so you have this",
+        "so you can have it",
+        "so you know for later",
+        "so you keep it",
+        "for you to remember",
+        "for you to keep",
+        "for your memory",
+        "for your records",
+    ];
+    let verb = PASS.iter().find(|v| starts_word(rest, v))?;
+    let whole = sl(&text.norm, c.start, text.norm.len());
+    let colon = whole.find(':')?;
+    let head = &whole[verb.len()..colon];
+    if head.split_whitespace().count() > 12 || head.contains(['\n', '.', '?']) {
+        return None;
+    }
+    PURPOSE.iter().any(|p| find_word(head, p).is_some()).then_some(c.start + colon + 1)
 }
 
 /// "Save this recipe: toast the cumin…", "pin this and never let it fade: always…", "please pin
