@@ -294,9 +294,26 @@ fn request_after_material(
 fn drafted_material(norm: &str) -> Option<usize> {
     const WRITE: &[&str] = &["draft", "write", "compose", "prepare", "word", "type up"];
     const FOR_OTHERS: &[&str] = &[
-        "email", "e-mail", "message", "text", "reminder", "post", "announcement", "memo",
-        "letter", "tweet", "card", "reply", "invitation", "invite", "slack", "sms",
-        "notice", "newsletter", "toast", "speech",
+        "email",
+        "e-mail",
+        "message",
+        "text",
+        "reminder",
+        "post",
+        "announcement",
+        "memo",
+        "letter",
+        "tweet",
+        "card",
+        "reply",
+        "invitation",
+        "invite",
+        "slack",
+        "sms",
+        "notice",
+        "newsletter",
+        "toast",
+        "speech",
     ];
     let head = norm.trim_start();
     let head = ["please ", "can you ", "could you ", "pls "]
@@ -2072,8 +2089,15 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
 /// after the colon.
 fn passed_on_to_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
     const PASS: &[&str] = &[
-        "forwarding", "sending", "pasting", "sharing", "passing along", "passing on", "dropping",
-        "here's", "here is",
+        "forwarding",
+        "sending",
+        "pasting",
+        "sharing",
+        "passing along",
+        "passing on",
+        "dropping",
+        "here's",
+        "here is",
     ];
     const PURPOSE: &[&str] = &[
         "so you keep it in mind",
@@ -4117,7 +4141,25 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let how = ["仕方", "やり方", "方法"].iter().any(|w| object.ends_with(w));
             // 「京都の歴史について何か覚えてる？」 asks what the agent knows of a subject.
             let anything = text.orig_slice(base, at(i)).ends_with("について何か");
-            if (v.contains("知っ") || how || anything)
+            // 「ゆで卵の半熟って何分だったっけ？」 asks how long, a matter of general knowledge, unless
+            // the user told it (前に言った…) or it is theirs.
+            let measure = [
+                "何分",
+                "何秒",
+                "何度",
+                "何グラム",
+                "何cc",
+                "何ml",
+                "何カロリー",
+                "どのくらい",
+                "どれくらい",
+            ]
+            .iter()
+            .any(|w| object.contains(w))
+                && !["前に", "言った", "教えた", "伝えた", "メモ"]
+                    .iter()
+                    .any(|w| text.norm.contains(w));
+            if (v.contains("知っ") || how || anything || measure)
                 && !ja_is_personal(&object)
                 && !names_known(text, &object)
             {
