@@ -70,6 +70,7 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         // "I'm a designer, so skip the detail", 私は糖尿病だから…: who the user is, when it is
         // not about a time, shapes the answers too.
         .or_else(|| event.is_none().then(|| user_identity(content, &lc)).flatten());
+    let user_pref = user_pref.or_else(|| household_diet(&lc));
     let (kind, main) = if let Some(w) = steps(content, &lc) {
         (Kind::Procedure, vec![(Store::Procedural, format!("how to do something, as steps ({w})"))])
     } else if let Some(w) = rule(content, &lc, &phrase_lc) {
@@ -118,7 +119,7 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
     }
     // "vault this: …": the request's own verb asks for the vault.
     let vault_verb = (first_word(phrase_lc.trim_start()) == "vault").then_some("vault");
-    if let Some(w) = first_hit(&both, PIN).or_else(|| first_sub(&both, JA_PIN)).or(vault_verb) {
+    if let Some(w) = first_hit(&both, PIN).or_else(|| ja_pin(&phrase_lc, content)).or(vault_verb) {
         // A pinned rule stays a rule first; anything else is a vault note, then its own store.
         if kind == Kind::Rule {
             stores.push(Store::Vault);
@@ -427,6 +428,8 @@ fn command(content: &str) -> Option<&'static str> {
         .windows(2)
         .any(|w| {
             let cmd = w[0].trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+            // "やり方：git reset": a command glued to Japanese before it.
+            let cmd = cmd.rsplit(|c: char| !c.is_ascii()).next().unwrap_or(cmd);
             COMMANDS.contains(&cmd)
                 && (w[1].starts_with('-')
                     || matches!(cmd, "git" | "docker" | "kubectl" | "cargo" | "npm" | "make"))
@@ -481,6 +484,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
                 && lc[i + 2..].starts_with(' ')
         })
         .count();
+    // "①電源オフ ②レンズを外す": circled numbers in a line.
+    let inline = inline.max(lc.chars().filter(|c| ('\u{2460}'..='\u{2473}').contains(c)).count());
     if inline >= 2 {
         return Some(format!("{inline} numbered steps"));
     }
@@ -520,7 +525,10 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         && (ja_purpose(content).is_some()
             || ["って打つ", "と打つ", "を実行", "を叩く", "って叩く", "で実行", "を押す", "のは"]
                 .iter()
-                .any(|w| content.contains(w)))
+                .any(|w| content.contains(w))
+            // Gitでコミットを取り消すやり方：git reset --soft …: a command under a how-to noun.
+            || ["やり方", "方法", "手順", "仕方"].iter().any(|w| content.contains(w))
+            || ja_method_noun(content).is_some())
     {
         return Some(c.to_owned());
     }
@@ -535,7 +543,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         .filter(|w| {
             // すすいで陰干し: で after い or ん joins two actions too.
             let te = w[1] == 'て' || w[1] == 'で' && matches!(w[0], 'い' | 'ん');
-            te && crate::word::is_cjk(w[2]) && !"いるねよたほくおもはあ".contains(w[2])
+            // 住んでて, 働いてて: ている cut short is a state, not an action.
+            te && crate::word::is_cjk(w[2]) && !"いるねよたほくおもはあて".contains(w[2])
         })
         .count();
     let items = content.matches('、').count();
@@ -690,6 +699,8 @@ const JA_DIRECTIVE: &[&str] = &[
     "でから",
     "て",
     "べき",
+    // 提案するときは必ず2人分の分量で: a rule word, then the noun and で it asks for.
+    "で",
 ];
 /// Endings that forbid: a rule by themselves.
 const JA_PROHIBITION: &[&str] = &[
@@ -731,6 +742,17 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
             .contains(&head.trim())
     {
         return Some(format!("{:?}", head.trim()));
+    }
+    // "when you write commit messages always use the imperative mood": a condition on what the
+    // agent does, then "always"/"never" and an action, with no comma between.
+    if ["when you ", "whenever you ", "if you "].iter().any(|w| t.starts_with(w)) {
+        let words: Vec<&str> = t.split_whitespace().collect();
+        if let Some(k) = words.iter().position(|w| matches!(*w, "always" | "never"))
+            && let Some(verb) = words.get(k + 1)
+            && (AGENT_VERBS.contains(verb) || STEP_VERBS.contains(verb))
+        {
+            return Some(format!("{:?} then {:?} {verb:?}", words[0], words[k]));
+        }
     }
     // "…, never merge it directly": a rule opener later in the sentence, before an action.
     let mine = ["i'm ", "i am ", "im ", "i "].iter().any(|w| t.starts_with(w));
@@ -826,6 +848,21 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
                 && event_words(lc).is_none() =>
         {
             Some(format!("a request ({d:?})"))
+        }
+        // コードのコメントは英語で書くこと: an order written as こと; 私の趣味は読むこと is the
+        // user's own.
+        // 祖母は電話が聞こえにくいから、メッセージで連絡すること explains a fact about her.
+        (None, Some(&"こと"))
+            if !ja_first_person(content)
+                && !["から、", "ので"].iter().any(|w| content.contains(w))
+                && event_words(lc).is_none()
+                && end
+                    .trim_end_matches("こと")
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| "うくぐすつぬぶむる".contains(c)) =>
+        {
+            Some("an order (…こと)".into())
         }
         _ => None,
     }
@@ -1037,6 +1074,17 @@ const JA_PREFERENCE: &[&str] = &[
 ];
 const JA_PREFERENCE_OTHER: &[&str] = &["好き", "嫌い", "苦手", "アレルギー"];
 
+/// "we keep halal at home", "our family is vegetarian": the household's diet, which shapes what
+/// the agent suggests as much as the user's own.
+fn household_diet(lc: &str) -> Option<&'static str> {
+    const DIETS: &[&str] =
+        &["halal", "kosher", "vegetarian", "vegan", "pescatarian", "gluten-free", "dairy-free"];
+    let ours = ["we ", "we're ", "our family", "our household", "at home"]
+        .iter()
+        .any(|w| lc.trim_start().starts_with(w) || lc.contains(&format!(" {w}")));
+    DIETS.iter().copied().find(|d| count_words(lc, d) > 0).filter(|_| ours)
+}
+
 /// The opening of a statement about who the user is: "I'm …", "I am …", 私は…, 僕は….
 fn user_identity(content: &str, lc: &str) -> Option<&'static str> {
     let t = lc.trim_start().strip_prefix("that ").unwrap_or(lc.trim_start());
@@ -1073,7 +1121,10 @@ const PIN: &[&str] = &[
     "pin this",
     "pin it",
     "pin that",
-    "pinned",
+    "keep it pinned",
+    "keep this pinned",
+    "keep that pinned",
+    "keep pinned",
     "permanently",
     "forever",
     "for good",
@@ -1086,6 +1137,23 @@ const PIN: &[&str] = &[
     "in your vault",
 ];
 const JA_PIN: &[&str] = &["ずっと", "永久", "永遠", "ピン留め", "保管庫"];
+
+/// The vault words of a Japanese request. In the request's own words any of [`JA_PIN`]; in the
+/// content ずっと only before a keeping verb (ずっと覚えておいて), for "単位はずっとメートル法が好み"
+/// says how long the user has liked it, not how long to keep it.
+fn ja_pin(phrase: &str, content: &str) -> Option<&'static str> {
+    if let Some(w) = first_sub(phrase, JA_PIN) {
+        return Some(w);
+    }
+    JA_PIN.iter().copied().find(|w| {
+        content.match_indices(w).any(|(i, _)| {
+            *w != "ずっと"
+                || ["覚え", "残", "保存", "忘れ", "記憶", "取って"]
+                    .iter()
+                    .any(|k| content[i + w.len()..].chars().take(4).collect::<String>().contains(k))
+        })
+    })
+}
 
 // ---------------------------------------------------------------------------------------------
 // Events and tasks
@@ -1224,6 +1292,12 @@ const RECURRING: &[&str] = &[
     "毎晩",
 ];
 const JA_EVENT: &[&str] = &[
+    // 2週間後から始まる, 3日後: a time counted from now.
+    "週間後",
+    "日後",
+    "ヶ月後",
+    "か月後",
+    "カ月後",
     "明日",
     "明後日",
     "今日",
@@ -1267,6 +1341,15 @@ const JA_EVENT: &[&str] = &[
 fn event_words(lc: &str) -> Option<String> {
     // "the Wi-Fi in meeting room B is flaky" names a place, not a meeting.
     let lc = &lc.replace("meeting room", "room");
+    // 予約システム, 会議室: a thing named after an event is no event.
+    let lc = &["システム", "サイト", "ページ", "アプリ", "室", "枠"].iter().fold(
+        lc.clone(),
+        |s, tail| {
+            ["予約", "会議", "ミーティング"]
+                .iter()
+                .fold(s, |s, head| s.replace(&format!("{head}{tail}"), tail))
+        },
+    );
     if let Some(w) = first_hit(lc, EVENT) {
         return Some(w.to_owned());
     }
@@ -1307,7 +1390,10 @@ fn event_words(lc: &str) -> Option<String> {
         return None;
     }
     // 土曜の午前中に…: a weekday, unless every week (毎週土曜, above).
-    if let Some(w) = first_sub(lc, &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"])
+    // 在宅勤務は火曜と木曜: two weekdays are a weekly schedule.
+    const JA_DAYS: &[&str] = &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"];
+    if let Some(w) = first_sub(lc, JA_DAYS)
+        && JA_DAYS.iter().filter(|d| lc.contains(*d)).count() < 2
     {
         return Some(w.to_owned());
     }
@@ -1339,7 +1425,16 @@ fn event_words(lc: &str) -> Option<String> {
             return Some("a date (may)".into());
         }
         let ordinal = w.ends_with(|c: char| c.is_ascii_alphabetic()) && num(w);
+        // "rent is due on the 1st", "the card is billed on the 15th": a day of every month.
+        let monthly = i >= 3
+            && words[i - 1] == "the"
+            && words[i - 2] == "on"
+            && matches!(
+                words[i - 3],
+                "due" | "paid" | "payable" | "billed" | "charged" | "renews" | "collected"
+            );
         if ordinal
+            && !monthly
             && (i > 0 && words[i - 1] == "the" || words.get(i + 1) == Some(&"of"))
             && words.get(i + 1) != Some(&"floor")
         {
@@ -1377,7 +1472,14 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
         "to do",
         "todo",
     ];
-    if let Some(w) = first_hit(lc, MINE) {
+    // "rent is due on the 1st": a day of every month, not a deadline.
+    let monthly_due = ["due on the ", "due by the "].iter().any(|w| {
+        lc.split(w).skip(1).any(|r| {
+            let d = r.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+            d.len() >= 3 && d[..d.len() - 2].parse::<u32>().is_ok() && !r.contains(" of ")
+        })
+    });
+    if let Some(w) = first_hit(lc, MINE).filter(|w| !(*w == "due" && monthly_due)) {
         return Some(format!("{w:?}"));
     }
     // 電話しないといけない, 出さなきゃ: something the user has to do.
