@@ -3806,7 +3806,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let end = at(i + v.len() + (tail.len() - r.len()) + k + 1);
             let content = content_after(text, end);
             if !content.is_empty() {
-                let label = r[..k].trim();
+                // 忘れないでほしいこと：… names nothing; 手順, ルール name what follows.
+                let label = r[..k].trim().trim_start_matches(['こ', 'と', 'の', 'も']);
                 let content =
                     if label.is_empty() { content } else { format!("{label}：{content}") };
                 out.push(hit(text, TriggerKind::Remember, at(from), end, content));
@@ -4005,6 +4006,11 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "削除しておいて",
         "削除しといて",
         "削除して",
+        // Before 消して, which it contains.
+        "取り消しておいて",
+        "取り消しといて",
+        "取り消してください",
+        "取り消して",
         "消しておいて",
         "消しといて",
         "削除していいよ",
@@ -4017,10 +4023,6 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "無視してください",
         "無視していい",
         "無視して",
-        "取り消しておいて",
-        "取り消しといて",
-        "取り消してください",
-        "取り消して",
     ];
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
     let about_memory =
