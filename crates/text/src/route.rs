@@ -120,7 +120,10 @@ fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
 /// `explicit` is true when the user asked for it ("remember …"), which makes confidence high.
 pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
-    let first_person = is_first_person(&lc) || stores::ja_first_person(content);
+    // "we keep halal at home": the household's diet is the user's own too.
+    let first_person = is_first_person(&lc)
+        || stores::ja_first_person(content)
+        || stores::household_diet(&lc).is_some();
     let choice = stores::choose(content, trigger_phrase.unwrap_or(""), first_person);
     let kind = choice.kind;
     let mut reason = choice.reasons();

@@ -1076,7 +1076,7 @@ const JA_PREFERENCE_OTHER: &[&str] = &["好き", "嫌い", "苦手", "アレル�
 
 /// "we keep halal at home", "our family is vegetarian": the household's diet, which shapes what
 /// the agent suggests as much as the user's own.
-fn household_diet(lc: &str) -> Option<&'static str> {
+pub(super) fn household_diet(lc: &str) -> Option<&'static str> {
     const DIETS: &[&str] =
         &["halal", "kosher", "vegetarian", "vegan", "pescatarian", "gluten-free", "dairy-free"];
     let ours = ["we ", "we're ", "our family", "our household", "at home"]
