@@ -4233,6 +4233,16 @@ mod tests {
     }
 
     #[test]
+    fn one_slip_of_the_keyboard() {
+        for w in ["remmber", "remembr", "rememebr", "remembeer", "rrmember", "remenber"] {
+            assert!(one_slip_from(w, "remember"), "{w}");
+        }
+        for w in ["remember", "remembers", "remembered", "rembmer", "member", "december"] {
+            assert!(!one_slip_from(w, "remember"), "{w}");
+        }
+    }
+
+    #[test]
     fn issue_examples() {
         let cases = [
             ("Remember that I prefer TypeScript over JavaScript.", Some("remember")),

@@ -428,3 +428,117 @@ fn families_of_report_misses_in_new_words() {
         assert_eq!(r.stores.first(), Some(&want_store), "store of {input:?}: {:?}", r.reason);
     }
 }
+
+/// The families of misses the final table showed in its one unseen measurement (issue 18), each
+/// by messages of its own that are in no table: what the trigger hears, then the main store of
+/// what it hears (`None` for no remember request).
+#[test]
+fn families_of_final_misses_in_new_words() {
+    use cogmem_text::trigger::{ExtraPhrases, TriggerKind, classify};
+    let ctx = RouteContext::default();
+    let cases: &[(&str, Option<TriggerKind>, Option<Store>)] = {
+        use Store::{Core, Episodic, Procedural, Semantic, Vault};
+        use TriggerKind::{Forget, Recall, Reflect, ReflectSoft, Remember};
+        &[
+            // A slip of the keyboard.
+            (
+                "remebmer that the boiler service is with British Gas",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            // A storing verb on "this", a label, then the content.
+            (
+                "keep this tip: clear the dishwasher filter every month by twisting it out",
+                Some(Remember),
+                None,
+            ),
+            (
+                "pin this forever: never send invoices without the PO number",
+                Some(Remember),
+                Some(Core),
+            ),
+            (
+                "please pin this for good - our mortgage account number ends 4471",
+                Some(Remember),
+                Some(Vault),
+            ),
+            ("Save this as a PDF please", None, None),
+            ("save the file before you close it", None, None),
+            // Passed on to keep.
+            (
+                "Sending this so you remember it:\n\nYour flight BA117 departs 10 Jan at 14:20.",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            // What the user saved, asked for.
+            ("What's the packing list I saved?", Some(Recall), None),
+            ("can you find what I saved about the boiler?", Some(Recall), None),
+            ("What do you have in your notes about Maria?", Some(Recall), None),
+            ("what's the best way to store data in memory?", None, None),
+            // Forgetting a note by what it holds.
+            ("Delete the memory containing my old address.", Some(Forget), None),
+            // Words for others, hypotheticals, titles and general knowledge.
+            ("Compose an email to Sam: remember the contract is due Monday.", None, None),
+            ("Hypothetically, would you remember my PIN if I told you?", None, None),
+            ("Remember the Alamo is an old movie, right?", None, None),
+            ("Can you remind me how many grams of pasta per person?", None, None),
+            ("パスタって何分茹でるんだったっけ？", None, None),
+            ("おやすみ前のルーティンを考えて", None, None),
+            ("注文を取り消して", None, None),
+            // Japanese requests in other shapes.
+            ("おぼえといて！ 夫の誕生日は3月3日", Some(Remember), Some(Semantic)),
+            ("覚えておいて〜 会社の最寄り駅は神谷町", Some(Remember), Some(Semantic)),
+            (
+                "絶対に覚えておいてほしいルール：本番の設定は勝手に変えないこと",
+                Some(Remember),
+                Some(Core),
+            ),
+            ("note for the future: 娘の習い事は火曜と金曜", Some(Remember), Some(Semantic)),
+            ("さっきのメモは取り消して", Some(Forget), None),
+            ("古い情報だから削除していいよ", Some(Forget), None),
+            ("ふりかえりしよう", Some(Reflect), None),
+            ("リフレクションをお願い", Some(Reflect), None),
+            ("私について覚えてることを全部見せて", Some(Recall), None),
+            ("おやすみー", Some(ReflectSoft), None),
+            // Where it goes.
+            (
+                "remember that the app's Node version is pinned in .nvmrc",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            (
+                "remember: when you write SQL always use uppercase keywords",
+                Some(Remember),
+                Some(Core),
+            ),
+            ("remember the water bill is due on the 15th", Some(Remember), Some(Semantic)),
+            ("remember we're vegetarian at home", Some(Remember), Some(Semantic)),
+            ("メモして：予約サイトのログインIDはhana88です", Some(Remember), Some(Semantic)),
+            ("覚えておいて：ジムは月曜と木曜に行ってる", Some(Remember), Some(Semantic)),
+            ("覚えておいて、引っ越しは3週間後", Some(Remember), Some(Episodic)),
+            (
+                "覚えておいて。エアコンの掃除手順 ①電源を切る ②フィルターを外す ③水洗いする",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "覚えといて：Dockerのイメージを消すやり方 docker image prune -a",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("覚えておいて、議事録は必ず箇条書きで", Some(Remember), Some(Core)),
+            ("覚えておいて、返信は敬語で書くこと", Some(Remember), Some(Core)),
+            ("覚えておいて、私の夢は世界一周すること", Some(Remember), Some(Semantic)),
+            ("妹は名古屋に住んでて、看護師をしてる。覚えておいて", Some(Remember), Some(Semantic)),
+            ("コーヒーはずっとブラック派です、覚えておいて", Some(Remember), Some(Semantic)),
+        ]
+    };
+    for &(input, want_kind, want_store) in cases {
+        let heard = classify(input, &ExtraPhrases::default());
+        assert_eq!(heard.as_ref().map(|t| t.kind), want_kind, "trigger of {input:?}");
+        let Some(want_store) = want_store else { continue };
+        let t = heard.expect("a remember request");
+        let r = route(&t.content, Some(&t.phrase), &ctx);
+        assert_eq!(r.stores.first(), Some(&want_store), "store of {input:?}: {:?}", r.reason);
+    }
+}
