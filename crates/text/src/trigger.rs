@@ -1439,7 +1439,8 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     if !c.requested && c.question && c.raw_start == c.start && starts_word(rest, "remember") {
         let end = c.start + "remember".len();
         // "Remember the Titans is such a good movie, who directed it?" names a film.
-        if names_a_title(text, end) {
+        // "Remember to hydrate is good advice, isn't it?" asks about advice.
+        if names_a_title(text, end) || starts_word(sl(&text.norm, end, c.end).trim_start(), "to") {
             return None;
         }
         let topic = strip_question(content_to(text, end, c.end));
@@ -1476,6 +1477,10 @@ fn saved_lookup(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         "you have in your notes",
         "you've got in memory",
         "you keep in memory",
+        "my notes on",
+        "my notes about",
+        "your notes on",
+        "your notes about",
     ];
     let lookup = LOOKUPS.iter().find(|v| starts_word(rest, v));
     let wh = WH.iter().any(|w| starts_word(rest, w));
@@ -1491,7 +1496,9 @@ fn saved_lookup(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         .find(|w| starts_word(after, w))
         .map(|w| c.start + clause.len() - after.len() + w.len());
     let closes = after.trim_end_matches(['?', '.', '!', ' ']).is_empty();
-    let topic = if let Some(p) = topic_at {
+    let topic = if m.ends_with(" on") || m.ends_with(" about") {
+        strip_question(content_to(text, c.start + k + m.len(), c.end))
+    } else if let Some(p) = topic_at {
         strip_question(content_to(text, p, c.end))
     } else if closes {
         // "what's the descaling routine I saved?": the words between the question and the marker.
@@ -1825,6 +1832,7 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("note to self", &[":"], true),
         ("note:", &[], true),
         ("make a note", &["that", "of this", "of that", "of", ":"], true),
+        ("keep a note", &["that", "of this", "of that", "of", ":"], true),
         ("take a note", &["that", "of", ":"], true),
         ("jot down", &["that", ":"], true),
         ("write down", &["that", ":"], true),
@@ -2042,6 +2050,12 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         "reminder for next time:",
         "reminder for the future:",
         "note for later:",
+        "for your notes:",
+        "for your notes —",
+        "for your notes -",
+        "for your records:",
+        "for your records —",
+        "for your memory —",
         "note for future:",
         "note for the future:",
         "note for next time:",
@@ -2132,7 +2146,8 @@ fn passed_on_to_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
 /// "save my recipe"), a few words, then a colon or dash with content after it. Returns the
 /// offset after the separator. "Save this as a PDF: …" and "save the file: …" name work.
 fn labelled_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
-    const VERBS: &[&str] = &["save", "keep", "store", "note", "log", "record", "file", "pin"];
+    const VERBS: &[&str] =
+        &["save", "keep", "store", "note", "log", "record", "file", "pin", "stash", "bookmark"];
     const OBJECTS: &[&str] = &["this", "that", "these", "it"];
     const KNOWLEDGE: &[&str] = &[
         "recipe",
@@ -2748,6 +2763,19 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         if let Some(n) = phrase_then(rest, p, &["that", "this", "it"], false) {
             let end = start + n;
             return done(end, String::new());
+        }
+        // "Please don't remember anything about my ex": nothing on a topic.
+        if let Some(n) = phrase_then(
+            rest,
+            p,
+            &["anything about", "anything on", "anything regarding", "anything to do with"],
+            false,
+        ) {
+            let end = start + n;
+            let topic = strip_topic(content_to(text, end, c.end));
+            if !topic.is_empty() {
+                return done(end, topic);
+            }
         }
     }
     // "no need to remember my student ID anymore", "un-remember that"

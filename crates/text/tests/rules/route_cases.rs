@@ -475,6 +475,11 @@ fn families_of_final_misses_in_new_words() {
             ("can you find what I saved about the boiler?", Some(Recall), None),
             ("What do you have in your notes about Maria?", Some(Recall), None),
             ("what's the best way to store data in memory?", None, None),
+            ("Pull up my notes on the kitchen reno", Some(Recall), None),
+            ("Please don't remember anything about my ex", Some(Forget), None),
+            ("Could you keep a note that Priya is allergic to shellfish?", Some(Remember), None),
+            ("For your notes — Tom's new number is 07700 900123", Some(Remember), None),
+            ("Remember to hydrate is good advice for runners, isn't it?", None, None),
             // Forgetting a note by what it holds.
             ("Delete the memory containing my old address.", Some(Forget), None),
             // Words for others, hypotheticals, titles and general knowledge.
