@@ -3510,7 +3510,7 @@ fn ja_continues_after(s: &str) -> bool {
     }
     // おぼえといて〜 彼氏の…, メモっといて📝 兄は…: a trailing mark (an emoji is a space by
     // now), then the content in the same sentence.
-    let after_marks = s.trim_start_matches(['〜', '～', '♪', ' ']);
+    let after_marks = s.trim_start_matches(['〜', '～', '♪', ' ', 'ー']);
     if after_marks.len() < s.len() && !after_marks.trim().is_empty() {
         return true;
     }
@@ -3605,6 +3605,10 @@ fn ja_trim_object(s: &str) -> String {
             "それ",
             "これ",
         ] {
+            // さっき言ったこと keeps its こと: と there is no particle.
+            if suffix == "と" && t.ends_with("こと") {
+                continue;
+            }
             if let Some(r) = t.strip_suffix(suffix) {
                 t = r.trim_end_matches(['、', ',', ' ']).to_owned();
                 break;
@@ -3694,6 +3698,13 @@ fn is_ja_pointer(s: &str) -> bool {
         "この話",
         "さっき言ったこと",
         "今言ったこと",
+        // 忘れずに覚えておいて, ちゃんとメモして: how to keep it, not what.
+        "忘れずに",
+        "ちゃんと",
+        "しっかり",
+        "一応",
+        "絶対",
+        "絶対に",
     ];
     POINTERS.contains(&s)
 }
@@ -3744,8 +3755,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     ] {
         if let Some(i) = s.find(p) {
             let lead = ja_strip_openers(&s[..i]);
-            let lead_ok =
-                lead.trim().is_empty() || lead.chars().count() <= 4 && !lead.contains(['。', '、']);
+            // 忘れないようにメモ：…: a purpose may lead too.
+            let purpose = ["ように", "ために", "用に"].iter().any(|w| lead.trim().ends_with(w));
+            let lead_ok = lead.trim().is_empty()
+                || (lead.chars().count() <= 4 || purpose) && !lead.contains(['。', '、']);
             if lead_ok && !quoted(i) {
                 let end = at(i + p.len());
                 out.push(hit(text, TriggerKind::Remember, at(i), end, content_after(text, end)));
@@ -3800,6 +3813,15 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "永久保存しておいて",
         "永久保存して",
         "永久保存で",
+        // メモお願いします, 記録よろしく: the noun and a word of asking.
+        "メモお願いします",
+        "メモお願い",
+        "メモよろしく",
+        "メモ頼む",
+        "記録お願いします",
+        "記録お願い",
+        "記録よろしく",
+        "記録頼む",
         "覚えて",
     ];
     // Verbs that keep something only with a word of keeping for good before them (ずっと固定して,
@@ -3815,7 +3837,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             continue;
         }
         // 保存して without a word of memory saves a file.
-        if v.starts_with("保存") && !kept(i) && !s[..i].ends_with("メモに") {
+        // あとで使うから保存しておいて：…: content after a colon is what to keep.
+        let colon_content = s[i + v.len()..].trim_start_matches(['ね', 'て']).starts_with(':')
+            && !s[i + v.len()..].trim_start_matches(['ね', 'て', ':', ' ']).is_empty();
+        if v.starts_with("保存") && !kept(i) && !s[..i].ends_with("メモに") && !colon_content {
             continue;
         }
         // ずっと覚えておいて, 永久保存で覚えておいて: how long to keep it is part of the request,
@@ -3869,7 +3894,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let mut rest = content.as_str();
             loop {
                 let before = rest.len();
-                rest = rest.trim_start_matches(['、', ':', '：', ' ', '〜', '～', '♪']);
+                rest = rest.trim_start_matches(['、', ':', '：', ' ', '〜', '～', '♪', 'ー']);
                 if let Some(t) =
                     JA_TAILS.iter().filter(|t| rest.starts_with(*t)).max_by_key(|t| t.len())
                 {
@@ -3881,9 +3906,14 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             }
             let content = trim_content(rest);
             // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
-            let object = ja_trim_object(text.orig_slice(base, at(from)));
-            // 今日の朝会、記録しておいて: … : the words before name what follows.
-            let titled = !is_ja_pointer(&object)
+            let raw = text.orig_slice(base, at(from)).trim_end_matches(['、', ' ']);
+            let object = ja_trim_object(raw);
+            // 今日の朝会、記録しておいて: … : the words before name what follows; あとで使うから
+            // gives a reason, which names nothing.
+            let reason = ["から", "ので"].iter().any(|w| raw.ends_with(w))
+                && !["大事", "大切", "重要"].iter().any(|w| raw.contains(w));
+            let titled = !reason
+                && !is_ja_pointer(&object)
                 && object.chars().count() <= 24
                 && !object.contains(['。', '、']);
             let content = if titled && !content.is_empty() {
@@ -3897,10 +3927,26 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     }
     // 今後は英語で答えて。 / これからは、コメントは英語で書いてね。: a standing instruction.
     let opened = ja_strip_openers(s);
-    if let Some(lead) = ["今後は", "これからは", "今後、", "これから、", "次回からは", "次からは"]
-        .iter()
-        .find(|l| opened.starts_with(*l))
-    {
+    if let Some(lead) = [
+        "今後は",
+        "これからは",
+        "今後、",
+        "これから、",
+        "次回からは",
+        "次からは",
+        "これから",
+        "今後",
+    ]
+    .iter()
+    .find(|l| opened.starts_with(*l))
+    // これから返信は…: bare, the lead must open a topic (…は); 今後とも, 今後の流れ do not.
+    .filter(|l| {
+        l.ends_with(['は', '、']) || {
+            let after = &opened[l.len()..];
+            !after.starts_with(['の', 'と', 'も', 'さ', 'が'])
+                && after.chars().take(8).collect::<String>().contains('は')
+        }
+    }) {
         let body = opened.trim_end_matches(['。', '！', '!', ' ', '\n']);
         let body = body.trim_end_matches(['ね', 'よ']);
         let asks = [

@@ -505,6 +505,13 @@ fn families_of_final_misses_in_new_words() {
             ("リフレクションをお願い", Some(Reflect), None),
             ("私について覚えてることを全部見せて", Some(Recall), None),
             ("おやすみー", Some(ReflectSoft), None),
+            ("これメモっといてー：車検は来年の5月", Some(Remember), Some(Episodic)),
+            ("記録よろしく：今日の体重は62.4kg", Some(Remember), None),
+            ("メモお願いします。母の携帯は090-1234-5678", Some(Remember), Some(Semantic)),
+            ("忘れないようにメモ：ゴミ出しは火曜と金曜", Some(Remember), None),
+            ("あとで使うから保存しておいて：APIキーの置き場所は1Password", Some(Remember), None),
+            ("これから返信は常に日本語でお願い", Some(Remember), Some(Core)),
+            ("今後ともよろしくお願いします", None, None),
             // Where it goes.
             (
                 "remember that the app's Node version is pinned in .nvmrc",
