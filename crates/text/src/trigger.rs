@@ -320,6 +320,35 @@ fn drafted_material(norm: &str) -> Option<usize> {
         .iter()
         .find_map(|p| head.strip_prefix(p))
         .unwrap_or(head);
+    // "Translate this: …", この文章を英語に訳して：…: text given to work on, on one line.
+    if let Some(colon) = head.find(':') {
+        const WORK: &[&str] = &[
+            "translate",
+            "proofread",
+            "summarise",
+            "summarize",
+            "rewrite",
+            "paraphrase",
+            "訳して",
+            "翻訳して",
+            "要約して",
+            "校正して",
+            "添削して",
+            "直して",
+            "英訳",
+            "和訳",
+        ];
+        const MEMORY: &[&str] =
+            &["remember", "note", "save", "keep", "memo", "覚え", "メモ", "記録", "忘れ", "保存"];
+        let lead = &head[..colon];
+        if lead.chars().count() <= 40
+            && !lead.contains(['\n', '.', '?', '。'])
+            && WORK.iter().any(|w| lead.contains(w))
+            && !MEMORY.iter().any(|w| lead.contains(w))
+        {
+            return Some(norm.len() - head.len() + colon + 1);
+        }
+    }
     let verb = WRITE.iter().find(|v| starts_word(head, v))?;
     let colon = head.find(':')?;
     let words: Vec<&str> = head[verb.len()..colon].split_whitespace().collect();

@@ -512,6 +512,8 @@ fn families_of_final_misses_in_new_words() {
             ("あとで使うから保存しておいて：APIキーの置き場所は1Password", Some(Remember), None),
             ("これから返信は常に日本語でお願い", Some(Remember), Some(Core)),
             ("今後ともよろしくお願いします", None, None),
+            ("この文章を英語に訳して：会議は明日の10時からです。忘れないでください。", None, None),
+            ("Translate this to Spanish: please remember to lock the door.", None, None),
             // Where it goes.
             (
                 "remember that the app's Node version is pinned in .nvmrc",
