@@ -6,7 +6,7 @@
 //! Invariant: every store in [`Choice::stores`] has a reason in [`Choice::why`] that names the
 //! words of the text (or of the request) that chose it.
 
-use super::first_hit;
+use super::{contains_words, first_hit};
 use crate::model::Store;
 
 /// What kind of content a memory is.
@@ -384,7 +384,7 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     // "to be honest, …", "to me, …" are no purpose.
     let aside = ["to be ", "to me", "to my ", "to us", "to you"].iter().any(|w| t.starts_with(w));
     // "to restart the queue just run `sudo cupsctl --restart`": a purpose, then a command.
-    let commanded = t.contains('`') && t.matches('`').count() >= 2;
+    let commanded = t.contains('`') && t.matches('`').count() >= 2 || orders_inside(t);
     if t.starts_with("to ") && !aside && (t.contains(", ") || you_do || commanded) {
         return Some(("\"to …\" then what to do", you_do));
     }
@@ -408,6 +408,11 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
         return Some(("\"when …:\" then what to do", false));
     }
     None
+}
+
+/// "to clear the DNS cache on a mac run sudo dscacheutil …": an order inside a purpose.
+fn orders_inside(t: &str) -> bool {
+    [" run ", " type ", " press ", " hit ", " click ", " tap "].iter().any(|w| t.contains(w))
 }
 
 /// A command or a key shortcut in the text: `git reset --soft HEAD~1` in backticks,
@@ -465,7 +470,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     }
     // "to undo the last commit, `git reset --soft HEAD~1`": a purpose, then a command or a step.
     if let Some((w, _)) = frame
-        && let Some(c) = command(content).or_else(|| (step_clauses(lc) >= 1).then_some("a step"))
+        && let Some(c) = command(content)
+            .or_else(|| (step_clauses(lc) >= 1 || orders_inside(lc)).then_some("a step"))
     {
         return Some(format!("{w}, {c}"));
     }
@@ -1269,6 +1275,12 @@ const HABITUAL: &[&str] = &[
     "weekdays",
     "weekends",
     "on weekdays",
+    // "bedtime is 8pm on school nights": a routine.
+    "bedtime",
+    "school nights",
+    "weeknights",
+    "usually",
+    "normally",
 ];
 const JA_HABITUAL: &[&str] =
     &["始まる", "開く", "閉まる", "終わる", "開店", "閉店", "平日", "土日"];
@@ -1350,7 +1362,23 @@ fn event_words(lc: &str) -> Option<String> {
                 .fold(s, |s, head| s.replace(&format!("{head}{tail}"), tail))
         },
     );
-    if let Some(w) = first_hit(lc, EVENT) {
+    // "our standup is at 9:30 every day": a meeting that recurs is the schedule, a fact.
+    let every = [
+        "every day",
+        "every week",
+        "every morning",
+        "every monday",
+        "every tuesday",
+        "every wednesday",
+        "every thursday",
+        "every friday",
+        "each week",
+        "daily",
+        "weekly",
+    ]
+    .iter()
+    .any(|w| contains_words(lc, w));
+    if let Some(w) = first_hit(lc, EVENT).filter(|_| !every) {
         return Some(w.to_owned());
     }
     if let Some(w) = first_sub(lc, JA_EVENT) {

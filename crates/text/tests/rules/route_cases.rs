@@ -527,6 +527,13 @@ fn families_of_final_misses_in_new_words() {
             ),
             ("remember the water bill is due on the 15th", Some(Remember), Some(Semantic)),
             ("remember we're vegetarian at home", Some(Remember), Some(Semantic)),
+            (
+                "remember: to clear DNS cache on mac run sudo dscacheutil -flushcache",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("remember, the kids' bedtime is 8pm on school nights", Some(Remember), Some(Semantic)),
+            ("remember: our standup is at 9:30 every day", Some(Remember), Some(Semantic)),
             ("メモして：予約サイトのログインIDはhana88です", Some(Remember), Some(Semantic)),
             ("覚えておいて：ジムは月曜と木曜に行ってる", Some(Remember), Some(Semantic)),
             ("覚えておいて、引っ越しは3週間後", Some(Remember), Some(Episodic)),
