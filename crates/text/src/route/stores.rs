@@ -1546,7 +1546,17 @@ pub(super) fn topic_entity(content: &str) -> Option<super::RoutedEntity> {
     let text = content.trim().trim_start_matches(|c: char| !c.is_alphanumeric());
     let head: String = text.chars().take(24).collect();
     let cjk = head.chars().any(crate::word::is_cjk);
-    let name = if cjk && head.contains(['は', 'が']) {
+    // 本番のRedisの設定：maxmemory 4gb…, "Wi-Fi at the cabin: network Maple…": a short title before
+    // a colon names what follows.
+    let titled = text.find(['：', ':']).map(|k| text[..k].trim()).filter(|t| {
+        !t.is_empty()
+            && t.chars().count() <= 20
+            && !t.contains(['。', '、', ',', '.', '\n', 'は', 'が'])
+            && t.split_whitespace().count() <= 4
+    });
+    let name = if let Some(t) = titled {
+        t.chars().filter(|c| !"「」『』\"".contains(*c)).collect()
+    } else if cjk && head.contains(['は', 'が']) {
         // The topic is what stands before は (or が): 会社の最寄り駅は三鷹.
         ja_subject(text, text.find('は').or_else(|| text.find('が'))?)?
     } else if cjk && !head.contains(' ') {

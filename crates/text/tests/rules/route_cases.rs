@@ -534,6 +534,11 @@ fn families_of_final_misses_in_new_words() {
             ),
             ("remember, the kids' bedtime is 8pm on school nights", Some(Remember), Some(Semantic)),
             ("remember: our standup is at 9:30 every day", Some(Remember), Some(Semantic)),
+            (
+                "自宅NASの設定、メモしておいて\nIP 192.168.1.50\nポート 5001",
+                Some(Remember),
+                Some(Semantic),
+            ),
             ("メモして：予約サイトのログインIDはhana88です", Some(Remember), Some(Semantic)),
             ("覚えておいて：ジムは月曜と木曜に行ってる", Some(Remember), Some(Semantic)),
             ("覚えておいて、引っ越しは3週間後", Some(Remember), Some(Episodic)),
