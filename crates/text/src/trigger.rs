@@ -366,6 +366,22 @@ fn drafted_material(norm: &str) -> Option<usize> {
 /// asked you to forget everything?": a sentence that imagines a request makes none.
 fn hypothetical(sentence: &str) -> bool {
     let s = sentence.trim_start();
+    // "Don't forget to smile is my motto": a saying, quoted without quotes.
+    let said = s.trim_end_matches(['.', '!', '?', ' ']);
+    if [
+        " is my motto",
+        " is my mantra",
+        " is my favourite quote",
+        " is my favorite quote",
+        " is a saying",
+        " is a good motto",
+        " is my life motto",
+    ]
+    .iter()
+    .any(|w| said.ends_with(w))
+    {
+        return true;
+    }
     ["hypothetically", "what if", "suppose", "supposing", "imagine if", "in theory"]
         .iter()
         .any(|w| starts_word(s, w))
@@ -3026,6 +3042,28 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
 /// Tells whether a reflection topic is about the agent, the user and their time together.
 fn is_reflection_topic(topic: &str) -> bool {
     let lower = format!(" {} ", topic.to_lowercase().replace(['.', ',', '!', '?'], " "));
+    // "the themes of this novel for my essay": a piece of work or a subject outside us.
+    let outside = [
+        " essay",
+        " novel",
+        " book ",
+        " poem",
+        " film",
+        " movie",
+        " article",
+        " paper ",
+        " chapter",
+        " story ",
+        " homework",
+        " assignment",
+        " class ",
+        " history ",
+        " war ",
+        " theme",
+    ];
+    if outside.iter().any(|w| lower.contains(w)) {
+        return false;
+    }
     [
         " our ",
         " we ",
@@ -4277,11 +4315,14 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     // Goodbyes: おやすみ, もう寝る, 今日はここまで.
     for v in ["おやすみなさい", "おやすみー", "おやすみ", "お休みなさい"] {
         let Some(i) = s.find(v) else { continue };
-        let next = s[i + v.len()..].chars().next();
+        let tail = &s[i + v.len()..];
+        let next = tail.strip_prefix("なさい").unwrap_or(tail).chars().next();
         if next.is_some_and(|c| {
             matches!(c, 'の' | 'を' | 'は' | 'が' | 'に' | 'で' | 'だ' | 'も' | 'と' | 'す')
-                // おやすみ前に読む絵本: a kanji noun after it makes a compound, not a goodnight.
+                // おやすみ前に読む絵本: a kanji noun after it makes a compound, not a goodnight;
+                // おやすみなさいって英語で…: って quotes it.
                 || matches!(c as u32, 0x4E00..=0x9FFF)
+                || c == 'っ'
         }) || quoted(i)
         {
             continue;

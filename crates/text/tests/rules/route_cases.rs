@@ -490,6 +490,9 @@ fn families_of_final_misses_in_new_words() {
             ("パスタって何分茹でるんだったっけ？", None, None),
             ("おやすみ前のルーティンを考えて", None, None),
             ("注文を取り消して", None, None),
+            ("Don't forget to smile 😊 is my motto", None, None),
+            ("Let's reflect on the themes of this novel for my essay.", None, None),
+            ("おやすみなさいって英語でなんて言う？", None, None),
             // Japanese requests in other shapes.
             ("おぼえといて！ 夫の誕生日は3月3日", Some(Remember), Some(Semantic)),
             ("覚えておいて〜 会社の最寄り駅は神谷町", Some(Remember), Some(Semantic)),
