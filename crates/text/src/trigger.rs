@@ -204,6 +204,10 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
         "記録してある",
         "メモある",
         "メモしてある",
+        "前にメモした",
+        "メモしたやつ",
+        "前に保存した",
+        "覚えてもらった",
     ];
     const WH: &[&str] = &["what", "what's", "whats", "which", "who", "where", "when", "how"];
     let first = sentences.first()?;
@@ -1419,7 +1423,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             ("anything on file", &["for", "about", "on"]),
             ("did i ever tell you", &["about", "my", "the", "what", "where", "when", "who"]),
             ("did i tell you", &["about", "my", "the", "what", "where", "when", "who"]),
-            ("have i told you", &["about", "my", "the"]),
+            ("have i told you", &["about", "my", "the", "where", "what", "when", "who"]),
+            ("did i ever mention", &["about", "my", "the", "where", "what", "when", "who"]),
+            ("did i mention", &["about", "my", "the", "where", "what", "when", "who"]),
+            ("where did i say", &[]),
+            ("when did i say", &[]),
             ("anything in your memory", &["about", "on", "regarding"]),
             ("anything stored", &["about", "on", "regarding"]),
             ("what's in your notes", &["about", "on", "regarding"]),
@@ -1477,7 +1485,7 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             }
         }
     }
-    if let Some(hit) = saved_lookup(text, c, rest) {
+    if let Some(hit) = saved_lookup(text, c, rest).or_else(|| own_attribute(text, c, rest)) {
         return Some(hit);
     }
     // "Remember that party last summer?" asks, unless it was a request ("can you remember that …?").
@@ -1496,6 +1504,108 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
 
 /// Tells whether what follows an instruction qualifies the task at hand rather than stating a
 /// lasting fact: "… this paragraph", "… when you rewrite it".
+/// Things about the user that only memory can answer.
+const OWN_ATTRIBUTES: &[&str] = &[
+    "password",
+    "passcode",
+    "pin",
+    "address",
+    "phone",
+    "number",
+    "birthday",
+    "anniversary",
+    "landlord",
+    "dentist",
+    "doctor",
+    "gp",
+    "physio",
+    "therapist",
+    "vet",
+    "blood",
+    "plate",
+    "passport",
+    "locker",
+    "allergy",
+    "allergies",
+    "wife",
+    "husband",
+    "partner",
+    "son",
+    "daughter",
+    "mom",
+    "mum",
+    "dad",
+    "mother",
+    "father",
+    "sister",
+    "brother",
+    "boss",
+    "manager",
+    "kids",
+    "appointment",
+    "flight",
+    "preferences",
+    "rules",
+    "settings",
+    "name",
+    "email",
+    "teacher",
+    "school",
+    "gym",
+    "office",
+    "employer",
+    "insurance",
+    "account",
+    "car",
+];
+
+/// "What's my Wi-Fi password?", "Who's my landlord?", "When's my next dentist appointment?",
+/// "Tell me my mom's phone number": a question about the user's own things that only memory can
+/// answer. "What's my best option?" and "What's my IP address?" are not.
+fn own_attribute(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    const ASKS: &[&str] = &[
+        "what's",
+        "whats",
+        "what is",
+        "what was",
+        "what are",
+        "who's",
+        "who is",
+        "who was",
+        "when's",
+        "when is",
+        "where's",
+        "where is",
+        "which is",
+        "tell me",
+        "give me",
+        "remind me of",
+    ];
+    let ask = ASKS.iter().find(|a| starts_word(rest, a))?;
+    if !c.question && !matches!(*ask, "tell me" | "give me" | "remind me of") {
+        return None;
+    }
+    let after = rest[ask.len()..].trim_start();
+    let my = ["my ", "our "].iter().find(|w| after.starts_with(*w))?;
+    let words: Vec<String> = after[my.len()..]
+        .split_whitespace()
+        .take(5)
+        .map(|w| {
+            let w = w.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '\'');
+            w.strip_suffix("'s").unwrap_or(w).to_owned()
+        })
+        .collect();
+    let own = words.iter().any(|w| OWN_ATTRIBUTES.contains(&w.as_str()))
+        && !words.iter().any(|w| matches!(w.as_str(), "ip" | "best" | "next step" | "score"));
+    if !own {
+        return None;
+    }
+    let from = c.start + (rest.len() - after.len());
+    let topic = strip_question(content_to(text, from, c.end));
+    let topic = topic.strip_suffix(" again").unwrap_or(&topic).to_owned();
+    Some(hit(text, TriggerKind::Recall, c.start, c.start + ask.len(), topic))
+}
+
 /// "Can you look up what I saved about the kids' pediatrician?", "what's the descaling routine I
 /// saved?", "What do you have in memory about my diet?": a question or a look-up that names what
 /// the user stored. "I saved the file, can you check it?" names no stored memory to find.
@@ -2974,6 +3084,9 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
             }
             return None; // "reflect the changes in the config"
         }
+        if let Some(n) = reflection_noun(r) {
+            return done(start + off + n, String::new());
+        }
         for noun in [
             "do a reflection",
             "do some reflection",
@@ -3040,6 +3153,40 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
 }
 
 /// Tells whether a reflection topic is about the agent, the user and their time together.
+/// "Let's do our weekly reflection", "time for a memory cleanup", "do a quick memory review":
+/// a reflection named as a noun, with an article and a cadence before it. Returns its length.
+fn reflection_noun(r: &str) -> Option<usize> {
+    let mut t = r;
+    for lead in ["time for", "do", "have", "start", "run"] {
+        if starts_word(t, lead) {
+            t = t[lead.len()..].trim_start();
+            break;
+        }
+    }
+    for skip in [
+        &["a", "an", "our", "the", "some", "my", "your"][..],
+        &["weekly", "daily", "nightly", "monthly", "quick", "little", "short", "proper"][..],
+    ] {
+        if let Some(w) = skip.iter().find(|w| starts_word(t, w)) {
+            t = t[w.len()..].trim_start();
+        }
+    }
+    if t.len() == r.len() {
+        return None;
+    }
+    [
+        "reflection",
+        "memory cleanup",
+        "memory clean-up",
+        "memory review",
+        "memory tidy-up",
+        "memory consolidation",
+    ]
+    .iter()
+    .find(|n| starts_word(t, n))
+    .map(|n| r.len() - t.len() + n.len())
+}
+
 fn is_reflection_topic(topic: &str) -> bool {
     let lower = format!(" {} ", topic.to_lowercase().replace(['.', ',', '!', '?'], " "));
     // "the themes of this novel for my essay": a piece of work or a subject outside us.
@@ -4045,9 +4192,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         .iter()
         .find_map(|w| s.find(w).map(|m| (m, w.len())))
         && !s[m + n..].starts_with(['が', '力'])
-        && let Some((a, w)) = ["振り返", "ふりかえ", "見直", "整理", "統合", "棚卸し"]
-            .iter()
-            .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
+        && let Some((a, w)) =
+            ["振り返", "ふりかえ", "見直", "整理", "統合", "棚卸し", "掃除", "片付け"]
+                .iter()
+                .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
         && s[m + n..a].chars().count() <= 6
         && !s[m + n..a].contains(['、', '。'])
         && ja_requests(s)
@@ -4222,6 +4370,35 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                 out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));
                 return out;
             }
+        }
+    }
+    // うちのWi-Fiのパスワードは？, 母の誕生日って？: the user's own thing, asked for by name.
+    {
+        let body = s.trim_end().trim_end_matches(['？', '?', ' ']);
+        let asked = s.trim_end().ends_with(['？', '?']);
+        if asked
+            && let Some(stem) =
+                ["は", "って", "ってなに", "って何"].iter().find_map(|e| body.strip_suffix(e))
+            && ja_is_personal(stem)
+            && [
+                "パスワード",
+                "住所",
+                "電話番号",
+                "番号",
+                "誕生日",
+                "記念日",
+                "名前",
+                "暗証番号",
+                "メアド",
+                "アドレス",
+            ]
+            .iter()
+            .any(|w| stem.ends_with(w))
+            && !quoted(0)
+        {
+            let object = ja_trim_object(text.orig_slice(base, at(stem.len())));
+            out.push(hit(text, TriggerKind::Recall, at(0), at(body.len()), object));
+            return out;
         }
     }
     // Recall: …を覚えてる？ / …について何を知ってる？
