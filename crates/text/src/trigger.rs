@@ -1867,8 +1867,16 @@ fn names_a_title(text: &Text<'_>, pos: usize) -> bool {
 
 fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
     let start = c.start;
-    let done =
-        |end: usize, content: String| Some(hit(text, TriggerKind::Remember, start, end, content));
+    // "could you keep a note that Priya is allergic to shellfish?": the question mark belongs to
+    // the request, not to what is kept.
+    let done = |end: usize, content: String| {
+        let content = if c.question && c.requested {
+            content.trim_end_matches(['?', '？']).trim_end().to_owned()
+        } else {
+            content
+        };
+        Some(hit(text, TriggerKind::Remember, start, end, content))
+    };
     let pointer_or_after = |end: usize| {
         let rest = &sl(&text.norm, end, c.end);
         let clause = sl(&text.norm, end, c.sep_end);
@@ -1990,6 +1998,11 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("keep a note", &["that", "of this", "of that", "of", ":"], true),
         ("take a note", &["that", "of", ":"], true),
         ("jot down", &["that", ":"], true),
+        ("jot this down", &[":"], true),
+        ("jot that down", &[":"], true),
+        ("write that down", &[":"], true),
+        ("would you mind remembering", &["that", ":"], true),
+        ("mind remembering", &["that", ":"], true),
         ("write down", &["that", ":"], true),
         ("write this down", &[":"], true),
         ("important:", &[], true),

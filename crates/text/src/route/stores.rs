@@ -830,6 +830,14 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     if ANSWER_VERBS.contains(&first_word(t)) && event_words(lc).is_none() {
         return Some(format!("{:?}: how to answer", first_word(t)));
     }
+    // "From now on, no more than 3 bullet points per answer": a standing limit.
+    if let Some(s) = standing
+        && ["no ", "only ", "at most ", "max ", "never more than ", "not more than "].iter().any(
+            |w| t.strip_prefix(s).unwrap_or(t).trim_start_matches([',', ':', ' ']).starts_with(w),
+        )
+    {
+        return Some(format!("{s:?} and a limit"));
+    }
     if let Some(s) = standing
         && (clause_verb(t)
             || clause_verb(t.strip_prefix(s).unwrap_or(t).trim_start_matches([',', ':', ' '])))

@@ -491,6 +491,13 @@ fn families_of_final_misses_in_new_words() {
             ("記憶の掃除をしよう", Some(Reflect), None),
             ("Please don't remember anything about my ex", Some(Forget), None),
             ("Could you keep a note that Priya is allergic to shellfish?", Some(Remember), None),
+            ("would you mind remembering that I'm gluten-free?", Some(Remember), Some(Semantic)),
+            (
+                "Can you jot this down? Lunch with Aiko at 1pm Friday",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            ("From now on, no more than 3 bullet points per answer", Some(Remember), Some(Core)),
             ("For your notes — Tom's new number is 07700 900123", Some(Remember), None),
             ("Remember to hydrate is good advice for runners, isn't it?", None, None),
             // Forgetting a note by what it holds.
