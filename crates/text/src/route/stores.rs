@@ -560,6 +560,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         || !past && (!seq.is_empty() && te >= 1 || te >= 2)
         // 掃除は、…につけて、すすいで陰干し: a topic, then actions joined by て.
         || !past && te >= 1 && te + te_join >= 2 && content.contains('は')
+        // フィルター掃除は月1回、外して水洗いして乾かす: three actions in a row.
+        || !past && te_join >= 2 && content.contains('は')
         // ロック解除は、QRコードを読み取ってからレバーを引く: a topic, then actions in order.
         || !past
             && seq.first().is_some_and(|w| {
@@ -569,7 +571,7 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         let mut words: Vec<String> = how.into_iter().map(|w| format!("{w:?}")).collect();
         words.extend(seq.iter().map(|w| format!("{w:?}")));
         if words.is_empty() {
-            words.push(format!("{te} steps joined by て"));
+            words.push(format!("{} actions joined by て", te + te_join));
         }
         words.join(", ")
     })
@@ -1290,8 +1292,22 @@ const HABITUAL: &[&str] = &[
     "usually",
     "normally",
 ];
-const JA_HABITUAL: &[&str] =
-    &["始まる", "開く", "閉まる", "終わる", "開店", "閉店", "平日", "土日"];
+const JA_HABITUAL: &[&str] = &[
+    "始まる",
+    "開く",
+    "閉まる",
+    "終わる",
+    "開店",
+    "閉店",
+    "平日",
+    "土日",
+    // 受付は9時から18時: opening hours.
+    "営業時間",
+    "受付",
+    "診療時間",
+    "開館",
+    "閉館",
+];
 /// Words that make a date a recurring attribute rather than an event.
 const RECURRING: &[&str] = &[
     "every",
@@ -1521,7 +1537,15 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     // 電話しないといけない, 出さなきゃ: something the user has to do.
     if let Some(w) = first_sub(
         content,
-        &["ないといけない", "なきゃ", "なければならない", "なくちゃ", "しないと"],
+        &[
+            "ないといけない",
+            "なきゃ",
+            "なければならない",
+            "なくちゃ",
+            "しないと",
+            "締め切り",
+            "締切",
+        ],
     ) {
         return Some(format!("{w:?}"));
     }

@@ -571,6 +571,13 @@ fn families_of_final_misses_in_new_words() {
             ("覚えておいて、私の夢は世界一周すること", Some(Remember), Some(Semantic)),
             ("妹は名古屋に住んでて、看護師をしてる。覚えておいて", Some(Remember), Some(Semantic)),
             ("コーヒーはずっとブラック派です、覚えておいて", Some(Remember), Some(Semantic)),
+            ("メモ：プロジェクトの締め切りは3月末", Some(Remember), Some(Episodic)),
+            (
+                "メモしといて：洗濯機のフィルター掃除は月1回、外して水洗いして乾かす",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("覚えておいて：東京オフィスの受付は9時から18時", Some(Remember), Some(Semantic)),
         ]
     };
     check_families(cases);
