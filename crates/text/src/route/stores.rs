@@ -1164,9 +1164,9 @@ fn ja_pin(phrase: &str, content: &str) -> Option<&'static str> {
     JA_PIN.iter().copied().find(|w| {
         content.match_indices(w).any(|(i, _)| {
             *w != "ずっと"
-                || ["覚え", "残", "保存", "忘れ", "記憶", "取って"]
+                || ["覚え", "残", "保存", "忘れ", "記憶", "取って", "固定"]
                     .iter()
-                    .any(|k| content[i + w.len()..].chars().take(4).collect::<String>().contains(k))
+                    .any(|k| content[i + w.len()..].chars().take(6).collect::<String>().contains(k))
         })
     })
 }
