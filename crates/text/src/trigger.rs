@@ -1958,6 +1958,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         if c.question && asks_for_work(&after.replace(" and ", ", ")) {
             return None;
         }
+        // "remember this and don't ever let it fade: always …": how to keep it, then a colon;
+        // the phrase runs to the colon, which routing reads (the vault).
+        if sl(&text.norm, start, end).ends_with(" this")
+            && starts_word(after, "and")
+            && let Some(k) = after.find(':')
+            && after[..k].split_whitespace().count() <= 8
+            && !after[..k].contains(['.', '?', '!'])
+        {
+            let colon = end + (sl(&text.norm, end, c.end).len() - after.len()) + k + 1;
+            return done(colon, content_after(text, colon));
+        }
         return done(end, pointer_or_after(end));
     }
     let phrases: &[(&str, &[&str], bool)] = &[
