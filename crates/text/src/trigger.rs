@@ -148,6 +148,29 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
                 best = Some(r);
             }
         }
+        if best.as_ref().is_some_and(|(_, t)| t.kind == TriggerKind::Remember) {
+            // "重要：…こと。消えないようにずっと残しておいて。": a later request to keep the same
+            // thing for good, pointing back at it, says how to keep it; it wins.
+            let content = best.as_ref().map(|(_, t)| t.content.clone()).unwrap_or_default();
+            let later = sentences[k + 1..]
+                .iter()
+                .flat_map(|s| english(&text, *s, extra).into_iter().chain(japanese(&text, *s)))
+                .find(|(_, t)| {
+                    let p = t.phrase.to_lowercase();
+                    t.kind == TriggerKind::Remember
+                        && !content.is_empty()
+                        && t.content.contains(content.trim_end_matches(['。', '.']))
+                        && JA_KEEP_FOR_GOOD
+                            .iter()
+                            .chain(&["forever", "permanently", "for good", "pin "])
+                            .any(|m| p.contains(m))
+                });
+            // The earlier request keeps its words; the later one says how to keep them.
+            if let Some((at, mut t)) = later {
+                t.content = content;
+                best = Some((at, t));
+            }
+        }
         if best.is_some() {
             break;
         }

@@ -598,3 +598,20 @@ fn check_families(cases: &[(&str, Option<cogmem_text::trigger::TriggerKind>, Opt
         assert_eq!(r.stores.first(), Some(&want_store), "store of {input:?}: {:?}", r.reason);
     }
 }
+
+/// A rule, then how to keep it: the stores are the rule's and the vault, whether the keeping
+/// words come after a colon or in a later sentence that points back.
+#[test]
+fn keeping_words_after_the_content_add_the_vault() {
+    use cogmem_text::trigger::{ExtraPhrases, classify};
+    for input in [
+        "Remember: always lock the shed. Please keep that forever.",
+        "remember this and don't ever let it fade: never share the alarm code",
+        "重要：医療の質問には必ず出典をつけること。消えないようにずっと残しておいて。",
+        "これはずっと固定で覚えておいて、私の許可なしに予定を削除しないで",
+    ] {
+        let t = classify(input, &ExtraPhrases::default()).expect("a remember request");
+        let r = route(&t.content, Some(&t.phrase), &RouteContext::default());
+        assert_eq!(r.stores, [Store::Core, Store::Vault], "{input:?}: {:?}", r.reason);
+    }
+}
