@@ -136,8 +136,11 @@ pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) ->
     // the memory is; a decision without one is kept in the episode log only.
     if stores.contains(&Store::Semantic) && entities.is_empty() {
         let content_store = stores.iter().find(|s| **s != Store::Vault).copied();
-        let topic =
-            (content_store == Some(Store::Semantic)).then(|| topic_entity(content)).flatten();
+        // A decision holds from now on too: its topic keeps it (家計簿アプリは…に一本化することに
+        // 決めた → concept--家計簿アプリ).
+        let topic = (content_store == Some(Store::Semantic) || kind == Kind::Decision)
+            .then(|| topic_entity(content))
+            .flatten();
         if let Some(t) = topic {
             reason.push(format!("entity {}: the topic of the fact (no name in the text)", t.id));
             entities.push(t);

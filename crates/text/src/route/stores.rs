@@ -70,7 +70,8 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         // "I'm a designer, so skip the detail", 私は糖尿病だから…: who the user is, when it is
         // not about a time, shapes the answers too.
         .or_else(|| event.is_none().then(|| user_identity(content, &lc)).flatten());
-    let user_pref = user_pref.or_else(|| household_diet(&lc));
+    let user_pref =
+        user_pref.or_else(|| household_diet(&lc)).or_else(|| ja_unsaid_subject_pref(content));
     let (kind, main) = if let Some(w) = steps(content, &lc) {
         (Kind::Procedure, vec![(Store::Procedural, format!("how to do something, as steps ({w})"))])
     } else if let Some(w) = rule(content, &lc, &phrase_lc) {
@@ -1089,6 +1090,55 @@ const JA_PREFERENCE: &[&str] = &[
     "呼んで",
 ];
 const JA_PREFERENCE_OTHER: &[&str] = &["好き", "嫌い", "苦手", "アレルギー"];
+
+/// 単位はメートル法が好みです, 敬語じゃなくてタメ口のほうが好き: a Japanese preference with no one
+/// named is the speaker's own, as Japanese leaves out 私. Someone named (佐藤さん, 妻, 猫) makes it
+/// theirs.
+fn ja_unsaid_subject_pref(content: &str) -> Option<&'static str> {
+    const OTHERS: &[&str] = &[
+        "さん",
+        "くん",
+        "君",
+        "ちゃん",
+        "先生",
+        "様",
+        "彼",
+        "妻",
+        "夫",
+        "息子",
+        "娘",
+        "母",
+        "父",
+        "兄",
+        "姉",
+        "弟",
+        "妹",
+        "祖",
+        "甥",
+        "姪",
+        "孫",
+        "友",
+        "上司",
+        "同僚",
+        "部下",
+        "子ども",
+        "子供",
+        "猫",
+        "犬",
+        "家族",
+        "みんな",
+        "チーム",
+        "社",
+        "担当",
+    ];
+    if !content.chars().any(crate::word::is_cjk) || OTHERS.iter().any(|w| content.contains(w)) {
+        return None;
+    }
+    first_sub(
+        content,
+        &["好き", "嫌い", "苦手", "が好み", "好み", "のほうがいい", "の方がいい", "ダメ"],
+    )
+}
 
 /// "we keep halal at home", "our family is vegetarian": the household's diet, which shapes what
 /// the agent suggests as much as the user's own.
