@@ -615,3 +615,25 @@ fn keeping_words_after_the_content_add_the_vault() {
         assert_eq!(r.stores, [Store::Core, Store::Vault], "{input:?}: {:?}", r.reason);
     }
 }
+
+/// The stores beyond the main one: a decision with no name in it still holds from now on (its
+/// topic keeps it), and a Japanese preference with no one named is the user's own.
+#[test]
+fn decisions_keep_their_topic_and_unsaid_subjects_are_the_user() {
+    use Store::{Core, Episodic, Semantic};
+    let ctx = RouteContext::default();
+    let cases: &[(&str, &[Store])] = &[
+        ("家計簿アプリはZaimに一本化することに決めた", &[Episodic, Semantic]),
+        (
+            "the family agreed that the car goes to the garage only on Saturdays",
+            &[Episodic, Semantic],
+        ),
+        ("エディタはHelix派で、テーマは明るいのが好き", &[Semantic, Core]),
+        ("敬語よりタメ口のほうがいい", &[Semantic, Core]),
+        ("妹はタメ口のほうが好き", &[Semantic]),
+    ];
+    for &(input, want) in cases {
+        let r = route(input, Some("覚えておいて"), &ctx);
+        assert_eq!(r.stores, want, "{input:?}: {:?}", r.reason);
+    }
+}
