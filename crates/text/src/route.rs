@@ -133,7 +133,7 @@ pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) ->
     let mut stores = choice.stores.clone();
     // The semantic store keeps facts in entity files: with no entity named, the topic of the
     // fact becomes one ("our staging host is …" → concept--staging-host), when the fact is what
-    // the memory is; a decision without one is kept in the episode log only.
+    // the memory is or a decision that holds from now on.
     if stores.contains(&Store::Semantic) && entities.is_empty() {
         let content_store = stores.iter().find(|s| **s != Store::Vault).copied();
         // A decision holds from now on too: its topic keeps it (家計簿アプリは…に一本化することに
