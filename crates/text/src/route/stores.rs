@@ -1294,6 +1294,12 @@ const EVENT: &[&str] = &[
     "standup",
     "got married",
     "wedding",
+    // "our anniversary dinner is booked at Dishoom for 7pm": a booking is an event.
+    "is booked",
+    "are booked",
+    "booked at",
+    "booked for",
+    "reservation",
 ];
 const WEEKDAYS: &[&str] =
     &["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];

@@ -549,6 +549,16 @@ fn families_of_final_misses_in_new_words() {
             ("remember, the kids' bedtime is 8pm on school nights", Some(Remember), Some(Semantic)),
             ("remember: our standup is at 9:30 every day", Some(Remember), Some(Semantic)),
             (
+                "Quick note — the plumber is coming Thursday between 8 and 10",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            (
+                "rememeber, our anniversary dinner is booked at Dishoom for 7pm on the 21st",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            (
                 "自宅NASの設定、メモしておいて\nIP 192.168.1.50\nポート 5001",
                 Some(Remember),
                 Some(Semantic),
