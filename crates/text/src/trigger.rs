@@ -2389,7 +2389,41 @@ fn labelled_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
     }
     let pointed = OBJECTS.contains(&words[0]);
     let knows = words.iter().take(3).any(|w| KNOWLEDGE.contains(&w.trim_end_matches(',')));
-    if !(pointed || knows) || words.iter().any(|w| matches!(*w, "as" | "file" | "to")) {
+    // "Save this as a PDF:", "Keep this short:", "Store this in a variable:": how to do the work.
+    const WORK: &[&str] = &[
+        "as",
+        "file",
+        "to",
+        "short",
+        "brief",
+        "simple",
+        "casual",
+        "formal",
+        "under",
+        "concise",
+        "professional",
+        "polite",
+        "friendly",
+        "light",
+        "variable",
+        "array",
+        "database",
+        "table",
+        "column",
+        "draft",
+        "between",
+        "error",
+    ];
+    if !(pointed || knows) || words.iter().any(|w| WORK.contains(&w.trim_end_matches(','))) {
+        return None;
+    }
+    // "keep" is about memory only with nothing but the pointer, a thing to know or a time.
+    let held = words.len() == 1
+        || knows
+        || ["forever", "permanently", "good", "later", "safe", "handy", "mind", "pinned"]
+            .iter()
+            .any(|w| words.contains(w));
+    if *verb == "keep" && !held {
         return None;
     }
     let end = c.start + verb.len() + head_end.0 + head_end.1;

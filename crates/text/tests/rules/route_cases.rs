@@ -455,6 +455,9 @@ fn families_of_final_misses_in_new_words() {
             ),
             ("Save this as a PDF please", None, None),
             ("save the file before you close it", None, None),
+            ("Keep this short: summarize the article below in three bullets", None, None),
+            ("Keep it casual: write a birthday message for my coworker", None, None),
+            ("Store this in a variable: the user's input", None, None),
             // Passed on to keep.
             (
                 "Sending this so you remember it:\n\nYour flight BA117 departs 10 Jan at 14:20.",
