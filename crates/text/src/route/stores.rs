@@ -1095,32 +1095,10 @@ const JA_PREFERENCE_OTHER: &[&str] = &["好き", "嫌い", "苦手", "アレル�
 /// named is the speaker's own, as Japanese leaves out 私. Someone named (佐藤さん, 妻, 猫) makes it
 /// theirs.
 fn ja_unsaid_subject_pref(content: &str) -> Option<&'static str> {
+    // Besides kin and roles (妻, 上司, 担任) and honorifics (さん, 先生): others who may like things.
     const OTHERS: &[&str] = &[
-        "さん",
-        "くん",
-        "君",
-        "ちゃん",
-        "先生",
-        "様",
         "彼",
-        "妻",
-        "夫",
-        "息子",
-        "娘",
-        "母",
-        "父",
-        "兄",
-        "姉",
-        "弟",
-        "妹",
-        "祖",
-        "甥",
-        "姪",
-        "孫",
         "友",
-        "上司",
-        "同僚",
-        "部下",
         "子ども",
         "子供",
         "猫",
@@ -1130,8 +1108,15 @@ fn ja_unsaid_subject_pref(content: &str) -> Option<&'static str> {
         "チーム",
         "社",
         "担当",
+        "祖",
+        "甥",
+        "姪",
+        "孫",
     ];
-    if !content.chars().any(crate::word::is_cjk) || OTHERS.iter().any(|w| content.contains(w)) {
+    let someone = crate::kin::JA_ROLES.iter().any(|r| content.contains(r.word))
+        || crate::kin::JA_HONORIFICS.iter().any(|h| content.contains(h))
+        || OTHERS.iter().any(|w| content.contains(w));
+    if !content.chars().any(crate::word::is_cjk) || someone {
         return None;
     }
     first_sub(
