@@ -4333,6 +4333,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "リフレクションをしよう",
         "リフレクションしよう",
         "リフレクションの時間",
+        "リフレクションタイム",
+        "振り返りタイム",
+        "ふりかえりタイム",
         "リフレクションをお願い",
         "リフレクションお願い",
         "リフレクションをして",
@@ -4384,6 +4387,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "取り消しといて",
         "取り消してください",
         "取り消して",
+        "取り消しで",
+        "取り消し",
         "消しておいて",
         "消しといて",
         "削除していいよ",
@@ -4398,10 +4403,21 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "無視して",
     ];
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
-    let about_memory =
-        ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて", "言った", "さっきの"]
-            .iter()
-            .any(|w| s.contains(w));
+    let about_memory = [
+        "メモ",
+        "記憶",
+        "情報",
+        "記録",
+        "データ",
+        "話",
+        "メモリ",
+        "覚えて",
+        "言った",
+        "さっきの",
+        "発言",
+    ]
+    .iter()
+    .any(|w| s.contains(w));
     for v in FORGET {
         let Some(i) = s.find(v) else { continue };
         // 取り消して cancels an order unless it points at what was said (さっきのは取り消して).
@@ -4458,11 +4474,28 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     }
     // うちのWi-Fiのパスワードは？, 母の誕生日って？: the user's own thing, asked for by name.
     {
-        let body = s.trim_end().trim_end_matches(['？', '?', ' ']);
+        let body = s.trim_end().trim_end_matches(['？', '?', ' ', '。']);
         let asked = s.trim_end().ends_with(['？', '?']);
-        if asked
-            && let Some(stem) =
-                ["は", "って", "ってなに", "って何"].iter().find_map(|e| body.strip_suffix(e))
+        // 妻の誕生日っていつだった？, 母の電話番号教えて: a question word or 教えて after it.
+        let tails = [
+            "っていつだったっけ",
+            "っていつだった",
+            "はいつだった",
+            "っていつ",
+            "はいつ",
+            "ってどこ",
+            "はどこ",
+            "って何",
+            "ってなに",
+            "は何",
+            "を教えて",
+            "教えて",
+            "は",
+            "って",
+        ];
+        let tell = body.ends_with("教えて");
+        if (asked || tell)
+            && let Some(stem) = tails.iter().find_map(|e| body.strip_suffix(e))
             && ja_is_personal(stem)
             && [
                 "パスワード",
@@ -4475,6 +4508,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                 "暗証番号",
                 "メアド",
                 "アドレス",
+                "期限",
+                "サイズ",
             ]
             .iter()
             .any(|w| stem.ends_with(w))
