@@ -1949,6 +1949,9 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             "the fact that",
             "for later",
             "for the future",
+            "for next time that",
+            "for next time",
+            "for future reference that",
             "forever that",
             "forever:",
             "for good that",
@@ -2036,6 +2039,8 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("jot that down", &[":"], true),
         ("write that down", &[":"], true),
         ("would you mind remembering", &["that", ":"], true),
+        ("update your memory", &[":", "with", "that"], false),
+        ("update your notes", &[":", "with", "that"], false),
         ("mind remembering", &["that", ":"], true),
         ("write down", &["that", ":"], true),
         ("write this down", &[":"], true),
@@ -2351,8 +2356,23 @@ fn passed_on_to_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
 /// "save my recipe"), a few words, then a colon or dash with content after it. Returns the
 /// offset after the separator. "Save this as a PDF: …" and "save the file: …" name work.
 fn labelled_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
-    const VERBS: &[&str] =
-        &["save", "keep", "store", "note", "log", "record", "file", "pin", "stash", "bookmark"];
+    const VERBS: &[&str] = &[
+        "keep track of",
+        "hold onto",
+        "hold on to",
+        "hang onto",
+        "hang on to",
+        "save",
+        "keep",
+        "store",
+        "note",
+        "log",
+        "record",
+        "file",
+        "pin",
+        "stash",
+        "bookmark",
+    ];
     const OBJECTS: &[&str] = &["this", "that", "these", "it"];
     const KNOWLEDGE: &[&str] = &[
         "recipe",

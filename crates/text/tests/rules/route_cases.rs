@@ -492,6 +492,18 @@ fn families_of_final_misses_in_new_words() {
             ("Could you keep a note that Priya is allergic to shellfish?", Some(Remember), None),
             ("would you mind remembering that I'm gluten-free?", Some(Remember), Some(Semantic)),
             (
+                "Could you hold onto this for me: the storage unit code is 3391",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            ("Keep track of this: I paid the builder £2,000 deposit today", Some(Remember), None),
+            (
+                "Please update your memory: I no longer work at Acme, I'm at Globex now",
+                Some(Remember),
+                None,
+            ),
+            ("Can you reflect on our recent sessions and update your memory?", Some(Reflect), None),
+            (
                 "Can you jot this down? Lunch with Aiko at 1pm Friday",
                 Some(Remember),
                 Some(Episodic),
