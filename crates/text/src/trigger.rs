@@ -2958,11 +2958,15 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
             let tail: Vec<&str> = words[k + 1..].to_vec();
             // "delete the note with my policy number", "remove the memory containing the code".
             let noun = words[k].starts_with("note") || words[k].starts_with("memor");
+            // "Delete the notes with tag draft in my Obsidian folder" is about files.
+            let files =
+                ["folder", "file", "files", "app", "obsidian", "notion", "evernote", "drive"]
+                    .iter()
+                    .any(|w| find_word(clause, w).is_some());
             if noun
                 && k <= 2
-                && tail
-                    .first()
-                    .is_some_and(|w| matches!(*w, "with" | "containing" | "that" | "where"))
+                && !files
+                && tail.first().is_some_and(|w| matches!(*w, "with" | "containing" | "mentioning"))
             {
                 let phrase = format!("{} {}", words[..=k].join(" "), tail[0]);
                 if let Some(i) = sl(&text.norm, start, c.sep_end).find(&phrase) {

@@ -513,6 +513,7 @@ fn families_of_final_misses_in_new_words() {
             ("Remember to hydrate is good advice for runners, isn't it?", None, None),
             // Forgetting a note by what it holds.
             ("Delete the memory containing my old address.", Some(Forget), None),
+            ("Delete the notes that are older than a week from the Obsidian folder", None, None),
             // Words for others, hypotheticals, titles and general knowledge.
             ("Compose an email to Sam: remember the contract is due Monday.", None, None),
             ("Hypothetically, would you remember my PIN if I told you?", None, None),
