@@ -1618,8 +1618,33 @@ fn own_attribute(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             w.strip_suffix("'s").unwrap_or(w).to_owned()
         })
         .collect();
-    let own = words.iter().any(|w| OWN_ATTRIBUTES.contains(&w.as_str()))
-        && !words.iter().any(|w| matches!(w.as_str(), "ip" | "best" | "next step" | "score"));
+    // The thing asked for ends the question ("What's my wife's birthday?"); "What's my daughter
+    // going to need for school?" asks for advice about her.
+    let last = words.iter().rposition(|w| OWN_ATTRIBUTES.contains(&w.as_str()));
+    let advice = last.is_some_and(|j| {
+        words[j + 1..].iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "going"
+                    | "supposed"
+                    | "need"
+                    | "needs"
+                    | "should"
+                    | "to"
+                    | "do"
+                    | "does"
+                    | "doing"
+                    | "wear"
+                    | "eat"
+                    | "get"
+                    | "buy"
+                    | "in"
+            )
+        })
+    });
+    let own = last.is_some()
+        && !advice
+        && !words.iter().any(|w| matches!(w.as_str(), "ip" | "best" | "score"));
     if !own {
         return None;
     }

@@ -477,6 +477,7 @@ fn families_of_final_misses_in_new_words() {
             ("Where did I say I parked?", Some(Recall), None),
             ("What's my best option here?", None, None),
             ("What's my IP address?", None, None),
+            ("What's my daughter going to need for school?", None, None),
             ("What are my rights as a tenant in the UK?", None, None),
             ("うちのWi-Fiのパスワードは？", Some(Recall), None),
             ("母の電話番号教えて", Some(Recall), None),
