@@ -659,8 +659,18 @@ fn is_emoji(c: char) -> bool {
 const FORGET_TYPOS: &[&str] = &["forgt", "forgget", "frget", "foget", "forgat", "forgeet"];
 
 /// Misspellings of "remember" that are read as the word (issue 18: typos).
-const REMEMBER_TYPOS: &[&str] =
-    &["remeber", "rember", "remmeber", "rememebr", "remembr", "rmember", "remembe", "remmember"];
+const REMEMBER_TYPOS: &[&str] = &[
+    "remeber",
+    "rember",
+    "remmeber",
+    "rememebr",
+    "remembr",
+    "rmember",
+    "remembe",
+    "remmember",
+    "rmbr",
+    "rmber",
+];
 
 /// Tells whether `word` is `target` with one slip of the keyboard: a letter dropped, doubled,
 /// swapped with its neighbour or struck wrong ("remmber", "remembr", "rememebr"), and not a real
@@ -705,6 +715,8 @@ const FILLERS: &[&str] = &[
     "ok so",
     "okay so",
     "ok",
+    "kk",
+    "k",
     "okay",
     "oh and",
     "oh",
@@ -2055,6 +2067,8 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("note this", &[":", "down"], true),
         ("note down", &["that", ":"], true),
         ("note to self", &[":"], true),
+        ("note 2 self", &[":"], true),
+        ("memo to self", &[":"], true),
         ("note:", &[], true),
         ("make a note", &["that", "of this", "of that", "of", ":"], true),
         ("keep a note", &["that", "of this", "of that", "of", ":"], true),

@@ -437,6 +437,9 @@ fn families_of_final_misses_in_new_words() {
                 Some(Remember),
                 Some(Semantic),
             ),
+            ("pls rmbr my bday is 3 june", Some(Remember), None),
+            ("note 2 self: buy printer ink", Some(Remember), None),
+            ("k remember my new email is jo@ex.com", Some(Remember), Some(Semantic)),
             // A storing verb on "this", a label, then the content.
             (
                 "keep this tip: clear the dishwasher filter every month by twisting it out",
