@@ -120,7 +120,10 @@ fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
 /// `explicit` is true when the user asked for it ("remember …"), which makes confidence high.
 pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
-    let first_person = is_first_person(&lc) || stores::ja_first_person(content);
+    // "we keep halal at home": the household's diet is the user's own too.
+    let first_person = is_first_person(&lc)
+        || stores::ja_first_person(content)
+        || stores::household_diet(&lc).is_some();
     let choice = stores::choose(content, trigger_phrase.unwrap_or(""), first_person);
     let kind = choice.kind;
     let mut reason = choice.reasons();
@@ -130,11 +133,14 @@ pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) ->
     let mut stores = choice.stores.clone();
     // The semantic store keeps facts in entity files: with no entity named, the topic of the
     // fact becomes one ("our staging host is …" → concept--staging-host), when the fact is what
-    // the memory is; a decision without one is kept in the episode log only.
+    // the memory is or a decision that holds from now on.
     if stores.contains(&Store::Semantic) && entities.is_empty() {
         let content_store = stores.iter().find(|s| **s != Store::Vault).copied();
-        let topic =
-            (content_store == Some(Store::Semantic)).then(|| topic_entity(content)).flatten();
+        // A decision holds from now on too: its topic keeps it (家計簿アプリは…に一本化することに
+        // 決めた → concept--家計簿アプリ).
+        let topic = (content_store == Some(Store::Semantic) || kind == Kind::Decision)
+            .then(|| topic_entity(content))
+            .flatten();
         if let Some(t) = topic {
             reason.push(format!("entity {}: the topic of the fact (no name in the text)", t.id));
             entities.push(t);

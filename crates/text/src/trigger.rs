@@ -119,9 +119,14 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
     // Text the user pasted to be worked on ("proofread this: …") says nothing to the agent.
-    let material = material_start(&text.norm);
-    let sentences: Vec<Span> =
-        text.sentences().into_iter().filter(|s| material.is_none_or(|m| s.start < m)).collect();
+    let material = material_start(&text.norm).or_else(|| drafted_material(&text.norm));
+    let sentences: Vec<Span> = text
+        .sentences()
+        .into_iter()
+        .filter(|s| material.is_none_or(|m| s.start < m))
+        .map(|s| Span { start: s.start, end: material.map_or(s.end, |m| s.end.min(m)) })
+        .filter(|s| !hypothetical(sl(&text.norm, s.start, s.end)))
+        .collect();
     for (k, sentence) in sentences.iter().enumerate() {
         let hits = english(&text, *sentence, extra).into_iter().chain(japanese(&text, *sentence));
         for (pos, t) in hits {
@@ -141,6 +146,29 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
                 later.filter(|(_, t)| t.kind == TriggerKind::Remember).min_by_key(|(p, _)| *p)
             {
                 best = Some(r);
+            }
+        }
+        if best.as_ref().is_some_and(|(_, t)| t.kind == TriggerKind::Remember) {
+            // "重要：…こと。消えないようにずっと残しておいて。": a later request to keep the same
+            // thing for good, pointing back at it, says how to keep it; it wins.
+            let content = best.as_ref().map(|(_, t)| t.content.clone()).unwrap_or_default();
+            let later = sentences[k + 1..]
+                .iter()
+                .flat_map(|s| english(&text, *s, extra).into_iter().chain(japanese(&text, *s)))
+                .find(|(_, t)| {
+                    let p = t.phrase.to_lowercase();
+                    t.kind == TriggerKind::Remember
+                        && !content.is_empty()
+                        && t.content.contains(content.trim_end_matches(['。', '.']))
+                        && JA_KEEP_FOR_GOOD
+                            .iter()
+                            .chain(&["forever", "permanently", "for good", "pin "])
+                            .any(|m| p.contains(m))
+                });
+            // The earlier request keeps its words; the later one says how to keep them.
+            if let Some((at, mut t)) = later {
+                t.content = content;
+                best = Some((at, t));
             }
         }
         if best.is_some() {
@@ -199,6 +227,10 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
         "記録してある",
         "メモある",
         "メモしてある",
+        "前にメモした",
+        "メモしたやつ",
+        "前に保存した",
+        "覚えてもらった",
     ];
     const WH: &[&str] = &["what", "what's", "whats", "which", "who", "where", "when", "how"];
     let first = sentences.first()?;
@@ -283,6 +315,105 @@ fn request_after_material(
 /// proofread this?", "Summarise the following notes:", "この文章を要約して：" on the first line,
 /// with the material on the lines after. A request is what the user says to the agent, not a
 /// line of the email or document they pasted (issue 18).
+/// "Draft a reminder email to the team: please remember to submit timesheets by Friday": a
+/// message the user asks the agent to write for others opens the text after the colon, which
+/// speaks to them, not to the agent. Returns where that text starts.
+fn drafted_material(norm: &str) -> Option<usize> {
+    const WRITE: &[&str] = &["draft", "write", "compose", "prepare", "word", "type up"];
+    const FOR_OTHERS: &[&str] = &[
+        "email",
+        "e-mail",
+        "message",
+        "text",
+        "reminder",
+        "post",
+        "announcement",
+        "memo",
+        "letter",
+        "tweet",
+        "card",
+        "reply",
+        "invitation",
+        "invite",
+        "slack",
+        "sms",
+        "notice",
+        "newsletter",
+        "toast",
+        "speech",
+    ];
+    let head = norm.trim_start();
+    let head = ["please ", "can you ", "could you ", "pls "]
+        .iter()
+        .find_map(|p| head.strip_prefix(p))
+        .unwrap_or(head);
+    // "Translate this: …", この文章を英語に訳して：…: text given to work on, on one line.
+    if let Some(colon) = head.find(':') {
+        const WORK: &[&str] = &[
+            "translate",
+            "proofread",
+            "summarise",
+            "summarize",
+            "rewrite",
+            "paraphrase",
+            "訳して",
+            "翻訳して",
+            "要約して",
+            "校正して",
+            "添削して",
+            "直して",
+            "英訳",
+            "和訳",
+        ];
+        const MEMORY: &[&str] =
+            &["remember", "note", "save", "keep", "memo", "覚え", "メモ", "記録", "忘れ", "保存"];
+        let lead = &head[..colon];
+        if lead.chars().count() <= 40
+            && !lead.contains(['\n', '.', '?', '。'])
+            && WORK.iter().any(|w| lead.contains(w))
+            && !MEMORY.iter().any(|w| lead.contains(w))
+        {
+            return Some(norm.len() - head.len() + colon + 1);
+        }
+    }
+    let verb = WRITE.iter().find(|v| starts_word(head, v))?;
+    let colon = head.find(':')?;
+    let words: Vec<&str> = head[verb.len()..colon].split_whitespace().collect();
+    let names = words.len() <= 8
+        && words.iter().take(4).any(|w| {
+            let w = w.trim_end_matches(',');
+            FOR_OTHERS.contains(&w) || w.strip_suffix('s').is_some_and(|w| FOR_OTHERS.contains(&w))
+        })
+        && !head[..colon].contains(['\n', '.', '?'])
+        && !words.iter().any(|w| matches!(*w, "me" | "myself" | "self" | "yourself"));
+    names.then(|| norm.len() - head.len() + colon + 1)
+}
+
+/// "Hypothetically, if I told you my sister's number, would you keep it forever?", "What if I
+/// asked you to forget everything?": a sentence that imagines a request makes none.
+fn hypothetical(sentence: &str) -> bool {
+    let s = sentence.trim_start();
+    // "Don't forget to smile is my motto": a saying, quoted without quotes.
+    let said = s.trim_end_matches(['.', '!', '?', ' ']);
+    if [
+        " is my motto",
+        " is my mantra",
+        " is my favourite quote",
+        " is my favorite quote",
+        " is a saying",
+        " is a good motto",
+        " is my life motto",
+    ]
+    .iter()
+    .any(|w| said.ends_with(w))
+    {
+        return true;
+    }
+    ["hypothetically", "what if", "suppose", "supposing", "imagine if", "in theory"]
+        .iter()
+        .any(|w| starts_word(s, w))
+}
+
 fn material_start(norm: &str) -> Option<usize> {
     let (first, _) = norm.split_once('\n')?;
     let first_end = first.len() + 1;
@@ -420,7 +551,7 @@ impl<'a> Text<'a> {
                     .take_while(|(_, ch)| ch.is_alphabetic())
                     .map(|(_, ch)| ch.to_ascii_lowercase())
                     .collect();
-                if REMEMBER_TYPOS.contains(&word.as_str()) {
+                if REMEMBER_TYPOS.contains(&word.as_str()) || one_slip_from(&word, "remember") {
                     norm.push_str("remember");
                     at.extend(std::iter::repeat_n(i, "remember".len()));
                     skip = word.chars().count() - 1;
@@ -528,8 +659,44 @@ fn is_emoji(c: char) -> bool {
 const FORGET_TYPOS: &[&str] = &["forgt", "forgget", "frget", "foget", "forgat", "forgeet"];
 
 /// Misspellings of "remember" that are read as the word (issue 18: typos).
-const REMEMBER_TYPOS: &[&str] =
-    &["remeber", "rember", "remmeber", "rememebr", "remembr", "rmember", "remembe", "remmember"];
+const REMEMBER_TYPOS: &[&str] = &[
+    "remeber",
+    "rember",
+    "remmeber",
+    "rememebr",
+    "remembr",
+    "rmember",
+    "remembe",
+    "remmember",
+    "rmbr",
+    "rmber",
+];
+
+/// Tells whether `word` is `target` with one slip of the keyboard: a letter dropped, doubled,
+/// swapped with its neighbour or struck wrong ("remmber", "remembr", "rememebr"), and not a real
+/// inflection of it ("remembers").
+fn one_slip_from(word: &str, target: &str) -> bool {
+    let (w, t): (Vec<char>, Vec<char>) = (word.chars().collect(), target.chars().collect());
+    if w == t || w.len() < t.len().saturating_sub(1) || w.len() > t.len() + 1 {
+        return false;
+    }
+    if w.len() == t.len() + 1 && w.last() == Some(&'s') && w[..t.len()] == t[..] {
+        return false;
+    }
+    let head = w.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let tail = |a: &[char], b: &[char]| {
+        a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
+    };
+    match w.len().cmp(&t.len()) {
+        std::cmp::Ordering::Equal => {
+            let back = tail(&w[head..], &t[head..]);
+            let left = w.len() - head - back;
+            left == 1 || (left == 2 && w[head] == t[head + 1] && w[head + 1] == t[head])
+        }
+        std::cmp::Ordering::Greater => head + tail(&w[head..], &t[head..]) >= t.len(),
+        std::cmp::Ordering::Less => head + tail(&t[head..], &w[head..]) >= w.len(),
+    }
+}
 
 fn is_abbreviation(before: &str) -> bool {
     let last = before.rsplit(' ').next().unwrap_or("");
@@ -548,6 +715,8 @@ const FILLERS: &[&str] = &[
     "ok so",
     "okay so",
     "ok",
+    "kk",
+    "k",
     "okay",
     "oh and",
     "oh",
@@ -1172,6 +1341,15 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             // "remind me what/when …" keeps the question word in the topic.
             let from = if *phrase == "remind me" { c.start + phrase.len() } else { end };
             let topic = strip_topic(strip_question(content_to(text, from, c.end)));
+            // "Can you remind me how long to boil an egg?" asks for knowledge, as does
+            // "remind me how to reverse a list"; "remind me how I set up the VPN" is the user's.
+            if *phrase == "remind me"
+                && topic.to_ascii_lowercase().starts_with("how ")
+                && !is_personal_topic(&topic)
+                && !names_known(text, &topic)
+            {
+                return None;
+            }
             // "What do you know about the French Revolution?" asks for knowledge, not memory.
             if !memory && !is_personal_topic(&topic) && !names_known(text, &topic) {
                 return None;
@@ -1280,7 +1458,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             ("anything on file", &["for", "about", "on"]),
             ("did i ever tell you", &["about", "my", "the", "what", "where", "when", "who"]),
             ("did i tell you", &["about", "my", "the", "what", "where", "when", "who"]),
-            ("have i told you", &["about", "my", "the"]),
+            ("have i told you", &["about", "my", "the", "where", "what", "when", "who"]),
+            ("did i ever mention", &["about", "my", "the", "where", "what", "when", "who"]),
+            ("did i mention", &["about", "my", "the", "where", "what", "when", "who"]),
+            ("where did i say", &[]),
+            ("when did i say", &[]),
             ("anything in your memory", &["about", "on", "regarding"]),
             ("anything stored", &["about", "on", "regarding"]),
             ("what's in your notes", &["about", "on", "regarding"]),
@@ -1338,9 +1520,17 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             }
         }
     }
+    if let Some(hit) = saved_lookup(text, c, rest).or_else(|| own_attribute(text, c, rest)) {
+        return Some(hit);
+    }
     // "Remember that party last summer?" asks, unless it was a request ("can you remember that …?").
     if !c.requested && c.question && c.raw_start == c.start && starts_word(rest, "remember") {
         let end = c.start + "remember".len();
+        // "Remember the Titans is such a good movie, who directed it?" names a film.
+        // "Remember to hydrate is good advice, isn't it?" asks about advice.
+        if names_a_title(text, end) || starts_word(sl(&text.norm, end, c.end).trim_start(), "to") {
+            return None;
+        }
         let topic = strip_question(content_to(text, end, c.end));
         return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
     }
@@ -1349,6 +1539,202 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
 
 /// Tells whether what follows an instruction qualifies the task at hand rather than stating a
 /// lasting fact: "… this paragraph", "… when you rewrite it".
+/// Things about the user that only memory can answer.
+const OWN_ATTRIBUTES: &[&str] = &[
+    "password",
+    "passcode",
+    "pin",
+    "address",
+    "phone",
+    "number",
+    "birthday",
+    "anniversary",
+    "landlord",
+    "dentist",
+    "doctor",
+    "gp",
+    "physio",
+    "therapist",
+    "vet",
+    "blood",
+    "plate",
+    "passport",
+    "locker",
+    "allergy",
+    "allergies",
+    "wife",
+    "husband",
+    "partner",
+    "son",
+    "daughter",
+    "mom",
+    "mum",
+    "dad",
+    "mother",
+    "father",
+    "sister",
+    "brother",
+    "boss",
+    "manager",
+    "kids",
+    "appointment",
+    "flight",
+    "preferences",
+    "rules",
+    "settings",
+    "name",
+    "email",
+    "teacher",
+    "school",
+    "gym",
+    "office",
+    "employer",
+    "insurance",
+    "account",
+    "car",
+];
+
+/// "What's my Wi-Fi password?", "Who's my landlord?", "When's my next dentist appointment?",
+/// "Tell me my mom's phone number": a question about the user's own things that only memory can
+/// answer. "What's my best option?" and "What's my IP address?" are not.
+fn own_attribute(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    const ASKS: &[&str] = &[
+        "what's",
+        "whats",
+        "what is",
+        "what was",
+        "what are",
+        "who's",
+        "who is",
+        "who was",
+        "when's",
+        "when is",
+        "where's",
+        "where is",
+        "which is",
+        "tell me",
+        "give me",
+        "remind me of",
+    ];
+    let ask = ASKS.iter().find(|a| starts_word(rest, a))?;
+    if !c.question && !matches!(*ask, "tell me" | "give me" | "remind me of") {
+        return None;
+    }
+    let after = rest[ask.len()..].trim_start();
+    let my = ["my ", "our "].iter().find(|w| after.starts_with(*w))?;
+    let words: Vec<String> = after[my.len()..]
+        .split_whitespace()
+        .take(5)
+        .map(|w| {
+            let w = w.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '\'');
+            w.strip_suffix("'s").unwrap_or(w).to_owned()
+        })
+        .collect();
+    // The thing asked for ends the question ("What's my wife's birthday?"); "What's my daughter
+    // going to need for school?" asks for advice about her.
+    let last = words.iter().rposition(|w| OWN_ATTRIBUTES.contains(&w.as_str()));
+    let advice = last.is_some_and(|j| {
+        words[j + 1..].iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "going"
+                    | "supposed"
+                    | "need"
+                    | "needs"
+                    | "should"
+                    | "to"
+                    | "do"
+                    | "does"
+                    | "doing"
+                    | "wear"
+                    | "eat"
+                    | "get"
+                    | "buy"
+                    | "in"
+            )
+        })
+    });
+    let own = last.is_some()
+        && !advice
+        && !words.iter().any(|w| matches!(w.as_str(), "ip" | "best" | "score"));
+    if !own {
+        return None;
+    }
+    let from = c.start + (rest.len() - after.len());
+    let topic = strip_question(content_to(text, from, c.end));
+    let topic = topic.strip_suffix(" again").unwrap_or(&topic).to_owned();
+    Some(hit(text, TriggerKind::Recall, c.start, c.start + ask.len(), topic))
+}
+
+/// "Can you look up what I saved about the kids' pediatrician?", "what's the descaling routine I
+/// saved?", "What do you have in memory about my diet?": a question or a look-up that names what
+/// the user stored. "I saved the file, can you check it?" names no stored memory to find.
+fn saved_lookup(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
+    const LOOKUPS: &[&str] =
+        &["look up", "find", "pull up", "dig up", "fetch", "get me", "show me", "check"];
+    const WH: &[&str] = &["what", "what's", "whats", "which", "where", "when", "who", "how"];
+    const MARKERS: &[&str] = &[
+        "i saved",
+        "i stored",
+        "i noted",
+        "i had you save",
+        "i asked you to save",
+        "i asked you to remember",
+        "you saved",
+        "you stored",
+        "you noted",
+        "you have saved",
+        "you've saved",
+        "you have stored",
+        "you've stored",
+        "you have in memory",
+        "you have in your memory",
+        "you have in your notes",
+        "you've got in memory",
+        "you keep in memory",
+        "my notes on",
+        "my notes about",
+        "your notes on",
+        "your notes about",
+    ];
+    let lookup = LOOKUPS.iter().find(|v| starts_word(rest, v));
+    let wh = WH.iter().any(|w| starts_word(rest, w));
+    if lookup.is_none() && !(wh && c.question) {
+        return None;
+    }
+    let clause = sl(&text.norm, c.start, c.end);
+    let (k, m) = MARKERS.iter().find_map(|m| find_word(clause, m).map(|k| (k, *m)))?;
+    let after = clause[k + m.len()..].trim_start();
+    // The marker ends the clause or names the topic next ("… I saved about X", "… in memory on X").
+    let topic_at = ["about", "on", "regarding", "for"]
+        .iter()
+        .find(|w| starts_word(after, w))
+        .map(|w| c.start + clause.len() - after.len() + w.len());
+    let closes = after.trim_end_matches(['?', '.', '!', ' ']).is_empty();
+    let topic = if m.ends_with(" on") || m.ends_with(" about") {
+        strip_question(content_to(text, c.start + k + m.len(), c.end))
+    } else if let Some(p) = topic_at {
+        strip_question(content_to(text, p, c.end))
+    } else if closes {
+        // "what's the descaling routine I saved?": the words between the question and the marker.
+        let head = &clause[..k];
+        let skip = head.split_whitespace().next().map_or(0, |w| w.len());
+        let skip = lookup.map_or(skip, |v| v.len());
+        let topic = content_to(text, c.start + skip, c.start + k);
+        let lower = topic.to_ascii_lowercase();
+        let lower = lower.strip_prefix("what ").unwrap_or(&lower);
+        let cut = ["is ", "was ", "are ", "were "]
+            .iter()
+            .find(|w| lower.starts_with(*w))
+            .map_or(0, |w| w.len());
+        topic[topic.len() - lower.len() + cut..].trim().to_owned()
+    } else {
+        return None;
+    };
+    (!topic.is_empty())
+        .then(|| hit(text, TriggerKind::Recall, c.start, c.start + k + m.len(), topic))
+}
+
 fn is_task_caveat(rest: &str) -> bool {
     const ARTIFACTS: &[&str] = &[
         "paragraph",
@@ -1541,8 +1927,16 @@ fn names_a_title(text: &Text<'_>, pos: usize) -> bool {
 
 fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
     let start = c.start;
-    let done =
-        |end: usize, content: String| Some(hit(text, TriggerKind::Remember, start, end, content));
+    // "could you keep a note that Priya is allergic to shellfish?": the question mark belongs to
+    // the request, not to what is kept.
+    let done = |end: usize, content: String| {
+        let content = if c.question && c.requested {
+            content.trim_end_matches(['?', '？']).trim_end().to_owned()
+        } else {
+            content
+        };
+        Some(hit(text, TriggerKind::Remember, start, end, content))
+    };
     let pointer_or_after = |end: usize| {
         let rest = &sl(&text.norm, end, c.end);
         let clause = sl(&text.norm, end, c.sep_end);
@@ -1592,6 +1986,9 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             "the fact that",
             "for later",
             "for the future",
+            "for next time that",
+            "for next time",
+            "for future reference that",
             "forever that",
             "forever:",
             "for good that",
@@ -1623,6 +2020,17 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         // "Can you remember the plot of Inception and explain it?" asks for work, not to keep.
         if c.question && asks_for_work(&after.replace(" and ", ", ")) {
             return None;
+        }
+        // "remember this and don't ever let it fade: always …": how to keep it, then a colon;
+        // the phrase runs to the colon, which routing reads (the vault).
+        if sl(&text.norm, start, end).ends_with(" this")
+            && starts_word(after, "and")
+            && let Some(k) = after.find(':')
+            && after[..k].split_whitespace().count() <= 8
+            && !after[..k].contains(['.', '?', '!'])
+        {
+            let colon = end + (sl(&text.norm, end, c.end).len() - after.len()) + k + 1;
+            return done(colon, content_after(text, colon));
         }
         return done(end, pointer_or_after(end));
     }
@@ -1659,10 +2067,20 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         ("note this", &[":", "down"], true),
         ("note down", &["that", ":"], true),
         ("note to self", &[":"], true),
+        ("note 2 self", &[":"], true),
+        ("memo to self", &[":"], true),
         ("note:", &[], true),
         ("make a note", &["that", "of this", "of that", "of", ":"], true),
+        ("keep a note", &["that", "of this", "of that", "of", ":"], true),
         ("take a note", &["that", "of", ":"], true),
         ("jot down", &["that", ":"], true),
+        ("jot this down", &[":"], true),
+        ("jot that down", &[":"], true),
+        ("write that down", &[":"], true),
+        ("would you mind remembering", &["that", ":"], true),
+        ("update your memory", &[":", "with", "that"], false),
+        ("update your notes", &[":", "with", "that"], false),
+        ("mind remembering", &["that", ":"], true),
         ("write down", &["that", ":"], true),
         ("write this down", &[":"], true),
         ("important:", &[], true),
@@ -1797,6 +2215,19 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             return done(end, content_after(text, end));
         }
     }
+    // "Forwarding this so you keep it in mind:\n> Your appointment …": passed on for the agent to keep.
+    if let Some(end) = passed_on_to_keep(text, c, rest) {
+        let content = content_after(text, end);
+        let content = content.trim_start_matches(['>', ' ']).replace("\n> ", "\n");
+        if !content.trim().is_empty() {
+            return done(end, trim_content(&content));
+        }
+    }
+    // "Save this recipe: …", "pin this and never let it fade: …", "keep this one — …": a
+    // storing verb on "this", then a label, then the content after the colon or dash.
+    if let Some(end) = labelled_keep(text, c, rest) {
+        return done(end, strip_label(content_after(text, end)));
+    }
     // "save this", "store all of that", "log that one": a storing verb that points back.
     let pointed = ["save", "store", "log", "record"]
         .iter()
@@ -1865,6 +2296,19 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         "reminder for next time:",
         "reminder for the future:",
         "note for later:",
+        "quick note:",
+        "quick note —",
+        "quick note -",
+        "for your notes:",
+        "for your notes —",
+        "for your notes -",
+        "for your records:",
+        "for your records —",
+        "for your memory —",
+        "note for future:",
+        "note for the future:",
+        "note for next time:",
+        "for future reference:",
         "to remember:",
         "worth remembering:",
         "to keep in mind:",
@@ -1901,6 +2345,149 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         }
     }
     None
+}
+
+/// "Forwarding this so you keep it in mind: …", "pasting this here so you have it for later: …":
+/// a verb of passing something on, then a purpose of keeping it, then a colon. Returns the offset
+/// after the colon.
+fn passed_on_to_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
+    const PASS: &[&str] = &[
+        "forwarding",
+        "sending",
+        "pasting",
+        "sharing",
+        "passing along",
+        "passing on",
+        "dropping",
+        "here's",
+        "here is",
+    ];
+    const PURPOSE: &[&str] = &[
+        "so you keep it in mind",
+        "so you keep this in mind",
+        "so you can keep it in mind",
+        "so you remember",
+        "so you can remember",
+        "so that you remember",
+        "so you don't forget",
+        "so you have it",
+        "so you have this",
+        "so you can have it",
+        "so you know for later",
+        "so you keep it",
+        "for you to remember",
+        "for you to keep",
+        "for your memory",
+        "for your records",
+    ];
+    let verb = PASS.iter().find(|v| starts_word(rest, v))?;
+    let whole = sl(&text.norm, c.start, text.norm.len());
+    let colon = whole.find(':')?;
+    let head = &whole[verb.len()..colon];
+    if head.split_whitespace().count() > 12 || head.contains(['\n', '.', '?']) {
+        return None;
+    }
+    PURPOSE.iter().any(|p| find_word(head, p).is_some()).then_some(c.start + colon + 1)
+}
+
+/// "Save this recipe: toast the cumin…", "pin this and never let it fade: always…", "please pin
+/// this permanently — our wedding date…": a storing verb on "this"/"that" (or a knowledge noun:
+/// "save my recipe"), a few words, then a colon or dash with content after it. Returns the
+/// offset after the separator. "Save this as a PDF: …" and "save the file: …" name work.
+fn labelled_keep(text: &Text<'_>, c: &Clause, rest: &str) -> Option<usize> {
+    const VERBS: &[&str] = &[
+        "keep track of",
+        "hold onto",
+        "hold on to",
+        "hang onto",
+        "hang on to",
+        "save",
+        "keep",
+        "store",
+        "note",
+        "log",
+        "record",
+        "file",
+        "pin",
+        "stash",
+        "bookmark",
+    ];
+    const OBJECTS: &[&str] = &["this", "that", "these", "it"];
+    const KNOWLEDGE: &[&str] = &[
+        "recipe",
+        "workflow",
+        "routine",
+        "process",
+        "procedure",
+        "tip",
+        "trick",
+        "rule",
+        "fact",
+        "info",
+        "detail",
+        "details",
+        "preference",
+        "setup",
+        "config",
+        "steps",
+        "checklist",
+    ];
+    if c.question {
+        return None;
+    }
+    let verb = VERBS.iter().find(|v| starts_word(rest, v))?;
+    let after = &rest[verb.len()..];
+    let head_end = [":", " — ", " – ", " - "]
+        .iter()
+        .filter_map(|sep| after.find(sep).map(|k| (k, sep.len())))
+        .min_by_key(|(k, _)| *k)?;
+    let head = &after[..head_end.0];
+    let words: Vec<&str> = head.split_whitespace().collect();
+    if words.is_empty() || words.len() > 8 || head.contains(['.', '?', '!', '\n']) {
+        return None;
+    }
+    let pointed = OBJECTS.contains(&words[0]);
+    let knows = words.iter().take(3).any(|w| KNOWLEDGE.contains(&w.trim_end_matches(',')));
+    // "Save this as a PDF:", "Keep this short:", "Store this in a variable:": how to do the work.
+    const WORK: &[&str] = &[
+        "as",
+        "file",
+        "to",
+        "short",
+        "brief",
+        "simple",
+        "casual",
+        "formal",
+        "under",
+        "concise",
+        "professional",
+        "polite",
+        "friendly",
+        "light",
+        "variable",
+        "array",
+        "database",
+        "table",
+        "column",
+        "draft",
+        "between",
+        "error",
+    ];
+    if !(pointed || knows) || words.iter().any(|w| WORK.contains(&w.trim_end_matches(','))) {
+        return None;
+    }
+    // "keep" is about memory only with nothing but the pointer, a thing to know or a time.
+    let held = words.len() == 1
+        || knows
+        || ["forever", "permanently", "good", "later", "safe", "handy", "mind", "pinned"]
+            .iter()
+            .any(|w| words.contains(w));
+    if *verb == "keep" && !held {
+        return None;
+    }
+    let end = c.start + verb.len() + head_end.0 + head_end.1;
+    let tail = sl(&text.norm, end, text.norm.len()).trim();
+    (tail.split_whitespace().count() >= 3).then_some(end)
 }
 
 /// Tells whether the words after a "write down" state something to keep (a colon, or a verb of
@@ -2408,6 +2995,24 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         };
         if let Some(k) = words.iter().position(memory_noun) {
             let tail: Vec<&str> = words[k + 1..].to_vec();
+            // "delete the note with my policy number", "remove the memory containing the code".
+            let noun = words[k].starts_with("note") || words[k].starts_with("memor");
+            // "Delete the notes with tag draft in my Obsidian folder" is about files.
+            let files =
+                ["folder", "file", "files", "app", "obsidian", "notion", "evernote", "drive"]
+                    .iter()
+                    .any(|w| find_word(clause, w).is_some());
+            if noun
+                && k <= 2
+                && !files
+                && tail.first().is_some_and(|w| matches!(*w, "with" | "containing" | "mentioning"))
+            {
+                let phrase = format!("{} {}", words[..=k].join(" "), tail[0]);
+                if let Some(i) = sl(&text.norm, start, c.sep_end).find(&phrase) {
+                    let end = start + i + phrase.len();
+                    return done(end, content_to(text, end, c.sep_end));
+                }
+            }
             if let Some(j) =
                 tail.iter().position(|w| matches!(*w, "about" | "of" | "on" | "regarding"))
             {
@@ -2460,6 +3065,19 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         if let Some(n) = phrase_then(rest, p, &["that", "this", "it"], false) {
             let end = start + n;
             return done(end, String::new());
+        }
+        // "Please don't remember anything about my ex": nothing on a topic.
+        if let Some(n) = phrase_then(
+            rest,
+            p,
+            &["anything about", "anything on", "anything regarding", "anything to do with"],
+            false,
+        ) {
+            let end = start + n;
+            let topic = strip_topic(content_to(text, end, c.end));
+            if !topic.is_empty() {
+                return done(end, topic);
+            }
         }
     }
     // "no need to remember my student ID anymore", "un-remember that"
@@ -2613,6 +3231,9 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
             }
             return None; // "reflect the changes in the config"
         }
+        if let Some(n) = reflection_noun(r) {
+            return done(start + off + n, String::new());
+        }
         for noun in [
             "do a reflection",
             "do some reflection",
@@ -2679,8 +3300,64 @@ fn reflect_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
 }
 
 /// Tells whether a reflection topic is about the agent, the user and their time together.
+/// "Let's do our weekly reflection", "time for a memory cleanup", "do a quick memory review":
+/// a reflection named as a noun, with an article and a cadence before it. Returns its length.
+fn reflection_noun(r: &str) -> Option<usize> {
+    let mut t = r;
+    for lead in ["time for", "do", "have", "start", "run"] {
+        if starts_word(t, lead) {
+            t = t[lead.len()..].trim_start();
+            break;
+        }
+    }
+    for skip in [
+        &["a", "an", "our", "the", "some", "my", "your"][..],
+        &["weekly", "daily", "nightly", "monthly", "quick", "little", "short", "proper"][..],
+    ] {
+        if let Some(w) = skip.iter().find(|w| starts_word(t, w)) {
+            t = t[w.len()..].trim_start();
+        }
+    }
+    if t.len() == r.len() {
+        return None;
+    }
+    [
+        "reflection",
+        "memory cleanup",
+        "memory clean-up",
+        "memory review",
+        "memory tidy-up",
+        "memory consolidation",
+    ]
+    .iter()
+    .find(|n| starts_word(t, n))
+    .map(|n| r.len() - t.len() + n.len())
+}
+
 fn is_reflection_topic(topic: &str) -> bool {
     let lower = format!(" {} ", topic.to_lowercase().replace(['.', ',', '!', '?'], " "));
+    // "the themes of this novel for my essay": a piece of work or a subject outside us.
+    let outside = [
+        " essay",
+        " novel",
+        " book ",
+        " poem",
+        " film",
+        " movie",
+        " article",
+        " paper ",
+        " chapter",
+        " story ",
+        " homework",
+        " assignment",
+        " class ",
+        " history ",
+        " war ",
+        " theme",
+    ];
+    if outside.iter().any(|w| lower.contains(w)) {
+        return false;
+    }
     [
         " our ",
         " we ",
@@ -3192,6 +3869,12 @@ fn ja_continues_after(s: &str) -> bool {
     if s.starts_with(['、', ',', ':']) {
         return true;
     }
+    // おぼえといて〜 彼氏の…, メモっといて📝 兄は…: a trailing mark (an emoji is a space by
+    // now), then the content in the same sentence.
+    let after_marks = s.trim_start_matches(['〜', '～', '♪', ' ', 'ー']);
+    if after_marks.len() < s.len() && !after_marks.trim().is_empty() {
+        return true;
+    }
     JA_TAILS.iter().any(|t| s.strip_prefix(t).is_some_and(ja_continues_after))
 }
 
@@ -3283,6 +3966,10 @@ fn ja_trim_object(s: &str) -> String {
             "それ",
             "これ",
         ] {
+            // さっき言ったこと keeps its こと: と there is no particle.
+            if suffix == "と" && t.ends_with("こと") {
+                continue;
+            }
             if let Some(r) = t.strip_suffix(suffix) {
                 t = r.trim_end_matches(['、', ',', ' ']).to_owned();
                 break;
@@ -3372,6 +4059,13 @@ fn is_ja_pointer(s: &str) -> bool {
         "この話",
         "さっき言ったこと",
         "今言ったこと",
+        // 忘れずに覚えておいて, ちゃんとメモして: how to keep it, not what.
+        "忘れずに",
+        "ちゃんと",
+        "しっかり",
+        "一応",
+        "絶対",
+        "絶対に",
     ];
     POINTERS.contains(&s)
 }
@@ -3422,8 +4116,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     ] {
         if let Some(i) = s.find(p) {
             let lead = ja_strip_openers(&s[..i]);
-            let lead_ok =
-                lead.trim().is_empty() || lead.chars().count() <= 4 && !lead.contains(['。', '、']);
+            // 忘れないようにメモ：…: a purpose may lead too.
+            let purpose = ["ように", "ために", "用に"].iter().any(|w| lead.trim().ends_with(w));
+            let lead_ok = lead.trim().is_empty()
+                || (lead.chars().count() <= 4 || purpose) && !lead.contains(['。', '、']);
             if lead_ok && !quoted(i) {
                 let end = at(i + p.len());
                 out.push(hit(text, TriggerKind::Remember, at(i), end, content_after(text, end)));
@@ -3478,6 +4174,15 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "永久保存しておいて",
         "永久保存して",
         "永久保存で",
+        // メモお願いします, 記録よろしく: the noun and a word of asking.
+        "メモお願いします",
+        "メモお願い",
+        "メモよろしく",
+        "メモ頼む",
+        "記録お願いします",
+        "記録お願い",
+        "記録よろしく",
+        "記録頼む",
         "覚えて",
     ];
     // Verbs that keep something only with a word of keeping for good before them (ずっと固定して,
@@ -3493,7 +4198,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             continue;
         }
         // 保存して without a word of memory saves a file.
-        if v.starts_with("保存") && !kept(i) && !s[..i].ends_with("メモに") {
+        // あとで使うから保存しておいて：…: content after a colon is what to keep.
+        let colon_content = s[i + v.len()..].trim_start_matches(['ね', 'て']).starts_with(':')
+            && !s[i + v.len()..].trim_start_matches(['ね', 'て', ':', ' ']).is_empty();
+        if v.starts_with("保存") && !kept(i) && !s[..i].ends_with("メモに") && !colon_content {
             continue;
         }
         // ずっと覚えておいて, 永久保存で覚えておいて: how long to keep it is part of the request,
@@ -3503,6 +4211,23 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             from = r.len();
         }
         let tail = &s[i + v.len()..];
+        // 忘れないでほしい手順：…, 絶対に忘れないでほしいルール：…: what it is, then the content.
+        if let Some(r) = tail.strip_prefix("ほしい").or_else(|| tail.strip_prefix("欲しい"))
+            && let Some(k) = r.find(':')
+            && r[..k].chars().count() <= 6
+            && !r[..k].contains(['、', '。'])
+        {
+            let end = at(i + v.len() + (tail.len() - r.len()) + k + 1);
+            let content = content_after(text, end);
+            if !content.is_empty() {
+                // 忘れないでほしいこと：… names nothing; 手順, ルール name what follows.
+                let label = r[..k].trim().trim_start_matches(['こ', 'と', 'の', 'も']);
+                let content =
+                    if label.is_empty() { content } else { format!("{label}：{content}") };
+                out.push(hit(text, TriggerKind::Remember, at(from), end, content));
+                return out;
+            }
+        }
         if ja_ends_after(tail) {
             let object = ja_trim_object(text.orig_slice(base, at(from)));
             // リマインドできるように覚えておいて: a purpose points at the text around it.
@@ -3530,7 +4255,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let mut rest = content.as_str();
             loop {
                 let before = rest.len();
-                rest = rest.trim_start_matches(['、', ':', '：', ' ']);
+                rest = rest.trim_start_matches(['、', ':', '：', ' ', '〜', '～', '♪', 'ー']);
                 if let Some(t) =
                     JA_TAILS.iter().filter(|t| rest.starts_with(*t)).max_by_key(|t| t.len())
                 {
@@ -3542,9 +4267,14 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             }
             let content = trim_content(rest);
             // キャッシュの消し方を覚えておいて：… : what the steps are for is their title.
-            let object = ja_trim_object(text.orig_slice(base, at(from)));
-            // 今日の朝会、記録しておいて: … : the words before name what follows.
-            let titled = !is_ja_pointer(&object)
+            let raw = text.orig_slice(base, at(from)).trim_end_matches(['、', ' ']);
+            let object = ja_trim_object(raw);
+            // 今日の朝会、記録しておいて: … : the words before name what follows; あとで使うから
+            // gives a reason, which names nothing.
+            let reason = ["から", "ので"].iter().any(|w| raw.ends_with(w))
+                && !["大事", "大切", "重要"].iter().any(|w| raw.contains(w));
+            let titled = !reason
+                && !is_ja_pointer(&object)
                 && object.chars().count() <= 24
                 && !object.contains(['。', '、']);
             let content = if titled && !content.is_empty() {
@@ -3558,10 +4288,26 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     }
     // 今後は英語で答えて。 / これからは、コメントは英語で書いてね。: a standing instruction.
     let opened = ja_strip_openers(s);
-    if let Some(lead) = ["今後は", "これからは", "今後、", "これから、", "次回からは", "次からは"]
-        .iter()
-        .find(|l| opened.starts_with(*l))
-    {
+    if let Some(lead) = [
+        "今後は",
+        "これからは",
+        "今後、",
+        "これから、",
+        "次回からは",
+        "次からは",
+        "これから",
+        "今後",
+    ]
+    .iter()
+    .find(|l| opened.starts_with(*l))
+    // これから返信は…: bare, the lead must open a topic (…は); 今後とも, 今後の流れ do not.
+    .filter(|l| {
+        l.ends_with(['は', '、']) || {
+            let after = &opened[l.len()..];
+            !after.starts_with(['の', 'と', 'も', 'さ', 'が'])
+                && after.chars().take(8).collect::<String>().contains('は')
+        }
+    }) {
         let body = opened.trim_end_matches(['。', '！', '!', ' ', '\n']);
         let body = body.trim_end_matches(['ね', 'よ']);
         let asks = [
@@ -3593,9 +4339,10 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         .iter()
         .find_map(|w| s.find(w).map(|m| (m, w.len())))
         && !s[m + n..].starts_with(['が', '力'])
-        && let Some((a, w)) = ["振り返", "見直", "整理", "統合", "棚卸し"]
-            .iter()
-            .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
+        && let Some((a, w)) =
+            ["振り返", "ふりかえ", "見直", "整理", "統合", "棚卸し", "掃除", "片付け"]
+                .iter()
+                .find_map(|w| s[m..].find(w).map(|a| (m + a, *w)))
         && s[m + n..a].chars().count() <= 6
         && !s[m + n..a].contains(['、', '。'])
         && ja_requests(s)
@@ -3636,6 +4383,26 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "メモリの整理",
         "内省しよう",
         "内省して",
+        // The same in kana (ふりかえり) and the loanword (リフレクション).
+        "ふりかえりをしよう",
+        "ふりかえりしよう",
+        "ふりかえりの時間",
+        "ふりかえりをお願い",
+        "ふりかえりお願い",
+        "ふりかえりをして",
+        "ふりかえりして",
+        "ふりかえろう",
+        "ふりかえって",
+        "リフレクションをしよう",
+        "リフレクションしよう",
+        "リフレクションの時間",
+        "リフレクションタイム",
+        "振り返りタイム",
+        "ふりかえりタイム",
+        "リフレクションをお願い",
+        "リフレクションお願い",
+        "リフレクションをして",
+        "リフレクションして",
     ];
     for v in REFLECT {
         let Some(i) = s.find(v) else { continue };
@@ -3678,21 +4445,49 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "削除しておいて",
         "削除しといて",
         "削除して",
+        // Before 消して, which it contains.
+        "取り消しておいて",
+        "取り消しといて",
+        "取り消してください",
+        "取り消して",
+        "取り消しで",
+        "取り消し",
         "消しておいて",
         "消しといて",
+        "削除していいよ",
+        "削除していい",
+        "削除してもいい",
+        "消していいよ",
+        "消していい",
+        "消してもいい",
         "消して",
         "無視してください",
         "無視していい",
         "無視して",
     ];
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
-    let about_memory =
-        ["メモ", "記憶", "情報", "記録", "データ", "話", "メモリ", "覚えて", "言ったこと"]
-            .iter()
-            .any(|w| s.contains(w));
+    let about_memory = [
+        "メモ",
+        "記憶",
+        "情報",
+        "記録",
+        "データ",
+        "話",
+        "メモリ",
+        "覚えて",
+        "言った",
+        "さっきの",
+        "発言",
+    ]
+    .iter()
+    .any(|w| s.contains(w));
     for v in FORGET {
         let Some(i) = s.find(v) else { continue };
-        let needs_memory = v.starts_with("削除") || v.starts_with("消し") || v.starts_with("無視");
+        // 取り消して cancels an order unless it points at what was said (さっきのは取り消して).
+        let needs_memory = v.starts_with("削除")
+            || v.starts_with("消し")
+            || v.starts_with("無視")
+            || v.starts_with("取り消");
         if quoted(i) || needs_memory && !about_memory {
             continue;
         }
@@ -3714,15 +4509,17 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         }
     }
     // Recall without a question mark: 私について覚えていることを教えて。
-    for v in [
-        "覚えていることを教えて",
-        "覚えてることを教えて",
-        "知っていることを教えて",
-        "知ってることを教えて",
-        "記憶していることを教えて",
-    ] {
+    for v in
+        ["覚えていること", "覚えてること", "知っていること", "知ってること", "記憶していること"]
+    {
+        // …ことを教えて, …ことを全部教えて, …ことを見せて: a few words between are fine.
         if let Some(i) = s.find(v)
             && !quoted(i)
+            && let Some(r) = s[i + v.len()..].strip_prefix('を')
+            && ["教えて", "見せて", "全部出して", "一覧にして"].iter().any(|w| {
+                r.find(w)
+                    .is_some_and(|k| r[..k].chars().count() <= 4 && !r[..k].contains(['、', '。']))
+            })
         {
             let mut object = text.orig_slice(base, at(i)).to_owned();
             for q in ["について", "のことで", "のこと", "で"] {
@@ -3736,6 +4533,54 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                 out.push(hit(text, TriggerKind::Recall, at(i), at(i + v.len()), object));
                 return out;
             }
+        }
+    }
+    // うちのWi-Fiのパスワードは？, 母の誕生日って？: the user's own thing, asked for by name.
+    {
+        let body = s.trim_end().trim_end_matches(['？', '?', ' ', '。']);
+        let asked = s.trim_end().ends_with(['？', '?']);
+        // 妻の誕生日っていつだった？, 母の電話番号教えて: a question word or 教えて after it.
+        let tails = [
+            "っていつだったっけ",
+            "っていつだった",
+            "はいつだった",
+            "っていつ",
+            "はいつ",
+            "ってどこ",
+            "はどこ",
+            "って何",
+            "ってなに",
+            "は何",
+            "を教えて",
+            "教えて",
+            "は",
+            "って",
+        ];
+        let tell = body.ends_with("教えて");
+        if (asked || tell)
+            && let Some(stem) = tails.iter().find_map(|e| body.strip_suffix(e))
+            && ja_is_personal(stem)
+            && [
+                "パスワード",
+                "住所",
+                "電話番号",
+                "番号",
+                "誕生日",
+                "記念日",
+                "名前",
+                "暗証番号",
+                "メアド",
+                "アドレス",
+                "期限",
+                "サイズ",
+            ]
+            .iter()
+            .any(|w| stem.ends_with(w))
+            && !quoted(0)
+        {
+            let object = ja_trim_object(text.orig_slice(base, at(stem.len())));
+            out.push(hit(text, TriggerKind::Recall, at(0), at(body.len()), object));
+            return out;
         }
     }
     // Recall: …を覚えてる？ / …について何を知ってる？
@@ -3798,7 +4643,25 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let how = ["仕方", "やり方", "方法"].iter().any(|w| object.ends_with(w));
             // 「京都の歴史について何か覚えてる？」 asks what the agent knows of a subject.
             let anything = text.orig_slice(base, at(i)).ends_with("について何か");
-            if (v.contains("知っ") || how || anything)
+            // 「ゆで卵の半熟って何分だったっけ？」 asks how long, a matter of general knowledge, unless
+            // the user told it (前に言った…) or it is theirs.
+            let measure = [
+                "何分",
+                "何秒",
+                "何度",
+                "何グラム",
+                "何cc",
+                "何ml",
+                "何カロリー",
+                "どのくらい",
+                "どれくらい",
+            ]
+            .iter()
+            .any(|w| object.contains(w))
+                && !["前に", "言った", "教えた", "伝えた", "メモ"]
+                    .iter()
+                    .any(|w| text.norm.contains(w));
+            if (v.contains("知っ") || how || anything || measure)
                 && !ja_is_personal(&object)
                 && !names_known(text, &object)
             {
@@ -3811,9 +4674,14 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     // Goodbyes: おやすみ, もう寝る, 今日はここまで.
     for v in ["おやすみなさい", "おやすみー", "おやすみ", "お休みなさい"] {
         let Some(i) = s.find(v) else { continue };
-        let next = s[i + v.len()..].chars().next();
+        let tail = &s[i + v.len()..];
+        let next = tail.strip_prefix("なさい").unwrap_or(tail).chars().next();
         if next.is_some_and(|c| {
             matches!(c, 'の' | 'を' | 'は' | 'が' | 'に' | 'で' | 'だ' | 'も' | 'と' | 'す')
+                // おやすみ前に読む絵本: a kanji noun after it makes a compound, not a goodnight;
+                // おやすみなさいって英語で…: って quotes it.
+                || matches!(c as u32, 0x4E00..=0x9FFF)
+                || c == 'っ'
         }) || quoted(i)
         {
             continue;
@@ -3865,6 +4733,16 @@ mod tests {
 
     fn kind(m: &str) -> Option<&'static str> {
         classify(m, &ExtraPhrases::default()).map(|t| t.kind.as_str())
+    }
+
+    #[test]
+    fn one_slip_of_the_keyboard() {
+        for w in ["remmber", "remembr", "rememebr", "remembeer", "rrmember", "remenber"] {
+            assert!(one_slip_from(w, "remember"), "{w}");
+        }
+        for w in ["remember", "remembers", "remembered", "rembmer", "member", "december"] {
+            assert!(!one_slip_from(w, "remember"), "{w}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! Invariant: every store in [`Choice::stores`] has a reason in [`Choice::why`] that names the
 //! words of the text (or of the request) that chose it.
 
-use super::first_hit;
+use super::{contains_words, first_hit};
 use crate::model::Store;
 
 /// What kind of content a memory is.
@@ -70,6 +70,8 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         // "I'm a designer, so skip the detail", 私は糖尿病だから…: who the user is, when it is
         // not about a time, shapes the answers too.
         .or_else(|| event.is_none().then(|| user_identity(content, &lc)).flatten());
+    let user_pref =
+        user_pref.or_else(|| household_diet(&lc)).or_else(|| ja_unsaid_subject_pref(content));
     let (kind, main) = if let Some(w) = steps(content, &lc) {
         (Kind::Procedure, vec![(Store::Procedural, format!("how to do something, as steps ({w})"))])
     } else if let Some(w) = rule(content, &lc, &phrase_lc) {
@@ -118,7 +120,7 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
     }
     // "vault this: …": the request's own verb asks for the vault.
     let vault_verb = (first_word(phrase_lc.trim_start()) == "vault").then_some("vault");
-    if let Some(w) = first_hit(&both, PIN).or_else(|| first_sub(&both, JA_PIN)).or(vault_verb) {
+    if let Some(w) = first_hit(&both, PIN).or_else(|| ja_pin(&phrase_lc, content)).or(vault_verb) {
         // A pinned rule stays a rule first; anything else is a vault note, then its own store.
         if kind == Kind::Rule {
             stores.push(Store::Vault);
@@ -383,7 +385,7 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     // "to be honest, …", "to me, …" are no purpose.
     let aside = ["to be ", "to me", "to my ", "to us", "to you"].iter().any(|w| t.starts_with(w));
     // "to restart the queue just run `sudo cupsctl --restart`": a purpose, then a command.
-    let commanded = t.contains('`') && t.matches('`').count() >= 2;
+    let commanded = t.contains('`') && t.matches('`').count() >= 2 || orders_inside(t);
     if t.starts_with("to ") && !aside && (t.contains(", ") || you_do || commanded) {
         return Some(("\"to …\" then what to do", you_do));
     }
@@ -409,6 +411,11 @@ fn instruction_frame(lc: &str) -> Option<(&'static str, bool)> {
     None
 }
 
+/// "to clear the DNS cache on a mac run sudo dscacheutil …": an order inside a purpose.
+fn orders_inside(t: &str) -> bool {
+    [" run ", " type ", " press ", " hit ", " click ", " tap "].iter().any(|w| t.contains(w))
+}
+
 /// A command or a key shortcut in the text: `git reset --soft HEAD~1` in backticks,
 /// "Shift+Command+4", "ssh -J bastion …" (a command word, then an option).
 fn command(content: &str) -> Option<&'static str> {
@@ -427,6 +434,8 @@ fn command(content: &str) -> Option<&'static str> {
         .windows(2)
         .any(|w| {
             let cmd = w[0].trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+            // "やり方：git reset": a command glued to Japanese before it.
+            let cmd = cmd.rsplit(|c: char| !c.is_ascii()).next().unwrap_or(cmd);
             COMMANDS.contains(&cmd)
                 && (w[1].starts_with('-')
                     || matches!(cmd, "git" | "docker" | "kubectl" | "cargo" | "npm" | "make"))
@@ -462,7 +471,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
     }
     // "to undo the last commit, `git reset --soft HEAD~1`": a purpose, then a command or a step.
     if let Some((w, _)) = frame
-        && let Some(c) = command(content).or_else(|| (step_clauses(lc) >= 1).then_some("a step"))
+        && let Some(c) = command(content)
+            .or_else(|| (step_clauses(lc) >= 1 || orders_inside(lc)).then_some("a step"))
     {
         return Some(format!("{w}, {c}"));
     }
@@ -481,6 +491,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
                 && lc[i + 2..].starts_with(' ')
         })
         .count();
+    // "①電源オフ ②レンズを外す": circled numbers in a line.
+    let inline = inline.max(lc.chars().filter(|c| ('\u{2460}'..='\u{2473}').contains(c)).count());
     if inline >= 2 {
         return Some(format!("{inline} numbered steps"));
     }
@@ -520,7 +532,10 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         && (ja_purpose(content).is_some()
             || ["って打つ", "と打つ", "を実行", "を叩く", "って叩く", "で実行", "を押す", "のは"]
                 .iter()
-                .any(|w| content.contains(w)))
+                .any(|w| content.contains(w))
+            // Gitでコミットを取り消すやり方：git reset --soft …: a command under a how-to noun.
+            || ["やり方", "方法", "手順", "仕方"].iter().any(|w| content.contains(w))
+            || ja_method_noun(content).is_some())
     {
         return Some(c.to_owned());
     }
@@ -535,7 +550,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         .filter(|w| {
             // すすいで陰干し: で after い or ん joins two actions too.
             let te = w[1] == 'て' || w[1] == 'で' && matches!(w[0], 'い' | 'ん');
-            te && crate::word::is_cjk(w[2]) && !"いるねよたほくおもはあ".contains(w[2])
+            // 住んでて, 働いてて: ている cut short is a state, not an action.
+            te && crate::word::is_cjk(w[2]) && !"いるねよたほくおもはあて".contains(w[2])
         })
         .count();
     let items = content.matches('、').count();
@@ -545,6 +561,8 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         || !past && (!seq.is_empty() && te >= 1 || te >= 2)
         // 掃除は、…につけて、すすいで陰干し: a topic, then actions joined by て.
         || !past && te >= 1 && te + te_join >= 2 && content.contains('は')
+        // フィルター掃除は月1回、外して水洗いして乾かす: three actions in a row.
+        || !past && te_join >= 2 && content.contains('は')
         // ロック解除は、QRコードを読み取ってからレバーを引く: a topic, then actions in order.
         || !past
             && seq.first().is_some_and(|w| {
@@ -554,7 +572,7 @@ fn steps(content: &str, lc: &str) -> Option<String> {
         let mut words: Vec<String> = how.into_iter().map(|w| format!("{w:?}")).collect();
         words.extend(seq.iter().map(|w| format!("{w:?}")));
         if words.is_empty() {
-            words.push(format!("{te} steps joined by て"));
+            words.push(format!("{} actions joined by て", te + te_join));
         }
         words.join(", ")
     })
@@ -690,6 +708,8 @@ const JA_DIRECTIVE: &[&str] = &[
     "でから",
     "て",
     "べき",
+    // 提案するときは必ず2人分の分量で: a rule word, then the noun and で it asks for.
+    "で",
 ];
 /// Endings that forbid: a rule by themselves.
 const JA_PROHIBITION: &[&str] = &[
@@ -731,6 +751,17 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
             .contains(&head.trim())
     {
         return Some(format!("{:?}", head.trim()));
+    }
+    // "when you write commit messages always use the imperative mood": a condition on what the
+    // agent does, then "always"/"never" and an action, with no comma between.
+    if ["when you ", "whenever you ", "if you "].iter().any(|w| t.starts_with(w)) {
+        let words: Vec<&str> = t.split_whitespace().collect();
+        if let Some(k) = words.iter().position(|w| matches!(*w, "always" | "never"))
+            && let Some(verb) = words.get(k + 1)
+            && (AGENT_VERBS.contains(verb) || STEP_VERBS.contains(verb))
+        {
+            return Some(format!("{:?} then {:?} {verb:?}", words[0], words[k]));
+        }
     }
     // "…, never merge it directly": a rule opener later in the sentence, before an action.
     let mine = ["i'm ", "i am ", "im ", "i "].iter().any(|w| t.starts_with(w));
@@ -802,6 +833,14 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
     if ANSWER_VERBS.contains(&first_word(t)) && event_words(lc).is_none() {
         return Some(format!("{:?}: how to answer", first_word(t)));
     }
+    // "From now on, no more than 3 bullet points per answer": a standing limit.
+    if let Some(s) = standing
+        && ["no ", "only ", "at most ", "max ", "never more than ", "not more than "].iter().any(
+            |w| t.strip_prefix(s).unwrap_or(t).trim_start_matches([',', ':', ' ']).starts_with(w),
+        )
+    {
+        return Some(format!("{s:?} and a limit"));
+    }
     if let Some(s) = standing
         && (clause_verb(t)
             || clause_verb(t.strip_prefix(s).unwrap_or(t).trim_start_matches([',', ':', ' '])))
@@ -826,6 +865,21 @@ fn rule(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
                 && event_words(lc).is_none() =>
         {
             Some(format!("a request ({d:?})"))
+        }
+        // コードのコメントは英語で書くこと: an order written as こと; 私の趣味は読むこと is the
+        // user's own.
+        // 祖母は電話が聞こえにくいから、メッセージで連絡すること explains a fact about her.
+        (None, Some(&"こと"))
+            if !ja_first_person(content)
+                && !["から、", "ので"].iter().any(|w| content.contains(w))
+                && event_words(lc).is_none()
+                && end
+                    .trim_end_matches("こと")
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| "うくぐすつぬぶむる".contains(c)) =>
+        {
+            Some("an order (…こと)".into())
         }
         _ => None,
     }
@@ -1037,6 +1091,51 @@ const JA_PREFERENCE: &[&str] = &[
 ];
 const JA_PREFERENCE_OTHER: &[&str] = &["好き", "嫌い", "苦手", "アレルギー"];
 
+/// 単位はメートル法が好みです, 敬語じゃなくてタメ口のほうが好き: a Japanese preference with no one
+/// named is the speaker's own, as Japanese leaves out 私. Someone named (佐藤さん, 妻, 猫) makes it
+/// theirs.
+fn ja_unsaid_subject_pref(content: &str) -> Option<&'static str> {
+    // Besides kin and roles (妻, 上司, 担任) and honorifics (さん, 先生): others who may like things.
+    const OTHERS: &[&str] = &[
+        "彼",
+        "友",
+        "子ども",
+        "子供",
+        "猫",
+        "犬",
+        "家族",
+        "みんな",
+        "チーム",
+        "社",
+        "担当",
+        "祖",
+        "甥",
+        "姪",
+        "孫",
+    ];
+    let someone = crate::kin::JA_ROLES.iter().any(|r| content.contains(r.word))
+        || crate::kin::JA_HONORIFICS.iter().any(|h| content.contains(h))
+        || OTHERS.iter().any(|w| content.contains(w));
+    if !content.chars().any(crate::word::is_cjk) || someone {
+        return None;
+    }
+    first_sub(
+        content,
+        &["好き", "嫌い", "苦手", "が好み", "好み", "のほうがいい", "の方がいい", "ダメ"],
+    )
+}
+
+/// "we keep halal at home", "our family is vegetarian": the household's diet, which shapes what
+/// the agent suggests as much as the user's own.
+pub(super) fn household_diet(lc: &str) -> Option<&'static str> {
+    const DIETS: &[&str] =
+        &["halal", "kosher", "vegetarian", "vegan", "pescatarian", "gluten-free", "dairy-free"];
+    let ours = ["we ", "we're ", "our family", "our household", "at home"]
+        .iter()
+        .any(|w| lc.trim_start().starts_with(w) || lc.contains(&format!(" {w}")));
+    DIETS.iter().copied().find(|d| count_words(lc, d) > 0).filter(|_| ours)
+}
+
 /// The opening of a statement about who the user is: "I'm …", "I am …", 私は…, 僕は….
 fn user_identity(content: &str, lc: &str) -> Option<&'static str> {
     let t = lc.trim_start().strip_prefix("that ").unwrap_or(lc.trim_start());
@@ -1073,19 +1172,43 @@ const PIN: &[&str] = &[
     "pin this",
     "pin it",
     "pin that",
-    "pinned",
+    "keep it pinned",
+    "keep this pinned",
+    "keep that pinned",
+    "keep pinned",
     "permanently",
     "forever",
     "for good",
     "never let it fade",
     "never let this fade",
     "don't let it fade",
+    "don't ever let it fade",
+    "don't ever let this fade",
+    "do not let it fade",
+    "don't let this fade",
     "in the vault",
     "to the vault",
     "into the vault",
     "in your vault",
 ];
 const JA_PIN: &[&str] = &["ずっと", "永久", "永遠", "ピン留め", "保管庫"];
+
+/// The vault words of a Japanese request. In the request's own words any of [`JA_PIN`]; in the
+/// content ずっと only before a keeping verb (ずっと覚えておいて), for "単位はずっとメートル法が好み"
+/// says how long the user has liked it, not how long to keep it.
+fn ja_pin(phrase: &str, content: &str) -> Option<&'static str> {
+    if let Some(w) = first_sub(phrase, JA_PIN) {
+        return Some(w);
+    }
+    JA_PIN.iter().copied().find(|w| {
+        content.match_indices(w).any(|(i, _)| {
+            *w != "ずっと"
+                || ["覚え", "残", "保存", "忘れ", "記憶", "取って", "固定"]
+                    .iter()
+                    .any(|k| content[i + w.len()..].chars().take(6).collect::<String>().contains(k))
+        })
+    })
+}
 
 // ---------------------------------------------------------------------------------------------
 // Events and tasks
@@ -1156,6 +1279,12 @@ const EVENT: &[&str] = &[
     "standup",
     "got married",
     "wedding",
+    // "our anniversary dinner is booked at Dishoom for 7pm": a booking is an event.
+    "is booked",
+    "are booked",
+    "booked at",
+    "booked for",
+    "reservation",
 ];
 const WEEKDAYS: &[&str] =
     &["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -1201,9 +1330,29 @@ const HABITUAL: &[&str] = &[
     "weekdays",
     "weekends",
     "on weekdays",
+    // "bedtime is 8pm on school nights": a routine.
+    "bedtime",
+    "school nights",
+    "weeknights",
+    "usually",
+    "normally",
 ];
-const JA_HABITUAL: &[&str] =
-    &["始まる", "開く", "閉まる", "終わる", "開店", "閉店", "平日", "土日"];
+const JA_HABITUAL: &[&str] = &[
+    "始まる",
+    "開く",
+    "閉まる",
+    "終わる",
+    "開店",
+    "閉店",
+    "平日",
+    "土日",
+    // 受付は9時から18時: opening hours.
+    "営業時間",
+    "受付",
+    "診療時間",
+    "開館",
+    "閉館",
+];
 /// Words that make a date a recurring attribute rather than an event.
 const RECURRING: &[&str] = &[
     "every",
@@ -1224,6 +1373,12 @@ const RECURRING: &[&str] = &[
     "毎晩",
 ];
 const JA_EVENT: &[&str] = &[
+    // 2週間後から始まる, 3日後: a time counted from now.
+    "週間後",
+    "日後",
+    "ヶ月後",
+    "か月後",
+    "カ月後",
     "明日",
     "明後日",
     "今日",
@@ -1267,7 +1422,32 @@ const JA_EVENT: &[&str] = &[
 fn event_words(lc: &str) -> Option<String> {
     // "the Wi-Fi in meeting room B is flaky" names a place, not a meeting.
     let lc = &lc.replace("meeting room", "room");
-    if let Some(w) = first_hit(lc, EVENT) {
+    // 予約システム, 会議室: a thing named after an event is no event.
+    let lc = &["システム", "サイト", "ページ", "アプリ", "室", "枠"].iter().fold(
+        lc.clone(),
+        |s, tail| {
+            ["予約", "会議", "ミーティング"]
+                .iter()
+                .fold(s, |s, head| s.replace(&format!("{head}{tail}"), tail))
+        },
+    );
+    // "our standup is at 9:30 every day": a meeting that recurs is the schedule, a fact.
+    let every = [
+        "every day",
+        "every week",
+        "every morning",
+        "every monday",
+        "every tuesday",
+        "every wednesday",
+        "every thursday",
+        "every friday",
+        "each week",
+        "daily",
+        "weekly",
+    ]
+    .iter()
+    .any(|w| contains_words(lc, w));
+    if let Some(w) = first_hit(lc, EVENT).filter(|_| !every) {
         return Some(w.to_owned());
     }
     if let Some(w) = first_sub(lc, JA_EVENT) {
@@ -1307,7 +1487,10 @@ fn event_words(lc: &str) -> Option<String> {
         return None;
     }
     // 土曜の午前中に…: a weekday, unless every week (毎週土曜, above).
-    if let Some(w) = first_sub(lc, &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"])
+    // 在宅勤務は火曜と木曜: two weekdays are a weekly schedule.
+    const JA_DAYS: &[&str] = &["月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"];
+    if let Some(w) = first_sub(lc, JA_DAYS)
+        && JA_DAYS.iter().filter(|d| lc.contains(*d)).count() < 2
     {
         return Some(w.to_owned());
     }
@@ -1339,7 +1522,16 @@ fn event_words(lc: &str) -> Option<String> {
             return Some("a date (may)".into());
         }
         let ordinal = w.ends_with(|c: char| c.is_ascii_alphabetic()) && num(w);
+        // "rent is due on the 1st", "the card is billed on the 15th": a day of every month.
+        let monthly = i >= 3
+            && words[i - 1] == "the"
+            && words[i - 2] == "on"
+            && matches!(
+                words[i - 3],
+                "due" | "paid" | "payable" | "billed" | "charged" | "renews" | "collected"
+            );
         if ordinal
+            && !monthly
             && (i > 0 && words[i - 1] == "the" || words.get(i + 1) == Some(&"of"))
             && words.get(i + 1) != Some(&"floor")
         {
@@ -1377,13 +1569,28 @@ fn task(content: &str, lc: &str, phrase_lc: &str) -> Option<String> {
         "to do",
         "todo",
     ];
-    if let Some(w) = first_hit(lc, MINE) {
+    // "rent is due on the 1st": a day of every month, not a deadline.
+    let monthly_due = ["due on the ", "due by the "].iter().any(|w| {
+        lc.split(w).skip(1).any(|r| {
+            let d = r.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+            d.len() >= 3 && d[..d.len() - 2].parse::<u32>().is_ok() && !r.contains(" of ")
+        })
+    });
+    if let Some(w) = first_hit(lc, MINE).filter(|w| !(*w == "due" && monthly_due)) {
         return Some(format!("{w:?}"));
     }
     // 電話しないといけない, 出さなきゃ: something the user has to do.
     if let Some(w) = first_sub(
         content,
-        &["ないといけない", "なきゃ", "なければならない", "なくちゃ", "しないと"],
+        &[
+            "ないといけない",
+            "なきゃ",
+            "なければならない",
+            "なくちゃ",
+            "しないと",
+            "締め切り",
+            "締切",
+        ],
     ) {
         return Some(format!("{w:?}"));
     }
@@ -1416,7 +1623,17 @@ pub(super) fn topic_entity(content: &str) -> Option<super::RoutedEntity> {
     let text = content.trim().trim_start_matches(|c: char| !c.is_alphanumeric());
     let head: String = text.chars().take(24).collect();
     let cjk = head.chars().any(crate::word::is_cjk);
-    let name = if cjk && head.contains(['は', 'が']) {
+    // 本番のRedisの設定：maxmemory 4gb…, "Wi-Fi at the cabin: network Maple…": a short title before
+    // a colon names what follows.
+    let titled = text.find(['：', ':']).map(|k| text[..k].trim()).filter(|t| {
+        !t.is_empty()
+            && t.chars().count() <= 20
+            && !t.contains(['。', '、', ',', '.', '\n', 'は', 'が'])
+            && t.split_whitespace().count() <= 4
+    });
+    let name = if let Some(t) = titled {
+        t.chars().filter(|c| !"「」『』\"".contains(*c)).collect()
+    } else if cjk && head.contains(['は', 'が']) {
         // The topic is what stands before は (or が): 会社の最寄り駅は三鷹.
         ja_subject(text, text.find('は').or_else(|| text.find('が'))?)?
     } else if cjk && !head.contains(' ') {
