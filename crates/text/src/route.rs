@@ -1041,7 +1041,13 @@ pub fn summarize(content: &str, user: &str) -> String {
         "My" | "my" => words[0] = format!("{user}'s"),
         "I" if words.len() > 1 => {
             words[0] = user.to_owned();
-            words[1] = third_person(&words[1]);
+            // "I really like tea": the adverb stays, the verb after it agrees.
+            let verb = if ADVERBS.contains(&words[1].to_lowercase().as_str()) && words.len() > 2 {
+                2
+            } else {
+                1
+            };
+            words[verb] = third_person(&words[verb]);
         }
         _ => {}
     }
@@ -1054,8 +1060,105 @@ pub fn summarize(content: &str, user: &str) -> String {
     words.join(" ")
 }
 
+/// Adverbs that stand between "I" and its verb ("I really like", "I usually take").
+const ADVERBS: &[&str] = &[
+    "really",
+    "also",
+    "always",
+    "never",
+    "usually",
+    "often",
+    "just",
+    "still",
+    "already",
+    "actually",
+    "sometimes",
+    "rarely",
+    "only",
+    "even",
+    "definitely",
+    "mostly",
+    "probably",
+    "generally",
+    "normally",
+    "totally",
+    "honestly",
+    "seriously",
+    "absolutely",
+];
+
+/// Past forms without -ed that stay as they are ("I met" is not "User mets").
+const IRREGULAR_PAST: &[&str] = &[
+    "met",
+    "went",
+    "got",
+    "saw",
+    "made",
+    "took",
+    "came",
+    "gave",
+    "found",
+    "told",
+    "said",
+    "left",
+    "bought",
+    "brought",
+    "thought",
+    "knew",
+    "ran",
+    "began",
+    "wrote",
+    "sent",
+    "spent",
+    "lost",
+    "paid",
+    "built",
+    "felt",
+    "kept",
+    "heard",
+    "held",
+    "meant",
+    "sold",
+    "won",
+    "broke",
+    "chose",
+    "drove",
+    "ate",
+    "drank",
+    "flew",
+    "forgot",
+    "slept",
+    "taught",
+    "caught",
+    "fell",
+    "grew",
+    "became",
+    "swam",
+    "sang",
+    "sat",
+    "stood",
+    "understood",
+    "woke",
+    "wore",
+    "threw",
+    "rode",
+    "spoke",
+    "stole",
+    "forgave",
+    "hid",
+    "led",
+    "fed",
+    "fought",
+    "sought",
+    "dug",
+    "hung",
+];
+
 fn third_person(verb: &str) -> String {
     let lower = verb.to_lowercase();
+    if IRREGULAR_PAST.contains(&lower.as_str()) || ADVERBS.contains(&lower.as_str()) {
+        return verb.into();
+    }
     match lower.as_str() {
         "am" => "is".into(),
         "have" => "has".into(),

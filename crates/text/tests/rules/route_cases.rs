@@ -154,6 +154,12 @@ fn summaries_in_the_third_person() {
         ("Alice likes tea", "Alice likes tea"),
         ("I", "I"),
         ("I  prefer   tea\nlots", "User prefers tea lots"),
+        // Irregular past forms stay; an adverb stays and the verb after it agrees (issue 18).
+        ("I met my manager today", "User met the user's manager today"),
+        ("I went to Osaka", "User went to Osaka"),
+        ("I really like tea", "User really likes tea"),
+        ("I usually take the train", "User usually takes the train"),
+        ("I never", "User never"),
     ];
     for (input, want) in cases {
         assert_eq!(summarize(input, "User"), want, "input: {input:?}");
