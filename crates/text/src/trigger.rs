@@ -832,7 +832,8 @@ fn sl(s: &str, a: usize, b: usize) -> &str {
 /// Returns true when `s` starts with `word` followed by a word boundary.
 fn starts_word(s: &str, word: &str) -> bool {
     s.starts_with(word)
-        && s[word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric() && c != '\'')
+        // "remember_token" is an identifier, not the word.
+        && s[word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric() && !matches!(c, '\'' | '_'))
 }
 
 fn skip_separators(s: &str, mut i: usize) -> usize {
@@ -1307,6 +1308,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         ("what did i tell you", &["about", "regarding", "of"], true),
         ("what have i told you", &["about", "regarding"], true),
         ("what did i say", &["about", "regarding"], true),
+        ("what have i said", &["about", "regarding"], true),
+        ("what did i ask you to remember", &["about", "regarding", "of"], true),
+        ("what did you save", &["about", "on", "regarding", "for"], true),
+        ("what have you saved", &["about", "on", "regarding", "for"], true),
+        ("what did you note", &["about", "on", "regarding", "for"], true),
         ("what did we say", &["about", "regarding"], true),
         ("what did we decide", &["about", "on", "regarding", "for"], true),
         ("what was decided", &["about", "on", "regarding", "for"], true),
@@ -1370,6 +1376,26 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
         }
     }
+    // "What did I say last week about the client call?": a time between the verb and "about".
+    for p in ["what did i say", "what did i tell you", "what did i mention", "what did we say"] {
+        if !starts_word(rest, p) {
+            continue;
+        }
+        let after = &rest[p.len()..];
+        let Some(at) = after.find(" about ") else { continue };
+        let between = after[..at].trim();
+        let when = ["last", "yesterday", "earlier", "this", "the other day", "before", "on"];
+        if !between.is_empty()
+            && between.split_whitespace().count() <= 3
+            && when.iter().any(|w| starts_word(between, w))
+        {
+            let end = c.start + p.len() + at + " about ".len();
+            let topic = strip_topic(strip_question(content_to(text, end, c.end)));
+            if !topic.is_empty() {
+                return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
+            }
+        }
+    }
     for verb in [
         "do you remember",
         "do you recall",
@@ -1407,6 +1433,16 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             // "Do you remember when phones had keyboards? Write me a tweet about it."
             if asks_for_work(&topic.to_ascii_lowercase().replace(" and ", ", "))
                 || asks_for_work(sl(&text.norm, c.end, text.norm.len()))
+            {
+                return None;
+            }
+            // "Do you remember when phones had keyboards?" is nostalgia about how things were,
+            // not a question about what the user told the agent.
+            let lc = format!("{} ", topic.to_ascii_lowercase());
+            if lc.starts_with("when ")
+                && [" had ", " used to ", " were ", " was like "].iter().any(|w| lc.contains(w))
+                && !is_personal_topic(&topic)
+                && !names_known(text, &topic)
             {
                 return None;
             }
@@ -1454,13 +1490,56 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
                 ],
             ),
             ("anything in your notes", &["about", "on", "regarding"]),
+            ("do you have anything in memory", &["about", "on", "regarding", "for"]),
+            ("have you got anything in memory", &["about", "on", "regarding", "for"]),
+            ("is there anything in memory", &["about", "on", "regarding", "for"]),
             ("any notes", &["on", "about", "regarding", "for"]),
             ("anything on file", &["for", "about", "on"]),
-            ("did i ever tell you", &["about", "my", "the", "what", "where", "when", "who"]),
-            ("did i tell you", &["about", "my", "the", "what", "where", "when", "who"]),
-            ("have i told you", &["about", "my", "the", "where", "what", "when", "who"]),
-            ("did i ever mention", &["about", "my", "the", "where", "what", "when", "who"]),
-            ("did i mention", &["about", "my", "the", "where", "what", "when", "who"]),
+            (
+                "did i ever tell you",
+                &[
+                    "about", "my", "our", "which", "whether", "if", "how", "the", "what", "where",
+                    "when", "who",
+                ],
+            ),
+            (
+                "did i tell you",
+                &[
+                    "about", "my", "our", "which", "whether", "if", "how", "the", "what", "where",
+                    "when", "who",
+                ],
+            ),
+            (
+                "have i told you",
+                &[
+                    "about", "my", "our", "which", "whether", "if", "how", "the", "where", "what",
+                    "when", "who",
+                ],
+            ),
+            (
+                "did i ever mention",
+                &[
+                    "about", "my", "our", "which", "whether", "if", "how", "the", "where", "what",
+                    "when", "who",
+                ],
+            ),
+            (
+                "did i mention",
+                &[
+                    "about", "my", "our", "which", "whether", "if", "how", "the", "where", "what",
+                    "when", "who",
+                ],
+            ),
+            (
+                "have i ever mentioned",
+                &["about", "my", "our", "which", "where", "what", "when", "who"],
+            ),
+            ("have i mentioned", &["about", "my", "our", "which", "where", "what", "when", "who"]),
+            ("did i ever say", &["my", "our", "which", "where", "what", "when", "who"]),
+            ("did we ever decide", &["on", "about", "what", "which", "where", "when", "who"]),
+            ("did we decide", &["on", "about", "what", "which", "where", "when", "who"]),
+            ("anything saved", &["about", "on", "regarding", "for"]),
+            ("anything in memory", &["about", "on", "regarding", "for"]),
             ("where did i say", &[]),
             ("when did i say", &[]),
             ("anything in your memory", &["about", "on", "regarding"]),
@@ -1848,6 +1927,10 @@ fn is_personal_topic(topic: &str) -> bool {
         " address ",
         " number ",
         " pin ",
+        " wi-fi ",
+        " wifi ",
+        " cabin ",
+        " checklist ",
     ];
     if personal.iter().any(|w| lower.contains(w)) {
         return true;
@@ -2148,9 +2231,15 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             }
             // "Write down three ideas for the offsite" asks for work; "write down: the code is
             // on the card" and "write down that …" keep something.
+            // "jot down how to bleed the radiators: …" names a procedure, then its steps.
+            let procedure = ["how to ", "the steps ", "the procedure ", "the process "]
+                .iter()
+                .any(|w| after.starts_with(w))
+                && after.find(':').is_some_and(|k| !after[k + 1..].trim().is_empty());
             if matches!(*p, "write down" | "jot down" | "note down")
                 && n == p.len()
                 && !states_something(after)
+                && !procedure
             {
                 return None;
             }
@@ -2201,6 +2290,28 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             .any(|w| starts_word(after, w))
         {
             let end = start + "note".len();
+            return done(end, content_after(text, end));
+        }
+    }
+    // "note how to change the bike chain: …", "Note the procedure for a failed cron: …": a
+    // procedure named, then its steps after a colon.
+    let verb = ["note", "jot down", "write down", "save", "record", "log"]
+        .into_iter()
+        .find(|v| starts_word(rest, v));
+    if let Some(verb) = verb
+        && !c.question
+        && c.raw_start == c.start
+    {
+        let after = rest[verb.len()..].trim_start();
+        let named = ["how to ", "the procedure ", "the steps ", "the process ", "the routine "]
+            .iter()
+            .any(|w| after.starts_with(w));
+        if named
+            && let Some(k) = after.find(':')
+            && after[..k].split_whitespace().count() <= 12
+            && !after[k + 1..].trim().is_empty()
+        {
+            let end = start + verb.len();
             return done(end, content_after(text, end));
         }
     }
@@ -3773,7 +3884,10 @@ fn find_word(hay: &str, word: &str) -> Option<usize> {
     while let Some(i) = hay[from..].find(word) {
         let at = from + i;
         let before_ok = at == 0
-            || !hay[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '\'');
+            || !hay[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || matches!(c, '\'' | '_'));
         if before_ok && starts_word(&hay[at..], word) {
             return Some(at);
         }
@@ -3983,6 +4097,10 @@ fn ja_trim_object(s: &str) -> String {
 }
 
 /// "あのプロジェクトの話はもう関係ないから" → "あのプロジェクトの話": a reason after は is dropped.
+fn trimmed_end(s: &str) -> &str {
+    s.trim_end().trim_end_matches(['。', ' ', '！', '!'])
+}
+
 fn ja_drop_reason(s: &str) -> String {
     if (s.ends_with("から") || s.ends_with("ので"))
         && let Some(i) = s.find('は')
@@ -4030,6 +4148,15 @@ fn ja_is_personal(s: &str) -> bool {
         "プロジェクト",
         "案件",
         "打ち合わせ",
+        "兄",
+        "姉",
+        "弟",
+        "妹",
+        "義理",
+        "祖父",
+        "祖母",
+        "アレルギー",
+        "管理会社",
     ]
     .iter()
     .any(|w| s.contains(w))
@@ -4057,6 +4184,13 @@ fn is_ja_pointer(s: &str) -> bool {
         "今の話",
         "その話",
         "この話",
+        // この手順を覚えておいて after the steps: what it names is above.
+        "この手順",
+        "その手順",
+        "このやり方",
+        "そのやり方",
+        "この内容",
+        "その内容",
         "さっき言ったこと",
         "今言ったこと",
         // 忘れずに覚えておいて, ちゃんとメモして: how to keep it, not what.
@@ -4187,14 +4321,48 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     ];
     // Verbs that keep something only with a word of keeping for good before them (ずっと固定して,
     // 永久に残しておいて) or a place in memory (記録に残して): "ケーキを残しておいて" keeps a cake.
-    const KEEP: &[&str] =
-        &["残しておいて", "残しといて", "残して", "固定しておいて", "固定しといて", "固定して"];
+    // 保管しておいて, 金庫に入れておいて and このルールは固定して keep something too, with a word of
+    // keeping for good (ずっと忘れないように保管して), the vault (金庫（vault）に入れておいて) or a
+    // rule named as what to keep (このルールは固定して).
+    const KEEP: &[&str] = &[
+        "残しておいて",
+        "残しといて",
+        "残して",
+        "固定しておいて",
+        "固定しといて",
+        "固定して",
+        "保管しておいて",
+        "保管しといて",
+        "保管して",
+        "に入れておいて",
+        "に入れといて",
+        "にしまっておいて",
+    ];
     let kept = |i: usize| {
-        JA_KEEP_FOR_GOOD.iter().chain(&["記録に", "メモに", "記憶に"]).any(|m| s[..i].ends_with(m))
+        JA_KEEP_FOR_GOOD
+            .iter()
+            .chain(&[
+                "記録に",
+                "メモに",
+                "記憶に",
+                "忘れないように",
+                "金庫",
+                "金庫(vault)",
+                "金庫（vault）",
+                "ルールは",
+            ])
+            .any(|m| s[..i].ends_with(m))
+    };
+    // この設定は固定して: a named thing of the user's, kept as it is ("この段落は残して" edits).
+    let fixed = |i: usize, v: &str| {
+        v.starts_with("固定")
+            && ["この", "その"].iter().any(|p| s.starts_with(p))
+            && s[..i].ends_with('は')
+            && s[..i].chars().count() <= 8
     };
     for v in REMEMBER.iter().chain(KEEP) {
         let Some(i) = s.find(v) else { continue };
-        if quoted(i) || KEEP.contains(v) && !kept(i) {
+        if quoted(i) || KEEP.contains(v) && !kept(i) && !fixed(i, v) {
             continue;
         }
         // 保存して without a word of memory saves a file.
@@ -4213,7 +4381,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         let tail = &s[i + v.len()..];
         // 忘れないでほしい手順：…, 絶対に忘れないでほしいルール：…: what it is, then the content.
         if let Some(r) = tail.strip_prefix("ほしい").or_else(|| tail.strip_prefix("欲しい"))
-            && let Some(k) = r.find(':')
+            && let Some(k) = r.find([':', '\n'])
             && r[..k].chars().count() <= 6
             && !r[..k].contains(['、', '。'])
         {
@@ -4232,6 +4400,15 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let object = ja_trim_object(text.orig_slice(base, at(from)));
             // リマインドできるように覚えておいて: a purpose points at the text around it.
             let purpose = ["ように", "ために"].iter().any(|w| object.ends_with(w));
+            // 次回も使うので、この手順を覚えておいて: a reason, then a pointer back.
+            let raw = text.orig_slice(base, at(from));
+            let purpose = purpose
+                || ["ので、", "から、", "ので", "から"].iter().any(|r| {
+                    raw.rfind(r).is_some_and(|i| {
+                        let p = raw[i + r.len()..].trim_end_matches(['を', 'は', 'も']);
+                        !p.is_empty() && is_ja_pointer(p)
+                    })
+                });
             let after = trim_content(text.orig_slice(sentence.end, text.norm.len()));
             let object = if is_ja_pointer(&object) || purpose {
                 before_sentence()
@@ -4583,6 +4760,49 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             return out;
         }
     }
+    // …について保存してある内容を教えて, …のメモって残ってる？, …について記憶してることある？,
+    // …何か覚えてたら教えて, …について、私なんて言ってた？, …保存してあったよね？: the user asks
+    // what the agent kept of what they told it.
+    {
+        const KEPT: &[&str] = &[
+            "について保存してある",
+            "について記憶してること",
+            "について記憶していること",
+            "、保存してあった",
+            "って保存してあった",
+            "、何か覚えてたら",
+            "について何か覚えてたら",
+            "、何か覚えていたら",
+            "のメモって残ってる",
+            "のメモ残ってる",
+            "の記録って残ってる",
+            "について、私なんて言ってた",
+            "について私なんて言ってた",
+            "について、私何て言ってた",
+            "について何か記録してる",
+            "について記録してること",
+            "について記録してあること",
+            "について何か保存してる",
+            "について何かメモしてる",
+            "についてメモしてあること",
+            "って私なんて言ってた",
+        ];
+        let asked = s.contains(['？', '?'])
+            || ["教えて", "見せて", "ある", "ね"].iter().any(|w| trimmed_end(s).ends_with(w));
+        for p in KEPT {
+            let Some(i) = s.find(p) else { continue };
+            if !asked || quoted(i) || i == 0 {
+                continue;
+            }
+            // "のメモ" names what was kept: the topic keeps it out ("リリース手順").
+            let object = ja_trim_object(text.orig_slice(base, at(i)));
+            if object.is_empty() {
+                continue;
+            }
+            out.push(hit(text, TriggerKind::Recall, at(i), at(i + p.len()), object));
+            return out;
+        }
+    }
     // Recall: …を覚えてる？ / …について何を知ってる？
     const RECALL: &[&str] = &[
         "覚えていますか",
@@ -4661,7 +4881,11 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                 && !["前に", "言った", "教えた", "伝えた", "メモ"]
                     .iter()
                     .any(|w| text.norm.contains(w));
-            if (v.contains("知っ") || how || anything || measure)
+            // 歌詞で「忘れないで」って出てくる曲、なんだっけ？ asks for a song, not a memory.
+            let work = ["歌詞", "曲", "映画", "アニメ", "小説", "ドラマのタイトル"]
+                .iter()
+                .any(|w| object.contains(w));
+            if (v.contains("知っ") || how || anything || measure || work)
                 && !ja_is_personal(&object)
                 && !names_known(text, &object)
             {
@@ -4715,10 +4939,25 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "上がります",
         "上がるね",
         "もう上がる",
+        "そろそろ出かける",
+        "そろそろ出ます",
+        "そろそろ行くね",
     ] {
         let Some(i) = s.find(v) else { continue };
         // "猫がもう寝る" is about the cat.
         if s[..i].ends_with('が') || quoted(i) {
+            continue;
+        }
+        out.push(hit(text, TriggerKind::ReflectSoft, at(i), at(i + v.len()), String::new()));
+        return out;
+    }
+    // じゃあ、またあとで: a see-you-later that ends the message ("また後で連絡する" does not).
+    for v in ["またあとで", "また後で", "またのちほど", "行ってきます"] {
+        let Some(i) = s.find(v) else { continue };
+        let tail = s[i + v.len()..].trim_end();
+        if quoted(i)
+            || !tail.chars().all(|c| matches!(c, 'ね' | 'ー' | '〜' | '！' | '!' | '。' | '～'))
+        {
             continue;
         }
         out.push(hit(text, TriggerKind::ReflectSoft, at(i), at(i + v.len()), String::new()));

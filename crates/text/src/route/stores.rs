@@ -72,10 +72,29 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         .or_else(|| event.is_none().then(|| user_identity(content, &lc)).flatten());
     let user_pref =
         user_pref.or_else(|| household_diet(&lc)).or_else(|| ja_unsaid_subject_pref(content));
-    let (kind, main) = if let Some(w) = steps(content, &lc) {
+    let (kind, main) = if let Some(w) = ja_standing_order(content) {
+        (Kind::Rule, vec![(Store::Core, format!("a rule for the agent ({w})"))])
+    } else if let Some(w) = steps(content, &lc).or_else(|| labelled_steps(&phrase_lc, &lc)) {
         (Kind::Procedure, vec![(Store::Procedural, format!("how to do something, as steps ({w})"))])
     } else if let Some(w) = rule(content, &lc, &phrase_lc) {
-        (Kind::Rule, vec![(Store::Core, format!("a rule for the agent ({w})"))])
+        // 私は菜食主義なので、肉を使わないで: who the user is, and the rule it brings, like
+        // "I'm a night owl, don't suggest morning meetings".
+        let reason = ["なので", "だから", "ですので"].iter().any(|r| {
+            content.find(r).is_some_and(|i| {
+                user_identity(content, &lc).is_some() && content[..i].chars().count() <= 20
+            })
+        });
+        if reason {
+            (
+                Kind::Preference,
+                vec![
+                    (Store::Semantic, format!("who the user is, as the reason for a rule ({w})")),
+                    (Store::Core, format!("a rule for the agent ({w})")),
+                ],
+            )
+        } else {
+            (Kind::Rule, vec![(Store::Core, format!("a rule for the agent ({w})"))])
+        }
     } else if let Some(w) = first_hit(&lc, DECISION).or_else(|| first_sub(content, JA_DECISION)) {
         (
             Kind::Decision,
@@ -120,7 +139,13 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
     }
     // "vault this: …": the request's own verb asks for the vault.
     let vault_verb = (first_word(phrase_lc.trim_start()) == "vault").then_some("vault");
-    if let Some(w) = first_hit(&both, PIN).or_else(|| ja_pin(&phrase_lc, content)).or(vault_verb) {
+    // "the vault UI", "the Vault CLI": a product named Vault, not the memory's vault.
+    let both_pin = ["ui", "cli", "server", "app", "console", "token", "policy", "path"]
+        .iter()
+        .fold(both.clone(), |b, n| b.replace(&format!("vault {n}"), &format!("vault-{n}")));
+    if let Some(w) =
+        first_hit(&both_pin, PIN).or_else(|| ja_pin(&phrase_lc, content)).or(vault_verb)
+    {
         // A pinned rule stays a rule first; anything else is a vault note, then its own store.
         if kind == Kind::Rule {
             stores.push(Store::Vault);
@@ -130,6 +155,40 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         why.push((Store::Vault, format!("the user asked to keep it for good ({w:?})")));
     }
     Choice { kind, stores, why }
+}
+
+/// "save this recipe for my stretches: calf raises, toe walks, then foam rolling": the request
+/// names a procedure and the content lists its parts.
+fn labelled_steps(phrase_lc: &str, lc: &str) -> Option<String> {
+    // "the way I study vocab: …" is a routine; "the way I like my coffee: …" a preference.
+    let way = lc.strip_prefix("the way i ").is_some_and(|r| {
+        r.contains(':')
+            && !["like", "love", "prefer", "want", "take", "drink", "eat", "feel"]
+                .contains(&first_word(r))
+    });
+    let w = ["recipe", "procedure", "routine", "the steps", "checklist"]
+        .into_iter()
+        .find(|w| phrase_lc.contains(w))
+        .or(way.then_some("the way I"))?;
+    (lc.split([',', ';', '\n']).filter(|p| !p.trim().is_empty()).count() >= 2)
+        .then(|| format!("{w:?}, then a list"))
+}
+
+/// 今後ずっと、要約するときは最初に一行で結論を書いて, これから、翻訳を頼んだときは意訳にして:
+/// "from now on, when …, do X" is one order for the agent, a rule, not a procedure of steps.
+fn ja_standing_order(content: &str) -> Option<String> {
+    let t = content.trim_start();
+    let opener = ["今後ずっと", "今後は", "今後", "これからは", "これから", "これからずっと"]
+        .into_iter()
+        .find(|o| t.starts_with(o))?;
+    let when = ["ときは", "時は", "場合は"].into_iter().find(|w| t.contains(w))?;
+    let steps = ["次に", "それから", "その後", "そのあと", "最後に", "→", "->", "\n", "①", "1."];
+    if steps.iter().any(|w| t.contains(w)) {
+        return None;
+    }
+    let body = t.trim_end_matches(['。', '！', '!', ' ', 'ね']);
+    let directive = ["て", "で", "こと", "ください"].iter().any(|e| body.ends_with(e));
+    directive.then(|| format!("{opener:?} then {when:?}"))
 }
 
 /// Finds the first of `needles` that occurs in `hay` (for scripts without spaces).
@@ -170,6 +229,10 @@ const HOW_TO: &[&str] = &[
     "checklist",
     "instructions",
     "recipe",
+    // "the order for repainting: …": a named routine, then its parts.
+    "the order for",
+    "the order to",
+    "the order of",
     "in order to",
     "how we",
     "how i",
@@ -710,6 +773,11 @@ const JA_DIRECTIVE: &[&str] = &[
     "べき",
     // 提案するときは必ず2人分の分量で: a rule word, then the noun and で it asks for.
     "で",
+    // 朝9時より前に予定を入れるのは絶対NG: a rule word, then a ban.
+    "NG",
+    "ng",
+    "ダメ",
+    "だめ",
 ];
 /// Endings that forbid: a rule by themselves.
 const JA_PROHIBITION: &[&str] = &[
@@ -1191,7 +1259,19 @@ const PIN: &[&str] = &[
     "into the vault",
     "in your vault",
 ];
-const JA_PIN: &[&str] = &["ずっと", "永久", "永遠", "ピン留め", "保管庫"];
+const JA_PIN: &[&str] = &[
+    "ずっと",
+    "永久",
+    "永遠",
+    "ピン留め",
+    "保管庫",
+    "金庫に入れ",
+    "金庫にしまって",
+    "金庫に保管",
+    "金庫(vault)",
+    "金庫（vault）",
+    "消えないように",
+];
 
 /// The vault words of a Japanese request. In the request's own words any of [`JA_PIN`]; in the
 /// content ずっと only before a keeping verb (ずっと覚えておいて), for "単位はずっとメートル法が好み"
@@ -1199,6 +1279,12 @@ const JA_PIN: &[&str] = &["ずっと", "永久", "永遠", "ピン留め", "保�
 fn ja_pin(phrase: &str, content: &str) -> Option<&'static str> {
     if let Some(w) = first_sub(phrase, JA_PIN) {
         return Some(w);
+    }
+    // 金庫にしまっておいて：… leaves "…金庫：…" once the keeping verb is cut off.
+    if ["金庫:", "金庫：", "金庫(vault):", "金庫（vault）："].iter().any(|w| content.contains(w))
+        || content.trim_end().ends_with("金庫")
+    {
+        return Some("金庫");
     }
     JA_PIN.iter().copied().find(|w| {
         content.match_indices(w).any(|(i, _)| {
@@ -1224,6 +1310,9 @@ const EVENT: &[&str] = &[
     "last week",
     "last night",
     "last month",
+    "last weekend",
+    "scheduled for",
+    "scheduled in",
     "this morning",
     "this afternoon",
     "this evening",
@@ -1352,6 +1441,9 @@ const JA_HABITUAL: &[&str] = &[
     "診療時間",
     "開館",
     "閉館",
+    // 月曜定休, 休業日は水曜: a closing day that comes every week.
+    "定休",
+    "休業日",
 ];
 /// Words that make a date a recurring attribute rather than an event.
 const RECURRING: &[&str] = &[
@@ -1384,6 +1476,8 @@ const JA_EVENT: &[&str] = &[
     "今日",
     "昨日",
     "一昨日",
+    "昨夜",
+    "昨晩",
     "今朝",
     "今夜",
     "今晩",
@@ -1452,6 +1546,16 @@ fn event_words(lc: &str) -> Option<String> {
     }
     if let Some(w) = first_sub(lc, JA_EVENT) {
         return Some(w.to_owned());
+    }
+    // "in 3 weeks", "in two days": a time counted from now.
+    let words: Vec<&str> = lc.split_whitespace().collect();
+    for w in words.windows(3) {
+        let count = w[1].chars().all(|c| c.is_ascii_digit())
+            || ["a", "two", "three", "four", "five", "six", "few", "couple"].contains(&w[1]);
+        let unit = w[2].trim_end_matches(['.', ',', '!', ';']);
+        if w[0] == "in" && count && ["days", "weeks", "months", "week", "month"].contains(&unit) {
+            return Some(format!("in {} {unit}", w[1]));
+        }
     }
     // "School starts at 8:15", "the office closes at 6pm on weekdays": a schedule is a fact.
     let recurring = first_sub(lc, RECURRING).is_some()

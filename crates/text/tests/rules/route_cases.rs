@@ -624,6 +624,183 @@ fn families_of_final_misses_in_new_words() {
     check_families(cases);
 }
 
+/// The families of the fresh table's misses (fourth round), in new words: a question about what
+/// the user told the agent, or what the agent kept, is a recall; general knowledge, "I can't
+/// remember" and a question to someone else are not.
+#[test]
+fn families_of_fresh_misses_in_new_words() {
+    use cogmem_text::trigger::TriggerKind;
+    let cases: &[(&str, Option<TriggerKind>, Option<Store>)] = {
+        use Store::{Core, Episodic, Procedural, Semantic, Vault};
+        use TriggerKind::{Recall, ReflectSoft, Remember};
+        &[
+            ("Do you remember what the gate code at my parents' place was?", Some(Recall), None),
+            ("Do you remember what the wifi password at the cabin was?", Some(Recall), None),
+            ("Do you remember how photosynthesis works?", None, None),
+            ("Do you remember when cameras used to need film?", None, None),
+            ("Do you remember when we had the offsite in Lisbon?", Some(Recall), None),
+            ("do you remember when my train to Leeds was?", Some(Recall), None),
+            ("Do you have anything in memory about the garden plan?", Some(Recall), None),
+            ("Have you got anything in memory on the tax return?", Some(Recall), None),
+            ("Did I mention which dentist Sam uses?", Some(Recall), None),
+            ("Did I ever mention which school the kids go to?", Some(Recall), None),
+            ("What did I say yesterday about the budget?", Some(Recall), None),
+            ("What did I tell you last month about the roof repair?", Some(Recall), None),
+            ("What did Einstein say about time?", None, None),
+            ("Have I mentioned my sister's new address?", Some(Recall), None),
+            ("What have I said about the kitchen renovation?", Some(Recall), None),
+            ("Did I ever say which bank my mortgage is with?", Some(Recall), None),
+            ("Anything saved about the school run rota?", Some(Recall), None),
+            ("What did you save about my knee injury?", Some(Recall), None),
+            ("What did I ask you to remember about the boiler?", Some(Recall), None),
+            ("Did we ever decide on a name for the newsletter?", Some(Recall), None),
+            ("Do you recall what the French Revolution was about?", None, None),
+            ("Did you know octopuses have three hearts?", None, None),
+            ("私の好きなワインについて何か記録してる？", Some(Recall), None),
+            ("量子力学について何か覚えてる？", None, None),
+            ("I can't remember what the Wi-Fi name was", None, None),
+            ("姪の誕生日について何か覚えてる？", Some(Recall), None),
+            ("義理の姉の連絡先について何か覚えてる？", Some(Recall), None),
+            ("車の保険について保存してある内容を教えて", Some(Recall), None),
+            ("引っ越しのメモって残ってる？", Some(Recall), None),
+            ("歯医者について記憶してることある？", Some(Recall), None),
+            ("先週の体重の記録、何か覚えてたら教えて", Some(Recall), None),
+            ("先月の面談について、私なんて言ってた？", Some(Recall), None),
+            ("確定申告のやり方、保存してあったよね？", Some(Recall), None),
+            ("光合成の仕組みって覚えてる？", None, None),
+            ("ケーキってまだ残ってる？", None, None),
+            ("先生はなんて言ってた？", None, None),
+            // A procedure named after "note", then its steps.
+            (
+                "note how to reset the router: hold the button for 10 seconds, then wait",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "Note the steps for descaling the kettle: fill with vinegar, boil, rinse twice",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("I need to note how to do this later", None, None),
+            (
+                "save how to clear the print queue: stop the spooler, delete the files, start it",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("save the file before closing", None, None),
+            (
+                "jot down how to bleed the radiators: turn off the heating, open the valve, close it",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("jot down three ideas for the offsite", None, None),
+            ("この設定は固定しておいて：タイムゾーンはJST", Some(Remember), None),
+            ("この段落は残して、他を短くして。", None, None),
+            ("大事だから金庫にしまっておいて：銀行の暗証番号は4321", Some(Remember), Some(Vault)),
+            ("じゃあ行ってきます", Some(ReflectSoft), None),
+            // 覚えておいてほしい手順 and the steps on the next lines.
+            (
+                "覚えておいてほしい手順\n1. 窓を閉める\n2. ブレーカーを落とす\n3. 水道の元栓を閉める",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            // Keeping for good, in the vault, or a rule fixed.
+            ("ずっと忘れないように保管しておいて：母の旧姓は佐藤。", Some(Remember), Some(Vault)),
+            (
+                "車の鍵の置き場所を金庫（vault）に入れておいて。玄関の棚の二段目。",
+                Some(Remember),
+                Some(Vault),
+            ),
+            ("このルールは固定して：返信は必ず日本語で。", Some(Remember), Some(Core)),
+            ("ケーキを冷蔵庫に入れておいて", None, None),
+            // An identifier in a pasted log is not the word.
+            ("Here is the log: remember_token invalid, retrying", None, None),
+            // A see-you-later that ends the message.
+            ("じゃあ、またあとでね！", Some(ReflectSoft), None),
+            ("そろそろ出かけるね", Some(ReflectSoft), None),
+            ("また後で連絡するね", None, None),
+            // A song asked for by its lyrics is not a memory.
+            ("歌詞で「さよなら」って出てくる曲、なんだっけ？", None, None),
+            ("妻の誕生日なんだっけ？", Some(Recall), None),
+            // An event dated from now or last weekend.
+            (
+                "keep in mind the cat has her booster shot scheduled in 2 weeks",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            ("remember I lent my drill to Tom last weekend", Some(Remember), Some(Episodic)),
+            (
+                "昨夜のデプロイは失敗して、ロールバックした。記録しておいて。",
+                Some(Remember),
+                Some(Episodic),
+            ),
+            ("remember the warranty lasts two years", Some(Remember), Some(Semantic)),
+            // "From now on, when …, do X" is a rule; with steps it stays a procedure.
+            (
+                "これからは、メールを書くときは敬語でお願い。覚えておいて",
+                Some(Remember),
+                Some(Core),
+            ),
+            (
+                "今後、デプロイするときは、まずテストを回して、それからタグを打つ。覚えておいて",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            // A named recipe, routine or order, then its parts.
+            (
+                "save this recipe for pancakes: 200g flour, 2 eggs, 300ml milk, whisk then rest",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "remember the order of the kids' pickups: Sam at 3, then Mia at 3:30",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "Remember the way I revise for exams: read the notes, make flashcards, quiz myself",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "Remember the way I like my coffee: oat milk, no sugar",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            // Who the user is, as the reason for a rule: a fact about them, and the rule.
+            (
+                "覚えておいて。私は乳糖不耐症なので、レシピに牛乳を使わないでね。",
+                Some(Remember),
+                Some(Semantic),
+            ),
+            ("覚えておいて。レシピに牛乳を使わないでね。", Some(Remember), Some(Core)),
+            // A closing day that comes every week is a fact about the place.
+            ("覚えておいて：近所の床屋は火曜定休", Some(Remember), Some(Semantic)),
+            // A rule word, then a ban.
+            ("覚えといて。金曜の夕方に会議を入れるのは絶対ダメ", Some(Remember), Some(Core)),
+            // A product named Vault is not the memory's vault.
+            (
+                "remember: to unseal, open the vault UI, paste three key shares, then check status",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            ("keep this in the vault: the safe code is 4471", Some(Remember), Some(Vault)),
+            // Steps, then a reason and a pointer back to them.
+            (
+                "ゴミの出し方。\n1. 燃えるゴミは火曜\n2. 資源ゴミは金曜の朝\nよく忘れるから、これを覚えておいて。",
+                Some(Remember),
+                Some(Procedural),
+            ),
+            (
+                "引っ越しの段取り\n1. 業者に見積もり\n2. 転出届\n3. 荷造り\n次も使うので、この手順を覚えておいて。",
+                Some(Remember),
+                Some(Procedural),
+            ),
+        ]
+    };
+    check_families(cases);
+}
+
 /// Checks what the trigger hears in each message and, for a remember request, the main store of
 /// what it hears.
 #[track_caller]
