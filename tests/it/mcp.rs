@@ -504,6 +504,9 @@ async def main_session():
             assert any(l["relation"] == "works-on" for l in alice["links"]), alice
             await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"},
                          "as_of: cannot read \"soon\" as a date")
+            # Named as the tool's argument, not as the CLI's `--at`.
+            await failed(s, "remember", {"text": "x", "at": "soonish"},
+                         "error: at: cannot read \"soonish\" as a date")
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})
