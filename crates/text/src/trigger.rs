@@ -1458,6 +1458,13 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     }
     // "Do you still have the cabin's wifi password?", "Anything in your notes about my landlord?"
     if c.question {
+        // What follows "did I tell you" / "did I mention" when it asks about something told: the
+        // order does not matter (`phrase_then` tries the longest first, and two whole words of one
+        // length never both match).
+        const TOLD: &[&str] = &[
+            "about", "my", "our", "which", "whether", "if", "how", "the", "what", "where", "when",
+            "who",
+        ];
         const STORED: &[(&str, &[&str])] = &[
             ("do you still have", &[]),
             ("do you have", &["stored", "saved", "on file", "in your notes", "in memory"]),
@@ -1495,41 +1502,11 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             ("is there anything in memory", &["about", "on", "regarding", "for"]),
             ("any notes", &["on", "about", "regarding", "for"]),
             ("anything on file", &["for", "about", "on"]),
-            (
-                "did i ever tell you",
-                &[
-                    "about", "my", "our", "which", "whether", "if", "how", "the", "what", "where",
-                    "when", "who",
-                ],
-            ),
-            (
-                "did i tell you",
-                &[
-                    "about", "my", "our", "which", "whether", "if", "how", "the", "what", "where",
-                    "when", "who",
-                ],
-            ),
-            (
-                "have i told you",
-                &[
-                    "about", "my", "our", "which", "whether", "if", "how", "the", "where", "what",
-                    "when", "who",
-                ],
-            ),
-            (
-                "did i ever mention",
-                &[
-                    "about", "my", "our", "which", "whether", "if", "how", "the", "where", "what",
-                    "when", "who",
-                ],
-            ),
-            (
-                "did i mention",
-                &[
-                    "about", "my", "our", "which", "whether", "if", "how", "the", "where", "what",
-                    "when", "who",
-                ],
-            ),
+            ("did i ever tell you", TOLD),
+            ("did i tell you", TOLD),
+            ("have i told you", TOLD),
+            ("did i ever mention", TOLD),
+            ("did i mention", TOLD),
             (
                 "have i ever mentioned",
                 &["about", "my", "our", "which", "where", "what", "when", "who"],

@@ -254,21 +254,33 @@ fn one_line(s: &str) -> String {
     }
 }
 
+/// Measures a table and checks it against its floors for store and trigger accuracy.
+#[track_caller]
+fn holds(file: &str, store_floor: f64, trigger_floor: f64) {
+    let f = evaluate(file);
+    assert!(
+        f.store_accuracy >= store_floor,
+        "{file}: store accuracy {:.3} < {store_floor}",
+        f.store_accuracy
+    );
+    assert!(
+        f.trigger_accuracy >= trigger_floor,
+        "{file}: trigger accuracy {:.3} < {trigger_floor}",
+        f.trigger_accuracy
+    );
+}
+
 /// The tune table: the rules were refined against it, so its floors are the goals.
 #[test]
 fn routing_table_tune() {
-    let f = evaluate("routing-tune.tsv");
-    assert!(f.store_accuracy >= 0.90, "store accuracy {:.3} < 0.90", f.store_accuracy);
-    assert!(f.trigger_accuracy >= 0.97, "trigger accuracy {:.3} < 0.97", f.trigger_accuracy);
+    holds("routing-tune.tsv", 0.90, 0.97);
 }
 
 /// The report table, written without seeing the rules and measured once unseen (trigger 0.883,
 /// store 0.842); its misses were then the second round's tuning set, so it holds the goals too.
 #[test]
 fn routing_table_report() {
-    let f = evaluate("routing-report.tsv");
-    assert!(f.store_accuracy >= 0.90, "store accuracy {:.3} < 0.90", f.store_accuracy);
-    assert!(f.trigger_accuracy >= 0.97, "trigger accuracy {:.3} < 0.97", f.trigger_accuracy);
+    holds("routing-report.tsv", 0.90, 0.97);
 }
 
 /// The final table, written by a third person who saw neither the rules nor the other tables,
@@ -276,34 +288,14 @@ fn routing_table_report() {
 /// it holds the goals now, and a new table is the honest estimate on unseen messages.
 #[test]
 fn routing_table_final() {
-    let f = evaluate("routing-final.tsv");
-    assert!(
-        f.store_accuracy >= FINAL_STORE_FLOOR,
-        "store accuracy {:.3} < {FINAL_STORE_FLOOR}",
-        f.store_accuracy
-    );
-    assert!(
-        f.trigger_accuracy >= FINAL_TRIGGER_FLOOR,
-        "trigger accuracy {:.3} < {FINAL_TRIGGER_FLOOR}",
-        f.trigger_accuracy
-    );
+    holds("routing-final.tsv", FINAL_STORE_FLOOR, FINAL_TRIGGER_FLOOR);
 }
 
 /// The fresh table, written by a fourth person who saw neither the rules nor the other tables,
 /// measured once after the third round, then tuned on in the fourth.
 #[test]
 fn routing_table_fresh() {
-    let f = evaluate("routing-fresh.tsv");
-    assert!(
-        f.store_accuracy >= FRESH_STORE_FLOOR,
-        "store accuracy {:.3} < {FRESH_STORE_FLOOR}",
-        f.store_accuracy
-    );
-    assert!(
-        f.trigger_accuracy >= FRESH_TRIGGER_FLOOR,
-        "trigger accuracy {:.3} < {FRESH_TRIGGER_FLOOR}",
-        f.trigger_accuracy
-    );
+    holds("routing-fresh.tsv", FRESH_STORE_FLOOR, FRESH_TRIGGER_FLOOR);
 }
 
 /// The holdout table, written by a fifth person who saw neither the rules nor the other tables,
@@ -311,15 +303,5 @@ fn routing_table_fresh() {
 /// on it; a new round of rules needs a new table to report on.
 #[test]
 fn routing_table_holdout() {
-    let f = evaluate("routing-holdout.tsv");
-    assert!(
-        f.store_accuracy >= HOLDOUT_STORE_FLOOR,
-        "store accuracy {:.3} < {HOLDOUT_STORE_FLOOR}",
-        f.store_accuracy
-    );
-    assert!(
-        f.trigger_accuracy >= HOLDOUT_TRIGGER_FLOOR,
-        "trigger accuracy {:.3} < {HOLDOUT_TRIGGER_FLOOR}",
-        f.trigger_accuracy
-    );
+    holds("routing-holdout.tsv", HOLDOUT_STORE_FLOOR, HOLDOUT_TRIGGER_FLOOR);
 }
