@@ -61,6 +61,22 @@ fn tool_for(command: &str) -> Option<&'static str> {
         .and_then(|(_, tool)| *tool)
 }
 
+/// What follows the command words of `command` (the longest command `TOOLS` knows), without
+/// placeholders written in capitals (`ID`, `N`, `TEXT`).
+fn arguments(command: &str) -> String {
+    let words = TOOLS
+        .iter()
+        .filter_map(|(cli, _)| {
+            command.strip_prefix(cli).filter(|r| r.is_empty() || r.starts_with(' '))
+        })
+        .min_by_key(|rest| rest.len())
+        .unwrap_or("");
+    let placeholder = |w: &str| {
+        !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '.')
+    };
+    words.split(' ').filter(|w| !w.is_empty() && !placeholder(w)).collect::<Vec<_>>().join(" ")
+}
+
 /// Rewrites an error's text for an agent on MCP: `` `cogmem restore ID` `` becomes `` the `restore`
 /// tool ``; a command no tool does is kept and marked as the user's to run.
 pub(crate) fn for_mcp(hint: &str) -> String {
@@ -76,6 +92,14 @@ pub(crate) fn for_mcp(hint: &str) -> String {
                     out.push_str("the `");
                     out.push_str(tool);
                     out.push_str("` tool");
+                    // A real id or value the hint carries stays with it; a placeholder (`ID`,
+                    // `N`) says nothing the tool's schema does not.
+                    let args = arguments(quoted);
+                    if !args.is_empty() {
+                        out.push_str(" with `");
+                        out.push_str(&args);
+                        out.push('`');
+                    }
                 }
                 None => {
                     out.push('`');
@@ -102,8 +126,11 @@ mod tests {
     fn hints_name_the_tool_that_does_the_command() {
         let cases = [
             ("run `cogmem restore ID` to undo it", "run the `restore` tool to undo it"),
-            ("unpin it first with `cogmem unpin vault:x`", "unpin it first with the `unpin` tool"),
-            ("see `cogmem pending show 3`", "see the `pending` tool"),
+            (
+                "unpin it first with `cogmem unpin vault:x`",
+                "unpin it first with the `unpin` tool with `vault:x`",
+            ),
+            ("see `cogmem pending show 3`", "see the `pending` tool with `show 3`"),
             ("run `cogmem reflect input`", "run the `reflect_input` tool"),
             (
                 "erase it with `cogmem forget --purge ID --yes`",
@@ -116,6 +143,11 @@ mod tests {
             ("edit `MEMORY.md` by hand", "edit `MEMORY.md` by hand"),
             ("a lone ` quote", "a lone ` quote"),
             ("`cogmem pinned`", "`cogmem pinned` (ask the user to run it in a terminal)"),
+            (
+                "undo with: `cogmem restore 'episode:2026-02-02:14:30'`",
+                "undo with: the `restore` tool with `'episode:2026-02-02:14:30'`",
+            ),
+            ("see `cogmem why person--kenji`", "see the `why` tool with `person--kenji`"),
         ];
         for (hint, want) in cases {
             assert_eq!(for_mcp(hint), want, "hint: {hint:?}");
