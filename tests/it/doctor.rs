@@ -38,7 +38,7 @@ fn a_fresh_workspace_is_clean_and_a_hand_written_secret_is_found() {
     assert_eq!((code, findings.len()), (0, 0), "{v:#}");
     assert_eq!(v["not_checked"].as_array().map(Vec::len), Some(0), "{v:#}");
     let out = env.run(["verify"]).output().success();
-    assert!(out.stdout.contains("clean: 14 checks found nothing wrong"), "{out}");
+    assert!(out.stdout.contains("clean: 15 checks found nothing wrong"), "{out}");
     env.run(["doctor"]).output().success();
     // A credential written by hand (remember would have refused it) is a finding, redacted.
     let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0".repeat(2));
@@ -671,4 +671,40 @@ fn issue_16_a_recovery_ref_lock_left_by_a_killed_process_does_not_stop_the_recov
     assert_eq!(env.head(), head);
     env.run(["verify"]).success();
     env.assert_clean_tree();
+}
+
+/// A workspace made before routing wrote kin relations (issue 18) lacks them in relations.md,
+/// so "my sister Hana" loses its relation; `doctor` says so and `--fix` adds the template's
+/// bullets in one commit, after which the relation is written.
+#[test]
+fn issue_18_an_older_vocabulary_gains_the_relations_routing_writes() {
+    let env = TestEnv::initialized();
+    let relations = env.read("memory/graph/relations.md");
+    let old = &relations[..relations.find("## People").expect("the template declares people")];
+    env.write("memory/graph/relations.md", old);
+    env.git_commit_all("a relations.md from before issue 18");
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3, "{v:#}");
+    assert!(
+        findings.contains(&("vocabulary".to_owned(), "memory/graph/relations.md".to_owned(), true)),
+        "{v:#}"
+    );
+    assert!(v.to_string().contains("sibling-of"), "{v:#}");
+    let commits = env.commit_count();
+    let out = env.run(["doctor", "--fix"]).output();
+    assert_eq!(out.code, 0, "{out}");
+    // One repair commit (the hand commit holds no memory to adopt).
+    assert_eq!(env.commit_count(), commits + 1, "{out}");
+    assert!(env.git(&["log", "-1", "--format=%an %s"]).starts_with("system:doctor [EDIT]"));
+    let now = env.read("memory/graph/relations.md");
+    assert!(now.starts_with(old), "the file's own text stays as it was");
+    assert!(now.contains("## People\n") && now.contains("- `sibling-of` (symmetric"), "{now}");
+    env.assert_clean_tree();
+    assert_eq!(verify(&env).0, 0);
+    let out = env
+        .run(["hear", "--actor", "user:me", "remember that my sister's name is Hana"])
+        .output()
+        .success();
+    assert!(!out.stdout.contains("not written"), "{out}");
+    assert!(env.read("memory/graph/entities/person--hana.md").contains("[[person--user]]"));
 }

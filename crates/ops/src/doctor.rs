@@ -31,8 +31,9 @@ pub(crate) const ACK_ACTION: &str = "ACK";
 pub(crate) const RECOVERED_DIR: &str = ".cogmem/recovered";
 
 /// The checks, in the order they run and are reported.
-pub const CHECKS: [&str; 14] = [
+pub const CHECKS: [&str; 15] = [
     "schema",
+    "vocabulary",
     "decay",
     "graph",
     "adopt",
@@ -363,6 +364,21 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
                 }
             }
         }
+        if let (_, Some((text, added))) = check_vocabulary(ws)
+            && !git::is_dirty(ws.root(), git::head_tree(&repo)?.as_ref(), layout::RELATIONS)?
+        {
+            let what =
+                format!("added {} relations routing writes: {}", added.len(), added.join(", "));
+            change.write(layout::RELATIONS, text.into_bytes(), Action::Edit, what.clone());
+            repaired.push(Repair {
+                check: "vocabulary",
+                path: layout::RELATIONS.into(),
+                message: what.clone(),
+            });
+            if summary.is_empty() {
+                summary = what;
+            }
+        }
         if !change.is_empty() {
             let change = change.with_subject(Action::Edit, summary);
             let applied = change.apply(ws, &repo, &lock, &crate::FixedClock(now))?;
@@ -403,6 +419,7 @@ fn run_checks(
     findings.extend(check_schema(ws));
     findings.extend(check_decay(ws));
     findings.extend(check_graph_index(ws));
+    findings.extend(check_vocabulary(ws).0);
     findings.extend(check_adopted(ws)?);
     findings.extend(check_links(ws));
     findings.extend(check_budget(ws));
@@ -743,6 +760,45 @@ fn check_graph_index(ws: &Workspace) -> Vec<Finding> {
 }
 
 /// Commits made outside cogmem that no cogmem command has adopted yet (`ops::adopt`).
+/// The relations routing writes ([`cogmem_text::kin::RELATIONS`] and the patterns') that
+/// `relations.md` lacks: a workspace made before they were declared (issue 18) would drop them
+/// from every remembered sentence. Returns the finding and, when fixable, the file with the
+/// template's bullets added.
+fn check_vocabulary(ws: &Workspace) -> (Vec<Finding>, Option<(String, Vec<String>)>) {
+    let Some(template) = cogmem_store::template::MEMORY_TEMPLATE
+        .iter()
+        .find(|(n, _)| *n == layout::RELATIONS)
+        .and_then(|(_, b)| std::str::from_utf8(b).ok())
+    else {
+        return (Vec::new(), None);
+    };
+    let Ok(Some(text)) = ws.read_text_if_exists(layout::RELATIONS) else {
+        // A missing or unreadable file is the schema check's finding.
+        return (Vec::new(), None);
+    };
+    let names: Vec<&str> = cogmem_text::kin::RELATIONS
+        .iter()
+        .chain(cogmem_text::route::PATTERN_RELATIONS)
+        .copied()
+        .collect();
+    let (new, added) = cogmem_store::vocab::with_missing(&text, template, &names);
+    if added.is_empty() {
+        return (Vec::new(), None);
+    }
+    let finding = Finding::new(
+        "vocabulary",
+        layout::RELATIONS,
+        format!(
+            "lacks {} relations routing writes ({}), so remembered sentences lose them; \
+             `cogmem doctor --fix` adds them from the template",
+            added.len(),
+            added.join(", ")
+        ),
+        true,
+    );
+    (vec![finding], Some((new, added)))
+}
+
 fn check_adopted(ws: &Workspace) -> crate::Result<Vec<Finding>> {
     Ok(crate::adopt::waiting(ws)?
         .into_iter()

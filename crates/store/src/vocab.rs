@@ -210,6 +210,42 @@ pub fn with_relation(text: &str, new: &NewRelation) -> (String, usize) {
     (out, at)
 }
 
+/// Adds to `text` (a workspace's `relations.md`) the bullets of `template` (the file as `init`
+/// lays it out) that declare a relation of `names`, or its inverse, which `text` does not know;
+/// each goes under the section it has in the template, made at the end of the file when missing.
+/// Returns the new text and the relations added, in the template's order. An older workspace
+/// gains this way the relations routing writes today (`doctor --fix`, issue 18).
+pub fn with_missing(text: &str, template: &str, names: &[&str]) -> (String, Vec<String>) {
+    let have = Vocabulary::parse(text);
+    let mut body = text.to_owned();
+    let mut added = Vec::new();
+    let mut section = ADDED_SECTION.to_owned();
+    for line in template.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            title.trim().clone_into(&mut section);
+            continue;
+        }
+        let one = Vocabulary::parse(line);
+        let Some((name, spec)) = one.iter().find(|(_, s)| s.declared) else { continue };
+        let wanted = names.contains(&name)
+            || spec.inverse.as_deref().is_some_and(|inv| names.contains(&inv));
+        if !wanted || have.knows(name) {
+            continue;
+        }
+        if !body.is_empty() && !body.ends_with('\n') {
+            body.push('\n');
+        }
+        if markdown::find_section(&markdown::sections(&body), &section).is_none() {
+            body = markdown::append_section(&body, &section);
+        }
+        let sections = markdown::sections(&body);
+        let at = markdown::find_section(&sections, &section).expect("found or just appended");
+        body = markdown::insert_at_section_end(&body, at, line.trim_end()).0;
+        added.push(name.to_owned());
+    }
+    (body, added)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,23 +314,39 @@ mod tests {
         assert_eq!(v.get("twin-of").unwrap().inverse.as_deref(), Some("twin-of"));
     }
 
+    /// An older relations.md without the People section gains exactly the missing bullets,
+    /// under the template's heading, and a second pass adds nothing.
+    #[test]
+    fn missing_relations_come_from_the_template() {
+        let template = crate::template::MEMORY_TEMPLATE
+            .iter()
+            .find(|(n, _)| *n == "memory/graph/relations.md")
+            .map(|(_, b)| std::str::from_utf8(b).unwrap())
+            .unwrap();
+        let old = &template[..template.find("## People").unwrap()];
+        let names: Vec<&str> = cogmem_text::kin::RELATIONS.to_vec();
+        let (new, added) = with_missing(old, template, &names);
+        assert!(added.contains(&"sibling-of".to_owned()), "{added:?}");
+        assert!(added.contains(&"manages".to_owned()), "{added:?}");
+        assert!(new.starts_with(old), "the old text stays as it was");
+        assert!(new.contains("## People\n"), "{new}");
+        let v = Vocabulary::parse(&new);
+        for r in cogmem_text::kin::RELATIONS {
+            assert!(v.knows(r), "{r} still missing");
+        }
+        assert_eq!(v.get("reports-to").unwrap().inverse.as_deref(), Some("manages"));
+        let (again, none) = with_missing(&new, template, &names);
+        assert_eq!(again, new);
+        assert!(none.is_empty());
+        // The full template lacks nothing.
+        assert!(with_missing(template, template, &names).1.is_empty());
+    }
+
     /// Routing writes only declared relations: the role words' and the patterns' (issue 18).
     #[test]
     fn template_declares_every_relation_routing_writes() {
         let v = template();
-        let patterns = [
-            "works-at",
-            "works-on",
-            "lives-in",
-            "uses",
-            "depends-on",
-            "part-of",
-            "prefers",
-            "avoids",
-            "supersedes",
-            "relates-to",
-        ];
-        for r in cogmem_text::kin::RELATIONS.iter().chain(&patterns) {
+        for r in cogmem_text::kin::RELATIONS.iter().chain(cogmem_text::route::PATTERN_RELATIONS) {
             let spec = v.get(r).unwrap_or_else(|| panic!("{r} is not in the template"));
             assert!(spec.inverse.is_some(), "{r} has no inverse");
         }

@@ -11,6 +11,21 @@ use crate::markdown::slugify;
 use crate::model::{Confidence, EntityId, EntryType, Store};
 use crate::stopword::{self, Tier};
 
+/// The relations routing's patterns write (besides [`kin::RELATIONS`]): the vocabulary must
+/// declare each, so `doctor` adds any an older `relations.md` lacks.
+pub const PATTERN_RELATIONS: &[&str] = &[
+    "works-at",
+    "works-on",
+    "lives-in",
+    "uses",
+    "depends-on",
+    "part-of",
+    "prefers",
+    "avoids",
+    "supersedes",
+    "relates-to",
+];
+
 mod stores;
 use stores::{Kind, topic_entity};
 
