@@ -683,6 +683,14 @@ fn issue_18_an_older_vocabulary_gains_the_relations_routing_writes() {
     let old = &relations[..relations.find("## People").expect("the template declares people")];
     env.write("memory/graph/relations.md", old);
     env.git_commit_all("a relations.md from before issue 18");
+    let out = env
+        .run(["hear", "--actor", "user:me", "remember that my brother is called Ken"])
+        .output()
+        .success();
+    assert!(
+        out.stdout.contains("not written") && out.stdout.contains("`cogmem doctor --fix`"),
+        "{out}"
+    );
     let (code, findings, v) = verify(&env);
     assert_eq!(code, 3, "{v:#}");
     assert!(

@@ -106,7 +106,7 @@ fn issue_18_hear_drops_a_routed_relation_the_vocabulary_lacks_and_says_why() {
     let out = env.run(["hear", "remember that I live in Kyoto"]).output().success();
     assert!(
         out.stdout.contains("`lives-in` is not in memory/graph/relations.md")
-            && out.stdout.contains("cogmem graph relation add lives-in"),
+            && out.stdout.contains("`cogmem doctor --fix`"),
         "{out}"
     );
     let linked = files_with(&env, "lives-in");

@@ -305,13 +305,17 @@ fn without_unknown_relations(routing: &mut Routing, vocab: &cogmem_store::vocab:
     routing.relations = kept;
     for r in dropped {
         let said = format!("relation {} {} {}", r.from, r.relation, r.to);
-        let why = format!(
-            "{said} not written: `{}` is not in {} (add it with `cogmem graph relation add {} \
-             --inverse INVERSE`)",
-            r.relation,
-            layout::RELATIONS,
-            r.relation
-        );
+        let from_template = cogmem_text::kin::RELATIONS
+            .iter()
+            .chain(cogmem_text::route::PATTERN_RELATIONS)
+            .any(|k| *k == r.relation);
+        let how = if from_template {
+            "run `cogmem doctor --fix`: it adds the relations routing writes".to_owned()
+        } else {
+            format!("add it with `cogmem graph relation add {} --inverse INVERSE`", r.relation)
+        };
+        let why =
+            format!("{said} not written: `{}` is not in {} ({how})", r.relation, layout::RELATIONS);
         // The reason that announced the relation now says why it was not written.
         match routing.reason.iter_mut().find(|x| **x == said) {
             Some(x) => *x = why,
