@@ -218,3 +218,13 @@ fn graph_rename_and_retype_refuse_clearly_and_change_nothing() {
     assert_eq!(entity(&env, "person--hana"), edited);
     assert!(!exists(&env, "person--hanako"));
 }
+
+/// A name outside ASCII makes a file named as written, and the change's invariants hold for it
+/// (one audit line naming the file as git stores it).
+#[test]
+fn a_name_in_japanese_script_is_its_file_name() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--actor", "user:me", "--entity", "person--花子", "京都に住んでいる"]);
+    assert!(env.read("memory/graph/entities/person--花子.md").contains("京都に住んでいる"));
+    assert!(env.read("memory/meta/audit.log").contains("memory/graph/entities/person--花子.md"));
+}

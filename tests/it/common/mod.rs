@@ -286,9 +286,10 @@ impl TestEnv {
         let out = what;
         assert_eq!(self.commit_count(), before + 1, "exactly one new commit:\n{out}");
         let changed: Vec<String> = self
-            .git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"])
-            .lines()
-            .filter(|l| *l != "memory/meta/audit.log")
+            // `-z`: a path outside ASCII comes as it is, not quoted with octal escapes.
+            .git(&["diff-tree", "-z", "--no-commit-id", "--name-only", "-r", "HEAD"])
+            .split('\0')
+            .filter(|l| !l.is_empty() && *l != "memory/meta/audit.log")
             .map(str::to_owned)
             .collect();
         let new_lines: Vec<String> = self.audit_lines()[lines_before..].to_vec();
