@@ -54,7 +54,25 @@ fn issue_18_hear_dates_what_it_remembers() {
     assert!(files_with(&env, "明日は歯医者").is_empty(), "stored without its date:\n{out}");
     let out = env.run(["hear", "remember that I moved to Berlin last month"]).output().success();
     assert!(!files_with(&env, "last month (2026-11)").is_empty(), "{out}");
+    assert!(
+        out.stdout.contains(
+            "because date 2026-11: written after \"to Berlin last month\", the date it stands for"
+        ),
+        "{out}"
+    );
     env.assert_clean_tree();
+    // A dry run shows the dates it would write, and writes nothing.
+    let commits = env.commit_count();
+    let out = env
+        .run(["hear", "--dry-run", "覚えておいて：来週の月曜日に会議、明日は歯医者"])
+        .output()
+        .success();
+    assert!(
+        out.stdout.contains("because date 2026-12-07: written after \"来週の月曜日\""),
+        "{out}"
+    );
+    assert!(out.stdout.contains("because date 2026-12-02: written after \"明日\""), "{out}");
+    assert_eq!(env.commit_count(), commits);
 }
 
 #[test]

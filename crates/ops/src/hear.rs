@@ -215,6 +215,27 @@ pub fn hear(
                     req.text = crate::remember::check_text(&content)?;
                     req.title = None;
                 }
+                // The dates `remember` writes next to relative ones, shown before they are
+                // written (and with --dry-run).
+                let now = clock.now();
+                let said = req.said_at.map_or(now, |t| t.with_timezone(now.offset()));
+                for (at, span) in cogmem_text::date::annotations(&req.text, &said) {
+                    let said = &req.text[..at];
+                    let from = said.char_indices().rev().nth(23).map_or(0, |(i, _)| i);
+                    let mut words = &said[from..];
+                    if from > 0 && !said[..from].ends_with(char::is_whitespace) {
+                        // Cut inside a word: start at the next one.
+                        words = words.split_once(' ').map_or(words, |(_, w)| w);
+                    }
+                    // Only the clause it is in.
+                    let clause = ['、', '。', ',', ';', ':', '：', '.', '!', '?', '！', '？'];
+                    words = words.rsplit(clause).next().unwrap_or(words);
+                    routing.reason.push(format!(
+                        "date {}: written after \"{}\", the date it stands for",
+                        span.label(),
+                        words.trim_start()
+                    ));
+                }
                 report.routing = Some(routing);
                 if opts.dry_run {
                     HeardAction::Remembered {
