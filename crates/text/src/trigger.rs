@@ -12,6 +12,8 @@
 
 use serde::Serialize;
 
+mod asked;
+
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -183,6 +185,12 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     if best.is_none() && soft.is_none() {
         best = told_before(&text, &sentences);
     }
+    // What no phrase above names, the shape of the message may: a keeping verb and a colon
+    // (保存して：…), or a question to the agent about what was kept or told (issue 18).
+    if best.is_none() {
+        best = asked::ja_keep_opener(&text, &sentences)
+            .or_else(|| asked::asked_of_memory(&text, &sentences));
+    }
     best.map(|(_, t)| t).or(soft)
 }
 
@@ -245,6 +253,9 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     let back = BACK.iter().find_map(|b| find_word(norm, b).map(|i| (i, *b)));
     if let Some((i, b)) = back
         && !in_quotes(norm, i)
+        // "Who sang the song I mentioned?" asks about the song.
+        && !asked::asks_about_media(sl(norm, first.start, first.end))
+        && !asked::asks_how_to(head)
         // "what I told you yesterday was wrong" is a statement: a question puts the verb first.
         && (WH.iter().any(|w| starts_word(head, w) && !starts_word(head[w.len()..].trim_start(), "i"))
             || b.starts_with("did")
@@ -1587,6 +1598,13 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         if names_a_title(text, end) || starts_word(sl(&text.norm, end, c.end).trim_start(), "to") {
             return None;
         }
+        // "Remember, remember, the fifth of November is a poem, right?" asks about the poem;
+        // "Remember when we used to rent DVDs? Write a short paragraph about it" asks for work.
+        if asked::asks_about_media(sl(&text.norm, c.start, c.end))
+            || asked::asks_for_writing(sl(&text.norm, c.end, text.norm.len()))
+        {
+            return None;
+        }
         let topic = strip_question(content_to(text, end, c.end));
         return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
     }
@@ -1755,7 +1773,8 @@ fn saved_lookup(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
     ];
     let lookup = LOOKUPS.iter().find(|v| starts_word(rest, v));
     let wh = WH.iter().any(|w| starts_word(rest, w));
-    if lookup.is_none() && !(wh && c.question) {
+    // "How do I see what I saved in Google Keep?" asks how to do something.
+    if lookup.is_none() && !(wh && c.question) || asked::asks_how_to(rest) {
         return None;
     }
     let clause = sl(&text.norm, c.start, c.end);
@@ -4859,7 +4878,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                     .iter()
                     .any(|w| text.norm.contains(w));
             // 歌詞で「忘れないで」って出てくる曲、なんだっけ？ asks for a song, not a memory.
-            let work = ["歌詞", "曲", "映画", "アニメ", "小説", "ドラマのタイトル"]
+            let work = ["歌", "曲", "映画", "アニメ", "小説", "タイトル"]
                 .iter()
                 .any(|w| object.contains(w));
             if (v.contains("知っ") || how || anything || measure || work)
