@@ -273,7 +273,7 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     let asks = s.contains(['？', '?'])
         || ["教えて", "出して", "探して", "見せて", "っけ", "はず"].iter().any(|w| s.contains(w));
     let (i, b) = JA_BACK.iter().find_map(|b| s.find(b).map(|i| (i, *b)))?;
-    if !asks || in_quotes(norm, first.start + i) {
+    if !asks || in_quotes(norm, first.start + i) || asked::ja_asks_other(s) {
         return None;
     }
     // The topic runs to the first comma: 前に伝えたWi-Fiのパスワード、教えて.
@@ -1554,7 +1554,12 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             let topic_lc = topic.to_lowercase();
             let personal =
                 is_personal_topic(&topic) || names_known(text, &topic) || *p != "do you know";
-            if topic.is_empty() || !personal || topic_lc.starts_with("any idea") {
+            // "Did I mention how much I love this weather?" exclaims.
+            if topic.is_empty()
+                || !personal
+                || topic_lc.starts_with("any idea")
+                || topic_lc.starts_with("how much i ")
+            {
                 continue;
             }
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));

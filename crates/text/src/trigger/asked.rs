@@ -271,6 +271,9 @@ const MECHANISM: &[&str] = &[
     "where do i",
     "where can i",
     "should i",
+    // "Did I mention how much I love this weather?" exclaims.
+    "how much i",
+    "how much we",
     // "Did I say something wrong in this email?" asks for a judgement.
     "wrong",
     "right",
@@ -653,7 +656,17 @@ const JA_GUARDS: &[&str] = &[
     "直して",
     "記録的",
     "言われ",
-    // 私が言ったことって失礼だった？ asks for a judgement.
+];
+
+/// Questions that ask how to do something, for an opinion or for a judgement, whatever they
+/// mention: 前回保存したバージョンに戻すにはどうすればいい？, 私が話したことについてどう思う？,
+/// 私が言ったことって失礼だった？
+const JA_NOT_RECALL: &[&str] = &[
+    "どうすれば",
+    "どうしたら",
+    "すればいい",
+    "したらいい",
+    "思う",
     "失礼",
     "間違",
     "正しい",
@@ -662,6 +675,11 @@ const JA_GUARDS: &[&str] = &[
     "よかった",
     "良かった",
 ];
+
+/// Tells whether a Japanese sentence asks how to do something, for an opinion or a judgement.
+pub(super) fn ja_asks_other(s: &str) -> bool {
+    JA_NOT_RECALL.iter().any(|w| s.contains(w))
+}
 
 /// Words that ask for what was told, not whether a request is done (以前お願いした資料、もうできた？):
 /// a question word, a request to say or show it, or …っけ.
@@ -692,7 +710,7 @@ fn japanese(text: &Text<'_>, span: Span, next: Option<Span>) -> Option<(usize, T
         return None;
     }
     let whole = sl(&text.norm, span.start, next.map_or(span.end, |n| n.end));
-    if JA_GUARDS.iter().any(|g| whole.contains(g)) {
+    if JA_GUARDS.iter().any(|g| whole.contains(g)) || ja_asks_other(whole) {
         return None;
     }
     let body = s.trim_end().trim_end_matches(['。', ' ']);
@@ -867,7 +885,12 @@ pub(super) fn ja_keep_opener(text: &Text<'_>, sentences: &[Span]) -> Option<(usi
         return None;
     }
     let content = super::content_after(text, first.start + colon + 1);
-    if content.is_empty() {
+    // 保存して：この文章を英語に翻訳して asks for work on the text, not to keep it.
+    let ask = content.trim_end_matches(['。', '！', '!', ' ', 'ね']);
+    let ask = ask.strip_suffix("ください").unwrap_or(ask);
+    if content.is_empty()
+        || ["翻訳して", "要約して", "書いて", "作って", "直して"].iter().any(|w| ask.ends_with(w))
+    {
         return None;
     }
     // The phrase starts at the head's words of keeping for good (永久に, 絶対に, ずっと) or the
@@ -909,6 +932,14 @@ mod tests {
             "以前お願いしたルールって何があったか教えて。",
             "この前メモしてもらったデプロイ手順、見せて。",
             "電気代のこと、何か記録残ってる？",
+            // Other combinations of the same three parts.
+            "Show me what you've saved on my mortgage.",
+            "dig up what I shared with you about the Q3 budget",
+            "Is my passport number in your memory?",
+            "Got anything noted about the Henderson invoice?",
+            "I think I told you my cousin's wedding date, when is it?",
+            "さっき伝えたホテルの名前を出して",
+            "母の誕生日って保存してある？",
         ] {
             assert!(recall(m).is_some(), "{m}");
         }
@@ -935,6 +966,19 @@ mod tests {
             "AIチャットの会話って、どこかに保存されてるの？",
             "「忘れないで」っていうタイトルの歌、誰が歌ってたっけ？",
             "fix this function: def save_note(text): open('notes.txt').write(text)",
+            // The user kept it themselves, elsewhere; a how-to; work; a judgement; an opinion.
+            "I saved the spreadsheet but it won't open, can you help?",
+            "How do I see what I saved in Google Keep?",
+            "Check the logs I sent you for errors and summarize them.",
+            "Did I say something wrong in this email? Here it is: thanks for nothing.",
+            "what did you think of the movie I mentioned?",
+            "what's the best way to store data in memory?",
+            "what I told you yesterday was wrong, sorry",
+            "Did I mention how much I love this weather? So nice today!",
+            "私が言ったことって失礼だった？",
+            "私が話したことについてどう思う？",
+            "以前お願いした資料、もうできた？",
+            "前回保存したバージョンに戻すにはどうすればいい？",
         ] {
             assert_eq!(recall(m), None, "{m}");
         }
@@ -965,7 +1009,12 @@ mod tests {
             &ExtraPhrases::default(),
         );
         assert_eq!(t.map(|t| t.phrase).as_deref(), Some("永久に保存して"));
-        // A file is saved, not remembered.
+        // A file is saved, not remembered; text to work on is not kept.
+        assert_eq!(
+            classify("保存して：この文章を英語に翻訳して", &ExtraPhrases::default())
+                .map(|t| t.kind),
+            None
+        );
         assert_eq!(
             classify("ファイルに保存して：notes.md", &ExtraPhrases::default()).map(|t| t.kind),
             None
