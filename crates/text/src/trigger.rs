@@ -3088,6 +3088,24 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         }
         // delete [whatever|the|any] memory/memories/notes [you have] about X
         let words: Vec<&str> = after.split_whitespace().take(7).collect();
+        // "delete everything about my previous job": all there is on a topic of the user's own
+        // can only be memory ("delete everything about the header in this file" is not theirs).
+        if let [all, about, ..] = words[..]
+            && matches!(all, "everything" | "anything" | "all")
+            && matches!(about, "about" | "on" | "regarding")
+        {
+            let end = start + verb.len() + after.find(about).map_or(0, |i| i + about.len());
+            let topic = strip_topic(strip_question(content_to(text, end, c.sep_end)));
+            let files = ["folder", "file", "files", "app", "page", "document", "drive", "repo"]
+                .iter()
+                .any(|w| find_word(clause, w).is_some());
+            if !topic.is_empty()
+                && !files
+                && (is_personal_topic(&topic) || names_known(text, &topic))
+            {
+                return done(end, topic);
+            }
+        }
         let memory_noun = |w: &&str| {
             w.starts_with("memor")
                 || w.starts_with("note")
@@ -3825,6 +3843,8 @@ fn soft_rule(text: &Text<'_>, c: &Clause, _rest: &str) -> Option<(usize, Trigger
         "night night",
         "gn",
         "nite",
+        "gnight",
+        "gnite",
         "night all",
         "g'night",
     ] {
@@ -4973,6 +4993,24 @@ mod tests {
 
     fn kind(m: &str) -> Option<&'static str> {
         classify(m, &ExtraPhrases::default()).map(|t| t.kind.as_str())
+    }
+
+    /// Everything on a topic of the user's own can only be memory; a page's or a file's is not.
+    #[test]
+    fn deleting_everything_about_the_users_topic_forgets() {
+        for m in [
+            "Please permanently delete everything about my previous job at Norvell.",
+            "erase everything about my old address",
+        ] {
+            assert_eq!(kind(m), Some("forget"), "{m}");
+        }
+        for m in [
+            "delete everything about the header in this file",
+            "Can you delete everything about jQuery from this page?",
+        ] {
+            assert_eq!(kind(m), None, "{m}");
+        }
+        assert_eq!(kind("gnight!"), Some("reflect_soft"));
     }
 
     #[test]
