@@ -158,6 +158,12 @@ const USER_ASKED: &[&str] = &[
     "asked",
 ];
 
+/// Verbs of deciding together, after "did we" / "have we": what was agreed is told.
+const DECIDED: &[&str] = &[
+    "agree", "agreed", "decide", "decided", "settle", "settled", "pick", "picked", "choose",
+    "chosen", "go",
+];
+
 /// Verbs of keeping with the agent as the one who kept: "you saved", "you've noted".
 const AGENT_KEPT: &[&str] =
     &["saved", "stored", "noted", "kept", "recorded", "logged", "wrote", "written", "filed"];
@@ -328,7 +334,11 @@ fn english(text: &Text<'_>, span: Span) -> Option<(usize, Trigger)> {
         return None;
     }
     let ask = asking(text, span)?;
-    let (keep_at, keep_end) = kept_by_user_or_agent(s, &ws)?;
+    // "Look up my saved preferences": the user's kept things, when the agent is told to look.
+    let looked_up = LOOKUPS.iter().any(|v| starts_word(sl(s, ask.0, span.end), v));
+    let (keep_at, keep_end) = kept_by_user_or_agent(s, &ws)
+        .or_else(|| held_for_user(text, s, &ws))
+        .or_else(|| looked_up.then(|| own_kept(s, &ws)).flatten())?;
     if in_quotes(s, keep_at) {
         return None;
     }
@@ -423,6 +433,15 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
             while ADVERBS.contains(&lc(j)) {
                 j += 1;
             }
+            // "did we agree on the logo?", "have we decided about the venue?"
+            if DECIDED.contains(&lc(j))
+                && matches!(
+                    lc(j + 1),
+                    "on" | "about" | "for" | "to" | "what" | "which" | "where" | "when"
+                )
+            {
+                return Some(span(i, j + 1));
+            }
             if USER_ASKED.contains(&lc(j)) {
                 let end = match lc(j) {
                     "tell" | "told" | "give" | "given" => {
@@ -515,6 +534,59 @@ fn kept_elsewhere<'a>(lc: &dyn Fn(usize) -> &'a str, end: usize) -> bool {
         && !matches!(lc(end + 2), "you" | "your" | "memory" | "mind")
 }
 
+/// Records the agent holds of the user's things: "Any record of my last tetanus shot?", "Do you
+/// have notes about my kid's swim lessons?", "You should have my allergy list somewhere": a record
+/// noun after "any"/"have"/"got" and then a topic of the user's own, or "you (should) have my …".
+fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word]) -> Option<(usize, usize)> {
+    const RECORDS: &[&str] = &[
+        "record",
+        "records",
+        "note",
+        "notes",
+        "memory",
+        "memories",
+        "info",
+        "information",
+        "details",
+    ];
+    let lc = |i: usize| ws.get(i).map_or("", |w| sl(s, w.start, w.end));
+    for i in 0..ws.len() {
+        // "you should have my …", "you've got our …", "you still have my …".
+        if matches!(lc(i), "you" | "you've") {
+            let mut j = i + 1;
+            while matches!(
+                lc(j),
+                "should" | "must" | "might" | "may" | "probably" | "still" | "already"
+            ) {
+                j += 1;
+            }
+            if matches!(lc(j), "have" | "got") && matches!(lc(j + 1), "my" | "our") {
+                return Some((ws[i].start, ws[j + 1].end));
+            }
+        }
+        // "any record of my …", "have notes about my …".
+        if RECORDS.contains(&lc(i))
+            && (1..=2).any(|b| i >= b && matches!(lc(i - b), "any" | "have" | "got"))
+            && matches!(lc(i + 1), "about" | "of" | "on" | "regarding" | "for")
+        {
+            let end = ws.last().map_or(s.len(), |w| w.end);
+            let topic = super::content_to(text, ws[i + 1].end, end);
+            if super::is_personal_topic(&topic) || super::names_known(text, &topic) {
+                return Some((ws[i].start, ws[i + 1].end));
+            }
+        }
+    }
+    None
+}
+
+/// "my saved preferences", "our stored addresses": what the user kept, named as theirs.
+fn own_kept(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
+    let lc = |i: usize| ws.get(i).map_or("", |w| sl(s, w.start, w.end));
+    (0..ws.len())
+        .find(|&i| matches!(lc(i), "my" | "our") && AGENT_KEPT.contains(&lc(i + 1)))
+        .map(|i| (ws[i].start, ws[i + 1].end))
+}
+
 /// The verb after "I" that tells or keeps: returns the index of its last word. `perfect` is set
 /// after "I've"/"I have", where the participle follows.
 fn user_verb<'a>(lc: &dyn Fn(usize) -> &'a str, j: usize, perfect: bool) -> Option<usize> {
@@ -560,6 +632,17 @@ const JA_KEEP_STEMS: &[&str] = &["保存", "記録", "メモ", "記憶", "控え
 /// What may follow a keeping stem to say it was kept and still is (保存してある, メモって残ってる,
 /// 記録ある, 覚えてもらった): the agent's store, whoever put it there.
 const JA_KEPT_STATE: &[&str] = &[
+    // 記憶してる？, 保存してたレシピ: kept, and still there.
+    "してる",
+    "してた",
+    "してます",
+    "していますか",
+    // メモを見て, 記録を確認して: look in what was kept.
+    "を見て",
+    "見て",
+    "を確認して",
+    "を調べて",
+    "から探して",
     "してある",
     "してあった",
     "してあります",
@@ -584,7 +667,7 @@ const JA_KEPT_STATE: &[&str] = &[
 
 /// Past forms of keeping by the user (保存した, メモしておいた): kept, but only a word of the
 /// past (前に, 以前) or the user (私が) makes it the agent's store and not a file on a disk.
-const JA_KEPT_PAST: &[&str] = &["した", "しておいた", "しといた", "してた", "させた"];
+const JA_KEPT_PAST: &[&str] = &["した", "しておいた", "しといた", "させた"];
 
 /// Verbs of telling: the user told the agent (前に言った, 以前お願いした, この前伝えた).
 const JA_TOLD: &[&str] = &[
@@ -662,6 +745,7 @@ const JA_GUARDS: &[&str] = &[
 /// mention: 前回保存したバージョンに戻すにはどうすればいい？, 私が話したことについてどう思う？,
 /// 私が言ったことって失礼だった？
 const JA_NOT_RECALL: &[&str] = &[
+    "意味",
     "どうすれば",
     "どうしたら",
     "すればいい",
@@ -700,6 +784,7 @@ const JA_WHAT: &[&str] = &[
     "出して",
     "探して",
     "覚えて",
+    "確認して",
 ];
 
 /// The Japanese form of [`asked_of_memory`] on one sentence; `next` may carry the request
@@ -728,6 +813,10 @@ fn japanese(text: &Text<'_>, span: Span, next: Option<Span>) -> Option<(usize, T
     // A keeping stem and what follows it.
     let kept = JA_KEEP_STEMS.iter().find_map(|stem| {
         let i = s.find(stem)?;
+        // あなたはどこに保存してるの？ asks how the agent keeps things.
+        if s[..i].ends_with("どこに") {
+            return None;
+        }
         let mut rest = &s[i + stem.len()..];
         for p in ["って", "は", "が", "、", "も", "とか"] {
             if let Some(r) = rest.strip_prefix(p) {
@@ -750,7 +839,12 @@ fn japanese(text: &Text<'_>, span: Span, next: Option<Span>) -> Option<(usize, T
         if !JA_WHAT.iter().any(|w| whole.contains(w)) {
             return None;
         }
-        JA_TOLD.iter().find_map(|v| s.find(v).map(|i| (i, i + v.len())))
+        let (i, v) = JA_TOLD.iter().find_map(|v| s.find(v).map(|i| (i, v.len())))?;
+        // 先生が前に言ってた: someone else told it; 私が前に話した is the user.
+        let other = s[..i].find('が').is_some_and(|g| {
+            !["私", "僕", "俺", "自分", "わたし"].iter().any(|me| s[..g].ends_with(me))
+        });
+        (!other).then_some((i, i + v))
     };
     let (k, kend) = kept.or_else(told)?;
     if in_quotes(&text.norm, span.start + k) {
@@ -940,6 +1034,14 @@ mod tests {
             "I think I told you my cousin's wedding date, when is it?",
             "さっき伝えたホテルの名前を出して",
             "母の誕生日って保存してある？",
+            "Any record of my last tetanus shot?",
+            "Do you have notes about my kid's swim lessons?",
+            "So what did we agree on for the logo?",
+            "You should have my allergy list somewhere, what's on it?",
+            "Look up my saved preferences for hotel rooms.",
+            "記憶してる？母の電話番号",
+            "メモを見て、歯医者の予約日を教えて",
+            "保存してたレシピ、もう一回見せて",
         ] {
             assert!(recall(m).is_some(), "{m}");
         }
@@ -979,6 +1081,7 @@ mod tests {
             "私が話したことについてどう思う？",
             "以前お願いした資料、もうできた？",
             "前回保存したバージョンに戻すにはどうすればいい？",
+            "先生が前に言ってたこと、どういう意味？",
         ] {
             assert_eq!(recall(m), None, "{m}");
         }
