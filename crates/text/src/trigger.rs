@@ -1559,6 +1559,8 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
                 || !personal
                 || topic_lc.starts_with("any idea")
                 || topic_lc.starts_with("how much i ")
+                // "Any notes on how to structure a cover letter?" asks for advice.
+                || asked::asks_how_to(&topic_lc)
             {
                 continue;
             }
@@ -4854,7 +4856,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let later = text.norm.get(sentence.end..).unwrap_or("");
     let sets_up_work =
         ["書いて", "作って", "考えて", "描いて", "まとめて"].iter().any(|w| later.contains(w));
-    let how_memory_works = ["仕組み", "どうやって覚え"].iter().any(|w| text.norm.contains(w));
+    let how_memory_works = ["仕組み", "どうやって"].iter().any(|w| text.norm.contains(w));
     if asks && !sets_up_work && !how_memory_works {
         for v in RECALL {
             let Some(i) = s.rfind(v) else { continue };

@@ -161,7 +161,7 @@ const USER_ASKED: &[&str] = &[
 /// Verbs of deciding together, after "did we" / "have we": what was agreed is told.
 const DECIDED: &[&str] = &[
     "agree", "agreed", "decide", "decided", "settle", "settled", "pick", "picked", "choose",
-    "chosen", "go",
+    "chosen",
 ];
 
 /// Verbs of keeping with the agent as the one who kept: "you saved", "you've noted".
@@ -338,7 +338,7 @@ fn english(text: &Text<'_>, span: Span) -> Option<(usize, Trigger)> {
     let looked_up = LOOKUPS.iter().any(|v| starts_word(sl(s, ask.0, span.end), v));
     let (keep_at, keep_end) = kept_by_user_or_agent(s, &ws)
         .or_else(|| held_for_user(text, s, &ws))
-        .or_else(|| looked_up.then(|| own_kept(s, &ws)).flatten())?;
+        .or_else(|| looked_up.then(|| own_kept(text, s, &ws)).flatten())?;
     if in_quotes(s, keep_at) {
         return None;
     }
@@ -579,11 +579,30 @@ fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word]) -> Option<(usize, usize)
     None
 }
 
-/// "my saved preferences", "our stored addresses": what the user kept, named as theirs.
-fn own_kept(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
+/// "my saved preferences", "our stored addresses": what the user kept, named as theirs, unless a
+/// device or a program holds it ("my saved Wi-Fi networks on Windows", "… in Firefox").
+fn own_kept(text: &Text<'_>, s: &str, ws: &[Word]) -> Option<(usize, usize)> {
+    const DEVICES: &[&str] = &[
+        "browser", "phone", "computer", "laptop", "pc", "mac", "windows", "iphone", "android",
+        "chrome", "firefox", "safari", "edge", "app", "device", "keychain", "account", "cloud",
+    ];
     let lc = |i: usize| ws.get(i).map_or("", |w| sl(s, w.start, w.end));
-    (0..ws.len())
-        .find(|&i| matches!(lc(i), "my" | "our") && AGENT_KEPT.contains(&lc(i + 1)))
+    let held_elsewhere = (0..ws.len()).any(|i| {
+        DEVICES.contains(&lc(i))
+            || matches!(lc(i), "in" | "on" | "from" | "at")
+                && ws.get(i + 1).is_some_and(|w| {
+                    text.orig[text.orig_at(w.start)..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_uppercase)
+                })
+    });
+    (!held_elsewhere)
+        .then(|| {
+            (0..ws.len())
+                .find(|&i| matches!(lc(i), "my" | "our") && AGENT_KEPT.contains(&lc(i + 1)))
+        })
+        .flatten()
         .map(|i| (ws[i].start, ws[i + 1].end))
 }
 
@@ -745,6 +764,12 @@ const JA_GUARDS: &[&str] = &[
 /// mention: 前回保存したバージョンに戻すにはどうすればいい？, 私が話したことについてどう思う？,
 /// 私が言ったことって失礼だった？
 const JA_NOT_RECALL: &[&str] = &[
+    // 前に話した件、進んでる？ asks how a task stands.
+    "進んでる",
+    "進んで",
+    "できた",
+    "終わった",
+    "どうなった",
     "意味",
     "どうすれば",
     "どうしたら",
@@ -1082,6 +1107,11 @@ mod tests {
             "以前お願いした資料、もうできた？",
             "前回保存したバージョンに戻すにはどうすればいい？",
             "先生が前に言ってたこと、どういう意味？",
+            "前に話した件、進んでる？",
+            "あなたはどうやって記憶してるの？",
+            "Did we go to the moon in 1969?",
+            "Any notes on how to structure a cover letter?",
+            "Can you show me my saved Wi-Fi networks on Windows?",
         ] {
             assert_eq!(recall(m), None, "{m}");
         }
