@@ -14,8 +14,8 @@
 //! 永久に保存して：…, 絶対に消えないようにして：…) is a remember request for what follows the colon.
 
 use super::{
-    Span, Text, Trigger, TriggerKind, find_word, hit, in_quotes, ja_trim_object, sl, starts_word,
-    strip_question, strip_topic, trim_content,
+    JA_KEEP_FOR_GOOD, Span, Text, Trigger, TriggerKind, find_word, hit, in_quotes,
+    ja_strip_openers, ja_trim_object, sl, starts_word, strip_question, strip_topic, trim_content,
 };
 
 /// A word of the sentence: its normalised offsets.
@@ -982,8 +982,13 @@ const JA_FILE_WORDS: &[&str] =
 pub(super) fn ja_keep_opener(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> {
     let first = sentences.first()?;
     let s = sl(&text.norm, first.start, first.end);
-    let colon = s.find(':')?;
-    let head = s[..colon].trim_end();
+    // The head ends at a colon; or, when it is nothing but the keeping request (保存して、…,
+    // 保存して⏎…), at a comma or the end of the first sentence.
+    let (colon, bare) = match s.find(':') {
+        Some(c) => (c, false),
+        None => (s.find('、').unwrap_or_else(|| s.trim_end().len()), true),
+    };
+    let head = s[..colon].trim_end().trim_end_matches('。');
     if head.is_empty() || head.chars().count() > 30 || head.contains(['。', '\n', '!', '?']) {
         return None;
     }
@@ -998,12 +1003,25 @@ pub(super) fn ja_keep_opener(text: &Text<'_>, sentences: &[Span]) -> Option<(usi
     if JA_FILE_WORDS.iter().any(|w| head.contains(w)) || in_quotes(&text.norm, first.start + k) {
         return None;
     }
-    // The verb must be the head's last request: 保存して：, not 保存したファイルを開いて：.
+    // The verb must be the head's last request: 保存して：, not 保存したファイルを開いて： or
+    // このメモを要約して：.
     let verb_tail = &head[k + stem.len()..];
-    if verb_tail.chars().count() > 8 {
+    if verb_tail.chars().count() > 8 || verb_tail.contains(['を', 'が', 'は', 'の']) {
         return None;
     }
-    let content = super::content_after(text, first.start + colon + 1);
+    // Bare, nothing may stand before the verb but words of keeping for good: ファイルを保存して、
+    // … saves a file.
+    let lead = ja_strip_openers(&head[..k]);
+    let lead = lead.trim_start_matches("これ").trim_start_matches(['、', ' ']);
+    if bare && !(lead.is_empty() || JA_KEEP_FOR_GOOD.iter().any(|w| lead.ends_with(w))) {
+        return None;
+    }
+    let after = first.start + colon + s[colon..].chars().next().map_or(0, char::len_utf8);
+    let content = super::content_after(text, after);
+    // 保存して：（ファイル名は report.md） names a file to save.
+    if content.contains("ファイル名") || bare && super::ja_requests(&content) {
+        return None;
+    }
     // 保存して：この文章を英語に翻訳して asks for work on the text, not to keep it.
     let ask = content.trim_end_matches(['。', '！', '!', ' ', 'ね']);
     let ask = ask.strip_suffix("ください").unwrap_or(ask);
@@ -1143,11 +1161,20 @@ mod tests {
         );
         assert_eq!(t.map(|t| t.phrase).as_deref(), Some("永久に保存して"));
         // A file is saved, not remembered; text to work on is not kept.
-        assert_eq!(
-            classify("保存して：この文章を英語に翻訳して", &ExtraPhrases::default())
-                .map(|t| t.kind),
-            None
-        );
+        for m in [
+            "保存して：この文章を英語に翻訳して",
+            "このメモを要約して：会議は三時から",
+            "保存して：（ファイル名は report.md）",
+            "ファイルを保存して、それから閉じて",
+        ] {
+            assert_eq!(classify(m, &ExtraPhrases::default()).map(|t| t.kind), None, "{m}");
+        }
+        // Nothing but the request before a comma or a line break opens the content too.
+        for m in ["保存して、父の誕生日は5月3日", "保存して\n父の誕生日は5月3日"]
+        {
+            let t = classify(m, &ExtraPhrases::default()).expect(m);
+            assert_eq!((t.kind, t.content.as_str()), (TriggerKind::Remember, "父の誕生日は5月3日"));
+        }
         assert_eq!(
             classify("ファイルに保存して：notes.md", &ExtraPhrases::default()).map(|t| t.kind),
             None
