@@ -123,40 +123,19 @@ const USER_PAST: &[&str] = &[
     "had",
 ];
 
-/// The same verbs after "did I" / "have I": base form or participle.
-const USER_ASKED: &[&str] = &[
-    "tell",
-    "say",
-    "mention",
-    "give",
-    "share",
-    "save",
-    "store",
-    "note",
-    "keep",
-    "record",
-    "log",
-    "send",
-    "write",
-    "put",
-    "add",
-    "ask",
-    "told",
-    "said",
-    "mentioned",
-    "given",
-    "shared",
-    "saved",
-    "stored",
-    "noted",
-    "kept",
-    "recorded",
-    "logged",
-    "sent",
-    "written",
-    "added",
-    "asked",
+/// The same verbs' base forms, after "did I" (or "have I" with the participle: [`USER_PAST`],
+/// "given", "written"); see [`user_asked`].
+const USER_BASE: &[&str] = &[
+    "tell", "say", "mention", "give", "share", "save", "store", "note", "keep", "record", "log",
+    "send", "write", "put", "add", "ask",
 ];
+
+/// Tells whether a word is a verb of telling or keeping after "did I" / "have I".
+fn user_asked(w: &str) -> bool {
+    USER_BASE.contains(&w)
+        || USER_PAST.contains(&w) && w != "had"
+        || matches!(w, "given" | "written")
+}
 
 /// Verbs of deciding together, after "did we" / "have we": what was agreed is told.
 const DECIDED: &[&str] = &[
@@ -412,10 +391,7 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
         let subject = matches!(w, "i" | "we" | "i've" | "we've" | "i'd" | "i'm");
         if subject {
             let mut j = i + 1;
-            if matches!(w, "i" | "we")
-                && matches!(lc(j), "have" | "had")
-                && USER_ASKED.contains(&lc(j + 1))
-            {
+            if matches!(w, "i" | "we") && matches!(lc(j), "have" | "had") && user_asked(lc(j + 1)) {
                 j += 1;
             }
             while ADVERBS.contains(&lc(j)) {
@@ -442,7 +418,7 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
             {
                 return Some(span(i, j + 1));
             }
-            if USER_ASKED.contains(&lc(j)) {
+            if user_asked(lc(j)) {
                 let end = match lc(j) {
                     "tell" | "told" | "give" | "given" => {
                         if lc(j + 1) == "you" {
