@@ -4908,6 +4908,11 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let work = ["歌", "曲", "映画", "アニメ", "小説", "タイトル"]
                 .iter()
                 .any(|w| object.contains(w));
+            // 前に言った映画館の場所 is what the user told, whatever it names.
+            let told = ["前に", "この前", "以前", "言った", "話した", "教えた", "伝えた", "メモ"]
+                .iter()
+                .any(|w| object.contains(w));
+            let work = work && !told;
             if (v.contains("知っ") || how || anything || measure || work)
                 && !ja_is_personal(&object)
                 && !names_known(text, &object)

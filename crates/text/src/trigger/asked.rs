@@ -454,8 +454,11 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
             }
         }
         // "anything saved about", "something noted on".
-        if matches!(w, "anything" | "something" | "nothing" | "stuff")
-            && AGENT_KEPT.contains(&lc(i + 1))
+        // "anything saved about", "what's stored about", "is anything noted on".
+        if matches!(
+            w,
+            "anything" | "something" | "nothing" | "stuff" | "what's" | "whats" | "is" | "was"
+        ) && AGENT_KEPT.contains(&lc(i + 1))
             && matches!(lc(i + 2), "about" | "on" | "regarding" | "for" | "under")
         {
             return Some(span(i, i + 1));
@@ -542,7 +545,7 @@ fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word]) -> Option<(usize, usize)
         }
         // "any record of my …", "have notes about my …".
         if RECORDS.contains(&lc(i))
-            && (1..=2).any(|b| i >= b && matches!(lc(i - b), "any" | "have" | "got"))
+            && (1..=2).any(|b| i >= b && matches!(lc(i - b), "any" | "have" | "got" | "there"))
             && matches!(lc(i + 1), "about" | "of" | "on" | "regarding" | "for")
         {
             let end = ws.last().map_or(s.len(), |w| w.end);
@@ -627,6 +630,8 @@ const JA_KEEP_STEMS: &[&str] = &["保存", "記録", "メモ", "記憶", "控え
 /// What may follow a keeping stem to say it was kept and still is (保存してある, メモって残ってる,
 /// 記録ある, 覚えてもらった): the agent's store, whoever put it there.
 const JA_KEPT_STATE: &[&str] = &[
+    // 保存したはずの…: kept, as the user believes.
+    "したはず",
     // 記憶してる？, 保存してたレシピ: kept, and still there.
     "してる",
     "してた",
@@ -699,8 +704,19 @@ const JA_SOURCE: &[&str] = &[
 ];
 
 /// Endings and requests that ask the agent: 教えて, 見せて, 出して, 探して; or a question mark.
-const JA_ASKS: &[&str] =
-    &["教えて", "見せて", "出して", "探して", "一覧にして", "リストにして", "確認して"];
+const JA_ASKS: &[&str] = &[
+    "教えて",
+    "見せて",
+    "出して",
+    "探して",
+    "一覧にして",
+    "リストにして",
+    "確認して",
+    // 確認したい, 知りたい: the user's wish to see it asks too.
+    "確認したい",
+    "知りたい",
+    "見たい",
+];
 
 /// Topics that are not the user's memory, how memory works, files and code, or work.
 const JA_GUARDS: &[&str] = &[
@@ -786,6 +802,8 @@ const JA_WHAT: &[&str] = &[
     "探して",
     "覚えて",
     "確認して",
+    "確認したい",
+    "知りたい",
 ];
 
 /// The Japanese form of [`asked_of_memory`] on one sentence; `next` may carry the request
@@ -847,7 +865,13 @@ fn japanese(text: &Text<'_>, span: Span, next: Option<Span>) -> Option<(usize, T
         });
         (!other).then_some((i, i + v))
     };
-    let (k, kend) = kept.or_else(told)?;
+    // 車検のこと、何か残ってる？: anything left, of a topic, with no keeping word said (冷蔵庫に
+    // 何か残ってる？ asks about a place).
+    let left = || {
+        let i = s.find("何か残って")?;
+        (!s[..i].ends_with(['に', 'で'])).then_some((i, i + "何か残って".len()))
+    };
+    let (k, kend) = kept.or_else(told).or_else(left)?;
     if in_quotes(&text.norm, span.start + k) {
         return None;
     }
@@ -1061,6 +1085,12 @@ mod tests {
             "記憶してる？母の電話番号",
             "メモを見て、歯医者の予約日を教えて",
             "保存してたレシピ、もう一回見せて",
+            "What's stored about the Barcelona conference?",
+            "Is there a note about my cat's vaccination dates?",
+            "前回お願いしたメモの内容を確認したい",
+            "保存したはずの会議のメモ、どこにある？",
+            "何か残ってる？車の車検のこと",
+            "この前言った映画館の場所、覚えてる？",
         ] {
             assert!(recall(m).is_some(), "{m}");
         }
@@ -1102,6 +1132,8 @@ mod tests {
             "前回保存したバージョンに戻すにはどうすればいい？",
             "先生が前に言ってたこと、どういう意味？",
             "前に話した件、進んでる？",
+            "冷蔵庫に何か残ってる？",
+            "What's saved in the browser cache?",
             "あなたはどうやって記憶してるの？",
             "Did we go to the moon in 1969?",
             "Any notes on how to structure a cover letter?",
