@@ -256,6 +256,8 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
         // "Who sang the song I mentioned?" asks about the song.
         && !asked::asks_about_media(sl(norm, first.start, first.end))
         && !asked::asks_how_to(head)
+        // "What did the email I sent you say?" asks about material in this conversation.
+        && !asked::names_material(sl(norm, first.start, first.end))
         // "what I told you yesterday was wrong" is a statement: a question puts the verb first.
         && (WH.iter().any(|w| starts_word(head, w) && !starts_word(head[w.len()..].trim_start(), "i"))
             || b.starts_with("did")

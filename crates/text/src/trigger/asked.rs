@@ -125,10 +125,8 @@ const USER_PAST: &[&str] = &[
 
 /// The same verbs' base forms, after "did I" (or "have I" with the participle: [`USER_PAST`],
 /// "given", "written"); see [`user_asked`].
-const USER_BASE: &[&str] = &[
-    "tell", "say", "mention", "give", "share", "save", "store", "note", "keep", "record", "log",
-    "send", "write", "put", "add", "ask",
-];
+/// Only telling and keeping with the agent: "did I send the invoice?" asks about the world.
+const USER_BASE: &[&str] = &["tell", "say", "mention", "give", "share", "save", "note", "ask"];
 
 /// Tells whether a word is a verb of telling or keeping after "did I" / "have I".
 fn user_asked(w: &str) -> bool {
@@ -161,7 +159,8 @@ const AGENT_PLACES: &[&str] =
 const BARE_PLACES: &[&str] = &["in memory", "on file", "on record"];
 
 /// Adverbs that may stand between the subject and the verb: "I think I ever told you".
-const ADVERBS: &[&str] = &["ever", "already", "once", "just", "also", "probably", "previously"];
+/// ("just" is not one: "what did I just say?" is about this conversation.)
+const ADVERBS: &[&str] = &["ever", "already", "once", "also", "probably", "previously"];
 
 /// Questions about songs, films and poems, their makers and words: general knowledge, whatever
 /// the user mentioned ("Who sang the song I mentioned?").
@@ -207,6 +206,47 @@ pub(super) fn asks_for_writing(s: &str) -> bool {
             p
         })
         .any(|p| WORK.iter().any(|w| starts_word(p, w)))
+}
+
+/// Material given in the conversation: files, documents, logs ("code" is not: a door has one;
+/// source code is caught by its backticks and brackets).
+const MATERIAL: &[&str] = &[
+    "file",
+    "files",
+    "email",
+    "emails",
+    "document",
+    "doc",
+    "docs",
+    "pdf",
+    "log",
+    "logs",
+    "screenshot",
+    "attachment",
+    "link",
+    "image",
+    "photo",
+    "spreadsheet",
+    "script",
+    "repo",
+    "snippet",
+    "draft",
+];
+
+/// Tells whether a sentence (normalised) names material given in the conversation: a file, an
+/// email, logs ("an email address" is a fact).
+pub(super) fn names_material(sentence: &str) -> bool {
+    MATERIAL.iter().any(|m| {
+        let mut from = 0;
+        while let Some(i) = sentence.get(from..).and_then(|r| find_word(r, m)) {
+            let at = from + i + m.len();
+            if !sentence[at..].trim_start().starts_with("address") {
+                return true;
+            }
+            from = at;
+        }
+        false
+    })
 }
 
 /// Requests for work: the sentence asks to make something, not to recall.
@@ -304,7 +344,11 @@ fn english(text: &Text<'_>, span: Span) -> Option<(usize, Trigger)> {
             || WORK.iter().any(|w| {
                 ["and", "then"].iter().any(|c| find_word(sentence, &format!("{c} {w}")).is_some())
             });
-    if asks_about_media(sentence)
+    // "Check the file I gave you for bugs", "What did the email I sent you say?": material given
+    // in this conversation, not memory.
+    let material = names_material(sentence);
+    if material
+        || asks_about_media(sentence)
         || MECHANISM
             .iter()
             .any(|m| find_word(sentence, m).is_some() || m.ends_with('?') && sentence.contains(m))
@@ -454,12 +498,14 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
             }
         }
         // "anything saved about", "something noted on".
-        // "anything saved about", "what's stored about", "is anything noted on".
+        // "anything saved about", "what's stored about", "is anything noted on"; not "what's
+        // recorded on a flight's black box" (a thing in general).
         if matches!(
             w,
             "anything" | "something" | "nothing" | "stuff" | "what's" | "whats" | "is" | "was"
         ) && AGENT_KEPT.contains(&lc(i + 1))
             && matches!(lc(i + 2), "about" | "on" | "regarding" | "for" | "under")
+            && !matches!(lc(i + 3), "a" | "an")
         {
             return Some(span(i, i + 1));
         }
@@ -1087,6 +1133,8 @@ mod tests {
             "保存してたレシピ、もう一回見せて",
             "What's stored about the Barcelona conference?",
             "Is there a note about my cat's vaccination dates?",
+            "What's the gate code I gave you?",
+            "What's the email address I gave you for my landlord?",
             "前回お願いしたメモの内容を確認したい",
             "保存したはずの会議のメモ、どこにある？",
             "何か残ってる？車の車検のこと",
@@ -1133,6 +1181,11 @@ mod tests {
             "先生が前に言ってたこと、どういう意味？",
             "前に話した件、進んでる？",
             "冷蔵庫に何か残ってる？",
+            "What did I just say? lol",
+            "What's recorded on a flight's black box?",
+            "What did the email I sent you say about refunds? Summarize it.",
+            "Check the file I gave you for bugs.",
+            "Did I send the invoice? I can't remember. How do I check in QuickBooks?",
             "What's saved in the browser cache?",
             "あなたはどうやって記憶してるの？",
             "Did we go to the moon in 1969?",
