@@ -223,7 +223,6 @@ const MATERIAL: &[&str] = &[
     "logs",
     "screenshot",
     "attachment",
-    "link",
     "image",
     "photo",
     "spreadsheet",
@@ -234,13 +233,15 @@ const MATERIAL: &[&str] = &[
 ];
 
 /// Tells whether a sentence (normalised) names material given in the conversation: a file, an
-/// email, logs ("an email address" is a fact).
+/// email, logs ("an email address" is a fact, "on file" the agent's memory).
 pub(super) fn names_material(sentence: &str) -> bool {
     MATERIAL.iter().any(|m| {
         let mut from = 0;
         while let Some(i) = sentence.get(from..).and_then(|r| find_word(r, m)) {
             let at = from + i + m.len();
-            if !sentence[at..].trim_start().starts_with("address") {
+            // "on file" is where the agent keeps things.
+            let on_file = sentence[..at - m.len()].ends_with("on ");
+            if !sentence[at..].trim_start().starts_with("address") && !on_file {
                 return true;
             }
             from = at;
@@ -1134,6 +1135,7 @@ mod tests {
             "What's stored about the Barcelona conference?",
             "Is there a note about my cat's vaccination dates?",
             "What's the gate code I gave you?",
+            "Do you have my gym schedule on file?",
             "What's the email address I gave you for my landlord?",
             "前回お願いしたメモの内容を確認したい",
             "保存したはずの会議のメモ、どこにある？",
