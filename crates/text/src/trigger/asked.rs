@@ -361,7 +361,7 @@ fn english(text: &Text<'_>, span: Span) -> Option<(usize, Trigger)> {
     // "Look up my saved preferences": the user's kept things, when the agent is told to look.
     let looked_up = LOOKUPS.iter().any(|v| starts_word(sl(s, ask.0, span.end), v));
     let (keep_at, keep_end) = kept_by_user_or_agent(s, &ws)
-        .or_else(|| held_for_user(text, s, &ws))
+        .or_else(|| held_for_user(text, s, &ws, looked_up))
         .or_else(|| looked_up.then(|| own_kept(text, s, &ws)).flatten())?;
     if in_quotes(s, keep_at) {
         return None;
@@ -563,7 +563,7 @@ fn kept_elsewhere<'a>(lc: &dyn Fn(usize) -> &'a str, end: usize) -> bool {
 /// Records the agent holds of the user's things: "Any record of my last tetanus shot?", "Do you
 /// have notes about my kid's swim lessons?", "You should have my allergy list somewhere": a record
 /// noun after "any"/"have"/"got" and then a topic of the user's own, or "you (should) have my …".
-fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word]) -> Option<(usize, usize)> {
+fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word], looked_up: bool) -> Option<(usize, usize)> {
     const RECORDS: &[&str] = &[
         "record",
         "records",
@@ -590,15 +590,22 @@ fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word]) -> Option<(usize, usize)
                 return Some((ws[i].start, ws[j + 1].end));
             }
         }
-        // "any record of my …", "have notes about my …".
-        if RECORDS.contains(&lc(i))
-            && (1..=2).any(|b| i >= b && matches!(lc(i - b), "any" | "have" | "got" | "there"))
-            && matches!(lc(i + 1), "about" | "of" | "on" | "regarding" | "for")
-        {
-            let end = ws.last().map_or(s.len(), |w| w.end);
-            let topic = super::content_to(text, ws[i + 1].end, end);
-            if super::is_personal_topic(&topic) || super::names_known(text, &topic) {
-                return Some((ws[i].start, ws[i + 1].end));
+        // "any record of my …", "have notes about my …", "what notes do you have on my …";
+        // told to look, "bring up my notes about …".
+        let held = (1..=2).any(|b| i >= b && matches!(lc(i - b), "any" | "have" | "got" | "there"))
+            || looked_up && i >= 1 && matches!(lc(i - 1), "my" | "our");
+        let asked_held = lc(i.wrapping_sub(1)) == "what"
+            && lc(i + 1) == "do"
+            && lc(i + 2) == "you"
+            && matches!(lc(i + 3), "have" | "keep");
+        if RECORDS.contains(&lc(i)) && (held || asked_held) {
+            let p = if asked_held { i + 4 } else { i + 1 };
+            if matches!(lc(p), "about" | "of" | "on" | "regarding" | "for") {
+                let end = ws.last().map_or(s.len(), |w| w.end);
+                let topic = super::content_to(text, ws[p].end, end);
+                if super::is_personal_topic(&topic) || super::names_known(text, &topic) {
+                    return Some((ws[i].start, ws[p].end));
+                }
             }
         }
     }
@@ -716,6 +723,10 @@ const JA_KEPT_STATE: &[&str] = &[
 /// past (前に, 以前) or the user (私が) makes it the agent's store and not a file on a disk.
 const JA_KEPT_PAST: &[&str] = &["した", "しておいた", "しといた", "させた"];
 
+/// Keeping asked of the agent, said whole (覚えてもらってた, 覚えさせた): kept, whoever asked.
+const JA_KEPT_WHOLE: &[&str] =
+    &["覚えてもらってた", "覚えてもらった", "覚えておいてもらった", "覚えさせた", "覚えさせてた"];
+
 /// Verbs of telling: the user told the agent (前に言った, 以前お願いした, この前伝えた).
 const JA_TOLD: &[&str] = &[
     "言った",
@@ -728,6 +739,7 @@ const JA_TOLD: &[&str] = &[
     "教えた",
     "お願いした",
     "頼んだ",
+    "決めた",
     "覚えさせた",
     "覚えてもらった",
 ];
@@ -851,6 +863,7 @@ const JA_WHAT: &[&str] = &[
     "確認して",
     "確認したい",
     "知りたい",
+    "一覧",
 ];
 
 /// The Japanese form of [`asked_of_memory`] on one sentence; `next` may carry the request
@@ -918,7 +931,8 @@ fn japanese(text: &Text<'_>, span: Span, next: Option<Span>) -> Option<(usize, T
         let i = s.find("何か残って")?;
         (!s[..i].ends_with(['に', 'で'])).then_some((i, i + "何か残って".len()))
     };
-    let (k, kend) = kept.or_else(told).or_else(left)?;
+    let whole_kept = || JA_KEPT_WHOLE.iter().find_map(|v| s.find(v).map(|i| (i, i + v.len())));
+    let (k, kend) = kept.or_else(whole_kept).or_else(told).or_else(left)?;
     if in_quotes(&text.norm, span.start + k) {
         return None;
     }
@@ -1141,6 +1155,10 @@ mod tests {
             "保存したはずの会議のメモ、どこにある？",
             "何か残ってる？車の車検のこと",
             "この前言った映画館の場所、覚えてる？",
+            "私が以前決めたルール、一覧にして",
+            "覚えてもらってた家族の誕生日、全部教えて",
+            "what notes do you have on my allergies?",
+            "Bring up my notes about the Tokyo trip.",
         ] {
             assert!(recall(m).is_some(), "{m}");
         }
