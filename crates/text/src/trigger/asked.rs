@@ -59,8 +59,12 @@ const QUESTION_OPENERS: &[&str] = &[
     "who",
     "who's",
     "how",
+    "wat",
+    "wut",
     "is there",
     "are there",
+    "didn't i",
+    "didnt i",
     "was there",
     "do you",
     "did you",
@@ -281,6 +285,9 @@ const MECHANISM: &[&str] = &[
     "between chats",
     "between conversations",
     "between sessions",
+    "across sessions",
+    "across chats",
+    "across conversations",
     "everything i say",
     "everything i tell you",
     "everything i type",
@@ -369,7 +376,7 @@ fn english(text: &Text<'_>, span: Span) -> Option<(usize, Trigger)> {
     // The topic: what follows "about"/"on"/"regarding" after the keeping words, else the
     // sentence itself.
     let after = sl(s, keep_end, span.end);
-    let topic = ["about", "on", "regarding", "for", "of"]
+    let topic = ["about", "abt", "on", "regarding", "for", "of"]
         .iter()
         .filter_map(|p| find_word(after, p).map(|i| (i, p.len())))
         .min_by_key(|(i, _)| *i)
@@ -449,7 +456,9 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
             }
         }
         // "did I tell you", "have I ever mentioned", "did we note".
-        if matches!(w, "did" | "have" | "had") && matches!(lc(i + 1), "i" | "we") {
+        if matches!(w, "did" | "didn't" | "didnt" | "have" | "had")
+            && matches!(lc(i + 1), "i" | "we")
+        {
             let mut j = i + 2;
             while ADVERBS.contains(&lc(j)) {
                 j += 1;
@@ -497,6 +506,13 @@ fn kept_by_user_or_agent(s: &str, ws: &[Word]) -> Option<(usize, usize)> {
             if AGENT_KEPT.contains(&lc(j)) {
                 return Some(span(i, j));
             }
+        }
+        // "did you save my passport number?", "did you note the gate code?"
+        if matches!(w, "did" | "didn't" | "didnt")
+            && lc(i + 1) == "you"
+            && matches!(lc(i + 2), "save" | "note" | "keep" | "store" | "record" | "log")
+        {
+            return Some(span(i, i + 2));
         }
         // "anything saved about", "something noted on".
         // "anything saved about", "what's stored about", "is anything noted on"; not "what's
@@ -600,7 +616,7 @@ fn held_for_user(text: &Text<'_>, s: &str, ws: &[Word], looked_up: bool) -> Opti
             && matches!(lc(i + 3), "have" | "keep");
         if RECORDS.contains(&lc(i)) && (held || asked_held) {
             let p = if asked_held { i + 4 } else { i + 1 };
-            if matches!(lc(p), "about" | "of" | "on" | "regarding" | "for") {
+            if matches!(lc(p), "about" | "abt" | "of" | "on" | "regarding" | "for") {
                 let end = ws.last().map_or(s.len(), |w| w.end);
                 let topic = super::content_to(text, ws[p].end, end);
                 if super::is_personal_topic(&topic) || super::names_known(text, &topic) {
@@ -1159,6 +1175,10 @@ mod tests {
             "覚えてもらってた家族の誕生日、全部教えて",
             "what notes do you have on my allergies?",
             "Bring up my notes about the Tokyo trip.",
+            "wat did i tell you abt my sisters bday",
+            "did u save my passport number?",
+            "any notes abt my landlord?",
+            "Didn't I tell you where the spare key is?",
         ] {
             assert!(recall(m).is_some(), "{m}");
         }
