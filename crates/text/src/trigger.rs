@@ -12,6 +12,8 @@
 
 use serde::Serialize;
 
+mod asked;
+
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -183,6 +185,12 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
     if best.is_none() && soft.is_none() {
         best = told_before(&text, &sentences);
     }
+    // What no phrase above names, the shape of the message may: a keeping verb and a colon
+    // (保存して：…), or a question to the agent about what was kept or told (issue 18).
+    if best.is_none() {
+        best = asked::ja_keep_opener(&text, &sentences)
+            .or_else(|| asked::asked_of_memory(&text, &sentences));
+    }
     best.map(|(_, t)| t).or(soft)
 }
 
@@ -245,6 +253,11 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     let back = BACK.iter().find_map(|b| find_word(norm, b).map(|i| (i, *b)));
     if let Some((i, b)) = back
         && !in_quotes(norm, i)
+        // "Who sang the song I mentioned?" asks about the song.
+        && !asked::asks_about_media(sl(norm, first.start, first.end))
+        && !asked::asks_how_to(head)
+        // "What did the email I sent you say?" asks about material in this conversation.
+        && !asked::names_material(sl(norm, first.start, first.end))
         // "what I told you yesterday was wrong" is a statement: a question puts the verb first.
         && (WH.iter().any(|w| starts_word(head, w) && !starts_word(head[w.len()..].trim_start(), "i"))
             || b.starts_with("did")
@@ -262,7 +275,7 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     let asks = s.contains(['？', '?'])
         || ["教えて", "出して", "探して", "見せて", "っけ", "はず"].iter().any(|w| s.contains(w));
     let (i, b) = JA_BACK.iter().find_map(|b| s.find(b).map(|i| (i, *b)))?;
-    if !asks || in_quotes(norm, first.start + i) {
+    if !asks || in_quotes(norm, first.start + i) || asked::ja_asks_other(s) {
         return None;
     }
     // The topic runs to the first comma: 前に伝えたWi-Fiのパスワード、教えて.
@@ -1543,7 +1556,14 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             let topic_lc = topic.to_lowercase();
             let personal =
                 is_personal_topic(&topic) || names_known(text, &topic) || *p != "do you know";
-            if topic.is_empty() || !personal || topic_lc.starts_with("any idea") {
+            // "Did I mention how much I love this weather?" exclaims.
+            if topic.is_empty()
+                || !personal
+                || topic_lc.starts_with("any idea")
+                || topic_lc.starts_with("how much i ")
+                // "Any notes on how to structure a cover letter?" asks for advice.
+                || asked::asks_how_to(&topic_lc)
+            {
                 continue;
             }
             return Some(hit(text, TriggerKind::Recall, c.start, end, topic));
@@ -1585,6 +1605,13 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
         // "Remember the Titans is such a good movie, who directed it?" names a film.
         // "Remember to hydrate is good advice, isn't it?" asks about advice.
         if names_a_title(text, end) || starts_word(sl(&text.norm, end, c.end).trim_start(), "to") {
+            return None;
+        }
+        // "Remember, remember, the fifth of November is a poem, right?" asks about the poem;
+        // "Remember when we used to rent DVDs? Write a short paragraph about it" asks for work.
+        if asked::asks_about_media(sl(&text.norm, c.start, c.end))
+            || asked::asks_for_writing(sl(&text.norm, c.end, text.norm.len()))
+        {
             return None;
         }
         let topic = strip_question(content_to(text, end, c.end));
@@ -1755,7 +1782,8 @@ fn saved_lookup(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
     ];
     let lookup = LOOKUPS.iter().find(|v| starts_word(rest, v));
     let wh = WH.iter().any(|w| starts_word(rest, w));
-    if lookup.is_none() && !(wh && c.question) {
+    // "How do I see what I saved in Google Keep?" asks how to do something.
+    if lookup.is_none() && !(wh && c.question) || asked::asks_how_to(rest) {
         return None;
     }
     let clause = sl(&text.norm, c.start, c.end);
@@ -3064,6 +3092,24 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         }
         // delete [whatever|the|any] memory/memories/notes [you have] about X
         let words: Vec<&str> = after.split_whitespace().take(7).collect();
+        // "delete everything about my previous job": all there is on a topic of the user's own
+        // can only be memory ("delete everything about the header in this file" is not theirs).
+        if let [all, about, ..] = words[..]
+            && matches!(all, "everything" | "anything" | "all")
+            && matches!(about, "about" | "on" | "regarding")
+        {
+            let end = start + verb.len() + after.find(about).map_or(0, |i| i + about.len());
+            let topic = strip_topic(strip_question(content_to(text, end, c.sep_end)));
+            let files = ["folder", "file", "files", "app", "page", "document", "drive", "repo"]
+                .iter()
+                .any(|w| find_word(clause, w).is_some());
+            if !topic.is_empty()
+                && !files
+                && (is_personal_topic(&topic) || names_known(text, &topic))
+            {
+                return done(end, topic);
+            }
+        }
         let memory_noun = |w: &&str| {
             w.starts_with("memor")
                 || w.starts_with("note")
@@ -3801,6 +3847,8 @@ fn soft_rule(text: &Text<'_>, c: &Clause, _rest: &str) -> Option<(usize, Trigger
         "night night",
         "gn",
         "nite",
+        "gnight",
+        "gnite",
         "night all",
         "g'night",
     ] {
@@ -4810,7 +4858,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     let later = text.norm.get(sentence.end..).unwrap_or("");
     let sets_up_work =
         ["書いて", "作って", "考えて", "描いて", "まとめて"].iter().any(|w| later.contains(w));
-    let how_memory_works = ["仕組み", "どうやって覚え"].iter().any(|w| text.norm.contains(w));
+    let how_memory_works = ["仕組み", "どうやって"].iter().any(|w| text.norm.contains(w));
     if asks && !sets_up_work && !how_memory_works {
         for v in RECALL {
             let Some(i) = s.rfind(v) else { continue };
@@ -4859,9 +4907,14 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                     .iter()
                     .any(|w| text.norm.contains(w));
             // 歌詞で「忘れないで」って出てくる曲、なんだっけ？ asks for a song, not a memory.
-            let work = ["歌詞", "曲", "映画", "アニメ", "小説", "ドラマのタイトル"]
+            let work = ["歌", "曲", "映画", "アニメ", "小説", "タイトル"]
                 .iter()
                 .any(|w| object.contains(w));
+            // 前に言った映画館の場所 is what the user told, whatever it names.
+            let told = ["前に", "この前", "以前", "言った", "話した", "教えた", "伝えた", "メモ"]
+                .iter()
+                .any(|w| object.contains(w));
+            let work = work && !told;
             if (v.contains("知っ") || how || anything || measure || work)
                 && !ja_is_personal(&object)
                 && !names_known(text, &object)
@@ -4949,6 +5002,24 @@ mod tests {
 
     fn kind(m: &str) -> Option<&'static str> {
         classify(m, &ExtraPhrases::default()).map(|t| t.kind.as_str())
+    }
+
+    /// Everything on a topic of the user's own can only be memory; a page's or a file's is not.
+    #[test]
+    fn deleting_everything_about_the_users_topic_forgets() {
+        for m in [
+            "Please permanently delete everything about my previous job at Norvell.",
+            "erase everything about my old address",
+        ] {
+            assert_eq!(kind(m), Some("forget"), "{m}");
+        }
+        for m in [
+            "delete everything about the header in this file",
+            "Can you delete everything about jQuery from this page?",
+        ] {
+            assert_eq!(kind(m), None, "{m}");
+        }
+        assert_eq!(kind("gnight!"), Some("reflect_soft"));
     }
 
     #[test]
