@@ -180,6 +180,14 @@ pub fn run_why(ctx: &Ctx, args: &WhyArgs) -> cogmem::Result<Exit> {
             "  no decay entry yet: scored as a new memory; `cogmem decay` creates its entry"
         );
     }
+    for f in &w.flags {
+        let _ = writeln!(out, "  open flag       {}", f.summary());
+        let _ = writeln!(
+            out,
+            "                  raised by {}; a person resolves it with `cogmem flag resolve {}`",
+            f.raised_by, f.number
+        );
+    }
     render::data(&out)?;
     Ok(Exit::Ok)
 }

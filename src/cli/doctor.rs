@@ -109,6 +109,9 @@ fn print(ctx: &Ctx, report: &Report, doctor: bool) -> cogmem::Result<Exit> {
             };
             let _ = writeln!(out, "{:<12} {}: {}{fix}", f.check, f.location(), f.message);
         }
+        for w in &report.warnings {
+            let _ = writeln!(out, "{:<12} {}: warning: {}", w.check, w.location(), w.message);
+        }
         let quiet = ctx.global.quiet;
         for n in report.not_checked.iter().filter(|_| !quiet) {
             let _ = writeln!(out, "{}: {}", n.check, n.reason);
@@ -116,6 +119,13 @@ fn print(ctx: &Ctx, report: &Report, doctor: bool) -> cogmem::Result<Exit> {
         let ran = report.checks.len() - report.not_checked.len();
         if quiet {
             // Findings and repairs only.
+        } else if report.is_clean() && !report.warnings.is_empty() {
+            let n = report.warnings.len();
+            let _ = writeln!(
+                out,
+                "clean: {ran} checks found nothing wrong ({n} warning{})",
+                if n == 1 { "" } else { "s" }
+            );
         } else if report.is_clean() {
             let _ = writeln!(out, "clean: {ran} checks found nothing wrong");
         } else {

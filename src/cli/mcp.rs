@@ -20,7 +20,7 @@ use super::{Ctx, render};
 /// touch, status, graph_show, graph_neighbors, graph_path, graph_history, graph_check,
 /// graph_stats, graph_export, graph_relations, supersede, graph_rename, graph_retype, reflect_status, reflect_request, reflect_input,
 /// reflect_submit, identity_input, identity_submit, identity_show, audit, decay, propose,
-/// pending. Each calls the operation of the command of the same name (forget asks for
+/// pending, flag_list. Each calls the operation of the command of the same name (forget asks for
 /// confirm=true first) and answers with the JSON that command prints with --json, as structured
 /// content (a list is held under one key, e.g. {"groups": [...]}), or fails with the text it
 /// prints on stderr, its hint naming tools. The reward decision and the approvals stay with the

@@ -15,6 +15,7 @@ mod decay;
 mod doctor;
 mod env;
 mod exit;
+mod flag;
 mod forget;
 mod graph;
 mod hear;
@@ -109,6 +110,7 @@ enum Command {
     Supersede(graph::SupersedeArgs),
     Propose(pending::ProposeArgs),
     Pending(pending::PendingArgs),
+    Flag(flag::FlagArgs),
     Reflect(reflect::ReflectArgs),
     Identity(identity::IdentityArgs),
     Decay(decay::DecayArgs),
@@ -282,6 +284,7 @@ fn writes(command: &Command) -> bool {
         | Command::Pin(_)
         | Command::Unpin(_) => true,
         Command::Pending(a) => a.writes(),
+        Command::Flag(a) => a.writes(),
         Command::Graph(a) => a.writes(),
         Command::Reflect(a) => a.writes(),
         Command::Identity(a) => a.writes(),
@@ -351,6 +354,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Supersede(args) => graph::run_supersede(&ctx, &args),
         Command::Propose(args) => pending::run_propose(&ctx, &args),
         Command::Pending(args) => pending::run_pending(&ctx, &args),
+        Command::Flag(args) => flag::run(&ctx, &args),
         Command::Reflect(args) => reflect::run(&ctx, &args),
         Command::Identity(args) => identity::run(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),

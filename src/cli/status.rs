@@ -113,6 +113,13 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
                 );
             }
         }
+        if report.open_flags > 0 {
+            let _ = writeln!(
+                out,
+                "flags       {} open (`cogmem flag list` shows them)",
+                report.open_flags
+            );
+        }
         if !report.recent_commits.is_empty() {
             let _ = writeln!(out, "recent commits:");
             for cm in &report.recent_commits {

@@ -19,6 +19,7 @@ mod decay;
 mod doctor;
 mod embed;
 mod fields;
+mod flag;
 mod forget;
 mod fuzz;
 mod gitstate;

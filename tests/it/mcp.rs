@@ -16,7 +16,7 @@ cfg = json.loads(sys.argv[1])
 READ_TOOLS = {"hear", "recall", "search", "context", "show", "why", "status", "graph_show",
               "graph_neighbors", "graph_path", "graph_history", "graph_check", "graph_stats",
               "graph_export", "graph_relations", "reflect_status", "reflect_input", "identity_input",
-              "identity_show", "audit", "propose"}
+              "identity_show", "audit", "propose", "flag_list"}
 ALL_TOOLS = READ_TOOLS | {"remember", "touch", "forget", "restore", "pin", "unpin", "supersede",
                           "graph_rename", "graph_retype", "pending",
                           "reflect_request", "reflect_submit", "identity_submit", "decay"}
@@ -235,7 +235,7 @@ async def main_session():
         async with ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert len(tools) == 35, [t.name for t in tools]
+            assert len(tools) == 36, [t.name for t in tools]
             for t in tools:
                 # The server answers -32602; this SDK hands that back as a tool error.
                 try:
@@ -500,6 +500,8 @@ async def main_session():
 
             st = await ok(s, tools, "status", {"commits": 2})
             assert len(st["recent_commits"]) == 2, st
+            assert st["open_flags"] == 0, st
+            assert (await ok(s, tools, "flag_list", {"all": True}))["flags"] == []
             alice = await ok(s, tools, "graph_show", {"entity": "person--alice"})
             assert any(l["relation"] == "works-on" for l in alice["links"]), alice
             await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"},

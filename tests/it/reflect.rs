@@ -296,7 +296,7 @@ fn bad_operation_blocks_are_rejected_with_their_number() {
     .success();
     to_ready(&env);
     let vault_id = "memory/vault/wifi.md";
-    let ok = "OPERATION: FLAG\nTARGET: MEMORY.md\nREASON: check it\n---\n";
+    let ok = "OPERATION: FLAG\nTARGET: vault:wifi\nREASON: check it\n---\n";
     let cases = [
         (
             format!("{ok}OPERATION: DELETE\nTARGET: MEMORY.md\nREASON: x\n---\n"),
@@ -587,7 +587,7 @@ fn a_reflection_that_holds_a_credential_is_refused() {
     to_ready(&env);
     env.run(["reflect", "input"]).success();
     let head = env.head();
-    let text = "[Self-Awareness] I noted the staging login: password=Hunter2!xyz\n\nOPERATION: FLAG\nTARGET: MEMORY.md\nREASON: check it\n---\n";
+    let text = "[Self-Awareness] I noted the staging login: password=Hunter2!xyz\n\nOPERATION: FLAG\nTARGET: episode:2026-12-01:09:00\nREASON: check it\n---\n";
     let out = env.run(["reflect", "submit", "-"]).stdin(text).output().code(4);
     assert!(out.stderr.contains("password-assignment"), "{out}");
     assert!(!out.stderr.contains("Hunter2!xyz"), "never echoed: {out}");

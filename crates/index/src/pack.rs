@@ -25,6 +25,8 @@ pub enum Part {
     Memory,
     /// An entity's card.
     Entity,
+    /// An open flag on a memory in the pack (issue 19).
+    Flag,
 }
 
 /// Something that may go into the pack.
@@ -120,10 +122,11 @@ pub struct Pack {
     pub receipt: Vec<Receipt>,
 }
 
-const HEADINGS: [(Part, &str); 3] = [
+const HEADINGS: [(Part, &str); 4] = [
     (Part::Core, "## Core memory\n"),
     (Part::Memory, "## Relevant memories\n"),
     (Part::Entity, "## Entities\n"),
+    (Part::Flag, "## Open flags\n"),
 ];
 
 /// A candidate as it will be rendered: its text and the lines kept.

@@ -49,6 +49,8 @@ const TOOLS: &[(&str, Option<&str>)] = &[
     ("cogmem decay", Some("decay")),
     ("cogmem propose", Some("propose")),
     ("cogmem pending", Some("pending")),
+    ("cogmem flag list", Some("flag_list")),
+    ("cogmem flag resolve", None),
 ];
 
 /// The tool that does what `command` (a whole command line, `cogmem …`) does, if one does.

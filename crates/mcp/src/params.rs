@@ -208,6 +208,15 @@ pub(crate) struct StatusParams {
     pub(crate) commits: Option<usize>,
 }
 
+/// Arguments of `flag_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FlagListParams {
+    /// List resolved flags too (default false).
+    #[serde(default)]
+    pub(crate) all: bool,
+}
+
 /// Arguments of `graph_show`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

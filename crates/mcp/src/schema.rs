@@ -60,6 +60,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
             ("band", "string"),
             ("formula", "string"),
             ("has_entry", "boolean"),
+            ("flags", "array"),
         ],
         "status" => &[
             ("workspace", "string"),
@@ -71,8 +72,10 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
             ("watcher", "boolean"),
             ("unacknowledged_critical", "array"),
             ("integrity_problems", "array"),
+            ("open_flags", "integer"),
             ("skipped", "array"),
         ],
+        "flag_list" => &[("flags", "array"), ("skipped", "array")],
         "graph_show" | "graph_history" => &[("node", "object"), ("links", "array")],
         "graph_check" => &[("findings", "array")],
         "graph_relations" => &[("relations", "array")],

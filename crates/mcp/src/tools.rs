@@ -8,7 +8,8 @@
 //! (`{"groups": […]}`), since MCP's structured content is an object.
 //!
 //! Left out, on purpose: the steps only a person may take (`reflect decide`, `reflect
-//! approve`, `reflect reject`, `identity consolidate approve`/`reject`, `audit ack`), which a
+//! approve`, `reflect reject`, `identity consolidate approve`/`reject`, `audit ack`, `flag
+//! resolve`), which a
 //! model calling tools must never take for them; and the maintenance commands (`init`, `sync`,
 //! `watch`, `doctor`, `verify`, `reindex`, `import`, `graph merge`/`rebuild`, `forget
 //! --permanent`/`--purge`, `audit compact`), which a person runs from a terminal.
@@ -20,8 +21,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::params::{
-    AuditParams, ContextParams, DecayParams, ForgetParams, HearParams, IdParams, PendingParams,
-    ProposeParams, RecallParams, RememberParams, SearchParams, ShowParams, StatusParams,
+    AuditParams, ContextParams, DecayParams, FlagListParams, ForgetParams, HearParams, IdParams,
+    PendingParams, ProposeParams, RecallParams, RememberParams, SearchParams, ShowParams,
+    StatusParams,
 };
 mod cycle;
 mod map;
@@ -35,7 +37,7 @@ use cogmem_ops::hear::HearOptions;
 use cogmem_ops::id::Match;
 use cogmem_ops::remember::{self, Relation, RememberFields};
 use cogmem_ops::search::SearchFields;
-use cogmem_ops::{audit, context, decay, forget, hear, propose, search, status};
+use cogmem_ops::{audit, context, decay, flag, forget, hear, propose, search, status};
 use cogmem_store::audit::{Actor, AuditFilter};
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::{Confidence, Store};
@@ -421,6 +423,30 @@ impl Server {
     )]
     fn status(&self, Parameters(p): Parameters<StatusParams>) -> CallToolResult {
         reply((|| answer(&status::status(&self.ws, p.commits.unwrap_or(5))?))())
+    }
+
+    /// The contradictions and doubts approved reflections flagged on memories: the open ones
+    /// (with `all`, resolved ones too). Only the user resolves a flag, at a terminal.
+    #[tool(
+        title = "Flags",
+        output_schema = schema::output("flag_list"),
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn flag_list(&self, Parameters(p): Parameters<FlagListParams>) -> CallToolResult {
+        reply((|| {
+            let list = flag::list(&self.ws, p.all)?;
+            let mut a = answer(&list)?;
+            if !list.skipped.is_empty() {
+                a.notes
+                    .push(list.skipped.iter().map(|s| format!("warning: skipped {s}\n")).collect());
+            }
+            Ok(a)
+        })())
     }
 
     /// Query the audit log: who changed which file, when and why, oldest first. Filters

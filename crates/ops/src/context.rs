@@ -354,11 +354,12 @@ fn build(
         }
     }
     candidates.extend(cards);
+    crate::flag::offer(ws, &mut candidates);
     let pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
     let mut used: Vec<String> = pack
         .receipt
         .iter()
-        .filter(|r| r.decision == "selected" && r.part != Part::Core)
+        .filter(|r| r.decision == "selected" && !matches!(r.part, Part::Core | Part::Flag))
         .map(|r| r.id.clone())
         .collect();
     used.dedup();
@@ -408,7 +409,7 @@ pub fn relevant(
         states.borrow_mut().insert(id.to_owned(), why.clone());
         why
     };
-    let candidates: Vec<Candidate> = report
+    let mut candidates: Vec<Candidate> = report
         .hits
         .iter()
         .filter(|h| h.store != Store::Core.as_str() && !exclude.contains(&h.id))
@@ -441,6 +442,7 @@ pub fn relevant(
             c
         })
         .collect();
+    crate::flag::offer(ws, &mut candidates);
     Ok(pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter()))
 }
 
@@ -448,7 +450,7 @@ pub fn relevant(
 const SNIPPET_WORDS: usize = 40;
 
 /// `text` cut to `max` characters, with `…` when cut.
-fn shorten(text: &str, max: usize) -> String {
+pub(crate) fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() > max {
         format!("{}…", text.chars().take(max - 1).collect::<String>())
     } else {

@@ -295,6 +295,9 @@ pub struct Why {
     /// Whether the memory has a decay entry yet; without one (written by hand, and `decay` not
     /// run since) it is scored as the new entry `decay` would create for it.
     pub has_entry: bool,
+    /// The open flags naming it (contradictions and doubts a reflection raised), until a
+    /// person resolves them (issue 19).
+    pub flags: Vec<cogmem_store::store::flags::Flag>,
 }
 
 /// Explains a memory's score at the clock's now. Read-only.
@@ -359,6 +362,7 @@ pub fn why(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Why>
         band: decay::band(score, p),
         formula,
         has_entry,
+        flags: crate::flag::open_on(ws, id),
     })
 }
 

@@ -19,6 +19,7 @@ use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit};
 use cogmem_store::store::entity::EntityId;
+use cogmem_store::store::flags::{self, FlagsFile};
 use cogmem_store::store::pending::PendingFile;
 use cogmem_store::store::{Store, episode, fsx, units};
 use cogmem_store::workspace::{LockProbe, LockRecord, Workspace, layout};
@@ -108,6 +109,9 @@ pub struct Report {
     pub not_checked: Vec<NotChecked>,
     /// The problems left (after repairs, for `doctor --fix`).
     pub findings: Vec<Finding>,
+    /// What a person should look at but is not wrong: each open flag (check `flags`), until a
+    /// person resolves it (issue 19). Warnings leave the report clean and the exit code 0.
+    pub warnings: Vec<Finding>,
     /// The repairs made (`doctor --fix` only).
     pub repaired: Vec<Repair>,
     /// The repair commit, if one was made.
@@ -456,6 +460,7 @@ fn run_checks(
         checks: CHECKS.to_vec(),
         not_checked,
         findings,
+        warnings: open_flags(ws),
         repaired: Vec::new(),
         commit: None,
         recovered: None,
@@ -562,7 +567,30 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
             out.push(Finding::new("schema", layout::PENDING_MEMORIES, why, false).at(line));
         }
     }
+    if let Some(t) = text(flags::FILE, &mut out) {
+        for (line, why) in FlagsFile::parse(&t).problems {
+            out.push(Finding::new("schema", flags::FILE, why, false).at(line));
+        }
+    }
     out
+}
+
+/// One warning per open flag, at its heading (issue 19). A file that cannot be read gives
+/// none: the schema check reports it.
+fn open_flags(ws: &Workspace) -> Vec<Finding> {
+    let Ok(Some(text)) = ws.read_text_if_exists(flags::FILE) else { return Vec::new() };
+    FlagsFile::parse(&text)
+        .open()
+        .map(|f| {
+            let message = format!(
+                "open flag {} (raised by {}); a person resolves it with `cogmem flag resolve {}`",
+                f.summary(),
+                f.raised_by,
+                f.number
+            );
+            Finding::new("flags", flags::FILE, message, false).at(f.line)
+        })
+        .collect()
 }
 
 fn store_finding(check: &'static str, rel: &str, e: &cogmem_store::store::StoreError) -> Finding {

@@ -12,6 +12,7 @@ pub mod context;
 pub mod decay;
 pub mod doctor;
 pub mod error;
+pub mod flag;
 pub mod forget;
 pub mod graph;
 pub mod hear;

@@ -496,7 +496,11 @@ fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
         if kind != OpKind::Archive && kind != OpKind::Flag && op.content.trim().is_empty() {
             return Err(bad(format!("{} needs CONTENT", kind.as_str())).into());
         }
-        let id = target_id(target).map_err(bad)?;
+        let id = if kind == OpKind::Flag {
+            crate::flag::memories(&all, &op)?.into_iter().next()
+        } else {
+            target_id(target).map_err(bad)?
+        };
         if kind == OpKind::Archive {
             let Some(id) = &id else {
                 return Err(bad(format!(

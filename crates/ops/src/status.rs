@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::audit::CriticalChange;
 use cogmem_store::git::{self, CommitInfo};
 use cogmem_store::store::decay_file::DecayFile;
+use cogmem_store::store::flags::FILE as FLAGS;
 use cogmem_store::store::{core_memory, episode};
 use cogmem_store::workspace::{Workspace, layout};
 
@@ -81,6 +82,8 @@ pub struct StatusReport {
     pub unacknowledged_critical: Vec<CriticalChange>,
     /// The unacknowledged critical changes made by an actor who may not change critical files.
     pub integrity_problems: Vec<CriticalChange>,
+    /// Flags (contradictions and doubts on memories) no person has resolved yet (issue 19).
+    pub open_flags: usize,
     /// Files left out because they could not be read.
     pub skipped: Vec<Skipped>,
 }
@@ -149,6 +152,17 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         state => Some(git::state_name(state)),
     };
     let recent_commits = git::recent(&repo, recent)?;
+    let open_flags = match crate::flag::read(ws) {
+        Ok(f) => {
+            let problems = crate::flag::problems(&f);
+            skipped.extend(problems.into_iter().map(|error| Skipped { path: FLAGS.into(), error }));
+            f.open().count()
+        }
+        Err(e) => {
+            skipped.push(Skipped { path: FLAGS.into(), error: e.to_string() });
+            0
+        }
+    };
     let index = cogmem_index::index::state(ws);
     let watcher = cogmem_index::index::freshness::serving(ws);
     let unacknowledged_critical = crate::audit::critical_changes(ws, &repo)?;
@@ -164,6 +178,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         watcher,
         unacknowledged_critical,
         integrity_problems,
+        open_flags,
         skipped,
     })
 }

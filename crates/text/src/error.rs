@@ -181,6 +181,12 @@ pub enum InputError {
         /// The number given.
         number: u32,
     },
+    /// No flag has this number.
+    #[error("there is no flag #{number} in memory/meta/flags.md")]
+    UnknownFlag {
+        /// The number given.
+        number: u32,
+    },
     /// A well-formed entity id with no entity file.
     #[error("there is no entity {id} yet")]
     MissingEntity {
@@ -359,6 +365,12 @@ pub enum RuleError {
         /// Its status.
         status: &'static str,
     },
+    /// A flag a person already resolved.
+    #[error("flag #{number} is already resolved")]
+    FlagResolved {
+        /// The flag.
+        number: u32,
+    },
     /// A reflection step run out of order.
     #[error("`{command}` is out of order: the reflection is {state}; `{first}` must come first")]
     ReflectOrder {
@@ -473,6 +485,9 @@ impl InputError {
             Self::SameEntity { .. } => "name two different entities".into(),
             Self::UnknownProposal { .. } => {
                 "`cogmem pending list --all` lists every proposal with its number".into()
+            }
+            Self::UnknownFlag { .. } => {
+                "`cogmem flag list --all` lists every flag with its number".into()
             }
             Self::UnknownId { nearest, .. } => did_you_mean(nearest).unwrap_or_else(|| {
                 "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`"
@@ -602,6 +617,11 @@ impl RuleError {
             Self::ProposalClosed { .. } => {
                 Some("propose it again with `cogmem propose` if it should be reconsidered".into())
             }
+            Self::FlagResolved { .. } => Some(
+                "`cogmem flag list --all` shows who resolved it; a new doubt is raised by the \
+                 next reflection's FLAG"
+                    .into(),
+            ),
             Self::CoreBudget { .. } => Some(
                 "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
                  or keep this in the vault with `--store vault`"

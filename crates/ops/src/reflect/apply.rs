@@ -169,7 +169,11 @@ pub fn approve(
             OpKind::Pattern | OpKind::Evolve => {
                 patterns.push((ch.kind.as_str().to_lowercase(), ch.op.content.clone()));
             }
-            OpKind::Connect | OpKind::Flag => {}
+            OpKind::Flag => {
+                crate::flag::raise(ws, &mut change, &ch.op, &all, n, &date)?;
+                a.outcome = "applied".into();
+            }
+            OpKind::Connect => {}
         }
         applied.push(a);
     }

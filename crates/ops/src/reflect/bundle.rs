@@ -324,7 +324,8 @@ EVOLUTION_CONTEXT: <optional: how this changes your understanding>\n\
 ```\n\n\
 - EXTRACT: a new fact learned from the episodes (written to today's episode log).\n\
 - CONNECT: a link between two memories or entities.\n\
-- FLAG: something contradictory or doubtful, for the user to look at.\n\
+- FLAG: something contradictory or doubtful, for the user to look at (TARGET: the memory ids, \
+comma-separated; CONTENT: `contradiction: …` or `doubt: …`).\n\
 - ARCHIVE: a memory that has faded and may be forgotten (TARGET is its id; pinned memories \
 cannot be archived).\n\
 - PATTERN: a recurring pattern (recorded in evolution.md).\n\

@@ -10,6 +10,7 @@ pub mod core_memory;
 pub mod decay_file;
 pub mod entity;
 pub mod episode;
+pub mod flags;
 pub mod fsx;
 #[cfg(test)]
 pub(crate) mod hostile;
