@@ -120,7 +120,7 @@ enum ReflectCommand {
     /// commit, and the next `reflect input` includes it. Refused before any reflection is
     /// approved.
     #[command(
-        after_long_help = "Examples:\n  # From stdin\n  printf 'User: why?\\nAgent: it was stale\\n' | cogmem reflect dialogue -\n\n  # From a file\n  cogmem reflect dialogue talk.txt\n"
+        after_long_help = "Examples:\n  # From a file of `User:` and `Agent:` lines\n  cogmem reflect dialogue talk.txt\n\n  # From stdin\n  printf 'User: why?\\nAgent: it was stale\\n' | cogmem reflect dialogue -\n"
     )]
     Dialogue {
         /// The dialogue's file, or `-` for stdin (the default)
