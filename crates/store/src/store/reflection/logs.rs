@@ -203,6 +203,8 @@ pub fn reward_trend(entries: &[RewardEntry]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::super::{LogEntry, evolution_entry, log_entry, reward_log_entry};
     use super::*;
 
@@ -321,6 +323,51 @@ mod tests {
             Some("+2.5K, rejected, -1K (last 3: 1 rewards, 1 penalties, 0 baseline, 1 rejected)")
         );
         assert_eq!(reward_trend(&[]), None);
+    }
+
+    // See: issue 19
+    /// Hostile insights, outcomes, reasons and dates: a summary is one heading line with the
+    /// entry's number, retention keeps every entry, and a reward entry reads back as written.
+    #[test]
+    fn issue_19_hostile_values_stay_one_field() {
+        use crate::store::hostile::{self, headings, no_stray_delimiters};
+        let strategy = (hostile::value(), hostile::value(), hostile::value());
+        hostile::runner(64)
+            .run(&strategy, |(key, outcome, reason)| {
+                let e = log_entry(&LogEntry {
+                    number: 7,
+                    date: "2026-12-01",
+                    outcome: &outcome,
+                    granted: 8_000,
+                    proposed: 1,
+                    applied: 1,
+                    key: &key,
+                    insights: &[],
+                    extracted: 0,
+                    archived: 0,
+                    file: "f.md",
+                });
+                let summary = summary_line(&e).expect("an entry");
+                prop_assert!(!summary.contains('\n'));
+                prop_assert_eq!(super::super::last_number(&summary), 7);
+                let mut log = "# Reflection Log\n".to_owned();
+                for _ in 0..12 {
+                    log.push_str(&e);
+                }
+                let (new, moved) = retain(&log, FULL_ENTRIES, MAX_ENTRIES);
+                prop_assert_eq!(moved, "");
+                prop_assert_eq!(split_entries(&new).1.len(), 12);
+                no_stray_delimiters(&new)?;
+                let r =
+                    format!("# Reward Log\n{}", reward_rejection_entry("2026-12-01", 7, &reason));
+                prop_assert_eq!(headings(&r).len(), 2);
+                no_stray_delimiters(&r)?;
+                let got = reward_entries(&r);
+                prop_assert_eq!(got.len(), 1);
+                prop_assert_eq!(&got[0].reason, &one_line(&reason));
+                Ok(())
+            })
+            .unwrap();
     }
 
     // See: issue 19
