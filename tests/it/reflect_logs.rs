@@ -185,6 +185,13 @@ fn issue_19_a_dialogue_is_appended_and_the_next_reflection_reads_it() {
     let key = format!("User: my key is {}{}\n", "AKIA", "IOSFODNN7EXAMPLE");
     let out = env.run(["reflect", "dialogue", "-"]).stdin(key).output().code(4);
     assert!(out.stderr.contains("AKIA"), "{out}");
+    // A sub-agent only proposes.
+    let out = env
+        .run(["--actor", "subagent:scout", "reflect", "dialogue", "-"])
+        .stdin(DIALOGUE)
+        .output()
+        .code(4);
+    assert!(out.stderr.contains("subagent:scout"), "{out}");
     assert_eq!(env.head(), head);
 
     // The next reflection's input has both dialogues and the reward outcome.

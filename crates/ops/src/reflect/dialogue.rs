@@ -65,7 +65,7 @@ pub fn dialogue(
     let date = now.format("%Y-%m-%d").to_string();
     let file = format!("{DIALOGUES_DIR}/{date}.md");
     let current = ws.read_text_if_exists(&file)?;
-    let agent = agent_name(&read(ws, layout::IDENTITY_MD)?);
+    let agent = dialogue::agent_name(&read(ws, layout::IDENTITY_MD)?);
     let mut new = current.clone().unwrap_or_else(|| dialogue::title(&date));
     if !new.ends_with('\n') {
         new.push('\n');
@@ -87,35 +87,4 @@ pub fn dialogue(
         extracted: parsed.extracted.len(),
         commit,
     })
-}
-
-/// The agent's name from IDENTITY.md's `- **Name:**` fact, or `Agent` when it has none.
-fn agent_name(identity: &str) -> String {
-    identity
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("- **Name:**"))
-        .map(str::trim)
-        // The template's `[…]` placeholder is no name.
-        .filter(|v| !v.starts_with('['))
-        .map(|v| cogmem_store::store::markdown::field(&v.replace('*', "")))
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "Agent".to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_agent_is_named_as_identity_md_names_it() {
-        let cases = [
-            ("# I\n\n## Facts\n- **Name:** Ada\n", "Ada"),
-            ("## Facts\n- **Name:**\n", "Agent"),
-            ("## Facts\n- **Name:** [your name]\n", "Agent"),
-            ("", "Agent"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(agent_name(input), want, "input: {input:?}");
-        }
-    }
 }

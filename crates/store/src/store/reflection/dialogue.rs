@@ -122,6 +122,19 @@ pub fn render(summary: &str, agent: &str, d: &Dialogue) -> String {
     s
 }
 
+/// Returns the name the agent's turns are shown under: IDENTITY.md's `- **Name:**` fact, or
+/// `Agent` when it has none (or only the template's `[…]` placeholder).
+pub fn agent_name(identity: &str) -> String {
+    identity
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- **Name:**"))
+        .map(str::trim)
+        .filter(|v| !v.starts_with('['))
+        .map(|v| one_line(&v.replace('*', "")))
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "Agent".to_owned())
+}
+
 /// Returns the recorded dialogues of a dialogue file, each with the reflection number its
 /// summary names (`None` when it names none, as in a hand-written file).
 pub fn recorded(text: &str) -> Vec<(Option<u32>, String)> {
@@ -167,6 +180,19 @@ mod tests {
         assert_eq!(got, [Some(3), Some(4)]);
         let nothing = Dialogue { extracted: Vec::new(), ..d };
         assert!(render("Reflection #4", "Agent", &nothing).ends_with("\n- (nothing)\n"));
+    }
+
+    #[test]
+    fn the_agent_is_named_as_identity_md_names_it() {
+        let cases = [
+            ("# I\n\n## Facts\n- **Name:** Ada\n", "Ada"),
+            ("## Facts\n- **Name:**\n", "Agent"),
+            ("## Facts\n- **Name:** [your name]\n", "Agent"),
+            ("", "Agent"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(agent_name(input), want, "input: {input:?}");
+        }
     }
 
     #[test]
