@@ -42,6 +42,9 @@ Examples:
   cogmem reflect input > input.md
   cogmem reflect submit reflection.md
   cogmem --actor manual reflect approve
+
+  # Record what was said about it afterwards
+  cogmem reflect dialogue talk.txt
 ";
 
 #[derive(Subcommand, Debug)]
@@ -108,6 +111,24 @@ enum ReflectCommand {
         /// Apply only these OPERATION blocks (comma-separated numbers)
         #[arg(long, value_name = "N,M", value_delimiter = ',')]
         only: Option<Vec<usize>>,
+    },
+    /// Record the conversation after a reflection (memory/meta/reflections/dialogues/DATE.md)
+    ///
+    /// Each turn starts on a line `User: …` or `Agent: …` (any case); lines after it continue
+    /// the turn. A line `Extracted: …` names something taken into the main reflection. The
+    /// dialogue is appended to today's file under the latest reflection's summary, in one
+    /// commit, and the next `reflect input` includes it. Refused before any reflection is
+    /// approved.
+    #[command(
+        after_long_help = "Examples:\n  # From a file of `User:` and `Agent:` lines\n  cogmem reflect dialogue talk.txt\n\n  # From stdin\n  printf 'User: why?\\nAgent: it was stale\\n' | cogmem reflect dialogue -\n"
+    )]
+    Dialogue {
+        /// The dialogue's file, or `-` for stdin (the default)
+        #[arg(value_name = "FILE|-", default_value = "-")]
+        file: String,
+        /// Record it even if it looks like it holds a credential
+        #[arg(long)]
+        allow_secret: bool,
     },
     /// Reject the pending reflection, saying why (a person only)
     #[command(
@@ -262,6 +283,38 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 );
             }
             render::status(ctx.global.quiet, &msg);
+            Ok(Exit::Ok)
+        }
+        ReflectCommand::Dialogue { file, allow_secret } => {
+            let (text, source) = if file == "-" {
+                (super::input::text_or_stdin("-")?, "stdin".to_owned())
+            } else {
+                let path = ctx.cwd.join(file);
+                (cogmem::store::fsx::read_text(&path, ws.file_limit())?, path.display().to_string())
+            };
+            let r = reflect::dialogue(
+                &ws,
+                &text,
+                &source,
+                &ctx.actor()?,
+                *allow_secret,
+                clock.as_ref(),
+            )?;
+            if ctx.global.json {
+                render::json(&r)?;
+                return Ok(Exit::Ok);
+            }
+            render::status(
+                ctx.global.quiet,
+                &format!(
+                    "dialogue after reflection #{} recorded in {}: {} turns, {} extracted (commit {})\n",
+                    r.reflection,
+                    r.file,
+                    r.turns,
+                    r.extracted,
+                    render::short(&r.commit)
+                ),
+            );
             Ok(Exit::Ok)
         }
         ReflectCommand::Reject { reason } => {

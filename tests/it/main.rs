@@ -39,6 +39,7 @@ mod pending;
 mod people;
 mod purge;
 mod reflect;
+mod reflect_logs;
 mod remember;
 mod remote_sync;
 mod roles;

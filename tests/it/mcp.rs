@@ -569,7 +569,7 @@ async def main_session():
             # Resources: the files the skill loads, and every memory by id.
             uris = {r.uri for r in (await s.list_resources()).resources}
             for rel in ["MEMORY.md", "IDENTITY.md", "SOUL.md", "memory/meta/reflection-log.md",
-                        "memory/meta/reward-log.md"]:
+                        "memory/meta/reward-log.md", "memory/meta/evolution.md"]:
                 assert f"cogmem://{rel}" in uris, (rel, sorted(uris))
                 [c] = (await s.read_resource(f"cogmem://{rel}")).contents
                 assert c.text == open(f"{WS}/{rel}").read(), rel

@@ -1,4 +1,5 @@
-//! Bounded context packs: what an agent puts in its prompt. Core memory first, then the best
+//! Bounded context packs: what an agent puts in its prompt. Core memory first, then the latest
+//! reflection and the recent reward outcomes (the skill's logs, issue 19), then the best
 //! memories, then the cards of the entities they touch — packed to fit a token budget, never
 //! over, with a receipt that says why every candidate was taken or left out. Pure: the caller
 //! supplies the candidates and the token counter.
@@ -21,6 +22,10 @@ pub trait TokenCounter {
 pub enum Part {
     /// A MEMORY.md bullet.
     Core,
+    /// The latest reflection, as its one-line summary from reflection-log.md (issue 19).
+    Reflection,
+    /// A recent reward outcome from reward-log.md (issue 19).
+    Reward,
     /// A memory found for the query (or a recent one).
     Memory,
     /// An entity's card.
@@ -122,8 +127,10 @@ pub struct Pack {
     pub receipt: Vec<Receipt>,
 }
 
-const HEADINGS: [(Part, &str); 4] = [
+const HEADINGS: [(Part, &str); 6] = [
     (Part::Core, "## Core memory\n"),
+    (Part::Reflection, "## Latest reflection\n"),
+    (Part::Reward, "## Recent reward outcomes\n"),
     (Part::Memory, "## Relevant memories\n"),
     (Part::Entity, "## Entities\n"),
     (Part::Flag, "## Open flags\n"),

@@ -12,8 +12,8 @@
 //! `propose`, forces `hear` into a dry run, and refuses the writing tools if they are called
 //! anyway.
 //!
-//! Resources: MEMORY.md, IDENTITY.md, SOUL.md, the reflection and reward logs and today's
-//! episode log, as `cogmem://PATH`, and every memory by id through the template
+//! Resources: MEMORY.md, IDENTITY.md, SOUL.md, the reflection and reward logs, evolution.md and
+//! today's episode log, as `cogmem://PATH`, and every memory by id through the template
 //! `cogmem://memory/{id}`. Prompts: `reflect` and `consolidate_identity`, the texts of
 //! `cogmem reflect input` and `cogmem identity consolidate input`.
 
@@ -192,8 +192,8 @@ impl Server {
         self.actor.clone().unwrap_or_else(Actor::unnamed_agent)
     }
 
-    /// The resources that exist now: the core files, the reflection and reward logs and today's
-    /// episode log, by the clock.
+    /// The resources that exist now: the core files, the reflection and reward logs,
+    /// evolution.md and today's episode log, by the clock.
     fn resources(&self) -> Vec<(String, &'static str)> {
         let today = layout::episode_file(&self.clock.now().format("%Y-%m-%d").to_string());
         [
@@ -201,7 +201,14 @@ impl Server {
             (layout::IDENTITY_MD.to_owned(), "Who the agent is"),
             (layout::SOUL_MD.to_owned(), "The agent's values and manner"),
             (reflect::REFLECTION_LOG.to_owned(), "One entry per approved reflection"),
-            (reflect::REWARD_LOG.to_owned(), "One entry per reward decision"),
+            (
+                reflect::REWARD_LOG.to_owned(),
+                "One result per approved reflection, one record per rejected one",
+            ),
+            (
+                reflect::EVOLUTION.to_owned(),
+                "How understanding, rewards and penalties changed across reflections",
+            ),
             (today, "Today's episode log"),
         ]
         .into_iter()
@@ -218,7 +225,7 @@ impl Server {
              (`restore` undoes it), `pending` to review sub-agents' proposals, and \
              `reflect_status` to see where a reflection stands (the user decides and approves \
              with the command line). MEMORY.md, IDENTITY.md, SOUL.md, the reflection and \
-             reward logs and today's episode log are resources; any memory is \
+             reward logs, evolution.md and today's episode log are resources; any memory is \
              cogmem://memory/{id}. The prompts `reflect` and `consolidate_identity` give the \
              reflection and self-image consolidation inputs.",
         );

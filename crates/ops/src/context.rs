@@ -1,8 +1,8 @@
-//! `cogmem context`: the bounded pack an agent puts in its prompt (see [`cogmem_index::pack`]). Core
-//! memory first; then, for a query, the best search hits, or without one the most relevant
-//! recent episodes; then the cards of the entities they name. Tokens are counted with a real
-//! BPE vocabulary (tiktoken's `cl100k_base` or `o200k_base`). The selected memories count as
-//! uses.
+//! `cogmem context`: the bounded pack an agent puts in its prompt (see [`cogmem_index::pack`]).
+//! Core memory first; then the latest reflection and the recent reward outcomes (`outcomes`,
+//! issue 19); then, for a query, the best search hits, or without one the most relevant recent
+//! episodes; then the cards of the entities they name. Tokens are counted with a real BPE
+//! vocabulary (tiktoken's `cl100k_base` or `o200k_base`). The selected memories count as uses.
 //!
 //! What a card shows is decided here (issue 18): an entity's summary and facts, its current
 //! relations, then its history — a relation closed with `(until …)` or pointing at an entity
@@ -25,6 +25,8 @@ use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 
 use crate::import::TRANSCRIPT_TAG;
+
+mod outcomes;
 
 /// How tokens are counted: a tiktoken encoding, or the estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -191,6 +193,7 @@ fn build(
         c.out = decay_file.is_forgotten(&u.id).then(|| "archived (forgotten)".into());
         candidates.push(c);
     }
+    candidates.extend(outcomes::candidates(ws)?);
     let mut memory_units: Vec<(MemoryUnit, f64, String)> = Vec::new();
     match query.map(str::trim).filter(|q| !q.is_empty()) {
         Some(q) => {
@@ -359,7 +362,7 @@ fn build(
     let mut used: Vec<String> = pack
         .receipt
         .iter()
-        .filter(|r| r.decision == "selected" && !matches!(r.part, Part::Core | Part::Flag))
+        .filter(|r| r.decision == "selected" && matches!(r.part, Part::Memory | Part::Entity))
         .map(|r| r.id.clone())
         .collect();
     used.dedup();

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use crate::context::{self, ContextOptions, Encoding};
 use crate::hear::{self, HearOptions, HearReport, HeardAction};
-use crate::reflect::{self, REFLECTION_LOG, REWARD_LOG};
+use crate::reflect;
 use cogmem_store::audit::Actor;
-use cogmem_store::store::markdown::{self, one_line};
+use cogmem_store::store::markdown::one_line;
 use cogmem_store::workspace::Workspace;
 use cogmem_text::clock::Clock;
 
@@ -36,12 +36,11 @@ pub struct SessionContext {
     pub budget_tokens: usize,
 }
 
-/// Builds the context for a new session: the reflection cycle when one is open, the latest
-/// reflection and reward outcomes, then the `context` pack (core memory, the week's episodes
-/// without imported transcripts, the cards of the entities they name and of the most relevant
-/// ones), all within
-/// `[hooks] session_start_tokens` as [`Encoding::Estimate`] counts them. The pack's memories
-/// count as uses, as `cogmem context` counts them.
+/// Builds the context for a new session: the reflection cycle when one is open, then the
+/// `context` pack (core memory, the latest reflection and the recent reward outcomes, the week's
+/// episodes without imported transcripts, the cards of the entities they name and of the most
+/// relevant ones), all within `[hooks] session_start_tokens` as [`Encoding::Estimate`] counts
+/// them. The pack's memories count as uses, as `cogmem context` counts them.
 pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<SessionContext> {
     let budget = ws.settings().hooks.session_start_tokens;
     let counter = Encoding::Estimate.counter();
@@ -56,12 +55,7 @@ pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Session
             st.next.join(", ")
         ));
     }
-    for (title, rel) in [("Latest reflection", REFLECTION_LOG), ("Latest reward", REWARD_LOG)] {
-        if let Some(entry) = last_entry(&ws.read_text_if_exists(rel)?.unwrap_or_default()) {
-            head.push_str(&format!("## {title} ({rel})\n{entry}\n"));
-        }
-    }
-    // The outcomes first, but never more than a third of the budget: the pack is the memory.
+    // The cycle's state, but never more than a third of the budget: the pack is the memory.
     let mut head_tokens = counter.count(&head);
     if head_tokens > budget / 3 {
         head.clear();
@@ -82,13 +76,6 @@ pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Session
     }
     let used_tokens = if text.is_empty() { 0 } else { counter.count(&text) };
     Ok(SessionContext { text, used_tokens, budget_tokens: budget })
-}
-
-/// The last `## ` entry of a log, up to 12 lines.
-fn last_entry(log: &str) -> Option<String> {
-    let s = markdown::sections(log).into_iter().rfind(|s| s.level == 2)?;
-    let lines: Vec<&str> = log[s.range].lines().filter(|l| !l.trim().is_empty()).take(12).collect();
-    Some(lines.iter().map(|l| format!("{}\n", l.trim_end())).collect::<String>())
 }
 
 /// What a prompt produced.

@@ -26,9 +26,12 @@ use cogmem_text::clock::{Clock, FixedClock, Timestamp, utc_seconds};
 
 mod apply;
 mod bundle;
+mod dialogue;
+mod logs;
 
 pub use apply::{Applied, ApproveReport, approve};
 pub use bundle::{Cut, ELEMENTS, InputBundle, Section, draw_elements, input};
+pub use dialogue::{DialogueReport, dialogue};
 
 /// Reward requests, one per reflection.
 pub(crate) const REWARDS_DIR: &str = "memory/meta/rewards";
@@ -40,10 +43,10 @@ pub(crate) const PENDING_REFLECTION: &str = "memory/meta/pending-reflection.md";
 pub const REFLECTION_LOG: &str = "memory/meta/reflection-log.md";
 /// Older reflection-log entries.
 pub(crate) const REFLECTION_ARCHIVE: &str = "memory/meta/reflection-archive.md";
-/// One entry per reward decision.
+/// One result per approved reflection, one record per rejected one.
 pub const REWARD_LOG: &str = "memory/meta/reward-log.md";
-/// How understanding changes across reflections.
-pub(crate) const EVOLUTION: &str = "memory/meta/evolution.md";
+/// How understanding, rewards and penalties change across reflections.
+pub const EVOLUTION: &str = "memory/meta/evolution.md";
 /// Older evolution entries.
 pub(crate) const EVOLUTION_ARCHIVE: &str = "memory/meta/evolution-archive.md";
 
@@ -373,9 +376,10 @@ impl RewardDecision {
     }
 }
 
-/// Records the user's decision on the open reward request: the outcome in the rewards file, a
-/// Result/Reason entry in reward-log.md and the token economy in decay-scores.json, as one
-/// commit. Only a person may decide; only an open request can be decided.
+/// Records the user's decision on the open reward request: the outcome in the rewards file and
+/// the token economy in decay-scores.json, as one commit. The Result/Reason entry in
+/// reward-log.md waits for the reflection's approval (issue 19). Only a person may decide; only
+/// an open request can be decided.
 pub fn decide(
     ws: &Workspace,
     decision: RewardDecision,
@@ -409,11 +413,6 @@ pub fn decide(
     let date = now.format("%Y-%m-%d").to_string();
     let text = read(ws, &path)?;
     let new = rf::with_outcome(&text, decision.word(), granted, reason, by.as_str(), &stamp);
-    let mut log = read(ws, REWARD_LOG)?;
-    if log.is_empty() {
-        log.push_str("# Reward Log\n");
-    }
-    log.push_str(&rf::reward_log_entry(&date, granted, r.baseline, reason));
 
     let mut decay = DecayFile::load(ws.root())?;
     let (user_bonus, user_penalty) = match decision {
@@ -441,7 +440,6 @@ pub fn decide(
         .with_approval(Approval::None)
         .with_subject(Action::Edit, summary.clone());
     change.write(&path, new.into_bytes(), Action::Edit, summary);
-    change.write(REWARD_LOG, log.into_bytes(), Action::Append, format!("reward #{}", c.number));
     change.write_decay(ws, &mut decay, Action::Edit, "token economy updated");
     let commit = session.commit(ws, change, now)?;
     Ok(StepReport {
@@ -614,7 +612,8 @@ pub struct RejectReport {
 }
 
 /// Rejects the pending reflection: records who and why in the reward file (closing the cycle)
-/// and resets pending-reflection.md; nothing else changes. Only a person may reject.
+/// and in reward-log.md (a rejection record, never a reward result, issue 19), and resets
+/// pending-reflection.md; nothing else changes. Only a person may reject.
 pub fn reject(
     ws: &Workspace,
     reason: Option<&str>,
@@ -645,6 +644,8 @@ pub fn reject(
         let note = format!("rejected by {by} at {}: {reason}", utc_seconds(&now));
         change.write(p, rf::with_closing(&t, &note).into_bytes(), Action::Reject, summary.clone());
     }
+    let date = now.format("%Y-%m-%d").to_string();
+    logs::write_rejection(ws, &mut change, n, &date, &reason)?;
     let change = change.with_subject(Action::Reject, summary);
     let commit = session.commit(ws, change, now)?;
     Ok(RejectReport { reflection: n, reason, commit })

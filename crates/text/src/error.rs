@@ -254,6 +254,16 @@ pub enum InputError {
         /// What is wrong with it.
         why: String,
     },
+    /// A post-reflection dialogue that cannot be read (issue 19).
+    #[error("{source_name}:{line}: {why}")]
+    Dialogue {
+        /// The file it came from, or `stdin`.
+        source_name: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
     /// An extra or a penalty in a reward request without its reason.
     #[error("{what} needs a reason")]
     ReflectReason {
@@ -516,6 +526,9 @@ impl InputError {
                 "`cogmem identity consolidate input` shows the two sections to answer with".into()
             }
             Self::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
+            Self::Dialogue { .. } => "start each turn on its own line with `User:` or `Agent:`; \
+                                      `cogmem reflect dialogue --help` shows the format"
+                .into(),
             Self::ImportTooLarge { .. } => {
                 "split the transcript into smaller files, or raise `limits.import_bytes` in cogmem.toml"
                     .into()

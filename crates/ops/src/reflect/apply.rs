@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
+use super::logs::{self, RewardNote};
 use super::{
     DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
-    REFLECTION_ARCHIVE, REFLECTION_LOG, REFLECTIONS_DIR, Session, State, check_ops, cycle, read,
-    require,
+    REFLECTIONS_DIR, Session, State, check_ops, cycle, read, require,
 };
 use crate::context::{Encoding, Tiktoken};
 use crate::error::InputError;
@@ -54,10 +54,11 @@ pub struct ApproveReport {
 
 /// Approves the pending reflection (all operations, or only the blocks in `only`) in ONE commit
 /// as `reflection:r-NNN`, approval `approved`: the text to `reflections/`, an entry in the
-/// reflection log (archived past 50), `[Self-Awareness]` lines to IDENTITY.md, EXTRACT as
-/// episode entries, ARCHIVE as soft archives, PATTERN/EVOLVE in evolution.md (kept under its
-/// cap), the reflection state in decay-scores.json, and pending-reflection.md reset. Only a
-/// person may approve.
+/// reflection log (10 in full, older ones as one-line summaries), the reward's result in
+/// reward-log.md, `[Self-Awareness]` lines to IDENTITY.md, EXTRACT as episode entries, ARCHIVE
+/// as soft archives, PATTERN/EVOLVE and the reward in evolution.md (kept under its cap), the
+/// reflection state in decay-scores.json, and pending-reflection.md reset. Only a person may
+/// approve.
 pub fn approve(
     ws: &Workspace,
     only: Option<&[usize]>,
@@ -219,26 +220,9 @@ pub fn approve(
         archived: count(OpKind::Archive),
         file: &file,
     });
-    let mut log = read(ws, REFLECTION_LOG)?;
-    if log.is_empty() {
-        log.push_str("# Reflection Log\n");
-    }
-    log.push_str(&entry);
-    let (log, moved) = rf::archive_log(&log, 50, 20);
-    change.write(REFLECTION_LOG, log.into_bytes(), Action::Append, format!("reflection #{n}"));
-    if !moved.is_empty() {
-        let mut arch = read(ws, REFLECTION_ARCHIVE)?;
-        if arch.is_empty() {
-            arch.push_str("# Reflection Archive\n\n");
-        }
-        arch.push_str(&moved);
-        change.write(
-            REFLECTION_ARCHIVE,
-            arch.into_bytes(),
-            Action::Append,
-            "older reflections archived".to_owned(),
-        );
-    }
+    logs::write_reflection_log(ws, &mut change, &entry, n)?;
+    // The reward's result, now that the reflection is approved (issue 19).
+    let reward = logs::write_reward_result(ws, &mut change, c.reward.as_ref(), n, &date)?;
 
     // IDENTITY.md.
     if !insights.is_empty() {
@@ -253,7 +237,7 @@ pub fn approve(
     }
 
     // evolution.md.
-    evolution(ws, &mut change, n, &date, &key, &patterns)?;
+    evolution(ws, &mut change, n, &date, &key, &patterns, reward.as_ref())?;
 
     // The reward file closes the cycle.
     if let Some(p) = &c.reward_path {
@@ -341,8 +325,9 @@ fn first_sentence(text: &str) -> String {
     cogmem_store::store::markdown::one_line(s)
 }
 
-/// Adds the reflection's entry to evolution.md, updates its overview, and moves the oldest
-/// entries to evolution-archive.md while the file is over its cap.
+/// Adds the reflection's entry to evolution.md (with its reward's result), updates its overview
+/// (with the reward trend), and moves the oldest entries to evolution-archive.md while the file
+/// is over its cap.
 fn evolution(
     ws: &Workspace,
     change: &mut Change,
@@ -350,6 +335,7 @@ fn evolution(
     date: &str,
     key: &str,
     patterns: &[(String, String)],
+    reward: Option<&RewardNote>,
 ) -> crate::Result<()> {
     let mut text = read(ws, EVOLUTION)?;
     if text.is_empty() {
@@ -361,7 +347,8 @@ fn evolution(
     text = rf::set_overview(&text, "Total reflections", &n.to_string());
     let patterns: Vec<(&str, &str)> =
         patterns.iter().map(|(k, c)| (k.as_str(), c.as_str())).collect();
-    let entry = rf::evolution_entry(n, date, key, &patterns);
+    let mut entry = rf::evolution_entry(n, date, key, &patterns);
+    logs::with_reward(&mut text, &mut entry, reward);
     if !text.ends_with('\n') {
         text.push('\n');
     }

@@ -149,7 +149,8 @@ impl Builder<'_> {
 }
 
 /// Builds the reflection bundle: the memory the skill reads (MEMORY.md, evolution.md, the last
-/// 10 reflection-log entries, graph/index.md, entities and procedures scoring over 0.3,
+/// 10 reflection-log entries, the reward outcomes of reward-log.md, the post-reflection
+/// dialogues since the last reflection, graph/index.md, entities and procedures scoring over 0.3,
 /// episodes since the last reflection) within ~30K tokens counted with `cl100k_base`, then the
 /// instructions. Never reads SOUL.md, IDENTITY.md, settings or anything outside `memory/` but
 /// MEMORY.md. Read-only; refused unless the reward is decided.
@@ -205,6 +206,10 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
         });
     }
     b.section("Recent reflections", 4_000, recent);
+    // The skill's logs (issue 19): how rewards went, and what was said after the last one.
+    b.section("Reward outcomes", 500, super::logs::reward_pieces(ws)?);
+    let dialogues = super::logs::dialogue_pieces(ws, &since, c.number.saturating_sub(1))?;
+    b.section("Dialogues since the last reflection", 1_000, dialogues);
     b.section("Graph index", 1_500, one(layout::GRAPH_INDEX)?);
 
     let all = units::list(ws);

@@ -1441,6 +1441,7 @@ mod tests {
             extra: 2000,
             penalty: 0,
             closed: None,
+            reason: None,
         };
         let outcome = RewardOutcome {
             reward: &reward,

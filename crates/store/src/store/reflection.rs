@@ -8,6 +8,9 @@
 
 use serde::Serialize;
 
+pub mod dialogue;
+pub mod logs;
+
 /// The line that marks a reward request still waiting for the user.
 pub(crate) const AWAITING: &str = "Awaiting your decision.";
 /// The heading that starts a submission in pending-reflection.md.
@@ -86,6 +89,8 @@ pub struct RewardFile {
     pub penalty: u64,
     /// How the cycle closed (`approved …`, `rejected …`), if it did.
     pub closed: Option<String>,
+    /// The user's reason for the decision, once decided.
+    pub reason: Option<String>,
 }
 
 impl RewardFile {
@@ -100,6 +105,7 @@ impl RewardFile {
             extra: 0,
             penalty: 0,
             closed: None,
+            reason: None,
         };
         for line in text.lines().map(str::trim) {
             // The skill writes some of these as plain bold-key lines, without the bullet.
@@ -119,6 +125,8 @@ impl RewardFile {
                     Some(v.trim().to_owned()).filter(|d| !d.is_empty() && !d.starts_with('['));
             } else if let Some(v) = line.strip_prefix("**Granted:**") {
                 f.granted = Some(number(v)).filter(|_| v.chars().any(|c| c.is_ascii_digit()));
+            } else if let Some(v) = line.strip_prefix("**User Reason:**") {
+                f.reason = Some(v.trim().to_owned()).filter(|r| !r.is_empty());
             } else if let Some(v) = line.strip_prefix("**Reflection:**") {
                 f.closed = Some(v.trim().to_owned());
             }
@@ -365,22 +373,6 @@ pub fn split_entries(text: &str) -> (String, Vec<String>) {
         target.push('\n');
     }
     (pre, entries)
-}
-
-/// Keeps the reflection log short: past `max` entries, all but the newest `keep` move to the
-/// archive. Returns the new log and the text to append to the archive (empty when nothing moved).
-pub fn archive_log(log: &str, max: usize, keep: usize) -> (String, String) {
-    let (pre, entries) = split_entries(log);
-    if entries.len() <= max {
-        return (log.to_owned(), String::new());
-    }
-    let cut = entries.len() - keep;
-    let moved: String = entries[..cut].concat();
-    let mut new = pre;
-    for e in &entries[cut..] {
-        new.push_str(e);
-    }
-    (new, moved)
 }
 
 /// Sets `- Key: value` in evolution.md's Overview; adds the line when missing.
@@ -727,19 +719,6 @@ mod tests {
             new,
             "# I\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-12-01: I rush when tired.\n2026-12-01: I like lists\n\n### Archived (Compacted)\n<!-- x -->\n"
         );
-    }
-
-    #[test]
-    fn log_is_archived_past_the_limit() {
-        let mut log = "# Reflection Log\n\n".to_owned();
-        for n in 1..=5 {
-            log.push_str(&format!("## Reflection #{n} — d\nx\n"));
-        }
-        assert_eq!(last_number(&log), 5);
-        let (new, moved) = archive_log(&log, 4, 2);
-        assert!(new.starts_with("# Reflection Log\n\n## Reflection #4"), "{new}");
-        assert!(moved.starts_with("## Reflection #1") && moved.contains("#3"), "{moved}");
-        assert_eq!(archive_log(&log, 5, 2).1, "");
     }
 
     #[test]
