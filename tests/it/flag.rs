@@ -100,7 +100,7 @@ fn issue_19_an_approved_flag_is_shown_until_a_person_resolves_it() {
         "{out}"
     );
     assert!(out.stdout.contains("memory/meta/flags.md:15: warning: open flag #2 doubt"), "{out}");
-    assert!(out.stdout.ends_with("clean: 14 checks found nothing wrong (2 warnings)\n"), "{out}");
+    assert!(out.stdout.ends_with("clean: 15 checks found nothing wrong (2 warnings)\n"), "{out}");
     let v = json(&env.run(["verify", "--json"]).success().stdout);
     assert_eq!(v["findings"], serde_json::json!([]), "{v}");
     assert_eq!(v["warnings"][0]["check"], "flags", "{v}");
