@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use clap::{Args, Subcommand};
 use cogmem::error::InputError;
 use cogmem::ops::reflect::{self, RequestOptions, RewardDecision};
+use cogmem::store::reflection::OpKind;
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -89,6 +90,10 @@ enum ReflectCommand {
     )]
     Input,
     /// Hand in a reflection for approval (validates its OPERATION blocks)
+    ///
+    /// Prints, per OPERATION block, the exact change approving it will make: the unified diff
+    /// of each file it writes (`--json`: `blocks`). Approval plans the same blocks again from
+    /// the files as they are then.
     #[command(
         after_long_help = "Examples:\n  # From a file\n  cogmem reflect submit reflection.md\n\n  # From stdin\n  cat reflection.md | cogmem reflect submit -\n"
     )]
@@ -227,6 +232,7 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 render::json(&r)?;
                 return Ok(Exit::Ok);
             }
+            render::data(&blocks(&r.blocks))?;
             render::status(
                 ctx.global.quiet,
                 &format!(
@@ -282,6 +288,28 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             Ok(Exit::Ok)
         }
     }
+}
+
+/// Each block of a reflection with what approving it does: a header line, then the unified
+/// diff of every file it changes.
+fn blocks(blocks: &[reflect::Applied]) -> String {
+    let mut out = String::new();
+    for a in blocks {
+        let what = match (a.outcome.as_str(), a.op) {
+            ("applied", OpKind::Archive) => {
+                "archives it (hidden from recall, kept in its file and in git)"
+            }
+            ("applied", _) => "writes",
+            ("recorded", OpKind::Pattern | OpKind::Evolve) => "is recorded in evolution.md",
+            ("recorded", _) => "is recorded in the reflection's files",
+            (other, _) => other,
+        };
+        let _ = writeln!(out, "block {} {} {} — {what}", a.block, a.op.as_str(), a.target);
+        for f in &a.files {
+            out.push_str(&f.diff);
+        }
+    }
+    out
 }
 
 fn step(ctx: &Ctx, r: &reflect::StepReport, msg: &str) -> cogmem::Result<Exit> {
