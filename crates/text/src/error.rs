@@ -255,7 +255,7 @@ pub enum InputError {
         /// 1-based block number.
         block: usize,
         /// Why the memory refuses it (its hint is the hint).
-        error: Box<InputError>,
+        error: Box<Self>,
     },
     /// An extra or a penalty in a reward request without its reason.
     #[error("{what} needs a reason")]
