@@ -28,7 +28,10 @@ pub struct ReflectArgs {
 impl ReflectArgs {
     /// Tells whether the subcommand may commit (and so adopts outside commits first).
     pub fn writes(&self) -> bool {
-        !matches!(self.command, ReflectCommand::Status | ReflectCommand::Input)
+        !matches!(
+            self.command,
+            ReflectCommand::Status | ReflectCommand::Input | ReflectCommand::Show
+        )
     }
 }
 
@@ -105,6 +108,16 @@ enum ReflectCommand {
         #[arg(long)]
         allow_secret: bool,
     },
+    /// Show the reflection awaiting approval and the diff each block would make now
+    ///
+    /// Read-only. Plans the approval from the files as they are now, as `reflect approve` will:
+    /// per OPERATION block, what approving it does and the unified diff of each file it writes
+    /// (stdout; `--json`: `reflection`, `text`, `blocks`). Fails as approval would when a block
+    /// can no longer be applied or MEMORY.md would go over its budget.
+    #[command(
+        after_long_help = "Examples:\n  # What approving the pending reflection would change\n  cogmem reflect show\n\n  # The same as JSON\n  cogmem reflect show --json\n"
+    )]
+    Show,
     /// Approve the pending reflection and apply it in one commit (a person only)
     #[command(
         after_long_help = "Examples:\n  # Approve everything\n  cogmem --actor manual reflect approve\n\n  # Apply only blocks 1 and 3\n  cogmem --actor manual reflect approve --only 1,3\n"
@@ -139,6 +152,9 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             let _ = writeln!(out, "reflection #{}: {}", s.reflection, s.description);
             let _ = writeln!(out, "waiting for: {}", s.waiting_for);
             let _ = writeln!(out, "next: {}", s.next.join(" | "));
+            if s.state == reflect::State::AwaitingApproval {
+                let _ = writeln!(out, "what approval would change: `cogmem reflect show`");
+            }
             if let Some(f) = &s.rewards_file {
                 let _ = writeln!(out, "rewards file: {f}");
             }
@@ -241,6 +257,23 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                     r.operations.len(),
                     r.self_awareness.len(),
                     render::short(&r.commit)
+                ),
+            );
+            Ok(Exit::Ok)
+        }
+        ReflectCommand::Show => {
+            let r = reflect::show(&ws, clock.as_ref())?;
+            if ctx.global.json {
+                render::json(&r)?;
+                return Ok(Exit::Ok);
+            }
+            render::data(&blocks(&r.blocks))?;
+            render::status(
+                ctx.global.quiet,
+                &format!(
+                    "reflection #{} awaits the user's approval: `cogmem reflect approve` applies these {} blocks\n",
+                    r.reflection,
+                    r.blocks.len()
                 ),
             );
             Ok(Exit::Ok)

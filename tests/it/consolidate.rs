@@ -481,3 +481,43 @@ REASON: a thematic break
     let n = env.run(["graph", "neighbors", "person--ann", "--json"]).success().stdout;
     assert!(!n.contains("project--evil"), "{n}");
 }
+
+#[test]
+fn issue_19_reflect_show_plans_the_pending_reflection_from_the_files_as_they_are() {
+    let env = workspace();
+    let out = env.run(["reflect", "show"]).output().code(4);
+    assert!(out.stderr.contains("`cogmem reflect request` must come first"), "{out}");
+    to_ready(&env);
+    let text = "Facts.\n\nOPERATION: EXTRACT\nTARGET: person--ann\nCONTENT: Ann runs on Sundays\nREASON: she said so\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    let status = env.run(["reflect", "status"]).success().stdout;
+    assert!(status.contains("what approval would change: `cogmem reflect show`"), "{status}");
+    // A person edits the entity after the submission: the plan shown now, and the approval,
+    // start from that file, not from the one the agent saw.
+    let ann = env.read("memory/graph/entities/person--ann.md");
+    env.write(
+        "memory/graph/entities/person--ann.md",
+        &ann.replace("- Ann likes tea\n", "- Ann likes tea\n- Ann has a dog\n"),
+    );
+    env.mutate(["sync"]);
+    let head = env.head();
+    let out = env.run(["reflect", "show"]).success();
+    assert!(
+        out.stdout.contains(
+            "block 1 EXTRACT person--ann — writes\n--- a/memory/graph/entities/person--ann.md\n+++ b/memory/graph/entities/person--ann.md\n@@ -9,6 +9,7 @@\n - Ann lives in Oslo\n - Ann likes tea\n - Ann has a dog\n+- Ann runs on Sundays\n"
+        ),
+        "{out}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&env.run(["reflect", "show", "--json"]).success().stdout).unwrap();
+    assert_eq!(json["blocks"][0]["files"][0]["path"], "memory/graph/entities/person--ann.md");
+    assert_eq!(json["blocks"][0]["id"], "entity:person--ann");
+    assert_eq!(env.head(), head, "show commits nothing");
+    env.assert_clean_tree();
+    env.mutate(["--actor", "user:ann", "reflect", "approve"]);
+    let ann = env.read("memory/graph/entities/person--ann.md");
+    assert_eq!(
+        after(&ann, "## Facts"),
+        ["- Ann lives in Oslo", "- Ann likes tea", "- Ann has a dog", "- Ann runs on Sundays"]
+    );
+}

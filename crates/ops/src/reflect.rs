@@ -663,6 +663,30 @@ pub fn submit(
     })
 }
 
+/// What `reflect show` reports: the pending reflection and what approving it would do now.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShowReport {
+    /// The reflection.
+    pub reflection: u32,
+    /// The submitted text.
+    pub text: String,
+    /// What approving each block would do now, with its diffs (as `reflect submit` reports).
+    pub blocks: Vec<Applied>,
+}
+
+/// Shows the reflection awaiting approval with the plan of its approval, built from the files
+/// as they are now: the diffs a person approves. Read-only. Refused unless a reflection awaits
+/// approval; fails as approval would when a block can no longer be applied.
+pub fn show(ws: &Workspace, clock: &dyn Clock) -> crate::Result<ShowReport> {
+    let c = cycle(ws)?;
+    require(&c, &[State::AwaitingApproval], "cogmem reflect show")?;
+    let text = rf::submission_text(&read(ws, PENDING_REFLECTION)?).unwrap_or_default();
+    let checked = check_ops(ws, &text)?;
+    let preview = Change::new(apply::actor_of(c.number)?, "cogmem reflect show");
+    let blocks = apply::plan(ws, &checked, None, c.number, clock.now(), preview)?.applied;
+    Ok(ShowReport { reflection: c.number, text, blocks })
+}
+
 /// What `reflect reject` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RejectReport {
