@@ -59,10 +59,12 @@ pub struct ApproveReport {
 
 /// Approves the pending reflection (all operations, or only the blocks in `only`) in ONE commit
 /// as `reflection:r-NNN`, approval `approved`: the text to `reflections/`, an entry in the
-/// reflection log (archived past 50), `[Self-Awareness]` lines to IDENTITY.md, EXTRACT as
-/// episode entries, ARCHIVE as soft archives, PATTERN/EVOLVE in evolution.md (kept under its
-/// cap), the reflection state in decay-scores.json, and pending-reflection.md reset. Only a
-/// person may approve.
+/// reflection log (archived past 50), `[Self-Awareness]` lines to IDENTITY.md, the operations
+/// as `plan` plans them again from the files as they are now (EXTRACT, CONNECT and REWRITE
+/// into the memory they name, ARCHIVE as soft archives), PATTERN/EVOLVE and REWRITE's `old →
+/// new` in evolution.md (kept under its cap), the reflection state in decay-scores.json, and
+/// pending-reflection.md reset. Only a person may approve; nothing is written when a block can
+/// no longer be applied or MEMORY.md would go over its budget.
 pub fn approve(
     ws: &Workspace,
     only: Option<&[usize]>,

@@ -82,18 +82,18 @@ fn procedure_of(base: &str) -> Option<&str> {
 }
 
 /// Resolves an EXTRACT block's TARGET. `Err` says why it cannot be written.
-pub(crate) fn extract(base_target: &str) -> Result<Resolved, String> {
-    let (base, fragment) = split(base_target);
+pub(crate) fn extract(target: &str) -> Result<Resolved, String> {
+    let (base, fragment) = split(target);
     if base == layout::MEMORY_MD {
         let section = match fragment {
             None => CoreSection::ActiveContext,
-            Some(f) => CoreSection::parse(f).map_err(|e| format!("TARGET {base_target:?}: {e}"))?,
+            Some(f) => CoreSection::parse(f).map_err(|e| format!("TARGET {target:?}: {e}"))?,
         };
         return Ok(Resolved::Core(section));
     }
     if fragment.is_some() {
         return Err(format!(
-            "TARGET {base_target:?}: only `MEMORY.md#SECTION` takes a `#` part in an EXTRACT"
+            "TARGET {target:?}: only `MEMORY.md#SECTION` takes a `#` part in an EXTRACT"
         ));
     }
     if let Some(id) = entity_of(base) {
@@ -102,7 +102,7 @@ pub(crate) fn extract(base_target: &str) -> Result<Resolved, String> {
     if let Some(slug) = procedure_of(base) {
         if slug.is_empty() || slugify(slug) != slug {
             return Err(format!(
-                "TARGET {base_target:?}: a procedure is named by its lower-kebab slug, like \
+                "TARGET {target:?}: a procedure is named by its lower-kebab slug, like \
                  `procedure:deploy-the-site`"
             ));
         }
@@ -115,12 +115,12 @@ pub(crate) fn extract(base_target: &str) -> Result<Resolved, String> {
     }
     if base.starts_with("vault:") || base.starts_with(layout::VAULT_DIR) {
         return Err(format!(
-            "TARGET {base_target:?}: the vault holds what a person pinned; a reflection does not \
+            "TARGET {target:?}: the vault holds what a person pinned; a reflection does not \
              write to it"
         ));
     }
     Err(format!(
-        "TARGET {base_target:?}: EXTRACT writes a fact to an entity (entity:TYPE--SLUG), a step \
+        "TARGET {target:?}: EXTRACT writes a fact to an entity (entity:TYPE--SLUG), a step \
          to a procedure (procedure:SLUG), a bullet to MEMORY.md (MEMORY.md#SECTION) or an entry \
          to the episode log (memory/episodes/)"
     ))
