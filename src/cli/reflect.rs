@@ -244,39 +244,23 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 cogmem::store::fsx::read_text(&ctx.cwd.join(file), ws.file_limit())?
             };
             let r = reflect::submit(&ws, &text, &ctx.actor()?, *allow_secret, clock.as_ref())?;
-            if ctx.global.json {
-                render::json(&r)?;
-                return Ok(Exit::Ok);
-            }
-            render::data(&blocks(&r.blocks))?;
-            render::status(
-                ctx.global.quiet,
-                &format!(
-                    "reflection #{} submitted with {} operations and {} self-awareness notes (commit {}); awaiting the user's approval\n",
-                    r.reflection,
-                    r.operations.len(),
-                    r.self_awareness.len(),
-                    render::short(&r.commit)
-                ),
+            let msg = format!(
+                "reflection #{} submitted with {} operations and {} self-awareness notes (commit {}); awaiting the user's approval\n",
+                r.reflection,
+                r.operations.len(),
+                r.self_awareness.len(),
+                render::short(&r.commit)
             );
-            Ok(Exit::Ok)
+            planned(ctx, &r, &r.blocks, &msg)
         }
         ReflectCommand::Show => {
             let r = reflect::show(&ws, clock.as_ref())?;
-            if ctx.global.json {
-                render::json(&r)?;
-                return Ok(Exit::Ok);
-            }
-            render::data(&blocks(&r.blocks))?;
-            render::status(
-                ctx.global.quiet,
-                &format!(
-                    "reflection #{} awaits the user's approval: `cogmem reflect approve` applies these {} blocks\n",
-                    r.reflection,
-                    r.blocks.len()
-                ),
+            let msg = format!(
+                "reflection #{} awaits the user's approval: `cogmem reflect approve` applies these {} blocks\n",
+                r.reflection,
+                r.blocks.len()
             );
-            Ok(Exit::Ok)
+            planned(ctx, &r, &r.blocks, &msg)
         }
         ReflectCommand::Approve { only } => {
             let r = reflect::approve(&ws, only.as_deref(), &ctx.actor()?, clock.as_ref())?;
@@ -321,6 +305,23 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             Ok(Exit::Ok)
         }
     }
+}
+
+/// Prints a report that carries a reflection's plan: `--json` the report, else each block's
+/// diffs on stdout and `msg` on stderr.
+fn planned(
+    ctx: &Ctx,
+    report: &impl serde::Serialize,
+    plan: &[reflect::Applied],
+    msg: &str,
+) -> cogmem::Result<Exit> {
+    if ctx.global.json {
+        render::json(report)?;
+    } else {
+        render::data(&blocks(plan))?;
+        render::status(ctx.global.quiet, msg);
+    }
+    Ok(Exit::Ok)
 }
 
 /// Each block of a reflection with what approving it does: a header line, then the unified
