@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use clap::{Args, Subcommand};
 use cogmem::error::InputError;
 use cogmem::ops::reflect::{self, RequestOptions, RewardDecision};
+use cogmem::store::reflection::OpKind;
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -27,7 +28,10 @@ pub struct ReflectArgs {
 impl ReflectArgs {
     /// Tells whether the subcommand may commit (and so adopts outside commits first).
     pub fn writes(&self) -> bool {
-        !matches!(self.command, ReflectCommand::Status | ReflectCommand::Input)
+        !matches!(
+            self.command,
+            ReflectCommand::Status | ReflectCommand::Input | ReflectCommand::Show
+        )
     }
 }
 
@@ -92,6 +96,10 @@ enum ReflectCommand {
     )]
     Input,
     /// Hand in a reflection for approval (validates its OPERATION blocks)
+    ///
+    /// Prints, per OPERATION block, the exact change approving it will make: the unified diff
+    /// of each file it writes (`--json`: `blocks`). Approval plans the same blocks again from
+    /// the files as they are then.
     #[command(
         after_long_help = "Examples:\n  # From a file\n  cogmem reflect submit reflection.md\n\n  # From stdin\n  cat reflection.md | cogmem reflect submit -\n"
     )]
@@ -103,6 +111,16 @@ enum ReflectCommand {
         #[arg(long)]
         allow_secret: bool,
     },
+    /// Show the reflection awaiting approval and the diff each block would make now
+    ///
+    /// Read-only. Plans the approval from the files as they are now, as `reflect approve` will:
+    /// per OPERATION block, what approving it does and the unified diff of each file it writes
+    /// (stdout; `--json`: `reflection`, `text`, `blocks`). Fails as approval would when a block
+    /// can no longer be applied or MEMORY.md would go over its budget.
+    #[command(
+        after_long_help = "Examples:\n  # What approving the pending reflection would change\n  cogmem reflect show\n\n  # The same as JSON\n  cogmem reflect show --json\n"
+    )]
+    Show,
     /// Approve the pending reflection and apply it in one commit (a person only)
     #[command(
         after_long_help = "Examples:\n  # Approve everything\n  cogmem --actor manual reflect approve\n\n  # Apply only blocks 1 and 3\n  cogmem --actor manual reflect approve --only 1,3\n"
@@ -155,6 +173,9 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             let _ = writeln!(out, "reflection #{}: {}", s.reflection, s.description);
             let _ = writeln!(out, "waiting for: {}", s.waiting_for);
             let _ = writeln!(out, "next: {}", s.next.join(" | "));
+            if s.state == reflect::State::AwaitingApproval {
+                let _ = writeln!(out, "what approval would change: `cogmem reflect show`");
+            }
             if let Some(f) = &s.rewards_file {
                 let _ = writeln!(out, "rewards file: {f}");
             }
@@ -244,21 +265,23 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 cogmem::store::fsx::read_text(&ctx.cwd.join(file), ws.file_limit())?
             };
             let r = reflect::submit(&ws, &text, &ctx.actor()?, *allow_secret, clock.as_ref())?;
-            if ctx.global.json {
-                render::json(&r)?;
-                return Ok(Exit::Ok);
-            }
-            render::status(
-                ctx.global.quiet,
-                &format!(
-                    "reflection #{} submitted with {} operations and {} self-awareness notes (commit {}); awaiting the user's approval\n",
-                    r.reflection,
-                    r.operations.len(),
-                    r.self_awareness.len(),
-                    render::short(&r.commit)
-                ),
+            let msg = format!(
+                "reflection #{} submitted with {} operations and {} self-awareness notes (commit {}); awaiting the user's approval\n",
+                r.reflection,
+                r.operations.len(),
+                r.self_awareness.len(),
+                render::short(&r.commit)
             );
-            Ok(Exit::Ok)
+            planned(ctx, &r, &r.blocks, &msg)
+        }
+        ReflectCommand::Show => {
+            let r = reflect::show(&ws, clock.as_ref())?;
+            let msg = format!(
+                "reflection #{} awaits the user's approval: `cogmem reflect approve` applies these {} blocks\n",
+                r.reflection,
+                r.blocks.len()
+            );
+            planned(ctx, &r, &r.blocks, &msg)
         }
         ReflectCommand::Approve { only } => {
             let r = reflect::approve(&ws, only.as_deref(), &ctx.actor()?, clock.as_ref())?;
@@ -335,6 +358,45 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             Ok(Exit::Ok)
         }
     }
+}
+
+/// Prints a report that carries a reflection's plan: `--json` the report, else each block's
+/// diffs on stdout and `msg` on stderr.
+fn planned(
+    ctx: &Ctx,
+    report: &impl serde::Serialize,
+    plan: &[reflect::Applied],
+    msg: &str,
+) -> cogmem::Result<Exit> {
+    if ctx.global.json {
+        render::json(report)?;
+    } else {
+        render::data(&blocks(plan))?;
+        render::status(ctx.global.quiet, msg);
+    }
+    Ok(Exit::Ok)
+}
+
+/// Each block of a reflection with what approving it does: a header line, then the unified
+/// diff of every file it changes.
+fn blocks(blocks: &[reflect::Applied]) -> String {
+    let mut out = String::new();
+    for a in blocks {
+        let what = match (a.outcome.as_str(), a.op) {
+            ("applied", OpKind::Archive) => {
+                "archives it (hidden from recall, kept in its file and in git)"
+            }
+            ("applied", _) => "writes",
+            ("recorded", OpKind::Pattern | OpKind::Evolve) => "is recorded in evolution.md",
+            ("recorded", _) => "is recorded in the reflection's files",
+            (other, _) => other,
+        };
+        let _ = writeln!(out, "block {} {} {} — {what}", a.block, a.op.as_str(), a.target);
+        for f in &a.files {
+            out.push_str(&f.diff);
+        }
+    }
+    out
 }
 
 fn step(ctx: &Ctx, r: &reflect::StepReport, msg: &str) -> cogmem::Result<Exit> {

@@ -12,6 +12,7 @@ mod bad_input;
 mod change;
 mod cli_docs;
 mod color;
+mod consolidate;
 mod context;
 mod crash;
 mod dates;

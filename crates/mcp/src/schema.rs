@@ -131,6 +131,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
         "reflect_submit" => &[
             ("reflection", "integer"),
             ("operations", "array"),
+            ("blocks", "array"),
             ("self_awareness", "array"),
             ("commit", "string"),
         ],

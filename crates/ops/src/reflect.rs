@@ -23,15 +23,20 @@ use cogmem_store::store::reflection::{self as rf, OpKind, Operation, RewardFile,
 use cogmem_store::store::units;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock, Timestamp, utc_seconds};
+use cogmem_text::id::Match;
 
 mod apply;
 mod bundle;
+mod consolidate;
 mod dialogue;
 mod logs;
+mod plan;
+mod target;
 
 pub use apply::{Applied, ApproveReport, approve};
 pub use bundle::{Cut, ELEMENTS, InputBundle, Section, draw_elements, input};
 pub use dialogue::{DialogueReport, dialogue};
+pub use plan::FileDiff;
 
 /// Reward requests, one per reflection.
 pub(crate) const REWARDS_DIR: &str = "memory/meta/rewards";
@@ -458,6 +463,9 @@ pub struct SubmitReport {
     pub reflection: u32,
     /// The operations found, all valid.
     pub operations: Vec<Operation>,
+    /// What approving each block would do now: its outcome and, per file it changes, the
+    /// unified diff (issue 19). `reflect approve` plans again from the files as they are then.
+    pub blocks: Vec<Applied>,
     /// `[Self-Awareness]` insights found.
     pub self_awareness: Vec<String>,
     /// The commit.
@@ -470,19 +478,25 @@ struct Checked {
     op: Operation,
     kind: OpKind,
     id: Option<String>,
+    /// What the block writes.
+    resolved: target::Resolved,
 }
 
+/// Checks a reflection's OPERATION blocks against the workspace as it is now, and resolves what
+/// each writes ([`target`]): the operation word, TARGET (inside memory/, and of a form the
+/// operation can write), REASON, CONTENT; a CONNECT's relation against the vocabulary (its
+/// acyclic rule included, with the earlier blocks' relations); an ARCHIVE's or REWRITE's memory
+/// (which must exist and not be pinned). The first bad block fails, naming its number.
 fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
     let all = units::list(ws);
     let decay_file = load_decay(ws)?;
+    let mut graph: Option<(cogmem_store::vocab::Vocabulary, cogmem_index::graph::Graph)> = None;
+    let mut relations: Vec<crate::remember::Relation> = Vec::new();
     let mut out = Vec::new();
     for op in rf::operations(text) {
         let bad = |why: String| InputError::ReflectBlock { block: op.number, why };
         let kind = OpKind::parse(&op.op).ok_or_else(|| {
-            bad(format!(
-                "unknown operation {:?}; expected one of: EXTRACT, CONNECT, FLAG, ARCHIVE, PATTERN, EVOLVE",
-                op.op
-            ))
+            bad(format!("unknown operation {:?}; expected one of: {}", op.op, OpKind::names()))
         })?;
         let target = op.target.trim();
         if target.is_empty() {
@@ -494,24 +508,69 @@ fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
         if kind != OpKind::Archive && kind != OpKind::Flag && op.content.trim().is_empty() {
             return Err(bad(format!("{} needs CONTENT", kind.as_str())).into());
         }
+        // `#…` names a section, a bullet or a fact; the rest must be a memory or a memory file.
+        let base = target.split('#').next().unwrap_or(target).trim();
+        let bare_entity = !base.contains([':', '/'])
+            && cogmem_store::store::entity::EntityId::parse(base).is_ok();
         let id = if kind == OpKind::Flag {
+            // A FLAG names a list of memories, each checked to exist.
             crate::flag::memories(&all, &op)?.into_iter().next()
+        } else if bare_entity {
+            Some(format!("entity:{base}"))
         } else {
-            target_id(target).map_err(bad)?
+            target_id(base).map_err(bad)?
         };
-        if kind == OpKind::Archive {
-            let Some(id) = &id else {
-                return Err(bad(format!(
-                    "ARCHIVE needs a memory id such as `episode:2026-02-02:14:30` or a store file, not {target:?}"
-                ))
-                .into());
-            };
-            let unit = all.get(id).ok_or_else(|| bad(format!("no memory has the id {id:?}")))?;
-            if unit.store == Store::Vault || decay_file.as_ref().is_some_and(|d| d.is_pinned(id)) {
-                return Err(RuleError::ReflectPinned { block: op.number, id: id.clone() }.into());
+        let resolved = match kind {
+            OpKind::Extract => target::extract(target).map_err(bad)?,
+            OpKind::Rewrite => target::rewrite(ws, op.number, target, &all, decay_file.as_ref())?,
+            OpKind::Connect => {
+                if graph.is_none() {
+                    graph = Some((crate::vocabulary::load(ws)?, cogmem_index::graph::build(ws)?));
+                }
+                let (vocab, g) = graph.as_ref().expect("just loaded");
+                let r = target::connect(ws, op.number, &op.content, vocab, g, &relations)?;
+                if let target::Resolved::Relation(rel) = &r {
+                    relations.push(rel.clone());
+                }
+                r
             }
-        }
-        out.push(Checked { op, kind, id });
+            OpKind::Archive => {
+                let Some(given) = &id else {
+                    return Err(bad(format!(
+                        "ARCHIVE needs a memory id such as `episode:2026-02-02:14:30` or a store file, not {target:?}"
+                    ))
+                    .into());
+                };
+                let found = crate::id::memory(given, &all, decay_file.as_ref(), Match::Exact)
+                    .map_err(|e| match e {
+                        crate::Error::Store(cogmem_store::Error::Input(i)) => {
+                            InputError::ReflectWrite { block: op.number, error: Box::new(i) }.into()
+                        }
+                        e => e,
+                    })?;
+                let unit = all
+                    .get(&found)
+                    .ok_or_else(|| bad(format!("no memory has the id {found:?}")))?;
+                if unit.store == Store::Vault
+                    || decay_file.as_ref().is_some_and(|d| d.is_pinned(&found))
+                {
+                    return Err(RuleError::ReflectPinned {
+                        block: op.number,
+                        id: found,
+                        what: "archived",
+                    }
+                    .into());
+                }
+                target::Resolved::Recorded
+            }
+            OpKind::Flag | OpKind::Pattern | OpKind::Evolve => target::Resolved::Recorded,
+        };
+        let id = match &resolved {
+            target::Resolved::CoreBullet(core) => Some(core.clone()),
+            target::Resolved::Fact { entity, .. } => Some(format!("entity:{entity}")),
+            _ => id,
+        };
+        out.push(Checked { op, kind, id, resolved });
     }
     Ok(out)
 }
@@ -576,6 +635,10 @@ pub fn submit(
     cogmem_store::secrets::check(&text, "the reflection", allow_secret)?;
     let checked = check_ops(ws, &text)?;
     let now = clock.now();
+    // The plan the person will approve, block by block; refused here as approval would refuse
+    // it (a MEMORY.md over budget), before anyone is asked.
+    let preview = Change::new(apply::actor_of(c.number)?, "cogmem reflect submit");
+    let blocks = apply::plan(ws, &checked, None, c.number, now, preview)?.applied;
     let pending = read(ws, PENDING_REFLECTION)?;
     let mut new = rf::without_submission(&pending);
     new.push_str(&format!(
@@ -595,9 +658,34 @@ pub fn submit(
     Ok(SubmitReport {
         reflection: c.number,
         operations: checked.into_iter().map(|c| c.op).collect(),
+        blocks,
         self_awareness: rf::self_awareness(&text),
         commit,
     })
+}
+
+/// What `reflect show` reports: the pending reflection and what approving it would do now.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShowReport {
+    /// The reflection.
+    pub reflection: u32,
+    /// The submitted text.
+    pub text: String,
+    /// What approving each block would do now, with its diffs (as `reflect submit` reports).
+    pub blocks: Vec<Applied>,
+}
+
+/// Shows the reflection awaiting approval with the plan of its approval, built from the files
+/// as they are now: the diffs a person approves. Read-only. Refused unless a reflection awaits
+/// approval; fails as approval would when a block can no longer be applied.
+pub fn show(ws: &Workspace, clock: &dyn Clock) -> crate::Result<ShowReport> {
+    let c = cycle(ws)?;
+    require(&c, &[State::AwaitingApproval], "cogmem reflect show")?;
+    let text = rf::submission_text(&read(ws, PENDING_REFLECTION)?).unwrap_or_default();
+    let checked = check_ops(ws, &text)?;
+    let preview = Change::new(apply::actor_of(c.number)?, "cogmem reflect show");
+    let blocks = apply::plan(ws, &checked, None, c.number, clock.now(), preview)?.applied;
+    Ok(ShowReport { reflection: c.number, text, blocks })
 }
 
 /// What `reflect reject` did.

@@ -386,16 +386,8 @@ pub(crate) fn remember_with(
         None => req,
     };
     let at = req.at.unwrap_or(now);
-    let mut w = Writer {
-        ws,
-        change: Change::new(req.actor.clone(), req.trigger.clone()),
-        written: Vec::new(),
-        duplicates: Vec::new(),
-        new_units: Vec::new(),
-        date: now.format("%Y-%m-%d").to_string(),
-        vocab,
-        graph_changed: false,
-    };
+    let change = Change::new(req.actor.clone(), req.trigger.clone());
+    let mut w = Writer::new(ws, change, now.format("%Y-%m-%d").to_string(), vocab);
     for store in stores {
         match store {
             Store::Core => w.core(req)?,
@@ -421,24 +413,10 @@ pub(crate) fn remember_with(
         } else {
             ws.settings().decay.base_explicit
         };
-        let created = now.with_timezone(&chrono::Utc);
         if counts_interactions {
             decay.add_interactions(1);
         }
-        let mut added = Vec::new();
-        let mut used = Vec::new();
-        for (id, store) in &w.new_units {
-            let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
-            if decay.insert_new(id, unit, &ws.settings().decay) {
-                added.push(id.as_str());
-            } else if !added.contains(&id.as_str()) && !used.contains(&id.as_str()) {
-                // Writing to a memory that already existed is a use of it: it stays fresh.
-                let interaction = decay.interactions();
-                if decay.touch(id, now, interaction) {
-                    used.push(id.as_str());
-                }
-            }
-        }
+        let (added, used) = settle_units(&mut decay, &w.new_units, base, now, &ws.settings().decay);
         if !added.is_empty() || !used.is_empty() || counts_interactions {
             let mut parts = Vec::new();
             if !added.is_empty() {
@@ -467,6 +445,33 @@ pub(crate) fn remember_with(
     Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
 }
 
+/// Gives each of `units` (ids and stores, as [`Writer`] lists them) a decay entry with `base`,
+/// created `now`, or, when it has one already, a use: writing to a memory that already existed
+/// keeps it fresh. Returns the ids added and the ids used, each once.
+pub(crate) fn settle_units<'u>(
+    decay: &mut DecayFile,
+    units: &'u [(String, Store)],
+    base: f64,
+    now: Timestamp,
+    settings: &cogmem_store::settings::DecaySettings,
+) -> (Vec<&'u str>, Vec<&'u str>) {
+    let created = now.with_timezone(&chrono::Utc);
+    let mut added = Vec::new();
+    let mut used = Vec::new();
+    for (id, store) in units {
+        let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
+        if decay.insert_new(id, unit, settings) {
+            added.push(id.as_str());
+        } else if !added.contains(&id.as_str()) && !used.contains(&id.as_str()) {
+            let interaction = decay.interactions();
+            if decay.touch(id, now, interaction) {
+                used.push(id.as_str());
+            }
+        }
+    }
+    (added, used)
+}
+
 /// `req` with the absolute date written next to each relative date expression of its text
 /// ([`cogmem_text::date::annotate`]), resolved against `req.said_at` (else `now`) in `now`'s
 /// offset; `None` when the text has none.
@@ -476,15 +481,46 @@ fn with_dates(req: &RememberRequest, now: &Timestamp) -> Option<RememberRequest>
     (text != req.text).then(|| RememberRequest { text, ..req.clone() })
 }
 
-struct Writer<'a> {
+/// The writers of each store, adding their edits to one [`Change`]: `remember` and an approved
+/// reflection's operations (`reflect/consolidate.rs`) write through these, so a memory is
+/// written the same way whichever command writes it.
+pub(crate) struct Writer<'a> {
     ws: &'a Workspace,
-    change: Change,
-    written: Vec<Unit>,
-    duplicates: Vec<Unit>,
-    new_units: Vec<(String, Store)>,
+    /// The change the edits go into.
+    pub(crate) change: Change,
+    /// Units written.
+    pub(crate) written: Vec<Unit>,
+    /// Units found already present.
+    pub(crate) duplicates: Vec<Unit>,
+    /// Units that need a decay entry (or a use), with their store.
+    pub(crate) new_units: Vec<(String, Store)>,
+    /// The day the edits are dated (`YYYY-MM-DD`).
     date: String,
     vocab: Option<cogmem_store::vocab::Vocabulary>,
-    graph_changed: bool,
+    /// Whether an entity file changed, so `memory/graph/index.md` must be regenerated.
+    pub(crate) graph_changed: bool,
+}
+
+impl<'a> Writer<'a> {
+    /// Starts writing into `change`, dating edits `date` (`YYYY-MM-DD`); `vocab` is the relation
+    /// vocabulary when the caller has read it already.
+    pub(crate) fn new(
+        ws: &'a Workspace,
+        change: Change,
+        date: String,
+        vocab: Option<cogmem_store::vocab::Vocabulary>,
+    ) -> Self {
+        Self {
+            ws,
+            change,
+            written: Vec::new(),
+            duplicates: Vec::new(),
+            new_units: Vec::new(),
+            date,
+            vocab,
+            graph_changed: false,
+        }
+    }
 }
 
 impl Writer<'_> {
@@ -499,14 +535,14 @@ impl Writer<'_> {
     }
 
     /// Returns a file's content as this change will leave it so far.
-    fn current(&self, rel: &str) -> crate::Result<Option<String>> {
+    pub(crate) fn current(&self, rel: &str) -> crate::Result<Option<String>> {
         if let Some(bytes) = self.change.pending(rel) {
             return Ok(Some(String::from_utf8_lossy(bytes).into_owned()));
         }
         Ok(self.ws.read_text_if_exists(rel)?)
     }
 
-    fn core(&mut self, req: &RememberRequest) -> crate::Result<()> {
+    pub(crate) fn core(&mut self, req: &RememberRequest) -> crate::Result<()> {
         let section = req.section.unwrap_or_else(|| default_section(req));
         let rel = layout::MEMORY_MD;
         let text = self.current(rel)?.unwrap_or_default();
@@ -532,7 +568,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn episode(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
+    pub(crate) fn episode(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
         let date = at.format("%Y-%m-%d").to_string();
         let time = at.format("%H:%M").to_string();
         let rel = layout::episode_file(&date);
@@ -581,7 +617,7 @@ impl Writer<'_> {
         Ok(content)
     }
 
-    fn semantic(&mut self, req: &RememberRequest) -> crate::Result<()> {
+    pub(crate) fn semantic(&mut self, req: &RememberRequest) -> crate::Result<()> {
         let mut holders: Vec<EntityId> = req.entities.clone();
         if holders.is_empty() {
             for r in &req.relations {
@@ -622,7 +658,13 @@ impl Writer<'_> {
                 }
             }
         }
-        for r in &req.relations {
+        self.relations(&req.relations)
+    }
+
+    /// Writes each relation on its subject and its inverse on its object (creating either
+    /// entity when missing), closing the old edge of a functional relation.
+    pub(crate) fn relations(&mut self, relations: &[Relation]) -> crate::Result<()> {
+        for r in relations {
             let text = self.ensure_entity(&r.from)?;
             self.ensure_entity(&r.to)?;
             let rel = layout::entity_file(r.from.as_str());
@@ -708,7 +750,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn procedure(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
+    pub(crate) fn procedure(&mut self, req: &RememberRequest, at: &Timestamp) -> crate::Result<()> {
         let (title, steps) = match &req.title {
             Some(t) => (t.clone(), procedure::steps_from_text(&req.text)),
             None => {

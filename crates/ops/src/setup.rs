@@ -11,7 +11,6 @@
 //! replaced: writing a new file in its place would cut the link. The formats and their sources
 //! are in `cogmem_store::host_config`; the instruction block is `init`'s.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -573,44 +572,12 @@ pub fn diff(report: &SetupReport) -> crate::Result<String> {
     for file in &report.files {
         let old = file.before.as_deref().unwrap_or("");
         let new = file.after.as_deref().unwrap_or("");
-        let shown = file.path.display();
-        let _ = writeln!(
-            out,
-            "--- {}",
-            if file.before.is_some() { shown.to_string() } else { "/dev/null".into() }
-        );
-        let _ = writeln!(
-            out,
-            "+++ {}",
-            if file.after.is_some() { shown.to_string() } else { "/dev/null".into() }
-        );
-        let mut patch = git2::Patch::from_buffers(old.as_bytes(), None, new.as_bytes(), None, None)
-            .map_err(|cause| cogmem_store::git::GitError::Op {
-                what: "diff a configuration file",
-                cause,
-            })?;
-        let mut body = String::new();
-        patch
-            .print(&mut |_, _, line| {
-                let content = String::from_utf8_lossy(line.content());
-                match line.origin() {
-                    '+' | '-' | ' ' => {
-                        body.push(line.origin());
-                        body.push_str(&content);
-                    }
-                    'H' | '>' | '<' | '=' => body.push_str(&content),
-                    _ => {}
-                }
-                true
-            })
-            .map_err(|cause| cogmem_store::git::GitError::Op {
-                what: "diff a configuration file",
-                cause,
-            })?;
-        out.push_str(&body);
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
+        let shown = file.path.display().to_string();
+        let label = |exists: bool| if exists { shown.as_str() } else { "/dev/null" };
+        out.push_str(&cogmem_store::git::unified_diff(
+            (label(file.before.is_some()), old),
+            (label(file.after.is_some()), new),
+        )?);
     }
     Ok(out)
 }

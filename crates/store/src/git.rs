@@ -366,6 +366,37 @@ pub(crate) fn write_object<T>(
     }
 }
 
+/// Renders the change from `old` to `new` as a unified diff: a `--- OLD_LABEL` and a `+++
+/// NEW_LABEL` line (`/dev/null` names a side where the file does not exist), then libgit2's
+/// hunks with three lines of context.
+pub fn unified_diff(
+    (old_label, old): (&str, &str),
+    (new_label, new): (&str, &str),
+) -> crate::Result<String> {
+    let op = |cause| GitError::Op { what: "diff a file", cause };
+    let mut out = format!("--- {old_label}\n+++ {new_label}\n");
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut patch = git2::Patch::from_buffers(a, None, b, None, None).map_err(op)?;
+    patch
+        .print(&mut |_, _, line| {
+            let content = String::from_utf8_lossy(line.content());
+            match line.origin() {
+                '+' | '-' | ' ' => {
+                    out.push(line.origin());
+                    out.push_str(&content);
+                }
+                'H' | '>' | '<' | '=' => out.push_str(&content),
+                _ => {}
+            }
+            true
+        })
+        .map_err(op)?;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// A commit's subject: the first line of its message.
 pub fn subject(c: &git2::Commit<'_>) -> String {
     String::from_utf8_lossy(c.message_bytes()).lines().next().unwrap_or("").to_owned()

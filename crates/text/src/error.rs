@@ -264,6 +264,15 @@ pub enum InputError {
         /// What is wrong.
         why: String,
     },
+    /// An OPERATION block whose change the memory it writes refuses, as it refuses the same
+    /// change from `remember` (an unknown relation, a bad entity id): the block and that error.
+    #[error("reflection block {block}: {error}")]
+    ReflectWrite {
+        /// 1-based block number.
+        block: usize,
+        /// Why the memory refuses it (its hint is the hint).
+        error: Box<Self>,
+    },
     /// An extra or a penalty in a reward request without its reason.
     #[error("{what} needs a reason")]
     ReflectReason {
@@ -411,13 +420,34 @@ pub enum RuleError {
         /// Entries needed.
         needed: u64,
     },
-    /// A reflection proposes to archive a pinned memory.
-    #[error("reflection block {block}: {id} is pinned and cannot be archived")]
+    /// A reflection proposes to archive or rewrite a pinned memory.
+    #[error("reflection block {block}: {id} is pinned and cannot be {what}")]
     ReflectPinned {
         /// 1-based block number.
         block: usize,
         /// The memory.
         id: String,
+        /// `archived` or `rewritten`.
+        what: &'static str,
+    },
+    /// Approving a reflection would take MEMORY.md over its token budget: the whole approval
+    /// is refused, naming the bullets to archive first.
+    #[error(
+        "{}: approving this reflection would make core memory {tokens} tokens, over its budget of {budget}; archive first (lowest scored, unpinned): {}",
+        path.display(),
+        archive.join("; ")
+    )]
+    ReflectCoreBudget {
+        /// MEMORY.md.
+        path: PathBuf,
+        /// Estimated size after the approval.
+        tokens: usize,
+        /// The budget.
+        budget: usize,
+        /// The core bullets to archive, lowest score first, as `ID "text"`, enough to fit.
+        archive: Vec<String>,
+        /// The first of them, for the hint's command.
+        first: String,
     },
     /// Writing to MEMORY.md would exceed its token budget.
     #[error(
@@ -525,6 +555,7 @@ impl InputError {
             Self::Consolidation { .. } => {
                 "`cogmem identity consolidate input` shows the two sections to answer with".into()
             }
+            Self::ReflectWrite { error, .. } => return error.hint(),
             Self::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
             Self::Dialogue { .. } => "start each turn on its own line with `User:` or `Agent:`; \
                                       `cogmem reflect dialogue --help` shows the format"
@@ -635,6 +666,12 @@ impl RuleError {
                  next reflection's FLAG"
                     .into(),
             ),
+            Self::ReflectCoreBudget { first, .. } => Some(format!(
+                "put an ARCHIVE block for each before the blocks that grow MEMORY.md (a pending \
+                 reflection: reject it, then submit it again), forget one now with `cogmem \
+                 forget --id {}`, or approve only some blocks with `--only`",
+                crate::shell::quote(first)
+            )),
             Self::CoreBudget { .. } => Some(
                 "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
                  or keep this in the vault with `--store vault`"

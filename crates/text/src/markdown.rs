@@ -248,6 +248,24 @@ pub fn rewire_links(text: &str, from: &str, to: &str) -> Option<String> {
     text.contains(&needle).then(|| text.replace(&needle, &format!("[[{to}]]")))
 }
 
+/// Replaces the text of the 1-based `line` with `new` (a line without its break), keeping the
+/// line's break and everything else byte for byte; `None` when the text has no such line.
+pub fn replace_line(text: &str, line: usize, new: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + new.len());
+    let mut found = false;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let bare = l.trim_end_matches(['\n', '\r']);
+            out.push_str(new);
+            out.push_str(&l[bare.len()..]);
+            found = true;
+        } else {
+            out.push_str(l);
+        }
+    }
+    found.then_some(out)
+}
+
 /// Returns the 1-based line number of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1

@@ -76,7 +76,8 @@ impl Server {
     }
 
     /// Hand in a reflection written from the reflection input; its OPERATION blocks are
-    /// validated. One commit; nothing is applied until the user approves it.
+    /// validated. One commit; nothing is applied until the user approves it. `blocks` says what
+    /// approving each block would write, with a unified diff per file.
     #[tool(
         title = "Submit a reflection",
         output_schema = schema::output("reflect_submit"),

@@ -2,9 +2,11 @@
 
 use serde::Serialize;
 
+use super::consolidate::Consolidation;
 use super::logs::{self, RewardNote};
+use super::plan::{self, FileDiff};
 use super::{
-    DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
+    Checked, DEFAULT_BASELINE, EVOLUTION, EVOLUTION_ARCHIVE, EVOLUTION_CAP, PENDING_REFLECTION,
     REFLECTIONS_DIR, Session, State, check_ops, cycle, read, require,
 };
 use crate::context::{Encoding, Tiktoken};
@@ -13,13 +15,12 @@ use crate::role::require_person;
 use cogmem_index::pack::TokenCounter;
 use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
-use cogmem_store::store::decay_file::{DecayFile, NewUnit, RemovedLine};
-use cogmem_store::store::episode::{self, EntryType, NewEntry};
+use cogmem_store::store::Store;
+use cogmem_store::store::decay_file::{DecayFile, RemovedLine};
 use cogmem_store::store::reflection::{self as rf, OpKind};
 use cogmem_store::store::units;
-use cogmem_store::store::{Confidence, Store};
 use cogmem_store::workspace::{Workspace, layout};
-use cogmem_text::clock::{Clock, utc_seconds};
+use cogmem_text::clock::{Clock, Timestamp, utc_seconds};
 
 /// One operation's fate on approval.
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +36,10 @@ pub struct Applied {
     /// The memory written or archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The files the block changes, each with its unified diff (empty for a block that is
+    /// only recorded).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileDiff>,
 }
 
 /// What `reflect approve` did.
@@ -55,10 +60,12 @@ pub struct ApproveReport {
 /// Approves the pending reflection (all operations, or only the blocks in `only`) in ONE commit
 /// as `reflection:r-NNN`, approval `approved`: the text to `reflections/`, an entry in the
 /// reflection log (10 in full, older ones as one-line summaries), the reward's result in
-/// reward-log.md, `[Self-Awareness]` lines to IDENTITY.md, EXTRACT as episode entries, ARCHIVE
-/// as soft archives, PATTERN/EVOLVE and the reward in evolution.md (kept under its cap), the
-/// reflection state in decay-scores.json, and pending-reflection.md reset. Only a person may
-/// approve.
+/// reward-log.md, `[Self-Awareness]` lines to IDENTITY.md, the operations as `plan` plans them
+/// again from the files as they are now (EXTRACT, CONNECT and REWRITE into the memory they name,
+/// FLAG into flags.md, ARCHIVE as soft archives), PATTERN/EVOLVE, REWRITE's `old → new` and the
+/// reward in evolution.md (kept under its cap), the reflection state in decay-scores.json, and
+/// pending-reflection.md reset. Only a person may approve; nothing is written when a block can
+/// no longer be applied or MEMORY.md would go over its budget.
 pub fn approve(
     ws: &Workspace,
     only: Option<&[usize]>,
@@ -83,101 +90,21 @@ pub fn approve(
     }
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
-    let time = now.format("%H:%M").to_string();
     let n = c.number;
-    let actor = Actor::parse(&format!("reflection:r-{n:03}"))?;
-    let mut change = Change::new(actor.clone(), format!("cogmem reflect approve (by {by})"))
+    let mut change = Change::new(actor_of(n)?, format!("cogmem reflect approve (by {by})"))
         .with_approval(Approval::Approved);
-    let settings = &ws.settings().decay;
-    let mut decay = DecayFile::load(ws)?;
-    let mut applied = Vec::new();
-    let mut episode_text: Option<String> = None;
-    let ep_rel = layout::episode_file(&date);
-    let mut patterns = Vec::new();
-    let mut archived: Vec<String> = Vec::new();
-    let all = units::list(ws);
-    let stamp = utc_seconds(&now);
-    for ch in &checked {
-        let approved = only.is_none_or(|o| o.contains(&ch.op.number));
-        let mut a = Applied {
-            block: ch.op.number,
-            op: ch.kind,
-            target: ch.op.target.clone(),
-            outcome: "recorded".into(),
-            id: ch.id.clone(),
-        };
-        if !approved {
-            a.outcome = "not approved".into();
-            applied.push(a);
-            continue;
-        }
-        match ch.kind {
-            OpKind::Extract => {
-                let current = match &episode_text {
-                    Some(t) => Some(t.clone()),
-                    None => ws.read_text_if_exists(&ep_rel)?,
-                };
-                let tags = vec!["reflection".to_owned()];
-                let body = cogmem_store::store::markdown::one_line(&ch.op.content);
-                let entry = NewEntry {
-                    date: &date,
-                    time: &time,
-                    kind: EntryType::Fact,
-                    confidence: Confidence::Medium,
-                    tags: &tags,
-                    text: &body,
-                };
-                match episode::append(current.as_deref(), &entry)? {
-                    episode::Appended::Written { content, id, .. } => {
-                        let unit = NewUnit {
-                            store: Store::Episodic,
-                            base: settings.base_inferred,
-                            created: now.with_timezone(&chrono::Utc),
-                            pinned: false,
-                        };
-                        decay.insert_new(&id, unit, settings);
-                        let action =
-                            if current.is_some() { Action::Append } else { Action::Create };
-                        change.write(
-                            &ep_rel,
-                            content.clone().into_bytes(),
-                            action,
-                            format!("reflection #{n} extracts"),
-                        );
-                        episode_text = Some(content);
-                        a.outcome = "applied".into();
-                        a.id = Some(id);
-                    }
-                    episode::Appended::Duplicate { id, .. } => {
-                        a.outcome = "already remembered".into();
-                        a.id = Some(id);
-                    }
-                }
-            }
-            OpKind::Archive => {
-                let id = ch.id.clone().expect("checked: ARCHIVE names a memory");
-                if !decay.is_forgotten(&id) {
-                    let unit = all.get(&id).cloned().expect("checked: the memory exists");
-                    let removed = take_out(ws, &mut change, &unit, n)?;
-                    let base = settings.base_explicit;
-                    crate::forget::mark_archived(
-                        &mut decay, &id, &unit, base, now, &stamp, &actor, &removed, settings,
-                    );
-                    archived.push(id.clone());
-                }
-                a.outcome = "applied".into();
-            }
-            OpKind::Pattern | OpKind::Evolve => {
-                patterns.push((ch.kind.as_str().to_lowercase(), ch.op.content.clone()));
-            }
-            OpKind::Flag => {
-                crate::flag::raise(ws, &mut change, &ch.op, &all, n, &date)?;
-                a.outcome = "applied".into();
-            }
-            OpKind::Connect => {}
-        }
-        applied.push(a);
+    // The reflection's own file comes first, so the commit is named after it.
+    let mut file = format!("{REFLECTIONS_DIR}/{date}.md");
+    let mut k = 2;
+    while ws.abs(&file).exists() {
+        file = format!("{REFLECTIONS_DIR}/{date}-{k}.md");
+        k += 1;
     }
+    change.write(&file, Vec::new(), Action::Create, format!("reflection #{n}"));
+    let Plan { mut change, mut decay, applied, patterns, archived } =
+        plan(ws, &checked, only, n, now, change)?;
+    let wrote_episode = change.pending(&layout::episode_file(&date)).is_some();
+    let stamp = utc_seconds(&now);
     let insights = rf::self_awareness(&text);
     let outcome = if only.is_some() && applied.iter().any(|a| a.outcome == "not approved") {
         "partial"
@@ -186,12 +113,6 @@ pub fn approve(
     };
 
     // The full text.
-    let mut file = format!("{REFLECTIONS_DIR}/{date}.md");
-    let mut k = 2;
-    while ws.abs(&file).exists() {
-        file = format!("{REFLECTIONS_DIR}/{date}-{k}.md");
-        k += 1;
-    }
     let mut full =
         format!("# Reflection #{n} — {date}\n\n{}\n\n## Operations\n\n", text.trim_end());
     for a in &applied {
@@ -254,7 +175,7 @@ pub fn approve(
     let last_ep = units::markdown_files(ws.root(), layout::EPISODES_DIR)
         .iter()
         .filter_map(|p| p.rsplit('/').next().map(|s| s.trim_end_matches(".md").to_owned()))
-        .chain(episode_text.is_some().then(|| date.clone()))
+        .chain(wrote_episode.then(|| date.clone()))
         .filter(|d| d.as_str() <= date.as_str())
         .max();
     decay.record_reflection(&stamp, last_ep.as_deref(), insights.len() as u64);
@@ -275,6 +196,110 @@ pub fn approve(
     let change = change.with_subject(Action::Create, format!("reflection #{n} {outcome}"));
     let commit = session.commit_indexed(ws, change, now)?;
     Ok(ApproveReport { reflection: n, file, operations: applied, self_awareness: insights, commit })
+}
+
+/// `reflection:r-NNN`, the actor of reflection `n`.
+pub(super) fn actor_of(n: u32) -> crate::Result<Actor> {
+    Ok(Actor::parse(&format!("reflection:r-{n:03}"))?)
+}
+
+/// What approving the blocks of a reflection does to memory, not yet committed.
+pub(super) struct Plan {
+    /// The edits, in one change.
+    pub(super) change: Change,
+    /// decay-scores.json as the change leaves it.
+    pub(super) decay: DecayFile,
+    /// Each block's fate, with its diffs.
+    pub(super) applied: Vec<Applied>,
+    /// `(kind, text)` lines for the evolution log: PATTERN, EVOLVE and REWRITE's `old → new`.
+    pub(super) patterns: Vec<(String, String)>,
+    /// The memories archived.
+    pub(super) archived: Vec<String>,
+}
+
+/// Plans the operations of reflection `n` (all blocks, or those in `only`) into `change` at
+/// `now`, against the files as they are now: the op loop shared by `reflect submit` (which
+/// shows the plan's diffs) and `reflect approve` (which commits it).
+///
+/// Fails, writing nothing, when a block cannot be applied as it stands or MEMORY.md would go
+/// over its budget.
+pub(super) fn plan(
+    ws: &Workspace,
+    checked: &[Checked],
+    only: Option<&[usize]>,
+    n: u32,
+    now: Timestamp,
+    change: Change,
+) -> crate::Result<Plan> {
+    let actor = actor_of(n)?;
+    let settings = &ws.settings().decay;
+    let mut cons = Consolidation::new(ws, change, DecayFile::load(ws)?, n, now)?;
+    let mut applied = Vec::new();
+    let mut patterns = Vec::new();
+    let mut archived: Vec<String> = Vec::new();
+    let all = units::list(ws);
+    let stamp = utc_seconds(&now);
+    for ch in checked {
+        let approved = only.is_none_or(|o| o.contains(&ch.op.number));
+        let mut a = Applied {
+            block: ch.op.number,
+            op: ch.kind,
+            target: ch.op.target.clone(),
+            outcome: "recorded".into(),
+            id: ch.id.clone(),
+            files: Vec::new(),
+        };
+        if !approved {
+            a.outcome = "not approved".into();
+            applied.push(a);
+            continue;
+        }
+        let marks = plan::mark(&cons.w.change);
+        match ch.kind {
+            OpKind::Extract => cons.extract(&ch.resolved, &ch.op.content, &mut a)?,
+            OpKind::Connect => cons.connect(&ch.resolved, &mut a)?,
+            OpKind::Rewrite => {
+                if let Some(line) =
+                    cons.rewrite(ch.op.number, &ch.resolved, &ch.op.content, &mut a)?
+                {
+                    patterns.push(("rewrite".to_owned(), line));
+                }
+            }
+            OpKind::Archive => {
+                let id = ch.id.clone().expect("checked: ARCHIVE names a memory");
+                if !cons.decay.is_forgotten(&id) {
+                    let unit = all.get(&id).cloned().expect("checked: the memory exists");
+                    let removed = take_out(ws, &mut cons.w.change, &unit, n)?;
+                    let base = settings.base_explicit;
+                    crate::forget::mark_archived(
+                        &mut cons.decay,
+                        &id,
+                        &unit,
+                        base,
+                        now,
+                        &stamp,
+                        &actor,
+                        &removed,
+                        settings,
+                    );
+                    archived.push(id.clone());
+                }
+                a.outcome = "applied".into();
+            }
+            OpKind::Pattern | OpKind::Evolve => {
+                patterns.push((ch.kind.as_str().to_lowercase(), ch.op.content.clone()));
+            }
+            OpKind::Flag => {
+                let date = now.format("%Y-%m-%d").to_string();
+                crate::flag::raise(ws, &mut cons.w.change, &ch.op, &all, n, &date)?;
+                a.outcome = "applied".into();
+            }
+        }
+        a.files = plan::diffs_since(ws, &cons.w.change, &marks)?;
+        applied.push(a);
+    }
+    cons.finish()?;
+    Ok(Plan { change: cons.w.change, decay: cons.decay, applied, patterns, archived })
 }
 
 /// Takes an archived memory out of MEMORY.md (its bullet) or the graph index (its rows), as

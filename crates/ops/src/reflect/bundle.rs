@@ -292,7 +292,7 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or("").trim_start_matches('#').trim().to_owned()
 }
 
-fn score(d: Option<&DecayFile>, id: &str, now: Timestamp, ws: &Workspace) -> f64 {
+pub(super) fn score(d: Option<&DecayFile>, id: &str, now: Timestamp, ws: &Workspace) -> f64 {
     let Some(d) = d else { return 1.0 };
     match d.inputs(id, now) {
         Some(inputs) => decay::relevance(&inputs, &d.now(now), &ws.settings().decay),
@@ -320,15 +320,22 @@ places or an environment you cannot see; when unsure, say so.\n\n\
 After the monologue, propose changes as OPERATION blocks, one per change, each ended by a \
 line `---`. Nothing is applied until the user approves.\n\n\
 ```\n\
-OPERATION: EXTRACT | CONNECT | FLAG | ARCHIVE | PATTERN | EVOLVE\n\
+OPERATION: EXTRACT | CONNECT | FLAG | REWRITE | ARCHIVE | PATTERN | EVOLVE\n\
 TARGET: <a memory id (entity:person--alice, episode:2026-02-02:14:30) or a path under memory/>\n\
-CONTENT: <the fact, link, pattern or change>\n\
+CONTENT: <the fact, link, new text, pattern or change>\n\
 REASON: <why, citing the memories>\n\
 EVOLUTION_CONTEXT: <optional: how this changes your understanding>\n\
 ---\n\
 ```\n\n\
-- EXTRACT: a new fact learned from the episodes (written to today's episode log).\n\
-- CONNECT: a link between two memories or entities.\n\
+- EXTRACT: a new fact learned from the episodes, written where TARGET says: a fact of an \
+entity (entity:person--alice; created if new), a step of a procedure (procedure:deploy-site), a \
+bullet of MEMORY.md (MEMORY.md#Active Context) or an entry of today's episode log \
+(memory/episodes/).\n\
+- CONNECT: a link between two entities; CONTENT is FROM|RELATION|TO with a relation of \
+memory/graph/relations.md (its inverse is written too).\n\
+- REWRITE: new text for a core bullet (TARGET MEMORY.md#the bullet's text) or an entity fact \
+(TARGET entity:person--alice#the fact's text); MEMORY.md must stay within its budget, so \
+archive bullets first when it is full.\n\
 - FLAG: something contradictory or doubtful, for the user to look at (TARGET: the memory ids, \
 comma-separated; CONTENT: `contradiction: …` or `doubt: …`).\n\
 - ARCHIVE: a memory that has faded and may be forgotten (TARGET is its id; pinned memories \

@@ -108,6 +108,22 @@ pub fn add_bullet(memory_md: &str, section: CoreSection, text: &str) -> Added {
     Added::Written { content, line }
 }
 
+/// Replaces the bullet on the 1-based `line` of MEMORY.md with `- text` (one list item,
+/// [`markdown::list_item`]), keeping its indentation: a reflection's REWRITE. Returns
+/// [`Added::Duplicate`] (nothing changes) when the new text is already a bullet of the file,
+/// and `None` when `line` is not a bullet.
+pub fn replace_bullet(memory_md: &str, line: usize, text: &str) -> Option<Added> {
+    let current = memory_md.lines().nth(line.checked_sub(1)?)?;
+    let indent = &current[..current.len() - current.trim_start().len()];
+    current.trim_start().strip_prefix("- ")?;
+    let bullet = markdown::list_item(text);
+    if let Some(at) = find_bullet(memory_md, &bullet) {
+        return Some(Added::Duplicate { line: at });
+    }
+    let content = markdown::replace_line(memory_md, line, &format!("{indent}- {bullet}"))?;
+    Some(Added::Written { content, line })
+}
+
 fn find_bullet(text: &str, bullet: &str) -> Option<usize> {
     text.lines()
         .position(|l| l.trim_start().strip_prefix("- ").is_some_and(|b| one_line(b) == bullet))
@@ -183,6 +199,23 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+    }
+
+    #[test]
+    fn replaces_one_bullet_in_place() {
+        let md = "# M\n\n## Identity\n- Ann lives in Oslo\n  - Ann likes tea\n\n## Persona\n";
+        let Some(Added::Written { content, line }) = replace_bullet(md, 5, "Ann likes\n## coffee")
+        else {
+            panic!("a bullet is replaced")
+        };
+        assert_eq!(
+            content,
+            "# M\n\n## Identity\n- Ann lives in Oslo\n  - Ann likes ## coffee\n\n## Persona\n"
+        );
+        assert_eq!(line, 5);
+        assert_eq!(replace_bullet(md, 5, "Ann lives in Oslo"), Some(Added::Duplicate { line: 4 }));
+        assert_eq!(replace_bullet(md, 3, "x"), None, "a heading is not a bullet");
+        assert_eq!(replace_bullet(md, 99, "x"), None);
     }
 
     #[test]

@@ -419,6 +419,33 @@ pub fn add_timeline_entry(text: &str, entry: &str) -> String {
     format!("{}{new}", &text[..prefix])
 }
 
+/// Replaces the fact that reads `old` (as [`facts`] returns it) with `new` (one list item,
+/// [`markdown::list_item`]) and updates the `Last updated` date: a reflection's REWRITE.
+/// Returns [`Added::Duplicate`] (nothing changes) when `new` is already a fact, and `None`
+/// when no fact reads `old`.
+pub fn replace_fact(text: &str, old: &str, new: &str, date: &str) -> Option<Added> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = markdown::sections(body);
+    let s = find_section(&sections, "Facts")?;
+    let start_line = markdown::line_of(text, prefix + s.content.start);
+    let facts: Vec<(usize, &str)> = body[s.content.clone()]
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| Some((start_line + i, l.trim_start().strip_prefix("- ")?)))
+        .collect();
+    let (line, _) = facts.iter().find(|(_, f)| *f == old)?;
+    let bullet = markdown::list_item(new);
+    if let Some((at, _)) = facts.iter().find(|(_, f)| one_line(f) == bullet) {
+        return Some(Added::Duplicate { line: *at });
+    }
+    let current = text.lines().nth(line - 1)?;
+    let indent = &current[..current.len() - current.trim_start().len()];
+    let replaced = markdown::replace_line(text, *line, &format!("{indent}- {bullet}"))?;
+    let body = touch_last_updated(&replaced[prefix..], date);
+    Some(Added::Written { content: format!("{}{body}", &replaced[..prefix]), line: *line })
+}
+
 /// Reads the bullets of `## Facts`, as written (without the `- `).
 pub fn facts(text: &str) -> Vec<String> {
     let (prefix, _) = markdown::split_front_matter(text);
@@ -603,6 +630,30 @@ fn touch_last_updated(body: &str, date: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replace_fact_rewrites_one_fact_in_place() {
+        let text = "# person--ann\n<!-- Type: person | Created: 2026-11-01 | Last updated: 2026-11-01 -->\n\n## Facts\n- Ann lives in Oslo\n- Ann likes tea\n\n## Relations\n";
+        let Some(Added::Written { content, line }) = replace_fact(
+            text,
+            "Ann likes tea",
+            "Ann likes\n## Relations\n- owns: [[x--y]]",
+            "2026-12-01",
+        ) else {
+            panic!("a fact is rewritten")
+        };
+        assert_eq!(line, 6);
+        assert_eq!(
+            content,
+            "# person--ann\n<!-- Type: person | Created: 2026-11-01 | Last updated: 2026-12-01 -->\n\n## Facts\n- Ann lives in Oslo\n- Ann likes ## Relations - owns: [[x--y]]\n\n## Relations\n"
+        );
+        assert!(relations(&content).is_empty(), "a fact never becomes a relation");
+        assert_eq!(
+            replace_fact(text, "Ann likes tea", "Ann lives in Oslo", "2026-12-01"),
+            Some(Added::Duplicate { line: 5 })
+        );
+        assert_eq!(replace_fact(text, "Ann likes coffee", "x", "2026-12-01"), None);
+    }
 
     #[test]
     fn renamed_moves_title_type_links_and_keeps_the_old_id_as_an_alias() {

@@ -416,12 +416,20 @@ pub enum OpKind {
     Archive,
     Pattern,
     Evolve,
+    Rewrite,
 }
 
 impl OpKind {
-    /// Every operation.
-    pub(crate) const ALL: [Self; 6] =
-        [Self::Extract, Self::Connect, Self::Flag, Self::Archive, Self::Pattern, Self::Evolve];
+    /// Every operation, in the order the reflection instructions list them.
+    pub const ALL: [Self; 7] = [
+        Self::Extract,
+        Self::Connect,
+        Self::Flag,
+        Self::Rewrite,
+        Self::Archive,
+        Self::Pattern,
+        Self::Evolve,
+    ];
 
     /// Returns the word used in blocks.
     pub fn as_str(self) -> &'static str {
@@ -432,12 +440,18 @@ impl OpKind {
             Self::Archive => "ARCHIVE",
             Self::Pattern => "PATTERN",
             Self::Evolve => "EVOLVE",
+            Self::Rewrite => "REWRITE",
         }
     }
 
     /// Parses an operation word.
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+
+    /// Returns every operation word, comma-separated: what an unknown operation's error lists.
+    pub fn names() -> String {
+        Self::ALL.map(Self::as_str).join(", ")
     }
 }
 
