@@ -146,7 +146,7 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
     let log = env.git(&["log", "-1", "--format=%an%n%s"]);
     assert_eq!(
         log.trim(),
-        "reflection:r-001\n[CREATE] memory/meta/reflections/2026-12-01.md +12 — reflection #1 approved"
+        "reflection:r-001\n[CREATE] memory/meta/reflections/2026-12-01.md +13 — reflection #1 approved"
     );
     let files = env.git(&["show", "--name-only", "--format=", "HEAD"]);
     let mut files: Vec<&str> = files.lines().collect();
@@ -166,11 +166,12 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
             "memory/meta/pending-reflection.md",
             "memory/meta/reflection-log.md",
             "memory/meta/reflections/2026-12-01.md",
+            "memory/meta/reward-log.md",
             "memory/meta/rewards/2026-12-01.md",
             "memory/procedures/deploy-site.md",
         ]
     );
-    let audit: Vec<String> = env.audit_lines().into_iter().rev().take(13).rev().collect();
+    let audit: Vec<String> = env.audit_lines().into_iter().rev().take(14).rev().collect();
     let s = "2026-12-01T09:00:12Z";
     let r = "reflection:r-001 | approved";
     assert_eq!(
@@ -195,6 +196,7 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
             ),
             format!("{s} | EDIT | memory/graph/index.md | {r} | regenerated from the entity files"),
             format!("{s} | APPEND | memory/meta/reflection-log.md | {r} | reflection #1"),
+            format!("{s} | APPEND | memory/meta/reward-log.md | {r} | reward #1"),
             format!("{s} | EDIT | memory/meta/evolution.md | {r} | reflection #1"),
             format!(
                 "{s} | EDIT | memory/meta/rewards/2026-12-01.md | {r} | reflection #1 approved"
@@ -247,8 +249,9 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
         assert!(index.contains(row), "{row} not in:\n{index}");
     }
     let evolution = env.read("memory/meta/evolution.md");
+    assert_eq!(evolution.matches("- Total reflections:").count(), 1, "{evolution}");
     assert!(
-        evolution.ends_with("## Reflection #1 — 2026-12-01\n- Key insight: Ann and Atlas keep coming up together.\n- rewrite: Ann likes tea → Ann likes green tea\n- rewrite: Ship v1 by Friday → Ship v1 by Monday\n- pattern: Ann brings up Atlas in the mornings\n- evolve: I read Ann's short answers as focus, not mood\n"),
+        evolution.ends_with("## Reflection #1 — 2026-12-01\n- Key insight: Ann and Atlas keep coming up together.\n- rewrite: Ann likes tea → Ann likes green tea\n- rewrite: Ship v1 by Friday → Ship v1 by Monday\n- pattern: Ann brings up Atlas in the mornings\n- evolve: I read Ann's short answers as focus, not mood\n- Reward: 0 (baseline) (approved as requested)\n"),
         "{evolution}"
     );
     let record = env.read("memory/meta/reflections/2026-12-01.md");

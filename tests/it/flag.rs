@@ -201,7 +201,7 @@ fn issue_19_an_approved_flag_is_shown_until_a_person_resolves_it() {
     env.mutate(["--actor", "user:ann", "flag", "resolve", "2"]);
     assert_eq!(env.run(["flag", "list"]).success().stderr, "no open flags\n");
     assert!(
-        env.run(["verify"]).success().stdout.ends_with("clean: 14 checks found nothing wrong\n")
+        env.run(["verify"]).success().stdout.ends_with("clean: 15 checks found nothing wrong\n")
     );
     assert!(!env.run(["status"]).success().stdout.contains("\nflags "));
 }

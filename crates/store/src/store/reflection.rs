@@ -378,18 +378,23 @@ pub fn split_entries(text: &str) -> (String, Vec<String>) {
 /// Sets `- Key: value` in evolution.md's Overview; adds the line when missing.
 pub fn set_overview(text: &str, key: &str, value: &str) -> String {
     let prefix = format!("- {key}:");
+    // A line already there is replaced where it is; only a missing one is added under the
+    // heading (adding it there first wrote it twice).
     let mut found = false;
+    let mut added = text.lines().any(|l| l.starts_with(&prefix));
     let mut out = String::new();
     for line in text.lines() {
         if line.starts_with(&prefix) {
-            out.push_str(&format!("{prefix} {value}\n"));
+            if !found {
+                out.push_str(&format!("{prefix} {value}\n"));
+            }
             found = true;
         } else {
             out.push_str(line);
             out.push('\n');
-            if !found && line.trim() == "## Overview" {
+            if !added && !found && line.trim() == "## Overview" {
                 out.push_str(&format!("{prefix} {value}\n"));
-                found = true;
+                added = true;
             }
         }
     }
@@ -572,6 +577,27 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The template has the Overview's lines already: they are replaced where they are, never
+    /// written a second time under the heading; a missing one is added there; a file that
+    /// already holds a duplicate keeps one.
+    #[test]
+    fn overview_lines_are_set_once() {
+        let t =
+            "# E\n\n## Overview\n- First reflection: none yet\n- Total reflections: 0\n\n## X\n";
+        let t = set_overview(t, "First reflection", "#1 (2026-12-01)");
+        let t = set_overview(&t, "Total reflections", "1");
+        let t = set_overview(&t, "Reward trend", "0");
+        assert_eq!(
+            t,
+            "# E\n\n## Overview\n- Reward trend: 0\n- First reflection: #1 (2026-12-01)\n- Total reflections: 1\n\n## X\n"
+        );
+        let twice = "## Overview\n- Total reflections: 1\n- Total reflections: 1\n";
+        assert_eq!(
+            set_overview(twice, "Total reflections", "2"),
+            "## Overview\n- Total reflections: 2\n"
+        );
+    }
 
     fn request() -> RewardRequest {
         RewardRequest {
