@@ -85,16 +85,7 @@ fn summary(r: &op::UpkeepReport) -> String {
             }
             msg.push('\n');
             for t in &d.transitions {
-                let _ = writeln!(
-                    msg,
-                    "  {:<8} → {:<8} {}  (score {:.3}, {} {} since use)",
-                    t.from.as_str(),
-                    t.to.as_str(),
-                    t.id,
-                    t.score,
-                    t.age,
-                    d.clock
-                );
+                let _ = writeln!(msg, "  {}", super::decay::transition_line(t, d.clock));
             }
         }
         None => msg.push_str("decay: skipped (the decay state cannot be read)\n"),
