@@ -64,7 +64,10 @@ pub fn run(ctx: &Ctx, args: &UpkeepArgs) -> cogmem::Result<Exit> {
     for s in &report.skipped {
         render::warning(ctx.style, &format!("skipped {}", s.error));
     }
-    if let Some(e) = &report.index.error {
+    // An index that failed on a file listed above says nothing new.
+    if let Some(e) =
+        report.index.error.as_ref().filter(|e| !report.skipped.iter().any(|s| s.error == **e))
+    {
         render::warning(ctx.style, &format!("the search index was not refreshed: {e}"));
     }
     Ok(if partial { Exit::Partial } else { Exit::Ok })

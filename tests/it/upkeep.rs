@@ -190,6 +190,8 @@ fn issue_19_upkeep_reports_a_malformed_decay_file_with_its_line_and_does_the_res
         "names the file and line: {out}"
     );
     assert!(out.stderr.contains("decay: skipped"), "{out}");
+    // The decay, the notices and the index each meet the file: it is said once.
+    assert_eq!(out.stderr.matches("decay-scores.json:4:").count(), 1, "{out}");
     // The audit retention still ran, in one commit by system:upkeep.
     assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "system:upkeep", "{out}");
     assert!(env.path("memory/meta/audit-archive.md").is_file(), "{out}");

@@ -121,20 +121,22 @@ pub fn run(ws: &Workspace, opts: &UpkeepOptions, clock: &dyn Clock) -> crate::Re
 
     let decay = match crate::decay::plan(ws, opts.dry_run, now) {
         Ok(plan) => {
-            skipped.extend(plan.skipped().iter().cloned());
+            for u in plan.skipped() {
+                add(&mut skipped, u.clone());
+            }
             Some(if opts.dry_run { plan.report } else { plan.stage(ws, &mut change)? })
         }
         Err(e) => {
-            skipped.push(unreadable(ws, e)?);
+            add(&mut skipped, unreadable(ws, e)?);
             // Folding the recorded uses would read the same decay state: they wait.
             change = change.without_use_fold();
             None
         }
     };
     let compact = crate::audit::plan_compact(ws, opts.audit_cutoff, opts.dry_run)?;
-    skipped.extend(
-        compact.skipped.iter().map(|s| Unreadable { path: s.path.clone(), error: s.error.clone() }),
-    );
+    for s in &compact.skipped {
+        add(&mut skipped, Unreadable { path: s.path.clone(), error: s.error.clone() });
+    }
     let audit = if opts.dry_run { compact.report } else { compact.stage(ws, &mut change)? };
 
     let mut commit = None;
@@ -153,7 +155,7 @@ pub fn run(ws: &Workspace, opts: &UpkeepOptions, clock: &dyn Clock) -> crate::Re
     let (consolidation, reflection) = match notices(ws, now) {
         Ok((c, r)) => (Some(c), Some(r)),
         Err(e) => {
-            skipped.push(unreadable(ws, e)?);
+            add(&mut skipped, unreadable(ws, e)?);
             (None, None)
         }
     };
@@ -167,9 +169,7 @@ pub fn run(ws: &Workspace, opts: &UpkeepOptions, clock: &dyn Clock) -> crate::Re
         match crate::search::reindex(ws, false, None) {
             Ok(r) => {
                 for s in &r.skipped {
-                    if !skipped.iter().any(|k| k.path == s.path) {
-                        skipped.push(s.clone());
-                    }
+                    add(&mut skipped, s.clone());
                 }
                 IndexStep { before, refresh: Some(r), error: None }
             }
@@ -192,6 +192,14 @@ pub fn run(ws: &Workspace, opts: &UpkeepOptions, clock: &dyn Clock) -> crate::Re
     };
     report.notices = notice_lines(&report);
     Ok(report)
+}
+
+/// Adds a file left out to the list, once: the decay, the notices and the index may each find
+/// the same file unreadable.
+fn add(skipped: &mut Vec<Unreadable>, u: Unreadable) {
+    if !skipped.iter().any(|k| k.path == u.path) {
+        skipped.push(u);
+    }
 }
 
 /// Turns an error reading a file into the file it names, left out; any other error is the
