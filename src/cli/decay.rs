@@ -91,17 +91,7 @@ pub fn run(ctx: &Ctx, args: &DecayArgs) -> cogmem::Result<Exit> {
     }
     let mut out = String::new();
     for t in &report.transitions {
-        let uses = if t.uses == 1 { "1 use".to_owned() } else { format!("{} uses", t.uses) };
-        let _ = writeln!(
-            out,
-            "{:<8} → {:<8} {}  (score {:.3}, {} {} since use, {uses})",
-            t.from.as_str(),
-            t.to.as_str(),
-            t.id,
-            t.score,
-            t.age,
-            report.clock
-        );
+        let _ = writeln!(out, "{}", transition_line(t, report.clock));
     }
     render::data(&out)?;
     let mut msg = String::new();
@@ -131,6 +121,19 @@ pub fn run(ctx: &Ctx, args: &DecayArgs) -> cogmem::Result<Exit> {
     }
     render::status(ctx.global.quiet, &msg);
     Ok(Exit::Ok)
+}
+
+/// One band change: `FROM → TO ID (score S, AGE UNIT since use, N uses)`; `clock` is the unit.
+pub fn transition_line(t: &op::Transition, clock: &str) -> String {
+    let uses = if t.uses == 1 { "1 use".to_owned() } else { format!("{} uses", t.uses) };
+    format!(
+        "{:<8} → {:<8} {}  (score {:.3}, {} {clock} since use, {uses})",
+        t.from.as_str(),
+        t.to.as_str(),
+        t.id,
+        t.score,
+        t.age,
+    )
 }
 
 pub fn run_pin(ctx: &Ctx, args: &PinArgs, pinned: bool) -> cogmem::Result<Exit> {

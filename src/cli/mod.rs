@@ -37,6 +37,7 @@ mod shell;
 mod status;
 mod sync;
 mod sync_remote;
+mod upkeep;
 mod vocab;
 mod watch;
 
@@ -114,6 +115,7 @@ enum Command {
     Reflect(reflect::ReflectArgs),
     Identity(identity::IdentityArgs),
     Decay(decay::DecayArgs),
+    Upkeep(upkeep::UpkeepArgs),
     Pin(decay::PinArgs),
     /// Let a pinned memory fade like any other
     Unpin(decay::PinArgs),
@@ -281,6 +283,7 @@ fn writes(command: &Command) -> bool {
         | Command::Supersede(_)
         | Command::Propose(_)
         | Command::Decay(_)
+        | Command::Upkeep(_)
         | Command::Pin(_)
         | Command::Unpin(_) => true,
         Command::Pending(a) => a.writes(),
@@ -358,6 +361,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Reflect(args) => reflect::run(&ctx, &args),
         Command::Identity(args) => identity::run(&ctx, &args),
         Command::Decay(args) => decay::run(&ctx, &args),
+        Command::Upkeep(args) => upkeep::run(&ctx, &args),
         Command::Pin(args) => decay::run_pin(&ctx, &args, true),
         Command::Unpin(args) => decay::run_pin(&ctx, &args, false),
         Command::Why(args) => decay::run_why(&ctx, &args),

@@ -51,6 +51,7 @@ mod shell;
 mod status_audit;
 mod stress;
 mod sync;
+mod upkeep;
 mod vocabulary;
 mod watch;
 

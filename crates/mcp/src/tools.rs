@@ -12,7 +12,8 @@
 //! resolve`), which a
 //! model calling tools must never take for them; and the maintenance commands (`init`, `sync`,
 //! `watch`, `doctor`, `verify`, `reindex`, `import`, `graph merge`/`rebuild`, `forget
-//! --permanent`/`--purge`, `audit compact`), which a person runs from a terminal.
+//! --permanent`/`--purge`, `audit compact`, `upkeep`), which a person runs from a terminal or a
+//! timer.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};

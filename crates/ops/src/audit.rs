@@ -512,11 +512,48 @@ pub fn compact(
 ) -> crate::Result<CompactReport> {
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
+    let plan = plan_compact(ws, cutoff, dry_run)?;
+    if plan.report.moved == 0 || dry_run {
+        return Ok(plan.report);
+    }
+    let mut change = Change::new(actor, "cogmem audit compact");
+    let mut report = plan.stage(ws, &mut change)?;
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(clock.now()))?;
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+/// A compaction worked out but not written: [`plan_compact`] makes it and
+/// [`CompactPlan::stage`] adds its files to a change, so that `audit compact` commits it alone
+/// and `upkeep` with its other work, in one commit.
+#[derive(Debug)]
+pub struct CompactPlan {
+    /// What the compaction does (its `commit` is never set here).
+    pub report: CompactReport,
+    /// Lines left in the log because they cannot be read, each naming its file and line.
+    pub skipped: Vec<Skipped>,
+    /// The digests with the moved lines added.
+    digests: Archive,
+    /// Whether `audit-archive.md` exists already.
+    archive_exists: bool,
+    /// Each file of the log that loses lines, with what it keeps (`None`: a segment left with
+    /// none, removed).
+    rewritten: Vec<(String, Option<String>)>,
+}
+
+/// Works out which audit lines are older than `cutoff` and the digests they make. Writes
+/// nothing; the caller holds the workspace lock.
+pub fn plan_compact(
+    ws: &Workspace,
+    cutoff: DateTime<Utc>,
+    dry_run: bool,
+) -> crate::Result<CompactPlan> {
     let archive = ws.read_text_if_exists(layout::AUDIT_ARCHIVE)?;
     let mut digests = Archive::parse(archive.as_deref().unwrap_or(""));
     let mut moved = 0;
     let mut kept = 0;
     let mut touched: Vec<String> = Vec::new();
+    let mut skipped = Vec::new();
     // Each file of the log (sealed segments, then audit.log) keeps its newer lines; a segment
     // left with none is removed (history keeps it).
     let mut rewritten: Vec<(String, Option<String>)> = Vec::new();
@@ -524,7 +561,7 @@ pub fn compact(
         let log = ws.read_text_if_exists(&rel)?.unwrap_or_default();
         let mut kept_text = String::with_capacity(log.len());
         let (mut moved_here, mut kept_here, mut unreadable) = (0, 0, 0);
-        for raw in log.lines() {
+        for (i, raw) in log.lines().enumerate() {
             match AuditLine::parse(raw) {
                 Ok(Some(l)) if l.timestamp < cutoff => {
                     let month = digests.add(&l);
@@ -537,7 +574,14 @@ pub fn compact(
                     match other {
                         Ok(Some(_)) => kept_here += 1,
                         Ok(None) => {}
-                        Err(_) => unreadable += 1,
+                        Err(why) => {
+                            unreadable += 1;
+                            let bad = audit::BadLine { line: i + 1, problem: why };
+                            skipped.push(Skipped {
+                                path: rel.clone(),
+                                error: audit::bad_line_error(&ws.abs(&rel), &bad).to_string(),
+                            });
+                        }
                     }
                     kept_text.push_str(raw);
                     kept_text.push('\n');
@@ -553,7 +597,7 @@ pub fn compact(
         }
     }
     touched.sort();
-    let mut report = CompactReport {
+    let report = CompactReport {
         cutoff: cutoff.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         moved,
         kept,
@@ -561,38 +605,44 @@ pub fn compact(
         commit: None,
         dry_run,
     };
-    if moved == 0 || dry_run {
-        return Ok(report);
-    }
-    let text = digests.render();
-    let now = clock.now();
-    // `verify` reads the cutoff back: commits before it have their lines in the digests.
-    let summary = format!(
-        "{moved} audit lines before {} moved into monthly digests ({})",
-        report.cutoff,
-        report.months.join(", ")
-    );
-    let action = if archive.is_some() { Action::Edit } else { Action::Create };
-    let mut change = Change::new(actor, "cogmem audit compact");
-    // audit.log itself gets no line about itself (it is where the lines go).
-    if !rewritten.iter().any(|(rel, _)| rel == layout::AUDIT_LOG) {
-        let log = ws.read_if_exists(layout::AUDIT_LOG)?.unwrap_or_default();
-        change.write(layout::AUDIT_LOG, log, Action::Edit, "");
-    }
-    for (rel, text) in rewritten {
-        let what = "lines moved into audit-archive.md";
-        match text {
-            Some(t) if rel == layout::AUDIT_LOG => {
-                change.write(&rel, t.into_bytes(), Action::Edit, "");
-            }
-            Some(t) => change.write(&rel, t.into_bytes(), Action::Edit, what),
-            None => change.delete(&rel, Action::Delete, format!("every line {what}")),
+    Ok(CompactPlan { report, skipped, digests, archive_exists: archive.is_some(), rewritten })
+}
+
+impl CompactPlan {
+    /// Adds the shortened log files and the digests to `change` (nothing when no line is old
+    /// enough), and returns the report.
+    pub fn stage(self, ws: &Workspace, change: &mut Change) -> crate::Result<CompactReport> {
+        let Self { report, digests, archive_exists, rewritten, .. } = self;
+        if report.moved == 0 {
+            return Ok(report);
         }
+        let text = digests.render();
+        // `verify` reads the cutoff back: commits before it have their lines in the digests.
+        let summary = format!(
+            "{} audit lines before {} moved into monthly digests ({})",
+            report.moved,
+            report.cutoff,
+            report.months.join(", ")
+        );
+        let action = if archive_exists { Action::Edit } else { Action::Create };
+        // audit.log itself gets no line about itself (it is where the lines go).
+        if !rewritten.iter().any(|(rel, _)| rel == layout::AUDIT_LOG) {
+            let log = ws.read_if_exists(layout::AUDIT_LOG)?.unwrap_or_default();
+            change.write(layout::AUDIT_LOG, log, Action::Edit, "");
+        }
+        for (rel, text) in rewritten {
+            let what = "lines moved into audit-archive.md";
+            match text {
+                Some(t) if rel == layout::AUDIT_LOG => {
+                    change.write(&rel, t.into_bytes(), Action::Edit, "");
+                }
+                Some(t) => change.write(&rel, t.into_bytes(), Action::Edit, what),
+                None => change.delete(&rel, Action::Delete, format!("every line {what}")),
+            }
+        }
+        change.write(layout::AUDIT_ARCHIVE, text.into_bytes(), action, summary);
+        Ok(report)
     }
-    change.write(layout::AUDIT_ARCHIVE, text.into_bytes(), action, summary);
-    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    report.commit = Some(applied.commit);
-    Ok(report)
 }
 
 #[cfg(test)]

@@ -12,11 +12,11 @@ use cogmem_store::change::Change;
 use cogmem_store::decay::{self, Band, DecayInputs};
 use cogmem_store::git;
 use cogmem_store::settings::DecayClock;
-use cogmem_store::store::decay_file::{NewUnit, Stored};
-use cogmem_store::store::units::{self, MemoryUnit, Units};
+use cogmem_store::store::decay_file::{DecayFile, NewUnit, Stored};
+use cogmem_store::store::units::{self, MemoryUnit, Units, Unreadable};
 use cogmem_store::store::{Store, markdown};
 use cogmem_store::workspace::{Workspace, layout};
-use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::clock::{Clock, FixedClock, Timestamp};
 use cogmem_text::tokens;
 
 /// A memory whose band changed.
@@ -69,6 +69,44 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let now = clock.now();
+    let plan = plan(ws, dry_run, now)?;
+    if dry_run {
+        return Ok(plan.report);
+    }
+    let mut change =
+        Change::new(Actor::system("system:decay"), "cogmem decay").with_approval(Approval::Auto);
+    let mut report = plan.stage(ws, &mut change)?;
+    if change.is_empty() {
+        return Ok(report);
+    }
+    let subject = format!("{} band changes", report.transitions.len());
+    let change = change.with_subject(Action::Decay, subject);
+    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+/// The scores recomputed at one time, not written yet: [`plan`] makes it and
+/// [`DecayPlan::stage`] adds its files and audit lines to a change, so that `decay` commits it
+/// alone and `upkeep` with its other work, in one commit.
+#[derive(Debug)]
+pub struct DecayPlan {
+    /// What the decay does (its `commit` is never set here).
+    pub report: DecayReport,
+    decay: DecayFile,
+    all: Units,
+    /// Whether the uses of an access-log batch were folded in (not on a dry run).
+    folding: bool,
+}
+
+/// Recomputes every score at `now`, folding in the uses recorded since the last change (with
+/// `dry_run`, only looked at: the access log stays where it is). Writes nothing; the caller
+/// holds the workspace lock, since the access log is moved aside for the fold.
+///
+/// Fails when the decay state cannot be read (a malformed `decay-scores.json` or shard, named
+/// with its line).
+pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<DecayPlan> {
     let p = &ws.settings().decay;
     let mut decay = access::load_decay(ws)?;
     let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
@@ -116,7 +154,7 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
     }
     let archived: Vec<Transition> =
         transitions.iter().filter(|t| t.to == Band::Archived).cloned().collect();
-    let mut report = DecayReport {
+    let report = DecayReport {
         commit: None,
         dry_run,
         now: cogmem_text::clock::utc_seconds(&now),
@@ -130,52 +168,60 @@ pub fn run(ws: &Workspace, dry_run: bool, clock: &dyn Clock) -> crate::Result<De
             DecayClock::Interactions => "interactions",
         },
     };
-    if dry_run {
-        return Ok(report);
+    Ok(DecayPlan { report, decay, all, folding: !dry_run && batch.is_some() })
+}
+
+impl DecayPlan {
+    /// The files of memories that could not be read, which the decay left out.
+    pub fn skipped(&self) -> &[Unreadable] {
+        &self.all.skipped
     }
-    let mut change =
-        Change::new(Actor::system("system:decay"), "cogmem decay").with_approval(Approval::Auto);
-    let summary = format!("{} band changes, {} uses folded", report.transitions.len(), folded.uses);
-    change.write_decay(ws, &mut decay, Action::Edit, &summary);
-    // Comment lines of entities and procedures follow the JSON.
-    for key in decay.keys() {
-        let Some(u) = all.get(&key) else { continue };
-        if !matches!(u.store, Store::Semantic | Store::Procedural) {
-            continue;
+
+    /// Adds the decay files, the comment lines of entities and procedures, and one `DECAY`
+    /// audit line per band change to `change`, and returns the report. When nothing changed,
+    /// `change` gets nothing and a batch of uses that was folded already is let go.
+    pub fn stage(self, ws: &Workspace, change: &mut Change) -> crate::Result<DecayReport> {
+        let Self { report, mut decay, all, folding } = self;
+        let p = &ws.settings().decay;
+        let was_empty = change.is_empty();
+        let summary = format!(
+            "{} band changes, {} uses folded",
+            report.transitions.len(),
+            report.folded_uses
+        );
+        change.write_decay(ws, &mut decay, Action::Edit, &summary);
+        // Comment lines of entities and procedures follow the JSON.
+        for key in decay.keys() {
+            let Some(u) = all.get(&key) else { continue };
+            if !matches!(u.store, Store::Semantic | Store::Procedural) {
+                continue;
+            }
+            let Some(Stored { score, access_count: count, pinned }) = decay.stored(&key) else {
+                continue;
+            };
+            let text = ws.read_text(&u.path)?;
+            let fields = [
+                ("Decay score", format!("{score:.2}")),
+                ("Access count", count.to_string()),
+                ("Pinned", if pinned { "yes" } else { "no" }.to_owned()),
+            ];
+            if let Some(new) = markdown::update_comment_fields(&text, "Decay score:", &fields) {
+                change.write(
+                    &u.path,
+                    new.into_bytes(),
+                    Action::Edit,
+                    format!("decay score {score:.2}"),
+                );
+            }
         }
-        let Some(Stored { score, access_count: count, pinned }) = decay.stored(&key) else {
-            continue;
-        };
-        let text = ws.read_text(&u.path)?;
-        let fields = [
-            ("Decay score", format!("{score:.2}")),
-            ("Access count", count.to_string()),
-            ("Pinned", if pinned { "yes" } else { "no" }.to_owned()),
-        ];
-        if let Some(new) = markdown::update_comment_fields(&text, "Decay score:", &fields) {
-            change.write(
-                &u.path,
-                new.into_bytes(),
-                Action::Edit,
-                format!("decay score {score:.2}"),
-            );
+        for t in &report.transitions {
+            change.note(Action::Decay, &t.path, transition_summary(t, p.clock));
         }
-    }
-    for t in &report.transitions {
-        change.note(Action::Decay, &t.path, transition_summary(t, p.clock));
-    }
-    if change.is_empty() {
-        if batch.is_some() {
+        if was_empty && change.is_empty() && folding {
             access::finish(ws)?;
         }
-        return Ok(report);
+        Ok(report)
     }
-    let subject = format!("{} band changes", report.transitions.len());
-    let change = change.with_subject(Action::Decay, subject);
-    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
-    report.commit = Some(applied.commit);
-    Ok(report)
 }
 
 fn transition_summary(t: &Transition, clock: DecayClock) -> String {

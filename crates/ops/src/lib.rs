@@ -32,6 +32,7 @@ pub mod search;
 pub mod setup;
 pub mod status;
 pub mod sync;
+pub mod upkeep;
 pub mod vocabulary;
 pub mod watch;
 

@@ -121,6 +121,8 @@ pub struct Change {
     subagent_ok: bool,
     /// Part of a purge, which may commit while its own record exists.
     purging: bool,
+    /// Whether the uses recorded since the last change are folded into this commit.
+    folds_uses: bool,
     notes: Vec<(Action, String, String)>,
     /// Audit lines made elsewhere, written as they are (see [`Change::record`]).
     recorded: Vec<AuditLine>,
@@ -154,6 +156,7 @@ impl Change {
             require_clean: true,
             subagent_ok: false,
             purging: false,
+            folds_uses: true,
             notes: Vec::new(),
             recorded: Vec::new(),
             sealed: None,
@@ -284,6 +287,14 @@ impl Change {
         self
     }
 
+    /// Leaves the uses recorded since the last change for a later change to fold: `upkeep`
+    /// commits its other work this way when the decay state cannot be read, since folding
+    /// into it would fail the whole commit.
+    pub fn without_use_fold(mut self) -> Self {
+        self.folds_uses = false;
+        self
+    }
+
     /// Tells whether the change has nothing to commit.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty() && self.adopted.is_empty()
@@ -317,7 +328,7 @@ impl Change {
         git::check_state(repo)?;
         // Uses recorded by reads since the last change are folded into this commit.
         let mut this = self;
-        let batch = access::begin(ws)?;
+        let batch = if this.folds_uses { access::begin(ws)? } else { None };
         if let Some(b) = &batch {
             this.fold_accesses(ws, b)?;
         }
