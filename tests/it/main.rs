@@ -38,6 +38,7 @@ mod pending;
 mod people;
 mod purge;
 mod reflect;
+mod reflect_input;
 mod remember;
 mod remote_sync;
 mod roles;

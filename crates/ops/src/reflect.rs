@@ -28,7 +28,9 @@ mod apply;
 mod bundle;
 
 pub use apply::{Applied, ApproveReport, approve};
-pub use bundle::{Cut, ELEMENTS, InputBundle, Section, draw_elements, input};
+pub use bundle::{
+    Cut, ELEMENTS, Element, InputBundle, Section, draw_elements, draw_elements_of, input,
+};
 
 /// Reward requests, one per reflection.
 pub(crate) const REWARDS_DIR: &str = "memory/meta/rewards";
