@@ -230,6 +230,9 @@ impl Builder<'_> {
         } else {
             (whole, left)
         };
+        if left.blocks == 0 {
+            return text;
+        }
         let lines = left.lines;
         self.cut.push(Cut {
             what: file.to_owned(),
