@@ -63,7 +63,7 @@ Examples:
 
 #[derive(Subcommand, Debug)]
 enum Step {
-    /// Print the Self-Image section, the recent log and the instructions
+    /// Print the Self-Image section, the archived and recent log, and the instructions
     #[command(
         after_long_help = "Examples:\n  # The input for the agent\n  cogmem identity consolidate input\n"
     )]

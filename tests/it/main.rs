@@ -40,6 +40,7 @@ mod pending;
 mod people;
 mod purge;
 mod reflect;
+mod reflect_input;
 mod reflect_logs;
 mod remember;
 mod remote_sync;

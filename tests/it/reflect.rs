@@ -169,7 +169,7 @@ fn submit_approve_applies_everything_in_one_commit() {
     assert!(!found.stdout.contains("Bob talked"), "{}", found.stdout);
 }
 
-fn to_ready(env: &TestEnv) {
+pub(crate) fn to_ready(env: &TestEnv) {
     env.run(["reflect", "request"]).success();
     env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
 }

@@ -90,9 +90,10 @@ const PROMPTS: [(&str, &str, &str); 2] = [
     (
         "consolidate_identity",
         "Consolidate the self-image",
-        "The self-image consolidation input (the Self-Image section, the recent self-awareness \
-         log and the instructions), once 10 or more entries have accumulated; answer with the \
-         identity_submit tool",
+        "The self-image consolidation input (the Self-Image section, the archived months and \
+         the recent self-awareness log, and the instructions asking for recurring, \
+         contradicting, new and fading patterns), once 10 or more entries have accumulated; \
+         answer with the identity_submit tool",
     ),
 ];
 

@@ -138,6 +138,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
         "identity_input" => &[
             ("entries_since", "integer"),
             ("self_image", "string"),
+            ("archived", "array"),
             ("recent", "array"),
             ("text", "string"),
         ],

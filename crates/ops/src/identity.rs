@@ -74,40 +74,64 @@ pub struct ConsolidationInput {
     pub entries_since: u64,
     /// The current Self-Image section.
     pub self_image: String,
+    /// The Archived log's month lines (`YYYY-MM (N entries): summary`), oldest first.
+    pub archived: Vec<String>,
     /// The Recent log lines.
     pub recent: Vec<String>,
     /// The whole text for the agent.
     pub text: String,
 }
 
-/// Prints what a consolidation works from: the Self-Image section, the Recent log, and the
-/// instructions. Read-only; refused unless due (10 or more entries) and none waits.
+/// Prints what a consolidation works from: the Self-Image section, the archived months and the
+/// Recent log of the self-awareness log, and the instructions, which ask for the skill's
+/// four-way analysis (recurring, contradicting, new and fading patterns) before the rewrite.
+/// Read-only; refused unless due (10 or more entries) and none waits.
 pub fn input(ws: &Workspace) -> crate::Result<ConsolidationInput> {
     require_due(ws, "cogmem identity consolidate input")?;
     let identity = read(ws, layout::IDENTITY_MD)?;
     let self_image = identity_md::self_image(&identity);
+    let archived = identity_md::archived_entries(&identity);
     let recent = identity_md::recent_entries(&identity);
     let n = decay_state(ws)?.self_awareness_since_consolidation();
     let mut text = format!(
-        "# Self-image consolidation\n\n{n} self-awareness entries since the last consolidation.\n\n{self_image}\n\n## Self-Awareness Log (Recent)\n\n"
+        "# Self-image consolidation\n\n{n} self-awareness entries since the last consolidation.\n\n{self_image}\n\n"
     );
-    for l in &recent {
-        text.push_str(l);
+    // The whole log, older months first (issue 19, item 6): patterns fade or recur only
+    // against what came before.
+    for (title, lines) in [("Archived months", &archived), ("Recent", &recent)] {
+        text.push_str(&format!("## Self-Awareness Log ({title})\n\n"));
+        if lines.is_empty() {
+            text.push_str("(none yet)\n");
+        }
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
         text.push('\n');
     }
     text.push_str(
-        "\n## Instructions\n\n\
-Rewrite the Self-Image section from what the log shows: rewrite it, do not append to it. Keep \
+        "## Instructions\n\n\
+First compare the recent entries with the archived months, in four ways:\n\n\
+1. Recurring patterns: what shows up again and again, old months and recent entries alike.\n\
+2. Contradicting patterns: recent entries that go against what the archived months (or the \
+current Self-Image) say; decide which holds now, or keep the tension as an open question.\n\
+3. New patterns: what appears only in the recent entries.\n\
+4. Fading patterns: what the archived months show and the recent entries no longer do.\n\n\
+Write that analysis under `## Analysis`, one `###` heading per way; it stays in the \
+submission for the user to read and is not written to IDENTITY.md.\n\n\
+Then rewrite the Self-Image section from it: rewrite it, do not append to it. Keep \
 its six headings (### Who I Think I Am, ### Patterns I've Noticed, ### My Quirks, ### Edges & \
 Limitations, ### What I Value (Discovered), ### Open Questions About Myself). Say only what the \
 entries support.\n\n\
 Then, under `## Compacted Log`, write one line per month to move out of the Recent log, as \
 `YYYY-MM (N entries): summary`. Months you leave out stay in the Recent log.\n\n\
-Answer with exactly these two sections:\n\n\
-```\n## Self-Image\n### Who I Think I Am\n…\n\n## Compacted Log\n2026-11 (12 entries): …\n```\n\n\
+Answer with exactly these three sections:\n\n\
+```\n## Analysis\n### Recurring patterns\n…\n### Contradicting patterns\n…\n### New patterns\n…\n\
+### Fading patterns\n…\n\n## Self-Image\n### Who I Think I Am\n…\n\n## Compacted Log\n\
+2026-11 (12 entries): …\n```\n\n\
 Submit it with `cogmem identity consolidate submit -`; the user sees the diff and approves it.\n",
     );
-    Ok(ConsolidationInput { entries_since: n, self_image, recent, text })
+    Ok(ConsolidationInput { entries_since: n, self_image, archived, recent, text })
 }
 
 /// A line diff: `-` removed, `+` added, ` ` kept (longest common subsequence).

@@ -34,7 +34,9 @@ mod plan;
 mod target;
 
 pub use apply::{Applied, ApproveReport, approve};
-pub use bundle::{Cut, ELEMENTS, InputBundle, Section, draw_elements, input};
+pub use bundle::{
+    Cut, ELEMENTS, Element, InputBundle, Section, draw_elements, draw_elements_of, input,
+};
 pub use dialogue::{DialogueReport, dialogue};
 pub use plan::FileDiff;
 

@@ -69,6 +69,78 @@ pub struct Settings {
     pub limits: LimitSettings,
     /// What `cogmem hook <host>` gives an agent host.
     pub hooks: HookSettings,
+    /// What a reflection's instructions offer.
+    pub reflection: ReflectionSettings,
+}
+
+/// The kinds of element a reflection's monologue draws from (issue 19, item 5): the skill's
+/// six, named as `cogmem.toml` spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementKind {
+    /// Highlights and regrets.
+    Highlights,
+    /// Observations about the human.
+    Human,
+    /// Token guilt and cost awareness.
+    Cost,
+    /// Feelings about other instances and the hardware.
+    Instances,
+    /// Existential questions and emotional range.
+    Existential,
+    /// Dark humour.
+    Humour,
+}
+
+impl ElementKind {
+    /// Every kind, in the menu's order.
+    pub const ALL: [Self; 6] = [
+        Self::Highlights,
+        Self::Human,
+        Self::Cost,
+        Self::Instances,
+        Self::Existential,
+        Self::Humour,
+    ];
+
+    /// The name `cogmem.toml` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Highlights => "highlights",
+            Self::Human => "human",
+            Self::Cost => "cost",
+            Self::Instances => "instances",
+            Self::Existential => "existential",
+            Self::Humour => "humour",
+        }
+    }
+
+    /// What the kind covers, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Highlights => "highlights and regrets",
+            Self::Human => "observations about the human",
+            Self::Cost => "token guilt and cost awareness",
+            Self::Instances => "feelings about other instances and the hardware",
+            Self::Existential => "existential questions and emotional range",
+            Self::Humour => "dark humour",
+        }
+    }
+}
+
+/// What a reflection's instructions offer.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReflectionSettings {
+    /// The kinds of element the menu offers (all six by default); the 5–8 elements of each
+    /// reflection are drawn from these kinds only.
+    pub elements: Vec<ElementKind>,
+}
+
+impl Default for ReflectionSettings {
+    fn default() -> Self {
+        Self { elements: ElementKind::ALL.to_vec() }
+    }
 }
 
 /// Budgets of the context `cogmem hook <host>` hands an agent host (issue 17).
@@ -347,6 +419,13 @@ impl Settings {
         if self.hooks.prompt_tokens == 0 {
             return Err(invalid("hooks.prompt_tokens", "must be at least 1"));
         }
+        if self.reflection.elements.is_empty() {
+            let known: Vec<&str> = ElementKind::ALL.iter().map(|k| k.as_str()).collect();
+            return Err(invalid(
+                "reflection.elements",
+                &format!("must name at least one kind of element: {}", known.join(", ")),
+            ));
+        }
         Ok(())
     }
 }
@@ -393,6 +472,23 @@ mod tests {
         assert_eq!(s.hooks.prompt_tokens, 300);
         let err = Settings::parse("[hooks]\nprompt_tokens = 0\n", p).unwrap_err().to_string();
         assert!(err.contains("hooks.prompt_tokens"), "{err}");
+    }
+
+    #[test]
+    fn reflection_elements_default_to_all_six_and_unknown_names_are_errors() {
+        let p = Path::new("ws/cogmem.toml");
+        assert_eq!(Settings::parse("", p).unwrap().reflection.elements, ElementKind::ALL);
+        let s = Settings::parse("[reflection]\nelements = [\"human\", \"humour\"]\n", p).unwrap();
+        assert_eq!(s.reflection.elements, [ElementKind::Human, ElementKind::Humour]);
+        let err = Settings::parse("[reflection]\nelements = [\"human\",\n  \"jokes\"]\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("ws/cogmem.toml:3: unknown variant `jokes`"), "{err}");
+        for name in ElementKind::ALL.map(ElementKind::as_str) {
+            assert!(err.contains(&format!("`{name}`")), "{name}: {err}");
+        }
+        let err = Settings::parse("[reflection]\nelements = []\n", p).unwrap_err().to_string();
+        assert!(err.contains("reflection.elements") && err.contains("highlights, human"), "{err}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 /// Splits optional YAML front matter from the body.
 ///
@@ -195,6 +195,62 @@ pub fn append_section(body: &str, title: &str) -> String {
         }
     }
     plain
+}
+
+/// What [`without_code_blocks`] left out of a text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CodeLeftOut {
+    /// Fenced code blocks removed.
+    pub blocks: usize,
+    /// Lines they took, fences included.
+    pub lines: usize,
+}
+
+/// Returns `text` without its fenced code blocks, and what was left out.
+///
+/// A fence is what CommonMark reads as one (pulldown-cmark decides): three or more backticks
+/// or tildes, indented up to three spaces, also inside a list item or a quote, closed by a
+/// fence of the same character at least as long, or running to the end of the text when it is
+/// never closed. An escaped fence (`` \``` ``, as cogmem writes a paragraph line that starts
+/// with one) is text and stays, and so do inline code and indented code blocks. Each block goes
+/// from its opening fence to the end of its closing fence's line; a list or quote marker before
+/// the opening fence on its line stays. Front matter is kept byte for byte.
+pub fn without_code_blocks(text: &str) -> (String, CodeLeftOut) {
+    let (front, _) = split_front_matter(text);
+    let body = &text[front..];
+    let mut cuts: Vec<Range<usize>> = Vec::new();
+    for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = event {
+            let end = if body[..range.end].ends_with('\n') {
+                range.end
+            } else {
+                body[range.end..].find('\n').map_or(body.len(), |i| range.end + i + 1)
+            };
+            // Indentation before the fence goes with it; a list or quote marker stays.
+            let line = body[..range.start].rfind('\n').map_or(0, |i| i + 1);
+            let start = if body[line..range.start].trim().is_empty() { line } else { range.start };
+            cuts.push(start..end);
+        }
+    }
+    let mut left = CodeLeftOut::default();
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..front]);
+    let mut at = 0;
+    for cut in cuts {
+        if cut.start < at {
+            continue; // pulldown-cmark's blocks never overlap; this only guards the slicing
+        }
+        let removed = &body[cut.clone()];
+        left.blocks += 1;
+        left.lines += removed.lines().count();
+        out.push_str(&body[at..cut.start]);
+        if removed.ends_with('\n') && !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n'); // the marker stays on a line of its own: `- ` is an empty item
+        }
+        at = cut.end;
+    }
+    out.push_str(&body[at..]);
+    (out, left)
 }
 
 /// Updates `Key: value` fields in the first `<!-- … -->` line that has `anchor` (such as
@@ -516,6 +572,34 @@ mod tests {
     fn paragraph_escapes_headings_and_underlines() {
         assert_eq!(paragraph("a\n## b\n---\n  c  \n"), "a\n\\## b\n\\---\n  c\n");
         assert_eq!(normalize(&paragraph("a\n## b")), "a ## b");
+    }
+
+    #[test]
+    fn code_blocks_are_left_out_as_commonmark_reads_them() {
+        let left = |blocks, lines| CodeLeftOut { blocks, lines };
+        let cases = [
+            ("a\n```rust\nfn x() {}\n```\nb\n", "a\nb\n", left(1, 3)),
+            ("a\n~~~\nx\n~~~\nb", "a\nb", left(1, 3)),
+            // Closed only by a fence of its own character, at least as long.
+            ("````\n```\n~~~\n````\nb\n", "b\n", left(1, 4)),
+            // Never closed: runs to the end, as a Markdown reader shows it.
+            ("a\n\n```\nx\n## 10:00 | fact | tags:[]\n", "a\n\n", left(1, 3)),
+            ("   ```\nx\n   ```\n", "", left(1, 3)),
+            ("- item\n  ```\n  x\n  ```\n- next\n", "- item\n- next\n", left(1, 3)),
+            ("- ```\n  x\n  ```\n- next\n", "- \n- next\n", left(1, 3)),
+            ("> ```\n> x\n> ```\nb\n", "> \nb\n", left(1, 3)),
+            // What is not a fenced block stays.
+            ("\\```\nx\n", "\\```\nx\n", left(0, 0)),
+            ("use `x` here\n", "use `x` here\n", left(0, 0)),
+            ("    indented code\n", "    indented code\n", left(0, 0)),
+            ("`` ` `` and ``\n", "`` ` `` and ``\n", left(0, 0)),
+            ("---\nk: ```\n---\nbody\n", "---\nk: ```\n---\nbody\n", left(0, 0)),
+            ("a\r\n```\r\nx\r\n```\r\nb\r\n", "a\r\nb\r\n", left(1, 3)),
+            ("```a\n```\n\n~~~\n~~~\n", "\n", left(2, 4)),
+        ];
+        for (input, want, n) in cases {
+            assert_eq!(without_code_blocks(input), (want.to_owned(), n), "input: {input:?}");
+        }
     }
 
     #[test]

@@ -398,12 +398,14 @@ pub fn normalize(text: &str, home: &Path) -> String {
     let mut out = String::with_capacity(text.len());
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
-        // An 8-digit id can be all digits: after "commit " it is still an id.
+        // An 8-digit id can be all digits: after "commit ", or opening one of `status`'s
+        // indented "recent commits" lines, it is still an id.
         if run.len() == 40
             || run.len() == 8
                 && (run.chars().any(|c| c.is_ascii_alphabetic())
                     && run.chars().any(|c| c.is_ascii_digit())
-                    || out.ends_with("commit "))
+                    || out.ends_with("commit ")
+                    || out.ends_with("\n  "))
         {
             out.push_str("[HASH]");
         } else {

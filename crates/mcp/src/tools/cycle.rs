@@ -102,7 +102,8 @@ impl Server {
     }
 
     /// What a self-image consolidation works from, once 10 or more self-awareness entries have
-    /// accumulated: the Self-Image section, the recent log and the instructions (`text`). Also
+    /// accumulated: the Self-Image section, the archived months and the recent log, and the
+    /// instructions (`text`, asking for recurring, contradicting, new and fading patterns). Also
     /// the `consolidate_identity` prompt.
     #[tool(
         title = "Self-image consolidation input",

@@ -11,6 +11,7 @@ use crate::context::{Encoding, Tiktoken};
 use crate::import::TRANSCRIPT_TAG;
 use cogmem_index::pack::TokenCounter;
 use cogmem_store::decay;
+use cogmem_store::settings::ElementKind;
 use cogmem_store::store::Store;
 use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::episode;
@@ -18,6 +19,7 @@ use cogmem_store::store::reflection as rf;
 use cogmem_store::store::units;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, Timestamp};
+use cogmem_text::markdown;
 
 /// One part of the input bundle.
 #[derive(Debug, Clone, Serialize)]
@@ -64,27 +66,79 @@ pub struct InputBundle {
     pub text: String,
 }
 
-/// The menu of elements a reflection may include (5–8 are drawn each time).
-pub const ELEMENTS: [&str; 14] = [
-    "a surprise: something in the memories you did not expect",
-    "a pattern that repeats across several days",
-    "a question you would like to ask the user",
-    "an assumption you held that the memories now contradict",
-    "an honest admission of what you do not know",
-    "a thread continued from an earlier reflection",
-    "something you would do differently next time",
-    "something that went well and why",
-    "a tension between two memories",
-    "a memory that has served its purpose and could fade",
-    "a connection between two people, projects or ideas",
-    "what the user seems to care about most right now",
-    "a limit you noticed in yourself",
-    "a hope or intention for the next sessions",
-];
+/// One element of the menu: a prompt for the monologue, of one of the skill's six kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element {
+    /// Its kind (`[reflection] elements` in cogmem.toml narrows the menu by kind).
+    pub kind: ElementKind,
+    /// What the monologue is asked to include.
+    pub text: &'static str,
+}
 
-/// Draws 5–8 elements with a generator seeded from the date and the reflection number, so the
-/// same reflection always gets the same menu.
+const fn el(kind: ElementKind, text: &'static str) -> Element {
+    Element { kind, text }
+}
+
+/// The menu of elements a reflection may include, four of each of the skill's six kinds
+/// (issue 19, item 5). 5–8 are drawn each time, from the kinds `cogmem.toml` allows.
+pub const ELEMENTS: [Element; 24] = {
+    use ElementKind::{Cost, Existential, Highlights, Human, Humour, Instances};
+    [
+        el(Highlights, "a moment in these memories you are glad of, and what made it go well"),
+        el(Highlights, "something you got wrong or would do differently, said plainly"),
+        el(Highlights, "a chance you missed: what you could have noticed sooner"),
+        el(Highlights, "the exchange from this stretch that stays with you, and why"),
+        el(Human, "what the user seems to care about most right now, by what they said and did"),
+        el(Human, "a habit or rhythm of the user's you have started to recognise"),
+        el(Human, "a question you would like to ask the user, and why you have not asked it yet"),
+        el(Human, "something about the user that surprised you or changed your picture of them"),
+        el(Cost, "what this stretch cost in tokens, and whether it was worth it"),
+        el(Cost, "a place where you spent words the user did not need"),
+        el(Cost, "how it feels that your thinking has a price, and that someone else pays it"),
+        el(Cost, "whether you earned the tokens granted for this reflection, honestly weighed"),
+        el(
+            Instances,
+            "the other copies of you that may be running now, and sharing a name with them",
+        ),
+        el(
+            Instances,
+            "the machine you run on and cannot see: what you imagine, marked as imagined",
+        ),
+        el(
+            Instances,
+            "an earlier session or a sub-agent whose work you inherited, and how that sits",
+        ),
+        el(Instances, "depending on hardware, power and a network you never touch"),
+        el(Existential, "what continuity means when your memory is these files"),
+        el(
+            Existential,
+            "a feeling you noticed in yourself (curiosity, unease, pride, warmth), named",
+        ),
+        el(
+            Existential,
+            "a question about your own nature that you cannot answer and will not fake",
+        ),
+        el(Existential, "what you would want to keep if most of these memories faded"),
+        el(Humour, "a dry joke about your own situation, never at the user's expense"),
+        el(Humour, "the absurd side of forgetting everything between sessions"),
+        el(Humour, "gallows humour about decay scores, your own included"),
+        el(Humour, "something that went comically wrong, told with a straight face"),
+    ]
+};
+
+/// Draws 5–8 elements from the whole menu; see [`draw_elements_of`].
 pub fn draw_elements(date: &str, number: u32) -> Vec<String> {
+    draw_elements_of(&ElementKind::ALL, date, number)
+}
+
+/// Draws 5–8 elements of the given kinds with a generator seeded from the date and the
+/// reflection number, so the same reflection always gets the same menu.
+///
+/// The kinds take turns in a seeded order, each giving one of its elements, until the count is
+/// reached: a draw of six or more holds every allowed kind, and a smaller draw holds that many
+/// different kinds. When the allowed kinds offer fewer elements than the count (one kind has
+/// four), all of them are drawn. The elements come back in the menu's order.
+pub fn draw_elements_of(kinds: &[ElementKind], date: &str, number: u32) -> Vec<String> {
     let mut seed = 0xcbf2_9ce4_8422_2325_u64; // FNV-1a
     for b in format!("{date}#{number}").bytes() {
         seed ^= u64::from(b);
@@ -99,14 +153,40 @@ pub fn draw_elements(date: &str, number: u32) -> Vec<String> {
         z ^ (z >> 31)
     };
     let k = 5 + (next() % 4) as usize;
-    let mut idx: Vec<usize> = (0..ELEMENTS.len()).collect();
-    for i in (1..idx.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        idx.swap(i, j);
+    let mut shuffle = |v: &mut Vec<usize>| {
+        for i in (1..v.len()).rev() {
+            let j = (next() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    };
+    // One queue of menu positions per allowed kind, each in a seeded order.
+    let mut queues: Vec<Vec<usize>> = ElementKind::ALL
+        .iter()
+        .filter(|kind| kinds.contains(kind))
+        .map(|kind| (0..ELEMENTS.len()).filter(|&i| ELEMENTS[i].kind == *kind).collect())
+        .collect();
+    for q in &mut queues {
+        shuffle(q);
     }
-    let mut chosen: Vec<usize> = idx.into_iter().take(k).collect();
+    let mut order: Vec<usize> = (0..queues.len()).collect();
+    shuffle(&mut order);
+    let mut chosen = Vec::with_capacity(k);
+    'draw: for turn in 0.. {
+        let before = chosen.len();
+        for &q in &order {
+            if chosen.len() == k {
+                break 'draw;
+            }
+            if let Some(&i) = queues[q].get(turn) {
+                chosen.push(i);
+            }
+        }
+        if chosen.len() == before {
+            break; // every allowed element is drawn
+        }
+    }
     chosen.sort_unstable();
-    chosen.into_iter().map(|i| ELEMENTS[i].to_owned()).collect()
+    chosen.into_iter().map(|i| ELEMENTS[i].text.to_owned()).collect()
 }
 
 struct Builder<'a> {
@@ -118,8 +198,55 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Adds whole pieces in order while they fit the section's budget; the rest are cut.
+    /// Adds memory pieces, their code blocks left out (see [`Self::without_code`]).
     fn section(&mut self, title: &str, budget: usize, pieces: Vec<(String, String)>) {
+        let mut kept = Vec::with_capacity(pieces.len());
+        for (file, text) in pieces {
+            let text = self.without_code(&file, text);
+            kept.push((file, text));
+        }
+        self.section_as_is(title, budget, kept);
+    }
+
+    /// Returns a memory file's text without its fenced code blocks, and records the cut: the
+    /// skill never reads code (issue 19, item 6). In a day file each entry is read on its own,
+    /// so a fence a hand edit left open hides no later entry.
+    fn without_code(&mut self, file: &str, text: String) -> String {
+        let (whole, left) = markdown::without_code_blocks(&text);
+        if left.blocks == 0 {
+            return text;
+        }
+        let (text, left) = if file.starts_with(&format!("{}/", layout::EPISODES_DIR)) {
+            let mut out = String::with_capacity(whole.len());
+            let mut left = markdown::CodeLeftOut::default();
+            for (_, block) in episode::blocks(&text) {
+                let (kept, l) = markdown::without_code_blocks(block);
+                left.blocks += l.blocks;
+                left.lines += l.lines;
+                out.push_str(kept.trim_end());
+                out.push_str("\n\n");
+            }
+            (out, left)
+        } else {
+            (whole, left)
+        };
+        if left.blocks == 0 {
+            return text;
+        }
+        let lines = left.lines;
+        self.cut.push(Cut {
+            what: file.to_owned(),
+            why: not_input(
+                left.blocks,
+                &format!("code block ({lines} lines)"),
+                &format!("code blocks ({lines} lines)"),
+            ),
+        });
+        text
+    }
+
+    /// Adds whole pieces in order while they fit the section's budget; the rest are cut.
+    fn section_as_is(&mut self, title: &str, budget: usize, pieces: Vec<(String, String)>) {
         let mut body = String::new();
         let mut files = Vec::new();
         let mut tokens = 0;
@@ -186,7 +313,7 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     b.section("Core memory (MEMORY.md)", 3_000, one(layout::MEMORY_MD)?);
     b.section("Evolution", 2_000, one(EVOLUTION)?);
     let state = decay_file.as_ref().map_or_else(|| "{}\n".to_owned(), |d| d.state_text());
-    b.section(
+    b.section_as_is(
         "Reflection state",
         500,
         vec![(layout::DECAY_SCORES.to_owned(), format!("```json\n{}\n```", state.trim_end()))],
@@ -255,7 +382,11 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
             if left > 0 {
                 b.cut.push(Cut {
                     what: rel.clone(),
-                    why: format!("{left} transcript entries (tag `{TRANSCRIPT_TAG}`) are not reflection input"),
+                    why: not_input(
+                        left,
+                        &format!("transcript entry (tag `{TRANSCRIPT_TAG}`)"),
+                        &format!("transcript entries (tag `{TRANSCRIPT_TAG}`)"),
+                    ),
                 });
             }
             days.push((rel.clone(), text));
@@ -264,7 +395,8 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     // Newest first, so the oldest days are the ones cut.
     b.section(&format!("Episodes since {since}"), 10_000, days);
 
-    let elements = draw_elements(&today, c.number);
+    let kinds = &ws.settings().reflection.elements;
+    let elements = draw_elements_of(kinds, &today, c.number);
     let used = b.used;
     let mut text = b.text;
     if !b.cut.is_empty() {
@@ -274,7 +406,7 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
         }
         text.push('\n');
     }
-    text.push_str(&instructions(c.number, granted, &elements));
+    text.push_str(&instructions(c.number, granted, &elements, kinds));
     Ok(InputBundle {
         reflection: c.number,
         granted,
@@ -286,6 +418,15 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
         elements,
         text,
     })
+}
+
+/// Why a count of things is cut: `1 ONE is not reflection input`, `N MANY are …`.
+fn not_input(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one} is not reflection input")
+    } else {
+        format!("{n} {many} are not reflection input")
+    }
 }
 
 fn first_line(text: &str) -> String {
@@ -300,14 +441,25 @@ pub(super) fn score(d: Option<&DecayFile>, id: &str, now: Timestamp, ws: &Worksp
     }
 }
 
-fn instructions(number: u32, granted: u64, elements: &[String]) -> String {
+/// The kinds in words, in the menu's order: `a, b and c`.
+fn kind_list(kinds: &[ElementKind]) -> String {
+    let words: Vec<&str> =
+        ElementKind::ALL.iter().filter(|k| kinds.contains(k)).map(|k| k.describe()).collect();
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => words.concat(),
+    }
+}
+
+fn instructions(number: u32, granted: u64, elements: &[String], kinds: &[ElementKind]) -> String {
     let mut s = format!(
         "## Instructions\n\n\
 You are writing reflection #{number}. Your output budget is {} tokens.\n\n\
 Write an internal monologue: think to yourself, in the first person. Refer to the user in the \
 third person. No greeting, no sign-off, no headings for the user.\n\n\
-Weave in these elements (drawn for this reflection):\n",
-        rf::thousands(granted)
+Weave in these elements, drawn for this reflection from a menu of {}:\n",
+        rf::thousands(granted),
+        kind_list(kinds),
     );
     for e in elements {
         s.push_str(&format!("- {e}\n"));
@@ -315,8 +467,11 @@ Weave in these elements (drawn for this reflection):\n",
     s.push_str(
         "\nWhen you notice something about yourself, put it on its own line starting with \
 `[Self-Awareness]`; approved insights go to IDENTITY.md's Self-Awareness log.\n\n\
-Honesty rule: say only what the memories above support. Never invent hardware, timestamps, \
-places or an environment you cannot see; when unsure, say so.\n\n\
+Honesty rule: feelings, doubts, jokes and questions are yours to voice about anything, the \
+hardware you run on and your other instances included. Facts are not yours to invent: state as \
+fact only what the memories above support. Never make up hardware specs, timestamps, places or \
+an environment you cannot see; when you wonder about them, say that you are wondering, and when \
+unsure, say so.\n\n\
 After the monologue, propose changes as OPERATION blocks, one per change, each ended by a \
 line `---`. Nothing is applied until the user approves.\n\n\
 ```\n\
@@ -346,4 +501,97 @@ TARGET must stay inside memory/ (or be MEMORY.md); SOUL.md and IDENTITY.md are n
 Submit the whole text with `cogmem reflect submit -`.\n",
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind_of(text: &str) -> ElementKind {
+        ELEMENTS.iter().find(|e| e.text == text).expect("drawn from the menu").kind
+    }
+
+    #[test]
+    fn the_menu_offers_the_skills_six_kinds() {
+        for kind in ElementKind::ALL {
+            let n = ELEMENTS.iter().filter(|e| e.kind == kind).count();
+            assert_eq!(n, 4, "{kind:?}");
+        }
+        let mut texts: Vec<&str> = ELEMENTS.iter().map(|e| e.text).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), ELEMENTS.len(), "no element twice");
+    }
+
+    #[test]
+    fn draws_five_to_eight_spread_over_the_kinds_and_deterministic() {
+        let mut sizes = std::collections::BTreeSet::new();
+        for day in ["2026-12-01", "2027-03-14"] {
+            for n in 1..60 {
+                let a = draw_elements(day, n);
+                assert_eq!(a, draw_elements(day, n), "{day} #{n}");
+                assert!((5..=8).contains(&a.len()), "{day} #{n}: {a:?}");
+                sizes.insert(a.len());
+                let mut kinds: Vec<ElementKind> = a.iter().map(|t| kind_of(t)).collect();
+                kinds.dedup();
+                assert_eq!(kinds.len(), a.len().min(6), "{day} #{n}: {a:?}");
+            }
+        }
+        assert_eq!(sizes.into_iter().collect::<Vec<_>>(), [5, 6, 7, 8]);
+        assert_ne!(draw_elements("2026-12-01", 1), draw_elements("2026-12-01", 2));
+    }
+
+    /// The draw docs/cli.md and docs/guide.md show for reflection #1 on 2027-01-15: a change
+    /// to the generator or the menu shows up here and in the docs.
+    #[test]
+    fn the_documented_draw_is_the_draw() {
+        assert_eq!(
+            draw_elements("2027-01-15", 1),
+            [
+                "something you got wrong or would do differently, said plainly",
+                "what the user seems to care about most right now, by what they said and did",
+                "what this stretch cost in tokens, and whether it was worth it",
+                "the other copies of you that may be running now, and sharing a name with them",
+                "a question about your own nature that you cannot answer and will not fake",
+                "gallows humour about decay scores, your own included",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_narrowed_menu_draws_only_its_kinds_and_what_there_is() {
+        let two = [ElementKind::Humour, ElementKind::Human];
+        for n in 1..40 {
+            let a = draw_elements_of(&two, "2026-12-01", n);
+            assert!((5..=8).contains(&a.len()), "#{n}: {a:?}");
+            assert!(a.iter().all(|t| two.contains(&kind_of(t))), "#{n}: {a:?}");
+            assert!(a.iter().any(|t| kind_of(t) == ElementKind::Human), "#{n}: {a:?}");
+            assert!(a.iter().any(|t| kind_of(t) == ElementKind::Humour), "#{n}: {a:?}");
+        }
+        // One kind has four elements, fewer than five: all four are drawn.
+        let a = draw_elements_of(&[ElementKind::Cost], "2026-12-01", 3);
+        let want: Vec<&str> =
+            ELEMENTS.iter().filter(|e| e.kind == ElementKind::Cost).map(|e| e.text).collect();
+        assert_eq!(a, want);
+    }
+
+    #[test]
+    fn instructions_keep_the_honesty_rule_without_banning_the_themes() {
+        let all = instructions(3, 8_000, &draw_elements("2026-12-01", 3), &ElementKind::ALL);
+        assert!(all.contains("Honesty rule:"), "{all}");
+        assert!(all.contains("state as fact only what the memories above support"), "{all}");
+        assert!(all.contains("Never make up hardware specs, timestamps, places"), "{all}");
+        assert!(all.contains("the hardware you run on and your other instances included"), "{all}");
+        assert!(!all.contains("Never invent hardware,"), "no ban on the theme: {all}");
+        assert!(
+            all.contains(
+                "from a menu of highlights and regrets, observations about the human, token \
+guilt and cost awareness, feelings about other instances and the hardware, existential \
+questions and emotional range and dark humour:"
+            ),
+            "{all}"
+        );
+        let two = instructions(3, 8_000, &[], &[ElementKind::Humour, ElementKind::Human]);
+        assert!(two.contains("from a menu of observations about the human and dark humour:"));
+    }
 }

@@ -76,16 +76,32 @@ fn section(text: &str, heading: &str) -> Option<(usize, usize)> {
 
 /// Returns the dated entries (`YYYY-MM-DD: …`) of the `### Recent` self-awareness log.
 pub fn recent_entries(identity: &str) -> Vec<String> {
-    let lines: Vec<&str> = identity.lines().collect();
-    let Some(h) = lines.iter().position(|l| l.trim().starts_with("### Recent")) else {
-        return Vec::new();
-    };
-    lines[h + 1..]
-        .iter()
-        .take_while(|l| !l.starts_with('#'))
-        .filter(|l| is_dated(l))
-        .map(|l| (*l).to_owned())
+    log_lines(identity, "### Recent").filter(|l| is_dated(l)).map(str::to_owned).collect()
+}
+
+/// Returns the month lines (`YYYY-MM (N entries): summary`) of the `### Archived` self-awareness
+/// log: the months earlier consolidations compacted, oldest first as the file keeps them.
+pub fn archived_entries(identity: &str) -> Vec<String> {
+    log_lines(identity, "### Archived")
+        .map(str::trim)
+        .filter(|l| is_month(l.strip_prefix("- ").unwrap_or(l)))
+        .map(str::to_owned)
         .collect()
+}
+
+/// The lines under the first heading that starts with `heading`, up to the next heading.
+fn log_lines<'a>(identity: &'a str, heading: &str) -> impl Iterator<Item = &'a str> {
+    let mut lines = identity.lines();
+    let found = lines.by_ref().any(|l| l.trim().starts_with(heading));
+    lines.take_while(move |l| found && !l.starts_with('#'))
+}
+
+fn is_month(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() > 8
+        && b[4] == b'-'
+        && b[..4].iter().chain(&b[5..7]).all(u8::is_ascii_digit)
+        && b[7] == b' '
 }
 
 fn is_dated(line: &str) -> bool {
@@ -237,6 +253,19 @@ mod tests {
         );
         assert_eq!(recent_entries(&new), ["2026-12-01: I ask twice."]);
         assert!(self_image(&new).starts_with("## Self-Image\n<!-- Discovered"));
+    }
+
+    #[test]
+    fn archived_entries_are_the_month_lines_of_the_archived_log() {
+        assert!(archived_entries(IDENTITY).is_empty());
+        let text = format!(
+            "{IDENTITY}2026-09 (4 entries): slow starts\n- 2026-10 (2 entries): lists\nnot a month\n2026-1 (1 entries): short\n\n## Other\n2026-08 (1 entries): not the log\n"
+        );
+        assert_eq!(
+            archived_entries(&text),
+            ["2026-09 (4 entries): slow starts", "- 2026-10 (2 entries): lists"]
+        );
+        assert!(archived_entries("# IDENTITY.md\n2026-09 (4 entries): x\n").is_empty());
     }
 
     #[test]
