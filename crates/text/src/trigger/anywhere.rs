@@ -232,21 +232,44 @@ pub(super) fn en_note(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Tri
             }
         }
     }
-    // "…." note that: the last clause only points back.
+    // "…." note that, "…, can you note it": the last clause only points back.
     let trimmed = s.trim_end().trim_end_matches(['.', '!', ' ']);
-    for tail in ["note that", "note this", "note that down", "make a note of that", "note it"] {
-        if let Some(before) = trimmed.strip_suffix(tail)
-            // Its own clause: after a full stop, a quote or a comma, not "I'll make a note of that".
-            && before.trim_end().ends_with(['.', ',', '"', '\u{201d}', '!', ';'])
-            && before.trim().chars().count() >= 12
-            && !before.trim_end().trim_end_matches(['"', '\u{201d}']).ends_with('?')
-        {
-            let at = before.len();
-            let content = trim_content(text.orig_slice(0, at));
-            return Some(hit(text, TriggerKind::Remember, at, trimmed.len(), content));
-        }
+    let cut = trimmed.rfind(['.', ',', '"', '\u{201d}', '!', ';', '\u{2014}'])?;
+    let before = &trimmed[..cut + trimmed[cut..].chars().next().map_or(1, char::len_utf8)];
+    let tail = points_back(trimmed[before.len()..].trim())?;
+    let head = before.trim_end().trim_end_matches(['"', '\u{201d}', '\u{2014}', ',']);
+    if head.trim().chars().count() < 12
+        || head.ends_with('?')
+        || CODE.iter().any(|w| find_word(head, w).is_some())
+    {
+        return None;
     }
-    None
+    let at = trimmed.len() - tail.len();
+    let content = trim_content(text.orig_slice(0, head.len()));
+    Some(hit(text, TriggerKind::Remember, at, trimmed.len(), content))
+}
+
+/// A last clause that only asks to keep what came before: "note that", "can you note it",
+/// "please jot that down", "make a note of this for me". Gives the clause from its verb.
+fn points_back(clause: &str) -> Option<&str> {
+    let mut c = clause;
+    for ask in
+        ["and ", "can you ", "could you ", "would you ", "will you ", "please ", "pls ", "just "]
+    {
+        c = c.strip_prefix(ask).unwrap_or(c);
+    }
+    let mut body = c;
+    for tail in [" please", " for me", " for later", " down", " somewhere"] {
+        body = body.strip_suffix(tail).unwrap_or(body);
+    }
+    let verb = ["make a note of", "note", "remember", "jot", "write"]
+        .into_iter()
+        .find(|v| body.strip_prefix(v).is_some_and(|r| r.starts_with(' ')))?;
+    let object = body[verb.len()..].trim();
+    // "write that" keeps only with "down": "write it" asks for work.
+    let down = c.contains(" down");
+    (matches!(object, "it" | "that" | "this") && (!matches!(verb, "jot" | "write") || down))
+        .then_some(c)
 }
 
 /// Recall shapes the structural rule misses: "show me what you've got on X", "recall what I
@@ -315,7 +338,12 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
             && ["見せて", "教えて", "出して"].iter().any(|a| s.contains(a))
             && !JA_FILE.iter().any(|w| s.contains(w))
         {
-            let content = trim_content(text.orig_slice(i + kept.len(), s.len()));
+            let rest = s[i + kept.len()..].trim_end_matches(['。', '！', '!', ' ']);
+            let ask = ["を見せて", "見せて", "を教えて", "教えて", "を出して", "出して"]
+                .iter()
+                .find_map(|a| rest.strip_suffix(a))
+                .unwrap_or(rest);
+            let content = trim_content(text.orig_slice(i + kept.len(), i + kept.len() + ask.len()));
             return recall(i, i + kept.len(), content);
         }
     }
@@ -438,7 +466,9 @@ pub(super) fn reflect_more(text: &Text<'_>) -> Option<(usize, Trigger)> {
     }
     if soft
         && let Some(i) = find_word(s, "reflect on")
-        && ["could ", "can ", "might "].iter().any(|m| s[..i].ends_with(m))
+        && ["could ", "can ", "might ", "maybe ", "please ", ", "]
+            .iter()
+            .any(|m| s[..i].ends_with(m))
     {
         let topic = s[i + "reflect on".len()..].split(',').next().unwrap_or("");
         let content = trim_content(text.orig_slice(i + "reflect on".len(), i + 10 + topic.len()));
@@ -564,6 +594,11 @@ mod tests {
         assert_eq!(kind("Please note the following lines are a draft, rewrite them."), None);
         assert_eq!(kind("Thanks for the summary, I'll make a note of that"), None);
         assert_eq!(
+            kind("fyi the garage door code is 5521, could you note it please"),
+            Some(TriggerKind::Remember)
+        );
+        assert_eq!(kind("Here is the outline of my essay, write it"), None);
+        assert_eq!(
             kind("please note the API is rate limited, so batch the calls in your code"),
             None
         );
@@ -593,6 +628,10 @@ mod tests {
         assert_eq!(kind("手が空いたらメモリの整理をしておいて"), Some(TriggerKind::ReflectSoft));
         assert_eq!(
             kind("you might reflect on the notes from today at some point, no rush"),
+            Some(TriggerKind::ReflectSoft)
+        );
+        assert_eq!(
+            kind("whenever you have time, maybe reflect on this month"),
             Some(TriggerKind::ReflectSoft)
         );
     }
