@@ -319,7 +319,9 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
         && let Some(next) = sentences.get(1)
     {
         let content = trim_content(text.orig_slice(next.start, s.len()));
-        if !content.is_empty() && !super::ja_requests(&content) {
+        // 覚えてる？昨日のドラマ見た？: a second question, not what to recall.
+        if !content.is_empty() && !super::ja_requests(&content) && !content.ends_with(['？', '?'])
+        {
             return recall(first.start, first.end, content);
         }
     }
@@ -363,9 +365,20 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
         if let Some(i) = s.find(told)
             && ["前", "以前", "先日", "この間"].iter().any(|w| s[..i].contains(w))
             && // 先日お伝えした件、いかがでしょうか asks how the matter stands, not what was said.
-            ["教えていただけ", "でしたでしょうか", "どなた", "何でしたか", "教えてください", "でしたか"]
-                .iter()
-                .any(|a| s[i..].contains(a))
+            [
+                "教えていただけ",
+                "教えてください",
+                "どなた",
+                "何でしたか",
+                "何でしたでしょうか",
+                "どこでしたか",
+                "いつでしたか",
+                "はどちらでしたか",
+            ]
+            .iter()
+            .any(|a| s[i..].contains(a))
+            // 以前お伝えした件、進捗はいかがでしたか asks how the matter stands.
+            && !["いかが", "進捗", "どうなりました"].iter().any(|w| s[i..].contains(w))
         {
             let end = s[i..].find(['。', '？', '?']).map_or(s.len(), |e| i + e);
             let content = trim_content(text.orig_slice(i + told.len(), end));
@@ -380,6 +393,7 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
 fn about_work(rest: &str) -> bool {
     let rest = rest.trim_start();
     ["this ", "that ", "these ", "those "].iter().any(|w| rest.starts_with(w))
+        || rest.contains("in general")
         || ["error", "bug", "stack trace", " pr ", "the pr", "draft", "description", "the code"]
             .iter()
             .any(|w| rest.contains(w))
@@ -418,8 +432,16 @@ pub(super) fn forget_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
         "メモしなくていい",
         "保存しなくていい",
     ] {
+        // The request ends the message: 覚えなくていいから、これを翻訳して asks for work.
+        let done = |r: &str| {
+            r.trim_start_matches(['よ', 'ね', 'か', 'ら', '。', '！', '!', ' ', '〜', 'ー'])
+                .trim_start_matches("です")
+                .trim_start_matches(['よ', 'ね', '。', '！', '!'])
+                .is_empty()
+                && !r.starts_with("から")
+        };
         if let Some(i) = s.find(not)
-            && !s[i..].contains(['？', '?'])
+            && done(&s[i + not.len()..])
         {
             let content = trim_content(text.orig_slice(0, i));
             let content = content.trim_end_matches(['、', ',']).to_owned();
@@ -455,9 +477,12 @@ pub(super) fn reflect_more(text: &Text<'_>) -> Option<(usize, Trigger)> {
         if let Some(i) = s.find(noun) {
             let rest = &s[i + noun.len()..];
             let rest = rest.trim_start_matches(['を', 'も']);
+            // メモリの整理をしてくれるアプリってある？ asks about apps.
+            let about = ["アプリ", "ツール", "方法", "仕組み", "って", "？", "?"];
             if ["やっちゃおう", "やろう", "しよう", "して", "やって", "始めよう"]
                 .iter()
                 .any(|v| rest.starts_with(v))
+                && !about.iter().any(|w| rest.contains(w))
             {
                 let kind = if soft { TriggerKind::ReflectSoft } else { TriggerKind::Reflect };
                 return Some(hit(text, kind, i, i + noun.len(), String::new()));
@@ -502,6 +527,8 @@ const CODE: &[&str] = &[
     "the test",
     "close the",
     "import",
+    "cache",
+    "invalidate",
 ];
 
 /// Whether a trigger the phrase rules found is an ordinary message after all: "don't forget to
@@ -518,6 +545,15 @@ pub(super) fn overheard(text: &Text<'_>, t: &Trigger) -> bool {
                 && !["教えた", "伝えた", "言った", "保存", "メモ", "記録", "話した"]
                     .iter()
                     .any(|w| s.contains(w))
+        }
+        // 記憶の整理って大事だよね talks about reflection; it asks for none.
+        TriggerKind::Reflect if !super::ja_requests(s) => {
+            ["記憶の整理って", "メモリの整理って", "振り返りって", "記憶の整理は", "メモリの整理は"]
+                .iter()
+                .any(|w| s.contains(w))
+                // メモリの整理をしてくれるアプリってある？ asks about a tool.
+                || ["アプリ", "ツール", "ソフト", "やり方", "方法"].iter().any(|w| s.contains(w))
+                    && s.trim_end().ends_with(['？', '?'])
         }
         TriggerKind::ReflectSoft => {
             s.contains("おやすみモード") || s.contains("おやすみ") && s.contains("どうやって")
@@ -647,6 +683,12 @@ mod tests {
             "Recall what I said about lambdas in my draft and critique it",
             "Delete what I said about the bug in the PR description",
             "git stashで保存しておいた変更を見せて",
+            "覚えてる？昨日のドラマ見た？",
+            "以前お伝えした件ですが、進捗はいかがでしたか。",
+            "覚えなくていいから、とりあえずこれを翻訳して",
+            "メモリの整理をしてくれるアプリってある？",
+            "記憶の整理って大事だよね",
+            "show me what you've got on Kubernetes autoscaling in general",
         ] {
             assert_eq!(kind(m), None, "{m}");
         }
