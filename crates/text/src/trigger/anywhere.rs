@@ -13,6 +13,9 @@ use super::{Span, Text, Trigger, TriggerKind, find_word, hit, in_quotes, sl, tri
 /// Keeping stems, each ending where a request form may follow.
 const JA_STEMS: &[&str] = &[
     "覚えて",
+    "覚えといて",
+    "記録しといて",
+    "控えといて",
     "メモして",
     "メモって",
     "メモ",
@@ -119,11 +122,31 @@ fn ja_keep_clause(clause: &str) -> Option<&'static str> {
     JA_STEMS.iter().copied().find(|stem| {
         body.strip_prefix(stem).is_some_and(|rest| {
             let rest = rest.trim_end_matches(['か', ' ']).trim_end_matches(['ね', 'よ']);
+            let rest = plain_form(rest);
             JA_FORMS.iter().any(|f| f.trim_end_matches('か') == rest)
                 // メモ or 記録 alone is a noun, not a request.
                 && (!rest.is_empty() || stem.ends_with('て'))
         })
     })
+}
+
+/// A request form with its softeners dropped: 覚えておいてくれると助かるんだけど asks as
+/// 覚えておいて does; 覚えといて欲しいのは as 覚えといてほしい.
+fn plain_form(rest: &str) -> &str {
+    let mut r = rest;
+    for tail in ["んですが", "んだけど", "のですが", "けど", "です", "のは"] {
+        r = r.strip_suffix(tail).unwrap_or(r);
+    }
+    for glad in ["助かる", "嬉しい", "うれしい", "ありがたい", "幸い"] {
+        if let Some(x) = r.strip_suffix(glad) {
+            for by in ["くれると", "もらえると", "いただけると"] {
+                if let Some(y) = x.strip_suffix(by) {
+                    return y;
+                }
+            }
+        }
+    }
+    r.strip_suffix("欲しい").map_or(r, |x| if x.is_empty() { "ほしい" } else { x })
 }
 
 /// A Japanese keeping request standing as its own clause anywhere in the message; the rest of
@@ -261,6 +284,9 @@ fn points_back(clause: &str) -> Option<&str> {
     let mut body = c;
     for tail in [" please", " for me", " for later", " down", " somewhere"] {
         body = body.strip_suffix(tail).unwrap_or(body);
+    }
+    if matches!(c, "worth remembering" | "worth noting" | "worth keeping in mind") {
+        return Some(c);
     }
     let verb = ["make a note of", "note", "remember", "jot", "write"]
         .into_iter()
@@ -579,6 +605,8 @@ mod tests {
             "お疲れ様です。一応メモをお願いします。経費の締めは25日です。",
             "忘れないように覚えておいてほしいんだけど、妻はパクチーが苦手です",
             "金庫に入れておいて：口座の暗証番号のヒントは祖母の誕生日",
+            "覚えておいてもらえると助かるんですが、夫は甲殻類アレルギーです",
+            "メモしといて欲しいのは、来週の水曜は在宅ということ",
         ] {
             let t = classify(m, &ExtraPhrases::default());
             assert_eq!(t.as_ref().map(|t| t.kind), Some(TriggerKind::Remember), "{m}");
@@ -634,6 +662,10 @@ mod tests {
             Some(TriggerKind::Remember)
         );
         assert_eq!(kind("Here is the outline of my essay, write it"), None);
+        assert_eq!(
+            kind("The boiler gets serviced every October. Worth remembering."),
+            Some(TriggerKind::Remember)
+        );
         assert_eq!(
             kind("please note the API is rate limited, so batch the calls in your code"),
             None
