@@ -1869,6 +1869,11 @@ fn is_task_caveat(rest: &str) -> bool {
             || padded.contains(&format!(" {a} above "))
     }) || [
         " when you rewrite",
+        " when you write",
+        " when you summarize",
+        " when you summarise",
+        " when you translate",
+        " when you draft",
         " when you edit",
         " when you export",
         " when you format",

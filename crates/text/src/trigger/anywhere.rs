@@ -563,8 +563,12 @@ pub(super) fn overheard(text: &Text<'_>, t: &Trigger) -> bool {
     let s = &text.norm;
     let p = t.phrase.to_lowercase();
     match t.kind {
+        // "Don't forget the milk — that's what my mom always said. Write a poem about it.": a
+        // saying handed over as material for work.
         TriggerKind::Remember => {
-            p.contains("forget") && CODE.iter().any(|w| find_word(s, w).is_some() || s.contains(w))
+            p.contains("forget")
+                && (CODE.iter().any(|w| find_word(s, w).is_some() || s.contains(w))
+                    || super::asked::asks_for_writing(s))
         }
         TriggerKind::Recall => {
             s.contains("思い出せない")
@@ -709,6 +713,8 @@ mod tests {
         for m in [
             "in the script, don't forget to close the file handle",
             "make sure you don't forget the semicolon in that example",
+            "Don't forget your umbrella, my gran used to say. Write a short story around it.",
+            "Keep in mind that the table has 40 rows when you summarize it.",
             "gitのタグを消すコマンドが思い出せない。何だっけ？",
             "おやすみモードってAndroidだとどこで設定するの？",
             "show me what you've got on this error",
