@@ -562,6 +562,21 @@ const CODE: &[&str] = &[
 pub(super) fn overheard(text: &Text<'_>, t: &Trigger) -> bool {
     let s = &text.norm;
     let p = t.phrase.to_lowercase();
+    // 保存しておいて、と言われたけど…, 覚えてる？って聞かれても…: the request is reported speech.
+    if !t.phrase.is_empty()
+        && let Some(i) = text.orig.find(t.phrase.as_str())
+    {
+        let after = text.orig[i + t.phrase.len()..]
+            .trim_start_matches(['、', ',', '?', '？', '」', '』', '"', ' ', '。']);
+        let quoted = after.strip_prefix("って").or_else(|| after.strip_prefix('と'));
+        if let Some(rest) = quoted {
+            let clause = rest.split(['、', '。', ',', '！', '!']).next().unwrap_or("");
+            let clause: String = clause.chars().take(10).collect();
+            if ["言", "聞", "頼"].iter().any(|v| clause.contains(v)) {
+                return true;
+            }
+        }
+    }
     match t.kind {
         // "Don't forget the milk — that's what my mom always said. Write a poem about it.": a
         // saying handed over as material for work.
@@ -726,6 +741,8 @@ mod tests {
             "覚えなくていいから、とりあえずこれを翻訳して",
             "メモリの整理をしてくれるアプリってある？",
             "記憶の整理って大事だよね",
+            "メモしといて、って同僚に頼まれたんだけど何をメモすればいい？",
+            "覚えてる？って急に聞かれても困る",
             "show me what you've got on Kubernetes autoscaling in general",
         ] {
             assert_eq!(kind(m), None, "{m}");
