@@ -134,7 +134,17 @@ fn ja_keep_clause(clause: &str) -> Option<&'static str> {
 /// 覚えておいて does; 覚えといて欲しいのは as 覚えといてほしい.
 fn plain_form(rest: &str) -> &str {
     let mut r = rest;
-    for tail in ["んですが", "んだけど", "のですが", "けど", "です", "のは"] {
+    for tail in [
+        "んですが",
+        "んだけど",
+        "のですが",
+        "けど",
+        "です",
+        "のは",
+        "ことがあります",
+        "ことがある",
+        "ことがあって",
+    ] {
         r = r.strip_suffix(tail).unwrap_or(r);
     }
     for glad in ["助かる", "嬉しい", "うれしい", "ありがたい", "幸い"] {
@@ -307,12 +317,44 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
         Some(hit(text, TriggerKind::Recall, at, end, content))
     };
     // English.
-    for got in ["what you've got on ", "what you have on ", "what you've got about "] {
-        if let Some(i) = find_word(s, got.trim_end())
-            && ["show me ", "tell me ", "give me ", "pull up "].iter().any(|a| s[..i].ends_with(a))
-            && !about_work(&s[i + got.len()..])
+    // show me / give me / bring up + what or everything + you've got, you know, you remember
+    // + on or about: the agent's own holding, asked to be shown.
+    for ask in ["show me ", "tell me ", "give me ", "pull up ", "bring up ", "list "] {
+        let Some(i) = find_word(s, ask.trim_end()) else { continue };
+        let rest = &s[i + ask.len()..];
+        let Some(what) = ["what ", "everything ", "all "].iter().find(|w| rest.starts_with(**w))
+        else {
+            continue;
+        };
+        let rest = &rest[what.len()..];
+        let held =
+            ["you've got", "you have", "you know", "you remember", "you've kept", "you've saved"]
+                .iter()
+                .find(|h| rest.starts_with(**h));
+        let Some(held) = held else { continue };
+        let rest = &rest[held.len()..];
+        let Some(about) = [" on ", " about "].iter().find(|a| rest.starts_with(**a)) else {
+            continue;
+        };
+        let topic = &rest[about.len()..];
+        let end = i + ask.len() + what.len() + held.len() + about.len();
+        // "tell me everything you know about black holes" asks the world: what the agent knows
+        // counts only about the user's own (my, our, a trip, a name, a known entity).
+        let original = text.orig_slice(end, s.len());
+        let own = !held.ends_with("know") && !held.ends_with("remember")
+            || super::is_personal_topic(original)
+            || super::names_known(text, topic);
+        if own && !about_work(topic) {
+            let content = super::strip_question(trim_content(text.orig_slice(end, s.len())));
+            return recall(i, end - 1, content);
+        }
+    }
+    // "What's on file for my …?", "tell me again the name of my …": the user's own, kept.
+    for (opener, mine) in [("what's on file for ", "my "), ("tell me again ", " my ")] {
+        if let Some(i) = find_word(s, opener.trim_end())
+            && s[i + opener.len()..].contains(mine)
         {
-            let end = i + got.len();
+            let end = i + opener.len();
             return recall(
                 i,
                 end - 1,
@@ -440,6 +482,23 @@ pub(super) fn forget_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
     let s = &text.norm;
     let first = sentences.first()?;
     let head = sl(s, first.start, first.end);
+    // "Please don't keep my phone number anymore": keeping, refused from now on.
+    for stop in ["don't keep ", "do not keep ", "stop keeping ", "no need to keep "] {
+        if let Some(i) = find_word(s, stop.trim_end())
+            && (s.contains("anymore") || s.contains("any more") || s.contains("any longer"))
+            && s[i + stop.len()..].starts_with("my ")
+        {
+            let end = i + stop.len();
+            let rest = &s[end..];
+            let cut = ["anymore", "any more", "any longer"]
+                .iter()
+                .filter_map(|w| rest.find(w))
+                .min()
+                .unwrap_or(rest.len());
+            let content = trim_content(text.orig_slice(end, end + cut));
+            return Some(hit(text, TriggerKind::Forget, i, end - 1, content));
+        }
+    }
     for verb in ["delete", "erase", "remove", "scrap", "drop"] {
         for what in ["what i said about ", "what i told you about ", "what i mentioned about "] {
             let opener = format!("{verb} {what}");
@@ -454,6 +513,10 @@ pub(super) fn forget_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
     for not in [
         "覚えなくていい",
         "覚えなくて大丈夫",
+        "覚えておかなくていい",
+        "覚えとかなくていい",
+        "記憶しなくていい",
+        "残さなくていい",
         "記録しなくていい",
         "メモしなくていい",
         "保存しなくていい",
@@ -481,6 +544,10 @@ pub(super) fn forget_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
 const SOFT: &[&str] = &[
     "時間があるときに",
     "時間がある時に",
+    "時間あるときに",
+    "時間ある時に",
+    "no hurry",
+    "when you have a moment",
     "暇なときに",
     "暇な時に",
     "そのうち",
@@ -702,6 +769,10 @@ mod tests {
             "車の保険のことで何か記録されてる？",
             "以前お伝えした祖父の入院先を教えていただけますか。",
             "先日お話しした顧問弁護士はどなたでしたか。",
+            "List everything you know about the Madrid trip",
+            "bring up what you remember about my cousin Ade",
+            "give me all you know about Marta",
+            "What's on file for my car insurance?",
         ] {
             assert_eq!(kind(m), Some(TriggerKind::Recall), "{m}");
         }
@@ -711,6 +782,16 @@ mod tests {
     fn forget_and_reflect_shapes() {
         assert_eq!(kind("Erase what I said about my old phone number."), Some(TriggerKind::Forget));
         assert_eq!(kind("さっきのはなし、メモしなくていい"), Some(TriggerKind::Forget));
+        assert_eq!(kind("あの件はもう覚えとかなくていいよ"), Some(TriggerKind::Forget));
+        assert_eq!(
+            kind("Please don't keep my old email address any longer."),
+            Some(TriggerKind::Forget)
+        );
+        assert_eq!(kind("don't keep the cursor there anymore"), None);
+        assert_eq!(
+            kind("伝えたいことがあります。覚えておいてほしいことがあります。妹は来月結婚します。"),
+            Some(TriggerKind::Remember)
+        );
         assert_eq!(kind("よし、記憶の振り返りをやろう"), Some(TriggerKind::Reflect));
         assert_eq!(kind("手が空いたらメモリの整理をしておいて"), Some(TriggerKind::ReflectSoft));
         assert_eq!(
@@ -741,6 +822,8 @@ mod tests {
             "覚えなくていいから、とりあえずこれを翻訳して",
             "メモリの整理をしてくれるアプリってある？",
             "記憶の整理って大事だよね",
+            "tell me everything you know about black holes",
+            "show me what you know about the history of jazz",
             "メモしといて、って同僚に頼まれたんだけど何をメモすればいい？",
             "覚えてる？って急に聞かれても困る",
             "show me what you've got on Kubernetes autoscaling in general",
