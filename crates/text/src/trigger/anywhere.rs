@@ -208,6 +208,8 @@ pub(super) fn ja_keep_anywhere(text: &Text<'_>) -> Option<(usize, Trigger)> {
         // …を開いて。保存しておいて: a request for work, its result saved.
         || super::ja_requests(body) && !JA_STANDING.iter().any(|w| body.contains(w))
         || stem.starts_with("保存") && JA_FILE.iter().any(|w| content.contains(w))
+        // 覚えてほしいんですが、単語が覚えられません: the user's own memorising, asked about.
+        || ["覚えられ", "わからない", "どうすれば", "どうしたら", "何を"].iter().any(|w| content.contains(w))
     {
         return None;
     }
@@ -251,7 +253,10 @@ pub(super) fn en_note(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Tri
                 .iter()
                 .any(|w| rest.contains(w));
             // "please note the API is rate limited, so batch the calls in your code": about work.
-            let work = CODE.iter().any(|w| rest.contains(w)) || rest.contains("your code");
+            // "please note my flight lands at 6am, so pick a hotel …": a reason for work.
+            let work = CODE.iter().any(|w| rest.contains(w))
+                || rest.contains("your code")
+                || rest.contains(", so ");
             if !about_text && states && !work && !rest.trim_end().ends_with('?') {
                 let at = first.start + opener.len();
                 let content = super::content_after(text, at);
@@ -341,7 +346,7 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
         // "tell me everything you know about black holes" asks the world: what the agent knows
         // counts only about the user's own (my, our, a trip, a name, a known entity).
         let original = text.orig_slice(end, s.len());
-        let own = !held.ends_with("know") && !held.ends_with("remember")
+        let own = *held == "you've got" && *about == " on "
             || super::is_personal_topic(original)
             || super::names_known(text, topic);
         if own && !about_work(topic) {
@@ -353,6 +358,8 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
     for (opener, mine) in [("what's on file for ", "my "), ("tell me again ", " my ")] {
         if let Some(i) = find_word(s, opener.trim_end())
             && s[i + opener.len()..].contains(mine)
+            // "tell me again how to set up my SSH keys" asks how, not what was kept.
+            && !["how ", "why "].iter().any(|w| s[i + opener.len()..].starts_with(w))
         {
             let end = i + opener.len();
             return recall(
@@ -495,6 +502,10 @@ pub(super) fn forget_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
                 .filter_map(|w| rest.find(w))
                 .min()
                 .unwrap_or(rest.len());
+            // "Don't keep my seat warm, I'll be late anymore": another clause.
+            if rest[..cut].contains([',', '.', ';']) {
+                continue;
+            }
             let content = trim_content(text.orig_slice(end, end + cut));
             return Some(hit(text, TriggerKind::Forget, i, end - 1, content));
         }
@@ -647,6 +658,14 @@ pub(super) fn overheard(text: &Text<'_>, t: &Trigger) -> bool {
     match t.kind {
         // "Don't forget the milk — that's what my mom always said. Write a poem about it.": a
         // saying handed over as material for work.
+        // メモしておいてほしいんだけど、何をメモすればいいかわからない: asks how, keeps nothing.
+        TriggerKind::Remember
+            if ["覚えられ", "何をメモ", "何を覚え", "どうすれば", "どうしたら"]
+                .iter()
+                .any(|w| t.content.contains(w)) =>
+        {
+            true
+        }
         TriggerKind::Remember => {
             p.contains("forget")
                 && (CODE.iter().any(|w| find_word(s, w).is_some() || s.contains(w))
@@ -824,6 +843,12 @@ mod tests {
             "記憶の整理って大事だよね",
             "tell me everything you know about black holes",
             "show me what you know about the history of jazz",
+            "show me what you have about sorting algorithms",
+            "tell me again how to set up my SSH keys",
+            "Don't keep my seat warm, I'll be late anymore lol",
+            "Please note the train arrives at 9, so book a table for 9:30.",
+            "覚えてほしいんですが、どうしても単語が覚えられません",
+            "メモしておいてほしいんだけど、何をメモすればいいかわからない",
             "メモしといて、って同僚に頼まれたんだけど何をメモすればいい？",
             "覚えてる？って急に聞かれても困る",
             "show me what you've got on Kubernetes autoscaling in general",
