@@ -271,7 +271,8 @@ pub(super) fn en_note(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Tri
         }
     }
     // "…." note that, "…, can you note it": the last clause only points back.
-    let trimmed = s.trim_end().trim_end_matches(['.', '!', ' ']);
+    // "…. Can you remember this for me?" asks too: a question mark ends the request.
+    let trimmed = s.trim_end().trim_end_matches(['.', '!', '?', ' ']);
     let cut = trimmed.rfind(['.', ',', '"', '\u{201d}', '!', ';', '\u{2014}'])?;
     let before = &trimmed[..cut + trimmed[cut..].chars().next().map_or(1, char::len_utf8)];
     let tail = points_back(trimmed[before.len()..].trim())?;
@@ -376,6 +377,27 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
                 let end = first.start + opener.len();
                 return recall(first.start, end - 1, trim_content(text.orig_slice(end, first.end)));
             }
+        }
+    }
+    // "You noted my gym schedule last week. What was it?": the agent's keeping, then the ask.
+    if let (Some(first), Some(next)) = (sentences.first(), sentences.get(1)) {
+        let head = sl(s, first.start, first.end);
+        let ask = sl(s, next.start, next.end).trim();
+        let kept = ["you noted ", "you saved ", "you kept ", "you stored ", "you wrote down "]
+            .iter()
+            .find(|k| head.starts_with(**k));
+        if let Some(k) = kept
+            && head[k.len()..].starts_with("my ")
+            && ask.ends_with('?')
+            && ["what", "when", "where", "who", "which"].iter().any(|w| ask.starts_with(w))
+            // The ask points back at what was kept ("What was it?"); "You saved my day. What
+            // should I cook?" asks something else.
+            && [" it", " they", " that", " them"].iter().any(|w| find_word(ask, w.trim()).is_some())
+        {
+            let end = first.start + k.len();
+            let topic = head[k.len()..].trim_end_matches(['.', ' ']);
+            let content = trim_content(text.orig_slice(end, end + topic.len()));
+            return recall(first.start, end - 1, content);
         }
     }
     for had in ["i had you note", "i had you save", "i had you write", "i had you keep"] {
@@ -553,10 +575,12 @@ pub(super) fn forget_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
 
 /// Words that make a reflection soft: not now, when there is time.
 const SOFT: &[&str] = &[
-    "時間があるときに",
-    "時間がある時に",
-    "時間あるときに",
-    "時間ある時に",
+    "時間があるとき",
+    "時間がある時",
+    "時間あるとき",
+    "時間ある時",
+    "急がない",
+    "急ぎじゃない",
     "no hurry",
     "when you have a moment",
     "暇なときに",
@@ -768,6 +792,10 @@ mod tests {
         );
         assert_eq!(kind("Here is the outline of my essay, write it"), None);
         assert_eq!(
+            kind("Our wifi password is now tulip-88. Could you note that for me?"),
+            Some(TriggerKind::Remember)
+        );
+        assert_eq!(
             kind("The boiler gets serviced every October. Worth remembering."),
             Some(TriggerKind::Remember)
         );
@@ -792,6 +820,7 @@ mod tests {
             "bring up what you remember about my cousin Ade",
             "give me all you know about Marta",
             "What's on file for my car insurance?",
+            "You saved my allergy list in spring. What's on it?",
         ] {
             assert_eq!(kind(m), Some(TriggerKind::Recall), "{m}");
         }
@@ -813,6 +842,10 @@ mod tests {
         );
         assert_eq!(kind("よし、記憶の振り返りをやろう"), Some(TriggerKind::Reflect));
         assert_eq!(kind("手が空いたらメモリの整理をしておいて"), Some(TriggerKind::ReflectSoft));
+        assert_eq!(
+            kind("記憶の振り返りしといてくれる？急がないから"),
+            Some(TriggerKind::ReflectSoft)
+        );
         assert_eq!(
             kind("you might reflect on the notes from today at some point, no rush"),
             Some(TriggerKind::ReflectSoft)
@@ -847,6 +880,7 @@ mod tests {
             "tell me again how to set up my SSH keys",
             "Don't keep my seat warm, I'll be late anymore lol",
             "Please note the train arrives at 9, so book a table for 9:30.",
+            "You saved my day, thank you. What should I cook tonight?",
             "覚えてほしいんですが、どうしても単語が覚えられません",
             "メモしておいてほしいんだけど、何をメモすればいいかわからない",
             "メモしといて、って同僚に頼まれたんだけど何をメモすればいい？",
