@@ -178,7 +178,8 @@ pub(super) fn ja_keep_anywhere(text: &Text<'_>) -> Option<(usize, Trigger)> {
     let mut parts = Vec::new();
     for (j, &(x, y)) in clauses.iter().enumerate() {
         let piece = s[x..y].trim();
-        if j == k || JA_COURTESY.iter().any(|c| piece.starts_with(c)) {
+        // 念のため、…: a lead alone in its clause is no content.
+        if j == k || JA_COURTESY.iter().any(|c| piece.starts_with(c)) || JA_LEADS.contains(&piece) {
             continue;
         }
         parts.push((x, y));
@@ -422,8 +423,14 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
             return recall(first.start, first.end, content);
         }
     }
-    for kept in ["保存しておいた", "メモしておいた", "記録しておいた", "控えておいた"]
-    {
+    for kept in [
+        "保存しておいた",
+        "メモしておいた",
+        "記録しておいた",
+        "控えておいた",
+        "saveしておいた",
+        "saveしてもらった",
+    ] {
         // The kept word opens the request, or follows its source (前に, 私が): 保存しておいた
         // 手順を見せて; not 議事録を保存しておいたので or git stashで保存しておいた変更.
         let opens = |i: usize| {
@@ -442,7 +449,13 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
                 .iter()
                 .find_map(|a| rest.strip_suffix(a))
                 .unwrap_or(rest);
-            let content = trim_content(text.orig_slice(i + kept.len(), i + kept.len() + ask.len()));
+            let mut content =
+                trim_content(text.orig_slice(i + kept.len(), i + kept.len() + ask.len()));
+            // deployの手順、前にsaveしてもらったやつ: the topic stands before, やつ points at it.
+            if matches!(content.as_str(), "やつ" | "もの" | "の" | "内容") {
+                let lead = s[..i].trim_end_matches("前に").trim_end_matches("以前");
+                content = trim_content(text.orig_slice(0, lead.len()));
+            }
             return recall(i, i + kept.len(), content);
         }
     }
@@ -750,6 +763,10 @@ mod tests {
         .unwrap();
         assert!(t.content.starts_with("弟の誕生日"), "{:?}", t.content);
         assert!(t.phrase.contains("覚えておいていただけますか"), "{:?}", t.phrase);
+        let t =
+            classify("一応、メモをお願いします。駐輪場の番号は112です。", &ExtraPhrases::default())
+                .unwrap();
+        assert_eq!(t.content, "駐輪場の番号は112です", "{:?}", t.content);
     }
 
     #[test]
@@ -815,6 +832,7 @@ mod tests {
             "覚えてる？去年の旅行で泊まった宿",
             "車の保険のことで何か記録されてる？",
             "以前お伝えした祖父の入院先を教えていただけますか。",
+            "ビザの書類、前にsaveしてもらったやつ見せて",
             "先日お話しした顧問弁護士はどなたでしたか。",
             "List everything you know about the Madrid trip",
             "bring up what you remember about my cousin Ade",
