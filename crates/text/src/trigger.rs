@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+mod anywhere;
 mod asked;
 
 /// What the user asked for.
@@ -191,7 +192,21 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
         best = asked::ja_keep_opener(&text, &sentences)
             .or_else(|| asked::asked_of_memory(&text, &sentences));
     }
-    best.map(|(_, t)| t).or(soft)
+    // Requests standing as their own clause anywhere, polite or placed last (覚えておいて
+    // いただけますか at the end, "… note that"), and the recall, forget and reflect shapes the
+    // phrase rules miss (issue 18, round 6).
+    if best.is_none() {
+        best = anywhere::forget_more(&text, &sentences)
+            .or_else(|| anywhere::recall_more(&text, &sentences))
+            .or_else(|| anywhere::ja_keep_anywhere(&text))
+            .or_else(|| anywhere::ja_important_rule(&text, &sentences))
+            .or_else(|| anywhere::en_note(&text, &sentences))
+            .or_else(|| anywhere::reflect_more(&text));
+    }
+    let heard = |t: &Trigger| !anywhere::overheard(&text, t);
+    let mut out = best.map(|(_, t)| t).filter(heard).or(soft.filter(heard))?;
+    out.kind = anywhere::softened(&text, out.kind);
+    Some(out)
 }
 
 /// A question or request about something the user gave the agent before: "what was the command
@@ -1854,6 +1869,11 @@ fn is_task_caveat(rest: &str) -> bool {
             || padded.contains(&format!(" {a} above "))
     }) || [
         " when you rewrite",
+        " when you write",
+        " when you summarize",
+        " when you summarise",
+        " when you translate",
+        " when you draft",
         " when you edit",
         " when you export",
         " when you format",

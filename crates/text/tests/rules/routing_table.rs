@@ -12,6 +12,9 @@
 //! - `routing-holdout.tsv`, measured once unseen after the fourth round (trigger 0.932, store
 //!   0.931), then the fifth round's tuning set for the trigger (the structural recall rule in
 //!   `trigger/asked.rs` and the Japanese keeping verb before a colon; trigger 1.000 after it).
+//! - `routing-blind.tsv`, measured once unseen after the fifth round (trigger 0.923, store
+//!   0.923), then round 6's tuning set for the trigger (keeping requests as their own clause
+//!   anywhere, `trigger/anywhere.rs`; trigger 1.000 after it).
 //!   A new round of rules needs a new table to report on.
 //!
 //! Run with `--nocapture` to see the figures and the rows each table gets wrong:
@@ -43,11 +46,12 @@ const FRESH_TRIGGER_FLOOR: f64 = 0.97;
 /// rounded down); the trigger floor is its figure after the fifth round tuned the trigger on it
 /// (0.932 unseen, 1.000 after, held at 0.99), so a rule change that loses ground fails here.
 const HOLDOUT_STORE_FLOOR: f64 = 0.93;
-/// The floors on the blind table, set from its one measurement unseen after round 5 (trigger
-/// 0.923, store 0.923).
-const BLIND_STORE_FLOOR: f64 = 0.92;
+/// The floors on the blind table. Measured once unseen after round 5 (trigger 0.923, store
+/// 0.923), it was then round 6's tuning set (trigger 1.000, store 0.934 after it): the trigger
+/// floor holds the tuned figure (0.99), the store floor its figure after round 6 rounded down.
+const BLIND_STORE_FLOOR: f64 = 0.93;
 /// See [`BLIND_STORE_FLOOR`].
-const BLIND_TRIGGER_FLOOR: f64 = 0.92;
+const BLIND_TRIGGER_FLOOR: f64 = 0.99;
 /// See [`HOLDOUT_STORE_FLOOR`].
 const HOLDOUT_TRIGGER_FLOOR: f64 = 0.99;
 
@@ -314,7 +318,8 @@ fn routing_table_holdout() {
 
 /// The blind table, written by a sixth person who saw neither the rules nor the other tables,
 /// measured once after the fifth round (the structural recall rule): trigger 0.923, store 0.923.
-/// The floors hold what that measurement found.
+/// Round 6 then tuned on it (trigger 1.000): it is no longer unseen. The floors hold round 6's
+/// figures.
 #[test]
 fn routing_table_blind() {
     holds("routing-blind.tsv", BLIND_STORE_FLOOR, BLIND_TRIGGER_FLOOR);
