@@ -97,6 +97,11 @@ TARGET: memory/meta/evolution.md
 CONTENT: I read Ann's short answers as focus, not mood
 REASON: she said so
 ---
+OPERATION: FLAG
+TARGET: entity:person--ann, entity:project--atlas
+CONTENT: doubt: Ann may only be helping Atlas for a month
+REASON: one episode only
+---
 ";
 
 /// The lines of `text` after the line `from`, up to the next blank line or heading.
@@ -146,7 +151,7 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
     let log = env.git(&["log", "-1", "--format=%an%n%s"]);
     assert_eq!(
         log.trim(),
-        "reflection:r-001\n[CREATE] memory/meta/reflections/2026-12-01.md +13 — reflection #1 approved"
+        "reflection:r-001\n[CREATE] memory/meta/reflections/2026-12-01.md +14 — reflection #1 approved"
     );
     let files = env.git(&["show", "--name-only", "--format=", "HEAD"]);
     let mut files: Vec<&str> = files.lines().collect();
@@ -163,6 +168,7 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
             "memory/meta/audit.log",
             "memory/meta/decay-scores.json",
             "memory/meta/evolution.md",
+            "memory/meta/flags.md",
             "memory/meta/pending-reflection.md",
             "memory/meta/reflection-log.md",
             "memory/meta/reflections/2026-12-01.md",
@@ -171,7 +177,7 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
             "memory/procedures/deploy-site.md",
         ]
     );
-    let audit: Vec<String> = env.audit_lines().into_iter().rev().take(14).rev().collect();
+    let audit: Vec<String> = env.audit_lines().into_iter().rev().take(15).rev().collect();
     let s = "2026-12-01T09:00:12Z";
     let r = "reflection:r-001 | approved";
     assert_eq!(
@@ -193,6 +199,9 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
             ),
             format!(
                 "{s} | EDIT | memory/graph/entities/project--atlas.md | {r} | relation: project--atlas worked-on-by person--ann"
+            ),
+            format!(
+                "{s} | CREATE | memory/meta/flags.md | {r} | flag #1 raised by reflection #1 on entity:person--ann, entity:project--atlas"
             ),
             format!("{s} | EDIT | memory/graph/index.md | {r} | regenerated from the entity files"),
             format!("{s} | APPEND | memory/meta/reflection-log.md | {r} | reflection #1"),
@@ -254,6 +263,14 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
         evolution.ends_with("## Reflection #1 — 2026-12-01\n- Key insight: Ann and Atlas keep coming up together.\n- rewrite: Ann likes tea → Ann likes green tea\n- rewrite: Ship v1 by Friday → Ship v1 by Monday\n- pattern: Ann brings up Atlas in the mornings\n- evolve: I read Ann's short answers as focus, not mood\n- Reward: 0 (baseline) (approved as requested)\n"),
         "{evolution}"
     );
+    let flags = env.read("memory/meta/flags.md");
+    assert!(
+        flags.contains("## Flag #1\n")
+            && flags.contains("Ann may only be helping Atlas for a month"),
+        "{flags}"
+    );
+    let why = env.run(["why", "person--ann"]).success().stdout;
+    assert!(why.contains("Ann may only be helping Atlas for a month"), "{why}");
     let record = env.read("memory/meta/reflections/2026-12-01.md");
     assert!(record.contains("- #6 CONNECT entity:person--ann — applied\n- #7 REWRITE entity:person--ann#Ann likes tea — applied\n"), "{record}");
     // The old texts stay in history.
