@@ -323,7 +323,9 @@ pub fn import(
     for (date, msgs) in &by_day {
         let rel = layout::episode_file(date);
         let existing = ws.read_text_if_exists(&rel)?;
-        let mut content = existing.clone();
+        // The day's file is read once and each message appended to it: linear in the messages
+        // of the day (issue 20).
+        let mut day = episode::DayImport::new(existing.as_deref(), date)?;
         for m in msgs {
             let time =
                 if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
@@ -336,17 +338,12 @@ pub fn import(
                 tags: &tags,
                 text: &text,
             };
-            if let episode::Appended::Written { content: c, id, .. } =
-                episode::append_imported(content.as_deref(), &entry, &m.source, &m.entities)?
-            {
-                content = Some(c);
-                new_ids.push(id);
-            }
+            new_ids.push(day.append(&entry, &m.source, &m.entities));
         }
         let action = if existing.is_some() { Action::Append } else { Action::Create };
         change.write(
             &rel,
-            content.unwrap_or_default().into_bytes(),
+            day.into_content().into_bytes(),
             action,
             format!("imported {} from {name}", count(msgs.len(), "message")),
         );

@@ -191,16 +191,11 @@ pub fn append_imported(
     source: &str,
     entities: &[String],
 ) -> Result<Appended, TemplateError> {
-    let content = match existing {
-        Some(t) => t.to_owned(),
-        None => new_day(entry.date)?,
-    };
-    let heads = entries(&content);
-    let mut meta = vec![source_line(source)];
-    if !entities.is_empty() {
-        meta.push(entities_line(entities));
-    }
-    Ok(write_entry(content, &heads, entry, &meta))
+    let mut day = DayImport::new(existing, entry.date)?;
+    let (id, at) = day.append_at(entry, source, entities);
+    let content = day.into_content();
+    let line = markdown::line_of(&content, at);
+    Ok(Appended::Written { content, id, line })
 }
 
 /// The one episode writer: appends an entry (heading, paragraph, then each `meta` comment
@@ -214,13 +209,24 @@ fn write_entry(
 ) -> Appended {
     let same_minute = heads.iter().filter(|h| h.time == entry.time).count();
     let id = entry_id(entry.date, entry.time, same_minute);
+    separate(&mut content);
+    let line = markdown::line_of(&content, content.len());
+    push_entry(&mut content, entry, meta);
+    Appended::Written { content, id, line }
+}
+
+/// Ends `content` with a blank line, unless it is empty.
+fn separate(content: &mut String) {
     if !content.is_empty() && !content.ends_with('\n') {
         content.push('\n');
     }
     if !content.is_empty() && !content.ends_with("\n\n") {
         content.push('\n');
     }
-    let line = markdown::line_of(&content, content.len());
+}
+
+/// Writes an entry's heading, paragraph and `meta` comment lines at the end of `content`.
+fn push_entry(content: &mut String, entry: &NewEntry<'_>, meta: &[String]) {
     content.push_str(&format!(
         "## {} | {} | confidence:{} | tags:[{}]\n{}",
         entry.time,
@@ -239,7 +245,65 @@ fn write_entry(
         content.push_str(m);
         content.push('\n');
     }
-    Appended::Written { content, id, line }
+}
+
+/// One day's file taking many imported entries: read once, then each entry appended in time
+/// proportional to its own length, so importing N messages of one day is linear in N, where N
+/// calls of [`append_imported`] re-read the growing file each time (issue 20). Each entry gets
+/// the id and the text those calls would give it.
+#[derive(Debug)]
+pub struct DayImport {
+    date: String,
+    content: String,
+    /// Entries per `HH:MM`, for the ids.
+    minutes: HashMap<String, usize>,
+}
+
+impl DayImport {
+    /// Starts from the day's file as it is (`None`: a new day).
+    pub fn new(existing: Option<&str>, date: &str) -> Result<Self, TemplateError> {
+        let content = match existing {
+            Some(t) => t.to_owned(),
+            None => new_day(date)?,
+        };
+        let mut minutes: HashMap<String, usize> = HashMap::new();
+        for h in entries(&content) {
+            *minutes.entry(h.time).or_default() += 1;
+        }
+        Ok(Self { date: date.to_owned(), content, minutes })
+    }
+
+    /// Appends an imported entry with its source line (and entities line), as
+    /// [`append_imported`] does; returns its id. `entry.date` must be this day's.
+    pub fn append(&mut self, entry: &NewEntry<'_>, source: &str, entities: &[String]) -> String {
+        self.append_at(entry, source, entities).0
+    }
+
+    /// [`DayImport::append`], also returning the byte offset of the entry's heading.
+    fn append_at(
+        &mut self,
+        entry: &NewEntry<'_>,
+        source: &str,
+        entities: &[String],
+    ) -> (String, usize) {
+        debug_assert_eq!(entry.date, self.date, "an entry of another day");
+        let same = self.minutes.entry(entry.time.to_owned()).or_default();
+        let id = entry_id(&self.date, entry.time, *same);
+        *same += 1;
+        let mut meta = vec![source_line(source)];
+        if !entities.is_empty() {
+            meta.push(entities_line(entities));
+        }
+        separate(&mut self.content);
+        let at = self.content.len();
+        push_entry(&mut self.content, entry, &meta);
+        (id, at)
+    }
+
+    /// The day's file with every entry appended.
+    pub fn into_content(self) -> String {
+        self.content
+    }
 }
 
 /// Replaces the paragraph of the entry whose heading is at `heading_line` (1-based) with the
@@ -632,6 +696,39 @@ mod tests {
             append(Some(&c2), &entry("15:00", " Bob   too ", &[])).unwrap(),
             Appended::Duplicate { id: "episode:2026-02-02:14:30:2".into(), line: 9 }
         );
+    }
+
+    /// A day import gives byte for byte the file and the ids that one `append_imported` per
+    /// message gives, same-minute collisions and an existing day included (issue 20).
+    #[test]
+    fn a_day_import_is_the_same_as_one_append_per_message() {
+        let first = append(None, &entry("09:00", "First.", &[])).unwrap();
+        let Appended::Written { content: start, .. } = first else { panic!("written") };
+        let times = ["09:00", "09:00", "10:15", "09:00", "10:15", "23:59"];
+        let ids = vec!["person--eve".to_owned()];
+        let mut one_by_one = start.clone();
+        let mut want_ids = Vec::new();
+        let mut day = DayImport::new(Some(&start), "2026-02-02").unwrap();
+        let mut got_ids = Vec::new();
+        for (k, t) in times.iter().enumerate() {
+            let text = format!("message {k}");
+            let e = NewEntry { text: &text, ..entry(t, "", &[]) };
+            let source = format!("D1:{k}");
+            let ents: &[String] = if k % 2 == 0 { &ids } else { &[] };
+            let Appended::Written { content, id, .. } =
+                append_imported(Some(&one_by_one), &e, &source, ents).unwrap()
+            else {
+                panic!("an import always writes")
+            };
+            one_by_one = content;
+            want_ids.push(id);
+            got_ids.push(day.append(&e, &source, ents));
+        }
+        assert_eq!(day.into_content(), one_by_one);
+        assert_eq!(got_ids, want_ids);
+        assert_eq!(want_ids[1], "episode:2026-02-02:09:00:3", "after First. and message 0");
+        let fresh = DayImport::new(None, "2026-02-02").unwrap().into_content();
+        assert_eq!(fresh, new_day("2026-02-02").unwrap());
     }
 
     #[test]
