@@ -327,7 +327,8 @@ pub fn tombstone(text: &str, heading_line: usize, day: &str) -> String {
     out
 }
 
-fn entry_id(date: &str, time: &str, earlier_same_minute: usize) -> String {
+/// The id of an entry of `date` at `time` after `earlier_same_minute` entries in that minute.
+pub(crate) fn entry_id(date: &str, time: &str, earlier_same_minute: usize) -> String {
     if earlier_same_minute == 0 {
         format!("episode:{date}:{time}")
     } else {

@@ -202,17 +202,15 @@ pub fn core_units(text: &str) -> Vec<MemoryUnit> {
 }
 
 fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {
-    let mut seen: Vec<String> = Vec::new();
+    // Entries so far per minute: a map, so a day of N entries is read in linear time (a list
+    // searched for each entry made a long day's import quadratic; issue 20).
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     episode::entries(text)
         .into_iter()
         .filter_map(|e| {
-            let n = seen.iter().filter(|t| **t == e.time).count();
-            seen.push(e.time.clone());
-            let id = if n == 0 {
-                format!("episode:{date}:{}", e.time)
-            } else {
-                format!("episode:{date}:{}:{}", e.time, n + 1)
-            };
+            let n = seen.entry(e.time.clone()).or_default();
+            let id = episode::entry_id(date, &e.time, *n);
+            *n += 1;
             if e.deleted {
                 return None; // its heading still counts for the numbering above
             }
