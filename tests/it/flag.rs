@@ -310,3 +310,29 @@ fn issue_19_a_malformed_flags_file_is_reported_with_its_line_and_skipped() {
     env.mutate(["--actor", "user:ann", "reflect", "approve"]);
     assert!(env.read("memory/meta/flags.md").contains("## Flag #3\n"));
 }
+
+/// The next reflection reads what earlier ones flagged and no person settled, and stops reading
+/// a flag once it is resolved.
+#[test]
+fn issue_19_the_next_reflection_input_lists_the_open_flags() {
+    let env = TestEnv::initialized();
+    remember(&env, &["--entity", "person--alice", "Alice prefers tea"]);
+    let coffee = remember(&env, &["Alice ordered a large coffee at the standup"]);
+    let text = format!(
+        "Drinks.\n\nOPERATION: FLAG\nTARGET: person--alice, {coffee}\n\
+         CONTENT: Alice prefers tea, but she ordered coffee\nREASON: they disagree\n---\n"
+    );
+    reflect(&env, &text);
+    crate::reflect::to_ready(&env);
+    let input = env.run(["reflect", "input"]).success().stdout;
+    assert!(
+        input.contains(&format!(
+            "- #1 contradiction on entity:person--alice, {coffee}: Alice prefers tea, but she ordered coffee"
+        )),
+        "{input}"
+    );
+    assert!(input.contains("## Open flags"), "{input}");
+    env.run(["--actor", "user:ann", "flag", "resolve", "1", "--note", "asked her"]).success();
+    let input = env.run(["reflect", "input"]).success().stdout;
+    assert!(!input.contains("Alice prefers tea, but she ordered coffee"), "{input}");
+}

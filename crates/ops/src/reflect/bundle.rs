@@ -337,6 +337,13 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     b.section("Reward outcomes", 500, super::logs::reward_pieces(ws)?);
     let dialogues = super::logs::dialogue_pieces(ws, &since, c.number.saturating_sub(1))?;
     b.section("Dialogues since the last reflection", 1_000, dialogues);
+    // What earlier reflections flagged and no person has settled yet: the next one should not
+    // raise it again, and may find what settles it.
+    let flags = crate::flag::read(ws)?
+        .open()
+        .map(|f| (format!("{} (#{})", crate::flag::FILE, f.number), format!("- {}", f.summary())))
+        .collect();
+    b.section("Open flags", 500, flags);
     b.section("Graph index", 1_500, one(layout::GRAPH_INDEX)?);
 
     let all = units::list(ws);
