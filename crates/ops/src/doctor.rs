@@ -788,27 +788,19 @@ fn check_graph_index(ws: &Workspace) -> Vec<Finding> {
 }
 
 /// Commits made outside cogmem that no cogmem command has adopted yet (`ops::adopt`).
-/// The relations routing writes ([`cogmem_text::kin::RELATIONS`] and the patterns') that
+/// The relations routing writes ([`cogmem_text::route::written_relations`]) that
 /// `relations.md` lacks: a workspace made before they were declared (issue 18) would drop them
 /// from every remembered sentence. Returns the finding and, when fixable, the file with the
 /// template's bullets added.
 fn check_vocabulary(ws: &Workspace) -> (Vec<Finding>, Option<(String, Vec<String>)>) {
-    let Some(template) = cogmem_store::template::MEMORY_TEMPLATE
-        .iter()
-        .find(|(n, _)| *n == layout::RELATIONS)
-        .and_then(|(_, b)| std::str::from_utf8(b).ok())
-    else {
+    let Some(template) = cogmem_store::template::memory_template(layout::RELATIONS) else {
         return (Vec::new(), None);
     };
     let Ok(Some(text)) = ws.read_text_if_exists(layout::RELATIONS) else {
         // A missing or unreadable file is the schema check's finding.
         return (Vec::new(), None);
     };
-    let names: Vec<&str> = cogmem_text::kin::RELATIONS
-        .iter()
-        .chain(cogmem_text::route::PATTERN_RELATIONS)
-        .copied()
-        .collect();
+    let names: Vec<&str> = cogmem_text::route::written_relations().collect();
     let (new, added) = cogmem_store::vocab::with_missing(&text, template, &names);
     if added.is_empty() {
         return (Vec::new(), None);

@@ -326,10 +326,7 @@ fn without_unknown_relations(routing: &mut Routing, vocab: &cogmem_store::vocab:
     routing.relations = kept;
     for r in dropped {
         let said = format!("relation {} {} {}", r.from, r.relation, r.to);
-        let from_template = cogmem_text::kin::RELATIONS
-            .iter()
-            .chain(cogmem_text::route::PATTERN_RELATIONS)
-            .any(|k| *k == r.relation);
+        let from_template = cogmem_text::route::written_relations().any(|k| k == r.relation);
         let how = if from_template {
             "run `cogmem doctor --fix`: it adds the relations routing writes".to_owned()
         } else {

@@ -123,6 +123,28 @@ fn read(ws: &Workspace, rel: &str) -> crate::Result<String> {
     Ok(ws.read_text_if_exists(rel)?.unwrap_or_default())
 }
 
+/// Appends `moved` (entries taken out of a capped log) to the archive `rel` in `change`, the
+/// archive made with the heading `title` when it is new; nothing when `moved` is empty.
+fn append_to_archive(
+    ws: &Workspace,
+    change: &mut Change,
+    rel: &str,
+    title: &str,
+    moved: &str,
+    summary: &str,
+) -> crate::Result<()> {
+    if moved.is_empty() {
+        return Ok(());
+    }
+    let mut arch = read(ws, rel)?;
+    if arch.is_empty() {
+        arch.push_str(title);
+    }
+    arch.push_str(moved);
+    change.write(rel, arch.into_bytes(), Action::Append, summary.to_owned());
+    Ok(())
+}
+
 /// The reward files, oldest first: `DATE.md`, then `DATE-2.md`, …
 fn reward_files(ws: &Workspace) -> Vec<String> {
     let mut files = units::markdown_files(ws.root(), REWARDS_DIR);

@@ -438,11 +438,7 @@ mod tests {
     fn empty_and_commented_files_give_defaults() {
         let p = Path::new("cogmem.toml");
         assert_eq!(Settings::parse("", p).unwrap(), Settings::default());
-        let template = crate::template::MEMORY_TEMPLATE
-            .iter()
-            .find(|(n, _)| *n == FILE_NAME)
-            .map(|(_, b)| std::str::from_utf8(b).unwrap())
-            .unwrap();
+        let template = crate::template::memory_template(FILE_NAME).unwrap();
         assert_eq!(Settings::parse(template, p).unwrap(), Settings::default());
     }
 

@@ -45,6 +45,12 @@ pub fn source(name: &str) -> Result<&'static str, TemplateError> {
         .ok_or_else(|| TemplateError::Missing { name: name.to_owned() })
 }
 
+/// Returns the text of a file of the workspace template (`memory-template/`, as `init` lays it
+/// out), by its workspace-relative path: `memory/graph/relations.md`.
+pub fn memory_template(rel: &str) -> Option<&'static str> {
+    MEMORY_TEMPLATE.iter().find(|(n, _)| *n == rel).and_then(|(_, b)| std::str::from_utf8(b).ok())
+}
+
 /// Renders a `templates/` file with `{{name}}` placeholders replaced by values.
 pub(crate) fn render(name: &str, vars: &[(&str, &str)]) -> Result<String, TemplateError> {
     render_str(name, source(name)?, vars)

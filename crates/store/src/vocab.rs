@@ -252,11 +252,7 @@ mod tests {
 
     /// The vocabulary `init` lays out.
     fn template() -> Vocabulary {
-        let text = crate::template::MEMORY_TEMPLATE
-            .iter()
-            .find(|(n, _)| *n == "memory/graph/relations.md")
-            .map(|(_, b)| std::str::from_utf8(b).unwrap())
-            .unwrap();
+        let text = crate::template::memory_template("memory/graph/relations.md").unwrap();
         Vocabulary::parse(text)
     }
 
@@ -318,11 +314,7 @@ mod tests {
     /// under the template's heading, and a second pass adds nothing.
     #[test]
     fn missing_relations_come_from_the_template() {
-        let template = crate::template::MEMORY_TEMPLATE
-            .iter()
-            .find(|(n, _)| *n == "memory/graph/relations.md")
-            .map(|(_, b)| std::str::from_utf8(b).unwrap())
-            .unwrap();
+        let template = crate::template::memory_template("memory/graph/relations.md").unwrap();
         let old = &template[..template.find("## People").unwrap()];
         let names: Vec<&str> = cogmem_text::kin::RELATIONS.to_vec();
         let (new, added) = with_missing(old, template, &names);
@@ -346,7 +338,7 @@ mod tests {
     #[test]
     fn template_declares_every_relation_routing_writes() {
         let v = template();
-        for r in cogmem_text::kin::RELATIONS.iter().chain(cogmem_text::route::PATTERN_RELATIONS) {
+        for r in cogmem_text::route::written_relations() {
             let spec = v.get(r).unwrap_or_else(|| panic!("{r} is not in the template"));
             assert!(spec.inverse.is_some(), "{r} has no inverse");
         }

@@ -11,9 +11,8 @@ use crate::markdown::slugify;
 use crate::model::{Confidence, EntityId, EntryType, Store};
 use crate::stopword::{self, Tier};
 
-/// The relations routing's patterns write (besides [`kin::RELATIONS`]): the vocabulary must
-/// declare each, so `doctor` adds any an older `relations.md` lacks.
-pub const PATTERN_RELATIONS: &[&str] = &[
+/// The relations routing's patterns write (besides [`kin::RELATIONS`]); see [`written_relations`].
+const PATTERN_RELATIONS: &[&str] = &[
     "works-at",
     "works-on",
     "lives-in",
@@ -25,6 +24,12 @@ pub const PATTERN_RELATIONS: &[&str] = &[
     "supersedes",
     "relates-to",
 ];
+
+/// Every relation routing can write: the kin words' and the patterns'. The vocabulary must
+/// declare each, so `doctor` adds any an older `relations.md` lacks.
+pub fn written_relations() -> impl Iterator<Item = &'static str> {
+    kin::RELATIONS.iter().chain(PATTERN_RELATIONS).copied()
+}
 
 mod stores;
 use stores::{Kind, topic_entity};

@@ -392,18 +392,6 @@ fn evolution(
         text = pre + &entries[1..].concat();
     }
     change.write(EVOLUTION, text.into_bytes(), Action::Edit, format!("reflection #{n}"));
-    if !moved.is_empty() {
-        let mut arch = read(ws, EVOLUTION_ARCHIVE)?;
-        if arch.is_empty() {
-            arch.push_str("# Philosophical Evolution — Archive\n\n");
-        }
-        arch.push_str(&moved);
-        change.write(
-            EVOLUTION_ARCHIVE,
-            arch.into_bytes(),
-            Action::Append,
-            "older entries archived".to_owned(),
-        );
-    }
-    Ok(())
+    let title = "# Philosophical Evolution — Archive\n\n";
+    super::append_to_archive(ws, change, EVOLUTION_ARCHIVE, title, &moved, "older entries archived")
 }

@@ -4,7 +4,7 @@
 //! reward-log.md and the post-reflection dialogues. The formats are
 //! [`cogmem_store::store::reflection::logs`]'s and [`dialogue`](rf::dialogue)'s.
 
-use super::{REFLECTION_ARCHIVE, REFLECTION_LOG, REWARD_LOG, read};
+use super::{REFLECTION_ARCHIVE, REFLECTION_LOG, REWARD_LOG, append_to_archive, read};
 use cogmem_store::audit::Action;
 use cogmem_store::change::Change;
 use cogmem_store::store::reflection::logs::{self, RewardEntry};
@@ -89,20 +89,8 @@ pub(super) fn write_reflection_log(
     log.push_str(entry);
     let (log, moved) = logs::retain(&log, logs::FULL_ENTRIES, logs::MAX_ENTRIES);
     change.write(REFLECTION_LOG, log.into_bytes(), Action::Append, format!("reflection #{n}"));
-    if !moved.is_empty() {
-        let mut arch = read(ws, REFLECTION_ARCHIVE)?;
-        if arch.is_empty() {
-            arch.push_str("# Reflection Archive\n\n");
-        }
-        arch.push_str(&moved);
-        change.write(
-            REFLECTION_ARCHIVE,
-            arch.into_bytes(),
-            Action::Append,
-            "older reflections archived".to_owned(),
-        );
-    }
-    Ok(())
+    let title = "# Reflection Archive\n\n";
+    append_to_archive(ws, change, REFLECTION_ARCHIVE, title, &moved, "older reflections archived")
 }
 
 /// Adds the reward to an evolution.md entry (`- Reward: …`) and the trend to its overview
