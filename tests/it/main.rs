@@ -50,6 +50,7 @@ mod secrets;
 mod setup;
 mod shell;
 mod status_audit;
+mod status_summary;
 mod stress;
 mod sync;
 mod upkeep;

@@ -17,6 +17,7 @@ pub(crate) mod error;
 pub mod graph;
 pub mod index;
 pub mod pack;
+pub mod summary;
 
 pub use cogmem_text::{Clock, FixedClock, SystemClock, Timestamp};
 pub use error::{Error, Result};

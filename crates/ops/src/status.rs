@@ -7,56 +7,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::audit::CriticalChange;
+use cogmem_index::summary::{Probe, Summary, Uncommitted};
 use cogmem_store::git::{self, CommitInfo};
-use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::flags::FILE as FLAGS;
-use cogmem_store::store::{core_memory, episode};
-use cogmem_store::workspace::{Workspace, layout};
-
-/// How many memory units each store holds.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Counts {
-    /// MEMORY.md bullets.
-    pub core: usize,
-    /// Episode entries.
-    pub episodes: usize,
-    /// Episode day files.
-    pub episode_days: usize,
-    /// Entity files.
-    pub entities: usize,
-    /// Procedure files.
-    pub procedures: usize,
-    /// Vault notes.
-    pub vault: usize,
-    /// Entries in decay-scores.json.
-    pub decay_entries: usize,
-    /// Entries per stored band: active, fading, dormant, archived.
-    pub bands: Bands,
-}
-
-/// How many memories are in each decay band (as last computed by a change or `cogmem decay`).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Bands {
-    /// Fully searchable.
-    pub active: usize,
-    /// Deprioritised.
-    pub fading: usize,
-    /// Found only with `--all`.
-    pub dormant: usize,
-    /// Hidden from recall (forgotten or faded).
-    pub archived: usize,
-}
-
-/// A file that could not be read and was left out of the counts.
-#[derive(Debug, Clone, Serialize)]
-pub struct Skipped {
-    /// The file, relative to the workspace root.
-    pub path: String,
-    /// What is wrong, naming the file.
-    pub error: String,
-}
+use cogmem_store::workspace::Workspace;
 
 pub use cogmem_index::index::IndexState;
+pub use cogmem_index::summary::{Bands, Counts, Skipped};
 
 /// What `status` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -91,62 +48,30 @@ pub struct StatusReport {
 /// Reports on the workspace; unreadable files are listed in `skipped`, never fatal.
 pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     let repo = git::open(ws.root())?;
-    let mut skipped = Vec::new();
-    let mut counts = Counts::default();
-
-    match ws.read_text(layout::MEMORY_MD) {
-        Ok(text) => counts.core = core_memory::count_bullets(&text),
-        Err(e) => skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() }),
-    }
-    for rel in markdown_files(ws, layout::EPISODES_DIR) {
-        counts.episode_days += 1;
-        match ws.read_text(&rel) {
-            Ok(text) => counts.episodes += episode::entries(&text).len(),
-            Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
+    // Stamp the working tree first: an unchanged tree reuses the last answer, and one changed
+    // after this point is found by the next status (`cogmem_index::summary`).
+    let head = git::head_id(&repo)?.map(|id| id.to_string());
+    let probe = Probe::take(ws, repo.path(), head);
+    cogmem_store::timing::mark("status: tree stamped");
+    let summary = match probe.cached(ws) {
+        Some(summary) => summary,
+        None => {
+            let summary = Summary::compute(ws, &probe, || {
+                Ok(git::uncommitted(&repo)?
+                    .into_iter()
+                    .map(|c| Uncommitted { path: c.path, state: c.state.to_owned() })
+                    .collect())
+            })?;
+            probe.keep(ws, &summary);
+            summary
         }
-    }
-    // Each file is read as search would read it: one it cannot read is counted and reported.
-    for (dir, count) in [
-        (layout::ENTITIES_DIR, &mut counts.entities),
-        (layout::PROCEDURES_DIR, &mut counts.procedures),
-        (layout::VAULT_DIR, &mut counts.vault),
-    ] {
-        for rel in markdown_files(ws, dir) {
-            *count += 1;
-            if let Err(e) = ws.read_text(&rel) {
-                skipped.push(Skipped { path: rel, error: e.to_string() });
-            }
-        }
-    }
-    for (dir, _, _) in cogmem_store::store::units::DIRS {
-        for rel in cogmem_store::store::units::linked_files(ws.root(), dir) {
-            let link = cogmem_store::store::units::skipped_link(&rel);
-            skipped.push(Skipped { path: link.path, error: link.error });
-        }
-    }
-    let decay_path = ws.abs(layout::DECAY_SCORES);
-    if decay_path.exists() {
-        match DecayFile::load(ws) {
-            Ok(d) => {
-                counts.decay_entries = d.len();
-                for key in d.keys() {
-                    match d.band(&key) {
-                        Some(cogmem_store::decay::Band::Active) => counts.bands.active += 1,
-                        Some(cogmem_store::decay::Band::Fading) => counts.bands.fading += 1,
-                        Some(cogmem_store::decay::Band::Dormant) => counts.bands.dormant += 1,
-                        Some(cogmem_store::decay::Band::Archived) => counts.bands.archived += 1,
-                        None => {}
-                    }
-                }
-            }
-            // The error names the file (a shard, perhaps).
-            Err(e) => {
-                skipped.push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() });
-            }
-        }
-    }
-
-    let uncommitted = git::uncommitted(&repo)?;
+    };
+    cogmem_store::timing::mark("status: counted");
+    let Summary { counts, mut skipped, uncommitted, index } = summary;
+    let uncommitted = uncommitted
+        .into_iter()
+        .filter_map(|c| Some(git::Change { state: change_state(&c.state)?, path: c.path }))
+        .collect();
     let git_state = match repo.state() {
         git2::RepositoryState::Clean => None,
         state => Some(git::state_name(state)),
@@ -163,9 +88,11 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
             0
         }
     };
-    let index = cogmem_index::index::state(ws);
+    cogmem_store::timing::mark("status: commits, flags");
     let watcher = cogmem_index::index::freshness::serving(ws);
+    cogmem_store::timing::mark("status: watcher");
     let unacknowledged_critical = crate::audit::critical_changes(ws, &repo)?;
+    cogmem_store::timing::mark("status: critical changes");
     let integrity_problems =
         unacknowledged_critical.iter().filter(|c| c.integrity_problem.is_some()).cloned().collect();
     Ok(StatusReport {
@@ -183,6 +110,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     })
 }
 
-fn markdown_files(ws: &Workspace, dir: &str) -> Vec<String> {
-    cogmem_store::store::units::markdown_files(ws.root(), dir)
+/// The word a kept [`Uncommitted`] carries, as the `&'static str` of [`git::Change`].
+fn change_state(word: &str) -> Option<&'static str> {
+    ["new", "modified", "deleted", "renamed", "conflicted"].into_iter().find(|w| *w == word)
 }

@@ -37,7 +37,7 @@ use cogmem_store::workspace::{LockGuard, LockSide, Workspace, layout, wait_for_l
 /// Bumped whenever the schema or the way documents are built changes.
 pub(crate) const SCHEMA_VERSION: u32 = 5;
 
-const META_FILE: &str = "manifest.tsv";
+pub(crate) const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
 /// The graph cache file in the index folder.
 pub(crate) const GRAPH_CACHE: &str = "graph.tsv";
@@ -869,7 +869,7 @@ pub(crate) fn without_comments(text: &str) -> String {
 }
 
 /// The state of the derived index, for `cogmem status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IndexState {
     /// Not built yet.

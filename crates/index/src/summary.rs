@@ -1,0 +1,540 @@
+//! What `cogmem status` counts, kept so that a status over an unchanged workspace reads no
+//! memory file and runs no `git status` (issue 20): `.cogmem/status/summary.json` (the last
+//! answer and the key it is valid for) and `.cogmem/status/files.tsv` (each memory file's
+//! unit count and each decay file's band counts, by file stamp), both derived and rebuilt from
+//! the files whenever they do not match.
+//!
+//! Every status walks the working tree first (every file but `.git/` and `.cogmem/`, links not
+//! followed) and stamps each file by size, mtime, ctime and inode. The answer is reused only
+//! when the digest of those stamps, `HEAD`, git's own index and settings files, and the search
+//! index's manifest all equal what they were when it was computed; otherwise each file whose
+//! stamp is unchanged keeps its count and only the others are read again. A stamp taken in the
+//! same clock tick as a change could miss a second change in that tick, so anything whose
+//! ctime is not older than the moment the walk began (the mtime of `.cogmem/status/clock`,
+//! written just before it, in the file system's own clock) is never kept: git's racy-clean rule.
+//!
+//! Invariant: never wrong after a hand edit. Derived; writes only inside `.cogmem/status/`;
+//! errors are never kept, so a file that cannot be read is read (and reported) every time.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::index::IndexState;
+use cogmem_store::decay::Band;
+use cogmem_store::store::decay_file::{self, DecayFile};
+use cogmem_store::store::{core_memory, episode, fsx, units};
+use cogmem_store::workspace::{Workspace, layout};
+
+/// The folder of the summary files, relative to the workspace root.
+pub const DIR: &str = ".cogmem/status";
+const SUMMARY: &str = "summary.json";
+const FILES: &str = "files.tsv";
+const CLOCK: &str = "clock";
+/// Bumped when what is kept, or how it is computed, changes.
+const VERSION: u32 = 1;
+
+/// How many memory units each store holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// MEMORY.md bullets.
+    pub core: usize,
+    /// Episode entries.
+    pub episodes: usize,
+    /// Episode day files.
+    pub episode_days: usize,
+    /// Entity files.
+    pub entities: usize,
+    /// Procedure files.
+    pub procedures: usize,
+    /// Vault notes.
+    pub vault: usize,
+    /// Entries in decay-scores.json.
+    pub decay_entries: usize,
+    /// Entries per stored band: active, fading, dormant, archived.
+    pub bands: Bands,
+}
+
+/// How many memories are in each decay band (as last computed by a change or `cogmem decay`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bands {
+    /// Fully searchable.
+    pub active: usize,
+    /// Deprioritised.
+    pub fading: usize,
+    /// Found only with `--all`.
+    pub dormant: usize,
+    /// Hidden from recall (forgotten or faded).
+    pub archived: usize,
+}
+
+impl Bands {
+    fn add(&mut self, band: Option<Band>) {
+        match band {
+            Some(Band::Active) => self.active += 1,
+            Some(Band::Fading) => self.fading += 1,
+            Some(Band::Dormant) => self.dormant += 1,
+            Some(Band::Archived) => self.archived += 1,
+            None => {}
+        }
+    }
+}
+
+/// A file that could not be read and was left out of the counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// What is wrong, naming the file.
+    pub error: String,
+}
+
+/// A file that differs from `HEAD`, as `git status` reports it (see
+/// [`cogmem_store::git::uncommitted`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Uncommitted {
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// `new`, `modified`, `deleted`, `renamed` or `conflicted`.
+    pub state: String,
+}
+
+/// The part of `status` that depends only on the files: what [`Summary::compute`] works out and
+/// the summary keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Units per store.
+    pub counts: Counts,
+    /// Memory and decay files left out, in the order status reports them.
+    pub skipped: Vec<Skipped>,
+    /// Files that differ from HEAD.
+    pub uncommitted: Vec<Uncommitted>,
+    /// The search index against the files.
+    pub index: IndexState,
+}
+
+/// The summary file: an answer and the key it holds for.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    version: u32,
+    key: String,
+    summary: Summary,
+}
+
+/// Size, mtime, ctime and inode of a file, as `lstat` gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Stamp {
+    size: u64,
+    mtime: u128,
+    ctime: u128,
+    ino: u64,
+}
+
+impl Stamp {
+    fn of(md: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let nanos = |s: i64, ns: i64| {
+                u128::try_from(s).unwrap_or(0) * 1_000_000_000 + u128::try_from(ns).unwrap_or(0)
+            };
+            Self {
+                size: md.len(),
+                mtime: nanos(md.mtime(), md.mtime_nsec()),
+                ctime: nanos(md.ctime(), md.ctime_nsec()),
+                ino: md.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            // No change time to rely on: every stamp counts as racy, so nothing is kept.
+            Self { size: md.len(), mtime: fsx::mtime_nanos(md), ctime: u128::MAX, ino: 0 }
+        }
+    }
+}
+
+/// The stamps of every file of the working tree, sorted by path relative to the root.
+struct Tree {
+    files: Vec<(Vec<u8>, Stamp)>,
+    digest: u64,
+}
+
+impl Tree {
+    fn get(&self, rel: &str) -> Option<Stamp> {
+        let i = self.files.binary_search_by(|(p, _)| p.as_slice().cmp(rel.as_bytes())).ok()?;
+        Some(self.files[i].1)
+    }
+}
+
+/// Walks the working tree (not `.git/`, at any depth, nor `.cogmem/`), links not followed:
+/// the folders are listed first, then the files are stat-ed, on two threads when there are
+/// many (as the index's scan does).
+fn walk(root: &Path) -> Tree {
+    let mut entries: Vec<(Vec<u8>, std::fs::DirEntry)> = Vec::new();
+    let mut dirs: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_owned(), Vec::new())];
+    while let Some((abs, rel)) = dirs.pop() {
+        let Ok(listing) = std::fs::read_dir(&abs) else { continue };
+        for e in listing.flatten() {
+            let name = e.file_name();
+            let name = name.as_encoded_bytes();
+            if name == b".git" || (rel.is_empty() && name == layout::DERIVED_DIR.as_bytes()) {
+                continue;
+            }
+            let mut path = rel.clone();
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(name);
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push((e.path(), path));
+            } else {
+                entries.push((path, e));
+            }
+        }
+    }
+    let stat = |part: &[(Vec<u8>, std::fs::DirEntry)]| -> Vec<(Vec<u8>, Stamp)> {
+        part.iter().filter_map(|(p, e)| Some((p.clone(), Stamp::of(&e.metadata().ok()?)))).collect()
+    };
+    let mut files = Vec::with_capacity(entries.len());
+    if entries.len() < 2_000 {
+        files.extend(stat(&entries));
+    } else {
+        let (a, b) = entries.split_at(entries.len() / 2);
+        std::thread::scope(|s| {
+            let other = s.spawn(|| stat(b));
+            files.extend(stat(a));
+            files.extend(other.join().unwrap_or_default());
+        });
+    }
+    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    files.len().hash(&mut h);
+    for (p, s) in &files {
+        p.hash(&mut h);
+        s.hash(&mut h);
+    }
+    Tree { files, digest: h.finish() }
+}
+
+/// Stamps a file outside the walk (git's, the manifest), `None` when missing.
+fn stamp(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path).ok().map(|md| Stamp::of(&md))
+}
+
+/// What a status in progress knows before it reads anything: the tree's stamps, the key of the
+/// answer they lead to, and the moment the walk began.
+pub struct Probe {
+    tree: Tree,
+    key: String,
+    /// The file system's time just before the walk; `None` when `.cogmem/status/` cannot be
+    /// written (nothing is kept then).
+    clock: Option<u128>,
+}
+
+impl Probe {
+    /// Stamps the working tree. `git_dir` is the repository's `.git` folder and `head` the
+    /// commit `HEAD` names (`None` before the first commit).
+    pub fn take(ws: &Workspace, git_dir: &Path, head: Option<String>) -> Self {
+        let clock = tick(ws);
+        let tree = walk(ws.root());
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for f in ["index", "config", "info/exclude", "HEAD", "packed-refs"] {
+            stamp(&git_dir.join(f)).hash(&mut h);
+        }
+        stamp(&ws.abs(layout::INDEX_DIR).join(crate::index::META_FILE)).hash(&mut h);
+        let key = format!(
+            "{VERSION} {} {} {} {:016x} {:016x} {}",
+            crate::index::SCHEMA_VERSION,
+            crate::index::analyzer::NAME,
+            ws.file_limit(),
+            tree.digest,
+            h.finish(),
+            head.unwrap_or_default()
+        );
+        Self { tree, key, clock }
+    }
+
+    /// The answer kept for this key, if it holds.
+    pub fn cached(&self, ws: &Workspace) -> Option<Summary> {
+        self.clock?;
+        let path = ws.abs(DIR).join(SUMMARY);
+        let bytes = fsx::read_if_exists(&path, fsx::DEFAULT_FILE_LIMIT).ok()??;
+        let record: Record = serde_json::from_slice(&bytes).ok()?;
+        (record.version == VERSION && record.key == self.key).then_some(record.summary)
+    }
+
+    /// Whether every stamp was taken after its file last changed, in an earlier clock tick
+    /// than the walk: only then can an unchanged stamp stand for unchanged content.
+    fn is_settled(&self, s: &Stamp) -> bool {
+        self.clock.is_some_and(|c| s.ctime < c && s.mtime < c)
+    }
+
+    /// Keeps an answer for this key (best effort: a summary that cannot be written is simply
+    /// computed again next time).
+    pub fn keep(&self, ws: &Workspace, summary: &Summary) {
+        if self.clock.is_none() || !self.tree.files.iter().all(|(_, s)| self.is_settled(s)) {
+            return;
+        }
+        let record = Record { version: VERSION, key: self.key.clone(), summary: summary.clone() };
+        if let Ok(bytes) = serde_json::to_vec(&record) {
+            let _ = fsx::write_derived(&ws.abs(DIR).join(SUMMARY), &bytes, false);
+        }
+    }
+}
+
+/// Writes `.cogmem/status/clock` and returns its mtime: the file system's time now.
+fn tick(ws: &Workspace) -> Option<u128> {
+    let dir = ws.abs(DIR);
+    fsx::create_dir_all(&dir).ok()?;
+    let path = dir.join(CLOCK);
+    fsx::write_derived(&path, b"", false).ok()?;
+    stamp(&path).map(|s| s.mtime)
+}
+
+/// Per-file results kept between statuses: a memory file's unit count, a decay file's entries.
+#[derive(Default)]
+struct Table {
+    rows: HashMap<String, (Stamp, Vec<usize>)>,
+}
+
+impl Table {
+    fn load(ws: &Workspace) -> Self {
+        let path = ws.abs(DIR).join(FILES);
+        let Ok(Some(bytes)) = fsx::read_if_exists(&path, fsx::DEFAULT_FILE_LIMIT) else {
+            return Self::default();
+        };
+        let Ok(text) = String::from_utf8(bytes) else { return Self::default() };
+        let mut lines = text.lines();
+        if lines.next() != Some(&format!("#cogmem-status-files {VERSION} {}", ws.file_limit())) {
+            return Self::default();
+        }
+        let rows = lines
+            .filter_map(|line| {
+                let mut f = line.split('\t');
+                let path = f.next()?.to_owned();
+                let mut num = || f.next()?.parse::<u128>().ok();
+                let stamp = Stamp {
+                    size: u64::try_from(num()?).ok()?,
+                    mtime: num()?,
+                    ctime: num()?,
+                    ino: u64::try_from(num()?).ok()?,
+                };
+                let values = f.map(|v| v.parse().ok()).collect::<Option<Vec<usize>>>()?;
+                Some((path, (stamp, values)))
+            })
+            .collect();
+        Self { rows }
+    }
+
+    fn save(&self, ws: &Workspace) {
+        let mut paths: Vec<&String> = self.rows.keys().collect();
+        paths.sort();
+        let mut text = format!("#cogmem-status-files {VERSION} {}\n", ws.file_limit());
+        for p in paths {
+            let (s, values) = &self.rows[p];
+            text.push_str(&format!("{p}\t{}\t{}\t{}\t{}", s.size, s.mtime, s.ctime, s.ino));
+            for v in values {
+                text.push_str(&format!("\t{v}"));
+            }
+            text.push('\n');
+        }
+        let _ = fsx::write_derived(&ws.abs(DIR).join(FILES), text.as_bytes(), false);
+    }
+}
+
+/// Reads through the per-file table: a file whose stamp is unchanged gives its kept values,
+/// any other is computed and (when its stamp is settled) kept for next time.
+struct Reader<'a> {
+    probe: &'a Probe,
+    old: Table,
+    new: Table,
+}
+
+impl Reader<'_> {
+    /// The `arity` values of file `rel`: kept ones when its stamp matches, else `compute()`'s;
+    /// errors (unreadable, unparsable) are returned and never kept.
+    fn values<E>(
+        &mut self,
+        rel: &str,
+        arity: usize,
+        compute: impl FnOnce() -> Result<Vec<usize>, E>,
+    ) -> Result<Vec<usize>, E> {
+        let now = self.probe.tree.get(rel);
+        if let (Some(now), Some((was, values))) = (now, self.old.rows.get(rel))
+            && now == *was
+            && values.len() == arity
+        {
+            self.new.rows.insert(rel.to_owned(), (now, values.clone()));
+            return Ok(values.clone());
+        }
+        let values = compute()?;
+        if let Some(now) = now
+            && self.probe.is_settled(&now)
+            && !rel.contains(['\t', '\n', '\r'])
+        {
+            self.new.rows.insert(rel.to_owned(), (now, values.clone()));
+        }
+        Ok(values)
+    }
+}
+
+impl Summary {
+    /// Counts the units of every store, the decay bands, the files git sees as changed and
+    /// the index state, reading again only the files whose stamps changed since the last
+    /// time; `uncommitted` runs `git status`.
+    pub fn compute(
+        ws: &Workspace,
+        probe: &Probe,
+        uncommitted: impl FnOnce() -> cogmem_store::Result<Vec<Uncommitted>>,
+    ) -> crate::Result<Self> {
+        let mut r = Reader { probe, old: Table::load(ws), new: Table::default() };
+        let mut skipped = Vec::new();
+        let mut counts = Counts::default();
+        let read = |rel: &str| ws.read_text(rel);
+
+        match r.values(layout::MEMORY_MD, 1, || {
+            read(layout::MEMORY_MD).map(|t| vec![core_memory::count_bullets(&t)])
+        }) {
+            Ok(v) => counts.core = v.first().copied().unwrap_or(0),
+            Err(e) => {
+                skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() });
+            }
+        }
+        for rel in units::markdown_files(ws.root(), layout::EPISODES_DIR) {
+            counts.episode_days += 1;
+            match r.values(&rel, 1, || read(&rel).map(|t| vec![episode::entries(&t).len()])) {
+                Ok(v) => counts.episodes += v.first().copied().unwrap_or(0),
+                Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
+            }
+        }
+        // Each file is read as search would read it: one it cannot read is counted and
+        // reported.
+        for (dir, count) in [
+            (layout::ENTITIES_DIR, &mut counts.entities),
+            (layout::PROCEDURES_DIR, &mut counts.procedures),
+            (layout::VAULT_DIR, &mut counts.vault),
+        ] {
+            for rel in units::markdown_files(ws.root(), dir) {
+                *count += 1;
+                if let Err(e) = r.values(&rel, 1, || read(&rel).map(|_| vec![1])) {
+                    skipped.push(Skipped { path: rel, error: e.to_string() });
+                }
+            }
+        }
+        for (dir, _, _) in units::DIRS {
+            for rel in units::linked_files(ws.root(), dir) {
+                let link = units::skipped_link(&rel);
+                skipped.push(Skipped { path: link.path, error: link.error });
+            }
+        }
+        if ws.abs(layout::DECAY_SCORES).exists() {
+            match decay_counts(ws, &mut r) {
+                Ok((entries, bands)) => {
+                    counts.decay_entries = entries;
+                    counts.bands = bands;
+                }
+                // The error names the file (a shard, perhaps).
+                Err(e) => skipped
+                    .push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() }),
+            }
+        }
+        let uncommitted = uncommitted()?;
+        let index = crate::index::state(ws);
+        if probe.clock.is_some() {
+            r.new.save(ws);
+        }
+        Ok(Self { counts, skipped, uncommitted, index })
+    }
+}
+
+/// The number of decay entries and their bands: per decay file from the table when each key
+/// lives in the file it belongs to (so no key is counted twice), else from a full load.
+fn decay_counts(ws: &Workspace, r: &mut Reader<'_>) -> cogmem_store::Result<(usize, Bands)> {
+    let shards = decay_file::shard_files(ws.root());
+    let mut homes: Vec<Option<u8>> = vec![None];
+    homes.extend(shards.iter().copied().map(Some));
+    let mut total = (0, Bands::default());
+    let mut sound = true;
+    for home in homes {
+        let rel = decay_file::file_path(home);
+        let values = r.values(&rel, 6, || file_bands(ws, home, &rel));
+        // [entries, active, fading, dormant, archived, 1 when every key is at home]
+        match values.as_deref() {
+            Ok([n, a, f, d, x, at_home]) => {
+                // The main file's entries move to the shards once there are any.
+                sound &= *at_home == 1 && (home.is_some() || shards.is_empty() || *n == 0);
+                total.0 += n;
+                total.1.active += a;
+                total.1.fading += f;
+                total.1.dormant += d;
+                total.1.archived += x;
+            }
+            _ => sound = false,
+        }
+    }
+    if sound {
+        return Ok(total);
+    }
+    let d = DecayFile::load(ws)?;
+    let mut bands = Bands::default();
+    for key in d.keys() {
+        bands.add(d.band(&key));
+    }
+    Ok((d.len(), bands))
+}
+
+/// One decay file's entries and bands, and whether each key belongs in it.
+fn file_bands(ws: &Workspace, home: Option<u8>, rel: &str) -> cogmem_store::Result<Vec<usize>> {
+    let path = ws.abs(rel);
+    let Some(text) = fsx::read_text_if_exists(&path, ws.file_limit())? else {
+        return Ok(vec![0, 0, 0, 0, 0, 1]);
+    };
+    let d = match home {
+        None => DecayFile::parse(&text, &path)?,
+        Some(_) => DecayFile::parse_shard(&text, &path)?,
+    };
+    let mut bands = Bands::default();
+    let mut at_home = true;
+    for key in d.keys() {
+        bands.add(d.band(&key));
+        at_home &= home.is_none_or(|n| decay_file::shard_of(&key) == n);
+    }
+    Ok(vec![
+        d.len(),
+        bands.active,
+        bands.fading,
+        bands.dormant,
+        bands.archived,
+        usize::from(at_home),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(ctime: u128, mtime: u128, clock: Option<u128>) -> Probe {
+        let stamp = Stamp { size: 1, mtime, ctime, ino: 1 };
+        let tree = Tree { files: vec![(b"MEMORY.md".to_vec(), stamp)], digest: 0 };
+        Probe { tree, key: String::new(), clock }
+    }
+
+    #[test]
+    fn only_stamps_older_than_the_walk_are_kept() {
+        // (ctime, mtime, the walk's clock) → settled
+        for (ctime, mtime, clock, settled) in [
+            (4, 4, Some(5), true),
+            (5, 4, Some(5), false), // changed in the tick the walk began: racy
+            (4, 5, Some(5), false),
+            (6, 4, Some(5), false),
+            (4, 4, None, false), // no clock: nothing is kept
+        ] {
+            let p = probe(ctime, mtime, clock);
+            let s = p.tree.get("MEMORY.md").expect("stamped");
+            assert_eq!(p.is_settled(&s), settled, "{ctime} {mtime} {clock:?}");
+        }
+        assert_eq!(probe(1, 1, Some(2)).tree.get("memory"), None);
+    }
+}

@@ -1,0 +1,106 @@
+//! `cogmem status` over its kept answer (`.cogmem/status/`, issue 20): whatever changed by hand
+//! since the answer was kept, the next status says what a status without it would say.
+
+use std::time::Duration;
+
+use crate::common::{TestEnv, wait_until};
+
+/// `status --json`, once the answer for the workspace as it is has been kept and reused: runs
+/// status until a run leaves `summary.json` untouched (it was read, not computed).
+fn kept_status(env: &TestEnv) -> serde_json::Value {
+    let summary = env.path(".cogmem/status/summary.json");
+    let stamp = || std::fs::metadata(&summary).ok().map(|m| (m.modified().ok(), m.len()));
+    let mut out = None;
+    let reused = wait_until(Duration::from_secs(20), || {
+        let before = stamp();
+        let s = env.run(["status", "--json"]).output();
+        out = Some(s.stdout);
+        before.is_some() && stamp() == before
+    });
+    assert!(reused, "status never reused its kept answer");
+    serde_json::from_str(&out.expect("status ran")).expect("status --json prints JSON")
+}
+
+/// `status --json` computed from the files alone, without the kept answer or counts.
+fn fresh_status(env: &TestEnv) -> serde_json::Value {
+    std::fs::remove_dir_all(env.path(".cogmem/status")).expect("the kept answer exists");
+    let out = env.run(["status", "--json"]).output();
+    serde_json::from_str(&out.stdout).expect("status --json prints JSON")
+}
+
+/// A workspace with decay shards (past 1,000 entries), an entity and a vault note.
+fn workspace() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.import_messages(1_010);
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    env.mutate(["remember", "the door code", "--store", "vault"]);
+    env
+}
+
+#[test]
+fn status_kept_answer_is_what_a_fresh_status_says() {
+    let env = workspace();
+    let kept = kept_status(&env);
+    assert_eq!(kept["counts"]["episodes"], 1_010, "{kept:#}");
+    assert_eq!(kept["counts"]["decay_entries"], 1_012, "{kept:#}");
+    assert_eq!(kept, fresh_status(&env));
+}
+
+#[test]
+fn status_sees_a_same_size_hand_edit_after_its_answer_was_kept() {
+    let env = workspace();
+    let before = kept_status(&env);
+    // Turn one entry's heading into plain text of the same length: the file keeps its size.
+    let rel = "memory/episodes/2026-11-01.md";
+    let text = env.read(rel);
+    let edited = text.replacen("\n## 10:05 |", "\nxx 10:05 |", 1);
+    assert_ne!(text, edited);
+    assert_eq!(text.len(), edited.len());
+    env.write(rel, &edited);
+    let out = env.run(["status", "--json"]).output();
+    let after: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(after["counts"]["episodes"], before["counts"]["episodes"].as_u64().unwrap() - 1);
+    assert_eq!(after["uncommitted"][0]["path"], rel, "{after:#}");
+    assert_eq!(after["uncommitted"][0]["state"], "modified");
+    assert_eq!(after["index"], "stale");
+    assert_eq!(kept_status(&env), fresh_status(&env));
+}
+
+#[test]
+fn status_sees_a_deleted_file_and_a_decay_change_after_its_answer_was_kept() {
+    let env = workspace();
+    let before = kept_status(&env);
+    std::fs::remove_file(env.path("memory/graph/entities/person--alice.md")).unwrap();
+    let out = env.run(["status", "--json"]).output();
+    let after: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(after["counts"]["entities"], 0, "{after:#}");
+    assert_eq!(after["uncommitted"][0]["state"], "deleted");
+    assert_eq!(kept_status(&env), fresh_status(&env));
+
+    // Mark one entry of a shard dormant by hand.
+    let shard = std::fs::read_dir(env.path("memory/meta/decay"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).unwrap().contains("\"status\": \"active\""))
+        .expect("a shard with an active entry");
+    let text = std::fs::read_to_string(&shard).unwrap();
+    std::fs::write(&shard, text.replacen("\"status\": \"active\"", "\"status\": \"dormant\"", 1))
+        .unwrap();
+    let out = env.run(["status", "--json"]).output();
+    let now: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let bands = |v: &serde_json::Value, b: &str| v["counts"]["bands"][b].as_u64().unwrap();
+    assert_eq!(bands(&now, "dormant"), bands(&before, "dormant") + 1, "{now:#}");
+    assert_eq!(bands(&now, "active"), bands(&before, "active") - 1);
+    assert_eq!(kept_status(&env), fresh_status(&env));
+}
+
+#[test]
+fn status_reports_an_unreadable_file_every_time_its_answer_is_kept() {
+    let env = workspace();
+    std::fs::write(env.path("memory/episodes/2026-10-01.md"), b"# bad \xff\xfe\n").unwrap();
+    let kept = kept_status(&env);
+    assert_eq!(kept["skipped"][0]["path"], "memory/episodes/2026-10-01.md", "{kept:#}");
+    let out = env.run(["status"]).output().code(3);
+    assert!(out.stderr.contains("2026-10-01.md: not valid UTF-8"), "{out}");
+    assert_eq!(kept, fresh_status(&env));
+}
