@@ -170,12 +170,20 @@ pub(crate) struct Stamp {
 /// so it is a plain sorted table rather than JSON (a twelfth of the parse time at 12,000 files):
 /// `#schema N`, `#analyzer NAME`, `#decay FILE SIZE MTIME` header lines (one per decay file
 /// whose cache is current; `-` for `decay-scores.json`, `NN` for a shard), then
-/// `path TAB size TAB mtime TAB hash` per file.
+/// `path TAB size TAB mtime TAB hash` per file. A `#files N DIGEST` header line gives the
+/// number of file lines and [`files_digest`] of their paths, sizes and mtimes, so that a read
+/// that finds the same stamps needs only the header (issue 20: 108,000 lines at a million
+/// memories).
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Meta {
     schema_version: u32,
     analyzer: String,
     files: HashMap<String, Stamp>,
+    /// The file lines, when only the header was parsed ([`Meta::parse_header`]): `files` is
+    /// empty until [`Meta::parse_files`].
+    unparsed: Option<String>,
+    /// The `#files` line as read.
+    digest: Option<(usize, u64)>,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
     decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
     /// The boot the index was last written in, without waiting for the disk ([`dir`]).
@@ -185,14 +193,45 @@ struct Meta {
     watch: Option<(String, u64)>,
 }
 
+/// The digest of the `#files` line: FNV-1a of each file's `path TAB size TAB mtime`, summed
+/// (so the order of a folder listing does not matter), and the number of files.
+fn files_digest<'a>(files: impl Iterator<Item = (&'a str, u64, u128)>) -> (usize, u64) {
+    let mut n = 0;
+    let mut sum: u64 = 0;
+    for (path, size, mtime) in files {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in path.bytes().chain([b'\t']).chain(size.to_le_bytes()).chain(mtime.to_le_bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        sum = sum.wrapping_add(h);
+        n += 1;
+    }
+    (n, sum)
+}
+
 impl Meta {
+    #[cfg(test)]
     fn parse(text: &str) -> Option<Self> {
+        let mut meta = Self::parse_header(text.to_owned())?;
+        meta.parse_files().then_some(meta)
+    }
+
+    /// Parses the header lines only; the file lines are kept as text (see [`Self::lookup`]).
+    fn parse_header(text: String) -> Option<Self> {
         let mut meta = Self::default();
         let mut lines = text.lines();
         if lines.next()? != MANIFEST_HEADER {
             return None;
         }
+        let mut body = text.len();
+        let mut at = MANIFEST_HEADER.len() + 1;
         for line in lines {
+            if !line.starts_with('#') {
+                body = at;
+                break;
+            }
+            at += line.len() + 1;
             if let Some(rest) = line.strip_prefix('#') {
                 let (key, value) = rest.split_once(' ')?;
                 match key {
@@ -200,6 +239,11 @@ impl Meta {
                     "analyzer" => value.clone_into(&mut meta.analyzer),
                     "boot" => meta.boot = Some(value.to_owned()),
                     "watch" => meta.watch = parse_watch(value),
+                    "files" => {
+                        meta.digest = value.split_once(' ').and_then(|(n, d)| {
+                            Some((n.parse().ok()?, u64::from_str_radix(d, 16).ok()?))
+                        });
+                    }
                     "decay" => {
                         // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
                         // the caches are then rewritten.
@@ -216,22 +260,38 @@ impl Meta {
                     }
                     _ => {}
                 }
-                continue;
             }
-            let mut f = line.split('\t');
-            let (Some(path), Some(size), Some(mtime), Some(hash)) =
-                (f.next(), f.next(), f.next(), f.next())
-            else {
-                return None;
-            };
-            let stamp = Stamp {
-                size: size.parse().ok()?,
-                mtime: mtime.parse().ok()?,
-                hash: hash.to_owned(),
-            };
-            meta.files.insert(path.to_owned(), stamp);
         }
+        meta.unparsed = Some(text[body.min(text.len())..].to_owned());
         Some(meta)
+    }
+
+    /// Parses the file lines kept by [`Self::parse_header`]; `false` when one is malformed
+    /// (the manifest is then no manifest).
+    fn parse_files(&mut self) -> bool {
+        let Some(body) = self.unparsed.take() else { return true };
+        for line in body.lines() {
+            let Some((path, stamp)) = parse_file_line(line) else { return false };
+            self.files.insert(path.to_owned(), stamp);
+        }
+        true
+    }
+
+    /// A file's size and mtime, parsed or not yet (by binary search over the sorted lines).
+    fn lookup(&self, rel: &str) -> Option<(u64, u128)> {
+        match &self.unparsed {
+            None => self.files.get(rel).map(|s| (s.size, s.mtime)),
+            Some(body) => {
+                let line = crate::graph::cache::find_line(body, (0, body.len()), rel)?;
+                parse_file_line(line).map(|(_, s)| (s.size, s.mtime))
+            }
+        }
+    }
+
+    /// Whether `files` (path, size, mtime) are exactly the files of the `#files` line.
+    fn is_same(&self, files: &[(String, u64, u128)]) -> bool {
+        self.digest.is_some()
+            && self.digest == Some(files_digest(files.iter().map(|(p, s, m)| (p.as_str(), *s, *m))))
     }
 
     fn to_text(&self) -> String {
@@ -249,6 +309,16 @@ impl Meta {
             let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
             out.push_str(&format!("#decay {home} {size} {mtime}\n"));
         }
+        if let Some(body) = &self.unparsed {
+            // Only the header changed: the file lines (and their digest) are written back.
+            if let Some((n, d)) = self.digest {
+                out.push_str(&format!("#files {n} {d:016x}\n"));
+            }
+            out.push_str(body);
+            return out;
+        }
+        let (n, d) = files_digest(self.files.iter().map(|(p, s)| (p.as_str(), s.size, s.mtime)));
+        out.push_str(&format!("#files {n} {d:016x}\n"));
         let mut paths: Vec<&String> = self.files.keys().collect();
         paths.sort();
         for p in paths {
@@ -257,6 +327,20 @@ impl Meta {
         }
         out
     }
+}
+
+/// Parses a `path TAB size TAB mtime TAB hash` line.
+fn parse_file_line(line: &str) -> Option<(&str, Stamp)> {
+    let mut f = line.split('\t');
+    let (Some(path), Some(size), Some(mtime), Some(hash)) =
+        (f.next(), f.next(), f.next(), f.next())
+    else {
+        return None;
+    };
+    Some((
+        path,
+        Stamp { size: size.parse().ok()?, mtime: mtime.parse().ok()?, hash: hash.to_owned() },
+    ))
 }
 
 /// Parses the value of a `#watch GENERATION OFFSET` line; one that is malformed is no line
@@ -270,9 +354,10 @@ fn parse_watch(value: &str) -> Option<(String, u64)> {
 
 /// Reads the manifest; one that is missing, unreadable as text or malformed is no manifest (the
 /// index is rebuilt).
+/// Only the header is parsed ([`Meta::parse_header`]).
 fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
     let bytes = fsx::read_if_exists(path, limit)?;
-    Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(|t| Meta::parse(&t)))
+    Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(Meta::parse_header))
 }
 
 /// Size and mtime of every memory file: MEMORY.md and the `*.md` files of the store folders
@@ -623,24 +708,38 @@ fn refresh_locked(
             files
         }
     };
-    let mut to_read: Vec<(String, u64, u128)> = Vec::new();
-    for (rel, size, mtime) in &files {
-        match meta.files.get(rel) {
-            Some(s) if s.size == *size && s.mtime == *mtime => {}
-            _ => to_read.push((rel.clone(), *size, *mtime)),
-        }
+    // Every file with the stamps of the `#files` line: nothing to look up (issue 20). Else the
+    // file lines are parsed, or, for a few listed paths, searched in place.
+    let same = only.is_none() && !report.rebuilt && meta.is_same(&files);
+    if !same && only.is_none() && !meta.parse_files() {
+        drop(inner);
+        return refresh_locked(ws, true, progress, None);
     }
-    to_read.sort();
-    // A set: `Vec::contains` here made every search quadratic in the number of files.
-    let present: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
-    let gone: Vec<String> = match only {
-        Some(paths) => paths
-            .iter()
-            .filter(|p| meta.files.contains_key(*p) && !present.contains(p.as_str()))
-            .cloned()
-            .collect(),
-        None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
-    };
+    let mut to_read: Vec<(String, u64, u128)> = Vec::new();
+    let mut gone: Vec<String> = Vec::new();
+    if !same {
+        for (rel, size, mtime) in &files {
+            if meta.lookup(rel) != Some((*size, *mtime)) {
+                to_read.push((rel.clone(), *size, *mtime));
+            }
+        }
+        to_read.sort();
+        // A set: `Vec::contains` here made every search quadratic in the number of files.
+        let present: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
+        gone = match only {
+            Some(paths) => paths
+                .iter()
+                .filter(|p| meta.lookup(p).is_some() && !present.contains(p.as_str()))
+                .cloned()
+                .collect(),
+            None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
+        };
+    }
+    // Files are about to be re-read or dropped: the manifest is rewritten whole.
+    if (!to_read.is_empty() || !gone.is_empty()) && !meta.parse_files() {
+        drop(inner);
+        return refresh_locked(ws, true, progress, None);
+    }
 
     cogmem_store::timing::mark(&format!("files stat-ed ({how}: {})", files.len()));
     let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
@@ -909,6 +1008,13 @@ pub fn state(ws: &Workspace) -> IndexState {
         return IndexState::Stale;
     }
     let files = scan(ws.root());
+    let mut meta = meta;
+    if meta.is_same(&files) {
+        return IndexState::Fresh;
+    }
+    if !meta.parse_files() {
+        return IndexState::Stale;
+    }
     let same = files.len() == meta.files.len()
         && files.iter().all(|(rel, size, mtime)| {
             meta.files.get(rel).is_some_and(|s| s.size == *size && s.mtime == *mtime)
@@ -945,6 +1051,8 @@ mod tests {
         };
         let text = meta.to_text();
         assert!(text.contains("\n#boot b00t\n#watch 123-456-b00t 789\n"), "{text}");
+        let digest = Some(files_digest([("memory/vault/a.md", 1, 2)].into_iter()));
+        let meta = Meta { digest, ..meta };
         assert_eq!(Meta::parse(&text), Some(meta.clone()));
         // Without the line, or with one that does not parse, nothing is trusted.
         let without = Meta { watch: None, ..meta.clone() };
@@ -955,6 +1063,44 @@ mod tests {
             assert_eq!(parsed.watch, None, "{bad}");
             assert_eq!(parsed.files, meta.files);
         }
+    }
+
+    #[test]
+    fn a_manifest_read_by_its_header_answers_like_a_parsed_one() {
+        let files: HashMap<String, Stamp> = (0..300)
+            .map(|i| {
+                let stamp = Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
+                (format!("memory/episodes/2026-01-{i:03}.md"), stamp)
+            })
+            .collect();
+        let meta = Meta { schema_version: 5, files, ..Meta::default() };
+        let text = meta.to_text();
+        let mut lazy = Meta::parse_header(text.clone()).expect("a manifest");
+        assert!(lazy.files.is_empty());
+        let mut scan: Vec<(String, u64, u128)> =
+            meta.files.iter().map(|(p, s)| (p.clone(), s.size, s.mtime)).collect();
+        scan.reverse(); // a folder listing's order does not matter
+        assert!(lazy.is_same(&scan));
+        for (p, s) in &meta.files {
+            assert_eq!(lazy.lookup(p), Some((s.size, s.mtime)), "{p}");
+        }
+        for missing in ["", "memory/episodes/2026-01-300.md", "zzz", "MEMORY.md"] {
+            assert_eq!(lazy.lookup(missing), None, "{missing}");
+        }
+        // Written back with only its header changed, it keeps every file line.
+        lazy.watch = Some(("g".to_owned(), 1));
+        let again = Meta::parse(&lazy.to_text()).expect("a manifest");
+        assert_eq!(again.files, meta.files);
+        // One stamp more, less or different: not the same.
+        scan[0].2 += 1;
+        assert!(!lazy.is_same(&scan));
+        scan.pop();
+        assert!(!lazy.is_same(&scan[..scan.len() - 1]));
+        assert!(lazy.parse_files());
+        assert_eq!(lazy.files, meta.files);
+        // A malformed file line makes the manifest no manifest once it is parsed.
+        let mut broken = Meta::parse_header(text.replace("\th7\n", "\n")).expect("a header");
+        assert!(!broken.parse_files());
     }
 
     #[test]
