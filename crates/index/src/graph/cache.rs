@@ -62,12 +62,16 @@ pub(crate) fn is_current(path: &std::path::Path) -> bool {
         && head[HEADER.len()] == b'\n'
 }
 
-/// A loaded cache: the text, searched in place.
+/// A loaded cache: the text, searched in place. A large cache file keeps only its header and
+/// node lines in memory and reads each edge line it needs from the file (issue 20: 27 MB at a
+/// million memories, of which a search reads a hundred lines).
 pub struct GraphCache {
     text: String,
     /// Byte ranges of the sorted node lines and of the edge lines.
     nodes: (usize, usize),
     edges: usize,
+    /// The file the edge lines are read from, when they are not in `text`.
+    file: Option<crate::index::line_file::LineFile>,
 }
 
 impl GraphCache {
@@ -84,7 +88,44 @@ impl GraphCache {
             Some((a, b)) => ((a, b), b),
             None => ((0, 0), text.len()),
         };
-        Self { text, nodes, edges }
+        Self { text, nodes, edges, file: None }
+    }
+
+    /// Loads a cache file (`None` when it cannot be read): whole when it is small, else its
+    /// header and node lines, the edge lines staying in the file.
+    pub(crate) fn load(path: &std::path::Path) -> Option<Self> {
+        use crate::index::line_file::READ_WHOLE;
+        let size = std::fs::metadata(path).ok()?.len();
+        if size <= READ_WHOLE {
+            // Derived, written by cogmem itself: the default bound is enough.
+            let text = cogmem_store::store::fsx::read_text_if_exists(
+                path,
+                cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
+            )
+            .ok()??;
+            return Some(Self::new(text));
+        }
+        Self::open_file(path)
+    }
+
+    /// [`Self::load`] for a large file: the header and node lines read, the edge lines left in
+    /// the file.
+    pub(crate) fn open_file(path: &std::path::Path) -> Option<Self> {
+        use crate::index::line_file::LineFile;
+        let file = LineFile::open(path, 0)?;
+        let size = std::fs::metadata(path).ok()?.len();
+        let header = file.line_at(0)?;
+        let count = file.line_at(header.len() as u64 + 1)?;
+        let head = header.len() + 1 + count.len() + 1;
+        let len: usize = count.strip_prefix("#nodes ").and_then(|n| n.parse().ok()).unwrap_or(0);
+        let len = len.min(usize::try_from(size).unwrap_or(usize::MAX).saturating_sub(head));
+        let bytes = file.read_at(0, head + len)?;
+        let mut cache = Self::new(String::from_utf8(bytes).ok()?);
+        if cache.nodes == (0, 0) {
+            return Some(cache); // another format: no activation
+        }
+        cache.file = Some(file);
+        Some(cache)
     }
 
     /// The node line of an entity, by binary search.
@@ -98,15 +139,22 @@ impl GraphCache {
     }
 
     /// The current edges of a node: (other entity, confidence).
-    fn edges(&self, offset: usize) -> Vec<(&str, f64)> {
-        let Some(rest) = self.edges.checked_add(offset).and_then(|s| self.text.get(s..)) else {
-            return Vec::new();
+    fn edges(&self, offset: usize) -> Vec<(String, f64)> {
+        let Some(start) = self.edges.checked_add(offset) else { return Vec::new() };
+        let line = match &self.file {
+            Some(f) => match f.line_at(start as u64) {
+                Some(line) => std::borrow::Cow::Owned(line),
+                None => return Vec::new(),
+            },
+            None => {
+                let Some(rest) = self.text.get(start..) else { return Vec::new() };
+                std::borrow::Cow::Borrowed(&rest[..rest.find('\n').unwrap_or(rest.len())])
+            }
         };
-        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
         line.split('\t')
             .filter_map(|e| {
                 let (other, conf) = e.split_once(' ')?;
-                Some((other, conf.parse().unwrap_or(1.0)))
+                Some((other.to_owned(), conf.parse().unwrap_or(1.0)))
             })
             .collect()
     }
@@ -132,13 +180,13 @@ impl GraphCache {
         for n in &conducting {
             let fan = (n.degree.max(1) as f64).sqrt();
             for (other, conf) in self.edges(n.offset) {
-                if seed_set.contains_key(other) {
+                if seed_set.contains_key(other.as_str()) {
                     continue; // a seed already holds 1.0
                 }
                 let gain = 0.5 * conf / fan;
-                if let Some(slot) = first.get_mut(other) {
+                if let Some(slot) = first.get_mut(other.as_str()) {
                     slot.0 = slot.0.max(gain);
-                } else if let Some(m) = self.node(other).filter(|m| m.active) {
+                } else if let Some(m) = self.node(&other).filter(|m| m.active) {
                     first.insert(m.id, (gain, m.degree));
                 }
             }
@@ -156,7 +204,7 @@ impl GraphCache {
                     best = *a;
                 }
                 for (other, conf) in self.edges(node.offset) {
-                    if let Some((a, degree)) = first.get(other) {
+                    if let Some((a, degree)) = first.get(other.as_str()) {
                         best = best.max(a * 0.5 * conf / ((*degree).max(1) as f64).sqrt());
                     }
                 }

@@ -639,6 +639,19 @@ mod tests {
                 g.activate(&seeds, &HashSet::new()).into_iter().collect();
             assert_eq!(cached.activation_of(&seeds, &all), direct, "seeds {seeds:?}");
         }
+        // Read from its file, edge line by edge line (as a large cache is), the same again.
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("graph.tsv");
+        std::fs::write(&path, g.cache_text()).expect("written");
+        let from_file = cache::GraphCache::open_file(&path).expect("opens");
+        for seeds in [vec!["concept--a"], vec!["concept--h", "concept--c"], vec!["concept--zz"]] {
+            let seeds: Vec<String> = seeds.into_iter().map(str::to_owned).collect();
+            assert_eq!(
+                from_file.activation_of(&seeds, &all),
+                cached.activation_of(&seeds, &all),
+                "seeds {seeds:?}"
+            );
+        }
     }
 
     #[test]

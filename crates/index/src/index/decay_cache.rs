@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::TimeZone;
 
+use super::line_file::{LineFile, READ_WHOLE};
 use crate::Timestamp;
 use cogmem_store::decay::{DecayInputs, Now};
 use cogmem_store::store::decay_file::{self, DecayFile};
@@ -108,16 +109,31 @@ impl DecayCache {
     }
 }
 
-/// One cache file.
+/// One cache file: its text, or, when it is large, the open file searched where it lies
+/// ([`LineFile`]: at a million memories a shard's cache is most of a megabyte, and a search
+/// looks up a handful of its lines).
 struct CacheFile {
     text: String,
     /// Where the sorted entry lines start.
     body: usize,
     interactions: u64,
+    large: Option<LineFile>,
 }
 
 impl CacheFile {
     fn load(path: &Path) -> Self {
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        if size > READ_WHOLE
+            && let Some(f) = LineFile::open(path, 0)
+        {
+            // Only the main file has a header line, `#interactions TAB N`.
+            let head = f.line_at(0).unwrap_or_default();
+            let mut cache = Self::from_text(format!("{head}\n"));
+            let body = if cache.body > 0 { head.len() as u64 + 1 } else { 0 };
+            cache.text = String::new();
+            cache.large = LineFile::open(path, body);
+            return cache;
+        }
         // Derived and written by cogmem itself, from decay files read under the workspace's
         // limit: the default bound is enough.
         let text = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok().flatten();
@@ -132,16 +148,21 @@ impl CacheFile {
             interactions = rest[..end].trim().parse().unwrap_or(0);
             body = (text.len() - rest.len() + end + 1).min(text.len());
         }
-        Self { text, body, interactions }
+        Self { text, body, interactions, large: None }
     }
 
     /// The entry line for an id.
-    fn find(&self, id: &str) -> Option<&str> {
-        crate::graph::cache::find_line(&self.text, (self.body, self.text.len()), id)
+    fn find(&self, id: &str) -> Option<std::borrow::Cow<'_, str>> {
+        match &self.large {
+            Some(f) => f.find(id).map(std::borrow::Cow::Owned),
+            None => crate::graph::cache::find_line(&self.text, (self.body, self.text.len()), id)
+                .map(std::borrow::Cow::Borrowed),
+        }
     }
 
     fn get(&self, id: &str) -> Option<DecayInputs> {
-        let f: Vec<&str> = self.find(id)?.split('\t').collect();
+        let line = self.find(id)?;
+        let f: Vec<&str> = line.split('\t').collect();
         let num = |k: usize| f.get(k).and_then(|x| x.parse::<f64>().ok());
         let last = chrono::Utc.timestamp_opt(f.get(4)?.parse().ok()?, 0).single()?.fixed_offset();
         let flags = f.get(6).copied().unwrap_or("");
@@ -182,5 +203,32 @@ mod tests {
             assert!(cache.get(missing).is_none(), "{missing}");
         }
         assert!(CacheFile::from_text(String::new()).get("x").is_none());
+    }
+
+    #[test]
+    fn a_large_cache_is_searched_where_it_lies() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let mut text = String::from("#interactions\t7\n");
+        let mut ids: Vec<String> =
+            (0..8_000).map(|i| format!("episode:2026-01-01:{i:05}")).collect();
+        ids.sort();
+        for (i, id) in ids.iter().enumerate() {
+            text.push_str(&format!("{id}\t1\t0.8\t{i}\t1700000000\t3\t\n"));
+        }
+        assert!(text.len() as u64 > READ_WHOLE);
+        for (name, body) in
+            [("main.tsv", text.clone()), ("0a.tsv", text.replacen("#interactions\t7\n", "", 1))]
+        {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &body).expect("written");
+            let cache = CacheFile::load(&path);
+            assert!(cache.large.is_some() && cache.text.is_empty(), "{name}");
+            assert_eq!(cache.interactions, if name == "main.tsv" { 7 } else { 0 });
+            for (i, id) in ids.iter().enumerate().step_by(37) {
+                assert_eq!(cache.get(id).map(|d| d.access_count), Some(i as u64), "{name} {id}");
+            }
+            assert!(cache.get("episode:2026-01-01:99999").is_none());
+            assert!(cache.get("#interactions").is_none());
+        }
     }
 }

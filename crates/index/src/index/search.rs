@@ -360,15 +360,13 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     if seeds.is_empty() {
         return;
     }
-    let Ok(Some(text)) = cogmem_store::store::fsx::read_text_if_exists(
-        &index.dir().join(super::GRAPH_CACHE),
-        cogmem_store::store::fsx::DEFAULT_FILE_LIMIT, // derived, written by cogmem itself
-    ) else {
+    let Some(cache) = crate::graph::cache::GraphCache::load(&index.dir().join(super::GRAPH_CACHE))
+    else {
         return;
     };
     let targets: Vec<&str> =
         hits.iter().skip(5).flat_map(|h| h.entities.iter().map(String::as_str)).collect();
-    let act = crate::graph::cache::GraphCache::new(text).activation_of(&seeds, &targets);
+    let act = cache.activation_of(&seeds, &targets);
     // The seeding hits are not boosted by their own entities: that would only reward having
     // entities at all. Activation lifts the hits *below* them that are connected.
     let mut boosted: Vec<f64> = Vec::new();

@@ -1,0 +1,126 @@
+//! A derived file of sorted lines searched where it lies: a binary search that reads only the
+//! few lines it probes (positioned reads), so a search at a million memories does not read the
+//! whole decay or graph cache, tens of megabytes, to look up the hundred lines it needs
+//! (issue 20). Read-only; the files are written whole by their owners (`decay_cache`,
+//! `graph::cache`).
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use cogmem_store::store::fsx;
+
+/// Below this size a cache file is simply read whole: a few reads cost more than one.
+pub(crate) const READ_WHOLE: u64 = 256 * 1024;
+
+/// Bytes read at a time while looking for the end of a line.
+const CHUNK: usize = 512;
+
+/// An open file whose bytes `start..end` hold lines sorted by their first tab-separated field.
+pub(crate) struct LineFile {
+    file: File,
+    start: u64,
+    end: u64,
+}
+
+impl LineFile {
+    /// Opens `path` (not through a link leading out of the workspace, as [`fsx::read`]),
+    /// searching its bytes from `start` to the end.
+    pub(crate) fn open(path: &Path, start: u64) -> Option<Self> {
+        fsx::check_inside(path, "read").ok()?;
+        let file = File::open(path).ok()?;
+        let end = file.metadata().ok()?.len();
+        Some(Self { file, start: start.min(end), end })
+    }
+
+    /// Reads up to `len` bytes at `pos` (fewer at the end of the file).
+    pub(crate) fn read_at(&self, pos: u64, len: usize) -> Option<Vec<u8>> {
+        let mut f = &self.file;
+        f.seek(SeekFrom::Start(pos)).ok()?;
+        let mut buf = Vec::with_capacity(len);
+        f.take(len as u64).read_to_end(&mut buf).ok()?;
+        Some(buf)
+    }
+
+    /// The position of the first `\n` at or after `pos` (before `limit`), if any.
+    fn newline_from(&self, mut pos: u64, limit: u64) -> Option<u64> {
+        while pos < limit {
+            let want = usize::try_from((limit - pos).min(CHUNK as u64)).unwrap_or(CHUNK);
+            let buf = self.read_at(pos, want)?;
+            if buf.is_empty() {
+                return None;
+            }
+            if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                return Some(pos + i as u64);
+            }
+            pos += buf.len() as u64;
+        }
+        None
+    }
+
+    /// The line starting at `pos` (without its `\n`); `None` past the end or when it is not
+    /// UTF-8.
+    pub(crate) fn line_at(&self, pos: u64) -> Option<String> {
+        if pos >= self.end {
+            return None;
+        }
+        let end = self.newline_from(pos, self.end).unwrap_or(self.end);
+        let bytes = self.read_at(pos, usize::try_from(end - pos).ok()?)?;
+        String::from_utf8(bytes).ok()
+    }
+
+    /// The line whose first tab-separated field is `key`, by binary search.
+    pub(crate) fn find(&self, key: &str) -> Option<String> {
+        let (mut lo, mut hi) = (self.start, self.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            // The first line that starts at or after `mid`.
+            let start =
+                if mid == lo { lo } else { self.newline_from(mid - 1, hi).map_or(hi, |n| n + 1) };
+            if start >= hi {
+                hi = mid;
+                continue;
+            }
+            let line = self.line_at(start)?;
+            let next = start + line.len() as u64 + 1;
+            match line.split('\t').next().unwrap_or("").cmp(key) {
+                std::cmp::Ordering::Equal if !line.is_empty() => return Some(line),
+                std::cmp::Ordering::Less | std::cmp::Ordering::Equal => lo = next,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_is_found_and_no_other() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("sorted.tsv");
+        let mut keys: Vec<String> = (0..3_000).map(|i| format!("k{i:05}")).collect();
+        keys.push("a-long-one".to_owned());
+        keys.sort();
+        let mut text = String::from("#header\tx\n");
+        let start = text.len() as u64;
+        for (i, k) in keys.iter().enumerate() {
+            // Some lines longer than a chunk, so a probe must read on to find their end.
+            let pad = if i % 97 == 0 { "p".repeat(1_500) } else { String::new() };
+            text.push_str(&format!("{k}\t{i}\t{pad}\n"));
+        }
+        std::fs::write(&path, &text).expect("written");
+        let f = LineFile::open(&path, start).expect("opens");
+        for (i, k) in keys.iter().enumerate() {
+            let line = f.find(k).unwrap_or_else(|| panic!("{k} not found"));
+            assert_eq!(line.split('\t').nth(1), Some(i.to_string().as_str()), "{k}");
+        }
+        for missing in ["", "#header", "a", "k", "k00000x", "k99999", "zzz"] {
+            assert_eq!(f.find(missing), None, "{missing}");
+        }
+        assert_eq!(f.line_at(0).as_deref(), Some("#header\tx"));
+        assert_eq!(f.line_at(text.len() as u64), None);
+    }
+}
