@@ -194,20 +194,9 @@ fn walk(root: &Path) -> Tree {
             }
         }
     }
-    let stat = |part: &[(Vec<u8>, std::fs::DirEntry)]| -> Vec<(Vec<u8>, Stamp)> {
-        part.iter().filter_map(|(p, e)| Some((p.clone(), Stamp::of(&e.metadata().ok()?)))).collect()
-    };
-    let mut files = Vec::with_capacity(entries.len());
-    if entries.len() < 2_000 {
-        files.extend(stat(&entries));
-    } else {
-        let (a, b) = entries.split_at(entries.len() / 2);
-        std::thread::scope(|s| {
-            let other = s.spawn(|| stat(b));
-            files.extend(stat(a));
-            files.extend(other.join().unwrap_or_default());
-        });
-    }
+    let mut files = crate::index::on_two_threads(&entries, |(p, e)| {
+        Some((p.clone(), Stamp::of(&e.metadata().ok()?)))
+    });
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut h = std::collections::hash_map::DefaultHasher::new();
     files.len().hash(&mut h);

@@ -369,6 +369,25 @@ fn scan(root: &Path) -> Vec<(String, u64, u128)> {
     scan_with_links(root).0
 }
 
+/// `f` of each item that gives something, in order: on two threads when there are many (stat
+/// calls of folder entries, which wait on the kernel more than they compute).
+pub(crate) fn on_two_threads<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Option<R> + Sync,
+) -> Vec<R> {
+    let run = |part: &[T]| -> Vec<R> { part.iter().filter_map(&f).collect() };
+    if items.len() < 2_000 {
+        return run(items);
+    }
+    let (a, b) = items.split_at(items.len() / 2);
+    std::thread::scope(|s| {
+        let other = s.spawn(|| run(b));
+        let mut out = run(a);
+        out.extend(other.join().unwrap_or_default());
+        out
+    })
+}
+
 /// [`scan`], and the symbolic links it passed over (`*.md` entries of the store folders, or a
 /// store folder leading out of the workspace), which are reported as skipped.
 fn scan_with_links(root: &Path) -> (Vec<(String, u64, u128)>, Vec<String>) {
@@ -405,24 +424,10 @@ fn scan_with_links(root: &Path) -> (Vec<(String, u64, u128)>, Vec<String>) {
             }
         }
     }
-    let stat = |part: &[(String, std::fs::DirEntry)]| -> Vec<(String, u64, u128)> {
-        part.iter()
-            .filter_map(|(rel, e)| {
-                let md = e.metadata().ok()?;
-                Some((rel.clone(), md.len(), fsx::mtime_nanos(&md)))
-            })
-            .collect()
-    };
-    if entries.len() < 2_000 {
-        out.extend(stat(&entries));
-    } else {
-        let (a, b) = entries.split_at(entries.len() / 2);
-        std::thread::scope(|s| {
-            let other = s.spawn(|| stat(b));
-            out.extend(stat(a));
-            out.extend(other.join().unwrap_or_default());
-        });
-    }
+    out.extend(on_two_threads(&entries, |(rel, e)| {
+        let md = e.metadata().ok()?;
+        Some((rel.clone(), md.len(), fsx::mtime_nanos(&md)))
+    }));
     links.sort();
     (out, links)
 }
