@@ -5,7 +5,6 @@
 //! `graph::cache`).
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use cogmem_store::store::fsx;
@@ -35,11 +34,30 @@ impl LineFile {
 
     /// Reads up to `len` bytes at `pos` (fewer at the end of the file).
     pub(crate) fn read_at(&self, pos: u64, len: usize) -> Option<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        let mut done = 0;
+        while done < len {
+            let n = self.read_into(pos + done as u64, &mut buf[done..])?;
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        buf.truncate(done);
+        Some(buf)
+    }
+
+    /// One positioned read (`pread` where there is one).
+    #[cfg(unix)]
+    fn read_into(&self, pos: u64, buf: &mut [u8]) -> Option<usize> {
+        std::os::unix::fs::FileExt::read_at(&self.file, buf, pos).ok()
+    }
+
+    #[cfg(not(unix))]
+    fn read_into(&self, pos: u64, buf: &mut [u8]) -> Option<usize> {
         let mut f = &self.file;
         f.seek(SeekFrom::Start(pos)).ok()?;
-        let mut buf = Vec::with_capacity(len);
-        f.take(len as u64).read_to_end(&mut buf).ok()?;
-        Some(buf)
+        f.read(buf).ok()
     }
 
     /// The position of the first `\n` at or after `pos` (before `limit`), if any.
@@ -64,8 +82,24 @@ impl LineFile {
         if pos >= self.end {
             return None;
         }
-        let end = self.newline_from(pos, self.end).unwrap_or(self.end);
-        let bytes = self.read_at(pos, usize::try_from(end - pos).ok()?)?;
+        // Read on in growing chunks, keeping what was read: a hub's edge line runs to
+        // hundreds of kilobytes.
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut chunk = CHUNK;
+        loop {
+            let at = pos + bytes.len() as u64;
+            let want = usize::try_from((self.end - at).min(chunk as u64)).unwrap_or(chunk);
+            let buf = self.read_at(at, want)?;
+            if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                bytes.extend_from_slice(&buf[..i]);
+                break;
+            }
+            bytes.extend_from_slice(&buf);
+            if buf.is_empty() || pos + bytes.len() as u64 >= self.end {
+                break;
+            }
+            chunk = (chunk * 4).min(1 << 20);
+        }
         String::from_utf8(bytes).ok()
     }
 
