@@ -24,7 +24,7 @@ use serde::Serialize;
 use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy};
 use tantivy::{Index as TantivyIndex, IndexWriter, TantivyDocument};
 
-use super::{IndexError, index_dir, lock, register, schema, tantivy_err};
+use super::{index_dir, lock, register, schema, tantivy_err};
 use cogmem_store::store::fsx::{self, IoError};
 use cogmem_store::workspace::{LockSide, Workspace, layout, wait_for_lock};
 
@@ -77,8 +77,9 @@ pub(crate) fn request_if_due(ws: &Workspace, index: &TantivyIndex) {
 /// once (`skipped`) when another merge runs; an index that does not exist or cannot be
 /// opened has nothing to merge (the next read rebuilds it).
 ///
-/// Fails with [`IndexError::Busy`] when the index lock stays held for `lock.timeout_ms`, and
-/// with [`IndexError::Tantivy`] when a merge fails (the index keeps its segments then).
+/// Fails with [`IndexError::Busy`](super::IndexError::Busy) when the index lock stays held for
+/// `lock.timeout_ms`, and with [`IndexError::Tantivy`](super::IndexError::Tantivy) when a merge
+/// fails (the index keeps its segments then).
 pub fn run(ws: &Workspace) -> crate::Result<MergeReport> {
     let path = ws.abs(MERGE_LOCK);
     let merge_lock = fsx::open_lock_file(&path)?;
@@ -129,17 +130,10 @@ fn is_running(ws: &Workspace) -> bool {
 }
 
 /// Waits (up to `lock.timeout_ms`) until no merge runs, and returns the merge lock, to hold
-/// while the index folder is deleted and made again. [`IndexError::Busy`] when a merge runs
-/// for the whole wait.
+/// while the index folder is deleted and made again: [`IndexError::Busy`](super::IndexError::Busy)
+/// when a merge runs for the whole wait.
 pub(crate) fn wait_idle(ws: &Workspace) -> crate::Result<File> {
-    let path = ws.abs(MERGE_LOCK);
-    let file = fsx::open_lock_file(&path)?;
-    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
-    match wait_for_lock(&file, LockSide::Write, timeout) {
-        Ok(true) => Ok(file),
-        Ok(false) => Err(IndexError::Busy { path }.into()),
-        Err(e) => Err(IoError::new(&path, "lock", e).into()),
-    }
+    super::lock_at(ws, MERGE_LOCK)
 }
 
 /// Whether a tantivy error says another writer (a background merge) holds the index.

@@ -490,7 +490,13 @@ fn graph_digest(rel: &str, text: &str) -> String {
 }
 
 fn lock(ws: &Workspace) -> crate::Result<File> {
-    let path = ws.abs(LOCK_FILE);
+    lock_at(ws, LOCK_FILE)
+}
+
+/// Takes the OS lock on a lock file of `.cogmem/` (`rel`), waiting up to `lock.timeout_ms`
+/// ([`IndexError::Busy`] after that).
+fn lock_at(ws: &Workspace, rel: &str) -> crate::Result<File> {
+    let path = ws.abs(rel);
     let file = fsx::open_lock_file(&path)?;
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
     match wait_for_lock(&file, LockSide::Write, timeout) {
