@@ -19,7 +19,12 @@
 //! - `COGMEM_BENCH_MEMORIES` — memories in the fixture (default 10000; smaller for a smoke test);
 //! - `COGMEM_BENCH_REGEN=1` — rebuild the fixture even if a valid one exists;
 //! - `COGMEM_BENCH_BIN` — the `cogmem` binary to time (default: the one cargo built for this
-//!   benchmark, else `target/release/cogmem`).
+//!   benchmark, else `target/release/cogmem`);
+//! - `COGMEM_BENCH_COMMITS` — selects the growth comparison instead (issue 20,
+//!   `remember/growth.rs`): `COGMEM_BENCH_MEMORIES` and `COGMEM_BENCH_COMMITS` then list sizes
+//!   (`"10000 100000"`), a fixture per pair is built by `scripts/gen-workspace` and
+//!   `scripts/gen-history`, the episodic and semantic cases run interleaved on all of them,
+//!   and the report gives each size's median and p95 with its ratio to the first size's.
 
 #![allow(
     clippy::disallowed_methods,
@@ -41,6 +46,9 @@ use cogmem::store::entity::EntityId;
 use cogmem::store::episode::EntryType;
 use cogmem::store::{Confidence, Store};
 use cogmem::{FixedClock, Timestamp, Workspace};
+
+#[path = "remember/growth.rs"]
+mod growth;
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -118,6 +126,18 @@ impl Config {
 }
 
 fn run() -> Res<()> {
+    if std::env::var("COGMEM_BENCH_COMMITS").is_ok_and(|v| !v.trim().is_empty()) {
+        let num = |name: &str, default: usize| -> Res<usize> {
+            match std::env::var(name) {
+                Ok(v) if !v.trim().is_empty() => Ok(v.trim().parse()?),
+                _ => Ok(default),
+            }
+        };
+        let fixtures = target_dir().join("bench-fixtures");
+        fs::create_dir_all(&fixtures)?;
+        let runs = num("COGMEM_BENCH_RUNS", 50)?.max(1);
+        return growth::run(&find_binary()?, &fixtures, runs, num("COGMEM_BENCH_WARMUP", 3)?);
+    }
     let cfg = Config::from_env()?;
     let bin = find_binary()?;
     let fixtures = target_dir().join("bench-fixtures");

@@ -25,6 +25,7 @@ mod import;
 mod init;
 mod input;
 mod mcp;
+mod merge;
 mod pending;
 mod reflect;
 mod remember;
@@ -132,6 +133,8 @@ enum Command {
     Man(shell::ManArgs),
     Mcp(mcp::McpArgs),
     Setup(setup::SetupArgs),
+    #[command(hide = true)]
+    MergeIndex(merge::MergeIndexArgs),
 }
 
 /// What a subcommand needs from the outside world.
@@ -312,6 +315,7 @@ fn writes(command: &Command) -> bool {
         // prompt never waits on it here; setup writes host configuration, not memory.
         | Command::Hook(_)
         | Command::Setup(_)
+        | Command::MergeIndex(_)
         | Command::Mcp(_) => false,
     }
 }
@@ -376,6 +380,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Man(args) => shell::run_man(&args),
         Command::Mcp(args) => mcp::run(&ctx, &args),
         Command::Setup(args) => setup::run(&ctx, &args),
+        Command::MergeIndex(args) => merge::run(&ctx, &args),
     };
     let code = match result {
         Ok(exit) => exit.code(),

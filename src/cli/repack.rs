@@ -4,14 +4,20 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Starts `git repack -d -l -q` on the repository at `git_dir` and does not wait for it, unless
-/// one runs already. A shell runs git and then removes the lock, whatever becomes of this
-/// process; without `sh` or `git` on `PATH` nothing happens.
+/// Starts `git repack -d -l -q --geometric=2` (`cogmem::git::REPACK_ARGS`; without
+/// `--geometric` for a git older than 2.32) on the repository at `git_dir` and does not wait
+/// for it, unless one runs already. A shell runs git and then removes the lock, whatever
+/// becomes of this process; without `sh` or `git` on `PATH` nothing happens.
 pub fn launch(git_dir: &Path) {
     let Some(lock) = cogmem::git::claim_repack(git_dir) else { return };
+    let script = format!(
+        "git --git-dir \"$1\" {} || git --git-dir \"$1\" {}; rm -f \"$2\"",
+        cogmem::git::REPACK_ARGS.join(" "),
+        cogmem::git::REPACK_ARGS_PLAIN.join(" ")
+    );
     let child = Command::new("sh")
         .arg("-c")
-        .arg("git --git-dir \"$1\" repack -d -l -q; rm -f \"$2\"")
+        .arg(script)
         .arg("cogmem-repack")
         .arg(git_dir)
         .arg(&lock)

@@ -56,6 +56,7 @@ mod sync;
 mod upkeep;
 mod vocabulary;
 mod watch;
+mod write_cost;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
 #[test]

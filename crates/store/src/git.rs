@@ -274,7 +274,7 @@ fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTi
 /// The count is git's own estimate (the objects in `objects/17`, × 256), or an exact count for
 /// thresholds under 2,560. The change engine asks after each commit when the program gave it a
 /// [`RepackHook`](crate::workspace::RepackHook); the library itself never starts a process in
-/// the background. The `cogmem` binary starts `git repack -d -l -q` detached and does not wait
+/// the background. The `cogmem` binary starts `git repack` ([`REPACK_ARGS`]) detached and does not wait
 /// for it (see [`claim_repack`]); an embedder may call [`repack`] instead, when it suits it.
 pub(crate) fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
     if threshold == 0 {
@@ -295,6 +295,17 @@ pub(crate) fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
     };
     loose > threshold
 }
+
+/// The arguments of the repack cogmem runs: loose objects into a new pack, and packs rolled up
+/// geometrically (each pack at least twice the objects of all smaller ones together), so the
+/// number of packs grows with the logarithm of the history, not with it (issue 20). libgit2
+/// looks an object up pack by pack: with `repack -d` alone, every repack added one more pack,
+/// and every write of a year-old workspace searched a hundred of them.
+pub const REPACK_ARGS: [&str; 5] = ["repack", "-d", "-l", "-q", "--geometric=2"];
+
+/// The repack of a git older than 2.32, which has no `--geometric`: loose objects into a new
+/// pack.
+pub const REPACK_ARGS_PLAIN: [&str; 4] = ["repack", "-d", "-l", "-q"];
 
 /// The lock that lets one repack run at a time, in the git folder.
 pub(crate) const REPACK_LOCK: &str = "cogmem-repack.lock";
@@ -327,20 +338,24 @@ pub fn release_repack(lock: &Path) {
     let _ = crate::store::fsx::remove_file(lock);
 }
 
-/// Runs `git repack -d -l -q` on the repository now and waits for it (for an embedding
-/// program: the `cogmem` binary runs it in the background instead). Returns whether a repack
-/// ran and succeeded; `false` when one runs already or `git` is not on `PATH`.
+/// Runs [`REPACK_ARGS`] (or, with a git too old for it, [`REPACK_ARGS_PLAIN`]) on the
+/// repository now and waits for it (for an embedding program: the `cogmem` binary runs it in
+/// the background instead). Returns whether a repack ran and succeeded; `false` when one runs
+/// already or `git` is not on `PATH`.
 pub fn repack(git_dir: &Path) -> bool {
     let Some(lock) = claim_repack(git_dir) else { return false };
-    let ok = std::process::Command::new("git")
-        .arg("--git-dir")
-        .arg(git_dir)
-        .args(["repack", "-d", "-l", "-q"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(git_dir)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let ok = run(&REPACK_ARGS) || run(&REPACK_ARGS_PLAIN);
     release_repack(&lock);
     ok
 }

@@ -15,6 +15,8 @@ pub(crate) mod decay_cache;
 pub(crate) mod dir;
 pub mod freshness;
 pub(crate) mod line_file;
+
+pub mod merge;
 pub mod search;
 
 use std::collections::HashMap;
@@ -488,6 +490,7 @@ pub fn open(
         // write over. The index is derived: rebuild it from the files rather than fail.
         Err(crate::Error::Index(IndexError::Tantivy { .. })) if !full => {
             let dir = ws.abs(layout::INDEX_DIR);
+            let _no_merge = merge::wait_idle(ws)?;
             std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
             let (index, mut report) = refresh_locked(ws, true, progress, None)?;
             report.reason = Some("the index could not be updated in place".to_owned());
@@ -579,7 +582,13 @@ fn graph_digest(rel: &str, text: &str) -> String {
 }
 
 fn lock(ws: &Workspace) -> crate::Result<File> {
-    let path = ws.abs(LOCK_FILE);
+    lock_at(ws, LOCK_FILE)
+}
+
+/// Takes the OS lock on a lock file of `.cogmem/` (`rel`), waiting up to `lock.timeout_ms`
+/// ([`IndexError::Busy`] after that).
+fn lock_at(ws: &Workspace, rel: &str) -> crate::Result<File> {
+    let path = ws.abs(rel);
     let file = fsx::open_lock_file(&path)?;
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
     match wait_for_lock(&file, LockSide::Write, timeout) {
@@ -644,6 +653,8 @@ fn refresh_locked(
             report.reason =
                 Some(reason.unwrap_or_else(|| "the index could not be opened".to_owned()));
             if dir.exists() {
+                // A background merge writes into the folder: it must be over first.
+                let _no_merge = merge::wait_idle(ws)?;
                 std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
             }
             fsx::create_dir_all(&dir)?;
@@ -756,11 +767,17 @@ fn refresh_locked(
         fsx::write_derived(&meta_path, meta.to_text().as_bytes(), true)?;
     }
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
+    // Set when a background merge holds tantivy's writer: the files this refresh would index
+    // keep their old stamps in the manifest, so the next refresh indexes them ([`merge`]).
+    let mut busy = false;
+    let rebuilt = report.rebuilt;
     let mut graph_changed = report.rebuilt;
     for rel in &gone {
+        let Some(w) = ensure_writer(&mut writer, &mut busy, &inner, &dir, budget, rebuilt)? else {
+            break;
+        };
         graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
-        ensure_writer(&mut writer, &inner, &dir, budget)?
-            .delete_term(Term::from_field_text(fields.path, rel));
+        w.delete_term(Term::from_field_text(fields.path, rel));
         meta.files.remove(rel);
         report.removed.push(rel.clone());
     }
@@ -794,7 +811,9 @@ fn refresh_locked(
                 continue;
             }
         };
-        let w = ensure_writer(&mut writer, &inner, &dir, budget)?;
+        let Some(w) = ensure_writer(&mut writer, &mut busy, &inner, &dir, budget, rebuilt)? else {
+            continue;
+        };
         w.delete_term(Term::from_field_text(fields.path, &rel));
         for u in units::file_units(&rel, &text) {
             w.add_document(document(&fields, &u)).map_err(tantivy_err(&dir))?;
@@ -815,7 +834,12 @@ fn refresh_locked(
         cogmem_store::timing::mark("index: segment written");
         prepared.commit().map_err(tantivy_err(&dir))?;
         cogmem_store::timing::mark("index: tantivy commit");
+        // No merge runs in a refresh (the writer has no merge policy), so this waits for
+        // nothing but the writer's own threads; a rebuild's writer merges as tantivy likes.
         w.wait_merging_threads().map_err(tantivy_err(&dir))?;
+        if !rebuilt {
+            merge::request_if_due(ws, &inner);
+        }
     }
     cogmem_store::timing::mark("index: documents committed");
     // The graph's statuses and edges, for spreading activation at query time.
@@ -898,20 +922,40 @@ fn index_dir(path: &Path, unsynced: bool) -> Option<Box<dyn tantivy::directory::
     }
 }
 
+/// The refresh's writer, opened on first use; `None` (and `busy` set) while a background
+/// merge holds tantivy's writer lock.
 fn ensure_writer<'a>(
     writer: &'a mut Option<IndexWriter<TantivyDocument>>,
+    busy: &mut bool,
     inner: &TantivyIndex,
     dir: &Path,
     budget: usize,
-) -> crate::Result<&'a IndexWriter<TantivyDocument>> {
+    rebuild: bool,
+) -> crate::Result<Option<&'a IndexWriter<TantivyDocument>>> {
+    if *busy {
+        return Ok(None);
+    }
     if writer.is_none() {
         // One thread: the machine has two cores and searches run alongside. The arena is
         // tantivy's smallest for a few changed files (most refreshes: a command's own
         // change), larger for a rebuild, where it means fewer segments to merge.
-        *writer = Some(inner.writer_with_num_threads(1, budget).map_err(tantivy_err(dir))?);
+        let w = match inner.writer_with_num_threads(1, budget) {
+            Ok(w) => w,
+            Err(e) if merge::is_writer_busy(&e) => {
+                *busy = true;
+                cogmem_store::timing::mark("index: writer busy (a merge runs)");
+                return Ok(None);
+            }
+            Err(e) => return Err(tantivy_err(dir)(e).into()),
+        };
+        // A refresh never merges: merging waits for no one in the background (issue 20).
+        if !rebuild {
+            w.set_merge_policy(merge::for_update());
+        }
+        *writer = Some(w);
         cogmem_store::timing::mark("index: writer opened");
     }
-    Ok(writer.as_ref().expect("just created"))
+    Ok(writer.as_ref())
 }
 
 fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {

@@ -110,6 +110,10 @@ pub struct Workspace {
 /// `git.auto_pack_loose` (see [`WorkspaceOptions::on_repack_due`]).
 pub(crate) type RepackHook = Arc<dyn Fn(&Path) + Send + Sync>;
 
+/// Called with the workspace root when an index update leaves segments that tantivy's merge
+/// policy would merge (see [`WorkspaceOptions::on_merge_due`]).
+pub(crate) type MergeHook = Arc<dyn Fn(&Path) + Send + Sync>;
+
 /// How this program uses a workspace: choices of the program that opens it (the `cogmem`
 /// binary sets them from its environment), never read from `cogmem.toml`, and never shared
 /// with another [`Workspace`] value in the same process except its clones.
@@ -123,6 +127,11 @@ pub struct WorkspaceOptions {
     /// (the default) packs nothing and does not count; an embedder may instead call
     /// [`git::repack`](crate::git::repack) when it suits it.
     pub on_repack_due: Option<RepackHook>,
+    /// What to do when an update of the search index leaves segments to merge: the binary
+    /// starts a merge in a process of its own, in the background, so no write waits for one
+    /// (issue 20). `None` (the default) merges nothing until `cogmem reindex` or an embedder
+    /// calls `cogmem_index::index::merge::run`.
+    pub on_merge_due: Option<MergeHook>,
     /// Fault injection for crash trials: the point inside [`Change::apply`](crate::change::Change::apply)
     /// where the process kills itself (SIGKILL), one of
     /// [`CRASH_POINTS`](crate::change::CRASH_POINTS). Only with the `crash-points` feature.
@@ -154,6 +163,7 @@ impl Default for WorkspaceOptions {
         Self {
             watch_wait: Duration::from_millis(50),
             on_repack_due: None,
+            on_merge_due: None,
             #[cfg(feature = "crash-points")]
             crash_at: None,
             caller: None,
@@ -165,7 +175,8 @@ impl std::fmt::Debug for WorkspaceOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("WorkspaceOptions");
         d.field("watch_wait", &self.watch_wait)
-            .field("on_repack_due", &self.on_repack_due.as_ref().map(|_| "Fn(&Path)"));
+            .field("on_repack_due", &self.on_repack_due.as_ref().map(|_| "Fn(&Path)"))
+            .field("on_merge_due", &self.on_merge_due.as_ref().map(|_| "Fn(&Path)"));
         #[cfg(feature = "crash-points")]
         d.field("crash_at", &self.crash_at);
         d.field("caller", &self.caller);
