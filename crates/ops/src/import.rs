@@ -24,7 +24,7 @@ use crate::error::InputError;
 use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::NewUnit;
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::episode::{self, EntryType, NewEntry};
 use cogmem_store::store::{Confidence, Store};
@@ -279,20 +279,21 @@ pub fn import(
             report.days.push(date);
         }
         timing::mark("import: days staged");
-        let mut decay = cogmem_store::access::load_decay(ws)?;
+        // One shard of decay entries in memory at a time, each staged as it is rendered.
         let p = &ws.settings().decay;
-        for id in &new_ids {
-            let unit = NewUnit {
-                store: Store::Episodic,
-                base: p.base_auto,
-                created: now.with_timezone(&chrono::Utc),
-                pinned: false,
-            };
-            decay.insert_new(id, unit, p);
-        }
+        let unit = NewUnit {
+            store: Store::Episodic,
+            base: p.base_auto,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: false,
+        };
         let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
-        change.write_decay(ws, &mut decay, Action::Edit, &summary);
-        drop(decay);
+        DecayFile::insert_new_by_shard(ws, &new_ids, unit, p, |rel, text| {
+            let action = if ws.abs(&rel).exists() { Action::Edit } else { Action::Create };
+            let staged = days::stage(ws, &rel, &text)?;
+            change.write_staged(&rel, staged, action, summary.clone());
+            Ok(())
+        })?;
         timing::mark("import: decay entries");
         let summary = format!(
             "imported {} from {name} into {} ({} skipped)",

@@ -121,6 +121,17 @@ impl<'w> Days<'w> {
     }
 }
 
+/// Writes the whole new text of workspace file `rel` (a decay shard) to the staging folder,
+/// for [`Change::write_staged`]; returns the staged file.
+pub(super) fn stage(ws: &Workspace, rel: &str, text: &str) -> cogmem_store::Result<PathBuf> {
+    let path = ws.abs(STAGING_DIR).join("files").join(rel);
+    if let Some(parent) = path.parent() {
+        fsx::create_dir_all(parent)?;
+    }
+    fsx::append_staged(&path, text.as_bytes())?;
+    Ok(path)
+}
+
 /// Removes the staging folder: the import committed, or failed and wrote nothing.
 pub(super) fn clean(ws: &Workspace) {
     let _ = fsx::remove_dir_all(&ws.abs(STAGING_DIR));
