@@ -5,9 +5,12 @@
 //! The result is what [`DecayFile::load`], [`DecayFile::insert_new`] for every key and
 //! [`DecayFile::changed_files`] give, file for file (a test checks it), in the same layout.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use super::{DecayFile, NewUnit, SHARDS, SPLIT_AT, disk, file_path, shard_files, shard_of};
+use serde_json::value::RawValue;
+
+use super::{DecayFile, NewUnit, SHARDS, SPLIT_AT, Slot, disk, file_path, shard_files, shard_of};
 use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
 
@@ -40,7 +43,7 @@ impl DecayFile {
             return Ok(added);
         }
         // Entries of the main file (a workspace passing SPLIT_AT now) go to their shards.
-        let mut moving: BTreeMap<u8, Vec<(String, super::Slot)>> = BTreeMap::new();
+        let mut moving: BTreeMap<u8, Vec<(String, Slot)>> = BTreeMap::new();
         let mut fields = main;
         for (key, mut slot) in std::mem::take(&mut fields.entries) {
             let n = shard_of(&key);
@@ -73,7 +76,21 @@ impl DecayFile {
                     shard.entries.push((key, slot));
                 }
             }
-            added += new.iter().filter(|k| shard.insert_new(k, unit, p)).count();
+            // Every new entry is the same but for its key: rendered once, copied for each.
+            let raw = entry_text(&fields, unit, p);
+            for key in new {
+                if !shard.by_key.contains_key(key.as_str()) {
+                    let slot = Slot {
+                        raw: Some(raw.clone()),
+                        parsed: OnceCell::new(),
+                        dirty: false,
+                        home: Some(n),
+                    };
+                    shard.by_key.insert(key.clone(), shard.entries.len());
+                    shard.entries.push((key.clone(), slot));
+                    added += 1;
+                }
+            }
             emit(file_path(Some(n)), shard.render(Some(n)))?;
         }
         if migrated || fields.root != fields.root_read {
@@ -81,6 +98,19 @@ impl DecayFile {
         }
         Ok(added)
     }
+}
+
+/// The text of the entry [`DecayFile::insert_new`] makes for `unit` with the fields (the
+/// interaction count) of `fields`, as a shard file holds it: what a file read back keeps as it is.
+fn entry_text(fields: &DecayFile, unit: NewUnit, p: &DecaySettings) -> Box<RawValue> {
+    let mut one = fields.clone();
+    one.sharded = true;
+    let key = "k";
+    one.insert_new(key, unit, p);
+    let text = one.render(Some(shard_of(key)));
+    let start = text.find("\"k\": ").map_or(0, |i| i + 5);
+    let end = text.rfind("\n    }").map_or(text.len(), |i| i + 6);
+    RawValue::from_string(text[start..end].to_owned()).expect("a rendered entry is JSON")
 }
 
 #[cfg(test)]
