@@ -271,13 +271,13 @@ fn save_transcript(
     format: Format,
     clock: &dyn cogmem::Clock,
 ) -> Result<(), Notice> {
-    let limit = ws.settings().limits.import_bytes;
-    let bytes = cogmem::store::fsx::read(path, limit).map_err(cogmem::Error::from)?;
-    let text = cogmem::store::fsx::decode(path, bytes).map_err(cogmem::Error::from)?;
+    let file = cogmem::store::fsx::open_read(path).map_err(cogmem::Error::from)?;
+    let mut reader = std::io::BufReader::new(file);
     let name = path.file_stem().map_or_else(|| "transcript".into(), |s| s.to_string_lossy());
     let opts = ImportOptions { format, skip_secrets: true, ..ImportOptions::default() };
     let actor = ctx.named_actor()?.unwrap_or_else(|| host.actor());
-    let report = import::import(ws, &text, &name, &opts, actor, clock)?;
+    let input = import::ImportInput { reader: &mut reader, name: &name, origin: path };
+    let report = import::import(ws, input, &opts, actor, clock)?;
     for b in &report.skipped {
         eprintln!("cogmem hook {}: {}:{}: {}", host.name(), path.display(), b.line, b.error);
     }

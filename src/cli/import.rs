@@ -2,8 +2,10 @@
 
 use clap::{Args, ValueEnum};
 
+use cogmem::ops::import::{self, ImportInput};
+
 use super::exit::Exit;
-use super::{Ctx, input, render};
+use super::{Ctx, render};
 
 const EXAMPLES: &str = "Examples:
   # Import a chat transcript as episode entries, in one commit
@@ -73,23 +75,6 @@ impl From<Format> for cogmem::ops::import::Format {
 
 pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
-    let limit = ws.settings().limits.import_bytes;
-    let (text, name) = if args.file == "-" {
-        (input::stdin_limited(limit)?, "stdin".to_owned())
-    } else {
-        let path = ctx.cwd.join(&args.file);
-        let name = path
-            .file_stem()
-            .map_or_else(|| "import".to_owned(), |s| s.to_string_lossy().into_owned());
-        let bytes = cogmem::store::fsx::read(&path, limit).map_err(|e| {
-            if e.source.kind() == std::io::ErrorKind::InvalidInput && !path.is_symlink() {
-                cogmem::Error::from(cogmem::error::InputError::ImportTooLarge { limit })
-            } else {
-                e.into()
-            }
-        })?;
-        (cogmem::store::fsx::decode(&path, bytes)?, name)
-    };
     let clock = ctx.clock()?;
     let opts = cogmem::ops::import::ImportOptions {
         format: args.format.into(),
@@ -97,8 +82,23 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         allow_secret: args.allow_secret,
         skip_secrets: false,
     };
-    let report =
-        cogmem::ops::import::import(&ws, &text, &name, &opts, ctx.actor()?, clock.as_ref())?;
+    // The input is streamed, never read whole (issue 20).
+    let report = if args.file == "-" {
+        let stdin = std::io::stdin();
+        let mut reader = stdin.lock();
+        let origin = std::path::Path::new("<stdin>");
+        let input = ImportInput { reader: &mut reader, name: "stdin", origin };
+        import::import(&ws, input, &opts, ctx.actor()?, clock.as_ref())?
+    } else {
+        let path = ctx.cwd.join(&args.file);
+        let name = path
+            .file_stem()
+            .map_or_else(|| "import".to_owned(), |s| s.to_string_lossy().into_owned());
+        let file = cogmem::store::fsx::open_read(&path)?;
+        let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+        let input = ImportInput { reader: &mut reader, name: &name, origin: &path };
+        import::import(&ws, input, &opts, ctx.actor()?, clock.as_ref())?
+    };
     if ctx.global.json {
         render::json(&report)?;
     } else {

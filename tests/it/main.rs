@@ -30,6 +30,7 @@ mod help_examples;
 mod hook;
 mod hostile;
 mod ids;
+mod import_stream;
 mod init;
 mod layering;
 mod lib_errors;

@@ -8,9 +8,13 @@
 //! transcript files (see `import/transcript.rs`), user and assistant text only, tagged
 //! [`TRANSCRIPT_TAG`] so that reflection input leaves them out.
 
+mod days;
+mod known;
+mod lines;
 mod transcript;
 
-use std::collections::{BTreeMap, HashSet};
+use std::io::BufRead;
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -20,14 +24,17 @@ use crate::error::InputError;
 use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::NewUnit;
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::episode::{self, EntryType, NewEntry};
-use cogmem_store::store::units;
 use cogmem_store::store::{Confidence, Store};
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::timing;
+use cogmem_store::workspace::Workspace;
 use cogmem_text::clock::{Clock, FixedClock};
 use cogmem_text::date::{self, When};
+use days::Days;
+use known::Known;
+use lines::{Line, Lines};
 
 /// The tag of every entry imported from an agent host's transcript: the raw conversation,
 /// which reflection input leaves out (issue 17).
@@ -193,8 +200,19 @@ pub fn check_line(line: &str, name: &str, n: usize, now: &Timestamp) -> Result<(
     parse_line(&v, name, n, now).map(|_| ())
 }
 
-/// Imports a JSONL transcript. `name` identifies the input (file name) in source references of
-/// messages without an `id`.
+/// The input of an import: a stream, read line by line, and its names.
+pub struct ImportInput<'a> {
+    /// The transcript.
+    pub reader: &'a mut dyn BufRead,
+    /// Its name in the sources of JSONL messages without an `id`, and a Codex rollout's
+    /// session when it has no `session_meta` line (the file's stem, or `stdin`).
+    pub name: &'a str,
+    /// How errors name it: its path, or `<stdin>`.
+    pub origin: &'a Path,
+}
+
+/// Imports a JSONL transcript held in memory. `name` identifies the input (file name) in
+/// source references of messages without an `id`.
 ///
 /// With `strict`, any bad line fails the import and nothing is written; otherwise bad lines are
 /// reported and skipped. A line that looks like it holds a credential refuses the whole import
@@ -209,39 +227,136 @@ pub fn import_jsonl(
     clock: &dyn Clock,
 ) -> crate::Result<ImportReport> {
     let opts = ImportOptions { strict, allow_secret, ..ImportOptions::default() };
-    import(ws, input, name, &opts, actor, clock)
+    let mut reader = input.as_bytes();
+    let input = ImportInput { reader: &mut reader, name, origin: Path::new(name) };
+    import(ws, input, &opts, actor, clock)
 }
 
-/// Imports a transcript in `opts.format`. `name` identifies the input (its file name): in
-/// source references of JSONL messages without an `id`, and as a Codex rollout's session when
-/// it has no `session_meta` line.
+/// Imports a transcript in `opts.format`, streaming it: one line in memory at a time, the
+/// entries built for each day staged under `.cogmem/import/` whenever they pass
+/// `limits.import_buffer_bytes`, and each day's file written once, by the one commit of the
+/// import (issue 20).
 ///
-/// With `strict`, any bad line fails the import and nothing is written; otherwise bad lines are
-/// reported and skipped. A message that looks like it holds a credential refuses the whole
+/// A message whose source is already in the workspace, or earlier in the input, is counted as
+/// a duplicate and nothing more is done with it: it is not scanned for secrets again, so
+/// importing the same file twice costs little and writes nothing. With `strict`, any bad line
+/// fails the import and nothing is written; otherwise bad lines are reported and skipped. A
+/// new message (or a bad JSONL line) that looks like it holds a credential refuses the whole
 /// import (naming the line) unless `allow_secret`; a host transcript's is skipped instead with
 /// `skip_secrets`. Of a host's transcript only the user's and the assistant's text is read:
-/// tool calls and results, which may hold anything, are neither imported nor scanned.
+/// tool calls and results, which may hold anything, are neither imported nor scanned. Input
+/// over `limits.import_bytes`, or not UTF-8, fails the import naming it; a line longer than
+/// `limits.file_bytes` is a bad line.
 pub fn import(
     ws: &Workspace,
-    input: &str,
-    name: &str,
+    input: ImportInput<'_>,
     opts: &ImportOptions,
     actor: Actor,
     clock: &dyn Clock,
 ) -> crate::Result<ImportReport> {
-    if !opts.format.is_host() {
-        cogmem_store::secrets::check_import(input, opts.allow_secret)?;
-    }
     crate::adopt::settle(ws, clock);
     let now = clock.now();
-    let mut messages = Vec::new();
-    let mut skipped = Vec::new();
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    timing::mark("import: locked");
+    let mut known = Known::of_workspace(ws);
+    timing::mark("import: sources of the workspace read");
+    let mut days = Days::new(ws)?;
+    let name = input.name;
+    let read = read_messages(ws, input, opts, &now, &mut known, &mut days);
+    timing::mark("import: input read");
+    let (mut report, new_ids) = match read {
+        Ok(r) if !days.is_empty() => r,
+        other => {
+            days::clean(ws);
+            return other.map(|(report, _)| report);
+        }
+    };
+    let committed = (|| -> crate::Result<_> {
+        let mut change = Change::new(actor, format!("cogmem import {name}"));
+        for (date, messages) in days.finish(&mut change, name)? {
+            report.imported += messages;
+            report.days.push(date);
+        }
+        timing::mark("import: days staged");
+        // One shard of decay entries in memory at a time, each staged as it is rendered.
+        let p = &ws.settings().decay;
+        let unit = NewUnit {
+            store: Store::Episodic,
+            base: p.base_auto,
+            created: now.with_timezone(&chrono::Utc),
+            pinned: false,
+        };
+        let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
+        DecayFile::insert_new_by_shard(ws, &new_ids, unit, p, |rel, text| {
+            let action = if ws.abs(&rel).exists() { Action::Edit } else { Action::Create };
+            let staged = days::stage(ws, &rel, &text)?;
+            change.write_staged(&rel, staged, action, summary.clone());
+            Ok(())
+        })?;
+        timing::mark("import: decay entries");
+        let summary = format!(
+            "imported {} from {name} into {} ({} skipped)",
+            count(report.imported, "message"),
+            count(report.days.len(), "day"),
+            count(report.duplicates, "duplicate")
+        );
+        let change = change.with_subject(Action::Append, summary);
+        Ok(change.apply(ws, &repo, &lock, &FixedClock(now))?)
+    })();
+    days::clean(ws);
+    let applied = committed?;
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
+    report.commit = Some(applied.commit);
+    Ok(report)
+}
+
+/// Reads every line of the input, appending each new message to its day; returns the report
+/// so far (skipped lines and duplicates) and the ids of the new entries.
+fn read_messages(
+    ws: &Workspace,
+    input: ImportInput<'_>,
+    opts: &ImportOptions,
+    now: &Timestamp,
+    known: &mut Known,
+    days: &mut Days<'_>,
+) -> crate::Result<(ImportReport, Vec<String>)> {
+    let limits = &ws.settings().limits;
+    let name = input.name;
+    let mut lines =
+        Lines::new(input.reader, input.origin.to_owned(), limits.import_bytes, limits.file_bytes);
+    let mut report = ImportReport {
+        commit: None,
+        imported: 0,
+        duplicates: 0,
+        days: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut new_ids = Vec::new();
+    let tags = if opts.format.is_host() {
+        vec![TRANSCRIPT_TAG.to_owned(), opts.format.as_str().to_owned()]
+    } else {
+        vec!["import".to_owned()]
+    };
     let mut session = name.to_owned();
-    for (i, line) in input.lines().enumerate() {
+    while let Some((n, line)) = lines.next_line()? {
+        let line = match line {
+            Line::Text(t) => t,
+            Line::TooLong => {
+                let why = format!(
+                    "longer than {} bytes (`limits.file_bytes` in cogmem.toml)",
+                    limits.file_bytes
+                );
+                if opts.strict {
+                    return Err(InputError::ImportLine { line: n, why }.into());
+                }
+                report.skipped.push(BadLine { line: n, error: why });
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let n = i + 1;
         let parsed = serde_json::from_str::<Value>(line)
             .map_err(|e| {
                 format!(
@@ -252,128 +367,76 @@ pub fn import(
                 )
             })
             .and_then(|v| match opts.format {
-                Format::Jsonl => parse_line(&v, name, n, &now).map(Some),
+                Format::Jsonl => parse_line(&v, name, n, now).map(Some),
                 Format::ClaudeCode => transcript::claude_code(&v).map(|m| m.map(Message::from)),
                 Format::Codex => {
                     transcript::codex(&v, n, &mut session).map(|m| m.map(Message::from))
                 }
             });
-        match parsed {
-            Ok(None) => {}
-            Ok(Some(m)) => {
-                if opts.format.is_host()
-                    && opts.skip_secrets
-                    && !opts.allow_secret
-                    && let Some(f) = cogmem_store::secrets::scan(&m.text).into_iter().next()
-                {
-                    skipped.push(BadLine {
-                        line: n,
-                        error: format!(
-                            "looks like a credential ({}); left out (`cogmem import --allow-secret` imports it)",
-                            f.rule
-                        ),
-                    });
-                    continue;
+        let m = match parsed {
+            Ok(None) => continue,
+            Ok(Some(m)) => m,
+            Err(error) => {
+                // A bad line is still scanned: the whole input was, before it was streamed.
+                if !opts.format.is_host() {
+                    cogmem_store::secrets::check_import_line(line, n, opts.allow_secret)?;
                 }
-                // The decoded fields as well: a JSON escape (`\u0041KIA…`, `\n` inside a token)
-                // hides a credential from the scan of the raw line. See: issue 16
-                cogmem_store::secrets::check_fields(
-                    [
-                        (format!("the id on line {n} of the import"), m.source.as_str()),
-                        (format!("the speaker on line {n} of the import"), &m.speaker),
-                        (format!("the text on line {n} of the import"), &m.text),
-                        (format!("the entities on line {n} of the import"), &m.entities.join(",")),
-                    ],
-                    opts.allow_secret,
-                )?;
-                messages.push(m);
+                if opts.strict {
+                    return Err(InputError::ImportLine { line: n, why: error }.into());
+                }
+                report.skipped.push(BadLine { line: n, error });
+                continue;
             }
-            Err(error) if opts.strict => {
-                return Err(InputError::ImportLine { line: n, why: error }.into());
-            }
-            Err(error) => skipped.push(BadLine { line: n, error }),
-        }
-    }
-    let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
-    let known: HashSet<String> =
-        units::list(ws).units.into_iter().filter_map(|u| u.source).collect();
-    let mut by_day: BTreeMap<String, Vec<Message>> = BTreeMap::new();
-    let mut duplicates = 0;
-    let mut seen = HashSet::new();
-    for m in messages {
-        if known.contains(&m.source) || !seen.insert(m.source.clone()) {
-            duplicates += 1;
+        };
+        // Already imported (or earlier in this input): nothing to write, nothing to scan.
+        if known.contains(&m.source) {
+            report.duplicates += 1;
             continue;
         }
-        by_day.entry(m.at.format("%Y-%m-%d").to_string()).or_default().push(m);
-    }
-    let mut report =
-        ImportReport { commit: None, imported: 0, duplicates, days: Vec::new(), skipped };
-    if by_day.is_empty() {
-        return Ok(report);
-    }
-    let mut change = Change::new(actor, format!("cogmem import {name}"));
-    let mut new_ids = Vec::new();
-    let tags = if opts.format.is_host() {
-        vec![TRANSCRIPT_TAG.to_owned(), opts.format.as_str().to_owned()]
-    } else {
-        vec!["import".to_owned()]
-    };
-    for (date, msgs) in &by_day {
-        let rel = layout::episode_file(date);
-        let existing = ws.read_text_if_exists(&rel)?;
-        // The day's file is read once and each message appended to it: linear in the messages
-        // of the day (issue 20).
-        let mut day = episode::DayImport::new(existing.as_deref(), date)?;
-        for m in msgs {
-            let time =
-                if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
-            let text = episode::said(&m.speaker, &m.text);
-            let entry = NewEntry {
-                date,
-                time: &time,
-                kind: m.kind,
-                confidence: Confidence::High,
-                tags: &tags,
-                text: &text,
-            };
-            new_ids.push(day.append(&entry, &m.source, &m.entities));
+        if !opts.format.is_host() {
+            cogmem_store::secrets::check_import_line(line, n, opts.allow_secret)?;
         }
-        let action = if existing.is_some() { Action::Append } else { Action::Create };
-        change.write(
-            &rel,
-            day.into_content().into_bytes(),
-            action,
-            format!("imported {} from {name}", count(msgs.len(), "message")),
-        );
-        report.imported += msgs.len();
-        report.days.push(date.clone());
-    }
-    let mut decay = cogmem_store::access::load_decay(ws)?;
-    let p = &ws.settings().decay;
-    for id in &new_ids {
-        let unit = NewUnit {
-            store: Store::Episodic,
-            base: p.base_auto,
-            created: now.with_timezone(&chrono::Utc),
-            pinned: false,
+        if opts.format.is_host()
+            && opts.skip_secrets
+            && !opts.allow_secret
+            && let Some(f) = cogmem_store::secrets::scan(&m.text).into_iter().next()
+        {
+            report.skipped.push(BadLine {
+                line: n,
+                error: format!(
+                    "looks like a credential ({}); left out (`cogmem import --allow-secret` imports it)",
+                    f.rule
+                ),
+            });
+            continue;
+        }
+        // The decoded fields as well: a JSON escape (`\u0041KIA…`, `\n` inside a token)
+        // hides a credential from the scan of the raw line. See: issue 16
+        cogmem_store::secrets::check_fields(
+            [
+                (format!("the id on line {n} of the import"), m.source.as_str()),
+                (format!("the speaker on line {n} of the import"), &m.speaker),
+                (format!("the text on line {n} of the import"), &m.text),
+                (format!("the entities on line {n} of the import"), &m.entities.join(",")),
+            ],
+            opts.allow_secret,
+        )?;
+        known.insert(&m.source);
+        let date = m.at.format("%Y-%m-%d").to_string();
+        let time = if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
+        let text = episode::said(&m.speaker, &m.text);
+        let entry = NewEntry {
+            date: &date,
+            time: &time,
+            kind: m.kind,
+            confidence: Confidence::High,
+            tags: &tags,
+            text: &text,
         };
-        decay.insert_new(id, unit, p);
+        new_ids.push(days.append(&entry, &m.source, &m.entities)?);
     }
-    let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
-    change.write_decay(ws, &mut decay, Action::Edit, &summary);
-    let summary = format!(
-        "imported {} from {name} into {} ({} skipped)",
-        count(report.imported, "message"),
-        count(report.days.len(), "day"),
-        count(report.duplicates, "duplicate")
-    );
-    let change = change.with_subject(Action::Append, summary);
-    let applied = change.apply(ws, &repo, &lock, &FixedClock(now))?;
-    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
-    report.commit = Some(applied.commit);
-    Ok(report)
+    timing::mark(&format!("import: {} bytes read", lines.bytes_read()));
+    Ok((report, new_ids))
 }
 
 /// `1 message`, `2 messages`: a count with its noun.

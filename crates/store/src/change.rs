@@ -100,8 +100,11 @@ pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
 pub struct FileEdit {
     /// Path relative to the workspace root.
     pub path: String,
-    /// New bytes; `None` deletes the file.
+    /// New bytes; `None` deletes the file (unless `staged` holds them).
     pub content: Option<Vec<u8>>,
+    /// A file under `.cogmem/` that holds the new bytes, put in place by a rename when the
+    /// change is applied (see [`Change::write_staged`]); `content` is then `None`.
+    pub staged: Option<std::path::PathBuf>,
     /// What the edit does, for the audit line.
     pub action: Action,
     /// One-line summary, for the audit line.
@@ -186,11 +189,39 @@ impl Change {
     ) {
         if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
             e.content = Some(content);
+            e.staged = None;
             return;
         }
         self.edits.push(FileEdit {
             path: path.to_owned(),
             content: Some(content),
+            staged: None,
+            action,
+            summary: summary.into(),
+        });
+    }
+
+    /// Sets new content for a file from a staged file: `staged`, under `.cogmem/` (so on the
+    /// workspace's file system), already holds the file's whole new content, and is renamed
+    /// into place when the change is applied ([`fsx::install`]), so a large file (an import's
+    /// day) is never held in memory. A later [`Change::write`] of the same path replaces it.
+    /// [`Change::pending`] does not see staged content.
+    pub fn write_staged(
+        &mut self,
+        path: &str,
+        staged: std::path::PathBuf,
+        action: Action,
+        summary: impl Into<String>,
+    ) {
+        if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
+            e.content = None;
+            e.staged = Some(staged);
+            return;
+        }
+        self.edits.push(FileEdit {
+            path: path.to_owned(),
+            content: None,
+            staged: Some(staged),
             action,
             summary: summary.into(),
         });
@@ -232,12 +263,14 @@ impl Change {
     pub fn delete(&mut self, path: &str, action: Action, summary: impl Into<String>) {
         if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
             e.content = None;
+            e.staged = None;
             e.action = action;
             return;
         }
         self.edits.push(FileEdit {
             path: path.to_owned(),
             content: None,
+            staged: None,
             action,
             summary: summary.into(),
         });
@@ -353,7 +386,7 @@ impl Change {
             if let Some(name) =
                 e.path.strip_prefix(layout::DECAY_SHARDS_DIR).and_then(|r| r.strip_prefix('/'))
                 && let Some(n) = crate::store::decay_file::shard_number(name)
-                && e.content.is_some()
+                && (e.content.is_some() || e.staged.is_some())
                 && !shards.contains(&n)
             {
                 shards.push(n);
@@ -361,6 +394,9 @@ impl Change {
         }
         let mut decay = DecayFile::load_with(ws.root(), &shards, |rel| {
             match self.edits.iter().find(|e| e.path == rel) {
+                Some(FileEdit { staged: Some(staged), .. }) => {
+                    Ok(Some(fsx::read_text(staged, ws.file_limit())?))
+                }
                 Some(e) => Ok(e.content.as_ref().map(|c| String::from_utf8_lossy(c).into_owned())),
                 None => Ok(ws.read_text_if_exists(rel)?),
             }
@@ -493,6 +529,7 @@ impl Change {
         self.edits.push(FileEdit {
             path: segment.clone(),
             content: Some(bytes.clone()),
+            staged: None,
             action: Action::Create,
             summary: format!("audit.log sealed ({lines} lines); it starts again"),
         });
@@ -512,9 +549,10 @@ impl Change {
         crash_point(ws, "before-write");
         for (i, e) in self.edits.iter().enumerate() {
             let abs = root.join(&e.path);
-            match &e.content {
-                Some(bytes) => fsx::write_atomic(&abs, bytes)?,
-                None => fsx::remove_file(&abs)?,
+            match (&e.content, &e.staged) {
+                (Some(bytes), _) => fsx::write_atomic(&abs, bytes)?,
+                (None, Some(staged)) => fsx::install(staged, &abs)?,
+                (None, None) => fsx::remove_file(&abs)?,
             }
             if i == 0 {
                 crash_point(ws, "mid-write");

@@ -977,6 +977,22 @@ pub fn check_import(input: &str, allow: bool) -> Result<(), RuleError> {
     }
 }
 
+/// Refuses line `n` (1-based) of a JSONL import, read on its own as a streaming import reads
+/// it, when it looks like a credential, unless `allow` is set; the error names the line of the
+/// import as [`check_import`] does for the whole text.
+pub fn check_import_line(line: &str, n: usize, allow: bool) -> Result<(), RuleError> {
+    if allow {
+        return Ok(());
+    }
+    match scan(line).into_iter().next() {
+        None => Ok(()),
+        Some(f) => {
+            let f = SecretFinding { line: n, ..f };
+            Err(refusal(&format!("line {n} of the import"), f, true))
+        }
+    }
+}
+
 /// Files of the workspace that [`scan_workspace`] reads: every regular file outside `.git` and
 /// the derived `.cogmem` folder, symbolic links not followed.
 fn workspace_files(root: &Path) -> Vec<String> {

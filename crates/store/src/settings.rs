@@ -165,18 +165,23 @@ impl Default for HookSettings {
 pub struct LimitSettings {
     /// The largest text `remember`, `hear` and `propose` accept, in bytes.
     pub text_bytes: usize,
-    /// The largest file `import` reads, in bytes.
+    /// The largest file `import` reads, in bytes. An import streams its input, so this
+    /// bounds the work and the workspace's growth, not memory.
     pub import_bytes: u64,
     /// The largest workspace file cogmem reads, in bytes.
     pub file_bytes: u64,
+    /// The entries an import builds in memory before it writes them to its staging files, in
+    /// bytes (issue 20): what bounds an import's memory, whatever the size of its input.
+    pub import_buffer_bytes: usize,
 }
 
 impl Default for LimitSettings {
     fn default() -> Self {
         Self {
             text_bytes: MAX_TEXT_BYTES,
-            import_bytes: 64 * 1024 * 1024,
+            import_bytes: 1024 * 1024 * 1024,
             file_bytes: fsx::DEFAULT_FILE_LIMIT,
+            import_buffer_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -406,6 +411,9 @@ impl Settings {
         }
         if l.import_bytes == 0 {
             return Err(invalid("limits.import_bytes", "must be at least 1"));
+        }
+        if l.import_buffer_bytes == 0 {
+            return Err(invalid("limits.import_buffer_bytes", "must be at least 1"));
         }
         if l.file_bytes < 1024 {
             return Err(invalid("limits.file_bytes", "must be at least 1024"));

@@ -27,6 +27,7 @@ use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
 use cogmem_text::date::parse_stored;
 
+mod bulk;
 mod merge;
 
 pub use merge::{DecayRenames, merge3};

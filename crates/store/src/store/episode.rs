@@ -257,6 +257,11 @@ pub struct DayImport {
     content: String,
     /// Entries per `HH:MM`, for the ids.
     minutes: HashMap<String, usize>,
+    /// The last bytes (up to two) of what [`DayImport::take`] handed out, so that the next
+    /// entry is separated from it as if the file were still whole.
+    taken_tail: Option<String>,
+    /// Bytes handed out by [`DayImport::take`] so far.
+    taken: u64,
 }
 
 impl DayImport {
@@ -270,7 +275,7 @@ impl DayImport {
         for h in entries(&content) {
             *minutes.entry(h.time).or_default() += 1;
         }
-        Ok(Self { date: date.to_owned(), content, minutes })
+        Ok(Self { date: date.to_owned(), content, minutes, taken_tail: None, taken: 0 })
     }
 
     /// Appends an imported entry with its source line (and entities line), as
@@ -294,13 +299,47 @@ impl DayImport {
         if !entities.is_empty() {
             meta.push(entities_line(entities));
         }
-        separate(&mut self.content);
+        match self.taken_tail.as_deref().filter(|_| self.content.is_empty()) {
+            // The file so far was handed out: separate from its end, as `separate` would.
+            Some(tail) => {
+                let mut probe = tail.to_owned();
+                separate(&mut probe);
+                self.content.push_str(&probe[tail.len()..]);
+            }
+            None => separate(&mut self.content),
+        }
         let at = self.content.len();
         push_entry(&mut self.content, entry, &meta);
         (id, at)
     }
 
-    /// The day's file with every entry appended.
+    /// Hands out the day's file as built since the start (the earlier file and the entries
+    /// appended) or since the last take, keeping the ids and the separation of the entries
+    /// still to come: the takes, concatenated, are [`DayImport::into_content`] of the same
+    /// appends. An import writes each take to a staging file, so a long day never sits whole
+    /// in memory (issue 20).
+    pub fn take(&mut self) -> String {
+        let out = std::mem::take(&mut self.content);
+        if !out.is_empty() {
+            let cut = out.len().saturating_sub(2);
+            let cut = (cut..out.len()).find(|&i| out.is_char_boundary(i)).unwrap_or(out.len());
+            self.taken_tail = Some(out[cut..].to_owned());
+            self.taken += out.len() as u64;
+        }
+        out
+    }
+
+    /// Bytes of the day's file built so far, handed out or not.
+    pub fn built_bytes(&self) -> u64 {
+        self.taken + self.content.len() as u64
+    }
+
+    /// Bytes built since the last [`DayImport::take`].
+    pub fn pending_len(&self) -> usize {
+        self.content.len()
+    }
+
+    /// The day's file with every entry appended (after the last take, if any).
     pub fn into_content(self) -> String {
         self.content
     }
@@ -392,6 +431,27 @@ pub fn entries(text: &str) -> Vec<EntryHead> {
     }
     if let Some(last) = out.last_mut() {
         last.text = normalize(&para);
+    }
+    out
+}
+
+/// The sources of the imported entries of a day file (their `<!-- source: … -->` lines), as
+/// [`entries`] reads them, without building the entries: what an import checks its messages
+/// against, over every day of the workspace.
+pub fn sources(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_entry = false;
+    for line in text.lines() {
+        if heading_time(line).is_some() {
+            in_entry = true;
+        } else if line.starts_with("# ") || line.starts_with("## ") {
+            in_entry = false;
+        } else if in_entry
+            && line.trim_start().starts_with("<!-- source:")
+            && let Some(src) = parse_source(line)
+        {
+            out.push(src);
+        }
     }
     out
 }
@@ -730,6 +790,50 @@ mod tests {
         assert_eq!(want_ids[1], "episode:2026-02-02:09:00:3", "after First. and message 0");
         let fresh = DayImport::new(None, "2026-02-02").unwrap().into_content();
         assert_eq!(fresh, new_day("2026-02-02").unwrap());
+    }
+
+    /// Taking a day import's file in pieces between appends, as a streaming import flushes
+    /// it, gives the same bytes and ids as building it whole, from a new day or an existing
+    /// one ending with or without a blank line; and `sources` reads back every source.
+    #[test]
+    fn a_day_import_taken_in_pieces_is_the_same_as_whole() {
+        let first = append(None, &entry("09:00", "First.", &[])).unwrap();
+        let Appended::Written { content: start, .. } = first else { panic!("written") };
+        for existing in [
+            None,
+            Some(start.clone()),
+            Some(format!("{start}\n")),
+            Some(start.trim_end().to_owned()),
+        ] {
+            for every in [1, 2, 3, 7] {
+                let mut whole = DayImport::new(existing.as_deref(), "2026-02-02").unwrap();
+                let mut parts = DayImport::new(existing.as_deref(), "2026-02-02").unwrap();
+                let mut pieces = String::new();
+                for k in 0..9 {
+                    let text = format!("message {k}");
+                    let t = if k % 3 == 0 { "09:00" } else { "11:30" };
+                    let e = NewEntry { text: &text, ..entry(t, "", &[]) };
+                    let src = format!("m{k}");
+                    assert_eq!(whole.append(&e, &src, &[]), parts.append(&e, &src, &[]));
+                    if k % every == 0 {
+                        pieces.push_str(&parts.take());
+                    }
+                }
+                assert_eq!(
+                    parts.built_bytes(),
+                    whole.built_bytes(),
+                    "existing: {existing:?}, every {every}"
+                );
+                pieces.push_str(&parts.take());
+                let whole = whole.into_content();
+                assert_eq!(pieces, whole, "existing: {existing:?}, every {every}");
+                let want: Vec<String> = (0..9).map(|k| format!("m{k}")).collect();
+                assert_eq!(sources(&whole), want);
+                let listed: Vec<String> =
+                    entries(&whole).into_iter().filter_map(|h| h.source).collect();
+                assert_eq!(listed, want);
+            }
+        }
     }
 
     #[test]

@@ -276,6 +276,13 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
     Ok(bytes)
 }
 
+/// Opens a file to read it as a stream (an import), refusing a symbolic link leading out of
+/// its workspace as [`read`] does; the caller bounds what it reads.
+pub fn open_read(path: &Path) -> Result<File, IoError> {
+    check_inside(path, "read")?;
+    File::open(path).map_err(|e| IoError::new(path, "read", e))
+}
+
 /// Reads a file of at most `limit` bytes, or `None` when it does not exist.
 pub fn read_if_exists(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, IoError> {
     match read(path, limit) {
@@ -387,6 +394,58 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     let mut file = open_append(path)?;
     file.write_all(bytes).map_err(|e| IoError::new(path, "append to", e))?;
     file.sync_data().map_err(|e| IoError::new(path, "sync", e))
+}
+
+/// Appends bytes to a staging file under `.cogmem/` (creating it) without waiting for the
+/// disk: [`install`] syncs it once when it takes its place.
+pub fn append_staged(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    let mut file = open_append(path)?;
+    file.write_all(bytes).map_err(|e| IoError::new(path, "append to", e))
+}
+
+/// Puts a staged file (built under `.cogmem/`, on the workspace's file system) in place of
+/// `target` atomically, as [`write_atomic`] does: the staged file gets the target's mode (or an
+/// ordinary file's), is synced, and is renamed over the target, whose folder is synced. A
+/// staged file on another file system is copied into a temporary file beside the target first,
+/// so the replacement stays atomic. The staged file is gone afterwards.
+pub fn install(staged: &Path, target: &Path) -> Result<(), IoError> {
+    check_inside(target, "write")?;
+    let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    create_dir_all(parent)?;
+    let file = File::open(staged).map_err(|e| IoError::new(staged, "open", e))?;
+    let mode = fs::metadata(target).map(|m| m.permissions()).ok();
+    set_mode(&file, mode.clone()).map_err(|e| IoError::new(staged, "set permissions of", e))?;
+    file.sync_all().map_err(|e| IoError::new(staged, "sync", e))?;
+    match fs::rename(staged, target) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".cogmem-tmp-")
+                .tempfile_in(parent)
+                .map_err(|e| IoError::new(parent, "create a temporary file in", e))?;
+            let mut from = File::open(staged).map_err(|e| IoError::new(staged, "open", e))?;
+            io::copy(&mut from, tmp.as_file_mut())
+                .map_err(|e| IoError::new(tmp.path(), "write", e))?;
+            set_mode(tmp.as_file(), mode)
+                .map_err(|e| IoError::new(tmp.path(), "set permissions of", e))?;
+            tmp.as_file().sync_all().map_err(|e| IoError::new(tmp.path(), "sync", e))?;
+            tmp.persist(target).map_err(|e| IoError::new(target, "replace", e.error))?;
+            remove_file(staged)?;
+        }
+        Err(e) => return Err(IoError::new(target, "replace", e)),
+    }
+    sync_dir(parent);
+    Ok(())
+}
+
+/// Removes a folder of derived or staged files and everything in it; a folder that is
+/// already gone is not an error.
+pub fn remove_dir_all(path: &Path) -> Result<(), IoError> {
+    check_no_link(path, "remove")?;
+    match fs::remove_dir_all(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(IoError::new(path, "remove", e)),
+        _ => Ok(()),
+    }
 }
 
 /// Opens (creating) a file for locking, refusing a symbolic link as [`open_append`] does.
