@@ -108,11 +108,13 @@ pub struct DecayPlan {
 /// with its line).
 pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<DecayPlan> {
     let p = &ws.settings().decay;
+    let reading = ws.progress(None, "reading the memories");
     let mut decay = access::load_decay(ws)?;
     let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
     let before = decay.keys();
     let folded = batch.as_ref().map(|b| access::fold(b, &mut decay)).unwrap_or_default();
     let all = units::list(ws);
+    drop(reading);
     // Memories used before they had an entry got one when their uses were folded.
     let mut created: Vec<String> =
         decay.keys().into_iter().filter(|k| !before.contains(k)).collect();
@@ -130,7 +132,9 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
     }
     let scoring_now = decay.now(now);
     let mut transitions = Vec::new();
+    let scored = ws.progress(decay.len() as u64, "memories scored");
     for key in decay.keys() {
+        scored.inc();
         let Some(inputs) = decay.inputs(&key, now) else { continue };
         if inputs.forgotten {
             continue; // forgotten: archived at 0 until restored
@@ -191,7 +195,9 @@ impl DecayPlan {
         );
         change.write_decay(ws, &mut decay, Action::Edit, &summary);
         // Comment lines of entities and procedures follow the JSON.
+        let checked = ws.progress(decay.len() as u64, "memories checked");
         for key in decay.keys() {
+            checked.inc();
             let Some(u) = all.get(&key) else { continue };
             if !matches!(u.store, Store::Semantic | Store::Procedural) {
                 continue;

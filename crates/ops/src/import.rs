@@ -237,7 +237,9 @@ pub fn import(
     let mut messages = Vec::new();
     let mut skipped = Vec::new();
     let mut session = name.to_owned();
+    let read = ws.progress(input.lines().count() as u64, "lines read");
     for (i, line) in input.lines().enumerate() {
+        read.inc();
         if line.trim().is_empty() {
             continue;
         }
@@ -294,6 +296,7 @@ pub fn import(
             Err(error) => skipped.push(BadLine { line: n, error }),
         }
     }
+    drop(read);
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let known: HashSet<String> =
@@ -320,7 +323,9 @@ pub fn import(
     } else {
         vec!["import".to_owned()]
     };
+    let written = ws.progress(by_day.len() as u64, "days written");
     for (date, msgs) in &by_day {
+        written.inc();
         let rel = layout::episode_file(date);
         let existing = ws.read_text_if_exists(&rel)?;
         // The day's file is read once and each message appended to it: linear in the messages
