@@ -19,16 +19,11 @@ struct OnTerminal {
 fn run_on_terminal(env: &TestEnv, args: &str, extra: &[(&str, &str)]) -> OnTerminal {
     let out = env.path("../progress-out.txt");
     let line = format!("{} {args} > {}", env!("CARGO_BIN_EXE_cogmem"), out.display());
-    let sealed = crate::common::sealed_command(&env.home, &env.root, &env.peek_now());
-    let result = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env_clear()
-        .envs(sealed.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+    let result = crate::common::on_terminal(env, &line)
         .env("COGMEM_PROGRESS_DELAY_MS", "0")
         // A terminal that can move the cursor (indicatif draws nothing on a `dumb` one).
         .env("TERM", "xterm")
         .envs(extra.iter().copied())
-        .current_dir(&env.root)
         .stdin(Stdio::null())
         .output()
         .expect("script(1) from util-linux runs");
