@@ -51,7 +51,8 @@ impl Bar {
     }
 
     fn style(&self, known_total: bool) -> ProgressStyle {
-        let bar = if self.color { "{bar:30.cyan/blue}" } else { "{bar:30}" };
+        // The bar takes what the counts leave of the line: one line on any width, no wrapping.
+        let bar = if self.color { "{wide_bar:.cyan/blue}" } else { "{wide_bar}" };
         let template = if known_total {
             format!("[{bar}] {{human_pos}}/{{human_len}} {{msg}} ({{rate}}, {{eta}} left)")
         } else {
