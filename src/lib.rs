@@ -27,7 +27,8 @@ pub use cogmem_index::{graph, index, pack};
 pub use cogmem_ops as ops;
 pub use cogmem_ops::error;
 pub use cogmem_store::{
-    access, audit, change, decay, git, secrets, settings, store, template, timing, vocab, workspace,
+    access, audit, change, decay, git, progress, secrets, settings, store, template, timing, vocab,
+    workspace,
 };
 pub use cogmem_text::{clock, date, markdown, model, route, shell, tokens, trigger, word};
 

@@ -36,6 +36,9 @@ pub const NO_COLOR: &str = "NO_COLOR";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
 /// stats every memory file instead (tests on a busy machine).
 pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
+/// Milliseconds long work runs before its progress bar appears on a terminal (default 500;
+/// `0` draws it at once, for tests that drive a command under a pseudo-terminal).
+pub const PROGRESS_DELAY_MS: &str = "COGMEM_PROGRESS_DELAY_MS";
 
 /// The environment as cogmem sees it.
 #[derive(Debug, Clone, Default)]
@@ -49,6 +52,7 @@ pub struct Env {
     #[cfg(feature = "crash-points")]
     pub crash_at: Option<String>,
     pub watch_wait_ms: Option<u64>,
+    pub progress_delay_ms: Option<u64>,
     pub timings: bool,
 }
 
@@ -65,6 +69,7 @@ impl Env {
             #[cfg(feature = "crash-points")]
             crash_at: non_empty(CRASH_AT).map(|v| v.to_string_lossy().into_owned()),
             watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
+            progress_delay_ms: non_empty(PROGRESS_DELAY_MS).and_then(|v| v.to_str()?.parse().ok()),
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
         }
     }
@@ -86,6 +91,12 @@ impl Env {
             o.crash_at.clone_from(&self.crash_at);
         }
         o
+    }
+
+    /// How long long work runs before its progress bar appears.
+    pub fn progress_delay(&self) -> std::time::Duration {
+        self.progress_delay_ms
+            .map_or(super::progress::DEFAULT_DELAY, std::time::Duration::from_millis)
     }
 
     /// Returns the clock: fixed at `COGMEM_NOW` when set, else the system clock.

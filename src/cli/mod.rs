@@ -27,6 +27,7 @@ mod input;
 mod mcp;
 mod merge;
 mod pending;
+mod progress;
 mod reflect;
 mod remember;
 mod render;
@@ -51,6 +52,10 @@ use render::Style;
 /// audit line per file, so `git log -p` shows who remembered what, and when.
 ///
 /// Start with `cogmem init`, then `cogmem remember "…"`, `cogmem status` and `cogmem audit`.
+///
+/// Long work (import, reindex, decay, verify, doctor, forget --purge, audit compact, sync
+/// --remote) shows a progress bar on stderr when stderr is a terminal and the work takes longer
+/// than half a second; never with --quiet or --json, and never on stdout.
 #[derive(Parser, Debug)]
 #[command(name = "cogmem", version, max_term_width = 100)]
 pub struct Cli {
@@ -74,10 +79,10 @@ pub struct GlobalArgs {
     /// terminal and `agent:manual` otherwise)
     #[arg(long, global = true, value_name = "NAME")]
     actor: Option<String>,
-    /// Print nothing but data and errors
+    /// Print nothing but data and errors (no progress bars either)
     #[arg(short, long, global = true)]
     quiet: bool,
-    /// When to colour diagnostics
+    /// When to colour diagnostics and progress bars
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     color: ColorChoice,
 }
@@ -149,6 +154,8 @@ pub struct Ctx {
     /// Whether the command may commit: then opening the workspace adopts the commits made
     /// outside cogmem first (issue 17); a read only warns about them.
     pub writes: bool,
+    /// Where long work reports its progress: a bar on a terminal, else `None` (issue 20).
+    pub progress: Option<cogmem::progress::Sink>,
 }
 
 impl Ctx {
@@ -253,6 +260,7 @@ impl Ctx {
     pub fn workspace_options(&self) -> cogmem::Result<cogmem::workspace::WorkspaceOptions> {
         Ok(cogmem::workspace::WorkspaceOptions {
             caller: Some(self.actor()?),
+            progress: self.progress.clone(),
             ..self.env.workspace_options()
         })
     }
@@ -342,7 +350,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let writes = writes(&cli.command);
-    let ctx = Ctx { global: cli.global, env, style, cwd, stdin_is_terminal, writes };
+    // The MCP server, a host's hook and `watch` run unattended: no bars from the work they do.
+    let progress = match cli.command {
+        Command::Mcp(_) | Command::Hook(_) | Command::Watch(_) => None,
+        _ => progress::sink(
+            cli.global.quiet,
+            cli.global.json,
+            style.is_diagnostics_color(),
+            env.progress_delay(),
+        ),
+    };
+    let ctx = Ctx { global: cli.global, env, style, cwd, stdin_is_terminal, writes, progress };
     let result = match cli.command {
         Command::Init(args) => init::run(&ctx, &args),
         Command::Remember(args) => remember::run(&ctx, &args),

@@ -26,6 +26,11 @@ impl Style {
         self.data
     }
 
+    /// Tells whether diagnostics (and progress bars) on stderr are coloured.
+    pub fn is_diagnostics_color(self) -> bool {
+        self.diagnostics
+    }
+
     fn paint(self, code: &str, text: &str) -> String {
         if self.diagnostics { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }

@@ -1,7 +1,6 @@
 //! `cogmem search`, `recall`, `show` and `reindex`.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 
 use clap::Args;
 use cogmem::index::search::{Hit, SearchOptions, snippet};
@@ -249,16 +248,7 @@ pub fn run_show(ctx: &Ctx, args: &ShowArgs) -> cogmem::Result<Exit> {
 
 pub fn run_reindex(ctx: &Ctx, args: &ReindexArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
-    let tty = std::io::stderr().is_terminal() && !ctx.global.quiet && !ctx.global.json;
-    let progress = |done: usize, total: usize| {
-        if total > 0 {
-            eprint!("\rindexing {done}/{total} files");
-            if done == total {
-                eprintln!();
-            }
-        }
-    };
-    let report = op::reindex(&ws, args.full, if tty { Some(&progress) } else { None })?;
+    let report = op::reindex(&ws, args.full)?;
     if ctx.global.json {
         render::json(&report)?;
     } else {

@@ -1,8 +1,6 @@
 //! Colour follows the stream it is written to: data on stdout is coloured only when stdout is a
 //! terminal, diagnostics on stderr only when stderr is one, and never with `NO_COLOR`.
 
-use std::process::Command;
-
 use crate::common::TestEnv;
 
 /// Runs `cogmem ARGS > out.txt` under `script`, which gives the command a terminal on stdin and
@@ -10,14 +8,8 @@ use crate::common::TestEnv;
 fn run_on_terminal_with_stdout_to_file(env: &TestEnv, args: &str) -> Vec<u8> {
     let out = env.path("out.txt");
     let line = format!("{} {args} > {}", env!("CARGO_BIN_EXE_cogmem"), out.display());
-    // The sealed environment of every test command, for `script` to pass on.
-    let sealed = crate::common::sealed_command(&env.home, &env.root, &env.peek_now());
-    let status = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env_clear()
-        .envs(sealed.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+    let status = crate::common::on_terminal(env, &line)
         .env_remove("NO_COLOR")
-        .current_dir(env.path(""))
         .stdout(std::process::Stdio::null())
         .status()
         .expect("script(1) runs");

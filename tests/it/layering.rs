@@ -82,7 +82,7 @@ fn lower_layers_pull_in_no_mcp_async_runtime_or_argument_parser() {
     let graph = dependency_graph();
     for krate in ["cogmem-text", "cogmem-store", "cogmem-index", "cogmem-ops"] {
         let all = closure(&graph, krate);
-        for banned in ["rmcp", "tokio", "clap", "schemars"] {
+        for banned in ["rmcp", "tokio", "clap", "schemars", "indicatif", "console"] {
             assert!(!all.contains(banned), "{krate} pulls in {banned}");
         }
     }

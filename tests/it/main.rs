@@ -39,6 +39,7 @@ mod lib_remember;
 mod mcp;
 mod pending;
 mod people;
+mod progress;
 mod purge;
 mod reflect;
 mod reflect_input;

@@ -557,7 +557,10 @@ pub fn plan_compact(
     // Each file of the log (sealed segments, then audit.log) keeps its newer lines; a segment
     // left with none is removed (history keeps it).
     let mut rewritten: Vec<(String, Option<String>)> = Vec::new();
-    for rel in audit::log_files(ws.root()) {
+    let files = audit::log_files(ws.root());
+    let task = ws.progress(files.len() as u64, "log files read");
+    for rel in files {
+        task.inc();
         let log = ws.read_text_if_exists(&rel)?.unwrap_or_default();
         let mut kept_text = String::with_capacity(log.len());
         let (mut moved_here, mut kept_here, mut unreadable) = (0, 0, 0);

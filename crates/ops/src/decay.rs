@@ -2,6 +2,8 @@
 //! changes as `system:decay`; `pin`/`unpin` exempt a memory from fading; `why` explains a
 //! score; `touch`, `recall` and `show` record uses without committing.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use crate::error::{InputError, RuleError};
@@ -108,11 +110,14 @@ pub struct DecayPlan {
 /// with its line).
 pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<DecayPlan> {
     let p = &ws.settings().decay;
+    let reading = ws.progress(None, "reading the memories");
     let mut decay = access::load_decay(ws)?;
     let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
-    let before = decay.keys();
+    // Sets and maps, not lists searched per entry: decay was quadratic at 100k memories (issue 20).
+    let before: HashSet<String> = decay.keys().into_iter().collect();
     let folded = batch.as_ref().map(|b| access::fold(b, &mut decay)).unwrap_or_default();
     let all = units::list(ws);
+    drop(reading);
     // Memories used before they had an entry got one when their uses were folded.
     let mut created: Vec<String> =
         decay.keys().into_iter().filter(|k| !before.contains(k)).collect();
@@ -129,8 +134,12 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
         }
     }
     let scoring_now = decay.now(now);
+    let unit_of: HashMap<&str, &MemoryUnit> =
+        all.units.iter().map(|u| (u.id.as_str(), u)).collect();
     let mut transitions = Vec::new();
+    let scored = ws.progress(decay.len() as u64, "memories scored");
     for key in decay.keys() {
+        scored.inc();
         let Some(inputs) = decay.inputs(&key, now) else { continue };
         if inputs.forgotten {
             continue; // forgotten: archived at 0 until restored
@@ -139,8 +148,9 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
         let band = decay::band(score, p);
         let before = decay.set_score(&key, score, band);
         if let Some(from) = before.filter(|b| *b != band) {
-            let path =
-                all.get(&key).map_or_else(|| layout::DECAY_SCORES.to_owned(), |u| u.path.clone());
+            let path = unit_of
+                .get(key.as_str())
+                .map_or_else(|| layout::DECAY_SCORES.to_owned(), |u| u.path.clone());
             transitions.push(Transition {
                 id: key.clone(),
                 path,
@@ -191,8 +201,12 @@ impl DecayPlan {
         );
         change.write_decay(ws, &mut decay, Action::Edit, &summary);
         // Comment lines of entities and procedures follow the JSON.
+        let unit_of: HashMap<&str, &MemoryUnit> =
+            all.units.iter().map(|u| (u.id.as_str(), u)).collect();
+        let checked = ws.progress(decay.len() as u64, "memories checked");
         for key in decay.keys() {
-            let Some(u) = all.get(&key) else { continue };
+            checked.inc();
+            let Some(u) = unit_of.get(key.as_str()) else { continue };
             if !matches!(u.store, Store::Semantic | Store::Procedural) {
                 continue;
             }

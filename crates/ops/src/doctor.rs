@@ -393,9 +393,9 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
 
     // 3. Derived data last, so it sees the repaired files.
     if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
-        cogmem_index::index::open(ws, false, None)?;
+        crate::search::reindex(ws, false)?;
         if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
-            cogmem_index::index::open(ws, true, None)?;
+            crate::search::reindex(ws, true)?;
         }
         repaired.push(Repair {
             check: "index",
@@ -419,14 +419,17 @@ fn run_checks(
 ) -> crate::Result<Report> {
     let mut findings = Vec::new();
     let _ = stale; // see `fix`: the journal, not the lock record, says what a change wrote
-    let evidence = interrupted(ws, repo, false)?;
-    findings.extend(check_schema(ws));
-    findings.extend(check_decay(ws));
-    findings.extend(check_graph_index(ws));
-    findings.extend(check_vocabulary(ws).0);
-    findings.extend(check_adopted(ws)?);
-    findings.extend(check_links(ws));
-    findings.extend(check_budget(ws));
+    // One unit per entry of CHECKS (issue 20): `step` counts a check done and passes it on.
+    let task = ws.progress(CHECKS.len() as u64, "checks");
+    let evidence = task.step(interrupted(ws, repo, false)?);
+    findings.extend(task.step(check_schema(ws)));
+    findings.extend(task.step(check_decay(ws)));
+    findings.extend(task.step(check_graph_index(ws)));
+    findings.extend(task.step(check_vocabulary(ws).0));
+    findings.extend(task.step(check_adopted(ws)?));
+    findings.extend(task.step(check_links(ws)));
+    findings.extend(task.step(check_budget(ws)));
+    task.inc();
     if cogmem_index::index::state_when_idle(ws) == cogmem_index::index::IndexState::Stale {
         findings.push(Finding::new(
             "index",
@@ -435,10 +438,11 @@ fn run_checks(
             true,
         ));
     }
-    findings.extend(check_uncommitted(repo, &evidence)?);
-    findings.extend(check_append_only(ws, repo)?);
-    findings.extend(check_audit(repo)?);
-    findings.extend(check_critical(ws));
+    findings.extend(task.step(check_uncommitted(repo, &evidence)?));
+    findings.extend(task.step(check_append_only(ws, repo)?));
+    findings.extend(task.step(check_audit(repo)?));
+    findings.extend(task.step(check_critical(ws)));
+    task.inc();
     if let Some(r) = stale {
         let alive = match r.alive {
             Some(false) => "which is no longer running",
@@ -454,8 +458,9 @@ fn run_checks(
     }
     findings.extend(git_locks(ws, repo, stale.is_some()).into_iter().map(Finding::from));
     findings.extend(evidence.findings);
-    let (not_checked, secret_findings) = check_secrets(ws);
+    let (not_checked, secret_findings) = task.step(check_secrets(ws));
     findings.extend(secret_findings);
+    drop(task);
     Ok(Report {
         checks: CHECKS.to_vec(),
         not_checked,

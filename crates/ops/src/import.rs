@@ -339,9 +339,16 @@ fn read_messages(
         vec!["import".to_owned()]
     };
     let mut session = name.to_owned();
+    // Counted in bytes of the input file, so the bar knows how much is left; from stdin, in
+    // bytes without a total.
+    let size = std::fs::metadata(input.origin).ok().filter(|m| m.is_file()).map(|m| m.len());
+    let read = ws.progress(size, "bytes read");
     while let Some((n, line)) = lines.next_line()? {
         let line = match line {
-            Line::Text(t) => t,
+            Line::Text(t) => {
+                read.add(t.len() as u64 + 1);
+                t
+            }
             Line::TooLong => {
                 let why = format!(
                     "longer than {} bytes (`limits.file_bytes` in cogmem.toml)",

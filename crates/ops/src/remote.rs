@@ -178,7 +178,9 @@ pub fn sync_remote(
     let settled = crate::adopt::pending(ws)?.is_empty();
     let remote_branch = opts.branch.clone().unwrap_or_else(|| branch.clone());
     let ep = transport::endpoint(&repo, root, &opts.remote)?;
+    let fetching = ws.progress(None, &format!("fetching from {}", ep.name));
     let theirs = transport::fetch(&repo, root, &ep, &remote_branch)?;
+    drop(fetching);
 
     let mut report = RemoteReport {
         remote: ep.name.clone(),
@@ -246,6 +248,7 @@ pub fn sync_remote(
                 let base_tree = base.map(tree_of).transpose()?;
                 let (ours_tree, theirs_tree) = (tree_of(local)?, tree_of(t)?);
                 let label = format!("{}/{remote_branch}", ep.name);
+                let _merging = ws.progress(None, &format!("merging {label}"));
                 let plan =
                     merge::plan(&repo, base_tree.as_ref(), &ours_tree, &theirs_tree, &label)?;
                 if !plan.conflicts.is_empty() {
@@ -276,12 +279,14 @@ pub fn sync_remote(
         }
     }
     if matches!(report.outcome, Outcome::FastForward | Outcome::Merged) {
+        let _indexing = ws.progress(None, "updating the search index");
         cogmem_index::index::update_after_change(ws);
         if settled {
             crate::adopt::mark_seen(ws, tip);
         }
     }
     if opts.push && theirs != Some(tip) {
+        let _pushing = ws.progress(None, &format!("pushing to {}", ep.name));
         match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip, false)? {
             Ok(()) => report.pushed = true,
             Err(why) => report.push_error = Some(why),

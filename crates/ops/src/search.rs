@@ -147,12 +147,16 @@ pub fn recall(
     Ok(RecallReport { groups, refresh })
 }
 
-/// Rebuilds (with `full`) or refreshes the index; `progress` gets (done, total).
-pub fn reindex(
-    ws: &Workspace,
-    full: bool,
-    progress: Option<&dyn Fn(usize, usize)>,
-) -> crate::Result<RefreshReport> {
-    let (_, report) = index::open(ws, full, progress)?;
+/// Rebuilds (with `full`) or refreshes the index, counting the files it reads on the
+/// workspace's progress sink.
+pub fn reindex(ws: &Workspace, full: bool) -> crate::Result<RefreshReport> {
+    // The index reports (done, total) before each file; the task starts with the first call.
+    let task = std::cell::OnceCell::new();
+    let done = std::cell::Cell::new(0);
+    let progress = |n: usize, total: usize| {
+        let task = task.get_or_init(|| ws.progress(total as u64, "files"));
+        task.add((n as u64).saturating_sub(done.replace(n as u64)));
+    };
+    let (_, report) = index::open(ws, full, Some(&progress))?;
     Ok(report)
 }

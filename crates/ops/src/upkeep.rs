@@ -166,7 +166,7 @@ pub fn run(ws: &Workspace, opts: &UpkeepOptions, clock: &dyn Clock) -> crate::Re
     let index = if opts.dry_run {
         IndexStep { before, refresh: None, error: None }
     } else {
-        match crate::search::reindex(ws, false, None) {
+        match crate::search::reindex(ws, false) {
             Ok(r) => {
                 for s in &r.skipped {
                     add(&mut skipped, s.clone());

@@ -547,7 +547,9 @@ impl Change {
     ) -> crate::Result<String> {
         let root = ws.root();
         crash_point(ws, "before-write");
+        let written = ws.progress(self.edits.len() as u64, "files written");
         for (i, e) in self.edits.iter().enumerate() {
+            written.inc();
             let abs = root.join(&e.path);
             match (&e.content, &e.staged) {
                 (Some(bytes), _) => fsx::write_atomic(&abs, bytes)?,

@@ -23,6 +23,7 @@ pub mod decay;
 pub mod error;
 pub mod git;
 pub mod host_config;
+pub mod progress;
 pub mod secrets;
 pub mod settings;
 pub mod store;

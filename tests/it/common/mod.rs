@@ -330,6 +330,20 @@ pub fn sealed_command(home: &Path, dir: &Path, now: &str) -> Command {
     c
 }
 
+/// `script -qec LINE /dev/null` (util-linux) in the workspace: the shell command line `LINE` run
+/// with a pseudo-terminal as its stdin, stdout and stderr, and the sealed environment of every
+/// test command (the clock at the next tick is not taken). What the terminal showed is
+/// `script`'s own stdout.
+pub fn on_terminal(env: &TestEnv, line: &str) -> Command {
+    let sealed = sealed_command(&env.home, &env.root, &env.peek_now());
+    let mut c = Command::new("script");
+    c.args(["-qec", line, "/dev/null"])
+        .env_clear()
+        .envs(sealed.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+        .current_dir(&env.root);
+    c
+}
+
 pub struct Cmd<'a> {
     env: &'a TestEnv,
     cmd: Command,

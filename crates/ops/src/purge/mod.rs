@@ -271,7 +271,7 @@ pub fn purge(
         .into());
     }
     let refs = rewrite::rewritable_refs(&repo)?;
-    let mut rw = Rewriter::new(&repo, &needles, false);
+    let mut rw = Rewriter::new(&repo, &needles, false).reporting_to(ws);
     rw.refs(&refs)?;
     let now = clock.now().with_timezone(&chrono::Utc);
     let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
@@ -417,7 +417,7 @@ fn run(
     crash_point(ws, "purge-after-forget");
     // 2. Every commit re-created without the text.
     let refs = rewrite::rewritable_refs(&repo)?;
-    let mut rw = Rewriter::new(&repo, &needles, true);
+    let mut rw = Rewriter::new(&repo, &needles, true).reporting_to(ws);
     let moved = rw.refs(&refs)?;
     if report.commits.is_empty() {
         report.commits = rw.found.clone();

@@ -11,7 +11,9 @@ use git2::{Oid, Repository, Sort, Tree};
 use serde::Serialize;
 
 use super::needle::Needles;
+use cogmem_store::Workspace;
 use cogmem_store::git::GitError;
+use cogmem_store::progress::{Progress, Silent, Task};
 
 /// The namespace of backup refs.
 pub(crate) const BACKUP_PREFIX: &str = "refs/cogmem/pre-purge/";
@@ -57,6 +59,8 @@ pub(crate) struct Rewriter<'r> {
     pub(crate) found: Vec<PurgedCommit>,
     /// Commits re-created.
     pub(crate) rewritten: usize,
+    /// Where the walk counts the commits it goes through (issue 20).
+    progress: &'r dyn Progress,
 }
 
 impl<'r> Rewriter<'r> {
@@ -70,7 +74,14 @@ impl<'r> Rewriter<'r> {
             commits: HashMap::new(),
             found: Vec::new(),
             rewritten: 0,
+            progress: &Silent,
         }
+    }
+
+    /// Counts the commits walked on `ws`'s progress sink.
+    pub(crate) fn reporting_to(mut self, ws: &'r Workspace) -> Self {
+        self.progress = ws.progress_sink();
+        self
     }
 
     fn blob(&mut self, id: Oid) -> crate::Result<Option<Oid>> {
@@ -158,7 +169,10 @@ impl<'r> Rewriter<'r> {
         }
         let ids: Vec<Oid> =
             walk.map(|r| r.map_err(gerr("walk the history"))).collect::<crate::Result<_>>()?;
+        let unit = if self.write { "commits rewritten" } else { "commits read" };
+        let task = Task::start(self.progress, Some(ids.len() as u64), unit);
         for id in ids {
+            task.inc();
             if self.commits.contains_key(&id) {
                 continue;
             }

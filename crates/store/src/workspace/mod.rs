@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::audit::Actor;
 use crate::error::{ErrorKind, RuleError};
+use crate::progress;
 use crate::settings::Settings;
 use crate::store::fsx::{self, IoError};
 
@@ -142,6 +143,9 @@ pub struct WorkspaceOptions {
     /// itself records (`system:decay`, `system:init`, …). `None` (the default) checks only
     /// each change's own actor.
     pub caller: Option<Actor>,
+    /// Where long operations report their progress (issue 20): the binary draws a bar on a
+    /// terminal. `None` (the default) reports to [`progress::Silent`].
+    pub progress: Option<progress::Sink>,
 }
 
 impl WorkspaceOptions {
@@ -167,6 +171,7 @@ impl Default for WorkspaceOptions {
             #[cfg(feature = "crash-points")]
             crash_at: None,
             caller: None,
+            progress: None,
         }
     }
 }
@@ -180,6 +185,7 @@ impl std::fmt::Debug for WorkspaceOptions {
         #[cfg(feature = "crash-points")]
         d.field("crash_at", &self.crash_at);
         d.field("caller", &self.caller);
+        d.field("progress", &self.progress.as_ref().map(|_| "dyn Progress"));
         d.finish()
     }
 }
@@ -385,6 +391,22 @@ impl Workspace {
     /// Returns the program's options for this workspace.
     pub fn options(&self) -> &WorkspaceOptions {
         &self.options
+    }
+
+    /// Starts a phase of long work of `total` units (`None`: unknown), each a `unit` (a plural
+    /// noun), on the program's progress sink ([`WorkspaceOptions::progress`]). Count with
+    /// [`progress::Task::inc`]; the phase ends when the task is dropped.
+    pub fn progress(&self, total: impl Into<Option<u64>>, unit: &str) -> progress::Task<'_> {
+        progress::Task::start(self.progress_sink(), total.into(), unit)
+    }
+
+    /// The program's progress sink ([`WorkspaceOptions::progress`], else [`progress::Silent`]),
+    /// for work that starts its phases away from the workspace (a history rewrite).
+    pub fn progress_sink(&self) -> &dyn progress::Progress {
+        match &self.options.progress {
+            Some(s) => s.as_ref(),
+            None => &progress::Silent,
+        }
     }
 
     /// The largest file read from this workspace: `limits.file_bytes`.
