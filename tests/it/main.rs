@@ -23,6 +23,7 @@ mod fields;
 mod flag;
 mod forget;
 mod fuzz;
+mod gen_workspace;
 mod gitstate;
 mod graph;
 mod hear;
