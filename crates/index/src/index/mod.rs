@@ -15,7 +15,6 @@ pub(crate) mod decay_cache;
 pub(crate) mod dir;
 pub mod freshness;
 pub(crate) mod line_file;
-
 pub mod merge;
 pub mod search;
 
