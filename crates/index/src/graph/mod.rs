@@ -642,7 +642,7 @@ mod tests {
         // Read from its file, edge line by edge line (as a large cache is), the same again.
         let dir = tempfile::tempdir().expect("a temporary folder");
         let path = dir.path().join("graph.tsv");
-        std::fs::write(&path, g.cache_text()).expect("written");
+        cogmem_store::store::fsx::write_atomic(&path, g.cache_text().as_bytes()).expect("written");
         let from_file = cache::GraphCache::open_file(&path).expect("opens");
         for seeds in [vec!["concept--a"], vec!["concept--h", "concept--c"], vec!["concept--zz"]] {
             let seeds: Vec<String> = seeds.into_iter().map(str::to_owned).collect();

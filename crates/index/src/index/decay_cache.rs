@@ -220,7 +220,7 @@ mod tests {
             [("main.tsv", text.clone()), ("0a.tsv", text.replacen("#interactions\t7\n", "", 1))]
         {
             let path = dir.path().join(name);
-            std::fs::write(&path, &body).expect("written");
+            fsx::write_atomic(&path, body.as_bytes()).expect("written");
             let cache = CacheFile::load(&path);
             assert!(cache.large.is_some() && cache.text.is_empty(), "{name}");
             assert_eq!(cache.interactions, if name == "main.tsv" { 7 } else { 0 });

@@ -145,7 +145,7 @@ mod tests {
             let pad = if i % 97 == 0 { "p".repeat(1_500) } else { String::new() };
             text.push_str(&format!("{k}\t{i}\t{pad}\n"));
         }
-        std::fs::write(&path, &text).expect("written");
+        fsx::write_atomic(&path, text.as_bytes()).expect("written");
         let f = LineFile::open(&path, start).expect("opens");
         for (i, k) in keys.iter().enumerate() {
             let line = f.find(k).unwrap_or_else(|| panic!("{k} not found"));
