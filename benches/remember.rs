@@ -24,7 +24,9 @@
 //!   `remember/growth.rs`): `COGMEM_BENCH_MEMORIES` and `COGMEM_BENCH_COMMITS` then list sizes
 //!   (`"10000 100000"`), a fixture per pair is built by `scripts/gen-workspace` and
 //!   `scripts/gen-history`, the episodic and semantic cases run interleaved on all of them,
-//!   and the report gives each size's median and p95 with its ratio to the first size's.
+//!   and the report gives each size's median and p95 with its ratio to the first size's;
+//!   `COGMEM_BENCH_REUSE=1` times on the copies an earlier run left instead of copying and
+//!   reindexing the fixtures again.
 
 #![allow(
     clippy::disallowed_methods,

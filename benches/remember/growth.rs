@@ -89,13 +89,13 @@ pub(crate) fn run(bin: &Path, fixtures: &Path, runs: usize, warmup: usize) -> Re
     for r in 0..warmup + runs {
         for (k, size) in all.iter().enumerate() {
             let now = size.now.0 + Duration::from_secs(120 * r as u64);
-            let text = format!("Growth episode {r}: {}", words(r as u64 * 7 + 1, 10));
+            let text = format!("Growth episode {r} at {now}: {}", words(r as u64 * 7 + 1, 10));
             let ms = time_remember(bin, size, &now.to_rfc3339(), &[text])?;
             if r >= warmup {
                 episodic[k].push(ms);
             }
             let now = now + Duration::from_secs(60);
-            let text = format!("Growth fact {r}: {}", words(r as u64 * 11 + 3, 8));
+            let text = format!("Growth fact {r} at {now}: {}", words(r as u64 * 11 + 3, 8));
             let args = [text, "--entity".to_owned(), size.entity.clone()];
             let ms = time_remember(bin, size, &now.to_rfc3339(), &args)?;
             if r >= warmup {
@@ -165,8 +165,22 @@ fn prepare(bin: &Path, fixtures: &Path, m: usize, c: usize, regen: bool) -> Res<
         eprintln!("bench-remember: {name} built in {:.0} s", started.elapsed().as_secs_f64());
         now.to_owned()
     };
-    let now = FixedClock::parse(&now).ok_or("bad now= in the stamp")?;
+    let mut now = FixedClock::parse(&now).ok_or("bad now= in the stamp")?;
     let work = fixtures.join(format!("{name}-run"));
+    // COGMEM_BENCH_REUSE=1: time on the copy an earlier run left (already indexed; at 100,000
+    // memories the copy and its reindex take minutes), from an hour after its last commit.
+    let reuse = std::env::var("COGMEM_BENCH_REUSE").is_ok_and(|v| !v.is_empty() && v != "0")
+        && work.join(".cogmem/index/meta.json").is_file();
+    if reuse {
+        let repo = cogmem::git::open(&work)?;
+        let head = repo.head()?.peel_to_commit()?.time().seconds();
+        let t = chrono::DateTime::from_timestamp(head + 3600, 0).ok_or("bad HEAD time")?;
+        now = FixedClock(t.fixed_offset());
+        eprintln!("bench-remember: reusing the copy {}", work.display());
+        let entity = largest_entity(&work)?;
+        let facts = describe(&work)?;
+        return Ok(Size { memories: m, commits: c, work, now, entity, facts });
+    }
     clone_workspace(&fixture, &work)?;
     refresh_index(&work);
     hold_off_packing(&work)?;
@@ -261,14 +275,15 @@ fn time_remember(bin: &Path, size: &Size, now: &str, args: &[String]) -> Res<f64
     let t = Instant::now();
     let out = cmd.output()?;
     let ms = t.elapsed().as_secs_f64() * 1000.0;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() || !text.contains("remembered") {
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // "remembered (commit …)": a duplicate or a refusal must not pass as a fast run.
+    if !out.status.success() || !stderr.contains("remembered (commit") {
         return Err(format!(
-            "`cogmem remember {}` on {} failed ({}):\n{text}{}",
+            "`cogmem remember {}` on {} failed ({}):\n{stdout}{stderr}",
             args.join(" "),
             size.work.display(),
             out.status,
-            String::from_utf8_lossy(&out.stderr)
         )
         .into());
     }

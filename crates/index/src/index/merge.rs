@@ -4,8 +4,8 @@
 //! as they pile up, on its merge threads, and the command that committed then waited for them:
 //! a `remember` now and then paid for merging segments of tens of thousands of documents, and
 //! more often the larger the index. Now a refresh commits with no merge policy at all
-//! ([`for_update`]), checks whether tantivy's log merge policy would merge anything
-//! ([`is_due`]), and if so calls the program's
+//! (`for_update`), checks whether tantivy's log merge policy would merge anything
+//! (`is_due`), and if so calls the program's
 //! [`on_merge_due`](cogmem_store::workspace::WorkspaceOptions::on_merge_due): the `cogmem`
 //! binary starts [`run`] in a process of its own and does not wait for it. A full rebuild
 //! (`cogmem reindex`) merges as before, since it writes many segments at once.
@@ -15,7 +15,7 @@
 //! it opens the index. Writes and searches go on meanwhile: one that finds new files to index
 //! while the writer is taken leaves them for the next refresh (their manifest stamps are not
 //! updated). A rebuild, which deletes the index folder, first waits for the merge lock
-//! ([`wait_idle`]). Derived data only: never writes a workspace file.
+//! (`wait_idle`). Derived data only: never writes a workspace file.
 
 use std::fs::File;
 use std::time::Duration;
