@@ -55,6 +55,7 @@ mod sync;
 mod upkeep;
 mod vocabulary;
 mod watch;
+mod when;
 
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
 #[test]
