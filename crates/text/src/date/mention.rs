@@ -118,6 +118,12 @@ fn day_number(word: &str) -> Option<u32> {
 
 /// The absolute dates of `text`: (where they start, what they name).
 fn absolute(text: &str, today: NaiveDate) -> Vec<(usize, Span)> {
+    // Every absolute date has a digit or a month's name with its capital.
+    const MONTHS: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    if !text.bytes().any(|b| b.is_ascii_digit()) && !MONTHS.iter().any(|m| text.contains(m)) {
+        return Vec::new();
+    }
     let w = words(text);
     let mut out = Vec::new();
     let mut i = 0;
@@ -130,7 +136,7 @@ fn absolute(text: &str, today: NaiveDate) -> Vec<(usize, Span)> {
         }
         let word = w[i].text;
         let capital = word.starts_with(|c: char| c.is_ascii_uppercase());
-        let month = month_number(&word.to_ascii_lowercase()).filter(|_| capital);
+        let month = if capital { month_number(&word.to_ascii_lowercase()) } else { None };
         if let Some(m) = month {
             // "8 May 2023", "8th of May", "May 8, 2023", "May 2023", "in May".
             let prev = i.checked_sub(1).map(|p| &w[p]);

@@ -165,15 +165,17 @@ fn weekday(word: &str) -> Option<Weekday> {
     })
 }
 
+/// The counts written as words, one to twelve.
+const COUNT_WORDS: [&str; 12] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+];
+
 pub(crate) fn count(word: &str) -> Option<u32> {
-    const WORDS: [&str; 12] = [
-        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-        "twelve",
-    ];
     match word {
         "a" | "an" => Some(1),
         w if w.bytes().all(|b| b.is_ascii_digit()) && w.len() <= 4 => w.parse().ok(),
-        w => WORDS.iter().position(|x| *x == w).and_then(|i| u32::try_from(i + 1).ok()),
+        w => COUNT_WORDS.iter().position(|x| *x == w).and_then(|i| u32::try_from(i + 1).ok()),
     }
 }
 
@@ -239,7 +241,31 @@ fn month_of(today: NaiveDate, months: i32) -> Option<NaiveDate> {
     }
 }
 
+/// The words an English expression can start with, besides a count.
+const FIRST_WORDS: &[&str] = &[
+    "the",
+    "day",
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "in",
+    "on",
+    "next",
+    "last",
+    "this",
+];
+
 fn english(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
+    // Most words start no expression: look at the first one before reading five.
+    let first_len = text.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(text.len());
+    let first = &text[..first_len];
+    let may_start = FIRST_WORDS.iter().any(|w| first.eq_ignore_ascii_case(w))
+        || first.bytes().all(|b| b.is_ascii_digit())
+        || ["a", "an"].iter().chain(COUNT_WORDS.iter()).any(|w| first.eq_ignore_ascii_case(w));
+    if !may_start {
+        return None;
+    }
     let w = words(text, 5);
     let at = |i: usize| w.get(i).map(|(s, _)| s.as_str());
     let (n, span) = english_words(&w, today)?;
