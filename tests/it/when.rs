@@ -5,13 +5,7 @@
 // See: issue 22
 
 use crate::common::TestEnv;
-
-fn hits(env: &TestEnv, args: &[&str]) -> Vec<serde_json::Value> {
-    let mut a = vec!["search", "--json"];
-    a.extend_from_slice(args);
-    let out = env.run(a).success();
-    serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().clone()
-}
+use crate::search::hits;
 
 fn sources(h: &[serde_json::Value]) -> Vec<&str> {
     h.iter().map(|x| x["source"].as_str().unwrap_or("-")).collect()

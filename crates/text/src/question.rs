@@ -104,7 +104,7 @@ fn people(words: &[&str]) -> Vec<String> {
             stopword::is_english(&lower, Tier::Topic) || AUXILIARIES.contains(&lower.as_str());
         // The first word of a sentence has a capital anyway: it is a name only when it is not
         // a common word (which the line above already checks for every word).
-        if common || is_calendar_word(&lower) {
+        if common || date::relative::is_calendar_word(&lower) {
             continue;
         }
         if !out.contains(&name.to_owned()) {
@@ -112,31 +112,6 @@ fn people(words: &[&str]) -> Vec<String> {
         }
     }
     out
-}
-
-fn is_calendar_word(lower: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ];
-    WORDS.contains(&lower)
 }
 
 fn dates(text: &str, now: &Timestamp) -> Vec<Span> {

@@ -120,6 +120,11 @@ fn weekday_short(word: &str) -> Option<Weekday> {
     })
 }
 
+/// Tells whether `word` (lower case) is a month's or a weekday's full name.
+pub(crate) fn is_calendar_word(word: &str) -> bool {
+    month_number(word).is_some() || weekday(word).is_some()
+}
+
 /// A month's name (lower case), as its number.
 pub(crate) fn month_number(word: &str) -> Option<u32> {
     const MONTHS: [&str; 12] = [
