@@ -248,6 +248,37 @@ mod tests {
     }
 
     #[test]
+    fn never_panics_on_odd_input() {
+        let odd = [
+            "May 31, 99999",
+            "31 February 2023",
+            "the 31st of February",
+            "99999-99-99 and 2023- and 2023-1",
+            "2023-05-0８",
+            "Mai 2023 — 五月 — May🙂2023",
+            "in June\u{301} 2023",
+            "last May",
+            "99999999999999999999 years ago",
+            "12 weekends ago and 4000 weekends ago",
+            "",
+            "May",
+            "2023",
+            "0000 1899 2100",
+        ];
+        for today in [NaiveDate::MIN, NaiveDate::MAX, day("2024-02-29")] {
+            for text in odd {
+                let _ = mentioned(text, today);
+                let _ = has_duration(text);
+            }
+        }
+        assert_eq!(
+            mentioned("31 February 2023", day("2023-05-08")),
+            [Span::Month(day("2023-02-01"))]
+        );
+        assert_eq!(mentioned("0000 1899 2100", day("2023-05-08")), []);
+    }
+
+    #[test]
     fn tells_a_length_of_time() {
         let cases = [
             ("I've known these friends for 4 years", true),
