@@ -61,6 +61,8 @@ mod vocabulary;
 mod watch;
 mod write_cost;
 
+mod when;
+
 /// Every `.rs` file under tests/it is declared as a module, so no test file is forgotten.
 #[test]
 fn no_forgotten_test_files() {

@@ -2,7 +2,7 @@
 
 use crate::common::TestEnv;
 
-fn hits(env: &TestEnv, args: &[&str]) -> Vec<serde_json::Value> {
+pub(crate) fn hits(env: &TestEnv, args: &[&str]) -> Vec<serde_json::Value> {
     let mut a = vec!["search", "--json"];
     a.extend_from_slice(args);
     let out = env.run(a).success();

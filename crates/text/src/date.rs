@@ -18,9 +18,11 @@ use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveDateTime, NaiveTim
 use crate::clock::Timestamp;
 
 mod annotate;
+mod mention;
 pub mod relative;
 
 pub use annotate::{annotate, annotations};
+pub use mention::{has_duration, mentioned};
 pub use relative::Span;
 
 /// The forms [`parse`] accepts, for an error's hint.

@@ -2,7 +2,7 @@
 //! repository. Whether a message asks to remember ([`trigger`]), where a memory belongs
 //! ([`route`]) and a one-sentence how-to's title and steps ([`howto`]), who people are to the user ([`kin`]), the words of a text ([`word`]) and those
 //! too common to mean anything ([`stopword`]), Markdown helpers ([`markdown`]), the time
-//! ([`clock`]), reading dates and times ([`date`]), token estimates ([`tokens`]), the model's
+//! ([`clock`]), reading dates and times ([`date`]), what a search query asks ([`question`]), token estimates ([`tokens`]), the model's
 //! vocabulary ([`model`]), the forms of memory and entity ids ([`id`]), the nearest known names
 //! for did-you-mean hints ([`suggest`]), words quoted for a shell ([`shell`]) and the request and
 //! rule errors ([`error`]).
@@ -27,6 +27,7 @@ pub mod kin;
 pub mod markdown;
 pub mod merge;
 pub mod model;
+pub mod question;
 pub mod route;
 pub mod shell;
 pub mod stopword;

@@ -17,6 +17,7 @@ pub mod freshness;
 pub(crate) mod line_file;
 pub mod merge;
 pub mod search;
+pub(crate) mod when;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -37,7 +38,7 @@ use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
 use cogmem_store::workspace::{LockGuard, LockSide, Workspace, layout, wait_for_lock};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub(crate) const SCHEMA_VERSION: u32 = 5;
+pub(crate) const SCHEMA_VERSION: u32 = 6;
 
 pub(crate) const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
@@ -123,6 +124,11 @@ pub(crate) struct Fields {
     pub(crate) raw: Field,
     /// An entity's status when not active (exact).
     pub(crate) state: Field,
+    /// The days the text names or implies ([`when::render`]), for ranking.
+    pub(crate) dates: Field,
+    /// The first and last of each of those days, as days since 1970-01-01 (several), for
+    /// date filters.
+    pub(crate) implied_day: Field,
 }
 
 /// Builds the schema.
@@ -153,6 +159,8 @@ pub(crate) fn schema() -> (Schema, Fields) {
         text: b.add_text_field("text", analyzed(false)),
         raw: b.add_text_field("raw", STORED),
         state: b.add_text_field("state", STORED),
+        dates: b.add_text_field("dates", STORED),
+        implied_day: b.add_i64_field("implied_day", INDEXED),
     };
     (b.build(), fields)
 }
@@ -961,11 +969,11 @@ fn ensure_writer<'a>(
 }
 
 fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
-    let day = u
-        .date
-        .as_deref()
-        .and_then(cogmem_text::date::parse_day)
-        .map_or(i64::MIN, |d| (d - chrono::NaiveDate::default()).num_days());
+    let date = u.date.as_deref().and_then(cogmem_text::date::parse_day);
+    let days = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
+    let day = date.map_or(i64::MIN, days);
+    let text = without_comments(&u.text);
+    let implied = when::implied(&text, date);
     let title = match u.store {
         cogmem_store::store::Store::Semantic => {
             u.id.trim_start_matches("entity:").replace("--", " ").replace('-', " ")
@@ -982,9 +990,16 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
         f.day => day,
         f.tags => u.tags.join(" "),
         f.title => title,
-        f.text => without_comments(&u.text),
+        f.text => text,
         f.raw => u.text.clone(),
+        f.dates => when::render(&implied),
     );
+    for (first, last) in &implied {
+        d.add_i64(f.implied_day, days(*first));
+        if last != first {
+            d.add_i64(f.implied_day, days(*last));
+        }
+    }
     for e in &u.entities {
         d.add_text(f.entities, e);
     }

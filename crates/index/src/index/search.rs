@@ -87,6 +87,18 @@ pub struct Hit {
     /// Graph activation it received from the entities of the best hits (0 when none).
     #[serde(skip_serializing_if = "is_zero")]
     pub activation: f64,
+    /// The days its text names or implies, relative ones resolved against its own day
+    /// (`2023-07-05`, or `2023-06-01/2023-06-30` for several days).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub implied_dates: Vec<String>,
+    /// The query wants a time and it carries a date or a length of time: its score was
+    /// multiplied by 1.25.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dated: bool,
+    /// It is of a day the query names, by its own date or one its text implies: its score was
+    /// multiplied by 2.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub during: bool,
 }
 
 /// The share of a matching question's score that the entry right after it receives.
@@ -176,15 +188,25 @@ pub fn search(
         ));
     }
     if opts.since.is_some() || opts.until.is_some() {
+        // A memory of those days by its own date, or by a day its text names or implies
+        // ("yesterday" in an entry of the day after the range starts).
         let day = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
-        let lower =
-            opts.since.map_or(Bound::Included(Term::from_field_i64(f.day, i64::MIN + 1)), |d| {
-                Bound::Included(Term::from_field_i64(f.day, day(d)))
-            });
-        let upper = opts
-            .until
-            .map_or(Bound::Unbounded, |d| Bound::Included(Term::from_field_i64(f.day, day(d))));
-        clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
+        let range = |field| -> Box<dyn Query> {
+            let lower = opts
+                .since
+                .map_or(Bound::Included(Term::from_field_i64(field, i64::MIN + 1)), |d| {
+                    Bound::Included(Term::from_field_i64(field, day(d)))
+                });
+            let upper = opts
+                .until
+                .map_or(Bound::Unbounded, |d| Bound::Included(Term::from_field_i64(field, day(d))));
+            Box::new(RangeQuery::new(lower, upper))
+        };
+        let either = BooleanQuery::new(vec![
+            (Occur::Should, range(f.day)),
+            (Occur::Should, range(f.implied_day)),
+        ]);
+        clauses.push((Occur::Must, Box::new(either)));
     }
     let q = BooleanQuery::new(clauses);
     let searcher = index.searcher();
@@ -244,6 +266,9 @@ pub fn search(
             from_question: 0.0,
             speaker_named: false,
             activation: 0.0,
+            implied_dates: get(f.dates).split_whitespace().map(str::to_owned).collect(),
+            dated: false,
+            during: false,
             store,
         }))
     };
@@ -336,6 +361,17 @@ pub fn search(
             h.score = round(h.score * SPEAKER_BOOST);
         }
     }
+    // What the query asks (issue 22): a when-question prefers memories that carry or imply a
+    // date; a question naming days prefers the memories of those days.
+    let question = cogmem_text::question::read(query, &now);
+    for h in &mut hits {
+        let day = h.date.as_deref().and_then(cogmem_text::date::parse_day);
+        let implied = super::when::parse(&h.implied_dates.join(" "));
+        let cue = super::when::cue(&question, day, &implied, &super::without_comments(&h.text));
+        (h.dated, h.during) = (cue.dated, cue.during);
+        h.score = round(h.score * cue.factor());
+    }
+    cogmem_store::timing::mark("dates weighed");
     if activation {
         spread_activation(index, &mut hits);
         cogmem_store::timing::mark("activation spread");

@@ -45,6 +45,11 @@ pub fn annotate(text: &str, now: &Timestamp) -> String {
 /// Where each annotation goes (the byte offset just after its expression) and what it says.
 pub fn annotations(text: &str, now: &Timestamp) -> Vec<(usize, Span)> {
     let today = now.date_naive();
+    // Most texts name no date: find that out before parsing the Markdown for the parts to skip
+    // (the index reads every memory's dates, issue 22).
+    if !has_expression(text, today) {
+        return Vec::new();
+    }
     let skipped = protected(text);
     let mut out = Vec::new();
     let mut i = 0;
@@ -78,6 +83,64 @@ pub fn annotations(text: &str, now: &Timestamp) -> Vec<(usize, Span)> {
         i += c.len_utf8();
     }
     out
+}
+
+/// Whether `word` (lower case) is one every English expression holds: its unit, weekday or
+/// month, or a day word.
+fn is_key_word(word: &str) -> bool {
+    matches!(
+        word,
+        "today"
+            | "tonight"
+            | "tomorrow"
+            | "yesterday"
+            | "day"
+            | "days"
+            | "week"
+            | "weeks"
+            | "weekend"
+            | "weekends"
+            | "month"
+            | "months"
+            | "year"
+            | "years"
+            | "monday"
+            | "tuesday"
+            | "wednesday"
+            | "thursday"
+            | "friday"
+            | "saturday"
+            | "sunday"
+            | "mon"
+            | "tue"
+            | "tues"
+            | "wed"
+            | "thu"
+            | "thur"
+            | "thurs"
+            | "fri"
+            | "sat"
+            | "sun"
+    ) || relative::month_number(word).is_some()
+}
+
+/// Whether an expression starts anywhere in `text`, code and links included.
+fn has_expression(text: &str, today: chrono::NaiveDate) -> bool {
+    // Japanese expressions have no key word; English ones always have one.
+    if text.is_ascii() {
+        let lower = text.to_ascii_lowercase();
+        if !lower.split(|c: char| !c.is_ascii_alphanumeric()).any(is_key_word) {
+            return false;
+        }
+    }
+    let mut prev: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        if starts_expression(prev, c) && relative::read_prefix(&text[i..], today).is_some() {
+            return true;
+        }
+        prev = Some(c);
+    }
+    false
 }
 
 /// Whether an expression may start at `c`, after `prev`: an English word after anything but a

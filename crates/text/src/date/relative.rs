@@ -105,6 +105,58 @@ fn words(text: &str, max: usize) -> Vec<(String, usize)> {
     out
 }
 
+/// A weekday's short form (`fri`, `tues`), which people write after `last`, `next` and `this`
+/// (`last Fri`); alone, `sat` and `sun` are words.
+fn weekday_short(word: &str) -> Option<Weekday> {
+    Some(match word {
+        "mon" => Weekday::Mon,
+        "tue" | "tues" => Weekday::Tue,
+        "wed" => Weekday::Wed,
+        "thu" | "thur" | "thurs" => Weekday::Thu,
+        "fri" => Weekday::Fri,
+        "sat" => Weekday::Sat,
+        "sun" => Weekday::Sun,
+        _ => return None,
+    })
+}
+
+/// Tells whether `word` (lower case) is a month's or a weekday's full name.
+pub(crate) fn is_calendar_word(word: &str) -> bool {
+    month_number(word).is_some() || weekday(word).is_some()
+}
+
+/// A month's name (lower case), as its number.
+pub(crate) fn month_number(word: &str) -> Option<u32> {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let i = MONTHS.iter().position(|m| *m == word)?;
+    u32::try_from(i + 1).ok()
+}
+
+/// The month `month` named after `last` (`step` −1), `this` (0) or `next` (1): the last such
+/// month before `today`'s, the one of `today`'s year, or the first after `today`'s.
+fn named_month(today: NaiveDate, month: u32, step: i64) -> Option<NaiveDate> {
+    let this = NaiveDate::from_ymd_opt(today.year(), month, 1)?;
+    let year = match step {
+        -1 if month >= today.month() => today.year().checked_sub(1)?,
+        1 if month <= today.month() => today.year().checked_add(1)?,
+        _ => return Some(this),
+    };
+    NaiveDate::from_ymd_opt(year, month, 1)
+}
+
 fn weekday(word: &str) -> Option<Weekday> {
     Some(match word {
         "monday" => Weekday::Mon,
@@ -118,15 +170,17 @@ fn weekday(word: &str) -> Option<Weekday> {
     })
 }
 
-fn count(word: &str) -> Option<u32> {
-    const WORDS: [&str; 12] = [
-        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-        "twelve",
-    ];
+/// The counts written as words, one to twelve.
+const COUNT_WORDS: [&str; 12] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+];
+
+pub(crate) fn count(word: &str) -> Option<u32> {
     match word {
         "a" | "an" => Some(1),
         w if w.bytes().all(|b| b.is_ascii_digit()) && w.len() <= 4 => w.parse().ok(),
-        w => WORDS.iter().position(|x| *x == w).and_then(|i| u32::try_from(i + 1).ok()),
+        w => COUNT_WORDS.iter().position(|x| *x == w).and_then(|i| u32::try_from(i + 1).ok()),
     }
 }
 
@@ -192,7 +246,31 @@ fn month_of(today: NaiveDate, months: i32) -> Option<NaiveDate> {
     }
 }
 
+/// The words an English expression can start with, besides a count.
+const FIRST_WORDS: &[&str] = &[
+    "the",
+    "day",
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "in",
+    "on",
+    "next",
+    "last",
+    "this",
+];
+
 fn english(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
+    // Most words start no expression: look at the first one before reading five.
+    let first_len = text.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(text.len());
+    let first = &text[..first_len];
+    let may_start = FIRST_WORDS.iter().any(|w| first.eq_ignore_ascii_case(w))
+        || first.bytes().all(|b| b.is_ascii_digit())
+        || ["a", "an"].iter().chain(COUNT_WORDS.iter()).any(|w| first.eq_ignore_ascii_case(w));
+    if !may_start {
+        return None;
+    }
     let w = words(text, 5);
     let at = |i: usize| w.get(i).map(|(s, _)| s.as_str());
     let (n, span) = english_words(&w, today)?;
@@ -201,6 +279,12 @@ fn english(text: &str, today: NaiveDate) -> Option<(usize, Span)> {
     let relative_to_now = matches!(at(0), Some("next" | "last" | "this"));
     if relative_to_now && at(n) == Some("of") {
         return None;
+    }
+    // A month after `last`/`this`/`next` is a name only with its capital: "last May", not
+    // "the last may be".
+    if relative_to_now && n == 2 && month_number(&w[1].0).is_some() {
+        let start = w[0].1 + text[w[0].1..].find(|c: char| c != ' ' && c != '\t')?;
+        text[start..].starts_with(|c: char| c.is_ascii_uppercase()).then_some(())?;
     }
     boundary(text, end).map(|end| (end, span))
 }
@@ -239,8 +323,13 @@ fn english_words(w: &[(String, usize)], today: NaiveDate) -> Option<(usize, Span
                 _ => 0,
             };
             let second = at(1)?;
-            if let Some(wd) = weekday(second) {
+            if let Some(wd) = weekday(second).or_else(|| weekday_short(second)) {
                 return day(weekday_of_week(today, step, wd)).map(|s| (2, s));
+            }
+            // "last May", "this June", "next March": the month's name must be written with a
+            // capital (checked by the caller, [`english`]), so "last may be" is no date.
+            if let Some(m) = month_number(second) {
+                return Some((2, Span::Month(named_month(today, m, step)?)));
             }
             let span = match second {
                 "week" => Span::Week(monday(today, step)?),
@@ -254,8 +343,13 @@ fn english_words(w: &[(String, usize)], today: NaiveDate) -> Option<(usize, Span
         _ => {}
     }
     let n = count(first)?;
-    let u = unit(at(1)?)?;
     (at(2)? == "ago").then_some(())?;
+    // "two weekends ago": the weekend of the week that many weeks back.
+    if matches!(at(1)?, "weekend" | "weekends") {
+        let d = weekday_of_week(today, -i64::from(n), Weekday::Sat)?;
+        return Some((3, Span::Weekend(d)));
+    }
+    let u = unit(at(1)?)?;
     day(shift(today, n, u, true)).map(|s| (3, s))
 }
 

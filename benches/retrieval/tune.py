@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Chooses the date factors of `cogmem search` on the tune split of LoCoMo (issue 22).
+
+For each conversation of the split (by default `tune`: conv-26, conv-30, conv-41; never the
+report split the figures are read on), imports the turns as evaluate.py does, asks every
+question once with `search --limit 50 --json`, and re-ranks those 50 hits offline for every pair
+of factors in the grid: a hit marked `dated` (the question wants a time and the hit carries a
+date or a length of time) is multiplied by D, one marked `during` (of a day the question names)
+by U. The score without them is the hit's score divided by the factors the binary applied
+(CURRENT below, which must match crates/index/src/index/when.rs). Prints recall@5 / recall@10 per
+category for each pair.
+
+A hit below the 50th cannot move up in this simulation, so figures for factors far from the
+current ones are estimates; evaluate.py measures the chosen pair.
+
+Usage (from the repository root, after `cargo build`):
+    python3 benches/retrieval/tune.py --cogmem target/debug/cogmem
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import evaluate as ev  # noqa: E402
+import locomo_to_jsonl as conv  # noqa: E402
+
+# The factors the binary applies (crates/index/src/index/when.rs: DATED_BOOST, DURING_BOOST).
+CURRENT = {"dated": 1.25, "during": 2.0}
+GRID_DATED = (1.0, 1.25, 1.5, 2.0, 3.0)
+GRID_DURING = (1.0, 1.5, 2.0, 3.0)
+DEPTH = 50
+
+
+def collect(binary: Path, split: str, data: Path) -> list[dict]:
+    """Every question of the split with its evidence and its DEPTH best hits."""
+    out = []
+    for s in conv.load(data):
+        if s["sample_id"] not in ev.SPLITS[split]:
+            continue
+        recs = conv.records(s)
+        valid = {r["id"] for r in recs}
+        now = conv.rfc3339(conv.last_session_time(s) + dt.timedelta(days=1))
+        work = Path(tempfile.mkdtemp(prefix=f"{s['sample_id']}-tune-"))
+        try:
+            jsonl = work / "turns.jsonl"
+            jsonl.write_text(conv.to_jsonl(recs), encoding="utf-8")
+            cm = ev.Cogmem(binary, work / "ws", now)
+            cm.init()
+            cm.import_jsonl(jsonl)
+            for qa in s["qa"]:
+                evidence, _ = ev.clean_evidence(qa.get("evidence"), valid)
+                if not evidence:
+                    continue
+                hits, _, err = cm.search(qa["question"], DEPTH)
+                if err:
+                    raise RuntimeError(f"search failed: {err}")
+                out.append({"category": qa["category"], "evidence": evidence, "hits": hits})
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def rerank(questions: list[dict], dated: float, during: float) -> dict:
+    """Mean recall@k per category (and "all") with the given factors."""
+    sums: dict = {}
+    for q in questions:
+        scored = []
+        for h in q["hits"]:
+            applied = (CURRENT["dated"] if h.get("dated") else 1.0) * (
+                CURRENT["during"] if h.get("during") else 1.0)
+            f = (dated if h.get("dated") else 1.0) * (during if h.get("during") else 1.0)
+            scored.append((-(h["score"] / applied * f), h["id"], h.get("source")))
+        scored.sort()
+        ranked = [src for _, _, src in scored]
+        for k in ev.KS:
+            r = ev.recall(ranked, q["evidence"], k)
+            for c in (q["category"], "all"):
+                sums.setdefault((c, k), []).append(r)
+    return {key: sum(v) / len(v) for key, v in sums.items()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cogmem", type=Path, default=ev.REPO / "target/debug/cogmem")
+    ap.add_argument("--data", type=Path, default=conv.DEFAULT_DATA)
+    ap.add_argument("--split", choices=sorted(ev.SPLITS), default="tune",
+                    help="the conversations to tune on (default: %(default)s)")
+    args = ap.parse_args()
+    binary = args.cogmem.resolve()
+    if not os.access(binary, os.X_OK):
+        ap.error(f"{binary} is not an executable (build it with `cargo build`)")
+    questions = collect(binary, args.split, args.data)
+    cats = " | ".join(f"{c} {n}" for c, n in ev.CATEGORIES.items())
+    print(f"{args.split} split, {len(questions)} questions, {DEPTH} hits each; "
+          f"recall@5 / recall@10\n")
+    print(f"| dated × | during × | {cats} | all |")
+    print("|---|---|" + "---|" * (len(ev.CATEGORIES) + 1))
+    for d in GRID_DATED:
+        for u in GRID_DURING:
+            m = rerank(questions, d, u)
+            cells = [f"{m[(c, 5)]:.3f} / {m[(c, 10)]:.3f}" if (c, 5) in m else "–"
+                     for c in [*ev.CATEGORIES, "all"]]
+            mark = " (current)" if (d, u) == (CURRENT["dated"], CURRENT["during"]) else ""
+            print(f"| {d}{mark} | {u} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+//! Dates as a ranking signal and a filter (issue 22). At index time each memory gets the dates
+//! its text names or implies ([`cogmem_text::date::mentioned`]), relative ones resolved against
+//! the memory's own day: "I went to the museum yesterday", written on 2023-07-06, is about
+//! 2023-07-05. At query time the question is read ([`cogmem_text::question`]): a when-question
+//! prefers the memories that carry or imply a date, and a question naming days ("in June",
+//! "last May", "in 2023") prefers the memories of those days, by their own date or one they
+//! imply.
+//!
+//! Derived like the rest of the index: never written to a memory file. The factors are chosen
+//! on the tune split of the LoCoMo benchmark only (benches/retrieval, conversations 26, 30 and
+//! 41), never on the conversations the figures are reported on.
+
+use chrono::NaiveDate;
+use cogmem_text::date::{self, Span};
+use cogmem_text::question::{Question, Wanted};
+
+/// The factor on the score of a memory that carries or implies a date, for a question that
+/// wants a time. Chosen on the tune split (docs/decisions.md, 2026-12-02).
+pub(crate) const DATED_BOOST: f64 = 1.25;
+/// The factor on the score of a memory of a day the question names (its own day, or one its
+/// text implies). Chosen on the tune split (docs/decisions.md, 2026-12-02).
+pub(crate) const DURING_BOOST: f64 = 2.0;
+
+/// The days a memory's text names or implies, as (first, last) pairs, relative expressions
+/// resolved against `day` (the memory's own day). Without a day, only the absolute dates.
+pub(crate) fn implied(text: &str, day: Option<NaiveDate>) -> Vec<(NaiveDate, NaiveDate)> {
+    // Without a day of its own, a relative expression means nothing: resolve against a day
+    // and keep only what does not depend on it.
+    let spans = match day {
+        Some(d) => date::mentioned(text, d),
+        None => {
+            let a = date::mentioned(text, NaiveDate::MIN);
+            let b = date::mentioned(text, NaiveDate::MAX);
+            a.into_iter().filter(|s| b.contains(s)).collect()
+        }
+    };
+    spans.iter().map(|s| (s.first(), s.last())).collect()
+}
+
+/// Writes implied days as stored: `FIRST` for a day, `FIRST/LAST` for several, space-separated.
+pub(crate) fn render(days: &[(NaiveDate, NaiveDate)]) -> String {
+    let one = |(a, b): &(NaiveDate, NaiveDate)| {
+        if a == b { a.to_string() } else { format!("{a}/{b}") }
+    };
+    days.iter().map(one).collect::<Vec<_>>().join(" ")
+}
+
+/// Reads what [`render`] wrote; anything else is skipped.
+pub(crate) fn parse(text: &str) -> Vec<(NaiveDate, NaiveDate)> {
+    text.split_whitespace()
+        .filter_map(|item| match item.split_once('/') {
+            Some((a, b)) => Some((date::parse_day(a)?, date::parse_day(b)?)),
+            None => date::parse_day(item).map(|d| (d, d)),
+        })
+        .collect()
+}
+
+/// How a memory meets a question's dates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct DateCue {
+    /// The question wants a time and the memory carries a date or a length of time.
+    pub dated: bool,
+    /// The memory is of a day the question names, by its own date or one its text implies.
+    pub during: bool,
+}
+
+impl DateCue {
+    /// Returns the factor on the memory's score: [`DATED_BOOST`] when `dated`, ×
+    /// [`DURING_BOOST`] when `during`.
+    pub(crate) fn factor(self) -> f64 {
+        let mut f = 1.0;
+        if self.dated {
+            f *= DATED_BOOST;
+        }
+        if self.during {
+            f *= DURING_BOOST;
+        }
+        f
+    }
+}
+
+/// How a memory of day `day`, whose `text` implies `implied`, meets question `q`'s dates: it
+/// is `dated` when the question wants a time and the memory carries a date or a length of time
+/// ("for 4 years"), `during` when it is of a day the question names.
+pub(crate) fn cue(
+    q: &Question,
+    day: Option<NaiveDate>,
+    implied: &[(NaiveDate, NaiveDate)],
+    text: &str,
+) -> DateCue {
+    let dated = q.wanted == Wanted::Time && (!implied.is_empty() || date::has_duration(text));
+    let overlaps = |s: &Span, (a, b): (NaiveDate, NaiveDate)| a <= s.last() && s.first() <= b;
+    let during = q.dates.iter().any(|s| {
+        day.is_some_and(|d| overlaps(s, (d, d))) || implied.iter().any(|r| overlaps(s, *r))
+    });
+    DateCue { dated, during }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cogmem_text::date::parse_rfc3339;
+
+    fn day(s: &str) -> NaiveDate {
+        date::parse_day(s).unwrap()
+    }
+
+    #[test]
+    fn relative_dates_mean_the_days_of_the_memory() {
+        let cases: [(&str, Option<&str>, &str); 5] = [
+            ("I went to the museum yesterday", Some("2023-07-06"), "2023-07-05"),
+            ("we moved last month", Some("2023-07-06"), "2023-06-01/2023-06-30"),
+            ("got Max in 2013", Some("2023-07-06"), "2013-01-01/2013-12-31"),
+            ("got Max in 2013, yesterday", None, "2013-01-01/2013-12-31"),
+            ("nothing dated here", Some("2023-07-06"), ""),
+        ];
+        for (text, on, want) in cases {
+            let got = render(&implied(text, on.map(day)));
+            assert_eq!(got, want, "input: {text:?}");
+            assert_eq!(parse(&got), implied(text, on.map(day)), "round trip of {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_question_prefers_dated_memories_and_its_days() {
+        let now = parse_rfc3339("2023-10-20T12:00:00Z").unwrap();
+        let when = cogmem_text::question::read("When did Jon go camping?", &now);
+        let june = cogmem_text::question::read("What did Jon do in June?", &now);
+        let both = cogmem_text::question::read("When did Jon go camping in June?", &now);
+        let plain = cogmem_text::question::read("What does Jon like?", &now);
+        let yesterday = [(day("2023-06-26"), day("2023-06-26"))];
+        let cases = [
+            (&when, Some("2023-06-27"), &yesterday[..], DATED_BOOST),
+            (&when, Some("2023-06-27"), &[][..], 1.0),
+            (&june, Some("2023-06-27"), &[][..], DURING_BOOST),
+            (
+                &june,
+                Some("2023-07-02"),
+                &[(day("2023-06-01"), day("2023-06-30"))][..],
+                DURING_BOOST,
+            ),
+            (&june, Some("2023-07-02"), &[][..], 1.0),
+            (&both, Some("2023-06-27"), &yesterday[..], DATED_BOOST * DURING_BOOST),
+            (&plain, Some("2023-06-27"), &yesterday[..], 1.0),
+        ];
+        let how_long = cogmem_text::question::read("How long has Jon danced?", &now);
+        assert_eq!(cue(&how_long, None, &[], "for 4 years").factor(), DATED_BOOST);
+        for (i, (q, on, implied, want)) in cases.into_iter().enumerate() {
+            assert_eq!(cue(q, on.map(day), implied, "text").factor(), want, "case {i}");
+        }
+    }
+}

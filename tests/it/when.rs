@@ -1,0 +1,92 @@
+//! Time-aware search (issue 22): a when-question ranks the entry that says when first, the
+//! relative dates inside imported text are indexed as the days they mean, a question naming a
+//! month prefers the entries of that month, and `--since`/`--until` keep an entry by a day its
+//! text implies. Real binary, real import, real tantivy index.
+// See: issue 22
+
+use crate::common::TestEnv;
+use crate::search::hits;
+
+fn sources(h: &[serde_json::Value]) -> Vec<&str> {
+    h.iter().map(|x| x["source"].as_str().unwrap_or("-")).collect()
+}
+
+/// Melanie's museum visits: only D2:4 says when ("yesterday"); the others match the question's
+/// words more often.
+fn museum_workspace() -> TestEnv {
+    let env = TestEnv::initialized();
+    let line = |ts: &str, text: &str, id: &str| {
+        format!(
+            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Melanie\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
+        )
+    };
+    let transcript = [
+        line(
+            "2026-06-20T10:00:00Z",
+            "The kids love the museum, it is their favourite place to go.",
+            "D1:1",
+        ),
+        line(
+            "2026-06-20T10:01:00Z",
+            "A museum with the kids is always fun, they ask so much.",
+            "D1:2",
+        ),
+        line(
+            "2026-07-06T20:18:00Z",
+            "Yesterday I took the kids to the museum - it was so cool.",
+            "D2:4",
+        ),
+        line(
+            "2026-07-06T20:19:00Z",
+            "The kids want to go to the museum again, the kids loved the dinosaurs.",
+            "D2:5",
+        ),
+        line(
+            "2026-07-20T09:00:00Z",
+            "We went camping by the lake with the kids last weekend.",
+            "D3:1",
+        ),
+    ]
+    .concat();
+    env.write("../talk.jsonl", &transcript);
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    env
+}
+
+#[test]
+fn issue_22_a_when_question_ranks_the_dated_entry_first() {
+    let env = museum_workspace();
+    let h = hits(&env, &["When did Melanie take the kids to the museum?"]);
+    assert_eq!(sources(&h)[0], "D2:4", "{h:#?}");
+    assert_eq!(h[0]["implied_dates"], serde_json::json!(["2026-07-05"]));
+    assert_eq!(h[0]["dated"], true);
+    // The same words without "when" rank by the words alone: the dated entry is not preferred.
+    let plain = hits(&env, &["Melanie kids museum"]);
+    assert_ne!(sources(&plain)[0], "D2:4", "{plain:#?}");
+    assert!(plain.iter().all(|x| x.get("dated").is_none()), "{plain:#?}");
+}
+
+#[test]
+fn issue_22_a_question_naming_a_month_prefers_that_month() {
+    let env = museum_workspace();
+    // D1:1 and D1:2 are of June by their own date; D2:4 and D2:5 are of July. The clock says
+    // 2026-12-01: "in June" is June 2026.
+    let h = hits(&env, &["What did the kids say at the museum in June?"]);
+    let mut top: Vec<&str> = sources(&h).into_iter().take(2).collect();
+    top.sort_unstable();
+    assert_eq!(top, ["D1:1", "D1:2"], "{h:#?}");
+    assert_eq!(h[0]["during"], true);
+}
+
+#[test]
+fn issue_22_since_and_until_keep_an_entry_by_the_day_it_implies() {
+    let env = museum_workspace();
+    // Written on 2026-07-06 about "yesterday", 2026-07-05: it belongs to that day too.
+    let h = hits(&env, &["museum", "--since", "2026-07-05", "--until", "2026-07-05"]);
+    assert_eq!(sources(&h), ["D2:4"], "{h:#?}");
+    // "last weekend", written on Monday 2026-07-20: 2026-07-18/19.
+    let h = hits(&env, &["camping", "--until", "2026-07-19"]);
+    assert_eq!(sources(&h), ["D3:1"], "{h:#?}");
+    assert_eq!(h[0]["implied_dates"], serde_json::json!(["2026-07-18/2026-07-19"]));
+    assert!(hits(&env, &["camping", "--until", "2026-07-17"]).is_empty());
+}
