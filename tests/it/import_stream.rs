@@ -160,6 +160,38 @@ fn a_line_longer_than_the_file_limit_is_a_bad_line() {
     assert!(out.stderr.starts_with("imported 2 messages into 1 day"), "{out}");
 }
 
+/// An import that would make one day's file larger than `limits.file_bytes` (which every
+/// command reads day files by) is refused before its commit, naming the file and the setting,
+/// and leaves the workspace as it was; as many messages over four days import.
+#[test]
+fn a_day_over_the_file_limit_is_refused_and_nothing_is_imported() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[limits]\nfile_bytes = 8192\nimport_buffer_bytes = 1024\n");
+    env.git_commit_all("small files");
+    let text = "a line of a long day about the deploy window and the backup";
+    let mut one_day = String::new();
+    let mut four_days = String::new();
+    for i in 0..120 {
+        let at = format!("2026-07-01T{:02}:{:02}:00Z", 8 + i / 60, i % 60);
+        one_day += &message(&format!("d{i}"), &at, text);
+        let at = format!("2026-07-{:02}T10:{:02}:00Z", 1 + i / 30, i % 30);
+        four_days += &message(&format!("t{i}"), &at, text);
+    }
+    env.write("../long-day.jsonl", &one_day);
+    env.write("../four-days.jsonl", &four_days);
+    let before = env.snapshot();
+    let count = env.commit_count();
+    let out = env.run(["import", "../long-day.jsonl"]).output().code(1);
+    assert!(out.stderr.contains("memory/episodes/2026-07-01.md larger than 8192 bytes"), "{out}");
+    assert!(out.stderr.contains("`limits.file_bytes`"), "{out}");
+    assert_eq!(env.commit_count(), count, "no commit");
+    assert!(env.snapshot() == before, "no workspace file touched");
+    assert!(staging_is_empty(&env));
+    env.assert_clean_tree();
+    let out = env.mutate(["import", "../four-days.jsonl"]);
+    assert!(out.stderr.starts_with("imported 120 messages into 4 days"), "{out}");
+}
+
 /// Killed after its first flush, an import leaves the workspace exactly as it was (its staged
 /// days are outside the tree), and the next import clears them and imports everything.
 #[cfg(feature = "crash-points")]

@@ -291,6 +291,17 @@ pub enum InputError {
         /// The limit.
         limit: u64,
     },
+    /// An import that would make one day's episode file larger than `limits.file_bytes`, the
+    /// largest file every command reads whole.
+    #[error(
+        "the import would make {file} larger than {limit} bytes (`limits.file_bytes` in cogmem.toml); nothing was imported"
+    )]
+    ImportDayTooLarge {
+        /// The day's file, relative to the workspace.
+        file: String,
+        /// The limit.
+        limit: u64,
+    },
     /// A `cogmem setup` request that cannot be carried out as asked.
     #[error("{why}")]
     Setup {
@@ -562,6 +573,11 @@ impl InputError {
                 .into(),
             Self::ImportTooLarge { .. } => {
                 "split the transcript into smaller files, or raise `limits.import_bytes` in cogmem.toml"
+                    .into()
+            }
+            Self::ImportDayTooLarge { .. } => {
+                "raise `limits.file_bytes` in cogmem.toml (every command reads a day's file whole), \
+                 or import fewer of that day's messages"
                     .into()
             }
             Self::Setup { hint, .. } => hint.clone(),

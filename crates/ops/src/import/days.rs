@@ -27,6 +27,8 @@ struct Day {
     existed: bool,
     /// Messages appended.
     messages: usize,
+    /// Bytes of the day's whole new file: its earlier text and every entry appended.
+    size: u64,
 }
 
 /// The days of one import.
@@ -64,14 +66,28 @@ impl<'w> Days<'w> {
             let existing = self.ws.read_text_if_exists(&rel)?;
             let import = DayImport::new(existing.as_deref(), entry.date)?;
             self.in_flight += import.pending_len();
-            let day = Day { import, existed: existing.is_some(), messages: 0 };
+            let size = import.pending_len() as u64;
+            let day = Day { import, existed: existing.is_some(), messages: 0, size };
             self.days.insert(entry.date.to_owned(), day);
         }
         let day = self.days.get_mut(entry.date).expect("inserted above");
         let before = day.import.pending_len();
         let id = day.import.append(entry, source, entities);
         day.messages += 1;
-        self.in_flight += day.import.pending_len() - before;
+        let grown = day.import.pending_len() - before;
+        day.size += grown as u64;
+        // A day file over the file limit would be written and then never read back (the
+        // index, `status` and the next import read day files whole): refused, before the
+        // commit, so nothing is imported.
+        let limit = self.ws.file_limit();
+        if day.size > limit {
+            return Err(crate::error::InputError::ImportDayTooLarge {
+                file: layout::episode_file(entry.date),
+                limit,
+            }
+            .into());
+        }
+        self.in_flight += grown;
         if self.in_flight > self.cap {
             self.flush()?;
         }
