@@ -1,0 +1,39 @@
+"""What scripts/bench-search and scripts/bench-growth share: finding a Python that runs
+basic-memory, and naming the machine's processor. Standard library only; imported by the
+scripts' embedded Python (they put scripts/ on sys.path)."""
+
+import os
+import re
+import shutil
+import subprocess
+
+
+def bm_python():
+    """A Python 3.12 or newer that runs (pyenv shims exist for versions that are not selected)."""
+    cands = ["python3.13", "python3.12", "python3"]
+    pyenv = os.path.expanduser("~/.pyenv/versions")
+    if os.path.isdir(pyenv):
+        for v in sorted(os.listdir(pyenv), reverse=True):
+            if re.match(r"3\.1[2-9]", v):
+                cands.append(os.path.join(pyenv, v, "bin", "python3"))
+    for c in cands:
+        exe = shutil.which(c) or (c if os.path.exists(c) else None)
+        if not exe:
+            continue
+        p = subprocess.run([exe, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"],
+                           capture_output=True)
+        if p.returncode == 0:
+            return exe
+    return None
+
+
+def machine():
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return cpu, os.cpu_count()
