@@ -136,10 +136,30 @@ impl WebServer {
     /// `Connection: close`).
     pub fn raw(&self, raw: &str) -> HttpResponse {
         let mut stream = TcpStream::connect(&self.addr).expect("connect to the server");
-        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
         stream.write_all(raw.as_bytes()).unwrap();
+        // Read to the close, but never for longer than TIMEOUT in all (a response that never
+        // ends, such as an event stream, fails the test instead of hanging it).
+        stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+        let started = std::time::Instant::now();
         let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).expect("read the response");
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => bytes.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("reading the response: {e}"),
+            }
+            assert!(
+                started.elapsed() < TIMEOUT,
+                "the response did not end within {TIMEOUT:?}: {}",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(2000)])
+            );
+        }
         parse(&bytes)
     }
 
