@@ -2,12 +2,12 @@
 //! CSRF, same origin, Host, headers), the overview and its escaping of hostile text, the JSON
 //! API, live updates, a clean stop on SIGTERM, and the refusals at start.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::common::TestEnv;
-use crate::common::web::{TIMEOUT, WebServer};
+use crate::common::web::{TIMEOUT, WebServer, read_for};
 
 /// The policy every response carries (docs/cli.md, `serve`).
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
@@ -249,29 +249,12 @@ fn open_events(server: &WebServer) -> TcpStream {
     stream
 }
 
-/// Reads from `stream` until what was read holds `what` (or the timeout passes).
+/// Reads from `stream` until what was read holds `what`; fails after the timeout.
 fn read_until(stream: &mut TcpStream, what: &str) -> String {
-    let started = Instant::now();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains(what) {
-        assert!(
-            started.elapsed() < TIMEOUT,
-            "no {what:?} within {TIMEOUT:?}: {}",
-            String::from_utf8_lossy(&seen)
-        );
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => panic!("reading the event stream: {e}"),
-        }
-    }
-    String::from_utf8_lossy(&seen).into_owned()
+    let (bytes, _) = read_for(stream, TIMEOUT, |b| String::from_utf8_lossy(b).contains(what));
+    let seen = String::from_utf8_lossy(&bytes).into_owned();
+    assert!(seen.contains(what), "no {what:?} within {TIMEOUT:?}: {seen}");
+    seen
 }
 
 #[test]
@@ -285,7 +268,10 @@ fn a_change_of_the_workspace_is_an_event() {
     while !told.contains("event: change") {
         assert!(started.elapsed() < TIMEOUT, "no change event: {told}");
         env.write("memory/vault/hand-note.md", "# A note\n\nWritten by hand.\n");
-        told.push_str(&read_until_or_timeout(&mut events, "event: change", Duration::from_secs(3)));
+        let (bytes, _) = read_for(&mut events, Duration::from_secs(3), |b| {
+            String::from_utf8_lossy(b).contains("event: change")
+        });
+        told.push_str(&String::from_utf8_lossy(&bytes));
     }
     assert!(told.contains("memory/vault/hand-note.md"), "{told}");
     // An agent's commit is told too.
@@ -293,21 +279,6 @@ fn a_change_of_the_workspace_is_an_event() {
     env.run(["remember", "We chose Postgres"]).success();
     told.push_str(&read_until(&mut events, "memory/episodes/"));
     assert!(told.contains("event: change"), "{told}");
-}
-
-/// [`read_until`], giving up quietly after `limit`.
-fn read_until_or_timeout(stream: &mut TcpStream, what: &str, limit: Duration) -> String {
-    let started = Instant::now();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains(what) && started.elapsed() < limit {
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-            Err(_) => {}
-        }
-    }
-    String::from_utf8_lossy(&seen).into_owned()
 }
 
 #[test]
