@@ -233,7 +233,13 @@ pub struct StatusReport {
 /// Reports where the reflection cycle stands. Read-only.
 pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
     let c = cycle(ws)?;
-    let d = load_decay(ws)?;
+    // Only the main file: the counters read here live there, not in the entry shards (a full
+    // load reads every shard; the web view's overview calls this on every page view, issue 21).
+    let d = if ws.abs(layout::DECAY_SCORES).exists() {
+        Some(DecayFile::load_for(ws, &[])?)
+    } else {
+        None
+    };
     let count = d.as_ref().map_or(0, DecayFile::self_awareness_since_consolidation);
     Ok(StatusReport {
         state: c.state,

@@ -4,6 +4,7 @@
 #![allow(dead_code, reason = "each test module uses a different part of the helpers")]
 
 pub mod golden;
+pub mod web;
 
 use std::cell::Cell;
 use std::ffi::OsStr;
@@ -328,6 +329,27 @@ pub fn sealed_command(home: &Path, dir: &Path, now: &str) -> Command {
         .env("COGMEM_NOW", now)
         .current_dir(dir);
     c
+}
+
+/// Reads a long-lived child's stdout and stderr line by line on two threads, as `stdout: …` and
+/// `stderr: …` lines on the channel returned.
+pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let (tx, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr piped");
+    let tx_err = tx.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx_err.send(format!("stderr: {line}"));
+        }
+    });
+    let stdout = child.stdout.take().expect("stdout piped");
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(format!("stdout: {line}"));
+        }
+    });
+    lines
 }
 
 /// `script -qec LINE /dev/null` (util-linux) in the workspace: the shell command line `LINE` run
