@@ -36,6 +36,7 @@ mod init;
 mod layering;
 mod lib_errors;
 mod lib_forget;
+mod lib_history;
 mod lib_remember;
 mod mcp;
 mod pending;

@@ -293,9 +293,10 @@ pub fn memory(ws: &Workspace, unit: &MemoryUnit, limit: usize) -> crate::Result<
 }
 
 /// Finds the commit that wrote each audit line: the commit with the line's time (to the second)
-/// and actor, as the change engine makes them (one `now` for the commit and its audit lines).
-/// Returns one entry per line, `None` where no commit matches (a line copied in by hand, or one
-/// older than the walk).
+/// and actor, as the change engine makes them (one `now` for the commit and its audit lines),
+/// else the newest commit of that second (an ALERT line is `system:audit`'s in another actor's
+/// commit). Returns one entry per line, `None` where no commit matches (a line copied in by
+/// hand).
 ///
 /// Walks back from HEAD only as far as the oldest line's time, so listing the recent lines
 /// reads only the recent commits.
@@ -305,6 +306,7 @@ pub fn commits_of(ws: &Workspace, lines: &[AuditLine]) -> crate::Result<Vec<Opti
     };
     let repo = git::open(ws.root())?;
     let mut by_key: HashMap<(i64, String), String> = HashMap::new();
+    let mut by_second: HashMap<i64, String> = HashMap::new();
     if let Some(head) = git::head_id(&repo)? {
         let mut walk = repo.revwalk().map_err(git_op("walk the history"))?;
         walk.push(head).map_err(git_op("walk the history"))?;
@@ -318,11 +320,15 @@ pub fn commits_of(ws: &Workspace, lines: &[AuditLine]) -> crate::Result<Vec<Opti
             }
             let actor = head_of(&c).actor;
             by_key.entry((secs, actor)).or_insert_with(|| oid.to_string());
+            by_second.entry(secs).or_insert_with(|| oid.to_string());
         }
     }
     Ok(lines
         .iter()
-        .map(|l| by_key.get(&(l.timestamp.timestamp(), l.actor.clone())).cloned())
+        .map(|l| {
+            let secs = l.timestamp.timestamp();
+            by_key.get(&(secs, l.actor.clone())).or_else(|| by_second.get(&secs)).cloned()
+        })
         .collect())
 }
 
