@@ -60,6 +60,7 @@ mod sync;
 mod upkeep;
 mod vocabulary;
 mod watch;
+mod web_pages;
 mod web_server;
 mod write_cost;
 
