@@ -132,7 +132,7 @@ pub(crate) fn diff(text: &str) -> Markup {
                 } else {
                     "diff-ctx"
                 };
-                span class=(class) { (line) } "\n"
+                span class=(class) { (line) "\n" }
             }
         }
     }
@@ -234,12 +234,14 @@ mod tests {
         let out =
             diff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-<b>old</b>\n+<script>alert(1)</script>\n ctx\n")
                 .into_string();
-        assert!(out.contains(r#"<span class="diff-del">-&lt;b&gt;old&lt;/b&gt;</span>"#), "{out}");
+        assert!(out.contains("<span class=\"diff-del\">-&lt;b&gt;old&lt;/b&gt;\n</span>"), "{out}");
         assert!(
-            out.contains(r#"<span class="diff-add">+&lt;script&gt;alert(1)&lt;/script&gt;</span>"#),
+            out.contains(
+                "<span class=\"diff-add\">+&lt;script&gt;alert(1)&lt;/script&gt;\n</span>"
+            ),
             "{out}"
         );
-        assert!(out.contains(r#"<span class="diff-hunk">@@ -1 +1 @@</span>"#), "{out}");
+        assert!(out.contains("<span class=\"diff-hunk\">@@ -1 +1 @@\n</span>"), "{out}");
         assert!(!out.contains("<script>"), "{out}");
     }
 
