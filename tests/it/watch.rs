@@ -2,9 +2,8 @@
 //! sync, and stops cleanly on SIGTERM. Every wait has a generous timeout; nothing asserts how
 //! long anything took.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use crate::common::{TestEnv, wait_until};
@@ -24,20 +23,7 @@ impl Watcher {
         let mut cmd = env.run(args).into_command();
         let mut child =
             cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-        let (tx, lines) = mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        let tx_err = tx.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx_err.send(format!("stderr: {line}"));
-            }
-        });
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(format!("stdout: {line}"));
-            }
-        });
+        let lines = crate::common::lines_of(&mut child);
         let mut w = Self { child, lines, seen: Vec::new() };
         w.wait_for("stderr: watching ");
         w

@@ -1,28 +1,345 @@
 //! `cogmem serve`: the real binary on loopback, spoken to over HTTP. Security (token, cookie,
-//! CSRF, Host, headers), the overview, the JSON API and a clean stop.
+//! CSRF, same origin, Host, headers), the overview and its escaping of hostile text, the JSON
+//! API, live updates, a clean stop on SIGTERM, and the refusals at start.
+
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
 
 use crate::common::TestEnv;
-use crate::common::web::WebServer;
+use crate::common::web::{TIMEOUT, WebServer, read_for};
+
+/// The policy every response carries (docs/cli.md, `serve`).
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                   connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The CSRF token of a page (its `<meta name="cogmem-csrf">`).
+fn csrf_of(body: &str) -> String {
+    let at = body.find("name=\"cogmem-csrf\" content=\"").expect("the page holds the CSRF token");
+    let rest = &body[at + "name=\"cogmem-csrf\" content=\"".len()..];
+    rest[..rest.find('"').unwrap()].to_owned()
+}
 
 #[test]
 fn the_overview_needs_the_token_then_the_cookie() {
     let env = TestEnv::initialized();
     let server = WebServer::start(&env, &[]);
     assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
+    assert_eq!(server.token.len(), 64, "{}", server.url);
     // Without the token: refused, and no workspace details shown.
-    let refused = server.send("GET", "/", &[], "");
-    assert_eq!(refused.status, 401, "{refused:?}");
-    assert!(!refused.body.contains(env.root.to_str().unwrap()), "{}", refused.body);
-    // The first visit trades the token for a cookie and drops it from the address.
-    let first = server.send("GET", &format!("/?token={}", server.token), &[], "");
+    for refused in [
+        server.send("GET", "/", &[], ""),
+        server.send("GET", "/?token=0000", &[], ""),
+        server.send("GET", "/", &[("Cookie", &format!("cogmem_token_{}=nope", server.port()))], ""),
+        server.send("GET", "/assets/style.css", &[], ""),
+        server.send("GET", "/events", &[], ""),
+    ] {
+        assert_eq!(refused.status, 401, "{refused:?}");
+        assert!(!refused.body.contains(env.root.to_str().unwrap()), "{}", refused.body);
+        assert!(refused.body.contains("?token="), "says what to do: {}", refused.body);
+    }
+    // The first visit trades the token for a cookie and drops it from the address, keeping the
+    // rest of the query.
+    let first = server.send("GET", &format!("/search?q=tea&token={}", server.token), &[], "");
     assert_eq!(first.status, 303, "{first:?}");
-    assert_eq!(first.header("location"), Some("/"));
+    assert_eq!(first.header("location"), Some("/search?q=tea"));
     let cookie = first.header("set-cookie").expect("a cookie");
     assert!(cookie.starts_with(&server.cookie()), "{cookie}");
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
-    // With the cookie: the overview.
+    // A path a browser would read as another host is never a redirect target.
+    let odd = server.send("GET", &format!("//evil.example/?token={}", server.token), &[], "");
+    assert_eq!(odd.header("location"), Some("/"), "{odd:?}");
+    // With the cookie (or the header a script sends): the overview.
     let page = server.get("/");
     assert_eq!(page.status, 200, "{page:?}");
     assert!(page.body.contains("<h1>Overview</h1>"), "{}", page.body);
-    assert!(page.header("content-security-policy").unwrap().contains("default-src 'none'"));
+    let scripted = server.send("GET", "/", &[("X-Cogmem-Token", &server.token)], "");
+    assert_eq!(scripted.status, 200, "{scripted:?}");
+}
+
+#[test]
+fn every_response_carries_the_security_headers() {
+    let env = TestEnv::initialized();
+    let server = WebServer::start(&env, &[]);
+    let page = server.get("/");
+    let asset = server.get("/assets/live.js");
+    let missing = server.get("/no/such/page");
+    let refused = server.send("GET", "/", &[], "");
+    let api = server.get("/api/status");
+    assert_eq!(asset.status, 200, "{asset:?}");
+    assert_eq!(missing.status, 404, "{missing:?}");
+    for r in [&page, &asset, &missing, &refused, &api] {
+        assert_eq!(r.header("content-security-policy"), Some(CSP), "{r:?}");
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{r:?}");
+        assert_eq!(r.header("referrer-policy"), Some("no-referrer"), "{r:?}");
+        assert_eq!(r.header("x-frame-options"), Some("DENY"), "{r:?}");
+    }
+    for r in [&page, &missing, &refused, &api] {
+        assert_eq!(r.header("cache-control"), Some("no-store"), "{r:?}");
+    }
+    assert!(asset.header("content-type").unwrap().starts_with("text/javascript"), "{asset:?}");
+    // The page names its assets with their hash; nothing from another origin.
+    assert!(page.body.contains("/assets/style.css?v="), "{}", page.body);
+    assert!(!page.body.contains("http://") && !page.body.contains("https://"), "{}", page.body);
+    // No inline script or style (the policy would block them).
+    assert!(!page.body.contains("<script>") && !page.body.contains("style="), "{}", page.body);
+    assert!(missing.body.contains("there is no page at /no/such/page"), "{}", missing.body);
+}
+
+#[test]
+fn writes_need_the_csrf_token_and_the_same_origin() {
+    let env = TestEnv::initialized();
+    let server = WebServer::start(&env, &[]);
+    let cookie = server.cookie();
+    let csrf = csrf_of(&server.get("/").body);
+    assert_eq!(csrf.len(), 64);
+    assert_ne!(csrf, server.token);
+    let origin = format!("http://{}", server.addr);
+    let form = "application/x-www-form-urlencoded";
+    let good_body = format!("csrf={csrf}");
+    let post = |headers: &[(&str, &str)], body: &str| {
+        let mut all = vec![("Cookie", cookie.as_str()), ("Content-Type", form)];
+        all.extend_from_slice(headers);
+        server.send("POST", "/", &all, body)
+    };
+    let refusals = [
+        // No CSRF token, or a wrong one.
+        ("no token", post(&[("Origin", &origin)], "")),
+        ("wrong token", post(&[("Origin", &origin)], &format!("csrf={}", server.token))),
+        // The right token from another site, or from nowhere said.
+        ("cross origin", post(&[("Origin", "http://evil.example")], &good_body)),
+        ("cross site", post(&[("Sec-Fetch-Site", "cross-site"), ("Origin", &origin)], &good_body)),
+        ("no origin", post(&[], &good_body)),
+    ];
+    for (what, r) in &refusals {
+        assert_eq!(r.status, 403, "{what}: {r:?}");
+        assert_eq!(r.header("content-security-policy"), Some(CSP), "{what}");
+    }
+    assert!(refusals[0].1.body.contains("CSRF token"), "{}", refusals[0].1.body);
+    assert!(refusals[2].1.body.contains("own pages"), "{}", refusals[2].1.body);
+    // Both right: the request passes the checks (and `/` takes no POST: 405).
+    let passed = post(&[("Origin", &origin)], &good_body);
+    assert_eq!(passed.status, 405, "{passed:?}");
+    let passed = post(&[("Sec-Fetch-Site", "same-origin"), ("X-Cogmem-Csrf", &csrf)], "");
+    assert_eq!(passed.status, 405, "{passed:?}");
+    // The token alone is not enough to write either.
+    let tokenless = server.send("POST", "/", &[("Origin", &origin)], &good_body);
+    assert_eq!(tokenless.status, 401, "{tokenless:?}");
+}
+
+#[test]
+fn the_host_header_must_name_the_server() {
+    let env = TestEnv::initialized();
+    let server = WebServer::start(&env, &[]);
+    let cookie = server.cookie();
+    let request = |host: Option<&str>| {
+        let host = host.map(|h| format!("Host: {h}\r\n")).unwrap_or_default();
+        server
+            .raw(&format!("GET / HTTP/1.1\r\n{host}Cookie: {cookie}\r\nConnection: close\r\n\r\n"))
+    };
+    // DNS rebinding: a page of evil.example whose name now points to 127.0.0.1.
+    let port = server.port().to_owned();
+    for host in ["evil.example", &format!("evil.example:{port}"), "127.0.0.1:1", "localhost"] {
+        let r = request(Some(host));
+        assert_eq!(r.status, 421, "{host}: {r:?}");
+        assert!(r.body.contains("does not answer to the host name"), "{}", r.body);
+        assert!(!r.body.contains(env.root.to_str().unwrap()), "{}", r.body);
+    }
+    let r = server.raw(&format!("GET / HTTP/1.0\r\nCookie: {cookie}\r\n\r\n"));
+    assert_eq!(r.status, 421, "no Host: {r:?}");
+    for host in
+        [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("LocalHost:{port}")]
+    {
+        assert_eq!(request(Some(&host)).status, 200, "{host}");
+    }
+}
+
+#[test]
+fn hostile_memory_text_is_escaped_on_the_overview() {
+    let env = TestEnv::initialized();
+    for text in [
+        "Tea <script>alert(1)</script> at noon",
+        "A link \"><img src=x onerror=alert(1)> here",
+        "Go to <a href=\"javascript:alert(1)\">this</a>",
+    ] {
+        env.run(["remember", text]).success();
+    }
+    let server = WebServer::start(&env, &[]);
+    let page = server.get("/");
+    assert_eq!(page.status, 200, "{page:?}");
+    // The commit subjects hold the texts: shown, escaped.
+    assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{}", page.body);
+    assert!(page.body.contains("&lt;img src=x onerror=alert(1)&gt;"), "{}", page.body);
+    for raw in ["<script>alert", "<img src=x", "href=\"javascript:"] {
+        assert!(!page.body.contains(raw), "{raw} is not escaped: {}", page.body);
+    }
+}
+
+#[test]
+fn the_overview_shows_what_waits_for_a_person() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "We chose Postgres"]).success();
+    let quiet = WebServer::start(&env, &[]);
+    let body = quiet.get("/").body;
+    assert!(body.contains("Nothing: no open proposals"), "{body}");
+    assert!(body.contains("system:init"), "the actors of the recent commits: {body}");
+    drop(quiet);
+    env.run(["--actor", "subagent:researcher", "propose", "Alice prefers tea"]).success();
+    env.run(["--actor", "subagent:researcher", "propose", "Bob prefers coffee"]).success();
+    let server = WebServer::start(&env, &[]);
+    let page = server.get("/");
+    assert!(page.body.contains("<a href=\"/review\">2 open proposals</a>"), "{}", page.body);
+    // Each recent commit links to its audit page.
+    let head = env.head();
+    assert!(page.body.contains(&format!("href=\"/audit/{head}\"")), "{}", page.body);
+    // The JSON twin: `status --json` under `status`.
+    let api = server.get("/api/overview");
+    assert_eq!(api.status, 200, "{api:?}");
+    assert!(api.header("content-type").unwrap().starts_with("application/json"), "{api:?}");
+    let json: serde_json::Value = serde_json::from_str(&api.body).unwrap();
+    assert_eq!(json["open_proposals"], 2, "{json}");
+    assert_eq!(json["status"]["recent_commits"][0]["id"], head.as_str(), "{json}");
+    assert_eq!(json["reflection"]["state"], "idle", "{json}");
+}
+
+#[test]
+fn the_api_answers_with_the_cli_json_and_json_errors() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "We chose Postgres"]).success();
+    let server = WebServer::start(&env, &[]);
+    let api = server.get("/api/status?commits=1");
+    assert_eq!(api.status, 200, "{api:?}");
+    let cli = env.run(["--json", "status", "--commits", "1"]).success();
+    let from_api: serde_json::Value = serde_json::from_str(&api.body).unwrap();
+    let from_cli: serde_json::Value = serde_json::from_str(&cli.stdout).unwrap();
+    assert_eq!(from_api["counts"], from_cli["counts"]);
+    // (The CLI's output as the tests see it has its commit ids replaced.)
+    assert_eq!(from_api["recent_commits"][0]["id"], env.head().as_str());
+    for key in ["subject", "author", "time"] {
+        assert_eq!(from_api["recent_commits"][0][key], from_cli["recent_commits"][0][key], "{key}");
+    }
+    // Errors are JSON too, with the status and what to do.
+    for (path, status) in [("/api/nope", 404), ("/api/status?commits=many", 400)] {
+        let r = server.get(path);
+        assert_eq!(r.status, status, "{r:?}");
+        assert!(r.header("content-type").unwrap().starts_with("application/json"), "{r:?}");
+        let json: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(json["error"]["status"], status, "{json}");
+        assert!(json["error"]["hint"].is_string(), "{json}");
+    }
+    let refused = server.send("GET", "/api/status", &[], "");
+    assert_eq!(refused.status, 401);
+    let json: serde_json::Value = serde_json::from_str(&refused.body).unwrap();
+    assert!(json["error"]["message"].as_str().unwrap().contains("access token"), "{json}");
+}
+
+/// Opens `/events` and returns the stream, its response head read.
+fn open_events(server: &WebServer) -> TcpStream {
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    let request = format!(
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\nAccept: text/event-stream\r\n\r\n",
+        server.addr,
+        server.cookie()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let head = read_until(&mut stream, "\r\n\r\n");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.contains("text/event-stream"), "{head}");
+    stream
+}
+
+/// Reads from `stream` until what was read holds `what`; fails after the timeout.
+fn read_until(stream: &mut TcpStream, what: &str) -> String {
+    let (bytes, _) = read_for(stream, TIMEOUT, |b| String::from_utf8_lossy(b).contains(what));
+    let seen = String::from_utf8_lossy(&bytes).into_owned();
+    assert!(seen.contains(what), "no {what:?} within {TIMEOUT:?}: {seen}");
+    seen
+}
+
+#[test]
+fn a_change_of_the_workspace_is_an_event() {
+    let env = TestEnv::initialized();
+    let server = WebServer::start(&env, &[]);
+    let mut events = open_events(&server);
+    // The watch is set up just after the URL is printed; a change is told once it is.
+    let mut told = String::new();
+    let started = Instant::now();
+    while !told.contains("event: change") {
+        assert!(started.elapsed() < TIMEOUT, "no change event: {told}");
+        env.write("memory/vault/hand-note.md", "# A note\n\nWritten by hand.\n");
+        let (bytes, _) = read_for(&mut events, Duration::from_secs(3), |b| {
+            String::from_utf8_lossy(b).contains("event: change")
+        });
+        told.push_str(&String::from_utf8_lossy(&bytes));
+    }
+    assert!(told.contains("memory/vault/hand-note.md"), "{told}");
+    // An agent's commit is told too.
+    let mut told = String::new();
+    env.run(["remember", "We chose Postgres"]).success();
+    told.push_str(&read_until(&mut events, "memory/episodes/"));
+    assert!(told.contains("event: change"), "{told}");
+}
+
+#[test]
+fn sigterm_stops_the_server_with_exit_0_even_with_a_stream_open() {
+    let env = TestEnv::initialized();
+    let server = WebServer::start(&env, &[]);
+    let _events = open_events(&server);
+    assert_eq!(server.get("/").status, 200);
+    assert_eq!(server.terminate(), Some(0));
+    env.assert_clean_tree();
+}
+
+#[test]
+fn the_refusals_at_start_say_what_to_do() {
+    let env = TestEnv::initialized();
+    // --allow-remote without a password.
+    let out = env.run(["serve", "--addr", "127.0.0.1:0", "--user", "t", "--allow-remote"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("--allow-remote needs a password"), "{out}");
+    assert!(out.stderr.contains("COGMEM_WEB_PASSWORD"), "{out}");
+    assert_eq!(out.stdout, "", "{out}");
+    // Another machine's address without --allow-remote.
+    let out = env.run(["serve", "--addr", "0.0.0.0:0", "--user", "t"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("0.0.0.0:0 is not a loopback address"), "{out}");
+    // A port in use.
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = env.run(["serve", "--addr", &addr, "--user", "t"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains(&format!("cannot listen on {addr}: the address is in use")),
+        "{out}"
+    );
+    assert!(out.stderr.contains("--addr 127.0.0.1:PORT"), "{out}");
+    // Nobody to act as (no --user, no git user.name in the sealed environment).
+    let out = env.run(["serve", "--addr", "127.0.0.1:0"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("--user NAME"), "{out}");
+}
+
+#[test]
+fn allow_remote_needs_the_password_on_every_request() {
+    let mut env = TestEnv::initialized();
+    env.set_env("COGMEM_WEB_PASSWORD", "correct horse");
+    let server = WebServer::start(&env, &["--allow-remote"]);
+    let cookie = server.cookie();
+    let without = server.send("GET", "/", &[("Cookie", &cookie)], "");
+    assert_eq!(without.status, 401, "{without:?}");
+    assert!(without.header("www-authenticate").unwrap().starts_with("Basic"), "{without:?}");
+    // user:password in base64: any user name, the password from the environment.
+    let wrong = ("Authorization", "Basic eDp3cm9uZw=="); // x:wrong
+    assert_eq!(server.send("GET", "/", &[("Cookie", &cookie), wrong], "").status, 401);
+    let right = ("Authorization", "Basic eDpjb3JyZWN0IGhvcnNl"); // x:correct horse
+    assert_eq!(server.send("GET", "/", &[("Cookie", &cookie), right], "").status, 200);
+    // The password does not replace the token.
+    assert_eq!(server.send("GET", "/", &[right], "").status, 401);
+    // Any host name is accepted: the server is meant to be reached by other names.
+    let r = server.raw(&format!(
+        "GET / HTTP/1.1\r\nHost: memory.example\r\nCookie: {cookie}\r\nAuthorization: {}\r\nConnection: close\r\n\r\n",
+        right.1
+    ));
+    assert_eq!(r.status, 200, "{r:?}");
 }

@@ -23,6 +23,8 @@ pub mod id;
 pub mod identity;
 pub mod import;
 pub mod init;
+pub mod observe;
+pub mod overview;
 pub mod propose;
 pub mod purge;
 pub mod recovery;

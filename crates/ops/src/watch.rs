@@ -68,7 +68,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 }
 
 /// Tells whether an event can be a hand edit worth syncing.
-fn is_relevant(root: &Path, event: &notify::Event) -> bool {
+pub(crate) fn is_relevant(root: &Path, event: &notify::Event) -> bool {
     if event.need_rescan() {
         return true;
     }

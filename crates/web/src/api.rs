@@ -11,7 +11,7 @@ use crate::error::WebResult;
 use crate::state::AppState;
 
 pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/api/status", get(status))
+    Router::new().route("/api/status", get(status)).route("/api/overview", get(overview))
 }
 
 /// `?commits=N`, as `cogmem status --commits N`.
@@ -33,4 +33,14 @@ async fn status(
 ) -> WebResult<Json<cogmem_ops::status::StatusReport>> {
     let commits = q.commits.min(1000);
     Ok(Json(state.run(move |s| cogmem_ops::status::status(s.ws(), commits)).await?))
+}
+
+/// `GET /api/overview`: the overview page's data — `status --json` under `status`, the open
+/// proposals and `reflect status --json` under `reflection`.
+async fn overview(
+    State(state): State<AppState>,
+    Query(q): Query<StatusQuery>,
+) -> WebResult<Json<cogmem_ops::overview::OverviewReport>> {
+    let commits = q.commits.min(1000);
+    Ok(Json(state.run(move |s| cogmem_ops::overview::overview(s.ws(), commits)).await?))
 }

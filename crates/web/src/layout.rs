@@ -42,7 +42,7 @@ pub fn page(state: &AppState, title: &str, active: Nav, body: Markup) -> Markup 
     html! {
         (DOCTYPE)
         html lang="en" {
-            (head(title))
+            (head(title, Some(state.csrf_token())))
             body {
                 header.bar {
                     a.brand href="/" { "cogmem" }
@@ -72,16 +72,19 @@ pub fn bare(title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
-            (head(title))
+            (head(title, None))
             body { main id="main" { (body) } }
         }
     }
 }
 
-fn head(title: &str) -> Markup {
+/// The head; `csrf` is the token a script sends in `X-Cogmem-Csrf` (from
+/// `<meta name="cogmem-csrf">`), on the pages of visitors who were let in.
+fn head(title: &str, csrf: Option<&str>) -> Markup {
     html! {
         head {
             meta charset="utf-8";
+            @if let Some(csrf) = csrf { meta name="cogmem-csrf" content=(csrf); }
             meta name="viewport" content="width=device-width, initial-scale=1";
             meta name="referrer" content="no-referrer";
             title { (title) " · cogmem" }

@@ -3,6 +3,8 @@
 //! page's `<main>` when one arrives.
 
 use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::Router;
@@ -25,16 +27,43 @@ pub struct Change {
     pub paths: Vec<String>,
 }
 
-/// The running source of changes; [`Live::stop`] ends it.
-pub(crate) struct Live {}
+/// How long the workspace must be quiet after a change before it is told (a commit writes
+/// several files).
+const DEBOUNCE: Duration = Duration::from_millis(300);
 
-impl Live {
-    pub(crate) fn stop(self) {}
+/// The running source of changes; [`Live::stop`] ends it.
+pub(crate) struct Live {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Starts watching the workspace for changes and publishing them to the state's feed.
-pub(crate) fn start(_state: &AppState) -> Live {
-    Live {}
+impl Live {
+    /// Stops watching and waits for the watching thread.
+    pub(crate) fn stop(mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts watching the workspace (`cogmem_ops::observe`, the file watch of `cogmem watch`,
+/// which never commits) on a thread of its own, publishing each change to the state's feed.
+/// When the watch cannot be set up, the pages still work; they just do not update by
+/// themselves (the live dot stays grey once the stream ends).
+pub(crate) fn start(state: &AppState) -> Live {
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = {
+        let (state, stop) = (state.clone(), Arc::clone(&stop));
+        std::thread::Builder::new()
+            .name("cogmem-web-live".into())
+            .spawn(move || {
+                let mut tell = |paths: &[String]| state.publish(Change { paths: paths.to_vec() });
+                let _ = cogmem_ops::observe::observe(state.ws(), DEBOUNCE, &stop, &mut tell);
+            })
+            .ok()
+    };
+    Live { stop, thread }
 }
 
 pub(crate) fn routes() -> Router<AppState> {

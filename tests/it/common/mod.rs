@@ -331,6 +331,27 @@ pub fn sealed_command(home: &Path, dir: &Path, now: &str) -> Command {
     c
 }
 
+/// Reads a long-lived child's stdout and stderr line by line on two threads, as `stdout: …` and
+/// `stderr: …` lines on the channel returned.
+pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let (tx, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr piped");
+    let tx_err = tx.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx_err.send(format!("stderr: {line}"));
+        }
+    });
+    let stdout = child.stdout.take().expect("stdout piped");
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(format!("stdout: {line}"));
+        }
+    });
+    lines
+}
+
 /// `script -qec LINE /dev/null` (util-linux) in the workspace: the shell command line `LINE` run
 /// with a pseudo-terminal as its stdin, stdout and stderr, and the sealed environment of every
 /// test command (the clock at the next tick is not taken). What the terminal showed is

@@ -2,7 +2,7 @@
 //! stdout, and a small HTTP/1.1 client over `std::net` that sends requests as written (so a
 //! test can send any Host or Origin header).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
@@ -60,20 +60,7 @@ impl WebServer {
             .stderr(Stdio::piped())
             .spawn()
             .expect("cogmem runs");
-        let (tx, lines) = mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        let tx_err = tx.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx_err.send(format!("stderr: {line}"));
-            }
-        });
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(format!("stdout: {line}"));
-            }
-        });
+        let lines = super::lines_of(&mut child);
         let mut seen = Vec::new();
         loop {
             match lines.recv_timeout(TIMEOUT) {
@@ -136,10 +123,15 @@ impl WebServer {
     /// `Connection: close`).
     pub fn raw(&self, raw: &str) -> HttpResponse {
         let mut stream = TcpStream::connect(&self.addr).expect("connect to the server");
-        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
         stream.write_all(raw.as_bytes()).unwrap();
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).expect("read the response");
+        // Read to the close, but never for longer than TIMEOUT in all (a response that never
+        // ends, such as an event stream, fails the test instead of hanging it).
+        let (bytes, ended) = read_for(&mut stream, TIMEOUT, |_| false);
+        assert!(
+            ended,
+            "the response did not end within {TIMEOUT:?}: {}",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(2000)])
+        );
         parse(&bytes)
     }
 
@@ -158,6 +150,35 @@ impl Drop for WebServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Reads from `stream` until `done` holds for what was read, the peer closes, or `limit`
+/// passes; returns what was read and whether it ended before the limit.
+pub fn read_for(
+    stream: &mut TcpStream,
+    limit: Duration,
+    done: impl Fn(&[u8]) -> bool,
+) -> (Vec<u8>, bool) {
+    stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    let started = std::time::Instant::now();
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    while !done(&bytes) {
+        if started.elapsed() >= limit {
+            return (bytes, false);
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => panic!("reading from the server: {e}"),
+        }
+    }
+    (bytes, true)
 }
 
 /// Parses a whole HTTP/1.1 response (with a `Content-Length`, chunked, or up to the close).
