@@ -61,6 +61,20 @@ fn a_memory_history_keeps_its_own_hunks_and_follows_its_old_wording() {
 }
 
 #[test]
+fn a_core_bullet_history_is_its_own_lines_of_memory_md() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "core", "We chose Postgres for Atlas"]);
+    env.mutate(["remember", "--store", "core", "Hana is the user's sister"]);
+    let ws = open(&env);
+    let all = cogmem::store::units::list(&ws);
+    let unit = all.units.iter().find(|u| u.text == "We chose Postgres for Atlas").unwrap();
+    let h = history::memory(&ws, unit, 50).unwrap();
+    assert_eq!(h.changes.len(), 1, "{h:#?}");
+    assert!(h.changes[0].diff.contains("+- We chose Postgres for Atlas"), "{h:#?}");
+    assert!(!h.changes[0].diff.contains("Hana"), "{h:#?}");
+}
+
+#[test]
 fn commits_are_found_by_id_only_and_audit_lines_find_theirs() {
     let env = TestEnv::initialized();
     env.mutate(["remember", "Frank's birthday is in May"]);

@@ -207,12 +207,19 @@ fn hunks(diff: &str) -> (String, Vec<String>) {
     (head, out)
 }
 
-/// The lines a hunk removes and adds, trimmed, without empty ones.
-fn changed_lines(hunk: &str) -> impl Iterator<Item = (char, &str)> {
+/// A line as a memory's text holds it: without a bullet marker (a MEMORY.md bullet's text is
+/// what follows `- `), whitespace runs as one space.
+fn norm(line: &str) -> String {
+    let t = line.trim();
+    cogmem_text::markdown::one_line(t.strip_prefix("- ").unwrap_or(t))
+}
+
+/// The lines a hunk removes and adds, [`norm`]ed, without empty ones.
+fn changed_lines(hunk: &str) -> impl Iterator<Item = (char, String)> {
     hunk.lines().skip(1).filter_map(|l| {
         let mut chars = l.chars();
         let sign = chars.next()?;
-        let rest = chars.as_str().trim();
+        let rest = norm(chars.as_str());
         (matches!(sign, '+' | '-') && !rest.is_empty()).then_some((sign, rest))
     })
 }
@@ -224,9 +231,9 @@ fn restrict(diff: &str, wanted: &mut HashSet<String>) -> Option<String> {
     let (head, all) = hunks(diff);
     let mut kept = String::new();
     for h in all {
-        if changed_lines(&h).any(|(_, l)| wanted.contains(l)) {
+        if changed_lines(&h).any(|(_, l)| wanted.contains(&l)) {
             let old: Vec<String> =
-                changed_lines(&h).filter(|(s, _)| *s == '-').map(|(_, l)| l.to_owned()).collect();
+                changed_lines(&h).filter(|(s, _)| *s == '-').map(|(_, l)| l).collect();
             wanted.extend(old);
             kept.push_str(&h);
         }
@@ -252,7 +259,7 @@ pub fn memory(ws: &Workspace, unit: &MemoryUnit, limit: usize) -> crate::Result<
     let Some(head) = git::head_id(&repo)? else { return Ok(out) };
     let whole_file = matches!(unit.store, Store::Semantic | Store::Procedural | Store::Vault);
     let mut wanted: HashSet<String> =
-        unit.text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+        unit.text.lines().map(norm).filter(|l| !l.is_empty()).collect();
     let path = unit.path.as_str();
     let mut c = repo.find_commit(head).map_err(git_op("read a commit"))?;
     let mut entry = c.tree().ok().and_then(|t| t.get_path(Path::new(path)).ok().map(|e| e.id()));
