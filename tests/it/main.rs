@@ -36,6 +36,7 @@ mod init;
 mod layering;
 mod lib_errors;
 mod lib_forget;
+mod lib_history;
 mod lib_remember;
 mod mcp;
 mod pending;
@@ -59,6 +60,7 @@ mod sync;
 mod upkeep;
 mod vocabulary;
 mod watch;
+mod web_pages;
 mod web_server;
 mod write_cost;
 

@@ -185,7 +185,7 @@ fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
 }
 
 /// Returns a trailer's value (`Actor: …`) from a commit message.
-fn trailer<'m>(message: &'m str, key: &str) -> Option<&'m str> {
+pub(crate) fn trailer<'m>(message: &'m str, key: &str) -> Option<&'m str> {
     message.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(": ")).map(str::trim)
 }
 

@@ -457,15 +457,23 @@ pub struct Shown {
 /// Shows a memory by id (any form `crate::id` accepts) and records the use. Archived and forgotten memories can be shown by
 /// id, but looking at a hidden memory is not a use of it: it stays hidden.
 pub fn show(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Shown> {
+    let shown = look(ws, given, clock)?;
+    let id = shown.unit.id.as_str();
+    let decay = access::load_decay(ws)?;
+    if !decay.is_archived(id) && !decay.is_forgotten(id) {
+        access::record(ws, &[id.to_owned()], 0, clock.now())?;
+    }
+    Ok(shown)
+}
+
+/// Shows a memory like [`show`] without recording a use: a person browsing memories (the web
+/// view) is not the agent using them, so looking must not keep a memory from fading.
+pub fn look(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Shown> {
     let all: Units = units::list(ws);
     let id = crate::id::memory(given, &all, None, Match::Prefix)?;
     let id = id.as_str();
     let unit = all.get(id).cloned().expect("the resolver found it among the units");
     let why = why(ws, id, clock).ok();
-    let decay = access::load_decay(ws)?;
-    if !decay.is_archived(id) && !decay.is_forgotten(id) {
-        access::record(ws, &[id.to_owned()], 0, clock.now())?;
-    }
     let tokens = tokens::estimate(&unit.text);
     let mut context = Vec::new();
     if unit.store == Store::Episodic {

@@ -65,6 +65,23 @@ impl Error {
         )
     }
 
+    /// Returns whether the error is an id that names nothing: a memory, an entity, a commit, a
+    /// proposal or a flag (the web view answers these with 404).
+    pub fn is_not_found(&self) -> bool {
+        use cogmem_store::error::InputError as I;
+        matches!(
+            self,
+            Self::Store(cogmem_store::Error::Input(
+                I::UnknownId { .. }
+                    | I::UnknownEntity { .. }
+                    | I::MissingEntity { .. }
+                    | I::UnknownCommit { .. }
+                    | I::UnknownProposal { .. }
+                    | I::UnknownFlag { .. }
+            ))
+        )
+    }
+
     /// Returns whether the error is a write to a closed pipe (the reader went away).
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Self::Store(e) if e.is_broken_pipe())

@@ -8,6 +8,7 @@
 
 pub mod adopt;
 pub mod audit;
+pub mod browse;
 pub mod context;
 pub mod decay;
 pub mod doctor;
@@ -16,6 +17,7 @@ pub mod flag;
 pub mod forget;
 pub mod graph;
 pub mod hear;
+pub mod history;
 pub mod hook;
 pub mod id;
 pub mod identity;

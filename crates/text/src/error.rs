@@ -211,6 +211,12 @@ pub enum InputError {
         /// The nearest memory ids, for the hint (at most five).
         nearest: Vec<String>,
     },
+    /// No commit of the workspace's history has this id (the web view's audit page).
+    #[error("no commit of the workspace has the id {rev:?}")]
+    UnknownCommit {
+        /// The id given.
+        rev: String,
+    },
     /// An id's start (or an entity's name) shared by several ids.
     #[error("{given:?} could be any of {count} {what}")]
     AmbiguousId {
@@ -544,6 +550,11 @@ impl InputError {
                 "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`"
                     .into()
             }),
+            Self::UnknownCommit { .. } => {
+                "give a commit id (or its first 7 or more characters): the audit page links each \
+                 line to its commit, and `git log` lists them"
+                    .into()
+            }
             Self::AmbiguousId { count, listed, .. } => {
                 let more = count.saturating_sub(listed.len());
                 let more = if more > 0 { format!(" (and {more} more)") } else { String::new() };

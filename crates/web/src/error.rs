@@ -70,6 +70,7 @@ impl From<cogmem_ops::Error> for WebError {
     /// rule's refusal 409, anything else 500.
     fn from(e: cogmem_ops::Error) -> Self {
         let status = match e.kind() {
+            ErrorKind::User if e.is_not_found() => StatusCode::NOT_FOUND,
             ErrorKind::User => StatusCode::BAD_REQUEST,
             ErrorKind::Conflict => StatusCode::CONFLICT,
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -14,6 +14,7 @@ pub mod analyzer;
 pub(crate) mod decay_cache;
 pub(crate) mod dir;
 pub mod freshness;
+pub mod highlight;
 pub(crate) mod line_file;
 pub mod merge;
 pub mod search;

@@ -4,9 +4,20 @@ use axum::Router;
 
 use crate::state::AppState;
 
+pub mod audit;
+pub mod entity;
+pub mod memory;
 pub mod overview;
+pub mod search;
+pub mod timeline;
 
 /// Every page's routes. Each page module adds one line here.
 pub fn routes() -> Router<AppState> {
-    Router::new().merge(overview::routes())
+    Router::new()
+        .merge(overview::routes())
+        .merge(search::routes())
+        .merge(memory::routes())
+        .merge(entity::routes())
+        .merge(timeline::routes())
+        .merge(audit::routes())
 }

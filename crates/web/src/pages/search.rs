@@ -1,0 +1,206 @@
+//! The search page, `GET /search?q=&store=&band=&since=&until=&all=`: the CLI's ranking
+//! ([`cogmem_ops::search`], the options of `cogmem search`), its filters as a GET form, and
+//! each hit's matching words marked. JSON twin: `/api/search?…` (what `cogmem search --json`
+//! prints: the hits).
+//!
+//! Marking never builds markup from text: the text is cut into pieces by the index's own
+//! analyzer ([`cogmem_index::index::highlight`], so stemming and CJK pairs mark what was
+//! searched), and each piece is an escaped interpolation, the matching ones inside `<mark>`.
+
+use axum::extract::{Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use cogmem_index::index::highlight::excerpt;
+use cogmem_index::index::search::Hit;
+use cogmem_ops::browse::BANDS;
+use cogmem_ops::search::SearchFields;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::WebResult;
+use crate::layout::{self, Nav};
+use crate::pages::memory::memory_href;
+use crate::state::AppState;
+
+/// How many characters of a hit's text the page shows around its first match.
+const EXCERPT_CHARS: usize = 320;
+
+/// The search form's fields (empty ones mean no filter).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct SearchQuery {
+    /// The query.
+    pub q: Option<String>,
+    /// Only this store.
+    pub store: Option<String>,
+    /// Only this band (`active`, `fading`, `dormant`).
+    pub band: Option<String>,
+    /// Only memories dated on or after this day (any form `--since` reads).
+    pub since: Option<String>,
+    /// Only memories dated on or before this day.
+    pub until: Option<String>,
+    /// Include dormant memories (`--all`): any value but empty, `0`, `false` or `off`.
+    pub all: Option<String>,
+    /// At most this many hits (default as the CLI's).
+    pub limit: Option<usize>,
+}
+
+fn given(v: Option<&String>) -> Option<&str> {
+    v.map(|s| s.trim()).filter(|s| !s.is_empty())
+}
+
+impl SearchQuery {
+    /// The query text, when there is one.
+    fn query(&self) -> Option<&str> {
+        given(self.q.as_ref())
+    }
+
+    fn all(&self) -> bool {
+        given(self.all.as_ref()).is_some_and(|a| !matches!(a, "0" | "false" | "off"))
+    }
+
+    /// The fields `cogmem search` would get from the same flags.
+    fn fields(&self) -> SearchFields {
+        let own = |v: Option<&String>| given(v).map(str::to_owned);
+        SearchFields {
+            store: own(self.store.as_ref()),
+            since: own(self.since.as_ref()),
+            until: own(self.until.as_ref()),
+            limit: self.limit,
+            all: self.all(),
+            ..SearchFields::default()
+        }
+    }
+
+    fn run(&self, state: &AppState) -> cogmem_ops::Result<Vec<Hit>> {
+        let query = self.query().unwrap_or("");
+        let band = given(self.band.as_ref());
+        let report =
+            cogmem_ops::browse::search(state.ws(), query, &self.fields(), band, state.clock())?;
+        Ok(report.hits)
+    }
+}
+
+/// The search route and its JSON twin.
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/search", get(page)).route("/api/search", get(api))
+}
+
+async fn page(State(state): State<AppState>, Query(q): Query<SearchQuery>) -> WebResult<Markup> {
+    let hits = match q.query() {
+        None => None,
+        Some(_) => {
+            let run = q.clone();
+            Some(state.run(move |s| run.run(s)).await?)
+        }
+    };
+    let title = q.query().map_or_else(|| "Search".to_owned(), |t| format!("Search: {t}"));
+    Ok(layout::page(&state, &title, Nav::Search, render(&q, hits.as_deref())))
+}
+
+async fn api(
+    State(state): State<AppState>,
+    Query(q): Query<SearchQuery>,
+) -> WebResult<Json<Vec<Hit>>> {
+    Ok(Json(state.run(move |s| q.run(s)).await?))
+}
+
+/// The text of a hit with the query's words in `<mark>`, every piece escaped.
+pub fn marked(text: &str, query: &str) -> Markup {
+    html! {
+        @for (piece, hit) in excerpt(text, query, EXCERPT_CHARS) {
+            @if hit { mark { (piece) } } @else { (piece) }
+        }
+    }
+}
+
+/// The search page's body: the form (keeping what was asked), then the hits, or nothing
+/// before a query is given.
+pub fn render(q: &SearchQuery, hits: Option<&[Hit]>) -> Markup {
+    let v = |f: &Option<String>| f.clone().unwrap_or_default();
+    let store = given(q.store.as_ref()).unwrap_or("");
+    let band = given(q.band.as_ref()).unwrap_or("");
+    html! {
+        h1 { "Search" }
+        form.search method="get" action="/search" {
+            input type="search" name="q" value=(v(&q.q)) placeholder="what to find" autofocus;
+            " " button type="submit" { "Search" }
+            div.filters {
+                label { "Store "
+                    select name="store" {
+                        option value="" selected[store.is_empty()] { "any" }
+                        @for s in ["core", "episodic", "semantic", "procedural", "vault"] {
+                            option value=(s) selected[store == s] { (s) }
+                        }
+                    }
+                }
+                " "
+                label { "Band "
+                    select name="band" {
+                        option value="" selected[band.is_empty()] { "any" }
+                        @for b in BANDS { option value=(b) selected[band == b] { (b) } }
+                    }
+                }
+                " "
+                label { "Since " input type="text" name="since" value=(v(&q.since)) placeholder="2026-02-01, last week"; }
+                " "
+                label { "Until " input type="text" name="until" value=(v(&q.until)); }
+                " "
+                label { input type="checkbox" name="all" value="1" checked[q.all()]; " include dormant (--all)" }
+            }
+        }
+        @if let (Some(hits), Some(query)) = (hits, q.query()) {
+            @if hits.is_empty() {
+                p.empty { "No matches. Try other words, widen the filters, or include dormant memories." }
+            } @else {
+                ol.hits {
+                    @for h in hits {
+                        li.hit {
+                            a href=(memory_href(&h.id)) { code { (h.id) } }
+                            " " span.store { (h.store) " · " (h.kind) }
+                            @if let Some(d) = &h.date { " " span.date { (d) } }
+                            " " span.band { (h.status.as_str()) }
+                            " " span.score { (format!("{:.3}", h.score)) }
+                            p.excerpt { (marked(&h.text, query)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_matches_inside_escaped_text() {
+        let out = marked(
+            "<script>alert(1)</script> \"><img src=x onerror=alert(1)> Lisbon",
+            "lisbon onerror",
+        )
+        .into_string();
+        assert_eq!(
+            out,
+            "&lt;script&gt;alert(1)&lt;/script&gt; &quot;&gt;&lt;img src=x <mark>onerror</mark>=alert(1)&gt; <mark>Lisbon</mark>"
+        );
+        let cjk = marked("東京都に住む", "京都").into_string();
+        assert_eq!(cjk, "東<mark>京都</mark>に住む");
+    }
+
+    #[test]
+    fn reads_the_form_like_the_cli_flags() {
+        let q = SearchQuery {
+            q: Some(" tea ".into()),
+            store: Some(String::new()),
+            since: Some("2026-02-01".into()),
+            all: Some("on".into()),
+            ..SearchQuery::default()
+        };
+        let f = q.fields();
+        assert_eq!(q.query(), Some("tea"));
+        assert_eq!((f.store, f.since.as_deref(), f.all), (None, Some("2026-02-01"), true));
+        let off = SearchQuery { all: Some("0".into()), ..SearchQuery::default() };
+        assert!(!off.all());
+    }
+}

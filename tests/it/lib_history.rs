@@ -1,0 +1,127 @@
+//! Library tests of `ops::history` and `ops::browse` (the web view's data, issue 21) on real git
+//! history made by the real binary: a memory's changes are its own even in a shared day file,
+//! its earlier wording is followed back, commits are found by a short id and never by a ref
+//! name, and each audit line finds the commit that wrote it.
+
+use cogmem::ops::{browse, history};
+
+use crate::common::{TestEnv, clock};
+
+fn open(env: &TestEnv) -> cogmem::Workspace {
+    cogmem::Workspace::open(&env.root).unwrap()
+}
+
+fn edit(env: &TestEnv, rel: &str, from: &str, to: &str) {
+    let text = env.read(rel);
+    assert!(text.contains(from), "{text}");
+    env.write(rel, &text.replace(from, to));
+    env.mutate(["sync", "--force"]);
+}
+
+#[test]
+fn a_memory_history_keeps_its_own_hunks_and_follows_its_old_wording() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Carol's flat is on the fourth floor"]);
+    env.mutate(["remember", "Dan sells bicycles near the station"]);
+    let day = "memory/episodes/2026-12-01.md";
+    edit(&env, day, "fourth floor", "fifth floor");
+    edit(&env, day, "Dan sells bicycles", "Dan repairs bicycles");
+    edit(&env, day, "fifth floor", "sixth floor");
+    let ws = open(&env);
+    let all = cogmem::store::units::list(&ws);
+    let unit = all.units.iter().find(|u| u.text.contains("sixth floor")).unwrap().clone();
+    let h = history::memory(&ws, &unit, 50).unwrap();
+    assert!(h.complete, "{h:#?}");
+    let diffs: Vec<&str> = h.changes.iter().map(|c| c.diff.as_str()).collect();
+    assert_eq!(diffs.len(), 3, "sixth, fifth, created — not Dan's two commits: {diffs:#?}");
+    assert!(diffs[0].contains("-Carol's flat is on the fifth floor"), "{}", diffs[0]);
+    assert!(diffs[0].contains("+Carol's flat is on the sixth floor"), "{}", diffs[0]);
+    assert!(diffs[1].contains("+Carol's flat is on the fifth floor"), "{}", diffs[1]);
+    assert!(diffs[2].contains("+Carol's flat is on the fourth floor"), "{}", diffs[2]);
+    for d in &diffs {
+        assert!(!d.contains("+Dan") && !d.contains("-Dan"), "another entry's change: {d}");
+    }
+    assert_eq!(h.changes[2].commit.actor, "test-agent");
+    // A memory that is a whole file has every change of its file.
+    env.mutate([
+        "remember",
+        "Erin plays the cello",
+        "--relation",
+        "person--erin|prefers|concept--cello",
+    ]);
+    let ws = open(&env);
+    let page = browse::memory(&ws, "entity:person--erin", &clock(&env.peek_now())).unwrap();
+    assert_eq!(page.history.changes.len(), 1, "{:#?}", page.history);
+    assert!(
+        page.history.changes[0]
+            .diff
+            .starts_with("--- /dev/null\n+++ b/memory/graph/entities/person--erin.md\n")
+    );
+    assert!(page.relations.iter().any(|l| l.other == "concept--cello"), "{:#?}", page.relations);
+}
+
+#[test]
+fn a_core_bullet_history_is_its_own_lines_of_memory_md() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "core", "We chose Postgres for Atlas"]);
+    env.mutate(["remember", "--store", "core", "Hana is the user's sister"]);
+    let ws = open(&env);
+    let all = cogmem::store::units::list(&ws);
+    let unit = all.units.iter().find(|u| u.text == "We chose Postgres for Atlas").unwrap();
+    let h = history::memory(&ws, unit, 50).unwrap();
+    assert_eq!(h.changes.len(), 1, "{h:#?}");
+    assert!(h.changes[0].diff.contains("+- We chose Postgres for Atlas"), "{h:#?}");
+    assert!(!h.changes[0].diff.contains("Hana"), "{h:#?}");
+}
+
+#[test]
+fn commits_are_found_by_id_only_and_audit_lines_find_theirs() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Frank's birthday is in May"]);
+    let ws = open(&env);
+    let head = env.head();
+    let full = history::commit(&ws, &head).unwrap();
+    let short = history::commit(&ws, &head[..7]).unwrap();
+    assert_eq!((full.commit.id.as_str(), short.commit.id.as_str()), (head.as_str(), head.as_str()));
+    assert_eq!(full.commit.actor, "test-agent");
+    let paths: Vec<&str> = full.files.iter().map(|f| f.path.as_str()).collect();
+    assert!(paths.contains(&"memory/meta/audit.log"), "{paths:?}");
+    assert!(full.files.iter().any(|f| f.diff.contains("+Frank's birthday is in May")), "{full:#?}");
+    for bad in
+        ["HEAD", "main", "HEAD~1", "abc", "zzzzzzz", "0000000000000000000000000000000000000000"]
+    {
+        let err = history::commit(&ws, bad).unwrap_err();
+        assert!(err.to_string().contains("no commit of the workspace"), "{bad}: {err}");
+        assert!(err.hint().is_some(), "{bad}");
+    }
+    let report = cogmem::ops::audit::query(&ws, &Default::default(), None).unwrap();
+    let commits = history::commits_of(&ws, &report.lines).unwrap();
+    assert_eq!(commits.len(), report.lines.len());
+    let last = commits.last().unwrap().as_deref();
+    assert_eq!(last, Some(head.as_str()), "the newest line is the newest commit's");
+    assert!(commits.iter().all(Option::is_some), "{commits:?}");
+}
+
+#[test]
+fn the_timeline_reads_one_month_newest_first() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Gina started the pottery class"]);
+    env.set_now("2027-01-03T08:00:00Z");
+    env.mutate(["remember", "Gina finished her first bowl"]);
+    env.set_now("2027-01-05T08:00:00Z");
+    env.mutate(["remember", "Gina glazed the bowl blue"]);
+    let ws = open(&env);
+    let now = clock(&env.peek_now());
+    let t = browse::timeline(&ws, None, &now).unwrap();
+    assert_eq!(t.month, "2027-01");
+    let days: Vec<&str> = t.days.iter().map(|d| d.date.as_str()).collect();
+    assert_eq!(days, ["2027-01-05", "2027-01-03"]);
+    assert_eq!((t.newer.as_deref(), t.older.as_deref()), (None, Some("2026-12")));
+    let dec = browse::timeline(&ws, Some("2026-12"), &now).unwrap();
+    assert_eq!((dec.newer.as_deref(), dec.older.as_deref()), (Some("2027-01"), None));
+    assert!(dec.days[0].entries[0].text.contains("pottery class"));
+    let empty = browse::timeline(&ws, Some("2025-06"), &now).unwrap();
+    assert!(empty.days.is_empty() && empty.newer.as_deref() == Some("2026-12"));
+    let err = browse::timeline(&ws, Some("June"), &now).unwrap_err();
+    assert!(err.to_string().contains("month"), "{err}");
+}
