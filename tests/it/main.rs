@@ -59,6 +59,7 @@ mod sync;
 mod upkeep;
 mod vocabulary;
 mod watch;
+mod web_review;
 mod web_server;
 mod write_cost;
 

@@ -5,8 +5,9 @@ use axum::Router;
 use crate::state::AppState;
 
 pub mod overview;
+pub mod review;
 
 /// Every page's routes. Each page module adds one line here.
 pub fn routes() -> Router<AppState> {
-    Router::new().merge(overview::routes())
+    Router::new().merge(overview::routes()).merge(review::routes())
 }
