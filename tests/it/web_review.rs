@@ -6,6 +6,7 @@
 
 use crate::common::TestEnv;
 use crate::common::web::{HttpResponse, WebServer};
+use crate::reflect::CONSOLIDATION;
 
 fn propose(env: &TestEnv, agent: &str, args: &[&str]) {
     let mut all = vec!["--actor".to_owned(), format!("subagent:{agent}"), "propose".to_owned()];
@@ -38,35 +39,30 @@ fn encode(fields: &[(&str, &str)]) -> String {
     fields.iter().map(|(k, v)| format!("{}={}", enc(k), enc(v))).collect::<Vec<_>>().join("&")
 }
 
-/// A form POST as the page's own form sends it: the cookie, this server's Origin, the fields.
-fn post(server: &WebServer, path: &str, fields: &[(&str, &str)]) -> HttpResponse {
+/// A POST from this server's own page (its Origin, the cookie) with `headers` and `body`.
+fn post_from_page(
+    server: &WebServer,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> HttpResponse {
     let origin = format!("http://{}", server.addr);
-    server.send(
-        "POST",
-        path,
-        &[
-            ("Cookie", &server.cookie()),
-            ("Origin", &origin),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ],
-        &encode(fields),
-    )
+    let cookie = server.cookie();
+    let mut all = vec![("Cookie", cookie.as_str()), ("Origin", origin.as_str())];
+    all.extend_from_slice(headers);
+    server.send("POST", path, &all, body)
 }
 
-/// A JSON POST as a script sends it: the cookie, the Origin and the CSRF header.
+/// A form POST as the page's own form sends it.
+fn post(server: &WebServer, path: &str, fields: &[(&str, &str)]) -> HttpResponse {
+    let form = [("Content-Type", "application/x-www-form-urlencoded")];
+    post_from_page(server, path, &form, &encode(fields))
+}
+
+/// A JSON POST as a script sends it, with the CSRF header.
 fn post_json(server: &WebServer, path: &str, token: &str, body: &str) -> HttpResponse {
-    let origin = format!("http://{}", server.addr);
-    server.send(
-        "POST",
-        path,
-        &[
-            ("Cookie", &server.cookie()),
-            ("Origin", &origin),
-            ("X-Cogmem-Csrf", token),
-            ("Content-Type", "application/json"),
-        ],
-        body,
-    )
+    let headers = [("X-Cogmem-Csrf", token), ("Content-Type", "application/json")];
+    post_from_page(server, path, &headers, body)
 }
 
 /// The full commit id the result page names.
@@ -332,15 +328,6 @@ fn a_reflection_rejected_in_the_browser_changes_no_memory() {
     env.assert_clean_tree();
 }
 
-const CONSOLIDATION: &str = "\
-## Self-Image
-### Who I Think I Am
-A careful helper who sometimes hurries.
-
-## Compacted Log
-2026-12 (10 entries): ten small insights about pace
-";
-
 #[test]
 fn the_identity_consolidation_is_shown_as_a_diff_and_approved() {
     let env = TestEnv::initialized();
@@ -404,5 +391,47 @@ fn a_critical_change_is_acknowledged_by_the_person_serving() {
     assert_eq!(again.status, 200, "{again:?}");
     assert!(again.body.contains("nothing to acknowledge"), "{}", again.body);
     assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+#[test]
+fn a_reflection_block_that_no_longer_applies_is_shown_as_a_problem_and_can_be_rejected() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "--entity", "person--ann", "Ann likes tea"]).success();
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
+    let text = "Tea.\n\nOPERATION: REWRITE\nTARGET: entity:person--ann#Ann likes tea\nCONTENT: Ann likes green tea\nREASON: she said so\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    // A person removes the line the block rewrites.
+    let ann = env.read("memory/graph/entities/person--ann.md");
+    env.write("memory/graph/entities/person--ann.md", &ann.replace("- Ann likes tea\n", ""));
+    env.run(["sync", "--actor", "user:ann"]).success();
+    let cli = env.run(["reflect", "show"]).output();
+    assert_ne!(cli.code, 0, "{cli}");
+
+    let server = WebServer::start(&env, &[]);
+    let page = server.get("/review");
+    assert_eq!(page.status, 200, "the rest of the review still shows: {page:?}");
+    let message = cli.stderr.lines().next().unwrap().trim_start_matches("error: ");
+    let message = message.replace("[TMP]", &env.home.display().to_string());
+    let escaped = message
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
+    assert!(page.body.contains(&escaped), "the CLI's error {message:?}: {}", page.body);
+    assert!(!page.body.contains(r#"id="reflection-approve""#), "{}", page.body);
+    let review = json(&server.get("/api/review").body);
+    assert_eq!(review["reflection"], serde_json::Value::Null, "{review}");
+    assert!(review["reflection_problem"]["message"].is_string(), "{review}");
+
+    let token = csrf(&server);
+    let head = env.head();
+    let refused = post(&server, "/review/reflection/approve", &[("csrf", &token), ("blocks", "0")]);
+    assert!(refused.status == 400 || refused.status == 409, "{refused:?}");
+    assert_eq!(env.head(), head, "nothing committed");
+    let done = post(&server, "/review/reflection/reject", &[("csrf", &token)]);
+    assert_eq!(result_commit(&done), env.head());
+    assert!(done.body.contains("reflection #1 rejected: no reason given"), "{}", done.body);
     env.assert_clean_tree();
 }

@@ -40,7 +40,7 @@ fn proposals(list: &[Proposal], skipped: &[String], csrf: &Markup) -> Markup {
         section #proposals {
             h2 { "Proposals (" (list.len()) ")" }
             @for s in skipped {
-                p.warning { "skipped " (s) }
+                p.warn { "skipped " (s) }
             }
             @if list.is_empty() {
                 p.empty { "No proposal waits." }
