@@ -4,8 +4,8 @@
 //! review page shows it; each part is exactly what the matching CLI command's `--json` prints
 //! (`pending list`, `reflect show`, `identity consolidate show`, `status`'s
 //! `unacknowledged_critical`), so no adapter has a second shape. Read-only: deciding goes
-//! through [`propose::decide`](crate::propose::decide), [`reflect::approve`](crate::reflect::approve)
-//! and the others, the same gates as the CLI.
+//! through [`crate::propose::decide`], [`crate::reflect::approve`] and the others, the same
+//! gates as the CLI.
 
 use serde::Serialize;
 
