@@ -435,3 +435,38 @@ fn a_reflection_block_that_no_longer_applies_is_shown_as_a_problem_and_can_be_re
     assert!(done.body.contains("reflection #1 rejected: no reason given"), "{}", done.body);
     env.assert_clean_tree();
 }
+
+#[test]
+fn the_json_twins_approve_only_some_blocks_and_acknowledge_with_the_cli_reports() {
+    let env = submitted_reflection();
+    let soul = env.read("SOUL.md") + "Be brief.\n";
+    env.write("SOUL.md", &soul);
+    env.run(["sync", "--actor", "user:ann"]).success();
+    let server = WebServer::start(&env, &[]);
+    let token = csrf(&server);
+
+    let out = post_json(&server, "/api/review/reflection/approve", &token, r#"{"only": [2]}"#);
+    assert_eq!(out.status, 200, "{out:?}");
+    let v = json(&out.body);
+    assert_eq!(v["commit"], env.head().as_str(), "{v}");
+    assert_eq!(v["operations"][0]["outcome"], "not approved", "{v}");
+    assert_eq!(v["operations"][1]["outcome"], "applied", "{v}");
+    let ann = env.read("memory/graph/entities/person--ann.md");
+    assert!(ann.contains("Ann reviews on Fridays") && !ann.contains("moved her team"), "{ann}");
+    // Nothing waits: the twin refuses as the CLI does (a rule, 409), and commits nothing.
+    let head = env.head();
+    let again = post_json(&server, "/api/review/reflection/approve", &token, "{}");
+    assert_eq!(again.status, 409, "{again:?}");
+    assert!(json(&again.body)["error"]["hint"].is_string(), "{}", again.body);
+    assert_eq!(env.head(), head);
+
+    let out = post_json(&server, "/api/review/critical/ack", &token, "{}");
+    assert_eq!(out.status, 200, "{out:?}");
+    let v = json(&out.body);
+    // The hand edit of SOUL.md, and IDENTITY.md's new self-awareness line from the approval.
+    let files: Vec<&str> =
+        v["acknowledged"].as_array().unwrap().iter().map(|c| c["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["SOUL.md", "IDENTITY.md"], "{v}");
+    assert_eq!(v["commit"], env.head().as_str(), "{v}");
+    env.assert_clean_tree();
+}
