@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use clap::{Args, Subcommand};
 use cogmem::error::InputError;
 use cogmem::ops::reflect::{self, RequestOptions, RewardDecision};
-use cogmem::store::reflection::OpKind;
 
 use super::exit::Exit;
 use super::{Ctx, render};
@@ -382,15 +381,7 @@ fn planned(
 fn blocks(blocks: &[reflect::Applied]) -> String {
     let mut out = String::new();
     for a in blocks {
-        let what = match (a.outcome.as_str(), a.op) {
-            ("applied", OpKind::Archive) => {
-                "archives it (hidden from recall, kept in its file and in git)"
-            }
-            ("applied", _) => "writes",
-            ("recorded", OpKind::Pattern | OpKind::Evolve) => "is recorded in evolution.md",
-            ("recorded", _) => "is recorded in the reflection's files",
-            (other, _) => other,
-        };
+        let what = cogmem::ops::review::effect(a);
         let _ = writeln!(out, "block {} {} {} — {what}", a.block, a.op.as_str(), a.target);
         for f in &a.files {
             out.push_str(&f.diff);

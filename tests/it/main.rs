@@ -61,6 +61,7 @@ mod upkeep;
 mod vocabulary;
 mod watch;
 mod web_pages;
+mod web_review;
 mod web_server;
 mod write_cost;
 

@@ -438,7 +438,7 @@ fn evolution_stays_under_its_cap_and_old_entries_move_to_the_archive() {
     assert!(tokens <= 2_000, "{tokens}");
 }
 
-const CONSOLIDATION: &str = "\
+pub(crate) const CONSOLIDATION: &str = "\
 ## Self-Image
 ### Who I Think I Am
 A careful helper who sometimes hurries.

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod entity;
 pub mod memory;
 pub mod overview;
+pub mod review;
 pub mod search;
 pub mod timeline;
 
@@ -20,4 +21,5 @@ pub fn routes() -> Router<AppState> {
         .merge(entity::routes())
         .merge(timeline::routes())
         .merge(audit::routes())
+        .merge(review::routes())
 }
