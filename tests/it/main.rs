@@ -26,6 +26,7 @@ mod fuzz;
 mod gen_workspace;
 mod gitstate;
 mod graph;
+mod graph_view;
 mod hear;
 mod help_examples;
 mod hook;
