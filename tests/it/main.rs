@@ -60,6 +60,7 @@ mod sync;
 mod upkeep;
 mod vocabulary;
 mod watch;
+mod web_browser;
 mod write_cost;
 
 mod when;
