@@ -40,6 +40,9 @@ pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
 /// `0` draws it at once, for tests that drive a command under a pseudo-terminal).
 pub const PROGRESS_DELAY_MS: &str = "COGMEM_PROGRESS_DELAY_MS";
 
+/// The password of `cogmem serve --allow-remote`, when no --password-file is given.
+pub const WEB_PASSWORD: &str = "COGMEM_WEB_PASSWORD";
+
 /// The environment as cogmem sees it.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
@@ -54,6 +57,7 @@ pub struct Env {
     pub watch_wait_ms: Option<u64>,
     pub progress_delay_ms: Option<u64>,
     pub timings: bool,
+    pub web_password: Option<String>,
 }
 
 impl Env {
@@ -71,6 +75,7 @@ impl Env {
             watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
             progress_delay_ms: non_empty(PROGRESS_DELAY_MS).and_then(|v| v.to_str()?.parse().ok()),
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
+            web_password: non_empty(WEB_PASSWORD).map(|v| v.to_string_lossy().into_owned()),
         }
     }
 

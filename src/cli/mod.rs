@@ -34,6 +34,7 @@ mod render;
 mod repack;
 mod route;
 mod search;
+mod serve;
 mod setup;
 mod shell;
 mod status;
@@ -137,6 +138,7 @@ enum Command {
     Completions(shell::CompletionsArgs),
     Man(shell::ManArgs),
     Mcp(mcp::McpArgs),
+    Serve(serve::ServeArgs),
     Setup(setup::SetupArgs),
     #[command(hide = true)]
     MergeIndex(merge::MergeIndexArgs),
@@ -324,7 +326,8 @@ fn writes(command: &Command) -> bool {
         | Command::Hook(_)
         | Command::Setup(_)
         | Command::MergeIndex(_)
-        | Command::Mcp(_) => false,
+        | Command::Mcp(_)
+        | Command::Serve(_) => false,
     }
 }
 
@@ -352,7 +355,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let writes = writes(&cli.command);
     // The MCP server, a host's hook and `watch` run unattended: no bars from the work they do.
     let progress = match cli.command {
-        Command::Mcp(_) | Command::Hook(_) | Command::Watch(_) => None,
+        Command::Mcp(_) | Command::Hook(_) | Command::Watch(_) | Command::Serve(_) => None,
         _ => progress::sink(
             cli.global.quiet,
             cli.global.json,
@@ -397,6 +400,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Completions(args) => shell::run_completions(&args),
         Command::Man(args) => shell::run_man(&args),
         Command::Mcp(args) => mcp::run(&ctx, &args),
+        Command::Serve(args) => serve::run(&ctx, &args),
         Command::Setup(args) => setup::run(&ctx, &args),
         Command::MergeIndex(args) => merge::run(&ctx, &args),
     };

@@ -9,8 +9,15 @@ use std::path::Path;
 use std::process::Command;
 
 /// The layers from the bottom up; a crate may depend only on crates before it.
-const LAYERS: [&str; 6] =
-    ["cogmem-text", "cogmem-store", "cogmem-index", "cogmem-ops", "cogmem-mcp", "cogmem"];
+const LAYERS: [&str; 7] = [
+    "cogmem-text",
+    "cogmem-store",
+    "cogmem-index",
+    "cogmem-ops",
+    "cogmem-mcp",
+    "cogmem-web",
+    "cogmem",
+];
 
 /// Normal (non-dev) dependency edges of every package in the build graph, by package name.
 fn dependency_graph() -> BTreeMap<String, BTreeSet<String>> {
@@ -82,9 +89,26 @@ fn lower_layers_pull_in_no_mcp_async_runtime_or_argument_parser() {
     let graph = dependency_graph();
     for krate in ["cogmem-text", "cogmem-store", "cogmem-index", "cogmem-ops"] {
         let all = closure(&graph, krate);
-        for banned in ["rmcp", "tokio", "clap", "schemars", "indicatif", "console"] {
+        for banned in
+            ["rmcp", "tokio", "axum", "hyper", "maud", "clap", "schemars", "indicatif", "console"]
+        {
             assert!(!all.contains(banned), "{krate} pulls in {banned}");
         }
+    }
+}
+
+#[test]
+fn the_adapters_stand_side_by_side() {
+    // The MCP server and the web view are two adapters over the operations: neither uses the
+    // other, and neither pulls in the other's protocol stack.
+    let graph = dependency_graph();
+    let mcp = closure(&graph, "cogmem-mcp");
+    for banned in ["cogmem-web", "axum", "hyper", "maud"] {
+        assert!(!mcp.contains(banned), "cogmem-mcp pulls in {banned}");
+    }
+    let web = closure(&graph, "cogmem-web");
+    for banned in ["cogmem-mcp", "rmcp", "schemars", "clap"] {
+        assert!(!web.contains(banned), "cogmem-web pulls in {banned}");
     }
 }
 

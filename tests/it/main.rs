@@ -61,6 +61,7 @@ mod upkeep;
 mod vocabulary;
 mod watch;
 mod web_browser;
+mod web_server;
 mod write_cost;
 
 mod when;

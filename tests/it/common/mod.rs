@@ -4,6 +4,7 @@
 #![allow(dead_code, reason = "each test module uses a different part of the helpers")]
 
 pub mod golden;
+pub mod web;
 pub mod webdriver;
 
 use std::cell::Cell;

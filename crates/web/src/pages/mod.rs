@@ -1,0 +1,12 @@
+//! The pages, one module each; [`routes`] merges their routes.
+
+use axum::Router;
+
+use crate::state::AppState;
+
+pub mod overview;
+
+/// Every page's routes. Each page module adds one line here.
+pub fn routes() -> Router<AppState> {
+    Router::new().merge(overview::routes())
+}
