@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::common::TestEnv;
+use crate::common::web::WebServer;
 use crate::common::webdriver::Browser;
 
 /// Answers one request on `stream` from `pages` (path, content type, body).
@@ -93,4 +95,258 @@ fn the_harness_drives_a_real_browser_on_a_static_page() {
     let errors = b.console_errors().join("\n");
     assert!(errors.contains("boom from the page"), "{errors}");
     assert!(errors.contains("undefinedFunction"), "{errors}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The web view on the real `cogmem serve`.
+
+/// How long a page may take to draw in a test (debug build, shared machine).
+const DRAWN: Duration = Duration::from_secs(30);
+
+/// The server on `env` and a browser that has visited its token URL (so it holds the cookie).
+fn open(env: &TestEnv) -> (WebServer, Browser) {
+    let server = WebServer::start(env, &[]);
+    let b = Browser::start();
+    b.navigate(&server.url);
+    (server, b)
+}
+
+/// The page's address on `server`.
+fn at(server: &WebServer, path: &str) -> String {
+    format!("http://{}{path}", server.addr)
+}
+
+/// Alice lived in Lisbon, then Porto; Bob works on Atlas, which uses Rust; Alice and Bob are
+/// friends.
+fn small_graph() -> TestEnv {
+    let env = TestEnv::initialized();
+    let rel = |text: &str, relation: &str| {
+        env.mutate(["remember", text, "--relation", relation]);
+    };
+    env.set_now("2027-01-01T09:00:00Z");
+    rel("Alice lives in Lisbon", "person--alice|lives-in|place--lisbon");
+    env.set_now("2027-03-01T09:00:00Z");
+    rel("Alice moved to Porto", "person--alice|lives-in|place--porto");
+    rel("Bob works on Atlas", "person--bob|works-on|project--atlas");
+    rel("Atlas uses Rust", "project--atlas|uses|tool--rust");
+    rel("Alice is a friend of Bob", "person--alice|friend-of|person--bob");
+    env
+}
+
+/// Waits until the graph page has drawn what it asked the API for.
+fn drawn(b: &Browser, loads: u64) {
+    let script = format!(
+        "return window.cogmemGraph !== undefined && window.cogmemGraph.ready \
+         && window.cogmemGraph.loads >= {loads}"
+    );
+    assert!(
+        b.wait_script(&script, DRAWN),
+        "the graph was not drawn: {}",
+        b.execute("return document.getElementById('graph-status').textContent", &[])
+    );
+}
+
+/// The ids of the entity nodes drawn, sorted.
+fn drawn_ids(b: &Browser) -> Vec<String> {
+    let v = b.execute("return window.cogmemGraph.cy.nodes().map(n => n.id()).sort()", &[]);
+    serde_json::from_value(v).unwrap()
+}
+
+/// The relations drawn, as `from relation to`, sorted.
+fn drawn_edges(b: &Browser) -> Vec<String> {
+    let v = b.execute(
+        "return window.cogmemGraph.cy.edges().map(e => \
+         `${e.source().id()} ${e.data('relation')} ${e.target().id()}`).sort()",
+        &[],
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+/// Clicks the node drawn for `id` on the canvas, where it is drawn.
+fn click_node(b: &Browser, id: &str) {
+    let p = b.execute(
+        "const n = window.cogmemGraph.cy.getElementById(arguments[0]); \
+         return n.nonempty() ? n.renderedPosition() : null",
+        &[json!(id)],
+    );
+    assert!(!p.is_null(), "{id} is not drawn: {:?}", drawn_ids(b));
+    let canvas = b.find("#graph").unwrap();
+    b.click_at(&canvas, p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap());
+}
+
+/// No error in the browser's log and none our scripts caught.
+fn assert_no_errors(b: &Browser, page: &str) {
+    let mut errors = b.console_errors();
+    let caught = b.execute("return window.__errors || []", &[]);
+    errors.extend(caught.as_array().into_iter().flatten().map(|e| e.to_string()));
+    assert!(errors.is_empty(), "{page} logged errors: {errors:#?}");
+}
+
+#[test]
+fn the_overview_loads_without_errors() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/"));
+    b.wait_for("main h1", DRAWN);
+    assert_eq!(b.text(&b.find("main h1").unwrap()), "Overview");
+    assert_no_errors(&b, "/");
+}
+
+#[test]
+fn the_graph_page_draws_each_relation_once_and_opens_an_entity_from_its_node() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/graph"));
+    drawn(&b, 1);
+    assert_eq!(
+        drawn_ids(&b),
+        [
+            "person--alice",
+            "person--bob",
+            "place--lisbon",
+            "place--porto",
+            "project--atlas",
+            "tool--rust"
+        ]
+    );
+    assert_eq!(
+        drawn_edges(&b),
+        [
+            "person--alice friend-of person--bob",
+            "person--alice lives-in place--porto",
+            "person--bob works-on project--atlas",
+            "project--atlas uses tool--rust",
+        ]
+    );
+    let status = b.text(&b.find("#graph-status").unwrap());
+    assert!(status.starts_with("6 entities, 4 relations"), "{status}");
+    // The filters list what the graph holds.
+    let types: Vec<String> = b
+        .find_all("#graph-type option")
+        .iter()
+        .map(|o| b.attribute(o, "value").unwrap_or_default())
+        .collect();
+    assert_eq!(types, ["", "person", "place", "project", "tool"]);
+    // A click on a node on the canvas selects it; its link opens the entity's page.
+    click_node(&b, "person--alice");
+    let side = b.wait_for("#graph-side h2", DRAWN);
+    assert_eq!(b.text(&side), "alice");
+    let link = b.find("#graph-open").unwrap();
+    assert_eq!(b.attribute(&link, "href").as_deref(), Some("/entity/person--alice"));
+    assert_no_errors(&b, "/graph");
+    b.click(&link);
+    assert!(
+        b.wait_script("return location.pathname === '/entity/person--alice'", DRAWN),
+        "{}",
+        b.url()
+    );
+}
+
+#[test]
+fn the_graph_page_finds_an_entity_by_name_and_draws_its_neighbourhood() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/graph"));
+    drawn(&b, 1);
+    let search = b.find("#graph-search").unwrap();
+    b.type_text(&search, "bob\n");
+    drawn(&b, 2);
+    assert_eq!(drawn_ids(&b), ["person--alice", "person--bob", "project--atlas"]);
+    assert!(b.url().ends_with("/graph?focus=bob&depth=1"), "{}", b.url());
+    assert_eq!(b.text(&b.wait_for("#graph-side h2", DRAWN)), "bob", "the focus is selected");
+    // An unknown name is said, with the nearest ids, and nothing breaks.
+    b.type_text(&search, "\u{e009}a\u{e009}\u{e017}carol\n"); // Ctrl+A, Delete, then "carol"
+    assert!(
+        b.wait_script(
+            "return document.getElementById('graph-status').classList.contains('error')",
+            DRAWN
+        ),
+        "{}",
+        b.text(&b.find("#graph-status").unwrap())
+    );
+    let status = b.text(&b.find("#graph-status").unwrap());
+    assert!(status.contains("carol"), "{status}");
+    let _ = b.console_errors(); // the 404 of the API is expected here
+}
+
+#[test]
+fn the_graph_time_slider_and_type_filter_redraw_the_graph() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/graph"));
+    drawn(&b, 1);
+    // The slider's first step is the first date a relation starts: Alice lived in Lisbon.
+    let slider = b.find("#graph-time").unwrap();
+    b.type_text(&slider, "\u{e011}"); // Home
+    drawn(&b, 2);
+    assert_eq!(b.text(&b.find("#graph-date").unwrap()), "2027-01-01");
+    assert_eq!(drawn_edges(&b), ["person--alice lives-in place--lisbon"]);
+    assert!(b.url().contains("as_of=2027-01-01"), "{}", b.url());
+    b.type_text(&slider, "\u{e010}"); // End: now
+    drawn(&b, 3);
+    assert_eq!(drawn_edges(&b).len(), 4);
+    let kinds = b.find("#graph-type").unwrap();
+    b.click(&kinds);
+    b.click(&b.find("#graph-type option[value='person']").unwrap());
+    drawn(&b, 4);
+    assert_eq!(drawn_ids(&b), ["person--alice", "person--bob"]);
+    assert_no_errors(&b, "/graph with filters");
+}
+
+#[test]
+fn the_graph_page_shows_the_activation_of_the_selected_entity() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/graph"));
+    drawn(&b, 1);
+    click_node(&b, "person--alice");
+    b.click(&b.wait_for("#graph-activate", DRAWN));
+    let list = b.wait_for("#graph-activation", DRAWN);
+    let lines: Vec<String> = b.text(&list).lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines,
+        ["person--alice 1.000", "person--bob 0.250", "place--porto 0.250", "project--atlas 0.063"]
+    );
+    let lit = b.execute("return window.cogmemGraph.cy.nodes('.lit').length", &[]);
+    assert_eq!(lit, json!(4));
+    assert_no_errors(&b, "/graph activation");
+}
+
+#[test]
+fn the_graph_page_draws_clusters_above_its_limit_and_opens_one() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/graph?limit=1"));
+    drawn(&b, 1);
+    assert_eq!(
+        drawn_ids(&b),
+        ["cluster:person", "cluster:place", "cluster:project", "cluster:tool"]
+    );
+    click_node(&b, "cluster:place");
+    drawn(&b, 2);
+    assert_eq!(drawn_ids(&b), ["place--porto"], "the best connected place, within the limit");
+    let status = b.text(&b.find("#graph-status").unwrap());
+    assert!(status.contains("the 1 least connected are not drawn"), "{status}");
+    assert_no_errors(&b, "/graph clusters");
+}
+
+#[test]
+fn hostile_memory_text_runs_no_script_on_the_overview_and_the_graph() {
+    let env = small_graph();
+    env.mutate([
+        "remember",
+        "<img src=x onerror=\"window.__pwned=1\"> \"><script>window.__pwned=2</script> [x](javascript:window.__pwned=3)",
+        "--relation",
+        "person--alice|relates-to|concept--img-src-x-onerror",
+    ]);
+    let (server, b) = open(&env);
+    for page in ["/", "/graph", "/graph?focus=alice"] {
+        b.navigate(&at(&server, page));
+        b.wait_for("main h1", DRAWN);
+        if page.starts_with("/graph") {
+            drawn(&b, 1);
+        }
+        assert_eq!(b.execute("return typeof window.__pwned", &[]), json!("undefined"), "{page}");
+        assert_no_errors(&b, page);
+    }
 }

@@ -23,6 +23,8 @@ const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// A headless Chromium driven over WebDriver.
 pub struct Browser {
+    /// One browser at a time: two cores cannot draw pages for several within the timeouts.
+    _turn: std::sync::MutexGuard<'static, ()>,
     driver: Child,
     port: u16,
     session: String,
@@ -46,6 +48,8 @@ impl Browser {
                  `apt-get install chromium chromium-driver` (as .ci/run does)"
             );
         }
+        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let turn = TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let profile = tempfile::tempdir().expect("a temp folder for the browser profile");
         let port = free_port();
         let driver = Command::new(CHROMEDRIVER)
@@ -56,7 +60,8 @@ impl Browser {
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver starts");
-        let mut browser = Self { driver, port, session: String::new(), _profile: profile };
+        let mut browser =
+            Self { _turn: turn, driver, port, session: String::new(), _profile: profile };
         let ready = super::wait_until(Duration::from_secs(20), || {
             browser.call("GET", "/status", None).is_ok_and(|v| v["ready"] == true)
         });
@@ -91,7 +96,12 @@ impl Browser {
     /// One WebDriver command: the JSON answer, or the error WebDriver gave (`error`, `message`).
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
         let body = body.map(|b| b.to_string()).unwrap_or_default();
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
+        let mut stream = loop {
+            match TcpStream::connect(("127.0.0.1", self.port)) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => break other.map_err(|e| e.to_string())?,
+            }
+        };
         stream.set_read_timeout(Some(Duration::from_secs(60))).map_err(|e| e.to_string())?;
         write!(
             stream,
@@ -102,8 +112,9 @@ impl Browser {
         )
         .map_err(|e| e.to_string())?;
         let raw = read_answer(&mut stream).map_err(|e| e.to_string())?;
-        let (status, body) = http_body(&raw).ok_or("a malformed HTTP answer from chromedriver")?;
-        let v: Value = serde_json::from_slice(&body).map_err(|e| format!("{e}: {body:?}"))?;
+        let answer = super::web::parse(&raw);
+        let (status, body) = (answer.status, answer.body);
+        let v: Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body:?}"))?;
         if status >= 400 {
             return Err(format!(
                 "{method} {path} → {status} {}: {}",
@@ -177,6 +188,28 @@ impl Browser {
     pub fn click(&self, e: &Element) {
         self.on("POST", &format!("/element/{}/click", e.0), Some(json!({})))
             .unwrap_or_else(|err| panic!("{err}"));
+    }
+
+    /// Clicks at `(x, y)` pixels from the top left corner of an element, as a mouse does (for
+    /// what is drawn on a canvas).
+    pub fn click_at(&self, e: &Element, x: f64, y: f64) {
+        let rect = self.on("GET", &format!("/element/{}/rect", e.0), None);
+        let rect = rect.unwrap_or_else(|err| panic!("{err}"));
+        let (w, h) =
+            (rect["width"].as_f64().unwrap_or(0.0), rect["height"].as_f64().unwrap_or(0.0));
+        // WebDriver's offsets count from the element's centre.
+        let (dx, dy) = ((x - w / 2.0).round() as i64, (y - h / 2.0).round() as i64);
+        let actions = json!({"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [
+                {"type": "pointerMove", "duration": 0, "origin": {ELEMENT: e.0}, "x": dx, "y": dy},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pause", "duration": 50},
+                {"type": "pointerUp", "button": 0},
+            ],
+        }]});
+        self.on("POST", "/actions", Some(actions)).unwrap_or_else(|err| panic!("{err}"));
+        let _ = self.on("DELETE", "/actions", None);
     }
 
     /// Types into an element.
@@ -270,34 +303,12 @@ fn read_answer(stream: &mut TcpStream) -> std::io::Result<Vec<u8>> {
                 return Ok(raw);
             }
         }
-        match stream.read(&mut buf)? {
-            0 => return Ok(raw),
-            n => raw.extend_from_slice(&buf[..n]),
+        match stream.read(&mut buf) {
+            Ok(0) => return Ok(raw),
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            // A signal (a child process of the test ending) interrupts the wait: wait again.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
-    }
-}
-
-/// The status and body of a raw HTTP/1.1 answer (`Content-Length` or chunked).
-pub fn http_body(raw: &[u8]) -> Option<(u16, Vec<u8>)> {
-    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = std::str::from_utf8(&raw[..end]).ok()?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    let body = &raw[end + 4..];
-    let chunked = head
-        .lines()
-        .any(|l| l.to_ascii_lowercase().starts_with("transfer-encoding:") && l.contains("chunked"));
-    if !chunked {
-        return Some((status, body.to_vec()));
-    }
-    let mut out = Vec::new();
-    let mut rest = body;
-    loop {
-        let nl = rest.windows(2).position(|w| w == b"\r\n")?;
-        let size = usize::from_str_radix(std::str::from_utf8(&rest[..nl]).ok()?.trim(), 16).ok()?;
-        if size == 0 {
-            return Some((status, out));
-        }
-        out.extend_from_slice(rest.get(nl + 2..nl + 2 + size)?);
-        rest = rest.get(nl + 4 + size..)?;
     }
 }
