@@ -361,6 +361,10 @@
     const h = document.createElement('h3');
     h.textContent = `Activation from ${body.from}`;
     side.append(h, list);
+    if (body.nodes.length === 0) {
+      say(`${body.from} spreads no activation: only active entities pass it on or receive it.`);
+      return;
+    }
     const missing = body.nodes.length - body.nodes.filter((n) => cy.getElementById(n.id).nonempty()).length;
     if (missing > 0) say(`${missing} of the entities it reaches are not drawn here; draw its neighbourhood to see them.`);
   }
