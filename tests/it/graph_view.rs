@@ -19,8 +19,9 @@ fn edges(v: &cogmem::ops::graph::View) -> Vec<String> {
     v.edges.iter().map(|e| format!("{} {} {}", e.from, e.relation, e.to)).collect()
 }
 
-/// Alice lived in Lisbon, then Porto; Bob works on Atlas, which uses Rust.
-fn small() -> TestEnv {
+/// Alice lived in Lisbon, then Porto; Bob works on Atlas, which uses Rust; Alice and Bob are
+/// friends. The browser tests draw it too.
+pub(crate) fn small() -> TestEnv {
     let env = TestEnv::initialized();
     env.set_now("2027-01-01T09:00:00Z");
     rel(&env, "Alice lives in Lisbon", "person--alice|lives-in|place--lisbon");

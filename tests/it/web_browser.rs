@@ -116,21 +116,10 @@ fn at(server: &WebServer, path: &str) -> String {
     format!("http://{}{path}", server.addr)
 }
 
-/// Alice lived in Lisbon, then Porto; Bob works on Atlas, which uses Rust; Alice and Bob are
-/// friends.
+/// The small graph of the graph view's tests: Alice lived in Lisbon, then Porto; Bob works on
+/// Atlas, which uses Rust; Alice and Bob are friends.
 fn small_graph() -> TestEnv {
-    let env = TestEnv::initialized();
-    let rel = |text: &str, relation: &str| {
-        env.mutate(["remember", text, "--relation", relation]);
-    };
-    env.set_now("2027-01-01T09:00:00Z");
-    rel("Alice lives in Lisbon", "person--alice|lives-in|place--lisbon");
-    env.set_now("2027-03-01T09:00:00Z");
-    rel("Alice moved to Porto", "person--alice|lives-in|place--porto");
-    rel("Bob works on Atlas", "person--bob|works-on|project--atlas");
-    rel("Atlas uses Rust", "project--atlas|uses|tool--rust");
-    rel("Alice is a friend of Bob", "person--alice|friend-of|person--bob");
-    env
+    crate::graph_view::small()
 }
 
 /// Waits until the graph page has drawn what it asked the API for.
