@@ -18,8 +18,13 @@ use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
 mod rename;
+mod view;
 
 pub use rename::{Renamed, rename, retype};
+pub use view::{
+    Activated, Activation, Cluster, ClusterEdge, DEFAULT_LIMIT, MAX_DEPTH, View, ViewEdge,
+    ViewNode, ViewOptions, activation, view,
+};
 
 /// One relation of an entity, as `graph show` lists it.
 #[derive(Debug, Clone, Serialize)]

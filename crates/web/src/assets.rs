@@ -18,6 +18,18 @@ use crate::state::AppState;
 pub const ASSETS: &[(&str, &str, &[u8])] = &[
     ("style.css", "text/css; charset=utf-8", include_bytes!("../assets/style.css")),
     ("live.js", "text/javascript; charset=utf-8", include_bytes!("../assets/live.js")),
+    ("graph.js", "text/javascript; charset=utf-8", include_bytes!("../assets/graph.js")),
+    ("graph.css", "text/css; charset=utf-8", include_bytes!("../assets/graph.css")),
+    (
+        "cytoscape.min.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../assets/vendor/cytoscape.min.js"),
+    ),
+    (
+        "cytoscape.LICENSE",
+        "text/plain; charset=utf-8",
+        include_bytes!("../assets/vendor/cytoscape.LICENSE"),
+    ),
 ];
 
 /// The address of an asset, with its content hash: `/assets/style.css?v=1a2b…`.

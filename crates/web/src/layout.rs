@@ -89,6 +89,8 @@ fn head(title: &str, csrf: Option<&str>) -> Markup {
             meta name="referrer" content="no-referrer";
             title { (title) " · cogmem" }
             link rel="stylesheet" href=(crate::assets::url("style.css"));
+            // No favicon request (its 404 is an error in the browser's console).
+            link rel="icon" href="data:,";
             script src=(crate::assets::url("live.js")) defer {}
         }
     }

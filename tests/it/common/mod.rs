@@ -5,6 +5,7 @@
 
 pub mod golden;
 pub mod web;
+pub mod webdriver;
 
 use std::cell::Cell;
 use std::ffi::OsStr;

@@ -6,6 +6,7 @@ use crate::state::AppState;
 
 pub mod audit;
 pub mod entity;
+pub mod graph;
 pub mod memory;
 pub mod overview;
 pub mod review;
@@ -19,6 +20,7 @@ pub fn routes() -> Router<AppState> {
         .merge(search::routes())
         .merge(memory::routes())
         .merge(entity::routes())
+        .merge(graph::routes())
         .merge(timeline::routes())
         .merge(audit::routes())
         .merge(review::routes())
