@@ -86,7 +86,8 @@ impl GitIndex {
             return None;
         }
         let count = be32(&bytes, 8)? as usize;
-        let mut entries = Vec::with_capacity(count);
+        // No more entries than the bytes can hold, whatever the header claims.
+        let mut entries = Vec::with_capacity(count.min(bytes.len() / FIXED));
         let mut at = HEADER;
         for _ in 0..count {
             let flags = be16(&bytes, at + STAT + 20)?;
