@@ -213,3 +213,45 @@ fn issue_20_gen_history_leaves_a_workspace_verify_accepts() {
     gen_history(&again, 300, 7);
     assert_eq!(again.head(), env.git(&["rev-parse", "HEAD~1"]).trim());
 }
+
+// See: issue 20
+/// A write updates the git index by patching the entries it committed (the rest of the file is
+/// copied, not re-read by libgit2): git must see exactly what it saw before. The committed
+/// files' stat data is git's own (`git diff-files`, which compares stat data without
+/// refreshing, lists nothing), the index's tree is HEAD's, a user's staged file stays staged,
+/// and an index git keeps in version 4 (left to libgit2) still works and stays version 4.
+#[test]
+fn issue_20_a_write_leaves_the_git_index_as_git_would() {
+    let env = TestEnv::initialized();
+    env.write("notes.txt", "mine\n");
+    env.git(&["add", "notes.txt"]);
+    for (i, entity) in ["", "concept--deploys", "concept--deploys"].iter().enumerate() {
+        let text = format!("The deploy window moved to day {i}");
+        let mut args = vec!["remember", text.as_str()];
+        if !entity.is_empty() {
+            args.extend(["--entity", entity]);
+        }
+        env.run(args).success();
+        assert_eq!(env.git(&["diff-files", "--name-only"]), "", "after write {i}");
+        assert_eq!(env.git_status(), "A  notes.txt\n", "after write {i}");
+        assert_eq!(env.git(&["diff", "--cached", "--name-only"]), "notes.txt\n");
+    }
+    env.git(&["reset", "-q", "notes.txt"]);
+    assert_eq!(env.git(&["write-tree"]), env.git(&["rev-parse", "HEAD^{tree}"]));
+    // Version 4, which the patch leaves to libgit2.
+    env.git(&["update-index", "--index-version", "4"]);
+    env.run(["remember", "The deploy window moved again", "--entity", "concept--deploys"])
+        .success();
+    assert_eq!(env.git(&["diff-files", "--name-only"]), "");
+    assert_eq!(env.git_status(), "?? notes.txt\n");
+    assert_eq!(env.git(&["update-index", "--show-index-version"]).trim(), "4");
+    // Back to version 2: the next write patches it again, and a hand edit to a file it does
+    // not touch is still seen by git and by cogmem.
+    env.git(&["update-index", "--index-version", "2"]);
+    env.run(["remember", "And once more, on the last day"]).success();
+    let core = env.read("MEMORY.md") + "- added by hand\n";
+    env.write("MEMORY.md", &core);
+    assert_eq!(env.git_status(), " M MEMORY.md\n?? notes.txt\n");
+    let out = env.run(["remember", "x", "--store", "core"]).output().code(4);
+    assert!(out.stderr.contains("uncommitted edits in the way: MEMORY.md"), "{}", out.stderr);
+}

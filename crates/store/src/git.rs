@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::Timestamp;
 use crate::error::ErrorKind;
+use crate::git_index::{EntryStat, GitIndex};
 use crate::workspace::WorkspaceError;
 
 /// A failed git operation.
@@ -222,13 +223,26 @@ pub(crate) fn dirty_files(
     tree: Option<&Tree<'_>>,
     rels: &[String],
 ) -> crate::Result<Vec<String>> {
-    let index = repo.index().ok();
+    // The index read as bytes, only the entries asked for looked up (`git_index`); libgit2's
+    // whole read is for the kinds of index that module leaves to it.
+    let fast = GitIndex::read(repo.path());
+    let slow = if fast.is_none() { repo.index().ok() } else { None };
+    let lookup = |rel: &str| match (&fast, &slow) {
+        (Some(index), _) => index.get(rel),
+        (None, Some(index)) => index.get_path(Path::new(rel), 0).map(|e| EntryStat {
+            id: e.id,
+            mtime: (e.mtime.seconds() as u32, e.mtime.nanoseconds()),
+            size: e.file_size,
+            ino: e.ino,
+        }),
+        (None, None) => None,
+    };
     let index_mtime = repo.path().join("index").metadata().and_then(|m| m.modified()).ok();
     let mut dirty = Vec::new();
     for rel in rels {
         let at_head = blob_id_at(tree, rel).map(|(id, _)| id);
-        if let (Some(index), Some(at_head), Some(index_mtime)) = (&index, at_head, index_mtime)
-            && stat_clean(index, &root.join(rel), rel, at_head, index_mtime)
+        if let (Some(entry), Some(at_head), Some(index_mtime)) = (lookup(rel), at_head, index_mtime)
+            && stat_clean(&entry, &root.join(rel), at_head, index_mtime)
         {
             continue;
         }
@@ -241,26 +255,24 @@ pub(crate) fn dirty_files(
 
 #[cfg(unix)]
 fn stat_clean(
-    index: &git2::Index,
+    entry: &EntryStat,
     abs: &Path,
-    rel: &str,
     at_head: Oid,
     index_mtime: std::time::SystemTime,
 ) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let Some(entry) = index.get_path(Path::new(rel), 0) else { return false };
     let Ok(m) = abs.symlink_metadata() else { return false };
     let racy = m.modified().map_or(true, |t| t >= index_mtime);
     entry.id == at_head
         && !racy
-        && i64::from(entry.mtime.seconds()) == m.mtime()
-        && i64::from(entry.mtime.nanoseconds()) == m.mtime_nsec()
-        && u64::from(entry.file_size) == m.size() & 0xFFFF_FFFF
+        && i64::from(entry.mtime.0) == m.mtime()
+        && i64::from(entry.mtime.1) == m.mtime_nsec()
+        && u64::from(entry.size) == m.size() & 0xFFFF_FFFF
         && entry.ino == m.ino() as u32
 }
 
 #[cfg(not(unix))]
-fn stat_clean(_: &git2::Index, _: &Path, _: &str, _: Oid, _: std::time::SystemTime) -> bool {
+fn stat_clean(_: &EntryStat, _: &Path, _: Oid, _: std::time::SystemTime) -> bool {
     false
 }
 
@@ -473,8 +485,48 @@ pub(crate) fn commit_files(
         .map_err(op("write the commit"))?;
 
     crate::timing::mark("git: commit written");
+    stage_files(repo, root, files, &stored)?;
+    crate::timing::mark("git: index written");
+
+    let subject = spec.message.lines().next().unwrap_or("");
+    let log = format!("commit: {subject}");
+    match &parent {
+        Some(p) => repo.reference_matching(&branch, id, true, p.id(), &log),
+        None => repo.reference(&branch, id, false, &log),
+    }
+    .map_err(op("move the branch to the new commit"))?;
+    Ok(id)
+}
+
+/// Brings the index entries of `files` to what was just committed: `stored` with the files'
+/// stat data, the others (gone from disk) removed. Patched in place where [`GitIndex`] can
+/// (issue 20); through libgit2's whole read and write otherwise.
+fn stage_files(
+    repo: &Repository,
+    root: &Path,
+    files: &[String],
+    stored: &[(&String, Oid, FileMode)],
+) -> crate::Result<()> {
+    // Every entry with its stat data (none off unix: libgit2 reads the files, below).
+    let updates: Option<Vec<(String, Option<git2::IndexEntry>)>> = files
+        .iter()
+        .map(|rel| match stored.iter().find(|(r, ..)| *r == rel) {
+            Some((_, blob, mode)) => {
+                index_entry(&root.join(rel), rel, *blob, *mode).map(|e| (rel.clone(), Some(e)))
+            }
+            None => Some((rel.clone(), None)),
+        })
+        .collect();
+    if let Some(updates) = updates
+        && let Some(bytes) = GitIndex::read(repo.path()).and_then(|i| i.patched(&updates))
+        && crate::git_index::write(repo.path(), &bytes).is_ok()
+    {
+        return Ok(());
+    }
     let mut index = repo.index().map_err(op("read the index"))?;
-    for (rel, blob, mode) in &stored {
+    // Re-read: the copy libgit2 keeps may predate this process's own writes.
+    index.read(false).map_err(op("read the index"))?;
+    for (rel, blob, mode) in stored {
         // The blob is already stored: stage it by id with the file's stat data, instead of
         // letting `add_path` read, hash and compress the file a second time.
         match index_entry(&root.join(rel), rel, *blob, *mode) {
@@ -488,16 +540,7 @@ pub(crate) fn commit_files(
         }
     }
     index.write().map_err(op("write the index"))?;
-    crate::timing::mark("git: index written");
-
-    let subject = spec.message.lines().next().unwrap_or("");
-    let log = format!("commit: {subject}");
-    match &parent {
-        Some(p) => repo.reference_matching(&branch, id, true, p.id(), &log),
-        None => repo.reference(&branch, id, false, &log),
-    }
-    .map_err(op("move the branch to the new commit"))?;
-    Ok(id)
+    Ok(())
 }
 
 /// HEAD's commit (none on an unborn branch) and its tree (the empty tree then): what a new
@@ -598,7 +641,12 @@ pub fn head_time(repo: &Repository) -> Timestamp {
 /// An index entry for a file whose blob is stored, with the stat data git compares to tell a
 /// clean file from an edited one. `None` where the platform has no such data.
 #[cfg(unix)]
-fn index_entry(abs: &Path, rel: &str, id: Oid, mode: FileMode) -> Option<git2::IndexEntry> {
+pub(crate) fn index_entry(
+    abs: &Path,
+    rel: &str,
+    id: Oid,
+    mode: FileMode,
+) -> Option<git2::IndexEntry> {
     use std::os::unix::fs::MetadataExt;
     let m = abs.symlink_metadata().ok()?;
     let time = |secs: i64, nanos: i64| -> Option<git2::IndexTime> {
@@ -623,7 +671,7 @@ fn index_entry(abs: &Path, rel: &str, id: Oid, mode: FileMode) -> Option<git2::I
 }
 
 #[cfg(not(unix))]
-fn index_entry(_: &Path, _: &str, _: Oid, _: FileMode) -> Option<git2::IndexEntry> {
+pub(crate) fn index_entry(_: &Path, _: &str, _: Oid, _: FileMode) -> Option<git2::IndexEntry> {
     None
 }
 

@@ -22,6 +22,7 @@ pub mod change;
 pub mod decay;
 pub mod error;
 pub mod git;
+mod git_index;
 pub mod host_config;
 pub mod progress;
 pub mod secrets;

@@ -16,6 +16,7 @@ pub(crate) mod dir;
 pub mod freshness;
 pub mod highlight;
 pub(crate) mod line_file;
+mod manifest_patch;
 pub mod merge;
 pub mod search;
 pub(crate) mod when;
@@ -204,6 +205,9 @@ struct Meta {
     /// The watcher generation and the offset in its `changed` file up to which the files
     /// listed here are known current ([`freshness`]).
     watch: Option<(String, u64)>,
+    /// After a change: the paths whose lines are patched into the unparsed text, with the
+    /// size and mtime their lines had ([`manifest_patch`]).
+    patch: Option<std::collections::BTreeMap<String, Option<(u64, u128)>>>,
 }
 
 /// The digest of the `#files` line: FNV-1a of each file's `path TAB size TAB mtime`, summed
@@ -322,6 +326,10 @@ impl Meta {
         for (home, (size, mtime)) in &self.decay {
             let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
             out.push_str(&format!("#decay {home} {size} {mtime}\n"));
+        }
+        if let Some(lines) = self.patched_lines() {
+            out.push_str(&lines);
+            return out;
         }
         if let Some((text, body)) = &self.unparsed {
             // Only the header changed: the file lines (and their digest) are written back.
@@ -763,8 +771,12 @@ fn refresh_locked(
             None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
         };
     }
-    // Files are about to be re-read or dropped: the manifest is rewritten whole.
-    if (!to_read.is_empty() || !gone.is_empty()) && !meta.parse_files() {
+    // Files are about to be re-read or dropped: after a change, only their lines are parsed
+    // and patched (issue 20); otherwise the manifest is rewritten whole.
+    if (!to_read.is_empty() || !gone.is_empty())
+        && !only.is_some_and(|paths| meta.parse_only(paths))
+        && !meta.parse_files()
+    {
         drop(inner);
         return refresh_locked(ws, true, progress, None);
     }

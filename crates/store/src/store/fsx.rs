@@ -438,6 +438,32 @@ pub fn install(staged: &Path, target: &Path) -> Result<(), IoError> {
     Ok(())
 }
 
+/// Replaces `target` the way git replaces its own files (`.git/index`): `bytes` are written to
+/// `TARGET.lock`, created exclusively so that a lock another git process holds is respected
+/// (the error's kind is then `AlreadyExists`, and that lock is left alone), which is then renamed
+/// over `target`. Not synced, as git and libgit2 do not sync their index. On failure the lock
+/// file this call created is removed.
+pub fn write_locked(target: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    check_no_link(target, "write")?;
+    let mut name = target.as_os_str().to_owned();
+    name.push(".lock");
+    let lock = PathBuf::from(name);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&lock)
+        .map_err(|e| IoError::new(&lock, "create", e))?;
+    let written =
+        file.write_all(bytes).map_err(|e| IoError::new(&lock, "write", e)).and_then(|()| {
+            drop(file);
+            fs::rename(&lock, target).map_err(|e| IoError::new(target, "replace", e))
+        });
+    if written.is_err() {
+        let _ = fs::remove_file(&lock);
+    }
+    written
+}
+
 /// Removes a folder of derived or staged files and everything in it; a folder that is
 /// already gone is not an error.
 pub fn remove_dir_all(path: &Path) -> Result<(), IoError> {

@@ -1,0 +1,479 @@
+//! The git index (`.git/index`) as the change engine reads and patches it (issue 20).
+//!
+//! libgit2 reads the whole index into a hash map (its checksum recomputed with collision
+//! detection, every path validated) and writes it back whole, for every commit: at 13,000 files
+//! that was a quarter of a `remember`'s CPU, and it grew with the workspace. A change touches a
+//! handful of files, so this module reads the file as bytes, finds the entries it needs by binary
+//! search over the sorted entries, and writes a copy in which only those entries differ.
+//!
+//! Only what is plain and common is handled: index versions 2 and 3, no conflict entries or
+//! extended flags on the paths changed, and no mandatory extension (a split index's `link`, a
+//! sparse index's `sdir`). Anything else answers `None` and the caller uses libgit2 as before.
+//! Optional extensions are dropped on write, as git allows: the cache tree (`TREE`) would be
+//! stale for the changed paths, and git rebuilds it when it next needs it; the untracked cache
+//! and the offset tables likewise.
+//!
+//! Like git and libgit2, a write smudges the entries that are racily clean (modified no earlier
+//! than the index being replaced was written): their size is set to 0 so that the next reader
+//! compares their content instead of trusting their stat data.
+
+use std::path::Path;
+
+use git2::Oid;
+use sha1::{Digest, Sha1};
+
+use crate::store::fsx;
+
+const SIGNATURE: &[u8; 4] = b"DIRC";
+const HEADER: usize = 12;
+const CHECKSUM: usize = 20;
+/// ctime, mtime (seconds, nanoseconds each), dev, ino, mode, uid, gid, size: ten 32-bit fields.
+const STAT: usize = 40;
+/// The stat fields, the object id and the flags.
+const FIXED: usize = STAT + 20 + 2;
+const NAME_MASK: u16 = 0x0FFF;
+const EXTENDED: u16 = 0x4000;
+const STAGE_MASK: u16 = 0x3000;
+
+/// One entry's place in the file.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    len: usize,
+    path_start: usize,
+    path_len: usize,
+}
+
+/// What an entry says of its file, for the stat check (`git::dirty_files`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EntryStat {
+    pub(crate) id: Oid,
+    pub(crate) mtime: (u32, u32),
+    pub(crate) size: u32,
+    pub(crate) ino: u32,
+}
+
+/// An index file, parsed as far as finding its entries.
+#[derive(Debug)]
+pub(crate) struct GitIndex {
+    bytes: Vec<u8>,
+    version: u32,
+    entries: Vec<Span>,
+    /// When the file was last written (seconds, nanoseconds): what racy entries are judged by.
+    written: Option<(u32, u32)>,
+}
+
+impl GitIndex {
+    /// Reads `GIT_DIR/index`; `None` when it is absent, unreadable, damaged (its checksum does
+    /// not match) or of a kind this module leaves to libgit2.
+    pub(crate) fn read(git_dir: &Path) -> Option<Self> {
+        let path = git_dir.join("index");
+        let bytes = fsx::read(&path, u64::MAX).ok()?;
+        let written = std::fs::metadata(&path).ok().and_then(|m| stamp(m.modified().ok()?));
+        Self::parse(bytes, written)
+    }
+
+    fn parse(bytes: Vec<u8>, written: Option<(u32, u32)>) -> Option<Self> {
+        if bytes.len() < HEADER + CHECKSUM || &bytes[..4] != SIGNATURE {
+            return None;
+        }
+        let body = bytes.len() - CHECKSUM;
+        if Sha1::digest(&bytes[..body]).as_slice() != &bytes[body..] {
+            return None;
+        }
+        let version = be32(&bytes, 4)?;
+        if !(2..=3).contains(&version) {
+            return None;
+        }
+        let count = be32(&bytes, 8)? as usize;
+        // No more entries than the bytes can hold, whatever the header claims.
+        let mut entries = Vec::with_capacity(count.min(bytes.len() / FIXED));
+        let mut at = HEADER;
+        for _ in 0..count {
+            let flags = be16(&bytes, at + STAT + 20)?;
+            let path_start = at + FIXED + if flags & EXTENDED != 0 { 2 } else { 0 };
+            let path_len = match flags & NAME_MASK {
+                NAME_MASK => bytes.get(path_start..body)?.iter().position(|b| *b == 0)?,
+                n => usize::from(n),
+            };
+            // One to eight NUL bytes pad the entry to a multiple of eight.
+            let len = (path_start - at + path_len + 8) & !7;
+            if at + len > body || bytes[path_start + path_len] != 0 {
+                return None;
+            }
+            entries.push(Span { start: at, len, path_start, path_len });
+            at += len;
+        }
+        // Extensions: only optional ones (their signature starts with a capital) may be dropped.
+        let mut ext = at;
+        while ext < body {
+            let sig = bytes.get(ext..ext + 4)?;
+            if !sig[0].is_ascii_uppercase() {
+                return None;
+            }
+            ext += 8 + be32(&bytes, ext + 4)? as usize;
+        }
+        if ext != body {
+            return None;
+        }
+        let index = Self { bytes, version, entries, written };
+        // Sorted by path then stage, as every reader relies on.
+        let sorted = index.entries.windows(2).all(|w| {
+            (index.path(&w[0]), stage(&index.bytes, &w[0]))
+                < (index.path(&w[1]), stage(&index.bytes, &w[1]))
+        });
+        sorted.then_some(index)
+    }
+
+    fn path(&self, s: &Span) -> &[u8] {
+        &self.bytes[s.path_start..s.path_start + s.path_len]
+    }
+
+    /// The first entry whose path is not before `path`.
+    fn lower_bound(&self, path: &[u8]) -> usize {
+        self.entries.partition_point(|s| self.path(s) < path)
+    }
+
+    /// The stage-0 entry of `rel`, if the index has one.
+    pub(crate) fn get(&self, rel: &str) -> Option<EntryStat> {
+        let i = self.lower_bound(rel.as_bytes());
+        let s = self.entries.get(i).filter(|s| self.path(s) == rel.as_bytes())?;
+        if stage(&self.bytes, s) != 0 {
+            return None;
+        }
+        let b = &self.bytes;
+        Some(EntryStat {
+            id: Oid::from_bytes(&b[s.start + STAT..s.start + STAT + 20]).ok()?,
+            mtime: (be32(b, s.start + 8)?, be32(b, s.start + 12)?),
+            size: be32(b, s.start + 36)?,
+            ino: be32(b, s.start + 20)?,
+        })
+    }
+
+    /// The index with the entries of `updates` replaced, added (`Some`) or removed (`None`),
+    /// as the bytes of a complete file; `None` when a path has conflict entries or would
+    /// collide with a folder or file the index holds (libgit2 resolves those).
+    pub(crate) fn patched(
+        &self,
+        updates: &[(String, Option<git2::IndexEntry>)],
+    ) -> Option<Vec<u8>> {
+        let mut updates: Vec<&(String, Option<git2::IndexEntry>)> = updates.iter().collect();
+        updates.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        updates.dedup_by(|a, b| a.0 == b.0);
+        for (rel, entry) in &updates {
+            let i = self.lower_bound(rel.as_bytes());
+            let same =
+                |j: usize| self.entries.get(j).is_some_and(|s| self.path(s) == rel.as_bytes());
+            // A conflict (stages 1–3) on a path this change writes: libgit2 decides.
+            if same(i) && (stage(&self.bytes, &self.entries[i]) != 0 || same(i + 1)) {
+                return None;
+            }
+            if entry.is_some() && !same(i) && self.collides(rel) {
+                return None;
+            }
+        }
+        let mut out = Vec::with_capacity(self.bytes.len() + updates.len() * 128);
+        out.extend_from_slice(&self.bytes[..HEADER]);
+        let mut count: u32 = 0;
+        let mut next = updates.iter().peekable();
+        for s in &self.entries {
+            let path = self.path(s);
+            while let Some((rel, entry)) = next.next_if(|u| u.0.as_bytes() <= path) {
+                if let Some(e) = entry {
+                    encode(&mut out, e);
+                    count += 1;
+                }
+                if rel.as_bytes() == path {
+                    break;
+                }
+            }
+            if updates.binary_search_by(|u| u.0.as_bytes().cmp(path)).is_ok() {
+                continue; // replaced or removed above
+            }
+            let at = out.len();
+            out.extend_from_slice(&self.bytes[s.start..s.start + s.len]);
+            if self.is_racy(s) {
+                out[at + 36..at + 40].copy_from_slice(&[0; 4]);
+            }
+            count += 1;
+        }
+        for (_, entry) in next {
+            if let Some(e) = entry {
+                encode(&mut out, e);
+                count += 1;
+            }
+        }
+        out[8..12].copy_from_slice(&count.to_be_bytes());
+        out[4..8].copy_from_slice(&self.version.to_be_bytes());
+        let sum = Sha1::digest(&out);
+        out.extend_from_slice(&sum);
+        Some(out)
+    }
+
+    /// Whether adding `rel` would put a file where the index has a folder or under a path it
+    /// has as a file.
+    fn collides(&self, rel: &str) -> bool {
+        let folder = format!("{rel}/");
+        let i = self.lower_bound(folder.as_bytes());
+        if self.entries.get(i).is_some_and(|s| self.path(s).starts_with(folder.as_bytes())) {
+            return true;
+        }
+        rel.match_indices('/').any(|(n, _)| {
+            let parent = &rel.as_bytes()[..n];
+            let j = self.lower_bound(parent);
+            self.entries.get(j).is_some_and(|s| self.path(s) == parent)
+        })
+    }
+
+    /// Modified no earlier than the index was written: its stat data cannot vouch for it.
+    fn is_racy(&self, s: &Span) -> bool {
+        let Some(written) = self.written else { return true };
+        let mtime = (be32(&self.bytes, s.start + 8), be32(&self.bytes, s.start + 12));
+        matches!(mtime, (Some(sec), Some(ns)) if (sec, ns) >= written)
+    }
+}
+
+/// Writes `bytes` as `GIT_DIR/index` the way git does ([`fsx::write_locked`]: through
+/// `index.lock`, so a running git command's lock is respected).
+pub(crate) fn write(git_dir: &Path, bytes: &[u8]) -> Result<(), fsx::IoError> {
+    fsx::write_locked(&git_dir.join("index"), bytes)
+}
+
+fn encode(out: &mut Vec<u8>, e: &git2::IndexEntry) {
+    let start = out.len();
+    for v in [
+        e.ctime.seconds() as u32,
+        e.ctime.nanoseconds(),
+        e.mtime.seconds() as u32,
+        e.mtime.nanoseconds(),
+        e.dev,
+        e.ino,
+        e.mode,
+        e.uid,
+        e.gid,
+        e.file_size,
+    ] {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+    out.extend_from_slice(e.id.as_bytes());
+    let flags = (e.flags & !NAME_MASK & !EXTENDED) | (e.path.len().min(0xFFF) as u16);
+    out.extend_from_slice(&flags.to_be_bytes());
+    out.extend_from_slice(&e.path);
+    let len = (FIXED + e.path.len() + 8) & !7;
+    out.resize(start + len, 0);
+}
+
+fn stage(bytes: &[u8], s: &Span) -> u16 {
+    be16(bytes, s.start + STAT + 20).map_or(0, |f| (f & STAGE_MASK) >> 12)
+}
+
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn be16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+fn stamp(t: std::time::SystemTime) -> Option<(u32, u32)> {
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some((u32::try_from(d.as_secs()).ok()?, d.subsec_nanos()))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
+    use std::path::Path;
+    use std::process::Command;
+
+    use git2::{FileMode, Repository};
+
+    use super::{GitIndex, write};
+    use crate::git::index_entry;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.splitIndex=false"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn put(dir: &Path, rel: &str, text: &str) {
+        let abs = dir.join(rel);
+        std::fs::create_dir_all(abs.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(abs, text).expect("write");
+    }
+
+    /// A repository whose paths sort the awkward way: `x-y.md` < `x.md` < `x/y.md`.
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        for (rel, text) in [
+            ("a.md", "a\n"),
+            ("memory/x-y.md", "x-y\n"),
+            ("memory/x/y.md", "x/y\n"),
+            ("memory/z.md", "z\n"),
+        ] {
+            put(dir.path(), rel, text);
+        }
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-q", "-m", "start"]);
+        dir
+    }
+
+    /// The updates a change would stage: each path's entry as on disk, or removed.
+    fn updates(dir: &Path, rels: &[&str]) -> Vec<(String, Option<git2::IndexEntry>)> {
+        rels.iter()
+            .map(|rel| {
+                let abs = dir.join(rel);
+                let entry = abs.exists().then(|| entry_from(dir, rel, rel));
+                ((*rel).to_owned(), entry)
+            })
+            .collect()
+    }
+
+    /// The entry of `rel` with the content and stat data of the file at `from`, its blob stored.
+    fn entry_from(dir: &Path, from: &str, rel: &str) -> git2::IndexEntry {
+        let abs = dir.join(from);
+        let id = Repository::open(dir).expect("open").blob_path(&abs).expect("blob");
+        index_entry(&abs, rel, id, FileMode::Blob).expect("stat data")
+    }
+
+    /// What git makes of an index: every entry with its stat data, the tree it writes, status.
+    fn seen_by_git(dir: &Path) -> (String, String, String) {
+        (
+            git(dir, &["ls-files", "-s", "--debug"]),
+            git(dir, &["write-tree"]),
+            git(dir, &["status", "--porcelain"]),
+        )
+    }
+
+    #[test]
+    fn a_patched_index_is_the_one_libgit2_writes() {
+        let dir = repo();
+        let root = dir.path();
+        put(root, "memory/z.md", "z, edited\n");
+        put(root, "memory/x.md", "between x-y.md and x/y.md\n");
+        put(root, "0.md", "first\n");
+        put(root, "zz.md", "last\n");
+        std::fs::remove_file(root.join("a.md")).expect("rm");
+        let rels = ["memory/z.md", "memory/x.md", "0.md", "zz.md", "a.md"];
+        let ups = updates(root, &rels);
+        let before = std::fs::read(root.join(".git/index")).expect("index");
+
+        // libgit2's way.
+        let repo = Repository::open(root).expect("open");
+        let mut index = repo.index().expect("index");
+        for (rel, entry) in &ups {
+            match entry {
+                Some(e) => index.add(e).expect("add"),
+                None => index.remove_path(Path::new(rel)).expect("remove"),
+            }
+        }
+        index.write().expect("write");
+        let by_libgit2 = seen_by_git(root);
+
+        // This module's way, from the same index.
+        std::fs::write(root.join(".git/index"), &before).expect("put back");
+        let index = GitIndex::read(&root.join(".git")).expect("a plain index");
+        let bytes = index.patched(&ups).expect("patchable");
+        write(&root.join(".git"), &bytes).expect("written");
+        assert!(!root.join(".git/index.lock").exists());
+        assert_eq!(seen_by_git(root), by_libgit2);
+        // And it reads back: every entry as libgit2 sees it.
+        let ours = GitIndex::read(&root.join(".git")).expect("reads back");
+        let libgit2 = Repository::open(root).expect("open").index().expect("index");
+        assert_eq!(libgit2.len(), 7 - 1 - 1 + 1, "0.md, memory/x-y.md, x.md, x/y.md, z.md, zz.md");
+        for e in libgit2.iter() {
+            let rel = String::from_utf8(e.path.clone()).expect("utf-8");
+            let got = ours.get(&rel).expect("found");
+            assert_eq!((got.id, got.size, got.ino), (e.id, e.file_size, e.ino), "{rel}");
+            assert_eq!(got.mtime, (e.mtime.seconds() as u32, e.mtime.nanoseconds()), "{rel}");
+        }
+        assert!(ours.get("a.md").is_none());
+    }
+
+    #[test]
+    fn racily_clean_entries_are_smudged() {
+        let dir = repo();
+        let root = dir.path();
+        // The index written before its files were: none of their stat data can be trusted.
+        let index =
+            std::fs::File::options().write(true).open(root.join(".git/index")).expect("open");
+        index
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1))
+            .expect("touch");
+        drop(index);
+        put(root, "memory/z.md", "z, edited\n");
+        let ups = updates(root, &["memory/z.md"]);
+        let bytes = GitIndex::read(&root.join(".git")).expect("plain").patched(&ups).expect("ok");
+        write(&root.join(".git"), &bytes).expect("written");
+        let ours = GitIndex::read(&root.join(".git")).expect("reads back");
+        assert_eq!(ours.get("memory/x/y.md").expect("entry").size, 0, "smudged");
+        assert_eq!(ours.get("memory/z.md").expect("entry").size, 10, "this change's own entry");
+        assert_eq!(git(root, &["status", "--porcelain"]), "M  memory/z.md\n");
+    }
+
+    #[test]
+    fn what_is_not_plain_is_left_to_libgit2() {
+        let dir = repo();
+        let root = dir.path();
+        let git_dir = root.join(".git");
+        let plain = std::fs::read(git_dir.join("index")).expect("index");
+        assert!(GitIndex::read(&git_dir).is_some());
+
+        // A damaged index (one byte changed): its checksum no longer matches.
+        let mut damaged = plain.clone();
+        damaged[30] ^= 1;
+        std::fs::write(git_dir.join("index"), &damaged).expect("write");
+        assert!(GitIndex::read(&git_dir).is_none(), "damaged");
+
+        // Version 4 (paths compressed), and a split index (a mandatory `link` extension).
+        std::fs::write(git_dir.join("index"), &plain).expect("write");
+        git(root, &["update-index", "--index-version", "4"]);
+        assert!(GitIndex::read(&git_dir).is_none(), "version 4");
+        git(root, &["update-index", "--index-version", "2"]);
+        assert!(GitIndex::read(&git_dir).is_some(), "back to version 2");
+        git(root, &["-c", "core.splitIndex=true", "update-index", "--split-index"]);
+        assert!(GitIndex::read(&git_dir).is_none(), "split");
+        git(root, &["update-index", "--no-split-index"]);
+
+        // A conflict on a path the change writes, and a file where the index has a folder or
+        // under a path it has as a file.
+        let blob = git(root, &["hash-object", "-w", "a.md"]);
+        let info = format!("100644 {0} 1\tc.md\n100644 {0} 2\tc.md\n", blob.trim());
+        let mut child = Command::new("git")
+            .args(["update-index", "--index-info"])
+            .current_dir(root)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("git");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), info.as_bytes())
+            .expect("feed");
+        assert!(child.wait().expect("wait").success());
+        let index = GitIndex::read(&git_dir).expect("conflicts are plain to read");
+        put(root, "c.md", "resolved\n");
+        assert!(index.patched(&updates(root, &["c.md"])).is_none(), "conflict");
+        let under_a_file = [("a.md/x.md".to_owned(), Some(entry_from(root, "a.md", "a.md/x.md")))];
+        assert!(index.patched(&under_a_file).is_none(), "under a file");
+        let over_a_folder = [("memory/x".to_owned(), Some(entry_from(root, "a.md", "memory/x")))];
+        assert!(index.patched(&over_a_folder).is_none(), "over a folder");
+        // Removing a path no entry has is no collision.
+        assert!(index.patched(&[("nothing.md".to_owned(), None)]).is_some());
+    }
+
+    #[test]
+    fn a_held_lock_is_respected() {
+        let dir = repo();
+        let git_dir = dir.path().join(".git");
+        std::fs::write(git_dir.join("index.lock"), "").expect("lock");
+        let bytes = std::fs::read(git_dir.join("index")).expect("index");
+        let err = write(&git_dir, &bytes).expect_err("locked");
+        assert_eq!(err.source.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(git_dir.join("index.lock").exists(), "another process's lock is left alone");
+    }
+}
