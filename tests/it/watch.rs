@@ -247,7 +247,9 @@ fn with_a_watcher_a_search_stats_only_what_changed_and_still_sees_every_hand_edi
     assert_eq!(code, Some(0), "{seen:#?}");
     assert!(!env.path(".cogmem/watch/state").exists(), "a stopped watcher serves nothing");
     env.write(rel, "# Garden\n\nFigs.\n");
-    assert_eq!(search(&env, "figs"), (vec!["vault:garden".to_owned()], "full scan: 4".into()));
+    let (ids, how) = search(&env, "figs");
+    assert_eq!(ids, ["vault:garden"]);
+    assert!(how.starts_with("full scan: 4"), "{how}");
 }
 
 #[cfg(feature = "timings")] // reads the `files stat-ed` timing mark

@@ -1,0 +1,106 @@
+//! The scan a search starts with (issue 20): a store folder whose stamp the manifest recorded is
+//! not listed again, yet every hand change made between two searches is found — an edit in
+//! place, a file added, deleted or renamed — and a manifest cut short is not trusted.
+
+use std::time::Duration;
+
+use crate::common::{TestEnv, wait_until};
+
+/// Runs `search --json QUERY` with timings on; returns the hits' paths and how the refresh
+/// found what changed (the `files stat-ed (HOW: N)` mark).
+fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
+    let out = env.run(["search", "--json", "--all", query]).env("COGMEM_TIMINGS", "1").success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let paths = hits.as_array().unwrap().iter().map(|h| h["path"].as_str().unwrap().to_owned());
+    let how = out
+        .stderr
+        .lines()
+        .find_map(|l| l.split_once("files stat-ed (").map(|(_, how)| how.trim_end_matches(')')))
+        .unwrap_or_else(|| panic!("no stat mark: {out}"))
+        .to_owned();
+    (paths.collect(), how)
+}
+
+/// A workspace with an episode, an entity and a vault note, searched until a search lists no
+/// store folder (their stamps are recorded once older than a search's start).
+fn settled() -> TestEnv {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "the budget meeting moved to Friday"]);
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    env.mutate(["remember", "the door code is kept here", "--store", "vault"]);
+    let quiet = wait_until(Duration::from_secs(20), || {
+        search(&env, "budget").1.ends_with(", 0 folders listed")
+    });
+    assert!(quiet, "a search kept listing the store folders");
+    env
+}
+
+fn vault_note(env: &TestEnv) -> String {
+    let dir = std::fs::read_dir(env.path("memory/vault")).unwrap();
+    let name = dir
+        .flatten()
+        .map(|e| e.file_name().into_string().unwrap())
+        .find(|n| n.ends_with(".md"))
+        .expect("a vault note");
+    format!("memory/vault/{name}")
+}
+
+#[test]
+fn search_sees_a_hand_edit_in_place_without_listing_folders() {
+    let env = settled();
+    let rel = vault_note(&env);
+    let text = env.read(&rel);
+    // Rewritten in place (same inode): the folder's stamp does not change.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(env.path(&rel))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nthe zanzibarquux lives here\n"))
+        .unwrap();
+    assert_ne!(env.read(&rel), text);
+    let (paths, how) = search(&env, "zanzibarquux");
+    assert_eq!(paths, vec![rel], "{how}");
+    assert!(how.ends_with(", 0 folders listed"), "{how}");
+}
+
+#[test]
+fn search_sees_files_added_deleted_and_renamed_by_hand() {
+    let env = settled();
+    // Added.
+    env.write("memory/vault/added-by-hand.md", "# Added\n\nthe quokkafrond note\n");
+    let (paths, how) = search(&env, "quokkafrond");
+    assert_eq!(paths, vec!["memory/vault/added-by-hand.md".to_owned()], "{how}");
+    // Renamed (within the folder).
+    std::fs::rename(env.path("memory/vault/added-by-hand.md"), env.path("memory/vault/renamed.md"))
+        .unwrap();
+    let (paths, how) = search(&env, "quokkafrond");
+    assert_eq!(paths, vec!["memory/vault/renamed.md".to_owned()], "{how}");
+    // Deleted, once the folder's stamp was recorded again.
+    let quiet = wait_until(Duration::from_secs(20), || {
+        search(&env, "quokkafrond").1.ends_with(", 0 folders listed")
+    });
+    assert!(quiet);
+    std::fs::remove_file(env.path("memory/vault/renamed.md")).unwrap();
+    let (paths, how) = search(&env, "quokkafrond");
+    assert!(paths.is_empty(), "{paths:?} {how}");
+}
+
+#[test]
+fn search_does_not_trust_folder_stamps_of_a_manifest_cut_short() {
+    let env = settled();
+    let rel = vault_note(&env);
+    // The manifest loses its last file line (the vault note's: `memory/vault/` sorts last),
+    // as a torn write would leave it; then the note is edited in place.
+    let manifest = env.path(".cogmem/index/manifest.tsv");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let body = text.trim_end_matches('\n');
+    let (kept, last) = body.rsplit_once('\n').unwrap();
+    assert!(last.starts_with(&rel), "{last}");
+    std::fs::write(&manifest, format!("{kept}\n")).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(env.path(&rel))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nthe wombatglyph lives here\n"))
+        .unwrap();
+    let (paths, how) = search(&env, "wombatglyph");
+    assert_eq!(paths, vec![rel], "{how}");
+}
