@@ -5,21 +5,7 @@
 use std::time::Duration;
 
 use crate::common::{TestEnv, wait_until};
-
-/// Runs `search --json QUERY` with timings on; returns the hits' paths and how the refresh
-/// found what changed (the `files stat-ed (HOW: N)` mark).
-fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
-    let out = env.run(["search", "--json", "--all", query]).env("COGMEM_TIMINGS", "1").success();
-    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let paths = hits.as_array().unwrap().iter().map(|h| h["path"].as_str().unwrap().to_owned());
-    let how = out
-        .stderr
-        .lines()
-        .find_map(|l| l.split_once("files stat-ed (").map(|(_, how)| how.trim_end_matches(')')))
-        .unwrap_or_else(|| panic!("no stat mark: {out}"))
-        .to_owned();
-    (paths.collect(), how)
-}
+use crate::watch::search;
 
 /// A workspace with an episode, an entity and a vault note, searched until a search lists no
 /// store folder (their stamps are recorded once older than a search's start).
@@ -35,20 +21,22 @@ fn settled() -> TestEnv {
     env
 }
 
-fn vault_note(env: &TestEnv) -> String {
+/// The vault note's path and its id.
+fn vault_note(env: &TestEnv) -> (String, String) {
     let dir = std::fs::read_dir(env.path("memory/vault")).unwrap();
     let name = dir
         .flatten()
         .map(|e| e.file_name().into_string().unwrap())
         .find(|n| n.ends_with(".md"))
         .expect("a vault note");
-    format!("memory/vault/{name}")
+    let id = format!("vault:{}", name.trim_end_matches(".md"));
+    (format!("memory/vault/{name}"), id)
 }
 
 #[test]
 fn search_sees_a_hand_edit_in_place_without_listing_folders() {
     let env = settled();
-    let rel = vault_note(&env);
+    let (rel, id) = vault_note(&env);
     let text = env.read(&rel);
     // Rewritten in place (same inode): the folder's stamp does not change.
     std::fs::OpenOptions::new()
@@ -57,8 +45,8 @@ fn search_sees_a_hand_edit_in_place_without_listing_folders() {
         .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nthe zanzibarquux lives here\n"))
         .unwrap();
     assert_ne!(env.read(&rel), text);
-    let (paths, how) = search(&env, "zanzibarquux");
-    assert_eq!(paths, vec![rel], "{how}");
+    let (ids, how) = search(&env, "zanzibarquux");
+    assert_eq!(ids, vec![id], "{how}");
     assert!(how.ends_with(", 0 folders listed"), "{how}");
 }
 
@@ -67,27 +55,27 @@ fn search_sees_files_added_deleted_and_renamed_by_hand() {
     let env = settled();
     // Added.
     env.write("memory/vault/added-by-hand.md", "# Added\n\nthe quokkafrond note\n");
-    let (paths, how) = search(&env, "quokkafrond");
-    assert_eq!(paths, vec!["memory/vault/added-by-hand.md".to_owned()], "{how}");
+    let (ids, how) = search(&env, "quokkafrond");
+    assert_eq!(ids, vec!["vault:added-by-hand".to_owned()], "{how}");
     // Renamed (within the folder).
     std::fs::rename(env.path("memory/vault/added-by-hand.md"), env.path("memory/vault/renamed.md"))
         .unwrap();
-    let (paths, how) = search(&env, "quokkafrond");
-    assert_eq!(paths, vec!["memory/vault/renamed.md".to_owned()], "{how}");
+    let (ids, how) = search(&env, "quokkafrond");
+    assert_eq!(ids, vec!["vault:renamed".to_owned()], "{how}");
     // Deleted, once the folder's stamp was recorded again.
     let quiet = wait_until(Duration::from_secs(20), || {
         search(&env, "quokkafrond").1.ends_with(", 0 folders listed")
     });
     assert!(quiet);
     std::fs::remove_file(env.path("memory/vault/renamed.md")).unwrap();
-    let (paths, how) = search(&env, "quokkafrond");
-    assert!(paths.is_empty(), "{paths:?} {how}");
+    let (ids, how) = search(&env, "quokkafrond");
+    assert!(ids.is_empty(), "{ids:?} {how}");
 }
 
 #[test]
 fn search_does_not_trust_folder_stamps_of_a_manifest_cut_short() {
     let env = settled();
-    let rel = vault_note(&env);
+    let (rel, id) = vault_note(&env);
     // The manifest loses its last file line (the vault note's: `memory/vault/` sorts last),
     // as a torn write would leave it; then the note is edited in place.
     let manifest = env.path(".cogmem/index/manifest.tsv");
@@ -101,6 +89,6 @@ fn search_does_not_trust_folder_stamps_of_a_manifest_cut_short() {
         .open(env.path(&rel))
         .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nthe wombatglyph lives here\n"))
         .unwrap();
-    let (paths, how) = search(&env, "wombatglyph");
-    assert_eq!(paths, vec![rel], "{how}");
+    let (ids, how) = search(&env, "wombatglyph");
+    assert_eq!(ids, vec![id], "{how}");
 }

@@ -180,7 +180,7 @@ fn watch_warns_about_a_malformed_file_and_commits_it_once_fixed() {
 /// Runs `search --json QUERY` with timings on; returns the hit ids and how the refresh found
 /// what changed (the `files stat-ed (HOW: N)` mark).
 #[cfg(feature = "timings")]
-fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
+pub(crate) fn search(env: &TestEnv, query: &str) -> (Vec<String>, String) {
     let out = env.run(["search", "--json", query]).env("COGMEM_TIMINGS", "1").success();
     let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let ids = hits.as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_owned());
