@@ -92,3 +92,22 @@ fn search_does_not_trust_folder_stamps_of_a_manifest_cut_short() {
     let (ids, how) = search(&env, "wombatglyph");
     assert_eq!(ids, vec![id], "{how}");
 }
+
+#[cfg(feature = "crash-points")]
+#[test]
+fn a_search_killed_before_writing_its_manifest_leaves_the_next_one_right() {
+    let env = settled();
+    env.write("memory/vault/added-by-hand.md", "# Added\n\nthe quokkafrond note\n");
+    // Killed after the new file's documents were committed, before the manifest (and the
+    // folder's new stamp) was written.
+    let out = env
+        .run(["search", "--json", "quokkafrond"])
+        .env("COGMEM_CRASH_AT", "index-manifest")
+        .output();
+    assert_ne!(out.code, 0, "the search was not killed");
+    // The next search lists the folder (its stamp changed), reads the file again and replaces
+    // its documents: found once.
+    let (ids, how) = search(&env, "quokkafrond");
+    assert_eq!(ids, vec!["vault:added-by-hand".to_owned()], "{how}");
+    assert!(how.ends_with(", 1 folders listed"), "{how}");
+}

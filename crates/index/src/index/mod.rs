@@ -933,6 +933,8 @@ fn refresh_locked(
         // a rebuild anyway.
         let sync = boot.is_none() || meta.boot != boot;
         meta.boot.clone_from(&boot);
+        // Crash trials: the documents are committed, the manifest not yet written.
+        cogmem_store::change::crash_point(ws, "index-manifest");
         fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
     }
     cogmem_store::timing::mark("manifest written");
