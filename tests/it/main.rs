@@ -51,6 +51,8 @@ mod remember;
 mod remote_sync;
 mod roles;
 mod search;
+#[cfg(feature = "timings")]
+mod search_scan;
 mod secrets;
 mod setup;
 mod shell;

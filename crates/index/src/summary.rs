@@ -274,7 +274,7 @@ impl Probe {
 }
 
 /// Writes `.cogmem/status/clock` and returns its mtime: the file system's time now.
-fn tick(ws: &Workspace) -> Option<u128> {
+pub(crate) fn tick(ws: &Workspace) -> Option<u128> {
     let dir = ws.abs(DIR);
     fsx::create_dir_all(&dir).ok()?;
     let path = dir.join(CLOCK);

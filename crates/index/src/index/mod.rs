@@ -18,6 +18,7 @@ pub mod highlight;
 pub(crate) mod line_file;
 mod manifest_patch;
 pub mod merge;
+pub(crate) mod scan;
 pub mod search;
 pub(crate) mod when;
 
@@ -200,6 +201,9 @@ struct Meta {
     digest: Option<(usize, u64)>,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
     decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
+    /// Stamps of the store folders whose memory files are exactly this manifest's paths in
+    /// them, so a scan need not list them ([`scan`]).
+    dirs: std::collections::BTreeMap<String, scan::DirStamp>,
     /// The boot the index was last written in, without waiting for the disk ([`dir`]).
     boot: Option<String>,
     /// The watcher generation and the offset in its `changed` file up to which the files
@@ -256,6 +260,11 @@ impl Meta {
                     "analyzer" => value.clone_into(&mut meta.analyzer),
                     "boot" => meta.boot = Some(value.to_owned()),
                     "watch" => meta.watch = parse_watch(value),
+                    "dir" => {
+                        if let Some((dir, stamp)) = scan::DirStamp::parse(value) {
+                            meta.dirs.insert(dir, stamp);
+                        }
+                    }
                     "files" => {
                         meta.digest = value.split_once(' ').and_then(|(n, d)| {
                             Some((n.parse().ok()?, u64::from_str_radix(d, 16).ok()?))
@@ -306,6 +315,40 @@ impl Meta {
         }
     }
 
+    /// The `#dir` stamps a scan may trust: none when the file lines are not as many as the
+    /// `#files` line says, each ended by a newline (a manifest cut short cannot say which files
+    /// a folder holds).
+    fn known_dirs(&self) -> std::collections::BTreeMap<String, scan::DirStamp> {
+        let complete = match (&self.unparsed, self.digest) {
+            (None, _) => true,
+            (Some((text, body)), Some((n, _))) => {
+                let lines = &text.as_bytes()[*body..];
+                (lines.is_empty() || lines.ends_with(b"\n"))
+                    && lines.iter().filter(|b| **b == b'\n').count() == n
+            }
+            (Some(_), None) => false,
+        };
+        if complete { self.dirs.clone() } else { std::collections::BTreeMap::new() }
+    }
+
+    /// The paths of the file lines, parsed or not.
+    fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match &self.unparsed {
+            None => Box::new(self.files.keys().map(String::as_str)),
+            Some((text, body)) => {
+                Box::new(text[*body..].lines().map(|l| l.split_once('\t').map_or(l, |(p, _)| p)))
+            }
+        }
+    }
+
+    /// The paths of the files directly in the folders `dirs`.
+    fn paths_in(&self, dirs: &[&str]) -> Vec<String> {
+        self.paths()
+            .filter(|p| p.rsplit_once('/').is_some_and(|(d, _)| dirs.contains(&d)))
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Whether `files` (path, size, mtime) are exactly the files of the `#files` line.
     fn is_same(&self, files: &[(String, u64, u128)]) -> bool {
         self.digest.is_some()
@@ -326,6 +369,9 @@ impl Meta {
         for (home, (size, mtime)) in &self.decay {
             let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
             out.push_str(&format!("#decay {home} {size} {mtime}\n"));
+        }
+        for (dir, stamp) in &self.dirs {
+            out.push_str(&stamp.line(dir));
         }
         if let Some(lines) = self.patched_lines() {
             out.push_str(&lines);
@@ -382,14 +428,6 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
     Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(Meta::parse_header))
 }
 
-/// Size and mtime of every memory file: MEMORY.md and the `*.md` files of the store folders
-/// (symbolic links are not memory files). The folders are listed first, then the files are
-/// stat-ed relative to their folder, on two threads when there are many: at 12,000 files this
-/// scan is most of what a search costs.
-fn scan(root: &Path) -> Vec<(String, u64, u128)> {
-    scan_with_links(root).0
-}
-
 /// `f` of each item that gives something, in order: on two threads when there are many (stat
 /// calls of folder entries, which wait on the kernel more than they compute).
 pub(crate) fn on_two_threads<T: Sync, R: Send>(
@@ -407,50 +445,6 @@ pub(crate) fn on_two_threads<T: Sync, R: Send>(
         out.extend(other.join().unwrap_or_default());
         out
     })
-}
-
-/// [`scan`], and the symbolic links it passed over (`*.md` entries of the store folders, or a
-/// store folder leading out of the workspace), which are reported as skipped.
-fn scan_with_links(root: &Path) -> (Vec<(String, u64, u128)>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut links = Vec::new();
-    if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
-        && md.is_file()
-    {
-        out.push((layout::MEMORY_MD.to_owned(), md.len(), fsx::mtime_nanos(&md)));
-    }
-    let mut entries: Vec<(String, std::fs::DirEntry)> = Vec::new();
-    for (dir, _, _) in units::DIRS {
-        let abs = root.join(dir);
-        // A store folder that is a link out of the workspace is not read (as in
-        // `units::markdown_files`).
-        if fsx::check_inside(&abs, "read").is_err() {
-            links.push(dir.to_owned());
-            continue;
-        }
-        let Ok(listing) = std::fs::read_dir(&abs) else { continue };
-        for e in listing.flatten() {
-            let Ok(kind) = e.file_type() else { continue };
-            let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if kind.is_symlink() && name.ends_with(".md") {
-                links.push(format!("{dir}/{name}"));
-            }
-            if !kind.is_file() {
-                continue;
-            }
-            // The manifest is tab- and line-separated; such names cannot be memory files.
-            if name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
-                entries.push((format!("{dir}/{name}"), e));
-            }
-        }
-    }
-    out.extend(on_two_threads(&entries, |(rel, e)| {
-        let md = e.metadata().ok()?;
-        Some((rel.clone(), md.len(), fsx::mtime_nanos(&md)))
-    }));
-    links.sort();
-    (out, links)
 }
 
 /// What a refresh did.
@@ -736,12 +730,22 @@ fn refresh_locked(
         (None, None) => "full scan",
     };
     let only = only.or(listed.as_deref());
+    // The store folders the scan stamped, if it scanned ([`scan`]).
+    let mut scanned_dirs: Option<Vec<(String, scan::DirStamp)>> = None;
+    let mut listed_dirs = None;
     let files = match only {
         Some(paths) => scan_paths(root, paths),
         None => {
-            let (files, links) = scan_with_links(root);
-            report.skipped.extend(links.iter().map(|rel| units::skipped_link(rel)));
-            files
+            let found = scan::scan(
+                root,
+                &meta.known_dirs(),
+                |dirs| meta.paths_in(dirs),
+                || crate::summary::tick(ws),
+            );
+            report.skipped.extend(found.links.iter().map(|rel| units::skipped_link(rel)));
+            listed_dirs = Some(found.listed);
+            scanned_dirs = Some(found.dirs);
+            found.files
         }
     };
     // Every file with the stamps of the `#files` line: nothing to look up (issue 20). Else the
@@ -781,7 +785,8 @@ fn refresh_locked(
         return refresh_locked(ws, true, progress, None);
     }
 
-    cogmem_store::timing::mark(&format!("files stat-ed ({how}: {})", files.len()));
+    let listed_dirs = listed_dirs.map(|n| format!(", {n} folders listed")).unwrap_or_default();
+    cogmem_store::timing::mark(&format!("files stat-ed ({how}: {}{listed_dirs})", files.len()));
     let budget = if report.rebuilt || to_read.len() > 64 { 50_000_000 } else { 15_000_000 };
     // Unsynced writes are about to happen: the manifest says in which boot first, so that a
     // crash of the system in the middle cannot leave an index that looks trustworthy.
@@ -901,9 +906,26 @@ fn refresh_locked(
         let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
     }
     cogmem_store::timing::mark("caches checked");
+    // Which store folders the next scan need not list: after a scan, those whose files are
+    // the manifest's; after a few paths, the same as before but for a folder where a file was
+    // left out. None while a merge kept files from the index.
+    let dirs_after = match scanned_dirs {
+        Some(dirs) if !busy => scan::recordable(&dirs, &files, meta.paths()),
+        _ if busy => std::collections::BTreeMap::new(),
+        _ => {
+            let mut dirs = meta.dirs.clone();
+            for s in &report.skipped {
+                dirs.retain(|d, _| s.path.rsplit_once('/').is_none_or(|(of, _)| of != d));
+            }
+            dirs
+        }
+    };
+    let dirs_changed = dirs_after != meta.dirs;
+    meta.dirs = dirs_after;
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
-    let files_changed = report.rebuilt || !gone.is_empty() || total > 0 || decay_updated;
+    let files_changed =
+        report.rebuilt || !gone.is_empty() || total > 0 || decay_updated || dirs_changed;
     // The watch record moves when the manifest is written anyway, for a new watcher, past a
     // `*`, or when it lags far; otherwise it stays behind (the few lines after it, for files
     // that did not change, are looked at again next time) and a search writes nothing.
@@ -924,6 +946,8 @@ fn refresh_locked(
         // a rebuild anyway.
         let sync = boot.is_none() || meta.boot != boot;
         meta.boot.clone_from(&boot);
+        // Crash trials: the documents are committed, the manifest not yet written.
+        cogmem_store::change::crash_point(ws, "index-manifest");
         fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
     }
     cogmem_store::timing::mark("manifest written");
@@ -1087,7 +1111,8 @@ pub fn state(ws: &Workspace) -> IndexState {
     if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
         return IndexState::Stale;
     }
-    let files = scan(ws.root());
+    let files =
+        scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None).files;
     let mut meta = meta;
     if meta.is_same(&files) {
         return IndexState::Fresh;

@@ -1,0 +1,293 @@
+//! The scan a search starts with: the size and mtime of every memory file (issue 20).
+//!
+//! Every file is stat-ed, always: an edit in place changes nothing but the file itself. What
+//! can be skipped is listing a store folder. Adding, removing or renaming a name in a folder
+//! changes the folder's mtime and ctime (POSIX), and a ctime cannot be set back by hand; so when
+//! a folder has the stamp (mtime, ctime, inode) the manifest recorded for it (a `#dir` line),
+//! its memory files are exactly the manifest's paths in it, and those are stat-ed by name,
+//! relative to the open folder, without reading the folder (at 13,000 files, listing cost a
+//! quarter of the scan). A folder whose stamp differs, or has none, is listed as before.
+//!
+//! A stamp is recorded only when it is older than the moment the listing began (the mtime of
+//! `.cogmem/status/clock`, written just before, in the file system's own clock): a name added
+//! in the same clock tick as the stamp was taken would leave the stamp unchanged (git's
+//! racy-clean rule, as in [`crate::summary`]). And only when the manifest's paths in the folder
+//! are exactly the files listed: a file left out (unreadable, or not indexed while a merge
+//! held the writer) or a memory-file link makes the folder listed every time.
+
+use std::path::Path;
+
+use cogmem_store::store::{fsx, units};
+use cogmem_store::workspace::layout;
+
+/// A store folder's stamp, as its `#dir` line records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DirStamp {
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: u128,
+    /// Change time, nanoseconds since the epoch.
+    pub ctime: u128,
+    /// Inode.
+    pub ino: u64,
+}
+
+impl DirStamp {
+    /// Parses the value of a `#dir FOLDER MTIME CTIME INO` line; the folder must be a store
+    /// folder (anything else is no line: that folder is listed).
+    pub(crate) fn parse(value: &str) -> Option<(String, Self)> {
+        let mut f = value.split(' ');
+        let (Some(dir), Some(mtime), Some(ctime), Some(ino), None) =
+            (f.next(), f.next(), f.next(), f.next(), f.next())
+        else {
+            return None;
+        };
+        units::DIRS.iter().any(|(d, _, _)| *d == dir).then_some(())?;
+        let stamp =
+            Self { mtime: mtime.parse().ok()?, ctime: ctime.parse().ok()?, ino: ino.parse().ok()? };
+        Some((dir.to_owned(), stamp))
+    }
+
+    /// The `#dir` line (with its newline).
+    pub(crate) fn line(&self, dir: &str) -> String {
+        format!("#dir {dir} {} {} {}\n", self.mtime, self.ctime, self.ino)
+    }
+
+    /// Whether the stamp was taken after the folder's last change, in an earlier tick than
+    /// `clock`.
+    fn settled(&self, clock: u128) -> bool {
+        self.mtime < clock && self.ctime < clock
+    }
+}
+
+/// What a scan found.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    /// (path, size, mtime) of every memory file, MEMORY.md first.
+    pub files: Vec<(String, u64, u128)>,
+    /// Memory-file links and store folders leading out of the workspace (reported skipped).
+    pub links: Vec<String>,
+    /// The store folders whose stamps may be recorded, if the manifest ends up listing exactly
+    /// their files (see [`recordable`]).
+    pub dirs: Vec<(String, DirStamp)>,
+    /// How many folders were listed (the others were known).
+    pub listed: usize,
+}
+
+/// The `#dir` stamps to record among a scan's `dirs`, given the `files` it found and the
+/// manifest's paths after the refresh: those of folders whose files are exactly the manifest's
+/// paths in them.
+pub(crate) fn recordable<'a>(
+    dirs: &[(String, DirStamp)],
+    files: &[(String, u64, u128)],
+    manifest: impl Iterator<Item = &'a str>,
+) -> std::collections::BTreeMap<String, DirStamp> {
+    // Per folder: the manifest's paths in it, those of them present, the files present.
+    let mut counts: std::collections::HashMap<&str, [usize; 3]> =
+        dirs.iter().map(|(d, _)| (d.as_str(), [0; 3])).collect();
+    let present: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    let dir_of = |path: &'a str| path.rsplit_once('/').map(|(d, _)| d);
+    for path in manifest {
+        if let Some(c) = dir_of(path).and_then(|d| counts.get_mut(d)) {
+            c[0] += 1;
+            c[1] += usize::from(present.contains(path));
+        }
+    }
+    for (path, _, _) in files {
+        if let Some(c) = path.rsplit_once('/').and_then(|(d, _)| counts.get_mut(d)) {
+            c[2] += 1;
+        }
+    }
+    // Equal sets: every path of the manifest is present and as many as the files.
+    dirs.iter()
+        .filter(|(d, _)| {
+            let [in_manifest, present_too, files] = counts[d.as_str()];
+            in_manifest == present_too && present_too == files
+        })
+        .map(|(d, s)| (d.clone(), *s))
+        .collect()
+}
+
+#[cfg(unix)]
+type DirHandle = rustix::fd::OwnedFd;
+#[cfg(not(unix))]
+type DirHandle = std::path::PathBuf;
+
+/// Opens a store folder (not following a link) and stamps it; `None` when it cannot be.
+// The conversions are for the platforms whose `stat` fields are narrower or unsigned.
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)]
+fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
+    use rustix::fs::{Mode, OFlags};
+    let fd =
+        rustix::fs::open(abs, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+            .ok()?;
+    let st = rustix::fs::fstat(&fd).ok()?;
+    let stamp = DirStamp {
+        mtime: nanos(st.st_mtime.into(), st.st_mtime_nsec.into()),
+        ctime: nanos(st.st_ctime.into(), st.st_ctime_nsec.into()),
+        ino: st.st_ino.into(),
+    };
+    Some((fd, Some(stamp)))
+}
+
+#[cfg(not(unix))]
+fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
+    // No change time to rely on: every folder is listed.
+    std::fs::symlink_metadata(abs).ok().filter(|m| m.is_dir()).map(|_| (abs.to_owned(), None))
+}
+
+/// Nanoseconds since the epoch (0 before it, as [`fsx::mtime_nanos`]).
+#[cfg(unix)]
+fn nanos(secs: i64, nsec: u64) -> u128 {
+    u128::try_from(secs).map_or(0, |s| s * 1_000_000_000 + u128::from(nsec))
+}
+
+/// Size and mtime of a plain file `name` in an open folder (a link is no plain file).
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)]
+fn stat_in(dir: &DirHandle, name: &str) -> Option<(u64, u128)> {
+    use rustix::fs::{AtFlags, FileType};
+    let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| {
+        let size = u64::try_from(st.st_size).unwrap_or(0);
+        (size, nanos(st.st_mtime.into(), st.st_mtime_nsec.into()))
+    })
+}
+
+#[cfg(not(unix))]
+fn stat_in(dir: &DirHandle, name: &str) -> Option<(u64, u128)> {
+    let md = std::fs::symlink_metadata(dir.join(name)).ok()?;
+    md.is_file().then(|| (md.len(), fsx::mtime_nanos(&md)))
+}
+
+/// Scans the memory files: MEMORY.md and the `*.md` files of the store folders (symbolic
+/// links are not memory files). A store folder whose stamp is `known` is not listed: its files
+/// are `manifest_paths` (called once, with those folders). `clock` gives the file system's time
+/// before any folder is listed. The files are stat-ed on two threads when there are many.
+pub(crate) fn scan(
+    root: &Path,
+    known: &std::collections::BTreeMap<String, DirStamp>,
+    manifest_paths: impl FnOnce(&[&str]) -> Vec<String>,
+    clock: impl FnOnce() -> Option<u128>,
+) -> Scan {
+    let mut scan = Scan::default();
+    if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
+        && md.is_file()
+    {
+        scan.files.push((layout::MEMORY_MD.to_owned(), md.len(), fsx::mtime_nanos(&md)));
+    }
+    // The folders first: open, stamped, known or to be listed.
+    let mut open: Vec<(&str, DirHandle, Option<DirStamp>, bool)> = Vec::new();
+    for (dir, _, _) in units::DIRS {
+        let abs = root.join(dir);
+        // A store folder that is a link out of the workspace is not read (as in
+        // `units::markdown_files`).
+        if fsx::check_inside(&abs, "read").is_err() {
+            scan.links.push((*dir).to_owned());
+            continue;
+        }
+        let Some((handle, stamp)) = open_dir(&abs) else { continue };
+        let is_known = stamp.is_some() && known.get(dir).copied() == stamp;
+        open.push((dir, handle, stamp, is_known));
+    }
+    let known_dirs: Vec<&str> = open.iter().filter(|o| o.3).map(|o| o.0).collect();
+    // (path, folder) of every file to stat.
+    let mut items: Vec<(String, usize)> = Vec::new();
+    if !known_dirs.is_empty() {
+        let index: std::collections::HashMap<&str, usize> =
+            open.iter().enumerate().map(|(i, o)| (o.0, i)).collect();
+        for path in manifest_paths(&known_dirs) {
+            if let Some(i) = path.rsplit_once('/').and_then(|(d, _)| index.get(d)) {
+                items.push((path, *i));
+            }
+        }
+    }
+    let clock = if known_dirs.len() < open.len() { clock() } else { None };
+    for (i, (dir, _, stamp, is_known)) in open.iter().enumerate() {
+        if *is_known {
+            scan.dirs.push(((*dir).to_owned(), stamp.expect("a known folder has a stamp")));
+            continue;
+        }
+        scan.listed += 1;
+        let Ok(listing) = std::fs::read_dir(root.join(dir)) else { continue };
+        let mut has_link = false;
+        for e in listing.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if kind.is_symlink() && name.ends_with(".md") {
+                scan.links.push(format!("{dir}/{name}"));
+                has_link = true;
+            }
+            // The manifest is tab- and line-separated; such names cannot be memory files.
+            if kind.is_file() && name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
+                items.push((format!("{dir}/{name}"), i));
+            }
+        }
+        if let (Some(stamp), Some(clock), false) = (stamp, clock, has_link)
+            && stamp.settled(clock)
+        {
+            scan.dirs.push(((*dir).to_owned(), *stamp));
+        }
+    }
+    scan.files.extend(super::on_two_threads(&items, |(path, i)| {
+        let name = &path[open[*i].0.len() + 1..];
+        let (size, mtime) = stat_in(&open[*i].1, name)?;
+        Some((path.clone(), size, mtime))
+    }));
+    scan.links.sort();
+    scan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dir_line_reads_back_and_names_only_store_folders() {
+        let s = DirStamp { mtime: 17, ctime: 18, ino: 19 };
+        let line = s.line("memory/vault");
+        assert_eq!(line, "#dir memory/vault 17 18 19\n");
+        let value = line.trim_end().strip_prefix("#dir ").unwrap();
+        assert_eq!(DirStamp::parse(value), Some(("memory/vault".to_owned(), s)));
+        for bad in
+            ["memory 1 2 3", "memory/vault 1 2", "memory/vault 1 2 3 4", "memory/vault x 2 3"]
+        {
+            assert_eq!(DirStamp::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_stamps_older_than_the_listing_are_settled() {
+        // (mtime, ctime, clock) → settled
+        for (mtime, ctime, clock, settled) in
+            [(1, 1, 2, true), (1, 2, 2, false), (2, 1, 2, false), (3, 3, 2, false)]
+        {
+            let s = DirStamp { mtime, ctime, ino: 1 };
+            assert_eq!(s.settled(clock), settled, "{mtime} {ctime} {clock}");
+        }
+    }
+
+    #[test]
+    fn a_folder_is_recorded_only_when_the_manifest_holds_exactly_its_files() {
+        let s = DirStamp { mtime: 1, ctime: 1, ino: 1 };
+        let dirs = vec![("memory/vault".to_owned(), s), ("memory/episodes".to_owned(), s)];
+        let files = vec![
+            ("MEMORY.md".to_owned(), 1, 1),
+            ("memory/vault/a.md".to_owned(), 1, 1),
+            ("memory/episodes/x.md".to_owned(), 1, 1),
+        ];
+        let recorded = |manifest: &[&str]| -> Vec<String> {
+            recordable(&dirs, &files, manifest.iter().copied()).into_keys().collect()
+        };
+        let all = ["MEMORY.md", "memory/episodes/x.md", "memory/vault/a.md"];
+        assert_eq!(recorded(&all), ["memory/episodes", "memory/vault"]);
+        // A file present but not in the manifest (left out): its folder is listed next time.
+        assert_eq!(recorded(&["memory/vault/a.md"]), ["memory/vault"]);
+        // A path of the manifest whose file is gone.
+        assert_eq!(
+            recorded(&["memory/episodes/x.md", "memory/vault/a.md", "memory/vault/b.md"]),
+            ["memory/episodes"]
+        );
+    }
+}
