@@ -33,9 +33,12 @@ import evaluate as ev  # noqa: E402
 import locomo_to_jsonl as conv  # noqa: E402
 
 # The factors the binary applies (crates/index/src/index/when.rs: DATED_BOOST, DURING_BOOST).
-CURRENT = {"dated": 1.25, "during": 2.0}
+# The factor on an entry linked to an entity the question names (issue 22:
+# crates/index/src/index/people.rs: LINKED_BOOST).
+CURRENT = {"dated": 1.25, "during": 2.0, "linked": 1.0}
 GRID_DATED = (1.0, 1.25, 1.5, 2.0, 3.0)
 GRID_DURING = (1.0, 1.5, 2.0, 3.0)
+GRID_LINKED = (1.0, 1.1, 1.25, 1.5, 2.0)
 DEPTH = 50
 
 
@@ -68,15 +71,19 @@ def collect(binary: Path, split: str, data: Path) -> list[dict]:
     return out
 
 
-def rerank(questions: list[dict], dated: float, during: float) -> dict:
-    """Mean recall@k per category (and "all") with the given factors."""
+def rerank(questions: list[dict], dated: float, during: float, linked: float | None = None) -> dict:
+    """Mean recall@k per category (and "all") with the given factors (`linked` None: the
+    binary's)."""
+    linked = CURRENT["linked"] if linked is None else linked
     sums: dict = {}
     for q in questions:
         scored = []
         for h in q["hits"]:
             applied = (CURRENT["dated"] if h.get("dated") else 1.0) * (
-                CURRENT["during"] if h.get("during") else 1.0)
-            f = (dated if h.get("dated") else 1.0) * (during if h.get("during") else 1.0)
+                CURRENT["during"] if h.get("during") else 1.0) * (
+                CURRENT["linked"] if h.get("linked") else 1.0)
+            f = (dated if h.get("dated") else 1.0) * (during if h.get("during") else 1.0) * (
+                linked if h.get("linked") else 1.0)
             scored.append((-(h["score"] / applied * f), h["id"], h.get("source")))
         scored.sort()
         ranked = [src for _, _, src in scored]
@@ -110,6 +117,16 @@ def main() -> int:
                      for c in [*ev.CATEGORIES, "all"]]
             mark = " (current)" if (d, u) == (CURRENT["dated"], CURRENT["during"]) else ""
             print(f"| {d}{mark} | {u} | " + " | ".join(cells) + " |")
+    print(f"\nLinked to an entity the question names (issue 22), dates at the binary's factors; "
+          f"{sum(1 for q in questions for h in q['hits'] if h.get('linked'))} linked hits\n")
+    print(f"| linked × | {cats} | all |")
+    print("|---|" + "---|" * (len(ev.CATEGORIES) + 1))
+    for x in GRID_LINKED:
+        m = rerank(questions, CURRENT["dated"], CURRENT["during"], x)
+        cells = [f"{m[(c, 5)]:.3f} / {m[(c, 10)]:.3f}" if (c, 5) in m else "–"
+                 for c in [*ev.CATEGORIES, "all"]]
+        mark = " (current)" if x == CURRENT["linked"] else ""
+        print(f"| {x}{mark} | " + " | ".join(cells) + " |")
     return 0
 
 

@@ -71,6 +71,23 @@ pub struct Settings {
     pub hooks: HookSettings,
     /// What a reflection's instructions offer.
     pub reflection: ReflectionSettings,
+    /// What `import` and `remember` read from a message besides its text.
+    pub capture: CaptureSettings,
+}
+
+/// What `import` and `remember` read from a message besides its text (issue 22).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureSettings {
+    /// Link each imported or remembered episode entry to the people, places, organisations,
+    /// events and things it names (`cogmem_text::names`), creating their entity files.
+    pub extract_entities: bool,
+}
+
+impl Default for CaptureSettings {
+    fn default() -> Self {
+        Self { extract_entities: true }
+    }
 }
 
 /// The kinds of element a reflection's monologue draws from (issue 19, item 5): the skill's

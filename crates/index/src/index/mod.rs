@@ -16,6 +16,7 @@ pub(crate) mod dir;
 pub mod freshness;
 pub(crate) mod line_file;
 pub mod merge;
+pub(crate) mod people;
 pub mod search;
 pub(crate) mod when;
 

@@ -99,6 +99,10 @@ pub struct Hit {
     /// multiplied by 2.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub during: bool,
+    /// An episode entry linked to an entity the query names (`person--melanie` for "What
+    /// does Melanie do?"): its score was multiplied by the linked boost (issue 22).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub linked: bool,
 }
 
 /// The share of a matching question's score that the entry right after it receives.
@@ -269,6 +273,7 @@ pub fn search(
             implied_dates: get(f.dates).split_whitespace().map(str::to_owned).collect(),
             dated: false,
             during: false,
+            linked: false,
             store,
         }))
     };
@@ -372,6 +377,13 @@ pub fn search(
         h.score = round(h.score * cue.factor());
     }
     cogmem_store::timing::mark("dates weighed");
+    // Who the query asks about (issue 22): entries linked to the entities it names.
+    for h in hits.iter_mut().filter(|h| h.store == Store::Episodic.as_str()) {
+        h.linked = super::people::names_one_of(&question.people, &h.entities);
+        if h.linked {
+            h.score = round(h.score * super::people::LINKED_BOOST);
+        }
+    }
     if activation {
         spread_activation(index, &mut hits);
         cogmem_store::timing::mark("activation spread");
