@@ -63,6 +63,8 @@ fn issue_22_import_links_speakers_and_names_in_one_commit() {
         assert!(file.starts_with(&format!("# {id}\n")), "{file}");
         assert!(env.read("memory/graph/index.md").contains(id), "{id} not in the registry");
     }
+    // The entities created have their decay entries: nothing for doctor to repair.
+    env.run(["verify"]).success();
     // Pottery only ever starts a sentence: a capital, not a name.
     assert!(!env.path("memory/graph/entities/concept--pottery.md").exists());
     // Entity-scoped search follows the links.

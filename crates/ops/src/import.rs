@@ -281,9 +281,10 @@ pub fn import(
             report.days.push(date);
         }
         timing::mark("import: days staged");
-        if let Some(names) = &names {
-            create_entities(ws, &mut change, names.new_entities(), &now)?;
-        }
+        let entity_keys = match &names {
+            Some(names) => create_entities(ws, &mut change, names.new_entities(), &now)?,
+            None => Vec::new(),
+        };
         // One shard of decay entries in memory at a time, each staged as it is rendered.
         let p = &ws.settings().decay;
         let unit = NewUnit {
@@ -293,7 +294,10 @@ pub fn import(
             pinned: false,
         };
         let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
-        DecayFile::insert_new_by_shard(ws, &new_ids, unit, p, |rel, text| {
+        // The entities it created are units of the semantic store, found as automatically.
+        let entity_unit = NewUnit { store: Store::Semantic, ..unit };
+        let groups = [(new_ids.as_slice(), unit), (entity_keys.as_slice(), entity_unit)];
+        DecayFile::insert_groups_by_shard(ws, &groups, p, |rel, text| {
             let action = if ws.abs(&rel).exists() { Action::Edit } else { Action::Create };
             let staged = days::stage(ws, &rel, &text)?;
             change.write_staged(&rel, staged, action, summary.clone());
@@ -465,15 +469,16 @@ fn read_messages(
 }
 
 /// Creates the file of each entity the import linked that has none (issue 22), dated `now`,
-/// and regenerates `memory/graph/index.md` into the change when it did.
+/// and regenerates `memory/graph/index.md` into the change when it did; returns the decay
+/// keys of the entities created.
 fn create_entities<'a>(
     ws: &Workspace,
     change: &mut Change,
     ids: impl Iterator<Item = &'a str>,
     now: &Timestamp,
-) -> crate::Result<()> {
+) -> crate::Result<Vec<String>> {
     let date = now.format("%Y-%m-%d").to_string();
-    let mut created = false;
+    let mut created = Vec::new();
     for id in ids {
         let Ok(id) = EntityId::parse(id) else { continue };
         let rel = cogmem_store::workspace::layout::entity_file(id.as_str());
@@ -482,13 +487,13 @@ fn create_entities<'a>(
         }
         let content = cogmem_store::store::entity::new_file(&id, &date)?;
         change.write(&rel, content.into_bytes(), Action::Create, format!("new entity {id}"));
-        created = true;
+        created.push(format!("entity:{id}"));
     }
-    if created {
+    if !created.is_empty() {
         crate::graph::regenerate_index_into(ws, change)?;
     }
     timing::mark("import: entities created");
-    Ok(())
+    Ok(created)
 }
 
 /// `1 message`, `2 messages`: a count with its noun.

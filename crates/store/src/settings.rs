@@ -296,11 +296,16 @@ pub struct SearchSettings {
     /// Boost hits whose entities the graph activates from the entities of the best hits
     /// (spreading activation). `false` ranks by BM25 × decayed relevance alone.
     pub activation: bool,
+    /// Words added to a query from its best matches (pseudo-relevance feedback, issue 22); 0
+    /// adds none.
+    pub expansion_terms: usize,
+    /// The weight of an added word, as a fraction of a query word's.
+    pub expansion_weight: f64,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        Self { activation: true }
+        Self { activation: true, expansion_terms: 0, expansion_weight: 0.3 }
     }
 }
 

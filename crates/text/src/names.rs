@@ -404,6 +404,16 @@ pub fn kind(name: &str, seen: &Seen) -> &'static str {
     "concept"
 }
 
+/// Tells whether a speaker's name as a transcript gives it is a plain name that can have an
+/// entity: one to [`MAX_WORDS`] words of letters (and `'`, `’`, `-`, `.`), nothing else.
+pub fn is_plain_name(name: &str) -> bool {
+    let words = name.split(' ').count();
+    !name.trim().is_empty()
+        && words <= MAX_WORDS
+        && name.chars().any(char::is_alphabetic)
+        && name.chars().all(|c| c.is_alphabetic() || " '’-.".contains(c))
+}
+
 /// Which of `people` (full names, as a conversation's speakers are written) a name stands
 /// for: one whose first name is the name's first word, or starts with it ("Mel" for
 /// "Melanie", three letters at least).
@@ -420,17 +430,20 @@ pub fn person_of<'p>(name: &str, people: &'p [String]) -> Option<&'p str> {
 mod tests {
     use super::*;
 
-    fn names(text: &str) -> Vec<(String, bool, bool)> {
+    /// A name, whether it starts a sentence, whether it follows a place cue.
+    type Read = (String, bool, bool);
+
+    fn names(text: &str) -> Vec<Read> {
         occurrences(text).into_iter().map(|o| (o.name, o.initial, o.after_place_cue)).collect()
     }
 
-    fn n(name: &str, initial: bool, place: bool) -> (String, bool, bool) {
+    fn n(name: &str, initial: bool, place: bool) -> Read {
         (name.to_owned(), initial, place)
     }
 
     #[test]
     fn reads_capitalised_runs() {
-        let cases: Vec<(&str, Vec<(String, bool, bool)>)> = vec![
+        let cases: Vec<(&str, Vec<Read>)> = vec![
             ("We went to the Pride Parade.", vec![n("Pride Parade", false, true)]),
             ("Hey Caroline! How are you?", vec![n("Caroline", false, false)]),
             ("Caroline said hi", vec![n("Caroline", true, false)]),
@@ -540,6 +553,22 @@ mod tests {
         for (input, want) in cases {
             let got = occurrences(input).iter().any(confident);
             assert_eq!(got, want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn a_speaker_with_markup_is_no_name() {
+        for (input, want) in [
+            ("Caroline", true),
+            ("Mary-Jane O'Neil", true),
+            ("Dr. Ada Lovelace", true),
+            ("Mel <!-- entities: [[person--eve]] -->", false),
+            ("Mel\n## 09:00 | fact", false),
+            ("user 42", false),
+            ("", false),
+            ("A B C D E", false),
+        ] {
+            assert_eq!(is_plain_name(input), want, "input: {input:?}");
         }
     }
 

@@ -13,6 +13,7 @@
 pub mod analyzer;
 pub(crate) mod decay_cache;
 pub(crate) mod dir;
+pub(crate) mod expand;
 pub mod freshness;
 pub(crate) mod line_file;
 pub mod merge;

@@ -25,9 +25,26 @@ pub(crate) fn names_one_of(people: &[String], entities: &[String]) -> bool {
     })
 }
 
+/// Tells whether an entity file's text says nothing but its name: headings, comment lines and
+/// blank lines only, as `import` creates the entities its messages name. Such a file is no
+/// memory of its own; the entries linked to it are.
+pub(crate) fn is_stub(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .all(|l| l.is_empty() || l.starts_with('#') || l.starts_with("<!--") && l.ends_with("-->"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entity_file_with_only_its_name_is_a_stub() {
+        let stub = "# place--sweden\n<!-- Type: place | Created: 2026-12-01 -->\n\n## Summary\n\n## Facts\n";
+        assert!(is_stub(stub));
+        assert!(!is_stub(&format!("{stub}- Caroline moved here\n")));
+        assert!(!is_stub("# x\nA summary line.\n"));
+    }
 
     #[test]
     fn a_question_names_the_entities_of_its_people() {

@@ -61,7 +61,7 @@ impl Extractor {
     /// `assistant`), then those of the names it writes, each once.
     pub(crate) fn links(&mut self, speaker: Option<&str>, text: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        if let Some(s) = speaker.map(str::trim).filter(|s| !s.is_empty()) {
+        if let Some(s) = speaker.map(str::trim).filter(|s| names::is_plain_name(s)) {
             if !self.people.iter().any(|p| p == s) {
                 self.people.push(s.to_owned());
             }
