@@ -281,6 +281,8 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
 
     cm = Cogmem(args.run_binary, ws, now)
     t_init = cm.init(extract=not (args.no_extract or args.entities))
+    if args.no_activation:
+        cm.set_activation(False)
     report, t_import = cm.import_jsonl(jsonl)
     if report.get("imported") != len(recs):
         raise RuntimeError(f"{sid}: imported {report.get('imported')} of {len(recs)} turns")
@@ -421,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-extract", action="store_true",
                     help="`[capture] extract_entities = false`: import links no entity (the ranking "
                          "before issue 22's extraction, for a comparison on the same binary)")
+    ap.add_argument("--no-activation", action="store_true",
+                    help="`[search] activation = false` in each workspace (graph activation off)")
     ap.add_argument("--entities", action="store_true",
                     help="link each turn to the entities extracted from the conversation (entities.py), "
                          "write the entity graph, and rank with search.activation off and on")
