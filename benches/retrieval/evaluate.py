@@ -205,10 +205,16 @@ class Cogmem:
         if p.returncode != 0:
             raise RuntimeError(f"cogmem graph rebuild failed ({p.returncode}): {p.stderr.strip()}")
 
-    def init(self) -> float:
+    def init(self, extract: bool = True) -> float:
+        """`cogmem init`; with `extract` false, `[capture] extract_entities = false` in
+        cogmem.toml (import links no entity)."""
         p, t = self.run("--quiet", "init")
         if p.returncode != 0:
             raise RuntimeError(f"cogmem init failed ({p.returncode}): {p.stderr.strip()}")
+        if not extract:
+            path = Path(self.ws) / "cogmem.toml"
+            text = path.read_text(encoding="utf-8")
+            path.write_text(f"{text}\n[capture]\nextract_entities = false\n", encoding="utf-8")
         return t
 
     def import_jsonl(self, path: Path) -> tuple[dict, float]:
@@ -274,7 +280,9 @@ def evaluate_sample(sample: dict, args, rg: str | None, tmp_root: Path) -> dict:
     jsonl.write_text(conv.to_jsonl(recs), encoding="utf-8")
 
     cm = Cogmem(args.run_binary, ws, now)
-    t_init = cm.init()
+    t_init = cm.init(extract=not (args.no_extract or args.entities))
+    if args.no_activation:
+        cm.set_activation(False)
     report, t_import = cm.import_jsonl(jsonl)
     if report.get("imported") != len(recs):
         raise RuntimeError(f"{sid}: imported {report.get('imported')} of {len(recs)} turns")
@@ -412,6 +420,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline-no-speaker", action="store_true",
                     help="baselines index the turn text without the 'Speaker:' label")
     ap.add_argument("--progress", action="store_true", help="report progress on stderr")
+    ap.add_argument("--no-extract", action="store_true",
+                    help="`[capture] extract_entities = false`: import links no entity (the ranking "
+                         "before issue 22's extraction, for a comparison on the same binary)")
+    ap.add_argument("--no-activation", action="store_true",
+                    help="`[search] activation = false` in each workspace (graph activation off)")
     ap.add_argument("--entities", action="store_true",
                     help="link each turn to the entities extracted from the conversation (entities.py), "
                          "write the entity graph, and rank with search.activation off and on")

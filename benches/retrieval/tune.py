@@ -33,14 +33,18 @@ import evaluate as ev  # noqa: E402
 import locomo_to_jsonl as conv  # noqa: E402
 
 # The factors the binary applies (crates/index/src/index/when.rs: DATED_BOOST, DURING_BOOST).
-CURRENT = {"dated": 1.25, "during": 2.0}
+# The factor on an entry linked to an entity the question names (issue 22:
+# crates/index/src/index/people.rs: LINKED_BOOST).
+CURRENT = {"dated": 1.25, "during": 2.0, "linked": 1.0}
 GRID_DATED = (1.0, 1.25, 1.5, 2.0, 3.0)
 GRID_DURING = (1.0, 1.5, 2.0, 3.0)
+GRID_LINKED = (1.0, 1.1, 1.25, 1.5, 2.0)
 DEPTH = 50
 
 
-def collect(binary: Path, split: str, data: Path) -> list[dict]:
-    """Every question of the split with its evidence and its DEPTH best hits."""
+def collect(binary: Path, split: str, data: Path, search: str = "") -> list[dict]:
+    """Every question of the split with its evidence and its DEPTH best hits; `search` is
+    written into each workspace's cogmem.toml as its `[search]` section."""
     out = []
     for s in conv.load(data):
         if s["sample_id"] not in ev.SPLITS[split]:
@@ -54,6 +58,10 @@ def collect(binary: Path, split: str, data: Path) -> list[dict]:
             jsonl.write_text(conv.to_jsonl(recs), encoding="utf-8")
             cm = ev.Cogmem(binary, work / "ws", now)
             cm.init()
+            if search:
+                toml = work / "ws" / "cogmem.toml"
+                toml.write_text(toml.read_text(encoding="utf-8") + f"\n[search]\n{search}\n",
+                                encoding="utf-8")
             cm.import_jsonl(jsonl)
             for qa in s["qa"]:
                 evidence, _ = ev.clean_evidence(qa.get("evidence"), valid)
@@ -68,15 +76,19 @@ def collect(binary: Path, split: str, data: Path) -> list[dict]:
     return out
 
 
-def rerank(questions: list[dict], dated: float, during: float) -> dict:
-    """Mean recall@k per category (and "all") with the given factors."""
+def rerank(questions: list[dict], dated: float, during: float, linked: float | None = None) -> dict:
+    """Mean recall@k per category (and "all") with the given factors (`linked` None: the
+    binary's)."""
+    linked = CURRENT["linked"] if linked is None else linked
     sums: dict = {}
     for q in questions:
         scored = []
         for h in q["hits"]:
             applied = (CURRENT["dated"] if h.get("dated") else 1.0) * (
-                CURRENT["during"] if h.get("during") else 1.0)
-            f = (dated if h.get("dated") else 1.0) * (during if h.get("during") else 1.0)
+                CURRENT["during"] if h.get("during") else 1.0) * (
+                CURRENT["linked"] if h.get("linked") else 1.0)
+            f = (dated if h.get("dated") else 1.0) * (during if h.get("during") else 1.0) * (
+                linked if h.get("linked") else 1.0)
             scored.append((-(h["score"] / applied * f), h["id"], h.get("source")))
         scored.sort()
         ranked = [src for _, _, src in scored]
@@ -87,16 +99,41 @@ def rerank(questions: list[dict], dated: float, during: float) -> dict:
     return {key: sum(v) / len(v) for key, v in sums.items()}
 
 
+# (words added, weight of each) for `--expansion`; (0, 0) is no expansion.
+# (Expansion applies to list questions only, "what activities …": the binary's rule.)
+GRID_EXPANSION = ((0, 0.0), (5, 0.2), (5, 0.5), (10, 0.3))
+
+
+def expansion(binary: Path, args) -> int:
+    """One search per question for each expansion setting (the split re-imported each time)."""
+    cats = " | ".join(f"{c} {n}" for c, n in ev.CATEGORIES.items())
+    print(f"{args.split} split, query expansion; recall@5 / recall@10\n")
+    print(f"| words | weight | {cats} | all |")
+    print("|---|---|" + "---|" * (len(ev.CATEGORIES) + 1))
+    for terms, weight in GRID_EXPANSION:
+        search = f"expansion_terms = {terms}\nexpansion_weight = {weight}"
+        m = rerank(collect(binary, args.split, args.data, search), CURRENT["dated"], CURRENT["during"])
+        cells = [f"{m[(c, 5)]:.3f} / {m[(c, 10)]:.3f}" if (c, 5) in m else "–"
+                 for c in [*ev.CATEGORIES, "all"]]
+        print(f"| {terms} | {weight} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cogmem", type=Path, default=ev.REPO / "target/debug/cogmem")
     ap.add_argument("--data", type=Path, default=conv.DEFAULT_DATA)
     ap.add_argument("--split", choices=sorted(ev.SPLITS), default="tune",
                     help="the conversations to tune on (default: %(default)s)")
+    ap.add_argument("--expansion", action="store_true",
+                    help="instead: measure query expansion (`[search] expansion_terms`, "
+                         "`expansion_weight`) over GRID_EXPANSION, one run of the split each")
     args = ap.parse_args()
     binary = args.cogmem.resolve()
     if not os.access(binary, os.X_OK):
         ap.error(f"{binary} is not an executable (build it with `cargo build`)")
+    if args.expansion:
+        return expansion(binary, args)
     questions = collect(binary, args.split, args.data)
     cats = " | ".join(f"{c} {n}" for c, n in ev.CATEGORIES.items())
     print(f"{args.split} split, {len(questions)} questions, {DEPTH} hits each; "
@@ -110,6 +147,16 @@ def main() -> int:
                      for c in [*ev.CATEGORIES, "all"]]
             mark = " (current)" if (d, u) == (CURRENT["dated"], CURRENT["during"]) else ""
             print(f"| {d}{mark} | {u} | " + " | ".join(cells) + " |")
+    print(f"\nLinked to an entity the question names (issue 22), dates at the binary's factors; "
+          f"{sum(1 for q in questions for h in q['hits'] if h.get('linked'))} linked hits\n")
+    print(f"| linked × | {cats} | all |")
+    print("|---|" + "---|" * (len(ev.CATEGORIES) + 1))
+    for x in GRID_LINKED:
+        m = rerank(questions, CURRENT["dated"], CURRENT["during"], x)
+        cells = [f"{m[(c, 5)]:.3f} / {m[(c, 10)]:.3f}" if (c, 5) in m else "–"
+                 for c in [*ev.CATEGORIES, "all"]]
+        mark = " (current)" if x == CURRENT["linked"] else ""
+        print(f"| {x}{mark} | " + " | ".join(cells) + " |")
     return 0
 
 

@@ -80,7 +80,13 @@ fn issue_16_a_speaker_or_text_cannot_forge_an_entry_or_its_comment_lines() {
     assert_eq!(entries.len(), 4, "{day}");
     let sources: Vec<_> = entries.iter().map(|e| e.source.as_deref()).collect();
     assert_eq!(sources, [Some("S1"), Some("S2"), Some("S3"), Some("S4")], "{day}");
-    assert!(entries.iter().all(|e| !e.deleted && e.entities.is_empty()), "{day}");
+    // No forged link: the only entity is the one import links itself, the plain speaker's
+    // (issue 22); a speaker with markup in it is no name and links nothing.
+    assert!(
+        entries.iter().all(|e| !e.deleted && e.entities.iter().all(|x| x == "person--mel")),
+        "{day}"
+    );
+    assert!(entries[0].entities.is_empty() && entries[3].entities.is_empty(), "{day}");
     assert!(entries[1].text.contains("two"), "{day}");
     let out = env.run(["import", "-", "--json"]).stdin(jsonl).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();

@@ -9,6 +9,7 @@
 //! [`TRANSCRIPT_TAG`] so that reflection input leaves them out.
 
 mod days;
+pub(crate) mod entities;
 mod known;
 mod lines;
 mod transcript;
@@ -263,7 +264,8 @@ pub fn import(
     timing::mark("import: sources of the workspace read");
     let mut days = Days::new(ws)?;
     let name = input.name;
-    let read = read_messages(ws, input, opts, &now, &mut known, &mut days);
+    let mut names = None;
+    let read = read_messages(ws, input, opts, &now, &mut known, &mut days, &mut names);
     timing::mark("import: input read");
     let (mut report, new_ids) = match read {
         Ok(r) if !days.is_empty() => r,
@@ -279,6 +281,10 @@ pub fn import(
             report.days.push(date);
         }
         timing::mark("import: days staged");
+        let entity_keys = match &names {
+            Some(names) => create_entities(ws, &mut change, names.new_entities(), &now)?,
+            None => Vec::new(),
+        };
         // One shard of decay entries in memory at a time, each staged as it is rendered.
         let p = &ws.settings().decay;
         let unit = NewUnit {
@@ -288,7 +294,10 @@ pub fn import(
             pinned: false,
         };
         let summary = format!("decay entries for {} imported", count(new_ids.len(), "message"));
-        DecayFile::insert_new_by_shard(ws, &new_ids, unit, p, |rel, text| {
+        // The entities it created are units of the semantic store, found as automatically.
+        let entity_unit = NewUnit { store: Store::Semantic, ..unit };
+        let groups = [(new_ids.as_slice(), unit), (entity_keys.as_slice(), entity_unit)];
+        DecayFile::insert_groups_by_shard(ws, &groups, p, |rel, text| {
             let action = if ws.abs(&rel).exists() { Action::Edit } else { Action::Create };
             let staged = days::stage(ws, &rel, &text)?;
             change.write_staged(&rel, staged, action, summary.clone());
@@ -320,6 +329,7 @@ fn read_messages(
     now: &Timestamp,
     known: &mut Known,
     days: &mut Days<'_>,
+    names: &mut Option<entities::Extractor>,
 ) -> crate::Result<(ImportReport, Vec<String>)> {
     let limits = &ws.settings().limits;
     let name = input.name;
@@ -380,7 +390,7 @@ fn read_messages(
                     transcript::codex(&v, n, &mut session).map(|m| m.map(Message::from))
                 }
             });
-        let m = match parsed {
+        let mut m = match parsed {
             Ok(None) => continue,
             Ok(Some(m)) => m,
             Err(error) => {
@@ -429,6 +439,18 @@ fn read_messages(
             opts.allow_secret,
         )?;
         known.insert(&m.source);
+        if ws.settings().capture.extract_entities {
+            let ex = match names {
+                Some(ex) => ex,
+                None => names.insert(entities::Extractor::of_workspace(ws)?),
+            };
+            let speaker = (!opts.format.is_host()).then_some(m.speaker.as_str());
+            for id in ex.links(speaker, &m.text) {
+                if !m.entities.contains(&id) {
+                    m.entities.push(id);
+                }
+            }
+        }
         let date = m.at.format("%Y-%m-%d").to_string();
         let time = if m.has_time { m.at.format("%H:%M").to_string() } else { "00:00".to_owned() };
         let text = episode::said(&m.speaker, &m.text);
@@ -444,6 +466,34 @@ fn read_messages(
     }
     timing::mark(&format!("import: {} bytes read", lines.bytes_read()));
     Ok((report, new_ids))
+}
+
+/// Creates the file of each entity the import linked that has none (issue 22), dated `now`,
+/// and regenerates `memory/graph/index.md` into the change when it did; returns the decay
+/// keys of the entities created.
+fn create_entities<'a>(
+    ws: &Workspace,
+    change: &mut Change,
+    ids: impl Iterator<Item = &'a str>,
+    now: &Timestamp,
+) -> crate::Result<Vec<String>> {
+    let date = now.format("%Y-%m-%d").to_string();
+    let mut created = Vec::new();
+    for id in ids {
+        let Ok(id) = EntityId::parse(id) else { continue };
+        let rel = cogmem_store::workspace::layout::entity_file(id.as_str());
+        if ws.abs(&rel).exists() {
+            continue;
+        }
+        let content = cogmem_store::store::entity::new_file(&id, &date)?;
+        change.write(&rel, content.into_bytes(), Action::Create, format!("new entity {id}"));
+        created.push(format!("entity:{id}"));
+    }
+    if !created.is_empty() {
+        crate::graph::regenerate_index_into(ws, change)?;
+    }
+    timing::mark("import: entities created");
+    Ok(created)
 }
 
 /// `1 message`, `2 messages`: a count with its noun.

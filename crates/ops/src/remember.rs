@@ -582,7 +582,9 @@ impl Writer<'_> {
             tags: &req.tags,
             text: &req.text,
         };
-        match episode::append(existing.as_deref(), &entry)? {
+        let links = self.links(&req.text);
+        let ids: Vec<String> = links.iter().map(|(id, _)| id.clone()).collect();
+        match episode::append_linked(existing.as_deref(), &entry, &ids)? {
             episode::Appended::Duplicate { id, line } => {
                 self.duplicates.push(Unit { id, store: Store::Episodic, path: rel, line });
             }
@@ -592,9 +594,25 @@ impl Writer<'_> {
                 self.change.write(&rel, content.into_bytes(), action, summary);
                 self.new_units.push((id.clone(), Store::Episodic));
                 self.written.push(Unit { id, store: Store::Episodic, path: rel, line });
+                for (id, _) in links.iter().filter(|(_, exists)| !exists) {
+                    self.ensure_entity(&EntityId::parse(id)?)?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// The entities an episode's text names (issue 22), their files created when missing;
+    /// none when `[capture] extract_entities` is off.
+    /// Each with whether its file exists.
+    fn links(&self, text: &str) -> Vec<(String, bool)> {
+        if !self.ws.settings().capture.extract_entities {
+            return Vec::new();
+        }
+        crate::import::entities::of_one_message(text, |id| {
+            let rel = layout::entity_file(id);
+            self.change.pending(&rel).is_some() || self.ws.abs(&rel).exists()
+        })
     }
 
     /// Creates the entity file (and its registry row) if needed; returns its content.

@@ -86,14 +86,8 @@ pub fn search(
 ) -> crate::Result<SearchReport> {
     let (idx, refresh) = index::open(ws, false, None)?;
     let settings = ws.settings();
-    let hits = search::search(
-        &idx,
-        query,
-        opts,
-        clock.now(),
-        &settings.decay,
-        settings.search.activation,
-    )?;
+    let hits =
+        search::search_with(&idx, query, opts, clock.now(), &settings.decay, &settings.search)?;
     Ok(SearchReport { hits, refresh })
 }
 

@@ -71,6 +71,23 @@ pub struct Settings {
     pub hooks: HookSettings,
     /// What a reflection's instructions offer.
     pub reflection: ReflectionSettings,
+    /// What `import` and `remember` read from a message besides its text.
+    pub capture: CaptureSettings,
+}
+
+/// What `import` and `remember` read from a message besides its text (issue 22).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureSettings {
+    /// Link each imported or remembered episode entry to the people, places, organisations,
+    /// events and things it names (`cogmem_text::names`), creating their entity files.
+    pub extract_entities: bool,
+}
+
+impl Default for CaptureSettings {
+    fn default() -> Self {
+        Self { extract_entities: true }
+    }
 }
 
 /// The kinds of element a reflection's monologue draws from (issue 19, item 5): the skill's
@@ -279,11 +296,16 @@ pub struct SearchSettings {
     /// Boost hits whose entities the graph activates from the entities of the best hits
     /// (spreading activation). `false` ranks by BM25 × decayed relevance alone.
     pub activation: bool,
+    /// Words added to a query from its best matches (pseudo-relevance feedback, issue 22); 0
+    /// adds none.
+    pub expansion_terms: usize,
+    /// The weight of an added word, as a fraction of a query word's.
+    pub expansion_weight: f64,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        Self { activation: true }
+        Self { activation: true, expansion_terms: 0, expansion_weight: 0.3 }
     }
 }
 

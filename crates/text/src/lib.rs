@@ -27,6 +27,7 @@ pub mod kin;
 pub mod markdown;
 pub mod merge;
 pub mod model;
+pub mod names;
 pub mod question;
 pub mod route;
 pub mod shell;

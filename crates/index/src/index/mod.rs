@@ -13,11 +13,13 @@
 pub mod analyzer;
 pub(crate) mod decay_cache;
 pub(crate) mod dir;
+pub(crate) mod expand;
 pub mod freshness;
 pub mod highlight;
 pub(crate) mod line_file;
 mod manifest_patch;
 pub mod merge;
+pub(crate) mod people;
 pub(crate) mod scan;
 pub mod search;
 pub(crate) mod when;

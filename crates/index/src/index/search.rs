@@ -18,8 +18,9 @@ use super::{Index, analyzer};
 use crate::Timestamp;
 use crate::error::InputError;
 use cogmem_store::decay::{self, Band};
-use cogmem_store::settings::DecaySettings;
+use cogmem_store::settings::{DecaySettings, SearchSettings};
 use cogmem_store::store::Store;
+use cogmem_text::question::Wanted;
 
 /// Filters and limits of a search.
 #[derive(Debug, Clone, Default)]
@@ -99,6 +100,10 @@ pub struct Hit {
     /// multiplied by 2.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub during: bool,
+    /// An episode entry linked to an entity the query names (`person--melanie` for "What
+    /// does Melanie do?"): its score was multiplied by the linked boost (issue 22).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub linked: bool,
 }
 
 /// The share of a matching question's score that the entry right after it receives.
@@ -130,6 +135,21 @@ pub fn search(
     p: &DecaySettings,
     activation: bool,
 ) -> crate::Result<Vec<Hit>> {
+    let s = SearchSettings { activation, ..SearchSettings::default() };
+    search_with(index, query, opts, now, p, &s)
+}
+
+/// [`search`] with every `[search]` setting: activation, and the words added to the query
+/// from its best matches (`expansion_terms`, `expansion_weight`; see `expand.rs`).
+pub fn search_with(
+    index: &Index,
+    query: &str,
+    opts: &SearchOptions,
+    now: Timestamp,
+    p: &DecaySettings,
+    s: &SearchSettings,
+) -> crate::Result<Vec<Hit>> {
+    let activation = s.activation;
     let positioned = analyzer::query_terms(query);
     if positioned.is_empty() {
         return Err(InputError::EmptyQuery { query: query.to_owned() }.into());
@@ -145,6 +165,17 @@ pub fn search(
         should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(title), 1.5))));
         let tags = TermQuery::new(Term::from_field_text(f.tags, t), IndexRecordOption::WithFreqs);
         should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tags), 1.3))));
+    }
+    let searcher = index.searcher();
+    // What the query asks (issue 22).
+    let question = cogmem_text::question::read(query, &now);
+    // Words the best matches share (issue 22), at a fraction of a query word's weight, for a
+    // question that asks for several things ("what activities …").
+    let expansion = if question.wanted == Wanted::List { s.expansion_terms } else { 0 };
+    for t in super::expand::feedback_terms(&searcher, f, &unique, expansion) {
+        let text = TermQuery::new(Term::from_field_text(f.text, &t), IndexRecordOption::WithFreqs);
+        let weight = s.expansion_weight as f32;
+        should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(text), weight))));
     }
     // Neighbouring query words that keep their distance in the text count extra (the distance
     // counts the stop words between them, as the index does).
@@ -209,7 +240,6 @@ pub fn search(
         clauses.push((Occur::Must, Box::new(either)));
     }
     let q = BooleanQuery::new(clauses);
-    let searcher = index.searcher();
     let cache = DecayCache::load(&index.dir().join(super::decay_cache::DIR));
     let at = cache.now(now);
     let tantivy_err = |e: tantivy::TantivyError| super::IndexError::Tantivy {
@@ -234,6 +264,14 @@ pub fn search(
         };
         // Superseded, inactive and merged entities never come back (ask for them by id).
         if matches!(get(f.state).as_str(), "superseded" | "inactive" | "merged") {
+            return Ok(None);
+        }
+        // An entity file that holds nothing but its name (issue 22: what import creates) comes
+        // back only to a search of the semantic store: its linked entries are the memories.
+        if store == Store::Semantic.as_str()
+            && opts.store != Some(Store::Semantic)
+            && super::people::is_stub(&get(f.raw))
+        {
             return Ok(None);
         }
         let forgotten = inputs.is_some_and(|i| i.forgotten);
@@ -269,6 +307,7 @@ pub fn search(
             implied_dates: get(f.dates).split_whitespace().map(str::to_owned).collect(),
             dated: false,
             during: false,
+            linked: false,
             store,
         }))
     };
@@ -363,7 +402,6 @@ pub fn search(
     }
     // What the query asks (issue 22): a when-question prefers memories that carry or imply a
     // date; a question naming days prefers the memories of those days.
-    let question = cogmem_text::question::read(query, &now);
     for h in &mut hits {
         let day = h.date.as_deref().and_then(cogmem_text::date::parse_day);
         let implied = super::when::parse(&h.implied_dates.join(" "));
@@ -372,6 +410,13 @@ pub fn search(
         h.score = round(h.score * cue.factor());
     }
     cogmem_store::timing::mark("dates weighed");
+    // Who the query asks about (issue 22): entries linked to the entities it names.
+    for h in hits.iter_mut().filter(|h| h.store == Store::Episodic.as_str()) {
+        h.linked = super::people::names_one_of(&question.people, &h.entities);
+        if h.linked {
+            h.score = round(h.score * super::people::LINKED_BOOST);
+        }
+    }
     if activation {
         spread_activation(index, &mut hits);
         cogmem_store::timing::mark("activation spread");

@@ -165,6 +165,16 @@ pub fn new_day(date: &str) -> Result<String, TemplateError> {
 
 /// Appends an entry to a day's file (`existing` is `None` for a new day).
 pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, TemplateError> {
+    append_linked(existing, entry, &[])
+}
+
+/// [`append`], with an `<!-- entities: … -->` line after the entry when `entities` is not
+/// empty (the entities the text names, issue 22). A duplicate text is not written again.
+pub fn append_linked(
+    existing: Option<&str>,
+    entry: &NewEntry<'_>,
+    entities: &[String],
+) -> Result<Appended, TemplateError> {
     let content = match existing {
         Some(t) => t.to_owned(),
         None => new_day(entry.date)?,
@@ -179,7 +189,8 @@ pub fn append(existing: Option<&str>, entry: &NewEntry<'_>) -> Result<Appended, 
         );
         return Ok(Appended::Duplicate { id, line: h.line });
     }
-    Ok(write_entry(content, &heads, entry, &[]))
+    let meta = if entities.is_empty() { Vec::new() } else { vec![entities_line(entities)] };
+    Ok(write_entry(content, &heads, entry, &meta))
 }
 
 /// Appends an imported entry with its source line, and its entities line when `entities` is not

@@ -28,15 +28,31 @@ impl DecayFile {
         keys: &[String],
         unit: NewUnit,
         p: &DecaySettings,
+        emit: impl FnMut(String, String) -> crate::Result<()>,
+    ) -> crate::Result<usize> {
+        Self::insert_groups_by_shard(from, &[(keys, unit)], p, emit)
+    }
+
+    /// [`DecayFile::insert_new_by_shard`] for several groups of keys, each made as its own
+    /// unit (an import's messages and the entities it creates, issue 22), every file written
+    /// once.
+    pub fn insert_groups_by_shard(
+        from: &(impl ReadRoot + ?Sized),
+        groups: &[(&[String], NewUnit)],
+        p: &DecaySettings,
         mut emit: impl FnMut(String, String) -> crate::Result<()>,
     ) -> crate::Result<usize> {
         let root = from.root();
         let present = shard_files(root);
         let main = Self::load_with(root, &[], disk(from))?;
-        let small = present.is_empty() && main.len() + keys.len() <= SPLIT_AT;
+        let count: usize = groups.iter().map(|(keys, _)| keys.len()).sum();
+        let small = present.is_empty() && main.len() + count <= SPLIT_AT;
         if small || (!main.is_empty() && !present.is_empty()) {
             let mut all = if present.is_empty() { main } else { Self::load(from)? };
-            let added = keys.iter().filter(|k| all.insert_new(k, unit, p)).count();
+            let mut added = 0;
+            for (keys, unit) in groups {
+                added += keys.iter().filter(|k| all.insert_new(k, *unit, p)).count();
+            }
             for (path, text) in all.changed_files() {
                 emit(path, text)?;
             }
@@ -57,10 +73,15 @@ impl DecayFile {
         fields.sharded = true;
         fields.complete = false;
         fields.touched.clear();
-        let mut by_shard: BTreeMap<u8, Vec<&String>> = BTreeMap::new();
-        for key in keys {
-            by_shard.entry(shard_of(key)).or_default().push(key);
+        let mut by_shard: BTreeMap<u8, Vec<(&String, usize)>> = BTreeMap::new();
+        for (g, (keys, _)) in groups.iter().enumerate() {
+            for key in *keys {
+                by_shard.entry(shard_of(key)).or_default().push((key, g));
+            }
         }
+        // Every new entry of a group is the same but for its key: rendered once, copied.
+        let raws: Vec<Box<RawValue>> =
+            groups.iter().map(|(_, unit)| entry_text(&fields, *unit, p)).collect();
         let mut added = 0;
         for n in 0..SHARDS {
             let new = by_shard.remove(&n).unwrap_or_default();
@@ -76,12 +97,10 @@ impl DecayFile {
                     shard.entries.push((key, slot));
                 }
             }
-            // Every new entry is the same but for its key: rendered once, copied for each.
-            let raw = entry_text(&fields, unit, p);
-            for key in new {
+            for (key, g) in new {
                 if !shard.by_key.contains_key(key.as_str()) {
                     let slot = Slot {
-                        raw: Some(raw.clone()),
+                        raw: Some(raws[g].clone()),
                         parsed: OnceCell::new(),
                         dirty: false,
                         home: Some(n),

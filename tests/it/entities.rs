@@ -1,0 +1,135 @@
+//! Entity extraction at `import` and on `remember` (issue 22): the speaker and the names a
+//! conversation uses become the entries' entity links and entity files in the same commit; a
+//! re-import adds nothing; `[capture] extract_entities = false` turns it off. Real binary, real
+//! git, real index.
+// See: issue 22
+
+use crate::common::TestEnv;
+use crate::search::hits;
+
+fn line(ts: &str, speaker: &str, text: &str, id: &str) -> String {
+    format!(
+        "{{\"timestamp\":\"{ts}\",\"speaker\":\"{speaker}\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
+    )
+}
+
+/// Caroline and Melanie talk about Sweden (named twice, mid-sentence), Pottery (a name at the
+/// start of a sentence only), and "Mel".
+fn transcript() -> String {
+    [
+        line("2026-06-20T10:00:00Z", "Caroline", "Hey Mel! I just got back from Sweden.", "D1:1"),
+        line("2026-06-20T10:01:00Z", "Melanie", "Pottery is my new thing. How was it?", "D1:2"),
+        line("2026-06-20T10:02:00Z", "Caroline", "I loved it, I want to move to Sweden.", "D1:3"),
+        line("2026-06-21T09:00:00Z", "Melanie", "Pottery class again today, so relaxing.", "D2:1"),
+        line("2026-06-21T09:01:00Z", "Caroline", "Enjoy it, Mel. Talk soon!", "D2:2"),
+    ]
+    .concat()
+}
+
+fn entities_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("<!-- entities:")).collect()
+}
+
+#[test]
+fn issue_22_import_links_speakers_and_names_in_one_commit() {
+    let env = TestEnv::initialized();
+    env.write("../talk.jsonl", &transcript());
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    let day = env.read("memory/episodes/2026-06-20.md");
+    assert_eq!(
+        entities_lines(&day),
+        [
+            // Melanie has not spoken yet, so "Mel" is no one yet; Sweden is not a name yet
+            // (one message so far): an import judges a message by what it has read.
+            "<!-- entities: [[person--caroline]] -->",
+            "<!-- entities: [[person--melanie]] -->",
+            // The second message naming Sweden, mid-sentence, after "to": a place.
+            "<!-- entities: [[person--caroline]] [[place--sweden]] -->",
+        ],
+        "{day}"
+    );
+    // Once Melanie has spoken, "Mel" is her.
+    let day2 = env.read("memory/episodes/2026-06-21.md");
+    assert_eq!(
+        entities_lines(&day2),
+        [
+            "<!-- entities: [[person--melanie]] -->",
+            "<!-- entities: [[person--caroline]] [[person--melanie]] -->"
+        ],
+        "{day2}"
+    );
+    for id in ["person--caroline", "person--melanie", "place--sweden"] {
+        let file = env.read(&format!("memory/graph/entities/{id}.md"));
+        assert!(file.starts_with(&format!("# {id}\n")), "{file}");
+        assert!(env.read("memory/graph/index.md").contains(id), "{id} not in the registry");
+    }
+    // The entities created have their decay entries: nothing for doctor to repair.
+    env.run(["verify"]).success();
+    // Pottery only ever starts a sentence: a capital, not a name.
+    assert!(!env.path("memory/graph/entities/concept--pottery.md").exists());
+    // Entity-scoped search follows the links.
+    let h = hits(&env, &["--entity", "place--sweden", "move"]);
+    assert_eq!(h.len(), 1, "{h:#?}");
+    assert_eq!(h[0]["source"], "D1:3");
+    // A re-import adds nothing: no commit, no file changed.
+    let head = env.head();
+    let before = env.snapshot();
+    let out = env.run(["--json", "import", "--format", "jsonl", "../talk.jsonl"]).success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((report["imported"].as_u64(), report["duplicates"].as_u64()), (Some(0), Some(5)));
+    assert_eq!(env.head(), head);
+    assert_eq!(env.snapshot(), before);
+}
+
+#[test]
+fn issue_22_a_later_import_links_names_the_workspace_knows() {
+    let env = TestEnv::initialized();
+    env.write("../talk.jsonl", &transcript());
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    // A new conversation naming Sweden once, at the start of a sentence: known, so linked.
+    env.write(
+        "../more.jsonl",
+        &line("2026-07-01T08:00:00Z", "Jon", "Sweden was cold in July.", "E1:1"),
+    );
+    env.mutate(["import", "--format", "jsonl", "../more.jsonl"]);
+    let day = env.read("memory/episodes/2026-07-01.md");
+    assert_eq!(
+        entities_lines(&day),
+        ["<!-- entities: [[person--jon]] [[place--sweden]] -->"],
+        "{day}"
+    );
+}
+
+#[test]
+fn issue_22_extraction_can_be_switched_off() {
+    let env = TestEnv::initialized();
+    let toml = env.read("cogmem.toml");
+    env.write("cogmem.toml", &format!("{toml}\n[capture]\nextract_entities = false\n"));
+    env.git_commit_all("extraction off");
+    env.write("../talk.jsonl", &transcript());
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    let day = env.read("memory/episodes/2026-06-20.md");
+    assert_eq!(entities_lines(&day), Vec::<&str>::new(), "{day}");
+    assert!(!env.path("memory/graph/entities/person--caroline.md").exists());
+    env.mutate(["remember", "I moved to Lisbon last year"]);
+    assert!(!env.path("memory/graph/entities/place--lisbon.md").exists());
+}
+
+#[test]
+fn issue_22_remember_links_known_and_confident_names_only() {
+    let env = TestEnv::initialized();
+    // A place after "to", mid-sentence: confident, a new entity in the same commit.
+    env.mutate(["remember", "I moved to Lisbon last year"]);
+    let today = "memory/episodes/2026-12-01.md";
+    assert_eq!(entities_lines(&env.read(today)), ["<!-- entities: [[place--lisbon]] -->"]);
+    assert!(env.read("memory/graph/entities/place--lisbon.md").starts_with("# place--lisbon"));
+    // Known now: linked even at the start of a sentence. A capital alone is not a name.
+    env.mutate(["remember", "Lisbon has great tiles. Pottery is fun."]);
+    assert_eq!(
+        entities_lines(&env.read(today)),
+        ["<!-- entities: [[place--lisbon]] -->", "<!-- entities: [[place--lisbon]] -->"]
+    );
+    assert!(!env.path("memory/graph/entities/concept--pottery.md").exists());
+    let h = hits(&env, &["--entity", "place--lisbon", "tiles"]);
+    assert_eq!(h.len(), 1, "{h:#?}");
+}
