@@ -40,6 +40,10 @@ pub const WATCH_WAIT_MS: &str = "COGMEM_WATCH_WAIT_MS";
 /// `0` draws it at once, for tests that drive a command under a pseudo-terminal).
 pub const PROGRESS_DELAY_MS: &str = "COGMEM_PROGRESS_DELAY_MS";
 
+/// An embedding model folder (model2vec layout) for paraphrase recall; replaces
+/// `[search] embedding_model` in cogmem.toml.
+pub const EMBEDDING_MODEL: &str = "COGMEM_EMBEDDING_MODEL";
+
 /// The environment as cogmem sees it.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
@@ -54,6 +58,7 @@ pub struct Env {
     pub watch_wait_ms: Option<u64>,
     pub progress_delay_ms: Option<u64>,
     pub timings: bool,
+    pub embedding_model: Option<PathBuf>,
 }
 
 impl Env {
@@ -71,6 +76,7 @@ impl Env {
             watch_wait_ms: non_empty(WATCH_WAIT_MS).and_then(|v| v.to_str()?.parse().ok()),
             progress_delay_ms: non_empty(PROGRESS_DELAY_MS).and_then(|v| v.to_str()?.parse().ok()),
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
+            embedding_model: non_empty(EMBEDDING_MODEL).map(PathBuf::from),
         }
     }
 
@@ -86,6 +92,7 @@ impl Env {
         if let Some(ms) = self.watch_wait_ms {
             o.watch_wait = std::time::Duration::from_millis(ms);
         }
+        o.embedding_model.clone_from(&self.embedding_model);
         #[cfg(feature = "crash-points")]
         {
             o.crash_at.clone_from(&self.crash_at);

@@ -279,11 +279,15 @@ pub struct SearchSettings {
     /// Boost hits whose entities the graph activates from the entities of the best hits
     /// (spreading activation). `false` ranks by BM25 × decayed relevance alone.
     pub activation: bool,
+    /// A static embedding model folder (model2vec layout: `model.safetensors` and
+    /// `tokenizer.json`), relative to the workspace root or absolute, for paraphrase recall
+    /// where keywords fall short. `None`: keywords only.
+    pub embedding_model: Option<String>,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        Self { activation: true }
+        Self { activation: true, embedding_model: None }
     }
 }
 

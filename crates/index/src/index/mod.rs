@@ -373,6 +373,21 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
     Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(Meta::parse_header))
 }
 
+/// Each file the index holds and its content hash, from the manifest, sorted by path (for the
+/// vectors of [`crate::embed`]). No manifest, no files.
+pub(crate) fn file_hashes(index: &Index) -> crate::Result<Vec<(String, String)>> {
+    let Some(mut meta) = read_meta(&index.dir.join(META_FILE), u64::MAX)? else {
+        return Ok(Vec::new());
+    };
+    if !meta.parse_files() {
+        return Ok(Vec::new());
+    }
+    let mut files: Vec<(String, String)> =
+        meta.files.into_iter().map(|(p, s)| (p, s.hash)).collect();
+    files.sort();
+    Ok(files)
+}
+
 /// Size and mtime of every memory file: MEMORY.md and the `*.md` files of the store folders
 /// (symbolic links are not memory files). The folders are listed first, then the files are
 /// stat-ed relative to their folder, on two threads when there are many: at 12,000 files this
