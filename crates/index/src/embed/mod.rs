@@ -25,9 +25,9 @@ use crate::index::search::Hit;
 /// the model finds goes before it.
 pub const STRONG_COVERAGE: f64 = 0.5;
 /// The least cosine with the query an entry needs to be added.
-pub const MIN_COSINE: f32 = 0.0;
+pub const MIN_COSINE: f32 = 0.1;
 /// At most this many entries are added by the model to one search.
-pub const MAX_ADDED: usize = 10;
+pub const MAX_ADDED: usize = 5;
 
 /// A model folder, loaded the first time a search needs it, and what using it did.
 #[derive(Debug)]

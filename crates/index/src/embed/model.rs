@@ -93,7 +93,7 @@ impl Model {
         let bad = |message: String| EmbedError::Matrix { path: matrix_path.clone(), message };
         let tensors = SafeTensors::deserialize(&bytes).map_err(|e| bad(e.to_string()))?;
         let names = tensors.names();
-        let name = if names.iter().any(|n| *n == "embeddings") {
+        let name = if names.contains(&"embeddings") {
             "embeddings".to_owned()
         } else if names.len() == 1 {
             names[0].to_string()
@@ -122,7 +122,9 @@ impl Model {
                 data.chunks_exact(2).map(|c| f16_to_f32(u16::from_le_bytes([c[0], c[1]]))).collect()
             }
             other => {
-                return Err(bad(format!("tensor `{name}` is {other:?}; only F32 and F16 are read")));
+                return Err(bad(format!(
+                    "tensor `{name}` is {other:?}; only F32 and F16 are read"
+                )));
             }
         };
         if matrix.len() != rows * dim {
