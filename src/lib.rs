@@ -23,7 +23,7 @@
 //! environment variable and starts no background process; `examples/embed.rs` is a whole
 //! program.
 
-pub use cogmem_index::{graph, index, pack};
+pub use cogmem_index::{embed, graph, index, pack};
 pub use cogmem_ops as ops;
 pub use cogmem_ops::error;
 pub use cogmem_store::{

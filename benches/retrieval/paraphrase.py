@@ -10,7 +10,13 @@ Before anything runs, the script checks the set itself: a pair whose query and m
 content word (lower-cased, stop words removed, a light suffix stemmer) is reported and the run
 stops, so the set keeps measuring paraphrase and not keywords.
 
-    benches/retrieval/paraphrase.py [--binary target/release/cogmem] [--check-only] [--json]
+    benches/retrieval/paraphrase.py [--binary target/release/cogmem] [--model DIR]
+                                    [--split tune|report|all] [--check-only] [--json]
+
+Splits: every constant of the embedding rule (crates/index/src/embed) is chosen on the tune half,
+pairs p001-p055, and reported on the report half, p056-p110. All 110 memories are imported
+whatever the split (each is the others' distractor); only the split's queries are asked.
+`--split all` (the default) asks every query and prints the figure of each half beside the whole.
 
 With `COGMEM_EMBEDDING_MODEL` set (or `--model DIR`) the same run measures search with the model;
 without it the keyword-only figure.
@@ -70,6 +76,11 @@ def load() -> list[dict]:
     return rows
 
 
+def split_of(pair_id: str) -> str:
+    """`tune` for p001-p055, `report` for the rest."""
+    return "tune" if int(pair_id.lstrip("p")) <= 55 else "report"
+
+
 def check(rows: list[dict]) -> list[str]:
     problems = []
     ids = set()
@@ -90,6 +101,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--binary", default=str(HERE.parents[1] / "target/release/cogmem"))
     ap.add_argument("--model", help="an embedding model folder (sets COGMEM_EMBEDDING_MODEL)")
+    ap.add_argument("--split", choices=["tune", "report", "all"], default="all")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -118,27 +130,31 @@ def main() -> int:
                 f.write(json.dumps({"timestamp": ts, "speaker": "user", "text": r["memory"],
                                     "id": r["id"]}) + "\n")
         cm.import_jsonl(jsonl)
-        hit5 = hit10 = 0
-        misses = []
+        found: dict[str, tuple[bool, bool]] = {}
         for r in rows:
+            if split_of(r["id"]) != args.split and args.split != "all":
+                continue
             hits, _, err = cm.search(r["query"], 10)
             if err:
                 print(f"warning: {r['id']}: search failed: {err}", file=sys.stderr)
             ranked = [h.get("source") for h in hits]
-            if r["id"] in ranked[:5]:
-                hit5 += 1
-            if r["id"] in ranked[:10]:
-                hit10 += 1
-            else:
-                misses.append(r["id"])
-        n = len(rows)
-        result = {"pairs": n, "model": model or None, "recall@5": round(hit5 / n, 3),
-                  "recall@10": round(hit10 / n, 3)}
+            found[r["id"]] = (r["id"] in ranked[:5], r["id"] in ranked[:10])
+        splits = ["tune", "report", "all"] if args.split == "all" else [args.split]
+        result = {"model": model or None}
+        for name in splits:
+            asked = [v for k, v in found.items() if name == "all" or split_of(k) == name]
+            n = len(asked)
+            result[name] = {"pairs": n,
+                            "recall@5": round(sum(a for a, _ in asked) / max(n, 1), 3),
+                            "recall@10": round(sum(b for _, b in asked) / max(n, 1), 3)}
         if args.json:
             print(json.dumps(result))
         else:
-            print(f"paraphrase set: {n} pairs, model: {model or 'none (keyword-only)'}")
-            print(f"R@5 {result['recall@5']:.3f}  R@10 {result['recall@10']:.3f}")
+            print(f"paraphrase set, model: {model or 'none (keyword-only)'}")
+            for name in splits:
+                r = result[name]
+                print(f"{name:>6} ({r['pairs']:3} pairs)  R@5 {r['recall@5']:.3f}  "
+                      f"R@10 {r['recall@10']:.3f}")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

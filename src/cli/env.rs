@@ -42,6 +42,9 @@ pub const PROGRESS_DELAY_MS: &str = "COGMEM_PROGRESS_DELAY_MS";
 
 /// The password of `cogmem serve --allow-remote`, when no --password-file is given.
 pub const WEB_PASSWORD: &str = "COGMEM_WEB_PASSWORD";
+/// An embedding model folder (model2vec layout) for paraphrase recall; replaces
+/// `[search] embedding_model` in cogmem.toml.
+pub const EMBEDDING_MODEL: &str = "COGMEM_EMBEDDING_MODEL";
 
 /// The environment as cogmem sees it.
 #[derive(Debug, Clone, Default)]
@@ -58,6 +61,7 @@ pub struct Env {
     pub progress_delay_ms: Option<u64>,
     pub timings: bool,
     pub web_password: Option<String>,
+    pub embedding_model: Option<PathBuf>,
 }
 
 impl Env {
@@ -76,6 +80,7 @@ impl Env {
             progress_delay_ms: non_empty(PROGRESS_DELAY_MS).and_then(|v| v.to_str()?.parse().ok()),
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
             web_password: non_empty(WEB_PASSWORD).map(|v| v.to_string_lossy().into_owned()),
+            embedding_model: non_empty(EMBEDDING_MODEL).map(PathBuf::from),
         }
     }
 
@@ -91,6 +96,7 @@ impl Env {
         if let Some(ms) = self.watch_wait_ms {
             o.watch_wait = std::time::Duration::from_millis(ms);
         }
+        o.embedding_model.clone_from(&self.embedding_model);
         #[cfg(feature = "crash-points")]
         {
             o.crash_at.clone_from(&self.crash_at);

@@ -143,15 +143,19 @@ fn render_hits(ctx: &Ctx, hits: &[Hit], query: &str, out: &mut String) {
     let bold = ctx.style.is_data_color();
     for h in hits {
         let date = h.date.as_deref().unwrap_or("");
+        // A hit the embedding model found shows its cosine with the query instead of a score.
+        let score = match h.via {
+            Some(via) => format!("{via}, cosine {:.2}", h.cosine),
+            None => format!("{:.2}", h.score),
+        };
         let _ = writeln!(
             out,
-            "{}:{}  {}  {date}  {} ({}, {:.2})",
+            "{}:{}  {}  {date}  {} ({}, {score})",
             h.path,
             h.line,
             h.store,
             h.id,
             h.status.as_str(),
-            h.score
         );
         out.push_str("    ");
         for (piece, hit) in snippet(&h.text, query, 24) {
@@ -178,6 +182,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
     let opts = args.filters.options(&clock.now())?;
     let ws = ctx.workspace()?;
     let report = op::search(&ws, &query, &opts, clock.as_ref())?;
+    if let Some(w) = &report.warning {
+        render::warning(ctx.style, w);
+    }
     if ctx.global.json {
         render::json(&report.hits)?;
     } else {
@@ -197,6 +204,9 @@ pub fn run_recall(ctx: &Ctx, args: &RecallArgs) -> cogmem::Result<Exit> {
     let opts = args.filters.options(&clock.now())?;
     let ws = ctx.workspace()?;
     let report = op::recall(&ws, &query, &opts, clock.as_ref())?;
+    if let Some(w) = &report.warning {
+        render::warning(ctx.style, w);
+    }
     if ctx.global.json {
         render::json(&report.groups)?;
     } else {

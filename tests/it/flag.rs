@@ -108,9 +108,11 @@ fn issue_19_an_approved_flag_is_shown_until_a_person_resolves_it() {
     // context: the flags of the memories it includes, as receipt parts
     let v = json(&env.run(["context", "Alice coffee", "--json"]).success().stdout);
     let text = v["text"].as_str().unwrap();
+    // Each flag follows the last memory it names: flag 2 the episode, flag 1 Alice's entity
+    // card, which comes after it.
     assert!(
         text.contains(&format!(
-            "\n## Open flags\n- [flag:1] contradiction on entity:person--alice, {coffee}: Alice prefers tea, but she ordered coffee (raised by reflection #1 (2026-12-01); open until a person resolves it)\n- [flag:2] doubt on {coffee}: maybe the coffee was for Bob"
+            "\n## Open flags\n- [flag:2] doubt on {coffee}: maybe the coffee was for Bob (raised by reflection #1 (2026-12-01); open until a person resolves it)\n- [flag:1] contradiction on entity:person--alice, {coffee}: Alice prefers tea, but she ordered coffee (raised by reflection #1 (2026-12-01); open until a person resolves it)\n"
         )),
         "{text}"
     );

@@ -19,6 +19,7 @@ mod dates;
 mod decay;
 mod doctor;
 mod embed;
+mod embed_model;
 mod entities;
 mod fields;
 mod flag;

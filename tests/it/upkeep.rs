@@ -48,7 +48,8 @@ fn issue_19_upkeep_decays_and_digests_old_audit_lines_in_one_commit_by_system_up
     assert_eq!(decay["entries"]["episode:2026-12-01:09:00"]["status"], "archived");
     assert_eq!(decay["entries"]["vault:the-spare-key-is-under-the-blue-pot"]["current_score"], 1.0);
     let bob = env.read("memory/graph/entities/person--bob.md");
-    assert!(bob.contains("<!-- Decay score: 0.06 | Access count: 1 | Pinned: no -->"), "{bob}");
+    // Two uses: the lunch episode names Bob (entity extraction, issue 22), then the fact.
+    assert!(bob.contains("<!-- Decay score: 0.10 | Access count: 2 | Pinned: no -->"), "{bob}");
     assert_eq!(decay["entries"]["entity:person--bob"]["status"], "dormant");
     let lines = env.audit_lines();
     let ours: Vec<&String> = lines.iter().filter(|l| l.contains("| system:upkeep |")).collect();

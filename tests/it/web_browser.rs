@@ -444,3 +444,38 @@ fn percent(id: &str) -> String {
         })
         .collect()
 }
+
+/// A person approves a sub-agent's proposal on the review page by clicks: the result page names
+/// the commit made, which is HEAD, carries the person's approval, and holds the memory.
+#[test]
+fn approving_a_proposal_by_clicks_makes_the_commit_the_page_names() {
+    let env = small_graph();
+    env.run(["--actor", "subagent:researcher", "propose", "Alice prefers green tea"]).success();
+    let before = env.commit_count();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/review"));
+    let proposal = b.wait_for("#proposal-1", DRAWN);
+    assert!(b.text(&proposal).contains("Alice prefers green tea"), "{}", b.text(&proposal));
+    b.click(&b.find("#approve-1").expect("an approve button"));
+    let commit = b.wait_for("#commit", DRAWN);
+    let id = b.attribute(&commit, "title").expect("the commit's full id");
+    assert_no_errors(&b, "the result page");
+    assert_eq!(id, env.head(), "the page names the commit made");
+    assert_eq!(env.commit_count(), before + 1, "one commit");
+    env.assert_clean_tree();
+    let message = env.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Approval: approved"), "{message}");
+    assert!(message.contains("(by user:tester)"), "{message}");
+    let shown = env.git(&["show", "--format=", "HEAD"]);
+    assert!(shown.contains("+Alice prefers green tea"), "{shown}");
+    // The commit's audit page is one click away and shows that diff.
+    b.click(&b.find("#result a[href^='/audit/']").expect("a link to the commit"));
+    assert!(
+        b.wait_script(&format!("return location.pathname === '/audit/{id}'"), DRAWN),
+        "{}",
+        b.url()
+    );
+    let main = b.wait_for("main pre.diff", DRAWN);
+    assert!(b.text(&main).contains("Alice prefers green tea"), "{}", b.text(&main));
+    assert_no_errors(&b, "the commit's page");
+}

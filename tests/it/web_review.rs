@@ -237,7 +237,7 @@ fn a_conflicting_proposal_is_marked_and_the_json_twin_decides_it() {
     assert_eq!(v["commit"], env.head().as_str(), "{v}");
     assert_eq!(v["remembered"]["written"][0]["store"], "vault", "{v}");
     let missing = post_json(&server, "/api/review/proposals/9/approve", &token, "{}");
-    assert_eq!(missing.status, 400, "{missing:?}");
+    assert_eq!(missing.status, 404, "{missing:?}");
     assert!(json(&missing.body)["error"]["message"].as_str().unwrap().contains("#9"));
     env.assert_clean_tree();
 }
@@ -341,7 +341,7 @@ fn the_identity_consolidation_is_shown_as_a_diff_and_approved() {
     let server = WebServer::start(&env, &[]);
     let page = server.get("/review");
     assert!(
-        page.body.contains(r#"<span class="add">+ A careful helper who sometimes hurries."#),
+        page.body.contains(r#"<span class="diff-add">+ A careful helper who sometimes hurries."#),
         "{}",
         page.body
     );

@@ -13,6 +13,7 @@
     clippy::unwrap_used
 )]
 
+pub mod embed;
 pub(crate) mod error;
 pub mod graph;
 pub mod index;

@@ -64,6 +64,7 @@ impl SearchFields {
             until: until.map(|w| w.last_day(offset)),
             limit: self.limit.unwrap_or(DEFAULT_LIMIT).max(1),
             all: self.all,
+            embedder: None,
         })
     }
 }
@@ -75,9 +76,18 @@ pub struct SearchReport {
     pub hits: Vec<Hit>,
     /// The refresh of the index before searching.
     pub refresh: RefreshReport,
+    /// Why the embedding model named in the settings could not be used (the search went on
+    /// with keywords alone), with what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// What the search did to the embedding vectors, when it asked the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<cogmem_index::embed::VectorsReport>,
 }
 
 /// Searches the workspace. Read-only as far as memories go: only the derived index changes.
+/// With an embedding model (`opts.embedder`, else the workspace's, [`embedder`]) paraphrases
+/// are found where keywords fall short; a model that cannot be loaded is a warning.
 pub fn search(
     ws: &Workspace,
     query: &str,
@@ -86,9 +96,31 @@ pub fn search(
 ) -> crate::Result<SearchReport> {
     let (idx, refresh) = index::open(ws, false, None)?;
     let settings = ws.settings();
+    let mut with_model;
+    let mut opts = opts;
+    if opts.embedder.is_none()
+        && let Some(e) = embedder(ws)
+    {
+        with_model = opts.clone();
+        with_model.embedder = Some(std::sync::Arc::new(e));
+        opts = &with_model;
+    }
     let hits =
         search::search_with(&idx, query, opts, clock.now(), &settings.decay, &settings.search)?;
-    Ok(SearchReport { hits, refresh })
+    let embedder = opts.embedder.as_deref();
+    let warning = embedder.and_then(|e| e.error()).map(|e| format!("{e}\nhint: {}", e.hint()));
+    let vectors = embedder.and_then(cogmem_index::embed::Embedder::report);
+    Ok(SearchReport { hits, refresh, warning, vectors })
+}
+
+/// The workspace's embedding model, not loaded yet: `COGMEM_EMBEDDING_MODEL` as the binary
+/// passed it, else `[search] embedding_model` (relative to the workspace root).
+pub fn embedder(ws: &Workspace) -> Option<cogmem_index::embed::Embedder> {
+    let dir = ws.options().embedding_model.clone().or_else(|| {
+        let named = ws.settings().search.embedding_model.as_ref()?;
+        Some(ws.root().join(named))
+    })?;
+    Some(cogmem_index::embed::Embedder::new(dir))
 }
 
 /// Recall results grouped by store, core memory first.
@@ -98,6 +130,9 @@ pub struct RecallReport {
     pub groups: Vec<RecallGroup>,
     /// The refresh of the index before searching.
     pub refresh: RefreshReport,
+    /// Why the embedding model could not be used, as in [`SearchReport::warning`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// The hits of one store.
@@ -124,7 +159,7 @@ pub fn recall(
     opts: &SearchOptions,
     clock: &dyn Clock,
 ) -> crate::Result<RecallReport> {
-    let SearchReport { hits, refresh } = search(ws, query, opts, clock)?;
+    let SearchReport { hits, refresh, warning, .. } = search(ws, query, opts, clock)?;
     let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
     let interactions = u64::from(ws.settings().decay.clock == DecayClock::Interactions);
     if !ids.is_empty() || interactions > 0 {
@@ -138,7 +173,7 @@ pub fn recall(
             groups.push(RecallGroup { store: store.as_str().to_owned(), hits: in_store });
         }
     }
-    Ok(RecallReport { groups, refresh })
+    Ok(RecallReport { groups, refresh, warning })
 }
 
 /// Rebuilds (with `full`) or refreshes the index, counting the files it reads on the
@@ -151,6 +186,17 @@ pub fn reindex(ws: &Workspace, full: bool) -> crate::Result<RefreshReport> {
         let task = task.get_or_init(|| ws.progress(total as u64, "files"));
         task.add((n as u64).saturating_sub(done.replace(n as u64)));
     };
-    let (_, report) = index::open(ws, full, Some(&progress))?;
+    let (idx, report) = index::open(ws, full, Some(&progress))?;
+    if full {
+        // The vectors are derived like the index: a full rebuild recomputes them too (now when
+        // a model is named, else by the first search that has one).
+        let dir = ws.abs(cogmem_index::embed::vectors::DIR);
+        if dir.exists() {
+            cogmem_store::store::fsx::remove_dir_all(&dir)?;
+        }
+        if let Some(e) = embedder(ws) {
+            cogmem_index::embed::refresh(&idx, &e)?;
+        }
+    }
     Ok(report)
 }

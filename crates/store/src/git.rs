@@ -518,7 +518,7 @@ fn stage_files(
         })
         .collect();
     if let Some(updates) = updates
-        && let Some(bytes) = GitIndex::read(repo.path()).and_then(|i| i.patched(&updates))
+        && let Some(bytes) = GitIndex::read(repo.path()).and_then(|i| i.patched(root, &updates))
         && crate::git_index::write(repo.path(), &bytes).is_ok()
     {
         return Ok(());

@@ -13,9 +13,10 @@
 //! stale for the changed paths, and git rebuilds it when it next needs it; the untracked cache
 //! and the offset tables likewise.
 //!
-//! Like git and libgit2, a write smudges the entries that are racily clean (modified no earlier
-//! than the index being replaced was written): their size is set to 0 so that the next reader
-//! compares their content instead of trusting their stat data.
+//! Like git, a write smudges the entries that are racily clean (modified no earlier than the
+//! index being replaced was written) and whose file no longer holds the entry's blob: their size
+//! is set to 0 so that the next reader compares their content instead of trusting their stat
+//! data. A racy entry whose file still holds its blob is kept as it is, as git keeps it.
 
 use std::path::Path;
 
@@ -152,9 +153,11 @@ impl GitIndex {
 
     /// The index with the entries of `updates` replaced, added (`Some`) or removed (`None`),
     /// as the bytes of a complete file; `None` when a path has conflict entries or would
-    /// collide with a folder or file the index holds (libgit2 resolves those).
+    /// collide with a folder or file the index holds (libgit2 resolves those). `root` is the
+    /// work tree, where racy entries are checked.
     pub(crate) fn patched(
         &self,
+        root: &Path,
         updates: &[(String, Option<git2::IndexEntry>)],
     ) -> Option<Vec<u8>> {
         let mut updates: Vec<&(String, Option<git2::IndexEntry>)> = updates.iter().collect();
@@ -192,7 +195,7 @@ impl GitIndex {
             }
             let at = out.len();
             out.extend_from_slice(&self.bytes[s.start..s.start + s.len]);
-            if self.is_racy(s) {
+            if self.is_racy(s) && !self.still_holds_its_blob(root, s) {
                 out[at + 36..at + 40].copy_from_slice(&[0; 4]);
             }
             count += 1;
@@ -223,6 +226,20 @@ impl GitIndex {
             let j = self.lower_bound(parent);
             self.entries.get(j).is_some_and(|s| self.path(s) == parent)
         })
+    }
+
+    /// Whether the entry's file is a regular file whose content is the entry's blob (git's
+    /// check before it smudges a racy entry). Racy entries are the few files written since the
+    /// index was, so reading them costs little.
+    fn still_holds_its_blob(&self, root: &Path, s: &Span) -> bool {
+        let Ok(rel) = std::str::from_utf8(self.path(s)) else { return false };
+        let file = root.join(rel);
+        let regular = std::fs::symlink_metadata(&file).is_ok_and(|m| m.file_type().is_file());
+        let id = &self.bytes[s.start + STAT..s.start + STAT + 20];
+        regular
+            && fsx::read(&file, u64::MAX).ok().is_some_and(|bytes| {
+                Oid::hash_object(git2::ObjectType::Blob, &bytes).is_ok_and(|o| o.as_bytes() == id)
+            })
     }
 
     /// Modified no earlier than the index was written: its stat data cannot vouch for it.
@@ -380,7 +397,7 @@ mod tests {
         // This module's way, from the same index.
         std::fs::write(root.join(".git/index"), &before).expect("put back");
         let index = GitIndex::read(&root.join(".git")).expect("a plain index");
-        let bytes = index.patched(&ups).expect("patchable");
+        let bytes = index.patched(root, &ups).expect("patchable");
         write(&root.join(".git"), &bytes).expect("written");
         assert!(!root.join(".git/index.lock").exists());
         assert_eq!(seen_by_git(root), by_libgit2);
@@ -398,7 +415,7 @@ mod tests {
     }
 
     #[test]
-    fn racily_clean_entries_are_smudged() {
+    fn racily_clean_entries_are_smudged_when_their_file_changed() {
         let dir = repo();
         let root = dir.path();
         // The index written before its files were: none of their stat data can be trusted.
@@ -408,14 +425,20 @@ mod tests {
             .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1))
             .expect("touch");
         drop(index);
+        // Same size, other content: only the content can tell, so the entry is smudged.
+        put(root, "memory/x-y.md", "X-Y\n");
         put(root, "memory/z.md", "z, edited\n");
         let ups = updates(root, &["memory/z.md"]);
-        let bytes = GitIndex::read(&root.join(".git")).expect("plain").patched(&ups).expect("ok");
+        let bytes =
+            GitIndex::read(&root.join(".git")).expect("plain").patched(root, &ups).expect("ok");
         write(&root.join(".git"), &bytes).expect("written");
         let ours = GitIndex::read(&root.join(".git")).expect("reads back");
-        assert_eq!(ours.get("memory/x/y.md").expect("entry").size, 0, "smudged");
+        assert_eq!(ours.get("memory/x-y.md").expect("entry").size, 0, "smudged");
+        // Racy but unchanged: kept, as git keeps it (`git diff-files` does not list it).
+        assert_eq!(ours.get("memory/x/y.md").expect("entry").size, 4, "kept");
         assert_eq!(ours.get("memory/z.md").expect("entry").size, 10, "this change's own entry");
-        assert_eq!(git(root, &["status", "--porcelain"]), "M  memory/z.md\n");
+        assert_eq!(git(root, &["diff-files", "--name-only"]), "memory/x-y.md\n");
+        assert_eq!(git(root, &["status", "--porcelain"]), " M memory/x-y.md\nM  memory/z.md\n");
     }
 
     #[test]
@@ -457,13 +480,13 @@ mod tests {
         assert!(child.wait().expect("wait").success());
         let index = GitIndex::read(&git_dir).expect("conflicts are plain to read");
         put(root, "c.md", "resolved\n");
-        assert!(index.patched(&updates(root, &["c.md"])).is_none(), "conflict");
+        assert!(index.patched(root, &updates(root, &["c.md"])).is_none(), "conflict");
         let under_a_file = [("a.md/x.md".to_owned(), Some(entry_from(root, "a.md", "a.md/x.md")))];
-        assert!(index.patched(&under_a_file).is_none(), "under a file");
+        assert!(index.patched(root, &under_a_file).is_none(), "under a file");
         let over_a_folder = [("memory/x".to_owned(), Some(entry_from(root, "a.md", "memory/x")))];
-        assert!(index.patched(&over_a_folder).is_none(), "over a folder");
+        assert!(index.patched(root, &over_a_folder).is_none(), "over a folder");
         // Removing a path no entry has is no collision.
-        assert!(index.patched(&[("nothing.md".to_owned(), None)]).is_some());
+        assert!(index.patched(root, &[("nothing.md".to_owned(), None)]).is_some());
     }
 
     #[test]

@@ -301,11 +301,15 @@ pub struct SearchSettings {
     pub expansion_terms: usize,
     /// The weight of an added word, as a fraction of a query word's.
     pub expansion_weight: f64,
+    /// A static embedding model folder (model2vec layout: `model.safetensors` and
+    /// `tokenizer.json`), relative to the workspace root or absolute, for paraphrase recall
+    /// where keywords fall short. `None`: keywords only.
+    pub embedding_model: Option<String>,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        Self { activation: true, expansion_terms: 0, expansion_weight: 0.3 }
+        Self { activation: true, expansion_terms: 0, expansion_weight: 0.3, embedding_model: None }
     }
 }
 

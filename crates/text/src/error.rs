@@ -571,7 +571,9 @@ impl InputError {
                 format!("add `--store {first}`, or drop the flag")
             }
             Self::ReflectBlock { .. } => {
-                "fix the block and submit again; `cogmem reflect input` shows the OPERATION format"
+                "fix the block and submit again (one already submitted: approve the other blocks \
+                 with `--only`, or `cogmem reflect reject` it and submit a fixed one); \
+                 `cogmem reflect input` shows the OPERATION format"
                     .into()
             }
             Self::Consolidation { .. } => {

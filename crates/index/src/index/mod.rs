@@ -430,6 +430,21 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
     Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(Meta::parse_header))
 }
 
+/// Each file the index holds and its content hash, from the manifest, sorted by path (for the
+/// vectors of [`crate::embed`]). No manifest, no files.
+pub(crate) fn file_hashes(index: &Index) -> crate::Result<Vec<(String, String)>> {
+    let Some(mut meta) = read_meta(&index.dir.join(META_FILE), u64::MAX)? else {
+        return Ok(Vec::new());
+    };
+    if !meta.parse_files() {
+        return Ok(Vec::new());
+    }
+    let mut files: Vec<(String, String)> =
+        meta.files.into_iter().map(|(p, s)| (p, s.hash)).collect();
+    files.sort();
+    Ok(files)
+}
+
 /// `f` of each item that gives something, in order: on two threads when there are many (stat
 /// calls of folder entries, which wait on the kernel more than they compute).
 pub(crate) fn on_two_threads<T: Sync, R: Send>(

@@ -39,6 +39,9 @@ pub struct SearchOptions {
     pub limit: usize,
     /// Include dormant memories.
     pub all: bool,
+    /// A static embedding model for paraphrase recall ([`crate::embed`]), used only where
+    /// keywords fall short.
+    pub embedder: Option<std::sync::Arc<crate::embed::Embedder>>,
 }
 
 /// One search hit.
@@ -104,6 +107,12 @@ pub struct Hit {
     /// does Melanie do?"): its score was multiplied by the linked boost (issue 22).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub linked: bool,
+    /// `"embedding"` when the embedding model found it and keywords did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
+    /// Cosine of its vector with the query's, when the embedding model was asked (0 otherwise).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cosine: f64,
 }
 
 /// The share of a matching question's score that the entry right after it receives.
@@ -239,6 +248,9 @@ pub fn search_with(
         ]);
         clauses.push((Occur::Must, Box::new(either)));
     }
+    // The filters alone, for the entries an embedding model adds.
+    let filters: Vec<(Occur, Box<dyn Query>)> =
+        clauses[1..].iter().map(|(o, q)| (*o, q.box_clone())).collect();
     let q = BooleanQuery::new(clauses);
     let cache = DecayCache::load(&index.dir().join(super::decay_cache::DIR));
     let at = cache.now(now);
@@ -308,6 +320,8 @@ pub fn search_with(
             dated: false,
             during: false,
             linked: false,
+            via: None,
+            cosine: 0.0,
             store,
         }))
     };
@@ -429,6 +443,30 @@ pub fn search_with(
             .then(a.id.cmp(&b.id))
     });
     hits.truncate(opts.limit);
+    if let Some(embedder) = &opts.embedder {
+        // An entry the model finds must pass the same filters as the keyword hits.
+        let mut lookup = |path: &str, line: u64| -> crate::Result<Option<Hit>> {
+            let mut all = filters.iter().map(|(o, q)| (*o, q.box_clone())).collect::<Vec<_>>();
+            let in_file =
+                TermQuery::new(Term::from_field_text(f.path, path), IndexRecordOption::Basic);
+            all.push((Occur::Must, Box::new(in_file)));
+            let at = Term::from_field_u64(f.line, line);
+            all.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(Bound::Included(at.clone()), Bound::Included(at))),
+            ));
+            let found = searcher
+                .search(&BooleanQuery::new(all), &TopDocs::with_limit(1).order_by_score())
+                .map_err(tantivy_err)?;
+            match found.into_iter().next() {
+                Some((_, addr)) => read(addr, 0.0),
+                None => Ok(None),
+            }
+        };
+        let words: Vec<&String> = unique.iter().copied().collect();
+        crate::embed::blend(index, embedder, query, &words, &mut hits, opts.limit, &mut lookup)?;
+        cogmem_store::timing::mark("embedding asked");
+    }
     Ok(hits)
 }
 

@@ -146,6 +146,9 @@ pub struct WorkspaceOptions {
     /// Where long operations report their progress (issue 20): the binary draws a bar on a
     /// terminal. `None` (the default) reports to [`progress::Silent`].
     pub progress: Option<progress::Sink>,
+    /// An embedding model folder that replaces `[search] embedding_model` (the binary sets it
+    /// from `COGMEM_EMBEDDING_MODEL`).
+    pub embedding_model: Option<std::path::PathBuf>,
 }
 
 impl WorkspaceOptions {
@@ -172,6 +175,7 @@ impl Default for WorkspaceOptions {
             crash_at: None,
             caller: None,
             progress: None,
+            embedding_model: None,
         }
     }
 }
@@ -186,6 +190,7 @@ impl std::fmt::Debug for WorkspaceOptions {
         d.field("crash_at", &self.crash_at);
         d.field("caller", &self.caller);
         d.field("progress", &self.progress.as_ref().map(|_| "dyn Progress"));
+        d.field("embedding_model", &self.embedding_model);
         d.finish()
     }
 }
