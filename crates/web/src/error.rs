@@ -86,7 +86,7 @@ impl From<cogmem_ops::Error> for WebError {
 }
 
 impl IntoResponse for WebError {
-    /// An empty response of the status, with the error attached for [`render`].
+    /// An empty response of the status, with the error attached: a middleware turns it into a page or a JSON error.
     fn into_response(self) -> Response {
         let mut response = self.status.into_response();
         response.extensions_mut().insert(Arc::new(self));
