@@ -241,6 +241,10 @@ fn git_op(what: &'static str) -> impl FnOnce(git2::Error) -> crate::Error {
     move |cause| cogmem_store::Error::from(git::GitError::Op { what, cause }).into()
 }
 
+/// How many of cogmem's own commits the fast check follows back to the marker before it walks
+/// the history instead.
+const OWN_CHAIN: usize = 64;
+
 /// Tells whether cogmem made a commit: its committer is `cogmem` (the change engine, the
 /// merge of `sync --remote`, `init`).
 pub(crate) fn is_cogmem_commit(c: &git2::Commit<'_>) -> bool {
@@ -255,10 +259,25 @@ fn outside_commits(
     head: Oid,
     marker: Option<Oid>,
 ) -> crate::Result<Vec<OutsideCommit>> {
-    let walk_err = git_op("walk the history");
-    let mut walk = repo.revwalk().map_err(walk_err)?;
-    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).map_err(git_op("walk the history"))?;
-    walk.push(head).map_err(git_op("walk the history"))?;
+    // The common case: HEAD reaches the marker through cogmem's own commits, each with one
+    // parent (the commits of the commands since the last look). Then nothing was made outside
+    // cogmem, and the history is not walked: libgit2's descendant check and topological walk
+    // parse far more than the few commits between them (about 20 ms a write at 10,000
+    // commits, more as the history grows; issue 20).
+    if let Some(m) = marker {
+        let mut id = head;
+        for _ in 0..OWN_CHAIN {
+            if id == m {
+                return Ok(Vec::new());
+            }
+            let Ok(c) = repo.find_commit(id) else { break };
+            if !is_cogmem_commit(&c) || c.parent_count() != 1 {
+                break;
+            }
+            let Ok(parent) = c.parent_id(0) else { break };
+            id = parent;
+        }
+    }
     let base = match marker.filter(|m| repo.graph_descendant_of(head, *m).unwrap_or(false)) {
         Some(m) => m,
         None => match newest_cogmem_commit(repo, head)? {
@@ -266,6 +285,13 @@ fn outside_commits(
             None => return Ok(Vec::new()), // no commit of cogmem's: nothing is its to settle
         },
     };
+    if base == head {
+        return Ok(Vec::new());
+    }
+    let walk_err = git_op("walk the history");
+    let mut walk = repo.revwalk().map_err(walk_err)?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).map_err(git_op("walk the history"))?;
+    walk.push(head).map_err(git_op("walk the history"))?;
     walk.hide(base).map_err(git_op("walk the history"))?;
     let mut found = Vec::new();
     for id in walk {

@@ -45,11 +45,34 @@ pub fn highlight(text: &str, query: &str) -> Vec<(String, bool)> {
     out
 }
 
-/// Like [`highlight`] on `text` made one line, cut to about `width` characters around the
-/// first match (the start when nothing matches), with `…` where text was left out: the short
-/// form a list of hits shows.
+/// The lines of `text` a reader wants in a list of hits: without the metadata comments
+/// (`<!-- … -->` lines) and headings of an entity or procedure file, and without bullet markers.
+fn readable(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty()
+            || line.starts_with('#')
+            || line.starts_with("<!--") && line.ends_with("-->")
+        {
+            continue;
+        }
+        let (bullet, line) = match line.strip_prefix("- ") {
+            Some(rest) => (true, rest),
+            None => (false, line),
+        };
+        if !out.is_empty() {
+            out.push_str(if bullet { " · " } else { " " });
+        }
+        out.push_str(line);
+    }
+    if out.is_empty() { text.to_owned() } else { out }
+}
+
+/// Like [`highlight`] on `text` made one line (metadata comments, headings and bullet markers
+/// left out), cut to about `width` characters around the first match (the start when nothing
+/// matches), with `…` where text was left out: the short form a list of hits shows.
 pub fn excerpt(text: &str, query: &str, width: usize) -> Vec<(String, bool)> {
-    let one = cogmem_text::markdown::one_line(text);
+    let one = cogmem_text::markdown::one_line(&readable(text));
     let pieces = highlight(&one, query);
     let chars = |p: &(String, bool)| p.0.chars().count();
     let total: usize = pieces.iter().map(chars).sum();
@@ -107,6 +130,21 @@ mod tests {
             let whole: String = highlight(text, query).into_iter().map(|(p, _)| p).collect();
             assert_eq!(whole, text, "text: {text:?}");
         }
+    }
+
+    #[test]
+    fn an_excerpt_leaves_out_an_entity_files_metadata_and_headings() {
+        let file = "# person--grace\n<!-- Type: person | Created: 2027-01-06 -->\n\n## Summary\n\n\
+                    ## Facts\n\n- Grace reviews Atlas releases\n- Grace works at Initech\n\n\
+                    ## Relations\n\n- works-on: [[project--atlas]]\n";
+        let got: String = excerpt(file, "atlas", 200).into_iter().map(|p| p.0).collect();
+        assert_eq!(
+            got,
+            "Grace reviews Atlas releases · Grace works at Initech · works-on: [[project--atlas]]"
+        );
+        // Only headings and comments: the text as it is.
+        let bare: String = excerpt("# only a title", "x", 40).into_iter().map(|p| p.0).collect();
+        assert_eq!(bare, "# only a title");
     }
 
     #[test]
