@@ -479,3 +479,50 @@ fn approving_a_proposal_by_clicks_makes_the_commit_the_page_names() {
     assert!(b.text(&main).contains("Alice prefers green tea"), "{}", b.text(&main));
     assert_no_errors(&b, "the commit's page");
 }
+
+/// A change of the workspace made elsewhere (an agent's proposal through the CLI) shows on the
+/// open overview without a reload; on the review page, a person's unsent choice (an unticked
+/// box) is not thrown away by the next change.
+#[test]
+fn pages_update_live_and_keep_a_persons_unsent_choices() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/"));
+    b.wait_for("main h1", DRAWN);
+    assert!(b.wait_script(
+        "return document.getElementById('live-state').classList.contains('on')",
+        DRAWN
+    ));
+    // A reload would clear this.
+    b.execute("window.__stayed = true", &[]);
+    env.run(["--actor", "subagent:researcher", "propose", "Bob may join Atlas"]).success();
+    assert!(
+        b.wait_script(
+            "return document.querySelector('main').textContent.includes('1 open proposal')",
+            DRAWN
+        ),
+        "{}",
+        b.text(&b.find("main").unwrap())
+    );
+    assert_eq!(b.execute("return window.__stayed === true", &[]), json!(true), "no reload");
+    assert_no_errors(&b, "the overview after a change");
+
+    // The review page: the person types a reason, then the workspace changes again.
+    b.navigate(&at(&server, "/review"));
+    let reason = b.wait_for("#reject-reason-1", DRAWN);
+    b.type_text(&reason, "not sure yet");
+    b.execute("document.activeElement.blur(); window.__stayed = true", &[]);
+    env.run(["--actor", "subagent:researcher", "propose", "Carol may join Atlas"]).success();
+    assert!(
+        b.wait_script(
+            "return document.getElementById('live-state').classList.contains('stale')",
+            DRAWN
+        ),
+        "the dot says the page is behind"
+    );
+    assert_eq!(b.execute("return window.__stayed === true", &[]), json!(true), "no reload");
+    let typed = b.execute("return document.getElementById('reject-reason-1').value", &[]);
+    assert_eq!(typed, json!("not sure yet"), "the typed reason is kept");
+    assert!(b.find("#proposal-2").is_none(), "the page was not swapped under the person");
+    assert_no_errors(&b, "the review page after a change");
+}
