@@ -272,4 +272,18 @@ fn keyword_results_are_unchanged_when_keywords_find_enough() {
         assert!(b.get("via").is_none());
     }
     assert!(with[2..].iter().all(|h| h["via"] == "embedding"), "{with:#?}");
+
+    // A keyword hit holding few of the query's words keeps its place too: what the model finds
+    // comes after it (on LoCoMo most right answers hold few of a long question's words).
+    remember_cli(&env, "Kenji booked the garden table for Friday");
+    remember_cli(&env, "The staging credentials rotate monthly");
+    let query = "Kenji garden password harbour";
+    let without = hits(&env.run(["--json", "search", query]).success());
+    let with =
+        hits(&env.run(["--json", "search", query]).env("COGMEM_EMBEDDING_MODEL", &model).success());
+    assert!(!without.is_empty() && with.len() > without.len(), "{with:#?}");
+    for (a, b) in without.iter().zip(&with) {
+        assert_eq!(a["id"], b["id"], "{with:#?}");
+    }
+    assert!(with[without.len()..].iter().all(|h| h["via"] == "embedding"), "{with:#?}");
 }

@@ -463,8 +463,7 @@ pub fn search_with(
                 None => Ok(None),
             }
         };
-        let words: Vec<&String> = unique.iter().copied().collect();
-        crate::embed::blend(index, embedder, query, &words, &mut hits, opts.limit, &mut lookup)?;
+        crate::embed::blend(index, embedder, query, &mut hits, opts.limit, &mut lookup)?;
         cogmem_store::timing::mark("embedding asked");
     }
     Ok(hits)
