@@ -343,3 +343,65 @@ fn allow_remote_needs_the_password_on_every_request() {
     ));
     assert_eq!(r.status, 200, "{r:?}");
 }
+
+/// The server keeps the graph it built between requests; a change of the entity files (a
+/// remember by another process, a hand edit) is in the next answer.
+#[test]
+fn the_kept_graph_follows_changes_of_the_entity_files() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Alice lives in Lisbon",
+        "--relation",
+        "person--alice|lives-in|place--lisbon",
+    ]);
+    let server = WebServer::start(&env, &[]);
+    let ids = |server: &WebServer| -> Vec<String> {
+        let r = server.get("/api/graph");
+        assert_eq!(r.status, 200, "{r:?}");
+        let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(&server), ["person--alice", "place--lisbon"]);
+    assert_eq!(ids(&server), ["person--alice", "place--lisbon"], "the kept graph");
+    // Another process adds an entity: the next answer has it, without waiting for the watch.
+    env.mutate([
+        "remember",
+        "Bob works on Atlas",
+        "--relation",
+        "person--bob|works-on|project--atlas",
+    ]);
+    assert_eq!(ids(&server), ["person--alice", "person--bob", "place--lisbon", "project--atlas"]);
+    // A hand edit in place (the folder's time does not change): the watch drops the kept graph.
+    for (rel, other) in [
+        ("memory/graph/entities/person--bob.md", "[[project--atlas]]"),
+        ("memory/graph/entities/project--atlas.md", "[[person--bob]]"),
+    ] {
+        let text: String = env
+            .read(rel)
+            .lines()
+            .filter(|l| !l.contains(other))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(env.path(rel), text).unwrap();
+    }
+    let linked = |server: &WebServer| {
+        let v: serde_json::Value = serde_json::from_str(&server.get("/api/graph").body).unwrap();
+        v["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["from"] == "person--bob" || e["to"] == "person--bob")
+    };
+    let mut waited = 0;
+    while linked(&server) && waited < 100 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    assert!(!linked(&server), "the hand edit shows within five seconds");
+}

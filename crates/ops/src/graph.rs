@@ -23,7 +23,7 @@ mod view;
 pub use rename::{Renamed, rename, retype};
 pub use view::{
     Activated, Activation, Cluster, ClusterEdge, DEFAULT_LIMIT, MAX_DEPTH, View, ViewEdge,
-    ViewNode, ViewOptions, activation, view,
+    ViewNode, ViewOptions, activation, activation_of, view, view_of,
 };
 
 /// One relation of an entity, as `graph show` lists it.

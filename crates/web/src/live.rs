@@ -59,7 +59,9 @@ pub(crate) fn start(state: &AppState) -> Live {
             .name("cogmem-web-live".into())
             .spawn(move || {
                 let mut tell = |paths: &[String]| state.publish(Change { paths: paths.to_vec() });
+                state.set_watching(true);
                 let _ = cogmem_ops::observe::observe(state.ws(), DEBOUNCE, &stop, &mut tell);
+                state.set_watching(false);
             })
             .ok()
     };

@@ -1,11 +1,13 @@
 //! What every handler shares: the workspace, who acts, the clock, the tokens and the live
 //! feed.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
+use cogmem_index::graph::Graph;
 use cogmem_store::audit::Actor;
-use cogmem_store::workspace::Workspace;
+use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 use tokio::sync::broadcast;
 
@@ -26,7 +28,16 @@ struct Inner {
     security: Security,
     live: broadcast::Sender<Change>,
     stop: Arc<AtomicBool>,
+    /// Whether the live watch is running: only then is a built graph kept between requests.
+    watching: AtomicBool,
+    /// The graph last built, with the stamp of the files it was built from.
+    graph: Mutex<Option<(GraphStamp, Arc<Graph>)>>,
 }
+
+/// What tells a kept graph is still the workspace's, besides the live watch: the entity
+/// folder's and the relation vocabulary's modification times (a cogmem write replaces files,
+/// which changes the folder's).
+type GraphStamp = (Option<SystemTime>, Option<SystemTime>);
 
 impl AppState {
     pub(crate) fn new(
@@ -37,7 +48,8 @@ impl AppState {
         stop: Arc<AtomicBool>,
     ) -> Self {
         let (live, _) = broadcast::channel(64);
-        Self { inner: Arc::new(Inner { ws, actor, clock, security, live, stop }) }
+        let (watching, graph) = (AtomicBool::new(false), Mutex::new(None));
+        Self { inner: Arc::new(Inner { ws, actor, clock, security, live, stop, watching, graph }) }
     }
 
     /// The workspace served.
@@ -75,8 +87,52 @@ impl AppState {
         self.inner.live.subscribe()
     }
 
-    /// Tells every open event stream about a change.
+    /// The workspace's graph: the one kept from an earlier request while the live watch runs
+    /// and saw no change of the graph's files, else built now (`graph::build` reads every entity
+    /// file: half a second at 10,000 entities).
+    ///
+    /// Errors: the entity files cannot be listed or the vocabulary read.
+    pub fn graph(&self) -> cogmem_ops::Result<Arc<Graph>> {
+        let stamp = self.graph_stamp();
+        if self.inner.watching.load(Ordering::SeqCst)
+            && let Ok(kept) = self.inner.graph.lock()
+            && let Some((at, g)) = kept.as_ref()
+            && *at == stamp
+        {
+            return Ok(Arc::clone(g));
+        }
+        let g = Arc::new(cogmem_index::graph::build(self.ws())?);
+        if self.inner.watching.load(Ordering::SeqCst)
+            && let Ok(mut kept) = self.inner.graph.lock()
+        {
+            *kept = Some((stamp, Arc::clone(&g)));
+        }
+        Ok(g)
+    }
+
+    fn graph_stamp(&self) -> GraphStamp {
+        let modified = |rel: &str| std::fs::metadata(self.ws().abs(rel)).ok()?.modified().ok();
+        (modified(layout::ENTITIES_DIR), modified(layout::RELATIONS))
+    }
+
+    /// Records whether the live watch runs (the graph is kept between requests only then).
+    pub(crate) fn set_watching(&self, on: bool) {
+        self.inner.watching.store(on, Ordering::SeqCst);
+        self.forget_graph();
+    }
+
+    fn forget_graph(&self) {
+        if let Ok(mut kept) = self.inner.graph.lock() {
+            *kept = None;
+        }
+    }
+
+    /// Tells every open event stream about a change (after dropping a kept graph the change
+    /// may concern).
     pub fn publish(&self, change: Change) {
+        if change.paths.is_empty() || change.paths.iter().any(|p| p.starts_with("memory/graph/")) {
+            self.forget_graph();
+        }
         // Nobody listening is fine.
         let _ = self.inner.live.send(change);
     }

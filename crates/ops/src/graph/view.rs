@@ -154,16 +154,23 @@ pub struct Activation {
 /// Fails when `as_of` cannot be read (naming `as_of`) or `focus` names no entity (with the
 /// nearest ids in the hint).
 pub fn view(ws: &Workspace, opts: &ViewOptions, now: &crate::Timestamp) -> crate::Result<View> {
-    let g = graph::build(ws)?;
+    view_of(&graph::build(ws)?, opts, now)
+}
+
+/// [`view`] on a graph already built ([`graph::build`]): for a caller that keeps one between
+/// requests (the web view, until the workspace changes).
+///
+/// Fails as [`view`] does.
+pub fn view_of(g: &Graph, opts: &ViewOptions, now: &crate::Timestamp) -> crate::Result<View> {
     let as_of = match opts.as_of.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         Some(t) => Some(super::parse_as_of("as_of", t, now)?),
         None => None,
     };
     let focus = match opts.focus.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        Some(f) => Some(id::entity(&g, f)?),
+        Some(f) => Some(id::entity(g, f)?),
         None => None,
     };
-    Ok(draw(&g, opts, as_of, focus))
+    Ok(draw(g, opts, as_of, focus))
 }
 
 /// [`view`] on a built graph, with the date read and the focus resolved.
@@ -367,8 +374,14 @@ fn dates(g: &Graph) -> Option<(String, String)> {
 ///
 /// Fails when `from` names no entity (with the nearest ids in the hint).
 pub fn activation(ws: &Workspace, from: &str) -> crate::Result<Activation> {
-    let g = graph::build(ws)?;
-    let ix = id::entity(&g, from)?;
+    activation_of(&graph::build(ws)?, from)
+}
+
+/// [`activation`] on a graph already built.
+///
+/// Fails as [`activation`] does.
+pub fn activation_of(g: &Graph, from: &str) -> crate::Result<Activation> {
+    let ix = id::entity(g, from)?;
     let id = g.node(ix).id.clone();
     let reach: Vec<String> =
         g.neighbors(ix, 2, None).into_iter().map(|(n, _)| g.node(n).id.clone()).collect();

@@ -1,7 +1,8 @@
 //! `GET /graph`: the cognitive map, drawn in the browser by `assets/graph.js` with the vendored
 //! Cytoscape.js from `GET /api/graph?as_of=&type=&relation=&focus=&depth=` (the
 //! [`cogmem_ops::graph::view`] of the query) and `GET /api/graph/activation?from=`
-//! ([`cogmem_ops::graph::activation`]). The page itself is the controls and an empty canvas;
+//! ([`cogmem_ops::graph::activation`]), on the graph the server keeps while nothing changes
+//! ([`AppState::graph`]). The page itself is the controls and an empty canvas;
 //! the query is passed to the script in `data-` attributes and form values (no inline script).
 
 use axum::Json;
@@ -81,7 +82,7 @@ async fn page(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> Web
 async fn view(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> WebResult<Json<View>> {
     let opts = q.options();
     let now = state.clock().now();
-    Ok(Json(state.run(move |s| cogmem_ops::graph::view(s.ws(), &opts, &now)).await?))
+    Ok(Json(state.run(move |s| cogmem_ops::graph::view_of(&*s.graph()?, &opts, &now)).await?))
 }
 
 async fn activation(
@@ -94,7 +95,7 @@ async fn activation(
             "add `?from=ENTITY`, e.g. `/api/graph/activation?from=person--alice`",
         ));
     };
-    Ok(Json(state.run(move |s| cogmem_ops::graph::activation(s.ws(), &from)).await?))
+    Ok(Json(state.run(move |s| cogmem_ops::graph::activation_of(&*s.graph()?, &from)).await?))
 }
 
 /// The graph page's `<main>`: the controls, the canvas, the side panel and the scripts.
