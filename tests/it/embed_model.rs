@@ -202,6 +202,23 @@ fn core_entries(ws: &cogmem::Workspace) -> usize {
     usize::try_from(report.documents).unwrap() - 3
 }
 
+/// Searches "shellfish seafood" with the model folder `model`: one keyword hit, and one warning
+/// that starts with `warning` (the temporary folder shows as [TMP]) and carries a hint.
+fn one_hit_and_the_warning(env: &TestEnv, model: &Path, warning: &str) {
+    let out = env
+        .run(["--json", "search", "shellfish seafood"])
+        .env("COGMEM_EMBEDDING_MODEL", model)
+        .success();
+    assert_eq!(hits(&out).len(), 1, "{}", out.stdout);
+    assert!(out.stderr.contains(warning), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("hint:") && out.stderr.contains("embedding_model"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.matches("warning:").count(), 1, "{}", out.stderr);
+}
+
 #[test]
 fn a_bad_model_is_a_warning_and_keywords_still_answer() {
     let env = TestEnv::initialized();
@@ -209,36 +226,19 @@ fn a_bad_model_is_a_warning_and_keywords_still_answer() {
     let model = env.root.parent().unwrap().join("bad-model");
     write_model(&model, false);
     std::fs::write(model.join("model.safetensors"), b"not a matrix").unwrap();
-    let out = env
-        .run(["--json", "search", "shellfish seafood"])
-        .env("COGMEM_EMBEDDING_MODEL", &model)
-        .success();
-    assert_eq!(hits(&out).len(), 1, "{}", out.stdout);
-    // (The temporary folder shows as [TMP].)
-    assert!(
-        out.stderr.contains("warning: [TMP]/bad-model/model.safetensors: not an embedding matrix"),
-        "{}",
-        out.stderr
+    one_hit_and_the_warning(
+        &env,
+        &model,
+        "warning: [TMP]/bad-model/model.safetensors: not an embedding matrix",
     );
-    assert!(
-        out.stderr.contains("hint:") && out.stderr.contains("embedding_model"),
-        "{}",
-        out.stderr
-    );
-    assert_eq!(out.stderr.matches("warning:").count(), 1, "{}", out.stderr);
 
     std::fs::remove_file(model.join("tokenizer.json")).unwrap();
     write_model(&model.join("unused"), false);
     std::fs::copy(model.join("unused/model.safetensors"), model.join("model.safetensors")).unwrap();
-    let out = env
-        .run(["--json", "search", "shellfish seafood"])
-        .env("COGMEM_EMBEDDING_MODEL", &model)
-        .success();
-    assert_eq!(hits(&out).len(), 1, "{}", out.stdout);
-    assert!(
-        out.stderr.contains("warning: [TMP]/bad-model/tokenizer.json: cannot read: No such file"),
-        "{}",
-        out.stderr
+    one_hit_and_the_warning(
+        &env,
+        &model,
+        "warning: [TMP]/bad-model/tokenizer.json: cannot read: No such file",
     );
     env.assert_clean_tree();
 }
