@@ -111,6 +111,88 @@ const NOT_NAMES: &[&str] = &[
 /// Words before a name that make it a place ("in Sweden", "visited Paris").
 const PLACE_CUES: &[&str] = &["in", "to", "from", "at", "near", "around", "visit", "visited"];
 
+/// Words before "to" or "at" that make the name after them someone spoken, written or given to,
+/// not a place ("talked to Hana", "wrote to Bob", "waved at Kenji").
+const TO_SOMEONE: &[&str] = &[
+    "talk",
+    "talked",
+    "talking",
+    "talks",
+    "speak",
+    "spoke",
+    "speaking",
+    "said",
+    "say",
+    "says",
+    "saying",
+    "hi",
+    "hello",
+    "goodbye",
+    "bye",
+    "wrote",
+    "write",
+    "writes",
+    "writing",
+    "sent",
+    "send",
+    "sends",
+    "sending",
+    "explained",
+    "explain",
+    "mentioned",
+    "mention",
+    "replied",
+    "reply",
+    "listened",
+    "listen",
+    "listening",
+    "gave",
+    "give",
+    "gives",
+    "showed",
+    "show",
+    "introduced",
+    "introduce",
+    "emailed",
+    "email",
+    "texted",
+    "text",
+    "messaged",
+    "message",
+    "chatted",
+    "chat",
+    "complained",
+    "complain",
+    "apologized",
+    "apologised",
+    "apologize",
+    "apologise",
+    "lent",
+    "lend",
+    "handed",
+    "hand",
+    "passed",
+    "sold",
+    "sell",
+    "waved",
+    "wave",
+    "smiled",
+    "smile",
+    "yelled",
+    "shouted",
+    "married",
+    "engaged",
+    "related",
+    "belongs",
+    "belonged",
+    "thanks",
+    "introduced",
+    "report",
+    "reports",
+    "reported",
+    "reporting",
+];
+
 /// Last words that make a name an event ("Pride Parade", "Boston Marathon").
 const EVENT_WORDS: &[&str] = &[
     "parade",
@@ -361,7 +443,13 @@ fn after_place_cue(words: &[Word<'_>], at: usize) -> bool {
         }
         let lower = w.core.to_lowercase();
         if !matches!(lower.as_str(), "the" | "a" | "an") {
-            return PLACE_CUES.contains(&lower.as_str());
+            // "talked to Hana", "waved at Kenji": someone, not somewhere.
+            let to_someone = matches!(lower.as_str(), "to" | "at")
+                && k > 0
+                && words[k].lead.is_empty()
+                && words[k - 1].trail.is_empty()
+                && TO_SOMEONE.contains(&words[k - 1].core.to_lowercase().as_str());
+            return PLACE_CUES.contains(&lower.as_str()) && !to_someone;
         }
     }
     false
@@ -459,6 +547,12 @@ mod tests {
             ("\"Oscar\" is my dog", vec![n("Oscar", true, false)]),
             ("- Ada wrote it", vec![n("Ada", true, false)]),
             ("first line\nBob came", vec![n("Bob", true, false)]),
+            ("I talked to Hana about the trip", vec![n("Hana", false, false)]),
+            (
+                "I wrote to Bob and waved at Kenji",
+                vec![n("Bob", false, false), n("Kenji", false, false)],
+            ),
+            ("Then I went to Kyoto", vec![n("Kyoto", false, true)]),
         ];
         for (input, want) in cases {
             assert_eq!(names(input), want, "input: {input:?}");
