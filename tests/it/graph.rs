@@ -377,3 +377,48 @@ fn supersede_names_a_missing_entity_and_refuses_itself() {
     );
     assert_eq!(env.head(), head, "nothing was committed");
 }
+
+/// A relation `remember --relation` writes in both files (`works-on` in the person's,
+/// `worked-on-by` in the project's) is one relation: `graph show` lists it once from each side,
+/// in the words of that side's own file.
+#[test]
+fn show_lists_a_relation_and_its_inverse_twin_once() {
+    let env = TestEnv::initialized();
+    rel(&env, "Alice works on Atlas", "person--alice|works-on|project--atlas");
+    rel(&env, "Alice and Bob are colleagues", "person--alice|colleague-of|person--bob");
+    let links = |id: &str| -> Vec<(String, String, String)> {
+        let out = env.run(["graph", "show", id, "--json"]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let s = |k: &str| l[k].as_str().unwrap().to_owned();
+                (s("relation"), s("direction"), s("other"))
+            })
+            .collect()
+    };
+    let alice = links("person--alice");
+    assert_eq!(alice.len(), 2, "{alice:?}");
+    assert!(alice.contains(&("works-on".into(), "out".into(), "project--atlas".into())));
+    assert!(alice.contains(&("colleague-of".into(), "out".into(), "person--bob".into())));
+    assert_eq!(
+        links("project--atlas"),
+        [("worked-on-by".to_owned(), "out".to_owned(), "person--alice".to_owned())]
+    );
+    // A bullet whose twin is missing (written by hand in one file only) still shows, incoming.
+    let rel_path = "memory/graph/entities/person--bob.md";
+    let text: String = env
+        .read(rel_path)
+        .lines()
+        .filter(|l| !l.contains("[[person--alice]]"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    env.write(rel_path, &text);
+    env.git_commit_all("bob forgets alice");
+    assert_eq!(
+        links("person--bob"),
+        [("colleague-of".to_owned(), "in".to_owned(), "person--alice".to_owned())]
+    );
+}

@@ -69,8 +69,21 @@ fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bo
             });
         }
     }
+    // An incoming bullet whose inverse twin this entity's own file holds (`worked-on-by` from
+    // the project beside `works-on` to it, same dates) says the same relation again: it is
+    // listed once, from this entity's side.
+    let inverse = |r: &str| g.vocab.get(r).and_then(|s| s.inverse.clone());
     for e in g.g.edges_directed(ix, petgraph::Direction::Incoming) {
         let w = e.weight();
+        let twin = inverse(&w.relation).is_some_and(|inv| {
+            g.g.edges_connecting(ix, e.source()).any(|t| {
+                let t = t.weight();
+                t.relation == inv && t.since == w.since && t.until == w.until
+            })
+        });
+        if twin {
+            continue;
+        }
         if all || w.valid_on(as_of) {
             out.push(Link {
                 relation: w.relation.clone(),
