@@ -61,13 +61,15 @@ pub struct Mention {
     /// Its date, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
-    /// The start of its text on one line (at most 160 characters).
+    /// The start of its text on one line, without an entity file's metadata and headings (at
+    /// most 160 characters).
     pub preview: String,
 }
 
 impl Mention {
     fn of(u: &MemoryUnit) -> Self {
-        let one = cogmem_text::markdown::one_line(&u.text);
+        let one =
+            cogmem_text::markdown::one_line(&cogmem_index::index::highlight::readable(&u.text));
         let mut preview: String = one.chars().take(160).collect();
         if preview.len() < one.len() {
             preview.push('…');

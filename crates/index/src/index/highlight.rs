@@ -47,7 +47,7 @@ pub fn highlight(text: &str, query: &str) -> Vec<(String, bool)> {
 
 /// The lines of `text` a reader wants in a list of hits: without the metadata comments
 /// (`<!-- … -->` lines) and headings of an entity or procedure file, and without bullet markers.
-fn readable(text: &str) -> String {
+pub fn readable(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines().map(str::trim) {
         if line.is_empty()
