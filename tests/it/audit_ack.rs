@@ -170,3 +170,48 @@ fn the_scan_cache_follows_new_commits_and_rewritten_history() {
     std::fs::write(env.path(".cogmem/critical-scan.json"), "garbage").unwrap();
     assert_eq!(count(&env), 1, "a damaged cache is rebuilt");
 }
+
+// See: issue 20
+/// The scan cache does not grow with the history: the commits it has looked at are a list
+/// beside it that later calls append to, and a call a few commits past the cached head reads
+/// neither the list nor the older history. Changes are still found through a chain of writes,
+/// past a merge (which reads the list and walks), and after the list is lost.
+#[test]
+fn the_scan_cache_stays_small_as_the_history_grows() {
+    let env = TestEnv::initialized();
+    // (Exit 3 once the side branch's commit, by a non-person, is an integrity problem.)
+    let count = |env: &TestEnv| {
+        let out = env.run(["status", "--json"]).output();
+        json(&out.stdout)["unacknowledged_critical"].as_array().map_or(0, Vec::len)
+    };
+    edit_soul(&env, "One.\n");
+    env.mutate(["sync", "--actor", "user:ann"]);
+    assert_eq!(count(&env), 1);
+    let size = || std::fs::metadata(env.path(".cogmem/critical-scan.json")).unwrap().len();
+    let small = size();
+    for i in 0..30 {
+        env.mutate(["remember", &format!("note number {i}")]);
+        assert_eq!(count(&env), 1);
+    }
+    assert_eq!(size(), small, "the cache holds the changes, not the commits");
+    let listed = env.read(".cogmem/critical-scanned.txt").lines().count();
+    assert_eq!(listed, env.commit_count(), "every commit listed once");
+
+    // A chain of writes, then a critical change: found on top of the cache.
+    edit_soul(&env, "Two.\n");
+    env.mutate(["sync", "--actor", "user:ann"]);
+    assert_eq!(count(&env), 2);
+
+    // A merge of a side branch that changed SOUL.md: the walk finds it.
+    env.git(&["checkout", "-q", "-b", "side", "HEAD~2"]);
+    edit_soul(&env, "Side.\n");
+    env.git_commit_all("side edit of the soul");
+    env.git(&["checkout", "-q", "-"]);
+    env.git(&["merge", "-q", "--no-ff", "-X", "ours", "-m", "merge side", "side"]);
+    assert_eq!(count(&env), 3, "the side commit is a critical change");
+
+    // The list lost: the whole history is scanned again, with the same answer.
+    std::fs::remove_file(env.path(".cogmem/critical-scanned.txt")).unwrap();
+    assert_eq!(count(&env), 3);
+    assert!(env.path(".cogmem/critical-scanned.txt").is_file());
+}

@@ -126,14 +126,43 @@ pub struct CriticalChange {
 /// the critical files change, or when HEAD no longer descends from the scanned commit).
 pub const CRITICAL_SCAN: &str = ".cogmem/critical-scan.json";
 
+/// Every commit id the scan has looked at, one per line, beside [`CRITICAL_SCAN`]: kept apart
+/// so that the common call (HEAD one or a few commits past the scanned head) neither reads nor
+/// rewrites a list as long as the history, only appends to it (issue 20).
+pub const CRITICAL_SCANNED: &str = ".cogmem/critical-scanned.txt";
+
 /// What [`CRITICAL_SCAN`] holds: every critical change up to `head`, acknowledged or not,
-/// newest first, and every commit id already scanned.
+/// newest first. (An older cache also held the scanned ids; it has no [`CRITICAL_SCANNED`]
+/// beside it and is rebuilt.)
 #[derive(Debug, Serialize, Deserialize)]
 struct ScanCache {
     head: String,
     files: Vec<String>,
     changes: Vec<CriticalChange>,
-    scanned: Vec<String>,
+}
+
+/// How many single-parent commits the scan follows back from HEAD to the scanned head before it
+/// reads the list of scanned commits and walks instead.
+const CHAIN: usize = 64;
+
+/// The commits from `head` back to `old`, newest first, when `head` reaches it through at most
+/// [`CHAIN`] commits with one parent each: then they are all the commits `head` has and `old`
+/// has not.
+fn chain_to(repo: &Repository, head: Oid, old: Oid) -> Option<Vec<Oid>> {
+    let mut out = Vec::new();
+    let mut id = head;
+    while id != old {
+        if out.len() >= CHAIN {
+            return None;
+        }
+        let c = repo.find_commit(id).ok()?;
+        if c.parent_count() != 1 {
+            return None;
+        }
+        out.push(id);
+        id = c.parent_id(0).ok()?;
+    }
+    Some(out)
 }
 
 /// The critical files of the workspace, as written in settings (trimmed, without `./`).
@@ -216,41 +245,72 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
         return Ok(Vec::new());
     }
     let cache_path = ws.abs(CRITICAL_SCAN);
+    let list_path = ws.abs(CRITICAL_SCANNED);
     let cached: Option<ScanCache> = fsx::read_text_if_exists(&cache_path, ws.file_limit())
         .ok()
         .flatten()
         .and_then(|t| serde_json::from_str(&t).ok())
-        .filter(|c: &ScanCache| c.files == files);
-    let (all, scanned, fresh) =
+        .filter(|c: &ScanCache| c.files == files)
+        .filter(|_| list_path.is_file());
+    // What the scan found, the commits it looked at, and whether they extend the list on disk
+    // (`Some(false)`), replace it (`Some(true)`), or leave the cache as it is (`None`).
+    let (all, ids, rewrite) =
         match cached.and_then(|c| Oid::from_str(&c.head).ok().map(|old| (c, old))) {
-            Some((c, old)) if old == head => (c.changes, c.scanned, false),
-            Some((c, old)) => {
-                let before: HashSet<Oid> =
-                    c.scanned.iter().filter_map(|id| Oid::from_str(id).ok()).collect();
-                match scan(repo, &files, head, Some((old, &before)))? {
-                    // The scanned commit is still in HEAD's history: add what came after it.
-                    (mut all, ids, true) => {
-                        all.extend(c.changes);
-                        let mut scanned = c.scanned;
-                        scanned.extend(ids.iter().map(Oid::to_string));
-                        (all, scanned, true)
-                    }
-                    // History was rewritten (reset, rebase): scan it all again.
-                    (_, _, false) => {
-                        let (all, ids, _) = scan(repo, &files, head, None)?;
-                        (all, ids.iter().map(Oid::to_string).collect(), true)
+            Some((c, old)) if old == head => (c.changes, Vec::new(), None),
+            Some((c, old)) => match chain_to(repo, head, old) {
+                // The common case: a few new commits on top of the scanned head.
+                Some(chain) => {
+                    let mut all = scan_commits(repo, &files, &chain)?;
+                    all.extend(c.changes);
+                    (all, chain, Some(false))
+                }
+                None => {
+                    let before: HashSet<Oid> = fsx::read_text_if_exists(&list_path, u64::MAX)
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default()
+                        .lines()
+                        .filter_map(|l| Oid::from_str(l.trim()).ok())
+                        .collect();
+                    match scan(repo, &files, head, Some((old, &before)))? {
+                        // The scanned commit is still in HEAD's history: add what came after it.
+                        (mut all, ids, true) => {
+                            all.extend(c.changes);
+                            (all, ids, Some(false))
+                        }
+                        // History was rewritten (reset, rebase): scan it all again.
+                        (_, _, false) => {
+                            let (all, ids, _) = scan(repo, &files, head, None)?;
+                            (all, ids, Some(true))
+                        }
                     }
                 }
-            }
+            },
             None => {
                 let (all, ids, _) = scan(repo, &files, head, None)?;
-                (all, ids.iter().map(Oid::to_string).collect(), true)
+                (all, ids, Some(true))
             }
         };
-    let cache = ScanCache { head: head.to_string(), files, changes: all, scanned };
-    if fresh && let Ok(text) = serde_json::to_string(&cache) {
-        // Derived data: a failure to save it only costs the next call a full walk.
-        let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
+    let cache = ScanCache { head: head.to_string(), files, changes: all };
+    if let Some(whole) = rewrite {
+        // Derived data: a failure to save it only costs the next call a full walk. The list is
+        // written first; when it cannot be, the cache is removed so that no later call trusts
+        // a list that misses commits.
+        let lines: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        let listed = if whole {
+            fsx::write_derived(&list_path, lines.as_bytes(), false).is_ok()
+        } else {
+            // Derived, like a staging file: no need to wait for the disk.
+            fsx::append_staged(&list_path, lines.as_bytes()).is_ok()
+        };
+        match serde_json::to_string(&cache) {
+            Ok(text) if listed => {
+                let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
+            }
+            _ => {
+                let _ = fsx::remove_file(&cache_path);
+            }
+        }
     }
     let acked = acknowledged(ws)?;
     let mut out: Vec<CriticalChange> = cache
@@ -272,6 +332,15 @@ fn scan(
     earlier: Option<(Oid, &HashSet<Oid>)>,
 ) -> crate::Result<(Vec<CriticalChange>, Vec<Oid>, bool)> {
     let (commits, reaches_hidden) = commits_since(repo, head, earlier)?;
+    Ok((scan_commits(repo, files, &commits)?, commits, reaches_hidden))
+}
+
+/// Every critical change the commits `commits` (newest first) made, in their order.
+fn scan_commits(
+    repo: &Repository,
+    files: &[String],
+    commits: &[Oid],
+) -> crate::Result<Vec<CriticalChange>> {
     let mut ids: HashMap<Oid, Vec<Option<Oid>>> = HashMap::new();
     let blob_ids =
         |oid: Oid, ids: &mut HashMap<Oid, Vec<Option<Oid>>>| -> crate::Result<Vec<Option<Oid>>> {
@@ -286,7 +355,7 @@ fn scan(
             Ok(v)
         };
     let mut out = Vec::new();
-    for &oid in &commits {
+    for &oid in commits {
         let commit = repo.find_commit(oid).map_err(git_op("read a commit"))?;
         let now = blob_ids(oid, &mut ids)?;
         let parents: Vec<Oid> = commit.parent_ids().collect();
@@ -342,7 +411,7 @@ fn scan(
             });
         }
     }
-    Ok((out, commits, reaches_hidden))
+    Ok(out)
 }
 
 /// Lists the commits reachable from `head` that are not in `scanned`, and tells whether `old`
