@@ -242,3 +242,29 @@ fn issue_17_deciding_a_proposal_adopts_for_callers_other_than_the_cli() {
     assert_eq!(log, "agent:claude\nsystem:adopt\n");
     env.assert_clean_tree();
 }
+
+// See: issue 20
+/// The check for outside commits follows cogmem's own commits back to the last one it saw
+/// instead of walking the history; a hand commit under a later cogmem commit (a sub-agent's
+/// proposal, which adopts nothing) stops that and is still found and adopted.
+#[test]
+fn issue_20_a_hand_commit_under_a_proposal_is_still_adopted() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "--entity", "person--alice", "Alice prefers green tea"]).success();
+    env.run(["remember", "Alice moved to Porto"]).success();
+    env.write("memory/graph/entities/project--zephyr.md", NEW_ENTITY);
+    env.git(&["add", "-A"]);
+    env.git_command(&["commit", "-q", "-m", "zephyr by hand"])
+        .env("GIT_AUTHOR_NAME", "Bea Hand")
+        .status()
+        .unwrap();
+    env.run(["--actor", "subagent:researcher", "propose", "Zephyr may need a logo"]).success();
+    let before = env.commit_count();
+    let out = env.run(["remember", "Zephyr ships in May"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    assert_eq!(env.commit_count(), before + 2, "the adoption, then the memory");
+    // Cogmem's own commits since: nothing more to adopt.
+    let out = env.run(["remember", "Zephyr has a mascot"]).success();
+    assert!(!out.stderr.contains("adopted"), "{out}");
+    env.run(["verify"]).success();
+}
