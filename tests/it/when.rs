@@ -90,3 +90,37 @@ fn issue_22_since_and_until_keep_an_entry_by_the_day_it_implies() {
     assert_eq!(h[0]["implied_dates"], serde_json::json!(["2026-07-18/2026-07-19"]));
     assert!(hits(&env, &["camping", "--until", "2026-07-17"]).is_empty());
 }
+
+/// A question that names a day takes that day's best matches as candidates, wherever they rank
+/// overall: sixty better keyword matches on other days do not hide the entry of 1 May.
+#[test]
+fn issue_22_a_named_day_brings_its_entries_into_the_candidates() {
+    let env = TestEnv::initialized();
+    let line = |ts: &str, text: &str, id: &str| {
+        format!(
+            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Joanna\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
+        )
+    };
+    let mut transcript = String::new();
+    for i in 0..60 {
+        let day = 2 + i % 27;
+        transcript.push_str(&line(
+            &format!("2026-03-{day:02}T10:{:02}:00Z", i % 60),
+            &format!("Joanna, what movie did you watch? I watch a movie every week, movie {i}."),
+            &format!("D{i}:1"),
+        ));
+    }
+    transcript.push_str(&line(
+        "2026-05-01T20:00:00Z",
+        "Lord of the Rings tonight, all three.",
+        "M:1",
+    ));
+    env.write("../talk.jsonl", &transcript);
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    let h = hits(&env, &["What movie did Joanna watch on 1 May, 2026?"]);
+    let top: Vec<&str> = sources(&h).into_iter().take(10).collect();
+    assert!(top.contains(&"M:1"), "{top:?}");
+    // Without a named day, the sixty better matches come first.
+    let h = hits(&env, &["What movie did Joanna watch?", "--limit", "50"]);
+    assert!(!sources(&h).contains(&"M:1"), "{:?}", sources(&h));
+}

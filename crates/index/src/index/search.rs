@@ -346,6 +346,40 @@ pub fn search_with(
         }
         cap *= 2;
     }
+    // A question that names days (issue 22: "what did Joanna watch on 1 May 2022") also takes
+    // the best matches of those days, wherever they rank overall: the date factor below can
+    // only lift what is among the candidates. Not when the caller filters by date itself.
+    if !question.dates.is_empty()
+        && opts.since.is_none()
+        && opts.until.is_none()
+        && super::when::SPAN_CANDIDATES > 0
+    {
+        let day = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
+        let mut spans: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for span in &question.dates {
+            for field in [f.day, f.implied_day] {
+                let range = RangeQuery::new(
+                    Bound::Included(Term::from_field_i64(field, day(span.first()))),
+                    Bound::Included(Term::from_field_i64(field, day(span.last()))),
+                );
+                spans.push((Occur::Should, Box::new(range)));
+            }
+        }
+        let within = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(q.clone()) as Box<dyn Query>),
+            (Occur::Must, Box::new(BooleanQuery::new(spans))),
+        ]);
+        let top = searcher
+            .search(&within, &TopDocs::with_limit(super::when::SPAN_CANDIDATES).order_by_score())
+            .map_err(tantivy_err)?;
+        for (bm25, addr) in top {
+            if let Some(h) = read(addr, bm25)?
+                && !hits.iter().any(|k: &Hit| k.id == h.id)
+            {
+                hits.push(h);
+            }
+        }
+    }
     cogmem_store::timing::mark("hits read");
     // An episode entry that asks something is often answered by the entry right after it in
     // the same log ("What did you paint?" — "A sunset."), which shares few of its words: that

@@ -21,6 +21,10 @@ pub(crate) const DATED_BOOST: f64 = 1.25;
 /// text implies). Chosen on the tune split (docs/decisions.md, 2026-12-02).
 pub(crate) const DURING_BOOST: f64 = 2.0;
 
+/// How many of the best matches of the days a question names join the candidates, whatever
+/// their rank overall (0: none). Chosen on the tune split (`benches/retrieval`).
+pub(crate) const SPAN_CANDIDATES: usize = 20;
+
 /// The days a memory's text names or implies, as (first, last) pairs, relative expressions
 /// resolved against `day` (the memory's own day). Without a day, only the absolute dates.
 pub(crate) fn implied(text: &str, day: Option<NaiveDate>) -> Vec<(NaiveDate, NaiveDate)> {
