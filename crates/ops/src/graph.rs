@@ -629,7 +629,9 @@ pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {
-    regenerate_index_with(ws, change, &cogmem_store::access::load_decay(ws)?)
+    let decay = cogmem_store::access::load_decay(ws)?;
+    cogmem_store::timing::mark("graph index: decay read");
+    regenerate_index_with(ws, change, &decay)
 }
 
 /// [`regenerate_index_into`] with the decay state as the change leaves it (its scores and
@@ -639,9 +641,13 @@ pub(crate) fn regenerate_index_with(
     change: &mut cogmem_store::change::Change,
     decay: &cogmem_store::store::decay_file::DecayFile,
 ) -> crate::Result<()> {
+    // The change's edits by path: an import's change holds thousands of them, and each of the
+    // workspace's entity files is looked up here (issue 20: a scan per file was quadratic).
+    let edits: std::collections::HashMap<&str, Option<&[u8]>> =
+        change.edits().iter().map(|e| (e.path.as_str(), e.content.as_deref())).collect();
     let as_left = |rel: &str| -> crate::Result<Option<String>> {
-        match change.edits().iter().find(|e| e.path == rel) {
-            Some(e) => Ok(e.content.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())),
+        match edits.get(rel) {
+            Some(content) => Ok(content.map(|b| String::from_utf8_lossy(b).into_owned())),
             None => Ok(ws.read_text_if_exists(rel)?),
         }
     };
@@ -654,15 +660,18 @@ pub(crate) fn regenerate_index_with(
             files.push((rel, text));
         }
     }
+    let listed: std::collections::HashSet<String> = files.iter().map(|(p, _)| p.clone()).collect();
     for e in change.edits() {
         if e.path.starts_with(cogmem_store::workspace::layout::ENTITIES_DIR)
-            && !files.iter().any(|(p, _)| *p == e.path)
+            && !listed.contains(&e.path)
             && let Some(c) = &e.content
         {
             files.push((e.path.clone(), String::from_utf8_lossy(c).into_owned()));
         }
     }
+    cogmem_store::timing::mark("graph index: entity files read");
     let text = cogmem_index::graph::index_text(ws, &files, decay)?;
+    cogmem_store::timing::mark("graph index: rendered");
     if as_left(cogmem_store::workspace::layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
         change.write(
             cogmem_store::workspace::layout::GRAPH_INDEX,
