@@ -264,19 +264,10 @@ fn outside_commits(
     // cogmem, and the history is not walked: libgit2's descendant check and topological walk
     // parse far more than the few commits between them (about 20 ms a write at 10,000
     // commits, more as the history grows; issue 20).
-    if let Some(m) = marker {
-        let mut id = head;
-        for _ in 0..OWN_CHAIN {
-            if id == m {
-                return Ok(Vec::new());
-            }
-            let Ok(c) = repo.find_commit(id) else { break };
-            if !is_cogmem_commit(&c) || c.parent_count() != 1 {
-                break;
-            }
-            let Ok(parent) = c.parent_id(0) else { break };
-            id = parent;
-        }
+    if marker.is_some_and(|m| {
+        git::first_parent_chain(repo, head, m, OWN_CHAIN, is_cogmem_commit).is_some()
+    }) {
+        return Ok(Vec::new());
     }
     let base = match marker.filter(|m| repo.graph_descendant_of(head, *m).unwrap_or(false)) {
         Some(m) => m,

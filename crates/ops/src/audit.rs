@@ -145,26 +145,6 @@ struct ScanCache {
 /// reads the list of scanned commits and walks instead.
 const CHAIN: usize = 64;
 
-/// The commits from `head` back to `old`, newest first, when `head` reaches it through at most
-/// [`CHAIN`] commits with one parent each: then they are all the commits `head` has and `old`
-/// has not.
-fn chain_to(repo: &Repository, head: Oid, old: Oid) -> Option<Vec<Oid>> {
-    let mut out = Vec::new();
-    let mut id = head;
-    while id != old {
-        if out.len() >= CHAIN {
-            return None;
-        }
-        let c = repo.find_commit(id).ok()?;
-        if c.parent_count() != 1 {
-            return None;
-        }
-        out.push(id);
-        id = c.parent_id(0).ok()?;
-    }
-    Some(out)
-}
-
 /// The critical files of the workspace, as written in settings (trimmed, without `./`).
 fn critical_files(ws: &Workspace) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -257,7 +237,7 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
     let (all, ids, rewrite) =
         match cached.and_then(|c| Oid::from_str(&c.head).ok().map(|old| (c, old))) {
             Some((c, old)) if old == head => (c.changes, Vec::new(), None),
-            Some((c, old)) => match chain_to(repo, head, old) {
+            Some((c, old)) => match git::first_parent_chain(repo, head, old, CHAIN, |_| true) {
                 // The common case: a few new commits on top of the scanned head.
                 Some(chain) => {
                     let mut all = scan_commits(repo, &files, &chain)?;

@@ -183,6 +183,34 @@ pub fn head_id(repo: &Repository) -> crate::Result<Option<Oid>> {
     }
 }
 
+/// The commits from `head` back to `stop` along first parents, newest first, when `head`
+/// reaches `stop` through at most `max` commits that each have one parent and pass `accept`;
+/// `None` otherwise (a merge, a commit refused, a longer stretch, an unreadable commit). Then
+/// they are all the commits `head` has and `stop` has not, found without a history walk
+/// (issue 20: libgit2's walks parse far more than the few commits in between).
+pub fn first_parent_chain(
+    repo: &Repository,
+    head: Oid,
+    stop: Oid,
+    max: usize,
+    accept: impl Fn(&git2::Commit<'_>) -> bool,
+) -> Option<Vec<Oid>> {
+    let mut out = Vec::new();
+    let mut id = head;
+    while id != stop {
+        if out.len() >= max {
+            return None;
+        }
+        let c = repo.find_commit(id).ok()?;
+        if c.parent_count() != 1 || !accept(&c) {
+            return None;
+        }
+        out.push(id);
+        id = c.parent_id(0).ok()?;
+    }
+    Some(out)
+}
+
 fn blob_id_at(tree: Option<&Tree<'_>>, rel: &str) -> Option<(Oid, i32)> {
     let entry = tree?.get_path(Path::new(rel)).ok()?;
     (entry.kind() == Some(ObjectType::Blob)).then(|| (entry.id(), entry.filemode()))

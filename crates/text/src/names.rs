@@ -186,7 +186,6 @@ const TO_SOMEONE: &[&str] = &[
     "belongs",
     "belonged",
     "thanks",
-    "introduced",
     "report",
     "reports",
     "reported",

@@ -1022,10 +1022,15 @@ fn ensure_writer<'a>(
     Ok(writer.as_ref())
 }
 
+/// A day as the index's `day` and `implied_day` fields hold it: days since 1970-01-01
+/// (`i64::MIN` is "no date").
+pub(crate) fn day_number(d: chrono::NaiveDate) -> i64 {
+    (d - chrono::NaiveDate::default()).num_days()
+}
+
 fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
     let date = u.date.as_deref().and_then(cogmem_text::date::parse_day);
-    let days = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
-    let day = date.map_or(i64::MIN, days);
+    let day = date.map_or(i64::MIN, day_number);
     let text = without_comments(&u.text);
     let implied = when::implied(&text, date);
     let title = match u.store {
@@ -1049,9 +1054,9 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
         f.dates => when::render(&implied),
     );
     for (first, last) in &implied {
-        d.add_i64(f.implied_day, days(*first));
+        d.add_i64(f.implied_day, day_number(*first));
         if last != first {
-            d.add_i64(f.implied_day, days(*last));
+            d.add_i64(f.implied_day, day_number(*last));
         }
     }
     for e in &u.entities {

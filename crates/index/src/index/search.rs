@@ -228,25 +228,7 @@ pub fn search_with(
         ));
     }
     if opts.since.is_some() || opts.until.is_some() {
-        // A memory of those days by its own date, or by a day its text names or implies
-        // ("yesterday" in an entry of the day after the range starts).
-        let day = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
-        let range = |field| -> Box<dyn Query> {
-            let lower = opts
-                .since
-                .map_or(Bound::Included(Term::from_field_i64(field, i64::MIN + 1)), |d| {
-                    Bound::Included(Term::from_field_i64(field, day(d)))
-                });
-            let upper = opts
-                .until
-                .map_or(Bound::Unbounded, |d| Bound::Included(Term::from_field_i64(field, day(d))));
-            Box::new(RangeQuery::new(lower, upper))
-        };
-        let either = BooleanQuery::new(vec![
-            (Occur::Should, range(f.day)),
-            (Occur::Should, range(f.implied_day)),
-        ]);
-        clauses.push((Occur::Must, Box::new(either)));
+        clauses.push((Occur::Must, Box::new(of_days(f, opts.since, opts.until))));
     }
     // The filters alone, for the entries an embedding model adds.
     let filters: Vec<(Occur, Box<dyn Query>)> =
@@ -354,17 +336,14 @@ pub fn search_with(
         && opts.until.is_none()
         && super::when::SPAN_CANDIDATES > 0
     {
-        let day = |d: chrono::NaiveDate| (d - chrono::NaiveDate::default()).num_days();
-        let mut spans: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for span in &question.dates {
-            for field in [f.day, f.implied_day] {
-                let range = RangeQuery::new(
-                    Bound::Included(Term::from_field_i64(field, day(span.first()))),
-                    Bound::Included(Term::from_field_i64(field, day(span.last()))),
-                );
-                spans.push((Occur::Should, Box::new(range)));
-            }
-        }
+        let spans: Vec<(Occur, Box<dyn Query>)> = question
+            .dates
+            .iter()
+            .map(|span| {
+                let days = of_days(f, Some(span.first()), Some(span.last()));
+                (Occur::Should, Box::new(days) as Box<dyn Query>)
+            })
+            .collect();
         let within = BooleanQuery::new(vec![
             (Occur::Must, Box::new(q.clone()) as Box<dyn Query>),
             (Occur::Must, Box::new(BooleanQuery::new(spans))),
@@ -501,6 +480,24 @@ pub fn search_with(
         cogmem_store::timing::mark("embedding asked");
     }
     Ok(hits)
+}
+
+/// The memories of the days from `first` to `last` (an end `None` is open): by their own date,
+/// or by a day their text names or implies ("yesterday" in an entry of the day after). Undated
+/// memories (day `i64::MIN`) are never of any day.
+fn of_days(
+    f: &super::Fields,
+    first: Option<chrono::NaiveDate>,
+    last: Option<chrono::NaiveDate>,
+) -> BooleanQuery {
+    let range = |field| -> Box<dyn Query> {
+        let lower = first.map_or(i64::MIN + 1, super::day_number);
+        let upper = last.map_or(Bound::Unbounded, |d| {
+            Bound::Included(Term::from_field_i64(field, super::day_number(d)))
+        });
+        Box::new(RangeQuery::new(Bound::Included(Term::from_field_i64(field, lower)), upper))
+    };
+    BooleanQuery::new(vec![(Occur::Should, range(f.day)), (Occur::Should, range(f.implied_day))])
 }
 
 /// Boosts hits whose entities are activated from the entities of the five best hits: spreading
