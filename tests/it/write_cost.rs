@@ -255,3 +255,30 @@ fn issue_20_a_write_leaves_the_git_index_as_git_would() {
     let out = env.run(["remember", "x", "--store", "core"]).output().code(4);
     assert!(out.stderr.contains("uncommitted edits in the way: MEMORY.md"), "{}", out.stderr);
 }
+
+// See: issue 20
+/// A write stores its files' bytes as they are (without libgit2's attribute lookup, which read
+/// the whole git index) only where no filter applies; where `.gitattributes` asks for one
+/// (`ident` collapses `$Id: …$` as git does on add), the stored blob is the filtered one, and
+/// git sees a clean tree either way.
+#[test]
+fn issue_20_a_write_stores_what_git_add_would_store() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "plain note with $Id: kept $ as said"]);
+    env.assert_clean_tree();
+    let day = env.git(&["log", "-1", "--name-only", "--format="]);
+    let day = day.lines().find(|l| l.starts_with("memory/episodes/")).unwrap().to_owned();
+    assert!(env.git(&["show", &format!("HEAD:{day}")]).contains("$Id: kept $"));
+
+    let attrs = env.read(".gitattributes") + "memory/episodes/*.md ident\n";
+    env.write(".gitattributes", &attrs);
+    env.git_commit_all("ident on episodes");
+    // The next day's file (libgit2's `ident` collapses one `$Id…$` per file, git every one).
+    env.set_now("2026-12-02T09:00:00Z");
+    // Not `mutate`: this write also adopts the outside commit above.
+    env.run(["remember", "second note with $Id: collapsed $ in it"]).success();
+    env.assert_clean_tree();
+    let stored = env.git(&["show", "HEAD:memory/episodes/2026-12-02.md"]);
+    assert!(stored.contains("with $Id$ in it"), "{stored}");
+    assert_eq!(env.git(&["diff", "HEAD", "--stat"]), "");
+}

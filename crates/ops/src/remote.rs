@@ -511,7 +511,7 @@ fn write_and_commit(
     for (rel, mode) in &modes {
         let abs = root.join(rel);
         if abs.exists() {
-            let blob = repo.blob_path(&abs).map_err(op("store a file"))?;
+            let blob = git::store_file(repo, root, rel)?;
             let mode = if *mode == i32::from(FileMode::BlobExecutable) {
                 FileMode::BlobExecutable
             } else {

@@ -55,7 +55,7 @@ pub(crate) struct EntryStat {
 }
 
 /// An index file, parsed as far as finding its entries.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct GitIndex {
     bytes: Vec<u8>,
     version: u32,
@@ -64,14 +64,67 @@ pub(crate) struct GitIndex {
     written: Option<(u32, u32)>,
 }
 
+/// The last index [`GitIndex::read`] parsed, for [`GitIndex::read_again`].
+static KEPT: std::sync::Mutex<Option<(std::path::PathBuf, FileKey, GitIndex)>> =
+    std::sync::Mutex::new(None);
+
+/// What tells one version of the index file from another without reading it: its size,
+/// modification time to the nanosecond and inode (a write replaces the file, so a new inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileKey {
+    len: u64,
+    modified: std::time::SystemTime,
+    #[cfg(unix)]
+    ino: u64,
+}
+
+impl FileKey {
+    fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Some(Self {
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+            #[cfg(unix)]
+            ino: meta.ino(),
+        })
+    }
+}
+
 impl GitIndex {
     /// Reads `GIT_DIR/index`; `None` when it is absent, unreadable, damaged (its checksum does
     /// not match) or of a kind this module leaves to libgit2.
     pub(crate) fn read(git_dir: &Path) -> Option<Self> {
         let path = git_dir.join("index");
+        let meta = std::fs::metadata(&path).ok()?;
+        let key = FileKey::of(&meta);
         let bytes = fsx::read(&path, u64::MAX).ok()?;
-        let written = std::fs::metadata(&path).ok().and_then(|m| stamp(m.modified().ok()?));
-        Self::parse(bytes, written)
+        let index = Self::parse(bytes, meta.modified().ok().and_then(stamp))?;
+        // Kept for `read_again` only when the file did not change while it was read.
+        let after = std::fs::metadata(&path).ok().and_then(|m| FileKey::of(&m));
+        if let (Some(key), Ok(mut kept)) = (key, KEPT.lock())
+            && after == Some(key)
+        {
+            *kept = Some((path, key, index.clone()));
+        }
+        Some(index)
+    }
+
+    /// [`GitIndex::read`] for a second read in the same change (the clean check reads the
+    /// index, the patch after the commit reads it again): the first read's copy while the file
+    /// is the one it read (same size, modification time and inode; every writer of the index
+    /// replaces the file, and [`write`] forgets the copy), else a new read.
+    pub(crate) fn read_again(git_dir: &Path) -> Option<Self> {
+        let path = git_dir.join("index");
+        let key = std::fs::metadata(&path).ok().and_then(|m| FileKey::of(&m));
+        if let Ok(kept) = KEPT.lock()
+            && let Some((p, k, index)) = kept.as_ref()
+            && *p == path
+            && key == Some(*k)
+        {
+            return Some(index.clone());
+        }
+        Self::read(git_dir)
     }
 
     fn parse(bytes: Vec<u8>, written: Option<(u32, u32)>) -> Option<Self> {
@@ -253,6 +306,9 @@ impl GitIndex {
 /// Writes `bytes` as `GIT_DIR/index` the way git does ([`fsx::write_locked`]: through
 /// `index.lock`, so a running git command's lock is respected).
 pub(crate) fn write(git_dir: &Path, bytes: &[u8]) -> Result<(), fsx::IoError> {
+    if let Ok(mut kept) = KEPT.lock() {
+        *kept = None;
+    }
     fsx::write_locked(&git_dir.join("index"), bytes)
 }
 
