@@ -86,11 +86,13 @@ impl Env {
 
     /// The options every workspace this process opens gets: the cookie wait, the crash point
     /// (`crash-points` builds only), a background `git repack` when a commit makes one due and
-    /// a background merge of the index's segments when an update makes one due.
+    /// a background merge of the index's segments when an update makes one due, and the
+    /// index update after a change in a process of its own.
     pub fn workspace_options(&self) -> WorkspaceOptions {
         let mut o = WorkspaceOptions {
             on_repack_due: Some(std::sync::Arc::new(super::repack::launch)),
             on_merge_due: Some(std::sync::Arc::new(super::merge::launch)),
+            on_index_update: Some(std::sync::Arc::new(super::index_update::launch)),
             ..WorkspaceOptions::default()
         };
         if let Some(ms) = self.watch_wait_ms {

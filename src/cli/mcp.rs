@@ -90,7 +90,7 @@ enum RoleArg {
 
 pub fn run(ctx: &Ctx, args: &McpArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
-    let ws = ctx.workspace()?;
+    let ws = ctx.resident_workspace()?;
     let (mut role, actor) = match (args.role, &args.agent) {
         (RoleArg::Subagent, Some(name)) => {
             if ctx.global.actor.is_some() {

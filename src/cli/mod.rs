@@ -22,6 +22,7 @@ mod hear;
 mod hook;
 mod identity;
 mod import;
+mod index_update;
 mod init;
 mod input;
 mod mcp;
@@ -142,6 +143,8 @@ enum Command {
     Setup(setup::SetupArgs),
     #[command(hide = true)]
     MergeIndex(merge::MergeIndexArgs),
+    #[command(hide = true)]
+    UpdateIndex(index_update::UpdateIndexArgs),
 }
 
 /// What a subcommand needs from the outside world.
@@ -180,6 +183,16 @@ impl Ctx {
         self.finish_purge(&ws)?;
         self.adopt(&ws);
         Ok(ws)
+    }
+
+    /// [`Ctx::workspace`] for a command that stays (`mcp`, `serve`, `watch`): it brings the
+    /// search index up to date after its own changes itself, with the index it keeps open,
+    /// instead of starting a process per change.
+    pub fn resident_workspace(&self) -> cogmem::Result<cogmem::Workspace> {
+        let ws = self.workspace()?;
+        let mut options = ws.options().clone();
+        options.on_index_update = None;
+        Ok(ws.with_options(options))
     }
 
     /// [`Ctx::workspace`] for `verify` and `doctor`, which report a killed change's journal
@@ -326,6 +339,7 @@ fn writes(command: &Command) -> bool {
         | Command::Hook(_)
         | Command::Setup(_)
         | Command::MergeIndex(_)
+        | Command::UpdateIndex(_)
         | Command::Mcp(_)
         | Command::Serve(_) => false,
     }
@@ -403,6 +417,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Serve(args) => serve::run(&ctx, &args),
         Command::Setup(args) => setup::run(&ctx, &args),
         Command::MergeIndex(args) => merge::run(&ctx, &args),
+        Command::UpdateIndex(args) => index_update::run(&ctx, &args),
     };
     let code = match result {
         Ok(exit) => exit.code(),

@@ -83,7 +83,7 @@ pub fn run(ctx: &Ctx, args: &ServeArgs) -> cogmem::Result<Exit> {
         );
     }
     let password = if args.allow_remote { password } else { None };
-    let ws = ctx.workspace()?;
+    let ws = ctx.resident_workspace()?;
     let Some(actor) = person(args.user.as_deref(), &ws)? else {
         return refuse(
             ctx,

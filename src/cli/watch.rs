@@ -41,7 +41,7 @@ pub struct WatchArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
-    let ws = ctx.workspace()?;
+    let ws = ctx.resident_workspace()?;
     let clock = ctx.clock()?;
     let debounce = op::parse_duration(&args.debounce).ok_or_else(|| InputError::Unknown {
         what: "debounce time",

@@ -282,3 +282,32 @@ fn issue_20_a_write_stores_what_git_add_would_store() {
     assert!(stored.contains("with $Id$ in it"), "{stored}");
     assert_eq!(env.git(&["diff", "HEAD", "--stat"]), "");
 }
+
+// See: issue 20
+/// A command that writes hands the index update to a process of its own, holding the index
+/// lock, and returns: with no other command run, the index catches up with the change; a
+/// search right after the write waits for the lock and finds the new memory; `verify` finds
+/// the index up to date.
+#[cfg(feature = "timings")]
+#[test]
+fn issue_20_a_write_hands_the_index_update_to_a_process_of_its_own() {
+    let env = TestEnv::initialized();
+    let out = env
+        .run(["remember", "the heron nests by the east pond"])
+        .env("COGMEM_TIMINGS", "1")
+        .success();
+    assert!(out.stderr.contains("index: update handed over"), "{}", out.stderr);
+    assert!(!out.stderr.contains("index: documents added"), "not indexed in the command");
+    let ws = cogmem::Workspace::open(&env.root).unwrap();
+    let fresh = || cogmem::index::state(&ws) == cogmem::index::IndexState::Fresh;
+    assert!(wait_until(Duration::from_secs(30), fresh), "the index caught up on its own");
+
+    // Back to back: each search sees the write before it.
+    for n in 0..3 {
+        let text = format!("egret sighting number {n} at the reservoir");
+        env.run(["remember", &text]).success();
+        let hits = env.run(["search", "--json", &format!("egret {n}")]).success();
+        assert!(hits.stdout.contains(&format!("egret sighting number {n}")), "{}", hits.stdout);
+    }
+    env.run(["verify"]).success();
+}

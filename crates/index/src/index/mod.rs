@@ -541,23 +541,65 @@ pub fn update_after_change(ws: &Workspace) {
 pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
     cogmem_store::timing::mark("index open");
     let Ok(lock) = lock(ws) else { return };
-    refresh_after_commit(ws, lock, paths);
+    refresh_after_commit(ws, lock, Some(paths));
 }
 
 /// [`update_after_commit`] for a change that still holds the workspace lock (`held`): takes the
 /// index lock first and only then releases the workspace lock, so that whoever takes the
 /// workspace lock next (`verify` on its read side) finds the index up to date or being
 /// brought up to date, never left behind by a change that is over.
+///
+/// With [`on_index_update`](cogmem_store::workspace::WorkspaceOptions::on_index_update) set
+/// (the binary's one-shot commands), the index lock goes to the process the hook starts, and
+/// this returns at once.
 pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[String]) {
     cogmem_store::timing::mark("index open");
     let index_lock = lock(ws);
     drop(held);
-    let Ok(lock) = index_lock else { return };
-    refresh_after_commit(ws, lock, paths);
+    let Ok(mut lock) = index_lock else { return };
+    if let Some(hook) = &ws.options().on_index_update {
+        match hook(ws.root(), lock, paths) {
+            Ok(()) => {
+                cogmem_store::timing::mark("index: update handed over");
+                return;
+            }
+            Err(back) => lock = back,
+        }
+    }
+    refresh_after_commit(ws, lock, Some(paths));
 }
 
-fn refresh_after_commit(ws: &Workspace, _lock: File, paths: &[String]) {
-    if refresh_locked(ws, false, None, Some(paths)).is_err() {
+/// The other side of [`update_after_commit_releasing`]'s hand-over: `inherited` is the index
+/// lock file as the process that started this one held it (its standard input); when it is
+/// that file, the lock is this process's until it ends, and the index is brought up to date
+/// with `paths` (every file when `paths` is empty), as the command that committed them would
+/// have. Any other file is ignored and the lock taken as usual. Failures are ignored: the next
+/// read retries.
+pub fn update_handed_over(ws: &Workspace, inherited: Option<File>, paths: &[String]) {
+    let path = ws.abs(LOCK_FILE);
+    let same = |f: &File| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match (f.metadata(), std::fs::metadata(&path)) {
+                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = f;
+            false
+        }
+    };
+    // Locking a file whose open description already holds the lock succeeds at once.
+    let held = inherited.filter(|f| same(f) && f.try_lock().is_ok());
+    let Some(lock) = held.or_else(|| lock(ws).ok()) else { return };
+    refresh_after_commit(ws, lock, (!paths.is_empty()).then_some(paths));
+}
+
+fn refresh_after_commit(ws: &Workspace, _lock: File, paths: Option<&[String]>) {
+    if refresh_locked(ws, false, None, paths).is_err() {
         drop(_lock);
         update_after_change(ws);
     }

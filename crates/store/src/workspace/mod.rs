@@ -115,6 +115,12 @@ pub(crate) type RepackHook = Arc<dyn Fn(&Path) + Send + Sync>;
 /// policy would merge (see [`WorkspaceOptions::on_merge_due`]).
 pub(crate) type MergeHook = Arc<dyn Fn(&Path) + Send + Sync>;
 
+/// Called after a change with the workspace root, the index lock (held) and the files the
+/// change committed, to bring the search index up to date in a process of its own (see
+/// [`WorkspaceOptions::on_index_update`]); gives the lock back when it could not.
+pub(crate) type IndexHook =
+    Arc<dyn Fn(&Path, std::fs::File, &[String]) -> Result<(), std::fs::File> + Send + Sync>;
+
 /// How this program uses a workspace: choices of the program that opens it (the `cogmem`
 /// binary sets them from its environment), never read from `cogmem.toml`, and never shared
 /// with another [`Workspace`] value in the same process except its clones.
@@ -133,6 +139,12 @@ pub struct WorkspaceOptions {
     /// (issue 20). `None` (the default) merges nothing until `cogmem reindex` or an embedder
     /// calls `cogmem_index::index::merge::run`.
     pub on_merge_due: Option<MergeHook>,
+    /// Who brings the search index up to date after a change: the binary hands the index lock
+    /// to a process of its own that indexes the committed files while the command returns, so
+    /// a write does not wait for tantivy (issue 20); a read that comes first waits for the lock
+    /// and finds the index up to date. `None` (the default, and the long-running commands'
+    /// choice) indexes in the command itself.
+    pub on_index_update: Option<IndexHook>,
     /// Fault injection for crash trials: the point inside [`Change::apply`](crate::change::Change::apply)
     /// where the process kills itself (SIGKILL), one of
     /// [`CRASH_POINTS`](crate::change::CRASH_POINTS). Only with the `crash-points` feature.
@@ -171,6 +183,7 @@ impl Default for WorkspaceOptions {
             watch_wait: Duration::from_millis(50),
             on_repack_due: None,
             on_merge_due: None,
+            on_index_update: None,
             #[cfg(feature = "crash-points")]
             crash_at: None,
             caller: None,
@@ -185,7 +198,11 @@ impl std::fmt::Debug for WorkspaceOptions {
         let mut d = f.debug_struct("WorkspaceOptions");
         d.field("watch_wait", &self.watch_wait)
             .field("on_repack_due", &self.on_repack_due.as_ref().map(|_| "Fn(&Path)"))
-            .field("on_merge_due", &self.on_merge_due.as_ref().map(|_| "Fn(&Path)"));
+            .field("on_merge_due", &self.on_merge_due.as_ref().map(|_| "Fn(&Path)"))
+            .field(
+                "on_index_update",
+                &self.on_index_update.as_ref().map(|_| "Fn(&Path, File, &[String])"),
+            );
         #[cfg(feature = "crash-points")]
         d.field("crash_at", &self.crash_at);
         d.field("caller", &self.caller);
