@@ -652,11 +652,16 @@ pub(crate) fn regenerate_index_with(
         }
     };
     let mut files: Vec<(String, String)> = Vec::new();
-    for rel in cogmem_store::store::units::markdown_files(
-        ws.root(),
+    let on_disk = cogmem_store::store::units::read_markdown_files(
+        ws,
         cogmem_store::workspace::layout::ENTITIES_DIR,
-    ) {
-        if let Some(text) = as_left(&rel)? {
+    );
+    for (rel, text) in on_disk {
+        let text = match edits.get(rel.as_str()) {
+            Some(content) => content.map(|b| String::from_utf8_lossy(b).into_owned()),
+            None => Some(text?),
+        };
+        if let Some(text) = text {
             files.push((rel, text));
         }
     }

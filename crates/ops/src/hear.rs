@@ -31,10 +31,10 @@ pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
         ctx.user = id;
         ctx.user_name = name;
     }
-    for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
+    for (rel, text) in units::read_markdown_files(ws, layout::ENTITIES_DIR) {
         let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
         let Ok(id) = EntityId::parse(stem) else { continue };
-        let Ok(text) = ws.read_text(&rel) else { continue };
+        let Ok(text) = text else { continue };
         let names = entity::names(&id, &text);
         ctx.known.push(KnownEntity { id, names });
     }

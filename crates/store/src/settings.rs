@@ -336,7 +336,7 @@ impl Default for AuditSettings {
     fn default() -> Self {
         Self {
             critical_files: vec!["SOUL.md".into(), "IDENTITY.md".into()],
-            rotate_bytes: 256 * 1024,
+            rotate_bytes: 64 * 1024,
         }
     }
 }

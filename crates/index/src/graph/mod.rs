@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use cogmem_store::store::entity::{self, EntityId, RelationLine};
 use cogmem_store::store::markdown;
-use cogmem_store::store::units::{Unreadable, markdown_files};
+use cogmem_store::store::units::Unreadable;
 use cogmem_store::workspace::{Workspace, layout};
 use vocab::Vocabulary;
 
@@ -108,8 +108,8 @@ pub fn build(ws: &Workspace) -> crate::Result<Graph> {
     let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    for rel in markdown_files(ws.root(), layout::ENTITIES_DIR) {
-        match ws.read_text(&rel) {
+    for (rel, text) in cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR) {
+        match text {
             Ok(t) => files.push((rel, t)),
             Err(e) => skipped.push(Unreadable { path: rel, error: e.to_string() }),
         }

@@ -258,7 +258,36 @@ pub fn check_relative(what: &'static str, rel: &str) -> Result<(), crate::error:
 pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
     check_inside(path, "read")?;
     let file = File::open(path).map_err(|e| IoError::new(path, "read", e))?;
-    let mut bytes = Vec::new();
+    read_open(file, path, limit)
+}
+
+/// [`read`] for a file listed in a folder that was checked with [`check_inside`] (as
+/// [`markdown_files`](crate::store::units::markdown_files) lists them): the folders above it
+/// are not looked at again, one `lstat` each per file, and the file is opened without following
+/// a link. A file that is a link (it became one after it was listed) is read through [`read`],
+/// which checks where it leads.
+pub fn read_listed(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        match OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path) {
+            Ok(file) => read_open(file, path, limit),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => read(path, limit),
+            Err(e) => Err(IoError::new(path, "read", e)),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        read(path, limit)
+    }
+}
+
+/// Reads the open `file` (at `path`) whole, refusing more than `limit` bytes.
+fn read_open(file: File, path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
+    // Sized up front (`take` hides the file's size from `read_to_end`, which then grows the
+    // buffer by doubling: a copy and fresh pages per step for a megabyte file).
+    let size = file.metadata().map_or(0, |m| m.len()).min(limit.saturating_add(1));
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| IoError::new(path, "read", e))?;
@@ -548,6 +577,29 @@ mod tests {
         write_atomic(&log, b"new").unwrap();
         assert!(!fs::symlink_metadata(&log).unwrap().file_type().is_symlink());
         assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_listed_reads_files_and_checks_a_link_as_read_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let entities = ws.join("memory/graph/entities");
+        create_dir_all(&entities).unwrap();
+        fs::write(ws.join("MEMORY.md"), "# Memory\n").unwrap();
+        fs::write(entities.join("person--ann.md"), "# person--ann\n").unwrap();
+        assert_eq!(read_listed(&entities.join("person--ann.md"), 100).unwrap(), b"# person--ann\n");
+        assert!(read_listed(&entities.join("person--ann.md"), 5).is_err(), "over the limit");
+        // A link out of the workspace (one that appeared after the listing): refused.
+        let outside = dir.path().join("secret.md");
+        fs::write(&outside, "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, entities.join("evil.md")).unwrap();
+        let err = read_listed(&entities.join("evil.md"), 100).unwrap_err();
+        assert!(err.is_link_refusal(), "{err}");
+        // A link inside it: read, as `read` reads it.
+        std::os::unix::fs::symlink(ws.join("MEMORY.md"), entities.join("inside.md")).unwrap();
+        assert_eq!(read_listed(&entities.join("inside.md"), 100).unwrap(), b"# Memory\n");
+        assert!(read_listed(&entities.join("gone.md"), 100).is_err());
     }
 
     #[test]

@@ -336,6 +336,29 @@ pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
     md_entries(&abs, dir, std::fs::FileType::is_file)
 }
 
+/// Every Markdown file directly in `dir` (relative to the workspace root, as
+/// [`markdown_files`] lists them) with its text, or the error that kept it from being read
+/// (not UTF-8, over `limits.file_bytes`, gone). The folder is checked once for a link out of
+/// the workspace; each file is opened without following links ([`fsx::read_listed`]). The one
+/// reader of a whole store folder: the graph, the routing context and the graph index read
+/// the ten thousand entity files of a large workspace through it.
+pub fn read_markdown_files(
+    from: &(impl ReadRoot + ?Sized),
+    dir: &str,
+) -> Vec<(String, crate::Result<String>)> {
+    let root = from.root();
+    markdown_files(root, dir)
+        .into_iter()
+        .map(|rel| {
+            let abs = root.join(&rel);
+            let text = fsx::read_listed(&abs, from.file_limit())
+                .map_err(crate::Error::from)
+                .and_then(|bytes| Ok(fsx::decode(&abs, bytes)?));
+            (rel, text)
+        })
+        .collect()
+}
+
 /// Splits text into search terms: lower-case words of two or more characters that are not
 /// [topic stop words](cogmem_text::stopword::Tier::Topic), and character pairs of Japanese or
 /// Chinese runs.
