@@ -187,6 +187,7 @@ fn issue_17_the_next_write_adopts_a_commit_by_another_author_once() {
     let before = env.commit_count();
     env.run(["remember", "Zephyr ships in May"]).success();
     assert_eq!(env.commit_count(), before + 1);
+    env.wait_for_index();
     std::fs::remove_dir_all(env.path(".cogmem")).unwrap();
     let before = env.commit_count();
     env.run(["remember", "Zephyr has a mascot"]).success();

@@ -393,7 +393,59 @@ fn a_large_workspace_splits_its_decay_entries_into_shards() {
     env.run(["verify"]).success();
     // The index is derived: rebuilt from nothing, it scores the same.
     let before = env.run(["search", "--json", "--all", "note number"]).success().stdout;
+    env.wait_for_index();
     std::fs::remove_dir_all(env.path(".cogmem")).unwrap();
     let after = env.run(["search", "--json", "--all", "note number"]).success().stdout;
     assert_eq!(before, after);
+}
+
+// See: issue 20
+/// Past 16,384 decay entries, the next change that reads every shard (`decay`) spreads them over
+/// 256 shard files and records the count; status counts every entry once, search scores from
+/// the new shards, and a `remember` afterwards writes one of the 256.
+#[test]
+fn issue_20_past_16384_entries_decay_spreads_them_over_256_shards() {
+    let env = TestEnv::initialized();
+    let n = 16_500;
+    let mut transcript = String::new();
+    for i in 0..n {
+        let k = i / 40;
+        let (year, month, day) = (2020 + k / (28 * 12), 1 + (k / 28) % 12, 1 + k % 28);
+        transcript.push_str(&format!(
+            "{{\"timestamp\":\"{year}-{month:02}-{day:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"entry {i} about subject{i}\",\"id\":\"s{i}\"}}\n",
+            i % 40
+        ));
+    }
+    env.write("../many.jsonl", &transcript);
+    env.run(["import", "../many.jsonl"]).success();
+    let shard_files = || std::fs::read_dir(env.path("memory/meta/decay")).unwrap().count();
+    assert_eq!(shard_files(), 64, "an import reads only the shards it writes: no growth");
+
+    env.set_now("2027-01-15T12:00:00Z");
+    env.run(["decay"]).success();
+    assert_eq!(shard_files(), 256);
+    let main: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert_eq!(main["shards"], 256);
+    env.assert_clean_tree();
+    env.run(["verify"]).success();
+    let status: serde_json::Value =
+        serde_json::from_str(&env.run(["status", "--json"]).success().stdout).unwrap();
+    // Every message and the speaker's entity (`person--ann`, extracted), each once.
+    assert_eq!(status["counts"]["decay_entries"], n + 1, "{status}");
+
+    let out = env.run(["search", "--json", "--all", "subject16499"]).success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(hits[0]["source"], "s16499", "{out}");
+    // Scored from its entry in the new shard (its decay cache found): dormant, as `decay` left
+    // it, not active as an entry-less memory would be.
+    assert_eq!(hits[0]["status"], "dormant", "{out}");
+
+    env.run(["remember", "the sixteen thousand and first memory"]).success();
+    let changed = env.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    let shards: Vec<&str> =
+        changed.lines().filter(|p| p.starts_with("memory/meta/decay/")).collect();
+    assert_eq!(shards.len(), 1, "{changed}");
+    assert!(!changed.contains("decay-scores.json"), "{changed}");
+    env.run(["verify"]).success();
 }

@@ -100,6 +100,7 @@ fn hand_edits_are_found_and_the_index_is_only_derived() {
     );
     assert_eq!(ids(&hits(&env, &["binder"])), ["vault:router"]);
     let before = env.run(["search", "--json", "atlas"]).success().stdout;
+    env.wait_for_index();
     std::fs::remove_dir_all(env.path(".cogmem")).unwrap();
     env.run(["reindex"]).success();
     assert_eq!(

@@ -129,6 +129,16 @@ impl TestEnv {
         self.root.join(rel)
     }
 
+    /// Waits until no process works on the search index in the background (the update a
+    /// write hands over, a merge): before a test deletes `.cogmem/` from under them.
+    pub fn wait_for_index(&self) {
+        for lock in [".cogmem/index.lock", ".cogmem/index-merge.lock"] {
+            if let Ok(f) = std::fs::File::open(self.path(lock)) {
+                let _ = f.lock();
+            }
+        }
+    }
+
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }

@@ -103,9 +103,14 @@ impl DecayCache {
         Now { time, interactions: self.interactions }
     }
 
-    /// Looks up an entry's inputs: in its shard's cache, then in the main file's.
+    /// Looks up an entry's inputs: in its shard's cache (among 256 shards, then among 64: the
+    /// cache does not need to know which layout the workspace has), then in the main file's.
     pub(crate) fn get(&self, id: &str) -> Option<DecayInputs> {
-        self.file(Some(decay_file::shard_of(id))).get(id).or_else(|| self.file(None).get(id))
+        let [wide, first] = decay_file::shards_of(id);
+        self.file(Some(wide))
+            .get(id)
+            .or_else(|| if first == wide { None } else { self.file(Some(first)).get(id) })
+            .or_else(|| self.file(None).get(id))
     }
 }
 

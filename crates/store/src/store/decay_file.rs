@@ -7,6 +7,9 @@
 //! the rest. Every change commits the files it changes whole, so one multi-megabyte file
 //! rewritten by every `remember` cost each commit tens of milliseconds and made the
 //! repository grow with the square of the number of memories; a shard is a sixty-fourth of it.
+//! Past [`GROW_AT`] entries per shard on average, a write that read every shard splits them
+//! into 256 (issue 20: at 100,000 memories a sixty-fourth was still 556 KB per write); the
+//! main file records the count as `"shards"` (absent: 64).
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -46,6 +49,8 @@ pub struct DecayFile {
     by_key: HashMap<String, usize>,
     /// Whether entries live in shard files.
     sharded: bool,
+    /// How many shard files the entries are spread over ([`FIRST_SHARDS`] or [`MAX_SHARDS`]).
+    shards: u16,
     /// Files an entry was removed from or moved out of (`None`: the main file).
     touched: BTreeSet<Option<u8>>,
     /// Whether every shard file was read (not so for [`DecayFile::load_for`]).
@@ -55,17 +60,33 @@ pub struct DecayFile {
 /// Entries past which `decay-scores.json` is split into shard files.
 pub const SPLIT_AT: usize = 1000;
 
-/// Number of shard files.
-pub const SHARDS: u8 = 64;
+/// Number of shard files when the entries first move to shards.
+pub const FIRST_SHARDS: u16 = 64;
 
-/// The shard an entry key belongs to: FNV-1a of the key, modulo [`SHARDS`].
-pub fn shard_of(key: &str) -> u8 {
+/// The most shard files: two hex digits name them.
+pub const MAX_SHARDS: u16 = 256;
+
+/// Entries per shard, on average, past which a write that read every shard spreads the entries
+/// over four times as many (up to [`MAX_SHARDS`]).
+pub const GROW_AT: usize = 256;
+
+/// The shard an entry key belongs to among `shards` files: FNV-1a of the key, modulo
+/// `shards`. The first 64 of 256 shards are the 64 of the first split, so a key's shard in
+/// the smaller layout is its shard in the larger one modulo 64.
+pub fn shard_of(key: &str, shards: u16) -> u8 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in key.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    u8::try_from(h % u64::from(SHARDS)).unwrap_or(0)
+    u8::try_from(h % u64::from(shards.clamp(1, MAX_SHARDS))).unwrap_or(0)
+}
+
+/// The shards a key may live in, whatever the layout: its shard among 256 files, then among
+/// 64 (the same file when that number is under 64). For readers that do not know the count
+/// (a derived cache looked up by key).
+pub fn shards_of(key: &str) -> [u8; 2] {
+    [shard_of(key, MAX_SHARDS), shard_of(key, FIRST_SHARDS)]
 }
 
 /// The path (relative to the root) of a decay file: the main file for `None`, else a shard.
@@ -82,7 +103,7 @@ pub fn shard_number(name: &str) -> Option<u8> {
     if hex.len() != 2 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
         return None;
     }
-    u8::from_str_radix(hex, 16).ok().filter(|n| *n < SHARDS)
+    u8::from_str_radix(hex, 16).ok()
 }
 
 /// Reads a file of a workspace (a path relative to its root), `None` when missing.
@@ -241,8 +262,10 @@ impl DecayFile {
         if !out.is_empty() {
             return Self::load(from);
         }
-        let wanted: Vec<u8> =
-            present.into_iter().filter(|n| keys.iter().any(|k| shard_of(k) == *n)).collect();
+        let wanted: Vec<u8> = present
+            .into_iter()
+            .filter(|n| keys.iter().any(|k| shard_of(k, out.shards) == *n))
+            .collect();
         out.add_shards(root, &wanted, disk(from))?;
         out.sharded = true;
         out.complete = false;
@@ -305,11 +328,21 @@ impl DecayFile {
             self.sharded = true;
         }
         if self.sharded && self.complete {
+            // Many entries per shard: four times as many shards, every entry moving below.
+            let mut grown = self.shards;
+            while grown < MAX_SHARDS && self.entries.len() > GROW_AT * usize::from(grown) {
+                grown *= 4;
+            }
+            if grown != self.shards {
+                self.shards = grown;
+                self.root.insert("shards".into(), Value::from(grown));
+            }
             // Entries in the main file, or in another shard than their own (a merge renamed
             // them), move to their shard. Only with every shard read: writing a shard that was
             // not read would lose its entries.
+            let shards = self.shards;
             for (key, slot) in &mut self.entries {
-                let home = Some(shard_of(key));
+                let home = Some(shard_of(key, shards));
                 if slot.home != home {
                     homes.insert(slot.home);
                     homes.insert(home);
@@ -336,6 +369,12 @@ impl DecayFile {
     /// Whether the entries live in shard files.
     pub fn is_sharded(&self) -> bool {
         self.sharded
+    }
+
+    /// How many shard files the entries are spread over (the main file's `"shards"`, 64 when
+    /// it does not say).
+    pub fn shard_count(&self) -> u16 {
+        self.shards
     }
 
     fn parse_file(text: &str, path: &Path, main: bool) -> Result<Self, StoreError> {
@@ -395,12 +434,17 @@ impl DecayFile {
         if main {
             upgrade(&mut root);
         }
+        let shards = match root.get("shards").and_then(Value::as_u64) {
+            Some(n) if n == u64::from(MAX_SHARDS) => MAX_SHARDS,
+            _ => FIRST_SHARDS,
+        };
         Ok(Self {
             root,
             root_read,
             entries,
             by_key,
             sharded: false,
+            shards,
             touched: BTreeSet::new(),
             complete: true,
         })
@@ -458,7 +502,7 @@ impl DecayFile {
         }) else {
             return false;
         };
-        let home = self.sharded.then(|| shard_of(key));
+        let home = self.sharded.then(|| shard_of(key, self.shards));
         self.by_key.insert(key.to_owned(), self.entries.len());
         self.entries.push((key.to_owned(), Slot::new(map, home)));
         true
@@ -496,7 +540,7 @@ impl DecayFile {
         }
         let Some(map) = self.slot(from).and_then(Slot::get).cloned() else { return false };
         self.remove_entry(from);
-        let home = self.sharded.then(|| shard_of(to));
+        let home = self.sharded.then(|| shard_of(to, self.shards));
         self.by_key.insert(to.to_owned(), self.entries.len());
         self.entries.push((to.to_owned(), Slot::new(map, home)));
         true
@@ -1163,7 +1207,7 @@ mod tests {
         let mut d = DecayFile::load_for(root, &["episode:new"]).unwrap();
         assert!(d.insert_new("episode:new", unit(1), &p));
         let written = write_all(root, &mut d);
-        assert_eq!(written.len(), 1 + usize::from(SHARDS), "the split writes every file");
+        assert_eq!(written.len(), 1 + usize::from(FIRST_SHARDS), "the split writes every file");
         let main: Value =
             serde_json::from_str(&std::fs::read_to_string(root.join(file_path(None))).unwrap())
                 .unwrap();
@@ -1175,18 +1219,80 @@ mod tests {
         assert!(d.insert_new(key, unit(2), &p));
         assert!(
             d.touch("episode:x:7", "2026-02-03T00:00:00Z".parse().unwrap(), 0)
-                == (shard_of("episode:x:7") == shard_of(key))
+                == (shard_of("episode:x:7", 64) == shard_of(key, 64))
         );
-        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key)))]);
+        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key, 64)))]);
         let all = DecayFile::load(root).unwrap();
         assert_eq!(all.len(), SPLIT_AT + 2);
         for i in 0..SPLIT_AT {
             let k = format!("episode:x:{i}");
-            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k)))), "{k}");
+            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k, 64)))), "{k}");
         }
         // Nothing changed: nothing written.
         let mut again = DecayFile::load(root).unwrap();
         assert!(again.changed_files().is_empty());
+    }
+
+    // See: issue 20
+    /// Past 256 entries per shard on average, a write that read every shard spreads them over
+    /// 256 shards and records the count; later partial loads, inserts and the bulk insert use
+    /// it; nothing is lost on the way.
+    #[test]
+    fn issue_20_shards_grow_to_256_past_256_entries_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let p = DecaySettings::default();
+        let mut d = DecayFile::load(root).unwrap();
+        let n = GROW_AT * usize::from(FIRST_SHARDS);
+        for i in 0..n {
+            assert!(d.insert_new(&format!("episode:x:{i}"), unit(0), &p));
+        }
+        write_all(root, &mut d);
+        let d = DecayFile::load(root).unwrap();
+        assert_eq!((d.shard_count(), shard_files(root).len()), (64, 64), "not past the line");
+        // One more, through a partial load: no growth (not every shard was read).
+        let mut d = DecayFile::load_for(root, &["episode:one-more"]).unwrap();
+        assert!(d.insert_new("episode:one-more", unit(1), &p));
+        assert_eq!(write_all(root, &mut d).len(), 1);
+        assert_eq!(shard_files(root).len(), 64);
+        // A full load and any change: every entry moves to its shard among 256.
+        let mut d = DecayFile::load(root).unwrap();
+        assert!(d.touch("episode:x:1", "2026-02-03T00:00:00Z".parse().unwrap(), 0));
+        let written = write_all(root, &mut d);
+        assert_eq!(written.len(), 1 + 256, "the main file and every shard");
+        let main: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join(file_path(None))).unwrap())
+                .unwrap();
+        assert_eq!(main["shards"], 256);
+        let all = DecayFile::load(root).unwrap();
+        assert_eq!((all.len(), all.shard_count()), (n + 1, 256));
+        for k in all.keys() {
+            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k, 256)))), "{k}");
+        }
+        assert_eq!(all.stored("episode:x:1").map(|s| s.access_count), Some(2));
+        // A partial load finds an entry in its shard among 256, and adds one there.
+        let key = "episode:after-growth";
+        let mut d = DecayFile::load_for(root, &[key, "episode:x:5"]).unwrap();
+        assert!(d.has("episode:x:5"));
+        assert!(d.insert_new(key, unit(2), &p));
+        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key, 256)))]);
+        // The bulk insert too.
+        let keys: Vec<String> = (0..300).map(|i| format!("episode:bulk:{i}")).collect();
+        let mut files = Vec::new();
+        let added = DecayFile::insert_new_by_shard(root, &keys, unit(3), &p, |path, text| {
+            std::fs::write(root.join(&path), text).unwrap();
+            files.push(path);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(added, 300);
+        let all = DecayFile::load(root).unwrap();
+        assert_eq!(all.len(), n + 2 + 300);
+        for k in &keys {
+            assert_eq!(all.file_of(k), Some(file_path(Some(shard_of(k, 256)))), "{k}");
+        }
+        let mut again = DecayFile::load(root).unwrap();
+        assert!(again.changed_files().is_empty(), "everything is where it belongs");
     }
 
     #[test]
@@ -1194,8 +1300,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let key = "entity:person--ann";
-        let right = shard_of(key);
-        let wrong = (right + 1) % SHARDS;
+        let right = shard_of(key, FIRST_SHARDS);
+        let wrong = (right + 1) % 64;
         let entry = r#"{"store": "semantic", "access_count": 4}"#;
         crate::store::fsx::create_dir_all(&root.join(crate::workspace::layout::DECAY_SHARDS_DIR))
             .unwrap();
@@ -1224,17 +1330,23 @@ mod tests {
 
     #[test]
     fn shard_names_round_trip() {
-        for n in 0..SHARDS {
+        for n in 0..=u8::MAX {
             let rel = file_path(Some(n));
             assert!(crate::workspace::layout::is_decay_file(&rel), "{rel}");
             assert_eq!(shard_number(rel.rsplit('/').next().unwrap()), Some(n));
         }
-        for bad in ["40.json", "0A.json", "a.json", "00.jsonx", "000.json"] {
+        for bad in ["0A.json", "a.json", "00.jsonx", "000.json", "g0.json"] {
             assert_eq!(shard_number(bad), None, "{bad}");
         }
-        // The hash is fixed: a shard's entries stay where they are across versions.
-        assert_eq!(shard_of("episode:2026-01-01:09:00"), shard_of("episode:2026-01-01:09:00"));
-        assert_eq!(shard_of(""), (0xcbf2_9ce4_8422_2325_u64 % 64) as u8);
+        // The hash is fixed: a shard's entries stay where they are across versions, and a key's
+        // shard among 64 is its shard among 256 modulo 64.
+        assert_eq!(shard_of("", 64), (0xcbf2_9ce4_8422_2325_u64 % 64) as u8);
+        assert_eq!(shard_of("", 256), (0xcbf2_9ce4_8422_2325_u64 % 256) as u8);
+        for i in 0..1000 {
+            let k = format!("episode:2026-01-01:{i}");
+            assert_eq!(shard_of(&k, 256) % 64, shard_of(&k, 64));
+            assert_eq!(shards_of(&k), [shard_of(&k, 256), shard_of(&k, 64)]);
+        }
     }
 
     #[test]

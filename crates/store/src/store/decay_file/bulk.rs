@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::{DecayFile, NewUnit, SHARDS, SPLIT_AT, Slot, disk, file_path, shard_files, shard_of};
+use super::{DecayFile, NewUnit, SPLIT_AT, Slot, disk, file_path, shard_files, shard_of};
 use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
 
@@ -61,8 +61,9 @@ impl DecayFile {
         // Entries of the main file (a workspace passing SPLIT_AT now) go to their shards.
         let mut moving: BTreeMap<u8, Vec<(String, Slot)>> = BTreeMap::new();
         let mut fields = main;
+        let shards = fields.shards;
         for (key, mut slot) in std::mem::take(&mut fields.entries) {
-            let n = shard_of(&key);
+            let n = shard_of(&key, shards);
             slot.home = Some(n);
             slot.dirty = true;
             moving.entry(n).or_default().push((key, slot));
@@ -76,14 +77,14 @@ impl DecayFile {
         let mut by_shard: BTreeMap<u8, Vec<(&String, usize)>> = BTreeMap::new();
         for (g, (keys, _)) in groups.iter().enumerate() {
             for key in *keys {
-                by_shard.entry(shard_of(key)).or_default().push((key, g));
+                by_shard.entry(shard_of(key, shards)).or_default().push((key, g));
             }
         }
         // Every new entry of a group is the same but for its key: rendered once, copied.
         let raws: Vec<Box<RawValue>> =
             groups.iter().map(|(_, unit)| entry_text(&fields, *unit, p)).collect();
         let mut added = 0;
-        for n in 0..SHARDS {
+        for n in 0..=u8::try_from(shards - 1).unwrap_or(u8::MAX) {
             let new = by_shard.remove(&n).unwrap_or_default();
             let moved = moving.remove(&n).unwrap_or_default();
             if new.is_empty() && moved.is_empty() {
@@ -126,7 +127,7 @@ fn entry_text(fields: &DecayFile, unit: NewUnit, p: &DecaySettings) -> Box<RawVa
     one.sharded = true;
     let key = "k";
     one.insert_new(key, unit, p);
-    let text = one.render(Some(shard_of(key)));
+    let text = one.render(Some(shard_of(key, fields.shards)));
     let start = text.find("\"k\": ").map_or(0, |i| i + 5);
     let end = text.rfind("\n    }").map_or(text.len(), |i| i + 6);
     RawValue::from_string(text[start..end].to_owned()).expect("a rendered entry is JSON")
