@@ -418,6 +418,7 @@ impl Summary {
                 skipped.push(Skipped { path: link.path, error: link.error });
             }
         }
+        cogmem_store::timing::mark("status: files counted");
         if ws.abs(layout::DECAY_SCORES).exists() {
             match decay_counts(ws, &mut r) {
                 Ok((entries, bands)) => {
@@ -429,8 +430,11 @@ impl Summary {
                     .push(Skipped { path: layout::DECAY_SCORES.into(), error: e.to_string() }),
             }
         }
+        cogmem_store::timing::mark("status: decay counted");
         let uncommitted = uncommitted()?;
+        cogmem_store::timing::mark("status: git status");
         let index = crate::index::state(ws);
+        cogmem_store::timing::mark("status: index state");
         if probe.clock.is_some() {
             r.new.save(ws);
         }
