@@ -19,6 +19,7 @@
 //! data. A racy entry whose file still holds its blob is kept as it is, as git keeps it.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use git2::Oid;
 use sha1::{Digest, Sha1};
@@ -55,7 +56,7 @@ pub(crate) struct EntryStat {
 }
 
 /// An index file, parsed as far as finding its entries.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct GitIndex {
     bytes: Vec<u8>,
     version: u32,
@@ -65,7 +66,7 @@ pub(crate) struct GitIndex {
 }
 
 /// The last index [`GitIndex::read`] parsed, for [`GitIndex::read_again`].
-static KEPT: std::sync::Mutex<Option<(std::path::PathBuf, FileKey, GitIndex)>> =
+static KEPT: std::sync::Mutex<Option<(std::path::PathBuf, FileKey, Arc<GitIndex>)>> =
     std::sync::Mutex::new(None);
 
 /// What tells one version of the index file from another without reading it: its size,
@@ -94,18 +95,18 @@ impl FileKey {
 impl GitIndex {
     /// Reads `GIT_DIR/index`; `None` when it is absent, unreadable, damaged (its checksum does
     /// not match) or of a kind this module leaves to libgit2.
-    pub(crate) fn read(git_dir: &Path) -> Option<Self> {
+    pub(crate) fn read(git_dir: &Path) -> Option<Arc<Self>> {
         let path = git_dir.join("index");
         let meta = std::fs::metadata(&path).ok()?;
         let key = FileKey::of(&meta);
         let bytes = fsx::read(&path, u64::MAX).ok()?;
-        let index = Self::parse(bytes, meta.modified().ok().and_then(stamp))?;
+        let index = Arc::new(Self::parse(bytes, meta.modified().ok().and_then(stamp))?);
         // Kept for `read_again` only when the file did not change while it was read.
         let after = std::fs::metadata(&path).ok().and_then(|m| FileKey::of(&m));
         if let (Some(key), Ok(mut kept)) = (key, KEPT.lock())
             && after == Some(key)
         {
-            *kept = Some((path, key, index.clone()));
+            *kept = Some((path, key, Arc::clone(&index)));
         }
         Some(index)
     }
@@ -114,7 +115,7 @@ impl GitIndex {
     /// index, the patch after the commit reads it again): the first read's copy while the file
     /// is the one it read (same size, modification time and inode; every writer of the index
     /// replaces the file, and [`write`] forgets the copy), else a new read.
-    pub(crate) fn read_again(git_dir: &Path) -> Option<Self> {
+    pub(crate) fn read_again(git_dir: &Path) -> Option<Arc<Self>> {
         let path = git_dir.join("index");
         let key = std::fs::metadata(&path).ok().and_then(|m| FileKey::of(&m));
         if let Ok(kept) = KEPT.lock()
@@ -122,7 +123,7 @@ impl GitIndex {
             && *p == path
             && key == Some(*k)
         {
-            return Some(index.clone());
+            return Some(Arc::clone(index));
         }
         Self::read(git_dir)
     }
