@@ -158,13 +158,68 @@ impl Stamp {
 /// The stamps of every file of the working tree, sorted by path relative to the root.
 struct Tree {
     files: Vec<(Vec<u8>, Stamp)>,
+    /// Whether each of `files` is a plain file (not a link), in the same order.
+    plain: Vec<bool>,
     digest: u64,
+    /// Whether every store folder is a plain folder below plain folders (or missing), so the
+    /// walk saw exactly what [`units::markdown_files`] and the index's scan list.
+    stores_plain: bool,
 }
 
 impl Tree {
     fn get(&self, rel: &str) -> Option<Stamp> {
         let i = self.files.binary_search_by(|(p, _)| p.as_slice().cmp(rel.as_bytes())).ok()?;
         Some(self.files[i].1)
+    }
+
+    /// The plain `*.md` files directly in the store folder `dir` (relative to the root), sorted,
+    /// as [`units::markdown_files`] lists them; `None` when the walk cannot tell (a store folder
+    /// on a link), and the caller lists the folder itself.
+    fn store_files(&self, dir: &str) -> Option<Vec<String>> {
+        if !self.stores_plain {
+            return None;
+        }
+        let prefix = format!("{dir}/");
+        let start = self.files.partition_point(|(p, _)| p.as_slice() < prefix.as_bytes());
+        let mut out = Vec::new();
+        for (i, (p, _)) in self.files.iter().enumerate().skip(start) {
+            let Some(name) = p.strip_prefix(prefix.as_bytes()) else { break };
+            if !self.plain[i] || name.contains(&b'/') || !name.ends_with(b".md") {
+                continue;
+            }
+            if let Ok(rel) = std::str::from_utf8(p) {
+                out.push(rel.to_owned());
+            }
+        }
+        Some(out)
+    }
+
+    /// Every memory file the index reads (MEMORY.md and the stores' plain `*.md` files whose
+    /// names the manifest can hold) with its size and modification time, as the index's scan
+    /// finds them; `None` when the walk cannot tell.
+    fn memory_stamps(&self) -> Option<Vec<(String, u64, u128)>> {
+        let mut out = Vec::new();
+        if let Some(s) = self.get(layout::MEMORY_MD)
+            && self.is_plain(layout::MEMORY_MD)
+        {
+            out.push((layout::MEMORY_MD.to_owned(), s.size, s.mtime));
+        }
+        for (dir, _, _) in units::DIRS {
+            for rel in self.store_files(dir)? {
+                if rel.contains(['\t', '\n', '\r']) {
+                    continue;
+                }
+                let s = self.get(&rel)?;
+                out.push((rel, s.size, s.mtime));
+            }
+        }
+        Some(out)
+    }
+
+    fn is_plain(&self, rel: &str) -> bool {
+        self.files
+            .binary_search_by(|(p, _)| p.as_slice().cmp(rel.as_bytes()))
+            .is_ok_and(|i| self.plain[i])
     }
 }
 
@@ -194,17 +249,29 @@ fn walk(root: &Path) -> Tree {
             }
         }
     }
-    let mut files = crate::index::on_two_threads(&entries, |(p, e)| {
-        Some((p.clone(), Stamp::of(&e.metadata().ok()?)))
+    let mut stamped = crate::index::on_two_threads(&entries, |(p, e)| {
+        let plain = e.file_type().is_ok_and(|t| t.is_file());
+        Some((p.clone(), Stamp::of(&e.metadata().ok()?), plain))
     });
-    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    stamped.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let plain: Vec<bool> = stamped.iter().map(|f| f.2).collect();
+    let files: Vec<(Vec<u8>, Stamp)> = stamped.into_iter().map(|(p, s, _)| (p, s)).collect();
+    // A store folder reached through a link is listed by `markdown_files` (when the link stays
+    // in the workspace) but not walked: such a workspace keeps the folder listings.
+    let stores_plain = units::DIRS.iter().all(|(dir, _, _)| {
+        let mut at = root.to_path_buf();
+        dir.split('/').all(|part| {
+            at.push(part);
+            std::fs::symlink_metadata(&at).map_or(true, |m| !m.file_type().is_symlink())
+        })
+    });
     let mut h = std::collections::hash_map::DefaultHasher::new();
     files.len().hash(&mut h);
     for (p, s) in &files {
         p.hash(&mut h);
         s.hash(&mut h);
     }
-    Tree { files, digest: h.finish() }
+    Tree { files, plain, digest: h.finish(), stores_plain }
 }
 
 /// Stamps a file outside the walk (git's, the manifest), `None` when missing.
@@ -391,7 +458,11 @@ impl Summary {
                 skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() });
             }
         }
-        for rel in units::markdown_files(ws.root(), layout::EPISODES_DIR) {
+        // The walk saw every file: its listing, not the folders listed again.
+        let listed = |dir: &str| {
+            probe.tree.store_files(dir).unwrap_or_else(|| units::markdown_files(ws.root(), dir))
+        };
+        for rel in listed(layout::EPISODES_DIR) {
             counts.episode_days += 1;
             match r.values(&rel, 1, || read(&rel).map(|t| vec![episode::entries(&t).len()])) {
                 Ok(v) => counts.episodes += v.first().copied().unwrap_or(0),
@@ -405,7 +476,7 @@ impl Summary {
             (layout::PROCEDURES_DIR, &mut counts.procedures),
             (layout::VAULT_DIR, &mut counts.vault),
         ] {
-            for rel in units::markdown_files(ws.root(), dir) {
+            for rel in listed(dir) {
                 *count += 1;
                 if let Err(e) = r.values(&rel, 1, || read(&rel).map(|_| vec![1])) {
                     skipped.push(Skipped { path: rel, error: e.to_string() });
@@ -433,7 +504,10 @@ impl Summary {
         cogmem_store::timing::mark("status: decay counted");
         let uncommitted = uncommitted()?;
         cogmem_store::timing::mark("status: git status");
-        let index = crate::index::state(ws);
+        let index = match probe.tree.memory_stamps() {
+            Some(files) => crate::index::state_of(ws, files),
+            None => crate::index::state(ws),
+        };
         cogmem_store::timing::mark("status: index state");
         if probe.clock.is_some() {
             r.new.save(ws);
@@ -522,7 +596,12 @@ mod tests {
 
     fn probe(ctime: u128, mtime: u128, clock: Option<u128>) -> Probe {
         let stamp = Stamp { size: 1, mtime, ctime, ino: 1 };
-        let tree = Tree { files: vec![(b"MEMORY.md".to_vec(), stamp)], digest: 0 };
+        let tree = Tree {
+            files: vec![(b"MEMORY.md".to_vec(), stamp)],
+            plain: vec![true],
+            digest: 0,
+            stores_plain: true,
+        };
         Probe { tree, key: String::new(), clock }
     }
 

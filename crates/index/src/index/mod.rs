@@ -1177,8 +1177,27 @@ pub fn state(ws: &Workspace) -> IndexState {
     }
     let files =
         scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None).files;
+    compare(meta, &files)
+}
+
+/// [`state`] for the memory files as a caller already stamped them (path, size, modification
+/// time in nanoseconds: every plain memory file the index's scan would find), without a stat of
+/// its own: `status`, which has walked the whole tree first.
+pub(crate) fn state_of(ws: &Workspace, files: Vec<(String, u64, u128)>) -> IndexState {
+    let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
+    let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {
+        return IndexState::Missing;
+    };
+    if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
+        return IndexState::Stale;
+    }
+    compare(meta, &files)
+}
+
+/// Whether the manifest `meta` lists exactly `files` with their sizes and times.
+fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
     let mut meta = meta;
-    if meta.is_same(&files) {
+    if meta.is_same(files) {
         return IndexState::Fresh;
     }
     if !meta.parse_files() {
