@@ -133,3 +133,64 @@ fn issue_22_remember_links_known_and_confident_names_only() {
     let h = hits(&env, &["--entity", "place--lisbon", "tiles"]);
     assert_eq!(h.len(), 1, "{h:#?}");
 }
+
+// See: issue 20
+/// A change that only creates entity files adds their rows to `memory/graph/index.md` (and the
+/// rows of links that dangled until now) without rendering the table from every entity file,
+/// and the result is the table a full rebuild gives: links from a forgotten entity stay out,
+/// a `[[ id | label ]]` link counts, dates and confidence are kept.
+#[cfg(feature = "timings")]
+#[test]
+fn issue_20_created_entities_get_their_rows_as_a_full_rebuild_would_write_them() {
+    let env = TestEnv::initialized();
+    let entity = |id: &str, relations: &str| {
+        format!(
+            "# {id}\n<!-- Type: person | Created: 2026-11-01 | Last updated: 2026-11-01 -->\n\n## Summary\n\n## Facts\n\n## Relations\n\n{relations}"
+        )
+    };
+    env.write(
+        "memory/graph/entities/person--ann.md",
+        &entity(
+            "person--ann",
+            "- lives-in: [[place--lisbon]] (since 2025-01-01)\n- relates-to: [[person--bob]] (confidence 0.8)\n",
+        ),
+    );
+    env.write(
+        "memory/graph/entities/person--bob.md",
+        &entity(
+            "person--bob",
+            "- relates-to: [[person--ann]]\n- relates-to: [[ place--lisbon | Lisboa ]] (until 2024-05-01)\n",
+        ),
+    );
+    env.write(
+        "memory/graph/entities/person--carol.md",
+        &entity("person--carol", "- lives-in: [[place--lisbon]]\n"),
+    );
+    env.git_commit_all("entities written by hand");
+    env.run(["graph", "rebuild"]).success();
+    env.run(["forget", "person--carol", "--yes"]).success();
+    let index = env.read("memory/graph/index.md");
+    assert!(!index.contains("place--lisbon"), "{index}");
+    assert!(!index.contains("| person--carol |"), "forgotten: {index}");
+
+    let out =
+        env.run(["remember", "I moved to Lisbon last year"]).env("COGMEM_TIMINGS", "1").success();
+    assert!(env.path("memory/graph/entities/place--lisbon.md").exists(), "{}", out.stderr);
+    assert!(out.stderr.contains("graph index: rows added"), "{}", out.stderr);
+    let index = env.read("memory/graph/index.md");
+    assert!(index.contains("| place--lisbon | place |"), "{index}");
+    assert!(
+        index.contains("| person--ann | lives-in | place--lisbon | 1.0 | 2025-01-01 |"),
+        "{index}"
+    );
+    assert!(
+        index.contains("| person--bob | relates-to (until 2024-05-01) | place--lisbon |"),
+        "{index}"
+    );
+    assert!(!index.contains("person--carol"), "{index}");
+    // What a full rebuild writes: nothing to change.
+    let head = env.head();
+    env.run(["graph", "rebuild"]).success();
+    assert_eq!(env.head(), head, "the full rebuild found another table");
+    env.assert_clean_tree();
+}

@@ -625,13 +625,97 @@ pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result
 /// them (its pending writes over the files on disk, the entity files it creates included, those
 /// it deletes left out),
 /// when that differs from the index as the change leaves it.
+///
+/// A change that only creates entity files updates the rows the table had instead
+/// ([`cogmem_index::graph::index_with_new_entities`]): the same text, without parsing every
+/// entity file or reading every decay shard.
 pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {
+    if let Some(text) = index_with_created_entities(ws, change)? {
+        cogmem_store::timing::mark("graph index: rows added");
+        return put_graph_index(ws, change, text);
+    }
     let decay = cogmem_store::access::load_decay(ws)?;
     cogmem_store::timing::mark("graph index: decay read");
     regenerate_index_with(ws, change, &decay)
+}
+
+/// Writes `text` as `memory/graph/index.md` into `change` when it differs from the index as the
+/// change leaves it.
+fn put_graph_index(
+    ws: &Workspace,
+    change: &mut cogmem_store::change::Change,
+    text: String,
+) -> crate::Result<()> {
+    if graph_index_as_left(ws, change)?.as_deref() != Some(text.as_str()) {
+        change.write(
+            cogmem_store::workspace::layout::GRAPH_INDEX,
+            text.into_bytes(),
+            cogmem_store::audit::Action::Edit,
+            "regenerated from the entity files",
+        );
+    }
+    Ok(())
+}
+
+/// `memory/graph/index.md` as `change` leaves it: its pending text, else the file's; `None` when
+/// the change deletes it or it does not exist.
+fn graph_index_as_left(
+    ws: &Workspace,
+    change: &cogmem_store::change::Change,
+) -> crate::Result<Option<String>> {
+    let path = cogmem_store::workspace::layout::GRAPH_INDEX;
+    match change.edits().iter().find(|e| e.path == path) {
+        Some(e) => Ok(e.content.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())),
+        None => Ok(ws.read_text_if_exists(path)?),
+    }
+}
+
+/// The graph index after `change` when every entity file it writes is one it creates (none
+/// modified or deleted) and the index as the change leaves it is in the layout cogmem writes;
+/// `None` otherwise (the caller renders the whole table). Reads every entity file's links, but
+/// parses only the files that link to a new entity, and reads only the new entities' decay
+/// entries.
+fn index_with_created_entities(
+    ws: &Workspace,
+    change: &cogmem_store::change::Change,
+) -> crate::Result<Option<String>> {
+    use cogmem_store::workspace::layout;
+    let mut new: Vec<(String, String)> = Vec::new();
+    for e in change.edits() {
+        if !e.path.starts_with(layout::ENTITIES_DIR) || !e.path.ends_with(".md") {
+            continue;
+        }
+        let Some(content) = &e.content else { return Ok(None) };
+        if ws.abs(&e.path).exists() || new.iter().any(|(p, _)| *p == e.path) {
+            return Ok(None);
+        }
+        new.push((e.path.clone(), String::from_utf8_lossy(content).into_owned()));
+    }
+    if new.is_empty() {
+        return Ok(None);
+    }
+    let Some(old) = graph_index_as_left(ws, change)? else { return Ok(None) };
+    let ids: std::collections::HashSet<&str> = new
+        .iter()
+        .map(|(p, _)| p.rsplit('/').next().unwrap_or("").trim_end_matches(".md"))
+        .collect();
+    // Existing files with a `[[…]]` link to a new entity (the target as `entity::relations`
+    // reads it).
+    let mut mentioning = Vec::new();
+    for (rel, text) in cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR) {
+        let text = text?;
+        if cogmem_store::store::entity::link_targets(&text).any(|t| ids.contains(t)) {
+            mentioning.push((rel, text));
+        }
+    }
+    let keys: Vec<String> = ids.iter().map(|id| format!("entity:{id}")).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let decay = cogmem_store::store::decay_file::DecayFile::load_for(ws, &keys)?;
+    let scores = decay.entity_scores();
+    Ok(cogmem_index::graph::index_with_new_entities(&old, &new, &mentioning, &scores))
 }
 
 /// [`regenerate_index_into`] with the decay state as the change leaves it (its scores and
@@ -645,12 +729,6 @@ pub(crate) fn regenerate_index_with(
     // workspace's entity files is looked up here (issue 20: a scan per file was quadratic).
     let edits: std::collections::HashMap<&str, Option<&[u8]>> =
         change.edits().iter().map(|e| (e.path.as_str(), e.content.as_deref())).collect();
-    let as_left = |rel: &str| -> crate::Result<Option<String>> {
-        match edits.get(rel) {
-            Some(content) => Ok(content.map(|b| String::from_utf8_lossy(b).into_owned())),
-            None => Ok(ws.read_text_if_exists(rel)?),
-        }
-    };
     let mut files: Vec<(String, String)> = Vec::new();
     let on_disk = cogmem_store::store::units::read_markdown_files(
         ws,
@@ -677,13 +755,5 @@ pub(crate) fn regenerate_index_with(
     cogmem_store::timing::mark("graph index: entity files read");
     let text = cogmem_index::graph::index_text(ws, &files, decay)?;
     cogmem_store::timing::mark("graph index: rendered");
-    if as_left(cogmem_store::workspace::layout::GRAPH_INDEX)?.as_deref() != Some(text.as_str()) {
-        change.write(
-            cogmem_store::workspace::layout::GRAPH_INDEX,
-            text.into_bytes(),
-            cogmem_store::audit::Action::Edit,
-            "regenerated from the entity files",
-        );
-    }
-    Ok(())
+    put_graph_index(ws, change, text)
 }

@@ -117,6 +117,19 @@ pub struct RelationLine {
     pub line: usize,
 }
 
+/// The entity a `[[…]]` link names, from what is between the brackets: up to a `|` (a label
+/// follows), trimmed.
+fn link_target(inner: &str) -> &str {
+    inner.split('|').next().unwrap_or("").trim()
+}
+
+/// Every `[[…]]` link target in a text, as [`relations`] reads a bullet's target, wherever the
+/// link is: a superset of the relation targets, for a quick look at which files may link to an
+/// entity.
+pub fn link_targets(text: &str) -> impl Iterator<Item = &str> {
+    text.split("[[").skip(1).filter_map(|after| Some(link_target(&after[..after.find("]]")?])))
+}
+
 /// Reads the relation bullets of an entity file.
 pub fn relations(text: &str) -> Vec<RelationLine> {
     let (prefix, _) = markdown::split_front_matter(text);
@@ -130,8 +143,7 @@ pub fn relations(text: &str) -> Vec<RelationLine> {
         let Some((label, after)) = rest.split_once(':') else { continue };
         let Some(open) = after.find("[[") else { continue };
         let Some(close) = after[open..].find("]]") else { continue };
-        let target =
-            after[open + 2..open + close].split('|').next().unwrap_or("").trim().to_owned();
+        let target = link_target(&after[open + 2..open + close]).to_owned();
         let tail = &after[open + close + 2..];
         let field = |key: &str| {
             let i = tail.find(&format!("({key} "))?;
@@ -630,6 +642,19 @@ fn touch_last_updated(body: &str, date: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 20
+    /// Every `[[…]]` target, as a relation bullet's target is read: labels cut, spaces trimmed,
+    /// an unclosed link ignored; relation targets are among them.
+    #[test]
+    fn link_targets_read_targets_as_relations_do() {
+        let text = "## Relations\n\n- lives-in: [[ place--lisbon | Lisboa ]] (since 2025)\n- knows: [[person--bob]]\n\nSee [[person--ann]] and [[broken";
+        let all: Vec<&str> = link_targets(text).collect();
+        assert_eq!(all, ["place--lisbon", "person--bob", "person--ann"]);
+        for r in relations(text) {
+            assert!(all.contains(&r.target.as_str()), "{}", r.target);
+        }
+    }
 
     #[test]
     fn replace_fact_rewrites_one_fact_in_place() {
