@@ -233,7 +233,7 @@ fn context_answer(host: Host, event: &str, text: &str) -> Answer {
 /// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder.
 fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
     if ctx.global.workspace.is_some() || ctx.env.workspace.is_some() {
-        return Ok(ctx.workspace()?);
+        return Ok(ctx.resident_workspace()?);
     }
     let cwd = match host {
         Host::Cursor => event
@@ -251,7 +251,7 @@ fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, 
     if !cwd.is_absolute() {
         return Err(Notice(format!("no workspace: the hook's folder {cwd:?} is not absolute")));
     }
-    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.workspace();
+    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.resident_workspace();
     found.map_err(|e| match e.kind() {
         cogmem::ErrorKind::User if !cwd.join("MEMORY.md").exists() => Notice(format!(
             "no cogmem workspace at or above {}: nothing to do (set COGMEM_WORKSPACE, or run \

@@ -185,9 +185,9 @@ impl Ctx {
         Ok(ws)
     }
 
-    /// [`Ctx::workspace`] for a command that stays (`mcp`, `serve`, `watch`): it brings the
-    /// search index up to date after its own changes itself, with the index it keeps open,
-    /// instead of starting a process per change.
+    /// [`Ctx::workspace`] for a command that stays (`mcp`, `serve`, `watch`), or that searches
+    /// right after its own write (`hook`): it brings the search index up to date after its own
+    /// changes itself, instead of starting a process per change that it would then wait for.
     pub fn resident_workspace(&self) -> cogmem::Result<cogmem::Workspace> {
         let ws = self.workspace()?;
         let mut options = ws.options().clone();

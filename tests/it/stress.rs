@@ -277,7 +277,10 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
     env.git(&["fsck", "--strict", "--no-progress"]);
     env.assert_clean_tree();
     // A change whose index update lost the race for the index lock (1 ms in the timeout test)
-    // leaves the derived index for the next read to refresh: the next read here.
+    // leaves the derived index for the next read to refresh: the next read here, once the
+    // last writes' background updates have given the lock back (with a 1 ms timeout a read
+    // does not wait for them).
+    env.wait_for_index();
     env.run(["reindex"]).success();
     let v = env.run(["verify"]).output();
     assert_eq!(v.code, 0, "verify is clean after the stress run:\n{v}");
