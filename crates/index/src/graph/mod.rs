@@ -523,7 +523,7 @@ pub(crate) fn render_index(g: &Graph, scores: &BTreeMap<String, EntityScore>) ->
 }
 
 /// `graph/index.md` after a change that only creates entity files, from the index as it was
-/// (`old`, which must be what [`render_index`] gave for the files and scores before the change)
+/// (`old`, which must be what [`index_text`] gave for the files and scores before the change)
 /// without reading every entity file: rows for the new entities, their relations, and the
 /// relations of existing entities that now reach them (links that dangled until now) are
 /// merged into the old rows in their sorted places (issue 20: a `remember` that named a new
@@ -532,7 +532,7 @@ pub(crate) fn render_index(g: &Graph, scores: &BTreeMap<String, EntityScore>) ->
 /// `new` are the created files (path, text) in the order the change holds them; `mentioning`
 /// the existing entity files (sorted by path) that name a new entity in a `[[…]]` link, every
 /// one of them; `scores` the decay entries of the new entities (`entity:ID`). `None` when the
-/// old text is not in the layout [`render_index`] writes or holds an escaped cell (then the
+/// old text is not in the layout [`index_text`] writes or holds an escaped cell (then the
 /// caller renders the whole table).
 pub fn index_with_new_entities(
     old: &str,
