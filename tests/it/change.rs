@@ -175,6 +175,8 @@ fn many_loose_objects_are_packed_in_the_background() {
         env.mutate(["remember", &format!("During packing {i}: the rota is posted on Fridays")]);
     }
     env.mutate(["remember", "After packing: the rota still changes on Mondays"]);
+    // A repack the last changes started removes loose objects as it packs them: fsck after it.
+    assert!(wait_until(minute, || !lock.exists()), "the repack lock outlived the repack");
     let fsck = std::process::Command::new("git")
         .args(["fsck", "--full", "--strict"])
         .current_dir(env.path(""))

@@ -253,6 +253,8 @@ fn mcp_arguments_that_would_become_paths_are_rejected() {
 fn link(env: &TestEnv, rel: &str, target: &std::path::Path) {
     let path = env.path(rel);
     if path.is_dir() {
+        // Not from under a background index update that writes in `.cogmem/`.
+        env.wait_for_index();
         std::fs::remove_dir_all(&path).unwrap();
     } else {
         std::fs::remove_file(&path).ok();

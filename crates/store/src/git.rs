@@ -211,9 +211,33 @@ pub fn first_parent_chain(
     Some(out)
 }
 
+/// The blob and mode `rel` has in `tree`. A change asks this of the same tree for the same
+/// files up to three times (the clean check, the journal, the commit's modes), and libgit2
+/// keeps no tree over 4 KB in its cache: the 10,000-entry tree of `memory/graph/entities/` was
+/// inflated each time (issue 20). A tree never changes under its id, so answers are kept for
+/// the process (a few hundred at most).
 fn blob_id_at(tree: Option<&Tree<'_>>, rel: &str) -> Option<(Oid, i32)> {
-    let entry = tree?.get_path(Path::new(rel)).ok()?;
-    (entry.kind() == Some(ObjectType::Blob)).then(|| (entry.id(), entry.filemode()))
+    type Kept = std::collections::HashMap<(Oid, String), Option<(Oid, i32)>>;
+    static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+    let tree = tree?;
+    let key = (tree.id(), rel.to_owned());
+    if let Ok(kept) = KEPT.lock()
+        && let Some(answer) = kept.as_ref().and_then(|k| k.get(&key))
+    {
+        return *answer;
+    }
+    let answer = tree
+        .get_path(Path::new(rel))
+        .ok()
+        .and_then(|e| (e.kind() == Some(ObjectType::Blob)).then(|| (e.id(), e.filemode())));
+    if let Ok(mut kept) = KEPT.lock() {
+        let kept = kept.get_or_insert_with(Kept::new);
+        if kept.len() >= 512 {
+            kept.clear();
+        }
+        kept.insert(key, answer);
+    }
+    answer
 }
 
 /// Returns a file's content in `HEAD`, or `None` when `HEAD` does not have it.

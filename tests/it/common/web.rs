@@ -170,10 +170,14 @@ pub fn read_for(
         match stream.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            // A signal (a child process of the test ending, with a SIGCHLD handler installed by
+            // a crate that waits with a timeout) interrupts the read: read again.
             Err(e)
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
                 ) => {}
             Err(e) => panic!("reading from the server: {e}"),
         }
