@@ -157,9 +157,8 @@ impl Stamp {
 
 /// The stamps of every file of the working tree, sorted by path relative to the root.
 struct Tree {
-    files: Vec<(Vec<u8>, Stamp)>,
-    /// Whether each of `files` is a plain file (not a link), in the same order.
-    plain: Vec<bool>,
+    /// Path, stamp, and whether it is a plain file (not a link).
+    files: Vec<(Vec<u8>, Stamp, bool)>,
     digest: u64,
     /// Whether every store folder is a plain folder below plain folders (or missing), so the
     /// walk saw exactly what [`units::markdown_files`] and the index's scan list.
@@ -168,8 +167,11 @@ struct Tree {
 
 impl Tree {
     fn get(&self, rel: &str) -> Option<Stamp> {
-        let i = self.files.binary_search_by(|(p, _)| p.as_slice().cmp(rel.as_bytes())).ok()?;
-        Some(self.files[i].1)
+        self.find(rel).map(|i| self.files[i].1)
+    }
+
+    fn find(&self, rel: &str) -> Option<usize> {
+        self.files.binary_search_by(|(p, ..)| p.as_slice().cmp(rel.as_bytes())).ok()
     }
 
     /// The plain `*.md` files directly in the store folder `dir` (relative to the root), sorted,
@@ -180,11 +182,11 @@ impl Tree {
             return None;
         }
         let prefix = format!("{dir}/");
-        let start = self.files.partition_point(|(p, _)| p.as_slice() < prefix.as_bytes());
+        let start = self.files.partition_point(|(p, ..)| p.as_slice() < prefix.as_bytes());
         let mut out = Vec::new();
-        for (i, (p, _)) in self.files.iter().enumerate().skip(start) {
+        for (p, _, plain) in &self.files[start..] {
             let Some(name) = p.strip_prefix(prefix.as_bytes()) else { break };
-            if !self.plain[i] || name.contains(&b'/') || !name.ends_with(b".md") {
+            if !plain || name.contains(&b'/') || !name.ends_with(b".md") {
                 continue;
             }
             if let Ok(rel) = std::str::from_utf8(p) {
@@ -199,9 +201,7 @@ impl Tree {
     /// finds them; `None` when the walk cannot tell.
     fn memory_stamps(&self) -> Option<Vec<(String, u64, u128)>> {
         let mut out = Vec::new();
-        if let Some(s) = self.get(layout::MEMORY_MD)
-            && self.is_plain(layout::MEMORY_MD)
-        {
+        if let Some((_, s, true)) = self.find(layout::MEMORY_MD).map(|i| &self.files[i]) {
             out.push((layout::MEMORY_MD.to_owned(), s.size, s.mtime));
         }
         for (dir, _, _) in units::DIRS {
@@ -214,12 +214,6 @@ impl Tree {
             }
         }
         Some(out)
-    }
-
-    fn is_plain(&self, rel: &str) -> bool {
-        self.files
-            .binary_search_by(|(p, _)| p.as_slice().cmp(rel.as_bytes()))
-            .is_ok_and(|i| self.plain[i])
     }
 }
 
@@ -249,13 +243,11 @@ fn walk(root: &Path) -> Tree {
             }
         }
     }
-    let mut stamped = crate::index::on_two_threads(&entries, |(p, e)| {
+    let mut files = crate::index::on_two_threads(&entries, |(p, e)| {
         let plain = e.file_type().is_ok_and(|t| t.is_file());
         Some((p.clone(), Stamp::of(&e.metadata().ok()?), plain))
     });
-    stamped.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let plain: Vec<bool> = stamped.iter().map(|f| f.2).collect();
-    let files: Vec<(Vec<u8>, Stamp)> = stamped.into_iter().map(|(p, s, _)| (p, s)).collect();
+    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // A store folder reached through a link is listed by `markdown_files` (when the link stays
     // in the workspace) but not walked: such a workspace keeps the folder listings.
     let stores_plain = units::DIRS.iter().all(|(dir, _, _)| {
@@ -267,11 +259,11 @@ fn walk(root: &Path) -> Tree {
     });
     let mut h = std::collections::hash_map::DefaultHasher::new();
     files.len().hash(&mut h);
-    for (p, s) in &files {
+    for (p, s, _) in &files {
         p.hash(&mut h);
         s.hash(&mut h);
     }
-    Tree { files, plain, digest: h.finish(), stores_plain }
+    Tree { files, digest: h.finish(), stores_plain }
 }
 
 /// Stamps a file outside the walk (git's, the manifest), `None` when missing.
@@ -330,7 +322,7 @@ impl Probe {
     /// Keeps an answer for this key (best effort: a summary that cannot be written is simply
     /// computed again next time).
     pub fn keep(&self, ws: &Workspace, summary: &Summary) {
-        if self.clock.is_none() || !self.tree.files.iter().all(|(_, s)| self.is_settled(s)) {
+        if self.clock.is_none() || !self.tree.files.iter().all(|(_, s, _)| self.is_settled(s)) {
             return;
         }
         let record = Record { version: VERSION, key: self.key.clone(), summary: summary.clone() };
@@ -597,8 +589,7 @@ mod tests {
     fn probe(ctime: u128, mtime: u128, clock: Option<u128>) -> Probe {
         let stamp = Stamp { size: 1, mtime, ctime, ino: 1 };
         let tree = Tree {
-            files: vec![(b"MEMORY.md".to_vec(), stamp)],
-            plain: vec![true],
+            files: vec![(b"MEMORY.md".to_vec(), stamp, true)],
             digest: 0,
             stores_plain: true,
         };

@@ -516,7 +516,7 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
         text(rel, &mut out);
     }
     for rel in units::markdown_files(root, layout::EPISODES_DIR) {
-        let stem = file_stem(&rel);
+        let stem = units::md_stem(&rel);
         if cogmem_text::date::parse_day(stem).is_none() {
             out.push(Finding::new(
                 "schema",
@@ -528,7 +528,7 @@ fn check_schema(ws: &Workspace) -> Vec<Finding> {
         text(&rel, &mut out);
     }
     for rel in units::markdown_files(root, layout::ENTITIES_DIR) {
-        if let Err(e) = EntityId::parse(file_stem(&rel)) {
+        if let Err(e) = EntityId::parse(units::md_stem(&rel)) {
             out.push(Finding::new("schema", &rel, e.to_string(), false));
         }
         text(&rel, &mut out);
@@ -608,10 +608,6 @@ fn store_finding(check: &'static str, rel: &str, e: &cogmem_store::store::StoreE
             Finding::new(check, rel, "not valid UTF-8", false)
         }
     }
-}
-
-fn file_stem(rel: &str) -> &str {
-    rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".md")
 }
 
 /// The action field of a raw audit line, when it has one.
@@ -751,7 +747,7 @@ fn check_graph_index(ws: &Workspace) -> Vec<Finding> {
     }
     let mut files: BTreeSet<String> = BTreeSet::new();
     for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
-        let Ok(id) = cogmem_store::store::entity::EntityId::parse(file_stem(&rel)) else {
+        let Ok(id) = cogmem_store::store::entity::EntityId::parse(units::md_stem(&rel)) else {
             continue; // the schema check reports it
         };
         let id = id.to_string();

@@ -684,12 +684,13 @@ fn index_with_created_entities(
 ) -> crate::Result<Option<String>> {
     use cogmem_store::workspace::layout;
     let mut new: Vec<(String, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for e in change.edits() {
         if !e.path.starts_with(layout::ENTITIES_DIR) || !e.path.ends_with(".md") {
             continue;
         }
         let Some(content) = &e.content else { return Ok(None) };
-        if ws.abs(&e.path).exists() || new.iter().any(|(p, _)| *p == e.path) {
+        if ws.abs(&e.path).exists() || !seen.insert(e.path.as_str()) {
             return Ok(None);
         }
         new.push((e.path.clone(), String::from_utf8_lossy(content).into_owned()));
@@ -698,10 +699,8 @@ fn index_with_created_entities(
         return Ok(None);
     }
     let Some(old) = graph_index_as_left(ws, change)? else { return Ok(None) };
-    let ids: std::collections::HashSet<&str> = new
-        .iter()
-        .map(|(p, _)| p.rsplit('/').next().unwrap_or("").trim_end_matches(".md"))
-        .collect();
+    let ids: std::collections::HashSet<&str> =
+        new.iter().map(|(p, _)| cogmem_store::store::units::md_stem(p)).collect();
     // Existing files with a `[[…]]` link to a new entity (the target as `entity::relations`
     // reads it).
     let mut mentioning = Vec::new();

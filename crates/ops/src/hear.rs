@@ -32,7 +32,7 @@ pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
         ctx.user_name = name;
     }
     for (rel, text) in units::read_markdown_files(ws, layout::ENTITIES_DIR) {
-        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let stem = units::md_stem(&rel);
         let Ok(id) = EntityId::parse(stem) else { continue };
         let Ok(text) = text else { continue };
         let names = entity::names(&id, &text);
@@ -424,7 +424,7 @@ pub fn routing_prompt(
     let summary = if bullets.is_empty() { "(empty)".to_owned() } else { bullets.join("; ") };
     let ids: Vec<String> = units::markdown_files(ws.root(), layout::ENTITIES_DIR)
         .iter()
-        .filter_map(|rel| rel.rsplit('/').next().map(|n| n.trim_end_matches(".md").to_owned()))
+        .map(|rel| units::md_stem(rel).to_owned())
         .take(100)
         .collect();
     let known = if ids.is_empty() { "(none)".to_owned() } else { ids.join(", ") };

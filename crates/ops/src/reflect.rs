@@ -149,7 +149,7 @@ fn append_to_archive(
 fn reward_files(ws: &Workspace) -> Vec<String> {
     let mut files = units::markdown_files(ws.root(), REWARDS_DIR);
     files.sort_by_key(|p| {
-        let stem = p.rsplit('/').next().unwrap_or(p).trim_end_matches(".md").to_owned();
+        let stem = units::md_stem(p).to_owned();
         let date: String = stem.chars().take(10).collect();
         let k: u32 = stem.get(11..).and_then(|s| s.parse().ok()).unwrap_or(1);
         (date, k)

@@ -508,10 +508,11 @@ fn write_and_commit(
 
     // The tree: ours plus every file written above, as it is now on disk.
     let mut update = TreeUpdateBuilder::new();
+    let blobs = git::Blobs::for_files(repo, root, modes.keys().map(String::as_str));
     for (rel, mode) in &modes {
         let abs = root.join(rel);
         if abs.exists() {
-            let blob = git::store_file(repo, root, rel)?;
+            let blob = blobs.store(rel)?;
             let mode = if *mode == i32::from(FileMode::BlobExecutable) {
                 FileMode::BlobExecutable
             } else {

@@ -247,7 +247,7 @@ fn episode_entries_since(ws: &Workspace, since: Option<&str>) -> usize {
     units::markdown_files(ws.root(), layout::EPISODES_DIR)
         .into_iter()
         .filter(|rel| {
-            let day = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".md");
+            let day = units::md_stem(rel);
             since.is_none_or(|s| day >= s)
         })
         .filter_map(|rel| ws.read_text_if_exists(&rel).ok().flatten())

@@ -481,31 +481,54 @@ pub fn subject(c: &git2::Commit<'_>) -> String {
     String::from_utf8_lossy(c.message_bytes()).lines().next().unwrap_or("").to_owned()
 }
 
-/// Stores the file `rel` (under `root`) as a blob, as `git add` would, and returns its id.
+/// Stores a change's files as blobs, as `git add` would.
 ///
-/// libgit2's `blob_path` looks up the file's attributes for filters (end-of-line conversion,
+/// libgit2's `blob_path` looks up each file's attributes for filters (end-of-line conversion,
 /// `ident`, filter drivers), and that lookup reads the whole git index: 8 ms of a `remember` at
-/// 100,000 memories (issue 20). Where no filter can apply (no attributes file anywhere git looks,
-/// `core.autocrlf` off) the bytes are stored as they are, which is what the filters would have
-/// produced; otherwise libgit2 runs them.
-pub fn store_file(repo: &Repository, root: &Path, rel: &str) -> crate::Result<Oid> {
-    let abs = root.join(rel);
-    if filters_possible(repo, root, rel) {
-        return Ok(write_object(|| repo.blob_path(&abs)).map_err(op("store a file"))?);
-    }
-    let bytes = crate::store::fsx::read(&abs, u64::MAX)?;
-    Ok(write_object(|| repo.blob(&bytes)).map_err(op("store a file"))?)
+/// 100,000 memories (issue 20). Where no filter can apply to any of the change's files (no
+/// attributes file that names one, `core.autocrlf` off; looked at once per change) the bytes
+/// are stored as they are, which is what the filters would have produced; otherwise libgit2
+/// runs them for every file.
+pub struct Blobs<'r> {
+    repo: &'r Repository,
+    root: &'r Path,
+    filtered: bool,
 }
 
-/// Whether git could run a filter on `rel` when storing it: `core.autocrlf` is on, or an
-/// attributes file where git reads them (`.gitattributes` in the root or a folder on the file's
-/// path, `info/attributes`, `core.attributesFile` or the user's and the system's defaults)
-/// names an attribute that filters (`text`, `eol`, `crlf`, `ident`, `filter`,
+impl<'r> Blobs<'r> {
+    /// For the files `rels` (relative to `root`) of one change.
+    pub fn for_files<'a>(
+        repo: &'r Repository,
+        root: &'r Path,
+        rels: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        Self { repo, root, filtered: filters_possible(repo, root, rels) }
+    }
+
+    /// Stores the file `rel` and returns its id.
+    pub fn store(&self, rel: &str) -> crate::Result<Oid> {
+        let abs = self.root.join(rel);
+        if self.filtered {
+            return Ok(write_object(|| self.repo.blob_path(&abs)).map_err(op("store a file"))?);
+        }
+        let bytes = crate::store::fsx::read(&abs, u64::MAX)?;
+        Ok(write_object(|| self.repo.blob(&bytes)).map_err(op("store a file"))?)
+    }
+}
+
+/// Whether git could run a filter on one of `rels` when storing it: `core.autocrlf` is on, or
+/// an attributes file where git reads them (`.gitattributes` in the root or a folder on a
+/// file's path, `info/attributes`, `core.attributesFile` or the user's and the system's
+/// defaults) names an attribute that filters (`text`, `eol`, `crlf`, `ident`, `filter`,
 /// `working-tree-encoding`) or defines a macro. Conservative: such an attribute on any pattern
 /// counts, and an attributes file that cannot be read counts. cogmem's own `.gitattributes`
 /// sets only `merge`. Not seen: a user attributes file in `~/.config/git/` when the user has
 /// neither `~/.gitconfig` nor `~/.config/git/config` (the library does not read `HOME`).
-fn filters_possible(repo: &Repository, root: &Path, rel: &str) -> bool {
+fn filters_possible<'a>(
+    repo: &Repository,
+    root: &Path,
+    rels: impl IntoIterator<Item = &'a str>,
+) -> bool {
     let config = repo.config().ok();
     let get = |key: &str| config.as_ref().and_then(|c| c.get_string(key).ok());
     if let Some(v) = get("core.autocrlf")
@@ -513,13 +536,17 @@ fn filters_possible(repo: &Repository, root: &Path, rel: &str) -> bool {
     {
         return true;
     }
-    let mut files = vec![root.join(".gitattributes")];
-    let mut dir = root.to_path_buf();
-    let parts: Vec<&str> = rel.split('/').collect();
-    for part in &parts[..parts.len().saturating_sub(1)] {
-        dir.push(part);
-        files.push(dir.join(".gitattributes"));
+    // `.gitattributes` of the root and of every folder on a file's path, each once.
+    let mut folders = std::collections::BTreeSet::from([String::new()]);
+    for rel in rels {
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            folders.insert(rel[..at + i].to_owned());
+            at += i + 1;
+        }
     }
+    let mut files: Vec<PathBuf> =
+        folders.iter().map(|d| root.join(d).join(".gitattributes")).collect();
     files.push(repo.path().join("info").join("attributes"));
     // The user's attributes file: `core.attributesFile` (libgit2 expands `~/`), else
     // `git/attributes` in the XDG configuration folder, found (the library reads no environment)
@@ -584,10 +611,11 @@ pub(crate) fn commit_files(
     let (parent, base) = head_commit_and_tree(repo)?;
     let mut update = TreeUpdateBuilder::new();
     let mut stored: Vec<(&String, Oid, FileMode)> = Vec::with_capacity(files.len());
+    let blobs = Blobs::for_files(repo, root, files.iter().map(String::as_str));
     for rel in files {
         let abs = root.join(rel);
         if abs.exists() {
-            let blob = store_file(repo, root, rel)?;
+            let blob = blobs.store(rel)?;
             let mode = match blob_id_at(Some(&base), rel) {
                 Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => {
                     FileMode::BlobExecutable

@@ -149,7 +149,7 @@ pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
     let mut by_name: HashMap<String, Vec<NodeIndex>> = HashMap::new();
     let mut parsed: Vec<(NodeIndex, Vec<RelationLine>, String)> = Vec::with_capacity(files.len());
     for (rel, text) in files {
-        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let stem = cogmem_store::store::units::md_stem(rel);
         let Ok(id) = EntityId::parse(stem) else { continue };
         let names = entity::names(&id, text);
         let node = Node {
@@ -477,14 +477,17 @@ fn registry_row(node: &Node, scores: &BTreeMap<String, EntityScore>) -> String {
 }
 
 /// An edge row: `from` → `to` by `relation`, with the bullet's dates and confidence.
-fn edge_row(from: &str, relation: &str, to: &str, e: &Edge) -> String {
-    let since = e.since.as_deref().map_or_else(|| "—".into(), markdown::cell);
-    let until =
-        e.until.as_deref().map_or(String::new(), |u| format!(" (until {})", markdown::cell(u)));
+fn edge_row(
+    from: &str,
+    relation: &str,
+    to: &str,
+    (since, until, confidence): (Option<&str>, Option<&str>, f64),
+) -> String {
+    let since = since.map_or_else(|| "—".into(), markdown::cell);
+    let until = until.map_or(String::new(), |u| format!(" (until {})", markdown::cell(u)));
     format!(
-        "| {from} | {}{until} | {to} | {:.1} | {since} | — |\n",
-        markdown::cell(relation),
-        e.confidence
+        "| {from} | {}{until} | {to} | {confidence:.1} | {since} | — |\n",
+        markdown::cell(relation)
     )
 }
 
@@ -517,7 +520,12 @@ pub(crate) fn render_index(g: &Graph, scores: &BTreeMap<String, EntityScore>) ->
             .collect();
     edges.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
     for (from, rel, to, e) in edges {
-        out.push_str(&edge_row(&from, &rel, &to, e));
+        out.push_str(&edge_row(
+            &from,
+            &rel,
+            &to,
+            (e.since.as_deref(), e.until.as_deref(), e.confidence),
+        ));
     }
     out
 }
@@ -540,27 +548,27 @@ pub fn index_with_new_entities(
     mentioning: &[(String, String)],
     scores: &BTreeMap<String, EntityScore>,
 ) -> Option<String> {
-    let body = old.strip_prefix(REGISTRY_HEAD)?;
-    let split = body.find(EDGES_HEAD)?;
-    let (registry, edges) = (&body[..split], &body[split + EDGES_HEAD.len()..]);
-    let rows = |text: &str| -> Option<Vec<String>> {
-        text.split_inclusive('\n')
-            .map(|l| (l.starts_with("| ") && l.ends_with(" |\n")).then(|| l.to_owned()))
-            .collect()
-    };
-    let (registry, edges) = (rows(registry)?, rows(edges)?);
     if old.contains('\\') {
         return None;
     }
-    let cells = |row: &str| -> Vec<String> {
-        row.trim_end().trim_matches('|').split('|').map(|c| c.trim().to_owned()).collect()
-    };
-    let listed: HashSet<String> =
-        registry.iter().filter_map(|r| cells(r).into_iter().next()).collect();
+    let body = old.strip_prefix(REGISTRY_HEAD)?;
+    let split = body.find(EDGES_HEAD)?;
+    let (registry, edges) = (&body[..split], &body[split + EDGES_HEAD.len()..]);
+    fn rows(text: &str) -> Option<Vec<&str>> {
+        text.split_inclusive('\n')
+            .map(|l| (l.starts_with("| ") && l.ends_with(" |\n")).then_some(l))
+            .collect()
+    }
+    // A row's cells (no cell holds `|`: escaped cells were refused above).
+    fn cells(row: &str) -> impl Iterator<Item = &str> {
+        row.trim_end().trim_matches('|').split('|').map(str::trim)
+    }
+    let (registry, edges) = (rows(registry)?, rows(edges)?);
+    let listed: HashSet<&str> = registry.iter().filter_map(|r| cells(r).next()).collect();
     // The new entities that will be listed (a forgotten one's id keeps its entry).
     let mut nodes: Vec<Node> = Vec::new();
     for (rel, text) in new {
-        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let stem = cogmem_store::store::units::md_stem(rel);
         let id = EntityId::parse(stem).ok()?;
         if listed.contains(id.as_str()) {
             return None;
@@ -581,40 +589,27 @@ pub fn index_with_new_entities(
     // New edge rows, in the order a full rendering inserts them: the existing files (sorted),
     // then the new ones; sorted stably below, as it sorts them.
     let mut new_edges: Vec<(String, String, String, String)> = Vec::new();
-    let mut add_edges = |from: &str, rel: &str, text: &str, only_to_new: bool| {
+    let mut add_edges = |from: &str, text: &str, only_to_new: bool| {
         for r in entity::relations(text) {
-            let to = r.target.clone();
-            if !exists(&to) || (only_to_new && !added.contains(to.as_str())) {
+            if !exists(&r.target) || (only_to_new && !added.contains(r.target.as_str())) {
                 continue;
             }
-            let e = Edge {
-                relation: r.relation.clone(),
-                confidence: r.confidence,
-                since: r.since,
-                until: r.until,
-                path: rel.to_owned(),
-                line: r.line,
-            };
-            new_edges.push((
-                from.to_owned(),
-                r.relation,
-                to.clone(),
-                edge_row(from, &e.relation, &to, &e),
-            ));
+            let dates = (r.since.as_deref(), r.until.as_deref(), r.confidence);
+            let row = edge_row(from, &r.relation, &r.target, dates);
+            new_edges.push((from.to_owned(), r.relation, r.target, row));
         }
     };
     for (rel, text) in mentioning {
-        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
-        if let Ok(id) = EntityId::parse(stem)
+        if let Ok(id) = EntityId::parse(cogmem_store::store::units::md_stem(rel))
             && listed.contains(id.as_str())
         {
-            add_edges(id.as_str(), rel, text, true);
+            add_edges(id.as_str(), text, true);
         }
     }
     for (rel, text) in new {
-        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let stem = cogmem_store::store::units::md_stem(rel);
         if added.contains(stem) {
-            add_edges(stem, rel, text, false);
+            add_edges(stem, text, false);
         }
     }
     new_edges.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
@@ -623,8 +618,8 @@ pub fn index_with_new_entities(
     let mut out = String::from(REGISTRY_HEAD);
     let mut fresh = nodes.iter().peekable();
     for row in &registry {
-        let id = cells(row).into_iter().next().unwrap_or_default();
-        while let Some(n) = fresh.next_if(|n| n.id < id) {
+        let id = cells(row).next().unwrap_or_default();
+        while let Some(n) = fresh.next_if(|n| n.id.as_str() < id) {
             out.push_str(&registry_row(n, scores));
         }
         out.push_str(row);
@@ -633,15 +628,13 @@ pub fn index_with_new_entities(
         out.push_str(&registry_row(n, scores));
     }
     out.push_str(EDGES_HEAD);
-    let key = |row: &str| -> Option<(String, String, String)> {
-        let c = cells(row);
-        let rel = c.get(1)?.split(" (until ").next()?.to_owned();
-        Some((c.first()?.clone(), rel, c.get(2)?.clone()))
-    };
     let mut fresh = new_edges.into_iter().peekable();
     for row in &edges {
-        let k = key(row)?;
-        while let Some((.., r)) = fresh.next_if(|(f, rl, t, _)| (f, rl, t) < (&k.0, &k.1, &k.2)) {
+        let mut c = cells(row);
+        let (from, rel, to) = (c.next()?, c.next()?.split(" (until ").next()?, c.next()?);
+        while let Some((.., r)) =
+            fresh.next_if(|(f, rl, t, _)| (f.as_str(), rl.as_str(), t.as_str()) < (from, rel, to))
+        {
             out.push_str(&r);
         }
         out.push_str(row);

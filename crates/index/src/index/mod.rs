@@ -638,7 +638,7 @@ fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
 /// line numbers), as a short hash: a fact added to an entity leaves it unchanged, so the cache
 /// is not rebuilt for it.
 fn graph_digest(rel: &str, text: &str) -> String {
-    let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+    let stem = cogmem_store::store::units::md_stem(rel);
     let mut key = String::new();
     if let Ok(id) = cogmem_store::store::entity::EntityId::parse(stem) {
         key.push_str(&format!("{:?}\n", cogmem_store::store::entity::names(&id, text)));
@@ -1168,22 +1168,21 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
 
 /// Compares the manifest with the files, without changing anything or waiting.
 pub fn state(ws: &Workspace) -> IndexState {
-    let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
-    let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {
-        return IndexState::Missing;
-    };
-    if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
-        return IndexState::Stale;
-    }
-    let files =
-        scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None).files;
-    compare(meta, &files)
+    state_with(ws, |meta| {
+        scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None).files
+    })
 }
 
 /// [`state`] for the memory files as a caller already stamped them (path, size, modification
 /// time in nanoseconds: every plain memory file the index's scan would find), without a stat of
 /// its own: `status`, which has walked the whole tree first.
 pub(crate) fn state_of(ws: &Workspace, files: Vec<(String, u64, u128)>) -> IndexState {
+    state_with(ws, |_| files)
+}
+
+/// The manifest compared with the memory files `files` gives (given the manifest, whose known
+/// folders the scan uses).
+fn state_with(ws: &Workspace, files: impl FnOnce(&Meta) -> Vec<(String, u64, u128)>) -> IndexState {
     let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
     let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {
         return IndexState::Missing;
@@ -1191,6 +1190,7 @@ pub(crate) fn state_of(ws: &Workspace, files: Vec<(String, u64, u128)>) -> Index
     if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
         return IndexState::Stale;
     }
+    let files = files(&meta);
     compare(meta, &files)
 }
 

@@ -73,7 +73,7 @@ pub fn retype(
         .types(),
     );
     for rel in units::markdown_files(ws.root(), layout::ENTITIES_DIR) {
-        let stem = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let stem = cogmem_store::store::units::md_stem(&rel);
         if let Ok(id) = EntityId::parse(stem) {
             known.push(id.kind().to_owned());
         }

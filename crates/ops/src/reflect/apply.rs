@@ -174,7 +174,7 @@ pub fn approve(
     // decay-scores.json.
     let last_ep = units::markdown_files(ws.root(), layout::EPISODES_DIR)
         .iter()
-        .filter_map(|p| p.rsplit('/').next().map(|s| s.trim_end_matches(".md").to_owned()))
+        .map(|p| units::md_stem(p).to_owned())
         .chain(wrote_episode.then(|| date.clone()))
         .filter(|d| d.as_str() <= date.as_str())
         .max();

@@ -381,7 +381,7 @@ pub fn input(ws: &Workspace, clock: &dyn Clock) -> crate::Result<InputBundle> {
     b.section("Procedures", 3_000, procs);
     let mut days: Vec<(String, String)> = Vec::new();
     for rel in units::markdown_files(ws.root(), layout::EPISODES_DIR).into_iter().rev() {
-        let day = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md").to_owned();
+        let day = units::md_stem(&rel).to_owned();
         if day.as_str() >= since.as_str() && day.as_str() <= today.as_str() {
             // Imported host transcripts are the raw conversation, not memories to reflect on
             // (issue 17): their entries are left out, and the cut says how many.

@@ -124,7 +124,7 @@ pub(super) fn dialogue_pieces(
 ) -> crate::Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for rel in units::markdown_files(ws.root(), DIALOGUES_DIR).into_iter().rev() {
-        let day = rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+        let day = units::md_stem(&rel);
         if day < since {
             continue;
         }

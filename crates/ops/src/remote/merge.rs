@@ -205,7 +205,7 @@ pub(crate) fn plan(
             }
             (Kind::GraphIndex, Some(os), _) => Ok((os.to_owned(), Strategy::Regenerated)),
             (Kind::Episode, Some(os), Some(ts)) => {
-                let date = path.rsplit('/').next().unwrap_or("").trim_end_matches(".md");
+                let date = cogmem_store::store::units::md_stem(path);
                 content::merge_episode(date, bs, os, ts).map(|m| {
                     renames.base.extend(m.base);
                     renames.ours.extend(m.ours);

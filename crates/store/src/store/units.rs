@@ -336,6 +336,12 @@ pub fn markdown_files(root: &Path, dir: &str) -> Vec<String> {
     md_entries(&abs, dir, std::fs::FileType::is_file)
 }
 
+/// A Markdown file's name without its folder and `.md` (`memory/graph/entities/person--ann.md` →
+/// `person--ann`, an episode file → its day).
+pub fn md_stem(rel: &str) -> &str {
+    rel.rsplit('/').next().unwrap_or("").trim_end_matches(".md")
+}
+
 /// Every Markdown file directly in `dir` (relative to the workspace root, as
 /// [`markdown_files`] lists them) with its text, or the error that kept it from being read
 /// (not UTF-8, over `limits.file_bytes`, gone). The folder is checked once for a link out of
