@@ -60,6 +60,12 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
     if let Some(p) = &report.phrase {
         let _ = writeln!(out, "phrase:  {p}");
     }
+    if let Some(percent) = report.learned {
+        let _ = writeln!(
+            out,
+            "  because the learned model is {percent}% sure of it (the phrase rules heard no request)"
+        );
+    }
     if let Some(c) = report.content.as_ref().filter(|c| !c.is_empty()) {
         let _ = writeln!(out, "content: {c}");
     }

@@ -46,6 +46,53 @@ fn ordinary_messages_change_nothing() {
     env.assert_clean_tree();
 }
 
+/// Requests the phrase rules miss, heard by the learned model (issue 18): each is written in one
+/// commit with the model's certainty in `--json` and the reason in text, the request sentence
+/// kept out of the memory when it is bare; plain statements no one asked to keep, said the way
+/// the hook hears them, stay ordinary.
+#[test]
+fn issue_18_the_learned_model_hears_what_the_rules_miss_and_not_plain_statements() {
+    let env = TestEnv::initialized();
+    let before = env.commit_count();
+    let out = env
+        .run([
+            "hear",
+            "--json",
+            "We picked Hetzner over AWS for the side project because of cost. Please record that decision.",
+        ])
+        .success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["trigger"], "remember", "{v}");
+    assert!(v["learned"].as_u64().is_some_and(|p| (60..=100).contains(&p)), "{v}");
+    assert_eq!(v["content"], "We picked Hetzner over AWS for the side project because of cost.");
+    assert_eq!(v["action"]["type"], "remembered", "{v}");
+    assert_eq!(env.commit_count(), before + 1);
+    env.assert_clean_tree();
+
+    let out = env
+        .run(["hear", "--dry-run", "vaultに入れといて。私の許可なしに外部へメールを送信しないこと"])
+        .success();
+    assert!(out.stdout.contains("trigger: remember\n"), "{out}");
+    assert!(out.stdout.contains("because the learned model is"), "{out}");
+    assert!(out.stdout.contains("content: 私の許可なしに外部へメールを送信しないこと\n"), "{out}");
+
+    let head = env.head();
+    for m in [
+        "I'm flying to Tokyo next week",
+        "my sister's birthday is June 3rd",
+        "明日は歯医者なんだよね",
+        "we use Postgres at work",
+        "Keep in mind that the table has 40 rows when you summarize it.",
+        "Save this as a PDF please",
+    ] {
+        let out = env.run(["hear", "--json", m]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["trigger"], serde_json::Value::Null, "{m}: {v}");
+    }
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
 #[test]
 fn dry_run_routes_but_writes_nothing() {
     let env = TestEnv::initialized();
@@ -323,9 +370,11 @@ fn a_forget_that_points_back_offers_the_last_memory() {
             .iter()
             .map(|c| c["id"].as_str().unwrap())
             .collect();
-        assert_eq!(ids, ["episode:2026-12-01:09:00"], "{m}: {v}");
+        // Alice's move is an event too (the 09:00 episode, and her entity keeps where she
+        // lives): the dentist, written last, is the second entry of that minute.
+        assert_eq!(ids, ["episode:2026-12-01:09:00:2"], "{m}: {v}");
         assert_eq!(
-            v["action"]["command"], "cogmem forget --id episode:2026-12-01:09:00 --yes",
+            v["action"]["command"], "cogmem forget --id episode:2026-12-01:09:00:2 --yes",
             "{m}"
         );
     }

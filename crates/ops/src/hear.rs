@@ -106,6 +106,10 @@ pub struct HearReport {
     pub trigger: Option<TriggerKind>,
     /// The phrase that triggered it.
     pub phrase: Option<String>,
+    /// When the learned model heard the request and the phrase rules did not: the model's
+    /// probability for it, in percent (`cogmem_text::trigger::learned`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub learned: Option<u8>,
     /// What it is about.
     pub content: Option<String>,
     /// The routing decision, for a remember trigger.
@@ -120,6 +124,7 @@ impl HearReport {
         Self {
             trigger: None,
             phrase: None,
+            learned: None,
             content: None,
             routing: None,
             action: HeardAction::None,
@@ -165,10 +170,11 @@ pub fn hear(
     let Some(t) = found else {
         return Ok(HearReport::nothing());
     };
-    let Trigger { kind, phrase, content } = t;
+    let Trigger { kind, phrase, content, learned } = t;
     let mut report = HearReport {
         trigger: Some(kind),
         phrase: Some(phrase.clone()),
+        learned,
         content: Some(content.clone()),
         routing: None,
         action: HeardAction::None,

@@ -139,12 +139,27 @@ fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
 ///
 /// `explicit` is true when the user asked for it ("remember …"), which makes confidence high.
 pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {
+    route_in(content, trigger_phrase, ctx, true)
+}
+
+/// Like [`route`], with the store rules alone: no learned store model. What training compares
+/// the model with.
+pub fn route_rules(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {
+    route_in(content, trigger_phrase, ctx, false)
+}
+
+fn route_in(
+    content: &str,
+    trigger_phrase: Option<&str>,
+    ctx: &RouteContext,
+    learn: bool,
+) -> Routing {
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
     // "we keep halal at home": the household's diet is the user's own too.
     let first_person = is_first_person(&lc)
         || stores::ja_first_person(content)
         || stores::household_diet(&lc).is_some();
-    let choice = stores::choose(content, trigger_phrase.unwrap_or(""), first_person);
+    let choice = stores::choose(content, trigger_phrase.unwrap_or(""), first_person, learn);
     let kind = choice.kind;
     let mut reason = choice.reasons();
 

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 mod anywhere;
 mod asked;
+pub mod learned;
 
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -62,6 +63,10 @@ pub struct Trigger {
     pub phrase: String,
     /// What it is about: the text to remember, the thing to forget or recall (may be empty).
     pub content: String,
+    /// When the learned model heard it and the phrase rules did not: the model's probability
+    /// for the kind, in percent ([`learned`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub learned: Option<u8>,
 }
 
 /// Extra phrases from `cogmem.toml`, each recognised at the start of a clause.
@@ -103,7 +108,7 @@ pub fn classify(message: &str, extra: &ExtraPhrases) -> Option<Trigger> {
 /// Like [`classify`], with the names of entities the workspace knows: a question about one of
 /// them ("what do you know about atlas?") is a recall, not a general-knowledge question.
 pub fn classify_known(message: &str, extra: &ExtraPhrases, known: &[String]) -> Option<Trigger> {
-    classify_in(Text::new(message, Known::Given(known)), extra)
+    classify_in(Text::new(message, Known::Given(known)), extra, true)
 }
 
 /// Like [`classify_known`], with the names asked for only when a rule needs them: only a
@@ -115,10 +120,17 @@ pub fn classify_lazy(
     extra: &ExtraPhrases,
     known: &dyn Fn() -> Vec<String>,
 ) -> Option<Trigger> {
-    classify_in(Text::new(message, Known::Lazy(known, std::cell::OnceCell::new())), extra)
+    classify_in(Text::new(message, Known::Lazy(known, std::cell::OnceCell::new())), extra, true)
 }
 
-fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
+/// The phrase rules alone, without the learned model: what training compares the model with.
+pub fn rules_only(message: &str) -> Option<Trigger> {
+    classify_in(Text::new(message, Known::Given(&[])), &ExtraPhrases::default(), false)
+}
+
+/// The rules, then (with `learn`) the learned model where they hear nothing. Rules that look at
+/// a part of the message on its own ask the rules alone.
+fn classify_in(text: Text<'_>, extra: &ExtraPhrases, learn: bool) -> Option<Trigger> {
     let mut best: Option<(usize, Trigger)> = None;
     let mut soft: Option<Trigger> = None;
     // Text the user pasted to be worked on ("proofread this: …") says nothing to the agent.
@@ -204,9 +216,16 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases) -> Option<Trigger> {
             .or_else(|| anywhere::reflect_more(&text));
     }
     let heard = |t: &Trigger| !anywhere::overheard(&text, t);
-    let mut out = best.map(|(_, t)| t).filter(heard).or(soft.filter(heard))?;
-    out.kind = anywhere::softened(&text, out.kind);
-    Some(out)
+    match best.map(|(_, t)| t).filter(heard).or(soft.filter(heard)) {
+        Some(mut out) => {
+            out.kind = anywhere::softened(&text, out.kind);
+            Some(out)
+        }
+        // Where the rules hear nothing, the learned model may: it reads the whole message, not
+        // a phrase in its place. Text pasted to be worked on stays material (issue 18).
+        None if learn && material.is_none() => learned::heard(&text),
+        None => None,
+    }
 }
 
 /// A question or request about something the user gave the agent before: "what was the command
@@ -948,9 +967,12 @@ fn content_after(text: &Text<'_>, pos: usize) -> String {
         }
         let piece = sl(s, sentence.start, sentence.end);
         // A later "Never paste it in chat." belongs to the memory it follows.
-        let other =
-            classify(text.orig_slice(sentence.start, sentence.end), &ExtraPhrases::default())
-                .filter(|t| !STANDING_OPENERS.contains(&t.phrase.to_ascii_lowercase().as_str()));
+        let other = classify_in(
+            Text::new(text.orig_slice(sentence.start, sentence.end), Known::Given(&[])),
+            &ExtraPhrases::default(),
+            false,
+        )
+        .filter(|t| !STANDING_OPENERS.contains(&t.phrase.to_ascii_lowercase().as_str()));
         if is_courtesy(piece) || other.is_some() {
             end = sentence.start;
         } else {
@@ -1244,7 +1266,7 @@ fn hit(
     content: String,
 ) -> (usize, Trigger) {
     let phrase = text.orig_slice(at, phrase_end).to_owned();
-    (at, Trigger { kind, phrase, content })
+    (at, Trigger { kind, phrase, content, learned: None })
 }
 
 fn english(text: &Text<'_>, sentence: Span, extra: &ExtraPhrases) -> Vec<(usize, Trigger)> {

@@ -8,6 +8,7 @@
 
 use super::{contains_words, first_hit};
 use crate::model::Store;
+use crate::trigger::learned;
 
 /// What kind of content a memory is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +59,7 @@ impl Choice {
 
 /// Chooses the stores for `content`; `phrase` is the request's own words ("remember forever",
 /// "from now on"), which may ask for the vault or mark a standing rule.
-pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice {
+pub(super) fn choose(content: &str, phrase: &str, first_person: bool, learn: bool) -> Choice {
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
     let phrase_lc = phrase.to_lowercase();
     let both = format!("{phrase_lc} {lc}");
@@ -129,6 +130,7 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
             vec![(Store::Semantic, "a fact: no steps, rule, decision or time named".into())],
         )
     };
+    let (kind, main) = if learn { with_learned(kind, main, content, phrase) } else { (kind, main) };
     why.extend(main);
     let mut stores: Vec<Store> = why.iter().map(|(s, _)| *s).collect();
     if let Some(w) = first_hit(&both, IMPORTANT).or_else(|| first_sub(&both, JA_IMPORTANT))
@@ -155,6 +157,54 @@ pub(super) fn choose(content: &str, phrase: &str, first_person: bool) -> Choice 
         why.push((Store::Vault, format!("the user asked to keep it for good ({w:?})")));
     }
     Choice { kind, stores, why }
+}
+
+/// The rules' kind and stores, or the learned store model's where it is sure of another main
+/// store ([`learned::STORE_AT`]); the reasons then name both. The vault and "important" are the
+/// rules' to add after this, from the words that ask for them, so the model's set is compared and
+/// taken without the vault (issue 18).
+fn with_learned(
+    kind: Kind,
+    main: Vec<(Store, String)>,
+    content: &str,
+    phrase: &str,
+) -> (Kind, Vec<(Store, String)>) {
+    let message =
+        if phrase.trim().is_empty() { content.to_owned() } else { format!("{phrase} {content}") };
+    let (set, p) = learned::store_opinion(&message);
+    let stores: Vec<Store> = set
+        .split('+')
+        .filter_map(|name| Store::ALL.into_iter().find(|s| s.as_str() == name))
+        .filter(|s| *s != Store::Vault)
+        .collect();
+    let rules_main = main.first().map(|(s, _)| *s);
+    if p < learned::STORE_AT || stores.is_empty() || stores.first().copied() == rules_main {
+        return (kind, main);
+    }
+    let kind = match stores[..] {
+        [Store::Core, ..] => Kind::Rule,
+        [Store::Procedural, ..] => Kind::Procedure,
+        [Store::Episodic, Store::Semantic] => Kind::Decision,
+        [Store::Episodic, ..] => Kind::Event,
+        [Store::Semantic, Store::Core] => Kind::Preference,
+        _ => Kind::Fact,
+    };
+    let percent = (p * 100.0).round();
+    let was = main.first().map_or(String::new(), |(s, why)| format!("{}: {why}", s.as_str()));
+    let mut out: Vec<(Store, String)> = stores
+        .iter()
+        .map(|s| {
+            (*s, format!("the learned model is {percent}% sure of {set} (the rules chose {was})"))
+        })
+        .collect();
+    // "Alice moved to Lisbon" as an event still keeps where Alice lives: a fact the rules gave
+    // the semantic store stays there, after the episode the model chose.
+    if let Some((_, why)) = main.iter().find(|(s, _)| *s == Store::Semantic)
+        && stores == [Store::Episodic]
+    {
+        out.push((Store::Semantic, format!("{why}, as the rules chose")));
+    }
+    (kind, out)
 }
 
 /// "save this recipe for my stretches: calf raises, toe walks, then foam rolling": the request

@@ -327,8 +327,9 @@ pub(super) fn recall_more(text: &Text<'_>, sentences: &[Span]) -> Option<(usize,
     // show me / give me / bring up + what or everything + you've got, you know, you remember
     // + on or about: the agent's own holding, asked to be shown.
     for ask in ["show me ", "tell me ", "give me ", "pull up ", "bring up ", "list "] {
+        // "… everything you tell me": the words may end the message.
         let Some(i) = find_word(s, ask.trim_end()) else { continue };
-        let rest = &s[i + ask.len()..];
+        let Some(rest) = s.get(i + ask.len()..) else { continue };
         let Some(what) = ["what ", "everything ", "all "].iter().find(|w| rest.starts_with(**w))
         else {
             continue;
@@ -904,6 +905,9 @@ mod tests {
             "メモしといて、って同僚に頼まれたんだけど何をメモすればいい？",
             "覚えてる？って急に聞かれても困る",
             "show me what you've got on Kubernetes autoscaling in general",
+            // The asking words last: nothing after them to read (this panicked once).
+            "i prefer metric units, km and kg, in everything you tell me",
+            "what else can you show me",
         ] {
             assert_eq!(kind(m), None, "{m}");
         }

@@ -16,6 +16,13 @@
 //!   0.923), then round 6's tuning set for the trigger (keeping requests as their own clause
 //!   anywhere, `trigger/anywhere.rs`; trigger 1.000 after it).
 //!   A new round of rules needs a new table to report on.
+//! - `routing-seventh.tsv`, measured once unseen after round 6 (trigger 0.910, store 0.897).
+//! - `routing-eighth.tsv` and `routing-ninth.tsv`, written blind for the learned models
+//!   (`cogmem_text::trigger::learned`): with the seventh they chose the models' settings, and all
+//!   three are now training tables.
+//! - `routing-tenth.tsv` and `routing-eleventh.tsv`, written blind and measured once with the
+//!   shipped models (trigger 0.950 / 0.958, store 0.918 / 0.923): the honest figures, never
+//!   trained or tuned on.
 //!
 //! Run with `--nocapture` to see the figures and the rows each table gets wrong:
 //!
@@ -55,18 +62,18 @@ const BLIND_TRIGGER_FLOOR: f64 = 0.99;
 /// See [`HOLDOUT_STORE_FLOOR`].
 const HOLDOUT_TRIGGER_FLOOR: f64 = 0.99;
 
-struct Row {
+pub(crate) struct Row {
     line: usize,
-    label: Option<TriggerKind>,
-    stores: Vec<Store>,
-    message: String,
+    pub(crate) label: Option<TriggerKind>,
+    pub(crate) stores: Vec<Store>,
+    pub(crate) message: String,
 }
 
 fn path(file: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(file)
 }
 
-fn unescape(s: &str) -> String {
+pub(crate) fn unescape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -87,7 +94,7 @@ fn unescape(s: &str) -> String {
     out
 }
 
-fn rows(file: &str) -> Vec<Row> {
+pub(crate) fn rows(file: &str) -> Vec<Row> {
     let path = path(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: cannot read: {e}", path.display()));
@@ -132,7 +139,7 @@ fn ratio(num: usize, den: usize) -> f64 {
     if den == 0 { 1.0 } else { num as f64 / den as f64 }
 }
 
-fn names(stores: &[Store]) -> String {
+pub(crate) fn names(stores: &[Store]) -> String {
     stores.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("+")
 }
 
@@ -327,8 +334,42 @@ fn routing_table_blind() {
 
 /// The seventh table, written blind by a seventh person who saw neither the rules nor the
 /// other tables, measured once after round 6 (requests anywhere in the message): trigger
-/// 0.910, store 0.897. The floors hold what that measurement found.
+/// 0.910, store 0.897. It then chose the learned models' thresholds with the eighth and ninth,
+/// and is now among the tables they train on (trigger 0.995, store 0.979 after).
 #[test]
 fn routing_table_seventh() {
-    holds("routing-seventh.tsv", 0.89, 0.91);
+    holds("routing-seventh.tsv", 0.97, 0.99);
+}
+
+/// The eighth table, written blind on 2026-12-02 by a helper who read only the format guide.
+/// Measured once unseen with a first learned trigger model (trigger 0.959, store 0.957; rules
+/// alone 0.872 / 0.933), which turned out to hear plain statements as requests; it then chose the
+/// thresholds of the models that replaced it, and is among the tables they train on.
+#[test]
+fn routing_table_eighth() {
+    holds("routing-eighth.tsv", 0.98, 0.99);
+}
+
+/// The ninth table, written blind like the eighth by another helper: measured once unseen with
+/// that first model (0.938 / 0.938; rules alone 0.836 / 0.906), then used like the eighth.
+#[test]
+fn routing_table_ninth() {
+    holds("routing-ninth.tsv", 0.97, 0.98);
+}
+
+/// The tenth table, written blind on 2026-12-02 by a helper who read only the format guide, with
+/// `none` rows shaped like the traffic a hook hears (plain statements no one asked to keep).
+/// Measured once unseen with the shipped learned models: trigger 0.950, store 0.918 (rules alone
+/// 0.878 / 0.898). Never trained or tuned on: a change to the rules or the models that loses
+/// ground here fails.
+#[test]
+fn routing_table_tenth() {
+    holds("routing-tenth.tsv", 0.91, 0.94);
+}
+
+/// The eleventh table, written blind like the tenth by another helper: measured once unseen,
+/// trigger 0.958, store 0.923 (rules alone 0.915 / 0.928). Never trained or tuned on.
+#[test]
+fn routing_table_eleventh() {
+    holds("routing-eleventh.tsv", 0.92, 0.95);
 }

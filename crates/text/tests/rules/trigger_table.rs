@@ -4,14 +4,14 @@
 
 use cogmem_text::trigger::{ExtraPhrases, TriggerKind, classify};
 
-struct Row {
+pub(crate) struct Row {
     line: usize,
-    label: Option<TriggerKind>,
-    message: String,
+    pub(crate) label: Option<TriggerKind>,
+    pub(crate) message: String,
     content: String,
 }
 
-fn rows(file: &str) -> Vec<Row> {
+pub(crate) fn rows(file: &str) -> Vec<Row> {
     // The tables sit with the workspace's other fixtures, two levels above this crate.
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(file);
@@ -37,7 +37,7 @@ fn rows(file: &str) -> Vec<Row> {
         out.push(Row {
             line: i + 1,
             label,
-            message: message.to_owned(),
+            message: super::routing_table::unescape(message),
             content: content.to_owned(),
         });
     }
