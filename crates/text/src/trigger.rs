@@ -1,6 +1,7 @@
 //! Trigger detection: does a user's message ask the agent to remember, forget, reflect or
 //! recall something? A pure function of the message (and any extra phrases from `cogmem.toml`);
-//! no model, no I/O.
+//! no I/O. Phrase rules decide; where they hear nothing, a small learned model compiled into the
+//! crate may ([`learned`]).
 //!
 //! The detector tells instructions from ordinary sentences by *where* a phrase stands, not by
 //! the phrase alone. English instructions are imperatives: the verb opens a clause, after any
