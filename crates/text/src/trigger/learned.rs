@@ -1,8 +1,9 @@
-//! A learned second opinion on the trigger (issue 18): a linear model over the words of a
-//! message, trained on the labelled tables in `tests/fixtures/` and shipped as a sorted table of
-//! weights (`learned-trigger.tsv`, compiled in). The phrase rules decide first; the model only
-//! speaks where they are silent, with a threshold chosen on a table the model never saw (see
-//! [`HEAR_AT`]).
+//! Learned second opinions on the trigger and the store (issue 18): linear models over the words
+//! of a message, trained on the labelled tables in `tests/fixtures/` and shipped as sorted tables
+//! of weights (`learned-trigger.tsv`, `learned-stores.tsv`, compiled in). The phrase rules decide
+//! first; the trigger model only speaks where they are silent ([`HEAR_AT`]), and the store model
+//! only changes the rules' main store when it is sure of another ([`STORE_AT`]), with thresholds
+//! chosen on tables the models were trained without.
 //!
 //! The model is multinomial logistic regression: each class (no trigger, remember, forget,
 //! recall, reflect, reflect_soft) sums the weights of the message's features, and a softmax turns
