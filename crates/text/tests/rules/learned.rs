@@ -205,9 +205,11 @@ fn learned_cost() {
         start.elapsed().as_secs_f64() * 1e6 / messages.len() as f64
     };
     let extra = cogmem_text::trigger::ExtraPhrases::default();
-    let rules = time(&|m| drop(cogmem_text::trigger::rules_only(m)));
-    let both = time(&|m| drop(cogmem_text::trigger::classify(m, &extra)));
-    let model = time(&|m| drop(learned::probabilities(m)));
+    let rules = time(&|m| drop(std::hint::black_box(cogmem_text::trigger::rules_only(m))));
+    let both = time(&|m| drop(std::hint::black_box(cogmem_text::trigger::classify(m, &extra))));
+    let model = time(&|m| {
+        std::hint::black_box(learned::probabilities(m));
+    });
     println!(
         "{} messages: rules {rules:.1} µs, rules with the model {both:.1} µs, model alone {model:.1} µs per message",
         messages.len()
