@@ -16,6 +16,7 @@ use serde::Serialize;
 mod anywhere;
 mod asked;
 pub mod learned;
+mod standing;
 
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -215,6 +216,10 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases, learn: bool) -> Option<Trig
             .or_else(|| anywhere::ja_important_rule(&text, &sentences))
             .or_else(|| anywhere::en_note(&text, &sentences))
             .or_else(|| anywhere::reflect_more(&text));
+    }
+    // An order meant for all future work, with no keeping word (issue 18, round 8).
+    if best.is_none() && soft.is_none() {
+        best = standing::standing_order(&text, &sentences);
     }
     let heard = |t: &Trigger| !anywhere::overheard(&text, t);
     match best.map(|(_, t)| t).filter(heard).or(soft.filter(heard)) {
@@ -2676,6 +2681,124 @@ fn forecasts(after: &str) -> bool {
 /// Words that open a standing rule.
 const STANDING_OPENERS: &[&str] = &["always", "never ever", "never", "don't ever", "do not ever"];
 
+/// Words after "always"/"never" that show it opens no order ("never mind", "always nice").
+const NOT_A_VERB: &[&str] = &[
+    "mind",
+    "again",
+    "ever",
+    "been",
+    "the",
+    "a",
+    "an",
+    "too",
+    "enough",
+    "before",
+    "once",
+    "knew",
+    "know",
+    "had",
+    "have",
+    "has",
+    "was",
+    "were",
+    "is",
+    "am",
+    "are",
+    "will",
+    "would",
+    "could",
+    "can",
+    "did",
+    "do",
+    "does",
+    "in",
+    "on",
+    "at",
+    "so",
+    "that",
+    "this",
+    "it",
+    "i",
+    "we",
+    "you",
+    "he",
+    "she",
+    "they",
+    "my",
+    "our",
+    "late",
+    "there",
+    "here",
+    "worked",
+    "seen",
+    "heard",
+    "happy",
+    "good",
+    "fun",
+    "easy",
+    "one",
+    "forget",
+    "remember",
+    "gonna",
+    "gotta",
+    "wanna",
+    "going",
+    "say",
+    "said",
+    "thought",
+    "knew",
+    "saw",
+    "went",
+    "got",
+    "made",
+    "felt",
+    "told",
+    "found",
+    "came",
+    "took",
+    "gave",
+    "left",
+    "lost",
+    "met",
+    "paid",
+    "ran",
+    "sat",
+    "slept",
+    "spent",
+    "stood",
+    "won",
+    "wrote",
+    "understood",
+    "really",
+    "actually",
+    "nice",
+    "great",
+    "glad",
+    "fine",
+    "welcome",
+    "worth",
+    "better",
+    "best",
+    "cool",
+    "lovely",
+    "interesting",
+    "hard",
+    "busy",
+    "true",
+    "right",
+    "wrong",
+    "sure",
+];
+
+/// Whether the word after "always"/"never" can be the verb of an order.
+fn verb_like(next: &str) -> bool {
+    !next.is_empty()
+        && !NOT_A_VERB.contains(&next)
+        && !next.ends_with("ed")
+        && (!next.ends_with('s') || next.ends_with("ss"))
+        && next.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-')
+}
+
 /// "Always answer in British English", "Never push to main without asking me": a standing rule
 /// for the agent opening a sentence is something to keep, with its "always"/"never".
 fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigger)> {
@@ -2690,101 +2813,7 @@ fn standing_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
     }
     let next = rest[opener.len()..].split_whitespace().next().unwrap_or("");
     let next = next.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '-');
-    const NOT_A_VERB: &[&str] = &[
-        "mind",
-        "again",
-        "ever",
-        "been",
-        "the",
-        "a",
-        "an",
-        "too",
-        "enough",
-        "before",
-        "once",
-        "knew",
-        "know",
-        "had",
-        "have",
-        "has",
-        "was",
-        "were",
-        "is",
-        "am",
-        "are",
-        "will",
-        "would",
-        "could",
-        "can",
-        "did",
-        "do",
-        "does",
-        "in",
-        "on",
-        "at",
-        "so",
-        "that",
-        "this",
-        "it",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "they",
-        "my",
-        "our",
-        "late",
-        "there",
-        "here",
-        "worked",
-        "seen",
-        "heard",
-        "happy",
-        "good",
-        "fun",
-        "easy",
-        "one",
-        "forget",
-        "remember",
-        "gonna",
-        "gotta",
-        "wanna",
-        "going",
-        "say",
-        "said",
-        "thought",
-        "knew",
-        "saw",
-        "went",
-        "got",
-        "made",
-        "felt",
-        "told",
-        "found",
-        "came",
-        "took",
-        "gave",
-        "left",
-        "lost",
-        "met",
-        "paid",
-        "ran",
-        "sat",
-        "slept",
-        "spent",
-        "stood",
-        "won",
-        "wrote",
-        "understood",
-        "really",
-        "actually",
-    ];
-    let verb_like = !next.is_empty()
-        && !NOT_A_VERB.contains(&next)
-        && !next.ends_with("ed")
-        && (!next.ends_with('s') || next.ends_with("ss"))
-        && next.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-');
+    let verb_like = verb_like(next);
     // "Always check the oil, my dad used to say": reported, not said to the agent.
     let sentence = sl(&text.norm, c.start, c.end);
     let reported = ["used to say", " always says", " said", " says", "would say", "as they say"]
@@ -4312,6 +4341,12 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "大事:",
         "大事なこと:",
         "メモ:",
+        "永久保存:",
+        "保存:",
+        "記録:",
+        "memo:",
+        "memoして:",
+        "memo して:",
         "覚えておいてほしいんだけど",
         "覚えておいてほしいのは",
         "忘れないでほしいんだけど",
@@ -4320,11 +4355,28 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let lead = ja_strip_openers(&s[..i]);
             // 忘れないようにメモ：…: a purpose may lead too.
             let purpose = ["ように", "ために", "用に"].iter().any(|w| lead.trim().ends_with(w));
+            // 障害対応のやり方をメモ：…: what is kept, as the object, names it (round 8).
+            let object = lead.trim().strip_suffix('を').map(str::trim).filter(|o| {
+                !o.is_empty() && o.chars().count() <= 24 && !o.contains(['。', '、', '\n'])
+            });
             let lead_ok = lead.trim().is_empty()
+                || object.is_some()
                 || (lead.chars().count() <= 4 || purpose) && !lead.contains(['。', '、']);
-            if lead_ok && !quoted(i) {
+            // A bare 保存 or 記録 only heads a message: 会議の記録：… is a pasted record.
+            let bare_noun = matches!(p.trim_end_matches(':'), "保存" | "記録" | "永久保存");
+            if lead_ok && !(bare_noun && !lead.trim().is_empty() && object.is_none()) && !quoted(i)
+            {
                 let end = at(i + p.len());
-                out.push(hit(text, TriggerKind::Remember, at(i), end, content_after(text, end)));
+                let content = content_after(text, end);
+                let content = match object {
+                    Some(_) if !content.is_empty() => {
+                        let from = at(i - lead.trim_start().len());
+                        let o = text.orig_slice(from, at(i - 'を'.len_utf8()));
+                        format!("{}：{content}", o.trim())
+                    }
+                    _ => content,
+                };
+                out.push(hit(text, TriggerKind::Remember, at(i), end, content));
                 return out;
             }
         }
@@ -4349,6 +4401,9 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "覚えてください",
         "記憶しておいて",
         "記憶しといて",
+        "覚え直しておいて",
+        "覚え直してください",
+        "覚え直して",
         "記憶して",
         "リマインドしておいて",
         "リマインドして",
@@ -4678,6 +4733,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "忘れちゃって",
         "忘れてくれ",
         "忘れてね",
+        "忘れといて",
+        "忘れておいて",
         "忘れて",
         "記憶から消して",
         "記憶から削除して",

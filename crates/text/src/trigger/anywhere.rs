@@ -305,6 +305,18 @@ fn points_back(clause: &str) -> Option<&str> {
     if matches!(c, "worth remembering" | "worth noting" | "worth keeping in mind") {
         return Some(c);
     }
+    // "Correction: the meeting is Wednesday, not Tuesday. Update what you have." (round 8)
+    if matches!(
+        body,
+        "update what you have"
+            | "update what you've got"
+            | "update your notes"
+            | "update your memory"
+            | "update that in your memory"
+            | "update your records"
+    ) {
+        return Some(c);
+    }
     let verb = ["make a note of", "note", "remember", "jot", "write"]
         .into_iter()
         .find(|v| body.strip_prefix(v).is_some_and(|r| r.starts_with(' ')))?;

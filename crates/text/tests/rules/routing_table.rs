@@ -21,8 +21,11 @@
 //!   (`cogmem_text::trigger::learned`): with the seventh they chose the models' settings, and all
 //!   three are now training tables.
 //! - `routing-tenth.tsv` and `routing-eleventh.tsv`, written blind and measured once with the
-//!   shipped models (trigger 0.950 / 0.958, store 0.918 / 0.923): the honest figures, never
-//!   trained or tuned on.
+//!   first shipped models (trigger 0.950 / 0.958, store 0.918 / 0.923), then round 8's tuning set
+//!   (standing orders, keeping labels) and training tables.
+//! - `routing-twelfth.tsv` and `routing-thirteenth.tsv`, written blind and measured once after
+//!   round 8 (trigger 0.967 / 0.931, store 0.922 / 0.934): the honest figures, never trained or
+//!   tuned on.
 //!
 //! Run with `--nocapture` to see the figures and the rows each table gets wrong:
 //!
@@ -359,17 +362,34 @@ fn routing_table_ninth() {
 
 /// The tenth table, written blind on 2026-12-02 by a helper who read only the format guide, with
 /// `none` rows shaped like the traffic a hook hears (plain statements no one asked to keep).
-/// Measured once unseen with the shipped learned models: trigger 0.950, store 0.918 (rules alone
-/// 0.878 / 0.898). Never trained or tuned on: a change to the rules or the models that loses
-/// ground here fails.
+/// Measured once unseen with the first shipped models: trigger 0.950, store 0.918 (rules alone
+/// 0.878 / 0.898); then round 8's tuning set (standing orders, keeping labels) and a training
+/// table of the models.
 #[test]
 fn routing_table_tenth() {
-    holds("routing-tenth.tsv", 0.91, 0.94);
+    holds("routing-tenth.tsv", 0.94, 0.99);
 }
 
 /// The eleventh table, written blind like the tenth by another helper: measured once unseen,
-/// trigger 0.958, store 0.923 (rules alone 0.915 / 0.928). Never trained or tuned on.
+/// trigger 0.958, store 0.923 (rules alone 0.915 / 0.928); then used like the tenth.
 #[test]
 fn routing_table_eleventh() {
-    holds("routing-eleventh.tsv", 0.92, 0.95);
+    holds("routing-eleventh.tsv", 0.97, 0.99);
+}
+
+/// The twelfth table, written blind on 2026-12-02 by a helper who read only the format guide,
+/// measured once unseen after round 8 with the models retrained on eleven tables: trigger 0.967,
+/// store 0.922 (round 8's rules alone 0.918 / 0.897; round 7's rules and models 0.953 / 0.907).
+/// Never trained or tuned on.
+#[test]
+fn routing_table_twelfth() {
+    holds("routing-twelfth.tsv", 0.92, 0.96);
+}
+
+/// The thirteenth table, written blind like the twelfth by another helper, measured once unseen:
+/// trigger 0.931, store 0.934 (round 8's rules alone 0.866 / 0.929; round 7's 0.908 / 0.929).
+/// Never trained or tuned on.
+#[test]
+fn routing_table_thirteenth() {
+    holds("routing-thirteenth.tsv", 0.93, 0.93);
 }

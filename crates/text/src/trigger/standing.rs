@@ -1,0 +1,301 @@
+//! Standing orders without a keeping word (issue 18, round 8): an instruction meant for all
+//! future work is something to keep even when the user does not say "remember". Heard only when
+//! something in the sentence says it lasts ("whenever you …", "when you write X, always …", "…,
+//! ever", "Rule for you: …", 必ず, 絶対に…ないで, いつも, 毎回, 常に, …のは禁止), and never when the
+//! order is about this task (this file, 今日, 明日まで, この…) or asks a question.
+
+use super::{Span, Text, Trigger, TriggerKind, hit, in_quotes, sl, trim_content, verb_like};
+
+/// Labels that open a rule for the agent: "Rule for you: no more than three suggestions".
+const EN_LABELS: &[&str] = &[
+    "rule for you:",
+    "a rule for you:",
+    "new rule:",
+    "a new rule:",
+    "house rule:",
+    "ground rule:",
+    "standing rule:",
+    "standing order:",
+    "standing instruction:",
+    "rule:",
+];
+
+/// A condition that makes what follows a habit: "when you write commit messages, always …".
+const EN_CONDITIONS: &[&str] = &[
+    "when you ",
+    "whenever you ",
+    "when i ",
+    "whenever i ",
+    "if you ",
+    "if i ",
+    "any time you ",
+    "anytime you ",
+    "every time you ",
+    "each time you ",
+    "in all ",
+    "in every ",
+    "in any ",
+    "for all ",
+    "for every ",
+    "for any ",
+];
+
+/// Openers of an order that holds only with a mark of lasting: "You must cite the DOI whenever
+/// you summarise a study".
+const EN_ORDERS: &[&str] = &[
+    "you must ",
+    "you should always ",
+    "you should never ",
+    "make sure to ",
+    "make sure you ",
+    "be sure to ",
+    "please always ",
+    "please never ",
+    "please make sure to ",
+    "please make sure you ",
+];
+
+/// Marks that an order lasts.
+const EN_LASTING: &[&str] = &[
+    "whenever",
+    "every time",
+    "each time",
+    "any time",
+    "anytime",
+    " when i ",
+    " when you ",
+    " if i ",
+    " in all ",
+    " in every ",
+    " in any ",
+    " for all ",
+    " all future",
+    " always",
+    " never",
+    "going forward",
+    "from now on",
+];
+
+/// Words that tie an order to this task or this moment: then it is work, not a rule.
+const EN_NOW: &[&str] = &[
+    " this ",
+    " these ",
+    " today",
+    " tonight",
+    " tomorrow",
+    " right now",
+    " for now",
+    " now ",
+    " above",
+    " below",
+    " the following",
+];
+
+/// Japanese marks of lasting, each before the order they qualify.
+const JA_LASTING: &[&str] = &["必ず", "絶対に", "絶対", "いつも", "毎回", "常に"];
+
+/// Japanese words that tie an order to now.
+const JA_NOW: &[&str] = &[
+    "この",
+    "その",
+    "あの",
+    "これ",
+    "それ",
+    "今日",
+    "明日",
+    "今週",
+    "今回",
+    "今すぐ",
+    "までに",
+    "今夜",
+    "さっき",
+    "今から",
+    "来週",
+];
+
+/// Japanese request endings of an order (after ね/よ are dropped).
+const JA_ORDER_ENDS: &[&str] = &[
+    "ないでください",
+    "ないで下さい",
+    "ないで",
+    "ないこと",
+    "てください",
+    "でください",
+    "て下さい",
+    "でお願いします",
+    "てほしい",
+    "でほしい",
+    "させてください",
+    "すること",
+    "こと",
+    "して",
+    "て",
+    "で",
+];
+
+/// Labels that ask to keep what follows them: "Save: to clear the Gradle cache, …".
+const EN_KEEP_LABELS: &[&str] = &["save:", "memo:", "keep:", "store:", "to remember:"];
+
+/// A standing order in any sentence of the message, or a message that opens with a keeping
+/// label.
+pub(super) fn standing_order(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> {
+    keep_label(text, sentences.first()?)
+        .or_else(|| sentences.iter().find_map(|s| english(text, *s).or_else(|| japanese(text, *s))))
+}
+
+/// "Save: to clear the Gradle cache, rm -rf ~/.gradle/caches then rebuild."
+fn keep_label(text: &Text<'_>, first: &Span) -> Option<(usize, Trigger)> {
+    let raw = sl(&text.norm, first.start, text.norm.len());
+    let body = raw.trim_start();
+    let at = first.start + (raw.len() - body.len());
+    let label = EN_KEEP_LABELS.iter().find(|l| body.starts_with(**l))?;
+    let content = trim_content(text.orig_slice(at + label.len(), text.norm.len()));
+    (!content.is_empty())
+        .then(|| hit(text, TriggerKind::Remember, at, at + label.len() - 1, content))
+}
+
+fn english(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
+    let raw = sl(&text.norm, s.start, s.end);
+    let lead = raw.len() - raw.trim_start().len();
+    let body = raw.trim().trim_end_matches(['.', '!', ' ']);
+    if body.ends_with('?') || in_quotes(&text.norm, s.start + lead) {
+        return None;
+    }
+    let body = ["ok ", "ok, ", "also, ", "also ", "and ", "btw ", "btw, ", "oh and "]
+        .iter()
+        .fold(body, |b, o| b.strip_prefix(o).unwrap_or(b));
+    // Where `body` starts in the normalised text (it is a slice of it).
+    let at = body.as_ptr() as usize - text.norm.as_ptr() as usize;
+    let padded = format!(" {body} ");
+    let now = EN_NOW.iter().any(|w| padded.contains(w));
+    // "Rule for you: no more than three suggestions per answer."
+    if let Some(label) = EN_LABELS.iter().find(|l| body.starts_with(**l)) {
+        let rest = body[label.len()..].trim();
+        if !rest.is_empty() {
+            let from = text.norm[at..].find(':').map_or(at, |i| at + i + 1);
+            let content = trim_content(text.orig_slice(from, s.end));
+            return Some(hit(text, TriggerKind::Remember, at, at + label.len(), content));
+        }
+    }
+    if now {
+        return None;
+    }
+    // "when you write commit messages, always use the imperative mood"
+    if EN_CONDITIONS.iter().any(|c| body.starts_with(c))
+        && let Some(comma) = body.find(", ")
+    {
+        let then = &body[comma + 2..];
+        let order = ["always ", "never ", "don't ", "do not ", "please always ", "please never "]
+            .iter()
+            .find(|o| then.starts_with(**o))
+            .filter(|o| verb_like(then[o.len()..].split_whitespace().next().unwrap_or("")));
+        if order.is_some() {
+            let content = trim_content(text.orig_slice(at, s.end));
+            let end = at + comma + 2 + order.map_or(0, |o| o.len()) - 1;
+            return Some(hit(text, TriggerKind::Remember, at + comma + 2, end, content));
+        }
+    }
+    // "no exclamation marks in customer emails, ever"
+    if (body.starts_with("no ") || body.starts_with("don't ") || body.starts_with("do not "))
+        && body.ends_with(", ever")
+    {
+        let content = trim_content(text.orig_slice(at, s.end));
+        let end = at + body.len();
+        return Some(hit(text, TriggerKind::Remember, end - "ever".len(), end, content));
+    }
+    // "You must cite the DOI whenever you summarise a study for me."
+    if let Some(o) = EN_ORDERS.iter().find(|o| body.starts_with(**o))
+        && EN_LASTING.iter().any(|w| padded[o.len()..].contains(w))
+    {
+        let content = trim_content(text.orig_slice(at, s.end));
+        return Some(hit(text, TriggerKind::Remember, at, at + o.trim_end().len(), content));
+    }
+    None
+}
+
+fn japanese(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
+    let raw = sl(&text.norm, s.start, s.end);
+    let body = raw.trim().trim_end_matches(['。', '！', '!', ' ', '〜', 'ー']);
+    let body = body.trim_end_matches(['ね', 'よ', 'な']).trim_end_matches('ね');
+    if body.is_empty()
+        || body.ends_with(['？', '?', 'か'])
+        || !body.chars().any(crate::word::is_cjk)
+        || JA_NOW.iter().any(|w| body.contains(w))
+    {
+        return None;
+    }
+    let start = s.start + (raw.len() - raw.trim_start().len());
+    let quoted = |i: usize| in_quotes(&text.norm, start + i);
+    // 薬の量を丸めるのは禁止。
+    if let Some(i) = ["のは禁止です", "のは禁止", "は禁止です", "は禁止"]
+        .iter()
+        .find_map(|e| body.strip_suffix(e).map(|b| b.len()))
+        && body[..i].ends_with(['る', 'う', 'く', 'す', 'つ', 'ぬ', 'む', 'ぶ', 'ぐ'])
+        && !quoted(i)
+    {
+        let content = trim_content(text.orig_slice(start, s.end));
+        return Some(hit(text, TriggerKind::Remember, start + i, start + body.len(), content));
+    }
+    let (i, w) = JA_LASTING.iter().find_map(|w| body.find(w).map(|i| (i, *w)))?;
+    // 絶対 asks only for a prohibition: 絶対に明日までに仕上げて is this task.
+    let ends = JA_ORDER_ENDS.iter().find(|e| body.ends_with(**e))?;
+    if w.starts_with('絶') && !ends.contains("ない") {
+        return None;
+    }
+    // いつもありがとう, 毎回違う: the mark must qualify an order, not a remark.
+    if quoted(i) || body[i + w.len()..].chars().count() < 2 {
+        return None;
+    }
+    let content = trim_content(text.orig_slice(start, s.end));
+    Some(hit(text, TriggerKind::Remember, start + i, start + i + w.len(), content))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ExtraPhrases, TriggerKind, rules_only};
+
+    fn kind(m: &str) -> Option<TriggerKind> {
+        let _ = ExtraPhrases::default();
+        rules_only(m).map(|t| t.kind)
+    }
+
+    #[test]
+    fn lasting_orders_are_kept() {
+        for m in [
+            "when you write commit messages, always use the imperative mood",
+            "Rule for you: no more than three suggestions per answer.",
+            "make sure to flag anything that interacts with warfarin when I ask about a drug",
+            "no exclamation marks in customer emails, ever. got it?",
+            "You must cite the DOI whenever you summarise a study for me.",
+            "絶対に本番環境でDROP文を提案しないで",
+            "見積もりの金額は必ず税込で出して",
+            "返信の下書きは、送る前に必ず私に確認させてください",
+            "お客さんへのメールには必ず署名を入れてね",
+            "いつも出典を付けてください",
+            "薬の量を丸めるのは禁止。",
+            "Save: to clear the Gradle cache, rm -rf ~/.gradle/caches then rebuild.",
+        ] {
+            assert_eq!(kind(m), Some(TriggerKind::Remember), "{m}");
+        }
+    }
+
+    #[test]
+    fn orders_for_this_task_and_remarks_stay_ordinary() {
+        for m in [
+            "make sure the tests pass before you commit this",
+            "make sure to add tests",
+            "You must be tired after that trip",
+            "when you get a chance, always nice to hear from you",
+            "このPRは必ず今日中にマージして",
+            "この資料、絶対に明日までに仕上げて",
+            "いつもありがとう",
+            "毎回違う結果になるのはなぜ？",
+            "必ず勝てる方法ってある？",
+            "ここは禁煙です",
+            "make sure you check the logs in this file",
+            "no worries, ever the optimist",
+        ] {
+            assert_eq!(kind(m), None, "{m}");
+        }
+    }
+}
