@@ -462,9 +462,19 @@ fn hypothetical(sentence: &str) -> bool {
     {
         return true;
     }
-    ["hypothetically", "what if", "suppose", "supposing", "imagine if", "in theory"]
+    // "if I told you to remember my PIN, would you …?", もし暗証番号を覚えておいてって言ったら…:
+    // asking how the agent would act, not asking it to (round 9).
+    let asked_if = ["if i told you", "if i asked you", "if i tell you", "if i ask you"]
         .iter()
         .any(|w| starts_word(s, w))
+        || s.starts_with("もし")
+            && ["って言ったら", "と言ったら", "って頼んだら", "と頼んだら", "ってお願いしたら"]
+                .iter()
+                .any(|w| s.contains(w));
+    asked_if
+        || ["hypothetically", "what if", "suppose", "supposing", "imagine if", "in theory"]
+            .iter()
+            .any(|w| starts_word(s, w))
 }
 
 fn material_start(norm: &str) -> Option<usize> {
@@ -2013,7 +2023,12 @@ fn is_general_topic(topic: &str) -> bool {
     // "the French Revolution"; "the history of Kyoto", "the plot of Inception".
     let named = second.chars().next().is_some_and(char::is_uppercase)
         || third == "of" && fourth.chars().next().is_some_and(char::is_uppercase);
-    first.eq_ignore_ascii_case("the") && named && !is_personal_topic(topic)
+    // "the difference between a 1099-NEC and a 1099-MISC": a comparison asks the world (round 9).
+    let lc = topic.to_ascii_lowercase();
+    let comparison = ["the difference between ", "difference between ", "the formula for "]
+        .iter()
+        .any(|w| lc.starts_with(w));
+    (first.eq_ignore_ascii_case("the") && named || comparison) && !is_personal_topic(topic)
 }
 
 fn strip_question(s: String) -> String {
@@ -2280,6 +2295,29 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
             if (p.contains("in mind") || p.starts_with("note"))
                 && is_task_caveat(sl(&text.norm, end, text.norm.len()))
             {
+                return None;
+            }
+            // "Make a note in the README that DATABASE_URL is required" writes in a file (round 9).
+            let in_file = [
+                "in the readme",
+                "in readme",
+                "in the docs",
+                "in the doc",
+                "in the file",
+                "in the code",
+                "in the ticket",
+                "in the issue",
+                "in the pr",
+                "in the changelog",
+                "in the wiki",
+                "in the comment",
+                "in a comment",
+                "in the spreadsheet",
+                "in the calendar",
+            ]
+            .iter()
+            .any(|w| after.starts_with(w));
+            if in_file && p.contains("note") {
                 return None;
             }
             // "Write down three ideas for the offsite" asks for work; "write down: the code is
@@ -2926,6 +2964,15 @@ fn forget_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
     Some(hit)
 }
 
+/// Whether the memory noun at `k` ends the object ("the staging host note"), a note, reminder or
+/// memory and not a file's ("the README note" is still a note: the caller checks for files).
+fn noun_ends(words: &[&str], k: usize) -> bool {
+    let w = words[k].trim_end_matches([',', '.', ';', '!']);
+    (w.starts_with("note") || w.starts_with("reminder") || w.starts_with("memor"))
+        && (k + 1 == words.len() || words[k].ends_with([',', '.', ';', '!']))
+        && (1..=5).contains(&k)
+}
+
 /// Tells whether text asks for work now: a clause opening with an imperative verb.
 fn asks_for_work(rest: &str) -> bool {
     const VERBS: &[&str] = &[
@@ -3185,6 +3232,7 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         let memory_noun = |w: &&str| {
             w.starts_with("memor")
                 || w.starts_with("note")
+                || w.starts_with("reminder")
                 || matches!(
                     *w,
                     "info"
@@ -3198,6 +3246,7 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
                         | "have"
                         | "remember"
                 )
+                || w.starts_with("rule") && after.contains(" about ")
         };
         if let Some(k) = words.iter().position(memory_noun) {
             let tail: Vec<&str> = words[k + 1..].to_vec();
@@ -3217,6 +3266,18 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
                 if let Some(i) = sl(&text.norm, start, c.sep_end).find(&phrase) {
                     let end = start + i + phrase.len();
                     return done(end, content_to(text, end, c.sep_end));
+                }
+            }
+            // "Delete the staging host note, that box is decommissioned": the noun ends the
+            // object, what comes before it names the memory (round 9).
+            if noun_ends(&words, k) && !files && c.sep_end > c.start {
+                let obj_start = start + verb.len();
+                let obj_end = sl(&text.norm, obj_start, c.sep_end)
+                    .rfind(words[k])
+                    .map_or(c.sep_end, |i| obj_start + i);
+                let content = strip_topic(trim_content(text.orig_slice(obj_start, obj_end)));
+                if !content.is_empty() {
+                    return done(obj_end + words[k].len(), content);
                 }
             }
             if let Some(j) =
@@ -4341,6 +4402,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "大事:",
         "大事なこと:",
         "メモ:",
+        "ピン留め:",
         "永久保存:",
         "保存:",
         "記録:",
@@ -4404,6 +4466,20 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "覚え直しておいて",
         "覚え直してください",
         "覚え直して",
+        "ご記憶いただけますと幸いです",
+        "ご記憶いただけますと幸い",
+        "ご記憶いただけますか",
+        "ご記憶ください",
+        "記録いただけますでしょうか",
+        "記録いただけますか",
+        "記録いただけると",
+        "覚えていただけると",
+        "控えていただけますか",
+        "控えていただけると",
+        "save しといて",
+        "saveしといて",
+        "save しておいて",
+        "save して",
         "記憶して",
         "リマインドしておいて",
         "リマインドして",
@@ -4733,6 +4809,13 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "忘れちゃって",
         "忘れてくれ",
         "忘れてね",
+        "破棄してください",
+        "破棄しておいて",
+        "破棄して",
+        "消去をお願いします",
+        "消去をお願い",
+        "消去してください",
+        "消去して",
         "忘れといて",
         "忘れておいて",
         "忘れて",
@@ -5010,6 +5093,31 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             let work = ["歌", "曲", "映画", "アニメ", "小説", "タイトル"]
                 .iter()
                 .any(|w| object.contains(w));
+            // 消費税の端数処理って切り捨てでいいんだっけ？, 医療費控除って、いくらから対象になるんだっけ？:
+            // a question about how things are in general, with nothing of the user's in it
+            // (round 9).
+            let general = v.ends_with("っけ")
+                && ["いいんだっけ", "なるんだっけ", "するんだっけ", "あるんだっけ", "いくらから"]
+                    .iter()
+                    .any(|w| s.contains(w))
+                && ![
+                    "私",
+                    "僕",
+                    "俺",
+                    "うち",
+                    "前に",
+                    "言った",
+                    "話した",
+                    "教えた",
+                    "伝えた",
+                    "メモ",
+                    "保存",
+                ]
+                .iter()
+                .any(|w| text.norm.contains(w));
+            if general {
+                continue;
+            }
             // 前に言った映画館の場所 is what the user told, whatever it names.
             let told = ["前に", "この前", "以前", "言った", "話した", "教えた", "伝えた", "メモ"]
                 .iter()

@@ -317,13 +317,28 @@ fn points_back(clause: &str) -> Option<&str> {
     ) {
         return Some(c);
     }
-    let verb = ["make a note of", "note", "remember", "jot", "write"]
-        .into_iter()
-        .find(|v| body.strip_prefix(v).is_some_and(|r| r.starts_with(' ')))?;
+    let verb = [
+        "make a note of",
+        "note",
+        "remember",
+        "jot",
+        "write",
+        "hold onto",
+        "hold on to",
+        "hang onto",
+        "hang on to",
+        "save",
+        "store",
+    ]
+    .into_iter()
+    .find(|v| body.strip_prefix(v).is_some_and(|r| r.starts_with(' ')))?;
     let object = body[verb.len()..].trim();
     // "write that" keeps only with "down": "write it" asks for work.
     let down = c.contains(" down");
-    (matches!(object, "it" | "that" | "this") && (!matches!(verb, "jot" | "write") || down))
+    // "can you hold onto that?", "Save the decision." (round 9): a decision is only kept.
+    let decision = matches!(object, "the decision" | "that decision" | "this decision");
+    ((matches!(object, "it" | "that" | "this") || decision)
+        && (!matches!(verb, "jot" | "write") || down))
         .then_some(c)
 }
 

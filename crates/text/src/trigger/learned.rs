@@ -105,6 +105,9 @@ pub(super) fn heard(text: &Text<'_>) -> Option<Trigger> {
         return None;
     }
     let sentences = text.sentences();
+    if !guards_pass(text, &sentences, kind) {
+        return None;
+    }
     let margin = |s: &Span| {
         let w: [f32; N] = sums(TABLE, &sentence_features(text, *s));
         w[best] - w[0]
@@ -135,6 +138,119 @@ pub(super) fn heard(text: &Text<'_>) -> Option<Trigger> {
     };
     let percent = (p[best] * 100.0).round().clamp(0.0, 100.0) as u8;
     Some(Trigger { kind, phrase, content, learned: Some(percent) })
+}
+
+/// Words of keeping, which a remember request the model hears should hold when the message is
+/// tied to the task at hand ("this", "today", この, 今日).
+const KEEP_STEMS: &[&str] = &[
+    "remember",
+    "note",
+    "save",
+    "keep",
+    "store",
+    "record",
+    "log ",
+    "pin",
+    "vault",
+    "memo",
+    "memor",
+    "file ",
+    "hold onto",
+    "hang on",
+    "rule",
+    "always",
+    "never",
+    "from now on",
+    "覚え",
+    "記憶",
+    "メモ",
+    "記録",
+    "保存",
+    "控え",
+    "残し",
+    "ピン",
+    "忘れな",
+    "忘れん",
+    "永久",
+    "ずっと",
+    "ルール",
+    "これから",
+    "今後",
+];
+
+/// Words of removing, which a forget request the model hears must hold, and which a remember
+/// request must not hold in their strongest forms.
+const FORGET_STEMS: &[&str] = &[
+    "forget",
+    "delete",
+    "remove",
+    "erase",
+    "wipe",
+    "drop",
+    "scratch",
+    "disregard",
+    "unpin",
+    "purge",
+    "clear",
+    "stop keeping",
+    "don't keep",
+    "no longer",
+    "anymore",
+    "忘れ",
+    "消",
+    "削除",
+    "破棄",
+    "解除",
+    "外し",
+    "取り消",
+    "覚えてなく",
+    "覚えなく",
+    "不要",
+];
+
+/// Words of deleting that make a remember request the model hears a mistake, unless negated
+/// ("私に確認せずにファイルを削除しないでね" keeps a rule).
+const DELETE_WORDS: &[&str] = &["delete", "erase", "wipe", "削除", "破棄", "消去"];
+
+/// The rules' guards on what the model hears (round 9): no request in a hypothetical ("if I
+/// told you to remember my PIN, would you …?"); a remember request tied to the task at hand must
+/// hold a word of keeping, and must not be a request to delete; a forget request must hold a
+/// word of removing.
+fn guards_pass(text: &Text<'_>, sentences: &[Span], kind: TriggerKind) -> bool {
+    let norm = text.norm.as_str();
+    if sentences.first().is_some_and(|s| super::hypothetical(&norm[s.start..s.end])) {
+        return false;
+    }
+    let has = |words: &[&str]| words.iter().any(|w| norm.contains(w));
+    let padded = format!(" {norm} ");
+    let now = super::standing::EN_NOW.iter().any(|w| padded.contains(w))
+        || super::standing::JA_NOW.iter().any(|w| norm.contains(w));
+    match kind {
+        TriggerKind::Remember => (!now || has(KEEP_STEMS)) && !deletes(norm),
+        TriggerKind::Forget => has(FORGET_STEMS),
+        _ => true,
+    }
+}
+
+/// Whether the message asks to delete something: a word of [`DELETE_WORDS`] not negated
+/// (削除しないで, "don't delete", "never delete", "without deleting").
+fn deletes(norm: &str) -> bool {
+    DELETE_WORDS.iter().any(|w| {
+        norm.match_indices(w).any(|(i, _)| {
+            let after: String = norm[i + w.len()..].chars().take(6).collect();
+            let before: String = {
+                let b: Vec<char> = norm[..i].chars().collect();
+                b[b.len().saturating_sub(12)..].iter().collect()
+            };
+            let negated = ["しない", "ないで", "せず", "しちゃだめ", "禁止"]
+                .iter()
+                .any(|n| after.contains(n))
+                || ["don't ", "do not ", "never ", "without ", "not "]
+                    .iter()
+                    .any(|n| before.contains(n));
+            !negated
+        })
+    })
 }
 
 /// The summed weights of features (with the bias), per class.

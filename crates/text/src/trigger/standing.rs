@@ -77,7 +77,7 @@ const EN_LASTING: &[&str] = &[
 ];
 
 /// Words that tie an order to this task or this moment: then it is work, not a rule.
-const EN_NOW: &[&str] = &[
+pub(super) const EN_NOW: &[&str] = &[
     " this ",
     " these ",
     " today",
@@ -95,12 +95,15 @@ const EN_NOW: &[&str] = &[
 const JA_LASTING: &[&str] = &["必ず", "絶対に", "絶対", "いつも", "毎回", "常に"];
 
 /// Japanese words that tie an order to now.
-const JA_NOW: &[&str] = &[
+pub(super) const JA_NOW: &[&str] = &[
     "この",
     "その",
     "あの",
-    "これ",
-    "それ",
+    "これを",
+    "これで",
+    "これは",
+    "それを",
+    "それで",
     "今日",
     "明日",
     "今週",
@@ -136,11 +139,50 @@ const JA_ORDER_ENDS: &[&str] = &[
 /// Labels that ask to keep what follows them: "Save: to clear the Gradle cache, …".
 const EN_KEEP_LABELS: &[&str] = &["save:", "memo:", "keep:", "store:", "to remember:"];
 
+/// Ends of a first line that ask to keep the lines after it: "Steps to check a guest in late,
+/// for reference:".
+const EN_KEEP_TAILS: &[&str] = &[", for reference:", " for reference:", ", for future reference:"];
+
 /// A standing order in any sentence of the message, or a message that opens with a keeping
 /// label.
 pub(super) fn standing_order(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> {
     keep_label(text, sentences.first()?)
         .or_else(|| sentences.iter().find_map(|s| english(text, *s).or_else(|| japanese(text, *s))))
+        .or_else(|| for_good_after(text, sentences))
+}
+
+/// 報告書に絵文字は使わないで。ずっとね。: a sentence that only says the order before it lasts
+/// (round 9).
+fn for_good_after(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> {
+    let k = sentences.iter().position(|s| {
+        let t = sl(&text.norm, s.start, s.end).trim().trim_end_matches(['。', '！', '!', '.']);
+        matches!(
+            t,
+            "ずっとね"
+                | "ずっとだよ"
+                | "ずっと"
+                | "今後もね"
+                | "今後も"
+                | "これからもね"
+                | "これからも"
+                | "毎回ね"
+                | "forever"
+                | "always"
+                | "from now on"
+                | "going forward"
+        )
+    })?;
+    let order = sentences.get(k.checked_sub(1)?)?;
+    let body =
+        sl(&text.norm, order.start, order.end).trim().trim_end_matches(['。', '.', '!', '！']);
+    let asks = ["ないで", "て", "で", "こと", "ください"].iter().any(|e| body.ends_with(e))
+        || super::verb_like(body.split_whitespace().next().unwrap_or(""));
+    if !asks || body.ends_with(['？', '?']) || JA_NOW.iter().any(|w| body.contains(w)) {
+        return None;
+    }
+    let said = sentences[k];
+    let content = trim_content(text.orig_slice(order.start, order.end));
+    Some(hit(text, TriggerKind::Remember, said.start, said.end, content))
 }
 
 /// "Save: to clear the Gradle cache, rm -rf ~/.gradle/caches then rebuild."
@@ -148,6 +190,17 @@ fn keep_label(text: &Text<'_>, first: &Span) -> Option<(usize, Trigger)> {
     let raw = sl(&text.norm, first.start, text.norm.len());
     let body = raw.trim_start();
     let at = first.start + (raw.len() - body.len());
+    if let Some(line) = body.lines().next()
+        && let Some(tail) = EN_KEEP_TAILS.iter().find(|t| line.trim_end().ends_with(**t))
+    {
+        let end = at + line.trim_end().len();
+        let title = trim_content(text.orig_slice(at, end - tail.len()));
+        let steps = trim_content(text.orig_slice(end, text.norm.len()));
+        if !title.is_empty() && !steps.is_empty() {
+            let content = format!("{title}\n{steps}");
+            return Some(hit(text, TriggerKind::Remember, end - tail.len(), end, content));
+        }
+    }
     let label = EN_KEEP_LABELS.iter().find(|l| body.starts_with(**l))?;
     let content = trim_content(text.orig_slice(at + label.len(), text.norm.len()));
     (!content.is_empty())
@@ -203,6 +256,36 @@ fn english(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
         let end = at + body.len();
         return Some(hit(text, TriggerKind::Remember, end - "ever".len(), end, content));
     }
+    // "answer in short paragraphs unless I ask for a list, from here on" (round 9)
+    if [", from here on", ", from now on", ", going forward", " from here on", " from now on"]
+        .iter()
+        .any(|w| body.ends_with(w))
+    {
+        let content = trim_content(text.orig_slice(at, s.end));
+        return Some(hit(text, TriggerKind::Remember, at, at + body.len(), content));
+    }
+    // "any email you draft to tenants must be reviewed by me before it goes out" (round 9)
+    if ["any ", "every ", "all "].iter().any(|w| body.starts_with(w))
+        && [
+            " you write",
+            " you draft",
+            " you send",
+            " you make",
+            " you create",
+            " you suggest",
+            " you give",
+            " you produce",
+            " you generate",
+        ]
+        .iter()
+        .any(|w| padded.contains(w))
+        && [" must ", " should ", " has to ", " have to ", " needs to ", " need to "]
+            .iter()
+            .any(|w| padded.contains(w))
+    {
+        let content = trim_content(text.orig_slice(at, s.end));
+        return Some(hit(text, TriggerKind::Remember, at, at + body.len(), content));
+    }
     // "You must cite the DOI whenever you summarise a study for me."
     if let Some(o) = EN_ORDERS.iter().find(|o| body.starts_with(**o))
         && EN_LASTING.iter().any(|w| padded[o.len()..].contains(w))
@@ -235,6 +318,21 @@ fn japanese(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
     {
         let content = trim_content(text.orig_slice(start, s.end));
         return Some(hit(text, TriggerKind::Remember, start + i, start + body.len(), content));
+    }
+    // 変数名はキャメルケースで統一すること。: an order written as …こと, with no 私 and no list
+    // (round 9).
+    if let Some(b) = body.strip_suffix("こと")
+        && b.ends_with(['る', 'う', 'く', 'す', 'つ', 'ぶ', 'む', 'ぐ', 'ぬ', 'い'])
+        && (!b.ends_with("ない") || b.ends_with("しない"))
+        // やること, できること, あること, いいこと name things; 私がやること is the user's own.
+        && !["やる", "できる", "ある", "いい"].iter().any(|w| b.ends_with(w))
+        && !["私", "僕", "俺"].iter().any(|w| b.contains(w))
+        && !body.contains([':', '：'])
+        && b.chars().count() >= 6
+    {
+        let content = trim_content(text.orig_slice(start, s.end));
+        let end = start + body.len();
+        return Some(hit(text, TriggerKind::Remember, end - "こと".len(), end, content));
     }
     let (i, w) = JA_LASTING.iter().find_map(|w| body.find(w).map(|i| (i, *w)))?;
     // 絶対 asks only for a prohibition: 絶対に明日までに仕上げて is this task.
@@ -274,6 +372,11 @@ mod tests {
             "いつも出典を付けてください",
             "薬の量を丸めるのは禁止。",
             "Save: to clear the Gradle cache, rm -rf ~/.gradle/caches then rebuild.",
+            "answer in short paragraphs unless I ask for a list, from here on",
+            "any email you draft to tenants must be reviewed by me before it goes out",
+            "変数名はキャメルケースで統一すること。",
+            "報告書に絵文字は使わないで。ずっとね。",
+            "Steps to check a guest in late, for reference:\n- take the key from the lockbox\n- leave the welcome pack",
         ] {
             assert_eq!(kind(m), Some(TriggerKind::Remember), "{m}");
         }
@@ -294,8 +397,48 @@ mod tests {
             "ここは禁煙です",
             "make sure you check the logs in this file",
             "no worries, ever the optimist",
+            "明日までにやること",
+            "それは大事なこと",
+            "これは私がやること",
+            "make a plan for all the emails you write this week",
         ] {
             assert_eq!(kind(m), None, "{m}");
+        }
+    }
+
+    /// Wordings of the twelfth and thirteenth tables' misses, and their look-alikes (round 9).
+    #[test]
+    fn round_9_wordings() {
+        let cases: &[(&str, Option<TriggerKind>)] = &[
+            (
+                "rent for flat 1 is £1,150, due on the 1st of each month. can you hold onto that?",
+                Some(TriggerKind::Remember),
+            ),
+            (
+                "We're going with the Tokyo printer for the tour posters. Save the decision.",
+                Some(TriggerKind::Remember),
+            ),
+            (
+                "恐れ入りますが、当院の院長は木村と申します。ご記憶いただけますと幸いです。",
+                Some(TriggerKind::Remember),
+            ),
+            ("変数名はキャメルケースで統一すること。", Some(TriggerKind::Remember)),
+            (
+                "Delete the staging host note, that box is decommissioned.",
+                Some(TriggerKind::Forget),
+            ),
+            ("drop the reminder about the van service", Some(TriggerKind::Forget)),
+            ("記録した第5病棟の改装の件、破棄してください", Some(TriggerKind::Forget)),
+            ("if I told you to remember my PIN, would you store it encrypted?", None),
+            ("もし私が暗証番号を覚えておいてって言ったら、ほんとに保存するの？", None),
+            ("what's the difference between a 1099-NEC and a 1099-MISC again?", None),
+            ("消費税の端数処理って切り捨てでいいんだっけ？", None),
+            ("Make a note in the README that DATABASE_URL is required", None),
+            ("remove the lint rule from the config", None),
+            ("save this file as utf-8", None),
+        ];
+        for (m, want) in cases {
+            assert_eq!(kind(m), *want, "{m}");
         }
     }
 }
