@@ -225,6 +225,17 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases, learn: bool) -> Option<Trig
     match best.map(|(_, t)| t).filter(heard).or(soft.filter(heard)) {
         Some(mut out) => {
             out.kind = anywhere::softened(&text, out.kind);
+            // "Remember when we all wrote everything in jQuery? good times": reminiscing, not a
+            // request (round 10).
+            if reminisces(&text.norm) {
+                return None;
+            }
+            // "Review your memories about me and consolidate anything duplicated?": a recall
+            // that asks to tidy what is kept is a reflection (round 10).
+            if out.kind == TriggerKind::Recall && tidies_memory(&text.norm) {
+                out.kind = TriggerKind::Reflect;
+                out.content = String::new();
+            }
             Some(out)
         }
         // Where the rules hear nothing, the learned model may: it reads the whole message, not
@@ -232,6 +243,43 @@ fn classify_in(text: Text<'_>, extra: &ExtraPhrases, learn: bool) -> Option<Trig
         None if learn && material.is_none() => learned::heard(&text),
         None => None,
     }
+}
+
+/// "Remember when Pluto was a planet? wild times": a message that opens with "remember when"
+/// and a past shared with the agent's user, not a question about what was kept.
+fn reminisces(norm: &str) -> bool {
+    let s = norm.trim_start();
+    let Some(rest) = s.strip_prefix("remember when ") else { return false };
+    let first = rest.split(['?', '.', '!']).next().unwrap_or(rest);
+    let padded = format!(" {first} ");
+    [" was ", " were ", " used to ", " had ", " all ", " everyone ", " people ", " wrote ", " did "]
+        .iter()
+        .any(|w| padded.contains(w))
+        && !["my ", "our ", " i told", " i said", "you "].iter().any(|w| padded.contains(w))
+}
+
+/// Whether a message asks to tidy what is remembered: a word of consolidating and a word for
+/// the memory ("consolidate anything duplicated" in your memories, 記憶していることを…整理).
+fn tidies_memory(norm: &str) -> bool {
+    let tidy = [
+        "consolidate",
+        "tidy",
+        "clean up",
+        "clean them up",
+        "dedupe",
+        "deduplicate",
+        "declutter",
+        "prune",
+        "merge duplicate",
+        "整理",
+        "統合",
+        "重複をまとめ",
+    ]
+    .iter()
+    .any(|w| norm.contains(w));
+    let memory =
+        ["memor", "記憶", "メモリ", "覚えている", "覚えてる"].iter().any(|w| norm.contains(w));
+    tidy && memory
 }
 
 /// A question or request about something the user gave the agent before: "what was the command
@@ -290,6 +338,16 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
             head = head[f.len()..].trim_start_matches([',', ' ']);
         }
     }
+    // "how does Dana like to get updates, did I tell you?": the question, then whether it was
+    // told (round 10); "Did I tell you about my trip?" opens a story.
+    for tail in [", did i tell you?", ", did i ever tell you?", ", did i mention it?"] {
+        if let Some(i) = norm.trim_end().strip_suffix(tail).map(str::len)
+            && i > 0
+        {
+            let topic = strip_question(text.orig_slice(first.start, i).to_owned());
+            return Some(hit(text, TriggerKind::Recall, i + 2, norm.trim_end().len(), topic));
+        }
+    }
     let back = BACK.iter().find_map(|b| find_word(norm, b).map(|i| (i, *b)));
     if let Some((i, b)) = back
         && !in_quotes(norm, i)
@@ -301,7 +359,11 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
         // "what I told you yesterday was wrong" is a statement: a question puts the verb first.
         && (WH.iter().any(|w| starts_word(head, w) && !starts_word(head[w.len()..].trim_start(), "i"))
             || b.starts_with("did")
-            || b.starts_with("have"))
+            || b.starts_with("have")
+            // "The sourdough starter's name, I told you once... what is it?" (round 10)
+            || ["what is it?", "what was it?", "what's it called?", "what was it called?"]
+                .iter()
+                .any(|w| norm.trim_end().ends_with(w)))
         // "what did you think of the movie I mentioned?" asks for an opinion.
         && !["what do you think", "what did you think", "how did you like", "how do you like"]
             .iter()
@@ -313,7 +375,9 @@ fn told_before(text: &Text<'_>, sentences: &[Span]) -> Option<(usize, Trigger)> 
     // Japanese: a pointer to what was told, then a question or a request to show it.
     let s = sl(norm, first.start, norm.len());
     let asks = s.contains(['？', '?'])
-        || ["教えて", "出して", "探して", "見せて", "っけ", "はず"].iter().any(|w| s.contains(w));
+        || ["教えて", "出して", "探して", "見せて", "っけ", "はず", "だったかな", "だっけかな"]
+            .iter()
+            .any(|w| s.contains(w));
     let (i, b) = JA_BACK.iter().find_map(|b| s.find(b).map(|i| (i, *b)))?;
     if !asks || in_quotes(norm, first.start + i) || asked::ja_asks_other(s) {
         return None;
@@ -1416,7 +1480,7 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             // "Can you remind me how long to boil an egg?" asks for knowledge, as does
             // "remind me how to reverse a list"; "remind me how I set up the VPN" is the user's.
             if *phrase == "remind me"
-                && topic.to_ascii_lowercase().starts_with("how ")
+                && (topic.to_ascii_lowercase().starts_with("how ") || asks_definition(&topic))
                 && !is_personal_topic(&topic)
                 && !names_known(text, &topic)
             {
@@ -1644,7 +1708,8 @@ fn recall_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigge
             && sl(&text.norm, c.start + n, c.sep_end).trim_start().is_empty()
         {
             let topic = strip_question(content_to(text, c.sep_end, c.end));
-            if !topic.is_empty() {
+            // "remind me, what's the Python syntax for a dict comprehension?" asks the world.
+            if !topic.is_empty() && !is_general_topic(&topic) && !asks_definition(&topic) {
                 return Some(hit(text, TriggerKind::Recall, c.start, c.start + n, topic));
             }
         }
@@ -2008,6 +2073,26 @@ fn is_personal_topic(topic: &str) -> bool {
 
 /// Tells whether a topic names something of general knowledge: "the" and a capitalised name,
 /// with nothing that marks it as the user's own ("the French Revolution", "the Y2K bug").
+/// "what a cap rate is", "what's the Python syntax for …", "what a goroutine leak looks like":
+/// a question of definition or syntax, general knowledge unless it is the user's (round 10).
+fn asks_definition(topic: &str) -> bool {
+    let lc = topic.to_ascii_lowercase();
+    let lc = lc.trim_start_matches("what's ").trim_start_matches("what is ");
+    ([
+        "what a ",
+        "what an ",
+        "the syntax",
+        "the python ",
+        "the sql ",
+        "the formula",
+        "the command for",
+    ]
+    .iter()
+    .any(|w| lc.starts_with(w) || format!("what's {lc}").starts_with(w))
+        || lc.starts_with("a ") && lc.ends_with(" is"))
+        && !is_personal_topic(topic)
+}
+
 fn is_general_topic(topic: &str) -> bool {
     let mut words = topic.split_whitespace().peekable();
     // "when the Berlin Wall fell": the question word does not change the topic.
@@ -3132,7 +3217,7 @@ fn forget_match(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trigg
         "the part about",
         "the bit about",
     ];
-    for p in ["disregard", "ignore", "scratch", "strike"] {
+    for p in ["disregard", "ignore", "scratch", "scrap", "strike"] {
         let bare_ok = p == "disregard";
         if let Some(n) = phrase_then(rest, p, pointer_conns, bare_ok) {
             let end = start + n;
@@ -4418,9 +4503,18 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             // 忘れないようにメモ：…: a purpose may lead too.
             let purpose = ["ように", "ために", "用に"].iter().any(|w| lead.trim().ends_with(w));
             // 障害対応のやり方をメモ：…: what is kept, as the object, names it (round 8).
-            let object = lead.trim().strip_suffix('を').map(str::trim).filter(|o| {
-                !o.is_empty() && o.chars().count() <= 24 && !o.contains(['。', '、', '\n'])
-            });
+            // deploy のやり方 memo して：…: a procedure's name needs no を (round 10).
+            let named = ["やり方", "手順", "方法", "レシピ", "流れ", "作り方"]
+                .iter()
+                .any(|w| lead.trim().ends_with(w));
+            let object = lead
+                .trim()
+                .strip_suffix('を')
+                .or(named.then_some(lead.trim()))
+                .map(str::trim)
+                .filter(|o| {
+                    !o.is_empty() && o.chars().count() <= 24 && !o.contains(['。', '、', '\n'])
+                });
             let lead_ok = lead.trim().is_empty()
                 || object.is_some()
                 || (lead.chars().count() <= 4 || purpose) && !lead.contains(['。', '、']);
@@ -4433,8 +4527,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
                 let content = match object {
                     Some(_) if !content.is_empty() => {
                         let from = at(i - lead.trim_start().len());
-                        let o = text.orig_slice(from, at(i - 'を'.len_utf8()));
-                        format!("{}：{content}", o.trim())
+                        let o = text.orig_slice(from, at(i)).trim();
+                        format!("{}：{content}", o.strip_suffix('を').unwrap_or(o).trim())
                     }
                     _ => content,
                 };
@@ -4809,6 +4903,8 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
         "忘れちゃって",
         "忘れてくれ",
         "忘れてね",
+        "削除でお願いします",
+        "削除でお願い",
         "破棄してください",
         "破棄しておいて",
         "破棄して",
@@ -4853,6 +4949,7 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
     // 削除して/消して only forget memory things: "電気を消して" turns off a light.
     let about_memory = [
         "メモ",
+        "保存",
         "記憶",
         "情報",
         "記録",
@@ -5097,9 +5194,17 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
             // a question about how things are in general, with nothing of the user's in it
             // (round 9).
             let general = v.ends_with("っけ")
-                && ["いいんだっけ", "なるんだっけ", "するんだっけ", "あるんだっけ", "いくらから"]
-                    .iter()
-                    .any(|w| s.contains(w))
+                && [
+                    "いいんだっけ",
+                    "なるんだっけ",
+                    "するんだっけ",
+                    "あるんだっけ",
+                    "いくらから",
+                    "どうやるんだっけ",
+                    "どうやるの",
+                ]
+                .iter()
+                .any(|w| s.contains(w))
                 && ![
                     "私",
                     "僕",

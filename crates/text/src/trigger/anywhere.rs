@@ -305,6 +305,10 @@ fn points_back(clause: &str) -> Option<&str> {
     if matches!(c, "worth remembering" | "worth noting" | "worth keeping in mind") {
         return Some(c);
     }
+    // "My supervisor said \"never cite Wikipedia\" -- treat that as a rule." (round 10)
+    if matches!(body, "treat that as a rule" | "treat it as a rule" | "treat this as a rule") {
+        return Some(c);
+    }
     // "Correction: the meeting is Wednesday, not Tuesday. Update what you have." (round 8)
     if matches!(
         body,
@@ -323,6 +327,7 @@ fn points_back(clause: &str) -> Option<&str> {
         "remember",
         "jot",
         "write",
+        "file",
         "hold onto",
         "hold on to",
         "hang onto",
@@ -335,6 +340,11 @@ fn points_back(clause: &str) -> Option<&str> {
     let object = body[verb.len()..].trim();
     // "write that" keeps only with "down": "write it" asks for work.
     let down = c.contains(" down");
+    // "file that away" (round 10): only with "away".
+    let object = object.strip_suffix(" away").filter(|_| verb == "file").unwrap_or(object);
+    if verb == "file" && !c.ends_with(" away") {
+        return None;
+    }
     // "can you hold onto that?", "Save the decision." (round 9): a decision is only kept.
     let decision = matches!(object, "the decision" | "that decision" | "this decision");
     ((matches!(object, "it" | "that" | "this") || decision)

@@ -17,6 +17,13 @@ const EN_LABELS: &[&str] = &[
     "standing rule:",
     "standing order:",
     "standing instruction:",
+    "for all future sessions:",
+    "for all future chats:",
+    "for future sessions:",
+    "for future chats:",
+    "in all future chats:",
+    "going forward:",
+    "from now on:",
     "rule:",
 ];
 
@@ -137,7 +144,18 @@ const JA_ORDER_ENDS: &[&str] = &[
 ];
 
 /// Labels that ask to keep what follows them: "Save: to clear the Gradle cache, …".
-const EN_KEEP_LABELS: &[&str] = &["save:", "memo:", "keep:", "store:", "to remember:"];
+const EN_KEEP_LABELS: &[&str] = &[
+    "save:",
+    "memo:",
+    "keep:",
+    "store:",
+    "to remember:",
+    "permanently store:",
+    "store permanently:",
+    "save permanently:",
+    "for good:",
+    "keep for good:",
+];
 
 /// Ends of a first line that ask to keep the lines after it: "Steps to check a guest in late,
 /// for reference:".
@@ -248,6 +266,27 @@ fn english(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
             return Some(hit(text, TriggerKind::Remember, at + comma + 2, end, content));
         }
     }
+    // "when I write in Japanese, answer in Japanese": a condition on how the user writes, then
+    // how to answer (round 10).
+    if [
+        "when i write",
+        "if i write",
+        "when i message",
+        "if i message",
+        "when i speak",
+        "if i speak",
+        "whenever i write",
+    ]
+    .iter()
+    .any(|c| body.starts_with(c))
+        && let Some(comma) = body.find(", ")
+        && ["answer ", "reply ", "respond ", "write back ", "use "]
+            .iter()
+            .any(|v| body[comma + 2..].starts_with(v))
+    {
+        let content = trim_content(text.orig_slice(at, text.norm.len()));
+        return Some(hit(text, TriggerKind::Remember, at, at + comma, content));
+    }
     // "no exclamation marks in customer emails, ever"
     if (body.starts_with("no ") || body.starts_with("don't ") || body.starts_with("do not "))
         && body.ends_with(", ever")
@@ -309,6 +348,35 @@ fn japanese(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
     }
     let start = s.start + (raw.len() - raw.trim_start().len());
     let quoted = |i: usize| in_quotes(&text.norm, start + i);
+    // 上司に「金曜にはデプロイするな」って言われたから、それ守ってね: a quoted rule, to be kept
+    // (round 10).
+    if let Some(q) = body.find('「')
+        && body[q..].contains('」')
+        && ["守って", "守るように", "従って"].iter().any(|w| body.ends_with(w))
+    {
+        let content = trim_content(text.orig_slice(start, s.end));
+        return Some(hit(text, TriggerKind::Remember, start + q, start + body.len(), content));
+    }
+    // 日本語で書いたら日本語で答えて: how to answer when the user writes a way (round 10).
+    if let Some(t) = body.find("たら")
+        && ["で答えて", "で返して", "で返信して", "で答えてください", "で返してください"]
+            .iter()
+            .any(|w| body.ends_with(w))
+        && ["書いたら", "話したら", "送ったら", "聞いたら", "質問したら"]
+            .iter()
+            .any(|w| body[..t + "たら".len()].ends_with(w))
+    {
+        let content = trim_content(text.orig_slice(start, text.norm.len()));
+        return Some(hit(text, TriggerKind::Remember, start, start + t, content));
+    }
+    // 診断を断定するような言い方は禁止。: a way of saying things is banned (round 10).
+    if ["言い方は禁止", "表現は禁止", "使用は禁止", "提案は禁止", "送信は禁止"]
+        .iter()
+        .any(|w| body.ends_with(w) || body.ends_with(&format!("{w}です")))
+    {
+        let content = trim_content(text.orig_slice(start, s.end));
+        return Some(hit(text, TriggerKind::Remember, start, start + body.len(), content));
+    }
     // 薬の量を丸めるのは禁止。
     if let Some(i) = ["のは禁止です", "のは禁止", "は禁止です", "は禁止"]
         .iter()
@@ -323,7 +391,10 @@ fn japanese(text: &Text<'_>, s: Span) -> Option<(usize, Trigger)> {
     // (round 9).
     if let Some(b) = body.strip_suffix("こと")
         && b.ends_with(['る', 'う', 'く', 'す', 'つ', 'ぶ', 'む', 'ぐ', 'ぬ', 'い'])
-        && (!b.ends_with("ない") || b.ends_with("しない"))
+        // 足さないこと is an order; 知らないこと, できないこと name things (round 10).
+        && !["知らない", "分からない", "わからない", "できない", "いない", "仕方ない", "しょうがない"]
+            .iter()
+            .any(|w| b.ends_with(w))
         // やること, できること, あること, いいこと name things; 私がやること is the user's own.
         && !["やる", "できる", "ある", "いい"].iter().any(|w| b.ends_with(w))
         && !["私", "僕", "俺"].iter().any(|w| b.contains(w))
@@ -377,6 +448,16 @@ mod tests {
             "変数名はキャメルケースで統一すること。",
             "報告書に絵文字は使わないで。ずっとね。",
             "Steps to check a guest in late, for reference:\n- take the key from the lockbox\n- leave the welcome pack",
+            "For all future sessions: keep replies under 150 words unless I say \"long\".",
+            "permanently store: the council chamber's AV contact is Ray Okafor, ext. 2207",
+            "for good: Grandma's sourdough starter is named Gertrude and lives in the blue jar",
+            "when I write in Japanese, answer in Japanese. when I write in English, answer in English.",
+            "日本語で書いたら日本語で答えて。英語なら英語で。",
+            "要約するときは、原文にない情報を足さないこと。",
+            "上司に「金曜にはデプロイするな」って言われたから、それ守ってね",
+            "診断を断定するような言い方は禁止。",
+            "知らないことは知らないと言うこと",
+            "We chose the restorative format for the corporate yoga workshop. file that away",
         ] {
             assert_eq!(kind(m), Some(TriggerKind::Remember), "{m}");
         }
@@ -401,6 +482,10 @@ mod tests {
             "それは大事なこと",
             "これは私がやること",
             "make a plan for all the emails you write this week",
+            "終わったら教えて",
+            "私が知らないこと",
+            "when I write the report, check the numbers for me",
+            "ここでの駐車は禁止",
         ] {
             assert_eq!(kind(m), None, "{m}");
         }
@@ -436,6 +521,23 @@ mod tests {
             ("Make a note in the README that DATABASE_URL is required", None),
             ("remove the lint rule from the config", None),
             ("save this file as utf-8", None),
+            ("how does Dana like to get updates, did I tell you?", Some(TriggerKind::Recall)),
+            ("remember when we all wrote everything in jQuery? good times", None),
+            ("Remember when Pluto was a planet? wild times", None),
+            ("Remind me what a cap rate is?", None),
+            ("remind me, what's the Python syntax for a dict comprehension?", None),
+            ("remind me what my locker code is", Some(TriggerKind::Recall)),
+            (
+                "Review your memories about me and consolidate anything duplicated?",
+                Some(TriggerKind::Reflect),
+            ),
+            ("マカロンのレシピ、保存したやつ消して", Some(TriggerKind::Forget)),
+            ("scrap the note about the vet visit", Some(TriggerKind::Forget)),
+            ("複合機の名前、なんだったかな。前に教えたと思うんだけど", Some(TriggerKind::Recall)),
+            (
+                "The sourdough starter's name, I told you once... what is it?",
+                Some(TriggerKind::Recall),
+            ),
         ];
         for (m, want) in cases {
             assert_eq!(kind(m), *want, "{m}");
