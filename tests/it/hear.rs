@@ -75,6 +75,8 @@ fn issue_18_the_learned_model_hears_what_the_rules_miss_and_not_plain_statements
     assert!(out.stdout.contains("trigger: remember\n"), "{out}");
     assert!(out.stdout.contains("because the learned model is"), "{out}");
     assert!(out.stdout.contains("content: 私の許可なしに外部へメールを送信しないこと\n"), "{out}");
+    // The request's own words ask for the vault, though the model heard them.
+    assert!(out.stdout.contains("stores:  core, vault\n"), "{out}");
 
     let head = env.head();
     for m in [
