@@ -194,6 +194,29 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
     })
 }
 
+/// The source of a JSONL line's message when its `id` alone names it (a non-empty string, or a
+/// number), read without building the rest of the line: what a re-import checks first. `None`
+/// for anything else (no id, another type, not JSON), which the full parse then handles.
+fn known_id(line: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow, default)]
+        id: Option<RawId<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum RawId<'a> {
+        Text(#[serde(borrow)] std::borrow::Cow<'a, str>),
+        Number(serde_json::Number),
+        Other(serde::de::IgnoredAny),
+    }
+    match serde_json::from_str::<IdOnly<'_>>(line).ok()?.id? {
+        RawId::Text(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        RawId::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 /// Checks one JSONL line as `import` reads it (for tests and tools): `Ok` for a usable message,
 /// else the problem as text. `n` is the 1-based line number, `name` the input's name.
 pub fn check_line(line: &str, name: &str, n: usize, now: &Timestamp) -> Result<(), String> {
@@ -374,6 +397,15 @@ fn read_messages(
         if line.trim().is_empty() {
             continue;
         }
+        // A line whose message is already in the workspace (the same file imported again):
+        // only its id is read, not the whole message (issue 20: re-import).
+        if opts.format == Format::Jsonl
+            && let Some(source) = known_id(line)
+            && known.contains(&source)
+        {
+            report.duplicates += 1;
+            continue;
+        }
         let parsed = serde_json::from_str::<Value>(line)
             .map_err(|e| {
                 format!(
@@ -503,6 +535,27 @@ fn count(n: usize, noun: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_lines_id_is_read_alone_when_it_names_the_message() {
+        let cases: [(&str, Option<&str>); 8] = [
+            (
+                r#"{"id":"m1","speaker":"Alice","timestamp":"2026-06-01T00:00:00Z","text":"hi"}"#,
+                Some("m1"),
+            ),
+            (r#"{"text":"hi","id":" m2 "}"#, Some("m2")),
+            (r#"{"id":"m\u0033"}"#, Some("m3")),
+            (r#"{"id":42,"text":"hi"}"#, Some("42")),
+            (r#"{"id":"  ","text":"hi"}"#, None),
+            (r#"{"id":["m4"]}"#, None),
+            (r#"{"text":"no id"}"#, None),
+            ("not json", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(super::known_id(line).as_deref(), want, "{line}");
+        }
+    }
+
     use super::*;
 
     #[test]
