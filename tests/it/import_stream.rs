@@ -96,6 +96,34 @@ fn a_reimport_adds_nothing_commits_nothing_and_does_not_scan_again() {
     assert_eq!(env.head(), head);
 }
 
+/// A line whose id is already imported is a duplicate by its id alone: a changed text, a time
+/// that no longer parses, a number id, an escaped id; a line without an id and a bad line whose
+/// id is new still go through the whole parse (issue 20: the re-import reads only the id).
+#[test]
+fn issue_20_a_known_id_alone_makes_a_line_a_duplicate() {
+    let env = flushing_env();
+    let mut input = message("k1", "2026-03-01T10:00:00Z", "first");
+    input += "{\"id\":7,\"timestamp\":\"2026-03-01T10:01:00Z\",\"speaker\":\"Ann\",\"text\":\"seven\"}\n";
+    env.write("../known.jsonl", &input);
+    env.mutate(["import", "../known.jsonl"]);
+    let head = env.head();
+    let mut again = message("k1", "not a time", "changed text");
+    again += "{\"id\":7,\"text\":\"no timestamp at all\"}\n";
+    again += "{\"id\":\"k\\u0031\",\"timestamp\":\"2026-03-01T10:00:00Z\",\"speaker\":\"Ann\",\"text\":\"escaped\"}\n";
+    again += &message("n1", "not a time", "new and bad");
+    env.write("../again.jsonl", &again);
+    // Exit 3: a line was skipped.
+    let out = env.run(["import", "../again.jsonl", "--json"]).output().code(3);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((v["imported"].as_u64(), v["duplicates"].as_u64()), (Some(0), Some(3)), "{out}");
+    let skipped = v["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{out}");
+    assert_eq!(skipped[0]["line"], 4, "{out}");
+    assert!(v["commit"].is_null(), "{out}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
 #[test]
 fn stdin_is_streamed_and_its_messages_are_named_by_line() {
     let env = flushing_env();
