@@ -63,6 +63,14 @@ async def main_session():
             groups = data(await s.call_tool("recall", {"query": "green tea"}))["groups"]
             assert uid in [h["id"] for g in groups for h in g["hits"]], groups
 
+            # A request only the learned model hears says so, through MCP too (a dry run).
+            heard = data(await s.call_tool("hear", {"dry_run": True, "message":
+                "We picked Hetzner over AWS for the side project because of cost. "
+                "Please record that decision."}))
+            assert heard["trigger"] == "remember" and 60 <= heard["learned"] <= 100, heard
+            plain = data(await s.call_tool("hear", {"dry_run": True, "message": "we use Postgres at work"}))
+            assert plain["trigger"] is None and "learned" not in plain, plain
+
             pack = data(await s.call_tool("context", {"query": "green tea", "budget": 300}))
             assert pack["budget_tokens"] == 300, pack
             assert 0 < pack["used_tokens"] <= 300, pack
