@@ -240,3 +240,27 @@ fn learned_cost() {
         messages.len()
     );
 }
+
+/// Hearing never panics on pieces of real messages: every prefix and suffix, cut at a character
+/// boundary every few characters, of every tenth message of every table (a message ending in
+/// "… tell me" once panicked the recall rule; the hook hears every prompt).
+#[test]
+fn hearing_pieces_of_the_tables_never_panics() {
+    let extra = cogmem_text::trigger::ExtraPhrases::default();
+    let mut files: Vec<String> = TRAINING_ROUTING.iter().map(|f| (*f).to_owned()).collect();
+    files.extend(["routing-sixteenth.tsv", "routing-seventeenth.tsv"].map(str::to_owned));
+    let mut pieces = 0;
+    for file in &files {
+        for row in super::routing_table::rows(file).into_iter().step_by(10) {
+            let m = row.message;
+            let cuts: Vec<usize> = m.char_indices().map(|(i, _)| i).step_by(5).collect();
+            for &c in &cuts {
+                for piece in [&m[..c], &m[c..]] {
+                    let _ = cogmem_text::trigger::classify(piece, &extra);
+                    pieces += 1;
+                }
+            }
+        }
+    }
+    assert!(pieces > 10_000, "only {pieces} pieces");
+}
