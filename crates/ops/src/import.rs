@@ -376,6 +376,7 @@ fn read_messages(
     // bytes without a total.
     let size = std::fs::metadata(input.origin).ok().filter(|m| m.is_file()).map(|m| m.len());
     let read = ws.progress(size, "bytes read");
+    let ids_first = opts.format == Format::Jsonl && !known.is_empty();
     while let Some((n, line)) = lines.next_line()? {
         let line = match line {
             Line::Text(t) => {
@@ -398,8 +399,9 @@ fn read_messages(
             continue;
         }
         // A line whose message is already in the workspace (the same file imported again):
-        // only its id is read, not the whole message (issue 20: re-import).
-        if opts.format == Format::Jsonl
+        // only its id is read, not the whole message (issue 20: re-import). Into a workspace
+        // with no imported message yet, every line is read whole once, as before.
+        if ids_first
             && let Some(source) = known_id(line)
             && known.contains(&source)
         {

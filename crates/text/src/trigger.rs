@@ -125,7 +125,8 @@ pub fn classify_lazy(
     classify_in(Text::new(message, Known::Lazy(known, std::cell::OnceCell::new())), extra, true)
 }
 
-/// The phrase rules alone, without the learned model: what training compares the model with.
+/// The phrase rules alone, without the learned model: what training compares the model with,
+/// and what a rule that looks at a part of a message on its own asks.
 pub fn rules_only(message: &str) -> Option<Trigger> {
     classify_in(Text::new(message, Known::Given(&[])), &ExtraPhrases::default(), false)
 }
@@ -1047,12 +1048,8 @@ fn content_after(text: &Text<'_>, pos: usize) -> String {
         }
         let piece = sl(s, sentence.start, sentence.end);
         // A later "Never paste it in chat." belongs to the memory it follows.
-        let other = classify_in(
-            Text::new(text.orig_slice(sentence.start, sentence.end), Known::Given(&[])),
-            &ExtraPhrases::default(),
-            false,
-        )
-        .filter(|t| !STANDING_OPENERS.contains(&t.phrase.to_ascii_lowercase().as_str()));
+        let other = rules_only(text.orig_slice(sentence.start, sentence.end))
+            .filter(|t| !STANDING_OPENERS.contains(&t.phrase.to_ascii_lowercase().as_str()));
         if is_courtesy(piece) || other.is_some() {
             end = sentence.start;
         } else {

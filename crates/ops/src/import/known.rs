@@ -47,6 +47,11 @@ impl Known {
         self.set.insert(key)
     }
 
+    /// Tells whether no source is there.
+    pub(super) fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
     /// Tells whether a source is there.
     pub(super) fn contains(&self, source: &str) -> bool {
         self.set.contains(&self.key(source))

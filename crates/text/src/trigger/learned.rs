@@ -61,14 +61,24 @@ pub const HEAR_AT: f32 = 0.6;
 
 /// The model's probabilities for a message, in the order of [`CLASSES`].
 pub fn probabilities(message: &str) -> [f32; N] {
-    probabilities_in(TABLE, message)
+    probabilities_of(TABLE, message)
 }
 
 /// The probabilities a trigger weight table (as [`train`] gives) assigns a message: for
 /// choosing the training settings without shipping each table.
 pub fn probabilities_in(table: &str, message: &str) -> [f32; N] {
+    probabilities_of(table, message)
+}
+
+/// The probabilities a weight table with `K` classes assigns a message.
+fn probabilities_of<const K: usize>(table: &str, message: &str) -> [f32; K] {
     let text = Text::new(message, super::Known::Given(&[]));
-    softmax(sums(table, &features(&text)))
+    softmax(sums(table, &features(&text, &text.sentences())))
+}
+
+/// The index of the most likely class.
+fn argmax<const K: usize>(p: &[f32; K]) -> usize {
+    (0..K).max_by(|a, b| p[*a].total_cmp(&p[*b])).unwrap_or(0)
 }
 
 /// The probability the store model must give a store set whose main store differs from the
@@ -81,14 +91,13 @@ pub const STORE_AT: f32 = 0.8;
 /// The store model's most likely store set for a remember request, and its probability.
 pub fn store_opinion(message: &str) -> (&'static str, f32) {
     let p = store_probabilities(message);
-    let best = (0..p.len()).max_by(|a, b| p[*a].total_cmp(&p[*b])).unwrap_or(0);
+    let best = argmax(&p);
     (STORE_SETS[best], p[best])
 }
 
 /// The store model's probabilities for a remember request, in the order of [`STORE_SETS`].
 pub fn store_probabilities(message: &str) -> [f32; STORE_SETS.len()] {
-    let text = Text::new(message, super::Known::Given(&[]));
-    softmax(sums(STORE_TABLE, &features(&text)))
+    probabilities_of(STORE_TABLE, message)
 }
 
 /// What the model hears in a message the rules found nothing in: the most likely kind when it
@@ -98,21 +107,18 @@ pub fn store_probabilities(message: &str) -> [f32; STORE_SETS.len()] {
 /// words) and there is a rest, else the whole message;
 /// a recall or forget is about the whole message; a reflection has no content.
 pub(super) fn heard(text: &Text<'_>) -> Option<Trigger> {
-    let p: [f32; N] = softmax(sums(TABLE, &features(text)));
-    let best = (0..N).max_by(|a, b| p[*a].total_cmp(&p[*b]))?;
-    let kind = CLASSES[best]?;
-    if p[best] < HEAR_AT {
-        return None;
-    }
     let sentences = text.sentences();
-    if !guards_pass(text, &sentences, kind) {
+    let p: [f32; N] = softmax(sums(TABLE, &features(text, &sentences)));
+    let best = argmax(&p);
+    let kind = CLASSES[best]?;
+    if p[best] < HEAR_AT || !guards_pass(text, &sentences, kind) {
         return None;
     }
     let margin = |s: &Span| {
         let w: [f32; N] = sums(TABLE, &sentence_features(text, *s));
         w[best] - w[0]
     };
-    let said = sentences.iter().copied().max_by(|a, b| margin(a).total_cmp(&margin(b)))?;
+    let (_, said) = sentences.iter().map(|s| (margin(s), *s)).max_by(|a, b| a.0.total_cmp(&b.0))?;
     let orig = |a: usize, b: usize| text.orig_slice(a, b);
     let phrase = trim_content(orig(said.start, said.end));
     let whole = trim_content(text.orig);
@@ -255,9 +261,10 @@ fn deletes(norm: &str) -> bool {
 
 /// The summed weights of features (with the bias), per class.
 fn sums<const K: usize>(table: &str, features: &[String]) -> [f32; K] {
-    let mut out = weights_of(table, "bias").unwrap_or([0.0; K]);
+    let body = table.split_once('\n').map_or("", |(_, rest)| rest);
+    let mut out = weights_of(body, "bias").unwrap_or([0.0; K]);
     for f in features {
-        if let Some(w) = weights_of::<K>(table, f) {
+        if let Some(w) = weights_of::<K>(body, f) {
             for (s, w) in out.iter_mut().zip(w) {
                 *s += w;
             }
@@ -278,8 +285,7 @@ fn softmax<const K: usize>(sums: [f32; K]) -> [f32; K] {
 
 /// The features of a message: deduplicated and sorted, so a sum over them is the same on every
 /// run.
-fn features(text: &Text<'_>) -> Vec<String> {
-    let sentences = text.sentences();
+fn features(text: &Text<'_>, sentences: &[Span]) -> Vec<String> {
     let mut out: Vec<String> = sentences.iter().flat_map(|s| sentence_features(text, *s)).collect();
     if sentences.len() > 1 {
         out.push("many".to_string());
@@ -315,10 +321,9 @@ fn sentence_features(text: &Text<'_>, s: Span) -> Vec<String> {
     out
 }
 
-/// Looks a feature up in the sorted table by bisection over its bytes: no parsing at start-up,
-/// a handful of line reads per feature.
-fn weights_of<const K: usize>(table: &str, feature: &str) -> Option<[f32; K]> {
-    let body = table.split_once('\n').map_or("", |(_, rest)| rest);
+/// Looks a feature up in a table's sorted lines (its header dropped) by bisection over their
+/// bytes: no parsing at start-up, a handful of line reads per feature.
+fn weights_of<const K: usize>(body: &str, feature: &str) -> Option<[f32; K]> {
     let bytes = body.as_bytes();
     let (mut lo, mut hi) = (0usize, bytes.len());
     // Invariant: every line starting before `lo` has a key < feature; every line starting at or
@@ -417,7 +422,7 @@ fn train_table<const K: usize>(
     let mut data: Vec<(Vec<String>, usize, f32)> = Vec::with_capacity(examples.len());
     for (message, class, weight) in examples {
         let text = Text::new(message, super::Known::Given(&[]));
-        let f = features(&text);
+        let f = features(&text, &text.sentences());
         for x in &f {
             *vocab.entry(x.clone()).or_default() += 1;
         }
