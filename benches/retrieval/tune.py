@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -39,7 +40,7 @@ CURRENT = {"dated": 1.25, "during": 2.0, "linked": 1.0}
 GRID_DATED = (1.0, 1.25, 1.5, 2.0, 3.0)
 GRID_DURING = (1.0, 1.5, 2.0, 3.0)
 GRID_LINKED = (1.0, 1.1, 1.25, 1.5, 2.0)
-DEPTH = 50
+DEPTH = 100
 
 
 def collect(binary: Path, split: str, data: Path, search: str = "") -> list[dict]:
@@ -70,7 +71,9 @@ def collect(binary: Path, split: str, data: Path, search: str = "") -> list[dict
                 hits, _, err = cm.search(qa["question"], DEPTH)
                 if err:
                     raise RuntimeError(f"search failed: {err}")
-                out.append({"category": qa["category"], "evidence": evidence, "hits": hits})
+                out.append({"category": qa["category"], "evidence": evidence, "hits": hits,
+                            "question": qa["question"],
+                            "speakers": {r["id"]: r["speaker"] for r in recs}})
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return out
@@ -89,7 +92,10 @@ def rerank(questions: list[dict], dated: float, during: float, linked: float | N
                 CURRENT["linked"] if h.get("linked") else 1.0)
             f = (dated if h.get("dated") else 1.0) * (during if h.get("during") else 1.0) * (
                 linked if h.get("linked") else 1.0)
-            scored.append((-(h["score"] / applied * f), h["id"], h.get("source")))
+            # The day's and the neighbours' shares are added after the factors: kept as they are.
+            shares = h.get("from_day", 0.0) + h.get("from_near", 0.0)
+            scored.append((-((h["score"] - shares) / applied * f + shares), h["id"],
+                           h.get("source")))
         scored.sort()
         ranked = [src for _, _, src in scored]
         for k in ev.KS:
@@ -97,6 +103,69 @@ def rerank(questions: list[dict], dated: float, during: float, linked: float | N
             for c in (q["category"], "all"):
                 sums.setdefault((c, k), []).append(r)
     return {key: sum(v) / len(v) for key, v in sums.items()}
+
+
+# The shares of a conversation's context (crates/index/src/index/search.rs: DAY_SHARE,
+# NEAR_HITS, NEAR_SPAN, NEAR_SHARE), and the grid `--context` simulates.
+CONTEXT = {"day": 0.2, "hits": 5, "span": 2, "near": 0.15}
+GRID_CONTEXT = [(d, k, w, n) for d in (0.0, 0.1, 0.2, 0.3) for k in (3, 5, 10) for w in (1, 2, 3)
+                for n in (0.0, 0.1, 0.15, 0.2)]
+SPEAKER_BOOST = 1.3
+DAY_HITS = 10
+
+
+def context_rerank(questions: list[dict], day: float, hits_n: int, span: int, near: float) -> dict:
+    """Mean recall@k with other context shares: each hit's shares are taken out of its score
+    and the simulated ones added (a message's neighbours are the turns next to it in the
+    conversation; one that is not among the hits enters with its share alone)."""
+    sums: dict = {}
+    for q in questions:
+        words = set(re.findall(r"[a-z]+", q["question"].lower()))
+        base = {h["source"]: h["score"] - h.get("from_day", 0.0) - h.get("from_near", 0.0)
+                for h in q["hits"] if h.get("source")}
+        path = {h["source"]: h["path"] for h in q["hits"] if h.get("source")}
+        order = sorted(base, key=lambda s: -base[s])
+        best: dict = {}
+        for s in order[:DAY_HITS]:
+            best.setdefault(path[s], base[s])
+        score = {s: v + day * best.get(path[s], 0.0) for s, v in base.items()}
+        added: dict = {}
+        for s in sorted(score, key=lambda x: -score[x])[:hits_n]:
+            m = re.fullmatch(r"D(\d+):(\d+)", s)
+            if not m:
+                continue
+            for d in range(1, span + 1):
+                for other in (f"D{m[1]}:{int(m[2]) + d}", f"D{m[1]}:{int(m[2]) - d}"):
+                    who = q["speakers"].get(other)
+                    if who is None:
+                        continue
+                    named = all(w in words for w in re.findall(r"[a-z]+", who.lower()))
+                    share = near * score[s] / d * (SPEAKER_BOOST if named else 1.0)
+                    added[other] = max(added.get(other, 0.0), share)
+        for s, v in added.items():
+            score[s] = score.get(s, 0.0) + v
+        ranked = sorted(score, key=lambda x: -score[x])
+        for k in ev.KS:
+            r = ev.recall(ranked, q["evidence"], k)
+            for c in (q["category"], "all"):
+                sums.setdefault((c, k), []).append(r)
+    return {key: sum(v) / len(v) for key, v in sums.items()}
+
+
+def context(binary: Path, args) -> int:
+    """The context shares' grid, simulated on each question's DEPTH best hits."""
+    questions = collect(binary, args.split, args.data)
+    cats = " | ".join(f"{c} {n}" for c, n in ev.CATEGORIES.items())
+    print(f"{args.split} split, context shares (simulated); recall@5 / recall@10\n")
+    print(f"| day share | near hits | span | near share | {cats} | all |")
+    print("|---|---|---|---|" + "---|" * (len(ev.CATEGORIES) + 1))
+    for d, k, w, n in GRID_CONTEXT:
+        m = context_rerank(questions, d, k, w, n)
+        cells = [f"{m[(c, 5)]:.3f} / {m[(c, 10)]:.3f}" if (c, 5) in m else "–"
+                 for c in [*ev.CATEGORIES, "all"]]
+        mark = " (current)" if (d, k, w, n) == tuple(CONTEXT.values()) else ""
+        print(f"| {d}{mark} | {k} | {w} | {n} | " + " | ".join(cells) + " |", flush=True)
+    return 0
 
 
 # (words added, weight of each) for `--expansion`; (0, 0) is no expansion.
@@ -128,12 +197,17 @@ def main() -> int:
     ap.add_argument("--expansion", action="store_true",
                     help="instead: measure query expansion (`[search] expansion_terms`, "
                          "`expansion_weight`) over GRID_EXPANSION, one run of the split each")
+    ap.add_argument("--context", action="store_true",
+                    help="instead: simulate the shares of a conversation's context (the day's "
+                         "and the neighbours', GRID_CONTEXT) on each question's hits")
     args = ap.parse_args()
     binary = args.cogmem.resolve()
     if not os.access(binary, os.X_OK):
         ap.error(f"{binary} is not an executable (build it with `cargo build`)")
     if args.expansion:
         return expansion(binary, args)
+    if args.context:
+        return context(binary, args)
     questions = collect(binary, args.split, args.data)
     cats = " | ".join(f"{c} {n}" for c, n in ev.CATEGORIES.items())
     print(f"{args.split} split, {len(questions)} questions, {DEPTH} hits each; "

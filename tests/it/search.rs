@@ -395,13 +395,75 @@ fn a_message_by_the_person_the_query_names_ranks_higher() {
     let sources: Vec<&str> = h.iter().map(|x| x["source"].as_str().unwrap()).collect();
     assert_eq!(sources, ["m2", "m1"]);
     assert_eq!(h[0]["speaker_named"], true);
-    let expected = h[0]["bm25"].as_f64().unwrap() * h[0]["relevance"].as_f64().unwrap() * 1.3;
+    // Plus what it lends itself as its conversation's best message, and what the message
+    // next to it lends.
+    let shares =
+        ["from_day", "from_near"].map(|k| h[0][k].as_f64().unwrap_or(0.0)).iter().sum::<f64>();
+    let expected =
+        h[0]["bm25"].as_f64().unwrap() * h[0]["relevance"].as_f64().unwrap() * 1.3 + shares;
     assert!((h[0]["score"].as_f64().unwrap() - expected).abs() < 0.001, "{}", h[0]);
     assert!(h[1].get("speaker_named").is_none());
     // Naming Alice instead: her message gains.
     let h = hits(&env, &["what did Alice say about the budget?"]);
     assert_eq!(h[0]["source"], "m1");
     assert_eq!(h[0]["speaker_named"], true);
+}
+
+/// Messages of one conversation share their context (issue 22): the conversation's best match
+/// lends the others of its log a fifth of its score, and the two messages on each side of it a
+/// share that halves with the distance, so an answer two lines on that shares no word with the
+/// query is found. Notes remembered on one day lend nothing to each other.
+#[test]
+fn messages_of_a_conversation_share_their_context_and_notes_do_not() {
+    let env = TestEnv::initialized();
+    let line = |minute: u32, speaker: &str, text: &str| {
+        format!(
+            "{{\"timestamp\":\"2026-11-20T10:{minute:02}:00Z\",\"speaker\":\"{speaker}\",\"text\":\"{text}\",\"id\":\"m{minute}\"}}\n"
+        )
+    };
+    let talk = [
+        line(0, "Ann", "We finally opened the bakery on Main Street."),
+        line(1, "Bob", "Congratulations! How was the first morning?"),
+        line(2, "Ann", "Exhausting but wonderful, we sold out by noon."),
+        line(3, "Bob", "I still owe you for the sourdough recipe."),
+        line(4, "Ann", "No need, it was a gift."),
+        line(5, "Bob", "Then I will bring flowers on Friday."),
+    ]
+    .concat();
+    env.write("../talk.jsonl", &talk);
+    env.run(["import", "--format", "jsonl", "../talk.jsonl"]).success();
+    let h = hits(&env, &["how was the bakery opening?"]);
+    let by_source = |s: &str| h.iter().find(|x| x["source"] == s);
+    let top = &h[0];
+    assert_eq!(top["source"], "m0", "{h:?}");
+    let best = top["score"].as_f64().unwrap();
+    // The best match lends its own log a fifth of what it had before.
+    let own = top["from_day"].as_f64().unwrap();
+    assert!((own - 0.2 * (best - own)).abs() < 0.001, "{top}");
+    // Bob's question right after it: 0.15 × the best score.
+    let next = by_source("m1").unwrap_or_else(|| panic!("{h:?}"));
+    assert!((next["from_near"].as_f64().unwrap() - 0.15 * best).abs() < 0.001, "{next}");
+    // Ann's answer, two messages on, shares no word with the query: half as much.
+    let answer = by_source("m2").unwrap_or_else(|| panic!("the answer is not found: {h:?}"));
+    assert_eq!(answer["bm25"], 0.0);
+    let near = answer["from_near"].as_f64().unwrap();
+    assert!((near - 0.15 * best / 2.0).abs() < 0.001, "{answer}");
+    assert_eq!(answer["score"].as_f64(), Some(near));
+    // Three messages away: nothing; and only the best match's log lends.
+    assert!(by_source("m3").is_none(), "{h:?}");
+    assert_eq!(h.len(), 3, "{h:?}");
+
+    // The same lines remembered as notes of one day: each is found by its own words only.
+    let env = TestEnv::initialized();
+    for text in [
+        "We finally opened the bakery on Main Street.",
+        "Exhausting but wonderful, we sold out by noon.",
+    ] {
+        env.mutate(["remember", text]);
+    }
+    let h = hits(&env, &["bakery opening"]);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert!(h[0].get("from_day").is_none() && h[0].get("from_near").is_none(), "{h:?}");
 }
 
 /// The index is written without waiting for the disk and records the boot it was written in;
