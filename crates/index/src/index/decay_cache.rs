@@ -77,6 +77,9 @@ pub(crate) fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) ->
 pub(crate) struct DecayCache {
     dir: PathBuf,
     files: RefCell<HashMap<Option<u8>, std::rc::Rc<CacheFile>>>,
+    /// The names in `dir`, listed once: a lookup tries two shards' caches, and a shard with
+    /// no cache file costs no failed open (a hundred candidates touched most of them).
+    present: std::collections::HashSet<String>,
     interactions: u64,
 }
 
@@ -87,14 +90,24 @@ impl DecayCache {
         let main = CacheFile::load(&dir.join(file_name(None)));
         let interactions = main.interactions;
         let files = RefCell::new(HashMap::from([(None, std::rc::Rc::new(main))]));
-        Self { dir: dir.to_owned(), files, interactions }
+        let present = std::fs::read_dir(dir)
+            .map(|d| d.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+            .unwrap_or_default();
+        Self { dir: dir.to_owned(), files, present, interactions }
     }
 
     fn file(&self, home: Option<u8>) -> std::rc::Rc<CacheFile> {
         self.files
             .borrow_mut()
             .entry(home)
-            .or_insert_with(|| std::rc::Rc::new(CacheFile::load(&self.dir.join(file_name(home)))))
+            .or_insert_with(|| {
+                let name = file_name(home);
+                std::rc::Rc::new(if self.present.contains(&name) {
+                    CacheFile::load(&self.dir.join(name))
+                } else {
+                    CacheFile::from_text(String::new())
+                })
+            })
             .clone()
     }
 

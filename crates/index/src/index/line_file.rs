@@ -15,11 +15,17 @@ pub(crate) const READ_WHOLE: u64 = 256 * 1024;
 /// Bytes read at a time while looking for the end of a line.
 const CHUNK: usize = 512;
 
+/// The blocks positioned reads fetch and keep: the first probes of every lookup are the same
+/// few positions, so a search's hundred lookups read each block once.
+const BLOCK: u64 = 4096;
+
 /// An open file whose bytes `start..end` hold lines sorted by their first tab-separated field.
 pub(crate) struct LineFile {
     file: File,
     start: u64,
     end: u64,
+    /// The blocks read so far, by their index (`pos / BLOCK`).
+    blocks: std::sync::Mutex<std::collections::HashMap<u64, std::sync::Arc<Vec<u8>>>>,
 }
 
 impl LineFile {
@@ -29,11 +35,36 @@ impl LineFile {
         fsx::check_inside(path, "read").ok()?;
         let file = File::open(path).ok()?;
         let end = file.metadata().ok()?.len();
-        Some(Self { file, start: start.min(end), end })
+        Some(Self { file, start: start.min(end), end, blocks: Default::default() })
     }
 
-    /// Reads up to `len` bytes at `pos` (fewer at the end of the file).
+    /// Reads up to `len` bytes at `pos` (fewer at the end of the file), through the blocks
+    /// kept.
     pub(crate) fn read_at(&self, pos: u64, len: usize) -> Option<Vec<u8>> {
+        let stop = pos.saturating_add(len as u64).min(self.end);
+        let mut out = Vec::with_capacity(usize::try_from(stop.saturating_sub(pos)).unwrap_or(0));
+        let mut at = pos;
+        while at < stop {
+            let block = self.block(at / BLOCK)?;
+            let offset = usize::try_from(at % BLOCK).unwrap_or(0);
+            if offset >= block.len() {
+                break; // the file is shorter than it was when opened
+            }
+            let take = (block.len() - offset).min(usize::try_from(stop - at).unwrap_or(0));
+            out.extend_from_slice(&block[offset..offset + take]);
+            at += take as u64;
+        }
+        Some(out)
+    }
+
+    /// Block `index` of the file, read once.
+    fn block(&self, index: u64) -> Option<std::sync::Arc<Vec<u8>>> {
+        let mut kept = self.blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(b) = kept.get(&index) {
+            return Some(b.clone());
+        }
+        let pos = index * BLOCK;
+        let len = usize::try_from(BLOCK.min(self.end.saturating_sub(pos))).unwrap_or(0);
         let mut buf = vec![0u8; len];
         let mut done = 0;
         while done < len {
@@ -44,7 +75,9 @@ impl LineFile {
             done += n;
         }
         buf.truncate(done);
-        Some(buf)
+        let b = std::sync::Arc::new(buf);
+        kept.insert(index, b.clone());
+        Some(b)
     }
 
     /// One positioned read (`pread` where there is one).

@@ -45,6 +45,13 @@ use cogmem_store::workspace::{LockGuard, LockSide, Workspace, layout, wait_for_l
 /// Bumped whenever the schema or the way documents are built changes.
 pub(crate) const SCHEMA_VERSION: u32 = 6;
 
+/// The index's settings: tantivy's, with 4 KB document-store blocks (16 KB by default). A
+/// search reads its hundred candidates' stored fields, each from its own block, and
+/// decompresses that whole block: smaller blocks are what a read of scattered documents wants.
+fn index_settings() -> tantivy::IndexSettings {
+    tantivy::IndexSettings { docstore_blocksize: 4096, ..tantivy::IndexSettings::default() }
+}
+
 pub(crate) const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
 /// The graph cache file in the index folder.
@@ -734,7 +741,7 @@ fn refresh_locked(
                 path: dir.clone(),
                 message: "cannot open the folder".to_owned(),
             })?;
-            let i = TantivyIndex::create(d, schema.clone(), tantivy::IndexSettings::default())
+            let i = TantivyIndex::create(d, schema.clone(), index_settings())
                 .map_err(tantivy_err(&dir))?;
             (
                 i,
@@ -969,6 +976,16 @@ fn refresh_locked(
     // the manifest's; after a few paths, the same as before but for a folder where a file was
     // left out. None while a merge kept files from the index.
     let dirs_after = match scanned_dirs {
+        // Nothing changed: the files are the manifest's and every folder kept its stamp, so
+        // the stamps to record are the ones recorded (a set of every path is not built).
+        Some(dirs)
+            if !busy
+                && same
+                && dirs.len() == meta.dirs.len()
+                && dirs.iter().all(|(d, s)| meta.dirs.get(d) == Some(s)) =>
+        {
+            meta.dirs.clone()
+        }
         Some(dirs) if !busy => scan::recordable(&dirs, &files, meta.paths()),
         _ if busy => std::collections::BTreeMap::new(),
         _ => {
