@@ -61,8 +61,8 @@ pub struct Hit {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     /// The final score: BM25 × decayed relevance, plus what it received as the answer to a
-    /// question (`from_question`), × the speaker, date and entity factors, plus its day's share
-    /// (`from_day`), × the graph activation boost.
+    /// question (`from_question`), × the speaker, date and entity factors, plus its day's and
+    /// its neighbours' shares (`from_day`, `from_near`), × the graph activation boost.
     pub score: f64,
     /// BM25 alone.
     pub bm25: f64,
@@ -91,8 +91,9 @@ pub struct Hit {
     #[serde(skip_serializing_if = "is_zero")]
     pub from_day: f64,
     /// Score a message received as one of the two entries before or after one of the five best
-    /// hits in its log, when that hit is a message too: 0.15 × that hit's score, divided by the distance, × 1.3 when the query
-    /// names its speaker (0 when none; the largest when several); part of `score`.
+    /// hits in its log, when that hit is a message too: 0.15 × that hit's score, divided by
+    /// the distance, × 1.3 when the query names its speaker (0 when none; the largest when
+    /// several); part of `score`.
     #[serde(skip_serializing_if = "is_zero")]
     pub from_near: f64,
     /// Its speaker (an imported message's `**SPEAKER:**` label) is named in the query: its
@@ -473,8 +474,9 @@ pub fn search_with(
     }
     share_the_day(&mut hits);
     // The messages around the best hits that are messages, in their log (issue 22): a reply
-    // two lines on, or the line before, often holds the answer in words the query does not use ("How did Jon feel
-    // about the opening?" matches the opening; "I'm excited!" comes two lines later).
+    // two lines on, or the line before, often holds the answer in words the query does not
+    // use ("How did Jon feel about the opening?" matches the opening; "I'm excited!" comes
+    // two lines later).
     let mut near: Vec<(String, u64, f64)> = Vec::new(); // (path, line, share)
     for seed in hits.iter().take(NEAR_HITS).filter(|h| is_message(h)) {
         for order in [Order::Asc, Order::Desc] {
@@ -575,9 +577,9 @@ fn names_speaker(text: &str, terms: &BTreeSet<&String>) -> bool {
 
 /// The messages of an episode log that holds one of the [`DAY_HITS`] best hits, when that
 /// hit is a message too, receive [`DAY_SHARE`] of the best such score in that log (issue 22):
-/// what one conversation says is about the same things, and the answer to a question is often a line near the
-/// one that matches it best but shares few of its words. Only the ten best hits decide which
-/// days, so a longer `--limit` does not reorder the hits a shorter one returns.
+/// what one conversation says is about the same things, and the answer to a question is often
+/// a line near the one that matches it best but shares few of its words. Only the ten best
+/// hits decide which days.
 fn share_the_day(hits: &mut [Hit]) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
     let mut best: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
