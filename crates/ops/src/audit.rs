@@ -178,7 +178,8 @@ fn acknowledged(ws: &Workspace) -> crate::Result<HashSet<(String, String)>> {
         } else {
             Box::new(text.lines())
         };
-        for raw in lines {
+        // Only an acknowledgement line is parsed (most of a long history is other actions).
+        for raw in lines.filter(|l| l.contains("acknowledged ")) {
             if let Ok(Some(l)) = AuditLine::parse(raw)
                 && l.action == Action::Ack
                 && let Some(id) = l.summary.strip_prefix("acknowledged ")
@@ -291,6 +292,10 @@ pub fn critical_changes(ws: &Workspace, repo: &Repository) -> crate::Result<Vec<
                 let _ = fsx::remove_file(&cache_path);
             }
         }
+    }
+    // Nothing to acknowledge: the audit logs (every month of the history) are not read.
+    if cache.changes.is_empty() {
+        return Ok(Vec::new());
     }
     let acked = acknowledged(ws)?;
     let mut out: Vec<CriticalChange> = cache
