@@ -161,11 +161,13 @@ fn build(
     clock: &dyn Clock,
 ) -> crate::Result<Pack> {
     let now = clock.now();
-    let all = units::list(ws);
+    // Only the files the pack needs are read (issue 20: reading and splitting every memory
+    // file took 0.4 s at 100,000 memories).
+    let files = Files::new(ws);
     let decay_file = access::load_decay(ws)?;
     let p = &ws.settings().decay;
     let at = decay_file.now(now);
-    let states = EntityStates::of(&all, vocabulary(ws)?);
+    let states = EntityStates { files: &files, vocab: vocabulary(ws)? };
     // Why a memory stays out whatever the budget: forgotten, faded out, superseded.
     let out_of = |u: &MemoryUnit| -> Option<String> {
         if decay_file.is_forgotten(&u.id) {
@@ -181,7 +183,7 @@ fn build(
             .then(|| format!("archived (relevance {relevance:.2})"))
     };
     let mut candidates: Vec<Candidate> = Vec::new();
-    for u in all.units.iter().filter(|u| u.store == Store::Core) {
+    for u in files.units(layout::MEMORY_MD).iter().filter(|u| u.store == Store::Core) {
         let mut c = Candidate::line(
             &u.id,
             Part::Core,
@@ -206,14 +208,14 @@ fn build(
             let best =
                 report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
             for h in report.hits.iter().filter(|h| h.store != "core") {
-                if let Some(u) = all.get(&h.id) {
+                if let Some(u) = files.get(&h.path, &h.id) {
                     let activation = if h.activation > 0.0 {
                         format!(", graph activation {:.2}", h.activation)
                     } else {
                         String::new()
                     };
                     memory_units.push((
-                        u.clone(),
+                        u,
                         h.score / best,
                         format!(
                             "matches the query (score {:.2}: BM25 {:.2} × relevance {:.2}{activation})",
@@ -225,9 +227,16 @@ fn build(
         }
         None => {
             let since = (now - chrono::Duration::days(7)).format("%Y-%m-%d").to_string();
-            let mut recent: Vec<(MemoryUnit, f64)> = all
-                .units
+            // An episode file is named by its day: only the week's are read.
+            let week: Vec<std::rc::Rc<Vec<MemoryUnit>>> =
+                units::markdown_files(ws.root(), layout::EPISODES_DIR)
+                    .iter()
+                    .filter(|rel| units::md_stem(rel) >= since.as_str())
+                    .map(|rel| files.units(rel))
+                    .collect();
+            let mut recent: Vec<(MemoryUnit, f64)> = week
                 .iter()
+                .flat_map(|f| f.iter())
                 .filter(|u| {
                     // An imported host transcript is the conversation itself, not what is
                     // recent in memory (issue 17); a query still finds it.
@@ -306,8 +315,8 @@ fn build(
         if offered >= MAX_CARDS {
             break;
         }
-        let id = format!("entity:{e}");
-        let Some(u) = all.get(&id) else { continue };
+        let Some(u) = files.entity(e) else { continue };
+        let u = &u;
         let items = states.card_items(u);
         let mut card = card_candidate(u, &items, "named by".into(), 1.0);
         card.named_by = by.clone();
@@ -324,9 +333,15 @@ fn build(
         cards.push(card);
     }
     if current {
+        // Every entity is a candidate here (the most relevant ones, whatever the week named).
+        let all: Vec<std::rc::Rc<Vec<MemoryUnit>>> =
+            units::markdown_files(ws.root(), layout::ENTITIES_DIR)
+                .iter()
+                .map(|rel| files.units(rel))
+                .collect();
         let mut entities: Vec<(&MemoryUnit, f64)> = all
-            .units
             .iter()
+            .flat_map(|f| f.iter())
             .filter(|u| u.store == Store::Semantic)
             .filter(|u| states.not_current(u.id.trim_start_matches("entity:")).is_none())
             .filter(|u| !decay_file.is_forgotten(&u.id))
@@ -488,12 +503,49 @@ fn body_lines(text: &str, max: usize) -> Vec<String> {
 const SUPERSEDING: [&str; 2] = ["supersedes", "superseded-by"];
 
 /// The entities that are not current (superseded, inactive, merged), and what replaced them:
-/// what a card needs to tell a current relation from history (issue 18).
-struct EntityStates {
-    /// Entity id (without `entity:`) -> why it is not current.
-    not_current: std::collections::HashMap<String, String>,
+/// what a card needs to tell a current relation from history (issue 18). Read from each
+/// entity's file when first asked.
+struct EntityStates<'a> {
+    files: &'a Files<'a>,
     /// The relation vocabulary, for the inverse of each relation.
     vocab: Vocabulary,
+}
+
+/// The memory files a pack reads, each read and split into units once, when first needed. A
+/// file that cannot be read has no units (as `units::list` leaves it out).
+struct Files<'a> {
+    ws: &'a Workspace,
+    read: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Vec<MemoryUnit>>>>,
+}
+
+impl<'a> Files<'a> {
+    fn new(ws: &'a Workspace) -> Self {
+        Self { ws, read: std::cell::RefCell::default() }
+    }
+
+    /// The units of the memory file `rel`.
+    fn units(&self, rel: &str) -> std::rc::Rc<Vec<MemoryUnit>> {
+        if let Some(u) = self.read.borrow().get(rel) {
+            return u.clone();
+        }
+        let text = self.ws.read_text_if_exists(rel).ok().flatten();
+        let u = std::rc::Rc::new(text.map(|t| units::file_units(rel, &t)).unwrap_or_default());
+        self.read.borrow_mut().insert(rel.to_owned(), u.clone());
+        u
+    }
+
+    /// The unit `id` of the file `rel`.
+    fn get(&self, rel: &str, id: &str) -> Option<MemoryUnit> {
+        self.units(rel).iter().find(|u| u.id == id).cloned()
+    }
+
+    /// The entity `slug` (without `entity:`), from its file; `None` for a slug that is no
+    /// entity id or an entity without a file.
+    fn entity(&self, slug: &str) -> Option<MemoryUnit> {
+        let slug = entity::EntityId::parse(slug).ok()?;
+        let rel = format!("{}/{}.md", layout::ENTITIES_DIR, slug.as_str());
+        self.get(&rel, &format!("entity:{}", slug.as_str()))
+    }
 }
 
 /// One line of a card, and what it says.
@@ -514,21 +566,14 @@ impl CardItem {
     }
 }
 
-impl EntityStates {
-    /// Reads the status of every entity of `all`; only those not current are kept.
-    fn of(all: &units::Units, vocab: Vocabulary) -> Self {
-        let mut out = std::collections::HashMap::new();
-        for u in all.units.iter().filter(|u| u.store == Store::Semantic && u.status.is_some()) {
-            if let Some(why) = not_current(&u.text) {
-                out.insert(u.id.trim_start_matches("entity:").to_owned(), why);
-            }
-        }
-        Self { not_current: out, vocab }
-    }
-
+impl EntityStates<'_> {
     /// Why entity `id` (without `entity:`) is not current, or `None` when it is.
     fn not_current(&self, id: &str) -> Option<String> {
-        self.not_current.get(id).cloned()
+        let u = self.files.entity(id)?;
+        if u.store != Store::Semantic || u.status.is_none() {
+            return None;
+        }
+        not_current(&u.text)
     }
 
     /// The lines of an entity's card ([`card_items`]).
