@@ -34,6 +34,10 @@ fn workspace() -> TestEnv {
     env.import_messages(1_010);
     env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
     env.mutate(["remember", "the door code", "--store", "vault"]);
+    // The index update each write hands over runs on after it: a status kept while it runs
+    // says `stale`, and one computed after says `fresh`. Both are true; the test compares the
+    // kept answer with a fresh one of the same workspace, so it waits.
+    env.wait_for_index();
     env
 }
 

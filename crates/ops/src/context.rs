@@ -17,6 +17,7 @@ use cogmem_index::index::search::SearchOptions;
 use cogmem_index::pack::{self, Candidate, Pack, Part, TokenCounter};
 use cogmem_store::access;
 use cogmem_store::decay;
+use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::markdown::one_line;
 use cogmem_store::store::units::{self, MemoryUnit};
 use cogmem_store::store::{Store, entity, markdown};
@@ -164,7 +165,44 @@ fn build(
     // Only the files the pack needs are read (issue 20: reading and splitting every memory
     // file took 0.4 s at 100,000 memories).
     let files = Files::new(ws);
-    let decay_file = access::load_decay(ws)?;
+    let query = query.map(str::trim).filter(|q| !q.is_empty());
+    // What the pack may hold is found before the decay state is read: the search hits, or
+    // the week's episodes (an episode file is named by its day: only the week's are read).
+    let report = match query {
+        Some(q) => Some(super::search::search(
+            ws,
+            q,
+            &SearchOptions { limit: 20, ..Default::default() },
+            clock,
+        )?),
+        None => None,
+    };
+    let since = (now - chrono::Duration::days(7)).format("%Y-%m-%d").to_string();
+    let week: Vec<std::rc::Rc<Vec<MemoryUnit>>> = match query {
+        Some(_) => Vec::new(),
+        None => units::markdown_files(ws.root(), layout::EPISODES_DIR)
+            .iter()
+            .filter(|rel| units::md_stem(rel) >= since.as_str())
+            .map(|rel| files.units(rel))
+            .collect(),
+    };
+    // Only the decay shards of those memories, of the entities they name and of core memory
+    // (issue 20: the whole state was read, 0.1 s at 100,000 memories); every shard for a
+    // session, which ranks every entity.
+    let decay_file = if current {
+        access::load_decay(ws)?
+    } else {
+        let mut ids: Vec<String> =
+            files.units(layout::MEMORY_MD).iter().map(|u| u.id.clone()).collect();
+        let hits = report.iter().flat_map(|r| r.hits.iter());
+        let found = hits.filter_map(|h| files.get(&h.path, &h.id));
+        for u in found.chain(week.iter().flat_map(|f| f.iter().cloned())) {
+            ids.extend(u.entities.iter().map(|e| format!("entity:{e}")));
+            ids.push(u.id);
+        }
+        let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
+        DecayFile::load_for(ws, &keys)?
+    };
     let p = &ws.settings().decay;
     let at = decay_file.now(now);
     let states = EntityStates { files: &files, vocab: vocabulary(ws)? };
@@ -197,14 +235,8 @@ fn build(
     }
     candidates.extend(outcomes::candidates(ws)?);
     let mut memory_units: Vec<(MemoryUnit, f64, String)> = Vec::new();
-    match query.map(str::trim).filter(|q| !q.is_empty()) {
-        Some(q) => {
-            let report = super::search::search(
-                ws,
-                q,
-                &SearchOptions { limit: 20, ..Default::default() },
-                clock,
-            )?;
+    match &report {
+        Some(report) => {
             let best =
                 report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
             for h in report.hits.iter().filter(|h| h.store != "core") {
@@ -226,14 +258,6 @@ fn build(
             }
         }
         None => {
-            let since = (now - chrono::Duration::days(7)).format("%Y-%m-%d").to_string();
-            // An episode file is named by its day: only the week's are read.
-            let week: Vec<std::rc::Rc<Vec<MemoryUnit>>> =
-                units::markdown_files(ws.root(), layout::EPISODES_DIR)
-                    .iter()
-                    .filter(|rel| units::md_stem(rel) >= since.as_str())
-                    .map(|rel| files.units(rel))
-                    .collect();
             let mut recent: Vec<(MemoryUnit, f64)> = week
                 .iter()
                 .flat_map(|f| f.iter())
@@ -528,8 +552,7 @@ impl<'a> Files<'a> {
         if let Some(u) = self.read.borrow().get(rel) {
             return u.clone();
         }
-        let text = self.ws.read_text_if_exists(rel).ok().flatten();
-        let u = std::rc::Rc::new(text.map(|t| units::file_units(rel, &t)).unwrap_or_default());
+        let u = std::rc::Rc::new(units::of_file(self.ws, rel));
         self.read.borrow_mut().insert(rel.to_owned(), u.clone());
         u
     }

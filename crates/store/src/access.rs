@@ -170,21 +170,40 @@ fn batch(ws: &Workspace, text: String) -> Option<Batch> {
     if text.trim().is_empty() {
         return None;
     }
-    // A decay file that cannot be read is reported by the change that folds; here it only
-    // means every used memory is looked up.
-    let decay = load_decay(ws).ok();
-    let missing: Vec<&str> = text
+    let used: Vec<&str> = text
         .lines()
         .filter_map(|l| {
             let mut parts = l.split('\t').skip(1);
             (parts.next() == Some("use")).then(|| parts.next()).flatten()
         })
-        .filter(|id| decay.as_ref().is_none_or(|d| !d.has(id)))
         .collect();
+    // Only the decay shards of the used memories (issue 20: the whole state, then every memory
+    // file, was read at the first write after a search). A decay file that cannot be read is
+    // reported by the change that folds; here it only means every used memory is looked up.
+    let decay = DecayFile::load_for(ws, &used).ok();
+    let missing: Vec<&str> =
+        used.into_iter().filter(|id| decay.as_ref().is_none_or(|d| !d.has(id))).collect();
     let mut unentered = BTreeMap::new();
-    if !missing.is_empty() {
+    // A missing memory is looked up in the file its id names; every file is read only for an
+    // id of no such form.
+    let mut files: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    let mut elsewhere: Vec<&str> = Vec::new();
+    for id in missing {
+        match units::file_of(id) {
+            Some(rel) => files.entry(rel).or_default().push(id),
+            None => elsewhere.push(id),
+        }
+    }
+    for (rel, ids) in files {
+        for u in units::of_file(ws, &rel) {
+            if ids.contains(&u.id.as_str()) {
+                unentered.insert(u.id, u.store);
+            }
+        }
+    }
+    if !elsewhere.is_empty() {
         for u in units::list(ws).units {
-            if missing.contains(&u.id.as_str()) {
+            if elsewhere.contains(&u.id.as_str()) {
                 unentered.insert(u.id, u.store);
             }
         }

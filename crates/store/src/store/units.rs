@@ -92,6 +92,20 @@ pub fn list(from: &(impl ReadRoot + ?Sized)) -> Units {
     out
 }
 
+/// The units of the one memory file `rel` (MEMORY.md or a store's `*.md`), read as [`list`]
+/// reads it: a link, a missing or an unreadable file has none. For readers that need a few
+/// files of a large workspace (issue 20), with [`file_of`] to find an id's file.
+pub fn of_file(from: &(impl ReadRoot + ?Sized), rel: &str) -> Vec<MemoryUnit> {
+    let abs = from.root().join(rel);
+    if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
+    match fsx::read_text(&abs, from.file_limit()) {
+        Ok(text) => file_units(rel, &text),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// The symbolic links among a store folder's `*.md` entries, sorted, or the folder itself when
 /// it is a link leading out of the workspace. Links are never read as memory files (see
 /// [`markdown_files`]), so every reader that lists files reports them as skipped
@@ -143,6 +157,23 @@ pub const DIRS: [(&str, Store, &str); 4] = [
     ("memory/procedures", Store::Procedural, "procedure"),
     ("memory/vault", Store::Vault, "vault"),
 ];
+
+/// The file that holds the unit `id` by the form of the id alone (`episode:DAY:…` → the day's
+/// episode file, `entity:SLUG` → the entity's file, `core:…` → MEMORY.md), or `None` when the id
+/// has no such form or names no plain file name. Whether the unit is there is for the caller
+/// to read.
+pub fn file_of(id: &str) -> Option<String> {
+    let (kind, rest) = id.split_once(':')?;
+    if kind == "core" {
+        return Some("MEMORY.md".to_owned());
+    }
+    let (dir, _, _) = DIRS.iter().find(|(_, _, k)| *k == kind)?;
+    let stem = if kind == "episode" { rest.split(':').next()? } else { rest };
+    let plain = !stem.is_empty()
+        && !stem.starts_with('.')
+        && !stem.contains(['/', '\\', '\0', '\n', '\r', '\t']);
+    plain.then(|| format!("{dir}/{stem}.md"))
+}
 
 /// Every file that holds memory units: MEMORY.md, then each store's `*.md` files, sorted.
 pub(crate) fn memory_files(root: &Path) -> Vec<String> {
@@ -396,6 +427,42 @@ pub fn score(query_terms: &[String], unit: &MemoryUnit) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_id_names_its_file_and_a_hostile_one_names_none() {
+        assert_eq!(
+            file_of("episode:2026-12-01:09:00:2").as_deref(),
+            Some("memory/episodes/2026-12-01.md")
+        );
+        assert_eq!(
+            file_of("entity:person--ann").as_deref(),
+            Some("memory/graph/entities/person--ann.md")
+        );
+        assert_eq!(file_of("procedure:deploy").as_deref(), Some("memory/procedures/deploy.md"));
+        assert_eq!(file_of("vault:keys").as_deref(), Some("memory/vault/keys.md"));
+        assert_eq!(file_of("core:identity:abcd1234").as_deref(), Some("MEMORY.md"));
+        for hostile in [
+            "entity:../../etc/passwd",
+            "entity:",
+            "vault:.hidden",
+            "entity:a\nb",
+            "episode::09:00",
+            "note:x",
+            "nothing",
+        ] {
+            assert_eq!(file_of(hostile), None, "{hostile:?}");
+        }
+        // Every unit of a file is found through its id's file.
+        let text = "# 2026-12-01\n\n## 09:00 | event\nOne.\n\n## 09:00 | event\nTwo.\n";
+        for u in file_units("memory/episodes/2026-12-01.md", text) {
+            assert_eq!(
+                file_of(&u.id).as_deref(),
+                Some("memory/episodes/2026-12-01.md"),
+                "{}",
+                u.id
+            );
+        }
+    }
 
     #[test]
     fn core_units_have_stable_ids_and_lines() {
