@@ -110,7 +110,7 @@ def rerank(questions: list[dict], dated: float, during: float, linked: float | N
 CONTEXT = {"day": 0.2, "hits": 5, "span": 2, "near": 0.15}
 GRID_CONTEXT = [(d, k, w, n) for d in (0.0, 0.1, 0.2, 0.3) for k in (3, 5, 10) for w in (1, 2, 3)
                 for n in (0.0, 0.1, 0.15, 0.2)]
-SPEAKER_BOOST = 1.3
+SPEAKER_BOOST = 1.5
 DAY_HITS = 10
 
 

@@ -345,12 +345,12 @@ fn the_entry_after_a_matching_question_comes_as_its_answer() {
     let by_id =
         |id: &str| h.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}: {h:?}"));
     assert_eq!(ids(&h)[0], "episode:2026-11-20:10:00", "the question matches best");
-    // The answer shares no word with the query: a third of the question's score is its score.
+    // The answer shares no word with the query: 0.4 × the question's score is its score.
     let question = by_id("episode:2026-11-20:10:00")["score"].as_f64().unwrap();
     let answer = by_id("episode:2026-11-20:10:01");
     assert_eq!(answer["bm25"], 0.0);
     let passed = answer["from_question"].as_f64().unwrap();
-    assert!((passed - 0.3 * question).abs() < 0.001, "{answer}");
+    assert!((passed - 0.4 * question).abs() < 0.001, "{answer}");
     assert_eq!(answer["score"].as_f64(), Some(passed));
     // A hit that asks nothing passes nothing: the entry after "second coat" is not found.
     assert!(by_id("episode:2026-11-20:10:02").get("from_question").is_none());
@@ -390,7 +390,7 @@ fn a_message_by_the_person_the_query_names_ranks_higher() {
     );
     env.run(["import", "--format", "jsonl", "../talk.jsonl"]).success();
     // Alice's shorter message matches "bob" and "budget" better; Bob said it, and his score is
-    // × 1.3.
+    // × 1.5.
     let h = hits(&env, &["what did Bob say about the budget?"]);
     let sources: Vec<&str> = h.iter().map(|x| x["source"].as_str().unwrap()).collect();
     assert_eq!(sources, ["m2", "m1"]);
@@ -400,7 +400,7 @@ fn a_message_by_the_person_the_query_names_ranks_higher() {
     let shares =
         ["from_day", "from_near"].map(|k| h[0][k].as_f64().unwrap_or(0.0)).iter().sum::<f64>();
     let expected =
-        h[0]["bm25"].as_f64().unwrap() * h[0]["relevance"].as_f64().unwrap() * 1.3 + shares;
+        h[0]["bm25"].as_f64().unwrap() * h[0]["relevance"].as_f64().unwrap() * 1.5 + shares;
     assert!((h[0]["score"].as_f64().unwrap() - expected).abs() < 0.001, "{}", h[0]);
     assert!(h[1].get("speaker_named").is_none());
     // Naming Alice instead: her message gains.

@@ -92,12 +92,12 @@ pub struct Hit {
     pub from_day: f64,
     /// Score a message received as one of the two entries before or after one of the five best
     /// hits in its log, when that hit is a message too: 0.15 × that hit's score, divided by
-    /// the distance, × 1.3 when the query names its speaker (0 when none; the largest when
+    /// the distance, × 1.5 when the query names its speaker (0 when none; the largest when
     /// several); part of `score`.
     #[serde(skip_serializing_if = "is_zero")]
     pub from_near: f64,
     /// Its speaker (an imported message's `**SPEAKER:**` label) is named in the query: its
-    /// score was multiplied by 1.3.
+    /// score was multiplied by 1.5.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub speaker_named: bool,
     /// Graph activation it received from the entities of the best hits (0 when none).
@@ -128,9 +128,9 @@ pub struct Hit {
 }
 
 /// The share of a matching question's score that the entry right after it receives.
-const REPLY_SHARE: f64 = 0.3;
+const REPLY_SHARE: f64 = 0.4;
 /// The factor on the score of a message whose speaker the query names.
-const SPEAKER_BOOST: f64 = 1.3;
+const SPEAKER_BOOST: f64 = 1.5;
 
 /// The speaker of an imported message: the `**SPEAKER:**` label its text starts with.
 fn speaker(text: &str) -> Option<&str> {
@@ -154,7 +154,7 @@ const NEAR_HITS: usize = 5;
 /// How many entries on each side of such a hit receive a share.
 const NEAR_SPAN: usize = 2;
 /// The share of the hit's score the entry next to it receives; divided by the distance (half
-/// two entries away), × 1.3 when the query names the entry's speaker.
+/// two entries away), × 1.5 when the query names the entry's speaker.
 const NEAR_SHARE: f64 = 0.15;
 
 fn is_zero(x: &f64) -> bool {
