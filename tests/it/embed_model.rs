@@ -287,3 +287,38 @@ fn keyword_results_are_unchanged_when_keywords_find_enough() {
     }
     assert!(with[without.len()..].iter().all(|h| h["via"] == "embedding"), "{with:#?}");
 }
+
+/// When few hits match a query word (issue 22), the model's hits may take the places of the
+/// messages that only came in as a best hit's neighbours, and come before them; the keyword
+/// hit keeps its place.
+#[test]
+fn the_model_takes_the_places_of_neighbours_not_of_keyword_hits() {
+    let env = TestEnv::initialized();
+    let model = env.root.parent().unwrap().join("tiny-model");
+    write_model(&model, false);
+    let line = |ts: &str, text: &str, id: &str| {
+        format!(
+            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Ann\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
+        )
+    };
+    let talk = [
+        line("2026-11-20T10:00:00Z", "Kenji is allergic to shellfish", "m0"),
+        line("2026-11-20T10:01:00Z", "Noted, thanks", "m1"),
+        line("2026-11-20T10:02:00Z", "The guitar lesson is on Monday", "m2"),
+        line("2026-11-25T10:00:00Z", "Crab and shrimp at the harbour", "m3"),
+    ]
+    .concat();
+    env.write("../talk.jsonl", &talk);
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    let args = ["--json", "search", "--limit", "3", "shellfish"];
+    let sources = |h: &[serde_json::Value]| -> Vec<String> {
+        h.iter().map(|x| x["source"].as_str().unwrap_or("").to_owned()).collect()
+    };
+    let without = hits(&env.run(args).success());
+    assert_eq!(sources(&without), ["m0", "m1", "m2"], "{without:#?}");
+    assert!(without[1]["bm25"] == 0.0 && without[2]["bm25"] == 0.0, "{without:#?}");
+    let with = hits(&env.run(args).env("COGMEM_EMBEDDING_MODEL", &model).success());
+    assert_eq!(sources(&with), ["m0", "m3", "m1"], "{with:#?}");
+    assert_eq!(with[1]["via"], "embedding");
+    assert!(with[0].get("via").is_none() && with[2].get("via").is_none(), "{with:#?}");
+}
