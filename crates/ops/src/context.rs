@@ -557,17 +557,26 @@ impl<'a> Files<'a> {
         u
     }
 
-    /// The unit `id` of the file `rel`.
-    fn get(&self, rel: &str, id: &str) -> Option<MemoryUnit> {
-        self.units(rel).iter().find(|u| u.id == id).cloned()
+    /// `f` of the unit `id` of the file `rel`, if it is there.
+    fn with<R>(&self, rel: &str, id: &str, f: impl FnOnce(&MemoryUnit) -> R) -> Option<R> {
+        self.units(rel).iter().find(|u| u.id == id).map(f)
     }
 
-    /// The entity `slug` (without `entity:`), from its file; `None` for a slug that is no
-    /// entity id or an entity without a file.
+    /// The unit `id` of the file `rel`.
+    fn get(&self, rel: &str, id: &str) -> Option<MemoryUnit> {
+        self.with(rel, id, MemoryUnit::clone)
+    }
+
+    /// `f` of the entity `slug` (without `entity:`), from its file; `None` for a slug that is
+    /// no entity id or an entity without a file.
+    fn with_entity<R>(&self, slug: &str, f: impl FnOnce(&MemoryUnit) -> R) -> Option<R> {
+        let id = format!("entity:{}", entity::EntityId::parse(slug).ok()?.as_str());
+        self.with(&units::file_of(&id)?, &id, f)
+    }
+
+    /// The entity `slug` (without `entity:`) ([`Files::with_entity`]).
     fn entity(&self, slug: &str) -> Option<MemoryUnit> {
-        let slug = entity::EntityId::parse(slug).ok()?;
-        let rel = format!("{}/{}.md", layout::ENTITIES_DIR, slug.as_str());
-        self.get(&rel, &format!("entity:{}", slug.as_str()))
+        self.with_entity(slug, MemoryUnit::clone)
     }
 }
 
@@ -592,11 +601,13 @@ impl CardItem {
 impl EntityStates<'_> {
     /// Why entity `id` (without `entity:`) is not current, or `None` when it is.
     fn not_current(&self, id: &str) -> Option<String> {
-        let u = self.files.entity(id)?;
-        if u.store != Store::Semantic || u.status.is_none() {
-            return None;
-        }
-        not_current(&u.text)
+        self.files
+            .with_entity(id, |u| {
+                (u.store == Store::Semantic && u.status.is_some())
+                    .then(|| not_current(&u.text))
+                    .flatten()
+            })
+            .flatten()
     }
 
     /// The lines of an entity's card ([`card_items`]).

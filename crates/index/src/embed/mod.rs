@@ -142,19 +142,10 @@ pub(crate) fn blend(
     if added.is_empty() {
         return Ok(());
     }
-    // Room for them: the entries without a keyword match of their own leave from the end.
-    let mut over = (hits.len() + added.len()).saturating_sub(limit);
-    let mut i = hits.len();
-    while over > 0 && i > 0 {
-        i -= 1;
-        if hits[i].bm25 <= 0.0 {
-            hits.remove(i);
-            over -= 1;
-        }
-    }
     // The model's hits come after the keyword hits and before the entries no query word
-    // matched.
-    let (matching, shared): (Vec<Hit>, Vec<Hit>) = hits.drain(..).partition(|h| h.bm25 > 0.0);
+    // matched, which leave from the end to make room.
+    let (matching, mut shared): (Vec<Hit>, Vec<Hit>) = hits.drain(..).partition(|h| h.bm25 > 0.0);
+    shared.truncate(limit.saturating_sub(matching.len() + added.len()));
     hits.extend(matching);
     hits.extend(added);
     hits.extend(shared);

@@ -418,7 +418,7 @@ pub fn search_with(
     // entry receives a share of the question's score, and joins the hits if it was not one.
     // Only the questions among the 50 best hits pass score, so a longer `--limit` (which
     // reads more candidates) does not reorder the hits a shorter one returns.
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    by_score(&mut hits);
     let questions: Vec<(String, u64, f64)> = hits
         .iter()
         .take(QUESTION_HITS)
@@ -427,7 +427,7 @@ pub fn search_with(
         .map(|h| (h.path.clone(), h.line, h.score))
         .collect();
     for (path, line, score) in questions {
-        let Some((reply_line, _)) =
+        let Some(reply_line) =
             entries_around(&searcher, f, &path, line, Order::Asc, 1).map_err(tantivy_err)?.pop()
         else {
             continue;
@@ -472,6 +472,8 @@ pub fn search_with(
             h.score = round(h.score * super::people::LINKED_BOOST);
         }
     }
+    // The best hits (by the score so far) lend to their day and to their neighbours.
+    by_score(&mut hits);
     share_the_day(&mut hits);
     // The messages around the best hits that are messages, in their log (issue 22): a reply
     // two lines on, or the line before, often holds the answer in words the query does not
@@ -482,7 +484,7 @@ pub fn search_with(
         for order in [Order::Asc, Order::Desc] {
             let around = entries_around(&searcher, f, &seed.path, seed.line, order, NEAR_SPAN)
                 .map_err(tantivy_err)?;
-            for (distance, (line, _)) in (1u32..).zip(around) {
+            for (distance, line) in (1u32..).zip(around) {
                 let share = NEAR_SHARE * seed.score / f64::from(distance);
                 near.push((seed.path.clone(), line, share));
             }
@@ -530,8 +532,8 @@ pub fn search_with(
     Ok(hits)
 }
 
-/// The entries of the log `path` after (`Order::Asc`) or before (`Order::Desc`) the one at
-/// `line`, nearest first, at most `n`: (line, address).
+/// The lines of the entries of the log `path` after (`Order::Asc`) or before (`Order::Desc`)
+/// the one at `line`, nearest first, at most `n`.
 fn entries_around(
     searcher: &tantivy::Searcher,
     f: &super::Fields,
@@ -539,7 +541,7 @@ fn entries_around(
     line: u64,
     order: Order,
     n: usize,
-) -> tantivy::Result<Vec<(u64, DocAddress)>> {
+) -> tantivy::Result<Vec<u64>> {
     let at = Term::from_field_u64(f.line, line);
     let lines = match order {
         Order::Asc => RangeQuery::new(Bound::Excluded(at), Bound::Unbounded),
@@ -555,7 +557,12 @@ fn entries_around(
     ]);
     let found = searcher
         .search(&query, &TopDocs::with_limit(n).order_by_fast_field::<u64>("line", order))?;
-    Ok(found.into_iter().filter_map(|(line, addr)| Some((line?, addr))).collect())
+    Ok(found.into_iter().filter_map(|(line, _)| line).collect())
+}
+
+/// Best first; equal scores by id, so the order never depends on how the hits were found.
+fn by_score(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
 }
 
 /// Whether a hit is a message of a conversation: an episode entry with a `**SPEAKER:**` label
@@ -579,9 +586,8 @@ fn names_speaker(text: &str, terms: &BTreeSet<&String>) -> bool {
 /// hit is a message too, receive [`DAY_SHARE`] of the best such score in that log (issue 22):
 /// what one conversation says is about the same things, and the answer to a question is often
 /// a line near the one that matches it best but shares few of its words. Only the ten best
-/// hits decide which days.
+/// hits decide which days; `hits` are in [`by_score`] order.
 fn share_the_day(hits: &mut [Hit]) {
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
     let mut best: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
     for h in hits.iter().take(DAY_HITS).filter(|h| is_message(h)) {
         // Sorted: the first hit of a log is its best.
