@@ -325,3 +325,71 @@ fn a_store_folder_that_becomes_a_link_turns_the_service_off() {
     assert_eq!(ids, ["vault:plum"]);
     assert!(how.starts_with("full scan: "), "{how}");
 }
+
+/// Runs `status --json` with timings on; returns the report and whether the working tree was
+/// walked (else the watcher said nothing in it changed).
+#[cfg(feature = "timings")]
+fn status(env: &TestEnv) -> (serde_json::Value, bool) {
+    let out = env.run(["status", "--json"]).env("COGMEM_TIMINGS", "1").success();
+    let walked = out.stderr.contains("status: tree stamped");
+    let kept = out.stderr.contains("status: kept answer");
+    assert!(walked != kept, "one of the two marks: {out}");
+    let mut report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    // What may differ between two statuses of the same files.
+    report.as_object_mut().unwrap().remove("watcher");
+    (report, walked)
+}
+
+#[cfg(feature = "timings")] // reads the `status:` timing marks
+#[test]
+fn with_a_watcher_status_walks_nothing_until_a_file_changes_and_sees_every_hand_edit() {
+    let env = watched_workspace();
+    let w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    // The first status walks and records where it stands; a later one, with nothing changed,
+    // takes the kept answer without walking (the answer is kept once every stamp is older
+    // than the walk, so the first few may walk).
+    assert!(status(&env).1, "no record yet");
+    assert!(wait_until(TIMEOUT, || !status(&env).1), "never answered from the watcher's word");
+    let (clean, _) = status(&env);
+    assert_eq!(clean["uncommitted"], serde_json::json!([]));
+
+    // Each kind of hand edit is seen by the very next status.
+    let uncommitted = |report: &serde_json::Value| -> Vec<String> {
+        let list = report["uncommitted"].as_array().unwrap().iter();
+        list.map(|c| format!("{} {}", c["state"].as_str().unwrap(), c["path"].as_str().unwrap()))
+            .collect()
+    };
+    let entity = "memory/graph/entities/person--alice.md";
+    let mut file = std::fs::OpenOptions::new().append(true).open(env.path(entity)).unwrap();
+    std::io::Write::write_all(&mut file, b"- Alice also likes chess.\n").unwrap();
+    drop(file);
+    let (report, walked) = status(&env);
+    assert!(walked);
+    assert_eq!(uncommitted(&report), [format!("modified {entity}")]);
+    // A file no search reads (not a memory file), edited in place.
+    env.write("notes.txt", "a scratch file\n");
+    let (report, walked) = status(&env);
+    assert!(walked);
+    assert_eq!(uncommitted(&report).len(), 2, "{report}");
+    // A new folder and, right after it, a file in it.
+    std::fs::create_dir(env.path("drafts")).unwrap();
+    std::fs::write(env.path("drafts/plan.txt"), "first\n").unwrap();
+    let (report, walked) = status(&env);
+    assert!(walked);
+    assert!(uncommitted(&report).iter().any(|c| c.contains("drafts")), "{report}");
+    // Once the watch reaches into the new folder, an edit inside it is told too.
+    assert!(wait_until(TIMEOUT, || !status(&env).1), "never answered from the watcher's word");
+    std::fs::write(env.path("drafts/plan.txt"), "second\n").unwrap();
+    let (before, walked) = status(&env);
+    assert!(walked, "an edit in the new folder");
+
+    // What the watcher's word gave is what a status without a watcher finds.
+    assert!(wait_until(TIMEOUT, || !status(&env).1));
+    let (kept, _) = status(&env);
+    assert_eq!(kept, before);
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+    let (walked_report, walked) = status(&env);
+    assert!(walked, "no watcher: every status walks");
+    assert_eq!(walked_report, kept);
+}

@@ -33,6 +33,10 @@ pub const DIR: &str = ".cogmem/status";
 const SUMMARY: &str = "summary.json";
 const FILES: &str = "files.tsv";
 const CLOCK: &str = "clock";
+/// Where a status stands in a running watcher's log ([`WatchMark`]).
+const WATCH: &str = "watch";
+/// How many bytes of cookie lines a status reads before it moves its record past them.
+const ADVANCE: u64 = 16 * 1024;
 /// Bumped when what is kept, or how it is computed, changes.
 const VERSION: u32 = 1;
 
@@ -287,30 +291,36 @@ impl Probe {
     pub fn take(ws: &Workspace, git_dir: &Path, head: Option<String>) -> Self {
         let clock = tick(ws);
         let tree = walk(ws.root());
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        for f in ["index", "config", "info/exclude", "HEAD", "packed-refs"] {
-            stamp(&git_dir.join(f)).hash(&mut h);
-        }
-        stamp(&ws.abs(layout::INDEX_DIR).join(crate::index::META_FILE)).hash(&mut h);
-        let key = format!(
-            "{VERSION} {} {} {} {:016x} {:016x} {}",
-            crate::index::SCHEMA_VERSION,
-            crate::index::analyzer::NAME,
-            ws.file_limit(),
-            tree.digest,
-            h.finish(),
-            head.unwrap_or_default()
-        );
+        let key = key_of(ws, tree.digest, git_dir, head);
         Self { tree, key, clock }
+    }
+
+    /// The kept answer without walking the working tree when a running `cogmem watch` says no
+    /// file of it changed since the last walk (`.cogmem/status/watch`); otherwise walks, as
+    /// [`Probe::take`], and records for the next status where in the watcher's log that walk
+    /// stands.
+    pub fn look(ws: &Workspace, git_dir: &Path, head: Option<String>) -> Look {
+        let mark = WatchMark::ask(ws);
+        if let Some(mark) = &mark
+            && let Some(digest) = mark.unchanged
+        {
+            let key = key_of(ws, digest, git_dir, head.clone());
+            if let Some(summary) = kept(ws, &key) {
+                mark.advance(ws, digest);
+                return Look::Kept(summary);
+            }
+        }
+        let probe = Self::take(ws, git_dir, head);
+        if let Some(mark) = &mark {
+            mark.record(ws, probe.tree.digest);
+        }
+        Look::Walked(probe)
     }
 
     /// The answer kept for this key, if it holds.
     pub fn cached(&self, ws: &Workspace) -> Option<Summary> {
         self.clock?;
-        let path = ws.abs(DIR).join(SUMMARY);
-        let bytes = fsx::read_if_exists(&path, fsx::DEFAULT_FILE_LIMIT).ok()??;
-        let record: Record = serde_json::from_slice(&bytes).ok()?;
-        (record.version == VERSION && record.key == self.key).then_some(record.summary)
+        kept(ws, &self.key)
     }
 
     /// Whether every stamp was taken after its file last changed, in an earlier clock tick
@@ -328,6 +338,109 @@ impl Probe {
         let record = Record { version: VERSION, key: self.key.clone(), summary: summary.clone() };
         if let Ok(bytes) = serde_json::to_vec(&record) {
             let _ = fsx::write_derived(&ws.abs(DIR).join(SUMMARY), &bytes, false);
+        }
+    }
+}
+
+/// The key an answer is kept under: what it is computed with, the working tree's `digest`,
+/// the stamps of git's files and of the index manifest, and `HEAD`.
+fn key_of(ws: &Workspace, digest: u64, git_dir: &Path, head: Option<String>) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for f in ["index", "config", "info/exclude", "HEAD", "packed-refs"] {
+        stamp(&git_dir.join(f)).hash(&mut h);
+    }
+    stamp(&ws.abs(layout::INDEX_DIR).join(crate::index::META_FILE)).hash(&mut h);
+    format!(
+        "{VERSION} {} {} {} {digest:016x} {:016x} {}",
+        crate::index::SCHEMA_VERSION,
+        crate::index::analyzer::NAME,
+        ws.file_limit(),
+        h.finish(),
+        head.unwrap_or_default()
+    )
+}
+
+/// The answer kept under `key`, if any.
+fn kept(ws: &Workspace, key: &str) -> Option<Summary> {
+    let path = ws.abs(DIR).join(SUMMARY);
+    let bytes = fsx::read_if_exists(&path, fsx::DEFAULT_FILE_LIMIT).ok()??;
+    let record: Record = serde_json::from_slice(&bytes).ok()?;
+    (record.version == VERSION && record.key == key).then_some(record.summary)
+}
+
+/// What a status gets from [`Probe::look`].
+pub enum Look {
+    /// The kept answer, which still holds: nothing was walked.
+    Kept(Summary),
+    /// The working tree was walked.
+    Walked(Probe),
+}
+
+/// Where in a running watcher's log a status stands ([`freshness`](crate::index::freshness)):
+/// `.cogmem/status/watch` holds `GENERATION OFFSET DIGEST`, the working tree's digest as walked
+/// after the watcher had written its log up to `OFFSET`. Any line after it but a cookie (a
+/// memory file, `~` for another file, `*`) means the tree may differ from that walk.
+struct WatchMark {
+    generation: String,
+    /// The recorded offset, when the record is of this generation.
+    from: Option<u64>,
+    /// Where the log is complete up to now: a walk from here on sees every change before it.
+    end: u64,
+    /// The recorded digest, when no file changed since it was recorded.
+    unchanged: Option<u64>,
+}
+
+impl WatchMark {
+    /// Asks the running watcher, if one serves this workspace; `None` when there is none or
+    /// it cannot be trusted now (a status then walks and records nothing).
+    fn ask(ws: &Workspace) -> Option<Self> {
+        use crate::index::freshness::{self, Since};
+        let generation = freshness::live_generation(ws, crate::index::dir::boot_id().as_deref())?;
+        let text = ws.read_text_if_exists(&format!("{DIR}/{WATCH}")).ok().flatten();
+        let record = text.as_deref().and_then(|t| {
+            let mut f = t.trim_end().split(' ');
+            let (Some(g), Some(offset), Some(digest), None) =
+                (f.next(), f.next(), f.next(), f.next())
+            else {
+                return None;
+            };
+            (g == generation).then_some(())?;
+            Some((offset.parse::<u64>().ok()?, u64::from_str_radix(digest, 16).ok()?))
+        });
+        cogmem_store::timing::mark("status: watcher asked");
+        match record {
+            Some((from, digest)) => match freshness::changes_since(ws, &generation, from) {
+                Since::Paths { paths, others, end } => {
+                    let unchanged = (paths.is_empty() && !others).then_some(digest);
+                    Some(Self { generation, from: Some(from), end, unchanged })
+                }
+                Since::Everything { end } => {
+                    Some(Self { generation, from: Some(from), end, unchanged: None })
+                }
+                Since::Doubt => None,
+            },
+            // No record of this watcher yet: a walk from the log's length now sees every
+            // change whose line is before it; the later ones come after it.
+            None => freshness::changed_len(ws).map(|end| Self {
+                generation,
+                from: None,
+                end,
+                unchanged: None,
+            }),
+        }
+    }
+
+    /// Records that a walk after `self.end` found `digest`.
+    fn record(&self, ws: &Workspace, digest: u64) {
+        let text = format!("{} {} {digest:016x}\n", self.generation, self.end);
+        let _ = fsx::write_derived(&ws.abs(DIR).join(WATCH), text.as_bytes(), false);
+    }
+
+    /// Moves the record past the lines read (cookies only) once they add up, so the next
+    /// status reads less of the log.
+    fn advance(&self, ws: &Workspace, digest: u64) {
+        if self.from.is_some_and(|from| self.end.saturating_sub(from) >= ADVANCE) {
+            self.record(ws, digest);
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::audit::CriticalChange;
-use cogmem_index::summary::{Probe, Summary, Uncommitted};
+use cogmem_index::summary::{Look, Probe, Summary, Uncommitted};
 use cogmem_store::git::{self, CommitInfo};
 use cogmem_store::store::flags::FILE as FLAGS;
 use cogmem_store::workspace::Workspace;
@@ -48,14 +48,19 @@ pub struct StatusReport {
 /// Reports on the workspace; unreadable files are listed in `skipped`, never fatal.
 pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     let repo = git::open(ws.root())?;
-    // Stamp the working tree first: an unchanged tree reuses the last answer, and one changed
-    // after this point is found by the next status (`cogmem_index::summary`).
+    // Stamp the working tree first (or learn from a running watcher that nothing in it
+    // changed): an unchanged tree reuses the last answer, and one changed after this point is
+    // found by the next status (`cogmem_index::summary`).
     let head = git::head_id(&repo)?.map(|id| id.to_string());
-    let probe = Probe::take(ws, repo.path(), head);
-    cogmem_store::timing::mark("status: tree stamped");
-    let summary = match probe.cached(ws) {
-        Some(summary) => summary,
-        None => {
+    let look = Probe::look(ws, repo.path(), head);
+    cogmem_store::timing::mark(match look {
+        Look::Kept(_) => "status: kept answer, tree unchanged by the watcher's word",
+        Look::Walked(_) => "status: tree stamped",
+    });
+    let summary = match look {
+        Look::Kept(summary) => summary,
+        Look::Walked(probe) if let Some(summary) = probe.cached(ws) => summary,
+        Look::Walked(probe) => {
             let summary = Summary::compute(ws, &probe, || {
                 Ok(git::uncommitted(&repo)?
                     .into_iter()

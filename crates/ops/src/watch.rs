@@ -86,12 +86,15 @@ pub(crate) fn is_relevant(root: &Path, event: &notify::Event) -> bool {
 enum Note {
     /// A memory file was touched.
     Path(String),
+    /// Another file of the working tree was touched (what `status` walks).
+    Other,
     /// A reader's cookie appeared.
     Cookie(String),
     /// Anything may have changed (a lost event, a path outside the workspace).
     All,
-    /// A store folder, a folder above one, or the root itself was created, moved or removed:
-    /// the watch itself may have gone stale and is set up again.
+    /// A store folder, a folder above one, or the root itself was created, moved or removed,
+    /// or any other folder of the working tree appeared: the watch itself may have gone stale
+    /// (or not reach into the new folder yet) and is set up again.
     Structural,
 }
 
@@ -125,11 +128,39 @@ fn notes(root: &Path, event: &notify::Result<notify::Event>) -> Vec<Note> {
                 Some(Note::Structural)
             } else if cogmem_index::index::is_memory_file(&rel) {
                 Some(Note::Path(rel))
-            } else {
+            } else if !in_working_tree(&rel) {
                 None
+            } else if appeared_folder(&event.kind, p) {
+                // notify watches a new folder only after handing out the events read with
+                // its creation (a cookie among them): files made in it meanwhile would go
+                // unseen. A new watch, set up before the next cookie is answered, sees them.
+                Some(Note::Structural)
+            } else {
+                Some(Note::Other)
             }
         })
         .collect()
+}
+
+/// Whether `rel` is in what `status` walks: not under `.git/` (at any depth) nor `.cogmem/`.
+fn in_working_tree(rel: &str) -> bool {
+    let derived = cogmem_store::workspace::layout::DERIVED_DIR;
+    let in_derived =
+        rel == derived || rel.strip_prefix(derived).is_some_and(|r| r.starts_with('/'));
+    !in_derived && !rel.split('/').any(|part| part == ".git")
+}
+
+/// Whether the event made a folder appear at `path` (created, or moved in).
+fn appeared_folder(kind: &EventKind, path: &Path) -> bool {
+    use notify::event::{CreateKind, ModifyKind};
+    match kind {
+        EventKind::Create(CreateKind::Folder) => true,
+        EventKind::Create(CreateKind::File) => false,
+        EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_)) => {
+            std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        }
+        _ => false,
+    }
 }
 
 /// Records an event's notes; returns whether the watch must be set up again.
@@ -139,6 +170,7 @@ fn serve(server: &Mutex<Server>, notes: &[Note]) -> bool {
     for note in notes {
         match note {
             Note::Path(p) => s.record(&[Line::Path(p)]),
+            Note::Other => s.record(&[Line::Other]),
             Note::Cookie(name) => s.record(&[Line::Cookie(name)]),
             Note::All => s.record(&[Line::All]),
             Note::Structural => structural = true,
@@ -302,20 +334,28 @@ mod tests {
         let path = |p: &str| Note::Path(p.to_owned());
         assert_eq!(notes(root, &ev(modify, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
         assert_eq!(notes(root, &ev(modify, &["MEMORY.md"])), [path("MEMORY.md")]);
-        // Not read by the index: nothing.
-        for p in ["memory/vault/sub/a.md", "memory/meta/audit.log", ".git/index", "notes.txt"] {
+        // Not read by the index, but walked by `status`: one `~`.
+        for p in ["memory/vault/sub/a.md", "memory/meta/audit.log", "notes.txt", ".gitignore"] {
+            assert_eq!(notes(root, &ev(modify, &[p])), [Note::Other], "{p}");
+        }
+        // Neither: nothing.
+        for p in [".git/index", "sub/.git/HEAD", ".cogmem", ".cogmem/index/meta.json"] {
             assert_eq!(notes(root, &ev(modify, &[p])), [], "{p}");
         }
+        // A new folder anywhere in the working tree: the watch is set up again.
+        let folder = EventKind::Create(CreateKind::Folder);
+        assert_eq!(notes(root, &ev(folder, &["notes/2027"])), [Note::Structural]);
+        assert_eq!(notes(root, &ev(folder, &[".git/objects/ab"])), []);
         // Opening or reading is no change; closing after a write may be.
         let open = EventKind::Access(AccessKind::Open(notify::event::AccessMode::Any));
         assert_eq!(notes(root, &ev(open, &["memory/vault/a.md"])), []);
         let closed = EventKind::Access(AccessKind::Close(AccessMode::Write));
         assert_eq!(notes(root, &ev(closed, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
-        // A rename names both files.
+        // A rename names both files (the temporary one is no memory file, but in the tree).
         let both = EventKind::Modify(ModifyKind::Name(notify::event::RenameMode::Both));
         assert_eq!(
             notes(root, &ev(both, &["memory/vault/.a.md.tmp", "memory/vault/a.md"])),
-            [path("memory/vault/a.md")]
+            [Note::Other, path("memory/vault/a.md")]
         );
         // Cookies: only their creation.
         let create = EventKind::Create(CreateKind::File);

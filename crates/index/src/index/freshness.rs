@@ -4,8 +4,10 @@
 //! While `cogmem watch` runs it holds an exclusive lock on `.cogmem/watch/lock`, names itself
 //! in `.cogmem/watch/state` (a generation: pid, start time and boot), and appends to
 //! `.cogmem/watch/changed`, as each file-system event arrives, one line per memory file touched
-//! (its path), `*` when anything may have changed (a lost event, a store folder created, moved
-//! or removed), and `cookie NAME` when a file `NAME` appears in `.cogmem/watch/cookies/`.
+//! (its path), `~` when another file of the working tree was touched (what `status` walks: not
+//! `.git/` nor `.cogmem/`; one `~` for a run of them), `*` when anything may have changed (a
+//! lost event, a folder created, moved or removed), and `cookie NAME` when a file `NAME`
+//! appears in `.cogmem/watch/cookies/`.
 //!
 //! A read that wants to trust the watcher creates a cookie and waits for its line: the watcher
 //! gets one inotify instance's events in the order they happened, so every edit finished
@@ -37,6 +39,8 @@ pub(crate) const COOKIES: &str = ".cogmem/watch/cookies";
 pub enum Line<'a> {
     /// A memory file (relative to the root) that an event touched.
     Path(&'a str),
+    /// Another file of the working tree was touched (`status` cares, searches do not).
+    Other,
     /// Anything may have changed.
     All,
     /// A reader's cookie was seen.
@@ -48,6 +52,7 @@ impl Line<'_> {
     pub(crate) fn to_text(&self) -> String {
         match self {
             Line::Path(p) => format!("{p}\n"),
+            Line::Other => "~\n".to_owned(),
             Line::All => "*\n".to_owned(),
             Line::Cookie(name) => format!("cookie {name}\n"),
         }
@@ -59,6 +64,9 @@ impl Line<'_> {
 pub(crate) fn parse_line(line: &str) -> Option<Line<'_>> {
     if line == "*" {
         return Some(Line::All);
+    }
+    if line == "~" {
+        return Some(Line::Other);
     }
     if let Some(name) = line.strip_prefix("cookie ") {
         return (!name.is_empty()).then_some(Line::Cookie(name));
@@ -84,6 +92,8 @@ pub(crate) enum Since {
     Paths {
         /// The files, sorted, each once.
         paths: Vec<String>,
+        /// Whether other files of the working tree (maybe) changed too.
+        others: bool,
         /// The offset in `changed` the lines were read up to.
         end: u64,
     },
@@ -99,16 +109,18 @@ pub(crate) enum Since {
 /// What the lines read from `changed` say, given that the reader's cookie is among them.
 pub(crate) fn summarize(lines: &[&str], end: u64) -> Since {
     let mut paths: Vec<String> = Vec::new();
+    let mut others = false;
     for line in lines {
         match parse_line(line) {
             Some(Line::Path(p)) => paths.push(p.to_owned()),
+            Some(Line::Other) => others = true,
             Some(Line::Cookie(_)) => {}
             Some(Line::All) | None => return Since::Everything { end },
         }
     }
     paths.sort();
     paths.dedup();
-    Since::Paths { paths, end }
+    Since::Paths { paths, others, end }
 }
 
 /// The generation of the watcher serving this workspace, if one holds the watch lock and has
@@ -231,6 +243,8 @@ pub struct Server {
     generation: String,
     changed: File,
     phase: Phase,
+    /// Whether the last line written was a `~` (a run of them says no more than one).
+    other_last: bool,
     _lock: File,
 }
 
@@ -269,6 +283,7 @@ impl Server {
             generation,
             changed,
             phase: Phase::Starting,
+            other_last: false,
             _lock: lock,
         }))
     }
@@ -325,9 +340,10 @@ impl Server {
     }
 
     fn write(&mut self, line: &Line<'_>) {
-        if self.phase == Phase::Broken {
+        if self.phase == Phase::Broken || (self.other_last && *line == Line::Other) {
             return;
         }
+        self.other_last = *line == Line::Other;
         // One write per line, without waiting for the disk: the watch is never trusted across
         // a restart of the system. A line that cannot be written ends the service for good.
         if self.changed.write_all(line.to_text().as_bytes()).is_err() {
@@ -389,7 +405,9 @@ mod tests {
         assert_eq!(parse_line("memory/vault/sub/garden.md"), None);
         assert_eq!(parse_line(""), None);
         assert_eq!(parse_line("cookie "), None);
-        for line in [Line::All, Line::Cookie("x"), Line::Path("memory/episodes/a.md")] {
+        assert_eq!(parse_line("~"), Some(Line::Other));
+        for line in [Line::All, Line::Other, Line::Cookie("x"), Line::Path("memory/episodes/a.md")]
+        {
             let text = line.to_text();
             assert_eq!(parse_line(text.strip_suffix('\n').unwrap()), Some(line));
         }
@@ -411,12 +429,17 @@ mod tests {
             paths(&["memory/vault/b.md", "cookie x", "memory/vault/a.md", "memory/vault/b.md"]),
             Since::Paths {
                 paths: vec!["memory/vault/a.md".into(), "memory/vault/b.md".into()],
+                others: false,
                 end: 7
             }
         );
         assert_eq!(paths(&["memory/vault/a.md", "*", "cookie x"]), Since::Everything { end: 7 });
         assert_eq!(paths(&["notes.txt"]), Since::Everything { end: 7 });
-        assert_eq!(paths(&[]), Since::Paths { paths: vec![], end: 7 });
+        assert_eq!(paths(&[]), Since::Paths { paths: vec![], others: false, end: 7 });
+        assert_eq!(
+            paths(&["~", "cookie x", "memory/vault/a.md"]),
+            Since::Paths { paths: vec!["memory/vault/a.md".into()], others: true, end: 7 }
+        );
     }
 
     #[test]

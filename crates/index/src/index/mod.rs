@@ -776,7 +776,8 @@ fn refresh_locked(
         };
         cogmem_store::timing::mark("watcher asked");
         match since {
-            freshness::Since::Paths { paths, end } => {
+            // Other files of the working tree are `status`'s business.
+            freshness::Since::Paths { paths, others: _, end } => {
                 watch_record = Some((generation, end));
                 listed = Some(paths);
             }
