@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Meta, files_digest, parse_file_line};
+use super::{Meta, Unparsed, files_digest, parse_file_line};
 
 /// The hash one file adds to the `#files` digest.
 fn file_hash(path: &str, (size, mtime): (u64, u128)) -> u64 {
@@ -23,13 +23,15 @@ impl Meta {
     /// when it cannot be (the file lines are already parsed, there is no `#files` line, or one
     /// of these lines is malformed): the caller then parses every line.
     pub(super) fn parse_only(&mut self, paths: &[String]) -> bool {
-        let Some((text, body)) = &self.unparsed else { return false };
+        let Some((text, body)) = self.unparsed.as_ref().and_then(Unparsed::get) else {
+            return false;
+        };
         if self.digest.is_none() {
             return false;
         }
         let mut old: BTreeMap<String, Option<(u64, u128)>> = BTreeMap::new();
         for p in paths {
-            let stamp = match crate::graph::cache::find_line(text, (*body, text.len()), p) {
+            let stamp = match crate::graph::cache::find_line(text, (body, text.len()), p) {
                 Some(line) => {
                     let Some((_, stamp)) = parse_file_line(line) else { return false };
                     Some(stamp)
@@ -50,7 +52,7 @@ impl Meta {
     /// now has them. `None` when the manifest was not prepared so.
     pub(super) fn patched_lines(&self) -> Option<String> {
         let (Some(patch), Some((text, body)), Some((n, sum))) =
-            (&self.patch, &self.unparsed, self.digest)
+            (&self.patch, self.unparsed.as_ref().and_then(Unparsed::get), self.digest)
         else {
             return None;
         };
@@ -65,7 +67,7 @@ impl Meta {
                 sum = sum.wrapping_add(file_hash(path, (s.size, s.mtime)));
             }
         }
-        let lines = &text[*body..];
+        let lines = &text[body..];
         let mut out = String::with_capacity(lines.len() + 256);
         out.push_str(&format!("#files {n} {sum:016x}\n"));
         let mut next = patch.keys().peekable();

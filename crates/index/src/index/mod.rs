@@ -202,10 +202,9 @@ struct Meta {
     analyzer: String,
     files: HashMap<String, Stamp>,
     /// The file lines, when only the header was parsed ([`Meta::parse_header`]): `files` is
-    /// empty until [`Meta::parse_files`].
-    /// (the whole manifest text, where its file lines start): not copied, at a million
-    /// memories it is 10 MB.
-    unparsed: Option<(String, usize)>,
+    /// empty until [`Meta::parse_files`]. Not copied, and read from the file only when first
+    /// needed ([`Unparsed`]): at a million memories they are 10 MB.
+    unparsed: Option<Unparsed>,
     /// The `#files` line as read.
     digest: Option<(usize, u64)>,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
@@ -222,6 +221,49 @@ struct Meta {
     /// size and mtime their lines had ([`manifest_patch`]).
     patch: Option<std::collections::BTreeMap<String, Option<(u64, u128)>>>,
 }
+
+/// A manifest's text whose file lines are not parsed: what was read of it and where its file
+/// lines start, and, while the rest is unread, the open file. A search the watcher vouches for
+/// needs the header only; the first look at a file line reads the rest (from the same open file,
+/// so from the manifest the header was read from: every writer replaces the file).
+#[derive(Debug, Clone)]
+struct Unparsed {
+    read: String,
+    body: usize,
+    rest: Option<std::sync::Arc<File>>,
+    /// The whole text once the rest was read; `None` when it could not be.
+    whole: std::sync::OnceLock<Option<String>>,
+}
+
+impl Unparsed {
+    fn whole(text: String, body: usize) -> Self {
+        Self { read: text, body, rest: None, whole: std::sync::OnceLock::new() }
+    }
+
+    /// The whole manifest text and where its file lines start; `None` when the rest of the file
+    /// could not be read (the file lines are then unknown).
+    fn get(&self) -> Option<(&str, usize)> {
+        let Some(file) = &self.rest else { return Some((&self.read, self.body)) };
+        let whole = self.whole.get_or_init(|| {
+            let mut bytes = self.read.clone().into_bytes();
+            let mut f = &**file;
+            std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(bytes.len() as u64)).ok()?;
+            std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
+            String::from_utf8(bytes).ok()
+        });
+        whole.as_deref().map(|t| (t, self.body))
+    }
+}
+
+impl PartialEq for Unparsed {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// How much of the manifest is read before its header is parsed: the header lines (a few per
+/// store folder and decay shard) fit; the file lines are read when needed.
+const MANIFEST_HEAD: usize = 64 * 1024;
 
 /// The digest of the `#files` line: FNV-1a of each file's `path TAB size TAB mtime`, summed
 /// (so the order of a folder listing does not matter), and the number of files.
@@ -298,14 +340,15 @@ impl Meta {
             }
         }
         let body = body.min(text.len());
-        meta.unparsed = Some((text, body));
+        meta.unparsed = Some(Unparsed::whole(text, body));
         Some(meta)
     }
 
     /// Parses the file lines kept by [`Self::parse_header`]; `false` when one is malformed
     /// (the manifest is then no manifest).
     fn parse_files(&mut self) -> bool {
-        let Some((text, body)) = self.unparsed.take() else { return true };
+        let Some(unparsed) = self.unparsed.take() else { return true };
+        let Some((text, body)) = unparsed.get() else { return false };
         for line in text[body..].lines() {
             let Some((path, stamp)) = parse_file_line(line) else { return false };
             self.files.insert(path.to_owned(), stamp);
@@ -317,8 +360,9 @@ impl Meta {
     fn lookup(&self, rel: &str) -> Option<(u64, u128)> {
         match &self.unparsed {
             None => self.files.get(rel).map(|s| (s.size, s.mtime)),
-            Some((text, body)) => {
-                let line = crate::graph::cache::find_line(text, (*body, text.len()), rel)?;
+            Some(unparsed) => {
+                let (text, body) = unparsed.get()?;
+                let line = crate::graph::cache::find_line(text, (body, text.len()), rel)?;
                 parse_file_line(line).map(|(_, s)| (s.size, s.mtime))
             }
         }
@@ -330,11 +374,11 @@ impl Meta {
     fn known_dirs(&self) -> std::collections::BTreeMap<String, scan::DirStamp> {
         let complete = match (&self.unparsed, self.digest) {
             (None, _) => true,
-            (Some((text, body)), Some((n, _))) => {
-                let lines = &text.as_bytes()[*body..];
+            (Some(unparsed), Some((n, _))) => unparsed.get().is_some_and(|(text, body)| {
+                let lines = &text.as_bytes()[body..];
                 (lines.is_empty() || lines.ends_with(b"\n"))
                     && lines.iter().filter(|b| **b == b'\n').count() == n
-            }
+            }),
             (Some(_), None) => false,
         };
         if complete { self.dirs.clone() } else { std::collections::BTreeMap::new() }
@@ -344,8 +388,9 @@ impl Meta {
     fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_> {
         match &self.unparsed {
             None => Box::new(self.files.keys().map(String::as_str)),
-            Some((text, body)) => {
-                Box::new(text[*body..].lines().map(|l| l.split_once('\t').map_or(l, |(p, _)| p)))
+            Some(unparsed) => {
+                let lines = unparsed.get().map_or("", |(text, body)| &text[body..]);
+                Box::new(lines.lines().map(|l| l.split_once('\t').map_or(l, |(p, _)| p)))
             }
         }
     }
@@ -386,12 +431,16 @@ impl Meta {
             out.push_str(&lines);
             return out;
         }
-        if let Some((text, body)) = &self.unparsed {
+        if let Some(unparsed) = &self.unparsed {
             // Only the header changed: the file lines (and their digest) are written back.
-            if let Some((n, d)) = self.digest {
-                out.push_str(&format!("#files {n} {d:016x}\n"));
+            // Lines that could not be read are not written, nor their digest: the next refresh
+            // then reads every file again.
+            if let Some((text, body)) = unparsed.get() {
+                if let Some((n, d)) = self.digest {
+                    out.push_str(&format!("#files {n} {d:016x}\n"));
+                }
+                out.push_str(&text[body..]);
             }
-            out.push_str(&text[*body..]);
             return out;
         }
         let (n, d) = files_digest(self.files.iter().map(|(p, s)| (p.as_str(), s.size, s.mtime)));
@@ -433,6 +482,35 @@ fn parse_watch(value: &str) -> Option<(String, u64)> {
 /// index is rebuilt).
 /// Only the header is parsed ([`Meta::parse_header`]).
 fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
+    fsx::check_inside(path, "read")?;
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(IoError::new(path, "read", e).into()),
+    };
+    let len = file.metadata().map_err(|e| IoError::new(path, "read", e))?.len();
+    // A large manifest within the limit: its first lines, up to the last whole line read.
+    if len > MANIFEST_HEAD as u64 && len <= limit {
+        let mut head = vec![0u8; MANIFEST_HEAD];
+        std::io::Read::read_exact(&mut &file, &mut head)
+            .map_err(|e| IoError::new(path, "read", e))?;
+        let end = head.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        head.truncate(end);
+        let Ok(text) = String::from_utf8(head) else { return Ok(None) };
+        let Some(mut meta) = Meta::parse_header(text) else { return Ok(None) };
+        // The header ended in what was read: the rest is read from here when needed.
+        if let Some(unparsed) = meta.unparsed.as_mut()
+            && unparsed.body < unparsed.read.len()
+        {
+            unparsed.rest = Some(std::sync::Arc::new(file));
+            return Ok(Some(meta));
+        }
+    }
+    read_meta_whole(path, limit)
+}
+
+/// [`read_meta`] reading the whole file before parsing its header.
+fn read_meta_whole(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
     let bytes = fsx::read_if_exists(path, limit)?;
     Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(Meta::parse_header))
 }
@@ -1307,6 +1385,45 @@ mod tests {
         // A malformed file line makes the manifest no manifest once it is parsed.
         let mut broken = Meta::parse_header(text.replace("\th7\n", "\n")).expect("a header");
         assert!(!broken.parse_files());
+    }
+
+    #[test]
+    fn a_large_manifest_reads_its_file_lines_only_when_needed_and_from_the_file_it_opened() {
+        let files: HashMap<String, Stamp> = (0..3_000)
+            .map(|i| {
+                let stamp = Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
+                (format!("memory/graph/entities/person--someone-{i:05}.md"), stamp)
+            })
+            .collect();
+        let mut meta = Meta { schema_version: 5, files, ..Meta::default() };
+        meta.dirs.insert("memory/vault".into(), scan::DirStamp { mtime: 1, ctime: 2, ino: 3 });
+        let text = meta.to_text();
+        assert!(text.len() > 2 * MANIFEST_HEAD, "{}", text.len());
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join(META_FILE);
+        fsx::write_atomic(&path, text.as_bytes()).expect("written");
+        let lazy = read_meta(&path, u64::MAX).expect("read").expect("a manifest");
+        let unparsed = lazy.unparsed.as_ref().expect("not parsed");
+        assert!(unparsed.rest.is_some() && unparsed.read.len() <= MANIFEST_HEAD, "header only");
+        // Replaced (as every writer does) before the file lines are needed: they are the ones
+        // of the manifest whose header was read.
+        fsx::write_atomic(&path, Meta::default().to_text().as_bytes()).expect("replaced");
+        assert_eq!(lazy.known_dirs(), meta.dirs);
+        for (p, s) in meta.files.iter().step_by(97) {
+            assert_eq!(lazy.lookup(p), Some((s.size, s.mtime)), "{p}");
+        }
+        assert_eq!(lazy.to_text(), text);
+        let mut parsed = lazy.clone();
+        assert!(parsed.parse_files());
+        assert_eq!(parsed.files, meta.files);
+        // Over the limit: an error naming the file, as for any file.
+        fsx::write_atomic(&path, text.as_bytes()).expect("written");
+        assert!(read_meta(&path, 1_000).is_err());
+        // A small manifest is read whole.
+        let small = Meta { schema_version: 5, ..Meta::default() }.to_text();
+        fsx::write_atomic(&path, small.as_bytes()).expect("written");
+        let whole = read_meta(&path, u64::MAX).expect("read").expect("a manifest");
+        assert!(whole.unparsed.as_ref().is_some_and(|u| u.rest.is_none()));
     }
 
     #[test]
