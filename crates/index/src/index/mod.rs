@@ -403,6 +403,56 @@ impl Meta {
             .collect()
     }
 
+    /// What a full scan's `files` (path, size, mtime) differ in from the file lines still held
+    /// as text: the files to read (new, or with other stamps), sorted, and the paths gone.
+    /// `None` when the lines are parsed already, cannot be read, are not strictly sorted or one
+    /// is malformed, or there is no `#files` line (the caller parses every line then).
+    fn diff(&self, files: &[FileStamp]) -> Option<(Vec<FileStamp>, Vec<String>)> {
+        let (text, body) = self.unparsed.as_ref()?.get()?;
+        self.digest?;
+        let mut scan: Vec<&(String, u64, u128)> = files.iter().collect();
+        scan.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut lines = text[body..].lines().map(stamp_of_line).peekable();
+        let (mut to_read, mut gone) = (Vec::new(), Vec::new());
+        let mut last: Option<&str> = None;
+        let mut next = |lines: &mut std::iter::Peekable<_>| -> Option<Option<(&str, (u64, u128))>> {
+            let line: Option<Option<(&str, (u64, u128))>> = lines.next();
+            if let Some(Some((path, _))) = &line {
+                if last.is_some_and(|l| l >= *path) {
+                    return None; // not sorted: not a manifest this comparison can trust
+                }
+                last = Some(*path);
+            }
+            Some(line.flatten())
+        };
+        for f in scan {
+            loop {
+                match lines.peek() {
+                    Some(None) => return None, // a malformed line
+                    Some(Some((path, _))) if *path < f.0.as_str() => {
+                        let (path, _) = next(&mut lines)??;
+                        gone.push(path.to_owned());
+                    }
+                    _ => break,
+                }
+            }
+            match lines.peek() {
+                Some(Some((path, _))) if *path == f.0.as_str() => {
+                    let (_, stamp) = next(&mut lines)??;
+                    if stamp != (f.1, f.2) {
+                        to_read.push(f.clone());
+                    }
+                }
+                _ => to_read.push(f.clone()),
+            }
+        }
+        while lines.peek().is_some() {
+            let (path, _) = next(&mut lines)??;
+            gone.push(path.to_owned());
+        }
+        Some((to_read, gone))
+    }
+
     /// Whether `files` (path, size, mtime) are exactly the files of the `#files` line.
     fn is_same(&self, files: &[(String, u64, u128)]) -> bool {
         self.digest.is_some()
@@ -453,6 +503,18 @@ impl Meta {
         }
         out
     }
+}
+
+/// A file's path (relative to the root), size and mtime, as a scan finds it.
+type FileStamp = (String, u64, u128);
+
+/// The path, size and mtime of a `path TAB size TAB mtime TAB hash` line (the hash is not
+/// needed to compare stamps, nor copied).
+fn stamp_of_line(line: &str) -> Option<(&str, (u64, u128))> {
+    let mut f = line.split('\t');
+    let (path, size, mtime) = (f.next()?, f.next()?, f.next()?);
+    f.next()?;
+    Some((path, (size.parse().ok()?, mtime.parse().ok()?)))
 }
 
 /// Parses a `path TAB size TAB mtime TAB hash` line.
@@ -896,13 +958,22 @@ fn refresh_locked(
     // Every file with the stamps of the `#files` line: nothing to look up (issue 20). Else the
     // file lines are parsed, or, for a few listed paths, searched in place.
     let same = only.is_none() && !report.rebuilt && meta.is_same(&files);
-    if !same && only.is_none() && !meta.parse_files() {
+    // A full scan that found a few files changed compares the stamps with the file lines as
+    // text, and only those files' lines are parsed and patched, as after a change (at a million
+    // memories, parsing every line and writing them all again took 0.4 s).
+    let diffed = if !same && only.is_none() { meta.diff(&files) } else { None };
+    if !same && only.is_none() && diffed.is_none() && !meta.parse_files() {
         drop(inner);
         return refresh_locked(ws, true, progress, None);
     }
     let mut to_read: Vec<(String, u64, u128)> = Vec::new();
     let mut gone: Vec<String> = Vec::new();
-    if !same {
+    let mut patch_paths: Option<Vec<String>> = only.map(<[String]>::to_vec);
+    if let Some((changed, removed)) = diffed {
+        patch_paths =
+            Some(changed.iter().map(|f| f.0.clone()).chain(removed.iter().cloned()).collect());
+        (to_read, gone) = (changed, removed);
+    } else if !same {
         for (rel, size, mtime) in &files {
             if meta.lookup(rel) != Some((*size, *mtime)) {
                 to_read.push((rel.clone(), *size, *mtime));
@@ -920,10 +991,10 @@ fn refresh_locked(
             None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
         };
     }
-    // Files are about to be re-read or dropped: after a change, only their lines are parsed
-    // and patched (issue 20); otherwise the manifest is rewritten whole.
+    // Files are about to be re-read or dropped: after a change or a scan that found few, only
+    // their lines are parsed and patched (issue 20); otherwise the manifest is rewritten whole.
     if (!to_read.is_empty() || !gone.is_empty())
-        && !only.is_some_and(|paths| meta.parse_only(paths))
+        && !patch_paths.as_deref().is_some_and(|paths| meta.parse_only(paths))
         && !meta.parse_files()
     {
         drop(inner);
@@ -1424,6 +1495,40 @@ mod tests {
         fsx::write_atomic(&path, small.as_bytes()).expect("written");
         let whole = read_meta(&path, u64::MAX).expect("read").expect("a manifest");
         assert!(whole.unparsed.as_ref().is_some_and(|u| u.rest.is_none()));
+    }
+
+    #[test]
+    fn a_scan_is_compared_with_the_file_lines_as_text() {
+        let stamp = |i: u64| Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
+        let files: HashMap<String, Stamp> =
+            (0..50).map(|i| (format!("memory/vault/n{i:02}.md"), stamp(i))).collect();
+        let meta = Meta { schema_version: 5, files, ..Meta::default() };
+        let text = meta.to_text();
+        let lazy = Meta::parse_header(text.clone()).expect("a manifest");
+        let mut scan: Vec<(String, u64, u128)> =
+            meta.files.iter().map(|(p, s)| (p.clone(), s.size, s.mtime)).collect();
+        assert_eq!(lazy.diff(&scan), Some((vec![], vec![])));
+        // One edited, one new (before every line), one gone (the last).
+        scan.retain(|f| f.0 != "memory/vault/n49.md");
+        scan.iter_mut().find(|f| f.0 == "memory/vault/n07.md").expect("there").2 += 1;
+        scan.push(("memory/vault/a.md".into(), 1, 1));
+        let (to_read, gone) = lazy.diff(&scan).expect("compared");
+        let read: Vec<&str> = to_read.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(read, ["memory/vault/a.md", "memory/vault/n07.md"]);
+        assert_eq!(gone, ["memory/vault/n49.md"]);
+        // What a parse of every line finds too.
+        let mut parsed = lazy.clone();
+        assert!(parsed.parse_files());
+        for f in &scan {
+            let differs = parsed.lookup(&f.0) != Some((f.1, f.2));
+            assert_eq!(differs, read.contains(&f.0.as_str()), "{}", f.0);
+        }
+        assert_eq!(parsed.diff(&scan), None, "parsed: compared by the caller");
+        // Lines out of order, or malformed: no comparison (every line is parsed instead).
+        let swapped = text.replace("memory/vault/n03.md", "memory/vault/n99.md");
+        assert_eq!(Meta::parse_header(swapped).expect("a header").diff(&scan), None);
+        let broken = text.replace("\th7\n", "\n");
+        assert_eq!(Meta::parse_header(broken).expect("a header").diff(&scan), None);
     }
 
     #[test]
