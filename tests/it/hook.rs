@@ -448,3 +448,74 @@ fn prompt_memories_show_a_superseded_tool_as_history_not_current() {
         "{line}"
     );
 }
+
+/// The SessionStart pack and the timing marks of the run.
+#[cfg(feature = "timings")]
+fn session_pack(env: &TestEnv, now: &str) -> (String, String) {
+    let none = env.home.join("none.jsonl");
+    let json = fixture("hooks/claude-code/SessionStart.json", &env.root, &none);
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .env("COGMEM_NOW", now)
+        .env("COGMEM_TIMINGS", "1")
+        .stdin(json)
+        .output();
+    (added_context(&out, "SessionStart"), out.stderr.clone())
+}
+
+#[cfg(feature = "timings")] // reads which decay source the pack used
+#[test]
+fn a_session_pack_ranks_entities_from_the_index_caches_as_from_the_decay_files() {
+    let env = seeded();
+    // Entities with decay entries of different ages (and one forgotten), entities written by
+    // hand (no entry: they count as new, a tie broken by date), a superseded one: more than
+    // the 30 the pack ranks.
+    for (i, day) in ["2026-06-01", "2026-08-10", "2026-10-05", "2026-11-20"].iter().enumerate() {
+        for j in 0..3 {
+            let text = format!("Person {i}{j} works on project {j}");
+            env.run(["remember", &text, "--entity", &format!("person--p{i}{j}")])
+                .env("COGMEM_NOW", format!("{day}T09:0{j}:00Z"))
+                .success();
+        }
+    }
+    env.run(["forget", "--id", "entity:person--p31", "--yes"]).success();
+    // 40 tools tied at 1.0, the newest last in file order: the cards go to the newest ones,
+    // which only a ranking that reads every tied entity finds.
+    for k in 0..40 {
+        let created =
+            if k < 31 { format!("2026-10-{:02}", k + 1) } else { format!("2026-11-{:02}", k - 30) };
+        env.write(
+            &format!("memory/graph/entities/tool--t{k:02}.md"),
+            &format!(
+                "# T{k:02}\n<!-- Type: tool | Created: {created} -->\n\n## Facts\n- T{k:02} is a tool we use\n"
+            ),
+        );
+    }
+    env.write(
+        "memory/graph/entities/tool--old.md",
+        "---\ntype: tool\nstatus: superseded\ncreated: 2026-10-30\n---\n# Old\n\n## Facts\n- Old was a tool\n",
+    );
+    env.git_commit_all("tools by hand");
+    let now = "2026-12-01T10:00:00Z";
+    env.run(["search", "tool"]).env("COGMEM_NOW", now).success(); // the caches are current
+    let (cached, marks) = session_pack(&env, now);
+    assert!(marks.contains("entities ranked from the index's caches"), "{marks}");
+    assert!(marks.contains("decay inputs from the index's caches"), "{marks}");
+    assert!(cached.contains("T39 is a tool"), "the newest tools get the cards: {cached}");
+    assert!(!cached.contains("T29 is a tool"), "ten cards, the newest first: {cached}");
+    assert!(!cached.contains("Person 31"), "a forgotten entity stays out: {cached}");
+    // The decay file changed since its cache was written (here: only its time): the files.
+    let decay = env.path("memory/meta/decay-scores.json");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options().write(true).open(&decay).unwrap().set_modified(later).unwrap();
+    let (from_files, marks) = session_pack(&env, now);
+    assert!(marks.contains("entities ranked from the decay files"), "{marks}");
+    assert!(marks.contains("decay inputs from the decay files"), "{marks}");
+    assert_eq!(from_files, cached);
+    // No index at all: the same.
+    std::fs::remove_dir_all(env.path(".cogmem/index")).unwrap();
+    let (no_index, marks) = session_pack(&env, now);
+    assert!(marks.contains("entities ranked from the decay files"), "{marks}");
+    assert_eq!(no_index, cached);
+}

@@ -144,6 +144,9 @@ pub fn session(ws: &Workspace, opts: &ContextOptions, clock: &dyn Clock) -> crat
     build(ws, None, true, opts, clock)
 }
 
+/// Recent episodes a session's pack offers at most.
+const RECENT: usize = 30;
+
 /// Entity cards a pack offers at most (cards that stay out for a reason known before packing
 /// do not count).
 const MAX_CARDS: usize = 10;
@@ -186,29 +189,56 @@ fn build(
             .map(|rel| files.units(rel))
             .collect(),
     };
-    // Only the decay shards of those memories, of the entities they name and of core memory
-    // (issue 20: the whole state was read, 0.1 s at 100,000 memories); every shard for a
-    // session, which ranks every entity.
-    let decay_file = if current {
-        access::load_decay(ws)?
-    } else {
+    cogmem_store::timing::mark("context: the week's episodes read");
+    // The week's most recent episodes, the ones a session's pack offers: chosen by date and
+    // line (ties at the last place kept), so only their decay entries are needed.
+    let recent: Vec<MemoryUnit> = {
+        let mut v: Vec<&MemoryUnit> = week
+            .iter()
+            .flat_map(|f| f.iter())
+            .filter(|u| {
+                // An imported host transcript is the conversation itself, not what is
+                // recent in memory (issue 17); a query still finds it.
+                u.store == Store::Episodic
+                    && u.date.as_deref().is_some_and(|d| d >= since.as_str())
+                    && !u.tags.iter().any(|t| t == TRANSCRIPT_TAG)
+            })
+            .collect();
+        v.sort_by(|a, b| b.date.cmp(&a.date).then(b.line.cmp(&a.line)));
+        let last = v.get(RECENT - 1).map(|u| (u.date.clone(), u.line));
+        v.into_iter()
+            .take_while(|u| last.as_ref().is_none_or(|l| (&u.date, u.line) >= (&l.0, l.1)))
+            .cloned()
+            .collect()
+    };
+    // Only the decay entries of those memories, of the entities they name and of core memory
+    // (issue 20: the whole state was read, 0.1 s at 100,000 memories); from the index's
+    // caches when they are current. A session also ranks every entity
+    // ([`most_relevant_entities`]).
+    let decay = {
         let mut ids: Vec<String> =
             files.units(layout::MEMORY_MD).iter().map(|u| u.id.clone()).collect();
         let hits = report.iter().flat_map(|r| r.hits.iter());
         let found = hits.filter_map(|h| files.get(&h.path, &h.id));
-        for u in found.chain(week.iter().flat_map(|f| f.iter().cloned())) {
+        for u in found.chain(recent.iter().cloned()) {
             ids.extend(u.entities.iter().map(|e| format!("entity:{e}")));
             ids.push(u.id);
         }
         let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
-        DecayFile::load_for(ws, &keys)?
+        Decay::load(ws, &keys, now)?
     };
+    cogmem_store::timing::mark("context: decay state read");
     let p = &ws.settings().decay;
-    let at = decay_file.now(now);
+    let at = decay.at;
     let states = EntityStates { files: &files, vocab: vocabulary(ws)? };
+    // Why a memory of this relevance stays out whatever the budget: faded out.
+    let faded = |relevance: f64| {
+        (decay::band(relevance, p) == decay::Band::Archived)
+            .then(|| format!("archived (relevance {relevance:.2})"))
+    };
     // Why a memory stays out whatever the budget: forgotten, faded out, superseded.
     let out_of = |u: &MemoryUnit| -> Option<String> {
-        if decay_file.is_forgotten(&u.id) {
+        if decay.is_forgotten(&u.id) {
             return Some("archived (forgotten)".into());
         }
         if u.store == Store::Semantic
@@ -216,9 +246,7 @@ fn build(
         {
             return Some(why);
         }
-        let relevance = decay_file.inputs(&u.id, now).map(|i| decay::relevance(&i, &at, p))?;
-        (decay::band(relevance, p) == decay::Band::Archived)
-            .then(|| format!("archived (relevance {relevance:.2})"))
+        faded(decay.inputs(&u.id).map(|i| decay::relevance(i, &at, p))?)
     };
     let mut candidates: Vec<Candidate> = Vec::new();
     for u in files.units(layout::MEMORY_MD).iter().filter(|u| u.store == Store::Core) {
@@ -230,7 +258,7 @@ fn build(
             1.0,
             "core memory".into(),
         );
-        c.out = decay_file.is_forgotten(&u.id).then(|| "archived (forgotten)".into());
+        c.out = decay.is_forgotten(&u.id).then(|| "archived (forgotten)".into());
         candidates.push(c);
     }
     candidates.extend(outcomes::candidates(ws)?);
@@ -258,26 +286,17 @@ fn build(
             }
         }
         None => {
-            let mut recent: Vec<(MemoryUnit, f64)> = week
-                .iter()
-                .flat_map(|f| f.iter())
-                .filter(|u| {
-                    // An imported host transcript is the conversation itself, not what is
-                    // recent in memory (issue 17); a query still finds it.
-                    u.store == Store::Episodic
-                        && u.date.as_deref().is_some_and(|d| d >= since.as_str())
-                        && !u.tags.iter().any(|t| t == TRANSCRIPT_TAG)
-                })
+            let mut recent: Vec<(MemoryUnit, f64)> = recent
+                .into_iter()
                 .map(|u| {
-                    let r =
-                        decay_file.inputs(&u.id, now).map_or(0.8, |i| decay::relevance(&i, &at, p));
-                    (u.clone(), r)
+                    let r = decay.inputs(&u.id).map_or(0.8, |i| decay::relevance(i, &at, p));
+                    (u, r)
                 })
                 .collect();
             recent.sort_by(|a, b| {
                 b.0.date.cmp(&a.0.date).then(b.0.line.cmp(&a.0.line)).then(b.1.total_cmp(&a.1))
             });
-            for (u, r) in recent.into_iter().take(30) {
+            for (u, r) in recent.into_iter().take(RECENT) {
                 let why = format!("recent episode (relevance {r:.2})");
                 memory_units.push((u, r, why));
             }
@@ -356,28 +375,16 @@ fn build(
         }
         cards.push(card);
     }
+    cogmem_store::timing::mark("context: memories and named cards");
     if current {
-        // Every entity is a candidate here (the most relevant ones, whatever the week named).
-        let all: Vec<std::rc::Rc<Vec<MemoryUnit>>> =
-            units::markdown_files(ws.root(), layout::ENTITIES_DIR)
-                .iter()
-                .map(|rel| files.units(rel))
-                .collect();
-        let mut entities: Vec<(&MemoryUnit, f64)> = all
-            .iter()
-            .flat_map(|f| f.iter())
-            .filter(|u| u.store == Store::Semantic)
-            .filter(|u| states.not_current(u.id.trim_start_matches("entity:")).is_none())
-            .filter(|u| !decay_file.is_forgotten(&u.id))
-            .filter(|u| !named.iter().any(|(e, _)| u.id.strip_prefix("entity:") == Some(e)))
-            .map(|u| {
-                let r = decay_file.inputs(&u.id, now).map_or(1.0, |i| decay::relevance(&i, &at, p));
-                (u, r)
-            })
-            .collect();
-        entities.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.date.cmp(&a.0.date)));
+        // Every entity is a candidate here (the most relevant ones, whatever the week named),
+        // ranked without reading every entity file: only the best ones are read, in order.
+        let named_ids: std::collections::HashSet<String> =
+            named.iter().map(|(e, _)| format!("entity:{e}")).collect();
+        let entities = most_relevant_entities(ws, &files, &states, &named_ids, now, 3 * MAX_CARDS)?;
+        cogmem_store::timing::mark("context: entities ranked");
         // Entities that stay out (empty, nothing current) are in the receipt, but only so many.
-        for (u, r) in entities.into_iter().take(3 * MAX_CARDS) {
+        for (u, r) in &entities {
             if offered >= MAX_CARDS {
                 break;
             }
@@ -388,13 +395,16 @@ fn build(
                 format!("a most relevant entity (relevance {r:.2})"),
                 1.0,
             );
-            card.out = out_of(u).or(card.out);
+            // Neither forgotten nor superseded (left out above): only its relevance may keep it
+            // out, as `out_of` would say.
+            card.out = faded(*r).or(card.out);
             if card.out.is_none() {
                 offered += 1;
             }
             cards.push(card);
         }
     }
+    cogmem_store::timing::mark("context: entity cards");
     candidates.extend(cards);
     crate::flag::offer(ws, &mut candidates);
     let pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
@@ -405,6 +415,7 @@ fn build(
         .map(|r| r.id.clone())
         .collect();
     used.dedup();
+    cogmem_store::timing::mark("context: packed");
     if !used.is_empty() {
         access::record(ws, &used, 0, now)?;
     }
@@ -537,6 +548,116 @@ struct EntityStates<'a> {
 
 /// The memory files a pack reads, each read and split into units once, when first needed. A
 /// file that cannot be read has no units (as `units::list` leaves it out).
+/// The `n` most relevant entities that are current, not forgotten and not in `named`, with
+/// their relevance, best first (ties by the newer date), as if every entity file were read
+/// and ranked: the entities are ranked by their decay inputs first (from the index's caches
+/// when they are current, else from the decay files; one without an entry counts as new,
+/// 1.0), and files are read in that order until `n` pass and no later one can tie.
+fn most_relevant_entities(
+    ws: &Workspace,
+    files: &Files<'_>,
+    states: &EntityStates<'_>,
+    named: &std::collections::HashSet<String>,
+    now: cogmem_text::clock::Timestamp,
+    n: usize,
+) -> crate::Result<Vec<(MemoryUnit, f64)>> {
+    let p = &ws.settings().decay;
+    // id → (relevance, forgotten)
+    let cached = cogmem_index::index::CachedDecay::open(ws).and_then(|c| c.with_prefix("entity:"));
+    let known: std::collections::HashMap<String, (f64, bool)> = match cached {
+        Some((interactions, entries)) => {
+            cogmem_store::timing::mark("context: entities ranked from the index's caches");
+            let at = cogmem_store::decay::Now { time: now, interactions };
+            entries
+                .into_iter()
+                .map(|(id, i)| (id, (decay::relevance(&i, &at, p), i.forgotten)))
+                .collect()
+        }
+        None => {
+            cogmem_store::timing::mark("context: entities ranked from the decay files");
+            let d = DecayFile::load(ws)?;
+            let at = d.now(now);
+            d.keys()
+                .into_iter()
+                .filter(|k| k.starts_with("entity:"))
+                .map(|k| {
+                    let r = d.inputs(&k, now).map_or(1.0, |i| decay::relevance(&i, &at, p));
+                    let forgotten = d.is_forgotten(&k);
+                    (k, (r, forgotten))
+                })
+                .collect()
+        }
+    };
+    let mut ranked: Vec<(String, String, f64)> =
+        units::markdown_files(ws.root(), layout::ENTITIES_DIR)
+            .into_iter()
+            .filter_map(|rel| {
+                let id = format!("entity:{}", units::md_stem(&rel));
+                let (r, forgotten) = known.get(&id).copied().unwrap_or((1.0, false));
+                (!forgotten && !named.contains(&id)).then_some((rel, id, r))
+            })
+            .collect();
+    ranked.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let mut found: Vec<(MemoryUnit, f64)> = Vec::new();
+    for (rel, _, r) in &ranked {
+        // Enough, and what is left ranks lower than the last one kept: nothing can tie.
+        if found.len() >= n && found.last().is_some_and(|(_, last)| r.total_cmp(last).is_lt()) {
+            break;
+        }
+        for u in files.units(rel).iter() {
+            let slug = u.id.trim_start_matches("entity:");
+            if u.store == Store::Semantic
+                && !named.contains(&u.id)
+                && states.not_current(slug).is_none()
+            {
+                let (r, forgotten) = known.get(&u.id).copied().unwrap_or((1.0, false));
+                if !forgotten {
+                    found.push((u.clone(), r));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.date.cmp(&a.0.date)));
+    found.truncate(n);
+    Ok(found)
+}
+
+/// The decay inputs a pack needs, by id: from the index's caches when they are current (as
+/// search scores), else from the decay files' shards that hold them.
+struct Decay {
+    at: decay::Now,
+    /// id → its inputs (if its entry has them) and whether it was forgotten.
+    entries: std::collections::HashMap<String, (Option<decay::DecayInputs>, bool)>,
+}
+
+impl Decay {
+    fn load(
+        ws: &Workspace,
+        keys: &[&str],
+        now: cogmem_text::clock::Timestamp,
+    ) -> crate::Result<Self> {
+        if let Some(cache) = cogmem_index::index::CachedDecay::open(ws) {
+            cogmem_store::timing::mark("context: decay inputs from the index's caches");
+            let (interactions, found) = cache.lookup(keys);
+            let entries = found.into_iter().map(|(k, i)| (k, (Some(i), i.forgotten))).collect();
+            return Ok(Self { at: decay::Now { time: now, interactions }, entries });
+        }
+        cogmem_store::timing::mark("context: decay inputs from the decay files");
+        let d = DecayFile::load_for(ws, keys)?;
+        let entries =
+            keys.iter().map(|k| ((*k).to_owned(), (d.inputs(k, now), d.is_forgotten(k)))).collect();
+        Ok(Self { at: d.now(now), entries })
+    }
+
+    fn inputs(&self, id: &str) -> Option<&decay::DecayInputs> {
+        self.entries.get(id).and_then(|(i, _)| i.as_ref())
+    }
+
+    fn is_forgotten(&self, id: &str) -> bool {
+        self.entries.get(id).is_some_and(|(_, f)| *f)
+    }
+}
+
 struct Files<'a> {
     ws: &'a Workspace,
     read: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Vec<MemoryUnit>>>>,

@@ -118,6 +118,11 @@ impl DecayCache {
             .clone()
     }
 
+    /// The workspace's interaction count (the main file's).
+    pub(crate) fn interactions(&self) -> u64 {
+        self.interactions
+    }
+
     /// Returns "now" for scoring.
     pub(crate) fn now(&self, time: Timestamp) -> Now {
         Now { time, interactions: self.interactions }
@@ -186,21 +191,43 @@ impl CacheFile {
     }
 
     fn get(&self, id: &str) -> Option<DecayInputs> {
-        let line = self.find(id)?;
-        let f: Vec<&str> = line.split('\t').collect();
-        let num = |k: usize| f.get(k).and_then(|x| x.parse::<f64>().ok());
-        let last = chrono::Utc.timestamp_opt(f.get(4)?.parse().ok()?, 0).single()?.fixed_offset();
-        let flags = f.get(6).copied().unwrap_or("");
-        Some(DecayInputs {
-            base: num(1)?,
-            type_weight: num(2)?,
-            access_count: f.get(3)?.parse().ok()?,
-            last_accessed: last,
-            last_interaction: f.get(5)?.parse().ok()?,
-            pinned: flags.contains('p'),
-            forgotten: flags.contains('f'),
-        })
+        parse_line(&self.find(id)?)
     }
+}
+
+/// The decay inputs of every entry of a cache file whose id starts with `prefix`, with the
+/// file's `#interactions` (0 in a shard's cache); `None` when the file cannot be read.
+pub(crate) fn entries_with_prefix(
+    path: &Path,
+    prefix: &str,
+) -> Option<(u64, Vec<(String, DecayInputs)>)> {
+    // Derived and written by cogmem itself, from decay files read under the workspace's
+    // limit: the default bound is enough.
+    let text = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok()??;
+    let file = CacheFile::from_text(text);
+    let lines = file.text[file.body..].lines();
+    let entries = lines
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| Some((l.split('\t').next()?.to_owned(), parse_line(l)?)))
+        .collect();
+    Some((file.interactions, entries))
+}
+
+/// The inputs an entry line holds.
+fn parse_line(line: &str) -> Option<DecayInputs> {
+    let f: Vec<&str> = line.split('\t').collect();
+    let num = |k: usize| f.get(k).and_then(|x| x.parse::<f64>().ok());
+    let last = chrono::Utc.timestamp_opt(f.get(4)?.parse().ok()?, 0).single()?.fixed_offset();
+    let flags = f.get(6).copied().unwrap_or("");
+    Some(DecayInputs {
+        base: num(1)?,
+        type_weight: num(2)?,
+        access_count: f.get(3)?.parse().ok()?,
+        last_accessed: last,
+        last_interaction: f.get(5)?.parse().ok()?,
+        pinned: flags.contains('p'),
+        forgotten: flags.contains('f'),
+    })
 }
 
 #[cfg(test)]

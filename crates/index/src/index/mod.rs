@@ -611,6 +611,76 @@ pub(crate) fn on_two_threads<T: Sync, R: Send>(
     })
 }
 
+/// The index's decay caches (what search scores by), when every one of them is current: each
+/// decay file has the size and mtime the manifest recorded when its cache was written, and no
+/// cache is left of a file that is gone. Reading them costs a few lines, or a few MB of text
+/// for every entity, where the decay files are tens of MB of JSON (a session's pack ranks
+/// every entity; issue 20). Takes no lock: the caches and the manifest are replaced whole by
+/// their writers.
+pub struct CachedDecay {
+    dir: PathBuf,
+    /// The decay files present (`None`: the main file).
+    homes: Vec<Option<u8>>,
+}
+
+impl CachedDecay {
+    /// The caches, if every one is current; `None` sends the caller to the decay files.
+    pub fn open(ws: &Workspace) -> Option<Self> {
+        use cogmem_store::store::decay_file;
+        let dir = ws.abs(layout::INDEX_DIR);
+        let meta = read_meta(&dir.join(META_FILE), ws.file_limit()).ok()??;
+        if meta.schema_version != SCHEMA_VERSION {
+            return None;
+        }
+        let mut all: Vec<Option<u8>> = vec![None];
+        all.extend(decay_file::shard_files(ws.root()).into_iter().map(Some));
+        if meta.decay.keys().any(|h| !all.contains(h)) {
+            return None;
+        }
+        let mut homes = Vec::new();
+        for home in all {
+            match stamp_of(&ws.abs(&decay_file::file_path(home))) {
+                // No decay file, no entries (its cache is empty or gone).
+                None if !meta.decay.contains_key(&home) => {}
+                Some(stamp) if meta.decay.get(&home) == Some(&stamp) => homes.push(home),
+                _ => return None,
+            }
+        }
+        Some(Self { dir: dir.join(decay_cache::DIR), homes })
+    }
+
+    /// The workspace's interaction count and the inputs of every entry whose key starts with
+    /// `prefix`; `None` when a cache cannot be read.
+    pub fn with_prefix(
+        &self,
+        prefix: &str,
+    ) -> Option<(u64, Vec<(String, cogmem_store::decay::DecayInputs)>)> {
+        let mut interactions = 0;
+        let mut entries = Vec::new();
+        for home in &self.homes {
+            let (n, found) = decay_cache::entries_with_prefix(
+                &self.dir.join(decay_cache::file_name(*home)),
+                prefix,
+            )?;
+            if home.is_none() {
+                interactions = n;
+            }
+            entries.extend(found);
+        }
+        Some((interactions, entries))
+    }
+
+    /// The workspace's interaction count and the inputs of those of `keys` that have an entry.
+    pub fn lookup(
+        &self,
+        keys: &[&str],
+    ) -> (u64, HashMap<String, cogmem_store::decay::DecayInputs>) {
+        let cache = decay_cache::DecayCache::load(&self.dir);
+        let found = keys.iter().filter_map(|k| Some(((*k).to_owned(), cache.get(k)?))).collect();
+        (cache.interactions(), found)
+    }
+}
+
 /// What a refresh did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RefreshReport {
