@@ -1490,15 +1490,17 @@ mod tests {
         }
     }
 
+    /// A manifest of `n` files named by `path`, each with its own stamp and hash (`h7` is the
+    /// hash of file 7).
+    fn manifest_of(n: u64, path: impl Fn(u64) -> String) -> Meta {
+        let stamp = |i: u64| Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
+        let files = (0..n).map(|i| (path(i), stamp(i))).collect();
+        Meta { schema_version: 5, files, ..Meta::default() }
+    }
+
     #[test]
     fn a_manifest_read_by_its_header_answers_like_a_parsed_one() {
-        let files: HashMap<String, Stamp> = (0..300)
-            .map(|i| {
-                let stamp = Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
-                (format!("memory/episodes/2026-01-{i:03}.md"), stamp)
-            })
-            .collect();
-        let meta = Meta { schema_version: 5, files, ..Meta::default() };
+        let meta = manifest_of(300, |i| format!("memory/episodes/2026-01-{i:03}.md"));
         let text = meta.to_text();
         let mut lazy = Meta::parse_header(text.clone()).expect("a manifest");
         assert!(lazy.files.is_empty());
@@ -1530,13 +1532,8 @@ mod tests {
 
     #[test]
     fn a_large_manifest_reads_its_file_lines_only_when_needed_and_from_the_file_it_opened() {
-        let files: HashMap<String, Stamp> = (0..3_000)
-            .map(|i| {
-                let stamp = Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
-                (format!("memory/graph/entities/person--someone-{i:05}.md"), stamp)
-            })
-            .collect();
-        let mut meta = Meta { schema_version: 5, files, ..Meta::default() };
+        let mut meta =
+            manifest_of(3_000, |i| format!("memory/graph/entities/person--someone-{i:05}.md"));
         meta.dirs.insert("memory/vault".into(), scan::DirStamp { mtime: 1, ctime: 2, ino: 3 });
         let text = meta.to_text();
         assert!(text.len() > 2 * MANIFEST_HEAD, "{}", text.len());
@@ -1569,10 +1566,7 @@ mod tests {
 
     #[test]
     fn a_scan_is_compared_with_the_file_lines_as_text() {
-        let stamp = |i: u64| Stamp { size: i, mtime: u128::from(i) * 7, hash: format!("h{i}") };
-        let files: HashMap<String, Stamp> =
-            (0..50).map(|i| (format!("memory/vault/n{i:02}.md"), stamp(i))).collect();
-        let meta = Meta { schema_version: 5, files, ..Meta::default() };
+        let meta = manifest_of(50, |i| format!("memory/vault/n{i:02}.md"));
         let text = meta.to_text();
         let lazy = Meta::parse_header(text.clone()).expect("a manifest");
         let mut scan: Vec<(String, u64, u128)> =
