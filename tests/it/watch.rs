@@ -352,6 +352,11 @@ fn with_a_watcher_status_walks_nothing_until_a_file_changes_and_sees_every_hand_
     assert!(wait_until(TIMEOUT, || !status(&env).1), "never answered from the watcher's word");
     let (clean, _) = status(&env);
     assert_eq!(clean["uncommitted"], serde_json::json!([]));
+    // A record that does not fit the log (hostile, or hand-edited): one walk records anew.
+    let generation = env.read(".cogmem/watch/state").trim().to_owned();
+    env.write(".cogmem/status/watch", &format!("{generation} 99999999999 00000000000000ff\n"));
+    assert!(status(&env).1, "a record past the log's end is not trusted");
+    assert!(wait_until(TIMEOUT, || !status(&env).1), "the record was never made anew");
 
     // Each kind of hand edit is seen by the very next status.
     let uncommitted = |report: &serde_json::Value| -> Vec<String> {

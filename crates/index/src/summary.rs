@@ -391,8 +391,8 @@ struct WatchMark {
 }
 
 impl WatchMark {
-    /// Asks the running watcher, if one serves this workspace; `None` when there is none or
-    /// it cannot be trusted now (a status then walks and records nothing).
+    /// Asks the running watcher, if one serves this workspace; `None` when there is none (a
+    /// status then walks and records nothing).
     fn ask(ws: &Workspace) -> Option<Self> {
         use crate::index::freshness::{self, Since};
         let generation = freshness::live_generation(ws, crate::index::dir::boot_id().as_deref())?;
@@ -408,6 +408,16 @@ impl WatchMark {
             Some((offset.parse::<u64>().ok()?, u64::from_str_radix(digest, 16).ok()?))
         });
         cogmem_store::timing::mark("status: watcher asked");
+        // No usable record of this watcher: a walk from the log's length now sees every change
+        // whose line is before it; the later ones come after it.
+        let fresh = |generation: String| {
+            freshness::changed_len(ws).map(|end| Self {
+                generation,
+                from: None,
+                end,
+                unchanged: None,
+            })
+        };
         match record {
             Some((from, digest)) => match freshness::changes_since(ws, &generation, from) {
                 Since::Paths { paths, others, end } => {
@@ -417,16 +427,11 @@ impl WatchMark {
                 Since::Everything { end } => {
                     Some(Self { generation, from: Some(from), end, unchanged: None })
                 }
-                Since::Doubt => None,
+                // No answer in time, or a record that does not fit the log (an offset past
+                // its end): recorded anew, so one bad record does not make every status walk.
+                Since::Doubt => fresh(generation),
             },
-            // No record of this watcher yet: a walk from the log's length now sees every
-            // change whose line is before it; the later ones come after it.
-            None => freshness::changed_len(ws).map(|end| Self {
-                generation,
-                from: None,
-                end,
-                unchanged: None,
-            }),
+            None => fresh(generation),
         }
     }
 
