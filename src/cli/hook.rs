@@ -230,8 +230,17 @@ fn context_answer(host: Host, event: &str, text: &str) -> Answer {
     })
 }
 
-/// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder.
+/// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder;
+/// its reads share one scan of the memory files (one event is one operation).
 fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
+    let ws = found_workspace(ctx, host, event)?;
+    let mut options = ws.options().clone();
+    options.one_scan = true;
+    Ok(ws.with_options(options))
+}
+
+/// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder.
+fn found_workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
     if ctx.global.workspace.is_some() || ctx.env.workspace.is_some() {
         return Ok(ctx.resident_workspace()?);
     }

@@ -519,3 +519,49 @@ fn a_session_pack_ranks_entities_from_the_index_caches_as_from_the_decay_files()
     assert!(marks.contains("entities ranked from the decay files"), "{marks}");
     assert_eq!(no_index, cached);
 }
+
+/// How each read of a hook run for `prompt` found what changed: its `files stat-ed (HOW: N)`
+/// marks.
+#[cfg(feature = "timings")]
+fn scans(env: &TestEnv, prompt: &str) -> (Output, Vec<String>) {
+    let json = serde_json::json!({
+        "session_id": "s", "cwd": env.root.display().to_string(),
+        "hook_event_name": "UserPromptSubmit", "prompt": prompt,
+    });
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .env("COGMEM_TIMINGS", "1")
+        .stdin(json.to_string())
+        .output();
+    let how = out
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once("files stat-ed (").map(|(_, h)| h.trim_end_matches(')')))
+        .map(|h| h.split(':').next().unwrap_or("").to_owned())
+        .collect();
+    (out, how)
+}
+
+#[cfg(feature = "timings")] // reads the `files stat-ed` timing marks
+#[test]
+fn the_reads_of_one_prompt_share_one_scan_unless_the_prompt_wrote() {
+    let env = seeded();
+    env.run(["search", "Atlas"]).success(); // the index is built
+    // A question `hear` recalls: it searches, then the pack searches; the second trusts the
+    // first's scan.
+    let question = "What did we decide about Atlas?";
+    let (out, how) = scans(&env, question);
+    assert!(added_context(&out, "UserPromptSubmit").contains("Postgres 16"), "{out}");
+    assert_eq!(how, ["full scan", "this operation's scan"], "{out}");
+    // A hand edit before the next prompt is seen by its first read.
+    env.write("memory/vault/db.md", "# DB\n\nWe decided Atlas moves to Postgres 17 after all.\n");
+    let (out, how) = scans(&env, question);
+    assert_eq!(how[0], "full scan", "{out}");
+    assert!(added_context(&out, "UserPromptSubmit").contains("Postgres 17"), "{out}");
+    // A prompt that writes: the write changes the manifest, so the pack's read does not trust
+    // the scan from before it.
+    let (out, how) = scans(&env, "Remember that the Atlas replica moves to Frankfurt in January.");
+    assert!(added_context(&out, "UserPromptSubmit").contains("remembered"), "{out}");
+    assert!(!how.iter().any(|h| h == "this operation's scan"), "{how:?} {out}");
+}

@@ -125,3 +125,26 @@ fn the_timeline_reads_one_month_newest_first() {
     let err = browse::timeline(&ws, Some("June"), &now).unwrap_err();
     assert!(err.to_string().contains("month"), "{err}");
 }
+
+/// `WorkspaceOptions::one_scan`: a second read trusts the first one's scan only while the
+/// index manifest is as that scan left it; a read that another handle's refresh followed (it
+/// rewrote the manifest) scans again and sees the edit.
+#[test]
+fn reads_that_share_one_scan_trust_it_only_while_the_manifest_is_as_they_left_it() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Alice prefers tea"]).success();
+    let ws = open(&env);
+    let mut options = ws.options().clone();
+    options.one_scan = true;
+    let shared = ws.with_options(options);
+    let changed = |ws: &cogmem::Workspace| cogmem::index::open(ws, false, None).unwrap().1.changed;
+    let rel = "memory/vault/garden.md";
+    assert!(changed(&shared).is_empty(), "the index is current");
+    env.write(rel, "# Garden\n\nZucchini.\n");
+    // The same operation: the scan it made stands (the edit is for the next operation).
+    assert!(changed(&shared).is_empty());
+    // Another reader's refresh indexes the edit and rewrites the manifest: no longer trusted.
+    assert_eq!(changed(&open(&env)), [rel]);
+    env.write(rel, "# Garden\n\nPumpkins, and more of them.\n");
+    assert_eq!(changed(&shared), [rel], "the manifest changed since this process's scan");
+}

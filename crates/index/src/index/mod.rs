@@ -965,6 +965,18 @@ fn refresh_locked(
     };
     register(&inner);
     cogmem_store::timing::mark("index opened, manifest read");
+    // This operation scanned every file already, and the manifest is as it left it
+    // (`WorkspaceOptions::one_scan`): that scan stands for this read too.
+    if only.is_none() && !report.rebuilt && ws.options().one_scan && one_scan::holds(&meta_path) {
+        cogmem_store::timing::mark("files stat-ed (this operation's scan: 0)");
+        let reader = inner
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(tantivy_err(&dir))?;
+        report.documents = reader.searcher().num_docs();
+        return Ok((Index { reader, fields, dir }, report));
+    }
     // Which files changed since the manifest?
     let root = ws.root();
     // After a change only its own files are looked at (not on a rebuild: that reads all).
@@ -1247,6 +1259,9 @@ fn refresh_locked(
         fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
     }
     cogmem_store::timing::mark("manifest written");
+    if only.is_none() && ws.options().one_scan {
+        one_scan::scanned(&meta_path);
+    }
     let reader = inner
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -1254,6 +1269,40 @@ fn refresh_locked(
         .map_err(tantivy_err(&dir))?;
     report.documents = reader.searcher().num_docs();
     Ok((Index { reader, fields, dir }, report))
+}
+
+/// The scan of every memory file that the reads of one operation share
+/// (`WorkspaceOptions::one_scan`): the manifest it left, by size, modification time and inode.
+mod one_scan {
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    /// A manifest file's stamp: every writer replaces the file, so a new inode.
+    type Stamp = (u64, std::time::SystemTime, u64);
+
+    static SCANNED: Mutex<Option<(PathBuf, Stamp)>> = Mutex::new(None);
+
+    fn stamp(path: &Path) -> Option<Stamp> {
+        let md = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&md);
+        #[cfg(not(unix))]
+        let ino = 0;
+        Some((md.len(), md.modified().ok()?, ino))
+    }
+
+    /// Records that this process scanned every file and left the manifest at `path` as it is.
+    pub(super) fn scanned(path: &Path) {
+        if let (Some(s), Ok(mut kept)) = (stamp(path), SCANNED.lock()) {
+            *kept = Some((path.to_owned(), s));
+        }
+    }
+
+    /// Whether this process scanned every file and the manifest at `path` is as it left it.
+    pub(super) fn holds(path: &Path) -> bool {
+        let Ok(kept) = SCANNED.lock() else { return false };
+        kept.as_ref().is_some_and(|(p, s)| p == path && stamp(path).as_ref() == Some(s))
+    }
 }
 
 /// The index folder for tantivy: without syncs when the boot can be told (see [`dir`]).

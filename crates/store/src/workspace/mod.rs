@@ -161,6 +161,13 @@ pub struct WorkspaceOptions {
     /// An embedding model folder that replaces `[search] embedding_model` (the binary sets it
     /// from `COGMEM_EMBEDDING_MODEL`).
     pub embedding_model: Option<std::path::PathBuf>,
+    /// Whether the reads of this program are one operation that shares one scan of the memory
+    /// files: a read after this process scanned every file, and while the index manifest is as
+    /// that scan left it, trusts that scan instead of stat-ing every file again (a hook hears a
+    /// prompt and then searches for it: two scans of 13,000 files at 100,000 memories). `false`
+    /// (the default, and the long-running commands' choice, whose every read must see the
+    /// hand edits made since the one before); the binary sets it for `hook`.
+    pub one_scan: bool,
 }
 
 impl WorkspaceOptions {
@@ -189,6 +196,7 @@ impl Default for WorkspaceOptions {
             caller: None,
             progress: None,
             embedding_model: None,
+            one_scan: false,
         }
     }
 }
@@ -208,6 +216,7 @@ impl std::fmt::Debug for WorkspaceOptions {
         d.field("caller", &self.caller);
         d.field("progress", &self.progress.as_ref().map(|_| "dyn Progress"));
         d.field("embedding_model", &self.embedding_model);
+        d.field("one_scan", &self.one_scan);
         d.finish()
     }
 }
