@@ -215,6 +215,8 @@ fn build(
     // (issue 20: the whole state was read, 0.1 s at 100,000 memories); from the index's
     // caches when they are current. A session also ranks every entity
     // ([`most_relevant_entities`]).
+    // The index's decay caches, when current: asked once for the whole pack.
+    let cache = cogmem_index::index::CachedDecay::open(ws);
     let decay = {
         let mut ids: Vec<String> =
             files.units(layout::MEMORY_MD).iter().map(|u| u.id.clone()).collect();
@@ -225,7 +227,7 @@ fn build(
             ids.push(u.id);
         }
         let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
-        Decay::load(ws, &keys, now)?
+        Decay::load(ws, cache.as_ref(), &keys, now)?
     };
     cogmem_store::timing::mark("context: decay state read");
     let p = &ws.settings().decay;
@@ -381,7 +383,15 @@ fn build(
         // ranked without reading every entity file: only the best ones are read, in order.
         let named_ids: std::collections::HashSet<String> =
             named.iter().map(|(e, _)| format!("entity:{e}")).collect();
-        let entities = most_relevant_entities(ws, &files, &states, &named_ids, now, 3 * MAX_CARDS)?;
+        let entities = most_relevant_entities(
+            ws,
+            cache.as_ref(),
+            &files,
+            &states,
+            &named_ids,
+            now,
+            3 * MAX_CARDS,
+        )?;
         cogmem_store::timing::mark("context: entities ranked");
         // Entities that stay out (empty, nothing current) are in the receipt, but only so many.
         for (u, r) in &entities {
@@ -555,6 +565,7 @@ struct EntityStates<'a> {
 /// 1.0), and files are read in that order until `n` pass and no later one can tie.
 fn most_relevant_entities(
     ws: &Workspace,
+    cache: Option<&cogmem_index::index::CachedDecay>,
     files: &Files<'_>,
     states: &EntityStates<'_>,
     named: &std::collections::HashSet<String>,
@@ -563,7 +574,7 @@ fn most_relevant_entities(
 ) -> crate::Result<Vec<(MemoryUnit, f64)>> {
     let p = &ws.settings().decay;
     // id → (relevance, forgotten)
-    let cached = cogmem_index::index::CachedDecay::open(ws).and_then(|c| c.with_prefix("entity:"));
+    let cached = cache.and_then(|c| c.with_prefix("entity:"));
     let known: std::collections::HashMap<String, (f64, bool)> = match cached {
         Some((interactions, entries)) => {
             cogmem_store::timing::mark("context: entities ranked from the index's caches");
@@ -588,32 +599,27 @@ fn most_relevant_entities(
                 .collect()
         }
     };
-    let mut ranked: Vec<(String, String, f64)> =
-        units::markdown_files(ws.root(), layout::ENTITIES_DIR)
-            .into_iter()
-            .filter_map(|rel| {
-                let id = format!("entity:{}", units::md_stem(&rel));
-                let (r, forgotten) = known.get(&id).copied().unwrap_or((1.0, false));
-                (!forgotten && !named.contains(&id)).then_some((rel, id, r))
-            })
-            .collect();
-    ranked.sort_by(|a, b| b.2.total_cmp(&a.2));
+    // (file, relevance) of the entities that may have a card; an entity file holds one unit,
+    // `entity:` and its name.
+    let mut ranked: Vec<(String, f64)> = units::markdown_files(ws.root(), layout::ENTITIES_DIR)
+        .into_iter()
+        .filter_map(|rel| {
+            let id = format!("entity:{}", units::md_stem(&rel));
+            let (r, forgotten) = known.get(&id).copied().unwrap_or((1.0, false));
+            (!forgotten && !named.contains(&id)).then_some((rel, r))
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut found: Vec<(MemoryUnit, f64)> = Vec::new();
-    for (rel, _, r) in &ranked {
+    for (rel, r) in &ranked {
         // Enough, and what is left ranks lower than the last one kept: nothing can tie.
         if found.len() >= n && found.last().is_some_and(|(_, last)| r.total_cmp(last).is_lt()) {
             break;
         }
         for u in files.units(rel).iter() {
             let slug = u.id.trim_start_matches("entity:");
-            if u.store == Store::Semantic
-                && !named.contains(&u.id)
-                && states.not_current(slug).is_none()
-            {
-                let (r, forgotten) = known.get(&u.id).copied().unwrap_or((1.0, false));
-                if !forgotten {
-                    found.push((u.clone(), r));
-                }
+            if u.store == Store::Semantic && states.not_current(slug).is_none() {
+                found.push((u.clone(), *r));
             }
         }
     }
@@ -633,10 +639,11 @@ struct Decay {
 impl Decay {
     fn load(
         ws: &Workspace,
+        cache: Option<&cogmem_index::index::CachedDecay>,
         keys: &[&str],
         now: cogmem_text::clock::Timestamp,
     ) -> crate::Result<Self> {
-        if let Some(cache) = cogmem_index::index::CachedDecay::open(ws) {
+        if let Some(cache) = cache {
             cogmem_store::timing::mark("context: decay inputs from the index's caches");
             let (interactions, found) = cache.lookup(keys);
             let entries = found.into_iter().map(|(k, i)| (k, (Some(i), i.forgotten))).collect();

@@ -545,17 +545,21 @@ fn parse_watch(value: &str) -> Option<(String, u64)> {
 /// Only the header is parsed ([`Meta::parse_header`]).
 fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
     fsx::check_inside(path, "read")?;
-    let file = match File::open(path) {
+    let read_err = |e| IoError::new(path, "read", e);
+    let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(IoError::new(path, "read", e).into()),
+        Err(e) => return Err(read_err(e).into()),
     };
-    let len = file.metadata().map_err(|e| IoError::new(path, "read", e))?.len();
-    // A large manifest within the limit: its first lines, up to the last whole line read.
-    if len > MANIFEST_HEAD as u64 && len <= limit {
+    let len = file.metadata().map_err(read_err)?.len();
+    if len > limit {
+        // The error any file over the limit gets, naming it.
+        fsx::read_if_exists(path, limit)?;
+    }
+    // A large manifest: its first lines, up to the last whole line read.
+    if len > MANIFEST_HEAD as u64 {
         let mut head = vec![0u8; MANIFEST_HEAD];
-        std::io::Read::read_exact(&mut &file, &mut head)
-            .map_err(|e| IoError::new(path, "read", e))?;
+        std::io::Read::read_exact(&mut file, &mut head).map_err(read_err)?;
         let end = head.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         head.truncate(end);
         let Ok(text) = String::from_utf8(head) else { return Ok(None) };
@@ -567,14 +571,11 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
             unparsed.rest = Some(std::sync::Arc::new(file));
             return Ok(Some(meta));
         }
+        std::io::Seek::rewind(&mut file).map_err(read_err)?;
     }
-    read_meta_whole(path, limit)
-}
-
-/// [`read_meta`] reading the whole file before parsing its header.
-fn read_meta_whole(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
-    let bytes = fsx::read_if_exists(path, limit)?;
-    Ok(bytes.and_then(|b| String::from_utf8(b).ok()).and_then(Meta::parse_header))
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
+    Ok(String::from_utf8(bytes).ok().and_then(Meta::parse_header))
 }
 
 /// Each file the index holds and its content hash, from the manifest, sorted by path (for the
@@ -969,13 +970,7 @@ fn refresh_locked(
     // (`WorkspaceOptions::one_scan`): that scan stands for this read too.
     if only.is_none() && !report.rebuilt && ws.options().one_scan && one_scan::holds(&meta_path) {
         cogmem_store::timing::mark("files stat-ed (this operation's scan: 0)");
-        let reader = inner
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(tantivy_err(&dir))?;
-        report.documents = reader.searcher().num_docs();
-        return Ok((Index { reader, fields, dir }, report));
+        return ready(&inner, fields, dir, report);
     }
     // Which files changed since the manifest?
     let root = ws.root();
@@ -1262,7 +1257,17 @@ fn refresh_locked(
     if only.is_none() && ws.options().one_scan {
         one_scan::scanned(&meta_path);
     }
-    let reader = inner
+    ready(&inner, fields, dir, report)
+}
+
+/// The refreshed index, ready to read, with the refresh's report.
+fn ready(
+    inner: &TantivyIndex,
+    fields: Fields,
+    dir: PathBuf,
+    mut report: RefreshReport,
+) -> crate::Result<(Index, RefreshReport)> {
+    let reader: IndexReader = inner
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
         .try_into()
