@@ -334,6 +334,10 @@ fn issue_16_doctor_fix_leaves_an_unreadable_file_and_its_entry_alone() {
     let note = env.git(&["ls-files", "memory/vault/*.md"]).trim().to_owned();
     let good = std::fs::read(env.path(&note)).unwrap();
     let decay = env.read("memory/meta/decay-scores.json");
+    // A search a clock tick later records the vault folder's stamp (its files are then not
+    // listed); the bad byte below leaves that stamp as it is.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    env.run(["search", "Zanzibar"]).success();
     // One bad byte, committed by hand.
     let mut bad = good.clone();
     bad.extend_from_slice(b"\xff\n");
@@ -352,8 +356,11 @@ fn issue_16_doctor_fix_leaves_an_unreadable_file_and_its_entry_alone() {
     let (_, findings, v) = verify(&env);
     let c = checks(&findings);
     assert!(c.contains(&"schema") && !c.contains(&"decay"), "{v:#}");
-    // Fixing the byte brings the pinned note back to search.
+    // Fixing the byte brings the pinned note back to search, as a hand edit first (the folder
+    // kept its stamp: its files must not be taken from an index that left this one out).
     std::fs::write(env.path(&note), &good).unwrap();
+    let out = env.run(["search", "Zanzibar"]).success();
+    assert!(out.stdout.contains(&note), "{out}");
     env.git_commit_all("byte fixed");
     let out = env.run(["search", "Zanzibar"]).success();
     assert!(out.stdout.contains(&note), "{out}");

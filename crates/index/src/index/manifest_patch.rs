@@ -141,6 +141,17 @@ mod tests {
         assert_eq!(patched.files.len(), 2, "only the changed paths the manifest had are parsed");
         edit(&mut patched);
         assert_eq!(patched.to_text(), whole.to_text());
+        // Before it is written, the patched manifest answers for its paths as the whole one
+        // does (a folder's `#dir` stamp is recorded from these paths).
+        let sorted = |meta: &Meta| {
+            let mut paths: Vec<String> = meta.paths().map(str::to_owned).collect();
+            paths.sort_unstable();
+            paths
+        };
+        assert_eq!(sorted(&patched), sorted(&whole));
+        for p in start.iter().map(|s| s.0).chain(changed) {
+            assert_eq!(patched.lookup(p), whole.lookup(p), "{p}");
+        }
         // And it reads back as the same manifest.
         let mut again = Meta::parse_header(patched.to_text()).expect("parses");
         assert!(again.parse_files());

@@ -356,9 +356,12 @@ impl Meta {
         true
     }
 
-    /// A file's size and mtime, parsed or not yet (by binary search over the sorted lines).
+    /// A file's size and mtime, parsed or not yet (by binary search over the sorted lines);
+    /// a path being patched ([`Self::parse_only`]) as it is now.
     fn lookup(&self, rel: &str) -> Option<(u64, u128)> {
+        let patched = self.patch.as_ref().is_some_and(|p| p.contains_key(rel));
         match &self.unparsed {
+            _ if patched => self.files.get(rel).map(|s| (s.size, s.mtime)),
             None => self.files.get(rel).map(|s| (s.size, s.mtime)),
             Some(unparsed) => {
                 let (text, body) = unparsed.get()?;
@@ -384,13 +387,20 @@ impl Meta {
         if complete { self.dirs.clone() } else { std::collections::BTreeMap::new() }
     }
 
-    /// The paths of the file lines, parsed or not.
+    /// The paths of the file lines, parsed or not; while lines are patched
+    /// ([`Self::parse_only`]), those the patch leaves (in no particular order).
     fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_> {
         match &self.unparsed {
             None => Box::new(self.files.keys().map(String::as_str)),
             Some(unparsed) => {
                 let lines = unparsed.get().map_or("", |(text, body)| &text[body..]);
-                Box::new(lines.lines().map(|l| l.split_once('\t').map_or(l, |(p, _)| p)))
+                let text = lines.lines().map(|l| l.split_once('\t').map_or(l, |(p, _)| p));
+                match &self.patch {
+                    None => Box::new(text),
+                    Some(patch) => Box::new(text.filter(move |p| !patch.contains_key(*p)).chain(
+                        patch.keys().filter(|p| self.files.contains_key(*p)).map(String::as_str),
+                    )),
+                }
             }
         }
     }
