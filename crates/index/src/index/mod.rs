@@ -1117,28 +1117,42 @@ fn refresh_locked(
         if let Some(p) = progress {
             p(n, total);
         }
-        let bytes = match fsx::read(&root.join(&rel), ws.file_limit()) {
-            Ok(b) => b,
-            Err(e) => {
-                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
-                continue;
+        // A file that cannot be read (over the limit, not UTF-8, gone unreadable) hides its
+        // memories: its documents go, as a rebuild would leave them out, and it leaves the
+        // manifest, so every refresh tries it again until it reads.
+        let read = fsx::read(&root.join(&rel), ws.file_limit()).map(|bytes| {
+            let mut hash = cogmem_store::store::core_memory::hash8_bytes(&bytes);
+            if rel.starts_with(layout::ENTITIES_DIR) {
+                // Entity files carry a second hash: what the graph cache depends on.
+                hash = format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(&bytes)));
             }
-        };
-        let mut hash = cogmem_store::store::core_memory::hash8_bytes(&bytes);
-        if rel.starts_with(layout::ENTITIES_DIR) {
-            // Entity files carry a second hash: what the graph cache depends on.
-            hash = format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(&bytes)));
-        }
+            (bytes, hash)
+        });
         let before = meta.files.get(&rel).map(|s| s.hash.clone());
-        if before.as_deref() == Some(hash.as_str()) {
-            meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
+        if let Ok((_, hash)) = &read
+            && before.as_deref() == Some(hash.as_str())
+        {
+            meta.files.insert(rel.clone(), Stamp { size, mtime, hash: hash.clone() });
             continue; // touched, not changed
         }
-        let text = match fsx::decode(&root.join(&rel), bytes) {
-            Ok(text) => text,
+        let decoded = read.map_err(|e| e.to_string()).and_then(|(bytes, hash)| {
+            fsx::decode(&root.join(&rel), bytes).map(|text| (text, hash)).map_err(|e| e.to_string())
+        });
+        let (text, hash) = match decoded {
+            Ok(read) => read,
             Err(e) => {
-                report.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
-                meta.files.remove(&rel);
+                report.skipped.push(Unreadable { path: rel.clone(), error: e });
+                if meta.lookup(&rel).is_some() {
+                    // While a merge holds the writer, the old stamp stays: tried again next time.
+                    let Some(w) =
+                        ensure_writer(&mut writer, &mut busy, &inner, &dir, budget, rebuilt)?
+                    else {
+                        continue;
+                    };
+                    w.delete_term(Term::from_field_text(fields.path, &rel));
+                    graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
+                    meta.files.remove(&rel);
+                }
                 continue;
             }
         };
