@@ -12,14 +12,14 @@ use crate::common::{TestEnv, wait_until};
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A running `cogmem watch` and the lines it has printed, as `stdout: …` / `stderr: …`.
-struct Watcher {
+pub(crate) struct Watcher {
     child: Child,
     lines: Receiver<String>,
     seen: Vec<String>,
 }
 
 impl Watcher {
-    fn start(env: &TestEnv, args: &[&str]) -> Self {
+    pub(crate) fn start(env: &TestEnv, args: &[&str]) -> Self {
         let mut cmd = env.run(args).into_command();
         let mut child =
             cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();

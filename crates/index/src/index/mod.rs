@@ -220,7 +220,16 @@ struct Meta {
     /// After a change: the paths whose lines are patched into the unparsed text, with the
     /// size and mtime their lines had ([`manifest_patch`]).
     patch: Option<std::collections::BTreeMap<String, Option<(u64, u128)>>>,
+    /// The memory files and links the last refresh could not read (`#skipped PATH` lines): a
+    /// refresh the watcher serves looks at them again, so they are named on every read.
+    skipped: std::collections::BTreeSet<String>,
+    /// More than [`SKIPPED_MAX`] of them, or one no line can hold (`#skipped *`): a refresh
+    /// the watcher would serve scans every file instead.
+    skipped_overflow: bool,
 }
+
+/// The most unreadable paths the manifest names one by one ([`Meta::skipped`]).
+const SKIPPED_MAX: usize = 256;
 
 /// A manifest's text whose file lines are not parsed: what was read of it and where its file
 /// lines start, and, while the rest is unread, the open file. A search the watcher vouches for
@@ -311,6 +320,10 @@ impl Meta {
                     "analyzer" => value.clone_into(&mut meta.analyzer),
                     "boot" => meta.boot = Some(value.to_owned()),
                     "watch" => meta.watch = parse_watch(value),
+                    "skipped" if value == "*" => meta.skipped_overflow = true,
+                    "skipped" => {
+                        meta.skipped.insert(value.to_owned());
+                    }
                     "dir" => {
                         if let Some((dir, stamp)) = scan::DirStamp::parse(value) {
                             meta.dirs.insert(dir, stamp);
@@ -486,6 +499,13 @@ impl Meta {
         }
         for (dir, stamp) in &self.dirs {
             out.push_str(&stamp.line(dir));
+        }
+        if self.skipped_overflow {
+            out.push_str("#skipped *\n");
+        } else {
+            for path in &self.skipped {
+                out.push_str(&format!("#skipped {path}\n"));
+            }
         }
         if let Some(lines) = self.patched_lines() {
             out.push_str(&lines);
@@ -847,6 +867,26 @@ pub fn is_memory_file(rel: &str) -> bool {
 
 /// Size and mtime of the given paths that are memory files and exist as plain files (in a
 /// store folder that is not a link out of the workspace, as in [`scan`]).
+/// The memory files and links the last refresh could not read, looked at again by a refresh
+/// the watcher serves (it lists only what changed): a link is named again, any other memory
+/// file is added to `paths`, to be read again.
+fn recheck_skipped(
+    root: &Path,
+    skipped: &std::collections::BTreeSet<String>,
+    paths: &mut Vec<String>,
+    report: &mut RefreshReport,
+) {
+    for p in skipped {
+        let abs = root.join(p);
+        let link = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink());
+        if link || fsx::check_inside(&abs, "read").is_err() {
+            report.skipped.push(units::skipped_link(p));
+        } else if is_memory_file(p) && !paths.contains(p) {
+            paths.push(p.clone());
+        }
+    }
+}
+
 fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
     paths
         .iter()
@@ -1004,10 +1044,13 @@ fn refresh_locked(
         cogmem_store::timing::mark("watcher asked");
         match since {
             // Other files of the working tree are `status`'s business.
-            freshness::Since::Paths { paths, others: _, end } => {
+            freshness::Since::Paths { mut paths, others: _, end } if !meta.skipped_overflow => {
                 watch_record = Some((generation, end));
+                recheck_skipped(root, &meta.skipped, &mut paths, &mut report);
                 listed = Some(paths);
             }
+            // Too many unreadable files to name: every file is scanned.
+            freshness::Since::Paths { end, .. } => watch_record = Some((generation, end)),
             freshness::Since::Everything { end } => {
                 watch_record = Some((generation, end));
                 watch_must_move = true;
@@ -1249,10 +1292,32 @@ fn refresh_locked(
     };
     let dirs_changed = dirs_after != meta.dirs;
     meta.dirs = dirs_after;
+    // What could not be read: all of it after a scan; after a look at a few paths, what was
+    // before but for those paths, and what they added.
+    let mut skipped: std::collections::BTreeSet<String> =
+        report.skipped.iter().map(|s| s.path.clone()).collect();
+    let mut overflow = false;
+    if let Some(paths) = only {
+        let mut before = meta.skipped.clone();
+        for p in paths {
+            before.remove(p);
+        }
+        skipped.extend(before);
+        overflow = meta.skipped_overflow;
+    }
+    if overflow || skipped.len() > SKIPPED_MAX || skipped.iter().any(|p| p.contains(['\n', '\r'])) {
+        (skipped, overflow) = (std::collections::BTreeSet::new(), true);
+    }
+    let skipped_changed = skipped != meta.skipped || overflow != meta.skipped_overflow;
+    (meta.skipped, meta.skipped_overflow) = (skipped, overflow);
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
-    let files_changed =
-        report.rebuilt || !gone.is_empty() || total > 0 || decay_updated || dirs_changed;
+    let files_changed = report.rebuilt
+        || !gone.is_empty()
+        || total > 0
+        || decay_updated
+        || dirs_changed
+        || skipped_changed;
     // The watch record moves when the manifest is written anyway, for a new watcher, past a
     // `*`, or when it lags far; otherwise it stays behind (the few lines after it, for files
     // that did not change, are looked at again next time) and a search writes nothing.
@@ -1566,6 +1631,29 @@ mod tests {
             assert_eq!(parsed.watch, None, "{bad}");
             assert_eq!(parsed.files, meta.files);
         }
+    }
+
+    #[test]
+    fn the_manifest_names_what_could_not_be_read() {
+        let file = ("memory/vault/a.md".to_owned(), Stamp { size: 1, mtime: 2, hash: "h".into() });
+        let meta = Meta {
+            schema_version: SCHEMA_VERSION,
+            analyzer: analyzer::NAME.to_owned(),
+            files: HashMap::from([file]),
+            skipped: ["memory/vault/bad byte.md", "memory/episodes/link.md"]
+                .map(str::to_owned)
+                .into(),
+            digest: Some(files_digest([("memory/vault/a.md", 1, 2)].into_iter())),
+            ..Meta::default()
+        };
+        let text = meta.to_text();
+        assert!(text.contains("\n#skipped memory/episodes/link.md\n"), "{text}");
+        assert_eq!(Meta::parse(&text), Some(meta.clone()));
+        // Too many to name: one line says so, and names none.
+        let over = Meta { skipped: Default::default(), skipped_overflow: true, ..meta };
+        let text = over.to_text();
+        assert!(text.contains("\n#skipped *\n") && !text.contains("#skipped memory"), "{text}");
+        assert_eq!(Meta::parse(&text), Some(over));
     }
 
     /// A manifest of `n` files named by `path`, each with its own stamp and hash (`h7` is the
