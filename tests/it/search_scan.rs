@@ -135,7 +135,7 @@ fn find(env: &TestEnv, w: &str, unreadable: bool) -> (Vec<String>, bool) {
 /// A seeded sequence of hand changes, writes (a pinned note, an episode, an entity's fact),
 /// permanent forgets, commits and syncs, with and without a clock tick between them: after every
 /// step, each memory that is readable is found by its word, and none that is gone, forgotten or
-/// unreadable is. Returns how many searches a watcher served.
+/// unreadable is; and `status` lists what `git status` lists and names every unreadable file. Returns how many searches a watcher served.
 fn random_run(env: &TestEnv, seed: u64) -> usize {
     let mut served = 0;
     let mut find = |env: &TestEnv, w: &str, unreadable: bool| {
@@ -241,6 +241,24 @@ fn random_run(env: &TestEnv, seed: u64) -> usize {
             ids.sort();
             assert_eq!(&ids, want, "seed {seed}, step {step} ({what})");
         }
+        // And `status` (answered from the watcher's word where one runs) tells what git tells,
+        // and names every unreadable file.
+        let out = env.run(["status", "--json"]).output();
+        assert_eq!(out.code, if unreadable { 3 } else { 0 }, "{out}");
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let paths = |key: &str| -> Vec<String> {
+            let list = report[key].as_array().unwrap().iter();
+            let mut paths: Vec<String> =
+                list.map(|c| c["path"].as_str().unwrap().to_owned()).collect();
+            paths.sort();
+            paths
+        };
+        let mut git: Vec<String> = env.git_status().lines().map(|l| l[3..].to_owned()).collect();
+        git.sort();
+        assert_eq!(paths("uncommitted"), git, "seed {seed}, step {step} ({what})");
+        let mut bad: Vec<String> = notes.iter().filter(|n| !n.2).map(|n| n.0.clone()).collect();
+        bad.sort();
+        assert_eq!(paths("skipped"), bad, "seed {seed}, step {step} ({what})");
     }
     served
 }
