@@ -313,14 +313,14 @@ fn answers(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<serde
 }
 
 /// `cogmem mcp` driven line by line, past the initialize handshake.
-struct RawServer {
+pub(crate) struct RawServer {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
     rx: std::sync::mpsc::Receiver<serde_json::Value>,
 }
 
 impl RawServer {
-    fn start(env: &TestEnv) -> Self {
+    pub(crate) fn start(env: &TestEnv) -> Self {
         let mut child = env
             .run(["mcp"])
             .into_command()
@@ -338,7 +338,7 @@ impl RawServer {
         server
     }
 
-    fn send(&mut self, line: &[u8]) {
+    pub(crate) fn send(&mut self, line: &[u8]) {
         use std::io::Write;
         let stdin = self.stdin.as_mut().expect("open");
         stdin.write_all(line).unwrap();
@@ -346,7 +346,7 @@ impl RawServer {
         stdin.flush().unwrap();
     }
 
-    fn next(&self) -> serde_json::Value {
+    pub(crate) fn next(&self) -> serde_json::Value {
         self.rx.recv_timeout(std::time::Duration::from_secs(60)).expect("an answer")
     }
 

@@ -132,17 +132,15 @@ fn find(env: &TestEnv, w: &str, unreadable: bool) -> (Vec<String>, bool) {
     (ids, out.stderr.contains("files stat-ed (watcher: "))
 }
 
+/// How [`random_run`] searches: the ids found for a word, given whether some memory file is
+/// unreadable now (which the search must say).
+type Find<'a> = &'a mut dyn FnMut(&str, bool) -> Vec<String>;
+
 /// A seeded sequence of hand changes, writes (a pinned note, an episode, an entity's fact),
 /// permanent forgets, commits and syncs, with and without a clock tick between them: after every
 /// step, each memory that is readable is found by its word, and none that is gone, forgotten or
 /// unreadable is; and `status` lists what `git status` lists and names every unreadable file. Returns how many searches a watcher served.
-fn random_run(env: &TestEnv, seed: u64) -> usize {
-    let mut served = 0;
-    let mut find = |env: &TestEnv, w: &str, unreadable: bool| {
-        let (ids, by_watcher) = find(env, w, unreadable);
-        served += usize::from(by_watcher);
-        ids
-    };
+fn random_run(env: &TestEnv, seed: u64, find: Find<'_>) {
     let mut rng = seed;
     let mut next = |n: usize| {
         // A 64-bit LCG (Knuth's constants): deterministic, seeded.
@@ -233,11 +231,11 @@ fn random_run(env: &TestEnv, seed: u64) -> usize {
         for (rel, w, readable) in &notes {
             let stem = rel.trim_start_matches("memory/vault/").trim_end_matches(".md");
             let want = if *readable { vec![format!("vault:{stem}")] } else { Vec::new() };
-            let ids = find(&env, w, unreadable);
+            let ids = find(w, unreadable);
             assert_eq!(ids, want, "seed {seed}, step {step} ({what}): {rel}");
         }
         for (want, w) in &remembered {
-            let mut ids = find(&env, w, unreadable);
+            let mut ids = find(w, unreadable);
             ids.sort();
             assert_eq!(&ids, want, "seed {seed}, step {step} ({what})");
         }
@@ -260,7 +258,6 @@ fn random_run(env: &TestEnv, seed: u64) -> usize {
         bad.sort();
         assert_eq!(paths("skipped"), bad, "seed {seed}, step {step} ({what})");
     }
-    served
 }
 
 /// [`random_run`] without a watcher. (The bugs it found: a folder whose unreadable file the
@@ -270,7 +267,8 @@ fn random_run(env: &TestEnv, seed: u64) -> usize {
 #[test]
 fn search_follows_a_random_run_of_hand_changes_writes_and_commits() {
     for seed in [7_u64, 1_234, 99_991] {
-        random_run(&settled(), seed);
+        let env = settled();
+        random_run(&env, seed, &mut |w, unreadable| find(&env, w, unreadable).0);
     }
 }
 
@@ -282,7 +280,35 @@ fn with_a_watcher_search_follows_a_random_run_of_hand_changes_writes_and_commits
         let mut env = settled();
         env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
         let _w = crate::watch::Watcher::start(&env, &["watch", "--debounce", "10m"]);
-        let served = random_run(&env, seed);
+        let mut served = 0;
+        random_run(&env, seed, &mut |w, unreadable| {
+            let (ids, by_watcher) = find(&env, w, unreadable);
+            served += usize::from(by_watcher);
+            ids
+        });
         assert!(served > 0, "seed {seed}: no search was served by the watcher");
     }
+}
+
+/// [`random_run`] with the searches asked of one `cogmem mcp` server that runs throughout: a
+/// long-running process sees every hand change made since its last answer.
+#[test]
+fn an_mcp_server_follows_a_random_run_of_hand_changes_writes_and_commits() {
+    let env = settled();
+    let mut server = crate::mcp::RawServer::start(&env);
+    let mut id = 100;
+    random_run(&env, 31_337, &mut |w, unreadable| {
+        id += 1;
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": w}}});
+        server.send(call.to_string().as_bytes());
+        let v = server.next();
+        assert_eq!(v["id"], id, "{v}");
+        let content = v["result"]["content"].as_array().unwrap();
+        let warned =
+            content.iter().any(|c| c["text"].as_str().unwrap().contains("warning: skipped"));
+        assert_eq!(warned, unreadable, "{v}");
+        let hits = v["result"]["structuredContent"]["hits"].as_array().unwrap();
+        hits.iter().map(|h| h["id"].as_str().unwrap().to_owned()).collect()
+    });
 }
