@@ -312,3 +312,32 @@ fn an_mcp_server_follows_a_random_run_of_hand_changes_writes_and_commits() {
         hits.iter().map(|h| h["id"].as_str().unwrap().to_owned()).collect()
     });
 }
+
+/// More unreadable files than the manifest names one by one (256): it says so (`#skipped *`),
+/// and a search the watcher would serve scans every file instead, so each is still named.
+#[test]
+fn past_256_unreadable_files_a_search_with_a_watcher_scans_every_file() {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    let _w = crate::watch::Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    for i in 0..257 {
+        std::fs::write(env.path(&format!("memory/vault/bad-{i}.md")), b"# Bad\n\n\xff\n").unwrap();
+    }
+    let warned = |out: &crate::common::Output| out.stderr.matches("warning: skipped").count();
+    let out = env.run(["search", "budget"]).output().code(3);
+    assert_eq!(warned(&out), 257, "{out}");
+    assert!(env.read(".cogmem/index/manifest.tsv").contains("\n#skipped *\n"));
+    // Nothing changed since: the watcher would say so, yet every file is looked at again.
+    let out = env.run(["search", "budget"]).env("COGMEM_TIMINGS", "1").output().code(3);
+    assert_eq!(warned(&out), 257, "{out}");
+    assert!(out.stderr.contains("files stat-ed (full scan: "), "{out}");
+    // Fixed but one: the manifest names that one, and a search the watcher serves names it.
+    for i in 1..257 {
+        std::fs::remove_file(env.path(&format!("memory/vault/bad-{i}.md"))).unwrap();
+    }
+    env.run(["search", "budget"]).output().code(3);
+    assert!(env.read(".cogmem/index/manifest.tsv").contains("\n#skipped memory/vault/bad-0.md\n"));
+    let out = env.run(["search", "budget"]).env("COGMEM_TIMINGS", "1").output().code(3);
+    assert_eq!(warned(&out), 1, "{out}");
+    assert!(out.stderr.contains("files stat-ed (watcher: "), "{out}");
+}
