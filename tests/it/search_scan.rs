@@ -139,7 +139,8 @@ type Find<'a> = &'a mut dyn FnMut(&str, bool) -> Vec<String>;
 /// A seeded sequence of hand changes, writes (a pinned note, an episode, an entity's fact),
 /// permanent forgets, commits and syncs, with and without a clock tick between them: after every
 /// step, each memory that is readable is found by its word, and none that is gone, forgotten or
-/// unreadable is; and `status` lists what `git status` lists and names every unreadable file. Returns how many searches a watcher served.
+/// unreadable is; `status` lists what `git status` lists and names every unreadable file; and git
+/// finds nothing staged. Returns how many searches a watcher served.
 fn random_run(env: &TestEnv, seed: u64, find: Find<'_>) {
     let mut rng = seed;
     let mut next = |n: usize| {
@@ -254,6 +255,10 @@ fn random_run(env: &TestEnv, seed: u64, find: Find<'_>) {
         let mut git: Vec<String> = env.git_status().lines().map(|l| l[3..].to_owned()).collect();
         git.sort();
         assert_eq!(paths("uncommitted"), git, "seed {seed}, step {step} ({what})");
+        // Nothing is ever staged without being committed here: git's index, which cogmem's
+        // writes patch in place, must agree with HEAD for git itself.
+        let staged = env.git(&["diff", "--cached", "--name-only"]);
+        assert_eq!(staged, "", "seed {seed}, step {step} ({what})");
         let mut bad: Vec<String> = notes.iter().filter(|n| !n.2).map(|n| n.0.clone()).collect();
         bad.sort();
         assert_eq!(paths("skipped"), bad, "seed {seed}, step {step} ({what})");
