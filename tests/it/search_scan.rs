@@ -132,12 +132,20 @@ fn find(env: &TestEnv, w: &str, unreadable: bool) -> (Vec<String>, bool) {
     (ids, out.stderr.contains("files stat-ed (watcher: "))
 }
 
+/// Where a memory written through cogmem is in [`random_run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Life {
+    Live,
+    Archived,
+    Erased,
+}
+
 /// How [`random_run`] searches: the ids found for a word, given whether some memory file is
 /// unreadable now (which the search must say).
 type Find<'a> = &'a mut dyn FnMut(&str, bool) -> Vec<String>;
 
 /// A seeded sequence of hand changes, writes (a pinned note, an episode, an entity's fact),
-/// permanent forgets, commits and syncs, with and without a clock tick between them: after every
+/// forgets (archived, restored, or permanent), commits and syncs, with and without a clock tick between them: after every
 /// step, each memory that is readable is found by its word, and none that is gone, forgotten or
 /// unreadable is; `status` lists what `git status` lists and names every unreadable file; and git
 /// finds nothing staged. Returns how many searches a watcher served.
@@ -151,11 +159,12 @@ fn random_run(env: &TestEnv, seed: u64, find: Find<'_>) {
     // Hand-made notes: path → (its word, whether it is readable now).
     let mut notes: Vec<(String, String, bool)> = Vec::new();
     // Written through cogmem: (the ids it wrote, their word).
-    let mut remembered: Vec<(Vec<String>, String)> = Vec::new();
+    // (the ids, their word, and whether they are live, archived or erased).
+    let mut remembered: Vec<(Vec<String>, String, Life)> = Vec::new();
     let mut n = 0;
     let text = |w: &str| format!("# Note\n\nthe {w} note\n");
     for step in 0..24 {
-        let what = next(11);
+        let what = next(13);
         n += 1;
         match what {
             0 => {
@@ -205,19 +214,38 @@ fn random_run(env: &TestEnv, seed: u64, find: Find<'_>) {
                     .collect();
                 ids.sort();
                 ids.dedup();
-                remembered.push((ids, w));
+                remembered.push((ids, w, Life::Live));
             }
-            8 if remembered.iter().any(|r| !r.0.is_empty()) => {
-                // Erased from the files: no search may find it again.
-                let live: Vec<usize> =
-                    (0..remembered.len()).filter(|i| !remembered[*i].0.is_empty()).collect();
-                let i = live[next(live.len())];
-                let ids = std::mem::take(&mut remembered[i].0); // found nowhere from now on
-                let mut args = vec!["forget", "--permanent", "--yes", "--force"];
-                for id in &ids {
-                    args.extend(["--id", id.as_str()]);
+            8 | 9 | 10 => {
+                // Forgotten (archived), or erased from the files: not found from then on;
+                // an archived one restored: found again.
+                let (from, to) = match what {
+                    8 => (Life::Live, Life::Erased),
+                    9 => (Life::Live, Life::Archived),
+                    _ => (Life::Archived, Life::Live),
+                };
+                let candidates: Vec<usize> =
+                    (0..remembered.len()).filter(|i| remembered[*i].2 == from).collect();
+                if !candidates.is_empty() {
+                    let i = candidates[next(candidates.len())];
+                    remembered[i].2 = to;
+                    let ids = remembered[i].0.clone();
+                    if to == Life::Live {
+                        for id in &ids {
+                            env.run(["restore", id]).success();
+                        }
+                    } else {
+                        let mut args = if to == Life::Erased {
+                            vec!["forget", "--permanent", "--yes", "--force"]
+                        } else {
+                            vec!["forget", "--yes", "--force"]
+                        };
+                        for id in &ids {
+                            args.extend(["--id", id.as_str()]);
+                        }
+                        env.run(args).success();
+                    }
                 }
-                env.run(args).success();
             }
             5 => {
                 if !env.git_status().is_empty() {
@@ -235,10 +263,11 @@ fn random_run(env: &TestEnv, seed: u64, find: Find<'_>) {
             let ids = find(w, unreadable);
             assert_eq!(ids, want, "seed {seed}, step {step} ({what}): {rel}");
         }
-        for (want, w) in &remembered {
+        for (ids_of, w, life) in &remembered {
+            let want = if *life == Life::Live { ids_of.clone() } else { Vec::new() };
             let mut ids = find(w, unreadable);
             ids.sort();
-            assert_eq!(&ids, want, "seed {seed}, step {step} ({what})");
+            assert_eq!(ids, want, "seed {seed}, step {step} ({what}): {life:?}");
         }
         // And `status` (answered from the watcher's word where one runs) tells what git tells,
         // and names every unreadable file.
