@@ -186,3 +186,64 @@ fn many_loose_objects_are_packed_in_the_background() {
     let log = env.git(&["log", "--format=%s"]);
     assert!(log.contains("Packing probe 7") && log.contains("After packing"), "{log}");
 }
+
+/// `sync` records a hand edit with `Change::keep`: the bytes it read are committed and the file
+/// is never written back. A person who edits the file again between that read and the commit
+/// (a watcher syncs while they type) keeps the newer edit, which stays uncommitted for git and
+/// cogmem to see. (Written back, as it was, the newer edit was lost from the file and from the
+/// history alike.)
+#[test]
+fn a_kept_hand_edit_is_committed_as_read_and_a_newer_edit_survives() {
+    use cogmem::audit::{Action, Actor};
+    use cogmem::change::Change;
+    let env = TestEnv::initialized();
+    let rel = "memory/vault/plan.md";
+    let read = b"# Plan\n\nthe first draft\n".to_vec();
+    env.write(rel, std::str::from_utf8(&read).unwrap());
+    let ws = cogmem::Workspace::open(&env.root).unwrap();
+    let repo = cogmem::git::open(ws.root()).unwrap();
+    let lock = ws.lock().unwrap();
+    let mut change = Change::new(Actor::parse("manual").unwrap(), "cogmem sync").allow_dirty();
+    change.keep(rel, read.clone(), Action::Create, "created by hand");
+    // The person saves again after the read, before the commit.
+    env.write(rel, "# Plan\n\nthe latest draft\n");
+    // Of the same size, and dated a minute back: only the index entry can tell git it changed.
+    let minute_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    File::options().write(true).open(env.path(rel)).unwrap().set_modified(minute_ago).unwrap();
+    let clock = crate::common::clock("2026-12-01T10:00:00Z");
+    let applied = change.apply(&ws, &repo, &lock, &clock).unwrap();
+    drop(lock);
+    assert_eq!(env.read(rel), "# Plan\n\nthe latest draft\n", "the newer edit is on disk");
+    assert_eq!(
+        env.git(&["show", &format!("{}:{rel}", applied.commit)]),
+        "# Plan\n\nthe first draft\n"
+    );
+    assert!(env.read("memory/meta/audit.log").contains(&format!("| CREATE | {rel} |")));
+    // git sees the newer edit as an edit, not as clean stat data.
+    assert_eq!(env.git(&["status", "--porcelain"]), format!(" M {rel}\n"));
+    assert_eq!(env.git(&["diff", "--cached", "--name-only"]), "");
+    // And the next sync commits it.
+    env.run(["sync"]).success();
+    assert_eq!(env.git(&["show", &format!("HEAD:{rel}")]), "# Plan\n\nthe latest draft\n");
+    env.assert_clean_tree();
+}
+
+/// `sync` commits a hand edit without writing the file again (it keeps its inode and its
+/// modification time): nothing a person saves meanwhile can be overwritten.
+#[cfg(unix)]
+#[test]
+fn sync_commits_a_hand_edit_without_rewriting_the_file() {
+    use std::os::unix::fs::MetadataExt;
+    let env = TestEnv::initialized();
+    let rel = "memory/vault/plan.md";
+    env.write(rel, "# Plan\n\nthe first draft\n");
+    let stamp = |env: &TestEnv| {
+        let md = std::fs::metadata(env.path(rel)).unwrap();
+        (md.ino(), md.mtime(), md.mtime_nsec())
+    };
+    let before = stamp(&env);
+    env.run(["sync"]).success();
+    assert_eq!(env.git(&["show", &format!("HEAD:{rel}")]), "# Plan\n\nthe first draft\n");
+    assert_eq!(stamp(&env), before, "the file was written again");
+    env.assert_clean_tree();
+}

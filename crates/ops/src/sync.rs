@@ -233,7 +233,9 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         match &c.bytes {
             // The log's hand-appended lines are committed with it; its own line would be noise.
             Some(_) if c.path == layout::AUDIT_LOG => {}
-            Some(b) => change.write(&c.path, b.clone(), action, summary.clone()),
+            // Committed as read, never written back: an edit made since (a person typing
+            // while a watcher syncs) must not be overwritten by what it replaced.
+            Some(b) => change.keep(&c.path, b.clone(), action, summary.clone()),
             None => change.delete(&c.path, action, summary.clone()),
         }
         report.committed.push(SyncedFile { path: c.path.clone(), action, summary });

@@ -109,6 +109,9 @@ pub struct FileEdit {
     pub action: Action,
     /// One-line summary, for the audit line.
     pub(crate) summary: String,
+    /// The file is not written: `content` is what it held when read, and that is what is
+    /// committed ([`Change::keep`]).
+    pub(crate) keep: bool,
 }
 
 /// A set of file edits that land together as one commit.
@@ -190,6 +193,7 @@ impl Change {
         if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
             e.content = Some(content);
             e.staged = None;
+            e.keep = false;
             return;
         }
         self.edits.push(FileEdit {
@@ -198,6 +202,32 @@ impl Change {
             staged: None,
             action,
             summary: summary.into(),
+            keep: false,
+        });
+    }
+
+    /// Commits `content` as the file `path` held when it was read (a hand edit `sync`
+    /// records), with its audit line, without writing the file: an edit made to it since (a
+    /// person typing while a watcher syncs) is never overwritten, and stays uncommitted for the
+    /// next change to find. A later [`Change::write`] of the same path replaces it.
+    pub fn keep(
+        &mut self,
+        path: &str,
+        content: Vec<u8>,
+        action: Action,
+        summary: impl Into<String>,
+    ) {
+        if self.edits.iter().any(|e| e.path == path) {
+            self.write(path, content, action, summary);
+            return;
+        }
+        self.edits.push(FileEdit {
+            path: path.to_owned(),
+            content: Some(content),
+            staged: None,
+            action,
+            summary: summary.into(),
+            keep: true,
         });
     }
 
@@ -216,6 +246,7 @@ impl Change {
         if let Some(e) = self.edits.iter_mut().find(|e| e.path == path) {
             e.content = None;
             e.staged = Some(staged);
+            e.keep = false;
             return;
         }
         self.edits.push(FileEdit {
@@ -224,6 +255,7 @@ impl Change {
             staged: Some(staged),
             action,
             summary: summary.into(),
+            keep: false,
         });
     }
 
@@ -265,6 +297,7 @@ impl Change {
             e.content = None;
             e.staged = None;
             e.action = action;
+            e.keep = false;
             return;
         }
         self.edits.push(FileEdit {
@@ -273,6 +306,7 @@ impl Change {
             staged: None,
             action,
             summary: summary.into(),
+            keep: false,
         });
     }
 
@@ -445,22 +479,28 @@ impl Change {
         this.adopted.retain(|p| !touched.contains(p));
         this.seal_audit_log(ws, &mut touched)?;
         let this = this;
+        // The files this change writes: a kept one is committed as read, never written, so it
+        // has nothing to check, put back or undo.
+        let kept: Vec<&str> =
+            this.edits.iter().filter(|e| e.keep).map(|e| e.path.as_str()).collect();
+        let written: Vec<String> =
+            touched.iter().filter(|p| !kept.contains(&p.as_str())).cloned().collect();
         if this.require_clean {
             let tree = git::head_tree(repo)?;
-            let dirty = git::dirty_files(repo, root, tree.as_ref(), &touched)?;
+            let dirty = git::dirty_files(repo, root, tree.as_ref(), &written)?;
             if !dirty.is_empty() {
                 return Err(WorkspaceError::HandEdited { paths: dirty }.into());
             }
         }
         crate::timing::mark("change: clean check");
-        let snapshot = Snapshot::take(ws, &touched)?;
+        let snapshot = Snapshot::take(ws, &written)?;
         // The journal: which files this change writes, with a copy of those that differ from
         // HEAD, so that a process killed half-way can be undone exactly (workspace::journal).
         let dirty: Vec<String> = if this.require_clean {
             Vec::new() // checked above: every touched file is as in HEAD
         } else {
             let tree = git::head_tree(repo)?;
-            git::dirty_files(repo, root, tree.as_ref(), &touched)?
+            git::dirty_files(repo, root, tree.as_ref(), &written)?
         };
         let entries: Vec<(String, journal::Before)> = snapshot
             .files
@@ -532,6 +572,7 @@ impl Change {
             staged: None,
             action: Action::Create,
             summary: format!("audit.log sealed ({lines} lines); it starts again"),
+            keep: false,
         });
         touched.push(segment);
         Ok(())
@@ -552,6 +593,7 @@ impl Change {
             written.inc();
             let abs = root.join(&e.path);
             match (&e.content, &e.staged) {
+                _ if e.keep => {} // committed as read, never written
                 (Some(bytes), _) => fsx::write_atomic(&abs, bytes)?,
                 (None, Some(staged)) => fsx::install(staged, &abs)?,
                 (None, None) => fsx::remove_file(&abs)?,
@@ -606,7 +648,13 @@ impl Change {
         let mut files = touched.to_vec();
         files.extend(self.adopted.iter().cloned());
         let spec = CommitSpec { message, author: self.actor.as_str(), time: now };
-        let id = git::commit_files(repo, root, &files, &spec)?;
+        let kept: Vec<(&str, &[u8])> = self
+            .edits
+            .iter()
+            .filter(|e| e.keep)
+            .filter_map(|e| Some((e.path.as_str(), e.content.as_deref()?)))
+            .collect();
+        let id = git::commit_files(repo, root, &files, &kept, &spec)?;
         // The program decides how a due repack runs (the binary starts it in the background);
         // the library only counts, and only when asked to.
         if let Some(hook) = &ws.options().on_repack_due

@@ -601,10 +601,15 @@ pub(crate) struct CommitSpec<'a> {
 /// A file missing from disk is removed from the tree. The index is updated for those files only,
 /// so anything else the user staged stays staged and out of the commit. The branch moves last,
 /// and only if it still points where it did when the commit was built.
+///
+/// A file of `kept` is committed with the bytes given there (what it held when read), not as
+/// it is now, and its index entry vouches for the file only if it still holds them: an edit
+/// made since stays an uncommitted edit.
 pub(crate) fn commit_files(
     repo: &Repository,
     root: &Path,
     files: &[String],
+    kept: &[(&str, &[u8])],
     spec: &CommitSpec<'_>,
 ) -> crate::Result<Oid> {
     let branch = head_branch(repo)?;
@@ -614,8 +619,12 @@ pub(crate) fn commit_files(
     let blobs = Blobs::for_files(repo, root, files.iter().map(String::as_str));
     for rel in files {
         let abs = root.join(rel);
-        if abs.exists() {
-            let blob = blobs.store(rel)?;
+        let given = kept.iter().find(|(k, _)| *k == rel.as_str()).map(|(_, b)| *b);
+        if given.is_some() || abs.exists() {
+            let blob = match given {
+                Some(bytes) => write_object(|| repo.blob(bytes)).map_err(op("store a file"))?,
+                None => blobs.store(rel)?,
+            };
             let mode = match blob_id_at(Some(&base), rel) {
                 Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => {
                     FileMode::BlobExecutable
@@ -642,7 +651,7 @@ pub(crate) fn commit_files(
         .map_err(op("write the commit"))?;
 
     crate::timing::mark("git: commit written");
-    stage_files(repo, root, files, &stored)?;
+    stage_files(repo, root, files, &stored, kept)?;
     crate::timing::mark("git: index written");
 
     let subject = spec.message.lines().next().unwrap_or("");
@@ -663,14 +672,18 @@ fn stage_files(
     root: &Path,
     files: &[String],
     stored: &[(&String, Oid, FileMode)],
+    kept: &[(&str, &[u8])],
 ) -> crate::Result<()> {
+    let given = |rel: &str| kept.iter().find(|(k, _)| *k == rel).map(|(_, b)| *b);
+    let entry = |rel: &str, blob: Oid, mode: FileMode| match given(rel) {
+        Some(bytes) => Some(kept_entry(&root.join(rel), rel, blob, mode, bytes)),
+        None => index_entry(&root.join(rel), rel, blob, mode),
+    };
     // Every entry with its stat data (none off unix: libgit2 reads the files, below).
     let updates: Option<Vec<(String, Option<git2::IndexEntry>)>> = files
         .iter()
         .map(|rel| match stored.iter().find(|(r, ..)| *r == rel) {
-            Some((_, blob, mode)) => {
-                index_entry(&root.join(rel), rel, *blob, *mode).map(|e| (rel.clone(), Some(e)))
-            }
+            Some((_, blob, mode)) => entry(rel, *blob, *mode).map(|e| (rel.clone(), Some(e))),
             None => Some((rel.clone(), None)),
         })
         .collect();
@@ -687,13 +700,16 @@ fn stage_files(
     for (rel, blob, mode) in stored {
         // The blob is already stored: stage it by id with the file's stat data, instead of
         // letting `add_path` read, hash and compress the file a second time.
-        match index_entry(&root.join(rel), rel, *blob, *mode) {
+        match entry(rel, *blob, *mode) {
             Some(entry) => index.add(&entry).map_err(op("stage a file"))?,
             None => index.add_path(Path::new(rel.as_str())).map_err(op("stage a file"))?,
         }
     }
     for rel in files {
-        if !root.join(rel).exists() && index.get_path(Path::new(rel), 0).is_some() {
+        if given(rel).is_none()
+            && !root.join(rel).exists()
+            && index.get_path(Path::new(rel), 0).is_some()
+        {
             index.remove_path(Path::new(rel)).map_err(op("unstage a file"))?;
         }
     }
@@ -831,6 +847,37 @@ pub(crate) fn index_entry(
 #[cfg(not(unix))]
 pub(crate) fn index_entry(_: &Path, _: &str, _: Oid, _: FileMode) -> Option<git2::IndexEntry> {
     None
+}
+
+/// The index entry of a file committed from `bytes` read earlier ([`commit_files`]'s `kept`):
+/// with its stat data when it still holds them and did not change while read again; else
+/// with none (size and times 0), so git compares its content instead of trusting the entry,
+/// and an edit made since shows as one (or a file removed since, as removed).
+fn kept_entry(abs: &Path, rel: &str, id: Oid, mode: FileMode, bytes: &[u8]) -> git2::IndexEntry {
+    let before = index_entry(abs, rel, id, mode);
+    let holds = crate::store::fsx::read(abs, u64::MAX).is_ok_and(|b| b == bytes);
+    let after = index_entry(abs, rel, id, mode);
+    let stamp = |e: &git2::IndexEntry| (e.ctime, e.mtime, e.file_size, e.ino, e.dev);
+    match (before, after) {
+        (Some(b), Some(a)) if holds && stamp(&b) == stamp(&a) => b,
+        _ => {
+            let path = rel.as_bytes().to_vec();
+            git2::IndexEntry {
+                ctime: git2::IndexTime::new(0, 0),
+                mtime: git2::IndexTime::new(0, 0),
+                dev: 0,
+                ino: 0,
+                mode: u32::try_from(i32::from(mode)).unwrap_or(0o100_644),
+                uid: 0,
+                gid: 0,
+                file_size: 0,
+                id,
+                flags: path.len().min(0xFFF) as u16,
+                flags_extended: 0,
+                path,
+            }
+        }
+    }
 }
 
 fn head_branch(repo: &Repository) -> crate::Result<String> {
