@@ -217,18 +217,12 @@ impl Change {
         action: Action,
         summary: impl Into<String>,
     ) {
-        if self.edits.iter().any(|e| e.path == path) {
-            self.write(path, content, action, summary);
-            return;
+        // Kept only as a new edit: a file this change already writes is written.
+        let new = !self.edits.iter().any(|e| e.path == path);
+        self.write(path, content, action, summary);
+        if new && let Some(e) = self.edits.last_mut() {
+            e.keep = true;
         }
-        self.edits.push(FileEdit {
-            path: path.to_owned(),
-            content: Some(content),
-            staged: None,
-            action,
-            summary: summary.into(),
-            keep: true,
-        });
     }
 
     /// Sets new content for a file from a staged file: `staged`, under `.cogmem/` (so on the
