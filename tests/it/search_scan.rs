@@ -21,6 +21,15 @@ fn settled() -> TestEnv {
     env
 }
 
+/// [`settled`], with `cogmem watch --debounce DEBOUNCE` running (its answers waited for long:
+/// the machine may be busy).
+fn watched(debounce: &str) -> (TestEnv, crate::watch::Watcher) {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    let w = crate::watch::Watcher::start(&env, &["watch", "--debounce", debounce]);
+    (env, w)
+}
+
 /// The vault note's path and its id.
 fn vault_note(env: &TestEnv) -> (String, String) {
     let dir = std::fs::read_dir(env.path("memory/vault")).unwrap();
@@ -328,9 +337,7 @@ fn search_follows_a_random_run_of_hand_changes_writes_and_commits() {
 #[test]
 fn with_a_watcher_search_follows_a_random_run_of_hand_changes_writes_and_commits() {
     for seed in [5_u64, 4_242] {
-        let mut env = settled();
-        env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
-        let _w = crate::watch::Watcher::start(&env, &["watch", "--debounce", "10m"]);
+        let (env, _w) = watched("10m");
         let mut served = 0;
         random_run(&env, seed, &mut |w, unreadable| {
             let (ids, by_watcher) = find(&env, w, unreadable);
@@ -347,9 +354,7 @@ fn with_a_watcher_search_follows_a_random_run_of_hand_changes_writes_and_commits
 #[test]
 fn with_a_syncing_watcher_no_hand_edit_is_lost() {
     for seed in [11_u64, 400] {
-        let mut env = settled();
-        env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
-        let _w = crate::watch::Watcher::start(&env, &["watch", "--debounce", "100ms"]);
+        let (env, _w) = watched("100ms");
         random_run_with(&env, seed, &mut |w, unreadable| find(&env, w, unreadable).0, false);
     }
 }
@@ -381,9 +386,7 @@ fn an_mcp_server_follows_a_random_run_of_hand_changes_writes_and_commits() {
 /// and a search the watcher would serve scans every file instead, so each is still named.
 #[test]
 fn past_256_unreadable_files_a_search_with_a_watcher_scans_every_file() {
-    let mut env = settled();
-    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
-    let _w = crate::watch::Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    let (env, _w) = watched("10m");
     for i in 0..257 {
         std::fs::write(env.path(&format!("memory/vault/bad-{i}.md")), b"# Bad\n\n\xff\n").unwrap();
     }

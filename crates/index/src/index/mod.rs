@@ -374,13 +374,12 @@ impl Meta {
     fn lookup(&self, rel: &str) -> Option<(u64, u128)> {
         let patched = self.patch.as_ref().is_some_and(|p| p.contains_key(rel));
         match &self.unparsed {
-            _ if patched => self.files.get(rel).map(|s| (s.size, s.mtime)),
-            None => self.files.get(rel).map(|s| (s.size, s.mtime)),
-            Some(unparsed) => {
+            Some(unparsed) if !patched => {
                 let (text, body) = unparsed.get()?;
                 let line = crate::graph::cache::find_line(text, (body, text.len()), rel)?;
                 parse_file_line(line).map(|(_, s)| (s.size, s.mtime))
             }
+            _ => self.files.get(rel).map(|s| (s.size, s.mtime)),
         }
     }
 
@@ -865,8 +864,6 @@ pub fn is_memory_file(rel: &str) -> bool {
         && !name.contains(['\t', '\n', '\r'])
 }
 
-/// Size and mtime of the given paths that are memory files and exist as plain files (in a
-/// store folder that is not a link out of the workspace, as in [`scan`]).
 /// The memory files and links the last refresh could not read, looked at again by a refresh
 /// the watcher serves (it lists only what changed): a link is named again, any other memory
 /// file is added to `paths`, to be read again.
@@ -887,6 +884,8 @@ fn recheck_skipped(
     }
 }
 
+/// Size and mtime of the given paths that are memory files and exist as plain files (in a
+/// store folder that is not a link out of the workspace, as in [`scan`]).
 fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
     paths
         .iter()
@@ -1163,23 +1162,25 @@ fn refresh_locked(
         // A file that cannot be read (over the limit, not UTF-8, gone unreadable) hides its
         // memories: its documents go, as a rebuild would leave them out, and it leaves the
         // manifest, so every refresh tries it again until it reads.
-        let read = fsx::read(&root.join(&rel), ws.file_limit()).map(|bytes| {
-            let mut hash = cogmem_store::store::core_memory::hash8_bytes(&bytes);
-            if rel.starts_with(layout::ENTITIES_DIR) {
-                // Entity files carry a second hash: what the graph cache depends on.
-                hash = format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(&bytes)));
+        let read = fsx::read(&root.join(&rel), ws.file_limit()).map_err(|e| e.to_string());
+        let hash = read.as_ref().ok().map(|bytes| {
+            let hash = cogmem_store::store::core_memory::hash8_bytes(bytes);
+            if !rel.starts_with(layout::ENTITIES_DIR) {
+                return hash;
             }
-            (bytes, hash)
+            // Entity files carry a second hash: what the graph cache depends on.
+            format!("{hash}+{}", graph_digest(&rel, &String::from_utf8_lossy(bytes)))
         });
         let before = meta.files.get(&rel).map(|s| s.hash.clone());
-        if let Ok((_, hash)) = &read
-            && before.as_deref() == Some(hash.as_str())
+        if let Some(hash) = &hash
+            && before.as_ref() == Some(hash)
         {
             meta.files.insert(rel.clone(), Stamp { size, mtime, hash: hash.clone() });
             continue; // touched, not changed
         }
-        let decoded = read.map_err(|e| e.to_string()).and_then(|(bytes, hash)| {
-            fsx::decode(&root.join(&rel), bytes).map(|text| (text, hash)).map_err(|e| e.to_string())
+        let decoded = read.and_then(|bytes| {
+            let text = fsx::decode(&root.join(&rel), bytes).map_err(|e| e.to_string())?;
+            Ok((text, hash.unwrap_or_default()))
         });
         let (text, hash) = match decoded {
             Ok(read) => read,
