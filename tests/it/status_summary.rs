@@ -109,3 +109,61 @@ fn status_reports_an_unreadable_file_every_time_its_answer_is_kept() {
     assert!(out.stderr.contains("2026-10-01.md: not valid UTF-8"), "{out}");
     assert_eq!(kept, fresh_status(&env));
 }
+
+/// How many folders the next status lists (its timing line says), and its `--json` answer.
+#[cfg(feature = "timings")]
+fn listed_folders(env: &TestEnv) -> (usize, serde_json::Value) {
+    let out = env.run(["status", "--json"]).env("COGMEM_TIMINGS", "1").output();
+    let line = out.stderr.lines().find(|l| l.contains("status: files stat-ed")).expect("a mark");
+    let n = line.split(", ").nth(1).and_then(|t| t.split(' ').next()).unwrap();
+    (n.parse().unwrap(), serde_json::from_str(&out.stdout).unwrap())
+}
+
+#[cfg(feature = "timings")]
+#[test]
+fn status_lists_no_folder_once_kept_and_still_sees_files_added_renamed_and_removed_by_hand() {
+    let env = workspace();
+    let quiet = wait_until(Duration::from_secs(20), || listed_folders(&env).0 == 0);
+    assert!(quiet, "status kept listing folders of an unchanged workspace");
+    let before = kept_status(&env);
+    // A new folder with a note in it, anywhere in the working tree: the parent's stamp changed.
+    std::fs::create_dir_all(env.path("memory/vault/new-by-hand")).unwrap();
+    env.write("memory/vault/new-by-hand/deep.md", "# deep\n");
+    let (listed, after) = listed_folders(&env);
+    assert!(listed >= 2, "{listed}");
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        let all = v["uncommitted"].as_array().unwrap();
+        all.iter().map(|c| c["path"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(paths(&after), ["memory/vault/new-by-hand/deep.md"], "{after:#}");
+    // Once the listings are kept again, a note renamed in its folder, then removed.
+    assert!(wait_until(Duration::from_secs(20), || listed_folders(&env).0 == 0));
+    std::fs::rename(
+        env.path("memory/vault/new-by-hand/deep.md"),
+        env.path("memory/vault/new-by-hand/moved.md"),
+    )
+    .unwrap();
+    assert_eq!(paths(&listed_folders(&env).1), ["memory/vault/new-by-hand/moved.md"]);
+    assert!(wait_until(Duration::from_secs(20), || listed_folders(&env).0 == 0));
+    std::fs::remove_dir_all(env.path("memory/vault/new-by-hand")).unwrap();
+    let (_, after) = listed_folders(&env);
+    assert!(paths(&after).is_empty(), "{after:#}");
+    assert_eq!(after["counts"], before["counts"]);
+    assert_eq!(kept_status(&env), fresh_status(&env));
+}
+
+#[cfg(feature = "timings")]
+#[test]
+fn status_lists_every_folder_again_when_its_kept_listings_are_damaged() {
+    let env = workspace();
+    assert!(wait_until(Duration::from_secs(20), || listed_folders(&env).0 == 0));
+    let dirs = env.path(".cogmem/status/dirs");
+    let bytes = std::fs::read(&dirs).unwrap();
+    // A listing with one name less, as a torn or hand-made file could hold: not trusted.
+    std::fs::write(&dirs, &bytes[..bytes.len() / 2]).unwrap();
+    env.write("memory/vault/added.md", "# added\n");
+    let (listed, after) = listed_folders(&env);
+    assert!(listed > 2, "{listed}");
+    assert_eq!(after["uncommitted"][0]["path"], "memory/vault/added.md", "{after:#}");
+    assert_eq!(kept_status(&env), fresh_status(&env));
+}

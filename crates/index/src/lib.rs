@@ -17,6 +17,7 @@ pub mod embed;
 pub(crate) mod error;
 pub mod graph;
 pub mod index;
+pub(crate) mod listings;
 pub mod pack;
 pub mod summary;
 

@@ -33,6 +33,8 @@ pub const DIR: &str = ".cogmem/status";
 const SUMMARY: &str = "summary.json";
 const FILES: &str = "files.tsv";
 const CLOCK: &str = "clock";
+/// The folder listings kept between walks ([`crate::listings`]).
+const DIRS: &str = "dirs";
 /// Where a status stands in a running watcher's log ([`WatchMark`]).
 const WATCH: &str = "watch";
 /// How many bytes of cookie lines a status reads before it moves its record past them.
@@ -222,35 +224,94 @@ impl Tree {
 }
 
 /// Walks the working tree (not `.git/`, at any depth, nor `.cogmem/`), links not followed:
-/// the folders are listed first, then the files are stat-ed, on two threads when there are
-/// many (as the index's scan does).
-fn walk(root: &Path) -> Tree {
-    let mut entries: Vec<(Vec<u8>, std::fs::DirEntry)> = Vec::new();
-    let mut dirs: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_owned(), Vec::new())];
-    while let Some((abs, rel)) = dirs.pop() {
-        let Ok(listing) = std::fs::read_dir(&abs) else { continue };
-        for e in listing.flatten() {
-            let name = e.file_name();
-            let name = name.as_encoded_bytes();
-            if name == b".git" || (rel.is_empty() && name == layout::DERIVED_DIR.as_bytes()) {
-                continue;
-            }
-            let mut path = rel.clone();
-            if !path.is_empty() {
-                path.push(b'/');
-            }
-            path.extend_from_slice(name);
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                dirs.push((e.path(), path));
-            } else {
-                entries.push((path, e));
+/// the folders are opened and listed first (a folder whose stamp is that of its listing kept
+/// in `listings` is not read again: [`crate::listings`]), then every file is stat-ed, on two
+/// threads when there are many (as the index's scan does). With `clock` (the moment the walk
+/// began), the listings are kept for the next walk when any folder had to be read.
+fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
+    use crate::index::scan::{self, DirHandle, DirStamp, Kind};
+    /// A folder walked: path relative to the root, the open folder (while its files wait to be
+    /// stat-ed), its stamp, its entries, and whether they were read now.
+    struct Folder {
+        rel: Vec<u8>,
+        handle: Option<DirHandle>,
+        stamp: Option<DirStamp>,
+        entries: crate::listings::Listing,
+        read: bool,
+    }
+    /// How many folders stay open for their files' stats, made on two threads at the end; the
+    /// files of any more are stat-ed as their folder is walked (a process may hold only so
+    /// many descriptors).
+    const OPEN_MAX: usize = 256;
+    let mut kept =
+        if clock.is_some() { crate::listings::Kept::load(listings) } else { Default::default() };
+    let mut folders: Vec<Folder> = Vec::new();
+    let mut files: Vec<(Vec<u8>, Stamp, bool)> = Vec::new();
+    let stat = |handle: &DirHandle, rel: &[u8], name: &[u8]| {
+        let st = scan::stat_entry(handle, name)?;
+        let stamp = Stamp { size: st.size, mtime: st.mtime, ctime: st.ctime, ino: st.ino };
+        Some((joined(rel, name), stamp, st.plain))
+    };
+    let mut queue: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_owned(), Vec::new())];
+    while let Some((abs, rel)) = queue.pop() {
+        let Some((handle, stamp)) = scan::open_dir(&abs) else { continue };
+        let (entries, read) = match stamp.as_ref().and_then(|s| kept.take(&rel, s)) {
+            Some(entries) => (entries, false),
+            None => match scan::list(&handle) {
+                Some(entries) => (entries, true),
+                None => continue,
+            },
+        };
+        for (name, kind) in &entries {
+            if *kind == Kind::Dir && !skipped(&rel, name) {
+                queue.push((abs.join(name_of(name)), joined(&rel, name)));
             }
         }
+        let handle = if folders.len() < OPEN_MAX {
+            Some(handle)
+        } else {
+            files.extend(entries.iter().filter_map(|(name, kind)| {
+                (*kind != Kind::Dir && !skipped(&rel, name)).then(|| stat(&handle, &rel, name))?
+            }));
+            None
+        };
+        folders.push(Folder { rel, handle, stamp, entries, read });
     }
-    let mut files = crate::index::on_two_threads(&entries, |(p, e)| {
-        let plain = e.file_type().is_ok_and(|t| t.is_file());
-        Some((p.clone(), Stamp::of(&e.metadata().ok()?), plain))
-    });
+    if let Some(clock) = clock
+        && folders.iter().any(|f| f.read)
+    {
+        crate::listings::save(
+            listings,
+            folders.iter().filter_map(|f| {
+                let stamp = f.stamp.filter(|s| s.settled(clock))?;
+                Some((f.rel.as_slice(), stamp, &f.entries))
+            }),
+        );
+    }
+    // (folder, entry) of every file still to stat: every entry of the open folders but the
+    // folders.
+    let items: Vec<(&DirHandle, &[u8], &[u8])> = folders
+        .iter()
+        .filter_map(|f| Some((f.handle.as_ref()?, f)))
+        .flat_map(|(handle, f)| {
+            f.entries.iter().filter_map(move |(name, kind)| {
+                (*kind != Kind::Dir && !skipped(&f.rel, name)).then_some((
+                    handle,
+                    f.rel.as_slice(),
+                    name.as_slice(),
+                ))
+            })
+        })
+        .collect();
+    files.extend(crate::index::on_two_threads(&items, |(handle, rel, name)| {
+        stat(handle, rel, name)
+    }));
+    cogmem_store::timing::mark(&format!(
+        "status: files stat-ed ({} files, {} of {} folders listed)",
+        files.len(),
+        folders.iter().filter(|f| f.read).count(),
+        folders.len()
+    ));
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // A store folder reached through a link is listed by `markdown_files` (when the link stays
     // in the workspace) but not walked: such a workspace keeps the folder listings.
@@ -268,6 +329,34 @@ fn walk(root: &Path) -> Tree {
         s.hash(&mut h);
     }
     Tree { files, digest: h.finish(), stores_plain }
+}
+
+/// Whether the walk leaves out entry `name` of folder `rel`: `.git` anywhere, `.cogmem/` at
+/// the root.
+fn skipped(rel: &[u8], name: &[u8]) -> bool {
+    name == b".git" || (rel.is_empty() && name == layout::DERIVED_DIR.as_bytes())
+}
+
+/// `rel/name` (`name` in the root).
+fn joined(rel: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut path = rel.to_vec();
+    if !path.is_empty() {
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    path
+}
+
+/// A name as a path component.
+#[cfg(unix)]
+fn name_of(name: &[u8]) -> &std::ffi::OsStr {
+    std::os::unix::ffi::OsStrExt::from_bytes(name)
+}
+
+#[cfg(not(unix))]
+fn name_of(name: &[u8]) -> &std::ffi::OsStr {
+    // Listed names are UTF-8 there ([`crate::index::scan::list`]).
+    std::ffi::OsStr::new(std::str::from_utf8(name).unwrap_or_default())
 }
 
 /// Stamps a file outside the walk (git's, the manifest), `None` when missing.
@@ -290,7 +379,7 @@ impl Probe {
     /// commit `HEAD` names (`None` before the first commit).
     pub fn take(ws: &Workspace, git_dir: &Path, head: Option<String>) -> Self {
         let clock = tick(ws);
-        let tree = walk(ws.root());
+        let tree = walk(ws.root(), &ws.abs(DIR).join(DIRS), clock);
         let key = key_of(ws, tree.digest, git_dir, head);
         Self { tree, key, clock }
     }

@@ -54,7 +54,7 @@ impl DirStamp {
 
     /// Whether the stamp was taken after the folder's last change, in an earlier tick than
     /// `clock`.
-    fn settled(&self, clock: u128) -> bool {
+    pub(crate) fn settled(&self, clock: u128) -> bool {
         self.mtime < clock && self.ctime < clock
     }
 }
@@ -108,15 +108,15 @@ pub(crate) fn recordable<'a>(
 }
 
 #[cfg(unix)]
-type DirHandle = rustix::fd::OwnedFd;
+pub(crate) type DirHandle = rustix::fd::OwnedFd;
 #[cfg(not(unix))]
-type DirHandle = std::path::PathBuf;
+pub(crate) type DirHandle = std::path::PathBuf;
 
 /// Opens a store folder (not following a link) and stamps it; `None` when it cannot be.
 // The conversions are for the platforms whose `stat` fields are narrower or unsigned.
 #[cfg(unix)]
 #[allow(clippy::useless_conversion)]
-fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
+pub(crate) fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
     use rustix::fs::{Mode, OFlags};
     let fd =
         rustix::fs::open(abs, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
@@ -131,7 +131,7 @@ fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
 }
 
 #[cfg(not(unix))]
-fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
+pub(crate) fn open_dir(abs: &Path) -> Option<(DirHandle, Option<DirStamp>)> {
     // No change time to rely on: every folder is listed.
     std::fs::symlink_metadata(abs).ok().filter(|m| m.is_dir()).map(|_| (abs.to_owned(), None))
 }
@@ -142,22 +142,108 @@ fn nanos(secs: i64, nsec: u64) -> u128 {
     u128::try_from(secs).map_or(0, |s| s * 1_000_000_000 + u128::from(nsec))
 }
 
-/// Size and mtime of a plain file `name` in an open folder (a link is no plain file).
+/// What `lstat` says of an entry of a folder (a link is not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EntryStat {
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: u128,
+    /// Change time, nanoseconds since the epoch (`u128::MAX` where the system has none).
+    pub ctime: u128,
+    pub ino: u64,
+    /// Whether it is a plain file.
+    pub plain: bool,
+}
+
+/// `lstat` of the entry `name` of an open folder.
 #[cfg(unix)]
 #[allow(clippy::useless_conversion)]
-fn stat_in(dir: &DirHandle, name: &str) -> Option<(u64, u128)> {
+pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
     use rustix::fs::{AtFlags, FileType};
     let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| {
-        let size = u64::try_from(st.st_size).unwrap_or(0);
-        (size, nanos(st.st_mtime.into(), st.st_mtime_nsec.into()))
+    Some(EntryStat {
+        size: u64::try_from(st.st_size).unwrap_or(0),
+        mtime: nanos(st.st_mtime.into(), st.st_mtime_nsec.into()),
+        ctime: nanos(st.st_ctime.into(), st.st_ctime_nsec.into()),
+        ino: st.st_ino.into(),
+        plain: FileType::from_raw_mode(st.st_mode) == FileType::RegularFile,
     })
 }
 
 #[cfg(not(unix))]
+pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
+    let md = std::fs::symlink_metadata(dir.join(std::str::from_utf8(name).ok()?)).ok()?;
+    Some(EntryStat {
+        size: md.len(),
+        mtime: fsx::mtime_nanos(&md),
+        ctime: u128::MAX,
+        ino: 0,
+        plain: md.is_file(),
+    })
+}
+
+/// Size and mtime of a plain file `name` in an open folder (a link is no plain file).
 fn stat_in(dir: &DirHandle, name: &str) -> Option<(u64, u128)> {
-    let md = std::fs::symlink_metadata(dir.join(name)).ok()?;
-    md.is_file().then(|| (md.len(), fsx::mtime_nanos(&md)))
+    stat_entry(dir, name.as_bytes()).filter(|s| s.plain).map(|s| (s.size, s.mtime))
+}
+
+/// What an entry of a folder is, as its listing says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Dir,
+    File,
+    Link,
+    /// A socket, a pipe, a device.
+    Other,
+}
+
+/// The entries of an open folder (not `.` and `..`), with their kinds; `None` when it cannot
+/// be read.
+#[cfg(unix)]
+pub(crate) fn list(dir: &DirHandle) -> Option<Vec<(Vec<u8>, Kind)>> {
+    use rustix::fs::{AtFlags, FileType};
+    let mut out = Vec::new();
+    for entry in rustix::fs::Dir::read_from(dir).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            // The file system did not say: ask the entry itself.
+            FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode)),
+            t => t,
+        };
+        let kind = match kind {
+            FileType::Directory => Kind::Dir,
+            FileType::RegularFile => Kind::File,
+            FileType::Symlink => Kind::Link,
+            _ => Kind::Other,
+        };
+        out.push((name.to_vec(), kind));
+    }
+    Some(out)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn list(dir: &DirHandle) -> Option<Vec<(Vec<u8>, Kind)>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let Ok(t) = e.file_type() else { continue };
+        let Some(name) = e.file_name().to_str().map(|n| n.as_bytes().to_vec()) else { continue };
+        let kind = if t.is_dir() {
+            Kind::Dir
+        } else if t.is_file() {
+            Kind::File
+        } else if t.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::Other
+        };
+        out.push((name, kind));
+    }
+    Some(out)
 }
 
 /// Scans the memory files: MEMORY.md and the `*.md` files of the store folders (symbolic
@@ -209,18 +295,16 @@ pub(crate) fn scan(
             continue;
         }
         scan.listed += 1;
-        let Ok(listing) = std::fs::read_dir(root.join(dir)) else { continue };
+        let Some(listing) = list(&open[i].1) else { continue };
         let mut has_link = false;
-        for e in listing.flatten() {
-            let Ok(kind) = e.file_type() else { continue };
-            let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if kind.is_symlink() && name.ends_with(".md") {
+        for (name, kind) in listing {
+            let Ok(name) = String::from_utf8(name) else { continue };
+            if kind == Kind::Link && name.ends_with(".md") {
                 scan.links.push(format!("{dir}/{name}"));
                 has_link = true;
             }
             // The manifest is tab- and line-separated; such names cannot be memory files.
-            if kind.is_file() && name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
+            if kind == Kind::File && name.ends_with(".md") && !name.contains(['\t', '\n', '\r']) {
                 items.push((format!("{dir}/{name}"), i));
             }
         }
