@@ -411,8 +411,9 @@ fn a_message_by_the_person_the_query_names_ranks_higher() {
 
 /// Messages of one conversation share their context (issue 22): the conversation's best match
 /// lends the others of its log a fifth of its score, and the two messages on each side of it a
-/// share that halves with the distance, so an answer two lines on that shares no word with the
-/// query is found. Notes remembered on one day lend nothing to each other.
+/// share that halves with the distance, or more for its speaker's answer to a question about
+/// it, so an answer two lines on that shares no word with the query is found. Notes remembered
+/// on one day lend nothing to each other.
 #[test]
 fn messages_of_a_conversation_share_their_context_and_notes_do_not() {
     let env = TestEnv::initialized();
@@ -443,15 +444,24 @@ fn messages_of_a_conversation_share_their_context_and_notes_do_not() {
     // Bob's question right after it: 0.15 × the best score.
     let next = by_source("m1").unwrap_or_else(|| panic!("{h:?}"));
     assert!((next["from_near"].as_f64().unwrap() - 0.15 * best).abs() < 0.001, "{next}");
-    // Ann's answer, two messages on, shares no word with the query: half as much.
+    // Ann's answer to Bob's question about it, two messages on, shares no word with the query:
+    // 0.3 × the best score (the follow-up's answer).
     let answer = by_source("m2").unwrap_or_else(|| panic!("the answer is not found: {h:?}"));
     assert_eq!(answer["bm25"], 0.0);
     let near = answer["from_near"].as_f64().unwrap();
-    assert!((near - 0.15 * best / 2.0).abs() < 0.001, "{answer}");
+    assert!((near - 0.3 * best).abs() < 0.001, "{answer}");
     assert_eq!(answer["score"].as_f64(), Some(near));
     // Three messages away: nothing; and only the best match's log lends.
     assert!(by_source("m3").is_none(), "{h:?}");
     assert_eq!(h.len(), 3, "{h:?}");
+    // Bob's message two on from his sourdough line follows Ann's, which asks nothing: half the
+    // share of the message next to the hit, as any neighbour two away.
+    let h = hits(&env, &["sourdough recipe"]);
+    assert_eq!(h[0]["source"], "m3", "{h:?}");
+    let best = h[0]["score"].as_f64().unwrap();
+    let two_on = h.iter().find(|x| x["source"] == "m5").unwrap_or_else(|| panic!("{h:?}"));
+    let near = two_on["from_near"].as_f64().unwrap();
+    assert!((near - 0.15 * best / 2.0).abs() < 0.001, "{two_on}");
 
     // The same lines remembered as notes of one day: each is found by its own words only.
     let env = TestEnv::initialized();

@@ -92,8 +92,9 @@ pub struct Hit {
     pub from_day: f64,
     /// Score a message received as one of the two entries before or after one of the five best
     /// hits in its log, when that hit is a message too: 0.15 × that hit's score, divided by
-    /// the distance, × 1.5 when the query names its speaker (0 when none; the largest when
-    /// several); part of `score`.
+    /// the distance; or, two entries after the hit, 0.3 × its score when it is the hit's
+    /// speaker's answer to the other speaker's question in between; × 1.5 when the query names
+    /// its speaker (0 when none; the largest when several); part of `score`.
     #[serde(skip_serializing_if = "is_zero")]
     pub from_near: f64,
     /// Its speaker (an imported message's `**SPEAKER:**` label) is named in the query: its
@@ -132,6 +133,16 @@ const REPLY_SHARE: f64 = 0.4;
 /// The factor on the score of a message whose speaker the query names.
 const SPEAKER_BOOST: f64 = 1.5;
 
+/// Whether `next` is the answer of `hit`'s speaker to a question the other speaker asked in
+/// `mid`, the message between them.
+fn answers_a_follow_up(hit: &str, mid: &str, next: &str) -> bool {
+    let who = speaker(hit);
+    who.is_some()
+        && speaker(next) == who
+        && speaker(mid).is_some_and(|m| Some(m) != who)
+        && super::without_comments(mid).contains('?')
+}
+
 /// The speaker of an imported message: the `**SPEAKER:**` label its text starts with.
 fn speaker(text: &str) -> Option<&str> {
     let (name, _) = text.strip_prefix("**")?.split_once(":**")?;
@@ -156,6 +167,10 @@ const NEAR_SPAN: usize = 2;
 /// The share of the hit's score the entry next to it receives; divided by the distance (half
 /// two entries away), × 1.5 when the query names the entry's speaker.
 const NEAR_SHARE: f64 = 0.15;
+/// The share of such a hit's score that its speaker's next message receives when the message
+/// between them is the other speaker's question (one tells, the other asks about it, the first
+/// answers: the answer shares few of the query's words). Chosen on LoCoMo's tune split.
+const FOLLOW_SHARE: f64 = 0.3;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -484,6 +499,20 @@ pub fn search_with(
         for order in [Order::Asc, Order::Desc] {
             let around = entries_around(&searcher, f, &seed.path, seed.line, order, NEAR_SPAN)
                 .map_err(tantivy_err)?;
+            if let (Order::Asc, [mid, next]) = (order, around.as_slice()) {
+                // The texts of the two entries after the hit, from the hits when they are there.
+                let text_at = |line: u64| -> crate::Result<Option<String>> {
+                    match hits.iter().find(|h| h.path == seed.path && h.line == line) {
+                        Some(h) => Ok(Some(h.text.clone())),
+                        None => Ok(lookup(&seed.path, line)?.map(|h| h.text)),
+                    }
+                };
+                if let (Some(asked), Some(answer)) = (text_at(*mid)?, text_at(*next)?)
+                    && answers_a_follow_up(&seed.text, &asked, &answer)
+                {
+                    near.push((seed.path.clone(), *next, FOLLOW_SHARE * seed.score));
+                }
+            }
             for (distance, line) in (1u32..).zip(around) {
                 let share = NEAR_SHARE * seed.score / f64::from(distance);
                 near.push((seed.path.clone(), line, share));
