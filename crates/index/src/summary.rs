@@ -23,6 +23,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::index::IndexState;
+use crate::index::scan::Kind;
 use cogmem_store::decay::Band;
 use cogmem_store::store::decay_file::{self, DecayFile};
 use cogmem_store::store::{core_memory, episode, fsx, units};
@@ -163,8 +164,8 @@ impl Stamp {
 
 /// The stamps of every file of the working tree, sorted by path relative to the root.
 struct Tree {
-    /// Path, stamp, and whether it is a plain file (not a link).
-    files: Vec<(Vec<u8>, Stamp, bool)>,
+    /// Path, stamp, and kind (never a folder).
+    files: Vec<(Vec<u8>, Stamp, Kind)>,
     digest: u64,
     /// Whether every store folder is a plain folder below plain folders (or missing), so the
     /// walk saw exactly what [`units::markdown_files`] and the index's scan list.
@@ -184,22 +185,30 @@ impl Tree {
     /// as [`units::markdown_files`] lists them; `None` when the walk cannot tell (a store folder
     /// on a link), and the caller lists the folder itself.
     fn store_files(&self, dir: &str) -> Option<Vec<String>> {
-        if !self.stores_plain {
-            return None;
-        }
+        self.stores_plain.then(|| self.md_entries(dir, Kind::File))
+    }
+
+    /// The links among the `*.md` entries directly in the store folder `dir`, sorted, as
+    /// [`units::linked_files`] lists them; `None` when the walk cannot tell.
+    fn linked_files(&self, dir: &str) -> Option<Vec<String>> {
+        self.stores_plain.then(|| self.md_entries(dir, Kind::Link))
+    }
+
+    /// The `*.md` entries of `kind` directly in folder `dir`, sorted.
+    fn md_entries(&self, dir: &str, kind: Kind) -> Vec<String> {
         let prefix = format!("{dir}/");
         let start = self.files.partition_point(|(p, ..)| p.as_slice() < prefix.as_bytes());
         let mut out = Vec::new();
-        for (p, _, plain) in &self.files[start..] {
+        for (p, _, k) in &self.files[start..] {
             let Some(name) = p.strip_prefix(prefix.as_bytes()) else { break };
-            if !plain || name.contains(&b'/') || !name.ends_with(b".md") {
+            if *k != kind || name.contains(&b'/') || !name.ends_with(b".md") {
                 continue;
             }
             if let Ok(rel) = std::str::from_utf8(p) {
                 out.push(rel.to_owned());
             }
         }
-        Some(out)
+        out
     }
 
     /// Every memory file the index reads (MEMORY.md and the stores' plain `*.md` files whose
@@ -207,7 +216,7 @@ impl Tree {
     /// finds them; `None` when the walk cannot tell.
     fn memory_stamps(&self) -> Option<Vec<(String, u64, u128)>> {
         let mut out = Vec::new();
-        if let Some((_, s, true)) = self.find(layout::MEMORY_MD).map(|i| &self.files[i]) {
+        if let Some((_, s, Kind::File)) = self.find(layout::MEMORY_MD).map(|i| &self.files[i]) {
             out.push((layout::MEMORY_MD.to_owned(), s.size, s.mtime));
         }
         for (dir, _, _) in units::DIRS {
@@ -229,7 +238,7 @@ impl Tree {
 /// threads when there are many (as the index's scan does). With `clock` (the moment the walk
 /// began), the listings are kept for the next walk when any folder had to be read.
 fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
-    use crate::index::scan::{self, DirHandle, DirStamp, Kind};
+    use crate::index::scan::{self, DirHandle, DirStamp};
     /// A folder walked: path relative to the root, the open folder (while its files wait to be
     /// stat-ed), its stamp, its entries, and whether they were read now.
     struct Folder {
@@ -246,11 +255,11 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
     let mut kept =
         if clock.is_some() { crate::listings::Kept::load(listings) } else { Default::default() };
     let mut folders: Vec<Folder> = Vec::new();
-    let mut files: Vec<(Vec<u8>, Stamp, bool)> = Vec::new();
+    let mut files: Vec<(Vec<u8>, Stamp, Kind)> = Vec::new();
     let stat = |handle: &DirHandle, rel: &[u8], name: &[u8]| {
         let st = scan::stat_entry(handle, name)?;
         let stamp = Stamp { size: st.size, mtime: st.mtime, ctime: st.ctime, ino: st.ino };
-        Some((joined(rel, name), stamp, st.plain))
+        Some((joined(rel, name), stamp, st.kind))
     };
     let mut queue: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_owned(), Vec::new())];
     while let Some((abs, rel)) = queue.pop() {
@@ -588,10 +597,11 @@ impl Table {
         paths.sort();
         let mut text = format!("#cogmem-status-files {VERSION} {}\n", ws.file_limit());
         for p in paths {
+            use std::fmt::Write as _;
             let (s, values) = &self.rows[p];
-            text.push_str(&format!("{p}\t{}\t{}\t{}\t{}", s.size, s.mtime, s.ctime, s.ino));
+            let _ = write!(text, "{p}\t{}\t{}\t{}\t{}", s.size, s.mtime, s.ctime, s.ino);
             for v in values {
-                text.push_str(&format!("\t{v}"));
+                let _ = write!(text, "\t{v}");
             }
             text.push('\n');
         }
@@ -621,8 +631,12 @@ impl Reader<'_> {
             && now == *was
             && values.len() == arity
         {
-            self.new.rows.insert(rel.to_owned(), (now, values.clone()));
-            return Ok(values.clone());
+            // Moved, not copied: each file is asked for once.
+            let values = values.clone();
+            if let Some((key, row)) = self.old.rows.remove_entry(rel) {
+                self.new.rows.insert(key, row);
+            }
+            return Ok(values);
         }
         let values = compute()?;
         if let Some(now) = now
@@ -683,7 +697,9 @@ impl Summary {
             }
         }
         for (dir, _, _) in units::DIRS {
-            for rel in units::linked_files(ws.root(), dir) {
+            let links =
+                probe.tree.linked_files(dir).unwrap_or_else(|| units::linked_files(ws.root(), dir));
+            for rel in links {
                 let link = units::skipped_link(&rel);
                 skipped.push(Skipped { path: link.path, error: link.error });
             }
@@ -796,7 +812,7 @@ mod tests {
     fn probe(ctime: u128, mtime: u128, clock: Option<u128>) -> Probe {
         let stamp = Stamp { size: 1, mtime, ctime, ino: 1 };
         let tree = Tree {
-            files: vec![(b"MEMORY.md".to_vec(), stamp, true)],
+            files: vec![(b"MEMORY.md".to_vec(), stamp, Kind::File)],
             digest: 0,
             stores_plain: true,
         };

@@ -151,8 +151,8 @@ pub(crate) struct EntryStat {
     /// Change time, nanoseconds since the epoch (`u128::MAX` where the system has none).
     pub ctime: u128,
     pub ino: u64,
-    /// Whether it is a plain file.
-    pub plain: bool,
+    /// A plain file, a link, a folder or something else.
+    pub kind: Kind,
 }
 
 /// `lstat` of the entry `name` of an open folder.
@@ -166,7 +166,7 @@ pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
         mtime: nanos(st.st_mtime.into(), st.st_mtime_nsec.into()),
         ctime: nanos(st.st_ctime.into(), st.st_ctime_nsec.into()),
         ino: st.st_ino.into(),
-        plain: FileType::from_raw_mode(st.st_mode) == FileType::RegularFile,
+        kind: kind_of(FileType::from_raw_mode(st.st_mode)),
     })
 }
 
@@ -178,13 +178,21 @@ pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
         mtime: fsx::mtime_nanos(&md),
         ctime: u128::MAX,
         ino: 0,
-        plain: md.is_file(),
+        kind: if md.is_dir() {
+            Kind::Dir
+        } else if md.is_file() {
+            Kind::File
+        } else if md.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::Other
+        },
     })
 }
 
 /// Size and mtime of a plain file `name` in an open folder (a link is no plain file).
 fn stat_in(dir: &DirHandle, name: &str) -> Option<(u64, u128)> {
-    stat_entry(dir, name.as_bytes()).filter(|s| s.plain).map(|s| (s.size, s.mtime))
+    stat_entry(dir, name.as_bytes()).filter(|s| s.kind == Kind::File).map(|s| (s.size, s.mtime))
 }
 
 /// What an entry of a folder is, as its listing says.
@@ -195,6 +203,18 @@ pub(crate) enum Kind {
     Link,
     /// A socket, a pipe, a device.
     Other,
+}
+
+/// The kind of a file type.
+#[cfg(unix)]
+fn kind_of(t: rustix::fs::FileType) -> Kind {
+    use rustix::fs::FileType;
+    match t {
+        FileType::Directory => Kind::Dir,
+        FileType::RegularFile => Kind::File,
+        FileType::Symlink => Kind::Link,
+        _ => Kind::Other,
+    }
 }
 
 /// The entries of an open folder (not `.` and `..`), with their kinds; `None` when it cannot
@@ -215,13 +235,7 @@ pub(crate) fn list(dir: &DirHandle) -> Option<Vec<(Vec<u8>, Kind)>> {
                 .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode)),
             t => t,
         };
-        let kind = match kind {
-            FileType::Directory => Kind::Dir,
-            FileType::RegularFile => Kind::File,
-            FileType::Symlink => Kind::Link,
-            _ => Kind::Other,
-        };
-        out.push((name.to_vec(), kind));
+        out.push((name.to_vec(), kind_of(kind)));
     }
     Some(out)
 }
