@@ -408,3 +408,33 @@ fn past_256_unreadable_files_a_search_with_a_watcher_scans_every_file() {
     assert_eq!(warned(&out), 1, "{out}");
     assert!(out.stderr.contains("files stat-ed (watcher: "), "{out}");
 }
+
+/// An unreadable memory file is named by every search (exit 3), but a search that finds
+/// nothing else changed does not write the manifest again for it; once fixed, it is indexed.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_file_does_not_make_every_search_write_the_manifest() {
+    let env = settled();
+    std::fs::write(env.path("memory/vault/bad.md"), b"# Bad\n\nthe glimmerquax \xff note\n")
+        .unwrap();
+    let manifest = env.path(".cogmem/index/manifest.tsv");
+    let stamp = || {
+        use std::os::unix::fs::MetadataExt;
+        let md = std::fs::metadata(&manifest).unwrap();
+        (md.ino(), md.mtime(), md.mtime_nsec(), md.len())
+    };
+    let out = env.run(["search", "budget"]).output().code(3);
+    assert!(out.stderr.contains("memory/vault/bad.md"), "{out}");
+    assert!(env.read(".cogmem/index/manifest.tsv").contains("\n#skipped memory/vault/bad.md\n"));
+    let before = stamp();
+    for _ in 0..3 {
+        let out = env.run(["search", "budget"]).output().code(3);
+        assert!(out.stderr.contains("memory/vault/bad.md"), "{out}");
+    }
+    assert_eq!(stamp(), before, "the manifest was written again");
+    // Fixed: found, and no longer named.
+    env.write("memory/vault/bad.md", "# Bad\n\nthe glimmerquax note\n");
+    let (ids, how) = search(&env, "glimmerquax");
+    assert_eq!(ids, vec!["vault:bad".to_owned()], "{how}");
+    assert!(!env.read(".cogmem/index/manifest.tsv").contains("#skipped"));
+}

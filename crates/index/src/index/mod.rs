@@ -1155,6 +1155,9 @@ fn refresh_locked(
         report.removed.push(rel.clone());
     }
     let total = to_read.len();
+    // Whether a file line changes (a file read that is still unreadable changes none: the
+    // manifest is not written again for it on every search).
+    let mut lines_changed = false;
     for (n, (rel, size, mtime)) in to_read.into_iter().enumerate() {
         if let Some(p) = progress {
             p(n, total);
@@ -1176,6 +1179,7 @@ fn refresh_locked(
             && before.as_ref() == Some(hash)
         {
             meta.files.insert(rel.clone(), Stamp { size, mtime, hash: hash.clone() });
+            lines_changed = true;
             continue; // touched, not changed
         }
         let decoded = read.and_then(|bytes| {
@@ -1196,6 +1200,7 @@ fn refresh_locked(
                     w.delete_term(Term::from_field_text(fields.path, &rel));
                     graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
                     meta.files.remove(&rel);
+                    lines_changed = true;
                 }
                 continue;
             }
@@ -1212,6 +1217,7 @@ fn refresh_locked(
             graph_changed |= before.as_deref().and_then(digest) != digest(&hash);
         }
         meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
+        lines_changed = true;
         report.changed.push(rel);
     }
     if let Some(p) = progress {
@@ -1315,7 +1321,7 @@ fn refresh_locked(
     let decay_updated = meta.decay != decay_before;
     let files_changed = report.rebuilt
         || !gone.is_empty()
-        || total > 0
+        || lines_changed
         || decay_updated
         || dirs_changed
         || skipped_changed;

@@ -178,15 +178,7 @@ pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
         mtime: fsx::mtime_nanos(&md),
         ctime: u128::MAX,
         ino: 0,
-        kind: if md.is_dir() {
-            Kind::Dir
-        } else if md.is_file() {
-            Kind::File
-        } else if md.is_symlink() {
-            Kind::Link
-        } else {
-            Kind::Other
-        },
+        kind: kind_of(md.file_type()),
     })
 }
 
@@ -214,6 +206,20 @@ fn kind_of(t: rustix::fs::FileType) -> Kind {
         FileType::RegularFile => Kind::File,
         FileType::Symlink => Kind::Link,
         _ => Kind::Other,
+    }
+}
+
+/// The kind of a file type.
+#[cfg(not(unix))]
+fn kind_of(t: std::fs::FileType) -> Kind {
+    if t.is_dir() {
+        Kind::Dir
+    } else if t.is_file() {
+        Kind::File
+    } else if t.is_symlink() {
+        Kind::Link
+    } else {
+        Kind::Other
     }
 }
 
@@ -246,16 +252,7 @@ pub(crate) fn list(dir: &DirHandle) -> Option<Vec<(Vec<u8>, Kind)>> {
     for e in std::fs::read_dir(dir).ok()?.flatten() {
         let Ok(t) = e.file_type() else { continue };
         let Some(name) = e.file_name().to_str().map(|n| n.as_bytes().to_vec()) else { continue };
-        let kind = if t.is_dir() {
-            Kind::Dir
-        } else if t.is_file() {
-            Kind::File
-        } else if t.is_symlink() {
-            Kind::Link
-        } else {
-            Kind::Other
-        };
-        out.push((name, kind));
+        out.push((name, kind_of(t)));
     }
     Some(out)
 }
