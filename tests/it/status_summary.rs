@@ -167,3 +167,38 @@ fn status_lists_every_folder_again_when_its_kept_listings_are_damaged() {
     assert_eq!(after["uncommitted"][0]["path"], "memory/vault/added.md", "{after:#}");
     assert_eq!(kept_status(&env), fresh_status(&env));
 }
+
+/// A working tree with more folders than the walk keeps open (64): the files of the others are
+/// stat-ed too, so an edit in place in any of them makes the next status count again.
+#[test]
+fn status_sees_an_edit_in_any_of_many_folders_after_its_answer_was_kept() {
+    let env = TestEnv::initialized();
+    for i in 0..80 {
+        env.write(&format!("notes/n{i:02}/a.md"), &format!("# note {i}\n"));
+    }
+    env.git_commit_all("eighty folders of notes");
+    let before = kept_status(&env);
+    assert_eq!(before["uncommitted"], serde_json::json!([]), "{before:#}");
+    // Each folder in turn (which ones the walk keeps open depends on the listing order).
+    for i in 0..80 {
+        let rel = format!("notes/n{i:02}/a.md");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(env.path(&rel))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"edited in place\n"))
+            .unwrap();
+        let out = env.run(["status", "--json"]).output();
+        let after: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let paths: Vec<&str> = after["uncommitted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, [rel.as_str()], "{after:#}");
+        env.git(&["commit", "-q", "-a", "-m", "an edit"]);
+        // Kept again for the new commit: only the walk can see the next edit.
+        kept_status(&env);
+    }
+    assert_eq!(kept_status(&env), fresh_status(&env));
+}
