@@ -48,11 +48,7 @@ fn search_sees_a_hand_edit_in_place_without_listing_folders() {
     let (rel, id) = vault_note(&env);
     let text = env.read(&rel);
     // Rewritten in place (same inode): the folder's stamp does not change.
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(env.path(&rel))
-        .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nthe zanzibarquux lives here\n"))
-        .unwrap();
+    env.append(&rel, "\nthe zanzibarquux lives here\n");
     assert_ne!(env.read(&rel), text);
     let (ids, how) = search(&env, "zanzibarquux");
     assert_eq!(ids, vec![id], "{how}");
@@ -93,11 +89,7 @@ fn search_does_not_trust_folder_stamps_of_a_manifest_cut_short() {
     let (kept, last) = body.rsplit_once('\n').unwrap();
     assert!(last.starts_with(&rel), "{last}");
     std::fs::write(&manifest, format!("{kept}\n")).unwrap();
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(env.path(&rel))
-        .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nthe wombatglyph lives here\n"))
-        .unwrap();
+    env.append(&rel, "\nthe wombatglyph lives here\n");
     let (ids, how) = search(&env, "wombatglyph");
     assert_eq!(ids, vec![id], "{how}");
 }

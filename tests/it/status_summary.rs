@@ -28,6 +28,12 @@ fn fresh_status(env: &TestEnv) -> serde_json::Value {
     serde_json::from_str(&out.stdout).expect("status --json prints JSON")
 }
 
+/// The paths a `status --json` answer lists as uncommitted.
+fn uncommitted_paths(status: &serde_json::Value) -> Vec<String> {
+    let all = status["uncommitted"].as_array().expect("an uncommitted list");
+    all.iter().map(|c| c["path"].as_str().expect("a path").to_owned()).collect()
+}
+
 /// A workspace with decay shards (past 1,000 entries), an entity and a vault note.
 fn workspace() -> TestEnv {
     let env = TestEnv::initialized();
@@ -131,11 +137,7 @@ fn status_lists_no_folder_once_kept_and_still_sees_files_added_renamed_and_remov
     env.write("memory/vault/new-by-hand/deep.md", "# deep\n");
     let (listed, after) = listed_folders(&env);
     assert!(listed >= 2, "{listed}");
-    let paths = |v: &serde_json::Value| -> Vec<String> {
-        let all = v["uncommitted"].as_array().unwrap();
-        all.iter().map(|c| c["path"].as_str().unwrap().to_owned()).collect()
-    };
-    assert_eq!(paths(&after), ["memory/vault/new-by-hand/deep.md"], "{after:#}");
+    assert_eq!(uncommitted_paths(&after), ["memory/vault/new-by-hand/deep.md"], "{after:#}");
     // Once the listings are kept again, a note renamed in its folder, then removed.
     assert!(wait_until(Duration::from_secs(20), || listed_folders(&env).0 == 0));
     std::fs::rename(
@@ -143,11 +145,11 @@ fn status_lists_no_folder_once_kept_and_still_sees_files_added_renamed_and_remov
         env.path("memory/vault/new-by-hand/moved.md"),
     )
     .unwrap();
-    assert_eq!(paths(&listed_folders(&env).1), ["memory/vault/new-by-hand/moved.md"]);
+    assert_eq!(uncommitted_paths(&listed_folders(&env).1), ["memory/vault/new-by-hand/moved.md"]);
     assert!(wait_until(Duration::from_secs(20), || listed_folders(&env).0 == 0));
     std::fs::remove_dir_all(env.path("memory/vault/new-by-hand")).unwrap();
     let (_, after) = listed_folders(&env);
-    assert!(paths(&after).is_empty(), "{after:#}");
+    assert!(uncommitted_paths(&after).is_empty(), "{after:#}");
     assert_eq!(after["counts"], before["counts"]);
     assert_eq!(kept_status(&env), fresh_status(&env));
 }
@@ -182,20 +184,10 @@ fn status_sees_an_edit_in_any_of_many_folders_after_its_answer_was_kept() {
     // Each folder in turn (which ones the walk keeps open depends on the listing order).
     for i in 0..80 {
         let rel = format!("notes/n{i:02}/a.md");
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(env.path(&rel))
-            .and_then(|mut f| std::io::Write::write_all(&mut f, b"edited in place\n"))
-            .unwrap();
+        env.append(&rel, "edited in place\n");
         let out = env.run(["status", "--json"]).output();
         let after: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-        let paths: Vec<&str> = after["uncommitted"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["path"].as_str().unwrap())
-            .collect();
-        assert_eq!(paths, [rel.as_str()], "{after:#}");
+        assert_eq!(uncommitted_paths(&after), [rel.as_str()], "{after:#}");
         env.git(&["commit", "-q", "-a", "-m", "an edit"]);
         // Kept again for the new commit: only the walk can see the next edit.
         kept_status(&env);

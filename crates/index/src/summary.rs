@@ -281,7 +281,7 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
             Some(handle)
         } else {
             files.extend(entries.iter().filter_map(|(name, kind)| {
-                (*kind != Kind::Dir && !skipped(&rel, name)).then(|| stat(&handle, &rel, name))?
+                is_file(&rel, name, *kind).then(|| stat(&handle, &rel, name))?
             }));
             None
         };
@@ -305,11 +305,7 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
         .filter_map(|f| Some((f.handle.as_ref()?, f)))
         .flat_map(|(handle, f)| {
             f.entries.iter().filter_map(move |(name, kind)| {
-                (*kind != Kind::Dir && !skipped(&f.rel, name)).then_some((
-                    handle,
-                    f.rel.as_slice(),
-                    name.as_slice(),
-                ))
+                is_file(&f.rel, name, *kind).then_some((handle, f.rel.as_slice(), name.as_slice()))
             })
         })
         .collect();
@@ -345,6 +341,12 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
 /// the root.
 fn skipped(rel: &[u8], name: &[u8]) -> bool {
     name == b".git" || (rel.is_empty() && name == layout::DERIVED_DIR.as_bytes())
+}
+
+/// Whether the walk stamps entry `name` of folder `rel`, of `kind`: anything it does not leave
+/// out but a folder.
+fn is_file(rel: &[u8], name: &[u8], kind: Kind) -> bool {
+    kind != Kind::Dir && !skipped(rel, name)
 }
 
 /// `rel/name` (`name` in the root).

@@ -149,6 +149,15 @@ impl TestEnv {
         std::fs::write(p, text).unwrap();
     }
 
+    /// Appends `text` to the file at `rel`, in place: same inode, so its folder's stamp stays.
+    pub fn append(&self, rel: &str, text: &str) {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.path(rel))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+            .unwrap();
+    }
+
     /// A git command in the workspace, sealed from the machine's settings, as a person with a
     /// fixed name and address.
     pub fn git_command(&self, args: &[&str]) -> Command {

@@ -495,17 +495,24 @@ pub fn search_with(
     // use ("How did Jon feel about the opening?" matches the opening; "I'm excited!" comes
     // two lines later).
     let mut near: Vec<(String, u64, f64)> = Vec::new(); // (path, line, share)
+    // Entries that were no hits, looked up once (a follow-up's question and answer are
+    // neighbours too).
+    let mut fetched: std::collections::HashMap<(String, u64), Option<Hit>> = Default::default();
     for seed in hits.iter().take(NEAR_HITS).filter(|h| is_message(h)) {
         for order in [Order::Asc, Order::Desc] {
             let around = entries_around(&searcher, f, &seed.path, seed.line, order, NEAR_SPAN)
                 .map_err(tantivy_err)?;
             if let (Order::Asc, [mid, next]) = (order, around.as_slice()) {
                 // The texts of the two entries after the hit, from the hits when they are there.
-                let text_at = |line: u64| -> crate::Result<Option<String>> {
-                    match hits.iter().find(|h| h.path == seed.path && h.line == line) {
-                        Some(h) => Ok(Some(h.text.clone())),
-                        None => Ok(lookup(&seed.path, line)?.map(|h| h.text)),
+                let mut text_at = |line: u64| -> crate::Result<Option<String>> {
+                    if let Some(h) = hits.iter().find(|h| h.path == seed.path && h.line == line) {
+                        return Ok(Some(h.text.clone()));
                     }
+                    let key = (seed.path.clone(), line);
+                    if !fetched.contains_key(&key) {
+                        fetched.insert(key.clone(), lookup(&seed.path, line)?);
+                    }
+                    Ok(fetched[&key].as_ref().map(|h| h.text.clone()))
                 };
                 if let (Some(asked), Some(answer)) = (text_at(*mid)?, text_at(*next)?)
                     && answers_a_follow_up(&seed.text, &asked, &answer)
@@ -528,7 +535,11 @@ pub fn search_with(
             Some(_) => continue,
             None => {
                 // Not a hit yet: it must pass the filters the query applied.
-                match lookup(&path, line)? {
+                let found = match fetched.remove(&(path.clone(), line)) {
+                    Some(found) => found,
+                    None => lookup(&path, line)?,
+                };
+                match found {
                     Some(h) if is_message(&h) => hits.push(h),
                     _ => continue,
                 }
