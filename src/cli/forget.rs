@@ -41,9 +41,10 @@ const RESTORE_EXAMPLES: &str = "Examples:
 /// becomes 0 and the status `archived`, the bullet leaves MEMORY.md and the rows leave the
 /// graph index, and the files keep their content. `cogmem restore ID` undoes it exactly.
 ///
-/// `--permanent` removes the content from the working tree instead. It needs an exact `--id`
-/// and `--yes` (or, on a terminal, typing the id again). Git history still holds what was
-/// deleted. Pinned memories (the vault) are refused without `--force` (exit 4).
+/// `--permanent` removes the content from the memory files instead. It needs an exact `--id`
+/// and `--yes` (or, on a terminal, typing the id again). Git history and the audit log's
+/// summaries still hold what was deleted (`--purge` erases those too). Pinned memories (the
+/// vault) are refused without `--force` (exit 4).
 ///
 /// `--purge ID` erases a memory for privacy: it deletes it like `--permanent`, then rewrites
 /// every commit of every local branch and tag so none holds its text, title or file name (in
@@ -69,7 +70,7 @@ pub struct ForgetArgs {
     /// Show what would be forgotten; change nothing
     #[arg(long)]
     dry_run: bool,
-    /// Remove the content from the working tree (git history keeps it)
+    /// Remove the content from the memory files (git history and the audit log keep it)
     #[arg(long)]
     permanent: bool,
     /// Forget pinned (vault) memories too
@@ -291,7 +292,7 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
         }
         for id in &ids {
             let typed = ask(&format!(
-                "this deletes {id} from the working tree (git history keeps it); type the id to confirm: "
+                "this deletes {id} from the memory files (git history and the audit log keep it); type the id to confirm: "
             ))?;
             if typed != *id {
                 render::status(ctx.global.quiet, "not confirmed; nothing deleted\n");
@@ -319,8 +320,17 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             let _ = writeln!(msg, "  {}  {}", f.id, f.path);
         }
         if report.permanent {
-            let _ =
-                writeln!(msg, "the content is gone from the files, but git history still holds it");
+            // The audit log is append-only: the summary its line of the memory's writing
+            // quotes stays, like every commit that held it. `--purge` erases both.
+            let _ = writeln!(
+                msg,
+                "the content is gone from the memory files, but git history and any audit line that \
+                 quoted it still hold it"
+            );
+            for f in &report.forgotten {
+                let id = cogmem::shell::quote(&f.id);
+                let _ = writeln!(msg, "erase it from those too with: cogmem forget --purge {id}");
+            }
         } else {
             for f in &report.forgotten {
                 let _ = writeln!(msg, "undo with: cogmem restore {}", cogmem::shell::quote(&f.id));

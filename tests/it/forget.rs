@@ -106,7 +106,14 @@ fn permanent_deletion_needs_an_exact_id_and_says_history_keeps_it() {
     );
     assert_eq!(env.head(), head);
     let out = env.mutate(["forget", "--id", "entity:person--alice", "--permanent", "--yes"]);
-    assert!(out.stderr.contains("git history still holds it"), "{out}");
+    assert!(
+        out.stderr.contains(
+            "the content is gone from the memory files, but git history and any audit line \
+             that quoted it still hold it\n\
+             erase it from those too with: cogmem forget --purge entity:person--alice\n"
+        ),
+        "{out}"
+    );
     assert!(!env.path("memory/graph/entities/person--alice.md").exists());
     let decay: serde_json::Value =
         serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
@@ -128,6 +135,9 @@ fn episode_entries_can_be_deleted_permanently() {
     env.mutate(["forget", "--id", "episode:2026-12-01:09:00", "--permanent", "--yes"]);
     let day = env.read("memory/episodes/2026-12-01.md");
     assert!(!day.contains("first thing") && day.contains("second thing"), "{day}");
+    // The audit line that wrote it quotes it (append-only): the message does not claim
+    // otherwise.
+    assert!(env.read("memory/meta/audit.log").contains("first thing"));
 }
 
 #[test]
