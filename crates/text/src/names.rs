@@ -454,6 +454,124 @@ fn after_place_cue(words: &[Word<'_>], at: usize) -> bool {
     false
 }
 
+/// Words that mark a technology name (typed `tool`). A job title written as an acronym
+/// ("SRE") is a role, not a tool.
+pub fn looks_like_tool(name: &str) -> bool {
+    if kin::is_role_acronym(name) {
+        return false;
+    }
+    let lower = name.to_lowercase();
+    let inner_cap = name.chars().skip(1).any(char::is_uppercase) && !name.contains(' ');
+    let tech =
+        ["script", "sql", "db", "js", "lang", "code", "hub", "lab", "api", "sdk", "kit", "ql"];
+    inner_cap
+        || name.chars().any(|c| c.is_ascii_digit())
+        || tech.iter().any(|t| lower.ends_with(t))
+        || matches!(
+            lower.as_str(),
+            "rust"
+                | "python"
+                | "go"
+                | "java"
+                | "docker"
+                | "kubernetes"
+                | "postgres"
+                | "linux"
+                | "vim"
+                | "emacs"
+                | "git"
+                | "slack"
+                | "notion"
+                | "figma"
+                | "excel"
+                | "terraform"
+                | "react"
+                | "vue"
+                | "svelte"
+                | "redis"
+                | "kafka"
+                | "swift"
+                | "kotlin"
+                | "ruby"
+                | "rails"
+                | "django"
+                | "flask"
+                | "node"
+        )
+}
+
+/// Tells whether the words around a capitalised name say it is someone: a verb people do
+/// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or words that take a person
+/// before it ("met Bob", "with Alice", "ask Sam", "married to Alice").
+pub fn looks_like_person(before: &str, after: &str) -> bool {
+    const AFTER: [&str; 40] = [
+        "'s ",
+        "’s ",
+        "said",
+        "says",
+        "told",
+        "tells",
+        "thinks",
+        "thought",
+        "wants",
+        "wanted",
+        "likes",
+        "liked",
+        "loves",
+        "loved",
+        "hates",
+        "hated",
+        "prefers",
+        "preferred",
+        "enjoys",
+        "lives",
+        "lived",
+        "works",
+        "worked",
+        "moved",
+        "was born",
+        "is allergic",
+        "is vegetarian",
+        "is vegan",
+        "is the",
+        "is my",
+        "is our",
+        "is a friend",
+        "is married",
+        "has a",
+        "has two",
+        "asked",
+        "called",
+        "emailed",
+        "mentioned",
+        "feels",
+    ];
+    const BEFORE: [&str; 20] = [
+        "with", "met", "meet", "meeting", "ask", "asked", "tell", "told", "call", "called",
+        "email", "emailed", "text", "thank", "thanked", "visit", "visited", "dear", "mr.", "ms.",
+    ];
+    /// Phrases that end right before someone's name.
+    const BEFORE_PHRASES: [&str; 9] = [
+        "married to",
+        "engaged to",
+        "is dating",
+        "friends with",
+        "reports to",
+        "divorced from",
+        "going out with",
+        "a friend of",
+        "in love with",
+    ];
+    let after = after.trim_start();
+    let before = before.trim_end();
+    AFTER.iter().any(|w| after.starts_with(w))
+        || BEFORE_PHRASES.iter().any(|p| before.ends_with(p))
+        || before
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .is_some_and(|w| BEFORE.contains(&w) || w == "mrs." || w == "dr.")
+}
+
 /// Whether a name is one, from what the messages say about it: named in at least two messages,
 /// at least once in the middle of a sentence, and, for one word, written in lower case
 /// (`lower_case` times) less often than capitalised mid-sentence.
@@ -468,6 +586,30 @@ pub fn is_name(name: &str, seen: &Seen, lower_case: u32) -> bool {
 pub fn confident(o: &Occurrence) -> bool {
     let first = o.name.split(' ').next().unwrap_or("");
     !o.initial && (o.name.contains(' ') || o.after_place_cue || kin::is_given_name(first))
+}
+
+/// A name one message makes clear on its own, with its entity type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// The name, its words separated by one space.
+    pub name: String,
+    /// Its entity type (`person`, `place`, `organization`, `event`, `tool`, `concept`…).
+    pub kind: &'static str,
+}
+
+/// The names one message remembered on its own (`remember`) makes clear, each once, in order:
+/// what [`confident`] accepts, typed by [`kind`] over that message alone. The caller links a
+/// name the workspace already knows wherever it stands ([`occurrences`] gives every name).
+pub fn of_one_message(text: &str) -> Vec<Named> {
+    let mut out: Vec<Named> = Vec::new();
+    for o in occurrences(text).iter().filter(|o| confident(o)) {
+        let mut seen = Seen::default();
+        seen.add([o]);
+        if !out.iter().any(|n| n.name == o.name) {
+            out.push(Named { name: o.name.clone(), kind: kind(&o.name, &seen) });
+        }
+    }
+    out
 }
 
 /// The entity type of a name: `event` or `organization` by its last word ("Pride Parade",

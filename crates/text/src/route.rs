@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::InputError;
 use crate::kin;
 use crate::markdown::slugify;
+use crate::names;
 use crate::model::{Confidence, EntityId, EntryType, Store};
 use crate::stopword::{self, Tier};
 
@@ -440,124 +441,6 @@ const STOP_CAPS: &[&str] = &[
     "Just",
 ];
 
-/// Words that mark a technology name (typed `tool`). A job title written as an acronym
-/// ("SRE") is a role, not a tool.
-fn looks_like_tool(name: &str) -> bool {
-    if kin::is_role_acronym(name) {
-        return false;
-    }
-    let lower = name.to_lowercase();
-    let inner_cap = name.chars().skip(1).any(char::is_uppercase) && !name.contains(' ');
-    let tech =
-        ["script", "sql", "db", "js", "lang", "code", "hub", "lab", "api", "sdk", "kit", "ql"];
-    inner_cap
-        || name.chars().any(|c| c.is_ascii_digit())
-        || tech.iter().any(|t| lower.ends_with(t))
-        || matches!(
-            lower.as_str(),
-            "rust"
-                | "python"
-                | "go"
-                | "java"
-                | "docker"
-                | "kubernetes"
-                | "postgres"
-                | "linux"
-                | "vim"
-                | "emacs"
-                | "git"
-                | "slack"
-                | "notion"
-                | "figma"
-                | "excel"
-                | "terraform"
-                | "react"
-                | "vue"
-                | "svelte"
-                | "redis"
-                | "kafka"
-                | "swift"
-                | "kotlin"
-                | "ruby"
-                | "rails"
-                | "django"
-                | "flask"
-                | "node"
-        )
-}
-
-/// Tells whether the words around a capitalised name say it is someone: a verb people do
-/// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or words that take a person
-/// before it ("met Bob", "with Alice", "ask Sam", "married to Alice").
-fn looks_like_person(before: &str, after: &str) -> bool {
-    const AFTER: [&str; 40] = [
-        "'s ",
-        "’s ",
-        "said",
-        "says",
-        "told",
-        "tells",
-        "thinks",
-        "thought",
-        "wants",
-        "wanted",
-        "likes",
-        "liked",
-        "loves",
-        "loved",
-        "hates",
-        "hated",
-        "prefers",
-        "preferred",
-        "enjoys",
-        "lives",
-        "lived",
-        "works",
-        "worked",
-        "moved",
-        "was born",
-        "is allergic",
-        "is vegetarian",
-        "is vegan",
-        "is the",
-        "is my",
-        "is our",
-        "is a friend",
-        "is married",
-        "has a",
-        "has two",
-        "asked",
-        "called",
-        "emailed",
-        "mentioned",
-        "feels",
-    ];
-    const BEFORE: [&str; 20] = [
-        "with", "met", "meet", "meeting", "ask", "asked", "tell", "told", "call", "called",
-        "email", "emailed", "text", "thank", "thanked", "visit", "visited", "dear", "mr.", "ms.",
-    ];
-    /// Phrases that end right before someone's name.
-    const BEFORE_PHRASES: [&str; 9] = [
-        "married to",
-        "engaged to",
-        "is dating",
-        "friends with",
-        "reports to",
-        "divorced from",
-        "going out with",
-        "a friend of",
-        "in love with",
-    ];
-    let after = after.trim_start();
-    let before = before.trim_end();
-    AFTER.iter().any(|w| after.starts_with(w))
-        || BEFORE_PHRASES.iter().any(|p| before.ends_with(p))
-        || before
-            .rsplit(|c: char| c.is_whitespace())
-            .next()
-            .is_some_and(|w| BEFORE.contains(&w) || w == "mrs." || w == "dr.")
-}
-
 /// The entity type of a name the text gives to a thing: "the printer on floor 2 is called
 /// Gutenberg" → `tool`, "our meeting room is named Everest" → `place`, "a guy called Pat" →
 /// `person`, anything else named → `concept`. `None` when the words before the name are not
@@ -835,7 +718,7 @@ fn extract(
                 .any(|p| n.text.to_lowercase().ends_with(p))
         {
             "organization"
-        } else if kin::is_given_name(first_word) && !looks_like_tool(&n.text) {
+        } else if kin::is_given_name(first_word) && !names::looks_like_tool(&n.text) {
             // A first name alone names someone ("Priya leads payments").
             "person"
         } else if [
@@ -855,7 +738,7 @@ fn extract(
         .any(|p| b.ends_with(p))
         {
             "place"
-        } else if looks_like_tool(&n.text)
+        } else if names::looks_like_tool(&n.text)
             || [
                 "prefer",
                 "prefers",
@@ -871,10 +754,10 @@ fn extract(
             .iter()
             .any(|p| b.ends_with(p))
         {
-            if looks_like_tool(&n.text) { "tool" } else { "concept" }
-        } else if n.text.contains(' ') && !looks_like_person(b, a) {
+            if names::looks_like_tool(&n.text) { "tool" } else { "concept" }
+        } else if n.text.contains(' ') && !names::looks_like_person(b, a) {
             "concept"
-        } else if looks_like_person(b, a) {
+        } else if names::looks_like_person(b, a) {
             "person"
         } else {
             // A bare capitalised word with nothing saying it is someone ("Atlas is late") is

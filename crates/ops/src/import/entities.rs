@@ -159,9 +159,10 @@ const TYPES: &[&str] = &[
 ];
 
 /// The entities one message remembered on its own (`remember`) names: a known one first (an
-/// entity file whose slug is the name's, `exists` telling), and a new one only when its own
-/// sentence makes it clear ([`names::confident`]). Each with whether its file exists.
+/// entity file whose slug is the name's, `exists` telling), and a new one only when the message
+/// makes it clear ([`names::of_one_message`]). Each with whether its file exists.
 pub(crate) fn of_one_message(text: &str, exists: impl Fn(&str) -> bool) -> Vec<(String, bool)> {
+    let clear = names::of_one_message(text);
     let mut out: Vec<(String, bool)> = Vec::new();
     for o in names::occurrences(text) {
         let slug = slugify(&o.name);
@@ -172,14 +173,11 @@ pub(crate) fn of_one_message(text: &str, exists: impl Fn(&str) -> bool) -> Vec<(
             .find(|id| exists(id));
         let id = match known {
             Some(id) => Some((id, true)),
-            None if names::confident(&o) => {
-                let mut seen = Seen::default();
-                seen.add([&o]);
-                EntityId::parse(&format!("{}--{slug}", names::kind(&o.name, &seen)))
-                    .ok()
-                    .map(|id| (id.as_str().to_owned(), false))
-            }
-            None => None,
+            None => clear
+                .iter()
+                .find(|n| n.name == o.name)
+                .and_then(|n| EntityId::parse(&format!("{}--{slug}", n.kind)).ok())
+                .map(|id| (id.as_str().to_owned(), false)),
         };
         if let Some(id) = id
             && !out.iter().any(|(x, _)| *x == id.0)

@@ -5,6 +5,7 @@
 #![allow(clippy::disallowed_methods, reason = "tests read the fixture tables directly")]
 
 mod date_cases;
+mod entity_table;
 mod learned;
 mod people_cases;
 mod route_cases;
