@@ -247,7 +247,7 @@ fn issue_19_an_approved_reflection_writes_every_operation_where_its_target_says(
     let episodes = env.read("memory/episodes/2026-12-01.md");
     // The entry names two known people: linked (issue 22).
     assert!(
-        episodes.ends_with("## 09:00 | fact | confidence:high | tags:[]\nBob talked about the garden\n\n## 09:00 | fact | confidence:medium | tags:[reflection]\nAnn and Carl pair on Fridays\n<!-- entities: [[person--ann]] [[person--carl]] -->\n"),
+        episodes.ends_with("## 09:00 | fact | confidence:high | tags:[]\nBob talked about the garden\n<!-- entities: [[person--bob]] -->\n\n## 09:00 | fact | confidence:medium | tags:[reflection]\nAnn and Carl pair on Fridays\n<!-- entities: [[person--ann]] [[person--carl]] -->\n"),
         "{episodes}"
     );
     let index = env.read("memory/graph/index.md");

@@ -26,7 +26,7 @@ fn setup() -> (TestEnv, Workspace, Ids) {
     let actor = Actor::parse("test-agent").unwrap();
     let mut ids = Vec::new();
     for (text, store, entity) in [
-        ("Bob hates orange marmalade", Store::Episodic, None),
+        ("the neighbour hates orange marmalade", Store::Episodic, None),
         ("Ship Atlas on Friday", Store::Core, None),
         ("Alice moved to Lisbon", Store::Semantic, Some("person--alice")),
         ("the spare key is under the blue pot", Store::Vault, None),
@@ -41,6 +41,7 @@ fn setup() -> (TestEnv, Workspace, Ids) {
         assert_eq!(report.written.len(), 1, "{report:#?}");
         ids.push(report.written[0].id.clone());
     }
+    // One memory each: the texts name no entity that an episode would link (issue 22).
     let [episode, core, entity, vault] = ids.try_into().unwrap();
     assert_eq!(entity, "entity:person--alice");
     (env, ws, Ids { episode, core, entity, vault })

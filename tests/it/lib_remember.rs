@@ -68,7 +68,11 @@ fn remember_writes_each_store_as_one_commit() {
     ];
     for (req, store, path, text) in cases {
         let report = env.changes(|| remember(&ws, &req, &now).unwrap());
-        assert_eq!(written(&report), [(store, path)], "input: {:?}", req.text);
+        // An episode also links (and so creates) the entity it names (issue 22).
+        let linked = (store == Store::Episodic)
+            .then_some((Store::Semantic, "memory/graph/entities/person--alice.md"));
+        let want: Vec<(Store, &str)> = std::iter::once((store, path)).chain(linked).collect();
+        assert_eq!(written(&report), want, "input: {:?}", req.text);
         assert!(report.commit.is_some() && report.duplicates.is_empty(), "{report:#?}");
         assert!(report.files.iter().any(|f| f == "memory/meta/audit.log"), "{report:#?}");
         assert!(env.read(path).contains(text), "{path}:\n{}", env.read(path));
@@ -94,6 +98,7 @@ fn several_stores_are_one_commit() {
         written(&report),
         [
             (Store::Episodic, "memory/episodes/2026-12-01.md"),
+            (Store::Semantic, "memory/graph/entities/tool--postgres.md"),
             (Store::Core, "MEMORY.md"),
             (Store::Semantic, "memory/graph/entities/project--atlas.md"),
         ]
@@ -109,7 +114,13 @@ fn the_clock_decides_every_timestamp() {
     let ws = env.lib_init();
     let report = env
         .changes(|| remember(&ws, &request("Bob called"), &clock("2026-12-03T14:30:09Z")).unwrap());
-    assert_eq!(written(&report), [(Store::Episodic, "memory/episodes/2026-12-03.md")]);
+    assert_eq!(
+        written(&report),
+        [
+            (Store::Episodic, "memory/episodes/2026-12-03.md"),
+            (Store::Semantic, "memory/graph/entities/person--bob.md")
+        ]
+    );
     assert_eq!(report.written[0].id, "episode:2026-12-03:14:30");
     assert!(env.read("memory/episodes/2026-12-03.md").contains("## 14:30 | fact |"));
     assert!(env.audit_lines().last().unwrap().starts_with("2026-12-03T14:30:09Z | "));

@@ -57,7 +57,9 @@ async def main_session():
             report = data(await s.call_tool(
                 "remember", {"text": "Alice prefers green tea over coffee", "tags": ["drinks"]}))
             assert report["commit"], report
-            [unit] = report["written"]
+            # The episode, and the person it names, linked and created (issue 22).
+            unit, person = report["written"]
+            assert person["id"] == "entity:person--alice", report
             uid = unit["id"]
 
             groups = data(await s.call_tool("recall", {"query": "green tea"}))["groups"]

@@ -15,7 +15,8 @@ fn episode_entry_is_appended_to_the_day_file() {
     ]);
     assert_eq!(
         out.stderr,
-        "remembered (commit [HASH])\n  episodic   episode:2026-12-01:09:00  memory/episodes/2026-12-01.md:6\n"
+        "remembered (commit [HASH])\n  episodic   episode:2026-12-01:09:00  memory/episodes/2026-12-01.md:6\n  \
+         semantic   entity:person--alice  memory/graph/entities/person--alice.md:1\n"
     );
     env.mutate(["remember", "Bob prefers coffee", "--type", "preference", "--at", "09:00"]);
     assert_eq!(
@@ -23,8 +24,10 @@ fn episode_entry_is_appended_to_the_day_file() {
         "# 2026-12-01 — Episode Log\n\n\
          <!-- Append-only: new entries go at the end; entries already written are never edited. -->\n\
          <!-- Entry: ## HH:MM | TYPE | confidence:LEVEL | tags:[a, b] — TYPE is decision, fact, preference, task, event, emotion or correction -->\n\n\
-         ## 09:00 | fact | confidence:medium | tags:[drinks, alice]\nAlice prefers tea\n\n\
-         ## 09:00 | preference | confidence:high | tags:[]\nBob prefers coffee\n"
+         ## 09:00 | fact | confidence:medium | tags:[drinks, alice]\nAlice prefers tea\n\
+         <!-- entities: [[person--alice]] -->\n\n\
+         ## 09:00 | preference | confidence:high | tags:[]\nBob prefers coffee\n\
+         <!-- entities: [[person--bob]] -->\n"
     );
     let decay: serde_json::Value =
         serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
@@ -56,7 +59,7 @@ fn at_accepts_relative_days() {
     );
     assert!(
         env.read("memory/episodes/2026-11-30.md")
-            .ends_with("## 00:00 | fact | confidence:high | tags:[]\nLunch with Dan\n")
+            .ends_with("## 00:00 | fact | confidence:high | tags:[]\nLunch with Dan\n<!-- entities: [[person--dan]] -->\n")
     );
 }
 
@@ -79,16 +82,18 @@ fn commit_message_and_author_follow_the_format() {
     assert_eq!(
         log,
         "bot:trigger-remember <bot.trigger-remember@cogmem.invalid>|2026-12-01T09:00:01Z|\
-         [CREATE] memory/episodes/2026-12-01.md +2 — We chose Postgres\n\n\
+         [CREATE] memory/episodes/2026-12-01.md +4 — We chose Postgres\n\n\
          Actor: bot:trigger-remember\nApproval: auto\nTrigger: cogmem remember\n\n"
     );
     let lines = env.audit_lines();
     assert_eq!(
-        lines[lines.len() - 3..],
+        lines[lines.len() - 5..],
         [
             "2026-12-01T09:00:01Z | CREATE | memory/episodes/2026-12-01.md | bot:trigger-remember | auto | 09:00 decision: We chose Postgres",
+            "2026-12-01T09:00:01Z | CREATE | memory/graph/entities/tool--postgres.md | bot:trigger-remember | auto | new entity tool--postgres",
             "2026-12-01T09:00:01Z | EDIT | MEMORY.md | bot:trigger-remember | auto | Active Context: We chose Postgres",
-            "2026-12-01T09:00:01Z | EDIT | memory/meta/decay-scores.json | bot:trigger-remember | auto | decay entries for episode:2026-12-01:09:00, core:active-context:f640b654",
+            "2026-12-01T09:00:01Z | EDIT | memory/graph/index.md | bot:trigger-remember | auto | regenerated from the entity files",
+            "2026-12-01T09:00:01Z | EDIT | memory/meta/decay-scores.json | bot:trigger-remember | auto | decay entries for episode:2026-12-01:09:00, entity:tool--postgres, core:active-context:f640b654",
         ]
     );
 }

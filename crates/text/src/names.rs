@@ -106,10 +106,53 @@ const NOT_NAMES: &[&str] = &[
     "definitely",
     "really",
     "maybe",
+    "after",
+    "before",
+    "during",
+    "since",
+    "until",
+    "when",
+    "while",
+    "if",
+    "because",
+    "though",
+    "although",
+    "then",
+    "once",
+    "api",
+    "sdk",
+    "ci",
+    "cd",
+    "ui",
+    "ux",
+    "db",
+    "os",
+    "pr",
+    "kpi",
+    "okr",
+    "roi",
+    "eta",
+    "asap",
+    "fyi",
+    "lgbtq",
+    "lgbt",
+    "faq",
+    "url",
+    "pdf",
+    "csv",
+    "json",
+    "html",
+    "css",
+    "http",
+    "sso",
+    "saas",
 ];
 
 /// Words before a name that make it a place ("in Sweden", "visited Paris").
-const PLACE_CUES: &[&str] = &["in", "to", "from", "at", "near", "around", "visit", "visited"];
+const PLACE_CUES: &[&str] = &[
+    "in", "to", "from", "at", "near", "around", "visit", "visited", "visiting", "outside",
+    "through", "across", "toward", "towards", "into",
+];
 
 /// Words before "to" or "at" that make the name after them someone spoken, written or given to,
 /// not a place ("talked to Hana", "wrote to Bob", "waved at Kenji").
@@ -264,6 +307,17 @@ pub struct Occurrence {
     pub initial: bool,
     /// Whether the word before it (past "the", "a") marks a place: "in", "to", "visited"….
     pub after_place_cue: bool,
+    /// Up to three words before it in its clause, lower case, one space apart ("met",
+    /// "my cousin").
+    pub before: String,
+    /// Up to six words after it on its line, lower case, one space apart; starting with `'s `
+    /// when the name was written with a possessive ("'s birthday is").
+    pub after: String,
+    /// It stands first on its line, right before a colon: a transcript's speaker ("Dana: …").
+    pub label: bool,
+    /// An honorific or a word for someone's role stands right before it, or began its run
+    /// ("Dr. Patel", "Aunt Rosa", "my cousin Adebayo").
+    pub titled: bool,
 }
 
 /// What a body of messages says about one name.
@@ -376,6 +430,74 @@ fn possessive(w: &str) -> (&str, bool) {
     (w, false)
 }
 
+/// Verbs and nouns a note often opens with, before a name: "Called Tom", "Met Dana",
+/// "Lunch with Priya", "Ask Jenna". A word ending in `-ed` that is not a given name counts too.
+#[rustfmt::skip]
+const OPENERS: &[&str] = &[
+    "ask", "book", "bring", "brought", "brunch", "breakfast", "call", "catch", "chat", "check",
+    "coffee", "congratulate", "dinner", "drinks", "drive", "drove", "email", "follow", "go",
+    "going", "help", "hug", "interview", "interviewing", "invite", "lunch", "meet", "meeting",
+    "message", "met", "note", "pay", "paid", "ping", "play", "remind", "reminder", "review",
+    "saw", "see", "send", "sent", "sync", "take", "talk", "tell", "text", "thank", "told",
+    "took", "visit", "visiting", "went", "welcome",
+];
+
+/// Whether a word is the pronoun "I" in one of its forms ("I", "I'd", "I'm").
+fn is_i(word: &str) -> bool {
+    let lower = word.to_lowercase().replace('’', "'");
+    lower == "i" || lower.starts_with("i'")
+}
+
+/// Whether a word (lower case) at the start of a sentence is a note's opening verb or noun,
+/// not the first word of a name.
+fn is_opener(lower: &str) -> bool {
+    OPENERS.contains(&lower)
+        || lower.len() >= 5 && lower.ends_with("ed") && !kin::is_given_name(lower)
+}
+
+/// Whether a word (lower case) names someone's role and may stand before a name written with
+/// a capital ("Aunt Rosa", "Grandma Lucia", "Cousin Pedro").
+fn is_role_word(lower: &str) -> bool {
+    kin::en_role_prefix(lower).is_some_and(|(_, len)| len == lower.len())
+}
+
+/// Whether word `at` is the first of its line.
+fn starts_line(words: &[Word<'_>], at: usize) -> bool {
+    at == 0 || words[at].new_line
+}
+
+/// Up to three words before word `at`, in its clause, lower case.
+fn clause_before(words: &[Word<'_>], at: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut k = at;
+    while k > 0 && out.len() < 3 && words[k].lead.is_empty() && !words[k].new_line {
+        k -= 1;
+        let w = &words[k];
+        if w.trail.contains(['.', '!', '?', ';', ':', ',']) && !kin::is_honorific(w.core) {
+            break;
+        }
+        out.push(w.core.to_lowercase());
+    }
+    out.reverse();
+    out.join(" ")
+}
+
+/// Up to six words after word `at` (the name's last), on its line, lower case; a possessive
+/// on the name's last word is written first as `'s`.
+fn line_after(words: &[Word<'_>], at: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    if possessive(words[at].core).1 {
+        out.push("'s".to_owned());
+    }
+    for w in words.iter().skip(at + 1).take(6) {
+        if w.new_line {
+            break;
+        }
+        out.push(w.core.to_lowercase());
+    }
+    out.join(" ")
+}
+
 /// The names `text` writes, in order, at most [`MAX_NAMES`].
 pub fn occurrences(text: &str) -> Vec<Occurrence> {
     let words = words(text);
@@ -394,21 +516,50 @@ pub fn occurrences(text: &str) -> Vec<Occurrence> {
             && !words[j + 1].new_line
             && capitalised(words[j + 1].core)
             && !possessive(words[j].core).1
+            && !is_i(words[j + 1].core)
         {
             j += 1;
         }
-        // Greetings and common words before the name are not part of it.
+        // Greetings and common words before the name are not part of it, nor, at the start of
+        // a sentence, the verb or noun a note opens with ("Called Tom", "Lunch with …"), nor a
+        // word for someone's role ("Aunt Rosa").
         let mut first = i;
-        while first <= j && never_first(&possessive(words[first].core).0.to_lowercase()) {
-            first += 1;
+        let mut titled = false;
+        while first <= j {
+            let lower = possessive(words[first].core).0.to_lowercase();
+            if never_first(&lower) {
+                first += 1;
+            } else if first < j && is_role_word(&lower) {
+                titled = true;
+                first += 1;
+            } else if first < j && starts_sentence(&words, first) && is_opener(&lower) {
+                first += 1;
+            } else {
+                break;
+            }
         }
         let run: Vec<&str> =
             (first..=j).map(|k| possessive(words[k].core).0).filter(|w| !w.is_empty()).collect();
-        if !run.is_empty() && run.len() <= MAX_WORDS && run.iter().all(|w| w.chars().count() >= 2) {
+        let lone_role = run.len() == 1
+            && (is_role_word(&run[0].to_lowercase()) || kin::is_role_acronym(run[0]));
+        if !run.is_empty()
+            && !lone_role
+            && run.len() <= MAX_WORDS
+            && run.iter().all(|w| w.chars().count() >= 2)
+        {
+            let before = clause_before(&words, first);
+            let titled = titled
+                || (first > 0 && kin::is_honorific(words[first - 1].core))
+                || kin::en_role_prefix(before.rsplit(' ').next().unwrap_or("")).is_some();
+            let label = starts_line(&words, first) && words[j].trail.starts_with(':');
             out.push(Occurrence {
                 name: run.join(" "),
                 initial: starts_sentence(&words, first),
                 after_place_cue: after_place_cue(&words, first),
+                before,
+                after: line_after(&words, j),
+                label,
+                titled,
             });
         }
         i = j + 1;
@@ -467,44 +618,40 @@ pub fn looks_like_tool(name: &str) -> bool {
     inner_cap
         || name.chars().any(|c| c.is_ascii_digit())
         || tech.iter().any(|t| lower.ends_with(t))
-        || matches!(
-            lower.as_str(),
-            "rust"
-                | "python"
-                | "go"
-                | "java"
-                | "docker"
-                | "kubernetes"
-                | "postgres"
-                | "linux"
-                | "vim"
-                | "emacs"
-                | "git"
-                | "slack"
-                | "notion"
-                | "figma"
-                | "excel"
-                | "terraform"
-                | "react"
-                | "vue"
-                | "svelte"
-                | "redis"
-                | "kafka"
-                | "swift"
-                | "kotlin"
-                | "ruby"
-                | "rails"
-                | "django"
-                | "flask"
-                | "node"
-        )
+        || is_known_tool(name)
+}
+
+/// Software and technologies a message names without any word that says so (lower case): a
+/// name that is one, or a name of several words whose first is one ("GitHub Actions").
+#[rustfmt::skip]
+const KNOWN_TOOLS: &[&str] = &[
+    "airflow", "android", "angular", "ansible", "argo", "asana", "aws", "azure", "bash",
+    "bitbucket", "blender", "canva", "chatgpt", "chrome", "circleci", "confluence", "datadog",
+    "discord", "django", "docker", "dropbox", "elasticsearch", "emacs", "excel", "figma",
+    "firebase", "firefox", "flask", "gcp", "git", "github", "gitlab", "gmail", "go", "google docs",
+    "google drive", "google sheets", "grafana", "graphql", "helm", "heroku", "ios", "java",
+    "javascript", "jenkins", "jira", "jupyter", "kafka", "kotlin", "kubernetes", "linux", "macos",
+    "matlab", "miro", "mongodb", "mysql", "netlify", "nginx", "node", "notion", "numpy", "outlook",
+    "pandas", "php", "postgres", "postgresql", "postman", "powerpoint", "prometheus", "python",
+    "pytorch", "rails", "react", "redis", "ruby", "rust", "scala", "sentry", "slack", "snowflake",
+    "spark", "sqlite", "supabase", "svelte", "swift", "tableau", "tailwind", "tensorflow",
+    "terraform", "trello", "typescript", "ubuntu", "vercel", "vim", "vscode", "vue", "webpack",
+    "whatsapp", "windows", "xcode", "zoom",
+];
+
+/// Whether a name is software or a technology everyone knows by that name ("Postgres",
+/// "Jenkins", "GitHub Actions", "Google Docs").
+pub fn is_known_tool(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    let first = lower.split(' ').next().unwrap_or("");
+    KNOWN_TOOLS.contains(&lower.as_str()) || lower.contains(' ') && KNOWN_TOOLS.contains(&first)
 }
 
 /// Tells whether the words around a capitalised name say it is someone: a verb people do
 /// after it ("Bob likes", "Alice is the CTO", "Sam's birthday"), or words that take a person
 /// before it ("met Bob", "with Alice", "ask Sam", "married to Alice").
 pub fn looks_like_person(before: &str, after: &str) -> bool {
-    const AFTER: [&str; 40] = [
+    const AFTER: &[&str] = &[
         "'s ",
         "’s ",
         "said",
@@ -545,10 +692,69 @@ pub fn looks_like_person(before: &str, after: &str) -> bool {
         "emailed",
         "mentioned",
         "feels",
+        "joined",
+        "quit",
+        "flew",
+        "drove",
+        "recommended",
+        "suggested",
+        "approved",
+        "agreed",
+        "promised",
+        "decided",
+        "introduced",
+        "texted",
+        "leads",
+        "runs",
+        "is taking",
+        "is getting",
+        "is pregnant",
+        "is coming",
+        "will present",
+        "can't",
+        "won't",
     ];
-    const BEFORE: [&str; 20] = [
-        "with", "met", "meet", "meeting", "ask", "asked", "tell", "told", "call", "called",
-        "email", "emailed", "text", "thank", "thanked", "visit", "visited", "dear", "mr.", "ms.",
+    const BEFORE: &[&str] = &[
+        "with",
+        "met",
+        "meet",
+        "meeting",
+        "ask",
+        "asked",
+        "tell",
+        "told",
+        "call",
+        "called",
+        "email",
+        "emailed",
+        "text",
+        "texted",
+        "thank",
+        "thanked",
+        "visit",
+        "visited",
+        "dear",
+        "mr.",
+        "ms.",
+        "remind",
+        "reminded",
+        "ping",
+        "pinged",
+        "message",
+        "messaged",
+        "invite",
+        "invited",
+        "congratulate",
+        "congratulated",
+        "interviewed",
+        "hired",
+        "booked",
+        "sent",
+        "drove",
+        "paid",
+        "pay",
+        "hug",
+        "hugged",
     ];
     /// Phrases that end right before someone's name.
     const BEFORE_PHRASES: [&str; 9] = [
@@ -597,19 +803,141 @@ pub struct Named {
     pub kind: &'static str,
 }
 
-/// The names one message remembered on its own (`remember`) makes clear, each once, in order:
-/// what [`confident`] accepts, typed by [`kind`] over that message alone. The caller links a
-/// name the workspace already knows wherever it stands ([`occurrences`] gives every name).
+/// The names one message remembered on its own (`remember`) makes clear, each once, in order,
+/// typed by what the message itself says ([`judge`]); a name joined by "and", "or" or a comma
+/// to one already judged takes its type ("Marisol and Diego", "Vietnam and Cambodia"). The
+/// caller links a name the workspace already knows wherever it stands ([`occurrences`] gives
+/// every name).
 pub fn of_one_message(text: &str) -> Vec<Named> {
+    let all = occurrences(text);
+    let mut kinds: Vec<Option<&'static str>> = all.iter().map(judge).collect();
+    // Whether name `b` follows name `a` joined by "and", "or", "&" or "and then".
+    let joined = |a: &Occurrence, b: &Occurrence| {
+        let prev = a.name.rsplit(' ').next().unwrap_or("").to_lowercase();
+        ["and", "or", "&", "and then"].iter().any(|c| {
+            b.before == format!("{prev} {c}") || b.before.ends_with(&format!(" {prev} {c}"))
+        })
+    };
+    for i in 1..all.len() {
+        if kinds[i].is_none() && joined(&all[i - 1], &all[i]) {
+            kinds[i] = kinds[i - 1];
+        }
+    }
+    for i in (0..all.len().saturating_sub(1)).rev() {
+        if kinds[i].is_none() && joined(&all[i], &all[i + 1]) {
+            kinds[i] = kinds[i + 1];
+        }
+    }
     let mut out: Vec<Named> = Vec::new();
-    for o in occurrences(text).iter().filter(|o| confident(o)) {
-        let mut seen = Seen::default();
-        seen.add([o]);
-        if !out.iter().any(|n| n.name == o.name) {
-            out.push(Named { name: o.name.clone(), kind: kind(&o.name, &seen) });
+    for (o, judged) in all.iter().zip(kinds) {
+        if let Some(kind) = judged {
+            let name = match kind {
+                "project" => o.name.strip_prefix("Project ").unwrap_or(&o.name).to_owned(),
+                _ => o.name.clone(),
+            };
+            if !out.iter().any(|n| n.name == name) {
+                out.push(Named { name, kind });
+            }
         }
     }
     out
+}
+
+/// Lower-case words after a name that make it a project ("the Falcon rewrite", "the Orion
+/// dashboard", "Zephyr v2").
+#[rustfmt::skip]
+const PROJECT_NOUNS: &[&str] = &[
+    "app", "backend", "beta", "dashboard", "demo", "frontend", "integration", "launch",
+    "migration", "mvp", "pipeline", "platform", "portal", "project", "prototype", "redesign",
+    "release", "repo", "rewrite", "service", "site", "website",
+];
+
+/// Lower-case words after a name that make it a place ("the Oslo office", "our Lisbon trip").
+const PLACE_NOUNS: &[&str] = &["office", "offsite", "trip", "campus", "branch", "airport"];
+
+/// Words that make a name a place, first ("Lake Tahoe", "Mount Rainier") or last ("Grand
+/// Canyon", "Union Station").
+#[rustfmt::skip]
+const PLACE_WORDS: &[&str] = &[
+    "airport", "avenue", "bay", "beach", "bridge", "canyon", "coast", "desert", "falls",
+    "forest", "island", "islands", "lake", "mount", "mountain", "mountains", "mt", "ocean",
+    "park", "peak", "river", "road", "sea", "square", "station", "street", "valley",
+];
+
+/// Well-known organisations a message names without any word that says so ("works at
+/// Google", "UNICEF"), lower case.
+#[rustfmt::skip]
+const KNOWN_ORGANISATIONS: &[&str] = &[
+    "accenture", "adidas", "airbnb", "airbus", "amazon", "anthropic", "apple", "boeing",
+    "deloitte", "facebook", "fda", "google", "harvard", "ibm", "ikea", "intel", "linkedin",
+    "lyft", "mckinsey", "meta", "microsoft", "mit", "mozilla", "nasa", "netflix", "nike",
+    "nvidia", "openai", "oracle", "oxford", "paypal", "pfizer", "princeton", "samsung",
+    "shopify", "sony", "spotify", "stanford", "starbucks", "stripe", "tesla", "toyota",
+    "twitter", "uber", "unicef", "walmart", "yale", "youtube",
+];
+
+/// The entity type of a name that one message makes clear on its own, `None` when the message
+/// leaves it in doubt (a lone capitalised word with nothing around it that says what it is).
+pub fn judge(o: &Occurrence) -> Option<&'static str> {
+    let words: Vec<String> = o.name.split(' ').map(str::to_lowercase).collect();
+    let first = words.first().map_or("", String::as_str);
+    let last = words.last().map_or("", String::as_str);
+    let lower = o.name.to_lowercase();
+    let multi = words.len() > 1;
+    let next = o.after.split(' ').next().unwrap_or("");
+    let cue = o.before.rsplit(' ').next().unwrap_or("");
+    let after_the = cue == "the";
+    if o.label || o.titled {
+        return Some("person");
+    }
+    // "Pride Parade", "PyCon", "RustConf", "Burning Man tickets", "tickets for Glastonbury".
+    let con = !multi
+        && o.name.chars().skip(1).any(char::is_uppercase)
+        && (last.ends_with("con") || last.ends_with("conf"));
+    if multi && EVENT_WORDS.contains(&last)
+        || con
+        || next == "tickets"
+        || o.before.ends_with("tickets for")
+        || o.before.ends_with("tickets to")
+    {
+        return Some("event");
+    }
+    if multi && ORGANISATION_WORDS.contains(&last) || KNOWN_ORGANISATIONS.contains(&lower.as_str())
+    {
+        return Some("organization");
+    }
+    if is_known_tool(&o.name) {
+        return Some("tool");
+    }
+    let version = next.len() >= 2
+        && next.starts_with('v')
+        && next[1..].bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    if multi && first == "project" || PROJECT_NOUNS.contains(&next) || version {
+        return Some("project");
+    }
+    let given = kin::is_given_name(first);
+    // "visited Paris" is somewhere; "visited Ingrid" someone.
+    if !given && o.after_place_cue && matches!(cue, "visit" | "visited" | "visiting") {
+        return Some("place");
+    }
+    if given || looks_like_person(&o.before, &o.after) && !after_the {
+        return Some("person");
+    }
+    if looks_like_tool(&o.name) {
+        return Some("tool");
+    }
+    if multi && (PLACE_WORDS.contains(&first) || PLACE_WORDS.contains(&last)) {
+        return Some("place");
+    }
+    if !o.initial && o.after_place_cue || PLACE_NOUNS.contains(&next) {
+        return Some("place");
+    }
+    if after_the && multi {
+        // "the Red Cross", "the Nubank team": something, and not someone.
+        return Some("organization");
+    }
+    // Two or three capitalised words with nothing else to go by are most often someone.
+    (multi && words.len() <= 3).then_some("person")
 }
 
 /// The entity type of a name: `event` or `organization` by its last word ("Pride Parade",
@@ -814,5 +1142,76 @@ mod tests {
         assert_eq!(person_of("Caroline", &people), Some("Caroline Smith"));
         assert_eq!(person_of("Me", &people), None);
         assert_eq!(person_of("Sweden", &people), None);
+    }
+
+    fn one(text: &str) -> Vec<(String, &'static str)> {
+        of_one_message(text).into_iter().map(|n| (n.name, n.kind)).collect()
+    }
+
+    fn named(list: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
+        list.iter().map(|(n, k)| ((*n).to_owned(), *k)).collect()
+    }
+
+    #[test]
+    fn one_message_drops_the_word_a_note_opens_with() {
+        assert_eq!(one("Called Tom about the invoice"), named(&[("Tom", "person")]));
+        assert_eq!(
+            one("Met Dana Whitfield at the Acme Corp open house"),
+            named(&[("Dana Whitfield", "person"), ("Acme Corp", "organization")])
+        );
+        assert_eq!(one("Remind Oluwaseun to file the report"), named(&[("Oluwaseun", "person")]));
+        assert_eq!(one("Lunch with Priya tomorrow"), named(&[("Priya", "person")]));
+        // "Told Grace I'd …": the pronoun ends the name.
+        assert_eq!(one("Told Grace I'd cover her shift"), named(&[("Grace", "person")]));
+    }
+
+    #[test]
+    fn one_message_types_a_name_by_what_its_sentence_says() {
+        assert_eq!(
+            one("Dana prefers email over Slack"),
+            named(&[("Dana", "person"), ("Slack", "tool")])
+        );
+        assert_eq!(
+            one("Caroline: we went to Lisbon"),
+            named(&[("Caroline", "person"), ("Lisbon", "place")])
+        );
+        assert_eq!(one("The Falcon rewrite is late"), named(&[("Falcon", "project")]));
+        assert_eq!(one("Project Atlas starts in March"), named(&[("Atlas", "project")]));
+        assert_eq!(one("Zephyr v2 ships offline mode"), named(&[("Zephyr", "project")]));
+        assert_eq!(one("Giving a talk at PyCon"), named(&[("PyCon", "event")]));
+        assert_eq!(one("We hiked the Grand Canyon"), named(&[("Grand Canyon", "place")]));
+        assert_eq!(one("She works at Google now"), named(&[("Google", "organization")]));
+        assert_eq!(
+            one("Lunch at Carbone with Aunt Rosa"),
+            named(&[("Carbone", "place"), ("Rosa", "person")])
+        );
+        assert_eq!(
+            one("Played tennis with Marisol and Diego"),
+            named(&[("Marisol", "person"), ("Diego", "person")])
+        );
+        assert_eq!(
+            one("Keanu and Marisol flew home"),
+            named(&[("Keanu", "person"), ("Marisol", "person")])
+        );
+    }
+
+    #[test]
+    fn one_message_leaves_out_what_is_no_name() {
+        for text in [
+            "The CTO wants a postmortem",
+            "Call Mom tonight",
+            "Stripe changed the API again; the CI is red",
+            "Happy birthday!",
+            "Kubernetes",
+            "Atlas is late",
+        ] {
+            let got = one(text);
+            assert!(
+                got.iter()
+                    .all(|(n, _)| !["CTO", "Mom", "API", "CI", "Happy", "Atlas"]
+                        .contains(&n.as_str())),
+                "{text:?}: {got:?}"
+            );
+        }
     }
 }

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::InputError;
 use crate::kin;
 use crate::markdown::slugify;
-use crate::names;
 use crate::model::{Confidence, EntityId, EntryType, Store};
+use crate::names;
 use crate::stopword::{self, Tier};
 
 /// The relations routing's patterns write (besides [`kin::RELATIONS`]); see [`written_relations`].

@@ -258,7 +258,7 @@ fn honorifics_and_role_acronyms_are_not_entities() {
             &["person--patel", "place--leeds"],
             &["person--patel lives-in place--leeds"],
         ),
-        ("The SRE team uses Grafana", &["concept--grafana"], &[]),
+        ("The SRE team uses Grafana", &["tool--grafana"], &[]),
         ("Priya leads payments", &["person--priya"], &[]),
         ("Priya Sharma joined the team", &["person--priya-sharma"], &[]),
     ];
