@@ -318,6 +318,9 @@ pub struct Occurrence {
     /// An honorific or a word for someone's role stands right before it, or began its run
     /// ("Dr. Patel", "Aunt Rosa", "my cousin Adebayo").
     pub titled: bool,
+    /// Byte range of the name in the text (its first word's start to its last word's end,
+    /// a possessive `'s` left out).
+    pub span: std::ops::Range<usize>,
 }
 
 /// What a body of messages says about one name.
@@ -541,7 +544,9 @@ pub fn occurrences(text: &str) -> Vec<Occurrence> {
         let run: Vec<&str> =
             (first..=j).map(|k| possessive(words[k].core).0).filter(|w| !w.is_empty()).collect();
         let lone_role = run.len() == 1
-            && (is_role_word(&run[0].to_lowercase()) || kin::is_role_acronym(run[0]));
+            && (is_role_word(&run[0].to_lowercase())
+                || kin::is_role_acronym(run[0])
+                || starts_sentence(&words, first) && is_opener(&run[0].to_lowercase()));
         if !run.is_empty()
             && !lone_role
             && run.len() <= MAX_WORDS
@@ -552,7 +557,11 @@ pub fn occurrences(text: &str) -> Vec<Occurrence> {
                 || (first > 0 && kin::is_honorific(words[first - 1].core))
                 || kin::en_role_prefix(before.rsplit(' ').next().unwrap_or("")).is_some();
             let label = starts_line(&words, first) && words[j].trail.starts_with(':');
+            let at = |w: &str| w.as_ptr() as usize - text.as_ptr() as usize;
+            let last = possessive(words[j].core).0;
+            let span = at(words[first].core)..at(last) + last.len();
             out.push(Occurrence {
+                span,
                 name: run.join(" "),
                 initial: starts_sentence(&words, first),
                 after_place_cue: after_place_cue(&words, first),
@@ -852,6 +861,16 @@ const PROJECT_NOUNS: &[&str] = &[
     "release", "repo", "rewrite", "service", "site", "website",
 ];
 
+/// Languages and nationalities, which a place cue does not make places ("in French").
+#[rustfmt::skip]
+const LANGUAGES: &[&str] = &[
+    "arabic", "bengali", "cantonese", "chinese", "czech", "danish", "dutch", "english", "finnish",
+    "french", "german", "greek", "hebrew", "hindi", "hungarian", "indonesian", "italian",
+    "japanese", "korean", "latin", "mandarin", "norwegian", "persian", "polish", "portuguese",
+    "romanian", "russian", "spanish", "swahili", "swedish", "thai", "turkish", "ukrainian",
+    "urdu", "vietnamese",
+];
+
 /// Lower-case words after a name that make it a place ("the Oslo office", "our Lisbon trip").
 const PLACE_NOUNS: &[&str] = &["office", "offsite", "trip", "campus", "branch", "airport"];
 
@@ -889,6 +908,9 @@ pub fn judge(o: &Occurrence) -> Option<&'static str> {
     let after_the = cue == "the";
     if o.label || o.titled {
         return Some("person");
+    }
+    if !multi && LANGUAGES.contains(&first) {
+        return None; // "answer in French": a language, not a place
     }
     // "Pride Parade", "PyCon", "RustConf", "Burning Man tickets", "tickets for Glastonbury".
     let con = !multi
@@ -1005,7 +1027,8 @@ mod tests {
             ("Hey Caroline! How are you?", vec![n("Caroline", false, false)]),
             ("Caroline said hi", vec![n("Caroline", true, false)]),
             ("I moved from Sweden last year", vec![n("Sweden", false, true)]),
-            ("Thanks, Mel. See you", vec![n("Mel", false, false), n("See", true, false)]),
+            // "See" opens the sentence as a verb: no name (2026-12-03).
+            ("Thanks, Mel. See you", vec![n("Mel", false, false)]),
             ("Melanie's kids love it", vec![n("Melanie", true, false)]),
             ("I saw The Grand Canyon", vec![n("Grand Canyon", false, false)]),
             (

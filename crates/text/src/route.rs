@@ -467,6 +467,8 @@ fn named_thing_kind(before: &str) -> Option<&'static str> {
 /// before it ("Dr. Suzuki").
 #[derive(Debug, Clone)]
 struct Name {
+    /// The type [`names::judge`] gives it, when its message makes it clear.
+    judged: Option<&'static str>,
     text: String,
     start: usize,
     end: usize,
@@ -520,7 +522,7 @@ fn capitalised_names(content: &str) -> Vec<Name> {
                 break;
             }
         }
-        out.push(Name { text: content[s..end].to_owned(), start: s, end, titled });
+        out.push(Name { text: content[s..end].to_owned(), start: s, end, titled, judged: None });
         i = j + 1;
     }
     out
@@ -671,8 +673,36 @@ fn extract(
         }
     }
     // A capitalised title in "the CTO of" is a role, not an entity.
+    // Typed as `remember` types them where `names` reads the same name (one owner of what a
+    // message makes clear), narrowed to it ("Called Tom" is Tom); the rest as before.
+    let occurrences = names::occurrences(content);
     let names: Vec<Name> = capitalised_names(content)
         .into_iter()
+        // A plain word `names` does not take for a name ("Lunch with …") is none; one with
+        // digits or signs ("S3", "SMTP_HOST") and a role word that holds facts ("Grandma
+        // can't hear well") are left to the rules below.
+        .filter(|n| {
+            let lower = n.text.to_lowercase();
+            occurrences.iter().any(|o| o.span.start >= n.start && o.span.end <= n.end)
+                || !n.text.chars().all(|c| c.is_alphabetic() || c == ' ')
+                || kin::en_role_prefix(&lower).is_some_and(|(_, len)| len == lower.len())
+        })
+        .map(|n| {
+            let inside: Vec<&names::Occurrence> = occurrences
+                .iter()
+                .filter(|o| o.span.start >= n.start && o.span.end <= n.end)
+                .collect();
+            match inside.as_slice() {
+                [o] => Name {
+                    text: o.name.clone(),
+                    start: o.span.start,
+                    end: o.span.end,
+                    titled: n.titled || o.titled && !o.label,
+                    judged: names::judge(o),
+                },
+                _ => n,
+            }
+        })
         .filter(|n| {
             let b = content[..n.start].to_lowercase();
             let a = content[n.end..].to_lowercase();
@@ -718,6 +748,9 @@ fn extract(
                 .any(|p| n.text.to_lowercase().ends_with(p))
         {
             "organization"
+        } else if let Some(k) = n.judged {
+            // What the message makes clear, as `remember` links it (one owner: `names`).
+            k
         } else if kin::is_given_name(first_word) && !names::looks_like_tool(&n.text) {
             // A first name alone names someone ("Priya leads payments").
             "person"
