@@ -838,6 +838,7 @@ pub fn of_one_message(text: &str) -> Vec<Named> {
         }
     }
     let mut out: Vec<Named> = Vec::new();
+    let lower = lower_case_names(text);
     for (o, judged) in all.iter().zip(kinds) {
         if let Some(kind) = judged {
             let name = match kind {
@@ -847,6 +848,61 @@ pub fn of_one_message(text: &str) -> Vec<Named> {
             if !out.iter().any(|n| n.name == name) {
                 out.push(Named { name, kind });
             }
+        }
+    }
+    for n in lower {
+        if !out.iter().any(|o| o.name.eq_ignore_ascii_case(&n.name)) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Software whose lower-case name is no English word, so that a note written all in lower
+/// case names it too ("turn off the old redis boxes").
+#[rustfmt::skip]
+const LOWER_CASE_TOOLS: &[&str] = &[
+    "airflow", "android", "ansible", "bitbucket", "circleci", "confluence", "datadog", "docker",
+    "elasticsearch", "figma", "firebase", "github", "gitlab", "gmail", "grafana", "graphql",
+    "heroku", "javascript", "jenkins", "jira", "jupyter", "kafka", "kubernetes", "linux", "macos",
+    "mongodb", "mysql", "netlify", "nginx", "numpy", "postgres", "postgresql", "pytorch", "redis",
+    "sqlite", "supabase", "tensorflow", "terraform", "typescript", "ubuntu", "vercel", "vscode",
+    "webpack", "whatsapp", "xcode",
+];
+
+/// Names written in lower case that one message still makes clear: a common given name right
+/// after words that take someone ("met sam", "with priya", "my brother jake") or before words
+/// people do ("priya said"), and software whose name is no English word ("redis").
+fn lower_case_names(text: &str) -> Vec<Named> {
+    let words = words(text);
+    let mut out: Vec<Named> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let (core, _) = possessive(w.core);
+        if core.is_empty() || !core.chars().all(|c| c.is_ascii_lowercase()) {
+            continue;
+        }
+        let kind = if LOWER_CASE_TOOLS.contains(&core) {
+            "tool"
+        } else if kin::is_given_name(core) && !stopword::is_english(core, Tier::Topic) {
+            let before = clause_before(&words, i);
+            let after = line_after(&words, i);
+            let role = kin::en_role_prefix(before.rsplit(' ').next().unwrap_or(""))
+                .is_some_and(|(_, len)| len == before.rsplit(' ').next().unwrap_or("").len());
+            if !(role || looks_like_person(&before, &after)) {
+                continue;
+            }
+            "person"
+        } else {
+            continue;
+        };
+        // Written as a name would be: "sam" is Sam.
+        let mut name: String = core[..1].to_uppercase();
+        name.push_str(&core[1..]);
+        if kind == "tool" {
+            name = core.to_owned();
+        }
+        if !out.iter().any(|n| n.name.eq_ignore_ascii_case(&name)) {
+            out.push(Named { name, kind });
         }
     }
     out
@@ -1216,6 +1272,15 @@ mod tests {
             one("Keanu and Marisol flew home"),
             named(&[("Keanu", "person"), ("Marisol", "person")])
         );
+    }
+
+    #[test]
+    fn one_message_reads_lower_case_notes_by_their_cues() {
+        assert_eq!(one("met sam at the cafe"), named(&[("Sam", "person")]));
+        assert_eq!(one("my brother ben lives nearby"), named(&[("Ben", "person")]));
+        assert_eq!(one("turn off the old redis boxes"), named(&[("redis", "tool")]));
+        // A given name with nothing around it that says someone: not linked.
+        assert_eq!(one("the sam file is missing"), named(&[]));
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! neither the extraction rules nor each other's table:
 //! - `tests/fixtures/entities-tune.tsv`, which the single-message rules were tuned on (typed F1
 //!   of `remember`'s links 0.318 before, 0.894 after);
-//! - `entities-report.tsv`, held out: measured before the tuning (0.306) and after it (0.761;
-//!   0.766 once routing's case tests added two rules, with routing's own figure). A new round
-//!   of rules needs a new table to report on.
+//! - `entities-report.tsv`, held out: measured before the tuning (0.306) and after each step,
+//!   its rows never shown (0.761; 0.766 once routing's case tests added two rules; 0.771 with
+//!   lower-case names). A new round of rules needs a new table to report on.
 //!
 //! Two extractors are measured on each: [`names::of_one_message`], what `remember` links an
 //! episode to when the workspace knows none of the names, and the entities of
@@ -170,10 +170,10 @@ fn report(name: &str) -> (Score, Score) {
 }
 
 /// Floors on typed F1 of `remember`'s links: just under the figures measured after the tuning
-/// (tune 0.894, report 0.766), so a rule that loses entities or types fails here.
-const TUNE_FLOOR: f64 = 0.88;
+/// (tune 0.904, report 0.771), so a rule that loses entities or types fails here.
+const TUNE_FLOOR: f64 = 0.89;
 /// See [`TUNE_FLOOR`].
-const REPORT_FLOOR: f64 = 0.75;
+const REPORT_FLOOR: f64 = 0.76;
 /// The same for routing's entities (tune 0.783, report 0.669 once it types with `judge`).
 const ROUTE_TUNE_FLOOR: f64 = 0.77;
 /// See [`ROUTE_TUNE_FLOOR`].
