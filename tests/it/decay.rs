@@ -17,8 +17,8 @@ fn status(env: &TestEnv, id: &str) -> String {
 #[test]
 fn episode_fades_through_every_band_on_the_right_days() {
     let env = TestEnv::initialized();
-    // In lower case: no entity link (issue 22), so the entity is first written below.
-    env.mutate(["remember", "lunch with bob at the noodle place"]);
+    // No name: no entity link (issue 22), so the entity is first written below.
+    env.mutate(["remember", "lunch at the noodle place"]);
     env.mutate(["remember", "Bob's birthday is March 3", "--entity", "person--bob"]);
     env.mutate(["remember", "the spare key is under the blue pot", "--store", "vault"]);
     let ep = "episode:2026-12-01:09:00";
@@ -63,7 +63,7 @@ fn episode_fades_through_every_band_on_the_right_days() {
     // Archived memories are hidden from recall but kept in the file, and shown by id.
     let out = env.run(["recall", "noodle lunch", "--all", "--json"]).success();
     assert_eq!(out.stdout.trim(), "[]");
-    assert!(env.read("memory/episodes/2026-12-01.md").contains("lunch with bob"));
+    assert!(env.read("memory/episodes/2026-12-01.md").contains("lunch at the noodle place"));
     env.run(["show", ep]).success();
 }
 

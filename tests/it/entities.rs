@@ -134,6 +134,37 @@ fn issue_22_remember_links_known_and_confident_names_only() {
     assert_eq!(h.len(), 1, "{h:#?}");
 }
 
+#[test]
+fn issue_22_remember_links_what_one_message_makes_clear() {
+    let env = TestEnv::initialized();
+    let today = "memory/episodes/2026-12-01.md";
+    // At the start of a note, after its opening verb, "Project X", lower case: each linked and
+    // created in the memory's own commit.
+    for (text, ids) in [
+        ("Dana prefers email over Slack", "[[person--dana]] [[tool--slack]]"),
+        ("Called Tom about the invoice", "[[person--tom]]"),
+        ("Project Atlas kicks off in March", "[[project--atlas]]"),
+        ("met sam at the cafe, then turned off the redis boxes", "[[person--sam]] [[tool--redis]]"),
+    ] {
+        env.mutate(["remember", text]);
+        let text_file = env.read(today);
+        assert!(text_file.ends_with(&format!("{text}\n<!-- entities: {ids} -->\n")), "{text_file}");
+        for id in ids.split_whitespace() {
+            let id = id.trim_matches(|c| c == '[' || c == ']');
+            let rel = format!("memory/graph/entities/{id}.md");
+            assert!(env.read(&rel).starts_with(&format!("# {id}")), "{rel}");
+        }
+    }
+    assert_eq!(env.git(&["status", "--porcelain"]), "");
+    // Nothing around a capitalised word says what it is: not linked.
+    env.mutate(["remember", "Atlas is late. Pottery is fun."]);
+    assert!(
+        env.read(today)
+            .ends_with("Atlas is late. Pottery is fun.\n<!-- entities: [[project--atlas]] -->\n")
+    );
+    assert!(!env.path("memory/graph/entities/concept--pottery.md").exists());
+}
+
 // See: issue 20
 /// A change that only creates entity files adds their rows to `memory/graph/index.md` (and the
 /// rows of links that dangled until now) without rendering the table from every entity file,

@@ -163,25 +163,35 @@ const TYPES: &[&str] = &[
 /// makes it clear ([`names::of_one_message`]). Each with whether its file exists.
 pub(crate) fn of_one_message(text: &str, exists: impl Fn(&str) -> bool) -> Vec<(String, bool)> {
     let clear = names::of_one_message(text);
-    let mut out: Vec<(String, bool)> = Vec::new();
-    for o in names::occurrences(text) {
-        let slug = slugify(&o.name);
+    let found = names::occurrences(text);
+    // A name's entity: the known one with its slug, else a new one of the type the message
+    // makes clear, else none.
+    let entity = |name: &str, kind: Option<&str>| -> Option<(String, bool)> {
+        let slug = slugify(name);
         let known = TYPES
             .iter()
             .filter_map(|t| EntityId::parse(&format!("{t}--{slug}")).ok())
             .map(|id| id.as_str().to_owned())
             .find(|id| exists(id));
-        let id = match known {
+        match known {
             Some(id) => Some((id, true)),
-            None => clear
-                .iter()
-                .find(|n| n.name == o.name)
-                .and_then(|n| EntityId::parse(&format!("{}--{slug}", n.kind)).ok())
+            None => EntityId::parse(&format!("{}--{slug}", kind?))
+                .ok()
                 .map(|id| (id.as_str().to_owned(), false)),
-        };
-        if let Some(id) = id
-            && !out.iter().any(|(x, _)| *x == id.0)
-        {
+        }
+    };
+    let judged = |name: &str| clear.iter().find(|n| n.name == name).map(|n| n.kind);
+    // Every capitalised name, then the names only the single-message rules read (lower case:
+    // "met sam").
+    let all = found.iter().map(|o| entity(&o.name, judged(&o.name))).chain(
+        clear
+            .iter()
+            .filter(|n| !found.iter().any(|o| o.name == n.name))
+            .map(|n| entity(&n.name, Some(n.kind))),
+    );
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for id in all.flatten() {
+        if !out.iter().any(|(x, _)| *x == id.0) {
             out.push(id);
         }
     }
