@@ -1018,23 +1018,36 @@ pub fn judge(o: &Occurrence) -> Option<&'static str> {
     (multi && words.len() <= 3).then_some("person")
 }
 
-/// The entity type of a name: `event` or `organization` by its last word ("Pride Parade",
-/// "Acme Inc"), `place` when at least half its occurrences follow a place cue, `person` when it
-/// starts with a common given name, else `concept`.
+/// The entity type of a name from what a body of messages says about it (`import`): `event` or
+/// `organization` by its last word ("Pride Parade", "Acme Inc"), `organization` or `tool` when
+/// everyone knows it as one ("Google", "Jenkins"), `place` when at least half its occurrences
+/// follow a place cue, `person` when it starts with a common given name, `place` by a place
+/// word ("Lake Tahoe"), else `concept`.
 pub fn kind(name: &str, seen: &Seen) -> &'static str {
     let words: Vec<String> = name.split(' ').map(str::to_lowercase).collect();
     let last = words.last().map_or("", String::as_str);
     if words.len() > 1 && EVENT_WORDS.contains(&last) {
         return "event";
     }
-    if words.len() > 1 && ORGANISATION_WORDS.contains(&last) {
+    if words.len() > 1 && ORGANISATION_WORDS.contains(&last)
+        || KNOWN_ORGANISATIONS.contains(&name.to_lowercase().as_str())
+    {
         return "organization";
+    }
+    let first = words.first().map_or("", String::as_str);
+    let given = kin::is_given_name(first);
+    // Known software is a tool wherever it is named ("moved to Jenkins"), not a place.
+    if is_known_tool(name) && !given {
+        return "tool";
     }
     if seen.times > 0 && seen.after_place_cue * 2 >= seen.times {
         return "place";
     }
-    if kin::is_given_name(name.split(' ').next().unwrap_or("")) {
+    if given {
         return "person";
+    }
+    if words.len() > 1 && (PLACE_WORDS.contains(&first) || PLACE_WORDS.contains(&last)) {
+        return "place";
     }
     "concept"
 }
@@ -1272,6 +1285,17 @@ mod tests {
             one("Keanu and Marisol flew home"),
             named(&[("Keanu", "person"), ("Marisol", "person")])
         );
+    }
+
+    #[test]
+    fn kind_knows_software_organisations_and_place_words_wherever_they_are_named() {
+        let cued = Seen { messages: 2, times: 2, mid_sentence: 2, after_place_cue: 2 };
+        assert_eq!(kind("Jenkins", &cued), "tool");
+        assert_eq!(kind("Google", &cued), "organization");
+        assert_eq!(kind("Sweden", &cued), "place");
+        assert_eq!(kind("Lake Tahoe", &Seen::default()), "place");
+        assert_eq!(kind("Caroline", &Seen::default()), "person");
+        assert_eq!(kind("Pottery", &Seen::default()), "concept");
     }
 
     #[test]

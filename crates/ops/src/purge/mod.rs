@@ -580,9 +580,15 @@ fn backups(repo: &Repository, prefix: &str) -> Vec<String> {
 /// under `.cogmem/` (the access log, caches, the copies under `.cogmem/recovered/`); the lock,
 /// the journal and the purge record are left alone.
 fn scrub_derived(ws: &Workspace, needles: &Needles) {
-    let dir = ws.abs(layout::INDEX_DIR);
-    if Path::new(&dir).is_dir() {
-        let _ = std::fs::remove_dir_all(&dir);
+    // The rebuild deletes the index folder once it holds the index lock and no merge runs: the
+    // background update the final commit started may still be writing into it, and deleting
+    // it under that process left a stale index. Only when the rebuild fails does the folder
+    // go anyway (the next read builds it again), so the text never stays in it.
+    if cogmem_index::index::open(ws, true, None).is_err() {
+        let dir = ws.abs(layout::INDEX_DIR);
+        if Path::new(&dir).is_dir() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
     let skip = [layout::LOCK, layout::PURGE_RECORD, layout::INDEX_DIR, ".cogmem/journal"];
     let mut stack = vec![ws.abs(layout::DERIVED_DIR)];
@@ -605,5 +611,4 @@ fn scrub_derived(ws: &Workspace, needles: &Needles) {
             }
         }
     }
-    let _ = cogmem_index::index::open(ws, true, None);
 }
