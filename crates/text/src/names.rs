@@ -32,8 +32,9 @@ pub const MAX_WORDS: usize = 4;
 /// The most names read from one text.
 pub const MAX_NAMES: usize = 32;
 
-/// Words written with a capital that never start a name: the pronoun, greetings and
-/// interjections (lower case).
+/// Words written with a capital that never start a name (lower case): the pronoun, greetings
+/// and interjections, conjunctions that open a sentence ("After", "When") and generic
+/// acronyms ("API", "CI", "LGBTQ").
 const NOT_NAMES: &[&str] = &[
     "i",
     "i'm",
