@@ -448,8 +448,8 @@ const OPENERS: &[&str] = &[
 
 /// Whether a word is the pronoun "I" in one of its forms ("I", "I'd", "I'm").
 fn is_i(word: &str) -> bool {
-    let lower = word.to_lowercase().replace('’', "'");
-    lower == "i" || lower.starts_with("i'")
+    word.strip_prefix(['I', 'i'])
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['\'', '’']))
 }
 
 /// Whether a word (lower case) at the start of a sentence is a note's opening verb or noun,
@@ -461,7 +461,7 @@ fn is_opener(lower: &str) -> bool {
 
 /// Whether a word (lower case) names someone's role and may stand before a name written with
 /// a capital ("Aunt Rosa", "Grandma Lucia", "Cousin Pedro").
-fn is_role_word(lower: &str) -> bool {
+pub fn is_role_word(lower: &str) -> bool {
     kin::en_role_prefix(lower).is_some_and(|(_, len)| len == lower.len())
 }
 
@@ -632,29 +632,46 @@ pub fn looks_like_tool(name: &str) -> bool {
 }
 
 /// Software and technologies a message names without any word that says so (lower case): a
-/// name that is one, or a name of several words whose first is one ("GitHub Actions").
+/// name that is one, or a name of several words whose first is one ("GitHub Actions"). `true`
+/// when the lower-case name is no English word, so that a note written all in lower case names
+/// it too ("turn off the old redis boxes").
 #[rustfmt::skip]
-const KNOWN_TOOLS: &[&str] = &[
-    "airflow", "android", "angular", "ansible", "argo", "asana", "aws", "azure", "bash",
-    "bitbucket", "blender", "canva", "chatgpt", "chrome", "circleci", "confluence", "datadog",
-    "discord", "django", "docker", "dropbox", "elasticsearch", "emacs", "excel", "figma",
-    "firebase", "firefox", "flask", "gcp", "git", "github", "gitlab", "gmail", "go", "google docs",
-    "google drive", "google sheets", "grafana", "graphql", "helm", "heroku", "ios", "java",
-    "javascript", "jenkins", "jira", "jupyter", "kafka", "kotlin", "kubernetes", "linux", "macos",
-    "matlab", "miro", "mongodb", "mysql", "netlify", "nginx", "node", "notion", "numpy", "outlook",
-    "pandas", "php", "postgres", "postgresql", "postman", "powerpoint", "prometheus", "python",
-    "pytorch", "rails", "react", "redis", "ruby", "rust", "scala", "sentry", "slack", "snowflake",
-    "spark", "sqlite", "supabase", "svelte", "swift", "tableau", "tailwind", "tensorflow",
-    "terraform", "trello", "typescript", "ubuntu", "vercel", "vim", "vscode", "vue", "webpack",
-    "whatsapp", "windows", "xcode", "zoom",
+const KNOWN_TOOLS: &[(&str, bool)] = &[
+    ("airflow", true), ("android", true), ("angular", false), ("ansible", true), ("argo", false),
+    ("asana", false), ("aws", false), ("azure", false), ("bash", false), ("bitbucket", true),
+    ("blender", false), ("canva", false), ("chatgpt", false), ("chrome", false),
+    ("circleci", true), ("confluence", true), ("datadog", true), ("discord", false),
+    ("django", false), ("docker", true), ("dropbox", false), ("elasticsearch", true),
+    ("emacs", false), ("excel", false), ("figma", true), ("firebase", true), ("firefox", false),
+    ("flask", false), ("gcp", false), ("git", false), ("github", true), ("gitlab", true),
+    ("gmail", true), ("go", false), ("google docs", false), ("google drive", false),
+    ("google sheets", false), ("grafana", true), ("graphql", true), ("helm", false),
+    ("heroku", true), ("ios", false), ("java", false), ("javascript", true), ("jenkins", true),
+    ("jira", true), ("jupyter", true), ("kafka", true), ("kotlin", false), ("kubernetes", true),
+    ("linux", true), ("macos", true), ("matlab", false), ("miro", false), ("mongodb", true),
+    ("mysql", true), ("netlify", true), ("nginx", true), ("node", false), ("notion", false),
+    ("numpy", true), ("outlook", false), ("pandas", false), ("php", false), ("postgres", true),
+    ("postgresql", true), ("postman", false), ("powerpoint", false), ("prometheus", false),
+    ("python", false), ("pytorch", true), ("rails", false), ("react", false), ("redis", true),
+    ("ruby", false), ("rust", false), ("scala", false), ("sentry", false), ("slack", false),
+    ("snowflake", false), ("spark", false), ("sqlite", true), ("supabase", true),
+    ("svelte", false), ("swift", false), ("tableau", false), ("tailwind", false),
+    ("tensorflow", true), ("terraform", true), ("trello", false), ("typescript", true),
+    ("ubuntu", true), ("vercel", true), ("vim", false), ("vscode", true), ("vue", false),
+    ("webpack", true), ("whatsapp", true), ("windows", false), ("xcode", true), ("zoom", false),
 ];
+
+/// Whether `lower` is known software, and if so whether its lower-case name is one too.
+fn known_tool(lower: &str) -> Option<bool> {
+    KNOWN_TOOLS.iter().find(|(name, _)| *name == lower).map(|(_, in_lower_case)| *in_lower_case)
+}
 
 /// Whether a name is software or a technology everyone knows by that name ("Postgres",
 /// "Jenkins", "GitHub Actions", "Google Docs").
 pub fn is_known_tool(name: &str) -> bool {
     let lower = name.to_lowercase();
     let first = lower.split(' ').next().unwrap_or("");
-    KNOWN_TOOLS.contains(&lower.as_str()) || lower.contains(' ') && KNOWN_TOOLS.contains(&first)
+    known_tool(&lower).is_some() || lower.contains(' ') && known_tool(first).is_some()
 }
 
 /// Tells whether the words around a capitalised name say it is someone: a verb people do
@@ -819,7 +836,11 @@ pub struct Named {
 /// caller links a name the workspace already knows wherever it stands ([`occurrences`] gives
 /// every name).
 pub fn of_one_message(text: &str) -> Vec<Named> {
-    let all = occurrences(text);
+    of_occurrences(text, &occurrences(text))
+}
+
+/// [`of_one_message`] for a caller that already has the text's [`occurrences`] (`all`).
+pub fn of_occurrences(text: &str, all: &[Occurrence]) -> Vec<Named> {
     let mut kinds: Vec<Option<&'static str>> = all.iter().map(judge).collect();
     // Whether name `b` follows name `a` joined by "and", "or", "&" or "and then".
     let joined = |a: &Occurrence, b: &Occurrence| {
@@ -859,18 +880,6 @@ pub fn of_one_message(text: &str) -> Vec<Named> {
     out
 }
 
-/// Software whose lower-case name is no English word, so that a note written all in lower
-/// case names it too ("turn off the old redis boxes").
-#[rustfmt::skip]
-const LOWER_CASE_TOOLS: &[&str] = &[
-    "airflow", "android", "ansible", "bitbucket", "circleci", "confluence", "datadog", "docker",
-    "elasticsearch", "figma", "firebase", "github", "gitlab", "gmail", "grafana", "graphql",
-    "heroku", "javascript", "jenkins", "jira", "jupyter", "kafka", "kubernetes", "linux", "macos",
-    "mongodb", "mysql", "netlify", "nginx", "numpy", "postgres", "postgresql", "pytorch", "redis",
-    "sqlite", "supabase", "tensorflow", "terraform", "typescript", "ubuntu", "vercel", "vscode",
-    "webpack", "whatsapp", "xcode",
-];
-
 /// Names written in lower case that one message still makes clear: a common given name right
 /// after words that take someone ("met sam", "with priya", "my brother jake") or before words
 /// people do ("priya said"), and software whose name is no English word ("redis").
@@ -882,13 +891,12 @@ fn lower_case_names(text: &str) -> Vec<Named> {
         if core.is_empty() || !core.chars().all(|c| c.is_ascii_lowercase()) {
             continue;
         }
-        let kind = if LOWER_CASE_TOOLS.contains(&core) {
+        let kind = if known_tool(core) == Some(true) {
             "tool"
         } else if kin::is_given_name(core) && !stopword::is_english(core, Tier::Topic) {
             let before = clause_before(&words, i);
             let after = line_after(&words, i);
-            let role = kin::en_role_prefix(before.rsplit(' ').next().unwrap_or(""))
-                .is_some_and(|(_, len)| len == before.rsplit(' ').next().unwrap_or("").len());
+            let role = is_role_word(before.rsplit(' ').next().unwrap_or(""));
             if !(role || looks_like_person(&before, &after)) {
                 continue;
             }
@@ -896,12 +904,11 @@ fn lower_case_names(text: &str) -> Vec<Named> {
         } else {
             continue;
         };
-        // Written as a name would be: "sam" is Sam.
-        let mut name: String = core[..1].to_uppercase();
-        name.push_str(&core[1..]);
-        if kind == "tool" {
-            name = core.to_owned();
-        }
+        // A person's name as a name is written ("sam" is Sam); software's as it is.
+        let name = match kind {
+            "person" => core[..1].to_uppercase() + &core[1..],
+            _ => core.to_owned(),
+        };
         if !out.iter().any(|n| n.name.eq_ignore_ascii_case(&name)) {
             out.push(Named { name, kind });
         }

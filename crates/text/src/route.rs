@@ -678,29 +678,25 @@ fn extract(
     let occurrences = names::occurrences(content);
     let names: Vec<Name> = capitalised_names(content)
         .into_iter()
-        // A plain word `names` does not take for a name ("Lunch with …") is none; one with
-        // digits or signs ("S3", "SMTP_HOST") and a role word that holds facts ("Grandma
-        // can't hear well") are left to the rules below.
-        .filter(|n| {
-            let lower = n.text.to_lowercase();
-            occurrences.iter().any(|o| o.span.start >= n.start && o.span.end <= n.end)
-                || !n.text.chars().all(|c| c.is_alphabetic() || c == ' ')
-                || kin::en_role_prefix(&lower).is_some_and(|(_, len)| len == lower.len())
-        })
-        .map(|n| {
+        .filter_map(|n| {
             let inside: Vec<&names::Occurrence> = occurrences
                 .iter()
                 .filter(|o| o.span.start >= n.start && o.span.end <= n.end)
                 .collect();
+            let plain = n.text.chars().all(|c| c.is_alphabetic() || c == ' ');
             match inside.as_slice() {
-                [o] => Name {
+                [o] => Some(Name {
                     text: o.name.clone(),
                     start: o.span.start,
                     end: o.span.end,
                     titled: n.titled || o.titled && !o.label,
                     judged: names::judge(o),
-                },
-                _ => n,
+                }),
+                // A plain word `names` does not take for a name ("Lunch with …") is none; one
+                // with digits or signs ("S3", "SMTP_HOST") and a role word that holds facts
+                // ("Grandma can't hear well") are left to the rules below.
+                [] if plain && !names::is_role_word(&n.text.to_lowercase()) => None,
+                _ => Some(n),
             }
         })
         .filter(|n| {

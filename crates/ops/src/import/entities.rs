@@ -162,8 +162,8 @@ const TYPES: &[&str] = &[
 /// entity file whose slug is the name's, `exists` telling), and a new one only when the message
 /// makes it clear ([`names::of_one_message`]). Each with whether its file exists.
 pub(crate) fn of_one_message(text: &str, exists: impl Fn(&str) -> bool) -> Vec<(String, bool)> {
-    let clear = names::of_one_message(text);
     let found = names::occurrences(text);
+    let clear = names::of_occurrences(text, &found);
     // A name's entity: the known one with its slug, else a new one of the type the message
     // makes clear, else none.
     let entity = |name: &str, kind: Option<&str>| -> Option<(String, bool)> {
