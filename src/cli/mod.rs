@@ -352,6 +352,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return exit::usage(&e, &args, &mut std::io::stderr().lock()),
     };
+    cogmem::git::read_objects_as_git_does();
     let env = env::Env::read();
     let timings = env.timings;
     if timings {

@@ -118,6 +118,17 @@ fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
     move |cause| GitError::Op { what, cause }
 }
 
+/// Makes libgit2 read objects as git does, for the whole process: without hashing each one
+/// again to check its id. libgit2 does that by default (SHA-1 with collision detection, several
+/// times slower than the SHA-1 of the rest of cogmem), and a commit reads every tree on its
+/// changed paths: thousands of entries for the episode logs' folder (issue 20). git itself
+/// checks ids only in `git fsck`; objects fetched from a peer are still hashed when their pack
+/// is indexed, and a damaged object still fails to inflate. The binary calls this first; a
+/// program embedding the library decides for itself.
+pub fn read_objects_as_git_does() {
+    git2::opts::strict_hash_verification(false);
+}
+
 /// Opens the repository whose working folder is `root` (parents are not searched).
 ///
 /// A folder without `.git` is [`WorkspaceError::NoRepository`]; a damaged one is
@@ -614,7 +625,7 @@ pub(crate) fn commit_files(
 ) -> crate::Result<Oid> {
     let branch = head_branch(repo)?;
     let (parent, base) = head_commit_and_tree(repo)?;
-    let mut update = TreeUpdateBuilder::new();
+    let mut changes: Vec<crate::git_tree::Change<'_>> = Vec::with_capacity(files.len());
     let mut stored: Vec<(&String, Oid, FileMode)> = Vec::with_capacity(files.len());
     let blobs = Blobs::for_files(repo, root, files.iter().map(String::as_str));
     for rel in files {
@@ -631,15 +642,14 @@ pub(crate) fn commit_files(
                 }
                 _ => FileMode::Blob,
             };
-            update.upsert(rel.as_str(), blob, mode);
+            changes.push((rel.as_str(), Some((blob, i32::from(mode)))));
             stored.push((rel, blob, mode));
         } else {
-            update.remove(rel.as_str());
+            changes.push((rel.as_str(), None));
         }
     }
     crate::timing::mark("git: blobs stored");
-    let tree_id = write_object(|| update.create_updated(repo, &base))
-        .map_err(op("build the commit's tree"))?;
+    let tree_id = write_tree(repo, &base, &changes)?;
     let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
     let time = Time::new(spec.time.timestamp(), spec.time.offset().local_minus_utc() / 60);
     let author = Signature::new(spec.author, &author_email(spec.author), &time)
@@ -717,6 +727,42 @@ fn stage_files(
     Ok(())
 }
 
+/// Writes `base` with `changes` applied (a path with `None` removed) and returns the tree's id:
+/// spliced into the raw trees on the changed paths (`git_tree`), or, for what the splice leaves
+/// to it (a file and a folder of one name, a repository that is not SHA-1, …), through
+/// libgit2's tree builder, which also gives its errors.
+fn write_tree(
+    repo: &Repository,
+    base: &Tree<'_>,
+    changes: &[crate::git_tree::Change<'_>],
+) -> crate::Result<Oid> {
+    if let Ok(id) = write_object(|| {
+        crate::git_tree::write_updated(repo, Some(base.id()), changes).map_err(|e| match e {
+            crate::git_tree::SpliceError::Git(e) => e,
+            _ => git2::Error::from_str("left to libgit2"),
+        })
+    }) {
+        return Ok(id);
+    }
+    let mut update = TreeUpdateBuilder::new();
+    for (path, to) in changes {
+        match to {
+            Some((id, mode)) => {
+                let mode = if *mode == i32::from(FileMode::BlobExecutable) {
+                    FileMode::BlobExecutable
+                } else {
+                    FileMode::Blob
+                };
+                update.upsert(*path, *id, mode);
+            }
+            None => {
+                update.remove(*path);
+            }
+        }
+    }
+    Ok(write_object(|| update.create_updated(repo, base)).map_err(op("build the commit's tree"))?)
+}
+
 /// HEAD's commit (none on an unborn branch) and its tree (the empty tree then): what a new
 /// commit is built on.
 fn head_commit_and_tree(repo: &Repository) -> crate::Result<(Option<git2::Commit<'_>>, Tree<'_>)> {
@@ -758,20 +804,17 @@ pub fn save_recovered(
         return Ok(None);
     }
     let (parent, base) = head_commit_and_tree(repo)?;
-    let mut update = TreeUpdateBuilder::new();
+    let mut changes: Vec<crate::git_tree::Change<'_>> = Vec::with_capacity(files.len());
     for rel in files {
         match crate::store::fsx::read_if_exists(&root.join(rel), limit)? {
             Some(bytes) => {
                 let blob = write_object(|| repo.blob(&bytes)).map_err(op("store a file"))?;
-                update.upsert(rel.as_str(), blob, FileMode::Blob);
+                changes.push((rel.as_str(), Some((blob, i32::from(FileMode::Blob)))));
             }
-            None => {
-                update.remove(rel.as_str());
-            }
+            None => changes.push((rel.as_str(), None)),
         }
     }
-    let tree_id = write_object(|| update.create_updated(repo, &base))
-        .map_err(op("build the recovery commit's tree"))?;
+    let tree_id = write_tree(repo, &base, &changes)?;
     let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
     let when = Time::new(time.timestamp(), time.offset().local_minus_utc() / 60);
     let sig =
