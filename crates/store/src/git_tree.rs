@@ -128,7 +128,8 @@ fn update(
             .or_else(|| find(&entries, name.as_bytes(), false))
             .map(|i| entries[i]);
         let new = match (leaf, below.is_empty()) {
-            // A file and a folder of the same name in one change.
+            // A file and a folder of the same name in one change (the second pattern cannot
+            // occur: a name is grouped only for a change of it or below it).
             (Some(_), false) | (None, true) => return Err(SpliceError::Conflict),
             (Some(Some((id, mode))), true) => {
                 // Only a blob replaces a blob (libgit2 refuses a change of kind).
