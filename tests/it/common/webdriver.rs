@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{Value, json};
 
-/// Where `.ci/run` installs them (Debian's `chromium` and `chromium-driver`).
+/// Where `scripts/test` installs them (Debian's `chromium` and `chromium-driver`).
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 /// The driver.
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -45,7 +45,7 @@ impl Browser {
             assert!(
                 Path::new(tool).exists(),
                 "{tool} is missing: the browser tests need Debian's Chromium; install it with \
-                 `apt-get install chromium chromium-driver` (as .ci/run does)"
+                 `apt-get install chromium chromium-driver` (as scripts/test does)"
             );
         }
         static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
