@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::build::TreeUpdateBuilder;
 use git2::{
     ErrorCode, FileMode, ObjectType, Oid, Repository, RepositoryInitOptions, RepositoryOpenFlags,
     RepositoryState, Signature, Status, StatusOptions, Time, Tree,
@@ -642,7 +641,7 @@ pub(crate) fn commit_files(
                 }
                 _ => FileMode::Blob,
             };
-            changes.push((rel.as_str(), Some((blob, i32::from(mode)))));
+            changes.push((rel.as_str(), Some((blob, mode))));
             stored.push((rel, blob, mode));
         } else {
             changes.push((rel.as_str(), None));
@@ -736,31 +735,18 @@ fn write_tree(
     base: &Tree<'_>,
     changes: &[crate::git_tree::Change<'_>],
 ) -> crate::Result<Oid> {
-    if let Ok(id) = write_object(|| {
-        crate::git_tree::write_updated(repo, Some(base.id()), changes).map_err(|e| match e {
-            crate::git_tree::SpliceError::Git(e) => e,
-            _ => git2::Error::from_str("left to libgit2"),
-        })
-    }) {
+    // Only the object database's errors are worth a retry; whatever else the splice leaves
+    // goes to the builder below.
+    let spliced =
+        write_object(|| match crate::git_tree::write_updated(repo, Some(base.id()), changes) {
+            Err(crate::git_tree::SpliceError::Git(e)) => Err(e),
+            other => Ok(other.ok()),
+        });
+    if let Ok(Some(id)) = spliced {
         return Ok(id);
     }
-    let mut update = TreeUpdateBuilder::new();
-    for (path, to) in changes {
-        match to {
-            Some((id, mode)) => {
-                let mode = if *mode == i32::from(FileMode::BlobExecutable) {
-                    FileMode::BlobExecutable
-                } else {
-                    FileMode::Blob
-                };
-                update.upsert(*path, *id, mode);
-            }
-            None => {
-                update.remove(*path);
-            }
-        }
-    }
-    Ok(write_object(|| update.create_updated(repo, base)).map_err(op("build the commit's tree"))?)
+    Ok(write_object(|| crate::git_tree::with_libgit2(repo, base, changes))
+        .map_err(op("build the commit's tree"))?)
 }
 
 /// HEAD's commit (none on an unborn branch) and its tree (the empty tree then): what a new
@@ -809,7 +795,7 @@ pub fn save_recovered(
         match crate::store::fsx::read_if_exists(&root.join(rel), limit)? {
             Some(bytes) => {
                 let blob = write_object(|| repo.blob(&bytes)).map_err(op("store a file"))?;
-                changes.push((rel.as_str(), Some((blob, i32::from(FileMode::Blob)))));
+                changes.push((rel.as_str(), Some((blob, FileMode::Blob))));
             }
             None => changes.push((rel.as_str(), None)),
         }

@@ -17,15 +17,16 @@
 
 use std::cmp::Ordering;
 
-use git2::{ObjectType, Oid, Repository};
+use git2::build::TreeUpdateBuilder;
+use git2::{FileMode, ObjectType, Oid, Repository};
 
 const ID: usize = 20;
 const TREE_MODE: &[u8] = b"40000";
 const GITLINK_MODE: &[u8] = b"160000";
 
 /// One change under a tree: the path (`/`-separated, relative to the tree) and the blob with
-/// its mode (`0o100644`, `0o100755`) it gets, or `None` to remove it.
-pub(crate) type Change<'a> = (&'a str, Option<(Oid, i32)>);
+/// its mode it gets, or `None` to remove it.
+pub(crate) type Change<'a> = (&'a str, Option<(Oid, FileMode)>);
 
 /// What a changed name becomes: its mode (octal ASCII) and id.
 type NewEntry = (Vec<u8>, Oid);
@@ -84,6 +85,23 @@ pub(crate) fn write_updated(
     }
 }
 
+/// Writes `base` with `changes` applied through libgit2's tree builder: what the splice leaves
+/// to it, with libgit2's own result or error.
+pub(crate) fn with_libgit2(
+    repo: &Repository,
+    base: &git2::Tree<'_>,
+    changes: &[Change<'_>],
+) -> Result<Oid, git2::Error> {
+    let mut update = TreeUpdateBuilder::new();
+    for (path, to) in changes {
+        match to {
+            Some((id, mode)) => update.upsert(*path, *id, *mode),
+            None => update.remove(*path),
+        };
+    }
+    update.create_updated(repo, base)
+}
+
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
@@ -113,7 +131,7 @@ fn update(
     // The changes by the name of this tree they fall under: the change of that name itself
     // (the last one wins, as applied in order), and the changes below it for a folder. One pass,
     // so that a commit of thousands of files costs no more than their count.
-    type Grouped<'c> = (Option<Option<(Oid, i32)>>, Vec<Change<'c>>);
+    type Grouped<'c> = (Option<Option<(Oid, FileMode)>>, Vec<Change<'c>>);
     let mut by_name: std::collections::BTreeMap<&str, Grouped<'_>> = Default::default();
     for (path, to) in changes {
         match path.split_once('/') {
@@ -136,7 +154,7 @@ fn update(
                 if existing.is_some_and(|e| e.is_tree() || e.mode == GITLINK_MODE) {
                     return Err(SpliceError::Conflict);
                 }
-                Some((format!("{mode:o}").into_bytes(), id))
+                Some((format!("{:o}", i32::from(mode)).into_bytes(), id))
             }
             (Some(None), true) => {
                 if existing.is_none() {
@@ -250,8 +268,6 @@ fn find(entries: &[Entry<'_>], name: &[u8], tree: bool) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use git2::FileMode;
-    use git2::build::TreeUpdateBuilder;
     use proptest::prelude::*;
 
     fn repo() -> (tempfile::TempDir, Repository) {
@@ -260,7 +276,7 @@ mod tests {
         (dir, repo)
     }
 
-    /// The tree libgit2's builder makes from `base` with `changes`.
+    /// The tree libgit2's builder makes from `base` (the empty tree when `None`).
     fn libgit2(
         repo: &Repository,
         base: Option<Oid>,
@@ -270,20 +286,7 @@ mod tests {
             Some(id) => repo.find_tree(id)?,
             None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
         };
-        let mut update = TreeUpdateBuilder::new();
-        for (path, to) in changes {
-            match to {
-                Some((id, mode)) => {
-                    let mode =
-                        if *mode == 0o100755 { FileMode::BlobExecutable } else { FileMode::Blob };
-                    update.upsert(*path, *id, mode);
-                }
-                None => {
-                    update.remove(*path);
-                }
-            }
-        }
-        update.create_updated(repo, &base)
+        with_libgit2(repo, &base, changes)
     }
 
     fn path_strategy() -> impl Strategy<Value = String> {
@@ -293,7 +296,7 @@ mod tests {
         prop::collection::vec(name, 1..=3).prop_map(|parts| parts.join("/"))
     }
 
-    type Owned = Vec<(String, Option<(Oid, i32)>)>;
+    type Owned = Vec<(String, Option<(Oid, FileMode)>)>;
 
     fn refs(v: &Owned) -> Vec<Change<'_>> {
         v.iter().map(|(p, t)| (p.as_str(), *t)).collect()
@@ -311,7 +314,7 @@ mod tests {
         ) {
             let (_dir, repo) = repo();
             let blob = |n: u8| repo.blob(format!("content {n}\n").as_bytes()).expect("blob");
-            let mode = |n: u8| if n == 2 { 0o100755 } else { 0o100644 };
+            let mode = |n: u8| if n == 2 { FileMode::BlobExecutable } else { FileMode::Blob };
             // A base without file/folder clashes (libgit2 refuses them): the first path wins.
             let mut base_list: Owned = Vec::new();
             for (path, n) in &base {
@@ -355,8 +358,8 @@ mod tests {
             &repo,
             None,
             &[
-                ("memory/episodes/2026-01-01.md", Some((blob, 0o100644))),
-                ("README.md", Some((blob, 0o100644))),
+                ("memory/episodes/2026-01-01.md", Some((blob, FileMode::Blob))),
+                ("README.md", Some((blob, FileMode::Blob))),
             ],
         )
         .expect("base");
@@ -375,7 +378,7 @@ mod tests {
         let (_dir, repo) = repo();
         let blob = repo.blob(b"x").expect("blob");
         for bad in ["", "a//b", "./a", "a/../b", ".git/config", "a/.GIT/x", "a\0b"] {
-            let got = write_updated(&repo, None, &[(bad, Some((blob, 0o100644)))]);
+            let got = write_updated(&repo, None, &[(bad, Some((blob, FileMode::Blob)))]);
             assert!(matches!(got, Err(SpliceError::BadPath)), "input: {bad:?}");
         }
     }
