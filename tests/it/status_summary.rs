@@ -194,3 +194,24 @@ fn status_sees_an_edit_in_any_of_many_folders_after_its_answer_was_kept() {
     }
     assert_eq!(kept_status(&env), fresh_status(&env));
 }
+
+#[test]
+fn status_after_a_write_lists_nothing_and_lists_the_derived_folder_when_git_does_not_ignore_it() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Bob prefers tea"]);
+    env.wait_for_index();
+    // After cogmem's own commit git's index vouches for every file: nothing to list.
+    let after = fresh_status(&env);
+    assert!(uncommitted_paths(&after).is_empty(), "{after:#}");
+    let again = env.run(["status", "--json"]).output();
+    let again: serde_json::Value = serde_json::from_str(&again.stdout).expect("JSON");
+    assert!(uncommitted_paths(&again).is_empty(), "{again:#}");
+
+    // The walk leaves out `.cogmem/`; when git does not ignore it, status lists what git lists.
+    let ignore = env.read(".gitignore").replace(".cogmem/", "");
+    env.write(".gitignore", &ignore);
+    env.git(&["commit", "-q", "-m", "no longer ignore the derived folder", ".gitignore"]);
+    let listed = uncommitted_paths(&fresh_status(&env));
+    assert!(listed.iter().any(|p| p.starts_with(".cogmem/")), "{listed:?}");
+    assert_eq!(listed, uncommitted_paths(&fresh_status(&env)));
+}

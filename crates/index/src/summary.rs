@@ -16,7 +16,6 @@
 //! Invariant: never wrong after a hand edit. Derived; writes only inside `.cogmem/status/`;
 //! errors are never kept, so a file that cannot be read is read (and reported) every time.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 
@@ -162,11 +161,27 @@ impl Stamp {
     }
 }
 
+/// A file of the working tree as the walk stamped it.
+struct Walked {
+    /// Relative to the root.
+    path: Vec<u8>,
+    stamp: Stamp,
+    /// Never a folder.
+    kind: Kind,
+    /// The owner's execute bit.
+    executable: bool,
+}
+
 /// The stamps of every file of the working tree, sorted by path relative to the root.
 struct Tree {
-    /// Path, stamp, and kind (never a folder).
-    files: Vec<(Vec<u8>, Stamp, Kind)>,
+    files: Vec<Walked>,
     digest: u64,
+    /// Whether a `.git` was found below the root (a nested repository or a submodule's work
+    /// tree, which git reports in its own way).
+    nested_git: bool,
+    /// Where the last [`Tree::find`] found its path: files are mostly asked for in order, so
+    /// the next one is tried before a binary search.
+    hint: std::cell::Cell<usize>,
     /// Whether every store folder is a plain folder below plain folders (or missing), so the
     /// walk saw exactly what [`units::markdown_files`] and the index's scan list.
     stores_plain: bool,
@@ -174,11 +189,15 @@ struct Tree {
 
 impl Tree {
     fn get(&self, rel: &str) -> Option<Stamp> {
-        self.find(rel).map(|i| self.files[i].1)
+        self.find(rel).map(|i| self.files[i].stamp)
     }
 
     fn find(&self, rel: &str) -> Option<usize> {
-        self.files.binary_search_by(|(p, ..)| p.as_slice().cmp(rel.as_bytes())).ok()
+        let i = next_in_order(self.hint.get(), self.files.len(), |i| {
+            self.files[i].path.as_slice().cmp(rel.as_bytes())
+        })?;
+        self.hint.set(i);
+        Some(i)
     }
 
     /// The plain `*.md` files directly in the store folder `dir` (relative to the root), sorted,
@@ -197,9 +216,9 @@ impl Tree {
     /// The `*.md` entries of `kind` directly in folder `dir`, sorted.
     fn md_entries(&self, dir: &str, kind: Kind) -> Vec<String> {
         let prefix = format!("{dir}/");
-        let start = self.files.partition_point(|(p, ..)| p.as_slice() < prefix.as_bytes());
+        let start = self.files.partition_point(|f| f.path.as_slice() < prefix.as_bytes());
         let mut out = Vec::new();
-        for (p, _, k) in &self.files[start..] {
+        for Walked { path: p, kind: k, .. } in &self.files[start..] {
             let Some(name) = p.strip_prefix(prefix.as_bytes()) else { break };
             if *k != kind || name.contains(&b'/') || !name.ends_with(b".md") {
                 continue;
@@ -216,7 +235,9 @@ impl Tree {
     /// finds them; `None` when the walk cannot tell.
     fn memory_stamps(&self) -> Option<Vec<(String, u64, u128)>> {
         let mut out = Vec::new();
-        if let Some((_, s, Kind::File)) = self.find(layout::MEMORY_MD).map(|i| &self.files[i]) {
+        if let Some(Walked { stamp: s, kind: Kind::File, .. }) =
+            self.find(layout::MEMORY_MD).map(|i| &self.files[i])
+        {
             out.push((layout::MEMORY_MD.to_owned(), s.size, s.mtime));
         }
         for (dir, _, _) in units::DIRS {
@@ -256,11 +277,12 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
     let mut kept =
         if clock.is_some() { crate::listings::Kept::load(listings) } else { Default::default() };
     let mut folders: Vec<Folder> = Vec::new();
-    let mut files: Vec<(Vec<u8>, Stamp, Kind)> = Vec::new();
+    let mut files: Vec<Walked> = Vec::new();
+    let mut nested_git = false;
     let stat = |handle: &DirHandle, rel: &[u8], name: &[u8]| {
         let st = scan::stat_entry(handle, name)?;
         let stamp = Stamp { size: st.size, mtime: st.mtime, ctime: st.ctime, ino: st.ino };
-        Some((joined(rel, name), stamp, st.kind))
+        Some(Walked { path: joined(rel, name), stamp, kind: st.kind, executable: st.executable })
     };
     let mut queue: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_owned(), Vec::new())];
     while let Some((abs, rel)) = queue.pop() {
@@ -273,6 +295,7 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
             },
         };
         for (name, kind) in &entries {
+            nested_git |= name == b".git" && !rel.is_empty();
             if *kind == Kind::Dir && !skipped(&rel, name) {
                 queue.push((abs.join(name_of(name)), joined(&rel, name)));
             }
@@ -318,7 +341,7 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
         folders.iter().filter(|f| f.read).count(),
         folders.len()
     ));
-    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     // A store folder reached through a link is listed by `markdown_files` (when the link stays
     // in the workspace) but not walked: such a workspace keeps the folder listings.
     let stores_plain = units::DIRS.iter().all(|(dir, _, _)| {
@@ -330,11 +353,11 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
     });
     let mut h = std::collections::hash_map::DefaultHasher::new();
     files.len().hash(&mut h);
-    for (p, s, _) in &files {
-        p.hash(&mut h);
-        s.hash(&mut h);
+    for f in &files {
+        f.path.hash(&mut h);
+        f.stamp.hash(&mut h);
     }
-    Tree { files, digest: h.finish(), stores_plain }
+    Tree { files, digest: h.finish(), nested_git, hint: Default::default(), stores_plain }
 }
 
 /// Whether the walk leaves out entry `name` of folder `rel`: `.git` anywhere, `.cogmem/` at
@@ -424,6 +447,37 @@ impl Probe {
         kept(ws, &self.key)
     }
 
+    /// Every file of the working tree as the walk stamped it, for
+    /// [`git::clean_by_stat`](cogmem_store::git::clean_by_stat); `None` when the walk cannot
+    /// stand for what git sees: a `.git` below the root, or a file that is neither a plain file
+    /// nor a link.
+    pub fn work_files(&self) -> Option<Vec<cogmem_store::git::WorkFile<'_>>> {
+        use cogmem_store::git::{WorkFile, WorkKind};
+        if self.tree.nested_git {
+            return None;
+        }
+        self.tree
+            .files
+            .iter()
+            .map(|f| {
+                let kind = match f.kind {
+                    Kind::File => WorkKind::File { executable: f.executable },
+                    Kind::Link => WorkKind::Link,
+                    Kind::Dir | Kind::Other => return None,
+                };
+                let s = &f.stamp;
+                Some(WorkFile {
+                    path: &f.path,
+                    size: s.size,
+                    mtime: s.mtime,
+                    ctime: s.ctime,
+                    ino: s.ino,
+                    kind,
+                })
+            })
+            .collect()
+    }
+
     /// Whether every stamp was taken after its file last changed, in an earlier clock tick
     /// than the walk: only then can an unchanged stamp stand for unchanged content.
     fn is_settled(&self, s: &Stamp) -> bool {
@@ -433,7 +487,7 @@ impl Probe {
     /// Keeps an answer for this key (best effort: a summary that cannot be written is simply
     /// computed again next time).
     pub fn keep(&self, ws: &Workspace, summary: &Summary) {
-        if self.clock.is_none() || !self.tree.files.iter().all(|(_, s, _)| self.is_settled(s)) {
+        if self.clock.is_none() || !self.tree.files.iter().all(|f| self.is_settled(&f.stamp)) {
             return;
         }
         let record = Record { version: VERSION, key: self.key.clone(), summary: summary.clone() };
@@ -561,61 +615,140 @@ pub(crate) fn tick(ws: &Workspace) -> Option<u128> {
 }
 
 /// Per-file results kept between statuses: a memory file's unit count, a decay file's entries.
+/// One line per file, sorted by path: `PATH SIZE MTIME CTIME INODE VALUE…`, tab-separated. The
+/// lines are found by binary search and parsed only when asked for, and a save copies the
+/// lines still valid as they are: after a change at 100,000 memories, parsing every line into
+/// a map and formatting them all again took most of a status.
 #[derive(Default)]
 struct Table {
-    rows: HashMap<String, (Stamp, Vec<usize>)>,
+    /// The file as read (after its header line).
+    text: String,
+    /// Each line's path and whole line, as byte ranges of `text`, in path order.
+    rows: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+    /// The rows that still hold, to be kept by the next save.
+    kept: Vec<bool>,
+    /// Rows computed now: path, stamp, values.
+    added: Vec<(String, Stamp, Vec<usize>)>,
+    /// Where the last [`Table::get`] found its row (see [`Tree::find`]).
+    hint: usize,
 }
 
 impl Table {
+    fn header(ws: &Workspace) -> String {
+        format!("#cogmem-status-files {VERSION} {}\n", ws.file_limit())
+    }
+
+    /// The kept table; an empty one when it is missing, of another version, or not sorted.
     fn load(ws: &Workspace) -> Self {
         let path = ws.abs(DIR).join(FILES);
         let Ok(Some(bytes)) = fsx::read_if_exists(&path, fsx::DEFAULT_FILE_LIMIT) else {
             return Self::default();
         };
-        let Ok(text) = String::from_utf8(bytes) else { return Self::default() };
-        let mut lines = text.lines();
-        if lines.next() != Some(&format!("#cogmem-status-files {VERSION} {}", ws.file_limit())) {
+        let Ok(mut text) = String::from_utf8(bytes) else { return Self::default() };
+        let header = Self::header(ws);
+        if !text.starts_with(&header) {
             return Self::default();
         }
-        let rows = lines
-            .filter_map(|line| {
-                let mut f = line.split('\t');
-                let path = f.next()?.to_owned();
-                let mut num = || parse_u128(f.next()?);
-                let stamp = Stamp {
-                    size: u64::try_from(num()?).ok()?,
-                    mtime: num()?,
-                    ctime: num()?,
-                    ino: u64::try_from(num()?).ok()?,
-                };
-                let values = f.map(|v| v.parse().ok()).collect::<Option<Vec<usize>>>()?;
-                Some((path, (stamp, values)))
-            })
-            .collect();
-        Self { rows }
+        text.drain(..header.len());
+        let mut rows: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+            let Some(tab) = text[at..end].find('\t') else { return Self::default() };
+            let path = at..at + tab;
+            if rows.last().is_some_and(|(p, _)| text[p.clone()] >= text[path.clone()]) {
+                return Self::default();
+            }
+            rows.push((path, at..end));
+            at = end + 1;
+        }
+        let kept = vec![false; rows.len()];
+        Self { text, rows, kept, added: Vec::new(), hint: 0 }
     }
 
-    fn save(&self, ws: &Workspace) {
-        let mut paths: Vec<&String> = self.rows.keys().collect();
-        paths.sort();
-        let mut text = format!("#cogmem-status-files {VERSION} {}\n", ws.file_limit());
-        for p in paths {
-            use std::fmt::Write as _;
-            let (s, values) = &self.rows[p];
-            // Times are nanoseconds: they fit a u64, which formats several times faster.
-            let wide = |v: u128| u64::try_from(v).map_err(|_| v);
-            let (m, c) = (wide(s.mtime), wide(s.ctime));
-            let _ = match (m, c) {
-                (Ok(m), Ok(c)) => write!(text, "{p}\t{}\t{m}\t{c}\t{}", s.size, s.ino),
-                _ => write!(text, "{p}\t{}\t{}\t{}\t{}", s.size, s.mtime, s.ctime, s.ino),
-            };
-            for v in values {
-                let _ = write!(text, "\t{v}");
-            }
-            text.push('\n');
-        }
-        let _ = fsx::write_derived(&ws.abs(DIR).join(FILES), text.as_bytes(), false);
+    /// The row of `rel`: its index, stamp and values, when its line parses.
+    fn get(&mut self, rel: &str) -> Option<(usize, Stamp, Vec<usize>)> {
+        let i = next_in_order(self.hint, self.rows.len(), |i| {
+            self.text[self.rows[i].0.clone()].cmp(rel)
+        })?;
+        self.hint = i;
+        let line = &self.text[self.rows[i].1.clone()];
+        let mut f = line.split('\t').skip(1);
+        let mut num = || parse_u128(f.next()?);
+        let stamp = Stamp {
+            size: u64::try_from(num()?).ok()?,
+            mtime: num()?,
+            ctime: num()?,
+            ino: u64::try_from(num()?).ok()?,
+        };
+        let values = f.map(|v| v.parse().ok()).collect::<Option<Vec<usize>>>()?;
+        Some((i, stamp, values))
     }
+
+    /// Writes the rows kept and added, unless they are exactly the rows read.
+    fn save(mut self, ws: &Workspace) {
+        if self.added.is_empty() && self.kept.iter().all(|k| *k) {
+            return;
+        }
+        self.added.sort_by(|a, b| a.0.cmp(&b.0));
+        self.added.dedup_by(|a, b| a.0 == b.0);
+        let mut out = String::with_capacity(self.text.len() + 128 * self.added.len() + 64);
+        out.push_str(&Self::header(ws));
+        let mut added = self.added.iter().peekable();
+        for (i, (path, line)) in self.rows.iter().enumerate() {
+            if !self.kept[i] {
+                continue;
+            }
+            while let Some(row) = added.next_if(|(p, ..)| p.as_str() < &self.text[path.clone()]) {
+                push_row(&mut out, row);
+            }
+            out.push_str(&self.text[line.clone()]);
+            out.push('\n');
+        }
+        for row in added {
+            push_row(&mut out, row);
+        }
+        let _ = fsx::write_derived(&ws.abs(DIR).join(FILES), out.as_bytes(), false);
+    }
+}
+
+/// One line of the table.
+fn push_row(out: &mut String, (p, s, values): &(String, Stamp, Vec<usize>)) {
+    use std::fmt::Write as _;
+    // Times are nanoseconds: they fit a u64, which formats several times faster.
+    let wide = |v: u128| u64::try_from(v).map_err(|_| v);
+    let _ = match (wide(s.mtime), wide(s.ctime)) {
+        (Ok(m), Ok(c)) => write!(out, "{p}\t{}\t{m}\t{c}\t{}", s.size, s.ino),
+        _ => write!(out, "{p}\t{}\t{}\t{}\t{}", s.size, s.mtime, s.ctime, s.ino),
+    };
+    for v in values {
+        let _ = write!(out, "\t{v}");
+    }
+    out.push('\n');
+}
+
+/// The position among `len` sorted items where `order` (an item's order against the one
+/// sought) answers `Equal`: the item at `hint` or the one after it when the sought one is there
+/// (items asked for in order), else found by binary search.
+fn next_in_order(
+    hint: usize,
+    len: usize,
+    order: impl Fn(usize) -> std::cmp::Ordering,
+) -> Option<usize> {
+    use std::cmp::Ordering::Equal;
+    if let Some(i) = [hint, hint + 1].into_iter().find(|&i| i < len && order(i) == Equal) {
+        return Some(i);
+    }
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match order(mid) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            Equal => return Some(mid),
+        }
+    }
+    None
 }
 
 /// A decimal number, parsed as a u64 when it fits one (several times faster than a u128).
@@ -630,8 +763,7 @@ fn parse_u128(s: &str) -> Option<u128> {
 /// any other is computed and (when its stamp is settled) kept for next time.
 struct Reader<'a> {
     probe: &'a Probe,
-    old: Table,
-    new: Table,
+    table: Table,
 }
 
 impl Reader<'_> {
@@ -644,15 +776,12 @@ impl Reader<'_> {
         compute: impl FnOnce() -> Result<Vec<usize>, E>,
     ) -> Result<Vec<usize>, E> {
         let now = self.probe.tree.get(rel);
-        if let (Some(now), Some((was, values))) = (now, self.old.rows.get(rel))
-            && now == *was
+        if let Some(now) = now
+            && let Some((i, was, values)) = self.table.get(rel)
+            && now == was
             && values.len() == arity
         {
-            // Moved, not copied: each file is asked for once.
-            let values = values.clone();
-            if let Some((key, row)) = self.old.rows.remove_entry(rel) {
-                self.new.rows.insert(key, row);
-            }
+            self.table.kept[i] = true;
             return Ok(values);
         }
         let values = compute()?;
@@ -660,7 +789,7 @@ impl Reader<'_> {
             && self.probe.is_settled(&now)
             && !rel.contains(['\t', '\n', '\r'])
         {
-            self.new.rows.insert(rel.to_owned(), (now, values.clone()));
+            self.table.added.push((rel.to_owned(), now, values.clone()));
         }
         Ok(values)
     }
@@ -675,7 +804,7 @@ impl Summary {
         probe: &Probe,
         uncommitted: impl FnOnce() -> cogmem_store::Result<Vec<Uncommitted>>,
     ) -> crate::Result<Self> {
-        let mut r = Reader { probe, old: Table::load(ws), new: Table::default() };
+        let mut r = Reader { probe, table: Table::load(ws) };
         let mut skipped = Vec::new();
         let mut counts = Counts::default();
         let read = |rel: &str| ws.read_text(rel);
@@ -742,7 +871,7 @@ impl Summary {
         };
         cogmem_store::timing::mark("status: index state");
         if probe.clock.is_some() {
-            r.new.save(ws);
+            r.table.save(ws);
         }
         Ok(Self { counts, skipped, uncommitted, index })
     }
@@ -829,11 +958,70 @@ mod tests {
     fn probe(ctime: u128, mtime: u128, clock: Option<u128>) -> Probe {
         let stamp = Stamp { size: 1, mtime, ctime, ino: 1 };
         let tree = Tree {
-            files: vec![(b"MEMORY.md".to_vec(), stamp, Kind::File)],
+            files: vec![Walked {
+                path: b"MEMORY.md".to_vec(),
+                stamp,
+                kind: Kind::File,
+                executable: false,
+            }],
             digest: 0,
+            nested_git: false,
+            hint: Default::default(),
             stores_plain: true,
         };
         Probe { tree, key: String::new(), clock }
+    }
+
+    #[test]
+    fn items_asked_for_in_any_order_are_found() {
+        let items = ["a", "b", "b/c", "d", "e"];
+        for hint in 0..7 {
+            for (i, want) in items.iter().enumerate() {
+                assert_eq!(next_in_order(hint, items.len(), |j| items[j].cmp(want)), Some(i));
+            }
+            for missing in ["", "a0", "c", "z"] {
+                assert_eq!(next_in_order(hint, items.len(), |j| items[j].cmp(missing)), None);
+            }
+        }
+        assert_eq!(next_in_order(0, 0, |_| std::cmp::Ordering::Equal), None);
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods, reason = "the test reads and damages the table itself")]
+    fn the_table_keeps_the_rows_that_hold_and_adds_the_new_ones_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = Workspace::preparing(dir.path(), Default::default());
+        let stamp = |n: u64| Stamp { size: n, mtime: u128::from(n) * 10, ctime: 7, ino: n };
+        let mut t = Table::default();
+        for (path, n) in [("b.md", 2), ("a.md", 1), ("d.md", 4)] {
+            t.added.push((path.to_owned(), stamp(n), vec![n as usize, 9]));
+        }
+        t.save(&ws);
+        let mut t = Table::load(&ws);
+        assert_eq!(t.rows.len(), 3);
+        // Asked out of order, then a row replaced and one added between the kept ones.
+        let (i, s, v) = t.get("d.md").expect("d");
+        assert_eq!((s, v), (stamp(4), vec![4, 9]));
+        t.kept[i] = true;
+        let (i, ..) = t.get("a.md").expect("a");
+        t.kept[i] = true;
+        assert!(t.get("c.md").is_none());
+        t.added.push(("c.md".to_owned(), stamp(3), vec![3, 9]));
+        t.added.push(("b.md".to_owned(), stamp(5), vec![5, 9]));
+        t.save(&ws);
+        let text = std::fs::read_to_string(dir.path().join(DIR).join(FILES)).expect("saved");
+        let paths: Vec<&str> =
+            text.lines().skip(1).map(|l| l.split('\t').next().unwrap_or("")).collect();
+        assert_eq!(paths, ["a.md", "b.md", "c.md", "d.md"]);
+        let mut t = Table::load(&ws);
+        assert_eq!(t.get("b.md").map(|r| r.1), Some(stamp(5)));
+        // Lines out of order are no table: everything is computed again.
+        let (header, body) = text.split_once('\n').expect("a header");
+        let mut lines: Vec<&str> = body.lines().collect();
+        lines.reverse();
+        let reversed = format!("{header}\n{}\n", lines.join("\n"));
+        std::fs::write(dir.path().join(DIR).join(FILES), reversed).expect("write");
+        assert!(Table::load(&ws).rows.is_empty());
     }
 
     #[test]

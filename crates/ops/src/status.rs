@@ -10,7 +10,7 @@ use crate::audit::CriticalChange;
 use cogmem_index::summary::{Look, Probe, Summary, Uncommitted};
 use cogmem_store::git::{self, CommitInfo};
 use cogmem_store::store::flags::FILE as FLAGS;
-use cogmem_store::workspace::Workspace;
+use cogmem_store::workspace::{Workspace, layout};
 
 pub use cogmem_index::index::IndexState;
 pub use cogmem_index::summary::{Bands, Counts, Skipped};
@@ -62,6 +62,17 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         Look::Walked(probe) if let Some(summary) = probe.cached(ws) => summary,
         Look::Walked(probe) => {
             let summary = Summary::compute(ws, &probe, || {
+                // Nothing to list when git's index vouches for every file the walk stamped and
+                // equals HEAD; the walk leaves out the derived folder, which must be ignored.
+                let derived = format!("{}/", layout::DERIVED_DIR);
+                let derived_ignored = !ws.abs(layout::DERIVED_DIR).exists()
+                    || repo.is_path_ignored(&derived).unwrap_or(false);
+                if derived_ignored
+                    && let Some(files) = probe.work_files()
+                    && git::clean_by_stat(&repo, files)
+                {
+                    return Ok(Vec::new());
+                }
                 Ok(git::uncommitted(&repo)?
                     .into_iter()
                     .map(|c| Uncommitted { path: c.path, state: c.state.to_owned() })

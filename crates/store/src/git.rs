@@ -952,6 +952,59 @@ pub struct Change {
     pub state: &'static str,
 }
 
+/// A file of the work tree as a walk stat-ed it (`lstat`: links not followed), for
+/// [`clean_by_stat`].
+#[derive(Debug, Clone, Copy)]
+pub struct WorkFile<'a> {
+    /// Path relative to the work tree's root, `/`-separated.
+    pub path: &'a [u8],
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: u128,
+    /// Change time, nanoseconds since the epoch.
+    pub ctime: u128,
+    /// Inode number.
+    pub ino: u64,
+    /// A plain file or a link.
+    pub kind: WorkKind,
+}
+
+/// What a [`WorkFile`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkKind {
+    /// A regular file; `executable` when its owner may execute it (git's `100755`).
+    File {
+        /// The owner's execute bit.
+        executable: bool,
+    },
+    /// A symbolic link.
+    Link,
+}
+
+/// Whether nothing differs from `HEAD`, told from stat data alone (issue 20): `files` must be
+/// every file of the work tree outside `.git` folders, sorted by path (the caller vouches that
+/// what it left out is ignored). True only when git's index holds exactly those files with
+/// their stat data (no racily clean entry, nothing flagged or in conflict) and exactly the
+/// files of `HEAD`'s tree: then `git status` has nothing to list. `false` means only "cannot
+/// tell": [`uncommitted`] answers then. Reads the index as bytes and `HEAD`'s trees, never a
+/// work-tree file.
+pub fn clean_by_stat<'a>(repo: &Repository, files: impl IntoIterator<Item = WorkFile<'a>>) -> bool {
+    let Some(index) = GitIndex::read(repo.path()) else { return false };
+    if !index.vouches_for(files) {
+        return false;
+    }
+    let tree = match head_id(repo) {
+        Ok(Some(id)) => match repo.find_commit(id) {
+            Ok(c) => Some(c.tree_id()),
+            Err(_) => return false,
+        },
+        Ok(None) => None,
+        Err(_) => return false,
+    };
+    index.equals_tree(repo, tree)
+}
+
 /// Lists files that differ from `HEAD` (staged or not, untracked included, ignored excluded).
 pub fn uncommitted(repo: &Repository) -> crate::Result<Vec<Change>> {
     let mut opts = StatusOptions::new();

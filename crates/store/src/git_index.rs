@@ -205,6 +205,68 @@ impl GitIndex {
         })
     }
 
+    /// Whether this index vouches for the work tree `files` (every file but those under `.git`,
+    /// sorted by path, links not followed): it holds exactly those paths, each once at stage 0
+    /// with no flag set (assume-unchanged, skip-worktree, intent-to-add), and each entry's
+    /// stat data is its file's: the kind and executable bit its mode gives, the size, the
+    /// modification and change times to the nanosecond and the inode, the file modified
+    /// before the index was written (a racily clean entry cannot vouch). Then every file holds
+    /// its entry's blob, as git's own stat check trusts; anything else answers `false`, and
+    /// the caller asks libgit2.
+    pub(crate) fn vouches_for<'f>(
+        &self,
+        files: impl IntoIterator<Item = crate::git::WorkFile<'f>>,
+    ) -> bool {
+        let Some(written) = self.written else { return false };
+        let secs = |ns: u128| (ns / 1_000_000_000) as u32;
+        let nsec = |ns: u128| (ns % 1_000_000_000) as u32;
+        let mut entries = self.entries.iter();
+        for f in files {
+            let Some(s) = entries.next() else { return false };
+            let b = &self.bytes;
+            let field = |i: usize| be32(b, s.start + 4 * i);
+            let flags = be16(b, s.start + STAT + 20).unwrap_or(u16::MAX);
+            let mode = match f.kind {
+                crate::git::WorkKind::File { executable: true } => 0o100_755,
+                crate::git::WorkKind::File { executable: false } => 0o100_644,
+                crate::git::WorkKind::Link => 0o120_000,
+            };
+            let ctime = (field(0), field(1));
+            let mtime = (field(2), field(3));
+            let same = self.path(s) == f.path
+                && flags & !NAME_MASK == 0
+                && field(6) == Some(mode)
+                && field(9) == Some(f.size as u32)
+                && field(5) == Some(f.ino as u32)
+                && mtime == (Some(secs(f.mtime)), Some(nsec(f.mtime)))
+                && ctime == (Some(secs(f.ctime)), Some(nsec(f.ctime)))
+                && (secs(f.mtime), nsec(f.mtime)) < written;
+            if !same {
+                return false;
+            }
+        }
+        entries.next().is_none()
+    }
+
+    /// Whether the index holds exactly the files of the tree `tree` (none when `None`: an
+    /// unborn branch), each with the tree's mode and blob: nothing staged.
+    pub(crate) fn equals_tree(&self, repo: &git2::Repository, tree: Option<Oid>) -> bool {
+        let Some(tree) = tree else { return self.entries.is_empty() };
+        let Ok(odb) = repo.odb() else { return false };
+        let mut entries = self.entries.iter();
+        let mut visit = |path: &[u8], mode: &[u8], id: &[u8]| {
+            let Some(s) = entries.next() else { return false };
+            let b = &self.bytes;
+            let octal = std::str::from_utf8(mode).ok().and_then(|m| u32::from_str_radix(m, 8).ok());
+            self.path(s) == path
+                && stage(b, s) == 0
+                && be32(b, s.start + 24).is_some_and(|m| Some(m) == octal)
+                && b.get(s.start + STAT..s.start + STAT + 20) == Some(id)
+        };
+        let all = crate::git_tree::for_each_file(&odb, tree, &mut visit);
+        matches!(all, Ok(true)) && entries.next().is_none()
+    }
+
     /// The index with the entries of `updates` replaced, added (`Some`) or removed (`None`),
     /// as the bytes of a complete file; `None` when a path has conflict entries or would
     /// collide with a folder or file the index holds (libgit2 resolves those). `root` is the
@@ -555,5 +617,146 @@ mod tests {
         let err = write(&git_dir, &bytes).expect_err("locked");
         assert_eq!(err.source.kind(), std::io::ErrorKind::AlreadyExists);
         assert!(git_dir.join("index.lock").exists(), "another process's lock is left alone");
+    }
+
+    /// Every file of the work tree but `.git`, stat-ed and sorted, as a status's walk gives it.
+    fn walked(root: &Path) -> Vec<(Vec<u8>, std::fs::Metadata)> {
+        fn go(root: &Path, dir: &Path, out: &mut Vec<(Vec<u8>, std::fs::Metadata)>) {
+            for e in std::fs::read_dir(dir).expect("list") {
+                let e = e.expect("entry");
+                let md = std::fs::symlink_metadata(e.path()).expect("lstat");
+                if e.file_name() == ".git" {
+                    continue;
+                }
+                if md.is_dir() {
+                    go(root, &e.path(), out);
+                } else {
+                    let rel = e.path().strip_prefix(root).expect("inside").to_owned();
+                    out.push((rel.to_string_lossy().into_owned().into_bytes(), md));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        go(root, root, &mut out);
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// [`crate::git::clean_by_stat`] over the work tree as it is now.
+    fn clean_by_stat(root: &Path) -> bool {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let files = walked(root);
+        let nanos = |s: i64, ns: i64| s as u128 * 1_000_000_000 + ns as u128;
+        let work = files.iter().map(|(path, md)| crate::git::WorkFile {
+            path,
+            size: md.len(),
+            mtime: nanos(md.mtime(), md.mtime_nsec()),
+            ctime: nanos(md.ctime(), md.ctime_nsec()),
+            ino: md.ino(),
+            kind: if md.file_type().is_symlink() {
+                crate::git::WorkKind::Link
+            } else {
+                crate::git::WorkKind::File { executable: md.permissions().mode() & 0o100 != 0 }
+            },
+        });
+        let repo = Repository::open(root).expect("open");
+        let clean = crate::git::clean_by_stat(&repo, work);
+        // Never clean where libgit2's status lists anything.
+        if clean {
+            assert_eq!(crate::git::uncommitted(&repo).expect("status").len(), 0);
+        }
+        clean
+    }
+
+    /// Sets the index's modification time well after its files', as when it was written a
+    /// while after them (a fresh `git commit` may share their clock tick: racily clean).
+    fn settle(root: &Path) {
+        let index =
+            std::fs::File::options().write(true).open(root.join(".git/index")).expect("open");
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        index.set_modified(later).expect("touch");
+    }
+
+    #[test]
+    fn stat_data_vouches_for_a_clean_work_tree_and_for_nothing_else() {
+        let dir = repo();
+        let root = dir.path();
+        std::os::unix::fs::symlink("a.md", root.join("link.md")).expect("link");
+        git(root, &["add", "link.md"]);
+        git(root, &["commit", "-q", "-m", "a link"]);
+        settle(root);
+        assert!(clean_by_stat(root), "a clean work tree");
+
+        // Racily clean: the index no later than its files.
+        let index =
+            std::fs::File::options().write(true).open(root.join(".git/index")).expect("open");
+        index.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1)).expect("t");
+        drop(index);
+        assert!(!clean_by_stat(root), "racy");
+        settle(root);
+        assert!(clean_by_stat(root));
+
+        // An untracked file (ignored or not: libgit2 tells), then an edit of the same size.
+        put(root, "new.md", "new\n");
+        assert!(!clean_by_stat(root), "untracked");
+        std::fs::remove_file(root.join("new.md")).expect("rm");
+        assert!(clean_by_stat(root));
+        // (Another size: the test's index claims to be written later than it was, so an edit
+        // in the clock tick of the last write, same size, would pass git's stat check too.)
+        put(root, "memory/z.md", "z, edited\n");
+        assert!(!clean_by_stat(root), "edited");
+        git(root, &["add", "memory/z.md"]);
+        settle(root);
+        assert!(!clean_by_stat(root), "staged: the index differs from HEAD");
+        git(root, &["commit", "-q", "-m", "z"]);
+        settle(root);
+        assert!(clean_by_stat(root));
+
+        // A mode change alone, and the index's mode changed alone.
+        let z = root.join("memory/z.md");
+        let mut perms = std::fs::metadata(&z).expect("md").permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&z, perms).expect("chmod");
+        assert!(!clean_by_stat(root), "made executable");
+        git(root, &["-c", "core.fileMode=true", "add", "memory/z.md"]);
+        git(root, &["commit", "-q", "-m", "exec"]);
+        settle(root);
+        assert!(clean_by_stat(root), "executable in HEAD, the index and the file");
+        git(root, &["update-index", "--chmod=-x", "memory/z.md"]);
+        git(root, &["commit", "-q", "-m", "not exec in git"]);
+        settle(root);
+        assert!(!clean_by_stat(root), "the file's mode is not the index's");
+
+        // Flags: assume-unchanged hides edits from git's stat check.
+        git(root, &["update-index", "--chmod=+x", "memory/z.md"]);
+        git(root, &["commit", "-q", "-m", "exec again"]);
+        git(root, &["update-index", "--assume-unchanged", "a.md"]);
+        settle(root);
+        assert!(!clean_by_stat(root), "a flagged entry");
+        git(root, &["update-index", "--no-assume-unchanged", "a.md"]);
+        settle(root);
+        assert!(clean_by_stat(root));
+
+        // A deleted file, and a file gone from the index only.
+        std::fs::remove_file(root.join("a.md")).expect("rm");
+        assert!(!clean_by_stat(root), "deleted");
+        git(root, &["checkout", "--", "a.md"]);
+        git(root, &["update-index", "--refresh"]);
+        settle(root);
+        assert!(clean_by_stat(root));
+        git(root, &["rm", "-q", "--cached", "memory/x-y.md"]);
+        settle(root);
+        assert!(!clean_by_stat(root), "removed from the index");
+    }
+
+    #[test]
+    fn an_unborn_branch_is_clean_only_with_an_empty_index() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        put(root, "a.md", "a\n");
+        git(root, &["add", "a.md"]);
+        settle(root);
+        assert!(!clean_by_stat(root), "staged before the first commit");
     }
 }

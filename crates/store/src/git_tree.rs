@@ -102,6 +102,48 @@ pub(crate) fn with_libgit2(
     update.create_updated(repo, base)
 }
 
+/// What [`for_each_file`] calls with each file's path, mode and id; `false` stops the walk.
+pub(crate) type Visit<'v> = dyn FnMut(&[u8], &[u8], &[u8]) -> bool + 'v;
+
+/// Visits every entry of the tree `id` that is not a folder (a file, a link, a submodule), the
+/// folders' entries in place of the folders: `visit(path, mode, id)` with the full path from
+/// that tree (`/`-separated) and the mode in octal ASCII as the tree holds it. The paths come
+/// in the order git's index sorts them (byte order), since git orders a folder as if its name
+/// ended in `/`. Stops at the first `visit` that answers `false` and answers `Ok(false)`.
+pub(crate) fn for_each_file(
+    odb: &git2::Odb<'_>,
+    id: Oid,
+    visit: &mut Visit<'_>,
+) -> Result<bool, SpliceError> {
+    fn walk(
+        odb: &git2::Odb<'_>,
+        id: &[u8],
+        path: &mut Vec<u8>,
+        visit: &mut Visit<'_>,
+    ) -> Result<bool, SpliceError> {
+        let object = odb.read(Oid::from_bytes(id)?)?;
+        if object.kind() != ObjectType::Tree {
+            return Err(SpliceError::Malformed);
+        }
+        let at = path.len();
+        for e in parse(object.data())? {
+            path.truncate(at);
+            if at > 0 {
+                path.push(b'/');
+            }
+            path.extend_from_slice(e.name);
+            let go_on =
+                if e.is_tree() { walk(odb, e.id, path, visit)? } else { visit(path, e.mode, e.id) };
+            if !go_on {
+                return Ok(false);
+            }
+        }
+        path.truncate(at);
+        Ok(true)
+    }
+    walk(odb, id.as_bytes(), &mut Vec::new(), visit)
+}
+
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."

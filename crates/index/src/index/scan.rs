@@ -153,6 +153,8 @@ pub(crate) struct EntryStat {
     pub ino: u64,
     /// A plain file, a link, a folder or something else.
     pub kind: Kind,
+    /// Whether the owner may execute it (what makes git's mode `100755`).
+    pub executable: bool,
 }
 
 /// `lstat` of the entry `name` of an open folder.
@@ -167,6 +169,7 @@ pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
         ctime: nanos(st.st_ctime.into(), st.st_ctime_nsec.into()),
         ino: st.st_ino.into(),
         kind: kind_of(FileType::from_raw_mode(st.st_mode)),
+        executable: st.st_mode & 0o100 != 0,
     })
 }
 
@@ -179,6 +182,7 @@ pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
         ctime: u128::MAX,
         ino: 0,
         kind: kind_of(md.file_type()),
+        executable: false,
     })
 }
 
