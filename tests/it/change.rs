@@ -247,3 +247,33 @@ fn sync_commits_a_hand_edit_without_rewriting_the_file() {
     assert_eq!(stamp(&env), before, "the file was written again");
     env.assert_clean_tree();
 }
+
+/// A change's objects are written while its files are (issue 20): what it commits must still be
+/// byte for byte what it leaves on disk, the audit log's appended lines included, when the log's
+/// last line had no newline and when an executable bit is kept.
+#[test]
+fn what_is_committed_is_what_is_on_disk_when_the_objects_are_built_ahead() {
+    let env = TestEnv::initialized();
+    let log = env.read("memory/meta/audit.log");
+    env.write("memory/meta/audit.log", log.trim_end_matches('\n'));
+    let core = env.path("MEMORY.md");
+    let mut perms = std::fs::metadata(&core).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&core, perms).unwrap();
+    env.git_commit_all("an unended audit line; MEMORY.md executable");
+    // (The first write also adopts the hand-made commit, in a commit of its own.)
+    env.run(["remember", "Dana prefers tea", "--entity", "person--dana"]).success();
+    env.assert_clean_tree();
+    env.mutate(["remember", "the core fact", "--store", "core"]);
+    for rel in ["memory/meta/audit.log", "MEMORY.md", "memory/graph/entities/person--dana.md"] {
+        let committed = env.git(&["show", &format!("HEAD:{rel}")]);
+        assert_eq!(committed, env.read(rel), "{rel}");
+    }
+    // The unended line was ended before the new ones: no line holds two.
+    let log = env.read("memory/meta/audit.log");
+    let lines = log.lines().filter(|l| !l.is_empty() && !l.starts_with('#'));
+    assert!(lines.clone().count() > 3, "{log}");
+    assert!(lines.clone().all(|l| l.matches(" | ").count() == 5), "{log}");
+    assert!(env.git(&["ls-files", "-s", "MEMORY.md"]).starts_with("100755 "));
+    env.git(&["fsck", "--strict", "--no-dangling"]);
+}

@@ -301,21 +301,28 @@ pub fn render(lines: &[AuditLine]) -> String {
 pub fn append(path: &Path, lines: &[AuditLine]) -> crate::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
     fsx::check_no_link(path, "append to")?; // not even read through a link
-    match std::fs::File::open(path) {
+    let last = match std::fs::File::open(path) {
         Ok(mut file) => {
             let mut last = [0u8; 1];
-            let ends_badly = file.seek(SeekFrom::End(-1)).is_ok()
-                && file.read_exact(&mut last).is_ok()
-                && last[0] != b'\n';
-            if ends_badly {
-                fsx::append(path, b"\n")?;
-            }
+            (file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok())
+                .then_some(last[0])
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(fsx::IoError::new(path, "read", e).into()),
-    }
-    fsx::append(path, render(lines).as_bytes())?;
+    };
+    fsx::append(path, addition(last, lines).as_bytes())?;
     Ok(())
+}
+
+/// What [`append`] adds to a log whose last byte is `last` (`None` when it is empty or
+/// missing): a newline first when the last line is not ended, then the lines.
+pub(crate) fn addition(last: Option<u8>, lines: &[AuditLine]) -> String {
+    let mut out = String::new();
+    if last.is_some_and(|b| b != b'\n') {
+        out.push('\n');
+    }
+    out.push_str(&render(lines));
+    out
 }
 
 /// The fields of an audit line as text, trimmed and not yet checked: for readers that must

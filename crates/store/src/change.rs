@@ -7,6 +7,7 @@
 //! `HEAD` has not moved. Files with uncommitted hand edits are never touched (the commit would
 //! swallow them, and a rollback would destroy them).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use git2::Repository;
@@ -479,22 +480,60 @@ impl Change {
             this.edits.iter().filter(|e| e.keep).map(|e| e.path.as_str()).collect();
         let written: Vec<String> =
             touched.iter().filter(|p| !kept.contains(&p.as_str())).cloned().collect();
+        // A NUL byte cannot be in a commit message: refuse before anything is written, as bad
+        // input (every field that reaches the message is checked earlier where it is named).
+        let message = this.message(ws);
+        if let Some(offset) = message.find('\0') {
+            return Err(crate::error::InputError::Nul { field: "commit message", offset }.into());
+        }
+        let now = clock.now();
+        let lines = this.audit_lines(ws, now);
+        // When every byte the commit will hold is known now, its objects are written on a
+        // second thread while this one checks, journals and writes the files (issue 20).
+        // Objects no branch points to change nothing anyone sees; the branch moves only after
+        // the files are written, as before.
+        let planned = this.planned(ws, &touched, &lines)?;
+        let spec = CommitSpec { message: &message, author: this.actor.as_str(), time: now };
+        let git_dir = repo.path().to_owned();
+        std::thread::scope(|scope| {
+            let ahead = planned.as_deref().map(|planned| {
+                let spec = &spec;
+                scope.spawn(move || build_ahead(&git_dir, root, planned, spec))
+            });
+            let ahead = ahead.zip(planned.as_deref());
+            this.check_journal_write_commit(ws, repo, (&touched, &written), &lines, &spec, ahead)
+        })
+    }
+
+    /// The rest of [`Change::apply_inner`]: the clean check, the journal, the files, the audit
+    /// lines and the commit (from `ahead`'s objects when it built them).
+    fn check_journal_write_commit(
+        &self,
+        ws: &Workspace,
+        repo: &Repository,
+        (touched, written): (&[String], &[String]),
+        lines: &[AuditLine],
+        spec: &CommitSpec<'_>,
+        ahead: Option<(Ahead<'_>, &Planned<'_>)>,
+    ) -> crate::Result<Applied> {
+        let root = ws.root();
+        let this = self;
         if this.require_clean {
             let tree = git::head_tree(repo)?;
-            let dirty = git::dirty_files(repo, root, tree.as_ref(), &written)?;
+            let dirty = git::dirty_files(repo, root, tree.as_ref(), written)?;
             if !dirty.is_empty() {
                 return Err(WorkspaceError::HandEdited { paths: dirty }.into());
             }
         }
         crate::timing::mark("change: clean check");
-        let snapshot = Snapshot::take(ws, &written)?;
+        let snapshot = Snapshot::take(ws, written)?;
         // The journal: which files this change writes, with a copy of those that differ from
         // HEAD, so that a process killed half-way can be undone exactly (workspace::journal).
         let dirty: Vec<String> = if this.require_clean {
             Vec::new() // checked above: every touched file is as in HEAD
         } else {
             let tree = git::head_tree(repo)?;
-            git::dirty_files(repo, root, tree.as_ref(), &written)?
+            git::dirty_files(repo, root, tree.as_ref(), written)?
         };
         let entries: Vec<(String, journal::Before)> = snapshot
             .files
@@ -508,29 +547,22 @@ impl Change {
                 (rel.clone(), before)
             })
             .collect();
-        // A NUL byte cannot be in a commit message: refuse before anything is written, as bad
-        // input (every field that reaches the message is checked earlier where it is named).
-        let message = this.message(ws);
-        if let Some(offset) = message.find('\0') {
-            return Err(crate::error::InputError::Nul { field: "commit message", offset }.into());
-        }
         let head = git::head_id(repo)?.map(|id| id.to_string());
         journal::begin(root, head.as_deref(), &entries)?;
         crate::timing::mark("change: snapshot and journal");
-        let now = clock.now();
-        let result = this.write_and_commit(ws, repo, &touched, &message, now);
+        let result = this.write_and_commit(ws, repo, touched, lines, spec, ahead);
         match result {
             Ok(commit) => {
                 // Committed: the journal has served. If removing it fails, the next lock
                 // holder sees HEAD moved and only removes it.
                 let _ = journal::end(root);
-                let mut files = touched;
+                let mut files = touched.to_vec();
                 files.extend(this.adopted.iter().cloned());
-                Ok(Applied { commit, files, message })
+                Ok(Applied { commit, files, message: spec.message.to_owned() })
             }
             Err(err) => {
                 let put_back = snapshot.restore(root);
-                git::reset_index(repo, &touched);
+                git::reset_index(repo, touched);
                 // Whatever could not be put back, the journal still knows: the next command to
                 // take the lock finishes the job.
                 if put_back {
@@ -577,8 +609,9 @@ impl Change {
         ws: &Workspace,
         repo: &Repository,
         touched: &[String],
-        message: &str,
-        now: crate::Timestamp,
+        lines: &[AuditLine],
+        spec: &CommitSpec<'_>,
+        ahead: Option<(Ahead<'_>, &Planned<'_>)>,
     ) -> crate::Result<String> {
         let root = ws.root();
         crash_point(ws, "before-write");
@@ -598,6 +631,54 @@ impl Change {
         }
         crate::timing::mark("change: files written");
         crash_point(ws, "before-audit");
+        let audit = root.join(layout::AUDIT_LOG);
+        match &self.sealed {
+            Some(header) => {
+                let text = format!("{header}{}", crate::audit::render(lines));
+                fsx::write_atomic(&audit, text.as_bytes())?;
+            }
+            None => crate::audit::append(&audit, lines)?,
+        }
+        crate::timing::mark("change: audit appended");
+        crash_point(ws, "before-commit");
+        let mut files = touched.to_vec();
+        files.extend(self.adopted.iter().cloned());
+        // Built on the commit HEAD still names (git run by hand in between moves it: the commit
+        // is then made from the files, on the new HEAD, as before).
+        let built = ahead
+            .and_then(|(thread, planned)| Some((thread.join().ok()??, planned)))
+            .filter(|(built, _)| built.is_on(repo));
+        let id = match built {
+            // Every file committed from the bytes planned: each index entry vouches for its
+            // file only while the file holds them.
+            Some((built, planned)) => {
+                let kept: Vec<(&str, &[u8])> =
+                    planned.iter().filter_map(|(p, b)| Some((p.as_str(), b.as_deref()?))).collect();
+                git::finish_commit(repo, root, &files, &kept, &built)?
+            }
+            None => {
+                let kept: Vec<(&str, &[u8])> = self
+                    .edits
+                    .iter()
+                    .filter(|e| e.keep)
+                    .filter_map(|e| Some((e.path.as_str(), e.content.as_deref()?)))
+                    .collect();
+                git::commit_files(repo, root, &files, &kept, spec)?
+            }
+        };
+        // The program decides how a due repack runs (the binary starts it in the background);
+        // the library only counts, and only when asked to.
+        if let Some(hook) = &ws.options().on_repack_due
+            && git::is_repack_due(repo.path(), ws.settings().git.auto_pack_loose)
+        {
+            hook(repo.path());
+        }
+        Ok(id.to_string())
+    }
+
+    /// The audit lines of this change, stamped `now`: one per file it writes (and an ALERT line
+    /// per critical file), then its notes.
+    fn audit_lines(&self, ws: &Workspace, now: crate::Timestamp) -> Vec<AuditLine> {
         let mut lines = self.recorded.clone();
         let ts = now.with_timezone(&chrono::Utc);
         for e in self.edits.iter().filter(|e| e.path != layout::AUDIT_LOG) {
@@ -629,34 +710,59 @@ impl Change {
                 summary: summary.clone(),
             });
         }
-        let audit = root.join(layout::AUDIT_LOG);
-        match &self.sealed {
-            Some(header) => {
-                let text = format!("{header}{}", crate::audit::render(&lines));
-                fsx::write_atomic(&audit, text.as_bytes())?;
+        lines
+    }
+
+    /// What each of `touched` will hold once this change is written (`None`: removed), when
+    /// all of it is known before anything is written: no file installed from a staging file,
+    /// none adopted as found. The audit log is what [`crate::audit::append`] makes of it with
+    /// `lines` (or the sealed log's header and `lines`).
+    fn planned(
+        &self,
+        ws: &Workspace,
+        touched: &[String],
+        lines: &[AuditLine],
+    ) -> crate::Result<Option<Vec<PlannedFile<'_>>>> {
+        if !self.adopted.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(touched.len());
+        for rel in touched {
+            // The last edit of a path is what the file holds.
+            let edit = self.edits.iter().rev().find(|e| e.path == *rel);
+            let bytes: Option<Cow<'_, [u8]>> = match edit {
+                Some(FileEdit { staged: Some(_), content: None, .. }) => return Ok(None),
+                Some(e) => e.content.as_deref().map(Cow::Borrowed),
+                None if rel == layout::AUDIT_LOG => None,
+                None => return Ok(None),
+            };
+            if rel != layout::AUDIT_LOG {
+                out.push((rel.clone(), bytes));
+                continue;
             }
-            None => crate::audit::append(&audit, &lines)?,
+            let log = match (&self.sealed, bytes, edit) {
+                (Some(header), ..) => {
+                    format!("{header}{}", crate::audit::render(lines)).into_bytes()
+                }
+                (None, Some(written), _) => {
+                    let mut log = written.into_owned();
+                    log.extend_from_slice(
+                        crate::audit::addition(log.last().copied(), lines).as_bytes(),
+                    );
+                    log
+                }
+                (None, None, Some(_)) => return Ok(None), // removed, then appended to
+                (None, None, None) => {
+                    let mut log = fsx::read_if_exists(&ws.abs(rel), u64::MAX)?.unwrap_or_default();
+                    log.extend_from_slice(
+                        crate::audit::addition(log.last().copied(), lines).as_bytes(),
+                    );
+                    log
+                }
+            };
+            out.push((rel.clone(), Some(Cow::Owned(log))));
         }
-        crate::timing::mark("change: audit appended");
-        crash_point(ws, "before-commit");
-        let mut files = touched.to_vec();
-        files.extend(self.adopted.iter().cloned());
-        let spec = CommitSpec { message, author: self.actor.as_str(), time: now };
-        let kept: Vec<(&str, &[u8])> = self
-            .edits
-            .iter()
-            .filter(|e| e.keep)
-            .filter_map(|e| Some((e.path.as_str(), e.content.as_deref()?)))
-            .collect();
-        let id = git::commit_files(repo, root, &files, &kept, &spec)?;
-        // The program decides how a due repack runs (the binary starts it in the background);
-        // the library only counts, and only when asked to.
-        if let Some(hook) = &ws.options().on_repack_due
-            && git::is_repack_due(repo.path(), ws.settings().git.auto_pack_loose)
-        {
-            hook(repo.path());
-        }
-        Ok(id.to_string())
+        Ok(Some(out))
     }
 
     /// Builds the structured commit message (design.md §4).
@@ -682,6 +788,44 @@ impl Change {
             critical,
         })
     }
+}
+
+/// Each file a change commits with what it will hold (`None`: removed), known before anything
+/// is written ([`Change::planned`]).
+type Planned<'a> = [PlannedFile<'a>];
+
+/// A file a change commits and what it will hold (`None`: removed).
+type PlannedFile<'a> = (String, Option<Cow<'a, [u8]>>);
+
+/// The thread writing a commit's objects while its files are written ([`build_ahead`]).
+type Ahead<'s> = std::thread::ScopedJoinHandle<'s, Option<git::Built>>;
+
+/// The objects of a commit of `planned` (each path with what it will hold, `None` removed)
+/// on top of `HEAD`, written through a repository handle of this thread's own; `None` when
+/// they are not built here (git's filters may apply to a file, the repository cannot be
+/// opened, a write failed), and the commit is then made from the files once written.
+fn build_ahead(
+    git_dir: &Path,
+    root: &Path,
+    planned: &Planned<'_>,
+    spec: &CommitSpec<'_>,
+) -> Option<git::Built> {
+    let repo = Repository::open_ext(
+        git_dir,
+        git2::RepositoryOpenFlags::NO_SEARCH,
+        std::iter::empty::<&str>(),
+    )
+    .ok()?;
+    if git::filters_possible(&repo, root, planned.iter().map(|(p, _)| p.as_str())) {
+        return None;
+    }
+    let sources: Vec<(&str, git::Source<'_>)> = planned
+        .iter()
+        .map(|(p, bytes)| {
+            (p.as_str(), bytes.as_deref().map_or(git::Source::Removed, git::Source::Bytes))
+        })
+        .collect();
+    git::build_commit(&repo, root, &sources, spec).ok()
 }
 
 /// The fields of a change's commit message.

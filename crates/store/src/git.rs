@@ -534,7 +534,7 @@ impl<'r> Blobs<'r> {
 /// counts, and an attributes file that cannot be read counts. cogmem's own `.gitattributes`
 /// sets only `merge`. Not seen: a user attributes file in `~/.config/git/` when the user has
 /// neither `~/.gitconfig` nor `~/.config/git/config` (the library does not read `HOME`).
-fn filters_possible<'a>(
+pub(crate) fn filters_possible<'a>(
     repo: &Repository,
     root: &Path,
     rels: impl IntoIterator<Item = &'a str>,
@@ -622,30 +622,84 @@ pub(crate) fn commit_files(
     kept: &[(&str, &[u8])],
     spec: &CommitSpec<'_>,
 ) -> crate::Result<Oid> {
+    let sources: Vec<(&str, Source<'_>)> = files
+        .iter()
+        .map(|rel| {
+            let source = match kept.iter().find(|(k, _)| *k == rel.as_str()) {
+                Some((_, bytes)) => Source::Bytes(bytes),
+                None if root.join(rel).exists() => Source::Disk,
+                None => Source::Removed,
+            };
+            (rel.as_str(), source)
+        })
+        .collect();
+    let built = build_commit(repo, root, &sources, spec)?;
+    finish_commit(repo, root, files, kept, &built)
+}
+
+/// What a committed file holds: given bytes, the file as it is on disk, or nothing (removed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// These bytes, stored as they are.
+    Bytes(&'a [u8]),
+    /// The file as it is on disk now (through git's filters when any may apply).
+    Disk,
+    /// Removed from the tree.
+    Removed,
+}
+
+/// A commit written to the object database by [`build_commit`], not yet on its branch.
+#[derive(Debug)]
+pub(crate) struct Built {
+    id: Oid,
+    /// The branch `HEAD` named and the commit it pointed to when this was built.
+    branch: String,
+    parent: Option<Oid>,
+    /// Each stored file with its blob and mode.
+    stored: Vec<(String, Oid, FileMode)>,
+    subject: String,
+}
+
+impl Built {
+    /// Whether `HEAD` still names the branch and the commit this was built on.
+    pub(crate) fn is_on(&self, repo: &Repository) -> bool {
+        head_branch(repo).is_ok_and(|b| b == self.branch)
+            && head_id(repo).is_ok_and(|id| id == self.parent)
+    }
+}
+
+/// Writes the blobs, trees and commit object of a commit of `files` on top of `HEAD`: every
+/// object, but neither git's index nor the branch ([`finish_commit`] does those). Writing
+/// objects changes nothing anyone sees, so this may run while the files are being written.
+pub(crate) fn build_commit(
+    repo: &Repository,
+    root: &Path,
+    files: &[(&str, Source<'_>)],
+    spec: &CommitSpec<'_>,
+) -> crate::Result<Built> {
     let branch = head_branch(repo)?;
     let (parent, base) = head_commit_and_tree(repo)?;
     let mut changes: Vec<crate::git_tree::Change<'_>> = Vec::with_capacity(files.len());
-    let mut stored: Vec<(&String, Oid, FileMode)> = Vec::with_capacity(files.len());
-    let blobs = Blobs::for_files(repo, root, files.iter().map(String::as_str));
-    for rel in files {
-        let abs = root.join(rel);
-        let given = kept.iter().find(|(k, _)| *k == rel.as_str()).map(|(_, b)| *b);
-        if given.is_some() || abs.exists() {
-            let blob = match given {
-                Some(bytes) => write_object(|| repo.blob(bytes)).map_err(op("store a file"))?,
-                None => blobs.store(rel)?,
-            };
-            let mode = match blob_id_at(Some(&base), rel) {
-                Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => {
-                    FileMode::BlobExecutable
-                }
-                _ => FileMode::Blob,
-            };
-            changes.push((rel.as_str(), Some((blob, mode))));
-            stored.push((rel, blob, mode));
-        } else {
-            changes.push((rel.as_str(), None));
-        }
+    let mut stored: Vec<(String, Oid, FileMode)> = Vec::with_capacity(files.len());
+    let on_disk = files.iter().filter(|(_, s)| matches!(s, Source::Disk)).map(|(rel, _)| *rel);
+    let blobs = Blobs::for_files(repo, root, on_disk);
+    for (rel, source) in files {
+        let blob = match source {
+            Source::Bytes(bytes) => {
+                write_object(|| repo.blob(bytes)).map_err(op("store a file"))?
+            }
+            Source::Disk => blobs.store(rel)?,
+            Source::Removed => {
+                changes.push((rel, None));
+                continue;
+            }
+        };
+        let mode = match blob_id_at(Some(&base), rel) {
+            Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => FileMode::BlobExecutable,
+            _ => FileMode::Blob,
+        };
+        changes.push((rel, Some((blob, mode))));
+        stored.push(((*rel).to_owned(), blob, mode));
     }
     crate::timing::mark("git: blobs stored");
     let tree_id = write_tree(repo, &base, &changes)?;
@@ -658,19 +712,32 @@ pub(crate) fn commit_files(
     let parents: Vec<_> = parent.iter().collect();
     let id = write_object(|| repo.commit(None, &author, &committer, spec.message, &tree, &parents))
         .map_err(op("write the commit"))?;
-
     crate::timing::mark("git: commit written");
+    let subject = spec.message.lines().next().unwrap_or("").to_owned();
+    Ok(Built { id, branch, parent: parent.map(|p| p.id()), stored, subject })
+}
+
+/// Stages what [`build_commit`] stored (`files` are the paths it was given; those of `kept`
+/// vouched for only while their file holds those bytes) and moves the branch to the commit, if
+/// it still points where it did when the commit was built.
+pub(crate) fn finish_commit(
+    repo: &Repository,
+    root: &Path,
+    files: &[String],
+    kept: &[(&str, &[u8])],
+    built: &Built,
+) -> crate::Result<Oid> {
+    let stored: Vec<(&String, Oid, FileMode)> =
+        built.stored.iter().map(|(rel, id, mode)| (rel, *id, *mode)).collect();
     stage_files(repo, root, files, &stored, kept)?;
     crate::timing::mark("git: index written");
-
-    let subject = spec.message.lines().next().unwrap_or("");
-    let log = format!("commit: {subject}");
-    match &parent {
-        Some(p) => repo.reference_matching(&branch, id, true, p.id(), &log),
-        None => repo.reference(&branch, id, false, &log),
+    let log = format!("commit: {}", built.subject);
+    match built.parent {
+        Some(p) => repo.reference_matching(&built.branch, built.id, true, p, &log),
+        None => repo.reference(&built.branch, built.id, false, &log),
     }
     .map_err(op("move the branch to the new commit"))?;
-    Ok(id)
+    Ok(built.id)
 }
 
 /// Brings the index entries of `files` to what was just committed: `stored` with the files'
