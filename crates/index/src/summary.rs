@@ -448,7 +448,7 @@ impl Probe {
     }
 
     /// Every file of the working tree as the walk stamped it, for
-    /// [`git::clean_by_stat`](cogmem_store::git::clean_by_stat); `None` when the walk cannot
+    /// [`git::uncommitted_by_stat`](cogmem_store::git::uncommitted_by_stat); `None` when the walk cannot
     /// stand for what git sees: a `.git` below the root, or a file that is neither a plain file
     /// nor a link.
     pub fn work_files(&self) -> Option<Vec<cogmem_store::git::WorkFile<'_>>> {

@@ -62,18 +62,16 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         Look::Walked(probe) if let Some(summary) = probe.cached(ws) => summary,
         Look::Walked(probe) => {
             let summary = Summary::compute(ws, &probe, || {
-                // Nothing to list when git's index vouches for every file the walk stamped and
-                // equals HEAD; the walk leaves out the derived folder, which must be ignored.
+                // From git's index and the walk's stamps when they tell (nothing staged or
+                // untracked); the walk leaves out the derived folder, which must be ignored.
                 let derived = format!("{}/", layout::DERIVED_DIR);
                 let derived_ignored = !ws.abs(layout::DERIVED_DIR).exists()
                     || repo.is_path_ignored(&derived).unwrap_or(false);
-                if derived_ignored
-                    && let Some(files) = probe.work_files()
-                    && git::clean_by_stat(&repo, files)
-                {
-                    return Ok(Vec::new());
-                }
-                Ok(git::uncommitted(&repo)?
+                let by_stat = derived_ignored
+                    .then(|| git::uncommitted_by_stat(&repo, probe.work_files()?))
+                    .flatten();
+                Ok(by_stat
+                    .map_or_else(|| git::uncommitted(&repo), Ok)?
                     .into_iter()
                     .map(|c| Uncommitted { path: c.path, state: c.state.to_owned() })
                     .collect())

@@ -1020,7 +1020,7 @@ pub struct Change {
 }
 
 /// A file of the work tree as a walk stat-ed it (`lstat`: links not followed), for
-/// [`clean_by_stat`].
+/// [`uncommitted_by_stat`].
 #[derive(Debug, Clone, Copy)]
 pub struct WorkFile<'a> {
     /// Path relative to the work tree's root, `/`-separated.
@@ -1049,27 +1049,66 @@ pub enum WorkKind {
     Link,
 }
 
-/// Whether nothing differs from `HEAD`, told from stat data alone (issue 20): `files` must be
-/// every file of the work tree outside `.git` folders, sorted by path (the caller vouches that
-/// what it left out is ignored). True only when git's index holds exactly those files with
-/// their stat data (no racily clean entry, nothing flagged or in conflict) and exactly the
-/// files of `HEAD`'s tree: then `git status` has nothing to list. `false` means only "cannot
-/// tell": [`uncommitted`] answers then. Reads the index as bytes and `HEAD`'s trees, never a
-/// work-tree file.
-pub fn clean_by_stat<'a>(repo: &Repository, files: impl IntoIterator<Item = WorkFile<'a>>) -> bool {
-    let Some(index) = GitIndex::read(repo.path()) else { return false };
-    if !index.vouches_for(files) {
-        return false;
-    }
-    let tree = match head_id(repo) {
-        Ok(Some(id)) => match repo.find_commit(id) {
-            Ok(c) => Some(c.tree_id()),
-            Err(_) => return false,
-        },
-        Ok(None) => None,
-        Err(_) => return false,
+/// The files that differ from `HEAD`, as [`uncommitted`] lists them, told from git's index
+/// and the stat data of a walk (issue 20): `files` must be every file of the work tree outside
+/// `.git` folders, sorted by path (the caller vouches that what it left out is ignored).
+/// Answers only when the index equals `HEAD`'s tree (nothing staged), holds every walked file
+/// (nothing untracked) with the mode its kind and execute bit give and no flag or conflict,
+/// and no filter of git's can apply: then an entry whose stat data is the file's (not racily
+/// clean) is unchanged, as git's own stat check concludes; a file gone is `deleted`; any
+/// other file is read and hashed, and `modified` when it does not hold the entry's blob.
+/// `None` means only "cannot tell": [`uncommitted`] answers then. Reads the index as bytes and
+/// `HEAD`'s trees, and no work-tree file its stat data vouches for.
+pub fn uncommitted_by_stat<'a>(
+    repo: &Repository,
+    files: impl IntoIterator<Item = WorkFile<'a>>,
+) -> Option<Vec<Change>> {
+    let index = GitIndex::read(repo.path())?;
+    let unvouched = index.unvouched(files)?;
+    let tree = match head_id(repo).ok()? {
+        Some(id) => Some(repo.find_commit(id).ok()?.tree_id()),
+        None => None,
     };
-    index.equals_tree(repo, tree)
+    if !index.equals_tree(repo, tree) {
+        return None;
+    }
+    let root = repo.workdir()?;
+    let present = unvouched.iter().filter(|u| !u.gone).map(|u| u.path.as_str());
+    if unvouched.iter().any(|u| !u.gone) && filters_possible(repo, root, present) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for u in unvouched {
+        let state = if u.gone {
+            "deleted"
+        } else {
+            let abs = root.join(&u.path);
+            let md = std::fs::symlink_metadata(&abs).ok()?;
+            let bytes = if md.file_type().is_symlink() {
+                link_target_bytes(&abs)?
+            } else {
+                crate::store::fsx::read(&abs, u64::MAX).ok()?
+            };
+            if Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()? == u.id {
+                continue;
+            }
+            "modified"
+        };
+        out.push(Change { path: u.path, state });
+    }
+    Some(out)
+}
+
+/// What a symbolic link holds, as git stores it (the target's bytes).
+#[cfg(unix)]
+fn link_target_bytes(abs: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(std::fs::read_link(abs).ok()?.into_os_string().into_vec())
+}
+
+#[cfg(not(unix))]
+fn link_target_bytes(_: &Path) -> Option<Vec<u8>> {
+    None
 }
 
 /// Lists files that differ from `HEAD` (staged or not, untracked included, ignored excluded).

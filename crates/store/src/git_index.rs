@@ -55,6 +55,33 @@ pub(crate) struct EntryStat {
     pub(crate) ino: u32,
 }
 
+/// An index entry whose stat data does not vouch for its file ([`GitIndex::unvouched`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unvouched {
+    /// The entry's path.
+    pub(crate) path: String,
+    /// The entry's blob.
+    pub(crate) id: Oid,
+    /// Whether the file is gone (else it is there, and its content decides).
+    pub(crate) gone: bool,
+}
+
+impl Unvouched {
+    fn of(index: &GitIndex, s: &Span, gone: bool) -> Option<Self> {
+        let path = String::from_utf8(index.path(s).to_vec()).ok()?;
+        let id = Oid::from_bytes(index.bytes.get(s.start + STAT..s.start + STAT + 20)?).ok()?;
+        Some(Self { path, id, gone })
+    }
+
+    fn gone(index: &GitIndex, s: &Span) -> Option<Self> {
+        Self::of(index, s, true)
+    }
+
+    fn changed(index: &GitIndex, s: &Span) -> Option<Self> {
+        Self::of(index, s, false)
+    }
+}
+
 /// An index file, parsed as far as finding its entries.
 #[derive(Debug)]
 pub(crate) struct GitIndex {
@@ -205,47 +232,60 @@ impl GitIndex {
         })
     }
 
-    /// Whether this index vouches for the work tree `files` (every file but those under `.git`,
-    /// sorted by path, links not followed): it holds exactly those paths, each once at stage 0
-    /// with no flag set (assume-unchanged, skip-worktree, intent-to-add), and each entry's
-    /// stat data is its file's: the kind and executable bit its mode gives, the size, the
-    /// modification and change times to the nanosecond and the inode, the file modified
-    /// before the index was written (a racily clean entry cannot vouch). Then every file holds
-    /// its entry's blob, as git's own stat check trusts; anything else answers `false`, and
-    /// the caller asks libgit2.
-    pub(crate) fn vouches_for<'f>(
+    /// What this index cannot vouch for in the work tree `files` (every file but those under
+    /// `.git`, sorted by path, links not followed): the entries whose file is gone, and those
+    /// whose stat data is not the file's (size, modification and change times to the
+    /// nanosecond, inode) or was taken when the file may have changed again in the same clock
+    /// tick (modified no earlier than the index was written: racily clean). Every other entry's
+    /// file holds the entry's blob, as git's own stat check trusts. `None` when it cannot tell
+    /// that much: a file the index does not hold (untracked, ignored or not), an entry not at
+    /// stage 0 or with a flag set (assume-unchanged, skip-worktree, intent-to-add), or a
+    /// file's kind or executable bit not the entry's mode; the caller asks libgit2 then.
+    pub(crate) fn unvouched<'f>(
         &self,
         files: impl IntoIterator<Item = crate::git::WorkFile<'f>>,
-    ) -> bool {
-        let Some(written) = self.written else { return false };
+    ) -> Option<Vec<Unvouched>> {
+        let written = self.written?;
         let secs = |ns: u128| (ns / 1_000_000_000) as u32;
         let nsec = |ns: u128| (ns % 1_000_000_000) as u32;
-        let mut entries = self.entries.iter();
+        let b = &self.bytes;
+        let field = |s: &Span, i: usize| be32(b, s.start + 4 * i);
+        let plain = |s: &Span| be16(b, s.start + STAT + 20).is_some_and(|f| f & !NAME_MASK == 0);
+        let mut out = Vec::new();
+        let mut entries = self.entries.iter().peekable();
         for f in files {
-            let Some(s) = entries.next() else { return false };
-            let b = &self.bytes;
-            let field = |i: usize| be32(b, s.start + 4 * i);
-            let flags = be16(b, s.start + STAT + 20).unwrap_or(u16::MAX);
+            // Entries before this file: their files are gone.
+            while let Some(s) = entries.next_if(|s| self.path(s) < f.path) {
+                if !plain(s) {
+                    return None;
+                }
+                out.push(Unvouched::gone(self, s)?);
+            }
+            let s = entries.next_if(|s| self.path(s) == f.path)?;
             let mode = match f.kind {
                 crate::git::WorkKind::File { executable: true } => 0o100_755,
                 crate::git::WorkKind::File { executable: false } => 0o100_644,
                 crate::git::WorkKind::Link => 0o120_000,
             };
-            let ctime = (field(0), field(1));
-            let mtime = (field(2), field(3));
-            let same = self.path(s) == f.path
-                && flags & !NAME_MASK == 0
-                && field(6) == Some(mode)
-                && field(9) == Some(f.size as u32)
-                && field(5) == Some(f.ino as u32)
-                && mtime == (Some(secs(f.mtime)), Some(nsec(f.mtime)))
-                && ctime == (Some(secs(f.ctime)), Some(nsec(f.ctime)))
+            if !plain(s) || field(s, 6) != Some(mode) {
+                return None;
+            }
+            let same = field(s, 9) == Some(f.size as u32)
+                && field(s, 5) == Some(f.ino as u32)
+                && (field(s, 2), field(s, 3)) == (Some(secs(f.mtime)), Some(nsec(f.mtime)))
+                && (field(s, 0), field(s, 1)) == (Some(secs(f.ctime)), Some(nsec(f.ctime)))
                 && (secs(f.mtime), nsec(f.mtime)) < written;
             if !same {
-                return false;
+                out.push(Unvouched::changed(self, s)?);
             }
         }
-        entries.next().is_none()
+        for s in entries {
+            if !plain(s) {
+                return None;
+            }
+            out.push(Unvouched::gone(self, s)?);
+        }
+        Some(out)
     }
 
     /// Whether the index holds exactly the files of the tree `tree` (none when `None`: an
@@ -642,8 +682,9 @@ mod tests {
         out
     }
 
-    /// [`crate::git::clean_by_stat`] over the work tree as it is now.
-    fn clean_by_stat(root: &Path) -> bool {
+    /// [`crate::git::uncommitted_by_stat`] over the work tree as it is now, as (path, state)
+    /// pairs; checked against libgit2's status whenever it answers.
+    fn by_stat(root: &Path) -> Option<Vec<(String, &'static str)>> {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let files = walked(root);
         let nanos = |s: i64, ns: i64| s as u128 * 1_000_000_000 + ns as u128;
@@ -660,12 +701,22 @@ mod tests {
             },
         });
         let repo = Repository::open(root).expect("open");
-        let clean = crate::git::clean_by_stat(&repo, work);
-        // Never clean where libgit2's status lists anything.
-        if clean {
-            assert_eq!(crate::git::uncommitted(&repo).expect("status").len(), 0);
+        let pairs = |v: Vec<crate::git::Change>| -> Vec<(String, &'static str)> {
+            v.into_iter().map(|c| (c.path, c.state)).collect()
+        };
+        let ours = crate::git::uncommitted_by_stat(&repo, work).map(pairs);
+        if let Some(ours) = &ours {
+            assert_eq!(*ours, pairs(crate::git::uncommitted(&repo).expect("status")));
         }
-        clean
+        ours
+    }
+
+    fn clean() -> Option<Vec<(String, &'static str)>> {
+        Some(Vec::new())
+    }
+
+    fn one(path: &str, state: &'static str) -> Option<Vec<(String, &'static str)>> {
+        Some(vec![(path.to_owned(), state)])
     }
 
     /// Sets the index's modification time well after its files', as when it was written a
@@ -678,85 +729,97 @@ mod tests {
     }
 
     #[test]
-    fn stat_data_vouches_for_a_clean_work_tree_and_for_nothing_else() {
+    fn stat_data_tells_what_changed_or_leaves_it_to_libgit2() {
         let dir = repo();
         let root = dir.path();
         std::os::unix::fs::symlink("a.md", root.join("link.md")).expect("link");
         git(root, &["add", "link.md"]);
         git(root, &["commit", "-q", "-m", "a link"]);
         settle(root);
-        assert!(clean_by_stat(root), "a clean work tree");
+        assert_eq!(by_stat(root), clean(), "a clean work tree");
 
-        // Racily clean: the index no later than its files.
+        // Racily clean: the index no later than its files; their content is compared.
         let index =
             std::fs::File::options().write(true).open(root.join(".git/index")).expect("open");
         index.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1)).expect("t");
         drop(index);
-        assert!(!clean_by_stat(root), "racy");
+        assert_eq!(by_stat(root), clean(), "racy, unchanged");
+        put(root, "memory/x-y.md", "X-Y\n");
+        assert_eq!(by_stat(root), one("memory/x-y.md", "modified"), "racy, same size, edited");
+        git(root, &["checkout", "--", "memory/x-y.md"]);
         settle(root);
-        assert!(clean_by_stat(root));
+        assert_eq!(by_stat(root), clean());
 
-        // An untracked file (ignored or not: libgit2 tells), then an edit of the same size.
+        // An untracked file (ignored or not: libgit2 tells), then an edit, a touch, a link's
+        // new target.
         put(root, "new.md", "new\n");
-        assert!(!clean_by_stat(root), "untracked");
+        assert_eq!(by_stat(root), None, "untracked");
         std::fs::remove_file(root.join("new.md")).expect("rm");
-        assert!(clean_by_stat(root));
-        // (Another size: the test's index claims to be written later than it was, so an edit
-        // in the clock tick of the last write, same size, would pass git's stat check too.)
+        assert_eq!(by_stat(root), clean());
         put(root, "memory/z.md", "z, edited\n");
-        assert!(!clean_by_stat(root), "edited");
+        assert_eq!(by_stat(root), one("memory/z.md", "modified"), "edited");
+        put(root, "memory/z.md", "z\n");
+        assert_eq!(by_stat(root), clean(), "edited back: the content decides");
+        std::fs::remove_file(root.join("link.md")).expect("rm");
+        std::os::unix::fs::symlink("memory/z.md", root.join("link.md")).expect("link");
+        assert_eq!(by_stat(root), one("link.md", "modified"), "a link led elsewhere");
+        git(root, &["checkout", "--", "link.md"]);
+        git(root, &["add", "memory/z.md"]);
+        put(root, "memory/z.md", "z, edited\n");
         git(root, &["add", "memory/z.md"]);
         settle(root);
-        assert!(!clean_by_stat(root), "staged: the index differs from HEAD");
+        assert_eq!(by_stat(root), None, "staged: the index differs from HEAD");
         git(root, &["commit", "-q", "-m", "z"]);
         settle(root);
-        assert!(clean_by_stat(root));
+        assert_eq!(by_stat(root), clean());
 
         // A mode change alone, and the index's mode changed alone.
         let z = root.join("memory/z.md");
         let mut perms = std::fs::metadata(&z).expect("md").permissions();
         std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
         std::fs::set_permissions(&z, perms).expect("chmod");
-        assert!(!clean_by_stat(root), "made executable");
+        assert_eq!(by_stat(root), None, "made executable");
         git(root, &["-c", "core.fileMode=true", "add", "memory/z.md"]);
         git(root, &["commit", "-q", "-m", "exec"]);
         settle(root);
-        assert!(clean_by_stat(root), "executable in HEAD, the index and the file");
+        assert_eq!(by_stat(root), clean(), "executable in HEAD, the index and the file");
         git(root, &["update-index", "--chmod=-x", "memory/z.md"]);
         git(root, &["commit", "-q", "-m", "not exec in git"]);
         settle(root);
-        assert!(!clean_by_stat(root), "the file's mode is not the index's");
+        assert_eq!(by_stat(root), None, "the file's mode is not the index's");
 
         // Flags: assume-unchanged hides edits from git's stat check.
         git(root, &["update-index", "--chmod=+x", "memory/z.md"]);
         git(root, &["commit", "-q", "-m", "exec again"]);
         git(root, &["update-index", "--assume-unchanged", "a.md"]);
         settle(root);
-        assert!(!clean_by_stat(root), "a flagged entry");
+        assert_eq!(by_stat(root), None, "a flagged entry");
         git(root, &["update-index", "--no-assume-unchanged", "a.md"]);
         settle(root);
-        assert!(clean_by_stat(root));
+        assert_eq!(by_stat(root), clean());
 
-        // A deleted file, and a file gone from the index only.
+        // Deleted files, first and last in the index's order; a file gone from the index only.
         std::fs::remove_file(root.join("a.md")).expect("rm");
-        assert!(!clean_by_stat(root), "deleted");
-        git(root, &["checkout", "--", "a.md"]);
+        std::fs::remove_file(root.join("memory/z.md")).expect("rm");
+        let both = vec![("a.md".to_owned(), "deleted"), ("memory/z.md".to_owned(), "deleted")];
+        assert_eq!(by_stat(root), Some(both), "deleted");
+        git(root, &["checkout", "--", "a.md", "memory/z.md"]);
         git(root, &["update-index", "--refresh"]);
         settle(root);
-        assert!(clean_by_stat(root));
+        assert_eq!(by_stat(root), clean());
         git(root, &["rm", "-q", "--cached", "memory/x-y.md"]);
         settle(root);
-        assert!(!clean_by_stat(root), "removed from the index");
+        assert_eq!(by_stat(root), None, "removed from the index: untracked");
     }
 
     #[test]
-    fn an_unborn_branch_is_clean_only_with_an_empty_index() {
+    fn an_unborn_branch_with_anything_staged_is_left_to_libgit2() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
         git(root, &["init", "-q", "-b", "main"]);
         put(root, "a.md", "a\n");
         git(root, &["add", "a.md"]);
         settle(root);
-        assert!(!clean_by_stat(root), "staged before the first commit");
+        assert_eq!(by_stat(root), None, "staged before the first commit");
     }
 }
