@@ -492,7 +492,7 @@ impl Change {
         // second thread while this one checks, journals and writes the files (issue 20).
         // Objects no branch points to change nothing anyone sees; the branch moves only after
         // the files are written, as before.
-        let planned = this.planned(ws, &touched, &lines)?;
+        let planned = this.planned(ws, &touched, &lines);
         let spec = CommitSpec { message: &message, author: this.actor.as_str(), time: now };
         let git_dir = repo.path().to_owned();
         std::thread::scope(|scope| {
@@ -722,19 +722,19 @@ impl Change {
         ws: &Workspace,
         touched: &[String],
         lines: &[AuditLine],
-    ) -> crate::Result<Option<Vec<PlannedFile<'_>>>> {
+    ) -> Option<Vec<PlannedFile<'_>>> {
         if !self.adopted.is_empty() {
-            return Ok(None);
+            return None;
         }
         let mut out = Vec::with_capacity(touched.len());
         for rel in touched {
             // The last edit of a path is what the file holds.
             let edit = self.edits.iter().rev().find(|e| e.path == *rel);
             let bytes: Option<Cow<'_, [u8]>> = match edit {
-                Some(FileEdit { staged: Some(_), content: None, .. }) => return Ok(None),
+                Some(FileEdit { staged: Some(_), content: None, .. }) => return None,
                 Some(e) => e.content.as_deref().map(Cow::Borrowed),
                 None if rel == layout::AUDIT_LOG => None,
-                None => return Ok(None),
+                None => return None,
             };
             if rel != layout::AUDIT_LOG {
                 out.push((rel.clone(), bytes));
@@ -751,9 +751,14 @@ impl Change {
                     );
                     log
                 }
-                (None, None, Some(_)) => return Ok(None), // removed, then appended to
+                (None, None, Some(_)) => return None, // removed, then appended to
                 (None, None, None) => {
-                    let mut log = fsx::read_if_exists(&ws.abs(rel), u64::MAX)?.unwrap_or_default();
+                    // Unreadable now: the commit is made from the file once appended to, and
+                    // the append reports what is wrong.
+                    let Ok(old) = fsx::read_if_exists(&ws.abs(rel), u64::MAX) else {
+                        return None;
+                    };
+                    let mut log = old.unwrap_or_default();
                     log.extend_from_slice(
                         crate::audit::addition(log.last().copied(), lines).as_bytes(),
                     );
@@ -762,7 +767,7 @@ impl Change {
             };
             out.push((rel.clone(), Some(Cow::Owned(log))));
         }
-        Ok(Some(out))
+        Some(out)
     }
 
     /// Builds the structured commit message (design.md §4).
