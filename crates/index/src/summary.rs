@@ -215,38 +215,44 @@ impl Tree {
 
     /// The `*.md` entries of `kind` directly in folder `dir`, sorted.
     fn md_entries(&self, dir: &str, kind: Kind) -> Vec<String> {
-        let prefix = format!("{dir}/");
-        let start = self.files.partition_point(|f| f.path.as_slice() < prefix.as_bytes());
-        let mut out = Vec::new();
-        for Walked { path: p, kind: k, .. } in &self.files[start..] {
-            let Some(name) = p.strip_prefix(prefix.as_bytes()) else { break };
-            if *k != kind || name.contains(&b'/') || !name.ends_with(b".md") {
-                continue;
-            }
-            if let Ok(rel) = std::str::from_utf8(p) {
-                out.push(rel.to_owned());
-            }
-        }
-        out
+        self.md_walked(dir, kind)
+            .filter_map(|f| Some(std::str::from_utf8(&f.path).ok()?.to_owned()))
+            .collect()
+    }
+
+    /// The walked `*.md` files of `kind` directly in folder `dir`, in order.
+    fn md_walked(&self, dir: &str, kind: Kind) -> impl Iterator<Item = &Walked> {
+        let prefix = format!("{dir}/").into_bytes();
+        let start = self.files.partition_point(|f| f.path.as_slice() < prefix.as_slice());
+        let n = prefix.len();
+        self.files[start..].iter().take_while(move |f| f.path.starts_with(&prefix)).filter(
+            move |f| {
+                let name = &f.path[n..];
+                f.kind == kind && !name.contains(&b'/') && name.ends_with(b".md")
+            },
+        )
     }
 
     /// Every memory file the index reads (MEMORY.md and the stores' plain `*.md` files whose
     /// names the manifest can hold) with its size and modification time, as the index's scan
     /// finds them; `None` when the walk cannot tell.
     fn memory_stamps(&self) -> Option<Vec<(String, u64, u128)>> {
-        let mut out = Vec::new();
+        if !self.stores_plain {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.files.len());
         if let Some(Walked { stamp: s, kind: Kind::File, .. }) =
             self.find(layout::MEMORY_MD).map(|i| &self.files[i])
         {
             out.push((layout::MEMORY_MD.to_owned(), s.size, s.mtime));
         }
         for (dir, _, _) in units::DIRS {
-            for rel in self.store_files(dir)? {
-                if rel.contains(['\t', '\n', '\r']) {
-                    continue;
+            // The store's plain `*.md` files, as `store_files` lists them, with their stamps.
+            for f in self.md_walked(dir, Kind::File) {
+                let Ok(rel) = std::str::from_utf8(&f.path) else { continue };
+                if !rel.contains(['\t', '\n', '\r']) {
+                    out.push((rel.to_owned(), f.stamp.size, f.stamp.mtime));
                 }
-                let s = self.get(&rel)?;
-                out.push((rel, s.size, s.mtime));
             }
         }
         Some(out)

@@ -277,14 +277,22 @@ const MANIFEST_HEAD: usize = 64 * 1024;
 /// The digest of the `#files` line: FNV-1a of each file's `path TAB size TAB mtime`, summed
 /// (so the order of a folder listing does not matter), and the number of files.
 fn files_digest<'a>(files: impl Iterator<Item = (&'a str, u64, u128)>) -> (usize, u64) {
-    let mut n = 0;
-    let mut sum: u64 = 0;
-    for (path, size, mtime) in files {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in path.bytes().chain([b'\t']).chain(size.to_le_bytes()).chain(mtime.to_le_bytes()) {
+    /// FNV-1a over `bytes`, from `h`.
+    fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+        for &b in bytes {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
+        h
+    }
+    let mut n = 0;
+    let mut sum: u64 = 0;
+    for (path, size, mtime) in files {
+        // One loop per part: a chain of iterators here was most of a search's digest time.
+        let h = fnv(0xcbf2_9ce4_8422_2325, path.as_bytes());
+        let h = fnv(h, b"\t");
+        let h = fnv(h, &size.to_le_bytes());
+        let h = fnv(h, &mtime.to_le_bytes());
         sum = sum.wrapping_add(h);
         n += 1;
     }
@@ -1606,6 +1614,35 @@ fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_files_digest_is_fnv_1a_of_each_line_summed() {
+        // The digest is kept in manifests: it must not change with how it is computed.
+        let reference = |files: &[(&str, u64, u128)]| {
+            let mut sum: u64 = 0;
+            for (path, size, mtime) in files {
+                let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+                let bytes = path.bytes().chain([b'\t']);
+                for b in bytes.chain(size.to_le_bytes()).chain(mtime.to_le_bytes()) {
+                    h ^= u64::from(b);
+                    h = h.wrapping_mul(0x0100_0000_01b3);
+                }
+                sum = sum.wrapping_add(h);
+            }
+            (files.len(), sum)
+        };
+        let files = [
+            ("MEMORY.md", 10, 1_796_054_612_000_000_001),
+            ("memory/episodes/2026-12-03.md", 0, 0),
+            ("memory/graph/entities/person--ada-lovelace.md", u64::MAX, u128::MAX),
+            ("", 1, 2),
+        ];
+        for k in 0..=files.len() {
+            let part = &files[..k];
+            assert_eq!(files_digest(part.iter().copied()), reference(part));
+        }
+        assert_eq!(files_digest(std::iter::empty()), (0, 0));
+    }
 
     #[test]
     fn comments_are_not_searched() {
