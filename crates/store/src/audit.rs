@@ -314,6 +314,12 @@ pub fn append(path: &Path, lines: &[AuditLine]) -> crate::Result<()> {
     Ok(())
 }
 
+/// A log started again (after its lines were sealed into a segment): its `header`, then the
+/// lines.
+pub(crate) fn restarted(header: &str, lines: &[AuditLine]) -> String {
+    format!("{header}{}", render(lines))
+}
+
 /// What [`append`] adds to a log whose last byte is `last` (`None` when it is empty or
 /// missing): a newline first when the last line is not ended, then the lines.
 pub(crate) fn addition(last: Option<u8>, lines: &[AuditLine]) -> String {

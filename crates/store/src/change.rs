@@ -494,11 +494,10 @@ impl Change {
         // the files are written, as before.
         let planned = this.planned(ws, &touched, &lines);
         let spec = CommitSpec { message: &message, author: this.actor.as_str(), time: now };
-        let git_dir = repo.path().to_owned();
         std::thread::scope(|scope| {
             let ahead = planned.as_deref().map(|planned| {
                 let spec = &spec;
-                scope.spawn(move || build_ahead(&git_dir, root, planned, spec))
+                scope.spawn(move || build_ahead(root, planned, spec))
             });
             let ahead = ahead.zip(planned.as_deref());
             this.check_journal_write_commit(ws, repo, (&touched, &written), &lines, &spec, ahead)
@@ -634,8 +633,7 @@ impl Change {
         let audit = root.join(layout::AUDIT_LOG);
         match &self.sealed {
             Some(header) => {
-                let text = format!("{header}{}", crate::audit::render(lines));
-                fsx::write_atomic(&audit, text.as_bytes())?;
+                fsx::write_atomic(&audit, crate::audit::restarted(header, lines).as_bytes())?;
             }
             None => crate::audit::append(&audit, lines)?,
         }
@@ -741,24 +739,17 @@ impl Change {
                 continue;
             }
             let log = match (&self.sealed, bytes, edit) {
-                (Some(header), ..) => {
-                    format!("{header}{}", crate::audit::render(lines)).into_bytes()
-                }
-                (None, Some(written), _) => {
-                    let mut log = written.into_owned();
-                    log.extend_from_slice(
-                        crate::audit::addition(log.last().copied(), lines).as_bytes(),
-                    );
-                    log
-                }
+                (Some(header), ..) => crate::audit::restarted(header, lines).into_bytes(),
                 (None, None, Some(_)) => return None, // removed, then appended to
-                (None, None, None) => {
-                    // Unreadable now: the commit is made from the file once appended to, and
-                    // the append reports what is wrong.
-                    let Ok(old) = fsx::read_if_exists(&ws.abs(rel), u64::MAX) else {
-                        return None;
+                (None, written, _) => {
+                    // As written by this change, or as on disk (unreadable now: the commit is
+                    // made from the file once appended to, and the append reports the error).
+                    let mut log = match written {
+                        Some(written) => written.into_owned(),
+                        None => {
+                            fsx::read_if_exists(&ws.abs(rel), u64::MAX).ok()?.unwrap_or_default()
+                        }
                     };
-                    let mut log = old.unwrap_or_default();
                     log.extend_from_slice(
                         crate::audit::addition(log.last().copied(), lines).as_bytes(),
                     );
@@ -809,18 +800,8 @@ type Ahead<'s> = std::thread::ScopedJoinHandle<'s, Option<git::Built>>;
 /// on top of `HEAD`, written through a repository handle of this thread's own; `None` when
 /// they are not built here (git's filters may apply to a file, the repository cannot be
 /// opened, a write failed), and the commit is then made from the files once written.
-fn build_ahead(
-    git_dir: &Path,
-    root: &Path,
-    planned: &Planned<'_>,
-    spec: &CommitSpec<'_>,
-) -> Option<git::Built> {
-    let repo = Repository::open_ext(
-        git_dir,
-        git2::RepositoryOpenFlags::NO_SEARCH,
-        std::iter::empty::<&str>(),
-    )
-    .ok()?;
+fn build_ahead(root: &Path, planned: &Planned<'_>, spec: &CommitSpec<'_>) -> Option<git::Built> {
+    let repo = git::open(root).ok()?;
     if git::filters_possible(&repo, root, planned.iter().map(|(p, _)| p.as_str())) {
         return None;
     }

@@ -727,9 +727,7 @@ pub(crate) fn finish_commit(
     kept: &[(&str, &[u8])],
     built: &Built,
 ) -> crate::Result<Oid> {
-    let stored: Vec<(&String, Oid, FileMode)> =
-        built.stored.iter().map(|(rel, id, mode)| (rel, *id, *mode)).collect();
-    stage_files(repo, root, files, &stored, kept)?;
+    stage_files(repo, root, files, &built.stored, kept)?;
     crate::timing::mark("git: index written");
     let log = format!("commit: {}", built.subject);
     match built.parent {
@@ -747,7 +745,7 @@ fn stage_files(
     repo: &Repository,
     root: &Path,
     files: &[String],
-    stored: &[(&String, Oid, FileMode)],
+    stored: &[(String, Oid, FileMode)],
     kept: &[(&str, &[u8])],
 ) -> crate::Result<()> {
     let given = |rel: &str| kept.iter().find(|(k, _)| *k == rel).map(|(_, b)| *b);
@@ -758,7 +756,7 @@ fn stage_files(
     // Every entry with its stat data (none off unix: libgit2 reads the files, below).
     let updates: Option<Vec<(String, Option<git2::IndexEntry>)>> = files
         .iter()
-        .map(|rel| match stored.iter().find(|(r, ..)| *r == rel) {
+        .map(|rel| match stored.iter().find(|(r, ..)| r == rel) {
             Some((_, blob, mode)) => entry(rel, *blob, *mode).map(|e| (rel.clone(), Some(e))),
             None => Some((rel.clone(), None)),
         })
@@ -1065,10 +1063,7 @@ pub fn uncommitted_by_stat<'a>(
 ) -> Option<Vec<Change>> {
     let index = GitIndex::read(repo.path())?;
     let unvouched = index.unvouched(files)?;
-    let tree = match head_id(repo).ok()? {
-        Some(id) => Some(repo.find_commit(id).ok()?.tree_id()),
-        None => None,
-    };
+    let tree = head_tree(repo).ok()?.map(|t| t.id());
     if !index.equals_tree(repo, tree) {
         return None;
     }
@@ -1081,22 +1076,28 @@ pub fn uncommitted_by_stat<'a>(
     for u in unvouched {
         let state = if u.gone {
             "deleted"
+        } else if blob_id_of(&root.join(&u.path))? == u.id {
+            continue;
         } else {
-            let abs = root.join(&u.path);
-            let md = std::fs::symlink_metadata(&abs).ok()?;
-            let bytes = if md.file_type().is_symlink() {
-                link_target_bytes(&abs)?
-            } else {
-                crate::store::fsx::read(&abs, u64::MAX).ok()?
-            };
-            if Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()? == u.id {
-                continue;
-            }
             "modified"
         };
         out.push(Change { path: u.path, state });
     }
     Some(out)
+}
+
+/// The id of the blob git stores for the work-tree file at `abs`, without filters: a regular
+/// file's bytes, a link's target; `None` for anything else or what cannot be read.
+pub(crate) fn blob_id_of(abs: &Path) -> Option<Oid> {
+    let md = std::fs::symlink_metadata(abs).ok()?;
+    let bytes = if md.file_type().is_symlink() {
+        link_target_bytes(abs)?
+    } else if md.is_file() {
+        crate::store::fsx::read(abs, u64::MAX).ok()?
+    } else {
+        return None;
+    };
+    Oid::hash_object(ObjectType::Blob, &bytes).ok()
 }
 
 /// What a symbolic link holds, as git stores it (the target's bytes).

@@ -67,18 +67,11 @@ pub(crate) struct Unvouched {
 }
 
 impl Unvouched {
+    /// The entry at `s`, its file `gone` or not.
     fn of(index: &GitIndex, s: &Span, gone: bool) -> Option<Self> {
         let path = String::from_utf8(index.path(s).to_vec()).ok()?;
         let id = Oid::from_bytes(index.bytes.get(s.start + STAT..s.start + STAT + 20)?).ok()?;
         Some(Self { path, id, gone })
-    }
-
-    fn gone(index: &GitIndex, s: &Span) -> Option<Self> {
-        Self::of(index, s, true)
-    }
-
-    fn changed(index: &GitIndex, s: &Span) -> Option<Self> {
-        Self::of(index, s, false)
     }
 }
 
@@ -259,7 +252,7 @@ impl GitIndex {
                 if !plain(s) {
                     return None;
                 }
-                out.push(Unvouched::gone(self, s)?);
+                out.push(Unvouched::of(self, s, true)?);
             }
             let s = entries.next_if(|s| self.path(s) == f.path)?;
             let mode = match f.kind {
@@ -276,14 +269,14 @@ impl GitIndex {
                 && (field(s, 0), field(s, 1)) == (Some(secs(f.ctime)), Some(nsec(f.ctime)))
                 && (secs(f.mtime), nsec(f.mtime)) < written;
             if !same {
-                out.push(Unvouched::changed(self, s)?);
+                out.push(Unvouched::of(self, s, false)?);
             }
         }
         for s in entries {
             if !plain(s) {
                 return None;
             }
-            out.push(Unvouched::gone(self, s)?);
+            out.push(Unvouched::of(self, s, true)?);
         }
         Some(out)
     }
@@ -392,10 +385,7 @@ impl GitIndex {
         let file = root.join(rel);
         let regular = std::fs::symlink_metadata(&file).is_ok_and(|m| m.file_type().is_file());
         let id = &self.bytes[s.start + STAT..s.start + STAT + 20];
-        regular
-            && fsx::read(&file, u64::MAX).ok().is_some_and(|bytes| {
-                Oid::hash_object(git2::ObjectType::Blob, &bytes).is_ok_and(|o| o.as_bytes() == id)
-            })
+        regular && crate::git::blob_id_of(&file).is_some_and(|o| o.as_bytes() == id)
     }
 
     /// Modified no earlier than the index was written: its stat data cannot vouch for it.
