@@ -390,6 +390,10 @@ fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError>
         .prefix(".cogmem-tmp-")
         .tempfile_in(parent)
         .map_err(|e| IoError::new(parent, "create a temporary file in", e))?;
+    if !sync {
+        // Synced, its blocks are allocated before the rename anyway.
+        reserve(tmp.as_file(), bytes.len());
+    }
     tmp.write_all(bytes).map_err(|e| IoError::new(tmp.path(), "write", e))?;
     // A temp file is private (0600); give the file its old mode, or an ordinary file's.
     let mode = fs::metadata(path).map(|m| m.permissions()).ok();
@@ -482,6 +486,7 @@ pub fn write_locked(target: &Path, bytes: &[u8]) -> Result<(), IoError> {
         .create_new(true)
         .open(&lock)
         .map_err(|e| IoError::new(&lock, "create", e))?;
+    reserve(&file, bytes.len());
     let written =
         file.write_all(bytes).map_err(|e| IoError::new(&lock, "write", e)).and_then(|()| {
             drop(file);
@@ -491,6 +496,21 @@ pub fn write_locked(target: &Path, bytes: &[u8]) -> Result<(), IoError> {
         let _ = fs::remove_file(&lock);
     }
     written
+}
+
+/// Reserves the blocks of a new file before it is written, where the file system can: ext4
+/// otherwise allocates them late, and renaming the file over an existing one then makes the
+/// rename write the file out first (its `auto_da_alloc`), which took 2.0 ms for git's
+/// 1.4 MB index at 100,000 memories against 0.6 ms with the blocks reserved (issue 20,
+/// decisions.md). For files replaced without `fsync` (git's index, derived files); best
+/// effort: a file system that cannot reserve is written as before.
+fn reserve(file: &File, len: usize) {
+    #[cfg(target_os = "linux")]
+    if len > 0 {
+        let _ = rustix::fs::fallocate(file, rustix::fs::FallocateFlags::empty(), 0, len as u64);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, len);
 }
 
 /// Removes a folder of derived or staged files and everything in it; a folder that is
@@ -536,6 +556,26 @@ mod tests {
         assert_eq!(read(&path, DEFAULT_FILE_LIMIT).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1, "only the file itself remains");
+    }
+
+    #[test]
+    fn a_file_written_with_its_blocks_reserved_holds_exactly_its_bytes() {
+        // Reserving takes the file's length; a longer or shorter reservation would show as a
+        // file of another size. Larger, smaller and empty replacements, through both writers
+        // that reserve.
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index");
+        let derived = dir.path().join("derived.tsv");
+        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for bytes in [&big[..], b"short", b"", &big[..100_001]] {
+            write_locked(&index, bytes).unwrap();
+            write_derived(&derived, bytes, false).unwrap();
+            for path in [&index, &derived] {
+                assert_eq!(fs::metadata(path).unwrap().len(), bytes.len() as u64);
+                assert_eq!(read(path, u64::MAX).unwrap(), bytes);
+            }
+        }
+        assert!(!dir.path().join("index.lock").exists());
     }
 
     #[cfg(unix)]

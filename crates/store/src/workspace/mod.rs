@@ -268,6 +268,8 @@ pub struct LockGuard {
     file: File,
     took_over: Option<LockRecord>,
     recovered: Option<journal::Recovered>,
+    /// The early flush of the file system's pending metadata ([`early_flush`]), joined on drop.
+    flush: Option<std::thread::JoinHandle<()>>,
 }
 
 impl LockGuard {
@@ -288,7 +290,27 @@ impl Drop for LockGuard {
         // Empty the record before the OS lock goes with the file handle; best effort (a
         // record left behind only makes the next holder report a takeover).
         let _ = self.file.set_len(0);
+        if let Some(flush) = self.flush.take() {
+            let _ = flush.join();
+        }
     }
+}
+
+/// Starts flushing what the file system holds pending (the metadata of the last commands'
+/// writes, which ext4 commits every five seconds) while the lock holder reads and plans, so
+/// that the change's first `fsync` (its journal's) waits for its own bytes only, not for
+/// everything written since the last commit of the file system's journal: 5 ms after a
+/// `remember` on this machine, against 0.4 ms on a quiet one (issue 20, decisions.md).
+/// Syncing the folder `.cogmem/` writes nothing of it; any error only means the change's own
+/// `fsync` does the work, as before.
+fn early_flush(dir: &Path) -> Option<std::thread::JoinHandle<()>> {
+    let dir = File::open(dir).ok()?;
+    std::thread::Builder::new()
+        .name("cogmem-flush".to_owned())
+        .spawn(move || {
+            let _ = dir.sync_all();
+        })
+        .ok()
 }
 
 /// The read side of the workspace lock (see [`Workspace::read_lock`]); dropping it releases it.
@@ -555,7 +577,8 @@ impl Workspace {
             .and_then(|()| file.set_len(record.len() as u64))
             .and_then(|()| file.flush())
             .map_err(|e| IoError::new(path, "write", e))?;
-        Ok(LockGuard { file, took_over, recovered: None })
+        let flush = path.parent().and_then(early_flush);
+        Ok(LockGuard { file, took_over, recovered: None, flush })
     }
 
     /// Looks at the lock without waiting for it and without changing its file: free, held by
