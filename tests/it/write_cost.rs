@@ -115,6 +115,9 @@ fn issue_20_the_binary_merges_segments_in_the_background() {
         // A day each, so every write leaves one more segment (see above).
         env.set_now(&format!("2026-12-{:02}T10:00:00Z", i + 2));
         env.mutate(["remember", &format!("Merge probe {i}: the rota is posted on Fridays")]);
+        // The write's background update done (a search waits for the index lock), so that the
+        // next write is not queued into the same update and each leaves its own segment.
+        env.run(["search", "rota"]).success();
     }
     let root = env.root.clone();
     let merged =

@@ -24,7 +24,7 @@ use serde::Serialize;
 use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy};
 use tantivy::{Index as TantivyIndex, IndexWriter, TantivyDocument};
 
-use super::{index_dir, lock, register, schema, tantivy_err};
+use super::{index_dir, register, schema, tantivy_err};
 use cogmem_store::store::fsx::{self, IoError};
 use cogmem_store::workspace::{LockSide, Workspace, layout, wait_for_lock};
 
@@ -92,7 +92,9 @@ pub fn run(ws: &Workspace) -> crate::Result<MergeReport> {
     // Opened under the index lock, so that no refresh is half-way through a rebuild; then the
     // lock is let go, and writes and reads go on while the merge runs.
     let opened = {
-        let _index_lock = lock(ws)?;
+        // A plain hold, not an `IndexLock`: files queued meanwhile could not be indexed while
+        // this merge's writer exists; they wait for the next holder (see `queue`).
+        let _index_lock = super::lock_at(ws, super::LOCK_FILE)?;
         let (schema, _) = schema();
         match index_dir(&dir, super::dir::boot_id().is_some())
             .and_then(|d| TantivyIndex::open(d).ok())

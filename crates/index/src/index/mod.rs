@@ -20,6 +20,7 @@ pub(crate) mod line_file;
 mod manifest_patch;
 pub mod merge;
 pub(crate) mod people;
+pub(crate) mod queue;
 pub(crate) mod scan;
 pub mod search;
 pub(crate) mod when;
@@ -796,22 +797,36 @@ pub fn update_after_change(ws: &Workspace) {
 pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
     cogmem_store::timing::mark("index open");
     let Ok(lock) = lock(ws) else { return };
-    refresh_after_commit(ws, lock, Some(paths));
+    refresh_after_commit(lock, Some(paths));
 }
 
 /// [`update_after_commit`] for a change that still holds the workspace lock (`held`): takes the
 /// index lock first and only then releases the workspace lock, so that whoever takes the
 /// workspace lock next (`verify` on its read side) finds the index up to date or being
-/// brought up to date, never left behind by a change that is over.
+/// brought up to date, never left behind by a change that is over. When another process
+/// holds the index lock (the previous change's update, a search), the files are queued for it
+/// ([`queue`]) instead of waiting: it indexes them before it lets the lock go.
 ///
 /// With [`on_index_update`](cogmem_store::workspace::WorkspaceOptions::on_index_update) set
 /// (the binary's one-shot commands), the index lock goes to the process the hook starts, and
 /// this returns at once.
 pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[String]) {
     cogmem_store::timing::mark("index open");
-    let index_lock = lock(ws);
+    let taken = queue::take_or_queue(ws, paths);
     drop(held);
-    let Ok(mut lock) = index_lock else { return };
+    let lock = match taken {
+        Ok(queue::Taken::Lock(file)) => file,
+        Ok(queue::Taken::Queued) => {
+            cogmem_store::timing::mark("index: update queued");
+            return;
+        }
+        // The queue could not be used: wait for the lock as before.
+        Err(_) => match lock_at(ws, LOCK_FILE) {
+            Ok(file) => file,
+            Err(_) => return,
+        },
+    };
+    let mut lock = lock;
     if let Some(hook) = &ws.options().on_index_update {
         match hook(ws.root(), lock, paths) {
             Ok(()) => {
@@ -821,7 +836,7 @@ pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[S
             Err(back) => lock = back,
         }
     }
-    refresh_after_commit(ws, lock, Some(paths));
+    refresh_after_commit(IndexLock::held(ws, lock), Some(paths));
 }
 
 /// The other side of [`update_after_commit_releasing`]'s hand-over: `inherited` is the index
@@ -848,14 +863,16 @@ pub fn update_handed_over(ws: &Workspace, inherited: Option<File>, paths: &[Stri
         }
     };
     // Locking a file whose open description already holds the lock succeeds at once.
-    let held = inherited.filter(|f| same(f) && f.try_lock().is_ok());
+    let held =
+        inherited.filter(|f| same(f) && f.try_lock().is_ok()).map(|f| IndexLock::held(ws, f));
     let Some(lock) = held.or_else(|| lock(ws).ok()) else { return };
-    refresh_after_commit(ws, lock, (!paths.is_empty()).then_some(paths));
+    refresh_after_commit(lock, (!paths.is_empty()).then_some(paths));
 }
 
-fn refresh_after_commit(ws: &Workspace, _lock: File, paths: Option<&[String]>) {
+fn refresh_after_commit(lock: IndexLock<'_>, paths: Option<&[String]>) {
+    let ws = lock.ws;
     if refresh_locked(ws, false, None, paths).is_err() {
-        drop(_lock);
+        drop(lock);
         update_after_change(ws);
     }
 }
@@ -928,8 +945,33 @@ fn graph_digest(rel: &str, text: &str) -> String {
     cogmem_store::store::core_memory::hash8(&key)
 }
 
-fn lock(ws: &Workspace) -> crate::Result<File> {
-    lock_at(ws, LOCK_FILE)
+fn lock(ws: &Workspace) -> crate::Result<IndexLock<'_>> {
+    lock_at(ws, LOCK_FILE).map(|file| IndexLock::held(ws, file))
+}
+
+/// The index lock, held. Letting it go serves the queue first: the files changes queued while
+/// it was held are indexed, round after round, until a round finds the queue empty
+/// ([`queue::release`]).
+pub(crate) struct IndexLock<'a> {
+    ws: &'a Workspace,
+    file: Option<File>,
+}
+
+impl<'a> IndexLock<'a> {
+    fn held(ws: &'a Workspace, file: File) -> Self {
+        Self { ws, file: Some(file) }
+    }
+}
+
+impl Drop for IndexLock<'_> {
+    fn drop(&mut self) {
+        let Some(mut file) = self.file.take() else { return };
+        while let Some((held, paths)) = queue::release(self.ws, file) {
+            // Failures are the next read's to retry, as after a change.
+            let _ = refresh_locked(self.ws, false, None, Some(&paths));
+            file = held;
+        }
+    }
 }
 
 /// Takes the OS lock on a lock file of `.cogmem/` (`rel`), waiting up to `lock.timeout_ms`
@@ -1556,7 +1598,17 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
     let Ok(file) = fsx::open_lock_file(&path) else { return first };
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
     match wait_for_lock(&file, LockSide::Read, timeout) {
-        Ok(true) => state(ws),
+        Ok(true) => {
+            let now = state(ws);
+            if now != IndexState::Stale || !queue::has_files(ws) {
+                return now;
+            }
+            // Files queued by a change and left by a holder that ended without serving them
+            // (killed): served now, as the next holder of the lock would (`queue`).
+            drop(file);
+            drop(lock(ws));
+            state(ws)
+        }
         _ => first,
     }
 }
@@ -1614,6 +1666,44 @@ fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_queues_its_files_while_the_index_lock_is_held_and_the_holder_indexes_them() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fsx::write_atomic(&dir.path().join(layout::MEMORY_MD), b"# Memory\n").expect("write");
+        fsx::create_dir_all(&dir.path().join("memory/episodes")).expect("mkdir");
+        let ws = Workspace::open(dir.path()).expect("open");
+        drop(open(&ws, false, None).expect("index built"));
+        let rel = "memory/episodes/2026-12-03.md";
+        let text = "# 2026-12-03 — Episode Log\n\n## 10:00\nThe quokka census starts on Tuesday.\n";
+        fsx::write_atomic(&ws.abs(rel), text.as_bytes()).expect("write");
+        let queued =
+            || fsx::read_text_if_exists(&ws.abs(queue::QUEUE_FILE), 1 << 20).expect("read");
+
+        // Someone else updates the index (the last change's update, a search): the change
+        // does not wait for them; its file waits in the queue, and the index is behind.
+        let holder = lock(&ws).expect("index lock");
+        update_after_commit_releasing(&ws, ws.lock().expect("workspace lock"), &[rel.to_owned()]);
+        assert_eq!(queued().as_deref(), Some("memory/episodes/2026-12-03.md\n"));
+        assert_eq!(state(&ws), IndexState::Stale);
+
+        // Letting the lock go serves the queue first.
+        drop(holder);
+        assert_eq!(queued().as_deref(), Some(""));
+        assert_eq!(state(&ws), IndexState::Fresh);
+
+        // A holder killed with files queued (the OS lets its lock go): the next one serves them.
+        fsx::write_atomic(
+            &ws.abs(rel),
+            format!("{text}\n## 11:00\nThe wombat count follows.\n").as_bytes(),
+        )
+        .expect("write");
+        fsx::write_atomic(&ws.abs(queue::QUEUE_FILE), format!("{rel}\n{rel}\n").as_bytes())
+            .expect("write");
+        update_after_commit_releasing(&ws, ws.lock().expect("workspace lock"), &[]);
+        assert_eq!(queued().as_deref(), Some(""));
+        assert_eq!(state(&ws), IndexState::Fresh);
+    }
 
     #[test]
     fn the_files_digest_is_fnv_1a_of_each_line_summed() {

@@ -1,0 +1,110 @@
+//! The queue of files waiting for the search index (issue 20): a change that commits while
+//! another process holds the index lock (the previous change's update, a search) does not wait
+//! for it. It adds its files to `.cogmem/index-queue` and returns; whoever holds the index
+//! lock brings the index up to date with the queued files before it lets the lock go.
+//!
+//! The queue file is also the lock that orders the two sides: a change adds to it only while
+//! it holds the queue's lock and finds the index lock taken, and a holder of the index lock
+//! lets that lock go only while it holds the queue's lock and finds the queue empty. So the
+//! queue is empty whenever the index lock is free (unless its holder was killed: the next
+//! holder serves what it left), and whoever takes the workspace lock after a change (`verify`)
+//! and then waits for the index lock finds the change's files indexed.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use cogmem_store::store::fsx::{self, IoError};
+use cogmem_store::workspace::{LockSide, Workspace, wait_for_lock};
+
+/// The queue, one path (relative to the root) per line. Derived data under `.cogmem/`.
+pub(crate) const QUEUE_FILE: &str = ".cogmem/index-queue";
+
+/// The queue file, locked (the lock goes with the handle).
+struct Queue {
+    file: File,
+    path: std::path::PathBuf,
+}
+
+impl Queue {
+    fn lock(ws: &Workspace) -> crate::Result<Self> {
+        let path = ws.abs(QUEUE_FILE);
+        let file = fsx::open_lock_file(&path)?;
+        let timeout = std::time::Duration::from_millis(ws.settings().lock.timeout_ms);
+        match wait_for_lock(&file, LockSide::Write, timeout) {
+            Ok(true) => Ok(Self { file, path }),
+            Ok(false) => Err(super::IndexError::Busy { path }.into()),
+            Err(e) => Err(IoError::new(&path, "lock", e).into()),
+        }
+    }
+
+    /// The queued paths, in order, without repeats.
+    fn paths(&mut self) -> crate::Result<Vec<String>> {
+        let mut text = String::new();
+        self.file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| self.file.read_to_string(&mut text))
+            .map_err(|e| IoError::new(&self.path, "read", e))?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(text.lines().filter(|l| !l.is_empty() && seen.insert(*l)).map(str::to_owned).collect())
+    }
+
+    fn add(&mut self, paths: &[String]) -> crate::Result<()> {
+        let mut lines = String::new();
+        // A path with a line break cannot be a memory file the index reads; it is not queued.
+        for p in paths.iter().filter(|p| !p.contains(['\n', '\r'])) {
+            lines.push_str(p);
+            lines.push('\n');
+        }
+        self.file
+            .seek(SeekFrom::End(0))
+            .and_then(|_| self.file.write_all(lines.as_bytes()))
+            .map_err(|e| IoError::new(&self.path, "write", e).into())
+    }
+
+    fn clear(&mut self) -> crate::Result<()> {
+        self.file.set_len(0).map_err(|e| IoError::new(&self.path, "empty", e).into())
+    }
+}
+
+/// Whether files wait in the queue (read without its lock: a hint).
+pub(crate) fn has_files(ws: &Workspace) -> bool {
+    fsx::read_if_exists(&ws.abs(QUEUE_FILE), 1 << 20)
+        .is_ok_and(|b| b.is_some_and(|b| !b.is_empty()))
+}
+
+/// What [`take_or_queue`] did.
+pub(crate) enum Taken {
+    /// The index lock, taken: the caller brings the index up to date.
+    Lock(File),
+    /// The lock was held; the files are queued for its holder.
+    Queued,
+}
+
+/// Takes the index lock without waiting, or queues `paths` for its holder when it is taken.
+pub(crate) fn take_or_queue(ws: &Workspace, paths: &[String]) -> crate::Result<Taken> {
+    let mut queue = Queue::lock(ws)?;
+    let path = ws.abs(super::LOCK_FILE);
+    let index = fsx::open_lock_file(&path)?;
+    match index.try_lock() {
+        Ok(()) => Ok(Taken::Lock(index)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            queue.add(paths)?;
+            Ok(Taken::Queued)
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(IoError::new(&path, "lock", e).into()),
+    }
+}
+
+/// Lets the index lock go when nothing is queued; else empties the queue and gives back the
+/// lock with the queued paths, for the caller to index before it tries again. On an error the
+/// lock is let go (the queue stays for the next holder).
+pub(crate) fn release(ws: &Workspace, lock: File) -> Option<(File, Vec<String>)> {
+    let Ok(mut queue) = Queue::lock(ws) else { return None };
+    match queue.paths() {
+        Ok(paths) if !paths.is_empty() && queue.clear().is_ok() => Some((lock, paths)),
+        _ => {
+            drop(lock);
+            None
+        }
+    }
+}
