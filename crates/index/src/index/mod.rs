@@ -805,7 +805,7 @@ pub fn update_after_commit(ws: &Workspace, paths: &[String]) {
 /// workspace lock next (`verify` on its read side) finds the index up to date or being
 /// brought up to date, never left behind by a change that is over. When another process
 /// holds the index lock (the previous change's update, a search), the files are queued for it
-/// ([`queue`]) instead of waiting: it indexes them before it lets the lock go.
+/// (`.cogmem/index-queue`) instead of waiting: it indexes them before it lets the lock go.
 ///
 /// With [`on_index_update`](cogmem_store::workspace::WorkspaceOptions::on_index_update) set
 /// (the binary's one-shot commands), the index lock goes to the process the hook starts, and
