@@ -78,10 +78,10 @@ pub(crate) fn write_updated(
             return Err(SpliceError::BadPath);
         }
     }
-    let odb = repo.odb()?;
-    match update(&odb, base, changes)? {
+    let writer = crate::git_loose::Writer::new(repo)?;
+    match update(&writer, base, changes)? {
         Some(id) => Ok(id),
-        None => Ok(odb.write(ObjectType::Tree, &[])?),
+        None => Ok(writer.write(ObjectType::Tree, &[])?),
     }
 }
 
@@ -154,13 +154,13 @@ fn valid_name(name: &str) -> bool {
 
 /// The tree `base` with `changes` applied, written; `None` when it ends up empty.
 fn update(
-    odb: &git2::Odb<'_>,
+    writer: &crate::git_loose::Writer<'_>,
     base: Option<Oid>,
     changes: &[Change<'_>],
 ) -> Result<Option<Oid>, SpliceError> {
     let object = match base {
         Some(id) => {
-            let object = odb.read(id)?;
+            let object = writer.odb().read(id)?;
             if object.kind() != ObjectType::Tree {
                 return Err(SpliceError::Malformed);
             }
@@ -211,7 +211,7 @@ fn update(
                     Some(_) => return Err(SpliceError::Conflict), // a file where a folder goes
                     None => None,
                 };
-                let new = update(odb, base, &below)?;
+                let new = update(writer, base, &below)?;
                 if new.is_none() && existing.is_none() {
                     return Err(SpliceError::Conflict); // an empty folder that was not there
                 }
@@ -249,7 +249,7 @@ fn update(
     if count == 0 {
         return Ok(None);
     }
-    Ok(Some(odb.write(ObjectType::Tree, &out)?))
+    Ok(Some(writer.write(ObjectType::Tree, &out)?))
 }
 
 fn push(out: &mut Vec<u8>, e: &Entry<'_>) {

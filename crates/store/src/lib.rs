@@ -23,6 +23,7 @@ pub mod decay;
 pub mod error;
 pub mod git;
 mod git_index;
+mod git_loose;
 mod git_tree;
 pub mod host_config;
 pub mod progress;
