@@ -814,7 +814,7 @@ pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[S
     cogmem_store::timing::mark("index open");
     let taken = queue::take_or_queue(ws, paths);
     drop(held);
-    let lock = match taken {
+    let mut lock = match taken {
         Ok(queue::Taken::Lock(file)) => file,
         Ok(queue::Taken::Queued) => {
             cogmem_store::timing::mark("index: update queued");
@@ -826,7 +826,6 @@ pub fn update_after_commit_releasing(ws: &Workspace, held: LockGuard, paths: &[S
             Err(_) => return,
         },
     };
-    let mut lock = lock;
     if let Some(hook) = &ws.options().on_index_update {
         match hook(ws.root(), lock, paths) {
             Ok(()) => {

@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use cogmem_store::store::fsx::{self, IoError};
-use cogmem_store::workspace::{LockSide, Workspace, wait_for_lock};
+use cogmem_store::workspace::Workspace;
 
 /// The queue, one path (relative to the root) per line. Derived data under `.cogmem/`.
 pub(crate) const QUEUE_FILE: &str = ".cogmem/index-queue";
@@ -26,15 +26,9 @@ struct Queue {
 }
 
 impl Queue {
+    /// Takes the queue's lock as the index lock is taken ([`super::lock_at`]).
     fn lock(ws: &Workspace) -> crate::Result<Self> {
-        let path = ws.abs(QUEUE_FILE);
-        let file = fsx::open_lock_file(&path)?;
-        let timeout = std::time::Duration::from_millis(ws.settings().lock.timeout_ms);
-        match wait_for_lock(&file, LockSide::Write, timeout) {
-            Ok(true) => Ok(Self { file, path }),
-            Ok(false) => Err(super::IndexError::Busy { path }.into()),
-            Err(e) => Err(IoError::new(&path, "lock", e).into()),
-        }
+        Ok(Self { file: super::lock_at(ws, QUEUE_FILE)?, path: ws.abs(QUEUE_FILE) })
     }
 
     /// The queued paths, in order, without repeats.
