@@ -1116,7 +1116,7 @@ fn link_target_bytes(_: &Path) -> Option<Vec<u8>> {
 pub fn uncommitted(repo: &Repository) -> crate::Result<Vec<Change>> {
     let mut opts = StatusOptions::new();
     opts.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
-    let statuses = repo.statuses(Some(&mut opts)).map_err(op("read the status"))?;
+    let statuses = statuses_settled(repo, &mut opts).map_err(op("read the status"))?;
     let mut out = Vec::new();
     for entry in statuses.iter() {
         let s = entry.status();
@@ -1142,6 +1142,35 @@ pub fn uncommitted(repo: &Repository) -> crate::Result<Vec<Change>> {
         out.push(Change { path, state });
     }
     Ok(out)
+}
+
+/// libgit2's status, asked again when the work tree moved under it. Status takes no lock: a
+/// write in flight can remove a temporary file between libgit2 listing it and hashing it, which
+/// libgit2 reports as an operating-system error ("error reading file for hashing"). Such an
+/// error is a race, not a broken workspace, so it is retried a few times, a little later each time; any other error, or
+/// the same one after the last try, is returned.
+fn statuses_settled<'r>(
+    repo: &'r Repository,
+    opts: &mut StatusOptions,
+) -> Result<git2::Statuses<'r>, git2::Error> {
+    const TRIES: usize = 8;
+    let mut tries = 0;
+    loop {
+        match repo.statuses(Some(opts)) {
+            Err(e) if tries + 1 < TRIES && moved_under(&e) => {
+                tries += 1;
+                // Give the write in flight a moment to finish its rename or removal.
+                std::thread::sleep(std::time::Duration::from_millis(tries as u64));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Whether a libgit2 error is a file of the work tree changing while it was read.
+fn moved_under(e: &git2::Error) -> bool {
+    matches!(e.class(), git2::ErrorClass::Os | git2::ErrorClass::Filesystem)
+        || e.code() == git2::ErrorCode::NotFound
 }
 
 /// One commit of the history, for `status` and tests.
@@ -1200,5 +1229,57 @@ mod tests {
         assert!(attributes_filter("[attr]mine text eol=lf\n"));
         assert!(attributes_filter("\"a b.md\" text\n"));
         assert!(!attributes_filter("# *.md text\n\n"), "a comment");
+    }
+}
+
+#[cfg(test)]
+mod race_tests {
+    use super::uncommitted;
+
+    /// A tracked file that vanishes while status reads the work tree (between libgit2 listing
+    /// it and hashing it) makes libgit2 fail to hash it; the status asked again answers instead of failing.
+    #[test]
+    fn status_answers_while_files_come_and_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("kept.md"), "kept\n").unwrap();
+        // Tracked files, so libgit2 hashes them when their stat no longer matches its index.
+        let mut index = repo.index().unwrap();
+        for n in 0..64 {
+            std::fs::write(dir.path().join(format!("tmp-{n}.md")), "first\n").unwrap();
+            index.add_path(std::path::Path::new(&format!("tmp-{n}.md"))).unwrap();
+        }
+        index.write().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let churn = {
+            let (root, stop) = (dir.path().to_path_buf(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let p = root.join(format!("tmp-{}.md", n % 64));
+                    let _ = std::fs::write(&p, vec![b'x'; 64 * 1024]);
+                    let _ = std::fs::remove_file(&p);
+                    n += 1;
+                    // A writer does other work between its files; a loop that never pauses
+                    // would starve any reader of a settled tree.
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                }
+            })
+        };
+        let mut failures = Vec::new();
+        for _ in 0..300 {
+            match uncommitted(&repo) {
+                Ok(changes) => assert!(changes.iter().any(|c| c.path == "kept.md")),
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        churn.join().unwrap();
+        assert!(
+            failures.is_empty(),
+            "status failed {} times: {:?}",
+            failures.len(),
+            failures.first()
+        );
     }
 }
