@@ -1235,6 +1235,7 @@ mod tests {
 #[cfg(test)]
 mod race_tests {
     use super::uncommitted;
+    use crate::store::fsx;
 
     /// A tracked file that vanishes while status reads the work tree (between libgit2 listing
     /// it and hashing it) makes libgit2 fail to hash it; the status asked again answers instead of failing.
@@ -1242,11 +1243,11 @@ mod race_tests {
     fn status_answers_while_files_come_and_go() {
         let dir = tempfile::tempdir().unwrap();
         let repo = git2::Repository::init(dir.path()).unwrap();
-        std::fs::write(dir.path().join("kept.md"), "kept\n").unwrap();
+        fsx::write_derived(&dir.path().join("kept.md"), b"kept\n", false).unwrap();
         // Tracked files, so libgit2 hashes them when their stat no longer matches its index.
         let mut index = repo.index().unwrap();
         for n in 0..64 {
-            std::fs::write(dir.path().join(format!("tmp-{n}.md")), "first\n").unwrap();
+            fsx::write_derived(&dir.path().join(format!("tmp-{n}.md")), b"first\n", false).unwrap();
             index.add_path(std::path::Path::new(&format!("tmp-{n}.md"))).unwrap();
         }
         index.write().unwrap();
@@ -1257,8 +1258,8 @@ mod race_tests {
                 let mut n = 0u64;
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                     let p = root.join(format!("tmp-{}.md", n % 64));
-                    let _ = std::fs::write(&p, vec![b'x'; 64 * 1024]);
-                    let _ = std::fs::remove_file(&p);
+                    let _ = fsx::write_derived(&p, &[b'x'; 64 * 1024], false);
+                    let _ = fsx::remove_file(&p);
                     n += 1;
                     // A writer does other work between its files; a loop that never pauses
                     // would starve any reader of a settled tree.
@@ -1267,7 +1268,7 @@ mod race_tests {
             })
         };
         let mut failures = Vec::new();
-        for _ in 0..300 {
+        for _ in 0..1000 {
             match uncommitted(&repo) {
                 Ok(changes) => assert!(changes.iter().any(|c| c.path == "kept.md")),
                 Err(e) => failures.push(e.to_string()),
