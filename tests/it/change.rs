@@ -187,6 +187,47 @@ fn many_loose_objects_are_packed_in_the_background() {
     assert!(log.contains("Packing probe 7") && log.contains("After packing"), "{log}");
 }
 
+/// Loose objects that are few but large (an incompressible note committed by `sync`) start
+/// the repack too once they pass `git.auto_pack_loose_mb`, with the count trigger off.
+#[test]
+fn large_loose_objects_are_packed_by_their_size() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[git]\nauto_pack_loose = 0\nauto_pack_loose_mb = 1\n");
+    env.git_commit_all("pack by size");
+    let packs = || -> usize {
+        std::fs::read_dir(env.path(".git/objects/pack")).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+                .count()
+        })
+    };
+    // A small change leaves well under a megabyte loose: nothing starts.
+    env.mutate(["remember", "Size probe: the rota changes on Mondays"]);
+    let lock = env.path(".git/cogmem-repack.lock");
+    assert!(!lock.exists() && packs() == 0, "a repack started under the size limit");
+    // 1.5 MB that zlib cannot shrink (a seeded xorshift, hex-free bytes as text).
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: String = (0..1_500_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b'!' + (x % 90) as u8)
+        })
+        .collect();
+    env.write("memory/vault/noise.md", &format!("# Noise\n\n{noise}\n"));
+    env.mutate(["sync"]);
+    let minute = std::time::Duration::from_secs(60);
+    assert!(wait_until(minute, || packs() > 0), "no pack after 60 s");
+    assert!(wait_until(minute, || !lock.exists()), "the repack lock outlived the repack");
+    let fsck = std::process::Command::new("git")
+        .args(["fsck", "--full", "--strict"])
+        .current_dir(env.path(""))
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+}
+
 /// `sync` records a hand edit with `Change::keep`: the bytes it read are committed and the file
 /// is never written back. A person who edits the file again between that read and the commit
 /// (a watcher syncs while they type) keeps the newer edit, which stays uncommitted for git and

@@ -667,7 +667,7 @@ impl Change {
         // The program decides how a due repack runs (the binary starts it in the background);
         // the library only counts, and only when asked to.
         if let Some(hook) = &ws.options().on_repack_due
-            && git::is_repack_due(repo.path(), ws.settings().git.auto_pack_loose)
+            && git::is_repack_due(repo.path(), &ws.settings().git)
         {
             hook(repo.path());
         }

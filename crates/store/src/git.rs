@@ -338,36 +338,46 @@ fn stat_clean(_: &EntryStat, _: &Path, _: Oid, _: std::time::SystemTime) -> bool
     false
 }
 
-/// Whether the repository (its git folder, `git_dir`) holds more than `threshold` loose
-/// objects, so that a `git repack -d -l` is due (`git.auto_pack_loose`; 0 never). libgit2
-/// writes every object loose and never packs; a memory workspace rewrites its audit log and
-/// decay file on every change, so without packing `.git` grows by the size of those files,
-/// compressed, per commit (3.4 GB after 10,000 commits), where a pack stores each version as a
-/// small delta.
+/// Whether the repository (its git folder, `git_dir`) holds more loose objects than
+/// `git.auto_pack_loose` or more loose bytes than `git.auto_pack_loose_mb`, so that a
+/// `git repack -d -l` is due (0 turns either trigger off). libgit2 writes every object loose
+/// and never packs; a memory workspace rewrites its audit log and decay file on every change,
+/// so without packing `.git` grows by the size of those files, compressed, per commit (3.4 GB
+/// after 10,000 commits), where a pack stores each version as a small delta. The size trigger
+/// bounds what the large trees written with their blocks stored take (`git_loose`): a few
+/// hundred of them pass it long before they are thousands of objects.
 ///
-/// The count is git's own estimate (the objects in `objects/17`, × 256), or an exact count for
-/// thresholds under 2,560. The change engine asks after each commit when the program gave it a
-/// [`RepackHook`](crate::workspace::RepackHook); the library itself never starts a process in
-/// the background. The `cogmem` binary starts `git repack` ([`REPACK_ARGS`]) detached and does not wait
-/// for it (see [`claim_repack`]); an embedder may call [`repack`] instead, when it suits it.
-pub(crate) fn is_repack_due(git_dir: &Path, threshold: u64) -> bool {
-    if threshold == 0 {
+/// Both are git's kind of estimate (the objects in `objects/17`, × 256), or exact counts for
+/// thresholds under 2,560 objects or 16 MB (what tests set). The change engine asks after each
+/// commit when the program gave it a [`RepackHook`](crate::workspace::RepackHook); the library
+/// itself never starts a process in the background. The `cogmem` binary starts `git repack`
+/// ([`REPACK_ARGS`]) detached and does not wait for it (see [`claim_repack`]); an embedder may
+/// call [`repack`] instead, when it suits it.
+pub(crate) fn is_repack_due(git_dir: &Path, git: &crate::settings::GitSettings) -> bool {
+    let (count_limit, mb_limit) = (git.auto_pack_loose, git.auto_pack_loose_mb);
+    if count_limit == 0 && mb_limit == 0 {
         return false;
     }
     let objects = git_dir.join("objects");
-    let count_in = |dir: &Path| -> u64 {
-        std::fs::read_dir(dir).map_or(0, |d| {
+    // (objects, bytes) loose in one folder of `objects/`.
+    let loose_in = |dir: &Path| -> (u64, u64) {
+        std::fs::read_dir(dir).map_or((0, 0), |d| {
             d.filter_map(Result::ok)
-                .filter(|e| e.file_name().len() == 38 && e.file_type().is_ok_and(|t| t.is_file()))
-                .count() as u64
+                .filter(|e| e.file_name().len() == 38)
+                .filter_map(|e| e.metadata().ok().filter(std::fs::Metadata::is_file))
+                .fold((0, 0), |(n, b), m| (n + 1, b + m.len()))
         })
     };
-    let loose = if threshold < 2_560 {
-        (0..=255u8).map(|b| count_in(&objects.join(format!("{b:02x}")))).sum()
+    let exact = (1..2_560).contains(&count_limit) || (1..16).contains(&mb_limit);
+    let (count, bytes) = if exact {
+        (0..=255u8)
+            .map(|b| loose_in(&objects.join(format!("{b:02x}"))))
+            .fold((0, 0), |(n, b), (n2, b2)| (n + n2, b + b2))
     } else {
-        count_in(&objects.join("17")) * 256
+        let (n, b) = loose_in(&objects.join("17"));
+        (n * 256, b * 256)
     };
-    loose > threshold
+    count_limit > 0 && count > count_limit || mb_limit > 0 && bytes > mb_limit * 1024 * 1024
 }
 
 /// The arguments of the repack cogmem runs: loose objects into a new pack, and packs rolled up
@@ -1233,9 +1243,35 @@ mod tests {
 }
 
 #[cfg(test)]
-mod race_tests {
+mod io_tests {
     use super::uncommitted;
     use crate::store::fsx;
+
+    /// The repack is due past either limit: counted, and sized (exact under 16 MB).
+    #[test]
+    fn a_repack_is_due_past_the_count_or_the_size_of_the_loose_objects() {
+        use crate::settings::GitSettings;
+        let dir = tempfile::tempdir().unwrap();
+        let git = |n: u64, mb: u64| GitSettings { auto_pack_loose: n, auto_pack_loose_mb: mb };
+        let put = |name: &str, bytes: usize| {
+            let (folder, file) = name.split_at(2);
+            let p = dir.path().join("objects").join(folder).join(file);
+            fsx::write_derived(&p, &vec![7u8; bytes], false).unwrap();
+        };
+        put(&format!("ab{}", "0".repeat(38)), 700 * 1024);
+        put(&format!("cd{}", "1".repeat(38)), 200 * 1024);
+        // Not objects: a name of the wrong length, a folder.
+        put("ef0123", 900 * 1024);
+        crate::store::fsx::create_dir_all(&dir.path().join("objects/12").join("3".repeat(38)))
+            .unwrap();
+        assert!(!super::is_repack_due(dir.path(), &git(0, 1)), "900 KB is under 1 MB");
+        assert!(super::is_repack_due(dir.path(), &git(1, 0)), "two objects are more than one");
+        assert!(!super::is_repack_due(dir.path(), &git(2, 1)));
+        put(&format!("ab{}", "2".repeat(38)), 200 * 1024);
+        assert!(super::is_repack_due(dir.path(), &git(0, 1)), "1.1 MB is over 1 MB");
+        assert!(!super::is_repack_due(dir.path(), &git(0, 0)), "both off");
+        assert!(!super::is_repack_due(dir.path(), &git(3, 0)), "three is not more than three");
+    }
 
     /// A tracked file that vanishes while status reads the work tree (between libgit2 listing
     /// it and hashing it) makes libgit2 fail to hash it; the status asked again answers instead of failing.

@@ -360,13 +360,16 @@ impl Default for LockSettings {
 #[serde(default, deny_unknown_fields)]
 pub struct GitSettings {
     /// Pack the loose objects (`git repack -d -l`, in the background) once it holds about this many
-    /// loose objects; 0 never packs.
+    /// loose objects; 0: not by their number.
     pub auto_pack_loose: u64,
+    /// Pack them too once they take about this many megabytes (MiB) on disk; 0: not by their
+    /// size.
+    pub auto_pack_loose_mb: u64,
 }
 
 impl Default for GitSettings {
     fn default() -> Self {
-        Self { auto_pack_loose: 6_700 }
+        Self { auto_pack_loose: 6_700, auto_pack_loose_mb: 128 }
     }
 }
 
