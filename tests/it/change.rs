@@ -187,6 +187,37 @@ fn many_loose_objects_are_packed_in_the_background() {
     assert!(log.contains("Packing probe 7") && log.contains("After packing"), "{log}");
 }
 
+/// With git's `index.skipHash` set in the workspace's repository, a write leaves git's index
+/// without its checksum, as git itself would, and git and cogmem go on reading it; without it,
+/// the checksum is there.
+#[test]
+fn a_write_honours_gits_index_skip_hash() {
+    let env = TestEnv::initialized();
+    let trailer = || {
+        let bytes = std::fs::read(env.path(".git/index")).unwrap();
+        bytes[bytes.len() - 20..].to_vec()
+    };
+    env.mutate(["remember", "Checksum probe: the rota changes on Mondays"]);
+    assert_ne!(trailer(), [0; 20], "no skipHash: the checksum is written");
+    env.git(&["config", "index.skipHash", "true"]);
+    env.mutate(["remember", "Checksum probe: the rota is posted on Fridays"]);
+    assert_eq!(trailer(), [0; 20], "skipHash: no checksum");
+    env.mutate(["remember", "Checksum probe: the rota is signed on Sundays"]);
+    assert_eq!(trailer(), [0; 20]);
+    assert_eq!(env.git(&["status", "--porcelain"]), "");
+    let fsck = std::process::Command::new("git")
+        .args(["fsck", "--strict"])
+        .current_dir(env.path(""))
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    let status = env.run(["status", "--json"]).success();
+    assert!(status.stdout.contains("\"uncommitted\": []"), "{}", status.stdout);
+    env.git(&["config", "index.skipHash", "false"]);
+    env.mutate(["remember", "Checksum probe: the rota moves on holidays"]);
+    assert_ne!(trailer(), [0; 20], "skipHash off again: the checksum is back");
+}
+
 /// Loose objects that are few but large (an incompressible note committed by `sync`) start
 /// the repack too once they pass `git.auto_pack_loose_mb`, with the count trigger off.
 #[test]

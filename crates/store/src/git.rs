@@ -250,6 +250,17 @@ fn blob_id_at(tree: Option<&Tree<'_>>, rel: &str) -> Option<(Oid, i32)> {
     answer
 }
 
+/// Whether git would write the index without its checksum: `index.skipHash`, which
+/// `feature.manyFiles` turns on when it is not set itself (git 2.40). A reader of any version
+/// since (git, libgit2 1.8) takes an all-zero checksum as "not computed".
+fn skip_hash(repo: &Repository) -> bool {
+    let Ok(config) = repo.config() else { return false };
+    config
+        .get_bool("index.skipHash")
+        .or_else(|_| config.get_bool("feature.manyFiles"))
+        .unwrap_or(false)
+}
+
 /// Returns a file's content in `HEAD`, or `None` when `HEAD` does not have it.
 pub fn read_at_head(
     repo: &Repository,
@@ -772,8 +783,8 @@ fn stage_files(
         })
         .collect();
     if let Some(updates) = updates
-        && let Some(bytes) =
-            GitIndex::read_again(repo.path()).and_then(|i| i.patched(root, &updates))
+        && let Some(bytes) = GitIndex::read_again(repo.path())
+            .and_then(|i| i.patched(root, &updates, skip_hash(repo)))
         && crate::git_index::write(repo.path(), &bytes).is_ok()
     {
         return Ok(());

@@ -153,7 +153,11 @@ impl GitIndex {
             return None;
         }
         let body = bytes.len() - CHECKSUM;
-        if Sha1::digest(&bytes[..body]).as_slice() != &bytes[body..] {
+        // An all-zero checksum is git's `index.skipHash` (git 2.40): not checked, as git and
+        // libgit2 (1.8) do not check it.
+        if bytes[body..] != [0; CHECKSUM]
+            && Sha1::digest(&bytes[..body]).as_slice() != &bytes[body..]
+        {
             return None;
         }
         let version = be32(&bytes, 4)?;
@@ -303,11 +307,13 @@ impl GitIndex {
     /// The index with the entries of `updates` replaced, added (`Some`) or removed (`None`),
     /// as the bytes of a complete file; `None` when a path has conflict entries or would
     /// collide with a folder or file the index holds (libgit2 resolves those). `root` is the
-    /// work tree, where racy entries are checked.
+    /// work tree, where racy entries are checked. With `skip_hash` (git's `index.skipHash`)
+    /// the checksum is left all zeros, as git writes it then.
     pub(crate) fn patched(
         &self,
         root: &Path,
         updates: &[(String, Option<git2::IndexEntry>)],
+        skip_hash: bool,
     ) -> Option<Vec<u8>> {
         let mut updates: Vec<&(String, Option<git2::IndexEntry>)> = updates.iter().collect();
         updates.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -357,8 +363,12 @@ impl GitIndex {
         }
         out[8..12].copy_from_slice(&count.to_be_bytes());
         out[4..8].copy_from_slice(&self.version.to_be_bytes());
-        let sum = Sha1::digest(&out);
-        out.extend_from_slice(&sum);
+        if skip_hash {
+            out.extend_from_slice(&[0; CHECKSUM]);
+        } else {
+            let sum = Sha1::digest(&out);
+            out.extend_from_slice(&sum);
+        }
         Some(out)
     }
 
@@ -546,7 +556,7 @@ mod tests {
         // This module's way, from the same index.
         std::fs::write(root.join(".git/index"), &before).expect("put back");
         let index = GitIndex::read(&root.join(".git")).expect("a plain index");
-        let bytes = index.patched(root, &ups).expect("patchable");
+        let bytes = index.patched(root, &ups, false).expect("patchable");
         write(&root.join(".git"), &bytes).expect("written");
         assert!(!root.join(".git/index.lock").exists());
         assert_eq!(seen_by_git(root), by_libgit2);
@@ -561,6 +571,41 @@ mod tests {
             assert_eq!(got.mtime, (e.mtime.seconds() as u32, e.mtime.nanoseconds()), "{rel}");
         }
         assert!(ours.get("a.md").is_none());
+    }
+
+    /// git's `index.skipHash` (git 2.40): an index written with an all-zero checksum is read
+    /// (not handed to libgit2's slow path), and one patched with `skip_hash` is what git writes
+    /// then: git, libgit2 and this module read it, `git fsck` accepts it.
+    #[test]
+    fn an_index_without_its_checksum_is_read_and_written_as_git_does() {
+        let dir = repo();
+        let root = dir.path();
+        put(root, "memory/z.md", "z, edited\n");
+        git(root, &["-c", "index.skipHash=true", "add", "memory/z.md"]);
+        let bytes = std::fs::read(root.join(".git/index")).expect("index");
+        assert_eq!(bytes[bytes.len() - 20..], [0; 20], "git wrote no checksum");
+        let index = GitIndex::read(&root.join(".git")).expect("read without a checksum");
+        let staged = git(root, &["rev-parse", ":memory/z.md"]);
+        assert_eq!(index.get("memory/z.md").expect("entry").id.to_string(), staged.trim());
+
+        put(root, "zz.md", "last\n");
+        let ups = updates(root, &["zz.md"]);
+        let patched = index.patched(root, &ups, true).expect("patchable");
+        assert_eq!(patched[patched.len() - 20..], [0; 20]);
+        write(&root.join(".git"), &patched).expect("written");
+        let ours = GitIndex::read(&root.join(".git")).expect("reads back");
+        assert!(ours.get("zz.md").is_some() && ours.get("memory/z.md").is_some());
+        let libgit2 = Repository::open(root).expect("open").index().expect("libgit2 reads it");
+        assert_eq!(libgit2.len(), 5);
+        // Both staged, nothing else changed: git sees the stat data of each.
+        assert_eq!(git(root, &["status", "--porcelain"]), "M  memory/z.md\nA  zz.md\n");
+        git(root, &["fsck", "--strict"]);
+        // A damaged checksum that is not all zeros is still refused.
+        let mut damaged = patched.clone();
+        let last = damaged.len() - 1;
+        damaged[last] = 1;
+        std::fs::write(root.join(".git/index"), &damaged).expect("damage");
+        assert!(GitIndex::read(&root.join(".git")).is_none());
     }
 
     #[test]
@@ -578,8 +623,10 @@ mod tests {
         put(root, "memory/x-y.md", "X-Y\n");
         put(root, "memory/z.md", "z, edited\n");
         let ups = updates(root, &["memory/z.md"]);
-        let bytes =
-            GitIndex::read(&root.join(".git")).expect("plain").patched(root, &ups).expect("ok");
+        let bytes = GitIndex::read(&root.join(".git"))
+            .expect("plain")
+            .patched(root, &ups, false)
+            .expect("ok");
         write(&root.join(".git"), &bytes).expect("written");
         let ours = GitIndex::read(&root.join(".git")).expect("reads back");
         assert_eq!(ours.get("memory/x-y.md").expect("entry").size, 0, "smudged");
@@ -629,13 +676,13 @@ mod tests {
         assert!(child.wait().expect("wait").success());
         let index = GitIndex::read(&git_dir).expect("conflicts are plain to read");
         put(root, "c.md", "resolved\n");
-        assert!(index.patched(root, &updates(root, &["c.md"])).is_none(), "conflict");
+        assert!(index.patched(root, &updates(root, &["c.md"]), false).is_none(), "conflict");
         let under_a_file = [("a.md/x.md".to_owned(), Some(entry_from(root, "a.md", "a.md/x.md")))];
-        assert!(index.patched(root, &under_a_file).is_none(), "under a file");
+        assert!(index.patched(root, &under_a_file, false).is_none(), "under a file");
         let over_a_folder = [("memory/x".to_owned(), Some(entry_from(root, "a.md", "memory/x")))];
-        assert!(index.patched(root, &over_a_folder).is_none(), "over a folder");
+        assert!(index.patched(root, &over_a_folder, false).is_none(), "over a folder");
         // Removing a path no entry has is no collision.
-        assert!(index.patched(root, &[("nothing.md".to_owned(), None)]).is_some());
+        assert!(index.patched(root, &[("nothing.md".to_owned(), None)], false).is_some());
     }
 
     #[test]
