@@ -152,20 +152,13 @@ fn many_loose_objects_are_packed_in_the_background() {
     let env = TestEnv::initialized();
     env.write("cogmem.toml", "[git]\nauto_pack_loose = 30\n");
     env.git_commit_all("pack early");
-    let packs = || -> usize {
-        std::fs::read_dir(env.path(".git/objects/pack")).map_or(0, |d| {
-            d.filter_map(Result::ok)
-                .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
-                .count()
-        })
-    };
-    assert_eq!(packs(), 0);
+    assert_eq!(env.packs(), 0);
     for i in 0..8 {
         env.mutate(["remember", &format!("Packing probe {i}: the rota changes on Mondays")]);
     }
     // The gc runs detached from the command; give it time (no timing is asserted).
     let minute = std::time::Duration::from_secs(60);
-    assert!(wait_until(minute, || packs() > 0), "no pack after 60 s");
+    assert!(wait_until(minute, || env.packs() > 0), "no pack after 60 s");
     // One repack at a time, its lock gone when it is done.
     let lock = env.path(".git/cogmem-repack.lock");
     assert!(wait_until(minute, || !lock.exists()), "the repack lock outlived the repack");
@@ -177,12 +170,7 @@ fn many_loose_objects_are_packed_in_the_background() {
     env.mutate(["remember", "After packing: the rota still changes on Mondays"]);
     // A repack the last changes started removes loose objects as it packs them: fsck after it.
     assert!(wait_until(minute, || !lock.exists()), "the repack lock outlived the repack");
-    let fsck = std::process::Command::new("git")
-        .args(["fsck", "--full", "--strict"])
-        .current_dir(env.path(""))
-        .output()
-        .unwrap();
-    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    env.git(&["fsck", "--full", "--strict"]);
     let log = env.git(&["log", "--format=%s"]);
     assert!(log.contains("Packing probe 7") && log.contains("After packing"), "{log}");
 }
@@ -205,12 +193,7 @@ fn a_write_honours_gits_index_skip_hash() {
     env.mutate(["remember", "Checksum probe: the rota is signed on Sundays"]);
     assert_eq!(trailer(), [0; 20]);
     assert_eq!(env.git(&["status", "--porcelain"]), "");
-    let fsck = std::process::Command::new("git")
-        .args(["fsck", "--strict"])
-        .current_dir(env.path(""))
-        .output()
-        .unwrap();
-    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    env.git(&["fsck", "--strict"]);
     let status = env.run(["status", "--json"]).success();
     assert!(status.stdout.contains("\"uncommitted\": []"), "{}", status.stdout);
     env.git(&["config", "index.skipHash", "false"]);
@@ -225,17 +208,10 @@ fn large_loose_objects_are_packed_by_their_size() {
     let env = TestEnv::initialized();
     env.write("cogmem.toml", "[git]\nauto_pack_loose = 0\nauto_pack_loose_mb = 1\n");
     env.git_commit_all("pack by size");
-    let packs = || -> usize {
-        std::fs::read_dir(env.path(".git/objects/pack")).map_or(0, |d| {
-            d.filter_map(Result::ok)
-                .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
-                .count()
-        })
-    };
     // A small change leaves well under a megabyte loose: nothing starts.
     env.mutate(["remember", "Size probe: the rota changes on Mondays"]);
     let lock = env.path(".git/cogmem-repack.lock");
-    assert!(!lock.exists() && packs() == 0, "a repack started under the size limit");
+    assert!(!lock.exists() && env.packs() == 0, "a repack started under the size limit");
     // 1.5 MB that zlib cannot shrink (a seeded xorshift, hex-free bytes as text).
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let noise: String = (0..1_500_000)
@@ -249,14 +225,9 @@ fn large_loose_objects_are_packed_by_their_size() {
     env.write("memory/vault/noise.md", &format!("# Noise\n\n{noise}\n"));
     env.mutate(["sync"]);
     let minute = std::time::Duration::from_secs(60);
-    assert!(wait_until(minute, || packs() > 0), "no pack after 60 s");
+    assert!(wait_until(minute, || env.packs() > 0), "no pack after 60 s");
     assert!(wait_until(minute, || !lock.exists()), "the repack lock outlived the repack");
-    let fsck = std::process::Command::new("git")
-        .args(["fsck", "--full", "--strict"])
-        .current_dir(env.path(""))
-        .output()
-        .unwrap();
-    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    env.git(&["fsck", "--full", "--strict"]);
 }
 
 /// `sync` records a hand edit with `Change::keep`: the bytes it read are committed and the file

@@ -21,14 +21,6 @@ fn segments(root: &Path) -> usize {
     meta["segments"].as_array().unwrap().len()
 }
 
-fn packs(root: &Path) -> usize {
-    std::fs::read_dir(root.join(".git/objects/pack")).map_or(0, |d| {
-        d.filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
-            .count()
-    })
-}
-
 // See: issue 20
 /// Each write's index update commits one segment and merges nothing, however many segments
 /// pile up: tantivy's own policy would merge eight of them in the command, which then waited.
@@ -156,9 +148,9 @@ fn issue_20_repack_rolls_packs_up() {
         let out = env.git_command(&["repack", "-d", "-q"]).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
-    assert!(packs(&env.root) >= 6, "{} packs", packs(&env.root));
+    assert!(env.packs() >= 6, "{} packs", env.packs());
     assert!(cogmem::git::repack(&env.root.join(".git")));
-    assert!(packs(&env.root) <= 2, "{} packs after a repack", packs(&env.root));
+    assert!(env.packs() <= 2, "{} packs after a repack", env.packs());
     let fsck = env.git_command(&["fsck", "--full", "--strict"]).output().unwrap();
     assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
 }

@@ -185,6 +185,15 @@ impl TestEnv {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// How many packs `.git/objects/pack` holds.
+    pub fn packs(&self) -> usize {
+        std::fs::read_dir(self.path(".git/objects/pack")).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+                .count()
+        })
+    }
+
     /// Commits everything by hand, as a person would.
     pub fn git_commit_all(&self, msg: &str) {
         self.git(&["add", "-A"]);
