@@ -59,8 +59,9 @@ struct Done {
     /// Searches run, and searches refused because the index was busy.
     searches: usize,
     search_busy: usize,
-    /// The longest any operation took.
+    /// The longest any operation took, and the longest search.
     longest: Duration,
+    longest_search: Duration,
 }
 
 fn json(text: &str) -> serde_json::Value {
@@ -140,6 +141,7 @@ fn worker(root: &Path, home: &Path, p: usize, writes: usize, seed: u64) -> Done 
         } else {
             r = exec(root, home, &["search", "--json", "stress"], now);
             done.searches += 1;
+            done.longest_search = done.longest_search.max(r.took);
             if r.code != 0 {
                 assert!(r.stderr.contains("index"), "search failed: {}", r.stderr);
                 done.search_busy += 1;
@@ -291,18 +293,20 @@ fn stress(env: &TestEnv, procs: usize, writes: usize, seed: u64) -> String {
     let hand: usize = results.iter().map(|d| d.hand.len()).sum();
     let busy: usize = results.iter().map(|d| d.search_busy).sum();
     let longest = results.iter().map(|d| d.longest).max().unwrap_or_default();
+    let longest_search = results.iter().map(|d| d.longest_search).max().unwrap_or_default();
     format!(
         "stress {procs} processes x {writes} operations (seed {seed}): {} commits, {remembered} \
          remembers present exactly once, {failed} remembers refused by lock timeout ({timeouts} \
          timeouts in all), {hand} hand edits committed by {syncs} concurrent `sync`s, \
          {searches} searches ({busy} refused while the index was busy), \
          {} reader passes ({} saw an audit line mid-append), {} `status` reader processes, \
-         longest operation {} ms, {} ms in all",
+         longest operation {} ms (search {} ms), {} ms in all",
         commits.len(),
         reads.load(Ordering::Relaxed),
         torn.load(Ordering::Relaxed),
         status_passes.load(Ordering::Relaxed),
         longest.as_millis(),
+        longest_search.as_millis(),
         elapsed.as_millis(),
     )
 }

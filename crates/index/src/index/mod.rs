@@ -944,13 +944,31 @@ fn graph_digest(rel: &str, text: &str) -> String {
     cogmem_store::store::core_memory::hash8(&key)
 }
 
+/// Takes the index lock, waiting up to `lock.timeout_ms`. A caller that has to wait says so
+/// while it waits ([`queue::Wanted`]): holders then let the lock go without serving the queue
+/// further, and changes queue their files rather than take it, so a search is not kept
+/// waiting by a stream of writes.
 fn lock(ws: &Workspace) -> crate::Result<IndexLock<'_>> {
-    lock_at(ws, LOCK_FILE).map(|file| IndexLock::held(ws, file))
+    let path = ws.abs(LOCK_FILE);
+    let file = fsx::open_lock_file(&path)?;
+    match file.try_lock() {
+        Ok(()) => return Ok(IndexLock::held(ws, file)),
+        Err(std::fs::TryLockError::WouldBlock) => {}
+        Err(std::fs::TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
+    }
+    let _wanted = queue::Wanted::say(ws);
+    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
+    match wait_for_lock(&file, LockSide::Write, timeout) {
+        Ok(true) => Ok(IndexLock::held(ws, file)),
+        Ok(false) => Err(IndexError::Busy { path }.into()),
+        Err(e) => Err(IoError::new(&path, "lock", e).into()),
+    }
 }
 
 /// The index lock, held. Letting it go serves the queue first: the files changes queued while
 /// it was held are indexed, round after round, until a round finds the queue empty
-/// ([`queue::release`]).
+/// ([`queue::release`]) or someone waits for the lock ([`queue::Wanted`]), who is then let in
+/// with the files still queued.
 pub(crate) struct IndexLock<'a> {
     ws: &'a Workspace,
     file: Option<File>,
@@ -962,10 +980,17 @@ impl<'a> IndexLock<'a> {
     }
 }
 
+/// While writes keep coming, every round of a holder's serving finds new files queued: the
+/// holder kept the lock as long as they came, and a search waiting for it (each search takes
+/// it) gave up after `lock.timeout_ms` (`scripts/stress 8 50`: longest operation 10–13.5 s,
+/// 1–2 searches refused). So a holder serves only while nobody waits for the lock
+/// ([`queue::Wanted`]); the files it leaves queued are the waiter's to index — every holder
+/// serves the queue when it lets go — and a search finds them by their stamps anyway.
 impl Drop for IndexLock<'_> {
     fn drop(&mut self) {
         let Some(mut file) = self.file.take() else { return };
-        while let Some((held, paths)) = queue::release(self.ws, file) {
+        let serve = || !queue::Wanted::by_someone(self.ws);
+        while let Some((held, paths)) = queue::release(self.ws, file, serve()) {
             // Failures are the next read's to retry, as after a change.
             let _ = refresh_locked(self.ws, false, None, Some(&paths));
             file = held;
@@ -1700,6 +1725,72 @@ mod tests {
         fsx::write_atomic(&ws.abs(queue::QUEUE_FILE), format!("{rel}\n{rel}\n").as_bytes())
             .expect("write");
         update_after_commit_releasing(&ws, ws.lock().expect("workspace lock"), &[]);
+        assert_eq!(queued().as_deref(), Some(""));
+        assert_eq!(state(&ws), IndexState::Fresh);
+    }
+
+    /// Someone waiting for the index lock is let in before the queue is served further: the
+    /// holder lets go leaving the queue to the waiter, and changes queue rather than take a
+    /// lock that someone waits for; the waiter serves the queue when it lets go.
+    #[test]
+    fn a_waiter_for_the_index_lock_goes_before_the_queue() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fsx::write_atomic(&dir.path().join(layout::MEMORY_MD), b"# Memory\n").expect("write");
+        fsx::create_dir_all(&dir.path().join("memory/episodes")).expect("mkdir");
+        let ws = Workspace::open(dir.path()).expect("open");
+        drop(open(&ws, false, None).expect("index built"));
+        let rel = "memory/episodes/2026-12-03.md";
+        let write = |n: u32| {
+            let text = format!("# 2026-12-03 — Episode Log\n\n## 10:00\nProbe {n}.\n");
+            fsx::write_atomic(&ws.abs(rel), text.as_bytes()).expect("write");
+        };
+        let queued =
+            || fsx::read_text_if_exists(&ws.abs(queue::QUEUE_FILE), 1 << 20).expect("read");
+
+        // Nobody waits: a change takes the free lock.
+        assert!(!queue::Wanted::by_someone(&ws));
+        write(1);
+        match queue::take_or_queue(&ws, &[rel.to_owned()]).expect("queue") {
+            queue::Taken::Lock(file) => {
+                let update = IndexLock::held(&ws, file);
+                refresh_locked(&ws, false, None, Some(&[rel.to_owned()])).expect("indexed");
+                drop(update);
+            }
+            queue::Taken::Queued => panic!("the lock was free and nobody waited"),
+        }
+        // Someone waits: a change queues even though the lock is free.
+        let waiting = queue::Wanted::say(&ws);
+        assert!(queue::Wanted::by_someone(&ws));
+        write(2);
+        assert!(matches!(
+            queue::take_or_queue(&ws, &[rel.to_owned()]).expect("queue"),
+            queue::Taken::Queued
+        ));
+        drop(waiting);
+        assert!(!queue::Wanted::by_someone(&ws));
+
+        // A holder with files queued, and a waiter: the holder lets go without serving them.
+        let holder = lock(&ws).expect("index lock");
+        let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let (ws, queued) = (&ws, &queued);
+            scope.spawn(move || {
+                let waiter = lock(ws).expect("the waiter gets the lock");
+                seen_tx.send(queued()).expect("send");
+                go_rx.recv().expect("told to let go");
+                drop(waiter);
+            });
+            let started = std::time::Instant::now();
+            while !queue::Wanted::by_someone(ws) && started.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            drop(holder);
+            let seen = seen_rx.recv().expect("the waiter's view");
+            assert_eq!(seen.as_deref(), Some("memory/episodes/2026-12-03.md\n"), "left queued");
+            go_tx.send(()).expect("send");
+        });
+        // The waiter served the queue when it let go.
         assert_eq!(queued().as_deref(), Some(""));
         assert_eq!(state(&ws), IndexState::Fresh);
     }

@@ -6,9 +6,13 @@
 //! The queue file is also the lock that orders the two sides: a change adds to it only while
 //! it holds the queue's lock and finds the index lock taken, and a holder of the index lock
 //! lets that lock go only while it holds the queue's lock and finds the queue empty. So the
-//! queue is empty whenever the index lock is free (unless its holder was killed: the next
-//! holder serves what it left), and whoever takes the workspace lock after a change (`verify`)
-//! and then waits for the index lock finds the change's files indexed.
+//! queue is empty whenever the index lock is free, with two exceptions that the next holder
+//! serves: a holder killed before it let go, and a holder that let go because someone waits
+//! for the lock ([`Wanted`]: a search, while changes keep queuing, would otherwise wait as
+//! long as they come). While someone waits, changes queue their files even when the lock is
+//! free, for the waiter. A search indexes every stale file it finds anyway, and `verify`
+//! (`state_when_idle`) serves what it finds queued, so whoever takes the workspace lock after a
+//! change and then waits for the index lock finds the change's files indexed.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -74,9 +78,42 @@ pub(crate) enum Taken {
     Queued,
 }
 
-/// Takes the index lock without waiting, or queues `paths` for its holder when it is taken.
+/// The file a process that waits for the index lock holds a shared lock on while it waits.
+const WANTED_FILE: &str = ".cogmem/index-wanted";
+
+/// Someone waiting for the index lock, said for as long as this value lives (a shared `flock`
+/// on [`WANTED_FILE`]; the OS lets it go with a killed process). Best effort: when the file
+/// cannot be used, nobody is told, and the wait is as before.
+pub(crate) struct Wanted {
+    _held: Option<File>,
+}
+
+impl Wanted {
+    /// Says that the caller waits for the index lock.
+    pub(crate) fn say(ws: &Workspace) -> Self {
+        let file = fsx::open_lock_file(&ws.abs(WANTED_FILE)).ok();
+        Self { _held: file.filter(|f| f.lock_shared().is_ok()) }
+    }
+
+    /// Whether anyone waits for the index lock now.
+    pub(crate) fn by_someone(ws: &Workspace) -> bool {
+        let path = ws.abs(WANTED_FILE);
+        if !path.exists() {
+            return false;
+        }
+        fsx::open_lock_file(&path)
+            .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+    }
+}
+
+/// Takes the index lock without waiting, or queues `paths` for its holder when it is taken —
+/// or when someone waits for it ([`Wanted`]), who will serve the queue when done.
 pub(crate) fn take_or_queue(ws: &Workspace, paths: &[String]) -> crate::Result<Taken> {
     let mut queue = Queue::lock(ws)?;
+    if Wanted::by_someone(ws) {
+        queue.add(paths)?;
+        return Ok(Taken::Queued);
+    }
     let path = ws.abs(super::LOCK_FILE);
     let index = fsx::open_lock_file(&path)?;
     match index.try_lock() {
@@ -89,10 +126,15 @@ pub(crate) fn take_or_queue(ws: &Workspace, paths: &[String]) -> crate::Result<T
     }
 }
 
-/// Lets the index lock go when nothing is queued; else empties the queue and gives back the
-/// lock with the queued paths, for the caller to index before it tries again. On an error the
-/// lock is let go (the queue stays for the next holder).
-pub(crate) fn release(ws: &Workspace, lock: File) -> Option<(File, Vec<String>)> {
+/// Lets the index lock go when nothing is queued; else, with `serve`, empties the queue and
+/// gives back the lock with the queued paths, for the caller to index before it tries again.
+/// Without `serve` (someone waits for the lock), or on an error, the lock is let go and
+/// the queue stays for the next holder.
+pub(crate) fn release(ws: &Workspace, lock: File, serve: bool) -> Option<(File, Vec<String>)> {
+    if !serve {
+        drop(lock);
+        return None;
+    }
     let Ok(mut queue) = Queue::lock(ws) else { return None };
     match queue.paths() {
         Ok(paths) if !paths.is_empty() && queue.clear().is_ok() => Some((lock, paths)),
