@@ -201,6 +201,29 @@ fn a_write_honours_gits_index_skip_hash() {
     assert_ne!(trailer(), [0; 20], "skipHash off again: the checksum is back");
 }
 
+/// `feature.manyFiles` (git's setting for large repositories): git's index in version 4
+/// (paths prefix-compressed) and without its checksum. A write patches it as such and keeps
+/// both; git and cogmem go on reading it.
+#[test]
+fn a_write_keeps_the_index_feature_many_files_asks_for() {
+    let env = TestEnv::initialized();
+    env.git(&["config", "feature.manyFiles", "true"]);
+    env.git(&["update-index", "--index-version", "4"]);
+    let index = || std::fs::read(env.path(".git/index")).unwrap();
+    for text in ["Many files: the rota changes on Mondays", "Many files: Ada owns the rota"] {
+        env.mutate(["remember", text]);
+        let bytes = index();
+        assert_eq!(bytes[4..8], [0, 0, 0, 4], "version 4 kept");
+        assert_eq!(bytes[bytes.len() - 20..], [0; 20], "no checksum, as manyFiles asks");
+    }
+    assert_eq!(env.git(&["status", "--porcelain"]), "");
+    env.git(&["fsck", "--strict"]);
+    let status = env.run(["status", "--json"]).success();
+    assert!(status.stdout.contains("\"uncommitted\": []"), "{}", status.stdout);
+    let found = env.run(["search", "rota"]).success();
+    assert!(found.stdout.contains("Ada owns the rota"), "{}", found.stdout);
+}
+
 /// Loose objects that are few but large (an incompressible note committed by `sync`) start
 /// the repack too once they pass `git.auto_pack_loose_mb`, with the count trigger off.
 #[test]

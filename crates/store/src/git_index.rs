@@ -81,6 +81,9 @@ pub(crate) struct GitIndex {
     bytes: Vec<u8>,
     version: u32,
     entries: Vec<Span>,
+    /// Version 4: the entries' paths written out whole (the file keeps each as a prefix of
+    /// the one before and a suffix); a [`Span`]'s path is here, not in `bytes`.
+    names: Vec<u8>,
     /// When the file was last written (seconds, nanoseconds): what racy entries are judged by.
     written: Option<(u32, u32)>,
 }
@@ -161,26 +164,49 @@ impl GitIndex {
             return None;
         }
         let version = be32(&bytes, 4)?;
-        if !(2..=3).contains(&version) {
+        if !(2..=4).contains(&version) {
             return None;
         }
         let count = be32(&bytes, 8)? as usize;
         // No more entries than the bytes can hold, whatever the header claims.
         let mut entries = Vec::with_capacity(count.min(bytes.len() / FIXED));
+        let mut names = Vec::new();
         let mut at = HEADER;
         for _ in 0..count {
             let flags = be16(&bytes, at + STAT + 20)?;
-            let path_start = at + FIXED + if flags & EXTENDED != 0 { 2 } else { 0 };
+            let path_field = at + FIXED + if flags & EXTENDED != 0 { 2 } else { 0 };
+            if version == 4 {
+                // The number of bytes to drop from the end of the previous path, then the rest
+                // of this one, NUL-terminated; no padding.
+                let (drop, used) = varint(bytes.get(path_field..body)?)?;
+                let prev = entries.last().map_or((0, 0), |p: &Span| (p.path_start, p.path_len));
+                let keep = prev.1.checked_sub(drop)?;
+                let suffix = path_field + used;
+                let suffix_len = bytes.get(suffix..body)?.iter().position(|b| *b == 0)?;
+                let path_start = names.len();
+                names.extend_from_within(prev.0..prev.0 + keep);
+                names.extend_from_slice(&bytes[suffix..suffix + suffix_len]);
+                let path_len = names.len() - path_start;
+                if !matches!(flags & NAME_MASK, NAME_MASK)
+                    && usize::from(flags & NAME_MASK) != path_len
+                {
+                    return None;
+                }
+                let len = suffix + suffix_len + 1 - at;
+                entries.push(Span { start: at, len, path_start, path_len });
+                at += len;
+                continue;
+            }
             let path_len = match flags & NAME_MASK {
-                NAME_MASK => bytes.get(path_start..body)?.iter().position(|b| *b == 0)?,
+                NAME_MASK => bytes.get(path_field..body)?.iter().position(|b| *b == 0)?,
                 n => usize::from(n),
             };
             // One to eight NUL bytes pad the entry to a multiple of eight.
-            let len = (path_start - at + path_len + 8) & !7;
-            if at + len > body || bytes[path_start + path_len] != 0 {
+            let len = (path_field - at + path_len + 8) & !7;
+            if at + len > body || bytes[path_field + path_len] != 0 {
                 return None;
             }
-            entries.push(Span { start: at, len, path_start, path_len });
+            entries.push(Span { start: at, len, path_start: path_field, path_len });
             at += len;
         }
         // Extensions: only optional ones (their signature starts with a capital) may be dropped.
@@ -195,7 +221,7 @@ impl GitIndex {
         if ext != body {
             return None;
         }
-        let index = Self { bytes, version, entries, written };
+        let index = Self { bytes, version, entries, names, written };
         // Sorted by path then stage, as every reader relies on.
         let sorted = index.entries.windows(2).all(|w| {
             (index.path(&w[0]), stage(&index.bytes, &w[0]))
@@ -205,7 +231,15 @@ impl GitIndex {
     }
 
     fn path(&self, s: &Span) -> &[u8] {
-        &self.bytes[s.path_start..s.path_start + s.path_len]
+        let from = if self.version == 4 { &self.names } else { &self.bytes };
+        &from[s.path_start..s.path_start + s.path_len]
+    }
+
+    /// The entry's bytes before its path: the stat data, the id and the flags (with the
+    /// extended flags when it has them).
+    fn fixed_part(&self, s: &Span) -> &[u8] {
+        let extended = be16(&self.bytes, s.start + STAT + 20).is_some_and(|f| f & EXTENDED != 0);
+        &self.bytes[s.start..s.start + FIXED + if extended { 2 } else { 0 }]
     }
 
     /// The first entry whose path is not before `path`.
@@ -333,12 +367,15 @@ impl GitIndex {
         let mut out = Vec::with_capacity(self.bytes.len() + updates.len() * 128);
         out.extend_from_slice(&self.bytes[..HEADER]);
         let mut count: u32 = 0;
+        // Version 4 writes each path against the one written before it.
+        let mut paths = Paths { v4: self.version == 4, prev: Vec::new() };
         let mut next = updates.iter().peekable();
         for s in &self.entries {
             let path = self.path(s);
             while let Some((rel, entry)) = next.next_if(|u| u.0.as_bytes() <= path) {
                 if let Some(e) = entry {
-                    encode(&mut out, e);
+                    encode_fixed(&mut out, e);
+                    paths.put(&mut out, &e.path);
                     count += 1;
                 }
                 if rel.as_bytes() == path {
@@ -349,7 +386,12 @@ impl GitIndex {
                 continue; // replaced or removed above
             }
             let at = out.len();
-            out.extend_from_slice(&self.bytes[s.start..s.start + s.len]);
+            if paths.v4 {
+                out.extend_from_slice(self.fixed_part(s));
+                paths.put(&mut out, path);
+            } else {
+                out.extend_from_slice(&self.bytes[s.start..s.start + s.len]);
+            }
             if self.is_racy(s) && !self.still_holds_its_blob(root, s) {
                 out[at + 36..at + 40].copy_from_slice(&[0; 4]);
             }
@@ -357,7 +399,8 @@ impl GitIndex {
         }
         for (_, entry) in next {
             if let Some(e) = entry {
-                encode(&mut out, e);
+                encode_fixed(&mut out, e);
+                paths.put(&mut out, &e.path);
                 count += 1;
             }
         }
@@ -415,8 +458,66 @@ pub(crate) fn write(git_dir: &Path, bytes: &[u8]) -> Result<(), fsx::IoError> {
     fsx::write_locked(&git_dir.join("index"), bytes)
 }
 
-fn encode(out: &mut Vec<u8>, e: &git2::IndexEntry) {
-    let start = out.len();
+/// How the entries' paths are written: after the fixed part, whole and padded with NULs to a
+/// multiple of eight (versions 2 and 3), or as the bytes to drop from the previous path and
+/// the rest, NUL-terminated (version 4).
+struct Paths {
+    v4: bool,
+    prev: Vec<u8>,
+}
+
+impl Paths {
+    /// Writes `path` after the fixed part just written (which starts `FIXED` or `FIXED + 2`
+    /// bytes back).
+    fn put(&mut self, out: &mut Vec<u8>, path: &[u8]) {
+        if self.v4 {
+            let common = self.prev.iter().zip(path).take_while(|(a, b)| a == b).count();
+            put_varint(out, self.prev.len() - common);
+            out.extend_from_slice(&path[common..]);
+            out.push(0);
+            self.prev.clear();
+            self.prev.extend_from_slice(path);
+        } else {
+            // The fixed part of a new entry has no extended flags: FIXED bytes.
+            let start = out.len() - FIXED;
+            out.extend_from_slice(path);
+            let len = (FIXED + path.len() + 8) & !7;
+            out.resize(start + len, 0);
+        }
+    }
+}
+
+/// git's variable-length integer of index version 4 (as for offsets in packs): seven bits a
+/// byte, most significant first, each continued byte standing for one more than its bits.
+fn put_varint(out: &mut Vec<u8>, mut value: usize) {
+    let mut buf = [0u8; 16];
+    let mut pos = buf.len() - 1;
+    buf[pos] = (value & 127) as u8;
+    value >>= 7;
+    while value != 0 {
+        value -= 1;
+        pos -= 1;
+        buf[pos] = 128 | (value & 127) as u8;
+        value >>= 7;
+    }
+    out.extend_from_slice(&buf[pos..]);
+}
+
+/// Reads [`put_varint`]'s integer: the value and the bytes it took.
+fn varint(b: &[u8]) -> Option<(usize, usize)> {
+    let mut used = 0;
+    let mut byte = *b.first()?;
+    let mut value = usize::from(byte & 127);
+    while byte & 128 != 0 {
+        used += 1;
+        byte = *b.get(used)?;
+        value = value.checked_add(1)?.checked_mul(128)? | usize::from(byte & 127);
+    }
+    Some((value, used + 1))
+}
+
+/// The stat data, id and flags of a new entry (never with extended flags); its path follows.
+fn encode_fixed(out: &mut Vec<u8>, e: &git2::IndexEntry) {
     for v in [
         e.ctime.seconds() as u32,
         e.ctime.nanoseconds(),
@@ -434,9 +535,6 @@ fn encode(out: &mut Vec<u8>, e: &git2::IndexEntry) {
     out.extend_from_slice(e.id.as_bytes());
     let flags = (e.flags & !NAME_MASK & !EXTENDED) | (e.path.len().min(0xFFF) as u16);
     out.extend_from_slice(&flags.to_be_bytes());
-    out.extend_from_slice(&e.path);
-    let len = (FIXED + e.path.len() + 8) & !7;
-    out.resize(start + len, 0);
 }
 
 fn stage(bytes: &[u8], s: &Span) -> u16 {
@@ -608,6 +706,85 @@ mod tests {
         assert!(GitIndex::read(&root.join(".git")).is_none());
     }
 
+    /// Index version 4 (`feature.manyFiles`, `index.version = 4`): each path written as the
+    /// bytes to drop from the one before and the rest. It is read entry for entry as version
+    /// 2 is, and patched as libgit2 writes it — still version 4, git seeing the same entries.
+    #[test]
+    fn a_version_4_index_is_read_and_patched_as_libgit2_writes_it() {
+        let dir = repo();
+        let root = dir.path();
+        let git_dir = root.join(".git");
+        // Paths that share prefixes of every length, and one long enough to need a two-byte
+        // count of bytes to drop (more than 127).
+        let long = format!("memory/{}.md", "l".repeat(150));
+        for rel in ["memory/x-y-z.md", "memory/x/y/z.md", "memory/xa.md", long.as_str(), "m.md"] {
+            put(root, rel, &format!("{rel}\n"));
+        }
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-q", "-m", "more"]);
+        let v2 = GitIndex::read(&git_dir).expect("version 2");
+        git(root, &["update-index", "--index-version", "4"]);
+        let bytes = std::fs::read(git_dir.join("index")).expect("index");
+        assert_eq!(bytes[4..8], [0, 0, 0, 4]);
+        let v4 = GitIndex::read(&git_dir).expect("version 4 is read");
+        assert_eq!(v4.entries.len(), v2.entries.len());
+        for s in &v2.entries {
+            let rel = std::str::from_utf8(v2.path(s)).expect("utf-8");
+            assert_eq!(v4.get(rel), v2.get(rel), "{rel}");
+        }
+
+        put(root, "memory/z.md", "z, edited\n");
+        put(root, "memory/x.md", "between x-y.md and x/y.md\n");
+        put(root, "0.md", "first\n");
+        put(root, "zz.md", "last\n");
+        std::fs::remove_file(root.join("memory/xa.md")).expect("rm");
+        let rels = ["memory/z.md", "memory/x.md", "0.md", "zz.md", "memory/xa.md"];
+        let ups = updates(root, &rels);
+
+        // libgit2's way (it keeps version 4).
+        let repo = Repository::open(root).expect("open");
+        let mut index = repo.index().expect("index");
+        for (rel, entry) in &ups {
+            match entry {
+                Some(e) => index.add(e).expect("add"),
+                None => index.remove_path(Path::new(rel)).expect("remove"),
+            }
+        }
+        index.write().expect("write");
+        let by_libgit2 = seen_by_git(root);
+
+        // This module's way, from the same index.
+        std::fs::write(git_dir.join("index"), &bytes).expect("put back");
+        let index = GitIndex::read(&git_dir).expect("version 4");
+        let patched = index.patched(root, &ups, false).expect("patchable");
+        assert_eq!(patched[4..8], [0, 0, 0, 4], "still version 4");
+        write(&git_dir, &patched).expect("written");
+        assert_eq!(seen_by_git(root), by_libgit2);
+        git(root, &["fsck", "--strict"]);
+        let ours = GitIndex::read(&git_dir).expect("reads back");
+        assert!(ours.get("memory/xa.md").is_none());
+        assert!(ours.get(&long).is_some() && ours.get("memory/x.md").is_some());
+    }
+
+    #[test]
+    fn varints_are_gits() {
+        // git's encode_varint: 0 → 00, 127 → 7f, 128 → 80 00, 16511 → ff 7f, 16512 → 80 80 00.
+        for (n, bytes) in [
+            (0usize, &[0x00u8][..]),
+            (127, &[0x7f]),
+            (128, &[0x80, 0x00]),
+            (150, &[0x80, 0x16]),
+            (16_511, &[0xff, 0x7f]),
+            (16_512, &[0x80, 0x80, 0x00]),
+        ] {
+            let mut out = Vec::new();
+            super::put_varint(&mut out, n);
+            assert_eq!(out, bytes, "{n}");
+            assert_eq!(super::varint(&out), Some((n, out.len())), "{n}");
+        }
+        assert_eq!(super::varint(&[0x80]), None, "cut short");
+    }
+
     #[test]
     fn racily_clean_entries_are_smudged_when_their_file_changed() {
         let dir = repo();
@@ -651,12 +828,9 @@ mod tests {
         std::fs::write(git_dir.join("index"), &damaged).expect("write");
         assert!(GitIndex::read(&git_dir).is_none(), "damaged");
 
-        // Version 4 (paths compressed), and a split index (a mandatory `link` extension).
+        // A split index (a mandatory `link` extension). Version 4 (paths compressed) is read:
+        // `a_version_4_index_is_read_and_patched_as_libgit2_writes_it`.
         std::fs::write(git_dir.join("index"), &plain).expect("write");
-        git(root, &["update-index", "--index-version", "4"]);
-        assert!(GitIndex::read(&git_dir).is_none(), "version 4");
-        git(root, &["update-index", "--index-version", "2"]);
-        assert!(GitIndex::read(&git_dir).is_some(), "back to version 2");
         git(root, &["-c", "core.splitIndex=true", "update-index", "--split-index"]);
         assert!(GitIndex::read(&git_dir).is_none(), "split");
         git(root, &["update-index", "--no-split-index"]);
