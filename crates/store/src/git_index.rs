@@ -626,6 +626,23 @@ mod tests {
         )
     }
 
+    /// What git makes of the index after libgit2 stages `ups` and writes it.
+    fn patched_by_libgit2(
+        root: &Path,
+        ups: &[(String, Option<git2::IndexEntry>)],
+    ) -> (String, String, String) {
+        let repo = Repository::open(root).expect("open");
+        let mut index = repo.index().expect("index");
+        for (rel, entry) in ups {
+            match entry {
+                Some(e) => index.add(e).expect("add"),
+                None => index.remove_path(Path::new(rel)).expect("remove"),
+            }
+        }
+        index.write().expect("write");
+        seen_by_git(root)
+    }
+
     #[test]
     fn a_patched_index_is_the_one_libgit2_writes() {
         let dir = repo();
@@ -639,17 +656,7 @@ mod tests {
         let ups = updates(root, &rels);
         let before = std::fs::read(root.join(".git/index")).expect("index");
 
-        // libgit2's way.
-        let repo = Repository::open(root).expect("open");
-        let mut index = repo.index().expect("index");
-        for (rel, entry) in &ups {
-            match entry {
-                Some(e) => index.add(e).expect("add"),
-                None => index.remove_path(Path::new(rel)).expect("remove"),
-            }
-        }
-        index.write().expect("write");
-        let by_libgit2 = seen_by_git(root);
+        let by_libgit2 = patched_by_libgit2(root, &ups);
 
         // This module's way, from the same index.
         std::fs::write(root.join(".git/index"), &before).expect("put back");
@@ -741,17 +748,7 @@ mod tests {
         let rels = ["memory/z.md", "memory/x.md", "0.md", "zz.md", "memory/xa.md"];
         let ups = updates(root, &rels);
 
-        // libgit2's way (it keeps version 4).
-        let repo = Repository::open(root).expect("open");
-        let mut index = repo.index().expect("index");
-        for (rel, entry) in &ups {
-            match entry {
-                Some(e) => index.add(e).expect("add"),
-                None => index.remove_path(Path::new(rel)).expect("remove"),
-            }
-        }
-        index.write().expect("write");
-        let by_libgit2 = seen_by_git(root);
+        let by_libgit2 = patched_by_libgit2(root, &ups); // it keeps version 4
 
         // This module's way, from the same index.
         std::fs::write(git_dir.join("index"), &bytes).expect("put back");

@@ -1691,13 +1691,19 @@ fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_change_queues_its_files_while_the_index_lock_is_held_and_the_holder_indexes_them() {
+    /// A workspace of MEMORY.md and an empty episodes folder, its index built.
+    fn indexed_workspace() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");
         fsx::write_atomic(&dir.path().join(layout::MEMORY_MD), b"# Memory\n").expect("write");
         fsx::create_dir_all(&dir.path().join("memory/episodes")).expect("mkdir");
         let ws = Workspace::open(dir.path()).expect("open");
         drop(open(&ws, false, None).expect("index built"));
+        (dir, ws)
+    }
+
+    #[test]
+    fn a_change_queues_its_files_while_the_index_lock_is_held_and_the_holder_indexes_them() {
+        let (_dir, ws) = indexed_workspace();
         let rel = "memory/episodes/2026-12-03.md";
         let text = "# 2026-12-03 — Episode Log\n\n## 10:00\nThe quokka census starts on Tuesday.\n";
         fsx::write_atomic(&ws.abs(rel), text.as_bytes()).expect("write");
@@ -1734,11 +1740,7 @@ mod tests {
     /// lock that someone waits for; the waiter serves the queue when it lets go.
     #[test]
     fn a_waiter_for_the_index_lock_goes_before_the_queue() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        fsx::write_atomic(&dir.path().join(layout::MEMORY_MD), b"# Memory\n").expect("write");
-        fsx::create_dir_all(&dir.path().join("memory/episodes")).expect("mkdir");
-        let ws = Workspace::open(dir.path()).expect("open");
-        drop(open(&ws, false, None).expect("index built"));
+        let (_dir, ws) = indexed_workspace();
         let rel = "memory/episodes/2026-12-03.md";
         let write = |n: u32| {
             let text = format!("# 2026-12-03 — Episode Log\n\n## 10:00\nProbe {n}.\n");
