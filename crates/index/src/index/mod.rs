@@ -1621,7 +1621,11 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
     let path = ws.abs(LOCK_FILE);
     let Ok(file) = fsx::open_lock_file(&path) else { return first };
     let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
-    match wait_for_lock(&file, LockSide::Read, timeout) {
+    // Said while waiting, as a search says it: a holder serving a stream of changes lets go.
+    let wanted = queue::Wanted::say(ws);
+    let got = wait_for_lock(&file, LockSide::Read, timeout);
+    drop(wanted);
+    match got {
         Ok(true) => {
             let now = state(ws);
             if now != IndexState::Stale || !queue::has_files(ws) {
