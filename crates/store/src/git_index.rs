@@ -1031,3 +1031,117 @@ mod tests {
         assert_eq!(by_stat(root), None, "staged before the first commit");
     }
 }
+
+#[cfg(all(test, unix))]
+mod v4_props {
+    #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
+    use git2::{Index, IndexEntry, IndexTime, Oid, Repository};
+    use proptest::prelude::*;
+
+    use super::{GitIndex, write};
+
+    /// Paths whose names sort around one another (`a`, `a-b`, `a.md`, `ab`, a long one), in
+    /// nested folders: prefixes of every length for version 4 to share.
+    fn path() -> impl Strategy<Value = String> {
+        let name = prop::sample::select(vec![
+            "a".to_owned(),
+            "a-b".to_owned(),
+            "a.md".to_owned(),
+            "ab".to_owned(),
+            "b".to_owned(),
+            "x-y.md".to_owned(),
+            "l".repeat(140),
+        ]);
+        prop::collection::vec(name, 1..4).prop_map(|parts| parts.join("/"))
+    }
+
+    /// An entry with old stat data (never racy) and content `n` (its blob stored in `repo`).
+    fn entry(repo: &Repository, path: &str, n: u32) -> IndexEntry {
+        IndexEntry {
+            ctime: IndexTime::new(1, 0),
+            mtime: IndexTime::new(1, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o100_644,
+            uid: 0,
+            gid: 0,
+            file_size: n,
+            id: repo.blob(format!("{n}\n").as_bytes()).expect("blob"),
+            flags: 0,
+            flags_extended: 0,
+            path: path.as_bytes().to_vec(),
+        }
+    }
+
+    /// (path, id, size, mode) of every entry libgit2 reads from an index file.
+    fn entries(file: &std::path::Path) -> Vec<(Vec<u8>, Oid, u32, u32)> {
+        let index = Index::open(file).expect("libgit2 reads it");
+        index.iter().map(|e| (e.path, e.id, e.file_size, e.mode)).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// A version-4 index libgit2 writes is read entry for entry, and patched with any
+        /// changes it is the index libgit2 writes for them.
+        #[test]
+        fn a_version_4_index_is_patched_as_libgit2_patches_it(
+            base in prop::collection::vec(path(), 1..16),
+            changes in prop::collection::vec((path(), prop::option::of(2u32..5)), 1..6),
+        ) {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let repo = Repository::init(dir.path()).expect("init");
+            let file = dir.path().join(".git/index");
+            let mut index = repo.index().expect("index");
+            let mut kept: Vec<String> = Vec::new();
+            for p in &base {
+                let clash = kept.iter().any(|k| {
+                    k == p || k.starts_with(&format!("{p}/")) || p.starts_with(&format!("{k}/"))
+                });
+                if !clash {
+                    index.add(&entry(&repo, p, 1)).expect("add");
+                    kept.push(p.clone());
+                }
+            }
+            index.set_version(4).expect("version 4");
+            index.write().expect("write");
+            let before = std::fs::read(&file).expect("index");
+            prop_assert_eq!(&before[4..8], &[0, 0, 0, 4]);
+
+            let ours = GitIndex::read(&dir.path().join(".git")).expect("version 4 is read");
+            for (path, id, size, _) in entries(&file) {
+                let rel = String::from_utf8(path).expect("utf-8");
+                let got = ours.get(&rel).map(|e| (e.id, e.size));
+                prop_assert_eq!(got, Some((id, size)), "{}", rel);
+            }
+
+            let mut updates: Vec<(String, Option<IndexEntry>)> = Vec::new();
+            for (p, to) in &changes {
+                // A work tree cannot hold a file and a folder of one name: changes never do.
+                let clash = updates.iter().any(|(q, _)| {
+                    q == p || q.starts_with(&format!("{p}/")) || p.starts_with(&format!("{q}/"))
+                });
+                if !clash {
+                    updates.push((p.clone(), to.map(|n| entry(&repo, p, n))));
+                }
+            }
+            let Some(patched) = ours.patched(dir.path(), &updates, false) else {
+                // A file over a folder or under a file: left to libgit2, nothing to compare.
+                return Ok(());
+            };
+            for (p, e) in &updates {
+                match e {
+                    Some(e) => index.add(e).expect("add"),
+                    None => {
+                        let _ = index.remove_path(std::path::Path::new(p));
+                    }
+                }
+            }
+            index.write().expect("write");
+            let want = entries(&file);
+            write(&dir.path().join(".git"), &patched).expect("written");
+            prop_assert_eq!(&patched[4..8], &[0, 0, 0, 4]);
+            prop_assert_eq!(entries(&file), want, "base {:?} changes {:?}", kept, updates.iter().map(|u| &u.0).collect::<Vec<_>>());
+        }
+    }
+}
