@@ -1168,8 +1168,8 @@ pub fn uncommitted(repo: &Repository) -> crate::Result<Vec<Change>> {
 /// libgit2's status, asked again when the work tree moved under it. Status takes no lock: a
 /// write in flight can remove a temporary file between libgit2 listing it and hashing it, which
 /// libgit2 reports as an operating-system error ("error reading file for hashing"). Such an
-/// error is a race, not a broken workspace, so it is retried a few times, a little later each time; any other error, or
-/// the same one after the last try, is returned.
+/// error is a race, not a broken workspace, so it is retried a few times, a little later each
+/// time; any other error, or the same one after the last try, is returned.
 fn statuses_settled<'r>(
     repo: &'r Repository,
     opts: &mut StatusOptions,
@@ -1273,8 +1273,7 @@ mod io_tests {
         put(&format!("cd{}", "1".repeat(38)), 200 * 1024);
         // Not objects: a name of the wrong length, a folder.
         put("ef0123", 900 * 1024);
-        crate::store::fsx::create_dir_all(&dir.path().join("objects/12").join("3".repeat(38)))
-            .unwrap();
+        fsx::create_dir_all(&dir.path().join("objects/12").join("3".repeat(38))).unwrap();
         assert!(!super::is_repack_due(dir.path(), &git(0, 1)), "900 KB is under 1 MB");
         assert!(super::is_repack_due(dir.path(), &git(1, 0)), "two objects are more than one");
         assert!(!super::is_repack_due(dir.path(), &git(2, 1)));
@@ -1285,7 +1284,8 @@ mod io_tests {
     }
 
     /// A tracked file that vanishes while status reads the work tree (between libgit2 listing
-    /// it and hashing it) makes libgit2 fail to hash it; the status asked again answers instead of failing.
+    /// it and hashing it) makes libgit2 fail to hash it; the status asked again answers
+    /// instead of failing.
     #[test]
     fn status_answers_while_files_come_and_go() {
         let dir = tempfile::tempdir().unwrap();

@@ -467,8 +467,7 @@ struct Paths {
 }
 
 impl Paths {
-    /// Writes `path` after the fixed part just written (which starts `FIXED` or `FIXED + 2`
-    /// bytes back).
+    /// Writes `path` after the fixed part just written.
     fn put(&mut self, out: &mut Vec<u8>, path: &[u8]) {
         if self.v4 {
             let common = self.prev.iter().zip(path).take_while(|(a, b)| a == b).count();
@@ -478,11 +477,11 @@ impl Paths {
             self.prev.clear();
             self.prev.extend_from_slice(path);
         } else {
-            // The fixed part of a new entry has no extended flags: FIXED bytes.
-            let start = out.len() - FIXED;
+            // One to eight NULs pad the entry (a new one's fixed part is FIXED bytes) to a
+            // multiple of eight.
             out.extend_from_slice(path);
-            let len = (FIXED + path.len() + 8) & !7;
-            out.resize(start + len, 0);
+            let pad = 8 - (FIXED + path.len()) % 8;
+            out.resize(out.len() + pad, 0);
         }
     }
 }
@@ -626,6 +625,18 @@ mod tests {
         )
     }
 
+    /// One change of each kind, written to the work tree: `memory/z.md` edited, files added
+    /// first, last and between `memory/x-y.md` and `memory/x/y.md`, `removed` deleted; the
+    /// updates that stage them.
+    fn edit_add_remove(root: &Path, removed: &str) -> Vec<(String, Option<git2::IndexEntry>)> {
+        put(root, "memory/z.md", "z, edited\n");
+        put(root, "memory/x.md", "between x-y.md and x/y.md\n");
+        put(root, "0.md", "first\n");
+        put(root, "zz.md", "last\n");
+        std::fs::remove_file(root.join(removed)).expect("rm");
+        updates(root, &["memory/z.md", "memory/x.md", "0.md", "zz.md", removed])
+    }
+
     /// What git makes of the index after libgit2 stages `ups` and writes it.
     fn patched_by_libgit2(
         root: &Path,
@@ -647,13 +658,7 @@ mod tests {
     fn a_patched_index_is_the_one_libgit2_writes() {
         let dir = repo();
         let root = dir.path();
-        put(root, "memory/z.md", "z, edited\n");
-        put(root, "memory/x.md", "between x-y.md and x/y.md\n");
-        put(root, "0.md", "first\n");
-        put(root, "zz.md", "last\n");
-        std::fs::remove_file(root.join("a.md")).expect("rm");
-        let rels = ["memory/z.md", "memory/x.md", "0.md", "zz.md", "a.md"];
-        let ups = updates(root, &rels);
+        let ups = edit_add_remove(root, "a.md");
         let before = std::fs::read(root.join(".git/index")).expect("index");
 
         let by_libgit2 = patched_by_libgit2(root, &ups);
@@ -740,13 +745,7 @@ mod tests {
             assert_eq!(v4.get(rel), v2.get(rel), "{rel}");
         }
 
-        put(root, "memory/z.md", "z, edited\n");
-        put(root, "memory/x.md", "between x-y.md and x/y.md\n");
-        put(root, "0.md", "first\n");
-        put(root, "zz.md", "last\n");
-        std::fs::remove_file(root.join("memory/xa.md")).expect("rm");
-        let rels = ["memory/z.md", "memory/x.md", "0.md", "zz.md", "memory/xa.md"];
-        let ups = updates(root, &rels);
+        let ups = edit_add_remove(root, "memory/xa.md");
 
         let by_libgit2 = patched_by_libgit2(root, &ups); // it keeps version 4
 

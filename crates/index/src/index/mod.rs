@@ -949,20 +949,13 @@ fn graph_digest(rel: &str, text: &str) -> String {
 /// further, and changes queue their files rather than take it, so a search is not kept
 /// waiting by a stream of writes.
 fn lock(ws: &Workspace) -> crate::Result<IndexLock<'_>> {
-    let path = ws.abs(LOCK_FILE);
-    let file = fsx::open_lock_file(&path)?;
-    match file.try_lock() {
-        Ok(()) => return Ok(IndexLock::held(ws, file)),
-        Err(std::fs::TryLockError::WouldBlock) => {}
-        Err(std::fs::TryLockError::Error(e)) => return Err(IoError::new(&path, "lock", e).into()),
+    let file = fsx::open_lock_file(&ws.abs(LOCK_FILE))?;
+    if file.try_lock().is_ok() {
+        return Ok(IndexLock::held(ws, file));
     }
+    // Taken (or an error, which the wait reports): wait, saying so.
     let _wanted = queue::Wanted::say(ws);
-    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
-    match wait_for_lock(&file, LockSide::Write, timeout) {
-        Ok(true) => Ok(IndexLock::held(ws, file)),
-        Ok(false) => Err(IndexError::Busy { path }.into()),
-        Err(e) => Err(IoError::new(&path, "lock", e).into()),
-    }
+    lock_at(ws, LOCK_FILE).map(|file| IndexLock::held(ws, file))
 }
 
 /// The index lock, held. Letting it go serves the queue first: the files changes queued while
@@ -990,7 +983,7 @@ impl Drop for IndexLock<'_> {
     fn drop(&mut self) {
         let Some(mut file) = self.file.take() else { return };
         let serve = || !queue::Wanted::by_someone(self.ws);
-        while let Some((held, paths)) = queue::release(self.ws, file, serve()) {
+        while let Some((held, paths)) = queue::release(self.ws, file, serve) {
             // Failures are the next read's to retry, as after a change.
             let _ = refresh_locked(self.ws, false, None, Some(&paths));
             file = held;

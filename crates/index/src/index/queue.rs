@@ -110,34 +110,33 @@ impl Wanted {
 /// or when someone waits for it ([`Wanted`]), who will serve the queue when done.
 pub(crate) fn take_or_queue(ws: &Workspace, paths: &[String]) -> crate::Result<Taken> {
     let mut queue = Queue::lock(ws)?;
-    if Wanted::by_someone(ws) {
-        queue.add(paths)?;
-        return Ok(Taken::Queued);
-    }
-    let path = ws.abs(super::LOCK_FILE);
-    let index = fsx::open_lock_file(&path)?;
-    match index.try_lock() {
-        Ok(()) => Ok(Taken::Lock(index)),
-        Err(std::fs::TryLockError::WouldBlock) => {
-            queue.add(paths)?;
-            Ok(Taken::Queued)
+    if !Wanted::by_someone(ws) {
+        let path = ws.abs(super::LOCK_FILE);
+        let index = fsx::open_lock_file(&path)?;
+        match index.try_lock() {
+            Ok(()) => return Ok(Taken::Lock(index)),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(IoError::new(&path, "lock", e).into());
+            }
         }
-        Err(std::fs::TryLockError::Error(e)) => Err(IoError::new(&path, "lock", e).into()),
     }
+    queue.add(paths)?;
+    Ok(Taken::Queued)
 }
 
-/// Lets the index lock go when nothing is queued; else, with `serve`, empties the queue and
-/// gives back the lock with the queued paths, for the caller to index before it tries again.
-/// Without `serve` (someone waits for the lock), or on an error, the lock is let go and
-/// the queue stays for the next holder.
-pub(crate) fn release(ws: &Workspace, lock: File, serve: bool) -> Option<(File, Vec<String>)> {
-    if !serve {
-        drop(lock);
-        return None;
-    }
+/// Lets the index lock go when nothing is queued; else, when `serve` says so, empties the queue
+/// and gives back the lock with the queued paths, for the caller to index before it tries
+/// again. When `serve` says no (someone waits for the lock), or on an error, the lock is let go
+/// and the queue stays for the next holder. `serve` is asked only when files are queued.
+pub(crate) fn release(
+    ws: &Workspace,
+    lock: File,
+    serve: impl FnOnce() -> bool,
+) -> Option<(File, Vec<String>)> {
     let Ok(mut queue) = Queue::lock(ws) else { return None };
     match queue.paths() {
-        Ok(paths) if !paths.is_empty() && queue.clear().is_ok() => Some((lock, paths)),
+        Ok(paths) if !paths.is_empty() && serve() && queue.clear().is_ok() => Some((lock, paths)),
         _ => {
             drop(lock);
             None

@@ -108,7 +108,8 @@ pub struct Workspace {
 }
 
 /// Called with the repository's git folder when a commit leaves more loose objects than
-/// `git.auto_pack_loose`, or more of their megabytes than `git.auto_pack_loose_mb` (see [`WorkspaceOptions::on_repack_due`]).
+/// `git.auto_pack_loose`, or more of their megabytes than `git.auto_pack_loose_mb` (see
+/// [`WorkspaceOptions::on_repack_due`]).
 pub(crate) type RepackHook = Arc<dyn Fn(&Path) + Send + Sync>;
 
 /// Called with the workspace root when an index update leaves segments that tantivy's merge
@@ -130,8 +131,9 @@ pub struct WorkspaceOptions {
     /// memory file instead (50 ms by default).
     pub watch_wait: Duration,
     /// What to do when a commit leaves more loose git objects than `git.auto_pack_loose` (or
-    /// more megabytes of them than `git.auto_pack_loose_mb`): the binary starts `git repack` in the background (a write never waits for it). `None`
-    /// (the default) packs nothing and does not count; an embedder may instead call
+    /// more megabytes of them than `git.auto_pack_loose_mb`): the binary starts `git repack` in
+    /// the background (a write never waits for it). `None` (the default) packs nothing and does
+    /// not count; an embedder may instead call
     /// [`git::repack`](crate::git::repack) when it suits it.
     pub on_repack_due: Option<RepackHook>,
     /// What to do when an update of the search index leaves segments to merge: the binary
