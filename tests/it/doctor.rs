@@ -307,6 +307,30 @@ fn a_stale_git_lock_of_a_dead_holder_is_removed() {
     env.mutate(["remember", "Bob likes tea"]);
 }
 
+/// cogmem reads git's index without checking its checksum, as git does outside `git fsck`;
+/// `verify` checks it, and a write replaces a damaged index with a sound one.
+#[test]
+fn a_damaged_git_index_is_reported_by_verify_and_replaced_by_the_next_write() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let mut index = std::fs::read(env.path(".git/index")).unwrap();
+    let last = index.len() - 1;
+    index[last] ^= 1;
+    std::fs::write(env.path(".git/index"), &index).unwrap();
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3, "{v}");
+    assert_eq!(findings, [("uncommitted".to_owned(), ".git/index".to_owned(), false)]);
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("damaged") && message.contains("git reset"), "{message}");
+    // Reading commands are not stopped by it, and the next write leaves a sound index.
+    env.run(["status"]).output().success();
+    env.mutate(["remember", "Bob likes tea"]);
+    let (code, findings, _) = verify(&env);
+    assert_eq!((code, findings), (0, Vec::new()));
+    env.git(&["fsck", "--strict"]);
+    env.assert_clean_tree();
+}
+
 #[test]
 fn a_pre_commit_hook_allows_the_edits_being_committed_but_not_rewritten_history() {
     let env = TestEnv::initialized();

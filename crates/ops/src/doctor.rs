@@ -931,7 +931,8 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
             ));
         }
     }
-    let changes = git::uncommitted(repo)?;
+    // A damaged index is the uncommitted check's finding; libgit2 cannot read the status then.
+    let changes = if git::index_damaged(repo) { Vec::new() } else { git::uncommitted(repo)? };
     if dead_holder {
         for c in &changes {
             if managed(&c.path) && !is_temp_file(&c.path) && files.insert(c.path.clone()) {
@@ -969,6 +970,19 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
 }
 
 fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Vec<Finding>> {
+    // git's index is what tells an uncommitted file from a committed one; libgit2 refuses to
+    // read a damaged one.
+    if git::index_damaged(repo) {
+        return Ok(vec![Finding::new(
+            "uncommitted",
+            ".git/index",
+            "git's index is damaged (its checksum does not match its content), so what is \
+             uncommitted cannot be told; rebuild it from the last commit with \
+             `rm .git/index && git reset` (anything staged is unstaged; no file in the work \
+             tree changes)",
+            false,
+        )]);
+    }
     Ok(git::uncommitted(repo)?
         .into_iter()
         .filter(|c| !evidence.files.contains(&c.path) && !evidence.temp_files.contains(&c.path))

@@ -1068,6 +1068,12 @@ pub enum WorkKind {
     Link,
 }
 
+/// Whether git's index is damaged: its checksum is not its content's (what `git fsck`
+/// reports as a bad index file signature). Neither git's nor cogmem's everyday reads check it.
+pub fn index_damaged(repo: &Repository) -> bool {
+    crate::git_index::checksum_matches(repo.path()) == Some(false)
+}
+
 /// The files that differ from `HEAD`, as [`uncommitted`] lists them, told from git's index
 /// and the stat data of a walk (issue 20): `files` must be every file of the work tree outside
 /// `.git` folders, sorted by path (the caller vouches that what it left out is ignored).
