@@ -332,6 +332,17 @@ pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `one_line(text) == line`, without building the collapsed text: the duplicate check
+/// of a write compares every bullet of a file with the new one (thousands on a busy entity).
+pub fn is_one_line_of(text: &str, line: &str) -> bool {
+    if line.is_empty() {
+        return text.split_whitespace().next().is_none();
+    }
+    // The collapsed text's words are `line`'s split at single spaces (an empty word, from a
+    // doubled or an outer space, never matches a word).
+    text.split_whitespace().eq(line.split(' '))
+}
+
 /// Makes a value safe as one field of a one-line structure (a heading, a bullet, a table cell,
 /// a comment line): every control character (NUL, tab, CR, LF, …) and every other line break
 /// (U+2028, U+2029) becomes a space, whitespace runs collapse to one space, the ends are
@@ -520,6 +531,19 @@ pub fn slugify(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_one_line_of` answers what comparing with `one_line` answers.
+    #[test]
+    fn is_one_line_of_is_one_line_compared() {
+        let texts = ["", " ", "a", " a ", "a  b", "a\tb\n", "a b", "ab", "a b c", "é\u{a0}x"];
+        let lines =
+            ["", " ", "a", "a ", " a", "a b", "a  b", "a\tb", "ab", "a b c", "é x", "é\u{a0}x"];
+        for text in texts {
+            for line in lines {
+                assert_eq!(is_one_line_of(text, line), one_line(text) == line, "{text:?} {line:?}");
+            }
+        }
+    }
 
     #[test]
     fn front_matter_split_cases() {

@@ -16,7 +16,7 @@ use cogmem_store::store::Store;
 use cogmem_store::store::core_memory::CoreSection;
 use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::entity::{self, EntityId};
-use cogmem_store::store::markdown::{one_line, slugify};
+use cogmem_store::store::markdown::{self, one_line, slugify};
 use cogmem_store::store::units::Units;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::id::Match;
@@ -130,7 +130,7 @@ pub(crate) fn extract(target: &str) -> Result<Resolved, String> {
 /// case): what a `#TEXT` part names.
 fn pick<'a>(wanted: &str, items: &'a [String], what: &str) -> Result<&'a String, String> {
     let wanted = one_line(wanted);
-    if let Some(exact) = items.iter().find(|i| one_line(i) == wanted) {
+    if let Some(exact) = items.iter().find(|i| markdown::is_one_line_of(i, &wanted)) {
         return Ok(exact);
     }
     let lower = wanted.to_lowercase();

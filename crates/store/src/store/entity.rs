@@ -448,7 +448,7 @@ pub fn replace_fact(text: &str, old: &str, new: &str, date: &str) -> Option<Adde
         .collect();
     let (line, _) = facts.iter().find(|(_, f)| *f == old)?;
     let bullet = markdown::list_item(new);
-    if let Some((at, _)) = facts.iter().find(|(_, f)| one_line(f) == bullet) {
+    if let Some((at, _)) = facts.iter().find(|(_, f)| markdown::is_one_line_of(f, &bullet)) {
         return Some(Added::Duplicate { line: *at });
     }
     let current = text.lines().nth(line - 1)?;
@@ -591,10 +591,9 @@ fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
     if let Some(s) = find_section(&sections, section) {
         let content = &body[s.content.clone()];
         let start_line = markdown::line_of(text, prefix + s.content.start);
-        if let Some(i) = content
-            .lines()
-            .position(|l| l.trim_start().strip_prefix("- ").is_some_and(|b| one_line(b) == bullet))
-        {
+        if let Some(i) = content.lines().position(|l| {
+            l.trim_start().strip_prefix("- ").is_some_and(|b| markdown::is_one_line_of(b, bullet))
+        }) {
             return Added::Duplicate { line: start_line + i };
         }
     }
@@ -616,27 +615,28 @@ fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
 
 /// Rewrites `Last updated: …` in the `<!-- Type: … -->` comment line, if there is one.
 fn touch_last_updated(body: &str, date: &str) -> String {
-    let mut out = String::with_capacity(body.len());
-    let mut done = false;
+    let mut out = String::with_capacity(body.len() + date.len());
+    let mut at = 0;
     for line in body.split_inclusive('\n') {
-        if !done
-            && line.trim_start().starts_with("<!--")
+        if line.trim_start().starts_with("<!--")
             && let Some(i) = line.find("Last updated:")
         {
             let after = &line[i + "Last updated:".len()..];
             let end = [after.find('|'), after.find("-->")].into_iter().flatten().min();
             let end = end.unwrap_or(after.len());
+            out.push_str(&body[..at]);
             out.push_str(&line[..i]);
             out.push_str("Last updated: ");
             out.push_str(date);
             out.push(' ');
             out.push_str(&after[end..]);
-            done = true;
-        } else {
-            out.push_str(line);
+            // The first such line only; the rest as it is.
+            out.push_str(&body[at + line.len()..]);
+            return out;
         }
+        at += line.len();
     }
-    out
+    body.to_owned()
 }
 
 #[cfg(test)]
