@@ -322,6 +322,9 @@ fn a_damaged_git_index_is_reported_by_verify_and_replaced_by_the_next_write() {
     assert_eq!(findings, [("uncommitted".to_owned(), ".git/index".to_owned(), false)]);
     let message = v["findings"][0]["message"].as_str().unwrap();
     assert!(message.contains("damaged") && message.contains("git reset"), "{message}");
+    // In a pre-commit hook too, where uncommitted edits are allowed: git commits from it.
+    let out = env.run(["verify", "--allow-uncommitted"]).output().code(3);
+    assert!(out.stdout.contains(".git/index"), "{out}");
     // Reading commands are not stopped by it, and the next write leaves a sound index.
     env.run(["status"]).output().success();
     env.mutate(["remember", "Bob likes tea"]);

@@ -50,6 +50,9 @@ pub const CHECKS: [&str; 15] = [
     "secrets",
 ];
 
+/// git's index, as a damaged one is reported (relative to the workspace root).
+const GIT_INDEX: &str = ".git/index";
+
 /// Age after which a git lock file is taken for abandoned even without a dead holder's record.
 const GIT_LOCK_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
@@ -192,7 +195,10 @@ pub fn verify_with(ws: &Workspace, allow_uncommitted: bool) -> crate::Result<Rep
     report.busy = busy;
     if allow_uncommitted {
         // Uncommitted edits also leave the index behind the files; neither is a problem here.
-        report.findings.retain(|f| f.check != "uncommitted" && f.check != "index");
+        // A damaged git index still is: git would commit from it.
+        report
+            .findings
+            .retain(|f| (f.check != "uncommitted" || f.path == GIT_INDEX) && f.check != "index");
         for check in ["uncommitted", "index"] {
             report
                 .not_checked
@@ -975,7 +981,7 @@ fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Ve
     if git::index_damaged(repo) {
         return Ok(vec![Finding::new(
             "uncommitted",
-            ".git/index",
+            GIT_INDEX,
             "git's index is damaged (its checksum does not match its content), so what is \
              uncommitted cannot be told; rebuild it from the last commit with \
              `rm .git/index && git reset` (anything staged is unstaged; no file in the work \
