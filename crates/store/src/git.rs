@@ -704,11 +704,11 @@ pub(crate) fn build_commit(
     let mut stored: Vec<(String, Oid, FileMode)> = Vec::with_capacity(files.len());
     let on_disk = files.iter().filter(|(_, s)| matches!(s, Source::Disk)).map(|(rel, _)| *rel);
     let blobs = Blobs::for_files(repo, root, on_disk);
+    let writer = crate::git_loose::Writer::new(repo).map_err(op("open the object database"))?;
     for (rel, source) in files {
         let blob = match source {
-            Source::Bytes(bytes) => {
-                write_object(|| repo.blob(bytes)).map_err(op("store a file"))?
-            }
+            Source::Bytes(bytes) => write_object(|| writer.write(ObjectType::Blob, bytes))
+                .map_err(op("store a file"))?,
             Source::Disk => blobs.store(rel)?,
             Source::Removed => {
                 changes.push((rel, None));

@@ -1,4 +1,4 @@
-//! Large trees written loose with their bytes stored, not compressed (issue 20).
+//! Large trees and blobs written loose with their bytes stored, not compressed (issue 20).
 //!
 //! libgit2 compresses every loose object it writes (zlib, fastest level). A tree is mostly
 //! 20-byte ids, which compress slowly and little: the 526 KB tree of `memory/graph/entities/`
@@ -8,9 +8,15 @@
 //! written as git writes a loose object (`objects/xx/…`, a zlib stream of `tree LEN\0` and the
 //! bytes, through a temporary file renamed into place) with the stream's blocks stored. Any
 //! zlib reader reads them; `git repack` compresses them into a pack as it does every loose
-//! object. Its id is libgit2's own hash (SHA-1 with collision detection). Blobs, smaller
-//! trees, objects the repository already has (libgit2 refreshes their time, so a `git gc`
-//! does not prune one a new commit names) and any failure here go to libgit2's writer.
+//! object. Its id is libgit2's own hash (SHA-1 with collision detection).
+//!
+//! A blob from [`STORED_BLOB_FROM`] bytes up that a commit plans (the busy entity, the decay
+//! shard of a large workspace) is written stored too: compressed, it would be compressed twice —
+//! once now, in the write a person waits for, and again when `git repack` packs it (a pack
+//! entry is deflated anew) — and the repack runs in the background once the loose objects take
+//! `git.auto_pack_loose_mb`. Smaller blobs and trees, objects the repository already has
+//! (libgit2 refreshes their time, so a `git gc` does not prune one a new commit names) and any
+//! failure here go to libgit2's writer.
 
 use std::path::PathBuf;
 
@@ -20,6 +26,9 @@ use crate::store::fsx;
 
 /// From this size up a tree is written stored: below it compression costs little.
 pub(crate) const STORED_FROM: usize = 16 * 1024;
+
+/// From this size up a new blob a commit plans is written stored ([`Writer::write`]).
+pub(crate) const STORED_BLOB_FROM: usize = 64 * 1024;
 
 /// Writes objects into one repository ([`Writer::write`]).
 pub(crate) struct Writer<'r> {
@@ -38,10 +47,15 @@ impl<'r> Writer<'r> {
         &self.odb
     }
 
-    /// Writes an object and returns its id: stored when a large new tree, else through libgit2.
+    /// Writes an object and returns its id: stored when a large new tree or blob, else through
+    /// libgit2.
     pub(crate) fn write(&self, kind: ObjectType, data: &[u8]) -> Result<Oid, git2::Error> {
-        if kind == ObjectType::Tree
-            && data.len() >= STORED_FROM
+        let from = match kind {
+            ObjectType::Tree => STORED_FROM,
+            ObjectType::Blob => STORED_BLOB_FROM,
+            _ => usize::MAX,
+        };
+        if data.len() >= from
             && let Some(id) = self.write_stored(kind, data)
         {
             return Ok(id);
@@ -155,6 +169,37 @@ mod tests {
             assert_eq!(out.stdout, data, "{len} bytes");
             // Already there: left to libgit2, which refreshes it.
             assert_eq!(writer.write_stored(ObjectType::Blob, &data), None);
+        }
+        let fsck = git(dir.path(), &["fsck", "--strict", "--unreachable"]);
+        assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    }
+
+    /// A blob from [`STORED_BLOB_FROM`] bytes up is written stored, a smaller one compressed
+    /// by libgit2; git reads both.
+    #[test]
+    fn a_large_blob_is_written_stored_and_a_small_one_compressed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = Repository::init(dir.path()).expect("init");
+        let writer = Writer::new(&repo).expect("writer");
+        let loose = |id: Oid| {
+            let hex = id.to_string();
+            let path = dir.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+            std::fs::metadata(path).expect("a loose object").len() as usize
+        };
+        // Text that compresses well, as memory files do.
+        let text = |len: usize| -> Vec<u8> {
+            b"- a fact about the garden (2026-12-03)\n".iter().copied().cycle().take(len).collect()
+        };
+        for (len, stored) in
+            [(STORED_BLOB_FROM - 1, false), (STORED_BLOB_FROM, true), (300_000, true)]
+        {
+            let data = text(len);
+            let id = writer.write(ObjectType::Blob, &data).expect("written");
+            assert_eq!(id, Oid::hash_object(ObjectType::Blob, &data).expect("hash"));
+            assert_eq!(loose(id) > len, stored, "{len} bytes: {} on disk", loose(id));
+            let out = git(dir.path(), &["cat-file", "blob", &id.to_string()]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.stdout, data, "{len} bytes");
         }
         let fsck = git(dir.path(), &["fsck", "--strict", "--unreachable"]);
         assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
