@@ -889,6 +889,9 @@ struct Evidence {
     temp_files: Vec<String>,
     /// The findings describing both.
     findings: Vec<Finding>,
+    /// Whether git's index is damaged (`git::index_damaged`): read once for both checks that
+    /// need it, this one and the uncommitted check.
+    index_damaged: bool,
 }
 
 /// Files cogmem's changes write: the three core files and everything under `memory/`.
@@ -938,7 +941,8 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
         }
     }
     // A damaged index is the uncommitted check's finding; libgit2 cannot read the status then.
-    let changes = if git::index_damaged(repo) { Vec::new() } else { git::uncommitted(repo)? };
+    let index_damaged = git::index_damaged(repo);
+    let changes = if index_damaged { Vec::new() } else { git::uncommitted(repo)? };
     if dead_holder {
         for c in &changes {
             if managed(&c.path) && !is_temp_file(&c.path) && files.insert(c.path.clone()) {
@@ -972,13 +976,13 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
             temp_files.push(rel);
         }
     }
-    Ok(Evidence { files: files.into_iter().collect(), temp_files, findings })
+    Ok(Evidence { files: files.into_iter().collect(), temp_files, findings, index_damaged })
 }
 
 fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Vec<Finding>> {
     // git's index is what tells an uncommitted file from a committed one; libgit2 refuses to
     // read a damaged one.
-    if git::index_damaged(repo) {
+    if evidence.index_damaged {
         return Ok(vec![Finding::new(
             "uncommitted",
             GIT_INDEX,
