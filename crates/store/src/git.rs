@@ -783,9 +783,9 @@ fn stage_files(
         })
         .collect();
     if let Some(updates) = updates
-        && let Some(bytes) = GitIndex::read_again(repo.path())
-            .and_then(|i| i.patched(root, &updates, skip_hash(repo)))
-        && crate::git_index::write(repo.path(), &bytes).is_ok()
+        && let Some(index) = GitIndex::read_again(repo.path())
+        && let Some(patch) = index.patch(root, &updates)
+        && crate::git_index::write_patch(repo.path(), &patch, skip_hash(repo)).is_ok()
     {
         return Ok(());
     }

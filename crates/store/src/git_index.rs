@@ -337,16 +337,15 @@ impl GitIndex {
     }
 
     /// The index with the entries of `updates` replaced, added (`Some`) or removed (`None`),
-    /// as the bytes of a complete file; `None` when a path has conflict entries or would
-    /// collide with a folder or file the index holds (libgit2 resolves those). `root` is the
-    /// work tree, where racy entries are checked. With `skip_hash` (git's `index.skipHash`)
-    /// the checksum is left all zeros, as git writes it then.
-    pub(crate) fn patched(
+    /// as the pieces of a file without its checksum ([`write_patch`] adds it and writes the
+    /// file); `None` when a path has conflict entries or would collide with a folder or file
+    /// the index holds (libgit2 resolves those). `root` is the work tree, where racy entries
+    /// are checked. The unchanged entries are not copied: a [`Patch`] points into this index.
+    pub(crate) fn patch(
         &self,
         root: &Path,
         updates: &[(String, Option<git2::IndexEntry>)],
-        skip_hash: bool,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<Patch<'_>> {
         let mut updates: Vec<&(String, Option<git2::IndexEntry>)> = updates.iter().collect();
         updates.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         updates.dedup_by(|a, b| a.0 == b.0);
@@ -362,12 +361,13 @@ impl GitIndex {
                 return None;
             }
         }
-        let mut out = Vec::with_capacity(self.bytes.len() + updates.len() * 128);
-        out.extend_from_slice(&self.bytes[..HEADER]);
+        let mut out = Patch { old: &self.bytes, new: Vec::new(), pieces: Vec::new() };
+        // The header, its count filled in below.
+        out.add_new(|new| new.extend_from_slice(&self.bytes[..HEADER]));
         let mut count = 0;
         // Version 4 writes each path against the one written before it.
         let mut paths = Paths { v4: self.version == 4, prev: Vec::new() };
-        // The entries between two changed paths are copied as one run of bytes.
+        // The entries between two changed paths are one run of the old bytes.
         let mut from = 0;
         for (rel, entry) in &updates {
             let at = self.lower_bound(rel.as_bytes());
@@ -377,15 +377,30 @@ impl GitIndex {
                 from += 1; // replaced or removed
             }
             if let Some(e) = entry {
-                encode_fixed(&mut out, e);
-                paths.put(&mut out, &e.path);
+                out.add_new(|new| {
+                    encode_fixed(new, e);
+                    paths.put(new, &e.path);
+                });
                 count += 1;
             }
         }
         count += self.copy_run(root, from..self.entries.len(), &mut out, &mut paths);
         let count = u32::try_from(count).ok()?;
-        out[8..12].copy_from_slice(&count.to_be_bytes());
-        out[4..8].copy_from_slice(&self.version.to_be_bytes());
+        out.new[8..12].copy_from_slice(&count.to_be_bytes());
+        out.new[4..8].copy_from_slice(&self.version.to_be_bytes());
+        Some(out)
+    }
+
+    /// The index patched as [`GitIndex::patch`] does, as the bytes of a complete file with its
+    /// checksum computed whole (all zeros with `skip_hash`): what [`write_patch`] writes.
+    #[cfg(test)]
+    fn patched(
+        &self,
+        root: &Path,
+        updates: &[(String, Option<git2::IndexEntry>)],
+        skip_hash: bool,
+    ) -> Option<Vec<u8>> {
+        let mut out = self.patch(root, updates)?.to_vec();
         if skip_hash {
             out.extend_from_slice(&[0; CHECKSUM]);
         } else {
@@ -395,38 +410,46 @@ impl GitIndex {
         Some(out)
     }
 
-    /// Copies the entries `run` to `out` as they are, but for the first one's path in version
+    /// Adds the entries `run` to `out` as they are, but for the first one's path in version
     /// 4 (written against the path written before it, which may be a changed one) and the size
     /// of racy entries whose file no longer holds their blob (smudged to 0, as git does).
-    /// Answers the number of entries copied.
+    /// Answers the number of entries added.
     fn copy_run(
         &self,
         root: &Path,
         run: std::ops::Range<usize>,
-        out: &mut Vec<u8>,
+        out: &mut Patch<'_>,
         paths: &mut Paths,
     ) -> usize {
         let entries = &self.entries[run];
         let (Some(first), Some(last)) = (entries.first(), entries.last()) else { return 0 };
-        let base = out.len();
+        // Where the first entry, when written anew, starts in `out.new`.
+        let base = out.new.len();
         let mut verbatim = first.start;
         if paths.v4 {
-            out.extend_from_slice(self.fixed_part(first));
-            paths.put(out, self.path(first));
+            out.add_new(|new| {
+                new.extend_from_slice(self.fixed_part(first));
+                paths.put(new, self.path(first));
+            });
             verbatim = first.start + first.len;
         }
-        // Where `self.bytes[verbatim]` lands in `out`.
-        let rest = out.len();
-        out.extend_from_slice(&self.bytes[verbatim..last.start + last.len]);
+        let mut from = verbatim;
+        for s in entries {
+            if self.is_racy(s) && !self.still_holds_its_blob(root, s) {
+                let size = s.start + 36;
+                if s.start < verbatim {
+                    out.new[base + 36..base + 40].copy_from_slice(&[0; 4]);
+                } else {
+                    out.add_old(from..size);
+                    out.add_new(|new| new.extend_from_slice(&[0; 4]));
+                    from = size + 4;
+                }
+            }
+        }
+        out.add_old(from..last.start + last.len);
         if paths.v4 {
             paths.prev.clear();
             paths.prev.extend_from_slice(self.path(last));
-        }
-        for s in entries {
-            if self.is_racy(s) && !self.still_holds_its_blob(root, s) {
-                let at = if s.start < verbatim { base } else { rest + (s.start - verbatim) };
-                out[at + 36..at + 40].copy_from_slice(&[0; 4]);
-            }
         }
         entries.len()
     }
@@ -465,6 +488,85 @@ impl GitIndex {
     }
 }
 
+/// A patched index without its checksum, as pieces in order: runs of the old file's bytes
+/// (the unchanged entries, most of the file) and new bytes (the header, changed entries,
+/// smudged sizes).
+pub(crate) struct Patch<'a> {
+    old: &'a [u8],
+    new: Vec<u8>,
+    pieces: Vec<Piece>,
+}
+
+/// A piece of a [`Patch`]: a range of the old file's bytes or of its new bytes.
+#[derive(Debug, Clone)]
+enum Piece {
+    Old(std::ops::Range<usize>),
+    New(std::ops::Range<usize>),
+}
+
+impl Patch<'_> {
+    fn add_old(&mut self, run: std::ops::Range<usize>) {
+        if run.is_empty() {
+            return;
+        }
+        match self.pieces.last_mut() {
+            Some(Piece::Old(last)) if last.end == run.start => last.end = run.end,
+            _ => self.pieces.push(Piece::Old(run)),
+        }
+    }
+
+    /// Adds the bytes `write` appends to the new bytes.
+    fn add_new(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        let start = self.new.len();
+        write(&mut self.new);
+        let end = self.new.len();
+        match self.pieces.last_mut() {
+            Some(Piece::New(last)) if last.end == start => last.end = end,
+            _ if start == end => {}
+            _ => self.pieces.push(Piece::New(start..end)),
+        }
+    }
+
+    fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        self.pieces.iter().map(|p| match p {
+            Piece::Old(r) => &self.old[r.clone()],
+            Piece::New(r) => &self.new[r.clone()],
+        })
+    }
+
+    /// The patched file's bytes without the checksum.
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<u8> {
+        self.parts().flatten().copied().collect()
+    }
+}
+
+/// Writes `patch` as `GIT_DIR/index` ([`fsx::write_locked_parts`]: through `index.lock`, so a
+/// running git command's lock is respected) with its checksum (all zeros with `skip_hash`,
+/// git's `index.skipHash`), from its pieces: the unchanged entries are not copied first.
+pub(crate) fn write_patch(
+    git_dir: &Path,
+    patch: &Patch<'_>,
+    skip_hash: bool,
+) -> Result<(), fsx::IoError> {
+    let mut sum = [0; CHECKSUM];
+    if !skip_hash {
+        let mut hasher = Sha1::new();
+        patch.parts().for_each(|part| hasher.update(part));
+        sum = hasher.finalize().into();
+    }
+    let mut parts: Vec<&[u8]> = patch.parts().collect();
+    parts.push(&sum);
+    forget_kept();
+    fsx::write_locked_parts(&git_dir.join("index"), &parts)
+}
+
+fn forget_kept() {
+    if let Ok(mut kept) = KEPT.lock() {
+        *kept = None;
+    }
+}
+
 /// Whether `GIT_DIR/index`'s checksum is its content's SHA-1, as `git fsck` checks it (an
 /// all-zero checksum, git's `index.skipHash`, passes); `None` when there is no index or it
 /// cannot be read. [`GitIndex::read`] does not check it, as git's own reads do not.
@@ -477,10 +579,9 @@ pub(crate) fn checksum_matches(git_dir: &Path) -> Option<bool> {
 
 /// Writes `bytes` as `GIT_DIR/index` the way git does ([`fsx::write_locked`]: through
 /// `index.lock`, so a running git command's lock is respected).
+#[cfg(test)]
 pub(crate) fn write(git_dir: &Path, bytes: &[u8]) -> Result<(), fsx::IoError> {
-    if let Ok(mut kept) = KEPT.lock() {
-        *kept = None;
-    }
+    forget_kept();
     fsx::write_locked(&git_dir.join("index"), bytes)
 }
 
@@ -1099,7 +1200,7 @@ mod patch_props {
     use git2::{Index, IndexEntry, IndexTime, Oid, Repository};
     use proptest::prelude::*;
 
-    use super::{GitIndex, write};
+    use super::{GitIndex, write_patch};
 
     /// Paths whose names sort around one another (`a`, `a-b`, `a.md`, `ab`, a long one), in
     /// nested folders: prefixes of every length for version 4 to share.
@@ -1189,7 +1290,7 @@ mod patch_props {
                     updates.push((p.clone(), to.map(|n| entry(&repo, p, n))));
                 }
             }
-            let Some(patched) = ours.patched(dir.path(), &updates, false) else {
+            let Some(patch) = ours.patch(dir.path(), &updates) else {
                 // A file over a folder or under a file: left to libgit2, nothing to compare.
                 return Ok(());
             };
@@ -1203,8 +1304,11 @@ mod patch_props {
             }
             index.write().expect("write");
             let want = entries(&file);
-            write(&dir.path().join(".git"), &patched).expect("written");
-            prop_assert_eq!(&patched[4..8], &written.to_be_bytes());
+            let whole = ours.patched(dir.path(), &updates, false).expect("patchable");
+            write_patch(&dir.path().join(".git"), &patch, false).expect("written");
+            prop_assert!(std::fs::read(&file).expect("index") == whole, "written as patched");
+            prop_assert_eq!(super::checksum_matches(&dir.path().join(".git")), Some(true));
+            prop_assert_eq!(&whole[4..8], &written.to_be_bytes());
             prop_assert_eq!(entries(&file), want, "base {:?} changes {:?}", kept, updates.iter().map(|u| &u.0).collect::<Vec<_>>());
         }
     }

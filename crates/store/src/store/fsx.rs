@@ -477,6 +477,12 @@ pub fn install(staged: &Path, target: &Path) -> Result<(), IoError> {
 /// over `target`. Not synced, as git and libgit2 do not sync their index. On failure the lock
 /// file this call created is removed.
 pub fn write_locked(target: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    write_locked_parts(target, &[bytes])
+}
+
+/// [`write_locked`] of the concatenation of `parts`, written one after the other: a file
+/// patched from pieces of another (git's index) is written without first being copied whole.
+pub fn write_locked_parts(target: &Path, parts: &[&[u8]]) -> Result<(), IoError> {
     check_no_link(target, "write")?;
     let mut name = target.as_os_str().to_owned();
     name.push(".lock");
@@ -486,9 +492,12 @@ pub fn write_locked(target: &Path, bytes: &[u8]) -> Result<(), IoError> {
         .create_new(true)
         .open(&lock)
         .map_err(|e| IoError::new(&lock, "create", e))?;
-    reserve(&file, bytes.len());
-    let written =
-        file.write_all(bytes).map_err(|e| IoError::new(&lock, "write", e)).and_then(|()| {
+    reserve(&file, parts.iter().map(|p| p.len()).sum());
+    let written = parts
+        .iter()
+        .try_for_each(|part| file.write_all(part))
+        .map_err(|e| IoError::new(&lock, "write", e))
+        .and_then(|()| {
             drop(file);
             fs::rename(&lock, target).map_err(|e| IoError::new(target, "replace", e))
         });
