@@ -887,7 +887,7 @@ impl Summary {
 /// lives in the file it belongs to (so no key is counted twice), else from a full load.
 fn decay_counts(ws: &Workspace, r: &mut Reader<'_>) -> cogmem_store::Result<(usize, Bands)> {
     let shards = decay_file::shard_files(ws.root());
-    let mut homes: Vec<Option<u8>> = vec![None];
+    let mut homes: Vec<Option<decay_file::Shard>> = vec![None];
     homes.extend(shards.iter().copied().map(Some));
     let mut total = (0, Bands::default());
     let mut sound = true;
@@ -929,7 +929,7 @@ fn decay_counts(ws: &Workspace, r: &mut Reader<'_>) -> cogmem_store::Result<(usi
 /// One decay file's entries and bands, and whether each key belongs in it.
 fn file_bands(
     ws: &Workspace,
-    home: Option<u8>,
+    home: Option<decay_file::Shard>,
     rel: &str,
     shards: u16,
 ) -> cogmem_store::Result<Vec<usize>> {

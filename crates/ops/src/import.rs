@@ -321,6 +321,11 @@ pub fn import(
         let entity_unit = NewUnit { store: Store::Semantic, ..unit };
         let groups = [(new_ids.as_slice(), unit), (entity_keys.as_slice(), entity_unit)];
         DecayFile::insert_groups_by_shard(ws, &groups, p, |rel, text| {
+            let Some(text) = text else {
+                // A shard of a layout the entries have left.
+                change.delete(&rel, Action::Delete, summary.clone());
+                return Ok(());
+            };
             let action = if ws.abs(&rel).exists() { Action::Edit } else { Action::Create };
             let staged = days::stage(ws, &rel, &text)?;
             change.write_staged(&rel, staged, action, summary.clone());

@@ -269,11 +269,16 @@ impl Change {
     fn write_decay_files(
         &mut self,
         ws: &Workspace,
-        files: Vec<(String, String)>,
+        files: Vec<(String, Option<String>)>,
         action: Action,
         summary: &str,
     ) {
         for (path, text) in files {
+            let Some(text) = text else {
+                // A shard of a layout the entries have left (decay_file::changed_files).
+                self.delete(&path, Action::Delete, summary);
+                continue;
+            };
             let action = if action == Action::Edit
                 && self.pending(&path).is_none()
                 && !ws.abs(&path).exists()

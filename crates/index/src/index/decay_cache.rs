@@ -30,17 +30,22 @@ pub(crate) const SEARCH_IN_PLACE: u64 = 32 * 1024;
 pub(crate) const DIR: &str = "decay";
 
 /// The cache file of a decay file (`None`: the main file), relative to the cache folder.
-pub(crate) fn file_name(home: Option<u8>) -> String {
+pub(crate) fn file_name(home: Option<decay_file::Shard>) -> String {
     match home {
         None => "main.tsv".to_owned(),
-        Some(n) => format!("{n:02x}.tsv"),
+        Some(n) => format!("{}.tsv", n.name()),
     }
 }
 
 /// Writes the cache of one decay file (`None`: the main file, its own entries only) into
 /// `dir`; a decay file that is missing gets an empty cache.
 /// `sync` is false where the index is written without waiting for the disk (`index::dir`).
-pub(crate) fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) -> crate::Result<()> {
+pub(crate) fn write(
+    ws: &Workspace,
+    home: Option<decay_file::Shard>,
+    dir: &Path,
+    sync: bool,
+) -> crate::Result<()> {
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
     let decay = match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
@@ -83,7 +88,7 @@ pub(crate) fn write(ws: &Workspace, home: Option<u8>, dir: &Path, sync: bool) ->
 /// (a binary search over its sorted lines).
 pub(crate) struct DecayCache {
     dir: PathBuf,
-    files: RefCell<HashMap<Option<u8>, std::rc::Rc<CacheFile>>>,
+    files: RefCell<HashMap<Option<decay_file::Shard>, std::rc::Rc<CacheFile>>>,
     /// The names in `dir`, listed once: a lookup tries two shards' caches, and a shard with
     /// no cache file costs no failed open (a hundred candidates touched most of them).
     present: std::collections::HashSet<String>,
@@ -103,7 +108,7 @@ impl DecayCache {
         Self { dir: dir.to_owned(), files, present, interactions }
     }
 
-    fn file(&self, home: Option<u8>) -> std::rc::Rc<CacheFile> {
+    fn file(&self, home: Option<decay_file::Shard>) -> std::rc::Rc<CacheFile> {
         self.files
             .borrow_mut()
             .entry(home)
@@ -128,14 +133,20 @@ impl DecayCache {
         Now { time, interactions: self.interactions }
     }
 
-    /// Looks up an entry's inputs: in its shard's cache (among 256 shards, then among 64: the
-    /// cache does not need to know which layout the workspace has), then in the main file's.
+    /// Looks up an entry's inputs: in its shard's cache (among 4,096 shards, then 1,024, 256
+    /// and 64: the cache does not need to know which layout the workspace has, and a shard
+    /// with no cache file costs nothing), then in the main file's.
     pub(crate) fn get(&self, id: &str) -> Option<DecayInputs> {
-        let [wide, first] = decay_file::shards_of(id);
-        self.file(Some(wide))
-            .get(id)
-            .or_else(|| if first == wide { None } else { self.file(Some(first)).get(id) })
-            .or_else(|| self.file(None).get(id))
+        let mut tried = Vec::with_capacity(4);
+        for shard in decay_file::shards_of(id) {
+            if !tried.contains(&shard) {
+                tried.push(shard);
+                if let Some(found) = self.file(Some(shard)).get(id) {
+                    return Some(found);
+                }
+            }
+        }
+        self.file(None).get(id)
     }
 }
 

@@ -209,7 +209,7 @@ struct Meta {
     /// The `#files` line as read.
     digest: Option<(usize, u64)>,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
-    decay: std::collections::BTreeMap<Option<u8>, (u64, u128)>,
+    decay: std::collections::BTreeMap<Option<cogmem_store::store::decay_file::Shard>, (u64, u128)>,
     /// Stamps of the store folders whose memory files are exactly this manifest's paths in
     /// them, so a scan need not list them ([`scan`]).
     dirs: std::collections::BTreeMap<String, scan::DirStamp>,
@@ -352,7 +352,7 @@ impl Meta {
                         {
                             let home = match home {
                                 "-" => None,
-                                n => Some(u8::from_str_radix(n, 16).ok()?),
+                                n => Some(cogmem_store::store::decay_file::Shard::from_name(n)?),
                             };
                             meta.decay.insert(home, (size.parse().ok()?, mtime.parse().ok()?));
                         }
@@ -502,7 +502,7 @@ impl Meta {
             out.push_str(&format!("#watch {generation} {offset}\n"));
         }
         for (home, (size, mtime)) in &self.decay {
-            let home = home.map_or_else(|| "-".to_owned(), |n| format!("{n:02x}"));
+            let home = home.map_or_else(|| "-".to_owned(), |n| n.name());
             out.push_str(&format!("#decay {home} {size} {mtime}\n"));
         }
         for (dir, stamp) in &self.dirs {
@@ -659,7 +659,7 @@ pub(crate) fn on_two_threads<T: Sync, R: Send>(
 pub struct CachedDecay {
     dir: PathBuf,
     /// The decay files present (`None`: the main file).
-    homes: Vec<Option<u8>>,
+    homes: Vec<Option<cogmem_store::store::decay_file::Shard>>,
 }
 
 impl CachedDecay {
@@ -671,7 +671,7 @@ impl CachedDecay {
         if meta.schema_version != SCHEMA_VERSION {
             return None;
         }
-        let mut all: Vec<Option<u8>> = vec![None];
+        let mut all: Vec<Option<cogmem_store::store::decay_file::Shard>> = vec![None];
         all.extend(decay_file::shard_files(ws.root()).into_iter().map(Some));
         if meta.decay.keys().any(|h| !all.contains(h)) {
             return None;
@@ -1312,7 +1312,7 @@ fn refresh_locked(
     cogmem_store::timing::mark("index: graph cache");
     // Decay inputs, copied from each decay file that changed.
     let cache_dir = dir.join(decay_cache::DIR);
-    let mut homes: Vec<Option<u8>> = vec![None];
+    let mut homes: Vec<Option<cogmem_store::store::decay_file::Shard>> = vec![None];
     homes.extend(cogmem_store::store::decay_file::shard_files(root).into_iter().map(Some));
     let decay_before = meta.decay.clone();
     let cache_missing = !cache_dir.join(decay_cache::file_name(None)).exists();
@@ -1333,7 +1333,7 @@ fn refresh_locked(
         }
     }
     // Shards that are gone leave no cache behind.
-    let stale: Vec<Option<u8>> =
+    let stale: Vec<Option<cogmem_store::store::decay_file::Shard>> =
         meta.decay.keys().filter(|h| !homes.contains(h)).copied().collect();
     for home in stale {
         meta.decay.remove(&home);

@@ -8,8 +8,12 @@
 //! rewritten by every `remember` cost each commit tens of milliseconds and made the
 //! repository grow with the square of the number of memories; a shard is a sixty-fourth of it.
 //! Past [`GROW_AT`] entries per shard on average, a write that read every shard splits them
-//! into 256 (issue 20: at 100,000 memories a sixty-fourth was still 556 KB per write); the
-//! main file records the count as `"shards"` (absent: 64).
+//! into four times as many: 256 (issue 20: at 100,000 memories a sixty-fourth was still 556 KB
+//! per write), then 1,024 and 4,096 (at 100,000 memories a 256th was 230 KB; at a million it
+//! would be 2.3 MB), so that a shard holds 64 to 256 entries whatever the workspace's size. The
+//! main file records the count as `"shards"` (absent: 64). Layouts of up to 256 files name them
+//! with two hex digits (`0a.json`), larger ones with three (`00a.json`): the split to 1,024
+//! removes the two-digit files.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -49,10 +53,11 @@ pub struct DecayFile {
     by_key: HashMap<String, usize>,
     /// Whether entries live in shard files.
     sharded: bool,
-    /// How many shard files the entries are spread over ([`FIRST_SHARDS`] or [`MAX_SHARDS`]).
+    /// How many shard files the entries are spread over ([`FIRST_SHARDS`] times a power of
+    /// four, up to [`MAX_SHARDS`]).
     shards: u16,
     /// Files an entry was removed from or moved out of (`None`: the main file).
-    touched: BTreeSet<Option<u8>>,
+    touched: BTreeSet<Option<Shard>>,
     /// Whether every shard file was read (not so for [`DecayFile::load_for`]).
     complete: bool,
 }
@@ -63,47 +68,80 @@ pub const SPLIT_AT: usize = 1000;
 /// Number of shard files when the entries first move to shards.
 pub const FIRST_SHARDS: u16 = 64;
 
-/// The most shard files: two hex digits name them.
-pub const MAX_SHARDS: u16 = 256;
+/// The most shard files.
+pub const MAX_SHARDS: u16 = 4096;
+
+/// Layouts of more than this many shard files name them with three hex digits.
+const NARROW_MAX: u16 = 256;
 
 /// Entries per shard, on average, past which a write that read every shard spreads the entries
 /// over four times as many (up to [`MAX_SHARDS`]).
 pub const GROW_AT: usize = 256;
 
+/// A shard file: its number among its layout's files, and whether its name has three hex
+/// digits (layouts of more than 256 files) or two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Shard {
+    wide: bool,
+    n: u16,
+}
+
+impl Shard {
+    /// Shard `n` of a layout of `shards` files.
+    pub fn nth(n: u16, shards: u16) -> Self {
+        Self { wide: shards > NARROW_MAX, n }
+    }
+
+    /// Its name: the number in two or three lower-case hex digits (`0a`, `00a`).
+    pub fn name(self) -> String {
+        if self.wide { format!("{:03x}", self.n) } else { format!("{:02x}", self.n) }
+    }
+
+    /// The shard a name ([`Shard::name`]) stands for.
+    pub fn from_name(hex: &str) -> Option<Self> {
+        let wide = match hex.len() {
+            2 => false,
+            3 => true,
+            _ => return None,
+        };
+        if !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return None;
+        }
+        Some(Self { wide, n: u16::from_str_radix(hex, 16).ok()? })
+    }
+}
+
 /// The shard an entry key belongs to among `shards` files: FNV-1a of the key, modulo
-/// `shards`. The first 64 of 256 shards are the 64 of the first split, so a key's shard in
-/// the smaller layout is its shard in the larger one modulo 64.
-pub fn shard_of(key: &str, shards: u16) -> u8 {
+/// `shards`. Each layout's count divides the next one's, so a key's shard in a smaller
+/// layout is its number in the larger one modulo the smaller count.
+pub fn shard_of(key: &str, shards: u16) -> Shard {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in key.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    u8::try_from(h % u64::from(shards.clamp(1, MAX_SHARDS))).unwrap_or(0)
+    let shards = shards.clamp(1, MAX_SHARDS);
+    Shard::nth(u16::try_from(h % u64::from(shards)).unwrap_or(0), shards)
 }
 
-/// The shards a key may live in, whatever the layout: its shard among 256 files, then among
-/// 64 (the same file when that number is under 64). For readers that do not know the count
-/// (a derived cache looked up by key).
-pub fn shards_of(key: &str) -> [u8; 2] {
-    [shard_of(key, MAX_SHARDS), shard_of(key, FIRST_SHARDS)]
+/// The shards a key may live in, whatever the layout: its shard among 4,096, 1,024, 256 and
+/// 64 files, in that order. For readers that do not know the count (a derived cache looked up
+/// by key).
+pub fn shards_of(key: &str) -> [Shard; 4] {
+    [MAX_SHARDS, MAX_SHARDS / 4, MAX_SHARDS / 16, FIRST_SHARDS].map(|n| shard_of(key, n))
 }
 
 /// The path (relative to the root) of a decay file: the main file for `None`, else a shard.
-pub fn file_path(home: Option<u8>) -> String {
+pub fn file_path(home: Option<Shard>) -> String {
     match home {
         None => crate::workspace::layout::DECAY_SCORES.to_owned(),
-        Some(n) => format!("{}/{n:02x}.json", crate::workspace::layout::DECAY_SHARDS_DIR),
+        Some(n) => format!("{}/{}.json", crate::workspace::layout::DECAY_SHARDS_DIR, n.name()),
     }
 }
 
-/// The shard number a file name stands for (`0a.json` → 10), if it is a shard's name.
-pub fn shard_number(name: &str) -> Option<u8> {
-    let hex = name.strip_suffix(".json")?;
-    if hex.len() != 2 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-        return None;
-    }
-    u8::from_str_radix(hex, 16).ok()
+/// The shard a file name stands for (`0a.json`, `00a.json`), if it is a shard's name.
+pub fn shard_number(name: &str) -> Option<Shard> {
+    Shard::from_name(name.strip_suffix(".json")?)
 }
 
 /// Reads a file of a workspace (a path relative to its root), `None` when missing.
@@ -112,10 +150,10 @@ fn disk(from: &(impl ReadRoot + ?Sized)) -> impl Fn(&str) -> crate::Result<Optio
 }
 
 /// The shard files present in a workspace, by number.
-pub fn shard_files(root: &Path) -> Vec<u8> {
+pub fn shard_files(root: &Path) -> Vec<Shard> {
     let dir = root.join(crate::workspace::layout::DECAY_SHARDS_DIR);
     let Ok(listing) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut out: Vec<u8> = listing
+    let mut out: Vec<Shard> = listing
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().to_str().and_then(shard_number))
@@ -131,11 +169,11 @@ struct Slot {
     parsed: OnceCell<Option<Map<String, Value>>>,
     dirty: bool,
     /// The file it lives in: `None` for the main file, else its shard.
-    home: Option<u8>,
+    home: Option<Shard>,
 }
 
 impl Slot {
-    fn new(map: Map<String, Value>, home: Option<u8>) -> Self {
+    fn new(map: Map<String, Value>, home: Option<Shard>) -> Self {
         Self { raw: None, parsed: OnceCell::from(Some(map)), dirty: true, home }
     }
 
@@ -262,7 +300,7 @@ impl DecayFile {
         if !out.is_empty() {
             return Self::load(from);
         }
-        let wanted: Vec<u8> = present
+        let wanted: Vec<Shard> = present
             .into_iter()
             .filter(|n| keys.iter().any(|k| shard_of(k, out.shards) == *n))
             .collect();
@@ -276,7 +314,7 @@ impl DecayFile {
     /// the file's text, `None` when missing).
     pub fn load_with(
         root: &Path,
-        shards: &[u8],
+        shards: &[Shard],
         read: impl Fn(&str) -> crate::Result<Option<String>>,
     ) -> crate::Result<Self> {
         let main_rel = file_path(None);
@@ -290,7 +328,7 @@ impl DecayFile {
     fn add_shards(
         &mut self,
         root: &Path,
-        shards: &[u8],
+        shards: &[Shard],
         read: impl Fn(&str) -> crate::Result<Option<String>>,
     ) -> crate::Result<()> {
         let out = self;
@@ -318,11 +356,13 @@ impl DecayFile {
         Ok(())
     }
 
-    /// The files this state changes, as (path relative to the root, text): the main file when
-    /// its own fields or entries changed, each shard with a changed, added or removed entry.
-    /// Splits the main file into shards once it holds more than [`SPLIT_AT`] entries; in a
-    /// split workspace, entries found in the main file move to their shards.
-    pub fn changed_files(&mut self) -> Vec<(String, String)> {
+    /// The files this state changes, as (path relative to the root, text, `None` for a file to
+    /// remove): the main file when its own fields or entries changed, each shard with a
+    /// changed, added or removed entry. Splits the main file into shards once it holds more
+    /// than [`SPLIT_AT`] entries; in a split workspace, entries found in the main file move to
+    /// their shards. A shard file of another layout (two-digit names after the split to 1,024)
+    /// left without entries is removed.
+    pub fn changed_files(&mut self) -> Vec<(String, Option<String>)> {
         let mut homes = self.touched.clone();
         if !self.sharded && self.entries.len() > SPLIT_AT {
             self.sharded = true;
@@ -358,7 +398,22 @@ impl DecayFile {
         if self.root != self.root_read {
             homes.insert(None);
         }
-        homes.into_iter().map(|h| (file_path(h), self.render(h))).collect()
+        let wide = self.shards > NARROW_MAX;
+        let stray = |h: Shard| h.wide != wide || h.n >= self.shards;
+        let lived_in: BTreeSet<Shard> = homes
+            .iter()
+            .flatten()
+            .filter(|h| stray(**h))
+            .filter(|h| self.entries.iter().any(|(_, slot)| slot.home == Some(**h)))
+            .copied()
+            .collect();
+        homes
+            .into_iter()
+            .map(|h| match h {
+                Some(s) if stray(s) && !lived_in.contains(&s) => (file_path(h), None),
+                _ => (file_path(h), Some(self.render(h))),
+            })
+            .collect()
     }
 
     /// The file (relative to the root) an entry lives in.
@@ -435,7 +490,7 @@ impl DecayFile {
             upgrade(&mut root);
         }
         let shards = match root.get("shards").and_then(Value::as_u64) {
-            Some(n) if n == u64::from(MAX_SHARDS) => MAX_SHARDS,
+            Some(n @ (256 | 1024 | 4096)) => n as u16,
             _ => FIRST_SHARDS,
         };
         Ok(Self {
@@ -905,7 +960,7 @@ impl DecayFile {
         self.render(None)
     }
 
-    fn render(&self, home: Option<u8>) -> String {
+    fn render(&self, home: Option<Shard>) -> String {
         let out = Out { file: self, home };
         let mut s = serde_json::to_string_pretty(&out).expect("a JSON map always serialises");
         s.push('\n');
@@ -1038,7 +1093,7 @@ fn insert_line(current: &str, line: usize, text: &str) -> String {
 /// place, or a shard's `entries`.
 struct Out<'a> {
     file: &'a DecayFile,
-    home: Option<u8>,
+    home: Option<Shard>,
 }
 
 impl Serialize for Out<'_> {
@@ -1063,7 +1118,7 @@ impl Serialize for Out<'_> {
 
 struct Entries<'a> {
     file: &'a DecayFile,
-    home: Option<u8>,
+    home: Option<Shard>,
 }
 
 impl Serialize for Entries<'_> {
@@ -1155,7 +1210,10 @@ mod tests {
         for (rel, text) in &files {
             let path = root.join(rel);
             crate::store::fsx::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
+            match text {
+                Some(text) => std::fs::write(path, text).unwrap(),
+                None => std::fs::remove_file(path).unwrap(),
+            }
         }
         files.into_iter().map(|(rel, _)| rel).collect()
     }
@@ -1280,7 +1338,7 @@ mod tests {
         let keys: Vec<String> = (0..300).map(|i| format!("episode:bulk:{i}")).collect();
         let mut files = Vec::new();
         let added = DecayFile::insert_new_by_shard(root, &keys, unit(3), &p, |path, text| {
-            std::fs::write(root.join(&path), text).unwrap();
+            std::fs::write(root.join(&path), text.expect("nothing removed")).unwrap();
             files.push(path);
             Ok(())
         })
@@ -1295,13 +1353,82 @@ mod tests {
         assert!(again.changed_files().is_empty(), "everything is where it belongs");
     }
 
+    // See: issue 20
+    /// Past 256 entries per shard among 256, a write that read every shard spreads them over
+    /// 1,024 files named with three hex digits and removes the two-digit ones; partial loads,
+    /// the bulk insert and a derived reader that does not know the count ([`shards_of`]) find
+    /// every entry where it now lives.
+    #[test]
+    fn issue_20_shards_grow_to_1024_three_digit_files_replacing_two_digit_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let p = DecaySettings::default();
+        let mut d = DecayFile::load(root).unwrap();
+        let n = GROW_AT * 256 + 1;
+        for i in 0..n - 1 {
+            assert!(d.insert_new(&format!("episode:y:{i}"), unit(0), &p));
+        }
+        write_all(root, &mut d);
+        let d = DecayFile::load(root).unwrap();
+        assert_eq!((d.shard_count(), shard_files(root).len()), (256, 256), "not past the line");
+        assert!(shard_files(root).iter().all(|s| s.name().len() == 2));
+        // One more through a partial load: past the line, but not every shard was read.
+        let last = format!("episode:y:{}", n - 1);
+        let mut d = DecayFile::load_for(root, &[&last]).unwrap();
+        assert!(d.insert_new(&last, unit(1), &p));
+        assert_eq!(write_all(root, &mut d).len(), 1);
+        // The next full load and change: 1,024 three-digit files, the 256 others removed.
+        let mut d = DecayFile::load(root).unwrap();
+        assert!(d.touch("episode:y:7", "2026-02-03T00:00:00Z".parse().unwrap(), 0));
+        let files = d.changed_files();
+        let removed: Vec<&String> =
+            files.iter().filter(|(_, t)| t.is_none()).map(|(r, _)| r).collect();
+        assert_eq!((files.len(), removed.len()), (1 + 1024 + 256, 256));
+        assert!(
+            removed.iter().all(|r| r.len() == "memory/meta/decay/00.json".len()),
+            "{removed:?}"
+        );
+        let mut d = DecayFile::load(root).unwrap();
+        assert!(d.touch("episode:y:7", "2026-02-03T00:00:00Z".parse().unwrap(), 0));
+        write_all(root, &mut d);
+        let present = shard_files(root);
+        assert_eq!(present.len(), 1024);
+        assert!(present.iter().all(|s| s.name().len() == 3), "no two-digit file is left");
+        let all = DecayFile::load(root).unwrap();
+        assert_eq!((all.len(), all.shard_count()), (n, 1024));
+        for k in all.keys() {
+            let home = shard_of(&k, 1024);
+            assert_eq!(all.file_of(&k), Some(file_path(Some(home))), "{k}");
+            assert!(shards_of(&k).contains(&home), "{k}");
+        }
+        assert_eq!(all.stored("episode:y:7").map(|s| s.access_count), Some(2));
+        // A partial load: one file read and written.
+        let key = "episode:after-the-second-growth";
+        let mut d = DecayFile::load_for(root, &[key, "episode:y:5"]).unwrap();
+        assert!(d.has("episode:y:5"));
+        assert!(d.insert_new(key, unit(2), &p));
+        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key, 1024)))]);
+        // The bulk insert.
+        let keys: Vec<String> = (0..50).map(|i| format!("episode:bulk-wide:{i}")).collect();
+        let added = DecayFile::insert_new_by_shard(root, &keys, unit(3), &p, |path, text| {
+            assert!(path.len() == "memory/meta/decay/000.json".len() || !path.contains("/decay/"));
+            std::fs::write(root.join(&path), text.expect("nothing removed")).unwrap();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(added, 50);
+        let mut again = DecayFile::load(root).unwrap();
+        assert_eq!(again.len(), n + 1 + 50);
+        assert!(again.changed_files().is_empty(), "everything is where it belongs");
+    }
+
     #[test]
     fn a_misplaced_or_repeated_entry_moves_to_its_shard_on_a_full_load() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let key = "entity:person--ann";
         let right = shard_of(key, FIRST_SHARDS);
-        let wrong = (right + 1) % 64;
+        let wrong = Shard::nth((right.n + 1) % 64, 64);
         let entry = r#"{"store": "semantic", "access_count": 4}"#;
         crate::store::fsx::create_dir_all(&root.join(crate::workspace::layout::DECAY_SHARDS_DIR))
             .unwrap();
@@ -1330,22 +1457,32 @@ mod tests {
 
     #[test]
     fn shard_names_round_trip() {
-        for n in 0..=u8::MAX {
-            let rel = file_path(Some(n));
-            assert!(crate::workspace::layout::is_decay_file(&rel), "{rel}");
-            assert_eq!(shard_number(rel.rsplit('/').next().unwrap()), Some(n));
+        for shards in [64u16, 256, 1024, 4096] {
+            for n in 0..shards {
+                let rel = file_path(Some(Shard::nth(n, shards)));
+                assert!(crate::workspace::layout::is_decay_file(&rel), "{rel}");
+                let name = rel.rsplit('/').next().unwrap();
+                assert_eq!(name.len(), if shards > 256 { 8 } else { 7 }, "{name}");
+                assert_eq!(shard_number(name), Some(Shard::nth(n, shards)));
+            }
         }
-        for bad in ["0A.json", "a.json", "00.jsonx", "000.json", "g0.json"] {
+        assert_ne!(shard_number("000.json"), shard_number("00.json"), "two layouts' names");
+        for bad in ["0A.json", "a.json", "00.jsonx", "0000.json", "g0.json", "00g.json", ".json"] {
             assert_eq!(shard_number(bad), None, "{bad}");
         }
         // The hash is fixed: a shard's entries stay where they are across versions, and a key's
-        // shard among 64 is its shard among 256 modulo 64.
-        assert_eq!(shard_of("", 64), (0xcbf2_9ce4_8422_2325_u64 % 64) as u8);
-        assert_eq!(shard_of("", 256), (0xcbf2_9ce4_8422_2325_u64 % 256) as u8);
+        // shard in each layout is its shard in the next one modulo that layout's count.
+        let h = 0xcbf2_9ce4_8422_2325_u64;
+        for shards in [64u16, 256, 1024, 4096] {
+            assert_eq!(shard_of("", shards), Shard::nth((h % u64::from(shards)) as u16, shards));
+        }
         for i in 0..1000 {
             let k = format!("episode:2026-01-01:{i}");
-            assert_eq!(shard_of(&k, 256) % 64, shard_of(&k, 64));
-            assert_eq!(shards_of(&k), [shard_of(&k, 256), shard_of(&k, 64)]);
+            for (small, large) in [(64u16, 256u16), (256, 1024), (1024, 4096)] {
+                assert_eq!(shard_of(&k, large).n % small, shard_of(&k, small).n);
+            }
+            let all = [4096, 1024, 256, 64].map(|n| shard_of(&k, n));
+            assert_eq!(shards_of(&k), all);
         }
     }
 

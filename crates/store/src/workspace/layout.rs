@@ -37,8 +37,9 @@ pub fn is_audit_segment(rel: &str) -> bool {
         .is_some_and(|n| n.ends_with(".log") && !n.contains('/') && n.len() > 4)
 }
 
-/// Decay entries of a large workspace, in 64 files by a hash of the entry key (`00.json` …
-/// `3f.json`); `decay-scores.json` then keeps the reflection state and token economy.
+/// Decay entries of a large workspace, in 64 to 4,096 files by a hash of the entry key
+/// (`00.json` … `3f.json`, then … `ff.json`, then `000.json` … `fff.json`; see
+/// `store::decay_file`); `decay-scores.json` then keeps the reflection state and token economy.
 pub(crate) const DECAY_SHARDS_DIR: &str = "memory/meta/decay";
 
 /// Tells whether a path (relative to the root) is a decay file: `decay-scores.json` or one

@@ -10,13 +10,14 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::{DecayFile, NewUnit, SPLIT_AT, Slot, disk, file_path, shard_files, shard_of};
+use super::{DecayFile, NewUnit, SPLIT_AT, Shard, Slot, disk, file_path, shard_files, shard_of};
 use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
 
 impl DecayFile {
     /// Adds an entry for each of `keys` (new units, all made as `unit`), calling `emit` with
-    /// each file that changes (path relative to the root, text), one shard at a time. A key
+    /// each file that changes (path relative to the root, text; `None` for a file to remove,
+    /// as [`DecayFile::changed_files`] gives it), one shard at a time. A key
     /// that already has an entry is left as it is. Returns how many entries were added.
     ///
     /// Past [`SPLIT_AT`] entries the entries live in shards: then only the main file's fields
@@ -28,7 +29,7 @@ impl DecayFile {
         keys: &[String],
         unit: NewUnit,
         p: &DecaySettings,
-        emit: impl FnMut(String, String) -> crate::Result<()>,
+        emit: impl FnMut(String, Option<String>) -> crate::Result<()>,
     ) -> crate::Result<usize> {
         Self::insert_groups_by_shard(from, &[(keys, unit)], p, emit)
     }
@@ -40,7 +41,7 @@ impl DecayFile {
         from: &(impl ReadRoot + ?Sized),
         groups: &[(&[String], NewUnit)],
         p: &DecaySettings,
-        mut emit: impl FnMut(String, String) -> crate::Result<()>,
+        mut emit: impl FnMut(String, Option<String>) -> crate::Result<()>,
     ) -> crate::Result<usize> {
         let root = from.root();
         let present = shard_files(root);
@@ -59,7 +60,7 @@ impl DecayFile {
             return Ok(added);
         }
         // Entries of the main file (a workspace passing SPLIT_AT now) go to their shards.
-        let mut moving: BTreeMap<u8, Vec<(String, Slot)>> = BTreeMap::new();
+        let mut moving: BTreeMap<Shard, Vec<(String, Slot)>> = BTreeMap::new();
         let mut fields = main;
         let shards = fields.shards;
         for (key, mut slot) in std::mem::take(&mut fields.entries) {
@@ -74,7 +75,7 @@ impl DecayFile {
         fields.sharded = true;
         fields.complete = false;
         fields.touched.clear();
-        let mut by_shard: BTreeMap<u8, Vec<(&String, usize)>> = BTreeMap::new();
+        let mut by_shard: BTreeMap<Shard, Vec<(&String, usize)>> = BTreeMap::new();
         for (g, (keys, _)) in groups.iter().enumerate() {
             for key in *keys {
                 by_shard.entry(shard_of(key, shards)).or_default().push((key, g));
@@ -84,7 +85,7 @@ impl DecayFile {
         let raws: Vec<Box<RawValue>> =
             groups.iter().map(|(_, unit)| entry_text(&fields, *unit, p)).collect();
         let mut added = 0;
-        for n in 0..=u8::try_from(shards - 1).unwrap_or(u8::MAX) {
+        for n in (0..shards).map(|n| Shard::nth(n, shards)) {
             let new = by_shard.remove(&n).unwrap_or_default();
             let moved = moving.remove(&n).unwrap_or_default();
             if new.is_empty() && moved.is_empty() {
@@ -111,10 +112,10 @@ impl DecayFile {
                     added += 1;
                 }
             }
-            emit(file_path(Some(n)), shard.render(Some(n)))?;
+            emit(file_path(Some(n)), Some(shard.render(Some(n))))?;
         }
         if migrated || fields.root != fields.root_read {
-            emit(file_path(None), fields.render(None))?;
+            emit(file_path(None), Some(fields.render(None)))?;
         }
         Ok(added)
     }
@@ -155,11 +156,11 @@ mod tests {
         for (before, new) in [(0, 1500), (1200, 300), (20, 1200), (10, 5)] {
             let dir = tempfile::tempdir().unwrap();
             let root = dir.path();
-            let write = |files: Vec<(String, String)>| {
+            let write = |files: Vec<(String, Option<String>)>| {
                 for (path, text) in files {
                     let abs = root.join(path);
                     std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-                    std::fs::write(abs, text).unwrap();
+                    std::fs::write(abs, text.expect("nothing removed")).unwrap();
                 }
             };
             let mut start = DecayFile::load(root).unwrap();
@@ -182,8 +183,9 @@ mod tests {
             .unwrap();
             got.sort();
             assert_eq!(added, new, "before {before}, new {new}");
-            let names =
-                |v: &[(String, String)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+            let names = |v: &[(String, Option<String>)]| {
+                v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>()
+            };
             assert_eq!(names(&got), names(&want), "before {before}, new {new}");
             assert!(got == want, "before {before}, new {new}: same text");
         }
