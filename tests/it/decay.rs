@@ -449,3 +449,73 @@ fn issue_20_past_16384_entries_decay_spreads_them_over_256_shards() {
     assert!(!changed.contains("decay-scores.json"), "{changed}");
     env.run(["verify"]).success();
 }
+
+// See: issue 20
+/// Past 65,536 decay entries among 256 shards, the next change that reads every shard (`decay`)
+/// spreads them over 1,024 files named with three hex digits and removes the two-digit ones, in
+/// one commit; status counts every entry once, a `remember` afterwards writes one three-digit
+/// shard, and search finds that memory with its status. (The entries are written directly, most naming no memory: an import
+/// of 65,000 messages would take minutes in a debug build.)
+#[test]
+fn issue_20_past_65536_entries_decay_spreads_them_over_1024_three_digit_shards() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "the lighthouse keeper's logbook"]).success();
+    let n = 65_600;
+    let mut shards = vec![String::new(); 256];
+    for i in 0..n {
+        let shard = &mut shards[i % 256];
+        shard.push_str(if shard.is_empty() { "{\n  \"entries\": {\n" } else { ",\n" });
+        shard.push_str(&format!(
+            "    \"episode:2026-01-01:synthetic-{i}\": {{\n      \"store\": \"episodic\",\n      \"base_relevance\": 0.7,\n      \"created\": \"2026-01-01T10:00:00Z\",\n      \"last_accessed\": \"2026-01-01T10:00:00Z\",\n      \"access_count\": 1,\n      \"type_weight\": 0.8,\n      \"current_score\": 0.7,\n      \"status\": \"active\",\n      \"pinned\": false,\n      \"last_interaction\": 0\n    }}"
+        ));
+    }
+    // The entries of the one real memory stay where `remember` put them (the main file, below
+    // the split): a full load moves them to their shards too.
+    for (i, text) in shards.iter().enumerate() {
+        env.write(&format!("memory/meta/decay/{i:02x}.json"), &format!("{text}\n  }}\n}}\n"));
+    }
+    let mut main: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    let own = main["entries"].as_object().unwrap().len();
+    main["shards"] = serde_json::json!(256);
+    env.write("memory/meta/decay-scores.json", &serde_json::to_string_pretty(&main).unwrap());
+    env.git_commit_all("decay entries of a large workspace");
+    let names = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(env.path("memory/meta/decay"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names().len(), 256);
+
+    env.set_now("2027-06-01T12:00:00Z");
+    let before = env.commit_count();
+    env.run(["decay"]).success();
+    assert_eq!(env.commit_count(), before + 1, "one commit");
+    let after = names();
+    assert_eq!(after.len(), 1024);
+    assert!(after.iter().all(|n| n.len() == "000.json".len()), "no two-digit file left");
+    assert_eq!(after.first().map(String::as_str), Some("000.json"));
+    assert_eq!(after.last().map(String::as_str), Some("3ff.json"));
+    let main: serde_json::Value =
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+    assert_eq!(main["shards"], 1024);
+    assert_eq!(main["entries"].as_object().map(|e| e.len()), Some(0));
+    env.assert_clean_tree();
+    let status: serde_json::Value =
+        serde_json::from_str(&env.run(["status", "--json"]).success().stdout).unwrap();
+    assert_eq!(status["counts"]["decay_entries"], n + own, "{status}");
+
+    env.run(["remember", "the lighthouse keeper retired in spring"]).success();
+    let changed = env.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    let written: Vec<&str> =
+        changed.lines().filter(|p| p.starts_with("memory/meta/decay/")).collect();
+    assert_eq!(written.len(), 1, "{changed}");
+    assert_eq!(written[0].len(), "memory/meta/decay/000.json".len(), "{changed}");
+    let out = env.run(["search", "--json", "lighthouse keeper retired"]).success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(hits[0]["status"], "active", "{out}");
+    assert!(hits[0]["score"].as_f64().is_some(), "{out}");
+}
