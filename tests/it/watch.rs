@@ -400,3 +400,36 @@ fn with_a_watcher_status_walks_nothing_until_a_file_changes_and_sees_every_hand_
     assert!(walked, "no watcher: every status walks");
     assert_eq!(walked_report, kept);
 }
+
+/// With a watcher, a search looks at a decay file only when the watcher saw a file other than
+/// a memory file change (issue 20: at 100,000 memories there are 1,025 decay files, 3 ms of
+/// stats); a hand edit of `decay-scores.json` is one such change, and the very next search
+/// scores from it.
+#[cfg(feature = "timings")] // `search` reads the `files stat-ed` timing mark
+#[test]
+fn with_a_watcher_a_hand_edit_of_the_decay_scores_is_seen_by_the_next_search() {
+    let env = watched_workspace();
+    let w = Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    let episode = |env: &TestEnv| {
+        let (ids, how) = search(env, "friday");
+        assert!(how.starts_with("watcher: "), "{how}");
+        ids.iter().any(|id| id.starts_with("episode:"))
+    };
+    search(&env, "friday");
+    assert!(episode(&env));
+    let rel = "memory/meta/decay-scores.json";
+    let text = env.read(rel);
+    // The episode's entry (entries sort by key: `entity:` ones first) last used long ago:
+    // decayed past dormant, it is left out of a search.
+    let at = text.find("\"episode:").expect("an episode entry");
+    let (head, tail) = text.split_at(at);
+    let used = tail.find("\"last_accessed\": \"").unwrap() + "\"last_accessed\": \"".len();
+    let edited = format!("{head}{}2020-01-01T00:00:00Z{}", &tail[..used], &tail[used + 20..]);
+    env.write(rel, &edited);
+    assert!(!episode(&env), "the edit was not seen");
+    // And back.
+    env.write(rel, &text);
+    assert!(episode(&env), "the edit back was not seen");
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+}

@@ -139,6 +139,17 @@ pub fn file_path(home: Option<Shard>) -> String {
     }
 }
 
+/// The decay file a path (relative to the root) is: `Some(None)` for the main file,
+/// `Some(Some(shard))` for a shard, `None` for any other path.
+pub fn home_of(rel: &str) -> Option<Option<Shard>> {
+    use crate::workspace::layout::{DECAY_SCORES, DECAY_SHARDS_DIR};
+    if rel == DECAY_SCORES {
+        return Some(None);
+    }
+    let name = rel.strip_prefix(DECAY_SHARDS_DIR)?.strip_prefix('/')?;
+    shard_number(name).map(Some)
+}
+
 /// The shard a file name stands for (`0a.json`, `00a.json`), if it is a shard's name.
 pub fn shard_number(name: &str) -> Option<Shard> {
     Shard::from_name(name.strip_suffix(".json")?)

@@ -40,16 +40,12 @@ pub fn is_audit_segment(rel: &str) -> bool {
 /// Decay entries of a large workspace, in 64 to 4,096 files by a hash of the entry key
 /// (`00.json` … `3f.json`, then … `ff.json`, then `000.json` … `fff.json`; see
 /// `store::decay_file`); `decay-scores.json` then keeps the reflection state and token economy.
-pub(crate) const DECAY_SHARDS_DIR: &str = "memory/meta/decay";
+pub const DECAY_SHARDS_DIR: &str = "memory/meta/decay";
 
 /// Tells whether a path (relative to the root) is a decay file: `decay-scores.json` or one
 /// of its entry shards.
 pub fn is_decay_file(rel: &str) -> bool {
-    rel == DECAY_SCORES
-        || rel
-            .strip_prefix(DECAY_SHARDS_DIR)
-            .and_then(|r| r.strip_prefix('/'))
-            .is_some_and(|n| crate::store::decay_file::shard_number(n).is_some())
+    crate::store::decay_file::home_of(rel).is_some()
 }
 /// Monthly digests of audit lines moved out of the log by `cogmem audit compact`.
 pub const AUDIT_ARCHIVE: &str = "memory/meta/audit-archive.md";
