@@ -401,10 +401,21 @@ fn with_a_watcher_status_walks_nothing_until_a_file_changes_and_sees_every_hand_
     assert_eq!(walked_report, kept);
 }
 
-/// With a watcher, a search looks at a decay file only when the watcher saw a file other than
-/// a memory file change (issue 20: at 100,000 memories there are 1,025 decay files, 3 ms of
-/// stats); a hand edit of `decay-scores.json` is one such change, and the very next search
-/// scores from it.
+/// The number of decay files a search looked at, from its timing marks.
+#[cfg(feature = "timings")]
+fn decay_files_looked_at(env: &TestEnv, query: &str) -> usize {
+    let out = env.run(["search", "--json", query]).env("COGMEM_TIMINGS", "1").success();
+    let n = out.stderr.lines().find_map(|l| {
+        let rest = l.split_once("caches checked (")?.1;
+        rest.split_once(' ')?.0.parse().ok()
+    });
+    n.unwrap_or_else(|| panic!("no caches mark: {out}"))
+}
+
+/// With a watcher, a search looks at the decay files the watcher names, and at every one only
+/// when it saw another file of the working tree change (issue 20: at 100,000 memories there
+/// are 1,025 decay files, 2 ms of stats); a hand edit of `decay-scores.json` is seen by the
+/// very next search, and a search right after a `remember` looks at the decay file it wrote.
 #[cfg(feature = "timings")] // `search` reads the `files stat-ed` timing mark
 #[test]
 fn with_a_watcher_a_hand_edit_of_the_decay_scores_is_seen_by_the_next_search() {
@@ -417,6 +428,10 @@ fn with_a_watcher_a_hand_edit_of_the_decay_scores_is_seen_by_the_next_search() {
     };
     search(&env, "friday");
     assert!(episode(&env));
+    assert_eq!(decay_files_looked_at(&env, "friday"), 0, "nothing changed");
+    // Another file of the working tree (a `~`): still none, the watcher names decay files.
+    env.write("notes.txt", "not a memory\n");
+    assert_eq!(decay_files_looked_at(&env, "friday"), 0, "a `~` is not a decay file");
     let rel = "memory/meta/decay-scores.json";
     let text = env.read(rel);
     // The episode's entry (entries sort by key: `entity:` ones first) last used long ago:
@@ -427,9 +442,16 @@ fn with_a_watcher_a_hand_edit_of_the_decay_scores_is_seen_by_the_next_search() {
     let edited = format!("{head}{}2020-01-01T00:00:00Z{}", &tail[..used], &tail[used + 20..]);
     env.write(rel, &edited);
     assert!(!episode(&env), "the edit was not seen");
+    env.write(rel, &text.replace("\"access_count\": 1", "\"access_count\": 1 "));
+    assert_eq!(decay_files_looked_at(&env, "friday"), 1, "the edited file");
     // And back.
     env.write(rel, &text);
     assert!(episode(&env), "the edit back was not seen");
+    // A `remember` writes the decay file and the audit log (a `~`): the next searches look at
+    // the decay file (named after the watcher's record until a search writes the manifest).
+    std::fs::remove_file(env.path("notes.txt")).unwrap();
+    env.mutate(["remember", "the Friday review moved to Monday"]);
+    assert_eq!(decay_files_looked_at(&env, "friday"), 1);
     let (code, seen) = w.terminate();
     assert_eq!(code, Some(0), "{seen:#?}");
 }

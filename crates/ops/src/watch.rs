@@ -126,7 +126,10 @@ fn notes(root: &Path, event: &notify::Result<notify::Event>) -> Vec<Note> {
                 None
             } else if rel.is_empty() || freshness::is_store_folder_or_above(&rel) {
                 Some(Note::Structural)
-            } else if cogmem_index::index::is_memory_file(&rel) {
+            } else if cogmem_index::index::is_memory_file(&rel)
+                || cogmem_store::workspace::layout::is_decay_file(&rel)
+            {
+                // A decay file by name too: a search then looks at that one only.
                 Some(Note::Path(rel))
             } else if !in_working_tree(&rel) {
                 None
@@ -334,6 +337,15 @@ mod tests {
         let path = |p: &str| Note::Path(p.to_owned());
         assert_eq!(notes(root, &ev(modify, &["memory/vault/a.md"])), [path("memory/vault/a.md")]);
         assert_eq!(notes(root, &ev(modify, &["MEMORY.md"])), [path("MEMORY.md")]);
+        // Decay files by name: a search looks at those only (issue 20).
+        for p in [
+            "memory/meta/decay-scores.json",
+            "memory/meta/decay/0a.json",
+            "memory/meta/decay/3ff.json",
+        ] {
+            assert_eq!(notes(root, &ev(modify, &[p])), [path(p)], "{p}");
+        }
+        assert_eq!(notes(root, &ev(modify, &["memory/meta/decay/notes.json"])), [Note::Other]);
         // Not read by the index, but walked by `status`: one `~`.
         for p in ["memory/vault/sub/a.md", "memory/meta/audit.log", "notes.txt", ".gitignore"] {
             assert_eq!(notes(root, &ev(modify, &[p])), [Note::Other], "{p}");

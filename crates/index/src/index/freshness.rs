@@ -3,8 +3,8 @@
 //!
 //! While `cogmem watch` runs it holds an exclusive lock on `.cogmem/watch/lock`, names itself
 //! in `.cogmem/watch/state` (a generation: pid, start time and boot), and appends to
-//! `.cogmem/watch/changed`, as each file-system event arrives, one line per memory file touched
-//! (its path), `~` when another file of the working tree was touched (what `status` walks: not
+//! `.cogmem/watch/changed`, as each file-system event arrives, one line per memory file or decay
+//! file touched (its path), `~` when another file of the working tree was touched (what `status` walks: not
 //! `.git/` nor `.cogmem/`; one `~` for a run of them), `*` when anything may have changed (a
 //! lost event, a folder created, moved or removed), and `cookie NAME` when a file `NAME`
 //! appears in `.cogmem/watch/cookies/`.
@@ -37,7 +37,7 @@ pub(crate) const COOKIES: &str = ".cogmem/watch/cookies";
 /// One line of `changed`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line<'a> {
-    /// A memory file (relative to the root) that an event touched.
+    /// A memory file or a decay file (relative to the root) that an event touched.
     Path(&'a str),
     /// Another file of the working tree was touched (`status` cares, searches do not).
     Other,
@@ -71,7 +71,8 @@ pub(crate) fn parse_line(line: &str) -> Option<Line<'_>> {
     if let Some(name) = line.strip_prefix("cookie ") {
         return (!name.is_empty()).then_some(Line::Cookie(name));
     }
-    super::is_memory_file(line).then_some(Line::Path(line))
+    (super::is_memory_file(line) || cogmem_store::workspace::layout::is_decay_file(line))
+        .then_some(Line::Path(line))
 }
 
 /// The complete lines (those ended by a newline) at the start of `bytes`, and how many bytes
@@ -121,6 +122,16 @@ pub(crate) fn summarize(lines: &[&str], end: u64) -> Since {
     paths.sort();
     paths.dedup();
     Since::Paths { paths, others, end }
+}
+
+/// How a generation starts when its watcher writes decay files' paths in `changed` (watchers
+/// before it wrote a `~` for them).
+const DECAY_NAMED: &str = "2.";
+
+/// Whether the watcher of `generation` names the decay files it sees change (else a `~` may
+/// stand for one).
+pub(crate) fn names_decay_files(generation: &str) -> bool {
+    generation.starts_with(DECAY_NAMED)
 }
 
 /// The generation of the watcher serving this workspace, if one holds the watch lock and has
@@ -277,7 +288,7 @@ impl Server {
         }
         let boot = super::dir::boot_id().unwrap_or_else(|| "-".to_owned());
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let generation = format!("{}-{nanos}-{boot}", std::process::id());
+        let generation = format!("{DECAY_NAMED}{}-{nanos}-{boot}", std::process::id());
         Ok(Some(Self {
             root: ws.root().to_owned(),
             generation,
@@ -440,6 +451,19 @@ mod tests {
             paths(&["~", "cookie x", "memory/vault/a.md"]),
             Since::Paths { paths: vec!["memory/vault/a.md".into()], others: true, end: 7 }
         );
+        // A decay file is named like a memory file (issue 20); a file beside them is not one.
+        assert_eq!(
+            paths(&["memory/meta/decay/0ab.json", "memory/meta/decay-scores.json"]),
+            Since::Paths {
+                paths: vec![
+                    "memory/meta/decay-scores.json".into(),
+                    "memory/meta/decay/0ab.json".into()
+                ],
+                others: false,
+                end: 7
+            }
+        );
+        assert_eq!(paths(&["memory/meta/decay/0ab.json.tmp"]), Since::Everything { end: 7 });
     }
 
     #[test]

@@ -1098,8 +1098,9 @@ fn refresh_locked(
     let mut watch_record: Option<(String, u64)> = None;
     let mut watch_must_move = false;
     let mut listed: Option<Vec<String>> = None;
-    // Whether the watcher saw other files than memory files change (decay files among them).
-    let mut watched_others = true;
+    // Whether the watcher's `~` lines may stand for decay files: it saw files change that are
+    // not memory files, and it is of a version that did not name decay files.
+    let mut decay_unnamed = true;
     if only.is_none()
         && let Some(generation) = freshness::live_generation(ws, boot.as_deref())
     {
@@ -1113,8 +1114,8 @@ fn refresh_locked(
         match since {
             // Other files of the working tree are `status`'s business.
             freshness::Since::Paths { mut paths, others, end } if !meta.skipped_overflow => {
+                decay_unnamed = others && !freshness::names_decay_files(&generation);
                 watch_record = Some((generation, end));
-                watched_others = others;
                 recheck_skipped(root, &meta.skipped, &mut paths, &mut report);
                 listed = Some(paths);
             }
@@ -1136,16 +1137,16 @@ fn refresh_locked(
         (None, None) => "full scan",
     };
     // The decay files whose caches may be stale: after a change, those it wrote; with a
-    // watcher that saw no other file change, none; else every one (stat-ed below: 1,025 of
-    // them at 100,000 memories, 2 ms of a search).
-    let decay_scope: Option<Vec<Option<cogmem_store::store::decay_file::Shard>>> =
-        match (only, &listed) {
-            (Some(paths), _) => Some(
-                paths.iter().filter_map(|p| cogmem_store::store::decay_file::home_of(p)).collect(),
-            ),
-            (None, Some(_)) if !watched_others => Some(Vec::new()),
-            _ => None,
-        };
+    // watcher, those it names; else (or when its `~` may stand for one) every one (stat-ed
+    // below: 1,025 of them at 100,000 memories, 2 ms of a search).
+    let homes_in = |paths: &[String]| -> Vec<Option<cogmem_store::store::decay_file::Shard>> {
+        paths.iter().filter_map(|p| cogmem_store::store::decay_file::home_of(p)).collect()
+    };
+    let decay_scope = match (only, &listed) {
+        (Some(paths), _) => Some(homes_in(paths)),
+        (None, Some(paths)) if !decay_unnamed => Some(homes_in(paths)),
+        _ => None,
+    };
     let only = only.or(listed.as_deref());
     // The store folders the scan stamped, if it scanned ([`scan`]).
     let mut scanned_dirs: Option<Vec<(String, scan::DirStamp)>> = None;
@@ -1364,7 +1365,10 @@ fn refresh_locked(
         meta.decay.remove(&home);
         let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
     }
-    cogmem_store::timing::mark("caches checked");
+    cogmem_store::timing::mark(&format!(
+        "caches checked ({} decay files looked at)",
+        stamped.len()
+    ));
     // Which store folders the next scan need not list: after a scan, those whose files are
     // the manifest's; after a few paths, the same as before but for a folder where a file was
     // left out. None while a merge kept files from the index.
