@@ -126,10 +126,7 @@ fn notes(root: &Path, event: &notify::Result<notify::Event>) -> Vec<Note> {
                 None
             } else if rel.is_empty() || freshness::is_store_folder_or_above(&rel) {
                 Some(Note::Structural)
-            } else if cogmem_index::index::is_memory_file(&rel)
-                || cogmem_store::workspace::layout::is_decay_file(&rel)
-            {
-                // A decay file by name too: a search then looks at that one only.
+            } else if freshness::is_named(&rel) {
                 Some(Note::Path(rel))
             } else if !in_working_tree(&rel) {
                 None

@@ -71,8 +71,13 @@ pub(crate) fn parse_line(line: &str) -> Option<Line<'_>> {
     if let Some(name) = line.strip_prefix("cookie ") {
         return (!name.is_empty()).then_some(Line::Cookie(name));
     }
-    (super::is_memory_file(line) || cogmem_store::workspace::layout::is_decay_file(line))
-        .then_some(Line::Path(line))
+    is_named(line).then_some(Line::Path(line))
+}
+
+/// Whether the watcher names a path (relative to the root) in `changed` rather than writing a
+/// `~`: a memory file or a decay file.
+pub fn is_named(rel: &str) -> bool {
+    super::is_memory_file(rel) || cogmem_store::workspace::layout::is_decay_file(rel)
 }
 
 /// The complete lines (those ended by a newline) at the start of `bytes`, and how many bytes

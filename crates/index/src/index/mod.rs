@@ -1333,14 +1333,13 @@ fn refresh_locked(
         meta.decay.clear();
     }
     let decay_scope = decay_scope.filter(|_| !report.rebuilt && !cache_missing);
-    let stamped: Vec<scan::DecayStamp> = match &decay_scope {
-        Some(homes) => homes
-            .iter()
-            .map(|h| (*h, stamp_of(&ws.abs(&cogmem_store::store::decay_file::file_path(*h)))))
-            .collect(),
-        None => scan::decay_stamps(root),
+    let decay_stamp = |h: Option<cogmem_store::store::decay_file::Shard>| -> scan::DecayStamp {
+        (h, stamp_of(&ws.abs(&cogmem_store::store::decay_file::file_path(h))))
     };
-    let homes: Vec<_> = stamped.iter().map(|(h, _)| *h).collect();
+    let stamped: Vec<scan::DecayStamp> = match &decay_scope {
+        Some(homes) => homes.iter().map(|h| decay_stamp(*h)).collect(),
+        None => std::iter::once(decay_stamp(None)).chain(scan::shard_stamps(root)).collect(),
+    };
     for (home, stamp) in &stamped {
         let Some(stamp) = *stamp else {
             if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
@@ -1357,7 +1356,7 @@ fn refresh_locked(
     let stale: Vec<Option<cogmem_store::store::decay_file::Shard>> = match decay_scope {
         Some(_) => Vec::new(),
         None => {
-            let present: std::collections::BTreeSet<_> = homes.iter().collect();
+            let present: std::collections::BTreeSet<_> = stamped.iter().map(|(h, _)| h).collect();
             meta.decay.keys().filter(|h| !present.contains(h)).copied().collect()
         }
     };

@@ -341,19 +341,12 @@ pub(crate) fn scan(
 /// A decay file (`None`: the main file, else a shard) and its size and mtime (`None`: missing).
 pub(crate) type DecayStamp = (Option<cogmem_store::store::decay_file::Shard>, Option<(u64, u128)>);
 
-/// The decay files (`None`: the main file, else a shard) with their size and mtime (`None`
-/// when the main file is missing): the main file, then every shard file of the shards' folder,
-/// each stat-ed in its open folder rather than by its whole path (at 100,000 memories there
-/// are 1,025 of them, stat-ed by every search without a watcher).
-pub(crate) fn decay_stamps(root: &Path) -> Vec<DecayStamp> {
+/// Every shard file of the decay shards' folder with its size and mtime, in shard order, each
+/// stat-ed in the open folder rather than by its whole path (at 100,000 memories there are
+/// 1,024 of them, stat-ed by every search without a watcher).
+pub(crate) fn shard_stamps(root: &Path) -> Vec<DecayStamp> {
     use cogmem_store::store::decay_file::shard_number;
-    let main = root.join(layout::DECAY_SCORES);
-    let main_stamp = main
-        .parent()
-        .and_then(open_dir)
-        .and_then(|(dir, _)| stat_in(&dir, main.file_name()?.to_str()?));
-    let mut out = vec![(None, main_stamp)];
-    let Some((dir, _)) = open_dir(&root.join(layout::DECAY_SHARDS_DIR)) else { return out };
+    let Some((dir, _)) = open_dir(&root.join(layout::DECAY_SHARDS_DIR)) else { return Vec::new() };
     let mut shards: Vec<_> = list(&dir)
         .unwrap_or_default()
         .into_iter()
@@ -367,8 +360,7 @@ pub(crate) fn decay_stamps(root: &Path) -> Vec<DecayStamp> {
         .map(|(shard, stamp)| (Some(shard), stamp))
         .collect();
     shards.sort_by_key(|(shard, _)| *shard);
-    out.extend(shards);
-    out
+    shards
 }
 
 #[cfg(test)]
