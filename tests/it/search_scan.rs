@@ -430,3 +430,51 @@ fn an_unreadable_file_does_not_make_every_search_write_the_manifest() {
     assert_eq!(ids, vec!["vault:bad".to_owned()], "{how}");
     assert!(!env.read(".cogmem/index/manifest.tsv").contains("#skipped"));
 }
+
+/// A memory file that is not UTF-8 is read once: while its size and mtime stay, every search
+/// names it again (exit 3) from what the manifest kept (`#unreadable`), without reading it —
+/// seen here by a same-sized rewrite with its mtime set back, whose first bad byte is elsewhere:
+/// the warning keeps the first offset until the mtime moves. One over `limits.file_bytes` is
+/// refused unread, and read once the limit allows it.
+#[test]
+fn a_file_that_is_not_utf8_is_not_read_again_until_it_changes() {
+    let env = settled();
+    let rel = "memory/vault/bad.md";
+    let warning = |out: &crate::common::Output| {
+        out.stderr.lines().find(|l| l.contains(rel)).map(str::to_owned).unwrap_or_default()
+    };
+    std::fs::write(env.path(rel), b"# Bad\n\nthe \xff glimmerquax note\n").unwrap();
+    let mtime = std::fs::metadata(env.path(rel)).unwrap().modified().unwrap();
+    let first = warning(&env.run(["search", "budget"]).output().code(3));
+    assert!(first.contains("byte 11"), "{first}");
+    assert!(env.read(".cogmem/index/manifest.tsv").contains(&format!(" {rel}\t")));
+    // Same size, the bad byte moved, the mtime set back: not read, so the warning stays.
+    std::fs::write(env.path(rel), b"# Bad\n\nthe glimmerqua \xffx note\n").unwrap();
+    let set_mtime = |t: std::time::SystemTime| {
+        std::fs::File::options().write(true).open(env.path(rel)).unwrap().set_modified(t).unwrap();
+    };
+    set_mtime(mtime);
+    for _ in 0..2 {
+        assert_eq!(warning(&env.run(["search", "budget"]).output().code(3)), first);
+    }
+    // Its mtime moves: read again, the new offset said.
+    set_mtime(mtime + Duration::from_secs(1));
+    let second = warning(&env.run(["search", "budget"]).output().code(3));
+    assert!(second.contains("byte 22"), "{second}");
+    // Fixed: found, and nothing is kept of it.
+    env.write(rel, "# Bad\n\nthe glimmerquax note\n");
+    let (ids, how) = search(&env, "glimmerquax");
+    assert_eq!(ids, vec!["vault:bad".to_owned()], "{how}");
+    assert!(!env.read(".cogmem/index/manifest.tsv").contains("#unreadable"));
+
+    // Over the limit: refused, and read once the limit is raised (nothing kept of the refusal).
+    let toml = env.read("cogmem.toml");
+    env.write("cogmem.toml", &format!("{toml}\n[limits]\nfile_bytes = 4096\n"));
+    env.write(rel, &format!("# Bad\n\nthe glimmerquax note {}\n", "x".repeat(5000)));
+    let refused = warning(&env.run(["search", "budget"]).output().code(3));
+    assert!(refused.contains("over the limit of 4096 bytes"), "{refused}");
+    assert!(!env.read(".cogmem/index/manifest.tsv").contains("#unreadable"));
+    env.write("cogmem.toml", &toml);
+    let (ids, how) = search(&env, "glimmerquax");
+    assert_eq!(ids, vec!["vault:bad".to_owned()], "{how}");
+}

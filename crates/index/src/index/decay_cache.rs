@@ -8,11 +8,12 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use chrono::TimeZone;
 
 use super::line_file::LineFile;
+use super::scan;
 use crate::Timestamp;
 use cogmem_store::decay::{DecayInputs, Now};
 use cogmem_store::store::decay_file::{self, DecayFile};
@@ -87,25 +88,34 @@ pub(crate) fn write(
 /// The loaded caches: each file read when a lookup first needs it, then searched in place
 /// (a binary search over its sorted lines).
 pub(crate) struct DecayCache {
-    dir: PathBuf,
+    /// The cache folder, open (`None`: it cannot be read, and every cache is empty). Its files
+    /// are opened relative to it: a search opens a hundred of them, and a whole path each cost
+    /// a look at every folder above it (issue 20).
+    dir: Option<scan::DirHandle>,
     files: RefCell<HashMap<Option<decay_file::Shard>, std::rc::Rc<CacheFile>>>,
-    /// The names in `dir`, listed once: a lookup tries two shards' caches, and a shard with
-    /// no cache file costs no failed open (a hundred candidates touched most of them).
+    /// The plain files in `dir`, listed once: a lookup tries two shards' caches, and a shard
+    /// with no cache file costs no failed open (a hundred candidates touched most of them).
     present: std::collections::HashSet<String>,
     interactions: u64,
 }
 
 impl DecayCache {
-    /// Opens the caches in `dir`; missing or unreadable ones are empty (every memory scores as
-    /// new).
+    /// Opens the caches in `dir` (not through a link leading out of the workspace); missing or
+    /// unreadable ones are empty (every memory scores as new).
     pub(crate) fn load(dir: &Path) -> Self {
-        let main = CacheFile::load(&dir.join(file_name(None)));
-        let interactions = main.interactions;
-        let files = RefCell::new(HashMap::from([(None, std::rc::Rc::new(main))]));
-        let present = std::fs::read_dir(dir)
-            .map(|d| d.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
-            .unwrap_or_default();
-        Self { dir: dir.to_owned(), files, present, interactions }
+        let handle = fsx::check_inside(dir, "read").ok().and_then(|()| scan::open_dir(dir));
+        let dir = handle.map(|(handle, _)| handle);
+        let present: std::collections::HashSet<String> = dir
+            .as_ref()
+            .and_then(scan::list)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, kind)| *kind == scan::Kind::File)
+            .filter_map(|(name, _)| String::from_utf8(name).ok())
+            .collect();
+        let cache = Self { dir, files: RefCell::default(), present, interactions: 0 };
+        let main = cache.file(None);
+        Self { interactions: main.interactions, ..cache }
     }
 
     fn file(&self, home: Option<decay_file::Shard>) -> std::rc::Rc<CacheFile> {
@@ -114,10 +124,9 @@ impl DecayCache {
             .entry(home)
             .or_insert_with(|| {
                 let name = file_name(home);
-                std::rc::Rc::new(if self.present.contains(&name) {
-                    CacheFile::load(&self.dir.join(name))
-                } else {
-                    CacheFile::from_text(String::new())
+                std::rc::Rc::new(match &self.dir {
+                    Some(dir) if self.present.contains(&name) => CacheFile::load_in(dir, &name),
+                    _ => CacheFile::from_text(String::new()),
                 })
             })
             .clone()
@@ -162,22 +171,25 @@ struct CacheFile {
 }
 
 impl CacheFile {
-    fn load(path: &Path) -> Self {
-        let size = std::fs::metadata(path).map_or(0, |m| m.len());
-        if size > SEARCH_IN_PLACE
-            && let Some(f) = LineFile::open(path, 0)
-        {
+    /// The cache file `name` of the open cache folder; empty when it cannot be read.
+    fn load_in(dir: &scan::DirHandle, name: &str) -> Self {
+        let Some(file) = scan::open_in(dir, name) else { return Self::from_text(String::new()) };
+        let size = file.metadata().map_or(0, |m| m.len());
+        if size > SEARCH_IN_PLACE {
+            let Some(f) = LineFile::of_file(file, 0) else { return Self::from_text(String::new()) };
             // Only the main file has a header line, `#interactions TAB N`.
             let head = f.line_at(0).unwrap_or_default();
             let mut cache = Self::from_text(format!("{head}\n"));
             let body = if cache.body > 0 { head.len() as u64 + 1 } else { 0 };
             cache.text = String::new();
-            cache.large = LineFile::open(path, body);
+            cache.large = Some(f.from(body));
             return cache;
         }
         // Derived and written by cogmem itself, from decay files read under the workspace's
         // limit: the default bound is enough.
-        let text = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok().flatten();
+        let text = fsx::read_open(file, Path::new(name), fsx::DEFAULT_FILE_LIMIT)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok());
         Self::from_text(text.unwrap_or_default())
     }
 
@@ -284,7 +296,8 @@ mod tests {
         {
             let path = dir.path().join(name);
             fsx::write_atomic(&path, body.as_bytes()).expect("written");
-            let cache = CacheFile::load(&path);
+            let (folder, _) = scan::open_dir(dir.path()).expect("the folder opens");
+            let cache = CacheFile::load_in(&folder, name);
             assert!(cache.large.is_some() && cache.text.is_empty(), "{name}");
             assert_eq!(cache.interactions, if name == "main.tsv" { 7 } else { 0 });
             for (i, id) in ids.iter().enumerate().step_by(37) {
@@ -293,5 +306,36 @@ mod tests {
             assert!(cache.get("episode:2026-01-01:99999").is_none());
             assert!(cache.get("#interactions").is_none());
         }
+    }
+
+    #[test]
+    fn the_caches_are_read_in_their_folder_and_a_link_among_them_is_not_followed() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let caches = dir.path().join("decay");
+        fsx::create_dir_all(&caches).expect("made");
+        let line = |id: &str, uses: u32| format!("{id}\t1\t0.8\t{uses}\t1700000000\t3\t\n");
+        let main = format!("#interactions\t9\n{}{}", line("a:1", 4), line("b:2", 5));
+        fsx::write_atomic(&caches.join("main.tsv"), main.as_bytes()).expect("written");
+        let cache = DecayCache::load(&caches);
+        assert_eq!(cache.interactions(), 9);
+        assert_eq!(cache.get("a:1").map(|d| d.access_count), Some(4));
+        assert_eq!(cache.get("b:2").map(|d| d.access_count), Some(5));
+        assert!(cache.get("c:3").is_none());
+        // A link in place of the main cache, to a file that would say other things: not read.
+        #[cfg(unix)]
+        {
+            let elsewhere = dir.path().join("elsewhere.tsv");
+            let other = format!("#interactions\t77\n{}", line("a:1", 99));
+            fsx::write_atomic(&elsewhere, other.as_bytes()).expect("written");
+            fsx::remove_file(&caches.join("main.tsv")).expect("removed");
+            std::os::unix::fs::symlink(&elsewhere, caches.join("main.tsv")).expect("linked");
+            let cache = DecayCache::load(&caches);
+            assert_eq!(cache.interactions(), 0);
+            assert!(cache.get("a:1").is_none());
+        }
+        // No folder: every cache is empty.
+        let none = DecayCache::load(&dir.path().join("missing"));
+        assert_eq!(none.interactions(), 0);
+        assert!(none.get("a:1").is_none());
     }
 }

@@ -33,9 +33,18 @@ impl LineFile {
     /// searching its bytes from `start` to the end.
     pub(crate) fn open(path: &Path, start: u64) -> Option<Self> {
         fsx::check_inside(path, "read").ok()?;
-        let file = File::open(path).ok()?;
+        Self::of_file(File::open(path).ok()?, start)
+    }
+
+    /// A file already open (by its caller's rules), searched from `start` to the end.
+    pub(crate) fn of_file(file: File, start: u64) -> Option<Self> {
         let end = file.metadata().ok()?.len();
         Some(Self { file, start: start.min(end), end, blocks: Default::default() })
+    }
+
+    /// The same file searched from `start` (the blocks read so far are kept).
+    pub(crate) fn from(self, start: u64) -> Self {
+        Self { start: start.min(self.end), ..self }
     }
 
     /// Reads up to `len` bytes at `pos` (fewer at the end of the file), through the blocks

@@ -227,6 +227,10 @@ struct Meta {
     /// More than [`SKIPPED_MAX`] of them, or one no line can hold (`#skipped *`): a refresh
     /// the watcher would serve scans every file instead.
     skipped_overflow: bool,
+    /// The memory files among them that were read but are not UTF-8, with the size and mtime
+    /// they had and what was said of them (`#unreadable SIZE MTIME PATH TAB ERROR` lines): until
+    /// such a file changes, a refresh reports it again without reading it.
+    unreadable: std::collections::BTreeMap<String, (u64, u128, String)>,
 }
 
 /// The most unreadable paths the manifest names one by one ([`Meta::skipped`]).
@@ -332,6 +336,11 @@ impl Meta {
                     "skipped" if value == "*" => meta.skipped_overflow = true,
                     "skipped" => {
                         meta.skipped.insert(value.to_owned());
+                    }
+                    "unreadable" => {
+                        if let Some((path, stamp)) = parse_unreadable(value) {
+                            meta.unreadable.insert(path, stamp);
+                        }
                     }
                     "dir" => {
                         if let Some((dir, stamp)) = scan::DirStamp::parse(value) {
@@ -515,6 +524,9 @@ impl Meta {
                 out.push_str(&format!("#skipped {path}\n"));
             }
         }
+        for (path, (size, mtime, error)) in &self.unreadable {
+            out.push_str(&format!("#unreadable {size} {mtime} {path}\t{error}\n"));
+        }
         if let Some(lines) = self.patched_lines() {
             out.push_str(&lines);
             return out;
@@ -548,6 +560,14 @@ type FileStamp = (String, u64, u128);
 
 /// The path, size and mtime of a `path TAB size TAB mtime TAB hash` line (the hash is not
 /// needed to compare stamps, nor copied).
+/// The value of an `#unreadable SIZE MTIME PATH TAB ERROR` line.
+fn parse_unreadable(value: &str) -> Option<(String, (u64, u128, String))> {
+    let (size, rest) = value.split_once(' ')?;
+    let (mtime, rest) = rest.split_once(' ')?;
+    let (path, error) = rest.split_once('\t')?;
+    Some((path.to_owned(), (size.parse().ok()?, mtime.parse().ok()?, error.to_owned())))
+}
+
 fn stamp_of_line(line: &str) -> Option<(&str, (u64, u128))> {
     let mut f = line.split('\t');
     let (path, size, mtime) = (f.next()?, f.next()?, f.next()?);
@@ -1240,13 +1260,26 @@ fn refresh_locked(
     // Whether a file line changes (a file read that is still unreadable changes none: the
     // manifest is not written again for it on every search).
     let mut lines_changed = false;
+    // The files read this time that are not UTF-8, with their stamps ([`Meta::unreadable`]).
+    let mut unreadable: std::collections::BTreeMap<String, (u64, u128, String)> =
+        std::collections::BTreeMap::new();
     for (n, (rel, size, mtime)) in to_read.into_iter().enumerate() {
         if let Some(p) = progress {
             p(n, total);
         }
         // A file that cannot be read (over the limit, not UTF-8, gone unreadable) hides its
         // memories: its documents go, as a rebuild would leave them out, and it leaves the
-        // manifest, so every refresh tries it again until it reads.
+        // manifest, so every refresh tries it again until it reads. One that was read and is
+        // not UTF-8 is not read again while its size and mtime stay (tens of megabytes read
+        // and hashed by every search otherwise); one over the limit is refused unread.
+        if let Some((was_size, was_mtime, error)) = meta.unreadable.get(&rel)
+            && (*was_size, *was_mtime) == (size, mtime)
+            && meta.lookup(&rel).is_none()
+        {
+            report.skipped.push(Unreadable { path: rel.clone(), error: error.clone() });
+            unreadable.insert(rel.clone(), (size, mtime, error.clone()));
+            continue;
+        }
         let read = fsx::read(&root.join(&rel), ws.file_limit()).map_err(|e| e.to_string());
         let hash = read.as_ref().ok().map(|bytes| {
             let hash = cogmem_store::store::core_memory::hash8_bytes(bytes);
@@ -1264,19 +1297,32 @@ fn refresh_locked(
             lines_changed = true;
             continue; // touched, not changed
         }
+        let mut undecodable = false;
         let decoded = read.and_then(|bytes| {
-            let text = fsx::decode(&root.join(&rel), bytes).map_err(|e| e.to_string())?;
+            let text = fsx::decode(&root.join(&rel), bytes).map_err(|e| {
+                undecodable = true;
+                e.to_string()
+            })?;
             Ok((text, hash.unwrap_or_default()))
         });
         let (text, hash) = match decoded {
             Ok(read) => read,
             Err(e) => {
-                report.skipped.push(Unreadable { path: rel.clone(), error: e });
+                report.skipped.push(Unreadable { path: rel.clone(), error: e.clone() });
+                // Its stamp is kept once its documents are gone (below), not while a merge
+                // keeps them: they must go first.
+                if undecodable
+                    && !e.contains(['\n', '\r', '\t'])
+                    && !rel.contains(['\n', '\r', '\t'])
+                {
+                    unreadable.insert(rel.clone(), (size, mtime, e));
+                }
                 if meta.lookup(&rel).is_some() {
                     // While a merge holds the writer, the old stamp stays: tried again next time.
                     let Some(w) =
                         ensure_writer(&mut writer, &mut busy, &inner, &dir, budget, rebuilt)?
                     else {
+                        unreadable.remove(&rel);
                         continue;
                     };
                     w.delete_term(Term::from_field_text(fields.path, &rel));
@@ -1410,8 +1456,24 @@ fn refresh_locked(
     if overflow || skipped.len() > SKIPPED_MAX || skipped.iter().any(|p| p.contains(['\n', '\r'])) {
         (skipped, overflow) = (std::collections::BTreeSet::new(), true);
     }
-    let skipped_changed = skipped != meta.skipped || overflow != meta.skipped_overflow;
-    (meta.skipped, meta.skipped_overflow) = (skipped, overflow);
+    // The stamps of what did not decode: as for the skipped paths, after a look at a few paths
+    // those of before but for them; none past the bound (each is then read again).
+    if let Some(paths) = only {
+        let mut before = meta.unreadable.clone();
+        for p in paths {
+            before.remove(p);
+        }
+        before.extend(unreadable);
+        unreadable = before;
+    }
+    unreadable.retain(|p, _| skipped.contains(p));
+    if unreadable.len() > SKIPPED_MAX {
+        unreadable.clear();
+    }
+    let skipped_changed = skipped != meta.skipped
+        || overflow != meta.skipped_overflow
+        || unreadable != meta.unreadable;
+    (meta.skipped, meta.skipped_overflow, meta.unreadable) = (skipped, overflow, unreadable);
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
     let files_changed = report.rebuilt

@@ -186,6 +186,23 @@ pub(crate) fn stat_entry(dir: &DirHandle, name: &[u8]) -> Option<EntryStat> {
     })
 }
 
+/// Opens the entry `name` of an open folder to read it, not following a link (a link is not
+/// opened at all). The caller knows it for a plain file (from the folder's listing): a pipe
+/// would block the open.
+#[cfg(unix)]
+pub(crate) fn open_in(dir: &DirHandle, name: &str) -> Option<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    rustix::fs::openat(dir, name, flags, Mode::empty()).ok().map(std::fs::File::from)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn open_in(dir: &DirHandle, name: &str) -> Option<std::fs::File> {
+    let path = dir.join(name);
+    fsx::check_inside(&path, "read").ok()?;
+    std::fs::File::open(path).ok()
+}
+
 /// Size and mtime of a plain file `name` in an open folder (a link is no plain file).
 fn stat_in(dir: &DirHandle, name: &str) -> Option<(u64, u128)> {
     stat_entry(dir, name.as_bytes()).filter(|s| s.kind == Kind::File).map(|s| (s.size, s.mtime))

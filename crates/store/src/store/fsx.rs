@@ -282,25 +282,35 @@ pub fn read_listed(path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
     }
 }
 
-/// Reads the open `file` (at `path`) whole, refusing more than `limit` bytes.
-fn read_open(file: File, path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
-    // Sized up front (`take` hides the file's size from `read_to_end`, which then grows the
-    // buffer by doubling: a copy and fresh pages per step for a megabyte file).
-    let size = file.metadata().map_or(0, |m| m.len()).min(limit.saturating_add(1));
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| IoError::new(path, "read", e))?;
-    if bytes.len() as u64 > limit {
-        let size = fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
-        return Err(refusal(
+/// Reads the open `file` (at `path`, named in errors) whole, refusing more than `limit` bytes:
+/// for a file its caller opened by its own rules (relative to an open folder, say).
+pub fn read_open(file: File, path: &Path, limit: u64) -> Result<Vec<u8>, IoError> {
+    let over = |size: u64| {
+        refusal(
             path,
             "read",
             format!(
                 "it is {size} bytes, over the limit of {limit} bytes (`limits.file_bytes` in \
                  cogmem.toml)"
             ),
-        ));
+        )
+    };
+    // A file over the limit is refused by its size, unread: a search that meets one in a store
+    // folder meets it again every time (reading the limit's worth first took a quarter of a
+    // second at the default 64 MB). Sized up front otherwise (`take` hides the file's size
+    // from `read_to_end`, which then grows the buffer by doubling: a copy and fresh pages per
+    // step for a megabyte file).
+    let size = file.metadata().map_or(0, |m| m.len());
+    if size > limit {
+        return Err(over(size));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| IoError::new(path, "read", e))?;
+    // It grew while it was read.
+    if bytes.len() as u64 > limit {
+        return Err(over(fs::metadata(path).map_or(bytes.len() as u64, |m| m.len())));
     }
     Ok(bytes)
 }
