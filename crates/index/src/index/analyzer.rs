@@ -74,9 +74,16 @@ impl Tokenizer for CjkAwareTokenizer {
     }
 }
 
+thread_local! {
+    /// The analyzer [`terms`] uses, built once per thread: building one makes the stop-word
+    /// set and the stemmer, and a search's snippets analyze each word of each hit on its own
+    /// (a new analyzer per word was most of the time a search spent after ranking).
+    static TERMS: std::cell::RefCell<TextAnalyzer> = std::cell::RefCell::new(analyzer());
+}
+
 /// Returns the analyzed terms of a text, in order (duplicates kept).
 pub fn terms(text: &str) -> Vec<String> {
-    positioned(&mut analyzer(), text).into_iter().map(|(t, _)| t).collect()
+    TERMS.with(|a| positioned(&mut a.borrow_mut(), text)).into_iter().map(|(t, _)| t).collect()
 }
 
 /// Returns the terms of a query with their word positions: like [`terms`], without the query
