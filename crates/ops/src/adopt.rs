@@ -105,9 +105,13 @@ pub fn waiting(ws: &Workspace) -> crate::Result<Vec<OutsideCommit>> {
 
 /// The pending commits, and `HEAD` when the marker is not it yet.
 fn look(ws: &Workspace) -> crate::Result<(Vec<OutsideCommit>, Option<Oid>)> {
+    let marker = read_marker(ws);
+    // The usual answer, from two small files: `HEAD` is where the marker says.
+    if marker.is_some() && git::head_id_from_files(ws.root()) == marker {
+        return Ok((Vec::new(), None));
+    }
     let repo = git::open(ws.root())?;
     let Some(head) = git::head_id(&repo)? else { return Ok((Vec::new(), None)) };
-    let marker = read_marker(ws);
     if marker == Some(head) {
         return Ok((Vec::new(), None));
     }

@@ -193,6 +193,34 @@ pub fn head_id(repo: &Repository) -> crate::Result<Option<Oid>> {
     }
 }
 
+/// `HEAD`'s commit read from the files under `root/.git`, without opening the repository
+/// (libgit2 reads three config files and stats a dozen paths to open one): `HEAD` naming a
+/// branch whose loose ref holds an id, which is what a cogmem commit leaves, or a detached
+/// `HEAD`. `None` when it cannot tell that way (a packed ref, an unborn branch, `.git` a file,
+/// a ref naming a ref): the caller asks the repository. For a quick "did `HEAD` move?"; the
+/// answer is only as fresh as the moment the files were read.
+pub fn head_id_from_files(root: &Path) -> Option<Oid> {
+    let read = |path: PathBuf| -> Option<String> {
+        let bytes = crate::store::fsx::read(&path, 4096).ok()?;
+        String::from_utf8(bytes).ok()
+    };
+    let id =
+        |text: &str| Oid::from_str(text.trim_end()).ok().filter(|_| text.trim_end().len() == 40);
+    let git = root.join(".git");
+    let head = read(git.join("HEAD"))?;
+    let Some(target) = head.trim_end().strip_prefix("ref: ") else { return id(&head) };
+    // A branch's ref file, by a name that stays under refs/heads/.
+    let plain = target.strip_prefix("refs/heads/").is_some_and(|name| {
+        !name.is_empty()
+            && name.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
+            && !name.contains(['\\', '\0', '\n', '\r'])
+    });
+    if !plain {
+        return None;
+    }
+    id(&read(git.join(target))?)
+}
+
 /// The commits from `head` back to `stop` along first parents, newest first, when `head`
 /// reaches `stop` through at most `max` commits that each have one parent and pass `accept`;
 /// `None` otherwise (a merge, a commit refused, a longer stretch, an unreadable commit). Then
@@ -1263,6 +1291,45 @@ mod tests {
 mod io_tests {
     use super::uncommitted;
     use crate::store::fsx;
+
+    /// `HEAD` read from the files agrees with libgit2 where it answers, and leaves the rest
+    /// (an unborn branch, a packed ref, a ref leading out of refs/heads/) to the repository.
+    #[test]
+    fn head_read_from_the_files_agrees_with_the_repository_or_says_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = git2::Repository::init(root).unwrap();
+        assert_eq!(super::head_id_from_files(root), None, "unborn");
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let tree = repo.find_tree(repo.index().unwrap().write_tree().unwrap()).unwrap();
+        let first = repo.commit(Some("HEAD"), &sig, &sig, "one", &tree, &[]).unwrap();
+        assert_eq!(super::head_id_from_files(root), Some(first));
+        assert_eq!(super::head_id(&repo).unwrap(), Some(first));
+        let parent = repo.find_commit(first).unwrap();
+        let second = repo.commit(Some("HEAD"), &sig, &sig, "two", &tree, &[&parent]).unwrap();
+        assert_eq!(super::head_id_from_files(root), Some(second));
+        // Detached: HEAD holds the id.
+        repo.set_head_detached(first).unwrap();
+        assert_eq!(super::head_id_from_files(root), Some(first));
+        // Back on the branch, its ref packed: not read here, the repository answers.
+        repo.set_head("refs/heads/master").or_else(|_| repo.set_head("refs/heads/main")).unwrap();
+        let branch = repo.head().unwrap().name().unwrap().to_owned();
+        let loose = root.join(".git").join(&branch);
+        let packed = format!("# pack-refs with: peeled fully-peeled sorted\n{second} {branch}\n");
+        fsx::write_derived(&root.join(".git/packed-refs"), packed.as_bytes(), false).unwrap();
+        fsx::remove_file(&loose).unwrap();
+        assert_eq!(super::head_id(&repo).unwrap(), Some(second));
+        assert_eq!(super::head_id_from_files(root), None, "packed");
+        // A HEAD whose ref leaves refs/heads/ is not followed, even to a file holding an id.
+        fsx::write_derived(&root.join("outside"), format!("{second}\n").as_bytes(), false).unwrap();
+        for hostile in ["ref: refs/heads/../../../outside\n", "ref: refs/tags/v1\n", "ref: \n"] {
+            fsx::write_derived(&root.join(".git/HEAD"), hostile.as_bytes(), false).unwrap();
+            assert_eq!(super::head_id_from_files(root), None, "{hostile}");
+        }
+        // A short id is no id.
+        fsx::write_derived(&root.join(".git/HEAD"), b"abc123\n", false).unwrap();
+        assert_eq!(super::head_id_from_files(root), None);
+    }
 
     /// The repack is due past either limit: counted, and sized (exact under 16 MB).
     #[test]
