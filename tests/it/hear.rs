@@ -398,3 +398,35 @@ fn a_wrapped_remember_line_in_pasted_text_is_not_a_request() {
     assert_eq!(env.head(), head);
     env.assert_clean_tree();
 }
+
+/// A request heard links the entities it names by every name they go by, an alias added by
+/// hand included: the names come from the search index's names cache (issue 20: reading every
+/// entity file cost 140–200 ms of each request at 100,000 memories), which a refresh brings up
+/// to date with the files as a search's does.
+#[test]
+fn a_request_heard_links_an_entity_by_an_alias_added_by_hand() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    let rel = "memory/graph/entities/person--alice.md";
+    env.write(rel, &env.read(rel).replace("## Summary\n", "## Summary\nAliases: Ally\n"));
+    env.run(["sync"]).output().success();
+    let linked = |out: &crate::common::Output| {
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let ids = v["routing"]["entities"].as_array().unwrap().iter();
+        ids.map(|e| e["id"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+    };
+    let out = env.mutate(["hear", "--json", "remember that Ally adopted a cat named Miso"]);
+    assert!(linked(&out).contains(&"person--alice".to_owned()), "{out}");
+    assert!(env.read(rel).contains("- Ally adopted a cat named Miso\n"), "{}", env.read(rel));
+    // Where the names came from: the index, not the entity files.
+    #[cfg(feature = "timings")]
+    {
+        let out = env
+            .run(["hear", "--json", "--dry-run", "remember that Ally likes green tea"])
+            .env("COGMEM_TIMINGS", "1")
+            .output()
+            .success();
+        assert!(out.stderr.contains("entity names read from the index"), "{out}");
+        assert!(linked(&out).contains(&"person--alice".to_owned()), "{out}");
+    }
+}

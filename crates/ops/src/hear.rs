@@ -23,6 +23,33 @@ use cogmem_text::trigger::{self, Trigger, TriggerKind};
 /// The user is named by a `Name:` bullet under MEMORY.md's `## Identity`; otherwise they are
 /// `person--user`. Unreadable entity files are skipped.
 pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
+    let mut ctx = user_context(ws)?;
+    for (rel, text) in units::read_markdown_files(ws, layout::ENTITIES_DIR) {
+        let stem = units::md_stem(&rel);
+        let Ok(id) = EntityId::parse(stem) else { continue };
+        let Ok(text) = text else { continue };
+        let names = entity::names(&id, &text);
+        ctx.known.push(KnownEntity { id, names });
+    }
+    Ok(ctx)
+}
+
+/// [`context`] with the entities' names from the search index (its names cache, brought up to
+/// date with the files first, as a search does) rather than from every entity file: what a
+/// request heard by a hook costs must not grow with the number of entities (issue 20). Reads
+/// the files when the index cannot answer.
+pub fn context_from_index(ws: &Workspace) -> crate::Result<RouteContext> {
+    let Some(known) = cogmem_index::graph::names::known(ws) else { return context(ws) };
+    let mut ctx = user_context(ws)?;
+    ctx.known = known
+        .into_iter()
+        .filter_map(|(id, names)| Some(KnownEntity { id: EntityId::parse(&id).ok()?, names }))
+        .collect();
+    Ok(ctx)
+}
+
+/// The routing context with who the user is (from `MEMORY.md`) and no entities yet.
+fn user_context(ws: &Workspace) -> crate::Result<RouteContext> {
     let mut ctx = RouteContext::default();
     if let Some(text) = ws.read_text_if_exists(layout::MEMORY_MD)?
         && let Some(name) = user_name(&text)
@@ -30,13 +57,6 @@ pub fn context(ws: &Workspace) -> crate::Result<RouteContext> {
     {
         ctx.user = id;
         ctx.user_name = name;
-    }
-    for (rel, text) in units::read_markdown_files(ws, layout::ENTITIES_DIR) {
-        let stem = units::md_stem(&rel);
-        let Ok(id) = EntityId::parse(stem) else { continue };
-        let Ok(text) = text else { continue };
-        let names = entity::names(&id, &text);
-        ctx.known.push(KnownEntity { id, names });
     }
     Ok(ctx)
 }
@@ -157,7 +177,7 @@ pub fn hear(
     // The routing context reads every entity file: only a remember request, or a question the
     // rules check against the known names, needs it (issue 17: hooks hear every prompt).
     let read = std::cell::OnceCell::new();
-    let names = || match read.get_or_init(|| context(ws)) {
+    let names = || match read.get_or_init(|| context_from_index(ws)) {
         Ok(ctx) => ctx.known.iter().flat_map(|k| k.names.iter().cloned()).collect(),
         Err(_) => Vec::new(), // reported below
     };
@@ -186,7 +206,7 @@ pub fn hear(
             } else {
                 let ctx = match ctx {
                     Some(ctx) => ctx,
-                    None => context(ws)?,
+                    None => context_from_index(ws)?,
                 };
                 let mut routing = route::route(&content, Some(&phrase), &ctx);
                 if let Some(a) = opts.caller.as_ref().filter(|a| a.is_subagent()) {

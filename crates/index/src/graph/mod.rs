@@ -3,6 +3,7 @@
 //! entities; edges are `## Relations` bullets with their confidence and validity dates.
 
 pub mod cache;
+pub mod names;
 pub use cogmem_store::vocab;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};

@@ -1044,6 +1044,11 @@ fn refresh_locked(
     // link, wherever it leads (issue 16).
     fsx::check_no_link(&meta_path, "write")?;
     let mut report = RefreshReport::default();
+    // A refresh after this process's own change, from the manifest this process's scan of every
+    // file left: the manifest it writes stands for that scan too (a hook that hears "remember
+    // that …" then searches for the prompt scans once, not again after the write).
+    let own_change_after_scan =
+        only.is_some() && ws.options().one_scan && one_scan::holds(&meta_path);
     let meta = read_meta(&meta_path, ws.file_limit())?;
     let boot = dir::boot_id();
     let reason = if full {
@@ -1365,10 +1370,17 @@ fn refresh_locked(
         }
     }
     cogmem_store::timing::mark("index: documents committed");
-    // The graph's statuses and edges, for spreading activation at query time.
-    if graph_changed || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE)) {
+    // The graph's statuses and edges, for spreading activation at query time, and the
+    // entities' names, for routing (`graph::names`): both follow the same digest.
+    let names_path = dir.join(crate::graph::names::FILE);
+    if graph_changed
+        || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE))
+        || !crate::graph::names::is_current(&names_path)
+    {
         let g = crate::graph::build(ws)?;
         fsx::write_derived(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes(), boot.is_none())?;
+        let names = crate::graph::names::text(&g);
+        fsx::write_derived(&names_path, names.as_bytes(), boot.is_none())?;
     }
     cogmem_store::timing::mark("index: graph cache");
     // Decay inputs, copied from each decay file that changed.
@@ -1507,7 +1519,7 @@ fn refresh_locked(
         fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
     }
     cogmem_store::timing::mark("manifest written");
-    if only.is_none() && ws.options().one_scan {
+    if (only.is_none() || own_change_after_scan && !report.rebuilt) && ws.options().one_scan {
         one_scan::scanned(&meta_path);
     }
     ready(&inner, fields, dir, report)

@@ -1,0 +1,114 @@
+//! The names every entity goes by, as the search index keeps them (`.cogmem/index/names.tsv`):
+//! what routing must know of the workspace's entities to link a "remember that …" to the ones it
+//! names, without reading every entity file (issue 20: at 100,000 memories that was 10,000
+//! files, 41 MB, 140–200 ms of every request a hook heard). Written with the graph cache, from
+//! the same graph, whenever an entity's names may have changed (the manifest's graph digest
+//! covers them), so a refresh of the index brings it up to date with hand edits too.
+//!
+//! Format: a header `#cogmem-names 1`, then one line per entity, sorted by id: `id TAB name TAB
+//! name …`, the names lower case as [`cogmem_store::store::entity::names`] gives them. An id or
+//! a name that holds a tab or a line break is left out.
+
+use cogmem_store::store::fsx;
+use cogmem_store::workspace::Workspace;
+
+use super::Graph;
+
+/// The cache file's name in the index folder.
+pub(crate) const FILE: &str = "names.tsv";
+
+const HEADER: &str = "#cogmem-names 1";
+
+/// The cache text for a graph.
+pub(crate) fn text(g: &Graph) -> String {
+    let clean = |s: &str| !s.contains(['\t', '\n', '\r']);
+    let mut lines: Vec<String> =
+        g.g.node_weights()
+            .filter(|n| clean(&n.id))
+            .map(|n| {
+                let mut line = n.id.clone();
+                for name in n.names.iter().filter(|n| clean(n)) {
+                    line.push('\t');
+                    line.push_str(name);
+                }
+                line
+            })
+            .collect();
+    lines.sort_unstable();
+    let mut out = format!("{HEADER}\n");
+    for l in lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether the cache file exists and is in this build's format.
+pub(crate) fn is_current(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; HEADER.len() + 1];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
+        && head[..HEADER.len()] == *HEADER.as_bytes()
+        && head[HEADER.len()] == b'\n'
+}
+
+/// The entities of cache text and their names; `None` for text in another format.
+fn parse(text: &str) -> Option<Vec<(String, Vec<String>)>> {
+    let body = text.strip_prefix(HEADER)?.strip_prefix('\n')?;
+    Some(
+        body.lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let mut f = l.split('\t');
+                let id = f.next().unwrap_or_default().to_owned();
+                (id, f.map(str::to_owned).collect())
+            })
+            .collect(),
+    )
+}
+
+/// Every entity of the workspace and the names it goes by, the index brought up to date with the
+/// files first (as a search does: a hand edit is seen). `None` when the index cannot be opened
+/// or its names cache read: the caller reads the entity files then.
+pub fn known(ws: &Workspace) -> Option<Vec<(String, Vec<String>)>> {
+    let (index, _) = crate::index::open(ws, false, None).ok()?;
+    // Derived, written by cogmem itself: the default bound is enough.
+    let text =
+        fsx::read_text_if_exists(&index.dir().join(FILE), fsx::DEFAULT_FILE_LIMIT).ok()??;
+    cogmem_store::timing::mark("entity names read from the index");
+    parse(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_names_of_every_entity_come_back_as_the_graph_had_them() {
+        let files = vec![
+            (
+                "memory/graph/entities/person--alice.md".to_owned(),
+                "# Alice\n\n## Summary\nAliases: Ally, Al\n".to_owned(),
+            ),
+            ("memory/graph/entities/place--lisbon.md".to_owned(), "# Lisbon\n".to_owned()),
+        ];
+        let g = super::super::from_files(&files, Default::default());
+        let text = text(&g);
+        assert!(is_text_current(&text), "{text}");
+        let known = parse(&text).expect("parsed");
+        let by_id: std::collections::HashMap<_, _> = known.into_iter().collect();
+        for id in by_id.keys() {
+            let node = g.g.node_weights().find(|n| &n.id == id).expect("a node");
+            assert_eq!(by_id[id], node.names, "{id}");
+        }
+        assert_eq!(by_id.len(), g.g.node_count());
+        assert!(by_id["person--alice"].contains(&"ally".to_owned()), "{by_id:?}");
+        // Text in another format is no cache.
+        assert!(parse("#cogmem-names 0\nperson--x\tx\n").is_none());
+        assert_eq!(parse(&format!("{HEADER}\n")), Some(Vec::new()));
+    }
+
+    fn is_text_current(text: &str) -> bool {
+        text.starts_with(&format!("{HEADER}\n"))
+    }
+}
