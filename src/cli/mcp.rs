@@ -14,7 +14,9 @@ use super::{Ctx, render};
 /// Speaks the Model Context Protocol on stdin and stdout, for one client, until it closes the
 /// connection. The host starts it; you do not run it by hand. The workspace is found once at
 /// start (--workspace, else COGMEM_WORKSPACE, else the current folder and its parents), so give
-/// hosts --workspace: they seldom start servers in the right folder.
+/// hosts --workspace: they seldom start servers in the right folder. While it runs it tells
+/// every read which files changed, as `cogmem watch` does (without committing anything), so
+/// searches need not stat every memory file.
 ///
 /// Tools: remember, hear, recall, search, context, show, forget, restore, pin, unpin, why,
 /// touch, status, graph_show, graph_neighbors, graph_path, graph_history, graph_check,

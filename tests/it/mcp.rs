@@ -353,7 +353,7 @@ impl RawServer {
     }
 
     /// Closes stdin, checks that the server exits 0, and returns what it may still send.
-    fn close(mut self) -> std::sync::mpsc::Receiver<serde_json::Value> {
+    pub(crate) fn close(mut self) -> std::sync::mpsc::Receiver<serde_json::Value> {
         drop(self.stdin.take());
         assert!(self.child.wait().unwrap().success());
         self.rx

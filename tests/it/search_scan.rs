@@ -478,3 +478,39 @@ fn a_file_that_is_not_utf8_is_not_read_again_until_it_changes() {
     let (ids, how) = search(&env, "glimmerquax");
     assert_eq!(ids, vec!["vault:bad".to_owned()], "{how}");
 }
+
+/// A running `cogmem mcp` serves the workspace's reads as `cogmem watch` does, without syncing
+/// anything: a search then stats only what the watch names, still sees a hand edit in place, and
+/// nothing is committed for it; once the server has ended, a search stats every file again.
+#[test]
+fn an_mcp_server_serves_the_reads_while_it_runs() {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    let server = crate::mcp::RawServer::start(&env);
+    // The server sets its watch up on a thread of its own.
+    let served =
+        wait_until(Duration::from_secs(20), || search(&env, "budget").1.starts_with("watcher"));
+    assert!(served, "no search was served by the MCP server's watch");
+    let (rel, id) = vault_note(&env);
+    let head = env.head();
+    env.append(&rel, "\nthe quixotrelm lives here\n");
+    let (ids, how) = search(&env, "quixotrelm");
+    assert_eq!(ids, vec![id.clone()], "{how}");
+    assert!(how.starts_with("watcher: "), "{how}");
+    // Through the server too.
+    let mut server = server;
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "quixotrelm"}}});
+    server.send(call.to_string().as_bytes());
+    let v = server.next();
+    let hits = v["result"]["structuredContent"]["hits"].as_array().unwrap();
+    assert_eq!(hits.iter().map(|h| h["id"].as_str().unwrap()).collect::<Vec<_>>(), [id.as_str()]);
+    // It serves reads; it does not commit hand edits (that is `cogmem watch`'s job).
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(env.head(), head);
+    assert!(env.git(&["status", "--porcelain"]).contains(&rel), "the edit stays uncommitted");
+    server.close();
+    let (ids, how) = search(&env, "quixotrelm");
+    assert_eq!(ids, vec![id], "{how}");
+    assert!(how.starts_with("full scan"), "{how}");
+}

@@ -114,6 +114,10 @@ pub fn serve(ws: Workspace, options: McpOptions) -> cogmem_ops::Result<()> {
     // See: issue 16. The report has nowhere to go (stdout is the protocol, stderr stays
     // quiet); the purge's commit and audit line say what was done.
     cogmem_ops::purge::finish_pending(&ws, options.clock.as_ref())?;
+    // While it runs, the server tells its own reads (and any other process's) which files
+    // changed, as `cogmem watch` does, unless a watcher does already: a search then stats no
+    // memory file (at 100,000 memories 13,000 of them, most of each search's time).
+    let _reads = cogmem_ops::watch::serve_reads(&ws);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

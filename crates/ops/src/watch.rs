@@ -199,33 +199,12 @@ pub fn watch(
         return Err(RuleError::SubagentWrite { actor: opts.sync.actor.to_string() }.into());
     }
     let root = ws.root().to_owned();
-    let watch_error =
-        |e: notify::Error| IoError::new(&root, "watch", std::io::Error::other(e.to_string()));
     let (tx, rx) = mpsc::channel();
     // Freshness for reads is served from the event thread, as each event arrives, so a sync
     // that takes a while does not hold up the searches meanwhile.
     let server = Server::start(ws)?.map(|s| Arc::new(Mutex::new(s)));
     let rewatch = Arc::new(AtomicBool::new(false));
-    let handler = {
-        let server = server.clone();
-        let rewatch = Arc::clone(&rewatch);
-        let root = root.clone();
-        move |event: notify::Result<notify::Event>| {
-            if let Some(server) = &server
-                && serve(server, &notes(&root, &event))
-            {
-                rewatch.store(true, Ordering::SeqCst);
-            }
-            let _ = tx.send(event);
-        }
-    };
-    let mut watcher = notify::recommended_watcher(handler).map_err(watch_error)?;
-    watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
-    if let Some(server) = &server
-        && let Ok(mut s) = server.lock()
-    {
-        s.begin()?;
-    }
+    let mut watcher = watch_serving(&root, server.as_ref(), &rewatch, Some(tx))?;
     let sync_opts = SyncOptions { dry_run: false, ..opts.sync.clone() };
     // What the last sync left, so a file that stays malformed is reported once, not after
     // every later event (our own commits included).
@@ -264,18 +243,7 @@ pub fn watch(
     }
     on_event(WatchEvent::Ready);
     while !stop.load(Ordering::SeqCst) {
-        if rewatch.swap(false, Ordering::SeqCst)
-            && let Some(server) = &server
-        {
-            // A folder that holds memory files was created, moved or removed: watch the
-            // workspace anew, then serve again after a `*` (left unserved if that fails).
-            let _ = watcher.unwatch(&root);
-            if watcher.watch(&root, RecursiveMode::Recursive).is_ok()
-                && let Ok(mut s) = server.lock()
-            {
-                s.resume();
-            }
-        }
+        rewatch_if_stale(&mut watcher, &root, server.as_ref(), &rewatch);
         let wait = match dirty {
             Some((_, last)) => opts.debounce.saturating_sub(last.elapsed()).min(TICK),
             None => TICK,
@@ -313,6 +281,116 @@ pub fn watch(
         s.stop();
     }
     Ok(())
+}
+
+/// Watches `root` recursively, serving each event's notes to `server` (if this process holds
+/// the watch lock) from notify's event thread and forwarding the event to `forward`; then
+/// begins serving. A note that the watch may have gone stale sets `rewatch`.
+fn watch_serving(
+    root: &Path,
+    server: Option<&Arc<Mutex<Server>>>,
+    rewatch: &Arc<AtomicBool>,
+    forward: Option<mpsc::Sender<notify::Result<notify::Event>>>,
+) -> crate::Result<notify::RecommendedWatcher> {
+    let watch_error =
+        |e: notify::Error| IoError::new(root, "watch", std::io::Error::other(e.to_string()));
+    let handler = {
+        let server = server.cloned();
+        let rewatch = Arc::clone(rewatch);
+        let root = root.to_owned();
+        move |event: notify::Result<notify::Event>| {
+            if let Some(server) = &server
+                && serve(server, &notes(&root, &event))
+            {
+                rewatch.store(true, Ordering::SeqCst);
+            }
+            if let Some(tx) = &forward {
+                let _ = tx.send(event);
+            }
+        }
+    };
+    let mut watcher = notify::recommended_watcher(handler).map_err(watch_error)?;
+    watcher.watch(root, RecursiveMode::Recursive).map_err(watch_error)?;
+    if let Some(server) = server
+        && let Ok(mut s) = server.lock()
+    {
+        s.begin()?;
+    }
+    Ok(watcher)
+}
+
+/// A folder that holds memory files was created, moved or removed (`rewatch` set): watches the
+/// workspace anew, then serves again after a `*` (left unserved if that fails).
+fn rewatch_if_stale(
+    watcher: &mut notify::RecommendedWatcher,
+    root: &Path,
+    server: Option<&Arc<Mutex<Server>>>,
+    rewatch: &AtomicBool,
+) {
+    if rewatch.swap(false, Ordering::SeqCst)
+        && let Some(server) = server
+    {
+        let _ = watcher.unwatch(root);
+        if watcher.watch(root, RecursiveMode::Recursive).is_ok()
+            && let Ok(mut s) = server.lock()
+        {
+            s.resume();
+        }
+    }
+}
+
+/// Serves the workspace's reads as `cogmem watch` does (they ask it which files changed instead
+/// of stat-ing every memory file), without syncing anything, until the returned handle is
+/// dropped: for a long-running process whose every read would otherwise stat every file
+/// (`cogmem mcp`). Set up on a thread of its own, so the caller does not wait for the watch
+/// lock; when another watcher holds the lock, or the watch cannot be set up, nothing is served
+/// and reads stat every file, as without it.
+pub fn serve_reads(ws: &Workspace) -> ReadServer {
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = {
+        let stop = Arc::clone(&stop);
+        let ws = ws.clone();
+        std::thread::Builder::new()
+            .name("cogmem-freshness".to_owned())
+            .spawn(move || {
+                let Ok(Some(server)) = Server::start(&ws) else { return };
+                let server = Arc::new(Mutex::new(server));
+                let rewatch = Arc::new(AtomicBool::new(false));
+                let root = ws.root().to_owned();
+                let Ok(mut watcher) = watch_serving(&root, Some(&server), &rewatch, None) else {
+                    if let Ok(mut s) = server.lock() {
+                        s.stop();
+                    }
+                    return;
+                };
+                while !stop.load(Ordering::SeqCst) {
+                    rewatch_if_stale(&mut watcher, &root, Some(&server), &rewatch);
+                    std::thread::sleep(TICK);
+                }
+                drop(watcher);
+                if let Ok(mut s) = server.lock() {
+                    s.stop();
+                }
+            })
+            .ok()
+    };
+    ReadServer { stop, thread }
+}
+
+/// What [`serve_reads`] returns: dropping it stops serving (and waits for the watch to end).
+#[derive(Debug)]
+pub struct ReadServer {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for ReadServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 #[cfg(test)]
