@@ -340,6 +340,12 @@ impl RawServer {
         server
     }
 
+    /// The server's process id.
+    #[cfg(feature = "timings")] // for search_scan's tests
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub(crate) fn send(&mut self, line: &[u8]) {
         use std::io::Write;
         let stdin = self.stdin.as_mut().expect("open");

@@ -514,3 +514,27 @@ fn an_mcp_server_serves_the_reads_while_it_runs() {
     assert_eq!(ids, vec![id], "{how}");
     assert!(how.starts_with("full scan"), "{how}");
 }
+
+/// While a `cogmem watch` serves the reads, an MCP server started after it leaves the serving to
+/// it; when the watcher ends, the server takes the serving over (it tries again every 10 s).
+#[test]
+fn an_mcp_server_takes_the_serving_over_when_the_watcher_ends() {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    let watcher = crate::watch::Watcher::start(&env, &["watch", "--debounce", "10m"]);
+    let server = crate::mcp::RawServer::start(&env);
+    let serving = |pid: u32| {
+        let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).unwrap_or_default();
+        state.starts_with("2.")
+            && state.contains(&format!(".{pid}-"))
+            && search(&env, "budget").1.starts_with("watcher")
+    };
+    assert!(wait_until(Duration::from_secs(20), || serving(watcher.pid())), "the watcher serves");
+    // The server's watch has given up waiting for the lock (after 2 s) and waits to try again.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(serving(watcher.pid()));
+    drop(watcher); // killed: its lock goes with it
+    let pid = server.pid();
+    assert!(wait_until(Duration::from_secs(40), || serving(pid)), "the server took it over");
+    server.close();
+}

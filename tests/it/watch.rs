@@ -29,6 +29,12 @@ impl Watcher {
         w
     }
 
+    /// The watcher's process id.
+    #[cfg(feature = "timings")] // for search_scan's tests
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Waits until a line containing `what` has been printed.
     #[track_caller]
     fn wait_for(&mut self, what: &str) {

@@ -343,8 +343,10 @@ fn rewatch_if_stale(
 /// of stat-ing every memory file), without syncing anything, until the returned handle is
 /// dropped: for a long-running process whose every read would otherwise stat every file
 /// (`cogmem mcp`). Set up on a thread of its own, so the caller does not wait for the watch
-/// lock; when another watcher holds the lock, or the watch cannot be set up, nothing is served
-/// and reads stat every file, as without it.
+/// lock. While another watcher holds the lock (a `cogmem watch`, another server), that one
+/// serves, and this one tries again every 10 s (`RETAKE`), so serving passes to it when the other
+/// ends; when the watch cannot be set up, nothing is served and reads stat every file, as
+/// without it.
 pub fn serve_reads(ws: &Workspace) -> ReadServer {
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
@@ -353,7 +355,13 @@ pub fn serve_reads(ws: &Workspace) -> ReadServer {
         std::thread::Builder::new()
             .name("cogmem-freshness".to_owned())
             .spawn(move || {
-                let Ok(Some(server)) = Server::start(&ws) else { return };
+                let server = loop {
+                    match Server::start(&ws) {
+                        Ok(Some(server)) => break server,
+                        Ok(None) if sleep_unless(&stop, RETAKE) => {}
+                        _ => return,
+                    }
+                };
                 let server = Arc::new(Mutex::new(server));
                 let rewatch = Arc::new(AtomicBool::new(false));
                 let root = ws.root().to_owned();
@@ -375,6 +383,21 @@ pub fn serve_reads(ws: &Workspace) -> ReadServer {
             .ok()
     };
     ReadServer { stop, thread }
+}
+
+/// How long [`serve_reads`] waits before trying again for the watch lock another watcher holds.
+const RETAKE: Duration = Duration::from_secs(10);
+
+/// Sleeps `wait` in [`TICK`]s; `false` as soon as `stop` is set.
+fn sleep_unless(stop: &AtomicBool, wait: Duration) -> bool {
+    let until = Instant::now() + wait;
+    while Instant::now() < until {
+        if stop.load(Ordering::SeqCst) {
+            return false;
+        }
+        std::thread::sleep(TICK);
+    }
+    !stop.load(Ordering::SeqCst)
 }
 
 /// What [`serve_reads`] returns: dropping it stops serving (and waits for the watch to end).
