@@ -77,7 +77,11 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
             IndexState::Stale => "stale",
             IndexState::Fresh => "fresh",
         };
-        let watcher = if report.watcher { " (kept fresh by cogmem watch)" } else { "" };
+        let watcher = if report.watcher {
+            " (kept fresh by a watcher: cogmem watch or cogmem mcp)"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "index       {index}{watcher}");
         if report.uncommitted.is_empty() {
             let _ = writeln!(out, "hand edits  none");
