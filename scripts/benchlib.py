@@ -1,11 +1,16 @@
-"""What scripts/bench-search and scripts/bench-growth share: finding a Python that runs
-basic-memory, and naming the machine's processor. Standard library only; imported by the
-scripts' embedded Python (they put scripts/ on sys.path)."""
+"""What the benchmark scripts share: finding a Python that runs basic-memory, naming the
+machine's processor (scripts/bench-search, bench-growth, bench-status), and the queries the
+search-timing scripts ask (bench-search-phases, bench-ab-search, bench-mcp-search). Standard
+library only; imported with scripts/ on sys.path."""
 
 import os
 import re
 import shutil
 import subprocess
+
+# The queries of the search-timing scripts, asked in turn: words the generated workspaces hold.
+SEARCH_QUERIES = ["garden party plans", "atlas deadline", "postgres migration", "omar vogel",
+                  "budget review"]
 
 
 def bm_python():

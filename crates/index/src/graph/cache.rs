@@ -55,11 +55,16 @@ pub(crate) fn text(g: &Graph) -> String {
 
 /// Tells whether the cache file exists and is in this build's format.
 pub(crate) fn is_current(path: &std::path::Path) -> bool {
+    starts_with_line(path, HEADER)
+}
+
+/// Whether the file at `path` exists and its first line is `header` (read: that line only).
+pub(crate) fn starts_with_line(path: &std::path::Path, header: &str) -> bool {
     use std::io::Read;
-    let mut head = [0u8; HEADER.len() + 1];
+    let mut head = vec![0u8; header.len() + 1];
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
-        && head[..HEADER.len()] == *HEADER.as_bytes()
-        && head[HEADER.len()] == b'\n'
+        && head[..header.len()] == *header.as_bytes()
+        && head[header.len()] == b'\n'
 }
 
 /// A loaded cache: the text, searched in place. A large cache file keeps only its header and

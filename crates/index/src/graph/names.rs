@@ -45,11 +45,7 @@ pub(crate) fn text(g: &Graph) -> String {
 
 /// Whether the cache file exists and is in this build's format.
 pub(crate) fn is_current(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; HEADER.len() + 1];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
-        && head[..HEADER.len()] == *HEADER.as_bytes()
-        && head[HEADER.len()] == b'\n'
+    super::cache::starts_with_line(path, HEADER)
 }
 
 /// The entities of cache text and their names; `None` for text in another format.

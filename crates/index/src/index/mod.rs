@@ -558,8 +558,6 @@ impl Meta {
 /// A file's path (relative to the root), size and mtime, as a scan finds it.
 type FileStamp = (String, u64, u128);
 
-/// The path, size and mtime of a `path TAB size TAB mtime TAB hash` line (the hash is not
-/// needed to compare stamps, nor copied).
 /// The value of an `#unreadable SIZE MTIME PATH TAB ERROR` line.
 fn parse_unreadable(value: &str) -> Option<(String, (u64, u128, String))> {
     let (size, rest) = value.split_once(' ')?;
@@ -568,6 +566,8 @@ fn parse_unreadable(value: &str) -> Option<(String, (u64, u128, String))> {
     Some((path.to_owned(), (size.parse().ok()?, mtime.parse().ok()?, error.to_owned())))
 }
 
+/// The path, size and mtime of a `path TAB size TAB mtime TAB hash` line (the hash is not
+/// needed to compare stamps, nor copied).
 fn stamp_of_line(line: &str) -> Option<(&str, (u64, u128))> {
     let mut f = line.split('\t');
     let (path, size, mtime) = (f.next()?, f.next()?, f.next()?);
@@ -1314,26 +1314,24 @@ fn refresh_locked(
             Ok(read) => read,
             Err(e) => {
                 report.skipped.push(Unreadable { path: rel.clone(), error: e.clone() });
-                // Its stamp is kept once its documents are gone (below), not while a merge
-                // keeps them: they must go first.
-                if undecodable
-                    && !e.contains(['\n', '\r', '\t'])
-                    && !rel.contains(['\n', '\r', '\t'])
-                {
-                    unreadable.insert(rel.clone(), (size, mtime, e));
-                }
                 if meta.lookup(&rel).is_some() {
                     // While a merge holds the writer, the old stamp stays: tried again next time.
                     let Some(w) =
                         ensure_writer(&mut writer, &mut busy, &inner, &dir, budget, rebuilt)?
                     else {
-                        unreadable.remove(&rel);
                         continue;
                     };
                     w.delete_term(Term::from_field_text(fields.path, &rel));
                     graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
                     meta.files.remove(&rel);
                     lines_changed = true;
+                }
+                // Its documents are gone: its stamp is kept, if a line can hold it.
+                if undecodable
+                    && !e.contains(['\n', '\r', '\t'])
+                    && !rel.contains(['\n', '\r', '\t'])
+                {
+                    unreadable.insert(rel.clone(), (size, mtime, e));
                 }
                 continue;
             }
