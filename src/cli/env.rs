@@ -45,6 +45,9 @@ pub const WEB_PASSWORD: &str = "COGMEM_WEB_PASSWORD";
 /// An embedding model folder (model2vec layout) for paraphrase recall; replaces
 /// `[search] embedding_model` in cogmem.toml.
 pub const EMBEDDING_MODEL: &str = "COGMEM_EMBEDDING_MODEL";
+/// Minutes without a read after which the read server `cogmem hook` starts stops; replaces
+/// `[hooks] serve_minutes` in cogmem.toml (`0`: the hook starts none).
+pub const HOOK_SERVE_MINUTES: &str = "COGMEM_HOOK_SERVE_MINUTES";
 
 /// The environment as cogmem sees it.
 #[derive(Debug, Clone, Default)]
@@ -62,6 +65,7 @@ pub struct Env {
     pub timings: bool,
     pub web_password: Option<String>,
     pub embedding_model: Option<PathBuf>,
+    pub hook_serve_minutes: Option<u64>,
 }
 
 impl Env {
@@ -81,6 +85,8 @@ impl Env {
             timings: non_empty(TIMINGS).is_some_and(|v| v != "0"),
             web_password: non_empty(WEB_PASSWORD).map(|v| v.to_string_lossy().into_owned()),
             embedding_model: non_empty(EMBEDDING_MODEL).map(PathBuf::from),
+            hook_serve_minutes: non_empty(HOOK_SERVE_MINUTES)
+                .and_then(|v| v.to_str()?.parse().ok()),
         }
     }
 

@@ -12,7 +12,7 @@ use cogmem::ops::import::{self, Format, ImportOptions};
 use serde_json::{Value, json};
 
 use super::exit::Exit;
-use super::{Ctx, input};
+use super::{Ctx, background, input};
 
 const EXAMPLES: &str = "Examples:
   # What Claude Code sends at the start of a session, in this folder: prints the memory pack
@@ -151,6 +151,7 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
     match kind {
         Event::SessionStart => {
             let pack = hook::session_start(&ws, clock.as_ref())?;
+            start_read_server(ctx, &ws);
             Ok(context_answer(host, name, &pack.text))
         }
         Event::Prompt => {
@@ -160,6 +161,7 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
             }
             let caller = ctx.named_actor()?;
             let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref())?;
+            start_read_server(ctx, &ws);
             Ok(match host {
                 // https://cursor.com/docs/agent/hooks: beforeSubmitPrompt answers only
                 // `continue` (and `user_message` when it blocks); it cannot add context.
@@ -179,6 +181,27 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
             Ok(Answer::Nothing)
         }
     }
+}
+
+/// Starts `cogmem watch --serve-only` for the session when no watcher serves the workspace,
+/// so that the session's later reads (each prompt's, the MCP server's, the agent's own
+/// commands) ask it which memory files changed instead of looking at every one; it stops after
+/// `[hooks] serve_minutes` (or `COGMEM_HOOK_SERVE_MINUTES`) without a read, and when the
+/// workspace goes. `0` minutes starts none. Best effort: without it the reads look at every
+/// file, as before. Started once this event's reads are done, so that setting it up does not
+/// take the processor from them.
+fn start_read_server(ctx: &Ctx, ws: &cogmem::Workspace) {
+    let minutes = ctx.env.hook_serve_minutes.unwrap_or(ws.settings().hooks.serve_minutes);
+    if minutes == 0 || cogmem::index::freshness::serving(ws) {
+        return;
+    }
+    let Some(mut cmd) = background::command(ws.root()) else { return };
+    cmd.args(["watch", "--serve-only", "--idle-exit", &format!("{minutes}m")]);
+    // Its own process group: a host that ends the hook's group when it times out, or the
+    // terminal's Ctrl-C, does not end the server with it.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    background::spawn(cmd);
 }
 
 /// What cogmem does for an event.

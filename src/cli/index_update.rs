@@ -6,10 +6,10 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::exit::Exit;
-use super::{Ctx, env};
+use super::{Ctx, background};
 
 /// Above this many files the child is not told which (an argument list has a limit) and
 /// compares every file with the index instead.
@@ -31,26 +31,14 @@ pub struct UpdateIndexArgs {
 /// ends. Gives the lock back when the child cannot be started. The child's output goes
 /// nowhere; it is reaped by a thread when a long-running caller outlives it.
 pub fn launch(root: &Path, lock: File, files: &[String]) -> Result<(), File> {
-    let Ok(exe) = std::env::current_exe() else { return Err(lock) };
+    let Some(mut cmd) = background::command(root) else { return Err(lock) };
     let Ok(stdin) = lock.try_clone() else { return Err(lock) };
-    let mut cmd = Command::new(exe);
-    cmd.arg("--quiet").arg("--workspace").arg(root).arg("update-index");
+    cmd.arg("update-index");
     if files.len() <= MAX_PATHS {
         cmd.arg("--").args(files);
     }
-    cmd.env_remove(env::TIMINGS)
-        .stdin(Stdio::from(stdin))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    #[cfg(feature = "crash-points")]
-    cmd.env_remove(env::CRASH_AT);
-    match cmd.spawn() {
-        Ok(mut c) => {
-            drop(std::thread::spawn(move || c.wait()));
-            Ok(())
-        }
-        Err(_) => Err(lock),
-    }
+    cmd.stdin(Stdio::from(stdin));
+    if background::spawn(cmd) { Ok(()) } else { Err(lock) }
 }
 
 pub fn run(ctx: &Ctx, args: &UpdateIndexArgs) -> cogmem::Result<Exit> {

@@ -2,11 +2,9 @@
 //! says when one is due; starting a process that outlives the command is the binary's
 //! business, as for `git repack` (`repack.rs`). A write never waits for a merge (issue 20).
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-
 use super::exit::Exit;
-use super::{Ctx, env, render};
+use super::{Ctx, background, render};
+use std::path::Path;
 
 /// Merge the search index's segments
 ///
@@ -19,21 +17,9 @@ pub struct MergeIndexArgs {}
 /// child's output goes nowhere; it is reaped by a thread when a long-running command
 /// (`cogmem mcp`) outlives it. Without this program's path nothing happens.
 pub fn launch(root: &Path) {
-    let Ok(exe) = std::env::current_exe() else { return };
-    let mut cmd = Command::new(exe);
-    cmd.arg("--quiet")
-        .arg("--workspace")
-        .arg(root)
-        .arg("merge-index")
-        .env_remove(env::TIMINGS)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    #[cfg(feature = "crash-points")]
-    cmd.env_remove(env::CRASH_AT);
-    let child = cmd.spawn();
-    if let Ok(mut c) = child {
-        drop(std::thread::spawn(move || c.wait()));
+    if let Some(mut cmd) = background::command(root) {
+        cmd.arg("merge-index");
+        background::spawn(cmd);
     }
 }
 

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod audit;
+mod background;
 mod context;
 mod decay;
 mod doctor;

@@ -78,7 +78,7 @@ pub fn run(ctx: &Ctx, args: &StatusArgs) -> cogmem::Result<Exit> {
             IndexState::Fresh => "fresh",
         };
         let watcher = if report.watcher {
-            " (kept fresh by a watcher: cogmem watch or cogmem mcp)"
+            " (kept fresh by a watcher: cogmem watch, cogmem mcp or a hook's read server)"
         } else {
             ""
         };

@@ -18,7 +18,9 @@ const EXAMPLES: &str = "Examples:
   # React faster, e.g. for an agent that edits files itself
   cogmem watch --debounce 500ms
   # Record the edits as made by someone other than `manual`
-  cogmem watch --actor skill:notes";
+  cogmem watch --actor skill:notes
+  # Only keep searches quick (commit nothing); stop after 30 minutes without a search
+  cogmem watch --serve-only --idle-exit 30m";
 
 /// Commit hand edits continuously, as `cogmem sync` does, while files change
 ///
@@ -32,27 +34,53 @@ const EXAMPLES: &str = "Examples:
 /// warning per file left on stderr. A failed sync (e.g. the lock was busy) is reported and
 /// tried again after a growing wait. Ctrl-C or SIGTERM stops it cleanly: a sync that has
 /// started finishes first, so no commit is left half made. Exits 0 when stopped.
+///
+/// While it runs, reads (search, recall, context, status, the hooks, the MCP server) ask it
+/// which memory files changed instead of looking at every one. With --serve-only it does only
+/// that and commits nothing: the agent hooks start one so for a session (`[hooks]
+/// serve_minutes`), stopping after --idle-exit without a read. Only one watcher serves a
+/// workspace; --serve-only exits at once (0) when another does.
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct WatchArgs {
     /// Quiet time after a change before syncing: `500ms`, `2s`, `1m` (a bare number is seconds)
-    #[arg(long, default_value = "2s", value_name = "TIME")]
+    #[arg(long, default_value = "2s", value_name = "TIME", conflicts_with = "serve_only")]
     debounce: String,
+    /// Keep the reads fresh only: never sync, never commit
+    #[arg(long)]
+    serve_only: bool,
+    /// With --serve-only: stop once no read has asked for this long (`30m`, `1h`, `90s`)
+    #[arg(long, value_name = "TIME", requires = "serve_only")]
+    idle_exit: Option<String>,
 }
 
-pub fn run(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
-    let ws = ctx.resident_workspace()?;
-    let clock = ctx.clock()?;
-    let debounce = op::parse_duration(&args.debounce).ok_or_else(|| InputError::Unknown {
-        what: "debounce time",
-        value: args.debounce.clone(),
+/// A `--debounce` or `--idle-exit` time.
+fn duration(what: &'static str, text: &str) -> cogmem::Result<std::time::Duration> {
+    Ok(op::parse_duration(text).ok_or_else(|| InputError::Unknown {
+        what,
+        value: text.to_owned(),
         expected: "a time like `500ms`, `2s` or `1m`".into(),
-    })?;
+    })?)
+}
+
+/// A flag that Ctrl-C and SIGTERM set.
+fn stop_on_signals() -> cogmem::Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .map_err(|e| IoError::new("<signals>", "listen for", e))?;
     }
+    Ok(stop)
+}
+
+pub fn run(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
+    if args.serve_only {
+        return serve_only(ctx, args);
+    }
+    let ws = ctx.resident_workspace()?;
+    let clock = ctx.clock()?;
+    let debounce = duration("debounce time", &args.debounce)?;
+    let stop = stop_on_signals()?;
     let opts = WatchOptions {
         debounce,
         sync: SyncOptions { actor: ctx.actor()?, force: false, dry_run: false },
@@ -94,5 +122,31 @@ pub fn run(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
     };
     op::watch(&ws, &opts, clock.as_ref(), &stop, &mut on_event)?;
     render::status(quiet, "stopped\n");
+    Ok(Exit::Ok)
+}
+
+/// `cogmem watch --serve-only`: serves the reads until stopped, idle, or the workspace goes.
+/// Writes nothing but the watcher's own files under `.cogmem/watch/`: no recovery, adoption or
+/// sync.
+fn serve_only(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
+    let ws = ctx.discover()?;
+    let idle = args.idle_exit.as_deref().map(|t| duration("idle time", t)).transpose()?;
+    let stop = stop_on_signals()?;
+    let quiet = ctx.global.quiet;
+    render::status(quiet, &format!("serving reads of {}; stop with Ctrl-C\n", ws.root().display()));
+    let end = op::serve_reads_until(&ws, &stop, idle)?;
+    if ctx.global.json {
+        render::json(&serde_json::json!({ "ended": end }))?;
+    } else {
+        render::status(
+            quiet,
+            match end {
+                op::ServeEnd::Stopped => "stopped\n",
+                op::ServeEnd::Idle => "stopped: no read asked for the idle time\n",
+                op::ServeEnd::Gone => "stopped: the workspace is gone\n",
+                op::ServeEnd::Taken => "another watcher serves this workspace\n",
+            },
+        );
+    }
     Ok(Exit::Ok)
 }

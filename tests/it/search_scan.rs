@@ -538,3 +538,97 @@ fn an_mcp_server_takes_the_serving_over_when_the_watcher_ends() {
     assert!(wait_until(Duration::from_secs(40), || serving(pid)), "the server took it over");
     server.close();
 }
+
+/// The pid of the watcher that serves the workspace now, from its generation in
+/// `.cogmem/watch/state` (`2.PID-NANOS-BOOT`).
+fn serving_pid(env: &TestEnv) -> Option<u32> {
+    let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).ok()?;
+    state.trim().strip_prefix("2.")?.split('-').next()?.parse().ok()
+}
+
+/// Whether process `pid` is still running (not a zombie).
+#[cfg(target_os = "linux")]
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+}
+
+/// An agent host's first hook of a session starts a read server (`cogmem watch --serve-only`)
+/// when no watcher serves: the session's later reads ask it which files changed, still see a
+/// hand edit in place, and nothing is committed for it; another prompt starts no second one;
+/// and it stops by itself when the workspace goes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hook_starts_a_read_server_for_the_session_that_ends_with_the_workspace() {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    env.set_env("COGMEM_HOOK_SERVE_MINUTES", "30");
+    let event = |name: &str| {
+        serde_json::json!({"hook_event_name": name, "cwd": env.root, "session_id": "s1",
+            "prompt": "what about the budget?"})
+        .to_string()
+    };
+    let out = env.run(["hook", "claude-code"]).stdin(event("SessionStart")).success();
+    assert!(out.stdout.contains("additionalContext"), "{out}");
+    // Set up in the background: the reads after it are served.
+    let served =
+        wait_until(Duration::from_secs(20), || search(&env, "budget").1.starts_with("watcher"));
+    assert!(served, "no read was served after the session started");
+    let pid = serving_pid(&env).expect("the server names itself");
+    assert!(running(pid));
+    let (rel, id) = vault_note(&env);
+    let head = env.head();
+    env.append(&rel, "\nthe plonkavetch lives here\n");
+    let (ids, how) = search(&env, "plonkavetch");
+    assert_eq!(ids, vec![id], "{how}");
+    assert!(how.starts_with("watcher: "), "{how}");
+    // A prompt while it serves: answered, and the same server goes on serving.
+    env.run(["hook", "claude-code"]).stdin(event("UserPromptSubmit")).success();
+    std::thread::sleep(Duration::from_millis(2500)); // a second server would have given up by now
+    assert_eq!(serving_pid(&env), Some(pid));
+    assert_eq!(env.head(), head, "the server commits nothing");
+    // The workspace goes: so does the server.
+    std::fs::remove_dir_all(&env.root).unwrap();
+    assert!(wait_until(Duration::from_secs(20), || !running(pid)), "the server outlived it");
+}
+
+/// `cogmem watch --serve-only --idle-exit` serves while reads keep asking, and stops once none
+/// has asked for its idle time; another started while one serves leaves at once.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_read_server_stops_once_no_read_asks_for_its_idle_time() {
+    use std::process::Stdio;
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    let spawn = |idle: &str| {
+        env.run(["watch", "--serve-only", "--idle-exit", idle])
+            .into_command()
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut server = spawn("3s");
+    let served =
+        wait_until(Duration::from_secs(20), || search(&env, "budget").1.starts_with("watcher"));
+    assert!(served, "the server never served");
+    // Reads every half second for twice the idle time: it stays.
+    let until = std::time::Instant::now() + Duration::from_secs(6);
+    while std::time::Instant::now() < until {
+        assert!(search(&env, "budget").1.starts_with("watcher"));
+        assert!(server.try_wait().unwrap().is_none(), "it stopped while reads asked");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // Another one leaves at once: one watcher serves a workspace.
+    let second = env.run(["watch", "--serve-only"]).output();
+    assert_eq!(second.code, 0, "{second}");
+    assert!(second.stderr.contains("another watcher serves this workspace"), "{second}");
+    // No read: it stops by itself, saying why, and the next read looks at every file.
+    assert!(wait_until(Duration::from_secs(20), || server.try_wait().unwrap().is_some()));
+    let out = server.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no read asked for the idle time"), "{stderr}");
+    assert!(search(&env, "budget").1.starts_with("full scan"));
+}

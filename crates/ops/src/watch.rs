@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
+use serde::Serialize;
 
 use crate::error::{Error, RuleError};
 use crate::sync::{self, SyncOptions, SyncReport};
@@ -355,34 +356,66 @@ pub fn serve_reads(ws: &Workspace) -> ReadServer {
         std::thread::Builder::new()
             .name("cogmem-freshness".to_owned())
             .spawn(move || {
-                let server = loop {
-                    match Server::start(&ws) {
-                        Ok(Some(server)) => break server,
-                        Ok(None) if sleep_unless(&stop, RETAKE) => {}
-                        _ => return,
+                while let Ok(ServeEnd::Taken) = serve_reads_until(&ws, &stop, None) {
+                    if !sleep_unless(&stop, RETAKE) {
+                        return;
                     }
-                };
-                let server = Arc::new(Mutex::new(server));
-                let rewatch = Arc::new(AtomicBool::new(false));
-                let root = ws.root().to_owned();
-                let Ok(mut watcher) = watch_serving(&root, Some(&server), &rewatch, None) else {
-                    if let Ok(mut s) = server.lock() {
-                        s.stop();
-                    }
-                    return;
-                };
-                while !stop.load(Ordering::SeqCst) {
-                    rewatch_if_stale(&mut watcher, &root, Some(&server), &rewatch);
-                    std::thread::sleep(TICK);
-                }
-                drop(watcher);
-                if let Ok(mut s) = server.lock() {
-                    s.stop();
                 }
             })
             .ok()
     };
     ReadServer { stop, thread }
+}
+
+/// Why [`serve_reads_until`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServeEnd {
+    /// `stop` was set.
+    Stopped,
+    /// No read asked for the idle time given.
+    Idle,
+    /// The workspace went (its `.cogmem/` folder is no more).
+    Gone,
+    /// Another watcher holds the watch lock: it serves, and this call served nothing.
+    Taken,
+}
+
+/// Serves the workspace's reads in this thread, as [`serve_reads`] does, without syncing:
+/// until `stop` is set, the workspace's `.cogmem/` folder goes, or, with `idle`, no read has
+/// asked for that long (`cogmem watch --serve-only --idle-exit`, which the hooks start for an
+/// agent's session). Returns at once with [`ServeEnd::Taken`] when another watcher serves
+/// (after waiting up to 2 s for its lock); fails when the watch cannot be set up.
+pub fn serve_reads_until(
+    ws: &Workspace,
+    stop: &AtomicBool,
+    idle: Option<Duration>,
+) -> crate::Result<ServeEnd> {
+    let Some(server) = Server::start(ws)? else { return Ok(ServeEnd::Taken) };
+    // Dropped on the way out, whichever: that stops the service (the state file goes).
+    let server = Arc::new(Mutex::new(server));
+    let rewatch = Arc::new(AtomicBool::new(false));
+    let root = ws.root().to_owned();
+    let mut watcher = watch_serving(&root, Some(&server), &rewatch, None)?;
+    let state_dir = ws.abs(cogmem_store::workspace::layout::DERIVED_DIR);
+    let end = loop {
+        if stop.load(Ordering::SeqCst) {
+            break ServeEnd::Stopped;
+        }
+        if !state_dir.is_dir() {
+            break ServeEnd::Gone;
+        }
+        if idle.is_some_and(|idle| server.lock().is_ok_and(|s| s.unasked_for() >= idle)) {
+            break ServeEnd::Idle;
+        }
+        rewatch_if_stale(&mut watcher, &root, Some(&server), &rewatch);
+        std::thread::sleep(TICK);
+    };
+    drop(watcher);
+    if let Ok(mut s) = server.lock() {
+        s.stop();
+    }
+    Ok(end)
 }
 
 /// How long [`serve_reads`] waits before trying again for the watch lock another watcher holds.

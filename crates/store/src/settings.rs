@@ -168,11 +168,14 @@ pub struct HookSettings {
     pub session_start_tokens: usize,
     /// The most tokens of the memories given with each prompt.
     pub prompt_tokens: usize,
+    /// Minutes without a read after which the read server a hook starts stops; `0`: a hook
+    /// starts none.
+    pub serve_minutes: u64,
 }
 
 impl Default for HookSettings {
     fn default() -> Self {
-        Self { session_start_tokens: 2000, prompt_tokens: 600 }
+        Self { session_start_tokens: 2000, prompt_tokens: 600, serve_minutes: 30 }
     }
 }
 
@@ -500,7 +503,7 @@ mod tests {
     fn hook_budgets_default_and_must_be_positive() {
         let p = Path::new("c.toml");
         let d = Settings::parse("", p).unwrap().hooks;
-        assert_eq!((d.session_start_tokens, d.prompt_tokens), (2000, 600));
+        assert_eq!((d.session_start_tokens, d.prompt_tokens, d.serve_minutes), (2000, 600, 30));
         let s = Settings::parse("[hooks]\nprompt_tokens = 300\n", p).unwrap();
         assert_eq!(s.hooks.prompt_tokens, 300);
         let err = Settings::parse("[hooks]\nprompt_tokens = 0\n", p).unwrap_err().to_string();

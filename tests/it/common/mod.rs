@@ -356,6 +356,9 @@ pub fn sealed_command(home: &Path, dir: &Path, now: &str) -> Command {
         .env("NO_COLOR", "1")
         .env("COGMEM_ACTOR", "test-agent")
         .env("COGMEM_NOW", now)
+        // A hook starts no read server unless a test asks for one: it would serve the later
+        // reads of the test, and what they look at would depend on when it is ready.
+        .env("COGMEM_HOOK_SERVE_MINUTES", "0")
         .current_dir(dir);
     c
 }

@@ -261,6 +261,8 @@ pub struct Server {
     phase: Phase,
     /// Whether the last line written was a `~` (a run of them says no more than one).
     other_last: bool,
+    /// When a reader's cookie last came (or the watch began): how long reads have not asked.
+    last_read: Instant,
     _lock: File,
 }
 
@@ -300,6 +302,7 @@ impl Server {
             changed,
             phase: Phase::Starting,
             other_last: false,
+            last_read: Instant::now(),
             _lock: lock,
         }))
     }
@@ -344,6 +347,9 @@ impl Server {
     /// Records the lines for one event (cookies only when serving).
     pub fn record(&mut self, lines: &[Line<'_>]) {
         for line in lines {
+            if matches!(line, Line::Cookie(_)) {
+                self.last_read = Instant::now();
+            }
             match (line, self.phase) {
                 (Line::Cookie(_), Phase::Starting | Phase::Broken) => {}
                 (Line::Cookie(_), Phase::Paused) => {
@@ -365,6 +371,11 @@ impl Server {
         if self.changed.write_all(line.to_text().as_bytes()).is_err() {
             self.stop();
         }
+    }
+
+    /// How long since a read last asked (its cookie came), or since the watch began.
+    pub fn unasked_for(&self) -> Duration {
+        self.last_read.elapsed()
     }
 
     /// Stops serving for good: the state file goes (the lock is freed as the server is

@@ -59,7 +59,7 @@ pub fn render(report: &OverviewReport) -> Markup {
                             IndexState::Stale => "stale (the next search brings it up to date)",
                             IndexState::Missing => "not built (run `cogmem reindex`)",
                         }
-                        @if status.watcher { " · kept fresh by a watcher (cogmem watch or cogmem mcp)" }
+                        @if status.watcher { " · kept fresh by a watcher (cogmem watch, cogmem mcp or a hook's read server)" }
                     }
                 }
                 @if !status.uncommitted.is_empty() {
