@@ -116,6 +116,50 @@ fn status_reports_an_unreadable_file_every_time_its_answer_is_kept() {
     assert_eq!(kept, fresh_status(&env));
 }
 
+/// A file that is not UTF-8 is reported by every status, but read again only when it changes:
+/// the per-file table keeps it as such (after a change elsewhere, a status reads the changed
+/// file alone, and names the bad one with the same words); once fixed it is read and counted.
+#[cfg(feature = "timings")]
+#[test]
+fn a_file_that_is_not_utf8_is_reported_by_every_status_but_read_once() {
+    let env = workspace();
+    let bad = "memory/episodes/2026-10-01.md";
+    std::fs::write(env.path(bad), b"# bad \xff\xfe\n").unwrap();
+    // (files read, the error reported for the bad file), each time after a change elsewhere.
+    let mut n = 0;
+    let mut next = || {
+        n += 1;
+        env.append("MEMORY.md", &format!("\n- a note by hand {n}\n"));
+        let out = env.run(["status", "--json"]).env("COGMEM_TIMINGS", "1").output().code(3);
+        let line = out.stderr.lines().find(|l| l.contains("status: files counted")).unwrap();
+        let read: usize =
+            line.split(" (").nth(1).and_then(|t| t.split(' ').next()).unwrap().parse().unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let skipped = v["skipped"].as_array().unwrap();
+        let error = skipped.iter().find(|s| s["path"] == bad).expect("the bad file is named");
+        (read, error["error"].as_str().unwrap().to_owned())
+    };
+    let (_, first) = next();
+    assert!(first.contains("not valid UTF-8 at byte 6"), "{first}");
+    // Once its stamp is settled, a status reads MEMORY.md alone and still names the bad file.
+    let mut said = Vec::new();
+    let once = wait_until(Duration::from_secs(20), || {
+        let (read, error) = next();
+        said.push(error);
+        read == 1
+    });
+    assert!(once, "the bad file was read by every status");
+    assert!(said.iter().all(|e| *e == first), "{said:?}");
+    let (read, error) = next();
+    assert_eq!((read, error), (1, first));
+    // Fixed: read, counted, and named no more.
+    env.write(bad, "# 2026-10-01\n\n## 09:00\nfixed by hand\n");
+    let out = env.run(["status", "--json"]).output().success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["skipped"], serde_json::json!([]), "{out}");
+    assert_eq!(uncommitted_paths(&v), ["MEMORY.md", bad], "{out}");
+}
+
 /// How many folders the next status lists (its timing line says), and its `--json` answer.
 #[cfg(feature = "timings")]
 fn listed_folders(env: &TestEnv) -> (usize, serde_json::Value) {

@@ -633,8 +633,8 @@ struct Table {
     rows: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
     /// The rows that still hold, to be kept by the next save.
     kept: Vec<bool>,
-    /// Rows computed now: path, stamp, values.
-    added: Vec<(String, Stamp, Vec<usize>)>,
+    /// Rows computed now: path, stamp, what is kept.
+    added: Vec<(String, Stamp, Kept)>,
     /// Where the last [`Table::get`] found its row (see [`Tree::find`]).
     hint: usize,
 }
@@ -672,8 +672,8 @@ impl Table {
         Self { text, rows, kept, added: Vec::new(), hint: 0 }
     }
 
-    /// The row of `rel`: its index, stamp and values, when its line parses.
-    fn get(&mut self, rel: &str) -> Option<(usize, Stamp, Vec<usize>)> {
+    /// The row of `rel`: its index, stamp and what it keeps, when its line parses.
+    fn get(&mut self, rel: &str) -> Option<(usize, Stamp, Kept)> {
         let i = next_in_order(self.hint, self.rows.len(), |i| {
             self.text[self.rows[i].0.clone()].cmp(rel)
         })?;
@@ -687,8 +687,14 @@ impl Table {
             ctime: num()?,
             ino: u64::try_from(num()?).ok()?,
         };
-        let values = f.map(|v| v.parse().ok()).collect::<Option<Vec<usize>>>()?;
-        Some((i, stamp, values))
+        let rest: Vec<&str> = f.collect();
+        let kept = match rest.as_slice() {
+            [one] if one.starts_with(NOT_UTF8) => {
+                Kept::NotUtf8(one[NOT_UTF8.len()..].parse().ok()?)
+            }
+            _ => Kept::Values(rest.iter().map(|v| v.parse().ok()).collect::<Option<_>>()?),
+        };
+        Some((i, stamp, kept))
     }
 
     /// Writes the rows kept and added, unless they are exactly the rows read.
@@ -718,8 +724,21 @@ impl Table {
     }
 }
 
+/// What a row keeps of its file: the values computed from it, or that it is not UTF-8 (the
+/// offset of its first bad byte), so a file that cannot be read is reported again without
+/// reading it (a 60 MB one took every status a read) until its stamp changes.
+#[derive(Debug, Clone, PartialEq)]
+enum Kept {
+    Values(Vec<usize>),
+    NotUtf8(usize),
+}
+
+/// How a row says its file is not UTF-8: `!utf8 OFFSET` in place of the values (a table read by
+/// an older cogmem, which expects numbers there, reads the file again).
+const NOT_UTF8: &str = "!utf8 ";
+
 /// One line of the table.
-fn push_row(out: &mut String, (p, s, values): &(String, Stamp, Vec<usize>)) {
+fn push_row(out: &mut String, (p, s, kept): &(String, Stamp, Kept)) {
     use std::fmt::Write as _;
     // Times are nanoseconds: they fit a u64, which formats several times faster.
     let wide = |v: u128| u64::try_from(v).map_err(|_| v);
@@ -727,8 +746,15 @@ fn push_row(out: &mut String, (p, s, values): &(String, Stamp, Vec<usize>)) {
         (Ok(m), Ok(c)) => write!(out, "{p}\t{}\t{m}\t{c}\t{}", s.size, s.ino),
         _ => write!(out, "{p}\t{}\t{}\t{}\t{}", s.size, s.mtime, s.ctime, s.ino),
     };
-    for v in values {
-        let _ = write!(out, "\t{v}");
+    match kept {
+        Kept::Values(values) => {
+            for v in values {
+                let _ = write!(out, "\t{v}");
+            }
+        }
+        Kept::NotUtf8(offset) => {
+            let _ = write!(out, "\t{NOT_UTF8}{offset}");
+        }
     }
     out.push('\n');
 }
@@ -768,11 +794,38 @@ fn parse_u128(s: &str) -> Option<u128> {
 /// Reads through the per-file table: a file whose stamp is unchanged gives its kept values,
 /// any other is computed and (when its stamp is settled) kept for next time.
 struct Reader<'a> {
+    ws: &'a Workspace,
     probe: &'a Probe,
     table: Table,
+    /// How many files were read (their values computed), for the timing mark.
+    read: usize,
 }
 
 impl Reader<'_> {
+    /// What the table keeps of `rel` when its stamp matches (marking the row kept).
+    fn lookup(&mut self, rel: &str, arity: usize) -> Option<Kept> {
+        let now = self.probe.tree.get(rel)?;
+        let (i, was, kept) = self.table.get(rel)?;
+        let fits = match &kept {
+            Kept::Values(values) => values.len() == arity,
+            Kept::NotUtf8(_) => true,
+        };
+        (now == was && fits).then(|| {
+            self.table.kept[i] = true;
+            kept
+        })
+    }
+
+    /// Keeps `kept` for `rel` when its stamp is settled and its path fits a row.
+    fn keep(&mut self, rel: &str, kept: Kept) {
+        if let Some(now) = self.probe.tree.get(rel)
+            && self.probe.is_settled(&now)
+            && !rel.contains(['\t', '\n', '\r'])
+        {
+            self.table.added.push((rel.to_owned(), now, kept));
+        }
+    }
+
     /// The `arity` values of file `rel`: kept ones when its stamp matches, else `compute()`'s;
     /// errors (unreadable, unparsable) are returned and never kept.
     fn values<E>(
@@ -781,23 +834,50 @@ impl Reader<'_> {
         arity: usize,
         compute: impl FnOnce() -> Result<Vec<usize>, E>,
     ) -> Result<Vec<usize>, E> {
-        let now = self.probe.tree.get(rel);
-        if let Some(now) = now
-            && let Some((i, was, values)) = self.table.get(rel)
-            && now == was
-            && values.len() == arity
-        {
-            self.table.kept[i] = true;
+        if let Some(Kept::Values(values)) = self.lookup(rel, arity) {
             return Ok(values);
         }
+        self.read += 1;
         let values = compute()?;
-        if let Some(now) = now
-            && self.probe.is_settled(&now)
-            && !rel.contains(['\t', '\n', '\r'])
-        {
-            self.table.added.push((rel.to_owned(), now, values.clone()));
-        }
+        self.keep(rel, Kept::Values(values.clone()));
         Ok(values)
+    }
+
+    /// [`Reader::values`] for a memory file, whose error is reported as text: a file that is
+    /// not UTF-8 is kept as such, and reported again from the table, unread, while its stamp
+    /// holds.
+    fn file_values(
+        &mut self,
+        rel: &str,
+        arity: usize,
+        compute: impl FnOnce() -> cogmem_store::Result<Vec<usize>>,
+    ) -> Result<Vec<usize>, String> {
+        let not_utf8 = |ws: &Workspace, offset| {
+            let e = cogmem_store::store::StoreError::NotUtf8 { path: ws.abs(rel), offset };
+            cogmem_store::Error::from(e).to_string()
+        };
+        match self.lookup(rel, arity) {
+            Some(Kept::Values(values)) => return Ok(values),
+            Some(Kept::NotUtf8(offset)) => return Err(not_utf8(self.ws, offset)),
+            None => {}
+        }
+        self.read += 1;
+        match compute() {
+            Ok(values) => {
+                self.keep(rel, Kept::Values(values.clone()));
+                Ok(values)
+            }
+            Err(e) => {
+                if let cogmem_store::Error::Store(cogmem_store::store::StoreError::NotUtf8 {
+                    offset,
+                    ..
+                }) = &e
+                {
+                    self.keep(rel, Kept::NotUtf8(*offset));
+                }
+                Err(e.to_string())
+            }
+        }
     }
 }
 
@@ -810,18 +890,16 @@ impl Summary {
         probe: &Probe,
         uncommitted: impl FnOnce() -> cogmem_store::Result<Vec<Uncommitted>>,
     ) -> crate::Result<Self> {
-        let mut r = Reader { probe, table: Table::load(ws) };
+        let mut r = Reader { ws, probe, table: Table::load(ws), read: 0 };
         let mut skipped = Vec::new();
         let mut counts = Counts::default();
         let read = |rel: &str| ws.read_text(rel);
 
-        match r.values(layout::MEMORY_MD, 1, || {
+        match r.file_values(layout::MEMORY_MD, 1, || {
             read(layout::MEMORY_MD).map(|t| vec![core_memory::count_bullets(&t)])
         }) {
             Ok(v) => counts.core = v.first().copied().unwrap_or(0),
-            Err(e) => {
-                skipped.push(Skipped { path: layout::MEMORY_MD.into(), error: e.to_string() });
-            }
+            Err(error) => skipped.push(Skipped { path: layout::MEMORY_MD.into(), error }),
         }
         // The walk saw every file: its listing, not the folders listed again.
         let listed = |dir: &str| {
@@ -829,9 +907,9 @@ impl Summary {
         };
         for rel in listed(layout::EPISODES_DIR) {
             counts.episode_days += 1;
-            match r.values(&rel, 1, || read(&rel).map(|t| vec![episode::entries(&t).len()])) {
+            match r.file_values(&rel, 1, || read(&rel).map(|t| vec![episode::entries(&t).len()])) {
                 Ok(v) => counts.episodes += v.first().copied().unwrap_or(0),
-                Err(e) => skipped.push(Skipped { path: rel, error: e.to_string() }),
+                Err(error) => skipped.push(Skipped { path: rel, error }),
             }
         }
         // Each file is read as search would read it: one it cannot read is counted and
@@ -843,8 +921,8 @@ impl Summary {
         ] {
             for rel in listed(dir) {
                 *count += 1;
-                if let Err(e) = r.values(&rel, 1, || read(&rel).map(|_| vec![1])) {
-                    skipped.push(Skipped { path: rel, error: e.to_string() });
+                if let Err(error) = r.file_values(&rel, 1, || read(&rel).map(|_| vec![1])) {
+                    skipped.push(Skipped { path: rel, error });
                 }
             }
         }
@@ -856,7 +934,7 @@ impl Summary {
                 skipped.push(Skipped { path: link.path, error: link.error });
             }
         }
-        cogmem_store::timing::mark("status: files counted");
+        cogmem_store::timing::mark(&format!("status: files counted ({} read)", r.read));
         if ws.abs(layout::DECAY_SCORES).exists() {
             match decay_counts(ws, &mut r) {
                 Ok((entries, bands)) => {
@@ -1000,20 +1078,23 @@ mod tests {
         let stamp = |n: u64| Stamp { size: n, mtime: u128::from(n) * 10, ctime: 7, ino: n };
         let mut t = Table::default();
         for (path, n) in [("b.md", 2), ("a.md", 1), ("d.md", 4)] {
-            t.added.push((path.to_owned(), stamp(n), vec![n as usize, 9]));
+            t.added.push((path.to_owned(), stamp(n), Kept::Values(vec![n as usize, 9])));
         }
+        t.added.push(("e.md".to_owned(), stamp(6), Kept::NotUtf8(12)));
         t.save(&ws);
         let mut t = Table::load(&ws);
-        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows.len(), 4);
+        // A file that is not UTF-8 reads back as such.
+        assert_eq!(t.get("e.md").map(|r| (r.1, r.2)), Some((stamp(6), Kept::NotUtf8(12))));
         // Asked out of order, then a row replaced and one added between the kept ones.
         let (i, s, v) = t.get("d.md").expect("d");
-        assert_eq!((s, v), (stamp(4), vec![4, 9]));
+        assert_eq!((s, v), (stamp(4), Kept::Values(vec![4, 9])));
         t.kept[i] = true;
         let (i, ..) = t.get("a.md").expect("a");
         t.kept[i] = true;
         assert!(t.get("c.md").is_none());
-        t.added.push(("c.md".to_owned(), stamp(3), vec![3, 9]));
-        t.added.push(("b.md".to_owned(), stamp(5), vec![5, 9]));
+        t.added.push(("c.md".to_owned(), stamp(3), Kept::Values(vec![3, 9])));
+        t.added.push(("b.md".to_owned(), stamp(5), Kept::Values(vec![5, 9])));
         t.save(&ws);
         let text = std::fs::read_to_string(dir.path().join(DIR).join(FILES)).expect("saved");
         let paths: Vec<&str> =
