@@ -195,6 +195,32 @@ fn issue_17_the_next_write_adopts_a_commit_by_another_author_once() {
     env.run(["verify"]).success();
 }
 
+/// cogmem's own commit moves the adoption marker with it when the marker named its parent, so
+/// the next command has nothing to walk; a commit made outside cogmem in between leaves the
+/// marker where it was, and that commit is still adopted by the next write.
+#[test]
+fn issue_20_the_marker_follows_cogmems_own_commits_but_not_a_hand_commit() {
+    let env = TestEnv::initialized();
+    let marker = || env.read(".cogmem/adopted").trim().to_owned();
+    env.run(["remember", "Alice prefers green tea"]).success();
+    env.run(["status"]).success(); // records HEAD as seen
+    assert_eq!(marker(), env.head());
+    for text in ["the kettle is blue", "the kettle is red"] {
+        env.run(["remember", text]).success();
+        assert_eq!(marker(), env.head(), "the marker follows cogmem's commit");
+    }
+    // A hand commit: the marker stays, the next write adopts it, then follows again.
+    let seen = marker();
+    env.write("memory/graph/entities/project--zephyr.md", NEW_ENTITY);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "zephyr by hand"]);
+    assert_eq!(marker(), seen);
+    let out = env.run(["remember", "Zephyr needs a logo"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    assert_eq!(marker(), env.head());
+    env.run(["verify"]).success();
+}
+
 /// The operations adopt on their own, for callers that are not the CLI (the MCP server, host
 /// hooks): `ops::remember` after a plain commit makes the adoption commit first.
 #[test]

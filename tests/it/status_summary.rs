@@ -259,3 +259,54 @@ fn status_after_a_write_lists_nothing_and_lists_the_derived_folder_when_git_does
     assert!(listed.iter().any(|p| p.starts_with(".cogmem/")), "{listed:?}");
     assert_eq!(listed, uncommitted_paths(&fresh_status(&env)));
 }
+
+/// A copy of a workspace (`cp -a`: new inodes and change times, so no entry of git's index
+/// vouches for its file any more) is hashed whole by the first status, which refreshes git's
+/// index as `git status` would; the statuses after it hash nothing they need not, say the same,
+/// and git agrees the tree is clean but for the edits made.
+#[cfg(feature = "timings")]
+#[test]
+fn a_copied_workspace_is_hashed_once_then_git_s_index_vouches_for_it_again() {
+    let env = workspace();
+    env.run(["status"]).success();
+    let copy = env.home.join("copy");
+    let cp = std::process::Command::new("cp").arg("-a").arg(&env.root).arg(&copy).status();
+    assert!(cp.unwrap().success());
+    std::thread::sleep(Duration::from_millis(1100)); // the copy's times settle before a look
+    let status = |what: &str| {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(copy.join("MEMORY.md"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, format!("\n- {what}\n").as_bytes()))
+            .unwrap();
+        let out = env
+            .run(["--workspace", copy.to_str().unwrap(), "status", "--json"])
+            .env("COGMEM_TIMINGS", "1")
+            .output()
+            .success();
+        let refreshed = out
+            .stderr
+            .lines()
+            .find_map(|l| l.split_once("git's index refreshed (").map(|(_, n)| n.to_owned()));
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        (refreshed, uncommitted_paths(&v))
+    };
+    let (refreshed, paths) = status("a note by hand");
+    let refreshed = refreshed.expect("the first status refreshes git's index");
+    let (n, of) = refreshed.trim_end_matches(')').split_once(" of ").unwrap();
+    assert!(n.parse::<usize>().unwrap() > 50 && n == of, "{refreshed}");
+    assert_eq!(paths, ["MEMORY.md"]);
+    let (refreshed, paths) = status("another");
+    assert_eq!(refreshed, None, "nothing left to refresh");
+    assert_eq!(paths, ["MEMORY.md"]);
+    let git = |args: &[&str]| {
+        let out = env.git_command(args).current_dir(&copy).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(git(&["diff", "--cached", "--name-only"]), "", "nothing staged by the refresh");
+    assert_eq!(git(&["status", "--porcelain"]), " M MEMORY.md\n");
+    git(&["checkout", "--", "MEMORY.md"]);
+    let ws = copy.to_str().unwrap();
+    env.run(["--workspace", ws, "search", "anything"]).success(); // brings the index up to date
+    env.run(["--workspace", ws, "verify"]).success();
+}

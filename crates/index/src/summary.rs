@@ -487,7 +487,14 @@ impl Probe {
     /// Whether every stamp was taken after its file last changed, in an earlier clock tick
     /// than the walk: only then can an unchanged stamp stand for unchanged content.
     fn is_settled(&self, s: &Stamp) -> bool {
-        self.clock.is_some_and(|c| s.ctime < c && s.mtime < c)
+        self.settled(s.mtime, s.ctime)
+    }
+
+    /// Whether a file with these times (nanoseconds) last changed in an earlier clock tick than
+    /// the walk began: what every stamp the walk keeps must be, for times from elsewhere (git's
+    /// index).
+    pub fn settled(&self, mtime: u128, ctime: u128) -> bool {
+        self.clock.is_some_and(|c| ctime < c && mtime < c)
     }
 
     /// Keeps an answer for this key (best effort: a summary that cannot be written is simply

@@ -12,7 +12,8 @@
 //! brought in). Without the marker (a fresh clone, `.cogmem/` deleted) or when history was
 //! rewritten past it (a purge), the walk stops at the newest commit cogmem made on the
 //! first-parent chain. When `HEAD` is the marker, nothing is read but two small files: the
-//! check on every command is O(1).
+//! check on every command is O(1). cogmem's own commits move the marker along when it named
+//! their parent (`git::finish_commit`), so after a write the next command's check is that too.
 //!
 //! Invariant: a commit is adopted at most once, and adoption never touches a file with
 //! uncommitted edits (the change engine refuses; `cogmem sync` commits those).

@@ -68,8 +68,21 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
                 let derived_ignored = !ws.abs(layout::DERIVED_DIR).exists()
                     || repo.is_path_ignored(&derived).unwrap_or(false);
                 let by_stat = derived_ignored
-                    .then(|| git::uncommitted_by_stat(&repo, probe.work_files()?))
+                    .then(|| git::uncommitted_and_stale(&repo, probe.work_files()?))
                     .flatten();
+                // Files git's index does not vouch for though they hold its blobs: refreshed,
+                // as `git status` does, so the next look need not hash them again.
+                if let Some((_, stale)) = &by_stat
+                    && !stale.is_empty()
+                    && let Some(_lock) = ws.try_lock_now()
+                {
+                    let refreshed = git::refresh_stale(&repo, stale, |m, c| probe.settled(m, c));
+                    cogmem_store::timing::mark(&format!(
+                        "status: git's index refreshed ({refreshed} of {})",
+                        stale.len()
+                    ));
+                }
+                let by_stat = by_stat.map(|(changes, _)| changes);
                 Ok(by_stat
                     .map_or_else(|| git::uncommitted(&repo), Ok)?
                     .into_iter()

@@ -784,7 +784,23 @@ pub(crate) fn finish_commit(
         None => repo.reference(&built.branch, built.id, false, &log),
     }
     .map_err(op("move the branch to the new commit"))?;
+    advance_seen(root, built.parent, built.id);
     Ok(built.id)
+}
+
+/// After cogmem's own commit `id` on top of `parent`: when the adoption marker
+/// (`.cogmem/adopted`, the last commit cogmem has seen, read by the ops crate's `adopt`) names
+/// `parent`, it names `id` now. Nothing between them is anyone else's, so the next command's
+/// check that no commit was made outside cogmem reads two small files instead of opening the
+/// repository to walk back to this commit and write the marker itself. Best effort, as the
+/// marker is: left as it was, the next command does that walk.
+fn advance_seen(root: &Path, parent: Option<Oid>, id: Oid) {
+    let Some(parent) = parent else { return };
+    let path = root.join(crate::workspace::layout::ADOPTED);
+    let Ok(Some(bytes)) = crate::store::fsx::read_if_exists(&path, 128) else { return };
+    if String::from_utf8_lossy(&bytes).trim() == parent.to_string() {
+        let _ = crate::store::fsx::write_derived(&path, format!("{id}\n").as_bytes(), false);
+    }
 }
 
 /// Brings the index entries of `files` to what was just committed: `stored` with the files'
@@ -1105,40 +1121,154 @@ pub fn index_damaged(repo: &Repository) -> bool {
 /// The files that differ from `HEAD`, as [`uncommitted`] lists them, told from git's index
 /// and the stat data of a walk (issue 20): `files` must be every file of the work tree outside
 /// `.git` folders, sorted by path (the caller vouches that what it left out is ignored).
-/// Answers only when the index equals `HEAD`'s tree (nothing staged), holds every walked file
-/// (nothing untracked) with the mode its kind and execute bit give and no flag or conflict,
-/// and no filter of git's can apply: then an entry whose stat data is the file's (not racily
-/// clean) is unchanged, as git's own stat check concludes; a file gone is `deleted`; any
-/// other file is read and hashed, and `modified` when it does not hold the entry's blob.
+/// Answers only when the index equals `HEAD`'s tree (nothing staged), holds each walked file
+/// it holds with the mode its kind and execute bit give and no flag or conflict, at most 64
+/// walked files are not in it, and no filter of git's can apply: then an entry whose stat data
+/// is the file's (not racily clean) is unchanged, as git's own stat check concludes; a file
+/// gone is `deleted`; a file not in the index is `new` unless git ignores it; any other file is
+/// read and hashed, and `modified` when it does not hold the entry's blob.
 /// `None` means only "cannot tell": [`uncommitted`] answers then. Reads the index as bytes and
 /// `HEAD`'s trees, and no work-tree file its stat data vouches for.
 pub fn uncommitted_by_stat<'a>(
     repo: &Repository,
     files: impl IntoIterator<Item = WorkFile<'a>>,
 ) -> Option<Vec<Change>> {
+    uncommitted_and_stale(repo, files).map(|(changes, _)| changes)
+}
+
+/// The entries of git's index whose file holds the entry's blob though its stat data is not the
+/// entry's (the workspace was copied or restored, its files touched, or the entry was written
+/// in the same clock tick as its file: racily clean): each such file is read and hashed by every
+/// look until its entry is refreshed, as git's own `status` refreshes them. At 100,000 memories
+/// a copied workspace's status took 0.5 s for it, every time.
+#[derive(Debug, Clone, Default)]
+pub struct Stale {
+    /// The index as it was read, so a refresh writes over that version only.
+    version: Option<crate::git_index::IndexVersion>,
+    /// Each file, with its entry's blob and mode and the stat data it was hashed under.
+    entries: Vec<StaleEntry>,
+}
+
+#[derive(Debug, Clone)]
+struct StaleEntry {
+    path: String,
+    id: Oid,
+    mode: FileMode,
+    /// (size, mtime, ctime, inode) as the walk stat-ed it before the file was hashed.
+    stamp: (u64, u128, u128, u64),
+}
+
+impl Stale {
+    /// How many entries want their stat data refreshed.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether none does.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// [`uncommitted_by_stat`], and the entries it found [`Stale`].
+pub fn uncommitted_and_stale<'a>(
+    repo: &Repository,
+    files: impl IntoIterator<Item = WorkFile<'a>>,
+) -> Option<(Vec<Change>, Stale)> {
+    let version = crate::git_index::index_version(repo.path());
     let index = GitIndex::read(repo.path())?;
-    let unvouched = index.unvouched(files)?;
+    let files: Vec<WorkFile<'a>> = files.into_iter().collect();
+    let (unvouched, untracked) = index.unvouched(files.iter().copied())?;
     let tree = head_tree(repo).ok()?.map(|t| t.id());
     if !index.equals_tree(repo, tree) {
         return None;
     }
     let root = repo.workdir()?;
+    // Untracked files are new unless git ignores them. A handful is asked one by one; many (a
+    // folder of build output) are left to libgit2's status, which skips ignored folders whole.
+    if untracked.len() > MAX_UNTRACKED_ASKED {
+        return None;
+    }
+    let mut new = Vec::new();
+    for path in untracked {
+        if !repo.is_path_ignored(Path::new(&path)).ok()? {
+            new.push(Change { path, state: "new" });
+        }
+    }
     let present = unvouched.iter().filter(|u| !u.gone).map(|u| u.path.as_str());
     if unvouched.iter().any(|u| !u.gone) && filters_possible(repo, root, present) {
         return None;
     }
     let mut out = Vec::new();
+    let mut stale = Stale { version, entries: Vec::new() };
     for u in unvouched {
         let state = if u.gone {
             "deleted"
         } else if blob_id_of(&root.join(&u.path))? == u.id {
+            // The walk's files are sorted by path, as the index's entries are.
+            if let Ok(i) = files.binary_search_by(|f| f.path.cmp(u.path.as_bytes())) {
+                let f = files[i];
+                let mode = match f.kind {
+                    WorkKind::File { executable: true } => FileMode::BlobExecutable,
+                    WorkKind::File { executable: false } => FileMode::Blob,
+                    WorkKind::Link => FileMode::Link,
+                };
+                let stamp = (f.size, f.mtime, f.ctime, f.ino);
+                stale.entries.push(StaleEntry { path: u.path, id: u.id, mode, stamp });
+            }
             continue;
         } else {
             "modified"
         };
         out.push(Change { path: u.path, state });
     }
-    Some(out)
+    // In path order, as libgit2 lists them.
+    out.extend(new);
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Some((out, stale))
+}
+
+/// The most untracked files [`uncommitted_and_stale`] asks git about one by one.
+const MAX_UNTRACKED_ASKED: usize = 64;
+
+/// Refreshes the stat data of the [`Stale`] entries in git's index, as `git status` does when it
+/// can take the index's lock: each entry whose file still has the stat data it was hashed under,
+/// and whose times `settled` vouches for (older than the look began, so not racily clean in the
+/// index written now), gets the file's stat data; nothing else in the index changes. Written
+/// only over the version of the index the look read, through `index.lock`; the caller holds the
+/// workspace lock, so no cogmem write is under way. Best effort: returns how many entries were
+/// refreshed (0 when the index moved on, its lock was taken, or nothing was settled).
+pub fn refresh_stale(
+    repo: &Repository,
+    stale: &Stale,
+    settled: impl Fn(u128, u128) -> bool,
+) -> usize {
+    let Some(root) = repo.workdir() else { return 0 };
+    let nanos = |t: git2::IndexTime| {
+        u128::try_from(t.seconds()).unwrap_or(0) * 1_000_000_000 + u128::from(t.nanoseconds())
+    };
+    let updates: Vec<(String, Option<git2::IndexEntry>)> = stale
+        .entries
+        .iter()
+        .filter(|e| settled(e.stamp.1, e.stamp.2))
+        .filter_map(|e| {
+            let entry = index_entry(&root.join(&e.path), &e.path, e.id, e.mode)?;
+            let now = (u64::from(entry.file_size), nanos(entry.mtime), nanos(entry.ctime));
+            // Changed since it was hashed (or too large for the entry's 32-bit fields): left.
+            let same = now == (e.stamp.0, e.stamp.1, e.stamp.2)
+                && u64::from(entry.ino) == e.stamp.3 & u64::from(u32::MAX);
+            same.then(|| (e.path.clone(), Some(entry)))
+        })
+        .collect();
+    if updates.is_empty() || stale.version.is_none() {
+        return 0;
+    }
+    let Some(index) = GitIndex::read_again(repo.path()) else { return 0 };
+    let Some(patch) = index.patch(root, &updates) else { return 0 };
+    match crate::git_index::write_patch_if(repo.path(), &patch, skip_hash(repo), stale.version) {
+        Ok(true) => updates.len(),
+        _ => 0,
+    }
 }
 
 /// The id of the blob git stores for the work-tree file at `abs`, without filters: a regular

@@ -266,14 +266,15 @@ impl GitIndex {
     /// whose stat data is not the file's (size, modification and change times to the
     /// nanosecond, inode) or was taken when the file may have changed again in the same clock
     /// tick (modified no earlier than the index was written: racily clean). Every other entry's
-    /// file holds the entry's blob, as git's own stat check trusts. `None` when it cannot tell
-    /// that much: a file the index does not hold (untracked, ignored or not), an entry not at
-    /// stage 0 or with a flag set (assume-unchanged, skip-worktree, intent-to-add), or a
-    /// file's kind or executable bit not the entry's mode; the caller asks libgit2 then.
+    /// file holds the entry's blob, as git's own stat check trusts. Also the files the index
+    /// does not hold (untracked, ignored or not: the caller asks). `None` when it cannot tell
+    /// that much: an entry not at stage 0 or with a flag set (assume-unchanged, skip-worktree,
+    /// intent-to-add), or a file's kind or executable bit not the entry's mode; the caller asks
+    /// libgit2 then.
     pub(crate) fn unvouched<'f>(
         &self,
         files: impl IntoIterator<Item = crate::git::WorkFile<'f>>,
-    ) -> Option<Vec<Unvouched>> {
+    ) -> Option<(Vec<Unvouched>, Vec<String>)> {
         let written = self.written?;
         let secs = |ns: u128| (ns / 1_000_000_000) as u32;
         let nsec = |ns: u128| (ns % 1_000_000_000) as u32;
@@ -281,6 +282,7 @@ impl GitIndex {
         let field = |s: &Span, i: usize| be32(b, s.start + 4 * i);
         let plain = |s: &Span| be16(b, s.start + STAT + 20).is_some_and(|f| f & !NAME_MASK == 0);
         let mut out = Vec::new();
+        let mut untracked = Vec::new();
         let mut entries = self.entries.iter().peekable();
         for f in files {
             // Entries before this file: their files are gone.
@@ -290,7 +292,11 @@ impl GitIndex {
                 }
                 out.push(Unvouched::of(self, s, true)?);
             }
-            let s = entries.next_if(|s| self.path(s) == f.path)?;
+            let Some(s) = entries.next_if(|s| self.path(s) == f.path) else {
+                // Not in the index: untracked (the caller asks git whether it is ignored).
+                untracked.push(String::from_utf8(f.path.to_vec()).ok()?);
+                continue;
+            };
             let mode = match f.kind {
                 crate::git::WorkKind::File { executable: true } => 0o100_755,
                 crate::git::WorkKind::File { executable: false } => 0o100_644,
@@ -314,7 +320,7 @@ impl GitIndex {
             }
             out.push(Unvouched::of(self, s, true)?);
         }
-        Some(out)
+        Some((out, untracked))
     }
 
     /// Whether the index holds exactly the files of the tree `tree` (none when `None`: an
@@ -549,6 +555,27 @@ pub(crate) fn write_patch(
     patch: &Patch<'_>,
     skip_hash: bool,
 ) -> Result<(), fsx::IoError> {
+    write_patch_if(git_dir, patch, skip_hash, None).map(|_| ())
+}
+
+/// The version of `GIT_DIR/index` now (size, mtime, inode), to tell later whether it was
+/// replaced; `None` when there is none.
+pub(crate) fn index_version(git_dir: &Path) -> Option<IndexVersion> {
+    std::fs::metadata(git_dir.join("index")).ok().and_then(|m| FileKey::of(&m)).map(IndexVersion)
+}
+
+/// A version of git's index file, as [`index_version`] tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexVersion(FileKey);
+
+/// [`write_patch`], only if the index is still `version` once its lock is held (`Ok(false)`
+/// and nothing written otherwise); `None` writes whatever the version.
+pub(crate) fn write_patch_if(
+    git_dir: &Path,
+    patch: &Patch<'_>,
+    skip_hash: bool,
+    version: Option<IndexVersion>,
+) -> Result<bool, fsx::IoError> {
     let mut sum = [0; CHECKSUM];
     if !skip_hash {
         let mut hasher = Sha1::new();
@@ -558,7 +585,8 @@ pub(crate) fn write_patch(
     let mut parts: Vec<&[u8]> = patch.parts().collect();
     parts.push(&sum);
     forget_kept();
-    fsx::write_locked_parts(&git_dir.join("index"), &parts)
+    let unchanged = || version.is_none_or(|v| index_version(git_dir) == Some(v));
+    fsx::write_locked_parts_if(&git_dir.join("index"), &parts, unchanged)
 }
 
 fn forget_kept() {
@@ -1055,10 +1083,25 @@ mod tests {
     /// [`crate::git::uncommitted_by_stat`] over the work tree as it is now, as (path, state)
     /// pairs; checked against libgit2's status whenever it answers.
     fn by_stat(root: &Path) -> Option<Vec<(String, &'static str)>> {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let files = walked(root);
+        let repo = Repository::open(root).expect("open");
+        let pairs = |v: Vec<crate::git::Change>| -> Vec<(String, &'static str)> {
+            v.into_iter().map(|c| (c.path, c.state)).collect()
+        };
+        let ours = crate::git::uncommitted_by_stat(&repo, work_files(&files)).map(pairs);
+        if let Some(ours) = &ours {
+            assert_eq!(*ours, pairs(crate::git::uncommitted(&repo).expect("status")));
+        }
+        ours
+    }
+
+    /// The walk's files as [`crate::git::WorkFile`]s.
+    fn work_files(
+        files: &[(Vec<u8>, std::fs::Metadata)],
+    ) -> impl Iterator<Item = crate::git::WorkFile<'_>> {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let nanos = |s: i64, ns: i64| s as u128 * 1_000_000_000 + ns as u128;
-        let work = files.iter().map(|(path, md)| crate::git::WorkFile {
+        files.iter().map(move |(path, md)| crate::git::WorkFile {
             path,
             size: md.len(),
             mtime: nanos(md.mtime(), md.mtime_nsec()),
@@ -1069,16 +1112,57 @@ mod tests {
             } else {
                 crate::git::WorkKind::File { executable: md.permissions().mode() & 0o100 != 0 }
             },
-        });
+        })
+    }
+
+    /// How many entries [`crate::git::uncommitted_and_stale`] finds stale in the work tree as
+    /// it is now, and how many of them [`crate::git::refresh_stale`] refreshes (every time
+    /// settled), after `meanwhile` ran between the look and the refresh.
+    fn refreshed(root: &Path, meanwhile: impl FnOnce()) -> (usize, usize) {
+        let files = walked(root);
         let repo = Repository::open(root).expect("open");
-        let pairs = |v: Vec<crate::git::Change>| -> Vec<(String, &'static str)> {
-            v.into_iter().map(|c| (c.path, c.state)).collect()
+        let (_, stale) =
+            crate::git::uncommitted_and_stale(&repo, work_files(&files)).expect("by stat");
+        meanwhile();
+        (stale.len(), crate::git::refresh_stale(&repo, &stale, |_, _| true))
+    }
+
+    #[test]
+    fn stale_stat_data_is_refreshed_only_for_files_unchanged_since_hashed_in_the_index_read() {
+        let dir = repo();
+        let root = dir.path();
+        settle(root);
+        let touch = |rel: &str, secs: u64| {
+            let f = std::fs::File::options().write(true).open(root.join(rel)).expect("open");
+            f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+                .expect("touch");
         };
-        let ours = crate::git::uncommitted_by_stat(&repo, work).map(pairs);
-        if let Some(ours) = &ours {
-            assert_eq!(*ours, pairs(crate::git::uncommitted(&repo).expect("status")));
-        }
-        ours
+        // Touched: the content is the entry's, the stat data not; refreshed, then vouched for.
+        touch("a.md", 1_000_000);
+        assert_eq!(refreshed(root, || {}), (1, 1));
+        settle(root);
+        assert_eq!(refreshed(root, || {}), (0, 0));
+        assert_eq!(git(root, &["status", "--porcelain"]), "");
+        // Edited after it was hashed: left as it is, and the edit still shows.
+        touch("a.md", 2_000_000);
+        assert_eq!(refreshed(root, || put(root, "a.md", "A, edited after the look\n")), (1, 0));
+        assert_eq!(by_stat(root), one("a.md", "modified"));
+        git(root, &["checkout", "--", "a.md"]);
+        settle(root);
+        // The index replaced between the look and the refresh: nothing written over it.
+        touch("a.md", 3_000_000);
+        let replaced = || {
+            let bytes = std::fs::read(root.join(".git/index")).expect("index");
+            let _ = std::fs::remove_file(root.join(".git/index"));
+            std::fs::write(root.join(".git/index"), bytes).expect("write");
+        };
+        assert_eq!(refreshed(root, replaced), (1, 0));
+        // An untracked file, and one git ignores: the first is new, the second nothing.
+        std::fs::write(root.join(".git/info/exclude"), "*.tmp\n").expect("exclude");
+        put(root, "n.md", "new\n");
+        put(root, "x.tmp", "ignored\n");
+        settle(root);
+        assert_eq!(by_stat(root), one("n.md", "new"), "untracked, and ignored");
     }
 
     fn clean() -> Option<Vec<(String, &'static str)>> {
@@ -1123,7 +1207,7 @@ mod tests {
         // An untracked file (ignored or not: libgit2 tells), then an edit, a touch, a link's
         // new target.
         put(root, "new.md", "new\n");
-        assert_eq!(by_stat(root), None, "untracked");
+        assert_eq!(by_stat(root), one("new.md", "new"), "untracked");
         std::fs::remove_file(root.join("new.md")).expect("rm");
         assert_eq!(by_stat(root), clean());
         put(root, "memory/z.md", "z, edited\n");

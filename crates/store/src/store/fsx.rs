@@ -493,6 +493,17 @@ pub fn write_locked(target: &Path, bytes: &[u8]) -> Result<(), IoError> {
 /// [`write_locked`] of the concatenation of `parts`, written one after the other: a file
 /// patched from pieces of another (git's index) is written without first being copied whole.
 pub fn write_locked_parts(target: &Path, parts: &[&[u8]]) -> Result<(), IoError> {
+    write_locked_parts_if(target, parts, || true).map(|_| ())
+}
+
+/// [`write_locked_parts`], once the lock is held, only if `unchanged()` still says the target
+/// is the version the parts were made from (a writer that replaced it in between held the same
+/// lock, so it is done): `Ok(false)`, the lock removed and nothing written, when it is not.
+pub fn write_locked_parts_if(
+    target: &Path,
+    parts: &[&[u8]],
+    unchanged: impl FnOnce() -> bool,
+) -> Result<bool, IoError> {
     check_no_link(target, "write")?;
     let mut name = target.as_os_str().to_owned();
     name.push(".lock");
@@ -502,6 +513,11 @@ pub fn write_locked_parts(target: &Path, parts: &[&[u8]]) -> Result<(), IoError>
         .create_new(true)
         .open(&lock)
         .map_err(|e| IoError::new(&lock, "create", e))?;
+    if !unchanged() {
+        drop(file);
+        let _ = fs::remove_file(&lock);
+        return Ok(false);
+    }
     reserve(&file, parts.iter().map(|p| p.len()).sum());
     let written = parts
         .iter()
@@ -514,7 +530,7 @@ pub fn write_locked_parts(target: &Path, parts: &[&[u8]]) -> Result<(), IoError>
     if written.is_err() {
         let _ = fs::remove_file(&lock);
     }
-    written
+    written.map(|()| true)
 }
 
 /// Reserves the blocks of a new file before it is written, where the file system can: ext4

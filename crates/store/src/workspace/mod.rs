@@ -542,6 +542,23 @@ impl Workspace {
         Ok(guard)
     }
 
+    /// Takes the workspace lock only when it is free this instant and no change journal waits
+    /// to be recovered: for a read that tidies on its way and must neither wait nor recover
+    /// (`status` refreshing git's index). `None` otherwise, and for a sub-agent caller.
+    pub fn try_lock_now(&self) -> Option<LockGuard> {
+        if self.options.check_writer().is_err() || journal::pending(&self.root) {
+            return None;
+        }
+        let path = self.abs(layout::LOCK);
+        let file = fsx::open_lock_file(&path).ok()?;
+        if !wait_for_lock(&file, LockSide::Write, Duration::ZERO).ok()? {
+            return None;
+        }
+        let guard = Self::hold(file, &path).ok()?;
+        // A writer that died before this look began left its journal: not this read's to undo.
+        (!journal::pending(&self.root)).then_some(guard)
+    }
+
     /// Takes the read side of the workspace lock, waiting up to `lock.timeout_ms` for a
     /// writer to finish, without changing the lock file (nor recovering a journal): several
     /// readers may hold it at once, and writers wait for them. When the wait runs out, the
