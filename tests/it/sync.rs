@@ -49,6 +49,40 @@ fn sync_commits_every_hand_edit_in_one_commit_with_an_audit_line_per_file() {
     assert!(out.stdout.contains("person--alice"), "{out}");
 }
 
+/// In a workspace whose decay state is sharded, a hand edit's new units get their entries in
+/// the shards they belong to and nothing else of the decay state changes (sync now reads only
+/// those shards; `verify` checks every key is in the file it belongs to); an untracked note made
+/// by hand is found and committed; an entity edited by hand still regenerates the graph index.
+#[test]
+fn sync_in_a_sharded_workspace_writes_only_the_shards_of_the_new_units() {
+    let env = TestEnv::initialized();
+    env.import_messages(1_010);
+    env.mutate(["remember", "Alice moved to Lisbon", "--entity", "person--alice"]);
+    assert!(env.path("memory/meta/decay").is_dir(), "sharded");
+    let memory =
+        env.read("MEMORY.md").replace("## Active Context\n", "## Active Context\n- Shipping v3\n");
+    env.write("MEMORY.md", &memory);
+    env.write("memory/vault/made-by-hand.md", "# Made by hand\n\nthe boiler code is 4471\n");
+    let before = env.head();
+    env.mutate(["sync"]);
+    let changed = env.git(&["diff", "--name-only", &before, "HEAD"]);
+    let shards: Vec<&str> =
+        changed.lines().filter(|p| p.starts_with("memory/meta/decay/")).collect();
+    assert!(!shards.is_empty() && shards.len() <= 2, "{changed}");
+    let all = env.git(&["show", "HEAD:memory/meta/audit.log"]);
+    assert!(all.contains("memory/vault/made-by-hand.md"), "{all}");
+    let written: String = shards.iter().map(|s| env.read(s)).collect();
+    assert!(written.contains("\"vault:made-by-hand\""), "{written}");
+    assert!(written.contains("\"core:active-context:"), "{written}");
+    // An entity edited by hand: the whole decay state is read, the graph index follows.
+    let bob = ALICE.replace("alice", "bob").replace("- works-on: [[project--atlas]]\n", "");
+    env.write("memory/graph/entities/person--bob.md", &bob);
+    env.mutate(["sync"]);
+    assert!(env.read("memory/graph/index.md").contains("person--bob"));
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}
+
 #[test]
 fn sync_with_nothing_to_sync_exits_0_without_a_commit() {
     let env = TestEnv::initialized();

@@ -201,18 +201,31 @@ pub fn adopt_locked(
             }
         }
     }
-    // Decay entries for the units of the files as HEAD has them.
-    let mut decay = DecayFile::load(ws)?;
+    // Decay entries for the units of the files as HEAD has them: only the decay shards that
+    // hold those units are read, unless entity files changed (the graph index wants every
+    // entity's entry), as `sync` does.
     let mut created_at: BTreeMap<&str, DateTime<Utc>> = BTreeMap::new();
     for c in &report.commits {
         for (path, _) in &c.files {
             created_at.insert(path.as_str(), c.time);
         }
     }
+    let mut texts: Vec<(&str, String, DateTime<Utc>)> = Vec::new();
     for (path, created) in &created_at {
         let Some(bytes) = git::read_at_head(repo, tree.as_ref(), path)? else { continue };
-        let text = String::from_utf8_lossy(&bytes);
-        let ids = crate::sync::insert_decay_entries(ws, &mut decay, path, &text, *created);
+        texts.push((path, String::from_utf8_lossy(&bytes).into_owned(), *created));
+    }
+    let mut decay = if created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR)) {
+        DecayFile::load(ws)?
+    } else {
+        let ids: Vec<String> = texts
+            .iter()
+            .flat_map(|(path, text, _)| units::file_units(path, text).into_iter().map(|u| u.id))
+            .collect();
+        DecayFile::load_for(ws, &ids.iter().map(String::as_str).collect::<Vec<_>>())?
+    };
+    for (path, text, created) in &texts {
+        let ids = crate::sync::insert_decay_entries(ws, &mut decay, path, text, *created);
         report.decay_entries.extend(ids);
     }
     if !report.decay_entries.is_empty() {

@@ -45,6 +45,40 @@ pub struct StatusReport {
     pub skipped: Vec<Skipped>,
 }
 
+/// The files that differ from `HEAD`, as [`git::uncommitted`] lists them: from git's index and
+/// the stamps of `probe`'s walk when they tell ([`git::uncommitted_and_stale`]; the walk leaves
+/// out the derived folder, which must then be ignored), else from libgit2's whole status. With
+/// the workspace `lock` held, the entries of git's index that hold their files' blobs under
+/// other stat data are refreshed, as `git status` does, so the next look need not hash those
+/// files again. Shared by `status` (when the lock is free that instant) and `sync` (which holds
+/// it).
+pub(crate) fn uncommitted_from_walk(
+    ws: &Workspace,
+    repo: &git2::Repository,
+    probe: &Probe,
+    lock: Option<&cogmem_store::workspace::LockGuard>,
+) -> cogmem_store::Result<Vec<git::Change>> {
+    let derived = format!("{}/", layout::DERIVED_DIR);
+    let derived_ignored =
+        !ws.abs(layout::DERIVED_DIR).exists() || repo.is_path_ignored(&derived).unwrap_or(false);
+    let by_stat =
+        derived_ignored.then(|| git::uncommitted_and_stale(repo, probe.work_files()?)).flatten();
+    if let Some((_, stale)) = &by_stat
+        && !stale.is_empty()
+        && lock.is_some()
+    {
+        let refreshed = git::refresh_stale(repo, stale, |m, c| probe.settled(m, c));
+        cogmem_store::timing::mark(&format!(
+            "git's index refreshed ({refreshed} of {})",
+            stale.len()
+        ));
+    }
+    match by_stat {
+        Some((changes, _)) => Ok(changes),
+        None => git::uncommitted(repo),
+    }
+}
+
 /// Reports on the workspace; unreadable files are listed in `skipped`, never fatal.
 pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     let repo = git::open(ws.root())?;
@@ -62,29 +96,8 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         Look::Walked(probe) if let Some(summary) = probe.cached(ws) => summary,
         Look::Walked(probe) => {
             let summary = Summary::compute(ws, &probe, || {
-                // From git's index and the walk's stamps when they tell (nothing staged or
-                // untracked); the walk leaves out the derived folder, which must be ignored.
-                let derived = format!("{}/", layout::DERIVED_DIR);
-                let derived_ignored = !ws.abs(layout::DERIVED_DIR).exists()
-                    || repo.is_path_ignored(&derived).unwrap_or(false);
-                let by_stat = derived_ignored
-                    .then(|| git::uncommitted_and_stale(&repo, probe.work_files()?))
-                    .flatten();
-                // Files git's index does not vouch for though they hold its blobs: refreshed,
-                // as `git status` does, so the next look need not hash them again.
-                if let Some((_, stale)) = &by_stat
-                    && !stale.is_empty()
-                    && let Some(_lock) = ws.try_lock_now()
-                {
-                    let refreshed = git::refresh_stale(&repo, stale, |m, c| probe.settled(m, c));
-                    cogmem_store::timing::mark(&format!(
-                        "status: git's index refreshed ({refreshed} of {})",
-                        stale.len()
-                    ));
-                }
-                let by_stat = by_stat.map(|(changes, _)| changes);
-                Ok(by_stat
-                    .map_or_else(|| git::uncommitted(&repo), Ok)?
+                let lock = ws.try_lock_now();
+                Ok(uncommitted_from_walk(ws, &repo, &probe, lock.as_ref())?
                     .into_iter()
                     .map(|c| Uncommitted { path: c.path, state: c.state.to_owned() })
                     .collect())
