@@ -187,12 +187,13 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
 /// so that the session's later reads (each prompt's, the MCP server's, the agent's own
 /// commands) ask it which memory files changed instead of looking at every one; it stops after
 /// `[hooks] serve_minutes` (or `COGMEM_HOOK_SERVE_MINUTES`) without a read, and when the
-/// workspace goes. `0` minutes starts none. Best effort: without it the reads look at every
-/// file, as before. Started once this event's reads are done, so that setting it up does not
-/// take the processor from them.
+/// workspace goes. `0` minutes starts none; nor is one started for an hour after one found the
+/// workspace cannot be served (`ops::watch::read_server_wanted`). Best effort: without it the
+/// reads look at every file, as before. Started once this event's reads are done, so that
+/// setting it up does not take the processor from them.
 fn start_read_server(ctx: &Ctx, ws: &cogmem::Workspace) {
     let minutes = ctx.env.hook_serve_minutes.unwrap_or(ws.settings().hooks.serve_minutes);
-    if minutes == 0 || cogmem::index::freshness::serving(ws) {
+    if minutes == 0 || !cogmem::ops::watch::read_server_wanted(ws) {
         return;
     }
     let Some(mut cmd) = background::command(ws.root()) else { return };

@@ -145,6 +145,10 @@ fn serve_only(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
                 op::ServeEnd::Idle => "stopped: no read asked for the idle time\n",
                 op::ServeEnd::Gone => "stopped: the workspace is gone\n",
                 op::ServeEnd::Taken => "another watcher serves this workspace\n",
+                op::ServeEnd::Unservable => {
+                    "stopped: this workspace cannot be served (a store folder, or a folder above \
+                     one, is a symbolic link)\n"
+                }
             },
         );
     }

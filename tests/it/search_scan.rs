@@ -632,3 +632,49 @@ fn a_read_server_stops_once_no_read_asks_for_its_idle_time() {
     assert!(stderr.contains("no read asked for the idle time"), "{stderr}");
     assert!(search(&env, "budget").1.starts_with("full scan"));
 }
+
+/// A workspace a read server cannot serve (a store folder is a symbolic link): the server a hook
+/// starts says so and exits at once, and the hooks start no other for an hour, rather than one
+/// on every prompt; an hour later (the record's time set back) they try again, and once the
+/// folder is a folder again the server serves and the record goes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_workspace_that_cannot_be_served_is_not_tried_on_every_prompt() {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    env.set_env("COGMEM_HOOK_SERVE_MINUTES", "30");
+    std::fs::create_dir(env.path("notes")).unwrap();
+    std::fs::rename(env.path("memory/vault"), env.path("vault.old")).unwrap();
+    std::os::unix::fs::symlink(env.path("notes"), env.path("memory/vault")).unwrap();
+    let prompt = || {
+        let event = serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": env.root,
+            "prompt": "what about the budget?"});
+        env.run(["hook", "claude-code"]).stdin(event.to_string()).success();
+    };
+    let marker = env.path(".cogmem/watch/unservable");
+    let stamp = || std::fs::metadata(&marker).ok().and_then(|m| m.modified().ok());
+    prompt();
+    assert!(wait_until(Duration::from_secs(20), || stamp().is_some()), "no server said so");
+    let first = stamp();
+    // Another prompt starts none: a server started would record again within a moment.
+    prompt();
+    std::thread::sleep(Duration::from_millis(3000));
+    assert_eq!(stamp(), first, "a server was started again");
+    assert!(serving_pid(&env).is_none());
+    // An hour later, tried again.
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3700);
+    std::fs::File::options().write(true).open(&marker).unwrap().set_modified(hour_ago).unwrap();
+    prompt();
+    assert!(wait_until(Duration::from_secs(20), || stamp() > Some(hour_ago)), "not tried again");
+    // A folder again: served, and nothing is recorded any more.
+    std::fs::remove_file(env.path("memory/vault")).unwrap();
+    std::fs::rename(env.path("vault.old"), env.path("memory/vault")).unwrap();
+    std::fs::File::options().write(true).open(&marker).unwrap().set_modified(hour_ago).unwrap();
+    prompt();
+    let served =
+        wait_until(Duration::from_secs(20), || search(&env, "budget").1.starts_with("watcher"));
+    assert!(served, "not served once the link was gone");
+    assert!(stamp().is_none(), "the record stays");
+    let pid = serving_pid(&env).unwrap();
+    std::process::Command::new("kill").arg(pid.to_string()).status().unwrap();
+}

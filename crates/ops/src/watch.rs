@@ -379,10 +379,37 @@ pub enum ServeEnd {
     Gone,
     /// Another watcher holds the watch lock: it serves, and this call served nothing.
     Taken,
+    /// The workspace cannot be served: a store folder (or a folder above one) is a symbolic
+    /// link, or a line of the watcher's log could not be written.
+    Unservable,
+}
+
+/// How long after a read server could not serve a workspace ([`ServeEnd::Unservable`], or its
+/// watch could not be set up) the hooks start none again.
+pub const UNSERVABLE_PAUSE: Duration = Duration::from_secs(3600);
+
+/// Whether a hook should start a read server for the workspace now: none serves it, and none
+/// found it unservable in the last [`UNSERVABLE_PAUSE`] (a workspace that cannot be watched is not
+/// tried again on every prompt).
+pub fn read_server_wanted(ws: &Workspace) -> bool {
+    if freshness::serving(ws) {
+        return false;
+    }
+    let marked = std::fs::symlink_metadata(ws.abs(freshness::UNSERVABLE))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok());
+    marked.is_none_or(|age| age >= UNSERVABLE_PAUSE)
+}
+
+/// Records that a read server could not serve the workspace (best effort: derived state).
+fn mark_unservable(ws: &Workspace) {
+    let _ = cogmem_store::store::fsx::write_derived(&ws.abs(freshness::UNSERVABLE), b"", false);
 }
 
 /// Serves the workspace's reads in this thread, as [`serve_reads`] does, without syncing:
-/// until `stop` is set, the workspace's `.cogmem/` folder goes, or, with `idle`, no read has
+/// until `stop` is set, the workspace's `.cogmem/` folder goes, it cannot serve the workspace
+/// ([`ServeEnd::Unservable`], recorded for [`read_server_wanted`]), or, with `idle`, no read has
 /// asked for that long (`cogmem watch --serve-only --idle-exit`, which the hooks start for an
 /// agent's session). Returns at once with [`ServeEnd::Taken`] when another watcher serves
 /// (after waiting up to 2 s for its lock); fails when the watch cannot be set up.
@@ -396,11 +423,25 @@ pub fn serve_reads_until(
     let server = Arc::new(Mutex::new(server));
     let rewatch = Arc::new(AtomicBool::new(false));
     let root = ws.root().to_owned();
-    let mut watcher = watch_serving(&root, Some(&server), &rewatch, None)?;
+    let mut watcher = match watch_serving(&root, Some(&server), &rewatch, None) {
+        Ok(w) => w,
+        Err(e) => {
+            mark_unservable(ws);
+            return Err(e);
+        }
+    };
+    let stopped = || server.lock().is_ok_and(|s| s.is_stopped());
+    if !stopped() {
+        let _ = cogmem_store::store::fsx::remove_file(&ws.abs(freshness::UNSERVABLE));
+    }
     let state_dir = ws.abs(cogmem_store::workspace::layout::DERIVED_DIR);
     let end = loop {
         if stop.load(Ordering::SeqCst) {
             break ServeEnd::Stopped;
+        }
+        if stopped() {
+            mark_unservable(ws);
+            break ServeEnd::Unservable;
         }
         if !state_dir.is_dir() {
             break ServeEnd::Gone;

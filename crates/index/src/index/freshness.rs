@@ -33,6 +33,9 @@ pub(crate) const STATE: &str = ".cogmem/watch/state";
 pub(crate) const CHANGED: &str = ".cogmem/watch/changed";
 /// Where readers create their cookies.
 pub(crate) const COOKIES: &str = ".cogmem/watch/cookies";
+/// Written when a read server could not serve this workspace (its mtime says when), so the
+/// hooks do not start another on every prompt ([`crate::index::freshness`] users).
+pub const UNSERVABLE: &str = ".cogmem/watch/unservable";
 
 /// One line of `changed`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -371,6 +374,12 @@ impl Server {
         if self.changed.write_all(line.to_text().as_bytes()).is_err() {
             self.stop();
         }
+    }
+
+    /// Whether it stopped serving for good ([`Server::stop`]): a store folder is a link, or a
+    /// line could not be written.
+    pub fn is_stopped(&self) -> bool {
+        self.phase == Phase::Broken
     }
 
     /// How long since a read last asked (its cookie came), or since the watch began.
