@@ -570,10 +570,16 @@ fn a_hook_starts_a_read_server_for_the_session_that_ends_with_the_workspace() {
     };
     let out = env.run(["hook", "claude-code"]).stdin(event("SessionStart")).success();
     assert!(out.stdout.contains("additionalContext"), "{out}");
-    // Set up in the background: the reads after it are served.
-    let served =
-        wait_until(Duration::from_secs(20), || search(&env, "budget").1.starts_with("watcher"));
-    assert!(served, "no read was served after the session started");
+    // Set up in the background; before any read, it brings the index's record up to its own
+    // generation, so even the first read after it is served.
+    let recorded = || {
+        let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).unwrap_or_default();
+        let manifest = env.read(".cogmem/index/manifest.tsv");
+        !state.trim().is_empty() && manifest.contains(&format!("#watch {} ", state.trim()))
+    };
+    assert!(wait_until(Duration::from_secs(20), recorded), "the index never took its record");
+    let (_, how) = search(&env, "budget");
+    assert!(how.starts_with("watcher"), "the first read after it: {how}");
     let pid = serving_pid(&env).expect("the server names itself");
     assert!(running(pid));
     let (rel, id) = vault_note(&env);
