@@ -580,6 +580,18 @@ fn a_hook_starts_a_read_server_for_the_session_that_ends_with_the_workspace() {
     assert!(wait_until(Duration::from_secs(20), recorded), "the index never took its record");
     let (_, how) = search(&env, "budget");
     assert!(how.starts_with("watcher"), "the first read after it: {how}");
+    // And status's: the first status after it walks nothing.
+    let status_recorded = || {
+        let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).unwrap_or_default();
+        let mark = std::fs::read_to_string(env.path(".cogmem/status/watch")).unwrap_or_default();
+        !state.trim().is_empty() && mark.starts_with(&format!("{} ", state.trim()))
+    };
+    assert!(wait_until(Duration::from_secs(20), status_recorded), "status never took its record");
+    let out = env.run(["status"]).env("COGMEM_TIMINGS", "1").success();
+    assert!(
+        out.stderr.contains("status: kept answer, tree unchanged by the watcher's word"),
+        "{out}"
+    );
     let pid = serving_pid(&env).expect("the server names itself");
     assert!(running(pid));
     let (rel, id) = vault_note(&env);

@@ -435,8 +435,10 @@ pub fn serve_reads_until(
         let _ = cogmem_store::store::fsx::remove_file(&ws.abs(freshness::UNSERVABLE));
         // The search index's manifest records the last watcher it trusted: the first read after
         // this one begins would find another generation and stat every file. Brought up to date
-        // here, as that read would (asking this watcher), so the first read is served too.
+        // here, as that read would (asking this watcher), so the first read is served too; and
+        // `status`'s own record likewise, by a status whose answer is kept.
         cogmem_index::index::update_after_change(ws);
+        let _ = crate::status::status(ws, 0);
     }
     let state_dir = ws.abs(cogmem_store::workspace::layout::DERIVED_DIR);
     let end = loop {
