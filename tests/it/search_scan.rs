@@ -524,10 +524,7 @@ fn an_mcp_server_takes_the_serving_over_when_the_watcher_ends() {
     let watcher = crate::watch::Watcher::start(&env, &["watch", "--debounce", "10m"]);
     let server = crate::mcp::RawServer::start(&env);
     let serving = |pid: u32| {
-        let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).unwrap_or_default();
-        state.starts_with("2.")
-            && state.contains(&format!(".{pid}-"))
-            && search(&env, "budget").1.starts_with("watcher")
+        serving_pid(&env) == Some(pid) && search(&env, "budget").1.starts_with("watcher")
     };
     assert!(wait_until(Duration::from_secs(20), || serving(watcher.pid())), "the watcher serves");
     // The server's watch has given up waiting for the lock (after 2 s) and waits to try again.
@@ -539,11 +536,16 @@ fn an_mcp_server_takes_the_serving_over_when_the_watcher_ends() {
     server.close();
 }
 
-/// The pid of the watcher that serves the workspace now, from its generation in
-/// `.cogmem/watch/state` (`2.PID-NANOS-BOOT`).
-fn serving_pid(env: &TestEnv) -> Option<u32> {
+/// The generation of the watcher that serves the workspace now (`.cogmem/watch/state`:
+/// `2.PID-NANOS-BOOT`).
+fn generation(env: &TestEnv) -> Option<String> {
     let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).ok()?;
-    state.trim().strip_prefix("2.")?.split('-').next()?.parse().ok()
+    Some(state.trim().to_owned()).filter(|g| !g.is_empty())
+}
+
+/// The pid of the watcher that serves the workspace now, from its [`generation`].
+fn serving_pid(env: &TestEnv) -> Option<u32> {
+    generation(env)?.strip_prefix("2.")?.split('-').next()?.parse().ok()
 }
 
 /// Whether process `pid` is still running (not a zombie).
@@ -553,6 +555,22 @@ fn running(pid: u32) -> bool {
         .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
 }
 
+/// [`settled`], with the hooks starting their read server (as outside the tests) and reads
+/// waiting long for a watcher's answer.
+fn hooked() -> TestEnv {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    env.set_env("COGMEM_HOOK_SERVE_MINUTES", "30");
+    env
+}
+
+/// Claude Code's hook event `name` in the workspace (a prompt about the budget), answered.
+fn hook_event(env: &TestEnv, name: &str) -> crate::common::Output {
+    let event = serde_json::json!({"hook_event_name": name, "cwd": env.root, "session_id": "s1",
+        "prompt": "what about the budget?"});
+    env.run(["hook", "claude-code"]).stdin(event.to_string()).success()
+}
+
 /// An agent host's first hook of a session starts a read server (`cogmem watch --serve-only`)
 /// when no watcher serves: the session's later reads ask it which files changed, still see a
 /// hand edit in place, and nothing is committed for it; another prompt starts no second one;
@@ -560,31 +578,22 @@ fn running(pid: u32) -> bool {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_hook_starts_a_read_server_for_the_session_that_ends_with_the_workspace() {
-    let mut env = settled();
-    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
-    env.set_env("COGMEM_HOOK_SERVE_MINUTES", "30");
-    let event = |name: &str| {
-        serde_json::json!({"hook_event_name": name, "cwd": env.root, "session_id": "s1",
-            "prompt": "what about the budget?"})
-        .to_string()
-    };
-    let out = env.run(["hook", "claude-code"]).stdin(event("SessionStart")).success();
+    let env = hooked();
+    let out = hook_event(&env, "SessionStart");
     assert!(out.stdout.contains("additionalContext"), "{out}");
     // Set up in the background; before any read, it brings the index's record up to its own
     // generation, so even the first read after it is served.
     let recorded = || {
-        let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).unwrap_or_default();
         let manifest = env.read(".cogmem/index/manifest.tsv");
-        !state.trim().is_empty() && manifest.contains(&format!("#watch {} ", state.trim()))
+        generation(&env).is_some_and(|g| manifest.contains(&format!("#watch {g} ")))
     };
     assert!(wait_until(Duration::from_secs(20), recorded), "the index never took its record");
     let (_, how) = search(&env, "budget");
     assert!(how.starts_with("watcher"), "the first read after it: {how}");
     // And status's: the first status after it walks nothing.
     let status_recorded = || {
-        let state = std::fs::read_to_string(env.path(".cogmem/watch/state")).unwrap_or_default();
         let mark = std::fs::read_to_string(env.path(".cogmem/status/watch")).unwrap_or_default();
-        !state.trim().is_empty() && mark.starts_with(&format!("{} ", state.trim()))
+        generation(&env).is_some_and(|g| mark.starts_with(&format!("{g} ")))
     };
     assert!(wait_until(Duration::from_secs(20), status_recorded), "status never took its record");
     let out = env.run(["status"]).env("COGMEM_TIMINGS", "1").success();
@@ -601,7 +610,7 @@ fn a_hook_starts_a_read_server_for_the_session_that_ends_with_the_workspace() {
     assert_eq!(ids, vec![id], "{how}");
     assert!(how.starts_with("watcher: "), "{how}");
     // A prompt while it serves: answered, and the same server goes on serving.
-    env.run(["hook", "claude-code"]).stdin(event("UserPromptSubmit")).success();
+    hook_event(&env, "UserPromptSubmit");
     std::thread::sleep(Duration::from_millis(2500)); // a second server would have given up by now
     assert_eq!(serving_pid(&env), Some(pid));
     assert_eq!(env.head(), head, "the server commits nothing");
@@ -658,16 +667,12 @@ fn a_read_server_stops_once_no_read_asks_for_its_idle_time() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_workspace_that_cannot_be_served_is_not_tried_on_every_prompt() {
-    let mut env = settled();
-    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
-    env.set_env("COGMEM_HOOK_SERVE_MINUTES", "30");
+    let env = hooked();
     std::fs::create_dir(env.path("notes")).unwrap();
     std::fs::rename(env.path("memory/vault"), env.path("vault.old")).unwrap();
     std::os::unix::fs::symlink(env.path("notes"), env.path("memory/vault")).unwrap();
     let prompt = || {
-        let event = serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": env.root,
-            "prompt": "what about the budget?"});
-        env.run(["hook", "claude-code"]).stdin(event.to_string()).success();
+        hook_event(&env, "UserPromptSubmit");
     };
     let marker = env.path(".cogmem/watch/unservable");
     let stamp = || std::fs::metadata(&marker).ok().and_then(|m| m.modified().ok());

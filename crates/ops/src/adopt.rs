@@ -27,8 +27,7 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine, RawFields};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::DecayFile;
-use cogmem_store::store::{fsx, units};
+use cogmem_store::store::units;
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
@@ -106,7 +105,7 @@ pub fn waiting(ws: &Workspace) -> crate::Result<Vec<OutsideCommit>> {
 
 /// The pending commits, and `HEAD` when the marker is not it yet.
 fn look(ws: &Workspace) -> crate::Result<(Vec<OutsideCommit>, Option<Oid>)> {
-    let marker = read_marker(ws);
+    let marker = git::seen_marker(ws.root());
     // The usual answer, from two small files: `HEAD` is where the marker says.
     if marker.is_some() && git::head_id_from_files(ws.root()) == marker {
         return Ok((Vec::new(), None));
@@ -120,15 +119,9 @@ fn look(ws: &Workspace) -> crate::Result<(Vec<OutsideCommit>, Option<Oid>)> {
 }
 
 /// Records `head` as the last commit cogmem has seen, so later commands do not look at the
-/// history up to it again. Best effort: the marker is derived, and a missing one only costs
-/// a walk back to the newest commit cogmem made.
+/// history up to it again ([`git::mark_seen`]).
 pub fn mark_seen(ws: &Workspace, head: Oid) {
-    let _ = fsx::write_derived(&ws.abs(layout::ADOPTED), format!("{head}\n").as_bytes(), false);
-}
-
-fn read_marker(ws: &Workspace) -> Option<Oid> {
-    let bytes = fsx::read_if_exists(&ws.abs(layout::ADOPTED), 128).ok()??;
-    Oid::from_str(String::from_utf8_lossy(&bytes).trim()).ok()
+    git::mark_seen(ws.root(), head);
 }
 
 /// Adopts every pending outside commit in one change by `system:adopt`, under the workspace
@@ -201,9 +194,7 @@ pub fn adopt_locked(
             }
         }
     }
-    // Decay entries for the units of the files as HEAD has them: only the decay shards that
-    // hold those units are read, unless entity files changed (the graph index wants every
-    // entity's entry), as `sync` does.
+    // Decay entries for the units of the files as HEAD has them.
     let mut created_at: BTreeMap<&str, DateTime<Utc>> = BTreeMap::new();
     for c in &report.commits {
         for (path, _) in &c.files {
@@ -215,15 +206,9 @@ pub fn adopt_locked(
         let Some(bytes) = git::read_at_head(repo, tree.as_ref(), path)? else { continue };
         texts.push((path, String::from_utf8_lossy(&bytes).into_owned(), *created));
     }
-    let mut decay = if created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR)) {
-        DecayFile::load(ws)?
-    } else {
-        let ids: Vec<String> = texts
-            .iter()
-            .flat_map(|(path, text, _)| units::file_units(path, text).into_iter().map(|u| u.id))
-            .collect();
-        DecayFile::load_for(ws, &ids.iter().map(String::as_str).collect::<Vec<_>>())?
-    };
+    let entities_changed = created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR));
+    let files = texts.iter().map(|(path, text, _)| (*path, text.as_str()));
+    let mut decay = crate::sync::decay_for(ws, files, entities_changed)?;
     for (path, text, created) in &texts {
         let ids = crate::sync::insert_decay_entries(ws, &mut decay, path, text, *created);
         report.decay_entries.extend(ids);
@@ -232,7 +217,7 @@ pub fn adopt_locked(
         let summary = format!("decay entries for {}", report.decay_entries.join(", "));
         change.write_decay(ws, &mut decay, Action::Edit, &summary);
     }
-    if created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR)) {
+    if entities_changed {
         crate::graph::regenerate_index_with(ws, &mut change, &decay)?;
         report.graph_index = change.pending(layout::GRAPH_INDEX).is_some();
     }

@@ -47,11 +47,11 @@ pub struct StatusReport {
 
 /// The files that differ from `HEAD`, as [`git::uncommitted`] lists them: from git's index and
 /// the stamps of `probe`'s walk when they tell ([`git::uncommitted_and_stale`]; the walk leaves
-/// out the derived folder, which must then be ignored), else from libgit2's whole status. With
-/// the workspace `lock` held, the entries of git's index that hold their files' blobs under
-/// other stat data are refreshed, as `git status` does, so the next look need not hash those
-/// files again. Shared by `status` (when the lock is free that instant) and `sync` (which holds
-/// it).
+/// out the derived folder, which must then be ignored), else from libgit2's whole status. The
+/// entries of git's index that hold their files' blobs under other stat data are refreshed, as
+/// `git status` does, so the next look need not hash those files again: under the workspace
+/// `lock` the caller holds (`sync`), or, without one (`status`), under the lock taken here only
+/// when there is something to refresh and it is free that instant.
 pub(crate) fn uncommitted_from_walk(
     ws: &Workspace,
     repo: &git2::Repository,
@@ -65,13 +65,15 @@ pub(crate) fn uncommitted_from_walk(
         derived_ignored.then(|| git::uncommitted_and_stale(repo, probe.work_files()?)).flatten();
     if let Some((_, stale)) = &by_stat
         && !stale.is_empty()
-        && lock.is_some()
     {
-        let refreshed = git::refresh_stale(repo, stale, |m, c| probe.settled(m, c));
-        cogmem_store::timing::mark(&format!(
-            "git's index refreshed ({refreshed} of {})",
-            stale.len()
-        ));
+        let taken = if lock.is_none() { ws.try_lock_now() } else { None };
+        if lock.is_some() || taken.is_some() {
+            let refreshed = git::refresh_stale(repo, stale, |m, c| probe.settled(m, c));
+            cogmem_store::timing::mark(&format!(
+                "git's index refreshed ({refreshed} of {})",
+                stale.len()
+            ));
+        }
     }
     match by_stat {
         Some((changes, _)) => Ok(changes),
@@ -96,8 +98,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         Look::Walked(probe) if let Some(summary) = probe.cached(ws) => summary,
         Look::Walked(probe) => {
             let summary = Summary::compute(ws, &probe, || {
-                let lock = ws.try_lock_now();
-                Ok(uncommitted_from_walk(ws, &repo, &probe, lock.as_ref())?
+                Ok(uncommitted_from_walk(ws, &repo, &probe, None)?
                     .into_iter()
                     .map(|c| Uncommitted { path: c.path, state: c.state.to_owned() })
                     .collect())

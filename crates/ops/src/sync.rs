@@ -242,21 +242,11 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         report.committed.push(SyncedFile { path: c.path.clone(), action, summary });
     }
 
-    // Decay entries for units that have none yet: only the decay shards that hold the edited
-    // files' units are read (at 100,000 memories the whole state is 1,025 files, most of a
-    // sync's time), unless entity files changed, whose graph index wants every entity's entry.
+    // Decay entries for units that have none yet.
     let texts: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.text()?))).collect();
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
-    let mut decay = if entities_changed {
-        DecayFile::load(ws)?
-    } else {
-        let ids: Vec<String> = texts
-            .iter()
-            .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
-            .collect();
-        DecayFile::load_for(ws, &ids.iter().map(String::as_str).collect::<Vec<_>>())?
-    };
+    let mut decay = decay_for(ws, texts.iter().map(|(p, t)| (*p, t.as_str())), entities_changed)?;
     let created = now.with_timezone(&chrono::Utc);
     for (path, text) in &texts {
         report.decay_entries.extend(insert_decay_entries(ws, &mut decay, path, text, created));
@@ -301,6 +291,24 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     report.commit = Some(applied.commit);
     Ok(report)
+}
+
+/// The decay state to add the entries of hand-edited files' units to (`files`: path and
+/// text): only the shards that hold those units (at 100,000 memories the whole state is 1,025
+/// files, most of a sync's time), or all of it when `entities_changed`, since the graph index
+/// then wants every entity's entry. Shared by `sync` and `adopt`.
+pub(crate) fn decay_for<'a>(
+    ws: &Workspace,
+    files: impl Iterator<Item = (&'a str, &'a str)>,
+    entities_changed: bool,
+) -> crate::Result<DecayFile> {
+    if entities_changed {
+        return Ok(DecayFile::load(ws)?);
+    }
+    let ids: Vec<String> = files
+        .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
+        .collect();
+    Ok(DecayFile::load_for(ws, &ids.iter().map(String::as_str).collect::<Vec<_>>())?)
 }
 
 /// Creates the decay entries the memory units of a hand-edited file (`text` at `path`) lack,

@@ -789,18 +789,29 @@ pub(crate) fn finish_commit(
 }
 
 /// After cogmem's own commit `id` on top of `parent`: when the adoption marker
-/// (`.cogmem/adopted`, the last commit cogmem has seen, read by the ops crate's `adopt`) names
-/// `parent`, it names `id` now. Nothing between them is anyone else's, so the next command's
-/// check that no commit was made outside cogmem reads two small files instead of opening the
-/// repository to walk back to this commit and write the marker itself. Best effort, as the
-/// marker is: left as it was, the next command does that walk.
+/// ([`seen_marker`]) names `parent`, it names `id` now. Nothing between them is anyone else's,
+/// so the next command's check that no commit was made outside cogmem reads two small files
+/// instead of opening the repository to walk back to this commit and write the marker itself.
 fn advance_seen(root: &Path, parent: Option<Oid>, id: Oid) {
-    let Some(parent) = parent else { return };
-    let path = root.join(crate::workspace::layout::ADOPTED);
-    let Ok(Some(bytes)) = crate::store::fsx::read_if_exists(&path, 128) else { return };
-    if String::from_utf8_lossy(&bytes).trim() == parent.to_string() {
-        let _ = crate::store::fsx::write_derived(&path, format!("{id}\n").as_bytes(), false);
+    if parent.is_some() && seen_marker(root) == parent {
+        mark_seen(root, id);
     }
+}
+
+/// The last commit cogmem has seen (`.cogmem/adopted`, the ops crate's `adopt` reads it: the
+/// commits after it may be ones made outside cogmem); `None` without a readable marker.
+pub fn seen_marker(root: &Path) -> Option<Oid> {
+    let path = root.join(crate::workspace::layout::ADOPTED);
+    let bytes = crate::store::fsx::read_if_exists(&path, 128).ok()??;
+    Oid::from_str(String::from_utf8_lossy(&bytes).trim()).ok()
+}
+
+/// Records `id` as the last commit cogmem has seen ([`seen_marker`]). Best effort: the marker is
+/// derived, and a missing one only costs the next command a walk back to the newest commit
+/// cogmem made.
+pub fn mark_seen(root: &Path, id: Oid) {
+    let path = root.join(crate::workspace::layout::ADOPTED);
+    let _ = crate::store::fsx::write_derived(&path, format!("{id}\n").as_bytes(), false);
 }
 
 /// Brings the index entries of `files` to what was just committed: `stored` with the files'
@@ -1112,6 +1123,17 @@ pub enum WorkKind {
     Link,
 }
 
+impl WorkKind {
+    /// The mode git records for a file of this kind.
+    pub(crate) fn file_mode(self) -> FileMode {
+        match self {
+            Self::File { executable: true } => FileMode::BlobExecutable,
+            Self::File { executable: false } => FileMode::Blob,
+            Self::Link => FileMode::Link,
+        }
+    }
+}
+
 /// Whether git's index is damaged: its checksum is not its content's (what `git fsck`
 /// reports as a bad index file signature). Neither git's nor cogmem's everyday reads check it.
 pub fn index_damaged(repo: &Repository) -> bool {
@@ -1208,11 +1230,7 @@ pub fn uncommitted_and_stale<'a>(
             // The walk's files are sorted by path, as the index's entries are.
             if let Ok(i) = files.binary_search_by(|f| f.path.cmp(u.path.as_bytes())) {
                 let f = files[i];
-                let mode = match f.kind {
-                    WorkKind::File { executable: true } => FileMode::BlobExecutable,
-                    WorkKind::File { executable: false } => FileMode::Blob,
-                    WorkKind::Link => FileMode::Link,
-                };
+                let mode = f.kind.file_mode();
                 let stamp = (f.size, f.mtime, f.ctime, f.ino);
                 stale.entries.push(StaleEntry { path: u.path, id: u.id, mode, stamp });
             }

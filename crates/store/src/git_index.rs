@@ -297,12 +297,8 @@ impl GitIndex {
                 untracked.push(String::from_utf8(f.path.to_vec()).ok()?);
                 continue;
             };
-            let mode = match f.kind {
-                crate::git::WorkKind::File { executable: true } => 0o100_755,
-                crate::git::WorkKind::File { executable: false } => 0o100_644,
-                crate::git::WorkKind::Link => 0o120_000,
-            };
-            if !plain(s) || field(s, 6) != Some(mode) {
+            let mode = u32::try_from(i32::from(f.kind.file_mode())).ok();
+            if !plain(s) || field(s, 6) != mode {
                 return None;
             }
             let same = field(s, 9) == Some(f.size as u32)
