@@ -515,6 +515,43 @@ fn an_mcp_server_serves_the_reads_while_it_runs() {
     assert!(how.starts_with("full scan"), "{how}");
 }
 
+/// A running `cogmem serve` (the web view) serves the workspace's reads as the MCP server does:
+/// its own searches and any other process's stat only what its watch names, a hand edit in
+/// place is still found, nothing is committed for it, and once it has stopped (SIGTERM) a
+/// search stats every file again.
+#[test]
+fn the_web_view_serves_the_reads_while_it_runs() {
+    let mut env = settled();
+    env.set_env("COGMEM_WATCH_WAIT_MS", "20000");
+    let server = crate::common::web::WebServer::start(&env, &[]);
+    let pid = server.child.id();
+    let served = wait_until(Duration::from_secs(20), || {
+        serving_pid(&env) == Some(pid) && search(&env, "budget").1.starts_with("watcher")
+    });
+    assert!(served, "no search was served by the web view's watch");
+    let (rel, id) = vault_note(&env);
+    let head = env.head();
+    env.append(&rel, "\nthe quixotrelm lives here\n");
+    let (ids, how) = search(&env, "quixotrelm");
+    assert_eq!(ids, vec![id.clone()], "{how}");
+    assert!(how.starts_with("watcher: "), "{how}");
+    // Through the web view too.
+    let r = server.get("/api/search?q=quixotrelm");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let hits: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let got: Vec<&str> =
+        hits.as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert_eq!(got, [id.as_str()]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(env.head(), head);
+    assert!(env.git(&["status", "--porcelain"]).contains(&rel), "the edit stays uncommitted");
+    assert_eq!(server.terminate(), Some(0));
+    assert_eq!(serving_pid(&env), None, "the serving ended with the server");
+    let (ids, how) = search(&env, "quixotrelm");
+    assert_eq!(ids, vec![id], "{how}");
+    assert!(how.starts_with("full scan"), "{how}");
+}
+
 /// While a `cogmem watch` serves the reads, an MCP server started after it leaves the serving to
 /// it; when the watcher ends, the server takes the serving over (it tries again every 10 s).
 #[test]
