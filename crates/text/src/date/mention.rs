@@ -221,6 +221,8 @@ mod tests {
             ("I went to a support group yesterday", vec![d("2023-05-07")]),
             ("I painted that lake sunrise last year!", vec![Span::Year(2022)]),
             ("we went camping two weekends ago", vec![Span::Weekend(day("2023-04-29"))]),
+            ("watched \"The Lord of the Rings\" last night!", vec![d("2023-05-07")]),
+            ("I baked bread this morning", vec![d("2023-05-08")]),
             ("Last Fri I took my kids to a pottery workshop", vec![d("2023-05-05")]),
             ("I joined a new group last Tues.", vec![d("2023-05-02")]),
             ("we got married on 8 May 2023", vec![d("2023-05-08")]),

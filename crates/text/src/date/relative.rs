@@ -331,6 +331,16 @@ fn english_words(w: &[(String, usize)], today: NaiveDate) -> Option<(usize, Span
             if let Some(m) = month_number(second) {
                 return Some((2, Span::Month(named_month(today, m, step)?)));
             }
+            // "last night" is the evening before today; "this morning", "this afternoon",
+            // "this evening" and "this night" are today ("next night" and "last morning" are
+            // no one's phrases).
+            match (first, second) {
+                ("last", "night") => return day(today.pred_opt()).map(|s| (2, s)),
+                ("this", "morning" | "afternoon" | "evening" | "night") => {
+                    return Some((2, Span::Day(today)));
+                }
+                _ => {}
+            }
             let span = match second {
                 "week" => Span::Week(monday(today, step)?),
                 "weekend" => Span::Weekend(weekday_of_week(today, step, Weekday::Sat)?),
