@@ -1,6 +1,6 @@
 """What the benchmark scripts share: finding a Python that runs basic-memory, naming the
 machine's processor (scripts/bench-search, bench-growth, bench-status), and the queries the
-search-timing scripts ask (bench-search-phases, bench-ab-search, bench-mcp-search). Standard
+search-timing scripts ask (bench-search-phases, bench-ab-search, bench-mcp-search, bench-web-search). Standard
 library only; imported with scripts/ on sys.path."""
 
 import os
