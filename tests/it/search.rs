@@ -286,13 +286,15 @@ fn import_links_entries_to_their_entities_and_skips_bad_entity_ids() {
 }
 
 /// Faded memories are dropped after BM25 ranks the matches; when they fill the first batch,
-/// search fetches the next, so a live memory ranked below many faded ones is still found.
+/// search fetches the next, so a live memory ranked below many faded ones is still found. 350
+/// of them fill the first two batches (100 and 200, ranked by one query run) and part of the
+/// third (ranked by a second).
 #[test]
 fn a_live_memory_below_many_faded_matches_is_found() {
     let env = TestEnv::initialized();
     env.set_now("2027-01-01T09:00:00Z");
     let mut jsonl = String::new();
-    for i in 0..80 {
+    for i in 0..350 {
         jsonl.push_str(&format!(
             "{{\"timestamp\":\"2027-01-01T08:{:02}:{:02}Z\",\"speaker\":\"Mel\",\"text\":\"zebra zebra zebra crossing {i}\"}}\n",
             i / 60,

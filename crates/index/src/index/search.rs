@@ -375,19 +375,31 @@ pub fn search_with(
     // The best BM25 matches first, in batches: faded and superseded memories are dropped
     // after ranking, so when they fill a batch the next one is fetched, until `limit` live
     // hits are found or nothing more matches.
+    // Each query run ranks the batch it needs and the next one too: where most memories have
+    // faded (a year of an agent's history) a second batch is the rule, and ranking 300 costs a
+    // query run about what ranking 100 does (issue 20: at 100,000 memories a hook's prompt ran
+    // the query twice, 3 ms each time). The batches, and so the hits, are the same.
     let mut cap = (opts.limit * 5).max(CANDIDATES);
+    let mut ranked: Vec<(f32, DocAddress)> = Vec::new();
+    let mut all_ranked = false;
     let mut seen = 0;
     loop {
-        let top = searcher
-            .search(&q, &TopDocs::with_limit(cap).and_offset(seen).order_by_score())
-            .map_err(tantivy_err)?;
-        cogmem_store::timing::mark("query run");
-        let fetched = top.len();
-        seen += fetched;
-        for (bm25, addr) in top {
-            hits.extend(read(addr, bm25)?);
+        let end = seen + cap;
+        if ranked.len() < end && !all_ranked {
+            let more = end + 2 * cap - ranked.len();
+            let top = searcher
+                .search(&q, &TopDocs::with_limit(more).and_offset(ranked.len()).order_by_score())
+                .map_err(tantivy_err)?;
+            all_ranked = top.len() < more;
+            ranked.extend(top);
+            cogmem_store::timing::mark("query run");
         }
-        if hits.len() >= opts.limit || fetched < cap || seen >= 100_000 {
+        let batch = &ranked[seen.min(ranked.len())..end.min(ranked.len())];
+        for (bm25, addr) in batch {
+            hits.extend(read(*addr, *bm25)?);
+        }
+        seen += batch.len();
+        if hits.len() >= opts.limit || batch.len() < cap || seen >= 100_000 {
             break;
         }
         cap *= 2;
