@@ -27,6 +27,10 @@ use cogmem_store::workspace::Workspace;
 /// reads about six 4 KB blocks.
 pub(crate) const SEARCH_IN_PLACE: u64 = 32 * 1024;
 
+/// How many cache files [`DecayCache::preload`] loads before it takes a second thread (a
+/// thread costs about as much to start as three loads).
+const PRELOAD_THREADS_FROM: usize = 16;
+
 /// The cache folder's name in the index folder.
 pub(crate) const DIR: &str = "decay";
 
@@ -140,6 +144,37 @@ impl DecayCache {
     /// Returns "now" for scoring.
     pub(crate) fn now(&self, time: Timestamp) -> Now {
         Now { time, interactions: self.interactions }
+    }
+
+    /// Loads the cache files the lookups of `ids` will read (see [`Self::get`]) and that are
+    /// not loaded yet, on two threads when there are many: a search's candidates at 100,000
+    /// memories are spread over most of the 1,024 shards' caches, a load each (13 µs: an
+    /// open, a read and a close), and the loads wait on the kernel more than they compute.
+    pub(crate) fn preload<'a>(&self, ids: impl Iterator<Item = &'a str>) {
+        let Some(dir) = &self.dir else { return };
+        let mut wanted: Vec<(decay_file::Shard, String)> = Vec::new();
+        {
+            let files = self.files.borrow();
+            let mut seen = std::collections::HashSet::new();
+            for id in ids {
+                for shard in decay_file::shards_of(id) {
+                    let name = file_name(Some(shard));
+                    if self.present.contains(&name)
+                        && !files.contains_key(&Some(shard))
+                        && seen.insert(shard)
+                    {
+                        wanted.push((shard, name));
+                    }
+                }
+            }
+        }
+        let loaded = super::on_two_threads_from(&wanted, PRELOAD_THREADS_FROM, |(shard, name)| {
+            Some((*shard, CacheFile::load_in(dir, name)))
+        });
+        let mut files = self.files.borrow_mut();
+        for (shard, file) in loaded {
+            files.insert(Some(shard), std::rc::Rc::new(file));
+        }
     }
 
     /// Looks up an entry's inputs: in its shard's cache (among 4,096 shards, then 1,024, 256
@@ -306,6 +341,51 @@ mod tests {
             assert!(cache.get("episode:2026-01-01:99999").is_none());
             assert!(cache.get("#interactions").is_none());
         }
+    }
+
+    /// Entries spread over many shards' caches are found alike whether their caches were
+    /// preloaded (on two threads: more than [`PRELOAD_THREADS_FROM`] files) or loaded one by
+    /// one; a preload leaves an already loaded cache as it is.
+    #[test]
+    fn preloaded_caches_give_what_caches_loaded_one_by_one_give() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let caches = dir.path().join("decay");
+        fsx::create_dir_all(&caches).expect("made");
+        fsx::write_atomic(&caches.join("main.tsv"), b"#interactions\t3\n").expect("written");
+        let ids: Vec<String> = (0..400).map(|i| format!("episode:2026-02-03:{i:04}")).collect();
+        let mut by_file: HashMap<String, Vec<String>> = HashMap::new();
+        for (i, id) in ids.iter().enumerate() {
+            // In the 1,024-shard layout, as a workspace of 100,000 memories has.
+            let shard = decay_file::shards_of(id)[1];
+            by_file
+                .entry(file_name(Some(shard)))
+                .or_default()
+                .push(format!("{id}\t1\t0.8\t{i}\t1700000000\t3\t\n"));
+        }
+        assert!(by_file.len() > 2 * PRELOAD_THREADS_FROM, "{} files", by_file.len());
+        for (name, mut lines) in by_file {
+            lines.sort();
+            fsx::write_atomic(&caches.join(name), lines.concat().as_bytes()).expect("written");
+        }
+        let one_by_one = DecayCache::load(&caches);
+        let preloaded = DecayCache::load(&caches);
+        let first = preloaded.get(&ids[0]).expect("found");
+        preloaded.preload(ids.iter().map(String::as_str));
+        // Every shard cache the ids live in is loaded, none of the others that exist.
+        let files = preloaded.files.borrow();
+        for id in &ids {
+            let shard = decay_file::shards_of(id)[1];
+            assert!(files.get(&Some(shard)).is_some_and(|f| !f.text.is_empty()), "{id}");
+        }
+        assert!(files.values().filter(|f| !f.text.is_empty()).count() <= preloaded.present.len());
+        drop(files);
+        assert_eq!(preloaded.get(&ids[0]).map(|d| d.access_count), Some(first.access_count));
+        for (i, id) in ids.iter().enumerate() {
+            let a = one_by_one.get(id).map(|d| d.access_count);
+            assert_eq!(a, Some(i as u64), "{id}");
+            assert_eq!(preloaded.get(id).map(|d| d.access_count), a, "{id}");
+        }
+        assert!(preloaded.get("episode:2026-02-03:9999").is_none());
     }
 
     #[test]

@@ -657,8 +657,17 @@ pub(crate) fn on_two_threads<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> Option<R> + Sync,
 ) -> Vec<R> {
+    on_two_threads_from(items, 2_000, f)
+}
+
+/// [`on_two_threads`], on two threads from `min` items (fewer: on this one).
+pub(crate) fn on_two_threads_from<T: Sync, R: Send>(
+    items: &[T],
+    min: usize,
+    f: impl Fn(&T) -> Option<R> + Sync,
+) -> Vec<R> {
     let run = |part: &[T]| -> Vec<R> { part.iter().filter_map(&f).collect() };
-    if items.len() < 2_000 {
+    if items.len() < min.max(2) {
         return run(items);
     }
     let (a, b) = items.split_at(items.len() / 2);

@@ -284,8 +284,10 @@ pub fn search_with(
         message: e.to_string(),
     };
     // A document as a hit, or `None` when it must not come back (faded, superseded, …).
-    let read = |addr: DocAddress, bm25: f32| -> crate::Result<Option<Hit>> {
-        let doc: TantivyDocument = searcher.doc(addr).map_err(tantivy_err)?;
+    let doc_at = |addr: DocAddress| -> crate::Result<TantivyDocument> {
+        Ok(searcher.doc(addr).map_err(tantivy_err)?)
+    };
+    let hit_of = |doc: TantivyDocument, bm25: f32| -> crate::Result<Option<Hit>> {
         let get = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
         let id = get(f.id);
         let store = get(f.store);
@@ -352,6 +354,20 @@ pub fn search_with(
             store,
         }))
     };
+    let read = |addr: DocAddress, bm25: f32| hit_of(doc_at(addr)?, bm25);
+    // The documents of candidates as hits, their decay caches loaded together first.
+    let read_all = |batch: &[(f32, DocAddress)]| -> crate::Result<Vec<Hit>> {
+        let docs = batch
+            .iter()
+            .map(|(bm25, addr)| Ok((doc_at(*addr)?, *bm25)))
+            .collect::<crate::Result<Vec<_>>>()?;
+        cache.preload(docs.iter().filter_map(|(d, _)| d.get_first(f.id).and_then(|v| v.as_str())));
+        let mut hits = Vec::with_capacity(docs.len());
+        for (doc, bm25) in docs {
+            hits.extend(hit_of(doc, bm25)?);
+        }
+        Ok(hits)
+    };
     // The entry at `line` of `path` as a hit, if it passes the query's filters (store, type,
     // entity, days): for entries that join the hits without matching the query's words.
     let mut lookup = |path: &str, line: u64| -> crate::Result<Option<Hit>> {
@@ -395,9 +411,7 @@ pub fn search_with(
             cogmem_store::timing::mark("query run");
         }
         let batch = &ranked[seen.min(ranked.len())..end.min(ranked.len())];
-        for (bm25, addr) in batch {
-            hits.extend(read(*addr, *bm25)?);
-        }
+        hits.extend(read_all(batch)?);
         seen += batch.len();
         if hits.len() >= opts.limit || batch.len() < cap || seen >= 100_000 {
             break;
@@ -431,10 +445,8 @@ pub fn search_with(
         let top = searcher
             .search(&within, &TopDocs::with_limit(super::when::SPAN_CANDIDATES).order_by_score())
             .map_err(tantivy_err)?;
-        for (bm25, addr) in top {
-            if let Some(h) = read(addr, bm25)?
-                && !hits.iter().any(|k: &Hit| k.id == h.id)
-            {
+        for h in read_all(&top)? {
+            if !hits.iter().any(|k: &Hit| k.id == h.id) {
                 hits.push(h);
             }
         }
