@@ -180,8 +180,11 @@ impl GraphCache {
                 conducting.push(n);
             }
         }
-        // Hop 1: every conducting neighbour of a seed, with its best gain and its degree.
-        let mut first: HashMap<&str, (f64, usize)> = HashMap::new();
+        // Hop 1: every neighbour of a seed, with its best gain. Whether it conducts (is active)
+        // and its degree are looked up only for the neighbours a target's edges reach: a seed
+        // with thousands of neighbours (the user, at 100,000 memories) cost a node lookup for
+        // each of them, 4 ms of a hook's prompt (issue 20).
+        let mut first: HashMap<String, f64> = HashMap::new();
         for n in &conducting {
             let fan = (n.degree.max(1) as f64).sqrt();
             for (other, conf) in self.edges(n.offset) {
@@ -189,14 +192,40 @@ impl GraphCache {
                     continue; // a seed already holds 1.0
                 }
                 let gain = 0.5 * conf / fan;
-                if let Some(slot) = first.get_mut(other.as_str()) {
-                    slot.0 = slot.0.max(gain);
-                } else if let Some(m) = self.node(&other).filter(|m| m.active) {
-                    first.insert(m.id, (gain, m.degree));
+                let slot = first.entry(other).or_insert(gain);
+                *slot = slot.max(gain);
+            }
+        }
+        // The degree of a hop-1 neighbour that conducts, `None` when it does not.
+        let mut conducts: HashMap<String, Option<usize>> = HashMap::new();
+        let mut degree_of = |id: &str| -> Option<usize> {
+            if let Some(d) = conducts.get(id) {
+                return *d;
+            }
+            let d = self.node(id).filter(|m| m.active).map(|m| m.degree);
+            conducts.insert(id.to_owned(), d);
+            d
+        };
+        // Hop 2. An edge is listed on both of its ends' lines, with the same confidence, so it
+        // can be read from either side: from the hop-1 neighbours' lines when they are fewer
+        // than the targets, else from the targets' own. A line can be long (a hub at 100,000
+        // memories has thousands of edges), so the fewer lines read the better (issue 20).
+        let distinct: std::collections::HashSet<&str> = targets.iter().copied().collect();
+        let forward = first.len() <= distinct.len();
+        let mut passed: HashMap<String, f64> = HashMap::new();
+        if forward {
+            for (f, a) in &first {
+                let Some(n) = self.node(f).filter(|n| n.active) else { continue };
+                let fan = (n.degree.max(1) as f64).sqrt();
+                for (other, conf) in self.edges(n.offset) {
+                    if distinct.contains(other.as_str()) {
+                        let gain = a * 0.5 * conf / fan;
+                        let slot = passed.entry(other).or_insert(gain);
+                        *slot = slot.max(gain);
+                    }
                 }
             }
         }
-        // Hop 2, seen from each target: the best hop-1 neighbour passing activation on.
         let mut out = HashMap::new();
         for &t in targets {
             if out.contains_key(t) {
@@ -205,12 +234,18 @@ impl GraphCache {
             let mut best = if seed_set.contains_key(t) { 1.0 } else { 0.0 };
             if best < 1.0 {
                 let Some(node) = self.node(t).filter(|n| n.active) else { continue };
-                if let Some((a, _)) = first.get(t) {
+                if let Some(a) = first.get(t) {
                     best = *a;
                 }
-                for (other, conf) in self.edges(node.offset) {
-                    if let Some((a, degree)) = first.get(other.as_str()) {
-                        best = best.max(a * 0.5 * conf / ((*degree).max(1) as f64).sqrt());
+                if forward {
+                    best = best.max(passed.get(t).copied().unwrap_or(0.0));
+                } else {
+                    for (other, conf) in self.edges(node.offset) {
+                        if let Some(a) = first.get(other.as_str())
+                            && let Some(degree) = degree_of(&other)
+                        {
+                            best = best.max(a * 0.5 * conf / (degree.max(1) as f64).sqrt());
+                        }
                     }
                 }
             }

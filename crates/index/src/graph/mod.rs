@@ -772,6 +772,12 @@ mod tests {
             let direct: HashMap<String, f64> =
                 g.activate(&seeds, &HashSet::new()).into_iter().collect();
             assert_eq!(cached.activation_of(&seeds, &all), direct, "seeds {seeds:?}");
+            // One target at a time: the edges are then read from the targets' side.
+            for t in &all {
+                let one: HashMap<String, f64> =
+                    direct.iter().filter(|(k, _)| k == t).map(|(k, v)| (k.clone(), *v)).collect();
+                assert_eq!(cached.activation_of(&seeds, &[t]), one, "seeds {seeds:?}, {t}");
+            }
         }
         // Read from its file, edge line by edge line (as a large cache is), the same again.
         let dir = tempfile::tempdir().expect("a temporary folder");
