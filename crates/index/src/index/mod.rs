@@ -672,9 +672,15 @@ pub(crate) fn on_two_threads_from<T: Sync, R: Send>(
     }
     let (a, b) = items.split_at(items.len() / 2);
     std::thread::scope(|s| {
-        let other = s.spawn(|| run(b));
+        // A thread the system refuses (a process at its limit) is no error: this one does the
+        // other half too. Nor is a half lost to a panic there: it is done again here, where
+        // the same panic, if it comes again, is the caller's.
+        let other = std::thread::Builder::new().spawn_scoped(s, || run(b)).ok();
         let mut out = run(a);
-        out.extend(other.join().unwrap_or_default());
+        match other.map(|t| t.join()) {
+            Some(Ok(rest)) => out.extend(rest),
+            _ => out.extend(run(b)),
+        }
         out
     })
 }
@@ -1796,6 +1802,28 @@ fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every item's result comes back, in order, on one thread or two; a half whose thread
+    /// panicked is done again on the caller's.
+    #[test]
+    fn two_threads_return_every_result_in_order() {
+        for n in [0, 1, 2, 15, 16, 17, 1_000] {
+            let items: Vec<u32> = (0..n).collect();
+            let got = on_two_threads_from(&items, 16, |x| (x % 7 != 3).then_some(x * 2));
+            let want: Vec<u32> = items.iter().filter(|x| *x % 7 != 3).map(|x| x * 2).collect();
+            assert_eq!(got, want, "{n} items");
+        }
+        let items: Vec<u32> = (0..100).collect();
+        let once = std::sync::atomic::AtomicBool::new(false);
+        let got = on_two_threads_from(&items, 16, |x| {
+            // The second half's first item panics the first time only.
+            if *x == 50 && !once.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                panic!("a passing failure");
+            }
+            Some(*x)
+        });
+        assert_eq!(got, items);
+    }
 
     /// A workspace of MEMORY.md and an empty episodes folder, its index built.
     fn indexed_workspace() -> (tempfile::TempDir, Workspace) {
