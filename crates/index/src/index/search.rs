@@ -390,11 +390,11 @@ pub fn search_with(
     let mut hits = Vec::new();
     // The best BM25 matches first, in batches: faded and superseded memories are dropped
     // after ranking, so when they fill a batch the next one is fetched, until `limit` live
-    // hits are found or nothing more matches.
-    // Each query run ranks the batch it needs and the next one too: where most memories have
-    // faded (a year of an agent's history) a second batch is the rule, and ranking 300 costs a
-    // query run about what ranking 100 does (issue 20: at 100,000 memories a hook's prompt ran
-    // the query twice, 3 ms each time). The batches, and so the hits, are the same.
+    // hits are found or nothing more matches. Each query run ranks the batch it needs and the
+    // next one too: where most memories have faded (a year of an agent's history) a second
+    // batch is the rule, and ranking 300 costs a query run about what ranking 100 does (issue
+    // 20: at 100,000 memories a hook's prompt ran the query twice, 3 ms each time). The
+    // batches, and so the hits, are the same.
     let mut cap = (opts.limit * 5).max(CANDIDATES);
     let mut ranked: Vec<(f32, DocAddress)> = Vec::new();
     let mut all_ranked = false;
