@@ -44,7 +44,7 @@ use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
 use cogmem_store::workspace::{LockGuard, LockSide, Workspace, layout, wait_for_lock};
 
 /// Bumped whenever the schema or the way documents are built changes.
-pub(crate) const SCHEMA_VERSION: u32 = 7;
+pub(crate) const SCHEMA_VERSION: u32 = 8;
 
 /// The index's settings: tantivy's, with 4 KB document-store blocks (16 KB by default). A
 /// search reads its hundred candidates' stored fields, each from its own block, and

@@ -223,6 +223,8 @@ mod tests {
             ("we went camping two weekends ago", vec![Span::Weekend(day("2023-04-29"))]),
             ("watched \"The Lord of the Rings\" last night!", vec![d("2023-05-07")]),
             ("I baked bread this morning", vec![d("2023-05-08")]),
+            ("we went to Maine last summer", vec![Span::Season(day("2022-06-01"))]),
+            ("this summer we will camp", vec![Span::Season(day("2023-06-01"))]),
             ("Last Fri I took my kids to a pottery workshop", vec![d("2023-05-05")]),
             ("I joined a new group last Tues.", vec![d("2023-05-02")]),
             ("we got married on 8 May 2023", vec![d("2023-05-08")]),

@@ -21,6 +21,10 @@ pub enum Span {
     Weekend(NaiveDate),
     /// A calendar month, by its first day: `last month`, `来月`.
     Month(NaiveDate),
+    /// A season of three months, by its first day: `last summer`, `this winter`. The
+    /// northern hemisphere's meteorological seasons: spring March to May, summer June to
+    /// August, autumn (fall) September to November, winter December to February.
+    Season(NaiveDate),
     /// A calendar year: `next year`, `去年`.
     Year(i32),
 }
@@ -29,7 +33,7 @@ impl Span {
     /// Returns the first day of the span.
     pub fn first(&self) -> NaiveDate {
         match *self {
-            Self::Day(d) | Self::Week(d) | Self::Weekend(d) | Self::Month(d) => d,
+            Self::Day(d) | Self::Week(d) | Self::Weekend(d) | Self::Month(d) | Self::Season(d) => d,
             Self::Year(y) => NaiveDate::from_ymd_opt(y, 1, 1).unwrap_or(NaiveDate::MIN),
         }
     }
@@ -44,13 +48,17 @@ impl Span {
                 .checked_add_months(Months::new(1))
                 .and_then(|n| n.pred_opt())
                 .unwrap_or(NaiveDate::MAX),
+            Self::Season(d) => d
+                .checked_add_months(Months::new(3))
+                .and_then(|n| n.pred_opt())
+                .unwrap_or(NaiveDate::MAX),
             Self::Year(y) => NaiveDate::from_ymd_opt(y, 12, 31).unwrap_or(NaiveDate::MAX),
         }
     }
 
     /// Returns the absolute form written next to the words: `2026-12-02` for a day,
     /// `2026-11-23/2026-11-29` (an ISO 8601 interval) for a week or a weekend, `2026-11` for a
-    /// month, `2025` for a year.
+    /// month, `2026-06/2026-08` for a season, `2025` for a year.
     pub fn label(&self) -> String {
         match self {
             Self::Day(d) => d.format("%Y-%m-%d").to_string(),
@@ -58,6 +66,9 @@ impl Span {
                 format!("{}/{}", self.first().format("%Y-%m-%d"), self.last().format("%Y-%m-%d"))
             }
             Self::Month(d) => d.format("%Y-%m").to_string(),
+            Self::Season(_) => {
+                format!("{}/{}", self.first().format("%Y-%m"), self.last().format("%Y-%m"))
+            }
             Self::Year(y) => format!("{y:04}"),
         }
     }
@@ -246,6 +257,45 @@ fn month_of(today: NaiveDate, months: i32) -> Option<NaiveDate> {
     }
 }
 
+/// A season's name (lower case), as the month it starts in.
+fn season_start(word: &str) -> Option<u32> {
+    Some(match word {
+        "spring" => 3,
+        "summer" => 6,
+        "autumn" | "fall" => 9,
+        "winter" => 12,
+        _ => return None,
+    })
+}
+
+/// The season that starts in month `start` (3, 6, 9 or 12) of year `year`.
+fn season(year: i32, start: u32) -> Option<Span> {
+    NaiveDate::from_ymd_opt(year, start, 1).map(Span::Season)
+}
+
+/// `last`, `this` or `next` (`step` -1, 0, 1) season starting in month `start`, said on
+/// `today`: `this` is the one under way, else the nearest (on 31 March "this winter" is the one
+/// just past, in October "this winter" the one coming; a tie goes to the coming one); `last`
+/// the latest that has ended; `next` the first that has not begun.
+fn named_season(today: NaiveDate, start: u32, step: i64) -> Option<Span> {
+    let year = today.year();
+    let around: Vec<Span> = (year - 2..=year + 1).filter_map(|y| season(y, start)).collect();
+    match step {
+        0 => around.iter().copied().min_by_key(|s| {
+            let (first, last) = (s.first(), s.last());
+            if today < first {
+                ((first - today).num_days(), 0)
+            } else if last < today {
+                ((today - last).num_days(), 1)
+            } else {
+                (0, 0)
+            }
+        }),
+        1 => around.iter().copied().find(|s| today < s.first()),
+        _ => around.iter().rev().copied().find(|s| s.last() < today),
+    }
+}
+
 /// The words an English expression can start with, besides a count.
 const FIRST_WORDS: &[&str] = &[
     "the",
@@ -330,6 +380,9 @@ fn english_words(w: &[(String, usize)], today: NaiveDate) -> Option<(usize, Span
             // capital (checked by the caller, [`english`]), so "last may be" is no date.
             if let Some(m) = month_number(second) {
                 return Some((2, Span::Month(named_month(today, m, step)?)));
+            }
+            if let Some(start) = season_start(second) {
+                return named_season(today, start, step).map(|s| (2, s));
             }
             // "last night" is the evening before today; "this morning", "this afternoon",
             // "this evening" and "this night" are today ("next night" and "last morning" are
