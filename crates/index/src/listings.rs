@@ -1,6 +1,6 @@
 //! The folder listings `cogmem status` keeps between runs (issue 20): `.cogmem/status/dirs`
 //! holds, for each folder of the working tree, its stamp (mtime, ctime, inode) and its entries
-//! (name and kind) as they were listed. A folder that has the same stamp now has the same
+//! (name and kind) as they were listed, sorted by name. A folder that has the same stamp now has the same
 //! names: adding, removing or renaming a name changes the folder's mtime and ctime, and a ctime
 //! cannot be set back by hand ([`crate::index::scan`], which keeps the store folders' stamps
 //! in the search manifest the same way). So such a folder is not read again; its entries are
@@ -20,7 +20,8 @@ use std::path::Path;
 use crate::index::scan::{DirStamp, Kind};
 use cogmem_store::store::fsx;
 
-const MAGIC: &[u8] = b"cogmem-status-dirs 1\n";
+/// Version 2: each folder's entries sorted by name (a walk's paths are then sorted runs).
+const MAGIC: &[u8] = b"cogmem-status-dirs 2\n";
 /// The largest file read back (a workspace with more listings lists its folders).
 const LIMIT: u64 = 256 * 1024 * 1024;
 
@@ -207,8 +208,12 @@ mod tests {
             assert!(decode(&bad).is_none(), "byte {at} changed");
         }
         let mut other = bytes.clone();
-        other[MAGIC.len() - 2] = b'2';
+        other[MAGIC.len() - 2] = b'3';
         assert!(decode(&other).is_none());
+        // Version 1's files (entries in the order listed, not sorted) are not read.
+        let mut first = bytes.clone();
+        first[MAGIC.len() - 2] = b'1';
+        assert!(decode(&first).is_none());
         assert_eq!(decode(&encoded(&[])).map(|d| d.len()), Some(0));
     }
 

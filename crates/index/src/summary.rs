@@ -295,8 +295,14 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
         let Some((handle, stamp)) = scan::open_dir(&abs) else { continue };
         let (entries, read) = match stamp.as_ref().and_then(|s| kept.take(&rel, s)) {
             Some(entries) => (entries, false),
+            // Sorted by name when listed (and so when kept): each folder's files are then one
+            // sorted run, and the sort of every path below merges runs instead of sorting
+            // 13,000 paths afresh (issue 20).
             None => match scan::list(&handle) {
-                Some(entries) => (entries, true),
+                Some(mut entries) => {
+                    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                    (entries, true)
+                }
                 None => continue,
             },
         };
@@ -347,7 +353,8 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
         folders.iter().filter(|f| f.read).count(),
         folders.len()
     ));
-    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    // Stable: it finds the folders' sorted runs and merges them.
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     // A store folder reached through a link is listed by `markdown_files` (when the link stays
     // in the workspace) but not walked: such a workspace keeps the folder listings.
     let stores_plain = units::DIRS.iter().all(|(dir, _, _)| {
