@@ -364,13 +364,26 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
             std::fs::symlink_metadata(&at).map_or(true, |m| !m.file_type().is_symlink())
         })
     });
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    files.len().hash(&mut h);
-    for f in &files {
-        f.path.hash(&mut h);
-        f.stamp.hash(&mut h);
+    Tree { digest: digest(&files), files, nested_git, hint: Default::default(), stores_plain }
+}
+
+/// The digest of the walked paths and their stamps: every file's path (its length first) and
+/// stamp, laid out in one buffer and hashed in one call (six small writes a file cost 0.7–1.0
+/// ms at 100,000 memories).
+fn digest(files: &[Walked]) -> u64 {
+    let mut bytes = Vec::with_capacity(8 + files.iter().map(|f| f.path.len() + 56).sum::<usize>());
+    bytes.extend_from_slice(&(files.len() as u64).to_le_bytes());
+    for f in files {
+        bytes.extend_from_slice(&(f.path.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&f.path);
+        bytes.extend_from_slice(&f.stamp.size.to_le_bytes());
+        bytes.extend_from_slice(&f.stamp.mtime.to_le_bytes());
+        bytes.extend_from_slice(&f.stamp.ctime.to_le_bytes());
+        bytes.extend_from_slice(&f.stamp.ino.to_le_bytes());
     }
-    Tree { files, digest: h.finish(), nested_git, hint: Default::default(), stores_plain }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    h.write(&bytes);
+    h.finish()
 }
 
 /// Whether the walk leaves out entry `name` of folder `rel`: `.git` anywhere, `.cogmem/` at
