@@ -491,12 +491,7 @@ fn an_mcp_server_serves_the_reads_while_it_runs() {
     let served =
         wait_until(Duration::from_secs(20), || search(&env, "budget").1.starts_with("watcher"));
     assert!(served, "no search was served by the MCP server's watch");
-    let (rel, id) = vault_note(&env);
-    let head = env.head();
-    env.append(&rel, "\nthe quixotrelm lives here\n");
-    let (ids, how) = search(&env, "quixotrelm");
-    assert_eq!(ids, vec![id.clone()], "{how}");
-    assert!(how.starts_with("watcher: "), "{how}");
+    let (rel, id, head) = edit_seen_through_the_watch(&env);
     // Through the server too.
     let mut server = server;
     let call = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -505,13 +500,34 @@ fn an_mcp_server_serves_the_reads_while_it_runs() {
     let v = server.next();
     let hits = v["result"]["structuredContent"]["hits"].as_array().unwrap();
     assert_eq!(hits.iter().map(|h| h["id"].as_str().unwrap()).collect::<Vec<_>>(), [id.as_str()]);
-    // It serves reads; it does not commit hand edits (that is `cogmem watch`'s job).
+    edit_stays_uncommitted(&env, &rel, &head);
+    server.close();
+    found_by_a_full_scan(&env, &id);
+}
+
+/// A hand edit in place of a vault note ("quixotrelm"), found by a search the running watch
+/// serves: the note's path and id, and HEAD before the edit.
+fn edit_seen_through_the_watch(env: &TestEnv) -> (String, String, String) {
+    let (rel, id) = vault_note(env);
+    let head = env.head();
+    env.append(&rel, "\nthe quixotrelm lives here\n");
+    let (ids, how) = search(env, "quixotrelm");
+    assert_eq!(ids, vec![id.clone()], "{how}");
+    assert!(how.starts_with("watcher: "), "{how}");
+    (rel, id, head)
+}
+
+/// A server that serves reads does not commit hand edits (that is `cogmem watch`'s job).
+fn edit_stays_uncommitted(env: &TestEnv, rel: &str, head: &str) {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(env.head(), head);
-    assert!(env.git(&["status", "--porcelain"]).contains(&rel), "the edit stays uncommitted");
-    server.close();
-    let (ids, how) = search(&env, "quixotrelm");
-    assert_eq!(ids, vec![id], "{how}");
+    assert!(env.git(&["status", "--porcelain"]).contains(rel), "the edit stays uncommitted");
+}
+
+/// Once no server serves, a search finds the edited note ("quixotrelm") by stat-ing every file.
+fn found_by_a_full_scan(env: &TestEnv, id: &str) {
+    let (ids, how) = search(env, "quixotrelm");
+    assert_eq!(ids, vec![id.to_owned()], "{how}");
     assert!(how.starts_with("full scan"), "{how}");
 }
 
@@ -529,12 +545,7 @@ fn the_web_view_serves_the_reads_while_it_runs() {
         serving_pid(&env) == Some(pid) && search(&env, "budget").1.starts_with("watcher")
     });
     assert!(served, "no search was served by the web view's watch");
-    let (rel, id) = vault_note(&env);
-    let head = env.head();
-    env.append(&rel, "\nthe quixotrelm lives here\n");
-    let (ids, how) = search(&env, "quixotrelm");
-    assert_eq!(ids, vec![id.clone()], "{how}");
-    assert!(how.starts_with("watcher: "), "{how}");
+    let (rel, id, head) = edit_seen_through_the_watch(&env);
     // Through the web view too.
     let r = server.get("/api/search?q=quixotrelm");
     assert_eq!(r.status, 200, "{}", r.body);
@@ -542,14 +553,10 @@ fn the_web_view_serves_the_reads_while_it_runs() {
     let got: Vec<&str> =
         hits.as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
     assert_eq!(got, [id.as_str()]);
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(env.head(), head);
-    assert!(env.git(&["status", "--porcelain"]).contains(&rel), "the edit stays uncommitted");
+    edit_stays_uncommitted(&env, &rel, &head);
     assert_eq!(server.terminate(), Some(0));
     assert_eq!(serving_pid(&env), None, "the serving ended with the server");
-    let (ids, how) = search(&env, "quixotrelm");
-    assert_eq!(ids, vec![id], "{how}");
-    assert!(how.starts_with("full scan"), "{how}");
+    found_by_a_full_scan(&env, &id);
 }
 
 /// While a `cogmem watch` serves the reads, an MCP server started after it leaves the serving to

@@ -158,11 +158,12 @@ impl DecayCache {
             let mut seen = std::collections::HashSet::new();
             for id in ids {
                 for shard in decay_file::shards_of(id) {
+                    // Named only when not loaded nor wanted yet (a search's ids share shards).
+                    if files.contains_key(&Some(shard)) || !seen.insert(shard) {
+                        continue;
+                    }
                     let name = file_name(Some(shard));
-                    if self.present.contains(&name)
-                        && !files.contains_key(&Some(shard))
-                        && seen.insert(shard)
-                    {
+                    if self.present.contains(&name) {
                         wanted.push((shard, name));
                     }
                 }
