@@ -666,7 +666,11 @@ pub(crate) fn on_two_threads_from<T: Sync, R: Send>(
     min: usize,
     f: impl Fn(&T) -> Option<R> + Sync,
 ) -> Vec<R> {
-    let run = |part: &[T]| -> Vec<R> { part.iter().filter_map(&f).collect() };
+    let run = |part: &[T]| -> Vec<R> {
+        let mut out = Vec::with_capacity(part.len());
+        out.extend(part.iter().filter_map(&f));
+        out
+    };
     if items.len() < min.max(2) {
         return run(items);
     }

@@ -346,11 +346,19 @@ pub(crate) fn scan(
             scan.dirs.push(((*dir).to_owned(), *stamp));
         }
     }
-    scan.files.extend(super::on_two_threads(&items, |(path, i)| {
-        let name = &path[open[*i].0.len() + 1..];
-        let (size, mtime) = stat_in(&open[*i].1, name)?;
-        Some((path.clone(), size, mtime))
-    }));
+    // The threads only stat; the paths move into the results here. Allocating on the second
+    // thread (a fresh heap arena, its pages faulted in one by one) made the stat phase of a
+    // scan at 100,000 memories about a third slower (issue 20).
+    let stamps = super::on_two_threads(&items, |(path, i)| {
+        Some(stat_in(&open[*i].1, &path[open[*i].0.len() + 1..]))
+    });
+    scan.files.reserve(items.len());
+    scan.files.extend(
+        items
+            .into_iter()
+            .zip(stamps)
+            .filter_map(|((path, _), stamp)| stamp.map(|(size, mtime)| (path, size, mtime))),
+    );
     scan.links.sort();
     scan
 }
