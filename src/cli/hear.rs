@@ -47,7 +47,12 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
     let report = hear::hear(
         &ws,
         &message,
-        &HearOptions { dry_run: args.dry_run, caller, allow_secret: args.allow_secret },
+        &HearOptions {
+            dry_run: args.dry_run,
+            caller,
+            allow_secret: args.allow_secret,
+            ..Default::default()
+        },
         clock.as_ref(),
     )?;
     if ctx.global.json {

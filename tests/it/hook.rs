@@ -528,6 +528,61 @@ fn a_session_pack_ranks_entities_from_the_index_caches_as_from_the_decay_files()
     assert_eq!(no_index, cached);
 }
 
+#[test]
+fn a_recall_prompt_records_as_recalled_the_memories_its_pack_shows() {
+    let env = seeded();
+    env.run(["remember", "The Atlas cut-over window is Sunday 02:00 UTC"]).success();
+    env.run(["remember", "Lunch on Fridays is at the taqueria"]).success();
+    let uses = |env: &TestEnv| -> Vec<String> {
+        let log = env.path(".cogmem/access.log");
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let mut ids: Vec<String> =
+            text.lines().filter_map(|l| l.split('\t').nth(2)).map(str::to_owned).collect();
+        ids.retain(|id| id != "-");
+        ids.sort();
+        ids
+    };
+    // An ordinary prompt: the pack shows memories, and nothing counts as recalled.
+    let none = env.home.join("none.jsonl");
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .stdin(
+            serde_json::json!({
+                "session_id": "s", "cwd": env.root.display().to_string(), "transcript_path": none,
+                "hook_event_name": "UserPromptSubmit", "prompt": "Atlas cut-over plan",
+            })
+            .to_string(),
+        )
+        .output();
+    assert!(added_context(&out, "UserPromptSubmit").contains("Sunday 02:00"), "{out}");
+    assert_eq!(uses(&env), Vec::<String>::new(), "{out}");
+    // A recall: what the pack shows, each once, and nothing it does not show (core memory,
+    // always in the agent's context, is never in the pack, though the question matches it).
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .stdin(
+            serde_json::json!({
+                "session_id": "s", "cwd": env.root.display().to_string(), "transcript_path": none,
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "What did we decide about Dana and Atlas?",
+            })
+            .to_string(),
+        )
+        .output();
+    let text = added_context(&out, "UserPromptSubmit");
+    let shown: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("- [")?.split_once(']').map(|(id, _)| id.to_owned()))
+        .collect();
+    assert!(!shown.is_empty() && text.contains("Postgres 16"), "{text}");
+    assert!(!text.contains("taqueria"), "{text}");
+    let mut expected = shown.clone();
+    expected.sort();
+    assert_eq!(uses(&env), expected, "{text}");
+}
+
 /// How each read of a hook run for `prompt` found what changed: its `files stat-ed (HOW: N)`
 /// marks.
 #[cfg(feature = "timings")]
@@ -556,12 +611,11 @@ fn scans(env: &TestEnv, prompt: &str) -> (Output, Vec<String>) {
 fn the_reads_of_one_prompt_share_one_scan_the_prompts_own_write_included() {
     let env = seeded();
     env.run(["search", "Atlas"]).success(); // the index is built
-    // A question `hear` recalls: it searches, then the pack searches; the second trusts the
-    // first's scan.
+    // A question `hear` takes for a recall: the pack answers it, with the one read.
     let question = "What did we decide about Atlas?";
     let (out, how) = scans(&env, question);
     assert!(added_context(&out, "UserPromptSubmit").contains("Postgres 16"), "{out}");
-    assert_eq!(how, ["full scan", "this operation's scan"], "{out}");
+    assert_eq!(how, ["full scan"], "{out}");
     // A hand edit before the next prompt is seen by its first read.
     env.write("memory/vault/db.md", "# DB\n\nWe decided Atlas moves to Postgres 17 after all.\n");
     let (out, how) = scans(&env, question);

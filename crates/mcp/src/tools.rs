@@ -194,6 +194,7 @@ impl Server {
                 dry_run: p.dry_run || self.role == Role::Subagent,
                 caller: self.actor.clone(),
                 allow_secret: p.allow_secret,
+                ..Default::default()
             };
             answer(&hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?)
         })())

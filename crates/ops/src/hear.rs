@@ -161,6 +161,10 @@ pub struct HearOptions {
     pub caller: Option<Actor>,
     /// Remember it even if it looks like a credential (`--allow-secret`).
     pub allow_secret: bool,
+    /// The caller shows the memories a recall asks for itself and records them as recalled (a
+    /// hook's memory pack: [`crate::hook::user_prompt`]): a recall trigger is reported with no
+    /// results, and nothing is searched or reinforced here.
+    pub recall_shown_by_caller: bool,
 }
 
 /// Detects the trigger in `message` and acts on it.
@@ -296,7 +300,9 @@ pub fn hear(
         TriggerKind::Recall => {
             let search_opts =
                 cogmem_index::index::search::SearchOptions { limit: 10, ..Default::default() };
-            let mut results = if cogmem_index::index::analyzer::terms(&content).is_empty() {
+            let mut results = if opts.recall_shown_by_caller
+                || cogmem_index::index::analyzer::terms(&content).is_empty()
+            {
                 Vec::new()
             } else if opts.dry_run {
                 super::search::search(ws, &content, &search_opts, clock)?.hits

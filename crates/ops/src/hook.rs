@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::context::{self, ContextOptions, Encoding};
 use crate::hear::{self, HearOptions, HearReport, HeardAction};
 use crate::reflect;
+use cogmem_index::pack::Part;
 use cogmem_store::audit::Actor;
 use cogmem_store::store::markdown::one_line;
 use cogmem_store::workspace::Workspace;
@@ -106,7 +107,11 @@ pub fn user_prompt(
     clock: &dyn Clock,
 ) -> crate::Result<PromptContext> {
     let budget = ws.settings().hooks.prompt_tokens;
-    let opts = HearOptions { dry_run: false, caller, allow_secret: false };
+    // A recall is answered by the pack below, which records what it shows as recalled: hearing
+    // it searches nothing (a second search of the same prompt, whose hits no one saw, was
+    // recorded as recalled instead).
+    let opts =
+        HearOptions { dry_run: false, caller, allow_secret: false, recall_shown_by_caller: true };
     let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
         hear::hear(ws, prompt, &opts, clock)?
     } else {
@@ -170,6 +175,15 @@ pub fn user_prompt(
     let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
     let pack = context::relevant(ws, &query, &written, &opts, clock)?;
     cogmem_store::timing::mark("hook: memories packed");
+    if matches!(heard.action, HeardAction::Recall { .. }) {
+        let shown: Vec<String> = pack
+            .receipt
+            .iter()
+            .filter(|r| r.part == Part::Memory && r.decision == "selected")
+            .map(|r| r.id.clone())
+            .collect();
+        super::search::recalled(ws, &shown, clock)?;
+    }
     if !pack.text.is_empty() {
         if !text.is_empty() {
             text.push('\n');

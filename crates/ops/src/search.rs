@@ -161,10 +161,7 @@ pub fn recall(
 ) -> crate::Result<RecallReport> {
     let SearchReport { hits, refresh, warning, .. } = search(ws, query, opts, clock)?;
     let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
-    let interactions = u64::from(ws.settings().decay.clock == DecayClock::Interactions);
-    if !ids.is_empty() || interactions > 0 {
-        access::record(ws, &ids, interactions, clock.now())?;
-    }
+    recalled(ws, &ids, clock)?;
     let mut groups: Vec<RecallGroup> = Vec::new();
     for store in cogmem_store::store::Store::ALL {
         let in_store: Vec<Hit> =
@@ -174,6 +171,16 @@ pub fn recall(
         }
     }
     Ok(RecallReport { groups, refresh, warning })
+}
+
+/// Records a recall of the memories `ids` (their uses, and one interaction where the decay
+/// clock counts them) in the access log: what makes recalling a memory strengthen it.
+pub(crate) fn recalled(ws: &Workspace, ids: &[String], clock: &dyn Clock) -> crate::Result<()> {
+    let interactions = u64::from(ws.settings().decay.clock == DecayClock::Interactions);
+    if !ids.is_empty() || interactions > 0 {
+        access::record(ws, ids, interactions, clock.now())?;
+    }
+    Ok(())
 }
 
 /// Rebuilds (with `full`) or refreshes the index, counting the files it reads on the
