@@ -266,7 +266,7 @@ fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, 
 /// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder.
 fn found_workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
     if ctx.global.workspace.is_some() || ctx.env.workspace.is_some() {
-        return Ok(ctx.resident_workspace()?);
+        return Ok(ctx.workspace()?);
     }
     let cwd = match host {
         Host::Cursor => event
@@ -284,7 +284,7 @@ fn found_workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Works
     if !cwd.is_absolute() {
         return Err(Notice(format!("no workspace: the hook's folder {cwd:?} is not absolute")));
     }
-    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.resident_workspace();
+    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.workspace();
     found.map_err(|e| match e.kind() {
         cogmem::ErrorKind::User if !cwd.join("MEMORY.md").exists() => Notice(format!(
             "no cogmem workspace at or above {}: nothing to do (set COGMEM_WORKSPACE, or run \

@@ -186,9 +186,10 @@ impl Ctx {
         Ok(ws)
     }
 
-    /// [`Ctx::workspace`] for a command that stays (`mcp`, `serve`, `watch`), or that searches
-    /// right after its own write (`hook`): it brings the search index up to date after its own
-    /// changes itself, instead of starting a process per change that it would then wait for.
+    /// [`Ctx::workspace`] for a command that stays (`mcp`, `serve`, `watch`): it brings the
+    /// search index up to date after its own changes itself, instead of starting a process per
+    /// change that it would then wait for. (A hook reads nothing after its own write: its
+    /// update runs in the background, as a command's does.)
     pub fn resident_workspace(&self) -> cogmem::Result<cogmem::Workspace> {
         let ws = self.workspace()?;
         let mut options = ws.options().clone();

@@ -436,12 +436,11 @@ fn build(
 /// what a hook adds to each prompt of a session that has core memory already (issue 17).
 ///
 /// Reads only the search index (no memory file), so it stays fast on a large workspace. Core
-/// memory hits and the units in `exclude` (what the prompt itself just wrote) are left out;
-/// each memory is one line with its id and date. Does not count as a use.
+/// memory hits are left out; each memory is one line with its id and date. Does not count as
+/// a use.
 pub fn relevant(
     ws: &Workspace,
     query: &str,
-    exclude: &[String],
     opts: &ContextOptions,
     clock: &dyn Clock,
 ) -> crate::Result<Pack> {
@@ -475,7 +474,7 @@ pub fn relevant(
     let mut candidates: Vec<Candidate> = report
         .hits
         .iter()
-        .filter(|h| h.store != Store::Core.as_str() && !exclude.contains(&h.id))
+        .filter(|h| h.store != Store::Core.as_str())
         .map(|h| {
             let date = h.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
             // An entity as its card would show it: closed and superseded relations as history.

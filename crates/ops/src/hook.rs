@@ -93,11 +93,15 @@ pub struct PromptContext {
     pub budget_tokens: usize,
 }
 
-/// Passes a user's prompt through [`hear::hear`] (which writes an explicit "remember that …"
-/// and only lists what a forget request matches) when it is at most [`MAX_HEARD_CHARS`] long,
-/// then finds the memories that match its first 1,000 characters ([`context::relevant`]: one
-/// line each with its id and date, duplicates and core memory left out), within `[hooks]
-/// prompt_tokens`.
+/// Finds the memories that match a user's prompt (its first 1,000 characters,
+/// [`context::relevant`]: one line each with its id and date, duplicates and core memory left
+/// out, within `[hooks] prompt_tokens`), then passes the prompt through [`hear::hear`] (which
+/// writes an explicit "remember that …" and only lists what a forget request matches) when it
+/// is at most [`MAX_HEARD_CHARS`] long.
+///
+/// The memories are found first, as the workspace was when the prompt came: what a request to
+/// remember adds is not among them (the answer says it was remembered), and nothing is read
+/// after the write, whose search-index update then runs in the background as a command's does.
 ///
 /// `caller` is who passed the prompt on: a sub-agent may not write (exit 4 from `hear`).
 pub fn user_prompt(
@@ -107,9 +111,14 @@ pub fn user_prompt(
     clock: &dyn Clock,
 ) -> crate::Result<PromptContext> {
     let budget = ws.settings().hooks.prompt_tokens;
-    // A recall is answered by the pack below, which records what it shows as recalled: hearing
-    // it searches nothing (a second search of the same prompt, whose hits no one saw, was
-    // recorded as recalled instead).
+    let pack_opts =
+        ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
+    let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
+    let pack = context::relevant(ws, &query, &pack_opts, clock)?;
+    cogmem_store::timing::mark("hook: memories packed");
+    // A recall is answered by the pack, and what it shows is recorded as recalled (below):
+    // hearing it searches nothing (a second search of the same prompt, whose hits no one saw,
+    // was recorded as recalled instead).
     let opts =
         HearOptions { dry_run: false, caller, allow_secret: false, recall_shown_by_caller: true };
     let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
@@ -119,17 +128,10 @@ pub fn user_prompt(
     };
     cogmem_store::timing::mark("hook: prompt heard");
     let mut text = String::new();
-    let mut written: Vec<String> = Vec::new();
     match &heard.action {
         HeardAction::None | HeardAction::Recall { .. } => {}
         HeardAction::Remembered { written: w, duplicates, .. } => {
             let ids: Vec<&str> = w.iter().chain(duplicates).map(|u| u.id.as_str()).collect();
-            // The episode just written is the prompt itself; an entity holds more than it.
-            written = w
-                .iter()
-                .filter(|u| u.store == cogmem_store::store::Store::Episodic)
-                .map(|u| u.id.clone())
-                .collect();
             let what = heard.routing.as_ref().map_or("", |r| r.summary.as_str());
             text.push_str(&format!(
                 "cogmem remembered what the user asked it to: \"{}\" ({}). Tell the user it is \
@@ -171,10 +173,6 @@ pub fn user_prompt(
             text.push_str(&format!("Before the session ends, ask the user: {question}\n"));
         }
     }
-    let opts = ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
-    let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
-    let pack = context::relevant(ws, &query, &written, &opts, clock)?;
-    cogmem_store::timing::mark("hook: memories packed");
     if matches!(heard.action, HeardAction::Recall { .. }) {
         let shown: Vec<String> = pack
             .receipt
