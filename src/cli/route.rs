@@ -52,7 +52,7 @@ pub fn run(ctx: &Ctx, args: &RouteArgs) -> cogmem::Result<Exit> {
         }
         return Ok(Exit::Ok);
     }
-    let rc = hear::context(&ws)?;
+    let rc = hear::context_from_index(&ws)?;
     let trigger = (!args.trigger.is_empty()).then_some(args.trigger.as_str());
     render::json(&route::route(&text, trigger, &rc))?;
     Ok(Exit::Ok)
