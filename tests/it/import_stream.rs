@@ -99,6 +99,53 @@ fn a_reimport_adds_nothing_commits_nothing_and_does_not_scan_again() {
 /// A line whose id is already imported is a duplicate by its id alone: a changed text, a time
 /// that no longer parses, a number id, an escaped id; a line without an id and a bad line whose
 /// id is new still go through the whole parse (issue 20: the re-import reads only the id).
+/// Sets a file's modification time an hour back: a day file the sources cache may keep.
+fn settle(env: &TestEnv, rel: &str) {
+    let f = std::fs::File::options().write(true).open(env.path(rel)).expect("open");
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    f.set_modified(hour_ago).expect("set mtime");
+}
+
+#[test]
+fn the_sources_of_settled_days_are_kept_and_a_day_edited_by_hand_is_read_again() {
+    let env = TestEnv::initialized();
+    let day = "memory/episodes/2026-03-01.md";
+    env.write(
+        "../a.jsonl",
+        &(message("a1", "2026-03-01T10:00:00Z", "the first")
+            + &message("a2", "2026-03-01T11:00:00Z", "the second")),
+    );
+    env.mutate(["import", "../a.jsonl"]);
+    settle(&env, day);
+    // The next import reads the settled day from its file and keeps its sources.
+    env.write("../b.jsonl", &message("b1", "2026-04-01T10:00:00Z", "april"));
+    env.mutate(["import", "../b.jsonl"]);
+    let cache = env.read(".cogmem/import-sources.tsv");
+    assert!(cache.starts_with("#cogmem-import-sources 1\n"), "{cache}");
+    let kept: Vec<&str> = cache.lines().filter(|l| l.starts_with("s\t")).collect();
+    assert_eq!(kept.len(), 2, "the settled day's two sources, not April's fresh one: {cache}");
+    assert!(cache.contains(&format!("f\t{day}\t")), "{cache}");
+    // Imported again: nothing new, from the kept sources, and no commit.
+    let out = env.run(["import", "../a.jsonl"]).output().success();
+    assert!(out.stderr.contains("imported 0 messages"), "{out}");
+    // A hand edit takes the second message out; its file is read again, so importing the
+    // file again brings it back, and only it.
+    let text = env.read(day);
+    let at = text.find("the second").expect("the second entry");
+    let start = text[..at].rfind("\n## ").expect("its heading");
+    env.write(day, &text[..start + 1]);
+    settle(&env, day);
+    env.git_commit_all("take the second message out");
+    // (The hand commit is adopted first: two commits.)
+    let out = env.run(["import", "../a.jsonl"]).output().success();
+    assert!(out.stderr.contains("imported 1 message into 1 day, 1 already there"), "{out}");
+    assert!(env.read(day).contains("the second"), "{}", env.read(day));
+    // A cache that is not one is not read: every day file is read again.
+    env.write(".cogmem/import-sources.tsv", "garbage\ns\tnot-a-source\n");
+    let out = env.run(["import", "../a.jsonl"]).output().success();
+    assert!(out.stderr.contains("imported 0 messages"), "{out}");
+}
+
 #[test]
 fn issue_20_a_known_id_alone_makes_a_line_a_duplicate() {
     let env = flushing_env();

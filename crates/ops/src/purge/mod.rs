@@ -590,6 +590,8 @@ fn scrub_derived(ws: &Workspace, needles: &Needles) {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
+    // The imported messages' sources by day: rebuilt by the next import from the files.
+    let _ = cogmem_store::store::fsx::remove_file(&ws.abs(layout::IMPORT_SOURCES));
     let skip = [layout::LOCK, layout::PURGE_RECORD, layout::INDEX_DIR, ".cogmem/journal"];
     let mut stack = vec![ws.abs(layout::DERIVED_DIR)];
     while let Some(d) = stack.pop() {

@@ -57,6 +57,8 @@ pub const PURGED: &str = "memory/meta/purged";
 pub const PURGE_RECORD: &str = ".cogmem/purge.json";
 /// Derived, git-ignored data.
 pub const DERIVED_DIR: &str = ".cogmem";
+/// The sources of the day files, kept between imports under their files' stamps (derived).
+pub const IMPORT_SOURCES: &str = ".cogmem/import-sources.tsv";
 /// The last commit cogmem has seen and settled: every commit made outside cogmem up to it is
 /// adopted (`cogmem_ops::adopt`). Derived: without it, adoption looks back to the newest
 /// commit cogmem made.
