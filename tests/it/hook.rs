@@ -543,34 +543,12 @@ fn a_recall_prompt_records_as_recalled_the_memories_its_pack_shows() {
         ids
     };
     // An ordinary prompt: the pack shows memories, and nothing counts as recalled.
-    let none = env.home.join("none.jsonl");
-    let out = env
-        .run(["hook", "claude-code"])
-        .current_dir_home()
-        .stdin(
-            serde_json::json!({
-                "session_id": "s", "cwd": env.root.display().to_string(), "transcript_path": none,
-                "hook_event_name": "UserPromptSubmit", "prompt": "Atlas cut-over plan",
-            })
-            .to_string(),
-        )
-        .output();
+    let out = prompt_hook(&env, "Atlas cut-over plan");
     assert!(added_context(&out, "UserPromptSubmit").contains("Sunday 02:00"), "{out}");
     assert_eq!(uses(&env), Vec::<String>::new(), "{out}");
     // A recall: what the pack shows, each once, and nothing it does not show (core memory,
     // always in the agent's context, is never in the pack, though the question matches it).
-    let out = env
-        .run(["hook", "claude-code"])
-        .current_dir_home()
-        .stdin(
-            serde_json::json!({
-                "session_id": "s", "cwd": env.root.display().to_string(), "transcript_path": none,
-                "hook_event_name": "UserPromptSubmit",
-                "prompt": "What did we decide about Dana and Atlas?",
-            })
-            .to_string(),
-        )
-        .output();
+    let out = prompt_hook(&env, "What did we decide about Dana and Atlas?");
     let text = added_context(&out, "UserPromptSubmit");
     let shown: Vec<String> = text
         .lines()
