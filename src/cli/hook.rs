@@ -160,11 +160,13 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
                 return Ok(Answer::Nothing);
             }
             let caller = ctx.named_actor()?;
-            let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref())?;
+            // https://cursor.com/docs/agent/hooks: beforeSubmitPrompt answers only `continue`
+            // (and `user_message` when it blocks); it cannot add context, so no memory is
+            // looked for.
+            let memories = host != Host::Cursor;
+            let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref(), memories)?;
             start_read_server(ctx, &ws);
             Ok(match host {
-                // https://cursor.com/docs/agent/hooks: beforeSubmitPrompt answers only
-                // `continue` (and `user_message` when it blocks); it cannot add context.
                 Host::Cursor => Answer::Json(json!({ "continue": true })),
                 _ => context_answer(host, name, &p.text),
             })

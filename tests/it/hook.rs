@@ -354,6 +354,31 @@ fn cursor_session_start_adds_context_and_before_submit_prompt_goes_on() {
     assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:trigger-remember");
 }
 
+/// Cursor's prompt hook cannot add context: no memory is looked for, and a recall, showing
+/// nothing, records nothing.
+#[cfg(feature = "timings")] // reads the timing marks
+#[test]
+fn a_cursor_prompt_looks_for_no_memories() {
+    let env = seeded();
+    let json = serde_json::json!({
+        "hook_event_name": "beforeSubmitPrompt", "workspace_roots": [env.root],
+        "prompt": "What did we decide about Atlas?", "conversation_id": "c",
+    });
+    let out = env
+        .run(["hook", "cursor"])
+        .current_dir_home()
+        .env("COGMEM_TIMINGS", "1")
+        .stdin(json.to_string())
+        .output();
+    assert_eq!(out.stdout, "{\"continue\":true}\n", "{out}");
+    assert!(out.stderr.contains("hear: classified"), "{out}");
+    assert!(!out.stderr.contains("memories packed") && !out.stderr.contains("query run"), "{out}");
+    assert!(!env.path(".cogmem/access.log").exists(), "nothing shown, nothing recalled");
+    // The same prompt from Claude Code is answered with the memories.
+    let out = prompt_hook(&env, "What did we decide about Atlas?");
+    assert!(added_context(&out, "UserPromptSubmit").contains("Postgres 16"), "{out}");
+}
+
 #[test]
 fn openclaw_has_no_command_hooks_and_says_what_to_use() {
     let env = TestEnv::initialized();

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::context::{self, ContextOptions, Encoding};
 use crate::hear::{self, HearOptions, HearReport, HeardAction};
 use crate::reflect;
-use cogmem_index::pack::Part;
+use cogmem_index::pack::{Pack, Part};
 use cogmem_store::audit::Actor;
 use cogmem_store::store::markdown::one_line;
 use cogmem_store::workspace::Workspace;
@@ -104,18 +104,26 @@ pub struct PromptContext {
 /// after the write, whose search-index update then runs in the background as a command's does.
 ///
 /// `caller` is who passed the prompt on: a sub-agent may not write (exit 4 from `hear`).
+/// Without `memories` (a host whose prompt hook cannot add context: Cursor's) no memory is
+/// looked for, and a recall shows, so records, nothing.
 pub fn user_prompt(
     ws: &Workspace,
     prompt: &str,
     caller: Option<Actor>,
     clock: &dyn Clock,
+    memories: bool,
 ) -> crate::Result<PromptContext> {
     let budget = ws.settings().hooks.prompt_tokens;
-    let pack_opts =
-        ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
-    let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
-    let pack = context::relevant(ws, &query, &pack_opts, clock)?;
-    cogmem_store::timing::mark("hook: memories packed");
+    let pack = if memories {
+        let pack_opts =
+            ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
+        let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
+        let pack = context::relevant(ws, &query, &pack_opts, clock)?;
+        cogmem_store::timing::mark("hook: memories packed");
+        pack
+    } else {
+        Pack { budget_tokens: budget, used_tokens: 0, text: String::new(), receipt: Vec::new() }
+    };
     // A recall is answered by the pack, and what it shows is recorded as recalled (below):
     // hearing it searches nothing (a second search of the same prompt, whose hits no one saw,
     // was recorded as recalled instead).
