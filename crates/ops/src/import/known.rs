@@ -38,7 +38,10 @@ impl Known {
         let mut out = Self { keys: (RandomState::new(), RandomState::new()), set: HashSet::new() };
         let limit = ws.file_limit();
         let cache_path = ws.abs(layout::IMPORT_SOURCES);
-        let cached = fsx::read_text_if_exists(&cache_path, limit).ok().flatten();
+        // The cache is cogmem's own: bounded by the default file limit even where
+        // `limits.file_bytes` is lower, and never written longer than it can be read.
+        let cache_limit = limit.max(fsx::DEFAULT_FILE_LIMIT);
+        let cached = fsx::read_text_if_exists(&cache_path, cache_limit).ok().flatten();
         let mut kept = cached.as_deref().map(parse).unwrap_or_default();
         let mut next: Vec<Day> = Vec::new();
         let mut changed = false;
@@ -69,7 +72,9 @@ impl Known {
             let now = std::fs::symlink_metadata(&cache_path).map_or(0, |m| fsx::mtime_nanos(&m));
             let settled = now.saturating_sub(SETTLE.as_nanos());
             let text = render(next.iter().filter(|d| d.stamp.1 < settled));
-            let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
+            if text.len() as u64 <= cache_limit {
+                let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
+            }
         }
         out
     }
