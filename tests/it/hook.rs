@@ -364,12 +364,7 @@ fn a_cursor_prompt_looks_for_no_memories() {
         "hook_event_name": "beforeSubmitPrompt", "workspace_roots": [env.root],
         "prompt": "What did we decide about Atlas?", "conversation_id": "c",
     });
-    let out = env
-        .run(["hook", "cursor"])
-        .current_dir_home()
-        .env("COGMEM_TIMINGS", "1")
-        .stdin(json.to_string())
-        .output();
+    let out = timed_hook(&env, "cursor", &json);
     assert_eq!(out.stdout, "{\"continue\":true}\n", "{out}");
     assert!(out.stderr.contains("hear: classified"), "{out}");
     assert!(!out.stderr.contains("memories packed") && !out.stderr.contains("query run"), "{out}");
@@ -586,6 +581,13 @@ fn a_recall_prompt_records_as_recalled_the_memories_its_pack_shows() {
     assert_eq!(uses(&env), expected, "{text}");
 }
 
+/// Runs `host`'s hook on `event` with its timing marks on stderr.
+#[cfg(feature = "timings")]
+fn timed_hook(env: &TestEnv, host: &str, event: &serde_json::Value) -> Output {
+    let run = env.run(["hook", host]).current_dir_home().env("COGMEM_TIMINGS", "1");
+    run.stdin(event.to_string()).output()
+}
+
 /// How each read of a hook run for `prompt` found what changed: its `files stat-ed (HOW: N)`
 /// marks.
 #[cfg(feature = "timings")]
@@ -594,12 +596,7 @@ fn scans(env: &TestEnv, prompt: &str) -> (Output, Vec<String>) {
         "session_id": "s", "cwd": env.root.display().to_string(),
         "hook_event_name": "UserPromptSubmit", "prompt": prompt,
     });
-    let out = env
-        .run(["hook", "claude-code"])
-        .current_dir_home()
-        .env("COGMEM_TIMINGS", "1")
-        .stdin(json.to_string())
-        .output();
+    let out = timed_hook(env, "claude-code", &json);
     let how = out
         .stderr
         .lines()
