@@ -360,6 +360,9 @@ fn cursor_session_start_adds_context_and_before_submit_prompt_goes_on() {
 #[test]
 fn a_cursor_prompt_looks_for_no_memories() {
     let env = seeded();
+    // Where recalls count as interactions, a recall that shows nothing still counts none.
+    env.write("cogmem.toml", "[decay]\nclock = \"interactions\"\n");
+    env.git_commit_all("the interactions clock");
     let json = serde_json::json!({
         "hook_event_name": "beforeSubmitPrompt", "workspace_roots": [env.root],
         "prompt": "What did we decide about Atlas?", "conversation_id": "c",

@@ -181,7 +181,7 @@ pub fn user_prompt(
             text.push_str(&format!("Before the session ends, ask the user: {question}\n"));
         }
     }
-    if matches!(heard.action, HeardAction::Recall { .. }) {
+    if memories && matches!(heard.action, HeardAction::Recall { .. }) {
         let shown: Vec<String> = pack
             .receipt
             .iter()
