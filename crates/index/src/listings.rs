@@ -1,7 +1,8 @@
 //! The folder listings `cogmem status` keeps between runs (issue 20): `.cogmem/status/dirs`
 //! holds, for each folder of the working tree, its stamp (mtime, ctime, inode) and its entries
-//! (name and kind) as they were listed, sorted by name. A folder that has the same stamp now has the same
-//! names: adding, removing or renaming a name changes the folder's mtime and ctime, and a ctime
+//! (name and kind) as they were listed, sorted by name. A folder that has the same stamp now
+//! has the same names: adding, removing or renaming a name changes the folder's mtime and
+//! ctime, and a ctime
 //! cannot be set back by hand ([`crate::index::scan`], which keeps the store folders' stamps
 //! in the search manifest the same way). So such a folder is not read again; its entries are
 //! still stat-ed, every one, every time (an edit in place changes nothing but the file).

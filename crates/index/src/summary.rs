@@ -347,9 +347,8 @@ fn walk(root: &Path, listings: &Path, clock: Option<u128>) -> Tree {
     // The threads only stat; the paths are made here. Allocating them on the second thread (a
     // fresh heap arena, its pages faulted in one by one) made the stat phase of a status at
     // 100,000 memories about a third slower (issue 20).
-    let stats = crate::index::on_two_threads(&items, |(handle, _, name)| {
-        Some(scan::stat_entry(handle, name))
-    });
+    let stats =
+        crate::index::on_two_threads(&items, |(handle, _, name)| scan::stat_entry(handle, name));
     files.reserve(items.len());
     files.extend(
         items.iter().zip(stats).filter_map(|((_, rel, name), st)| Some(walked(rel, name, st?))),
@@ -645,8 +644,9 @@ impl WatchMark {
     }
 }
 
-/// Writes `.cogmem/status/clock` and returns its mtime: the file system's time now.
-pub(crate) fn tick(ws: &Workspace) -> Option<u128> {
+/// Writes `.cogmem/status/clock` and returns its mtime: the file system's time now (its own
+/// clock, which may differ from this process's on a network file system).
+pub fn tick(ws: &Workspace) -> Option<u128> {
     let dir = ws.abs(DIR);
     fsx::create_dir_all(&dir).ok()?;
     let path = dir.join(CLOCK);

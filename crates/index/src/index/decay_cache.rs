@@ -170,7 +170,7 @@ impl DecayCache {
             }
         }
         let loaded = super::on_two_threads_from(&wanted, PRELOAD_THREADS_FROM, |(shard, name)| {
-            Some((*shard, CacheFile::load_in(dir, name)))
+            (*shard, CacheFile::load_in(dir, name))
         });
         let mut files = self.files.borrow_mut();
         for (shard, file) in loaded {

@@ -350,7 +350,7 @@ pub(crate) fn scan(
     // thread (a fresh heap arena, its pages faulted in one by one) made the stat phase of a
     // scan at 100,000 memories about a third slower (issue 20).
     let stamps = super::on_two_threads(&items, |(path, i)| {
-        Some(stat_in(&open[*i].1, &path[open[*i].0.len() + 1..]))
+        stat_in(&open[*i].1, &path[open[*i].0.len() + 1..])
     });
     scan.files.reserve(items.len());
     scan.files.extend(

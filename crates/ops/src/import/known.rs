@@ -63,18 +63,17 @@ impl Known {
             next.push(day);
         }
         changed |= !kept.is_empty();
-        // Derived: a cache that cannot be written costs the next import a full read. It is
-        // emptied first, and its mtime then is the file system's time (its clock, not this
-        // process's: the two may differ on a network file system).
-        if changed
-            && fsx::write_derived(&cache_path, format!("{HEADER}\n").as_bytes(), false).is_ok()
-        {
-            let now = std::fs::symlink_metadata(&cache_path).map_or(0, |m| fsx::mtime_nanos(&m));
+        // Derived: a cache that cannot be written costs the next import a full read. Settled
+        // by the file system's clock, as `status` settles its stamps.
+        if changed && let Some(now) = cogmem_index::summary::tick(ws) {
             let settled = now.saturating_sub(SETTLE.as_nanos());
             let text = render(next.iter().filter(|d| d.stamp.1 < settled));
-            if text.len() as u64 <= cache_limit {
-                let _ = fsx::write_derived(&cache_path, text.as_bytes(), false);
-            }
+            // Too long to be read back: none is kept, and every import reads every day file.
+            let _ = if text.len() as u64 <= cache_limit {
+                fsx::write_derived(&cache_path, text.as_bytes(), false)
+            } else {
+                fsx::remove_file(&cache_path)
+            };
         }
         out
     }
@@ -146,11 +145,10 @@ fn parse(text: &str) -> std::collections::HashMap<String, Day> {
                     _ => None,
                 };
             }
-            Some(("s", source)) if day.is_some() => {
-                if let Some(d) = day.as_mut() {
-                    d.sources.push(source.to_owned());
-                }
-            }
+            Some(("s", source)) => match day.as_mut() {
+                Some(d) => d.sources.push(source.to_owned()),
+                None => bad = true,
+            },
             _ => bad = true,
         }
     }
