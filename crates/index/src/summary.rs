@@ -1003,16 +1003,16 @@ fn decay_counts(ws: &Workspace, r: &mut Reader<'_>) -> cogmem_store::Result<(usi
     homes.extend(shards.iter().copied().map(Some));
     let mut total = (0, Bands::default());
     let mut sound = true;
-    // How many shards the entries are spread over: the main file says (it is small once there
-    // are shards).
-    let count = match ws.read_text_if_exists(&decay_file::file_path(None)) {
+    // How the entries are spread over shards: the main file says (it is small once there are
+    // shards).
+    let layout = match ws.read_text_if_exists(&decay_file::file_path(None)) {
         Ok(Some(text)) => DecayFile::parse(&text, &ws.abs(&decay_file::file_path(None)))
-            .map_or(decay_file::FIRST_SHARDS, |d| d.shard_count()),
-        _ => decay_file::FIRST_SHARDS,
+            .map_or(decay_file::Layout::FIRST, |d| d.layout()),
+        _ => decay_file::Layout::FIRST,
     };
     for home in homes {
         let rel = decay_file::file_path(home);
-        let values = r.values(&rel, 6, || file_bands(ws, home, &rel, count));
+        let values = r.values(&rel, 6, || file_bands(ws, home, &rel, layout));
         // [entries, active, fading, dormant, archived, 1 when every key is at home]
         match values.as_deref() {
             Ok([n, a, f, d, x, at_home]) => {
@@ -1043,7 +1043,7 @@ fn file_bands(
     ws: &Workspace,
     home: Option<decay_file::Shard>,
     rel: &str,
-    shards: u16,
+    layout: decay_file::Layout,
 ) -> cogmem_store::Result<Vec<usize>> {
     let path = ws.abs(rel);
     let Some(text) = fsx::read_text_if_exists(&path, ws.file_limit())? else {
@@ -1057,7 +1057,7 @@ fn file_bands(
     let mut at_home = true;
     for key in d.keys() {
         bands.add(d.band(&key));
-        at_home &= home.is_none_or(|n| decay_file::shard_of(&key, shards) == n);
+        at_home &= home.is_none_or(|n| decay_file::shard_of(&key, layout) == n);
     }
     Ok(vec![
         d.len(),

@@ -1,7 +1,8 @@
 //! A sorted copy of the decay inputs, so a search can score its hits without parsing the decay
 //! files (2.5 MB of JSON at 10,000 memories). One cache file per decay file, in
 //! `.cogmem/index/decay/`: `main.tsv` for `decay-scores.json` (first line
-//! `#interactions TAB N`), `NN.tsv` for the shard `memory/meta/decay/NN.json`; one line per
+//! `#interactions TAB N`, then `TAB episode-hour` when the shards place episodes by the hour,
+//! [`decay_file::Layout`]), `NN.tsv` for the shard `memory/meta/decay/NN.json`; one line per
 //! entry: `id TAB base TAB weight TAB uses TAB last-use (unix seconds) TAB last-interaction TAB
 //! flags`, where flags has `p` for pinned and `f` for forgotten. Derived; a file's cache is
 //! rewritten when that file changes, so a change that touched one shard rewrites one small cache.
@@ -79,7 +80,8 @@ pub(crate) fn write(
     lines.sort();
     let mut text = String::new();
     if home.is_none() {
-        text.push_str(&format!("#interactions\t{}\n", decay.interactions()));
+        let hours = if decay.layout().episode_hours { EPISODE_HOURS } else { "" };
+        text.push_str(&format!("#interactions\t{}{hours}\n", decay.interactions()));
     }
     for l in lines {
         text.push_str(&l);
@@ -88,6 +90,10 @@ pub(crate) fn write(
     fsx::create_dir_all(dir)?;
     Ok(fsx::write_derived(&dir.join(file_name(home)), text.as_bytes(), sync)?)
 }
+
+/// The main cache's mark of a layout that places episodes by the hour, after its interaction
+/// count.
+const EPISODE_HOURS: &str = "\tepisode-hour";
 
 /// The loaded caches: each file read when a lookup first needs it, then searched in place
 /// (a binary search over its sorted lines).
@@ -101,6 +107,8 @@ pub(crate) struct DecayCache {
     /// with no cache file costs no failed open (a hundred candidates touched most of them).
     present: std::collections::HashSet<String>,
     interactions: u64,
+    /// Whether the shards place episodes by the hour (the main cache says).
+    episode_hours: bool,
 }
 
 impl DecayCache {
@@ -117,9 +125,10 @@ impl DecayCache {
             .filter(|(_, kind)| *kind == scan::Kind::File)
             .filter_map(|(name, _)| String::from_utf8(name).ok())
             .collect();
-        let cache = Self { dir, files: RefCell::default(), present, interactions: 0 };
+        let cache =
+            Self { dir, files: RefCell::default(), present, interactions: 0, episode_hours: false };
         let main = cache.file(None);
-        Self { interactions: main.interactions, ..cache }
+        Self { interactions: main.interactions, episode_hours: main.episode_hours, ..cache }
     }
 
     fn file(&self, home: Option<decay_file::Shard>) -> std::rc::Rc<CacheFile> {
@@ -157,7 +166,7 @@ impl DecayCache {
             let files = self.files.borrow();
             let mut seen = std::collections::HashSet::new();
             for id in ids {
-                for shard in decay_file::shards_of(id) {
+                for shard in decay_file::shards_of(id, self.episode_hours) {
                     // Named only when not loaded nor wanted yet (a search's ids share shards).
                     if files.contains_key(&Some(shard)) || !seen.insert(shard) {
                         continue;
@@ -179,11 +188,11 @@ impl DecayCache {
     }
 
     /// Looks up an entry's inputs: in its shard's cache (among 4,096 shards, then 1,024, 256
-    /// and 64: the cache does not need to know which layout the workspace has, and a shard
+    /// and 64: the cache does not need to know how many shards the workspace has, and a shard
     /// with no cache file costs nothing), then in the main file's.
     pub(crate) fn get(&self, id: &str) -> Option<DecayInputs> {
         let mut tried = Vec::with_capacity(4);
-        for shard in decay_file::shards_of(id) {
+        for shard in decay_file::shards_of(id, self.episode_hours) {
             if !tried.contains(&shard) {
                 tried.push(shard);
                 if let Some(found) = self.file(Some(shard)).get(id) {
@@ -203,6 +212,8 @@ struct CacheFile {
     /// Where the sorted entry lines start.
     body: usize,
     interactions: u64,
+    /// The main file's layout mark ([`EPISODE_HOURS`]).
+    episode_hours: bool,
     large: Option<LineFile>,
 }
 
@@ -232,12 +243,16 @@ impl CacheFile {
     fn from_text(text: String) -> Self {
         let mut body = 0;
         let mut interactions = 0;
+        let mut episode_hours = false;
         if let Some(rest) = text.strip_prefix("#interactions\t") {
             let end = rest.find('\n').unwrap_or(rest.len());
-            interactions = rest[..end].trim().parse().unwrap_or(0);
+            let head = rest[..end].trim();
+            let count = head.strip_suffix(EPISODE_HOURS);
+            episode_hours = count.is_some();
+            interactions = count.unwrap_or(head).trim().parse().unwrap_or(0);
             body = (text.len() - rest.len() + end + 1).min(text.len());
         }
-        Self { text, body, interactions, large: None }
+        Self { text, body, interactions, episode_hours, large: None }
     }
 
     /// The entry line for an id.
@@ -316,6 +331,57 @@ mod tests {
         assert!(CacheFile::from_text(String::new()).get("x").is_none());
     }
 
+    // See: issue 20
+    /// Caches written from shards that place episodes by the hour mark the layout in the main
+    /// cache, and a lookup finds every entry in its shard's cache; without the mark the same
+    /// lookups would look in the whole-key shards and miss.
+    #[test]
+    fn caches_of_the_hour_layout_find_every_entry() {
+        use cogmem_store::settings::DecaySettings;
+        use cogmem_store::store::Store;
+        use cogmem_store::store::decay_file::NewUnit;
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        fsx::write_atomic(&dir.path().join("MEMORY.md"), b"# Memory\n").expect("written");
+        fsx::create_dir_all(&dir.path().join("memory/episodes")).expect("made");
+        let ws = Workspace::open(dir.path()).expect("open");
+        let mut decay = DecayFile::load(&ws).expect("loaded");
+        let p = DecaySettings::default();
+        let created = "2026-02-02T10:00:00Z".parse().expect("a time");
+        let unit = NewUnit { store: Store::Episodic, base: 1.0, created, pinned: false };
+        let ids: Vec<String> = (0..1500)
+            .map(|i| format!("episode:2026-02-{:02}:{:02}:{:02}", 1 + i / 240, i / 60 % 24, i % 60))
+            .collect();
+        for id in &ids {
+            assert!(decay.insert_new(id, unit, &p));
+        }
+        for (rel, text) in decay.changed_files() {
+            let path = ws.abs(&rel);
+            fsx::create_dir_all(path.parent().expect("a folder")).expect("made");
+            fsx::write_atomic(&path, text.expect("written").as_bytes()).expect("written");
+        }
+        let decay = DecayFile::load(&ws).expect("loaded");
+        assert!(decay.is_sharded() && decay.layout().episode_hours);
+        let caches = dir.path().join("caches");
+        write(&ws, None, &caches, false).expect("written");
+        for shard in decay_file::shard_files(ws.root()) {
+            write(&ws, Some(shard), &caches, false).expect("written");
+        }
+        let cache = DecayCache::load(&caches);
+        assert!(cache.episode_hours);
+        cache.preload(ids.iter().map(String::as_str));
+        for id in &ids {
+            assert_eq!(cache.get(id).map(|d| d.access_count), Some(1), "{id}");
+        }
+        // The mark is what finds them: a cache that reads the main file without it misses most.
+        let main = caches.join("main.tsv");
+        let text = fsx::read_text(&main, fsx::DEFAULT_FILE_LIMIT).expect("read");
+        assert!(text.starts_with("#interactions\t0\tepisode-hour\n"), "{text:?}");
+        fsx::write_atomic(&main, text.replacen("\tepisode-hour", "", 1).as_bytes()).expect("w");
+        let unmarked = DecayCache::load(&caches);
+        let found = ids.iter().filter(|id| unmarked.get(id).is_some()).count();
+        assert!(found < ids.len() / 4, "{found}");
+    }
+
     #[test]
     fn a_large_cache_is_searched_where_it_lies() {
         let dir = tempfile::tempdir().expect("a temporary folder");
@@ -357,7 +423,7 @@ mod tests {
         let mut by_file: HashMap<String, Vec<String>> = HashMap::new();
         for (i, id) in ids.iter().enumerate() {
             // In the 1,024-shard layout, as a workspace of 100,000 memories has.
-            let shard = decay_file::shards_of(id)[1];
+            let shard = decay_file::shards_of(id, false)[1];
             by_file
                 .entry(file_name(Some(shard)))
                 .or_default()
@@ -375,7 +441,7 @@ mod tests {
         // Every shard cache the ids live in is loaded, none of the others that exist.
         let files = preloaded.files.borrow();
         for id in &ids {
-            let shard = decay_file::shards_of(id)[1];
+            let shard = decay_file::shards_of(id, false)[1];
             assert!(files.get(&Some(shard)).is_some_and(|f| !f.text.is_empty()), "{id}");
         }
         assert!(files.values().filter(|f| !f.text.is_empty()).count() <= preloaded.present.len());

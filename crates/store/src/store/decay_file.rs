@@ -53,9 +53,9 @@ pub struct DecayFile {
     by_key: HashMap<String, usize>,
     /// Whether entries live in shard files.
     sharded: bool,
-    /// How many shard files the entries are spread over ([`FIRST_SHARDS`] times a power of
-    /// four, up to [`MAX_SHARDS`]).
-    shards: u16,
+    /// How entries are spread over shard files: how many ([`FIRST_SHARDS`] times a power of
+    /// four, up to [`MAX_SHARDS`]), and whether episodes are placed by the hour.
+    layout: Layout,
     /// Files an entry was removed from or moved out of (`None`: the main file).
     touched: BTreeSet<Option<Shard>>,
     /// Whether every shard file was read (not so for [`DecayFile::load_for`]).
@@ -111,24 +111,88 @@ impl Shard {
     }
 }
 
-/// The shard an entry key belongs to among `shards` files: FNV-1a of the key, modulo
-/// `shards`. Each layout's count divides the next one's, so a key's shard in a smaller
-/// layout is its number in the larger one modulo the smaller count.
-pub fn shard_of(key: &str, shards: u16) -> Shard {
+/// How entry keys map to shard files: how many files, and whether an episode's entry is
+/// placed by the hour it was written in (`"shard_key": "episode-hour"` in the main file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// The number of shard files ([`FIRST_SHARDS`] times a power of four).
+    pub shards: u16,
+    /// Whether an episode's entry is placed by its day and hour ([`shard_of`]).
+    pub episode_hours: bool,
+}
+
+impl Layout {
+    /// The layout a workspace's main file gives when it says nothing: 64 files, entries placed
+    /// by their whole key.
+    pub const FIRST: Self = Self { shards: FIRST_SHARDS, episode_hours: false };
+
+    /// The layout of a workspace that split or grew into `shards` files with this version
+    /// (episodes placed by the hour).
+    pub fn current(shards: u16) -> Self {
+        Self { shards, episode_hours: true }
+    }
+}
+
+/// The main file's field naming how episode entries are placed, and its value for
+/// [`Layout::episode_hours`].
+const SHARD_KEY: (&str, &str) = ("shard_key", "episode-hour");
+
+/// Consecutive shards over which the entries of one hour of episodes are spread.
+pub const HOUR_SPREAD: u64 = 8;
+
+/// FNV-1a (64-bit) of some bytes.
+fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= u64::from(b);
+    for b in bytes {
+        h ^= u64::from(*b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    let shards = shards.clamp(1, MAX_SHARDS);
+    h
+}
+
+/// An episode key's hour (`episode:YYYY-MM-DD:HH`) and the rest of it (`:MM[:N]`), when the key
+/// has that shape.
+fn episode_hour(key: &str) -> Option<(&str, &str)> {
+    const HOUR: usize = "episode:YYYY-MM-DD:HH".len();
+    let b = key.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let shaped = b.len() >= HOUR
+        && key.starts_with("episode:")
+        && digits(8..12)
+        && b[12] == b'-'
+        && digits(13..15)
+        && b[15] == b'-'
+        && digits(16..18)
+        && b[18] == b':'
+        && digits(19..21);
+    shaped.then(|| key.split_at(HOUR))
+}
+
+/// The shard an entry key belongs to in a layout: a hash of the key modulo the number of
+/// files. The hash is FNV-1a of the key; in a layout that places episodes by the hour, an
+/// episode key's is FNV-1a of its hour plus FNV-1a of the rest modulo [`HOUR_SPREAD`], so
+/// the entries of one hour (an imported session, a day's transcript) land in at most eight
+/// consecutive shards instead of one shard each. Each layout's count divides the next one's,
+/// so a key's shard in a smaller layout is its number in the larger one modulo the smaller
+/// count.
+pub fn shard_of(key: &str, layout: Layout) -> Shard {
+    let h = match episode_hour(key).filter(|_| layout.episode_hours) {
+        Some((hour, rest)) => {
+            fnv1a(hour.as_bytes()).wrapping_add(fnv1a(rest.as_bytes()) % HOUR_SPREAD)
+        }
+        None => fnv1a(key.as_bytes()),
+    };
+    let shards = layout.shards.clamp(1, MAX_SHARDS);
     Shard::nth(u16::try_from(h % u64::from(shards)).unwrap_or(0), shards)
 }
 
-/// The shards a key may live in, whatever the layout: its shard among 4,096, 1,024, 256 and
-/// 64 files, in that order. For readers that do not know the count (a derived cache looked up
-/// by key).
-pub fn shards_of(key: &str) -> [Shard; 4] {
-    [MAX_SHARDS, MAX_SHARDS / 4, MAX_SHARDS / 16, FIRST_SHARDS].map(|n| shard_of(key, n))
+/// The shards a key may live in, whatever the count of files: its shard among 4,096, 1,024,
+/// 256 and 64 files, in that order, in the layouts that do (`episode_hours`) or do not place
+/// episodes by the hour. For readers that do not know the count (a derived cache looked up by
+/// key).
+pub fn shards_of(key: &str, episode_hours: bool) -> [Shard; 4] {
+    [MAX_SHARDS, MAX_SHARDS / 4, MAX_SHARDS / 16, FIRST_SHARDS]
+        .map(|shards| shard_of(key, Layout { shards, episode_hours }))
 }
 
 /// The path (relative to the root) of a decay file: the main file for `None`, else a shard.
@@ -312,12 +376,15 @@ impl DecayFile {
             return Self::load(from);
         }
         let wanted: Vec<Shard> = present
-            .into_iter()
-            .filter(|n| keys.iter().any(|k| shard_of(k, out.shards) == *n))
+            .iter()
+            .copied()
+            .filter(|n| keys.iter().any(|k| shard_of(k, out.layout) == *n))
             .collect();
+        // Every shard read (the keys are spread over all of them): as complete as a full load.
+        let complete = wanted.len() == present.len();
         out.add_shards(root, &wanted, disk(from))?;
         out.sharded = true;
-        out.complete = false;
+        out.complete = complete;
         Ok(out)
     }
 
@@ -380,20 +447,22 @@ impl DecayFile {
         }
         if self.sharded && self.complete {
             // Many entries per shard: four times as many shards, every entry moving below.
-            let mut grown = self.shards;
+            let mut grown = self.layout.shards;
             while grown < MAX_SHARDS && self.entries.len() > GROW_AT * usize::from(grown) {
                 grown *= 4;
             }
-            if grown != self.shards {
-                self.shards = grown;
+            if grown != self.layout.shards {
                 self.root.insert("shards".into(), Value::from(grown));
             }
+            // A layout that places episodes by their whole key moves them to their hours'
+            // shards: every entry is rewritten once, as when the count grows.
+            self.set_layout(Layout::current(grown));
             // Entries in the main file, or in another shard than their own (a merge renamed
             // them), move to their shard. Only with every shard read: writing a shard that was
             // not read would lose its entries.
-            let shards = self.shards;
+            let layout = self.layout;
             for (key, slot) in &mut self.entries {
-                let home = Some(shard_of(key, shards));
+                let home = Some(shard_of(key, layout));
                 if slot.home != home {
                     homes.insert(slot.home);
                     homes.insert(home);
@@ -409,8 +478,8 @@ impl DecayFile {
         if self.root != self.root_read {
             homes.insert(None);
         }
-        let wide = self.shards > NARROW_MAX;
-        let stray = |h: Shard| h.wide != wide || h.n >= self.shards;
+        let wide = self.layout.shards > NARROW_MAX;
+        let stray = |h: Shard| h.wide != wide || h.n >= self.layout.shards;
         let lived_in: BTreeSet<Shard> = homes
             .iter()
             .flatten()
@@ -440,7 +509,21 @@ impl DecayFile {
     /// How many shard files the entries are spread over (the main file's `"shards"`, 64 when
     /// it does not say).
     pub fn shard_count(&self) -> u16 {
-        self.shards
+        self.layout.shards
+    }
+
+    /// How entries are spread over shard files (from the main file's `"shards"` and
+    /// `"shard_key"`).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Records a layout in the main file's fields (its entries do not move here).
+    fn set_layout(&mut self, layout: Layout) {
+        if layout.episode_hours && !self.layout.episode_hours {
+            self.root.insert(SHARD_KEY.0.into(), Value::from(SHARD_KEY.1));
+        }
+        self.layout = layout;
     }
 
     fn parse_file(text: &str, path: &Path, main: bool) -> Result<Self, StoreError> {
@@ -504,13 +587,15 @@ impl DecayFile {
             Some(n @ (256 | 1024 | 4096)) => n as u16,
             _ => FIRST_SHARDS,
         };
+        let episode_hours = root.get(SHARD_KEY.0).and_then(Value::as_str) == Some(SHARD_KEY.1);
+        let layout = Layout { shards, episode_hours };
         Ok(Self {
             root,
             root_read,
             entries,
             by_key,
             sharded: false,
-            shards,
+            layout,
             touched: BTreeSet::new(),
             complete: true,
         })
@@ -568,7 +653,7 @@ impl DecayFile {
         }) else {
             return false;
         };
-        let home = self.sharded.then(|| shard_of(key, self.shards));
+        let home = self.sharded.then(|| shard_of(key, self.layout));
         self.by_key.insert(key.to_owned(), self.entries.len());
         self.entries.push((key.to_owned(), Slot::new(map, home)));
         true
@@ -606,7 +691,7 @@ impl DecayFile {
         }
         let Some(map) = self.slot(from).and_then(Slot::get).cloned() else { return false };
         self.remove_entry(from);
-        let home = self.sharded.then(|| shard_of(to, self.shards));
+        let home = self.sharded.then(|| shard_of(to, self.layout));
         self.by_key.insert(to.to_owned(), self.entries.len());
         self.entries.push((to.to_owned(), Slot::new(map, home)));
         true
@@ -1288,14 +1373,22 @@ mod tests {
         assert!(d.insert_new(key, unit(2), &p));
         assert!(
             d.touch("episode:x:7", "2026-02-03T00:00:00Z".parse().unwrap(), 0)
-                == (shard_of("episode:x:7", 64) == shard_of(key, 64))
+                == (shard_of("episode:x:7", Layout::current(64))
+                    == shard_of(key, Layout::current(64)))
         );
-        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key, 64)))]);
+        assert_eq!(
+            write_all(root, &mut d),
+            vec![file_path(Some(shard_of(key, Layout::current(64))))]
+        );
         let all = DecayFile::load(root).unwrap();
         assert_eq!(all.len(), SPLIT_AT + 2);
         for i in 0..SPLIT_AT {
             let k = format!("episode:x:{i}");
-            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k, 64)))), "{k}");
+            assert_eq!(
+                all.file_of(&k),
+                Some(file_path(Some(shard_of(&k, Layout::current(64))))),
+                "{k}"
+            );
         }
         // Nothing changed: nothing written.
         let mut again = DecayFile::load(root).unwrap();
@@ -1336,7 +1429,11 @@ mod tests {
         let all = DecayFile::load(root).unwrap();
         assert_eq!((all.len(), all.shard_count()), (n + 1, 256));
         for k in all.keys() {
-            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k, 256)))), "{k}");
+            assert_eq!(
+                all.file_of(&k),
+                Some(file_path(Some(shard_of(&k, Layout::current(256))))),
+                "{k}"
+            );
         }
         assert_eq!(all.stored("episode:x:1").map(|s| s.access_count), Some(2));
         // A partial load finds an entry in its shard among 256, and adds one there.
@@ -1344,7 +1441,10 @@ mod tests {
         let mut d = DecayFile::load_for(root, &[key, "episode:x:5"]).unwrap();
         assert!(d.has("episode:x:5"));
         assert!(d.insert_new(key, unit(2), &p));
-        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key, 256)))]);
+        assert_eq!(
+            write_all(root, &mut d),
+            vec![file_path(Some(shard_of(key, Layout::current(256))))]
+        );
         // The bulk insert too.
         let keys: Vec<String> = (0..300).map(|i| format!("episode:bulk:{i}")).collect();
         let mut files = Vec::new();
@@ -1358,7 +1458,11 @@ mod tests {
         let all = DecayFile::load(root).unwrap();
         assert_eq!(all.len(), n + 2 + 300);
         for k in &keys {
-            assert_eq!(all.file_of(k), Some(file_path(Some(shard_of(k, 256)))), "{k}");
+            assert_eq!(
+                all.file_of(k),
+                Some(file_path(Some(shard_of(k, Layout::current(256))))),
+                "{k}"
+            );
         }
         let mut again = DecayFile::load(root).unwrap();
         assert!(again.changed_files().is_empty(), "everything is where it belongs");
@@ -1408,9 +1512,9 @@ mod tests {
         let all = DecayFile::load(root).unwrap();
         assert_eq!((all.len(), all.shard_count()), (n, 1024));
         for k in all.keys() {
-            let home = shard_of(&k, 1024);
+            let home = shard_of(&k, Layout::current(1024));
             assert_eq!(all.file_of(&k), Some(file_path(Some(home))), "{k}");
-            assert!(shards_of(&k).contains(&home), "{k}");
+            assert!(shards_of(&k, true).contains(&home), "{k}");
         }
         assert_eq!(all.stored("episode:y:7").map(|s| s.access_count), Some(2));
         // A partial load: one file read and written.
@@ -1418,7 +1522,10 @@ mod tests {
         let mut d = DecayFile::load_for(root, &[key, "episode:y:5"]).unwrap();
         assert!(d.has("episode:y:5"));
         assert!(d.insert_new(key, unit(2), &p));
-        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(key, 1024)))]);
+        assert_eq!(
+            write_all(root, &mut d),
+            vec![file_path(Some(shard_of(key, Layout::current(1024))))]
+        );
         // The bulk insert.
         let keys: Vec<String> = (0..50).map(|i| format!("episode:bulk-wide:{i}")).collect();
         let added = DecayFile::insert_new_by_shard(root, &keys, unit(3), &p, |path, text| {
@@ -1433,12 +1540,141 @@ mod tests {
         assert!(again.changed_files().is_empty(), "everything is where it belongs");
     }
 
+    /// Episode keys of `hours` hours of one day, `per_hour` each (`episode:D:HH:MM[:N]`).
+    fn hour_keys(day: &str, hours: std::ops::Range<u32>, per_hour: u32) -> Vec<String> {
+        let mut keys = Vec::new();
+        for h in hours {
+            for i in 0..per_hour {
+                let n = if i >= 60 { format!(":{}", i / 60 + 1) } else { String::new() };
+                keys.push(format!("episode:{day}:{h:02}:{:02}{n}", i % 60));
+            }
+        }
+        keys
+    }
+
+    // See: issue 20
+    /// The entries of one hour of episodes land in at most eight consecutive shards of a layout
+    /// that places episodes by the hour (an imported session rewrites a few shards, not one per
+    /// message); other keys, and keys not shaped like an episode id, are placed by their whole
+    /// key in either layout.
+    #[test]
+    fn an_hour_of_episodes_lands_in_at_most_eight_consecutive_shards() {
+        for shards in [64u16, 256, 1024, 4096] {
+            let by_hour = Layout::current(shards);
+            let keys = hour_keys("2026-03-04", 9..10, 200);
+            let homes: BTreeSet<u16> = keys.iter().map(|k| shard_of(k, by_hour).n).collect();
+            assert!(homes.len() <= HOUR_SPREAD as usize, "{shards}: {homes:?}");
+            // From the hour's own shard on, wrapping past the last.
+            let first = (fnv1a(b"episode:2026-03-04:09") % u64::from(shards)) as u16;
+            let spread = |n: u16| (n + shards - first) % shards;
+            assert!(homes.iter().all(|n| u64::from(spread(*n)) < HOUR_SPREAD), "{homes:?}");
+            // By the whole key, the same keys scatter.
+            let old = Layout { shards, episode_hours: false };
+            let scattered: BTreeSet<u16> = keys.iter().map(|k| shard_of(k, old).n).collect();
+            assert!(scattered.len() > 2 * HOUR_SPREAD as usize, "{shards}: {}", scattered.len());
+            for k in
+                ["entity:person--ann", "episode:2026-03-04", "episode:2026-3-04:09:00", "vault:x"]
+            {
+                assert_eq!(shard_of(k, by_hour), shard_of(k, old), "{k}");
+            }
+        }
+        // Different hours of a day go to different places.
+        let layout = Layout::current(1024);
+        let hours: BTreeSet<u16> = (0..24)
+            .map(|h| shard_of(&format!("episode:2026-03-04:{h:02}:00"), layout).n / 8)
+            .collect();
+        assert!(hours.len() > 12, "{hours:?}");
+    }
+
+    // See: issue 20
+    /// A workspace whose shards place episodes by their whole key (written before this layout)
+    /// keeps that placement through partial loads, and moves to the hour layout, every entry
+    /// rewritten once and recorded as `"shard_key": "episode-hour"`, at the next change that read
+    /// every shard; after it, an import of one hour rewrites at most eight shards. A fresh split
+    /// (by `changed_files` or by the bulk insert) is made in the hour layout at once.
+    #[test]
+    fn issue_20_shards_move_to_the_hour_layout_at_a_full_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let p = DecaySettings::default();
+        // 64 shards placed by whole keys, as an older version wrote them.
+        let old = Layout::FIRST;
+        let keys = hour_keys("2026-01-05", 0..24, 60);
+        let mut by_file: BTreeMap<Shard, Vec<String>> = BTreeMap::new();
+        for k in &keys {
+            by_file.entry(shard_of(k, old)).or_default().push(format!("\"{k}\": {{}}"));
+        }
+        crate::store::fsx::create_dir_all(&root.join(crate::workspace::layout::DECAY_SHARDS_DIR))
+            .unwrap();
+        for (n, entries) in &by_file {
+            let text = format!("{{\"entries\": {{{}}}}}", entries.join(", "));
+            std::fs::write(root.join(file_path(Some(*n))), text).unwrap();
+        }
+        std::fs::write(root.join(file_path(None)), r#"{"version": 3, "entries": {}}"#).unwrap();
+        // A partial load keeps the old placement: it finds an entry where it is, and adds one
+        // where a reader of the old placement would look.
+        let new = "episode:2026-01-06:10:00";
+        let mut d = DecayFile::load_for(root, &[new, &keys[5]]).unwrap();
+        assert_eq!(d.layout(), old);
+        assert!(d.has(&keys[5]));
+        assert!(d.insert_new(new, unit(1), &p));
+        assert_eq!(write_all(root, &mut d), vec![file_path(Some(shard_of(new, old)))]);
+        // A full load and any change: every entry moves to its hour's shard, the layout is
+        // recorded, nothing is lost.
+        let mut d = DecayFile::load(root).unwrap();
+        assert!(d.touch(&keys[7], "2026-02-03T00:00:00Z".parse().unwrap(), 0));
+        let written = write_all(root, &mut d);
+        assert!(written.contains(&file_path(None)), "{written:?}");
+        let main: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join(file_path(None))).unwrap())
+                .unwrap();
+        assert_eq!(main["shard_key"], "episode-hour");
+        assert!(main.get("shards").is_none(), "still 64 shards");
+        let all = DecayFile::load(root).unwrap();
+        assert_eq!(all.layout(), Layout::current(64));
+        assert_eq!(all.len(), keys.len() + 1);
+        for k in all.keys() {
+            assert_eq!(all.file_of(&k), Some(file_path(Some(shard_of(&k, all.layout())))), "{k}");
+        }
+        assert_eq!(all.stored(&keys[7]).map(|s| s.access_count), Some(2));
+        let mut again = DecayFile::load(root).unwrap();
+        assert!(again.changed_files().is_empty(), "everything is where it belongs");
+        // An import of one hour's 120 messages: at most eight shards and the main file... or not
+        // even the main file, whose fields did not change.
+        let hour = hour_keys("2026-01-07", 14..15, 120);
+        let mut files = Vec::new();
+        let added = DecayFile::insert_new_by_shard(root, &hour, unit(3), &p, |path, text| {
+            std::fs::write(root.join(&path), text.expect("nothing removed")).unwrap();
+            files.push(path);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(added, 120);
+        assert!(files.len() <= HOUR_SPREAD as usize, "{files:?}");
+        assert!(!files.contains(&file_path(None)), "{files:?}");
+        // A fresh split by the bulk insert is in the hour layout.
+        let fresh = tempfile::tempdir().unwrap();
+        let many = hour_keys("2026-01-08", 0..20, 60);
+        DecayFile::insert_new_by_shard(fresh.path(), &many, unit(4), &p, |path, text| {
+            let path = fresh.path().join(path);
+            crate::store::fsx::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text.expect("nothing removed")).unwrap();
+            Ok(())
+        })
+        .unwrap();
+        let split = DecayFile::load(fresh.path()).unwrap();
+        assert_eq!((split.layout(), split.len()), (Layout::current(64), many.len()));
+        for k in &many {
+            assert_eq!(split.file_of(k), Some(file_path(Some(shard_of(k, split.layout())))));
+        }
+    }
+
     #[test]
     fn a_misplaced_or_repeated_entry_moves_to_its_shard_on_a_full_load() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let key = "entity:person--ann";
-        let right = shard_of(key, FIRST_SHARDS);
+        let right = shard_of(key, Layout::current(FIRST_SHARDS));
         let wrong = Shard::nth((right.n + 1) % 64, 64);
         let entry = r#"{"store": "semantic", "access_count": 4}"#;
         crate::store::fsx::create_dir_all(&root.join(crate::workspace::layout::DECAY_SHARDS_DIR))
@@ -1485,15 +1721,28 @@ mod tests {
         // shard in each layout is its shard in the next one modulo that layout's count.
         let h = 0xcbf2_9ce4_8422_2325_u64;
         for shards in [64u16, 256, 1024, 4096] {
-            assert_eq!(shard_of("", shards), Shard::nth((h % u64::from(shards)) as u16, shards));
+            for episode_hours in [false, true] {
+                let layout = Layout { shards, episode_hours };
+                assert_eq!(
+                    shard_of("", layout),
+                    Shard::nth((h % u64::from(shards)) as u16, shards)
+                );
+            }
         }
         for i in 0..1000 {
             let k = format!("episode:2026-01-01:{i}");
             for (small, large) in [(64u16, 256u16), (256, 1024), (1024, 4096)] {
-                assert_eq!(shard_of(&k, large).n % small, shard_of(&k, small).n);
+                for episode_hours in [false, true] {
+                    let [large, small] =
+                        [large, small].map(|shards| Layout { shards, episode_hours });
+                    assert_eq!(shard_of(&k, large).n % small.shards, shard_of(&k, small).n);
+                }
             }
-            let all = [4096, 1024, 256, 64].map(|n| shard_of(&k, n));
-            assert_eq!(shards_of(&k), all);
+            for episode_hours in [false, true] {
+                let all = [4096, 1024, 256, 64]
+                    .map(|shards| shard_of(&k, Layout { shards, episode_hours }));
+                assert_eq!(shards_of(&k, episode_hours), all);
+            }
         }
     }
 

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::{DecayFile, NewUnit, SPLIT_AT, Shard, Slot, disk, file_path, shard_files, shard_of};
+use super::{
+    DecayFile, Layout, NewUnit, SPLIT_AT, Shard, Slot, disk, file_path, shard_files, shard_of,
+};
 use crate::settings::DecaySettings;
 use crate::workspace::ReadRoot;
 
@@ -62,9 +64,14 @@ impl DecayFile {
         // Entries of the main file (a workspace passing SPLIT_AT now) go to their shards.
         let mut moving: BTreeMap<Shard, Vec<(String, Slot)>> = BTreeMap::new();
         let mut fields = main;
-        let shards = fields.shards;
+        if present.is_empty() {
+            // The first split: in this version's layout.
+            fields.set_layout(Layout::current(fields.layout.shards));
+        }
+        let layout = fields.layout;
+        let shards = layout.shards;
         for (key, mut slot) in std::mem::take(&mut fields.entries) {
-            let n = shard_of(&key, shards);
+            let n = shard_of(&key, layout);
             slot.home = Some(n);
             slot.dirty = true;
             moving.entry(n).or_default().push((key, slot));
@@ -78,7 +85,7 @@ impl DecayFile {
         let mut by_shard: BTreeMap<Shard, Vec<(&String, usize)>> = BTreeMap::new();
         for (g, (keys, _)) in groups.iter().enumerate() {
             for key in *keys {
-                by_shard.entry(shard_of(key, shards)).or_default().push((key, g));
+                by_shard.entry(shard_of(key, layout)).or_default().push((key, g));
             }
         }
         // Every new entry of a group is the same but for its key: rendered once, copied.
@@ -128,7 +135,7 @@ fn entry_text(fields: &DecayFile, unit: NewUnit, p: &DecaySettings) -> Box<RawVa
     one.sharded = true;
     let key = "k";
     one.insert_new(key, unit, p);
-    let text = one.render(Some(shard_of(key, fields.shards)));
+    let text = one.render(Some(shard_of(key, fields.layout)));
     let start = text.find("\"k\": ").map_or(0, |i| i + 5);
     let end = text.rfind("\n    }").map_or(text.len(), |i| i + 6);
     RawValue::from_string(text[start..end].to_owned()).expect("a rendered entry is JSON")
