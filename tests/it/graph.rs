@@ -422,3 +422,66 @@ fn show_lists_a_relation_and_its_inverse_twin_once() {
         [("colleague-of".to_owned(), "in".to_owned(), "person--alice".to_owned())]
     );
 }
+
+/// The entity files of `env`'s folder by type, counted from their names.
+fn entity_files_of(env: &TestEnv, kind: &str) -> usize {
+    std::fs::read_dir(env.path("memory/graph/entities"))
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name().into_string().unwrap();
+            name.starts_with(&format!("{kind}--")) && name.ends_with(".md")
+        })
+        .count()
+}
+
+// See: issue 20
+/// Past 1,000 entity files `memory/graph/index.md` counts them by type instead of listing every
+/// entity and relation: a `remember` that names someone new then changes one line of it instead
+/// of rewriting a table of every entity (5 MB at 10,000 entities); `doctor` checks the counts
+/// against the folder, `graph rebuild` mends them, and forgetting and restoring an entity leave
+/// the counts alone (its file stays).
+#[test]
+fn issue_20_past_1000_entity_files_the_graph_index_counts_them_by_type() {
+    let env = TestEnv::initialized();
+    for i in 0..999 {
+        env.write(&format!("memory/graph/entities/person--p{i:04}.md"), &format!("# P{i:04}\n"));
+    }
+    env.write("memory/graph/entities/place--lisbon.md", "# Lisbon\n");
+    env.git_commit_all("a thousand entities, by hand");
+    env.run(["graph", "rebuild"]).success();
+    let index = env.read("memory/graph/index.md");
+    assert!(index.contains("## Entity Registry"), "1,000 files are still listed");
+    assert!(index.contains("| person--p0998 | person | p0998 |"), "{}", &index[..400]);
+    // The 1,001st: the table becomes the counts.
+    env.mutate(["remember", "Had lunch with Quentin Zabrowski in Lisbon"]);
+    let persons = entity_files_of(&env, "person");
+    assert!(persons >= 1000, "{persons}");
+    let index = env.read("memory/graph/index.md");
+    assert!(!index.contains("## Entity Registry") && !index.contains("person--p0"), "{index}");
+    assert!(index.contains("## Entities by Type"), "{index}");
+    assert!(index.contains(&format!("| person | {persons} |\n")), "{index}");
+    assert!(index.contains("| place | 1 |\n"), "{index}");
+    env.run(["doctor"]).output().success();
+    // The next new entity changes one row.
+    env.mutate(["remember", "Bartholomew Xenakis reviewed the audit"]);
+    let more = entity_files_of(&env, "person");
+    assert!(more > persons, "{more}");
+    let diff = env.git(&["show", "--format=", "--numstat", "HEAD", "--", "memory/graph/index.md"]);
+    assert_eq!(diff.trim_end(), "1\t1\tmemory/graph/index.md", "{diff}");
+    assert!(env.read("memory/graph/index.md").contains(&format!("| person | {more} |\n")));
+    // A file committed outside cogmem: doctor names the stale count, rebuild mends it.
+    env.write("memory/graph/entities/project--atlas.md", "# Atlas\n");
+    env.git_commit_all("atlas, by hand");
+    let out = env.run(["doctor"]).output().code(3);
+    assert!(out.stdout.contains("counts 0 project entity files where the folder has 1"), "{out}");
+    env.run(["graph", "rebuild"]).success();
+    assert!(env.read("memory/graph/index.md").contains("| project | 1 |\n"));
+    env.run(["doctor"]).output().success();
+    // Forget and restore: the entity's file stays, so does its count.
+    let before = env.read("memory/graph/index.md");
+    env.mutate(["forget", "--id", "entity:person--p0005", "--yes"]);
+    assert_eq!(env.read("memory/graph/index.md"), before);
+    env.mutate(["restore", "entity:person--p0005"]);
+    assert_eq!(env.read("memory/graph/index.md"), before);
+    env.run(["doctor"]).output().success();
+}

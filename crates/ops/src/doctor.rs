@@ -766,6 +766,34 @@ fn check_graph_index(ws: &Workspace) -> Vec<Finding> {
     if text.is_none() && files.is_empty() {
         return Vec::new();
     }
+    // Past `REGISTRY_MAX` entity files the index counts them by type, forgotten ones included.
+    if let Some(counts) = text.as_deref().and_then(cogmem_index::graph::summary_counts) {
+        let committed = units::markdown_files(ws.root(), layout::ENTITIES_DIR)
+            .into_iter()
+            .filter(|rel| !uncommitted.contains(rel))
+            .collect::<Vec<_>>();
+        let want = cogmem_index::graph::kinds_of(committed.iter().map(|rel| units::md_stem(rel)));
+        let kinds: BTreeSet<&String> = counts.keys().chain(want.keys()).collect();
+        return kinds
+            .into_iter()
+            .filter_map(|kind| {
+                let (says, has) = (counts.get(kind).copied(), want.get(kind).copied());
+                (says != has).then(|| {
+                    Finding::new(
+                        "graph",
+                        layout::GRAPH_INDEX,
+                        format!(
+                            "counts {} {kind} entity files where the folder has {}; it is stale \
+                             (`cogmem graph rebuild` regenerates it)",
+                            says.unwrap_or(0),
+                            has.unwrap_or(0)
+                        ),
+                        true,
+                    )
+                })
+            })
+            .collect();
+    }
     let listed = cogmem_index::graph::listed_entities(text.as_deref().unwrap_or(""));
     let mut out = Vec::new();
     for id in files.difference(&listed) {

@@ -633,6 +633,10 @@ pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {
+    if let Some(text) = summary_as_left(ws, change) {
+        cogmem_store::timing::mark("graph index: entity files counted");
+        return put_graph_index(ws, change, text);
+    }
     if let Some(text) = index_with_created_entities(ws, change)? {
         cogmem_store::timing::mark("graph index: rows added");
         return put_graph_index(ws, change, text);
@@ -640,6 +644,34 @@ pub(crate) fn regenerate_index_into(
     let decay = cogmem_store::access::load_decay(ws)?;
     cogmem_store::timing::mark("graph index: decay read");
     regenerate_index_with(ws, change, &decay)
+}
+
+/// The graph index as `change` leaves the entity files when they are more than
+/// [`cogmem_index::graph::REGISTRY_MAX`]: the count of each type, from the files' names alone
+/// (the folder's listing with the files the change creates or deletes); `None` when they are
+/// fewer (the registry and edge tables are rendered).
+fn summary_as_left(ws: &Workspace, change: &cogmem_store::change::Change) -> Option<String> {
+    use cogmem_store::store::units;
+    use cogmem_store::workspace::layout;
+    let listed = units::markdown_files(ws.root(), layout::ENTITIES_DIR);
+    // Below the line with room to spare: no need to look at the change.
+    if listed.len() + change.edits().len() <= cogmem_index::graph::REGISTRY_MAX {
+        return None;
+    }
+    let mut stems: std::collections::BTreeSet<&str> =
+        listed.iter().map(|rel| units::md_stem(rel)).collect();
+    for e in change.edits() {
+        let in_folder = e.path.strip_prefix(layout::ENTITIES_DIR).and_then(|r| r.strip_prefix('/'));
+        if in_folder.is_some_and(|name| !name.contains('/') && name.ends_with(".md")) {
+            match e.content {
+                Some(_) => stems.insert(units::md_stem(&e.path)),
+                None => stems.remove(units::md_stem(&e.path)),
+            };
+        }
+    }
+    let counts = cogmem_index::graph::kinds_of(stems.into_iter());
+    (counts.values().sum::<usize>() > cogmem_index::graph::REGISTRY_MAX)
+        .then(|| cogmem_index::graph::summary_text(&counts))
 }
 
 /// Writes `text` as `memory/graph/index.md` into `change` when it differs from the index as the
@@ -724,6 +756,10 @@ pub(crate) fn regenerate_index_with(
     change: &mut cogmem_store::change::Change,
     decay: &cogmem_store::store::decay_file::DecayFile,
 ) -> crate::Result<()> {
+    if let Some(text) = summary_as_left(ws, change) {
+        cogmem_store::timing::mark("graph index: entity files counted");
+        return put_graph_index(ws, change, text);
+    }
     // The change's edits by path: an import's change holds thousands of them, and each of the
     // workspace's entity files is looked up here (issue 20: a scan per file was quadratic).
     let edits: std::collections::HashMap<&str, Option<&[u8]>> =
