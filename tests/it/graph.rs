@@ -484,4 +484,10 @@ fn issue_20_past_1000_entity_files_the_graph_index_counts_them_by_type() {
     env.mutate(["restore", "entity:person--p0005"]);
     assert_eq!(env.read("memory/graph/index.md"), before);
     env.run(["doctor"]).output().success();
+    // A permanent forget deletes the file: one fewer.
+    env.run(["forget", "--id", "entity:person--p0006", "--permanent", "--yes"]).success();
+    assert!(!env.path("memory/graph/entities/person--p0006.md").exists());
+    let index = env.read("memory/graph/index.md");
+    assert!(index.contains(&format!("| person | {} |\n", more - 1)), "{index}");
+    env.run(["doctor"]).output().success();
 }

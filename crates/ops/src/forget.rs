@@ -355,6 +355,19 @@ pub(crate) fn forget_locked(
     if !d.decay_changed {
         return Ok(report);
     }
+    // Past `REGISTRY_MAX` entity files the graph index counts them (it has no rows to take
+    // out): a deleted file is one fewer.
+    let deleted_entity = report.forgotten.iter().any(|f| f.store == Store::Semantic);
+    if opts.permanent
+        && deleted_entity
+        && ws
+            .read_text_if_exists(layout::GRAPH_INDEX)?
+            .as_deref()
+            .and_then(cogmem_index::graph::summary_counts)
+            .is_some()
+    {
+        crate::graph::regenerate_index_into(ws, &mut d.change)?;
+    }
     let ids_text = report.forgotten.iter().map(|f| f.id.as_str()).collect::<Vec<_>>().join(", ");
     let verb = if opts.permanent { "deleted" } else { "archived" };
     d.change.write_decay(ws, &mut d.decay, action, &format!("{verb} {ids_text}"));

@@ -610,7 +610,11 @@ pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let mut change = Change::new(actor, "cogmem graph rebuild");
-    regenerate_index_into(ws, &mut change)?;
+    // From the files alone: the index's own counts may be what is stale.
+    match summary_as_left(ws, &change, false)? {
+        Some(text) => put_graph_index(ws, &mut change, text)?,
+        None => regenerate_index_into(ws, &mut change)?,
+    }
     if change.is_empty() {
         return Ok(GraphChange { commit: None, trace: Vec::new() });
     }
@@ -633,7 +637,7 @@ pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {
-    if let Some(text) = summary_as_left(ws, change) {
+    if let Some(text) = summary_as_left(ws, change, true)? {
         cogmem_store::timing::mark("graph index: entity files counted");
         return put_graph_index(ws, change, text);
     }
@@ -647,31 +651,67 @@ pub(crate) fn regenerate_index_into(
 }
 
 /// The graph index as `change` leaves the entity files when they are more than
-/// [`cogmem_index::graph::REGISTRY_MAX`]: the count of each type, from the files' names alone
-/// (the folder's listing with the files the change creates or deletes); `None` when they are
-/// fewer (the registry and edge tables are rendered).
-fn summary_as_left(ws: &Workspace, change: &cogmem_store::change::Change) -> Option<String> {
+/// [`cogmem_index::graph::REGISTRY_MAX`]: the count of each type, from the files' names alone;
+/// `None` when they are fewer (the registry and edge tables are rendered). With `from_index`,
+/// the counts of the index on disk, when it holds counts, plus the files the change creates
+/// and minus those it deletes (a `remember` naming someone new: no listing of 10,000 names);
+/// else, and when the index holds a table, the folder's listing with the change's files.
+fn summary_as_left(
+    ws: &Workspace,
+    change: &cogmem_store::change::Change,
+    from_index: bool,
+) -> crate::Result<Option<String>> {
     use cogmem_store::store::units;
     use cogmem_store::workspace::layout;
+    use std::collections::btree_map::Entry;
+    // The change's entity files (directly in the folder) and whether each is on disk now.
+    let edits: Vec<(&str, bool, bool)> = change
+        .edits()
+        .iter()
+        .filter(|e| {
+            let name = e.path.strip_prefix(layout::ENTITIES_DIR).and_then(|r| r.strip_prefix('/'));
+            name.is_some_and(|n| !n.contains('/') && n.ends_with(".md"))
+        })
+        .map(|e| (units::md_stem(&e.path), e.content.is_some(), ws.abs(&e.path).exists()))
+        .collect();
+    let max = cogmem_index::graph::REGISTRY_MAX;
+    if from_index
+        && let Some(mut counts) = ws
+            .read_text_if_exists(layout::GRAPH_INDEX)?
+            .as_deref()
+            .and_then(cogmem_index::graph::summary_counts)
+    {
+        let mut known = true;
+        for (stem, written, exists) in &edits {
+            let Ok(id) = cogmem_store::store::entity::EntityId::parse(stem) else { continue };
+            match (written, exists, counts.entry(id.kind().to_owned())) {
+                (true, false, e) => *e.or_insert(0) += 1,
+                (false, true, Entry::Occupied(mut e)) if *e.get() > 1 => *e.get_mut() -= 1,
+                (false, true, Entry::Occupied(e)) => drop(e.remove()),
+                (false, true, Entry::Vacant(_)) => known = false,
+                _ => {}
+            }
+        }
+        if known && counts.values().sum::<usize>() > max {
+            return Ok(Some(cogmem_index::graph::summary_text(&counts)));
+        }
+    }
     let listed = units::markdown_files(ws.root(), layout::ENTITIES_DIR);
     // Below the line with room to spare: no need to look at the change.
-    if listed.len() + change.edits().len() <= cogmem_index::graph::REGISTRY_MAX {
-        return None;
+    if listed.len() + edits.len() <= max {
+        return Ok(None);
     }
     let mut stems: std::collections::BTreeSet<&str> =
         listed.iter().map(|rel| units::md_stem(rel)).collect();
-    for e in change.edits() {
-        let in_folder = e.path.strip_prefix(layout::ENTITIES_DIR).and_then(|r| r.strip_prefix('/'));
-        if in_folder.is_some_and(|name| !name.contains('/') && name.ends_with(".md")) {
-            match e.content {
-                Some(_) => stems.insert(units::md_stem(&e.path)),
-                None => stems.remove(units::md_stem(&e.path)),
-            };
+    for (stem, written, _) in &edits {
+        if *written {
+            stems.insert(stem);
+        } else {
+            stems.remove(stem);
         }
     }
     let counts = cogmem_index::graph::kinds_of(stems.into_iter());
-    (counts.values().sum::<usize>() > cogmem_index::graph::REGISTRY_MAX)
-        .then(|| cogmem_index::graph::summary_text(&counts))
+    Ok((counts.values().sum::<usize>() > max).then(|| cogmem_index::graph::summary_text(&counts)))
 }
 
 /// Writes `text` as `memory/graph/index.md` into `change` when it differs from the index as the
@@ -756,7 +796,7 @@ pub(crate) fn regenerate_index_with(
     change: &mut cogmem_store::change::Change,
     decay: &cogmem_store::store::decay_file::DecayFile,
 ) -> crate::Result<()> {
-    if let Some(text) = summary_as_left(ws, change) {
+    if let Some(text) = summary_as_left(ws, change, false)? {
         cogmem_store::timing::mark("graph index: entity files counted");
         return put_graph_index(ws, change, text);
     }
