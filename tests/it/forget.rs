@@ -216,3 +216,40 @@ fn a_forgotten_entity_stays_out_of_the_regenerated_graph_index() {
     assert!(index.contains("| person--bob |"), "{index}");
     assert!(index.contains("| person--bob | confident-about | person--ann |"), "{index}");
 }
+
+// See: issue 20
+/// Forgetting a memory by its whole id reads its own file and decay shard, not the workspace:
+/// a malformed decay shard elsewhere (reported by `doctor`) does not stop it, and the change
+/// touches only the memory's shard and the audit log (an episode forgotten is archived in its
+/// decay entry; its day file keeps it). (Before, every memory file
+/// and every shard were read: seconds at 100,000 memories, and any malformed shard failed it.)
+#[test]
+fn issue_20_forgetting_by_id_reads_only_what_it_forgets() {
+    let env = TestEnv::initialized();
+    env.import_messages(1010);
+    let id = "episode:2026-11-03:10:07";
+    let home = (0..64)
+        .map(|n| format!("memory/meta/decay/{n:02x}.json"))
+        .find(|rel| env.read(rel).contains(&format!("\"{id}\"")))
+        .expect("the entry's shard");
+    let other = (0..64)
+        .map(|n| format!("memory/meta/decay/{n:02x}.json"))
+        .find(|rel| *rel != home)
+        .unwrap();
+    env.write(&other, "{ \"entries\": not json");
+    env.git_commit_all("a shard broken by hand");
+    let out = env.run(["forget", "--id", id, "--yes"]).success();
+    assert!(out.stderr.starts_with("forgot (commit "), "{out}");
+    let changed = env.git(&["show", "--name-only", "--format=", "HEAD"]);
+    let mut changed: Vec<&str> = changed.lines().collect();
+    changed.sort_unstable();
+    assert_eq!(changed, ["memory/meta/audit.log", home.as_str()], "{changed:?}");
+    let entry: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
+    assert_eq!(entry["entries"][id]["status"], "archived");
+    // The broken shard is reported, not mended behind anyone's back.
+    let out = env.run(["doctor"]).output().code(3);
+    assert!(out.stdout.contains(&other), "{out}");
+    // Forgetting by the start of an id still looks at every memory (and so meets the shard).
+    let out = env.run(["forget", "--id", "episode:2026-11-04:10:0", "--yes"]).output();
+    assert_ne!(out.code, 0, "{out}");
+}
