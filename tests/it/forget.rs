@@ -218,7 +218,8 @@ fn a_forgotten_entity_stays_out_of_the_regenerated_graph_index() {
 }
 
 // See: issue 20
-/// Forgetting a memory by its whole id reads its own file and decay shard, not the workspace:
+/// Forgetting (and restoring) a memory by its whole id reads its own file and decay shard, not
+/// the workspace:
 /// a malformed decay shard elsewhere (reported by `doctor`) does not stop it, and the change
 /// touches only the memory's shard and the audit log (an episode forgotten is archived in its
 /// decay entry; its day file keeps it). (Before, every memory file
@@ -249,6 +250,11 @@ fn issue_20_forgetting_by_id_reads_only_what_it_forgets() {
     // The broken shard is reported, not mended behind anyone's back.
     let out = env.run(["doctor"]).output().code(3);
     assert!(out.stdout.contains(&other), "{out}");
+    // Restoring it by its whole id reads its shard alone too.
+    env.run(["restore", id]).success();
+    let entry: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
+    assert_ne!(entry["entries"][id]["status"], "archived");
+    assert!(entry["entries"][id].get("archive").is_none(), "{}", entry["entries"][id]);
     // Forgetting by the start of an id still looks at every memory (and so meets the shard).
     let out = env.run(["forget", "--id", "episode:2026-11-04:10:0", "--yes"]).output();
     assert_ne!(out.code, 0, "{out}");

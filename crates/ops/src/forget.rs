@@ -442,19 +442,27 @@ pub fn restore(
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let now = clock.now();
+    // The whole id of a forgotten memory: its own decay shard is all a restore reads (issue 20:
+    // every shard before, a second or more at 100,000 memories).
+    let own = DecayFile::load_for(ws, &[given])?;
+    let whole = own.is_forgotten(given);
     let mut d = Draft {
         ws,
         change: Change::new(actor, "cogmem restore"),
-        decay: load_decay(ws)?,
+        decay: if whole { own } else { load_decay(ws)? },
         decay_changed: true,
     };
-    let forgotten: Vec<String> =
-        d.decay.keys().into_iter().filter(|k| d.decay.is_forgotten(k)).collect();
-    let forgotten: Vec<&str> = forgotten.iter().map(String::as_str).collect();
-    let id = match crate::id::memory_among(given, &forgotten, Match::Prefix) {
-        Some(found) => found?,
-        // Not among the forgotten: a memory that is not forgotten, or a miss among them all.
-        None => crate::id::memory(given, &units::list(ws), Some(&d.decay), Match::Prefix)?,
+    let id = if whole {
+        given.to_owned()
+    } else {
+        let forgotten: Vec<String> =
+            d.decay.keys().into_iter().filter(|k| d.decay.is_forgotten(k)).collect();
+        let forgotten: Vec<&str> = forgotten.iter().map(String::as_str).collect();
+        match crate::id::memory_among(given, &forgotten, Match::Prefix) {
+            Some(found) => found?,
+            // Not among the forgotten: a memory that is not forgotten, or a miss among them all.
+            None => crate::id::memory(given, &units::list(ws), Some(&d.decay), Match::Prefix)?,
+        }
     };
     let id = id.as_str();
     let removed =
