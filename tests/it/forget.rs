@@ -218,8 +218,8 @@ fn a_forgotten_entity_stays_out_of_the_regenerated_graph_index() {
 }
 
 // See: issue 20
-/// Forgetting (and restoring) a memory by its whole id reads its own file and decay shard, not
-/// the workspace:
+/// Forgetting (and restoring, pinning, touching) a memory by its whole id reads its own file and
+/// decay shard, not the workspace:
 /// a malformed decay shard elsewhere (reported by `doctor`) does not stop it, and the change
 /// touches only the memory's shard and the audit log (an episode forgotten is archived in its
 /// decay entry; its day file keeps it). (Before, every memory file
@@ -255,6 +255,12 @@ fn issue_20_forgetting_by_id_reads_only_what_it_forgets() {
     let entry: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
     assert_ne!(entry["entries"][id]["status"], "archived");
     assert!(entry["entries"][id].get("archive").is_none(), "{}", entry["entries"][id]);
+    // Pinning and unpinning it, and recording a use, likewise.
+    for verb in ["pin", "unpin", "touch"] {
+        env.run([verb, id]).success();
+    }
+    let entry: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
+    assert_eq!(entry["entries"][id]["pinned"], false);
     // Forgetting by the start of an id still looks at every memory (and so meets the shard).
     let out = env.run(["forget", "--id", "episode:2026-11-04:10:0", "--yes"]).output();
     assert_ne!(out.code, 0, "{out}");

@@ -149,36 +149,26 @@ fn load_decay(ws: &Workspace) -> crate::Result<DecayFile> {
 }
 
 /// The units and decay entries a forget of `ids` needs (issue 20: reading every memory file
-/// and every decay shard made forgetting one episode take seconds at 100,000 memories). When
-/// each id is a whole id whose file its form names ([`units::file_of`]) and that file holds
-/// it, only those files and the decay shards of those ids are read; otherwise (the start of an
-/// id, a name, a forgotten core bullet with no unit left) every unit and every shard, as the
-/// resolver must see them all. A permanent forget of an entity reads every unit too: the
-/// other entities' links to it are taken out.
+/// and every decay shard made forgetting one episode take seconds at 100,000 memories): the
+/// files of whole ids and their decay shards ([`crate::id::units_naming`]); otherwise (the
+/// start of an id, a name, a forgotten core bullet with no unit left) every unit and every
+/// shard, as the resolver must see them all. A permanent forget of an entity reads every unit
+/// too: the other entities' links to it are taken out.
 fn units_and_decay_for(
     ws: &Workspace,
     ids: &[String],
     permanent: bool,
 ) -> crate::Result<(units::Units, DecayFile)> {
-    let whole = |ws: &Workspace| -> crate::Result<(units::Units, DecayFile)> {
-        Ok((units::list(ws), load_decay(ws)?))
-    };
-    if permanent && ids.iter().any(|id| id.starts_with("entity:")) {
-        return whole(ws);
-    }
-    let mut some = units::Units::default();
-    let mut read = std::collections::BTreeSet::new();
-    for id in ids {
-        let Some(rel) = units::file_of(id) else { return whole(ws) };
-        if read.insert(rel.clone()) {
-            some.units.extend(units::of_file(ws, &rel));
+    let some = (!(permanent && ids.iter().any(|id| id.starts_with("entity:"))))
+        .then(|| crate::id::units_naming(ws, ids))
+        .flatten();
+    match some {
+        Some(some) => {
+            let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
+            Ok((some, DecayFile::load_for(ws, &keys)?))
         }
-        if some.get(id).is_none() {
-            return whole(ws);
-        }
+        None => Ok((units::list(ws), load_decay(ws)?)),
     }
-    let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
-    Ok((some, DecayFile::load_for(ws, &keys)?))
 }
 
 /// How to forget.
