@@ -1301,6 +1301,22 @@ mod tests {
         }
     }
 
+    /// [`DecayFile::insert_new_by_shard`] into `root`, writing each file it gives (folders
+    /// made as needed): how many entries it added and the files, in order.
+    fn bulk_insert(root: &Path, keys: &[String], unit: NewUnit) -> (usize, Vec<String>) {
+        let mut files = Vec::new();
+        let p = DecaySettings::default();
+        let added = DecayFile::insert_new_by_shard(root, keys, unit, &p, |path, text| {
+            let abs = root.join(&path);
+            crate::store::fsx::create_dir_all(abs.parent().unwrap()).unwrap();
+            std::fs::write(abs, text.expect("nothing removed")).unwrap();
+            files.push(path);
+            Ok(())
+        })
+        .unwrap();
+        (added, files)
+    }
+
     fn write_all(root: &Path, d: &mut DecayFile) -> Vec<String> {
         let files = d.changed_files();
         for (rel, text) in &files {
@@ -1447,14 +1463,7 @@ mod tests {
         );
         // The bulk insert too.
         let keys: Vec<String> = (0..300).map(|i| format!("episode:bulk:{i}")).collect();
-        let mut files = Vec::new();
-        let added = DecayFile::insert_new_by_shard(root, &keys, unit(3), &p, |path, text| {
-            std::fs::write(root.join(&path), text.expect("nothing removed")).unwrap();
-            files.push(path);
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(added, 300);
+        assert_eq!(bulk_insert(root, &keys, unit(3)).0, 300);
         let all = DecayFile::load(root).unwrap();
         assert_eq!(all.len(), n + 2 + 300);
         for k in &keys {
@@ -1528,13 +1537,11 @@ mod tests {
         );
         // The bulk insert.
         let keys: Vec<String> = (0..50).map(|i| format!("episode:bulk-wide:{i}")).collect();
-        let added = DecayFile::insert_new_by_shard(root, &keys, unit(3), &p, |path, text| {
-            assert!(path.len() == "memory/meta/decay/000.json".len() || !path.contains("/decay/"));
-            std::fs::write(root.join(&path), text.expect("nothing removed")).unwrap();
-            Ok(())
-        })
-        .unwrap();
+        let (added, files) = bulk_insert(root, &keys, unit(3));
         assert_eq!(added, 50);
+        for path in files {
+            assert!(path.len() == "memory/meta/decay/000.json".len() || !path.contains("/decay/"));
+        }
         let mut again = DecayFile::load(root).unwrap();
         assert_eq!(again.len(), n + 1 + 50);
         assert!(again.changed_files().is_empty(), "everything is where it belongs");
@@ -1639,29 +1646,17 @@ mod tests {
         assert_eq!(all.stored(&keys[7]).map(|s| s.access_count), Some(2));
         let mut again = DecayFile::load(root).unwrap();
         assert!(again.changed_files().is_empty(), "everything is where it belongs");
-        // An import of one hour's 120 messages: at most eight shards and the main file... or not
-        // even the main file, whose fields did not change.
+        // An import of one hour's 120 messages: at most eight shards, and not the main file,
+        // whose fields did not change.
         let hour = hour_keys("2026-01-07", 14..15, 120);
-        let mut files = Vec::new();
-        let added = DecayFile::insert_new_by_shard(root, &hour, unit(3), &p, |path, text| {
-            std::fs::write(root.join(&path), text.expect("nothing removed")).unwrap();
-            files.push(path);
-            Ok(())
-        })
-        .unwrap();
+        let (added, files) = bulk_insert(root, &hour, unit(3));
         assert_eq!(added, 120);
         assert!(files.len() <= HOUR_SPREAD as usize, "{files:?}");
         assert!(!files.contains(&file_path(None)), "{files:?}");
         // A fresh split by the bulk insert is in the hour layout.
         let fresh = tempfile::tempdir().unwrap();
         let many = hour_keys("2026-01-08", 0..20, 60);
-        DecayFile::insert_new_by_shard(fresh.path(), &many, unit(4), &p, |path, text| {
-            let path = fresh.path().join(path);
-            crate::store::fsx::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text.expect("nothing removed")).unwrap();
-            Ok(())
-        })
-        .unwrap();
+        bulk_insert(fresh.path(), &many, unit(4));
         let split = DecayFile::load(fresh.path()).unwrap();
         assert_eq!((split.layout(), split.len()), (Layout::current(64), many.len()));
         for k in &many {
