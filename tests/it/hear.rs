@@ -383,6 +383,50 @@ fn a_forget_that_points_back_offers_the_last_memory() {
     env.assert_clean_tree();
 }
 
+// See: issue 20
+/// "Scratch that" in a workspace of shards takes the newest use from the search index's decay
+/// caches when they are current, and reads only the memories found there; with a cache that is
+/// not current (a decay file changed since it was written) it reads the files, and both give
+/// the same answer. (Every memory file and every shard were read: seconds at 100,000
+/// memories.)
+#[cfg(feature = "timings")] // reads which source the answer came from
+#[test]
+fn issue_20_a_forget_that_points_back_reads_the_decay_caches_when_current() {
+    let env = TestEnv::initialized();
+    env.import_messages(1010);
+    env.set_now("2026-12-02T10:00:00Z");
+    let last = env.mutate(["hear", "--json", "Remember that the kiln is fired on Sundays"]);
+    let v: serde_json::Value = serde_json::from_str(&last.stdout).unwrap();
+    let last = v["action"]["written"][0]["id"].as_str().unwrap().to_owned();
+    env.wait_for_index();
+    let answer = |env: &TestEnv| {
+        let out = env
+            .cmd(["hear", "--json", "scratch that"])
+            .env("COGMEM_TIMINGS", "1")
+            .output()
+            .success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let ids: Vec<String> = v["action"]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect();
+        (ids, out.stderr.contains("forget: the newest use from the decay caches"))
+    };
+    let (ids, cached) = answer(&env);
+    assert!(cached, "the caches are current after the index update");
+    assert!(ids.contains(&last), "{ids:?} {last}");
+    // A decay shard newer than its cache: the files answer, the same.
+    let shard = "memory/meta/decay/00.json";
+    let text = env.read(shard);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    env.write(shard, &text);
+    let (again, cached) = answer(&env);
+    assert!(!cached, "a stale cache is not read");
+    assert_eq!(again, ids);
+}
+
 /// Pasted text is material, not a request: a hard-wrapped line that starts with "remember"
 /// inside an email the user asks to proofread writes nothing (read from stdin with `-`).
 #[test]

@@ -53,6 +53,9 @@ pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Cand
 /// last change is a candidate (a remember may write an episode, an entity and a core bullet),
 /// archived ones excluded; empty when nothing is remembered.
 pub fn latest(ws: &Workspace, limit: usize) -> crate::Result<Vec<Candidate>> {
+    if let Some(found) = latest_from_caches(ws, limit)? {
+        return Ok(found);
+    }
     let all = units::list(ws);
     let decay = load_decay(ws)?;
     let never = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH.fixed_offset();
@@ -71,6 +74,34 @@ pub fn latest(ws: &Workspace, limit: usize) -> crate::Result<Vec<Candidate>> {
     found.sort_by(|a, b| a.store.cmp(&b.store).then(a.id.cmp(&b.id)));
     found.truncate(limit);
     Ok(found)
+}
+
+/// [`latest`] from the search index's decay caches, when they are current (issue 20: every
+/// memory file and every decay shard were read, seconds at 100,000 memories): the newest use
+/// among the entries not forgotten, then the files of those memories alone. `None` sends the
+/// caller to the files: a cache not current (a change whose index update is still running, a
+/// hand edit), or a newest entry whose memory is in no file (the files decide which is newest
+/// then).
+fn latest_from_caches(ws: &Workspace, limit: usize) -> crate::Result<Option<Vec<Candidate>>> {
+    let Some(cached) = cogmem_index::index::CachedDecay::open(ws) else { return Ok(None) };
+    let Some((_, entries)) = cached.with_prefix("") else { return Ok(None) };
+    let entries: Vec<_> = entries.into_iter().filter(|(_, i)| !i.forgotten).collect();
+    let Some(newest) = entries.iter().map(|(_, i)| i.last_accessed).max() else {
+        return Ok(Some(Vec::new()));
+    };
+    let ids: Vec<&str> = entries
+        .iter()
+        .filter(|(_, i)| i.last_accessed == newest)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let Some(some) = crate::id::units_naming(ws, &ids) else { return Ok(None) };
+    cogmem_store::timing::mark("forget: the newest use from the decay caches");
+    let decay = DecayFile::load_for(ws, &ids)?;
+    let mut found: Vec<Candidate> =
+        ids.iter().filter_map(|id| some.get(id)).map(|u| whole_match(u, &decay)).collect();
+    found.sort_by(|a, b| a.store.cmp(&b.store).then(a.id.cmp(&b.id)));
+    found.truncate(limit);
+    Ok(Some(found))
 }
 
 fn rank(all: &Units, decay: &DecayFile, query: &str, limit: usize) -> Vec<Candidate> {
