@@ -148,3 +148,62 @@ fn reads_that_share_one_scan_trust_it_only_while_the_manifest_is_as_they_left_it
     env.write(rel, "# Garden\n\nPumpkins, and more of them.\n");
     assert_eq!(changed(&shared), [rel], "the manifest changed since this process's scan");
 }
+
+// See: issue 20
+/// An entity's page lists every memory that names it and no other, the same from the files
+/// the search index points to as from every memory: after a hand edit that takes a name out
+/// of one entry (not committed) and one that adds it to another, the page follows the files.
+#[test]
+fn an_entity_page_lists_the_memories_that_name_it_as_the_files_say() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Had lunch with Priya at the harbour"]);
+    env.mutate(["remember", "Priya recommended a book on tides"]);
+    env.mutate(["remember", "The ferry was late again"]);
+    let ws = open(&env);
+    let now = clock(&env.peek_now());
+    let entity = cogmem::store::units::list(&ws)
+        .units
+        .iter()
+        .flat_map(|u| u.entities.clone())
+        .find(|e| e.starts_with("person--priya"))
+        .expect("an entity for Priya");
+    let expected = |ws: &cogmem::Workspace| -> Vec<String> {
+        let own = format!("entity:{entity}");
+        let mut ids: Vec<String> = cogmem::store::units::list(ws)
+            .units
+            .into_iter()
+            .filter(|u| u.id != own && u.entities.contains(&entity))
+            .map(|u| u.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    let listed = |ws: &cogmem::Workspace| -> Vec<String> {
+        let mut ids: Vec<String> = browse::entity(ws, &entity, None, &now)
+            .unwrap()
+            .mentions
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    let before = expected(&ws);
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert_eq!(listed(&ws), before);
+    // By hand: the first entry stops naming Priya, the ferry's starts to.
+    let day = "memory/episodes/2026-12-01.md";
+    let text = env.read(day);
+    let link = format!("[[{entity}]]");
+    assert!(text.contains(&link), "{text}");
+    let first = text.find(&link).unwrap();
+    let mut edited = text.clone();
+    edited.replace_range(first..first + link.len(), "");
+    let edited =
+        edited.replace("The ferry was late again", &format!("The ferry was late again {link}"));
+    env.write(day, &edited);
+    let ws = open(&env);
+    let after = expected(&ws);
+    assert_ne!(after, before, "the hand edit changed who names Priya");
+    assert_eq!(listed(&ws), after);
+}

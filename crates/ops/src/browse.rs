@@ -85,6 +85,21 @@ impl Mention {
 }
 
 /// The memories that name entity `entity` (`TYPE--SLUG`), its own file left out, newest first.
+/// The units of the files that the search index says hold units naming `entity`, read fresh
+/// (so [`naming`] checks each against the file as it is); every unit when the index cannot be
+/// opened.
+fn units_naming_entity(ws: &Workspace, entity: &str) -> Units {
+    let files = cogmem_index::index::open(ws, false, None)
+        .and_then(|(index, _)| cogmem_index::index::search::files_naming(&index, entity));
+    match files {
+        Ok(files) => Units {
+            units: files.iter().flat_map(|rel| units::of_file(ws, rel)).collect(),
+            skipped: Vec::new(),
+        },
+        Err(_) => units::list(ws),
+    }
+}
+
 fn naming(all: &Units, entity: &str) -> Vec<Mention> {
     let own = format!("entity:{entity}");
     let mut out: Vec<Mention> = all
@@ -120,7 +135,7 @@ pub fn memory(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<M
     if let Some(entity) = shown.unit.id.strip_prefix("entity:") {
         // A file the graph cannot read still has a page; it just shows no relations.
         relations = crate::graph::show(ws, entity, None).map(|s| s.links).unwrap_or_default();
-        linked_from = naming(&units::list(ws), entity);
+        linked_from = naming(&units_naming_entity(ws, entity), entity);
     }
     let history = crate::history::memory(ws, &shown.unit, HISTORY_LIMIT)?;
     Ok(MemoryPage { shown, relations, linked_from, history })
@@ -157,7 +172,7 @@ pub fn entity(
     };
     let shown = crate::graph::show(ws, name, as_of.as_deref())?;
     let history = crate::graph::history(ws, &shown.node.id)?.links;
-    let mentions = naming(&units::list(ws), &shown.node.id);
+    let mentions = naming(&units_naming_entity(ws, &shown.node.id), &shown.node.id);
     Ok(EntityPage { shown, as_of, history, mentions })
 }
 

@@ -44,6 +44,29 @@ pub struct SearchOptions {
     pub embedder: Option<std::sync::Arc<crate::embed::Embedder>>,
 }
 
+/// The files that hold the units naming `entity` (the documents whose `entities` field holds
+/// it), sorted: what a page listing an entity's mentions reads instead of every memory file
+/// (issue 20: the web view's entity page parsed 150 MB at 100,000 memories). The caller checks
+/// each unit of these files itself; the index only narrows the files down.
+pub fn files_naming(index: &Index, entity: &str) -> crate::Result<Vec<String>> {
+    let searcher = index.searcher();
+    let f = index.fields();
+    let tantivy_err = |e: tantivy::TantivyError| super::IndexError::Tantivy {
+        path: index.dir().to_owned(),
+        message: e.to_string(),
+    };
+    let q = TermQuery::new(Term::from_field_text(f.entities, entity), IndexRecordOption::Basic);
+    let addrs = searcher.search(&q, &tantivy::collector::DocSetCollector).map_err(tantivy_err)?;
+    let mut files = BTreeSet::new();
+    for addr in addrs {
+        let doc: TantivyDocument = searcher.doc(addr).map_err(tantivy_err)?;
+        if let Some(path) = doc.get_first(f.path).and_then(|v| v.as_str()) {
+            files.insert(path.to_owned());
+        }
+    }
+    Ok(files.into_iter().collect())
+}
+
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit {
