@@ -43,8 +43,17 @@ pub struct Candidate {
 /// Matching is lexical (words, and character pairs for Japanese and Chinese): a memory matches
 /// when it holds at least half of the query's terms.
 pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Candidate>> {
-    let all = units::list(ws);
-    let decay = load_decay(ws)?;
+    // Only the memories of files that hold one of the words, and their decay entries: every
+    // memory the rank below can offer is among them (issue 20: every memory file and every
+    // shard were read).
+    let (all, decay) = match units::list_holding(ws, &units::terms(query)) {
+        Some(some) => {
+            let ids: Vec<&str> = some.units.iter().map(|u| u.id.as_str()).collect();
+            let decay = DecayFile::load_for(ws, &ids)?;
+            (some, decay)
+        }
+        None => (units::list(ws), load_decay(ws)?),
+    };
     Ok(rank(&all, &decay, query, limit))
 }
 

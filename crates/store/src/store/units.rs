@@ -92,6 +92,45 @@ pub fn list(from: &(impl ReadRoot + ?Sized)) -> Units {
     out
 }
 
+/// The units of the memory files that could hold one of `words` (lower-case [`terms`]), read as
+/// [`list`] reads them: every file whose lower-cased text or path holds one of the words as a
+/// piece of text. A term is a piece of the lower-cased text (or of the unit's id, which the
+/// path and the text spell out), so every unit that [`score`] finds a word in is among them, and
+/// a file that holds none of the words is never parsed (issue 20: a forget by words parsed
+/// every memory file). `None` when a word could come from an id alone (a store's kind, a number,
+/// a core bullet's hash): the caller reads every unit then.
+pub fn list_holding(from: &(impl ReadRoot + ?Sized), words: &[String]) -> Option<Units> {
+    const ID_ONLY: [&str; 5] = ["episode", "entity", "procedure", "vault", "core"];
+    let from_an_id = |w: &String| {
+        ID_ONLY.contains(&w.as_str())
+            || w.chars().all(|c| c.is_ascii_digit())
+            || w.len() == 8 && w.chars().all(|c| c.is_ascii_hexdigit())
+    };
+    if words.iter().any(from_an_id) {
+        return None;
+    }
+    let root = from.root();
+    let mut out = Units::default();
+    for rel in memory_files(root) {
+        let text = match fsx::read_text(&root.join(&rel), from.file_limit()) {
+            Ok(t) => t,
+            Err(e) => {
+                out.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
+                continue;
+            }
+        };
+        let lower = |s: &str| if s.is_ascii() { s.to_ascii_lowercase() } else { s.to_lowercase() };
+        let (hay, path) = (lower(&text), lower(&rel));
+        if words.iter().any(|w| hay.contains(w.as_str()) || path.contains(w.as_str())) {
+            out.units.extend(file_units(&rel, &text));
+        }
+    }
+    for (dir, _, _) in DIRS {
+        out.skipped.extend(linked_files(root, dir).iter().map(|rel| skipped_link(rel)));
+    }
+    Some(out)
+}
+
 /// The units of the one memory file `rel` (MEMORY.md or a store's `*.md`), read as [`list`]
 /// reads it: a link, a missing or an unreadable file has none. For readers that need a few
 /// files of a large workspace (issue 20), with [`file_of`] to find an id's file.
@@ -427,6 +466,73 @@ pub fn score(query_terms: &[String], unit: &MemoryUnit) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 20
+    /// Every unit a word is found in by [`score`] is among the units of the files
+    /// [`list_holding`] reads, whatever the case, script or place of the word (text, heading,
+    /// file name); words an id alone could hold send the caller to every unit.
+    #[test]
+    fn the_files_holding_a_word_hold_every_unit_it_is_found_in() {
+        #![allow(clippy::disallowed_methods, reason = "the test lays out files directly")]
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = [
+            (
+                "MEMORY.md",
+                "# Memory\n\n## Active Context\n\n- Shipping ATLAS on Friday\n- Élodie runs the \u{212A}iln\n",
+            ),
+            (
+                "memory/episodes/2026-12-01.md",
+                "# 2026-12-01\n\n## 09:00 | fact | Harbour\n\nLunch with Priya at the HARBOUR; 会議は明日です\n\n## 10:30 | fact | Tides\n\nA book on tides, by Zoë\n",
+            ),
+            (
+                "memory/graph/entities/person--priya-nair.md",
+                "# person--priya-nair\n\nNames: Priya\n\n## Facts\n- likes tides\n",
+            ),
+            ("memory/procedures/deploy-release.md", "# Deploy release\n\n1. Tag it\n"),
+            ("memory/vault/wifi-note.md", "# Wifi note\n\nThe router is in the attic\n"),
+        ];
+        for (rel, text) in files {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let all = list(root);
+        assert!(all.units.len() >= 6, "{:#?}", all.units);
+        let queries = [
+            "harbour",
+            "ATLAS friday",
+            "élodie",
+            "ÉLODIE kiln",
+            "kiln",
+            "会議",
+            "明日",
+            "zoë",
+            "ZOË",
+            "priya nair",
+            "nair",
+            "deploy",
+            "release tag",
+            "attic",
+            "wifi",
+            "active context",
+            "person",
+            "fact tides",
+            "nothing here at all",
+        ];
+        for q in queries {
+            let words = terms(q);
+            let some = list_holding(root, &words).unwrap_or_else(|| panic!("{q}: refused"));
+            for u in all.units.iter().filter(|u| score(&words, u) > 0.0) {
+                assert!(some.get(&u.id).is_some(), "{q:?}: {} missing", u.id);
+            }
+        }
+        for q in ["episode", "entity harbour", "2026", "09", "7fc6c745", "core"] {
+            assert!(list_holding(root, &terms(q)).is_none(), "{q}");
+        }
+        // A word no file holds reads no unit.
+        assert!(list_holding(root, &terms("xylophone")).unwrap().units.is_empty());
+    }
 
     #[test]
     fn an_id_names_its_file_and_a_hostile_one_names_none() {
