@@ -84,7 +84,6 @@ impl Mention {
     }
 }
 
-/// The memories that name entity `entity` (`TYPE--SLUG`), its own file left out, newest first.
 /// The units of the files that the search index says hold units naming `entity`, read fresh
 /// (so [`naming`] checks each against the file as it is); every unit when the index cannot be
 /// opened.
@@ -92,14 +91,12 @@ fn units_naming_entity(ws: &Workspace, entity: &str) -> Units {
     let files = cogmem_index::index::open(ws, false, None)
         .and_then(|(index, _)| cogmem_index::index::search::files_naming(&index, entity));
     match files {
-        Ok(files) => Units {
-            units: files.iter().flat_map(|rel| units::of_file(ws, rel)).collect(),
-            skipped: Vec::new(),
-        },
+        Ok(files) => units::of_files(ws, &files),
         Err(_) => units::list(ws),
     }
 }
 
+/// The memories that name entity `entity` (`TYPE--SLUG`), its own file left out, newest first.
 fn naming(all: &Units, entity: &str) -> Vec<Mention> {
     let own = format!("entity:{entity}");
     let mut out: Vec<Mention> = all

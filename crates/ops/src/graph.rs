@@ -611,10 +611,7 @@ pub fn rebuild(ws: &Workspace, actor: Actor, clock: &dyn Clock) -> crate::Result
     let lock = ws.lock()?;
     let mut change = Change::new(actor, "cogmem graph rebuild");
     // From the files alone: the index's own counts may be what is stale.
-    match summary_as_left(ws, &change, false)? {
-        Some(text) => put_graph_index(ws, &mut change, text)?,
-        None => regenerate_index_into(ws, &mut change)?,
-    }
+    regenerate_index(ws, &mut change, None, false)?;
     if change.is_empty() {
         return Ok(GraphChange { commit: None, trace: Vec::new() });
     }
@@ -637,17 +634,48 @@ pub(crate) fn regenerate_index_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
 ) -> crate::Result<()> {
-    if let Some(text) = summary_as_left(ws, change, true)? {
+    regenerate_index(ws, change, None, true)
+}
+
+/// [`regenerate_index_into`] with the decay state as the change leaves it (its scores and
+/// forgotten marks go into the table), for a change that also creates decay entries.
+pub(crate) fn regenerate_index_with(
+    ws: &Workspace,
+    change: &mut cogmem_store::change::Change,
+    decay: &cogmem_store::store::decay_file::DecayFile,
+) -> crate::Result<()> {
+    regenerate_index(ws, change, Some(decay), false)
+}
+
+/// The one way the graph index is regenerated into `change`: past
+/// [`cogmem_index::graph::REGISTRY_MAX`] entity files their counts by type ([`summary_as_left`],
+/// from the counts the index holds when `trust_counts`); below it, without `decay`, the rows a
+/// change that only creates entities adds to the table, else the tables rendered from every
+/// entity file with `decay`'s scores (read from the files when not given).
+fn regenerate_index(
+    ws: &Workspace,
+    change: &mut cogmem_store::change::Change,
+    decay: Option<&cogmem_store::store::decay_file::DecayFile>,
+    trust_counts: bool,
+) -> crate::Result<()> {
+    if let Some(text) = summary_as_left(ws, change, trust_counts)? {
         cogmem_store::timing::mark("graph index: entity files counted");
         return put_graph_index(ws, change, text);
     }
-    if let Some(text) = index_with_created_entities(ws, change)? {
-        cogmem_store::timing::mark("graph index: rows added");
-        return put_graph_index(ws, change, text);
-    }
-    let decay = cogmem_store::access::load_decay(ws)?;
-    cogmem_store::timing::mark("graph index: decay read");
-    regenerate_index_with(ws, change, &decay)
+    let loaded;
+    let decay = match decay {
+        Some(decay) => decay,
+        None => {
+            if let Some(text) = index_with_created_entities(ws, change)? {
+                cogmem_store::timing::mark("graph index: rows added");
+                return put_graph_index(ws, change, text);
+            }
+            loaded = cogmem_store::access::load_decay(ws)?;
+            cogmem_store::timing::mark("graph index: decay read");
+            &loaded
+        }
+    };
+    render_tables_into(ws, change, decay)
 }
 
 /// The graph index as `change` leaves the entity files when they are more than
@@ -789,17 +817,13 @@ fn index_with_created_entities(
     Ok(cogmem_index::graph::index_with_new_entities(&old, &new, &mentioning, &scores))
 }
 
-/// [`regenerate_index_into`] with the decay state as the change leaves it (its scores and
-/// forgotten marks go into the table), for a change that also creates decay entries.
-pub(crate) fn regenerate_index_with(
+/// The registry and edge tables rendered from every entity file as `change` leaves them, with
+/// `decay`'s scores, into `change`.
+fn render_tables_into(
     ws: &Workspace,
     change: &mut cogmem_store::change::Change,
     decay: &cogmem_store::store::decay_file::DecayFile,
 ) -> crate::Result<()> {
-    if let Some(text) = summary_as_left(ws, change, false)? {
-        cogmem_store::timing::mark("graph index: entity files counted");
-        return put_graph_index(ws, change, text);
-    }
     // The change's edits by path: an import's change holds thousands of them, and each of the
     // workspace's entity files is looked up here (issue 20: a scan per file was quadratic).
     let edits: std::collections::HashMap<&str, Option<&[u8]>> =

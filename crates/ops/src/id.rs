@@ -48,17 +48,10 @@ pub fn memory(
 /// `None` otherwise (the start of an id, a name, an id without a unit), when the resolver must
 /// see every unit.
 pub fn units_naming(ws: &Workspace, ids: &[impl AsRef<str>]) -> Option<Units> {
-    let mut some = Units::default();
-    let mut read = BTreeSet::new();
-    for id in ids {
-        let id = id.as_ref();
-        let rel = units::file_of(id)?;
-        if read.insert(rel.clone()) {
-            some.units.extend(units::of_file(ws, &rel));
-        }
-        some.get(id)?;
-    }
-    Some(some)
+    let files: BTreeSet<String> =
+        ids.iter().map(|id| units::file_of(id.as_ref())).collect::<Option<_>>()?;
+    let some = units::of_files(ws, &files.into_iter().collect::<Vec<_>>());
+    ids.iter().all(|id| some.get(id.as_ref()).is_some()).then_some(some)
 }
 
 /// [`memory`] among `preferred` only (`restore` looks among the forgotten memories first, so

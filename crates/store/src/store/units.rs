@@ -71,20 +71,20 @@ impl Units {
 /// Lists the units of a workspace (or of the workspace folder `root`, with the default file
 /// size limit).
 pub fn list(from: &(impl ReadRoot + ?Sized)) -> Units {
+    list_where(from, |_, _| true)
+}
+
+/// The units of every memory file for which `keep` (path, text) holds, read as [`list`] reads
+/// them: an unreadable file, or a link among a store's files, is listed as skipped.
+fn list_where(from: &(impl ReadRoot + ?Sized), keep: impl Fn(&str, &str) -> bool) -> Units {
     let root = from.root();
     let mut out = Units::default();
-    let read = |rel: &str, out: &mut Units| -> Option<String> {
-        match fsx::read_text(&from.root().join(rel), from.file_limit()) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                out.skipped.push(Unreadable { path: rel.to_owned(), error: e.to_string() });
-                None
-            }
-        }
-    };
     for rel in memory_files(root) {
-        let Some(text) = read(&rel, &mut out) else { continue };
-        out.units.extend(file_units(&rel, &text));
+        match fsx::read_text(&root.join(&rel), from.file_limit()) {
+            Ok(text) if keep(&rel, &text) => out.units.extend(file_units(&rel, &text)),
+            Ok(_) => {}
+            Err(e) => out.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() }),
+        }
     }
     for (dir, _, _) in DIRS {
         out.skipped.extend(linked_files(root, dir).iter().map(|rel| skipped_link(rel)));
@@ -109,26 +109,16 @@ pub fn list_holding(from: &(impl ReadRoot + ?Sized), words: &[String]) -> Option
     if words.iter().any(from_an_id) {
         return None;
     }
-    let root = from.root();
-    let mut out = Units::default();
-    for rel in memory_files(root) {
-        let text = match fsx::read_text(&root.join(&rel), from.file_limit()) {
-            Ok(t) => t,
-            Err(e) => {
-                out.skipped.push(Unreadable { path: rel.clone(), error: e.to_string() });
-                continue;
-            }
-        };
-        let lower = |s: &str| if s.is_ascii() { s.to_ascii_lowercase() } else { s.to_lowercase() };
-        let (hay, path) = (lower(&text), lower(&rel));
-        if words.iter().any(|w| hay.contains(w.as_str()) || path.contains(w.as_str())) {
-            out.units.extend(file_units(&rel, &text));
-        }
-    }
-    for (dir, _, _) in DIRS {
-        out.skipped.extend(linked_files(root, dir).iter().map(|rel| skipped_link(rel)));
-    }
-    Some(out)
+    let lower = |s: &str| if s.is_ascii() { s.to_ascii_lowercase() } else { s.to_lowercase() };
+    Some(list_where(from, |rel, text| {
+        let (hay, path) = (lower(text), lower(rel));
+        words.iter().any(|w| hay.contains(w.as_str()) || path.contains(w.as_str()))
+    }))
+}
+
+/// The units of the given memory files (each read as [`of_file`] reads it), in that order.
+pub fn of_files(from: &(impl ReadRoot + ?Sized), rels: &[String]) -> Units {
+    Units { units: rels.iter().flat_map(|rel| of_file(from, rel)).collect(), skipped: Vec::new() }
 }
 
 /// The units of the one memory file `rel` (MEMORY.md or a store's `*.md`), read as [`list`]
