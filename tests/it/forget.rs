@@ -265,3 +265,66 @@ fn issue_20_forgetting_by_id_reads_only_what_it_forgets() {
     let out = env.run(["forget", "--id", "episode:2026-11-04:10:0", "--yes"]).output();
     assert_ne!(out.code, 0, "{out}");
 }
+
+/// A forget by words takes its candidates from the search index (issue 20: it read every file
+/// holding one of its words, seconds for a common word at 100,000 memories), and answers as
+/// the files would: a word found only in a unit's id (its file's name), a stem that is not the
+/// word, a word only in a comment, an archived memory, a hand edit not yet indexed, and the
+/// same candidates as the files give when a word sends the forget to them.
+#[cfg(feature = "timings")] // reads which source the answer came from
+#[test]
+fn issue_20_a_forget_by_words_asks_the_index_and_answers_as_the_files_do() {
+    let env = TestEnv::initialized();
+    let id_of = |out: &crate::common::Output| -> String {
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["written"][0]["id"].as_str().unwrap().to_owned()
+    };
+    let first =
+        id_of(&env.mutate(["remember", "--json", "The kiln in the garage needs a new element"]));
+    // "kilns" shares the index's stem with "kiln", not the word: no candidate.
+    let kilns = id_of(&env.mutate(["remember", "--json", "We fired three kilns last spring"]));
+    let archived = id_of(&env.mutate(["remember", "--json", "The kiln temperature log is full"]));
+    env.mutate(["forget", "--id", &archived, "--yes"]);
+    // A procedure whose file name holds the word and whose text does not.
+    env.write("memory/procedures/kiln-firing-steps.md", "# Firing steps\n\n1. Load the shelves.\n");
+    // A word only in a comment is not a word of the memory.
+    env.write(
+        "memory/procedures/glazing.md",
+        "# Glazing\n<!-- Type: procedure | kiln -->\n\n1. Dip twice.\n",
+    );
+    env.git_commit_all("two procedures written by hand");
+    env.run(["search", "glaze"]).success(); // the index reads them
+    // A hand edit the index has not seen yet.
+    let file = format!("memory/episodes/{}.md", kilns.split(':').nth(1).unwrap());
+    let day = env.read(&file);
+    let edited = day.replace("We fired three kilns last spring", "We fired the kiln last spring");
+    assert_ne!(day, edited, "{day}");
+    env.write(&file, &edited);
+    let mut episodes = [first.as_str(), kilns.as_str()];
+    episodes.sort_unstable();
+    let candidates = |query: &str| -> (Vec<(String, f64)>, bool) {
+        let out = env
+            .cmd(["forget", "--dry-run", "--json", query])
+            .env("COGMEM_TIMINGS", "1")
+            .output()
+            .success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let found = v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap().to_owned(), c["score"].as_f64().unwrap()))
+            .collect();
+        (found, out.stderr.contains("forget: the index's memories holding the words"))
+    };
+    let (found, from_index) = candidates("kiln");
+    assert!(from_index, "the index answered");
+    let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, [episodes[0], episodes[1], "procedure:kiln-firing-steps"], "{found:?}");
+    // A long word with a `k` (a Kelvin sign lower-cases to one): the index cannot be sure to
+    // hold it, so the files answer, with the same memories (each holding one of two words).
+    let (by_files, from_index) = candidates("kiln thankfulnesses");
+    assert!(!from_index, "the files answered");
+    let halves: Vec<(String, f64)> = found.iter().map(|(id, _)| (id.clone(), 0.5)).collect();
+    assert_eq!(by_files, halves);
+}

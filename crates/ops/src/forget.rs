@@ -14,7 +14,7 @@ use cogmem_store::audit::{Action, Actor};
 use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit, RemovedLine};
-use cogmem_store::store::units::{self, MemoryUnit, Units};
+use cogmem_store::store::units::{self, MemoryUnit};
 use cogmem_store::store::{Store, entity, episode};
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
@@ -43,10 +43,14 @@ pub struct Candidate {
 /// Matching is lexical (words, and character pairs for Japanese and Chinese): a memory matches
 /// when it holds at least half of the query's terms.
 pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Candidate>> {
+    let terms = units::terms(query);
+    if let Some(found) = find_in_index(ws, &terms, limit)? {
+        return Ok(found);
+    }
     // Only the memories of files that hold one of the words, and their decay entries: every
     // memory the rank below can offer is among them (issue 20: every memory file and every
     // shard were read).
-    let (all, decay) = match units::list_holding(ws, &units::terms(query)) {
+    let (all, decay) = match units::list_holding(ws, &terms) {
         Some(some) => {
             let ids: Vec<&str> = some.units.iter().map(|u| u.id.as_str()).collect();
             let decay = DecayFile::load_for(ws, &ids)?;
@@ -54,7 +58,74 @@ pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Cand
         }
         None => (units::list(ws), load_decay(ws)?),
     };
-    Ok(rank(&all, &decay, query, limit))
+    let mut scored = all.units.iter().map(|u| Scored::of(u, &terms)).collect();
+    Ok(rounded(ranked(&mut scored, Decay::Loaded(&decay), &terms, limit)?))
+}
+
+/// [`find`] from the search index, brought up to date first (issue 20: a forget by words read
+/// every file holding one of its words, seconds for a common word at 100,000 memories): the
+/// memories whose text holds enough of the words' index terms, scored on the text the index
+/// stores, and the units of the files whose path holds a word (a word of an id). The same
+/// answer as the files give. `None` sends the caller to the files: no index, an index a
+/// background merge keeps behind the files, a word the index cannot be sure to find (a stop
+/// word, a word only an id holds).
+fn find_in_index(
+    ws: &Workspace,
+    terms: &[String],
+    limit: usize,
+) -> crate::Result<Option<Vec<Candidate>>> {
+    use cogmem_index::index::{self, search};
+    if terms.is_empty() || terms.iter().any(|t| units::only_in_ids(t)) {
+        return Ok(None);
+    }
+    let Ok((idx, report)) = index::open(ws, false, None) else { return Ok(None) };
+    if report.behind {
+        return Ok(None);
+    }
+    // A score of at least a half: at least half of the words found.
+    let n = terms.len();
+    let Ok(Some(holding)) = search::holding_words(&idx, terms, n.div_ceil(2)) else {
+        return Ok(None);
+    };
+    cogmem_store::timing::mark("forget: the index's memories holding the words");
+    // A file whose path holds a word holds units whose ids do: those are read from the file.
+    let by_path = units::paths_holding(ws.root(), terms);
+    let mut scored: Vec<Scored> =
+        units::of_files(ws, &by_path).units.iter().map(|u| Scored::of(u, terms)).collect();
+    // The memories holding the terms of the most words first: a memory holding those of `c`
+    // words scores at most c/n, so once `limit` memories score more than that, no memory of
+    // that group or after can take a place (at 100,000 memories a common word is in tens of
+    // thousands).
+    let mut found = Vec::new();
+    for c in holding.counts() {
+        if found.len() == limit
+            && found.last().is_some_and(|f: &Candidate| f.score * n as f64 > c as f64)
+        {
+            break;
+        }
+        let Ok(group) = holding.units(c) else { return Ok(None) };
+        scored.extend(
+            group.into_iter().filter(|s| by_path.binary_search(&s.path).is_err()).filter_map(|s| {
+                let store = Store::parse(&s.store).ok()?;
+                let line = usize::try_from(s.line).ok()?;
+                Some(Scored::new(s.id, store, s.path, line, s.text, terms))
+            }),
+        );
+        found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
+    }
+    if found.is_empty() {
+        found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
+    }
+    cogmem_store::timing::mark("forget: ranked");
+    Ok(Some(rounded(found)))
+}
+
+/// The candidates with their scores to two places, as they are shown.
+fn rounded(mut found: Vec<Candidate>) -> Vec<Candidate> {
+    for c in &mut found {
+        c.score = (c.score * 100.0).round() / 100.0;
+    }
+    found
 }
 
 /// Finds the memory written (or used) last: what a forget request that only points back
@@ -113,35 +184,86 @@ fn latest_from_caches(ws: &Workspace, limit: usize) -> crate::Result<Option<Vec<
     Ok(Some(found))
 }
 
-fn rank(all: &Units, decay: &DecayFile, query: &str, limit: usize) -> Vec<Candidate> {
-    let terms = units::terms(query);
-    let mut found: Vec<Candidate> = all
-        .units
-        .iter()
-        .filter(|u| !decay.is_forgotten(&u.id))
-        .filter_map(|u| {
-            let score = units::score(&terms, u);
-            (score >= 0.5).then(|| Candidate {
-                id: u.id.clone(),
-                store: u.store,
-                path: u.path.clone(),
-                line: u.line,
-                excerpt: excerpt(u, &terms),
-                score: (score * 100.0).round() / 100.0,
-                pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
-            })
-        })
-        .collect();
-    found.sort_by(|a, b| {
-        b.score.total_cmp(&a.score).then(a.store.cmp(&b.store)).then(a.id.cmp(&b.id))
-    });
-    found.truncate(limit);
-    found
+/// A memory scored against a forget's words.
+struct Scored {
+    id: String,
+    store: Store,
+    path: String,
+    line: usize,
+    text: String,
+    score: f64,
 }
 
-fn excerpt(u: &MemoryUnit, terms: &[String]) -> String {
-    let best = u
-        .text
+impl Scored {
+    fn new(
+        id: String,
+        store: Store,
+        path: String,
+        line: usize,
+        text: String,
+        terms: &[String],
+    ) -> Self {
+        let score = units::score_text(terms, &id, &text);
+        Self { id, store, path, line, text, score }
+    }
+
+    fn of(u: &MemoryUnit, terms: &[String]) -> Self {
+        Self::new(u.id.clone(), u.store, u.path.clone(), u.line, u.text.clone(), terms)
+    }
+}
+
+/// Where [`ranked`] finds decay entries.
+enum Decay<'a> {
+    /// Loaded already.
+    Loaded(&'a DecayFile),
+    /// In the workspace's files: the shards of the ids asked about are read.
+    Shards(&'a Workspace),
+}
+
+/// The best `limit` of the memories that hold at least half of the words, archived ones
+/// excluded: by score, then store, then id. The decay entries are asked for the best few
+/// first, and for more only while archived ones leave places free. The scores are not rounded
+/// yet; `scored` is left sorted, without the memories under a half.
+fn ranked(
+    scored: &mut Vec<Scored>,
+    decay: Decay,
+    terms: &[String],
+    limit: usize,
+) -> crate::Result<Vec<Candidate>> {
+    scored.retain(|s| s.score >= 0.5);
+    scored.sort_by(|a, b| {
+        b.score.total_cmp(&a.score).then(a.store.cmp(&b.store)).then(a.id.cmp(&b.id))
+    });
+    let mut found = Vec::new();
+    let mut rest = scored.as_slice();
+    while found.len() < limit && !rest.is_empty() {
+        let batch = &rest[..rest.len().min((limit - found.len()) * 2 + 8)];
+        rest = &rest[batch.len()..];
+        let read;
+        let decay = match decay {
+            Decay::Loaded(d) => d,
+            Decay::Shards(ws) => {
+                let ids: Vec<&str> = batch.iter().map(|s| s.id.as_str()).collect();
+                read = DecayFile::load_for(ws, &ids)?;
+                &read
+            }
+        };
+        found.extend(batch.iter().filter(|s| !decay.is_forgotten(&s.id)).map(|s| Candidate {
+            id: s.id.clone(),
+            store: s.store,
+            path: s.path.clone(),
+            line: s.line,
+            excerpt: excerpt(&s.text, terms),
+            score: s.score,
+            pinned: s.store == Store::Vault || decay.is_pinned(&s.id),
+        }));
+    }
+    found.truncate(limit);
+    Ok(found)
+}
+
+fn excerpt(text: &str, terms: &[String]) -> String {
+    let best = text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("<!--"))
@@ -178,7 +300,7 @@ fn whole_match(u: &MemoryUnit, decay: &DecayFile) -> Candidate {
         store: u.store,
         path: u.path.clone(),
         line: u.line,
-        excerpt: excerpt(u, &[]),
+        excerpt: excerpt(&u.text, &[]),
         score: 1.0,
         pinned: u.store == Store::Vault || decay.is_pinned(&u.id),
     }

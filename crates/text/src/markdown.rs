@@ -327,6 +327,28 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
+/// A unit's text without its HTML comments (`<!-- … -->`, also across lines): the
+/// `Type:`/`Created:` lines, imported entries' source and entity lines, and the templates'
+/// instructions are not what a search, or a forget by words, is for.
+pub fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("-->") {
+            Some(end) => {
+                out.push(' ');
+                rest = &rest[start + end + 3..];
+            }
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Collapses text to one line for a bullet: whitespace runs become one space.
 pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -530,6 +552,16 @@ pub fn slugify(title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn comments_are_not_searched() {
+        assert_eq!(
+            without_comments("# Alice\n<!-- Type: person | Created: 2026-01-01 -->\nlikes tea"),
+            "# Alice\n \nlikes tea"
+        );
+        assert_eq!(without_comments("a <!-- b\nc --> d <!-- e"), "a   d ");
+        assert_eq!(without_comments("no comments"), "no comments");
+    }
+
     use super::*;
 
     /// `is_one_line_of` answers what comparing with `one_line` answers.

@@ -768,6 +768,9 @@ pub struct RefreshReport {
     pub skipped: Vec<Unreadable>,
     /// Documents in the index now.
     pub documents: u64,
+    /// Whether files that changed were left for the next refresh because a background merge
+    /// held tantivy's writer: the index answers from their old text until then.
+    pub behind: bool,
 }
 
 /// An open, fresh index.
@@ -1368,6 +1371,7 @@ fn refresh_locked(
         p(total, total);
     }
     cogmem_store::timing::mark("index: documents added");
+    report.behind = busy;
     if let Some(mut w) = writer {
         let prepared = w.prepare_commit().map_err(tantivy_err(&dir))?;
         cogmem_store::timing::mark("index: segment written");
@@ -1680,27 +1684,7 @@ fn document(f: &Fields, u: &MemoryUnit) -> TantivyDocument {
     d
 }
 
-/// A unit's text without its HTML comments (`<!-- … -->`, also across lines): the
-/// `Type:`/`Created:` lines, imported entries' source and entity lines, and the templates'
-/// instructions are not what a search is for.
-pub(crate) fn without_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("<!--") {
-        out.push_str(&rest[..start]);
-        match rest[start..].find("-->") {
-            Some(end) => {
-                out.push(' ');
-                rest = &rest[start + end + 3..];
-            }
-            None => {
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+pub(crate) use cogmem_text::markdown::without_comments;
 
 /// The state of the derived index, for `cogmem status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -1957,16 +1941,6 @@ mod tests {
             assert_eq!(files_digest(part.iter().copied()), reference(part));
         }
         assert_eq!(files_digest(std::iter::empty()), (0, 0));
-    }
-
-    #[test]
-    fn comments_are_not_searched() {
-        assert_eq!(
-            without_comments("# Alice\n<!-- Type: person | Created: 2026-01-01 -->\nlikes tea"),
-            "# Alice\n \nlikes tea"
-        );
-        assert_eq!(without_comments("a <!-- b\nc --> d <!-- e"), "a   d ");
-        assert_eq!(without_comments("no comments"), "no comments");
     }
 
     #[test]

@@ -67,6 +67,109 @@ pub fn files_naming(index: &Index, entity: &str) -> crate::Result<Vec<String>> {
     Ok(files.into_iter().collect())
 }
 
+/// A memory as the index stores it: what a caller that scores memories itself needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredUnit {
+    /// The unit's id.
+    pub id: String,
+    /// Its store's name.
+    pub store: String,
+    /// Its file.
+    pub path: String,
+    /// The 1-based line where it starts.
+    pub line: u64,
+    /// Its text, comments and all, as its file holds it.
+    pub text: String,
+}
+
+/// The memories whose searched text (without comments) holds the index terms of at least
+/// `need` of `words` (each a lower-case word as `cogmem_store::store::units::terms` gives it;
+/// a word given twice counts twice), grouped by how many: every memory whose text holds `need`
+/// of the words as words is among them, in a group of at least as many, and more (a term is a
+/// stem: "kilns" holds "kiln"'s). `None` when a word is not sure to be found under one term of
+/// its own (a stop word, a long word, a word whose lower case depends on its place): the caller
+/// reads the files then. What a forget by words ranks instead of every memory file (issue 20).
+pub fn holding_words<'a>(
+    index: &'a Index,
+    words: &[String],
+    need: usize,
+) -> crate::Result<Option<HoldingWords<'a>>> {
+    let searcher = index.searcher();
+    let f = index.fields();
+    let mut counts: std::collections::HashMap<DocAddress, usize> = std::collections::HashMap::new();
+    for word in words {
+        let [term] = analyzer::terms(word).try_into().unwrap_or_default();
+        if term.is_empty() || !one_term_finds(word) {
+            return Ok(None);
+        }
+        let q = TermQuery::new(Term::from_field_text(f.text, &term), IndexRecordOption::Basic);
+        let found = searcher
+            .search(&q, &tantivy::collector::DocSetCollector)
+            .map_err(|e| tantivy_error(index, e))?;
+        for addr in found {
+            *counts.entry(addr).or_default() += 1;
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<DocAddress>> =
+        std::collections::BTreeMap::new();
+    for (addr, n) in counts {
+        if n >= need.max(1) {
+            groups.entry(n).or_default().push(addr);
+        }
+    }
+    Ok(Some(HoldingWords { index, searcher, groups }))
+}
+
+/// What [`holding_words`] found: the memories by the number of the words whose terms they hold.
+pub struct HoldingWords<'a> {
+    index: &'a Index,
+    searcher: tantivy::Searcher,
+    groups: std::collections::BTreeMap<usize, Vec<DocAddress>>,
+}
+
+impl HoldingWords<'_> {
+    /// The numbers of words the groups hold, most first.
+    pub fn counts(&self) -> Vec<usize> {
+        self.groups.keys().rev().copied().collect()
+    }
+
+    /// The memories holding the terms of `count` of the words, as the index stores them.
+    pub fn units(&self, count: usize) -> crate::Result<Vec<StoredUnit>> {
+        let f = self.index.fields();
+        let mut addrs = self.groups.get(&count).cloned().unwrap_or_default();
+        // In the store's order: its blocks are read once each.
+        addrs.sort_unstable();
+        let mut out = Vec::with_capacity(addrs.len());
+        for addr in addrs {
+            let doc: TantivyDocument =
+                self.searcher.doc(addr).map_err(|e| tantivy_error(self.index, e))?;
+            let get =
+                |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+            out.push(StoredUnit {
+                id: get(f.id),
+                store: get(f.store),
+                path: get(f.path),
+                line: doc.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(0),
+                text: get(f.raw),
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn tantivy_error(index: &Index, e: tantivy::TantivyError) -> super::IndexError {
+    super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
+}
+
+/// Whether every word of a text that lower-cases to `word` is indexed under `word`'s one term.
+/// The analyzer drops a token of more than 40 bytes before it lower-cases it, and a few letters
+/// shrink when lower-cased (the Kelvin sign to `k`, `ẞ` to `ß`: at most from three bytes to
+/// one), so a word of more than 13 bytes is sure only in plain ASCII without a `k`; and a
+/// final sigma is lower-cased by its place in the word, which the analyzer does not look at.
+fn one_term_finds(word: &str) -> bool {
+    !word.contains('ς') && (word.len() <= 40 / 3 || word.is_ascii() && !word.contains('k'))
+}
+
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit {

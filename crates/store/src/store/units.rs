@@ -100,20 +100,40 @@ fn list_where(from: &(impl ReadRoot + ?Sized), keep: impl Fn(&str, &str) -> bool
 /// every memory file). `None` when a word could come from an id alone (a store's kind, a number,
 /// a core bullet's hash): the caller reads every unit then.
 pub fn list_holding(from: &(impl ReadRoot + ?Sized), words: &[String]) -> Option<Units> {
-    const ID_ONLY: [&str; 5] = ["episode", "entity", "procedure", "vault", "core"];
-    let from_an_id = |w: &String| {
-        ID_ONLY.contains(&w.as_str())
-            || w.chars().all(|c| c.is_ascii_digit())
-            || w.len() == 8 && w.chars().all(|c| c.is_ascii_hexdigit())
-    };
-    if words.iter().any(from_an_id) {
+    if words.iter().any(|w| only_in_ids(w)) {
         return None;
     }
-    let lower = |s: &str| if s.is_ascii() { s.to_ascii_lowercase() } else { s.to_lowercase() };
     Some(list_where(from, |rel, text| {
         let (hay, path) = (lower(text), lower(rel));
         words.iter().any(|w| hay.contains(w.as_str()) || path.contains(w.as_str()))
     }))
+}
+
+/// Whether a lower-case [`terms`] word could come from a unit's id and from nothing else its
+/// file spells out: a store's kind, a number (an episode's time), an 8-hex hash (a core
+/// bullet's). Every other word of an id is a word of its file's path.
+pub fn only_in_ids(word: &str) -> bool {
+    const ID_ONLY: [&str; 5] = ["episode", "entity", "procedure", "vault", "core"];
+    ID_ONLY.contains(&word)
+        || word.chars().all(|c| c.is_ascii_digit())
+        || word.len() == 8 && word.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// The memory files whose lower-cased path holds one of `words` as a piece of text: with a
+/// search of the files' texts for the other words, where every unit whose id holds a word
+/// is (the words [`only_in_ids`] aside). Lists the store folders, reads no file.
+pub fn paths_holding(root: &Path, words: &[String]) -> Vec<String> {
+    memory_files(root)
+        .into_iter()
+        .filter(|rel| {
+            let path = lower(rel);
+            words.iter().any(|w| path.contains(w.as_str()))
+        })
+        .collect()
+}
+
+fn lower(s: &str) -> String {
+    if s.is_ascii() { s.to_ascii_lowercase() } else { s.to_lowercase() }
 }
 
 /// The units of the given memory files (each read as [`of_file`] reads it), in that order.
@@ -445,12 +465,38 @@ pub fn terms(text: &str) -> Vec<String> {
 
 /// Scores how well a unit matches query terms: the share of terms it contains.
 pub fn score(query_terms: &[String], unit: &MemoryUnit) -> f64 {
+    score_text(query_terms, &unit.id, &unit.text)
+}
+
+/// [`score`] of the unit with this id and text: the share of the terms found among the words of
+/// its id and of its text without HTML comments (the `Type:`/`Created:` lines, an imported
+/// entry's source: what a search does not look at either).
+pub fn score_text(query_terms: &[String], id: &str, text: &str) -> f64 {
     if query_terms.is_empty() {
         return 0.0;
     }
-    let hay = terms(&format!("{} {}", unit.id.replace(['-', ':'], " "), unit.text));
-    let found = query_terms.iter().filter(|t| hay.contains(t)).count();
-    found as f64 / query_terms.len() as f64
+    // The words of the id and the text compared with the query's words one by one, as
+    // [`terms`] would give them (a query word is a [`terms`] word: what `terms` leaves out of a
+    // text is no query word), without building the text's list of words (a forget ranks
+    // thousands of memories holding a common word).
+    let (id, text) = (id.replace(['-', ':'], " "), markdown::without_comments(text));
+    let mut found = vec![false; query_terms.len()];
+    for hay in [id.as_str(), text.as_str()] {
+        for (from, to) in cogmem_text::word::segments(hay) {
+            let w = &hay[from..to];
+            let word: std::borrow::Cow<str> = if w.chars().any(cogmem_text::word::is_cjk)
+                || w.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+            {
+                w.into()
+            } else {
+                w.to_lowercase().into()
+            };
+            for (i, t) in query_terms.iter().enumerate() {
+                found[i] |= *t == word;
+            }
+        }
+    }
+    found.iter().filter(|f| **f).count() as f64 / query_terms.len() as f64
 }
 
 #[cfg(test)]
@@ -461,6 +507,48 @@ mod tests {
     /// Every unit a word is found in by [`score`] is among the units of the files
     /// [`list_holding`] reads, whatever the case, script or place of the word (text, heading,
     /// file name); words an id alone could hold send the caller to every unit.
+    #[test]
+    fn a_score_is_the_share_of_query_words_among_the_words_of_the_id_and_text() {
+        // The definition, spelled out: the query's words found among the `terms` of the id
+        // (its `-` and `:` as spaces) and of the text without comments.
+        let by_definition = |query: &[String], id: &str, text: &str| {
+            let text = markdown::without_comments(text);
+            let hay = terms(&format!("{} {text}", id.replace(['-', ':'], " ")));
+            query.iter().filter(|t| hay.contains(t)).count() as f64 / query.len() as f64
+        };
+        let texts = [
+            ("episode:2026-01-15:10:00", "The KILN in the garage; kilns fired"),
+            ("entity:person--zoë-kelvin", "# Zoë\n<!-- Type: person | kiln -->\nΣΟΦΙΑ called"),
+            ("procedure:kiln-firing-steps", "# Firing steps\n1. Load the shelves."),
+            ("core:1a2b3c4d", "東京で会議。Straße and STRASSE, \u{212A}iln, ǅemal"),
+        ];
+        let queries = [
+            "kiln",
+            "kiln garage",
+            "zoë kelvin person",
+            "σοφια called",
+            "東京 会議",
+            "straße strasse",
+            "ǆemal",
+            "firing steps shelves missing",
+            "episode 2026 10",
+            "kiln kiln other",
+        ];
+        for q in queries {
+            let query = terms(q);
+            for (id, text) in texts {
+                assert_eq!(
+                    score_text(&query, id, text),
+                    by_definition(&query, id, text),
+                    "{q} / {id}"
+                );
+            }
+        }
+        assert_eq!(score_text(&terms("kiln"), "procedure:kiln-firing-steps", "x"), 1.0);
+        assert_eq!(score_text(&terms("kiln"), "entity:zoë", "<!-- kiln -->"), 0.0);
+        assert_eq!(score_text(&[], "entity:zoë", "kiln"), 0.0);
+    }
+
     #[test]
     fn the_files_holding_a_word_hold_every_unit_it_is_found_in() {
         #![allow(clippy::disallowed_methods, reason = "the test lays out files directly")]
