@@ -491,3 +491,61 @@ fn issue_20_past_1000_entity_files_the_graph_index_counts_them_by_type() {
     assert!(index.contains(&format!("| person | {} |\n", more - 1)), "{index}");
     env.run(["doctor"]).output().success();
 }
+
+/// `graph show`/`graph history` of an entity file's id parse only the entity files that can
+/// hold its edges (issue 20: every entity file, twice for the web view's page), and answer as
+/// the whole graph does: asked by name, the same entity comes from the whole graph.
+#[test]
+fn issue_20_an_entitys_relations_come_from_the_files_around_it_as_from_the_whole_graph() {
+    let env = TestEnv::initialized();
+    let entity = |id: &str, title: &str, relations: &[&str]| {
+        let rows: String = relations.iter().map(|r| format!("- {r}\n")).collect();
+        env.write(
+            &format!("memory/graph/entities/{id}.md"),
+            &format!(
+                "# {title}\n<!-- Type: {} | Created: 2026-01-01 -->\n\n## Summary\n\n{title}.\n\n## Relations\n\n{rows}",
+                id.split_once("--").unwrap().0
+            ),
+        );
+    };
+    entity(
+        "person--ann-lee",
+        "Ann Lee",
+        &[
+            "works-on: [[project--atlas]] (since 2026-01-01)",
+            "knows: [[person--bo]] (since 2025-01-01) (until 2025-06-01)",
+            "lives-in: [[place--nowhere]]",
+        ],
+    );
+    // Its inverse twin, an incoming edge, an alias link, a closed incoming edge.
+    entity("project--atlas", "Atlas", &["worked-on-by: [[person--ann-lee]] (since 2026-01-01)"]);
+    entity("person--bo", "Bo", &["mentors: [[ person--ann-lee | Ann ]] (since 2026-02-01)"]);
+    entity(
+        "organization--acme",
+        "Acme",
+        &["employs: [[person--ann-lee]] (since 2024-01-01) (until 2025-01-01)"],
+    );
+    // Names the entity in its text, not as a relation; and one that has nothing to do with it.
+    env.write(
+        "memory/graph/entities/concept--tea.md",
+        "# Tea\n\nperson--ann-lee likes it.\n\n## Relations\n\n- liked-by: [[person--bo]]\n",
+    );
+    entity("place--lisbon", "Lisbon", &["near: [[place--porto]]"]);
+    entity("place--porto", "Porto", &[]);
+    env.git_commit_all("entities by hand");
+    for verb in ["show", "history"] {
+        let by_id = env.run(["graph", verb, "person--ann-lee", "--json"]).success().stdout;
+        let by_name = env.run(["graph", verb, "Ann Lee", "--json"]).success().stdout;
+        assert_eq!(by_id, by_name, "{verb}");
+        for other in ["project--atlas", "person--bo", "organization--acme"] {
+            assert!(
+                verb == "show" && other == "organization--acme" || by_id.contains(other),
+                "{verb}: {by_id}"
+            );
+        }
+        assert!(!by_id.contains("place--porto") && !by_id.contains("concept--tea"), "{by_id}");
+    }
+    let page = |env: &TestEnv, id: &str| env.run(["graph", "show", id, "--json"]).success().stdout;
+    assert_eq!(page(&env, "person--bo"), page(&env, "Bo"));
+    assert_eq!(page(&env, "place--lisbon"), page(&env, "Lisbon"));
+}

@@ -167,8 +167,8 @@ pub fn entity(
         Some(text) => Some(crate::graph::parse_as_of("as_of", text, &clock.now())?),
         None => None,
     };
-    let shown = crate::graph::show(ws, name, as_of.as_deref())?;
-    let history = crate::graph::history(ws, &shown.node.id)?.links;
+    let (shown, history) = crate::graph::show_and_history(ws, name, as_of.as_deref())?;
+    let history = history.links;
     let mentions = naming(&units_naming_entity(ws, &shown.node.id), &shown.node.id);
     Ok(EntityPage { shown, as_of, history, mentions })
 }

@@ -125,16 +125,32 @@ pub fn parse_as_of(
 
 /// An entity and its relations at a date (default: now).
 pub fn show(ws: &Workspace, name: &str, as_of: Option<&str>) -> crate::Result<Shown> {
-    let g = graph::build(ws)?;
-    let ix = id::entity(&g, name)?;
-    Ok(Shown { node: g.node(ix).clone(), links: links(&g, ix, as_of, false) })
+    Ok(show_and_history(ws, name, as_of)?.0)
 }
 
 /// Every relation an entity ever had, closed ones included, oldest first.
 pub fn history(ws: &Workspace, name: &str) -> crate::Result<Shown> {
-    let g = graph::build(ws)?;
+    Ok(show_and_history(ws, name, None)?.1)
+}
+
+/// [`show`] and [`history`] of one entity from one graph (an entity's page shows both): the
+/// graph around the entity when `name` is an entity file's id ([`graph::around`]), else the
+/// whole graph.
+pub fn show_and_history(
+    ws: &Workspace,
+    name: &str,
+    as_of: Option<&str>,
+) -> crate::Result<(Shown, Shown)> {
+    let g = match graph::around(ws, name)? {
+        Some(g) => g,
+        None => graph::build(ws)?,
+    };
     let ix = id::entity(&g, name)?;
-    Ok(Shown { node: g.node(ix).clone(), links: links(&g, ix, None, true) })
+    let node = g.node(ix).clone();
+    Ok((
+        Shown { node: node.clone(), links: links(&g, ix, as_of, false) },
+        Shown { node, links: links(&g, ix, None, true) },
+    ))
 }
 
 /// An entity within reach.

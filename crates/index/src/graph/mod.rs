@@ -120,6 +120,42 @@ pub fn build(ws: &Workspace) -> crate::Result<Graph> {
     Ok(g)
 }
 
+/// The graph of the entity files that can hold an edge of the entity `id` or a node at its end:
+/// its own file, every file whose text holds the id (a relation's target is a piece of its
+/// file's text), and the files of the ids its own file links to. Its node, and every edge from
+/// or to it with the nodes at their other ends, are as [`build`] gives them; the rest of the
+/// graph is left out (issue 20: an entity's page and `graph show` parsed all 10,000 entity
+/// files of a large workspace, twice for the page). Every file is still read, not parsed.
+/// `None` when `id` is not the id of an entity file (a name, the start of an id): only the
+/// whole graph can say what it means then.
+pub fn around(ws: &Workspace, id: &str) -> crate::Result<Option<Graph>> {
+    if EntityId::parse(id).map(|e| e.as_str() != id).unwrap_or(true) {
+        return Ok(None);
+    }
+    let read = cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR);
+    let stem = |rel: &str| cogmem_store::store::units::md_stem(rel).trim().to_owned();
+    // An own file that cannot be read is no node: the whole graph decides what `id` means.
+    let Some(Ok(own)) = read.iter().find_map(|(rel, t)| (stem(rel) == id).then_some(t)) else {
+        return Ok(None);
+    };
+    let targets: HashSet<&str> = entity::link_targets(own).collect();
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for (rel, text) in &read {
+        match text {
+            Ok(t) if t.contains(id) || targets.contains(stem(rel).as_str()) || stem(rel) == id => {
+                files.push((rel.clone(), t.clone()));
+            }
+            Ok(_) => {}
+            Err(e) => skipped.push(Unreadable { path: rel.clone(), error: e.to_string() }),
+        }
+    }
+    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
+    let mut g = from_files(&files, Vocabulary::parse(&vocab_text));
+    g.skipped.extend(skipped);
+    Ok(Some(g))
+}
+
 /// Tells whether a line of `memory/graph/index.md` is a table row that names an entity: as
 /// the registry row's id, or as an edge row's source or target.
 pub fn index_row_names(line: &str, entity: &str) -> bool {
