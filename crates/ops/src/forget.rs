@@ -6,6 +6,8 @@
 //! that were there. Only `permanent` removes content from the working tree — git history keeps
 //! it regardless.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::error::{InputError, RuleError};
@@ -58,7 +60,7 @@ pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Cand
         }
         None => (units::list(ws), load_decay(ws)?),
     };
-    let mut scored = all.units.iter().map(|u| Scored::of(u, &terms)).collect();
+    let mut scored = all.units.iter().map(|u| Scored::of(u, &terms)).filter(Scored::kept).collect();
     Ok(rounded(ranked(&mut scored, Decay::Loaded(&decay), &terms, limit)?))
 }
 
@@ -90,8 +92,9 @@ fn find_in_index(
     cogmem_store::timing::mark("forget: the index's memories holding the words");
     // A file whose path holds a word holds units whose ids do: those are read from the file.
     let by_path = units::paths_holding(ws.root(), terms);
+    let read = units::of_files(ws, &by_path);
     let mut scored: Vec<Scored> =
-        units::of_files(ws, &by_path).units.iter().map(|u| Scored::of(u, terms)).collect();
+        read.units.iter().map(|u| Scored::of(u, terms)).filter(Scored::kept).collect();
     // The memories holding the terms of the most words first: a memory holding those of `c`
     // words scores at most c/n, so once `limit` memories score more than that, no memory of
     // that group or after can take a place (at 100,000 memories a common word is in tens of
@@ -108,7 +111,8 @@ fn find_in_index(
             group.into_iter().filter(|s| by_path.binary_search(&s.path).is_err()).filter_map(|s| {
                 let store = Store::parse(&s.store).ok()?;
                 let line = usize::try_from(s.line).ok()?;
-                Some(Scored::new(s.id, store, s.path, line, s.text, terms))
+                let (id, path, text) = (s.id.into(), s.path.into(), s.text.into());
+                Some(Scored::new(id, store, path, line, text, terms)).filter(Scored::kept)
             }),
         );
         found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
@@ -184,31 +188,37 @@ fn latest_from_caches(ws: &Workspace, limit: usize) -> crate::Result<Option<Vec<
     Ok(Some(found))
 }
 
-/// A memory scored against a forget's words.
-struct Scored {
-    id: String,
+/// A memory scored against a forget's words: borrowed from the units a forget read, owned when
+/// it comes from the index.
+struct Scored<'a> {
+    id: Cow<'a, str>,
     store: Store,
-    path: String,
+    path: Cow<'a, str>,
     line: usize,
-    text: String,
+    text: Cow<'a, str>,
     score: f64,
 }
 
-impl Scored {
+impl<'a> Scored<'a> {
     fn new(
-        id: String,
+        id: Cow<'a, str>,
         store: Store,
-        path: String,
+        path: Cow<'a, str>,
         line: usize,
-        text: String,
+        text: Cow<'a, str>,
         terms: &[String],
     ) -> Self {
         let score = units::score_text(terms, &id, &text);
         Self { id, store, path, line, text, score }
     }
 
-    fn of(u: &MemoryUnit, terms: &[String]) -> Self {
-        Self::new(u.id.clone(), u.store, u.path.clone(), u.line, u.text.clone(), terms)
+    fn of(u: &'a MemoryUnit, terms: &[String]) -> Self {
+        Self::new((&*u.id).into(), u.store, (&*u.path).into(), u.line, (&*u.text).into(), terms)
+    }
+
+    /// Whether it holds at least half of the words (a candidate at all).
+    fn kept(&self) -> bool {
+        self.score >= 0.5
     }
 }
 
@@ -230,7 +240,7 @@ fn ranked(
     terms: &[String],
     limit: usize,
 ) -> crate::Result<Vec<Candidate>> {
-    scored.retain(|s| s.score >= 0.5);
+    scored.retain(Scored::kept);
     scored.sort_by(|a, b| {
         b.score.total_cmp(&a.score).then(a.store.cmp(&b.store)).then(a.id.cmp(&b.id))
     });
@@ -243,15 +253,15 @@ fn ranked(
         let decay = match decay {
             Decay::Loaded(d) => d,
             Decay::Shards(ws) => {
-                let ids: Vec<&str> = batch.iter().map(|s| s.id.as_str()).collect();
+                let ids: Vec<&str> = batch.iter().map(|s| &*s.id).collect();
                 read = DecayFile::load_for(ws, &ids)?;
                 &read
             }
         };
         found.extend(batch.iter().filter(|s| !decay.is_forgotten(&s.id)).map(|s| Candidate {
-            id: s.id.clone(),
+            id: s.id.to_string(),
             store: s.store,
-            path: s.path.clone(),
+            path: s.path.to_string(),
             line: s.line,
             excerpt: excerpt(&s.text, terms),
             score: s.score,
