@@ -492,9 +492,10 @@ fn issue_20_past_1000_entity_files_the_graph_index_counts_them_by_type() {
     env.run(["doctor"]).output().success();
 }
 
-/// `graph show`/`graph history` of an entity file's id parse only the entity files that can
-/// hold its edges (issue 20: every entity file, twice for the web view's page), and answer as
-/// the whole graph does: asked by name, the same entity comes from the whole graph.
+/// `graph show`/`graph history` (and one hop of `graph neighbors`) of an entity file's id parse
+/// only the entity files that can hold its edges (issue 20: every entity file, twice for the
+/// web view's page), and answer as the whole graph does: asked by name, the same entity comes
+/// from the whole graph.
 #[test]
 fn issue_20_an_entitys_relations_come_from_the_files_around_it_as_from_the_whole_graph() {
     let env = TestEnv::initialized();
@@ -544,6 +545,16 @@ fn issue_20_an_entitys_relations_come_from_the_files_around_it_as_from_the_whole
             );
         }
         assert!(!by_id.contains("place--porto") && !by_id.contains("concept--tea"), "{by_id}");
+    }
+    // One hop of neighbours likewise (at any date); two hops build the whole graph.
+    for args in [&[][..], &["--as-of", "2025-03-01"][..]] {
+        let hop = |who: &str| {
+            let mut cmd = vec!["graph", "neighbors", who, "--json"];
+            cmd.extend_from_slice(args);
+            env.run(cmd).success().stdout
+        };
+        assert_eq!(hop("person--ann-lee"), hop("Ann Lee"), "{args:?}");
+        assert!(hop("person--ann-lee").contains("person--bo"), "{args:?}");
     }
     let page = |env: &TestEnv, id: &str| env.run(["graph", "show", id, "--json"]).success().stdout;
     assert_eq!(page(&env, "person--bo"), page(&env, "Bo"));

@@ -173,7 +173,12 @@ pub fn neighbors(
     depth: usize,
     as_of: Option<&str>,
 ) -> crate::Result<Vec<Neighbor>> {
-    let g = graph::build(ws)?;
+    // One hop needs the edges of the entity alone: the graph around it has them all.
+    let around = if depth <= 1 { graph::around(ws, name)? } else { None };
+    let g = match around {
+        Some(g) => g,
+        None => graph::build(ws)?,
+    };
     let ix = id::entity(&g, name)?;
     Ok(g.neighbors(ix, depth.max(1), as_of)
         .into_iter()
