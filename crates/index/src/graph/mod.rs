@@ -3,6 +3,7 @@
 //! entities; edges are `## Relations` bullets with their confidence and validity dates.
 
 pub mod cache;
+pub(crate) mod facts;
 pub mod names;
 pub use cogmem_store::vocab;
 
@@ -184,29 +185,87 @@ pub fn index_text(
     Ok(render_index(&g, &decay.entity_scores()))
 }
 
+/// The facts of every readable entity file, read from the files ([`facts`]).
+pub(crate) fn read_facts(ws: &Workspace) -> facts::Facts {
+    cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR)
+        .into_iter()
+        .filter_map(|(rel, text)| {
+            let f = EntityFacts::of(&rel, &text.ok()?)?;
+            Some((rel, facts::without_lines(f)))
+        })
+        .collect()
+}
+
+/// The graph of these facts of entity files, with the workspace's relation vocabulary: the
+/// graph [`build`] gives when the files hold these facts, but for the relations' line numbers.
+pub(crate) fn of_facts(ws: &Workspace, facts: &facts::Facts) -> crate::Result<Graph> {
+    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
+    let files = facts.iter().map(|(rel, f)| (rel.as_str(), f));
+    Ok(from_facts(files, facts.len(), Vocabulary::parse(&vocab_text)))
+}
+
 /// Builds the graph from (path, text) pairs of entity files.
 pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
-    let mut g: DiGraph<Node, Edge> = DiGraph::with_capacity(files.len(), files.len() * 4);
-    let mut by_id = HashMap::with_capacity(files.len());
+    let facts: Vec<(String, EntityFacts)> = files
+        .iter()
+        .filter_map(|(rel, text)| Some((rel.clone(), EntityFacts::of(rel, text)?)))
+        .collect();
+    from_facts(facts.iter().map(|(rel, f)| (rel.as_str(), f)), facts.len(), vocab)
+}
+
+/// What the graph takes from one entity file, as [`from_files`] reads it: its id (the file's
+/// name), names, status and relations. `None` for a file whose name is no entity id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityFacts {
+    /// The entity's id: its file's name.
+    pub id: String,
+    /// The names it goes by.
+    pub names: Vec<String>,
+    /// Its status.
+    pub status: String,
+    /// Its relation bullets.
+    pub relations: Vec<RelationLine>,
+}
+
+impl EntityFacts {
+    /// The facts of the entity file `rel` holding `text`.
+    pub fn of(rel: &str, text: &str) -> Option<Self> {
+        let id = EntityId::parse(cogmem_store::store::units::md_stem(rel)).ok()?;
+        Some(Self {
+            names: entity::names(&id, text),
+            status: entity::status(text),
+            relations: entity::relations(text),
+            id: id.to_string(),
+        })
+    }
+}
+
+/// Builds the graph from the facts of entity files (path, facts), in the order of their paths
+/// (as [`from_files`] has them: a later file of the same id takes the id).
+pub(crate) fn from_facts<'a>(
+    files: impl Iterator<Item = (&'a str, &'a EntityFacts)>,
+    count: usize,
+    vocab: Vocabulary,
+) -> Graph {
+    let mut g: DiGraph<Node, Edge> = DiGraph::with_capacity(count, count * 4);
+    let mut by_id = HashMap::with_capacity(count);
     let mut by_name: HashMap<String, Vec<NodeIndex>> = HashMap::new();
-    let mut parsed: Vec<(NodeIndex, Vec<RelationLine>, String)> = Vec::with_capacity(files.len());
-    for (rel, text) in files {
-        let stem = cogmem_store::store::units::md_stem(rel);
-        let Ok(id) = EntityId::parse(stem) else { continue };
-        let names = entity::names(&id, text);
+    let mut parsed: Vec<(NodeIndex, &[RelationLine], &str)> = Vec::with_capacity(count);
+    for (rel, facts) in files {
+        let Ok(id) = EntityId::parse(&facts.id) else { continue };
         let node = Node {
             id: id.to_string(),
             kind: id.kind().to_owned(),
-            names: names.clone(),
-            status: entity::status(text),
-            path: rel.clone(),
+            names: facts.names.clone(),
+            status: facts.status.clone(),
+            path: rel.to_owned(),
         };
         let ix = g.add_node(node);
         by_id.insert(id.to_string(), ix);
-        for n in names {
-            by_name.entry(n).or_default().push(ix);
+        for n in &facts.names {
+            by_name.entry(n.clone()).or_default().push(ix);
         }
-        parsed.push((ix, entity::relations(text), rel.clone()));
+        parsed.push((ix, &facts.relations, rel));
     }
     let mut dangling = Vec::new();
     for (from, rels, path) in parsed {
@@ -217,20 +276,20 @@ pub fn from_files(files: &[(String, String)], vocab: Vocabulary) -> Graph {
                         from,
                         to,
                         Edge {
-                            relation: r.relation,
+                            relation: r.relation.clone(),
                             confidence: r.confidence,
-                            since: r.since,
-                            until: r.until,
-                            path: path.clone(),
+                            since: r.since.clone(),
+                            until: r.until.clone(),
+                            path: path.to_owned(),
                             line: r.line,
                         },
                     );
                 }
                 None => dangling.push(Dangling {
                     from: g[from].id.clone(),
-                    relation: r.relation,
-                    to: r.target,
-                    path: path.clone(),
+                    relation: r.relation.clone(),
+                    to: r.target.clone(),
+                    path: path.to_owned(),
                     line: r.line,
                 }),
             }
@@ -734,6 +793,72 @@ pub fn index_with_new_entities(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 20
+    /// The graph built from the facts the index keeps gives the same graph cache and names as
+    /// the graph built from the files: dangling links, closed relations, confidences, a file
+    /// whose name is no id, two files of one id (the later takes it), the vocabulary's inverses.
+    #[test]
+    fn the_graph_of_kept_facts_caches_as_the_graph_of_the_files() {
+        let entity = |title: &str, status: &str, rows: &[&str]| {
+            let rows: String = rows.iter().map(|r| format!("- {r}\n")).collect();
+            format!(
+                "# {title}\n<!-- Type: person | Status: {status} -->\n\n## Facts\n\n- a fact\n\n## Relations\n\n{rows}"
+            )
+        };
+        let dir = "memory/graph/entities";
+        let mut files: Vec<(String, String)> = [
+            ("notes.md", entity("Notes", "active", &["knows: [[person--ann]]"])),
+            (
+                "person--ann.md",
+                entity(
+                    "Ann",
+                    "active",
+                    &[
+                        "knows: [[person--bo]] (confidence 0.4)",
+                        "works-on: [[project--atlas]] (since 2026-01-01)",
+                        "knows: [[person--nobody]]",
+                    ],
+                ),
+            ),
+            (
+                "person--bo.md",
+                entity(
+                    "Bo",
+                    "inactive",
+                    &[
+                        "knows: [[person--ann]] (until 2026-02-01)",
+                        "mentors: [[ person--ann | Ann ]]",
+                    ],
+                ),
+            ),
+            ("person--bo .md", entity("Bo again", "active", &["knows: [[project--atlas]]"])),
+            (
+                "project--atlas.md",
+                entity("Atlas", "active", &["worked-on-by: [[person--ann]] (since 2026-01-01)"]),
+            ),
+        ]
+        .into_iter()
+        .map(|(name, text)| (format!("{dir}/{name}"), text))
+        .collect();
+        // In the order of their paths, as the entity folder is read.
+        files.sort();
+        let vocab = || {
+            Vocabulary::parse("| relation | inverse |\n|---|---|\n| works-on | worked-on-by |\n")
+        };
+        let of_files = from_files(&files, vocab());
+        let kept: facts::Facts = files
+            .iter()
+            .filter_map(|(rel, text)| {
+                Some((rel.clone(), facts::without_lines(EntityFacts::of(rel, text)?)))
+            })
+            .collect();
+        let of_kept =
+            from_facts(kept.iter().map(|(rel, f)| (rel.as_str(), f)), kept.len(), vocab());
+        assert_eq!(of_kept.cache_text(), of_files.cache_text());
+        assert_eq!(names::text(&of_kept), names::text(&of_files));
+        assert!(of_files.cache_text().contains("person--bo"), "{}", of_files.cache_text());
+    }
 
     // See: issue 20
     /// The counts by type read back as written; any other text (a table, an edited count, an

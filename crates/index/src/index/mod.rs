@@ -1044,7 +1044,8 @@ fn register(index: &TantivyIndex) {
     index.tokenizers().register(analyzer::NAME, analyzer::analyzer());
 }
 
-fn stamp_of(path: &Path) -> Option<(u64, u128)> {
+/// Size and modification time (nanoseconds) of a file, `None` when it cannot be stat-ed.
+pub(crate) fn stamp_of(path: &Path) -> Option<(u64, u128)> {
     std::fs::metadata(path).ok().map(|md| (md.len(), fsx::mtime_nanos(&md)))
 }
 
@@ -1268,11 +1269,17 @@ fn refresh_locked(
     let mut busy = false;
     let rebuilt = report.rebuilt;
     let mut graph_changed = report.rebuilt;
+    // The entity files whose facts the graph is rebuilt from changed (`None`: gone or no longer
+    // readable), as the manifest now records them ([`crate::graph::facts`]).
+    let mut entity_facts: Vec<(String, Option<crate::graph::EntityFacts>)> = Vec::new();
     for rel in &gone {
         let Some(w) = ensure_writer(&mut writer, &mut busy, &inner, &dir, budget, rebuilt)? else {
             break;
         };
-        graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
+        if rel.starts_with(layout::ENTITIES_DIR) {
+            graph_changed = true;
+            entity_facts.push((rel.clone(), None));
+        }
         w.delete_term(Term::from_field_text(fields.path, rel));
         meta.files.remove(rel);
         report.removed.push(rel.clone());
@@ -1338,7 +1345,10 @@ fn refresh_locked(
                         continue;
                     };
                     w.delete_term(Term::from_field_text(fields.path, &rel));
-                    graph_changed |= rel.starts_with(layout::ENTITIES_DIR);
+                    if rel.starts_with(layout::ENTITIES_DIR) {
+                        graph_changed = true;
+                        entity_facts.push((rel.clone(), None));
+                    }
                     meta.files.remove(&rel);
                     lines_changed = true;
                 }
@@ -1361,7 +1371,11 @@ fn refresh_locked(
         }
         if rel.starts_with(layout::ENTITIES_DIR) {
             let digest = |h: &str| h.split_once('+').map(|(_, g)| g.to_owned());
-            graph_changed |= before.as_deref().and_then(digest) != digest(&hash);
+            if before.as_deref().and_then(digest) != digest(&hash) {
+                graph_changed = true;
+                let facts = crate::graph::EntityFacts::of(&rel, &text);
+                entity_facts.push((rel.clone(), facts.map(crate::graph::facts::without_lines)));
+            }
         }
         meta.files.insert(rel.clone(), Stamp { size, mtime, hash });
         lines_changed = true;
@@ -1392,10 +1406,39 @@ fn refresh_locked(
         || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE))
         || !crate::graph::names::is_current(&names_path)
     {
-        let g = crate::graph::build(ws)?;
-        fsx::write_derived(&dir.join(GRAPH_CACHE), g.cache_text().as_bytes(), boot.is_none())?;
+        // From the facts the index keeps of every entity file, with this refresh's changes
+        // (issue 20: every entity file was read and parsed again); read from the files when
+        // there are none or the index was rebuilt.
+        let facts_path = dir.join(crate::graph::facts::FILE);
+        let cache_path = dir.join(GRAPH_CACHE);
+        let kept =
+            if report.rebuilt { None } else { crate::graph::facts::load(&facts_path, &cache_path) };
+        let facts = match kept {
+            Some(mut facts) => {
+                for (rel, f) in entity_facts {
+                    match f {
+                        Some(f) => facts.insert(rel, f),
+                        None => facts.remove(&rel),
+                    };
+                }
+                facts
+            }
+            None => crate::graph::read_facts(ws),
+        };
+        let g = crate::graph::of_facts(ws, &facts)?;
+        fsx::write_derived(&cache_path, g.cache_text().as_bytes(), boot.is_none())?;
         let names = crate::graph::names::text(&g);
         fsx::write_derived(&names_path, names.as_bytes(), boot.is_none())?;
+        // Tied to the graph cache just written; without its stamp, no facts are kept.
+        match crate::graph::facts::stamp(&cache_path) {
+            Some(written) => {
+                let text = crate::graph::facts::text(&facts, written);
+                fsx::write_derived(&facts_path, text.as_bytes(), boot.is_none())?;
+            }
+            None => {
+                let _ = fsx::remove_file(&facts_path);
+            }
+        }
     }
     cogmem_store::timing::mark("index: graph cache");
     // Decay inputs, copied from each decay file that changed.
