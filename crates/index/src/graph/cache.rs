@@ -20,37 +20,53 @@ const HEADER: &str = "#cogmem-graph-cache 4";
 
 /// Writes the cache text for a graph.
 pub(crate) fn text(g: &Graph) -> String {
-    let mut nodes: Vec<(&str, &str, String)> = Vec::with_capacity(g.g.node_count());
+    use std::fmt::Write as _;
+    // (id, status, edge line, degree); written into buffers, not formatted piece by piece (a
+    // refresh after a change to an entity writes every line: 100,000 edge ends at 10,000
+    // entities, issue 20).
+    let mut nodes: Vec<(&str, &str, String, usize)> = Vec::with_capacity(g.g.node_count());
     for ix in g.g.node_indices() {
         let n = &g.g[ix];
         if n.id.contains(['\t', '\n', ' ']) {
             continue;
         }
         let mut edges = String::new();
+        let mut degree = 0;
         for dir in [Direction::Outgoing, Direction::Incoming] {
             for e in g.g.edges_directed(ix, dir) {
                 if !e.weight().valid_on(None) {
                     continue;
                 }
                 let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
-                if !edges.is_empty() {
+                if degree > 0 {
                     edges.push('\t');
                 }
-                edges.push_str(&format!("{} {}", g.g[other].id, e.weight().confidence));
+                degree += 1;
+                edges.push_str(&g.g[other].id);
+                edges.push(' ');
+                let confidence = e.weight().confidence;
+                if confidence == 1.0 {
+                    edges.push('1'); // what `Display` writes for it, the common case
+                } else {
+                    let _ = write!(edges, "{confidence}");
+                }
             }
         }
-        nodes.push((&n.id, &n.status, edges));
+        nodes.push((&n.id, &n.status, edges, degree));
     }
     nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut node_lines = String::new();
     let mut edge_lines = String::new();
-    for (id, status, edges) in &nodes {
-        let degree = if edges.is_empty() { 0 } else { edges.matches('\t').count() + 1 };
-        node_lines.push_str(&format!("{id}\t{status}\t{}\t{degree}\n", edge_lines.len()));
+    for (id, status, edges, degree) in &nodes {
+        let _ = writeln!(node_lines, "{id}\t{status}\t{}\t{degree}", edge_lines.len());
         edge_lines.push_str(edges);
         edge_lines.push('\n');
     }
-    format!("{HEADER}\n#nodes {}\n{node_lines}{edge_lines}", node_lines.len())
+    let mut out = String::with_capacity(HEADER.len() + 32 + node_lines.len() + edge_lines.len());
+    let _ = write!(out, "{HEADER}\n#nodes {}\n", node_lines.len());
+    out.push_str(&node_lines);
+    out.push_str(&edge_lines);
+    out
 }
 
 /// Tells whether the cache file exists and is in this build's format.
