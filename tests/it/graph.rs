@@ -500,14 +500,7 @@ fn issue_20_past_1000_entity_files_the_graph_index_counts_them_by_type() {
 fn issue_20_an_entitys_relations_come_from_the_files_around_it_as_from_the_whole_graph() {
     let env = TestEnv::initialized();
     let entity = |id: &str, title: &str, relations: &[&str]| {
-        let rows: String = relations.iter().map(|r| format!("- {r}\n")).collect();
-        env.write(
-            &format!("memory/graph/entities/{id}.md"),
-            &format!(
-                "# {title}\n<!-- Type: {} | Created: 2026-01-01 -->\n\n## Summary\n\n{title}.\n\n## Relations\n\n{rows}",
-                id.split_once("--").unwrap().0
-            ),
-        );
+        write_entity(&env, id, title, "active", relations);
     };
     entity(
         "person--ann-lee",
@@ -572,14 +565,7 @@ fn issue_20_an_entitys_relations_come_from_the_files_around_it_as_from_the_whole
 fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does() {
     let env = TestEnv::initialized();
     let entity = |id: &str, title: &str, status: &str, relations: &[&str]| {
-        let rows: String = relations.iter().map(|r| format!("- {r}\n")).collect();
-        env.write(
-            &format!("memory/graph/entities/{id}.md"),
-            &format!(
-                "# {title}\n<!-- Type: {} | Created: 2026-01-01 | Status: {status} -->\n\n## Summary\n\n{title}.\n\n## Relations\n\n{rows}",
-                id.split_once("--").unwrap().0
-            ),
-        );
+        write_entity(&env, id, title, status, relations);
     };
     entity(
         "person--ann",
@@ -592,18 +578,21 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
     entity("person--bo", "Bo", "active", &["knows: [[person--ann]] (confidence 0.7)"]);
     env.git_commit_all("entities by hand");
     let caches = |env: &TestEnv| {
-        // A search refreshes the index (it warns of the unreadable file: exit 3).
-        env.run(["search", "anything"]).output();
+        // A search refreshes the index (no match: exit 1; it warns of the unreadable file: 3).
+        let out = env.run(["search", "anything"]).output();
+        assert!([0, 1, 3].contains(&out.code), "{out}");
         env.wait_for_index();
         (env.read(".cogmem/index/graph.tsv"), env.read(".cogmem/index/names.tsv"))
     };
     let rebuilt = |env: &TestEnv| {
-        env.run(["reindex", "--full"]).output();
+        let out = env.run(["reindex", "--full"]).output();
+        assert!([0, 3].contains(&out.code), "{out}");
         (env.read(".cogmem/index/graph.tsv"), env.read(".cogmem/index/names.tsv"))
     };
     caches(&env);
     assert!(env.path(".cogmem/index/graph-facts.jsonl").is_file(), "the facts are kept");
-    let steps: Vec<(&str, Box<dyn Fn(&TestEnv)>)> = vec![
+    type Step = Box<dyn Fn(&TestEnv)>;
+    let steps: Vec<(&str, Step)> = vec![
         (
             "the entity a dangling link waited for",
             Box::new(|env| {
@@ -679,4 +668,17 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
     let incremental = caches(&env);
     assert!(incremental.0.contains("person--zed\t"), "{}", incremental.0);
     assert_eq!(incremental, rebuilt(&env));
+}
+
+/// Writes an entity file by hand: a title, its type (from the id), a status and relation bullets.
+fn write_entity(env: &TestEnv, id: &str, title: &str, status: &str, relations: &[&str]) {
+    let rows: String = relations.iter().map(|r| format!("- {r}\n")).collect();
+    let kind = id.split_once("--").unwrap().0;
+    env.write(
+        &format!("memory/graph/entities/{id}.md"),
+        &format!(
+            "# {title}\n<!-- Type: {kind} | Created: 2026-01-01 | Status: {status} -->\n\n\
+             ## Summary\n\n{title}.\n\n## Relations\n\n{rows}"
+        ),
+    );
 }
