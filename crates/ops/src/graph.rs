@@ -177,7 +177,7 @@ pub fn neighbors(
     let around = if depth <= 1 { graph::around(ws, name)? } else { None };
     let g = match around {
         Some(g) => g,
-        None => graph::build(ws)?,
+        None => graph::from_index_or_files(ws)?,
     };
     let ix = id::entity(&g, name)?;
     Ok(g.neighbors(ix, depth.max(1), as_of)
@@ -193,14 +193,14 @@ pub fn neighbors(
 
 /// The shortest chain of relations between two entities, as ids.
 pub fn path(ws: &Workspace, a: &str, b: &str) -> crate::Result<Option<Vec<String>>> {
-    let g = graph::build(ws)?;
+    let g = graph::from_index_or_files(ws)?;
     let (ia, ib) = (id::entity(&g, a)?, id::entity(&g, b)?);
     Ok(g.path(ia, ib).map(|p| p.into_iter().map(|ix| g.node(ix).id.clone()).collect()))
 }
 
 /// Graph statistics.
 pub fn stats(ws: &Workspace) -> crate::Result<graph::Stats> {
-    Ok(graph::build(ws)?.stats())
+    Ok(graph::from_index_or_files(ws)?.stats())
 }
 
 /// A problem `graph check` found.

@@ -101,7 +101,7 @@ impl AppState {
         {
             return Ok(Arc::clone(g));
         }
-        let g = Arc::new(cogmem_index::graph::build(self.ws())?);
+        let g = Arc::new(cogmem_index::graph::from_index_or_files(self.ws())?);
         if self.inner.watching.load(Ordering::SeqCst)
             && let Ok(mut kept) = self.inner.graph.lock()
         {

@@ -154,7 +154,7 @@ pub struct Activation {
 /// Fails when `as_of` cannot be read (naming `as_of`) or `focus` names no entity (with the
 /// nearest ids in the hint).
 pub fn view(ws: &Workspace, opts: &ViewOptions, now: &crate::Timestamp) -> crate::Result<View> {
-    view_of(&graph::build(ws)?, opts, now)
+    view_of(&graph::from_index_or_files(ws)?, opts, now)
 }
 
 /// [`view`] on a graph already built ([`graph::build`]): for a caller that keeps one between
@@ -374,7 +374,7 @@ fn dates(g: &Graph) -> Option<(String, String)> {
 ///
 /// Fails when `from` names no entity (with the nearest ids in the hint).
 pub fn activation(ws: &Workspace, from: &str) -> crate::Result<Activation> {
-    activation_of(&graph::build(ws)?, from)
+    activation_of(&graph::from_index_or_files(ws)?, from)
 }
 
 /// [`activation`] on a graph already built.
