@@ -1402,9 +1402,11 @@ fn refresh_locked(
     // The graph's statuses and edges, for spreading activation at query time, and the
     // entities' names, for routing (`graph::names`): both follow the same digest.
     let names_path = dir.join(crate::graph::names::FILE);
+    // An index made before the facts were kept gets them at its next refresh (once).
     if graph_changed
         || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE))
         || !crate::graph::names::is_current(&names_path)
+        || !busy && !dir.join(crate::graph::facts::FILE).exists()
     {
         // From the facts the index keeps of every entity file, with this refresh's changes
         // (issue 20: every entity file was read and parsed again); read from the files when
