@@ -715,6 +715,7 @@ fn issue_20_whole_graph_reads_from_the_kept_facts_answer_as_the_files_do() {
             vec!["graph", "stats", "--json"],
             vec!["graph", "path", "person--ann", "place--lisbon", "--json"],
             vec!["graph", "neighbors", "person--ann", "--depth", "3", "--json"],
+            vec!["graph", "export", "--dot"],
         ]
         .into_iter()
         .map(|args| env.run(args).success().stdout)

@@ -356,7 +356,7 @@ pub fn export(
     around: Option<&str>,
     depth: usize,
 ) -> crate::Result<String> {
-    let g = graph::build(ws)?;
+    let g = graph::from_index_or_files(ws)?;
     let keep: Option<HashSet<petgraph::graph::NodeIndex>> = match around {
         None => None,
         Some(name) => {
