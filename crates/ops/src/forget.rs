@@ -93,6 +93,7 @@ fn find_in_index(
     // A file whose path holds a word holds units whose ids do: those are read from the file.
     let by_path = units::paths_holding(ws.root(), terms);
     let read = units::of_files(ws, &by_path);
+    let by_path: std::collections::HashSet<&str> = by_path.iter().map(String::as_str).collect();
     let mut scored: Vec<Scored> =
         read.units.iter().map(|u| Scored::of(u, terms)).filter(Scored::kept).collect();
     // The memories holding the terms of the most words first: a memory holding those of `c`
@@ -107,14 +108,14 @@ fn find_in_index(
             break;
         }
         let Ok(group) = holding.units(c) else { return Ok(None) };
-        scored.extend(
-            group.into_iter().filter(|s| by_path.binary_search(&s.path).is_err()).filter_map(|s| {
+        scored.extend(group.into_iter().filter(|s| !by_path.contains(s.path.as_str())).filter_map(
+            |s| {
                 let store = Store::parse(&s.store).ok()?;
                 let line = usize::try_from(s.line).ok()?;
                 let (id, path, text) = (s.id.into(), s.path.into(), s.text.into());
                 Some(Scored::new(id, store, path, line, text, terms)).filter(Scored::kept)
-            }),
-        );
+            },
+        ));
         found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
     }
     if found.is_empty() {
