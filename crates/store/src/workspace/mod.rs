@@ -344,12 +344,14 @@ pub enum LockSide {
     Write,
 }
 
-/// Takes a side of the OS lock on `file`, waiting up to `timeout` (pauses growing from 2 to
-/// 50 ms); `Ok(false)` when it stayed held for the whole wait. The one wait loop of the
-/// workspace lock, its read side and the index lock.
+/// Takes a side of the OS lock on `file`, waiting up to `timeout` (pauses growing from 1 to
+/// 5 ms); `Ok(false)` when it stayed held for the whole wait. The one wait loop of the
+/// workspace lock, its read side and the index lock. The pauses stay short: a search waiting
+/// for the index update of the change just made (about 100 ms) found the lock free up to 50 ms
+/// after it was let go (issue 20), and a try costs one system call.
 pub fn wait_for_lock(file: &File, side: LockSide, timeout: Duration) -> std::io::Result<bool> {
     let started = Instant::now();
-    let mut pause = Duration::from_millis(2);
+    let mut pause = Duration::from_millis(1);
     loop {
         let tried = match side {
             LockSide::Read => file.try_lock_shared(),
@@ -365,7 +367,7 @@ pub fn wait_for_lock(file: &File, side: LockSide, timeout: Duration) -> std::io:
             return Ok(false);
         }
         std::thread::sleep(pause.min(timeout - waited));
-        pause = (pause * 2).min(Duration::from_millis(50));
+        pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
 
