@@ -77,9 +77,10 @@ pub(crate) fn load(path: &Path, cache: &Path) -> Option<Facts> {
     Some(out)
 }
 
-/// The file's text for `facts`, written with a graph cache of this size and mtime.
-pub(crate) fn text(facts: &Facts, cache: (u64, u128)) -> String {
-    let mut out = format!("{HEADER} {} {}\n", cache.0, cache.1);
+/// The file's lines after its header, for `facts` (serialised while the graph is assembled
+/// from them: the header waits for the graph cache's stamp).
+pub(crate) fn lines(facts: &Facts) -> Vec<u8> {
+    let mut out = Vec::with_capacity(facts.len() * 256);
     for (path, f) in facts {
         let relations = f
             .relations
@@ -90,11 +91,22 @@ pub(crate) fn text(facts: &Facts, cache: (u64, u128)) -> String {
             })
             .collect();
         let line: Out<'_> = (path, &f.id, &f.status, &f.names, relations);
-        if let Ok(json) = serde_json::to_string(&line) {
-            out.push_str(&json);
-            out.push('\n');
+        let start = out.len();
+        match serde_json::to_writer(&mut out, &line) {
+            Ok(()) => out.push(b'\n'),
+            // Left out (the entity's facts are read from its file at the next rebuild).
+            Err(_) => out.truncate(start),
         }
     }
+    out
+}
+
+/// The whole file: the header for a graph cache of this size and mtime, then `lines`.
+pub(crate) fn with_header(lines: &[u8], cache: (u64, u128)) -> Vec<u8> {
+    let header = format!("{HEADER} {} {}\n", cache.0, cache.1);
+    let mut out = Vec::with_capacity(header.len() + lines.len());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(lines);
     out
 }
 
@@ -127,17 +139,18 @@ mod tests {
         let cache = dir.path().join("graph.tsv");
         std::fs::write(&cache, "the graph cache").unwrap();
         let written = stamp(&cache).unwrap();
-        std::fs::write(&path, text(&facts, written)).unwrap();
+        let text = |stamp| with_header(&lines(&facts), stamp);
+        std::fs::write(&path, text(written)).unwrap();
         assert_eq!(load(&path, &cache), Some(facts.clone()));
-        let other = text(&facts, (written.0 + 1, written.1));
-        for bad in [String::new(), other, "#cogmem-graph-facts 1\n".to_owned()] {
+        let other = text((written.0 + 1, written.1));
+        for bad in [Vec::new(), other, b"#cogmem-graph-facts 1\n".to_vec()] {
             std::fs::write(&path, bad).unwrap();
             assert_eq!(load(&path, &cache), None);
         }
-        std::fs::write(&path, text(&facts, written) + "{\n").unwrap();
+        std::fs::write(&path, [text(written), b"{\n".to_vec()].concat()).unwrap();
         assert_eq!(load(&path, &cache), None);
         // A graph cache written by anything else.
-        std::fs::write(&path, text(&facts, written)).unwrap();
+        std::fs::write(&path, text(written)).unwrap();
         std::fs::write(&cache, "another graph cache").unwrap();
         assert_eq!(load(&path, &cache), None);
     }

@@ -1427,15 +1427,21 @@ fn refresh_locked(
             }
             None => crate::graph::read_facts(ws),
         };
-        let g = crate::graph::of_facts(ws, &facts)?;
+        // The facts' lines are serialised on a second thread while the graph is assembled.
+        let (g, lines) = std::thread::scope(|s| {
+            let lines = s.spawn(|| crate::graph::facts::lines(&facts));
+            (crate::graph::of_facts(ws, &facts), lines.join())
+        });
+        let g = g?;
+        let lines = lines.unwrap_or_else(|_| crate::graph::facts::lines(&facts));
         fsx::write_derived(&cache_path, g.cache_text().as_bytes(), boot.is_none())?;
         let names = crate::graph::names::text(&g);
         fsx::write_derived(&names_path, names.as_bytes(), boot.is_none())?;
         // Tied to the graph cache just written; without its stamp, no facts are kept.
         match crate::graph::facts::stamp(&cache_path) {
             Some(written) => {
-                let text = crate::graph::facts::text(&facts, written);
-                fsx::write_derived(&facts_path, text.as_bytes(), boot.is_none())?;
+                let text = crate::graph::facts::with_header(&lines, written);
+                fsx::write_derived(&facts_path, &text, boot.is_none())?;
             }
             None => {
                 let _ = fsx::remove_file(&facts_path);
