@@ -85,14 +85,14 @@ impl Mention {
 }
 
 /// The units of the files that the search index says hold units naming `entity`, read fresh
-/// (so [`naming`] checks each against the file as it is); every unit when the index cannot be
-/// opened.
+/// (so [`naming`] checks each against the file as it is); every unit when the index cannot
+/// answer for the files as they are.
 fn units_naming_entity(ws: &Workspace, entity: &str) -> Units {
-    let files = cogmem_index::index::open(ws, false, None)
-        .and_then(|(index, _)| cogmem_index::index::search::files_naming(&index, entity));
+    let files = cogmem_index::index::open_current(ws)
+        .and_then(|index| cogmem_index::index::search::files_naming(&index, entity).ok());
     match files {
-        Ok(files) => units::of_files(ws, &files),
-        Err(_) => units::list(ws),
+        Some(files) => units::of_files(ws, &files),
+        None => units::list(ws),
     }
 }
 

@@ -80,10 +80,7 @@ fn find_in_index(
     if terms.is_empty() || terms.iter().any(|t| units::only_in_ids(t)) {
         return Ok(None);
     }
-    let Ok((idx, report)) = index::open(ws, false, None) else { return Ok(None) };
-    if report.behind {
-        return Ok(None);
-    }
+    let Some(idx) = index::open_current(ws) else { return Ok(None) };
     // A score of at least a half: at least half of the words found.
     let n = terms.len();
     let Ok(Some(holding)) = search::holding_words(&idx, terms, n.div_ceil(2)) else {
@@ -100,7 +97,7 @@ fn find_in_index(
     // words scores at most c/n, so once `limit` memories score more than that, no memory of
     // that group or after can take a place (at 100,000 memories a common word is in tens of
     // thousands).
-    let mut found = Vec::new();
+    let mut found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
     for c in holding.counts() {
         if found.len() == limit
             && found.last().is_some_and(|f: &Candidate| f.score * n as f64 > c as f64)
@@ -116,9 +113,6 @@ fn find_in_index(
                 Some(Scored::new(id, store, path, line, text, terms)).filter(Scored::kept)
             },
         ));
-        found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
-    }
-    if found.is_empty() {
         found = ranked(&mut scored, Decay::Shards(ws), terms, limit)?;
     }
     cogmem_store::timing::mark("forget: ranked");

@@ -133,24 +133,29 @@ pub fn history(ws: &Workspace, name: &str) -> crate::Result<Shown> {
     Ok(show_and_history(ws, name, None)?.1)
 }
 
-/// [`show`] and [`history`] of one entity from one graph (an entity's page shows both): the
-/// graph around the entity when `name` is an entity file's id ([`graph::around`]), else the
-/// whole graph.
+/// [`show`] and [`history`] of one entity from one graph (an entity's page shows both).
 pub fn show_and_history(
     ws: &Workspace,
     name: &str,
     as_of: Option<&str>,
 ) -> crate::Result<(Shown, Shown)> {
-    let g = match graph::around(ws, name)? {
-        Some(g) => g,
-        None => graph::build(ws)?,
-    };
+    let g = graph_of(ws, name)?;
     let ix = id::entity(&g, name)?;
     let node = g.node(ix).clone();
     Ok((
         Shown { node: node.clone(), links: links(&g, ix, as_of, false) },
         Shown { node, links: links(&g, ix, None, true) },
     ))
+}
+
+/// A graph that holds the entity `name` and every relation it has, with the entities at their
+/// other ends: the graph around it when `name` is an entity file's id ([`graph::around`]), else
+/// the whole graph (only it can say what a name or the start of an id means).
+fn graph_of(ws: &Workspace, name: &str) -> crate::Result<Graph> {
+    match graph::around(ws, name)? {
+        Some(g) => Ok(g),
+        None => Ok(graph::from_index_or_files(ws)?),
+    }
 }
 
 /// An entity within reach.
@@ -174,11 +179,7 @@ pub fn neighbors(
     as_of: Option<&str>,
 ) -> crate::Result<Vec<Neighbor>> {
     // One hop needs the edges of the entity alone: the graph around it has them all.
-    let around = if depth <= 1 { graph::around(ws, name)? } else { None };
-    let g = match around {
-        Some(g) => g,
-        None => graph::from_index_or_files(ws)?,
-    };
+    let g = if depth <= 1 { graph_of(ws, name)? } else { graph::from_index_or_files(ws)? };
     let ix = id::entity(&g, name)?;
     Ok(g.neighbors(ix, depth.max(1), as_of)
         .into_iter()

@@ -107,18 +107,38 @@ pub struct Graph {
 
 /// Builds the graph from the workspace's entity files and vocabulary.
 pub fn build(ws: &Workspace) -> crate::Result<Graph> {
-    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
+    of_read(ws, read_entity_files(ws), |_, _| true)
+}
+
+/// Every entity file with its text, or the error that kept it from being read.
+fn read_entity_files(ws: &Workspace) -> Vec<(String, cogmem_store::Result<String>)> {
+    cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR)
+}
+
+/// The graph of the entity files `read` for which `keep` (path, text) holds, with the
+/// workspace's vocabulary; the files that could not be read are its `skipped`.
+fn of_read(
+    ws: &Workspace,
+    read: Vec<(String, cogmem_store::Result<String>)>,
+    keep: impl Fn(&str, &str) -> bool,
+) -> crate::Result<Graph> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    for (rel, text) in cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR) {
+    for (rel, text) in read {
         match text {
-            Ok(t) => files.push((rel, t)),
+            Ok(t) if keep(&rel, &t) => files.push((rel, t)),
+            Ok(_) => {}
             Err(e) => skipped.push(Unreadable { path: rel, error: e.to_string() }),
         }
     }
-    let mut g = from_files(&files, Vocabulary::parse(&vocab_text));
+    let mut g = from_files(&files, vocabulary(ws)?);
     g.skipped.extend(skipped);
     Ok(g)
+}
+
+/// The workspace's relation vocabulary (`relations.md`; none when there is no such file).
+fn vocabulary(ws: &Workspace) -> crate::Result<Vocabulary> {
+    Ok(Vocabulary::parse(&ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default()))
 }
 
 /// The graph of the entity files that can hold an edge of the entity `id` or a node at its end:
@@ -133,28 +153,16 @@ pub fn around(ws: &Workspace, id: &str) -> crate::Result<Option<Graph>> {
     if EntityId::parse(id).map(|e| e.as_str() != id).unwrap_or(true) {
         return Ok(None);
     }
-    let read = cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR);
+    let read = read_entity_files(ws);
     let stem = |rel: &str| cogmem_store::store::units::md_stem(rel).trim().to_owned();
     // An own file that cannot be read is no node: the whole graph decides what `id` means.
     let Some(Ok(own)) = read.iter().find_map(|(rel, t)| (stem(rel) == id).then_some(t)) else {
         return Ok(None);
     };
-    let targets: HashSet<&str> = entity::link_targets(own).collect();
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    for (rel, text) in &read {
-        match text {
-            Ok(t) if t.contains(id) || targets.contains(stem(rel).as_str()) || stem(rel) == id => {
-                files.push((rel.clone(), t.clone()));
-            }
-            Ok(_) => {}
-            Err(e) => skipped.push(Unreadable { path: rel.clone(), error: e.to_string() }),
-        }
-    }
-    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
-    let mut g = from_files(&files, Vocabulary::parse(&vocab_text));
-    g.skipped.extend(skipped);
-    Ok(Some(g))
+    let targets: HashSet<String> = entity::link_targets(own).map(str::to_owned).collect();
+    let keep =
+        |rel: &str, t: &str| t.contains(id) || targets.contains(&stem(rel)) || stem(rel) == id;
+    Ok(Some(of_read(ws, read, keep)?))
 }
 
 /// Tells whether a line of `memory/graph/index.md` is a table row that names an entity: as
@@ -180,8 +188,7 @@ pub fn index_text(
     if counts.values().sum::<usize>() > REGISTRY_MAX {
         return Ok(summary_text(&counts));
     }
-    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
-    let g = from_files(files, Vocabulary::parse(&vocab_text));
+    let g = from_files(files, vocabulary(ws)?);
     Ok(render_index(&g, &decay.entity_scores()))
 }
 
@@ -192,10 +199,7 @@ pub fn index_text(
 /// about 50 ms (issue 20). `None` when the index cannot be opened, a background merge keeps it
 /// behind the files, or it keeps no facts to trust: the caller builds from the files ([`build`]).
 pub fn from_index(ws: &Workspace) -> crate::Result<Option<Graph>> {
-    let Ok((index, report)) = crate::index::open(ws, false, None) else { return Ok(None) };
-    if report.behind {
-        return Ok(None);
-    }
+    let Some(index) = crate::index::open_current(ws) else { return Ok(None) };
     let dir = index.dir();
     let cache = dir.join(crate::index::GRAPH_CACHE);
     let Some(facts) = facts::load(&dir.join(facts::FILE), &cache) else { return Ok(None) };
@@ -212,7 +216,7 @@ pub fn from_index_or_files(ws: &Workspace) -> crate::Result<Graph> {
 
 /// The facts of every readable entity file, read from the files ([`facts`]).
 pub(crate) fn read_facts(ws: &Workspace) -> facts::Facts {
-    cogmem_store::store::units::read_markdown_files(ws, layout::ENTITIES_DIR)
+    read_entity_files(ws)
         .into_iter()
         .filter_map(|(rel, text)| {
             let f = EntityFacts::of(&rel, &text.ok()?)?;
@@ -224,9 +228,8 @@ pub(crate) fn read_facts(ws: &Workspace) -> facts::Facts {
 /// The graph of these facts of entity files, with the workspace's relation vocabulary: the
 /// graph [`build`] gives when the files hold these facts, but for the relations' line numbers.
 pub(crate) fn of_facts(ws: &Workspace, facts: &facts::Facts) -> crate::Result<Graph> {
-    let vocab_text = ws.read_text_if_exists(layout::RELATIONS)?.unwrap_or_default();
     let files = facts.iter().map(|(rel, f)| (rel.as_str(), f));
-    Ok(from_facts(files, facts.len(), Vocabulary::parse(&vocab_text)))
+    Ok(from_facts(files, facts.len(), vocabulary(ws)?))
 }
 
 /// Builds the graph from (path, text) pairs of entity files.

@@ -101,7 +101,7 @@ impl IndexError {
     }
 }
 
-fn tantivy_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_ {
+pub(crate) fn tantivy_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_ {
     move |e| IndexError::Tantivy { path: path.to_owned(), message: e.to_string() }
 }
 
@@ -822,6 +822,16 @@ pub fn open(
     }
 }
 
+/// [`open`] for a reader that narrows its own reading of the files down with the index: the
+/// index up to date with the files, or `None` when it cannot be opened or a background merge
+/// keeps changed files out of it ([`RefreshReport::behind`]): the caller reads the files then.
+pub fn open_current(ws: &Workspace) -> Option<Index> {
+    match open(ws, false, None) {
+        Ok((index, report)) if !report.behind => Some(index),
+        _ => None,
+    }
+}
+
 /// Brings the index up to date after a change, ignoring failures (the next read retries).
 pub fn update_after_change(ws: &Workspace) {
     let _ = open(ws, false, None);
@@ -1402,9 +1412,10 @@ fn refresh_locked(
     // The graph's statuses and edges, for spreading activation at query time, and the
     // entities' names, for routing (`graph::names`): both follow the same digest.
     let names_path = dir.join(crate::graph::names::FILE);
+    let cache_path = dir.join(GRAPH_CACHE);
     // An index made before the facts were kept gets them at its next refresh (once).
     if graph_changed
-        || !crate::graph::cache::is_current(&dir.join(GRAPH_CACHE))
+        || !crate::graph::cache::is_current(&cache_path)
         || !crate::graph::names::is_current(&names_path)
         || !busy && !dir.join(crate::graph::facts::FILE).exists()
     {
@@ -1412,7 +1423,6 @@ fn refresh_locked(
         // (issue 20: every entity file was read and parsed again); read from the files when
         // there are none or the index was rebuilt.
         let facts_path = dir.join(crate::graph::facts::FILE);
-        let cache_path = dir.join(GRAPH_CACHE);
         let kept =
             if report.rebuilt { None } else { crate::graph::facts::load(&facts_path, &cache_path) };
         let facts = match kept {

@@ -51,15 +51,12 @@ pub struct SearchOptions {
 pub fn files_naming(index: &Index, entity: &str) -> crate::Result<Vec<String>> {
     let searcher = index.searcher();
     let f = index.fields();
-    let tantivy_err = |e: tantivy::TantivyError| super::IndexError::Tantivy {
-        path: index.dir().to_owned(),
-        message: e.to_string(),
-    };
+    let tantivy_err = super::tantivy_err(index.dir());
     let q = TermQuery::new(Term::from_field_text(f.entities, entity), IndexRecordOption::Basic);
-    let addrs = searcher.search(&q, &tantivy::collector::DocSetCollector).map_err(tantivy_err)?;
+    let addrs = searcher.search(&q, &tantivy::collector::DocSetCollector).map_err(&tantivy_err)?;
     let mut files = BTreeSet::new();
     for addr in addrs {
-        let doc: TantivyDocument = searcher.doc(addr).map_err(tantivy_err)?;
+        let doc: TantivyDocument = searcher.doc(addr).map_err(&tantivy_err)?;
         if let Some(path) = doc.get_first(f.path).and_then(|v| v.as_str()) {
             files.insert(path.to_owned());
         }
@@ -105,7 +102,7 @@ pub fn holding_words<'a>(
         let q = TermQuery::new(Term::from_field_text(f.text, &term), IndexRecordOption::Basic);
         let found = searcher
             .search(&q, &tantivy::collector::DocSetCollector)
-            .map_err(|e| tantivy_error(index, e))?;
+            .map_err(super::tantivy_err(index.dir()))?;
         for addr in found {
             *counts.entry(addr).or_default() += 1;
         }
@@ -140,9 +137,9 @@ impl HoldingWords<'_> {
         // In the store's order: its blocks are read once each.
         addrs.sort_unstable();
         let mut out = Vec::with_capacity(addrs.len());
+        let tantivy_err = super::tantivy_err(self.index.dir());
         for addr in addrs {
-            let doc: TantivyDocument =
-                self.searcher.doc(addr).map_err(|e| tantivy_error(self.index, e))?;
+            let doc: TantivyDocument = self.searcher.doc(addr).map_err(&tantivy_err)?;
             let get =
                 |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_owned();
             out.push(StoredUnit {
@@ -155,10 +152,6 @@ impl HoldingWords<'_> {
         }
         Ok(out)
     }
-}
-
-fn tantivy_error(index: &Index, e: tantivy::TantivyError) -> super::IndexError {
-    super::IndexError::Tantivy { path: index.dir().to_owned(), message: e.to_string() }
 }
 
 /// Whether every word of a text that lower-cases to `word` is indexed under `word`'s one term.

@@ -503,10 +503,8 @@ pub fn score_text(query_terms: &[String], id: &str, text: &str) -> f64 {
 mod tests {
     use super::*;
 
-    // See: issue 20
-    /// Every unit a word is found in by [`score`] is among the units of the files
-    /// [`list_holding`] reads, whatever the case, script or place of the word (text, heading,
-    /// file name); words an id alone could hold send the caller to every unit.
+    /// A score computed word by word is the one its definition gives, for Latin, Greek,
+    /// German, Japanese, the Kelvin sign and titlecase, in ids, headings and comments.
     #[test]
     fn a_score_is_the_share_of_query_words_among_the_words_of_the_id_and_text() {
         // The definition, spelled out: the query's words found among the `terms` of the id
@@ -549,6 +547,10 @@ mod tests {
         assert_eq!(score_text(&[], "entity:zoë", "kiln"), 0.0);
     }
 
+    // See: issue 20
+    /// Every unit a word is found in by [`score`] is among the units of the files
+    /// [`list_holding`] reads, whatever the case, script or place of the word (text, heading,
+    /// file name); words an id alone could hold send the caller to every unit.
     #[test]
     fn the_files_holding_a_word_hold_every_unit_it_is_found_in() {
         #![allow(clippy::disallowed_methods, reason = "the test lays out files directly")]
