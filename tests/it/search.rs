@@ -501,3 +501,60 @@ fn an_index_written_in_an_earlier_boot_is_rebuilt() {
     assert_eq!(v["reason"], "the system restarted since the index was last written", "{v}");
     assert!(!hits(&env, &["atlas"]).is_empty());
 }
+
+/// Issue 20: without a watcher a search reads the index as it stands while every file is
+/// stat-ed, and keeps that answer only when the refresh changed nothing it reads. Its answer
+/// is the answer of the search after the refresh: after nothing changed, after an edit in
+/// place, after a decay file rewritten by hand and after an entity written by hand (each then
+/// read again on the refreshed index).
+#[cfg(feature = "timings")] // reads whether the answer was kept
+#[test]
+fn issue_20_a_search_answered_while_the_files_are_stat_ed_is_the_search_after_them() {
+    let env = workspace();
+    let search = |query: &str| -> (Vec<serde_json::Value>, bool) {
+        let out =
+            env.cmd(["search", "--json", query]).env("COGMEM_TIMINGS", "1").output().success();
+        let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        (hits.as_array().unwrap().clone(), out.stderr.contains("answered ahead of the scan"))
+    };
+    let (first, _) = search("Atlas");
+    let (again, ahead) = search("Atlas");
+    assert!(ahead, "nothing changed: the answer read while the files were stat-ed is kept");
+    assert_eq!(again, first);
+    // An edit in place: the answer read before the refresh saw it is dropped.
+    let file = std::fs::read_dir(env.path("memory/episodes"))
+        .unwrap()
+        .map(|e| format!("memory/episodes/{}", e.unwrap().file_name().to_string_lossy()))
+        .find(|f| env.read(f).contains("Postgres for the Atlas project"))
+        .expect("the day's log holding the decision");
+    let text = env.read(&file);
+    let edited =
+        text.replace("Postgres for the Atlas project", "Postgres for Atlas and Atlas Lite");
+    assert_ne!(text, edited, "{text}");
+    env.write(&file, &edited);
+    let (after_edit, ahead) = search("Atlas");
+    assert!(!ahead, "a changed file: the search reads the refreshed index");
+    assert!(after_edit.iter().any(|h| h["text"].as_str().unwrap().contains("Atlas Lite")));
+    let (settled, ahead) = search("Atlas");
+    assert!(ahead);
+    assert_eq!(after_edit, settled);
+    // A decay file rewritten by hand: its cache is rewritten, the answer read before dropped.
+    let scores = env.read("memory/meta/decay-scores.json");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    env.write("memory/meta/decay-scores.json", &scores);
+    let (after_decay, ahead) = search("Atlas");
+    assert!(!ahead, "a decay file changed: its cache was rewritten");
+    assert_eq!(after_decay, settled);
+    // An entity written by hand (its documents and the graph cache change).
+    env.write(
+        "memory/graph/entities/place--atlas-harbour.md",
+        "# place--atlas-harbour\n<!-- Type: place | Created: 2026-01-01 -->\n\n## Facts\n\
+         - Atlas harbour is where the team meets\n\n## Relations\n- part-of: [[project--atlas]]\n",
+    );
+    let (after_entity, ahead) = search("Atlas");
+    assert!(!ahead, "an entity file changed");
+    assert!(after_entity.iter().any(|h| h["id"].as_str().unwrap().contains("atlas-harbour")));
+    let (settled, ahead) = search("Atlas");
+    assert!(ahead);
+    assert_eq!(after_entity, settled);
+}

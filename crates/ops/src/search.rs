@@ -94,8 +94,8 @@ pub fn search(
     opts: &SearchOptions,
     clock: &dyn Clock,
 ) -> crate::Result<SearchReport> {
-    let (idx, refresh) = index::open(ws, false, None)?;
     let settings = ws.settings();
+    let now = clock.now();
     let mut with_model;
     let mut opts = opts;
     if opts.embedder.is_none()
@@ -105,8 +105,19 @@ pub fn search(
         with_model.embedder = Some(std::sync::Arc::new(e));
         opts = &with_model;
     }
-    let hits =
-        search::search_with(&idx, query, opts, clock.now(), &settings.decay, &settings.search)?;
+    let (refresh, hits) = if opts.embedder.is_none() {
+        // The query runs while the refresh stats the files (issue 20); a search with a model
+        // may write vectors, so it waits for the refresh.
+        let (query, opts, decay, s) =
+            (query.to_owned(), opts.clone(), settings.decay.clone(), settings.search.clone());
+        let (_, refresh, hits) = index::open_and_read(ws, move |idx| {
+            search::search_with(idx, &query, &opts, now, &decay, &s)
+        })?;
+        (refresh, hits?)
+    } else {
+        let (idx, refresh) = index::open(ws, false, None)?;
+        (refresh, search::search_with(&idx, query, opts, now, &settings.decay, &settings.search)?)
+    };
     let embedder = opts.embedder.as_deref();
     let warning = embedder.and_then(|e| e.error()).map(|e| format!("{e}\nhint: {}", e.hint()));
     let vectors = embedder.and_then(cogmem_index::embed::Embedder::report);

@@ -10,6 +10,7 @@
 //! a search reads the few entries it ranks without parsing the JSON, and a change that touched
 //! one shard rewrites one small cache.
 
+pub(crate) mod ahead;
 pub mod analyzer;
 pub(crate) mod decay_cache;
 pub(crate) mod dir;
@@ -275,6 +276,29 @@ impl PartialEq for Unparsed {
     }
 }
 
+/// The paths of the file `lines` (`PATH TAB …`, one a line) directly in the folders `dirs`,
+/// as [`Meta::paths_in`] gives them.
+fn lines_paths_in(lines: &str, dirs: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in memchr::memchr_iter(b'\n', lines.as_bytes())
+        .scan(0, |start, end| {
+            let line = &lines[*start..end];
+            *start = end + 1;
+            Some(line)
+        })
+        .chain(lines.rsplit_once('\n').map_or(Some(lines), |(_, last)| Some(last)))
+    {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let path = memchr::memchr(b'\t', line.as_bytes()).map_or(line, |tab| &line[..tab]);
+        if let Some(slash) = memchr::memrchr(b'/', path.as_bytes())
+            && dirs.contains(&&path[..slash])
+        {
+            out.push(path.to_owned());
+        }
+    }
+    out
+}
+
 /// How much of the manifest is read before its header is parsed: the header lines (a few per
 /// store folder and decay shard) fit; the file lines are read when needed.
 const MANIFEST_HEAD: usize = 64 * 1024;
@@ -410,7 +434,7 @@ impl Meta {
             (Some(unparsed), Some((n, _))) => unparsed.get().is_some_and(|(text, body)| {
                 let lines = &text.as_bytes()[body..];
                 (lines.is_empty() || lines.ends_with(b"\n"))
-                    && lines.iter().filter(|b| **b == b'\n').count() == n
+                    && memchr::memchr_iter(b'\n', lines).count() == n
             }),
             (Some(_), None) => false,
         };
@@ -437,6 +461,12 @@ impl Meta {
 
     /// The paths of the files directly in the folders `dirs`.
     fn paths_in(&self, dirs: &[&str]) -> Vec<String> {
+        // The lines as read (every search without a watcher): split by hand, not through
+        // `paths` (a quarter of the time before the files' stats at 100,000 memories).
+        if let (Some(unparsed), None) = (&self.unparsed, &self.patch) {
+            let lines = unparsed.get().map_or("", |(text, body)| &text[body..]);
+            return lines_paths_in(lines, dirs);
+        }
         self.paths()
             .filter(|p| p.rsplit_once('/').is_some_and(|(d, _)| dirs.contains(&d)))
             .map(str::to_owned)
@@ -664,23 +694,70 @@ pub(crate) fn on_two_threads_from<T: Sync, R: Send>(
     min: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    on_threads(items, min, f, None)
+}
+
+/// [`on_two_threads`] while `meanwhile` runs on this thread: the items on two threads of their
+/// own (one when fewer than 2,000), so that this thread's work waits for none of them (a read
+/// answered while the files are stat-ed, [`ahead`]).
+pub(crate) fn on_threads_while<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+    meanwhile: &mut dyn FnMut(),
+) -> Vec<R> {
+    on_threads(items, 2_000, f, Some(meanwhile))
+}
+
+/// `f` of each item in order, on two threads from `min` items: without `meanwhile`, this
+/// thread takes the first half; with it, both halves (or all the items, when fewer) go to
+/// threads of their own while it runs here.
+fn on_threads<T: Sync, R: Send>(
+    items: &[T],
+    min: usize,
+    f: impl Fn(&T) -> R + Sync,
+    meanwhile: Option<&mut dyn FnMut()>,
+) -> Vec<R> {
     let run = |part: &[T]| -> Vec<R> { part.iter().map(&f).collect() };
-    if items.len() < min.max(2) {
-        return run(items);
-    }
-    let (a, b) = items.split_at(items.len() / 2);
-    std::thread::scope(|s| {
-        // A thread the system refuses (a process at its limit) is no error: this one does the
-        // other half too. Nor is a half lost to a panic there: it is done again here, where
-        // the same panic, if it comes again, is the caller's.
-        let other = std::thread::Builder::new().spawn_scoped(s, || run(b)).ok();
-        let mut out = run(a);
-        match other.map(|t| t.join()) {
-            Some(Ok(rest)) => out.extend(rest),
-            _ => out.extend(run(b)),
+    let split = if items.len() < min.max(2) { items.len() } else { items.len() / 2 };
+    let (a, b) = items.split_at(split);
+    let Some(meanwhile) = meanwhile else {
+        if b.is_empty() {
+            return run(a);
         }
+        return std::thread::scope(|s| {
+            // A thread the system refuses (a process at its limit) is no error: this one does
+            // the other half too. Nor is a half lost to a panic there: it is done again here,
+            // where the same panic, if it comes again, is the caller's.
+            let other = std::thread::Builder::new().spawn_scoped(s, || run(b)).ok();
+            let mut out = run(a);
+            out.extend(joined(other, || run(b)));
+            out
+        });
+    };
+    std::thread::scope(|s| {
+        let run = &run;
+        let first = (!a.is_empty())
+            .then(|| std::thread::Builder::new().spawn_scoped(s, move || run(a)).ok())
+            .flatten();
+        let second = (!b.is_empty())
+            .then(|| std::thread::Builder::new().spawn_scoped(s, move || run(b)).ok())
+            .flatten();
+        meanwhile();
+        let mut out = joined(first, || run(a));
+        out.extend(joined(second, || run(b)));
         out
     })
+}
+
+/// What a scoped thread returned, or `again()` here when it was not started or panicked.
+fn joined<R>(
+    thread: Option<std::thread::ScopedJoinHandle<'_, Vec<R>>>,
+    again: impl FnOnce() -> Vec<R>,
+) -> Vec<R> {
+    match thread.map(std::thread::ScopedJoinHandle::join) {
+        Some(Ok(done)) => done,
+        _ => again(),
+    }
 }
 
 /// The index's decay caches (what search scores by), when every one of them is current: each
@@ -805,21 +882,57 @@ pub fn open(
     full: bool,
     progress: Option<&dyn Fn(usize, usize)>,
 ) -> crate::Result<(Index, RefreshReport)> {
+    open_with(ws, full, progress, &mut ahead::Ahead::default())
+}
+
+/// [`open`] for one read of the index: `read` runs on the index as it stands while every file
+/// is stat-ed, and its answer is kept when the refresh changed nothing it reads; else it runs
+/// on the refreshed index ([`ahead`]). The same answer as [`open`] and then `read`, sooner
+/// when there is no watcher to say what changed.
+pub fn open_and_read<R: 'static>(
+    ws: &Workspace,
+    read: impl Fn(&Index) -> R + 'static,
+) -> crate::Result<(Index, RefreshReport, R)> {
+    let read = std::rc::Rc::new(read);
+    let early = std::rc::Rc::clone(&read);
+    let mut ahead = ahead::Ahead::new(Box::new(move |index: &Index| {
+        Box::new(early(index)) as Box<dyn std::any::Any>
+    }));
+    let (index, report) = open_with(ws, false, None, &mut ahead)?;
+    let answer = match ahead.take_answer::<R>() {
+        Some(answer) => answer,
+        None => read(&index),
+    };
+    Ok((index, report, answer))
+}
+
+/// [`open`] with a read to answer ahead of the scan; the read is over when this returns.
+fn open_with(
+    ws: &Workspace,
+    full: bool,
+    progress: Option<&dyn Fn(usize, usize)>,
+    ahead: &mut ahead::Ahead,
+) -> crate::Result<(Index, RefreshReport)> {
     cogmem_store::timing::mark("index open");
     let _lock = lock(ws)?;
-    match refresh_locked(ws, full, progress, None) {
+    let refreshed = match refresh_locked(ws, full, progress, None, ahead) {
         // A process killed inside tantivy's commit can leave files tantivy then refuses to
         // write over. The index is derived: rebuild it from the files rather than fail.
         Err(crate::Error::Index(IndexError::Tantivy { .. })) if !full => {
+            ahead.drop_answer();
             let dir = ws.abs(layout::INDEX_DIR);
             let _no_merge = merge::wait_idle(ws)?;
             std::fs::remove_dir_all(&dir).map_err(|e| IoError::new(&dir, "remove", e))?;
-            let (index, mut report) = refresh_locked(ws, true, progress, None)?;
+            let (index, mut report) = refresh_locked(ws, true, progress, None, ahead)?;
             report.reason = Some("the index could not be updated in place".to_owned());
             Ok((index, report))
         }
         other => other,
+    };
+    if refreshed.is_err() {
+        ahead.drop_answer();
     }
+    refreshed
 }
 
 /// [`open`] for a reader that narrows its own reading of the files down with the index: the
@@ -916,7 +1029,7 @@ pub fn update_handed_over(ws: &Workspace, inherited: Option<File>, paths: &[Stri
 
 fn refresh_after_commit(lock: IndexLock<'_>, paths: Option<&[String]>) {
     let ws = lock.ws;
-    if refresh_locked(ws, false, None, paths).is_err() {
+    if refresh_locked(ws, false, None, paths, &mut ahead::Ahead::default()).is_err() {
         drop(lock);
         update_after_change(ws);
     }
@@ -1031,7 +1144,8 @@ impl Drop for IndexLock<'_> {
         let serve = || !queue::Wanted::by_someone(self.ws);
         while let Some((held, paths)) = queue::release(self.ws, file, serve) {
             // Failures are the next read's to retry, as after a change.
-            let _ = refresh_locked(self.ws, false, None, Some(&paths));
+            let _ =
+                refresh_locked(self.ws, false, None, Some(&paths), &mut ahead::Ahead::default());
             file = held;
         }
     }
@@ -1054,16 +1168,25 @@ fn register(index: &TantivyIndex) {
     index.tokenizers().register(analyzer::NAME, analyzer::analyzer());
 }
 
+/// The stamp of every decay file: the main file, then the shards in order.
+fn every_decay_stamp(ws: &Workspace) -> Vec<scan::DecayStamp> {
+    let main = cogmem_store::store::decay_file::file_path(None);
+    std::iter::once((None, stamp_of(&ws.abs(&main)))).chain(scan::shard_stamps(ws.root())).collect()
+}
+
 /// Size and modification time (nanoseconds) of a file, `None` when it cannot be stat-ed.
 pub(crate) fn stamp_of(path: &Path) -> Option<(u64, u128)> {
     std::fs::metadata(path).ok().map(|md| (md.len(), fsx::mtime_nanos(&md)))
 }
 
+/// `ahead`: a read to answer on the index as it stands while every file is stat-ed
+/// ([`ahead`]); its answer is kept when nothing it reads changed.
 fn refresh_locked(
     ws: &Workspace,
     full: bool,
     progress: Option<&dyn Fn(usize, usize)>,
     only: Option<&[String]>,
+    ahead: &mut ahead::Ahead,
 ) -> crate::Result<(Index, RefreshReport)> {
     let dir = ws.abs(layout::INDEX_DIR);
     let meta_path = dir.join(META_FILE);
@@ -1203,14 +1326,34 @@ fn refresh_locked(
     // The store folders the scan stamped, if it scanned ([`scan`]).
     let mut scanned_dirs: Option<Vec<(String, scan::DirStamp)>> = None;
     let mut listed_dirs = None;
+    // Every decay file's stamp, when taken while the memory files were stat-ed.
+    let mut every_decay: Option<Vec<scan::DecayStamp>> = None;
     let files = match only {
         Some(paths) => scan_paths(root, paths),
         None => {
+            // The read to answer runs here, on the index as it stands, while the files are
+            // stat-ed ([`ahead`]).
+            let mut before = (ahead.waiting() && !report.rebuilt)
+                .then(|| ready(&inner, fields, dir.clone(), RefreshReport::default()).ok())
+                .flatten()
+                .map(|(index, _)| index);
+            // And every decay file is stat-ed here, if all are to be (2 ms at 100,000
+            // memories, which waited for the memory files' stats).
+            let reading = before.is_some();
+            let mut meanwhile = || {
+                if let Some(index) = before.take() {
+                    ahead.run(index);
+                }
+                if decay_scope.is_none() {
+                    every_decay = Some(every_decay_stamp(ws));
+                }
+            };
             let found = scan::scan(
                 root,
                 &meta.known_dirs(),
                 |dirs| meta.paths_in(dirs),
                 || crate::summary::tick(ws),
+                (reading || decay_scope.is_none()).then_some(&mut meanwhile as &mut dyn FnMut()),
             );
             report.skipped.extend(found.links.iter().map(|rel| units::skipped_link(rel)));
             listed_dirs = Some(found.listed);
@@ -1227,7 +1370,8 @@ fn refresh_locked(
     let diffed = if !same && only.is_none() { meta.diff(&files) } else { None };
     if !same && only.is_none() && diffed.is_none() && !meta.parse_files() {
         drop(inner);
-        return refresh_locked(ws, true, progress, None);
+        ahead.drop_answer();
+        return refresh_locked(ws, true, progress, None, ahead);
     }
     let mut to_read: Vec<(String, u64, u128)> = Vec::new();
     let mut gone: Vec<String> = Vec::new();
@@ -1261,7 +1405,8 @@ fn refresh_locked(
         && !meta.parse_files()
     {
         drop(inner);
-        return refresh_locked(ws, true, progress, None);
+        ahead.drop_answer();
+        return refresh_locked(ws, true, progress, None, ahead);
     }
 
     let listed_dirs = listed_dirs.map(|n| format!(", {n} folders listed")).unwrap_or_default();
@@ -1396,6 +1541,8 @@ fn refresh_locked(
     }
     cogmem_store::timing::mark("index: documents added");
     report.behind = busy;
+    // What a read answered ahead looked at: the documents, the graph and decay caches.
+    let mut read_changed = writer.is_some();
     if let Some(mut w) = writer {
         let prepared = w.prepare_commit().map_err(tantivy_err(&dir))?;
         cogmem_store::timing::mark("index: segment written");
@@ -1419,6 +1566,7 @@ fn refresh_locked(
         || !crate::graph::names::is_current(&names_path)
         || !busy && !dir.join(crate::graph::facts::FILE).exists()
     {
+        read_changed = true;
         // From the facts the index keeps of every entity file, with this refresh's changes
         // (issue 20: every entity file was read and parsed again); read from the files when
         // there are none or the index was rebuilt.
@@ -1472,16 +1620,18 @@ fn refresh_locked(
     };
     let stamped: Vec<scan::DecayStamp> = match &decay_scope {
         Some(homes) => homes.iter().map(|h| decay_stamp(*h)).collect(),
-        None => std::iter::once(decay_stamp(None)).chain(scan::shard_stamps(root)).collect(),
+        None => every_decay.unwrap_or_else(|| every_decay_stamp(ws)),
     };
     for (home, stamp) in &stamped {
         let Some(stamp) = *stamp else {
             if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
+                read_changed = true;
                 decay_cache::write(ws, *home, &cache_dir, boot.is_none())?; // an empty cache
             }
             continue;
         };
         if meta.decay.get(home) != Some(&stamp) {
+            read_changed = true;
             decay_cache::write(ws, *home, &cache_dir, boot.is_none())?;
             meta.decay.insert(*home, stamp);
         }
@@ -1495,6 +1645,7 @@ fn refresh_locked(
         }
     };
     for home in stale {
+        read_changed = true;
         meta.decay.remove(&home);
         let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
     }
@@ -1597,6 +1748,13 @@ fn refresh_locked(
     cogmem_store::timing::mark("manifest written");
     if (only.is_none() || own_change_after_scan && !report.rebuilt) && ws.options().one_scan {
         one_scan::scanned(&meta_path);
+    }
+    if read_changed {
+        ahead.drop_answer();
+    } else if let Some(index) = ahead.keep_answer() {
+        cogmem_store::timing::mark("answered ahead of the scan");
+        report.documents = index.reader.searcher().num_docs();
+        return Ok((index, report));
     }
     ready(&inner, fields, dir, report)
 }
@@ -1795,7 +1953,7 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
 /// Compares the manifest with the files, without changing anything or waiting.
 pub fn state(ws: &Workspace) -> IndexState {
     state_with(ws, |meta| {
-        scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None).files
+        scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None, None).files
     })
 }
 
@@ -1845,6 +2003,36 @@ fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The manifest's lines split by hand give the paths `str::lines` and the first tab give:
+    /// only files directly in the folders asked for, a last line without its newline, a `\r`.
+    #[test]
+    fn the_paths_of_manifest_lines_in_folders_are_those_lines_give() {
+        let by_lines = |lines: &str, dirs: &[&str]| -> Vec<String> {
+            lines
+                .lines()
+                .map(|l| l.split_once('\t').map_or(l, |(p, _)| p))
+                .filter(|p| p.rsplit_once('/').is_some_and(|(d, _)| dirs.contains(&d)))
+                .map(str::to_owned)
+                .collect()
+        };
+        let dirs = ["memory/episodes", "memory/vault"];
+        for lines in [
+            "",
+            "\n",
+            "MEMORY.md\t1\t2\tabc\nmemory/episodes/2026-01-01.md\t3\t4\tdef\n",
+            "memory/episodes/a.md\t1\t2\nmemory/episodes/deeper/b.md\t1\t2\nmemory/vault/c.md\t5",
+            "memory/vault/d.md\r\nmemory/graph/entities/person--x.md\t1\t2\n\nmemory/vault/e.md\n",
+            "memory/vault/no-tab.md",
+        ] {
+            let got = lines_paths_in(lines, &dirs);
+            assert_eq!(got, by_lines(lines, &dirs), "{lines:?}");
+        }
+        assert_eq!(
+            lines_paths_in("memory/vault/c.md\t5\nmemory/episodes/a.md\t1", &dirs),
+            ["memory/vault/c.md", "memory/episodes/a.md"]
+        );
+    }
 
     /// Every item's result comes back, in order, on one thread or two; a half whose thread
     /// panicked is done again on the caller's.
@@ -1933,7 +2121,8 @@ mod tests {
         match queue::take_or_queue(&ws, &[rel.to_owned()]).expect("queue") {
             queue::Taken::Lock(file) => {
                 let update = IndexLock::held(&ws, file);
-                refresh_locked(&ws, false, None, Some(&[rel.to_owned()])).expect("indexed");
+                refresh_locked(&ws, false, None, Some(&[rel.to_owned()]), &mut Default::default())
+                    .expect("indexed");
                 drop(update);
             }
             queue::Taken::Queued => panic!("the lock was free and nobody waited"),

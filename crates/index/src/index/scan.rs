@@ -281,12 +281,14 @@ pub(crate) fn list(dir: &DirHandle) -> Option<Vec<(Vec<u8>, Kind)>> {
 /// Scans the memory files: MEMORY.md and the `*.md` files of the store folders (symbolic
 /// links are not memory files). A store folder whose stamp is `known` is not listed: its files
 /// are `manifest_paths` (called once, with those folders). `clock` gives the file system's time
-/// before any folder is listed. The files are stat-ed on two threads when there are many.
+/// before any folder is listed. The files are stat-ed on two threads when there are many; with
+/// `meanwhile`, on threads of their own while it runs on this one ([`super::ahead`]).
 pub(crate) fn scan(
     root: &Path,
     known: &std::collections::BTreeMap<String, DirStamp>,
     manifest_paths: impl FnOnce(&[&str]) -> Vec<String>,
     clock: impl FnOnce() -> Option<u128>,
+    meanwhile: Option<&mut dyn FnMut()>,
 ) -> Scan {
     let mut scan = Scan::default();
     if let Ok(md) = std::fs::symlink_metadata(root.join(layout::MEMORY_MD))
@@ -349,9 +351,11 @@ pub(crate) fn scan(
     // The threads only stat; the paths move into the results here. Allocating on the second
     // thread (a fresh heap arena, its pages faulted in one by one) made the stat phase of a
     // scan at 100,000 memories about a third slower (issue 20).
-    let stamps = super::on_two_threads(&items, |(path, i)| {
-        stat_in(&open[*i].1, &path[open[*i].0.len() + 1..])
-    });
+    let stat = |(path, i): &(String, usize)| stat_in(&open[*i].1, &path[open[*i].0.len() + 1..]);
+    let stamps = match meanwhile {
+        Some(meanwhile) => super::on_threads_while(&items, stat, meanwhile),
+        None => super::on_two_threads(&items, stat),
+    };
     scan.files.reserve(items.len());
     scan.files.extend(
         items
