@@ -887,7 +887,7 @@ pub fn open(
 
 /// [`open`] for one read of the index: `read` runs on the index as it stands while every file
 /// is stat-ed, and its answer is kept when the refresh changed nothing it reads; else it runs
-/// on the refreshed index ([`ahead`]). The same answer as [`open`] and then `read`, sooner
+/// on the refreshed index (`index/ahead.rs`). The same answer as [`open`] and then `read`, sooner
 /// when there is no watcher to say what changed.
 pub fn open_and_read<R: 'static>(
     ws: &Workspace,
