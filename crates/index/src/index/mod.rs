@@ -709,55 +709,52 @@ pub(crate) fn on_threads_while<T: Sync, R: Send>(
 }
 
 /// `f` of each item in order, on two threads from `min` items: without `meanwhile`, this
-/// thread takes the first half; with it, both halves (or all the items, when fewer) go to
-/// threads of their own while it runs here.
+/// thread and one of its own; with it, two threads of their own (one when fewer than `min`)
+/// while it runs here, and then this thread too. The items are taken a chunk at a time by
+/// whichever thread is free: a thread the system starts late (on this two-core machine the
+/// second one often began 1–4 ms after the first, and a fixed half then finished that much
+/// later) takes fewer.
 fn on_threads<T: Sync, R: Send>(
     items: &[T],
     min: usize,
     f: impl Fn(&T) -> R + Sync,
     meanwhile: Option<&mut dyn FnMut()>,
 ) -> Vec<R> {
-    let run = |part: &[T]| -> Vec<R> { part.iter().map(&f).collect() };
-    let split = if items.len() < min.max(2) { items.len() } else { items.len() / 2 };
-    let (a, b) = items.split_at(split);
-    let Some(meanwhile) = meanwhile else {
-        if b.is_empty() {
-            return run(a);
-        }
-        return std::thread::scope(|s| {
-            // A thread the system refuses (a process at its limit) is no error: this one does
-            // the other half too. Nor is a half lost to a panic there: it is done again here,
-            // where the same panic, if it comes again, is the caller's.
-            let other = std::thread::Builder::new().spawn_scoped(s, || run(b)).ok();
-            let mut out = run(a);
-            out.extend(joined(other, || run(b)));
-            out
-        });
-    };
-    std::thread::scope(|s| {
-        let run = &run;
-        let first = (!a.is_empty())
-            .then(|| std::thread::Builder::new().spawn_scoped(s, move || run(a)).ok())
-            .flatten();
-        let second = (!b.is_empty())
-            .then(|| std::thread::Builder::new().spawn_scoped(s, move || run(b)).ok())
-            .flatten();
-        meanwhile();
-        let mut out = joined(first, || run(a));
-        out.extend(joined(second, || run(b)));
-        out
-    })
-}
-
-/// What a scoped thread returned, or `again()` here when it was not started or panicked.
-fn joined<R>(
-    thread: Option<std::thread::ScopedJoinHandle<'_, Vec<R>>>,
-    again: impl FnOnce() -> Vec<R>,
-) -> Vec<R> {
-    match thread.map(std::thread::ScopedJoinHandle::join) {
-        Some(Ok(done)) => done,
-        _ => again(),
+    /// Items a thread takes at a time: about a tenth of a millisecond of stats.
+    const CHUNK: usize = 64;
+    let many = items.len() >= min.max(2);
+    if !many && meanwhile.is_none() {
+        return items.iter().map(&f).collect();
     }
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    {
+        let chunks = std::sync::Mutex::new(items.chunks(CHUNK).zip(slots.chunks_mut(CHUNK)));
+        let work = || {
+            // A lock poisoned by a panic elsewhere stops this thread; what is left is done below.
+            while let Some((part, out)) = chunks.lock().ok().and_then(|mut c| c.next()) {
+                for (item, slot) in part.iter().zip(out) {
+                    *slot = Some(f(item));
+                }
+            }
+        };
+        let helpers = if meanwhile.is_some() && many { 2 } else { 1 };
+        std::thread::scope(|s| {
+            // A thread the system refuses (a process at its limit) is no error: this one does
+            // its items. Nor are items lost to a panic there: they are done again below, where
+            // the same panic, if it comes again, is the caller's.
+            let started: Vec<_> = (0..helpers)
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+                .collect();
+            if let Some(meanwhile) = meanwhile {
+                meanwhile();
+            }
+            work();
+            for thread in started {
+                let _ = thread.join();
+            }
+        });
+    }
+    slots.into_iter().zip(items).map(|(done, item)| done.unwrap_or_else(|| f(item))).collect()
 }
 
 /// The index's decay caches (what search scores by), when every one of them is current: each
@@ -2045,16 +2042,37 @@ mod tests {
                 items.iter().map(|x| (*x % 7 != 3).then_some(x * 2)).collect();
             assert_eq!(got, want, "{n} items");
         }
+        // Two chunks: this thread waits on its first item until the other thread has taken
+        // the second chunk, whose first item panics there, the first time only.
         let items: Vec<u32> = (0..100).collect();
         let once = std::sync::atomic::AtomicBool::new(false);
+        let caller = std::thread::current().id();
         let got = on_two_threads_from(&items, 16, |x| {
-            // The second half's first item panics the first time only.
-            if *x == 50 && !once.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                panic!("a passing failure");
+            if std::thread::current().id() != caller {
+                if !once.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    panic!("a passing failure");
+                }
+            } else if *x == 0 {
+                let waited = std::time::Instant::now();
+                while !once.load(std::sync::atomic::Ordering::SeqCst) {
+                    assert!(waited.elapsed() < std::time::Duration::from_secs(20), "no helper");
+                    std::thread::yield_now();
+                }
             }
             *x
         });
         assert_eq!(got, items);
+        // With work for this thread meanwhile: every result in order, and it ran once, here.
+        for n in [0, 5, 1_999, 2_000, 5_000] {
+            let items: Vec<u32> = (0..n).collect();
+            let mut ran = 0;
+            let got = on_threads_while(&items, |x| x + 1, &mut || {
+                assert_eq!(std::thread::current().id(), caller);
+                ran += 1;
+            });
+            assert_eq!(got, items.iter().map(|x| x + 1).collect::<Vec<_>>(), "{n} items");
+            assert_eq!(ran, 1);
+        }
     }
 
     /// A workspace of MEMORY.md and an empty episodes folder, its index built.
