@@ -111,3 +111,17 @@ fn gen_workspace_same_seed_gives_the_same_bytes() {
     assert!(ta == tb, "the same seed gave different files");
     assert!(ta != tc, "another seed gave the same files");
 }
+
+/// Past 1,000 entity files the generator writes `graph/index.md` as cogmem does (the count of
+/// files by type): `graph rebuild` has nothing to change (bench-search refused its 100,000-memory
+/// fixture while the generator wrote the whole registry).
+#[test]
+fn gen_workspace_past_a_thousand_entities_writes_the_graph_table_cogmem_writes() {
+    let env = TestEnv::new();
+    let stats = generate(&env, &env.root, &["--memories", "2000", "--entities", "1001"]);
+    assert_eq!(num(&stats, "entities"), 1001, "{stats}");
+    assert!(env.read("memory/graph/index.md").contains("## Entities by Type"));
+    let rebuild = env.run(["graph", "rebuild"]).success();
+    assert_eq!(rebuild.stderr.trim(), "nothing to change", "{rebuild}");
+    env.assert_clean_tree();
+}
