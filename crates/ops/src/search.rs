@@ -108,10 +108,8 @@ pub fn search(
     let (refresh, hits) = if opts.embedder.is_none() {
         // The query runs while the refresh stats the files (issue 20); a search with a model
         // may write vectors, so it waits for the refresh.
-        let (query, opts, decay, s) =
-            (query.to_owned(), opts.clone(), settings.decay.clone(), settings.search.clone());
-        let (_, refresh, hits) = index::open_and_read(ws, move |idx| {
-            search::search_with(idx, &query, &opts, now, &decay, &s)
+        let (_, refresh, hits) = index::open_and_read(ws, |idx| {
+            search::search_with(idx, query, opts, now, &settings.decay, &settings.search)
         })?;
         (refresh, hits?)
     } else {

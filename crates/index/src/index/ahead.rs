@@ -19,22 +19,23 @@ use std::any::Any;
 
 use super::Index;
 
-/// A read to answer ahead: it gets the index as it stands and answers anything.
-pub(crate) type Read = Box<dyn FnOnce(&Index) -> Box<dyn Any>>;
+/// A read to answer ahead: it gets the index as it stands and answers anything. It runs on
+/// the caller's thread, so it may borrow what the caller holds.
+pub(crate) type Read<'a> = Box<dyn FnOnce(&Index) -> Box<dyn Any> + 'a>;
 
 /// The read, while it waits or once it has answered.
 #[derive(Default)]
-pub(crate) struct Ahead {
-    read: Option<Read>,
+pub(crate) struct Ahead<'a> {
+    read: Option<Read<'a>>,
     /// The index read and the answer, until the refresh keeps or drops them.
     answered: Option<(Index, Box<dyn Any>)>,
     /// The answer, once the refresh kept it.
     kept: Option<Box<dyn Any>>,
 }
 
-impl Ahead {
+impl<'a> Ahead<'a> {
     /// A read to answer when the refresh stats every file.
-    pub(crate) fn new(read: Read) -> Self {
+    pub(crate) fn new(read: Read<'a>) -> Self {
         Self { read: Some(read), answered: None, kept: None }
     }
 

@@ -890,12 +890,10 @@ pub fn open(
 /// when there is no watcher to say what changed.
 pub fn open_and_read<R: 'static>(
     ws: &Workspace,
-    read: impl Fn(&Index) -> R + 'static,
+    read: impl Fn(&Index) -> R,
 ) -> crate::Result<(Index, RefreshReport, R)> {
-    let read = std::rc::Rc::new(read);
-    let early = std::rc::Rc::clone(&read);
-    let mut ahead = ahead::Ahead::new(Box::new(move |index: &Index| {
-        Box::new(early(index)) as Box<dyn std::any::Any>
+    let mut ahead = ahead::Ahead::new(Box::new(|index: &Index| {
+        Box::new(read(index)) as Box<dyn std::any::Any>
     }));
     let (index, report) = open_with(ws, false, None, &mut ahead)?;
     let answer = match ahead.take_answer::<R>() {
@@ -910,7 +908,7 @@ fn open_with(
     ws: &Workspace,
     full: bool,
     progress: Option<&dyn Fn(usize, usize)>,
-    ahead: &mut ahead::Ahead,
+    ahead: &mut ahead::Ahead<'_>,
 ) -> crate::Result<(Index, RefreshReport)> {
     cogmem_store::timing::mark("index open");
     let _lock = lock(ws)?;
@@ -1167,10 +1165,17 @@ fn register(index: &TantivyIndex) {
     index.tokenizers().register(analyzer::NAME, analyzer::analyzer());
 }
 
+/// The stamp of the decay file `home` (`None`: the main file).
+fn decay_stamp(
+    ws: &Workspace,
+    home: Option<cogmem_store::store::decay_file::Shard>,
+) -> scan::DecayStamp {
+    (home, stamp_of(&ws.abs(&cogmem_store::store::decay_file::file_path(home))))
+}
+
 /// The stamp of every decay file: the main file, then the shards in order.
 fn every_decay_stamp(ws: &Workspace) -> Vec<scan::DecayStamp> {
-    let main = cogmem_store::store::decay_file::file_path(None);
-    std::iter::once((None, stamp_of(&ws.abs(&main)))).chain(scan::shard_stamps(ws.root())).collect()
+    std::iter::once(decay_stamp(ws, None)).chain(scan::shard_stamps(ws.root())).collect()
 }
 
 /// Size and modification time (nanoseconds) of a file, `None` when it cannot be stat-ed.
@@ -1185,7 +1190,7 @@ fn refresh_locked(
     full: bool,
     progress: Option<&dyn Fn(usize, usize)>,
     only: Option<&[String]>,
-    ahead: &mut ahead::Ahead,
+    ahead: &mut ahead::Ahead<'_>,
 ) -> crate::Result<(Index, RefreshReport)> {
     let dir = ws.abs(layout::INDEX_DIR);
     let meta_path = dir.join(META_FILE);
@@ -1614,11 +1619,8 @@ fn refresh_locked(
         meta.decay.clear();
     }
     let decay_scope = decay_scope.filter(|_| !report.rebuilt && !cache_missing);
-    let decay_stamp = |h: Option<cogmem_store::store::decay_file::Shard>| -> scan::DecayStamp {
-        (h, stamp_of(&ws.abs(&cogmem_store::store::decay_file::file_path(h))))
-    };
     let stamped: Vec<scan::DecayStamp> = match &decay_scope {
-        Some(homes) => homes.iter().map(|h| decay_stamp(*h)).collect(),
+        Some(homes) => homes.iter().map(|h| decay_stamp(ws, *h)).collect(),
         None => every_decay.unwrap_or_else(|| every_decay_stamp(ws)),
     };
     for (home, stamp) in &stamped {
