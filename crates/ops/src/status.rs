@@ -88,7 +88,14 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
     // changed): an unchanged tree reuses the last answer, and one changed after this point is
     // found by the next status (`cogmem_index::summary`).
     let head = git::head_id(&repo)?.map(|id| id.to_string());
-    let look = Probe::look(ws, repo.path(), head);
+    // What needs no walk (git's state and last commits, the flags, the watcher, the critical
+    // changes) is read on this thread while threads of their own stat the files.
+    let mut aside = None;
+    let look = Probe::look(ws, repo.path(), head, &mut || {
+        aside = Some(unwalked(ws, &repo, recent));
+    });
+    let Aside { git_state, recent_commits, flags, watcher, unacknowledged_critical } =
+        aside.unwrap_or_else(|| unwalked(ws, &repo, recent))?;
     cogmem_store::timing::mark(match look {
         Look::Kept(_) => "status: kept answer, tree unchanged by the watcher's word",
         Look::Walked(_) => "status: tree stamped",
@@ -113,12 +120,7 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         .into_iter()
         .filter_map(|c| Some(git::Change { state: change_state(&c.state)?, path: c.path }))
         .collect();
-    let git_state = match repo.state() {
-        git2::RepositoryState::Clean => None,
-        state => Some(git::state_name(state)),
-    };
-    let recent_commits = git::recent(&repo, recent)?;
-    let open_flags = match crate::flag::read(ws) {
+    let open_flags = match flags {
         Ok(f) => {
             let problems = crate::flag::problems(&f);
             skipped.extend(problems.into_iter().map(|error| Skipped { path: FLAGS.into(), error }));
@@ -129,11 +131,6 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
             0
         }
     };
-    cogmem_store::timing::mark("status: commits, flags");
-    let watcher = cogmem_index::index::freshness::serving(ws);
-    cogmem_store::timing::mark("status: watcher");
-    let unacknowledged_critical = crate::audit::critical_changes(ws, &repo)?;
-    cogmem_store::timing::mark("status: critical changes");
     let integrity_problems =
         unacknowledged_critical.iter().filter(|c| c.integrity_problem.is_some()).cloned().collect();
     Ok(StatusReport {
@@ -149,6 +146,31 @@ pub fn status(ws: &Workspace, recent: usize) -> crate::Result<StatusReport> {
         open_flags,
         skipped,
     })
+}
+
+/// What a status reads that does not depend on the working tree's walk.
+struct Aside {
+    git_state: Option<&'static str>,
+    recent_commits: Vec<CommitInfo>,
+    flags: crate::Result<cogmem_store::store::flags::FlagsFile>,
+    watcher: bool,
+    unacknowledged_critical: Vec<CriticalChange>,
+}
+
+/// Reads what [`Aside`] holds; an error is the status's.
+fn unwalked(ws: &Workspace, repo: &git2::Repository, recent: usize) -> crate::Result<Aside> {
+    let git_state = match repo.state() {
+        git2::RepositoryState::Clean => None,
+        state => Some(git::state_name(state)),
+    };
+    let recent_commits = git::recent(repo, recent)?;
+    let flags = crate::flag::read(ws);
+    cogmem_store::timing::mark("status: commits, flags");
+    let watcher = cogmem_index::index::freshness::serving(ws);
+    cogmem_store::timing::mark("status: watcher");
+    let unacknowledged_critical = crate::audit::critical_changes(ws, repo)?;
+    cogmem_store::timing::mark("status: critical changes");
+    Ok(Aside { git_state, recent_commits, flags, watcher, unacknowledged_critical })
 }
 
 /// The word a kept [`Uncommitted`] carries, as the `&'static str` of [`git::Change`].
