@@ -14,6 +14,7 @@
 //! The file is derived: binary, with a checksum at its end; one that does not read back whole
 //! (another version, cut short, changed by hand) is ignored, and every folder is listed.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
@@ -26,25 +27,31 @@ const MAGIC: &[u8] = b"cogmem-status-dirs 3\n";
 /// The largest file read back (a workspace with more listings lists its folders).
 const LIMIT: u64 = 256 * 1024 * 1024;
 
-/// A folder's entries: name and kind.
-pub(crate) type Listing = Vec<(Vec<u8>, Kind)>;
+/// A folder's entries: name and kind. The names of a kept listing are those of the file's bytes
+/// (13,686 names copied one by one were most of the 1.1–1.6 ms a status at 100,000 memories
+/// took to read its listings back, issue 20).
+pub(crate) type Listing<'a> = Vec<(Cow<'a, [u8]>, Kind)>;
+
+/// The bytes of the file of listings: `path` read, empty when it is missing or unreadable.
+pub(crate) fn read(path: &Path) -> Vec<u8> {
+    fsx::read_if_exists(path, LIMIT).ok().flatten().unwrap_or_default()
+}
 
 /// The listings read back, by folder (path relative to the root, `""` for the root).
 #[derive(Default)]
-pub(crate) struct Kept {
-    dirs: HashMap<Vec<u8>, (DirStamp, Listing)>,
+pub(crate) struct Kept<'a> {
+    dirs: HashMap<&'a [u8], (DirStamp, Listing<'a>)>,
 }
 
-impl Kept {
-    /// Reads `path`; empty when it is missing or does not read back whole.
-    pub(crate) fn load(path: &Path) -> Self {
-        let Ok(Some(bytes)) = fsx::read_if_exists(path, LIMIT) else { return Self::default() };
-        decode(&bytes).map(|dirs| Self { dirs }).unwrap_or_default()
+impl<'a> Kept<'a> {
+    /// The listings the file's `bytes` ([`read`]) hold; none when they do not read back whole.
+    pub(crate) fn of(bytes: &'a [u8]) -> Self {
+        decode(bytes).map(|dirs| Self { dirs }).unwrap_or_default()
     }
 
     /// The listing of folder `rel`, if it was kept with this `stamp` (taken out: each folder is
     /// walked once).
-    pub(crate) fn take(&mut self, rel: &[u8], stamp: &DirStamp) -> Option<Listing> {
+    pub(crate) fn take(&mut self, rel: &[u8], stamp: &DirStamp) -> Option<Listing<'a>> {
         match self.dirs.get(rel) {
             Some((kept, _)) if kept == stamp => self.dirs.remove(rel).map(|(_, l)| l),
             _ => None,
@@ -54,21 +61,29 @@ impl Kept {
 
 /// Writes the listings of `dirs` (folder, stamp, entries) to `path` (best effort: a file that
 /// cannot be written only means the folders are listed next time).
-pub(crate) fn save<'a>(path: &Path, dirs: impl Iterator<Item = (&'a [u8], DirStamp, &'a Listing)>) {
+pub(crate) fn save<'a>(
+    path: &Path,
+    dirs: impl Iterator<Item = (&'a [u8], DirStamp, &'a Listing<'a>)>,
+) {
     let _ = fsx::write_derived(path, &encode(dirs), false);
 }
 
-/// A 64-bit hash of `bytes`, the same in every run of this build: foldhash with a fixed seed,
-/// which hashes long input an order of magnitude faster than std's SipHash (1.1–1.4 ms for the
-/// 1.5 MB a status at 100,000 memories digests, issue 20). For what a status derives from its
-/// own files, not a defence against crafted input: a collision only makes a status recount.
+/// A 64-bit hash of `bytes`, the same in every run of this build ([`hasher`]).
 pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h = foldhash::quality::FixedState::with_seed(0x636f_676d_656d).build_hasher();
+    let mut h = hasher();
     h.write(bytes);
     h.finish()
 }
 
-fn encode<'a>(dirs: impl Iterator<Item = (&'a [u8], DirStamp, &'a Listing)>) -> Vec<u8> {
+/// A hasher that gives the same hash in every run of this build: foldhash with a fixed seed,
+/// which hashes long input an order of magnitude faster than std's SipHash (1.1–1.4 ms for the
+/// 1.5 MB a status at 100,000 memories digests, issue 20). For what a status derives from its
+/// own files, not a defence against crafted input: a collision only makes a status recount.
+pub(crate) fn hasher() -> impl Hasher {
+    foldhash::quality::FixedState::with_seed(0x636f_676d_656d).build_hasher()
+}
+
+fn encode<'a>(dirs: impl Iterator<Item = (&'a [u8], DirStamp, &'a Listing<'a>)>) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     let put = |out: &mut Vec<u8>, bytes: &[u8]| {
         out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
@@ -125,7 +140,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn decode(bytes: &[u8]) -> Option<HashMap<Vec<u8>, (DirStamp, Listing)>> {
+fn decode(bytes: &[u8]) -> Option<HashMap<&[u8], (DirStamp, Listing<'_>)>> {
     let body = bytes.strip_prefix(MAGIC)?;
     let (body, sum) = body.split_at_checked(body.len().checked_sub(8)?)?;
     if hash_bytes(&bytes[..MAGIC.len() + body.len()]).to_le_bytes() != sum {
@@ -134,7 +149,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<Vec<u8>, (DirStamp, Listing)>> {
     let mut c = Cursor { bytes: body };
     let mut dirs = HashMap::new();
     while !c.bytes.is_empty() {
-        let rel = c.bytes()?.to_vec();
+        let rel = c.bytes()?;
         let stamp = DirStamp {
             mtime: u128::from_le_bytes(c.array()?),
             ctime: u128::from_le_bytes(c.array()?),
@@ -154,7 +169,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<Vec<u8>, (DirStamp, Listing)>> {
                 3 => Kind::Other,
                 _ => return None,
             };
-            entries.push((c.bytes()?.to_vec(), kind));
+            entries.push((Cow::Borrowed(c.bytes()?), kind));
         }
         dirs.insert(rel, (stamp, entries));
     }
@@ -165,24 +180,24 @@ fn decode(bytes: &[u8]) -> Option<HashMap<Vec<u8>, (DirStamp, Listing)>> {
 mod tests {
     use super::*;
 
-    fn sample() -> Vec<(Vec<u8>, DirStamp, Listing)> {
+    fn sample() -> Vec<(Vec<u8>, DirStamp, Listing<'static>)> {
         let s = |n| DirStamp { mtime: n, ctime: n + 1, ino: 7 };
         vec![
             (
                 Vec::new(),
                 s(1),
-                vec![(b"memory".to_vec(), Kind::Dir), (b"a\n\tb".to_vec(), Kind::File)],
+                vec![(b"memory"[..].into(), Kind::Dir), (b"a\n\tb"[..].into(), Kind::File)],
             ),
             (
                 b"memory".to_vec(),
                 s(2),
-                vec![(b"x".to_vec(), Kind::Link), (b"\xff".to_vec(), Kind::Other)],
+                vec![(b"x"[..].into(), Kind::Link), (b"\xff"[..].into(), Kind::Other)],
             ),
             (b"memory/empty".to_vec(), s(3), Vec::new()),
         ]
     }
 
-    fn encoded(dirs: &[(Vec<u8>, DirStamp, Listing)]) -> Vec<u8> {
+    fn encoded(dirs: &[(Vec<u8>, DirStamp, Listing<'static>)]) -> Vec<u8> {
         encode(dirs.iter().map(|(r, s, l)| (r.as_slice(), *s, l)))
     }
 
@@ -252,7 +267,7 @@ mod tests {
             bytes.extend_from_slice(&sum.to_le_bytes());
             if let Some(dirs) = decode(&bytes) {
                 // Whatever reads back is what encoding it again writes.
-                let again = encode(dirs.iter().map(|(r, (s, l))| (r.as_slice(), *s, l)));
+                let again = encode(dirs.iter().map(|(r, (s, l))| (*r, *s, l)));
                 assert_eq!(decode(&again).map(|d| d.len()), Some(dirs.len()));
             }
         }
