@@ -163,8 +163,10 @@ impl Stamp {
 
 /// A file of the working tree as the walk stamped it.
 struct Walked {
-    /// Relative to the root.
-    path: Vec<u8>,
+    /// Relative to the root: where its bytes are in the tree's `paths` (one buffer for every
+    /// path: 13,686 allocations, and as many frees, were 0.4 ms of a status at 100,000
+    /// memories, issue 20).
+    path: (u32, u32),
     stamp: Stamp,
     /// Never a folder.
     kind: Kind,
@@ -179,6 +181,8 @@ struct Tree {
     /// The files in the order walked, until [`Tree::files`] sorts them.
     unsorted: std::cell::Cell<Option<Vec<Walked>>>,
     sorted: std::cell::OnceCell<Vec<Walked>>,
+    /// The bytes of every walked path, one after another.
+    paths: Vec<u8>,
     digest: u64,
     /// Whether a `.git` was found below the root (a nested repository or a submodule's work
     /// tree, which git reports in its own way).
@@ -192,12 +196,17 @@ struct Tree {
 }
 
 impl Tree {
+    /// The path of a walked file, relative to the root.
+    fn path(&self, f: &Walked) -> &[u8] {
+        &self.paths[f.path.0 as usize..][..f.path.1 as usize]
+    }
+
     /// Every file, sorted by path.
     fn files(&self) -> &[Walked] {
         self.sorted.get_or_init(|| {
             let mut files = self.unsorted.take().unwrap_or_default();
             // Stable: it finds the folders' sorted runs and merges them.
-            files.sort_by(|a, b| a.path.cmp(&b.path));
+            files.sort_by(|a, b| self.path(a).cmp(self.path(b)));
             files
         })
     }
@@ -209,7 +218,7 @@ impl Tree {
     fn find(&self, rel: &str) -> Option<usize> {
         let files = self.files();
         let i = next_in_order(self.hint.get(), files.len(), |i| {
-            files[i].path.as_slice().cmp(rel.as_bytes())
+            self.path(&files[i]).cmp(rel.as_bytes())
         })?;
         self.hint.set(i);
         Some(i)
@@ -231,7 +240,7 @@ impl Tree {
     /// The `*.md` entries of `kind` directly in folder `dir`, sorted.
     fn md_entries(&self, dir: &str, kind: Kind) -> Vec<String> {
         self.md_walked(dir, kind)
-            .filter_map(|f| Some(std::str::from_utf8(&f.path).ok()?.to_owned()))
+            .filter_map(|f| Some(std::str::from_utf8(self.path(f)).ok()?.to_owned()))
             .collect()
     }
 
@@ -239,12 +248,14 @@ impl Tree {
     fn md_walked(&self, dir: &str, kind: Kind) -> impl Iterator<Item = &Walked> {
         let prefix = format!("{dir}/").into_bytes();
         let files = self.files();
-        let start = files.partition_point(|f| f.path.as_slice() < prefix.as_slice());
+        let start = files.partition_point(|f| self.path(f) < prefix.as_slice());
         let n = prefix.len();
-        files[start..].iter().take_while(move |f| f.path.starts_with(&prefix)).filter(move |f| {
-            let name = &f.path[n..];
-            f.kind == kind && !name.contains(&b'/') && name.ends_with(b".md")
-        })
+        files[start..].iter().take_while(move |f| self.path(f).starts_with(&prefix)).filter(
+            move |f| {
+                let name = &self.path(f)[n..];
+                f.kind == kind && !name.contains(&b'/') && name.ends_with(b".md")
+            },
+        )
     }
 
     /// Every memory file the index reads (MEMORY.md and the stores' plain `*.md` files whose
@@ -263,7 +274,7 @@ impl Tree {
         for (dir, _, _) in units::DIRS {
             // The store's plain `*.md` files, as `store_files` lists them, with their stamps.
             for f in self.md_walked(dir, Kind::File) {
-                let Ok(rel) = std::str::from_utf8(&f.path) else { continue };
+                let Ok(rel) = std::str::from_utf8(self.path(f)) else { continue };
                 if !rel.contains(['\t', '\n', '\r']) {
                     out.push((rel.to_owned(), f.stamp.size, f.stamp.mtime));
                 }
@@ -303,10 +314,19 @@ fn walk(
     let mut kept = crate::listings::Kept::of(&kept_bytes);
     let mut folders: Vec<Folder> = Vec::new();
     let mut files: Vec<Walked> = Vec::new();
+    let mut paths: Vec<u8> = Vec::new();
     let mut nested_git = false;
-    let walked = |rel: &[u8], name: &[u8], st: scan::EntryStat| {
+    // `rel/name` appended to `paths`; `None` past 4 GiB of paths (such a file is left out).
+    let walked = |paths: &mut Vec<u8>, rel: &[u8], name: &[u8], st: scan::EntryStat| {
+        let start = u32::try_from(paths.len()).ok()?;
+        if !rel.is_empty() {
+            paths.extend_from_slice(rel);
+            paths.push(b'/');
+        }
+        paths.extend_from_slice(name);
+        let len = u32::try_from(paths.len()).ok()? - start;
         let stamp = Stamp { size: st.size, mtime: st.mtime, ctime: st.ctime, ino: st.ino };
-        Walked { path: joined(rel, name), stamp, kind: st.kind, executable: st.executable }
+        Some(Walked { path: (start, len), stamp, kind: st.kind, executable: st.executable })
     };
     let mut queue: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_owned(), Vec::new())];
     while let Some((abs, rel)) = queue.pop() {
@@ -335,7 +355,7 @@ fn walk(
         } else {
             files.extend(entries.iter().filter_map(|(name, kind)| {
                 is_file(&rel, name, *kind)
-                    .then(|| Some(walked(&rel, name, scan::stat_entry(&handle, name)?)))?
+                    .then(|| walked(&mut paths, &rel, name, scan::stat_entry(&handle, name)?))?
             }));
             None
         };
@@ -381,10 +401,20 @@ fn walk(
             stats
         }
     };
-    files.reserve(items.len());
-    files.extend(
-        items.iter().zip(stats).filter_map(|((_, rel, name), st)| Some(walked(rel, name, st?))),
-    );
+    paths.reserve(items.iter().map(|(_, rel, name)| rel.len() + 1 + name.len()).sum());
+    // Made in the stats' own memory (a walked file takes no more room than a stat): a second
+    // vector for 13,686 files cost the first touch of each of its pages. The files of folders
+    // past `OPEN_MAX`, stat-ed as they were walked, come last.
+    let files = {
+        let early = files;
+        let mut files: Vec<Walked> = stats
+            .into_iter()
+            .zip(&items)
+            .filter_map(|(st, (_, rel, name))| walked(&mut paths, rel, name, st?))
+            .collect();
+        files.extend(early);
+        files
+    };
     cogmem_store::timing::mark(&format!(
         "status: files stat-ed ({} files, {} of {} folders listed)",
         files.len(),
@@ -401,7 +431,8 @@ fn walk(
         })
     });
     Tree {
-        digest: digest(&files),
+        digest: digest(&paths, &files),
+        paths,
         unsorted: std::cell::Cell::new(Some(files)),
         sorted: Default::default(),
         nested_git,
@@ -414,7 +445,7 @@ fn walk(
 /// tree: folders in a fixed order, each one's entries sorted by name): every file's path (its
 /// length first) and stamp, laid out in a buffer and hashed a block at a time (six small
 /// writes a file cost 0.7–1.0 ms at 100,000 memories; std's SipHash of the bytes 1.1–1.4 ms).
-fn digest(files: &[Walked]) -> u64 {
+fn digest(paths: &[u8], files: &[Walked]) -> u64 {
     use std::hash::Hasher as _;
     /// Bytes hashed at a time: one buffer of this size is reused (a buffer of the whole 1.5 MB
     /// at 100,000 memories cost its pages' first touches, 0.3–0.5 ms on this machine).
@@ -423,8 +454,9 @@ fn digest(files: &[Walked]) -> u64 {
     let mut bytes = Vec::with_capacity(BLOCK + 256);
     bytes.extend_from_slice(&(files.len() as u64).to_le_bytes());
     for f in files {
-        bytes.extend_from_slice(&(f.path.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&f.path);
+        let path = &paths[f.path.0 as usize..][..f.path.1 as usize];
+        bytes.extend_from_slice(&(path.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(path);
         bytes.extend_from_slice(&f.stamp.size.to_le_bytes());
         bytes.extend_from_slice(&f.stamp.mtime.to_le_bytes());
         bytes.extend_from_slice(&f.stamp.ctime.to_le_bytes());
@@ -565,7 +597,7 @@ impl Probe {
                 };
                 let s = &f.stamp;
                 Some(WorkFile {
-                    path: &f.path,
+                    path: self.tree.path(f),
                     size: s.size,
                     mtime: s.mtime,
                     ctime: s.ctime,
@@ -1143,12 +1175,13 @@ mod tests {
         let stamp = Stamp { size: 1, mtime, ctime, ino: 1 };
         let tree = Tree {
             unsorted: std::cell::Cell::new(Some(vec![Walked {
-                path: b"MEMORY.md".to_vec(),
+                path: (0, 9),
                 stamp,
                 kind: Kind::File,
                 executable: false,
             }])),
             sorted: Default::default(),
+            paths: b"MEMORY.md".to_vec(),
             digest: 0,
             nested_git: false,
             hint: Default::default(),
@@ -1161,20 +1194,26 @@ mod tests {
     fn files_walked_in_any_order_are_asked_for_by_path() {
         // A walk's order: the root's files, then a folder's, then a folder walked before it.
         let walked = ["z.md", "memory/b/x.md", "memory/b/y.md", "memory/a.md", "MEMORY.md"];
+        let paths = walked.concat().into_bytes();
+        let mut at = 0;
         let tree = Tree {
             unsorted: std::cell::Cell::new(Some(
                 walked
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| Walked {
-                        path: p.as_bytes().to_vec(),
-                        stamp: Stamp { size: i as u64, mtime: 1, ctime: 1, ino: 1 },
-                        kind: Kind::File,
-                        executable: false,
+                    .map(|(i, p)| {
+                        at += p.len();
+                        Walked {
+                            path: ((at - p.len()) as u32, p.len() as u32),
+                            stamp: Stamp { size: i as u64, mtime: 1, ctime: 1, ino: 1 },
+                            kind: Kind::File,
+                            executable: false,
+                        }
                     })
                     .collect(),
             )),
             sorted: Default::default(),
+            paths,
             digest: 0,
             nested_git: false,
             hint: Default::default(),
@@ -1184,7 +1223,7 @@ mod tests {
             assert_eq!(tree.get(p).map(|s| s.size), Some(i as u64), "{p}");
         }
         assert_eq!(tree.get("memory/b"), None);
-        let sorted: Vec<&[u8]> = tree.files().iter().map(|f| f.path.as_slice()).collect();
+        let sorted: Vec<&[u8]> = tree.files().iter().map(|f| tree.path(f)).collect();
         assert!(sorted.is_sorted(), "{sorted:?}");
         assert_eq!(tree.md_entries("memory/b", Kind::File), ["memory/b/x.md", "memory/b/y.md"]);
     }
