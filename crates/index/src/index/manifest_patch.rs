@@ -5,22 +5,22 @@
 //! 100,000 memories, read and rewritten by every write. The format is unchanged; what changes is
 //! how a refresh after a change writes it: the lines of the files it looked at are parsed (by
 //! binary search, as [`super::Meta::lookup`] does), and the new manifest is the old text with
-//! those lines replaced, added or removed. The `#files` digest is a sum of one hash per file, so
+//! those lines replaced, added or removed. The `#stamps` digest is a sum of one hash per file, so
 //! it is updated by taking the old lines' hashes out and putting the new ones in.
 
 use std::collections::BTreeMap;
 
-use super::{Meta, Unparsed, files_digest, parse_file_line};
+use super::{Meta, Unparsed, parse_file_line};
 
-/// The hash one file adds to the `#files` digest.
+/// The hash one file adds to the `#stamps` digest.
 fn file_hash(path: &str, (size, mtime): (u64, u128)) -> u64 {
-    files_digest(std::iter::once((path, size, mtime))).1
+    super::file_hash(path, size, mtime)
 }
 
 impl Meta {
     /// Prepares the manifest to be patched for `paths` only: their lines are parsed into
     /// `files` (the others stay text) and [`Meta::patched_lines`] splices them back. `false`
-    /// when it cannot be (the file lines are already parsed, there is no `#files` line, or one
+    /// when it cannot be (the file lines are already parsed, there is no `#stamps` line, or one
     /// of these lines is malformed): the caller then parses every line.
     pub(super) fn parse_only(&mut self, paths: &[String]) -> bool {
         let Some((text, body)) = self.unparsed.as_ref().and_then(Unparsed::get) else {
@@ -47,7 +47,7 @@ impl Meta {
         true
     }
 
-    /// The `#files` line and the file lines of a manifest prepared by [`Meta::parse_only`]:
+    /// The `#stamps` line and the file lines of a manifest prepared by [`Meta::parse_only`]:
     /// the lines of other files copied as they were, those of the patched paths as `files`
     /// now has them. `None` when the manifest was not prepared so.
     pub(super) fn patched_lines(&self) -> Option<String> {
@@ -69,7 +69,7 @@ impl Meta {
         }
         let lines = &text[body..];
         let mut out = String::with_capacity(lines.len() + 256);
-        out.push_str(&format!("#files {n} {sum:016x}\n"));
+        out.push_str(&format!("#stamps {n} {sum:016x}\n"));
         let mut next = patch.keys().peekable();
         let new_line = |out: &mut String, path: &str| {
             if let Some(s) = self.files.get(path) {
@@ -159,14 +159,14 @@ mod tests {
         assert_eq!(again.digest, Meta::parse_header(whole.to_text()).expect("parses").digest);
     }
 
-    /// A manifest without a `#files` line (an older one) cannot be patched: every line is
+    /// A manifest without a `#stamps` line (an older one) cannot be patched: every line is
     /// parsed, as before.
     #[test]
     fn an_older_manifest_is_parsed_whole() {
         let meta = manifest(&[("memory/a.md", 1, 10)]);
         let text = meta.to_text();
         let old: String =
-            text.lines().filter(|l| !l.starts_with("#files")).map(|l| format!("{l}\n")).collect();
+            text.lines().filter(|l| !l.starts_with("#stamps")).map(|l| format!("{l}\n")).collect();
         let mut meta = Meta::parse_header(old).expect("parses");
         assert!(!meta.parse_only(&["memory/a.md".to_owned()]));
     }

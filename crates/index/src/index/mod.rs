@@ -29,6 +29,7 @@ pub(crate) mod when;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -194,7 +195,7 @@ pub(crate) struct Stamp {
 /// so it is a plain sorted table rather than JSON (a twelfth of the parse time at 12,000 files):
 /// `#schema N`, `#analyzer NAME`, `#decay FILE SIZE MTIME` header lines (one per decay file
 /// whose cache is current; `-` for `decay-scores.json`, `NN` for a shard), then
-/// `path TAB size TAB mtime TAB hash` per file. A `#files N DIGEST` header line gives the
+/// `path TAB size TAB mtime TAB hash` per file. A `#stamps N DIGEST` header line gives the
 /// number of file lines and [`files_digest`] of their paths, sizes and mtimes, so that a read
 /// that finds the same stamps needs only the header (issue 20: 108,000 lines at a million
 /// memories).
@@ -207,8 +208,12 @@ struct Meta {
     /// empty until [`Meta::parse_files`]. Not copied, and read from the file only when first
     /// needed ([`Unparsed`]): at a million memories they are 10 MB.
     unparsed: Option<Unparsed>,
-    /// The `#files` line as read.
+    /// The `#stamps` line as read.
     digest: Option<(usize, u64)>,
+    /// The manifest had the `#files` line of a version before 0.2's digest (FNV-1a, a byte at
+    /// a time): its digest is not read (`digest` is `None`) and the next refresh writes the
+    /// manifest again, with a `#stamps` line.
+    old_digest: bool,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
     decay: std::collections::BTreeMap<Option<cogmem_store::store::decay_file::Shard>, (u64, u128)>,
     /// Stamps of the store folders whose memory files are exactly this manifest's paths in
@@ -241,32 +246,49 @@ const SKIPPED_MAX: usize = 256;
 /// lines start, and, while the rest is unread, the open file. A search the watcher vouches for
 /// needs the header only; the first look at a file line reads the rest (from the same open file,
 /// so from the manifest the header was read from: every writer replaces the file).
+///
+/// The text is shared ([`Self::text`]): a scan's paths are borrowed from it while the manifest
+/// changes (12,000 paths copied one by one were a millisecond of every search at 100,000
+/// memories, issue 20).
 #[derive(Debug, Clone)]
 struct Unparsed {
-    read: String,
+    read: Arc<String>,
     body: usize,
-    rest: Option<std::sync::Arc<File>>,
+    rest: Option<Arc<File>>,
     /// The whole text once the rest was read; `None` when it could not be.
-    whole: std::sync::OnceLock<Option<String>>,
+    whole: std::sync::OnceLock<Option<Arc<String>>>,
 }
 
 impl Unparsed {
     fn whole(text: String, body: usize) -> Self {
-        Self { read: text, body, rest: None, whole: std::sync::OnceLock::new() }
+        Self { read: Arc::new(text), body, rest: None, whole: std::sync::OnceLock::new() }
     }
 
     /// The whole manifest text and where its file lines start; `None` when the rest of the file
     /// could not be read (the file lines are then unknown).
     fn get(&self) -> Option<(&str, usize)> {
-        let Some(file) = &self.rest else { return Some((&self.read, self.body)) };
+        self.text_ref().map(|t| (t.as_str(), self.body))
+    }
+
+    /// [`Self::get`]'s text, shared.
+    fn text(&self) -> Option<Arc<String>> {
+        self.text_ref().cloned()
+    }
+
+    fn text_ref(&self) -> Option<&Arc<String>> {
+        let Some(file) = &self.rest else { return Some(&self.read) };
         let whole = self.whole.get_or_init(|| {
-            let mut bytes = self.read.clone().into_bytes();
             let mut f = &**file;
+            // Sized once from the file (a megabyte at 100,000 memories, grown by doubling
+            // before).
+            let len = f.metadata().ok()?.len();
+            let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+            bytes.extend_from_slice(self.read.as_bytes());
             std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(bytes.len() as u64)).ok()?;
             std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(Arc::new)
         });
-        whole.as_deref().map(|t| (t, self.body))
+        whole.as_ref()
     }
 }
 
@@ -278,7 +300,7 @@ impl PartialEq for Unparsed {
 
 /// The paths of the file `lines` (`PATH TAB …`, one a line) directly in the folders `dirs`,
 /// as [`Meta::paths_in`] gives them.
-fn lines_paths_in(lines: &str, dirs: &[&str]) -> Vec<String> {
+fn lines_paths_in<'a>(lines: &'a str, dirs: &[&str]) -> Vec<std::borrow::Cow<'a, str>> {
     let mut out = Vec::new();
     for line in memchr::memchr_iter(b'\n', lines.as_bytes())
         .scan(0, |start, end| {
@@ -293,7 +315,7 @@ fn lines_paths_in(lines: &str, dirs: &[&str]) -> Vec<String> {
         if let Some(slash) = memchr::memrchr(b'/', path.as_bytes())
             && dirs.contains(&&path[..slash])
         {
-            out.push(path.to_owned());
+            out.push(std::borrow::Cow::Borrowed(path));
         }
     }
     out
@@ -303,29 +325,35 @@ fn lines_paths_in(lines: &str, dirs: &[&str]) -> Vec<String> {
 /// store folder and decay shard) fit; the file lines are read when needed.
 const MANIFEST_HEAD: usize = 64 * 1024;
 
-/// The digest of the `#files` line: FNV-1a of each file's `path TAB size TAB mtime`, summed
-/// (so the order of a folder listing does not matter), and the number of files.
+/// The digest of the `#stamps` line: one hash of each file's path, size and mtime
+/// ([`crate::listings::hasher`]), summed (so the order of a folder listing does not matter),
+/// and the number of files. It replaced FNV-1a a byte at a time, 0.9 ms of every search at
+/// 100,000 memories (issue 20).
 fn files_digest<'a>(files: impl Iterator<Item = (&'a str, u64, u128)>) -> (usize, u64) {
-    /// FNV-1a over `bytes`, from `h`.
-    fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h
-    }
     let mut n = 0;
     let mut sum: u64 = 0;
     for (path, size, mtime) in files {
-        // One loop per part: a chain of iterators here was most of a search's digest time.
-        let h = fnv(0xcbf2_9ce4_8422_2325, path.as_bytes());
-        let h = fnv(h, b"\t");
-        let h = fnv(h, &size.to_le_bytes());
-        let h = fnv(h, &mtime.to_le_bytes());
-        sum = sum.wrapping_add(h);
+        sum = sum.wrapping_add(file_hash(path, size, mtime));
         n += 1;
     }
     (n, sum)
+}
+
+/// [`files_digest`] of file lines (`PATH TAB SIZE TAB MTIME TAB HASH`); `None` when one is
+/// malformed.
+fn lines_digest(lines: &str) -> Option<(usize, u64)> {
+    let stamps: Option<Vec<(&str, (u64, u128))>> = lines.lines().map(stamp_of_line).collect();
+    Some(files_digest(stamps?.into_iter().map(|(p, (s, m))| (p, s, m))))
+}
+
+/// The hash one file adds to the `#stamps` digest.
+fn file_hash(path: &str, size: u64, mtime: u128) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::listings::hasher();
+    h.write(path.as_bytes());
+    h.write_u64(size);
+    h.write_u128(mtime);
+    h.finish()
 }
 
 impl Meta {
@@ -371,11 +399,12 @@ impl Meta {
                             meta.dirs.insert(dir, stamp);
                         }
                     }
-                    "files" => {
+                    "stamps" => {
                         meta.digest = value.split_once(' ').and_then(|(n, d)| {
                             Some((n.parse().ok()?, u64::from_str_radix(d, 16).ok()?))
                         });
                     }
+                    "files" => meta.old_digest = true,
                     "decay" => {
                         // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
                         // the caches are then rewritten.
@@ -426,7 +455,7 @@ impl Meta {
     }
 
     /// The `#dir` stamps a scan may trust: none when the file lines are not as many as the
-    /// `#files` line says, each ended by a newline (a manifest cut short cannot say which files
+    /// `#stamps` line says, each ended by a newline (a manifest cut short cannot say which files
     /// a folder holds).
     fn known_dirs(&self) -> std::collections::BTreeMap<String, scan::DirStamp> {
         let complete = match (&self.unparsed, self.digest) {
@@ -459,29 +488,47 @@ impl Meta {
         }
     }
 
-    /// The paths of the files directly in the folders `dirs`.
-    fn paths_in(&self, dirs: &[&str]) -> Vec<String> {
+    /// The file lines as read and where they start in the text, shared, when they are not
+    /// parsed or patched: what [`Self::paths_in`] borrows its paths from.
+    fn lines(&self) -> Option<(Arc<String>, usize)> {
+        match (&self.unparsed, &self.patch) {
+            (Some(unparsed), None) => Some((unparsed.text()?, unparsed.body)),
+            _ => None,
+        }
+    }
+
+    /// The paths of the files directly in the folders `dirs`: borrowed from `lines` (the
+    /// manifest's [`Self::lines`]) when given, else copied.
+    fn paths_in<'l>(
+        &self,
+        lines: Option<&'l (Arc<String>, usize)>,
+        dirs: &[&str],
+    ) -> Vec<std::borrow::Cow<'l, str>> {
+        use std::borrow::Cow;
         // The lines as read (every search without a watcher): split by hand, not through
         // `paths` (a quarter of the time before the files' stats at 100,000 memories).
-        if let (Some(unparsed), None) = (&self.unparsed, &self.patch) {
-            let lines = unparsed.get().map_or("", |(text, body)| &text[body..]);
-            return lines_paths_in(lines, dirs);
+        if let Some((text, body)) = lines {
+            return lines_paths_in(&text[*body..], dirs);
         }
         self.paths()
             .filter(|p| p.rsplit_once('/').is_some_and(|(d, _)| dirs.contains(&d)))
-            .map(str::to_owned)
+            .map(|p| Cow::Owned(p.to_owned()))
             .collect()
     }
 
     /// What a full scan's `files` (path, size, mtime) differ in from the file lines still held
     /// as text: the files to read (new, or with other stamps), sorted, and the paths gone.
     /// `None` when the lines are parsed already, cannot be read, are not strictly sorted or one
-    /// is malformed, or there is no `#files` line (the caller parses every line then).
-    fn diff(&self, files: &[FileStamp]) -> Option<(Vec<FileStamp>, Vec<String>)> {
+    /// is malformed, or there is no `#stamps` line (the caller parses every line then).
+    fn diff<P: AsRef<str>>(
+        &self,
+        files: &[(P, u64, u128)],
+    ) -> Option<(Vec<FileStamp>, Vec<String>)> {
         let (text, body) = self.unparsed.as_ref()?.get()?;
         self.digest?;
-        let mut scan: Vec<&(String, u64, u128)> = files.iter().collect();
-        scan.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut scan: Vec<(&str, u64, u128)> =
+            files.iter().map(|(p, s, m)| (p.as_ref(), *s, *m)).collect();
+        scan.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut lines = text[body..].lines().map(stamp_of_line).peekable();
         let (mut to_read, mut gone) = (Vec::new(), Vec::new());
         let mut last: Option<&str> = None;
@@ -499,7 +546,7 @@ impl Meta {
             loop {
                 match lines.peek() {
                     Some(None) => return None, // a malformed line
-                    Some(Some((path, _))) if *path < f.0.as_str() => {
+                    Some(Some((path, _))) if *path < f.0 => {
                         let (path, _) = next(&mut lines)??;
                         gone.push(path.to_owned());
                     }
@@ -507,13 +554,13 @@ impl Meta {
                 }
             }
             match lines.peek() {
-                Some(Some((path, _))) if *path == f.0.as_str() => {
+                Some(Some((path, _))) if *path == f.0 => {
                     let (_, stamp) = next(&mut lines)??;
                     if stamp != (f.1, f.2) {
-                        to_read.push(f.clone());
+                        to_read.push((f.0.to_owned(), f.1, f.2));
                     }
                 }
-                _ => to_read.push(f.clone()),
+                _ => to_read.push((f.0.to_owned(), f.1, f.2)),
             }
         }
         while lines.peek().is_some() {
@@ -523,10 +570,10 @@ impl Meta {
         Some((to_read, gone))
     }
 
-    /// Whether `files` (path, size, mtime) are exactly the files of the `#files` line.
-    fn is_same(&self, files: &[(String, u64, u128)]) -> bool {
+    /// Whether `files` (path, size, mtime) are exactly the files of the `#stamps` line.
+    fn is_same<P: AsRef<str>>(&self, files: &[(P, u64, u128)]) -> bool {
         self.digest.is_some()
-            && self.digest == Some(files_digest(files.iter().map(|(p, s, m)| (p.as_str(), *s, *m))))
+            && self.digest == Some(files_digest(files.iter().map(|(p, s, m)| (p.as_ref(), *s, *m))))
     }
 
     fn to_text(&self) -> String {
@@ -566,15 +613,16 @@ impl Meta {
             // Lines that could not be read are not written, nor their digest: the next refresh
             // then reads every file again.
             if let Some((text, body)) = unparsed.get() {
-                if let Some((n, d)) = self.digest {
-                    out.push_str(&format!("#files {n} {d:016x}\n"));
+                // A manifest read without its digest gets one, from the lines as they are.
+                if let Some((n, d)) = self.digest.or_else(|| lines_digest(&text[body..])) {
+                    out.push_str(&format!("#stamps {n} {d:016x}\n"));
                 }
                 out.push_str(&text[body..]);
             }
             return out;
         }
         let (n, d) = files_digest(self.files.iter().map(|(p, s)| (p.as_str(), s.size, s.mtime)));
-        out.push_str(&format!("#files {n} {d:016x}\n"));
+        out.push_str(&format!("#stamps {n} {d:016x}\n"));
         let mut paths: Vec<&String> = self.files.keys().collect();
         paths.sort();
         for p in paths {
@@ -1066,7 +1114,7 @@ fn recheck_skipped(
 
 /// Size and mtime of the given paths that are memory files and exist as plain files (in a
 /// store folder that is not a link out of the workspace, as in [`scan`]).
-fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
+fn scan_paths<'p>(root: &Path, paths: &'p [String]) -> Vec<scan::Found<'p>> {
     paths
         .iter()
         .filter(|p| is_memory_file(p))
@@ -1076,7 +1124,7 @@ fn scan_paths(root: &Path, paths: &[String]) -> Vec<(String, u64, u128)> {
         })
         .filter_map(|p| {
             let md = std::fs::symlink_metadata(root.join(p)).ok()?;
-            md.is_file().then(|| (p.clone(), md.len(), fsx::mtime_nanos(&md)))
+            md.is_file().then(|| (p.as_str().into(), md.len(), fsx::mtime_nanos(&md)))
         })
         .collect()
 }
@@ -1332,6 +1380,8 @@ fn refresh_locked(
     let mut listed_dirs = None;
     // Every decay file's stamp, when taken while the memory files were stat-ed.
     let mut every_decay: Option<Vec<scan::DecayStamp>> = None;
+    // The manifest's file lines, which the scan's paths are borrowed from.
+    let lines = if only.is_none() { meta.lines() } else { None };
     let files = match only {
         Some(paths) => scan_paths(root, paths),
         None => {
@@ -1355,7 +1405,7 @@ fn refresh_locked(
             let found = scan::scan(
                 root,
                 &meta.known_dirs(),
-                |dirs| meta.paths_in(dirs),
+                |dirs| meta.paths_in(lines.as_ref(), dirs),
                 || crate::summary::tick(ws),
                 (reading || decay_scope.is_none()).then_some(&mut meanwhile as &mut dyn FnMut()),
             );
@@ -1365,7 +1415,7 @@ fn refresh_locked(
             found.files
         }
     };
-    // Every file with the stamps of the `#files` line: nothing to look up (issue 20). Else the
+    // Every file with the stamps of the `#stamps` line: nothing to look up (issue 20). Else the
     // file lines are parsed, or, for a few listed paths, searched in place.
     let same = only.is_none() && !report.rebuilt && meta.is_same(&files);
     // A full scan that found a few files changed compares the stamps with the file lines as
@@ -1377,7 +1427,7 @@ fn refresh_locked(
         ahead.drop_answer();
         return refresh_locked(ws, true, progress, None, ahead);
     }
-    let mut to_read: Vec<(String, u64, u128)> = Vec::new();
+    let mut to_read: Vec<FileStamp> = Vec::new();
     let mut gone: Vec<String> = Vec::new();
     let mut patch_paths: Option<Vec<String>> = only.map(<[String]>::to_vec);
     if let Some((changed, removed)) = diffed {
@@ -1387,12 +1437,12 @@ fn refresh_locked(
     } else if !same {
         for (rel, size, mtime) in &files {
             if meta.lookup(rel) != Some((*size, *mtime)) {
-                to_read.push((rel.clone(), *size, *mtime));
+                to_read.push((rel.to_string(), *size, *mtime));
             }
         }
         to_read.sort();
         // A set: `Vec::contains` here made every search quadratic in the number of files.
-        let present: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
+        let present: std::collections::HashSet<&str> = files.iter().map(|f| &*f.0).collect();
         gone = match only {
             Some(paths) => paths
                 .iter()
@@ -1717,6 +1767,7 @@ fn refresh_locked(
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
     let files_changed = report.rebuilt
+        || meta.old_digest
         || !gone.is_empty()
         || lines_changed
         || decay_updated
@@ -1953,34 +2004,41 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
 
 /// Compares the manifest with the files, without changing anything or waiting.
 pub fn state(ws: &Workspace) -> IndexState {
-    state_with(ws, |meta| {
-        scan::scan(ws.root(), &meta.known_dirs(), |dirs| meta.paths_in(dirs), || None, None).files
-    })
+    let meta = match manifest_to_compare(ws) {
+        Ok(meta) => meta,
+        Err(state) => return state,
+    };
+    let lines = meta.lines();
+    let known = meta.known_dirs();
+    let files = scan::scan(ws.root(), &known, |d| meta.paths_in(lines.as_ref(), d), || None, None);
+    compare(meta, &files.files)
 }
 
 /// [`state`] for the memory files as a caller already stamped them (path, size, modification
 /// time in nanoseconds: every plain memory file the index's scan would find), without a stat of
 /// its own: `status`, which has walked the whole tree first.
 pub(crate) fn state_of(ws: &Workspace, files: Vec<(String, u64, u128)>) -> IndexState {
-    state_with(ws, |_| files)
+    match manifest_to_compare(ws) {
+        Ok(meta) => compare(meta, &files),
+        Err(state) => state,
+    }
 }
 
-/// The manifest compared with the memory files `files` gives (given the manifest, whose known
-/// folders the scan uses).
-fn state_with(ws: &Workspace, files: impl FnOnce(&Meta) -> Vec<(String, u64, u128)>) -> IndexState {
+/// The manifest the memory files are compared with, or the state when there is none to compare
+/// with (missing, or of another schema or analyzer).
+fn manifest_to_compare(ws: &Workspace) -> Result<Meta, IndexState> {
     let meta_path = ws.abs(layout::INDEX_DIR).join(META_FILE);
     let Some(meta) = read_meta(&meta_path, ws.file_limit()).ok().flatten() else {
-        return IndexState::Missing;
+        return Err(IndexState::Missing);
     };
     if meta.schema_version != SCHEMA_VERSION || meta.analyzer != analyzer::NAME {
-        return IndexState::Stale;
+        return Err(IndexState::Stale);
     }
-    let files = files(&meta);
-    compare(meta, &files)
+    Ok(meta)
 }
 
 /// Whether the manifest `meta` lists exactly `files` with their sizes and times.
-fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
+fn compare<P: AsRef<str>>(meta: Meta, files: &[(P, u64, u128)]) -> IndexState {
     let mut meta = meta;
     if meta.is_same(files) {
         return IndexState::Fresh;
@@ -1996,7 +2054,7 @@ fn compare(meta: Meta, files: &[(String, u64, u128)]) -> IndexState {
     }
     let same = files.len() == meta.files.len()
         && files.iter().all(|(rel, size, mtime)| {
-            meta.files.get(rel).is_some_and(|s| s.size == *size && s.mtime == *mtime)
+            meta.files.get(rel.as_ref()).is_some_and(|s| s.size == *size && s.mtime == *mtime)
         });
     if same { IndexState::Fresh } else { IndexState::Stale }
 }
@@ -2187,32 +2245,81 @@ mod tests {
     }
 
     #[test]
-    fn the_files_digest_is_fnv_1a_of_each_line_summed() {
-        // The digest is kept in manifests: it must not change with how it is computed.
-        let reference = |files: &[(&str, u64, u128)]| {
-            let mut sum: u64 = 0;
-            for (path, size, mtime) in files {
-                let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-                let bytes = path.bytes().chain([b'\t']);
-                for b in bytes.chain(size.to_le_bytes()).chain(mtime.to_le_bytes()) {
-                    h ^= u64::from(b);
-                    h = h.wrapping_mul(0x0100_0000_01b3);
-                }
-                sum = sum.wrapping_add(h);
-            }
-            (files.len(), sum)
-        };
+    fn the_files_digest_is_each_files_hash_summed_and_does_not_change() {
         let files = [
             ("MEMORY.md", 10, 1_796_054_612_000_000_001),
             ("memory/episodes/2026-12-03.md", 0, 0),
             ("memory/graph/entities/person--ada-lovelace.md", u64::MAX, u128::MAX),
             ("", 1, 2),
         ];
-        for k in 0..=files.len() {
-            let part = &files[..k];
-            assert_eq!(files_digest(part.iter().copied()), reference(part));
-        }
+        // Summed, so in any order; the count beside it.
+        let mut reversed = files;
+        reversed.reverse();
+        assert_eq!(files_digest(files.iter().copied()), files_digest(reversed.iter().copied()));
+        let sum = files.iter().fold(0u64, |a, f| a.wrapping_add(file_hash(f.0, f.1, f.2)));
+        assert_eq!(files_digest(files.iter().copied()), (4, sum));
         assert_eq!(files_digest(std::iter::empty()), (0, 0));
+        // The digest is kept in manifests: the same in every build (a new foldhash that hashed
+        // otherwise would make every manifest's digest look stale).
+        assert_eq!(format!("{:016x}", files_digest(files.iter().copied()).1), "642595b083092a78");
+        // Each part counts: another size, mtime or path is another hash.
+        let h = file_hash("memory/vault/a.md", 1, 2);
+        for other in [
+            file_hash("memory/vault/b.md", 1, 2),
+            file_hash("memory/vault/a.md", 2, 2),
+            file_hash("memory/vault/a.md", 1, 3),
+        ] {
+            assert_ne!(h, other);
+        }
+    }
+
+    #[test]
+    fn a_manifest_with_the_old_digest_is_read_without_it_and_written_with_the_new_one() {
+        let meta = manifest_of(3, |i| format!("memory/vault/n{i}.md"));
+        let text = meta.to_text();
+        let (n, d) = files_digest(meta.files.iter().map(|(p, s)| (p.as_str(), s.size, s.mtime)));
+        let new_line = format!("#stamps {n} {d:016x}\n");
+        assert!(text.contains(&new_line), "{text}");
+        // As an older version wrote it: `#files` and FNV-1a.
+        let old = text.replace(&new_line, &format!("#files {n} 0123456789abcdef\n"));
+        let read = Meta::parse_header(old.clone()).expect("a manifest");
+        assert!(read.old_digest && read.digest.is_none());
+        // Written again as read (only the header changed): the lines get the new digest.
+        assert_eq!(read.to_text(), text.replace("#files", "#stamps"));
+        let again = Meta::parse_header(read.to_text()).expect("a manifest");
+        assert_eq!((again.digest, again.old_digest), (Some((n, d)), false));
+    }
+
+    /// A workspace indexed by a version that wrote the `#files` digest: the first read writes
+    /// the manifest again with a `#stamps` line, reading no file again, and from then on a
+    /// read needs the header only.
+    #[test]
+    fn an_index_of_an_older_version_gets_the_new_digest_without_reading_a_file_again() {
+        let (_dir, ws) = indexed_workspace();
+        let rel = "memory/episodes/2026-12-03.md";
+        fsx::write_atomic(&ws.abs(rel), b"# 2026-12-03\n\n## 10:00\nThe quokka census.\n")
+            .expect("write");
+        drop(open(&ws, false, None).expect("indexed"));
+        let path = ws.abs(layout::INDEX_DIR).join(META_FILE);
+        // Read until nothing more is recorded (the folders' stamps, once settled).
+        std::thread::sleep(Duration::from_millis(20));
+        drop(open(&ws, false, None).expect("read"));
+        drop(open(&ws, false, None).expect("read"));
+        let read = || fsx::read_text_if_exists(&path, 1 << 20).expect("read").expect("a manifest");
+        let text = read();
+        let line = text.lines().find(|l| l.starts_with("#stamps ")).expect("a #stamps line");
+        let n = line.split(' ').nth(1).expect("a count");
+        fsx::write_atomic(
+            &path,
+            text.replace(line, &format!("#files {n} 0123456789abcdef")).as_bytes(),
+        )
+        .expect("write");
+        assert_eq!(state(&ws), IndexState::Fresh, "the old line's files are still compared");
+        let (_, report) = open(&ws, false, None).expect("opened");
+        assert!(!report.rebuilt && report.changed.is_empty() && report.removed.is_empty());
+        assert_eq!(read(), text, "written again as this version writes it");
+        let meta = read_meta(&path, u64::MAX).expect("read").expect("a manifest");
+        assert!(!meta.old_digest && meta.digest.is_some());
     }
 
     #[test]
