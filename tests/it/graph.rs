@@ -670,6 +670,58 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
     assert_eq!(incremental, rebuilt(&env));
 }
 
+/// A new entity that touches no edge (the entity a `remember` naming someone new adds, or one
+/// written by hand) is put into the graph caches in place: the refresh says so (a timing mark)
+/// and the graph cache, the names and the facts kept are the ones a rebuild writes. One that a
+/// dangling relation waited for is not patched (it makes an edge), and comes out as a rebuild's
+/// too.
+#[test]
+fn issue_20_a_new_entity_of_no_relations_is_patched_into_the_graph_caches() {
+    let env = TestEnv::initialized();
+    write_entity(&env, "person--ann", "Ann", "active", &["knows: [[person--zed]]"]);
+    write_entity(&env, "project--atlas", "Atlas", "active", &["owned-by: [[person--ann]]"]);
+    env.git_commit_all("entities by hand");
+    let facts_lines = |env: &TestEnv| {
+        let facts = env.read(".cogmem/index/graph-facts.jsonl");
+        facts.split_once('\n').unwrap().1.to_owned() // after the header (the cache's stamp)
+    };
+    let read = |env: &TestEnv| {
+        (env.read(".cogmem/index/graph.tsv"), env.read(".cogmem/index/names.tsv"), facts_lines(env))
+    };
+    // A search refreshes the index (no match: exit 1); its marks say what the refresh did.
+    let search = |env: &TestEnv| {
+        let out = env.run(["search", "anything"]).env("COGMEM_TIMINGS", "1").output();
+        assert!([0, 1].contains(&out.code), "{out}");
+        out.stderr
+    };
+    let rebuilt = |env: &TestEnv| {
+        env.run(["reindex", "--full"]).success();
+        read(env)
+    };
+    search(&env);
+    for (what, id, patched) in [
+        ("a new entity of no relations", "person--quill", true),
+        ("another, first in order", "concept--aardvark", true),
+        ("the entity a dangling relation waited for", "person--zed", false),
+    ] {
+        write_entity(&env, id, "Someone", "active", &[]);
+        env.git_commit_all(what);
+        let marks = search(&env);
+        assert_eq!(marks.contains("graph caches patched"), patched, "{what}: {marks}");
+        let got = read(&env);
+        assert!(got.0.contains(&format!("\n{id}\t")), "{what}: {}", got.0);
+        assert_eq!(got, rebuilt(&env), "{what}");
+    }
+    // A remember that names someone new: its entity is patched in by the index update.
+    env.run(["remember", "Had coffee with Quentavio about the audit plan"]).success();
+    assert!(env.path("memory/graph/entities/person--quentavio.md").is_file());
+    search(&env);
+    env.wait_for_index();
+    let got = read(&env);
+    assert!(got.1.contains("person--quentavio\t"), "{}", got.1);
+    assert_eq!(got, rebuilt(&env));
+}
+
 /// Writes an entity file by hand: a title, its type (from the id), a status and relation bullets.
 fn write_entity(env: &TestEnv, id: &str, title: &str, status: &str, relations: &[&str]) {
     let rows: String = relations.iter().map(|r| format!("- {r}\n")).collect();

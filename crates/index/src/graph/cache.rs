@@ -74,6 +74,11 @@ pub(crate) fn is_current(path: &std::path::Path) -> bool {
     starts_with_line(path, HEADER)
 }
 
+/// Whether cache text is in this build's format (its first line).
+pub(crate) fn is_text_current(text: &str) -> bool {
+    text.strip_prefix(HEADER).is_some_and(|rest| rest.starts_with('\n'))
+}
+
 /// Whether the file at `path` exists and its first line is `header` (read: that line only).
 pub(crate) fn starts_with_line(path: &std::path::Path, header: &str) -> bool {
     use std::io::Read;

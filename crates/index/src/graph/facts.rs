@@ -46,20 +46,9 @@ type In = (String, String, String, Vec<String>, Vec<Relation<String>>);
 /// Reads the file; `None` when it is missing, in another format or malformed anywhere, or when
 /// the graph cache at `cache` is not the one written with it.
 pub(crate) fn load(path: &Path, cache: &Path) -> Option<Facts> {
-    // Derived, written by cogmem itself: the default bound is enough.
-    let text = cogmem_store::store::fsx::read_text_if_exists(
-        path,
-        cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
-    )
-    .ok()??;
-    let (first, body) = text.split_once('\n')?;
-    let mut f = first.strip_prefix(HEADER)?.strip_prefix(' ')?.split(' ');
-    let written: (u64, u128) = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
-    if f.next().is_some() || stamp(cache) != Some(written) {
-        return None;
-    }
+    let (text, body) = read(path, cache)?;
     let mut out = Facts::new();
-    for line in body.lines() {
+    for line in text[body..].lines() {
         let (path, id, status, names, relations): In = serde_json::from_str(line).ok()?;
         let relations = relations
             .into_iter()
@@ -75,6 +64,31 @@ pub(crate) fn load(path: &Path, cache: &Path) -> Option<Facts> {
         out.insert(path, EntityFacts { id, names, status, relations });
     }
     Some(out)
+}
+
+/// The file's text and where its lines start after the header, unparsed; `None` when it is
+/// missing, in another format, or the graph cache at `cache` is not the one written with it.
+pub(crate) fn read(path: &Path, cache: &Path) -> Option<(String, usize)> {
+    // Derived, written by cogmem itself: the default bound is enough.
+    let text = cogmem_store::store::fsx::read_text_if_exists(
+        path,
+        cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
+    )
+    .ok()??;
+    let (first, _) = text.split_once('\n')?;
+    let mut f = first.strip_prefix(HEADER)?.strip_prefix(' ')?.split(' ');
+    let written: (u64, u128) = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
+    if f.next().is_some() || stamp(cache) != Some(written) {
+        return None;
+    }
+    let body = first.len() + 1;
+    Some((text, body))
+}
+
+/// The path a line of the file is about (its first value).
+pub(crate) fn path_of(line: &str) -> Option<String> {
+    let mut de = serde_json::Deserializer::from_str(line.strip_prefix('[')?);
+    serde::Deserialize::deserialize(&mut de).ok()
 }
 
 /// The file's lines after its header, for `facts` (serialised while the graph is assembled

@@ -5,6 +5,7 @@
 pub mod cache;
 pub(crate) mod facts;
 pub mod names;
+pub(crate) mod patch;
 pub use cogmem_store::vocab;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};

@@ -48,6 +48,11 @@ pub(crate) fn is_current(path: &std::path::Path) -> bool {
     super::cache::starts_with_line(path, HEADER)
 }
 
+/// Whether cache text is in this build's format (its first line).
+pub(crate) fn is_text_current(text: &str) -> bool {
+    text.strip_prefix(HEADER).is_some_and(|rest| rest.starts_with('\n'))
+}
+
 /// The entities of cache text and their names; `None` for text in another format.
 fn parse(text: &str) -> Option<Vec<(String, Vec<String>)>> {
     let body = text.strip_prefix(HEADER)?.strip_prefix('\n')?;
@@ -102,9 +107,5 @@ mod tests {
         // Text in another format is no cache.
         assert!(parse("#cogmem-names 0\nperson--x\tx\n").is_none());
         assert_eq!(parse(&format!("{HEADER}\n")), Some(Vec::new()));
-    }
-
-    fn is_text_current(text: &str) -> bool {
-        text.starts_with(&format!("{HEADER}\n"))
     }
 }

@@ -1621,33 +1621,52 @@ fn refresh_locked(
         || !busy && !dir.join(crate::graph::facts::FILE).exists()
     {
         read_changed = true;
-        // From the facts the index keeps of every entity file, with this refresh's changes
-        // (issue 20: every entity file was read and parsed again); read from the files when
-        // there are none or the index was rebuilt.
         let facts_path = dir.join(crate::graph::facts::FILE);
-        let kept =
-            if report.rebuilt { None } else { crate::graph::facts::load(&facts_path, &cache_path) };
-        let facts = match kept {
-            Some(mut facts) => {
-                for (rel, f) in entity_facts {
-                    match f {
-                        Some(f) => facts.insert(rel, f),
-                        None => facts.remove(&rel),
-                    };
-                }
-                facts
+        // New entities that touch no edge (a remember that names someone new): their lines
+        // put in place in the three files ([`crate::graph::patch`]).
+        let patched = (!report.rebuilt && !busy)
+            .then(|| {
+                crate::graph::patch::in_files(&cache_path, &names_path, &facts_path, &entity_facts)
+            })
+            .flatten();
+        let (cache_text, names, lines) = match patched {
+            Some(p) => {
+                cogmem_store::timing::mark("index: graph caches patched");
+                (p.cache, p.names, p.facts)
             }
-            None => crate::graph::read_facts(ws),
+            None => {
+                // From the facts the index keeps of every entity file, with this refresh's
+                // changes (issue 20: every entity file was read and parsed again); read from the
+                // files when there are none or the index was rebuilt.
+                let kept = if report.rebuilt {
+                    None
+                } else {
+                    crate::graph::facts::load(&facts_path, &cache_path)
+                };
+                let facts = match kept {
+                    Some(mut facts) => {
+                        for (rel, f) in entity_facts {
+                            match f {
+                                Some(f) => facts.insert(rel, f),
+                                None => facts.remove(&rel),
+                            };
+                        }
+                        facts
+                    }
+                    None => crate::graph::read_facts(ws),
+                };
+                // The facts' lines are serialised on a second thread while the graph is
+                // assembled.
+                let (g, lines) = std::thread::scope(|s| {
+                    let lines = s.spawn(|| crate::graph::facts::lines(&facts));
+                    (crate::graph::of_facts(ws, &facts), lines.join())
+                });
+                let g = g?;
+                let lines = lines.unwrap_or_else(|_| crate::graph::facts::lines(&facts));
+                (g.cache_text(), crate::graph::names::text(&g), lines)
+            }
         };
-        // The facts' lines are serialised on a second thread while the graph is assembled.
-        let (g, lines) = std::thread::scope(|s| {
-            let lines = s.spawn(|| crate::graph::facts::lines(&facts));
-            (crate::graph::of_facts(ws, &facts), lines.join())
-        });
-        let g = g?;
-        let lines = lines.unwrap_or_else(|_| crate::graph::facts::lines(&facts));
-        fsx::write_derived(&cache_path, g.cache_text().as_bytes(), boot.is_none())?;
-        let names = crate::graph::names::text(&g);
+        fsx::write_derived(&cache_path, cache_text.as_bytes(), boot.is_none())?;
         fsx::write_derived(&names_path, names.as_bytes(), boot.is_none())?;
         // Tied to the graph cache just written; without its stamp, no facts are kept.
         match crate::graph::facts::stamp(&cache_path) {
