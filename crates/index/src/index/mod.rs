@@ -210,10 +210,11 @@ struct Meta {
     unparsed: Option<Unparsed>,
     /// The `#stamps` line as read.
     digest: Option<(usize, u64)>,
-    /// The manifest had the `#files` line of a version before 0.2's digest (FNV-1a, a byte at
-    /// a time): its digest is not read (`digest` is `None`) and the next refresh writes the
-    /// manifest again, with a `#stamps` line.
-    old_digest: bool,
+    /// The count of a `#files` line, the digest line of versions before 2026-12-05 (FNV-1a, a
+    /// byte at a time): that digest is not read (`digest` is `None`); the count still vouches
+    /// for the file lines, so a scan is still compared with them as text ([`Self::diff`]), and
+    /// the next refresh writes the manifest again, with a `#stamps` line.
+    old_count: Option<usize>,
     /// Stamps of the decay files whose caches are current, by home (`None`: the main file).
     decay: std::collections::BTreeMap<Option<cogmem_store::store::decay_file::Shard>, (u64, u128)>,
     /// Stamps of the store folders whose memory files are exactly this manifest's paths in
@@ -404,7 +405,9 @@ impl Meta {
                             Some((n.parse().ok()?, u64::from_str_radix(d, 16).ok()?))
                         });
                     }
-                    "files" => meta.old_digest = true,
+                    "files" => {
+                        meta.old_count = value.split_once(' ').and_then(|(n, _)| n.parse().ok());
+                    }
                     "decay" => {
                         // An older manifest's line (`#decay SIZE MTIME`) is simply not used:
                         // the caches are then rewritten.
@@ -455,12 +458,12 @@ impl Meta {
     }
 
     /// The `#dir` stamps a scan may trust: none when the file lines are not as many as the
-    /// `#stamps` line says, each ended by a newline (a manifest cut short cannot say which files
+    /// `#stamps` (or `#files`) line says, each ended by a newline (a manifest cut short cannot say which files
     /// a folder holds).
     fn known_dirs(&self) -> std::collections::BTreeMap<String, scan::DirStamp> {
-        let complete = match (&self.unparsed, self.digest) {
+        let complete = match (&self.unparsed, self.count()) {
             (None, _) => true,
-            (Some(unparsed), Some((n, _))) => unparsed.get().is_some_and(|(text, body)| {
+            (Some(unparsed), Some(n)) => unparsed.get().is_some_and(|(text, body)| {
                 let lines = &text.as_bytes()[body..];
                 (lines.is_empty() || lines.ends_with(b"\n"))
                     && memchr::memchr_iter(b'\n', lines).count() == n
@@ -525,7 +528,7 @@ impl Meta {
         files: &[(P, u64, u128)],
     ) -> Option<(Vec<FileStamp>, Vec<String>)> {
         let (text, body) = self.unparsed.as_ref()?.get()?;
-        self.digest?;
+        self.count()?;
         let mut scan: Vec<(&str, u64, u128)> =
             files.iter().map(|(p, s, m)| (p.as_ref(), *s, *m)).collect();
         scan.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -568,6 +571,11 @@ impl Meta {
             gone.push(path.to_owned());
         }
         Some((to_read, gone))
+    }
+
+    /// The number of file lines the `#stamps` line (or an older `#files` line) says there are.
+    fn count(&self) -> Option<usize> {
+        self.digest.map(|(n, _)| n).or(self.old_count)
     }
 
     /// Whether `files` (path, size, mtime) are exactly the files of the `#stamps` line.
@@ -1786,7 +1794,7 @@ fn refresh_locked(
     // A read that found nothing new writes nothing.
     let decay_updated = meta.decay != decay_before;
     let files_changed = report.rebuilt
-        || meta.old_digest
+        || meta.old_count.is_some()
         || !gone.is_empty()
         || lines_changed
         || decay_updated
@@ -2302,11 +2310,11 @@ mod tests {
         // As an older version wrote it: `#files` and FNV-1a.
         let old = text.replace(&new_line, &format!("#files {n} 0123456789abcdef\n"));
         let read = Meta::parse_header(old.clone()).expect("a manifest");
-        assert!(read.old_digest && read.digest.is_none());
+        assert_eq!((read.old_count, read.digest), (Some(n), None));
         // Written again as read (only the header changed): the lines get the new digest.
         assert_eq!(read.to_text(), text.replace("#files", "#stamps"));
         let again = Meta::parse_header(read.to_text()).expect("a manifest");
-        assert_eq!((again.digest, again.old_digest), (Some((n, d)), false));
+        assert_eq!((again.digest, again.old_count), (Some((n, d)), None));
     }
 
     /// A workspace indexed by a version that wrote the `#files` digest: the first read writes
@@ -2338,7 +2346,7 @@ mod tests {
         assert!(!report.rebuilt && report.changed.is_empty() && report.removed.is_empty());
         assert_eq!(read(), text, "written again as this version writes it");
         let meta = read_meta(&path, u64::MAX).expect("read").expect("a manifest");
-        assert!(!meta.old_digest && meta.digest.is_some());
+        assert!(meta.old_count.is_none() && meta.digest.is_some());
     }
 
     #[test]
