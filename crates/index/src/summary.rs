@@ -1102,15 +1102,19 @@ fn decay_counts(ws: &Workspace, r: &mut Reader<'_>) -> cogmem_store::Result<(usi
     let mut total = (0, Bands::default());
     let mut sound = true;
     // How the entries are spread over shards: the main file says (it is small once there are
-    // shards).
-    let layout = match ws.read_text_if_exists(&decay_file::file_path(None)) {
-        Ok(Some(text)) => DecayFile::parse(&text, &ws.abs(&decay_file::file_path(None)))
-            .map_or(decay_file::Layout::FIRST, |d| d.layout()),
-        _ => decay_file::Layout::FIRST,
+    // shards). Read only to count a shard again: without shards the main file holds every
+    // entry (34 MB at 100,000 memories, parsed by every status that recounted anything).
+    let layout = std::cell::OnceCell::new();
+    let layout = || {
+        *layout.get_or_init(|| match ws.read_text_if_exists(&decay_file::file_path(None)) {
+            Ok(Some(text)) => DecayFile::parse(&text, &ws.abs(&decay_file::file_path(None)))
+                .map_or(decay_file::Layout::FIRST, |d| d.layout()),
+            _ => decay_file::Layout::FIRST,
+        })
     };
     for home in homes {
         let rel = decay_file::file_path(home);
-        let values = r.values(&rel, 6, || file_bands(ws, home, &rel, layout));
+        let values = r.values(&rel, 6, || file_bands(ws, home, &rel, &layout));
         // [entries, active, fading, dormant, archived, 1 when every key is at home]
         match values.as_deref() {
             Ok([n, a, f, d, x, at_home]) => {
@@ -1141,7 +1145,7 @@ fn file_bands(
     ws: &Workspace,
     home: Option<decay_file::Shard>,
     rel: &str,
-    layout: decay_file::Layout,
+    layout: &dyn Fn() -> decay_file::Layout,
 ) -> cogmem_store::Result<Vec<usize>> {
     let path = ws.abs(rel);
     let Some(text) = fsx::read_text_if_exists(&path, ws.file_limit())? else {
@@ -1151,11 +1155,12 @@ fn file_bands(
         None => DecayFile::parse(&text, &path)?,
         Some(_) => DecayFile::parse_shard(&text, &path)?,
     };
+    let layout = home.map(|_| layout());
     let mut bands = Bands::default();
     let mut at_home = true;
     for key in d.keys() {
         bands.add(d.band(&key));
-        at_home &= home.is_none_or(|n| decay_file::shard_of(&key, layout) == n);
+        at_home &= home.is_none_or(|n| layout.is_some_and(|l| decay_file::shard_of(&key, l) == n));
     }
     Ok(vec![
         d.len(),
