@@ -282,20 +282,36 @@ impl GraphCache {
 /// `range` of `text`, which hold lines sorted by that field. Each probe reads only the line
 /// around its midpoint, so nothing is parsed ahead of time. Shared with the decay cache.
 pub(crate) fn find_line<'a>(text: &'a str, range: (usize, usize), key: &str) -> Option<&'a str> {
+    fn field(line: &str) -> &str {
+        line.split('\t').next().unwrap_or("")
+    }
+    let text = &text[..range.1];
+    let at = first_line_not_below(text, range.0, |line| field(line) < key);
+    let line = text[at..].split('\n').next().unwrap_or("");
+    (!line.is_empty() && field(line) == key).then_some(line)
+}
+
+/// The start of the first line of `text[from..]` (lines sorted; `from` a line's start) that
+/// `below` says is not below what is looked for: where a line goes, or the line looked for
+/// starts; the end of `text` when there is none.
+pub(crate) fn first_line_not_below(
+    text: &str,
+    from: usize,
+    mut below: impl FnMut(&str) -> bool,
+) -> usize {
     let t = text.as_bytes();
-    let (mut lo, mut hi) = range;
+    let (mut lo, mut hi) = (from, text.len());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        let start = t[lo..mid].iter().rposition(|&b| b == b'\n').map_or(lo, |p| lo + p + 1);
-        let end = t[start..hi].iter().position(|&b| b == b'\n').map_or(hi, |p| start + p);
-        let line = &text[start..end];
-        match line.split('\t').next().unwrap_or("").cmp(key) {
-            std::cmp::Ordering::Equal if !line.is_empty() => return Some(line),
-            std::cmp::Ordering::Less | std::cmp::Ordering::Equal => lo = end + 1,
-            std::cmp::Ordering::Greater => hi = start,
+        let start = memchr::memrchr(b'\n', &t[lo..mid]).map_or(lo, |p| lo + p + 1);
+        let end = memchr::memchr(b'\n', &t[start..hi]).map_or(hi, |p| start + p);
+        if below(&text[start..end]) {
+            lo = end + 1;
+        } else {
+            hi = start;
         }
     }
-    None
+    lo.min(text.len())
 }
 
 /// A node line, parsed.

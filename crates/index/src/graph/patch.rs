@@ -96,33 +96,19 @@ fn contains(haystack: &str, needle: &str) -> bool {
     memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()).is_some()
 }
 
-/// The lines of `text` (each ended by a newline) and where each starts.
-fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
-        .filter(|&i| i < text.len())
-        .collect()
-}
-
 /// Where in `text` (sorted lines, each ended by a newline) a line goes that each line compares
 /// to as `cmp` says: the start of the first line greater than it. `None` when a line compares
-/// equal or cannot be compared.
+/// equal or a line looked at cannot be compared.
 fn insertion(text: &str, cmp: impl Fn(&str) -> Option<Ordering>) -> Option<usize> {
-    let starts = line_starts(text);
-    let line = |i: usize| {
-        let end = starts.get(i + 1).copied().unwrap_or(text.len());
-        text[starts[i]..end].trim_end_matches('\n')
-    };
-    let (mut lo, mut hi) = (0, starts.len());
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match cmp(line(mid))? {
-            Ordering::Less => lo = mid + 1,
-            Ordering::Greater => hi = mid,
-            Ordering::Equal => return None,
-        }
-    }
-    Some(starts.get(lo).copied().unwrap_or(text.len()))
+    let mut comparable = true;
+    let at = super::cache::first_line_not_below(text, 0, |line| {
+        let order = cmp(line);
+        comparable &= order.is_some();
+        order == Some(Ordering::Less)
+    });
+    let line = text[at..].split('\n').next().unwrap_or("");
+    let equal = at < text.len() && cmp(line) != Some(Ordering::Greater);
+    (comparable && !equal).then_some(at)
 }
 
 /// The graph cache with a node line of no edges for each of `added` (sorted by id).

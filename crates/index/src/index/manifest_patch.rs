@@ -100,20 +100,9 @@ impl Meta {
 /// The start of the first line of `lines[from..]` (`from` a line's start) whose path (up to
 /// a tab) is not below `key`, the lines being sorted by path; the end when there is none.
 fn first_not_below(lines: &str, from: usize, key: &str) -> usize {
-    let t = lines.as_bytes();
-    let (mut lo, mut hi) = (from, lines.len());
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let start = memchr::memrchr(b'\n', &t[lo..mid]).map_or(lo, |p| lo + p + 1);
-        let end = memchr::memchr(b'\n', &t[start..hi]).map_or(hi, |p| start + p);
-        let path = lines[start..end].split('\t').next().unwrap_or("");
-        if path < key {
-            lo = end + 1;
-        } else {
-            hi = start;
-        }
-    }
-    lo.min(lines.len())
+    crate::graph::cache::first_line_not_below(lines, from, |line| {
+        line.split('\t').next().unwrap_or("") < key
+    })
 }
 
 #[cfg(test)]
