@@ -261,7 +261,7 @@ impl Tree {
     /// Every memory file the index reads (MEMORY.md and the stores' plain `*.md` files whose
     /// names the manifest can hold) with its size and modification time, as the index's scan
     /// finds them; `None` when the walk cannot tell.
-    fn memory_stamps(&self) -> Option<Vec<(String, u64, u128)>> {
+    fn memory_stamps(&self) -> Option<Vec<(&str, u64, u128)>> {
         if !self.stores_plain {
             return None;
         }
@@ -269,14 +269,14 @@ impl Tree {
         if let Some(Walked { stamp: s, kind: Kind::File, .. }) =
             self.find(layout::MEMORY_MD).map(|i| &self.files()[i])
         {
-            out.push((layout::MEMORY_MD.to_owned(), s.size, s.mtime));
+            out.push((layout::MEMORY_MD, s.size, s.mtime));
         }
         for (dir, _, _) in units::DIRS {
             // The store's plain `*.md` files, as `store_files` lists them, with their stamps.
             for f in self.md_walked(dir, Kind::File) {
                 let Ok(rel) = std::str::from_utf8(self.path(f)) else { continue };
                 if !rel.contains(['\t', '\n', '\r']) {
-                    out.push((rel.to_owned(), f.stamp.size, f.stamp.mtime));
+                    out.push((rel, f.stamp.size, f.stamp.mtime));
                 }
             }
         }
@@ -1082,7 +1082,7 @@ impl Summary {
         let uncommitted = uncommitted()?;
         cogmem_store::timing::mark("status: git status");
         let index = match probe.tree.memory_stamps() {
-            Some(files) => crate::index::state_of(ws, files),
+            Some(files) => crate::index::state_of(ws, &files),
             None => crate::index::state(ws),
         };
         cogmem_store::timing::mark("status: index state");

@@ -2058,9 +2058,9 @@ pub fn state(ws: &Workspace) -> IndexState {
 /// [`state`] for the memory files as a caller already stamped them (path, size, modification
 /// time in nanoseconds: every plain memory file the index's scan would find), without a stat of
 /// its own: `status`, which has walked the whole tree first.
-pub(crate) fn state_of(ws: &Workspace, files: Vec<(String, u64, u128)>) -> IndexState {
+pub(crate) fn state_of(ws: &Workspace, files: &[(&str, u64, u128)]) -> IndexState {
     match manifest_to_compare(ws) {
-        Ok(meta) => compare(meta, &files),
+        Ok(meta) => compare(meta, files),
         Err(state) => state,
     }
 }
