@@ -20,6 +20,8 @@ pub mod index;
 pub(crate) mod listings;
 pub mod pack;
 pub mod summary;
+#[cfg(test)]
+pub(crate) mod test_rng;
 
 pub use cogmem_text::{Clock, FixedClock, SystemClock, Timestamp};
 pub use error::{Error, Result};

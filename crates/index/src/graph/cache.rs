@@ -282,13 +282,21 @@ impl GraphCache {
 /// `range` of `text`, which hold lines sorted by that field. Each probe reads only the line
 /// around its midpoint, so nothing is parsed ahead of time. Shared with the decay cache.
 pub(crate) fn find_line<'a>(text: &'a str, range: (usize, usize), key: &str) -> Option<&'a str> {
-    fn field(line: &str) -> &str {
-        line.split('\t').next().unwrap_or("")
-    }
     let text = &text[..range.1];
-    let at = first_line_not_below(text, range.0, |line| field(line) < key);
+    let at = first_key_not_below(text, range.0, key);
     let line = text[at..].split('\n').next().unwrap_or("");
-    (!line.is_empty() && field(line) == key).then_some(line)
+    (!line.is_empty() && line_key(line) == key).then_some(line)
+}
+
+/// A line's key: its first tab-separated field.
+pub(crate) fn line_key(line: &str) -> &str {
+    line.split('\t').next().unwrap_or("")
+}
+
+/// [`first_line_not_below`] for lines sorted by their key ([`line_key`]): the start of the
+/// first line of `text[from..]` whose key is not below `key`.
+pub(crate) fn first_key_not_below(text: &str, from: usize, key: &str) -> usize {
+    first_line_not_below(text, from, |line| line_key(line) < key)
 }
 
 /// The start of the first line of `text[from..]` (lines sorted; `from` a line's start) that

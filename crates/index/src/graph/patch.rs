@@ -228,15 +228,12 @@ mod tests {
     use super::*;
     use cogmem_store::store::entity::RelationLine;
 
-    /// A seeded xorshift: the same cases every run.
-    struct Rng(u64);
+    /// The seeded generator, drawing indexes.
+    struct Rng(crate::test_rng::Xorshift);
 
     impl Rng {
         fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
+            self.0.below(n as u64) as usize
         }
     }
 
@@ -283,7 +280,7 @@ mod tests {
     /// between: the patched texts are the rebuilt ones, byte for byte.
     #[test]
     fn new_entities_patched_in_are_what_a_rebuild_writes() {
-        let mut rng = Rng(0x636f_676d);
+        let mut rng = Rng(crate::test_rng::Xorshift(0x636f_676d));
         let kinds = ["person", "project", "place", "concept"];
         for case in 0..60 {
             let n = rng.below(40) + usize::from(case % 10 != 0); // some graphs empty

@@ -10,12 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Meta, Unparsed, parse_file_line};
-
-/// The hash one file adds to the `#stamps` digest.
-fn file_hash(path: &str, (size, mtime): (u64, u128)) -> u64 {
-    super::file_hash(path, size, mtime)
-}
+use super::{Meta, Unparsed, file_hash, parse_file_line};
+use crate::graph::cache::{first_key_not_below, line_key};
 
 impl Meta {
     /// Prepares the manifest to be patched for `paths` only: their lines are parsed into
@@ -60,11 +56,11 @@ impl Meta {
         for (path, old) in patch {
             if let Some(old) = old {
                 n -= 1;
-                sum = sum.wrapping_sub(file_hash(path, *old));
+                sum = sum.wrapping_sub(file_hash(path, old.0, old.1));
             }
             if let Some(s) = self.files.get(path) {
                 n += 1;
-                sum = sum.wrapping_add(file_hash(path, (s.size, s.mtime)));
+                sum = sum.wrapping_add(file_hash(path, s.size, s.mtime));
             }
         }
         let lines = &text[body..];
@@ -79,13 +75,13 @@ impl Meta {
             }
         };
         for path in patch.keys() {
-            let at = first_not_below(lines, from, path);
+            let at = first_key_not_below(lines, from, path);
             out.push_str(&lines[from..at]);
             ended(&mut out);
             let end =
                 memchr::memchr(b'\n', &lines.as_bytes()[at..]).map_or(lines.len(), |i| at + i + 1);
             // The path's own line, if there is one, is replaced.
-            let own = lines[at..end].split(['\t', '\n']).next() == Some(path.as_str());
+            let own = line_key(lines[at..end].trim_end_matches('\n')) == path.as_str();
             from = if own && at < lines.len() { end } else { at };
             if let Some(s) = self.files.get(path) {
                 out.push_str(&format!("{path}\t{}\t{}\t{}\n", s.size, s.mtime, s.hash));
@@ -95,14 +91,6 @@ impl Meta {
         ended(&mut out);
         Some(out)
     }
-}
-
-/// The start of the first line of `lines[from..]` (`from` a line's start) whose path (up to
-/// a tab) is not below `key`, the lines being sorted by path; the end when there is none.
-fn first_not_below(lines: &str, from: usize, key: &str) -> usize {
-    crate::graph::cache::first_line_not_below(lines, from, |line| {
-        line.split('\t').next().unwrap_or("") < key
-    })
 }
 
 #[cfg(test)]
@@ -171,13 +159,8 @@ mod tests {
     /// each other, the first and the last line): the patched text is the whole render's.
     #[test]
     fn random_patches_give_the_whole_render() {
-        let mut x: u64 = 0x6d61_6e69;
-        let mut below = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = crate::test_rng::Xorshift(0x6d61_6e69);
+        let mut below = |n: u64| rng.below(n);
         for case in 0..200 {
             let n = below(30);
             let start: Vec<(String, u64, u128)> =

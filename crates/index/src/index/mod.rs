@@ -458,8 +458,8 @@ impl Meta {
     }
 
     /// The `#dir` stamps a scan may trust: none when the file lines are not as many as the
-    /// `#stamps` (or `#files`) line says, each ended by a newline (a manifest cut short cannot say which files
-    /// a folder holds).
+    /// `#stamps` (or `#files`) line says, each ended by a newline (a manifest cut short cannot
+    /// say which files a folder holds).
     fn known_dirs(&self) -> std::collections::BTreeMap<String, scan::DirStamp> {
         let complete = match (&self.unparsed, self.count()) {
             (None, _) => true,
