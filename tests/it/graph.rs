@@ -670,13 +670,14 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
     assert_eq!(incremental, rebuilt(&env));
 }
 
-/// A new entity that touches no edge (the entity a `remember` naming someone new adds, or one
-/// written by hand) is put into the graph caches in place: the refresh says so (a timing mark)
-/// and the graph cache, the names and the facts kept are the ones a rebuild writes. One that a
-/// dangling relation waited for is not patched (it makes an edge), and comes out as a rebuild's
-/// too.
+/// A change to a few entities (a new entity, with or without relations; a relation added,
+/// closed or pointed elsewhere; a name or a status changed; what a `remember` naming someone new
+/// or linking two entities writes) is put into the graph caches in place: the refresh says so (a
+/// timing mark) and the graph cache, the names and the facts kept are the ones a rebuild writes.
+/// An entity that a dangling relation waited for (it makes an edge) and an entity removed are
+/// rebuilt, and come out as a rebuild's too.
 #[test]
-fn issue_20_a_new_entity_of_no_relations_is_patched_into_the_graph_caches() {
+fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
     let env = TestEnv::initialized();
     write_entity(&env, "person--ann", "Ann", "active", &["knows: [[person--zed]]"]);
     write_entity(&env, "project--atlas", "Atlas", "active", &["owned-by: [[person--ann]]"]);
@@ -699,26 +700,91 @@ fn issue_20_a_new_entity_of_no_relations_is_patched_into_the_graph_caches() {
         read(env)
     };
     search(&env);
-    for (what, id, patched) in [
-        ("a new entity of no relations", "person--quill", true),
-        ("another, first in order", "concept--aardvark", true),
-        ("the entity a dangling relation waited for", "person--zed", false),
-    ] {
-        write_entity(&env, id, "Someone", "active", &[]);
+    let steps: Vec<(&str, Box<dyn Fn(&TestEnv)>, &str, bool)> = vec![
+        (
+            "a new entity of no relations",
+            Box::new(|env| write_entity(env, "person--quill", "Quill", "active", &[])),
+            "\nperson--quill\t",
+            true,
+        ),
+        (
+            "another, first in order",
+            Box::new(|env| write_entity(env, "concept--aardvark", "Aardvark", "active", &[])),
+            "\nconcept--aardvark\t",
+            true,
+        ),
+        (
+            "a new entity with relations",
+            Box::new(|env| {
+                let rels = ["knows: [[person--ann]]", "uses: [[project--atlas]] (confidence 0.6)"];
+                write_entity(env, "person--mo", "Mo", "active", &rels)
+            }),
+            "person--mo 0.6",
+            true,
+        ),
+        (
+            "a relation added, a name and a status changed",
+            Box::new(|env| {
+                let rels = ["knows: [[person--zed]]", "mentors: [[person--quill]]"];
+                write_entity(env, "person--ann", "Annie", "inactive", &rels)
+            }),
+            "person--ann 1",
+            true,
+        ),
+        (
+            "a relation closed and one to itself",
+            Box::new(|env| {
+                let rels =
+                    ["owned-by: [[person--ann]] (until 2026-02-01)", "part-of: [[project--atlas]]"];
+                write_entity(env, "project--atlas", "Atlas", "active", &rels)
+            }),
+            "project--atlas 1\tproject--atlas 1",
+            true,
+        ),
+        (
+            "the entity a dangling relation waited for",
+            Box::new(|env| write_entity(env, "person--zed", "Zed", "active", &[])),
+            "\nperson--zed\t",
+            false,
+        ),
+        (
+            "an entity removed",
+            Box::new(|env| {
+                std::fs::remove_file(env.path("memory/graph/entities/person--mo.md")).unwrap()
+            }),
+            "#nodes",
+            false,
+        ),
+    ];
+    for (what, step, expect, patched) in &steps {
+        step(&env);
         env.git_commit_all(what);
         let marks = search(&env);
-        assert_eq!(marks.contains("graph caches patched"), patched, "{what}: {marks}");
+        assert_eq!(marks.contains("graph caches patched"), *patched, "{what}: {marks}");
         let got = read(&env);
-        assert!(got.0.contains(&format!("\n{id}\t")), "{what}: {}", got.0);
+        assert!(got.0.contains(expect), "{what}: {}", got.0);
         assert_eq!(got, rebuilt(&env), "{what}");
     }
-    // A remember that names someone new: its entity is patched in by the index update.
+    // A remember that names someone new, and one that links two entities: the index update
+    // patches them in.
     env.run(["remember", "Had coffee with Quentavio about the audit plan"]).success();
     assert!(env.path("memory/graph/entities/person--quentavio.md").is_file());
     search(&env);
     env.wait_for_index();
     let got = read(&env);
     assert!(got.1.contains("person--quentavio\t"), "{}", got.1);
+    assert_eq!(got, rebuilt(&env));
+    env.run([
+        "remember",
+        "--relation",
+        "person--quill|works-on|project--atlas",
+        "Quill works on Atlas",
+    ])
+    .success();
+    search(&env);
+    env.wait_for_index();
+    let got = read(&env);
+    assert!(got.0.contains("project--atlas 1"), "{}", got.0);
     assert_eq!(got, rebuilt(&env));
 }
 

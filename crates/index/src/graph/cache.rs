@@ -20,10 +20,9 @@ const HEADER: &str = "#cogmem-graph-cache 4";
 
 /// Writes the cache text for a graph.
 pub(crate) fn text(g: &Graph) -> String {
-    use std::fmt::Write as _;
-    // (id, status, edge line, degree); written into buffers, not formatted piece by piece (a
-    // refresh after a change to an entity writes every line: 100,000 edge ends at 10,000
-    // entities, issue 20).
+    // (id, status, edge line); written into buffers, not formatted piece by piece (a refresh
+    // after a change to an entity writes every line: 100,000 edge ends at 10,000 entities,
+    // issue 20).
     let mut nodes: Vec<(&str, &str, String, usize)> = Vec::with_capacity(g.g.node_count());
     for ix in g.g.node_indices() {
         let n = &g.g[ix];
@@ -44,20 +43,34 @@ pub(crate) fn text(g: &Graph) -> String {
                 degree += 1;
                 edges.push_str(&g.g[other].id);
                 edges.push(' ');
-                let confidence = e.weight().confidence;
-                if confidence == 1.0 {
-                    edges.push('1'); // what `Display` writes for it, the common case
-                } else {
-                    let _ = write!(edges, "{confidence}");
-                }
+                push_confidence(&mut edges, e.weight().confidence);
             }
         }
         nodes.push((&n.id, &n.status, edges, degree));
     }
     nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut node_lines = String::new();
-    let mut edge_lines = String::new();
-    for (id, status, edges, degree) in &nodes {
+    text_of(nodes.iter().map(|(id, status, edges, degree)| (*id, *status, edges.as_str(), *degree)))
+}
+
+/// Writes an edge's confidence as an edge line holds it.
+pub(crate) fn push_confidence(out: &mut String, confidence: f64) {
+    use std::fmt::Write as _;
+    if confidence == 1.0 {
+        out.push('1'); // what `Display` writes for it, the common case
+    } else {
+        let _ = write!(out, "{confidence}");
+    }
+}
+
+/// The cache text of nodes (id, status, edge line, degree), sorted by id.
+pub(crate) fn text_of<'a>(
+    nodes: impl Iterator<Item = (&'a str, &'a str, &'a str, usize)>,
+) -> String {
+    use std::fmt::Write as _;
+    let (count, _) = nodes.size_hint();
+    let mut node_lines = String::with_capacity(count * 40);
+    let mut edge_lines = String::with_capacity(count * 160);
+    for (id, status, edges, degree) in nodes {
         let _ = writeln!(node_lines, "{id}\t{status}\t{}\t{degree}", edge_lines.len());
         edge_lines.push_str(edges);
         edge_lines.push('\n');

@@ -49,21 +49,27 @@ pub(crate) fn load(path: &Path, cache: &Path) -> Option<Facts> {
     let (text, body) = read(path, cache)?;
     let mut out = Facts::new();
     for line in text[body..].lines() {
-        let (path, id, status, names, relations): In = serde_json::from_str(line).ok()?;
-        let relations = relations
-            .into_iter()
-            .map(|(relation, target, since, until, confidence)| RelationLine {
-                relation,
-                target,
-                since,
-                until,
-                confidence,
-                line: 0,
-            })
-            .collect();
-        out.insert(path, EntityFacts { id, names, status, relations });
+        let (path, facts) = parse_line(line)?;
+        out.insert(path, facts);
     }
     Some(out)
+}
+
+/// The path and facts of one line; `None` when it is malformed.
+pub(crate) fn parse_line(line: &str) -> Option<(String, EntityFacts)> {
+    let (path, id, status, names, relations): In = serde_json::from_str(line).ok()?;
+    let relations = relations
+        .into_iter()
+        .map(|(relation, target, since, until, confidence)| RelationLine {
+            relation,
+            target,
+            since,
+            until,
+            confidence,
+            line: 0,
+        })
+        .collect();
+    Some((path, EntityFacts { id, names, status, relations }))
 }
 
 /// The file's text and where its lines start after the header, unparsed; `None` when it is
@@ -83,12 +89,6 @@ pub(crate) fn read(path: &Path, cache: &Path) -> Option<(String, usize)> {
     }
     let body = first.len() + 1;
     Some((text, body))
-}
-
-/// The path a line of the file is about (its first value).
-pub(crate) fn path_of(line: &str) -> Option<String> {
-    let mut de = serde_json::Deserializer::from_str(line.strip_prefix('[')?);
-    serde::Deserialize::deserialize(&mut de).ok()
 }
 
 /// The file's lines after its header, for `facts` (serialised while the graph is assembled

@@ -21,19 +21,7 @@ const HEADER: &str = "#cogmem-names 1";
 
 /// The cache text for a graph.
 pub(crate) fn text(g: &Graph) -> String {
-    let clean = |s: &str| !s.contains(['\t', '\n', '\r']);
-    let mut lines: Vec<String> =
-        g.g.node_weights()
-            .filter(|n| clean(&n.id))
-            .map(|n| {
-                let mut line = n.id.clone();
-                for name in n.names.iter().filter(|n| clean(n)) {
-                    line.push('\t');
-                    line.push_str(name);
-                }
-                line
-            })
-            .collect();
+    let mut lines: Vec<String> = g.g.node_weights().filter_map(|n| line(&n.id, &n.names)).collect();
     lines.sort_unstable();
     let mut out = format!("{HEADER}\n");
     for l in lines {
@@ -41,6 +29,21 @@ pub(crate) fn text(g: &Graph) -> String {
         out.push('\n');
     }
     out
+}
+
+/// An entity's line (without its newline): `None` for an id that holds a tab or a line
+/// break; names that do are left out.
+pub(crate) fn line(id: &str, names: &[String]) -> Option<String> {
+    let clean = |s: &str| !s.contains(['\t', '\n', '\r']);
+    if !clean(id) {
+        return None;
+    }
+    let mut line = id.to_owned();
+    for name in names.iter().filter(|n| clean(n)) {
+        line.push('\t');
+        line.push_str(name);
+    }
+    Some(line)
 }
 
 /// Whether the cache file exists and is in this build's format.
