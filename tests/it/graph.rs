@@ -700,7 +700,8 @@ fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
         read(env)
     };
     search(&env);
-    let steps: Vec<(&str, Box<dyn Fn(&TestEnv)>, &str, bool)> = vec![
+    type Step = Box<dyn Fn(&TestEnv)>;
+    let steps: Vec<(&str, Step, &str, bool)> = vec![
         (
             "a new entity of no relations",
             Box::new(|env| write_entity(env, "person--quill", "Quill", "active", &[])),
@@ -717,7 +718,7 @@ fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
             "a new entity with relations",
             Box::new(|env| {
                 let rels = ["knows: [[person--ann]]", "uses: [[project--atlas]] (confidence 0.6)"];
-                write_entity(env, "person--mo", "Mo", "active", &rels)
+                write_entity(env, "person--mo", "Mo", "active", &rels);
             }),
             "person--mo 0.6",
             true,
@@ -726,7 +727,7 @@ fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
             "a relation added, a name and a status changed",
             Box::new(|env| {
                 let rels = ["knows: [[person--zed]]", "mentors: [[person--quill]]"];
-                write_entity(env, "person--ann", "Annie", "inactive", &rels)
+                write_entity(env, "person--ann", "Annie", "inactive", &rels);
             }),
             "person--ann 1",
             true,
@@ -736,7 +737,7 @@ fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
             Box::new(|env| {
                 let rels =
                     ["owned-by: [[person--ann]] (until 2026-02-01)", "part-of: [[project--atlas]]"];
-                write_entity(env, "project--atlas", "Atlas", "active", &rels)
+                write_entity(env, "project--atlas", "Atlas", "active", &rels);
             }),
             "project--atlas 1\tproject--atlas 1",
             true,
@@ -750,7 +751,7 @@ fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
         (
             "an entity removed",
             Box::new(|env| {
-                std::fs::remove_file(env.path("memory/graph/entities/person--mo.md")).unwrap()
+                std::fs::remove_file(env.path("memory/graph/entities/person--mo.md")).unwrap();
             }),
             "#nodes",
             false,
