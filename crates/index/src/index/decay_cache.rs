@@ -51,7 +51,7 @@ pub(crate) fn write(
     home: Option<decay_file::Shard>,
     dir: &Path,
     sync: bool,
-) -> crate::Result<()> {
+) -> crate::Result<Newest> {
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
     let decay = match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
@@ -61,11 +61,15 @@ pub(crate) fn write(
     };
     let epoch = chrono::Utc.timestamp_opt(0, 0).single().expect("the epoch exists").fixed_offset();
     let mut lines: Vec<String> = Vec::new();
+    let mut newest = Newest::default();
     for key in decay.keys() {
         if key.contains(['\t', '\n']) {
             continue;
         }
         let Some(i) = decay.inputs(&key, epoch) else { continue };
+        if !i.forgotten {
+            newest.add(i.last_accessed.timestamp(), &key);
+        }
         let flags =
             format!("{}{}", if i.pinned { "p" } else { "" }, if i.forgotten { "f" } else { "" });
         lines.push(format!(
@@ -88,7 +92,128 @@ pub(crate) fn write(
         text.push('\n');
     }
     fsx::create_dir_all(dir)?;
-    Ok(fsx::write_derived(&dir.join(file_name(home)), text.as_bytes(), sync)?)
+    fsx::write_derived(&dir.join(file_name(home)), text.as_bytes(), sync)?;
+    newest.finish();
+    Ok(newest)
+}
+
+/// The newest use among entries that are not forgotten (what "scratch that" points at): its
+/// time (unix seconds, as the caches keep it) and the ids used then, sorted; none when no entry
+/// is left.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Newest(pub Option<(i64, Vec<String>)>);
+
+impl Newest {
+    /// Counts an entry last used at `time`.
+    pub(crate) fn add(&mut self, time: i64, id: &str) {
+        match &mut self.0 {
+            Some((t, ids)) if *t == time => ids.push(id.to_owned()),
+            Some((t, _)) if *t > time => {}
+            _ => self.0 = Some((time, vec![id.to_owned()])),
+        }
+    }
+
+    /// The newest of both.
+    pub(crate) fn merge(&mut self, other: &Self) {
+        if let Some((time, ids)) = &other.0 {
+            for id in ids {
+                self.add(*time, id);
+            }
+        }
+        self.finish();
+    }
+
+    /// Sorts the ids (and drops an id counted twice).
+    pub(crate) fn finish(&mut self) {
+        if let Some((_, ids)) = &mut self.0 {
+            ids.sort_unstable();
+            ids.dedup();
+        }
+    }
+}
+
+/// The newest use among the entries of the cache file at `path` (read whole); `None` when it
+/// cannot be read.
+pub(crate) fn newest_in(path: &Path) -> Option<Newest> {
+    // Derived and written by cogmem itself: the default bound is enough.
+    let text = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok()??;
+    let file = CacheFile::from_text(text);
+    let mut newest = Newest::default();
+    for line in file.text[file.body..].lines() {
+        let f: Vec<&str> = line.splitn(7, '\t').collect();
+        let (Some(id), Some(time), Some(flags)) = (f.first(), f.get(4), f.get(6)) else {
+            return None;
+        };
+        if !flags.contains('f') {
+            newest.add(time.parse().ok()?, id);
+        }
+    }
+    newest.finish();
+    Some(newest)
+}
+
+/// The index's summary of the decay caches' newest uses (`.cogmem/index/decay-newest.tsv`):
+/// a header `#cogmem-decay-newest 1`, then one line per cache file: `NAME TAB SIZE TAB MTIME
+/// TAB TIME|- [TAB ID]…`, where SIZE and MTIME are the decay file's stamp its cache was
+/// written from (the manifest's `decay` stamp: a line whose stamp is not the manifest's is not
+/// believed) and TIME the newest use among its entries not forgotten, `-` when none.
+pub(crate) const NEWEST_FILE: &str = "decay-newest.tsv";
+
+const NEWEST_HEADER: &str = "#cogmem-decay-newest 1";
+
+/// The summary's lines by cache file name: the decay file's stamp and its newest use.
+pub(crate) type NewestLines = std::collections::BTreeMap<String, ((u64, u128), Newest)>;
+
+/// Reads the summary; empty when it is missing or not in this format (a malformed line is left
+/// out: that cache file is read again).
+pub(crate) fn read_newest(path: &Path) -> NewestLines {
+    let mut out = NewestLines::new();
+    // Derived and written by cogmem itself: the default bound is enough.
+    let Ok(Some(text)) = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT) else {
+        return out;
+    };
+    let Some(body) = text.strip_prefix(NEWEST_HEADER).and_then(|r| r.strip_prefix('\n')) else {
+        return out;
+    };
+    for line in body.lines() {
+        let mut f = line.split('\t');
+        let (Some(name), Some(size), Some(mtime), Some(time)) =
+            (f.next(), f.next(), f.next(), f.next())
+        else {
+            continue;
+        };
+        let (Ok(size), Ok(mtime)) = (size.parse(), mtime.parse()) else { continue };
+        let newest = match time {
+            "-" => Newest(None),
+            t => match t.parse() {
+                Ok(t) => Newest(Some((t, f.map(str::to_owned).collect()))),
+                Err(_) => continue,
+            },
+        };
+        out.insert(name.to_owned(), ((size, mtime), newest));
+    }
+    out
+}
+
+/// Writes the summary.
+pub(crate) fn write_newest(path: &Path, lines: &NewestLines, sync: bool) -> crate::Result<()> {
+    use std::fmt::Write as _;
+    let mut text = format!("{NEWEST_HEADER}\n");
+    for (name, ((size, mtime), newest)) in lines {
+        let _ = write!(text, "{name}\t{size}\t{mtime}\t");
+        match &newest.0 {
+            None => text.push('-'),
+            Some((time, ids)) => {
+                let _ = write!(text, "{time}");
+                for id in ids {
+                    text.push('\t');
+                    text.push_str(id);
+                }
+            }
+        }
+        text.push('\n');
+    }
+    Ok(fsx::write_derived(path, text.as_bytes(), sync)?)
 }
 
 /// The main cache's mark of a layout that places episodes by the hour, after its interaction
@@ -307,6 +432,57 @@ fn parse_line(line: &str) -> Option<DecayInputs> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::disallowed_methods, reason = "the test writes and damages the files itself")]
+    fn the_newest_use_is_that_of_the_entries_not_forgotten_and_the_summary_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = crate::test_rng::Xorshift(0x6e65_7773);
+        for case in 0..40 {
+            // (id, last use, forgotten), a main cache's header in every other case.
+            let entries: Vec<(String, i64, bool)> = (0..rng.below(30))
+                .map(|i| {
+                    (format!("e:{i:03}"), 1_700_000_000 + rng.below(4) as i64, rng.below(3) == 0)
+                })
+                .collect();
+            let mut text =
+                if case % 2 == 0 { "#interactions\t7\n".to_owned() } else { String::new() };
+            for (id, time, forgotten) in &entries {
+                let flags = if *forgotten { "f" } else { "p" };
+                text.push_str(&format!("{id}\t1\t0.8\t2\t{time}\t3\t{flags}\n"));
+            }
+            let path = dir.path().join(format!("{case}.tsv"));
+            std::fs::write(&path, &text).unwrap();
+            let kept: Vec<&(String, i64, bool)> = entries.iter().filter(|e| !e.2).collect();
+            let expected = kept.iter().map(|e| e.1).max().map(|max| {
+                (max, kept.iter().filter(|e| e.1 == max).map(|e| e.0.clone()).collect::<Vec<_>>())
+            });
+            let got = newest_in(&path).unwrap();
+            assert_eq!(got.0, expected, "case {case}");
+            // Merged with another's: the newer wins, a tie joins the ids.
+            let mut merged = got.clone();
+            merged.merge(&Newest(Some((1_700_000_001, vec!["a:1".to_owned()]))));
+            let (time, ids) = merged.0.unwrap();
+            assert_eq!(time, expected.as_ref().map_or(1_700_000_001, |e| e.0.max(1_700_000_001)));
+            assert_eq!(ids.contains(&"a:1".to_owned()), time == 1_700_000_001, "case {case}");
+        }
+        // The summary reads back what was written; a damaged line is left out.
+        let mut lines = NewestLines::new();
+        lines.insert("main.tsv".to_owned(), ((10, 20), Newest(None)));
+        lines.insert(
+            "0a.tsv".to_owned(),
+            ((1, 2), Newest(Some((5, vec!["x".into(), "y z".into()])))),
+        );
+        let path = dir.path().join(NEWEST_FILE);
+        write_newest(&path, &lines, false).unwrap();
+        assert_eq!(read_newest(&path), lines);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\t10\t", "\tten\t")).unwrap();
+        lines.remove("main.tsv");
+        assert_eq!(read_newest(&path), lines);
+        std::fs::write(&path, text.replace("#cogmem-decay-newest 1", "#other")).unwrap();
+        assert!(read_newest(&path).is_empty());
+    }
 
     #[test]
     fn every_entry_is_found_and_no_other() {

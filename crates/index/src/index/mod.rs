@@ -837,34 +837,53 @@ fn on_threads<T: Sync, R: Send>(
 /// their writers.
 pub struct CachedDecay {
     dir: PathBuf,
-    /// The decay files present (`None`: the main file).
-    homes: Vec<Option<cogmem_store::store::decay_file::Shard>>,
+    /// The decay files present (`None`: the main file), with the stamps their caches were
+    /// written from.
+    homes: Vec<(Option<cogmem_store::store::decay_file::Shard>, (u64, u128))>,
 }
 
 impl CachedDecay {
     /// The caches, if every one is current; `None` sends the caller to the decay files.
     pub fn open(ws: &Workspace) -> Option<Self> {
-        use cogmem_store::store::decay_file;
         let dir = ws.abs(layout::INDEX_DIR);
         let meta = read_meta(&dir.join(META_FILE), ws.file_limit()).ok()??;
         if meta.schema_version != SCHEMA_VERSION {
             return None;
         }
-        let mut all: Vec<Option<cogmem_store::store::decay_file::Shard>> = vec![None];
-        all.extend(decay_file::shard_files(ws.root()).into_iter().map(Some));
-        if meta.decay.keys().any(|h| !all.contains(h)) {
+        // The decay files, stat-ed in their open folder (1,024 shards at 100,000 memories).
+        let all = every_decay_stamp(ws);
+        let listed: std::collections::BTreeSet<_> = all.iter().map(|(home, _)| *home).collect();
+        if meta.decay.keys().any(|h| !listed.contains(h)) {
             return None;
         }
         let mut homes = Vec::new();
-        for home in all {
-            match stamp_of(&ws.abs(&decay_file::file_path(home))) {
+        for (home, stamp) in all {
+            match stamp {
                 // No decay file, no entries (its cache is empty or gone).
                 None if !meta.decay.contains_key(&home) => {}
-                Some(stamp) if meta.decay.get(&home) == Some(&stamp) => homes.push(home),
+                Some(stamp) if meta.decay.get(&home) == Some(&stamp) => homes.push((home, stamp)),
                 _ => return None,
             }
         }
         Some(Self { dir: dir.join(decay_cache::DIR), homes })
+    }
+
+    /// The newest use among the entries not forgotten, from the index's summary of the caches
+    /// (a few lines per cache file, where the caches hold an entry per memory): its time (unix
+    /// seconds) and the ids used then, sorted; `Some(None)` when there is none. `None` when the
+    /// summary does not vouch for every cache (the caller reads the caches).
+    pub fn newest(&self) -> Option<Option<(i64, Vec<String>)>> {
+        let parent = self.dir.parent()?;
+        let lines = decay_cache::read_newest(&parent.join(decay_cache::NEWEST_FILE));
+        let mut newest = decay_cache::Newest::default();
+        for (home, stamp) in &self.homes {
+            let (written, found) = lines.get(&decay_cache::file_name(*home))?;
+            if written != stamp {
+                return None;
+            }
+            newest.merge(found);
+        }
+        Some(newest.0)
     }
 
     /// The workspace's interaction count and the inputs of every entry whose key starts with
@@ -875,7 +894,7 @@ impl CachedDecay {
     ) -> Option<(u64, Vec<(String, cogmem_store::decay::DecayInputs)>)> {
         let mut interactions = 0;
         let mut entries = Vec::new();
-        for home in &self.homes {
+        for (home, _) in &self.homes {
             let (n, found) = decay_cache::entries_with_prefix(
                 &self.dir.join(decay_cache::file_name(*home)),
                 prefix,
@@ -1233,6 +1252,41 @@ fn lock_at(ws: &Workspace, rel: &str) -> crate::Result<File> {
 
 fn register(index: &TantivyIndex) {
     index.tokenizers().register(analyzer::NAME, analyzer::analyzer());
+}
+
+/// Brings the summary of the decay caches' newest uses at `path` up to date with the caches in
+/// `cache_dir` whose decay files have the stamps `decay`: the lines of the caches just written
+/// (`written`), the lines kept for the others when their stamps still hold, and for any other
+/// cache (an index written before the summary existed) its line read from the cache itself.
+fn update_newest(
+    path: &Path,
+    cache_dir: &Path,
+    decay: &std::collections::BTreeMap<Option<cogmem_store::store::decay_file::Shard>, (u64, u128)>,
+    written: Vec<(String, (u64, u128), decay_cache::Newest)>,
+    sync: bool,
+) -> crate::Result<()> {
+    let kept = decay_cache::read_newest(path);
+    let mut lines = decay_cache::NewestLines::new();
+    let mut fresh: HashMap<String, ((u64, u128), decay_cache::Newest)> =
+        written.into_iter().map(|(name, stamp, newest)| (name, (stamp, newest))).collect();
+    for (home, stamp) in decay {
+        let name = decay_cache::file_name(*home);
+        let line = match fresh.remove(&name) {
+            Some(line) if line.0 == *stamp => line,
+            _ => match kept.get(&name) {
+                Some(line) if line.0 == *stamp => line.clone(),
+                _ => match decay_cache::newest_in(&cache_dir.join(&name)) {
+                    Some(newest) => (*stamp, newest),
+                    None => continue,
+                },
+            },
+        };
+        lines.insert(name, line);
+    }
+    if lines != kept {
+        decay_cache::write_newest(path, &lines, sync)?;
+    }
+    Ok(())
 }
 
 /// The stamp of the decay file `home` (`None`: the main file).
@@ -1714,17 +1768,23 @@ fn refresh_locked(
         Some(homes) => homes.iter().map(|h| decay_stamp(ws, *h)).collect(),
         None => every_decay.unwrap_or_else(|| every_decay_stamp(ws)),
     };
+    // The newest use of each cache written, for the summary ([`decay_cache::NEWEST_FILE`]).
+    let mut newest_written: Vec<(String, (u64, u128), decay_cache::Newest)> = Vec::new();
+    let mut decay_changed = false;
     for (home, stamp) in &stamped {
         let Some(stamp) = *stamp else {
             if meta.decay.remove(home).is_some() || home.is_none() && cache_missing {
                 read_changed = true;
+                decay_changed = true;
                 decay_cache::write(ws, *home, &cache_dir, boot.is_none())?; // an empty cache
             }
             continue;
         };
         if meta.decay.get(home) != Some(&stamp) {
             read_changed = true;
-            decay_cache::write(ws, *home, &cache_dir, boot.is_none())?;
+            decay_changed = true;
+            let newest = decay_cache::write(ws, *home, &cache_dir, boot.is_none())?;
+            newest_written.push((decay_cache::file_name(*home), stamp, newest));
             meta.decay.insert(*home, stamp);
         }
     }
@@ -1738,8 +1798,13 @@ fn refresh_locked(
     };
     for home in stale {
         read_changed = true;
+        decay_changed = true;
         meta.decay.remove(&home);
         let _ = fsx::remove_file(&cache_dir.join(decay_cache::file_name(home)));
+    }
+    let newest_path = dir.join(decay_cache::NEWEST_FILE);
+    if decay_changed || !newest_path.exists() {
+        update_newest(&newest_path, &cache_dir, &meta.decay, newest_written, boot.is_none())?;
     }
     cogmem_store::timing::mark(&format!(
         "caches checked ({} decay files looked at)",
