@@ -408,6 +408,21 @@ mod tests {
         (g.cache_text(), super::super::names::text(&g), lines)
     }
 
+    /// Checks that `got` is what a rebuild of `before` with `changed` writes.
+    fn assert_rebuilt(
+        before: &Facts,
+        changed: &[(String, Option<EntityFacts>)],
+        got: Patched,
+        case: usize,
+    ) {
+        let mut after = before.clone();
+        after.extend(changed.iter().map(|(p, f)| (p.clone(), f.clone().unwrap())));
+        let (cache, names, facts) = rebuilt(&after);
+        assert_eq!(got.cache, cache, "case {case}");
+        assert_eq!(got.names, names, "case {case}");
+        assert_eq!(String::from_utf8(got.facts).unwrap(), facts, "case {case}");
+    }
+
     fn patched(before: &Facts, changed: &[(String, Option<EntityFacts>)]) -> Option<Patched> {
         let (cache, names, facts) = rebuilt(before);
         apply(&cache, &names, &facts, changed)
@@ -453,12 +468,7 @@ mod tests {
                 changed.push((path, Some(f)));
             }
             let got = patched(&before, &changed).expect("patched");
-            let mut after = before.clone();
-            after.extend(changed.iter().map(|(p, f)| (p.clone(), f.clone().unwrap())));
-            let (cache, names, facts) = rebuilt(&after);
-            assert_eq!(got.cache, cache, "case {case}");
-            assert_eq!(got.names, names, "case {case}");
-            assert_eq!(String::from_utf8(got.facts).unwrap(), facts, "case {case}");
+            assert_rebuilt(&before, &changed, got, case);
         }
     }
 
@@ -527,12 +537,7 @@ mod tests {
                 continue;
             };
             patched_cases += 1;
-            let mut after = before.clone();
-            after.extend(changed.iter().map(|(p, f)| (p.clone(), f.clone().unwrap())));
-            let (cache, names, facts) = rebuilt(&after);
-            assert_eq!(got.cache, cache, "case {case}");
-            assert_eq!(got.names, names, "case {case}");
-            assert_eq!(String::from_utf8(got.facts).unwrap(), facts, "case {case}");
+            assert_rebuilt(&before, &changed, got, case);
         }
         assert!(patched_cases > 150, "{patched_cases} of 200 cases patched");
     }
