@@ -714,23 +714,28 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
         // The error any file over the limit gets, naming it.
         fsx::read_if_exists(path, limit)?;
     }
-    // A large manifest: its first lines, up to the last whole line read.
-    if len > MANIFEST_HEAD as u64 {
-        let mut head = vec![0u8; MANIFEST_HEAD];
-        std::io::Read::read_exact(&mut file, &mut head).map_err(read_err)?;
+    // A large manifest: its first lines, up to the last whole line read, four times more
+    // while the header goes on (a line per decay shard: 150 KB with 4,096 shards at a million
+    // memories, where the whole file is 10 MB).
+    let mut want = MANIFEST_HEAD as u64;
+    let mut head: Vec<u8> = Vec::new();
+    while len > want {
+        let from = head.len();
+        head.resize(usize::try_from(want).unwrap_or(usize::MAX), 0);
+        std::io::Read::read_exact(&mut file, &mut head[from..]).map_err(read_err)?;
         let end = head.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-        head.truncate(end);
-        let Ok(text) = String::from_utf8(head) else { return Ok(None) };
+        let Ok(text) = String::from_utf8(head[..end].to_vec()) else { return Ok(None) };
         let Some(mut meta) = Meta::parse_header(text) else { return Ok(None) };
-        // The header ended in what was read: the rest is read from here when needed.
+        // The header ended in what was read: the rest is read from its end when needed.
         if let Some(unparsed) = meta.unparsed.as_mut()
             && unparsed.body < unparsed.read.len()
         {
             unparsed.rest = Some(std::sync::Arc::new(file));
             return Ok(Some(meta));
         }
-        std::io::Seek::rewind(&mut file).map_err(read_err)?;
+        want = want.saturating_mul(4);
     }
+    std::io::Seek::rewind(&mut file).map_err(read_err)?;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
     Ok(String::from_utf8(bytes).ok().and_then(Meta::parse_header))
@@ -2547,6 +2552,23 @@ mod tests {
         // Over the limit: an error naming the file, as for any file.
         fsx::write_atomic(&path, text.as_bytes()).expect("written");
         assert!(read_meta(&path, 1_000).is_err());
+        // A header longer than the first read (a line per decay shard): read further, and the
+        // file lines still only when needed.
+        let mut shards = meta.clone();
+        for n in 0..4096u16 {
+            let shard = cogmem_store::store::decay_file::shard_number(&format!("{n:03x}.json"))
+                .expect("a shard");
+            shards.decay.insert(Some(shard), (u64::from(n), u128::from(n) * 1_000_000_007));
+        }
+        let text = shards.to_text();
+        let header = text.find("\nmemory/").expect("file lines") + 1;
+        assert!(header > MANIFEST_HEAD, "a header past the first read: {header}");
+        fsx::write_atomic(&path, text.as_bytes()).expect("written");
+        let lazy = read_meta(&path, u64::MAX).expect("read").expect("a manifest");
+        let unparsed = lazy.unparsed.as_ref().expect("not parsed");
+        assert!(unparsed.rest.is_some() && unparsed.read.len() < text.len(), "header only");
+        assert_eq!(lazy.decay, shards.decay);
+        assert_eq!(lazy.to_text(), text);
         // A small manifest is read whole.
         let small = Meta { schema_version: 5, ..Meta::default() }.to_text();
         fsx::write_atomic(&path, small.as_bytes()).expect("written");
