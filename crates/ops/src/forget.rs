@@ -163,30 +163,10 @@ pub fn latest(ws: &Workspace, limit: usize) -> crate::Result<Vec<Candidate>> {
 /// then).
 fn latest_from_caches(ws: &Workspace, limit: usize) -> crate::Result<Option<Vec<Candidate>>> {
     let Some(cached) = cogmem_index::index::CachedDecay::open(ws) else { return Ok(None) };
-    // The index's summary of the caches' newest uses (a line per cache file), else every
-    // cache's entries (100 ms at 100,000 memories).
     let ids: Vec<String> = match cached.newest() {
+        None => return Ok(None),
         Some(None) => return Ok(Some(Vec::new())),
-        Some(Some((_, ids))) => {
-            cogmem_store::timing::mark("forget: the newest use from the index's summary");
-            ids
-        }
-        None => {
-            let Some((_, entries)) = cached.with_prefix("") else { return Ok(None) };
-            let entries: Vec<_> = entries.into_iter().filter(|(_, i)| !i.forgotten).collect();
-            let Some(newest) = entries.iter().map(|(_, i)| i.last_accessed).max() else {
-                return Ok(Some(Vec::new()));
-            };
-            let mut ids: Vec<String> = entries
-                .into_iter()
-                .filter(|(_, i)| i.last_accessed == newest)
-                .map(|(id, _)| id)
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            cogmem_store::timing::mark("forget: the newest use from the decay caches");
-            ids
-        }
+        Some(Some((_, ids))) => ids,
     };
     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let Some(some) = crate::id::units_naming(ws, &ids) else { return Ok(None) };

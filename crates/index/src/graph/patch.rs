@@ -53,7 +53,7 @@ pub(crate) fn apply(
     changed: &[(String, Option<EntityFacts>)],
 ) -> Option<Patched> {
     let mut nodes = records(cache)?;
-    if changed.is_empty() || !files_named_by_ids(facts) {
+    if changed.is_empty() || !super::names::is_text_current(names) || !files_named_by_ids(facts) {
         return None;
     }
     // The changed entities, by id; each in the file its id names.
@@ -128,8 +128,7 @@ pub(crate) fn apply(
         };
         // The incoming edges: the line's, less the changed entities' blocks, with their new
         // blocks put where their files' order puts them (the last file's first).
-        let mut incoming: Vec<(&str, String)> =
-            Vec::with_capacity(kept.len() - kept_out.min(kept.len()) + 4);
+        let mut incoming: Vec<(&str, String)> = Vec::new();
         for e in kept.get(kept_out..)? {
             let from = e.split_once(' ')?.0;
             if !by_id.contains_key(from) {
@@ -142,8 +141,7 @@ pub(crate) fn apply(
             if entries.is_empty() {
                 continue;
             }
-            let key = file_key(from);
-            let at = incoming.iter().position(|(other, _)| file_key(other) < key);
+            let at = incoming.iter().position(|(other, _)| file_order(other, from).is_lt());
             let at = at.unwrap_or(incoming.len());
             incoming.splice(at..at, entries);
         }
@@ -203,11 +201,7 @@ pub(crate) fn in_files(
     let (facts_text, body) = super::facts::read(facts, cache)?;
     // Derived, written by cogmem itself: the default bound is enough.
     let read = |path: &Path| fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok()?;
-    let (cache_text, names_text) = (read(cache)?, read(names)?);
-    if !super::cache::is_text_current(&cache_text) || !super::names::is_text_current(&names_text) {
-        return None;
-    }
-    apply(&cache_text, &names_text, &facts_text[body..], changed)
+    apply(&read(cache)?, &read(names)?, &facts_text[body..], changed)
 }
 
 fn contains(haystack: &str, needle: &str) -> bool {
@@ -296,13 +290,14 @@ fn outgoing(f: &EntityFacts, exists: &impl Fn(&str) -> bool) -> Vec<String> {
         .collect()
 }
 
-/// What orders an entity's file among the others (every file is named by its id).
-fn file_key(id: &str) -> String {
-    layout::entity_file(id)
+/// How the files of two entities sort by path (every file is named by its id: `DIR/ID.md`),
+/// without making the paths.
+fn file_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.bytes().chain(*b".md").cmp(b.bytes().chain(*b".md"))
 }
 
 /// Whether every line of the facts is that of the file its id names (`["DIR/ID.md","ID",…`),
-/// so that a path is known from an id and paths sort as [`file_key`]s.
+/// so that a path is known from an id and paths sort as [`file_order`] says.
 fn files_named_by_ids(facts: &str) -> bool {
     let prefix = format!("[\"{}/", layout::ENTITIES_DIR);
     facts.lines().all(|line| {

@@ -132,21 +132,13 @@ impl Newest {
     }
 }
 
-/// The newest use among the entries of the cache file at `path` (read whole); `None` when it
-/// cannot be read.
+/// The newest use among the entries of the cache file at `path` (read whole, as
+/// [`entries_with_prefix`] reads it); `None` when it cannot be read.
 pub(crate) fn newest_in(path: &Path) -> Option<Newest> {
-    // Derived and written by cogmem itself: the default bound is enough.
-    let text = fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok()??;
-    let file = CacheFile::from_text(text);
+    let (_, entries) = entries_with_prefix(path, "")?;
     let mut newest = Newest::default();
-    for line in file.text[file.body..].lines() {
-        let f: Vec<&str> = line.splitn(7, '\t').collect();
-        let (Some(id), Some(time), Some(flags)) = (f.first(), f.get(4), f.get(6)) else {
-            return None;
-        };
-        if !flags.contains('f') {
-            newest.add(time.parse().ok()?, id);
-        }
+    for (id, i) in entries.iter().filter(|(_, i)| !i.forgotten) {
+        newest.add(i.last_accessed.timestamp(), id);
     }
     newest.finish();
     Some(newest)
