@@ -130,3 +130,64 @@ fn issue_22_a_named_day_brings_its_entries_into_the_candidates() {
     let h = hits(&env, &["What movie did Joanna watch?", "--limit", "100"]);
     assert!(!sources(&h).contains(&"M:1"), "{:?}", sources(&h));
 }
+
+/// A time named by an event (issue 22: "the week before the trip", "after the road trip"):
+/// the event's day is the best match of its words, and the days on the named side of it are
+/// preferred, so the hike after the trip outranks one before it that matches the words better.
+#[test]
+fn issue_22_a_time_named_by_an_event_prefers_the_days_around_it() {
+    let env = TestEnv::initialized();
+    let line = |ts: &str, text: &str, id: &str| {
+        format!(
+            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Melanie\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
+        )
+    };
+    // One message a day, so no message lends another its conversation's context.
+    let transcript = [
+        line("2026-03-01T10:00:00Z", "Had to buy boots, buy a tent and buy a stove.", "B1"),
+        line("2026-05-02T10:00:00Z", "A long hike in the hills, a great hike with the kids.", "H1"),
+        line(
+            "2026-06-05T10:00:00Z",
+            "Had to buy sunscreen and some snacks for the kids in the car.",
+            "B2",
+        ),
+        line(
+            "2026-06-10T10:00:00Z",
+            "Back from our road trip to the coast, the road trip was amazing.",
+            "T",
+        ),
+        line("2026-06-14T10:00:00Z", "Took the kids on a hike near the river.", "H2"),
+    ]
+    .concat();
+    env.write("../talk.jsonl", &transcript);
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    let rank = |h: &[serde_json::Value], id: &str| sources(h).iter().position(|s| *s == id);
+    let during = |h: &[serde_json::Value], id: &str| {
+        h.iter().find(|x| x["source"] == id).map(|x| x["during"] == true)
+    };
+
+    // The words alone: the hike of May matches better.
+    let plain = hits(&env, &["When did Melanie go on a hike?"]);
+    assert!(rank(&plain, "H1") < rank(&plain, "H2"), "{:?}", sources(&plain));
+    // After the road trip (10 June): the hike of 14 June first, and only the days from the
+    // trip on are preferred.
+    let after = hits(&env, &["When did Melanie go on a hike after the road trip?"]);
+    assert!(rank(&after, "H2") < rank(&after, "H1"), "{:?}", sources(&after));
+    assert_eq!(during(&after, "H2"), Some(true), "{after:#?}");
+    assert_eq!(during(&after, "H1"), Some(false), "{after:#?}");
+
+    // The week before the trip: what she bought on 5 June, not on 1 March.
+    let plain = hits(&env, &["What did Melanie buy?"]);
+    assert_eq!(sources(&plain)[0], "B1", "{:?}", sources(&plain));
+    let week = hits(&env, &["What did Melanie buy the week before the road trip?"]);
+    assert!(rank(&week, "B2") < rank(&week, "B1"), "{:?}", sources(&week));
+    assert_eq!(during(&week, "B2"), Some(true), "{week:#?}");
+    assert_eq!(during(&week, "B1"), Some(false), "{week:#?}");
+    // The same window by the event's date, written in the question.
+    let dated = hits(&env, &["What did Melanie buy the week before June 10, 2026?"]);
+    assert_eq!(sources(&dated)[0], "B2", "{:?}", sources(&dated));
+    // An event no memory names gives no window: the words alone decide.
+    let unknown = hits(&env, &["What did Melanie buy the week before the wedding?"]);
+    assert_eq!(sources(&unknown)[0], "B1", "{:?}", sources(&unknown));
+    assert!(unknown.iter().all(|x| x.get("during").is_none()), "{unknown:#?}");
+}

@@ -11,6 +11,9 @@ use crate::clock::Timestamp;
 use crate::date::{self, Span};
 use crate::stopword::{self, Tier};
 
+mod anchor;
+pub use anchor::{Anchor, Side};
+
 /// The kind of answer a question wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wanted {
@@ -34,8 +37,11 @@ pub struct Question {
     /// Who is asked about: the words written with a capital that are not question words,
     /// months or weekdays, without a possessive `'s`, in order, each once.
     pub people: Vec<String>,
-    /// The dates the question names, relative ones resolved against now.
+    /// The dates the question names, relative ones resolved against now; not those that
+    /// date an event of [`Question::anchors`] ("after his trip in August 2023").
     pub dates: Vec<Span>,
+    /// The times the question names by an event: "the week before the trip", "after June".
+    pub anchors: Vec<Anchor>,
 }
 
 /// Words that open a yes/no question.
@@ -56,7 +62,15 @@ pub fn read(text: &str, now: &Timestamp) -> Question {
         .filter(|w| !w.is_empty())
         .collect();
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-    Question { wanted: wanted(&lower), people: people(&words), dates: dates(text, now) }
+    let (anchors, not_dates) = anchor::anchors(text, now.date_naive());
+    let mut dates = dates(text, now);
+    // A date that says when the event was, or the window around it, is no day of the answer.
+    for not in not_dates {
+        if let Some(i) = dates.iter().position(|d| *d == not) {
+            dates.remove(i);
+        }
+    }
+    Question { wanted: wanted(&lower), people: people(&words), dates, anchors }
 }
 
 fn wanted(w: &[String]) -> Wanted {
@@ -176,6 +190,14 @@ mod tests {
             ("Where was John in 2022?", vec![Span::Year(2022)]),
             ("What happened yesterday?", vec![Span::Day(day("2023-10-19"))]),
             ("When did Caroline go to the LGBTQ support group?", vec![]),
+            // The date of an event the question names is not a day of the answer.
+            ("When did John meet his team after his trip in August 2023?", vec![]),
+            ("What did Jon do after June?", vec![]),
+            ("What did Jon do after the trip in June?", vec![]),
+            ("What did Jon do in June after the trip?", vec![Span::Month(day("2023-06-01"))]),
+            ("What did Maria do last weekend before April 10, 2023?", vec![]),
+            ("What did Jon do after May 8, 2021, with Gina?", vec![]),
+            ("What did Maria do last weekend?", vec![Span::Weekend(day("2023-10-14"))]),
         ];
         for (input, want) in cases {
             assert_eq!(read(input, &now()).dates, want, "input: {input:?}");

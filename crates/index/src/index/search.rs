@@ -537,19 +537,62 @@ pub fn search_with(
         }
         cap *= 2;
     }
+    // The days the question names (issue 22), by a date or by an event: "after the road
+    // trip" is the days from the best match of "the road trip" (and the people the question
+    // names) on, by the date that memory tells or its own.
+    let mut failed = None;
+    let asked = super::when::Asked::of(&question, |anchor| {
+        let term = |(t, _): &(String, usize), weight: f32| {
+            let q = TermQuery::new(Term::from_field_text(f.text, t), IndexRecordOption::WithFreqs);
+            (Occur::Should, Box::new(BoostQuery::new(Box::new(q), weight)) as Box<dyn Query>)
+        };
+        // One of the event's words at least; the people only weigh (a name alone is no event).
+        let event: Vec<_> =
+            analyzer::query_terms(&anchor.event).iter().map(|t| term(t, 1.0)).collect();
+        if event.is_empty() {
+            return None;
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(event)))];
+        let people = analyzer::query_terms(&question.people.join(" "));
+        clauses.extend(people.iter().map(|t| term(t, super::when::EVENT_PEOPLE_WEIGHT)));
+        let found = searcher
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(super::when::EVENT_CANDIDATES).order_by_score(),
+            )
+            .map_err(|e| tantivy_err(e).into())
+            .and_then(|top| read_all(&top));
+        match found {
+            Ok(hits) => hits.iter().find_map(|h| {
+                let day = h.date.as_deref().and_then(cogmem_text::date::parse_day);
+                super::when::event_days(day, &super::when::parse(&h.implied_dates.join(" ")))
+            }),
+            Err(e) => {
+                failed.get_or_insert(e);
+                None
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
     // A question that names days (issue 22: "what did Joanna watch on 1 May 2022") also takes
     // the best matches of those days, wherever they rank overall: the date factor below can
     // only lift what is among the candidates. Not when the caller filters by date itself.
-    if !question.dates.is_empty()
+    if !asked.days.is_empty()
         && opts.since.is_none()
         && opts.until.is_none()
         && super::when::SPAN_CANDIDATES > 0
     {
-        let spans: Vec<(Occur, Box<dyn Query>)> = question
-            .dates
+        let open = |d: chrono::NaiveDate| {
+            Some(d).filter(|d| *d != chrono::NaiveDate::MIN && *d != chrono::NaiveDate::MAX)
+        };
+        let spans: Vec<(Occur, Box<dyn Query>)> = asked
+            .days
             .iter()
-            .map(|span| {
-                let days = of_days(f, Some(span.first()), Some(span.last()));
+            .map(|(first, last)| {
+                let days = of_days(f, open(*first), open(*last));
                 (Occur::Should, Box::new(days) as Box<dyn Query>)
             })
             .collect();
@@ -618,7 +661,7 @@ pub fn search_with(
     for h in &mut hits {
         let day = h.date.as_deref().and_then(cogmem_text::date::parse_day);
         let implied = super::when::parse(&h.implied_dates.join(" "));
-        let cue = super::when::cue(&question, day, &implied, &super::without_comments(&h.text));
+        let cue = super::when::cue(&asked, day, &implied, &super::without_comments(&h.text));
         (h.dated, h.during) = (cue.dated, cue.during);
         h.score = round(h.score * cue.factor());
     }

@@ -11,8 +11,8 @@
 //! 41), never on the conversations the figures are reported on.
 
 use chrono::NaiveDate;
-use cogmem_text::date::{self, Span};
-use cogmem_text::question::{Question, Wanted};
+use cogmem_text::date;
+use cogmem_text::question::{Anchor, Question, Wanted};
 
 /// The factor on the score of a memory that carries or implies a date, for a question that
 /// wants a time. Chosen on the tune split (docs/decisions.md, 2026-12-02).
@@ -24,6 +24,15 @@ pub(crate) const DURING_BOOST: f64 = 2.0;
 /// How many of the best matches of the days a question names join the candidates, whatever
 /// their rank overall (0: none). Chosen on the tune split (`benches/retrieval`).
 pub(crate) const SPAN_CANDIDATES: usize = 20;
+
+/// How many of the best matches of an event's words ("the road trip") are read for the first
+/// live one with a date: the event's days. Not tuned: enough to pass faded memories.
+pub(crate) const EVENT_CANDIDATES: usize = 10;
+/// The weight of the names of the people a question asks about beside an event's own words
+/// ("Caroline" in "how did Caroline feel after her accident"): they tell whose event it is,
+/// and half a word's weight keeps an event of someone else's from winning on the name. Not
+/// tuned (docs/decisions.md).
+pub(crate) const EVENT_PEOPLE_WEIGHT: f32 = 0.5;
 
 /// The days a memory's text names or implies, as (first, last) pairs, relative expressions
 /// resolved against `day` (the memory's own day). Without a day, only the absolute dates.
@@ -83,19 +92,62 @@ impl DateCue {
     }
 }
 
-/// How a memory of day `day`, whose `text` implies `implied`, meets question `q`'s dates: it
+/// What a question asks of a memory's dates: whether it wants a time, and the days it
+/// names, by a date ("in June") or by an event ("the week before the trip", "after June").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Asked {
+    /// The question wants a time: "when …", "how long …".
+    pub time: bool,
+    /// The days named, as (first, last); `NaiveDate::MIN` and `MAX` for an open side.
+    pub days: Vec<(NaiveDate, NaiveDate)>,
+}
+
+impl Asked {
+    /// The days `q` names: its dates, and for each event it names the window around the
+    /// event's days, which `event_days` finds in the memory (`None`: not found, no window).
+    /// An event dated in the question ("his trip in August 2023") needs no finding.
+    pub(crate) fn of(
+        q: &Question,
+        mut event_days: impl FnMut(&Anchor) -> Option<(NaiveDate, NaiveDate)>,
+    ) -> Self {
+        let mut days: Vec<(NaiveDate, NaiveDate)> =
+            q.dates.iter().map(|s| (s.first(), s.last())).collect();
+        for a in &q.anchors {
+            let event = match a.on {
+                Some(on) => Some((on.first(), on.last())),
+                None => event_days(a),
+            };
+            if let Some((first, last)) = event {
+                days.push(a.window(first, last));
+            }
+        }
+        Self { time: q.wanted == Wanted::Time, days }
+    }
+}
+
+/// The days of a memory that an event's best match gives: the first date its text names or
+/// implies (what it tells happened then), else its own day.
+pub(crate) fn event_days(
+    day: Option<NaiveDate>,
+    implied: &[(NaiveDate, NaiveDate)],
+) -> Option<(NaiveDate, NaiveDate)> {
+    implied.first().copied().or_else(|| day.map(|d| (d, d)))
+}
+
+/// How a memory of day `day`, whose `text` implies `implied`, meets what a question asks: it
 /// is `dated` when the question wants a time and the memory carries a date or a length of time
 /// ("for 4 years"), `during` when it is of a day the question names.
 pub(crate) fn cue(
-    q: &Question,
+    q: &Asked,
     day: Option<NaiveDate>,
     implied: &[(NaiveDate, NaiveDate)],
     text: &str,
 ) -> DateCue {
-    let dated = q.wanted == Wanted::Time && (!implied.is_empty() || date::has_duration(text));
-    let overlaps = |s: &Span, (a, b): (NaiveDate, NaiveDate)| a <= s.last() && s.first() <= b;
-    let during = q.dates.iter().any(|s| {
-        day.is_some_and(|d| overlaps(s, (d, d))) || implied.iter().any(|r| overlaps(s, *r))
+    let dated = q.time && (!implied.is_empty() || date::has_duration(text));
+    let overlaps =
+        |(f, l): (NaiveDate, NaiveDate), (a, b): (NaiveDate, NaiveDate)| a <= l && f <= b;
+    let during = q.days.iter().any(|s| {
+        day.is_some_and(|d| overlaps(*s, (d, d))) || implied.iter().any(|r| overlaps(*s, *r))
     });
     DateCue { dated, during }
 }
@@ -148,9 +200,43 @@ mod tests {
             (&plain, Some("2023-06-27"), &yesterday[..], 1.0),
         ];
         let how_long = cogmem_text::question::read("How long has Jon danced?", &now);
-        assert_eq!(cue(&how_long, None, &[], "for 4 years").factor(), DATED_BOOST);
+        let asked = |q| Asked::of(q, |_| None);
+        assert_eq!(cue(&asked(&how_long), None, &[], "for 4 years").factor(), DATED_BOOST);
         for (i, (q, on, implied, want)) in cases.into_iter().enumerate() {
-            assert_eq!(cue(q, on.map(day), implied, "text").factor(), want, "case {i}");
+            assert_eq!(cue(&asked(q), on.map(day), implied, "text").factor(), want, "case {i}");
         }
+    }
+
+    #[test]
+    fn an_event_names_the_days_around_it() {
+        let now = parse_rfc3339("2023-10-20T12:00:00Z").unwrap();
+        let read = |q: &str| cogmem_text::question::read(q, &now);
+        let trip = (day("2023-07-10"), day("2023-07-12"));
+        // Found in the memory: the week before, and every day after.
+        let before = Asked::of(&read("What did Jon buy the week before the trip?"), |a| {
+            assert_eq!(a.event, "the trip");
+            Some(trip)
+        });
+        assert_eq!(before.days, [(day("2023-07-03"), day("2023-07-12"))]);
+        let after = Asked::of(&read("Where did Jon hike after the trip?"), |_| Some(trip));
+        assert_eq!(after.days, [(day("2023-07-10"), NaiveDate::MAX)]);
+        let at = |d: &str| cue(&after, Some(day(d)), &[], "text").during;
+        assert!(at("2023-07-10") && at("2024-01-01") && !at("2023-07-09"));
+        // Not found: no days, so nothing is preferred.
+        assert!(Asked::of(&read("Where did Jon hike after the trip?"), |_| None).days.is_empty());
+        // Dated in the question: no search, and the month is the event's, not the answer's.
+        let dated = Asked::of(&read("Who did Jon meet after his trip in August 2023?"), |_| {
+            panic!("a dated event is not looked for")
+        });
+        assert_eq!(dated.days, [(day("2023-08-01"), NaiveDate::MAX)]);
+        // The event's days: the first it implies, else its own.
+        let implied =
+            [(day("2023-07-08"), day("2023-07-09")), (day("2023-01-01"), day("2023-01-01"))];
+        assert_eq!(event_days(Some(day("2023-07-10")), &implied), Some(implied[0]));
+        assert_eq!(
+            event_days(Some(day("2023-07-10")), &[]),
+            Some((day("2023-07-10"), day("2023-07-10")))
+        );
+        assert_eq!(event_days(None, &[]), None);
     }
 }
