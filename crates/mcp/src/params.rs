@@ -72,7 +72,8 @@ pub(crate) struct HearParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RecallParams {
-    /// What to recall.
+    /// What to recall: keywords or a plain question. Dates and times named by an event are
+    /// read: "what did Alice decide in June?", "what changed the week before the launch?".
     pub(crate) query: String,
     /// At most this many results (default 10).
     pub(crate) limit: Option<usize>,
@@ -85,7 +86,8 @@ pub(crate) struct RecallParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchParams {
-    /// What to search for.
+    /// What to search for: keywords or a plain question. Dates and times named by an event are
+    /// read: "when did we switch CI?", "what did Bob say after the offsite?".
     pub(crate) query: String,
     /// Only this store: core, episodic, semantic, procedural, vault.
     pub(crate) store: Option<String>,
