@@ -14,7 +14,7 @@ use cogmem::index::search::SearchOptions;
 use cogmem::ops::remember::{RememberRequest, remember};
 use cogmem::ops::search;
 
-use crate::common::{TestEnv, clock};
+use crate::common::{TestEnv, clock, jsonl_message};
 
 /// The tiny model's words and their 4-dimensional rows: each topic is one direction, so a
 /// paraphrase (other words, same topic) has cosine 1 and another topic 0. Row 0 is `[UNK]`,
@@ -296,11 +296,7 @@ fn the_model_takes_the_places_of_neighbours_not_of_keyword_hits() {
     let env = TestEnv::initialized();
     let model = env.root.parent().unwrap().join("tiny-model");
     write_model(&model, false);
-    let line = |ts: &str, text: &str, id: &str| {
-        format!(
-            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Ann\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
-        )
-    };
+    let line = |ts: &str, text: &str, id: &str| jsonl_message(ts, "Ann", text, id);
     let talk = [
         line("2026-11-20T10:00:00Z", "Kenji is allergic to shellfish", "m0"),
         line("2026-11-20T10:01:00Z", "Noted, thanks", "m1"),

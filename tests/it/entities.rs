@@ -7,11 +7,7 @@
 use crate::common::TestEnv;
 use crate::search::hits;
 
-fn line(ts: &str, speaker: &str, text: &str, id: &str) -> String {
-    format!(
-        "{{\"timestamp\":\"{ts}\",\"speaker\":\"{speaker}\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
-    )
-}
+use crate::common::jsonl_message as line;
 
 /// Caroline and Melanie talk about Sweden (named twice, mid-sentence), Pottery (a name at the
 /// start of a sentence only), and "Mel".

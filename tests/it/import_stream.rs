@@ -6,9 +6,9 @@
 
 use crate::common::TestEnv;
 
-/// One JSONL message.
+/// One JSONL message by Ann.
 fn message(id: &str, ts: &str, text: &str) -> String {
-    format!("{{\"id\":\"{id}\",\"timestamp\":\"{ts}\",\"speaker\":\"Ann\",\"text\":\"{text}\"}}\n")
+    crate::common::jsonl_message(ts, "Ann", text, id)
 }
 
 /// An unsorted input over three days in which 2026-03-01 comes back after other days.

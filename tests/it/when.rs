@@ -4,7 +4,7 @@
 //! text implies. Real binary, real import, real tantivy index.
 // See: issue 22
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, jsonl_message};
 use crate::search::hits;
 
 fn sources(h: &[serde_json::Value]) -> Vec<&str> {
@@ -15,11 +15,7 @@ fn sources(h: &[serde_json::Value]) -> Vec<&str> {
 /// words more often.
 fn museum_workspace() -> TestEnv {
     let env = TestEnv::initialized();
-    let line = |ts: &str, text: &str, id: &str| {
-        format!(
-            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Melanie\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
-        )
-    };
+    let line = |ts: &str, text: &str, id: &str| jsonl_message(ts, "Melanie", text, id);
     let transcript = [
         line(
             "2026-06-20T10:00:00Z",
@@ -97,11 +93,7 @@ fn issue_22_since_and_until_keep_an_entry_by_the_day_it_implies() {
 #[test]
 fn issue_22_a_named_day_brings_its_entries_into_the_candidates() {
     let env = TestEnv::initialized();
-    let line = |ts: &str, text: &str, id: &str| {
-        format!(
-            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Joanna\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
-        )
-    };
+    let line = |ts: &str, text: &str, id: &str| jsonl_message(ts, "Joanna", text, id);
     let mut transcript = String::new();
     // One a day (several messages of one day would lend each other their conversation's
     // context, issue 22, which is not what this test is about).
@@ -137,11 +129,7 @@ fn issue_22_a_named_day_brings_its_entries_into_the_candidates() {
 #[test]
 fn issue_22_a_time_named_by_an_event_prefers_the_days_around_it() {
     let env = TestEnv::initialized();
-    let line = |ts: &str, text: &str, id: &str| {
-        format!(
-            "{{\"timestamp\":\"{ts}\",\"speaker\":\"Melanie\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
-        )
-    };
+    let line = |ts: &str, text: &str, id: &str| jsonl_message(ts, "Melanie", text, id);
     // One message a day, so no message lends another its conversation's context.
     let transcript = [
         line("2026-03-01T10:00:00Z", "Had to buy boots, buy a tent and buy a stove.", "B1"),

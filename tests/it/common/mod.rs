@@ -224,11 +224,9 @@ impl TestEnv {
     pub fn import_messages(&self, n: usize) {
         let mut transcript = String::new();
         for i in 0..n {
-            transcript.push_str(&format!(
-                "{{\"timestamp\":\"2026-11-{:02}T10:{:02}:00Z\",\"speaker\":\"Ann\",\"text\":\"note number {i} about topic{i}\",\"id\":\"m{i}\"}}\n",
-                1 + i / 60,
-                i % 60
-            ));
+            let ts = format!("2026-11-{:02}T10:{:02}:00Z", 1 + i / 60, i % 60);
+            let text = format!("note number {i} about topic{i}");
+            transcript.push_str(&jsonl_message(&ts, "Ann", &text, &format!("m{i}")));
         }
         self.write("../talk.jsonl", &transcript);
         self.run(["import", "../talk.jsonl"]).success();
@@ -340,6 +338,13 @@ impl TestEnv {
         }
         self.assert_clean_tree();
     }
+}
+
+/// One line of a JSONL transcript for `import --format jsonl`: a message's time, speaker,
+/// text and id (escaped as JSON), ended by a newline.
+pub fn jsonl_message(ts: &str, speaker: &str, text: &str, id: &str) -> String {
+    let line = serde_json::json!({"timestamp": ts, "speaker": speaker, "text": text, "id": id});
+    format!("{line}\n")
 }
 
 /// A command for the real binary in `dir`, sealed from the machine's settings (no git
