@@ -558,3 +558,34 @@ fn issue_20_a_search_answered_while_the_files_are_stat_ed_is_the_search_after_th
     assert!(ahead);
     assert_eq!(after_entity, settled);
 }
+
+/// Words written together or apart (issue 22): "road trip" finds the memory that says
+/// "roadtrip", and "bookshelf", which no memory holds, finds "book shelf" written as two
+/// neighbouring words, not a memory where they stand apart. Real binary, real index.
+#[test]
+fn issue_22_words_written_together_or_apart_find_each_other() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Planning the roadtrip to Maine with the kids"]);
+    env.mutate(["remember", "Put the old book shelf in the garage"]);
+    env.mutate(["remember", "The shelf by the door holds a book about birds"]);
+    env.mutate(["remember", "Set up the new database server"]);
+    env.mutate(["remember", "Keep the data base camp tidy"]);
+    let texts = |h: &[serde_json::Value]| -> Vec<String> {
+        h.iter().map(|x| x["text"].as_str().unwrap().to_owned()).collect()
+    };
+    // Joined in the memory, apart in the query.
+    let h = hits(&env, &["road trip"]);
+    assert_eq!(texts(&h), ["Planning the roadtrip to Maine with the kids"], "{h:#?}");
+    // Apart in the memory, joined in the query: only where the two words are neighbours.
+    let h = hits(&env, &["bookshelf"]);
+    assert_eq!(texts(&h), ["Put the old book shelf in the garage"], "{h:#?}");
+    // Both ways at once: "data base" finds the memory with the words and the one that joins
+    // them. A word some memory holds is not split: "database" finds only itself.
+    let mut h = texts(&hits(&env, &["data base"]));
+    h.sort();
+    assert_eq!(h, ["Keep the data base camp tidy", "Set up the new database server"]);
+    let h = hits(&env, &["database"]);
+    assert_eq!(texts(&h), ["Set up the new database server"], "{h:#?}");
+    // A join no memory holds adds nothing.
+    assert!(hits(&env, &["road works"]).is_empty());
+}

@@ -348,6 +348,20 @@ pub fn search_with(
         let weight = s.expansion_weight as f32;
         should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(text), weight))));
     }
+    // The query's words written together or apart in the memories ("road trip" and
+    // "roadtrip"), each counting as a query word would.
+    for c in super::expand::compounds(&searcher, f, query) {
+        let term = |t: &str| Term::from_field_text(f.text, t);
+        let q: Box<dyn Query> = match c {
+            super::expand::Compound::Joined(t) => {
+                Box::new(TermQuery::new(term(&t), IndexRecordOption::WithFreqs))
+            }
+            super::expand::Compound::Split(a, b) => {
+                Box::new(PhraseQuery::new(vec![term(&a), term(&b)]))
+            }
+        };
+        should.push((Occur::Should, q));
+    }
     // Neighbouring query words that keep their distance in the text count extra (the distance
     // counts the stop words between them, as the index does).
     for pair in positioned.windows(2) {
