@@ -589,3 +589,31 @@ fn issue_22_words_written_together_or_apart_find_each_other() {
     // A join no memory holds adds nothing.
     assert!(hits(&env, &["road works"]).is_empty());
 }
+
+/// Pseudo-relevance feedback (issue 22, `[search] expansion_terms`): off by default; on, a
+/// list question gains the words its best matches share, so a memory that shares only those
+/// ("a pottery class") is found. Real binary, real index.
+#[test]
+fn issue_22_expansion_adds_the_words_a_list_questions_best_matches_share() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Fun activities this week: pottery with the kids"]);
+    env.mutate(["remember", "Weekend activities were pottery again and a swim"]);
+    env.mutate(["remember", "Signed up for a pottery class downtown"]);
+    env.mutate(["remember", "Bought groceries for the week"]);
+    // Words every memory holds say nothing: a few more memories make "pottery" a rare word.
+    for topic in ["the dentist", "the car", "taxes", "the garden", "the roof", "a new laptop"] {
+        env.mutate(["remember", &format!("Called about {topic} today")]);
+    }
+    let texts = |h: &[serde_json::Value]| -> Vec<String> {
+        h.iter().map(|x| x["text"].as_str().unwrap().to_owned()).collect()
+    };
+    let question = "What activities does Mel enjoy?";
+    let class = "Signed up for a pottery class downtown".to_owned();
+    assert!(!texts(&hits(&env, &[question])).contains(&class));
+    env.append("cogmem.toml", "\n[search]\nexpansion_terms = 3\n");
+    let h = texts(&hits(&env, &[question]));
+    assert!(h.contains(&class), "{h:?}");
+    assert!(!h.contains(&"Bought groceries for the week".to_owned()), "{h:?}");
+    // Only a list question is expanded: the same words as a plain query are not.
+    assert!(!texts(&hits(&env, &["activities Mel enjoy"])).contains(&class));
+}
