@@ -92,6 +92,12 @@ const NOT_TIME: &[&str] = &[
 
 /// The most words an event's name is read for.
 const MAX_EVENT_WORDS: usize = 8;
+/// The most anchors read from one text (a question names one or two; a pasted log may say
+/// "after" a thousand times).
+const MAX_ANCHORS: usize = 8;
+/// The most bytes read for a date after "before"/"after" or an event ("the 8th of September,
+/// 2023" is 24).
+const MAX_DATE_BYTES: usize = 48;
 
 /// Reads the times `text` names by an event, and the dates written in them that are no day of
 /// the answer: the event's date ("after his trip in August 2023") and a window's words ("last
@@ -101,6 +107,9 @@ pub(super) fn anchors(text: &str, today: NaiveDate) -> (Vec<Anchor>, Vec<Span>) 
     let mut out = Vec::new();
     let mut not_dates = Vec::new();
     for (i, w) in words.iter().enumerate() {
+        if out.len() == MAX_ANCHORS {
+            break;
+        }
         let side = match w.lower.as_str() {
             "before" => Side::Before,
             "after" | "since" => Side::After,
@@ -115,8 +124,11 @@ pub(super) fn anchors(text: &str, today: NaiveDate) -> (Vec<Anchor>, Vec<Span>) 
         // The clause after the word: up to the next `?`, `.`, `!`, `,` or `;`.
         let from = words[start - 1].end;
         let clause_end = breaks.iter().copied().find(|b| *b >= from).unwrap_or(text.len());
-        let rest: Vec<&Word<'_>> =
-            words[start..].iter().take_while(|x| x.end <= clause_end).collect();
+        let rest: Vec<&Word<'_>> = words[start..]
+            .iter()
+            .take_while(|x| x.end <= clause_end)
+            .take(MAX_EVENT_WORDS + 1)
+            .collect();
         let Some(first) = rest.first() else { continue };
         // "the day before yesterday", "the day after tomorrow": a date the date reader reads.
         if matches!(first.lower.as_str(), "yesterday" | "tomorrow" | "today") {
@@ -237,6 +249,11 @@ fn window_days(words: &[Word<'_>], i: usize) -> Option<(u32, usize)> {
 /// "last May", "2022", "8 May 2023".
 fn date_at_start(text: &str, today: NaiveDate) -> Option<Span> {
     let trimmed = text.trim_start();
+    let mut cut = trimmed.len().min(MAX_DATE_BYTES);
+    while !trimmed.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let trimmed = &trimmed[..cut];
     let first_len = trimmed.find(|c: char| !c.is_alphanumeric()).unwrap_or(trimmed.len());
     let first = &trimmed[..first_len];
     let lower = first.to_ascii_lowercase();
@@ -360,6 +377,17 @@ mod tests {
         assert_eq!(edge.window(NaiveDate::MIN, NaiveDate::MIN).0, NaiveDate::MIN);
         let edge = anchor(Side::After, Some(u32::MAX), "x", None);
         assert_eq!(edge.window(NaiveDate::MAX, NaiveDate::MAX).1, NaiveDate::MAX);
+    }
+
+    #[test]
+    fn a_long_text_gives_a_few_anchors() {
+        let long = "after the trip, ".repeat(20_000);
+        let (found, _) = anchors(&long, today());
+        assert_eq!(found.len(), MAX_ANCHORS);
+        assert!(found.iter().all(|a| a.event == "the trip"), "{found:?}");
+        // A date is read from its first bytes only: a long run of digits is no date.
+        let digits = format!("after {}", "1".repeat(100_000));
+        assert_eq!(anchors(&digits, today()).0, []);
     }
 
     #[test]
