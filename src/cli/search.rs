@@ -101,6 +101,11 @@ pub struct SearchArgs {
     query: String,
     #[command(flatten)]
     filters: Filters,
+    /// Show how the query was read first: the kind of answer wanted, who it asks about, its
+    /// terms, the terms added, and the days it names (by a date or by an event, with the
+    /// memory the event's date came from). With --json: {"reading": …, "hits": […]}
+    #[arg(long)]
+    explain: bool,
 }
 
 /// Recall what is remembered about something: search, grouped by store, counted as a use
@@ -171,6 +176,29 @@ fn render_hits(ctx: &Ctx, hits: &[Hit], query: &str, out: &mut String) {
     }
 }
 
+/// How the query was read, a line each, before the hits (`search --explain`).
+fn render_reading(r: &cogmem::index::search::Reading, out: &mut String) {
+    let _ = writeln!(out, "wants: {}", r.wants);
+    if !r.people.is_empty() {
+        let _ = writeln!(out, "about: {}", r.people.join(", "));
+    }
+    let _ = writeln!(out, "terms: {}", r.terms.join(", "));
+    if !r.added.is_empty() {
+        let _ = writeln!(out, "added: {}", r.added.join(", "));
+    }
+    for d in &r.days {
+        let days = match (&d.first, &d.last) {
+            (Some(a), Some(b)) if a == b => a.clone(),
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            (Some(a), None) => format!("from {a} on"),
+            (None, Some(b)) => format!("up to {b}"),
+            (None, None) => "any day".to_owned(),
+        };
+        let _ = writeln!(out, "days: {days} ({})", d.by);
+    }
+    out.push('\n');
+}
+
 fn warn_skipped(ctx: &Ctx, refresh: &cogmem::index::RefreshReport) -> Exit {
     for s in &refresh.skipped {
         render::warning(ctx.style, &format!("skipped {}", s.error));
@@ -187,10 +215,15 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
     if let Some(w) = &report.warning {
         render::warning(ctx.style, w);
     }
-    if ctx.global.json {
+    if ctx.global.json && args.explain {
+        render::json(&serde_json::json!({ "reading": report.reading, "hits": report.hits }))?;
+    } else if ctx.global.json {
         render::json(&report.hits)?;
     } else {
         let mut out = String::new();
+        if args.explain {
+            render_reading(&report.reading, &mut out);
+        }
         render_hits(ctx, &report.hits, &query, &mut out);
         render::data(&out)?;
         if report.hits.is_empty() {

@@ -576,9 +576,15 @@ fn issue_22_words_written_together_or_apart_find_each_other() {
     // Joined in the memory, apart in the query.
     let h = hits(&env, &["road trip"]);
     assert_eq!(texts(&h), ["Planning the roadtrip to Maine with the kids"], "{h:#?}");
+    let out = env.run(["search", "--json", "--explain", "road trip"]).success().stdout;
+    let explained: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(explained["reading"]["terms"], serde_json::json!(["road", "trip"]));
+    assert_eq!(explained["reading"]["added"], serde_json::json!(["roadtrip"]));
     // Apart in the memory, joined in the query: only where the two words are neighbours.
     let h = hits(&env, &["bookshelf"]);
     assert_eq!(texts(&h), ["Put the old book shelf in the garage"], "{h:#?}");
+    let out = env.run(["search", "--explain", "bookshelf"]).success().stdout;
+    assert!(out.contains("added: book shelf\n"), "{out}");
     // Both ways at once: "data base" finds the memory with the words and the one that joins
     // them. A word some memory holds is not split: "database" finds only itself.
     let mut h = texts(&hits(&env, &["data base"]));

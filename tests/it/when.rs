@@ -123,6 +123,10 @@ fn issue_22_a_named_day_brings_its_entries_into_the_candidates() {
     assert!(!sources(&h).contains(&"M:1"), "{:?}", sources(&h));
 }
 
+fn question_after() -> &'static str {
+    "When did Melanie go on a hike after the road trip?"
+}
+
 /// A time named by an event (issue 22: "the week before the trip", "after the road trip"):
 /// the event's day is the best match of its words, and the days on the named side of it are
 /// preferred, so the hike after the trip outranks one before it that matches the words better.
@@ -159,7 +163,7 @@ fn issue_22_a_time_named_by_an_event_prefers_the_days_around_it() {
     assert!(rank(&plain, "H1") < rank(&plain, "H2"), "{:?}", sources(&plain));
     // After the road trip (10 June): the hike of 14 June first, and only the days from the
     // trip on are preferred.
-    let after = hits(&env, &["When did Melanie go on a hike after the road trip?"]);
+    let after = hits(&env, &[question_after()]);
     assert!(rank(&after, "H2") < rank(&after, "H1"), "{:?}", sources(&after));
     assert_eq!(during(&after, "H2"), Some(true), "{after:#?}");
     assert_eq!(during(&after, "H1"), Some(false), "{after:#?}");
@@ -174,6 +178,30 @@ fn issue_22_a_time_named_by_an_event_prefers_the_days_around_it() {
     // The same window by the event's date, written in the question.
     let dated = hits(&env, &["What did Melanie buy the week before June 10, 2026?"]);
     assert_eq!(sources(&dated)[0], "B2", "{:?}", sources(&dated));
+    // `--explain` says how the question was read, and the memory the event's day came from.
+    let explained = env.run(["search", "--json", "--explain", "--", question_after()]).success();
+    let explained: serde_json::Value = serde_json::from_str(&explained.stdout).unwrap();
+    let reading = &explained["reading"];
+    assert_eq!(reading["wants"], "time", "{reading:#}");
+    assert_eq!(reading["people"], serde_json::json!(["Melanie"]), "{reading:#}");
+    assert_eq!(
+        reading["days"],
+        serde_json::json!([{
+            "first": "2026-06-10",
+            "last": null,
+            "by": "after \"the road trip\": episode:2026-06-10:10:00",
+        }]),
+        "{reading:#}"
+    );
+    assert_eq!(explained["hits"], serde_json::json!(after), "--explain ranks as search does");
+    let text = env.run(["search", "--explain", "--", question_after()]).success().stdout;
+    assert!(text.starts_with("wants: time\nabout: Melanie\n"), "{text}");
+    assert!(
+        text.contains(
+            "days: from 2026-06-10 on (after \"the road trip\": episode:2026-06-10:10:00)"
+        ),
+        "{text}"
+    );
     // An event no memory names gives no window: the words alone decide.
     let unknown = hits(&env, &["What did Melanie buy the week before the wedding?"]);
     assert_eq!(sources(&unknown)[0], "B1", "{:?}", sources(&unknown));

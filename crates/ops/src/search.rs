@@ -83,6 +83,9 @@ pub struct SearchReport {
     /// What the search did to the embedding vectors, when it asked the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vectors: Option<cogmem_index::embed::VectorsReport>,
+    /// How the query was read, for `search --explain` (not part of the report's JSON).
+    #[serde(skip)]
+    pub reading: search::Reading,
 }
 
 /// Searches the workspace. Read-only as far as memories go: only the derived index changes.
@@ -109,17 +112,20 @@ pub fn search(
         // The query runs while the refresh stats the files (issue 20); a search with a model
         // may write vectors, so it waits for the refresh.
         let (_, refresh, hits) = index::open_and_read(ws, |idx| {
-            search::search_with(idx, query, opts, now, &settings.decay, &settings.search)
+            search::search_reading(idx, query, opts, now, &settings.decay, &settings.search)
         })?;
         (refresh, hits?)
     } else {
         let (idx, refresh) = index::open(ws, false, None)?;
-        (refresh, search::search_with(&idx, query, opts, now, &settings.decay, &settings.search)?)
+        let read =
+            search::search_reading(&idx, query, opts, now, &settings.decay, &settings.search);
+        (refresh, read?)
     };
+    let (hits, reading) = hits;
     let embedder = opts.embedder.as_deref();
     let warning = embedder.and_then(|e| e.error()).map(|e| format!("{e}\nhint: {}", e.hint()));
     let vectors = embedder.and_then(cogmem_index::embed::Embedder::report);
-    Ok(SearchReport { hits, refresh, warning, vectors })
+    Ok(SearchReport { hits, refresh, warning, vectors, reading })
 }
 
 /// The workspace's embedding model, not loaded yet: `COGMEM_EMBEDDING_MODEL` as the binary

@@ -29,6 +29,19 @@ pub enum Wanted {
     Other,
 }
 
+impl Wanted {
+    /// Returns the kind's name: `time`, `place`, `list`, `yes-no` or `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Time => "time",
+            Self::Place => "place",
+            Self::List => "list",
+            Self::YesNo => "yes-no",
+            Self::Other => "other",
+        }
+    }
+}
+
 /// A query read as a question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {

@@ -310,6 +310,35 @@ pub fn search(
     search_with(index, query, opts, now, p, &s)
 }
 
+/// How a query was read and searched (issue 22): what `search --explain` shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Reading {
+    /// The kind of answer wanted: `time`, `place`, `list`, `yes-no` or `other`.
+    pub wants: String,
+    /// Who the query asks about: the names it writes with a capital.
+    pub people: Vec<String>,
+    /// The query's terms as searched: stemmed, without stop words and question words.
+    pub terms: Vec<String>,
+    /// Terms the search added: the query's words as the memories write them together or
+    /// apart (`roadtrip`, `book shelf`), and the words its best matches share when
+    /// `[search] expansion_terms` is on.
+    pub added: Vec<String>,
+    /// The days the query names, by a date or by an event.
+    pub days: Vec<NamedDays>,
+}
+
+/// Days a query names ([`Reading::days`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NamedDays {
+    /// The first day (`YYYY-MM-DD`); `None`: every day up to `last`.
+    pub first: Option<String>,
+    /// The last day; `None`: every day from `first` on.
+    pub last: Option<String>,
+    /// What named them: the date (`2023-06`), or the event (`after "the road trip"`) and the
+    /// id of the memory whose date it took.
+    pub by: String,
+}
+
 /// [`search`] with every `[search]` setting: activation, and the words added to the query
 /// from its best matches (`expansion_terms`, `expansion_weight`; see `expand.rs`).
 pub fn search_with(
@@ -320,6 +349,18 @@ pub fn search_with(
     p: &DecaySettings,
     s: &SearchSettings,
 ) -> crate::Result<Vec<Hit>> {
+    search_reading(index, query, opts, now, p, s).map(|(hits, _)| hits)
+}
+
+/// [`search_with`], and how the query was read ([`Reading`]).
+pub fn search_reading(
+    index: &Index,
+    query: &str,
+    opts: &SearchOptions,
+    now: Timestamp,
+    p: &DecaySettings,
+    s: &SearchSettings,
+) -> crate::Result<(Vec<Hit>, Reading)> {
     let activation = s.activation;
     let positioned = analyzer::query_terms(query);
     if positioned.is_empty() {
@@ -343,7 +384,9 @@ pub fn search_with(
     // Words the best matches share (issue 22), at a fraction of a query word's weight, for a
     // question that asks for several things ("what activities …").
     let expansion = if question.wanted == Wanted::List { s.expansion_terms } else { 0 };
+    let mut added: Vec<String> = Vec::new();
     for t in super::expand::feedback_terms(&searcher, f, &unique, expansion) {
+        added.push(t.clone());
         let text = TermQuery::new(Term::from_field_text(f.text, &t), IndexRecordOption::WithFreqs);
         let weight = s.expansion_weight as f32;
         should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(text), weight))));
@@ -354,10 +397,14 @@ pub fn search_with(
         let term = |t: &str| Term::from_field_text(f.text, t);
         let q: Box<dyn Query> = match c {
             super::expand::Compound::Joined(t) => {
-                Box::new(TermQuery::new(term(&t), IndexRecordOption::WithFreqs))
+                let q = TermQuery::new(term(&t), IndexRecordOption::WithFreqs);
+                added.push(t);
+                Box::new(q)
             }
             super::expand::Compound::Split(a, b) => {
-                Box::new(PhraseQuery::new(vec![term(&a), term(&b)]))
+                let q = PhraseQuery::new(vec![term(&a), term(&b)]);
+                added.push(format!("{a} {b}"));
+                Box::new(q)
             }
         };
         should.push((Occur::Should, q));
@@ -580,7 +627,8 @@ pub fn search_with(
         match found {
             Ok(hits) => hits.iter().find_map(|h| {
                 let day = h.date.as_deref().and_then(cogmem_text::date::parse_day);
-                super::when::event_days(day, &super::when::parse(&h.implied_dates.join(" ")))
+                let implied = super::when::parse(&h.implied_dates.join(" "));
+                super::when::event_days(day, &implied).map(|d| (d, h.id.clone()))
             }),
             Err(e) => {
                 failed.get_or_insert(e);
@@ -769,7 +817,26 @@ pub fn search_with(
         crate::embed::blend(index, embedder, query, &mut hits, opts.limit, &mut lookup)?;
         cogmem_store::timing::mark("embedding asked");
     }
-    Ok(hits)
+    let open = |d: chrono::NaiveDate| {
+        (d != chrono::NaiveDate::MIN && d != chrono::NaiveDate::MAX).then(|| d.to_string())
+    };
+    let reading = Reading {
+        wants: question.wanted.as_str().to_owned(),
+        people: question.people.clone(),
+        terms: unique.iter().map(|t| (*t).clone()).collect(),
+        added,
+        days: asked
+            .days
+            .iter()
+            .zip(&asked.named_by)
+            .map(|((first, last), by)| NamedDays {
+                first: open(*first),
+                last: open(*last),
+                by: by.clone(),
+            })
+            .collect(),
+    };
+    Ok((hits, reading))
 }
 
 /// The lines of the entries of the log `path` after (`Order::Asc`) or before (`Order::Desc`)

@@ -100,28 +100,35 @@ pub(crate) struct Asked {
     pub time: bool,
     /// The days named, as (first, last); `NaiveDate::MIN` and `MAX` for an open side.
     pub days: Vec<(NaiveDate, NaiveDate)>,
+    /// What named each of [`Asked::days`], for `search --explain`: the date (`2023-06`), or
+    /// the event (`after "the road trip"`) and the memory whose date it took.
+    pub named_by: Vec<String>,
 }
 
 impl Asked {
     /// The days `q` names: its dates, and for each event it names the window around the
-    /// event's days, which `event_days` finds in the memory (`None`: not found, no window).
-    /// An event dated in the question ("his trip in August 2023") needs no finding.
+    /// event's days, which `event_days` finds in the memory with the id of the memory they
+    /// come from (`None`: not found, no window). An event dated in the question ("his trip in
+    /// August 2023") needs no finding.
     pub(crate) fn of(
         q: &Question,
-        mut event_days: impl FnMut(&Anchor) -> Option<(NaiveDate, NaiveDate)>,
+        mut event_days: impl FnMut(&Anchor) -> Option<((NaiveDate, NaiveDate), String)>,
     ) -> Self {
         let mut days: Vec<(NaiveDate, NaiveDate)> =
             q.dates.iter().map(|s| (s.first(), s.last())).collect();
+        let mut named_by: Vec<String> = q.dates.iter().map(date::Span::label).collect();
         for a in &q.anchors {
-            let event = match a.on {
-                Some(on) => Some((on.first(), on.last())),
-                None => event_days(a),
+            let (event, by) = match a.on {
+                Some(on) => ((on.first(), on.last()), a.label()),
+                None => match event_days(a) {
+                    Some((event, id)) => (event, format!("{}: {id}", a.label())),
+                    None => continue,
+                },
             };
-            if let Some((first, last)) = event {
-                days.push(a.window(first, last));
-            }
+            days.push(a.window(event.0, event.1));
+            named_by.push(by);
         }
-        Self { time: q.wanted == Wanted::Time, days }
+        Self { time: q.wanted == Wanted::Time, days, named_by }
     }
 }
 
@@ -215,11 +222,15 @@ mod tests {
         // Found in the memory: the week before, and every day after.
         let before = Asked::of(&read("What did Jon buy the week before the trip?"), |a| {
             assert_eq!(a.event, "the trip");
-            Some(trip)
+            Some((trip, "episode:t".to_owned()))
         });
         assert_eq!(before.days, [(day("2023-07-03"), day("2023-07-12"))]);
-        let after = Asked::of(&read("Where did Jon hike after the trip?"), |_| Some(trip));
+        let after = Asked::of(&read("Where did Jon hike after the trip?"), |_| {
+            Some((trip, "t".to_owned()))
+        });
         assert_eq!(after.days, [(day("2023-07-10"), NaiveDate::MAX)]);
+        assert_eq!(after.named_by, ["after \"the trip\": t"]);
+        assert_eq!(before.named_by, ["the week before \"the trip\": episode:t"]);
         let at = |d: &str| cue(&after, Some(day(d)), &[], "text").during;
         assert!(at("2023-07-10") && at("2024-01-01") && !at("2023-07-09"));
         // Not found: no days, so nothing is preferred.
@@ -229,6 +240,7 @@ mod tests {
             panic!("a dated event is not looked for")
         });
         assert_eq!(dated.days, [(day("2023-08-01"), NaiveDate::MAX)]);
+        assert_eq!(dated.named_by, ["after \"his trip\" (2023-08)"]);
         // The event's days: the first it implies, else its own.
         let implied =
             [(day("2023-07-08"), day("2023-07-09")), (day("2023-01-01"), day("2023-01-01"))];

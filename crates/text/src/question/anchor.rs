@@ -39,6 +39,26 @@ pub struct Anchor {
 }
 
 impl Anchor {
+    /// Says what the anchor names, as a person would: `the week before "the trip"`, `after
+    /// "his trip" (2023-08)`, `after 2023-06`, `3 days after "the move"`.
+    pub fn label(&self) -> String {
+        let side = match self.side {
+            Side::Before => "before",
+            Side::After => "after",
+        };
+        let window = match self.days {
+            Some(1) => "the day ".to_owned(),
+            Some(7) => "the week ".to_owned(),
+            Some(n) => format!("{n} days "),
+            None => String::new(),
+        };
+        match (&self.on, self.event.is_empty()) {
+            (Some(on), true) => format!("{window}{side} {}", on.label()),
+            (Some(on), false) => format!("{window}{side} \"{}\" ({})", self.event, on.label()),
+            (None, _) => format!("{window}{side} \"{}\"", self.event),
+        }
+    }
+
     /// Returns the days the question asks about, given the event's first and last day: the
     /// event's own days and `days` on its side (every day on that side when `days` is
     /// `None`). The event's days count because a memory's date is the day it was written,
@@ -362,6 +382,29 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(anchors(input, today()).0, want, "input: {input:?}");
         }
+    }
+
+    #[test]
+    fn an_anchor_says_what_it_names() {
+        let label = |q: &str| anchors(q, today()).0.iter().map(Anchor::label).collect::<Vec<_>>();
+        assert_eq!(
+            label("What did Jon do the week before the trip?"),
+            ["the week before \"the trip\""]
+        );
+        assert_eq!(label("What did Jon do after the trip?"), ["after \"the trip\""]);
+        assert_eq!(
+            label("What did Jon do the day after the trip?"),
+            ["the day after \"the trip\""]
+        );
+        assert_eq!(
+            label("What happened two days after Caroline's party?"),
+            ["2 days after \"Caroline's party\""]
+        );
+        assert_eq!(label("What did Jon do after June?"), ["after 2023-06"]);
+        assert_eq!(
+            label("Who did John meet after his trip in August 2023?"),
+            ["after \"his trip\" (2023-08)"]
+        );
     }
 
     #[test]
