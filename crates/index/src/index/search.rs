@@ -647,9 +647,7 @@ pub fn search_reading(
         && opts.until.is_none()
         && super::when::SPAN_CANDIDATES > 0
     {
-        let open = |d: chrono::NaiveDate| {
-            Some(d).filter(|d| *d != chrono::NaiveDate::MIN && *d != chrono::NaiveDate::MAX)
-        };
+        let open = super::when::bounded;
         let spans: Vec<(Occur, Box<dyn Query>)> = asked
             .days
             .iter()
@@ -817,9 +815,7 @@ pub fn search_reading(
         crate::embed::blend(index, embedder, query, &mut hits, opts.limit, &mut lookup)?;
         cogmem_store::timing::mark("embedding asked");
     }
-    let open = |d: chrono::NaiveDate| {
-        (d != chrono::NaiveDate::MIN && d != chrono::NaiveDate::MAX).then(|| d.to_string())
-    };
+    let open = |d| super::when::bounded(d).map(|d| d.to_string());
     let reading = Reading {
         wants: question.wanted.as_str().to_owned(),
         people: question.people.clone(),

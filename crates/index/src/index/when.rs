@@ -132,6 +132,11 @@ impl Asked {
     }
 }
 
+/// A side of a range of [`Asked::days`]: `None` when open (`NaiveDate::MIN` or `MAX`).
+pub(crate) fn bounded(d: NaiveDate) -> Option<NaiveDate> {
+    (d != NaiveDate::MIN && d != NaiveDate::MAX).then_some(d)
+}
+
 /// The days of a memory that an event's best match gives: the first date its text names or
 /// implies (what it tells happened then), else its own day.
 pub(crate) fn event_days(
