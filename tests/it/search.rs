@@ -13,6 +13,10 @@ fn ids(h: &[serde_json::Value]) -> Vec<String> {
     h.iter().map(|x| x["id"].as_str().unwrap().to_owned()).collect()
 }
 
+fn texts(h: &[serde_json::Value]) -> Vec<String> {
+    h.iter().map(|x| x["text"].as_str().unwrap().to_owned()).collect()
+}
+
 fn workspace() -> TestEnv {
     let env = TestEnv::initialized();
     env.mutate(["remember", "We chose Postgres for the Atlas project", "--type", "decision"]);
@@ -570,9 +574,6 @@ fn issue_22_words_written_together_or_apart_find_each_other() {
     env.mutate(["remember", "The shelf by the door holds a book about birds"]);
     env.mutate(["remember", "Set up the new database server"]);
     env.mutate(["remember", "Keep the data base camp tidy"]);
-    let texts = |h: &[serde_json::Value]| -> Vec<String> {
-        h.iter().map(|x| x["text"].as_str().unwrap().to_owned()).collect()
-    };
     // Joined in the memory, apart in the query.
     let h = hits(&env, &["road trip"]);
     assert_eq!(texts(&h), ["Planning the roadtrip to Maine with the kids"], "{h:#?}");
@@ -610,9 +611,6 @@ fn issue_22_expansion_adds_the_words_a_list_questions_best_matches_share() {
     for topic in ["the dentist", "the car", "taxes", "the garden", "the roof", "a new laptop"] {
         env.mutate(["remember", &format!("Called about {topic} today")]);
     }
-    let texts = |h: &[serde_json::Value]| -> Vec<String> {
-        h.iter().map(|x| x["text"].as_str().unwrap().to_owned()).collect()
-    };
     let question = "What activities does Mel enjoy?";
     let class = "Signed up for a pottery class downtown".to_owned();
     assert!(!texts(&hits(&env, &[question])).contains(&class));
