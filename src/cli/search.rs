@@ -194,7 +194,11 @@ fn render_reading(r: &cogmem::index::search::Reading, out: &mut String) {
             (None, Some(b)) => format!("up to {b}"),
             (None, None) => "any day".to_owned(),
         };
-        let _ = writeln!(out, "days: {days} ({})", d.by);
+        match &d.from {
+            Some(id) => writeln!(out, "days: {days} ({}: {id})", d.by),
+            None => writeln!(out, "days: {days} ({})", d.by),
+        }
+        .ok();
     }
     out.push('\n');
 }

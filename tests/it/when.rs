@@ -189,7 +189,8 @@ fn issue_22_a_time_named_by_an_event_prefers_the_days_around_it() {
         serde_json::json!([{
             "first": "2026-06-10",
             "last": null,
-            "by": "after \"the road trip\": episode:2026-06-10:10:00",
+            "by": "after \"the road trip\"",
+            "from": "episode:2026-06-10:10:00",
         }]),
         "{reading:#}"
     );

@@ -334,9 +334,11 @@ pub struct NamedDays {
     pub first: Option<String>,
     /// The last day; `None`: every day from `first` on.
     pub last: Option<String>,
-    /// What named them: the date (`2023-06`), or the event (`after "the road trip"`) and the
-    /// id of the memory whose date it took.
+    /// What named them: the date (`2023-06`) or the event (`after "the road trip"`).
     pub by: String,
+    /// The id of the memory whose date an event took; absent for a date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 /// [`search`] with every `[search]` setting: activation, and the words added to the query
@@ -825,10 +827,11 @@ pub fn search_reading(
             .days
             .iter()
             .zip(&asked.named_by)
-            .map(|((first, last), by)| NamedDays {
+            .map(|((first, last), (by, from))| NamedDays {
                 first: open(*first),
                 last: open(*last),
                 by: by.clone(),
+                from: from.clone(),
             })
             .collect(),
     };

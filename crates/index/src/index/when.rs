@@ -100,9 +100,9 @@ pub(crate) struct Asked {
     pub time: bool,
     /// The days named, as (first, last); `NaiveDate::MIN` and `MAX` for an open side.
     pub days: Vec<(NaiveDate, NaiveDate)>,
-    /// What named each of [`Asked::days`], for `search --explain`: the date (`2023-06`), or
-    /// the event (`after "the road trip"`) and the memory whose date it took.
-    pub named_by: Vec<String>,
+    /// What named each of [`Asked::days`], for `search --explain`: the date (`2023-06`) or
+    /// the event (`after "the road trip"`), and the id of the memory whose date it took.
+    pub named_by: Vec<(String, Option<String>)>,
 }
 
 impl Asked {
@@ -116,17 +116,18 @@ impl Asked {
     ) -> Self {
         let mut days: Vec<(NaiveDate, NaiveDate)> =
             q.dates.iter().map(|s| (s.first(), s.last())).collect();
-        let mut named_by: Vec<String> = q.dates.iter().map(date::Span::label).collect();
+        let mut named_by: Vec<(String, Option<String>)> =
+            q.dates.iter().map(|s| (s.label(), None)).collect();
         for a in &q.anchors {
-            let (event, by) = match a.on {
-                Some(on) => ((on.first(), on.last()), a.label()),
+            let (event, from) = match a.on {
+                Some(on) => ((on.first(), on.last()), None),
                 None => match event_days(a) {
-                    Some((event, id)) => (event, format!("{}: {id}", a.label())),
+                    Some((event, id)) => (event, Some(id)),
                     None => continue,
                 },
             };
             days.push(a.window(event.0, event.1));
-            named_by.push(by);
+            named_by.push((a.label(), from));
         }
         Self { time: q.wanted == Wanted::Time, days, named_by }
     }
@@ -234,8 +235,9 @@ mod tests {
             Some((trip, "t".to_owned()))
         });
         assert_eq!(after.days, [(day("2023-07-10"), NaiveDate::MAX)]);
-        assert_eq!(after.named_by, ["after \"the trip\": t"]);
-        assert_eq!(before.named_by, ["the week before \"the trip\": episode:t"]);
+        let by = |s: &str, from: Option<&str>| (s.to_owned(), from.map(str::to_owned));
+        assert_eq!(after.named_by, [by("after \"the trip\"", Some("t"))]);
+        assert_eq!(before.named_by, [by("the week before \"the trip\"", Some("episode:t"))]);
         let at = |d: &str| cue(&after, Some(day(d)), &[], "text").during;
         assert!(at("2023-07-10") && at("2024-01-01") && !at("2023-07-09"));
         // Not found: no days, so nothing is preferred.
@@ -245,7 +247,7 @@ mod tests {
             panic!("a dated event is not looked for")
         });
         assert_eq!(dated.days, [(day("2023-08-01"), NaiveDate::MAX)]);
-        assert_eq!(dated.named_by, ["after \"his trip\" (2023-08)"]);
+        assert_eq!(dated.named_by, [by("after \"his trip\" (2023-08)", None)]);
         // The event's days: the first it implies, else its own.
         let implied =
             [(day("2023-07-08"), day("2023-07-09")), (day("2023-01-01"), day("2023-01-01"))];
