@@ -92,6 +92,15 @@ fn web_pages_show_search_memory_entity_timeline_and_audit() {
     let walking = id_of(&env, "walking river");
     assert!(page.contains(&format!("href=\"/memory/{}\"", enc(&walking))), "{page}");
     assert!(page.contains("<mark>walking</mark>"), "{page}");
+    // How the query was read: a question naming a time by an event links the memory whose
+    // date it took.
+    let flat = id_of(&env, "flat in Alfama");
+    let page = ok(&server, "/search?q=Where+did+Alice+walk+after+the+flat+in+Alfama%3F");
+    assert!(page.contains("class=\"reading\""), "{page}");
+    assert!(page.contains("Read as: wants place; about Alice"), "{page}");
+    assert!(page.contains(&format!("href=\"/memory/{}\"", enc(&flat))), "{page}");
+    // A plain query says nothing more than its words: no reading.
+    assert!(!ok(&server, "/search?q=walks").contains("class=\"reading\""));
     // An empty search shows the form only.
     let empty = ok(&server, "/search");
     assert!(empty.contains("name=\"q\"") && !empty.contains("class=\"hits\""), "{empty}");

@@ -11,7 +11,7 @@ use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
 use cogmem_index::index::highlight::excerpt;
-use cogmem_index::index::search::Hit;
+use cogmem_index::index::search::{Hit, Reading};
 use cogmem_ops::browse::BANDS;
 use cogmem_ops::search::SearchFields;
 use maud::{Markup, html};
@@ -71,12 +71,12 @@ impl SearchQuery {
         }
     }
 
-    fn run(&self, state: &AppState) -> cogmem_ops::Result<Vec<Hit>> {
+    fn run(&self, state: &AppState) -> cogmem_ops::Result<(Vec<Hit>, Reading)> {
         let query = self.query().unwrap_or("");
         let band = given(self.band.as_ref());
         let report =
             cogmem_ops::browse::search(state.ws(), query, &self.fields(), band, state.clock())?;
-        Ok(report.hits)
+        Ok((report.hits, report.reading))
     }
 }
 
@@ -86,7 +86,7 @@ pub fn routes() -> Router<AppState> {
 }
 
 async fn page(State(state): State<AppState>, Query(q): Query<SearchQuery>) -> WebResult<Markup> {
-    let hits = match q.query() {
+    let found = match q.query() {
         None => None,
         Some(_) => {
             let run = q.clone();
@@ -94,14 +94,18 @@ async fn page(State(state): State<AppState>, Query(q): Query<SearchQuery>) -> We
         }
     };
     let title = q.query().map_or_else(|| "Search".to_owned(), |t| format!("Search: {t}"));
-    Ok(layout::page(&state, &title, Nav::Search, render(&q, hits.as_deref())))
+    let body = match &found {
+        Some((hits, reading)) => render(&q, Some(hits), Some(reading)),
+        None => render(&q, None, None),
+    };
+    Ok(layout::page(&state, &title, Nav::Search, body))
 }
 
 async fn api(
     State(state): State<AppState>,
     Query(q): Query<SearchQuery>,
 ) -> WebResult<Json<Vec<Hit>>> {
-    Ok(Json(state.run(move |s| q.run(s)).await?))
+    Ok(Json(state.run(move |s| q.run(s)).await?.0))
 }
 
 /// The text of a hit with the query's words in `<mark>`, every piece escaped.
@@ -113,9 +117,39 @@ pub fn marked(text: &str, query: &str) -> Markup {
     }
 }
 
-/// The search page's body: the form (keeping what was asked), then the hits, or nothing
-/// before a query is given.
-pub fn render(q: &SearchQuery, hits: Option<&[Hit]>) -> Markup {
+/// How the query was read (`search --explain`), when it says more than its words: the answer
+/// wanted, who it asks about, the terms added, the days named with the memory an event's date
+/// came from.
+fn reading(r: &Reading) -> Markup {
+    let days = |d: &cogmem_index::index::search::NamedDays| match (&d.first, &d.last) {
+        (Some(a), Some(b)) if a == b => a.clone(),
+        (Some(a), Some(b)) => format!("{a} to {b}"),
+        (Some(a), None) => format!("from {a} on"),
+        (None, Some(b)) => format!("up to {b}"),
+        (None, None) => "any day".to_owned(),
+    };
+    html! {
+        @if r.wants != "other" || !r.people.is_empty() || !r.added.is_empty() || !r.days.is_empty() {
+            div.reading {
+                "Read as: wants " (r.wants)
+                @if !r.people.is_empty() { "; about " (r.people.join(", ")) }
+                @if !r.added.is_empty() { "; also searched: " (r.added.join(", ")) }
+                @for d in &r.days {
+                    br;
+                    "days " (days(d)) " (" (d.by)
+                    @if let Some(id) = &d.from {
+                        ": " a href=(memory_href(id)) { code { (id) } }
+                    }
+                    ")"
+                }
+            }
+        }
+    }
+}
+
+/// The search page's body: the form (keeping what was asked), then how the query was read and
+/// the hits, or nothing before a query is given.
+pub fn render(q: &SearchQuery, hits: Option<&[Hit]>, read: Option<&Reading>) -> Markup {
     let v = |f: &Option<String>| f.clone().unwrap_or_default();
     let store = given(q.store.as_ref()).unwrap_or("");
     let band = given(q.band.as_ref()).unwrap_or("");
@@ -148,6 +182,7 @@ pub fn render(q: &SearchQuery, hits: Option<&[Hit]>) -> Markup {
                 label { input type="checkbox" name="all" value="1" checked[q.all()]; " include dormant (--all)" }
             }
         }
+        @if let Some(r) = read { (reading(r)) }
         @if let (Some(hits), Some(query)) = (hits, q.query()) {
             @if hits.is_empty() {
                 p.empty { "No matches. Try other words, widen the filters, or include dormant memories." }
