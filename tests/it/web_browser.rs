@@ -412,6 +412,24 @@ fn a_click_path_goes_from_search_to_a_memory_to_the_graph_to_an_entity() {
     assert_no_errors(&b, "the entity page");
 }
 
+/// A question's reading on the search page links the memory an event was taken to be: "after
+/// the move" is Alice's move to Porto, one click away.
+#[test]
+fn the_search_page_links_the_memory_an_event_was_taken_to_be() {
+    let env = small_graph();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/search?q=Where+does+Alice+live+after+the+move%3F"));
+    let reading = b.wait_for("main div.reading", DRAWN);
+    let said = b.text(&reading);
+    assert!(said.contains("wants place") && said.contains("after \"the move\""), "{said}");
+    assert_no_errors(&b, "the search page");
+    b.click(&b.find("main div.reading a[href^='/memory/']").unwrap());
+    assert!(b.wait_script("return location.pathname.startsWith('/memory/')", DRAWN), "{}", b.url());
+    b.wait_for("main h1", DRAWN);
+    assert!(b.text(&b.find("main").unwrap()).contains("Alice moved to Porto"));
+    assert_no_errors(&b, "the memory page");
+}
+
 /// Hostile memory text on the pages that show memory text: no script runs.
 #[test]
 fn hostile_memory_text_runs_no_script_on_any_page() {
