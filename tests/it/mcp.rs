@@ -513,6 +513,12 @@ async def main_session():
             assert uid in [h["id"] for g in groups for h in g["hits"]], groups
             hits = (await ok(s, tools, "search", {"query": "Postgres"}))["hits"]
             assert uid in [h["id"] for h in hits], hits
+            plain = await ok(s, tools, "search", {"query": "Postgres"})
+            assert "reading" not in plain, plain
+            explained = await ok(s, tools, "search", {"query": "When did we pick Postgres?", "explain": True})
+            assert explained["reading"]["wants"] == "time", explained
+            assert explained["reading"]["people"] == ["Postgres"], explained
+            assert "postgr" in explained["reading"]["terms"], explained
 
             st = await ok(s, tools, "status", {"commits": 2})
             assert len(st["recent_commits"]) == 2, st

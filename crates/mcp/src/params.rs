@@ -96,6 +96,11 @@ pub(crate) struct SearchParams {
     /// Include dormant memories (archived ones never come back).
     #[serde(default)]
     pub(crate) all: bool,
+    /// Also answer how the query was read, as `reading`: the answer it wants, who it asks
+    /// about, its terms, the terms added, and the days it names with what named them (for an
+    /// event, the memory whose date it took). For when the hits are not what was expected.
+    #[serde(default)]
+    pub(crate) explain: bool,
 }
 
 /// Arguments of `context`.

@@ -30,7 +30,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
             ("action", "object"),
         ],
         "recall" => &[("groups", "array")],
-        "search" => &[("hits", "array")],
+        "search" => &[("hits", "array"), ("reading", "object~")],
         "context" => &[
             ("budget_tokens", "integer"),
             ("used_tokens", "integer"),

@@ -246,7 +246,11 @@ impl Server {
             }
             .to_options(&self.clock.now())?;
             let report = search::search(&self.ws, &p.query, &opts, self.clock.as_ref())?;
-            let mut a = listed("hits", &report.hits)?;
+            let mut a = if p.explain {
+                answer(&json!({ "hits": report.hits, "reading": report.reading }))?
+            } else {
+                listed("hits", &report.hits)?
+            };
             a.notes = refresh_notes(&report.refresh);
             Ok(a)
         })())
