@@ -19,6 +19,8 @@ const SEARCH_EXAMPLES: &str = "Examples:
   cogmem search Atlas --type decision --since 2026-01-01
   # A plain question: its dates, and times named by an event, are read
   cogmem search \"what did we decide the week before the launch?\"
+  # The same, saying first how it was read and which memory \"the launch\" was taken to be
+  cogmem search --explain \"what did we decide the week before the launch?\"
   # Include dormant memories, and show up to 30
   cogmem search deploy --all --limit 30";
 
