@@ -189,13 +189,7 @@ fn render_reading(r: &cogmem::index::search::Reading, out: &mut String) {
         let _ = writeln!(out, "added: {}", r.added.join(", "));
     }
     for d in &r.days {
-        let days = match (&d.first, &d.last) {
-            (Some(a), Some(b)) if a == b => a.clone(),
-            (Some(a), Some(b)) => format!("{a} to {b}"),
-            (Some(a), None) => format!("from {a} on"),
-            (None, Some(b)) => format!("up to {b}"),
-            (None, None) => "any day".to_owned(),
-        };
+        let days = d.span();
         match &d.from {
             Some(id) => writeln!(out, "days: {days} ({}: {id})", d.by),
             None => writeln!(out, "days: {days} ({})", d.by),

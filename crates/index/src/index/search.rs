@@ -307,7 +307,7 @@ pub fn search(
     activation: bool,
 ) -> crate::Result<Vec<Hit>> {
     let s = SearchSettings { activation, ..SearchSettings::default() };
-    search_with(index, query, opts, now, p, &s)
+    search_reading(index, query, opts, now, p, &s).map(|(hits, _)| hits)
 }
 
 /// How a query was read and searched (issue 22): what `search --explain` shows.
@@ -341,20 +341,23 @@ pub struct NamedDays {
     pub from: Option<String>,
 }
 
-/// [`search`] with every `[search]` setting: activation, and the words added to the query
-/// from its best matches (`expansion_terms`, `expansion_weight`; see `expand.rs`).
-pub fn search_with(
-    index: &Index,
-    query: &str,
-    opts: &SearchOptions,
-    now: Timestamp,
-    p: &DecaySettings,
-    s: &SearchSettings,
-) -> crate::Result<Vec<Hit>> {
-    search_reading(index, query, opts, now, p, s).map(|(hits, _)| hits)
+impl NamedDays {
+    /// The days as a person reads them: `2026-06-10`, `2026-06-03 to 2026-06-10`, `from
+    /// 2026-06-10 on`, `up to 2026-06-10`.
+    pub fn span(&self) -> String {
+        match (&self.first, &self.last) {
+            (Some(a), Some(b)) if a == b => a.clone(),
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            (Some(a), None) => format!("from {a} on"),
+            (None, Some(b)) => format!("up to {b}"),
+            (None, None) => "any day".to_owned(),
+        }
+    }
 }
 
-/// [`search_with`], and how the query was read ([`Reading`]).
+/// [`search`] with every `[search]` setting (activation, and the words added to the query from
+/// its best matches: `expansion_terms`, `expansion_weight`; see `expand.rs`), and how the query
+/// was read ([`Reading`]).
 pub fn search_reading(
     index: &Index,
     query: &str,

@@ -121,13 +121,6 @@ pub fn marked(text: &str, query: &str) -> Markup {
 /// wanted, who it asks about, the terms added, the days named with the memory an event's date
 /// came from.
 fn reading(r: &Reading) -> Markup {
-    let days = |d: &cogmem_index::index::search::NamedDays| match (&d.first, &d.last) {
-        (Some(a), Some(b)) if a == b => a.clone(),
-        (Some(a), Some(b)) => format!("{a} to {b}"),
-        (Some(a), None) => format!("from {a} on"),
-        (None, Some(b)) => format!("up to {b}"),
-        (None, None) => "any day".to_owned(),
-    };
     html! {
         @if r.wants != "other" || !r.people.is_empty() || !r.added.is_empty() || !r.days.is_empty() {
             div.reading {
@@ -136,7 +129,7 @@ fn reading(r: &Reading) -> Markup {
                 @if !r.added.is_empty() { "; also searched: " (r.added.join(", ")) }
                 @for d in &r.days {
                     br;
-                    "days " (days(d)) " (" (d.by)
+                    "days " (d.span()) " (" (d.by)
                     @if let Some(id) = &d.from {
                         ": " a href=(memory_href(id)) { code { (id) } }
                     }
