@@ -776,7 +776,7 @@ pub(crate) fn finish_commit(
     kept: &[(&str, &[u8])],
     built: &Built,
 ) -> crate::Result<Oid> {
-    stage_files(repo, root, files, &built.stored, kept)?;
+    stage_files(repo, root, files, &built.stored, kept, (built.parent, built.id))?;
     crate::timing::mark("git: index written");
     let log = format!("commit: {}", built.subject);
     match built.parent {
@@ -823,6 +823,7 @@ fn stage_files(
     files: &[String],
     stored: &[(String, Oid, FileMode)],
     kept: &[(&str, &[u8])],
+    commit: (Option<Oid>, Oid),
 ) -> crate::Result<()> {
     let given = |rel: &str| kept.iter().find(|(k, _)| *k == rel).map(|(_, b)| *b);
     let entry = |rel: &str, blob: Oid, mode: FileMode| match given(rel) {
@@ -839,10 +840,12 @@ fn stage_files(
         .collect();
     if let Some(updates) = updates
         && let Some(index) = GitIndex::read_again(repo.path())
-        && let Some(patch) = index.patch(root, &updates)
-        && crate::git_index::write_patch(repo.path(), &patch, skip_hash(repo)).is_ok()
+        && let Some(mut patch) = index.patch(root, &updates)
     {
-        return Ok(());
+        add_cache_tree(repo, &index, &mut patch, &updates, Some(commit));
+        if crate::git_index::write_patch(repo.path(), &patch, skip_hash(repo)).is_ok() {
+            return Ok(());
+        }
     }
     let mut index = repo.index().map_err(op("read the index"))?;
     // Re-read: the copy libgit2 keeps may predate this process's own writes.
@@ -865,6 +868,45 @@ fn stage_files(
     }
     index.write().map_err(op("write the index"))?;
     Ok(())
+}
+
+/// Adds git's cache tree to `patch` (`index` patched with `updates`; [`GitIndex::cache_tree`]):
+/// with `commit` (the parent and the commit that `updates` stage), a folder whose record was
+/// the parent's tree takes the commit's tree; any other folder on a changed path is hashed and
+/// kept valid only if the object database holds its tree. Left out when it cannot be had.
+fn add_cache_tree(
+    repo: &Repository,
+    index: &GitIndex,
+    patch: &mut crate::git_index::Patch<'_>,
+    updates: &[(String, Option<git2::IndexEntry>)],
+    commit: Option<(Option<Oid>, Oid)>,
+) {
+    let tree_of =
+        |id: Option<Oid>| id.and_then(|id| repo.find_commit(id).ok()).and_then(|c| c.tree().ok());
+    let (parent, new) = match commit {
+        Some((parent, new)) => (tree_of(parent), tree_of(Some(new))),
+        None => (None, None),
+    };
+    // A folder's id in a tree: `prefix` is its path and `/`, or empty for the root.
+    let at = |tree: &Tree<'_>, prefix: &[u8]| -> Option<[u8; 20]> {
+        let id = match prefix.strip_suffix(b"/") {
+            None if prefix.is_empty() => tree.id(),
+            None => return None,
+            Some(path) => {
+                let entry = tree.get_path(Path::new(std::str::from_utf8(path).ok()?)).ok()?;
+                (entry.kind() == Some(ObjectType::Tree)).then(|| entry.id())?
+            }
+        };
+        id.as_bytes().try_into().ok()
+    };
+    let trees = |prefix: &[u8]| Some((at(parent.as_ref()?, prefix)?, at(new.as_ref()?, prefix)?));
+    let odb = repo.odb().ok();
+    let mut exists = |id: &[u8; 20]| {
+        odb.as_ref().is_some_and(|o| Oid::from_bytes(id).is_ok_and(|id| o.exists(id)))
+    };
+    if let Some(extension) = index.cache_tree(updates, &trees, &mut exists) {
+        patch.add_extension(&extension);
+    }
 }
 
 /// Writes `base` with `changes` applied (a path with `None` removed) and returns the tree's id:
@@ -1282,7 +1324,8 @@ pub fn refresh_stale(
         return 0;
     }
     let Some(index) = GitIndex::read_again(repo.path()) else { return 0 };
-    let Some(patch) = index.patch(root, &updates) else { return 0 };
+    let Some(mut patch) = index.patch(root, &updates) else { return 0 };
+    add_cache_tree(repo, &index, &mut patch, &updates, None);
     match crate::git_index::write_patch_if(repo.path(), &patch, skip_hash(repo), stale.version) {
         Ok(true) => updates.len(),
         _ => 0,

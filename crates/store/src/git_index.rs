@@ -9,9 +9,9 @@
 //! Only what is plain and common is handled: index versions 2, 3 and 4, no conflict entries or
 //! extended flags on the paths changed, and no mandatory extension (a split index's `link`, a
 //! sparse index's `sdir`). Anything else answers `None` and the caller uses libgit2 as before.
-//! Optional extensions are dropped on write, as git allows: the cache tree (`TREE`) would be
-//! stale for the changed paths, and git rebuilds it when it next needs it; the untracked cache
-//! and the offset tables likewise.
+//! The cache tree (`TREE`) is kept up to date on write ([`cache_tree`]); the other optional
+//! extensions are dropped, as git allows (the untracked cache and the offset tables: git
+//! rebuilds them when it next needs them).
 //!
 //! Like git, a write smudges the entries that are racily clean (modified no earlier than the
 //! index being replaced was written) and whose file no longer holds the entry's blob: their size
@@ -25,6 +25,10 @@ use git2::Oid;
 use sha1::{Digest, Sha1};
 
 use crate::store::fsx;
+
+mod cache_tree;
+
+pub(crate) use cache_tree::CommitTrees;
 
 const SIGNATURE: &[u8; 4] = b"DIRC";
 const HEADER: usize = 12;
@@ -86,6 +90,8 @@ pub(crate) struct GitIndex {
     names: Vec<u8>,
     /// When the file was last written (seconds, nanoseconds): what racy entries are judged by.
     written: Option<(u32, u32)>,
+    /// The cache tree extension's data, when the file has one.
+    tree: Option<std::ops::Range<usize>>,
 }
 
 /// The last index [`GitIndex::read`] parsed, for [`GitIndex::read_again`].
@@ -209,17 +215,22 @@ impl GitIndex {
         }
         // Extensions: only optional ones (their signature starts with a capital) may be dropped.
         let mut ext = at;
+        let mut tree = None;
         while ext < body {
             let sig = bytes.get(ext..ext + 4)?;
             if !sig[0].is_ascii_uppercase() {
                 return None;
             }
-            ext += 8 + be32(&bytes, ext + 4)? as usize;
+            let size = be32(&bytes, ext + 4)? as usize;
+            if sig == cache_tree::SIGNATURE {
+                tree = Some(ext + 8..(ext + 8).checked_add(size)?);
+            }
+            ext = ext.checked_add(8 + size)?;
         }
         if ext != body {
             return None;
         }
-        let index = Self { bytes, version, entries, names, written };
+        let index = Self { bytes, version, entries, names, written, tree };
         // Sorted by path then stage, as every reader relies on.
         let sorted = index.entries.windows(2).all(|w| {
             (index.path(&w[0]), stage(&index.bytes, &w[0]))
@@ -393,6 +404,39 @@ impl GitIndex {
         Some(out)
     }
 
+    /// The cache tree extension (signature, size, data) of this index patched with `updates`
+    /// ([`GitIndex::patch`]): its record kept where no entry changed, recomputed on the changed
+    /// paths from `trees` (the parent and new commit's trees of a folder, when `updates` are the
+    /// change that made the new commit of the parent) or by hashing the folder's tree object,
+    /// valid only where `exists` says the object database holds it. `None` for an empty index.
+    pub(crate) fn cache_tree(
+        &self,
+        updates: &[(String, Option<git2::IndexEntry>)],
+        trees: &CommitTrees<'_>,
+        exists: &mut dyn FnMut(&[u8; 20]) -> bool,
+    ) -> Option<Vec<u8>> {
+        let mut sorted: Vec<(&[u8], Option<cache_tree::FileEntry<'_>>)> = updates
+            .iter()
+            .map(|(p, e)| (p.as_bytes(), e.as_ref().map(cache_tree::FileEntry::of_update)))
+            .collect();
+        // As `patch` takes them: sorted, the first of a path.
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        sorted.dedup_by(|a, b| a.0 == b.0);
+        let after = cache_tree::After::new(self, sorted);
+        let mut root = self
+            .tree
+            .as_ref()
+            .and_then(|r| cache_tree::Node::parse(&self.bytes[r.clone()]))
+            .unwrap_or_else(cache_tree::Node::root);
+        for (path, new) in after.updates() {
+            if after.changes_tree(path, new.as_ref()) {
+                root.invalidate(path);
+            }
+        }
+        after.update(&mut root, &mut Vec::new(), trees, exists, 0);
+        root.extension()
+    }
+
     /// The index patched as [`GitIndex::patch`] does, as the bytes of a complete file with its
     /// checksum computed whole (all zeros with `skip_hash`): what [`write_patch`] writes.
     #[cfg(test)]
@@ -527,6 +571,11 @@ impl Patch<'_> {
             _ if start == end => {}
             _ => self.pieces.push(Piece::New(start..end)),
         }
+    }
+
+    /// Adds an extension (its signature, size and data) after the entries.
+    pub(crate) fn add_extension(&mut self, bytes: &[u8]) {
+        self.add_new(|new| new.extend_from_slice(bytes));
     }
 
     fn parts(&self) -> impl Iterator<Item = &[u8]> {

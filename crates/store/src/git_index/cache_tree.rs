@@ -1,0 +1,812 @@
+//! git's cache tree (the index's `TREE` extension), kept when the change engine patches the
+//! index.
+//!
+//! The cache tree records, for each folder of the index, the id of the tree object its entries
+//! make and how many entries it spans. `git status`, `git diff --cached` and `git commit` skip
+//! every folder whose recorded tree is the one `HEAD` has, instead of comparing its entries one
+//! by one. Dropping the extension (allowed: it is optional) left it missing for good in a
+//! workspace only cogmem commits to, and a user's `git status` there took a fifth to two
+//! fifths longer (docs/benchmarks.md).
+//!
+//! The format (git's `Documentation/gitformat-index.txt`): folders depth first from the root,
+//! each as its name relative to its parent and a NUL, the entry count in ASCII decimal (`-1`
+//! when the folder's record is invalid), a space, the number of its subfolders recorded, a
+//! newline and, when valid, the tree's 20-byte id. Subfolders in git's order: shorter names
+//! first, then byte order.
+//!
+//! A folder's record is only ever made valid with a tree object that exists and that its entries
+//! make, so a reader that trusts it (`git commit` writes the recorded tree without looking) gets
+//! what it would have computed:
+//! - a folder none of whose entries changed keeps its record;
+//! - a folder on a changed path is invalidated, as git does, then recomputed: from the trees of
+//!   the commit just written when its old record was the parent commit's tree there (the index
+//!   then held that tree, and the change that made the commit made the index), else by hashing
+//!   the tree object its entries make, kept only if the object database holds it (a folder with
+//!   staged changes of the user's makes a tree nobody wrote: it stays invalid).
+//!
+//! Entries at a stage other than 0 or with extended flags (intent-to-add, skip-worktree) leave
+//! their folders invalid.
+
+use sha1::{Digest, Sha1};
+
+use super::{EXTENDED, GitIndex, STAGE_MASK, STAT, be16, be32};
+
+/// The extension's signature.
+pub(super) const SIGNATURE: &[u8; 4] = b"TREE";
+/// Deeper folders are left invalid (and not recursed into): a bound on the recursion a
+/// hostile index could ask for. git's paths are far shallower.
+const MAX_DEPTH: usize = 256;
+/// A tree entry's mode for a folder, as git writes it.
+const TREE_MODE: &[u8] = b"40000";
+
+/// One folder's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Node {
+    name: Vec<u8>,
+    /// The entries it spans and its tree, when valid.
+    valid: Option<(usize, [u8; 20])>,
+    /// Its tree before this change invalidated it: what the commit's trees are checked against.
+    was: Option<[u8; 20]>,
+    children: Vec<Self>,
+}
+
+impl Node {
+    fn invalid(name: &[u8]) -> Self {
+        Self { name: name.to_vec(), valid: None, was: None, children: Vec::new() }
+    }
+
+    /// The root folder's record read from the extension's data; `None` when it is malformed
+    /// (then the cache tree is computed anew).
+    pub(super) fn parse(data: &[u8]) -> Option<Self> {
+        let mut at = 0;
+        let root = read_node(data, &mut at, 0)?;
+        (at == data.len() && root.name.is_empty()).then_some(root)
+    }
+
+    /// An empty record for the root: everything is computed.
+    pub(super) fn root() -> Self {
+        Self::invalid(b"")
+    }
+
+    /// Invalidates the folders on `path` (a file's path), as git does when an entry changes:
+    /// each folder from the root down, and a subfolder of the file's own name.
+    pub(super) fn invalidate(&mut self, path: &[u8]) {
+        let mut node = self;
+        let mut rest = path;
+        loop {
+            if let Some((_, id)) = node.valid.take() {
+                node.was = Some(id);
+            }
+            match rest.iter().position(|b| *b == b'/') {
+                None => {
+                    node.children.retain(|c| c.name != rest);
+                    return;
+                }
+                Some(k) => {
+                    let (name, tail) = (&rest[..k], &rest[k + 1..]);
+                    match node.children.iter_mut().find(|c| c.name == name) {
+                        Some(child) => node = child,
+                        None => return,
+                    }
+                    rest = tail;
+                }
+            }
+        }
+    }
+
+    /// The extension's bytes (signature, size, data); `None` for an empty index, which git
+    /// writes no cache tree for either.
+    pub(super) fn extension(&self) -> Option<Vec<u8>> {
+        if self.valid.is_some_and(|(n, _)| n == 0) {
+            return None;
+        }
+        let mut data = Vec::new();
+        self.write(&mut data);
+        let size = u32::try_from(data.len()).ok()?;
+        let mut out = Vec::with_capacity(8 + data.len());
+        out.extend_from_slice(SIGNATURE);
+        out.extend_from_slice(&size.to_be_bytes());
+        out.extend_from_slice(&data);
+        Some(out)
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.name);
+        out.push(0);
+        match self.valid {
+            Some((count, _)) => out.extend_from_slice(count.to_string().as_bytes()),
+            None => out.extend_from_slice(b"-1"),
+        }
+        out.push(b' ');
+        out.extend_from_slice(self.children.len().to_string().as_bytes());
+        out.push(b'\n');
+        if let Some((_, id)) = self.valid {
+            out.extend_from_slice(&id);
+        }
+        for child in &self.children {
+            child.write(out);
+        }
+    }
+}
+
+/// git's order of subfolder records: shorter names first, then byte order.
+fn record_order(a: &Node, b: &Node) -> std::cmp::Ordering {
+    a.name.len().cmp(&b.name.len()).then_with(|| a.name.cmp(&b.name))
+}
+
+fn read_node(data: &[u8], at: &mut usize, depth: usize) -> Option<Node> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let rest = data.get(*at..)?;
+    let nul = rest.iter().position(|b| *b == 0)?;
+    let name = rest[..nul].to_vec();
+    let line_end = rest[nul + 1..].iter().position(|b| *b == b'\n')? + nul + 1;
+    let line = std::str::from_utf8(&rest[nul + 1..line_end]).ok()?;
+    let (count, subtrees) = line.split_once(' ')?;
+    let count: i64 = count.parse().ok()?;
+    let subtrees: usize = subtrees.parse().ok()?;
+    *at += line_end + 1;
+    let valid = if count >= 0 {
+        let id: [u8; 20] = data.get(*at..*at + 20)?.try_into().ok()?;
+        *at += 20;
+        Some((usize::try_from(count).ok()?, id))
+    } else {
+        None
+    };
+    // Each record takes at least four bytes: no more subfolders than the bytes can hold.
+    if subtrees > data.len().saturating_sub(*at) / 4 {
+        return None;
+    }
+    let mut children = Vec::with_capacity(subtrees);
+    for _ in 0..subtrees {
+        children.push(read_node(data, at, depth + 1)?);
+    }
+    Some(Node { name, valid, was: None, children })
+}
+
+/// A file entry of the patched index as a tree holds it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FileEntry<'a> {
+    pub(super) path: &'a [u8],
+    pub(super) mode: u32,
+    pub(super) id: [u8; 20],
+    /// At stage 0 and without extended flags.
+    pub(super) plain: bool,
+}
+
+impl<'a> FileEntry<'a> {
+    /// An update's new entry.
+    pub(super) fn of_update(e: &'a git2::IndexEntry) -> Self {
+        let id: [u8; 20] = e.id.as_bytes().try_into().unwrap_or([0; 20]);
+        let plain = e.flags & (STAGE_MASK | EXTENDED) == 0 && e.flags_extended == 0;
+        Self { path: &e.path, mode: e.mode, id, plain }
+    }
+}
+
+/// The patched index as the cache tree reads it: the old entries with the updates applied.
+pub(super) struct After<'a> {
+    index: &'a GitIndex,
+    /// Sorted by path, one per path: the new entry, or `None` for a removed one.
+    updates: Vec<(&'a [u8], Option<FileEntry<'a>>)>,
+}
+
+/// What a folder holds directly.
+enum Child<'a> {
+    File(FileEntry<'a>),
+    Folder(&'a [u8]),
+}
+
+impl Child<'_> {
+    fn name(&self) -> &[u8] {
+        match self {
+            Self::File(f) => f.path.rsplit(|b| *b == b'/').next().unwrap_or(f.path),
+            Self::Folder(name) => name,
+        }
+    }
+
+    /// git's order of tree entries: by name, a folder's as if it ended in `/`.
+    fn cmp_in_tree(&self, other: &Self) -> std::cmp::Ordering {
+        let key = |c: &Self| {
+            let slash: &[u8] = if matches!(c, Self::Folder(_)) { b"/" } else { b"" };
+            c.name().iter().chain(slash).copied().collect::<Vec<u8>>()
+        };
+        key(self).cmp(&key(other))
+    }
+}
+
+/// The ids of one folder in the parent commit's tree and in the new commit's (`None` where
+/// either has no such folder): what [`After::update`] may take a folder's tree from.
+pub(crate) type CommitTrees<'h> = dyn Fn(&[u8]) -> Option<([u8; 20], [u8; 20])> + 'h;
+
+impl<'a> After<'a> {
+    /// `updates` sorted by path, one per path.
+    pub(super) fn new(
+        index: &'a GitIndex,
+        updates: Vec<(&'a [u8], Option<FileEntry<'a>>)>,
+    ) -> Self {
+        Self { index, updates }
+    }
+
+    /// The updates, sorted by path.
+    pub(super) fn updates(&self) -> &[(&'a [u8], Option<FileEntry<'a>>)] {
+        &self.updates
+    }
+
+    /// The old stage-0 entry at `path`, as a tree holds it.
+    fn old(&self, path: &[u8]) -> Option<FileEntry<'a>> {
+        let i = self.index.lower_bound(path);
+        let s = self.index.entries.get(i).filter(|s| self.index.path(s) == path)?;
+        Some(self.entry_at(s))
+    }
+
+    fn entry_at(&self, s: &super::Span) -> FileEntry<'a> {
+        let index: &'a GitIndex = self.index;
+        let b = &index.bytes;
+        let flags = be16(b, s.start + STAT + 20).unwrap_or(STAGE_MASK);
+        let id: [u8; 20] = b[s.start + STAT..s.start + STAT + 20].try_into().unwrap_or([0; 20]);
+        FileEntry {
+            path: index.path(s),
+            mode: be32(b, s.start + 24).unwrap_or(0),
+            id,
+            plain: flags & (STAGE_MASK | EXTENDED) == 0,
+        }
+    }
+
+    /// Whether the update of `path` changes what a tree holds (its presence, mode or blob).
+    pub(super) fn changes_tree(&self, path: &[u8], new: Option<&FileEntry<'_>>) -> bool {
+        match (self.old(path), new) {
+            (None, None) => false,
+            (Some(o), Some(n)) => (o.mode, o.id, o.plain) != (n.mode, n.id, n.plain),
+            _ => true,
+        }
+    }
+
+    /// The old entries under `prefix` (`""` or a folder's path and `/`).
+    fn old_range(&self, prefix: &[u8]) -> std::ops::Range<usize> {
+        let from = self.index.lower_bound(prefix);
+        if prefix.is_empty() {
+            return from..self.index.entries.len();
+        }
+        from..self.index.lower_bound(&past(prefix))
+    }
+
+    /// The updates under `prefix`.
+    fn updates_under(&self, prefix: &[u8]) -> &[(&'a [u8], Option<FileEntry<'a>>)] {
+        let from = self.updates.partition_point(|(p, _)| *p < prefix);
+        let to = if prefix.is_empty() {
+            self.updates.len()
+        } else {
+            let end = past(prefix);
+            self.updates.partition_point(|(p, _)| *p < end.as_slice())
+        };
+        &self.updates[from..to]
+    }
+
+    /// How many entries the patched index holds under `prefix`.
+    fn count(&self, prefix: &[u8]) -> usize {
+        let mut n = self.old_range(prefix).len();
+        for (path, new) in self.updates_under(prefix) {
+            let i = self.index.lower_bound(path);
+            let held = self.index.entries.get(i).is_some_and(|s| self.index.path(s) == *path);
+            n = n - usize::from(held) + usize::from(new.is_some());
+        }
+        n
+    }
+
+    /// What the folder `prefix` holds directly in the patched index, in git's tree order.
+    fn children(&self, prefix: &[u8]) -> Vec<Child<'a>> {
+        let index: &'a GitIndex = self.index;
+        let range = self.old_range(prefix);
+        let mut out: Vec<Child<'a>> = Vec::new();
+        let mut i = range.start;
+        while i < range.end {
+            let s = &index.entries[i];
+            let path = index.path(s);
+            let rest = &path[prefix.len()..];
+            match rest.iter().position(|b| *b == b'/') {
+                Some(k) => {
+                    out.push(Child::Folder(&rest[..k]));
+                    i = index.lower_bound(&past(&path[..prefix.len() + k + 1]));
+                }
+                None => {
+                    out.push(Child::File(self.entry_at(s)));
+                    i += 1;
+                }
+            }
+        }
+        for (path, new) in self.updates_under(prefix) {
+            let rest = &path[prefix.len()..];
+            let child = match rest.iter().position(|b| *b == b'/') {
+                Some(k) => Child::Folder(&rest[..k]),
+                None => match new {
+                    Some(e) => Child::File(*e),
+                    None => {
+                        let gone = FileEntry { path, mode: 0, id: [0; 20], plain: false };
+                        let at = out.binary_search_by(|c| c.cmp_in_tree(&Child::File(gone)));
+                        if let Ok(at) = at
+                            && matches!(out[at], Child::File(_))
+                        {
+                            out.remove(at);
+                        }
+                        continue;
+                    }
+                },
+            };
+            match out.binary_search_by(|c| c.cmp_in_tree(&child)) {
+                Ok(at) if matches!(child, Child::File(_)) => out[at] = child,
+                Ok(_) => {}
+                Err(at) => out.insert(at, child),
+            }
+        }
+        // A folder whose every entry was removed is no longer there.
+        out.retain(|c| match c {
+            Child::Folder(name) => self.count(&folder_of(prefix, name)) > 0,
+            Child::File(_) => true,
+        });
+        out
+    }
+
+    /// Brings `node` (the folder `prefix`) and its subfolders' records up to date: valid ones
+    /// are kept; an invalid one takes the new commit's tree where `trees` vouches for it, else
+    /// the id of the tree its entries make when `exists` says the object database holds it.
+    /// Answers whether the record is valid after.
+    pub(super) fn update(
+        &self,
+        node: &mut Node,
+        prefix: &mut Vec<u8>,
+        trees: &CommitTrees<'_>,
+        exists: &mut dyn FnMut(&[u8; 20]) -> bool,
+        depth: usize,
+    ) -> bool {
+        if node.valid.is_some() {
+            return true;
+        }
+        if depth > MAX_DEPTH {
+            node.children.clear();
+            return false;
+        }
+        if let Some(was) = node.was.take()
+            && let Some((parent, new)) = trees(prefix)
+            && parent == was
+        {
+            // The index held the parent commit's tree here, and the change that made the new
+            // commit made the index: it holds the new commit's tree.
+            self.update_children(node, prefix, trees, exists, depth, false);
+            node.valid = Some((self.count(prefix), new));
+            return true;
+        }
+        let tree = self.update_children(node, prefix, trees, exists, depth, true);
+        if let Some(tree) = tree {
+            let mut hasher = Sha1::new();
+            hasher.update(format!("tree {}\0", tree.len()).as_bytes());
+            hasher.update(&tree);
+            let id: [u8; 20] = hasher.finalize().into();
+            if exists(&id) {
+                node.valid = Some((self.count(prefix), id));
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Updates the records of `node`'s subfolders (dropping those of folders no longer there,
+    /// adding the new ones) and, with `hash`, answers the bytes of the tree object the folder's
+    /// entries make (`None` when an entry or a subfolder cannot be in one, and without `hash`).
+    fn update_children(
+        &self,
+        node: &mut Node,
+        prefix: &mut Vec<u8>,
+        trees: &CommitTrees<'_>,
+        exists: &mut dyn FnMut(&[u8; 20]) -> bool,
+        depth: usize,
+        hash: bool,
+    ) -> Option<Vec<u8>> {
+        let mut old = std::mem::take(&mut node.children);
+        let items: Vec<Item<'a>> = if hash {
+            self.children(prefix)
+                .into_iter()
+                .map(|c| match c {
+                    Child::Folder(name) => Item::Folder(name.to_vec()),
+                    Child::File(f) => Item::File(f),
+                })
+                .collect()
+        } else {
+            // Only the folders: those the record had and those the updates name.
+            let mut names: Vec<Vec<u8>> = old.iter().map(|c| c.name.clone()).collect();
+            for (path, _) in self.updates_under(prefix) {
+                let rest = &path[prefix.len()..];
+                if let Some(k) = rest.iter().position(|b| *b == b'/') {
+                    names.push(rest[..k].to_vec());
+                }
+            }
+            names.sort();
+            names.dedup();
+            names.retain(|name| self.count(&folder_of(prefix, name)) > 0);
+            names.into_iter().map(Item::Folder).collect()
+        };
+        let mut tree = hash.then(Vec::new);
+        for item in items {
+            match item {
+                Item::Folder(name) => {
+                    let mut child = match old.iter().position(|c| c.name == name) {
+                        Some(i) => old.swap_remove(i),
+                        None => Node::invalid(&name),
+                    };
+                    let len = prefix.len();
+                    prefix.extend_from_slice(&name);
+                    prefix.push(b'/');
+                    let valid = self.update(&mut child, prefix, trees, exists, depth + 1);
+                    prefix.truncate(len);
+                    match (valid, tree.as_mut(), child.valid) {
+                        (true, Some(t), Some((_, id))) => put_entry(t, TREE_MODE, &name, &id),
+                        _ => tree = None,
+                    }
+                    node.children.push(child);
+                }
+                Item::File(f) => match tree.as_mut() {
+                    Some(t) if f.plain => {
+                        let name = Child::File(f).name().to_vec();
+                        put_entry(t, format!("{:o}", f.mode).as_bytes(), &name, &f.id);
+                    }
+                    _ => tree = None,
+                },
+            }
+        }
+        node.children.sort_by(record_order);
+        tree
+    }
+}
+
+/// What [`After::update_children`] goes through: a file, or a folder by name.
+enum Item<'a> {
+    File(FileEntry<'a>),
+    Folder(Vec<u8>),
+}
+
+/// The path prefix of the folder `name` in the folder `prefix`.
+fn folder_of(prefix: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut sub = Vec::with_capacity(prefix.len() + name.len() + 1);
+    sub.extend_from_slice(prefix);
+    sub.extend_from_slice(name);
+    sub.push(b'/');
+    sub
+}
+
+/// The first path past every path that starts with `prefix` (which ends in `/`): the prefix
+/// with its `/` replaced by the byte after it.
+fn past(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    if let Some(last) = end.last_mut() {
+        *last += 1;
+    }
+    end
+}
+
+fn put_entry(tree: &mut Vec<u8>, mode: &[u8], name: &[u8], id: &[u8; 20]) {
+    tree.extend_from_slice(mode);
+    tree.push(b' ');
+    tree.extend_from_slice(name);
+    tree.push(0);
+    tree.extend_from_slice(id);
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::disallowed_methods, reason = "tests set up files directly")]
+    use std::path::Path;
+    use std::process::Command;
+
+    use git2::Repository;
+
+    use super::super::GitIndex;
+    use super::Node;
+    use crate::git::{CommitSpec, commit_files};
+
+    fn git_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.splitIndex=false"])
+            .args(args)
+            .envs(env.iter().copied())
+            .current_dir(dir)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        git_env(dir, args, &[])
+    }
+
+    fn put(dir: &Path, rel: &str, text: &str) {
+        let abs = dir.join(rel);
+        std::fs::create_dir_all(abs.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(abs, text).expect("write");
+    }
+
+    /// A repository with folders at several depths, names whose order differs between git's
+    /// tree order and its cache tree's (`ab` before `b`, `x-y.md` < `x.md` < `x/`), committed
+    /// by git (which writes a cache tree).
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        for (rel, text) in [
+            ("a.md", "a\n"),
+            ("memory/x-y.md", "x-y\n"),
+            ("memory/x/y.md", "x/y\n"),
+            ("memory/x.md", "x\n"),
+            ("memory/ab/c/d.md", "d\n"),
+            ("memory/b/e.md", "e\n"),
+            ("notes/n.md", "n\n"),
+        ] {
+            put(dir.path(), rel, text);
+        }
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-q", "-m", "start"]);
+        dir
+    }
+
+    /// The index file's cache tree extension (signature, size, data), if it has one.
+    fn extension(dir: &Path) -> Option<Vec<u8>> {
+        let index = GitIndex::read(&dir.join(".git"))?;
+        let r = index.tree.clone()?;
+        Some(index.bytes[r.start - 8..r.end].to_vec())
+    }
+
+    /// What git's own cache tree is for the index's entries: a copy of the repository whose
+    /// index git rebuilds from `HEAD` (`read-tree` primes every folder's record).
+    fn gits_own(dir: &Path) -> Vec<u8> {
+        let copy = tempfile::tempdir().expect("tempdir");
+        let status = Command::new("cp")
+            .args(["-a", &format!("{}/.", dir.display()), &copy.path().display().to_string()])
+            .status()
+            .expect("cp runs");
+        assert!(status.success());
+        git(copy.path(), &["read-tree", "HEAD"]);
+        extension(copy.path()).expect("git writes a cache tree")
+    }
+
+    /// The tree `git write-tree` writes from the index (trusting its cache tree), and the one
+    /// it writes from the same entries in an index without one: they must be the same.
+    fn write_tree_twice(dir: &Path) -> (String, String) {
+        let trusted = git(dir, &["write-tree"]);
+        let entries = git(dir, &["ls-files", "-s"]);
+        let fresh = dir.join(".git/fresh-index");
+        let fresh_s = fresh.display().to_string();
+        let env = [("GIT_INDEX_FILE", fresh_s.as_str())];
+        let mut child = Command::new("git")
+            .args(["update-index", "--index-info"])
+            .env("GIT_INDEX_FILE", &fresh)
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("git runs");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin.write_all(entries.as_bytes()).expect("entries written");
+        }
+        assert!(child.wait().expect("git ends").success());
+        let computed = git_env(dir, &["write-tree"], &env);
+        std::fs::remove_file(&fresh).expect("removed");
+        (trusted, computed)
+    }
+
+    /// Commits `files` as cogmem does (`commit_files`: the index patched, its cache tree kept).
+    fn commit(dir: &Path, files: &[&str]) {
+        let repo = Repository::open(dir).expect("open");
+        let files: Vec<String> = files.iter().map(|f| (*f).to_owned()).collect();
+        let time = chrono::DateTime::parse_from_rfc3339("2026-12-05T10:00:00Z").expect("time");
+        let spec = CommitSpec { message: "change\n", author: "t", time };
+        commit_files(&repo, dir, &files, &[], &spec).expect("committed");
+    }
+
+    /// Checks the index's cache tree against git: fully valid and byte for byte the one git
+    /// primes from `HEAD` when `whole`; in every case `git write-tree` trusting it writes what
+    /// the entries make, `git fsck` finds every object it names, and git's own check of cache
+    /// trees on a write (`GIT_TEST_CHECK_CACHE_TREE`) passes.
+    fn check(dir: &Path, whole: bool) {
+        let ours = extension(dir).expect("the patched index has a cache tree");
+        if whole {
+            assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&gits_own(dir)));
+            assert_eq!(ours, gits_own(dir));
+        }
+        // Every tree a valid record names is in the object database.
+        let root = Node::parse(&ours[8..]).expect("it parses");
+        let mut stack = vec![&root];
+        while let Some(node) = stack.pop() {
+            if let Some((_, id)) = node.valid {
+                let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+                git(dir, &["cat-file", "-e", &format!("{hex}^{{tree}}")]);
+            }
+            stack.extend(&node.children);
+        }
+        let (trusted, computed) = write_tree_twice(dir);
+        assert_eq!(trusted, computed);
+        git(dir, &["fsck", "--cache", "--no-progress"]);
+        git_env(dir, &["update-index", "--refresh", "-q"], &[("GIT_TEST_CHECK_CACHE_TREE", "1")]);
+    }
+
+    #[test]
+    fn a_commit_keeps_the_cache_tree_git_would_write() {
+        let dir = repo();
+        let d = dir.path();
+        assert!(extension(d).is_some(), "git's commit wrote one");
+        // A changed file, a new folder two deep, a removed folder's last file, a new file at
+        // the root: each record as git's own.
+        put(d, "memory/x/y.md", "x/y changed\n");
+        commit(d, &["memory/x/y.md"]);
+        check(d, true);
+        put(d, "memory/new/deep/f.md", "f\n");
+        commit(d, &["memory/new/deep/f.md"]);
+        check(d, true);
+        std::fs::remove_file(d.join("memory/ab/c/d.md")).expect("removed");
+        commit(d, &["memory/ab/c/d.md"]);
+        check(d, true);
+        put(d, "z.md", "z\n");
+        put(d, "notes/n.md", "n changed\n");
+        commit(d, &["z.md", "notes/n.md"]);
+        check(d, true);
+        assert_eq!(git(d, &["status", "--porcelain"]), "");
+    }
+
+    #[test]
+    fn an_index_without_one_gets_it_from_its_entries() {
+        let dir = repo();
+        let d = dir.path();
+        // Write the index without the extension, as cogmem did before.
+        let index = GitIndex::read(&d.join(".git")).expect("read");
+        let patch = index.patch(d, &[]).expect("a patch");
+        super::super::write_patch(&d.join(".git"), &patch, false).expect("written");
+        assert_eq!(extension(d), None);
+        let index = GitIndex::read(&d.join(".git")).expect("read");
+        let mut none = |_: &[u8; 20]| true;
+        let trees = |_: &[u8]| None;
+        // With no record at all every folder is hashed: git's records, byte for byte.
+        let mut root = Node::root();
+        let after = super::After::new(&index, Vec::new());
+        assert!(after.update(&mut root, &mut Vec::new(), &trees, &mut none, 0));
+        let ext = root.extension().expect("an extension");
+        assert_eq!(ext, gits_own(d));
+        // A tree the object database does not hold is never recorded as valid.
+        let mut missing = |_: &[u8; 20]| false;
+        let mut root = Node::root();
+        assert!(!after.update(&mut root, &mut Vec::new(), &trees, &mut missing, 0));
+        let text = root.extension().expect("an extension");
+        assert!(text.windows(3).filter(|w| w == b"-1 ").count() >= 5, "every folder invalid");
+        // The committed path: the index written without a cache tree, then a commit.
+        git(d, &["update-index", "--index-version", "4"]);
+        put(d, "memory/x.md", "x changed\n");
+        commit(d, &["memory/x.md"]);
+        check(d, true);
+    }
+
+    #[test]
+    fn a_users_staged_change_leaves_its_folders_invalid() {
+        let dir = repo();
+        let d = dir.path();
+        // The user stages a change in memory/b; cogmem commits one in notes.
+        put(d, "memory/b/e.md", "e staged\n");
+        git(d, &["add", "memory/b/e.md"]);
+        put(d, "notes/n.md", "n changed\n");
+        commit(d, &["notes/n.md"]);
+        check(d, false);
+        let ours = extension(d).expect("a cache tree");
+        assert_ne!(ours, gits_own(d), "memory/b's staged tree is not HEAD's");
+        // The user's own commit records what the index holds: the staged change.
+        git(d, &["commit", "-q", "-m", "user"]);
+        assert_eq!(git(d, &["show", "HEAD:memory/b/e.md"]), "e staged\n");
+        assert_eq!(git(d, &["show", "HEAD:notes/n.md"]), "n changed\n");
+        assert_eq!(git(d, &["status", "--porcelain"]), "");
+        check(d, true);
+    }
+
+    #[test]
+    fn the_new_commits_trees_are_taken_where_the_record_was_the_parents() {
+        let dir = repo();
+        let d = dir.path();
+        // The same change committed by git in a copy: its trees are the new commit's.
+        let copy = tempfile::tempdir().expect("tempdir");
+        let c = copy.path();
+        let cp = Command::new("cp").args(["-a", &format!("{}/.", d.display())]).arg(c).status();
+        assert!(cp.expect("cp runs").success());
+        for at in [c, d] {
+            put(at, "memory/x/y.md", "x/y changed\n");
+        }
+        git(c, &["commit", "-q", "-am", "change"]);
+        let blob = git(d, &["hash-object", "-w", "memory/x/y.md"]);
+        let blob = git2::Oid::from_str(blob.trim()).expect("an id");
+        let entry = crate::git::index_entry(
+            &d.join("memory/x/y.md"),
+            "memory/x/y.md",
+            blob,
+            git2::FileMode::Blob,
+        )
+        .expect("an entry");
+        let id = |at: &Path, prefix: &[u8]| -> Option<[u8; 20]> {
+            let path = String::from_utf8_lossy(prefix.strip_suffix(b"/").unwrap_or(prefix));
+            let hex = git(at, &["rev-parse", &format!("HEAD:{path}")]);
+            git2::Oid::from_str(hex.trim()).ok()?.as_bytes().try_into().ok()
+        };
+        let trees = |prefix: &[u8]| Some((id(d, prefix)?, id(c, prefix)?));
+        // Nothing is hashed into validity: the object database "holds" no tree.
+        let mut none = |_: &[u8; 20]| false;
+        let index = GitIndex::read(&d.join(".git")).expect("read");
+        let updates = vec![("memory/x/y.md".to_owned(), Some(entry))];
+        let ext = index.cache_tree(&updates, &trees, &mut none).expect("an extension");
+        assert_eq!(String::from_utf8_lossy(&ext), String::from_utf8_lossy(&gits_own(c)));
+        // Without the commit's trees, the changed path's folders stay invalid.
+        let ext = index.cache_tree(&updates, &|_| None, &mut none).expect("an extension");
+        assert_eq!(ext.windows(3).filter(|w| w == b"-1 ").count(), 3, "root, memory, memory/x");
+    }
+
+    /// Seeded sequences of commits (files added, changed and removed in folders that come and
+    /// go) with a user's staged changes and own commits between them: after each, the cache
+    /// tree passes git's checks, and equals git's own whenever nothing else is staged.
+    #[test]
+    fn random_changes_keep_it_right() {
+        let dir = repo();
+        let d = dir.path();
+        let mut seed: u64 = 0x5eed_cafe;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let folders = ["", "memory/", "memory/ab/", "memory/ab/c/", "memory/q/", "notes/deep/er/"];
+        let mut staged = false;
+        for step in 0..40 {
+            let mut files = Vec::new();
+            for _ in 0..=next(3) {
+                let rel = format!("{}f{}.md", folders[next(6) as usize], next(4));
+                if d.join(&rel).exists() && next(3) == 0 {
+                    std::fs::remove_file(d.join(&rel)).expect("removed");
+                } else {
+                    put(d, &rel, &format!("{rel} at step {step}\n"));
+                }
+                files.push(rel);
+            }
+            let names: Vec<&str> = files.iter().map(String::as_str).collect();
+            commit(d, &names);
+            check(d, !staged);
+            match next(4) {
+                0 => {
+                    put(d, "memory/b/e.md", &format!("staged at {step}\n"));
+                    git(d, &["add", "memory/b/e.md"]);
+                    staged = true;
+                }
+                1 if staged => {
+                    git(d, &["commit", "-q", "-m", "user"]);
+                    staged = false;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn a_malformed_extension_is_computed_anew() {
+        let cases: [&[u8]; 6] = [
+            b"",
+            b"\x00",
+            b"\x001 0\n",
+            b"\x00-1 99999999999\n",
+            b"x\x00-1 0\n",
+            b"\x00-1 1\nsub\x00-1 1\n",
+        ];
+        for data in cases {
+            assert_eq!(Node::parse(data), None, "{:?}", String::from_utf8_lossy(data));
+        }
+        // Nesting deeper than the bound is refused, not recursed into.
+        let mut deep = b"\x00-1 1\n".to_vec();
+        for _ in 0..1000 {
+            deep.extend_from_slice(b"a\x00-1 1\n");
+        }
+        deep.extend_from_slice(b"a\x00-1 0\n");
+        assert_eq!(Node::parse(&deep), None);
+        let ok = Node::parse(b"\x00-1 1\na\x00-1 0\n").expect("parsed");
+        assert_eq!(ok.children.len(), 1);
+    }
+}
