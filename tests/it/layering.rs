@@ -138,16 +138,34 @@ fn sources(dir: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The library crates' code, comments dropped.
+/// The library crates' code, comments and unit-test modules (`#[cfg(test)]` or
+/// `#[cfg(all(test, …))]` before a `mod`) dropped: a test may set up what the library must not
+/// do itself.
 fn library_sources() -> Vec<(String, String)> {
     let mut out = sources("crates");
     out.retain(|(path, _)| path.contains("/src/"));
     for (_, text) in &mut out {
-        *text = text
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let mut kept = Vec::new();
+        let mut lines = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+        while let Some(line) = lines.next() {
+            let t = line.trim_start();
+            if !(t.starts_with("#[cfg(test)]") || t.starts_with("#[cfg(all(test")) {
+                kept.push(line);
+                continue;
+            }
+            // The attribute's item: a test module is skipped to its closing brace.
+            let Some(item) = lines.next() else { break };
+            if !item.trim_start().starts_with("mod ") || !item.contains('{') {
+                kept.extend([line, item]);
+                continue;
+            }
+            let mut depth = item.matches('{').count() - item.matches('}').count();
+            while depth > 0 {
+                let Some(l) = lines.next() else { break };
+                depth = (depth + l.matches('{').count()).saturating_sub(l.matches('}').count());
+            }
+        }
+        *text = kept.join("\n");
     }
     assert!(out.len() > 50, "found the library sources under crates/");
     out

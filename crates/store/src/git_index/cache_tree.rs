@@ -5,8 +5,8 @@
 //! make and how many entries it spans. `git status`, `git diff --cached` and `git commit` skip
 //! every folder whose recorded tree is the one `HEAD` has, instead of comparing its entries one
 //! by one. Dropping the extension (allowed: it is optional) left it missing for good in a
-//! workspace only cogmem commits to, and a user's `git status` there took a fifth to two
-//! fifths longer (docs/benchmarks.md).
+//! workspace only cogmem commits to, and a user's `git status` there took a tenth to a
+//! quarter longer (docs/benchmarks.md).
 //!
 //! The format (git's `Documentation/gitformat-index.txt`): folders depth first from the root,
 //! each as its name relative to its parent and a NUL, the entry count in ASCII decimal (`-1`
