@@ -433,7 +433,8 @@ impl GitIndex {
                 root.invalidate(path);
             }
         }
-        after.update(&mut root, &mut Vec::new(), trees, exists, 0);
+        let mut lookup = cache_tree::Lookup { trees, exists };
+        after.update(&mut root, &mut Vec::new(), &mut lookup, 0);
         root.extension()
     }
 
@@ -766,10 +767,16 @@ mod tests {
     use super::{GitIndex, checksum_matches, write};
     use crate::git::index_entry;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
+    pub(super) fn git(dir: &Path, args: &[&str]) -> String {
+        git_env(dir, args, &[])
+    }
+
+    /// `git ARGS` in `dir` with `env` set; its output, after asserting it succeeded.
+    pub(super) fn git_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
         let out = Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.splitIndex=false"])
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(dir)
             .output()
             .expect("git runs");
@@ -777,7 +784,7 @@ mod tests {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn put(dir: &Path, rel: &str, text: &str) {
+    pub(super) fn put(dir: &Path, rel: &str, text: &str) {
         let abs = dir.join(rel);
         std::fs::create_dir_all(abs.parent().expect("a parent")).expect("mkdir");
         std::fs::write(abs, text).expect("write");

@@ -219,6 +219,13 @@ impl Child<'_> {
 /// either has no such folder): what [`After::update`] may take a folder's tree from.
 pub(crate) type CommitTrees<'h> = dyn Fn(&[u8]) -> Option<([u8; 20], [u8; 20])> + 'h;
 
+/// Where [`After::update`] finds a folder's tree id: the commits' trees, and whether the
+/// object database holds a tree.
+pub(super) struct Lookup<'l> {
+    pub(super) trees: &'l CommitTrees<'l>,
+    pub(super) exists: &'l mut dyn FnMut(&[u8; 20]) -> bool,
+}
+
 impl<'a> After<'a> {
     /// `updates` sorted by path, one per path.
     pub(super) fn new(
@@ -355,8 +362,7 @@ impl<'a> After<'a> {
         &self,
         node: &mut Node,
         prefix: &mut Vec<u8>,
-        trees: &CommitTrees<'_>,
-        exists: &mut dyn FnMut(&[u8; 20]) -> bool,
+        lookup: &mut Lookup<'_>,
         depth: usize,
     ) -> bool {
         if node.valid.is_some() {
@@ -367,22 +373,22 @@ impl<'a> After<'a> {
             return false;
         }
         if let Some(was) = node.was.take()
-            && let Some((parent, new)) = trees(prefix)
+            && let Some((parent, new)) = (lookup.trees)(prefix)
             && parent == was
         {
             // The index held the parent commit's tree here, and the change that made the new
             // commit made the index: it holds the new commit's tree.
-            self.update_children(node, prefix, trees, exists, depth, false);
+            self.update_children(node, prefix, lookup, depth, false);
             node.valid = Some((self.count(prefix), new));
             return true;
         }
-        let tree = self.update_children(node, prefix, trees, exists, depth, true);
+        let tree = self.update_children(node, prefix, lookup, depth, true);
         if let Some(tree) = tree {
             let mut hasher = Sha1::new();
             hasher.update(format!("tree {}\0", tree.len()).as_bytes());
             hasher.update(&tree);
             let id: [u8; 20] = hasher.finalize().into();
-            if exists(&id) {
+            if (lookup.exists)(&id) {
                 node.valid = Some((self.count(prefix), id));
                 return true;
             }
@@ -397,8 +403,7 @@ impl<'a> After<'a> {
         &self,
         node: &mut Node,
         prefix: &mut Vec<u8>,
-        trees: &CommitTrees<'_>,
-        exists: &mut dyn FnMut(&[u8; 20]) -> bool,
+        lookup: &mut Lookup<'_>,
         depth: usize,
         hash: bool,
     ) -> Option<Vec<u8>> {
@@ -436,7 +441,7 @@ impl<'a> After<'a> {
                     let len = prefix.len();
                     prefix.extend_from_slice(&name);
                     prefix.push(b'/');
-                    let valid = self.update(&mut child, prefix, trees, exists, depth + 1);
+                    let valid = self.update(&mut child, prefix, lookup, depth + 1);
                     prefix.truncate(len);
                     match (valid, tree.as_mut(), child.valid) {
                         (true, Some(t), Some((_, id))) => put_entry(t, TREE_MODE, &name, &id),
@@ -500,30 +505,9 @@ mod tests {
     use git2::Repository;
 
     use super::super::GitIndex;
-    use super::Node;
+    use super::super::tests::{git, git_env, put};
+    use super::{Lookup, Node};
     use crate::git::{CommitSpec, commit_files};
-
-    fn git_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.splitIndex=false"])
-            .args(args)
-            .envs(env.iter().copied())
-            .current_dir(dir)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        git_env(dir, args, &[])
-    }
-
-    fn put(dir: &Path, rel: &str, text: &str) {
-        let abs = dir.join(rel);
-        std::fs::create_dir_all(abs.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(abs, text).expect("write");
-    }
 
     /// A repository with folders at several depths, names whose order differs between git's
     /// tree order and its cache tree's (`ab` before `b`, `x-y.md` < `x.md` < `x/`), committed
@@ -666,13 +650,15 @@ mod tests {
         // With no record at all every folder is hashed: git's records, byte for byte.
         let mut root = Node::root();
         let after = super::After::new(&index, Vec::new());
-        assert!(after.update(&mut root, &mut Vec::new(), &trees, &mut none, 0));
+        let mut lookup = Lookup { trees: &trees, exists: &mut none };
+        assert!(after.update(&mut root, &mut Vec::new(), &mut lookup, 0));
         let ext = root.extension().expect("an extension");
         assert_eq!(ext, gits_own(d));
         // A tree the object database does not hold is never recorded as valid.
         let mut missing = |_: &[u8; 20]| false;
         let mut root = Node::root();
-        assert!(!after.update(&mut root, &mut Vec::new(), &trees, &mut missing, 0));
+        let mut lookup = Lookup { trees: &trees, exists: &mut missing };
+        assert!(!after.update(&mut root, &mut Vec::new(), &mut lookup, 0));
         let text = root.extension().expect("an extension");
         assert!(text.windows(3).filter(|w| w == b"-1 ").count() >= 5, "every folder invalid");
         // The committed path: the index written without a cache tree, then a commit.
