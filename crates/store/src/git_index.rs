@@ -792,14 +792,19 @@ mod tests {
 
     /// A repository whose paths sort the awkward way: `x-y.md` < `x.md` < `x/y.md`.
     fn repo() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().expect("tempdir");
-        git(dir.path(), &["init", "-q", "-b", "main"]);
-        for (rel, text) in [
+        repo_with(&[
             ("a.md", "a\n"),
             ("memory/x-y.md", "x-y\n"),
             ("memory/x/y.md", "x/y\n"),
             ("memory/z.md", "z\n"),
-        ] {
+        ])
+    }
+
+    /// A repository with `files` (path, text) committed by git.
+    pub(super) fn repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        for (rel, text) in files {
             put(dir.path(), rel, text);
         }
         git(dir.path(), &["add", "-A"]);

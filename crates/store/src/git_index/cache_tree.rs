@@ -505,7 +505,7 @@ mod tests {
     use git2::Repository;
 
     use super::super::GitIndex;
-    use super::super::tests::{git, git_env, put};
+    use super::super::tests::{git, git_env, put, repo_with};
     use super::{Lookup, Node};
     use crate::git::{CommitSpec, commit_files};
 
@@ -513,9 +513,7 @@ mod tests {
     /// tree order and its cache tree's (`ab` before `b`, `x-y.md` < `x.md` < `x/`), committed
     /// by git (which writes a cache tree).
     fn repo() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().expect("tempdir");
-        git(dir.path(), &["init", "-q", "-b", "main"]);
-        for (rel, text) in [
+        repo_with(&[
             ("a.md", "a\n"),
             ("memory/x-y.md", "x-y\n"),
             ("memory/x/y.md", "x/y\n"),
@@ -523,12 +521,7 @@ mod tests {
             ("memory/ab/c/d.md", "d\n"),
             ("memory/b/e.md", "e\n"),
             ("notes/n.md", "n\n"),
-        ] {
-            put(dir.path(), rel, text);
-        }
-        git(dir.path(), &["add", "-A"]);
-        git(dir.path(), &["commit", "-q", "-m", "start"]);
-        dir
+        ])
     }
 
     /// The index file's cache tree extension (signature, size, data), if it has one.
