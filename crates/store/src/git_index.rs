@@ -428,6 +428,7 @@ impl GitIndex {
             .as_ref()
             .and_then(|r| cache_tree::Node::parse(&self.bytes[r.clone()]))
             .unwrap_or_else(cache_tree::Node::root);
+        root.drop_miscounted(&after, &mut Vec::new());
         for (path, new) in after.updates() {
             if after.changes_tree(path, new.as_ref()) {
                 root.invalidate(path);

@@ -68,6 +68,30 @@ impl Node {
         Self::invalid(b"")
     }
 
+    /// Invalidates every record whose entry count is not the number of entries the index
+    /// (before the change, `after`'s old index) holds under its folder, and the folders above
+    /// it, as an invalidated path is: a record that does not span its folder's entries is not
+    /// carried over, whoever wrote it. Its id is not checked (that would mean hashing the
+    /// folder); git trusts it as read too. Answers whether this record is valid after.
+    pub(super) fn drop_miscounted(&mut self, after: &After<'_>, prefix: &mut Vec<u8>) -> bool {
+        // Not `was`: a record that miscounts vouches for nothing, its id included.
+        if self.valid.is_some_and(|(count, _)| count != after.old_range(prefix).len()) {
+            self.valid = None;
+        }
+        let mut all = true;
+        for child in &mut self.children {
+            let len = prefix.len();
+            prefix.extend_from_slice(&child.name);
+            prefix.push(b'/');
+            all &= child.drop_miscounted(after, prefix);
+            prefix.truncate(len);
+        }
+        if !all && let Some((_, id)) = self.valid.take() {
+            self.was = Some(id);
+        }
+        self.valid.is_some()
+    }
+
     /// Invalidates the folders on `path` (a file's path), as git does when an entry changes:
     /// each folder from the root down, and a subfolder of the file's own name.
     pub(super) fn invalidate(&mut self, path: &[u8]) {
@@ -503,6 +527,7 @@ mod tests {
     use std::process::Command;
 
     use git2::Repository;
+    use sha1::Digest;
 
     use super::super::GitIndex;
     use super::super::tests::{git, git_env, put, repo_with};
@@ -763,6 +788,25 @@ mod tests {
                 _ => {}
             }
         }
+    }
+
+    #[test]
+    fn a_record_that_miscounts_its_folder_is_not_carried_over() {
+        let dir = repo();
+        let d = dir.path();
+        // git's own record of memory/ab (one entry, one subfolder) made to claim seven.
+        let path = d.join(".git/index");
+        let mut bytes = std::fs::read(&path).expect("read");
+        let at = bytes.windows(7).position(|w| w == b"ab\x001 1\n").expect("memory/ab's record");
+        bytes[at + 3] = b'7';
+        let body = bytes.len() - 20;
+        let sum = sha1::Sha1::digest(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum);
+        super::super::write(&d.join(".git"), &bytes).expect("written");
+        // A change elsewhere: the record is made again, as git's.
+        put(d, "notes/n.md", "n changed\n");
+        commit(d, &["notes/n.md"]);
+        check(d, true);
     }
 
     #[test]
