@@ -743,7 +743,7 @@ pub(crate) fn build_commit(
                 continue;
             }
         };
-        let mode = match blob_id_at(Some(&base), rel) {
+        let mode = match blob_id_at(base.as_ref(), rel) {
             Some((_, m)) if m == i32::from(FileMode::BlobExecutable) => FileMode::BlobExecutable,
             _ => FileMode::Blob,
         };
@@ -751,7 +751,7 @@ pub(crate) fn build_commit(
         stored.push(((*rel).to_owned(), blob, mode));
     }
     crate::timing::mark("git: blobs stored");
-    let tree_id = write_tree(repo, &base, &changes)?;
+    let tree_id = write_tree(repo, base.as_ref(), &changes)?;
     let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
     let time = Time::new(spec.time.timestamp(), spec.time.offset().local_minus_utc() / 60);
     let author = Signature::new(spec.author, &author_email(spec.author), &time)
@@ -909,43 +909,52 @@ fn add_cache_tree(
     }
 }
 
-/// Writes `base` with `changes` applied (a path with `None` removed) and returns the tree's id:
-/// spliced into the raw trees on the changed paths (`git_tree`), or, for what the splice leaves
-/// to it (a file and a folder of one name, a repository that is not SHA-1, …), through
-/// libgit2's tree builder, which also gives its errors.
+/// Writes `base` (the empty tree when `None`: an unborn branch) with `changes` applied (a path
+/// with `None` removed) and returns the tree's id: spliced into the raw trees on the changed
+/// paths (`git_tree`), or, for what the splice leaves to it (a file and a folder of one name, a
+/// repository that is not SHA-1, …), through libgit2's tree builder, which also gives its
+/// errors. The empty tree is written only when the builder needs it as a base: stored for
+/// nothing, it was a dangling object in every new workspace's `git fsck`.
 fn write_tree(
     repo: &Repository,
-    base: &Tree<'_>,
+    base: Option<&Tree<'_>>,
     changes: &[crate::git_tree::Change<'_>],
 ) -> crate::Result<Oid> {
     // Only the object database's errors are worth a retry; whatever else the splice leaves
     // goes to the builder below.
     let spliced =
-        write_object(|| match crate::git_tree::write_updated(repo, Some(base.id()), changes) {
+        write_object(|| match crate::git_tree::write_updated(repo, base.map(Tree::id), changes) {
             Err(crate::git_tree::SpliceError::Git(e)) => Err(e),
             other => Ok(other.ok()),
         });
     if let Ok(Some(id)) = spliced {
         return Ok(id);
     }
+    let empty;
+    let base = match base {
+        Some(b) => b,
+        None => {
+            let id = write_object(|| repo.treebuilder(None).and_then(|b| b.write()))
+                .map_err(op("write a tree"))?;
+            empty = repo.find_tree(id).map_err(op("read a tree"))?;
+            &empty
+        }
+    };
     Ok(write_object(|| crate::git_tree::with_libgit2(repo, base, changes))
         .map_err(op("build the commit's tree"))?)
 }
 
-/// HEAD's commit (none on an unborn branch) and its tree (the empty tree then): what a new
-/// commit is built on.
-fn head_commit_and_tree(repo: &Repository) -> crate::Result<(Option<git2::Commit<'_>>, Tree<'_>)> {
+/// HEAD's commit and its tree (neither on an unborn branch): what a new commit is built on.
+fn head_commit_and_tree(
+    repo: &Repository,
+) -> crate::Result<(Option<git2::Commit<'_>>, Option<Tree<'_>>)> {
     let parent = match head_id(repo)? {
         Some(id) => Some(repo.find_commit(id).map_err(op("read HEAD's commit"))?),
         None => None,
     };
     let base = match &parent {
-        Some(c) => c.tree().map_err(op("read HEAD's tree"))?,
-        None => {
-            let empty =
-                repo.treebuilder(None).and_then(|b| b.write()).map_err(op("write a tree"))?;
-            repo.find_tree(empty).map_err(op("read a tree"))?
-        }
+        Some(c) => Some(c.tree().map_err(op("read HEAD's tree"))?),
+        None => None,
     };
     Ok((parent, base))
 }
@@ -983,7 +992,7 @@ pub fn save_recovered(
             None => changes.push((rel.as_str(), None)),
         }
     }
-    let tree_id = write_tree(repo, &base, &changes)?;
+    let tree_id = write_tree(repo, base.as_ref(), &changes)?;
     let tree = repo.find_tree(tree_id).map_err(op("read a tree"))?;
     let when = Time::new(time.timestamp(), time.offset().local_minus_utc() / 60);
     let sig =
@@ -1482,6 +1491,29 @@ mod tests {
 mod io_tests {
     use super::uncommitted;
     use crate::store::fsx;
+
+    /// The first commit on an unborn branch stores no empty tree for nothing: `git fsck` finds
+    /// no dangling object (it did in every new workspace).
+    #[test]
+    fn a_first_commit_leaves_no_dangling_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = super::init(root).unwrap();
+        fsx::write_atomic(&root.join("a.md"), b"a\n").unwrap();
+        let time = chrono::DateTime::parse_from_rfc3339("2026-12-05T10:00:00Z").unwrap();
+        let spec = super::CommitSpec { message: "first\n", author: "t", time };
+        super::commit_files(&repo, root, &["a.md".to_owned()], &[], &spec).unwrap();
+        let out = std::process::Command::new("git")
+            .args(["fsck", "--no-progress", "--dangling"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let said = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(!said.contains("dangling"), "{said}");
+        assert_eq!(fsx::read(&root.join("a.md"), 16).unwrap(), b"a\n");
+    }
 
     /// `HEAD` read from the files agrees with libgit2 where it answers, and leaves the rest
     /// (an unborn branch, a packed ref, a ref leading out of refs/heads/) to the repository.
