@@ -78,6 +78,8 @@ impl Node {
         if self.valid.is_some_and(|(count, _)| count != after.old_range(prefix).len()) {
             self.valid = None;
         }
+        // git records no folder without entries.
+        self.children.retain(|c| !after.old_range(&folder_of(prefix, &c.name)).is_empty());
         let mut all = true;
         for child in &mut self.children {
             let len = prefix.len();
@@ -165,6 +167,10 @@ fn read_node(data: &[u8], at: &mut usize, depth: usize) -> Option<Node> {
     let rest = data.get(*at..)?;
     let nul = rest.iter().position(|b| *b == 0)?;
     let name = rest[..nul].to_vec();
+    // The root's name is empty, a folder's one path component.
+    if (depth == 0) != name.is_empty() || name.contains(&b'/') {
+        return None;
+    }
     let line_end = rest[nul + 1..].iter().position(|b| *b == b'\n')? + nul + 1;
     let line = std::str::from_utf8(&rest[nul + 1..line_end]).ok()?;
     let (count, subtrees) = line.split_once(' ')?;
@@ -807,17 +813,29 @@ mod tests {
         put(d, "notes/n.md", "n changed\n");
         commit(d, &["notes/n.md"]);
         check(d, true);
+        // A record of a folder the index has no entries in ("valid", spanning none) is
+        // dropped; the others stay valid.
+        let index = GitIndex::read(&d.join(".git")).expect("read");
+        let ext = extension(d).expect("a cache tree");
+        let mut root = Node::parse(&ext[8..]).expect("it parses");
+        let ghost = Node { valid: Some((0, [7; 20])), ..Node::invalid(b"ghost") };
+        root.children.push(ghost);
+        let after = super::After::new(&index, Vec::new());
+        assert!(root.drop_miscounted(&after, &mut Vec::new()));
+        assert_eq!(root.extension().expect("an extension"), ext);
     }
 
     #[test]
     fn a_malformed_extension_is_computed_anew() {
-        let cases: [&[u8]; 6] = [
+        let cases: [&[u8]; 8] = [
             b"",
             b"\x00",
             b"\x001 0\n",
             b"\x00-1 99999999999\n",
             b"x\x00-1 0\n",
             b"\x00-1 1\nsub\x00-1 1\n",
+            b"\x00-1 1\na/b\x00-1 0\n",
+            b"\x00-1 1\n\x00-1 0\n",
         ];
         for data in cases {
             assert_eq!(Node::parse(data), None, "{:?}", String::from_utf8_lossy(data));
