@@ -1346,7 +1346,7 @@ mod patch_props {
 
     /// Paths whose names sort around one another (`a`, `a-b`, `a.md`, `ab`, a long one), in
     /// nested folders: prefixes of every length for version 4 to share.
-    fn path() -> impl Strategy<Value = String> {
+    pub(super) fn path() -> impl Strategy<Value = String> {
         let name = prop::sample::select(vec![
             "a".to_owned(),
             "a-b".to_owned(),
@@ -1360,7 +1360,7 @@ mod patch_props {
     }
 
     /// An entry with old stat data (never racy) and content `n` (its blob stored in `repo`).
-    fn entry(repo: &Repository, path: &str, n: u32) -> IndexEntry {
+    pub(super) fn entry(repo: &Repository, path: &str, n: u32) -> IndexEntry {
         IndexEntry {
             ctime: IndexTime::new(1, 0),
             mtime: IndexTime::new(1, 0),

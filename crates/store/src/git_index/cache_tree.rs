@@ -851,3 +851,113 @@ mod tests {
         assert_eq!(ok.children.len(), 1);
     }
 }
+
+#[cfg(all(test, unix))]
+mod props {
+    use git2::Repository;
+    use proptest::prelude::*;
+
+    use super::super::GitIndex;
+    use super::super::patch_props::{entry, path};
+    use super::{After, Lookup, Node};
+
+    /// A record with subfolders, valid or not.
+    fn node() -> impl Strategy<Value = Node> {
+        let leaf = (
+            prop::sample::select(vec![
+                b"a".to_vec(),
+                b"ab".to_vec(),
+                b"a.b".to_vec(),
+                vec![b'x'; 9],
+            ]),
+            prop::option::of((0usize..1000, any::<[u8; 20]>())),
+        )
+            .prop_map(|(name, valid)| Node { valid, ..Node::invalid(&name) });
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            (inner.clone(), prop::collection::vec(inner, 0..4))
+                .prop_map(|(parent, children)| Node { children, ..parent })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// The cache tree hashed from an index's entries names the trees libgit2 writes for
+        /// them, folder by folder, with each folder's entry count, and reads back as written.
+        #[test]
+        fn hashed_records_are_the_trees_libgit2_writes(
+            paths in prop::collection::vec(path(), 1..24),
+            executable in prop::collection::vec(any::<bool>(), 24),
+        ) {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let repo = Repository::init(dir.path()).expect("init");
+            let mut index = repo.index().expect("index");
+            let mut kept: Vec<String> = Vec::new();
+            for (i, p) in paths.iter().enumerate() {
+                let clash = kept.iter().any(|k| {
+                    k == p || k.starts_with(&format!("{p}/")) || p.starts_with(&format!("{k}/"))
+                });
+                if !clash {
+                    let mut e = entry(&repo, p, u32::try_from(i).expect("small"));
+                    if executable[i] {
+                        e.mode = 0o100_755;
+                    }
+                    index.add(&e).expect("add");
+                    kept.push(p.clone());
+                }
+            }
+            let tree = index.write_tree().expect("libgit2 writes the trees");
+            index.write().expect("write");
+            let ours = GitIndex::read(&dir.path().join(".git")).expect("read");
+            let odb = repo.odb().expect("odb");
+            let mut exists = |id: &[u8; 20]| git2::Oid::from_bytes(id).is_ok_and(|o| odb.exists(o));
+            let mut lookup = Lookup { trees: &|_| None, exists: &mut exists };
+            let mut root = Node::root();
+            let after = After::new(&ours, Vec::new());
+            prop_assert!(after.update(&mut root, &mut Vec::new(), &mut lookup, 0));
+            // Every folder's record against libgit2's tree at that path.
+            let top = repo.find_tree(tree).expect("tree");
+            let mut stack: Vec<(String, &Node)> = vec![(String::new(), &root)];
+            while let Some((at, node)) = stack.pop() {
+                let (count, id) = node.valid.expect("valid");
+                let want = if at.is_empty() {
+                    tree
+                } else {
+                    top.get_path(std::path::Path::new(&at)).expect("a folder").id()
+                };
+                prop_assert_eq!(id.as_slice(), want.as_bytes());
+                let under = kept.iter().filter(|k| at.is_empty() || k.starts_with(&format!("{at}/")));
+                prop_assert_eq!(count, under.count());
+                for child in &node.children {
+                    let name = String::from_utf8(child.name.clone()).expect("utf-8");
+                    let sub = if at.is_empty() { name } else { format!("{at}/{name}") };
+                    stack.push((sub, child));
+                }
+            }
+            let ext = root.extension().expect("an extension");
+            prop_assert_eq!(Node::parse(&ext[8..]), Some(root));
+        }
+
+        /// Records written and read back are the same; with any one byte changed they are
+        /// parsed or refused, never a panic, and what parses writes what reads back the same.
+        #[test]
+        fn records_read_back_and_survive_a_changed_byte(
+            root in node(),
+            at in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+        ) {
+            let root = Node { name: Vec::new(), ..root };
+            let Some(ext) = root.extension() else { return Ok(()) };
+            let back = Node::parse(&ext[8..]);
+            prop_assert_eq!(back.as_ref(), Some(&root));
+            let mut data = ext[8..].to_vec();
+            let i = at.index(data.len());
+            data[i] = byte;
+            if let Some(node) = Node::parse(&data)
+                && let Some(ext) = node.extension()
+            {
+                prop_assert_eq!(Node::parse(&ext[8..]), Some(node));
+            }
+        }
+    }
+}
