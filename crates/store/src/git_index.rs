@@ -332,8 +332,22 @@ impl GitIndex {
 
     /// Whether the index holds exactly the files of the tree `tree` (none when `None`: an
     /// unborn branch), each with the tree's mode and blob: nothing staged.
+    ///
+    /// When git's cache tree says the whole index makes `tree` (its root record valid with
+    /// that tree and spanning every entry) and every entry is at stage 0 without flags, that
+    /// answers, as `git status` trusts it; else the tree's files are walked against the entries.
     pub(crate) fn equals_tree(&self, repo: &git2::Repository, tree: Option<Oid>) -> bool {
         let Some(tree) = tree else { return self.entries.is_empty() };
+        let recorded =
+            self.tree.as_ref().and_then(|r| cache_tree::root_tree(&self.bytes[r.clone()]));
+        if recorded
+            == Some((self.entries.len(), *tree.as_bytes().first_chunk().unwrap_or(&[0; 20])))
+            && self.entries.iter().all(|s| {
+                be16(&self.bytes, s.start + STAT + 20).is_some_and(|f| f & !NAME_MASK == 0)
+            })
+        {
+            return true;
+        }
         let Ok(odb) = repo.odb() else { return false };
         let mut entries = self.entries.iter();
         let mut visit = |path: &[u8], mode: &[u8], id: &[u8]| {
@@ -1047,6 +1061,48 @@ mod tests {
             assert_eq!(git(root, &["status", "--porcelain"]), staged, "v{version}");
             git(root, &["fsck", "--strict"]);
         }
+    }
+
+    /// Whether the index holds `HEAD`'s tree, by its cache tree where git wrote one and by
+    /// the walk otherwise: the same answers.
+    #[test]
+    fn the_index_equals_heads_tree_by_its_cache_tree_or_the_walk() {
+        let dir = repo();
+        let d = dir.path();
+        let equals = |d: &Path| {
+            let repo = Repository::open(d).expect("open");
+            let head = repo.head().expect("head").peel_to_tree().expect("tree").id();
+            let index = GitIndex::read(&d.join(".git")).expect("read");
+            let by_record = index.tree.as_ref().and_then(|r| {
+                super::cache_tree::root_tree(&index.bytes[r.clone()])
+                    .filter(|(_, id)| id == head.as_bytes())
+            });
+            (index.equals_tree(&repo, Some(head)), by_record.is_some())
+        };
+        // git's commit wrote a cache tree whose root is HEAD's tree.
+        assert_eq!(equals(d), (true, true));
+        // A staged change: git invalidates the root record, and the walk finds the blob.
+        put(d, "memory/z.md", "z staged\n");
+        git(d, &["add", "memory/z.md"]);
+        assert_eq!(equals(d), (false, false));
+        // Its tree written: the root record is valid again, for a tree that is not HEAD's.
+        git(d, &["write-tree"]);
+        let index = GitIndex::read(&d.join(".git")).expect("read");
+        let root =
+            index.tree.as_ref().and_then(|r| super::cache_tree::root_tree(&index.bytes[r.clone()]));
+        assert!(root.is_some(), "write-tree made the root record valid");
+        assert_eq!(equals(d), (false, false));
+        // Staged back to HEAD's blob by hand: the record is still invalid; the walk says equal.
+        put(d, "memory/z.md", "z\n");
+        git(d, &["add", "memory/z.md"]);
+        assert_eq!(equals(d), (true, false));
+        // An intent-to-add entry, and a cache tree written again around it: git leaves the
+        // root record invalid (the entry's flags would send it to the walk if it did not), and
+        // the walk finds a path HEAD does not have.
+        put(d, "new.md", "new\n");
+        git(d, &["add", "-N", "new.md"]);
+        git(d, &["write-tree"]);
+        assert_eq!(equals(d), (false, false));
     }
 
     #[test]

@@ -160,6 +160,17 @@ fn record_order(a: &Node, b: &Node) -> std::cmp::Ordering {
     a.name.len().cmp(&b.name.len()).then_with(|| a.name.cmp(&b.name))
 }
 
+/// The root record's entry count and tree, when it is valid: the tree the whole index makes,
+/// read without the subfolders' records.
+pub(super) fn root_tree(data: &[u8]) -> Option<(usize, [u8; 20])> {
+    let rest = data.strip_prefix(b"\0")?;
+    let line_end = rest.iter().position(|b| *b == b'\n')?;
+    let (count, _) = std::str::from_utf8(&rest[..line_end]).ok()?.split_once(' ')?;
+    let count: usize = count.parse().ok()?;
+    let id = rest.get(line_end + 1..line_end + 21)?.try_into().ok()?;
+    Some((count, id))
+}
+
 fn read_node(data: &[u8], at: &mut usize, depth: usize) -> Option<Node> {
     if depth > MAX_DEPTH {
         return None;
