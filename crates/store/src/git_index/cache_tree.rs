@@ -47,12 +47,15 @@ pub(super) struct Node {
     valid: Option<(usize, [u8; 20])>,
     /// Its tree before this change invalidated it: what the commit's trees are checked against.
     was: Option<[u8; 20]>,
+    /// Read from the index's record (not a folder this pass added): left invalid when it was
+    /// invalid before this change.
+    kept: bool,
     children: Vec<Self>,
 }
 
 impl Node {
     fn invalid(name: &[u8]) -> Self {
-        Self { name: name.to_vec(), valid: None, was: None, children: Vec::new() }
+        Self { name: name.to_vec(), valid: None, was: None, kept: false, children: Vec::new() }
     }
 
     /// The root folder's record read from the extension's data; `None` when it is malformed
@@ -74,9 +77,11 @@ impl Node {
     /// carried over, whoever wrote it. Its id is not checked (that would mean hashing the
     /// folder); git trusts it as read too. Answers whether this record is valid after.
     pub(super) fn drop_miscounted(&mut self, after: &After<'_>, prefix: &mut Vec<u8>) -> bool {
-        // Not `was`: a record that miscounts vouches for nothing, its id included.
+        // Not `was`: a record that miscounts vouches for nothing, its id included. Hashed anew
+        // (once: the record written then counts right).
         if self.valid.is_some_and(|(count, _)| count != after.old_range(prefix).len()) {
             self.valid = None;
+            self.kept = false;
         }
         // git records no folder without entries.
         self.children.retain(|c| !after.old_range(&folder_of(prefix, &c.name)).is_empty());
@@ -203,7 +208,7 @@ fn read_node(data: &[u8], at: &mut usize, depth: usize) -> Option<Node> {
     for _ in 0..subtrees {
         children.push(read_node(data, at, depth + 1)?);
     }
-    Some(Node { name, valid, was: None, children })
+    Some(Node { name, valid, was: None, kept: true, children })
 }
 
 /// A file entry of the patched index as a tree holds it.
@@ -409,6 +414,12 @@ impl<'a> After<'a> {
         if node.valid.is_some() {
             return true;
         }
+        // Invalid before this change (a user's staged change, a record that miscounted): left
+        // so, as git leaves it after `git add`, rather than hashing the folder again at every
+        // write while it stays that way; `git commit` or `git write-tree` makes it valid.
+        if node.kept && node.was.is_none() {
+            return false;
+        }
         if depth > MAX_DEPTH {
             node.children.clear();
             return false;
@@ -418,8 +429,12 @@ impl<'a> After<'a> {
             && parent == was
         {
             // The index held the parent commit's tree here, and the change that made the new
-            // commit made the index: it holds the new commit's tree.
+            // commit made the index: it holds the new commit's tree. Valid only with every
+            // subfolder's record valid, as git requires of a valid record.
             self.update_children(node, prefix, lookup, depth, false);
+            if node.children.iter().any(|c| c.valid.is_none()) {
+                return false;
+            }
             node.valid = Some((self.count(prefix), new));
             return true;
         }
@@ -588,8 +603,14 @@ mod tests {
 
     /// The tree `git write-tree` writes from the index (trusting its cache tree), and the one
     /// it writes from the same entries in an index without one: they must be the same.
+    /// The index itself is left as it is: `write-tree` runs on a copy (it writes the cache
+    /// tree it completes back into the index file).
     fn write_tree_twice(dir: &Path) -> (String, String) {
-        let trusted = git(dir, &["write-tree"]);
+        let copy = dir.join(".git/trusted-index");
+        std::fs::copy(dir.join(".git/index"), &copy).expect("copied");
+        let copy_s = copy.display().to_string();
+        let trusted = git_env(dir, &["write-tree"], &[("GIT_INDEX_FILE", copy_s.as_str())]);
+        std::fs::remove_file(&copy).expect("removed");
         let entries = git(dir, &["ls-files", "-s"]);
         let fresh = dir.join(".git/fresh-index");
         let fresh_s = fresh.display().to_string();
@@ -644,7 +665,12 @@ mod tests {
         let (trusted, computed) = write_tree_twice(dir);
         assert_eq!(trusted, computed);
         git(dir, &["fsck", "--cache", "--no-progress"]);
-        git_env(dir, &["update-index", "--refresh", "-q"], &[("GIT_TEST_CHECK_CACHE_TREE", "1")]);
+        let copy = dir.join(".git/checked-index");
+        std::fs::copy(dir.join(".git/index"), &copy).expect("copied");
+        let copy_s = copy.display().to_string();
+        let env = [("GIT_TEST_CHECK_CACHE_TREE", "1"), ("GIT_INDEX_FILE", copy_s.as_str())];
+        git_env(dir, &["update-index", "--force-write-index", "--refresh", "-q"], &env);
+        std::fs::remove_file(&copy).expect("removed");
     }
 
     #[test]
@@ -712,9 +738,21 @@ mod tests {
         git(d, &["add", "memory/b/e.md"]);
         put(d, "notes/n.md", "n changed\n");
         commit(d, &["notes/n.md"]);
-        check(d, false);
         let ours = extension(d).expect("a cache tree");
+        check(d, false);
         assert_ne!(ours, gits_own(d), "memory/b's staged tree is not HEAD's");
+        // Left invalid, as after `git add`, with the folders above it; another write of
+        // cogmem's elsewhere does not hash it again, and keeps it so.
+        let memory_b = |ext: &[u8]| {
+            let root = Node::parse(&ext[8..]).expect("it parses");
+            let memory = root.children.iter().find(|c| c.name == b"memory").expect("memory");
+            memory.children.iter().find(|c| c.name == b"b").expect("memory/b").valid
+        };
+        assert_eq!(memory_b(&ours), None);
+        put(d, "a.md", "a changed\n");
+        commit(d, &["a.md"]);
+        check(d, false);
+        assert_eq!(memory_b(&extension(d).expect("a cache tree")), None);
         // The user's own commit records what the index holds: the staged change.
         git(d, &["commit", "-q", "-m", "user"]);
         assert_eq!(git(d, &["show", "HEAD:memory/b/e.md"]), "e staged\n");
@@ -836,6 +874,31 @@ mod tests {
         assert_eq!(root.extension().expect("an extension"), ext);
     }
 
+    /// A record git would not write, a valid folder above an invalid one, gives no valid
+    /// record above an invalid one after a write (git's own check on a write fails otherwise).
+    #[test]
+    fn no_valid_record_is_written_above_an_invalid_one() {
+        let dir = repo();
+        let d = dir.path();
+        let path = d.join(".git/index");
+        let bytes = std::fs::read(&path).expect("read");
+        let at = bytes.windows(6).position(|w| w == b"b\x001 0\n").expect("memory/b's record");
+        // "b\01 0\n" and its id become "b\0-1 0\n": the extension 19 bytes shorter.
+        let mut out = bytes[..at].to_vec();
+        out.extend_from_slice(b"b\0-1 0\n");
+        out.extend_from_slice(&bytes[at + 6 + 20..]);
+        let tree = out.windows(4).position(|w| w == b"TREE").expect("the extension");
+        let size = u32::from_be_bytes(out[tree + 4..tree + 8].try_into().expect("four bytes"));
+        out[tree + 4..tree + 8].copy_from_slice(&(size - 19).to_be_bytes());
+        let body = out.len() - 20;
+        let sum = sha1::Sha1::digest(&out[..body]);
+        out[body..].copy_from_slice(&sum);
+        super::super::write(&d.join(".git"), &out).expect("written");
+        put(d, "notes/n.md", "n changed\n");
+        commit(d, &["notes/n.md"]);
+        check(d, false);
+    }
+
     #[test]
     fn a_malformed_extension_is_computed_anew() {
         let cases: [&[u8]; 8] = [
@@ -946,7 +1009,8 @@ mod props {
                 }
             }
             let ext = root.extension().expect("an extension");
-            prop_assert_eq!(Node::parse(&ext[8..]), Some(root));
+            let back = Node::parse(&ext[8..]).and_then(|n| n.extension());
+            prop_assert_eq!(back, Some(ext));
         }
 
         /// Records written and read back are the same; with any one byte changed they are
@@ -959,15 +1023,16 @@ mod props {
         ) {
             let root = Node { name: Vec::new(), ..root };
             let Some(ext) = root.extension() else { return Ok(()) };
-            let back = Node::parse(&ext[8..]);
-            prop_assert_eq!(back.as_ref(), Some(&root));
+            let back = Node::parse(&ext[8..]).and_then(|n| n.extension());
+            prop_assert_eq!(back, Some(ext.clone()));
             let mut data = ext[8..].to_vec();
             let i = at.index(data.len());
             data[i] = byte;
             if let Some(node) = Node::parse(&data)
                 && let Some(ext) = node.extension()
             {
-                prop_assert_eq!(Node::parse(&ext[8..]), Some(node));
+                let back = Node::parse(&ext[8..]).and_then(|n| n.extension());
+                prop_assert_eq!(back, Some(ext));
             }
         }
     }
