@@ -633,6 +633,14 @@ mod tests {
         (trusted, computed)
     }
 
+    /// Writes `bytes` as the repository's index with its checksum made right.
+    fn write_index(dir: &Path, mut bytes: Vec<u8>) {
+        let body = bytes.len() - 20;
+        let sum = sha1::Sha1::digest(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum);
+        super::super::write(&dir.join(".git"), &bytes).expect("written");
+    }
+
     /// Commits `files` as cogmem does (`commit_files`: the index patched, its cache tree kept).
     fn commit(dir: &Path, files: &[&str]) {
         let repo = Repository::open(dir).expect("open");
@@ -854,10 +862,7 @@ mod tests {
         let mut bytes = std::fs::read(&path).expect("read");
         let at = bytes.windows(7).position(|w| w == b"ab\x001 1\n").expect("memory/ab's record");
         bytes[at + 3] = b'7';
-        let body = bytes.len() - 20;
-        let sum = sha1::Sha1::digest(&bytes[..body]);
-        bytes[body..].copy_from_slice(&sum);
-        super::super::write(&d.join(".git"), &bytes).expect("written");
+        write_index(d, bytes);
         // A change elsewhere: the record is made again, as git's.
         put(d, "notes/n.md", "n changed\n");
         commit(d, &["notes/n.md"]);
@@ -890,10 +895,7 @@ mod tests {
         let tree = out.windows(4).position(|w| w == b"TREE").expect("the extension");
         let size = u32::from_be_bytes(out[tree + 4..tree + 8].try_into().expect("four bytes"));
         out[tree + 4..tree + 8].copy_from_slice(&(size - 19).to_be_bytes());
-        let body = out.len() - 20;
-        let sum = sha1::Sha1::digest(&out[..body]);
-        out[body..].copy_from_slice(&sum);
-        super::super::write(&d.join(".git"), &out).expect("written");
+        write_index(d, out);
         put(d, "notes/n.md", "n changed\n");
         commit(d, &["notes/n.md"]);
         check(d, false);
