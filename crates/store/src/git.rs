@@ -901,9 +901,7 @@ fn add_cache_tree(
     };
     let trees = |prefix: &[u8]| Some((at(parent.as_ref()?, prefix)?, at(new.as_ref()?, prefix)?));
     let odb = repo.odb().ok();
-    let mut exists = |id: &[u8; 20]| {
-        odb.as_ref().is_some_and(|o| Oid::from_bytes(id).is_ok_and(|id| o.exists(id)))
-    };
+    let mut exists = |id: Oid| odb.as_ref().is_some_and(|o| o.exists(id));
     if let Some(extension) = index.cache_tree(updates, &trees, &mut exists) {
         patch.add_extension(&extension);
     }

@@ -340,8 +340,7 @@ impl GitIndex {
         let Some(tree) = tree else { return self.entries.is_empty() };
         let recorded =
             self.tree.as_ref().and_then(|r| cache_tree::root_tree(&self.bytes[r.clone()]));
-        if recorded
-            == Some((self.entries.len(), *tree.as_bytes().first_chunk().unwrap_or(&[0; 20])))
+        if recorded.is_some_and(|(n, id)| n == self.entries.len() && id == tree.as_bytes())
             && self.entries.iter().all(|s| {
                 be16(&self.bytes, s.start + STAT + 20).is_some_and(|f| f & !NAME_MASK == 0)
             })
@@ -373,9 +372,7 @@ impl GitIndex {
         root: &Path,
         updates: &[(String, Option<git2::IndexEntry>)],
     ) -> Option<Patch<'_>> {
-        let mut updates: Vec<&(String, Option<git2::IndexEntry>)> = updates.iter().collect();
-        updates.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        updates.dedup_by(|a, b| a.0 == b.0);
+        let updates = in_order(updates);
         for (rel, entry) in &updates {
             let i = self.lower_bound(rel.as_bytes());
             let same =
@@ -427,15 +424,12 @@ impl GitIndex {
         &self,
         updates: &[(String, Option<git2::IndexEntry>)],
         trees: &CommitTrees<'_>,
-        exists: &mut dyn FnMut(&[u8; 20]) -> bool,
+        exists: &mut dyn FnMut(Oid) -> bool,
     ) -> Option<Vec<u8>> {
-        let mut sorted: Vec<(&[u8], Option<cache_tree::FileEntry<'_>>)> = updates
-            .iter()
+        let sorted = in_order(updates)
+            .into_iter()
             .map(|(p, e)| (p.as_bytes(), e.as_ref().map(cache_tree::FileEntry::of_update)))
             .collect();
-        // As `patch` takes them: sorted, the first of a path.
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
-        sorted.dedup_by(|a, b| a.0 == b.0);
         let after = cache_tree::After::new(self, sorted);
         let mut root = self
             .tree
@@ -548,6 +542,17 @@ impl GitIndex {
         let mtime = (be32(&self.bytes, s.start + 8), be32(&self.bytes, s.start + 12));
         matches!(mtime, (Some(sec), Some(ns)) if (sec, ns) >= written)
     }
+}
+
+/// `updates` as the index takes them ([`GitIndex::patch`], [`GitIndex::cache_tree`]): by path,
+/// the first of a path given twice.
+fn in_order(
+    updates: &[(String, Option<git2::IndexEntry>)],
+) -> Vec<&(String, Option<git2::IndexEntry>)> {
+    let mut sorted: Vec<_> = updates.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    sorted.dedup_by(|a, b| a.0 == b.0);
+    sorted
 }
 
 /// A patched index without its checksum, as pieces in order: runs of the old file's bytes

@@ -21,7 +21,8 @@ use git2::build::TreeUpdateBuilder;
 use git2::{FileMode, ObjectType, Oid, Repository};
 
 const ID: usize = 20;
-const TREE_MODE: &[u8] = b"40000";
+/// A tree entry's mode for a folder, as git writes it.
+pub(crate) const TREE_MODE: &[u8] = b"40000";
 const GITLINK_MODE: &[u8] = b"160000";
 
 /// One change under a tree: the path (`/`-separated, relative to the tree) and the blob with
@@ -253,11 +254,16 @@ fn update(
 }
 
 fn push(out: &mut Vec<u8>, e: &Entry<'_>) {
-    out.extend_from_slice(e.mode);
+    put_entry(out, e.mode, e.name, e.id);
+}
+
+/// Appends one tree entry, `MODE SP NAME NUL ID`, to a tree object's bytes.
+pub(crate) fn put_entry(out: &mut Vec<u8>, mode: &[u8], name: &[u8], id: &[u8]) {
+    out.extend_from_slice(mode);
     out.push(b' ');
-    out.extend_from_slice(e.name);
+    out.extend_from_slice(name);
     out.push(0);
-    out.extend_from_slice(e.id);
+    out.extend_from_slice(id);
 }
 
 /// A raw tree's entries, in order; anything but well-formed SHA-1 entries in git's order is
@@ -289,13 +295,19 @@ fn parse(raw: &[u8]) -> Result<Vec<Entry<'_>>, SpliceError> {
 
 /// git's order of tree entries: by name, a tree's name as if it ended in `/`.
 fn compare(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
-    let key = |e: &Entry<'_>, i: usize| match e.name.get(i) {
+    name_order((a.name, a.is_tree()), (b.name, b.is_tree()))
+}
+
+/// git's order of tree entries by (name, whether it is a tree): a tree's name compared as if
+/// it ended in `/`.
+pub(crate) fn name_order(a: (&[u8], bool), b: (&[u8], bool)) -> Ordering {
+    let key = |(name, tree): (&[u8], bool), i: usize| match name.get(i) {
         Some(&c) => Some(c),
-        None if i == e.name.len() && e.is_tree() => Some(b'/'),
+        None if i == name.len() && tree => Some(b'/'),
         None => None,
     };
-    let common = a.name.len().min(b.name.len());
-    match a.name[..common].cmp(&b.name[..common]) {
+    let common = a.0.len().min(b.0.len());
+    match a.0[..common].cmp(&b.0[..common]) {
         Ordering::Equal => key(a, common).cmp(&key(b, common)),
         other => other,
     }

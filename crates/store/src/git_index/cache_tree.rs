@@ -27,17 +27,16 @@
 //! Entries at a stage other than 0 or with extended flags (intent-to-add, skip-worktree) leave
 //! their folders invalid.
 
-use sha1::{Digest, Sha1};
+use git2::{ObjectType, Oid};
 
 use super::{EXTENDED, GitIndex, STAGE_MASK, STAT, be16, be32};
+use crate::git_tree::{TREE_MODE, name_order, put_entry};
 
 /// The extension's signature.
 pub(super) const SIGNATURE: &[u8; 4] = b"TREE";
 /// Deeper folders are left invalid (and not recursed into): a bound on the recursion a
 /// hostile index could ask for. git's paths are far shallower.
 const MAX_DEPTH: usize = 256;
-/// A tree entry's mode for a folder, as git writes it.
-const TREE_MODE: &[u8] = b"40000";
 
 /// One folder's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -251,13 +250,9 @@ impl Child<'_> {
         }
     }
 
-    /// git's order of tree entries: by name, a folder's as if it ended in `/`.
-    fn cmp_in_tree(&self, other: &Self) -> std::cmp::Ordering {
-        let key = |c: &Self| {
-            let slash: &[u8] = if matches!(c, Self::Folder(_)) { b"/" } else { b"" };
-            c.name().iter().chain(slash).copied().collect::<Vec<u8>>()
-        };
-        key(self).cmp(&key(other))
+    /// Its name and whether it is a folder, as git's tree order takes them ([`name_order`]).
+    fn key(&self) -> (&[u8], bool) {
+        (self.name(), matches!(self, Self::Folder(_)))
     }
 }
 
@@ -269,7 +264,7 @@ pub(crate) type CommitTrees<'h> = dyn Fn(&[u8]) -> Option<([u8; 20], [u8; 20])> 
 /// object database holds a tree.
 pub(super) struct Lookup<'l> {
     pub(super) trees: &'l CommitTrees<'l>,
-    pub(super) exists: &'l mut dyn FnMut(&[u8; 20]) -> bool,
+    pub(super) exists: &'l mut dyn FnMut(Oid) -> bool,
 }
 
 impl<'a> After<'a> {
@@ -375,10 +370,7 @@ impl<'a> After<'a> {
                 None => match new {
                     Some(e) => Child::File(*e),
                     None => {
-                        let gone = FileEntry { path, mode: 0, id: [0; 20], plain: false };
-                        let at = out.binary_search_by(|c| c.cmp_in_tree(&Child::File(gone)));
-                        if let Ok(at) = at
-                            && matches!(out[at], Child::File(_))
+                        if let Ok(at) = out.binary_search_by(|c| name_order(c.key(), (rest, false)))
                         {
                             out.remove(at);
                         }
@@ -386,7 +378,7 @@ impl<'a> After<'a> {
                     }
                 },
             };
-            match out.binary_search_by(|c| c.cmp_in_tree(&child)) {
+            match out.binary_search_by(|c| name_order(c.key(), child.key())) {
                 Ok(at) if matches!(child, Child::File(_)) => out[at] = child,
                 Ok(_) => {}
                 Err(at) => out.insert(at, child),
@@ -439,15 +431,13 @@ impl<'a> After<'a> {
             return true;
         }
         let tree = self.update_children(node, prefix, lookup, depth, true);
-        if let Some(tree) = tree {
-            let mut hasher = Sha1::new();
-            hasher.update(format!("tree {}\0", tree.len()).as_bytes());
-            hasher.update(&tree);
-            let id: [u8; 20] = hasher.finalize().into();
-            if (lookup.exists)(&id) {
-                node.valid = Some((self.count(prefix), id));
-                return true;
-            }
+        if let Some(tree) = tree
+            && let Ok(id) = Oid::hash_object(ObjectType::Tree, &tree)
+            && let Ok(bytes) = <[u8; 20]>::try_from(id.as_bytes())
+            && (lookup.exists)(id)
+        {
+            node.valid = Some((self.count(prefix), bytes));
+            return true;
         }
         false
     }
@@ -542,14 +532,6 @@ fn past(prefix: &[u8]) -> Vec<u8> {
         *last += 1;
     }
     end
-}
-
-fn put_entry(tree: &mut Vec<u8>, mode: &[u8], name: &[u8], id: &[u8; 20]) {
-    tree.extend_from_slice(mode);
-    tree.push(b' ');
-    tree.extend_from_slice(name);
-    tree.push(0);
-    tree.extend_from_slice(id);
 }
 
 #[cfg(all(test, unix))]
@@ -714,7 +696,7 @@ mod tests {
         super::super::write_patch(&d.join(".git"), &patch, false).expect("written");
         assert_eq!(extension(d), None);
         let index = GitIndex::read(&d.join(".git")).expect("read");
-        let mut none = |_: &[u8; 20]| true;
+        let mut none = |_: git2::Oid| true;
         let trees = |_: &[u8]| None;
         // With no record at all every folder is hashed: git's records, byte for byte.
         let mut root = Node::root();
@@ -724,7 +706,7 @@ mod tests {
         let ext = root.extension().expect("an extension");
         assert_eq!(ext, gits_own(d));
         // A tree the object database does not hold is never recorded as valid.
-        let mut missing = |_: &[u8; 20]| false;
+        let mut missing = |_: git2::Oid| false;
         let mut root = Node::root();
         let mut lookup = Lookup { trees: &trees, exists: &mut missing };
         assert!(!after.update(&mut root, &mut Vec::new(), &mut lookup, 0));
@@ -798,7 +780,7 @@ mod tests {
         };
         let trees = |prefix: &[u8]| Some((id(d, prefix)?, id(c, prefix)?));
         // Nothing is hashed into validity: the object database "holds" no tree.
-        let mut none = |_: &[u8; 20]| false;
+        let mut none = |_: git2::Oid| false;
         let index = GitIndex::read(&d.join(".git")).expect("read");
         let updates = vec![("memory/x/y.md".to_owned(), Some(entry))];
         let ext = index.cache_tree(&updates, &trees, &mut none).expect("an extension");
@@ -986,7 +968,7 @@ mod props {
             index.write().expect("write");
             let ours = GitIndex::read(&dir.path().join(".git")).expect("read");
             let odb = repo.odb().expect("odb");
-            let mut exists = |id: &[u8; 20]| git2::Oid::from_bytes(id).is_ok_and(|o| odb.exists(o));
+            let mut exists = |id: git2::Oid| odb.exists(id);
             let mut lookup = Lookup { trees: &|_| None, exists: &mut exists };
             let mut root = Node::root();
             let after = After::new(&ours, Vec::new());
