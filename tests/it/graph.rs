@@ -582,15 +582,15 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
         let out = env.run(["search", "anything"]).output();
         assert!([0, 1, 3].contains(&out.code), "{out}");
         env.wait_for_index();
-        (env.read(".cogmem/index/graph.tsv"), env.read(".cogmem/index/names.tsv"))
+        graph_set(env)
     };
     let rebuilt = |env: &TestEnv| {
         let out = env.run(["reindex", "--full"]).output();
         assert!([0, 3].contains(&out.code), "{out}");
-        (env.read(".cogmem/index/graph.tsv"), env.read(".cogmem/index/names.tsv"))
+        graph_set(env)
     };
     caches(&env);
-    assert!(env.path(".cogmem/index/graph-facts.jsonl").is_file(), "the facts are kept");
+    assert!(env.path(".cogmem/index/graph/00.facts").is_file(), "the facts are kept");
     type Step = Box<dyn Fn(&TestEnv)>;
     let steps: Vec<(&str, Step)> = vec![
         (
@@ -657,17 +657,24 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
     }
     // A graph cache written by something else (a cogmem that keeps no facts): the facts kept are
     // not used, even when they are wrong.
-    let facts = env.read(".cogmem/index/graph-facts.jsonl");
+    let facts = env.read(".cogmem/index/graph/00.facts");
     let wrong: String =
         facts.lines().filter(|l| !l.contains("person--zed")).map(|l| format!("{l}\n")).collect();
     assert_ne!(wrong, facts);
-    env.write(".cogmem/index/graph-facts.jsonl", &wrong);
-    let graph = env.read(".cogmem/index/graph.tsv");
-    env.write(".cogmem/index/graph.tsv", &format!("{graph}\n"));
+    env.write(".cogmem/index/graph/00.facts", &wrong);
+    let graph = env.read(".cogmem/index/graph/00.tsv");
+    env.write(".cogmem/index/graph/00.tsv", &format!("{graph}\n"));
     entity("person--cy", "Cy", "active", &["knows: [[person--zed]]"]);
     let incremental = caches(&env);
-    assert!(incremental.0.contains("person--zed\t"), "{}", incremental.0);
+    assert!(incremental[0].contains("person--zed\t"), "{}", incremental[0]);
     assert_eq!(incremental, rebuilt(&env));
+}
+
+/// The graph caches of a workspace small enough for one shard: the graph cache, the names, the
+/// dangling relations and the set's `shards` file.
+fn graph_set(env: &TestEnv) -> [String; 4] {
+    ["00.tsv", "00.names", "dangling.tsv", "shards"]
+        .map(|f| env.read(&format!(".cogmem/index/graph/{f}")))
 }
 
 /// A change to a few entities (a new entity, with or without relations; a relation added,
@@ -683,11 +690,12 @@ fn issue_20_a_change_to_a_few_entities_is_patched_into_the_graph_caches() {
     write_entity(&env, "project--atlas", "Atlas", "active", &["owned-by: [[person--ann]]"]);
     env.git_commit_all("entities by hand");
     let facts_lines = |env: &TestEnv| {
-        let facts = env.read(".cogmem/index/graph-facts.jsonl");
+        let facts = env.read(".cogmem/index/graph/00.facts");
         facts.split_once('\n').unwrap().1.to_owned() // after the header (the cache's stamp)
     };
     let read = |env: &TestEnv| {
-        (env.read(".cogmem/index/graph.tsv"), env.read(".cogmem/index/names.tsv"), facts_lines(env))
+        let [graph, names, dangling, shards] = graph_set(env);
+        (graph, names, facts_lines(env), format!("{dangling}{shards}"))
     };
     // A search refreshes the index (no match: exit 1); its marks say what the refresh did.
     let search = |env: &TestEnv| {
@@ -828,7 +836,7 @@ fn issue_20_whole_graph_reads_from_the_kept_facts_answer_as_the_files_do() {
     write_entity(&env, "project--atlas", "Atlas", "active", &[]);
     write_entity(&env, "place--lisbon", "Lisbon", "active", &[]);
     env.git_commit_all("entities by hand");
-    let facts = ".cogmem/index/graph-facts.jsonl";
+    let facts = ".cogmem/index/graph/00.facts";
     let answers = |env: &TestEnv| -> Vec<String> {
         [
             vec!["graph", "stats", "--json"],
@@ -842,9 +850,18 @@ fn issue_20_whole_graph_reads_from_the_kept_facts_answer_as_the_files_do() {
     };
     let from_facts = answers(&env);
     assert!(env.path(facts).is_file(), "the facts are kept");
+    // A shard's facts gone: the files answer, the same.
+    let kept = env.read(facts);
+    std::fs::remove_file(env.path(facts)).unwrap();
+    assert_eq!(answers(&env), from_facts);
+    env.write(facts, &kept);
+    // The set's `shards` file gone (as a write cut short leaves it): a refresh writes the set
+    // again.
+    std::fs::remove_file(env.path(".cogmem/index/graph/shards")).unwrap();
     std::fs::remove_file(env.path(facts)).unwrap();
     assert_eq!(answers(&env), from_facts);
     assert!(env.path(facts).is_file(), "a refresh keeps them again");
+    assert!(env.path(".cogmem/index/graph/shards").is_file());
     assert!(from_facts[1].contains("person--cy"), "{}", from_facts[1]);
     // A hand edit, not committed: a shorter path.
     let ann = env.read("memory/graph/entities/person--ann.md");
@@ -856,8 +873,8 @@ fn issue_20_whole_graph_reads_from_the_kept_facts_answer_as_the_files_do() {
     assert!(!edited[1].contains("person--cy"), "{}", edited[1]);
     let kept = env.read(facts);
     // The graph cache rewritten by something else: the facts are not trusted, the files answer.
-    let graph = env.read(".cogmem/index/graph.tsv");
-    env.write(".cogmem/index/graph.tsv", &format!("{graph}\n"));
+    let graph = env.read(".cogmem/index/graph/00.tsv");
+    env.write(".cogmem/index/graph/00.tsv", &format!("{graph}\n"));
     assert_eq!(answers(&env), edited, "the graph of the files");
     assert_eq!(env.read(facts), kept, "reads leave the facts as they are");
     assert!(kept.contains("[\"visits\",\"place--lisbon\""), "the edit is in the facts: {kept}");

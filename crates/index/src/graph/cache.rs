@@ -18,15 +18,20 @@ use super::Graph;
 
 const HEADER: &str = "#cogmem-graph-cache 4";
 
-/// Writes the cache text for a graph.
+/// Writes the cache text for a graph (all its nodes in one text).
 pub(crate) fn text(g: &Graph) -> String {
+    texts(g, 1).pop().unwrap_or_default()
+}
+
+/// The cache texts of a graph split into `count` shards by id ([`super::shards`]).
+pub(crate) fn texts(g: &Graph, count: usize) -> Vec<String> {
     // (id, status, edge line); written into buffers, not formatted piece by piece (a refresh
     // after a change to an entity writes every line: 100,000 edge ends at 10,000 entities,
     // issue 20).
-    let mut nodes: Vec<(&str, &str, String, usize)> = Vec::with_capacity(g.g.node_count());
+    let mut shards: Vec<Vec<(&str, &str, String, usize)>> = vec![Vec::new(); count.max(1)];
     for ix in g.g.node_indices() {
         let n = &g.g[ix];
-        if n.id.contains(['\t', '\n', ' ']) {
+        if !is_cached_id(&n.id) {
             continue;
         }
         let mut edges = String::new();
@@ -46,10 +51,31 @@ pub(crate) fn text(g: &Graph) -> String {
                 push_confidence(&mut edges, e.weight().confidence);
             }
         }
-        nodes.push((&n.id, &n.status, edges, degree));
+        let shard = if count > 1 { super::shards::shard_of(&n.id, count) } else { 0 };
+        shards[shard].push((&n.id, &n.status, edges, degree));
     }
-    nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    text_of(nodes.iter().map(|(id, status, edges, degree)| (*id, *status, edges.as_str(), *degree)))
+    shards
+        .into_iter()
+        .map(|mut nodes| {
+            nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            text_of(
+                nodes
+                    .iter()
+                    .map(|(id, status, edges, degree)| (*id, *status, edges.as_str(), *degree)),
+            )
+        })
+        .collect()
+}
+
+/// Whether the cache has a line for an entity of this id (an id holding a tab, a line break
+/// or a space has none).
+pub(crate) fn is_cached_id(id: &str) -> bool {
+    !id.contains(['\t', '\n', ' '])
+}
+
+/// How many nodes the cache of a graph holds.
+pub(crate) fn node_count(g: &Graph) -> usize {
+    g.g.node_weights().filter(|n| is_cached_id(&n.id)).count()
 }
 
 /// Writes an edge's confidence as an edge line holds it.
@@ -82,29 +108,23 @@ pub(crate) fn text_of<'a>(
     out
 }
 
-/// Tells whether the cache file exists and is in this build's format.
-pub(crate) fn is_current(path: &std::path::Path) -> bool {
-    starts_with_line(path, HEADER)
-}
-
 /// Whether cache text is in this build's format (its first line).
 pub(crate) fn is_text_current(text: &str) -> bool {
     text.strip_prefix(HEADER).is_some_and(|rest| rest.starts_with('\n'))
 }
 
-/// Whether the file at `path` exists and its first line is `header` (read: that line only).
-pub(crate) fn starts_with_line(path: &std::path::Path, header: &str) -> bool {
-    use std::io::Read;
-    let mut head = vec![0u8; header.len() + 1];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
-        && head[..header.len()] == *header.as_bytes()
-        && head[header.len()] == b'\n'
+/// A loaded cache: the text, searched in place, in one part or in the shards of an index
+/// folder ([`super::shards`]), each shard read when a lookup first needs it. A large part keeps
+/// only its header and node lines in memory and reads each edge line it needs from the file
+/// (issue 20: 27 MB at a million memories, of which a search reads a hundred lines).
+pub struct GraphCache {
+    parts: Vec<std::cell::OnceCell<Option<Part>>>,
+    /// Where the parts are read from, when they are shards.
+    shards: Option<super::shards::Shards>,
 }
 
-/// A loaded cache: the text, searched in place. A large cache file keeps only its header and
-/// node lines in memory and reads each edge line it needs from the file (issue 20: 27 MB at a
-/// million memories, of which a search reads a hundred lines).
-pub struct GraphCache {
+/// One cache text: a whole cache or a shard's.
+struct Part {
     text: String,
     /// Byte ranges of the sorted node lines and of the edge lines.
     nodes: (usize, usize),
@@ -116,86 +136,49 @@ pub struct GraphCache {
 impl GraphCache {
     /// Wraps cache text; text in another format gives an empty cache (no activation).
     pub fn new(text: String) -> Self {
-        let parsed = (|| {
-            let rest = text.strip_prefix(HEADER)?.strip_prefix('\n')?.strip_prefix("#nodes ")?;
-            let end = rest.find('\n')?;
-            let len: usize = rest[..end].parse().ok()?;
-            let start = text.len() - rest.len() + end + 1;
-            (start + len <= text.len()).then_some((start, start + len))
-        })();
-        let (nodes, edges) = match parsed {
-            Some((a, b)) => ((a, b), b),
-            None => ((0, 0), text.len()),
-        };
-        Self { text, nodes, edges, file: None }
+        Self::of_part(Part::new(text))
     }
 
-    /// Loads a cache file (`None` when it cannot be read): whole when it is small, else its
-    /// header and node lines, the edge lines staying in the file.
-    pub(crate) fn load(path: &std::path::Path) -> Option<Self> {
-        use crate::index::line_file::READ_WHOLE;
-        let size = std::fs::metadata(path).ok()?.len();
-        if size <= READ_WHOLE {
-            // Derived, written by cogmem itself: the default bound is enough.
-            let text = cogmem_store::store::fsx::read_text_if_exists(
-                path,
-                cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
-            )
-            .ok()??;
-            return Some(Self::new(text));
-        }
-        Self::open_file(path)
+    fn of_part(part: Part) -> Self {
+        Self { parts: vec![std::cell::OnceCell::from(Some(part))], shards: None }
     }
 
-    /// [`Self::load`] for a large file: the header and node lines read, the edge lines left in
-    /// the file.
+    /// The cache of an index folder, its shards read as lookups need them; `None` when the
+    /// folder has no shard set to trust.
+    pub(crate) fn open(index_dir: &std::path::Path) -> Option<Self> {
+        let shards = super::shards::Shards::open(index_dir)?;
+        let parts = (0..shards.meta.count).map(|_| std::cell::OnceCell::new()).collect();
+        Some(Self { parts, shards: Some(shards) })
+    }
+
+    /// One cache file read edge line by edge line, as a large shard is.
+    #[cfg(test)]
     pub(crate) fn open_file(path: &std::path::Path) -> Option<Self> {
-        use crate::index::line_file::LineFile;
-        let file = LineFile::open(path, 0)?;
-        let size = std::fs::metadata(path).ok()?.len();
-        let header = file.line_at(0)?;
-        let count = file.line_at(header.len() as u64 + 1)?;
-        let head = header.len() + 1 + count.len() + 1;
-        let len: usize = count.strip_prefix("#nodes ").and_then(|n| n.parse().ok()).unwrap_or(0);
-        let len = len.min(usize::try_from(size).unwrap_or(usize::MAX).saturating_sub(head));
-        let bytes = file.read_at(0, head + len)?;
-        let mut cache = Self::new(String::from_utf8(bytes).ok()?);
-        if cache.nodes == (0, 0) {
-            return Some(cache); // another format: no activation
-        }
-        cache.file = Some(file);
-        Some(cache)
+        Part::open_file(path).map(Self::of_part)
     }
 
-    /// The node line of an entity, by binary search.
+    /// The part holding an entity's line, read if it was not yet.
+    fn part_of(&self, id: &str) -> Option<(usize, &Part)> {
+        let n = self.shards.as_ref().map_or(0, |s| s.of(id));
+        let part = self.parts.get(n)?.get_or_init(|| {
+            let shards = self.shards.as_ref()?;
+            Part::load(&shards.paths(n).cache)
+        });
+        Some((n, part.as_ref()?))
+    }
+
+    /// The node line of an entity, by binary search in its part.
     fn node(&self, id: &str) -> Option<NodeLine<'_>> {
-        let mut f = find_line(&self.text, self.nodes, id)?.split('\t');
-        let key = f.next().unwrap_or("");
-        let active = f.next() == Some("active");
-        let offset = f.next().and_then(|o| o.parse().ok()).unwrap_or(usize::MAX);
-        let degree = f.next().and_then(|o| o.parse().ok()).unwrap_or(0);
-        Some(NodeLine { id: key, active, offset, degree })
+        let (part, p) = self.part_of(id)?;
+        p.node(id, part)
     }
 
     /// The current edges of a node: (other entity, confidence).
-    fn edges(&self, offset: usize) -> Vec<(String, f64)> {
-        let Some(start) = self.edges.checked_add(offset) else { return Vec::new() };
-        let line = match &self.file {
-            Some(f) => match f.line_at(start as u64) {
-                Some(line) => std::borrow::Cow::Owned(line),
-                None => return Vec::new(),
-            },
-            None => {
-                let Some(rest) = self.text.get(start..) else { return Vec::new() };
-                std::borrow::Cow::Borrowed(&rest[..rest.find('\n').unwrap_or(rest.len())])
-            }
-        };
-        line.split('\t')
-            .filter_map(|e| {
-                let (other, conf) = e.split_once(' ')?;
-                Some((other.to_owned(), conf.parse().unwrap_or(1.0)))
-            })
-            .collect()
+    fn edges(&self, node: &NodeLine<'_>) -> Vec<(String, f64)> {
+        match self.parts.get(node.part).and_then(|p| p.get()).and_then(Option::as_ref) {
+            Some(p) => p.edges(node.offset),
+            None => Vec::new(),
+        }
     }
 
     /// The activation of each of `targets`, as `Graph::activate` (the reference implementation,
@@ -221,7 +204,7 @@ impl GraphCache {
         let mut first: HashMap<String, f64> = HashMap::new();
         for n in &conducting {
             let fan = (n.degree.max(1) as f64).sqrt();
-            for (other, conf) in self.edges(n.offset) {
+            for (other, conf) in self.edges(n) {
                 if seed_set.contains_key(other.as_str()) {
                     continue; // a seed already holds 1.0
                 }
@@ -251,7 +234,7 @@ impl GraphCache {
             for (f, a) in &first {
                 let Some(n) = self.node(f).filter(|n| n.active) else { continue };
                 let fan = (n.degree.max(1) as f64).sqrt();
-                for (other, conf) in self.edges(n.offset) {
+                for (other, conf) in self.edges(&n) {
                     if distinct.contains(other.as_str()) {
                         let gain = a * 0.5 * conf / fan;
                         let slot = passed.entry(other).or_insert(gain);
@@ -274,7 +257,7 @@ impl GraphCache {
                 if forward {
                     best = best.max(passed.get(t).copied().unwrap_or(0.0));
                 } else {
-                    for (other, conf) in self.edges(node.offset) {
+                    for (other, conf) in self.edges(&node) {
                         if let Some(a) = first.get(other.as_str())
                             && let Some(degree) = degree_of(&other)
                         {
@@ -288,6 +271,85 @@ impl GraphCache {
             }
         }
         out
+    }
+}
+
+impl Part {
+    fn new(text: String) -> Self {
+        let parsed = (|| {
+            let rest = text.strip_prefix(HEADER)?.strip_prefix('\n')?.strip_prefix("#nodes ")?;
+            let end = rest.find('\n')?;
+            let len: usize = rest[..end].parse().ok()?;
+            let start = text.len() - rest.len() + end + 1;
+            (start + len <= text.len()).then_some((start, start + len))
+        })();
+        let (nodes, edges) = match parsed {
+            Some((a, b)) => ((a, b), b),
+            None => ((0, 0), text.len()),
+        };
+        Self { text, nodes, edges, file: None }
+    }
+
+    fn load(path: &std::path::Path) -> Option<Self> {
+        use crate::index::line_file::READ_WHOLE;
+        let size = std::fs::metadata(path).ok()?.len();
+        if size <= READ_WHOLE {
+            // Derived, written by cogmem itself: the default bound is enough.
+            let text = cogmem_store::store::fsx::read_text_if_exists(
+                path,
+                cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
+            )
+            .ok()??;
+            return Some(Self::new(text));
+        }
+        Self::open_file(path)
+    }
+
+    fn open_file(path: &std::path::Path) -> Option<Self> {
+        use crate::index::line_file::LineFile;
+        let file = LineFile::open(path, 0)?;
+        let size = std::fs::metadata(path).ok()?.len();
+        let header = file.line_at(0)?;
+        let count = file.line_at(header.len() as u64 + 1)?;
+        let head = header.len() + 1 + count.len() + 1;
+        let len: usize = count.strip_prefix("#nodes ").and_then(|n| n.parse().ok()).unwrap_or(0);
+        let len = len.min(usize::try_from(size).unwrap_or(usize::MAX).saturating_sub(head));
+        let bytes = file.read_at(0, head + len)?;
+        let mut part = Self::new(String::from_utf8(bytes).ok()?);
+        if part.nodes == (0, 0) {
+            return Some(part); // another format: no activation
+        }
+        part.file = Some(file);
+        Some(part)
+    }
+
+    fn node(&self, id: &str, part: usize) -> Option<NodeLine<'_>> {
+        let mut f = find_line(&self.text, self.nodes, id)?.split('\t');
+        let key = f.next().unwrap_or("");
+        let active = f.next() == Some("active");
+        let offset = f.next().and_then(|o| o.parse().ok()).unwrap_or(usize::MAX);
+        let degree = f.next().and_then(|o| o.parse().ok()).unwrap_or(0);
+        Some(NodeLine { id: key, active, offset, degree, part })
+    }
+
+    fn edges(&self, offset: usize) -> Vec<(String, f64)> {
+        let Some(start) = self.edges.checked_add(offset) else { return Vec::new() };
+        let line = match &self.file {
+            Some(f) => match f.line_at(start as u64) {
+                Some(line) => std::borrow::Cow::Owned(line),
+                None => return Vec::new(),
+            },
+            None => {
+                let Some(rest) = self.text.get(start..) else { return Vec::new() };
+                std::borrow::Cow::Borrowed(&rest[..rest.find('\n').unwrap_or(rest.len())])
+            }
+        };
+        line.split('\t')
+            .filter_map(|e| {
+                let (other, conf) = e.split_once(' ')?;
+                Some((other.to_owned(), conf.parse().unwrap_or(1.0)))
+            })
+            .collect()
     }
 }
 
@@ -342,4 +404,6 @@ struct NodeLine<'a> {
     active: bool,
     offset: usize,
     degree: usize,
+    /// The part the line is in.
+    part: usize,
 }

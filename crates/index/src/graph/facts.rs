@@ -23,9 +23,6 @@ use cogmem_store::store::entity::RelationLine;
 
 use super::EntityFacts;
 
-/// The file's name in the index folder.
-pub(crate) const FILE: &str = "graph-facts.jsonl";
-
 const HEADER: &str = "#cogmem-graph-facts 1";
 
 /// Size and modification time (nanoseconds) of a file, `None` when it cannot be stat-ed.
@@ -96,23 +93,50 @@ pub(crate) fn read(path: &Path, cache: &Path) -> Option<(String, usize)> {
 pub(crate) fn lines(facts: &Facts) -> Vec<u8> {
     let mut out = Vec::with_capacity(facts.len() * 256);
     for (path, f) in facts {
-        let relations = f
-            .relations
-            .iter()
-            .map(|r| {
-                let (since, until) = (r.since.as_deref(), r.until.as_deref());
-                (r.relation.as_str(), r.target.as_str(), since, until, r.confidence)
-            })
-            .collect();
-        let line: Out<'_> = (path, &f.id, &f.status, &f.names, relations);
-        let start = out.len();
-        match serde_json::to_writer(&mut out, &line) {
-            Ok(()) => out.push(b'\n'),
-            // Left out (the entity's facts are read from its file at the next rebuild).
-            Err(_) => out.truncate(start),
-        }
+        push_line(&mut out, path, f);
     }
     out
+}
+
+/// [`lines`] split into `count` shards by the entities' ids ([`super::shards`]).
+pub(crate) fn lines_by_shard(facts: &Facts, count: usize) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new(); count.max(1)];
+    for (path, f) in facts {
+        let shard = if count > 1 { super::shards::shard_of(&f.id, count) } else { 0 };
+        push_line(&mut out[shard], path, f);
+    }
+    out
+}
+
+/// Appends the line of one entity file.
+fn push_line(out: &mut Vec<u8>, path: &str, f: &EntityFacts) {
+    let relations = f
+        .relations
+        .iter()
+        .map(|r| {
+            let (since, until) = (r.since.as_deref(), r.until.as_deref());
+            (r.relation.as_str(), r.target.as_str(), since, until, r.confidence)
+        })
+        .collect();
+    let line: Out<'_> = (path, &f.id, &f.status, &f.names, relations);
+    let start = out.len();
+    match serde_json::to_writer(&mut *out, &line) {
+        Ok(()) => out.push(b'\n'),
+        // Left out (the entity's facts are read from its file at the next rebuild).
+        Err(_) => out.truncate(start),
+    }
+}
+
+/// The facts of every shard of an index folder's set ([`super::shards`]); `None` when there is
+/// no set to trust or a shard's facts cannot be ([`load`]).
+pub(crate) fn load_all(index_dir: &Path) -> Option<Facts> {
+    let shards = super::shards::Shards::open(index_dir)?;
+    let mut out = Facts::new();
+    for n in 0..shards.meta.count {
+        let p = shards.paths(n);
+        out.append(&mut load(&p.facts, &p.cache)?);
+    }
+    Some(out)
 }
 
 /// The whole file: the header for a graph cache of this size and mtime, then `lines`.
@@ -140,7 +164,7 @@ mod tests {
     #[allow(clippy::disallowed_methods, reason = "the test writes and damages the file itself")]
     fn facts_read_back_and_a_damaged_file_is_none() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE);
+        let path = dir.path().join("00.facts");
         let entity = "# Ann\n\n## Relations\n\n- knows: [[person--bo]] (since 2026-01-01)\n\
                     - \"odd\": [[person--x\\ty]]\n";
         let mut facts = Facts::new();

@@ -6,6 +6,7 @@ pub mod cache;
 pub(crate) mod facts;
 pub mod names;
 pub(crate) mod patch;
+pub(crate) mod shards;
 pub use cogmem_store::vocab;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -201,9 +202,7 @@ pub fn index_text(
 /// behind the files, or it keeps no facts to trust: the caller builds from the files ([`build`]).
 pub fn from_index(ws: &Workspace) -> crate::Result<Option<Graph>> {
     let Some(index) = crate::index::open_current(ws) else { return Ok(None) };
-    let dir = index.dir();
-    let cache = dir.join(crate::index::GRAPH_CACHE);
-    let Some(facts) = facts::load(&dir.join(facts::FILE), &cache) else { return Ok(None) };
+    let Some(facts) = facts::load_all(index.dir()) else { return Ok(None) };
     Ok(Some(of_facts(ws, &facts)?))
 }
 

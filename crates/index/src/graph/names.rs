@@ -14,21 +14,35 @@ use cogmem_store::workspace::Workspace;
 
 use super::Graph;
 
-/// The cache file's name in the index folder.
-pub(crate) const FILE: &str = "names.tsv";
-
 const HEADER: &str = "#cogmem-names 1";
 
-/// The cache text for a graph.
+/// The cache text for a graph (every entity in one text).
+#[cfg(test)]
 pub(crate) fn text(g: &Graph) -> String {
-    let mut lines: Vec<String> = g.g.node_weights().filter_map(|n| line(&n.id, &n.names)).collect();
-    lines.sort_unstable();
-    let mut out = format!("{HEADER}\n");
-    for l in lines {
-        out.push_str(&l);
-        out.push('\n');
+    texts(g, 1).pop().unwrap_or_default()
+}
+
+/// The cache texts of a graph split into `count` shards by id ([`super::shards`]).
+pub(crate) fn texts(g: &Graph, count: usize) -> Vec<String> {
+    let mut shards: Vec<Vec<String>> = vec![Vec::new(); count.max(1)];
+    for n in g.g.node_weights() {
+        if let Some(l) = line(&n.id, &n.names) {
+            let shard = if count > 1 { super::shards::shard_of(&n.id, count) } else { 0 };
+            shards[shard].push(l);
+        }
     }
-    out
+    shards
+        .into_iter()
+        .map(|mut lines| {
+            lines.sort_unstable();
+            let mut out = format!("{HEADER}\n");
+            for l in lines {
+                out.push_str(&l);
+                out.push('\n');
+            }
+            out
+        })
+        .collect()
 }
 
 /// An entity's line (without its newline): `None` for an id that holds a tab or a line
@@ -44,11 +58,6 @@ pub(crate) fn line(id: &str, names: &[String]) -> Option<String> {
         line.push_str(name);
     }
     Some(line)
-}
-
-/// Whether the cache file exists and is in this build's format.
-pub(crate) fn is_current(path: &std::path::Path) -> bool {
-    super::cache::starts_with_line(path, HEADER)
 }
 
 /// Whether cache text is in this build's format (its first line).
@@ -71,16 +80,24 @@ fn parse(text: &str) -> Option<Vec<(String, Vec<String>)>> {
     )
 }
 
-/// Every entity of the workspace and the names it goes by, the index brought up to date with the
-/// files first (as a search does: a hand edit is seen). `None` when the index cannot be opened
-/// or its names cache read: the caller reads the entity files then.
+/// Every entity of the workspace and the names it goes by, sorted by id, the index brought up
+/// to date with the files first (as a search does: a hand edit is seen). `None` when the index
+/// cannot be opened or a shard of its names cache read: the caller reads the entity files then.
 pub fn known(ws: &Workspace) -> Option<Vec<(String, Vec<String>)>> {
     let (index, _) = crate::index::open(ws, false, None).ok()?;
-    // Derived, written by cogmem itself: the default bound is enough.
-    let text =
-        fsx::read_text_if_exists(&index.dir().join(FILE), fsx::DEFAULT_FILE_LIMIT).ok()??;
+    let shards = super::shards::Shards::open(index.dir())?;
+    let mut out = Vec::with_capacity(shards.meta.entities);
+    for n in 0..shards.meta.count {
+        // Derived, written by cogmem itself: the default bound is enough.
+        let text =
+            fsx::read_text_if_exists(&shards.paths(n).names, fsx::DEFAULT_FILE_LIMIT).ok()??;
+        out.extend(parse(&text)?);
+    }
+    if shards.meta.count > 1 {
+        out.sort_unstable();
+    }
     cogmem_store::timing::mark("entity names read from the index");
-    parse(&text)
+    Some(out)
 }
 
 #[cfg(test)]

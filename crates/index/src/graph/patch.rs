@@ -7,55 +7,64 @@
 //! which the index update after the write spent and a search right after it waited for.
 //!
 //! Such a change touches few lines: the changed entities' own, and those of the entities their
-//! relations point at, before or after. The graph cache is read as (id, status, edge line)
-//! records, those lines are worked out again from the facts, and the records are written back
-//! with their offsets; the names cache and the facts get the changed entities' lines put in
-//! place. The result is byte for byte what a rebuild writes (the tests compare them), which
-//! takes knowing the rebuild's order: edges go into the graph file by file in the order of the
-//! files' paths, each file's relations in their order, and each node lists its outgoing edges
-//! and then its incoming ones, the last added first.
+//! relations point at, before or after. Only the shards holding those entities are read
+//! ([`super::shards`]): their graph caches as (id, status, edge line) records, whose touched
+//! lines are worked out again from the facts, and the records written back with their offsets;
+//! their names caches and facts get the changed entities' lines put in place; the dangling
+//! relations' list is brought up to date. The result is byte for byte what a rebuild writes
+//! (the tests compare them), which takes knowing the rebuild's order: edges go into the graph
+//! file by file in the order of the files' paths, each file's relations in their order, and
+//! each node lists its outgoing edges and then its incoming ones, the last added first.
 //!
 //! Anything else is rebuilt as before: an entity file removed, a file whose name is not its
 //! entity's id, a new entity whose id a relation already names (that relation would become an
-//! edge), an id given twice or holding a tab, line break or space (the caches leave such ids
-//! out), or caches not in the shape this build writes.
+//! edge: the dangling list says), an id given twice or holding a tab, line break or space (the
+//! caches leave such ids out), caches not in the shape this build writes, or a graph grown to
+//! twice the entities per shard its set was made for.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
-use cogmem_store::store::fsx;
 use cogmem_store::workspace::layout;
 
 use super::EntityFacts;
-use super::facts::Facts;
+use super::shards::{Meta, Shards};
 
-/// The three caches' new texts.
+/// One shard's texts as read: its graph cache, its names cache and its facts' lines (after
+/// the header).
+#[derive(Debug, Clone)]
+pub(crate) struct ShardTexts {
+    pub cache: String,
+    pub names: String,
+    pub facts: String,
+}
+
+/// What a patch writes.
 #[derive(Debug)]
 pub(crate) struct Patched {
-    /// The graph cache (`graph.tsv`).
-    pub cache: String,
-    /// The names cache (`names.tsv`).
-    pub names: String,
-    /// The facts' lines, without their header (`graph-facts.jsonl`).
-    pub facts: Vec<u8>,
+    /// The shards whose texts changed: (shard, graph cache, names cache, facts' lines).
+    pub shards: Vec<(usize, String, String, Vec<u8>)>,
+    /// The dangling relations' lines, when they changed.
+    pub dangling: Option<String>,
+    /// The set's `shards` file after the change.
+    pub meta: Meta,
 }
 
 /// A node of the graph cache: id, status, its edge line (without the newline) and its degree.
 type Record<'a> = (&'a str, &'a str, std::borrow::Cow<'a, str>, usize);
 
-/// `cache`, `names` and `facts` (the facts file's lines after its header, kept with that graph
-/// cache) with the entity files `changed` (path, facts) put in; `None` when the change is one a
-/// rebuild must make (see the module).
+/// The shard set described by `meta` (its dangling relations' lines `dangling`, its shards read
+/// by `load`) with the entity files `changed` (path, facts) put in; `None` when the change is
+/// one a rebuild must make (see the module).
 pub(crate) fn apply(
-    cache: &str,
-    names: &str,
-    facts: &str,
+    meta: Meta,
+    dangling: &str,
+    load: &mut dyn FnMut(usize) -> Option<ShardTexts>,
     changed: &[(String, Option<EntityFacts>)],
 ) -> Option<Patched> {
-    let mut nodes = records(cache)?;
-    if changed.is_empty() || !super::names::is_text_current(names) || !files_named_by_ids(facts) {
+    if changed.is_empty() || !meta.named {
         return None;
     }
+    let shard = |id: &str| super::shards::shard_of(id, meta.count);
     // The changed entities, by id; each in the file its id names.
     let mut by_id: BTreeMap<&str, (&str, &EntityFacts)> = BTreeMap::new();
     for (path, f) in changed {
@@ -67,17 +76,59 @@ pub(crate) fn apply(
             return None;
         }
     }
-    let node_at = |nodes: &[Record], id: &str| nodes.binary_search_by(|n| n.0.cmp(id)).ok();
-    // What each changed entity was: its kept facts (none for a new one).
+    // The shards read: the changed entities', then those of the entities their new relations
+    // name and of those whose edges from them change. Not those of every entity a changed one
+    // named before (a hub names thousands, in every shard): whether those exist, the dangling
+    // relations say.
+    let mut texts: BTreeMap<usize, ShardTexts> = BTreeMap::new();
+    let mut read = |n: usize, texts: &mut BTreeMap<usize, ShardTexts>| -> Option<()> {
+        if let std::collections::btree_map::Entry::Vacant(e) = texts.entry(n) {
+            let t = load(n)?;
+            let fits = super::names::is_text_current(&t.names) && files_named_by_ids(&t.facts);
+            e.insert(fits.then_some(t)?);
+        }
+        Some(())
+    };
+    for id in by_id.keys() {
+        read(shard(id), &mut texts)?;
+    }
     let mut old: BTreeMap<&str, EntityFacts> = BTreeMap::new();
     for (&id, (path, _)) in &by_id {
-        let line = fact_line(facts, path);
-        match (node_at(&nodes, id), line) {
-            (Some(_), Some(line)) => {
-                old.insert(id, super::facts::parse_line(line)?.1);
-            }
-            // New: no relation may name it yet (that relation would become an edge).
-            (None, None) if !contains(facts, &format!("\"{id}\"")) => {}
+        if let Some(line) = fact_line(&texts[&shard(id)].facts, path) {
+            old.insert(id, super::facts::parse_line(line)?.1);
+        }
+    }
+    // A target the changed entity named before too, with the same edges, is left unread: its
+    // line does not change, and the dangling relations say whether it exists.
+    let mut wanted: BTreeSet<&str> = BTreeSet::new();
+    for (&from, (_, f)) in &by_id {
+        let o = old.get(from);
+        let named_before = |t: &str| o.is_some_and(|o| o.relations.iter().any(|r| r.target == t));
+        let same_edges = |t: &str| o.is_some_and(|o| block(o, t) == block(f, t));
+        let all = f.relations.iter().chain(o.iter().flat_map(|o| o.relations.iter()));
+        wanted
+            .extend(all.map(|r| r.target.as_str()).filter(|t| !(named_before(t) && same_edges(t))));
+    }
+    for t in &wanted {
+        read(shard(t), &mut texts)?;
+    }
+    // The nodes of the shards read, sorted by id: every node a lookup below asks about.
+    let mut nodes: Vec<Record> = Vec::new();
+    for t in texts.values() {
+        nodes.extend(records(&t.cache)?);
+    }
+    nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    if nodes.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None; // an id in two shards: not a set this build writes
+    }
+    let node_at = |nodes: &[Record], id: &str| nodes.binary_search_by(|n| n.0.cmp(id)).ok();
+    let facts_of = |id: &str| texts.get(&shard(id)).map(|t| t.facts.as_str());
+    // Each changed entity is new (no node, no kept facts, no relation naming it) or was there.
+    for &id in by_id.keys() {
+        match (node_at(&nodes, id), old.contains_key(id)) {
+            (Some(_), true) => {}
+            (None, false)
+                if super::cache::find_line(dangling, (0, dangling.len()), id).is_none() => {}
             _ => return None,
         }
     }
@@ -87,9 +138,17 @@ pub(crate) fn apply(
         .filter(|(id, _)| !old.contains_key(*id))
         .map(|(&id, (_, f))| (id, f.status.as_str(), "".into(), 0))
         .collect();
+    let after = Meta { entities: meta.entities + added.len(), ..meta };
+    if after.outgrown() {
+        return None; // every shard written again, with more of them
+    }
     nodes.extend(added);
     nodes.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let exists = |id: &str| node_at(&nodes, id).is_some();
+    // Whether `t`, which a relation of `source` names (now, or before the change), has an
+    // entity: its node, when its shard was read; else a relation kept in the facts names an
+    // entity unless the dangling relations list it (it names no new one: checked above).
+    let exists_from =
+        |source: &str, t: &str| exists(&nodes, texts.contains_key(&shard(t)), dangling, source, t);
     // Nodes whose lines are worked out again: the changed ones, and the targets whose edges
     // from a changed entity are not what they were (an edge block's place among a node's
     // incoming edges depends on nothing else).
@@ -99,7 +158,7 @@ pub(crate) fn apply(
         let targets = f.relations.iter().chain(before.iter().flat_map(|o| o.relations.iter()));
         for t in targets.map(|r| r.target.as_str()) {
             if !touched.contains(t)
-                && exists(t)
+                && exists_from(from, t)
                 && before.is_none_or(|o| block(o, t) != block(f, t))
             {
                 touched.insert(t);
@@ -118,11 +177,18 @@ pub(crate) fn apply(
         // of its line, as many as its kept facts give (it names no new entity: checked above).
         let (out, kept_out) = match by_id.get(id) {
             Some((_, f)) => {
+                let exists = |t: &str| exists_from(id, t);
                 (outgoing(f, &exists), old.get(id).map_or(0, |o| out_count(o, &exists)))
             }
             None => {
-                let f = super::facts::parse_line(fact_line(facts, &layout::entity_file(id))?)?.1;
-                let n = out_count(&f, &exists);
+                let f = fact_line(facts_of(id)?, &layout::entity_file(id))?;
+                let f = super::facts::parse_line(f)?.1;
+                // Its targets' shards were not read: the dangling relations say which of them
+                // have no entity (it names no new one: checked above).
+                if f.relations.iter().any(|r| r.target.contains(['\t', '\n', '\r'])) {
+                    return None;
+                }
+                let n = out_count(&f, &|t: &str| !is_dangling(dangling, t, id));
                 (kept.get(..n)?.iter().map(|e| (*e).to_owned()).collect(), n)
             }
         };
@@ -157,55 +223,113 @@ pub(crate) fn apply(
             nodes[at].1 = f.status.as_str();
         }
     }
-    let changed_names: Vec<(&str, Option<String>)> =
-        by_id.iter().map(|(&id, (_, f))| (id, super::names::line(id, &f.names))).collect();
-    let by_path: Facts =
-        by_id.values().map(|(path, f)| ((*path).to_owned(), (*f).clone())).collect();
-    let fact_lines = String::from_utf8(super::facts::lines(&by_path)).ok()?;
-    let fact_lines: Vec<&str> = fact_lines.lines().collect();
-    if fact_lines.len() != by_path.len() {
-        return None;
+    // The shards written: those of the changed and touched entities, when their texts changed.
+    let mut written = Vec::new();
+    for n in touched.iter().map(|id| shard(id)).collect::<BTreeSet<_>>() {
+        let t = &texts[&n];
+        let here: Vec<(&str, &(&str, &EntityFacts))> =
+            by_id.iter().filter(|(id, _)| shard(id) == n).map(|(id, v)| (*id, v)).collect();
+        let changed_names: Vec<(&str, Option<String>)> =
+            here.iter().map(|(id, (_, f))| (*id, super::names::line(id, &f.names))).collect();
+        let by_path: super::facts::Facts =
+            here.iter().map(|(_, (path, f))| ((*path).to_owned(), (*f).clone())).collect();
+        let fact_lines = String::from_utf8(super::facts::lines(&by_path)).ok()?;
+        let fact_lines: Vec<&str> = fact_lines.lines().collect();
+        if fact_lines.len() != by_path.len() {
+            return None;
+        }
+        let (header, names_body) = t.names.split_once('\n')?;
+        let names_body =
+            put(names_body, changed_names.iter().map(|(id, l)| (*id, l.as_deref())), |l| {
+                Some(super::cache::line_key(l))
+            })?;
+        let facts_body = put(
+            &t.facts,
+            by_path.keys().zip(&fact_lines).map(|(p, l)| (p.as_str(), Some(*l))),
+            fact_path,
+        )?;
+        let cache = super::cache::text_of(
+            nodes
+                .iter()
+                .filter(|(id, ..)| shard(id) == n)
+                .map(|(id, status, edges, degree)| (*id, *status, &**edges, *degree)),
+        );
+        let names = format!("{header}\n{names_body}");
+        if cache != t.cache || names != t.names || facts_body != t.facts {
+            written.push((n, cache, names, facts_body.into_bytes()));
+        }
     }
-    let (header, names_body) = names.split_once('\n')?;
-    let names_body =
-        put(names_body, changed_names.iter().map(|(id, l)| (*id, l.as_deref())), |l| {
-            Some(super::cache::line_key(l))
-        })?;
-    let facts_body = put(
-        facts,
-        by_path.keys().zip(&fact_lines).map(|(p, l)| (p.as_str(), Some(*l))),
-        fact_path,
-    )?;
+    // The dangling relations: the changed entities' old ones out, their new ones in.
+    let mut dangling_lines: Vec<String> = dangling
+        .lines()
+        .filter(|l| l.rsplit_once('\t').is_none_or(|(_, from)| !by_id.contains_key(from)))
+        .map(str::to_owned)
+        .collect();
+    for (&from, (_, f)) in &by_id {
+        for r in &f.relations {
+            let there =
+                exists(&nodes, texts.contains_key(&shard(&r.target)), dangling, from, &r.target);
+            if !there && !r.target.contains(['\t', '\n', '\r']) {
+                dangling_lines.push(format!("{}\t{from}", r.target));
+            }
+        }
+    }
+    let dangling_text = super::shards::lines_text(dangling_lines);
     Some(Patched {
-        cache: super::cache::text_of(
-            nodes.iter().map(|(id, status, edges, degree)| (*id, *status, &**edges, *degree)),
-        ),
-        names: format!("{header}\n{names_body}"),
-        facts: facts_body.into_bytes(),
+        shards: written,
+        dangling: (dangling_text != dangling).then_some(dangling_text),
+        meta: after,
     })
 }
 
-/// [`apply`] on the files: the graph cache at `cache`, the names cache at `names` and the
-/// facts at `facts` (kept with that graph cache); `None` when one cannot be read, is in
-/// another format, or the change is not one to patch.
-pub(crate) fn in_files(
-    cache: &Path,
-    names: &Path,
-    facts: &Path,
+/// [`apply`] on the shard set of an index folder; `None` when a file it needs cannot be read,
+/// is in another format, or the change is not one to patch.
+pub(crate) fn in_shards(
+    shards: &Shards,
     changed: &[(String, Option<EntityFacts>)],
 ) -> Option<Patched> {
     // Nothing is read for a change that cannot be patched.
     if changed.is_empty() || changed.iter().any(|(_, f)| f.is_none()) {
         return None;
     }
-    let (facts_text, body) = super::facts::read(facts, cache)?;
+    let dangling = shards.dangling()?;
     // Derived, written by cogmem itself: the default bound is enough.
-    let read = |path: &Path| fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).ok()?;
-    apply(&read(cache)?, &read(names)?, &facts_text[body..], changed)
+    let read = |path: &std::path::Path| {
+        cogmem_store::store::fsx::read_text_if_exists(
+            path,
+            cogmem_store::store::fsx::DEFAULT_FILE_LIMIT,
+        )
+        .ok()?
+    };
+    let mut load = |n: usize| {
+        let p = shards.paths(n);
+        let (facts, body) = super::facts::read(&p.facts, &p.cache)?;
+        Some(ShardTexts {
+            cache: read(&p.cache)?,
+            names: read(&p.names)?,
+            facts: facts[body..].to_owned(),
+        })
+    };
+    apply(shards.meta, &dangling, &mut load, changed)
 }
 
-fn contains(haystack: &str, needle: &str) -> bool {
-    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()).is_some()
+/// Whether `target`, which a relation of `source` names (now, or before the change), has an
+/// entity: its node among `nodes` when its shard was read (`read`); else a relation kept in the
+/// facts names an entity unless the dangling relations list it (the caller reads the shard of
+/// every target `source` did not name before).
+fn exists(nodes: &[Record], read: bool, dangling: &str, source: &str, target: &str) -> bool {
+    if read {
+        nodes.binary_search_by(|n| n.0.cmp(target)).is_ok()
+    } else {
+        !is_dangling(dangling, target, source)
+    }
+}
+
+/// Whether the dangling relations' lines hold `TARGET TAB SOURCE`.
+fn is_dangling(lines: &str, target: &str, source: &str) -> bool {
+    let key = format!("{target}\t{source}");
+    let at = super::cache::first_line_not_below(lines, 0, |l| l < key.as_str());
+    lines[at..].split('\n').next() == Some(key.as_str())
 }
 
 /// The node records of cache text, sorted by id; `None` unless it is a cache in this build's
@@ -359,6 +483,7 @@ fn put<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::facts::Facts;
     use cogmem_store::store::entity::RelationLine;
 
     /// The seeded generator, drawing indexes.
@@ -392,35 +517,72 @@ mod tests {
         (format!("memory/graph/entities/{id}.md"), facts)
     }
 
-    /// The three texts a rebuild writes for `facts`.
-    fn rebuilt(facts: &Facts) -> (String, String, String) {
+    /// What a rebuild writes for `facts` in `count` shards: the shards' texts, the dangling
+    /// relations' lines and the `shards` file.
+    fn rebuilt(facts: &Facts, count: usize) -> (BTreeMap<usize, ShardTexts>, String, Meta) {
         let g = super::super::from_facts(
             facts.iter().map(|(p, f)| (p.as_str(), f)),
             facts.len(),
             Default::default(),
         );
-        let lines = String::from_utf8(super::super::facts::lines(facts)).expect("UTF-8");
-        (g.cache_text(), super::super::names::text(&g), lines)
+        let caches = super::super::cache::texts(&g, count);
+        let names = super::super::names::texts(&g, count);
+        let lines = super::super::facts::lines_by_shard(facts, count);
+        let set = (0..count)
+            .map(|n| {
+                let facts = String::from_utf8(lines[n].clone()).expect("UTF-8");
+                (n, ShardTexts { cache: caches[n].clone(), names: names[n].clone(), facts })
+            })
+            .collect();
+        let named = facts.iter().all(|(p, f)| super::super::shards::named_by_id(p, f));
+        let meta = Meta { count, entities: super::super::cache::node_count(&g), named };
+        (set, super::super::shards::dangling_lines(&g), meta)
     }
 
-    /// Checks that `got` is what a rebuild of `before` with `changed` writes.
+    /// Checks that the set of `before` in `count` shards, with `got` written over it, is what
+    /// a rebuild of `before` with `changed` writes.
     fn assert_rebuilt(
         before: &Facts,
         changed: &[(String, Option<EntityFacts>)],
         got: Patched,
+        count: usize,
         case: usize,
     ) {
+        let (mut set, mut dangling, _) = rebuilt(before, count);
+        for (n, cache, names, facts) in got.shards {
+            let facts = String::from_utf8(facts).unwrap();
+            let was =
+                set.insert(n, ShardTexts { cache, names, facts }).expect("a shard of the set");
+            assert!(
+                set[&n].cache != was.cache
+                    || set[&n].names != was.names
+                    || set[&n].facts != was.facts,
+                "case {case}: shard {n} written unchanged"
+            );
+        }
+        if let Some(d) = got.dangling {
+            assert_ne!(d, dangling, "case {case}: the dangling relations written unchanged");
+            dangling = d;
+        }
         let mut after = before.clone();
         after.extend(changed.iter().map(|(p, f)| (p.clone(), f.clone().unwrap())));
-        let (cache, names, facts) = rebuilt(&after);
-        assert_eq!(got.cache, cache, "case {case}");
-        assert_eq!(got.names, names, "case {case}");
-        assert_eq!(String::from_utf8(got.facts).unwrap(), facts, "case {case}");
+        let (want, want_dangling, want_meta) = rebuilt(&after, count);
+        for n in 0..count {
+            assert_eq!(set[&n].cache, want[&n].cache, "case {case}, shard {n}");
+            assert_eq!(set[&n].names, want[&n].names, "case {case}, shard {n}");
+            assert_eq!(set[&n].facts, want[&n].facts, "case {case}, shard {n}");
+        }
+        assert_eq!(dangling, want_dangling, "case {case}");
+        assert_eq!(got.meta, want_meta, "case {case}");
     }
 
-    fn patched(before: &Facts, changed: &[(String, Option<EntityFacts>)]) -> Option<Patched> {
-        let (cache, names, facts) = rebuilt(before);
-        apply(&cache, &names, &facts, changed)
+    fn patched(
+        before: &Facts,
+        changed: &[(String, Option<EntityFacts>)],
+        count: usize,
+    ) -> Option<Patched> {
+        let (set, dangling, meta) = rebuilt(before, count);
+        apply(meta, &dangling, &mut |n| set.get(&n).cloned(), changed)
     }
 
     /// Workspaces of random entities (relations between them and to entities that do not
@@ -462,8 +624,9 @@ mod tests {
                 let (path, f) = entity(&id, &[&format!("new {k}"), "name 1"], "active", &[]);
                 changed.push((path, Some(f)));
             }
-            let got = patched(&before, &changed).expect("patched");
-            assert_rebuilt(&before, &changed, got, case);
+            let count = 1 << (case % 3);
+            let got = patched(&before, &changed, count).expect("patched");
+            assert_rebuilt(&before, &changed, got, count, case);
         }
     }
 
@@ -522,7 +685,8 @@ mod tests {
                 let (path, f) = entity(id, &[&format!("name {}", rng.below(5))], status, &targets);
                 changed.push((path, Some(f)));
             }
-            let Some(got) = patched(&before, &changed) else {
+            let count = 1 << (case % 4);
+            let Some(got) = patched(&before, &changed, count) else {
                 // Only a new entity that a kept relation already names may be left to a
                 // rebuild here.
                 let named = new_ids
@@ -532,9 +696,44 @@ mod tests {
                 continue;
             };
             patched_cases += 1;
-            assert_rebuilt(&before, &changed, got, case);
+            assert_rebuilt(&before, &changed, got, count, case);
         }
         assert!(patched_cases > 150, "{patched_cases} of 200 cases patched");
+    }
+
+    /// An entity whose relations name entities in other shards, one of them missing, given a
+    /// relation more (a hub given one more link): only its shard and the new target's are
+    /// read and written, and its line still counts its edges right (the dangling relations say
+    /// which of the targets not read exist).
+    #[test]
+    fn relations_into_shards_not_read_count_as_the_dangling_list_says() {
+        let count = 8;
+        let shard = |id: &str| super::super::shards::shard_of(id, count);
+        let (a, c) = ("person--ann", "person--cy");
+        let pick = |prefix: &str, avoid: &[usize]| {
+            (0..)
+                .map(|i| format!("{prefix}{i}"))
+                .find(|id| !avoid.contains(&shard(id)))
+                .expect("an id")
+        };
+        let gone = pick("person--gone", &[shard(a), shard(c)]);
+        let bo = pick("person--bo", &[shard(a), shard(c), shard(&gone)]);
+        let mut before = Facts::new();
+        for (id, targets) in [(a, vec![gone.as_str(), &bo]), (&bo, vec![a, &gone]), (c, vec![])] {
+            let (path, f) = entity(id, &["x"], "active", &targets);
+            before.insert(path, f);
+        }
+        let (path, f) = entity(a, &["x"], "active", &[&gone, &bo, c]);
+        let changed = [(path, Some(f))];
+        let (set, dangling, meta) = rebuilt(&before, count);
+        let mut read = BTreeSet::new();
+        let mut load = |n| {
+            read.insert(n);
+            set.get(&n).cloned()
+        };
+        let got = apply(meta, &dangling, &mut load, &changed).expect("patched");
+        assert_eq!(read, BTreeSet::from([shard(a), shard(c)]));
+        assert_rebuilt(&before, &changed, got, count, 0);
     }
 
     #[test]
@@ -553,7 +752,9 @@ mod tests {
             ("a new entity with a relation", vec![new("person--dee", &["person--ann"])]),
             ("a changed entity", vec![new("person--bo", &["person--ann", "person--bo"])]),
         ] {
-            assert!(patched(&before, &changed).is_some(), "{what}");
+            for count in [1, 2, 8] {
+                assert!(patched(&before, &changed, count).is_some(), "{what}, {count} shards");
+            }
         }
         let elsewhere = |id: &str| {
             let (_, f) = entity(id, &["y"], "active", &[]);
@@ -567,15 +768,42 @@ mod tests {
             ("a file not named by its id", vec![elsewhere("person--dee")]),
             ("nothing", vec![]),
         ] {
-            assert!(patched(&before, &changed).is_none(), "{why}");
+            for count in [1, 2, 8] {
+                assert!(patched(&before, &changed, count).is_none(), "{why}, {count} shards");
+            }
         }
-        // Texts that are not the caches.
-        let (cache, names, facts) = rebuilt(&before);
+        // Texts that are not the caches, in the shard the change reads.
         let changed = [new("person--dee", &[])];
-        assert!(apply(&cache[..cache.len() - 1], &names, &facts, &changed).is_none());
-        assert!(apply(&cache, &names, &facts[..facts.len() - 1], &changed).is_none());
-        assert!(apply("#cogmem-graph-cache 4\n#nodes 9\n", &names, &facts, &changed).is_none());
-        let odd = facts.replace("person--bo.md", "person--bo2.md");
-        assert!(apply(&cache, &names, &odd, &changed).is_none(), "a kept file not named by its id");
+        let (set, dangling, meta) = rebuilt(&before, 1);
+        let with = |f: &dyn Fn(&mut ShardTexts)| {
+            let mut t = set[&0].clone();
+            f(&mut t);
+            apply(meta, &dangling, &mut |_| Some(t.clone()), &changed)
+        };
+        assert!(with(&|_| ()).is_some());
+        assert!(with(&|t| t.cache.truncate(t.cache.len() - 1)).is_none());
+        assert!(with(&|t| t.facts.truncate(t.facts.len() - 1)).is_none());
+        assert!(with(&|t| t.cache = "#cogmem-graph-cache 4\n#nodes 9\n".into()).is_none());
+        assert!(with(&|t| t.names = "#cogmem-names 0\n".into()).is_none());
+        assert!(
+            with(&|t| t.facts = t.facts.replace("person--bo.md", "person--bo2.md")).is_none(),
+            "a kept file not named by its id"
+        );
+        // A shard that cannot be read; a set whose files are not all named by their ids; a set
+        // grown past twice the entities per shard it was made for.
+        assert!(apply(meta, &dangling, &mut |_| None, &changed).is_none());
+        let not_named = Meta { named: false, ..meta };
+        assert!(apply(not_named, &dangling, &mut |_| Some(set[&0].clone()), &changed).is_none());
+        let full = Meta { entities: 2 * 1024, ..meta };
+        assert!(apply(full, &dangling, &mut |_| Some(set[&0].clone()), &changed).is_none());
+        let changed_only = [new("person--bo", &["person--ann"])];
+        assert!(
+            apply(full, &dangling, &mut |_| Some(set[&0].clone()), &changed_only).is_some(),
+            "no entity added: the set is not outgrown"
+        );
+        // A dangling relation's target made an entity.
+        let cy = [new("person--cy", &[])];
+        assert!(apply(meta, &dangling, &mut |_| Some(set[&0].clone()), &cy).is_none());
+        assert!(apply(meta, "", &mut |_| Some(set[&0].clone()), &cy).is_some(), "the list decides");
     }
 }

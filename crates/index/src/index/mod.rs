@@ -57,8 +57,6 @@ fn index_settings() -> tantivy::IndexSettings {
 
 pub(crate) const META_FILE: &str = "manifest.tsv";
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
-/// The graph cache file in the index folder.
-pub(crate) const GRAPH_CACHE: &str = "graph.tsv";
 const LOCK_FILE: &str = ".cogmem/index.lock";
 /// How far (bytes of `.cogmem/watch/changed`) the manifest's watch record may lag before a
 /// search that found nothing new writes it anyway.
@@ -1706,39 +1704,28 @@ fn refresh_locked(
         }
     }
     cogmem_store::timing::mark("index: documents committed");
-    // The graph's statuses and edges, for spreading activation at query time, and the
-    // entities' names, for routing (`graph::names`): both follow the same digest.
-    let names_path = dir.join(crate::graph::names::FILE);
-    let cache_path = dir.join(GRAPH_CACHE);
-    // An index made before the facts were kept gets them at its next refresh (once).
-    if graph_changed
-        || !crate::graph::cache::is_current(&cache_path)
-        || !crate::graph::names::is_current(&names_path)
-        || !busy && !dir.join(crate::graph::facts::FILE).exists()
-    {
+    // The graph's statuses and edges, for spreading activation at query time, the entities'
+    // names, for routing (`graph::names`), and the facts they are made from, in shards by
+    // entity ([`crate::graph::shards`]): all follow the same digest.
+    let shards = crate::graph::shards::Shards::open(&dir);
+    if graph_changed || shards.is_none() {
         read_changed = true;
-        let facts_path = dir.join(crate::graph::facts::FILE);
-        // New entities that touch no edge (a remember that names someone new): their lines
-        // put in place in the three files ([`crate::graph::patch`]).
-        let patched = (!report.rebuilt && !busy)
-            .then(|| {
-                crate::graph::patch::in_files(&cache_path, &names_path, &facts_path, &entity_facts)
-            })
-            .flatten();
-        let (cache_text, names, lines) = match patched {
-            Some(p) => {
+        // A change to a few entities: their shards' lines put in place
+        // ([`crate::graph::patch`]).
+        let patched = shards
+            .as_ref()
+            .filter(|_| !report.rebuilt && !busy)
+            .and_then(|s| Some((s, crate::graph::patch::in_shards(s, &entity_facts)?)));
+        match patched {
+            Some((s, p)) => {
                 cogmem_store::timing::mark("index: graph caches patched");
-                (p.cache, p.names, p.facts)
+                s.write_patch(&p.shards, p.dangling.as_deref(), p.meta, boot.is_none())?;
             }
             None => {
                 // From the facts the index keeps of every entity file, with this refresh's
                 // changes (issue 20: every entity file was read and parsed again); read from the
                 // files when there are none or the index was rebuilt.
-                let kept = if report.rebuilt {
-                    None
-                } else {
-                    crate::graph::facts::load(&facts_path, &cache_path)
-                };
+                let kept = if report.rebuilt { None } else { crate::graph::facts::load_all(&dir) };
                 let facts = match kept {
                     Some(mut facts) => {
                         for (rel, f) in entity_facts {
@@ -1751,27 +1738,8 @@ fn refresh_locked(
                     }
                     None => crate::graph::read_facts(ws),
                 };
-                // The facts' lines are serialised on a second thread while the graph is
-                // assembled.
-                let (g, lines) = std::thread::scope(|s| {
-                    let lines = s.spawn(|| crate::graph::facts::lines(&facts));
-                    (crate::graph::of_facts(ws, &facts), lines.join())
-                });
-                let g = g?;
-                let lines = lines.unwrap_or_else(|_| crate::graph::facts::lines(&facts));
-                (g.cache_text(), crate::graph::names::text(&g), lines)
-            }
-        };
-        fsx::write_derived(&cache_path, cache_text.as_bytes(), boot.is_none())?;
-        fsx::write_derived(&names_path, names.as_bytes(), boot.is_none())?;
-        // Tied to the graph cache just written; without its stamp, no facts are kept.
-        match crate::graph::facts::stamp(&cache_path) {
-            Some(written) => {
-                let text = crate::graph::facts::with_header(&lines, written);
-                fsx::write_derived(&facts_path, &text, boot.is_none())?;
-            }
-            None => {
-                let _ = fsx::remove_file(&facts_path);
+                let g = crate::graph::of_facts(ws, &facts)?;
+                crate::graph::shards::write_all(&dir, &g, &facts, boot.is_none())?;
             }
         }
     }

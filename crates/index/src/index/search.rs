@@ -937,8 +937,7 @@ fn spread_activation(index: &Index, hits: &mut [Hit]) {
     if seeds.is_empty() {
         return;
     }
-    let Some(cache) = crate::graph::cache::GraphCache::load(&index.dir().join(super::GRAPH_CACHE))
-    else {
+    let Some(cache) = crate::graph::cache::GraphCache::open(index.dir()) else {
         return;
     };
     let targets: Vec<&str> =

@@ -140,8 +140,9 @@ const SHARD_KEY: (&str, &str) = ("shard_key", "episode-hour");
 /// Consecutive shards over which the entries of one hour of episodes are spread.
 pub const HOUR_SPREAD: u64 = 8;
 
-/// FNV-1a (64-bit) of some bytes.
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a (64-bit) of some bytes: how a decay entry's shard is found, and an entity's shard
+/// of the search index's graph caches.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);
