@@ -114,7 +114,7 @@ pub(crate) fn is_text_current(text: &str) -> bool {
 }
 
 /// A loaded cache: the text, searched in place, in one part or in the shards of an index
-/// folder ([`super::shards`]), each shard read when a lookup first needs it. A large part keeps
+/// folder (`graph/shards.rs`), each shard read when a lookup first needs it. A large part keeps
 /// only its header and node lines in memory and reads each edge line it needs from the file
 /// (issue 20: 27 MB at a million memories, of which a search reads a hundred lines).
 pub struct GraphCache {
