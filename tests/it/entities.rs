@@ -77,6 +77,29 @@ fn issue_22_import_links_speakers_and_names_in_one_commit() {
     assert_eq!(env.snapshot(), before);
 }
 
+/// A transcript whose messages carry a chat role instead of a speaker's name (`"role": "user"`,
+/// an assistant's answers) links no entity for the role: no `person--user` appears.
+#[test]
+fn a_chat_role_in_an_import_is_no_one() {
+    let env = TestEnv::initialized();
+    let role = |at: &str, role: &str, text: &str| {
+        format!("{}\n", serde_json::json!({ "timestamp": at, "role": role, "text": text }))
+    };
+    let lines = [
+        role("2026-06-20T10:00:00Z", "user", "Remind me to call the landlord."),
+        role("2026-06-20T10:01:00Z", "assistant", "Noted. Anything else?"),
+        line("2026-06-20T10:02:00Z", "Dana", "I moved to Lisbon last week.", "D1:3"),
+    ]
+    .concat();
+    env.write("../talk.jsonl", &lines);
+    env.mutate(["import", "--format", "jsonl", "../talk.jsonl"]);
+    let day = env.read("memory/episodes/2026-06-20.md");
+    assert_eq!(entities_lines(&day), ["<!-- entities: [[person--dana]] -->"], "{day}");
+    for role in ["user", "assistant"] {
+        assert!(!env.path(&format!("memory/graph/entities/person--{role}.md")).exists(), "{role}");
+    }
+}
+
 #[test]
 fn issue_22_a_later_import_links_names_the_workspace_knows() {
     let env = TestEnv::initialized();

@@ -1061,13 +1061,28 @@ pub fn kind(name: &str, seen: &Seen) -> &'static str {
 }
 
 /// Tells whether a speaker's name as a transcript gives it is a plain name that can have an
-/// entity: one to [`MAX_WORDS`] words of letters (and `'`, `’`, `-`, `.`), nothing else.
+/// entity: one to [`MAX_WORDS`] words of letters (and `'`, `’`, `-`, `.`), nothing else, and not
+/// a chat role standing where a name would (`user`, `assistant`, `system`, …: a transcript of an
+/// agent's session, or a JSON Lines file with `role` instead of `speaker`, names no one).
 pub fn is_plain_name(name: &str) -> bool {
+    const ROLES: [&str; 10] = [
+        "user",
+        "assistant",
+        "system",
+        "tool",
+        "developer",
+        "human",
+        "ai",
+        "bot",
+        "model",
+        "function",
+    ];
     let words = name.split(' ').count();
     !name.trim().is_empty()
         && words <= MAX_WORDS
         && name.chars().any(char::is_alphabetic)
         && name.chars().all(|c| c.is_alphabetic() || " '’-.".contains(c))
+        && !ROLES.iter().any(|r| r.eq_ignore_ascii_case(name.trim()))
 }
 
 /// Which of `people` (full names, as a conversation's speakers are written) a name stands
@@ -1216,6 +1231,16 @@ mod tests {
         for (input, want) in cases {
             let got = occurrences(input).iter().any(confident);
             assert_eq!(got, want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn a_chat_role_is_no_speaker_name() {
+        for role in ["user", "User", "assistant", "SYSTEM", "tool", "human", "AI"] {
+            assert!(!is_plain_name(role), "{role}");
+        }
+        for name in ["Caroline", "Mel", "Ann-Marie", "Dr. Patel", "Userina"] {
+            assert!(is_plain_name(name), "{name}");
         }
     }
 
