@@ -180,6 +180,26 @@ fn receipt_of<'a>(receipt: &'a [serde_json::Value], id: &str) -> Vec<&'a serde_j
     receipt.iter().filter(|r| r["id"] == id).collect()
 }
 
+/// An entity found by the query whose card does not fit, and that the episodes found also name:
+/// the receipt has its card once and its one-line form once, not the card again for each
+/// memory that names it.
+#[test]
+fn an_entity_found_and_named_is_in_the_receipt_once_per_form() {
+    let env = ci_workspace();
+    let mut over = 0;
+    for budget in ["40", "60", "90", "2000"] {
+        let (_, receipt) = pack(&env, &["Atlas deploy", "--budget", budget]);
+        let mut seen = std::collections::HashSet::new();
+        for r in &receipt {
+            let key = (r["id"].to_string(), r["part"].to_string());
+            assert!(seen.insert(key), "budget {budget}: twice in the receipt: {r}\n{receipt:#?}");
+        }
+        let atlas = receipt_of(&receipt, "entity:project--atlas");
+        over += atlas.iter().filter(|r| r["reason"] == "over budget").count();
+    }
+    assert!(over > 0, "some budget leaves the card out");
+}
+
 #[test]
 fn an_entity_found_by_the_query_goes_in_once_as_its_card() {
     let env = ci_workspace();
