@@ -63,20 +63,77 @@ fn tool_for(command: &str) -> Option<&'static str> {
         .and_then(|(_, tool)| *tool)
 }
 
-/// What follows the command words of `command` (the longest command `TOOLS` knows), without
-/// placeholders written in capitals (`ID`, `N`, `TEXT`).
-fn arguments(command: &str) -> String {
-    let words = TOOLS
+/// What a command's flag is for a tool: `Some(param)` its parameter (`all` for `search
+/// --all`), `None` dropped (`--json`: a tool answers in JSON anyway; `forget --dry-run`: the
+/// `forget` tool describes unless confirmed); a flag not listed becomes the parameter of its
+/// name (`--dry-run` → `dry_run`).
+const FLAGS: &[(&str, &str, Option<&str>)] = &[
+    ("*", "--json", None),
+    ("forget", "--dry-run", None),
+    ("forget", "--yes", Some("confirm")),
+    ("forget", "--id", None),
+];
+
+/// Flags that make a command one no tool does (`forget --permanent` deletes for good, `forget
+/// --force` takes a pinned memory: the `forget` tool does neither).
+const NO_TOOL: &[(&str, &str)] = &[("forget", "--permanent"), ("forget", "--force")];
+
+/// Whether a word is a placeholder written in capitals (`ID`, `N`, `TEXT`, `QUERY`).
+fn placeholder(w: &str) -> bool {
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '.')
+}
+
+/// The tool for `command`, and its arguments for that tool: the words after the command's
+/// (the longest command `TOOLS` knows) without placeholders, and its flags as parameters
+/// (`all=true`, `limit=5`). A forget by words (`cogmem forget QUERY`) is the `search` tool's
+/// work on MCP, where `forget` takes an id. `None` when no tool does it.
+fn tool_and_arguments(command: &str) -> Option<(&'static str, String)> {
+    let named = tool_for(command)?;
+    let mut tool = named;
+    let rest = TOOLS
         .iter()
         .filter_map(|(cli, _)| {
             command.strip_prefix(cli).filter(|r| r.is_empty() || r.starts_with(' '))
         })
         .min_by_key(|rest| rest.len())
         .unwrap_or("");
-    let placeholder = |w: &str| {
-        !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '.')
-    };
-    words.split(' ').filter(|w| !w.is_empty() && !placeholder(w)).collect::<Vec<_>>().join(" ")
+    let words: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    if tool == "forget" {
+        if words.iter().any(|w| NO_TOOL.contains(&(tool, *w))) {
+            return None;
+        }
+        if words.first().is_some_and(|w| !w.starts_with("--") && *w != "ID" && placeholder(w)) {
+            tool = "search";
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        i += 1;
+        if let Some(name) = w.strip_prefix("--") {
+            // A value after the flag, if one follows it.
+            let value = words.get(i).filter(|v| !v.starts_with("--")).copied();
+            let param = FLAGS
+                .iter()
+                .find(|(t, f, _)| (*t == named || *t == "*") && *f == w)
+                .map_or_else(|| Some(name.replace('-', "_")), |(.., p)| p.map(str::to_owned));
+            let takes_value =
+                value.is_some() && param.is_some() && !matches!(w, "--all" | "--yes" | "--dry-run");
+            if takes_value || value.is_some_and(placeholder) {
+                i += 1;
+            }
+            match (param, takes_value.then_some(value).flatten()) {
+                (Some(_), Some(v)) if placeholder(v) => {}
+                (Some(p), Some(v)) => out.push(format!("{p}={v}")),
+                (Some(p), None) => out.push(format!("{p}=true")),
+                (None, _) => {}
+            }
+        } else if !placeholder(w) {
+            out.push(w.to_owned());
+        }
+    }
+    Some((tool, out.join(" ")))
 }
 
 /// Rewrites an error's text for an agent on MCP: `` `cogmem restore ID` `` becomes `` the `restore`
@@ -84,24 +141,36 @@ fn arguments(command: &str) -> String {
 pub(crate) fn for_mcp(hint: &str) -> String {
     let mut out = String::with_capacity(hint.len());
     let mut rest = hint;
+    // The last tool call said, for "A or B" where B says no more than A.
+    let mut last: Option<(String, usize)> = None;
     while let Some(open) = rest.find('`') {
         let Some(len) = rest[open + 1..].find('`') else { break };
         let quoted = &rest[open + 1..open + 1 + len];
         out.push_str(&rest[..open]);
         if quoted.starts_with("cogmem ") {
-            match tool_for(quoted) {
-                Some(tool) => {
-                    out.push_str("the `");
-                    out.push_str(tool);
-                    out.push_str("` tool");
+            match tool_and_arguments(quoted) {
+                Some((tool, args)) => {
                     // A real id or value the hint carries stays with it; a placeholder (`ID`,
                     // `N`) says nothing the tool's schema does not.
-                    let args = arguments(quoted);
+                    let mut said = format!("the `{tool}` tool");
                     if !args.is_empty() {
-                        out.push_str(" with `");
-                        out.push_str(&args);
-                        out.push('`');
+                        said.push_str(" with `");
+                        said.push_str(&args);
+                        said.push('`');
                     }
+                    // "A or B" where B comes out as A's tool call, or less of it, says A.
+                    let right_after = |(l, end): &(String, usize)| {
+                        out.len() == end + " or ".len()
+                            && out.ends_with(" or ")
+                            && l.starts_with(&said)
+                    };
+                    if last.as_ref().is_some_and(right_after) {
+                        out.truncate(out.len() - " or ".len());
+                        rest = &rest[open + len + 2..];
+                        continue;
+                    }
+                    out.push_str(&said);
+                    last = Some((said, out.len()));
                 }
                 None => {
                     out.push('`');
@@ -150,6 +219,35 @@ mod tests {
                 "undo with: the `restore` tool with `'episode:2026-02-02:14:30'`",
             ),
             ("see `cogmem why person--kenji`", "see the `why` tool with `person--kenji`"),
+            // Flags become the tool's parameters, or go where the tool has none.
+            (
+                "find ids with `cogmem search QUERY --all` or `cogmem forget QUERY --dry-run`",
+                "find ids with the `search` tool with `all=true`",
+            ),
+            (
+                "find ids with `cogmem forget QUERY --dry-run` or `cogmem search QUERY`",
+                "find ids with the `search` tool",
+            ),
+            (
+                "`cogmem flag list --all` lists them",
+                "the `flag_list` tool with `all=true` lists them",
+            ),
+            ("see `cogmem status --json`", "see the `status` tool"),
+            (
+                "`cogmem search x` lists them, or `cogmem search x`",
+                "the `search` tool with `x` lists them, or the `search` tool with `x`",
+            ),
+            ("then `cogmem forget --id ID --yes`", "then the `forget` tool with `confirm=true`"),
+            ("run `cogmem decay --dry-run`", "run the `decay` tool with `dry_run=true`"),
+            ("`cogmem search atlas --limit 5`", "the `search` tool with `atlas limit=5`"),
+            (
+                "then `cogmem forget --id ID --permanent --yes`",
+                "then `cogmem forget --id ID --permanent --yes` (ask the user to run it in a terminal)",
+            ),
+            (
+                "forget it with `cogmem forget --id vault:x --force` instead",
+                "forget it with `cogmem forget --id vault:x --force` (ask the user to run it in a terminal) instead",
+            ),
         ];
         for (hint, want) in cases {
             assert_eq!(for_mcp(hint), want, "hint: {hint:?}");
