@@ -922,7 +922,7 @@ fn lower_case_names(text: &str) -> Vec<Named> {
 const PROJECT_NOUNS: &[&str] = &[
     "app", "backend", "beta", "dashboard", "demo", "frontend", "integration", "launch",
     "migration", "mvp", "pipeline", "platform", "portal", "project", "prototype", "redesign",
-    "release", "repo", "rewrite", "service", "site", "website",
+    "release", "repo", "rewrite", "rollout", "service", "site", "website",
 ];
 
 /// Languages and nationalities, which a place cue does not make places ("in French").
@@ -1301,6 +1301,15 @@ mod tests {
             named(&[("Caroline", "person"), ("Lisbon", "place")])
         );
         assert_eq!(one("The Falcon rewrite is late"), named(&[("Falcon", "project")]));
+        // A common given name after a place cue is someone; a rollout is a project's.
+        assert_eq!(
+            one("Priya took over the Helios rollout from Marco"),
+            named(&[("Priya", "person"), ("Helios", "project"), ("Marco", "person")])
+        );
+        assert_eq!(
+            one("Alice moved to Lisbon"),
+            named(&[("Alice", "person"), ("Lisbon", "place")])
+        );
         assert_eq!(one("Project Atlas starts in March"), named(&[("Atlas", "project")]));
         assert_eq!(one("Zephyr v2 ships offline mode"), named(&[("Zephyr", "project")]));
         assert_eq!(one("Giving a talk at PyCon"), named(&[("PyCon", "event")]));
