@@ -236,7 +236,11 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
                 (true, [one]) => id_flags(std::slice::from_ref(&one.id)),
                 (true, _) => "--id ID".to_owned(),
             };
-            let forced = if candidates.iter().any(|c| c.pinned) { " --force" } else { "" };
+            // `--force` only for named memories that are pinned: a list to pick from marks the
+            // pinned ones, and forgetting one of them says what it takes.
+            let named_pinned =
+                (!ids.is_empty() || candidates.len() == 1) && candidates.iter().any(|c| c.pinned);
+            let forced = if named_pinned { " --force" } else { "" };
             render::status(
                 ctx.global.quiet,
                 &format!(

@@ -92,6 +92,14 @@ fn pinned_memories_need_force() {
     );
     assert!(out.stderr.contains("hint: pass `--force`"), "{out}");
     assert_eq!(env.head(), head);
+    // Listing: the confirmation names `--force` for a pinned memory it names, not for a list
+    // to pick from (the pinned one is marked there).
+    let out = env.run(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot"]).success();
+    assert!(out.stderr.contains("--yes --force`"), "{out}");
+    env.mutate(["remember", "the spare key of the shed is with Alice"]);
+    let out = env.run(["forget", "spare key"]).success();
+    assert!(out.stdout.contains("(pinned)"), "{out}");
+    assert!(out.stderr.contains("`cogmem forget --id ID --yes`"), "{out}");
     env.mutate(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot", "--yes", "--force"]);
 }
 
