@@ -286,6 +286,15 @@ pub fn pack(
                     repeats,
                 });
             }
+            // The same part offered again (an entity's card, for each memory that names it)
+            // and left out for the same reason is in the receipt once.
+            Some(reason)
+                if receipt.iter().any(|r: &Receipt| {
+                    r.id == c.id
+                        && r.part == c.part
+                        && r.decision == "suppressed"
+                        && r.reason == reason
+                }) => {}
             Some(reason) => receipt.push(Receipt {
                 id: c.id.clone(),
                 part: c.part,
@@ -383,6 +392,21 @@ mod tests {
             "{}",
             p.text
         );
+    }
+
+    /// A card offered again (found by the query, then named by a memory that went in) and
+    /// over budget both times is in the receipt once; a card that went in is still listed as
+    /// the duplicate it is when offered again.
+    #[test]
+    fn a_card_left_out_twice_for_one_reason_is_listed_once() {
+        let big = ["Atlas is the billing rewrite in Rust", "uses: [[tool--ci]] and [[tool--cd]]"];
+        let cands = vec![
+            card("entity:atlas", &big, &[]),
+            c("ep:2", Part::Memory, "- [ep:2] Bob met Carol", 0.8),
+            card("entity:atlas", &big, &["ep:2"]),
+        ];
+        let p = pack(12, &cands, 0.1, &Words);
+        assert_eq!(reasons(&p), [("entity:atlas", "over budget"), ("ep:2", "test")], "{}", p.text);
     }
 
     #[test]

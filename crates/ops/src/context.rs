@@ -354,21 +354,11 @@ fn build(
             }
         }
     }
-    // The entities found themselves: their cards are candidates already, and are not offered
-    // again (each memory is in the receipt once).
-    let found: std::collections::HashSet<&str> = memory_units
-        .iter()
-        .filter(|(u, ..)| u.store == Store::Semantic)
-        .filter_map(|(u, ..)| u.id.strip_prefix("entity:"))
-        .collect();
     let mut cards: Vec<Candidate> = Vec::new();
     let mut offered = 0;
     for (e, by) in &named {
         if offered >= MAX_CARDS {
             break;
-        }
-        if found.contains(e.as_str()) {
-            continue;
         }
         let Some(u) = files.entity(e) else { continue };
         let u = &u;
@@ -391,12 +381,8 @@ fn build(
     if current {
         // Every entity is a candidate here (the most relevant ones, whatever the week named),
         // ranked without reading every entity file: only the best ones are read, in order.
-        let named_ids: std::collections::HashSet<String> = named
-            .iter()
-            .map(|(e, _)| e.as_str())
-            .chain(found.iter().copied())
-            .map(|e| format!("entity:{e}"))
-            .collect();
+        let named_ids: std::collections::HashSet<String> =
+            named.iter().map(|(e, _)| format!("entity:{e}")).collect();
         let entities = most_relevant_entities(
             ws,
             cache.as_ref(),
