@@ -344,14 +344,27 @@ fn tight_budget(env: &TestEnv, spare: usize) {
 fn issue_19_a_rewrite_over_the_core_budget_is_refused_naming_what_to_archive() {
     let env = workspace();
     env.run(["pin", "core:persona"]).success();
-    tight_budget(&env, 5);
-    to_ready(&env);
-    let head = env.head();
     let long = "Ship v1 by Monday, then v1.1 with the billing export, the audit screens and the new onboarding flow for teams";
-    let text = format!(
+    let grows = format!(
         "Plans.\n\nOPERATION: REWRITE\nTARGET: MEMORY.md#Ship v1\nCONTENT: {long}\nREASON: the plan grew\n---\n"
     );
-    let out = env.run(["reflect", "submit", "-"]).stdin(text).output().code(4);
+    // With every other bullet pinned, nothing can be named: the hint says what else to do.
+    tight_budget(&env, 5);
+    to_ready(&env);
+    let out = env.run(["reflect", "submit", "-"]).stdin(grows.clone()).output().code(4);
+    assert!(
+        out.stderr
+            .contains("archive first (lowest scored, unpinned): none that MEMORY.md holds now"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: every other bullet is pinned"), "{out}");
+    // Another bullet, unpinned: it is the one named.
+    env.write("cogmem.toml", "");
+    env.git_commit_all("no budget");
+    env.mutate(["remember", "--store", "core", "Standup moves to 10:00"]);
+    tight_budget(&env, 5);
+    let head = env.head();
+    let out = env.run(["reflect", "submit", "-"]).stdin(grows).output().code(4);
     assert!(out.stderr.contains("approving this reflection would make core memory"), "{out}");
     assert!(
         out.stderr.contains("archive first (lowest scored, unpinned): core:active-context:"),
@@ -359,6 +372,16 @@ fn issue_19_a_rewrite_over_the_core_budget_is_refused_naming_what_to_archive() {
     );
     assert!(!out.stderr.contains("core:persona"), "a pinned bullet is never named: {out}");
     assert!(out.stderr.contains("cogmem forget --id core:active-context:"), "{out}");
+    // Every bullet named is one MEMORY.md holds now: not the rewrite's new text, which has no
+    // id to forget yet.
+    let named = out.stderr.split("archive first (lowest scored, unpinned): ").nth(1).unwrap();
+    let named = named.lines().next().unwrap();
+    assert!(!named.contains("billing export"), "the rewritten bullet is not named: {out}");
+    let memory = env.read("MEMORY.md");
+    for item in named.split("; ") {
+        let text = item.split_once(' ').unwrap().1.trim_matches('"');
+        assert!(memory.contains(&format!("- {text}\n")), "{item} is not in MEMORY.md:\n{memory}");
+    }
     assert_eq!(env.head(), head);
 
     // A rewrite that fits is stored; the budget shrinks before approval (a person edits

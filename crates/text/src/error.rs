@@ -452,7 +452,7 @@ pub enum RuleError {
     #[error(
         "{}: approving this reflection would make core memory {tokens} tokens, over its budget of {budget}; archive first (lowest scored, unpinned): {}",
         path.display(),
-        archive.join("; ")
+        if archive.is_empty() { "none that MEMORY.md holds now".to_owned() } else { archive.join("; ") }
     )]
     ReflectCoreBudget {
         /// MEMORY.md.
@@ -693,6 +693,12 @@ impl RuleError {
             Self::FlagResolved { .. } => Some(
                 "`cogmem flag list --all` shows who resolved it; a new doubt is raised by the \
                  next reflection's FLAG"
+                    .into(),
+            ),
+            Self::ReflectCoreBudget { first, .. } if first.is_empty() => Some(
+                "every other bullet is pinned: shorten what the reflection writes to MEMORY.md (a \
+                 pending reflection: reject it, then submit it again), raise `[core] \
+                 budget_tokens` in cogmem.toml, or approve only some blocks with `--only`"
                     .into(),
             ),
             Self::ReflectCoreBudget { first, .. } => Some(format!(

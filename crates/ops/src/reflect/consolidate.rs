@@ -250,16 +250,23 @@ impl<'a> Consolidation<'a> {
     }
 
     /// The refusal for MEMORY.md reading `text`, when that is over its budget: it names the
-    /// lowest-scored unpinned bullets whose removal brings it back within.
+    /// lowest-scored unpinned bullets whose removal brings it back within, among those MEMORY.md
+    /// holds now (a bullet this reflection writes or rewrites has no id to forget yet, and
+    /// archiving it would undo the block).
     fn over_budget(&self, text: &str) -> Option<RuleError> {
         let budget = self.ws.settings().core.budget_tokens;
         let total = tokens::estimate(text);
         if total <= budget {
             return None;
         }
+        let now: std::collections::HashSet<String> =
+            units::core_units(&self.ws.read_text(layout::MEMORY_MD).unwrap_or_default())
+                .into_iter()
+                .map(|u| u.id)
+                .collect();
         let mut bullets: Vec<(f64, units::MemoryUnit)> = units::core_units(text)
             .into_iter()
-            .filter(|u| !self.decay.is_pinned(&u.id))
+            .filter(|u| now.contains(&u.id) && !self.decay.is_pinned(&u.id))
             .map(|u| (super::bundle::score(Some(&self.decay), &u.id, self.now, self.ws), u))
             .collect();
         bullets.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.line.cmp(&b.1.line)));
