@@ -670,6 +670,36 @@ fn issue_20_the_graph_caches_follow_a_few_changed_entity_files_as_a_rebuild_does
     assert_eq!(incremental, rebuilt(&env));
 }
 
+/// A refresh killed while it writes the graph's shards (a shard's graph cache written, its facts
+/// and the set's `shards` file not): the next refresh does not trust the set, writes it again,
+/// and it comes out as a rebuild's.
+#[cfg(feature = "crash-points")]
+#[test]
+fn a_refresh_killed_while_writing_the_graph_shards_leaves_the_next_one_right() {
+    let env = TestEnv::initialized();
+    write_entity(&env, "person--ann", "Ann", "active", &["knows: [[person--bo]]"]);
+    write_entity(&env, "person--bo", "Bo", "active", &[]);
+    env.git_commit_all("entities by hand");
+    let search = |env: &TestEnv| {
+        let out = env.run(["search", "anything"]).output();
+        assert!([0, 1].contains(&out.code), "{out}");
+    };
+    search(&env);
+    let rels = ["knows: [[person--bo]]", "works-on: [[project--atlas]]"];
+    write_entity(&env, "person--ann", "Ann", "active", &rels);
+    write_entity(&env, "project--atlas", "Atlas", "active", &[]);
+    env.git_commit_all("a relation and an entity by hand");
+    let out = env.run(["search", "anything"]).env("COGMEM_CRASH_AT", "index-graph-shard").output();
+    assert!(![0, 1].contains(&out.code), "the refresh was not killed: {out}");
+    assert!(!env.path(".cogmem/index/graph/shards").exists(), "a set cut short is not trusted");
+    search(&env);
+    env.wait_for_index();
+    let after = graph_set(&env);
+    assert!(after[0].contains("person--ann 1"), "{}", after[0]);
+    env.run(["reindex", "--full"]).success();
+    assert_eq!(after, graph_set(&env));
+}
+
 /// The graph caches of a workspace small enough for one shard: the graph cache, the names, the
 /// dangling relations and the set's `shards` file.
 fn graph_set(env: &TestEnv) -> [String; 4] {

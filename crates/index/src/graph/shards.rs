@@ -148,11 +148,12 @@ impl Shards {
         shards: &[(usize, String, String, Vec<u8>)],
         dangling: Option<&str>,
         meta: Meta,
+        written: &dyn Fn(),
         sync: bool,
     ) -> crate::Result<()> {
         fsx::remove_file(&self.dir.join(META))?;
         for (n, cache, names, facts) in shards {
-            write_shard(&self.paths(*n), cache, names, facts, sync)?;
+            write_shard(&self.paths(*n), cache, names, facts, written, sync)?;
         }
         if let Some(lines) = dangling {
             write_dangling(&self.dir, lines, sync)?;
@@ -172,14 +173,17 @@ fn paths_in(dir: &Path, n: usize) -> ShardPaths {
 
 /// Writes one shard: its graph cache, its names, then its facts stamped with that graph cache
 /// (without the stamp, no facts: they are read from the files at the next rebuild).
+/// `written` runs once the graph cache is written (crash trials stop there).
 fn write_shard(
     p: &ShardPaths,
     cache: &str,
     names: &str,
     facts: &[u8],
+    written: &dyn Fn(),
     sync: bool,
 ) -> crate::Result<()> {
     fsx::write_derived(&p.cache, cache.as_bytes(), sync)?;
+    written();
     fsx::write_derived(&p.names, names.as_bytes(), sync)?;
     match super::facts::stamp(&p.cache) {
         Some(written) => {
@@ -233,9 +237,10 @@ pub(crate) fn write_all(
     index_dir: &Path,
     g: &Graph,
     facts: &Facts,
+    written: &dyn Fn(),
     sync: bool,
 ) -> crate::Result<()> {
-    write_all_in(index_dir, g, facts, count_for(g.g.node_count()), sync)
+    write_all_in(index_dir, g, facts, count_for(g.g.node_count()), written, sync)
 }
 
 /// [`write_all`] in `count` shards.
@@ -244,6 +249,7 @@ fn write_all_in(
     g: &Graph,
     facts: &Facts,
     count: usize,
+    written: &dyn Fn(),
     sync: bool,
 ) -> crate::Result<()> {
     let dir = index_dir.join(DIR);
@@ -257,7 +263,7 @@ fn write_all_in(
     });
     let names = super::names::texts(g, count);
     for (n, ((cache, names), facts)) in caches.iter().zip(&names).zip(&facts_lines).enumerate() {
-        write_shard(&paths_in(&dir, n), cache, names, facts, sync)?;
+        write_shard(&paths_in(&dir, n), cache, names, facts, written, sync)?;
     }
     write_dangling(&dir, &dangling_lines(g), sync)?;
     // What this set does not hold: an older, larger set's shards, and the single files.
@@ -330,7 +336,7 @@ mod tests {
         let all: Vec<&str> = ids.iter().map(String::as_str).collect();
         let dir = tempfile::tempdir().expect("a temporary folder");
         for count in [4, 1] {
-            write_all_in(dir.path(), &g, &facts, count, false).expect("written");
+            write_all_in(dir.path(), &g, &facts, count, &|| (), false).expect("written");
             let shards = Shards::open(dir.path()).expect("a set");
             assert_eq!(shards.meta, Meta { count, entities: 40, named: true });
             assert_eq!(super::super::facts::load_all(dir.path()), Some(facts.clone()));

@@ -1708,6 +1708,8 @@ fn refresh_locked(
     // names, for routing (`graph::names`), and the facts they are made from, in shards by
     // entity ([`crate::graph::shards`]): all follow the same digest.
     let shards = crate::graph::shards::Shards::open(&dir);
+    // Crash trials: a shard's graph cache written, its facts and the set's `shards` file not.
+    let crash = || cogmem_store::change::crash_point(ws, "index-graph-shard");
     if graph_changed || shards.is_none() {
         read_changed = true;
         // A change to a few entities: their shards' lines put in place
@@ -1719,7 +1721,7 @@ fn refresh_locked(
         match patched {
             Some((s, p)) => {
                 cogmem_store::timing::mark("index: graph caches patched");
-                s.write_patch(&p.shards, p.dangling.as_deref(), p.meta, boot.is_none())?;
+                s.write_patch(&p.shards, p.dangling.as_deref(), p.meta, &crash, boot.is_none())?;
             }
             None => {
                 // From the facts the index keeps of every entity file, with this refresh's
@@ -1739,7 +1741,7 @@ fn refresh_locked(
                     None => crate::graph::read_facts(ws),
                 };
                 let g = crate::graph::of_facts(ws, &facts)?;
-                crate::graph::shards::write_all(&dir, &g, &facts, boot.is_none())?;
+                crate::graph::shards::write_all(&dir, &g, &facts, &crash, boot.is_none())?;
             }
         }
     }
