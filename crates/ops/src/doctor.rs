@@ -480,10 +480,7 @@ fn run_checks(
     })
 }
 
-/// The secrets check. The workspace scanner (`cogmem::secrets::scan_workspace`, issue #10 part
-/// 5) is wired in here when it lands; until then the check reports itself as not run.
-///
-/// Text that looks like a credential anywhere in the workspace (the rules of
+/// The secrets check: text that looks like a credential anywhere in the workspace (the rules of
 /// [`cogmem_store::secrets`]); the finding names the rule and a redacted excerpt, never the secret.
 /// Only a person can remove it (`cogmem forget --purge`), so it is not fixable.
 fn check_secrets(ws: &Workspace) -> (Vec<NotChecked>, Vec<Finding>) {
