@@ -94,7 +94,8 @@ pub fn known(ws: &Workspace) -> Option<Vec<(String, Vec<String>)>> {
         out.extend(parse(&text)?);
     }
     if shards.meta.count > 1 {
-        out.sort_unstable();
+        // Each shard is sorted: a stable sort merges the runs.
+        out.sort();
     }
     cogmem_store::timing::mark("entity names read from the index");
     Some(out)
