@@ -160,6 +160,13 @@ fn procedure_from_stdin_and_more_steps_later() {
          ## Steps\n1. run the tests\n2. tag the release\n3. push the tag\n\n## Notes\n\n## Learned From\n\
          - 2026-12-01 09:00 — remembered by test-agent\n"
     );
+    // Steps given again with one new: the audit line names only the one added.
+    env.run(["remember", "--store", "procedural", "-"])
+        .stdin("Release the app:\n1. run the tests\n2. announce it\n")
+        .success();
+    let audit = env.read("memory/meta/audit.log");
+    let last = audit.lines().rfind(|l| l.contains("release-the-app.md")).unwrap();
+    assert!(last.ends_with("| steps added: announce it"), "{last}");
 }
 
 #[test]

@@ -814,7 +814,13 @@ impl Writer<'_> {
                 }
                 procedure::Added::Written { content, line } => {
                     self.new_units.push((key.clone(), Store::Procedural));
-                    let summary = format!("steps added: {}", steps.join("; "));
+                    // The steps the file did not have: those already listed are not added.
+                    let before = procedure::steps(&text);
+                    let added: Vec<String> = procedure::steps(&content)
+                        .into_iter()
+                        .filter(|s| !before.contains(s))
+                        .collect();
+                    let summary = format!("steps added: {}", added.join("; "));
                     self.change.write(&rel, content.into_bytes(), Action::Edit, summary);
                     self.written.push(Unit { id: key, store: Store::Procedural, path: rel, line });
                 }

@@ -480,6 +480,16 @@ mod tests {
         assert_eq!(Settings::parse("", p).unwrap(), Settings::default());
         let template = crate::template::memory_template(FILE_NAME).unwrap();
         assert_eq!(Settings::parse(template, p).unwrap(), Settings::default());
+        // The values the template shows, uncommented, are the defaults (a key with no default
+        // says so and is left out).
+        let shown: String = template
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .filter(|l| l.starts_with('[') || l.contains(" = ") && !l.contains("(no default)"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(shown.contains("import_buffer_bytes") && shown.contains("rotate_bytes"), "{shown}");
+        assert_eq!(Settings::parse(&shown, p).unwrap(), Settings::default(), "{shown}");
     }
 
     #[test]
