@@ -65,19 +65,22 @@ pub(crate) fn is_text_current(text: &str) -> bool {
     text.strip_prefix(HEADER).is_some_and(|rest| rest.starts_with('\n'))
 }
 
+/// The lines of cache text after its header; `None` for text in another format.
+fn body(text: &str) -> Option<&str> {
+    text.strip_prefix(HEADER)?.strip_prefix('\n')
+}
+
+/// An entity and its names, from its line.
+fn entry(line: &str) -> (String, Vec<String>) {
+    let mut f = line.split('\t');
+    let id = f.next().unwrap_or_default().to_owned();
+    (id, f.map(str::to_owned).collect())
+}
+
 /// The entities of cache text and their names; `None` for text in another format.
+#[cfg(test)]
 fn parse(text: &str) -> Option<Vec<(String, Vec<String>)>> {
-    let body = text.strip_prefix(HEADER)?.strip_prefix('\n')?;
-    Some(
-        body.lines()
-            .filter(|l| !l.is_empty())
-            .map(|l| {
-                let mut f = l.split('\t');
-                let id = f.next().unwrap_or_default().to_owned();
-                (id, f.map(str::to_owned).collect())
-            })
-            .collect(),
-    )
+    Some(body(text)?.lines().filter(|l| !l.is_empty()).map(entry).collect())
 }
 
 /// Every entity of the workspace and the names it goes by, sorted by id, the index brought up
@@ -86,17 +89,23 @@ fn parse(text: &str) -> Option<Vec<(String, Vec<String>)>> {
 pub fn known(ws: &Workspace) -> Option<Vec<(String, Vec<String>)>> {
     let (index, _) = crate::index::open(ws, false, None).ok()?;
     let shards = super::shards::Shards::open(index.dir())?;
-    let mut out = Vec::with_capacity(shards.meta.entities);
+    let mut texts = Vec::with_capacity(shards.meta.count);
     for n in 0..shards.meta.count {
         // Derived, written by cogmem itself: the default bound is enough.
-        let text =
-            fsx::read_text_if_exists(&shards.paths(n).names, fsx::DEFAULT_FILE_LIMIT).ok()??;
-        out.extend(parse(&text)?);
+        texts.push(
+            fsx::read_text_if_exists(&shards.paths(n).names, fsx::DEFAULT_FILE_LIMIT).ok()??,
+        );
+    }
+    // The shards' lines in id order (each shard's are: a stable sort merges the runs, and
+    // moves only the lines' slices), then parsed.
+    let mut lines: Vec<&str> = Vec::with_capacity(shards.meta.entities);
+    for t in &texts {
+        lines.extend(body(t)?.lines().filter(|l| !l.is_empty()));
     }
     if shards.meta.count > 1 {
-        // Each shard is sorted: a stable sort merges the runs.
-        out.sort();
+        lines.sort();
     }
+    let out = lines.into_iter().map(entry).collect();
     cogmem_store::timing::mark("entity names read from the index");
     Some(out)
 }
