@@ -51,7 +51,7 @@ pub(crate) fn texts(g: &Graph, count: usize) -> Vec<String> {
                 push_confidence(&mut edges, e.weight().confidence);
             }
         }
-        let shard = if count > 1 { super::shards::shard_of(&n.id, count) } else { 0 };
+        let shard = super::shards::shard_of(&n.id, count);
         shards[shard].push((&n.id, &n.status, edges, degree));
     }
     shards

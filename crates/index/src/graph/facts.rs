@@ -102,7 +102,7 @@ pub(crate) fn lines(facts: &Facts) -> Vec<u8> {
 pub(crate) fn lines_by_shard(facts: &Facts, count: usize) -> Vec<Vec<u8>> {
     let mut out = vec![Vec::new(); count.max(1)];
     for (path, f) in facts {
-        let shard = if count > 1 { super::shards::shard_of(&f.id, count) } else { 0 };
+        let shard = super::shards::shard_of(&f.id, count);
         push_line(&mut out[shard], path, f);
     }
     out

@@ -27,7 +27,7 @@ pub(crate) fn texts(g: &Graph, count: usize) -> Vec<String> {
     let mut shards: Vec<Vec<String>> = vec![Vec::new(); count.max(1)];
     for n in g.g.node_weights() {
         if let Some(l) = line(&n.id, &n.names) {
-            let shard = if count > 1 { super::shards::shard_of(&n.id, count) } else { 0 };
+            let shard = super::shards::shard_of(&n.id, count);
             shards[shard].push(l);
         }
     }

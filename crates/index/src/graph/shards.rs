@@ -55,8 +55,11 @@ pub(crate) fn count_for(entities: usize) -> usize {
     entities.div_ceil(PER_SHARD).next_power_of_two().clamp(1, MAX_COUNT)
 }
 
-/// The shard of an entity id among `count`.
+/// The shard of an entity id among `count` (one shard, or none, needs no hash).
 pub(crate) fn shard_of(id: &str, count: usize) -> usize {
+    if count <= 1 {
+        return 0;
+    }
     (cogmem_store::store::decay_file::fnv1a(id.as_bytes()) % count as u64) as usize
 }
 
@@ -230,9 +233,9 @@ pub(crate) fn named_by_id(path: &str, f: &EntityFacts) -> bool {
     !f.id.contains(['"', '\\', '/']) && path == layout::entity_file(&f.id)
 }
 
-/// Writes every shard of the graph `g` of `facts` (the facts' lines made by `lines_of`, on a
-/// thread of their own while the caches are made), then the `shards` file; removes the single
-/// files of older builds and shards no longer in the set.
+/// Writes every shard of the graph `g` of `facts` (the facts' lines made on a thread of their
+/// own while the caches are made), then the `shards` file; removes the single files of older
+/// builds and shards no longer in the set.
 pub(crate) fn write_all(
     index_dir: &Path,
     g: &Graph,
