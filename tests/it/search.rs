@@ -621,3 +621,46 @@ fn issue_22_expansion_adds_the_words_a_list_questions_best_matches_share() {
     // Only a list question is expanded: the same words as a plain query are not.
     assert!(!texts(&hits(&env, &["activities Mel enjoy"])).contains(&class));
 }
+
+/// A longer `--limit` only adds hits after those a shorter one returns: every limit up to the
+/// candidates a search reads (100) ranks the same candidates. Before, a search read 5 × its
+/// limit, and the day's share lifted weak matches of the best hit's day that only the longer
+/// search had read into its first ten.
+#[test]
+fn a_longer_limit_only_adds_hits_after_those_of_a_shorter_one() {
+    let env = TestEnv::initialized();
+    let line = |ts: String, speaker: &str, text: &str, id: String| {
+        format!(
+            "{{\"timestamp\":\"{ts}\",\"speaker\":\"{speaker}\",\"text\":\"{text}\",\"id\":\"{id}\"}}\n"
+        )
+    };
+    let mut talk =
+        line("2026-11-01T09:00:00Z".into(), "Ann", "kite kite kite kite kite", "strong".into());
+    for i in 0..40 {
+        talk += &line(
+            format!("2026-11-01T10:{i:02}:00Z"),
+            "Ann",
+            "kite red blue green",
+            format!("w{i}"),
+        );
+    }
+    for d in 0..10 {
+        for i in 0..12 {
+            let ts = format!("2026-11-{:02}T10:{i:02}:00Z", d + 2);
+            talk += &line(ts, "Bob", "kite red blue", format!("m{d}-{i}"));
+        }
+    }
+    env.write("../kites.jsonl", &talk);
+    env.run(["import", "--format", "jsonl", "../kites.jsonl"]).success();
+    let first = |limit: &str| -> Vec<String> {
+        let h = hits(&env, &["--limit", limit, "kite"]);
+        assert_eq!(h.len(), limit.parse::<usize>().unwrap(), "{h:?}");
+        h.iter().map(|x| x["source"].as_str().unwrap().to_owned()).collect()
+    };
+    let ten = first("10");
+    assert_eq!(ten[0], "strong", "{ten:?}");
+    for limit in ["20", "60", "100"] {
+        let longer = first(limit);
+        assert_eq!(longer[..10], ten[..], "--limit {limit} against --limit 10");
+    }
+}

@@ -269,7 +269,10 @@ fn speaker(text: &str) -> Option<&str> {
 }
 
 /// How many of the best keyword matches are read at least, whatever the limit: the factors
-/// below reorder them (100 since the day's share, issue 22; 50 before).
+/// below reorder them (100 since the day's share, issue 22; 50 before). The same number for
+/// every limit up to it, so that a longer `--limit` only adds hits after those a shorter one
+/// returns (the shares lift only the candidates read: with 5 × the limit read, `--limit 50`
+/// put other hits in the first ten than `--limit 10` on 85 of 180 LoCoMo questions).
 const CANDIDATES: usize = 100;
 /// How many of the best hits may pass score to the entry after them.
 const QUESTION_HITS: usize = 50;
@@ -580,7 +583,7 @@ pub fn search_reading(
     // batch is the rule, and ranking 300 costs a query run about what ranking 100 does (issue
     // 20: at 100,000 memories a hook's prompt ran the query twice, 3 ms each time). The
     // batches, and so the hits, are the same.
-    let mut cap = (opts.limit * 5).max(CANDIDATES);
+    let mut cap = opts.limit.max(CANDIDATES);
     let mut ranked: Vec<(f32, DocAddress)> = Vec::new();
     let mut all_ranked = false;
     let mut seen = 0;
@@ -682,8 +685,8 @@ pub fn search_reading(
     // An episode entry that asks something is often answered by the entry right after it in
     // the same log ("What did you paint?" — "A sunset."), which shares few of its words: that
     // entry receives a share of the question's score, and joins the hits if it was not one.
-    // Only the questions among the 50 best hits pass score, so a longer `--limit` (which
-    // reads more candidates) does not reorder the hits a shorter one returns.
+    // Only the questions among the 50 best hits pass score, so a limit over the candidates
+    // read (which reads more of them) does not reorder the hits a shorter one returns.
     by_score(&mut hits);
     let questions: Vec<(String, u64, f64)> = hits
         .iter()
