@@ -135,6 +135,29 @@ fn permanent_deletion_needs_an_exact_id_and_says_history_keeps_it() {
     assert!(env.git(&["log", "--all", "--format=%s"]).contains("Alice moved to Lisbon"));
 }
 
+/// A core bullet forgotten before has left MEMORY.md; its decay entry keeps its text. Forgetting
+/// it again says so, and `--permanent` removes that entry (guide: "also of a memory already
+/// forgotten"); both failed with "no memory has the id".
+#[test]
+fn a_forgotten_core_bullet_can_be_forgotten_again_and_deleted_permanently() {
+    let env = setup();
+    let id = core_id(&env);
+    env.mutate(["forget", "--id", &id, "--yes"]);
+    assert!(env.read("memory/meta/decay-scores.json").contains("Ship Atlas on Friday"));
+    let head = env.head();
+    let out = env.run(["forget", "--id", &id, "--yes"]).success();
+    assert!(
+        out.stdout.contains("already forgotten") || out.stderr.contains("already forgotten"),
+        "{out}"
+    );
+    assert_eq!(env.head(), head, "nothing to commit");
+    env.mutate(["forget", "--id", &id, "--permanent", "--yes"]);
+    let decay = env.read("memory/meta/decay-scores.json");
+    assert!(!decay.contains("Ship Atlas on Friday") && !decay.contains(&id), "{decay}");
+    env.assert_clean_tree();
+    env.run(["verify"]).output().code(0);
+}
+
 #[test]
 fn episode_entries_can_be_deleted_permanently() {
     let env = TestEnv::initialized();

@@ -112,6 +112,21 @@ fn operation_targets_outside_the_workspace_are_rejected() {
 }
 
 #[cfg(unix)]
+/// `init` of a folder whose `cogmem.toml` is a link: refused before the settings are read
+/// (it parsed the file the link led to, outside the folder).
+#[test]
+fn init_does_not_read_settings_through_a_link() {
+    let env = TestEnv::new();
+    let outside = env.home.join("outside.toml");
+    std::fs::write(&outside, "not = toml = at all\n").unwrap();
+    std::fs::create_dir_all(&env.root).unwrap();
+    std::os::unix::fs::symlink(&outside, env.root.join("cogmem.toml")).unwrap();
+    let out = env.run(["init"]).output().code(1);
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert!(!out.stderr.contains("expected"), "the outside file was parsed: {out}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "not = toml = at all\n");
+}
+
 #[test]
 fn symlinks_out_of_the_workspace_are_not_followed() {
     use std::os::unix::fs::symlink;

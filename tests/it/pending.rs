@@ -128,6 +128,14 @@ fn reject_and_defer_record_who_and_why() {
     env.set_now("2027-01-15T10:00:00Z");
     propose(&env, "a", &["Bob likes jazz"]);
     propose(&env, "a", &["Bob likes opera"]);
+    // An empty reason is refused for what it is (it was "the text to remember is empty").
+    let head = env.head();
+    for decision in ["reject", "defer"] {
+        let out = env.run(["pending", decision, "1", "--reason", " "]).output().code(1);
+        assert!(out.stderr.starts_with(&format!("error: a {decision} needs a reason")), "{out}");
+        assert!(out.stderr.contains("--reason TEXT") && !out.stderr.contains("stdin"), "{out}");
+    }
+    assert_eq!(env.head(), head);
     env.run(["pending", "defer", "2", "--reason", "ask Bob"]).success();
     env.run(["pending", "reject", "1", "--reason", "Bob said he hates jazz"]).success();
     let text = env.read("memory/meta/pending-memories.md");

@@ -321,6 +321,64 @@ fn issue_16_purging_an_entity_removes_the_inverse_relations() {
     assert!(!env.read("memory/graph/entities/person--bob.md").contains("person--ann"));
 }
 
+/// Purging the workspace's only entity: the lines every entity file and the workspace's
+/// templates hold (`## Relations`, `## Open Questions`) are no part of it, so IDENTITY.md,
+/// evolution.md and `relations.md` stay as they were; and the entity's label, which the graph
+/// registry's rows hold apart from its id, leaves history too.
+#[test]
+fn purging_the_only_entity_leaves_the_built_in_files_and_erases_its_label() {
+    let env = TestEnv::initialized();
+    let before: Vec<(&str, String)> =
+        ["IDENTITY.md", "memory/meta/evolution.md", "memory/graph/relations.md"]
+            .into_iter()
+            .map(|f| (f, env.read(f)))
+            .collect();
+    env.mutate([
+        "remember",
+        "--entity",
+        "person--quillon",
+        "Quillon mobile number 555-0177-2290 private",
+    ]);
+    assert!(env.read("memory/graph/index.md").contains("| person | quillon |"));
+    env.run(["forget", "--purge", "entity:person--quillon", "--yes"]).success();
+    env.assert_clean_tree();
+    for (file, text) in &before {
+        assert_eq!(&env.read(file), text, "{file} changed");
+    }
+    env.run(["verify"]).output().code(0);
+    env.mutate(["remember", "--relation", "person--ann|mentors|person--bob", "Ann mentors Bob"]);
+    assert_erased(&env, &["555-0177-2290", "quillon"]);
+}
+
+/// Two purges in one second keep their old histories under two stamps: the second found the
+/// first one's backup refs under its stamp, kept none of its own and named the first's.
+#[test]
+fn two_purges_in_one_second_keep_both_old_histories() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "The first secret plan is tangerine"]);
+    env.mutate(["remember", "The second secret plan is marigold"]);
+    let now = env.peek_now();
+    let mut kept: Vec<(String, String)> = Vec::new(); // (backup ref, the commit it keeps)
+    for (text, word) in [
+        ("The first secret plan is tangerine", "tangerine"),
+        ("The second secret plan is marigold", "marigold"),
+    ] {
+        let out = env
+            .run(["forget", "--purge-text", text, "--yes", "--json"])
+            .env("COGMEM_NOW", &now)
+            .success();
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let backup =
+            report["backup_refs"][0].as_str().unwrap_or_else(|| panic!("{out}")).to_owned();
+        let tip = env.git(&["rev-parse", &backup]).trim().to_owned();
+        // The backup keeps the history this purge rewrote: the one that still held its text.
+        assert!(env.git(&["log", "-p", &tip]).contains(word), "{backup} lacks the {word} history");
+        kept.push((backup, tip));
+    }
+    assert_ne!(kept[0].0, kept[1].0, "{kept:?}");
+    assert_eq!(env.git(&["rev-parse", &kept[0].0]).trim(), kept[0].1, "the first backup moved");
+}
+
 // See: issue 16
 #[test]
 fn issue_16_the_purge_leaves_a_tombstone_without_the_text() {

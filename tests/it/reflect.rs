@@ -189,6 +189,8 @@ fn approve_only_some_blocks_and_reject_changes_nothing_else() {
     // A second cycle, rejected.
     to_ready(&env);
     assert!(env.path("memory/meta/rewards/2026-12-01-2.md").exists());
+    let out = env.run(["reflect", "submit", "-"]).stdin(" \n").output().code(1);
+    assert!(out.stderr.starts_with("error: the reflection is empty"), "{out}");
     env.run(["reflect", "submit", "-"]).stdin("Just thinking.\n").success();
     let before = env.snapshot();
     env.mutate(["--actor", "user:alice", "reflect", "reject", "--reason", "too vague"]);

@@ -285,12 +285,29 @@ fn excerpt(text: &str, terms: &[String]) -> String {
 pub fn describe(ws: &Workspace, ids: &[String], how: Match) -> crate::Result<Vec<Candidate>> {
     let (all, decay) = units_and_decay_for(ws, ids, false)?;
     ids.iter()
-        .map(|given| {
-            let id = crate::id::memory(given, &all, None, how)?;
-            let u = all.get(&id).expect("the resolver found it among the units");
-            Ok(whole_match(u, &decay))
+        .map(|given| match crate::id::memory(given, &all, None, how) {
+            Ok(id) => {
+                let u = all.get(&id).expect("the resolver found it among the units");
+                Ok(whole_match(u, &decay))
+            }
+            Err(_) if forgotten_core(given, &decay) => Ok(Candidate {
+                id: given.clone(),
+                store: Store::Core,
+                path: layout::MEMORY_MD.to_owned(),
+                line: 0,
+                excerpt: "(forgotten: its text is kept in its decay entry)".to_owned(),
+                score: 1.0,
+                pinned: false,
+            }),
+            Err(e) => Err(e),
         })
         .collect()
+}
+
+/// Whether `id` is a core bullet forgotten before: it has left MEMORY.md (so no unit has the
+/// id), and its decay entry keeps the lines it took out.
+fn forgotten_core(id: &str, decay: &DecayFile) -> bool {
+    id.starts_with("core:") && decay.is_forgotten(id)
 }
 
 /// A unit as a candidate chosen whole (by id, or as the last memory), not by its words.
@@ -447,7 +464,27 @@ pub(crate) fn forget_locked(
     let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let how = if opts.permanent { Match::Exact } else { Match::Prefix };
     for given in ids {
-        let id = &crate::id::memory(given, &all, None, how)?;
+        let id = &match crate::id::memory(given, &all, None, how) {
+            Ok(id) => id,
+            // A core bullet forgotten before has left MEMORY.md, and its decay entry keeps
+            // the lines it took out: forgetting it again finds it there, and a permanent
+            // forget removes the entry (the last place its text is, besides history).
+            Err(_) if forgotten_core(given, &d.decay) => {
+                if opts.permanent {
+                    d.decay.remove_entry(given);
+                    d.decay_changed = true;
+                    report.forgotten.push(Forgotten {
+                        id: given.clone(),
+                        store: Store::Core,
+                        path: layout::MEMORY_MD.to_owned(),
+                    });
+                } else {
+                    report.already_forgotten.push(given.clone());
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let unit = all.get(id).expect("the resolver found it among the units").clone();
         if (unit.store == Store::Vault || d.decay.is_pinned(id)) && !opts.force {
             return Err(RuleError::Pinned { id: id.clone() }.into());

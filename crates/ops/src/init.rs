@@ -77,6 +77,9 @@ pub fn init_with(
     let path: PathBuf = path.components().collect();
     fsx::create_dir_all(&path)?;
     let existing_workspace = layout::is_workspace(&path);
+    // A folder that is no workspace yet is not checked for links leading out of it, as a file
+    // of the user's would not be: its settings must not be read through one.
+    fsx::check_no_link(&path.join(cogmem_store::settings::FILE_NAME), "read")?;
     let settings = Settings::load(&path)?;
     let ws = Workspace::preparing(&path, settings).with_options(options.workspace.clone());
     let root = ws.root().to_owned();

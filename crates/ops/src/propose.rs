@@ -289,10 +289,11 @@ pub fn decide(
                 remembered: Some(report),
             })
         }
-        Decision::Reject { reason } | Decision::Defer { reason: Some(reason) }
-            if reason.trim().is_empty() =>
-        {
-            Err(InputError::EmptyText.into())
+        Decision::Reject { reason } if reason.trim().is_empty() => {
+            Err(InputError::EmptyReason { decision: "reject" }.into())
+        }
+        Decision::Defer { reason: Some(reason) } if reason.trim().is_empty() => {
+            Err(InputError::EmptyReason { decision: "defer" }.into())
         }
         Decision::Reject { .. } | Decision::Defer { .. } => {
             let (status, action, reason) = match decision {

@@ -659,6 +659,9 @@ pub fn submit(
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::ReadyForInput], "cogmem reflect submit")?;
+    if text.trim().is_empty() {
+        return Err(InputError::EmptyReflection.into());
+    }
     let text = crate::remember::check_text(text)?;
     crate::remember::check_size(ws, &text)?;
     // Its CONTENT becomes memory when approved: no credentials, as for `remember`.

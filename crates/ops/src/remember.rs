@@ -255,7 +255,7 @@ impl RememberRequest {
             out.push(("the title", t.clone()));
         }
         if !self.tags.is_empty() {
-            out.push(("the tags", self.tags.join(",")));
+            out.push(("the tag list", self.tags.join(",")));
         }
         for e in &self.entities {
             out.push(("an entity id", e.as_str().to_owned()));

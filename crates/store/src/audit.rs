@@ -118,13 +118,17 @@ impl Actor {
         Self(name.into())
     }
 
-    /// Validates an actor name: ASCII letters, digits and `:_.-`, at most 100 bytes. The kind
-    /// is lower-cased (see [`Actor`]).
+    /// Validates an actor name: ASCII letters, digits and `:_.-`, at most 100 bytes, with a
+    /// kind and a name on both sides of a `:` (`subagent:` names no one: its commits' author
+    /// and its audit lines would not agree, and `verify` failed on them). The kind is
+    /// lower-cased (see [`Actor`]).
     pub fn parse(text: &str) -> Result<Self, InputError> {
         let t = text.trim();
         let ok = !t.is_empty()
             && t.len() <= 100
-            && t.chars().all(|c| c.is_ascii_alphanumeric() || ":_.-".contains(c));
+            && t.chars().all(|c| c.is_ascii_alphanumeric() || ":_.-".contains(c))
+            && !t.ends_with(':')
+            && t.split_once(':').is_none_or(|(kind, _)| !kind.is_empty());
         if !ok {
             return Err(InputError::Actor { actor: text.to_owned() });
         }
@@ -749,6 +753,9 @@ mod tests {
         assert!(Actor::parse("subagent:researcher-1").is_ok());
         assert!(Actor::parse("evil | actor").is_err());
         assert!(Actor::parse("").is_err());
+        for nameless in ["subagent:", "user:", ":x", "bot:", "bot:commit-from:"] {
+            assert!(Actor::parse(nameless).is_err(), "{nameless}");
+        }
     }
 
     // See: issue 16
@@ -763,7 +770,6 @@ mod tests {
             ("Bot:trigger-remember", "bot:trigger-remember", false, false),
             ("agent:manual", "agent:manual", false, false),
             ("Test-Agent", "Test-Agent", false, false),
-            ("user:", "user:", false, false),
         ] {
             let a = Actor::parse(text).unwrap();
             assert_eq!(

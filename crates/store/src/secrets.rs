@@ -764,7 +764,12 @@ fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
                 while matches!(b.get(k), Some(b' ' | b'\t')) {
                     k += 1;
                 }
-                if b.get(k).is_some_and(|&n| is_token_char(char::from(n))) {
+                // A line that starts with a date starts a record of its own (the audit log's
+                // lines, a dated list): "…the deploy token quarterly" and the next line's
+                // "2026-12-05T09:00:00Z" are no token split in two.
+                if b.get(k).is_some_and(|&n| is_token_char(char::from(n)))
+                    && !starts_with_date(&b[k..])
+                {
                     cuts.push((i, k));
                     i = k;
                     continue;
@@ -790,6 +795,17 @@ fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
         kept = end;
     }
     Some(Normalized { text: Cow::Owned(text), map, joins })
+}
+
+/// Whether `b` starts with a date written `YYYY-MM-DD`.
+fn starts_with_date(b: &[u8]) -> bool {
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10)
 }
 
 /// (byte offset, byte length, rule) of each secret the rules find in `text`, unordered.
@@ -1259,6 +1275,9 @@ mod tests {
             "the configuration\nfile holds no password",
             "see docs/architecture\nfor the token flow",
             "\u{FEFF}Alice prefers tea\u{200B} over coffee",
+            // The audit log: a summary's last word and the next line's time are two records.
+            "2026-12-05T09:00:00Z | user:me | remember | MEMORY.md | Rotate the deploy token quarterly\n2026-12-05T09:00:01Z | user:me | remember | memory/episodes/2026-12-05.md | one more note\n",
+            "the procedure /etc/passwd\n2026-12-05T09:00:01Z | x",
         ] {
             assert!(scan(text).is_empty(), "{text:?} gave {:?}", scan(text));
         }

@@ -130,7 +130,10 @@ pub enum InputError {
         why: String,
     },
     /// An actor name that cannot go into an audit line or a git author.
-    #[error("invalid actor {actor:?}: use letters, digits and `:_.-` only")]
+    #[error(
+        "invalid actor {actor:?}: use letters, digits and `:_.-` only, with a name after a `:` \
+         (`subagent:researcher`)"
+    )]
     Actor {
         /// The actor as given.
         actor: String,
@@ -279,6 +282,15 @@ pub enum InputError {
         /// Why the memory refuses it (its hint is the hint).
         error: Box<Self>,
     },
+    /// A reflection handed in with no text.
+    #[error("the reflection is empty")]
+    EmptyReflection,
+    /// A proposal rejected (or deferred with a reason) whose reason is empty.
+    #[error("a {decision} needs a reason, and the reason given is empty")]
+    EmptyReason {
+        /// `reject` or `defer`.
+        decision: &'static str,
+    },
     /// An extra or a penalty in a reward request without its reason.
     #[error("{what} needs a reason")]
     ReflectReason {
@@ -360,6 +372,8 @@ pub enum RuleError {
     Purge {
         /// Why not.
         why: String,
+        /// What to do instead.
+        hint: String,
     },
     /// A pinned (vault) memory cannot be forgotten without force.
     #[error("{id} is pinned and cannot be forgotten")]
@@ -580,6 +594,13 @@ impl InputError {
                 "`cogmem identity consolidate input` shows the two sections to answer with".into()
             }
             Self::ReflectWrite { error, .. } => return error.hint(),
+            Self::EmptyReflection => "write its OPERATION blocks (`cogmem reflect input` ends with the \
+                                      instructions) into the file, or pipe them to `-`"
+                .into(),
+            Self::EmptyReason { decision } => format!(
+                "say why with `--reason TEXT` (`cogmem pending {decision} N --reason TEXT`; MCP: \
+                 the `reason` argument)"
+            ),
             Self::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
             Self::Dialogue { .. } => "start each turn on its own line with `User:` or `Agent:`; \
                                       `cogmem reflect dialogue --help` shows the format"
@@ -665,11 +686,7 @@ impl RuleError {
             Self::Secret { what, allowable: false, .. } => Some(format!(
                 "keep credentials in a password manager, not in memory; write {what} without it"
             )),
-            Self::Purge { .. } => Some(
-                "commit or discard hand edits first (`git status` lists them), and check out the \
-                 branch to purge"
-                    .into(),
-            ),
+            Self::Purge { hint, .. } => Some(hint.clone()),
             Self::Pinned { .. } => {
                 Some("pass `--force` if you really mean to forget a pinned memory".into())
             }

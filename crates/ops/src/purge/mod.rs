@@ -199,17 +199,31 @@ fn resolve(
             (vec![unit.text, raw], slug, Some(id.clone()))
         }
     };
+    // The lines every workspace holds by construction (an entity file's `## Relations`, the
+    // identity's `### Open Questions About Myself`) are no memory's own: purging the only
+    // entity cut them out of IDENTITY.md and renamed `relations.md` when they were counted.
+    let built_in = cogmem_store::template::TEMPLATES
+        .iter()
+        .chain(cogmem_store::template::MEMORY_TEMPLATE.iter())
+        .filter_map(|(_, bytes)| std::str::from_utf8(bytes).ok());
     let others: Vec<&str> = all
         .units
         .iter()
         .filter(|u| Some(&u.id) != id.as_ref() && !u.text.contains(texts[0].trim()))
         .map(|u| u.text.as_str())
+        .chain(built_in)
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut needles = Needles::new(&texts, slug.as_deref(), &others);
     // The id's hash too, so that purging it again can tell it was purged.
     if let Some(id) = &id {
         needles.hashes.push(purged::line_hash(&purged::normalize_line(id)));
+    }
+    // An entity's label stands in the graph registry's rows apart from its id.
+    if let Some(entity) = id.as_deref().and_then(|i| i.strip_prefix("entity:"))
+        && let Ok(entity) = cogmem_text::model::EntityId::parse(entity)
+    {
+        needles.add_exact(cogmem_index::graph::registry_label_forms(&entity));
     }
     // Every copy that is nothing but the text (a memory written to two stores at once, the
     // same text remembered twice) goes as a whole, like the memory itself.
@@ -228,6 +242,8 @@ fn resolve(
                  history would damage unrelated text",
                 needle::MIN_TEXT_CHARS
             ),
+            hint: "give the whole text to purge, or the memory's id (`cogmem forget --purge ID`)"
+                .into(),
         }
         .into());
     }
@@ -267,6 +283,9 @@ pub fn purge(
         let names: Vec<&str> = dirty.iter().take(5).map(|c| c.path.as_str()).collect();
         return Err(RuleError::Purge {
             why: format!("the working tree has uncommitted changes ({})", names.join(", ")),
+            hint: "commit or discard hand edits first (`git status` lists them), and check out \
+                   the branch to purge"
+                .into(),
         }
         .into());
     }
@@ -274,7 +293,13 @@ pub fn purge(
     let mut rw = Rewriter::new(&repo, &needles, false).reporting_to(ws);
     rw.refs(&refs)?;
     let now = clock.now().with_timezone(&chrono::Utc);
-    let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+    // Each purge keeps the refs it moves under a stamp of its own: a second purge in the same
+    // second found the first one's backups there, kept none and named theirs as its own.
+    let second = now.format("%Y%m%dT%H%M%SZ").to_string();
+    let stamp = (1..)
+        .map(|n| if n == 1 { second.clone() } else { format!("{second}-{n}") })
+        .find(|s| backups(&repo, &format!("{BACKUP_PREFIX}{s}/")).is_empty())
+        .expect("some stamp is free");
     let entry =
         purged::line_hash(&format!("entry {stamp} {}", needles.cuts.join("\n")))[..16].to_owned();
     let mut report = PurgeReport::start(&repo, entry, branch, old_head);

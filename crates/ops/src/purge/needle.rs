@@ -45,6 +45,11 @@ pub struct Needles {
     pub(crate) hashes: Vec<String>,
 }
 
+/// The order needles are cut in: longest first, so a shorter one never cuts into a longer.
+fn longest_first(a: &String, b: &String) -> std::cmp::Ordering {
+    b.len().cmp(&a.len()).then(a.cmp(b))
+}
+
 fn add_forms(set: &mut BTreeSet<String>, s: &str) {
     for form in [s.to_owned(), one_line(s), summary_form(s), paragraph(s).trim_end().to_owned()] {
         if !form.is_empty() {
@@ -89,7 +94,6 @@ impl Needles {
             }
             exact.push(s);
         }
-        let longest_first = |a: &String, b: &String| b.len().cmp(&a.len()).then(a.cmp(b));
         exact.sort_by(longest_first);
         exact.dedup();
         let mut names: Vec<String> = names.into_iter().collect();
@@ -129,6 +133,14 @@ impl Needles {
             add_forms(set, bare);
             hashed.push((bare.to_owned(), false));
         }
+    }
+
+    /// Adds strings to cut anywhere (forms a file format writes apart from the text), keeping
+    /// the longest first.
+    pub(crate) fn add_exact(&mut self, forms: impl IntoIterator<Item = String>) {
+        self.exact.extend(forms.into_iter().filter(|f| !f.trim().is_empty()));
+        self.exact.sort_by(longest_first);
+        self.exact.dedup();
     }
 
     /// The needles a purge record kept.
