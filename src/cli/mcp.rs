@@ -27,7 +27,8 @@ use super::{Ctx, render};
 /// content (a list is held under one key, e.g. {"groups": [...]}), or fails with the text it
 /// prints on stderr, its hint naming tools. The reward decision and the approvals stay with the
 /// user at a terminal. Resources: MEMORY.md, IDENTITY.md, SOUL.md,
-/// memory/meta/reflection-log.md, memory/meta/reward-log.md and today's episode log, as
+/// memory/meta/reflection-log.md, memory/meta/reward-log.md, memory/meta/evolution.md and
+/// today's episode log, as
 /// cogmem://MEMORY.md and so on, and any memory as cogmem://memory/ID. Prompts: reflect and
 /// consolidate_identity.
 ///

@@ -128,6 +128,11 @@ async def review_session():
             await s.initialize()
             waiting = data(await s.call_tool("pending", {"action": "list"}))["proposals"]
             assert [p["number"] for p in waiting] == [1], waiting
+            # The outputSchema names every member of the answer, `show`'s too.
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            shown = data(await s.call_tool("pending", {"action": "show", "number": 1}))
+            props = tools["pending"].output_schema["properties"]
+            assert shown["content"] and set(shown) <= set(props), sorted(set(shown) - set(props))
             assert waiting[0]["from"] == "researcher", waiting
             approved = data(await s.call_tool("pending", {"action": "approve", "number": 1}))
             assert approved["status"] == "committed", approved
@@ -247,7 +252,7 @@ async def main_session():
             tools = (await s.list_tools()).tools
             assert len(tools) == 36, [t.name for t in tools]
             for t in tools:
-                # The server answers -32602; this SDK hands that back as a tool error.
+                # A tool error (isError) by MCP 2025-11-25; older SDKs may raise -32602 instead.
                 try:
                     r = await asyncio.wait_for(s.call_tool(t.name, {"zz_not_an_argument": 1}), 60)
                     assert r.is_error and "unknown field `zz_not_an_argument`" in text(r), (t.name, r)
@@ -444,6 +449,8 @@ async def ok(s, tools, name, args):
     assert not r.is_error, (name, r.content[0].text)
     assert isinstance(r.structured_content, dict), (name, r)
     jsonschema.validate(r.structured_content, tools[name].output_schema)
+    extra = set(r.structured_content) - set(tools[name].output_schema["properties"])
+    assert not extra, (name, sorted(extra))
     assert json.loads(r.content[0].text) == r.structured_content, name
     return r.structured_content
 
