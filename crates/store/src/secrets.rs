@@ -682,6 +682,13 @@ impl Normalized<'_> {
 /// is, with no position map; otherwise only the words holding such a character are rebuilt
 /// character by character, and the rest is copied in slices.
 fn normalize(text: &str) -> Normalized<'_> {
+    normalize_with(text, false)
+}
+
+/// [`normalize`], with each zero-width character made a space instead of dropped when
+/// `invisible_as_space`: one that joins a key word to a token (`key\u{200B}AKIA…`) then no
+/// longer hides the token's start, as dropping it does.
+fn normalize_with(text: &str, invisible_as_space: bool) -> Normalized<'_> {
     let suspicious = |c: char| is_invisible(c) || latin_of(c).is_some();
     // Byte ranges of the whitespace-separated words that hold a suspicious character.
     let mut words: Vec<(usize, usize)> = Vec::new();
@@ -720,6 +727,17 @@ fn normalize(text: &str) -> Normalized<'_> {
         for (i, c) in word.char_indices() {
             let at = start + i;
             if is_invisible(c) {
+                if invisible_as_space {
+                    let seg = Segment {
+                        norm: out.len(),
+                        orig: at,
+                        norm_len: 1,
+                        orig_len: c.len_utf8(),
+                        same: false,
+                    };
+                    out.push(' ');
+                    push_segment(&mut map, seg);
+                }
                 continue;
             }
             match latin_of(c).filter(|_| fold) {
@@ -847,8 +865,11 @@ struct Hit {
 fn hits(text: &str) -> Vec<Hit> {
     let plain = normalize(text);
     let joined = join_split_tokens(&plain);
+    let spaced = text.chars().any(is_invisible).then(|| normalize_with(text, true));
     let mut hits: Vec<Hit> = Vec::new();
-    for (norm, only_joins) in [(Some(&plain), false), (joined.as_ref(), true)] {
+    for (norm, only_joins) in
+        [(Some(&plain), false), (joined.as_ref(), true), (spaced.as_ref(), false)]
+    {
         let Some(norm) = norm else { continue };
         for (start, len, rule) in rule_hits(&norm.text) {
             // The joined text only adds what spans a join; the rest the plain text found.
@@ -1241,6 +1262,8 @@ mod tests {
                 (2, 4),
             ),
             (format!("{}\u{200D}{}", &gh[..10], &gh[10..]), "github-token", (1, 1)),
+            // A zero-width space joining a key word to the token (dropped, it hid the start).
+            (format!("my key\u{200B}{key}"), "aws-access-key-id", (1, 8)),
             // Cyrillic А and Greek Κ for the Latin letters.
             (format!("id \u{0410}{}", &key[1..]), "aws-access-key-id", (1, 4)),
             (format!("id AKI\u{0391}{}", &key[4..]), "aws-access-key-id", (1, 4)),
