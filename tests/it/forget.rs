@@ -90,7 +90,13 @@ fn pinned_memories_need_force() {
         ),
         "{out}"
     );
-    assert!(out.stderr.contains("hint: pass `--force`"), "{out}");
+    assert!(
+        out.stderr.contains(
+            "hint: if you really mean to forget a pinned memory: `cogmem forget --id \
+             vault:the-spare-key-is-under-the-blue-pot --yes --force`"
+        ),
+        "{out}"
+    );
     assert_eq!(env.head(), head);
     // Listing: the confirmation names `--force` for a pinned memory it names, not for a list
     // to pick from (the pinned one is marked there).

@@ -129,7 +129,7 @@ fn pinned_memories_need_force() {
     let e = forget::forget(&ws, &both, &opts(), &later()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Conflict, "{e}");
     assert_eq!(e.to_string(), format!("{} is pinned and cannot be forgotten", ids.vault));
-    assert!(e.hint().unwrap().contains("`--force`"), "{:?}", e.hint());
+    assert!(e.hint().unwrap().contains("--force`"), "{:?}", e.hint());
     assert_eq!(env.head(), head, "nothing is forgotten when one id is refused");
     env.assert_clean_tree();
     let forced = ForgetOptions { force: true, ..opts() };

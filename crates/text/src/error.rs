@@ -687,9 +687,11 @@ impl RuleError {
                 "keep credentials in a password manager, not in memory; write {what} without it"
             )),
             Self::Purge { hint, .. } => Some(hint.clone()),
-            Self::Pinned { .. } => {
-                Some("pass `--force` if you really mean to forget a pinned memory".into())
-            }
+            Self::Pinned { id } => Some(format!(
+                "if you really mean to forget a pinned memory: `cogmem forget --id {} --yes \
+                 --force`",
+                crate::shell::quote(id)
+            )),
             Self::VaultPinned { id } => Some(format!(
                 "to let it fade, forget it with `cogmem forget --id {} --force` instead",
                 crate::shell::quote(id)
