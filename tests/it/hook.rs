@@ -298,6 +298,34 @@ fn a_hook_never_blocks_its_host() {
     assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
 }
 
+/// A hook whose own command line does not parse (a host name spelled wrong, a flag an older
+/// cogmem does not know) exits 1 with clap's message: Claude Code and Codex read exit 2 as
+/// "block this prompt". Elsewhere a usage error is still exit 2.
+#[test]
+fn a_hook_command_line_that_does_not_parse_exits_1_not_2() {
+    let env = TestEnv::initialized();
+    let ws = env.root.to_str().unwrap();
+    let cases: [&[&str]; 5] = [
+        &["hook", "claude"],
+        &["hook", "claude-code", "--bogus"],
+        &["hook"],
+        &["--workspace", ws, "hook", "codex", "extra"],
+        &["--color", "never", "-q", "hook", "cursour"],
+    ];
+    for args in cases {
+        let out = env.run(args).current_dir_home().stdin("{}").output();
+        assert_eq!((out.code, out.stdout.as_str()), (1, ""), "{args:?}: {out}");
+        assert!(out.stderr.starts_with("error: "), "{args:?}: {out}");
+    }
+    let out = env.run(["hook", "claude"]).current_dir_home().stdin("{}").output();
+    assert!(out.stderr.contains("a similar value exists: 'claude-code'"), "{out}");
+    // `hook` as a value is not the hook command; other commands' usage errors stay 2.
+    env.run(["--workspace", "hook", "status", "--bogus"]).output().code(2);
+    env.run(["remember", "--bogus", "x"]).output().code(2);
+    let out = env.run(["hook", "--help"]).output().success();
+    assert!(out.stdout.contains("Usage: cogmem hook"), "{out}");
+}
+
 #[test]
 fn cogmem_workspace_wins_over_the_hooks_folder() {
     let env = seeded();
