@@ -456,6 +456,32 @@ fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
     assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
 }
 
+/// A request to remember that `hear` refuses (a credential in it) still gets its answer: what
+/// was refused first, without the credential, then the memories that match; nothing written.
+#[test]
+fn a_refused_prompt_still_answers_with_the_refusal_and_the_memories() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Our AWS account is run by Dana from the platform team"]).success();
+    let (head, lines) = (env.head(), env.audit_lines().len());
+    let out = prompt_hook(&env, "Remember that our AWS key is AKIAIOSFODNN7EXAMPLE");
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(
+        text.starts_with(
+            "cogmem refused the user's message: the message looks like a secret \
+             (aws-access-key-id at line 1, column 16: AKIA… (20 chars)); nothing was written. \
+             Tell the user it was not remembered"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n# Memory (cogmem)\n\n## Relevant memories\n"), "{text}");
+    assert!(text.contains("Our AWS account is run by Dana"), "{text}");
+    assert!(!out.stdout.contains("AKIAIOSFODNN7EXAMPLE"), "{out}");
+    assert!(!out.stderr.contains("AKIAIOSFODNN7EXAMPLE"), "{out}");
+    assert!(out.stderr.contains("looks like a secret"), "the host's log has it too: {out}");
+    assert_eq!((env.head(), env.audit_lines().len()), (head, lines), "nothing is written");
+    env.assert_clean_tree();
+}
+
 /// The issue-18 workspace after `supersede tool--jenkins --by tool--github-actions`.
 fn superseded_tool() -> TestEnv {
     let env = crate::context::ci_workspace();
