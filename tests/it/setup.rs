@@ -432,3 +432,67 @@ fn setup_codex_follows_codex_home() {
     assert!(custom.join("hooks.json").is_file() && custom.join("AGENTS.md").is_file());
     assert!(!env.home.join(".codex").exists(), "wrote ~/.codex despite CODEX_HOME");
 }
+
+/// A `COGMEM_WORKSPACE` the user set in Claude Code's settings is theirs: setup keeps it (and
+/// says so when it names another workspace), and undo leaves it.
+#[test]
+fn setup_claude_code_keeps_the_users_own_cogmem_workspace() {
+    let (env, ws) = home_with_workspace();
+    let settings = "{\n  \"env\": {\n    \"COGMEM_WORKSPACE\": \"/srv/team-memory\"\n  }\n}\n";
+    write(&env, ".claude/settings.json", settings);
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(
+        out.stderr.contains(
+            "note: [TMP]/.claude/settings.json sets `env.COGMEM_WORKSPACE` to \"/srv/team-memory\", \
+             which setup did not write; it left it"
+        ),
+        "{out}"
+    );
+    let after = json(&env, ".claude/settings.json");
+    assert_eq!(after["env"]["COGMEM_WORKSPACE"], "/srv/team-memory");
+    assert!(after["hooks"]["SessionStart"].is_array(), "{after}");
+    setup(&env, &ws, &["claude-code", "--undo"]).success();
+    assert_eq!(read(&env, ".claude/settings.json"), settings, "undo took the user's value");
+
+    // The same value, set by hand before setup: no note, nothing of it changed.
+    let same =
+        format!("{{\n  \"env\": {{\n    \"COGMEM_WORKSPACE\": \"{}\"\n  }}\n}}\n", ws.display());
+    write(&env, ".claude/settings.json", &same);
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(!out.stderr.contains("note: [TMP]/.claude/settings.json"), "{out}");
+    assert_eq!(
+        json(&env, ".claude/settings.json")["env"]["COGMEM_WORKSPACE"],
+        ws.to_str().unwrap()
+    );
+}
+
+/// An `mcpServers.cogmem` the user wrote (their own command, say) is refused, as Codex's
+/// `[mcp_servers.cogmem]` is, with nothing written; undo leaves it, with a note.
+#[test]
+fn setup_refuses_a_cogmem_server_it_did_not_write() {
+    let (env, ws) = home_with_workspace();
+    let theirs = "{\n  \"mcpServers\": {\n    \"cogmem\": {\n      \"command\": \"/opt/cogmem/bin/cogmem\",\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n";
+    for (host, file) in [("claude-code", ".claude.json"), ("cursor", ".cursor/mcp.json")] {
+        write(&env, file, theirs);
+        let before = files(&env.home);
+        let out = setup(&env, &ws, &[host]).code(1);
+        assert!(
+            out.stderr.starts_with(&format!(
+                "error: [TMP]/{file}:3: already has an `mcpServers.cogmem` that setup did not \
+                 write"
+            )),
+            "{host}: {out}"
+        );
+        assert!(
+            out.stderr.contains(&format!("then run `cogmem setup {host}` again")),
+            "{host}: {out}"
+        );
+        assert_eq!(files(&env.home), before, "{host}: a refused setup wrote something");
+        let out = setup(&env, &ws, &[host, "--undo"]).success();
+        assert!(
+            out.stderr.contains("that setup did not write; it is yours, so undo left it"),
+            "{out}"
+        );
+        assert_eq!(read(&env, file), theirs, "{host}: undo removed the user's server");
+    }
+}

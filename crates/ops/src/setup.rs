@@ -208,7 +208,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 Scope::Project => req.project.join(".mcp.json"),
             };
             let entry = json!({ "type": "stdio", "command": PROGRAM, "args": mcp_args });
-            json_server(&mut report, &mcp, &["mcpServers"], entry, None, req.undo)?;
+            json_server(&mut report, &mcp, &["mcpServers"], entry, None, req)?;
             let settings = base.join(".claude").join("settings.json");
             json_hooks(&mut report, &settings, HookShape::Grouped, req, &hook_command)?;
             let claude_md = match req.scope {
@@ -247,14 +247,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             // to .cursor/rules").
             let dir = base.join(".cursor");
             let entry = json!({ "command": PROGRAM, "args": mcp_args });
-            json_server(
-                &mut report,
-                &dir.join("mcp.json"),
-                &["mcpServers"],
-                entry,
-                None,
-                req.undo,
-            )?;
+            json_server(&mut report, &dir.join("mcp.json"), &["mcpServers"], entry, None, req)?;
             json_hooks(&mut report, &dir.join("hooks.json"), HookShape::Flat, req, &hook_command)?;
             match req.scope {
                 Scope::Project => {
@@ -278,7 +271,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 hc::SERVER_NAME,
                 serde_json::to_string(&entry).expect("a JSON value always serialises")
             );
-            json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req.undo)?;
+            json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req)?;
             // The agent's workspace (default ~/.openclaw/workspace) holds its AGENTS.md
             // (https://docs.openclaw.ai/concepts/agent-workspace).
             let agents = req.home.join(".openclaw").join("workspace").join("AGENTS.md");
@@ -346,23 +339,46 @@ fn json_after(doc: &Value, undo: bool) -> Option<String> {
         .then(|| hc::render_json(doc))
 }
 
+/// The MCP server entry under `keys`: added (or replaced when setup wrote it for another
+/// workspace), or with `--undo` removed. An entry under cogmem's name that setup did not write
+/// is the user's: setup refuses to replace it, and undo leaves it with a note.
 fn json_server(
     report: &mut SetupReport,
     path: &Path,
     keys: &[&str],
     entry: Value,
     json5_hint: Option<&str>,
-    undo: bool,
+    req: &SetupRequest,
 ) -> crate::Result<()> {
     let before = read(path)?;
     let text = before.as_deref().unwrap_or("");
     let mut doc = hc::parse_json(path, text, json5_hint)?;
-    let changed = if undo {
-        hc::remove_entry(&mut doc, keys, hc::SERVER_NAME)
-    } else {
-        hc::set_entry(&mut doc, keys, hc::SERVER_NAME, entry, path, text)?
+    let name = format!("{}.{}", keys.join("."), hc::SERVER_NAME);
+    let theirs = hc::entry(&doc, keys, hc::SERVER_NAME).filter(|f| !hc::is_setup_server(f, &entry));
+    let changed = match (theirs, req.undo) {
+        (Some(_), true) => {
+            report.notes.push(format!(
+                "{} has a `{name}` that setup did not write; it is yours, so undo left it",
+                path.display()
+            ));
+            false
+        }
+        (Some(_), false) => {
+            return Err(StoreError::HostConfig {
+                path: path.to_owned(),
+                line: line_of_text(text, &format!("\"{}\"", hc::SERVER_NAME)),
+                what: format!("already has an `{name}` that setup did not write"),
+                hint: format!(
+                    "remove that entry (or rename it), then run `cogmem setup {}` again",
+                    req.host.name()
+                ),
+            }
+            .into());
+        }
+        (None, true) => hc::remove_entry(&mut doc, keys, hc::SERVER_NAME),
+        (None, false) => hc::set_entry(&mut doc, keys, hc::SERVER_NAME, entry, path, text)?,
     };
-    let after = if changed { json_after(&doc, undo) } else { before.clone() };
+    let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
     record(report, path, "mcp", before, after)
 }
 
@@ -382,14 +398,42 @@ fn json_hooks(
     // own `cogmem …` calls included (https://code.claude.com/docs/en/env-vars), so those find
     // the workspace from any project folder.
     let env_var = (req.host == Host::ClaudeCode).then_some(WORKSPACE_VAR);
-    let ws = Value::from(req.workspace.to_string_lossy().into_owned());
+    // The variable is setup's when it names the workspace of setup's own hook entries in the
+    // same file (setup writes both together); a value set any other way is the user's: kept,
+    // with a note when it names another workspace, and never removed by undo.
+    let found = env_var.and_then(|var| hc::entry(&doc, &["env"], var)).cloned();
+    let ours_hooks = hc::hook_commands(&doc, shape, &prefix);
+    let is_setups = found.as_ref().and_then(Value::as_str).is_some_and(|v| {
+        let theirs = format!("{prefix} --workspace {}", cogmem_text::shell::quote(v));
+        ours_hooks.contains(&theirs)
+    });
+    let ws = req.workspace.to_string_lossy().into_owned();
     let changed = if req.undo {
-        let env = env_var.is_some_and(|var| hc::remove_entry(&mut doc, &["env"], var));
+        let env = match env_var {
+            Some(var) if is_setups => hc::remove_entry(&mut doc, &["env"], var),
+            _ => false,
+        };
         hc::remove_hooks(&mut doc, shape, &prefix) | env
     } else {
-        let env = match env_var {
-            Some(var) => hc::set_entry(&mut doc, &["env"], var, ws, path, text)?,
-            None => false,
+        let env = match (env_var, &found) {
+            (Some(var), None) => {
+                hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?
+            }
+            (Some(var), Some(_)) if is_setups => {
+                hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?
+            }
+            (Some(var), Some(value)) => {
+                if value.as_str() != Some(ws.as_str()) {
+                    report.notes.push(format!(
+                        "{} sets `env.{var}` to {value}, which setup did not write; it left it, \
+                         so the agent's own cogmem commands use that workspace: set it to \
+                         \"{ws}\" by hand if you want this one",
+                        path.display()
+                    ));
+                }
+                false
+            }
+            (None, _) => false,
         };
         hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env
     };
