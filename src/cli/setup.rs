@@ -17,8 +17,8 @@ use super::{Ctx, render};
 /// cogmem's memory block in the host's instruction file (CLAUDE.md or AGENTS.md). Other
 /// servers, hooks, keys and TOML comments are kept; running it again changes nothing. Each file
 /// it changes is first copied to `FILE.cogmem-backup-STAMP`, then replaced atomically; a file
-/// that is a symbolic link is refused. `--dry-run` prints the change as a diff and writes
-/// nothing; `--undo` takes out exactly what setup put in.
+/// that is a symbolic link is refused. `--dry-run` prints the change as a diff (a link's too, to
+/// make by hand) and writes nothing; `--undo` takes out exactly what setup put in.
 ///
 /// Files, by host (user scope under your home folder; project scope in the current folder):
 /// claude-code: ~/.claude.json or .mcp.json, .claude/settings.json, ~/.claude/CLAUDE.md or

@@ -306,7 +306,26 @@ fn setup_refuses_to_replace_a_symbolic_link() {
     let before = files(&env.home);
     let out = setup(&env, &ws, &["cursor"]).code(1);
     assert!(out.stderr.contains("[TMP]/.cursor/mcp.json:1: is a symbolic link"), "{out}");
+    assert!(out.stderr.contains("`--dry-run` shows it"), "{out}");
     assert_eq!(files(&env.home), before);
+    // As the hint says, `--dry-run` shows what to add by hand, read through the link.
+    let out = setup(&env, &ws, &["cursor", "--dry-run"]).success();
+    assert!(
+        out.stdout.contains(
+            "--- [TMP]/.cursor/mcp.json\n+++ [TMP]/.cursor/mcp.json\n@@ -1 +1,12 @@\n-{}\n+{\n"
+        ),
+        "{out}"
+    );
+    assert!(out.stdout.contains("+    \"cogmem\": {\n"), "{out}");
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "--json", "setup", "cursor", "--dry-run"])
+        .current_dir_home()
+        .success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["link"], true, "{out}");
+    let note = report["notes"][0].as_str().unwrap();
+    assert!(note.contains(".cursor/mcp.json is a symbolic link (to "), "{note}");
+    assert_eq!(files(&env.home), before, "--dry-run wrote through the link");
 }
 
 #[test]

@@ -120,6 +120,9 @@ pub struct FileChange {
     pub action: Action,
     /// Where the file's earlier content was copied (after [`apply`]; none for a new file).
     pub backup: Option<PathBuf>,
+    /// Whether the file is a symbolic link: `--dry-run` shows the change, to make by hand in
+    /// the file it points to, and [`apply`] refuses it.
+    pub link: bool,
     #[serde(skip)]
     before: Option<String>,
     #[serde(skip)]
@@ -154,7 +157,7 @@ const PROGRAM: &str = "cogmem";
 /// Works out every change for `req`, reading the files and writing nothing.
 ///
 /// Fails with the file and line when a configuration file is malformed or has a shape setup
-/// cannot merge into, when a file to change is a symbolic link, and when the request makes no
+/// cannot merge into, and when the request makes no
 /// sense for the host (OpenClaw has no project configuration; a project inside the workspace).
 pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
     if req.scope == Scope::Project && req.host == Host::Openclaw {
@@ -292,7 +295,8 @@ fn read(path: &Path) -> crate::Result<Option<String>> {
 }
 
 /// Records the change from `before` to `after` (`None`: the file goes), or the file as
-/// unchanged; refuses to replace a symbolic link.
+/// unchanged; a symbolic link's change is recorded with a note (read through the link, for
+/// `--dry-run` to show), and [`apply`] refuses it.
 fn record(
     report: &mut SetupReport,
     path: &Path,
@@ -306,16 +310,15 @@ fn record(
         }
         return Ok(());
     }
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(StoreError::HostConfig {
-            path: path.to_owned(),
-            line: 1,
-            what: "is a symbolic link; setup does not replace links".into(),
-            hint: "make the change by hand in the file the link points to (`--dry-run` shows \
-                   it), or replace the link with a copy of its file"
-                .into(),
-        }
-        .into());
+    let link = is_link(path);
+    if link {
+        let target = std::fs::read_link(path).map(|t| format!(" (to {})", t.display()));
+        report.notes.push(format!(
+            "{} is a symbolic link{}: setup does not replace links, so make the change by hand \
+             in the file it points to",
+            path.display(),
+            target.unwrap_or_default()
+        ));
     }
     let action = match (&before, &after) {
         (None, _) => Action::Create,
@@ -327,10 +330,28 @@ fn record(
         role,
         action,
         backup: None,
+        link,
         before,
         after,
     });
     Ok(())
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The error for a file to change that is a symbolic link.
+fn link_refused(path: &Path) -> crate::Error {
+    StoreError::HostConfig {
+        path: path.to_owned(),
+        line: 1,
+        what: "is a symbolic link; setup does not replace links".into(),
+        hint: "make the change by hand in the file the link points to (`--dry-run` shows it), \
+               or replace the link with a copy of its file"
+            .into(),
+    }
+    .into()
 }
 
 /// The JSON text to leave: `None` when undo emptied a document.
@@ -583,9 +604,13 @@ fn instructions(
 /// Copies each file to change to `FILE.cogmem-backup-STAMP`, then writes the new content
 /// atomically (or removes the file), in the order of the report.
 ///
-/// Fails on the first file that cannot be written; the files before it are already changed,
-/// and every changed file has its backup.
+/// Fails before any write when a file to change is a symbolic link (writing a new file in its
+/// place would cut the link). Fails on the first file that cannot be written; the files before
+/// it are already changed, and every changed file has its backup.
 pub fn apply(report: &mut SetupReport, clock: &dyn Clock) -> crate::Result<()> {
+    if let Some(file) = report.files.iter().find(|f| f.link || is_link(&f.path)) {
+        return Err(link_refused(&file.path));
+    }
     let stamp = clock.now().with_timezone(&chrono::Utc).format("%Y%m%dT%H%M%SZ").to_string();
     for file in &mut report.files {
         if let Some(before) = &file.before {
