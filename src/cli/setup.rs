@@ -24,7 +24,9 @@ use super::{Ctx, render};
 /// claude-code: ~/.claude.json or .mcp.json, .claude/settings.json, ~/.claude/CLAUDE.md or
 /// CLAUDE.md; codex: .codex/config.toml, .codex/hooks.json, ~/.codex/AGENTS.md or AGENTS.md;
 /// cursor: .cursor/mcp.json, .cursor/hooks.json, AGENTS.md (project); openclaw (user only):
-/// ~/.openclaw/openclaw.json and ~/.openclaw/workspace/AGENTS.md.
+/// ~/.openclaw/openclaw.json and AGENTS.md in the agent workspace (its
+/// `agents.defaults.workspace`, else OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace, or
+/// workspace-PROFILE for OPENCLAW_PROFILE).
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct SetupArgs {
@@ -101,6 +103,8 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
         scope,
         home,
         codex_home: ctx.env.codex_home.clone(),
+        openclaw_workspace_dir: ctx.env.openclaw_workspace_dir.clone(),
+        openclaw_profile: ctx.env.openclaw_profile.clone(),
         project: ctx.cwd.clone(),
         workspace: ws.root().to_owned(),
         undo: args.undo,

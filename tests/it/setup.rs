@@ -515,3 +515,38 @@ fn setup_refuses_a_cogmem_server_it_did_not_write() {
         assert_eq!(read(&env, file), theirs, "{host}: undo removed the user's server");
     }
 }
+
+/// OpenClaw reads AGENTS.md from its agent workspace: `agents.defaults.workspace` in the
+/// openclaw.json setup edits, else `OPENCLAW_WORKSPACE_DIR`, else the profile's default.
+#[test]
+fn setup_openclaw_writes_agents_md_in_the_configured_agent_workspace() {
+    let (env, ws) = home_with_workspace();
+    let config = "{\n  \"agents\": {\n    \"defaults\": {\n      \"workspace\": \"~/agents/main\"\n    }\n  }\n}\n";
+    write(&env, ".openclaw/openclaw.json", config);
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw"])
+        .current_dir_home()
+        .env("OPENCLAW_WORKSPACE_DIR", env.home.join("ignored"))
+        .success();
+    assert!(out.stderr.contains("created [TMP]/agents/main/AGENTS.md (instructions)"), "{out}");
+    assert!(!env.home.join(".openclaw/workspace").exists(), "{out}");
+    assert!(!env.home.join("ignored").exists(), "the configured workspace comes first: {out}");
+    setup(&env, &ws, &["openclaw", "--undo"]).success();
+    assert!(!env.home.join("agents/main/AGENTS.md").exists());
+    assert_eq!(read(&env, ".openclaw/openclaw.json"), config);
+
+    // Without it: OPENCLAW_WORKSPACE_DIR, else the profile's workspace.
+    std::fs::remove_file(env.home.join(".openclaw/openclaw.json")).unwrap();
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw", "--dry-run"])
+        .current_dir_home()
+        .env("OPENCLAW_WORKSPACE_DIR", env.home.join("claw-ws"))
+        .success();
+    assert!(out.stdout.contains("+++ [TMP]/claw-ws/AGENTS.md\n"), "{out}");
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw", "--dry-run"])
+        .current_dir_home()
+        .env("OPENCLAW_PROFILE", "work")
+        .success();
+    assert!(out.stdout.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "{out}");
+}

@@ -89,6 +89,10 @@ pub struct SetupRequest {
     pub home: PathBuf,
     /// Codex's folder when `CODEX_HOME` names one (else `~/.codex`).
     pub codex_home: Option<PathBuf>,
+    /// OpenClaw's agent workspace when `OPENCLAW_WORKSPACE_DIR` names one.
+    pub openclaw_workspace_dir: Option<PathBuf>,
+    /// OpenClaw's profile (`OPENCLAW_PROFILE`).
+    pub openclaw_profile: Option<String>,
     /// The project folder (the current folder), for `--scope project`.
     pub project: PathBuf,
     /// The workspace's root, absolute: what the server and hooks are pointed at.
@@ -275,9 +279,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 serde_json::to_string(&entry).expect("a JSON value always serialises")
             );
             json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req)?;
-            // The agent's workspace (default ~/.openclaw/workspace) holds its AGENTS.md
-            // (https://docs.openclaw.ai/concepts/agent-workspace).
-            let agents = req.home.join(".openclaw").join("workspace").join("AGENTS.md");
+            let agents = openclaw_workspace(&config, req)?.join("AGENTS.md");
             instructions(&mut report, &agents, "AGENTS.md", req)?;
             report.notes.push(
                 "OpenClaw runs hooks inside its gateway, not as shell commands: no hooks were \
@@ -287,6 +289,42 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         }
     }
     Ok(report)
+}
+
+/// OpenClaw's agent workspace, which holds its AGENTS.md
+/// (https://docs.openclaw.ai/concepts/agent-workspace, and `resolveDefaultAgentWorkspaceDir` in
+/// openclaw/openclaw `src/agents/workspace-default.ts`): `agents.defaults.workspace` in
+/// `config` (`~` is the home folder; a relative path is taken from the current folder), else
+/// `OPENCLAW_WORKSPACE_DIR`, else `~/.openclaw/workspace-PROFILE` for an `OPENCLAW_PROFILE`
+/// other than `default`, else `~/.openclaw/workspace`.
+///
+/// Fails when `config` is not plain JSON (the MCP server's edit has said so first).
+fn openclaw_workspace(config: &Path, req: &SetupRequest) -> crate::Result<PathBuf> {
+    let text = read(config)?.unwrap_or_default();
+    let doc = hc::parse_json(config, &text, None)?;
+    let configured = hc::entry(&doc, &["agents", "defaults"], "workspace")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|w| !w.is_empty());
+    if let Some(dir) = configured {
+        let dir = match dir.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                req.home.join(rest.trim_start_matches('/'))
+            }
+            _ => req.project.join(dir),
+        };
+        return Ok(dir);
+    }
+    if let Some(dir) = &req.openclaw_workspace_dir {
+        return Ok(req.project.join(dir));
+    }
+    let dir = match req.openclaw_profile.as_deref() {
+        Some(p) if !p.is_empty() && !p.eq_ignore_ascii_case("default") => {
+            format!("workspace-{p}")
+        }
+        _ => "workspace".to_owned(),
+    };
+    Ok(req.home.join(".openclaw").join(dir))
 }
 
 /// Reads a configuration file; `None` when it does not exist.
