@@ -550,3 +550,27 @@ fn setup_openclaw_writes_agents_md_in_the_configured_agent_workspace() {
         .success();
     assert!(out.stdout.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "{out}");
 }
+
+/// A valid config.toml whose `mcp_servers` is an inline table: setup says why it cannot add
+/// its table there and what to do, not a TOML error on a line the file does not have.
+#[test]
+fn setup_codex_explains_an_inline_mcp_servers_table() {
+    let (env, ws) = home_with_workspace();
+    let text = "model = \"o3\"\nmcp_servers = { other = { command = \"x\" } }\n";
+    write(&env, ".codex/config.toml", text);
+    let before = files(&env.home);
+    let out = setup(&env, &ws, &["codex"]).code(1);
+    assert!(
+        out.stderr.starts_with(
+            "error: [TMP]/.codex/config.toml:2: `mcp_servers` is written inline \
+             (`mcp_servers = { … }`), so setup cannot add a `[mcp_servers.cogmem]` table next to it"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains("hint: write each server as its own `[mcp_servers.NAME]`"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("not valid TOML"), "{out}");
+    assert_eq!(files(&env.home), before);
+}

@@ -591,7 +591,26 @@ fn codex_config(report: &mut SetupReport, path: &Path, ws: &str, undo: bool) -> 
             ));
         }
         let with = hc::append_toml_block(&out, &body);
-        hc::check_toml(path, &with)?;
+        if let Err(e) = hc::check_toml(path, &with) {
+            // The file was valid without the block: a `[mcp_servers.cogmem]` table cannot go
+            // next to an `mcp_servers` written inline (`mcp_servers = { … }`), and the parser's
+            // line would be one of the block's, which the file does not have.
+            if table.contains_key("mcp_servers") {
+                return Err(StoreError::HostConfig {
+                    path: path.to_owned(),
+                    line: line_of_text(&bare, "mcp_servers"),
+                    what: "`mcp_servers` is written inline (`mcp_servers = { … }`), so setup \
+                           cannot add a `[mcp_servers.cogmem]` table next to it"
+                        .into(),
+                    hint: "write each server as its own `[mcp_servers.NAME]` table, then run \
+                           `cogmem setup codex` again (or add `[mcp_servers.cogmem]` by hand: \
+                           `--dry-run` on a copy without the inline table shows it)"
+                        .into(),
+                }
+                .into());
+            }
+            return Err(e.into());
+        }
         Some(with)
     };
     let after = match after {
