@@ -115,6 +115,9 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
             render::json(&report)?;
         } else {
             render::data(&setup::diff(&report)?)?;
+            // What a real run would leave to the user, on stderr as a real run says it.
+            let notes: String = report.notes.iter().map(|n| format!("note: {n}\n")).collect();
+            render::status(ctx.global.quiet, &notes);
         }
         return Ok(Exit::Ok);
     }

@@ -574,3 +574,20 @@ fn setup_codex_explains_an_inline_mcp_servers_table() {
     assert!(!out.stderr.contains("not valid TOML"), "{out}");
     assert_eq!(files(&env.home), before);
 }
+
+/// `--dry-run` says on stderr what a real run would leave to the user, as a real run does.
+#[test]
+fn setup_dry_run_prints_the_notes_on_stderr() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".codex/config.toml", "[features]\ncodex_hooks = false\n");
+    let out = setup(&env, &ws, &["codex", "--dry-run"]).success();
+    assert!(
+        out.stderr.contains(
+            "note: [TMP]/.codex/config.toml sets `features.codex_hooks = false`; setup left it"
+        ),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("note:"), "stdout is the diff only: {out}");
+    let out = setup(&env, &ws, &["cursor", "--dry-run"]).success();
+    assert!(out.stderr.contains("note: Cursor keeps user rules in its settings"), "{out}");
+}
