@@ -31,6 +31,13 @@ pub const HOME: &str = "HOME";
 /// "defaults to ~/.codex, unless you set CODEX_HOME"): where `cogmem setup codex` writes the user
 /// configuration.
 pub const CODEX_HOME: &str = "CODEX_HOME";
+/// OpenClaw's agent workspace when `agents.defaults.workspace` does not name one
+/// (https://docs.openclaw.ai/concepts/agent-workspace): where `cogmem setup openclaw` writes
+/// the AGENTS.md block.
+pub const OPENCLAW_WORKSPACE_DIR: &str = "OPENCLAW_WORKSPACE_DIR";
+/// OpenClaw's profile: any but `default` moves its default agent workspace to
+/// `~/.openclaw/workspace-PROFILE` (same page).
+pub const OPENCLAW_PROFILE: &str = "OPENCLAW_PROFILE";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
@@ -55,6 +62,8 @@ pub struct Env {
     pub workspace: Option<PathBuf>,
     pub home: Option<PathBuf>,
     pub codex_home: Option<PathBuf>,
+    pub openclaw_workspace_dir: Option<PathBuf>,
+    pub openclaw_profile: Option<String>,
     pub actor: Option<String>,
     pub now: Option<OsString>,
     pub no_color: bool,
@@ -75,6 +84,9 @@ impl Env {
             workspace: non_empty(WORKSPACE).map(PathBuf::from),
             home: non_empty(HOME).map(PathBuf::from),
             codex_home: non_empty(CODEX_HOME).map(PathBuf::from),
+            openclaw_workspace_dir: non_empty(OPENCLAW_WORKSPACE_DIR).map(PathBuf::from),
+            openclaw_profile: non_empty(OPENCLAW_PROFILE)
+                .map(|v| v.to_string_lossy().trim().to_owned()),
             actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),

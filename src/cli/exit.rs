@@ -54,13 +54,19 @@ pub fn report(err: &Error, style: Style, stderr: &mut impl Write) -> ExitCode {
     Exit::of(err.kind()).code()
 }
 
-/// Prints clap's error for a command line it could not parse, and returns its exit code.
+/// Prints clap's error for a command line it could not parse, and returns `code` (2, usage;
+/// 1 for a hook's command line, which a host must not read as "block": [`is_hook`]).
 ///
 /// clap quotes the argument it could not place, and a PEM key given as an argument starts
 /// with `-`, so it reads as an unknown flag and would be printed whole. Every argument that
 /// looks like a credential is replaced by `[secret: RULE]` first; if the message still holds
 /// one, only a short message is printed. See: issue 16
-pub fn usage(err: &clap::Error, args: &[std::ffi::OsString], stderr: &mut impl Write) -> ExitCode {
+pub fn usage(
+    err: &clap::Error,
+    args: &[std::ffi::OsString],
+    code: Exit,
+    stderr: &mut impl Write,
+) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print(); // --help, --version
         return Exit::Ok.code();
@@ -72,7 +78,7 @@ pub fn usage(err: &clap::Error, args: &[std::ffi::OsString], stderr: &mut impl W
         .collect();
     if flagged.is_empty() {
         let _ = err.print();
-        return Exit::Usage.code();
+        return code.code();
     }
     let mut text = err.render().to_string();
     for (arg, rule) in &flagged {
@@ -90,5 +96,30 @@ pub fn usage(err: &clap::Error, args: &[std::ffi::OsString], stderr: &mut impl W
             .to_owned();
     }
     let _ = write!(stderr, "{text}");
-    Exit::Usage.code()
+    code.code()
+}
+
+/// Tells whether a command line clap could not parse runs `cogmem hook`: its first word that
+/// is neither a flag nor a global flag's value is `hook`. Claude Code and Codex read a hook's
+/// exit 2 as "block this prompt", so a hook's usage error exits 1, which they show and go on.
+pub fn is_hook(command: &clap::Command, args: &[std::ffi::OsString]) -> bool {
+    // The global flags that take a value (`--workspace PATH`), as clap declares them.
+    let with_value: Vec<String> = command
+        .get_arguments()
+        .filter(|a| a.get_action().takes_values())
+        .flat_map(|a| {
+            let long = a.get_long().map(|l| format!("--{l}"));
+            let short = a.get_short().map(|s| format!("-{s}"));
+            long.into_iter().chain(short)
+        })
+        .collect();
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(word) = words.next() {
+        if with_value.iter().any(|f| *f == word) {
+            words.next();
+        } else if word == "--" || !word.starts_with('-') {
+            return word == "hook";
+        }
+    }
+    false
 }

@@ -165,6 +165,11 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
             // looked for.
             let memories = host != Host::Cursor;
             let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref(), memories)?;
+            // The answer says it first, for the model; the notice is for the host's log.
+            if let Some(r) = &p.refused {
+                let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
+                eprintln!("cogmem hook {}: {}{hint}", host.name(), r.message);
+            }
             start_read_server(ctx, &ws);
             Ok(match host {
                 Host::Cursor => Answer::Json(json!({ "continue": true })),

@@ -352,7 +352,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return exit::usage(&e, &args, &mut std::io::stderr().lock()),
+        Err(e) => {
+            let hook = exit::is_hook(&<Cli as clap::CommandFactory>::command(), &args);
+            let code = if hook { exit::Exit::User } else { exit::Exit::Usage };
+            return exit::usage(&e, &args, code, &mut std::io::stderr().lock());
+        }
     };
     cogmem::git::read_objects_as_git_does();
     let env = env::Env::read();

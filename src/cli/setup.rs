@@ -17,14 +17,16 @@ use super::{Ctx, render};
 /// cogmem's memory block in the host's instruction file (CLAUDE.md or AGENTS.md). Other
 /// servers, hooks, keys and TOML comments are kept; running it again changes nothing. Each file
 /// it changes is first copied to `FILE.cogmem-backup-STAMP`, then replaced atomically; a file
-/// that is a symbolic link is refused. `--dry-run` prints the change as a diff and writes
-/// nothing; `--undo` takes out exactly what setup put in.
+/// that is a symbolic link is refused. `--dry-run` prints the change as a diff (a link's too, to
+/// make by hand) and writes nothing; `--undo` takes out exactly what setup put in.
 ///
 /// Files, by host (user scope under your home folder; project scope in the current folder):
 /// claude-code: ~/.claude.json or .mcp.json, .claude/settings.json, ~/.claude/CLAUDE.md or
 /// CLAUDE.md; codex: .codex/config.toml, .codex/hooks.json, ~/.codex/AGENTS.md or AGENTS.md;
 /// cursor: .cursor/mcp.json, .cursor/hooks.json, AGENTS.md (project); openclaw (user only):
-/// ~/.openclaw/openclaw.json and ~/.openclaw/workspace/AGENTS.md.
+/// ~/.openclaw/openclaw.json and AGENTS.md in the agent workspace (its
+/// `agents.defaults.workspace`, else OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace, or
+/// workspace-PROFILE for OPENCLAW_PROFILE).
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct SetupArgs {
@@ -101,6 +103,8 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
         scope,
         home,
         codex_home: ctx.env.codex_home.clone(),
+        openclaw_workspace_dir: ctx.env.openclaw_workspace_dir.clone(),
+        openclaw_profile: ctx.env.openclaw_profile.clone(),
         project: ctx.cwd.clone(),
         workspace: ws.root().to_owned(),
         undo: args.undo,
@@ -111,6 +115,9 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
             render::json(&report)?;
         } else {
             render::data(&setup::diff(&report)?)?;
+            // What a real run would leave to the user, on stderr as a real run says it.
+            let notes: String = report.notes.iter().map(|n| format!("note: {n}\n")).collect();
+            render::status(ctx.global.quiet, &notes);
         }
         return Ok(Exit::Ok);
     }

@@ -298,6 +298,34 @@ fn a_hook_never_blocks_its_host() {
     assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
 }
 
+/// A hook whose own command line does not parse (a host name spelled wrong, a flag an older
+/// cogmem does not know) exits 1 with clap's message: Claude Code and Codex read exit 2 as
+/// "block this prompt". Elsewhere a usage error is still exit 2.
+#[test]
+fn a_hook_command_line_that_does_not_parse_exits_1_not_2() {
+    let env = TestEnv::initialized();
+    let ws = env.root.to_str().unwrap();
+    let cases: [&[&str]; 5] = [
+        &["hook", "claude"],
+        &["hook", "claude-code", "--bogus"],
+        &["hook"],
+        &["--workspace", ws, "hook", "codex", "extra"],
+        &["--color", "never", "-q", "hook", "cursour"],
+    ];
+    for args in cases {
+        let out = env.run(args).current_dir_home().stdin("{}").output();
+        assert_eq!((out.code, out.stdout.as_str()), (1, ""), "{args:?}: {out}");
+        assert!(out.stderr.starts_with("error: "), "{args:?}: {out}");
+    }
+    let out = env.run(["hook", "claude"]).current_dir_home().stdin("{}").output();
+    assert!(out.stderr.contains("a similar value exists: 'claude-code'"), "{out}");
+    // `hook` as a value is not the hook command; other commands' usage errors stay 2.
+    env.run(["--workspace", "hook", "status", "--bogus"]).output().code(2);
+    env.run(["remember", "--bogus", "x"]).output().code(2);
+    let out = env.run(["hook", "--help"]).output().success();
+    assert!(out.stdout.contains("Usage: cogmem hook"), "{out}");
+}
+
 #[test]
 fn cogmem_workspace_wins_over_the_hooks_folder() {
     let env = seeded();
@@ -426,6 +454,32 @@ fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
     assert!(out.stderr.contains("s.jsonl:1: looks like a credential"), "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
     assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
+}
+
+/// A request to remember that `hear` refuses (a credential in it) still gets its answer: what
+/// was refused first, without the credential, then the memories that match; nothing written.
+#[test]
+fn a_refused_prompt_still_answers_with_the_refusal_and_the_memories() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Our AWS account is run by Dana from the platform team"]).success();
+    let (head, lines) = (env.head(), env.audit_lines().len());
+    let out = prompt_hook(&env, "Remember that our AWS key is AKIAIOSFODNN7EXAMPLE");
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(
+        text.starts_with(
+            "cogmem refused the user's message: the message looks like a secret \
+             (aws-access-key-id at line 1, column 16: AKIA… (20 chars)); nothing was written. \
+             Tell the user it was not remembered"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n# Memory (cogmem)\n\n## Relevant memories\n"), "{text}");
+    assert!(text.contains("Our AWS account is run by Dana"), "{text}");
+    assert!(!out.stdout.contains("AKIAIOSFODNN7EXAMPLE"), "{out}");
+    assert!(!out.stderr.contains("AKIAIOSFODNN7EXAMPLE"), "{out}");
+    assert!(out.stderr.contains("looks like a secret"), "the host's log has it too: {out}");
+    assert_eq!((env.head(), env.audit_lines().len()), (head, lines), "nothing is written");
+    env.assert_clean_tree();
 }
 
 /// The issue-18 workspace after `supersede tool--jenkins --by tool--github-actions`.

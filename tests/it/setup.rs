@@ -306,7 +306,26 @@ fn setup_refuses_to_replace_a_symbolic_link() {
     let before = files(&env.home);
     let out = setup(&env, &ws, &["cursor"]).code(1);
     assert!(out.stderr.contains("[TMP]/.cursor/mcp.json:1: is a symbolic link"), "{out}");
+    assert!(out.stderr.contains("`--dry-run` shows it"), "{out}");
     assert_eq!(files(&env.home), before);
+    // As the hint says, `--dry-run` shows what to add by hand, read through the link.
+    let out = setup(&env, &ws, &["cursor", "--dry-run"]).success();
+    assert!(
+        out.stdout.contains(
+            "--- [TMP]/.cursor/mcp.json\n+++ [TMP]/.cursor/mcp.json\n@@ -1 +1,12 @@\n-{}\n+{\n"
+        ),
+        "{out}"
+    );
+    assert!(out.stdout.contains("+    \"cogmem\": {\n"), "{out}");
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "--json", "setup", "cursor", "--dry-run"])
+        .current_dir_home()
+        .success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["link"], true, "{out}");
+    let note = report["notes"][0].as_str().unwrap();
+    assert!(note.contains(".cursor/mcp.json is a symbolic link (to "), "{note}");
+    assert_eq!(files(&env.home), before, "--dry-run wrote through the link");
 }
 
 #[test]
@@ -431,4 +450,144 @@ fn setup_codex_follows_codex_home() {
     assert!(out.stderr.contains("created [TMP]/custom-codex/config.toml (mcp)"), "{out}");
     assert!(custom.join("hooks.json").is_file() && custom.join("AGENTS.md").is_file());
     assert!(!env.home.join(".codex").exists(), "wrote ~/.codex despite CODEX_HOME");
+}
+
+/// A `COGMEM_WORKSPACE` the user set in Claude Code's settings is theirs: setup keeps it (and
+/// says so when it names another workspace), and undo leaves it.
+#[test]
+fn setup_claude_code_keeps_the_users_own_cogmem_workspace() {
+    let (env, ws) = home_with_workspace();
+    let settings = "{\n  \"env\": {\n    \"COGMEM_WORKSPACE\": \"/srv/team-memory\"\n  }\n}\n";
+    write(&env, ".claude/settings.json", settings);
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(
+        out.stderr.contains(
+            "note: [TMP]/.claude/settings.json sets `env.COGMEM_WORKSPACE` to \"/srv/team-memory\", \
+             which setup did not write; it left it"
+        ),
+        "{out}"
+    );
+    let after = json(&env, ".claude/settings.json");
+    assert_eq!(after["env"]["COGMEM_WORKSPACE"], "/srv/team-memory");
+    assert!(after["hooks"]["SessionStart"].is_array(), "{after}");
+    setup(&env, &ws, &["claude-code", "--undo"]).success();
+    assert_eq!(read(&env, ".claude/settings.json"), settings, "undo took the user's value");
+
+    // The same value, set by hand before setup: no note, nothing of it changed.
+    let same =
+        format!("{{\n  \"env\": {{\n    \"COGMEM_WORKSPACE\": \"{}\"\n  }}\n}}\n", ws.display());
+    write(&env, ".claude/settings.json", &same);
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(!out.stderr.contains("note: [TMP]/.claude/settings.json"), "{out}");
+    assert_eq!(
+        json(&env, ".claude/settings.json")["env"]["COGMEM_WORKSPACE"],
+        ws.to_str().unwrap()
+    );
+}
+
+/// An `mcpServers.cogmem` the user wrote (their own command, say) is refused, as Codex's
+/// `[mcp_servers.cogmem]` is, with nothing written; undo leaves it, with a note.
+#[test]
+fn setup_refuses_a_cogmem_server_it_did_not_write() {
+    let (env, ws) = home_with_workspace();
+    let theirs = "{\n  \"mcpServers\": {\n    \"cogmem\": {\n      \"command\": \"/opt/cogmem/bin/cogmem\",\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n";
+    for (host, file) in [("claude-code", ".claude.json"), ("cursor", ".cursor/mcp.json")] {
+        write(&env, file, theirs);
+        let before = files(&env.home);
+        let out = setup(&env, &ws, &[host]).code(1);
+        assert!(
+            out.stderr.starts_with(&format!(
+                "error: [TMP]/{file}:3: already has an `mcpServers.cogmem` that setup did not \
+                 write"
+            )),
+            "{host}: {out}"
+        );
+        assert!(
+            out.stderr.contains(&format!("then run `cogmem setup {host}` again")),
+            "{host}: {out}"
+        );
+        assert_eq!(files(&env.home), before, "{host}: a refused setup wrote something");
+        let out = setup(&env, &ws, &[host, "--undo"]).success();
+        assert!(
+            out.stderr.contains("that setup did not write; it is yours, so undo left it"),
+            "{out}"
+        );
+        assert_eq!(read(&env, file), theirs, "{host}: undo removed the user's server");
+    }
+}
+
+/// OpenClaw reads AGENTS.md from its agent workspace: `agents.defaults.workspace` in the
+/// openclaw.json setup edits, else `OPENCLAW_WORKSPACE_DIR`, else the profile's default.
+#[test]
+fn setup_openclaw_writes_agents_md_in_the_configured_agent_workspace() {
+    let (env, ws) = home_with_workspace();
+    let config = "{\n  \"agents\": {\n    \"defaults\": {\n      \"workspace\": \"~/agents/main\"\n    }\n  }\n}\n";
+    write(&env, ".openclaw/openclaw.json", config);
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw"])
+        .current_dir_home()
+        .env("OPENCLAW_WORKSPACE_DIR", env.home.join("ignored"))
+        .success();
+    assert!(out.stderr.contains("created [TMP]/agents/main/AGENTS.md (instructions)"), "{out}");
+    assert!(!env.home.join(".openclaw/workspace").exists(), "{out}");
+    assert!(!env.home.join("ignored").exists(), "the configured workspace comes first: {out}");
+    setup(&env, &ws, &["openclaw", "--undo"]).success();
+    assert!(!env.home.join("agents/main/AGENTS.md").exists());
+    assert_eq!(read(&env, ".openclaw/openclaw.json"), config);
+
+    // Without it: OPENCLAW_WORKSPACE_DIR, else the profile's workspace.
+    std::fs::remove_file(env.home.join(".openclaw/openclaw.json")).unwrap();
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw", "--dry-run"])
+        .current_dir_home()
+        .env("OPENCLAW_WORKSPACE_DIR", env.home.join("claw-ws"))
+        .success();
+    assert!(out.stdout.contains("+++ [TMP]/claw-ws/AGENTS.md\n"), "{out}");
+    let out = env
+        .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw", "--dry-run"])
+        .current_dir_home()
+        .env("OPENCLAW_PROFILE", "work")
+        .success();
+    assert!(out.stdout.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "{out}");
+}
+
+/// A valid config.toml whose `mcp_servers` is an inline table: setup says why it cannot add
+/// its table there and what to do, not a TOML error on a line the file does not have.
+#[test]
+fn setup_codex_explains_an_inline_mcp_servers_table() {
+    let (env, ws) = home_with_workspace();
+    let text = "model = \"o3\"\nmcp_servers = { other = { command = \"x\" } }\n";
+    write(&env, ".codex/config.toml", text);
+    let before = files(&env.home);
+    let out = setup(&env, &ws, &["codex"]).code(1);
+    assert!(
+        out.stderr.starts_with(
+            "error: [TMP]/.codex/config.toml:2: `mcp_servers` is written inline \
+             (`mcp_servers = { … }`), so setup cannot add a `[mcp_servers.cogmem]` table next to it"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains("hint: write each server as its own `[mcp_servers.NAME]`"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("not valid TOML"), "{out}");
+    assert_eq!(files(&env.home), before);
+}
+
+/// `--dry-run` says on stderr what a real run would leave to the user, as a real run does.
+#[test]
+fn setup_dry_run_prints_the_notes_on_stderr() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".codex/config.toml", "[features]\ncodex_hooks = false\n");
+    let out = setup(&env, &ws, &["codex", "--dry-run"]).success();
+    assert!(
+        out.stderr.contains(
+            "note: [TMP]/.codex/config.toml sets `features.codex_hooks = false`; setup left it"
+        ),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("note:"), "stdout is the diff only: {out}");
+    let out = setup(&env, &ws, &["cursor", "--dry-run"]).success();
+    assert!(out.stderr.contains("note: Cursor keeps user rules in its settings"), "{out}");
 }

@@ -82,8 +82,11 @@ pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Session
 /// What a prompt produced.
 #[derive(Debug, Clone, Serialize)]
 pub struct PromptContext {
-    /// What `hear` detected and did.
+    /// What `hear` detected and did (nothing, when it refused the prompt).
     pub heard: HearReport,
+    /// Why `hear` refused the prompt or failed on it (a credential, a sub-agent's request to
+    /// remember, the lock not free in time); the memories are still given.
+    pub refused: Option<Refusal>,
     /// The text for the model: what was done about the prompt, then the relevant memories;
     /// empty when there is nothing to add.
     pub text: String,
@@ -91,6 +94,28 @@ pub struct PromptContext {
     pub used_tokens: usize,
     /// The budget (`[hooks] prompt_tokens`).
     pub budget_tokens: usize,
+}
+
+/// Why `hear` did not act on a prompt: its error, as text that never holds the secret it may
+/// be about (the secret rules' excerpts are redacted).
+#[derive(Debug, Clone, Serialize)]
+pub struct Refusal {
+    /// The error.
+    pub message: String,
+    /// The next step, for the person who reads the host's log (none for a credential, whose
+    /// hint is `--allow-secret`, not a step an agent should take).
+    pub hint: Option<String>,
+    /// Whether the prompt was refused for holding what looks like a credential.
+    pub secret: bool,
+}
+
+impl Refusal {
+    fn of(e: &crate::Error) -> Self {
+        use cogmem_store::error::RuleError;
+        let secret =
+            matches!(e, crate::Error::Store(cogmem_store::Error::Rule(RuleError::Secret { .. })));
+        Self { message: e.to_string(), hint: if secret { None } else { e.hint() }, secret }
+    }
 }
 
 /// Finds the memories that match a user's prompt (its first 1,000 characters,
@@ -102,6 +127,10 @@ pub struct PromptContext {
 /// The memories are found first, as the workspace was when the prompt came: what a request to
 /// remember adds is not among them (the answer says it was remembered), and nothing is read
 /// after the write, whose search-index update then runs in the background as a command's does.
+///
+/// When `hear` refuses the prompt or fails on it (a credential in a request to remember, a
+/// sub-agent's request to write, the lock not free in time), the answer says so first and still
+/// gives the memories: the error is in [`PromptContext::refused`], nothing is written.
 ///
 /// `caller` is who passed the prompt on: a sub-agent may not write (exit 4 from `hear`).
 /// Without `memories` (a host whose prompt hook cannot add context: Cursor's) no memory is
@@ -129,13 +158,34 @@ pub fn user_prompt(
     // was recorded as recalled instead).
     let opts =
         HearOptions { dry_run: false, caller, allow_secret: false, recall_shown_by_caller: true };
+    let mut refused = None;
     let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
-        hear::hear(ws, prompt, &opts, clock)?
+        hear::hear(ws, prompt, &opts, clock).unwrap_or_else(|e| {
+            refused = Some(Refusal::of(&e));
+            HearReport::nothing()
+        })
     } else {
         HearReport::nothing()
     };
     cogmem_store::timing::mark("hook: prompt heard");
     let mut text = String::new();
+    if let Some(r) = &refused {
+        if r.secret {
+            text.push_str(&format!(
+                "cogmem refused the user's message: {}. Tell the user it was not remembered, \
+                 and do not repeat the credential: it belongs in a password manager, not in \
+                 memory.\n",
+                r.message
+            ));
+        } else {
+            text.push_str(&format!(
+                "cogmem could not act on the user's message: {}{}. Tell the user that what \
+                 they asked cogmem for was not done.\n",
+                r.message,
+                r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default()
+            ));
+        }
+    }
     match &heard.action {
         HeardAction::None | HeardAction::Recall { .. } => {}
         HeardAction::Remembered { written: w, duplicates, .. } => {
@@ -196,5 +246,5 @@ pub fn user_prompt(
         }
         text.push_str(&pack.text.replacen("# Memory\n", "# Memory (cogmem)\n", 1));
     }
-    Ok(PromptContext { heard, text, used_tokens: pack.used_tokens, budget_tokens: budget })
+    Ok(PromptContext { heard, refused, text, used_tokens: pack.used_tokens, budget_tokens: budget })
 }

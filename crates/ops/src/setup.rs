@@ -89,6 +89,10 @@ pub struct SetupRequest {
     pub home: PathBuf,
     /// Codex's folder when `CODEX_HOME` names one (else `~/.codex`).
     pub codex_home: Option<PathBuf>,
+    /// OpenClaw's agent workspace when `OPENCLAW_WORKSPACE_DIR` names one.
+    pub openclaw_workspace_dir: Option<PathBuf>,
+    /// OpenClaw's profile (`OPENCLAW_PROFILE`).
+    pub openclaw_profile: Option<String>,
     /// The project folder (the current folder), for `--scope project`.
     pub project: PathBuf,
     /// The workspace's root, absolute: what the server and hooks are pointed at.
@@ -120,6 +124,9 @@ pub struct FileChange {
     pub action: Action,
     /// Where the file's earlier content was copied (after [`apply`]; none for a new file).
     pub backup: Option<PathBuf>,
+    /// Whether the file is a symbolic link: `--dry-run` shows the change, to make by hand in
+    /// the file it points to, and [`apply`] refuses it.
+    pub link: bool,
     #[serde(skip)]
     before: Option<String>,
     #[serde(skip)]
@@ -154,7 +161,7 @@ const PROGRAM: &str = "cogmem";
 /// Works out every change for `req`, reading the files and writing nothing.
 ///
 /// Fails with the file and line when a configuration file is malformed or has a shape setup
-/// cannot merge into, when a file to change is a symbolic link, and when the request makes no
+/// cannot merge into, and when the request makes no
 /// sense for the host (OpenClaw has no project configuration; a project inside the workspace).
 pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
     if req.scope == Scope::Project && req.host == Host::Openclaw {
@@ -208,7 +215,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 Scope::Project => req.project.join(".mcp.json"),
             };
             let entry = json!({ "type": "stdio", "command": PROGRAM, "args": mcp_args });
-            json_server(&mut report, &mcp, &["mcpServers"], entry, None, req.undo)?;
+            json_server(&mut report, &mcp, &["mcpServers"], entry, None, req)?;
             let settings = base.join(".claude").join("settings.json");
             json_hooks(&mut report, &settings, HookShape::Grouped, req, &hook_command)?;
             let claude_md = match req.scope {
@@ -247,14 +254,7 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             // to .cursor/rules").
             let dir = base.join(".cursor");
             let entry = json!({ "command": PROGRAM, "args": mcp_args });
-            json_server(
-                &mut report,
-                &dir.join("mcp.json"),
-                &["mcpServers"],
-                entry,
-                None,
-                req.undo,
-            )?;
+            json_server(&mut report, &dir.join("mcp.json"), &["mcpServers"], entry, None, req)?;
             json_hooks(&mut report, &dir.join("hooks.json"), HookShape::Flat, req, &hook_command)?;
             match req.scope {
                 Scope::Project => {
@@ -278,10 +278,8 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 hc::SERVER_NAME,
                 serde_json::to_string(&entry).expect("a JSON value always serialises")
             );
-            json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req.undo)?;
-            // The agent's workspace (default ~/.openclaw/workspace) holds its AGENTS.md
-            // (https://docs.openclaw.ai/concepts/agent-workspace).
-            let agents = req.home.join(".openclaw").join("workspace").join("AGENTS.md");
+            json_server(&mut report, &config, &["mcp", "servers"], entry, Some(&hint), req)?;
+            let agents = openclaw_workspace(&config, req)?.join("AGENTS.md");
             instructions(&mut report, &agents, "AGENTS.md", req)?;
             report.notes.push(
                 "OpenClaw runs hooks inside its gateway, not as shell commands: no hooks were \
@@ -293,13 +291,50 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
     Ok(report)
 }
 
+/// OpenClaw's agent workspace, which holds its AGENTS.md
+/// (https://docs.openclaw.ai/concepts/agent-workspace, and `resolveDefaultAgentWorkspaceDir` in
+/// openclaw/openclaw `src/agents/workspace-default.ts`): `agents.defaults.workspace` in
+/// `config` (`~` is the home folder; a relative path is taken from the current folder), else
+/// `OPENCLAW_WORKSPACE_DIR`, else `~/.openclaw/workspace-PROFILE` for an `OPENCLAW_PROFILE`
+/// other than `default`, else `~/.openclaw/workspace`.
+///
+/// Fails when `config` is not plain JSON (the MCP server's edit has said so first).
+fn openclaw_workspace(config: &Path, req: &SetupRequest) -> crate::Result<PathBuf> {
+    let text = read(config)?.unwrap_or_default();
+    let doc = hc::parse_json(config, &text, None)?;
+    let configured = hc::entry(&doc, &["agents", "defaults"], "workspace")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|w| !w.is_empty());
+    if let Some(dir) = configured {
+        let dir = match dir.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                req.home.join(rest.trim_start_matches('/'))
+            }
+            _ => req.project.join(dir),
+        };
+        return Ok(dir);
+    }
+    if let Some(dir) = &req.openclaw_workspace_dir {
+        return Ok(req.project.join(dir));
+    }
+    let dir = match req.openclaw_profile.as_deref() {
+        Some(p) if !p.is_empty() && !p.eq_ignore_ascii_case("default") => {
+            format!("workspace-{p}")
+        }
+        _ => "workspace".to_owned(),
+    };
+    Ok(req.home.join(".openclaw").join(dir))
+}
+
 /// Reads a configuration file; `None` when it does not exist.
 fn read(path: &Path) -> crate::Result<Option<String>> {
     fsx::read_text_if_exists(path, fsx::DEFAULT_FILE_LIMIT).map_err(Into::into)
 }
 
 /// Records the change from `before` to `after` (`None`: the file goes), or the file as
-/// unchanged; refuses to replace a symbolic link.
+/// unchanged; a symbolic link's change is recorded with a note (read through the link, for
+/// `--dry-run` to show), and [`apply`] refuses it.
 fn record(
     report: &mut SetupReport,
     path: &Path,
@@ -313,16 +348,15 @@ fn record(
         }
         return Ok(());
     }
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(StoreError::HostConfig {
-            path: path.to_owned(),
-            line: 1,
-            what: "is a symbolic link; setup does not replace links".into(),
-            hint: "make the change by hand in the file the link points to (`--dry-run` shows \
-                   it), or replace the link with a copy of its file"
-                .into(),
-        }
-        .into());
+    let link = is_link(path);
+    if link {
+        let target = std::fs::read_link(path).map(|t| format!(" (to {})", t.display()));
+        report.notes.push(format!(
+            "{} is a symbolic link{}: setup does not replace links, so make the change by hand \
+             in the file it points to",
+            path.display(),
+            target.unwrap_or_default()
+        ));
     }
     let action = match (&before, &after) {
         (None, _) => Action::Create,
@@ -334,10 +368,28 @@ fn record(
         role,
         action,
         backup: None,
+        link,
         before,
         after,
     });
     Ok(())
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The error for a file to change that is a symbolic link.
+fn link_refused(path: &Path) -> crate::Error {
+    StoreError::HostConfig {
+        path: path.to_owned(),
+        line: 1,
+        what: "is a symbolic link; setup does not replace links".into(),
+        hint: "make the change by hand in the file the link points to (`--dry-run` shows it), \
+               or replace the link with a copy of its file"
+            .into(),
+    }
+    .into()
 }
 
 /// The JSON text to leave: `None` when undo emptied a document.
@@ -346,23 +398,46 @@ fn json_after(doc: &Value, undo: bool) -> Option<String> {
         .then(|| hc::render_json(doc))
 }
 
+/// The MCP server entry under `keys`: added (or replaced when setup wrote it for another
+/// workspace), or with `--undo` removed. An entry under cogmem's name that setup did not write
+/// is the user's: setup refuses to replace it, and undo leaves it with a note.
 fn json_server(
     report: &mut SetupReport,
     path: &Path,
     keys: &[&str],
     entry: Value,
     json5_hint: Option<&str>,
-    undo: bool,
+    req: &SetupRequest,
 ) -> crate::Result<()> {
     let before = read(path)?;
     let text = before.as_deref().unwrap_or("");
     let mut doc = hc::parse_json(path, text, json5_hint)?;
-    let changed = if undo {
-        hc::remove_entry(&mut doc, keys, hc::SERVER_NAME)
-    } else {
-        hc::set_entry(&mut doc, keys, hc::SERVER_NAME, entry, path, text)?
+    let name = format!("{}.{}", keys.join("."), hc::SERVER_NAME);
+    let theirs = hc::entry(&doc, keys, hc::SERVER_NAME).filter(|f| !hc::is_setup_server(f, &entry));
+    let changed = match (theirs, req.undo) {
+        (Some(_), true) => {
+            report.notes.push(format!(
+                "{} has a `{name}` that setup did not write; it is yours, so undo left it",
+                path.display()
+            ));
+            false
+        }
+        (Some(_), false) => {
+            return Err(StoreError::HostConfig {
+                path: path.to_owned(),
+                line: line_of_text(text, &format!("\"{}\"", hc::SERVER_NAME)),
+                what: format!("already has an `{name}` that setup did not write"),
+                hint: format!(
+                    "remove that entry (or rename it), then run `cogmem setup {}` again",
+                    req.host.name()
+                ),
+            }
+            .into());
+        }
+        (None, true) => hc::remove_entry(&mut doc, keys, hc::SERVER_NAME),
+        (None, false) => hc::set_entry(&mut doc, keys, hc::SERVER_NAME, entry, path, text)?,
     };
-    let after = if changed { json_after(&doc, undo) } else { before.clone() };
+    let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
     record(report, path, "mcp", before, after)
 }
 
@@ -382,14 +457,42 @@ fn json_hooks(
     // own `cogmem …` calls included (https://code.claude.com/docs/en/env-vars), so those find
     // the workspace from any project folder.
     let env_var = (req.host == Host::ClaudeCode).then_some(WORKSPACE_VAR);
-    let ws = Value::from(req.workspace.to_string_lossy().into_owned());
+    // The variable is setup's when it names the workspace of setup's own hook entries in the
+    // same file (setup writes both together); a value set any other way is the user's: kept,
+    // with a note when it names another workspace, and never removed by undo.
+    let found = env_var.and_then(|var| hc::entry(&doc, &["env"], var)).cloned();
+    let ours_hooks = hc::hook_commands(&doc, shape, &prefix);
+    let is_setups = found.as_ref().and_then(Value::as_str).is_some_and(|v| {
+        let theirs = format!("{prefix} --workspace {}", cogmem_text::shell::quote(v));
+        ours_hooks.contains(&theirs)
+    });
+    let ws = req.workspace.to_string_lossy().into_owned();
     let changed = if req.undo {
-        let env = env_var.is_some_and(|var| hc::remove_entry(&mut doc, &["env"], var));
+        let env = match env_var {
+            Some(var) if is_setups => hc::remove_entry(&mut doc, &["env"], var),
+            _ => false,
+        };
         hc::remove_hooks(&mut doc, shape, &prefix) | env
     } else {
-        let env = match env_var {
-            Some(var) => hc::set_entry(&mut doc, &["env"], var, ws, path, text)?,
-            None => false,
+        let env = match (env_var, &found) {
+            (Some(var), None) => {
+                hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?
+            }
+            (Some(var), Some(_)) if is_setups => {
+                hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?
+            }
+            (Some(var), Some(value)) => {
+                if value.as_str() != Some(ws.as_str()) {
+                    report.notes.push(format!(
+                        "{} sets `env.{var}` to {value}, which setup did not write; it left it, \
+                         so the agent's own cogmem commands use that workspace: set it to \
+                         \"{ws}\" by hand if you want this one",
+                        path.display()
+                    ));
+                }
+                false
+            }
+            (None, _) => false,
         };
         hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env
     };
@@ -488,7 +591,26 @@ fn codex_config(report: &mut SetupReport, path: &Path, ws: &str, undo: bool) -> 
             ));
         }
         let with = hc::append_toml_block(&out, &body);
-        hc::check_toml(path, &with)?;
+        if let Err(e) = hc::check_toml(path, &with) {
+            // The file was valid without the block: a `[mcp_servers.cogmem]` table cannot go
+            // next to an `mcp_servers` written inline (`mcp_servers = { … }`), and the parser's
+            // line would be one of the block's, which the file does not have.
+            if table.contains_key("mcp_servers") {
+                return Err(StoreError::HostConfig {
+                    path: path.to_owned(),
+                    line: line_of_text(&bare, "mcp_servers"),
+                    what: "`mcp_servers` is written inline (`mcp_servers = { … }`), so setup \
+                           cannot add a `[mcp_servers.cogmem]` table next to it"
+                        .into(),
+                    hint: "write each server as its own `[mcp_servers.NAME]` table, then run \
+                           `cogmem setup codex` again (or add `[mcp_servers.cogmem]` by hand: \
+                           `--dry-run` on a copy without the inline table shows it)"
+                        .into(),
+                }
+                .into());
+            }
+            return Err(e.into());
+        }
         Some(with)
     };
     let after = match after {
@@ -539,9 +661,13 @@ fn instructions(
 /// Copies each file to change to `FILE.cogmem-backup-STAMP`, then writes the new content
 /// atomically (or removes the file), in the order of the report.
 ///
-/// Fails on the first file that cannot be written; the files before it are already changed,
-/// and every changed file has its backup.
+/// Fails before any write when a file to change is a symbolic link (writing a new file in its
+/// place would cut the link). Fails on the first file that cannot be written; the files before
+/// it are already changed, and every changed file has its backup.
 pub fn apply(report: &mut SetupReport, clock: &dyn Clock) -> crate::Result<()> {
+    if let Some(file) = report.files.iter().find(|f| f.link || is_link(&f.path)) {
+        return Err(link_refused(&file.path));
+    }
     let stamp = clock.now().with_timezone(&chrono::Utc).format("%Y%m%dT%H%M%SZ").to_string();
     for file in &mut report.files {
         if let Some(before) = &file.before {

@@ -140,6 +140,36 @@ pub fn set_entry(
     Ok(true)
 }
 
+/// The value at `keys… .name`, when there is one.
+pub fn entry<'a>(doc: &'a Value, keys: &[&str], name: &str) -> Option<&'a Value> {
+    keys.iter().try_fold(doc, |at, key| at.get(*key))?.get(name)
+}
+
+/// Whether `found` is an MCP server entry setup wrote: `want` (what setup writes now) but for
+/// the workspace, the last of its `args`. Anything else under cogmem's name is the user's.
+pub fn is_setup_server(found: &Value, want: &Value) -> bool {
+    let mut found = found.clone();
+    let want_ws = want.get("args").and_then(Value::as_array).and_then(|a| a.last());
+    let found_ws = found.get_mut("args").and_then(Value::as_array_mut).and_then(|a| a.last_mut());
+    match (found_ws, want_ws) {
+        (Some(f), Some(w)) if f.is_string() => *f = w.clone(),
+        _ => return false,
+    }
+    found == *want
+}
+
+/// The commands of the hook entries cogmem owns (those starting with `prefix`), every event.
+pub fn hook_commands(doc: &Value, shape: HookShape, prefix: &str) -> Vec<String> {
+    let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else { return Vec::new() };
+    hooks
+        .values()
+        .filter_map(Value::as_array)
+        .flat_map(|list| commands(list, shape))
+        .map(|(_, _, c)| c)
+        .filter(|c| is_ours(c, prefix))
+        .collect()
+}
+
 /// Removes `keys… .name`, and each object on the way that this leaves empty; `true` when the
 /// document changed.
 pub fn remove_entry(doc: &mut Value, keys: &[&str], name: &str) -> bool {
