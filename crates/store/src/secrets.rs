@@ -726,32 +726,26 @@ fn normalize_with(text: &str, invisible_as_space: bool) -> Normalized<'_> {
             && word.chars().any(|c| latin_of(c).is_some());
         for (i, c) in word.char_indices() {
             let at = start + i;
+            // One character of the original written as `to`: a folded run of its own.
+            let mut fold_to = |to: char| {
+                let seg = Segment {
+                    norm: out.len(),
+                    orig: at,
+                    norm_len: 1,
+                    orig_len: c.len_utf8(),
+                    same: false,
+                };
+                out.push(to);
+                push_segment(&mut map, seg);
+            };
             if is_invisible(c) {
                 if invisible_as_space {
-                    let seg = Segment {
-                        norm: out.len(),
-                        orig: at,
-                        norm_len: 1,
-                        orig_len: c.len_utf8(),
-                        same: false,
-                    };
-                    out.push(' ');
-                    push_segment(&mut map, seg);
+                    fold_to(' ');
                 }
                 continue;
             }
             match latin_of(c).filter(|_| fold) {
-                Some(l) => {
-                    let seg = Segment {
-                        norm: out.len(),
-                        orig: at,
-                        norm_len: 1,
-                        orig_len: c.len_utf8(),
-                        same: false,
-                    };
-                    out.push(l);
-                    push_segment(&mut map, seg);
-                }
+                Some(l) => fold_to(l),
                 None => same(&mut out, &mut map, at, at + c.len_utf8()),
             }
         }
