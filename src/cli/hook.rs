@@ -131,7 +131,9 @@ impl From<cogmem::Error> for Notice {
 
 fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
     let raw = input::stdin_limited(MAX_HOOK_JSON)?;
-    let event: Value = serde_json::from_str(&raw)
+    // Half of a surrogate pair (a cut emoji, as JavaScript writes it) is one character lost,
+    // not the whole event.
+    let event: Value = serde_json::from_str(&cogmem_text::json::lone_surrogates_replaced(&raw))
         .map_err(|e| Notice(format!("stdin is not the host's hook JSON: {e}")))?;
     if host == Host::Openclaw {
         return Err(Notice(

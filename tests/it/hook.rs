@@ -140,6 +140,26 @@ fn claude_code_prompt_memories_stay_within_prompt_tokens() {
 }
 
 /// A pasted document is not a request, even when one of its lines starts with "remember".
+/// Half of a surrogate pair in the prompt (a cut emoji, which JavaScript hosts write as a lone
+/// `\ud83d` escape) costs that character, not the whole event: it was "stdin is not the host's
+/// hook JSON" and no context at all. An import line with one imports too.
+#[test]
+fn a_lone_surrogate_in_the_prompt_is_one_character_lost() {
+    let env = seeded();
+    let root = serde_json::to_string(&env.root).unwrap();
+    let json = format!(
+        r#"{{"hook_event_name":"UserPromptSubmit","cwd":{root},"prompt":"How is Atlas and Postgres going? \ud83d"}}"#
+    );
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json).output();
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.contains("Postgres 16"), "{text}");
+    assert!(!out.stderr.contains("not the host's hook JSON"), "{out}");
+    let line = r#"{"timestamp":"2026-11-20T10:00:00Z","speaker":"Ann","text":"cut emoji \ud83d here","id":"m1"}"#;
+    env.write("../cut.jsonl", &format!("{line}\n"));
+    env.run(["import", "--format", "jsonl", "../cut.jsonl"]).success();
+    assert!(env.read("memory/episodes/2026-11-20.md").contains("cut emoji \u{FFFD} here"));
+}
+
 #[test]
 fn a_long_pasted_prompt_is_searched_but_not_heard() {
     let env = seeded();

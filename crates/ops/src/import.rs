@@ -220,7 +220,8 @@ fn known_id(line: &str) -> Option<String> {
 /// Checks one JSONL line as `import` reads it (for tests and tools): `Ok` for a usable message,
 /// else the problem as text. `n` is the 1-based line number, `name` the input's name.
 pub fn check_line(line: &str, name: &str, n: usize, now: &Timestamp) -> Result<(), String> {
-    let v = serde_json::from_str::<Value>(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    let line = cogmem_text::json::lone_surrogates_replaced(line);
+    let v = serde_json::from_str::<Value>(&line).map_err(|e| format!("not valid JSON: {e}"))?;
     parse_line(&v, name, n, now).map(|_| ())
 }
 
@@ -413,22 +414,23 @@ fn read_messages(
             report.duplicates += 1;
             continue;
         }
-        let parsed = serde_json::from_str::<Value>(line)
-            .map_err(|e| {
-                format!(
-                    "not valid JSON: {}",
-                    e.to_string()
-                        .rsplit_once(" at line ")
-                        .map_or(e.to_string(), |(m, _)| m.to_owned())
-                )
-            })
-            .and_then(|v| match opts.format {
-                Format::Jsonl => parse_line(&v, name, n, now).map(Some),
-                Format::ClaudeCode => transcript::claude_code(&v).map(|m| m.map(Message::from)),
-                Format::Codex => {
-                    transcript::codex(&v, n, &mut session).map(|m| m.map(Message::from))
-                }
-            });
+        let parsed =
+            serde_json::from_str::<Value>(&cogmem_text::json::lone_surrogates_replaced(line))
+                .map_err(|e| {
+                    format!(
+                        "not valid JSON: {}",
+                        e.to_string()
+                            .rsplit_once(" at line ")
+                            .map_or(e.to_string(), |(m, _)| m.to_owned())
+                    )
+                })
+                .and_then(|v| match opts.format {
+                    Format::Jsonl => parse_line(&v, name, n, now).map(Some),
+                    Format::ClaudeCode => transcript::claude_code(&v).map(|m| m.map(Message::from)),
+                    Format::Codex => {
+                        transcript::codex(&v, n, &mut session).map(|m| m.map(Message::from))
+                    }
+                });
         let mut m = match parsed {
             Ok(None) => continue,
             Ok(Some(m)) => m,

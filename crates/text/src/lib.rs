@@ -23,6 +23,7 @@ pub mod date;
 pub mod error;
 pub mod howto;
 pub mod id;
+pub mod json;
 pub mod kin;
 pub mod markdown;
 pub mod merge;
