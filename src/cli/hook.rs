@@ -130,7 +130,12 @@ impl From<cogmem::Error> for Notice {
 }
 
 fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
-    let raw = input::stdin_limited(MAX_HOOK_JSON)?;
+    let Some(raw) = input::stdin_limited(MAX_HOOK_JSON)? else {
+        return Err(Notice(format!(
+            "the hook event on stdin is over {MAX_HOOK_JSON} bytes, more than any host sends; \
+             nothing done"
+        )));
+    };
     // Half of a surrogate pair (a cut emoji, as JavaScript writes it) is one character lost,
     // not the whole event.
     let event: Value = serde_json::from_str(&cogmem_text::json::lone_surrogates_replaced(&raw))
@@ -142,7 +147,12 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
                 .into(),
         ));
     }
-    let name = str_field(&event, "hook_event_name").unwrap_or_default();
+    if !event.is_object() {
+        return Err(Notice("stdin is not the host's hook JSON: not a JSON object".into()));
+    }
+    let Some(name) = str_field(&event, "hook_event_name") else {
+        return Err(Notice("the hook event has no `hook_event_name` text; nothing done".into()));
+    };
     let Some(kind) = Event::of(host, name) else {
         return Ok(Answer::Nothing); // an event cogmem has nothing to do with
     };
@@ -157,7 +167,9 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
             Ok(context_answer(host, name, &pack.text))
         }
         Event::Prompt => {
-            let prompt = str_field(&event, "prompt").unwrap_or_default();
+            let Some(prompt) = str_field(&event, "prompt") else {
+                return Err(Notice(format!("the {name} event has no `prompt` text; nothing done")));
+            };
             if prompt.trim().is_empty() {
                 return Ok(Answer::Nothing);
             }

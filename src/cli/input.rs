@@ -6,8 +6,9 @@ use cogmem::error::InputError;
 use cogmem::ops::remember::HARD_MAX_TEXT_BYTES as MAX_TEXT_BYTES;
 use cogmem::store::fsx::IoError;
 
-/// Reads stdin up to `limit` bytes (transcripts may be large), as UTF-8.
-pub fn stdin_limited(limit: u64) -> cogmem::Result<String> {
+/// Reads stdin up to `limit` bytes, as UTF-8; `None` when it holds more (the caller says what
+/// its input is and what to do).
+pub fn stdin_limited(limit: u64) -> cogmem::Result<Option<String>> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
@@ -15,9 +16,9 @@ pub fn stdin_limited(limit: u64) -> cogmem::Result<String> {
         .read_to_end(&mut bytes)
         .map_err(|e| IoError::new("<stdin>", "read", e))?;
     if bytes.len() as u64 > limit {
-        return Err(InputError::ImportTooLarge { limit }.into());
+        return Ok(None);
     }
-    String::from_utf8(bytes).map_err(|_| InputError::NotUtf8.into())
+    String::from_utf8(bytes).map(Some).map_err(|_| InputError::NotUtf8.into())
 }
 
 /// Returns `arg`, or stdin when it is `-`.

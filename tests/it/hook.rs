@@ -160,6 +160,35 @@ fn a_lone_surrogate_in_the_prompt_is_one_character_lost() {
     assert!(env.read("memory/episodes/2026-11-20.md").contains("cut emoji \u{FFFD} here"));
 }
 
+/// An event over the hook's 16 MiB is refused in its own words (it spoke of splitting a
+/// transcript and `limits.import_bytes`), with exit 0 and nothing done.
+#[test]
+fn an_event_over_the_limit_is_refused_as_an_event() {
+    let env = seeded();
+    let head = env.head();
+    let out =
+        env.run(["hook", "claude-code"]).current_dir_home().stdin(vec![b' '; 17 << 20]).output();
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stdout.is_empty(), "{out}");
+    assert!(out.stderr.contains("the hook event on stdin is over 16777216 bytes"), "{out}");
+    assert!(!out.stderr.contains("import"), "{out}");
+    // Events that are no object, name no event or carry no prompt text are notices too.
+    let root = serde_json::to_string(&env.root).unwrap();
+    for (stdin, notice) in [
+        ("[1,2]".to_owned(), "not a JSON object"),
+        (format!(r#"{{"cwd":{root}}}"#), "no `hook_event_name` text"),
+        (
+            format!(r#"{{"hook_event_name":"UserPromptSubmit","cwd":{root},"prompt":42}}"#),
+            "the UserPromptSubmit event has no `prompt` text",
+        ),
+    ] {
+        let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(stdin).output();
+        assert_eq!(out.code, 0, "{out}");
+        assert!(out.stdout.is_empty() && out.stderr.contains(notice), "{notice}: {out}");
+    }
+    assert_eq!(env.head(), head);
+}
+
 #[test]
 fn a_long_pasted_prompt_is_searched_but_not_heard() {
     let env = seeded();
