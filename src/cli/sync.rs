@@ -42,8 +42,9 @@ const EXAMPLES: &str = "Examples:
 /// critical file (SOUL.md, IDENTITY.md) is flagged like any other change to it and listed by
 /// `cogmem status` until acknowledged.
 ///
-/// Editor swap and backup files (`*.swp`, `*~`, `4913`) and `.cogmem/` are ignored. Nothing to
-/// sync exits 0.
+/// Editor swap and backup files (`*.swp`, `*~`, `4913`), the `.cogmem-tmp-*` files a killed
+/// write leaves (`cogmem doctor --fix` removes them) and `.cogmem/` are ignored. Nothing to sync
+/// exits 0.
 ///
 /// With `--remote NAME`, hand edits are committed first, then the remote's branch is fetched,
 /// brought into ours and the result pushed. When both machines have new commits, a merge

@@ -271,3 +271,30 @@ fn sync_takes_lines_appended_to_the_audit_log_but_not_a_rewrite() {
     assert!(out.stderr.contains("warning: left memory/meta/audit.log: earlier lines were changed or removed; the audit log is append-only"), "{out}");
     assert!(out.stderr.contains("warning: left memory/vault/other.md: not committed"), "{out}");
 }
+
+/// A `.cogmem-tmp-*` file a killed atomic write left behind is no hand edit: sync commits the
+/// real edits beside it and leaves it for `doctor --fix`, which removes it and leaves a clean
+/// tree.
+#[test]
+fn sync_leaves_the_temporary_file_of_an_unfinished_write_alone() {
+    let env = TestEnv::initialized();
+    let tmp = "memory/meta/.cogmem-tmp-AbC123";
+    env.write(tmp, &env.read("memory/meta/decay-scores.json"));
+    let memory =
+        env.read("MEMORY.md").replace("## Active Context\n", "## Active Context\n- Likes hiking\n");
+    env.write("MEMORY.md", &memory);
+    let before = env.commit_count();
+    let out = env.run(["sync", "--json"]).success();
+    assert_eq!(env.commit_count(), before + 1, "{out}");
+    let v = json(&out.stdout);
+    let paths: Vec<&str> =
+        v["committed"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(paths, ["MEMORY.md"], "{out}");
+    assert!(!env.git(&["ls-tree", "-r", "--name-only", "HEAD"]).contains(".cogmem-tmp-"));
+    assert_eq!(env.git_status(), format!("?? {tmp}\n"));
+    // Nothing else to sync: the leftover is still not a hand edit.
+    let out = env.run(["sync"]).success();
+    assert!(out.stderr.starts_with("nothing to sync"), "{out}");
+    env.run(["doctor", "--fix"]).success();
+    env.assert_clean_tree();
+}

@@ -925,10 +925,6 @@ fn managed(rel: &str) -> bool {
         || rel.starts_with("memory/")
 }
 
-fn is_temp_file(rel: &str) -> bool {
-    rel.rsplit('/').next().is_some_and(|n| n.starts_with(".cogmem-tmp-"))
-}
-
 /// Finds an interrupted change: audit lines appended but not committed (the change engine
 /// appends them after writing every file and before committing, so they name its files), and,
 /// when the lock was left by a dead process, every uncommitted file cogmem manages.
@@ -970,7 +966,7 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
     let changes = if index_damaged { Vec::new() } else { git::uncommitted(repo)? };
     if dead_holder {
         for c in &changes {
-            if managed(&c.path) && !is_temp_file(&c.path) && files.insert(c.path.clone()) {
+            if managed(&c.path) && !fsx::is_temp_file(&c.path) && files.insert(c.path.clone()) {
                 findings.push(Finding::new(
                     "interrupted",
                     &c.path,
@@ -991,7 +987,7 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
         }
         let Ok(rel) = e.path().strip_prefix(ws.root()) else { continue };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        if is_temp_file(&rel) && !rel.starts_with(RECOVERED_DIR) {
+        if fsx::is_temp_file(&rel) && !rel.starts_with(RECOVERED_DIR) {
             findings.push(Finding::new(
                 "interrupted",
                 &rel,
@@ -1395,8 +1391,8 @@ mod tests {
 
     #[test]
     fn temp_files_are_recognised() {
-        assert!(is_temp_file("memory/episodes/.cogmem-tmp-abc"));
-        assert!(!is_temp_file("memory/episodes/2026-02-02.md"));
+        assert!(fsx::is_temp_file("memory/episodes/.cogmem-tmp-abc"));
+        assert!(!fsx::is_temp_file("memory/episodes/2026-02-02.md"));
         assert!(managed("memory/meta/audit.log"));
         assert!(!managed("cogmem.toml"));
     }

@@ -116,14 +116,16 @@ pub(crate) fn is_editor_junk(rel: &str) -> bool {
         || name.starts_with('#') && name.ends_with('#')
 }
 
-/// Tells whether sync and watch leave a path alone: git's and cogmem's own folders, and editor
-/// junk.
+/// Tells whether sync and watch leave a path alone: git's and cogmem's own folders, editor
+/// junk, and the temporary files of atomic writes (`.cogmem-tmp-*`: one left by a killed
+/// write is for `doctor --fix` to remove, never a hand edit to commit).
 pub(crate) fn is_ignored(rel: &str) -> bool {
     rel == ".git"
         || rel.starts_with(".git/")
         || rel == layout::DERIVED_DIR
         || rel.starts_with(".cogmem/")
         || is_editor_junk(rel)
+        || fsx::is_temp_file(rel)
 }
 
 /// One hand-edited file, read and checked.
@@ -348,8 +350,13 @@ fn changed_files(
     let head = git::head_id(repo)?.map(|id| id.to_string());
     let probe = cogmem_index::summary::Probe::take(ws, repo.path(), head);
     let found = crate::status::uncommitted_from_walk(ws, repo, &probe, Some(lock_held))?;
-    let mut paths: Vec<String> =
-        found.into_iter().map(|c| c.path).filter(|p| !is_ignored(p)).collect();
+    // A temporary file an older cogmem committed, since deleted (`doctor --fix` removes it):
+    // its deletion is committed like any other, so the tree comes back clean.
+    let mut paths: Vec<String> = found
+        .into_iter()
+        .map(|c| c.path)
+        .filter(|p| !is_ignored(p) || fsx::is_temp_file(p) && !ws.abs(p).exists())
+        .collect();
     paths.sort();
     paths.dedup();
     let mut out = Vec::new();
@@ -670,6 +677,8 @@ mod tests {
             ("memory/.#notes.md", true),
             (".git/index.lock", true),
             (".cogmem/lock", true),
+            ("memory/meta/.cogmem-tmp-AbC123", true),
+            (".cogmem-tmp-x", true),
             ("memory/graph/entities/person--alice.md", false),
             ("SOUL.md", false),
         ];
