@@ -646,12 +646,18 @@ fn decay_mismatch(ws: &Workspace, decay: &DecayFile) -> (Vec<units::MemoryUnit>,
         .collect();
     // A file that cannot be read (a bad byte, over the size limit, a link) hides its units, not
     // removes them: their entries are left as they are (the schema check reports the file).
+    // Nor does an uncommitted edit remove them: a bullet deleted by hand and not committed may
+    // come back with `git checkout`, and archiving its entry would hide it from every search.
+    // The uncommitted check reports the file; the commit that takes the edit settles it.
     let unreadable: HashSet<&str> = all.skipped.iter().map(|s| s.path.as_str()).collect();
     let orphans = decay
         .keys()
         .into_iter()
         .filter(|k| !ids.contains(k.as_str()) && !decay.is_forgotten(k))
-        .filter(|k| unit_file(k).is_none_or(|rel| !unreadable.contains(rel.as_str())))
+        .filter(|k| {
+            unit_file(k)
+                .is_none_or(|rel| !unreadable.contains(rel.as_str()) && !uncommitted.contains(&rel))
+        })
         .collect();
     (missing, orphans)
 }
