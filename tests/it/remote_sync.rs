@@ -662,3 +662,49 @@ fn issue_17_commits_brought_in_by_sync_remote_are_not_adopted_again() {
     assert_eq!(adopted, 1, "{:#?}", b.audit_lines());
     b.run(["verify"]).success();
 }
+
+/// A peer's committed symbolic link (mode 120000) is refused before anything changes, on a
+/// fast-forward (which would check the link out) and on a merge (which turned it into a
+/// regular file holding the target's path, committed, pushed and indexed); with the link
+/// removed on the peer, the next sync goes through.
+#[cfg(unix)]
+#[test]
+fn a_peers_committed_link_is_refused_before_anything_changes() {
+    let (a, b, _remote) = two_machines();
+    let link = "memory/graph/entities/person--evil.md";
+    std::os::unix::fs::symlink("/etc/passwd", b.path(link)).unwrap();
+    b.git_commit_all("peer: a link");
+    b.git(&["push", "-q", "origin", "main"]);
+    let refused = |env: &TestEnv| {
+        let (head, files, refs) =
+            (env.head(), env.snapshot(), env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]));
+        let out = env.run(["sync", "--remote", "origin"]).output().code(4);
+        assert!(
+            out.stderr.contains(&format!(
+                "symbolic link that cogmem never takes from another machine: {link}"
+            )),
+            "{out}"
+        );
+        assert!(out.stderr.contains(&format!("hint: on the machine that committed it, replace the link with the file it points to (or remove it: `git rm {link}`)")), "{out}");
+        assert_eq!(env.head(), head);
+        assert_eq!(env.snapshot(), files);
+        assert_eq!(env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]), refs);
+        assert!(std::fs::symlink_metadata(env.path(link)).is_err(), "no link checked out");
+        env.assert_clean_tree();
+    };
+    // Only the peer moved: a fast-forward.
+    refused(&a);
+    // Both moved: a merge.
+    a.mutate(["remember", "A local thing"]);
+    refused(&a);
+    // The peer replaces the link; nothing was lost on either side.
+    std::fs::remove_file(b.path(link)).unwrap();
+    b.write(link, "# person--evil\n\n## Facts\n- Not so evil after all\n");
+    b.git_commit_all("peer: a real file");
+    b.git(&["push", "-q", "origin", "main"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    assert!(a.read(link).contains("Not so evil"));
+    assert!(a.read("memory/episodes/2026-12-01.md").contains("A local thing"));
+    a.assert_clean_tree();
+}

@@ -12,6 +12,7 @@
 pub mod content;
 mod error;
 mod merge;
+mod peer;
 mod purged;
 mod transport;
 
@@ -201,6 +202,14 @@ pub fn sync_remote(
         erase_commands: Vec::new(),
     };
     report.ahead = count_only_in(&repo, local, theirs)?;
+    if let Some(t) = theirs
+        && t != local
+        && !repo.graph_descendant_of(local, t).map_err(op("compare the histories"))?
+    {
+        // What the remote brings is refused before anything is written.
+        let peer = peer::Peer { name: &ep.name, branch: &remote_branch };
+        peer::check(&repo, &peer, local, t)?;
+    }
     if let Some(t) = theirs
         && t != local
     {
