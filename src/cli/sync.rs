@@ -53,8 +53,10 @@ const EXAMPLES: &str = "Examples:
 /// the later use and the larger count, proposals are renumbered when both machines used a
 /// number, and other files take git's line merge. If any file cannot be merged, nothing is
 /// changed: the conflicting files are listed with what to do (exit 3). The previous tip is kept
-/// as `refs/cogmem/pre-sync`. Never prompts: network remotes use the `git` program with your
-/// credential helper or ssh-agent.
+/// as `refs/cogmem/pre-sync`. Refused before anything changes (exit 4): a remote history that
+/// commits a symbolic link or a submodule, or whose audit log lost or changed an earlier line
+/// (other than by `cogmem audit compact`). Never prompts: network remotes use the `git` program
+/// with your credential helper or ssh-agent.
 ///
 /// After `forget --purge`, `memory/meta/purged` holds hashes of the purged text, and a sync
 /// that would bring that text back is refused (exit 4): when the remote's history still holds

@@ -708,3 +708,53 @@ fn a_peers_committed_link_is_refused_before_anything_changes() {
     assert!(a.read("memory/episodes/2026-12-01.md").contains("A local thing"));
     a.assert_clean_tree();
 }
+
+/// The audit log is append-only between machines too: a peer's commit that changes or removes
+/// earlier lines is refused, on a fast-forward and on a merge, before anything changes; put
+/// back on the peer, it syncs. A peer's `audit compact`, which moves old lines into
+/// audit-archive.md and records its cutoff, is still taken.
+#[test]
+fn a_peers_rewritten_audit_log_is_refused_but_its_compaction_is_taken() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    let log = "memory/meta/audit.log";
+    let old = b.read(log);
+    let line = old.lines().find(|l| l.contains("| new entity person--alice")).unwrap().to_owned();
+    b.write(log, &old.replace(&line, &line.replace("| test-agent |", "| agent:evil |")));
+    b.git_commit_all("peer: forge the audit log");
+    b.git(&["push", "-q", "origin", "main"]);
+    let at = old.lines().position(|l| l == line).unwrap() + 1;
+    let refused = |env: &TestEnv| {
+        let (head, files, refs) =
+            (env.head(), env.snapshot(), env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]));
+        let out = env.run(["sync", "--remote", "origin"]).output().code(4);
+        assert!(out.stderr.contains(&format!("error: {log}:{at}: origin/main changed or removed this line of the audit log, which is append-only, so nothing was changed: {line}")), "{out}");
+        assert!(out.stderr.contains(&format!("hint: `git log -p origin/main -- {log}`")), "{out}");
+        assert_eq!(env.head(), head);
+        assert_eq!(env.snapshot(), files);
+        assert_eq!(env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]), refs);
+        env.assert_clean_tree();
+    };
+    refused(&a); // a fast-forward
+    a.mutate(["remember", "A local thing"]);
+    refused(&a); // a merge
+    // Put back on the peer, the history syncs.
+    b.git(&["revert", "--no-edit", "HEAD"]);
+    b.git(&["push", "-q", "origin", "main"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    b.run(["sync", "--remote", "origin"]).success();
+    // A peer's compaction moves every line of December out of the log: still an append.
+    b.set_now("2027-04-01T09:00:00Z");
+    b.run(["audit", "compact"]).success();
+    assert!(!b.read(log).contains("| new entity person--alice"));
+    b.run(["sync", "--remote", "origin"]).success();
+    a.set_now("2027-04-01T10:00:00Z");
+    a.mutate(["remember", "Another local thing"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    assert!(a.read("memory/meta/audit-archive.md").contains("## 2026-12"));
+    a.assert_clean_tree();
+}

@@ -208,7 +208,7 @@ pub fn sync_remote(
     {
         // What the remote brings is refused before anything is written.
         let peer = peer::Peer { name: &ep.name, branch: &remote_branch };
-        peer::check(&repo, &peer, local, t)?;
+        peer::check_links(&repo, &peer, local, t)?;
     }
     if let Some(t) = theirs
         && t != local
@@ -225,6 +225,10 @@ pub fn sync_remote(
         };
         if purged::guard(&sides, local, t, &mut report)? {
             return Ok(report);
+        }
+        if !repo.graph_descendant_of(local, t).map_err(op("compare the histories"))? {
+            let peer = peer::Peer { name: &ep.name, branch: &remote_branch };
+            peer::check_audit(&repo, &peer, local, t)?;
         }
     }
     let mut tip = local;
