@@ -35,8 +35,8 @@ const EXAMPLES: &str = "Examples:
 /// ones as one commit with one audit line per file (CREATE, EDIT or DELETE). The actor is
 /// `manual` unless `--actor` or COGMEM_ACTOR says otherwise.
 ///
-/// A malformed file is reported with its line, what is wrong and what to do, and left
-/// uncommitted on disk (exit 3). Episodes are append-only: appended entries are fine, but a
+/// A malformed file, or one that cannot be read (over `limits.file_bytes`), is reported with its
+/// line, what is wrong and what to do, and left uncommitted on disk (exit 3). Episodes are append-only: appended entries are fine, but a
 /// rewritten or deleted entry is left unless `--force`. New memories get decay entries, and the
 /// graph index and search index are updated, as `cogmem remember` does. A hand edit of a
 /// critical file (SOUL.md, IDENTITY.md) is flagged like any other change to it and listed by
