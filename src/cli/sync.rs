@@ -91,6 +91,10 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
     let opts = SyncOptions { actor: ctx.actor()?, force: args.force, dry_run: args.dry_run };
+    if let Some(remote) = &args.remote {
+        // Refused before the hand edits are committed, as docs/cli.md says.
+        cogmem::ops::remote::check_remote(&ws, remote)?;
+    }
     let report = op::sync(&ws, &opts, clock.as_ref())?;
     if let Some(remote) = &args.remote {
         // Hand edits first: the remote sync refuses to run over uncommitted files.

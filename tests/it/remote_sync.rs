@@ -270,12 +270,19 @@ fn hand_edits_go_first_and_unknown_remotes_are_refused() {
     assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
     assert_eq!(git_in(&remote, &a.home, &["rev-parse", "main"]).trim(), a.head());
     a.assert_clean_tree();
+    // An unknown remote is refused before anything happens: the hand edit is not committed.
+    a.write("MEMORY.md", &format!("{}\n- another hand edit\n", a.read("MEMORY.md")));
+    let head = a.head();
     let out = a.run(["sync", "--remote", "nowhere"]).output().code(1);
     assert!(
         out.stderr.contains("there is no git remote called \"nowhere\" (remotes: origin)"),
         "{out}"
     );
     assert!(out.stderr.contains("git remote add"), "{out}");
+    assert!(!out.stderr.contains("synced"), "{out}");
+    assert_eq!(a.head(), head, "nothing committed");
+    assert_eq!(a.git_status(), " M MEMORY.md\n");
+    a.git(&["checkout", "--", "MEMORY.md"]);
     let out = a.run(["--actor", "subagent:helper", "sync", "--remote", "origin"]).output().code(4);
     assert!(out.stderr.contains("sub-agent"), "{out}");
 }

@@ -140,6 +140,17 @@ fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
     move |cause| GitError::Op { what, cause }
 }
 
+/// Checks that the workspace's repository has a remote called `name` with a URL, without
+/// touching anything: `sync --remote` asks before it commits the hand edits, so an unknown
+/// remote is refused before anything happens.
+///
+/// Fails with [`RemoteError::Unknown`] (naming the remotes there are) or
+/// [`RemoteError::NoUrl`].
+pub fn check_remote(ws: &Workspace, name: &str) -> crate::Result<()> {
+    let repo = git::open(ws.root())?;
+    transport::endpoint(&repo, ws.root(), name).map(|_| ())
+}
+
 /// Fetches `opts.remote`, merges its branch into ours and pushes the result.
 ///
 /// Refuses a sub-agent (exit 4) and a working tree with uncommitted edits. A conflict is not an
