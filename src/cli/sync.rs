@@ -35,15 +35,16 @@ const EXAMPLES: &str = "Examples:
 /// ones as one commit with one audit line per file (CREATE, EDIT or DELETE). The actor is
 /// `manual` unless `--actor` or COGMEM_ACTOR says otherwise.
 ///
-/// A malformed file is reported with its line, what is wrong and what to do, and left
-/// uncommitted on disk (exit 3). Episodes are append-only: appended entries are fine, but a
+/// A malformed file, or one that cannot be read (over `limits.file_bytes`), is reported with its
+/// line, what is wrong and what to do, and left uncommitted on disk (exit 3). Episodes are append-only: appended entries are fine, but a
 /// rewritten or deleted entry is left unless `--force`. New memories get decay entries, and the
 /// graph index and search index are updated, as `cogmem remember` does. A hand edit of a
 /// critical file (SOUL.md, IDENTITY.md) is flagged like any other change to it and listed by
 /// `cogmem status` until acknowledged.
 ///
-/// Editor swap and backup files (`*.swp`, `*~`, `4913`) and `.cogmem/` are ignored. Nothing to
-/// sync exits 0.
+/// Editor swap and backup files (`*.swp`, `*~`, `4913`), the `.cogmem-tmp-*` files a killed
+/// write leaves (`cogmem doctor --fix` removes them) and `.cogmem/` are ignored. Nothing to sync
+/// exits 0.
 ///
 /// With `--remote NAME`, hand edits are committed first, then the remote's branch is fetched,
 /// brought into ours and the result pushed. When both machines have new commits, a merge
@@ -52,8 +53,10 @@ const EXAMPLES: &str = "Examples:
 /// the later use and the larger count, proposals are renumbered when both machines used a
 /// number, and other files take git's line merge. If any file cannot be merged, nothing is
 /// changed: the conflicting files are listed with what to do (exit 3). The previous tip is kept
-/// as `refs/cogmem/pre-sync`. Never prompts: network remotes use the `git` program with your
-/// credential helper or ssh-agent.
+/// as `refs/cogmem/pre-sync`. Refused before anything changes (exit 4): a remote history that
+/// commits a symbolic link or a submodule, or whose audit log lost or changed an earlier line
+/// (other than by `cogmem audit compact`). Never prompts: network remotes use the `git` program
+/// with your credential helper or ssh-agent.
 ///
 /// After `forget --purge`, `memory/meta/purged` holds hashes of the purged text, and a sync
 /// that would bring that text back is refused (exit 4): when the remote's history still holds
@@ -88,6 +91,10 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
     let opts = SyncOptions { actor: ctx.actor()?, force: args.force, dry_run: args.dry_run };
+    if let Some(remote) = &args.remote {
+        // Refused before the hand edits are committed, as docs/cli.md says.
+        cogmem::ops::remote::check_remote(&ws, remote)?;
+    }
     let report = op::sync(&ws, &opts, clock.as_ref())?;
     if let Some(remote) = &args.remote {
         // Hand edits first: the remote sync refuses to run over uncommitted files.

@@ -27,8 +27,9 @@ const EXAMPLES: &str = "Examples:
 /// Watches the whole workspace (recursively, so editors that save by writing a temporary file
 /// and renaming it over the original are seen too). After each change it waits until the
 /// workspace has been quiet for `--debounce` (default 2 s), then syncs: one commit for what was
-/// edited, malformed files left with a warning. Changes under `.git/` and `.cogmem/`, and
-/// editor swap and backup files (`*.swp`, `*~`, `4913`), are ignored. It syncs once at start.
+/// edited, malformed files left with a warning. Changes under `.git/` and `.cogmem/`, editor
+/// swap and backup files (`*.swp`, `*~`, `4913`) and the `.cogmem-tmp-*` files of unfinished
+/// writes are ignored. It syncs once at start.
 ///
 /// Prints one line per commit on stdout (with `--json`, one JSON sync report per line) and one
 /// warning per file left on stderr. A failed sync (e.g. the lock was busy) is reported and

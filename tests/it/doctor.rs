@@ -239,6 +239,41 @@ fn hand_edits_are_reported_not_touched() {
     assert_eq!(env.read("MEMORY.md"), memory, "a hand edit is never put back");
 }
 
+/// A bullet deleted by hand and not committed: `doctor --fix` reports the edit and leaves the
+/// decay entry alone (it used to commit it as archived, so that after `git checkout` the
+/// memory was back in the file but hidden from every search while `verify` said clean).
+#[test]
+fn doctor_fix_does_not_archive_the_entry_of_a_memory_deleted_by_an_uncommitted_edit() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "--store",
+        "core",
+        "--section",
+        "critical-facts",
+        "Allergic to peanuts",
+    ]);
+    let memory = env.read("MEMORY.md");
+    env.write("MEMORY.md", &memory.replace("- Allergic to peanuts\n", ""));
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3);
+    // (The index may be older than the edited file too; that is for the index check.)
+    let found = checks(&findings);
+    assert!(found.contains(&"uncommitted") && !found.contains(&"decay"), "{v:#}");
+    let commits = env.commit_count();
+    let decay = env.read("memory/meta/decay-scores.json");
+    let out = env.run(["doctor", "--fix"]).output().code(3);
+    assert!(out.stdout.contains("uncommitted  MEMORY.md"), "{out}");
+    assert!(!out.stdout.contains("archived"), "{out}");
+    assert_eq!(env.commit_count(), commits, "nothing to repair: {out}");
+    assert_eq!(env.read("memory/meta/decay-scores.json"), decay);
+    // The person changes their mind: the memory is found again and the workspace is clean.
+    env.git(&["checkout", "--", "MEMORY.md"]);
+    let out = env.run(["search", "peanuts", "--json"]).success();
+    assert!(out.stdout.contains("Allergic to peanuts"), "{out}");
+    assert_eq!(verify(&env).0, 0);
+}
+
 // Kills the binary with COGMEM_CRASH_AT: needs the `crash-points` feature.
 #[cfg(feature = "crash-points")]
 #[test]

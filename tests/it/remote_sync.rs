@@ -270,12 +270,19 @@ fn hand_edits_go_first_and_unknown_remotes_are_refused() {
     assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
     assert_eq!(git_in(&remote, &a.home, &["rev-parse", "main"]).trim(), a.head());
     a.assert_clean_tree();
+    // An unknown remote is refused before anything happens: the hand edit is not committed.
+    a.write("MEMORY.md", &format!("{}\n- another hand edit\n", a.read("MEMORY.md")));
+    let head = a.head();
     let out = a.run(["sync", "--remote", "nowhere"]).output().code(1);
     assert!(
         out.stderr.contains("there is no git remote called \"nowhere\" (remotes: origin)"),
         "{out}"
     );
     assert!(out.stderr.contains("git remote add"), "{out}");
+    assert!(!out.stderr.contains("synced"), "{out}");
+    assert_eq!(a.head(), head, "nothing committed");
+    assert_eq!(a.git_status(), " M MEMORY.md\n");
+    a.git(&["checkout", "--", "MEMORY.md"]);
     let out = a.run(["--actor", "subagent:helper", "sync", "--remote", "origin"]).output().code(4);
     assert!(out.stderr.contains("sub-agent"), "{out}");
 }
@@ -661,4 +668,100 @@ fn issue_17_commits_brought_in_by_sync_remote_are_not_adopted_again() {
     let adopted = b.audit_lines().iter().filter(|l| l.contains("project--zephyr.md")).count();
     assert_eq!(adopted, 1, "{:#?}", b.audit_lines());
     b.run(["verify"]).success();
+}
+
+/// A peer's committed symbolic link (mode 120000) is refused before anything changes, on a
+/// fast-forward (which would check the link out) and on a merge (which turned it into a
+/// regular file holding the target's path, committed, pushed and indexed); with the link
+/// removed on the peer, the next sync goes through.
+#[cfg(unix)]
+#[test]
+fn a_peers_committed_link_is_refused_before_anything_changes() {
+    let (a, b, _remote) = two_machines();
+    let link = "memory/graph/entities/person--evil.md";
+    std::os::unix::fs::symlink("/etc/passwd", b.path(link)).unwrap();
+    b.git_commit_all("peer: a link");
+    b.git(&["push", "-q", "origin", "main"]);
+    let refused = |env: &TestEnv| {
+        let (head, files, refs) =
+            (env.head(), env.snapshot(), env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]));
+        let out = env.run(["sync", "--remote", "origin"]).output().code(4);
+        assert!(
+            out.stderr.contains(&format!(
+                "symbolic link that cogmem never takes from another machine: {link}"
+            )),
+            "{out}"
+        );
+        assert!(out.stderr.contains(&format!("hint: on the machine that committed it, replace the link with the file it points to (or remove it: `git rm {link}`)")), "{out}");
+        assert_eq!(env.head(), head);
+        assert_eq!(env.snapshot(), files);
+        assert_eq!(env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]), refs);
+        assert!(std::fs::symlink_metadata(env.path(link)).is_err(), "no link checked out");
+        env.assert_clean_tree();
+    };
+    // Only the peer moved: a fast-forward.
+    refused(&a);
+    // Both moved: a merge.
+    a.mutate(["remember", "A local thing"]);
+    refused(&a);
+    // The peer replaces the link; nothing was lost on either side.
+    std::fs::remove_file(b.path(link)).unwrap();
+    b.write(link, "# person--evil\n\n## Facts\n- Not so evil after all\n");
+    b.git_commit_all("peer: a real file");
+    b.git(&["push", "-q", "origin", "main"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    assert!(a.read(link).contains("Not so evil"));
+    assert!(a.read("memory/episodes/2026-12-01.md").contains("A local thing"));
+    a.assert_clean_tree();
+}
+
+/// The audit log is append-only between machines too: a peer's commit that changes or removes
+/// earlier lines is refused, on a fast-forward and on a merge, before anything changes; put
+/// back on the peer, it syncs. A peer's `audit compact`, which moves old lines into
+/// audit-archive.md and records its cutoff, is still taken.
+#[test]
+fn a_peers_rewritten_audit_log_is_refused_but_its_compaction_is_taken() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "Alice prefers tea", "--entity", "person--alice"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    let log = "memory/meta/audit.log";
+    let old = b.read(log);
+    let line = old.lines().find(|l| l.contains("| new entity person--alice")).unwrap().to_owned();
+    b.write(log, &old.replace(&line, &line.replace("| test-agent |", "| agent:evil |")));
+    b.git_commit_all("peer: forge the audit log");
+    b.git(&["push", "-q", "origin", "main"]);
+    let at = old.lines().position(|l| l == line).unwrap() + 1;
+    let refused = |env: &TestEnv| {
+        let (head, files, refs) =
+            (env.head(), env.snapshot(), env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]));
+        let out = env.run(["sync", "--remote", "origin"]).output().code(4);
+        assert!(out.stderr.contains(&format!("error: {log}:{at}: origin/main changed or removed this line of the audit log, which is append-only, so nothing was changed: {line}")), "{out}");
+        assert!(out.stderr.contains(&format!("hint: `git log -p origin/main -- {log}`")), "{out}");
+        assert_eq!(env.head(), head);
+        assert_eq!(env.snapshot(), files);
+        assert_eq!(env.git(&["for-each-ref", "refs/cogmem/", "refs/heads/"]), refs);
+        env.assert_clean_tree();
+    };
+    refused(&a); // a fast-forward
+    a.mutate(["remember", "A local thing"]);
+    refused(&a); // a merge
+    // Put back on the peer, the history syncs.
+    b.git(&["revert", "--no-edit", "HEAD"]);
+    b.git(&["push", "-q", "origin", "main"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    b.run(["sync", "--remote", "origin"]).success();
+    // A peer's compaction moves every line of December out of the log: still an append.
+    b.set_now("2027-04-01T09:00:00Z");
+    b.run(["audit", "compact"]).success();
+    assert!(!b.read(log).contains("| new entity person--alice"));
+    b.run(["sync", "--remote", "origin"]).success();
+    a.set_now("2027-04-01T10:00:00Z");
+    a.mutate(["remember", "Another local thing"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    assert_eq!(json(&out.stdout)["outcome"], "merged", "{out}");
+    assert!(a.read("memory/meta/audit-archive.md").contains("## 2026-12"));
+    a.assert_clean_tree();
 }

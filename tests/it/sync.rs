@@ -271,3 +271,72 @@ fn sync_takes_lines_appended_to_the_audit_log_but_not_a_rewrite() {
     assert!(out.stderr.contains("warning: left memory/meta/audit.log: earlier lines were changed or removed; the audit log is append-only"), "{out}");
     assert!(out.stderr.contains("warning: left memory/vault/other.md: not committed"), "{out}");
 }
+
+/// A `.cogmem-tmp-*` file a killed atomic write left behind is no hand edit: sync commits the
+/// real edits beside it and leaves it for `doctor --fix`, which removes it and leaves a clean
+/// tree.
+#[test]
+fn sync_leaves_the_temporary_file_of_an_unfinished_write_alone() {
+    let env = TestEnv::initialized();
+    let tmp = "memory/meta/.cogmem-tmp-AbC123";
+    env.write(tmp, &env.read("memory/meta/decay-scores.json"));
+    let memory =
+        env.read("MEMORY.md").replace("## Active Context\n", "## Active Context\n- Likes hiking\n");
+    env.write("MEMORY.md", &memory);
+    let before = env.commit_count();
+    let out = env.run(["sync", "--json"]).success();
+    assert_eq!(env.commit_count(), before + 1, "{out}");
+    let v = json(&out.stdout);
+    let paths: Vec<&str> =
+        v["committed"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(paths, ["MEMORY.md"], "{out}");
+    assert!(!env.git(&["ls-tree", "-r", "--name-only", "HEAD"]).contains(".cogmem-tmp-"));
+    assert_eq!(env.git_status(), format!("?? {tmp}\n"));
+    // Nothing else to sync: the leftover is still not a hand edit.
+    let out = env.run(["sync"]).success();
+    assert!(out.stderr.starts_with("nothing to sync"), "{out}");
+    env.run(["doctor", "--fix"]).success();
+    env.assert_clean_tree();
+}
+
+/// One file over `limits.file_bytes` is left, with the key named, and the rest committed
+/// (exit 3); it stopped the whole sync (exit 1). Left as it is, it does not make the search
+/// index look older than the files for ever, nor does `doctor --fix` claim to repair that.
+#[test]
+fn sync_leaves_a_file_over_the_size_limit_and_commits_the_rest() {
+    let env = TestEnv::initialized();
+    env.write(
+        "cogmem.toml",
+        &format!("{}\n[limits]\nfile_bytes = 4096\n", env.read("cogmem.toml")),
+    );
+    env.mutate(["sync"]);
+    let huge = "memory/vault/huge.md";
+    env.write(huge, &format!("# Huge\n\n{}\n", "a".repeat(5000)));
+    let memory =
+        env.read("MEMORY.md").replace("## Active Context\n", "## Active Context\n- Likes hiking\n");
+    env.write("MEMORY.md", &memory);
+    let before = env.commit_count();
+    let out = env.run(["sync"]).output().code(3);
+    assert_eq!(env.commit_count(), before + 1, "{out}");
+    assert!(out.stderr.contains("synced 1 file (commit [HASH]); 1 file left uncommitted"), "{out}");
+    assert!(out.stderr.contains(&format!("warning: left {huge}: cannot read: it is 5009 bytes, over the limit of 4096 bytes (`limits.file_bytes` in cogmem.toml)")), "{out}");
+    assert!(out.stderr.contains("raise `limits.file_bytes` in cogmem.toml"), "{out}");
+    assert!(env.git(&["show", "HEAD:MEMORY.md"]).contains("- Likes hiking"));
+    assert_eq!(env.git_status(), format!("?? {huge}\n"));
+    env.wait_for_index();
+    let findings = |out: &str| -> Vec<String> {
+        json(out)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{} {}", f["check"].as_str().unwrap(), f["path"].as_str().unwrap()))
+            .collect()
+    };
+    let want = [format!("schema {huge}"), format!("uncommitted {huge}")];
+    let out = env.run(["verify", "--json"]).output().code(3);
+    assert_eq!(findings(&out.stdout), want, "{out}");
+    let out = env.run(["doctor", "--fix"]).output().code(3);
+    assert!(!out.stdout.contains("repaired"), "nothing to repair: {out}");
+    let out = env.run(["verify", "--json"]).output().code(3);
+    assert_eq!(findings(&out.stdout), want, "{out}");
+}

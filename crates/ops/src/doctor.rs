@@ -403,11 +403,14 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
         if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
             crate::search::reindex(ws, true)?;
         }
-        repaired.push(Repair {
-            check: "index",
-            path: layout::INDEX_DIR.into(),
-            message: "brought the search index up to date".into(),
-        });
+        // Claimed only when it holds: the check below reports what is still stale.
+        if cogmem_index::index::state(ws) != cogmem_index::index::IndexState::Stale {
+            repaired.push(Repair {
+                check: "index",
+                path: layout::INDEX_DIR.into(),
+                message: "brought the search index up to date".into(),
+            });
+        }
     }
 
     let mut report = run_checks(ws, &repo, None)?;
@@ -646,12 +649,18 @@ fn decay_mismatch(ws: &Workspace, decay: &DecayFile) -> (Vec<units::MemoryUnit>,
         .collect();
     // A file that cannot be read (a bad byte, over the size limit, a link) hides its units, not
     // removes them: their entries are left as they are (the schema check reports the file).
+    // Nor does an uncommitted edit remove them: a bullet deleted by hand and not committed may
+    // come back with `git checkout`, and archiving its entry would hide it from every search.
+    // The uncommitted check reports the file; the commit that takes the edit settles it.
     let unreadable: HashSet<&str> = all.skipped.iter().map(|s| s.path.as_str()).collect();
     let orphans = decay
         .keys()
         .into_iter()
         .filter(|k| !ids.contains(k.as_str()) && !decay.is_forgotten(k))
-        .filter(|k| unit_file(k).is_none_or(|rel| !unreadable.contains(rel.as_str())))
+        .filter(|k| {
+            unit_file(k)
+                .is_none_or(|rel| !unreadable.contains(rel.as_str()) && !uncommitted.contains(&rel))
+        })
         .collect();
     (missing, orphans)
 }
@@ -925,10 +934,6 @@ fn managed(rel: &str) -> bool {
         || rel.starts_with("memory/")
 }
 
-fn is_temp_file(rel: &str) -> bool {
-    rel.rsplit('/').next().is_some_and(|n| n.starts_with(".cogmem-tmp-"))
-}
-
 /// Finds an interrupted change: audit lines appended but not committed (the change engine
 /// appends them after writing every file and before committing, so they name its files), and,
 /// when the lock was left by a dead process, every uncommitted file cogmem manages.
@@ -970,7 +975,7 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
     let changes = if index_damaged { Vec::new() } else { git::uncommitted(repo)? };
     if dead_holder {
         for c in &changes {
-            if managed(&c.path) && !is_temp_file(&c.path) && files.insert(c.path.clone()) {
+            if managed(&c.path) && !fsx::is_temp_file(&c.path) && files.insert(c.path.clone()) {
                 findings.push(Finding::new(
                     "interrupted",
                     &c.path,
@@ -991,7 +996,7 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
         }
         let Ok(rel) = e.path().strip_prefix(ws.root()) else { continue };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        if is_temp_file(&rel) && !rel.starts_with(RECOVERED_DIR) {
+        if fsx::is_temp_file(&rel) && !rel.starts_with(RECOVERED_DIR) {
             findings.push(Finding::new(
                 "interrupted",
                 &rel,
@@ -1395,8 +1400,8 @@ mod tests {
 
     #[test]
     fn temp_files_are_recognised() {
-        assert!(is_temp_file("memory/episodes/.cogmem-tmp-abc"));
-        assert!(!is_temp_file("memory/episodes/2026-02-02.md"));
+        assert!(fsx::is_temp_file("memory/episodes/.cogmem-tmp-abc"));
+        assert!(!fsx::is_temp_file("memory/episodes/2026-02-02.md"));
         assert!(managed("memory/meta/audit.log"));
         assert!(!managed("cogmem.toml"));
     }

@@ -12,6 +12,7 @@
 pub mod content;
 mod error;
 mod merge;
+mod peer;
 mod purged;
 mod transport;
 
@@ -139,6 +140,17 @@ fn op(what: &'static str) -> impl FnOnce(git2::Error) -> GitError {
     move |cause| GitError::Op { what, cause }
 }
 
+/// Checks that the workspace's repository has a remote called `name` with a URL, without
+/// touching anything: `sync --remote` asks before it commits the hand edits, so an unknown
+/// remote is refused before anything happens.
+///
+/// Fails with [`RemoteError::Unknown`] (naming the remotes there are) or
+/// [`RemoteError::NoUrl`].
+pub fn check_remote(ws: &Workspace, name: &str) -> crate::Result<()> {
+    let repo = git::open(ws.root())?;
+    transport::endpoint(&repo, ws.root(), name).map(|_| ())
+}
+
 /// Fetches `opts.remote`, merges its branch into ours and pushes the result.
 ///
 /// Refuses a sub-agent (exit 4) and a working tree with uncommitted edits. A conflict is not an
@@ -203,6 +215,14 @@ pub fn sync_remote(
     report.ahead = count_only_in(&repo, local, theirs)?;
     if let Some(t) = theirs
         && t != local
+        && !repo.graph_descendant_of(local, t).map_err(op("compare the histories"))?
+    {
+        // What the remote brings is refused before anything is written.
+        let peer = peer::Peer { name: &ep.name, branch: &remote_branch };
+        peer::check_links(&repo, &peer, local, t)?;
+    }
+    if let Some(t) = theirs
+        && t != local
     {
         let sides = purged::Sides {
             ws,
@@ -216,6 +236,10 @@ pub fn sync_remote(
         };
         if purged::guard(&sides, local, t, &mut report)? {
             return Ok(report);
+        }
+        if !repo.graph_descendant_of(local, t).map_err(op("compare the histories"))? {
+            let peer = peer::Peer { name: &ep.name, branch: &remote_branch };
+            peer::check_audit(&repo, &peer, local, t)?;
         }
     }
     let mut tip = local;

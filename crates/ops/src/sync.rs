@@ -116,14 +116,16 @@ pub(crate) fn is_editor_junk(rel: &str) -> bool {
         || name.starts_with('#') && name.ends_with('#')
 }
 
-/// Tells whether sync and watch leave a path alone: git's and cogmem's own folders, and editor
-/// junk.
+/// Tells whether sync and watch leave a path alone: git's and cogmem's own folders, editor
+/// junk, and the temporary files of atomic writes (`.cogmem-tmp-*`: one left by a killed
+/// write is for `doctor --fix` to remove, never a hand edit to commit).
 pub(crate) fn is_ignored(rel: &str) -> bool {
     rel == ".git"
         || rel.starts_with(".git/")
         || rel == layout::DERIVED_DIR
         || rel.starts_with(".cogmem/")
         || is_editor_junk(rel)
+        || fsx::is_temp_file(rel)
 }
 
 /// One hand-edited file, read and checked.
@@ -194,20 +196,22 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         adopted,
         adopt_error,
     };
-    let candidates = changed_files(ws, &repo, tree.as_ref(), &lock)?;
+    let (candidates, unreadable) = changed_files(ws, &repo, tree.as_ref(), &lock)?;
     cogmem_store::timing::mark(&format!("sync: changed files found ({})", candidates.len()));
+    let blocks = |path: &str| {
+        path == layout::AUDIT_LOG || layout::is_audit_segment(path) || layout::is_decay_file(path)
+    };
+    let mut blocked = unreadable.iter().any(|l| blocks(&l.path));
+    report.left.extend(unreadable);
     if candidates.is_empty() {
         return Ok(report);
     }
     let mut valid: Vec<Candidate> = Vec::new();
-    let mut blocked = false;
     for c in candidates {
         match check(ws, &c, opts.force) {
             Ok(()) => valid.push(c),
             Err(left) => {
-                blocked |= c.path == layout::AUDIT_LOG
-                    || layout::is_audit_segment(&c.path)
-                    || layout::is_decay_file(&c.path);
+                blocked |= blocks(&c.path);
                 report.left.push(left);
             }
         }
@@ -335,37 +339,82 @@ pub(crate) fn insert_decay_entries(
     ids
 }
 
-/// The files whose working copy differs from `HEAD`, sorted, minus ignored ones.
+/// The files whose working copy differs from `HEAD`, sorted, minus ignored ones; and those of
+/// them that cannot be read (over `limits.file_bytes`, a link leading out of the workspace, no
+/// permission), which are left.
 fn changed_files(
     ws: &Workspace,
     repo: &git2::Repository,
     tree: Option<&Tree<'_>>,
     lock_held: &cogmem_store::workspace::LockGuard,
-) -> crate::Result<Vec<Candidate>> {
+) -> crate::Result<(Vec<Candidate>, Vec<LeftFile>)> {
     // Told from git's index and a walk's stamps, as `status` tells it (libgit2's whole status
     // hashed every file whose entry did not vouch for it: 60–90 ms at 100,000 memories); this
     // process holds the lock, so entries that do not vouch for unchanged files are refreshed.
     let head = git::head_id(repo)?.map(|id| id.to_string());
     let probe = cogmem_index::summary::Probe::take(ws, repo.path(), head);
     let found = crate::status::uncommitted_from_walk(ws, repo, &probe, Some(lock_held))?;
-    let mut paths: Vec<String> =
-        found.into_iter().map(|c| c.path).filter(|p| !is_ignored(p)).collect();
+    // A temporary file an older cogmem committed, since deleted (`doctor --fix` removes it):
+    // its deletion is committed like any other, so the tree comes back clean.
+    let mut paths: Vec<String> = found
+        .into_iter()
+        .map(|c| c.path)
+        .filter(|p| !is_ignored(p) || fsx::is_temp_file(p) && !ws.abs(p).exists())
+        .collect();
     paths.sort();
     paths.dedup();
     let mut out = Vec::new();
+    let mut unreadable = Vec::new();
     for path in paths {
         if !git::is_dirty(ws.root(), tree, &path)? {
             continue; // staged, then put back: the working copy is what HEAD has
         }
         let abs = ws.abs(&path);
-        let bytes = if abs.is_file() { Some(fsx::read(&abs, ws.file_limit())?) } else { None };
+        let bytes = if abs.is_file() {
+            match fsx::read(&abs, ws.file_limit()) {
+                Ok(b) => Some(b),
+                Err(e) => match unreadable_file(&path, &e) {
+                    Some(left) => {
+                        unreadable.push(left);
+                        continue;
+                    }
+                    None => return Err(e.into()),
+                },
+            }
+        } else {
+            None
+        };
         if bytes.is_none() && abs.exists() {
             continue; // a folder or something else git does not track as a file
         }
         let head = git::read_at_head(repo, tree, &path)?;
         out.push(Candidate { path, bytes, head });
     }
-    Ok(out)
+    Ok((out, unreadable))
+}
+
+/// The file `path`, left because it cannot be read (`e`): one file is never worth stopping the
+/// others for. `None` when the failure is not the file's own (a broken disk).
+fn unreadable_file(path: &str, e: &fsx::IoError) -> Option<LeftFile> {
+    use std::io::ErrorKind;
+    let hint = if e.is_link_refusal() {
+        "replace the link with a real file; cogmem does not read links leading out of the workspace"
+    } else {
+        match e.source.kind() {
+            ErrorKind::InvalidInput | ErrorKind::FileTooLarge => {
+                "split it into smaller files (or move it out of the workspace), or raise \
+                 `limits.file_bytes` in cogmem.toml; the next sync commits it once it fits"
+            }
+            ErrorKind::PermissionDenied => "check the file's permissions and owner",
+            _ => return None,
+        }
+    };
+    Some(LeftFile {
+        path: path.to_owned(),
+        line: None,
+        problem: format!("cannot {}: {}", e.op, e.source),
+        hint: hint.to_owned(),
+    })
 }
 
 fn left(c: &Candidate, line: Option<usize>, problem: impl Into<String>, hint: &str) -> LeftFile {
@@ -670,6 +719,8 @@ mod tests {
             ("memory/.#notes.md", true),
             (".git/index.lock", true),
             (".cogmem/lock", true),
+            ("memory/meta/.cogmem-tmp-AbC123", true),
+            (".cogmem-tmp-x", true),
             ("memory/graph/entities/person--alice.md", false),
             ("SOUL.md", false),
         ];

@@ -2107,7 +2107,7 @@ pub fn state(ws: &Workspace) -> IndexState {
     let lines = meta.lines();
     let known = meta.known_dirs();
     let files = scan::scan(ws.root(), &known, |d| meta.paths_in(lines.as_ref(), d), || None, None);
-    compare(meta, &files.files)
+    compare(meta, &files.files, ws.file_limit())
 }
 
 /// [`state`] for the memory files as a caller already stamped them (path, size, modification
@@ -2115,7 +2115,7 @@ pub fn state(ws: &Workspace) -> IndexState {
 /// its own: `status`, which has walked the whole tree first.
 pub(crate) fn state_of(ws: &Workspace, files: &[(&str, u64, u128)]) -> IndexState {
     match manifest_to_compare(ws) {
-        Ok(meta) => compare(meta, files),
+        Ok(meta) => compare(meta, files, ws.file_limit()),
         Err(state) => state,
     }
 }
@@ -2133,8 +2133,29 @@ fn manifest_to_compare(ws: &Workspace) -> Result<Meta, IndexState> {
     Ok(meta)
 }
 
-/// Whether the manifest `meta` lists exactly `files` with their sizes and times.
-fn compare<P: AsRef<str>>(meta: Meta, files: &[(P, u64, u128)]) -> IndexState {
+/// Whether the manifest `meta` lists exactly `files` with their sizes and times, leaving out the
+/// files no refresh can index as they are: one over `limit` (`limits.file_bytes`) that the
+/// manifest does not list, and one the manifest names as unreadable (not UTF-8) with the same
+/// size and time. A refresh leaves such a file out, so counting it made the index look stale
+/// for as long as the file stayed, whatever a refresh or `doctor --fix` did.
+fn compare<P: AsRef<str>>(meta: Meta, files: &[(P, u64, u128)], limit: u64) -> IndexState {
+    let is_unindexable = |meta: &Meta, (rel, size, mtime): (&str, u64, u128)| {
+        meta.unreadable.get(rel).is_some_and(|(s, m, _)| (*s, *m) == (size, mtime))
+            || size > limit && meta.lookup(rel).is_none()
+    };
+    if !files.iter().any(|(p, s, m)| is_unindexable(&meta, (p.as_ref(), *s, *m))) {
+        return compare_all(meta, files); // the common case, without a copy of every stamp
+    }
+    let kept: Vec<(&str, u64, u128)> = files
+        .iter()
+        .map(|(p, s, m)| (p.as_ref(), *s, *m))
+        .filter(|&f| !is_unindexable(&meta, f))
+        .collect();
+    compare_all(meta, &kept)
+}
+
+/// [`compare`] of every file in `files`.
+fn compare_all<P: AsRef<str>>(meta: Meta, files: &[(P, u64, u128)]) -> IndexState {
     let mut meta = meta;
     if meta.is_same(files) {
         return IndexState::Fresh;

@@ -71,6 +71,41 @@ pub enum RemoteError {
         /// A commit of it that holds purged text.
         commit: String,
     },
+    /// The remote's history commits symbolic links (or submodules), which cogmem never takes.
+    #[error(
+        "{name}/{branch} commits {} that cogmem never takes from another machine: {}; \
+         nothing was changed",
+        if paths.len() == 1 { "a symbolic link" } else { "symbolic links" },
+        paths.join(", ")
+    )]
+    PeerLinks {
+        /// The remote.
+        name: String,
+        /// Its branch.
+        branch: String,
+        /// The links, relative to the workspace root.
+        paths: Vec<String>,
+    },
+    /// The remote's history changed or removed lines of the audit log, which is append-only.
+    #[error(
+        "{path}:{line}: {name}/{branch} changed or removed this line of the audit log{}, which is \
+         append-only, so nothing was changed: {text}",
+        if *count == 1 { String::new() } else { format!(" and {} more", count - 1) }
+    )]
+    PeerAuditRewritten {
+        /// The remote.
+        name: String,
+        /// Its branch.
+        branch: String,
+        /// The common ancestor's file that held the first lost line.
+        path: String,
+        /// Its 1-based line there.
+        line: usize,
+        /// Its text.
+        text: String,
+        /// How many lines were lost.
+        count: usize,
+    },
     /// Our history holds text that was purged (on another machine, or here before a reset).
     #[error(
         "this workspace's history holds text that was purged (commit {commit}, see \
@@ -96,6 +131,8 @@ impl RemoteError {
     pub(crate) fn kind(&self) -> ErrorKind {
         match self {
             Self::HandEdits { .. }
+            | Self::PeerLinks { .. }
+            | Self::PeerAuditRewritten { .. }
             | Self::RemoteHoldsPurged { .. }
             | Self::LocalHoldsPurged { .. } => ErrorKind::Conflict,
             _ => ErrorKind::User,
@@ -122,6 +159,21 @@ impl RemoteError {
                 cogmem_text::shell::quote(name)
             ),
             Self::Unborn => "run `cogmem init` to start the workspace's history".into(),
+            Self::PeerAuditRewritten { name, branch, path, .. } => format!(
+                "`git log -p {name}/{branch} -- {path}` shows which commit changed it; on the \
+                 machine that made it, put the lines back as they were (`git revert COMMIT`) and \
+                 push, then run `cogmem sync --remote {}` again",
+                cogmem_text::shell::quote(name)
+            ),
+            Self::PeerLinks { name, paths, .. } => format!(
+                "on the machine that committed {}, replace {} with the file it points to (or \
+                 remove it: `git rm {}`), commit and push; then run `cogmem sync --remote {}` \
+                 again",
+                if paths.len() == 1 { "it" } else { "them" },
+                if paths.len() == 1 { "the link" } else { "each link" },
+                paths.iter().map(|p| cogmem_text::shell::quote(p)).collect::<Vec<_>>().join(" "),
+                cogmem_text::shell::quote(name)
+            ),
             Self::RemoteHoldsPurged { name, .. } => format!(
                 "the remote must be force-pushed: `cogmem sync --remote {name} --force-rewritten` \
                  replaces its history with ours (its commits that we lack are dropped from it); \

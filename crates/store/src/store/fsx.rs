@@ -79,6 +79,16 @@ impl IoError {
 /// The default of `limits.file_bytes`: the largest file cogmem reads from a workspace.
 pub const DEFAULT_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
+/// The name prefix of the temporary file an atomic write fills and then renames over its
+/// target; one left behind is the trace of a write that never finished.
+pub const TEMP_PREFIX: &str = ".cogmem-tmp-";
+
+/// Tells whether `rel` (a `/`-separated path) names the temporary file of an atomic write
+/// ([`TEMP_PREFIX`]): never a memory, never committed.
+pub fn is_temp_file(rel: &str) -> bool {
+    rel.rsplit('/').next().is_some_and(|n| n.starts_with(TEMP_PREFIX))
+}
+
 /// An error made here rather than by the operating system.
 fn refusal(path: &Path, op: &'static str, why: String) -> IoError {
     IoError::new(path, op, io::Error::new(io::ErrorKind::InvalidInput, why))
@@ -397,7 +407,7 @@ fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError>
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     create_dir_all(parent)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".cogmem-tmp-")
+        .prefix(TEMP_PREFIX)
         .tempfile_in(parent)
         .map_err(|e| IoError::new(parent, "create a temporary file in", e))?;
     if !sync {
@@ -463,7 +473,7 @@ pub fn install(staged: &Path, target: &Path) -> Result<(), IoError> {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
             let mut tmp = tempfile::Builder::new()
-                .prefix(".cogmem-tmp-")
+                .prefix(TEMP_PREFIX)
                 .tempfile_in(parent)
                 .map_err(|e| IoError::new(parent, "create a temporary file in", e))?;
             let mut from = File::open(staged).map_err(|e| IoError::new(staged, "open", e))?;
