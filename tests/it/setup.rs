@@ -591,3 +591,26 @@ fn setup_dry_run_prints_the_notes_on_stderr() {
     let out = setup(&env, &ws, &["cursor", "--dry-run"]).success();
     assert!(out.stderr.contains("note: Cursor keeps user rules in its settings"), "{out}");
 }
+
+/// Codex: `hooks` is its own name for the switch (`codex_hooks` the older one): `hooks = false`
+/// is left with a note, and no `codex_hooks = true` goes next to it; and Codex runs a new or
+/// changed hook only once trusted, which setup says whenever it writes the hooks.
+#[test]
+fn setup_codex_reads_the_hooks_switch_and_says_the_hooks_need_trust() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".codex/config.toml", "[features]\nhooks = false\n");
+    let out = setup(&env, &ws, &["codex"]).success();
+    assert!(
+        out.stderr.contains("sets `features.hooks = false`; setup left it, so Codex will not run"),
+        "{out}"
+    );
+    assert!(!read(&env, ".codex/config.toml").contains("codex_hooks"), "no second switch");
+    assert!(out.stderr.contains("open `/hooks` in Codex and trust"), "{out}");
+    // Nothing written again: nothing to trust again.
+    let out = setup(&env, &ws, &["codex"]).success();
+    assert!(!out.stderr.contains("open `/hooks`"), "{out}");
+    // A fresh home: the older switch is added for Codex versions that need it.
+    let (env, ws) = home_with_workspace();
+    setup(&env, &ws, &["codex"]).success();
+    assert!(read(&env, ".codex/config.toml").contains("codex_hooks = true"));
+}

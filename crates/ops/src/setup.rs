@@ -234,13 +234,18 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                 _ => base.join(".codex"),
             };
             codex_config(&mut report, &dir.join("config.toml"), &ws, req.undo)?;
-            json_hooks(
-                &mut report,
-                &dir.join("hooks.json"),
-                HookShape::Grouped,
-                req,
-                &hook_command,
-            )?;
+            let hooks = dir.join("hooks.json");
+            json_hooks(&mut report, &hooks, HookShape::Grouped, req, &hook_command)?;
+            // Codex runs a new or changed command hook only once the user has trusted it, and
+            // skips an untrusted one without a word (https://developers.openai.com/codex/hooks).
+            if !req.undo && report.files.iter().any(|f| f.path == hooks) {
+                report.notes.push(format!(
+                    "Codex runs new or changed hooks only once you trust them, and skips the \
+                     others without a word: open `/hooks` in Codex and trust the `cogmem hook \
+                     codex` entries of {}",
+                    hooks.display()
+                ));
+            }
             let agents = match req.scope {
                 Scope::User => dir.join("AGENTS.md"),
                 Scope::Project => req.project.join("AGENTS.md"),
@@ -533,12 +538,22 @@ fn codex_config(report: &mut SetupReport, path: &Path, ws: &str, undo: bool) -> 
             hc::toml_string("--workspace"),
             hc::toml_string(ws),
         );
-        let (features, hooks_on) = hc::table_bool(&table, "features", "codex_hooks");
+        // `hooks` is Codex's own name for the switch, `codex_hooks` the older one it still
+        // reads; newer versions run hooks unless switched off, older ones only with
+        // `codex_hooks = true`, which setup adds when neither is set.
+        let (features, alias) = hc::table_bool(&table, "features", "codex_hooks");
+        let (_, canonical) = hc::table_bool(&table, "features", "hooks");
+        let switch = match (canonical, alias) {
+            (Some(false), _) => Some(("hooks", false)),
+            (_, Some(false)) => Some(("codex_hooks", false)),
+            (Some(true), _) | (_, Some(true)) => Some(("hooks", true)),
+            (None, None) => None,
+        };
         let mut out = bare.clone();
-        match (features, hooks_on) {
-            (_, Some(true)) => {}
-            (_, Some(false)) => report.notes.push(format!(
-                "{} sets `features.codex_hooks = false`; setup left it, so Codex will not run the \
+        match (features, switch) {
+            (_, Some((_, true))) => {}
+            (_, Some((key, false))) => report.notes.push(format!(
+                "{} sets `features.{key} = false`; setup left it, so Codex will not run the \
                  hooks until you set it to true",
                 path.display()
             )),
