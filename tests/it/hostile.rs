@@ -112,6 +112,26 @@ fn operation_targets_outside_the_workspace_are_rejected() {
 }
 
 #[cfg(unix)]
+/// `init` refused for a link where the template puts a file or folder leaves the folder as it
+/// was: no `.git` or `.cogmem/` of its own (they were left, half a workspace), and it runs once
+/// the link is gone.
+#[test]
+fn a_refused_init_leaves_no_git_or_state_folder() {
+    let env = TestEnv::new();
+    let outside = env.home.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(env.root.join("memory")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.root.join("memory/episodes")).unwrap();
+    let out = env.run(["init"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert!(!env.root.join(".git").exists() && !env.root.join(".cogmem").exists(), "{out}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
+    std::fs::remove_file(env.root.join("memory/episodes")).unwrap();
+    env.run(["init"]).success();
+    env.assert_clean_tree();
+}
+
 /// `init` of a folder whose `cogmem.toml` is a link: refused before the settings are read
 /// (it parsed the file the link led to, outside the folder).
 #[test]

@@ -75,6 +75,25 @@ pub fn init_with(
     options.workspace.check_writer()?;
     // `components()` drops `.` segments, so errors name `ws/cogmem.toml`, not `ws/./cogmem.toml`.
     let path: PathBuf = path.components().collect();
+    // A refused init (a link where the template puts a file, a broken `cogmem.toml`) leaves
+    // no `.git` or `.cogmem/` of its own behind: the folder is as it was, and init can be run
+    // again once the cause is gone.
+    let made = [".git", ".cogmem"].map(|d| (path.join(d), !path.join(d).exists()));
+    let result = init_in(&path, clock, options);
+    // Only while no commit was made: a history that began is never taken back.
+    let unborn = || git::open(&path).ok().is_none_or(|r| git::head_id(&r).ok().flatten().is_none());
+    if result.is_err() && unborn() {
+        for (dir, new) in &made {
+            if *new {
+                let _ = fsx::remove_dir_all(dir);
+            }
+        }
+    }
+    result
+}
+
+fn init_in(path: &Path, clock: &dyn Clock, options: InitOptions) -> crate::Result<InitReport> {
+    let path = path.to_owned();
     fsx::create_dir_all(&path)?;
     let existing_workspace = layout::is_workspace(&path);
     // A folder that is no workspace yet is not checked for links leading out of it, as a file
