@@ -69,6 +69,9 @@ fn tool_for(command: &str) -> Option<&'static str> {
 /// name (`--dry-run` → `dry_run`).
 const FLAGS: &[(&str, &str, Option<&str>)] = &[
     ("*", "--json", None),
+    ("remember", "--entity", Some("entities")),
+    ("remember", "--store", Some("stores")),
+    ("remember", "--relation", Some("relations")),
     ("forget", "--dry-run", None),
     ("forget", "--yes", Some("confirm")),
     ("forget", "--id", None),
@@ -78,9 +81,9 @@ const FLAGS: &[(&str, &str, Option<&str>)] = &[
 /// --force` takes a pinned memory: the `forget` tool does neither).
 const NO_TOOL: &[(&str, &str)] = &[("forget", "--permanent"), ("forget", "--force")];
 
-/// Whether a word is a placeholder written in capitals (`ID`, `N`, `TEXT`, `QUERY`).
+/// Whether a word is a placeholder written in capitals (`ID`, `N`, `TEXT`, `TYPE--NAME`).
 fn placeholder(w: &str) -> bool {
-    !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '.')
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || matches!(c, '_' | '.' | '-'))
 }
 
 /// The tool for `command`, and its arguments for that tool: the words after the command's
@@ -106,6 +109,22 @@ fn tool_and_arguments(command: &str) -> Option<(&'static str, String)> {
             tool = "search";
         }
     }
+    if named == "pending" {
+        // The tool takes the subcommand as its `action` (`list_all` for `list --all`) and the
+        // proposal as its `number`: `pending show 3` is `action=show number=3`.
+        let Some(&action) = words.first().filter(|w| !w.starts_with("--")) else {
+            return Some((tool, String::new()));
+        };
+        let action = if action == "list" && words.contains(&"--all") { "list_all" } else { action };
+        let mut out = vec![format!("action={action}")];
+        if let Some(n) = words.get(1).filter(|w| w.parse::<u32>().is_ok()) {
+            out.push(format!("number={n}"));
+        }
+        if words.contains(&"--reason") {
+            out.push("reason".to_owned());
+        }
+        return Some((tool, out.join(" ")));
+    }
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -124,7 +143,9 @@ fn tool_and_arguments(command: &str) -> Option<(&'static str, String)> {
                 i += 1;
             }
             match (param, takes_value.then_some(value).flatten()) {
-                (Some(_), Some(v)) if placeholder(v) => {}
+                // The parameter to fill, named (`entities`), for a flag whose value the hint
+                // leaves to the agent; an id's flag (`--id ID`) has none (FLAGS).
+                (Some(p), Some(v)) if placeholder(v) => out.push(p),
                 (Some(p), Some(v)) => out.push(format!("{p}={v}")),
                 (Some(p), None) => out.push(format!("{p}=true")),
                 (None, _) => {}
@@ -201,7 +222,12 @@ mod tests {
                 "unpin it first with `cogmem unpin vault:x`",
                 "unpin it first with the `unpin` tool with `vault:x`",
             ),
-            ("see `cogmem pending show 3`", "see the `pending` tool with `show 3`"),
+            ("see `cogmem pending show 3`", "see the `pending` tool with `action=show number=3`"),
+            ("`cogmem pending list --all`", "the `pending` tool with `action=list_all`"),
+            (
+                "`cogmem pending reject N --reason TEXT`",
+                "the `pending` tool with `action=reject reason`",
+            ),
             ("run `cogmem reflect input`", "run the `reflect_input` tool"),
             (
                 "erase it with `cogmem forget --purge ID --yes`",
@@ -238,6 +264,12 @@ mod tests {
                 "the `search` tool with `x` lists them, or the `search` tool with `x`",
             ),
             ("then `cogmem forget --id ID --yes`", "then the `forget` tool with `confirm=true`"),
+            (
+                "move details into entities with `cogmem remember --entity TYPE--NAME TEXT`, or \
+                 keep this in the vault with `cogmem remember --store vault TEXT`",
+                "move details into entities with the `remember` tool with `entities`, or keep \
+                 this in the vault with the `remember` tool with `stores=vault`",
+            ),
             ("run `cogmem decay --dry-run`", "run the `decay` tool with `dry_run=true`"),
             ("`cogmem search atlas --limit 5`", "the `search` tool with `atlas limit=5`"),
             (

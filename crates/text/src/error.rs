@@ -601,7 +601,10 @@ impl InputError {
                 "say why with `--reason TEXT` (`cogmem pending {decision} N --reason TEXT`; MCP: \
                  the `reason` argument)"
             ),
-            Self::ReflectReason { what } => format!("add `--reason TEXT` after `{what} N`"),
+            Self::ReflectReason { what } => format!(
+                "add `--reason TEXT` after `{what} N` (MCP: the `{}_reason` argument)",
+                what.trim_start_matches('-')
+            ),
             Self::Dialogue { .. } => "start each turn on its own line with `User:` or `Agent:`; \
                                       `cogmem reflect dialogue --help` shows the format"
                 .into(),
@@ -727,8 +730,9 @@ impl RuleError {
                 crate::shell::quote(first)
             )),
             Self::CoreBudget { .. } => Some(
-                "shorten MEMORY.md (move details into entities with `cogmem remember --entity`), \
-                 or keep this in the vault with `--store vault`"
+                "shorten MEMORY.md (move details into entities with `cogmem remember --entity \
+                 TYPE--NAME TEXT`), or keep this in the vault with `cogmem remember --store vault \
+                 TEXT`"
                     .into(),
             ),
             Self::ReflectOrder { .. } => {
