@@ -350,6 +350,28 @@ fn purging_the_only_entity_leaves_the_built_in_files_and_erases_its_label() {
     assert_erased(&env, &["555-0177-2290", "quillon"]);
 }
 
+/// A memory whose file is a symbolic link is not purged: the text in the file the link leads
+/// to is out of reach, and the purge said it was done (renaming the link, leaving it dangling).
+#[test]
+fn a_memory_whose_file_is_a_link_is_not_purged() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--entity", "person--quillon", "Quillon's pager code is 7731-azure"]);
+    let file = env.path("memory/graph/entities/person--quillon.md");
+    let outside = env.home.join("quillon.md");
+    std::fs::rename(&file, &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &file).unwrap();
+    env.git_commit_all("link");
+    // The plain-git commit is settled (adopted) first, by any command that writes.
+    env.run(["sync"]).output();
+    let head = env.head();
+    let out = env.run(["forget", "--purge", "entity:person--quillon", "--yes"]).output();
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert_eq!(env.head(), head, "nothing rewritten");
+    assert!(std::fs::symlink_metadata(&file).unwrap().file_type().is_symlink());
+    assert!(std::fs::read_to_string(&outside).unwrap().contains("7731-azure"));
+}
+
 /// Two purges in one second keep their old histories under two stamps: the second found the
 /// first one's backup refs under its stamp, kept none of its own and named the first's.
 #[test]

@@ -178,6 +178,11 @@ fn resolve(
     let (texts, slug, id) = match target {
         Target::Text(text) => (vec![text.clone()], None, None),
         Target::Id(id) => {
+            // A memory whose file is a link: the text in the file the link leads to is out of a
+            // purge's reach, and saying "purged" would not be true.
+            if let Some(file) = target::file_of(id) {
+                cogmem_store::store::fsx::check_no_link(&ws.abs(&file), "purge")?;
+            }
             let unit = match all.get(id) {
                 Some(u) => {
                     let file = ws.read_text(&u.path)?;
