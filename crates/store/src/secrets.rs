@@ -443,6 +443,22 @@ fn has_word(hay: &str, words: &[&str]) -> bool {
 }
 
 /// A high-entropy token near a key word, in one line (`offset` is the line's byte offset).
+/// What stands right before a token that is published, not secret: a digest's algorithm and an
+/// SSH public key's type (lower case, as the line is compared).
+const PUBLIC_PREFIXES: [&str; 11] = [
+    "sha1:",
+    "sha224:",
+    "sha256:",
+    "sha384:",
+    "sha512:",
+    "md5:",
+    "ssh-ed25519 ",
+    "ssh-rsa ",
+    "ssh-dss ",
+    "ecdsa-sha2-nistp256 ",
+    "sk-ssh-ed25519@openssh.com ",
+];
+
 fn entropy_findings(line: &str, offset: usize, out: &mut Vec<(usize, usize, &'static str)>) {
     let lower = line.to_ascii_lowercase();
     if !has_word(&lower, &KEY_WORDS) {
@@ -457,6 +473,11 @@ fn entropy_findings(line: &str, offset: usize, out: &mut Vec<(usize, usize, &'st
         let before_start = floor_char(line, m.start().saturating_sub(48));
         let before = &lower[before_start..m.start()];
         if !has_word(before, &KEY_WORDS) {
+            continue;
+        }
+        // A digest named by its algorithm (`sha256:…`, an image or a file checksum) and a
+        // public key after its type (`ssh-ed25519 AAAA…`) are published, not secret.
+        if PUBLIC_PREFIXES.iter().any(|p| before.ends_with(p)) {
             continue;
         }
         let hex = tok.chars().all(|c| c.is_ascii_hexdigit());
@@ -1182,6 +1203,9 @@ mod tests {
             "Alice prefers tea over coffee, and her password manager is 1Password.",
             "The secret to good bread is patience.",
             "Remember the key decision: we chose Postgres over MySQL in 2026.",
+            "the key decision: pin image to sha256:9b2c4e1f7a3d5b8c0e6f2a4d8b1c3e5f7a9d0b2c4e6f8a1c3e5d7b9f0a2c4e6f",
+            "my public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG7xq2Rk8Wm3ZpQ9vT4uYb6Ns1Lc0Jh5Fd2Ea7Kw9Ru",
+            "the deploy key is ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQDx7Zk2Pq9Wm4Rt6Yv8Ub1Nc3Ld5Jh7Fg9Ea2Kw",
             "Fixed in commit 3f2a9c1e4b5d6a7f8e9d0c1b2a3f4e5d6c7b8a9f, see the key change there",
             "git commit 9fceb02d0ae598e95dc970b74767f19372d61af8 holds the token refactor",
             "request id 550e8400-e29b-41d4-a716-446655440000 failed with an auth error",
