@@ -340,3 +340,35 @@ fn sync_leaves_a_file_over_the_size_limit_and_commits_the_rest() {
     let out = env.run(["verify", "--json"]).output().code(3);
     assert_eq!(findings(&out.stdout), want, "{out}");
 }
+
+/// A memory used (`show`) while its file is malformed, then left uncommitted by `sync`, gets no
+/// decay entry in the sync's commit: folding the use made one, so `HEAD` held an entry for a
+/// memory in no committed file, and once the file was put back `verify` reported it. The use
+/// waits in the access log for a fold after the file is committed.
+#[test]
+fn sync_commits_no_decay_entry_for_a_memory_in_a_file_it_leaves() {
+    let env = TestEnv::initialized();
+    let day = "memory/episodes/2026-11-30.md";
+    let id = "episode:2026-11-30:25:00";
+    env.write(
+        day,
+        "# 2026-11-30 — Episode Log\n\n## 25:00 | decision | confidence:high | tags:[]\nBad time entry\n",
+    );
+    env.run(["show", id]).success();
+    let bob = ALICE.replace("alice", "bob").replace("- works-on: [[project--atlas]]\n", "");
+    env.write("memory/graph/entities/person--bob.md", &bob);
+    let out = env.run(["sync"]).output().code(3);
+    assert!(out.stderr.contains(&format!("warning: left {day}:3:")), "{out}");
+    assert_eq!(env.git_status(), format!("?? {day}\n"));
+    let committed = env.git(&["show", "HEAD:memory/meta/decay-scores.json"]);
+    assert!(committed.contains("\"entity:person--bob\""), "{committed}");
+    assert!(!committed.contains(id), "no entry for a memory in a file left: {committed}");
+    assert!(env.read(".cogmem/access.log").contains(&format!("\tuse\t{id}\n")), "the use waits");
+    // The file goes; the next change folds the use of a memory that is no more, and makes no
+    // entry for it.
+    std::fs::remove_file(env.path(day)).unwrap();
+    env.mutate(["remember", "Bob likes jazz"]);
+    assert!(!env.read("memory/meta/decay-scores.json").contains(id));
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}
