@@ -372,3 +372,46 @@ fn sync_commits_no_decay_entry_for_a_memory_in_a_file_it_leaves() {
     env.wait_for_index();
     env.run(["verify"]).success();
 }
+
+/// A core bullet deleted by hand and a procedure renamed by hand, committed by `sync`: the
+/// entries of the memories the commit removes are marked archived in the same commit (as
+/// `doctor --fix` marks an orphan), so `verify` is clean right after the sync; it reported
+/// orphan entries until `doctor --fix` ran.
+#[test]
+fn sync_archives_the_decay_entries_of_memories_its_commit_removes() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Allergic to peanuts",
+        "--store",
+        "core",
+        "--section",
+        "critical-facts",
+    ]);
+    env.mutate(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"]);
+    let decay = || json(&env.read("memory/meta/decay-scores.json"));
+    let bullet = decay()["entries"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .find(|k| k.starts_with("core:critical-facts:"))
+        .cloned()
+        .unwrap();
+    let memory = env.read("MEMORY.md");
+    env.write("MEMORY.md", &memory.replace("- Allergic to peanuts\n", ""));
+    let old = "memory/procedures/deploy-atlas.md";
+    std::fs::rename(env.path(old), env.path("memory/procedures/ship-atlas.md")).unwrap();
+    let out = env.mutate(["sync", "--json"]);
+    let r = json(&out.stdout);
+    // Output is normalised: the bullet's hash reads `[HASH]`.
+    let archived = serde_json::json!(["core:critical-facts:[HASH]", "procedure:deploy-atlas"]);
+    assert_eq!(r["decay_archived"], archived, "{out}");
+    assert_eq!(r["decay_entries"], serde_json::json!(["procedure:ship-atlas"]), "{out}");
+    let entries = decay()["entries"].clone();
+    for key in [bullet.as_str(), "procedure:deploy-atlas"] {
+        assert_eq!(entries[key]["status"], "archived", "{key}: {entries}");
+        assert_eq!(entries[key]["archive"]["by"], "test-agent", "{key}: {entries}");
+    }
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}
