@@ -133,6 +133,9 @@ fn dry_run_text(report: &SyncReport) -> String {
     if !report.decay_entries.is_empty() {
         let _ = writeln!(out, "decay   {} new entries", report.decay_entries.len());
     }
+    if !report.decay_archived.is_empty() {
+        let _ = writeln!(out, "decay   {} entries archived", report.decay_archived.len());
+    }
     if report.graph_index {
         let _ = writeln!(out, "graph   memory/graph/index.md regenerated");
     }

@@ -765,3 +765,58 @@ fn a_peers_rewritten_audit_log_is_refused_but_its_compaction_is_taken() {
     assert!(a.read("memory/meta/audit-archive.md").contains("## 2026-12"));
     a.assert_clean_tree();
 }
+
+/// A memory one machine deleted for good (`forget --permanent`) and the other changed is kept
+/// whole (`kept-changed`), and so is its decay entry, whichever side deleted it: `verify` is
+/// clean right after the merge on both machines (the deleting side's decay file, taken as it
+/// is, dropped the entry).
+#[test]
+fn a_kept_changed_file_keeps_the_decay_entries_of_its_memories() {
+    let (a, b, _remote) = two_machines();
+    a.mutate(["remember", "Alice likes tea", "--entity", "person--alice", "--store", "semantic"]);
+    a.mutate(["remember", "Carol likes chess", "--entity", "person--carol", "--store", "semantic"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    let kept = |r: &serde_json::Value, path: &str| {
+        r["merged"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == path && f["strategy"] == "kept-changed")
+    };
+
+    // Their side deleted it: A forgets Alice for good, B edits her file by hand and merges.
+    let alice = "memory/graph/entities/person--alice.md";
+    a.mutate(["forget", "--id", "entity:person--alice", "--permanent", "--yes"]);
+    a.run(["sync", "--remote", "origin"]).success();
+    let entry = decay_entry(&b, "entity:person--alice");
+    assert!(entry.is_object(), "B has Alice's entry");
+    b.write(alice, &format!("{}- Alice also paints\n", b.read(alice)));
+    let out = b.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "merged", "{out}");
+    assert!(kept(&r, alice), "{out}");
+    b.assert_clean_tree();
+    assert!(b.read(alice).contains("- Alice also paints"));
+    assert_eq!(decay_entry(&b, "entity:person--alice"), entry, "the entry, as it was");
+    b.run(["verify"]).success();
+    a.run(["sync", "--remote", "origin"]).success();
+    a.run(["verify"]).success();
+
+    // Our side deleted it: B edits Carol's file and pushes, A forgets her for good and merges.
+    let carol = "memory/graph/entities/person--carol.md";
+    let entry = decay_entry(&b, "entity:person--carol");
+    b.write(carol, &format!("{}- Carol also sings\n", b.read(carol)));
+    b.run(["sync", "--remote", "origin"]).success();
+    a.mutate(["forget", "--id", "entity:person--carol", "--permanent", "--yes"]);
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "merged", "{out}");
+    assert!(kept(&r, carol), "{out}");
+    a.assert_clean_tree();
+    assert!(a.read(carol).contains("- Carol also sings"));
+    assert_eq!(decay_entry(&a, "entity:person--carol"), entry, "the entry, as it was");
+    a.run(["verify"]).success();
+    b.run(["sync", "--remote", "origin"]).success();
+    b.run(["verify"]).success();
+}

@@ -340,3 +340,78 @@ fn sync_leaves_a_file_over_the_size_limit_and_commits_the_rest() {
     let out = env.run(["verify", "--json"]).output().code(3);
     assert_eq!(findings(&out.stdout), want, "{out}");
 }
+
+/// A memory used (`show`) while its file is malformed, then left uncommitted by `sync`, gets no
+/// decay entry in the sync's commit: folding the use made one, so `HEAD` held an entry for a
+/// memory in no committed file, and once the file was put back `verify` reported it. The use
+/// waits in the access log for a fold after the file is committed.
+#[test]
+fn sync_commits_no_decay_entry_for_a_memory_in_a_file_it_leaves() {
+    let env = TestEnv::initialized();
+    let day = "memory/episodes/2026-11-30.md";
+    let id = "episode:2026-11-30:25:00";
+    env.write(
+        day,
+        "# 2026-11-30 — Episode Log\n\n## 25:00 | decision | confidence:high | tags:[]\nBad time entry\n",
+    );
+    env.run(["show", id]).success();
+    let bob = ALICE.replace("alice", "bob").replace("- works-on: [[project--atlas]]\n", "");
+    env.write("memory/graph/entities/person--bob.md", &bob);
+    let out = env.run(["sync"]).output().code(3);
+    assert!(out.stderr.contains(&format!("warning: left {day}:3:")), "{out}");
+    assert_eq!(env.git_status(), format!("?? {day}\n"));
+    let committed = env.git(&["show", "HEAD:memory/meta/decay-scores.json"]);
+    assert!(committed.contains("\"entity:person--bob\""), "{committed}");
+    assert!(!committed.contains(id), "no entry for a memory in a file left: {committed}");
+    assert!(env.read(".cogmem/access.log").contains(&format!("\tuse\t{id}\n")), "the use waits");
+    // The file goes; the next change folds the use of a memory that is no more, and makes no
+    // entry for it.
+    std::fs::remove_file(env.path(day)).unwrap();
+    env.mutate(["remember", "Bob likes jazz"]);
+    assert!(!env.read("memory/meta/decay-scores.json").contains(id));
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}
+
+/// A core bullet deleted by hand and a procedure renamed by hand, committed by `sync`: the
+/// entries of the memories the commit removes are marked archived in the same commit (as
+/// `doctor --fix` marks an orphan), so `verify` is clean right after the sync; it reported
+/// orphan entries until `doctor --fix` ran.
+#[test]
+fn sync_archives_the_decay_entries_of_memories_its_commit_removes() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Allergic to peanuts",
+        "--store",
+        "core",
+        "--section",
+        "critical-facts",
+    ]);
+    env.mutate(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"]);
+    let decay = || json(&env.read("memory/meta/decay-scores.json"));
+    let bullet = decay()["entries"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .find(|k| k.starts_with("core:critical-facts:"))
+        .cloned()
+        .unwrap();
+    let memory = env.read("MEMORY.md");
+    env.write("MEMORY.md", &memory.replace("- Allergic to peanuts\n", ""));
+    let old = "memory/procedures/deploy-atlas.md";
+    std::fs::rename(env.path(old), env.path("memory/procedures/ship-atlas.md")).unwrap();
+    let out = env.mutate(["sync", "--json"]);
+    let r = json(&out.stdout);
+    // Output is normalised: the bullet's hash reads `[HASH]`.
+    let archived = serde_json::json!(["core:critical-facts:[HASH]", "procedure:deploy-atlas"]);
+    assert_eq!(r["decay_archived"], archived, "{out}");
+    assert_eq!(r["decay_entries"], serde_json::json!(["procedure:ship-atlas"]), "{out}");
+    let entries = decay()["entries"].clone();
+    for key in [bullet.as_str(), "procedure:deploy-atlas"] {
+        assert_eq!(entries[key]["status"], "archived", "{key}: {entries}");
+        assert_eq!(entries[key]["archive"]["by"], "test-agent", "{key}: {entries}");
+    }
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}

@@ -273,8 +273,18 @@ pub fn sync_remote(
                 let (ours_tree, theirs_tree) = (tree_of(local)?, tree_of(t)?);
                 let label = format!("{}/{remote_branch}", ep.name);
                 let _merging = ws.progress(None, &format!("merging {label}"));
-                let plan =
-                    merge::plan(&repo, base_tree.as_ref(), &ours_tree, &theirs_tree, &label)?;
+                let fresh = merge::Fresh {
+                    settings: &ws.settings().decay,
+                    now: clock.now().with_timezone(&chrono::Utc),
+                };
+                let plan = merge::plan(
+                    &repo,
+                    base_tree.as_ref(),
+                    &ours_tree,
+                    &theirs_tree,
+                    &label,
+                    &fresh,
+                )?;
                 if !plan.conflicts.is_empty() {
                     // Nothing was merged: the files that would have merged are not listed.
                     report.outcome = Outcome::Conflict;

@@ -17,7 +17,7 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::{DecayFile, NewUnit};
+use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit};
 use cogmem_store::store::entity::{self, EntityId};
 use cogmem_store::store::episode;
 use cogmem_store::store::pending::PendingFile;
@@ -85,6 +85,9 @@ pub struct SyncReport {
     pub left: Vec<LeftFile>,
     /// Decay entries created for new memory units.
     pub decay_entries: Vec<String>,
+    /// Decay entries marked archived because the committed hand edits removed their memory
+    /// (a deleted core bullet, a deleted or renamed file), as `doctor --fix` marks an orphan.
+    pub decay_archived: Vec<String>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
     /// The commits made outside cogmem that were adopted first, in their own commit (on a dry
@@ -192,6 +195,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         committed: Vec::new(),
         left: Vec::new(),
         decay_entries: Vec::new(),
+        decay_archived: Vec::new(),
         graph_index: false,
         adopted,
         adopt_error,
@@ -249,17 +253,48 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     // Decay entries for units that have none yet.
     let texts: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.text()?))).collect();
+    let removed = removed_units(&valid, &texts);
+    let head_texts: Vec<(&str, String)> = valid
+        .iter()
+        .filter(|c| removed.iter().any(|(_, path)| *path == c.path))
+        .filter_map(|c| Some((c.path.as_str(), c.head_text()?)))
+        .collect();
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
-    let mut decay = decay_for(ws, texts.iter().map(|(p, t)| (*p, t.as_str())), entities_changed)?;
+    let mut decay = decay_for(
+        ws,
+        texts.iter().chain(&head_texts).map(|(p, t)| (*p, t.as_str())),
+        entities_changed,
+    )?;
     let created = now.with_timezone(&chrono::Utc);
     for (path, text) in &texts {
         report.decay_entries.extend(insert_decay_entries(ws, &mut decay, path, text, created));
     }
+    // Entries of the units this commit removes are archived, as `doctor --fix` archives an
+    // orphan entry (never deleted: the history of a memory deleted by hand stays readable).
+    let stamp = created.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let record = ArchiveRecord {
+        at: &stamp,
+        by: opts.actor.as_str(),
+        created: false,
+        removed: &[],
+        reason: Some("removed from its file by a hand edit that sync committed"),
+    };
+    for (id, _) in &removed {
+        if decay.has(id) && !decay.is_forgotten(id) && decay.archive(id, &record) {
+            report.decay_archived.push(id.clone());
+        }
+    }
     cogmem_store::timing::mark("sync: decay entries");
-    if !report.decay_entries.is_empty() {
-        let summary = format!("decay entries for {}", report.decay_entries.join(", "));
+    if !report.decay_entries.is_empty() || !report.decay_archived.is_empty() {
+        let mut what = Vec::new();
+        if !report.decay_entries.is_empty() {
+            what.push(format!("decay entries for {}", report.decay_entries.join(", ")));
+        }
+        if !report.decay_archived.is_empty() {
+            what.push(format!("archived {}", report.decay_archived.join(", ")));
+        }
         // A hand edit of the file already in the change keeps its own action.
-        change.write_decay(ws, &mut decay, Action::Edit, &summary);
+        change.write_decay(ws, &mut decay, Action::Edit, &what.join("; "));
     }
 
     // The graph index follows the entity files as this commit leaves them.
@@ -313,6 +348,26 @@ pub(crate) fn decay_for<'a>(
         .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
         .collect();
     Ok(DecayFile::load_for(ws, &ids.iter().map(String::as_str).collect::<Vec<_>>())?)
+}
+
+/// The memory units (id and file) that the committed hand edits remove: in a file's `HEAD`
+/// version and in none of the committed files' new versions (a unit moved to another file keeps
+/// its id only when its id does not name the file, and is then not removed).
+fn removed_units(valid: &[Candidate], texts: &[(&str, String)]) -> Vec<(String, String)> {
+    let kept: std::collections::HashSet<String> = texts
+        .iter()
+        .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
+        .collect();
+    let mut out = Vec::new();
+    for c in valid {
+        let Some(head) = c.head_text() else { continue };
+        for u in units::file_units(&c.path, &head) {
+            if !kept.contains(&u.id) && !out.iter().any(|(id, _)| *id == u.id) {
+                out.push((u.id, c.path.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// Creates the decay entries the memory units of a hand-edited file (`text` at `path`) lack,

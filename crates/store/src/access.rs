@@ -13,7 +13,7 @@
 //! a workspace without `decay-scores.json`, keeps the batch for the next fold. Derived data:
 //! never canonical.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -102,9 +102,11 @@ pub struct Batch {
     pub text: String,
     /// A short hash of it, recorded in `decay-scores.json` once folded.
     pub(crate) hash: String,
-    /// The stores of the memories used in the batch that had no decay entry when it was read
-    /// (written by hand or by another tool): folding creates their entries.
-    pub(crate) unentered: BTreeMap<String, Store>,
+    /// The stores and files of the memories used in the batch that had no decay entry when it
+    /// was read (written by hand or by another tool): folding creates their entries.
+    pub(crate) unentered: BTreeMap<String, (Store, String)>,
+    /// Memories whose uses this fold leaves for a later one ([`Batch::hold_back`]).
+    pub(crate) held: BTreeSet<String>,
     /// The decay settings new entries are created with.
     pub(crate) settings: DecaySettings,
 }
@@ -197,18 +199,69 @@ fn batch(ws: &Workspace, text: String) -> Option<Batch> {
     for (rel, ids) in files {
         for u in units::of_file(ws, &rel) {
             if ids.contains(&u.id.as_str()) {
-                unentered.insert(u.id, u.store);
+                unentered.insert(u.id, (u.store, u.path));
             }
         }
     }
     if !elsewhere.is_empty() {
         for u in units::list(ws).units {
             if elsewhere.contains(&u.id.as_str()) {
-                unentered.insert(u.id, u.store);
+                unentered.insert(u.id, (u.store, u.path));
             }
         }
     }
-    Some(Batch { hash: hash(&text), text, unentered, settings: ws.settings().decay.clone() })
+    Some(Batch {
+        hash: hash(&text),
+        text,
+        unentered,
+        held: BTreeSet::new(),
+        settings: ws.settings().decay.clone(),
+    })
+}
+
+impl Batch {
+    /// The memories used in the batch that have no decay entry, each with its file (relative
+    /// to the workspace root).
+    pub fn unentered(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.unentered.iter().map(|(id, (_, path))| (id.as_str(), path.as_str()))
+    }
+
+    /// Tells whether some uses are held back from this fold.
+    pub fn has_held(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    /// Leaves the uses of `id` (a memory without a decay entry) out of this fold: the change
+    /// that folds does not commit the memory's file as it is on disk (a malformed file `sync`
+    /// leaves), so an entry made now would be committed for a memory in no committed file.
+    /// [`defer`] puts them back in the access log once the change landed.
+    pub fn hold_back(&mut self, id: &str) {
+        self.held.insert(id.to_owned());
+    }
+}
+
+/// Appends the uses a fold held back ([`Batch::hold_back`]) to the access log again, for the
+/// fold after the memory's file is committed (a memory whose file is gone by then is skipped
+/// there, as any use of a deleted memory). Call it after the change that folded `batch`
+/// landed.
+pub fn defer(ws: &Workspace, batch: &Batch) -> crate::Result<()> {
+    if batch.held.is_empty() {
+        return Ok(());
+    }
+    let mut text = String::new();
+    for line in batch.text.lines() {
+        let mut parts = line.split('\t');
+        if let (Some(_), Some("use"), Some(id)) = (parts.next(), parts.next(), parts.next())
+            && batch.held.contains(id)
+        {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    if !text.is_empty() {
+        append(&ws.abs(ACCESS_LOG), text.as_bytes())?;
+    }
+    Ok(())
 }
 
 fn hash(text: &str) -> String {
@@ -263,7 +316,10 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
                 folded.interactions += 1;
             }
             "use" => {
-                if let Some(&store) = batch.unentered.get(id) {
+                if batch.held.contains(id) {
+                    continue; // put back in the log by `defer`
+                }
+                if let Some(&(store, _)) = batch.unentered.get(id) {
                     let unit = NewUnit {
                         store,
                         base: batch.settings.base_explicit,

@@ -17,7 +17,7 @@ use crate::audit::{Action, Actor, Approval, AuditLine};
 use crate::error::RuleError;
 use crate::git::{self, CommitSpec};
 use crate::store::decay_file::DecayFile;
-use crate::store::fsx;
+use crate::store::{fsx, units};
 use crate::workspace::{LockGuard, Workspace, WorkspaceError, journal, layout};
 use cogmem_text::clock::Clock;
 
@@ -395,25 +395,40 @@ impl Change {
         git::check_state(repo)?;
         // Uses recorded by reads since the last change are folded into this commit.
         let mut this = self;
-        let batch = if this.folds_uses { access::begin(ws)? } else { None };
-        if let Some(b) = &batch {
-            this.fold_accesses(ws, b)?;
+        let mut batch = if this.folds_uses { access::begin(ws)? } else { None };
+        let mut deferring = false;
+        if let Some(b) = &mut batch {
+            deferring = this.fold_accesses(ws, repo, b)?;
         }
         let result = this.apply_inner(ws, repo, clock);
         if result.is_ok() {
             crash_point(ws, "after-commit");
         }
-        if result.is_ok() && batch.is_some() {
+        if result.is_ok()
+            && let Some(b) = &batch
+        {
             // The batch is recorded as folded; if this fails, the next fold only deletes it.
             let _ = access::finish(ws);
+            if deferring {
+                // Best effort, as any use: telemetry is not worth failing a landed change.
+                let _ = access::defer(ws, b);
+            }
         }
         result
     }
 
-    fn fold_accesses(&mut self, ws: &Workspace, batch: &access::Batch) -> crate::Result<()> {
+    /// Folds the batch into the decay files this change writes; returns whether it held back
+    /// uses for [`access::defer`] to put back once the change landed.
+    fn fold_accesses(
+        &mut self,
+        ws: &Workspace,
+        repo: &Repository,
+        batch: &mut access::Batch,
+    ) -> crate::Result<bool> {
         if self.pending(layout::DECAY_SCORES).is_none() && !ws.abs(layout::DECAY_SCORES).exists() {
-            return Ok(());
+            return Ok(false);
         }
+        self.hold_back_uncommitted(ws, repo, batch)?;
         // The decay state as this change leaves it so far: its pending files over the disk.
         let mut shards = crate::store::decay_file::shard_files(ws.root());
         for e in &self.edits {
@@ -438,7 +453,7 @@ impl Change {
         let marker_before = decay.access_fold().map(str::to_owned);
         let folded = access::fold(batch, &mut decay);
         if decay.access_fold().map(str::to_owned) == marker_before {
-            return Ok(()); // this batch was folded by a commit that landed before a crash
+            return Ok(false); // this batch was folded by a commit that landed before a crash
         }
         let note = format!("folded {} uses", folded.uses);
         let files = decay.changed_files();
@@ -447,6 +462,42 @@ impl Change {
             e.summary = format!("{}; {note}", e.summary);
         }
         self.write_decay_files(ws, files, Action::Edit, &note);
+        Ok(batch.has_held())
+    }
+
+    /// Holds back the uses of memories without a decay entry whose file this commit does not
+    /// hold as they are: a file it neither writes nor keeps that differs from `HEAD` (a hand
+    /// edit `sync` leaves uncommitted, or any other command leaves alone), or a file it writes
+    /// without the memory. Folding them would commit an entry for a memory that is in no
+    /// committed file.
+    fn hold_back_uncommitted(
+        &self,
+        ws: &Workspace,
+        repo: &Repository,
+        batch: &mut access::Batch,
+    ) -> crate::Result<()> {
+        let unentered: Vec<(String, String)> =
+            batch.unentered().map(|(id, path)| (id.to_owned(), path.to_owned())).collect();
+        if unentered.is_empty() {
+            return Ok(());
+        }
+        let tree = git::head_tree(repo)?;
+        for (id, path) in unentered {
+            let committed = match self.edits.iter().find(|e| e.path == path) {
+                Some(e) => {
+                    let text = match (&e.content, &e.staged) {
+                        (Some(bytes), _) => Some(String::from_utf8_lossy(bytes).into_owned()),
+                        (None, Some(staged)) => Some(fsx::read_text(staged, ws.file_limit())?),
+                        (None, None) => None,
+                    };
+                    text.is_some_and(|t| units::file_units(&path, &t).iter().any(|u| u.id == id))
+                }
+                None => !git::is_dirty(ws.root(), tree.as_ref(), &path)?,
+            };
+            if !committed {
+                batch.hold_back(&id);
+            }
+        }
         Ok(())
     }
 

@@ -10,6 +10,9 @@ use serde::Serialize;
 
 use super::content::{self, DecayRenames};
 use cogmem_store::git::GitError;
+use cogmem_store::settings::DecaySettings;
+use cogmem_store::store::decay_file::{self, DecayFile, NewUnit};
+use cogmem_store::store::{Store, units};
 use cogmem_store::workspace::layout;
 
 /// How a file of the merge result was obtained.
@@ -24,7 +27,8 @@ pub enum Strategy {
     Content,
     /// Any other file changed on both sides: git's line-based three-way merge.
     Text,
-    /// Deleted on one side and changed on the other: the changed copy is kept.
+    /// Deleted on one side and changed on the other: the changed copy is kept, with the decay
+    /// entries of its memories.
     KeptChanged,
     /// Derived from other files (graph/index.md): rebuilt after the merge.
     Regenerated,
@@ -153,13 +157,15 @@ fn hint_for(path: &str, theirs: &str) -> String {
 
 /// Merges `theirs` into `ours` over their common ancestor `base` (`None` for unrelated
 /// histories, such as two workspaces made by `cogmem init` on different machines). `label`
-/// names their side for people (`origin/main`).
+/// names their side for people (`origin/main`). Every memory in a file kept whole although one
+/// side deleted it keeps its decay entry (`fresh` makes one where no side has it).
 pub(crate) fn plan(
     repo: &Repository,
     base: Option<&Tree<'_>>,
     ours: &Tree<'_>,
     theirs: &Tree<'_>,
     label: &str,
+    fresh: &Fresh<'_>,
 ) -> crate::Result<Plan> {
     let (b, o, t) = (blobs(base)?, blobs(Some(ours))?, blobs(Some(theirs))?);
     let mut paths: Vec<&String> =
@@ -167,6 +173,8 @@ pub(crate) fn plan(
     paths.sort_by_key(|p| (kind_of(p), p.as_str()));
     let mut plan = Plan::default();
     let mut renames = DecayRenames::default();
+    // Files kept whole although one side deleted them, with the side whose copy was kept.
+    let mut kept: Vec<(String, &BTreeMap<String, Entry>)> = Vec::new();
     for path in paths {
         let (be, oe, te) = (b.get(path), o.get(path), t.get(path));
         let id = |e: Option<&Entry>| e.map(|x| x.0);
@@ -192,8 +200,10 @@ pub(crate) fn plan(
             } else if let Some(te) = te {
                 plan.updates.insert(path.clone(), (read(repo, Some(te))?, mode));
                 plan.files.push(MergedFile { path: path.clone(), strategy: Strategy::KeptChanged });
+                kept.push((path.clone(), &t));
             } else {
                 plan.files.push(MergedFile { path: path.clone(), strategy: Strategy::KeptChanged });
+                kept.push((path.clone(), &o));
             }
             continue;
         }
@@ -248,7 +258,127 @@ pub(crate) fn plan(
             }
         }
     }
+    if plan.conflicts.is_empty() && !kept.is_empty() {
+        let sides = Sides { repo, base: &b, ours: &o };
+        keep_decay_entries(&sides, &kept, fresh, &mut plan)?;
+    }
     Ok(plan)
+}
+
+/// The blobs of the common ancestor and of our side, for [`keep_decay_entries`].
+struct Sides<'a> {
+    repo: &'a Repository,
+    base: &'a BTreeMap<String, Entry>,
+    ours: &'a BTreeMap<String, Entry>,
+}
+
+/// What a decay entry recreated by a merge is made of: the workspace's decay settings and the
+/// time of the sync.
+pub(crate) struct Fresh<'a> {
+    /// The workspace's decay settings.
+    pub settings: &'a DecaySettings,
+    /// The time of the sync, the entry's creation time.
+    pub now: chrono::DateTime<chrono::Utc>,
+}
+
+/// The decay state of a tree (`files`: its blobs), with `updates` written over it.
+fn decay_of(
+    repo: &Repository,
+    files: &BTreeMap<String, Entry>,
+    updates: &BTreeMap<String, (Option<Vec<u8>>, i32)>,
+) -> crate::Result<DecayFile> {
+    let root = repo.workdir().unwrap_or_else(|| repo.path());
+    let mut present: BTreeSet<&str> = files.keys().map(String::as_str).collect();
+    for (path, (bytes, _)) in updates {
+        if bytes.is_some() {
+            present.insert(path);
+        } else {
+            present.remove(path.as_str());
+        }
+    }
+    let shards: Vec<_> = present.into_iter().filter_map(decay_file::home_of).flatten().collect();
+    let text = |rel: &str| -> cogmem_store::Result<Option<String>> {
+        let bytes = match updates.get(rel) {
+            Some((bytes, _)) => bytes.clone(),
+            None => match files.get(rel) {
+                Some((id, _)) => Some(
+                    repo.find_blob(*id)
+                        .map_err(|cause| GitError::Op { what: "read a file", cause })?
+                        .content()
+                        .to_vec(),
+                ),
+                None => None,
+            },
+        };
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    };
+    Ok(DecayFile::load_with(root, &shards, text)?)
+}
+
+/// Gives every memory in a file kept whole by [`Strategy::KeptChanged`] its decay entry in the
+/// merge result. The side that deleted the file removed the entries of its memories, and when
+/// only that side changed a decay file its copy is taken as it is (or the decay merge drops an
+/// entry the keeping side did not change), so the kept memories would have none. Each entry is
+/// copied from the side that kept the file, else from the common ancestor, else made afresh;
+/// the decay files this changes join the plan as combined.
+fn keep_decay_entries(
+    sides: &Sides<'_>,
+    kept: &[(String, &BTreeMap<String, Entry>)],
+    fresh: &Fresh<'_>,
+    plan: &mut Plan,
+) -> crate::Result<()> {
+    let no_updates = BTreeMap::new();
+    let mut merged: Option<DecayFile> = None;
+    let mut base: Option<DecayFile> = None;
+    for (path, side) in kept {
+        let Some(text) = read(sides.repo, side.get(path))? else { continue };
+        let units = units::file_units(path, &String::from_utf8_lossy(&text));
+        let mut keeping: Option<DecayFile> = None;
+        for u in units {
+            let merged = match &mut merged {
+                Some(m) => m,
+                None => merged.insert(decay_of(sides.repo, sides.ours, &plan.updates)?),
+            };
+            if merged.has(&u.id) {
+                continue;
+            }
+            let keeping = match &mut keeping {
+                Some(k) => k,
+                None => keeping.insert(decay_of(sides.repo, side, &no_updates)?),
+            };
+            if merged.copy_entry(&u.id, keeping) {
+                continue;
+            }
+            let base = match &mut base {
+                Some(b) => b,
+                None => base.insert(decay_of(sides.repo, sides.base, &no_updates)?),
+            };
+            if !merged.copy_entry(&u.id, base) {
+                let unit = NewUnit {
+                    store: u.store,
+                    base: fresh.settings.base_auto,
+                    created: fresh.now,
+                    pinned: u.store == Store::Vault,
+                };
+                merged.insert_new(&u.id, unit, fresh.settings);
+            }
+        }
+    }
+    let Some(mut merged) = merged else { return Ok(()) };
+    for (path, text) in merged.changed_files() {
+        let bytes = text.map(String::into_bytes);
+        let ours = read(sides.repo, sides.ours.get(&path))?;
+        if bytes == ours {
+            plan.updates.remove(&path);
+        } else {
+            plan.updates.insert(path.clone(), (bytes, 0o100_644));
+        }
+        match plan.files.iter_mut().find(|f| f.path == path) {
+            Some(f) => f.strategy = Strategy::Content,
+            None => plan.files.push(MergedFile { path, strategy: Strategy::Content }),
+        }
+    }
+    Ok(())
 }
 
 /// git's own three-way merge of one file's lines; `Err` when both sides changed the same lines

@@ -698,6 +698,21 @@ impl DecayFile {
         true
     }
 
+    /// Adds `key`'s entry as `from` holds it, every field kept, in the file this state places
+    /// the key in. Returns `false` (changing nothing) when this state has the key already or
+    /// `from` has no readable entry for it. A merge that keeps a memory one machine deleted
+    /// brings its entry back this way.
+    pub fn copy_entry(&mut self, key: &str, from: &Self) -> bool {
+        if self.has(key) {
+            return false;
+        }
+        let Some(map) = from.entry(key).cloned() else { return false };
+        let home = self.sharded.then(|| shard_of(key, self.layout));
+        self.by_key.insert(key.to_owned(), self.entries.len());
+        self.entries.push((key.to_owned(), Slot::new(map, home)));
+        true
+    }
+
     /// Tells whether an entry is archived (forgotten).
     pub fn is_archived(&self, key: &str) -> bool {
         self.entry(key).and_then(|e| e.get("status")).and_then(Value::as_str) == Some("archived")
