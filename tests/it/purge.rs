@@ -362,7 +362,7 @@ fn a_memory_whose_file_is_a_link_is_not_purged() {
     std::os::unix::fs::symlink(&outside, &file).unwrap();
     env.git_commit_all("link");
     // The plain-git commit is settled (adopted) first, by any command that writes.
-    env.run(["sync"]).output();
+    env.run(["sync"]).success();
     let head = env.head();
     let out = env.run(["forget", "--purge", "entity:person--quillon", "--yes"]).output();
     assert_ne!(out.code, 0, "{out}");
