@@ -57,6 +57,26 @@ fn a_fresh_workspace_is_clean_and_a_hand_written_secret_is_found() {
     assert!(!v.to_string().contains(&token), "the report repeats the secret: {v:#}");
 }
 
+/// An open editor's swap and backup files are no uncommitted edit: `sync` and `watch` leave
+/// them, and `verify` reported them (exit 3, "commit it with git") for as long as the editor
+/// was open. A real hand edit beside them is still reported.
+#[test]
+fn editor_swap_files_are_no_uncommitted_edit() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    env.write("memory/episodes/.2026-12-01.md.swp", "swap");
+    env.write("MEMORY.md~", "backup");
+    env.write("memory/graph/entities/4913", "");
+    let (code, findings, v) = verify(&env);
+    assert_eq!((code, findings.len()), (0, 0), "{v:#}");
+    env.write("memory/vault/note.md", "# Note\n\nby hand\n");
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3, "{v:#}");
+    let uncommitted: Vec<&str> =
+        findings.iter().filter(|f| f.0 == "uncommitted").map(|f| f.1.as_str()).collect();
+    assert_eq!(uncommitted, ["memory/vault/note.md"], "{v:#}");
+}
+
 #[test]
 fn verify_changes_nothing_and_doctor_without_fix_neither() {
     let env = TestEnv::initialized();

@@ -1026,6 +1026,10 @@ fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Ve
     Ok(git::uncommitted(repo)?
         .into_iter()
         .filter(|c| !evidence.files.contains(&c.path) && !evidence.temp_files.contains(&c.path))
+        // An open editor's swap, backup and probe files are no edit: `sync` and `watch` leave
+        // them, so `verify` would fail for as long as an editor is open, with a hint no
+        // command can follow.
+        .filter(|c| !crate::sync::is_editor_junk(&c.path))
         .map(|c| {
             Finding::new(
                 "uncommitted",
