@@ -516,7 +516,7 @@ fn a_refused_prompt_still_answers_with_the_refusal_and_the_memories() {
     let text = added_context(&out, "UserPromptSubmit");
     assert!(
         text.starts_with(
-            "cogmem refused the user's message: the message looks like a secret \
+            "cogmem refused the user's message: the text to remember looks like a secret \
              (aws-access-key-id at line 1, column 16: AKIA… (20 chars)); nothing was written. \
              Tell the user it was not remembered"
         ),

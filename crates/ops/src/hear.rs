@@ -219,7 +219,7 @@ pub fn hear(
                     );
                 }
                 crate::remember::check_size(ws, &content)?;
-                cogmem_store::secrets::check(&content, "the message", opts.allow_secret)?;
+                cogmem_store::secrets::check(&content, "the text to remember", opts.allow_secret)?;
                 if opts.allow_secret {
                     // Allowed into the text, a secret still never becomes a tag, an entity or a
                     // relation end (a file name), nor is it shown as one. See: issue 16
