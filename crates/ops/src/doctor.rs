@@ -398,13 +398,16 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
     drop(lock);
 
     // 3. Derived data last, so it sees the repaired files.
-    if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
+    let stale = || cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale;
+    if stale() {
         crate::search::reindex(ws, false)?;
-        if cogmem_index::index::state(ws) == cogmem_index::index::IndexState::Stale {
+        let mut fresh = !stale();
+        if !fresh {
             crate::search::reindex(ws, true)?;
+            fresh = !stale();
         }
         // Claimed only when it holds: the check below reports what is still stale.
-        if cogmem_index::index::state(ws) != cogmem_index::index::IndexState::Stale {
+        if fresh {
             repaired.push(Repair {
                 check: "index",
                 path: layout::INDEX_DIR.into(),

@@ -480,13 +480,7 @@ fn json_hooks(
         hc::remove_hooks(&mut doc, shape, &prefix) | env
     } else {
         let env = match (env_var, &found) {
-            (Some(var), None) => {
-                hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?
-            }
-            (Some(var), Some(_)) if is_setups => {
-                hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?
-            }
-            (Some(var), Some(value)) => {
+            (Some(var), Some(value)) if !is_setups => {
                 if value.as_str() != Some(ws.as_str()) {
                     report.notes.push(format!(
                         "{} sets `env.{var}` to {value}, which setup did not write; it left it, \
@@ -497,6 +491,7 @@ fn json_hooks(
                 }
                 false
             }
+            (Some(var), _) => hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?,
             (None, _) => false,
         };
         hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env

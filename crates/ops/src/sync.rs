@@ -253,16 +253,15 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     // Decay entries for units that have none yet.
     let texts: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.text()?))).collect();
-    let removed = removed_units(&valid, &texts);
-    let head_texts: Vec<(&str, String)> = valid
-        .iter()
-        .filter(|c| removed.iter().any(|(_, path)| *path == c.path))
-        .filter_map(|c| Some((c.path.as_str(), c.head_text()?)))
-        .collect();
+    let heads: Vec<(&str, String)> =
+        valid.iter().filter_map(|c| Some((c.path.as_str(), c.head_text()?))).collect();
+    let removed = removed_units(&heads, &texts);
+    // The removed units' files as HEAD has them, so their entries are loaded too.
+    let removed_from = heads.iter().filter(|(p, _)| removed.iter().any(|(_, path)| path == p));
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
     let mut decay = decay_for(
         ws,
-        texts.iter().chain(&head_texts).map(|(p, t)| (*p, t.as_str())),
+        texts.iter().chain(removed_from).map(|(p, t)| (*p, t.as_str())),
         entities_changed,
     )?;
     let created = now.with_timezone(&chrono::Utc);
@@ -351,19 +350,18 @@ pub(crate) fn decay_for<'a>(
 }
 
 /// The memory units (id and file) that the committed hand edits remove: in a file's `HEAD`
-/// version and in none of the committed files' new versions (a unit moved to another file keeps
-/// its id only when its id does not name the file, and is then not removed).
-fn removed_units(valid: &[Candidate], texts: &[(&str, String)]) -> Vec<(String, String)> {
+/// version (`heads`) and in none of the committed files' new versions (`texts`; a unit moved to
+/// another file keeps its id only when its id does not name the file, and is then not removed).
+fn removed_units(heads: &[(&str, String)], texts: &[(&str, String)]) -> Vec<(String, String)> {
     let kept: std::collections::HashSet<String> = texts
         .iter()
         .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
         .collect();
     let mut out = Vec::new();
-    for c in valid {
-        let Some(head) = c.head_text() else { continue };
-        for u in units::file_units(&c.path, &head) {
+    for (path, head) in heads {
+        for u in units::file_units(path, head) {
             if !kept.contains(&u.id) && !out.iter().any(|(id, _)| *id == u.id) {
-                out.push((u.id, c.path.clone()));
+                out.push((u.id, (*path).to_owned()));
             }
         }
     }
