@@ -138,7 +138,7 @@ fn reflect_and_goodnight_only_answer() {
     assert_eq!(v["action"]["type"], "reflect");
     assert_eq!(v["action"]["available"], true);
     let message = v["action"]["message"].as_str().unwrap();
-    assert!(message.contains("next: cogmem reflect request"), "{message}");
+    assert!(message.contains("next: `cogmem reflect request`"), "{message}");
     let out = env.run(["hear", "--json", "ok, I'm going to sleep. goodnight!"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["trigger"], "reflect_soft");

@@ -81,6 +81,19 @@ async def main_session():
             assert tools["reflect_status"].annotations.read_only_hint is True
             cycle = data(await s.call_tool("reflect_status", {}))
             assert cycle["state"] == "idle" and cycle["next"] == ["cogmem reflect request"], cycle
+            # The commands an agent may run now, as the tools that do them.
+            assert cycle["next_tools"] == ["reflect_request"], cycle
+            heard = data(await s.call_tool("hear", {"message": "Let's reflect on this week"}))
+            assert "next: the `reflect_request` tool" in heard["action"]["message"], heard
+
+            # A forget request heard: the clear best candidate comes with the tool call that
+            # forgets it, beside the command a terminal would run.
+            heard = data(await s.call_tool("hear", {"message": "forget that Alice prefers green tea over coffee"}))
+            action = heard["action"]
+            assert action["type"] == "confirm_forget" and action["command"], heard
+            best = action["candidates"][0]["id"]
+            assert action["call"] == {"tool": "forget",
+                                      "arguments": {"id": best, "confirm": True}}, heard
 
             asked = await s.call_tool("forget", {"id": uid})
             described = data(asked)

@@ -101,6 +101,19 @@ fn issue_16_remember_refuses_a_credential_in_the_tags_unless_allowed() {
 }
 
 #[test]
+fn a_credential_in_a_routing_answers_summary_is_named_as_the_summary() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    let routing = format!(
+        r#"{{"store":"semantic","summary":"the deploy key is {key}","entities":[{{"id":"project--api","name":"API","type":"project"}}],"tags":["deploy"],"confidence":"high"}}"#
+    );
+    let args = ["remember", "deploy notes for the api", "--routing", &routing];
+    let err = refused(&env, &args, None, "aws-access-key-id", &key);
+    assert!(err.contains("the routing answer's summary looks like a secret"), "{err}");
+    assert!(err.contains("line 1, column 19"), "the summary's own column:\n{err}");
+}
+
+#[test]
 fn issue_16_every_reason_is_scanned_and_has_no_way_out() {
     // See: issue 16
     let env = TestEnv::initialized();

@@ -210,6 +210,56 @@ pub(crate) fn for_mcp(hint: &str) -> String {
     out
 }
 
+/// What an answer that names commands says to an agent on MCP. `hear`: an `action.command`
+/// (the command that forgets the clear best candidate) gets `action.call`, the `forget` tool call
+/// that does it, and the commands quoted in `action.message` and `routing.reason` name their
+/// tools. `reflect_status`: `next_tools`, the tools among `next` (the commands allowed now) that
+/// the agent may call; the rest are the user's, at a terminal. The CLI's members stay as they are.
+pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
+    use serde_json::{Value, json};
+    match tool {
+        "hear" => {
+            if let Some(action) = value.get_mut("action").and_then(Value::as_object_mut) {
+                let id = action
+                    .get("candidates")
+                    .and_then(|c| c.get(0))
+                    .and_then(|c| c.get("id"))
+                    .cloned();
+                if action.get("command").is_some_and(Value::is_string)
+                    && let Some(id) = id
+                {
+                    let call =
+                        json!({ "tool": "forget", "arguments": { "id": id, "confirm": true } });
+                    action.insert("call".to_owned(), call);
+                }
+                if let Some(Value::String(m)) = action.get_mut("message") {
+                    *m = for_mcp(m);
+                }
+            }
+            let reasons = value.pointer_mut("/routing/reason").and_then(Value::as_array_mut);
+            for r in reasons.into_iter().flatten() {
+                if let Value::String(s) = r {
+                    *s = for_mcp(s);
+                }
+            }
+        }
+        "reflect_status" => {
+            let tools: Vec<&str> = value
+                .get("next")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter_map(tool_for)
+                .collect();
+            if let Some(o) = value.as_object_mut() {
+                o.insert("next_tools".to_owned(), json!(tools));
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

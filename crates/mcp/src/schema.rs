@@ -101,6 +101,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
             ("description", "string"),
             ("waiting_for", "string"),
             ("next", "array"),
+            ("next_tools", "array"),
             ("reflection", "integer"),
             ("rewards_file", "string?"),
             ("requested", "integer?"),

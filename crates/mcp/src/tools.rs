@@ -196,7 +196,9 @@ impl Server {
                 allow_secret: p.allow_secret,
                 ..Default::default()
             };
-            answer(&hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?)
+            let mut a = answer(&hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?)?;
+            super::hint::for_mcp_answer("hear", &mut a.value);
+            Ok(a)
         })())
     }
 

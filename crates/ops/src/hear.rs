@@ -318,16 +318,7 @@ pub fn hear(
             // Reflection is approval-gated: hearing the word starts nothing by itself; it says
             // where the cycle stands and which step comes next.
             let st = super::reflect::status(ws)?;
-            HeardAction::Reflect {
-                available: true,
-                message: format!(
-                    "reflection #{}: {}; waiting for the {}; next: {}",
-                    st.reflection,
-                    st.description,
-                    st.waiting_for,
-                    st.next.join(", ")
-                ),
-            }
+            HeardAction::Reflect { available: true, message: st.summary() }
         }
         TriggerKind::ReflectSoft => HeardAction::AskUser {
             question:
@@ -426,6 +417,10 @@ pub fn remember_routed(
     clock: &dyn Clock,
 ) -> crate::Result<RememberReport> {
     let stored = answer.summary.as_deref().unwrap_or(text);
+    if answer.summary.is_some() {
+        // What is written is the model's sentence, not the text: a secret in it is named so.
+        cogmem_store::secrets::check(stored, "the routing answer's summary", allow_secret)?;
+    }
     let mut req = RememberRequest::new(stored, actor)?;
     req.stores = answer.stores;
     req.entities = answer.entities;

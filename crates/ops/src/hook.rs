@@ -48,13 +48,7 @@ pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Session
     let mut head = String::new();
     let st = reflect::status(ws)?;
     if st.state != reflect::State::Idle {
-        head.push_str(&format!(
-            "## Reflection in progress\n- reflection #{}: {}; waiting for the {}; next: {}\n",
-            st.reflection,
-            st.description,
-            st.waiting_for,
-            st.next.join(", ")
-        ));
+        head.push_str(&format!("## Reflection in progress\n- {}\n", st.summary()));
     }
     // The cycle's state, but never more than a third of the budget: the pack is the memory.
     let mut head_tokens = counter.count(&head);

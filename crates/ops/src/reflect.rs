@@ -230,6 +230,21 @@ pub struct StatusReport {
     pub consolidation_pending: bool,
 }
 
+impl StatusReport {
+    /// The cycle in one line, as `hear` and the session hook say it: ``reflection #1: idle (no
+    /// reflection in progress); waiting for the agent; next: `cogmem reflect request` ``.
+    pub fn summary(&self) -> String {
+        let next: Vec<String> = self.next.iter().map(|c| format!("`{c}`")).collect();
+        format!(
+            "reflection #{}: {}; waiting for the {}; next: {}",
+            self.reflection,
+            self.description,
+            self.waiting_for,
+            next.join(", ")
+        )
+    }
+}
+
 /// Reports where the reflection cycle stands. Read-only.
 pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
     let c = cycle(ws)?;

@@ -67,6 +67,12 @@ fn password_value(s: &str, _: Option<&str>) -> bool {
     let placeholder = v.starts_with('<')
         || v.starts_with("${")
         || v.starts_with("{{")
+        || v.strip_prefix('$').is_some_and(|name| {
+            // A shell variable in capitals (`$DB_PASS`) names where the password is, not the
+            // password; `$ecretVal` may be one.
+            name.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+                && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
         || v.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
         || ["none", "null", "empty", "redacted", "changeme", "password", "secret"]
             .contains(&v.to_ascii_lowercase().as_str());
@@ -208,6 +214,23 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             password_value,
         ),
         rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,64}\b", &["hf_"], 0, mixed),
+        rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", &["npm_"], 0, mixed),
+        rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", &["_v1_"], 0, always),
+        rule("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}", &["pypi-"], 0, always),
+        rule(
+            "command-line-password",
+            r#"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\r\n]{0,200}?[ \t]-p("[^"\r\n]{1,200}"|'[^'\r\n]{1,200}'|[^\s"']{1,200})"#,
+            &["mysql", "mariadb"],
+            1,
+            password_value,
+        ),
+        rule(
+            "command-line-password",
+            r#"\bsshpass[ \t]+-p[ \t]*("[^"\r\n]{1,200}"|'[^'\r\n]{1,200}'|[^\s"']{1,200})"#,
+            &["sshpass"],
+            1,
+            password_value,
+        ),
         rule(
             "azure-account-key",
             r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*([A-Za-z0-9+/]{20,200}={0,2})",
@@ -240,6 +263,12 @@ fn spoken_password(s: &str, next: Option<&str>) -> bool {
         || v.starts_with('<')
         || v.starts_with("${")
         || v.starts_with("{{")
+        || v.strip_prefix('$').is_some_and(|name| {
+            // A shell variable in capitals (`$DB_PASS`) names where the password is, not the
+            // password; `$ecretVal` may be one.
+            name.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+                && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
         || v.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
         || ["none", "null", "empty", "redacted", "changeme"]
             .contains(&v.to_ascii_lowercase().as_str());
@@ -397,8 +426,10 @@ static UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// token rule's shortest match, prefix included, is at least that long). False positives only
 /// cost the full scan.
 fn may_hold_secret(text: &str) -> bool {
-    const WORDS: [&str; 16] = [
+    const WORDS: [&str; 18] = [
         "pass",
+        "mysql",
+        "mariadb",
         "pin",
         "pw",
         "パスワード",
@@ -1170,6 +1201,19 @@ mod tests {
             ("WEBHOOK_SECRET=whsec_9a8b7c".into(), "password-assignment"),
             (fake("hf_", "AbCdEfGhIjKlMnOpQrStUvWxYz12345678"), "huggingface-token"),
             (
+                format!("use {} for publish", fake("npm_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")),
+                "npm-token",
+            ),
+            (fake("dop_v1_", &"0123456789abcdef".repeat(4)), "digitalocean-token"),
+            (
+                fake("pypi-AgEIcHlwaS5vcmc", "CJDQ2NGU1ZTE4LTY5ZjEtNGFkNS05YjQ2LTk4OGJmM2Q4OGJmZQ"),
+                "pypi-token",
+            ),
+            ("mysql -u root -pS3cret! shop".into(), "command-line-password"),
+            ("mysqldump -h db -u app -p'hunter2' app > x.sql".into(), "command-line-password"),
+            ("sshpass -p Tr0ub4dor ssh pi@raspberry".into(), "command-line-password"),
+            ("password=$ecretVal9".into(), "password-assignment"),
+            (
                 format!(
                     "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={}",
                     fake(
@@ -1234,6 +1278,10 @@ mod tests {
             "パスワードは忘れました",
             "bypass=true and compass=north, max_tokens=4096",
             "call hf_hub_download for the model",
+            "run mysql -p and type it at the prompt; mysql -u root -p shop, then -P 3306",
+            "mysql -u app -p<password> and sshpass -p $SSHPASS ssh host",
+            "npm_config_cache and npm_lifecycle_event are set by npm run",
+            "the do_v1_api path and dop_v1_ tokens are DigitalOcean's",
             "Use AccountKey=<your key> in the connection string",
             "Open http://localhost:8080/admin and ssh://git@example.com:22/repo",
             "redis://cache:6379/0 is the broker",

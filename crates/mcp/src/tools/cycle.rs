@@ -31,7 +31,11 @@ impl Server {
         )
     )]
     fn reflect_status(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&reflect::status(&self.ws)?))())
+        reply((|| {
+            let mut a = answer(&reflect::status(&self.ws)?)?;
+            crate::hint::for_mcp_answer("reflect_status", &mut a.value);
+            Ok(a)
+        })())
     }
 
     /// Start a reflection: ask the user for a token budget (the baseline plus `extra`, minus
