@@ -59,7 +59,11 @@ pub struct AuditArgs {
 impl AuditArgs {
     /// Tells whether the subcommand may commit (and so adopts outside commits first).
     pub fn writes(&self) -> bool {
-        self.command.is_some()
+        match &self.command {
+            None => false,
+            Some(AuditCommand::Ack(_)) => true,
+            Some(AuditCommand::Compact(c)) => !c.dry_run,
+        }
     }
 }
 

@@ -51,6 +51,13 @@ pub struct DecayArgs {
     dry_run: bool,
 }
 
+impl DecayArgs {
+    /// Tells whether the command may commit (and so adopts outside commits first): not a dry run.
+    pub fn writes(&self) -> bool {
+        !self.dry_run
+    }
+}
+
 /// Pin a memory so it never fades
 #[derive(Args, Debug)]
 #[command(after_long_help = PIN_EXAMPLES)]

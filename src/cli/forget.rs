@@ -87,6 +87,15 @@ pub struct ForgetArgs {
     purge_text: Option<String>,
 }
 
+impl ForgetArgs {
+    /// Tells whether the command may commit, and so adopts outside commits first: only with
+    /// `--yes` and without `--dry-run`. Listing matches changes nothing; a forget confirmed at
+    /// the terminal's prompt adopts in the operation (`ops::forget`), as every forget does.
+    pub fn writes(&self) -> bool {
+        self.yes && !self.dry_run
+    }
+}
+
 /// Put back a forgotten memory, exactly as it was
 #[derive(Args, Debug)]
 #[command(after_long_help = RESTORE_EXAMPLES)]

@@ -304,16 +304,15 @@ impl Ctx {
 fn writes(command: &Command) -> bool {
     match command {
         Command::Remember(_)
-        | Command::Hear(_)
-        | Command::Forget(_)
         | Command::Restore(_)
         | Command::Import(_)
         | Command::Supersede(_)
         | Command::Propose(_)
-        | Command::Decay(_)
-        | Command::Upkeep(_)
         | Command::Pin(_)
         | Command::Unpin(_) => true,
+        Command::Forget(a) => a.writes(),
+        Command::Decay(a) => a.writes(),
+        Command::Upkeep(a) => a.writes(),
         Command::Pending(a) => a.writes(),
         Command::Flag(a) => a.writes(),
         Command::Graph(a) => a.writes(),
@@ -337,7 +336,10 @@ fn writes(command: &Command) -> bool {
         | Command::Completions(_)
         | Command::Man(_)
         // The hook's operations (remember, import) adopt for themselves, best effort, so a
-        // prompt never waits on it here; setup writes host configuration, not memory.
+        // prompt never waits on it here, and so do `hear`'s (a remember trigger writes through
+        // `remember`; any other message, and a dry run, write nothing); setup writes host
+        // configuration, not memory.
+        | Command::Hear(_)
         | Command::Hook(_)
         | Command::Setup(_)
         | Command::MergeIndex(_)

@@ -43,6 +43,13 @@ pub struct UpkeepArgs {
     audit_older_than: String,
 }
 
+impl UpkeepArgs {
+    /// Tells whether the command may commit (and so adopts outside commits first): not a dry run.
+    pub fn writes(&self) -> bool {
+        !self.dry_run
+    }
+}
+
 pub fn run(ctx: &Ctx, args: &UpkeepArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;

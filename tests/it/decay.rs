@@ -519,3 +519,33 @@ fn issue_20_past_65536_entries_decay_spreads_them_over_1024_three_digit_shards()
     assert_eq!(hits[0]["status"], "active", "{out}");
     assert!(hits[0]["score"].as_f64().is_some(), "{out}");
 }
+
+/// A dry run, a forget that only lists, and a `hear` that writes nothing make no commit, not
+/// even the adoption of a plain `git commit` (which waits for a command that writes).
+#[test]
+fn dry_runs_and_listings_leave_a_plain_commit_unadopted() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Atlas ships on Friday"]);
+    let mut memory = env.read("MEMORY.md");
+    memory.push_str("\n- Atlas reviews happen on Tuesdays\n");
+    env.write("MEMORY.md", &memory);
+    env.git_commit_all("by hand");
+    let head = env.head();
+    for args in [
+        &["decay", "--dry-run"][..],
+        &["upkeep", "--dry-run"],
+        &["forget", "atlas"],
+        &["forget", "atlas", "--dry-run"],
+        &["forget", "atlas", "--yes", "--dry-run"],
+        &["audit", "compact", "--dry-run"],
+        &["hear", "--dry-run", "remember that Atlas has a blue logo"],
+        &["hear", "what did we decide about atlas?"],
+    ] {
+        env.run(args).success();
+        assert_eq!(env.head(), head, "{args:?} made a commit");
+    }
+    // The first command that writes adopts it.
+    env.run(["decay"]).success();
+    let authors = env.git(&["log", "--format=%an", &format!("{head}..")]);
+    assert!(authors.lines().any(|a| a == "system:adopt"), "{authors}");
+}
