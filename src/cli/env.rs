@@ -35,9 +35,17 @@ pub const CODEX_HOME: &str = "CODEX_HOME";
 /// (https://docs.openclaw.ai/concepts/agent-workspace): where `cogmem setup openclaw` writes
 /// the AGENTS.md block.
 pub const OPENCLAW_WORKSPACE_DIR: &str = "OPENCLAW_WORKSPACE_DIR";
-/// OpenClaw's profile: any but `default` moves its default agent workspace to
-/// `~/.openclaw/workspace-PROFILE` (same page).
+/// OpenClaw's profile, which `openclaw --profile NAME` sets: any but `default` moves its state
+/// folder to `~/.openclaw-NAME` (so its configuration to `~/.openclaw-NAME/openclaw.json`,
+/// https://docs.openclaw.ai/gateway/multiple-gateways, `applyCliProfileEnv` in openclaw/openclaw
+/// `src/cli/profile.ts`) and its default agent workspace to `~/.openclaw/workspace-NAME`
+/// (https://docs.openclaw.ai/concepts/agent-workspace).
 pub const OPENCLAW_PROFILE: &str = "OPENCLAW_PROFILE";
+/// OpenClaw's state folder when not `~/.openclaw` (or the profile's): its configuration is
+/// `openclaw.json` in it (`resolveStateDir` in openclaw/openclaw `src/config/paths.ts`).
+pub const OPENCLAW_STATE_DIR: &str = "OPENCLAW_STATE_DIR";
+/// OpenClaw's configuration file, when named outright (`resolveCanonicalConfigPath`, same file).
+pub const OPENCLAW_CONFIG_PATH: &str = "OPENCLAW_CONFIG_PATH";
 /// Any value turns colour off (https://no-color.org).
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Milliseconds a read waits for `cogmem watch` to answer its cookie (default 50) before it
@@ -64,6 +72,8 @@ pub struct Env {
     pub codex_home: Option<PathBuf>,
     pub openclaw_workspace_dir: Option<PathBuf>,
     pub openclaw_profile: Option<String>,
+    pub openclaw_state_dir: Option<PathBuf>,
+    pub openclaw_config_path: Option<PathBuf>,
     pub actor: Option<String>,
     pub now: Option<OsString>,
     pub no_color: bool,
@@ -87,6 +97,8 @@ impl Env {
             openclaw_workspace_dir: non_empty(OPENCLAW_WORKSPACE_DIR).map(PathBuf::from),
             openclaw_profile: non_empty(OPENCLAW_PROFILE)
                 .map(|v| v.to_string_lossy().trim().to_owned()),
+            openclaw_state_dir: non_empty(OPENCLAW_STATE_DIR).map(PathBuf::from),
+            openclaw_config_path: non_empty(OPENCLAW_CONFIG_PATH).map(PathBuf::from),
             actor: non_empty(ACTOR).map(|v| v.to_string_lossy().into_owned()),
             now: non_empty(NOW),
             no_color: non_empty(NO_COLOR).is_some(),

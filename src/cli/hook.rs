@@ -32,8 +32,8 @@ const EXAMPLES: &str = "Examples:
 ///   and the memories that match it (`[hooks] prompt_tokens`), each with its id and date;
 ///   `PreCompact` and `SessionEnd` import the transcript at `transcript_path`: user and
 ///   assistant text only, once per message, tagged `transcript`.
-/// - codex: the same for `SessionStart` and `UserPromptSubmit`; `PreCompact` and `Stop`
-///   import the session's rollout.
+/// - codex: the same for `SessionStart` and `UserPromptSubmit`; `PreCompact`, `Stop` and
+///   `SessionEnd` import the session's rollout.
 /// - cursor: `sessionStart` answers the pack as `additional_context`; `beforeSubmitPrompt`
 ///   passes the prompt through `hear` and lets it go on (Cursor takes no context there).
 /// - openclaw: OpenClaw's hooks run inside its gateway, not as commands; use `cogmem mcp` and
@@ -88,7 +88,8 @@ const MAX_HOOK_JSON: u64 = 16 * 1024 * 1024;
 
 pub fn run(ctx: &Ctx, args: &HookArgs) -> cogmem::Result<Exit> {
     let host = args.host;
-    let answer = match answer(ctx, host) {
+    let mut quiet = false;
+    let answer = match answer(ctx, host, &mut quiet) {
         Ok(a) => a,
         Err(Notice(text)) => {
             eprintln!("cogmem hook {}: {text}", host.name());
@@ -97,6 +98,7 @@ pub fn run(ctx: &Ctx, args: &HookArgs) -> cogmem::Result<Exit> {
     };
     let out = match answer {
         Answer::Json(v) => Some(v),
+        Answer::Nothing if quiet => None,
         // Codex and Cursor read JSON from every command hook: an empty object changes nothing.
         Answer::Nothing if host != Host::ClaudeCode => Some(json!({})),
         Answer::Nothing => None,
@@ -129,7 +131,9 @@ impl From<cogmem::Error> for Notice {
     }
 }
 
-fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
+/// `quiet` is set for an event whose host reads no answer at all (Codex's `SessionEnd`, which
+/// has no output schema): nothing is printed, not even `{}`.
+fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
     let Some(raw) = input::stdin_limited(MAX_HOOK_JSON)? else {
         return Err(Notice(format!(
             "the hook event on stdin is over {MAX_HOOK_JSON} bytes, more than any host sends; \
@@ -153,6 +157,7 @@ fn answer(ctx: &Ctx, host: Host) -> Result<Answer, Notice> {
     let Some(name) = str_field(&event, "hook_event_name") else {
         return Err(Notice("the hook event has no `hook_event_name` text; nothing done".into()));
     };
+    *quiet = host == Host::Codex && name == "SessionEnd";
     let Some(kind) = Event::of(host, name) else {
         return Ok(Answer::Nothing); // an event cogmem has nothing to do with
     };
@@ -240,8 +245,8 @@ impl Event {
     /// The events each host documents that cogmem acts on:
     /// - Claude Code, <https://code.claude.com/docs/en/hooks> (`hook_event_name`);
     /// - Codex, <https://developers.openai.com/codex/hooks> and the input schemas in
-    ///   openai/codex `codex-rs/hooks/schema/generated/` (no `SessionEnd`: its `Stop` ends each
-    ///   turn, and saving then keeps the transcript as current as a session end would);
+    ///   openai/codex `codex-rs/hooks/schema/generated/` (`Stop` ends each turn; `SessionEnd`,
+    ///   in newer versions, ends the session and waits at most 3 s);
     /// - Cursor, <https://cursor.com/docs/agent/hooks> (camelCase names). Cursor documents no
     ///   transcript format, so its `stop`, `sessionEnd` and `preCompact` import nothing.
     fn of(host: Host, name: &str) -> Option<Self> {
@@ -254,7 +259,9 @@ impl Event {
             (Host::ClaudeCode, "PreCompact" | "SessionEnd") => {
                 Some(Self::Transcript(Format::ClaudeCode))
             }
-            (Host::Codex, "PreCompact" | "Stop") => Some(Self::Transcript(Format::Codex)),
+            (Host::Codex, "PreCompact" | "Stop" | "SessionEnd") => {
+                Some(Self::Transcript(Format::Codex))
+            }
             _ => None,
         }
     }
@@ -317,6 +324,9 @@ fn found_workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Works
 }
 
 /// Imports the host's transcript file, skipping what looks like a credential.
+///
+/// A path that is not a regular file (a FIFO, a device, a folder) is refused before it is
+/// read: reading a FIFO would wait for a writer until the host kills the hook.
 fn save_transcript(
     ctx: &Ctx,
     host: Host,
@@ -325,7 +335,7 @@ fn save_transcript(
     format: Format,
     clock: &dyn cogmem::Clock,
 ) -> Result<(), Notice> {
-    let file = cogmem::store::fsx::open_read(path).map_err(cogmem::Error::from)?;
+    let file = cogmem::store::fsx::open_regular(path).map_err(cogmem::Error::from)?;
     let mut reader = std::io::BufReader::new(file);
     let name = path.file_stem().map_or_else(|| "transcript".into(), |s| s.to_string_lossy());
     let opts = ImportOptions { format, skip_secrets: true, ..ImportOptions::default() };

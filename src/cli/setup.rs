@@ -24,9 +24,13 @@ use super::{Ctx, render};
 /// claude-code: ~/.claude.json or .mcp.json, .claude/settings.json, ~/.claude/CLAUDE.md or
 /// CLAUDE.md; codex: .codex/config.toml, .codex/hooks.json, ~/.codex/AGENTS.md or AGENTS.md;
 /// cursor: .cursor/mcp.json, .cursor/hooks.json, AGENTS.md (project); openclaw (user only):
-/// ~/.openclaw/openclaw.json and AGENTS.md in the agent workspace (its
+/// ~/.openclaw/openclaw.json (OPENCLAW_CONFIG_PATH, else openclaw.json in OPENCLAW_STATE_DIR,
+/// else in ~/.openclaw-PROFILE for OPENCLAW_PROFILE) and AGENTS.md in the agent workspace (its
 /// `agents.defaults.workspace`, else OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace, or
-/// workspace-PROFILE for OPENCLAW_PROFILE).
+/// workspace-PROFILE for OPENCLAW_PROFILE). An AGENTS.md block another host's setup still uses
+/// (Codex's and Cursor's in one project) stays on undo. With --scope project, a workspace inside
+/// the project is named relative to it where the host resolves that (Claude Code's
+/// CLAUDE_PROJECT_DIR); elsewhere the files name it by absolute path, and setup says so.
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct SetupArgs {
@@ -105,6 +109,8 @@ pub fn run(ctx: &Ctx, args: &SetupArgs) -> cogmem::Result<Exit> {
         codex_home: ctx.env.codex_home.clone(),
         openclaw_workspace_dir: ctx.env.openclaw_workspace_dir.clone(),
         openclaw_profile: ctx.env.openclaw_profile.clone(),
+        openclaw_state_dir: ctx.env.openclaw_state_dir.clone(),
+        openclaw_config_path: ctx.env.openclaw_config_path.clone(),
         project: ctx.cwd.clone(),
         workspace: ws.root().to_owned(),
         undo: args.undo,

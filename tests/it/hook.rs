@@ -415,6 +415,54 @@ fn codex_hooks_answer_in_codex_format_and_stop_imports_the_rollout() {
     assert_eq!(env.head(), head, "already imported");
 }
 
+/// Codex's SessionEnd (newer versions; at most 3 s) imports the rollout as Stop does, and is
+/// answered with nothing: the event has no output schema.
+#[test]
+fn codex_session_end_imports_the_rollout_and_answers_nothing() {
+    let env = seeded();
+    let path = transcript(&env, "codex-rollout.jsonl");
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let out = hook(&env, "codex", "SessionEnd", &path);
+    env.assert_one_change(before, lines, &out);
+    assert_eq!(out.stdout, "", "{out}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert_eq!(day.matches("**user:** The nightly export job for Atlas fails").count(), 1, "{day}");
+    let head = env.head();
+    hook(&env, "codex", "Stop", &path).success();
+    assert_eq!(env.head(), head, "already imported");
+}
+
+/// A `transcript_path` that is a FIFO is refused with a notice naming it, without waiting for
+/// a writer (reading it would block the hook until the host kills it).
+#[test]
+fn a_transcript_path_that_is_not_a_regular_file_is_refused_without_reading_it() {
+    let env = seeded();
+    let fifo = env.home.join("session.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // A writer that lets a reader that opened the FIFO go (at end of file): without it, a hook
+    // that reads the FIFO would wait for ever instead of failing this test.
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || drop(std::fs::OpenOptions::new().write(true).open(fifo)))
+    };
+    let head = env.head();
+    for host in ["claude-code", "codex"] {
+        let out = hook(&env, host, "SessionEnd", &fifo).success();
+        let want = format!("cogmem hook {host}: [TMP]/session.jsonl: cannot read: it is a FIFO");
+        assert!(out.stderr.contains(&want), "{out}");
+    }
+    assert_eq!(env.head(), head);
+    let folder = env.home.join("a-folder");
+    std::fs::create_dir(&folder).unwrap();
+    let out = hook(&env, "claude-code", "PreCompact", &folder).success();
+    assert!(out.stderr.contains("[TMP]/a-folder: cannot read: it is a folder"), "{out}");
+    if !writer.is_finished() {
+        drop(std::fs::File::open(&fifo)); // the writer waits for a reader: let it go
+    }
+    writer.join().unwrap();
+}
+
 #[test]
 fn cursor_session_start_adds_context_and_before_submit_prompt_goes_on() {
     let env = seeded();

@@ -614,3 +614,194 @@ fn setup_codex_reads_the_hooks_switch_and_says_the_hooks_need_trust() {
     setup(&env, &ws, &["codex"]).success();
     assert!(read(&env, ".codex/config.toml").contains("codex_hooks = true"));
 }
+
+/// The entries of `cogmem hook HOST` in a hooks.json, by event: (event, timeout).
+fn hook_entries(doc: &serde_json::Value, host: &str) -> Vec<(String, Option<u64>)> {
+    let prefix = format!("cogmem hook {host}");
+    let mut out = Vec::new();
+    for (event, groups) in doc["hooks"].as_object().unwrap() {
+        for hook in groups.as_array().unwrap().iter().flat_map(|g| g["hooks"].as_array().unwrap()) {
+            if hook["command"].as_str().unwrap().starts_with(&prefix) {
+                out.push((event.clone(), hook["timeout"].as_u64()));
+            }
+        }
+    }
+    out
+}
+
+/// Claude Code gives SessionEnd hooks 1.5 s unless a `timeout` raises the budget (to at most
+/// 60 s); the transcript imports get their own timeouts, the context hooks keep the defaults.
+#[test]
+fn setup_claude_code_gives_the_import_hooks_a_timeout() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    setup(&env, &ws, &["claude-code"]).success();
+    let settings = json(&env, ".claude/settings.json");
+    let want = [
+        ("SessionStart".to_owned(), None),
+        ("UserPromptSubmit".to_owned(), None),
+        ("PreCompact".to_owned(), Some(120)),
+        ("SessionEnd".to_owned(), Some(60)),
+    ];
+    let mut got = hook_entries(&settings, "claude-code");
+    got.sort();
+    let mut want = want.to_vec();
+    want.sort();
+    assert_eq!(got, want);
+    // The user's own hooks keep what they had (no timeout added).
+    assert_eq!(
+        settings["hooks"]["Stop"][0]["hooks"][0],
+        serde_json::json!({"type": "command", "command": "notify-send done"})
+    );
+}
+
+/// Codex registers SessionEnd (3 s at most) beside Stop, which keeps importing each turn; an
+/// older setup's hooks.json (Stop only, no timeouts) is brought up to date, and undo takes out
+/// every event's entry.
+#[test]
+fn setup_codex_registers_session_end_and_upgrades_an_older_setup() {
+    let (env, ws) = home_with_workspace();
+    let command = format!("cogmem hook codex --workspace {}", ws.display());
+    let group = serde_json::json!([{ "hooks": [{ "type": "command", "command": command }] }]);
+    let older = serde_json::json!({ "hooks": {
+        "SessionStart": group, "UserPromptSubmit": group, "PreCompact": group, "Stop": group,
+    }});
+    write(&env, ".codex/hooks.json", &serde_json::to_string_pretty(&older).unwrap());
+    setup(&env, &ws, &["codex"]).success();
+    let mut got = hook_entries(&json(&env, ".codex/hooks.json"), "codex");
+    got.sort();
+    let want = [
+        ("PreCompact".to_owned(), Some(120)),
+        ("SessionEnd".to_owned(), Some(3)),
+        ("SessionStart".to_owned(), None),
+        ("Stop".to_owned(), Some(120)),
+        ("UserPromptSubmit".to_owned(), None),
+    ];
+    assert_eq!(got, want);
+    setup(&env, &ws, &["codex", "--undo"]).success();
+    assert!(!env.home.join(".codex/hooks.json").exists(), "undo left cogmem's hooks");
+}
+
+/// `OPENCLAW_PROFILE` names the profile whose configuration setup edits, as `openclaw --profile
+/// NAME` does: `~/.openclaw-NAME/openclaw.json`; `OPENCLAW_STATE_DIR` and `OPENCLAW_CONFIG_PATH`
+/// win over it. The default profile's file is left alone, by setup and by undo.
+#[test]
+fn setup_openclaw_edits_the_profiles_configuration() {
+    let (env, ws) = home_with_workspace();
+    let default = "{\n  \"gateway\": {\n    \"port\": 18789\n  }\n}\n";
+    write(&env, ".openclaw/openclaw.json", default);
+    let run = |args: &[&str], vars: &[(&str, &str)]| {
+        let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup", "openclaw"];
+        all.extend_from_slice(args);
+        let mut cmd = env.run(all).current_dir_home();
+        for (k, v) in vars {
+            cmd = cmd.env(k, v);
+        }
+        cmd.success()
+    };
+    let out = run(&[], &[("OPENCLAW_PROFILE", "work")]);
+    assert!(out.stderr.contains("created [TMP]/.openclaw-work/openclaw.json (mcp)"), "{out}");
+    assert!(out.stderr.contains("created [TMP]/.openclaw/workspace-work/AGENTS.md"), "{out}");
+    assert_eq!(read(&env, ".openclaw/openclaw.json"), default, "the default profile's file");
+    assert_eq!(
+        json(&env, ".openclaw-work/openclaw.json")["mcp"]["servers"]["cogmem"]["command"],
+        "cogmem"
+    );
+    run(&["--undo"], &[("OPENCLAW_PROFILE", "work")]);
+    assert!(!env.home.join(".openclaw-work/openclaw.json").exists());
+    assert_eq!(read(&env, ".openclaw/openclaw.json"), default);
+
+    let state = env.home.join("claw-state");
+    let out = run(
+        &["--dry-run"],
+        &[("OPENCLAW_PROFILE", "work"), ("OPENCLAW_STATE_DIR", state.to_str().unwrap())],
+    );
+    assert!(out.stdout.contains("+++ [TMP]/claw-state/openclaw.json\n"), "{out}");
+    let out = run(
+        &["--dry-run"],
+        &[("OPENCLAW_STATE_DIR", "~/claw-state"), ("OPENCLAW_CONFIG_PATH", "~/claw.json")],
+    );
+    assert!(out.stdout.contains("+++ [TMP]/claw.json\n"), "{out}");
+}
+
+/// Codex and Cursor both read a project's AGENTS.md: undoing one keeps the block while the
+/// other's setup is still there, and the last undo removes it.
+#[test]
+fn setup_keeps_a_shared_agents_md_block_until_the_last_host_is_undone() {
+    let (env, ws) = home_with_workspace();
+    let project = env.home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("AGENTS.md"), "# app\n\nRun `make test`.\n").unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup"];
+        all.extend_from_slice(args);
+        env.run(all).current_dir(&project).success()
+    };
+    let block = "<!-- cogmem:memory-block:begin";
+    for (first, second) in [("codex", "cursor"), ("cursor", "codex")] {
+        run(&[first, "--scope", "project"]);
+        run(&[second, "--scope", "project"]);
+        let out = run(&[first, "--scope", "project", "--undo"]);
+        assert!(
+            out.stderr.contains(&format!(
+                "keeps cogmem's memory block: `cogmem setup {second}` still uses it"
+            )),
+            "{out}"
+        );
+        assert!(read(&env, "code/app/AGENTS.md").contains(block), "{first} took the block");
+        run(&[second, "--scope", "project", "--undo"]);
+        assert_eq!(read(&env, "code/app/AGENTS.md"), "# app\n\nRun `make test`.\n");
+    }
+}
+
+/// A workspace inside the project is named relative to the project in the files Claude Code
+/// resolves that way (`CLAUDE_PROJECT_DIR`), so they can be committed; the hook command still
+/// finds the workspace when the host runs it. Codex's files name it by absolute path, and setup
+/// says so.
+#[test]
+fn setup_project_scope_names_a_workspace_inside_the_project_relative_to_it() {
+    let env = TestEnv::new();
+    let project = env.home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    env.run(["init", "memory"]).current_dir(&project).success();
+    let run = |host: &str| {
+        env.run(["--workspace", "memory", "setup", host, "--scope", "project"])
+            .current_dir(&project)
+            .success()
+    };
+    let out = run("claude-code");
+    assert!(out.stderr.contains("name the workspace as memory in the project"), "{out}");
+    let mcp = json(&env, "code/app/.mcp.json");
+    let args = &mcp["mcpServers"]["cogmem"]["args"];
+    assert_eq!(args, &serde_json::json!(["mcp", "--workspace", "${CLAUDE_PROJECT_DIR:-.}/memory"]));
+    let settings = read(&env, "code/app/.claude/settings.json");
+    let abs = env.home.to_str().unwrap();
+    assert!(
+        !settings.contains(abs) && !read(&env, "code/app/.mcp.json").contains(abs),
+        "{settings}"
+    );
+    let command = "cogmem hook claude-code --workspace \"${CLAUDE_PROJECT_DIR}\"/memory";
+    let hooks: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    assert_eq!(hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"], command);
+    assert!(hooks.get("env").is_none(), "{settings}");
+    // The host runs the command through a shell, with CLAUDE_PROJECT_DIR set, from anywhere.
+    let bin = Path::new(env!("CARGO_BIN_EXE_cogmem")).parent().unwrap();
+    let sealed = crate::common::sealed_command(&env.home, &env.home, &env.peek_now());
+    let mut sh = std::process::Command::new("sh");
+    sh.env_clear()
+        .envs(sealed.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("CLAUDE_PROJECT_DIR", &project)
+        .current_dir(&env.home);
+    let event = r#"{"hook_event_name":"UserPromptSubmit","cwd":"/","prompt":"Remember that the deploy window is Friday"}"#;
+    let out = sh.args(["-c", &format!("echo '{event}' | {command}")]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("cogmem remembered"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run("codex");
+    assert!(out.stderr.contains("Codex documents no variable for the project's folder"), "{out}");
+    assert!(read(&env, "code/app/.codex/config.toml").contains(abs));
+}

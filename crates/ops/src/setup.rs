@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use cogmem_store::error::InputError;
-use cogmem_store::host_config::{self as hc, HookShape};
+use cogmem_store::host_config::{self as hc, HookEvent, HookShape};
 use cogmem_store::store::StoreError;
 use cogmem_store::store::fsx;
 use cogmem_store::template;
@@ -50,23 +50,58 @@ impl Host {
         }
     }
 
-    /// The hook events `cogmem hook HOST` handles, as the host names them (empty: the host
-    /// runs no shell hooks).
-    pub fn hook_events(self) -> &'static [&'static str] {
+    /// The hook events setup registers `cogmem hook HOST` for, as the host names them, each
+    /// with the `timeout` its entry gets (empty: the host runs no shell hooks).
+    pub fn hook_events(self) -> &'static [HookEvent] {
+        const fn on(name: &'static str) -> HookEvent {
+            HookEvent { name, timeout: None }
+        }
+        const fn within(name: &'static str, seconds: u64) -> HookEvent {
+            HookEvent { name, timeout: Some(seconds) }
+        }
+        const CLAUDE_CODE: &[HookEvent] = &[
+            on("SessionStart"),
+            on("UserPromptSubmit"),
+            within("PreCompact", IMPORT_SECONDS),
+            within("SessionEnd", CLAUDE_SESSION_END_SECONDS),
+        ];
+        const CODEX: &[HookEvent] = &[
+            on("SessionStart"),
+            on("UserPromptSubmit"),
+            within("PreCompact", IMPORT_SECONDS),
+            within("Stop", IMPORT_SECONDS),
+            within("SessionEnd", CODEX_SESSION_END_SECONDS),
+        ];
+        const CURSOR: &[HookEvent] = &[on("sessionStart"), on("beforeSubmitPrompt")];
         match self {
-            // https://code.claude.com/docs/en/hooks
-            Self::ClaudeCode => &["SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"],
-            // https://developers.openai.com/codex/hooks (Codex has no SessionEnd; Stop ends a turn)
-            Self::Codex => &["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"],
+            // https://code.claude.com/docs/en/hooks: a command hook's `timeout` is 600 s by
+            // default, but SessionEnd hooks share a 1.5 s budget that Claude Code raises to the
+            // longest `timeout` set in settings files, up to 60 s. An import needs more than
+            // 1.5 s on a long session; PreCompact gets 120 s, so a stuck import does not hold
+            // compaction for ten minutes.
+            Self::ClaudeCode => CLAUDE_CODE,
+            // https://developers.openai.com/codex/hooks: Codex's SessionEnd waits at most 3 s
+            // (1 s by default) and older Codex versions have none, so `Stop` (each turn's end,
+            // 600 s by default) keeps importing and SessionEnd saves what the last turn left
+            // when it fits in 3 s. Older versions ignore an event they do not know
+            // (`HookEventsToml` in openai/codex codex-rs/config/src/hook_config.rs).
+            Self::Codex => CODEX,
             // https://cursor.com/docs/agent/hooks (Cursor documents no transcript format, so
             // `cogmem hook cursor` handles only these two)
-            Self::Cursor => &["sessionStart", "beforeSubmitPrompt"],
+            Self::Cursor => CURSOR,
             // OpenClaw's hooks are TypeScript handlers inside its gateway
             // (https://docs.openclaw.ai/automation/hooks), not shell commands.
             Self::Openclaw => &[],
         }
     }
 }
+
+/// The `timeout` of a transcript import that a host waits for (PreCompact, Codex's Stop).
+const IMPORT_SECONDS: u64 = 120;
+/// Claude Code's SessionEnd `timeout`: the most its SessionEnd budget is raised to.
+const CLAUDE_SESSION_END_SECONDS: u64 = 60;
+/// Codex's SessionEnd `timeout`: the most Codex allows.
+const CODEX_SESSION_END_SECONDS: u64 = 3;
 
 /// Whose configuration `setup` edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,6 +128,10 @@ pub struct SetupRequest {
     pub openclaw_workspace_dir: Option<PathBuf>,
     /// OpenClaw's profile (`OPENCLAW_PROFILE`).
     pub openclaw_profile: Option<String>,
+    /// OpenClaw's state folder when `OPENCLAW_STATE_DIR` names one.
+    pub openclaw_state_dir: Option<PathBuf>,
+    /// OpenClaw's configuration file when `OPENCLAW_CONFIG_PATH` names one.
+    pub openclaw_config_path: Option<PathBuf>,
     /// The project folder (the current folder), for `--scope project`.
     pub project: PathBuf,
     /// The workspace's root, absolute: what the server and hooks are pointed at.
@@ -166,8 +205,8 @@ const PROGRAM: &str = "cogmem";
 pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
     if req.scope == Scope::Project && req.host == Host::Openclaw {
         return Err(InputError::Setup {
-            why: "OpenClaw has one configuration, ~/.openclaw/openclaw.json, and no project \
-                  scope"
+            why: "OpenClaw has one configuration per profile (~/.openclaw/openclaw.json) and no \
+                  project scope"
                 .into(),
             hint: "run `cogmem setup openclaw` (the user scope)".into(),
         }
@@ -194,17 +233,14 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         unchanged: Vec::new(),
         notes: Vec::new(),
     };
-    let ws = req.workspace.to_string_lossy().into_owned();
     let base = match req.scope {
         Scope::User => req.home.clone(),
         Scope::Project => req.project.clone(),
     };
-    let mcp_args = json!(["mcp", "--workspace", ws]);
-    let hook_command = format!(
-        "{} --workspace {}",
-        hc::hook_prefix(req.host.name()),
-        cogmem_text::shell::quote(&ws)
-    );
+    let named = workspace_names(req, &mut report);
+    let mcp_args = json!(["mcp", "--workspace", named.mcp_arg]);
+    let hook_command =
+        format!("{} --workspace {}", hc::hook_prefix(req.host.name()), named.hook_arg);
     match req.host {
         Host::ClaudeCode => {
             // User servers live in ~/.claude.json, project ones in .mcp.json at the project
@@ -217,7 +253,8 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             let entry = json!({ "type": "stdio", "command": PROGRAM, "args": mcp_args });
             json_server(&mut report, &mcp, &["mcpServers"], entry, None, req)?;
             let settings = base.join(".claude").join("settings.json");
-            json_hooks(&mut report, &settings, HookShape::Grouped, req, &hook_command)?;
+            let env = named.env_value.as_deref();
+            json_hooks(&mut report, &settings, HookShape::Grouped, req, &hook_command, env)?;
             let claude_md = match req.scope {
                 Scope::User => req.home.join(".claude").join("CLAUDE.md"),
                 Scope::Project => req.project.join("CLAUDE.md"),
@@ -229,13 +266,10 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             // (https://github.com/openai/codex/blob/main/docs/config.md); hooks.json beside it
             // (https://developers.openai.com/codex/hooks); AGENTS.md in ~/.codex or the project
             // (https://developers.openai.com/codex/guides/agents-md).
-            let dir = match (req.scope, &req.codex_home) {
-                (Scope::User, Some(codex_home)) => codex_home.clone(),
-                _ => base.join(".codex"),
-            };
-            codex_config(&mut report, &dir.join("config.toml"), &ws, req.undo)?;
-            let hooks = dir.join("hooks.json");
-            json_hooks(&mut report, &hooks, HookShape::Grouped, req, &hook_command)?;
+            let files = host_files(Host::Codex, req);
+            codex_config(&mut report, &files.mcp, &named.mcp_arg, req.undo)?;
+            let hooks = files.hooks;
+            json_hooks(&mut report, &hooks, HookShape::Grouped, req, &hook_command, None)?;
             // Codex runs a new or changed command hook only once the user has trusted it, and
             // skips an untrusted one without a word (https://developers.openai.com/codex/hooks).
             if !req.undo && report.files.iter().any(|f| f.path == hooks) {
@@ -246,26 +280,17 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
                     hooks.display()
                 ));
             }
-            let agents = match req.scope {
-                Scope::User => dir.join("AGENTS.md"),
-                Scope::Project => req.project.join("AGENTS.md"),
-            };
+            let agents = files.instructions.expect("Codex has an AGENTS.md in both scopes");
             instructions(&mut report, &agents, "AGENTS.md", req)?;
         }
         Host::Cursor => {
-            // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/mcp);
-            // hooks.json beside it (https://cursor.com/docs/agent/hooks); AGENTS.md at the
-            // project root (https://cursor.com/docs/rules: AGENTS.md is "a simple alternative
-            // to .cursor/rules").
-            let dir = base.join(".cursor");
+            let files = host_files(Host::Cursor, req);
             let entry = json!({ "command": PROGRAM, "args": mcp_args });
-            json_server(&mut report, &dir.join("mcp.json"), &["mcpServers"], entry, None, req)?;
-            json_hooks(&mut report, &dir.join("hooks.json"), HookShape::Flat, req, &hook_command)?;
-            match req.scope {
-                Scope::Project => {
-                    instructions(&mut report, &req.project.join("AGENTS.md"), "AGENTS.md", req)?;
-                }
-                Scope::User => report.notes.push(
+            json_server(&mut report, &files.mcp, &["mcpServers"], entry, None, req)?;
+            json_hooks(&mut report, &files.hooks, HookShape::Flat, req, &hook_command, None)?;
+            match files.instructions {
+                Some(agents) => instructions(&mut report, &agents, "AGENTS.md", req)?,
+                None => report.notes.push(
                     "Cursor keeps user rules in its settings, not in a file: paste the block from \
                      `cogmem setup cursor --scope project` there, or run that in each project"
                         .into(),
@@ -273,13 +298,16 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
             }
         }
         Host::Openclaw => {
-            // mcp.servers in ~/.openclaw/openclaw.json (https://docs.openclaw.ai/cli/mcp), a
+            // mcp.servers in the profile's openclaw.json (https://docs.openclaw.ai/cli/mcp), a
             // JSON5 file (https://docs.openclaw.ai/gateway/configuration-reference).
-            let config = req.home.join(".openclaw").join("openclaw.json");
+            let config = openclaw_config(req);
             let entry = json!({ "command": PROGRAM, "args": mcp_args });
+            let profile = openclaw_profile(req)
+                .map(|p| format!("--profile {} ", cogmem_text::shell::quote(p)))
+                .unwrap_or_default();
             let hint = format!(
                 "setup edits plain JSON only, and would lose JSON5 comments; add the server with \
-                 `openclaw mcp set {} '{}'` instead",
+                 `openclaw {profile}mcp set {} '{}'` instead",
                 hc::SERVER_NAME,
                 serde_json::to_string(&entry).expect("a JSON value always serialises")
             );
@@ -294,6 +322,199 @@ pub fn plan(req: &SetupRequest) -> crate::Result<SetupReport> {
         }
     }
     Ok(report)
+}
+
+/// The files of a host that writes its hooks and instruction file beside each other (Codex,
+/// Cursor) in `req`'s scope.
+struct HostFiles {
+    /// The MCP server's file (Codex: `config.toml`).
+    mcp: PathBuf,
+    /// `hooks.json`.
+    hooks: PathBuf,
+    /// The instruction file, when the host reads one in this scope.
+    instructions: Option<PathBuf>,
+}
+
+/// Where Codex and Cursor keep their files in `req`'s scope.
+fn host_files(host: Host, req: &SetupRequest) -> HostFiles {
+    let base = match req.scope {
+        Scope::User => &req.home,
+        Scope::Project => &req.project,
+    };
+    match host {
+        // ~/.codex/config.toml, or .codex/config.toml in a trusted project
+        // (https://github.com/openai/codex/blob/main/docs/config.md); hooks.json beside it
+        // (https://developers.openai.com/codex/hooks); AGENTS.md in ~/.codex or the project
+        // (https://developers.openai.com/codex/guides/agents-md).
+        Host::Codex => {
+            let dir = match (req.scope, &req.codex_home) {
+                (Scope::User, Some(codex_home)) => codex_home.clone(),
+                _ => base.join(".codex"),
+            };
+            let instructions = match req.scope {
+                Scope::User => dir.join("AGENTS.md"),
+                Scope::Project => req.project.join("AGENTS.md"),
+            };
+            HostFiles {
+                mcp: dir.join("config.toml"),
+                hooks: dir.join("hooks.json"),
+                instructions: Some(instructions),
+            }
+        }
+        // ~/.cursor/mcp.json or .cursor/mcp.json (https://cursor.com/docs/mcp); hooks.json
+        // beside it (https://cursor.com/docs/agent/hooks); AGENTS.md at the project root
+        // (https://cursor.com/docs/rules: AGENTS.md is "a simple alternative to .cursor/rules");
+        // user rules live in Cursor's settings, not a file.
+        _ => {
+            let dir = base.join(".cursor");
+            HostFiles {
+                mcp: dir.join("mcp.json"),
+                hooks: dir.join("hooks.json"),
+                instructions: (req.scope == Scope::Project).then(|| req.project.join("AGENTS.md")),
+            }
+        }
+    }
+}
+
+/// The other hosts whose setup in `req`'s scope still uses the instruction file at `path`
+/// (Codex and Cursor share a project's AGENTS.md): those with cogmem's hooks or MCP server
+/// still in their files. A file setup cannot read counts as in use, so the block stays.
+fn hosts_sharing(path: &Path, req: &SetupRequest) -> Vec<Host> {
+    [Host::Codex, Host::Cursor]
+        .into_iter()
+        .filter(|&other| other != req.host)
+        .filter(|&other| {
+            let files = host_files(other, req);
+            files.instructions.as_deref() == Some(path) && has_setup(other, &files)
+        })
+        .collect()
+}
+
+/// Whether `host`'s files hold what its setup writes: a hook entry of `cogmem hook HOST`, the
+/// marked block of Codex's config.toml, or Cursor's `cogmem` server. Unreadable files count.
+fn has_setup(host: Host, files: &HostFiles) -> bool {
+    let text = |path: &Path| read(path).map_err(|_| ());
+    let shape = if host == Host::Cursor { HookShape::Flat } else { HookShape::Grouped };
+    let hooks = match text(&files.hooks) {
+        Ok(Some(t)) => hc::parse_json(&files.hooks, &t, None).map_or(true, |doc| {
+            !hc::hook_commands(&doc, shape, &hc::hook_prefix(host.name())).is_empty()
+        }),
+        Ok(None) => false,
+        Err(()) => true,
+    };
+    let mcp = match text(&files.mcp) {
+        Ok(Some(t)) if host == Host::Codex => t.lines().any(|l| l.trim() == hc::TOML_BEGIN),
+        Ok(Some(t)) => hc::parse_json(&files.mcp, &t, None)
+            .map_or(true, |doc| hc::entry(&doc, &["mcpServers"], hc::SERVER_NAME).is_some()),
+        Ok(None) => false,
+        Err(()) => true,
+    };
+    hooks || mcp
+}
+
+/// How the files name the workspace: the MCP server's `--workspace` argument, the hook
+/// command's (ready for a shell), and Claude Code's `env.COGMEM_WORKSPACE` (none: not written).
+struct WorkspaceNames {
+    mcp_arg: String,
+    hook_arg: String,
+    env_value: Option<String>,
+}
+
+/// Names the workspace for `req`'s files. The user scope's files are the user's own: the
+/// absolute path. A project's files are meant to be committed, so a workspace inside the
+/// project is named relative to it where the host resolves that: Claude Code exports
+/// `CLAUDE_PROJECT_DIR` (the project root) to hook commands and stdio MCP servers, and expands
+/// `${VAR:-default}` in `.mcp.json` (https://code.claude.com/docs/en/hooks, "Reference scripts
+/// by path"; https://code.claude.com/docs/en/mcp, "Environment variable expansion"). Its
+/// settings' `env` expands nothing, so `COGMEM_WORKSPACE` is then not written. Elsewhere (Codex
+/// and Cursor document no such variable; a workspace outside the project) the absolute path is
+/// written and a note says the files are this machine's.
+fn workspace_names(req: &SetupRequest, report: &mut SetupReport) -> WorkspaceNames {
+    let ws = req.workspace.to_string_lossy().into_owned();
+    let absolute = WorkspaceNames {
+        mcp_arg: ws.clone(),
+        hook_arg: cogmem_text::shell::quote(&ws),
+        env_value: Some(ws.clone()),
+    };
+    if req.scope == Scope::User {
+        return absolute;
+    }
+    let inside = req
+        .workspace
+        .strip_prefix(&req.project)
+        .ok()
+        .map(|rel| rel.to_string_lossy().into_owned())
+        .filter(|rel| !rel.is_empty());
+    let why = match (&inside, req.host) {
+        (Some(rel), Host::ClaudeCode) => {
+            if !req.undo {
+                report.notes.push(format!(
+                    "the project's files name the workspace as {rel} in the project (Claude \
+                     Code's CLAUDE_PROJECT_DIR), so they can be committed; Claude Code's `env` \
+                     takes no variables, so COGMEM_WORKSPACE is not set: the agent's own cogmem \
+                     commands find the workspace from inside it, or set COGMEM_WORKSPACE yourself"
+                ));
+            }
+            return WorkspaceNames {
+                mcp_arg: format!("${{CLAUDE_PROJECT_DIR:-.}}/{rel}"),
+                hook_arg: format!("\"${{CLAUDE_PROJECT_DIR}}\"/{}", cogmem_text::shell::quote(rel)),
+                env_value: None,
+            };
+        }
+        (Some(_), host) => format!(
+            "{} documents no variable for the project's folder in hook commands and MCP \
+             arguments",
+            match host {
+                Host::Codex => "Codex",
+                _ => "Cursor",
+            }
+        ),
+        (None, _) => "the workspace is outside the project".to_owned(),
+    };
+    if !req.undo {
+        report.notes.push(format!(
+            "{why}, so the project's files name it by its absolute path, {ws}: they work on \
+             this machine only; commit them only if everyone keeps the workspace there, or \
+             have each person run `cogmem setup {}` (the user scope) instead",
+            req.host.name()
+        ));
+    }
+    absolute
+}
+
+/// OpenClaw's profile, when one other than `default` is named.
+fn openclaw_profile(req: &SetupRequest) -> Option<&str> {
+    req.openclaw_profile.as_deref().filter(|p| !p.is_empty() && !p.eq_ignore_ascii_case("default"))
+}
+
+/// A path from an OpenClaw variable or setting: `~` is the home folder, a relative path is
+/// taken from the current folder (`resolveUserPath` in openclaw/openclaw `src/config/paths.ts`).
+fn openclaw_path(req: &SetupRequest, path: &Path) -> PathBuf {
+    let text = path.to_string_lossy();
+    match text.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            req.home.join(rest.trim_start_matches('/'))
+        }
+        _ => req.project.join(path),
+    }
+}
+
+/// OpenClaw's configuration file: `OPENCLAW_CONFIG_PATH`, else `openclaw.json` in
+/// `OPENCLAW_STATE_DIR`, else in the profile's state folder, `~/.openclaw-PROFILE` for a profile
+/// other than `default`, else `~/.openclaw` (`resolveCanonicalConfigPath` and `resolveStateDir`
+/// in openclaw/openclaw `src/config/paths.ts`, and `applyCliProfileEnv` in `src/cli/profile.ts`,
+/// which `openclaw --profile NAME` runs; https://docs.openclaw.ai/gateway/multiple-gateways:
+/// "Profiles auto-scope OPENCLAW_STATE_DIR + OPENCLAW_CONFIG_PATH").
+fn openclaw_config(req: &SetupRequest) -> PathBuf {
+    if let Some(path) = &req.openclaw_config_path {
+        return openclaw_path(req, path);
+    }
+    let state = match (&req.openclaw_state_dir, openclaw_profile(req)) {
+        (Some(dir), _) => openclaw_path(req, dir),
+        (None, Some(profile)) => req.home.join(format!(".openclaw-{profile}")),
+        (None, None) => req.home.join(".openclaw"),
+    };
+    state.join("openclaw.json")
 }
 
 /// OpenClaw's agent workspace, which holds its AGENTS.md
@@ -312,22 +533,14 @@ fn openclaw_workspace(config: &Path, req: &SetupRequest) -> crate::Result<PathBu
         .map(str::trim)
         .filter(|w| !w.is_empty());
     if let Some(dir) = configured {
-        let dir = match dir.strip_prefix('~') {
-            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-                req.home.join(rest.trim_start_matches('/'))
-            }
-            _ => req.project.join(dir),
-        };
-        return Ok(dir);
+        return Ok(openclaw_path(req, Path::new(dir)));
     }
     if let Some(dir) = &req.openclaw_workspace_dir {
-        return Ok(req.project.join(dir));
+        return Ok(openclaw_path(req, dir));
     }
-    let dir = match req.openclaw_profile.as_deref() {
-        Some(p) if !p.is_empty() && !p.eq_ignore_ascii_case("default") => {
-            format!("workspace-{p}")
-        }
-        _ => "workspace".to_owned(),
+    let dir = match openclaw_profile(req) {
+        Some(p) => format!("workspace-{p}"),
+        None => "workspace".to_owned(),
     };
     Ok(req.home.join(".openclaw").join(dir))
 }
@@ -446,12 +659,15 @@ fn json_server(
     record(report, path, "mcp", before, after)
 }
 
+/// The hook entries of `req.host` in `path`, and for Claude Code `env.COGMEM_WORKSPACE` set to
+/// `env_value` (none: not written, and an earlier setup's removed).
 fn json_hooks(
     report: &mut SetupReport,
     path: &Path,
     shape: HookShape,
     req: &SetupRequest,
     command: &str,
+    env_value: Option<&str>,
 ) -> crate::Result<()> {
     let events = req.host.hook_events();
     let before = read(path)?;
@@ -479,8 +695,8 @@ fn json_hooks(
         };
         hc::remove_hooks(&mut doc, shape, &prefix) | env
     } else {
-        let env = match (env_var, &found) {
-            (Some(var), Some(value)) if !is_setups => {
+        let env = match (env_var, env_value, &found) {
+            (Some(var), _, Some(value)) if !is_setups => {
                 if value.as_str() != Some(ws.as_str()) {
                     report.notes.push(format!(
                         "{} sets `env.{var}` to {value}, which setup did not write; it left it, \
@@ -491,8 +707,11 @@ fn json_hooks(
                 }
                 false
             }
-            (Some(var), _) => hc::set_entry(&mut doc, &["env"], var, Value::from(ws), path, text)?,
-            (None, _) => false,
+            (Some(var), Some(value), _) => {
+                hc::set_entry(&mut doc, &["env"], var, Value::from(value), path, text)?
+            }
+            (Some(var), None, Some(_)) => hc::remove_entry(&mut doc, &["env"], var),
+            _ => false,
         };
         hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env
     };
@@ -651,6 +870,17 @@ fn instructions(
         return Ok(());
     }
     let before = read(path)?;
+    let sharing = if req.undo { hosts_sharing(path, req) } else { Vec::new() };
+    if !sharing.is_empty() && before.is_some() {
+        let names: Vec<String> =
+            sharing.iter().map(|h| format!("`cogmem setup {}`", h.name())).collect();
+        report.notes.push(format!(
+            "{} keeps cogmem's memory block: {} still uses it (undo that too to remove the block)",
+            path.display(),
+            names.join(" and ")
+        ));
+        return record(report, path, "instructions", before.clone(), before);
+    }
     let after = if req.undo {
         match &before {
             None => None,

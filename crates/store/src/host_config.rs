@@ -222,12 +222,37 @@ fn commands(list: &[Value], shape: HookShape) -> Vec<(usize, Option<usize>, Stri
     out
 }
 
+/// One hook event setup registers, and the `timeout` (seconds) its entry gets, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookEvent {
+    /// The event, as the host names it (`SessionEnd`).
+    pub name: &'static str,
+    /// The entry's `timeout` in seconds (Claude Code and Codex read it); `None` leaves the
+    /// host's default.
+    pub timeout: Option<u64>,
+}
+
+/// The hook entry setup writes for `command`, in the host's shape.
+fn hook_entry(shape: HookShape, command: &str, timeout: Option<u64>) -> Value {
+    match shape {
+        HookShape::Flat => serde_json::json!({ "command": command }),
+        HookShape::Grouped => {
+            let mut hook = serde_json::json!({ "type": "command", "command": command });
+            if let Some(seconds) = timeout {
+                hook["timeout"] = Value::from(seconds);
+            }
+            serde_json::json!({ "hooks": [hook] })
+        }
+    }
+}
+
 /// Registers `command` for each of `events`, replacing cogmem's older entries (those starting
-/// with `prefix`) and keeping every other hook; `true` when the document changed.
+/// with `prefix`, under any event: an event setup no longer registers loses its entry) and
+/// keeping every other hook; `true` when the document changed.
 pub fn set_hooks(
     doc: &mut Value,
     shape: HookShape,
-    events: &[&str],
+    events: &[HookEvent],
     command: &str,
     prefix: &str,
     path: &Path,
@@ -243,30 +268,69 @@ pub fn set_hooks(
     }
     let hooks = object_at(doc, &["hooks"], path, text)?;
     for event in events {
-        let list = hooks.entry((*event).to_owned()).or_insert_with(|| Value::Array(Vec::new()));
+        let list = hooks.entry(event.name.to_owned()).or_insert_with(|| Value::Array(Vec::new()));
         let Some(list) = list.as_array_mut() else {
             return Err(bad(
                 path,
-                line_of_key(text, event),
-                format!("`hooks.{event}` is not a JSON array"),
-                format!("make `hooks.{event}` a list (`[]`), then run `cogmem setup` again"),
+                line_of_key(text, event.name),
+                format!("`hooks.{}` is not a JSON array", event.name),
+                format!("make `hooks.{}` a list (`[]`), then run `cogmem setup` again", event.name),
             ));
         };
-        let ours: Vec<_> =
-            commands(list, shape).into_iter().filter(|(_, _, c)| is_ours(c, prefix)).collect();
-        if ours.len() == 1 && ours[0].2 == command {
+        let want = hook_entry(shape, command, event.timeout);
+        if ours_in(list, shape, prefix) == [&want] {
             continue;
         }
         remove_ours(list, shape, prefix);
-        list.push(match shape {
-            HookShape::Flat => serde_json::json!({ "command": command }),
-            HookShape::Grouped => {
-                serde_json::json!({ "hooks": [{ "type": "command", "command": command }] })
-            }
-        });
+        list.push(want);
         changed = true;
     }
-    Ok(changed)
+    let stale =
+        remove_ours_from(hooks, shape, prefix, |name| !events.iter().any(|e| e.name == name));
+    Ok(changed | stale)
+}
+
+/// Removes cogmem's entries from the events of `hooks` that `which` picks, and the events this
+/// leaves empty; `true` when something was removed.
+fn remove_ours_from(
+    hooks: &mut Map<String, Value>,
+    shape: HookShape,
+    prefix: &str,
+    which: impl Fn(&str) -> bool,
+) -> bool {
+    let mut changed = false;
+    let mut emptied = Vec::new();
+    for (event, list) in hooks.iter_mut() {
+        if which(event)
+            && let Some(list) = list.as_array_mut()
+            && remove_ours(list, shape, prefix)
+        {
+            changed = true;
+            if list.is_empty() {
+                emptied.push(event.clone());
+            }
+        }
+    }
+    for event in emptied {
+        hooks.shift_remove(&event);
+    }
+    changed
+}
+
+/// The entries (Flat) or groups (Grouped) of one event's list that hold only cogmem's command:
+/// what [`hook_entry`] writes, for comparing.
+fn ours_in<'a>(list: &'a [Value], shape: HookShape, prefix: &str) -> Vec<&'a Value> {
+    let ours =
+        |v: &Value| v.get("command").and_then(Value::as_str).is_some_and(|c| is_ours(c, prefix));
+    list.iter()
+        .filter(|item| match shape {
+            HookShape::Flat => ours(item),
+            HookShape::Grouped => item
+                .get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|hooks| hooks.iter().any(ours)),
+        })
+        .collect()
 }
 
 /// Removes the entries starting with `prefix` from one event's list, and groups left empty.
@@ -307,21 +371,7 @@ fn remove_ours(list: &mut Vec<Value>, shape: HookShape, prefix: &str) -> bool {
 pub fn remove_hooks(doc: &mut Value, shape: HookShape, prefix: &str) -> bool {
     let Some(top) = doc.as_object_mut() else { return false };
     let Some(hooks) = top.get_mut("hooks").and_then(Value::as_object_mut) else { return false };
-    let mut changed = false;
-    let mut emptied = Vec::new();
-    for (event, list) in hooks.iter_mut() {
-        if let Some(list) = list.as_array_mut()
-            && remove_ours(list, shape, prefix)
-        {
-            changed = true;
-            if list.is_empty() {
-                emptied.push(event.clone());
-            }
-        }
-    }
-    for event in emptied {
-        hooks.shift_remove(&event);
-    }
+    let changed = remove_ours_from(hooks, shape, prefix, |_| true);
     if changed && hooks.is_empty() {
         top.shift_remove("hooks");
         if shape == HookShape::Flat && top.len() == 1 && top.get("version") == Some(&Value::from(1))
@@ -478,7 +528,10 @@ mod tests {
         let original = doc.clone();
         let cmd = "cogmem hook claude-code --workspace /w";
         let prefix = hook_prefix("claude-code");
-        let events = ["SessionStart", "Stop"];
+        let events = [
+            HookEvent { name: "SessionStart", timeout: None },
+            HookEvent { name: "Stop", timeout: Some(60) },
+        ];
         assert!(
             set_hooks(&mut doc, HookShape::Grouped, &events, cmd, &prefix, Path::new(P), text)
                 .unwrap()
@@ -508,7 +561,7 @@ mod tests {
         set_hooks(
             &mut doc,
             HookShape::Flat,
-            &["sessionStart"],
+            &[HookEvent { name: "sessionStart", timeout: None }],
             "cogmem hook cursor",
             &prefix,
             Path::new(P),

@@ -332,6 +332,59 @@ pub fn open_read(path: &Path) -> Result<File, IoError> {
     File::open(path).map_err(|e| IoError::new(path, "read", e))
 }
 
+/// Opens a regular file for reading, refusing anything else (a FIFO, a socket, a device, a
+/// folder) without waiting on it: the path is checked with `stat` first, opened without
+/// blocking (`O_NONBLOCK`, so a FIFO swapped in after the check does not wait for a writer),
+/// and the open file is checked again.
+///
+/// Fails with an [`io::ErrorKind::InvalidInput`] error naming the path and what it is when it
+/// is not a regular file.
+pub fn open_regular(path: &Path) -> Result<File, IoError> {
+    check_inside(path, "read")?;
+    let refuse = |kind: fs::FileType| {
+        IoError::new(
+            path,
+            "read",
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("it is {}, not a regular file", file_kind(kind)),
+            ),
+        )
+    };
+    let meta = fs::metadata(path).map_err(|e| IoError::new(path, "read", e))?;
+    if !meta.is_file() {
+        return Err(refuse(meta.file_type()));
+    }
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|e| IoError::new(path, "read", e))?;
+    let meta = file.metadata().map_err(|e| IoError::new(path, "read", e))?;
+    if !meta.is_file() {
+        return Err(refuse(meta.file_type()));
+    }
+    Ok(file)
+}
+
+/// What a file that is not a regular file is, for a message (`a FIFO`).
+fn file_kind(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() { "a folder" } else { "an unusual file" }
+}
+
 /// Reads a file of at most `limit` bytes, or `None` when it does not exist.
 pub fn read_if_exists(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, IoError> {
     match read(path, limit) {
