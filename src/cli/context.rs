@@ -31,7 +31,7 @@ const EXAMPLES: &str = "Examples:
 #[derive(Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct ContextArgs {
-    /// What the conversation is about (optional)
+    /// What the conversation is about (optional), or `-` to read it from stdin
     query: Option<String>,
     /// The most tokens the pack may take
     #[arg(long, default_value_t = 2000, value_name = "N")]
@@ -54,7 +54,8 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.workspace()?;
     let opts = ContextOptions { budget: args.budget, encoding, threshold: args.threshold };
-    let pack = op::context(&ws, args.query.as_deref(), &opts, clock.as_ref())?;
+    let query = args.query.as_deref().map(super::input::text_or_stdin).transpose()?;
+    let pack = op::context(&ws, query.as_deref(), &opts, clock.as_ref())?;
     if ctx.global.json {
         render::json(&pack)?;
         return Ok(Exit::Ok);

@@ -349,10 +349,43 @@ fn writes(command: &Command) -> bool {
     }
 }
 
+/// Parses the command line as `Cli::try_parse_from` does, but with `--color` (whose value
+/// the parser has not read when it fails) deciding the colours of its own usage error too.
+fn parse(args: &[OsString]) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = Cli::command();
+    if let Some(choice) = color_flag(args) {
+        cmd = cmd.color(choice);
+    }
+    let mut matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// The last `--color VALUE` or `--color=VALUE` before a `--`, as the parser would read it.
+fn color_flag(args: &[OsString]) -> Option<clap::ColorChoice> {
+    let mut choice = None;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        let value = match word {
+            Some("--") => break,
+            Some("--color") => words.next().flatten(),
+            Some(w) => w.strip_prefix("--color="),
+            None => None,
+        };
+        choice = match value.map(str::to_ascii_lowercase).as_deref() {
+            Some("always") => Some(clap::ColorChoice::Always),
+            Some("never") => Some(clap::ColorChoice::Never),
+            Some("auto") => Some(clap::ColorChoice::Auto),
+            _ => choice,
+        };
+    }
+    choice
+}
+
 /// Runs the command line and returns the exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let cli = match parse(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let hook = exit::is_hook(&<Cli as clap::CommandFactory>::command(), &args);

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use cogmem::error::InputError;
 use cogmem::ops::reflect::{self, RequestOptions, RewardDecision};
 
@@ -83,8 +83,11 @@ enum ReflectCommand {
     )]
     Decide {
         /// approve, bonus N, reduce N, forgive or penalize N
-        #[arg(value_name = "DECISION", num_args = 1..=2, required = true)]
-        decision: Vec<String>,
+        #[arg(value_name = "DECISION", value_enum, ignore_case = true)]
+        decision: DecisionKind,
+        /// The tokens of a bonus, reduction or penalty (`1,000` and `1_000` too)
+        #[arg(value_name = "N")]
+        amount: Option<String>,
         /// Why (recorded in reward-log.md)
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
@@ -222,8 +225,8 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 ),
             )
         }
-        ReflectCommand::Decide { decision, reason } => {
-            let d = parse_decision(decision)?;
+        ReflectCommand::Decide { decision, amount, reason } => {
+            let d = parse_decision(*decision, amount.as_deref())?;
             let r = reflect::decide(&ws, d, reason.as_deref(), &ctx.actor()?, clock.as_ref())?;
             step(
                 ctx,
@@ -399,26 +402,42 @@ fn step(ctx: &Ctx, r: &reflect::StepReport, msg: &str) -> cogmem::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-fn parse_decision(words: &[String]) -> cogmem::Result<RewardDecision> {
-    let expected = "approve, bonus N, reduce N, forgive, penalize N";
+/// The person's decision on a reward request, as `reflect decide` takes it (completed by the
+/// shell; `penalise` too).
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum DecisionKind {
+    /// Grant what was asked
+    Approve,
+    /// Grant what was asked + N
+    Bonus,
+    /// Grant what was asked − N
+    Reduce,
+    /// Grant what was asked + the agent's self-penalty
+    Forgive,
+    /// Grant what was asked − N
+    #[value(alias = "penalise")]
+    Penalize,
+}
+
+fn parse_decision(kind: DecisionKind, amount: Option<&str>) -> cogmem::Result<RewardDecision> {
     let bad = || InputError::Unknown {
         what: "decision",
-        value: words.join(" "),
-        expected: expected.into(),
+        value: [format!("{kind:?}").to_ascii_lowercase(), amount.unwrap_or_default().to_owned()]
+            .join(" ")
+            .trim_end()
+            .to_owned(),
+        expected: "approve, bonus N, reduce N, forgive, penalize N".into(),
     };
-    let amount = || -> cogmem::Result<u64> {
-        words
-            .get(1)
-            .and_then(|n| n.replace([',', '_'], "").parse().ok())
-            .ok_or_else(|| bad().into())
+    let tokens = || -> cogmem::Result<u64> {
+        amount.and_then(|n| n.replace([',', '_'], "").parse().ok()).ok_or_else(|| bad().into())
     };
-    let d = match (words[0].to_ascii_lowercase().as_str(), words.len()) {
-        ("approve", 1) => RewardDecision::Approve,
-        ("forgive", 1) => RewardDecision::Forgive,
-        ("bonus", 2) => RewardDecision::Bonus(amount()?),
-        ("reduce", 2) => RewardDecision::Reduce(amount()?),
-        ("penalize" | "penalise", 2) => RewardDecision::Penalize(amount()?),
-        _ => return Err(bad().into()),
+    let d = match (kind, amount) {
+        (DecisionKind::Approve, None) => RewardDecision::Approve,
+        (DecisionKind::Forgive, None) => RewardDecision::Forgive,
+        (DecisionKind::Bonus, _) => RewardDecision::Bonus(tokens()?),
+        (DecisionKind::Reduce, _) => RewardDecision::Reduce(tokens()?),
+        (DecisionKind::Penalize, _) => RewardDecision::Penalize(tokens()?),
+        (DecisionKind::Approve | DecisionKind::Forgive, Some(_)) => return Err(bad().into()),
     };
     Ok(d)
 }

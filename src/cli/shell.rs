@@ -67,7 +67,14 @@ pub fn run_completions(args: &CompletionsArgs) -> cogmem::Result<Exit> {
         Shell::Elvish => S::Elvish,
         Shell::Powershell => S::PowerShell,
     };
-    let mut cmd = Cli::command();
+    // The generators list hidden commands too (`merge-index`, `update-index`: internal, run by
+    // cogmem itself); a user's shell should not offer them.
+    let full = Cli::command();
+    let visible = full.get_subcommands().filter(|c| !c.is_hide_set()).cloned();
+    let mut cmd = clap::Command::new("cogmem")
+        .version(env!("CARGO_PKG_VERSION"))
+        .args(full.get_arguments().cloned())
+        .subcommands(visible);
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "cogmem", &mut out);
     write_stdout(&out)

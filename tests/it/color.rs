@@ -35,3 +35,24 @@ fn search_on_a_terminal_with_color_always_bolds_matches() {
     let out = env.run(["--color", "always", "search", "budget"]).success();
     assert!(out.stdout.contains("\x1b[1mbudget\x1b[0m"), "{}", out.stdout);
 }
+
+/// `--color` decides a usage error's colours too, though the parser failed before reading it:
+/// `never` on a terminal prints none, `always` into a pipe prints them.
+#[test]
+fn color_flag_governs_usage_errors() {
+    let env = TestEnv::initialized();
+    // Under script(1), stderr is the terminal, and what reaches it comes out on script's stdout.
+    let line = format!("{} --color never remember --store bogus x", env!("CARGO_BIN_EXE_cogmem"));
+    let out = crate::common::on_terminal(&env, &line)
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm-256color")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("invalid value 'bogus'"), "{text:?}");
+    assert!(!text.contains('\x1b'), "--color never on a terminal: {text:?}");
+    let out = env.run(["--color", "always", "remember", "--store", "bogus", "x"]).output().code(2);
+    assert!(out.stderr.contains("\x1b["), "--color always in a pipe: {:?}", out.stderr);
+    let out = env.run(["--color=always", "remember", "--store", "bogus", "x"]).output().code(2);
+    assert!(out.stderr.contains("\x1b["), "--color=always: {:?}", out.stderr);
+}

@@ -201,6 +201,16 @@ fn an_entity_found_and_named_is_in_the_receipt_once_per_form() {
 }
 
 #[test]
+fn the_query_may_come_from_stdin_as_for_search() {
+    let env = workspace();
+    let args = ["context", "--budget", "2000", "--json"];
+    let given = env.run([&args[..], &["Atlas database"]].concat()).success().stdout;
+    let piped = env.run([&args[..], &["-"]].concat()).stdin("Atlas database\n").success().stdout;
+    let text = |out: &str| serde_json::from_str::<serde_json::Value>(out).unwrap()["text"].clone();
+    assert_eq!(text(&piped), text(&given));
+}
+
+#[test]
 fn an_entity_found_by_the_query_goes_in_once_as_its_card() {
     let env = ci_workspace();
     let (text, receipt) = pack(&env, &["Atlas deploy"]);

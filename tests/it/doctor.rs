@@ -214,6 +214,26 @@ fn critical_changes_need_an_ack_line() {
     assert!(!checks(&findings).contains(&"critical"), "{findings:?}");
 }
 
+/// The workspace's creation is the baseline, but only its own ALERT lines are: a change to a
+/// critical file in the same second as `init` (a script, a fixed clock) still needs an ACK,
+/// as `status` says.
+#[test]
+fn a_critical_change_in_the_second_of_init_needs_an_ack_too() {
+    let mut env = TestEnv::new();
+    env.set_env("COGMEM_NOW", "2026-12-01T09:00:00Z");
+    env.run(["init", "ws"]).current_dir_home().success();
+    assert_eq!(verify(&env).0, 0, "init's own ALERT lines are the baseline");
+    let soul = env.read("SOUL.md");
+    env.write("SOUL.md", &format!("{soul}\n- Be brief.\n"));
+    env.run(["--actor", "user:ann", "sync"]).success();
+    let status = env.run(["status", "--json"]).success().stdout;
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["unacknowledged_critical"].as_array().map(Vec::len), Some(1), "{status:#}");
+    let (code, findings, _) = verify(&env);
+    assert_eq!(code, 3, "{findings:?}");
+    assert_eq!(checks(&findings), ["critical"]);
+}
+
 #[test]
 fn dangling_links_budget_and_index_are_reported() {
     let env = TestEnv::initialized();

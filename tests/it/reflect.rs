@@ -565,12 +565,21 @@ fn bad_requests_and_decisions_are_user_errors() {
     env.run(["reflect", "request", "--penalty", "500", "--reason", "late"]).success();
     let reward = env.read("memory/meta/rewards/2026-12-01.md");
     assert!(reward.contains("### Self-Penalty: -500 tokens\n1. late"), "{reward}");
-    for args in [&["bonus"][..], &["bonus", "lots"], &["approve", "5"], &["frob"]] {
+    for args in [&["bonus"][..], &["bonus", "lots"], &["approve", "5"]] {
         let mut all = vec!["--actor", "user:ann", "reflect", "decide"];
         all.extend_from_slice(args);
         let out = env.run(all).output().code(1);
         assert!(out.stderr.contains("unknown decision"), "{args:?}: {}", out.stderr);
     }
+    // A word that is no decision is a usage error that lists them (and the shell completes them).
+    let before = env.head();
+    let out = env.run(["--actor", "user:ann", "reflect", "decide", "aprove"]).output().code(2);
+    assert!(
+        out.stderr.contains("[possible values: approve, bonus, reduce, forgive, penalize]"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("'approve'"), "the nearest one: {out}");
+    assert_eq!(env.head(), before);
     env.run(["--actor", "user:ann", "reflect", "decide", "forgive"]).success();
     let reward = env.read("memory/meta/rewards/2026-12-01.md");
     assert!(

@@ -45,6 +45,19 @@ fn issue_18_completion_scripts_complete_the_values_of_enumerated_flags() {
     }
     let zsh = env.run(["completions", "zsh"]).success().stdout;
     assert!(zsh.contains("(core episodic semantic procedural vault)"), "zsh lacks the stores");
+    // The decisions of `reflect decide` are values too.
+    assert!(script.contains("approve bonus reduce forgive penalize"), "bash lacks the decisions");
+}
+
+#[test]
+fn completion_scripts_offer_no_hidden_command() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = env.run(["completions", shell]).success();
+        for hidden in ["merge-index", "update-index"] {
+            assert!(!out.stdout.contains(hidden), "{shell} completion offers {hidden}");
+        }
+    }
 }
 
 #[test]

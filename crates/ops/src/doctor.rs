@@ -1338,22 +1338,25 @@ fn raw_key(raw: &str) -> Option<(i64, String, String)> {
 /// Every ALERT about a critical file needs a later `ACK` line for the same file, except the
 /// ALERTs of `init`, which creates the critical files.
 fn check_critical(ws: &Workspace) -> Vec<Finding> {
-    let mut init_groups: HashSet<(i64, String)> = HashSet::new();
-    // (position in the whole log, file of the log, line in that file, second, critical file)
-    let mut alerts: Vec<(usize, String, usize, i64, String)> = Vec::new();
+    // (position in the whole log, file of the log, line in that file, critical file)
+    let mut alerts: Vec<(usize, String, usize, String)> = Vec::new();
     let mut acked: HashMap<String, usize> = HashMap::new();
     let mut position = 0;
     for rel in cogmem_store::audit::log_files(ws.root()) {
         let Ok(Some(log)) = ws.read_text_if_exists(&rel) else { continue };
+        // The change an ALERT line follows (`AuditLine::alert`): the workspace's creation by
+        // `init` is the baseline, so the ALERT right after one of its lines is not a change to
+        // acknowledge; another change in the same second is (`status` lists it too).
+        let mut by_init: Option<String> = None;
         for (i, raw) in log.lines().enumerate() {
             position += 1;
-            let Some((secs, actor, action)) = raw_key(raw) else { continue };
+            let Some((_, actor, action)) = raw_key(raw) else { continue };
             let file = RawFields::split(raw).ok().flatten().map_or("", |f| f.file).to_owned();
+            let after_init = by_init.take();
             match action.as_str() {
-                _ if actor == "system:init" || action == "INIT" => {
-                    init_groups.insert((secs, file));
-                }
-                "ALERT" => alerts.push((position, rel.clone(), i + 1, secs, file)),
+                _ if actor == "system:init" || action == "INIT" => by_init = Some(file),
+                "ALERT" if after_init.as_deref() == Some(file.as_str()) => {}
+                "ALERT" => alerts.push((position, rel.clone(), i + 1, file)),
                 a if a == ACK_ACTION => {
                     acked.insert(file, position);
                 }
@@ -1363,11 +1366,8 @@ fn check_critical(ws: &Workspace) -> Vec<Finding> {
     }
     alerts
         .into_iter()
-        .filter(|(position, _, _, secs, file)| {
-            !init_groups.contains(&(*secs, file.clone()))
-                && acked.get(file).is_none_or(|ack| ack < position)
-        })
-        .map(|(_, rel, line, _, file)| {
+        .filter(|(position, _, _, file)| acked.get(file).is_none_or(|ack| ack < position))
+        .map(|(_, rel, line, file)| {
             Finding::new(
                 "critical",
                 &rel,
