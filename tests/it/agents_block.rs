@@ -310,13 +310,7 @@ fn a_hand_commit_that_deletes_memories_has_their_entries_archived_by_the_adoptio
     let decay = || -> serde_json::Value {
         serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap()
     };
-    let bullet = decay()["entries"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .find(|k| k.starts_with("core:critical-facts:"))
-        .cloned()
-        .unwrap();
+    let bullet = env.decay_key("core:critical-facts:");
     env.write("MEMORY.md", &env.read("MEMORY.md").replace("- Allergic to peanuts\n", ""));
     env.git(&["rm", "-q", "memory/procedures/deploy-atlas.md"]);
     env.git_commit_all("no more peanuts, no more atlas");

@@ -616,16 +616,22 @@ impl Drop for GitDaemon {
     }
 }
 
-// See: issue 16
-#[test]
-fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
+/// Machine A (initialised) with a bare `remote.git` served by a git daemon on loopback as its
+/// `origin`, nothing pushed yet; and the bare repository's path.
+fn served() -> (TestEnv, GitDaemon, PathBuf) {
     let a = TestEnv::initialized();
     let base = a.home.join("served");
     std::fs::create_dir_all(&base).unwrap();
     git_in(&base, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
-    let remote = base.join("remote.git");
     let daemon = GitDaemon::start(&base, &a.home);
     a.git(&["remote", "add", "origin", &daemon.url("remote.git")]);
+    (a, daemon, base.join("remote.git"))
+}
+
+// See: issue 16
+#[test]
+fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
+    let (a, daemon, remote) = served();
     a.mutate(["remember", "Alice prefers tea"]);
     let out = a.run(["sync", "--remote", "origin"]).success();
     assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
@@ -827,12 +833,7 @@ fn a_kept_changed_file_keeps_the_decay_entries_of_its_memories() {
 /// past them and nobody ever adopted them: `verify` reported the missing entries for good.
 #[test]
 fn a_peers_plain_git_commits_are_adopted_by_the_sync_that_brings_them_in() {
-    let a = TestEnv::initialized();
-    let base = a.home.join("served");
-    std::fs::create_dir_all(&base).unwrap();
-    git_in(&base, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
-    let daemon = GitDaemon::start(&base, &a.home);
-    a.git(&["remote", "add", "origin", &daemon.url("remote.git")]);
+    let (a, daemon, remote) = served();
     a.run(["sync", "--remote", "origin"]).success();
     let peer = TestEnv::new();
     git_in(&peer.home, &peer.home, &["clone", "-q", &daemon.url("remote.git"), "ws"]);
@@ -864,7 +865,7 @@ fn a_peers_plain_git_commits_are_adopted_by_the_sync_that_brings_them_in() {
     }
     assert!(a.read("memory/graph/index.md").contains("| project--zephyr |"));
     a.run(["verify"]).success();
-    let remote_head = git_in(&base.join("remote.git"), &a.home, &["rev-parse", "main"]);
+    let remote_head = git_in(&remote, &a.home, &["rev-parse", "main"]);
     assert_eq!(remote_head.trim(), a.head(), "the adoption is pushed");
 
     // A merge: both sides moved on, the peer deleting its procedure by hand. Only the new

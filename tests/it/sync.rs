@@ -391,13 +391,7 @@ fn sync_archives_the_decay_entries_of_memories_its_commit_removes() {
     ]);
     env.mutate(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"]);
     let decay = || json(&env.read("memory/meta/decay-scores.json"));
-    let bullet = decay()["entries"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .find(|k| k.starts_with("core:critical-facts:"))
-        .cloned()
-        .unwrap();
+    let bullet = env.decay_key("core:critical-facts:");
     let memory = env.read("MEMORY.md");
     env.write("MEMORY.md", &memory.replace("- Allergic to peanuts\n", ""));
     let old = "memory/procedures/deploy-atlas.md";

@@ -27,7 +27,6 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine, RawFields};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::ArchiveRecord;
 use cogmem_store::store::units;
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
@@ -232,15 +231,12 @@ pub fn adopt_locked(
     let entities_changed = created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR));
     let files = after.iter().chain(removed_from).map(|(path, text)| (*path, text.as_str()));
     let mut decay = crate::sync::decay_for(ws, files, entities_changed)?;
-    let stamp = now.with_timezone(&Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let record = ArchiveRecord {
-        at: &stamp,
+    let who = removal::Settler {
         by: ACTOR,
-        created: false,
-        removed: &[],
-        reason: Some("removed from its file by a commit made outside cogmem, adopted"),
+        at: now.with_timezone(&Utc),
+        reason: "removed from its file by a commit made outside cogmem, adopted",
     };
-    let settled = removal::settle(&mut decay, &removed, &heads, &after, &record);
+    let settled = removal::settle(&mut decay, &removed, &heads, &after, &who);
     report.decay_archived = settled.archived;
     report.decay_carried = settled.carried;
     for (path, text, created) in &texts {

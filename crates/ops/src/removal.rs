@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use cogmem_store::store::Store;
@@ -55,19 +56,37 @@ pub(crate) fn removed_units(
     out
 }
 
+/// Who settles the removed units' entries, when, and why (the archive record's reason).
+pub(crate) struct Settler<'a> {
+    /// The actor.
+    pub by: &'a str,
+    /// The time of the change.
+    pub at: DateTime<Utc>,
+    /// Why, as the archive record says.
+    pub reason: &'a str,
+}
+
 /// Settles the entries of the `removed` units ([`removed_units`] of `before` and `after`): a
 /// procedure or vault note whose file is gone and whose text a new file of the same store holds
 /// unchanged or nearly ([`is_renamed`]), that new memory having no entry yet, gets its entry
-/// renamed to the new id; every other removed unit with a live entry gets it archived with
-/// `record`. Call it before creating the new units' entries, or the renamed file gets a fresh
-/// one. Forgotten entries are left as they are.
+/// renamed to the new id; every other removed unit with a live entry gets it archived with a
+/// record by `who`. Call it before creating the new units' entries, or the renamed file gets a
+/// fresh one. Forgotten entries are left as they are.
 pub(crate) fn settle(
     decay: &mut DecayFile,
     removed: &[MemoryUnit],
     before: &[(&str, String)],
     after: &[(&str, String)],
-    record: &ArchiveRecord<'_>,
+    who: &Settler<'_>,
 ) -> Settled {
+    let stamp = who.at.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let record = ArchiveRecord {
+        at: &stamp,
+        by: who.by,
+        created: false,
+        removed: &[],
+        reason: Some(who.reason),
+    };
     let old_ids: HashSet<String> = before
         .iter()
         .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
@@ -99,7 +118,7 @@ pub(crate) fn settle(
                 continue;
             }
         }
-        if decay.archive(&r.id, record) {
+        if decay.archive(&r.id, &record) {
             out.archived.push(r.id.clone());
         }
     }

@@ -17,7 +17,7 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit};
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::entity::{self, EntityId};
 use cogmem_store::store::episode;
 use cogmem_store::store::pending::PendingFile;
@@ -272,15 +272,12 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         entities_changed,
     )?;
     let created = now.with_timezone(&chrono::Utc);
-    let stamp = created.format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let record = ArchiveRecord {
-        at: &stamp,
+    let who = removal::Settler {
         by: opts.actor.as_str(),
-        created: false,
-        removed: &[],
-        reason: Some("removed from its file by a hand edit that sync committed"),
+        at: created,
+        reason: "removed from its file by a hand edit that sync committed",
     };
-    let settled = removal::settle(&mut decay, &removed, &heads, &texts, &record);
+    let settled = removal::settle(&mut decay, &removed, &heads, &texts, &who);
     report.decay_archived = settled.archived;
     report.decay_carried = settled.carried;
     for (path, text) in &texts {
