@@ -136,6 +136,9 @@ fn dry_run_text(report: &SyncReport) -> String {
     if !report.decay_archived.is_empty() {
         let _ = writeln!(out, "decay   {} entries archived", report.decay_archived.len());
     }
+    for c in &report.decay_carried {
+        let _ = writeln!(out, "decay   {} carried to {} (renamed)", c.from, c.to);
+    }
     if report.graph_index {
         let _ = writeln!(out, "graph   memory/graph/index.md regenerated");
     }
@@ -163,6 +166,15 @@ pub fn adopted(r: &cogmem::ops::adopt::AdoptReport) -> String {
     }
 }
 
+/// One line per adopted (or waiting) commit: `  ID by AUTHOR: SUBJECT`.
+pub fn adopted_commits(r: &cogmem::ops::adopt::AdoptReport) -> String {
+    let mut out = String::new();
+    for c in &r.commits {
+        let _ = writeln!(out, "  {} by {}: {}", render::short(&c.commit), c.author, c.subject);
+    }
+    out
+}
+
 /// The one-line outcome for stderr.
 pub fn outcome(report: &SyncReport) -> String {
     let files = |n: usize| if n == 1 { "1 file".to_owned() } else { format!("{n} files") };
@@ -173,10 +185,7 @@ pub fn outcome(report: &SyncReport) -> String {
             let n = commits(a.commits.len());
             adopted = format!("dry run: would adopt {n} made outside cogmem\n");
         }
-        for c in &a.commits {
-            let _ =
-                writeln!(adopted, "  {} by {}: {}", render::short(&c.commit), c.author, c.subject);
-        }
+        adopted += &adopted_commits(a);
     }
     if let Some(e) = &report.adopt_error {
         let _ = writeln!(adopted, "warning: commits made outside cogmem not adopted: {e}");

@@ -56,6 +56,16 @@ pub fn run(ctx: &Ctx, args: &SyncRemoteArgs) -> cogmem::Result<Exit> {
     for w in &report.warnings {
         render::warning(ctx.style, w);
     }
+    if let Some(e) = &report.adopt_error {
+        render::warning(
+            ctx.style,
+            &format!(
+                "the commits made outside cogmem that {} brought in are not adopted yet ({e}); \
+                 the next command that writes adopts them",
+                report.remote
+            ),
+        );
+    }
     if let Some(why) = &report.push_error {
         render::warning(
             ctx.style,
@@ -108,6 +118,10 @@ fn summary(r: &RemoteReport) -> String {
     }
     for p in &r.renumbered {
         let _ = writeln!(out, "  proposal #{} from {from} is now #{}", p.from, p.to);
+    }
+    if let Some(a) = &r.adopted {
+        out += &super::sync::adopted(a);
+        out += &super::sync::adopted_commits(a);
     }
     if r.pushed && r.outcome != Outcome::ForcePushed {
         let _ = writeln!(out, "pushed {} to {from}", r.branch);

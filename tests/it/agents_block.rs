@@ -295,3 +295,38 @@ fn issue_20_a_hand_commit_under_a_proposal_is_still_adopted() {
     assert!(!out.stderr.contains("adopted"), "{out}");
     env.run(["verify"]).success();
 }
+
+/// A plain `git rm` of a procedure and a core bullet deleted by hand, committed with plain
+/// git: the next writing command adopts the commit and marks the removed memories' entries
+/// archived in the adoption's own commit (as `sync` does for the hand edits it commits), so
+/// `verify` is clean right after; it reported orphan entries until `doctor --fix` ran.
+#[test]
+fn a_hand_commit_that_deletes_memories_has_their_entries_archived_by_the_adoption() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "Allergic to peanuts", "--store", "core", "--section", "critical-facts"])
+        .success();
+    env.run(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"])
+        .success();
+    let decay = || -> serde_json::Value {
+        serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap()
+    };
+    let bullet = env.decay_key("core:critical-facts:");
+    env.write("MEMORY.md", &env.read("MEMORY.md").replace("- Allergic to peanuts\n", ""));
+    env.git(&["rm", "-q", "memory/procedures/deploy-atlas.md"]);
+    env.git_commit_all("no more peanuts, no more atlas");
+    let out = env.run(["remember", "Zephyr needs a logo"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    let entries = decay()["entries"].clone();
+    for key in [bullet.as_str(), "procedure:deploy-atlas"] {
+        assert_eq!(entries[key]["status"], "archived", "{key}: {entries}");
+        assert_eq!(entries[key]["archive"]["by"], "system:adopt", "{key}: {entries}");
+    }
+    let line = env.audit_lines().into_iter().find(|l| {
+        l.contains("| EDIT | memory/meta/decay-scores.json | system:adopt |")
+            && l.contains("archived ")
+    });
+    assert!(line.is_some_and(|l| l.contains("procedure:deploy-atlas")), "{:#?}", env.audit_lines());
+    env.assert_clean_tree();
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}

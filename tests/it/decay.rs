@@ -549,3 +549,38 @@ fn dry_runs_and_listings_leave_a_plain_commit_unadopted() {
     let authors = env.git(&["log", "--format=%an", &format!("{head}..")]);
     assert!(authors.lines().any(|a| a == "system:adopt"), "{authors}");
 }
+
+/// A memory written by hand and not committed yet gets no decay entry from `decay` (nor from a
+/// use of it that `decay` folds), so the decay commit leaves no entry for a memory in no
+/// committed file: the note deleted again, `verify` is clean (it reported an orphan entry).
+/// Its uses wait in the access log, and the note gets its entry, those uses included, once it
+/// is committed.
+#[test]
+fn decay_makes_no_entry_for_a_memory_in_an_uncommitted_file() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea"]);
+    let note = "memory/vault/router.md";
+    env.write(note, "# Router\n\nThe router admin password is in the blue binder.\n");
+    env.run(["show", "vault:router"]).success();
+    let out = env.run(["decay", "--json"]).success();
+    let r: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(r["created"], serde_json::json!([]), "{out}");
+    assert!(decay_json(&env)["entries"]["vault:router"].is_null(), "no entry for vault:router");
+    assert_eq!(env.git_status(), format!("?? {note}\n"), "only the hand-written note");
+    std::fs::remove_file(env.path(note)).unwrap();
+    env.run(["search", "binder"]).success(); // a read brings the search index up to date
+    env.wait_for_index();
+    env.run(["verify"]).success();
+
+    // Written again and committed: the entry comes, with the uses that waited.
+    env.write(note, "# Router\n\nThe router admin password is in the blue binder.\n");
+    env.run(["show", "vault:router"]).success();
+    env.run(["decay"]).success();
+    assert!(decay_json(&env)["entries"]["vault:router"].is_null());
+    env.mutate(["sync"]);
+    // Its creation, and both uses that waited (the note was back when they were folded).
+    assert_eq!(decay_json(&env)["entries"]["vault:router"]["access_count"], 3);
+    env.assert_clean_tree();
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}

@@ -132,20 +132,46 @@ fn decay_entries_and_units_are_matched_and_fixed_in_one_commit() {
     let commits = env.commit_count();
     let out = env.run(["doctor", "--fix"]).output();
     assert_eq!(out.code, 0, "{out}");
-    // The plain commit is adopted first (issue 17), which creates the missing entry; the
-    // repair archives the orphan.
-    assert_eq!(env.commit_count(), commits + 2, "an adoption and a repair");
+    // The plain commit is adopted first (issue 17), which creates the missing entry and
+    // archives the entry of the bullet it removed: nothing is left to repair.
+    assert_eq!(env.commit_count(), commits + 1, "an adoption, no repair");
+    assert!(env.git(&["log", "-1", "--format=%an"]).starts_with("system:adopt"));
+    let archived_by = |by: &str| -> usize {
+        let d: Value = serde_json::from_str(&env.read("memory/meta/decay-scores.json")).unwrap();
+        let entries = d["entries"].as_object().unwrap().clone();
+        entries.values().filter(|e| e["archive"]["by"] == by && e["status"] == "archived").count()
+    };
+    assert_eq!(archived_by("system:adopt"), 1, "the removed bullet's entry");
+    env.assert_clean_tree();
+    assert_eq!(verify(&env).0, 0);
+
+    // A bullet removed in a commit cogmem made without settling it (an older cogmem: its
+    // committer is cogmem, so it is not adopted) leaves an orphan, which the repair archives.
+    env.write("MEMORY.md", &env.read("MEMORY.md").replace("- Biscuits on Fridays\n", ""));
+    env.append(
+        "memory/meta/audit.log",
+        "2026-12-01T10:00:00Z | EDIT | MEMORY.md | test-agent | auto | removed a bullet\n",
+    );
+    env.git(&["add", "-A"]);
+    let status = env
+        .git_command(&["commit", "-q", "-m", "an older cogmem"])
+        .env("GIT_AUTHOR_NAME", "test-agent")
+        .env("GIT_AUTHOR_DATE", "2026-12-01T10:00:00Z")
+        .env("GIT_COMMITTER_NAME", "cogmem")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (code, findings, v) = verify(&env);
+    assert_eq!(code, 3);
+    let decay: Vec<_> = findings.iter().filter(|f| f.0 == "decay").collect();
+    assert_eq!(decay.len(), 1, "{v:#}");
+    assert!(decay[0].2, "fixable: {v:#}");
+    let commits = env.commit_count();
+    let out = env.run(["doctor", "--fix"]).output();
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(env.commit_count(), commits + 1, "a repair");
     assert!(env.git(&["log", "-1", "--format=%an %s"]).starts_with("system:doctor [EDIT]"));
-    assert!(env.git(&["log", "-1", "--skip=1", "--format=%an"]).starts_with("system:adopt"));
-    let decay_text = env.read("memory/meta/decay-scores.json");
-    let d: Value = serde_json::from_str(&decay_text).unwrap();
-    let orphan = d["entries"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .find(|(_, e)| e["archive"]["by"] == "system:doctor")
-        .expect("the orphan entry is kept, marked archived");
-    assert_eq!(orphan.1["status"], "archived");
+    assert_eq!(archived_by("system:doctor"), 1, "the orphan entry is kept, marked archived");
     env.assert_clean_tree();
     assert_eq!(verify(&env).0, 0);
 }

@@ -616,16 +616,22 @@ impl Drop for GitDaemon {
     }
 }
 
-// See: issue 16
-#[test]
-fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
+/// Machine A (initialised) with a bare `remote.git` served by a git daemon on loopback as its
+/// `origin`, nothing pushed yet; and the bare repository's path.
+fn served() -> (TestEnv, GitDaemon, PathBuf) {
     let a = TestEnv::initialized();
     let base = a.home.join("served");
     std::fs::create_dir_all(&base).unwrap();
     git_in(&base, &a.home, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
-    let remote = base.join("remote.git");
     let daemon = GitDaemon::start(&base, &a.home);
     a.git(&["remote", "add", "origin", &daemon.url("remote.git")]);
+    (a, daemon, base.join("remote.git"))
+}
+
+// See: issue 16
+#[test]
+fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
+    let (a, daemon, remote) = served();
     a.mutate(["remember", "Alice prefers tea"]);
     let out = a.run(["sync", "--remote", "origin"]).success();
     assert!(out.stderr.contains("pushed main to origin/main"), "{out}");
@@ -647,8 +653,7 @@ fn issue_16_two_clones_sync_through_a_real_git_server_including_a_purge() {
 
 // See: issue 17
 /// A plain `git commit` on one machine, adopted there and pushed, is not adopted a second
-/// time on the machine that pulls it; nor is a peer's commit adopted there when the peer
-/// never adopted it (that is the peer's to do).
+/// time on the machine that pulls it.
 #[test]
 fn issue_17_commits_brought_in_by_sync_remote_are_not_adopted_again() {
     let (a, b, _remote) = two_machines();
@@ -819,4 +824,70 @@ fn a_kept_changed_file_keeps_the_decay_entries_of_its_memories() {
     a.run(["verify"]).success();
     b.run(["sync", "--remote", "origin"]).success();
     b.run(["verify"]).success();
+}
+
+/// A peer that never runs cogmem (a clone through a real git server, a plain `git commit`, a
+/// plain `git push`): the machine whose `sync --remote` brings those commits in adopts them,
+/// on a fast-forward and on a merge, in a commit of its own that the push shares, and only
+/// once; a memory file the peer deleted gets its entry archived. Before, the marker moved
+/// past them and nobody ever adopted them: `verify` reported the missing entries for good.
+#[test]
+fn a_peers_plain_git_commits_are_adopted_by_the_sync_that_brings_them_in() {
+    let (a, daemon, remote) = served();
+    a.run(["sync", "--remote", "origin"]).success();
+    let peer = TestEnv::new();
+    git_in(&peer.home, &peer.home, &["clone", "-q", &daemon.url("remote.git"), "ws"]);
+    let procedure = "memory/procedures/feed-quokkas.md";
+    peer.write(
+        "memory/graph/entities/project--zephyr.md",
+        "# project--zephyr\n<!-- Type: project | Created: 2026-12-01 -->\n\n## Summary\nZephyr counts quokkas.\n",
+    );
+    peer.write(procedure, "# Feed quokkas\n\n## Steps\n1. bring leaves\n");
+    peer.git_commit_all("zephyr and feeding, by hand");
+    peer.git(&["push", "-q", "origin", "main"]);
+
+    // A fast-forward: the peer's commit is adopted here, under its author, and pushed back.
+    let out = a.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("fast-forwarded to origin/main"), "{out}");
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    assert!(out.stderr.contains("by tester: zephyr and feeding, by hand"), "{out}");
+    a.assert_clean_tree();
+    let by_peer = |env: &TestEnv, file: &str| {
+        env.audit_lines()
+            .iter()
+            .filter(|l| l.contains(&format!(" | {file} | tester | ")) && l.contains(" in commit "))
+            .count()
+    };
+    assert_eq!(by_peer(&a, "memory/graph/entities/project--zephyr.md"), 1);
+    assert_eq!(by_peer(&a, procedure), 1);
+    for id in ["entity:project--zephyr", "procedure:feed-quokkas"] {
+        assert_eq!(decay_entry(&a, id)["status"], "active", "{id}");
+    }
+    assert!(a.read("memory/graph/index.md").contains("| project--zephyr |"));
+    a.run(["verify"]).success();
+    let remote_head = git_in(&remote, &a.home, &["rev-parse", "main"]);
+    assert_eq!(remote_head.trim(), a.head(), "the adoption is pushed");
+
+    // A merge: both sides moved on, the peer deleting its procedure by hand. Only the new
+    // commit is adopted (the first one, adopted above and pulled by the peer, is not again),
+    // and the deleted procedure's entry is archived.
+    peer.git(&["pull", "-q", "--no-rebase", "origin", "main"]);
+    peer.git(&["rm", "-q", procedure]);
+    peer.git(&["commit", "-q", "-m", "no more feeding"]);
+    peer.git(&["push", "-q", "origin", "main"]);
+    a.run(["remember", "Zephyr ships in May"]).success();
+    let out = a.run(["sync", "--remote", "origin", "--json"]).success();
+    let r = json(&out.stdout);
+    assert_eq!(r["outcome"], "merged", "{out}");
+    let adopted = r["adopted"]["commits"].as_array().unwrap();
+    assert_eq!(adopted.len(), 1, "{out}");
+    assert_eq!(adopted[0]["subject"], "no more feeding", "{out}");
+    assert_eq!(r["adopted"]["decay_archived"], serde_json::json!(["procedure:feed-quokkas"]));
+    assert_eq!(r["pushed"], true, "{out}");
+    a.assert_clean_tree();
+    assert_eq!(by_peer(&a, "memory/graph/entities/project--zephyr.md"), 1, "adopted once");
+    assert_eq!(by_peer(&a, procedure), 2, "its creation and its deletion");
+    assert_eq!(decay_entry(&a, "procedure:feed-quokkas")["status"], "archived");
+    a.run(["verify"]).success();
+    drop(daemon);
 }

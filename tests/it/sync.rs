@@ -373,10 +373,11 @@ fn sync_commits_no_decay_entry_for_a_memory_in_a_file_it_leaves() {
     env.run(["verify"]).success();
 }
 
-/// A core bullet deleted by hand and a procedure renamed by hand, committed by `sync`: the
-/// entries of the memories the commit removes are marked archived in the same commit (as
-/// `doctor --fix` marks an orphan), so `verify` is clean right after the sync; it reported
-/// orphan entries until `doctor --fix` ran.
+/// A core bullet deleted by hand and a procedure renamed and rewritten by hand, committed by
+/// `sync`: the entries of the memories the commit removes are marked archived in the same
+/// commit (as `doctor --fix` marks an orphan), so `verify` is clean right after the sync; it
+/// reported orphan entries until `doctor --fix` ran. (A rename that keeps the text keeps the
+/// entry: `a_procedure_renamed_by_hand_keeps_its_decay_entry`.)
 #[test]
 fn sync_archives_the_decay_entries_of_memories_its_commit_removes() {
     let env = TestEnv::initialized();
@@ -390,17 +391,12 @@ fn sync_archives_the_decay_entries_of_memories_its_commit_removes() {
     ]);
     env.mutate(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"]);
     let decay = || json(&env.read("memory/meta/decay-scores.json"));
-    let bullet = decay()["entries"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .find(|k| k.starts_with("core:critical-facts:"))
-        .cloned()
-        .unwrap();
+    let bullet = env.decay_key("core:critical-facts:");
     let memory = env.read("MEMORY.md");
     env.write("MEMORY.md", &memory.replace("- Allergic to peanuts\n", ""));
     let old = "memory/procedures/deploy-atlas.md";
-    std::fs::rename(env.path(old), env.path("memory/procedures/ship-atlas.md")).unwrap();
+    env.write("memory/procedures/ship-atlas.md", "# Ship Atlas\n\n## Steps\n1. tag a release\n");
+    std::fs::remove_file(env.path(old)).unwrap();
     let out = env.mutate(["sync", "--json"]);
     let r = json(&out.stdout);
     // Output is normalised: the bullet's hash reads `[HASH]`.
@@ -412,6 +408,54 @@ fn sync_archives_the_decay_entries_of_memories_its_commit_removes() {
         assert_eq!(entries[key]["status"], "archived", "{key}: {entries}");
         assert_eq!(entries[key]["archive"]["by"], "test-agent", "{key}: {entries}");
     }
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}
+
+/// A procedure renamed by hand (`git mv`, its text unchanged or nearly) keeps its decay entry
+/// under the new id, uses and creation included, whether `sync` commits the rename or a plain
+/// `git commit` does and the next writing command adopts it; before, the renamed file started a
+/// new entry with one use and the old one was archived (or, adopted, left an orphan).
+#[test]
+fn a_procedure_renamed_by_hand_keeps_its_decay_entry() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"]);
+    env.mutate(["remember", "--store", "procedural", "--title", "Ship Bolt", "tag it, push it"]);
+    for id in ["procedure:deploy-atlas", "procedure:ship-bolt"] {
+        env.run(["touch", id]).success();
+        env.run(["touch", id]).success();
+    }
+    env.mutate(["remember", "something else"]); // folds the uses
+    let entry = |id: &str| json(&env.read("memory/meta/decay-scores.json"))["entries"][id].clone();
+    let (atlas, bolt) = (entry("procedure:deploy-atlas"), entry("procedure:ship-bolt"));
+    assert_eq!(atlas["access_count"], 3);
+
+    // Renamed and committed by `sync`, one step added on the way.
+    env.git(&["mv", "memory/procedures/deploy-atlas.md", "memory/procedures/migrate-atlas.md"]);
+    env.append("memory/procedures/migrate-atlas.md", "- check the backups first\n");
+    let out = env.mutate(["sync", "--json"]);
+    let r = json(&out.stdout);
+    let carried =
+        serde_json::json!([{"from": "procedure:deploy-atlas", "to": "procedure:migrate-atlas"}]);
+    assert_eq!(r["decay_carried"], carried, "{out}");
+    assert_eq!(r["decay_entries"], serde_json::json!([]), "{out}");
+    assert_eq!(r["decay_archived"], serde_json::json!([]), "{out}");
+    assert_eq!(entry("procedure:migrate-atlas"), atlas, "the entry, as it was");
+    assert!(entry("procedure:deploy-atlas").is_null());
+
+    // Renamed with plain git and adopted by the next write.
+    env.git(&["mv", "memory/procedures/ship-bolt.md", "memory/procedures/release-bolt.md"]);
+    env.git(&["commit", "-q", "-m", "bolt is released, not shipped"]);
+    let out = env.run(["remember", "Bolt ships in May"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    assert_eq!(entry("procedure:release-bolt"), bolt, "the entry, as it was");
+    assert!(entry("procedure:ship-bolt").is_null());
+    let carried = env.audit_lines().into_iter().any(|l| {
+        l.contains("| system:adopt |")
+            && l.contains("carried procedure:ship-bolt → procedure:release-bolt")
+    });
+    assert!(carried, "{:#?}", env.audit_lines());
+    env.assert_clean_tree();
     env.wait_for_index();
     env.run(["verify"]).success();
 }

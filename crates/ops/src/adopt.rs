@@ -31,6 +31,8 @@ use cogmem_store::store::units;
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
+use crate::removal::{self, Carried};
+
 /// The actor of adoption commits.
 pub const ACTOR: &str = "system:adopt";
 
@@ -58,6 +60,12 @@ pub struct AdoptReport {
     pub commit: Option<String>,
     /// Decay entries created for the units those commits added.
     pub decay_entries: Vec<String>,
+    /// Decay entries marked archived because those commits removed their memory (a deleted
+    /// file, a deleted core bullet), as `sync` marks them for the hand edits it commits.
+    pub decay_archived: Vec<String>,
+    /// Decay entries carried to a new id because those commits renamed their procedure or
+    /// vault note with its text unchanged, or nearly (see [`crate::removal`]).
+    pub decay_carried: Vec<Carried>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
 }
@@ -169,6 +177,8 @@ pub fn adopt_locked(
     let tree = git::head_tree(repo)?;
     let actor = Actor::system(ACTOR);
     let mut change = Change::new(actor, "cogmem adopt");
+    // Each file as it was before the first of these commits that changed it.
+    let mut before: BTreeMap<&str, Option<String>> = BTreeMap::new();
     // The audit lines of the hand edits, with each commit's author and time.
     for c in &report.commits {
         let who = actor_of(&c.author);
@@ -180,6 +190,10 @@ pub fn adopt_locked(
         for (path, action) in &c.files {
             let old = git::read_at_head(repo, parent_tree.as_ref(), path)?;
             let new = git::read_at_head(repo, own_tree.as_ref(), path)?;
+            if !before.contains_key(path.as_str()) {
+                let text = old.as_deref().map(|b| String::from_utf8_lossy(b).into_owned());
+                before.insert(path, text);
+            }
             let summary = crate::sync::hand_summary(path, old.as_deref(), new.as_deref())?;
             change.record(AuditLine {
                 timestamp: c.time,
@@ -206,16 +220,33 @@ pub fn adopt_locked(
         let Some(bytes) = git::read_at_head(repo, tree.as_ref(), path)? else { continue };
         texts.push((path, String::from_utf8_lossy(&bytes).into_owned(), *created));
     }
+    // Entries of the units these commits removed are archived, or carried to a renamed
+    // file's new id, as `sync` does for the hand edits it commits; then the units without an
+    // entry get one.
+    let after: Vec<(&str, String)> = texts.iter().map(|(p, t, _)| (*p, t.clone())).collect();
+    let heads: Vec<(&str, String)> =
+        before.iter().filter_map(|(p, t)| Some((*p, t.clone()?))).collect();
+    let removed = removal::removed_units(&heads, &after);
+    let removed_from = heads.iter().filter(|(p, _)| removed.iter().any(|u| u.path == *p));
     let entities_changed = created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR));
-    let files = texts.iter().map(|(path, text, _)| (*path, text.as_str()));
+    let files = after.iter().chain(removed_from).map(|(path, text)| (*path, text.as_str()));
     let mut decay = crate::sync::decay_for(ws, files, entities_changed)?;
+    let who = removal::Settler {
+        by: ACTOR,
+        at: now.with_timezone(&Utc),
+        reason: "removed from its file by a commit made outside cogmem, adopted",
+    };
+    let settled = removal::settle(&mut decay, &removed, &heads, &after, &who);
+    report.decay_archived = settled.archived;
+    report.decay_carried = settled.carried;
     for (path, text, created) in &texts {
         let ids = crate::sync::insert_decay_entries(ws, &mut decay, path, text, *created);
         report.decay_entries.extend(ids);
     }
-    if !report.decay_entries.is_empty() {
-        let summary = format!("decay entries for {}", report.decay_entries.join(", "));
-        change.write_decay(ws, &mut decay, Action::Edit, &summary);
+    let what =
+        removal::summary(&report.decay_entries, &report.decay_archived, &report.decay_carried);
+    if !what.is_empty() {
+        change.write_decay(ws, &mut decay, Action::Edit, &what);
     }
     if entities_changed {
         crate::graph::regenerate_index_with(ws, &mut change, &decay)?;

@@ -100,6 +100,9 @@ pub struct DecayPlan {
     all: Units,
     /// Whether the uses of an access-log batch were folded in (not on a dry run).
     folding: bool,
+    /// The batch folded, when it held back uses of memories in uncommitted files: they go back
+    /// to the access log once the change lands.
+    held: Option<Batch>,
 }
 
 /// Recomputes every score at `now`, folding in the uses recorded since the last change (with
@@ -112,7 +115,15 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
     let p = &ws.settings().decay;
     let reading = ws.progress(None, "reading the memories");
     let mut decay = access::load_decay(ws)?;
-    let batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
+    let mut batch: Option<Batch> = if dry_run { access::peek(ws)? } else { access::begin(ws)? };
+    // A memory in a file no commit holds as it is (written by hand, not committed yet) gets no
+    // entry, from a use or from here: the commit would hold an entry for a memory in no
+    // committed file, an orphan once the file goes. Its uses wait in the access log.
+    let repo = git::open(ws.root())?;
+    let tree = git::head_tree(&repo)?;
+    if let Some(b) = &mut batch {
+        b.hold_back_uncommitted(ws.root(), tree.as_ref(), |_, _| Ok(None))?;
+    }
     // Sets and maps, not lists searched per entry: decay was quadratic at 100k memories (issue 20).
     let before: HashSet<String> = decay.keys().into_iter().collect();
     let folded = batch.as_ref().map(|b| access::fold(b, &mut decay)).unwrap_or_default();
@@ -121,8 +132,20 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
     // Memories used before they had an entry got one when their uses were folded.
     let mut created: Vec<String> =
         decay.keys().into_iter().filter(|k| !before.contains(k)).collect();
+    let mut uncommitted: HashMap<&str, bool> = HashMap::new();
     for u in &all.units {
-        if !decay.has(&u.id) {
+        if decay.has(&u.id) {
+            continue;
+        }
+        let dirty = match uncommitted.get(u.path.as_str()) {
+            Some(&d) => d,
+            None => {
+                let d = git::is_dirty(ws.root(), tree.as_ref(), &u.path)?;
+                uncommitted.insert(&u.path, d);
+                d
+            }
+        };
+        if !dirty {
             let unit = NewUnit {
                 store: u.store,
                 base: p.base_explicit,
@@ -178,7 +201,9 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
             DecayClock::Interactions => "interactions",
         },
     };
-    Ok(DecayPlan { report, decay, all, folding: !dry_run && batch.is_some() })
+    let folding = !dry_run && batch.is_some();
+    let held = batch.filter(|b| !dry_run && b.has_held());
+    Ok(DecayPlan { report, decay, all, folding, held })
 }
 
 impl DecayPlan {
@@ -191,7 +216,10 @@ impl DecayPlan {
     /// audit line per band change to `change`, and returns the report. When nothing changed,
     /// `change` gets nothing and a batch of uses that was folded already is let go.
     pub fn stage(self, ws: &Workspace, change: &mut Change) -> crate::Result<DecayReport> {
-        let Self { report, mut decay, all, folding } = self;
+        let Self { report, mut decay, all, folding, held } = self;
+        if let Some(b) = held {
+            change.defer_held(b);
+        }
         let p = &ws.settings().decay;
         let was_empty = change.is_empty();
         let summary = format!(

@@ -31,6 +31,7 @@ pub mod recovery;
 pub mod reflect;
 pub mod remember;
 pub mod remote;
+pub mod removal;
 pub mod review;
 pub mod role;
 pub mod search;

@@ -127,6 +127,14 @@ pub struct RemoteReport {
     pub warnings: Vec<String>,
     /// After taking a rewritten history: the commands that erase our old one for good.
     pub erase_commands: Vec<String>,
+    /// The commits brought in that were made outside cogmem and that no cogmem had adopted (a
+    /// peer's plain `git commit` and `git push`), adopted after the merge in a commit of their
+    /// own, which the push sends too. See [`crate::adopt`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<crate::adopt::AdoptReport>,
+    /// Why adopting them failed (a later command adopts them), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adopt_error: Option<String>,
 }
 
 impl RemoteReport {
@@ -166,7 +174,7 @@ pub fn sync_remote(
     }
     let root = ws.root();
     let repo = git::open(root)?;
-    let _lock = ws.lock()?;
+    let lock = ws.lock()?;
     // Its merge commit and fast-forward are made here, outside the change engine, so its
     // guards are repeated: no git operation in progress, no interrupted purge (issue 16).
     git::check_state(&repo)?;
@@ -184,9 +192,9 @@ pub fn sync_remote(
     }
     let (branch_ref, branch) = head_branch(&repo)?;
     let local = git::head_id(&repo)?.ok_or(RemoteError::Unborn)?;
-    // Whether every commit up to ours is settled (issue 17): then what this sync brings in is
-    // settled too (the peer's commits were adopted on the peer, by the peer), and is not
-    // adopted a second time here.
+    // Whether every commit up to ours is settled (issue 17): then the commits this sync brings
+    // in are looked at alone, right after it; otherwise the next command adopts ours and
+    // theirs together.
     let settled = crate::adopt::pending(ws)?.is_empty();
     let remote_branch = opts.branch.clone().unwrap_or_else(|| branch.clone());
     let ep = transport::endpoint(&repo, root, &opts.remote)?;
@@ -211,6 +219,8 @@ pub fn sync_remote(
         conflicts: Vec::new(),
         warnings: Vec::new(),
         erase_commands: Vec::new(),
+        adopted: None,
+        adopt_error: None,
     };
     report.ahead = count_only_in(&repo, local, theirs)?;
     if let Some(t) = theirs
@@ -315,8 +325,21 @@ pub fn sync_remote(
     if matches!(report.outcome, Outcome::FastForward | Outcome::Merged) {
         let _indexing = ws.progress(None, "updating the search index");
         cogmem_index::index::update_after_change(ws);
+        // The peer's plain `git commit`s (pushed with plain git, never adopted there) are
+        // adopted here, in a commit of their own on the merged tip that the push shares; those
+        // the peer's cogmem adopted are recorded in the merged audit log and left alone. Best
+        // effort: when it fails, the marker stays at our old tip and the next command adopts.
         if settled {
-            crate::adopt::mark_seen(ws, tip);
+            crate::adopt::mark_seen(ws, local);
+            match crate::adopt::adopt_locked(ws, &repo, &lock, clock) {
+                Ok(r) => {
+                    if let Some(id) = r.commit.as_deref().and_then(|id| Oid::from_str(id).ok()) {
+                        tip = id;
+                    }
+                    report.adopted = r.commit.is_some().then_some(r);
+                }
+                Err(e) => report.adopt_error = Some(e.to_string()),
+            }
         }
     }
     if opts.push && theirs != Some(tip) {

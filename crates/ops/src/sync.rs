@@ -17,7 +17,7 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine};
 use cogmem_store::change::Change;
 use cogmem_store::git;
-use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile, NewUnit};
+use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::entity::{self, EntityId};
 use cogmem_store::store::episode;
 use cogmem_store::store::pending::PendingFile;
@@ -25,6 +25,8 @@ use cogmem_store::store::{Store, StoreError, fsx, markdown, units};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 use cogmem_text::tokens;
+
+use crate::removal;
 
 /// How to sync.
 #[derive(Debug, Clone)]
@@ -88,6 +90,9 @@ pub struct SyncReport {
     /// Decay entries marked archived because the committed hand edits removed their memory
     /// (a deleted core bullet, a deleted or renamed file), as `doctor --fix` marks an orphan.
     pub decay_archived: Vec<String>,
+    /// Decay entries carried to a new id because their procedure or vault note was renamed by
+    /// hand with its text unchanged, or nearly (see [`crate::removal`]).
+    pub decay_carried: Vec<crate::removal::Carried>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
     /// The commits made outside cogmem that were adopted first, in their own commit (on a dry
@@ -196,6 +201,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         left: Vec::new(),
         decay_entries: Vec::new(),
         decay_archived: Vec::new(),
+        decay_carried: Vec::new(),
         graph_index: false,
         adopted,
         adopt_error,
@@ -250,14 +256,15 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         report.committed.push(SyncedFile { path: c.path.clone(), action, summary });
     }
 
-    // Decay entries for units that have none yet.
+    // Decay entries: those of the units this commit removes are archived (or carried to a
+    // renamed file's new id) first, then the units that have none get one.
     let texts: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.text()?))).collect();
     let heads: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.head_text()?))).collect();
-    let removed = removed_units(&heads, &texts);
+    let removed = removal::removed_units(&heads, &texts);
     // The removed units' files as HEAD has them, so their entries are loaded too.
-    let removed_from = heads.iter().filter(|(p, _)| removed.iter().any(|(_, path)| path == p));
+    let removed_from = heads.iter().filter(|(p, _)| removed.iter().any(|u| u.path == *p));
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
     let mut decay = decay_for(
         ws,
@@ -265,35 +272,23 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         entities_changed,
     )?;
     let created = now.with_timezone(&chrono::Utc);
+    let who = removal::Settler {
+        by: opts.actor.as_str(),
+        at: created,
+        reason: "removed from its file by a hand edit that sync committed",
+    };
+    let settled = removal::settle(&mut decay, &removed, &heads, &texts, &who);
+    report.decay_archived = settled.archived;
+    report.decay_carried = settled.carried;
     for (path, text) in &texts {
         report.decay_entries.extend(insert_decay_entries(ws, &mut decay, path, text, created));
     }
-    // Entries of the units this commit removes are archived, as `doctor --fix` archives an
-    // orphan entry (never deleted: the history of a memory deleted by hand stays readable).
-    let stamp = created.format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let record = ArchiveRecord {
-        at: &stamp,
-        by: opts.actor.as_str(),
-        created: false,
-        removed: &[],
-        reason: Some("removed from its file by a hand edit that sync committed"),
-    };
-    for (id, _) in &removed {
-        if decay.has(id) && !decay.is_forgotten(id) && decay.archive(id, &record) {
-            report.decay_archived.push(id.clone());
-        }
-    }
     cogmem_store::timing::mark("sync: decay entries");
-    if !report.decay_entries.is_empty() || !report.decay_archived.is_empty() {
-        let mut what = Vec::new();
-        if !report.decay_entries.is_empty() {
-            what.push(format!("decay entries for {}", report.decay_entries.join(", ")));
-        }
-        if !report.decay_archived.is_empty() {
-            what.push(format!("archived {}", report.decay_archived.join(", ")));
-        }
+    let what =
+        removal::summary(&report.decay_entries, &report.decay_archived, &report.decay_carried);
+    if !what.is_empty() {
         // A hand edit of the file already in the change keeps its own action.
-        change.write_decay(ws, &mut decay, Action::Edit, &what.join("; "));
+        change.write_decay(ws, &mut decay, Action::Edit, &what);
     }
 
     // The graph index follows the entity files as this commit leaves them.
@@ -347,25 +342,6 @@ pub(crate) fn decay_for<'a>(
         .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
         .collect();
     Ok(DecayFile::load_for(ws, &ids.iter().map(String::as_str).collect::<Vec<_>>())?)
-}
-
-/// The memory units (id and file) that the committed hand edits remove: in a file's `HEAD`
-/// version (`heads`) and in none of the committed files' new versions (`texts`; a unit moved to
-/// another file keeps its id only when its id does not name the file, and is then not removed).
-fn removed_units(heads: &[(&str, String)], texts: &[(&str, String)]) -> Vec<(String, String)> {
-    let kept: std::collections::HashSet<String> = texts
-        .iter()
-        .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
-        .collect();
-    let mut out = Vec::new();
-    for (path, head) in heads {
-        for u in units::file_units(path, head) {
-            if !kept.contains(&u.id) && !out.iter().any(|(id, _)| *id == u.id) {
-                out.push((u.id, (*path).to_owned()));
-            }
-        }
-    }
-    out
 }
 
 /// Creates the decay entries the memory units of a hand-edited file (`text` at `path`) lack,

@@ -238,6 +238,31 @@ impl Batch {
     pub fn hold_back(&mut self, id: &str) {
         self.held.insert(id.to_owned());
     }
+
+    /// Holds back ([`Batch::hold_back`]) the uses of every memory without a decay entry whose
+    /// file is not committed as it is: `written(id, path)` answers for a file the caller's
+    /// change writes (`Some(whether it holds the memory)`); any other file counts as committed
+    /// when it is as `HEAD` (`tree`) has it, so a hand edit no command committed yet (or one
+    /// `sync` leaves) makes no entry.
+    pub fn hold_back_uncommitted(
+        &mut self,
+        root: &Path,
+        tree: Option<&git2::Tree<'_>>,
+        mut written: impl FnMut(&str, &str) -> crate::Result<Option<bool>>,
+    ) -> crate::Result<()> {
+        let unentered: Vec<(String, String)> =
+            self.unentered().map(|(id, path)| (id.to_owned(), path.to_owned())).collect();
+        for (id, path) in unentered {
+            let committed = match written(&id, &path)? {
+                Some(holds) => holds,
+                None => !crate::git::is_dirty(root, tree, &path)?,
+            };
+            if !committed {
+                self.hold_back(&id);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Appends the uses a fold held back ([`Batch::hold_back`]) to the access log again, for the

@@ -130,6 +130,9 @@ pub struct Change {
     purging: bool,
     /// Whether the uses recorded since the last change are folded into this commit.
     folds_uses: bool,
+    /// A batch folded before the change (by `decay`'s plan) whose held-back uses go back to the
+    /// access log once the change landed (see [`Change::defer_held`]).
+    deferred: Option<access::Batch>,
     notes: Vec<(Action, String, String)>,
     /// Audit lines made elsewhere, written as they are (see [`Change::record`]).
     recorded: Vec<AuditLine>,
@@ -164,6 +167,7 @@ impl Change {
             subagent_ok: false,
             purging: false,
             folds_uses: true,
+            deferred: None,
             notes: Vec::new(),
             recorded: Vec::new(),
             sealed: None,
@@ -362,6 +366,16 @@ impl Change {
         self
     }
 
+    /// Puts the uses `batch` held back ([`access::Batch::hold_back`]) back in the access log
+    /// once this change landed, for a caller that folded the batch itself before the change
+    /// (`decay`, whose scores need the uses): the change's own fold then finds the batch folded
+    /// already and holds back nothing of its own.
+    pub fn defer_held(&mut self, batch: access::Batch) {
+        if batch.has_held() {
+            self.deferred = Some(batch);
+        }
+    }
+
     /// Tells whether the change has nothing to commit.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty() && self.adopted.is_empty()
@@ -400,9 +414,16 @@ impl Change {
         if let Some(b) = &mut batch {
             deferring = this.fold_accesses(ws, repo, b)?;
         }
+        let this_deferred = this.deferred.take();
         let result = this.apply_inner(ws, repo, clock);
         if result.is_ok() {
             crash_point(ws, "after-commit");
+        }
+        if result.is_ok()
+            && let Some(b) = &this_deferred
+        {
+            // Best effort, as below.
+            let _ = access::defer(ws, b);
         }
         if result.is_ok()
             && let Some(b) = &batch
@@ -476,29 +497,19 @@ impl Change {
         repo: &Repository,
         batch: &mut access::Batch,
     ) -> crate::Result<()> {
-        let unentered: Vec<(String, String)> =
-            batch.unentered().map(|(id, path)| (id.to_owned(), path.to_owned())).collect();
-        if unentered.is_empty() {
+        if batch.unentered().next().is_none() {
             return Ok(());
         }
         let tree = git::head_tree(repo)?;
-        for (id, path) in unentered {
-            let committed = match self.edits.iter().find(|e| e.path == path) {
-                Some(e) => {
-                    let text = match (&e.content, &e.staged) {
-                        (Some(bytes), _) => Some(String::from_utf8_lossy(bytes).into_owned()),
-                        (None, Some(staged)) => Some(fsx::read_text(staged, ws.file_limit())?),
-                        (None, None) => None,
-                    };
-                    text.is_some_and(|t| units::file_units(&path, &t).iter().any(|u| u.id == id))
-                }
-                None => !git::is_dirty(ws.root(), tree.as_ref(), &path)?,
+        batch.hold_back_uncommitted(ws.root(), tree.as_ref(), |id, path| {
+            let Some(e) = self.edits.iter().find(|e| e.path == path) else { return Ok(None) };
+            let text = match (&e.content, &e.staged) {
+                (Some(bytes), _) => Some(String::from_utf8_lossy(bytes).into_owned()),
+                (None, Some(staged)) => Some(fsx::read_text(staged, ws.file_limit())?),
+                (None, None) => None,
             };
-            if !committed {
-                batch.hold_back(&id);
-            }
-        }
-        Ok(())
+            Ok(Some(text.is_some_and(|t| units::file_units(path, &t).iter().any(|u| u.id == id))))
+        })
     }
 
     fn apply_inner(

@@ -232,6 +232,23 @@ impl TestEnv {
         self.run(["import", "../talk.jsonl"]).success();
     }
 
+    /// The one decay id in `decay-scores.json` that starts with `prefix` (a core bullet's
+    /// `core:SECTION:`, whose hash a test does not spell out).
+    #[track_caller]
+    pub fn decay_key(&self, prefix: &str) -> String {
+        let d: serde_json::Value =
+            serde_json::from_str(&self.read("memory/meta/decay-scores.json")).unwrap();
+        let keys: Vec<String> = d["entries"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| k.starts_with(prefix))
+            .cloned()
+            .collect();
+        assert_eq!(keys.len(), 1, "one decay id starting {prefix}: {keys:?}");
+        keys[0].clone()
+    }
+
     /// Audit lines (not headers) in the whole log: its sealed segments, then audit.log.
     pub fn audit_lines(&self) -> Vec<String> {
         let mut files: Vec<String> = std::fs::read_dir(self.path("memory/meta/audit"))
