@@ -316,6 +316,10 @@ fn workspace_is_found_from_a_subfolder_and_by_flag_or_env() {
         .success();
     assert_eq!(env.commit_count(), 4);
     env.assert_clean_tree();
+    // A relative path names the folder as the system resolves it, without `..`.
+    let out = env.run(["--workspace", "../..", "status", "--json"]).current_dir(&sub).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["workspace"], "[TMP]/ws", "{out}");
 }
 
 /// Vault duplicates are found through a cache of body hashes keyed by each note's size and

@@ -10,6 +10,10 @@ use super::{Workspace, WorkspaceError, layout};
 pub fn discover(explicit: Option<&Path>, start: &Path) -> crate::Result<Workspace> {
     if let Some(path) = explicit {
         let path = if path.is_absolute() { path.to_owned() } else { start.join(path) };
+        // `--workspace ..` names the parent folder, as the current folder is named: without
+        // `.` and `..` (the folder as the system resolves it; left as given if it cannot be,
+        // for the error to name).
+        let path = path.canonicalize().unwrap_or(path);
         return Workspace::open(&path);
     }
     let mut dir = Some(start);
