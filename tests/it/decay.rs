@@ -584,3 +584,21 @@ fn decay_makes_no_entry_for_a_memory_in_an_uncommitted_file() {
     env.wait_for_index();
     env.run(["verify"]).success();
 }
+
+/// `pin` of a memory in a file no commit holds (written by hand, not synced) is refused: its
+/// entry would be committed without it, an orphan once the file went. Synced, it is pinned.
+#[test]
+fn pin_refuses_a_memory_in_an_uncommitted_file() {
+    let env = TestEnv::initialized();
+    let path = "memory/procedures/gate.md";
+    env.write(path, "# Gate\n\n1. Open the gate with the code on the shed door.\n");
+    let head = env.head();
+    let out = env.run(["pin", "procedure:gate"]).output().code(4);
+    assert!(out.stderr.contains(&format!("uncommitted edits in the way: {path}")), "{out}");
+    assert!(out.stderr.contains("cogmem sync"), "{out}");
+    assert_eq!(env.head(), head);
+    assert_eq!(env.git_status(), format!("?? {path}\n"), "nothing else changed");
+    env.mutate(["sync"]);
+    env.mutate(["pin", "procedure:gate"]);
+    assert_eq!(decay_json(&env)["entries"]["procedure:gate"]["pinned"], true);
+}

@@ -17,7 +17,7 @@ use cogmem_store::settings::DecayClock;
 use cogmem_store::store::decay_file::{DecayFile, NewUnit, Stored};
 use cogmem_store::store::units::{self, MemoryUnit, Units, Unreadable};
 use cogmem_store::store::{Store, markdown};
-use cogmem_store::workspace::{Workspace, layout};
+use cogmem_store::workspace::{Workspace, WorkspaceError, layout};
 use cogmem_text::clock::{Clock, FixedClock, Timestamp};
 use cogmem_text::tokens;
 
@@ -324,6 +324,12 @@ pub fn pin(
     let p = &ws.settings().decay;
     let mut decay = DecayFile::load_for(ws, &[id])?;
     if !decay.has(id) {
+        // A memory in a file no commit holds as it is (written by hand, not synced) gets its
+        // entry when it is committed: an entry now would be an orphan if the file went.
+        let tree = git::head_tree(&repo)?;
+        if git::is_dirty(ws.root(), tree.as_ref(), &unit.path)? {
+            return Err(WorkspaceError::HandEdited { paths: vec![unit.path.clone()] }.into());
+        }
         decay.insert_new(
             id,
             NewUnit {
