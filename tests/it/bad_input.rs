@@ -259,3 +259,22 @@ fn issue_16_text_over_what_stdin_may_hold_names_its_real_size() {
     assert!(out.stderr.contains("the text is 17825797 bytes"), "{out}");
     assert!(out.stderr.contains("no setting allows more than 16777216 bytes"), "{out}");
 }
+
+/// Importing a folder is the user's mistake (exit 1, saying to name a file), not an internal
+/// error (it was exit 70); a transcript saved with a byte-order mark imports its first line.
+#[test]
+fn import_of_a_folder_is_a_user_error_and_a_bom_is_read_past() {
+    let env = TestEnv::initialized();
+    let folder = env.home.join("chat.jsonl");
+    std::fs::create_dir(&folder).unwrap();
+    let head = env.head();
+    let out = env.run(["import", folder.to_str().unwrap()]).output().code(1);
+    assert!(out.stderr.contains("chat.jsonl"), "{out}");
+    assert!(out.stderr.contains("name a file, not a folder"), "{out}");
+    assert_eq!(env.head(), head);
+    let line =
+        r#"{"timestamp":"2026-11-30T10:00:00Z","speaker":"user","text":"Quinces ripen late"}"#;
+    let out = env.run(["import", "--strict", "-"]).stdin(format!("\u{feff}{line}\n")).success();
+    assert!(out.stderr.contains("1 "), "{out}");
+    assert!(env.run(["search", "quinces"]).success().stdout.contains("Quinces ripen late"));
+}

@@ -74,6 +74,26 @@ fn a_core_bullet_history_is_its_own_lines_of_memory_md() {
     assert!(!h.changes[0].diff.contains("Hana"), "{h:#?}");
 }
 
+/// A line Markdown would misread is written with a `\` before it (`\<b>`, `\# `): the history
+/// of its memory still finds the commits that wrote it.
+#[test]
+fn the_history_of_an_escaped_memory_finds_its_commit() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "<b>bold</b> plans for the garden"]);
+    env.mutate(["remember", "# not a heading, just a hash"]);
+    env.mutate(["remember", "Dan sells bicycles near the station"]);
+    let day = env.read("memory/episodes/2026-12-01.md");
+    assert!(day.contains("\\<b>bold</b>") && day.contains("\\# not a heading"), "{day}");
+    let ws = open(&env);
+    let all = cogmem::store::units::list(&ws);
+    for wanted in ["<b>bold</b>", "# not a heading"] {
+        let unit = all.units.iter().find(|u| u.text.starts_with(wanted)).unwrap();
+        let h = history::memory(&ws, unit, 50).unwrap();
+        assert_eq!(h.changes.len(), 1, "{wanted}: {h:#?}");
+        assert!(!h.changes[0].diff.contains("Dan"), "{h:#?}");
+    }
+}
+
 #[test]
 fn commits_are_found_by_id_only_and_audit_lines_find_theirs() {
     let env = TestEnv::initialized();

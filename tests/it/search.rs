@@ -664,3 +664,17 @@ fn a_longer_limit_only_adds_hits_after_those_of_a_shorter_one() {
         assert_eq!(longer[..10], ten[..], "--limit {limit} against --limit 10");
     }
 }
+
+/// A limit far over what the index holds is an upper bound, not an allocation: it aborted the
+/// process (and with it `cogmem serve`, whose pages take `limit=`) asking for 240 TB.
+#[test]
+fn a_huge_limit_returns_every_hit() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Apples grow in the north orchard"]);
+    env.mutate(["remember", "Apples are picked in October"]);
+    let out = env.run(["search", "apples", "--limit", "10000000000000", "--json"]).success();
+    let hits: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(hits.as_array().map(Vec::len), Some(2), "{out}");
+    let out = env.run(["search", "apples", "--limit", &usize::MAX.to_string()]).success();
+    assert!(out.stdout.contains("north orchard"), "{out}");
+}

@@ -258,8 +258,14 @@ pub fn memory(ws: &Workspace, unit: &MemoryUnit, limit: usize) -> crate::Result<
     };
     let Some(head) = git::head_id(&repo)? else { return Ok(out) };
     let whole_file = matches!(unit.store, Store::Semantic | Store::Procedural | Store::Vault);
-    let mut wanted: HashSet<String> =
-        unit.text.lines().map(norm).filter(|l| !l.is_empty()).collect();
+    // The memory's lines as read and as written: a line Markdown would misread (`# …`,
+    // `<b>…`) is in its file with a `\` before it (`markdown::paragraph`).
+    let mut wanted: HashSet<String> = unit
+        .text
+        .lines()
+        .flat_map(|l| [norm(l), norm(&cogmem_text::markdown::paragraph_line(l))])
+        .filter(|l| !l.is_empty())
+        .collect();
     let path = unit.path.as_str();
     let mut c = repo.find_commit(head).map_err(git_op("read a commit"))?;
     let mut entry = c.tree().ok().and_then(|t| t.get_path(Path::new(path)).ok().map(|e| e.id()));

@@ -387,6 +387,10 @@ pub fn search_reading(
         should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tags), 1.3))));
     }
     let searcher = index.searcher();
+    // No more hits than the index holds documents: a limit is an upper bound, and the
+    // collectors allocate room for all of it up front (`--limit 10000000000000`, or a web
+    // page's `limit=`, aborted the process asking for 240 TB).
+    let limit = opts.limit.min(usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX).max(1));
     // What the query asks (issue 22).
     let question = cogmem_text::question::read(query, &now);
     // Words the best matches share (issue 22), at a fraction of a query word's weight, for a
@@ -583,7 +587,7 @@ pub fn search_reading(
     // batch is the rule, and ranking 300 costs a query run about what ranking 100 does (issue
     // 20: at 100,000 memories a hook's prompt ran the query twice, 3 ms each time). The
     // batches, and so the hits, are the same.
-    let mut cap = opts.limit.max(CANDIDATES);
+    let mut cap = limit.max(CANDIDATES);
     let mut ranked: Vec<(f32, DocAddress)> = Vec::new();
     let mut all_ranked = false;
     let mut seen = 0;
@@ -601,7 +605,7 @@ pub fn search_reading(
         let batch = &ranked[seen.min(ranked.len())..end.min(ranked.len())];
         hits.extend(read_all(batch)?);
         seen += batch.len();
-        if hits.len() >= opts.limit || batch.len() < cap || seen >= 100_000 {
+        if hits.len() >= limit || batch.len() < cap || seen >= 100_000 {
             break;
         }
         cap *= 2;
@@ -817,10 +821,10 @@ pub fn search_reading(
             .then(b.score.total_cmp(&a.score))
             .then(a.id.cmp(&b.id))
     });
-    hits.truncate(opts.limit);
+    hits.truncate(limit);
     if let Some(embedder) = &opts.embedder {
         // An entry the model finds must pass the same filters as the keyword hits.
-        crate::embed::blend(index, embedder, query, &mut hits, opts.limit, &mut lookup)?;
+        crate::embed::blend(index, embedder, query, &mut hits, limit, &mut lookup)?;
         cogmem_store::timing::mark("embedding asked");
     }
     let open = |d| super::when::bounded(d).map(|d| d.to_string());

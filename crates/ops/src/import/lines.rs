@@ -80,11 +80,13 @@ impl<'r> Lines<'r> {
                 self.buf.pop();
             }
         }
-        match std::str::from_utf8(&self.buf) {
+        // A byte-order mark (Windows tools save UTF-8 with one) is not part of the first line.
+        let bom = if self.number == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        match std::str::from_utf8(&self.buf[bom..]) {
             Ok(text) => Ok(Some((self.number, Line::Text(text)))),
             Err(e) => Err(StoreError::NotUtf8 {
                 path: self.origin.clone(),
-                offset: usize::try_from(start).unwrap_or(usize::MAX) + e.valid_up_to(),
+                offset: usize::try_from(start).unwrap_or(usize::MAX) + bom + e.valid_up_to(),
             }
             .into()),
         }
@@ -133,6 +135,12 @@ mod tests {
         ];
         assert_eq!(got, want);
         assert_eq!(read_all(b"abcd\n", 4), vec![(1, Some("abcd".to_owned()))]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        let got = read_all(b"\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBFb\n", 100);
+        assert_eq!(got, vec![(1, Some("{\"a\":1}".to_owned())), (2, Some("\u{feff}b".to_owned()))]);
     }
 
     #[test]

@@ -36,6 +36,8 @@ impl IoError {
             io::ErrorKind::NotFound
             | io::ErrorKind::PermissionDenied
             | io::ErrorKind::InvalidInput
+            | io::ErrorKind::IsADirectory
+            | io::ErrorKind::NotADirectory
             | io::ErrorKind::StorageFull
             | io::ErrorKind::QuotaExceeded
             | io::ErrorKind::FileTooLarge => ErrorKind::User,
@@ -55,6 +57,7 @@ impl IoError {
             io::ErrorKind::PermissionDenied => {
                 Some("check the file's permissions and owner".into())
             }
+            io::ErrorKind::IsADirectory => Some("name a file, not a folder".into()),
             io::ErrorKind::StorageFull
             | io::ErrorKind::QuotaExceeded
             | io::ErrorKind::FileTooLarge => Some(
