@@ -23,10 +23,13 @@ REASON: superseded by the extracted fact
 ---
 ";
 
-fn state(env: &TestEnv) -> String {
+fn status_json(env: &TestEnv) -> serde_json::Value {
     let out = env.run(["reflect", "status", "--json"]).success();
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    v["state"].as_str().unwrap().to_owned()
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+fn state(env: &TestEnv) -> String {
+    status_json(env)["state"].as_str().unwrap().to_owned()
 }
 
 fn seeded() -> TestEnv {
@@ -514,20 +517,25 @@ fn identity_consolidation_is_gated_and_rewrites_the_self_image() {
     assert!(identity.contains("2026-12 (10 entries): ten small insights about pace"), "{identity}");
     assert_eq!(identity.matches("### Who I Think I Am").count(), 1, "rewritten, not appended");
     assert!(!env.path("memory/meta/pending-identity.md").exists());
-    let s = env.run(["reflect", "status", "--json"]).success().stdout;
-    let s: serde_json::Value = serde_json::from_str(&s).unwrap();
+    let s = status_json(&env);
     assert_eq!(s["self_awareness_since_consolidation"], 0);
     assert_eq!(s["consolidation_due"], false);
 }
 
-#[test]
-fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
+/// Ten self-awareness entries approved and a consolidation of them submitted.
+fn consolidation_submitted() -> TestEnv {
     let env = seeded();
     to_ready(&env);
     let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
     env.run(["reflect", "submit", "-"]).stdin(text).success();
     env.run(["--actor", "user:ann", "reflect", "approve"]).success();
     env.run(["identity", "consolidate", "submit", "-"]).stdin(CONSOLIDATION).success();
+    env
+}
+
+#[test]
+fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
+    let env = consolidation_submitted();
     let out = env.run(["identity", "consolidate", "input"]).output().code(4);
     assert!(out.stderr.contains("consolidate approve"), "{}", out.stderr);
     let identity = env.read("IDENTITY.md");
@@ -645,12 +653,7 @@ fn a_second_decide_says_what_was_decided() {
 /// what the submission saw moves; the later entries stay in Recent and in the count.
 #[test]
 fn a_consolidation_moves_only_the_entries_it_saw() {
-    let env = seeded();
-    to_ready(&env);
-    let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
-    env.run(["reflect", "submit", "-"]).stdin(text).success();
-    env.run(["--actor", "user:ann", "reflect", "approve"]).success();
-    env.run(["identity", "consolidate", "submit", "-"]).stdin(CONSOLIDATION).success();
+    let env = consolidation_submitted();
     to_ready(&env);
     let later = "[Self-Awareness] a later insight A\n[Self-Awareness] a later insight B\n";
     env.run(["reflect", "submit", "-"]).stdin(later).success();
@@ -664,9 +667,7 @@ fn a_consolidation_moves_only_the_entries_it_saw() {
     assert!(recent.contains("2026-12-01: a later insight B\n"), "{identity}");
     assert!(!recent.contains("insight number"), "{identity}");
     assert!(identity.contains("2026-12 (10 entries): ten small insights about pace"), "{identity}");
-    let s = env.run(["reflect", "status", "--json"]).success().stdout;
-    let s: serde_json::Value = serde_json::from_str(&s).unwrap();
-    assert_eq!(s["self_awareness_since_consolidation"], 2);
+    assert_eq!(status_json(&env)["self_awareness_since_consolidation"], 2);
     env.assert_clean_tree();
 }
 
