@@ -227,7 +227,8 @@ impl Ctx {
         Ok(())
     }
 
-    fn hint(&self, text: &str) {
+    /// Prints a `hint:` line to stderr, after a blank line.
+    pub(crate) fn hint(&self, text: &str) {
         let _ = writeln!(std::io::stderr().lock(), "\n{} {text}", self.style.hint("hint:"));
     }
 

@@ -272,10 +272,12 @@ fn decide(ctx: &Ctx, ws: &cogmem::Workspace, n: u32, d: &Decision) -> cogmem::Re
         render::json(&report)?;
         return Ok(Exit::Ok);
     }
-    let mut msg = format!("proposal #{n} {}", report.status.as_str());
-    if let Some(c) = &report.commit {
-        let _ = write!(msg, " (commit {})", render::short(c));
-    }
+    let mut msg = match &report.commit {
+        Some(c) => {
+            format!("proposal #{n} {} (commit {})", report.status.as_str(), render::short(c))
+        }
+        None => format!("proposal #{n} is already {}", report.status.as_str()),
+    };
     msg.push('\n');
     if let Some(r) = &report.remembered {
         for u in &r.written {

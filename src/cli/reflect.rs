@@ -278,6 +278,13 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
         }
         ReflectCommand::Show => {
             let r = reflect::show(&ws, clock.as_ref())?;
+            // Before the plan, so that the diffs are not read as what was submitted.
+            if let Some(w) = &r.changed_since_submit
+                && !ctx.global.json
+            {
+                render::warning(ctx.style, &w.message);
+                ctx.hint(&w.hint);
+            }
             let msg = format!(
                 "reflection #{} awaits the user's approval: `cogmem reflect approve` applies these {} blocks\n",
                 r.reflection,

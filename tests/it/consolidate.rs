@@ -352,16 +352,18 @@ fn issue_19_a_rewrite_over_the_core_budget_is_refused_naming_what_to_archive() {
     tight_budget(&env, 5);
     to_ready(&env);
     let out = env.run(["reflect", "submit", "-"]).stdin(grows.clone()).output().code(4);
-    assert!(
-        out.stderr
-            .contains("archive first (lowest scored, unpinned): none that MEMORY.md holds now"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint: every other bullet is pinned"), "{out}");
+    assert!(out.stderr.contains("archiving would not bring it back within"), "{out}");
+    assert!(out.stderr.contains("hint: shorten what the reflection writes to MEMORY.md"), "{out}");
     // Another bullet, unpinned: it is the one named.
     env.write("cogmem.toml", "");
     env.git_commit_all("no budget");
-    env.mutate(["remember", "--store", "core", "Standup moves to 10:00"]);
+    // Long enough that archiving it makes room (a bullet too short to help is not named).
+    env.mutate([
+        "remember",
+        "--store",
+        "core",
+        "Standup moves to 10:00 on Mondays, Wednesdays and Fridays while the team is split between Oslo and Lisbon",
+    ]);
     tight_budget(&env, 5);
     let head = env.head();
     let out = env.run(["reflect", "submit", "-"]).stdin(grows).output().code(4);
@@ -401,6 +403,25 @@ fn issue_19_a_rewrite_over_the_core_budget_is_refused_naming_what_to_archive() {
     assert!(env.read("MEMORY.md").contains("- Ship v1 by Friday\n"));
 }
 
+/// An EXTRACT into MEMORY.md larger than the whole budget: no archive can make room, and the
+/// refusal says so instead of naming a bullet (it named a 13-token one for 6,000 tokens over).
+#[test]
+fn an_extract_no_archive_can_fit_says_to_shorten_it_or_store_it_elsewhere() {
+    let env = workspace();
+    to_ready(&env);
+    let long = "long words ".repeat(3000);
+    let text = format!(
+        "Mono.\n\nOPERATION: EXTRACT\nTARGET: MEMORY.md\nCONTENT: {long}\nREASON: r\n---\n"
+    );
+    let head = env.head();
+    let out = env.run(["reflect", "submit", "-"]).stdin(text).output().code(4);
+    assert!(out.stderr.contains("over its budget of 3000; archiving would not bring it back within (the unpinned bullets MEMORY.md holds now come to "), "{out}");
+    assert!(!out.stderr.contains("archive first") && !out.stderr.contains("forget --id"), "{out}");
+    assert!(out.stderr.contains("or give it another TARGET"), "{out}");
+    assert_eq!(env.head(), head);
+    env.assert_clean_tree();
+}
+
 #[test]
 fn issue_19_extract_outside_the_memory_stores_is_refused() {
     let env = TestEnv::initialized();
@@ -414,7 +435,8 @@ fn issue_19_extract_outside_the_memory_stores_is_refused() {
         ("memory/vault/wifi.md", "the vault holds what a person pinned"),
         ("MEMORY.md#Hobbies", "unknown core section"),
         ("/etc/passwd", "is outside the workspace"),
-        ("memory/graph/entities/../../../SOUL.md", "is outside the workspace"),
+        ("memory/graph/entities/../../../SOUL.md", "`..` is not allowed in a TARGET"),
+        ("memory/../../SOUL.md", "is outside the workspace"),
         ("entity:../../x", "is not a valid memory id"),
         ("procedure:Deploy Site", "lower-kebab slug"),
     ] {

@@ -183,3 +183,50 @@ fn a_damaged_proposal_is_reported_and_the_others_still_work() {
     assert!(bad.stderr.contains("pending-memories.md:"), "names the file and line: {}", bad.stderr);
     env.run(["pending", "approve", "1"]).success();
 }
+
+/// A block whose status was mistyped by hand: `pending approve` names its line and what is
+/// wrong, and a new proposal takes the next number, never the broken block's (it was given #2
+/// again, and `pending approve 2` then approved the new one).
+#[test]
+fn a_broken_block_keeps_its_number_and_is_named_with_its_line() {
+    let env = TestEnv::initialized();
+    propose(&env, "s", &["Bob likes tea"]);
+    propose(&env, "s", &["Carol likes coffee"]);
+    let text = env.read("memory/meta/pending-memories.md");
+    let at = text.rfind("- **Status**: pending").expect("proposal #2's status");
+    let typo = format!("{}- **Status**: pendng{}", &text[..at], &text[at + 21..]);
+    env.write("memory/meta/pending-memories.md", &typo);
+    env.git_commit_all("typo in #2's status");
+    let line = typo[..at].lines().count() + 1;
+    let bad = env.run(["pending", "approve", "2"]).output().code(1);
+    assert!(
+        bad.stderr.contains(&format!(
+            "memory/meta/pending-memories.md:{line}: proposal #2: unknown status \"pendng\""
+        )),
+        "{bad}"
+    );
+    let out = propose(&env, "s", &["Dan likes juice"]);
+    assert!(out.starts_with("proposal #3 recorded"), "{out}");
+    let text = env.read("memory/meta/pending-memories.md");
+    assert_eq!(text.matches("## Proposal #2\n").count(), 1, "{text}");
+    env.run(["pending", "approve", "2"]).output().code(1);
+    env.run(["pending", "approve", "3"]).success();
+    env.assert_clean_tree();
+}
+
+/// Deferring a deferred proposal changes nothing, as pinning a pinned memory: exit 0, no commit
+/// (it made one that touched only audit.log while its subject claimed pending-memories.md).
+#[test]
+fn deferring_a_deferred_proposal_is_a_no_op() {
+    let env = TestEnv::initialized();
+    propose(&env, "s", &["Bob likes tea"]);
+    env.run(["pending", "defer", "1"]).success();
+    let (head, text) = (env.head(), env.read("memory/meta/pending-memories.md"));
+    let again = env.run(["pending", "defer", "1", "--reason", "still unsure"]).success();
+    assert_eq!(again.stderr, "proposal #1 is already deferred\n", "{again}");
+    let json = env.run(["pending", "defer", "1", "--json"]).success();
+    assert!(json.stdout.contains("\"commit\": null"), "{json}");
+    assert_eq!(env.head(), head);
+    assert_eq!(env.read("memory/meta/pending-memories.md"), text);
+    env.assert_clean_tree();
+}

@@ -23,10 +23,13 @@ REASON: superseded by the extracted fact
 ---
 ";
 
-fn state(env: &TestEnv) -> String {
+fn status_json(env: &TestEnv) -> serde_json::Value {
     let out = env.run(["reflect", "status", "--json"]).success();
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    v["state"].as_str().unwrap().to_owned()
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+fn state(env: &TestEnv) -> String {
+    status_json(env)["state"].as_str().unwrap().to_owned()
 }
 
 fn seeded() -> TestEnv {
@@ -321,6 +324,24 @@ fn bad_operation_blocks_are_rejected_with_their_number() {
             1,
             "block 1: EXTRACT needs CONTENT",
         ),
+        // These three were refused as "outside the workspace" or "not a memory file": the
+        // message now names what is wrong.
+        (
+            "OPERATION: EXTRACT\nTARGET: MEMORY.md\nTARGET: memory/episodes/\nCONTENT: x\nREASON: x\n---\n"
+                .to_owned(),
+            1,
+            "block 1: the block has two TARGET lines (the second at line 3 of the reflection)",
+        ),
+        (
+            "OPERATION: EXTRACT\nTARGET: memory/../SOUL.md\nCONTENT: x\nREASON: x\n---\n".to_owned(),
+            1,
+            "block 1: `..` is not allowed in a TARGET (\"memory/../SOUL.md\")",
+        ),
+        (
+            "OPERATION: EXTRACT\nTARGET: \u{202e}MEMORY.md\nCONTENT: x\nREASON: x\n---\n".to_owned(),
+            1,
+            "block 1: TARGET \"\\u{202e}MEMORY.md\" holds an invisible or bidi control character (U+202E)",
+        ),
         (
             format!("{ok}{ok}OPERATION: ARCHIVE\nTARGET: {vault_id}\nREASON: x\n---\n"),
             4,
@@ -496,20 +517,25 @@ fn identity_consolidation_is_gated_and_rewrites_the_self_image() {
     assert!(identity.contains("2026-12 (10 entries): ten small insights about pace"), "{identity}");
     assert_eq!(identity.matches("### Who I Think I Am").count(), 1, "rewritten, not appended");
     assert!(!env.path("memory/meta/pending-identity.md").exists());
-    let s = env.run(["reflect", "status", "--json"]).success().stdout;
-    let s: serde_json::Value = serde_json::from_str(&s).unwrap();
+    let s = status_json(&env);
     assert_eq!(s["self_awareness_since_consolidation"], 0);
     assert_eq!(s["consolidation_due"], false);
 }
 
-#[test]
-fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
+/// Ten self-awareness entries approved and a consolidation of them submitted.
+fn consolidation_submitted() -> TestEnv {
     let env = seeded();
     to_ready(&env);
     let text: String = (1..=10).map(|i| format!("[Self-Awareness] insight number {i}\n")).collect();
     env.run(["reflect", "submit", "-"]).stdin(text).success();
     env.run(["--actor", "user:ann", "reflect", "approve"]).success();
     env.run(["identity", "consolidate", "submit", "-"]).stdin(CONSOLIDATION).success();
+    env
+}
+
+#[test]
+fn identity_consolidation_rejected_changes_nothing_but_the_pending_file() {
+    let env = consolidation_submitted();
     let out = env.run(["identity", "consolidate", "input"]).output().code(4);
     assert!(out.stderr.contains("consolidate approve"), "{}", out.stderr);
     let identity = env.read("IDENTITY.md");
@@ -603,4 +629,97 @@ fn a_reflection_that_holds_a_credential_is_refused() {
     assert!(!out.stderr.contains("Hunter2!xyz"), "never echoed: {out}");
     assert_eq!(env.head(), head, "nothing written");
     env.run(["reflect", "submit", "--allow-secret", "-"]).stdin(text).success();
+}
+
+/// A second `reflect decide` says the reward is decided already, and what was decided (it said
+/// that `reflect input` or `reflect submit` "must come first").
+#[test]
+fn a_second_decide_says_what_was_decided() {
+    let env = seeded();
+    env.run(["reflect", "request"]).success();
+    env.run(["--actor", "user:ann", "reflect", "decide", "bonus", "500"]).success();
+    let head = env.head();
+    let out = env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).output().code(4);
+    assert!(
+        out.stderr.starts_with(
+            "error: the reward for reflection #1 is already decided: Bonus, 8,500 tokens"
+        ),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("must come first"), "{out}");
+    assert!(out.stderr.contains("hint: the agent goes on with `cogmem reflect input`"), "{out}");
+    env.run(["reflect", "submit", "-"]).stdin("Thinking.\n").success();
+    let out =
+        env.run(["--actor", "user:ann", "reflect", "decide", "reduce", "100"]).output().code(4);
+    assert!(out.stderr.contains("already decided: Bonus, 8,500 tokens"), "{out}");
+    assert!(out.stderr.contains("`cogmem reflect approve`"), "{out}");
+    assert_ne!(env.head(), head);
+    env.assert_clean_tree();
+}
+
+/// A reflection approved while a self-image consolidation waits: its insights were moved into
+/// the month the consolidation summarised without seeing them, and the counter went to 0. Only
+/// what the submission saw moves; the later entries stay in Recent and in the count.
+#[test]
+fn a_consolidation_moves_only_the_entries_it_saw() {
+    let env = consolidation_submitted();
+    to_ready(&env);
+    let later = "[Self-Awareness] a later insight A\n[Self-Awareness] a later insight B\n";
+    env.run(["reflect", "submit", "-"]).stdin(later).success();
+    env.run(["--actor", "user:ann", "reflect", "approve"]).success();
+    let diff = env.run(["identity", "consolidate", "show"]).success().stdout;
+    assert!(!diff.contains("- 2026-12-01: a later insight A"), "{diff}");
+    env.mutate(["--actor", "user:ann", "identity", "consolidate", "approve"]);
+    let identity = env.read("IDENTITY.md");
+    let recent = identity.split("### Recent").nth(1).unwrap().split("### Archived").next().unwrap();
+    assert!(recent.contains("2026-12-01: a later insight A\n"), "{identity}");
+    assert!(recent.contains("2026-12-01: a later insight B\n"), "{identity}");
+    assert!(!recent.contains("insight number"), "{identity}");
+    assert!(identity.contains("2026-12 (10 entries): ten small insights about pace"), "{identity}");
+    assert_eq!(status_json(&env)["self_awareness_since_consolidation"], 2);
+    env.assert_clean_tree();
+}
+
+/// An OPERATION block appended by hand after `reflect submit`: `show` warns, and `approve`
+/// refuses it whether the edit is committed or not (it applied it once `cogmem sync` had
+/// committed it, as the old hint said to do); restoring the submit commit's file lets it through.
+#[test]
+fn a_pending_reflection_edited_after_submit_is_refused_until_restored() {
+    let env = seeded();
+    to_ready(&env);
+    let text = "Mono.\nOPERATION: PATTERN\nTARGET: memory/meta/evolution.md\nCONTENT: harmless\nREASON: r\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    let submit = env.head()[..8].to_owned();
+    let file = "memory/meta/pending-reflection.md";
+    let sneaky = "OPERATION: ARCHIVE\nTARGET: episode:2026-12-01:09:00\nREASON: sneaky\n---\n";
+    env.write(file, &format!("{}{sneaky}", env.read(file)));
+    let show = env.run(["reflect", "show"]).success();
+    let warned = format!(
+        "warning: [TMP]/ws/{file}: the pending reflection differs from what `cogmem reflect submit` wrote (commit [HASH])"
+    );
+    assert!(show.stderr.starts_with(&warned), "{show}");
+    let json = env.run(["reflect", "show", "--json"]).success();
+    assert!(json.stdout.contains("\"changed_since_submit\""), "{json}");
+    let refused = env.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
+    assert!(
+        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
+        "{refused}"
+    );
+    assert!(refused.stderr.contains(&format!("`git checkout [HASH] -- {file}`")), "{refused}");
+    assert!(!refused.stderr.contains("commit them with `cogmem sync`"), "{refused}");
+    env.run(["sync"]).success();
+    let head = env.head();
+    let refused = env.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
+    assert!(
+        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
+        "{refused}"
+    );
+    assert_eq!(env.head(), head);
+    env.git(&["checkout", &submit, "--", file]);
+    env.run(["sync"]).success();
+    env.run(["reflect", "show"]).success();
+    let ok = env.run(["--actor", "user:ann", "reflect", "approve"]).success();
+    assert!(!ok.stderr.contains("ARCHIVE"), "{ok}");
+    assert!(env.read("memory/meta/reflection-log.md").contains("1 proposed"));
+    env.assert_clean_tree();
 }

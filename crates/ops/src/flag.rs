@@ -188,12 +188,10 @@ pub fn resolve(
     let lock = ws.lock()?;
     let file = read(ws)?;
     let Some(flag) = file.get(n) else {
-        let heading = format!("flag #{n}");
-        let about =
-            |why: &str| why.strip_prefix(&heading).is_some_and(|rest| rest.starts_with([' ', ':']));
-        if let Some((line, why)) = file.problems.iter().find(|(_, why)| about(why)) {
-            let path = ws.abs(FILE);
-            return Err(cogmem_store::store::pending::problem_error(&path, *line, why).into());
+        if let Some(e) =
+            cogmem_store::store::pending::unreadable(&ws.abs(FILE), &file.problems, "flag", n)
+        {
+            return Err(e.into());
         }
         return Err(InputError::UnknownFlag { number: n }.into());
     };

@@ -190,12 +190,14 @@ pub fn submit(
     let sub = parse_submission(&text)?;
     let now = clock.now();
     let identity = read(ws, layout::IDENTITY_MD)?;
-    let diff = diff(
-        &identity,
-        &identity_md::consolidated(&identity, &sub, &now.format("%Y-%m-%d").to_string()),
-    );
+    let covered = identity_md::covered_entries(&identity, &sub);
+    let date = now.format("%Y-%m-%d").to_string();
+    let diff = diff(&identity, &identity_md::consolidated(&identity, &sub, &date, Some(&covered)));
+    // What it saw, so that approval moves only these entries and counts the later ones.
+    let count = decay_state(ws)?.self_awareness_since_consolidation();
+    let seen = identity_md::seen_section(count, &covered);
     let file = format!(
-        "# Pending Self-Image Consolidation\n\n<!-- Waits for the user's approval: `cogmem identity consolidate approve` or `reject`. -->\n\n- **Submitted:** {} by {actor}\n\n<!-- submission text -->\n{}\n",
+        "# Pending Self-Image Consolidation\n\n<!-- Waits for the user's approval: `cogmem identity consolidate approve` or `reject`. -->\n\n- **Submitted:** {} by {actor}\n\n{seen}\n<!-- submission text -->\n{}\n",
         utc_seconds(&now),
         text.trim_end()
     );
@@ -216,10 +218,9 @@ pub fn show(ws: &Workspace, clock: &dyn Clock) -> crate::Result<String> {
     let pending = require_pending(ws, "cogmem identity consolidate show")?;
     let sub = parse_submission(&rf::submission_text_of(&pending))?;
     let identity = read(ws, layout::IDENTITY_MD)?;
-    Ok(diff(
-        &identity,
-        &identity_md::consolidated(&identity, &sub, &clock.now().format("%Y-%m-%d").to_string()),
-    ))
+    let covered = identity_md::seen(&pending).map(|(_, c)| c);
+    let date = clock.now().format("%Y-%m-%d").to_string();
+    Ok(diff(&identity, &identity_md::consolidated(&identity, &sub, &date, covered.as_deref())))
 }
 
 /// What approve or reject did.
@@ -237,6 +238,9 @@ pub struct DecisionReport {
 /// Approves the pending consolidation in one commit as the last reflection's actor, approval
 /// approved: IDENTITY.md rewritten, decay-scores.json's `last_self_image_consolidation` set and
 /// the counter reset, the pending file removed. Only a person may approve.
+///
+/// Only the Recent entries the submission saw move to the Archived log, and the counter keeps
+/// the entries approved since it was submitted (a reflection may be approved while it waits).
 pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<DecisionReport> {
     crate::role::require_person(by, "approve a self-image consolidation")?;
     let repo = git::open(ws.root())?;
@@ -246,10 +250,17 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();
     let identity = read(ws, layout::IDENTITY_MD)?;
-    let new = identity_md::consolidated(&identity, &sub, &date);
+    // Only what the submission saw moves; entries approved since stay in the Recent log and in
+    // the count (a file from an older cogmem, without that record, moves the whole months).
+    let seen = identity_md::seen(&pending);
+    let covered = seen.as_ref().map(|(_, c)| &c[..]);
+    let new = identity_md::consolidated(&identity, &sub, &date, covered);
     let diff = diff(&identity, &new);
     let mut decay = decay_state(ws)?;
-    decay.record_consolidation(&date);
+    let then = seen.as_ref().map(|(n, _)| *n);
+    let since =
+        then.map_or(0, |then| decay.self_awareness_since_consolidation().saturating_sub(then));
+    decay.record_consolidation(&date, since);
     let last = rf::last_number(&read(ws, reflect::REFLECTION_LOG)?);
     let actor = Actor::parse(&format!("reflection:r-{last:03}"))?;
     let mut change = Change::new(actor, format!("cogmem identity consolidate approve (by {by})"))

@@ -19,7 +19,7 @@ use cogmem_store::audit::{Action, Actor, Approval};
 use cogmem_store::change::Change;
 use cogmem_store::git;
 use cogmem_store::store::entity::{self, EntityId};
-use cogmem_store::store::pending::{NewProposal, PendingFile, Proposal, Status};
+use cogmem_store::store::pending::{self, NewProposal, PendingFile, Proposal, Status};
 use cogmem_store::store::{Confidence, Store, fsx};
 use cogmem_store::vocab::Vocabulary;
 use cogmem_store::workspace::{Workspace, layout};
@@ -179,11 +179,8 @@ pub fn get(ws: &Workspace, n: u32) -> crate::Result<Proposal> {
     if let Some(p) = file.get(n) {
         return Ok(p.clone());
     }
-    let path = ws.abs(PENDING);
-    if let Some((line, why)) =
-        file.problems.iter().find(|(_, why)| why.starts_with(&format!("proposal #{n} ")))
-    {
-        return Err(cogmem_store::store::pending::problem_error(&path, *line, why).into());
+    if let Some(e) = pending::unreadable(&ws.abs(PENDING), &file.problems, "proposal", n) {
+        return Err(e.into());
     }
     Err(InputError::UnknownProposal { number: n }.into())
 }
@@ -215,7 +212,7 @@ pub struct DecideReport {
     pub number: u32,
     /// Its new status.
     pub status: Status,
-    /// The commit.
+    /// The commit; `None` when nothing changed (a deferred proposal deferred again).
     pub commit: Option<String>,
     /// For an approval: what `remember` wrote.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -240,6 +237,11 @@ pub fn decide(
     let p = get(ws, n)?;
     if !p.status.is_open() {
         return Err(RuleError::ProposalClosed { number: n, status: p.status.as_str() }.into());
+    }
+    // Deferring a deferred proposal changes nothing (as pinning a pinned memory): no commit,
+    // no audit line. Its first deferral's decision line stays.
+    if matches!(decision, Decision::Defer { .. }) && p.status == Status::Deferred {
+        return Ok(DecideReport { number: n, status: p.status, commit: None, remembered: None });
     }
     let now = clock.now();
     let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%MZ").to_string();

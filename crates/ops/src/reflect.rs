@@ -440,6 +440,18 @@ pub fn decide(
     require_person(by, "decide a reward")?;
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
+    if matches!(c.state, State::ReadyForInput | State::AwaitingApproval)
+        && let Some(r) = &c.reward
+        && let (Some(decision), Some(granted)) = (&r.decision, r.granted)
+    {
+        return Err(RuleError::RewardDecided {
+            reflection: c.number,
+            decision: decision.clone(),
+            tokens: rf::thousands(granted),
+            submitted: c.state == State::AwaitingApproval,
+        }
+        .into());
+    }
     require(&c, &[State::AwaitingDecision], "cogmem reflect decide")?;
     let path = c.reward_path.clone().expect("a request awaits a decision");
     let r = c.reward.clone().expect("a request awaits a decision");
@@ -547,6 +559,20 @@ fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
         if target.is_empty() {
             return Err(bad("TARGET is missing".into()).into());
         }
+        // A FLAG's TARGET is a list of memories, which may run over lines; any other names one.
+        if let Some(line) = op.second_target.filter(|_| kind != OpKind::Flag) {
+            return Err(bad(format!(
+                "the block has two TARGET lines (the second at line {line} of the reflection); \
+                 give each block one TARGET, and write one block per memory"
+            ))
+            .into());
+        }
+        if kind != OpKind::Flag && target.contains('\n') {
+            return Err(bad(format!(
+                "TARGET {target:?} runs onto a second line; a TARGET is one line"
+            ))
+            .into());
+        }
         if op.reason.trim().is_empty() {
             return Err(bad("REASON is missing".into()).into());
         }
@@ -555,6 +581,14 @@ fn check_ops(ws: &Workspace, text: &str) -> crate::Result<Vec<Checked>> {
         }
         // `#…` names a section, a bullet or a fact; the rest must be a memory or a memory file.
         let base = target.split('#').next().unwrap_or(target).trim();
+        if let Some(c) = base.chars().find(|c| cogmem_text::word::is_hidden(*c)) {
+            return Err(bad(format!(
+                "TARGET {base:?} holds an invisible or bidi control character (U+{:04X}), which \
+                 hides what it names; type the TARGET again without it",
+                u32::from(c)
+            ))
+            .into());
+        }
         let bare_entity = !base.contains([':', '/'])
             && cogmem_store::store::entity::EntityId::parse(base).is_ok();
         let id = if kind == OpKind::Flag {
@@ -633,10 +667,31 @@ fn target_id(target: &str) -> Result<Option<String>, String> {
         }
         return Ok(Some(target.to_owned()));
     }
+    // `memory/../SOUL.md` is inside the workspace: say what is wrong with it. One that climbs
+    // above the root (`../x`) is outside, as said below.
+    let mut depth = 0usize;
+    let climbs = target.split('/').any(|c| match c {
+        ".." if depth == 0 => true,
+        ".." => {
+            depth -= 1;
+            false
+        }
+        "" | "." => false,
+        _ => {
+            depth += 1;
+            false
+        }
+    });
+    if !climbs && let Some(c) = target.split('/').find(|c| *c == ".." || *c == ".") {
+        return Err(format!(
+            "`{c}` is not allowed in a TARGET ({target:?}); name the file by its path from the \
+             workspace, such as `memory/graph/entities/person--alice.md`"
+        ));
+    }
     let outside = target.starts_with(['/', '\\', '~'])
         || target.contains('\\')
         || target.chars().any(char::is_control)
-        || target.split('/').any(|c| c == ".." || c == ".")
+        || climbs
         || target.get(1..2) == Some(":");
     if outside {
         return Err(format!("TARGET {target:?} is outside the workspace"));
@@ -721,6 +776,45 @@ pub struct ShowReport {
     pub text: String,
     /// What approving each block would do now, with its diffs (as `reflect submit` reports).
     pub blocks: Vec<Applied>,
+    /// Set when pending-reflection.md differs from what `reflect submit` wrote (an edit by
+    /// hand, committed or not): what is shown is not what was submitted, and approval refuses
+    /// it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_since_submit: Option<SubmissionChanged>,
+}
+
+/// pending-reflection.md no longer holds what `reflect submit` wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubmissionChanged {
+    /// The submit commit.
+    pub commit: String,
+    /// The refusal approval would give, as text.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
+/// How many commits back the submit commit is looked for.
+const SUBMIT_SEARCH: usize = 100_000;
+
+/// Checks pending-reflection.md against what the latest `reflect submit` commit wrote: the
+/// refusal when they differ (edited by hand since, committed or not), `None` when they agree or
+/// no such commit is found (a history rewritten outside cogmem).
+pub(crate) fn submission_changed(
+    ws: &Workspace,
+    repo: &git2::Repository,
+) -> crate::Result<Option<RuleError>> {
+    let Some((commit, Some(wrote))) =
+        git::last_written_by(repo, "cogmem reflect submit", PENDING_REFLECTION, SUBMIT_SEARCH)?
+    else {
+        return Ok(None);
+    };
+    let now = ws.read_text_if_exists(PENDING_REFLECTION)?.unwrap_or_default();
+    if now.as_bytes() == wrote {
+        return Ok(None);
+    }
+    let commit = commit.to_string()[..8].to_owned();
+    Ok(Some(RuleError::SubmissionChanged { path: ws.abs(PENDING_REFLECTION), commit }))
 }
 
 /// Shows the reflection awaiting approval with the plan of its approval, built from the files
@@ -730,10 +824,19 @@ pub fn show(ws: &Workspace, clock: &dyn Clock) -> crate::Result<ShowReport> {
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect show")?;
     let text = rf::submission_text(&read(ws, PENDING_REFLECTION)?).unwrap_or_default();
+    let changed_since_submit =
+        submission_changed(ws, &git::open(ws.root())?)?.map(|e| SubmissionChanged {
+            commit: match &e {
+                RuleError::SubmissionChanged { commit, .. } => commit.clone(),
+                _ => String::new(),
+            },
+            message: e.to_string(),
+            hint: e.hint().unwrap_or_default(),
+        });
     let checked = check_ops(ws, &text)?;
     let preview = Change::new(apply::actor_of(c.number)?, "cogmem reflect show");
     let blocks = apply::plan(ws, &checked, None, c.number, clock.now(), preview)?.applied;
-    Ok(ShowReport { reflection: c.number, text, blocks })
+    Ok(ShowReport { reflection: c.number, text, blocks, changed_since_submit })
 }
 
 /// What `reflect reject` did.

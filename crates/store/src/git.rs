@@ -1462,6 +1462,33 @@ pub fn recent(repo: &Repository, limit: usize) -> crate::Result<Vec<CommitInfo>>
     Ok(out)
 }
 
+/// The newest commit cogmem made (committer `cogmem`) with the trigger `trigger` (its message's
+/// `Trigger:` line), reachable from `HEAD`, and what `rel` held in it: the record of what a
+/// command wrote, for a later step to check the file against. `None` when no such commit is
+/// among the newest `limit` (a history rewritten outside cogmem).
+pub fn last_written_by(
+    repo: &Repository,
+    trigger: &str,
+    rel: &str,
+    limit: usize,
+) -> crate::Result<Option<(Oid, Option<Vec<u8>>)>> {
+    let Some(head) = head_id(repo)? else { return Ok(None) };
+    let mut walk = repo.revwalk().map_err(op("walk the history"))?;
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME).map_err(op("walk the history"))?;
+    walk.push(head).map_err(op("walk the history"))?;
+    let line = format!("Trigger: {trigger}");
+    for id in walk.take(limit) {
+        let id = id.map_err(op("walk the history"))?;
+        let c = repo.find_commit(id).map_err(op("read a commit"))?;
+        let ours = c.committer().name_bytes() == b"cogmem";
+        if ours && String::from_utf8_lossy(c.message_bytes()).lines().any(|l| l == line) {
+            let tree = c.tree().map_err(op("read a commit's tree"))?;
+            return Ok(Some((id, read_at_head(repo, Some(&tree), rel)?)));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::attributes_filter;

@@ -431,6 +431,32 @@ pub enum RuleError {
         /// The step(s) allowed now.
         first: String,
     },
+    /// The pending reflection is not what `reflect submit` wrote: edited by hand since (the
+    /// edit committed or not).
+    #[error(
+        "{}: the pending reflection differs from what `cogmem reflect submit` wrote (commit {commit}); a reflection is approved only as it was submitted",
+        path.display()
+    )]
+    SubmissionChanged {
+        /// pending-reflection.md.
+        path: PathBuf,
+        /// The submit commit, short.
+        commit: String,
+    },
+    /// `reflect decide` once the reward is decided.
+    #[error(
+        "the reward for reflection #{reflection} is already decided: {decision}, {tokens} tokens; it is decided once per reflection"
+    )]
+    RewardDecided {
+        /// The reflection.
+        reflection: u32,
+        /// The decision word (`Approved`, `Bonus`, …).
+        decision: String,
+        /// The tokens granted, with thousands separators.
+        tokens: String,
+        /// Whether the reflection is submitted already (awaiting approval).
+        submitted: bool,
+    },
     /// An agent tried to take a decision reserved to a person.
     #[error(
         "{actor} is not a person; only the user (`user:NAME`, or `manual` at a terminal) may {what}"
@@ -463,10 +489,17 @@ pub enum RuleError {
     },
     /// Approving a reflection would take MEMORY.md over its token budget: the whole approval
     /// is refused, naming the bullets to archive first.
+    ///
+    /// When archiving every unpinned bullet MEMORY.md holds now would not be enough, `archive`
+    /// is empty and the message says so.
     #[error(
-        "{}: approving this reflection would make core memory {tokens} tokens, over its budget of {budget}; archive first (lowest scored, unpinned): {}",
+        "{}: approving this reflection would make core memory {tokens} tokens, over its budget of {budget}; {}",
         path.display(),
-        if archive.is_empty() { "none that MEMORY.md holds now".to_owned() } else { archive.join("; ") }
+        if archive.is_empty() {
+            format!("archiving would not bring it back within (the unpinned bullets MEMORY.md holds now come to {archivable} tokens)")
+        } else {
+            format!("archive first (lowest scored, unpinned): {}", archive.join("; "))
+        }
     )]
     ReflectCoreBudget {
         /// MEMORY.md.
@@ -475,10 +508,13 @@ pub enum RuleError {
         tokens: usize,
         /// The budget.
         budget: usize,
-        /// The core bullets to archive, lowest score first, as `ID "text"`, enough to fit.
+        /// The core bullets to archive, lowest score first, as `ID "text"`, enough to fit; empty
+        /// when no set of them is enough.
         archive: Vec<String>,
         /// The first of them, for the hint's command.
         first: String,
+        /// The tokens archiving every unpinned bullet MEMORY.md holds now would free.
+        archivable: usize,
     },
     /// Writing to MEMORY.md would exceed its token budget.
     #[error(
@@ -718,9 +754,10 @@ impl RuleError {
                     .into(),
             ),
             Self::ReflectCoreBudget { first, .. } if first.is_empty() => Some(
-                "every other bullet is pinned: shorten what the reflection writes to MEMORY.md (a \
-                 pending reflection: reject it, then submit it again), raise `[core] \
-                 budget_tokens` in cogmem.toml, or approve only some blocks with `--only`"
+                "shorten what the reflection writes to MEMORY.md, or give it another TARGET (an \
+                 entity, a procedure, `memory/episodes/`) (a pending reflection: reject it, then \
+                 submit it again); or raise `[core] budget_tokens` in cogmem.toml, or approve only \
+                 some blocks with `--only`"
                     .into(),
             ),
             Self::ReflectCoreBudget { first, .. } => Some(format!(
@@ -738,6 +775,22 @@ impl RuleError {
             Self::ReflectOrder { .. } => {
                 Some("`cogmem reflect status` shows what is waiting, and for whom".into())
             }
+            Self::SubmissionChanged { commit, .. } => Some(format!(
+                "restore what was submitted with `git checkout {commit} -- \
+                 memory/meta/pending-reflection.md` (then `cogmem sync`, if the edit was \
+                 committed), or reject it with `cogmem reflect reject` and submit again in a new \
+                 cycle"
+            )),
+            Self::RewardDecided { submitted: false, .. } => Some(
+                "the agent goes on with `cogmem reflect input`, then `cogmem reflect submit`; \
+                 `cogmem reflect status` shows the cycle"
+                    .into(),
+            ),
+            Self::RewardDecided { submitted: true, .. } => Some(
+                "the reflection awaits your approval: `cogmem reflect show`, then `cogmem reflect \
+                 approve` or `cogmem reflect reject`"
+                    .into(),
+            ),
             Self::NotUser { .. } => Some(
                 "ask the user to run it at a terminal, or to name themselves with \
                  `--actor user:NAME` (or COGMEM_ACTOR=user:NAME)"

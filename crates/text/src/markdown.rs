@@ -322,6 +322,49 @@ pub fn replace_line(text: &str, line: usize, new: &str) -> Option<String> {
     found.then_some(out)
 }
 
+/// One `## Heading #N` block of a file of numbered blocks (`## Proposal #N`, `## Flag #N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumberedBlock<'a> {
+    /// 0-based line of the heading.
+    pub start: usize,
+    /// 0-based line that ends it (its `---`, the next heading, or the end of the file).
+    pub end: usize,
+    /// The heading after its prefix: the digits and what follows them.
+    pub rest: &'a str,
+    /// The heading's digits (empty when it has none).
+    pub digits: &'a str,
+}
+
+/// Returns the numbered blocks of `lines`, each opened by a line starting with `heading` (such
+/// as `## Proposal #`) and closed by a `---` line, a line for which `ends` holds, or the end,
+/// with the highest number any heading carries, readable block or not: the next block takes
+/// the one after it, so a number a broken block holds is never given again.
+pub fn numbered_blocks<'a>(
+    lines: &[&'a str],
+    heading: &str,
+    ends: impl Fn(&str) -> bool,
+) -> (Vec<NumberedBlock<'a>>, u32) {
+    let mut blocks = Vec::new();
+    let mut highest = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(rest) = lines[i].strip_prefix(heading) else {
+            i += 1;
+            continue;
+        };
+        let mut end = i + 1;
+        while end < lines.len() && !ends(lines[end]) && lines[end].trim() != "---" {
+            end += 1;
+        }
+        let digits =
+            &rest[..rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len()];
+        highest = highest.max(digits.parse().unwrap_or(0));
+        blocks.push(NumberedBlock { start: i, end, rest, digits });
+        i = end;
+    }
+    (blocks, highest)
+}
+
 /// Returns the 1-based line number of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1

@@ -9,6 +9,24 @@ pub fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF)
 }
 
+/// Tells whether a character is invisible or a bidi control: it renders as nothing (a zero-width
+/// space or joiner, a soft hyphen, a byte order mark, an invisible operator) or reorders the
+/// text around it (U+202E RIGHT-TO-LEFT OVERRIDE and its kin), so that what a person reads is
+/// not what a name says.
+pub fn is_hidden(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{061C}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
+}
+
 /// Returns the byte ranges of the words of `text`, in order.
 ///
 /// A run of letters and digits outside CJK scripts is one word. A run of CJK characters becomes

@@ -76,6 +76,10 @@ pub fn approve(
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect approve")?;
+    // Only what was submitted is approved: not an edit by hand since, even a committed one.
+    if let Some(e) = super::submission_changed(ws, &session.repo)? {
+        return Err(e.into());
+    }
     let pending = read(ws, PENDING_REFLECTION)?;
     let text = rf::submission_text(&pending).unwrap_or_default();
     let checked = check_ops(ws, &text)?;

@@ -252,7 +252,7 @@ impl<'a> Consolidation<'a> {
     /// The refusal for MEMORY.md reading `text`, when that is over its budget: it names the
     /// lowest-scored unpinned bullets whose removal brings it back within, among those MEMORY.md
     /// holds now (a bullet this reflection writes or rewrites has no id to forget yet, and
-    /// archiving it would undo the block).
+    /// archiving it would undo the block), or none when archiving all of them is not enough.
     fn over_budget(&self, text: &str) -> Option<RuleError> {
         let budget = self.ws.settings().core.budget_tokens;
         let total = tokens::estimate(text);
@@ -270,22 +270,32 @@ impl<'a> Consolidation<'a> {
             .map(|u| (super::bundle::score(Some(&self.decay), &u.id, self.now, self.ws), u))
             .collect();
         bullets.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.line.cmp(&b.1.line)));
+        let size = |u: &units::MemoryUnit| tokens::estimate(&format!("- {}\n", u.text));
+        let archivable: usize = bullets.iter().map(|(_, u)| size(u)).sum();
         let mut freed = 0;
         let mut archive = Vec::new();
-        for (_, u) in &bullets {
-            if total.saturating_sub(freed) <= budget {
-                break;
+        // Name bullets only when archiving them is enough; otherwise no archive helps.
+        if total.saturating_sub(archivable) <= budget {
+            for (_, u) in &bullets {
+                if total.saturating_sub(freed) <= budget {
+                    break;
+                }
+                freed += size(u);
+                archive.push(format!("{} {:?}", u.id, u.text));
             }
-            freed += tokens::estimate(&format!("- {}\n", u.text));
-            archive.push(format!("{} {:?}", u.id, u.text));
         }
-        let first = bullets.first().map(|(_, u)| u.id.clone()).unwrap_or_default();
+        let first = if archive.is_empty() {
+            String::new()
+        } else {
+            bullets.first().map(|(_, u)| u.id.clone()).unwrap_or_default()
+        };
         Some(RuleError::ReflectCoreBudget {
             path: self.ws.abs(layout::MEMORY_MD),
             tokens: total,
             budget,
             archive,
             first,
+            archivable,
         })
     }
 }

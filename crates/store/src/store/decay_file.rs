@@ -971,11 +971,12 @@ impl DecayFile {
         m.insert("reflection_count".into(), json!(total + 1));
     }
 
-    /// Records an approved self-image consolidation on `date`: resets the count of
-    /// `[Self-Awareness]` entries since the last one.
-    pub fn record_consolidation(&mut self, date: &str) {
+    /// Records an approved self-image consolidation on `date`: sets the count of
+    /// `[Self-Awareness]` entries since the last one to `since`, the entries approved after the
+    /// consolidation was submitted (it did not see them).
+    pub fn record_consolidation(&mut self, date: &str, since: u64) {
         self.root.insert("last_self_image_consolidation".into(), json!(date));
-        self.root.insert("self_awareness_count_since_consolidation".into(), json!(0));
+        self.root.insert("self_awareness_count_since_consolidation".into(), json!(since));
     }
 
     /// Records the user's decision on a reward request in `token_economy`: the totals, the
@@ -1945,7 +1946,7 @@ mod tests {
         assert_eq!(d.last_reflection(), Some("2026-02-10T10:00:00Z"));
         assert!(d.state_text().contains("\"reflection_count\": 2"));
         assert!(!d.state_text().contains("entries"));
-        d.record_consolidation("2026-02-11");
+        d.record_consolidation("2026-02-11", 0);
         assert_eq!(d.self_awareness_since_consolidation(), 0);
         assert!(d.to_text().contains("\"last_self_image_consolidation\": \"2026-02-11\""));
     }

@@ -27,7 +27,7 @@
 
 use serde::Serialize;
 
-use super::markdown::field;
+use super::markdown::{field, numbered_blocks};
 
 /// The file, relative to the workspace root.
 pub const FILE: &str = "memory/meta/flags.md";
@@ -185,25 +185,12 @@ impl FlagsFile {
         let lines: Vec<&str> = text.lines().collect();
         let mut flags = Vec::new();
         let mut problems = Vec::new();
-        let mut highest = 0;
-        let mut i = 0;
-        while i < lines.len() {
-            let Some(rest) = lines[i].strip_prefix(HEADING) else {
-                i += 1;
-                continue;
-            };
-            let mut end = i + 1;
-            while end < lines.len() && !lines[end].starts_with("## ") && lines[end].trim() != "---"
-            {
-                end += 1;
-            }
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            highest = highest.max(digits.parse().unwrap_or(0));
-            match read_block(&digits, &lines[i + 1..end], i) {
-                Ok(f) => flags.push(Flag { end_line: end, ..f }),
+        let (blocks, highest) = numbered_blocks(&lines, HEADING, |l| l.starts_with("## "));
+        for b in blocks {
+            match read_block(b.digits, &lines[b.start + 1..b.end], b.start) {
+                Ok(f) => flags.push(Flag { end_line: b.end, ..f }),
                 Err((line, why)) => problems.push((line, why)),
             }
-            i = end;
         }
         Self { text: text.to_owned(), flags, problems, highest }
     }
@@ -225,7 +212,7 @@ impl FlagsFile {
 
     /// Returns the number the next flag gets.
     pub fn next_number(&self) -> u32 {
-        self.highest.max(self.flags.iter().map(|f| f.number).max().unwrap_or(0)) + 1
+        self.highest + 1
     }
 
     /// Returns the text with a new open flag appended (the header first, for a new file), and

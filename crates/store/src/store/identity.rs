@@ -136,21 +136,101 @@ fn self_image_body(body: &str) -> String {
     lines.join("\n").trim_end().to_owned()
 }
 
+/// The Recent log entries a consolidation summarises: those of its months, in file order.
+pub fn covered_entries(identity: &str, sub: &Consolidation) -> Vec<String> {
+    recent_entries(identity)
+        .into_iter()
+        .filter(|l| sub.months.iter().any(|(m, _)| l.starts_with(m.as_str())))
+        .collect()
+}
+
+/// The heading, in `pending-identity.md`, of what a submitted consolidation saw.
+const SEEN: &str = "## Seen at Submission";
+
+/// Renders what a consolidation saw when it was submitted, for `pending-identity.md`: the
+/// self-awareness counter then, and the Recent log entries its months covered, one per line.
+pub fn seen_section(count: u64, covered: &[String]) -> String {
+    let mut out = format!(
+        "{SEEN}\n\n<!-- Approval moves only these entries out of the Recent log and counts only later ones toward the next consolidation. -->\n\n- **Entries since consolidation:** {count}\n"
+    );
+    for l in covered {
+        // As IDENTITY.md holds it (one line), so that approval finds it again.
+        out.push_str(&format!("- {l}\n"));
+    }
+    out
+}
+
+/// What a submitted consolidation saw: the counter and the covered entries, as
+/// [`seen_section`] wrote them in `pending`. `None` for a file without that section (one
+/// submitted by an older cogmem).
+pub fn seen(pending: &str) -> Option<(u64, Vec<String>)> {
+    let mut lines = pending.lines().skip_while(|l| l.trim_end() != SEEN).skip(1);
+    let mut count = None;
+    let mut covered = Vec::new();
+    for l in lines.by_ref() {
+        let l = l.trim();
+        if l.starts_with("## ") || l.starts_with("<!-- submission text") {
+            break;
+        }
+        if let Some(n) = l.strip_prefix("- **Entries since consolidation:**") {
+            count = n.trim().parse().ok();
+        } else if let Some(e) = l.strip_prefix("- ").filter(|e| is_dated(e)) {
+            covered.push(e.to_owned());
+        }
+    }
+    Some((count?, covered))
+}
+
 /// IDENTITY.md after the consolidation: the Self-Image section replaced, summarised months
 /// moved from the Recent log to the Archived log (with the real entry counts).
-pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
+///
+/// With `covered` (what the submission saw, [`covered_entries`] then), only those entries move,
+/// each once; entries of the same months written since stay in the Recent log, and the counts
+/// are of what moved.
+pub fn consolidated(
+    identity: &str,
+    sub: &Consolidation,
+    date: &str,
+    covered: Option<&[String]>,
+) -> String {
     let lines: Vec<&str> = identity.lines().collect();
     let mut out: Vec<String> = Vec::new();
     let (s, e) = section(identity, SELF_IMAGE).unwrap_or((lines.len(), lines.len()));
-    let months: Vec<&str> = sub.months.iter().map(|(m, _)| m.as_str()).collect();
+    // Which Recent lines move: those of the months, and only the covered ones when given.
+    let mut left: Option<Vec<&str>> = covered.map(|c| c.iter().map(String::as_str).collect());
+    let mut moves = vec![false; lines.len()];
+    let mut in_recent = false;
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with('#') {
+            in_recent = l.trim().starts_with("### Recent");
+            continue;
+        }
+        if !in_recent || !is_dated(l) || !sub.months.iter().any(|(m, _)| l.starts_with(m.as_str()))
+        {
+            continue;
+        }
+        moves[i] = match &mut left {
+            None => true,
+            Some(left) => match left.iter().position(|c| c == l) {
+                Some(k) => {
+                    left.swap_remove(k);
+                    true
+                }
+                None => false,
+            },
+        };
+    }
     let mut moved: Vec<String> = Vec::new();
     for (m, summary) in &sub.months {
-        let n = recent_entries(identity).iter().filter(|l| l.starts_with(m.as_str())).count();
+        let n = lines
+            .iter()
+            .zip(&moves)
+            .filter(|(l, moves)| **moves && l.starts_with(m.as_str()))
+            .count();
         if n > 0 {
             moved.push(format!("{m} ({n} entries): {}", crate::store::markdown::field(summary)));
         }
     }
-    let mut in_recent = false;
     let mut i = 0;
     while i < lines.len() {
         let l = lines[i];
@@ -165,27 +245,24 @@ pub fn consolidated(identity: &str, sub: &Consolidation, date: &str) -> String {
             i = e;
             continue;
         }
-        if l.starts_with('#') {
-            in_recent = l.trim().starts_with("### Recent");
-            if l.trim().starts_with("### Archived") {
-                out.push(l.to_owned());
-                // Keep the section's comment lines and entries, then add the moved months.
-                let mut j = i + 1;
-                while j < lines.len() && !lines[j].starts_with('#') {
-                    if !lines[j].trim().is_empty() {
-                        out.push(lines[j].to_owned());
-                    }
-                    j += 1;
+        if l.starts_with('#') && l.trim().starts_with("### Archived") {
+            out.push(l.to_owned());
+            // Keep the section's comment lines and entries, then add the moved months.
+            let mut j = i + 1;
+            while j < lines.len() && !lines[j].starts_with('#') {
+                if !lines[j].trim().is_empty() {
+                    out.push(lines[j].to_owned());
                 }
-                out.append(&mut moved);
-                if j < lines.len() {
-                    out.push(String::new());
-                }
-                i = j;
-                continue;
+                j += 1;
             }
+            out.append(&mut moved);
+            if j < lines.len() {
+                out.push(String::new());
+            }
+            i = j;
+            continue;
         }
-        if in_recent && is_dated(l) && months.iter().any(|m| l.starts_with(m)) {
+        if moves[i] {
             i += 1;
             continue;
         }
@@ -225,7 +302,7 @@ mod tests {
                     "## Self-Image\nI am {body}\n\n## Compacted Log\n2026-11 (2 entries): {summary}\n"
                 );
                 let Ok(sub) = parse_consolidation(&text) else { return Ok(()) };
-                let new = consolidated(IDENTITY, &sub, "2026-12-02");
+                let new = consolidated(IDENTITY, &sub, "2026-12-02", None);
                 prop_assert_eq!(top(&new), top(IDENTITY));
                 for log in ["### Recent", "### Archived"] {
                     let n = new.lines().filter(|l| l.trim_start().starts_with(log)).count();
@@ -246,7 +323,7 @@ mod tests {
             "## Self-Image\n### Who I Think I Am\nA careful helper.\n\n## Compacted Log\n2026-11 (9 entries): hurried but organised\n",
         )
         .unwrap();
-        let new = consolidated(IDENTITY, &sub, "2026-12-02");
+        let new = consolidated(IDENTITY, &sub, "2026-12-02", None);
         assert_eq!(
             new,
             "# IDENTITY.md\n\n## Facts\n- **Name:** Ada\n\n## Self-Image\n<!-- Discovered over time and rewritten (not appended to) when self-awareness notes are consolidated.\n     Last consolidated: 2026-12-02 -->\n\n### Who I Think I Am\nA careful helper.\n\n## Self-Awareness Log\n\n### Recent (Full Detail)\n<!-- one per line -->\n2026-12-01: I ask twice.\n\n### Archived (Compacted)\n<!-- months -->\n2026-11 (2 entries): hurried but organised\n"

@@ -27,7 +27,7 @@ use cogmem_text::merge::{Unmergeable, pick3};
 use serde::Serialize;
 
 use super::StoreError;
-use super::markdown::field;
+use super::markdown::{field, numbered_blocks};
 
 /// Where a proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -117,6 +117,8 @@ pub struct PendingFile {
     pub proposals: Vec<Proposal>,
     /// Blocks that could not be read: (1-based line, why).
     pub problems: Vec<(usize, String)>,
+    /// The highest number any heading carries, readable or not (so none is reused).
+    highest: u32,
 }
 
 /// The heading that opens a proposal.
@@ -129,27 +131,14 @@ impl PendingFile {
         let lines: Vec<&str> = text.lines().collect();
         let mut proposals = Vec::new();
         let mut problems = Vec::new();
-        let mut i = 0;
-        while i < lines.len() {
-            let Some(rest) = lines[i].strip_prefix(HEADING) else {
-                i += 1;
-                continue;
-            };
-            let start = i;
-            let mut end = i + 1;
-            while end < lines.len()
-                && !lines[end].starts_with(HEADING)
-                && lines[end].trim() != "---"
-            {
-                end += 1;
+        let (blocks, highest) = numbered_blocks(&lines, HEADING, |l| l.starts_with(HEADING));
+        for b in blocks {
+            match read_block(b.rest, &lines[b.start + 1..b.end], b.start) {
+                Ok(p) => proposals.push(Proposal { end_line: b.end, ..p }),
+                Err(problem) => problems.push(problem),
             }
-            match read_block(rest, &lines[start + 1..end], start) {
-                Ok(p) => proposals.push(Proposal { end_line: end, ..p }),
-                Err(why) => problems.push((start + 1, why)),
-            }
-            i = end;
         }
-        Self { text: text.to_owned(), proposals, problems }
+        Self { text: text.to_owned(), proposals, problems, highest }
     }
 
     /// Returns the proposal numbered `n`.
@@ -157,9 +146,10 @@ impl PendingFile {
         self.proposals.iter().find(|p| p.number == n)
     }
 
-    /// Returns the number the next proposal gets.
+    /// Returns the number the next proposal gets: after the highest any block carries, a block
+    /// that cannot be read included, so that no number is given twice.
     pub fn next_number(&self) -> u32 {
-        self.proposals.iter().map(|p| p.number).max().unwrap_or(0) + 1
+        self.highest + 1
     }
 
     /// Returns the text with a new proposal block appended.
@@ -309,10 +299,13 @@ pub struct NewProposal<'a> {
     pub conflict: Option<&'a str>,
 }
 
-fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, String> {
+/// Reads one block; what is wrong with it comes with its 1-based line and, once the heading has
+/// its number, starts `proposal #N` (so that a command asking for #N can name it).
+fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, (usize, String)> {
     let digits: String = heading.chars().take_while(char::is_ascii_digit).collect();
-    let number: u32 =
-        digits.parse().map_err(|_| "the heading has no proposal number".to_owned())?;
+    let number: u32 = digits.parse().map_err(|_| {
+        (start + 1, "the heading has no proposal number (`## Proposal #N`)".to_owned())
+    })?;
     let conflicts_with = heading
         .split("CONFLICT with #")
         .nth(1)
@@ -360,8 +353,13 @@ fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, St
             "core-worthy" => p.core_worthy = value.eq_ignore_ascii_case("yes"),
             "decision" => p.decision = Some(value.to_owned()),
             "status" => {
-                p.status = Status::parse(value)
-                    .ok_or_else(|| format!("unknown status {value:?} (line {})", start + 2 + k))?;
+                p.status = Status::parse(value).ok_or_else(|| {
+                    let known = "pending, committed, rejected, deferred or conflict";
+                    (
+                        start + 2 + k,
+                        format!("proposal #{number}: unknown status {value:?} ({known})"),
+                    )
+                })?;
                 let word_len = p.status.as_str().len().min(value.len());
                 p.status_note =
                     value[word_len..].trim().trim_start_matches(['—', '-']).trim().to_owned();
@@ -372,10 +370,10 @@ fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, St
         }
     }
     if p.content.is_empty() {
-        return Err(format!("proposal #{number} has no **Content** line"));
+        return Err((start + 1, format!("proposal #{number} has no **Content** line")));
     }
     if !has_status {
-        return Err(format!("proposal #{number} has no **Status** line"));
+        return Err((start + 1, format!("proposal #{number} has no **Status** line")));
     }
     Ok(p)
 }
@@ -383,6 +381,24 @@ fn read_block(heading: &str, body: &[&str], start: usize) -> Result<Proposal, St
 /// Turns a parse problem into the error a command that needs that proposal returns.
 pub fn problem_error(path: &Path, line: usize, why: &str) -> StoreError {
     StoreError::Malformed { path: path.to_owned(), line, what: why.to_owned() }
+}
+
+/// The error for block `NOUN #n` of the file at `path` (`proposal #2`, `flag #3`), when it is
+/// among the blocks that could not be read (`problems`, as [`PendingFile::problems`] and
+/// `FlagsFile::problems` hold them): `path:line: why`.
+pub fn unreadable(
+    path: &Path,
+    problems: &[(usize, String)],
+    noun: &str,
+    n: u32,
+) -> Option<StoreError> {
+    let heading = format!("{noun} #{n}");
+    problems
+        .iter()
+        .find(|(_, why)| {
+            why.strip_prefix(&heading).is_some_and(|rest| rest.starts_with([' ', ':']))
+        })
+        .map(|(line, why)| problem_error(path, *line, why))
 }
 
 /// A proposal block: its number and text (heading to the closing `---`, trimmed).

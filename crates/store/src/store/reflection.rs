@@ -475,6 +475,10 @@ pub struct Operation {
     pub reason: String,
     /// `EVOLUTION_CONTEXT:`.
     pub evolution_context: String,
+    /// The 1-based line (in the reflection's text) of a second `TARGET:` line in the block,
+    /// which the parse joins to the first; a block names one TARGET.
+    #[serde(skip)]
+    pub second_target: Option<usize>,
 }
 
 /// Finds the OPERATION blocks of a reflection: each starts at an `OPERATION:` line and runs to
@@ -483,7 +487,8 @@ pub fn operations(text: &str) -> Vec<Operation> {
     let mut ops: Vec<Operation> = Vec::new();
     let mut open = false;
     let mut field: Option<&'static str> = None;
-    for line in text.lines() {
+    let mut targets = 0;
+    for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if let Some(v) = t.strip_prefix("OPERATION:") {
             ops.push(Operation {
@@ -493,9 +498,11 @@ pub fn operations(text: &str) -> Vec<Operation> {
                 content: String::new(),
                 reason: String::new(),
                 evolution_context: String::new(),
+                second_target: None,
             });
             open = true;
             field = None;
+            targets = 0;
             continue;
         }
         if !open {
@@ -517,6 +524,12 @@ pub fn operations(text: &str) -> Vec<Operation> {
             if let Some(v) = t.strip_prefix(k) {
                 field = Some(name);
                 value = Some(v.trim());
+            }
+        }
+        if t.starts_with("TARGET:") {
+            targets += 1;
+            if targets == 2 {
+                op.second_target = Some(i + 1);
             }
         }
         let (name, v) = match (value, field) {

@@ -103,8 +103,9 @@ impl Outcome {
                         lines.push(format!("already remembered: {}  {}:{}", u.id, u.path, u.line));
                     }
                 }
+                let said = if r.commit.is_some() { "" } else { "is already " };
                 (
-                    format!("proposal #{} {}", r.number, r.status.as_str()),
+                    format!("proposal #{} {said}{}", r.number, r.status.as_str()),
                     r.commit.as_deref(),
                     lines,
                 )

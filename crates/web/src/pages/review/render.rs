@@ -132,6 +132,9 @@ fn reflection(show: Option<&ShowReport>, problem: Option<&Problem>, csrf: &Marku
                 p { "Approving it would fail the same way; you can still reject it." }
             }
             @if let Some(r) = show {
+                @if let Some(w) = &r.changed_since_submit {
+                    p.problem { strong { "Changed since it was submitted: " } (w.message) " — " (w.hint) }
+                }
                 p { "Reflection #" (r.reflection) " awaits your approval. Untick the blocks you do not approve (" code { "--only" } ")." }
                 details.text {
                     summary { "The submitted text" }
