@@ -196,7 +196,18 @@ fn approve_only_some_blocks_and_reject_changes_nothing_else() {
     assert!(out.stderr.starts_with("error: the reflection is empty"), "{out}");
     env.run(["reflect", "submit", "-"]).stdin("Just thinking.\n").success();
     let before = env.snapshot();
-    env.mutate(["--actor", "user:alice", "reflect", "reject", "--reason", "too vague"]);
+    let out = env.mutate([
+        "--actor",
+        "user:alice",
+        "--json",
+        "reflect",
+        "reject",
+        "--reason",
+        "too\nvague",
+    ]);
+    // The reason as the logs record it: one line.
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["reason"], "too vague", "{out}");
     let after = env.snapshot();
     let changed: Vec<&str> = after
         .iter()

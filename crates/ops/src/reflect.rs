@@ -863,9 +863,12 @@ pub fn reject(
     let session = Session::open(ws)?;
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect reject")?;
-    let reason =
-        reason.map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given").to_owned();
-    cogmem_store::secrets::check_note(&reason, "the reason")?;
+    cogmem_store::secrets::check_note(reason.unwrap_or_default(), "the reason")?;
+    // One line, as the logs record it and the report says it.
+    let reason = reason
+        .map(cogmem_text::markdown::one_line)
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "no reason given".to_owned());
     let now = clock.now();
     let n = c.number;
     let pending = read(ws, PENDING_REFLECTION)?;
