@@ -2065,9 +2065,14 @@ pub enum IndexState {
     Fresh,
 }
 
-/// [`state`], after waiting (up to `lock.timeout_ms`) for a refresh under way to finish: for
-/// `verify`, which must not report an index that a change just committed is bringing up to
-/// date. Changes nothing.
+/// How long `verify` waits at most for an update of the index under way: the update after a
+/// large import (100,000 messages) takes longer than `lock.timeout_ms`, and `import && verify`
+/// must not fail for it.
+const IDLE_WAIT: Duration = Duration::from_secs(600);
+
+/// [`state`], after waiting (up to `lock.timeout_ms`, or [`IDLE_WAIT`] if longer) for a refresh
+/// under way to finish: for `verify`, which must not report an index that a change just
+/// committed is bringing up to date. Changes nothing.
 pub fn state_when_idle(ws: &Workspace) -> IndexState {
     let first = state(ws);
     if first != IndexState::Stale {
@@ -2077,7 +2082,7 @@ pub fn state_when_idle(ws: &Workspace) -> IndexState {
     // holding the index lock), then look again; a lock that cannot be had leaves the answer.
     let path = ws.abs(LOCK_FILE);
     let Ok(file) = fsx::open_lock_file(&path) else { return first };
-    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms);
+    let timeout = Duration::from_millis(ws.settings().lock.timeout_ms).max(IDLE_WAIT);
     // Said while waiting, as a search says it: a holder serving a stream of changes lets go.
     let wanted = queue::Wanted::say(ws);
     let got = wait_for_lock(&file, LockSide::Read, timeout);
