@@ -233,6 +233,27 @@ fn the_api_answers_with_the_cli_json_and_json_errors() {
     assert!(json["error"]["message"].as_str().unwrap().contains("access token"), "{json}");
 }
 
+/// A file the web view cannot read is named once in its JSON error: the cause the message
+/// already says is not appended again (as the CLI prints no `caused by:` line for it).
+#[test]
+fn an_error_message_says_its_cause_once() {
+    let env = TestEnv::initialized();
+    let outside = env.home.join("audit.log");
+    std::fs::copy(env.path("memory/meta/audit.log"), &outside).unwrap();
+    std::fs::remove_file(env.path("memory/meta/audit.log")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.path("memory/meta/audit.log")).unwrap();
+    let server = WebServer::start(&env, &[]);
+    let r = server.get("/api/audit");
+    assert_eq!(r.status, 400, "{r:?}");
+    let json: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(message.contains("memory/meta/audit.log: cannot read:"), "{message}");
+    assert_eq!(message.matches("does not follow such links").count(), 1, "{message}");
+    assert!(json["error"]["hint"].as_str().unwrap().contains("replace the link"), "{json}");
+    let cli = env.run(["audit"]).output().code(1);
+    assert!(!cli.stderr.contains("caused by"), "{cli}");
+}
+
 /// Opens `/events` and returns the stream, its response head read.
 fn open_events(server: &WebServer) -> TcpStream {
     let mut stream = TcpStream::connect(&server.addr).unwrap();

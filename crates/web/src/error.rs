@@ -67,7 +67,8 @@ impl WebError {
 
 impl From<cogmem_ops::Error> for WebError {
     /// The operation's message and hint, with the status of its kind: a user's fault 400, a
-    /// rule's refusal 409, anything else 500.
+    /// rule's refusal 409, anything else 500. The message ends with the causes it does not
+    /// already say ([`cogmem_ops::Error::causes`], as the CLI's `caused by:` lines).
     fn from(e: cogmem_ops::Error) -> Self {
         let status = match e.kind() {
             ErrorKind::User if e.is_not_found() => StatusCode::NOT_FOUND,
@@ -76,10 +77,9 @@ impl From<cogmem_ops::Error> for WebError {
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         };
         let mut message = e.to_string();
-        let mut cause = std::error::Error::source(&e);
-        while let Some(c) = cause {
-            message.push_str(&format!(": {c}"));
-            cause = c.source();
+        for cause in e.causes() {
+            message.push_str(": ");
+            message.push_str(&cause);
         }
         Self::new(status, message, e.hint())
     }

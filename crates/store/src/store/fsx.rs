@@ -36,6 +36,8 @@ impl IoError {
             io::ErrorKind::NotFound
             | io::ErrorKind::PermissionDenied
             | io::ErrorKind::InvalidInput
+            | io::ErrorKind::IsADirectory
+            | io::ErrorKind::NotADirectory
             | io::ErrorKind::StorageFull
             | io::ErrorKind::QuotaExceeded
             | io::ErrorKind::FileTooLarge => ErrorKind::User,
@@ -54,6 +56,10 @@ impl IoError {
         match self.source.kind() {
             io::ErrorKind::PermissionDenied => {
                 Some("check the file's permissions and owner".into())
+            }
+            io::ErrorKind::IsADirectory => Some("name a file there, not a folder".into()),
+            io::ErrorKind::NotADirectory => {
+                Some("a part of the path is a file where a folder was expected; check it".into())
             }
             io::ErrorKind::StorageFull
             | io::ErrorKind::QuotaExceeded
