@@ -426,3 +426,39 @@ fn the_kept_graph_follows_changes_of_the_entity_files() {
     }
     assert!(!linked(&server), "the hand edit shows within five seconds");
 }
+
+/// The graph's query is checked as docs/cli.md says: a focus that names no entity, by id or by
+/// name, is a 400 whose hint names the nearest ids; a depth outside 1 to 4 is a 400 naming the
+/// range. `graph show` names the same nearest id for the same name.
+#[test]
+fn the_graph_query_refuses_an_unknown_focus_with_the_nearest_ids_and_a_depth_out_of_range() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Alice works on Atlas",
+        "--relation",
+        "person--alice|works-on|project--atlas",
+    ]);
+    let server = WebServer::start(&env, &[]);
+    let error = |path: &str| -> serde_json::Value {
+        let r = server.get(path);
+        assert_eq!(r.status, 400, "GET {path}: {r:?}");
+        let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(v["error"]["status"], 400, "{v}");
+        v["error"].clone()
+    };
+    for focus in ["person--alicia", "alicia"] {
+        let e = error(&format!("/api/graph?focus={focus}"));
+        assert!(e["message"].as_str().unwrap().contains(focus), "{e}");
+        assert!(e["hint"].as_str().unwrap().contains("`person--alice`"), "{focus}: {e}");
+    }
+    for depth in ["0", "5", "99"] {
+        let e = error(&format!("/api/graph?focus=person--alice&depth={depth}"));
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(&format!("depth={depth}")) && message.contains("1 to 4"), "{e}");
+    }
+    let r = server.get("/api/graph?focus=alice&depth=4");
+    assert_eq!(r.status, 200, "{r:?}");
+    let cli = env.run(["graph", "show", "alicia"]).output().code(1);
+    assert!(cli.stderr.contains("did you mean `person--alice`?"), "{cli}");
+}
