@@ -501,6 +501,45 @@ fn approving_a_proposal_by_clicks_makes_the_commit_the_page_names() {
     assert_no_errors(&b, "the commit's page");
 }
 
+/// A decision's result page is a GET (POST-redirect-GET): the live updates re-fetch it without
+/// an error when the workspace changes, and a reload shows it again without deciding again.
+#[test]
+fn a_decision_s_result_page_survives_live_updates_and_a_reload() {
+    let env = small_graph();
+    env.run(["--actor", "subagent:researcher", "propose", "Alice may like tea"]).success();
+    env.run(["--actor", "subagent:researcher", "propose", "Bob may like tea"]).success();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/review"));
+    b.wait_for("#defer-1", DRAWN);
+    assert!(b.wait_script(
+        "return document.getElementById('live-state').classList.contains('on')",
+        DRAWN
+    ));
+    b.click(&b.find("#defer-1").unwrap());
+    b.wait_for("#commit", DRAWN);
+    assert!(b.url().ends_with("/review/done/1"), "{}", b.url());
+    let head = env.head();
+    assert!(b.wait_script(
+        "return document.getElementById('live-state').classList.contains('on')",
+        DRAWN
+    ));
+    // The page is swapped in place on the next change: mark its <main> to see it replaced.
+    b.execute("document.querySelector('main').dataset.old = 'yes'", &[]);
+    env.run(["--actor", "subagent:researcher", "propose", "Carol may like tea"]).success();
+    assert!(
+        b.wait_script("return document.querySelector('main').dataset.old === undefined", DRAWN),
+        "the result page was not re-fetched"
+    );
+    assert!(b.text(&b.find("#result").unwrap()).contains("proposal #1 deferred"));
+    assert_no_errors(&b, "the result page after a change");
+    let commits = env.commit_count();
+    b.execute("location.reload()", &[]);
+    b.wait_for("#commit", DRAWN);
+    assert_eq!(env.commit_count(), commits, "a reload decides nothing again");
+    assert_eq!(b.attribute(&b.find("#commit").unwrap(), "title").unwrap(), head);
+    assert_no_errors(&b, "the reloaded result page");
+}
+
 /// A change of the workspace made elsewhere (an agent's proposal through the CLI) shows on the
 /// open overview without a reload; on the review page, a person's unsent choice (an unticked
 /// box) is not thrown away by the next change.
