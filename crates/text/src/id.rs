@@ -158,12 +158,15 @@ pub fn missing(given: &str, space: Space, known: &[&str]) -> InputError {
 }
 
 /// [`missing`] for an entity given by a name rather than an id (`alicia`, not
-/// `person--alicia`): besides the ids near it, the entities one of whose `names` (pairs of a
-/// name or alias and the entity's id) or whose id's slug is near it are named in the hint,
-/// ids first. A well-formed id is as [`missing`] says.
+/// `person--alicia`): when no id is near it, the entities one of whose `names` (pairs of a
+/// name or alias and the entity's id) or whose id's slug is near it by [`suggest::nearest`]'s
+/// looser whole-name rule (at most two edits) are named in the hint instead. A well-formed id
+/// is as [`missing`] says.
 pub fn missing_entity(given: &str, known: &[&str], names: &[(&str, &str)]) -> InputError {
     let mut error = missing(given, Space::Entity, known);
-    if let InputError::UnknownEntity { nearest, .. } = &mut error {
+    if let InputError::UnknownEntity { nearest, .. } = &mut error
+        && nearest.is_empty()
+    {
         let slugs = known.iter().filter_map(|id| Some((id.rsplit_once("--")?.1, *id)));
         let mut by_name: Vec<(&str, &str)> = names.iter().copied().chain(slugs).collect();
         by_name.sort_unstable();
@@ -298,6 +301,13 @@ mod tests {
                 "given: {given:?}: {e:?}"
             );
         }
+        // The ids' own nearness comes first: a near id leaves the looser names out.
+        let twins = ["person--kenji", "person--kenta"];
+        let e = missing_entity("kenjj", &twins, &[("kenji", twins[0]), ("kenta", twins[1])]);
+        assert!(
+            matches!(&e, InputError::UnknownEntity { nearest, .. } if nearest == &["person--kenji"]),
+            "{e:?}"
+        );
         let e = missing_entity("person--alicia", &known, &names);
         assert!(matches!(&e, InputError::MissingEntity { .. }), "{e:?}");
     }
