@@ -501,6 +501,17 @@ fn approving_a_proposal_by_clicks_makes_the_commit_the_page_names() {
     assert_no_errors(&b, "the commit's page");
 }
 
+/// Waits until the page listens to the live updates (the dot is on).
+fn wait_live(b: &Browser) {
+    assert!(
+        b.wait_script(
+            "return document.getElementById('live-state').classList.contains('on')",
+            DRAWN
+        ),
+        "the page did not connect to /events"
+    );
+}
+
 /// A decision's result page is a GET (POST-redirect-GET): the live updates re-fetch it without
 /// an error when the workspace changes, and a reload shows it again without deciding again.
 #[test]
@@ -511,18 +522,12 @@ fn a_decision_s_result_page_survives_live_updates_and_a_reload() {
     let (server, b) = open(&env);
     b.navigate(&at(&server, "/review"));
     b.wait_for("#defer-1", DRAWN);
-    assert!(b.wait_script(
-        "return document.getElementById('live-state').classList.contains('on')",
-        DRAWN
-    ));
+    wait_live(&b);
     b.click(&b.find("#defer-1").unwrap());
     b.wait_for("#commit", DRAWN);
     assert!(b.url().ends_with("/review/done/1"), "{}", b.url());
     let head = env.head();
-    assert!(b.wait_script(
-        "return document.getElementById('live-state').classList.contains('on')",
-        DRAWN
-    ));
+    wait_live(&b);
     // The page is swapped in place on the next change: mark its <main> to see it replaced.
     b.execute("document.querySelector('main').dataset.old = 'yes'", &[]);
     env.run(["--actor", "subagent:researcher", "propose", "Carol may like tea"]).success();
@@ -549,10 +554,7 @@ fn pages_update_live_and_keep_a_persons_unsent_choices() {
     let (server, b) = open(&env);
     b.navigate(&at(&server, "/"));
     b.wait_for("main h1", DRAWN);
-    assert!(b.wait_script(
-        "return document.getElementById('live-state').classList.contains('on')",
-        DRAWN
-    ));
+    wait_live(&b);
     // A reload would clear this.
     b.execute("window.__stayed = true", &[]);
     env.run(["--actor", "subagent:researcher", "propose", "Bob may join Atlas"]).success();

@@ -164,10 +164,7 @@ fn rejecting_and_deferring_record_the_person_and_the_reason() {
 /// form answers at its own address, with its status, and its page is not re-fetched live.
 #[test]
 fn every_review_form_redirects_to_a_result_page_that_a_reload_does_not_decide_again() {
-    let env = submitted_reflection();
-    let soul = env.read("SOUL.md") + "Be brief.\n";
-    env.write("SOUL.md", &soul);
-    env.run(["sync", "--actor", "user:ann"]).success();
+    let env = submitted_reflection_and_critical_change();
     propose(&env, "a", &["We chose Postgres"]);
     propose(&env, "b", &["We chose Redis"]);
     propose(&env, "c", &["We chose Kafka"]);
@@ -325,6 +322,15 @@ REASON: three mornings
 ---
 [Self-Awareness] I keep notes short.
 ";
+
+/// [`submitted_reflection`], and a change of SOUL.md by a person, not yet acknowledged.
+fn submitted_reflection_and_critical_change() -> TestEnv {
+    let env = submitted_reflection();
+    let soul = env.read("SOUL.md") + "Be brief.\n";
+    env.write("SOUL.md", &soul);
+    env.run(["sync", "--actor", "user:ann"]).success();
+    env
+}
 
 fn submitted_reflection() -> TestEnv {
     let env = TestEnv::initialized();
@@ -501,10 +507,7 @@ fn a_reflection_block_that_no_longer_applies_is_shown_as_a_problem_and_can_be_re
 
 #[test]
 fn the_json_twins_approve_only_some_blocks_and_acknowledge_with_the_cli_reports() {
-    let env = submitted_reflection();
-    let soul = env.read("SOUL.md") + "Be brief.\n";
-    env.write("SOUL.md", &soul);
-    env.run(["sync", "--actor", "user:ann"]).success();
+    let env = submitted_reflection_and_critical_change();
     let server = WebServer::start(&env, &[]);
     let token = csrf(&server);
 
