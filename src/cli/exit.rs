@@ -1,6 +1,5 @@
 //! The one place that turns an outcome or an error into stderr text and an exit code.
 
-use std::error::Error as _;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -45,7 +44,7 @@ pub fn report(err: &Error, style: Style, stderr: &mut impl Write) -> ExitCode {
         return Exit::Ok.code(); // the reader went away; that is not our failure
     }
     let _ = writeln!(stderr, "{} {err}", style.error("error:"));
-    for cause in std::iter::successors(err.source(), |e| (*e).source()) {
+    for cause in err.causes() {
         let _ = writeln!(stderr, "  caused by: {cause}");
     }
     if let Some(hint) = err.hint() {

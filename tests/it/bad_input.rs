@@ -180,6 +180,19 @@ fn missing_or_damaged_repository() {
     assert!(!env.path("memory/episodes/2026-12-01.md").exists());
 }
 
+/// An I/O error prints its cause once: the message already says it, so no `caused by:` line
+/// repeats it; a folder where a file was wanted is the user's mistake, with a hint.
+#[test]
+fn a_folder_given_as_a_file_is_a_user_error_whose_cause_is_said_once() {
+    let env = TestEnv::initialized();
+    std::fs::create_dir(env.path("transcripts")).unwrap();
+    let out = env.run(["import", "transcripts"]).output().code(1);
+    assert_eq!(
+        out.stderr,
+        "error: [TMP]/ws/transcripts: cannot read: Is a directory (os error 21)\n\nhint: name a file, not a folder\n"
+    );
+}
+
 #[test]
 fn bad_clock_override_is_reported() {
     let env = TestEnv::initialized();

@@ -551,7 +551,7 @@ fn the_web_view_serves_the_reads_while_it_runs() {
     assert_eq!(r.status, 200, "{}", r.body);
     let hits: serde_json::Value = serde_json::from_str(&r.body).unwrap();
     let got: Vec<&str> =
-        hits.as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+        hits["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
     assert_eq!(got, [id.as_str()]);
     edit_stays_uncommitted(&env, &rel, &head);
     assert_eq!(server.terminate(), Some(0));

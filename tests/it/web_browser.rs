@@ -163,9 +163,10 @@ fn click_node(b: &Browser, id: &str) {
     b.click_at(&canvas, p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap());
 }
 
-/// No error in the browser's log and none our scripts caught.
+/// Nothing in the browser's console, of any level (a library's warning counts: a page that
+/// is well logs nothing), and no error our scripts caught.
 fn assert_no_errors(b: &Browser, page: &str) {
-    let mut errors = b.console_errors();
+    let mut errors = b.console_messages();
     let caught = b.execute("return window.__errors || []", &[]);
     errors.extend(caught.as_array().into_iter().flatten().map(|e| e.to_string()));
     assert!(errors.is_empty(), "{page} logged errors: {errors:#?}");
@@ -315,7 +316,9 @@ fn the_graph_page_draws_clusters_above_its_limit_and_opens_one() {
     drawn(&b, 2);
     assert_eq!(drawn_ids(&b), ["place--porto"], "the best connected place, within the limit");
     let status = b.text(&b.find("#graph-status").unwrap());
-    assert!(status.contains("the 1 least connected are not drawn"), "{status}");
+    // One of each, said in the singular.
+    assert!(status.starts_with("1 entity, 0 relations"), "{status}");
+    assert!(status.contains("the least connected one is not drawn"), "{status}");
     assert_no_errors(&b, "/graph clusters");
 }
 
@@ -498,6 +501,50 @@ fn approving_a_proposal_by_clicks_makes_the_commit_the_page_names() {
     assert_no_errors(&b, "the commit's page");
 }
 
+/// Waits until the page listens to the live updates (the dot is on).
+fn wait_live(b: &Browser) {
+    assert!(
+        b.wait_script(
+            "return document.getElementById('live-state').classList.contains('on')",
+            DRAWN
+        ),
+        "the page did not connect to /events"
+    );
+}
+
+/// A decision's result page is a GET (POST-redirect-GET): the live updates re-fetch it without
+/// an error when the workspace changes, and a reload shows it again without deciding again.
+#[test]
+fn a_decision_s_result_page_survives_live_updates_and_a_reload() {
+    let env = small_graph();
+    env.run(["--actor", "subagent:researcher", "propose", "Alice may like tea"]).success();
+    env.run(["--actor", "subagent:researcher", "propose", "Bob may like tea"]).success();
+    let (server, b) = open(&env);
+    b.navigate(&at(&server, "/review"));
+    b.wait_for("#defer-1", DRAWN);
+    wait_live(&b);
+    b.click(&b.find("#defer-1").unwrap());
+    b.wait_for("#commit", DRAWN);
+    assert!(b.url().ends_with("/review/done/1"), "{}", b.url());
+    let head = env.head();
+    wait_live(&b);
+    // The page is swapped in place on the next change: mark its <main> to see it replaced.
+    b.execute("document.querySelector('main').dataset.old = 'yes'", &[]);
+    env.run(["--actor", "subagent:researcher", "propose", "Carol may like tea"]).success();
+    assert!(
+        b.wait_script("return document.querySelector('main').dataset.old === undefined", DRAWN),
+        "the result page was not re-fetched"
+    );
+    assert!(b.text(&b.find("#result").unwrap()).contains("proposal #1 deferred"));
+    assert_no_errors(&b, "the result page after a change");
+    let commits = env.commit_count();
+    b.execute("location.reload()", &[]);
+    b.wait_for("#commit", DRAWN);
+    assert_eq!(env.commit_count(), commits, "a reload decides nothing again");
+    assert_eq!(b.attribute(&b.find("#commit").unwrap(), "title").unwrap(), head);
+    assert_no_errors(&b, "the reloaded result page");
+}
+
 /// A change of the workspace made elsewhere (an agent's proposal through the CLI) shows on the
 /// open overview without a reload; on the review page, a person's unsent choice (an unticked
 /// box) is not thrown away by the next change.
@@ -507,10 +554,7 @@ fn pages_update_live_and_keep_a_persons_unsent_choices() {
     let (server, b) = open(&env);
     b.navigate(&at(&server, "/"));
     b.wait_for("main h1", DRAWN);
-    assert!(b.wait_script(
-        "return document.getElementById('live-state').classList.contains('on')",
-        DRAWN
-    ));
+    wait_live(&b);
     // A reload would clear this.
     b.execute("window.__stayed = true", &[]);
     env.run(["--actor", "subagent:researcher", "propose", "Bob may join Atlas"]).success();

@@ -208,7 +208,7 @@ fn web_pages_filters_change_results() {
     ]);
     let (server, _) = serve(&env);
     let ids = |path: &str| -> Vec<String> {
-        json(&server, path)
+        json(&server, path)["hits"]
             .as_array()
             .unwrap()
             .iter()
@@ -259,6 +259,35 @@ fn web_pages_filters_change_results() {
     assert_eq!(before["links"].as_array().unwrap().len(), 0, "{before}");
 }
 
+/// A memory file the search could not read is named on the search page and in `/api/search`,
+/// as `cogmem search` warns of it (exit 3): never a silent "no matches".
+#[test]
+fn web_pages_search_names_the_files_it_could_not_read() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "apples are on the list"]);
+    let day = "memory/episodes/2026-12-01.md";
+    let mut bytes = std::fs::read(env.path(day)).unwrap();
+    bytes.extend_from_slice(b"\n## 12:00 | fact | confidence:high | tags:[]\nmore apples \xff\n");
+    std::fs::write(env.path(day), bytes).unwrap();
+    let cli = env.run(["search", "apples"]).output().code(3);
+    assert!(cli.stderr.contains("not valid UTF-8"), "{cli}");
+    let (server, _) = serve(&env);
+    let api = json(&server, "/api/search?q=apples");
+    assert_eq!(api["hits"], serde_json::json!([]), "{api}");
+    let skipped = api["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{api}");
+    assert_eq!(skipped[0]["path"], day, "{api}");
+    let why = skipped[0]["error"].as_str().unwrap();
+    assert!(why.contains("2026-12-01.md: not valid UTF-8 at byte"), "{api}");
+    assert!(api["warning"].is_null(), "{api}");
+    let page = ok(&server, "/search?q=apples");
+    let main = main_of(&page);
+    assert!(main.contains(r#"id="search-skipped""#), "{main}");
+    assert!(main.contains(&format!("skipped {}", why.replace('"', "&quot;"))), "{main}");
+    assert!(main.contains("No matches in the files that could be read"), "{main}");
+    assert!(!main.contains("No matches. Try other words"), "{main}");
+}
+
 #[test]
 fn web_pages_api_prints_what_the_cli_json_prints() {
     let env = TestEnv::initialized();
@@ -272,12 +301,23 @@ fn web_pages_api_prints_what_the_cli_json_prints() {
     env.mutate(["remember", "Bob brews coffee at five"]);
     let (server, now) = serve(&env);
     let cli = |args: &[&str]| parse(&env.run(args).env("COGMEM_NOW", &now).success().stdout);
-    let cases: [(&str, &[&str]); 5] = [
+    // A search answers the CLI's hits under `hits`, beside what the CLI warns of on stderr.
+    let searches: [(&str, &[&str]); 2] = [
         ("/api/search?q=tea", &["search", "tea", "--json"]),
         (
             "/api/search?q=tea&store=episodic&all=1",
             &["search", "tea", "--store", "episodic", "--all", "--json"],
         ),
+    ];
+    for (path, args) in searches {
+        let api = json(&server, path);
+        assert_eq!(api["hits"], cli(args), "GET {path} vs cogmem {args:?}");
+        assert_eq!(
+            (&api["skipped"], &api["warning"]),
+            (&serde_json::json!([]), &serde_json::Value::Null)
+        );
+    }
+    let cases: [(&str, &[&str]); 3] = [
         ("/api/entity/person--bob", &["graph", "show", "person--bob", "--json"]),
         ("/api/entity/person--bob/history", &["graph", "history", "person--bob", "--json"]),
         ("/api/audit?actor=test-agent", &["audit", "--actor", "test-agent", "--json"]),

@@ -53,10 +53,17 @@ fn post_from_page(
     server.send("POST", path, &all, body)
 }
 
-/// A form POST as the page's own form sends it.
+/// A form POST as the page's own form sends it; a decision's 303 is followed to its result
+/// page, as a browser follows it (a refusal is returned as it is).
 fn post(server: &WebServer, path: &str, fields: &[(&str, &str)]) -> HttpResponse {
     let form = [("Content-Type", "application/x-www-form-urlencoded")];
-    post_from_page(server, path, &form, &encode(fields))
+    let answer = post_from_page(server, path, &form, &encode(fields));
+    if answer.status != 303 {
+        return answer;
+    }
+    let to = answer.header("location").expect("a 303 names where to go").to_owned();
+    assert!(to.starts_with("/review/done/"), "{path} → {to}");
+    server.get(&to)
 }
 
 /// A JSON POST as a script sends it, with the CSRF header.
@@ -149,6 +156,59 @@ fn rejecting_and_deferring_record_the_person_and_the_reason() {
     assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
     assert_eq!(list[0]["status"], "deferred");
     env.assert_clean_tree();
+}
+
+/// Every review form answers a decision with POST-redirect-GET (the identity forms go through
+/// the same `act_page` as these): a 303 to a result page that a
+/// reload (or the live updates' re-fetch) GETs again without deciding anything twice. A refused
+/// form answers at its own address, with its status, and its page is not re-fetched live.
+#[test]
+fn every_review_form_redirects_to_a_result_page_that_a_reload_does_not_decide_again() {
+    let env = submitted_reflection_and_critical_change();
+    propose(&env, "a", &["We chose Postgres"]);
+    propose(&env, "b", &["We chose Redis"]);
+    propose(&env, "c", &["We chose Kafka"]);
+    let server = WebServer::start(&env, &[]);
+    let token = csrf(&server);
+    let form = [("Content-Type", "application/x-www-form-urlencoded")];
+    // (the form's address, its fields besides the CSRF token, what the result page says)
+    type Form<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let forms: [Form<'_>; 5] = [
+        ("/review/proposal/1/approve", vec![("store", "")], "proposal #1 committed"),
+        ("/review/proposal/2/reject", vec![("reason", "no")], "proposal #2 rejected"),
+        ("/review/proposal/3/defer", vec![], "proposal #3 deferred"),
+        (
+            "/review/reflection/approve",
+            vec![("blocks", "3"), ("block", "1"), ("block", "2"), ("block", "3")],
+            "approved into",
+        ),
+        ("/review/critical/ack", vec![], "acknowledged"),
+    ];
+    for (k, (path, fields, says)) in forms.into_iter().enumerate() {
+        let mut all = vec![("csrf", token.as_str())];
+        all.extend(fields);
+        let answer = post_from_page(&server, path, &form, &encode(&all));
+        assert_eq!(answer.status, 303, "POST {path}: {answer:?}");
+        let to = answer.header("location").unwrap().to_owned();
+        assert_eq!(to, format!("/review/done/{}", k + 1), "POST {path}");
+        let head = env.head();
+        for _ in 0..2 {
+            let page = server.get(&to);
+            assert_eq!(result_commit(&page), head, "{path}: the page names the commit made");
+            assert!(page.body.contains(says), "{path}: {}", page.body);
+            assert!(page.body.contains(r#"<main id="main">"#), "live: {}", page.body);
+        }
+        assert_eq!(env.head(), head, "{path}: a reload of the result decides nothing again");
+        env.assert_clean_tree();
+    }
+    let gone = server.get("/review/done/99");
+    assert_eq!(gone.status, 404, "{gone:?}");
+    assert!(gone.body.contains("/audit"), "{}", gone.body);
+    // A refusal stays at the form's address with its status; its page is not re-fetched live.
+    let again = post(&server, "/review/proposal/1/approve", &[("csrf", &token)]);
+    assert_eq!(again.status, 409, "{again:?}");
+    assert!(again.body.contains(r#"<main id="main" data-live="off">"#), "{}", again.body);
+    assert_eq!(server.get("/review/proposal/1/approve").status, 405);
 }
 
 #[test]
@@ -262,6 +322,15 @@ REASON: three mornings
 ---
 [Self-Awareness] I keep notes short.
 ";
+
+/// [`submitted_reflection`], and a change of SOUL.md by a person, not yet acknowledged.
+fn submitted_reflection_and_critical_change() -> TestEnv {
+    let env = submitted_reflection();
+    let soul = env.read("SOUL.md") + "Be brief.\n";
+    env.write("SOUL.md", &soul);
+    env.run(["sync", "--actor", "user:ann"]).success();
+    env
+}
 
 fn submitted_reflection() -> TestEnv {
     let env = TestEnv::initialized();
@@ -438,10 +507,7 @@ fn a_reflection_block_that_no_longer_applies_is_shown_as_a_problem_and_can_be_re
 
 #[test]
 fn the_json_twins_approve_only_some_blocks_and_acknowledge_with_the_cli_reports() {
-    let env = submitted_reflection();
-    let soul = env.read("SOUL.md") + "Be brief.\n";
-    env.write("SOUL.md", &soul);
-    env.run(["sync", "--actor", "user:ann"]).success();
+    let env = submitted_reflection_and_critical_change();
     let server = WebServer::start(&env, &[]);
     let token = csrf(&server);
 

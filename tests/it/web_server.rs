@@ -233,6 +233,27 @@ fn the_api_answers_with_the_cli_json_and_json_errors() {
     assert!(json["error"]["message"].as_str().unwrap().contains("access token"), "{json}");
 }
 
+/// A file the web view cannot read is named once in its JSON error: the cause the message
+/// already says is not appended again (as the CLI prints no `caused by:` line for it).
+#[test]
+fn an_error_message_says_its_cause_once() {
+    let env = TestEnv::initialized();
+    let outside = env.home.join("audit.log");
+    std::fs::copy(env.path("memory/meta/audit.log"), &outside).unwrap();
+    std::fs::remove_file(env.path("memory/meta/audit.log")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.path("memory/meta/audit.log")).unwrap();
+    let server = WebServer::start(&env, &[]);
+    let r = server.get("/api/audit");
+    assert_eq!(r.status, 400, "{r:?}");
+    let json: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(message.contains("memory/meta/audit.log: cannot read:"), "{message}");
+    assert_eq!(message.matches("does not follow such links").count(), 1, "{message}");
+    assert!(json["error"]["hint"].as_str().unwrap().contains("replace the link"), "{json}");
+    let cli = env.run(["audit"]).output().code(1);
+    assert!(!cli.stderr.contains("caused by"), "{cli}");
+}
+
 /// Opens `/events` and returns the stream, its response head read.
 fn open_events(server: &WebServer) -> TcpStream {
     let mut stream = TcpStream::connect(&server.addr).unwrap();
@@ -404,4 +425,40 @@ fn the_kept_graph_follows_changes_of_the_entity_files() {
         waited += 1;
     }
     assert!(!linked(&server), "the hand edit shows within five seconds");
+}
+
+/// The graph's query is checked as docs/cli.md says: a focus that names no entity, by id or by
+/// name, is a 400 whose hint names the nearest ids; a depth outside 1 to 4 is a 400 naming the
+/// range. `graph show` names the same nearest id for the same name.
+#[test]
+fn the_graph_query_refuses_an_unknown_focus_with_the_nearest_ids_and_a_depth_out_of_range() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Alice works on Atlas",
+        "--relation",
+        "person--alice|works-on|project--atlas",
+    ]);
+    let server = WebServer::start(&env, &[]);
+    let error = |path: &str| -> serde_json::Value {
+        let r = server.get(path);
+        assert_eq!(r.status, 400, "GET {path}: {r:?}");
+        let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(v["error"]["status"], 400, "{v}");
+        v["error"].clone()
+    };
+    for focus in ["person--alicia", "alicia"] {
+        let e = error(&format!("/api/graph?focus={focus}"));
+        assert!(e["message"].as_str().unwrap().contains(focus), "{e}");
+        assert!(e["hint"].as_str().unwrap().contains("`person--alice`"), "{focus}: {e}");
+    }
+    for depth in ["0", "5", "99"] {
+        let e = error(&format!("/api/graph?focus=person--alice&depth={depth}"));
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(&format!("depth={depth}")) && message.contains("1 to 4"), "{e}");
+    }
+    let r = server.get("/api/graph?focus=alice&depth=4");
+    assert_eq!(r.status, 200, "{r:?}");
+    let cli = env.run(["graph", "show", "alicia"]).output().code(1);
+    assert!(cli.stderr.contains("did you mean `person--alice`?"), "{cli}");
 }

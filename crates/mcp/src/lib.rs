@@ -19,7 +19,6 @@
 
 #![warn(unreachable_pub)]
 
-use std::error::Error as _;
 use std::fmt::Write as _;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -153,7 +152,7 @@ fn stdio_error(e: impl std::fmt::Display) -> cogmem_ops::Error {
 /// command, this names the tool that does it ([`hint::for_mcp`]).
 fn error_text(err: &cogmem_ops::Error) -> String {
     let mut out = format!("error: {err}");
-    for cause in std::iter::successors(err.source(), |e| (*e).source()) {
+    for cause in err.causes() {
         let _ = write!(out, "\n  caused by: {cause}");
     }
     if let Some(hint) = err.hint() {

@@ -86,4 +86,46 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Self::Store(e) if e.is_broken_pipe())
     }
+
+    /// Returns the texts of the error's causes (its `source` chain, outermost first) that its
+    /// message and the causes before them do not already say: the one list the CLI's
+    /// `caused by:` lines, the MCP server's error text and the web view's messages are made of.
+    ///
+    /// Some errors print their cause in their own message and also expose it as their source
+    /// (an I/O error on a file says `PATH: cannot read: Is a directory (os error 21)`); their
+    /// cause is left out here, so it is not said twice.
+    pub fn causes(&self) -> Vec<String> {
+        let mut said = self.to_string();
+        let mut causes = Vec::new();
+        for cause in std::iter::successors(std::error::Error::source(self), |e| e.source()) {
+            let text = cause.to_string();
+            if text.is_empty() || said.contains(&text) {
+                continue;
+            }
+            said.push('\n');
+            said.push_str(&text);
+            causes.push(text);
+        }
+        causes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use cogmem_store::store::fsx::IoError;
+
+    use super::*;
+
+    #[test]
+    fn a_cause_the_message_already_says_is_not_repeated() {
+        let dir = io::Error::from_raw_os_error(21);
+        let e = Error::from(IoError::new("notes", "read", dir));
+        assert!(e.to_string().ends_with("cannot read: Is a directory (os error 21)"), "{e}");
+        assert!(std::error::Error::source(&e).is_some(), "the cause is still its source");
+        assert_eq!(e.causes(), Vec::<String>::new());
+        let other = Error::from(IoError::new("notes", "read", io::Error::other("disk on fire")));
+        assert_eq!(other.causes(), Vec::<String>::new(), "{other}");
+    }
 }

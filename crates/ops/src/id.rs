@@ -70,7 +70,8 @@ pub fn memory_among(given: &str, preferred: &[&str], how: Match) -> Option<crate
 ///
 /// Fails with [`InputError::MissingEntity`](crate::error::InputError::MissingEntity) for a
 /// well-formed id without a file, [`InputError::UnknownEntity`](crate::error::InputError::UnknownEntity)
-/// otherwise (both with the nearest ids in the hint), or
+/// otherwise (both with the nearest ids in the hint; for a name, also the entities with a near
+/// name, alias or slug), or
 /// [`InputError::AmbiguousId`](crate::error::InputError::AmbiguousId) when several entities
 /// share the name or the start.
 pub fn entity(g: &Graph, given: &str) -> crate::Result<petgraph::graph::NodeIndex> {
@@ -98,6 +99,13 @@ pub fn entity(g: &Graph, given: &str) -> crate::Result<petgraph::graph::NodeInde
             Ok(g.by_id(&found).expect("the id was listed from the graph's own ids"))
         }
         Lookup::Ambiguous(found) => Err(id::ambiguous(given, Space::Entity, &found).into()),
-        Lookup::Missing => Err(id::missing(given, Space::Entity, &known).into()),
+        Lookup::Missing => {
+            let names: Vec<(&str, &str)> = known
+                .iter()
+                .filter_map(|k| g.by_id(k).map(|ix| g.node(ix)))
+                .flat_map(|n| n.names.iter().map(move |name| (name.as_str(), n.id.as_str())))
+                .collect();
+            Err(id::missing_entity(given, &known, &names).into())
+        }
     }
 }

@@ -157,6 +157,33 @@ pub fn missing(given: &str, space: Space, known: &[&str]) -> InputError {
     }
 }
 
+/// [`missing`] for an entity given by a name rather than an id (`alicia`, not
+/// `person--alicia`): when no id is near it, the entities one of whose `names` (pairs of a
+/// name or alias and the entity's id) or whose id's slug is near it by [`suggest::nearest`]'s
+/// looser whole-name rule (at most two edits) are named in the hint instead. A well-formed id
+/// is as [`missing`] says.
+pub fn missing_entity(given: &str, known: &[&str], names: &[(&str, &str)]) -> InputError {
+    let mut error = missing(given, Space::Entity, known);
+    if let InputError::UnknownEntity { nearest, .. } = &mut error
+        && nearest.is_empty()
+    {
+        let slugs = known.iter().filter_map(|id| Some((id.rsplit_once("--")?.1, *id)));
+        let mut by_name: Vec<(&str, &str)> = names.iter().copied().chain(slugs).collect();
+        by_name.sort_unstable();
+        by_name.dedup();
+        let near = suggest::nearest(given, by_name.iter().map(|(n, _)| *n), SUGGESTED);
+        for name in near {
+            for (_, id) in by_name.iter().filter(|(n, _)| *n == name) {
+                if !nearest.iter().any(|k| k == id) {
+                    nearest.push((*id).to_owned());
+                }
+            }
+        }
+        nearest.truncate(SUGGESTED);
+    }
+    error
+}
+
 /// The error for an ambiguity: `given` stands for each of `found` (ids of `space`, at least
 /// two). It lists the first ten.
 pub fn ambiguous(given: &str, space: Space, found: &[String]) -> InputError {
@@ -255,5 +282,33 @@ mod tests {
         );
         let e = missing("Kenji San", Space::Entity, &known);
         assert!(matches!(&e, InputError::UnknownEntity { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn a_name_that_names_nothing_names_the_entities_with_a_near_name_or_slug() {
+        let known = ["person--alice", "project--atlas", "person--robert"];
+        let names = [("alice", "person--alice"), ("bobby", "person--robert")];
+        let cases: [(&str, &[&str]); 4] = [
+            ("alicia", &["person--alice"]),
+            ("bobbie", &["person--robert"]),
+            ("roberta", &["person--robert"]),
+            ("zebra", &[]),
+        ];
+        for (given, want) in cases {
+            let e = missing_entity(given, &known, &names);
+            assert!(
+                matches!(&e, InputError::UnknownEntity { nearest, .. } if nearest == want),
+                "given: {given:?}: {e:?}"
+            );
+        }
+        // The ids' own nearness comes first: a near id leaves the looser names out.
+        let twins = ["person--kenji", "person--kenta"];
+        let e = missing_entity("kenjj", &twins, &[("kenji", twins[0]), ("kenta", twins[1])]);
+        assert!(
+            matches!(&e, InputError::UnknownEntity { nearest, .. } if nearest == &["person--kenji"]),
+            "{e:?}"
+        );
+        let e = missing_entity("person--alicia", &known, &names);
+        assert!(matches!(&e, InputError::MissingEntity { .. }), "{e:?}");
     }
 }

@@ -45,6 +45,8 @@
     as_of: asOf.value.trim(),
     limit: box.dataset.limit || '',
   };
+  // "1 relation", "2 relations".
+  const count = (n, one, many) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
   const colors = new Map();
   const colorOf = (kind) => {
     if (!colors.has(kind)) {
@@ -58,7 +60,6 @@
   const cy = window.cytoscape({
     container: box,
     elements: [],
-    wheelSensitivity: 0.3,
     minZoom: 0.05,
     maxZoom: 4,
     style: [
@@ -239,11 +240,11 @@
           data: { id: `e${i}`, source: e.from, target: e.to, label: e.relation, relation: e.relation,
             since: e.since || '', until: e.until || '', width: 1 + 2 * e.confidence } });
       });
-      const shown = `${view.nodes.length.toLocaleString('en')} entities, ` +
-        `${view.edges.length.toLocaleString('en')} relations`;
+      const shown = `${count(view.nodes.length, 'entity', 'entities')}, ` +
+        `${count(view.edges.length, 'relation', 'relations')}`;
       const when = view.as_of ? ` as of ${view.as_of}` : '';
       const more = view.omitted
-        ? ` (the ${view.omitted.toLocaleString('en')} least connected are not drawn: choose a type or find an entity)`
+        ? ` (${view.omitted === 1 ? 'the least connected one is' : `the ${view.omitted.toLocaleString('en')} least connected are`} not drawn: choose a type or find an entity)`
         : '';
       say(`${shown}${when}${more}.`);
     }

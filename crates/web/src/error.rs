@@ -67,7 +67,8 @@ impl WebError {
 
 impl From<cogmem_ops::Error> for WebError {
     /// The operation's message and hint, with the status of its kind: a user's fault 400, a
-    /// rule's refusal 409, anything else 500.
+    /// rule's refusal 409, anything else 500. The message ends with the causes it does not
+    /// already say ([`cogmem_ops::Error::causes`], as the CLI's `caused by:` lines).
     fn from(e: cogmem_ops::Error) -> Self {
         let status = match e.kind() {
             ErrorKind::User if e.is_not_found() => StatusCode::NOT_FOUND,
@@ -76,10 +77,9 @@ impl From<cogmem_ops::Error> for WebError {
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         };
         let mut message = e.to_string();
-        let mut cause = std::error::Error::source(&e);
-        while let Some(c) = cause {
-            message.push_str(&format!(": {c}"));
-            cause = c.source();
+        for cause in e.causes() {
+            message.push_str(": ");
+            message.push_str(&cause);
         }
         Self::new(status, message, e.hint())
     }
@@ -101,8 +101,14 @@ struct ErrorJson<'a> {
 }
 
 /// Renders the error a response carries (or the plain text of an extractor's refusal) as a
-/// page, or as JSON under `/api/`; other responses pass unchanged.
-pub(crate) async fn render(state: &AppState, path: &str, response: Response) -> Response {
+/// page, or as JSON under `/api/`; other responses pass unchanged. `read` tells a GET or HEAD
+/// from a write, whose error page the live updates must not re-fetch.
+pub(crate) async fn render(
+    state: &AppState,
+    path: &str,
+    read: bool,
+    response: Response,
+) -> Response {
     let (parts, body) = response.into_parts();
     let error = match parts.extensions.get::<Arc<WebError>>() {
         Some(e) => (**e).clone(),
@@ -119,7 +125,7 @@ pub(crate) async fn render(state: &AppState, path: &str, response: Response) -> 
     let mut out = if path.starts_with("/api/") || path == "/api" {
         (error.status, Json(ErrorJson { error: &error })).into_response()
     } else {
-        (error.status, page(state, &error)).into_response()
+        (error.status, page(state, &error, read)).into_response()
     };
     // Keep the headers the error set (the password prompt's WWW-Authenticate).
     for (name, value) in &parts.headers {
@@ -141,8 +147,9 @@ fn is_plain_refusal(parts: &axum::http::response::Parts) -> bool {
 }
 
 /// The error page: the status, the message and the hint, in the layout (the navigation only
-/// when the request was let in: a refused visitor sees no links).
-fn page(state: &AppState, error: &WebError) -> maud::Markup {
+/// when the request was let in: a refused visitor sees no links; not re-fetched live when it
+/// answers a write).
+fn page(state: &AppState, error: &WebError, read: bool) -> maud::Markup {
     let title = error.status.canonical_reason().unwrap_or("Error");
     let body = html! {
         h1 { (error.status.as_u16()) " " (title) }
@@ -153,7 +160,13 @@ fn page(state: &AppState, error: &WebError) -> maud::Markup {
         error.status,
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::MISDIRECTED_REQUEST
     );
-    if refused { layout::bare(title, body) } else { layout::page(state, title, Nav::None, body) }
+    if refused {
+        layout::bare(title, body)
+    } else if read {
+        layout::page(state, title, Nav::None, body)
+    } else {
+        layout::answer_to_write(state, title, Nav::None, body)
+    }
 }
 
 /// The fallback: no route at this address.

@@ -39,6 +39,17 @@ impl Nav {
 
 /// A whole page: `title`, the navigation bar with `active` marked, and `body` in `<main>`.
 pub fn page(state: &AppState, title: &str, active: Nav, body: Markup) -> Markup {
+    frame(state, title, active, body, true)
+}
+
+/// [`page`] for the answer to a write (a refused form) at the write's own address: its
+/// `<main>` is not re-fetched by the live updates (`data-live="off"`), since a GET there is a
+/// 405.
+pub fn answer_to_write(state: &AppState, title: &str, active: Nav, body: Markup) -> Markup {
+    frame(state, title, active, body, false)
+}
+
+fn frame(state: &AppState, title: &str, active: Nav, body: Markup, live: bool) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -57,7 +68,11 @@ pub fn page(state: &AppState, title: &str, active: Nav, body: Markup) -> Markup 
                     }
                     span.live-state id="live-state" title="Live updates" {}
                 }
-                main id="main" { (body) }
+                @if live {
+                    main id="main" { (body) }
+                } @else {
+                    main id="main" data-live="off" { (body) }
+                }
                 footer {
                     "Workspace " code { (state.ws().root().display().to_string()) }
                     " · acting as " code { (state.actor().as_str()) }

@@ -244,12 +244,13 @@ async fn csrf_of(req: Request) -> Result<(Option<String>, Request), WebError> {
 /// a page or JSON, and adds the security headers.
 pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
+    let read = matches!(*req.method(), Method::GET | Method::HEAD);
     let mut response = match check(&state, req).await {
         Ok(Checked::Pass(req)) => next.run(req).await,
         Ok(Checked::Answer(response)) => response,
         Err(e) => e.into_response(),
     };
-    response = error::render(&state, &path, response).await;
+    response = error::render(&state, &path, read, response).await;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));

@@ -1,6 +1,7 @@
 //! What every handler shares: the workspace, who acts, the clock, the tokens and the live
 //! feed.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -32,6 +33,31 @@ struct Inner {
     watching: AtomicBool,
     /// The graph last built, with the stamp of the files it was built from.
     graph: Mutex<Option<(GraphStamp, Arc<Graph>)>>,
+    /// The outcomes of the latest decisions made through the review forms, by number, for the
+    /// result pages the forms redirect to.
+    outcomes: Mutex<Outcomes>,
+}
+
+/// How many decisions' result pages are kept (oldest dropped first).
+const KEPT_OUTCOMES: usize = 64;
+
+/// The result pages of the latest decisions: the last number given and the kept pages.
+#[derive(Default)]
+struct Outcomes {
+    last: u64,
+    kept: VecDeque<(u64, Arc<Decided>)>,
+}
+
+/// What a decision made through a review form did, as its result page shows it: the CLI's
+/// sentence, the commit made (if any) and the detail lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decided {
+    /// What was done (`proposal #1 deferred`).
+    pub what: String,
+    /// The full id of the commit made.
+    pub commit: Option<String>,
+    /// The detail lines (memories written, blocks applied, changes acknowledged).
+    pub lines: Vec<String>,
 }
 
 /// What tells a kept graph is still the workspace's, besides the live watch: the entity
@@ -49,7 +75,20 @@ impl AppState {
     ) -> Self {
         let (live, _) = broadcast::channel(64);
         let (watching, graph) = (AtomicBool::new(false), Mutex::new(None));
-        Self { inner: Arc::new(Inner { ws, actor, clock, security, live, stop, watching, graph }) }
+        let outcomes = Mutex::new(Outcomes::default());
+        Self {
+            inner: Arc::new(Inner {
+                ws,
+                actor,
+                clock,
+                security,
+                live,
+                stop,
+                watching,
+                graph,
+                outcomes,
+            }),
+        }
     }
 
     /// The workspace served.
@@ -135,6 +174,25 @@ impl AppState {
         }
         // Nobody listening is fine.
         let _ = self.inner.live.send(change);
+    }
+
+    /// Keeps the outcome of a decision for its result page and returns its number (1, 2, …
+    /// for the server's life; only the last 64 are kept).
+    pub fn keep_decided(&self, decided: Decided) -> u64 {
+        let mut o = self.inner.outcomes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        o.last += 1;
+        let n = o.last;
+        o.kept.push_back((n, Arc::new(decided)));
+        while o.kept.len() > KEPT_OUTCOMES {
+            o.kept.pop_front();
+        }
+        n
+    }
+
+    /// The outcome kept under number `n`, while it is kept.
+    pub fn decided(&self, n: u64) -> Option<Arc<Decided>> {
+        let o = self.inner.outcomes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        o.kept.iter().find(|(k, _)| *k == n).map(|(_, d)| Arc::clone(d))
     }
 
     /// Runs a (blocking) operation off the async threads and returns its result; what every

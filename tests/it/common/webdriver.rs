@@ -252,13 +252,26 @@ impl Browser {
     /// The messages of level SEVERE the browser logged since the last call: uncaught
     /// exceptions, `console.error`, refused loads and content-security-policy violations.
     pub fn console_errors(&self) -> Vec<String> {
+        self.console().into_iter().filter(|(level, _)| level == "SEVERE").map(|(_, m)| m).collect()
+    }
+
+    /// Every message the browser logged since the last call, of any level (`console.warn` and
+    /// `console.log` too), as `LEVEL message`.
+    pub fn console_messages(&self) -> Vec<String> {
+        self.console().into_iter().map(|(level, m)| format!("{level} {m}")).collect()
+    }
+
+    /// The browser's log since the last call (reading it empties it): (level, message).
+    fn console(&self) -> Vec<(String, String)> {
         let v = self.on("POST", "/se/log", Some(json!({"type": "browser"})));
         v.ok()
             .and_then(|v| v.as_array().cloned())
             .unwrap_or_default()
             .iter()
-            .filter(|m| m["level"] == "SEVERE")
-            .map(|m| m["message"].as_str().unwrap_or("").to_owned())
+            .map(|m| {
+                let text = |k: &str| m[k].as_str().unwrap_or("").to_owned();
+                (text("level"), text("message"))
+            })
             .collect()
     }
 }

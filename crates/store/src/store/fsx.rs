@@ -58,6 +58,9 @@ impl IoError {
                 Some("check the file's permissions and owner".into())
             }
             io::ErrorKind::IsADirectory => Some("name a file, not a folder".into()),
+            io::ErrorKind::NotADirectory => {
+                Some("a part of the path is a file where a folder was expected; check it".into())
+            }
             io::ErrorKind::StorageFull
             | io::ErrorKind::QuotaExceeded
             | io::ErrorKind::FileTooLarge => Some(

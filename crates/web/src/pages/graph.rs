@@ -8,6 +8,7 @@
 use axum::Json;
 use axum::Router;
 use axum::extract::{Query, State};
+use axum::http::StatusCode;
 use axum::routing::get;
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -47,7 +48,16 @@ pub struct GraphQuery {
 
 impl GraphQuery {
     /// The options of [`cogmem_ops::graph::view`].
-    pub fn options(&self) -> ViewOptions {
+    ///
+    /// Errors: a `depth` outside 1 to [`MAX_DEPTH`] (400, naming the range).
+    pub fn options(&self) -> WebResult<ViewOptions> {
+        let depth = self.depth.unwrap_or(1);
+        if !(1..=MAX_DEPTH).contains(&depth) {
+            return Err(WebError::bad_request(
+                format!("depth={depth} is out of range: the graph draws 1 to {MAX_DEPTH} hops"),
+                format!("ask for `depth=1` to `depth={MAX_DEPTH}` (1 when left out)"),
+            ));
+        }
         let list = |s: &Option<String>| -> Vec<String> {
             s.as_deref()
                 .unwrap_or("")
@@ -57,14 +67,14 @@ impl GraphQuery {
                 .map(str::to_owned)
                 .collect()
         };
-        ViewOptions {
+        Ok(ViewOptions {
             as_of: self.as_of.clone(),
             kinds: list(&self.kind),
             relations: list(&self.relation),
             focus: self.focus.clone(),
-            depth: self.depth.unwrap_or(1),
+            depth,
             limit: self.limit.unwrap_or(0),
-        }
+        })
     }
 }
 
@@ -79,10 +89,18 @@ async fn page(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> Web
     Ok(layout::page(&state, "Graph", Nav::Graph, render(&q)))
 }
 
+/// `GET /api/graph`. A `focus` that names no entity is a mistake in the query, like an
+/// unreadable `as_of`: 400 (not the 404 of an entity page), with the nearest ids in the hint.
 async fn view(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> WebResult<Json<View>> {
-    let opts = q.options();
+    let opts = q.options()?;
     let now = state.clock().now();
-    Ok(Json(state.run(move |s| cogmem_ops::graph::view_of(&*s.graph()?, &opts, &now)).await?))
+    let view = state.run(move |s| cogmem_ops::graph::view_of(&*s.graph()?, &opts, &now)).await;
+    Ok(Json(view.map_err(|mut e| {
+        if e.status == StatusCode::NOT_FOUND {
+            e.status = StatusCode::BAD_REQUEST;
+        }
+        e
+    })?))
 }
 
 async fn activation(
@@ -182,14 +200,26 @@ mod tests {
         let q = GraphQuery {
             kind: Some(" person, place ,".into()),
             relation: Some("lives-in".into()),
-            depth: Some(9),
+            depth: Some(3),
             ..Default::default()
         };
-        let o = q.options();
+        let o = q.options().unwrap();
         assert_eq!(
             (o.kinds, o.relations, o.depth),
-            (vec!["person".to_owned(), "place".to_owned()], vec!["lives-in".to_owned()], 9)
+            (vec!["person".to_owned(), "place".to_owned()], vec!["lives-in".to_owned()], 3)
         );
-        assert!(render(&q).into_string().contains("<option value=\"4\" selected>4</option>"));
+        let deep = GraphQuery { depth: Some(9), ..Default::default() };
+        assert!(render(&deep).into_string().contains("<option value=\"4\" selected>4</option>"));
+    }
+
+    #[test]
+    fn a_depth_outside_one_to_four_is_refused_naming_the_range() {
+        for depth in [0, 5, 99] {
+            let q = GraphQuery { depth: Some(depth), ..Default::default() };
+            let e = q.options().unwrap_err();
+            assert_eq!(e.status.as_u16(), 400, "depth {depth}");
+            assert!(e.message.contains("1 to 4"), "depth {depth}: {}", e.message);
+        }
+        assert_eq!(GraphQuery::default().options().unwrap().depth, 1);
     }
 }

@@ -20,10 +20,16 @@
 //!
 //! The security layer has already checked the token, the CSRF token and the origin of every
 //! POST before a handler here runs; a GET to an action's address is a 405.
+//!
+//! A form's decision answers POST-redirect-GET: a 303 to `GET /review/done/{k}`, the result
+//! page of the server's k-th decision (kept in [`AppState`] for the last 64), so that a reload
+//! or the live updates' re-fetch of the page is a GET that decides nothing again. A refusal
+//! answers at the form's address with its status; its page is not re-fetched live.
 
 mod render;
 
 use axum::extract::{Path, State};
+use axum::response::Redirect;
 use axum::routing::{get, post};
 use axum::{Form, Json, Router};
 use maud::Markup;
@@ -37,13 +43,14 @@ use cogmem_store::store::pending::Proposal;
 
 use crate::error::{WebError, WebResult};
 use crate::layout::{self, Nav};
-use crate::state::AppState;
+use crate::state::{AppState, Decided};
 
 pub use render::{done, page};
 
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/review", get(review_page))
+        .route("/review/done/{k}", get(done_page))
         .route("/review/proposal/{n}/approve", post(form_approve))
         .route("/review/proposal/{n}/reject", post(form_reject))
         .route("/review/proposal/{n}/defer", post(form_defer))
@@ -91,7 +98,12 @@ enum Outcome {
 
 impl Outcome {
     /// The result page's sentence (the CLI's), the commit and the detail lines.
-    fn describe(&self) -> (String, Option<&str>, Vec<String>) {
+    fn describe(&self) -> Decided {
+        let (what, commit, lines) = self.parts();
+        Decided { what, commit: commit.map(str::to_owned), lines }
+    }
+
+    fn parts(&self) -> (String, Option<&str>, Vec<String>) {
         match self {
             Self::Decide(r) => {
                 let mut lines = Vec::new();
@@ -165,10 +177,23 @@ fn perform(s: &AppState, act: Act) -> cogmem_ops::Result<Outcome> {
     })
 }
 
-async fn act_page(state: AppState, act: Act) -> WebResult<Markup> {
+/// Decides as a form asked, then sends the browser to the decision's result page (303).
+async fn act_page(state: AppState, act: Act) -> WebResult<Redirect> {
     let outcome = state.run(move |s| perform(s, act)).await?;
-    let (what, commit, lines) = outcome.describe();
-    Ok(layout::page(&state, "Done", Nav::Review, done(&what, commit, &lines)))
+    let k = state.keep_decided(outcome.describe());
+    Ok(Redirect::to(&format!("/review/done/{k}")))
+}
+
+/// `GET /review/done/{k}`: the result page of the server's k-th decision.
+async fn done_page(State(state): State<AppState>, Path(k): Path<u64>) -> WebResult<Markup> {
+    let Some(d) = state.decided(k) else {
+        return Err(WebError::not_found(
+            format!("there is no result #{k} of a decision here"),
+            "results are kept while the server runs (the last 64); the audit log (/audit) \
+             lists every decision",
+        ));
+    };
+    Ok(layout::page(&state, "Done", Nav::Review, done(&d.what, d.commit.as_deref(), &d.lines)))
 }
 
 async fn act_json(state: AppState, act: Act) -> WebResult<Json<Outcome>> {
@@ -219,7 +244,7 @@ async fn form_approve(
     State(state): State<AppState>,
     Path(n): Path<u32>,
     Form(f): Form<Fields>,
-) -> WebResult<Markup> {
+) -> WebResult<Redirect> {
     let d = approval(f)?;
     act_page(state, Act::Decide(n, d)).await
 }
@@ -228,7 +253,7 @@ async fn form_reject(
     State(state): State<AppState>,
     Path(n): Path<u32>,
     Form(f): Form<Fields>,
-) -> WebResult<Markup> {
+) -> WebResult<Redirect> {
     let d = rejection(f)?;
     act_page(state, Act::Decide(n, d)).await
 }
@@ -237,7 +262,7 @@ async fn form_defer(
     State(state): State<AppState>,
     Path(n): Path<u32>,
     Form(f): Form<Fields>,
-) -> WebResult<Markup> {
+) -> WebResult<Redirect> {
     act_page(state, Act::Decide(n, Decision::Defer { reason: given(f.reason) })).await
 }
 
@@ -280,7 +305,7 @@ fn ticked(fields: &[(String, String)]) -> WebResult<Option<Vec<usize>>> {
 async fn form_reflection_approve(
     State(state): State<AppState>,
     Form(fields): Form<Vec<(String, String)>>,
-) -> WebResult<Markup> {
+) -> WebResult<Redirect> {
     let only = ticked(&fields)?;
     act_page(state, Act::ReflectionApprove(only)).await
 }
@@ -288,22 +313,22 @@ async fn form_reflection_approve(
 async fn form_reflection_reject(
     State(state): State<AppState>,
     Form(f): Form<Fields>,
-) -> WebResult<Markup> {
+) -> WebResult<Redirect> {
     act_page(state, Act::ReflectionReject(given(f.reason))).await
 }
 
-async fn form_identity_approve(State(state): State<AppState>) -> WebResult<Markup> {
+async fn form_identity_approve(State(state): State<AppState>) -> WebResult<Redirect> {
     act_page(state, Act::IdentityApprove).await
 }
 
 async fn form_identity_reject(
     State(state): State<AppState>,
     Form(f): Form<Fields>,
-) -> WebResult<Markup> {
+) -> WebResult<Redirect> {
     act_page(state, Act::IdentityReject(given(f.reason))).await
 }
 
-async fn form_ack(State(state): State<AppState>, Form(f): Form<Fields>) -> WebResult<Markup> {
+async fn form_ack(State(state): State<AppState>, Form(f): Form<Fields>) -> WebResult<Redirect> {
     act_page(state, Act::Ack(given(f.id))).await
 }
 

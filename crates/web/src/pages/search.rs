@@ -1,7 +1,8 @@
 //! The search page, `GET /search?q=&store=&band=&since=&until=&all=`: the CLI's ranking
 //! ([`cogmem_ops::search`], the options of `cogmem search`), its filters as a GET form, and
-//! each hit's matching words marked. JSON twin: `/api/search?…` (what `cogmem search --json`
-//! prints: the hits).
+//! each hit's matching words marked. JSON twin: `/api/search?…` (`{"hits", "skipped",
+//! "warning"}`: what `cogmem search --json` prints under `hits`, and what the CLI warns of on
+//! stderr, the files it could not read and an embedding model it could not use).
 //!
 //! Marking never builds markup from text: the text is cut into pieces by the index's own
 //! analyzer ([`cogmem_index::index::highlight`], so stemming and CJK pairs mark what was
@@ -14,8 +15,9 @@ use cogmem_index::index::highlight::excerpt;
 use cogmem_index::index::search::{Hit, Reading};
 use cogmem_ops::browse::BANDS;
 use cogmem_ops::search::SearchFields;
+use cogmem_store::store::units::Unreadable;
 use maud::{Markup, html};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::WebResult;
 use crate::layout::{self, Nav};
@@ -71,13 +73,36 @@ impl SearchQuery {
         }
     }
 
-    fn run(&self, state: &AppState) -> cogmem_ops::Result<(Vec<Hit>, Reading)> {
+    fn run(&self, state: &AppState) -> cogmem_ops::Result<Found> {
         let query = self.query().unwrap_or("");
         let band = given(self.band.as_ref());
         let report =
             cogmem_ops::browse::search(state.ws(), query, &self.fields(), band, state.clock())?;
-        Ok((report.hits, report.reading))
+        Ok(Found {
+            hits: report.hits,
+            skipped: report.refresh.skipped,
+            warning: report.warning,
+            reading: report.reading,
+        })
     }
+}
+
+/// What a search found, as the page shows it and `/api/search` answers it: the hits, and what
+/// the CLI says beside them on stderr (with exit 3 for skipped files), so that a file the search
+/// could not read is never silently missing from the answer.
+#[derive(Debug, Serialize)]
+pub struct Found {
+    /// The hits, best first (`cogmem search --json`).
+    pub hits: Vec<Hit>,
+    /// The memory files the index could not read, so their memories could not be found (the
+    /// CLI's `warning: skipped …` lines).
+    pub skipped: Vec<Unreadable>,
+    /// Why the embedding model named in the settings could not be used (the search went on
+    /// with keywords alone), with what to do; `null` when nothing went wrong.
+    pub warning: Option<String>,
+    /// How the query was read (the page shows it; not part of the JSON).
+    #[serde(skip)]
+    pub reading: Reading,
 }
 
 /// The search route and its JSON twin.
@@ -94,18 +119,15 @@ async fn page(State(state): State<AppState>, Query(q): Query<SearchQuery>) -> We
         }
     };
     let title = q.query().map_or_else(|| "Search".to_owned(), |t| format!("Search: {t}"));
-    let body = match &found {
-        Some((hits, reading)) => render(&q, Some(hits), Some(reading)),
-        None => render(&q, None, None),
-    };
+    let body = render(&q, found.as_ref());
     Ok(layout::page(&state, &title, Nav::Search, body))
 }
 
 async fn api(
     State(state): State<AppState>,
     Query(q): Query<SearchQuery>,
-) -> WebResult<Json<Vec<Hit>>> {
-    Ok(Json(state.run(move |s| q.run(s)).await?.0))
+) -> WebResult<Json<Found>> {
+    Ok(Json(state.run(move |s| q.run(s)).await?))
 }
 
 /// The text of a hit with the query's words in `<mark>`, every piece escaped.
@@ -140,9 +162,10 @@ fn reading(r: &Reading) -> Markup {
     }
 }
 
-/// The search page's body: the form (keeping what was asked), then how the query was read and
-/// the hits, or nothing before a query is given.
-pub fn render(q: &SearchQuery, hits: Option<&[Hit]>, read: Option<&Reading>) -> Markup {
+/// The search page's body: the form (keeping what was asked), then how the query was read, the
+/// files left out and the embedding model's failure, and the hits; or nothing before a query is
+/// given.
+pub fn render(q: &SearchQuery, found: Option<&Found>) -> Markup {
     let v = |f: &Option<String>| f.clone().unwrap_or_default();
     let store = given(q.store.as_ref()).unwrap_or("");
     let band = given(q.band.as_ref()).unwrap_or("");
@@ -175,13 +198,26 @@ pub fn render(q: &SearchQuery, hits: Option<&[Hit]>, read: Option<&Reading>) -> 
                 label { input type="checkbox" name="all" value="1" checked[q.all()]; " include dormant (--all)" }
             }
         }
-        @if let Some(r) = read { (reading(r)) }
-        @if let (Some(hits), Some(query)) = (hits, q.query()) {
-            @if hits.is_empty() {
+        @if let Some(f) = found {
+            (reading(&f.reading))
+            @if let Some(w) = &f.warning {
+                p.warn #search-warning { "warning: " (w) }
+            }
+            @if !f.skipped.is_empty() {
+                section.skipped #search-skipped aria-label="Unreadable files" {
+                    p.warn { "These files could not be read, so their memories were not searched:" }
+                    ul.warnings { @for s in &f.skipped { li { "skipped " (s.error) } } }
+                }
+            }
+        }
+        @if let (Some(f), Some(query)) = (found, q.query()) {
+            @if f.hits.is_empty() && f.skipped.is_empty() {
                 p.empty { "No matches. Try other words, widen the filters, or include dormant memories." }
+            } @else if f.hits.is_empty() {
+                p.empty { "No matches in the files that could be read. Fix the files listed above, then search again." }
             } @else {
                 ol.hits {
-                    @for h in hits {
+                    @for h in &f.hits {
                         li.hit {
                             a href=(memory_href(&h.id)) { code { (h.id) } }
                             " " span.store { (h.store) " · " (h.kind) }
@@ -214,6 +250,30 @@ mod tests {
         );
         let cjk = marked("東京都に住む", "京都").into_string();
         assert_eq!(cjk, "東<mark>京都</mark>に住む");
+    }
+
+    #[test]
+    fn the_model_warning_and_the_files_left_out_are_shown_escaped() {
+        let q = SearchQuery { q: Some("tea".into()), ..SearchQuery::default() };
+        let found = Found {
+            hits: Vec::new(),
+            skipped: vec![Unreadable {
+                path: "memory/episodes/x.md".into(),
+                error: "memory/episodes/<b>x</b>.md: not valid UTF-8 at byte 3".into(),
+            }],
+            warning: Some("the model <m> cannot be loaded".into()),
+            reading: Reading::default(),
+        };
+        let out = render(&q, Some(&found)).into_string();
+        assert!(out.contains("warning: the model &lt;m&gt; cannot be loaded"), "{out}");
+        assert!(
+            out.contains("skipped memory/episodes/&lt;b&gt;x&lt;/b&gt;.md: not valid"),
+            "{out}"
+        );
+        assert!(out.contains("No matches in the files that could be read"), "{out}");
+        let json = serde_json::to_value(&found).unwrap();
+        assert_eq!(json["skipped"][0]["path"], "memory/episodes/x.md");
+        assert!(json.get("reading").is_none(), "{json}");
     }
 
     #[test]

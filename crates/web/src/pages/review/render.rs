@@ -8,8 +8,9 @@
 //! `#reject-N`, `#defer-N`, fields `#approve-store-N`, `#reject-reason-N`, `#defer-reason-N`;
 //! the reflection's checkboxes `#block-K`, buttons `#reflection-approve`, `#reflection-reject`,
 //! field `#reflection-reason`; `#identity-approve`, `#identity-reject`, `#identity-reason`;
-//! critical change K (1-based) `#critical-K`, button `#ack-K`, and `#ack-all`. A result page has
-//! `#result` and, when a commit was made, `#commit` holding the full commit id.
+//! critical change K (1-based) `#critical-K`, button `#ack-K`, and `#ack-all`. A result page
+//! (`/review/done/K`, where a form's 303 leads) has `#result` and, when a commit was made,
+//! `#commit` holding the full commit id.
 
 use maud::{Markup, html};
 
