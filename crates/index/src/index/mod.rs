@@ -2070,7 +2070,7 @@ pub enum IndexState {
 /// must not fail for it.
 const IDLE_WAIT: Duration = Duration::from_secs(600);
 
-/// [`state`], after waiting (up to `lock.timeout_ms`, or [`IDLE_WAIT`] if longer) for a refresh
+/// [`state`], after waiting (up to `lock.timeout_ms`, or 10 minutes if longer) for a refresh
 /// under way to finish: for `verify`, which must not report an index that a change just
 /// committed is bringing up to date. Changes nothing.
 pub fn state_when_idle(ws: &Workspace) -> IndexState {
