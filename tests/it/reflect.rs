@@ -734,3 +734,30 @@ fn a_pending_reflection_edited_after_submit_is_refused_until_restored() {
     assert!(env.read("memory/meta/reflection-log.md").contains("1 proposed"));
     env.assert_clean_tree();
 }
+
+/// A self-image consolidation is approved only as it was submitted, as a reflection is: a hand
+/// edit of its pending file (its Seen list included), committed or not, is refused.
+#[test]
+fn a_consolidation_edited_after_submit_is_refused_until_restored() {
+    let env = consolidation_submitted();
+    let file = "memory/meta/pending-identity.md";
+    let submitted = env.read(file);
+    env.write(file, &format!("{submitted}\n- a line added by hand\n"));
+    let identity = env.read("IDENTITY.md");
+    let approve = ["--actor", "user:ann", "identity", "consolidate", "approve"];
+    let out = env.run(approve).output().code(4);
+    assert!(
+        out.stderr.contains(
+            "the pending self-image consolidation differs from what `cogmem identity consolidate submit` wrote"
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains(&format!("-- {file}`")), "the hint restores it: {out}");
+    env.mutate(["sync"]);
+    env.run(approve).output().code(4);
+    assert_eq!(env.read("IDENTITY.md"), identity, "nothing applied");
+    env.write(file, &submitted);
+    env.mutate(["sync"]);
+    env.mutate(approve);
+    assert!(!env.path(file).exists());
+}

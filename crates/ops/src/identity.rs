@@ -246,6 +246,16 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
     let repo = git::open(ws.root())?;
     let lock = ws.lock()?;
     let pending = require_pending(ws, "cogmem identity consolidate approve")?;
+    // Approved only as submitted: a hand edit (its Seen list included) is refused.
+    let submitted = reflect::Pending {
+        rel: PENDING_IDENTITY,
+        what: "the pending self-image consolidation",
+        submit: "cogmem identity consolidate submit",
+        reject: "cogmem identity consolidate reject",
+    };
+    if let Some(e) = reflect::submission_changed(ws, &repo, &submitted)? {
+        return Err(e.into());
+    }
     let sub = parse_submission(&rf::submission_text_of(&pending))?;
     let now = clock.now();
     let date = now.format("%Y-%m-%d").to_string();

@@ -797,24 +797,50 @@ pub struct SubmissionChanged {
 /// How many commits back the submit commit is looked for.
 const SUBMIT_SEARCH: usize = 100_000;
 
-/// Checks pending-reflection.md against what the latest `reflect submit` commit wrote: the
+/// A pending submission's file and the commands around it, for [`submission_changed`].
+pub(crate) struct Pending {
+    /// The file, relative to the workspace root.
+    pub rel: &'static str,
+    /// What it holds, for the message.
+    pub what: &'static str,
+    /// The command that submits it (the trigger of its commit).
+    pub submit: &'static str,
+    /// The command that rejects it.
+    pub reject: &'static str,
+}
+
+/// The pending reflection.
+pub(crate) const PENDING: Pending = Pending {
+    rel: PENDING_REFLECTION,
+    what: "the pending reflection",
+    submit: "cogmem reflect submit",
+    reject: "cogmem reflect reject",
+};
+
+/// Checks a pending file against what the latest commit of its submit command wrote: the
 /// refusal when they differ (edited by hand since, committed or not), `None` when they agree or
 /// no such commit is found (a history rewritten outside cogmem).
 pub(crate) fn submission_changed(
     ws: &Workspace,
     repo: &git2::Repository,
+    p: &Pending,
 ) -> crate::Result<Option<RuleError>> {
-    let Some((commit, Some(wrote))) =
-        git::last_written_by(repo, "cogmem reflect submit", PENDING_REFLECTION, SUBMIT_SEARCH)?
+    let Some((commit, Some(wrote))) = git::last_written_by(repo, p.submit, p.rel, SUBMIT_SEARCH)?
     else {
         return Ok(None);
     };
-    let now = ws.read_text_if_exists(PENDING_REFLECTION)?.unwrap_or_default();
+    let now = ws.read_text_if_exists(p.rel)?.unwrap_or_default();
     if now.as_bytes() == wrote {
         return Ok(None);
     }
-    let commit = commit.to_string()[..8].to_owned();
-    Ok(Some(RuleError::SubmissionChanged { path: ws.abs(PENDING_REFLECTION), commit }))
+    Ok(Some(RuleError::SubmissionChanged {
+        path: ws.abs(p.rel),
+        rel: p.rel,
+        what: p.what,
+        submit: p.submit,
+        reject: p.reject,
+        commit: commit.to_string()[..8].to_owned(),
+    }))
 }
 
 /// Shows the reflection awaiting approval with the plan of its approval, built from the files
@@ -825,7 +851,7 @@ pub fn show(ws: &Workspace, clock: &dyn Clock) -> crate::Result<ShowReport> {
     require(&c, &[State::AwaitingApproval], "cogmem reflect show")?;
     let text = rf::submission_text(&read(ws, PENDING_REFLECTION)?).unwrap_or_default();
     let changed_since_submit =
-        submission_changed(ws, &git::open(ws.root())?)?.map(|e| SubmissionChanged {
+        submission_changed(ws, &git::open(ws.root())?, &PENDING)?.map(|e| SubmissionChanged {
             commit: match &e {
                 RuleError::SubmissionChanged { commit, .. } => commit.clone(),
                 _ => String::new(),

@@ -431,15 +431,23 @@ pub enum RuleError {
         /// The step(s) allowed now.
         first: String,
     },
-    /// The pending reflection is not what `reflect submit` wrote: edited by hand since (the
-    /// edit committed or not).
+    /// A pending submission (a reflection, a self-image consolidation) is not what its submit
+    /// command wrote: edited by hand since (the edit committed or not).
     #[error(
-        "{}: the pending reflection differs from what `cogmem reflect submit` wrote (commit {commit}); a reflection is approved only as it was submitted",
+        "{}: {what} differs from what `{submit}` wrote (commit {commit}); it is approved only as it was submitted",
         path.display()
     )]
     SubmissionChanged {
-        /// pending-reflection.md.
+        /// The pending file.
         path: PathBuf,
+        /// The pending file, relative to the workspace root.
+        rel: &'static str,
+        /// What it holds, for the message: `the pending reflection`.
+        what: &'static str,
+        /// The command that submits it.
+        submit: &'static str,
+        /// The command that rejects it.
+        reject: &'static str,
         /// The submit commit, short.
         commit: String,
     },
@@ -775,11 +783,9 @@ impl RuleError {
             Self::ReflectOrder { .. } => {
                 Some("`cogmem reflect status` shows what is waiting, and for whom".into())
             }
-            Self::SubmissionChanged { commit, .. } => Some(format!(
-                "restore what was submitted with `git checkout {commit} -- \
-                 memory/meta/pending-reflection.md` (then `cogmem sync`, if the edit was \
-                 committed), or reject it with `cogmem reflect reject` and submit again in a new \
-                 cycle"
+            Self::SubmissionChanged { commit, rel, reject, .. } => Some(format!(
+                "restore what was submitted with `git checkout {commit} -- {rel}` (then `cogmem \
+                 sync`, if the edit was committed), or reject it with `{reject}` and submit again"
             )),
             Self::RewardDecided { submitted: false, .. } => Some(
                 "the agent goes on with `cogmem reflect input`, then `cogmem reflect submit`; \

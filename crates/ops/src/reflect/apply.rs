@@ -77,7 +77,7 @@ pub fn approve(
     let c = cycle(ws)?;
     require(&c, &[State::AwaitingApproval], "cogmem reflect approve")?;
     // Only what was submitted is approved: not an edit by hand since, even a committed one.
-    if let Some(e) = super::submission_changed(ws, &session.repo)? {
+    if let Some(e) = super::submission_changed(ws, &session.repo, &super::PENDING)? {
         return Err(e.into());
     }
     let pending = read(ws, PENDING_REFLECTION)?;
