@@ -459,6 +459,13 @@ fn the_graph_query_refuses_an_unknown_focus_with_the_nearest_ids_and_a_depth_out
     }
     let r = server.get("/api/graph?focus=alice&depth=4");
     assert_eq!(r.status, 200, "{r:?}");
+    // The activation the page asks for when an entity is picked, likewise.
+    let e = error("/api/graph/activation?from=alicia");
+    assert!(e["hint"].as_str().unwrap().contains("`person--alice`"), "{e}");
+    assert_eq!(server.get("/api/graph/activation?from=person--alice").status, 200);
+    // The page refuses a depth its selector cannot show.
+    assert_eq!(server.get("/graph?depth=99").status, 400);
+    assert_eq!(server.get("/graph?depth=2").status, 200);
     let cli = env.run(["graph", "show", "alicia"]).output().code(1);
     assert!(cli.stderr.contains("did you mean `person--alice`?"), "{cli}");
 }

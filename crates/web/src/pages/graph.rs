@@ -85,8 +85,20 @@ pub struct ActivationQuery {
     pub from: Option<String>,
 }
 
+/// `GET /graph`: a `depth` out of range is refused as the API refuses it (the page's selector
+/// would show another depth than the address asks for).
 async fn page(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> WebResult<Markup> {
+    q.options()?;
     Ok(layout::page(&state, "Graph", Nav::Graph, render(&q)))
+}
+
+/// An entity a query names that does not exist is a mistake in the query, like an unreadable
+/// `as_of`: 400, not the 404 of an entity page; the hint keeps the nearest ids.
+fn query_mistake(mut e: WebError) -> WebError {
+    if e.status == StatusCode::NOT_FOUND {
+        e.status = StatusCode::BAD_REQUEST;
+    }
+    e
 }
 
 /// `GET /api/graph`. A `focus` that names no entity is a mistake in the query, like an
@@ -95,12 +107,7 @@ async fn view(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> Web
     let opts = q.options()?;
     let now = state.clock().now();
     let view = state.run(move |s| cogmem_ops::graph::view_of(&*s.graph()?, &opts, &now)).await;
-    Ok(Json(view.map_err(|mut e| {
-        if e.status == StatusCode::NOT_FOUND {
-            e.status = StatusCode::BAD_REQUEST;
-        }
-        e
-    })?))
+    Ok(Json(view.map_err(query_mistake)?))
 }
 
 async fn activation(
@@ -113,7 +120,8 @@ async fn activation(
             "add `?from=ENTITY`, e.g. `/api/graph/activation?from=person--alice`",
         ));
     };
-    Ok(Json(state.run(move |s| cogmem_ops::graph::activation_of(&*s.graph()?, &from)).await?))
+    let spread = state.run(move |s| cogmem_ops::graph::activation_of(&*s.graph()?, &from)).await;
+    Ok(Json(spread.map_err(query_mistake)?))
 }
 
 /// The graph page's `<main>`: the controls, the canvas, the side panel and the scripts.
