@@ -91,9 +91,9 @@ impl Error {
     /// message and the causes before them do not already say: the one list the CLI's
     /// `caused by:` lines, the MCP server's error text and the web view's messages are made of.
     ///
-    /// Some errors print their cause in their own message and also expose it as their source
-    /// (an I/O error on a file says `PATH: cannot read: Is a directory (os error 21)`); their
-    /// cause is left out here, so it is not said twice.
+    /// A cause an error's message already says is left out, so it is not said twice (the house
+    /// style has an error either say its cause or expose it as its source, never both; this
+    /// keeps a library error that does both from repeating itself).
     pub fn causes(&self) -> Vec<String> {
         let mut said = self.to_string();
         let mut causes = Vec::new();
@@ -123,7 +123,7 @@ mod tests {
         let dir = io::Error::from_raw_os_error(21);
         let e = Error::from(IoError::new("notes", "read", dir));
         assert!(e.to_string().ends_with("cannot read: Is a directory (os error 21)"), "{e}");
-        assert!(std::error::Error::source(&e).is_some(), "the cause is still its source");
+        assert!(std::error::Error::source(&e).is_none(), "said in the message, not a source too");
         assert_eq!(e.causes(), Vec::<String>::new());
         let other = Error::from(IoError::new("notes", "read", io::Error::other("disk on fire")));
         assert_eq!(other.causes(), Vec::<String>::new(), "{other}");

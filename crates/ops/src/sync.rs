@@ -429,7 +429,7 @@ fn unreadable_file(path: &str, e: &fsx::IoError) -> Option<LeftFile> {
     let hint = if e.is_link_refusal() {
         "replace the link with a real file; cogmem does not read links leading out of the workspace"
     } else {
-        match e.source.kind() {
+        match e.io.kind() {
             ErrorKind::InvalidInput | ErrorKind::FileTooLarge => {
                 "split it into smaller files (or move it out of the workspace), or raise \
                  `limits.file_bytes` in cogmem.toml; the next sync commits it once it fits"
@@ -441,7 +441,7 @@ fn unreadable_file(path: &str, e: &fsx::IoError) -> Option<LeftFile> {
     Some(LeftFile {
         path: path.to_owned(),
         line: None,
-        problem: format!("cannot {}: {}", e.op, e.source),
+        problem: format!("cannot {}: {}", e.op, e.io),
         hint: hint.to_owned(),
     })
 }

@@ -1172,7 +1172,7 @@ mod tests {
         std::fs::write(git_dir.join("index.lock"), "").expect("lock");
         let bytes = std::fs::read(git_dir.join("index")).expect("index");
         let err = write(&git_dir, &bytes).expect_err("locked");
-        assert_eq!(err.source.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(err.io.kind(), std::io::ErrorKind::AlreadyExists);
         assert!(git_dir.join("index.lock").exists(), "another process's lock is left alone");
     }
 

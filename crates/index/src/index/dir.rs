@@ -87,7 +87,7 @@ impl Directory for UnsyncedDirectory {
         // `create_new` never follows a link at the file itself; the folders on the way are
         // checked up to the workspace root.
         fsx::check_no_link(&self.root.join(path), "write")
-            .map_err(|e| OpenWriteError::wrap_io_error(e.source, path.to_owned()))?;
+            .map_err(|e| OpenWriteError::wrap_io_error(e.io, path.to_owned()))?;
         let file =
             OpenOptions::new().write(true).create_new(true).open(self.root.join(path)).map_err(
                 |e| {
@@ -106,7 +106,7 @@ impl Directory for UnsyncedDirectory {
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        fsx::check_no_link(&self.root.join(path), "write").map_err(|e| e.source)?;
+        fsx::check_no_link(&self.root.join(path), "write").map_err(|e| e.io)?;
         // Still atomic (a reader sees the old or the new file), just not synced.
         let mut tmp = tempfile::Builder::new().tempfile_in(&self.root)?;
         tmp.write_all(data)?;

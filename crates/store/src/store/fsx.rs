@@ -12,27 +12,28 @@ use std::path::{Path, PathBuf};
 use crate::error::ErrorKind;
 use crate::store::StoreError;
 
-/// An I/O failure on a named path.
+/// An I/O failure on a named path. The operating system's error is said in the message
+/// (`PATH: cannot read: Is a directory (os error 21)`), so it is not also the error's source:
+/// a chain of causes would say it twice (house style).
 #[derive(Debug, thiserror::Error)]
-#[error("{}: cannot {op}: {source}", path.display())]
+#[error("{}: cannot {op}: {io}", path.display())]
 pub struct IoError {
     /// The file or folder.
     pub path: PathBuf,
     /// What was being done (`read`, `write`, `create folder`…).
     pub op: &'static str,
     /// The operating system's error.
-    #[source]
-    pub source: io::Error,
+    pub io: io::Error,
 }
 
 impl IoError {
     /// Wraps an `io::Error` with the path and operation.
-    pub fn new(path: impl Into<PathBuf>, op: &'static str, source: io::Error) -> Self {
-        Self { path: path.into(), op, source }
+    pub fn new(path: impl Into<PathBuf>, op: &'static str, io: io::Error) -> Self {
+        Self { path: path.into(), op, io }
     }
 
     pub(crate) fn kind(&self) -> ErrorKind {
-        match self.source.kind() {
+        match self.io.kind() {
             io::ErrorKind::NotFound
             | io::ErrorKind::PermissionDenied
             | io::ErrorKind::InvalidInput
@@ -53,7 +54,7 @@ impl IoError {
                     .into(),
             );
         }
-        match self.source.kind() {
+        match self.io.kind() {
             io::ErrorKind::PermissionDenied => {
                 Some("check the file's permissions and owner".into())
             }
@@ -74,11 +75,11 @@ impl IoError {
 
     /// Tells whether this is a refusal to write through a symbolic link.
     pub fn is_link_refusal(&self) -> bool {
-        self.source.get_ref().is_some_and(|e| e.is::<ThroughLink>())
+        self.io.get_ref().is_some_and(|e| e.is::<ThroughLink>())
     }
 
     pub(crate) fn is_broken_pipe(&self) -> bool {
-        self.source.kind() == io::ErrorKind::BrokenPipe
+        self.io.kind() == io::ErrorKind::BrokenPipe
     }
 }
 
@@ -395,7 +396,7 @@ fn file_kind(kind: fs::FileType) -> &'static str {
 pub fn read_if_exists(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, IoError> {
     match read(path, limit) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.io.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
 }
