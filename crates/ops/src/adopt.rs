@@ -223,13 +223,13 @@ pub fn adopt_locked(
     // Entries of the units these commits removed are archived, or carried to a renamed
     // file's new id, as `sync` does for the hand edits it commits; then the units without an
     // entry get one.
-    let after: Vec<(&str, String)> = texts.iter().map(|(p, t, _)| (*p, t.clone())).collect();
-    let heads: Vec<(&str, String)> =
-        before.iter().filter_map(|(p, t)| Some((*p, t.clone()?))).collect();
+    let after: Vec<(&str, &str)> = texts.iter().map(|(p, t, _)| (*p, t.as_str())).collect();
+    let heads: Vec<(&str, &str)> =
+        before.iter().filter_map(|(p, t)| Some((*p, t.as_deref()?))).collect();
     let removed = removal::removed_units(&heads, &after);
     let removed_from = heads.iter().filter(|(p, _)| removed.iter().any(|u| u.path == *p));
     let entities_changed = created_at.keys().any(|p| p.starts_with(layout::ENTITIES_DIR));
-    let files = after.iter().chain(removed_from).map(|(path, text)| (*path, text.as_str()));
+    let files = after.iter().chain(removed_from).copied();
     let mut decay = crate::sync::decay_for(ws, files, entities_changed)?;
     let who = removal::Settler {
         by: ACTOR,

@@ -37,10 +37,7 @@ pub(crate) struct Settled {
 /// The memory units that hand edits remove: in an edited file's earlier version (`before`:
 /// path and text) and in none of the edited files' new versions (`after`; a unit moved to
 /// another file keeps its id only when its id does not name the file, and is then not removed).
-pub(crate) fn removed_units(
-    before: &[(&str, String)],
-    after: &[(&str, String)],
-) -> Vec<MemoryUnit> {
+pub(crate) fn removed_units(before: &[(&str, &str)], after: &[(&str, &str)]) -> Vec<MemoryUnit> {
     let kept: HashSet<String> = after
         .iter()
         .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
@@ -75,8 +72,8 @@ pub(crate) struct Settler<'a> {
 pub(crate) fn settle(
     decay: &mut DecayFile,
     removed: &[MemoryUnit],
-    before: &[(&str, String)],
-    after: &[(&str, String)],
+    before: &[(&str, &str)],
+    after: &[(&str, &str)],
     who: &Settler<'_>,
 ) -> Settled {
     let stamp = who.at.format("%Y-%m-%dT%H:%M:%SZ").to_string();
@@ -91,8 +88,8 @@ pub(crate) fn settle(
         .iter()
         .flat_map(|(path, text)| units::file_units(path, text).into_iter().map(|u| u.id))
         .collect();
-    let after_text: BTreeMap<&str, &str> = after.iter().map(|(p, t)| (*p, t.as_str())).collect();
-    let before_text: BTreeMap<&str, &str> = before.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let after_text: BTreeMap<&str, &str> = after.iter().copied().collect();
+    let before_text: BTreeMap<&str, &str> = before.iter().copied().collect();
     // New whole-file memories with no entry yet: the places a renamed file may have gone.
     let mut arrivals: Vec<MemoryUnit> = after
         .iter()

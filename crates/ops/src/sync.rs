@@ -258,19 +258,17 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
 
     // Decay entries: those of the units this commit removes are archived (or carried to a
     // renamed file's new id) first, then the units that have none get one.
-    let texts: Vec<(&str, String)> =
+    let owned: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.text()?))).collect();
-    let heads: Vec<(&str, String)> =
+    let owned_heads: Vec<(&str, String)> =
         valid.iter().filter_map(|c| Some((c.path.as_str(), c.head_text()?))).collect();
+    let texts: Vec<(&str, &str)> = owned.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let heads: Vec<(&str, &str)> = owned_heads.iter().map(|(p, t)| (*p, t.as_str())).collect();
     let removed = removal::removed_units(&heads, &texts);
     // The removed units' files as HEAD has them, so their entries are loaded too.
     let removed_from = heads.iter().filter(|(p, _)| removed.iter().any(|u| u.path == *p));
     let entities_changed = valid.iter().any(|c| c.path.starts_with(layout::ENTITIES_DIR));
-    let mut decay = decay_for(
-        ws,
-        texts.iter().chain(removed_from).map(|(p, t)| (*p, t.as_str())),
-        entities_changed,
-    )?;
+    let mut decay = decay_for(ws, texts.iter().chain(removed_from).copied(), entities_changed)?;
     let created = now.with_timezone(&chrono::Utc);
     let who = removal::Settler {
         by: opts.actor.as_str(),
