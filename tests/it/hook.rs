@@ -260,6 +260,8 @@ fn claude_code_pre_compact_and_session_end_import_the_transcript_once() {
         "LIMIT 10, 20\nconfig",
         "Sub-agent",
         "init is analyzing",
+        "Set model to",
+        "command-name",
         "stop_hook",
     ] {
         assert!(!day.contains(never), "{never:?} was imported:\n{day}");
