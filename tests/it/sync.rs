@@ -459,3 +459,37 @@ fn a_procedure_renamed_by_hand_keeps_its_decay_entry() {
     env.wait_for_index();
     env.run(["verify"]).success();
 }
+
+/// Uses recorded under a procedure's id after the last fold and before a hand rename count for
+/// the new id when the rename is committed (by `sync`, or adopted after a plain `git commit`);
+/// they were dropped with the old id.
+#[test]
+fn uses_recorded_before_a_hand_rename_follow_the_procedure() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "procedural", "--title", "Deploy Atlas", "run migrations"]);
+    env.mutate(["remember", "--store", "procedural", "--title", "Ship Bolt", "tag it, push it"]);
+    env.mutate(["remember", "something else"]); // the entries exist, nothing waits to fold
+    let entry = |id: &str| json(&env.read("memory/meta/decay-scores.json"))["entries"][id].clone();
+    let count = |id: &str| entry(id)["access_count"].as_u64().unwrap_or(0);
+    let (atlas, bolt) = (count("procedure:deploy-atlas"), count("procedure:ship-bolt"));
+    for id in ["procedure:deploy-atlas", "procedure:ship-bolt"] {
+        env.run(["touch", id]).success();
+        env.run(["touch", id]).success();
+    }
+
+    env.git(&["mv", "memory/procedures/deploy-atlas.md", "memory/procedures/migrate-atlas.md"]);
+    env.mutate(["sync"]);
+    assert!(entry("procedure:deploy-atlas").is_null());
+    assert_eq!(count("procedure:migrate-atlas"), atlas + 2, "{}", entry("procedure:migrate-atlas"));
+
+    env.run(["touch", "procedure:ship-bolt"]).success();
+    env.git(&["mv", "memory/procedures/ship-bolt.md", "memory/procedures/release-bolt.md"]);
+    env.git(&["commit", "-q", "-m", "bolt is released, not shipped"]);
+    let out = env.run(["remember", "Bolt ships in May"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    assert!(entry("procedure:ship-bolt").is_null());
+    assert_eq!(count("procedure:release-bolt"), bolt + 3, "{}", entry("procedure:release-bolt"));
+    env.assert_clean_tree();
+    env.wait_for_index();
+    env.run(["verify"]).success();
+}

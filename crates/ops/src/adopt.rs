@@ -237,6 +237,9 @@ pub fn adopt_locked(
         reason: "removed from its file by a commit made outside cogmem, adopted",
     };
     let settled = removal::settle(&mut decay, &removed, &heads, &after, &who);
+    for c in &settled.carried {
+        change.carry_uses(&c.from, &c.to); // uses recorded under the old id count for the new
+    }
     report.decay_archived = settled.archived;
     report.decay_carried = settled.carried;
     for (path, text, created) in &texts {

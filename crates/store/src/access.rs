@@ -109,6 +109,9 @@ pub struct Batch {
     pub(crate) held: BTreeSet<String>,
     /// The decay settings new entries are created with.
     pub(crate) settings: DecaySettings,
+    /// Memories whose id changed in the change that folds this batch (a procedure or vault
+    /// note renamed by hand, its entry carried to the new id): their uses count for the new id.
+    pub(crate) renamed: BTreeMap<String, String>,
 }
 
 /// Moves the access log aside as the batch to fold, unless an earlier batch is still there
@@ -215,6 +218,7 @@ fn batch(ws: &Workspace, text: String) -> Option<Batch> {
         text,
         unentered,
         held: BTreeSet::new(),
+        renamed: BTreeMap::new(),
         settings: ws.settings().decay.clone(),
     })
 }
@@ -341,6 +345,7 @@ pub fn fold(batch: &Batch, decay: &mut DecayFile) -> Folded {
                 folded.interactions += 1;
             }
             "use" => {
+                let id = batch.renamed.get(id).map_or(id, String::as_str);
                 if batch.held.contains(id) {
                     continue; // put back in the log by `defer`
                 }

@@ -8,6 +8,7 @@
 //! swallow them, and a rollback would destroy them).
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use git2::Repository;
@@ -133,6 +134,8 @@ pub struct Change {
     /// A batch folded before the change (by `decay`'s plan) whose held-back uses go back to the
     /// access log once the change landed (see [`Change::defer_held`]).
     deferred: Option<access::Batch>,
+    /// Memories this change gives a new id (old, new): their recorded uses fold under the new.
+    renamed: BTreeMap<String, String>,
     notes: Vec<(Action, String, String)>,
     /// Audit lines made elsewhere, written as they are (see [`Change::record`]).
     recorded: Vec<AuditLine>,
@@ -168,6 +171,7 @@ impl Change {
             purging: false,
             folds_uses: true,
             deferred: None,
+            renamed: BTreeMap::new(),
             notes: Vec::new(),
             recorded: Vec::new(),
             sealed: None,
@@ -366,6 +370,13 @@ impl Change {
         self
     }
 
+    /// Tells the change that it moves the decay entry of memory `from` to `to` (a procedure or
+    /// vault note renamed by hand): uses recorded under `from` and folded by this change count
+    /// for `to` instead of being dropped with the old id.
+    pub fn carry_uses(&mut self, from: &str, to: &str) {
+        self.renamed.insert(from.to_owned(), to.to_owned());
+    }
+
     /// Puts the uses `batch` held back ([`access::Batch::hold_back`]) back in the access log
     /// once this change landed, for a caller that folded the batch itself before the change
     /// (`decay`, whose scores need the uses): the change's own fold then finds the batch folded
@@ -472,6 +483,7 @@ impl Change {
             }
         })?;
         let marker_before = decay.access_fold().map(str::to_owned);
+        batch.renamed.clone_from(&self.renamed);
         let folded = access::fold(batch, &mut decay);
         if decay.access_fold().map(str::to_owned) == marker_before {
             return Ok(false); // this batch was folded by a commit that landed before a crash
