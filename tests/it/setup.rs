@@ -805,3 +805,34 @@ fn setup_project_scope_names_a_workspace_inside_the_project_relative_to_it() {
     assert!(out.stderr.contains("Codex documents no variable for the project's folder"), "{out}");
     assert!(read(&env, "code/app/.codex/config.toml").contains(abs));
 }
+
+/// A host's configuration kept private (mode 0600: `.claude.json` and Codex's `config.toml`
+/// may hold API keys) has private backups, made by setup and by `--undo`; they were 0644.
+#[cfg(unix)]
+#[test]
+fn backups_of_a_private_file_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude.json", CLAUDE_JSON);
+    write(&env, ".codex/config.toml", CODEX_TOML);
+    for rel in [".claude.json", ".codex/config.toml"] {
+        let private = std::fs::Permissions::from_mode(0o600);
+        std::fs::set_permissions(env.home.join(rel), private).unwrap();
+    }
+    setup(&env, &ws, &["claude-code"]).success();
+    setup(&env, &ws, &["codex"]).success();
+    setup(&env, &ws, &["claude-code", "--undo"]).success();
+    let mode =
+        |rel: &str| std::fs::metadata(env.home.join(rel)).unwrap().permissions().mode() & 0o777;
+    let backups = backups(&env.home);
+    let private: Vec<&String> = backups
+        .iter()
+        .filter(|b| b.starts_with(".claude.json") || b.starts_with(".codex/config.toml"))
+        .collect();
+    assert!(private.len() >= 3, "setup and undo each back the files up: {backups:?}");
+    for b in private {
+        assert_eq!(mode(b), 0o600, "{b}");
+    }
+    assert_eq!(mode(".claude.json"), 0o600);
+    assert_eq!(mode(".codex/config.toml"), 0o600);
+}

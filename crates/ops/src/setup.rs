@@ -919,7 +919,8 @@ pub fn apply(report: &mut SetupReport, clock: &dyn Clock) -> crate::Result<()> {
                 backup = PathBuf::from(format!("{}-{n}", name.to_string_lossy()));
                 n += 1;
             }
-            fsx::write_atomic(&backup, before.as_bytes())?;
+            // The backup is as private as the file (a host's configuration may hold keys).
+            fsx::write_atomic_like(&backup, before.as_bytes(), &file.path)?;
             file.backup = Some(backup);
         }
     }

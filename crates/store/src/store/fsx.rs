@@ -441,7 +441,14 @@ pub fn remove_file(path: &Path) -> Result<(), IoError> {
 
 /// Replaces a file's content atomically, creating parent folders as needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    write_replacing(path, bytes, true)
+    write_replacing(path, bytes, true, path)
+}
+
+/// Writes a file atomically, as [`write_atomic`] does, with the mode of the file `like` (an
+/// ordinary file's when `like` does not exist): a backup copy of a private file (a host's
+/// configuration holding API keys, mode 0600) is private from its first byte.
+pub fn write_atomic_like(path: &Path, bytes: &[u8], like: &Path) -> Result<(), IoError> {
+    write_replacing(path, bytes, true, like)
 }
 
 /// Replaces a derived file's content atomically (a reader sees the old or the new file),
@@ -451,7 +458,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
 /// a link, and one leading into `memory/` would put derived files among the memories.
 pub fn write_derived(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError> {
     check_no_link(path, "write")?;
-    write_replacing(path, bytes, sync)
+    write_replacing(path, bytes, sync, path)
 }
 
 /// A file's modification time in nanoseconds since the epoch (0 when the system cannot say).
@@ -462,7 +469,9 @@ pub fn mtime_nanos(md: &fs::Metadata) -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError> {
+/// Writes `bytes` to a temporary file beside `path` and renames it over `path`; the file gets
+/// the mode of `mode_of` (`path` itself to keep a file's mode).
+fn write_replacing(path: &Path, bytes: &[u8], sync: bool, mode_of: &Path) -> Result<(), IoError> {
     check_inside(path, "write")?;
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     create_dir_all(parent)?;
@@ -476,7 +485,7 @@ fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), IoError>
     }
     tmp.write_all(bytes).map_err(|e| IoError::new(tmp.path(), "write", e))?;
     // A temp file is private (0600); give the file its old mode, or an ordinary file's.
-    let mode = fs::metadata(path).map(|m| m.permissions()).ok();
+    let mode = fs::metadata(mode_of).map(|m| m.permissions()).ok();
     set_mode(tmp.as_file(), mode).map_err(|e| IoError::new(tmp.path(), "set permissions of", e))?;
     if sync {
         tmp.as_file().sync_all().map_err(|e| IoError::new(tmp.path(), "sync", e))?;
