@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> cogmem::Result<Exit> {
     let pack = op::context(&ws, query.as_deref(), &opts, clock.as_ref())?;
     if ctx.global.json {
         render::json(&pack)?;
-        return Ok(Exit::Ok);
+        return Ok(super::search::warn_unreadable(ctx, &pack.skipped));
     }
     render::data(&pack.text)?;
     let selected = pack.receipt.iter().filter(|r| r.decision == "selected").count();
@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> cogmem::Result<Exit> {
         pack.receipt.len()
     );
     render::status(ctx.global.quiet, &msg);
-    Ok(Exit::Ok)
+    Ok(super::search::warn_unreadable(ctx, &pack.skipped))
 }
 
 /// A share between 0 and 1.

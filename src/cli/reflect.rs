@@ -169,7 +169,7 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
             let s = reflect::status(&ws)?;
             if ctx.global.json {
                 render::json(&s)?;
-                return Ok(Exit::Ok);
+                return Ok(super::search::warn_unreadable(ctx, &s.skipped));
             }
             let mut out = String::new();
             let _ = writeln!(out, "reflection #{}: {}", s.reflection, s.description);
@@ -205,7 +205,7 @@ pub fn run(ctx: &Ctx, args: &ReflectArgs) -> cogmem::Result<Exit> {
                 );
             }
             render::data(&out)?;
-            Ok(Exit::Ok)
+            Ok(super::search::warn_unreadable(ctx, &s.skipped))
         }
         ReflectCommand::Request { extra, penalty, reasons } => {
             let mut it = reasons.iter().cloned();

@@ -200,10 +200,15 @@ fn render_reading(r: &cogmem::index::search::Reading, out: &mut String) {
 }
 
 fn warn_skipped(ctx: &Ctx, refresh: &cogmem::index::RefreshReport) -> Exit {
-    for s in &refresh.skipped {
+    warn_unreadable(ctx, &refresh.skipped)
+}
+
+/// Warns of each file a read went on without; `Partial` when there is one.
+pub(super) fn warn_unreadable(ctx: &Ctx, skipped: &[cogmem::store::units::Unreadable]) -> Exit {
+    for s in skipped {
         render::warning(ctx.style, &format!("skipped {}", s.error));
     }
-    if refresh.skipped.is_empty() { Exit::Ok } else { Exit::Partial }
+    if skipped.is_empty() { Exit::Ok } else { Exit::Partial }
 }
 
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> cogmem::Result<Exit> {
@@ -264,7 +269,7 @@ pub fn run_show(ctx: &Ctx, args: &ShowArgs) -> cogmem::Result<Exit> {
     let shown = cogmem::ops::decay::show(&ws, &args.id, clock.as_ref())?;
     if ctx.global.json {
         render::json(&shown)?;
-        return Ok(Exit::Ok);
+        return Ok(warn_unreadable(ctx, &shown.skipped));
     }
     let u = &shown.unit;
     let mut out = format!("{}  {}:{}  ({} store", u.id, u.path, u.line, u.store.as_str());
@@ -288,7 +293,7 @@ pub fn run_show(ctx: &Ctx, args: &ShowArgs) -> cogmem::Result<Exit> {
         out.push('\n');
     }
     render::data(&out)?;
-    Ok(Exit::Ok)
+    Ok(warn_unreadable(ctx, &shown.skipped))
 }
 
 pub fn run_reindex(ctx: &Ctx, args: &ReindexArgs) -> cogmem::Result<Exit> {

@@ -291,3 +291,59 @@ fn import_of_a_folder_is_a_user_error_and_a_bom_is_read_past() {
     assert!(out.stderr.contains("1 "), "{out}");
     assert!(env.run(["search", "quinces"]).success().stdout.contains("Quinces ripen late"));
 }
+
+/// A decay file that cannot be read (a hand merge's conflict markers, a link out of the
+/// workspace) is reported and skipped by every read, which goes on without its scores (exit 3,
+/// a warning naming the file); a write refuses it (it would drop its entries), naming it.
+/// Every read was an error before: one bad meta file silenced the whole memory.
+#[test]
+fn reads_go_on_without_a_decay_file_they_cannot_read() {
+    let env = TestEnv::initialized();
+    env.run(["remember", "the staging database is Postgres 16"]).success();
+    env.run(["remember", "--store", "procedural", "--title", "Deploy", "run the migrations"])
+        .success();
+    let decay = "memory/meta/decay-scores.json";
+    let good = env.read(decay);
+    let outside = env.path("../outside.json");
+    std::fs::write(&outside, &good).unwrap();
+    let conflicted = format!("<<<<<<< HEAD\n{good}=======\n{good}>>>>>>> theirs\n");
+    for (case, bad) in [("conflict markers", Some(conflicted)), ("a link out", None)] {
+        let path = env.path(decay);
+        std::fs::remove_file(&path).unwrap();
+        match &bad {
+            Some(text) => std::fs::write(&path, text).unwrap(),
+            None => std::os::unix::fs::symlink(&outside, &path).unwrap(),
+        }
+        let reads: [&[&str]; 7] = [
+            &["search", "Postgres"],
+            &["recall", "Postgres"],
+            &["context"],
+            &["context", "Postgres"],
+            &["show", "procedure:deploy"],
+            &["reflect", "status"],
+            &["search", "Postgres", "--json"],
+        ];
+        for args in reads {
+            let out = env.run(args).output().code(3);
+            let warned = out.stderr.lines().any(|l| {
+                l.starts_with("warning: skipped ") && l.contains("memory/meta/decay-scores.json")
+            });
+            assert!(warned, "{case}: {args:?}:\n{out}");
+        }
+        let out = env.run(["search", "Postgres"]).output();
+        assert!(out.stdout.contains("the staging database is Postgres 16"), "{case}:\n{out}");
+        let out = env.run(["context", "--json"]).output();
+        let pack: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(pack["skipped"][0]["path"], decay, "{case}: {pack}");
+        assert!(pack["text"].as_str().unwrap().contains("Postgres 16"), "{case}: {pack}");
+        let head = env.head();
+        let out = env.run(["remember", "the cache is Redis"]).output();
+        assert_ne!(out.code, 0, "{case}: a write refuses:\n{out}");
+        assert!(out.stderr.contains("decay-scores.json"), "{case}:\n{out}");
+        assert_eq!(env.head(), head, "{case}");
+        std::fs::remove_file(&path).unwrap();
+        env.git(&["checkout", "--", decay]);
+        env.run(["search", "Postgres"]).success();
+    }
+    env.assert_clean_tree();
+}

@@ -125,6 +125,10 @@ pub struct Pack {
     pub text: String,
     /// Every candidate, selected or suppressed, and why.
     pub receipt: Vec<Receipt>,
+    /// Files the pack's reads could not read and went on without (a memory file, a decay
+    /// file), each naming what is wrong; left out of the JSON when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<cogmem_store::store::units::Unreadable>,
 }
 
 const HEADINGS: [(Part, &str); 6] = [
@@ -310,7 +314,7 @@ pub fn pack(
     if selected.is_empty() {
         used = 0;
     }
-    Pack { budget_tokens: budget, used_tokens: used, text, receipt }
+    Pack { budget_tokens: budget, used_tokens: used, text, receipt, skipped: Vec::new() }
 }
 
 #[cfg(test)]

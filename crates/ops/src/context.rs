@@ -19,7 +19,7 @@ use cogmem_store::access;
 use cogmem_store::decay;
 use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::markdown::one_line;
-use cogmem_store::store::units::{self, MemoryUnit};
+use cogmem_store::store::units::{self, MemoryUnit, Unreadable};
 use cogmem_store::store::{Store, entity, markdown};
 use cogmem_store::vocab::Vocabulary;
 use cogmem_store::workspace::{Workspace, layout};
@@ -417,7 +417,11 @@ fn build(
     cogmem_store::timing::mark("context: entity cards");
     candidates.extend(cards);
     crate::flag::offer(ws, &mut candidates);
-    let pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
+    let mut pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
+    // What could not be read, the pack made without it: the search's files, the decay files.
+    let searched = report.map(|r| r.refresh.skipped).unwrap_or_default();
+    pack.skipped = searched.into_iter().chain(decay.skipped).collect();
+    pack.skipped.dedup_by(|a, b| a.path == b.path);
     let mut used: Vec<String> = pack
         .receipt
         .iter()
@@ -505,7 +509,9 @@ pub fn relevant(
         })
         .collect();
     crate::flag::offer(ws, &mut candidates);
-    Ok(pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter()))
+    let mut pack = pack::pack(opts.budget, &candidates, opts.threshold, &*opts.encoding.counter());
+    pack.skipped = report.refresh.skipped;
+    Ok(pack)
 }
 
 /// Words of a memory a prompt's context shows around the first match.
@@ -585,7 +591,8 @@ fn most_relevant_entities(
         }
         None => {
             cogmem_store::timing::mark("context: entities ranked from the decay files");
-            let d = DecayFile::load(ws)?;
+            // A bad decay file is reported by the pack's own read of the decay state.
+            let (d, _) = DecayFile::load_readable(ws, None);
             let at = d.now(now);
             d.keys()
                 .into_iter()
@@ -633,6 +640,8 @@ struct Decay {
     at: decay::Now,
     /// id → its inputs (if its entry has them) and whether it was forgotten.
     entries: std::collections::HashMap<String, (Option<decay::DecayInputs>, bool)>,
+    /// Decay files that could not be read: their memories count as new.
+    skipped: Vec<Unreadable>,
 }
 
 impl Decay {
@@ -646,13 +655,14 @@ impl Decay {
             cogmem_store::timing::mark("context: decay inputs from the index's caches");
             let (interactions, found) = cache.lookup(keys);
             let entries = found.into_iter().map(|(k, i)| (k, (Some(i), i.forgotten))).collect();
-            return Ok(Self { at: decay::Now { time: now, interactions }, entries });
+            let at = decay::Now { time: now, interactions };
+            return Ok(Self { at, entries, skipped: Vec::new() });
         }
         cogmem_store::timing::mark("context: decay inputs from the decay files");
-        let d = DecayFile::load_for(ws, keys)?;
+        let (d, skipped) = DecayFile::load_readable(ws, Some(keys));
         let entries =
             keys.iter().map(|k| ((*k).to_owned(), (d.inputs(k, now), d.is_forgotten(k)))).collect();
-        Ok(Self { at: d.now(now), entries })
+        Ok(Self { at: d.now(now), entries, skipped })
     }
 
     fn inputs(&self, id: &str) -> Option<&decay::DecayInputs> {

@@ -495,17 +495,22 @@ pub struct Shown {
     pub tokens: usize,
     /// For an episode entry: the entries around it in its day (it included).
     pub context: Vec<MemoryUnit>,
+    /// Decay files that could not be read (the score is then not shown).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Unreadable>,
 }
 
 /// Shows a memory by id (any form `crate::id` accepts) and records the use. Archived and forgotten memories can be shown by
 /// id, but looking at a hidden memory is not a use of it: it stays hidden.
 pub fn show(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Shown> {
-    let shown = look(ws, given, clock)?;
+    let mut shown = look(ws, given, clock)?;
     let id = shown.unit.id.as_str();
-    let decay = DecayFile::load_for(ws, &[id])?;
+    // A decay file that cannot be read does not keep the memory from being shown.
+    let (decay, skipped) = DecayFile::load_readable(ws, Some(&[id]));
     if !decay.is_archived(id) && !decay.is_forgotten(id) {
         access::record(ws, &[id.to_owned()], 0, clock.now())?;
     }
+    shown.skipped = skipped;
     Ok(shown)
 }
 
@@ -538,5 +543,5 @@ fn shown(ws: &Workspace, id: &str, all: &Units, clock: &dyn Clock) -> crate::Res
                 .collect();
         }
     }
-    Ok(Shown { unit, why, tokens, context })
+    Ok(Shown { unit, why, tokens, context, skipped: Vec::new() })
 }

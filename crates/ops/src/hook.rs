@@ -145,7 +145,13 @@ pub fn user_prompt(
         cogmem_store::timing::mark("hook: memories packed");
         pack
     } else {
-        Pack { budget_tokens: budget, used_tokens: 0, text: String::new(), receipt: Vec::new() }
+        Pack {
+            budget_tokens: budget,
+            used_tokens: 0,
+            text: String::new(),
+            receipt: Vec::new(),
+            skipped: Vec::new(),
+        }
     };
     // A recall is answered by the pack, and what it shows is recorded as recalled (below):
     // hearing it searches nothing (a second search of the same prompt, whose hits no one saw,

@@ -228,6 +228,10 @@ pub struct StatusReport {
     pub consolidation_due: bool,
     /// Whether a self-image consolidation waits for the user's approval.
     pub consolidation_pending: bool,
+    /// The decay file the counters live in, when it could not be read (the counters are then
+    /// 0 and no reflection is known); left out of the JSON when it was read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<cogmem_store::store::units::Unreadable>,
 }
 
 impl StatusReport {
@@ -250,10 +254,13 @@ pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
     let c = cycle(ws)?;
     // Only the main file: the counters read here live there, not in the entry shards (a full
     // load reads every shard; the web view's overview calls this on every page view, issue 21).
-    let d = if ws.abs(layout::DECAY_SCORES).exists() {
-        Some(DecayFile::load_for(ws, &[])?)
+    // A main file that cannot be read leaves the counters unknown (reported, not fatal: the
+    // overview, the review page and the hooks read this).
+    let (d, skipped) = if ws.abs(layout::DECAY_SCORES).exists() {
+        let (d, skipped) = DecayFile::load_readable(ws, Some(&[]));
+        (Some(d), skipped)
     } else {
-        None
+        (None, Vec::new())
     };
     let count = d.as_ref().map_or(0, DecayFile::self_awareness_since_consolidation);
     Ok(StatusReport {
@@ -269,6 +276,7 @@ pub fn status(ws: &Workspace) -> crate::Result<StatusReport> {
         self_awareness_since_consolidation: count,
         consolidation_due: count >= CONSOLIDATION_DUE,
         consolidation_pending: ws.abs(crate::identity::PENDING_IDENTITY).exists(),
+        skipped,
     })
 }
 

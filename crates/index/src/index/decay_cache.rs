@@ -19,6 +19,7 @@ use crate::Timestamp;
 use cogmem_store::decay::{DecayInputs, Now};
 use cogmem_store::store::decay_file::{self, DecayFile};
 use cogmem_store::store::fsx;
+use cogmem_store::store::units::Unreadable;
 use cogmem_store::workspace::Workspace;
 
 /// Past this size a cache file is searched where it lies instead of read whole. Lower than
@@ -44,20 +45,32 @@ pub(crate) fn file_name(home: Option<decay_file::Shard>) -> String {
 }
 
 /// Writes the cache of one decay file (`None`: the main file, its own entries only) into
-/// `dir`; a decay file that is missing gets an empty cache.
+/// `dir`; a decay file that is missing gets an empty cache, and so does one that cannot be read
+/// (a link out of the workspace, bytes that are not JSON, a hand edit's conflict markers),
+/// which is returned to be reported as skipped: the searches go on without its uses, as they
+/// go on without a memory file they cannot read.
 /// `sync` is false where the index is written without waiting for the disk (`index::dir`).
 pub(crate) fn write(
     ws: &Workspace,
     home: Option<decay_file::Shard>,
     dir: &Path,
     sync: bool,
-) -> crate::Result<Newest> {
+) -> crate::Result<(Newest, Option<Unreadable>)> {
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
-    let decay = match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
-        (None, _) => DecayFile::parse("{}", &path)?,
-        (Some(text), None) => DecayFile::parse(&text, &path)?,
-        (Some(text), Some(_)) => DecayFile::parse_shard(&text, &path)?,
+    let read = || -> crate::Result<DecayFile> {
+        Ok(match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
+            (None, _) => DecayFile::parse("{}", &path)?,
+            (Some(text), None) => DecayFile::parse(&text, &path)?,
+            (Some(text), Some(_)) => DecayFile::parse_shard(&text, &path)?,
+        })
+    };
+    let (decay, unreadable) = match read() {
+        Ok(decay) => (decay, None),
+        Err(e) => {
+            let error = e.to_string();
+            (DecayFile::parse("{}", &path)?, Some(Unreadable { path: rel.clone(), error }))
+        }
     };
     let epoch = chrono::Utc.timestamp_opt(0, 0).single().expect("the epoch exists").fixed_offset();
     let mut lines: Vec<String> = Vec::new();
@@ -94,7 +107,7 @@ pub(crate) fn write(
     fsx::create_dir_all(dir)?;
     fsx::write_derived(&dir.join(file_name(home)), text.as_bytes(), sync)?;
     newest.finish();
-    Ok(newest)
+    Ok((newest, unreadable))
 }
 
 /// The newest use among entries that are not forgotten (what "scratch that" points at): its

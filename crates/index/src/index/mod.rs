@@ -1460,8 +1460,14 @@ fn refresh_locked(
     // The decay files whose caches may be stale: after a change, those it wrote; with a
     // watcher, those it names; else (or when its `~` may stand for one) every one (stat-ed
     // below: 1,025 of them at 100,000 memories, 2 ms of a search).
+    // A decay file the last refresh could not read is looked at again whatever changed.
     let homes_in = |paths: &[String]| -> Vec<Option<cogmem_store::store::decay_file::Shard>> {
-        paths.iter().filter_map(|p| cogmem_store::store::decay_file::home_of(p)).collect()
+        let skipped = meta.skipped.iter();
+        paths
+            .iter()
+            .chain(skipped)
+            .filter_map(|p| cogmem_store::store::decay_file::home_of(p))
+            .collect()
     };
     let decay_scope = match (only, &listed) {
         (Some(paths), _) => Some(homes_in(paths)),
@@ -1773,9 +1779,18 @@ fn refresh_locked(
         if meta.decay.get(home) != Some(&stamp) {
             read_changed = true;
             decay_changed = true;
-            let newest = decay_cache::write(ws, *home, &cache_dir, boot.is_none())?;
-            newest_written.push((decay_cache::file_name(*home), stamp, newest));
-            meta.decay.insert(*home, stamp);
+            match decay_cache::write(ws, *home, &cache_dir, boot.is_none())? {
+                (newest, None) => {
+                    newest_written.push((decay_cache::file_name(*home), stamp, newest));
+                    meta.decay.insert(*home, stamp);
+                }
+                // Not recorded as read: the next refresh reads it again, and reports it again
+                // until it is mended (the decay scope takes the skipped decay files in).
+                (_, Some(unreadable)) => {
+                    meta.decay.remove(home);
+                    report.skipped.push(unreadable);
+                }
+            }
         }
     }
     // Shards that are gone leave no cache behind (known when every decay file was looked at).

@@ -363,6 +363,49 @@ impl DecayFile {
         Self::load_with(root, &shard_files(root), disk(from))
     }
 
+    /// Loads the decay state for reading only, as [`DecayFile::load_for`] does (every file when
+    /// `keys` is `None`, as [`DecayFile::load`]; every file, too, when one is bad), leaving out each decay file that cannot be
+    /// read or parsed (a link out of the workspace, a hand edit's conflict markers): its
+    /// entries are missing, as if it were empty, and the file is returned to be reported.
+    /// A malformed decay file is reported and skipped by every read (a search, a pack, a
+    /// memory shown); only a write, which must not drop its entries, refuses it. Never write
+    /// what this returns when the list is not empty.
+    pub fn load_readable(
+        from: &(impl ReadRoot + ?Sized),
+        keys: Option<&[&str]>,
+    ) -> (Self, Vec<super::units::Unreadable>) {
+        let strict = match keys {
+            Some(keys) => Self::load_for(from, keys),
+            None => Self::load(from),
+        };
+        if let Ok(decay) = strict {
+            return (decay, Vec::new()); // the common case: one read of each file
+        }
+        let root = from.root();
+        let bad = std::cell::RefCell::new(Vec::new());
+        let read = |rel: &str| -> crate::Result<Option<String>> {
+            let path = root.join(rel);
+            let text = disk(from)(rel).and_then(|text| {
+                let Some(text) = text else { return Ok(None) };
+                let parsed = match home_of(rel) {
+                    Some(Some(_)) => Self::parse_shard(&text, &path),
+                    _ => Self::parse(&text, &path),
+                };
+                parsed.map(|_| Some(text)).map_err(Into::into)
+            });
+            text.or_else(|e| {
+                let error = e.to_string();
+                bad.borrow_mut().push(super::units::Unreadable { path: rel.to_owned(), error });
+                Ok(None)
+            })
+        };
+        // Every shard, whatever the keys: this is the rare path of a workspace with a bad file.
+        let decay = Self::load_with(root, &shard_files(root), read);
+        let empty =
+            || Self::parse("{}", &root.join(file_path(None))).expect("`{}` is a decay file");
+        (decay.unwrap_or_else(|_| empty()), bad.into_inner())
+    }
+
     /// Loads the main file and only the shards that hold `keys`: enough to add or touch those
     /// entries and write what changed. Falls back to a full load when the main file still
     /// holds entries that a write would move to shards.
