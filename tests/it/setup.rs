@@ -805,3 +805,74 @@ fn setup_project_scope_names_a_workspace_inside_the_project_relative_to_it() {
     assert!(out.stderr.contains("Codex documents no variable for the project's folder"), "{out}");
     assert!(read(&env, "code/app/.codex/config.toml").contains(abs));
 }
+
+/// What a user sets on cogmem's own hook entries is theirs: a `matcher` on its group, another
+/// `timeout`, a field setup never writes. Setup keeps it (it owns only the command), says so,
+/// changes nothing on the next run, carries it over to another workspace, and undo still takes
+/// cogmem's entries out whole.
+#[test]
+fn setup_keeps_what_the_user_set_on_cogmems_hook_entries() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    setup(&env, &ws, &["claude-code"]).success();
+    setup(&env, &ws, &["cursor"]).success();
+    let mut settings = json(&env, ".claude/settings.json");
+    let ours = |list: &serde_json::Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .position(|g| {
+                g["hooks"][0]["command"].as_str().unwrap().starts_with("cogmem hook claude-code")
+            })
+            .unwrap()
+    };
+    let start = ours(&settings["hooks"]["SessionStart"]);
+    settings["hooks"]["SessionStart"][start]["matcher"] = "startup|resume".into();
+    let end = ours(&settings["hooks"]["SessionEnd"]);
+    settings["hooks"]["SessionEnd"][end]["hooks"][0]["timeout"] = 30.into();
+    settings["hooks"]["SessionEnd"][end]["hooks"][0]["statusMessage"] = "saving memory".into();
+    let edited = serde_json::to_string_pretty(&settings).unwrap() + "\n";
+    write(&env, ".claude/settings.json", &edited);
+    let mut cursor = json(&env, ".cursor/hooks.json");
+    cursor["hooks"]["sessionStart"][0]["timeout"] = 5.into();
+    let cursor_edited = serde_json::to_string_pretty(&cursor).unwrap() + "\n";
+    write(&env, ".cursor/hooks.json", &cursor_edited);
+
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert_eq!(read(&env, ".claude/settings.json"), edited, "{out}");
+    assert!(out.stderr.contains("already set up"), "{out}");
+    assert!(
+        out.stderr.contains(
+            "note: [TMP]/.claude/settings.json has fields of yours on cogmem's hook entries; \
+             setup owns only their command and kept them: SessionStart `matcher` \
+             \"startup|resume\", SessionEnd `timeout` 30 (setup's is 60), SessionEnd \
+             `statusMessage` \"saving memory\""
+        ),
+        "{out}"
+    );
+    let out = setup(&env, &ws, &["cursor"]).success();
+    assert_eq!(read(&env, ".cursor/hooks.json"), cursor_edited, "{out}");
+    assert!(out.stderr.contains("kept them: sessionStart `timeout` 5"), "{out}");
+
+    // Another workspace: the command is setup's, the rest stays where the user put it.
+    env.run(["init", "other-memory"]).current_dir_home().success();
+    let other = env.home.join("other-memory");
+    setup(&env, &other, &["claude-code"]).success();
+    let moved = json(&env, ".claude/settings.json");
+    let group = &moved["hooks"]["SessionStart"][start];
+    assert_eq!(group["matcher"], "startup|resume", "{moved}");
+    assert_eq!(
+        group["hooks"][0]["command"],
+        format!("cogmem hook claude-code --workspace {}", other.display())
+    );
+    assert_eq!(moved["hooks"]["SessionEnd"][end]["hooks"][0]["timeout"], 30);
+    let before = files(&env.home);
+    setup(&env, &other, &["claude-code"]).success();
+    assert_eq!(files(&env.home), before, "the second run changed files");
+
+    for host in ["claude-code", "cursor"] {
+        setup(&env, &other, &[host, "--undo"]).success();
+    }
+    assert_eq!(read(&env, ".claude/settings.json"), CLAUDE_SETTINGS);
+    assert!(!env.home.join(".cursor/hooks.json").exists(), "undo left cogmem's cursor hooks");
+}

@@ -713,10 +713,35 @@ fn json_hooks(
             (Some(var), None, Some(_)) => hc::remove_entry(&mut doc, &["env"], var),
             _ => false,
         };
-        hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env
+        let set = hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)?;
+        if let Some(note) = kept_note(path, &set.kept) {
+            report.notes.push(note);
+        }
+        set.changed | env
     };
     let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
     record(report, path, "hooks", before, after)
+}
+
+/// The note that says which of the user's own fields on cogmem's hook entries setup kept.
+fn kept_note(path: &Path, kept: &[hc::KeptField]) -> Option<String> {
+    if kept.is_empty() {
+        return None;
+    }
+    let fields: Vec<String> = kept
+        .iter()
+        .map(|k| {
+            let setups =
+                k.setups.as_ref().map(|s| format!(" (setup's is {s})")).unwrap_or_default();
+            format!("{} `{}` {}{setups}", k.event, k.field, k.value)
+        })
+        .collect();
+    Some(format!(
+        "{} has fields of yours on cogmem's hook entries; setup owns only their command and kept \
+         them: {}",
+        path.display(),
+        fields.join(", ")
+    ))
 }
 
 /// Codex's config.toml: `[mcp_servers.cogmem]` in cogmem's marked block, and hooks switched on
