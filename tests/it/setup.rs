@@ -744,7 +744,7 @@ fn setup_keeps_a_shared_agents_md_block_until_the_last_host_is_undone() {
         let out = run(&[first, "--scope", "project", "--undo"]);
         assert!(
             out.stderr.contains(&format!(
-                "keeps cogmem's memory block: `cogmem setup {second}` still uses it"
+                "keeps cogmem's memory block: `cogmem setup {second} --scope project` still uses it"
             )),
             "{out}"
         );
@@ -875,4 +875,59 @@ fn setup_keeps_what_the_user_set_on_cogmems_hook_entries() {
     }
     assert_eq!(read(&env, ".claude/settings.json"), CLAUDE_SETTINGS);
     assert!(!env.home.join(".cursor/hooks.json").exists(), "undo left cogmem's cursor hooks");
+}
+
+/// OpenClaw's AGENTS.md is the one of its agent workspace, which can be a project Codex or
+/// Cursor is set up in, or Codex's own folder: undoing any of them keeps the block while
+/// another's setup still uses the same file, and the last undo removes it.
+#[test]
+fn setup_keeps_an_agents_md_block_openclaw_shares_with_codex() {
+    let (env, ws) = home_with_workspace();
+    let project = env.home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let original = "# app\n\nRun `make test`.\n";
+    std::fs::write(project.join("AGENTS.md"), original).unwrap();
+    let config = "{\n  \"agents\": {\n    \"defaults\": {\n      \"workspace\": \"~/code/app\"\n    }\n  }\n}\n";
+    write(&env, ".openclaw/openclaw.json", config);
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup"];
+        all.extend_from_slice(args);
+        env.run(all).current_dir(&project).success()
+    };
+    let block = "<!-- cogmem:memory-block:begin";
+    let codex = ["codex", "--scope", "project"];
+    for undo_openclaw_first in [true, false] {
+        run(&["openclaw"]);
+        run(&codex);
+        let (first, second, keeper): (&[&str], &[&str], _) = if undo_openclaw_first {
+            (&["openclaw"], &codex, "`cogmem setup codex --scope project`")
+        } else {
+            (&codex, &["openclaw"], "`cogmem setup openclaw`")
+        };
+        let out = run(&[first, &["--undo"]].concat());
+        assert!(
+            out.stderr.contains(&format!("keeps cogmem's memory block: {keeper} still uses it")),
+            "{out}"
+        );
+        assert!(read(&env, "code/app/AGENTS.md").contains(block), "{first:?} took the block");
+        run(&[second, &["--undo"]].concat());
+        assert_eq!(read(&env, "code/app/AGENTS.md"), original);
+        assert_eq!(read(&env, ".openclaw/openclaw.json"), config);
+    }
+
+    // OpenClaw's agent workspace in Codex's folder: the user scope's AGENTS.md is shared.
+    std::fs::remove_file(env.home.join(".openclaw/openclaw.json")).unwrap();
+    let codex_dir = env.home.join(".codex");
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup"];
+        all.extend_from_slice(args);
+        env.run(all).current_dir_home().env("OPENCLAW_WORKSPACE_DIR", &codex_dir).success()
+    };
+    run(&["codex"]);
+    run(&["openclaw"]);
+    let out = run(&["codex", "--undo"]);
+    assert!(out.stderr.contains("keeps cogmem's memory block: `cogmem setup openclaw`"), "{out}");
+    assert!(read(&env, ".codex/AGENTS.md").contains(block));
+    run(&["openclaw", "--undo"]);
+    assert!(!codex_dir.join("AGENTS.md").exists(), "the last undo left the block");
 }
