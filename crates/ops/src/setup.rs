@@ -83,7 +83,8 @@ impl Host {
             // https://developers.openai.com/codex/hooks: Codex's SessionEnd waits at most 3 s
             // (1 s by default) and older Codex versions have none, so `Stop` (each turn's end,
             // 600 s by default) keeps importing and SessionEnd saves what the last turn left
-            // when it fits in 3 s. Older versions ignore an event they do not know
+            // (`cogmem hook codex` hands that import to a process of its own, which Codex's
+            // kill at 3 s does not reach). Older versions ignore an event they do not know
             // (`HookEventsToml` in openai/codex codex-rs/config/src/hook_config.rs).
             Self::Codex => CODEX,
             // https://cursor.com/docs/agent/hooks (Cursor documents no transcript format, so
