@@ -33,7 +33,8 @@ const EXAMPLES: &str = "Examples:
 ///   `PreCompact` and `SessionEnd` import the transcript at `transcript_path`: user and
 ///   assistant text only, once per message, tagged `transcript`.
 /// - codex: the same for `SessionStart` and `UserPromptSubmit`; `PreCompact`, `Stop` and
-///   `SessionEnd` import the session's rollout.
+///   `SessionEnd` import the session's rollout (`SessionEnd`'s in a process of its own, which
+///   Codex's 3-second limit does not cut short).
 /// - cursor: `sessionStart` answers the pack as `additional_context`; `beforeSubmitPrompt`
 ///   passes the prompt through `hear` and lets it go on (Cursor takes no context there).
 /// - openclaw: OpenClaw's hooks run inside its gateway, not as commands; use `cogmem mcp` and
@@ -47,6 +48,10 @@ const EXAMPLES: &str = "Examples:
 pub struct HookArgs {
     /// The agent host whose hook JSON comes on stdin
     host: Host,
+    /// Import this transcript of HOST's, here and now, instead of reading an event: what a
+    /// Codex `SessionEnd` hands to the process it starts
+    #[arg(long, hide = true, value_name = "PATH")]
+    import_now: Option<PathBuf>,
 }
 
 /// Agent hosts.
@@ -88,6 +93,12 @@ const MAX_HOOK_JSON: u64 = 16 * 1024 * 1024;
 
 pub fn run(ctx: &Ctx, args: &HookArgs) -> cogmem::Result<Exit> {
     let host = args.host;
+    if let Some(path) = &args.import_now {
+        if let Err(Notice(text)) = import_now(ctx, host, path) {
+            eprintln!("cogmem hook {}: {text}", host.name());
+        }
+        return Ok(Exit::Ok);
+    }
     let mut quiet = false;
     let answer = match answer(ctx, host, &mut quiet) {
         Ok(a) => a,
@@ -203,6 +214,17 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
                 (Some(rest), Some(home)) => home.join(rest),
                 _ => PathBuf::from(path),
             };
+            // Codex waits for SessionEnd at most 3 s and then kills the hook; an import cut
+            // there would be undone by the next command, and no later event of the session
+            // would import it again. The import goes to a process of its own, which the
+            // host's kill does not reach; the transcript is checked here, so that a path that
+            // is no file is still said on the host's log.
+            if host == Host::Codex && name == "SessionEnd" {
+                cogmem::store::fsx::open_regular(&path).map_err(cogmem::Error::from)?;
+                if import_detached(ctx, host, &ws, &path) {
+                    return Ok(Answer::Nothing);
+                }
+            }
             save_transcript(ctx, host, &ws, &path, format, clock.as_ref())?;
             Ok(Answer::Nothing)
         }
@@ -229,6 +251,34 @@ fn start_read_server(ctx: &Ctx, ws: &cogmem::Workspace) {
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     background::spawn(cmd);
+}
+
+/// Starts `cogmem hook HOST --import-now PATH` on the workspace, in a process group of its
+/// own and with no input or output, and does not wait for it: Codex kills a `SessionEnd` hook
+/// that runs over its 3 s (`kill_on_drop` on the one process it started, in openai/codex
+/// `codex-rs/hooks/src/engine/command_runner.rs`), and waits for the hook's stdout and stderr
+/// to close, which a child holding them would delay. `false` when it could not be started.
+fn import_detached(ctx: &Ctx, host: Host, ws: &cogmem::Workspace, path: &Path) -> bool {
+    let Some(mut cmd) = background::command(ws.root()) else { return false };
+    if let Some(actor) = &ctx.global.actor {
+        cmd.arg("--actor").arg(actor);
+    }
+    cmd.args(["hook", host.name(), "--import-now"]).arg(path);
+    // Its own process group: the terminal's hang-up when the user closes it with Codex, or a
+    // Ctrl-C, does not end the import with the session.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    background::spawn(cmd)
+}
+
+/// The import [`import_detached`] started: the transcript at `path` in HOST's format.
+fn import_now(ctx: &Ctx, host: Host, path: &Path) -> Result<(), Notice> {
+    let Some(Event::Transcript(format)) = Event::of(host, "SessionEnd") else {
+        return Err(Notice(format!("{} sessions are not imported", host.name())));
+    };
+    let ws = ctx.workspace()?;
+    let clock = ctx.clock()?;
+    save_transcript(ctx, host, &ws, path, format, clock.as_ref())
 }
 
 /// What cogmem does for an event.

@@ -4,8 +4,9 @@
 //! See: issue 17
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use crate::common::{Output, TestEnv};
+use crate::common::{Output, TestEnv, wait_until};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -417,21 +418,61 @@ fn codex_hooks_answer_in_codex_format_and_stop_imports_the_rollout() {
     assert_eq!(env.head(), head, "already imported");
 }
 
-/// Codex's SessionEnd (newer versions; at most 3 s) imports the rollout as Stop does, and is
-/// answered with nothing: the event has no output schema.
+/// Waits for the import a Codex `SessionEnd` handed to a process of its own: its commit, then
+/// the workspace lock, which that process holds until it is done, and the index update.
+fn wait_for_detached_import(env: &TestEnv, before: usize) {
+    let committed = wait_until(Duration::from_secs(60), || env.commit_count() > before);
+    assert!(committed, "the SessionEnd import made no commit:\n{}", env.git(&["log", "--oneline"]));
+    if let Ok(lock) = std::fs::File::open(env.path(".cogmem/lock")) {
+        let _ = lock.lock();
+    }
+    env.wait_for_index();
+}
+
+/// Codex's SessionEnd (newer versions; at most 3 s) imports the rollout as Stop does, in a
+/// process of its own, and is answered with nothing: the event has no output schema.
 #[test]
 fn codex_session_end_imports_the_rollout_and_answers_nothing() {
     let env = seeded();
     let path = transcript(&env, "codex-rollout.jsonl");
     let (before, lines) = (env.commit_count(), env.audit_lines().len());
     let out = hook(&env, "codex", "SessionEnd", &path);
+    wait_for_detached_import(&env, before);
     env.assert_one_change(before, lines, &out);
+    // The process it started imports as the hook would: as COGMEM_ACTOR here.
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "test-agent");
     assert_eq!(out.stdout, "", "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
     assert_eq!(day.matches("**user:** The nightly export job for Atlas fails").count(), 1, "{day}");
     let head = env.head();
     hook(&env, "codex", "Stop", &path).success();
     assert_eq!(env.head(), head, "already imported");
+}
+
+/// Codex kills a `SessionEnd` hook after 3 s, and a change killed half-way is undone by the
+/// next command: an import cut there was lost, with no later event of the session to import
+/// it again. The hook hands the import to a process the host's kill does not reach, so killing
+/// the hook itself mid-write (a crash point, the same SIGKILL, in the process the host runs)
+/// loses nothing.
+#[test]
+fn codex_session_end_import_outlives_the_hosts_kill() {
+    let env = seeded();
+    let path = transcript(&env, "codex-rollout.jsonl");
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let json = fixture("hooks/codex/SessionEnd.json", &env.root, &path);
+    let out = env
+        .run(["hook", "codex"])
+        .current_dir_home()
+        .env("COGMEM_CRASH_AT", "mid-write")
+        .stdin(json)
+        .output();
+    wait_for_detached_import(&env, before);
+    env.assert_one_change(before, lines, &out);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert_eq!(day.matches("**user:** The nightly export job for Atlas fails").count(), 1, "{day}");
+    let out = env.run(["status"]).success();
+    assert!(!out.stderr.contains("killed half-way"), "{out}");
 }
 
 /// A `transcript_path` that is a FIFO is refused with a notice naming it, without waiting for

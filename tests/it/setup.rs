@@ -744,7 +744,7 @@ fn setup_keeps_a_shared_agents_md_block_until_the_last_host_is_undone() {
         let out = run(&[first, "--scope", "project", "--undo"]);
         assert!(
             out.stderr.contains(&format!(
-                "keeps cogmem's memory block: `cogmem setup {second}` still uses it"
+                "keeps cogmem's memory block: `cogmem setup {second} --scope project` still uses it"
             )),
             "{out}"
         );
@@ -835,4 +835,130 @@ fn backups_of_a_private_file_are_private() {
     }
     assert_eq!(mode(".claude.json"), 0o600);
     assert_eq!(mode(".codex/config.toml"), 0o600);
+}
+
+/// What a user sets on cogmem's own hook entries is theirs: a `matcher` on its group, another
+/// `timeout`, a field setup never writes. Setup keeps it (it owns only the command), says so,
+/// changes nothing on the next run, carries it over to another workspace, and undo still takes
+/// cogmem's entries out whole.
+#[test]
+fn setup_keeps_what_the_user_set_on_cogmems_hook_entries() {
+    let (env, ws) = home_with_workspace();
+    write(&env, ".claude/settings.json", CLAUDE_SETTINGS);
+    setup(&env, &ws, &["claude-code"]).success();
+    setup(&env, &ws, &["cursor"]).success();
+    let mut settings = json(&env, ".claude/settings.json");
+    let ours = |list: &serde_json::Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .position(|g| {
+                g["hooks"][0]["command"].as_str().unwrap().starts_with("cogmem hook claude-code")
+            })
+            .unwrap()
+    };
+    let start = ours(&settings["hooks"]["SessionStart"]);
+    settings["hooks"]["SessionStart"][start]["matcher"] = "startup|resume".into();
+    let end = ours(&settings["hooks"]["SessionEnd"]);
+    settings["hooks"]["SessionEnd"][end]["hooks"][0]["timeout"] = 30.into();
+    settings["hooks"]["SessionEnd"][end]["hooks"][0]["statusMessage"] = "saving memory".into();
+    let edited = serde_json::to_string_pretty(&settings).unwrap() + "\n";
+    write(&env, ".claude/settings.json", &edited);
+    let mut cursor = json(&env, ".cursor/hooks.json");
+    cursor["hooks"]["sessionStart"][0]["timeout"] = 5.into();
+    let cursor_edited = serde_json::to_string_pretty(&cursor).unwrap() + "\n";
+    write(&env, ".cursor/hooks.json", &cursor_edited);
+
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert_eq!(read(&env, ".claude/settings.json"), edited, "{out}");
+    assert!(out.stderr.contains("already set up"), "{out}");
+    assert!(
+        out.stderr.contains(
+            "note: [TMP]/.claude/settings.json has fields of yours on cogmem's hook entries; \
+             setup owns only their command and kept them: SessionStart `matcher` \
+             \"startup|resume\", SessionEnd `timeout` 30 (setup's is 60), SessionEnd \
+             `statusMessage` \"saving memory\""
+        ),
+        "{out}"
+    );
+    let out = setup(&env, &ws, &["cursor"]).success();
+    assert_eq!(read(&env, ".cursor/hooks.json"), cursor_edited, "{out}");
+    assert!(out.stderr.contains("kept them: sessionStart `timeout` 5"), "{out}");
+
+    // Another workspace: the command is setup's, the rest stays where the user put it.
+    env.run(["init", "other-memory"]).current_dir_home().success();
+    let other = env.home.join("other-memory");
+    setup(&env, &other, &["claude-code"]).success();
+    let moved = json(&env, ".claude/settings.json");
+    let group = &moved["hooks"]["SessionStart"][start];
+    assert_eq!(group["matcher"], "startup|resume", "{moved}");
+    assert_eq!(
+        group["hooks"][0]["command"],
+        format!("cogmem hook claude-code --workspace {}", other.display())
+    );
+    assert_eq!(moved["hooks"]["SessionEnd"][end]["hooks"][0]["timeout"], 30);
+    let before = files(&env.home);
+    setup(&env, &other, &["claude-code"]).success();
+    assert_eq!(files(&env.home), before, "the second run changed files");
+
+    for host in ["claude-code", "cursor"] {
+        setup(&env, &other, &[host, "--undo"]).success();
+    }
+    assert_eq!(read(&env, ".claude/settings.json"), CLAUDE_SETTINGS);
+    assert!(!env.home.join(".cursor/hooks.json").exists(), "undo left cogmem's cursor hooks");
+}
+
+/// OpenClaw's AGENTS.md is the one of its agent workspace, which can be a project Codex or
+/// Cursor is set up in, or Codex's own folder: undoing any of them keeps the block while
+/// another's setup still uses the same file, and the last undo removes it.
+#[test]
+fn setup_keeps_an_agents_md_block_openclaw_shares_with_codex() {
+    let (env, ws) = home_with_workspace();
+    let project = env.home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let original = "# app\n\nRun `make test`.\n";
+    std::fs::write(project.join("AGENTS.md"), original).unwrap();
+    let config = "{\n  \"agents\": {\n    \"defaults\": {\n      \"workspace\": \"~/code/app\"\n    }\n  }\n}\n";
+    write(&env, ".openclaw/openclaw.json", config);
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup"];
+        all.extend_from_slice(args);
+        env.run(all).current_dir(&project).success()
+    };
+    let block = "<!-- cogmem:memory-block:begin";
+    let codex = ["codex", "--scope", "project"];
+    for undo_openclaw_first in [true, false] {
+        run(&["openclaw"]);
+        run(&codex);
+        let (first, second, keeper): (&[&str], &[&str], _) = if undo_openclaw_first {
+            (&["openclaw"], &codex, "`cogmem setup codex --scope project`")
+        } else {
+            (&codex, &["openclaw"], "`cogmem setup openclaw`")
+        };
+        let out = run(&[first, &["--undo"]].concat());
+        assert!(
+            out.stderr.contains(&format!("keeps cogmem's memory block: {keeper} still uses it")),
+            "{out}"
+        );
+        assert!(read(&env, "code/app/AGENTS.md").contains(block), "{first:?} took the block");
+        run(&[second, &["--undo"]].concat());
+        assert_eq!(read(&env, "code/app/AGENTS.md"), original);
+        assert_eq!(read(&env, ".openclaw/openclaw.json"), config);
+    }
+
+    // OpenClaw's agent workspace in Codex's folder: the user scope's AGENTS.md is shared.
+    std::fs::remove_file(env.home.join(".openclaw/openclaw.json")).unwrap();
+    let codex_dir = env.home.join(".codex");
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws.to_str().unwrap(), "setup"];
+        all.extend_from_slice(args);
+        env.run(all).current_dir_home().env("OPENCLAW_WORKSPACE_DIR", &codex_dir).success()
+    };
+    run(&["codex"]);
+    run(&["openclaw"]);
+    let out = run(&["codex", "--undo"]);
+    assert!(out.stderr.contains("keeps cogmem's memory block: `cogmem setup openclaw`"), "{out}");
+    assert!(read(&env, ".codex/AGENTS.md").contains(block));
+    run(&["openclaw", "--undo"]);
+    assert!(!codex_dir.join("AGENTS.md").exists(), "the last undo left the block");
 }

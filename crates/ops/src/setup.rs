@@ -83,7 +83,8 @@ impl Host {
             // https://developers.openai.com/codex/hooks: Codex's SessionEnd waits at most 3 s
             // (1 s by default) and older Codex versions have none, so `Stop` (each turn's end,
             // 600 s by default) keeps importing and SessionEnd saves what the last turn left
-            // when it fits in 3 s. Older versions ignore an event they do not know
+            // (`cogmem hook codex` hands that import to a process of its own, which Codex's
+            // kill at 3 s does not reach). Older versions ignore an event they do not know
             // (`HookEventsToml` in openai/codex codex-rs/config/src/hook_config.rs).
             Self::Codex => CODEX,
             // https://cursor.com/docs/agent/hooks (Cursor documents no transcript format, so
@@ -376,18 +377,67 @@ fn host_files(host: Host, req: &SetupRequest) -> HostFiles {
     }
 }
 
-/// The other hosts whose setup in `req`'s scope still uses the instruction file at `path`
-/// (Codex and Cursor share a project's AGENTS.md): those with cogmem's hooks or MCP server
-/// still in their files. A file setup cannot read counts as in use, so the block stays.
-fn hosts_sharing(path: &Path, req: &SetupRequest) -> Vec<Host> {
-    [Host::Codex, Host::Cursor]
-        .into_iter()
-        .filter(|&other| other != req.host)
-        .filter(|&other| {
-            let files = host_files(other, req);
-            files.instructions.as_deref() == Some(path) && has_setup(other, &files)
-        })
-        .collect()
+/// The other hosts' setups that still use the instruction file at `path`, whichever file it
+/// is: a project's AGENTS.md is Codex's and Cursor's project file, and OpenClaw's when its agent
+/// workspace is that project; Codex's user AGENTS.md (`CODEX_HOME`) is OpenClaw's when its
+/// agent workspace is that folder. A setup counts while its hooks or MCP server are still in
+/// its files; a file setup cannot read counts as in use, so the block stays.
+fn hosts_sharing(path: &Path, req: &SetupRequest) -> Vec<(Host, Scope)> {
+    let mut out = Vec::new();
+    for other in [Host::Codex, Host::Cursor, Host::Openclaw].into_iter().filter(|&h| h != req.host)
+    {
+        if other == Host::Openclaw {
+            if openclaw_uses(path, req) {
+                out.push((other, Scope::User));
+            }
+            continue;
+        }
+        // The project whose AGENTS.md `path` would be, and the user's own files.
+        let project = path.parent().map(|dir| SetupRequest {
+            scope: Scope::Project,
+            project: dir.to_owned(),
+            ..req.clone()
+        });
+        let user = SetupRequest { scope: Scope::User, ..req.clone() };
+        for r in project.iter().chain([&user]) {
+            let files = host_files(other, r);
+            let same = files.instructions.as_deref().is_some_and(|i| is_same_file(i, path));
+            if same && has_setup(other, &files) {
+                out.push((other, r.scope));
+            }
+        }
+    }
+    out
+}
+
+/// Whether OpenClaw's setup (cogmem's server in its openclaw.json) is there and its agent
+/// workspace's AGENTS.md is `path`. An openclaw.json that is not plain JSON never had setup's
+/// server (setup refuses such a file before writing anything); one that cannot be read counts
+/// as in use.
+fn openclaw_uses(path: &Path, req: &SetupRequest) -> bool {
+    let config = openclaw_config(req);
+    let text = match read(&config) {
+        Ok(Some(text)) => text,
+        Ok(None) => return false,
+        Err(_) => return true,
+    };
+    let Ok(doc) = hc::parse_json(&config, &text, None) else { return false };
+    let Ok(workspace) = openclaw_workspace(&config, req) else { return false };
+    hc::entry(&doc, &["mcp", "servers"], hc::SERVER_NAME).is_some()
+        && is_same_file(&workspace.join("AGENTS.md"), path)
+}
+
+/// Whether two paths name the same file: equal, or equal once their folders' links and `..`
+/// are resolved (`~/code/app` and the same folder reached through a link).
+fn is_same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    let resolved = |p: &Path| {
+        let dir = p.parent().and_then(|d| std::fs::canonicalize(d).ok())?;
+        Some(dir.join(p.file_name()?))
+    };
+    matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// Whether `host`'s files hold what its setup writes: a hook entry of `cogmem hook HOST`, the
@@ -713,10 +763,35 @@ fn json_hooks(
             (Some(var), None, Some(_)) => hc::remove_entry(&mut doc, &["env"], var),
             _ => false,
         };
-        hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)? | env
+        let set = hc::set_hooks(&mut doc, shape, events, command, &prefix, path, text)?;
+        if let Some(note) = kept_note(path, &set.kept) {
+            report.notes.push(note);
+        }
+        set.changed | env
     };
     let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
     record(report, path, "hooks", before, after)
+}
+
+/// The note that says which of the user's own fields on cogmem's hook entries setup kept.
+fn kept_note(path: &Path, kept: &[hc::KeptField]) -> Option<String> {
+    if kept.is_empty() {
+        return None;
+    }
+    let fields: Vec<String> = kept
+        .iter()
+        .map(|k| {
+            let setups =
+                k.setups.as_ref().map(|s| format!(" (setup's is {s})")).unwrap_or_default();
+            format!("{} `{}` {}{setups}", k.event, k.field, k.value)
+        })
+        .collect();
+    Some(format!(
+        "{} has fields of yours on cogmem's hook entries; setup owns only their command and kept \
+         them: {}",
+        path.display(),
+        fields.join(", ")
+    ))
 }
 
 /// Codex's config.toml: `[mcp_servers.cogmem]` in cogmem's marked block, and hooks switched on
@@ -872,8 +947,13 @@ fn instructions(
     let before = read(path)?;
     let sharing = if req.undo { hosts_sharing(path, req) } else { Vec::new() };
     if !sharing.is_empty() && before.is_some() {
-        let names: Vec<String> =
-            sharing.iter().map(|h| format!("`cogmem setup {}`", h.name())).collect();
+        let names: Vec<String> = sharing
+            .iter()
+            .map(|(h, scope)| match scope {
+                Scope::User => format!("`cogmem setup {}`", h.name()),
+                Scope::Project => format!("`cogmem setup {} --scope project`", h.name()),
+            })
+            .collect();
         report.notes.push(format!(
             "{} keeps cogmem's memory block: {} still uses it (undo that too to remove the block)",
             path.display(),

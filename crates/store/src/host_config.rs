@@ -3,8 +3,9 @@
 //! parsing and rendering them; it never writes to disk (`cogmem_ops::setup` does, atomically).
 //!
 //! Invariant: an edit touches only the keys and entries cogmem owns (the server named
-//! [`SERVER_NAME`], hook entries whose command starts with [`hook_prefix`], and the lines between
-//! cogmem's markers in TOML); every other key, entry and comment is kept. Adding what is
+//! [`SERVER_NAME`], hook entries whose command starts with [`hook_prefix`] (of those, only
+//! their command, `type` and a missing `timeout`: the user's own fields on them stay), and the
+//! lines between cogmem's markers in TOML); every other key, entry and comment is kept. Adding what is
 //! already there changes nothing, and removing gives back the file as it was before adding,
 //! up to JSON formatting (see [`render_json`]).
 //!
@@ -246,9 +247,40 @@ fn hook_entry(shape: HookShape, command: &str, timeout: Option<u64>) -> Value {
     }
 }
 
-/// Registers `command` for each of `events`, replacing cogmem's older entries (those starting
-/// with `prefix`, under any event: an event setup no longer registers loses its entry) and
-/// keeping every other hook; `true` when the document changed.
+/// A field the user set on one of cogmem's hook entries (or on the group that holds only it),
+/// which [`set_hooks`] kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptField {
+    /// The event the entry is registered for.
+    pub event: String,
+    /// The field, as the file names it (`matcher`, `timeout`).
+    pub field: String,
+    /// Its value in the file.
+    pub value: Value,
+    /// The value setup would have written instead, when it writes this field at all (a
+    /// `timeout`).
+    pub setups: Option<Value>,
+}
+
+/// What [`set_hooks`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HooksSet {
+    /// Whether the document changed.
+    pub changed: bool,
+    /// The user's own fields on cogmem's entries, kept, in event order.
+    pub kept: Vec<KeptField>,
+}
+
+/// Registers `command` for each of `events` and keeps every other hook.
+///
+/// An event that already has cogmem's entry (a command starting with `prefix`) keeps it where
+/// it is, and setup sets only what it owns there: the `command` (and Claude Code's and Codex's
+/// `"type": "command"`), and the event's `timeout` when the entry has none. Every other field
+/// is the user's and is kept, as is a `timeout` that differs from setup's: the group's
+/// `matcher` and other keys (Grouped), the entry's `timeout`, `statusMessage`, `matcher`,
+/// `loop_limit` and the like; [`HooksSet::kept`] lists them. A second cogmem entry under the
+/// same event goes. An event without one gets a new entry at the end. cogmem's entries under an
+/// event setup no longer registers go too.
 pub fn set_hooks(
     doc: &mut Value,
     shape: HookShape,
@@ -257,13 +289,13 @@ pub fn set_hooks(
     prefix: &str,
     path: &Path,
     text: &str,
-) -> Result<bool, StoreError> {
-    let mut changed = false;
+) -> Result<HooksSet, StoreError> {
+    let mut out = HooksSet::default();
     if shape == HookShape::Flat {
         let top = doc.as_object_mut().expect("parse_json returns an object");
         if !top.contains_key("version") {
             top.insert("version".to_owned(), Value::from(1));
-            changed = true;
+            out.changed = true;
         }
     }
     let hooks = object_at(doc, &["hooks"], path, text)?;
@@ -277,17 +309,105 @@ pub fn set_hooks(
                 format!("make `hooks.{}` a list (`[]`), then run `cogmem setup` again", event.name),
             ));
         };
-        let want = hook_entry(shape, command, event.timeout);
-        if ours_in(list, shape, prefix) == [&want] {
+        let ours: Vec<(usize, Option<usize>)> = commands(list, shape)
+            .into_iter()
+            .filter(|(_, _, c)| is_ours(c, prefix))
+            .map(|(g, h, _)| (g, h))
+            .collect();
+        let Some((&first, others)) = ours.split_first() else {
+            list.push(hook_entry(shape, command, event.timeout));
+            out.changed = true;
             continue;
+        };
+        // Later positions first, so that the first one's indices stay right.
+        for &(g, h) in others.iter().rev() {
+            remove_at(list, g, h);
+            out.changed = true;
         }
-        remove_ours(list, shape, prefix);
-        list.push(want);
-        changed = true;
+        let (g, h) = first;
+        let group = &mut list[g];
+        if let Some(h) = h {
+            let alone = group["hooks"].as_array().is_some_and(|hooks| hooks.len() == 1);
+            let fields = group.as_object().into_iter().flatten();
+            // The group's own keys are the user's only when the group is cogmem's alone: a
+            // `matcher` on the user's group that cogmem's entry joined is not set on cogmem.
+            for (field, value) in fields.filter(|(k, _)| alone && k.as_str() != "hooks") {
+                out.kept.push(KeptField {
+                    event: event.name.to_owned(),
+                    field: field.clone(),
+                    value: value.clone(),
+                    setups: None,
+                });
+            }
+            let entry = &mut group["hooks"][h];
+            out.changed |= merge_entry(entry, shape, command, event, &mut out.kept);
+        } else {
+            out.changed |= merge_entry(group, shape, command, event, &mut out.kept);
+        }
     }
     let stale =
         remove_ours_from(hooks, shape, prefix, |name| !events.iter().any(|e| e.name == name));
-    Ok(changed | stale)
+    out.changed |= stale;
+    Ok(out)
+}
+
+/// Sets what setup owns in one of cogmem's hook entries (`command`, Grouped's `type`, the
+/// `timeout` when there is none) and records the user's other fields in `kept`; `true` when
+/// the entry changed.
+fn merge_entry(
+    entry: &mut Value,
+    shape: HookShape,
+    command: &str,
+    event: &HookEvent,
+    kept: &mut Vec<KeptField>,
+) -> bool {
+    let Some(map) = entry.as_object_mut() else { return false };
+    let mut changed = false;
+    let mut set = |map: &mut Map<String, Value>, key: &str, value: Value| {
+        if map.get(key) != Some(&value) {
+            map.insert(key.to_owned(), value);
+            changed = true;
+        }
+    };
+    if shape == HookShape::Grouped {
+        set(map, "type", Value::from("command"));
+    }
+    set(map, "command", Value::from(command));
+    let setups = event.timeout.map(Value::from);
+    if let (None, Some(seconds)) = (map.get("timeout"), &setups) {
+        set(map, "timeout", seconds.clone());
+    }
+    let owned = |k: &str| k == "command" || (shape == HookShape::Grouped && k == "type");
+    for (field, value) in map.iter().filter(|(k, _)| !owned(k)) {
+        let setups = (field == "timeout").then(|| setups.clone()).flatten();
+        if setups.as_ref() != Some(value) {
+            kept.push(KeptField {
+                event: event.name.to_owned(),
+                field: field.clone(),
+                value: value.clone(),
+                setups,
+            });
+        }
+    }
+    changed
+}
+
+/// Removes the entry at (group, entry) of one event's list, and its group when that leaves it
+/// empty (Grouped); Flat's entry is the group.
+fn remove_at(list: &mut Vec<Value>, g: usize, h: Option<usize>) {
+    let emptied = match h {
+        None => true,
+        Some(h) => match list[g].get_mut("hooks").and_then(Value::as_array_mut) {
+            Some(hooks) => {
+                hooks.remove(h);
+                hooks.is_empty()
+            }
+            None => false,
+        },
+    };
+    if emptied {
+        list.remove(g);
+    }
 }
 
 /// Removes cogmem's entries from the events of `hooks` that `which` picks, and the events this
@@ -315,22 +435,6 @@ fn remove_ours_from(
         hooks.shift_remove(&event);
     }
     changed
-}
-
-/// The entries (Flat) or groups (Grouped) of one event's list that hold only cogmem's command:
-/// what [`hook_entry`] writes, for comparing.
-fn ours_in<'a>(list: &'a [Value], shape: HookShape, prefix: &str) -> Vec<&'a Value> {
-    let ours =
-        |v: &Value| v.get("command").and_then(Value::as_str).is_some_and(|c| is_ours(c, prefix));
-    list.iter()
-        .filter(|item| match shape {
-            HookShape::Flat => ours(item),
-            HookShape::Grouped => item
-                .get("hooks")
-                .and_then(Value::as_array)
-                .is_some_and(|hooks| hooks.iter().any(ours)),
-        })
-        .collect()
 }
 
 /// Removes the entries starting with `prefix` from one event's list, and groups left empty.
@@ -535,11 +639,13 @@ mod tests {
         assert!(
             set_hooks(&mut doc, HookShape::Grouped, &events, cmd, &prefix, Path::new(P), text)
                 .unwrap()
+                .changed
         );
         let once = doc.clone();
         assert!(
             !set_hooks(&mut doc, HookShape::Grouped, &events, cmd, &prefix, Path::new(P), text)
                 .unwrap()
+                .changed
         );
         assert_eq!(doc, once);
         assert_eq!(doc["hooks"]["Stop"].as_array().unwrap().len(), 2);
@@ -548,10 +654,59 @@ mod tests {
         assert!(
             set_hooks(&mut doc, HookShape::Grouped, &events, moved, &prefix, Path::new(P), text)
                 .unwrap()
+                .changed
         );
         assert_eq!(doc["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
         assert!(remove_hooks(&mut doc, HookShape::Grouped, &prefix));
         assert_eq!(doc, original);
+    }
+
+    #[test]
+    fn hooks_keep_the_users_fields_on_cogmems_entries() {
+        let prefix = hook_prefix("codex");
+        let events = [
+            HookEvent { name: "SessionStart", timeout: None },
+            HookEvent { name: "SessionEnd", timeout: Some(3) },
+        ];
+        let text = r#"{"hooks": {
+            "SessionStart": [{"matcher": "startup", "hooks": [
+                {"type": "command", "command": "cogmem hook codex --workspace /old"}]}],
+            "SessionEnd": [{"hooks": [
+                {"type": "command", "command": "cogmem hook codex --workspace /old", "timeout": 2,
+                 "statusMessage": "saving"}]},
+                {"hooks": [{"type": "command", "command": "cogmem hook codex"}]}]}}"#;
+        let mut doc = parse_json(Path::new(P), text, None).unwrap();
+        let cmd = "cogmem hook codex --workspace /w";
+        let set = |doc: &mut Value| {
+            set_hooks(doc, HookShape::Grouped, &events, cmd, &prefix, Path::new(P), text).unwrap()
+        };
+        let first = set(&mut doc);
+        assert!(first.changed);
+        let kept: Vec<(&str, &str, Value)> = first
+            .kept
+            .iter()
+            .map(|k| (k.event.as_str(), k.field.as_str(), k.value.clone()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("SessionStart", "matcher", Value::from("startup")),
+                ("SessionEnd", "timeout", Value::from(2)),
+                ("SessionEnd", "statusMessage", Value::from("saving")),
+            ]
+        );
+        assert_eq!(first.kept[1].setups, Some(Value::from(3)));
+        assert_eq!(
+            doc["hooks"]["SessionEnd"],
+            serde_json::json!([{"hooks": [{"type": "command", "command": cmd, "timeout": 2,
+                "statusMessage": "saving"}]}])
+        );
+        assert_eq!(doc["hooks"]["SessionStart"][0]["matcher"], "startup");
+        let again = set(&mut doc);
+        assert!(!again.changed);
+        assert_eq!(again.kept, first.kept);
+        assert!(remove_hooks(&mut doc, HookShape::Grouped, &prefix));
+        assert_eq!(doc, serde_json::json!({}));
     }
 
     #[test]
