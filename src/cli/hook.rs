@@ -31,7 +31,8 @@ const EXAMPLES: &str = "Examples:
 ///   request lists candidates, a reflect request reports the cycle) and answers what was done
 ///   and the memories that match it (`[hooks] prompt_tokens`), each with its id and date;
 ///   `PreCompact` and `SessionEnd` import the transcript at `transcript_path`: user and
-///   assistant text only, once per message, tagged `transcript`.
+///   assistant text only, once per message, tagged `transcript` (`SessionEnd`'s in a process
+///   of its own, which Claude Code's exit does not cut short).
 /// - codex: the same for `SessionStart` and `UserPromptSubmit`; `PreCompact`, `Stop` and
 ///   `SessionEnd` import the session's rollout (`SessionEnd`'s in a process of its own, which
 ///   Codex's 3-second limit does not cut short).
@@ -49,7 +50,7 @@ pub struct HookArgs {
     /// The agent host whose hook JSON comes on stdin
     host: Host,
     /// Import this transcript of HOST's, here and now, instead of reading an event: what a
-    /// Codex `SessionEnd` hands to the process it starts
+    /// `SessionEnd` (Claude Code's, Codex's) hands to the process it starts
     #[arg(long, hide = true, value_name = "PATH")]
     import_now: Option<PathBuf>,
 }
@@ -214,12 +215,14 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
                 (Some(rest), Some(home)) => home.join(rest),
                 _ => PathBuf::from(path),
             };
-            // Codex waits for SessionEnd at most 3 s and then kills the hook; an import cut
-            // there would be undone by the next command, and no later event of the session
+            // Codex waits for SessionEnd at most 3 s and then kills the hook, and Claude Code
+            // often exits without waiting for its SessionEnd hooks whatever their `timeout`
+            // (anthropics/claude-code issues 41577, 70465, 32712: "Hook cancelled"); an import
+            // cut there would be undone by the next command, and no later event of the session
             // would import it again. The import goes to a process of its own, which the
             // host's kill does not reach; the transcript is checked here, so that a path that
             // is no file is still said on the host's log.
-            if host == Host::Codex && name == "SessionEnd" {
+            if matches!(host, Host::Codex | Host::ClaudeCode) && name == "SessionEnd" {
                 cogmem::store::fsx::open_regular(&path).map_err(cogmem::Error::from)?;
                 if import_detached(ctx, host, &ws, &path) {
                     return Ok(Answer::Nothing);

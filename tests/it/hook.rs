@@ -283,6 +283,8 @@ fn claude_code_pre_compact_and_session_end_import_the_transcript_once() {
         .env_remove("COGMEM_ACTOR")
         .stdin(json)
         .output();
+    // In a process of its own, which Claude Code's exit does not cut short.
+    wait_for_detached_import(&env, before);
     env.assert_one_change(before, lines, &out);
     assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:hook-claude-code");
     let day = env.read("memory/episodes/2026-11-30.md");
@@ -293,6 +295,7 @@ fn claude_code_pre_compact_and_session_end_import_the_transcript_once() {
     let head = env.head();
     let out = hook(&env, "claude-code", "SessionEnd", Path::new("~/claude-code.jsonl"));
     assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
+    wait_for_lock(&env);
     assert_eq!(env.head(), head);
     env.assert_clean_tree();
 }
@@ -305,7 +308,9 @@ fn reflection_input_leaves_transcript_entries_out() {
     // Dated today, so that the reflection reads that day.
     let today = std::fs::read_to_string(&path).unwrap().replace("2026-11-30T", "2026-12-01T");
     std::fs::write(&path, today).unwrap();
+    let before = env.commit_count();
     hook(&env, "claude-code", "SessionEnd", &path).success();
+    wait_for_detached_import(&env, before);
     assert!(env.read("memory/episodes/2026-12-01.md").contains("**user:** Good. Dana owns"));
     env.run(["reflect", "request"]).success();
     env.run(["--actor", "user:ann", "reflect", "decide", "approve"]).success();
@@ -423,10 +428,16 @@ fn codex_hooks_answer_in_codex_format_and_stop_imports_the_rollout() {
 fn wait_for_detached_import(env: &TestEnv, before: usize) {
     let committed = wait_until(Duration::from_secs(60), || env.commit_count() > before);
     assert!(committed, "the SessionEnd import made no commit:\n{}", env.git(&["log", "--oneline"]));
+    wait_for_lock(env);
+    env.wait_for_index();
+}
+
+/// Waits until no process holds the workspace's lock (a detached import that commits nothing
+/// has finished once it let the lock go).
+fn wait_for_lock(env: &TestEnv) {
     if let Ok(lock) = std::fs::File::open(env.path(".cogmem/lock")) {
         let _ = lock.lock();
     }
-    env.wait_for_index();
 }
 
 /// Codex's SessionEnd (newer versions; at most 3 s) imports the rollout as Stop does, in a
@@ -471,6 +482,30 @@ fn codex_session_end_import_outlives_the_hosts_kill() {
     assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
     assert_eq!(day.matches("**user:** The nightly export job for Atlas fails").count(), 1, "{day}");
+    let out = env.run(["status"]).success();
+    assert!(!out.stderr.contains("killed half-way"), "{out}");
+}
+
+/// Claude Code often exits without waiting for its `SessionEnd` hooks ("Hook cancelled"): as
+/// Codex's, the import runs in a process of its own, so the hook killed mid-write loses
+/// nothing (before, the import died with it and the next command rolled it back).
+#[test]
+fn claude_code_session_end_import_outlives_the_hosts_exit() {
+    let env = TestEnv::initialized();
+    let path = transcript(&env, "claude-code.jsonl");
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let json = fixture("hooks/claude-code/SessionEnd.json", &env.root, &path);
+    let out = env
+        .run(["hook", "claude-code"])
+        .current_dir_home()
+        .env("COGMEM_CRASH_AT", "mid-write")
+        .stdin(json)
+        .output();
+    wait_for_detached_import(&env, before);
+    env.assert_one_change(before, lines, &out);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert_eq!(day.matches("**user:** Good. Dana owns the migration").count(), 1, "{day}");
     let out = env.run(["status"]).success();
     assert!(!out.stderr.contains("killed half-way"), "{out}");
 }
@@ -590,7 +625,8 @@ fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
     let out = env.run(["import", "--format", "claude-code", path.to_str().unwrap()]).output();
     assert_eq!(out.code, 4, "{out}");
     assert!(out.stderr.contains("line 1"), "{out}");
-    let out = hook(&env, "claude-code", "SessionEnd", &path).success();
+    // PreCompact imports in the hook's own process, whose notice the host shows.
+    let out = hook(&env, "claude-code", "PreCompact", &path).success();
     assert!(out.stderr.contains("s.jsonl:1: looks like a credential"), "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
     assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
