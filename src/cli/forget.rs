@@ -157,6 +157,13 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Res
             let _ = writeln!(out, "      {f}");
         }
     }
+    if !report.copies.is_empty() {
+        let _ = writeln!(out, "other memories holding it, cut with it:");
+        for c in &report.copies {
+            let how = if c.whole { "deleted: nothing else is in it" } else { "the rest stays" };
+            let _ = writeln!(out, "  {}  {}  ({how})", c.id, c.path);
+        }
+    }
     if !report.refs.is_empty() {
         let _ = writeln!(out, "refs rewritten: {}", report.refs.join(", "));
     }

@@ -561,3 +561,80 @@ fn issue_16_a_core_bullet_that_held_part_of_the_text_keeps_its_decay_entry() {
     env.run(["verify"]).success();
     env.assert_clean_tree();
 }
+
+/// A fact `hear` wrote to every entity the message names is one memory's text in two files:
+/// purging one of the entities cuts the copy the other holds (its bullet, and the tag naming the
+/// purged entity) from the files, history, subjects and the audit log; the other entity stays,
+/// with its own facts, and the dry run lists the copy before anything is cut.
+#[test]
+fn purging_an_entity_cuts_the_copies_other_entities_hold() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "hear",
+        "remember that Quentin Doeberg was diagnosed with diabetes at Lakeside Clinic",
+    ]);
+    let clinic = "memory/graph/entities/organization--lakeside-clinic.md";
+    assert!(env.read(clinic).contains("diabetes"), "hear wrote the fact to both entities");
+    env.mutate([
+        "remember",
+        "--entity",
+        "organization--lakeside-clinic",
+        "Lakeside Clinic opens at eight every morning",
+    ]);
+    let dry = env.run(["forget", "--purge", "entity:person--quentin-doeberg"]).success();
+    assert!(dry.stdout.contains("entity:organization--lakeside-clinic"), "{dry}");
+    let json = env.run(["--json", "forget", "--purge", "entity:person--quentin-doeberg"]).success();
+    let plan: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(plan["copies"].as_array().unwrap().iter().any(|c| c["path"] == clinic), "{plan:#}");
+    env.run(["forget", "--purge", "entity:person--quentin-doeberg", "--yes"]).success();
+    env.assert_clean_tree();
+    let left = env.read(clinic);
+    assert!(left.contains("opens at eight"), "{left}");
+    assert!(!left.contains("[purged]"), "no husk of the copy is left: {left}");
+    env.run(["verify"]).output().code(0);
+    assert_erased(&env, &["diabetes", "doeberg", "Doeberg"]);
+}
+
+/// A renamed entity lists its former id under `Aliases:`, and a merged one the id merged into
+/// it: a purge cuts them as names too, from file names, subjects, the audit log and the decay
+/// file, and the redirect the merge left goes with the entity.
+#[test]
+fn purging_a_renamed_or_merged_entity_cuts_its_former_ids() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "--entity",
+        "person--johnathan-doeberg",
+        "Johnathan lives at 12 Elm Street",
+    ]);
+    env.mutate(["graph", "rename", "person--johnathan-doeberg", "person--jd"]);
+    env.mutate([
+        "remember",
+        "--entity",
+        "person--johnny-quarrington",
+        "Johnny plays the cello on Sundays",
+    ]);
+    env.mutate(["graph", "merge", "person--jd", "person--johnny-quarrington"]);
+    env.run(["forget", "--purge", "entity:person--jd", "--yes"]).success();
+    env.assert_clean_tree();
+    env.run(["verify"]).output().code(0);
+    assert_erased(&env, &["doeberg", "quarrington", "Elm Street", "cello"]);
+}
+
+/// A whole-file memory's purge covers every text its file ever held: a fact taken out by a hand
+/// edit before the purge is erased from the old blobs, subjects and audit lines too.
+#[test]
+fn purging_a_note_erases_what_its_file_held_before() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--entity", "person--zed", "Zed home address is 44 Quarry Lane"]);
+    env.mutate(["remember", "--entity", "person--zed", "Zed likes chess on Fridays"]);
+    let file = "memory/graph/entities/person--zed.md";
+    let text = env.read(file);
+    let kept: String =
+        text.lines().filter(|l| !l.contains("Quarry")).map(|l| format!("{l}\n")).collect();
+    env.write(file, &kept);
+    env.mutate(["sync"]);
+    env.run(["forget", "--purge", "entity:person--zed", "--yes"]).success();
+    env.assert_clean_tree();
+    assert_erased(&env, &["Quarry", "chess on Fridays"]);
+}
