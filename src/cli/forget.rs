@@ -183,6 +183,13 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Res
             report.other_refs.join(", ")
         );
     }
+    if report.stash {
+        let _ = writeln!(
+            out,
+            "the stash keeps the history from before the purge: apply what you need from it \
+             first (`git stash list`, `git stash show -p`); `git stash clear` drops every entry"
+        );
+    }
     if report.dry_run {
         if !report.working_files.is_empty() {
             let _ = writeln!(out, "files holding it now: {}", report.working_files.join(", "));

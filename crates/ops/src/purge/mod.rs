@@ -12,7 +12,7 @@
 //! tree is checked out again; (5) a final commit appends a tombstone (hashes of the text's
 //! lines, never the text) to `memory/meta/purged` and a PURGE audit line that names the purge by
 //! a hash, never by its id or title; (6) the derived files under `.cogmem/` are rebuilt or
-//! scrubbed, and the record removed.
+//! scrubbed (a killed write's temporary file holding the text deleted), and the record removed.
 //!
 //! The workspace lock is held throughout. A purge killed at any step leaves its record; the
 //! next command (the CLI finishes it before anything else) or the same purge run again
@@ -110,6 +110,9 @@ pub struct PurgeReport {
     /// Other refs (notes, the stash, remote-tracking refs that do not hold the text…), which
     /// were not rewritten and may still reach the text.
     pub other_refs: Vec<String>,
+    /// Whether the stash (`refs/stash`) reaches the history from before the purge: the erase
+    /// commands then drop it (`git stash clear`), every entry of it.
+    pub stash: bool,
     /// The commands that remove the old objects for good.
     pub erase_commands: Vec<String>,
     /// Whether this run finished a purge that an earlier, interrupted run began.
@@ -136,6 +139,7 @@ impl PurgeReport {
             new_head: None,
             dropped_refs: Vec::new(),
             other_refs: rewrite::other_refs(repo),
+            stash: false,
             erase_commands: Vec::new(),
             resumed: false,
             already_purged: false,
@@ -178,6 +182,22 @@ pub(crate) fn erase_commands(backups: &[String]) -> Vec<String> {
     out
 }
 
+/// The command that drops every stash entry: a stash keeps the commit it was made on, and so
+/// the history from before a purge.
+const STASH_CLEAR: &str = "git stash clear";
+
+/// Tells whether the stash (`refs/stash`, its latest entry) reaches a commit that holds the
+/// text: a stash made to clean the tree for the purge keeps the history from before it. (Older
+/// entries live in the stash's reflog, which `git reflog expire --expire=now --all` empties.)
+fn stash_holds(repo: &Repository, needles: &Needles) -> crate::Result<bool> {
+    let Some(id) = repo.find_reference("refs/stash").ok().and_then(|r| r.target()) else {
+        return Ok(false);
+    };
+    let mut rw = Rewriter::new(repo, needles, false);
+    rw.refs(&[("refs/stash".to_owned(), id)])?;
+    Ok(!rw.found.is_empty())
+}
+
 fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
     let head = repo.head().map_err(gerr("read HEAD"))?;
     if !head.is_branch() {
@@ -185,6 +205,19 @@ fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
     }
     let name = head.name().unwrap_or("HEAD").to_owned();
     Ok((name, head.target().ok_or(GitError::Detached)?))
+}
+
+/// Refuses a purge by text while a tracked file is a symbolic link leading out of the
+/// workspace: whether the file it leads to holds the text cannot be known without following
+/// the link (cogmem never does), and the text there would be out of the purge's reach, so
+/// "purged" might not be true. The error names the link.
+fn refuse_links_out(ws: &Workspace, repo: &Repository) -> crate::Result<()> {
+    let Ok(index) = repo.index() else { return Ok(()) };
+    for e in index.iter().filter(|e| e.mode == 0o120_000) {
+        let rel = String::from_utf8_lossy(&e.path).into_owned();
+        fsx::check_inside(&ws.abs(&rel), "purge")?;
+    }
+    Ok(())
 }
 
 /// What a purge cuts out and deletes, worked out before anything changes.
@@ -203,7 +236,10 @@ fn resolve(ws: &Workspace, repo: &Repository, target: &Target) -> crate::Result<
     let all = units::list(ws);
     let mut formers: Vec<EntityId> = Vec::new();
     let (texts, slug, id) = match target {
-        Target::Text(text) => (vec![text.clone()], None, None),
+        Target::Text(text) => {
+            refuse_links_out(ws, repo)?;
+            (vec![text.clone()], None, None)
+        }
         Target::Id(id) => {
             // A memory whose file is a link: the text in the file the link leads to is out of a
             // purge's reach, and saying "purged" would not be true.
@@ -396,6 +432,7 @@ pub fn purge(
     report.other_refs.retain(|r| !report.dropped_refs.contains(r));
     report.working_files = working_files(ws, &repo, &needles);
     report.copies = copies;
+    report.stash = stash_holds(&repo, &needles)?;
     if opts.dry_run {
         return Ok(report);
     }
@@ -573,7 +610,13 @@ fn run(
     crash_point(ws, "purge-before-end");
     report.backup_refs = backups(&repo, &format!("{BACKUP_PREFIX}{}/", record.stamp));
     // Every backup ref, older purges' and syncs' too: any of them may still reach this text.
-    report.erase_commands = erase_commands(&backups(&repo, BACKUP_PREFIX));
+    let all_backups = backups(&repo, BACKUP_PREFIX);
+    report.erase_commands = erase_commands(&all_backups);
+    // A stash made to clean the tree for the purge keeps the old history as well.
+    report.stash = stash_holds(&repo, &needles)?;
+    if report.stash {
+        report.erase_commands.insert(all_backups.len(), STASH_CLEAR.to_owned());
+    }
     report.working_files = working_files(ws, &repo, &needles);
     PurgeRecord::remove(ws.root())?;
     Ok(())
@@ -721,8 +764,9 @@ fn backups(repo: &Repository, prefix: &str) -> Vec<String> {
 }
 
 /// Rebuilds the search index from scratch and cuts the text out of the other derived files
-/// under `.cogmem/` (the access log, caches, the copies under `.cogmem/recovered/`); the lock,
-/// the journal and the purge record are left alone.
+/// under `.cogmem/` (the access log, caches, the copies under `.cogmem/recovered/`), and deletes
+/// a temporary file a killed write left there that holds it; the lock, the journal and the
+/// purge record are left alone.
 fn scrub_derived(ws: &Workspace, needles: &Needles) {
     // The rebuild deletes the index folder once it holds the index lock and no merge runs: the
     // background update the final commit started may still be writing into it, and deleting
@@ -753,7 +797,13 @@ fn scrub_derived(ws: &Workspace, needles: &Needles) {
                 && let Ok(bytes) = ws.read(&rel)
                 && let Some(new) = needles.scrub(&String::from_utf8_lossy(&bytes))
             {
-                let _ = fsx::write_atomic(&path, new.as_bytes());
+                // A killed atomic write's temporary file (the purge record's holds the needles)
+                // is no file of anyone's: it goes, rather than stay scrubbed.
+                if fsx::is_temp_file(&rel) {
+                    let _ = fsx::remove_file(&path);
+                } else {
+                    let _ = fsx::write_atomic(&path, new.as_bytes());
+                }
             }
         }
     }
