@@ -157,6 +157,13 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Res
             let _ = writeln!(out, "      {f}");
         }
     }
+    if !report.copies.is_empty() {
+        let _ = writeln!(out, "other memories holding it, cut with it:");
+        for c in &report.copies {
+            let how = if c.whole { "deleted: nothing else is in it" } else { "the rest stays" };
+            let _ = writeln!(out, "  {}  {}  ({how})", c.id, c.path);
+        }
+    }
     if !report.refs.is_empty() {
         let _ = writeln!(out, "refs rewritten: {}", report.refs.join(", "));
     }
@@ -174,6 +181,13 @@ fn run_purge(ctx: &Ctx, args: &ForgetArgs, target: purge::Target) -> cogmem::Res
             out,
             "not rewritten (other refs may still hold it): {}",
             report.other_refs.join(", ")
+        );
+    }
+    if report.stash {
+        let _ = writeln!(
+            out,
+            "the stash keeps the history from before the purge: apply what you need from it \
+             first (`git stash list`, `git stash show -p`); `git stash clear` drops every entry"
         );
     }
     if report.dry_run {

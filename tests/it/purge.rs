@@ -350,11 +350,9 @@ fn purging_the_only_entity_leaves_the_built_in_files_and_erases_its_label() {
     assert_erased(&env, &["555-0177-2290", "quillon"]);
 }
 
-/// A memory whose file is a symbolic link is not purged: the text in the file the link leads
-/// to is out of reach, and the purge said it was done (renaming the link, leaving it dangling).
-#[test]
-fn a_memory_whose_file_is_a_link_is_not_purged() {
-    let env = TestEnv::initialized();
+/// Remembers a pager code for `person--quillon`, moves the entity's file out of the workspace
+/// and commits a symbolic link to it in its place; returns the file outside.
+fn link_quillon_out(env: &TestEnv) -> std::path::PathBuf {
     env.mutate(["remember", "--entity", "person--quillon", "Quillon's pager code is 7731-azure"]);
     let file = env.path("memory/graph/entities/person--quillon.md");
     let outside = env.home.join("quillon.md");
@@ -363,6 +361,16 @@ fn a_memory_whose_file_is_a_link_is_not_purged() {
     env.git_commit_all("link");
     // The plain-git commit is settled (adopted) first, by any command that writes.
     env.run(["sync"]).success();
+    outside
+}
+
+/// A memory whose file is a symbolic link is not purged: the text in the file the link leads
+/// to is out of reach, and the purge said it was done (renaming the link, leaving it dangling).
+#[test]
+fn a_memory_whose_file_is_a_link_is_not_purged() {
+    let env = TestEnv::initialized();
+    let outside = link_quillon_out(&env);
+    let file = env.path("memory/graph/entities/person--quillon.md");
     let head = env.head();
     let out = env.run(["forget", "--purge", "entity:person--quillon", "--yes"]).output();
     assert_ne!(out.code, 0, "{out}");
@@ -560,4 +568,130 @@ fn issue_16_a_core_bullet_that_held_part_of_the_text_keeps_its_decay_entry() {
     );
     env.run(["verify"]).success();
     env.assert_clean_tree();
+}
+
+/// A fact `hear` wrote to every entity the message names is one memory's text in two files:
+/// purging one of the entities cuts the copy the other holds (its bullet, and the tag naming the
+/// purged entity) from the files, history, subjects and the audit log; the other entity stays,
+/// with its own facts, and the dry run lists the copy before anything is cut.
+#[test]
+fn purging_an_entity_cuts_the_copies_other_entities_hold() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "hear",
+        "remember that Quentin Doeberg was diagnosed with diabetes at Lakeside Clinic",
+    ]);
+    let clinic = "memory/graph/entities/organization--lakeside-clinic.md";
+    assert!(env.read(clinic).contains("diabetes"), "hear wrote the fact to both entities");
+    env.mutate([
+        "remember",
+        "--entity",
+        "organization--lakeside-clinic",
+        "Lakeside Clinic opens at eight every morning",
+    ]);
+    let dry = env.run(["forget", "--purge", "entity:person--quentin-doeberg"]).success();
+    assert!(dry.stdout.contains("entity:organization--lakeside-clinic"), "{dry}");
+    let json = env.run(["--json", "forget", "--purge", "entity:person--quentin-doeberg"]).success();
+    let plan: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(plan["copies"].as_array().unwrap().iter().any(|c| c["path"] == clinic), "{plan:#}");
+    env.run(["forget", "--purge", "entity:person--quentin-doeberg", "--yes"]).success();
+    env.assert_clean_tree();
+    let left = env.read(clinic);
+    assert!(left.contains("opens at eight"), "{left}");
+    assert!(!left.contains("[purged]"), "no husk of the copy is left: {left}");
+    env.run(["verify"]).output().code(0);
+    assert_erased(&env, &["diabetes", "doeberg", "Doeberg"]);
+}
+
+/// A renamed entity lists its former id under `Aliases:`, and a merged one the id merged into
+/// it: a purge cuts them as names too, from file names, subjects, the audit log and the decay
+/// file, and the redirect the merge left goes with the entity.
+#[test]
+fn purging_a_renamed_or_merged_entity_cuts_its_former_ids() {
+    let env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "--entity",
+        "person--johnathan-doeberg",
+        "Johnathan lives at 12 Elm Street",
+    ]);
+    env.mutate(["graph", "rename", "person--johnathan-doeberg", "person--jd"]);
+    env.mutate([
+        "remember",
+        "--entity",
+        "person--johnny-quarrington",
+        "Johnny plays the cello on Sundays",
+    ]);
+    env.mutate(["graph", "merge", "person--jd", "person--johnny-quarrington"]);
+    env.run(["forget", "--purge", "entity:person--jd", "--yes"]).success();
+    env.assert_clean_tree();
+    env.run(["verify"]).output().code(0);
+    assert_erased(&env, &["doeberg", "quarrington", "Elm Street", "cello"]);
+}
+
+/// A whole-file memory's purge covers every text its file ever held: a fact taken out by a hand
+/// edit before the purge is erased from the old blobs, subjects and audit lines too.
+#[test]
+fn purging_a_note_erases_what_its_file_held_before() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--entity", "person--zed", "Zed home address is 44 Quarry Lane"]);
+    env.mutate(["remember", "--entity", "person--zed", "Zed likes chess on Fridays"]);
+    let file = "memory/graph/entities/person--zed.md";
+    let text = env.read(file);
+    let kept: String =
+        text.lines().filter(|l| !l.contains("Quarry")).map(|l| format!("{l}\n")).collect();
+    env.write(file, &kept);
+    env.mutate(["sync"]);
+    env.run(["forget", "--purge", "entity:person--zed", "--yes"]).success();
+    env.assert_clean_tree();
+    assert_erased(&env, &["Quarry", "chess on Fridays"]);
+}
+
+/// A stash made to clean the tree for the purge keeps the old history: the erase commands drop
+/// it too, so running them leaves no object holding the text.
+#[test]
+fn the_erase_commands_drop_a_stash_that_keeps_the_old_history() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--store", "core", "Alarm code 3390-saffron-gecko for the shed"]);
+    let id = core_id(&env, "saffron-gecko");
+    env.write("notes.txt", "hand edit\n");
+    env.git(&["stash", "--include-untracked", "-q"]);
+    let out = env.run(["--json", "forget", "--purge", &id, "--yes"]).success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(
+        report["erase_commands"].as_array().unwrap().iter().any(|c| c == "git stash clear"),
+        "{report:#}"
+    );
+    run_erase_commands(&env, &report);
+    assert!(holding(&env, "3390-saffron-gecko").is_empty());
+}
+
+/// `--purge-text` refuses a text that a committed memory file holds through a symbolic link, as
+/// `--purge ID` does: the file the link leads to is out of reach.
+#[test]
+fn purging_a_text_in_a_linked_file_is_refused() {
+    let env = TestEnv::initialized();
+    let outside = link_quillon_out(&env);
+    let head = env.head();
+    let out =
+        env.run(["forget", "--purge-text", "Quillon's pager code is 7731-azure", "--yes"]).output();
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert!(out.stderr.contains("person--quillon.md"), "{out}");
+    assert_eq!(env.head(), head, "nothing rewritten");
+    assert!(std::fs::read_to_string(&outside).unwrap().contains("7731-azure"));
+}
+
+/// A temporary file an atomic write left under `.cogmem/` when it was killed (the purge record's,
+/// which holds the needles) is deleted by the purge, not only scrubbed.
+#[test]
+fn the_purge_deletes_a_leftover_temporary_file_holding_the_text() {
+    let env = TestEnv::initialized();
+    let text = "Garage code 7120-indigo-ferret at home";
+    env.mutate(["remember", "--store", "core", text]);
+    let id = core_id(&env, "indigo-ferret");
+    let tmp = env.path(".cogmem/.cogmem-tmp-4242");
+    std::fs::write(&tmp, format!("{{\"exact\": [\"{text}\"]}}")).unwrap();
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+    assert!(!tmp.exists(), "the temporary file is still there");
 }

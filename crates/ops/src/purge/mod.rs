@@ -5,13 +5,14 @@
 //!
 //! Steps, with `yes`: (0) a purge record (`.cogmem/purge.json`) names everything to cut out;
 //! (1) a memory present now is deleted as by `forget --permanent` (with the links other entities
-//! had to it) as an ordinary commit; (2) every commit reachable from a local branch, a tag or a
+//! had to it) as an ordinary commit, and the copies other entities hold (a bullet that is the
+//! same text, a tag naming the purged entity) are cut out of their files in another; (2) every commit reachable from a local branch, a tag or a
 //! cogmem ref is re-created without the text (`rewrite`), same author, committer and time;
 //! (3) each ref that moves is first kept under `refs/cogmem/pre-purge/STAMP/…`; (4) the working
 //! tree is checked out again; (5) a final commit appends a tombstone (hashes of the text's
 //! lines, never the text) to `memory/meta/purged` and a PURGE audit line that names the purge by
 //! a hash, never by its id or title; (6) the derived files under `.cogmem/` are rebuilt or
-//! scrubbed, and the record removed.
+//! scrubbed (a killed write's temporary file holding the text deleted), and the record removed.
 //!
 //! The workspace lock is held throughout. A purge killed at any step leaves its record; the
 //! next command (the CLI finishes it before anything else) or the same purge run again
@@ -19,7 +20,8 @@
 //! the text changes nothing.
 //!
 //! A memory already forgotten or deleted is purged by id from history (the newest commit that
-//! held it gives its text), and any text by `--purge-text`.
+//! held it gives its text), and any text by `--purge-text`. A note (entity, procedure, vault
+//! note) is every text its file held in history; an entity's former ids are its names too.
 //!
 //! The old objects stay in `.git` until the backup refs are deleted, the reflogs expired and git
 //! garbage-collects them; the report says how.
@@ -45,9 +47,10 @@ use cogmem_store::change::{Change, crash_point};
 use cogmem_store::git::{self, GitError};
 use cogmem_store::store::decay_file::DecayFile;
 use cogmem_store::store::purged::{self, PurgeRecord, Tombstone, Tombstones};
-use cogmem_store::store::units;
+use cogmem_store::store::{Store, entity, fsx, units};
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::model::EntityId;
 pub(crate) use rewrite::BACKUP_PREFIX;
 use rewrite::{Rewriter, gerr};
 
@@ -87,6 +90,9 @@ pub struct PurgeReport {
     pub commits: Vec<PurgedCommit>,
     /// Files of the working tree that hold the text now.
     pub working_files: Vec<String>,
+    /// The other memories that hold the text now (for a purge by text, every memory that
+    /// does): copies, cut out of them with the memory.
+    pub copies: Vec<PurgedCopy>,
     /// Refs that hold the text and are rewritten (branches, tags, cogmem's refs).
     pub refs: Vec<String>,
     /// Commits re-created (the rewritten ones and their descendants).
@@ -104,6 +110,9 @@ pub struct PurgeReport {
     /// Other refs (notes, the stash, remote-tracking refs that do not hold the text…), which
     /// were not rewritten and may still reach the text.
     pub other_refs: Vec<String>,
+    /// Whether the stash (`refs/stash`) reaches the history from before the purge: the erase
+    /// commands then drop it (`git stash clear`), every entry of it.
+    pub stash: bool,
     /// The commands that remove the old objects for good.
     pub erase_commands: Vec<String>,
     /// Whether this run finished a purge that an earlier, interrupted run began.
@@ -122,6 +131,7 @@ impl PurgeReport {
             branch,
             commits: Vec::new(),
             working_files: Vec::new(),
+            copies: Vec::new(),
             refs: Vec::new(),
             rewritten: 0,
             backup_refs: Vec::new(),
@@ -129,11 +139,25 @@ impl PurgeReport {
             new_head: None,
             dropped_refs: Vec::new(),
             other_refs: rewrite::other_refs(repo),
+            stash: false,
             erase_commands: Vec::new(),
             resumed: false,
             already_purged: false,
         }
     }
+}
+
+/// Another memory that holds the purged text.
+#[derive(Debug, Clone, Serialize)]
+pub struct PurgedCopy {
+    /// Its id, with any purged name in it cut.
+    pub id: String,
+    /// Its file, named as it will be after the purge.
+    pub path: String,
+    /// Whether it is nothing but the text (or the redirect an entity merged into the purged
+    /// one left), and so is deleted whole; otherwise the text is cut out of it and the rest
+    /// stays.
+    pub whole: bool,
 }
 
 /// Files of the working tree (tracked by git) that hold the text.
@@ -158,6 +182,22 @@ pub(crate) fn erase_commands(backups: &[String]) -> Vec<String> {
     out
 }
 
+/// The command that drops every stash entry: a stash keeps the commit it was made on, and so
+/// the history from before a purge.
+const STASH_CLEAR: &str = "git stash clear";
+
+/// Tells whether the stash (`refs/stash`, its latest entry) reaches a commit that holds the
+/// text: a stash made to clean the tree for the purge keeps the history from before it. (Older
+/// entries live in the stash's reflog, which `git reflog expire --expire=now --all` empties.)
+fn stash_holds(repo: &Repository, needles: &Needles) -> crate::Result<bool> {
+    let Some(id) = repo.find_reference("refs/stash").ok().and_then(|r| r.target()) else {
+        return Ok(false);
+    };
+    let mut rw = Rewriter::new(repo, needles, false);
+    rw.refs(&[("refs/stash".to_owned(), id)])?;
+    Ok(!rw.found.is_empty())
+}
+
 fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
     let head = repo.head().map_err(gerr("read HEAD"))?;
     if !head.is_branch() {
@@ -167,21 +207,44 @@ fn current_branch(repo: &Repository) -> crate::Result<(String, git2::Oid)> {
     Ok((name, head.target().ok_or(GitError::Detached)?))
 }
 
-/// The needles and the ids of the memories to delete first (the one purged, when present now,
-/// and every other copy of its text), for a target; `None` when the id was purged already.
-fn resolve(
-    ws: &Workspace,
-    repo: &Repository,
-    target: &Target,
-) -> crate::Result<Option<(Needles, Vec<String>)>> {
+/// Refuses a purge by text while a tracked file is a symbolic link leading out of the
+/// workspace: whether the file it leads to holds the text cannot be known without following
+/// the link (cogmem never does), and the text there would be out of the purge's reach, so
+/// "purged" might not be true. The error names the link.
+fn refuse_links_out(ws: &Workspace, repo: &Repository) -> crate::Result<()> {
+    let Ok(index) = repo.index() else { return Ok(()) };
+    for e in index.iter().filter(|e| e.mode == 0o120_000) {
+        let rel = String::from_utf8_lossy(&e.path).into_owned();
+        fsx::check_inside(&ws.abs(&rel), "purge")?;
+    }
+    Ok(())
+}
+
+/// What a purge cuts out and deletes, worked out before anything changes.
+struct Resolved {
+    needles: Needles,
+    /// The memories deleted first: the one purged, when present now, every other copy that is
+    /// nothing but its text, and the redirects entities merged into it left.
+    ids: Vec<String>,
+    /// The other memories that hold the text.
+    copies: Vec<PurgedCopy>,
+}
+
+/// The needles and the memories to delete first, for a target; `None` when the id was purged
+/// already.
+fn resolve(ws: &Workspace, repo: &Repository, target: &Target) -> crate::Result<Option<Resolved>> {
     let all = units::list(ws);
+    let mut formers: Vec<EntityId> = Vec::new();
     let (texts, slug, id) = match target {
-        Target::Text(text) => (vec![text.clone()], None, None),
+        Target::Text(text) => {
+            refuse_links_out(ws, repo)?;
+            (vec![text.clone()], None, None)
+        }
         Target::Id(id) => {
             // A memory whose file is a link: the text in the file the link leads to is out of a
             // purge's reach, and saying "purged" would not be true.
             if let Some(file) = target::file_of(id) {
-                cogmem_store::store::fsx::check_no_link(&ws.abs(&file), "purge")?;
+                fsx::check_no_link(&ws.abs(&file), "purge")?;
             }
             let unit = match all.get(id) {
                 Some(u) => {
@@ -200,46 +263,96 @@ fn resolve(
                 }
                 return Err(InputError::UnknownId { id: id.to_owned(), nearest: Vec::new() }.into());
             };
+            formers = target::former_ids(id, &raw, &all);
             let slug = target::slug_of(id).map(str::to_owned);
-            (vec![unit.text, raw], slug, Some(id.clone()))
+            let mut texts = vec![unit.text.clone(), raw];
+            // A note is its whole file: every text the file held (under a former id's name
+            // too) is the memory's, a fact a hand edit or a rewrite took out included.
+            if !matches!(unit.store, Store::Core | Store::Episodic) {
+                let mut paths: Vec<String> = target::file_of(id).into_iter().collect();
+                paths
+                    .extend(formers.iter().filter_map(|f| target::file_of(&format!("entity:{f}"))));
+                let tips: Vec<git2::Oid> = rewrite::rewritable_refs(repo)?
+                    .iter()
+                    .filter_map(|(_, t)| repo.find_object(*t, None).ok())
+                    .filter_map(|o| o.peel_to_commit().ok().map(|c| c.id()))
+                    .collect();
+                for v in target::versions(repo, &tips, &paths)? {
+                    if !texts.contains(&v) {
+                        texts.push(v);
+                    }
+                }
+            }
+            (texts, slug, Some(id.clone()))
         }
     };
     // The lines every workspace holds by construction (an entity file's `## Relations`, the
     // identity's `### Open Questions About Myself`) are no memory's own: purging the only
-    // entity cut them out of IDENTITY.md and renamed `relations.md` when they were counted.
-    let built_in = cogmem_store::template::TEMPLATES
+    // entity cut them out of IDENTITY.md and renamed `relations.md` when they were counted. Nor
+    // is another entity's relation to a third one a copy, however alike the bullets read.
+    let mut kept: Vec<String> = cogmem_store::template::TEMPLATES
         .iter()
         .chain(cogmem_store::template::MEMORY_TEMPLATE.iter())
-        .filter_map(|(_, bytes)| std::str::from_utf8(bytes).ok());
+        .filter_map(|(_, bytes)| std::str::from_utf8(bytes).ok().map(str::to_owned))
+        .collect();
+    for u in all.units.iter().filter(|u| u.store == Store::Semantic && Some(&u.id) != id.as_ref()) {
+        let lines: Vec<&str> = u.text.lines().collect();
+        kept.extend(
+            entity::relations(&u.text)
+                .iter()
+                .filter_map(|r| lines.get(r.line.wrapping_sub(1)).map(|l| (*l).to_owned())),
+        );
+    }
+    let kept: Vec<&str> = kept.iter().map(String::as_str).collect();
     let others: Vec<&str> = all
         .units
         .iter()
         .filter(|u| Some(&u.id) != id.as_ref() && !u.text.contains(texts[0].trim()))
         .map(|u| u.text.as_str())
-        .chain(built_in)
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let mut needles = Needles::new(&texts, slug.as_deref(), &others);
+    let mut needles = Needles::new(&texts, slug.as_deref(), &others, &kept);
     // The id's hash too, so that purging it again can tell it was purged.
     if let Some(id) = &id {
         needles.hashes.push(purged::line_hash(&purged::normalize_line(id)));
     }
-    // An entity's label stands in the graph registry's rows apart from its id.
+    // An entity's label stands in the graph registry's rows apart from its id, its slug in the
+    // tags of the entities a message named with it; a former id is a name of it like its own.
     if let Some(entity) = id.as_deref().and_then(|i| i.strip_prefix("entity:"))
-        && let Ok(entity) = cogmem_text::model::EntityId::parse(entity)
+        && let Ok(entity) = EntityId::parse(entity)
     {
-        needles.add_exact(cogmem_index::graph::registry_label_forms(&entity));
+        for e in std::iter::once(&entity).chain(&formers) {
+            needles.add_exact(cogmem_index::graph::registry_label_forms(e));
+            let slug = e.as_str().split_once("--").map_or("", |(_, s)| s);
+            needles.add_names([e.as_str().to_owned(), slug.to_owned()]);
+        }
     }
     // Every copy that is nothing but the text (a memory written to two stores at once, the
-    // same text remembered twice) goes as a whole, like the memory itself.
-    let mut ids: Vec<String> = id.into_iter().collect();
+    // same text remembered twice) goes as a whole, like the memory itself; so does the redirect
+    // an entity merged into it left.
+    let mut ids: Vec<String> = id.clone().into_iter().collect();
     for u in &all.units {
-        let whole =
-            needles.scrub(&u.text).is_some_and(|left| left.replace(MARKER, "").trim().is_empty());
-        if whole && !ids.contains(&u.id) {
+        let redirect = u.status.as_deref() == Some("merged")
+            && formers.iter().any(|f| u.id.strip_prefix("entity:") == Some(f.as_str()));
+        if (redirect || needles.cuts_whole(&u.text)) && !ids.contains(&u.id) {
             ids.push(u.id.clone());
         }
     }
+    let copies = all
+        .units
+        .iter()
+        .filter(|u| Some(&u.id) != id.as_ref() && needles.found_in(&u.text))
+        .map(|u| PurgedCopy {
+            id: needles.scrub(&u.id).unwrap_or_else(|| u.id.clone()),
+            path: u
+                .path
+                .split('/')
+                .map(|p| needles.scrub_name(p).unwrap_or_else(|| p.to_owned()))
+                .collect::<Vec<_>>()
+                .join("/"),
+            whole: ids.contains(&u.id),
+        })
+        .collect();
     if needles.is_too_short() {
         return Err(RuleError::Purge {
             why: format!(
@@ -252,7 +365,7 @@ fn resolve(
         }
         .into());
     }
-    Ok(Some((needles, ids)))
+    Ok(Some(Resolved { needles, ids, copies }))
 }
 
 /// Purges a memory or a text: see the module documentation. With `dry_run`, lists the commits
@@ -273,7 +386,7 @@ pub fn purge(
     let target = &target.whole(&units::list(ws));
     let repo = git::open(ws.root())?;
     let (branch, old_head) = current_branch(&repo)?;
-    let Some((needles, ids)) = resolve(ws, &repo, target)? else {
+    let Some(Resolved { needles, ids, copies }) = resolve(ws, &repo, target)? else {
         let mut report = PurgeReport::start(&repo, String::new(), branch, old_head);
         report.id = match target {
             Target::Id(id) => Some(id.clone()),
@@ -318,6 +431,8 @@ pub fn purge(
     report.dropped_refs = stale_tracking_refs(&repo, &needles)?;
     report.other_refs.retain(|r| !report.dropped_refs.contains(r));
     report.working_files = working_files(ws, &repo, &needles);
+    report.copies = copies;
+    report.stash = stash_holds(&repo, &needles)?;
     if opts.dry_run {
         return Ok(report);
     }
@@ -444,6 +559,7 @@ fn run(
         };
         forget::forget_locked(ws, lock, &present, &forget_opts, &fixed, true)?;
     }
+    cut_copies(ws, &repo, lock, record, &needles, &actor, &fixed)?;
     crash_point(ws, "purge-after-forget");
     // 2. Every commit re-created without the text.
     let refs = rewrite::rewritable_refs(&repo)?;
@@ -494,9 +610,50 @@ fn run(
     crash_point(ws, "purge-before-end");
     report.backup_refs = backups(&repo, &format!("{BACKUP_PREFIX}{}/", record.stamp));
     // Every backup ref, older purges' and syncs' too: any of them may still reach this text.
-    report.erase_commands = erase_commands(&backups(&repo, BACKUP_PREFIX));
+    let all_backups = backups(&repo, BACKUP_PREFIX);
+    report.erase_commands = erase_commands(&all_backups);
+    // A stash made to clean the tree for the purge keeps the old history as well.
+    report.stash = stash_holds(&repo, &needles)?;
+    if report.stash {
+        report.erase_commands.insert(all_backups.len(), STASH_CLEAR.to_owned());
+    }
     report.working_files = working_files(ws, &repo, &needles);
     PurgeRecord::remove(ws.root())?;
+    Ok(())
+}
+
+/// Takes the copies of the text out of the other entities' files as an ordinary commit, so the
+/// rewrite leaves no `[purged]` husk in them: each bullet that is nothing but the text (a fact
+/// `hear` wrote to every entity a message names), and each tag that names a purged entity. The
+/// entity stays, with whatever else it says. Nothing when no entity holds a copy (a second run).
+fn cut_copies(
+    ws: &Workspace,
+    repo: &Repository,
+    lock: &LockGuard,
+    record: &PurgeRecord,
+    needles: &Needles,
+    actor: &Actor,
+    clock: &dyn Clock,
+) -> crate::Result<()> {
+    let mut change = Change::new(actor.clone(), record.trigger.clone())
+        .with_subject(Action::Edit, "cut the copies of a purged memory".to_owned())
+        .for_purge();
+    let mut any = false;
+    for u in units::list(ws).units.iter().filter(|u| u.store == Store::Semantic) {
+        let text = ws.read_text(&u.path)?;
+        if !needles.found_in(&text) {
+            continue;
+        }
+        let cut = entity::remove_bullets(&text, |b| needles.cuts_whole(b));
+        let untagged = entity::remove_tags(cut.as_deref().unwrap_or(&text), |t| needles.is_name(t));
+        if let Some(new) = untagged.or(cut) {
+            change.write(&u.path, new.into_bytes(), Action::Edit, "cut a purged memory's copy");
+            any = true;
+        }
+    }
+    if any {
+        change.apply(ws, repo, lock, clock)?;
+    }
     Ok(())
 }
 
@@ -607,8 +764,9 @@ fn backups(repo: &Repository, prefix: &str) -> Vec<String> {
 }
 
 /// Rebuilds the search index from scratch and cuts the text out of the other derived files
-/// under `.cogmem/` (the access log, caches, the copies under `.cogmem/recovered/`); the lock,
-/// the journal and the purge record are left alone.
+/// under `.cogmem/` (the access log, caches, the copies under `.cogmem/recovered/`), and deletes
+/// a temporary file a killed write left there that holds it; the lock, the journal and the
+/// purge record are left alone.
 fn scrub_derived(ws: &Workspace, needles: &Needles) {
     // The rebuild deletes the index folder once it holds the index lock and no merge runs: the
     // background update the final commit started may still be writing into it, and deleting
@@ -621,7 +779,7 @@ fn scrub_derived(ws: &Workspace, needles: &Needles) {
         }
     }
     // The imported messages' sources by day: rebuilt by the next import from the files.
-    let _ = cogmem_store::store::fsx::remove_file(&ws.abs(layout::IMPORT_SOURCES));
+    let _ = fsx::remove_file(&ws.abs(layout::IMPORT_SOURCES));
     let skip = [layout::LOCK, layout::PURGE_RECORD, layout::INDEX_DIR, ".cogmem/journal"];
     let mut stack = vec![ws.abs(layout::DERIVED_DIR)];
     while let Some(d) = stack.pop() {
@@ -639,7 +797,13 @@ fn scrub_derived(ws: &Workspace, needles: &Needles) {
                 && let Ok(bytes) = ws.read(&rel)
                 && let Some(new) = needles.scrub(&String::from_utf8_lossy(&bytes))
             {
-                let _ = cogmem_store::store::fsx::write_atomic(&path, new.as_bytes());
+                // A killed atomic write's temporary file (the purge record's holds the needles)
+                // is no file of anyone's: it goes, rather than stay scrubbed.
+                if fsx::is_temp_file(&rel) {
+                    let _ = fsx::remove_file(&path);
+                } else {
+                    let _ = fsx::write_atomic(&path, new.as_bytes());
+                }
             }
         }
     }

@@ -5,8 +5,11 @@
 //! facts), [`summary_form`] (audit summaries and commit subjects: one line, `|` turned into
 //! `/`), each own line of the text in those forms, JSON-escaped forms (decay records keep
 //! removed lines), the note's title and its [`slugify`]d file name, and summaries cut with `…`
-//! by [`clean_summary`](cogmem_store::audit::clean_summary). A line shared with another memory
-//! is never cut, and names are cut only at word boundaries, so other memories stay whole.
+//! by [`clean_summary`](cogmem_store::audit::clean_summary). A line another memory holds as a
+//! line of its own (a bullet `hear` wrote to every entity a message names) is a copy and is cut
+//! there too; a line another memory holds inside a longer line of its own, or that the built-in
+//! templates hold, is never cut; names are cut only at word boundaries. So other memories keep
+//! their own text.
 
 use std::collections::BTreeSet;
 
@@ -60,9 +63,12 @@ fn add_forms(set: &mut BTreeSet<String>, s: &str) {
 
 impl Needles {
     /// Builds the needles for a memory's `texts` (the same memory as read and as its file
-    /// holds it); `slug` is its file's name part (vault, procedure, entity), `others` the texts
-    /// of every other memory, whose lines are never cut.
-    pub fn new(texts: &[&str], slug: Option<&str>, others: &[&str]) -> Self {
+    /// holds it, and what its file held before); `slug` is its file's name part (vault,
+    /// procedure, entity), `others` the texts of every other memory, and `kept` text whose
+    /// lines are never cut (the built-in templates). A line of the memory that another memory
+    /// holds as a whole line is a copy and is cut; one that it holds inside a longer line is
+    /// that memory's own text and is not.
+    pub fn new(texts: &[&str], slug: Option<&str>, others: &[&str], kept: &[&str]) -> Self {
         let mut set: BTreeSet<String> = BTreeSet::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut hashed: Vec<(String, bool)> = Vec::new();
@@ -79,7 +85,7 @@ impl Needles {
                     cuts.push(form);
                 }
             }
-            Self::lines(full, others, &mut set, &mut names, &mut hashed);
+            Self::lines(full, others, kept, &mut set, &mut names, &mut hashed);
         }
         if let Some(s) = slug.filter(|s| s.chars().count() >= MIN_NAME_CHARS) {
             names.insert(s.to_owned());
@@ -106,13 +112,19 @@ impl Needles {
     fn lines(
         full: &str,
         others: &[&str],
+        kept: &[&str],
         set: &mut BTreeSet<String>,
         names: &mut BTreeSet<String>,
         hashed: &mut Vec<(String, bool)>,
     ) {
-        let shared = |l: &str| others.iter().any(|o| o.contains(l));
+        // Another memory's line that merely equals it is a copy; one that holds it among other
+        // words is that memory's own.
+        let shared = |l: &str| {
+            kept.iter().any(|k| k.contains(l))
+                || others.iter().any(|o| o.lines().any(|ol| ol.contains(l) && bare_line(ol) != l))
+        };
         for line in full.lines() {
-            let bare = strip_marker(line.trim().trim_start_matches('\\'));
+            let bare = bare_line(line);
             if bare.starts_with("<!--") || bare.starts_with("---") || bare.is_empty() {
                 continue;
             }
@@ -141,6 +153,24 @@ impl Needles {
         self.exact.extend(forms.into_iter().filter(|f| !f.trim().is_empty()));
         self.exact.sort_by(longest_first);
         self.exact.dedup();
+    }
+
+    /// Adds names to cut where they stand whole (an entity's former ids, its slug as a tag),
+    /// those long enough to be cut on their own, keeping the longest first.
+    pub(crate) fn add_names(&mut self, names: impl IntoIterator<Item = String>) {
+        self.names.extend(names.into_iter().filter(|n| n.chars().count() >= MIN_NAME_CHARS));
+        self.names.sort_by(longest_first);
+        self.names.dedup();
+    }
+
+    /// Tells whether `name` is one of the names cut (a tag naming a purged entity).
+    pub(crate) fn is_name(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+
+    /// Tells whether `text` is nothing but the purged text: scrubbed, only markers are left.
+    pub(crate) fn cuts_whole(&self, text: &str) -> bool {
+        self.scrub(text).is_some_and(|left| left.replace(MARKER, "").trim().is_empty())
     }
 
     /// The needles a purge record kept.
@@ -215,6 +245,12 @@ impl Needles {
     }
 }
 
+/// A line as a memory's own line is compared: without indentation, a paragraph escape (`\\`) or
+/// a list marker.
+fn bare_line(line: &str) -> &str {
+    strip_marker(line.trim().trim_start_matches('\\'))
+}
+
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '-' || c == '_'
 }
@@ -284,7 +320,7 @@ mod tests {
     #[test]
     fn needles_cut_text_lines_json_and_cut_summaries() {
         let text = "The vault combination is 4711-purple-otter, Alice said";
-        let n = Needles::new(&[text], None, &["- Alice prefers tea"]);
+        let n = Needles::new(&[text], None, &["- Alice prefers tea"], &[]);
         assert_eq!(
             n.scrub("- The vault combination is 4711-purple-otter, Alice said\n").unwrap(),
             "- [purged]\n"
@@ -301,18 +337,34 @@ mod tests {
     #[test]
     fn shared_lines_are_not_cut() {
         let text = "## Facts\n- Bob's locker code is 8812-blue\n- Bob likes chess a lot";
-        let n = Needles::new(&[text], None, &["- Bob likes chess a lot (from the club)"]);
+        let n = Needles::new(&[text], None, &["- Bob likes chess a lot (from the club)"], &[]);
         let out = n.scrub("- Bob likes chess a lot\n- Bob's locker code is 8812-blue\n").unwrap();
         assert_eq!(out, "- Bob likes chess a lot\n- [purged]\n");
     }
 
     #[test]
+    fn a_line_another_memory_holds_whole_is_a_copy_and_cut() {
+        let text = "## Facts\n- Quentin was diagnosed with diabetes\n- Quentin likes chess a lot";
+        let others = ["# org\n## Facts\n- Quentin was diagnosed with diabetes\n"];
+        let kept = ["## Facts\n- Quentin likes chess a lot\n"];
+        let n = Needles::new(&[text], None, &others, &kept);
+        let out = n.scrub(others[0]).unwrap();
+        assert_eq!(out, "# org\n## Facts\n- [purged]\n");
+        assert!(n.scrub("- Quentin likes chess a lot").is_none(), "built-in lines are kept");
+    }
+
+    #[test]
     fn the_forms_writers_give_are_cut() {
-        let n = Needles::new(&["Door code | 5521-crimson-lynx | for the back gate"], None, &[]);
+        let n =
+            Needles::new(&["Door code | 5521-crimson-lynx | for the back gate"], None, &[], &[]);
         let summary = "x | EDIT | MEMORY.md | a | auto | Critical facts: Door code / 5521-crimson-lynx / for the back gate";
         assert!(!n.scrub(summary).unwrap().contains("crimson"));
-        let n =
-            Needles::new(&["Notes of the visit\n\tthe middle line holds 7731-amber"], None, &[]);
+        let n = Needles::new(
+            &["Notes of the visit\n\tthe middle line holds 7731-amber"],
+            None,
+            &[],
+            &[],
+        );
         assert!(
             !n.scrub("## 10:00 | fact\nNotes of the visit\n\tthe middle line holds 7731-amber\n")
                 .unwrap()
@@ -330,6 +382,7 @@ mod tests {
         let n = Needles::new(
             &["# Marigold Lease\n\nRuns to 2030 for the overpass"],
             Some("marigold-lease"),
+            &[],
             &[],
         );
         assert_eq!(n.scrub_name("marigold-lease.md").as_deref(), Some("purged.md"));

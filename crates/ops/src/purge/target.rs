@@ -5,8 +5,9 @@ use git2::{Repository, Sort};
 
 use super::rewrite::gerr;
 use cogmem_store::store::units::{self, MemoryUnit};
-use cogmem_store::store::{Store, episode};
+use cogmem_store::store::{Store, entity, episode};
 use cogmem_store::workspace::layout;
+use cogmem_text::model::EntityId;
 
 /// What `forget --purge` erases.
 #[derive(Debug, Clone)]
@@ -117,4 +118,67 @@ pub(crate) fn from_history(
         }
     }
     Ok(None)
+}
+
+/// The entity ids an entity went by before, or that were merged into it: each id on its
+/// `Aliases:` line (`graph rename` keeps the old id there), and each entity whose merge
+/// redirect (status `merged`) now points at it (`graph merge` leaves only the merged one's
+/// label among the aliases). Nothing for a memory that is not an entity.
+pub(crate) fn former_ids(id: &str, text: &str, all: &units::Units) -> Vec<EntityId> {
+    let Some(me) = id.strip_prefix("entity:").and_then(|e| EntityId::parse(e).ok()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<EntityId> = entity::names(&me, text)
+        .iter()
+        .filter(|n| n.contains("--"))
+        .filter_map(|n| EntityId::parse(n).ok())
+        .filter(|n| *n != me)
+        .collect();
+    for u in &all.units {
+        let redirect = u.status.as_deref() == Some("merged")
+            && u.entities.iter().any(|e| e == me.as_str())
+            && u.id != id;
+        if redirect
+            && let Some(e) = u.id.strip_prefix("entity:")
+            && let Ok(e) = EntityId::parse(e)
+            && !out.contains(&e)
+        {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Every text the files at `paths` held in a commit reachable from `tips`, each once: what a
+/// whole-file memory held before a hand edit or a rewrite took it out.
+pub(crate) fn versions(
+    repo: &Repository,
+    tips: &[git2::Oid],
+    paths: &[String],
+) -> crate::Result<Vec<String>> {
+    if paths.is_empty() || tips.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut walk = repo.revwalk().map_err(gerr("walk the history"))?;
+    for tip in tips {
+        walk.push(*tip).map_err(gerr("walk the history"))?;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for c in walk {
+        let c = repo
+            .find_commit(c.map_err(gerr("walk the history"))?)
+            .map_err(gerr("read a commit"))?;
+        let tree = c.tree().map_err(gerr("read a tree"))?;
+        for path in paths {
+            let Ok(entry) = tree.get_path(std::path::Path::new(path)) else { continue };
+            if !seen.insert(entry.id()) {
+                continue;
+            }
+            if let Ok(blob) = repo.find_blob(entry.id()) {
+                out.push(String::from_utf8_lossy(blob.content()).into_owned());
+            }
+        }
+    }
+    Ok(out)
 }

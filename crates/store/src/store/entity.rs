@@ -340,6 +340,65 @@ pub fn remove_relations_to(text: &str, target: &str) -> Option<String> {
     Some(out)
 }
 
+/// Removes every bullet (a `- …` line after the front matter) whose text `drop` matches: the
+/// copies of a purged memory's facts. Returns the new text, or `None` when none matched.
+pub fn remove_bullets(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let mut changed = false;
+    let body: String = text[prefix..]
+        .split_inclusive('\n')
+        .filter(|l| {
+            let gone = l
+                .trim_start()
+                .strip_prefix("- ")
+                .is_some_and(|b| drop(b.trim_end_matches(['\n', '\r']).trim_end()));
+            changed |= gone;
+            !gone
+        })
+        .collect();
+    changed.then(|| format!("{}{body}", &text[..prefix]))
+}
+
+/// Removes the tags `drop` matches from the `Tags:` field of the entity's comment lines (where
+/// [`add_tags`] writes them); a field left empty says `none`. Front matter is kept byte for
+/// byte. Returns the new text, or `None` when no tag matched.
+pub fn remove_tags(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
+    let (prefix, _) = markdown::split_front_matter(text);
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..prefix]);
+    let mut changed = false;
+    for (n, line) in text[prefix..].split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let field = bare.find("Tags:").map(|i| i + "Tags:".len());
+        let Some(i) = field.filter(|_| n < 4 && bare.trim_start().starts_with("<!--")) else {
+            out.push_str(line);
+            continue;
+        };
+        let rest = &bare[i..];
+        let end = [rest.find('|'), rest.find("-->")].into_iter().flatten().min();
+        let end = end.unwrap_or(rest.len());
+        let tags: Vec<&str> = rest[..end]
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty() && *t != "none")
+            .collect();
+        let kept: Vec<&str> = tags.iter().copied().filter(|t| !drop(t)).collect();
+        if kept.len() == tags.len() {
+            out.push_str(line);
+            continue;
+        }
+        changed = true;
+        let list = if kept.is_empty() { "none".to_owned() } else { kept.join(", ") };
+        out.push_str(&bare[..i]);
+        out.push(' ');
+        out.push_str(&list);
+        out.push(' ');
+        out.push_str(&rest[end..]);
+        out.push_str(&line[bare.len()..]);
+    }
+    changed.then_some(out)
+}
+
 /// Appends `(until DATE)` to the given relation bullets; `None` when there are none.
 fn close_lines(text: &str, open: &[RelationLine], date: &str) -> Option<String> {
     if open.is_empty() {
@@ -654,6 +713,19 @@ mod tests {
         for r in relations(text) {
             assert!(all.contains(&r.target.as_str()), "{}", r.target);
         }
+    }
+
+    #[test]
+    fn remove_bullets_and_tags_take_out_only_what_matches() {
+        let text = "# org--clinic\n<!-- Type: org | Tags: fact, quentin-doeberg, clinic -->\n\n## Facts\n\n- Quentin has diabetes\n- Opens at eight\n";
+        let cut = remove_bullets(text, |b| b == "Quentin has diabetes").unwrap();
+        assert_eq!(cut, text.replace("- Quentin has diabetes\n", ""));
+        assert!(remove_bullets(text, |_| false).is_none());
+        let untagged = remove_tags(&cut, |t| t == "quentin-doeberg").unwrap();
+        assert!(untagged.contains("<!-- Type: org | Tags: fact, clinic -->\n"), "{untagged}");
+        let none = remove_tags(&untagged, |t| t != "zzz").unwrap();
+        assert!(none.contains("| Tags: none -->\n"), "{none}");
+        assert!(remove_tags(&none, |_| true).is_none(), "`none` is no tag");
     }
 
     #[test]
