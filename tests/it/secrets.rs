@@ -563,3 +563,69 @@ fn an_entity_id_holding_a_key_next_to_a_random_part_is_refused() {
     let out = env.run(["verify"]).output();
     assert!(!out.stdout.contains("looks like a secret"), "{out}");
 }
+
+/// `sync` by an actor that is not a person (an agent, a bot, a system, the unnamed
+/// `agent:manual`) refuses a hand edit whose new lines hold a credential, as its `remember`
+/// would; a person's own edit is committed with a warning; the audit line records the place.
+#[test]
+fn an_agents_sync_refuses_a_credential_in_its_new_lines_and_a_persons_warns() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    env.append("MEMORY.md", &format!("- deploy key {key}\n"));
+    for args in [
+        &["--actor", "agent:claude", "sync"][..],
+        &["--actor", "bot:ci", "sync", "--dry-run"],
+        &["--actor", "system:cron", "sync"],
+        &["sync"],
+    ] {
+        let err = refused(&env, args, None, "aws-access-key-id", &key);
+        assert!(err.contains("the hand edit of MEMORY.md looks like a secret"), "{err}");
+        assert!(err.contains("at line 18, column 14"), "{err}");
+    }
+    let out = env.run(["--actor", "user:alice", "sync"]).success();
+    let want = "warning: MEMORY.md:18: looks like a secret (aws-access-key-id at column 14: \
+                AKIA… (20 chars)); committed\n  hint: move it out of memory";
+    assert!(out.stderr.contains(want), "{out}");
+    assert!(!out.stderr.contains(&key), "{out}");
+    env.assert_clean_tree();
+    let lines = env.audit_lines();
+    let line = lines.iter().find(|l| l.contains("| EDIT | MEMORY.md | user:alice")).unwrap();
+    assert!(
+        line.ends_with(
+            "edited by hand (+1 -0 lines); looks like a secret at line 18 (aws-access-key-id)"
+        ),
+        "{line}"
+    );
+    // Committed once, it is not refused again; a new one is, unless allowed.
+    env.append("MEMORY.md", "- tea\n");
+    env.mutate(["--actor", "agent:claude", "sync"]);
+    let other = format!("{}{}", "ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC5");
+    env.write("memory/vault/ops.md", &format!("# Ops\n\ntoken {other}\n"));
+    refused(&env, &["--actor", "agent:claude", "sync"], None, "github-token", &other);
+    let out = env.mutate(["--actor", "agent:claude", "sync", "--allow-secret"]);
+    assert!(out.stderr.contains("memory/vault/ops.md:3: looks like a secret"), "{out}");
+}
+
+/// A commit made outside cogmem exists: adoption cannot refuse it, so it warns, naming the
+/// commit, the file, the line and the rule, and records the place in the file's audit line.
+#[test]
+fn adopting_a_plain_commit_warns_of_a_credential_and_records_it() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    env.append("MEMORY.md", &format!("- deploy key {key}\n"));
+    env.git_commit_all("notes");
+    let id = env.head();
+    let out = env.run(["remember", "tea"]).success();
+    let want = "warning: commit [HASH] MEMORY.md:18: looks like a secret (aws-access-key-id at \
+                column 14: AKIA… (20 chars)); adopted\n  hint: move it out of memory";
+    assert!(out.stderr.contains(want), "{out}");
+    assert!(!out.stderr.contains(&key), "{out}");
+    let lines = env.audit_lines();
+    let line = lines.iter().find(|l| l.contains("| EDIT | MEMORY.md | tester |")).unwrap();
+    let want = format!("looks like a secret at line 18 (aws-access-key-id) in commit {}", &id[..8]);
+    assert!(line.ends_with(&want), "{line}");
+    // The commit is adopted once, and the next command says nothing more.
+    env.assert_clean_tree();
+    let out = env.mutate(["remember", "coffee"]);
+    assert!(!out.stderr.contains("looks like a secret"), "{out}");
+}

@@ -864,8 +864,12 @@ fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
                 // A line that starts with a date starts a record of its own (the audit log's
                 // lines, a dated list): "…the deploy token quarterly" and the next line's
                 // "2026-12-05T09:00:00Z" are no token split in two.
+                // Nor does a list item ("- next point"): a marker is no token's rest.
+                let is_item = matches!(b.get(k), Some(b'-' | b'+'))
+                    && matches!(b.get(k + 1), Some(b' ' | b'\t'));
                 if b.get(k).is_some_and(|&n| is_token_char(char::from(n)))
                     && !starts_with_date(&b[k..])
+                    && !is_item
                 {
                     cuts.push((i, k));
                     i = k;
@@ -989,12 +993,17 @@ fn as_written(text: &str) -> Cow<'_, str> {
 /// a token does not hide it; positions are those of the original text, with CR, CRLF, NEL,
 /// U+2028 and U+2029 each counted as one line break.
 pub fn scan(text: &str) -> Vec<SecretFinding> {
-    let text = &*as_written(text);
-    let mut out: Vec<SecretFinding> = Vec::new();
+    scan_written(&as_written(text)).into_iter().map(|(f, _)| f).collect()
+}
+
+/// [`scan`] of a text [`as_written`], each finding with the last line its secret reaches (a
+/// token split over a line break reaches the next).
+fn scan_written(text: &str) -> Vec<(SecretFinding, usize)> {
+    let mut out = Vec::new();
     let mut line = 1;
     let mut line_start = 0;
     let mut cursor = 0;
-    for Hit { start, rule, secret, .. } in hits(text) {
+    for Hit { start, end, rule, secret } in hits(text) {
         // Advance the line counter to `start`.
         for (i, b) in text.as_bytes()[cursor..start].iter().enumerate() {
             if *b == b'\n' {
@@ -1005,9 +1014,27 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         cursor = start;
         let column = text[line_start..start].chars().count() + 1;
         let excerpt = if rule == "private-key" { secret } else { redact(&secret) };
-        out.push(SecretFinding { rule, line, column, excerpt });
+        let last = line + text.as_bytes()[start..end].iter().filter(|&&b| b == b'\n').count();
+        out.push((SecretFinding { rule, line, column, excerpt }, last));
     }
     out
+}
+
+/// Finds what looks like a credential in the lines of `new` that `old` (the file before an
+/// edit) does not hold: a finding counts when a line its secret reaches is new or changed, so a
+/// token completed by an appended line is found too, and a secret already committed is not
+/// reported again.
+pub fn scan_added(old: &str, new: &str) -> Vec<SecretFinding> {
+    let new = as_written(new);
+    let found = scan_written(&new);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let old = as_written(old);
+    let had: std::collections::HashSet<&str> = old.lines().collect();
+    let lines: Vec<&str> = new.lines().collect();
+    let is_new = |n: usize| lines.get(n - 1).is_none_or(|l| !had.contains(l));
+    found.into_iter().filter(|(f, last)| (f.line..=*last).any(is_new)).map(|(f, _)| f).collect()
 }
 
 /// What stands in for a secret in [`mask`]ed text.
@@ -1049,7 +1076,9 @@ pub fn is_derived_from_secret(name: &str, text: &str) -> bool {
     })
 }
 
-fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
+/// The refusal of `what` for finding `f`, which `--allow-secret` lets through when
+/// `allowable` (a reason or a note has no way out).
+pub fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
     RuleError::Secret {
         what: what.to_owned(),
         rule: f.rule,
@@ -1424,6 +1453,10 @@ mod tests {
         ] {
             assert!(scan(text).is_empty(), "{text:?} gave {:?}", scan(text));
         }
+        // A list item's marker is no token's rest: 19 characters are too short for a secret,
+        // and with the next line's `-` they were long enough.
+        let text = format!("- token {}\n- tea", &gh[..19]);
+        assert!(scan(&text).is_empty(), "{text:?} gave {:?}", scan(&text));
     }
 
     #[test]
@@ -1473,6 +1506,30 @@ mod tests {
         assert!(is_derived_from_secret("tool--hunter2hunter2", &text));
         assert!(is_derived_from_secret(&gh.to_lowercase(), &text));
         assert!(!is_derived_from_secret("person--user", &text));
+    }
+
+    #[test]
+    fn only_what_an_edit_adds_is_reported() {
+        let key = fake("AKIA", "IOSFODNN7EXAMPLE");
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let old = format!("# Notes\n- deploy key {key}\n- see {}\n", &gh[..20]);
+        let cases: Vec<(String, Vec<(&str, usize)>)> = vec![
+            (old.clone(), vec![]),
+            (format!("{old}- tea\n"), vec![]),
+            // A new line; the committed key's line is not reported again.
+            (format!("{old}- id {key}\n"), vec![("aws-access-key-id", 4)]),
+            // The rest of a token on a new line, and a carriage return as a line break.
+            (format!("{old}{}\n", &gh[20..]), vec![("github-token", 3)]),
+            (old.replace("\n- see", "\r\r- see"), vec![]),
+            // A changed line, moved: a line old does not hold.
+            (format!("- deploy key {key} (prod)\n"), vec![("aws-access-key-id", 1)]),
+        ];
+        for (new, want) in cases {
+            let got: Vec<(&str, usize)> =
+                scan_added(&old, &new).into_iter().map(|f| (f.rule, f.line)).collect();
+            assert_eq!(got, want, "new: {new:?}");
+        }
+        assert_eq!(scan_added("", &old).len(), 1, "a new file: every line is new");
     }
 
     #[test]
