@@ -260,7 +260,10 @@ impl Ctx {
         }
         let result = self.clock().and_then(|clock| adopt::adopt(ws, clock.as_ref()));
         match result {
-            Ok(r) => render::status(quiet, &sync::adopted(&r)),
+            Ok(r) => {
+                render::status(quiet, &sync::adopted(&r));
+                sync::warn_adopted_secrets(self.style, &r);
+            }
             // The command waits for the lock itself and says so if it stays taken.
             Err(e) if e.is_locked() => {}
             Err(e) => {

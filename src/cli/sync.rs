@@ -85,12 +85,20 @@ pub struct SyncArgs {
     /// holds purged text (a force push), or ours with the remote's when only ours does
     #[arg(long, requires = "remote", conflicts_with = "no_push")]
     force_rewritten: bool,
+    /// Commit new lines that look like a credential although the actor is not a person
+    #[arg(long)]
+    allow_secret: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
     let ws = ctx.workspace()?;
     let clock = ctx.clock()?;
-    let opts = SyncOptions { actor: ctx.actor()?, force: args.force, dry_run: args.dry_run };
+    let opts = SyncOptions {
+        actor: ctx.actor()?,
+        force: args.force,
+        dry_run: args.dry_run,
+        allow_secret: args.allow_secret,
+    };
     if let Some(remote) = &args.remote {
         // Refused before the hand edits are committed, as docs/cli.md says.
         cogmem::ops::remote::check_remote(&ws, remote)?;
@@ -101,6 +109,7 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
         if !ctx.global.json && (report.commit.is_some() || report.adopted.is_some()) {
             render::status(ctx.global.quiet, &outcome(&report));
         }
+        warn_secrets(ctx.style, &report);
         if !report.left.is_empty() {
             warn_left(ctx.style, &report);
             return Ok(Exit::Partial);
@@ -120,6 +129,7 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> cogmem::Result<Exit> {
             render::data(&dry_run_text(&report))?;
         }
         render::status(ctx.global.quiet, &outcome(&report));
+        warn_secrets(ctx.style, &report);
         warn_left(ctx.style, &report);
     }
     Ok(if report.left.is_empty() { Exit::Ok } else { Exit::Partial })
@@ -217,6 +227,32 @@ pub fn outcome(report: &SyncReport) -> String {
 }
 
 /// Warns about each file left, with its hint.
+/// Warns of what looks like a credential in the lines a sync committed (or, on a dry run, would
+/// commit) and in the commits it adopted: one `warning:` per place, naming the file, the line
+/// and the rule (and the commit), never the secret.
+pub fn warn_secrets(style: Style, report: &SyncReport) {
+    if let Some(a) = &report.adopted {
+        warn_adopted_secrets(style, a);
+    }
+    let done = if report.dry_run { "would be committed" } else { "committed" };
+    for s in &report.secrets {
+        warn_secret(style, &format!("{}; {done}", s.describe()));
+    }
+}
+
+/// Warns of what looks like a credential in the commits made outside cogmem just adopted.
+pub fn warn_adopted_secrets(style: Style, report: &cogmem::ops::adopt::AdoptReport) {
+    let done = if report.commit.is_some() { "adopted" } else { "not adopted yet" };
+    for s in &report.secrets {
+        warn_secret(style, &format!("{}; {done}", s.describe()));
+    }
+}
+
+fn warn_secret(style: Style, text: &str) {
+    let hint = "move it out of memory and erase it from history with `cogmem forget --purge`";
+    render::warning(style, &format!("{text}\n  {} {hint}", style.hint("hint:")));
+}
+
 pub fn warn_left(style: Style, report: &SyncReport) {
     for l in &report.left {
         render::warning(

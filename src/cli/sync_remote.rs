@@ -56,6 +56,9 @@ pub fn run(ctx: &Ctx, args: &SyncRemoteArgs) -> cogmem::Result<Exit> {
     for w in &report.warnings {
         render::warning(ctx.style, w);
     }
+    if let Some(a) = &report.adopted {
+        super::sync::warn_adopted_secrets(ctx.style, a);
+    }
     if let Some(e) = &report.adopt_error {
         render::warning(
             ctx.style,

@@ -84,7 +84,12 @@ pub fn run(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
     let stop = stop_on_signals()?;
     let opts = WatchOptions {
         debounce,
-        sync: SyncOptions { actor: ctx.actor()?, force: false, dry_run: false },
+        sync: SyncOptions {
+            actor: ctx.actor()?,
+            force: false,
+            dry_run: false,
+            allow_secret: false,
+        },
     };
     let json = ctx.global.json;
     let quiet = ctx.global.quiet;
@@ -115,6 +120,7 @@ pub fn run(ctx: &Ctx, args: &WatchArgs) -> cogmem::Result<Exit> {
                     files.join(", ")
                 ));
             }
+            super::sync::warn_secrets(style, report);
             super::sync::warn_left(style, report);
         }
         WatchEvent::Failed(err) => {

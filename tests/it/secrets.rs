@@ -490,3 +490,142 @@ fn issue_16_hear_shows_no_name_made_from_an_allowed_secret() {
     }
     assert_eq!(shown[0], shown[1], "the dry run shows what is written");
 }
+
+/// A token split by a carriage return, NEL or U+2028, or by blanks and a line break, is written
+/// split by a line break (the writers make every break an LF and trim a line's end blanks), so
+/// `verify` flagged what the scanner had let through; and a vault note's title, file name and
+/// id held the token, lower-cased.
+#[test]
+fn a_secret_split_by_any_line_break_is_refused_as_verify_would_flag_it() {
+    let env = TestEnv::initialized();
+    let token = github_token();
+    for br in ["\r", "\u{2028}", "\u{85}", "\u{2029}", " \n", "\t\r\n"] {
+        let text = format!("note: {}{br}{}", &token[..20], &token[20..]);
+        for store in ["episodic", "vault", "procedural"] {
+            let args = ["remember", "--store", store, "-"];
+            refused(&env, &args, Some(&text), "github-token", &token);
+        }
+        let routing = r#"{"stores":["episodic"]}"#;
+        let args = ["remember", "--routing", routing, &text];
+        refused(&env, &args, None, "github-token", &token);
+        let args = ["propose", "--from", "researcher", &text];
+        refused(&env, &args, None, "github-token", &token);
+        let msg = format!("remember that {text}");
+        refused(&env, &["hear", &msg], None, "github-token", &token);
+        let line = serde_json::json!({"timestamp": "2026-05-08", "speaker": "Bob", "text": text});
+        env.write("../chat.jsonl", &format!("{line}\n"));
+        refused(&env, &["import", "../chat.jsonl"], None, "github-token", &token);
+    }
+    // Allowed in, the token is in the note, and neither in its name nor in its title.
+    let text = format!("n4: {}\r{}", &token[..20], &token[20..]);
+    let out =
+        env.run(["remember", "--store", "vault", "--allow-secret", "-"]).stdin(text).success();
+    let names = env.git(&["ls-files"]).to_lowercase();
+    assert!(!names.contains(&token[4..20].to_lowercase()), "{names}\n{out}");
+    assert!(!out.stderr.to_lowercase().contains(&token[4..20].to_lowercase()), "{out}");
+    let note = env.read("memory/vault/n4-secret.md");
+    assert!(note.starts_with("# n4: [secret]\n"), "{note}");
+    assert!(note.contains(&format!("{}\n{}", &token[..20], &token[20..])), "{note}");
+}
+
+/// An entity id with a key word next to a random part (`tool--prod-api-key-3a7b…`) was taken
+/// as a name, while the graph index shows it as `prod api key 3a7b…`, which `verify` flags:
+/// every way an id is given is refused, and a routing answer's name is scanned as written.
+#[test]
+fn an_entity_id_holding_a_key_next_to_a_random_part_is_refused() {
+    let env = TestEnv::initialized();
+    let hex = format!("{}{}", "3a7bd3e2360a3d29", "eea436fcfb7e44c735d117c4");
+    let id = format!("tool--prod-api-key-{hex}");
+    let rule = "high-entropy-string";
+    let err = refused(&env, &["remember", "--entity", &id, "x"], None, rule, &hex);
+    assert!(err.contains("an entity id looks like a secret"), "{err}");
+    refused(&env, &["remember", &format!("x [[{id}]]")], None, rule, &hex);
+    refused(&env, &["propose", "--from", "r", "--entity", &id, "x"], None, rule, &hex);
+    let routing = format!(
+        r#"{{"stores":["semantic"],"entities":[{{"name":"prod api key {hex}","type":"tool"}}]}}"#
+    );
+    let err = refused(&env, &["remember", "--routing", &routing, "y"], None, rule, &hex);
+    assert!(err.contains("an entity name in the routing answer"), "{err}");
+    let routing = format!(r#"{{"stores":["semantic"],"entities":["{id}"]}}"#);
+    refused(&env, &["remember", "--routing", &routing, "y"], None, rule, &hex);
+    env.mutate(["remember", "--entity", "tool--prod-api", "x"]);
+    let err = refused_without_way_out(
+        &env,
+        &["graph", "rename", "tool--prod-api", &id],
+        None,
+        rule,
+        &hex,
+    );
+    assert!(err.contains("the new id looks like a secret"), "{err}");
+    // Ids made of words keep passing, and `verify` finds nothing.
+    env.mutate(["remember", "--entity", "tool--api-key-rotation-2024", "rotate quarterly"]);
+    env.mutate(["graph", "rename", "tool--prod-api", "tool--prod-api-key"]);
+    let out = env.run(["verify"]).output();
+    assert!(!out.stdout.contains("looks like a secret"), "{out}");
+}
+
+/// `sync` by an actor that is not a person (an agent, a bot, a system, the unnamed
+/// `agent:manual`) refuses a hand edit whose new lines hold a credential, as its `remember`
+/// would; a person's own edit is committed with a warning; the audit line records the place.
+#[test]
+fn an_agents_sync_refuses_a_credential_in_its_new_lines_and_a_persons_warns() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    env.append("MEMORY.md", &format!("- deploy key {key}\n"));
+    for args in [
+        &["--actor", "agent:claude", "sync"][..],
+        &["--actor", "bot:ci", "sync", "--dry-run"],
+        &["--actor", "system:cron", "sync"],
+        &["sync"],
+    ] {
+        let err = refused(&env, args, None, "aws-access-key-id", &key);
+        assert!(err.contains("the hand edit of MEMORY.md looks like a secret"), "{err}");
+        assert!(err.contains("at line 18, column 14"), "{err}");
+    }
+    let out = env.run(["--actor", "user:alice", "sync"]).success();
+    let want = "warning: MEMORY.md:18: looks like a secret (aws-access-key-id at column 14: \
+                AKIA… (20 chars)); committed\n  hint: move it out of memory";
+    assert!(out.stderr.contains(want), "{out}");
+    assert!(!out.stderr.contains(&key), "{out}");
+    env.assert_clean_tree();
+    let lines = env.audit_lines();
+    let line = lines.iter().find(|l| l.contains("| EDIT | MEMORY.md | user:alice")).unwrap();
+    assert!(
+        line.ends_with(
+            "edited by hand (+1 -0 lines); looks like a secret at line 18 (aws-access-key-id)"
+        ),
+        "{line}"
+    );
+    // Committed once, it is not refused again; a new one is, unless allowed.
+    env.append("MEMORY.md", "- tea\n");
+    env.mutate(["--actor", "agent:claude", "sync"]);
+    let other = format!("{}{}", "ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC5");
+    env.write("memory/vault/ops.md", &format!("# Ops\n\ntoken {other}\n"));
+    refused(&env, &["--actor", "agent:claude", "sync"], None, "github-token", &other);
+    let out = env.mutate(["--actor", "agent:claude", "sync", "--allow-secret"]);
+    assert!(out.stderr.contains("memory/vault/ops.md:3: looks like a secret"), "{out}");
+}
+
+/// A commit made outside cogmem exists: adoption cannot refuse it, so it warns, naming the
+/// commit, the file, the line and the rule, and records the place in the file's audit line.
+#[test]
+fn adopting_a_plain_commit_warns_of_a_credential_and_records_it() {
+    let env = TestEnv::initialized();
+    let key = aws_key_id();
+    env.append("MEMORY.md", &format!("- deploy key {key}\n"));
+    env.git_commit_all("notes");
+    let id = env.head();
+    let out = env.run(["remember", "tea"]).success();
+    let want = "warning: commit [HASH] MEMORY.md:18: looks like a secret (aws-access-key-id at \
+                column 14: AKIA… (20 chars)); adopted\n  hint: move it out of memory";
+    assert!(out.stderr.contains(want), "{out}");
+    assert!(!out.stderr.contains(&key), "{out}");
+    let lines = env.audit_lines();
+    let line = lines.iter().find(|l| l.contains("| EDIT | MEMORY.md | tester |")).unwrap();
+    let want = format!("looks like a secret at line 18 (aws-access-key-id) in commit {}", &id[..8]);
+    assert!(line.ends_with(&want), "{line}");
+    // The commit is adopted once, and the next command says nothing more.
+    env.assert_clean_tree();
+    let out = env.mutate(["remember", "coffee"]);
+    assert!(!out.stderr.contains("looks like a secret"), "{out}");
+}

@@ -4,7 +4,9 @@
 //! one change by `system:adopt`: an audit line per file each commit changed, with the commit's
 //! author as actor and its author time as timestamp (the summary `sync` gives a hand edit,
 //! plus the commit id), decay entries for the units they added, and the regenerated graph
-//! index. Reads only look ([`pending`]); they never commit.
+//! index. A credential in the lines a commit added cannot be refused (the commit exists): its
+//! place goes into the file's audit line and [`AdoptReport::secrets`], for the caller to warn.
+//! Reads only look ([`pending`]); they never commit.
 //!
 //! Which commits: those reachable from `HEAD` but not from the last commit cogmem has seen
 //! (`.cogmem/adopted`, see [`layout::ADOPTED`]), whose committer is not cogmem, that change a
@@ -68,6 +70,11 @@ pub struct AdoptReport {
     pub decay_carried: Vec<Carried>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
+    /// What looks like a credential in the lines those commits added, each with its commit:
+    /// adoption cannot refuse a commit that exists, so it records the place in the file's audit
+    /// line and the caller warns (`forget --purge` erases it from history).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<crate::sync::AddedSecret>,
 }
 
 /// The actor an outside commit's author is recorded as: the author name when it is a valid
@@ -195,13 +202,18 @@ pub fn adopt_locked(
                 before.insert(path, text);
             }
             let summary = crate::sync::hand_summary(path, old.as_deref(), new.as_deref())?;
+            let found =
+                crate::sync::added_secrets(Some(&c.commit), path, old.as_deref(), new.as_deref());
+            let note = crate::sync::secret_note(&found);
+            report.secrets.extend(found);
             change.record(AuditLine {
                 timestamp: c.time,
                 action: *action,
                 file: path.clone(),
                 actor: who.to_string(),
                 approval: who.default_approval(),
-                summary: format!("{summary}{IN_COMMIT}{short}"),
+                // The note before the commit id, which `audit_keys` reads at the end.
+                summary: format!("{summary}{note}{IN_COMMIT}{short}"),
             });
             if ws.settings().audit.is_critical(path) {
                 change.record(AuditLine::alert(path, c.time));

@@ -421,6 +421,12 @@ pub fn remember_routed(
         // What is written is the model's sentence, not the text: a secret in it is named so.
         cogmem_store::secrets::check(stored, "the routing answer's summary", allow_secret)?;
     }
+    // A name as the model wrote it (`prod api key 3a7b…`): its slug in the id keeps the words
+    // but not the spaces a key word is read by.
+    cogmem_store::secrets::check_fields(
+        answer.names.iter().map(|n| ("an entity name in the routing answer", n)),
+        allow_secret,
+    )?;
     let mut req = RememberRequest::new(stored, actor)?;
     req.stores = answer.stores;
     req.entities = answer.entities;

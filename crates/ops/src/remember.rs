@@ -802,6 +802,9 @@ impl Writer<'_> {
         }
         let rel = layout::procedure_file(&slug);
         let key = format!("procedure:{slug}");
+        if req.title.is_none() {
+            check_made_from_text(&title, &key, req.allow_secret)?;
+        }
         match self.current(&rel)? {
             Some(text) => match procedure::add_steps(&text, &steps) {
                 procedure::Added::Duplicate { line } => {
@@ -870,10 +873,13 @@ impl Writer<'_> {
             slug = format!("{base}-{n}");
         }
         let rel = layout::vault_file(&slug);
+        let key = format!("vault:{slug}");
+        if req.title.is_none() {
+            check_made_from_text(&title, &key, req.allow_secret)?;
+        }
         let content = vault::new_note(&title, &req.text, &req.tags, &self.date)?;
         let line = 4;
         self.change.write(&rel, content.into_bytes(), Action::Create, format!("pinned: {title}"));
-        let key = format!("vault:{slug}");
         self.new_units.push((key.clone(), Store::Vault));
         self.written.push(Unit { id: key, store: Store::Vault, path: rel, line });
         Ok(())
@@ -890,6 +896,14 @@ fn default_section(req: &RememberRequest) -> CoreSection {
     } else {
         CoreSection::ActiveContext
     }
+}
+
+/// Refuses a title and an id made from the text when either looks like a credential, unless
+/// `allow`: they are written where `verify` reads (the note's heading, the audit log), and the
+/// words they keep can read as a secret the text's own scan did not see.
+fn check_made_from_text(title: &str, id: &str, allow: bool) -> crate::Result<()> {
+    let fields = [("the title made from the text", title), ("the id made from the text", id)];
+    Ok(cogmem_store::secrets::check_fields(fields, allow)?)
 }
 
 /// The first eight words of the text's first line, for a title.

@@ -4,7 +4,9 @@
 //! episode file whose existing entries were rewritten or deleted (episodes are append-only), is
 //! reported with its line and left uncommitted while the valid files are committed. New memory
 //! units get decay entries, and the graph index is regenerated when entity files changed, in the
-//! same commit; the derived search index is refreshed after it.
+//! same commit; the derived search index is refreshed after it. A credential in the lines the
+//! edits added refuses the sync of an actor that is not a person (unless `allow_secret`), and is
+//! reported and recorded in its audit line for a person.
 //!
 //! Invariant: what is committed is exactly the bytes that were checked. A hand edit is never
 //! overwritten or discarded: a file that is left stays on disk as it is.
@@ -17,6 +19,7 @@ use serde::Serialize;
 use cogmem_store::audit::{Action, Actor, AuditLine};
 use cogmem_store::change::Change;
 use cogmem_store::git;
+use cogmem_store::secrets::SecretFinding;
 use cogmem_store::store::decay_file::{DecayFile, NewUnit};
 use cogmem_store::store::entity::{self, EntityId};
 use cogmem_store::store::episode;
@@ -37,6 +40,73 @@ pub struct SyncOptions {
     pub force: bool,
     /// Report what would be committed, without writing anything.
     pub dry_run: bool,
+    /// Commit new lines that look like a credential even for an actor that is not a person
+    /// (`--allow-secret`); a person's are committed with a warning either way.
+    pub allow_secret: bool,
+}
+
+/// A place in a committed file's new lines that looks like a credential (see
+/// [`cogmem_store::secrets::scan_added`]): `sync` refuses an agent's and warns a person of
+/// one, adoption warns of one in a commit made outside cogmem, and both record it in the file's
+/// audit line.
+#[derive(Debug, Clone, Serialize)]
+pub struct AddedSecret {
+    /// The commit made outside cogmem that added it (adoption only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// The rule, line, column and a redacted excerpt, never the secret.
+    #[serde(flatten)]
+    pub finding: SecretFinding,
+}
+
+impl AddedSecret {
+    /// `path:line: looks like a secret (RULE at column N: EXCERPT)`, with `in commit ID8`
+    /// before the path for an adopted commit.
+    pub fn describe(&self) -> String {
+        let f = &self.finding;
+        let commit = self
+            .commit
+            .as_deref()
+            .map_or(String::new(), |c| format!("commit {} ", c.get(..8).unwrap_or(c)));
+        format!(
+            "{commit}{}:{}: looks like a secret ({} at column {}: {})",
+            self.path, f.line, f.rule, f.column, f.excerpt
+        )
+    }
+}
+
+/// The secrets in the lines a change of `path` from `old` to `new` (`None`: absent) added.
+/// Shared by `sync` and `adopt`.
+pub(crate) fn added_secrets(
+    commit: Option<&str>,
+    path: &str,
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+) -> Vec<AddedSecret> {
+    let Some(new) = new else { return Vec::new() };
+    let old = String::from_utf8_lossy(old.unwrap_or_default());
+    cogmem_store::secrets::scan_added(&old, &String::from_utf8_lossy(new))
+        .into_iter()
+        .map(|finding| AddedSecret {
+            commit: commit.map(str::to_owned),
+            path: path.to_owned(),
+            finding,
+        })
+        .collect()
+}
+
+/// What an audit line's summary adds for the secrets a file's change added:
+/// `; looks like a secret at line 18 (aws-access-key-id)`, each place once, or nothing. It
+/// names the rule and the line, never an excerpt, so the log holds nothing of the secret.
+pub(crate) fn secret_note(found: &[AddedSecret]) -> String {
+    let places: Vec<String> =
+        found.iter().map(|s| format!("line {} ({})", s.finding.line, s.finding.rule)).collect();
+    if places.is_empty() {
+        return String::new();
+    }
+    format!("; looks like a secret at {}", places.join(", "))
 }
 
 /// A file in the sync commit.
@@ -102,6 +172,9 @@ pub struct SyncReport {
     /// Why adopting them failed (they are adopted by a later command), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adopt_error: Option<String>,
+    /// What looks like a credential in the lines the committed files added: a person's sync
+    /// commits them (the CLI warns), an agent's only with `allow_secret`.
+    pub secrets: Vec<AddedSecret>,
 }
 
 impl SyncReport {
@@ -205,6 +278,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         graph_index: false,
         adopted,
         adopt_error,
+        secrets: Vec::new(),
     };
     let (candidates, unreadable) = changed_files(ws, &repo, tree.as_ref(), &lock)?;
     cogmem_store::timing::mark(&format!("sync: changed files found ({})", candidates.len()));
@@ -240,11 +314,24 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
     if valid.is_empty() {
         return Ok(report);
     }
+    // A credential in what the edits added: an agent's sync is refused, as its `remember`
+    // would be; a person's own files are committed, and the caller warns.
+    let found: Vec<Vec<AddedSecret>> = valid
+        .iter()
+        .map(|c| added_secrets(None, &c.path, c.head.as_deref(), c.bytes.as_deref()))
+        .collect();
+    if !opts.actor.is_person()
+        && !opts.allow_secret
+        && let Some(s) = found.iter().flatten().next()
+    {
+        let what = format!("the hand edit of {}", s.path);
+        return Err(cogmem_store::secrets::refusal(&what, s.finding.clone(), true).into());
+    }
 
     let mut change = Change::new(opts.actor.clone(), "cogmem sync").allow_dirty();
-    for c in &valid {
+    for (c, found) in valid.iter().zip(&found) {
         let action = c.action();
-        let summary = summary(c)?;
+        let summary = summary(c)? + &secret_note(found);
         match &c.bytes {
             // The log's hand-appended lines are committed with it; its own line would be noise.
             Some(_) if c.path == layout::AUDIT_LOG => {}
@@ -255,6 +342,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         }
         report.committed.push(SyncedFile { path: c.path.clone(), action, summary });
     }
+    report.secrets = found.into_iter().flatten().collect();
 
     // Decay entries: those of the units this commit removes are archived (or carried to a
     // renamed file's new id) first, then the units that have none get one.

@@ -18,7 +18,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::error::RuleError;
-use crate::store::fsx;
+use crate::store::{fsx, markdown};
 use crate::workspace::Workspace;
 
 /// One place where the text looks like a credential.
@@ -473,7 +473,6 @@ fn has_word(hay: &str, words: &[&str]) -> bool {
     })
 }
 
-/// A high-entropy token near a key word, in one line (`offset` is the line's byte offset).
 /// What stands right before a token that is published, not secret: a digest's algorithm and an
 /// SSH public key's type (lower case, as the line is compared).
 const PUBLIC_PREFIXES: [&str; 11] = [
@@ -490,49 +489,79 @@ const PUBLIC_PREFIXES: [&str; 11] = [
     "sk-ssh-ed25519@openssh.com ",
 ];
 
+/// Adds each high-entropy token near a key word in `line` to `out` (`offset` is the line's
+/// byte offset in the text).
 fn entropy_findings(line: &str, offset: usize, out: &mut Vec<(usize, usize, &'static str)>) {
     let lower = line.to_ascii_lowercase();
     if !has_word(&lower, &KEY_WORDS) {
         return;
     }
     for m in TOKEN.find_iter(line) {
-        let tok = m.as_str().trim_end_matches('=');
-        if tok.len() < ENTROPY_MIN_LEN || UUID.is_match(tok) {
+        let whole = m.as_str().trim_end_matches('=');
+        if whole.len() < ENTROPY_MIN_LEN || UUID.is_match(whole) {
             continue;
         }
-        // The key word must come shortly before the token (or be part of it: `api_key_…`).
+        // The key word must come shortly before the token, or be part of it.
         let before_start = floor_char(line, m.start().saturating_sub(48));
         let before = &lower[before_start..m.start()];
-        if !has_word(before, &KEY_WORDS) {
-            continue;
-        }
-        // A digest named by its algorithm (`sha256:…`, an image or a file checksum) and a
-        // public key after its type (`ssh-ed25519 AAAA…`) are published, not secret.
-        if PUBLIC_PREFIXES.iter().any(|p| before.ends_with(p)) {
-            continue;
-        }
-        let hex = tok.chars().all(|c| c.is_ascii_hexdigit());
-        if hex {
-            if tok.len() == 40 && has_word(&lower, &GIT_WORDS) || tok.len() < 32 {
+        let (start, tok) = if has_word(before, &KEY_WORDS) {
+            // A digest named by its algorithm (`sha256:…`, an image or a file checksum) and a
+            // public key after its type (`ssh-ed25519 AAAA…`) are published, not secret.
+            if PUBLIC_PREFIXES.iter().any(|p| before.ends_with(p)) {
                 continue;
             }
-            if entropy(tok) < HEX_ENTROPY_THRESHOLD {
-                continue;
-            }
+            (m.start(), whole)
+        } else if let Some(at) = after_key_word(whole) {
+            // A key word inside the token (`api_key_…`, an entity id `tool--prod-api-key-…`,
+            // which the graph index shows as `prod api key …`): the part after it is judged on
+            // its own, so a name made of words and a secret is not exempt as a name.
+            (m.start() + at, &whole[at..])
         } else {
-            let upper = tok.chars().any(|c| c.is_ascii_uppercase());
-            let lower_c = tok.chars().any(|c| c.is_ascii_lowercase());
-            let digit = tok.chars().any(|c| c.is_ascii_digit());
-            let classes = usize::from(upper) + usize::from(lower_c) + usize::from(digit);
-            if classes < 2 || !digit && !tok.contains(['+', '/']) || identifier_like(tok) {
-                continue; // words joined by `_` or `-`, camelCase names, `event--review-2024`
-            }
-            if entropy(tok) < ENTROPY_THRESHOLD {
-                continue;
-            }
+            continue;
+        };
+        if tok.len() < ENTROPY_MIN_LEN || UUID.is_match(tok) || !is_high_entropy(tok, &lower) {
+            continue;
         }
-        out.push((offset + m.start(), m.end() - m.start(), "high-entropy-string"));
+        out.push((offset + start, m.end() - start, "high-entropy-string"));
     }
+}
+
+/// The byte offset in `tok` of the first part, between `-`, `_` or `/`, that follows a part
+/// starting with a key word and starts with none itself (`api_key_Zx8Q…`, `auth-token-Zx8Q…`
+/// → `Zx8Q…`).
+fn after_key_word(tok: &str) -> Option<usize> {
+    let is_sep = |c: char| matches!(c, '-' | '_' | '/');
+    let mut after_key = false;
+    let mut at = 0;
+    loop {
+        let part_end = tok[at..].find(is_sep).map_or(tok.len(), |e| at + e);
+        let part = tok[at..part_end].to_ascii_lowercase();
+        let is_key = KEY_WORDS.iter().any(|w| part.starts_with(w));
+        if after_key && !is_key {
+            return Some(at);
+        }
+        after_key = is_key;
+        at = tok[part_end..].find(|c: char| !is_sep(c)).map(|n| part_end + n)?;
+    }
+}
+
+/// Whether `tok`, a token of a line that holds a key word (`line`, lower case), looks random
+/// enough to be a secret: a hex string of 32+ characters (not a commit id on a line about
+/// git), or letters and digits mixed with no shape of a name, at high entropy.
+fn is_high_entropy(tok: &str, line: &str) -> bool {
+    if tok.chars().all(|c| c.is_ascii_hexdigit()) {
+        return !(tok.len() == 40 && has_word(line, &GIT_WORDS) || tok.len() < 32)
+            && entropy(tok) >= HEX_ENTROPY_THRESHOLD;
+    }
+    let upper = tok.chars().any(|c| c.is_ascii_uppercase());
+    let lower = tok.chars().any(|c| c.is_ascii_lowercase());
+    let digit = tok.chars().any(|c| c.is_ascii_digit());
+    let classes = usize::from(upper) + usize::from(lower) + usize::from(digit);
+    // Words joined by `_` or `-`, camelCase names, `event--review-2024` are not random.
+    classes >= 2
+        && (digit || tok.contains(['+', '/']))
+        && !identifier_like(tok)
+        && entropy(tok) >= ENTROPY_THRESHOLD
 }
 
 /// Kebab, snake or path names (`event--nebula-review-2024`, `API_KEY_V2`,
@@ -807,10 +836,11 @@ fn normalize_with(text: &str, invisible_as_space: bool) -> Normalized<'_> {
     Normalized { text: Cow::Owned(out), map, joins: Vec::new() }
 }
 
-/// Joins the tokens of `plain` that are split over a line break: a line ending in a token
-/// fragment of [`JOIN_MIN_FRAGMENT`] or more characters, the next line starting with token
-/// characters after any indentation. `None` when no break is joined, which is most text: the
-/// scan then runs the rules once.
+/// Joins the tokens of `plain` (text [`as_written`], every line break an LF) that are split
+/// over a line break: a line ending in a token fragment of [`JOIN_MIN_FRAGMENT`] or more
+/// characters and any blanks, the next line starting with token characters after any
+/// indentation. `None` when no break is joined, which is most text: the scan then runs the
+/// rules once.
 fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
     // Token characters and line breaks are ASCII, so the bytes can be read one by one.
     let b = plain.text.as_bytes();
@@ -818,12 +848,15 @@ fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
     let mut fragment = 0; // token characters just before this byte, on this line
     let mut i = 0;
     while i < b.len() {
-        if fragment >= JOIN_MIN_FRAGMENT && matches!(b[i], b'\n' | b'\r') {
-            let mut k = i;
-            if b[k] == b'\r' && b.get(k + 1) == Some(&b'\n') {
-                k += 1;
-            }
-            if b[k] == b'\n' {
+        if fragment >= JOIN_MIN_FRAGMENT && !is_token_char(char::from(b[i])) {
+            // Blanks that end a line are no part of it: a paragraph's writer trims them
+            // (`markdown::paragraph_line`), and the file holds the token split by the break
+            // alone.
+            let rest = &plain.text[i..];
+            let blanks = rest.len()
+                - rest.trim_start_matches(|c: char| c != '\n' && c.is_whitespace()).len();
+            let mut k = i + blanks;
+            if b.get(k) == Some(&b'\n') {
                 k += 1;
                 while matches!(b.get(k), Some(b' ' | b'\t')) {
                     k += 1;
@@ -831,8 +864,12 @@ fn join_split_tokens<'a>(plain: &Normalized<'a>) -> Option<Normalized<'a>> {
                 // A line that starts with a date starts a record of its own (the audit log's
                 // lines, a dated list): "…the deploy token quarterly" and the next line's
                 // "2026-12-05T09:00:00Z" are no token split in two.
+                // Nor does a list item ("- next point"): a marker is no token's rest.
+                let is_item = matches!(b.get(k), Some(b'-' | b'+'))
+                    && matches!(b.get(k + 1), Some(b' ' | b'\t'));
                 if b.get(k).is_some_and(|&n| is_token_char(char::from(n)))
                     && !starts_with_date(&b[k..])
+                    && !is_item
                 {
                     cuts.push((i, k));
                     i = k;
@@ -941,17 +978,32 @@ fn hits(text: &str) -> Vec<Hit> {
     hits
 }
 
+/// The text as a file holds it once written: every line break an LF and control characters
+/// replaced, by the writers' own [`markdown::plain_breaks`]. The scanner reads this form, so a
+/// CR, NEL or U+2028 inside a token, which the writers make a line break, is joined as a line
+/// break is, and what `check` lets through `verify` does not flag.
+fn as_written(text: &str) -> Cow<'_, str> {
+    markdown::plain_breaks(text)
+}
+
 /// Finds everything in `text` that looks like a credential, in order of position.
 ///
-/// The rules run on the normalised text (`normalize`), so a zero-width space, a look-alike
-/// letter or a line break inside a token does not hide it; positions are those of the original
-/// text.
+/// The rules run on the text as it is written (line breaks of every kind an LF) and then
+/// normalised (`normalize`), so a zero-width space, a look-alike letter or a line break inside
+/// a token does not hide it; positions are those of the original text, with CR, CRLF, NEL,
+/// U+2028 and U+2029 each counted as one line break.
 pub fn scan(text: &str) -> Vec<SecretFinding> {
-    let mut out: Vec<SecretFinding> = Vec::new();
+    scan_written(&as_written(text)).into_iter().map(|(f, _)| f).collect()
+}
+
+/// [`scan`] of a text [`as_written`], each finding with the last line its secret reaches (a
+/// token split over a line break reaches the next).
+fn scan_written(text: &str) -> Vec<(SecretFinding, usize)> {
+    let mut out = Vec::new();
     let mut line = 1;
     let mut line_start = 0;
     let mut cursor = 0;
-    for Hit { start, rule, secret, .. } in hits(text) {
+    for Hit { start, end, rule, secret } in hits(text) {
         // Advance the line counter to `start`.
         for (i, b) in text.as_bytes()[cursor..start].iter().enumerate() {
             if *b == b'\n' {
@@ -962,9 +1014,27 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         cursor = start;
         let column = text[line_start..start].chars().count() + 1;
         let excerpt = if rule == "private-key" { secret } else { redact(&secret) };
-        out.push(SecretFinding { rule, line, column, excerpt });
+        let last = line + text.as_bytes()[start..end].iter().filter(|&&b| b == b'\n').count();
+        out.push((SecretFinding { rule, line, column, excerpt }, last));
     }
     out
+}
+
+/// Finds what looks like a credential in the lines of `new` that `old` (the file before an
+/// edit) does not hold: a finding counts when a line its secret reaches is new or changed, so a
+/// token completed by an appended line is found too, and a secret already committed is not
+/// reported again.
+pub fn scan_added(old: &str, new: &str) -> Vec<SecretFinding> {
+    let new = as_written(new);
+    let found = scan_written(&new);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let old = as_written(old);
+    let had: std::collections::HashSet<&str> = old.lines().collect();
+    let lines: Vec<&str> = new.lines().collect();
+    let is_new = |n: usize| lines.get(n - 1).is_none_or(|l| !had.contains(l));
+    found.into_iter().filter(|(f, last)| (f.line..=*last).any(is_new)).map(|(f, _)| f).collect()
 }
 
 /// What stands in for a secret in [`mask`]ed text.
@@ -972,12 +1042,15 @@ pub const MASK: &str = "[secret]";
 
 /// Returns `text` with every suspected secret replaced by [`MASK`]: what titles, file names,
 /// ids and tags are derived from, so that a secret written with `--allow-secret` never becomes
-/// a name (issue 16). Text with no secret is borrowed unchanged.
+/// a name (issue 16). Text with no secret is borrowed unchanged; masked text has its line
+/// breaks as written (every kind an LF).
 pub fn mask(text: &str) -> Cow<'_, str> {
-    let hits = hits(text);
+    let written = as_written(text);
+    let hits = hits(&written);
     if hits.is_empty() {
         return Cow::Borrowed(text);
     }
+    let text = &*written;
     let mut out = String::with_capacity(text.len());
     let mut kept = 0;
     for h in hits {
@@ -997,13 +1070,15 @@ pub fn is_derived_from_secret(name: &str, text: &str) -> bool {
         s.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
     };
     let name = fold(name);
-    hits(text).iter().any(|h| {
+    hits(&as_written(text)).iter().any(|h| {
         let secret = fold(&h.secret);
         secret.len() >= 4 && name.contains(&secret)
     })
 }
 
-fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
+/// The refusal of `what` for finding `f`, which `--allow-secret` lets through when
+/// `allowable` (a reason or a note has no way out).
+pub fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
     RuleError::Secret {
         what: what.to_owned(),
         rule: f.rule,
@@ -1337,6 +1412,14 @@ mod tests {
             // Split over two lines, with or without indentation or a carriage return.
             (format!("first\nid {}\n{} done", &key[..10], &key[10..]), "aws-access-key-id", (2, 4)),
             (format!("token {}\r\n    {}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+            // Every line break a writer makes an LF (`markdown::plain_breaks`), and blanks at
+            // a line's end, which a paragraph's writer trims.
+            (format!("token {}\r{}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+            (format!("x\rtoken {}\u{2028}{}", &gh[..20], &gh[20..]), "github-token", (2, 7)),
+            (format!("token {}\u{85}{}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+            (format!("token {}\u{2029}  {}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+            (format!("token {} \t\n{}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
+            (format!("token {}\u{3000}\r\n{}", &gh[..20], &gh[20..]), "github-token", (1, 7)),
             // All three at once, after other look-alikes and zero-width characters.
             (
                 format!(
@@ -1370,6 +1453,40 @@ mod tests {
         ] {
             assert!(scan(text).is_empty(), "{text:?} gave {:?}", scan(text));
         }
+        // A list item's marker is no token's rest: 19 characters are too short for a secret,
+        // and with the next line's `-` they were long enough.
+        let text = format!("- token {}\n- tea", &gh[..19]);
+        assert!(scan(&text).is_empty(), "{text:?} gave {:?}", scan(&text));
+    }
+
+    #[test]
+    fn a_key_word_inside_a_name_makes_its_random_part_a_secret() {
+        let hex = fake("3a7bd3e2360a3d29", "eea436fcfb7e44c735d117c4");
+        let b64 = fake("Zx8Qw2Lk9Pm4", "Rt6Yh1Nb3Vc5");
+        for (text, column) in [
+            (format!("tool--prod-api-key-{hex}"), 20),
+            (format!("see tool--prod-api-key-{hex}-notes"), 24),
+            (format!("API_KEY_{b64}"), 9),
+            (format!("entities/tool--auth-token-{b64}.md"), 27),
+        ] {
+            let f = scan(&text);
+            assert_eq!(f.len(), 1, "{text:?} gave {f:?}");
+            assert_eq!((f[0].rule, f[0].column), ("high-entropy-string", column), "{text:?}");
+        }
+        // Names made of words, a key word with no random part after it, and a commit id on a
+        // line about git stay names.
+        for text in [
+            "tool--api-key-rotation-2024".to_owned(),
+            "project--auth0-sign-off-q3-2026".to_owned(),
+            "AUTH_TOKEN_EXPIRY_SECONDS_DEFAULT".to_owned(),
+            "apiKeyRotationPolicy2024".to_owned(),
+            "concept--keyboard-layouts-for-developers".to_owned(),
+            "event--token-bucket-rate-limit-review-2025-11-30".to_owned(),
+            format!("the git commit key-{hex}"),
+            format!("tool--{hex}"),
+        ] {
+            assert!(scan(&text).is_empty(), "{text:?} gave {:?}", scan(&text));
+        }
     }
 
     #[test]
@@ -1382,9 +1499,37 @@ mod tests {
         let key = fake("AKIA", "IOSFODNN7EXAMPLE");
         let hidden = format!("sаid \u{200B}id \u{0410}{}\n{} done", &key[1..9], &key[9..]);
         assert_eq!(mask(&hidden), "sаid \u{200B}id [secret] done");
+        // A carriage return inside the token is a line break, as it is written.
+        let split = format!("n4: {}\r{}\r(done)", &gh[..20], &gh[20..]);
+        assert_eq!(mask(&split), "n4: [secret]\n(done)");
+        assert!(is_derived_from_secret(&gh.to_lowercase(), &split));
         assert!(is_derived_from_secret("tool--hunter2hunter2", &text));
         assert!(is_derived_from_secret(&gh.to_lowercase(), &text));
         assert!(!is_derived_from_secret("person--user", &text));
+    }
+
+    #[test]
+    fn only_what_an_edit_adds_is_reported() {
+        let key = fake("AKIA", "IOSFODNN7EXAMPLE");
+        let gh = fake("ghp_", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4");
+        let old = format!("# Notes\n- deploy key {key}\n- see {}\n", &gh[..20]);
+        let cases: Vec<(String, Vec<(&str, usize)>)> = vec![
+            (old.clone(), vec![]),
+            (format!("{old}- tea\n"), vec![]),
+            // A new line; the committed key's line is not reported again.
+            (format!("{old}- id {key}\n"), vec![("aws-access-key-id", 4)]),
+            // The rest of a token on a new line, and a carriage return as a line break.
+            (format!("{old}{}\n", &gh[20..]), vec![("github-token", 3)]),
+            (old.replace("\n- see", "\r\r- see"), vec![]),
+            // A changed line, moved: a line old does not hold.
+            (format!("- deploy key {key} (prod)\n"), vec![("aws-access-key-id", 1)]),
+        ];
+        for (new, want) in cases {
+            let got: Vec<(&str, usize)> =
+                scan_added(&old, &new).into_iter().map(|f| (f.rule, f.line)).collect();
+            assert_eq!(got, want, "new: {new:?}");
+        }
+        assert_eq!(scan_added("", &old).len(), 1, "a new file: every line is new");
     }
 
     #[test]

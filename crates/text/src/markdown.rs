@@ -2,6 +2,7 @@
 //! sections found with pulldown-cmark (so a `#` inside a code block is not a heading), bullets
 //! inserted at the end of a section, and text made safe to embed in a paragraph or a bullet.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
@@ -517,18 +518,31 @@ pub fn paragraph_line(line: &str) -> String {
 
 /// Text with every line break an LF (CR, CRLF, NEL, U+2028 and U+2029 are line breaks too),
 /// vertical tab and form feed spaces, and every other control character but tab U+FFFD: the
-/// lines [`paragraph`] writes and [`normalize`] compares, and the lines a Markdown reader sees.
-pub fn plain_breaks(text: &str) -> String {
-    text.replace("\r\n", "\n")
-        .chars()
-        .map(|c| match c {
-            '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => '\n',
-            '\n' | '\t' => c,
-            '\u{b}' | '\u{c}' => ' ',
-            c if c.is_control() => '\u{fffd}',
-            c => c,
-        })
-        .collect()
+/// lines [`paragraph`] writes and [`normalize`] compares, the lines a Markdown reader sees, and
+/// the text the secret scanner reads (what it refuses is what a file would hold). Text with
+/// nothing to change is borrowed as it is.
+pub fn plain_breaks(text: &str) -> Cow<'_, str> {
+    let is_plain = |c: char| c == '\n' || c == '\t' || !(c.is_control() || is_break(c));
+    if text.chars().all(is_plain) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.replace("\r\n", "\n")
+            .chars()
+            .map(|c| match c {
+                c if is_break(c) => '\n',
+                '\n' | '\t' => c,
+                '\u{b}' | '\u{c}' => ' ',
+                c if c.is_control() => '\u{fffd}',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// A line break other than LF that [`plain_breaks`] makes one: CR, NEL, U+2028, U+2029.
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\u{2028}' | '\u{2029}' | '\u{85}')
 }
 
 /// The rest of a line after its indentation and the quote and list markers that open

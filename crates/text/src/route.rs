@@ -1200,6 +1200,9 @@ pub struct ValidRouting {
     pub stores: Vec<Store>,
     /// Entity ids.
     pub entities: Vec<EntityId>,
+    /// The entity names the answer gave (`{"name", "type"}`), as given: their ids hold only
+    /// their slugs, and the secret check reads what the model wrote.
+    pub names: Vec<String>,
     /// Relations `(from, relation, to)`.
     pub relations: Vec<(EntityId, String, EntityId)>,
     /// Tags.
@@ -1237,6 +1240,7 @@ impl RoutingAnswer {
             return Err(bad("missing field `store` (or `stores`)".into()));
         }
         let mut entities = Vec::new();
+        let mut names = Vec::new();
         for e in &a.entities {
             let id = match e {
                 AnswerEntity::Id(id)
@@ -1246,6 +1250,7 @@ impl RoutingAnswer {
                     name: Some(name),
                     kind: Some(kind),
                 }) => {
+                    names.push(name.clone());
                     format!("{}--{}", kind.trim(), slugify(name))
                 }
                 AnswerEntity::Object(_) => {
@@ -1290,7 +1295,16 @@ impl RoutingAnswer {
                 tags.push(t);
             }
         }
-        Ok(ValidRouting { stores, entities, relations, tags, confidence, summary, entry_type })
+        Ok(ValidRouting {
+            stores,
+            entities,
+            names,
+            relations,
+            tags,
+            confidence,
+            summary,
+            entry_type,
+        })
     }
 }
 

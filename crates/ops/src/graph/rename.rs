@@ -38,8 +38,9 @@ pub struct Renamed {
 
 /// Renames entity OLD (an id, or a name or alias only it has) to the id NEW: one commit.
 ///
-/// Refused when NEW is not a valid id, when another entity has it (merge them instead), or
-/// when OLD names no single entity.
+/// Refused when NEW is not a valid id, when it looks like a credential (no `--allow-secret`:
+/// an id never needs one), when another entity has it (merge them instead), or when OLD names
+/// no single entity.
 pub fn rename(
     ws: &Workspace,
     old: &str,
@@ -48,6 +49,8 @@ pub fn rename(
     clock: &dyn Clock,
 ) -> crate::Result<Renamed> {
     let new = EntityId::parse(new)?;
+    // An id is a file name, a link and a line of the graph index: it never needs a credential.
+    cogmem_store::secrets::check_note(new.as_str(), "the new id")?;
     let trigger = format!("cogmem graph rename {old} {new}");
     apply(ws, old, |_| Ok(new.clone()), "rename", trigger, actor, clock)
 }
