@@ -557,6 +557,17 @@ fn an_entity_id_holding_a_key_next_to_a_random_part_is_refused() {
         &hex,
     );
     assert!(err.contains("the new id looks like a secret"), "{err}");
+    // A retype puts a type before a slug: a key word before a random part is refused too.
+    env.mutate(["remember", "--entity", "secret--rotation-plan", "rotate quarterly"]);
+    env.mutate(["remember", "--entity", &format!("tool--{hex}"), "a build hash"]);
+    let err = refused_without_way_out(
+        &env,
+        &["graph", "retype", &format!("tool--{hex}"), "secret"],
+        None,
+        rule,
+        &hex,
+    );
+    assert!(err.contains("the new id looks like a secret"), "{err}");
     // Ids made of words keep passing, and `verify` finds nothing.
     env.mutate(["remember", "--entity", "tool--api-key-rotation-2024", "rotate quarterly"]);
     env.mutate(["graph", "rename", "tool--prod-api", "tool--prod-api-key"]);

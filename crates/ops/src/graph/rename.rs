@@ -96,7 +96,10 @@ pub fn retype(
         id,
         |old| {
             let slug = old.as_str().split_once("--").map_or("", |(_, s)| s);
-            Ok(EntityId::parse(&format!("{kind}--{slug}"))?)
+            let new = EntityId::parse(&format!("{kind}--{slug}"))?;
+            // A type next to a slug may read as a key word next to a random part.
+            cogmem_store::secrets::check_note(new.as_str(), "the new id")?;
+            Ok(new)
         },
         "retype",
         format!("cogmem graph retype {id} {kind}"),
