@@ -565,12 +565,17 @@ fn is_high_entropy(tok: &str, line: &str) -> bool {
 }
 
 /// Kebab, snake or path names (`event--nebula-review-2024`, `API_KEY_V2`,
-/// `entities/tool--auth0-sign-off`): every part between `-`, `_` and `/` is a word in one case
-/// optionally followed by digits (`auth0`, `v2`), a number, or at most three characters.
+/// `entities/tool--auth0-sign-off`, `1password/ops-vault3`): every part between `-`, `_` and
+/// `/` is a word in one case optionally followed by digits (`auth0`, `v2`) or, a word of four
+/// letters or more, preceded by them (`1password`, `3dprint`; not `4fz9`), a number, or at
+/// most three characters.
 fn identifier_like(tok: &str) -> bool {
     let wordish = |seg: &str, lower: bool| {
-        let letters = seg.trim_end_matches(|c: char| c.is_ascii_digit());
+        let tail = seg.trim_end_matches(|c: char| c.is_ascii_digit());
+        let letters = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+        let led = letters.len() < tail.len();
         !letters.is_empty()
+            && (!led || letters.len() >= 4)
             && letters
                 .chars()
                 .all(|c| if lower { c.is_ascii_lowercase() } else { c.is_ascii_uppercase() })
@@ -1337,6 +1342,8 @@ mod tests {
             "The sk-learn library and the scikit-learn key points",
             "keyboard shortcuts: Ctrl+Shift+P opens the command palette",
             "ticket ABCD-1234 mentions the credential rotation schedule",
+            "the deploy key is in 1password/ops-vault3",
+            "the api key lives in 3dprint-farm/keys-2024",
             "日本語のテキスト、パスワードを忘れないで",
             "| concept--slow-password | relates-to | event--nebula-review-2024 | 0.8 |",
             "rotate the API key per API_KEY_ROTATION_POLICY_2024_Q3 and PASSWORD_MIN_LENGTH_12",
