@@ -467,23 +467,12 @@ fn codex_session_end_imports_the_rollout_and_answers_nothing() {
 /// loses nothing.
 #[test]
 fn codex_session_end_import_outlives_the_hosts_kill() {
-    let env = seeded();
-    let path = transcript(&env, "codex-rollout.jsonl");
-    let (before, lines) = (env.commit_count(), env.audit_lines().len());
-    let json = fixture("hooks/codex/SessionEnd.json", &env.root, &path);
-    let out = env
-        .run(["hook", "codex"])
-        .current_dir_home()
-        .env("COGMEM_CRASH_AT", "mid-write")
-        .stdin(json)
-        .output();
-    wait_for_detached_import(&env, before);
-    env.assert_one_change(before, lines, &out);
-    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
-    let day = env.read("memory/episodes/2026-11-30.md");
-    assert_eq!(day.matches("**user:** The nightly export job for Atlas fails").count(), 1, "{day}");
-    let out = env.run(["status"]).success();
-    assert!(!out.stderr.contains("killed half-way"), "{out}");
+    session_end_import_outlives_a_kill(
+        &seeded(),
+        "codex",
+        "codex-rollout.jsonl",
+        "**user:** The nightly export job for Atlas fails",
+    );
 }
 
 /// Claude Code often exits without waiting for its `SessionEnd` hooks ("Hook cancelled"): as
@@ -491,21 +480,31 @@ fn codex_session_end_import_outlives_the_hosts_kill() {
 /// nothing (before, the import died with it and the next command rolled it back).
 #[test]
 fn claude_code_session_end_import_outlives_the_hosts_exit() {
-    let env = TestEnv::initialized();
-    let path = transcript(&env, "claude-code.jsonl");
+    session_end_import_outlives_a_kill(
+        &TestEnv::initialized(),
+        "claude-code",
+        "claude-code.jsonl",
+        "**user:** Good. Dana owns the migration",
+    );
+}
+
+/// `host`'s `SessionEnd` hook, SIGKILLed mid-write (a crash point), still imports `name`
+/// (once: `said` is in the day once) in the process it started, and leaves no half-done change.
+fn session_end_import_outlives_a_kill(env: &TestEnv, host: &str, name: &str, said: &str) {
+    let path = transcript(env, name);
     let (before, lines) = (env.commit_count(), env.audit_lines().len());
-    let json = fixture("hooks/claude-code/SessionEnd.json", &env.root, &path);
+    let json = fixture(&format!("hooks/{host}/SessionEnd.json"), &env.root, &path);
     let out = env
-        .run(["hook", "claude-code"])
+        .run(["hook", host])
         .current_dir_home()
         .env("COGMEM_CRASH_AT", "mid-write")
         .stdin(json)
         .output();
-    wait_for_detached_import(&env, before);
+    wait_for_detached_import(env, before);
     env.assert_one_change(before, lines, &out);
     assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
-    assert_eq!(day.matches("**user:** Good. Dana owns the migration").count(), 1, "{day}");
+    assert_eq!(day.matches(said).count(), 1, "{day}");
     let out = env.run(["status"]).success();
     assert!(!out.stderr.contains("killed half-way"), "{out}");
 }
