@@ -197,7 +197,7 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             let memories = host != Host::Cursor;
             let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref(), memories)?;
             // The answer says it first, for the model; the notice is for the host's log.
-            if let Some(r) = &p.refused {
+            for r in p.refused.iter().chain(&p.unlooked) {
                 let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
                 eprintln!("cogmem hook {}: {}{hint}", host.name(), r.message);
             }

@@ -93,6 +93,32 @@ fn recalled_memories_stay_active() {
     assert_eq!(d["entries"]["episode:2026-12-01:09:00:2"]["status"], "fading");
 }
 
+/// A sub-agent may only propose: `touch` is refused (exit 4), and its reads (`show`, `recall`,
+/// `context`) record no uses, so no later commit (its own proposal's included) folds its
+/// reinforcement into the tracked decay file.
+/// See: docs/decisions.md 2026-12-06 (a sub-agent's reads record no uses)
+#[test]
+fn a_subagents_reads_record_no_uses_and_its_touch_is_refused() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "the kiwi fruit is ripe in March"]);
+    let id = "episode:2026-12-01:09:00";
+    let log = || std::fs::read_to_string(env.path(".cogmem/access.log")).unwrap_or_default();
+    let before = log();
+    let out = env.run(["--actor", "subagent:scout", "touch", id]).output().code(4);
+    assert!(out.stderr.contains("subagent:scout is a sub-agent"), "{out}");
+    env.run(["--actor", "subagent:scout", "show", id]).success();
+    env.run(["--actor", "subagent:scout", "recall", "kiwi"]).success();
+    env.run(["--actor", "subagent:scout", "context", "kiwi"]).success();
+    assert_eq!(log(), before, "a sub-agent's reads are no uses");
+    env.run(["--actor", "subagent:scout", "propose", "kiwi is a fruit"]).success();
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "subagent:scout\n");
+    assert_eq!(decay_json(&env)["entries"][id]["access_count"], 1, "only its creation");
+    // The main agent's same reads are uses.
+    env.run(["show", id]).success();
+    env.run(["touch", id]).success();
+    assert_eq!(log().matches(id).count(), before.matches(id).count() + 2, "{}", log());
+}
+
 #[test]
 fn forgotten_memories_stay_archived_through_decay() {
     let env = TestEnv::initialized();

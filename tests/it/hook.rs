@@ -657,6 +657,68 @@ fn a_refused_prompt_still_answers_with_the_refusal_and_the_memories() {
     env.assert_clean_tree();
 }
 
+/// The memories come with a prompt's answer, they are not what it depends on: a lookup that
+/// fails (the search index's lock held past `lock.timeout_ms`, as by `reindex --full` or an
+/// import's index update) leaves them out and says so, and the user's "remember that …" is
+/// still written and reported. It was lost with them: empty stdout, nothing written.
+#[test]
+fn a_prompt_whose_memories_cannot_be_looked_up_is_still_heard() {
+    let env = seeded();
+    env.write("cogmem.toml", &format!("{}\n[lock]\ntimeout_ms = 100\n", env.read("cogmem.toml")));
+    env.git_commit_all("short lock wait");
+    env.wait_for_index();
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let path = env.path(".cogmem/index.lock");
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path);
+    let lock = lock.unwrap();
+    lock.lock().unwrap();
+    let out = prompt_hook(&env, "Remember that the staging db moves to Oslo in March.");
+    drop(lock);
+    env.wait_for_index();
+    env.assert_one_change(before, lines, &out);
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(
+        text.starts_with(
+            "cogmem remembered what the user asked it to: \"the staging db moves to Oslo in \
+             March.\""
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\ncogmem could not look up the memories that match the user's message: "),
+        "{text}"
+    );
+    assert!(text.contains("index.lock is busy"), "{text}");
+    assert!(!text.contains("# Memory (cogmem)"), "{text}");
+    assert!(out.stderr.contains("index.lock is busy"), "the host's log has it too: {out}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:trigger-remember");
+    env.assert_clean_tree();
+}
+
+/// A prompt with no word to search for has no memories, and that is nothing to report: it
+/// printed `the query "?" has no words to search for` on the host's log.
+#[test]
+fn a_prompt_without_words_calls_up_nothing_and_says_nothing() {
+    let env = seeded();
+    let head = env.head();
+    for prompt in ["?", "👍", "..."] {
+        let out = prompt_hook(&env, prompt);
+        assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{prompt:?}");
+        let out = env.run(["hook", "codex"]).current_dir_home().stdin(
+            serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": env.root, "prompt": prompt})
+                .to_string(),
+        );
+        let out = out.output();
+        assert_eq!(
+            (out.code, out.stdout.as_str(), out.stderr.as_str()),
+            (0, "{}\n", ""),
+            "{prompt:?}"
+        );
+    }
+    assert_eq!(env.head(), head, "nothing is written");
+    env.assert_clean_tree();
+}
+
 /// The issue-18 workspace after `supersede tool--jenkins --by tool--github-actions`.
 fn superseded_tool() -> TestEnv {
     let env = crate::context::ci_workspace();

@@ -755,3 +755,78 @@ fn issue_16_the_mcp_server_finishes_an_interrupted_purge_when_it_starts() {
     assert!(!env.git(&["log", "-p", "--branches"]).contains("ochre-badger"));
     env.assert_clean_tree();
 }
+
+/// The reads client: `show`, `recall`, `context` and the memory's resource, then `touch`, on a
+/// sub-agent's server (both ways of starting one) and then on the main agent's; it prints the
+/// access log's new lines after each server.
+const SUBAGENT_USES_CLIENT: &str = r#"
+import asyncio, json, pathlib, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+cfg = json.loads(sys.argv[1])
+ID = "{{ID}}"
+LOG = pathlib.Path(cfg["workspace"]) / ".cogmem" / "access.log"
+
+
+def server(*extra):
+    return StdioServerParameters(
+        command=cfg["bin"], args=["mcp", "--workspace", cfg["workspace"], *extra], env=cfg["env"])
+
+
+def log():
+    return LOG.read_text() if LOG.exists() else ""
+
+
+async def reads(*extra):
+    async with stdio_client(server(*extra)) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            for name, args in [("show", {"id": ID}), ("recall", {"query": "kiwi"}),
+                               ("context", {"query": "kiwi", "budget": 500})]:
+                r = await s.call_tool(name, args)
+                assert not r.is_error and ID in r.content[0].text, (name, r.content[0].text)
+            [c] = (await s.read_resource(f"cogmem://memory/{ID}")).contents
+            assert "kiwi" in c.text, c
+            return await s.call_tool("touch", {"id": ID})
+
+
+async def main():
+    for extra in [("--role", "subagent", "--agent", "scout"), ("--actor", "subagent:scout"), ()]:
+        before = log()
+        touched = await asyncio.wait_for(reads(*extra), 120)
+        print(f"{' '.join(extra) or 'main'}: touch is_error={touched.is_error}")
+        print(f"new uses: {log()[len(before):].count(ID)}")
+    print("mcp uses client: all checks passed")
+
+
+asyncio.run(main())
+"#;
+
+/// A sub-agent's reads record no uses, and its `touch` is refused, on either kind of sub-agent
+/// server: reinforcing a memory is a write, which the next commit (the sub-agent's own
+/// proposal, authored by it) folded into the tracked decay file. The main agent's same reads
+/// are still recorded. See: docs/decisions.md 2026-12-06 (a sub-agent's reads record no uses)
+#[test]
+fn a_subagents_mcp_reads_record_no_uses_and_its_touch_is_refused() {
+    let env = TestEnv::initialized();
+    let out = env.mutate(["remember", "--json", "the kiwi fruit is ripe in March"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let id = v["written"][0]["id"].as_str().unwrap().to_owned();
+    let stdout = run_client(&env, "mcp_uses.py", &SUBAGENT_USES_CLIENT.replace("{{ID}}", &id));
+    let seen: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        seen,
+        [
+            "--role subagent --agent scout: touch is_error=True",
+            "new uses: 0",
+            "--actor subagent:scout: touch is_error=True",
+            "new uses: 0",
+            "main: touch is_error=False",
+            "new uses: 5",
+            "mcp uses client: all checks passed",
+        ],
+        "{stdout}"
+    );
+    env.assert_clean_tree();
+}

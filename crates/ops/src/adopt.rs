@@ -161,7 +161,7 @@ pub fn adopt(ws: &Workspace, clock: &dyn Clock) -> crate::Result<AdoptReport> {
 /// way and a later command adopts what this one could not (`verify` reports it meanwhile).
 /// Nothing for a sub-agent caller, which may not commit.
 pub(crate) fn settle(ws: &Workspace, clock: &dyn Clock) {
-    if ws.options().caller.as_ref().is_some_and(Actor::is_subagent) {
+    if ws.options().is_subagent_caller() {
         return;
     }
     let _ = adopt(ws, clock);

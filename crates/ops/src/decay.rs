@@ -471,8 +471,10 @@ pub fn why(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<Why>
 /// Records an explicit use of a memory (no commit; folded by the next change), and returns
 /// its id.
 ///
-/// `given` is any form of the id `crate::id` accepts.
+/// `given` is any form of the id `crate::id` accepts. A sub-agent caller is refused
+/// ([`RuleError::SubagentWrite`], exit 4): reinforcing a memory is a write.
 pub fn touch(ws: &Workspace, given: &str, clock: &dyn Clock) -> crate::Result<String> {
+    ws.options().check_writer()?;
     // The shard that would hold `given` first, every shard only when it is not an id there.
     let id = if DecayFile::load_for(ws, &[given])?.has(given) {
         given.to_owned()

@@ -81,6 +81,10 @@ pub struct PromptContext {
     /// Why `hear` refused the prompt or failed on it (a credential, a sub-agent's request to
     /// remember, the lock not free in time); the memories are still given.
     pub refused: Option<Refusal>,
+    /// Why the memories that match the prompt could not be looked up (the search index's lock
+    /// not free in time, an index that cannot be read); the prompt is still heard, and the
+    /// answer says the memories are missing.
+    pub unlooked: Option<Refusal>,
     /// The text for the model: what was done about the prompt, then the relevant memories;
     /// empty when there is nothing to add.
     pub text: String,
@@ -90,8 +94,9 @@ pub struct PromptContext {
     pub budget_tokens: usize,
 }
 
-/// Why `hear` did not act on a prompt: its error, as text that never holds the secret it may
-/// be about (the secret rules' excerpts are redacted).
+/// Why `hear` did not act on a prompt, or why its memories could not be looked up: the error,
+/// as text that never holds the secret it may be about (the secret rules' excerpts are
+/// redacted).
 #[derive(Debug, Clone, Serialize)]
 pub struct Refusal {
     /// The error.
@@ -126,6 +131,11 @@ impl Refusal {
 /// sub-agent's request to write, the lock not free in time), the answer says so first and still
 /// gives the memories: the error is in [`PromptContext::refused`], nothing is written.
 ///
+/// When the memories cannot be looked up (the search index's lock not free within
+/// `lock.timeout_ms`), the prompt is still heard and the answer says they are missing and why:
+/// the error is in [`PromptContext::unlooked`]. A prompt with no word to search for (`?`) has no
+/// memories, and that is no error.
+///
 /// `caller` is who passed the prompt on: a sub-agent may not write (exit 4 from `hear`).
 /// Without `memories` (a host whose prompt hook cannot add context: Cursor's) no memory is
 /// looked for, and a recall shows, so records, nothing.
@@ -137,22 +147,36 @@ pub fn user_prompt(
     memories: bool,
 ) -> crate::Result<PromptContext> {
     let budget = ws.settings().hooks.prompt_tokens;
-    let pack = if memories {
+    let mut unlooked = None;
+    let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
+    // A prompt with no word to search for ("?", "👍") calls up no memory, and nothing is said.
+    let pack = if !memories || cogmem_index::index::analyzer::query_terms(&query).is_empty() {
+        None
+    } else {
         let pack_opts =
             ContextOptions { budget, encoding: Encoding::Estimate, threshold: PROMPT_THRESHOLD };
-        let query: String = prompt.chars().take(MAX_QUERY_CHARS).collect();
-        let pack = context::relevant(ws, &query, &pack_opts, clock)?;
-        cogmem_store::timing::mark("hook: memories packed");
-        pack
-    } else {
-        Pack {
-            budget_tokens: budget,
-            used_tokens: 0,
-            text: String::new(),
-            receipt: Vec::new(),
-            skipped: Vec::new(),
+        // The memories come with the answer; they are not what it depends on. A lookup that
+        // fails (the search index's lock held past `lock.timeout_ms` by `reindex --full` or an
+        // import's index update) leaves them out and the prompt is still heard: the user's
+        // "remember that …" was lost with them.
+        match context::relevant(ws, &query, &pack_opts, clock) {
+            Ok(pack) => {
+                cogmem_store::timing::mark("hook: memories packed");
+                Some(pack)
+            }
+            Err(e) => {
+                unlooked = Some(Refusal::of(&e));
+                None
+            }
         }
     };
+    let pack = pack.unwrap_or_else(|| Pack {
+        budget_tokens: budget,
+        used_tokens: 0,
+        text: String::new(),
+        receipt: Vec::new(),
+        skipped: Vec::new(),
+    });
     // A recall is answered by the pack, and what it shows is recorded as recalled (below):
     // hearing it searches nothing (a second search of the same prompt, whose hits no one saw,
     // was recorded as recalled instead).
@@ -240,11 +264,25 @@ pub fn user_prompt(
             .collect();
         super::search::recalled(ws, &shown, clock)?;
     }
+    if let Some(u) = &unlooked {
+        text.push_str(&format!(
+            "cogmem could not look up the memories that match the user's message: {}; none are \
+             given here.\n",
+            u.message
+        ));
+    }
     if !pack.text.is_empty() {
         if !text.is_empty() {
             text.push('\n');
         }
         text.push_str(&pack.text.replacen("# Memory\n", "# Memory (cogmem)\n", 1));
     }
-    Ok(PromptContext { heard, refused, text, used_tokens: pack.used_tokens, budget_tokens: budget })
+    Ok(PromptContext {
+        heard,
+        refused,
+        unlooked,
+        text,
+        used_tokens: pack.used_tokens,
+        budget_tokens: budget,
+    })
 }

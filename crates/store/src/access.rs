@@ -32,12 +32,21 @@ pub(crate) const ACCESS_LOG: &str = ".cogmem/access.log";
 pub(crate) const FOLDING: &str = ".cogmem/access.log.folding";
 
 /// Appends uses of `ids` (and `interactions` remember/recall operations) at `now`.
+///
+/// Records nothing for a sub-agent caller
+/// ([`WorkspaceOptions::is_subagent_caller`](crate::workspace::WorkspaceOptions::is_subagent_caller)):
+/// a use reinforces a memory against decay, and the next commit folds it into the tracked
+/// decay file, so it is a write, and a sub-agent may only propose. Every read that records
+/// (`show`, `recall`, `context`, a memory resource, the hooks' packs) comes through here.
 pub fn record(
     ws: &Workspace,
     ids: &[String],
     interactions: u64,
     now: Timestamp,
 ) -> crate::Result<()> {
+    if ws.options().is_subagent_caller() {
+        return Ok(());
+    }
     let text = lines(ids, interactions, now);
     if !text.is_empty() {
         append(&ws.abs(ACCESS_LOG), text.as_bytes())?;

@@ -173,9 +173,16 @@ pub struct WorkspaceOptions {
 }
 
 impl WorkspaceOptions {
-    /// Refuses a sub-agent caller ([`WorkspaceOptions::caller`]): the one role gate every
-    /// write goes through, through [`Workspace::lock`] or, before a workspace exists,
-    /// `cogmem init`.
+    /// Tells whether the caller ([`WorkspaceOptions::caller`]) is a sub-agent, which may only
+    /// propose: it is refused every other write ([`WorkspaceOptions::check_writer`]), and its
+    /// reads record no uses (`access::record`: reinforcement changes what decays, a write).
+    pub fn is_subagent_caller(&self) -> bool {
+        self.caller.as_ref().is_some_and(Actor::is_subagent)
+    }
+
+    /// Refuses a sub-agent caller ([`WorkspaceOptions::is_subagent_caller`]): the one role
+    /// gate every write goes through, through [`Workspace::lock`] or, before a workspace
+    /// exists, `cogmem init`, and `touch`, which records a use without a lock.
     pub fn check_writer(&self) -> crate::Result<()> {
         match &self.caller {
             Some(a) if a.is_subagent() => {
