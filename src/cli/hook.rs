@@ -95,8 +95,14 @@ const MAX_HOOK_JSON: u64 = 16 * 1024 * 1024;
 pub fn run(ctx: &Ctx, args: &HookArgs) -> cogmem::Result<Exit> {
     let host = args.host;
     if let Some(path) = &args.import_now {
+        // Its stderr is the import log: each line says when.
+        let when = ctx.clock().map_or_else(
+            |_| String::new(),
+            |c| c.now().with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        );
+        eprintln!("{when} cogmem hook {}: importing {}", host.name(), path.display());
         if let Err(Notice(text)) = import_now(ctx, host, path) {
-            eprintln!("cogmem hook {}: {text}", host.name());
+            eprintln!("{when} cogmem hook {}: {text}", host.name());
         }
         return Ok(Exit::Ok);
     }
@@ -267,12 +273,30 @@ fn import_detached(ctx: &Ctx, host: Host, ws: &cogmem::Workspace, path: &Path) -
         cmd.arg("--actor").arg(actor);
     }
     cmd.args(["hook", host.name(), "--import-now"]).arg(path);
+    // What it has to say (a line left out as a credential, an import that failed) goes to a
+    // log in the derived folder: the host's log is closed by then.
+    if let Some(log) = import_log(ws) {
+        cmd.stderr(log);
+    }
     // Its own process group: the terminal's hang-up when the user closes it with Codex, or a
     // Ctrl-C, does not end the import with the session.
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     background::spawn(cmd)
 }
+
+/// The log a detached `SessionEnd` import writes its notices to, started afresh past 1 MB;
+/// `None` when it cannot be opened (the notices then go nowhere, as before).
+fn import_log(ws: &cogmem::Workspace) -> Option<std::fs::File> {
+    let path = ws.abs(IMPORT_LOG);
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > 1024 * 1024) {
+        cogmem::store::fsx::remove_file(&path).ok()?;
+    }
+    cogmem::store::fsx::open_append(&path).ok()
+}
+
+/// Where a detached `SessionEnd` import says what it has to say.
+const IMPORT_LOG: &str = ".cogmem/hook-import.log";
 
 /// The import [`import_detached`] started: the transcript at `path` in HOST's format.
 fn import_now(ctx: &Ctx, host: Host, path: &Path) -> Result<(), Notice> {

@@ -629,6 +629,22 @@ fn a_credential_the_user_typed_is_skipped_by_the_hook_and_refused_by_import() {
     assert!(out.stderr.contains("s.jsonl:1: looks like a credential"), "{out}");
     let day = env.read("memory/episodes/2026-11-30.md");
     assert!(day.contains("deploy window is Tuesday") && !day.contains("ghp_"), "{day}");
+    // SessionEnd imports in a process of its own, after the host has gone: its notices go to
+    // `.cogmem/hook-import.log` (they went nowhere).
+    let more = line("u3", "my other token is ghp_9zR7cT9dW2eX5fY8gZ1hA3iB6jC0kD4lE7mQ ok")
+        + &line("u4", "The rollback window is Wednesday at 9");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&more);
+    std::fs::write(&path, text).unwrap();
+    let before = env.commit_count();
+    let out = hook(&env, "claude-code", "SessionEnd", &path).success();
+    assert_eq!(out.stderr, "", "{out}");
+    wait_for_detached_import(&env, before);
+    let log = env.read(".cogmem/hook-import.log");
+    assert!(log.contains("cogmem hook claude-code: importing "), "{log}");
+    assert!(log.contains("s.jsonl:3: looks like a credential") && !log.contains("ghp_"), "{log}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert!(day.contains("rollback window is Wednesday") && !day.contains("ghp_"), "{day}");
 }
 
 /// A request to remember that `hear` refuses (a credential in it) still gets its answer: what
