@@ -395,8 +395,9 @@ fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_ser
     // Not JSON: a parse error, id null.
     server.send(b"this is not json");
     assert_eq!(error(server.next()), (null.clone(), -32700));
+    // Cut short: still a parse error, with the id read from the top level.
     server.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,");
-    assert_eq!(error(server.next()), (null.clone(), -32700));
+    assert_eq!(error(server.next()), (2.into(), -32700));
     // JSON, but not a request: invalid request, with the id when there is one.
     server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#);
     assert_eq!(error(server.next()), (3.into(), -32600));
@@ -424,6 +425,53 @@ fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_ser
     let v = server.next();
     assert_eq!(v["id"], 5, "{v}");
     assert_eq!(v["result"]["isError"], false, "{v}");
+    let rx = server.close();
+    assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
+}
+
+/// A request holding half of a cut emoji (`"\ud83d"`, as JavaScript's `JSON.stringify` writes
+/// it) is served; one with a byte that is not UTF-8 gets its parse error with its id; one
+/// whose params do not fit its method gets `-32602` naming the member, not "method not found".
+#[test]
+fn mcp_reads_lone_surrogates_and_answers_bad_bytes_and_bad_params_with_the_id() {
+    let env = TestEnv::initialized();
+    let mut server = RawServer::start(&env);
+    let error = |v: &serde_json::Value| {
+        (v["id"].clone(), v["error"]["code"].as_i64(), v["error"]["message"].clone())
+    };
+    server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"tea \ud83d"}}}"#);
+    let v = server.next();
+    assert_eq!((v["id"].clone(), v["result"]["isError"].clone()), (3.into(), false.into()), "{v}");
+    server.send(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"caf\xe9\"}}}");
+    let v = server.next();
+    assert_eq!((v["id"].clone(), v["error"]["code"].as_i64()), (4.into(), Some(-32700)), "{v}");
+    let cases: [(&[u8], &str); 5] = [
+        (
+            br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search","arguments":"tea"}}"#,
+            "invalid params: tools/call: `arguments` must be an object, not a string",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{"query":"tea"}}}"#,
+            "invalid params: tools/call: `name` is missing",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5}}"#,
+            "invalid params: tools/call: `name` must be a string, not a number",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":5}}"#,
+            "invalid params: resources/read: `uri` must be a string, not a number",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":9,"method":"prompts/get","params":{}}"#,
+            "invalid params: prompts/get: `name` is missing",
+        ),
+    ];
+    for (id, (line, message)) in (5..).zip(cases) {
+        server.send(line);
+        let v = server.next();
+        assert_eq!(error(&v), (id.into(), Some(-32602), message.into()), "{v}");
+    }
     let rx = server.close();
     assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
 }
@@ -517,6 +565,13 @@ async def main_session():
                 {"store": "semantic", "entities": [{"name": "Zeus", "type": "project"}], "tags": [],
                  "confidence": "high", "core_update": False, "summary": "Zeus replaces Atlas."})})
             assert routed["written"][0]["id"] == "entity:project--zeus", routed
+            # The routing answer decides the store, the entities, the tags…: giving them too
+            # is refused, as the command line refuses it, rather than dropped.
+            await failed(s, "remember", {"text": "Hera replaces Zeus", "stores": ["core"],
+                                         "tags": ["t1"], "type": "decision",
+                                         "routing": json.dumps({"store": "episodic"})},
+                         "error: `routing` cannot be given with `stores`, `tags`, `type`: the "
+                         "routing answer decides them")
             await failed(s, "remember", {"text": "x", "at": "someday"}, "someday")
 
             uid = ep["written"][0]["id"]

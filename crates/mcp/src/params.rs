@@ -53,6 +53,25 @@ pub(crate) struct RememberParams {
     pub(crate) allow_secret: bool,
 }
 
+impl RememberParams {
+    /// The arguments given that a routing answer decides, in the order the tool lists them.
+    pub(crate) fn decided_by_routing(&self) -> Vec<&'static str> {
+        [
+            ("stores", !self.stores.is_empty()),
+            ("entities", !self.entities.is_empty()),
+            ("relations", !self.relations.is_empty()),
+            ("tags", !self.tags.is_empty()),
+            ("confidence", self.confidence.is_some()),
+            ("type", self.entry_type.is_some()),
+            ("section", self.section.is_some()),
+            ("title", self.title.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+}
+
 /// Arguments of `hear`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

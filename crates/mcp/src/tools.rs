@@ -141,15 +141,28 @@ impl Server {
                 );
             }
             let report = match &p.routing {
-                Some(routing) => remember::remember_routing(
-                    &self.ws,
-                    &p.text,
-                    routing,
-                    p.at.as_deref(),
-                    actor,
-                    p.allow_secret,
-                    self.clock.as_ref(),
-                )?,
+                Some(routing) => {
+                    // The routing answer decides these; given too, they would be dropped
+                    // without a word (the CLI refuses `--routing` with their flags as well).
+                    let others = p.decided_by_routing();
+                    if !others.is_empty() {
+                        return Err(cogmem_ops::error::InputError::ArgumentConflict {
+                            arg: "routing",
+                            others,
+                            why: "the routing answer decides them",
+                        }
+                        .into());
+                    }
+                    remember::remember_routing(
+                        &self.ws,
+                        &p.text,
+                        routing,
+                        p.at.as_deref(),
+                        actor,
+                        p.allow_secret,
+                        self.clock.as_ref(),
+                    )?
+                }
                 None => {
                     let fields = RememberFields {
                         text: p.text.clone(),

@@ -24,6 +24,11 @@ fn nearest_names(names: &[String]) -> String {
     format!("; nearest: {}", quoted.join(", "))
 }
 
+/// Names in backticks, separated by commas: `` `a`, `b` ``.
+fn quoted_names(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
 /// A request that cannot be carried out as given.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
@@ -249,6 +254,30 @@ pub enum InputError {
     /// The semantic store was chosen without an entity to put the fact on.
     #[error("the semantic store needs an entity to hold the fact")]
     SemanticWithoutEntity,
+    /// Arguments that cannot be given together (MCP's `remember` with `routing` and a field
+    /// the routing answer decides).
+    #[error("`{arg}` cannot be given with {}: {why}", quoted_names(others))]
+    ArgumentConflict {
+        /// The argument that excludes the others.
+        arg: &'static str,
+        /// The arguments given with it, in the order the tool lists them.
+        others: Vec<&'static str>,
+        /// Why not.
+        why: &'static str,
+    },
+    /// A text argument over the workspace's `limits.text_bytes` (an MCP search query).
+    #[error(
+        "{arg}: the text is {bytes} bytes; the limit is {limit} bytes (`limits.text_bytes` in \
+         cogmem.toml)"
+    )]
+    ArgumentTooLong {
+        /// The argument (`query`).
+        arg: &'static str,
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A routing answer from the host model that cannot be used.
     #[error("invalid routing answer: {why}")]
     Routing {
@@ -698,6 +727,12 @@ impl InputError {
             }
             Self::SemanticWithoutEntity => {
                 "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
+            }
+            Self::ArgumentConflict { arg, others, .. } => {
+                format!("drop {}, or drop `{arg}`", quoted_names(others))
+            }
+            Self::ArgumentTooLong { arg, .. } => {
+                format!("shorten `{arg}` to its key words")
             }
             Self::Routing { .. } => {
                 "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()
