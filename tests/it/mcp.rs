@@ -278,6 +278,14 @@ async def main_session():
                 deep = [deep]
             await refused(s.call_tool("remember", {"text": "x", "tags": deep}), -32600,
                           "nested deeper than 64 levels")
+            # JSON Schema's `integer` holds 1.0 (Python hosts write floats); 1.5 is refused
+            # naming the argument.
+            st = await s.call_tool("status", {"commits": 1.0})
+            assert not st.is_error and len(json.loads(text(st))["recent_commits"]) == 1, text(st)
+            pack = await s.call_tool("context", {"budget": 300.0})
+            assert not pack.is_error and json.loads(text(pack))["budget_tokens"] == 300, text(pack)
+            half = await s.call_tool("recall", {"query": "tea", "limit": 1.5})
+            assert half.is_error and "limit: 1.5 is not a whole number" in text(half), text(half)
             status = await asyncio.wait_for(s.call_tool("reflect_status", {}), 60)
             assert not status.is_error and json.loads(text(status))["state"] == "idle", status
 
