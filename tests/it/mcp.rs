@@ -8,7 +8,7 @@ use crate::common::TestEnv;
 /// The client. Argument 1 is a JSON config: the binary, the workspace, the server's
 /// environment and the version it must report. It raises (exit 1) on the first failed check.
 const CLIENT: &str = r#"
-import asyncio, json, pathlib, sys
+import asyncio, json, pathlib, re, sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -133,6 +133,15 @@ async def subagent_session():
             assert proposed["number"] == 1 and proposed["status"] == "pending", proposed
             again = await s.call_tool("propose", {"text": "Bob likes jazz"})
             assert again.is_error and "already proposed" in text(again), text(again)
+            # Hints and answers name only the tools this server lists.
+            forget = await s.call_tool("hear", {"message": "forget that Alice prefers green tea over coffee"})
+            assert "call" not in data(forget)["action"], text(forget)
+            reflect = await s.call_tool("hear", {"message": "Let's reflect on this week"})
+            cycle = await s.call_tool("reflect_status", {})
+            assert data(cycle)["next_tools"] == [], text(cycle)
+            for said in [again, forget, reflect, cycle]:
+                for tool in re.findall(r"the `(\w+)` tool", text(said)):
+                    assert tool in READ_TOOLS, (tool, text(said))
 
 
 async def review_session():

@@ -1,8 +1,11 @@
 //! Errors for MCP: an error and its hint name commands (`` `cogmem reflect request` must come
 //! first``, `` run `cogmem restore ID` ``); an agent connected over MCP calls tools, so each
 //! command that has a tool becomes that tool.
-//! A command without a tool (`doctor`, `sync`, a person's approval) is kept, marked as one for
-//! the user to run at a terminal.
+//! A command without a tool (`doctor`, `sync`, a person's approval), or whose tool the server
+//! does not list (a sub-agent's has no writing tools), is kept, marked as one for the user to
+//! run at a terminal: a hint never names a tool the agent cannot call.
+
+use crate::Role;
 
 /// The tools that do what a command does, longest command first where one is the start of
 /// another (`forget --purge` before `forget`, `audit ack` before `audit`).
@@ -158,8 +161,9 @@ fn tool_and_arguments(command: &str) -> Option<(&'static str, String)> {
 }
 
 /// Rewrites an error's text for an agent on MCP: `` `cogmem restore ID` `` becomes `` the `restore`
-/// tool ``; a command no tool does is kept and marked as the user's to run.
-pub(crate) fn for_mcp(hint: &str) -> String {
+/// tool ``; a command no tool does, or whose tool a server for `role` does not list, is kept and
+/// marked as the user's to run.
+pub(crate) fn for_mcp(hint: &str, role: Role) -> String {
     let mut out = String::with_capacity(hint.len());
     let mut rest = hint;
     // The last tool call said, for "A or B" where B says no more than A.
@@ -169,7 +173,7 @@ pub(crate) fn for_mcp(hint: &str) -> String {
         let quoted = &rest[open + 1..open + 1 + len];
         out.push_str(&rest[..open]);
         if quoted.starts_with("cogmem ") {
-            match tool_and_arguments(quoted) {
+            match tool_and_arguments(quoted).filter(|(tool, _)| role.lists(tool)) {
                 Some((tool, args)) => {
                     // A real id or value the hint carries stays with it; a placeholder (`ID`,
                     // `N`) says nothing the tool's schema does not.
@@ -215,7 +219,8 @@ pub(crate) fn for_mcp(hint: &str) -> String {
 /// that does it, and the commands quoted in `action.message` and `routing.reason` name their
 /// tools. `reflect_status`: `next_tools`, the tools among `next` (the commands allowed now) that
 /// the agent may call; the rest are the user's, at a terminal. The CLI's members stay as they are.
-pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
+/// Only tools a server for `role` lists are named: a sub-agent's `hear` has no `action.call`.
+pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value, role: Role) {
     use serde_json::{Value, json};
     match tool {
         "hear" => {
@@ -226,6 +231,7 @@ pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
                     .and_then(|c| c.get("id"))
                     .cloned();
                 if action.get("command").is_some_and(Value::is_string)
+                    && role.lists("forget")
                     && let Some(id) = id
                 {
                     let call =
@@ -233,13 +239,13 @@ pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
                     action.insert("call".to_owned(), call);
                 }
                 if let Some(Value::String(m)) = action.get_mut("message") {
-                    *m = for_mcp(m);
+                    *m = for_mcp(m, role);
                 }
             }
             let reasons = value.pointer_mut("/routing/reason").and_then(Value::as_array_mut);
             for r in reasons.into_iter().flatten() {
                 if let Value::String(s) = r {
-                    *s = for_mcp(s);
+                    *s = for_mcp(s, role);
                 }
             }
         }
@@ -251,6 +257,7 @@ pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
                 .flatten()
                 .filter_map(Value::as_str)
                 .filter_map(tool_for)
+                .filter(|tool| role.lists(tool))
                 .collect();
             if let Some(o) = value.as_object_mut() {
                 o.insert("next_tools".to_owned(), json!(tools));
@@ -332,7 +339,52 @@ mod tests {
             ),
         ];
         for (hint, want) in cases {
-            assert_eq!(for_mcp(hint), want, "hint: {hint:?}");
+            assert_eq!(for_mcp(hint, Role::Main), want, "hint: {hint:?}");
         }
+    }
+    #[test]
+    fn a_sub_agent_is_pointed_only_at_tools_it_has() {
+        let cases = [
+            (
+                "the main agent will see #1; `cogmem pending show 1` prints it",
+                "the main agent will see #1; `cogmem pending show 1` (ask the user to run it in a \
+                 terminal) prints it",
+            ),
+            (
+                "next: `cogmem reflect request`",
+                "next: `cogmem reflect request` (ask the user to run it in a terminal)",
+            ),
+            ("see `cogmem search x`", "see the `search` tool with `x`"),
+            (
+                "then `cogmem forget --id ID --yes`",
+                "then `cogmem forget --id ID --yes` (ask the user to run it in a terminal)",
+            ),
+        ];
+        for (hint, want) in cases {
+            assert_eq!(for_mcp(hint, Role::Subagent), want, "hint: {hint:?}");
+        }
+        let heard = || {
+            serde_json::json!({ "action": {
+                "command": "cogmem forget --id episode:x --yes",
+                "candidates": [{ "id": "episode:x" }],
+                "message": "next: `cogmem reflect request`",
+            }})
+        };
+        let mut main = heard();
+        for_mcp_answer("hear", &mut main, Role::Main);
+        assert_eq!(main["action"]["call"]["tool"], "forget", "{main}");
+        assert_eq!(main["action"]["message"], "next: the `reflect_request` tool", "{main}");
+        let mut sub = heard();
+        for_mcp_answer("hear", &mut sub, Role::Subagent);
+        assert!(sub["action"].get("call").is_none(), "{sub}");
+        assert!(!sub["action"]["message"].as_str().unwrap().contains("the `"), "{sub}");
+        let status =
+            || serde_json::json!({ "next": ["cogmem reflect request", "cogmem reflect input"] });
+        let mut main = status();
+        for_mcp_answer("reflect_status", &mut main, Role::Main);
+        assert_eq!(main["next_tools"], serde_json::json!(["reflect_request", "reflect_input"]));
+        let mut sub = status();
+        for_mcp_answer("reflect_status", &mut sub, Role::Subagent);
+        assert_eq!(sub["next_tools"], serde_json::json!(["reflect_input"]));
     }
 }
