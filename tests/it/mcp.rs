@@ -801,6 +801,26 @@ fn issue_17_mcp_help_docs_and_tools_list_name_the_same_tools() {
     assert_eq!(help_tools(&help), listed, "`mcp --help` and tools/list differ");
     assert_eq!(doc_tools(&doc), listed, "docs/cli.md's MCP section and tools/list differ");
 }
+/// A sub-agent cannot be named as a person or a bot (`--agent user:alice`): its proposals would
+/// be listed as theirs.
+#[test]
+fn mcp_refuses_a_sub_agent_named_as_another_kind_of_actor() {
+    let env = TestEnv::initialized();
+    let cases: [(&[&str], &str); 3] = [
+        (&["mcp", "--role", "subagent", "--agent", "user:alice"], "user:alice"),
+        (&["mcp", "--role", "subagent", "--agent", "Bot:x"], "Bot:x"),
+        (&["--actor", "subagent:system:init", "mcp"], "system:init"),
+    ];
+    for (args, name) in cases {
+        let out = env.run(args).output().code(1);
+        assert!(
+            out.stderr.starts_with(&format!("error: a sub-agent cannot be named `{name}`")),
+            "{out}"
+        );
+        assert!(out.stderr.contains("hint: name the sub-agent by itself"), "{out}");
+    }
+}
+
 /// A purge killed half-way is finished when the MCP server starts, so its writes go through.
 // Kills a purge with COGMEM_CRASH_AT: needs the `crash-points` feature.
 // See: issue 16

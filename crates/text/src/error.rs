@@ -143,6 +143,15 @@ pub enum InputError {
         /// The actor as given.
         actor: String,
     },
+    /// A sub-agent named as an actor of another kind (`subagent:user:alice`, `--agent
+    /// user:alice`), which would then be shown and filed under a person's or a bot's name.
+    #[error("a sub-agent cannot be named `{name}`: `{kind}:` is another kind of actor")]
+    SubagentName {
+        /// The name given after `subagent:`.
+        name: String,
+        /// Its kind (`user`, `agent`, `bot`, `system`, `subagent`).
+        kind: String,
+    },
     /// A query matched several memories equally, and there is no terminal to ask on.
     #[error("{count} memories match equally well; pick one")]
     Ambiguous {
@@ -701,6 +710,11 @@ impl InputError {
                 let words = expected.split(", ").filter(|w| !w.contains(' '));
                 let near = crate::suggest::nearest(value, words, 1);
                 return near.first().map(|w| format!("did you mean `{w}`?"));
+            }
+            Self::SubagentName { .. } => {
+                "name the sub-agent by itself, without a kind: `--agent researcher`, or `--actor \
+                 subagent:researcher`"
+                    .into()
             }
             Self::Actor { .. } | Self::Slug { .. } => {
                 return None;
