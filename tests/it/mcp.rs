@@ -295,6 +295,11 @@ async def main_session():
             assert not pack.is_error and json.loads(text(pack))["budget_tokens"] == 300, text(pack)
             half = await s.call_tool("recall", {"query": "tea", "limit": 1.5})
             assert half.is_error and "limit: 1.5 is not a whole number" in text(half), text(half)
+            # A query is held to the text limit (`limits.text_bytes`, 64 KiB), naming it.
+            for name, args in [("search", {}), ("recall", {}), ("context", {"budget": 100})]:
+                long = await s.call_tool(name, {"query": "tea " * 20000, **args})
+                assert long.is_error and text(long).startswith(
+                    "error: query: the text is 80000 bytes; the limit is 65536 bytes"), text(long)
             status = await asyncio.wait_for(s.call_tool("reflect_status", {}), 60)
             assert not status.is_error and json.loads(text(status))["state"] == "idle", status
 

@@ -97,6 +97,22 @@ impl Server {
             Err(err) => CallToolResult::error(vec![ContentBlock::text(self.error_text(&err))]),
         }
     }
+
+    /// Refuses a query over the workspace's `limits.text_bytes` (64 KiB by default), the limit
+    /// of the text `remember` takes: the server serves one call at a time, and a query of
+    /// megabytes would keep it from every other for as long as it takes.
+    fn check_query(&self, query: &str) -> cogmem_ops::Result<()> {
+        let limit = self.ws.settings().limits.text_bytes;
+        if query.len() > limit {
+            let err = cogmem_ops::error::InputError::ArgumentTooLong {
+                arg: "query",
+                bytes: query.len(),
+                limit,
+            };
+            return Err(err.into());
+        }
+        Ok(())
+    }
 }
 
 /// One `warning:` note for the files the index refresh had to skip (the CLI prints those on
@@ -234,6 +250,7 @@ impl Server {
     )]
     fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
         self.reply((|| {
+            self.check_query(&p.query)?;
             let opts = search_options(p.limit, p.all, &self.clock.now())?;
             let report = search::recall(&self.ws, &p.query, &opts, self.clock.as_ref())?;
             let mut a = listed("groups", &report.groups)?;
@@ -256,6 +273,7 @@ impl Server {
     )]
     fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
         self.reply((|| {
+            self.check_query(&p.query)?;
             let opts = SearchFields {
                 store: p.store.clone(),
                 limit: p.limit,
@@ -293,6 +311,9 @@ impl Server {
     )]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> CallToolResult {
         self.reply((|| {
+            if let Some(query) = &p.query {
+                self.check_query(query)?;
+            }
             let opts =
                 ContextOptions { budget: p.budget, encoding: Encoding::Cl100k, threshold: 0.2 };
             answer(&context::context(&self.ws, p.query.as_deref(), &opts, self.clock.as_ref())?)
