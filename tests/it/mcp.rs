@@ -628,6 +628,12 @@ async def main_session():
             # Named as the tool's argument, not as the CLI's `--at`.
             await failed(s, "remember", {"text": "x", "at": "soonish"},
                          "error: at: cannot read \"soonish\" as a date")
+            t = await failed(s, "remember", {"text": "x", "stores": ["core"], "tags": ["a"]},
+                             "error: tags applies only to the episodic, semantic or vault store")
+            assert "hint: add `episodic` to `stores`, or drop `tags`" in t, t
+            t = await failed(s, "remember", {"text": "x", "title": "T"},
+                             "error: title applies only to the procedural or vault store")
+            assert "--" not in t, t
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})
@@ -658,6 +664,8 @@ async def main_session():
 
             # Reflection: the agent's steps are tools; the person's are not.
             await failed(s, "reflect_input", {}, "reflect")
+            t = await failed(s, "reflect_request", {"extra": 5}, "error: extra needs a reason")
+            assert "hint: give `extra_reason` too, or drop `extra`" in t, t
             req = await ok(s, tools, "reflect_request", {"extra": 100, "extra_reason": "busy"})
             assert req["state"] == "awaiting_decision", req
             try:

@@ -160,6 +160,39 @@ fn tool_and_arguments(command: &str) -> Option<(&'static str, String)> {
     Some((tool, out.join(" ")))
 }
 
+/// The command line's flags that are a tool's arguments under another name, as errors name
+/// them: `--tags` is `tags`.
+const ARGUMENTS: &[(&str, &str)] = &[
+    ("--at", "at"),
+    ("--tags", "tags"),
+    ("--title", "title"),
+    ("--section", "section"),
+    ("--extra", "extra"),
+    ("--penalty", "penalty"),
+];
+
+/// `err` with the flags it names renamed to the tool's arguments ([`ARGUMENTS`]): `--tags
+/// applies only to …` becomes `tags applies only to …`, and its hint asks for arguments too.
+/// `None` when it names no flag.
+pub(crate) fn with_arguments(err: &cogmem_ops::Error) -> Option<cogmem_ops::Error> {
+    use cogmem_ops::error::InputError;
+    let cogmem_ops::Error::Store(cogmem_store::Error::Input(input)) = err else {
+        return None;
+    };
+    let argument = |flag: &str| ARGUMENTS.iter().find(|(f, _)| *f == flag).map(|(_, a)| *a);
+    let renamed = match input {
+        InputError::FlagNeedsStore { flag, stores } => {
+            InputError::FlagNeedsStore { flag: argument(flag)?, stores }
+        }
+        InputError::ReflectReason { what } => InputError::ReflectReason { what: argument(what)? },
+        InputError::Time { flag, text } => {
+            InputError::Time { flag: argument(flag)?, text: text.clone() }
+        }
+        _ => return None,
+    };
+    Some(renamed.into())
+}
+
 /// Rewrites an error's text for an agent on MCP: `` `cogmem restore ID` `` becomes `` the `restore`
 /// tool ``; a command no tool does, or whose tool a server for `role` does not list, is kept and
 /// marked as the user's to run.
@@ -386,5 +419,30 @@ mod tests {
         let mut sub = status();
         for_mcp_answer("reflect_status", &mut sub, Role::Subagent);
         assert_eq!(sub["next_tools"], serde_json::json!(["reflect_input"]));
+    }
+    #[test]
+    fn errors_name_the_tool_arguments_for_the_flags() {
+        use cogmem_ops::error::InputError;
+        let text = |e: InputError| {
+            let e: cogmem_ops::Error = e.into();
+            let e = with_arguments(&e).expect("renamed");
+            format!("{e} / {}", e.hint().unwrap_or_default())
+        };
+        assert_eq!(
+            text(InputError::FlagNeedsStore {
+                flag: "--tags",
+                stores: "episodic, semantic or vault"
+            }),
+            "tags applies only to the episodic, semantic or vault store, which this memory does not \
+             go to / add `episodic` to `stores`, or drop `tags`"
+        );
+        assert_eq!(
+            text(InputError::ReflectReason { what: "--penalty" }),
+            "penalty needs a reason / give `penalty_reason` too, or drop `penalty`"
+        );
+        assert!(text(InputError::Time { flag: "--at", text: "x".into() }).starts_with("at: "));
+        let other: cogmem_ops::Error =
+            InputError::Time { flag: "--since", text: "x".into() }.into();
+        assert!(with_arguments(&other).is_none());
     }
 }

@@ -185,9 +185,11 @@ impl Server {
 
     /// Formats an error as the CLI prints it, without colour: `error: …`, a `caused by:` line
     /// per cause, and `hint: …` after a blank line when there is a hint; but where the CLI
-    /// names a command, this names the tool that does it, if this server lists that tool
-    /// ([`hint::for_mcp`]).
+    /// names a flag, this names the argument ([`hint::with_arguments`]), and where it names a
+    /// command, the tool that does it, if this server lists that tool ([`hint::for_mcp`]).
     fn error_text(&self, err: &cogmem_ops::Error) -> String {
+        let renamed = hint::with_arguments(err);
+        let err = renamed.as_ref().unwrap_or(err);
         let mut out = format!("error: {err}");
         for cause in err.causes() {
             let _ = write!(out, "\n  caused by: {cause}");

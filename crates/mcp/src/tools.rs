@@ -151,14 +151,6 @@ impl Server {
     fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
         self.reply((|| {
             let actor = self.writer();
-            // An unreadable `at` is named as this tool's argument, not as the CLI's `--at`.
-            if let Some(at) = &p.at
-                && cogmem_text::date::parse_time(at, &self.clock.now()).is_none()
-            {
-                return Err(
-                    cogmem_ops::error::InputError::Time { flag: "at", text: at.clone() }.into()
-                );
-            }
             let report = match &p.routing {
                 Some(routing) => {
                     // The routing answer decides these; given too, they would be dropped

@@ -255,7 +255,7 @@ pub enum InputError {
     /// A flag that only applies to stores that were not chosen.
     #[error("{flag} applies only to the {stores} store, which this memory does not go to")]
     FlagNeedsStore {
-        /// The flag.
+        /// The flag (`--tags`) or MCP argument (`tags`).
         flag: &'static str,
         /// The stores it applies to.
         stores: &'static str,
@@ -332,7 +332,7 @@ pub enum InputError {
     /// An extra or a penalty in a reward request without its reason.
     #[error("{what} needs a reason")]
     ReflectReason {
-        /// The flag.
+        /// The flag (`--extra`) or MCP argument (`extra`).
         what: &'static str,
     },
     /// A self-image consolidation that cannot be used.
@@ -662,9 +662,13 @@ impl InputError {
             Self::NotForgotten { .. } => {
                 "list forgotten memories with `cogmem audit --action archive`".into()
             }
-            Self::FlagNeedsStore { stores, .. } => {
+            Self::FlagNeedsStore { flag, stores } => {
                 let first = stores.split([' ', ',']).next().unwrap_or(stores);
-                format!("add `--store {first}`, or drop the flag")
+                if flag.starts_with("--") {
+                    format!("add `--store {first}`, or drop the flag")
+                } else {
+                    format!("add `{first}` to `stores`, or drop `{flag}`")
+                }
             }
             Self::ReflectBlock { .. } => {
                 "fix the block and submit again (one already submitted: approve the other blocks \
@@ -683,6 +687,9 @@ impl InputError {
                 "say why with `--reason TEXT` (`cogmem pending {decision} N --reason TEXT`; MCP: \
                  the `reason` argument)"
             ),
+            Self::ReflectReason { what } if !what.starts_with("--") => {
+                format!("give `{what}_reason` too, or drop `{what}`")
+            }
             Self::ReflectReason { what } => format!(
                 "add `--reason TEXT` after `{what} N` (MCP: the `{}_reason` argument)",
                 what.trim_start_matches('-')
