@@ -541,6 +541,22 @@ mod tests {
                 "{line}: {message}"
             );
         }
+        // Requests as hosts send them go to rmcp, params or none.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"k":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/templates/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+        ] {
+            assert!(matches!(check(line.as_bytes()), Checked::Message(_)), "{line}");
+        }
         // A method rmcp does not know is its to answer.
         assert!(matches!(
             check(br#"{"jsonrpc":"2.0","id":1,"method":"x/y","params":{}}"#),
