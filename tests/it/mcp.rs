@@ -8,7 +8,7 @@ use crate::common::TestEnv;
 /// The client. Argument 1 is a JSON config: the binary, the workspace, the server's
 /// environment and the version it must report. It raises (exit 1) on the first failed check.
 const CLIENT: &str = r#"
-import asyncio, json, pathlib, sys
+import asyncio, json, pathlib, re, sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -133,6 +133,15 @@ async def subagent_session():
             assert proposed["number"] == 1 and proposed["status"] == "pending", proposed
             again = await s.call_tool("propose", {"text": "Bob likes jazz"})
             assert again.is_error and "already proposed" in text(again), text(again)
+            # Hints and answers name only the tools this server lists.
+            forget = await s.call_tool("hear", {"message": "forget that Alice prefers green tea over coffee"})
+            assert "call" not in data(forget)["action"], text(forget)
+            reflect = await s.call_tool("hear", {"message": "Let's reflect on this week"})
+            cycle = await s.call_tool("reflect_status", {})
+            assert data(cycle)["next_tools"] == [], text(cycle)
+            for said in [again, forget, reflect, cycle]:
+                for tool in re.findall(r"the `(\w+)` tool", text(said)):
+                    assert tool in READ_TOOLS, (tool, text(said))
 
 
 async def review_session():
@@ -278,6 +287,19 @@ async def main_session():
                 deep = [deep]
             await refused(s.call_tool("remember", {"text": "x", "tags": deep}), -32600,
                           "nested deeper than 64 levels")
+            # JSON Schema's `integer` holds 1.0 (Python hosts write floats); 1.5 is refused
+            # naming the argument.
+            st = await s.call_tool("status", {"commits": 1.0})
+            assert not st.is_error and len(json.loads(text(st))["recent_commits"]) == 1, text(st)
+            pack = await s.call_tool("context", {"budget": 300.0})
+            assert not pack.is_error and json.loads(text(pack))["budget_tokens"] == 300, text(pack)
+            half = await s.call_tool("recall", {"query": "tea", "limit": 1.5})
+            assert half.is_error and "limit: 1.5 is not a whole number" in text(half), text(half)
+            # A query is held to the text limit (`limits.text_bytes`, 64 KiB), naming it.
+            for name, args in [("search", {}), ("recall", {}), ("context", {"budget": 100})]:
+                long = await s.call_tool(name, {"query": "tea " * 20000, **args})
+                assert long.is_error and text(long).startswith(
+                    "error: query: the text is 80000 bytes; the limit is 65536 bytes"), text(long)
             status = await asyncio.wait_for(s.call_tool("reflect_status", {}), 60)
             assert not status.is_error and json.loads(text(status))["state"] == "idle", status
 
@@ -395,8 +417,9 @@ fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_ser
     // Not JSON: a parse error, id null.
     server.send(b"this is not json");
     assert_eq!(error(server.next()), (null.clone(), -32700));
+    // Cut short: still a parse error, with the id read from the top level.
     server.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,");
-    assert_eq!(error(server.next()), (null.clone(), -32700));
+    assert_eq!(error(server.next()), (2.into(), -32700));
     // JSON, but not a request: invalid request, with the id when there is one.
     server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#);
     assert_eq!(error(server.next()), (3.into(), -32600));
@@ -424,6 +447,53 @@ fn issue_16_mcp_answers_every_malformed_line_with_a_json_rpc_error_and_keeps_ser
     let v = server.next();
     assert_eq!(v["id"], 5, "{v}");
     assert_eq!(v["result"]["isError"], false, "{v}");
+    let rx = server.close();
+    assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
+}
+
+/// A request holding half of a cut emoji (`"\ud83d"`, as JavaScript's `JSON.stringify` writes
+/// it) is served; one with a byte that is not UTF-8 gets its parse error with its id; one
+/// whose params do not fit its method gets `-32602` naming the member, not "method not found".
+#[test]
+fn mcp_reads_lone_surrogates_and_answers_bad_bytes_and_bad_params_with_the_id() {
+    let env = TestEnv::initialized();
+    let mut server = RawServer::start(&env);
+    let error = |v: &serde_json::Value| {
+        (v["id"].clone(), v["error"]["code"].as_i64(), v["error"]["message"].clone())
+    };
+    server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"tea \ud83d"}}}"#);
+    let v = server.next();
+    assert_eq!((v["id"].clone(), v["result"]["isError"].clone()), (3.into(), false.into()), "{v}");
+    server.send(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"caf\xe9\"}}}");
+    let v = server.next();
+    assert_eq!((v["id"].clone(), v["error"]["code"].as_i64()), (4.into(), Some(-32700)), "{v}");
+    let cases: [(&[u8], &str); 5] = [
+        (
+            br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search","arguments":"tea"}}"#,
+            "invalid params: tools/call: `arguments` must be an object, not a string",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{"query":"tea"}}}"#,
+            "invalid params: tools/call: `name` is missing",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5}}"#,
+            "invalid params: tools/call: `name` must be a string, not a number",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":5}}"#,
+            "invalid params: resources/read: `uri` must be a string, not a number",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":9,"method":"prompts/get","params":{}}"#,
+            "invalid params: prompts/get: `name` is missing",
+        ),
+    ];
+    for (id, (line, message)) in (5..).zip(cases) {
+        server.send(line);
+        let v = server.next();
+        assert_eq!(error(&v), (id.into(), Some(-32602), message.into()), "{v}");
+    }
     let rx = server.close();
     assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "no answer left over");
 }
@@ -517,6 +587,13 @@ async def main_session():
                 {"store": "semantic", "entities": [{"name": "Zeus", "type": "project"}], "tags": [],
                  "confidence": "high", "core_update": False, "summary": "Zeus replaces Atlas."})})
             assert routed["written"][0]["id"] == "entity:project--zeus", routed
+            # The routing answer decides the store, the entities, the tags…: giving them too
+            # is refused, as the command line refuses it, rather than dropped.
+            await failed(s, "remember", {"text": "Hera replaces Zeus", "stores": ["core"],
+                                         "tags": ["t1"], "type": "decision",
+                                         "routing": json.dumps({"store": "episodic"})},
+                         "error: `routing` cannot be given with `stores`, `tags`, `type`: the "
+                         "routing answer decides them")
             await failed(s, "remember", {"text": "x", "at": "someday"}, "someday")
 
             uid = ep["written"][0]["id"]
@@ -551,6 +628,12 @@ async def main_session():
             # Named as the tool's argument, not as the CLI's `--at`.
             await failed(s, "remember", {"text": "x", "at": "soonish"},
                          "error: at: cannot read \"soonish\" as a date")
+            t = await failed(s, "remember", {"text": "x", "stores": ["core"], "tags": ["a"]},
+                             "error: tags applies only to the episodic, semantic or vault store")
+            assert "hint: add `episodic` to `stores`, or drop `tags`" in t, t
+            t = await failed(s, "remember", {"text": "x", "title": "T"},
+                             "error: title applies only to the procedural or vault store")
+            assert "--" not in t, t
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})
@@ -581,6 +664,8 @@ async def main_session():
 
             # Reflection: the agent's steps are tools; the person's are not.
             await failed(s, "reflect_input", {}, "reflect")
+            t = await failed(s, "reflect_request", {"extra": 5}, "error: extra needs a reason")
+            assert "hint: give `extra_reason` too, or drop `extra`" in t, t
             req = await ok(s, tools, "reflect_request", {"extra": 100, "extra_reason": "busy"})
             assert req["state"] == "awaiting_decision", req
             try:
@@ -729,6 +814,26 @@ fn issue_17_mcp_help_docs_and_tools_list_name_the_same_tools() {
     assert_eq!(help_tools(&help), listed, "`mcp --help` and tools/list differ");
     assert_eq!(doc_tools(&doc), listed, "docs/cli.md's MCP section and tools/list differ");
 }
+/// A sub-agent cannot be named as a person or a bot (`--agent user:alice`): its proposals would
+/// be listed as theirs.
+#[test]
+fn mcp_refuses_a_sub_agent_named_as_another_kind_of_actor() {
+    let env = TestEnv::initialized();
+    let cases: [(&[&str], &str); 3] = [
+        (&["mcp", "--role", "subagent", "--agent", "user:alice"], "user:alice"),
+        (&["mcp", "--role", "subagent", "--agent", "Bot:x"], "Bot:x"),
+        (&["--actor", "subagent:system:init", "mcp"], "system:init"),
+    ];
+    for (args, name) in cases {
+        let out = env.run(args).output().code(1);
+        assert!(
+            out.stderr.starts_with(&format!("error: a sub-agent cannot be named `{name}`")),
+            "{out}"
+        );
+        assert!(out.stderr.contains("hint: name the sub-agent by itself"), "{out}");
+    }
+}
+
 /// A purge killed half-way is finished when the MCP server starts, so its writes go through.
 // Kills a purge with COGMEM_CRASH_AT: needs the `crash-points` feature.
 // See: issue 16

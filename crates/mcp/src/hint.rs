@@ -1,8 +1,11 @@
 //! Errors for MCP: an error and its hint name commands (`` `cogmem reflect request` must come
 //! first``, `` run `cogmem restore ID` ``); an agent connected over MCP calls tools, so each
 //! command that has a tool becomes that tool.
-//! A command without a tool (`doctor`, `sync`, a person's approval) is kept, marked as one for
-//! the user to run at a terminal.
+//! A command without a tool (`doctor`, `sync`, a person's approval), or whose tool the server
+//! does not list (a sub-agent's has no writing tools), is kept, marked as one for the user to
+//! run at a terminal: a hint never names a tool the agent cannot call.
+
+use crate::Role;
 
 /// The tools that do what a command does, longest command first where one is the start of
 /// another (`forget --purge` before `forget`, `audit ack` before `audit`).
@@ -157,9 +160,43 @@ fn tool_and_arguments(command: &str) -> Option<(&'static str, String)> {
     Some((tool, out.join(" ")))
 }
 
+/// The command line's flags that are a tool's arguments under another name, as errors name
+/// them: `--tags` is `tags`.
+const ARGUMENTS: &[(&str, &str)] = &[
+    ("--at", "at"),
+    ("--tags", "tags"),
+    ("--title", "title"),
+    ("--section", "section"),
+    ("--extra", "extra"),
+    ("--penalty", "penalty"),
+];
+
+/// `err` with the flags it names renamed to the tool's arguments ([`ARGUMENTS`]): `--tags
+/// applies only to …` becomes `tags applies only to …`, and its hint asks for arguments too.
+/// `None` when it names no flag.
+pub(crate) fn with_arguments(err: &cogmem_ops::Error) -> Option<cogmem_ops::Error> {
+    use cogmem_ops::error::InputError;
+    let cogmem_ops::Error::Store(cogmem_store::Error::Input(input)) = err else {
+        return None;
+    };
+    let argument = |flag: &str| ARGUMENTS.iter().find(|(f, _)| *f == flag).map(|(_, a)| *a);
+    let renamed = match input {
+        InputError::FlagNeedsStore { flag, stores } => {
+            InputError::FlagNeedsStore { flag: argument(flag)?, stores }
+        }
+        InputError::ReflectReason { what } => InputError::ReflectReason { what: argument(what)? },
+        InputError::Time { flag, text } => {
+            InputError::Time { flag: argument(flag)?, text: text.clone() }
+        }
+        _ => return None,
+    };
+    Some(renamed.into())
+}
+
 /// Rewrites an error's text for an agent on MCP: `` `cogmem restore ID` `` becomes `` the `restore`
-/// tool ``; a command no tool does is kept and marked as the user's to run.
-pub(crate) fn for_mcp(hint: &str) -> String {
+/// tool ``; a command no tool does, or whose tool a server for `role` does not list, is kept and
+/// marked as the user's to run.
+pub(crate) fn for_mcp(hint: &str, role: Role) -> String {
     let mut out = String::with_capacity(hint.len());
     let mut rest = hint;
     // The last tool call said, for "A or B" where B says no more than A.
@@ -169,7 +206,7 @@ pub(crate) fn for_mcp(hint: &str) -> String {
         let quoted = &rest[open + 1..open + 1 + len];
         out.push_str(&rest[..open]);
         if quoted.starts_with("cogmem ") {
-            match tool_and_arguments(quoted) {
+            match tool_and_arguments(quoted).filter(|(tool, _)| role.lists(tool)) {
                 Some((tool, args)) => {
                     // A real id or value the hint carries stays with it; a placeholder (`ID`,
                     // `N`) says nothing the tool's schema does not.
@@ -215,7 +252,8 @@ pub(crate) fn for_mcp(hint: &str) -> String {
 /// that does it, and the commands quoted in `action.message` and `routing.reason` name their
 /// tools. `reflect_status`: `next_tools`, the tools among `next` (the commands allowed now) that
 /// the agent may call; the rest are the user's, at a terminal. The CLI's members stay as they are.
-pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
+/// Only tools a server for `role` lists are named: a sub-agent's `hear` has no `action.call`.
+pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value, role: Role) {
     use serde_json::{Value, json};
     match tool {
         "hear" => {
@@ -226,6 +264,7 @@ pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
                     .and_then(|c| c.get("id"))
                     .cloned();
                 if action.get("command").is_some_and(Value::is_string)
+                    && role.lists("forget")
                     && let Some(id) = id
                 {
                     let call =
@@ -233,13 +272,13 @@ pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
                     action.insert("call".to_owned(), call);
                 }
                 if let Some(Value::String(m)) = action.get_mut("message") {
-                    *m = for_mcp(m);
+                    *m = for_mcp(m, role);
                 }
             }
             let reasons = value.pointer_mut("/routing/reason").and_then(Value::as_array_mut);
             for r in reasons.into_iter().flatten() {
                 if let Value::String(s) = r {
-                    *s = for_mcp(s);
+                    *s = for_mcp(s, role);
                 }
             }
         }
@@ -251,6 +290,7 @@ pub(crate) fn for_mcp_answer(tool: &str, value: &mut serde_json::Value) {
                 .flatten()
                 .filter_map(Value::as_str)
                 .filter_map(tool_for)
+                .filter(|tool| role.lists(tool))
                 .collect();
             if let Some(o) = value.as_object_mut() {
                 o.insert("next_tools".to_owned(), json!(tools));
@@ -332,7 +372,77 @@ mod tests {
             ),
         ];
         for (hint, want) in cases {
-            assert_eq!(for_mcp(hint), want, "hint: {hint:?}");
+            assert_eq!(for_mcp(hint, Role::Main), want, "hint: {hint:?}");
         }
+    }
+    #[test]
+    fn a_sub_agent_is_pointed_only_at_tools_it_has() {
+        let cases = [
+            (
+                "the main agent will see #1; `cogmem pending show 1` prints it",
+                "the main agent will see #1; `cogmem pending show 1` (ask the user to run it in a \
+                 terminal) prints it",
+            ),
+            (
+                "next: `cogmem reflect request`",
+                "next: `cogmem reflect request` (ask the user to run it in a terminal)",
+            ),
+            ("see `cogmem search x`", "see the `search` tool with `x`"),
+            (
+                "then `cogmem forget --id ID --yes`",
+                "then `cogmem forget --id ID --yes` (ask the user to run it in a terminal)",
+            ),
+        ];
+        for (hint, want) in cases {
+            assert_eq!(for_mcp(hint, Role::Subagent), want, "hint: {hint:?}");
+        }
+        let heard = || {
+            serde_json::json!({ "action": {
+                "command": "cogmem forget --id episode:x --yes",
+                "candidates": [{ "id": "episode:x" }],
+                "message": "next: `cogmem reflect request`",
+            }})
+        };
+        let mut main = heard();
+        for_mcp_answer("hear", &mut main, Role::Main);
+        assert_eq!(main["action"]["call"]["tool"], "forget", "{main}");
+        assert_eq!(main["action"]["message"], "next: the `reflect_request` tool", "{main}");
+        let mut sub = heard();
+        for_mcp_answer("hear", &mut sub, Role::Subagent);
+        assert!(sub["action"].get("call").is_none(), "{sub}");
+        assert!(!sub["action"]["message"].as_str().unwrap().contains("the `"), "{sub}");
+        let status =
+            || serde_json::json!({ "next": ["cogmem reflect request", "cogmem reflect input"] });
+        let mut main = status();
+        for_mcp_answer("reflect_status", &mut main, Role::Main);
+        assert_eq!(main["next_tools"], serde_json::json!(["reflect_request", "reflect_input"]));
+        let mut sub = status();
+        for_mcp_answer("reflect_status", &mut sub, Role::Subagent);
+        assert_eq!(sub["next_tools"], serde_json::json!(["reflect_input"]));
+    }
+    #[test]
+    fn errors_name_the_tool_arguments_for_the_flags() {
+        use cogmem_ops::error::InputError;
+        let text = |e: InputError| {
+            let e: cogmem_ops::Error = e.into();
+            let e = with_arguments(&e).expect("renamed");
+            format!("{e} / {}", e.hint().unwrap_or_default())
+        };
+        assert_eq!(
+            text(InputError::FlagNeedsStore {
+                flag: "--tags",
+                stores: "episodic, semantic or vault"
+            }),
+            "tags applies only to the episodic, semantic or vault store, which this memory does not \
+             go to / add `episodic` to `stores`, or drop `tags`"
+        );
+        assert_eq!(
+            text(InputError::ReflectReason { what: "--penalty" }),
+            "penalty needs a reason / give `penalty_reason` too, or drop `penalty`"
+        );
+        assert!(text(InputError::Time { flag: "--at", text: "x".into() }).starts_with("at: "));
+        let other: cogmem_ops::Error =
+            InputError::Time { flag: "--since", text: "x".into() }.into();
+        assert!(with_arguments(&other).is_none());
     }
 }

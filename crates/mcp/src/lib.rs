@@ -58,6 +58,14 @@ pub enum Role {
     Subagent,
 }
 
+impl Role {
+    /// Whether a server for this role lists the tool `name`: a sub-agent's lists none of the
+    /// [`WRITING_TOOLS`].
+    pub(crate) fn lists(self, name: &str) -> bool {
+        self == Self::Main || !WRITING_TOOLS.contains(&name)
+    }
+}
+
 /// Everything the server needs besides the workspace.
 pub struct McpOptions {
     /// What the connected agent may do.
@@ -147,20 +155,6 @@ fn stdio_error(e: impl std::fmt::Display) -> cogmem_ops::Error {
     IoError::new("<stdio>", "serve MCP on", std::io::Error::other(e.to_string())).into()
 }
 
-/// Formats an error as the CLI prints it, without colour: `error: …`, a `caused by:` line per
-/// cause, and `hint: …` after a blank line when there is a hint; but where the CLI names a
-/// command, this names the tool that does it ([`hint::for_mcp`]).
-fn error_text(err: &cogmem_ops::Error) -> String {
-    let mut out = format!("error: {err}");
-    for cause in err.causes() {
-        let _ = write!(out, "\n  caused by: {cause}");
-    }
-    if let Some(hint) = err.hint() {
-        let _ = write!(out, "\n\nhint: {hint}");
-    }
-    hint::for_mcp(&out)
-}
-
 /// The server state: one workspace, found once at start.
 struct Server {
     ws: Workspace,
@@ -183,12 +177,27 @@ impl Server {
             None => ws,
         };
         let mut tool_router = Self::tool_router() + Self::graph_router() + Self::cycle_router();
-        if role == Role::Subagent {
-            for name in WRITING_TOOLS {
-                tool_router.remove_route(name);
-            }
+        for name in WRITING_TOOLS.into_iter().filter(|name| !role.lists(name)) {
+            tool_router.remove_route(name);
         }
         Self { ws, role, actor, clock, tool_router }
+    }
+
+    /// Formats an error as the CLI prints it, without colour: `error: …`, a `caused by:` line
+    /// per cause, and `hint: …` after a blank line when there is a hint; but where the CLI
+    /// names a flag, this names the argument ([`hint::with_arguments`]), and where it names a
+    /// command, the tool that does it, if this server lists that tool ([`hint::for_mcp`]).
+    fn error_text(&self, err: &cogmem_ops::Error) -> String {
+        let renamed = hint::with_arguments(err);
+        let err = renamed.as_ref().unwrap_or(err);
+        let mut out = format!("error: {err}");
+        for cause in err.causes() {
+            let _ = write!(out, "\n  caused by: {cause}");
+        }
+        if let Some(hint) = err.hint() {
+            let _ = write!(out, "\n\nhint: {hint}");
+        }
+        hint::for_mcp(&out, self.role)
     }
 
     /// The actor of a write: the server's, else `agent:manual` (never a person).
@@ -261,10 +270,12 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if self.role == Role::Subagent && WRITING_TOOLS.contains(&request.name.as_ref()) {
+        if !self.role.lists(&request.name) {
             let actor = self.actor.as_ref().map_or("subagent", Actor::as_str).to_owned();
             let err: cogmem_ops::Error = RuleError::SubagentWrite { actor }.into();
-            return Ok(CallToolResult::error(vec![ContentBlock::text(error_text(&err))]).into());
+            return Ok(
+                CallToolResult::error(vec![ContentBlock::text(self.error_text(&err))]).into()
+            );
         }
         self.tool_router.call(ToolCallContext::new(self, request, context)).await
     }
@@ -318,12 +329,12 @@ impl ServerHandler for Server {
         let text = if let Some(rel) = file {
             self.ws
                 .read_text(&rel)
-                .map_err(|e| ErrorData::internal_error(error_text(&e.into()), None))?
+                .map_err(|e| ErrorData::internal_error(self.error_text(&e.into()), None))?
         } else if let Some(id) = uri.strip_prefix(MEMORY_BY_ID) {
             // The same operation as the `show` tool: the memory's text, counted as a use.
             decay::show(&self.ws, id, self.clock.as_ref())
                 .map(|shown| shown.unit.text)
-                .map_err(|e| ErrorData::resource_not_found(error_text(&e), None))?
+                .map_err(|e| ErrorData::resource_not_found(self.error_text(&e), None))?
         } else {
             return Err(ErrorData::resource_not_found(
                 format!(
@@ -369,7 +380,7 @@ impl ServerHandler for Server {
                 ));
             }
         }
-        .map_err(|e| ErrorData::invalid_params(error_text(&e), None))?;
+        .map_err(|e| ErrorData::invalid_params(self.error_text(&e), None))?;
         let description =
             PROMPTS.iter().find(|(n, _, _)| *n == request.name).map_or("", |(_, _, d)| *d);
         let message = PromptMessage::new_text(rmcp::model::Role::User, text);

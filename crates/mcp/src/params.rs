@@ -5,6 +5,80 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+/// Integer arguments read as JSON Schema reads `integer`: a number with no fractional part,
+/// written `1` or `1.0` (Python hosts write floats), never `1.5`. Each function reads the
+/// argument of its name, which its error names (`limit: 1.5 is not a whole number`); the
+/// schema stays the field's own type, an integer.
+mod whole {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use serde_json::Value;
+
+    /// A field's type that a whole number fills: an integer, or an optional one.
+    pub(crate) trait Whole: Sized {
+        /// The value for `n`, `None` when it does not fit.
+        fn from_whole(n: u64) -> Option<Self>;
+        /// The value for `null`, `None` when the field needs a number.
+        fn from_null() -> Option<Self>;
+    }
+
+    macro_rules! whole_int {
+        ($($t:ty),*) => {$(
+            impl Whole for $t {
+                fn from_whole(n: u64) -> Option<Self> {
+                    Self::try_from(n).ok()
+                }
+                fn from_null() -> Option<Self> {
+                    None
+                }
+            }
+            impl Whole for Option<$t> {
+                fn from_whole(n: u64) -> Option<Self> {
+                    <$t>::try_from(n).ok().map(Some)
+                }
+                fn from_null() -> Option<Self> {
+                    Some(None)
+                }
+            }
+        )*};
+    }
+    whole_int!(usize, u32, u64);
+
+    /// The largest whole number a float holds exactly (2^53).
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+
+    /// Reads the argument `name` as a whole number.
+    fn read<'de, D: Deserializer<'de>, T: Whole>(d: D, name: &str) -> Result<T, D::Error> {
+        let value = Value::deserialize(d)?;
+        if value.is_null() {
+            return T::from_null()
+                .ok_or_else(|| D::Error::custom(format!("{name}: null is not a whole number")));
+        }
+        let n = match &value {
+            Value::Number(n) => n.as_u64().or_else(|| {
+                // A float with no fractional part, exact (under 2^53), not negative.
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && (0.0..=EXACT).contains(f))
+                    .map(|f| f as u64)
+            }),
+            _ => None,
+        };
+        let Some(n) = n else {
+            return Err(D::Error::custom(format!("{name}: {value} is not a whole number")));
+        };
+        T::from_whole(n).ok_or_else(|| D::Error::custom(format!("{name}: {value} is too large")))
+    }
+
+    macro_rules! whole_fields {
+        ($($name:ident),*) => {$(
+            #[doc = concat!("Reads the `", stringify!($name), "` argument as a whole number.")]
+            pub(crate) fn $name<'de, D: Deserializer<'de>, T: Whole>(d: D) -> Result<T, D::Error> {
+                read(d, stringify!($name))
+            }
+        )*};
+    }
+    whole_fields!(limit, budget, depth, number, commits, extra, penalty);
+}
+
 /// Arguments of `remember`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +127,25 @@ pub(crate) struct RememberParams {
     pub(crate) allow_secret: bool,
 }
 
+impl RememberParams {
+    /// The arguments given that a routing answer decides, in the order the tool lists them.
+    pub(crate) fn decided_by_routing(&self) -> Vec<&'static str> {
+        [
+            ("stores", !self.stores.is_empty()),
+            ("entities", !self.entities.is_empty()),
+            ("relations", !self.relations.is_empty()),
+            ("tags", !self.tags.is_empty()),
+            ("confidence", self.confidence.is_some()),
+            ("type", self.entry_type.is_some()),
+            ("section", self.section.is_some()),
+            ("title", self.title.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+}
+
 /// Arguments of `hear`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +169,7 @@ pub(crate) struct RecallParams {
     /// read: "what did Alice decide in June?", "what changed the week before the launch?".
     pub(crate) query: String,
     /// At most this many results (default 10).
+    #[serde(default, deserialize_with = "whole::limit")]
     pub(crate) limit: Option<usize>,
     /// Include dormant memories (archived ones never come back).
     #[serde(default)]
@@ -92,6 +186,7 @@ pub(crate) struct SearchParams {
     /// Only this store: core, episodic, semantic, procedural, vault.
     pub(crate) store: Option<String>,
     /// At most this many results (default 10).
+    #[serde(default, deserialize_with = "whole::limit")]
     pub(crate) limit: Option<usize>,
     /// Include dormant memories (archived ones never come back).
     #[serde(default)]
@@ -110,6 +205,7 @@ pub(crate) struct ContextParams {
     /// What the conversation is about; without it, the most relevant recent episodes.
     pub(crate) query: Option<String>,
     /// The most tokens the pack may take (counted with cl100k_base).
+    #[serde(deserialize_with = "whole::budget")]
     pub(crate) budget: usize,
 }
 
@@ -144,6 +240,7 @@ pub(crate) struct NeighborsParams {
     /// or the start of exactly one entity id.
     pub(crate) entity: String,
     /// How many hops (default 1).
+    #[serde(default, deserialize_with = "whole::depth")]
     pub(crate) depth: Option<usize>,
     /// Follow only relations that held on this date: `YYYY-MM-DD`, or any form `audit`'s
     /// `since` takes (`yesterday`, `last week`, `先月`; a week or month stands for its first day).
@@ -185,6 +282,7 @@ pub(crate) struct PendingParams {
     /// `list` (open proposals), `list_all`, `show`, `approve`, `reject` or `defer`.
     pub(crate) action: String,
     /// The proposal's number (all actions but the lists).
+    #[serde(default, deserialize_with = "whole::number")]
     pub(crate) number: Option<u32>,
     /// For `approve`: write to this store instead of the suggested one.
     pub(crate) store: Option<String>,
@@ -212,6 +310,7 @@ pub(crate) struct IdParams {
 #[serde(deny_unknown_fields)]
 pub(crate) struct StatusParams {
     /// How many recent commits to list (default 5).
+    #[serde(default, deserialize_with = "whole::commits")]
     pub(crate) commits: Option<usize>,
 }
 
@@ -256,6 +355,7 @@ pub(crate) struct ExportParams {
     /// start of one id).
     pub(crate) around: Option<String>,
     /// Hops around `around` (default 2).
+    #[serde(default, deserialize_with = "whole::depth")]
     pub(crate) depth: Option<usize>,
 }
 
@@ -310,12 +410,12 @@ pub(crate) struct SupersedeParams {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RequestParams {
     /// Extra tokens to ask for, above the baseline.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole::extra")]
     pub(crate) extra: u64,
     /// Why you ask for the extra tokens.
     pub(crate) extra_reason: Option<String>,
     /// Tokens to take off your own budget.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole::penalty")]
     pub(crate) penalty: u64,
     /// Why you take the penalty.
     pub(crate) penalty_reason: Option<String>,
@@ -360,6 +460,7 @@ pub(crate) struct AuditParams {
     #[serde(default)]
     pub(crate) critical: bool,
     /// Only the last N matching lines.
+    #[serde(default, deserialize_with = "whole::limit")]
     pub(crate) limit: Option<usize>,
 }
 
@@ -370,4 +471,38 @@ pub(crate) struct DecayParams {
     /// Show what would change; write nothing.
     #[serde(default)]
     pub(crate) dry_run: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_arguments_take_floats_with_no_fractional_part_and_name_the_argument_otherwise() {
+        let status = |json: &str| {
+            serde_json::from_str::<StatusParams>(json).map(|p| p.commits).map_err(|e| e.to_string())
+        };
+        assert_eq!(status(r#"{"commits":1.0}"#), Ok(Some(1)));
+        assert_eq!(status(r#"{"commits":3}"#), Ok(Some(3)));
+        assert_eq!(status(r#"{"commits":null}"#), Ok(None));
+        assert_eq!(status("{}"), Ok(None));
+        for (json, words) in [
+            (r#"{"commits":1.5}"#, "commits: 1.5 is not a whole number"),
+            (r#"{"commits":-1}"#, "commits: -1 is not a whole number"),
+            (r#"{"commits":"2"}"#, "commits: \"2\" is not a whole number"),
+        ] {
+            let err = status(json).unwrap_err();
+            assert!(err.contains(words), "{json}: {err}");
+        }
+        let budget = |json: &str| {
+            serde_json::from_str::<ContextParams>(json).map(|p| p.budget).map_err(|e| e.to_string())
+        };
+        assert_eq!(budget(r#"{"budget":300.0}"#), Ok(300));
+        assert!(budget("{}").unwrap_err().contains("missing field `budget`"));
+        assert!(budget(r#"{"budget":null}"#).unwrap_err().contains("budget: null"));
+        let number = serde_json::from_str::<PendingParams>(r#"{"action":"show","number":1e10}"#);
+        assert!(number.unwrap_err().to_string().contains("number: 10000000000.0 is too large"));
+        let extra = serde_json::from_str::<RequestParams>(r#"{"extra":5.0}"#).unwrap();
+        assert_eq!((extra.extra, extra.penalty), (5, 0));
+    }
 }

@@ -29,7 +29,7 @@ use super::params::{
 mod cycle;
 mod map;
 
-use super::{Role, Server, error_text, schema};
+use super::{Role, Server, schema};
 use cogmem_index::index::RefreshReport;
 use cogmem_index::index::search::SearchOptions;
 use cogmem_ops::context::{ContextOptions, Encoding};
@@ -79,20 +79,39 @@ fn listed<T: Serialize>(key: &str, list: &T) -> cogmem_ops::Result<Answer> {
     answer(&json!({ key: list }))
 }
 
-/// The answer to a tool call: the structured content with the same JSON as text (pretty, with
-/// a final newline, as the CLI prints it), then the notes; or the error as the CLI prints it.
-fn reply(result: cogmem_ops::Result<Answer>) -> CallToolResult {
-    match result {
-        Ok(Answer { value, notes }) => {
-            let mut text =
-                serde_json::to_string_pretty(&value).expect("a JSON value always serialises");
-            text.push('\n');
-            let mut result = CallToolResult::structured(value);
-            result.content = vec![ContentBlock::text(text)];
-            result.content.extend(notes.into_iter().map(ContentBlock::text));
-            result
+impl Server {
+    /// The answer to a tool call: the structured content with the same JSON as text (pretty,
+    /// with a final newline, as the CLI prints it), then the notes; or the error as the CLI
+    /// prints it, naming the tools this server lists.
+    fn reply(&self, result: cogmem_ops::Result<Answer>) -> CallToolResult {
+        match result {
+            Ok(Answer { value, notes }) => {
+                let mut text =
+                    serde_json::to_string_pretty(&value).expect("a JSON value always serialises");
+                text.push('\n');
+                let mut result = CallToolResult::structured(value);
+                result.content = vec![ContentBlock::text(text)];
+                result.content.extend(notes.into_iter().map(ContentBlock::text));
+                result
+            }
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(self.error_text(&err))]),
         }
-        Err(err) => CallToolResult::error(vec![ContentBlock::text(error_text(&err))]),
+    }
+
+    /// Refuses a query over the workspace's `limits.text_bytes` (64 KiB by default), the limit
+    /// of the text `remember` takes: the server serves one call at a time, and a query of
+    /// megabytes would keep it from every other for as long as it takes.
+    fn check_query(&self, query: &str) -> cogmem_ops::Result<()> {
+        let limit = self.ws.settings().limits.text_bytes;
+        if query.len() > limit {
+            let err = cogmem_ops::error::InputError::ArgumentTooLong {
+                arg: "query",
+                bytes: query.len(),
+                limit,
+            };
+            return Err(err.into());
+        }
+        Ok(())
     }
 }
 
@@ -130,26 +149,31 @@ impl Server {
         )
     )]
     fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let actor = self.writer();
-            // An unreadable `at` is named as this tool's argument, not as the CLI's `--at`.
-            if let Some(at) = &p.at
-                && cogmem_text::date::parse_time(at, &self.clock.now()).is_none()
-            {
-                return Err(
-                    cogmem_ops::error::InputError::Time { flag: "at", text: at.clone() }.into()
-                );
-            }
             let report = match &p.routing {
-                Some(routing) => remember::remember_routing(
-                    &self.ws,
-                    &p.text,
-                    routing,
-                    p.at.as_deref(),
-                    actor,
-                    p.allow_secret,
-                    self.clock.as_ref(),
-                )?,
+                Some(routing) => {
+                    // The routing answer decides these; given too, they would be dropped
+                    // without a word (the CLI refuses `--routing` with their flags as well).
+                    let others = p.decided_by_routing();
+                    if !others.is_empty() {
+                        return Err(cogmem_ops::error::InputError::ArgumentConflict {
+                            arg: "routing",
+                            others,
+                            why: "the routing answer decides them",
+                        }
+                        .into());
+                    }
+                    remember::remember_routing(
+                        &self.ws,
+                        &p.text,
+                        routing,
+                        p.at.as_deref(),
+                        actor,
+                        p.allow_secret,
+                        self.clock.as_ref(),
+                    )?
+                }
                 None => {
                     let fields = RememberFields {
                         text: p.text.clone(),
@@ -189,7 +213,7 @@ impl Server {
         )
     )]
     fn hear(&self, Parameters(p): Parameters<HearParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let opts = HearOptions {
                 dry_run: p.dry_run || self.role == Role::Subagent,
                 caller: self.actor.clone(),
@@ -197,7 +221,7 @@ impl Server {
                 ..Default::default()
             };
             let mut a = answer(&hear::hear(&self.ws, &p.message, &opts, self.clock.as_ref())?)?;
-            super::hint::for_mcp_answer("hear", &mut a.value);
+            super::hint::for_mcp_answer("hear", &mut a.value, self.role);
             Ok(a)
         })())
     }
@@ -217,7 +241,8 @@ impl Server {
         )
     )]
     fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
+            self.check_query(&p.query)?;
             let opts = search_options(p.limit, p.all, &self.clock.now())?;
             let report = search::recall(&self.ws, &p.query, &opts, self.clock.as_ref())?;
             let mut a = listed("groups", &report.groups)?;
@@ -239,7 +264,8 @@ impl Server {
         )
     )]
     fn search(&self, Parameters(p): Parameters<SearchParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
+            self.check_query(&p.query)?;
             let opts = SearchFields {
                 store: p.store.clone(),
                 limit: p.limit,
@@ -276,7 +302,10 @@ impl Server {
         )
     )]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
+            if let Some(query) = &p.query {
+                self.check_query(query)?;
+            }
             let opts =
                 ContextOptions { budget: p.budget, encoding: Encoding::Cl100k, threshold: 0.2 };
             answer(&context::context(&self.ws, p.query.as_deref(), &opts, self.clock.as_ref())?)
@@ -296,7 +325,7 @@ impl Server {
         )
     )]
     fn show(&self, Parameters(p): Parameters<ShowParams>) -> CallToolResult {
-        reply((|| answer(&decay::show(&self.ws, &p.id, self.clock.as_ref())?))())
+        self.reply((|| answer(&decay::show(&self.ws, &p.id, self.clock.as_ref())?))())
     }
 
     /// Forget a memory by id: archive it, so it no longer comes back in recall (the files
@@ -313,7 +342,7 @@ impl Server {
         )
     )]
     fn forget(&self, Parameters(p): Parameters<ForgetParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let ids = vec![p.id];
             if !p.confirm {
                 let candidates = forget::describe(&self.ws, &ids, Match::Prefix)?;
@@ -346,7 +375,9 @@ impl Server {
         )
     )]
     fn restore(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
-        reply((|| answer(&forget::restore(&self.ws, &p.id, self.writer(), self.clock.as_ref())?))())
+        self.reply((|| {
+            answer(&forget::restore(&self.ws, &p.id, self.writer(), self.clock.as_ref())?)
+        })())
     }
 
     /// Pin a memory so it never fades (its decay score stays 1.0), in one commit.
@@ -361,7 +392,9 @@ impl Server {
         )
     )]
     fn pin(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
-        reply((|| answer(&decay::pin(&self.ws, &p.id, true, self.writer(), self.clock.as_ref())?))())
+        self.reply((|| {
+            answer(&decay::pin(&self.ws, &p.id, true, self.writer(), self.clock.as_ref())?)
+        })())
     }
 
     /// Let a pinned memory fade like any other again, in one commit.
@@ -376,9 +409,9 @@ impl Server {
         )
     )]
     fn unpin(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
-        reply(
-            (|| answer(&decay::pin(&self.ws, &p.id, false, self.writer(), self.clock.as_ref())?))(),
-        )
+        self.reply((|| {
+            answer(&decay::pin(&self.ws, &p.id, false, self.writer(), self.clock.as_ref())?)
+        })())
     }
 
     /// Explain a memory's decay score: its inputs (base relevance, type weight, uses, last
@@ -394,7 +427,7 @@ impl Server {
         )
     )]
     fn why(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
-        reply((|| answer(&decay::why(&self.ws, &p.id, self.clock.as_ref())?))())
+        self.reply((|| answer(&decay::why(&self.ws, &p.id, self.clock.as_ref())?))())
     }
 
     /// Record a use of a memory, so it stays fresh: appended to the derived access log (no
@@ -410,7 +443,7 @@ impl Server {
         )
     )]
     fn touch(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let id = decay::touch(&self.ws, &p.id, self.clock.as_ref())?;
             answer(&json!({ "id": id }))
         })())
@@ -430,7 +463,7 @@ impl Server {
         )
     )]
     fn status(&self, Parameters(p): Parameters<StatusParams>) -> CallToolResult {
-        reply((|| answer(&status::status(&self.ws, p.commits.unwrap_or(5))?))())
+        self.reply((|| answer(&status::status(&self.ws, p.commits.unwrap_or(5))?))())
     }
 
     /// The contradictions and doubts approved reflections flagged on memories: the open ones
@@ -446,7 +479,7 @@ impl Server {
         )
     )]
     fn flag_list(&self, Parameters(p): Parameters<FlagListParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let list = flag::list(&self.ws, p.all)?;
             let mut a = answer(&list)?;
             if !list.skipped.is_empty() {
@@ -470,7 +503,7 @@ impl Server {
         )
     )]
     fn audit(&self, Parameters(p): Parameters<AuditParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let now = self.clock.now();
             let filter = AuditFilter {
                 since: p
@@ -501,7 +534,7 @@ impl Server {
         )
     )]
     fn decay(&self, Parameters(p): Parameters<DecayParams>) -> CallToolResult {
-        reply((|| answer(&decay::run(&self.ws, p.dry_run, self.clock.as_ref())?))())
+        self.reply((|| answer(&decay::run(&self.ws, p.dry_run, self.clock.as_ref())?))())
     }
 
     /// Propose a memory for the main agent to approve: what a sub-agent does instead of
@@ -519,7 +552,7 @@ impl Server {
         )
     )]
     fn propose(&self, Parameters(p): Parameters<ProposeParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let Some(from) = propose::proposer(p.from.as_deref(), self.actor.as_ref())? else {
                 return Err(cogmem_ops::error::InputError::Unknown {
                     what: "proposing agent",
@@ -567,7 +600,7 @@ impl Server {
         )
     )]
     fn pending(&self, Parameters(p): Parameters<PendingParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let number = || {
                 p.number.ok_or_else(|| cogmem_ops::error::InputError::Unknown {
                     what: "proposal number",

@@ -9,7 +9,13 @@
 //! - a line longer than [`MAX_LINE`] bytes: `-32600` (invalid request);
 //! - JSON nested deeper than [`MAX_DEPTH`] levels (measured without recursion): `-32600`;
 //! - a line that is not JSON: `-32700` (parse error);
-//! - JSON that is not a JSON-RPC 2.0 request: `-32600`.
+//! - JSON that is not a JSON-RPC 2.0 request: `-32600`;
+//! - a request for a method rmcp knows whose params do not fit it (`tools/call` without a
+//!   `name`): `-32602` (invalid params), naming the member, where rmcp would answer "method not
+//!   found".
+//!
+//! A lone surrogate escape in a string (`"\ud83d"`, half of a cut emoji as JavaScript writes
+//! it) is read as U+FFFD, as `cogmem hook` reads its stdin.
 //!
 //! Each error carries the request's `id` when it can be read (from the top level of the line,
 //! even one too long or too deep to parse) and `null` otherwise, as JSON-RPC 2.0 asks. A
@@ -22,7 +28,7 @@ use std::io;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -39,6 +45,35 @@ pub(crate) const MAX_DEPTH: usize = 64;
 const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC's "Invalid Request".
 const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC's "Invalid params".
+const INVALID_PARAMS: i32 = -32602;
+
+/// The methods rmcp reads into a type of its own. rmcp reads a request for one of them whose
+/// params do not fit that type as a custom request and answers it "method not found" (with the
+/// method as the message), so this layer answers it first.
+const METHODS: [&str; 21] = [
+    "initialize",
+    "server/discover",
+    "ping",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "subscriptions/listen",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
 
 /// Where answers go: stdout, shared by rmcp's answers and this layer's.
 pub(crate) type Out<W> = Arc<Mutex<W>>;
@@ -210,14 +245,28 @@ fn check(line: &[u8]) -> Checked {
         let message = format!("invalid request: JSON nested deeper than {MAX_DEPTH} levels");
         return Checked::Refused(error_line(scanned.id, INVALID_REQUEST, &message));
     }
+    // Half of a surrogate pair (a cut emoji, as JavaScript's `JSON.stringify` writes it) is one
+    // character lost, not the whole request.
+    let replaced = std::str::from_utf8(line).ok().map(cogmem_text::json::lone_surrogates_replaced);
+    let line = replaced.as_deref().map_or(line, str::as_bytes);
     let err = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(ClientJsonRpcMessage::Request(r)) => {
+            if let ClientRequest::CustomRequest(c) = &r.request
+                && METHODS.contains(&c.method.as_str())
+            {
+                let id = serde_json::to_value(&r.id).ok();
+                let message = params_error(&c.method, c.params.as_ref());
+                return Checked::Refused(error_line(id, INVALID_PARAMS, &message));
+            }
+            return Checked::Message(Box::new(ClientJsonRpcMessage::Request(r)));
+        }
         Ok(m) => return Checked::Message(Box::new(m)),
         Err(e) => e,
     };
     match serde_json::from_slice::<Value>(line) {
         Err(e) => {
             let message = format!("parse error: the message is not JSON: {e}");
-            Checked::Refused(error_line(None, PARSE_ERROR, &message))
+            Checked::Refused(error_line(scanned.id, PARSE_ERROR, &message))
         }
         // A notification is never answered, not even with an error.
         Ok(v) if v.get("id").is_none() && v.get("method").is_some_and(Value::is_string) => {
@@ -228,6 +277,55 @@ fn check(line: &[u8]) -> Checked {
             let message = format!("invalid request: not a JSON-RPC 2.0 request: {err}");
             Checked::Refused(error_line(id, INVALID_REQUEST, &message))
         }
+    }
+}
+
+/// The message of the `-32602` error for a request to one of [`METHODS`] whose params do not
+/// fit: the member that is missing or of the wrong type, where one is.
+fn params_error(method: &str, params: Option<&Value>) -> String {
+    // (member, required, what it must be)
+    let members: &[(&str, bool, &str)] = match method {
+        "tools/call" | "prompts/get" => {
+            &[("name", true, "a string"), ("arguments", false, "an object")]
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            &[("uri", true, "a string")]
+        }
+        _ => &[],
+    };
+    let fits = |v: &Value, kind: &str| match kind {
+        "a string" => v.is_string(),
+        _ => v.is_object() || v.is_null(),
+    };
+    let why = match params.filter(|p| !p.is_null()) {
+        Some(Value::Object(o)) => {
+            members.iter().find_map(|(name, required, kind)| match o.get(*name) {
+                None if *required => Some(format!("`{name}` is missing")),
+                Some(v) if !fits(v, kind) => {
+                    Some(format!("`{name}` must be {kind}, not {}", json_type(v)))
+                }
+                _ => None,
+            })
+        }
+        Some(other) => Some(format!("`params` must be an object, not {}", json_type(other))),
+        None => members
+            .iter()
+            .find(|(_, required, _)| *required)
+            .map(|(name, ..)| format!("`params` is missing, and with it `{name}`")),
+    };
+    let why = why.unwrap_or_else(|| "they do not fit the method's parameters".to_owned());
+    format!("invalid params: {method}: {why}")
+}
+
+/// What kind of JSON value `v` is, with its article: `a string`, `an array`.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -384,5 +482,85 @@ mod tests {
             Checked::Message(_)
         ));
         assert!(matches!(check(nested(MAX_DEPTH - 2).as_bytes()), Checked::Refused(_)));
+    }
+
+    #[test]
+    fn check_reads_lone_surrogates_and_answers_bad_params_with_the_id() {
+        let refused = |line: &[u8]| match check(line) {
+            Checked::Refused(bytes) => serde_json::from_slice::<Value>(&bytes).unwrap(),
+            other => panic!("{}: {other:?}", String::from_utf8_lossy(line)),
+        };
+        let call = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{params}}}"#)
+        };
+        // Half of a cut emoji is read as U+FFFD; the request goes to rmcp.
+        let cut = call(r#"{"name":"search","arguments":{"query":"tea \ud83d"}}"#);
+        match check(cut.as_bytes()) {
+            Checked::Message(m) => {
+                assert!(serde_json::to_string(&m).unwrap().contains("tea \u{FFFD}"), "{m:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Not UTF-8, or cut short: still a parse error, but with the id.
+        let v = refused(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"x\":\"caf\xe9\"}");
+        assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (4.into(), (-32700).into()));
+        let v = refused(br#"{"jsonrpc":"2.0","id":2,"#);
+        assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (2.into(), (-32700).into()));
+        // Params that do not fit the method: invalid params, naming the member.
+        let cases = [
+            (
+                call(r#"{"name":"search","arguments":"tea"}"#),
+                "`arguments` must be an object, not a string",
+            ),
+            (
+                call(r#"{"name":"search","arguments":[]}"#),
+                "`arguments` must be an object, not an array",
+            ),
+            (call(r#"{"arguments":{"query":"tea"}}"#), "tools/call: `name` is missing"),
+            (call(r#"{"name":5}"#), "`name` must be a string, not a number"),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":5}}"#
+                    .to_owned(),
+                "resources/read: `uri` must be a string, not a number",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{}}"#.to_owned(),
+                "prompts/get: `name` is missing",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get"}"#.to_owned(),
+                "prompts/get: `params` is missing, and with it `name`",
+            ),
+        ];
+        for (line, words) in cases {
+            let v = refused(line.as_bytes());
+            assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (5.into(), (-32602).into()));
+            let message = v["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("invalid params: ") && message.contains(words),
+                "{line}: {message}"
+            );
+        }
+        // Requests as hosts send them go to rmcp, params or none.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"k":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/templates/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+        ] {
+            assert!(matches!(check(line.as_bytes()), Checked::Message(_)), "{line}");
+        }
+        // A method rmcp does not know is its to answer.
+        assert!(matches!(
+            check(br#"{"jsonrpc":"2.0","id":1,"method":"x/y","params":{}}"#),
+            Checked::Message(_)
+        ));
     }
 }

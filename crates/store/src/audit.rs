@@ -91,6 +91,9 @@ impl Action {
     }
 }
 
+/// The kinds of actor, the part of an actor's name before its first `:`.
+const KINDS: [&str; 5] = ["user", "agent", "bot", "system", "subagent"];
+
 /// Who made a change: `user:NAME`, `manual`, `bot:trigger-remember`, `subagent:NAME`, …
 ///
 /// The kind (the part before the first `:`, or a bare `manual`) is case-insensitive and kept
@@ -131,6 +134,17 @@ impl Actor {
             && t.split_once(':').is_none_or(|(kind, _)| !kind.is_empty());
         if !ok {
             return Err(InputError::Actor { actor: text.to_owned() });
+        }
+        // A sub-agent named `user:alice` would be listed and filed as that person.
+        if let Some((kind, rest)) = t.split_once(':')
+            && kind.eq_ignore_ascii_case("subagent")
+            && let Some((other, _)) = rest.split_once(':')
+            && KINDS.iter().any(|k| other.eq_ignore_ascii_case(k))
+        {
+            return Err(InputError::SubagentName {
+                name: rest.to_owned(),
+                kind: other.to_ascii_lowercase(),
+            });
         }
         let name = match t.split_once(':') {
             Some((kind, rest)) => format!("{}:{rest}", kind.to_ascii_lowercase()),
@@ -756,6 +770,22 @@ mod tests {
         for nameless in ["subagent:", "user:", ":x", "bot:", "bot:commit-from:"] {
             assert!(Actor::parse(nameless).is_err(), "{nameless}");
         }
+        // A sub-agent named as an actor of another kind would be shown as that actor.
+        for (text, kind) in [
+            ("subagent:user:alice", "user"),
+            ("SUBAGENT:User:alice", "user"),
+            ("subagent:bot:trigger-remember", "bot"),
+            ("subagent:agent:manual", "agent"),
+            ("subagent:system:init", "system"),
+            ("subagent:subagent:x", "subagent"),
+        ] {
+            match Actor::parse(text) {
+                Err(InputError::SubagentName { kind: k, .. }) => assert_eq!(k, kind, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert!(Actor::parse("subagent:team:x").is_ok());
+        assert!(Actor::parse("bot:commit-from:user").is_ok());
     }
 
     // See: issue 16

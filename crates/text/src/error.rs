@@ -24,6 +24,11 @@ fn nearest_names(names: &[String]) -> String {
     format!("; nearest: {}", quoted.join(", "))
 }
 
+/// Names in backticks, separated by commas: `` `a`, `b` ``.
+fn quoted_names(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
 /// A request that cannot be carried out as given.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
@@ -138,6 +143,15 @@ pub enum InputError {
         /// The actor as given.
         actor: String,
     },
+    /// A sub-agent named as an actor of another kind (`subagent:user:alice`, `--agent
+    /// user:alice`), which would then be shown and filed under a person's or a bot's name.
+    #[error("a sub-agent cannot be named `{name}`: `{kind}:` is another kind of actor")]
+    SubagentName {
+        /// The name given after `subagent:`.
+        name: String,
+        /// Its kind (`user`, `agent`, `bot`, `system`, `subagent`).
+        kind: String,
+    },
     /// A query matched several memories equally, and there is no terminal to ask on.
     #[error("{count} memories match equally well; pick one")]
     Ambiguous {
@@ -241,7 +255,7 @@ pub enum InputError {
     /// A flag that only applies to stores that were not chosen.
     #[error("{flag} applies only to the {stores} store, which this memory does not go to")]
     FlagNeedsStore {
-        /// The flag.
+        /// The flag (`--tags`) or MCP argument (`tags`).
         flag: &'static str,
         /// The stores it applies to.
         stores: &'static str,
@@ -249,6 +263,30 @@ pub enum InputError {
     /// The semantic store was chosen without an entity to put the fact on.
     #[error("the semantic store needs an entity to hold the fact")]
     SemanticWithoutEntity,
+    /// Arguments that cannot be given together (MCP's `remember` with `routing` and a field
+    /// the routing answer decides).
+    #[error("`{arg}` cannot be given with {}: {why}", quoted_names(others))]
+    ArgumentConflict {
+        /// The argument that excludes the others.
+        arg: &'static str,
+        /// The arguments given with it, in the order the tool lists them.
+        others: Vec<&'static str>,
+        /// Why not.
+        why: &'static str,
+    },
+    /// A text argument over the workspace's `limits.text_bytes` (an MCP search query).
+    #[error(
+        "{arg}: the text is {bytes} bytes; the limit is {limit} bytes (`limits.text_bytes` in \
+         cogmem.toml)"
+    )]
+    ArgumentTooLong {
+        /// The argument (`query`).
+        arg: &'static str,
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A routing answer from the host model that cannot be used.
     #[error("invalid routing answer: {why}")]
     Routing {
@@ -294,7 +332,7 @@ pub enum InputError {
     /// An extra or a penalty in a reward request without its reason.
     #[error("{what} needs a reason")]
     ReflectReason {
-        /// The flag.
+        /// The flag (`--extra`) or MCP argument (`extra`).
         what: &'static str,
     },
     /// A self-image consolidation that cannot be used.
@@ -624,9 +662,13 @@ impl InputError {
             Self::NotForgotten { .. } => {
                 "list forgotten memories with `cogmem audit --action archive`".into()
             }
-            Self::FlagNeedsStore { stores, .. } => {
+            Self::FlagNeedsStore { flag, stores } => {
                 let first = stores.split([' ', ',']).next().unwrap_or(stores);
-                format!("add `--store {first}`, or drop the flag")
+                if flag.starts_with("--") {
+                    format!("add `--store {first}`, or drop the flag")
+                } else {
+                    format!("add `{first}` to `stores`, or drop `{flag}`")
+                }
             }
             Self::ReflectBlock { .. } => {
                 "fix the block and submit again (one already submitted: approve the other blocks \
@@ -645,6 +687,9 @@ impl InputError {
                 "say why with `--reason TEXT` (`cogmem pending {decision} N --reason TEXT`; MCP: \
                  the `reason` argument)"
             ),
+            Self::ReflectReason { what } if !what.starts_with("--") => {
+                format!("give `{what}_reason` too, or drop `{what}`")
+            }
             Self::ReflectReason { what } => format!(
                 "add `--reason TEXT` after `{what} N` (MCP: the `{}_reason` argument)",
                 what.trim_start_matches('-')
@@ -673,6 +718,11 @@ impl InputError {
                 let near = crate::suggest::nearest(value, words, 1);
                 return near.first().map(|w| format!("did you mean `{w}`?"));
             }
+            Self::SubagentName { .. } => {
+                "name the sub-agent by itself, without a kind: `--agent researcher`, or `--actor \
+                 subagent:researcher`"
+                    .into()
+            }
             Self::Actor { .. } | Self::Slug { .. } => {
                 return None;
             }
@@ -698,6 +748,12 @@ impl InputError {
             }
             Self::SemanticWithoutEntity => {
                 "name the entity with `--entity TYPE--SLUG`, e.g. `--entity person--alice`".into()
+            }
+            Self::ArgumentConflict { arg, others, .. } => {
+                format!("drop {}, or drop `{arg}`", quoted_names(others))
+            }
+            Self::ArgumentTooLong { arg, .. } => {
+                format!("shorten `{arg}` to its key words")
             }
             Self::Routing { .. } => {
                 "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()

@@ -8,7 +8,7 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use serde_json::json;
 
-use super::{answer, reply};
+use super::answer;
 use crate::params::{ConsolidationParams, NoParams, ReflectionParams, RequestParams};
 use crate::{Server, schema};
 use cogmem_ops::reflect::RequestOptions;
@@ -31,9 +31,9 @@ impl Server {
         )
     )]
     fn reflect_status(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let mut a = answer(&reflect::status(&self.ws)?)?;
-            crate::hint::for_mcp_answer("reflect_status", &mut a.value);
+            crate::hint::for_mcp_answer("reflect_status", &mut a.value, self.role);
             Ok(a)
         })())
     }
@@ -52,7 +52,7 @@ impl Server {
         )
     )]
     fn reflect_request(&self, Parameters(p): Parameters<RequestParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let opts = RequestOptions {
                 extra: p.extra,
                 extra_reason: p.extra_reason.clone(),
@@ -76,7 +76,7 @@ impl Server {
         )
     )]
     fn reflect_input(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&reflect::input(&self.ws, self.clock.as_ref())?))())
+        self.reply((|| answer(&reflect::input(&self.ws, self.clock.as_ref())?))())
     }
 
     /// Hand in a reflection written from the reflection input; its OPERATION blocks are
@@ -93,7 +93,7 @@ impl Server {
         )
     )]
     fn reflect_submit(&self, Parameters(p): Parameters<ReflectionParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let r = reflect::submit(
                 &self.ws,
                 &p.text,
@@ -120,7 +120,7 @@ impl Server {
         )
     )]
     fn identity_input(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&identity::input(&self.ws)?))())
+        self.reply((|| answer(&identity::input(&self.ws)?))())
     }
 
     /// Hand in a rewritten Self-Image section with monthly summaries of the log. One commit;
@@ -136,7 +136,7 @@ impl Server {
         )
     )]
     fn identity_submit(&self, Parameters(p): Parameters<ConsolidationParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             answer(&identity::submit(&self.ws, &p.text, &self.writer(), self.clock.as_ref())?)
         })())
     }
@@ -153,6 +153,6 @@ impl Server {
         )
     )]
     fn identity_show(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&json!({ "diff": identity::show(&self.ws, self.clock.as_ref())? })))())
+        self.reply((|| answer(&json!({ "diff": identity::show(&self.ws, self.clock.as_ref())? })))())
     }
 }

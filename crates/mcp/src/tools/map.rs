@@ -8,7 +8,7 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use serde_json::json;
 
-use super::{answer, listed, reply};
+use super::{answer, listed};
 use crate::params::{
     EntityParams, ExportParams, GraphShowParams, NeighborsParams, NoParams, PathParams,
     RenameParams, RetypeParams, SupersedeParams,
@@ -31,7 +31,7 @@ impl Server {
         )
     )]
     fn graph_show(&self, Parameters(p): Parameters<GraphShowParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let now = self.clock.now();
             let as_of =
                 p.as_of.as_deref().map(|s| graph::parse_as_of("as_of", s, &now)).transpose()?;
@@ -52,7 +52,7 @@ impl Server {
         )
     )]
     fn graph_neighbors(&self, Parameters(p): Parameters<NeighborsParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let depth = p.depth.unwrap_or(1);
             let now = self.clock.now();
             let as_of =
@@ -75,7 +75,7 @@ impl Server {
         )
     )]
     fn graph_path(&self, Parameters(p): Parameters<PathParams>) -> CallToolResult {
-        reply((|| listed("path", &graph::path(&self.ws, &p.from, &p.to)?))())
+        self.reply((|| listed("path", &graph::path(&self.ws, &p.from, &p.to)?))())
     }
 
     /// Every relation an entity ever had, closed ones included, oldest first.
@@ -90,7 +90,7 @@ impl Server {
         )
     )]
     fn graph_history(&self, Parameters(p): Parameters<EntityParams>) -> CallToolResult {
-        reply((|| answer(&graph::history(&self.ws, &p.entity)?))())
+        self.reply((|| answer(&graph::history(&self.ws, &p.entity)?))())
     }
 
     /// Check the graph: unknown relations, wrong endpoint types, cycles, dangling links and
@@ -107,7 +107,7 @@ impl Server {
         )
     )]
     fn graph_check(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| listed("findings", &graph::check(&self.ws)?))())
+        self.reply((|| listed("findings", &graph::check(&self.ws)?))())
     }
 
     /// The graph's size: entities, relations (current ones apart), components, dangling links
@@ -123,7 +123,7 @@ impl Server {
         )
     )]
     fn graph_stats(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| answer(&graph::stats(&self.ws)?))())
+        self.reply((|| answer(&graph::stats(&self.ws)?))())
     }
 
     /// The relation vocabulary (`memory/graph/relations.md`), inverses included: the names
@@ -141,7 +141,7 @@ impl Server {
         )
     )]
     fn graph_relations(&self, Parameters(NoParams {}): Parameters<NoParams>) -> CallToolResult {
-        reply((|| listed("relations", &vocabulary::list(&self.ws)?))())
+        self.reply((|| listed("relations", &vocabulary::list(&self.ws)?))())
     }
 
     /// Export the graph (or one entity's neighbourhood) as a Mermaid diagram, Graphviz DOT or
@@ -157,7 +157,7 @@ impl Server {
         )
     )]
     fn graph_export(&self, Parameters(p): Parameters<ExportParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             let name = p.format.as_deref().unwrap_or("json");
             let format = match name {
                 "mermaid" => graph::ExportFormat::Mermaid,
@@ -192,7 +192,7 @@ impl Server {
         )
     )]
     fn supersede(&self, Parameters(p): Parameters<SupersedeParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             answer(&graph::supersede(
                 &self.ws,
                 &p.old,
@@ -219,7 +219,7 @@ impl Server {
         )
     )]
     fn graph_rename(&self, Parameters(p): Parameters<RenameParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             answer(&graph::rename(&self.ws, &p.old, &p.new, self.writer(), self.clock.as_ref())?)
         })())
     }
@@ -237,7 +237,7 @@ impl Server {
         )
     )]
     fn graph_retype(&self, Parameters(p): Parameters<RetypeParams>) -> CallToolResult {
-        reply((|| {
+        self.reply((|| {
             answer(&graph::retype(
                 &self.ws,
                 &p.entity,
