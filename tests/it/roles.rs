@@ -104,6 +104,31 @@ fn issue_16_a_subagent_proposes_only_as_itself() {
     env.mutate(["propose", "--from", "helper", "Alice likes skiing"]);
 }
 
+/// A sub-agent cannot let a secret in: `propose --allow-secret` by a sub-agent committed the
+/// credential into the pending file's history, and its approval, which trusts the check made
+/// at proposing, wrote it into memory unscanned. Whether it is a secret is a person's call.
+#[test]
+fn a_subagent_cannot_allow_a_secret_into_its_proposal() {
+    let env = TestEnv::initialized();
+    let head = env.head();
+    let token = format!("ghp_{}", "4bR7cT9dW2eX5fY8gZ1hA3iB6jC0kD4lE7mF");
+    let text = format!("the CI token is {token}");
+    let out =
+        env.run(["--actor", "subagent:scout", "propose", "--allow-secret", &text]).output().code(4);
+    assert!(
+        out.stderr.starts_with(
+            "error: subagent:scout is a sub-agent; only a person may let what looks like a \
+             secret into memory\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.stderr.contains(&token), "{out}");
+    assert_eq!(env.head(), head);
+    assert!(!env.read("memory/meta/pending-memories.md").contains(&token));
+    // The main agent may still relay it, allowed, for the person to decide.
+    env.mutate(["propose", "--from", "scout", "--allow-secret", &text]);
+}
+
 /// Runs `reflect request` so that a reward decision is due.
 fn requested() -> TestEnv {
     let env = TestEnv::initialized();

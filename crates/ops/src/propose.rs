@@ -100,6 +100,7 @@ pub fn propose(
             ("a relation", format!("{}|{}|{}", r.from.as_str(), r.relation, r.to.as_str()))
         }),
     );
+    ws.options().check_secret_allowed(req.allow_secret)?;
     cogmem_store::secrets::check_fields(fields, req.allow_secret)?;
     let from = Actor::parse(&format!("subagent:{}", req.from))?;
     let repo = git::open(ws.root())?;

@@ -431,6 +431,12 @@ pub enum RuleError {
         /// The actor.
         actor: String,
     },
+    /// A sub-agent asked to let what looks like a credential into a proposal.
+    #[error("{actor} is a sub-agent; only a person may let what looks like a secret into memory")]
+    SubagentSecret {
+        /// The actor.
+        actor: String,
+    },
     /// A sub-agent tried to file a proposal under another agent's name.
     #[error("{actor} may propose only as itself, not as `{from}`")]
     ProposerMismatch {
@@ -802,6 +808,11 @@ impl RuleError {
             Self::SubagentWrite { .. } => {
                 Some("hand the memory to the main agent, which decides what is written".into())
             }
+            Self::SubagentSecret { .. } => Some(
+                "propose it without the credential; if it is not a secret, the user can remember \
+                 it with `--allow-secret`"
+                    .into(),
+            ),
             Self::ProposerMismatch { .. } => Some(
                 "leave out `--from` (MCP: `from`): a sub-agent's proposals are always its own"
                     .into(),

@@ -180,6 +180,17 @@ impl WorkspaceOptions {
         self.caller.as_ref().is_some_and(Actor::is_subagent)
     }
 
+    /// Refuses a sub-agent caller's `allow_secret`: whether something that looks like a
+    /// credential may be kept is a person's call, and an approved proposal is not scanned again.
+    pub fn check_secret_allowed(&self, allow_secret: bool) -> crate::Result<()> {
+        match &self.caller {
+            Some(a) if allow_secret && a.is_subagent() => {
+                Err(RuleError::SubagentSecret { actor: a.to_string() }.into())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Refuses a sub-agent caller ([`WorkspaceOptions::is_subagent_caller`]): the one role
     /// gate every write goes through, through [`Workspace::lock`] or, before a workspace
     /// exists, `cogmem init`, and `touch`, which records a use without a lock.
