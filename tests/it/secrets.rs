@@ -266,10 +266,11 @@ fn propose_refuses_credentials_unless_allowed() {
         "github-token",
         &token,
     );
+    // The sub-agent cannot allow it (a person's call: roles.rs); the main agent may relay it.
     env.mutate([
-        "--actor",
-        "subagent:researcher",
         "propose",
+        "--from",
+        "researcher",
         "--allow-secret",
         "--entity",
         "person--alice",
