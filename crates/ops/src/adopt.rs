@@ -248,10 +248,7 @@ pub fn adopt_locked(
         at: now.with_timezone(&Utc),
         reason: "removed from its file by a commit made outside cogmem, adopted",
     };
-    let settled = removal::settle(&mut decay, &removed, &heads, &after, &who);
-    for c in &settled.carried {
-        change.carry_uses(&c.from, &c.to); // uses recorded under the old id count for the new
-    }
+    let settled = removal::settle(&mut change, &mut decay, &removed, &heads, &after, &who);
     report.decay_archived = settled.archived;
     report.decay_carried = settled.carried;
     for (path, text, created) in &texts {

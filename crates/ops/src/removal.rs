@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use cogmem_store::change::Change;
 use cogmem_store::store::Store;
 use cogmem_store::store::decay_file::{ArchiveRecord, DecayFile};
 use cogmem_store::store::units::{self, MemoryUnit};
@@ -68,8 +69,10 @@ pub(crate) struct Settler<'a> {
 /// unchanged or nearly ([`is_renamed`]), that new memory having no entry yet, gets its entry
 /// renamed to the new id; every other removed unit with a live entry gets it archived with a
 /// record by `who`. Call it before creating the new units' entries, or the renamed file gets a
-/// fresh one. Forgotten entries are left as they are.
+/// fresh one. Forgotten entries are left as they are. `change`, which will fold the uses
+/// recorded since the last commit, counts those of a renamed memory for its new id.
 pub(crate) fn settle(
+    change: &mut Change,
     decay: &mut DecayFile,
     removed: &[MemoryUnit],
     before: &[(&str, &str)],
@@ -111,6 +114,7 @@ pub(crate) fn settle(
         {
             let to = arrivals.remove(i).id;
             if decay.rename_entry(&r.id, &to) {
+                change.carry_uses(&r.id, &to);
                 out.carried.push(Carried { from: r.id.clone(), to });
                 continue;
             }

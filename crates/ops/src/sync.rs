@@ -363,10 +363,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         at: created,
         reason: "removed from its file by a hand edit that sync committed",
     };
-    let settled = removal::settle(&mut decay, &removed, &heads, &texts, &who);
-    for c in &settled.carried {
-        change.carry_uses(&c.from, &c.to); // uses recorded under the old id count for the new
-    }
+    let settled = removal::settle(&mut change, &mut decay, &removed, &heads, &texts, &who);
     report.decay_archived = settled.archived;
     report.decay_carried = settled.carried;
     for (path, text) in &texts {

@@ -59,11 +59,8 @@ pub(crate) fn write(
     let rel = decay_file::file_path(home);
     let path = ws.abs(&rel);
     let read = || -> crate::Result<DecayFile> {
-        Ok(match (fsx::read_text_if_exists(&path, ws.file_limit())?, home) {
-            (None, _) => DecayFile::parse("{}", &path)?,
-            (Some(text), None) => DecayFile::parse(&text, &path)?,
-            (Some(text), Some(_)) => DecayFile::parse_shard(&text, &path)?,
-        })
+        let text = fsx::read_text_if_exists(&path, ws.file_limit())?;
+        Ok(DecayFile::parse_home(text.as_deref().unwrap_or("{}"), &path, home)?)
     };
     let (decay, unreadable) = match read() {
         Ok(decay) => (decay, None),

@@ -356,6 +356,12 @@ impl DecayFile {
         Self::parse_file(text, path, false)
     }
 
+    /// Parses the decay file `home` names (`None`: the main file, [`DecayFile::parse`]; a
+    /// shard, [`DecayFile::parse_shard`]).
+    pub fn parse_home(text: &str, path: &Path, home: Option<Shard>) -> Result<Self, StoreError> {
+        Self::parse_file(text, path, home.is_none())
+    }
+
     /// Loads a workspace's decay state: the main file (an empty one when missing) and every
     /// shard file.
     pub fn load(from: &(impl ReadRoot + ?Sized)) -> crate::Result<Self> {
@@ -387,10 +393,7 @@ impl DecayFile {
             let path = root.join(rel);
             let text = disk(from)(rel).and_then(|text| {
                 let Some(text) = text else { return Ok(None) };
-                let parsed = match home_of(rel) {
-                    Some(Some(_)) => Self::parse_shard(&text, &path),
-                    _ => Self::parse(&text, &path),
-                };
+                let parsed = Self::parse_home(&text, &path, home_of(rel).flatten());
                 parsed.map(|_| Some(text)).map_err(Into::into)
             });
             text.or_else(|e| {

@@ -199,6 +199,20 @@ pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {
     add_bullet(text, "Facts", &markdown::list_item(fact), date)
 }
 
+/// The byte range of the value of the `Tags:` field in an entity comment line `bare` (after
+/// `Tags:`, up to the next `|` or `-->`), where [`add_tags`] writes and [`remove_tags`] edits.
+fn tags_value(bare: &str) -> Option<(usize, usize)> {
+    let start = bare.find("Tags:")? + "Tags:".len();
+    let rest = &bare[start..];
+    let end = [rest.find('|'), rest.find("-->")].into_iter().flatten().min();
+    Some((start, start + end.unwrap_or(rest.len())))
+}
+
+/// `bare` with its `Tags:` value ([`tags_value`] at `start..end`) replaced by `list`.
+fn with_tags(bare: &str, (start, end): (usize, usize), list: &str) -> String {
+    format!("{} {list} {}", &bare[..start], &bare[end..])
+}
+
 /// Adds tags to the entity's `Tags:` field, after the ones it has, without repeats: in its
 /// `<!-- Type: … -->` comment line, or, in a file without one (front matter, a file written
 /// by hand), in a `<!-- Tags: … -->` line of its own after the title. Front matter is kept
@@ -209,12 +223,12 @@ pub fn add_fact(text: &str, fact: &str, date: &str) -> Added {
 pub fn add_tags(text: &str, tags: &[String]) -> Option<String> {
     let (prefix, _) = markdown::split_front_matter(text);
     let body = &text[prefix..];
-    let field = |line: &str| line.find("Tags:").map(|i| i + "Tags:".len());
+    let field = tags_value;
     let comments = || body.lines().take(4).filter(|l| l.trim_start().starts_with("<!--"));
     let mut have: Vec<String> = comments()
         .filter_map(|l| {
-            let i = field(l)?;
-            Some(l[i..].split('|').next().unwrap_or("").trim_end_matches("-->").to_owned())
+            let (start, end) = field(l)?;
+            Some(l[start..end].to_owned())
         })
         .flat_map(|v| v.split(',').map(|t| t.trim().to_owned()).collect::<Vec<_>>())
         .filter(|t| !t.is_empty() && t != "none")
@@ -255,15 +269,7 @@ pub fn add_tags(text: &str, tags: &[String]) -> Option<String> {
         }
         done = true;
         match field(bare) {
-            Some(i) => {
-                let rest = &bare[i..];
-                let end = [rest.find('|'), rest.find("-->")].into_iter().flatten().min();
-                out.push_str(&bare[..i]);
-                out.push(' ');
-                out.push_str(&list);
-                out.push(' ');
-                out.push_str(&rest[end.unwrap_or(rest.len())..]);
-            }
+            Some(value) => out.push_str(&with_tags(bare, value, &list)),
             None => {
                 out.push_str(bare.trim_end().trim_end_matches("-->").trim_end());
                 out.push_str(" | Tags: ");
@@ -369,15 +375,12 @@ pub fn remove_tags(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
     let mut changed = false;
     for (n, line) in text[prefix..].split_inclusive('\n').enumerate() {
         let bare = line.trim_end_matches(['\n', '\r']);
-        let field = bare.find("Tags:").map(|i| i + "Tags:".len());
-        let Some(i) = field.filter(|_| n < 4 && bare.trim_start().starts_with("<!--")) else {
+        let field = tags_value(bare).filter(|_| n < 4 && bare.trim_start().starts_with("<!--"));
+        let Some(value) = field else {
             out.push_str(line);
             continue;
         };
-        let rest = &bare[i..];
-        let end = [rest.find('|'), rest.find("-->")].into_iter().flatten().min();
-        let end = end.unwrap_or(rest.len());
-        let tags: Vec<&str> = rest[..end]
+        let tags: Vec<&str> = bare[value.0..value.1]
             .split(',')
             .map(str::trim)
             .filter(|t| !t.is_empty() && *t != "none")
@@ -389,11 +392,7 @@ pub fn remove_tags(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
         }
         changed = true;
         let list = if kept.is_empty() { "none".to_owned() } else { kept.join(", ") };
-        out.push_str(&bare[..i]);
-        out.push(' ');
-        out.push_str(&list);
-        out.push(' ');
-        out.push_str(&rest[end..]);
+        out.push_str(&with_tags(bare, value, &list));
         out.push_str(&line[bare.len()..]);
     }
     changed.then_some(out)
