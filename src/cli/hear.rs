@@ -83,7 +83,7 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
     }
     match &report.action {
         HeardAction::None => {}
-        HeardAction::Remembered { commit, dry_run, written, duplicates } => {
+        HeardAction::Remembered { commit, dry_run, written, duplicates, revived } => {
             if *dry_run {
                 let _ = writeln!(out, "dry run: nothing written");
             } else if let Some(id) = commit {
@@ -95,12 +95,15 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
             for u in duplicates {
                 let _ = writeln!(out, "  already remembered: {}  {}:{}", u.id, u.path, u.line);
             }
+            for id in revived {
+                let _ = writeln!(out, "  {}", render::revived_line(id));
+            }
         }
         HeardAction::NothingToRemember => {
             let _ =
                 writeln!(out, "nothing to remember: the message has no content after the trigger");
         }
-        HeardAction::ConfirmForget { candidates, command } => {
+        HeardAction::ConfirmForget { candidates, command, whole_entity } => {
             if candidates.is_empty() {
                 let _ = writeln!(out, "no matching memory; nothing forgotten");
             } else {
@@ -108,11 +111,14 @@ pub fn run(ctx: &Ctx, args: &HearArgs) -> cogmem::Result<Exit> {
                 for c in candidates {
                     let _ = writeln!(out, "  {}  {}:{}  {}", c.id, c.path, c.line, c.excerpt);
                 }
-                match command {
-                    Some(cmd) => {
+                match (command, whole_entity) {
+                    (Some(cmd), _) => {
                         let _ = writeln!(out, "confirm with: {cmd}");
                     }
-                    None => {
+                    (None, Some(whole)) => {
+                        let _ = writeln!(out, "{}", whole.advice());
+                    }
+                    (None, None) => {
                         let _ = writeln!(
                             out,
                             "several match equally; confirm one with: cogmem forget --id ID --yes"

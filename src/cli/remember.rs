@@ -136,6 +136,9 @@ pub fn run(ctx: &Ctx, args: &RememberArgs) -> cogmem::Result<Exit> {
             let _ = writeln!(msg, "  {:<10} {}  {}:{}", u.store.as_str(), u.id, u.path, u.line);
         }
     }
+    for id in &report.revived {
+        let _ = writeln!(msg, "  {}", render::revived_line(id));
+    }
     if !report.duplicates.is_empty() {
         let _ = writeln!(msg, "already remembered, not written again:");
         for u in &report.duplicates {

@@ -105,6 +105,12 @@ pub fn recovered(style: Style, r: &cogmem::workspace::journal::Recovered) {
     }
 }
 
+/// The line naming a forgotten memory that a write brought back, shared by `remember` and
+/// `hear`.
+pub fn revived_line(id: &str) -> String {
+    format!("brought back (it had been forgotten): {id}")
+}
+
 /// Shortens a commit id for people.
 pub fn short(id: &str) -> &str {
     &id[..id.len().min(8)]

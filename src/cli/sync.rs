@@ -146,6 +146,9 @@ fn dry_run_text(report: &SyncReport) -> String {
     if !report.decay_archived.is_empty() {
         let _ = writeln!(out, "decay   {} entries archived", report.decay_archived.len());
     }
+    for id in &report.decay_revived {
+        let _ = writeln!(out, "decay   {id} brought back (it had been forgotten; written again)");
+    }
     for c in &report.decay_carried {
         let _ = writeln!(out, "decay   {} carried to {} (renamed)", c.from, c.to);
     }

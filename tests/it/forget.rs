@@ -365,3 +365,86 @@ fn issue_20_a_forget_by_words_asks_the_index_and_answers_as_the_files_do() {
     let halves: Vec<(String, f64)> = found.iter().map(|(id, _)| (id.clone(), 0.5)).collect();
     assert_eq!(by_files, halves);
 }
+
+/// The ids and texts of what `search QUERY --json` finds (as the suite shows command output,
+/// hashes in ids normalised), one string each.
+fn found(env: &TestEnv, query: &str) -> Vec<String> {
+    let out = env.run(["search", query, "--json"]).output();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+    v.as_array()
+        .map(|h| h.iter().map(|h| format!("{} {}", h["id"], h["text"])).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `search QUERY` finds a hit with `id` whose text holds `text`.
+fn finds(env: &TestEnv, query: &str, id: &str, text: &str) -> bool {
+    found(env, query).iter().any(|h| h.starts_with(&format!("\"{id}\"")) && h.contains(text))
+}
+/// Remembering a forgotten memory again brings it back (the audit of 2026-12-06 found it
+/// written, reported remembered, and still hidden from search, recall and context, every later
+/// fact about a forgotten entity with it; and `restore` then wrote the bullet a second time).
+#[test]
+fn remembering_a_forgotten_memory_again_brings_it_back() {
+    let env = setup();
+    // A core bullet: forgetting takes it out of MEMORY.md; remembering writes it back.
+    let raw = core_id(&env);
+    // As the suite shows command output: the hash in the id normalised.
+    let id = crate::common::normalize(&raw, std::path::Path::new("/-"));
+    env.mutate(["forget", "--id", &raw, "--yes"]);
+    assert!(!finds(&env, "ship atlas", &id, "Friday"));
+    let out = env.mutate(["remember", "Ship Atlas on Friday", "--store", "core", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["revived"], serde_json::json!([id]), "{out}");
+    assert!(finds(&env, "ship atlas", &id, "Friday"), "{out}");
+    assert_eq!(env.read("MEMORY.md").matches("Ship Atlas on Friday").count(), 1);
+    let out = env.run(["restore", &raw]).output().code(1);
+    assert!(out.stderr.contains("is not forgotten"), "{out}");
+    let audit = env.audit_lines();
+    assert!(audit.iter().any(|l| l.contains(&format!("brought back {raw}"))), "{audit:#?}");
+
+    // An entity: a new fact about it brings it back, into the graph index too.
+    env.mutate(["forget", "--id", "entity:person--alice", "--yes"]);
+    assert!(!env.read("memory/graph/index.md").contains("person--alice"));
+    let out = env.mutate(["remember", "Alice loves matcha", "--entity", "person--alice"]);
+    assert!(
+        out.stderr.contains("brought back (it had been forgotten): entity:person--alice"),
+        "{out}"
+    );
+    assert!(finds(&env, "matcha", "entity:person--alice", "matcha"), "{out}");
+    assert!(env.read("memory/graph/index.md").contains("person--alice"));
+
+    // An episode keeps its line when forgotten: remembering the same text again is no
+    // longer "already remembered" and hidden, but brought back, without a second line.
+    let out = env.mutate(["remember", "the plumber comes at eight", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let episode = v["written"][0]["id"].as_str().unwrap().to_owned();
+    let day_file = v["written"][0]["path"].as_str().unwrap().to_owned();
+    env.mutate(["forget", "--id", &episode, "--yes"]);
+    assert!(!finds(&env, "plumber", &episode, "plumber"));
+    let out = env.mutate(["remember", "the plumber comes at eight", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["revived"], serde_json::json!([episode]), "{out}");
+    assert_eq!(v["duplicates"], serde_json::json!([]), "{out}");
+    assert!(finds(&env, "plumber", &episode, "plumber"), "{out}");
+    let day = env.read(&day_file);
+    assert_eq!(day.matches("the plumber comes at eight").count(), 1, "{day}");
+    let verify = env.run(["verify"]).success();
+    assert!(verify.stdout.contains("clean"), "{verify}");
+}
+
+/// A bullet edited away by hand and then back is found again after the second `sync` (its
+/// entry had been archived by the first, and stayed so).
+#[test]
+fn a_bullet_edited_away_and_back_by_hand_is_found_again() {
+    let env = setup();
+    let id = crate::common::normalize(&core_id(&env), std::path::Path::new("/-"));
+    let text = env.read("MEMORY.md");
+    env.write("MEMORY.md", &text.replace("Ship Atlas on Friday", "Ship Atlas on Monday"));
+    env.mutate(["sync"]);
+    assert!(!finds(&env, "ship atlas", &id, "Friday"));
+    env.write("MEMORY.md", &text);
+    let out = env.mutate(["sync", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["decay_revived"], serde_json::json!([id]), "{out}");
+    assert!(finds(&env, "ship atlas", &id, "Friday"), "{out}");
+}

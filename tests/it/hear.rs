@@ -130,6 +130,47 @@ fn forget_asks_first_and_recall_reads() {
     assert_eq!(env.head(), head);
 }
 
+/// "Forget that my work email is …" found the user's entity by that one fact, and `hear` offered
+/// `forget --id entity:person--user --yes` as the single clear match: confirming it forgot every
+/// fact about the user (the audit of 2026-12-06). A fact match gives no ready command now, and
+/// says what forgetting the entity would take; a request naming the entity still gets one.
+#[test]
+fn forgetting_one_fact_does_not_offer_to_forget_the_whole_entity() {
+    let env = TestEnv::initialized();
+    for fact in [
+        "Remember that I am allergic to penicillin",
+        "Remember that my work email is sam@acme.io",
+        "Remember that I live in Leeds",
+    ] {
+        env.mutate(["hear", fact]);
+    }
+    let head = env.head();
+    let out = env.run(["hear", "--json", "forget that my work email is sam@acme.io"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["action"]["candidates"][0]["id"], "entity:person--user", "{out}");
+    assert_eq!(v["action"]["command"], serde_json::Value::Null, "{out}");
+    let whole = &v["action"]["whole_entity"];
+    assert_eq!(whole["id"], "entity:person--user", "{out}");
+    assert_eq!(whole["path"], "memory/graph/entities/person--user.md", "{out}");
+    assert!(whole["facts"].as_u64().unwrap() >= 3, "{out}");
+    let out = env.run(["hear", "forget that my work email is sam@acme.io"]).success();
+    assert!(
+        out.stdout.contains("is a whole entity: forgetting it forgets all")
+            && out.stdout.contains("delete its line from memory/graph/entities/person--user.md"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("confirm with:"), "{out}");
+    assert_eq!(env.head(), head, "nothing forgotten");
+
+    // Naming the entity itself is asking for the entity.
+    env.mutate(["remember", "Bob is vegan", "--entity", "person--bob"]);
+    env.mutate(["remember", "Bob is allergic to cats", "--entity", "person--bob"]);
+    let out = env.run(["hear", "--json", "please forget Bob"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["action"]["command"], "cogmem forget --id entity:person--bob --yes", "{out}");
+    assert!(v["action"].get("whole_entity").is_none(), "{out}");
+}
+
 #[test]
 fn reflect_and_goodnight_only_answer() {
     let env = TestEnv::initialized();

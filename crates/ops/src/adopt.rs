@@ -68,6 +68,8 @@ pub struct AdoptReport {
     /// Decay entries carried to a new id because those commits renamed their procedure or
     /// vault note with its text unchanged, or nearly (see [`crate::removal`]).
     pub decay_carried: Vec<Carried>,
+    /// Forgotten decay entries brought back because those commits wrote their memory again.
+    pub decay_revived: Vec<String>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
     /// What looks like a credential in the lines those commits added, each with its commit:
@@ -249,14 +251,14 @@ pub fn adopt_locked(
         reason: "removed from its file by a commit made outside cogmem, adopted",
     };
     let settled = removal::settle(&mut change, &mut decay, &removed, &heads, &after, &who);
-    report.decay_archived = settled.archived;
-    report.decay_carried = settled.carried;
     for (path, text, created) in &texts {
         let ids = crate::sync::insert_decay_entries(ws, &mut decay, path, text, *created);
         report.decay_entries.extend(ids);
     }
-    let what =
-        removal::summary(&report.decay_entries, &report.decay_archived, &report.decay_carried);
+    let what = removal::summary(&report.decay_entries, &settled);
+    report.decay_archived = settled.archived;
+    report.decay_carried = settled.carried;
+    report.decay_revived = settled.revived;
     if !what.is_empty() {
         change.write_decay(ws, &mut decay, Action::Edit, &what);
     }

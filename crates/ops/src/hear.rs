@@ -88,6 +88,8 @@ pub enum HeardAction {
         written: Vec<remember::Unit>,
         /// What was already there.
         duplicates: Vec<remember::Unit>,
+        /// Ids of forgotten memories this brought back (written again, or found present).
+        revived: Vec<String>,
     },
     /// The remember trigger had nothing to remember.
     NothingToRemember,
@@ -95,8 +97,13 @@ pub enum HeardAction {
     ConfirmForget {
         /// The best matches.
         candidates: Vec<Candidate>,
-        /// The command that forgets the first candidate.
+        /// The command that forgets the first candidate: only for a single clear best match
+        /// that is the whole of what was asked (not an entity found by one of its facts).
         command: Option<String>,
+        /// When the best match is an entity found by one of its facts: forgetting it would
+        /// forget every fact and relation it holds, so no ready command is given.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        whole_entity: Option<WholeEntity>,
     },
     /// The user asked for a reflection.
     Reflect {
@@ -117,6 +124,58 @@ pub enum HeardAction {
         /// ID` prints the whole memory.
         results: Vec<cogmem_index::index::search::Hit>,
     },
+}
+
+/// An entity a forget request found by one of its facts: forgetting is by whole unit, and the
+/// entity holds more than that fact.
+#[derive(Debug, Clone, Serialize)]
+pub struct WholeEntity {
+    /// The entity's id (`entity:TYPE--SLUG`).
+    pub id: String,
+    /// Its file.
+    pub path: String,
+    /// The bullets of its `## Facts`.
+    pub facts: usize,
+    /// Its relations.
+    pub relations: usize,
+}
+
+impl WholeEntity {
+    /// What to tell the user (or the agent) about it, in one sentence.
+    pub fn advice(&self) -> String {
+        format!(
+            "{} is a whole entity: forgetting it forgets all {} of its facts and {} of its \
+             relations, not only the one that matched. To drop one fact, delete its line from \
+             {} and run `cogmem sync`; to forget the whole entity, `cogmem forget --id {} --yes`",
+            self.id,
+            self.facts,
+            self.relations,
+            self.path,
+            cogmem_text::shell::quote(&self.id)
+        )
+    }
+}
+
+/// Whether a forget request's `content` found the entity `c` by one of its facts rather than
+/// by its name: some word of the request is not among the entity's names. `None` when the
+/// entity holds no more than one fact or relation (then the entity is what matched).
+fn found_by_a_fact(ws: &Workspace, c: &Candidate, content: &str) -> Option<WholeEntity> {
+    let id = EntityId::parse(c.id.strip_prefix("entity:")?).ok()?;
+    let text = ws.read_text_if_exists(&c.path).ok()??;
+    let facts = entity::facts(&text).len();
+    let relations = entity::relations(&text).len();
+    if facts + relations <= 1 {
+        return None;
+    }
+    let names: Vec<String> = entity::names(&id, &text)
+        .iter()
+        .flat_map(|n| cogmem_index::index::analyzer::terms(n))
+        .collect();
+    let asked = cogmem_index::index::analyzer::terms(content);
+    if !asked.is_empty() && asked.iter().all(|t| names.contains(t)) {
+        return None;
+    }
+    Some(WholeEntity { id: c.id.clone(), path: c.path.clone(), facts, relations })
 }
 
 /// What `hear` reports.
@@ -273,11 +332,12 @@ pub fn hear(
                         dry_run: true,
                         written: Vec::new(),
                         duplicates: Vec::new(),
+                        revived: Vec::new(),
                     }
                 } else {
-                    let RememberReport { commit, written, duplicates, .. } =
+                    let RememberReport { commit, written, duplicates, revived, .. } =
                         remember::remember(ws, &req, clock)?;
-                    HeardAction::Remembered { commit, dry_run: false, written, duplicates }
+                    HeardAction::Remembered { commit, dry_run: false, written, duplicates, revived }
                 }
             }
         }
@@ -288,14 +348,19 @@ pub fn hear(
             } else {
                 forget::find(ws, &content, 5)?
             };
-            // Only a clear best match gets a ready command; ties must be picked by id.
+            // Only a clear best match gets a ready command; ties must be picked by id. An
+            // entity found by one of its facts gets none either: "forget that my email is …"
+            // must not read as "forget everything about me".
             let clear = candidates.len() == 1
                 || candidates.len() > 1 && candidates[0].score > candidates[1].score;
-            let command = candidates
-                .first()
-                .filter(|_| clear)
+            let best = candidates.first().filter(|_| clear);
+            let whole_entity = best
+                .filter(|c| c.store == Store::Semantic && !content.is_empty())
+                .and_then(|c| found_by_a_fact(ws, c, &content));
+            let command = best
+                .filter(|_| whole_entity.is_none())
                 .map(|c| format!("cogmem forget --id {} --yes", cogmem_text::shell::quote(&c.id)));
-            HeardAction::ConfirmForget { candidates, command }
+            HeardAction::ConfirmForget { candidates, command, whole_entity }
         }
         TriggerKind::Recall => {
             let search_opts =

@@ -212,8 +212,13 @@ pub fn user_prompt(
     }
     match &heard.action {
         HeardAction::None | HeardAction::Recall { .. } => {}
-        HeardAction::Remembered { written: w, duplicates, .. } => {
-            let ids: Vec<&str> = w.iter().chain(duplicates).map(|u| u.id.as_str()).collect();
+        HeardAction::Remembered { written: w, duplicates, revived, .. } => {
+            let mut ids: Vec<&str> = w.iter().chain(duplicates).map(|u| u.id.as_str()).collect();
+            for r in revived {
+                if !ids.contains(&r.as_str()) {
+                    ids.push(r);
+                }
+            }
             let what = heard.routing.as_ref().map_or("", |r| r.summary.as_str());
             text.push_str(&format!(
                 "cogmem remembered what the user asked it to: \"{}\" ({}). Tell the user it is \
@@ -228,7 +233,7 @@ pub fn user_prompt(
                  to remember: ask them what to keep.\n",
             );
         }
-        HeardAction::ConfirmForget { candidates, command } => {
+        HeardAction::ConfirmForget { candidates, command, whole_entity } => {
             text.push_str(
                 "The user asked to forget something. Nothing is forgotten yet: show them these \
                  candidates and forget only the one they confirm, with `cogmem forget --id ID \
@@ -241,6 +246,8 @@ pub fn user_prompt(
                 text.push_str("- (nothing in memory matches)\n");
             } else if let Some(command) = command {
                 text.push_str(&format!("(the best match; once they confirm it: `{command}`)\n"));
+            } else if let Some(whole) = whole_entity {
+                text.push_str(&format!("({}; ask the user which they mean)\n", whole.advice()));
             } else {
                 text.push_str("(no single best match: ask which one)\n");
             }

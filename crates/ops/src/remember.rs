@@ -310,6 +310,10 @@ pub struct RememberReport {
     pub written: Vec<Unit>,
     /// Units not written because they already exist.
     pub duplicates: Vec<Unit>,
+    /// Ids of the units, written or found present, that had been forgotten and are brought
+    /// back: asked to remember them, the user wants them found again (their forget record
+    /// goes, so `restore` no longer applies).
+    pub revived: Vec<String>,
     /// Files in the commit, the audit log included.
     pub files: Vec<String>,
 }
@@ -398,43 +402,61 @@ pub(crate) fn remember_with(
         }
     }
     cogmem_store::timing::mark("remember: stores written");
-    if w.graph_changed {
-        crate::graph::regenerate_index_into(ws, &mut w.change)?;
-        cogmem_store::timing::mark("remember: graph index regenerated");
-    }
     let counts_interactions =
         ws.settings().decay.clock == cogmem_store::settings::DecayClock::Interactions;
-    if !w.new_units.is_empty() || counts_interactions && !w.change.is_empty() {
-        // Only the shards that hold these entries are read.
-        let keys: Vec<&str> = w.new_units.iter().map(|(id, _)| id.as_str()).collect();
+    let wrote = !w.change.is_empty();
+    // Units found present count too: one that was forgotten is brought back.
+    let mut units = w.new_units.clone();
+    units.extend(w.duplicates.iter().map(|u| (u.id.clone(), u.store)));
+    let mut revived = Vec::new();
+    if !units.is_empty() || counts_interactions && wrote {
+        // Only the shards that hold these entries are read, unless a forgotten entity comes
+        // back: the graph index then lists it again, rendered from the whole decay state.
+        let keys: Vec<&str> = units.iter().map(|(id, _)| id.as_str()).collect();
         let mut decay = DecayFile::load_for(ws, &keys)?;
+        if units.iter().any(|(id, store)| *store == Store::Semantic && decay.is_forgotten(id)) {
+            decay = DecayFile::load(ws)?;
+        }
+        // A unit found present is used only when it was forgotten (a plain duplicate changes
+        // nothing, as before).
+        units.retain(|(id, _)| w.new_units.iter().any(|(n, _)| n == id) || decay.is_forgotten(id));
+        let counts = counts_interactions && (wrote || !units.is_empty());
+        if counts {
+            decay.add_interactions(1);
+        }
         let base = if req.actor.as_str() == "bot:auto-detect" {
             ws.settings().decay.base_auto
         } else {
             ws.settings().decay.base_explicit
         };
-        if counts_interactions {
-            decay.add_interactions(1);
+        let settled = settle_units(&mut decay, &units, base, now, &ws.settings().decay);
+        if settled.revived.iter().any(|id| id.starts_with("entity:")) {
+            crate::graph::regenerate_index_with(ws, &mut w.change, &decay)?;
+            cogmem_store::timing::mark("remember: graph index regenerated");
+        } else if w.graph_changed {
+            crate::graph::regenerate_index_into(ws, &mut w.change)?;
+            cogmem_store::timing::mark("remember: graph index regenerated");
         }
-        let (added, used) = settle_units(&mut decay, &w.new_units, base, now, &ws.settings().decay);
-        if !added.is_empty() || !used.is_empty() || counts_interactions {
-            let mut parts = Vec::new();
-            if !added.is_empty() {
-                parts.push(format!("decay entries for {}", added.join(", ")));
-            }
-            if !used.is_empty() {
-                parts.push(format!("used {}", used.join(", ")));
-            }
-            let summary =
-                if parts.is_empty() { "one more interaction".to_owned() } else { parts.join("; ") };
-            w.change.write_decay(ws, &mut decay, Action::Edit, &summary);
+        if !settled.is_empty() || counts {
+            w.change.write_decay(ws, &mut decay, Action::Edit, &settled.summary());
         }
+        revived = settled.revived.iter().map(|id| (*id).to_owned()).collect();
+    } else if w.graph_changed {
+        crate::graph::regenerate_index_into(ws, &mut w.change)?;
+        cogmem_store::timing::mark("remember: graph index regenerated");
     }
     cogmem_store::timing::mark("remember: decay entries");
-    let Writer { change, written, duplicates, .. } = w;
+    let Writer { change, written, mut duplicates, .. } = w;
+    duplicates.retain(|u| !revived.contains(&u.id));
     let change = extend(change)?;
     if change.is_empty() {
-        return Ok(RememberReport { commit: None, written, duplicates, files: Vec::new() });
+        return Ok(RememberReport {
+            commit: None,
+            written,
+            duplicates,
+            revived,
+            files: Vec::new(),
+        });
     }
     let action = change.edits().first().map_or(Action::Edit, |e| e.action);
     let change = change.with_subject(action, req.text.clone());
@@ -442,34 +464,75 @@ pub(crate) fn remember_with(
     cogmem_store::timing::mark("remember: committed");
     cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
     cogmem_store::timing::mark("remember: index updated");
-    Ok(RememberReport { commit: Some(applied.commit), written, duplicates, files: applied.files })
+    Ok(RememberReport {
+        commit: Some(applied.commit),
+        written,
+        duplicates,
+        revived,
+        files: applied.files,
+    })
+}
+
+/// What [`settle_units`] did to the decay entries: the ids given an entry, used, and brought
+/// back from forgotten, each once.
+pub(crate) struct Settled<'u> {
+    pub(crate) added: Vec<&'u str>,
+    pub(crate) used: Vec<&'u str>,
+    pub(crate) revived: Vec<&'u str>,
+}
+
+impl Settled<'_> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.used.is_empty() && self.revived.is_empty()
+    }
+
+    /// The audit summary of the decay edit.
+    pub(crate) fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.added.is_empty() {
+            parts.push(format!("decay entries for {}", self.added.join(", ")));
+        }
+        if !self.revived.is_empty() {
+            parts.push(format!("brought back {}", self.revived.join(", ")));
+        }
+        if !self.used.is_empty() {
+            parts.push(format!("used {}", self.used.join(", ")));
+        }
+        if parts.is_empty() { "one more interaction".to_owned() } else { parts.join("; ") }
+    }
 }
 
 /// Gives each of `units` (ids and stores, as [`Writer`] lists them) a decay entry with `base`,
 /// created `now`, or, when it has one already, a use: writing to a memory that already existed
-/// keeps it fresh. Returns the ids added and the ids used, each once.
+/// keeps it fresh. A unit that was forgotten is first brought back (its forget record goes,
+/// its earlier standing returns): writing it again is asking for it to be found again.
 pub(crate) fn settle_units<'u>(
     decay: &mut DecayFile,
     units: &'u [(String, Store)],
     base: f64,
     now: Timestamp,
     settings: &cogmem_store::settings::DecaySettings,
-) -> (Vec<&'u str>, Vec<&'u str>) {
+) -> Settled<'u> {
     let created = now.with_timezone(&chrono::Utc);
-    let mut added = Vec::new();
-    let mut used = Vec::new();
+    let mut out = Settled { added: Vec::new(), used: Vec::new(), revived: Vec::new() };
     for (id, store) in units {
+        let id = id.as_str();
+        if out.added.contains(&id) || out.used.contains(&id) || out.revived.contains(&id) {
+            continue;
+        }
+        if decay.is_forgotten(id) && decay.unarchive(id) {
+            out.revived.push(id);
+        }
         let unit = NewUnit { store: *store, base, created, pinned: *store == Store::Vault };
         if decay.insert_new(id, unit, settings) {
-            added.push(id.as_str());
-        } else if !added.contains(&id.as_str()) && !used.contains(&id.as_str()) {
-            let interaction = decay.interactions();
-            if decay.touch(id, now, interaction) {
-                used.push(id.as_str());
+            if !out.revived.contains(&id) {
+                out.added.push(id);
             }
+        } else if decay.touch(id, now, decay.interactions()) && !out.revived.contains(&id) {
+            out.used.push(id);
         }
     }
-    (added, used)
+    out
 }
 
 /// `req` with the absolute date written next to each relative date expression of its text

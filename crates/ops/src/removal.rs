@@ -33,6 +33,9 @@ pub(crate) struct Settled {
     pub archived: Vec<String>,
     /// Entries moved to a renamed file's new id.
     pub carried: Vec<Carried>,
+    /// Forgotten entries brought back: their memory, gone from its file, is written there
+    /// again (a forgotten core bullet typed back, a bullet edited away and then back).
+    pub revived: Vec<String>,
 }
 
 /// The memory units that hand edits remove: in an edited file's earlier version (`before`:
@@ -69,7 +72,9 @@ pub(crate) struct Settler<'a> {
 /// unchanged or nearly ([`is_renamed`]), that new memory having no entry yet, gets its entry
 /// renamed to the new id; every other removed unit with a live entry gets it archived with a
 /// record by `who`. Call it before creating the new units' entries, or the renamed file gets a
-/// fresh one. Forgotten entries are left as they are. `change`, which will fold the uses
+/// fresh one. Forgotten entries of removed units are left as they are; a unit the edits add
+/// whose entry is forgotten is brought back (its forget record goes): written again, it is
+/// meant to be found. `change`, which will fold the uses
 /// recorded since the last commit, counts those of a renamed memory for its new id.
 pub(crate) fn settle(
     change: &mut Change,
@@ -123,22 +128,37 @@ pub(crate) fn settle(
             out.archived.push(r.id.clone());
         }
     }
+    for (path, text) in after {
+        for u in units::file_units(path, text) {
+            if !old_ids.contains(&u.id)
+                && decay.is_forgotten(&u.id)
+                && decay.unarchive(&u.id)
+                && !out.revived.contains(&u.id)
+            {
+                out.revived.push(u.id);
+            }
+        }
+    }
     out
 }
 
 /// The audit summary of what a change did to decay entries: `decay entries for A, B; archived
-/// C; carried D → E`, or empty when it did nothing.
-pub(crate) fn summary(created: &[String], archived: &[String], carried: &[Carried]) -> String {
+/// C; carried D → E; brought back F`, or empty when it did nothing.
+pub(crate) fn summary(created: &[String], settled: &Settled) -> String {
     let mut what = Vec::new();
     if !created.is_empty() {
         what.push(format!("decay entries for {}", created.join(", ")));
     }
-    if !archived.is_empty() {
-        what.push(format!("archived {}", archived.join(", ")));
+    if !settled.archived.is_empty() {
+        what.push(format!("archived {}", settled.archived.join(", ")));
     }
-    if !carried.is_empty() {
-        let moves: Vec<String> = carried.iter().map(|c| format!("{} → {}", c.from, c.to)).collect();
+    if !settled.carried.is_empty() {
+        let moves: Vec<String> =
+            settled.carried.iter().map(|c| format!("{} → {}", c.from, c.to)).collect();
         what.push(format!("carried {}", moves.join(", ")));
+    }
+    if !settled.revived.is_empty() {
+        what.push(format!("brought back {}", settled.revived.join(", ")));
     }
     what.join("; ")
 }

@@ -163,6 +163,9 @@ pub struct SyncReport {
     /// Decay entries carried to a new id because their procedure or vault note was renamed by
     /// hand with its text unchanged, or nearly (see [`crate::removal`]).
     pub decay_carried: Vec<crate::removal::Carried>,
+    /// Forgotten decay entries brought back because the hand edits wrote their memory again
+    /// (see [`crate::removal`]).
+    pub decay_revived: Vec<String>,
     /// Whether memory/graph/index.md was regenerated.
     pub graph_index: bool,
     /// The commits made outside cogmem that were adopted first, in their own commit (on a dry
@@ -275,6 +278,7 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         decay_entries: Vec::new(),
         decay_archived: Vec::new(),
         decay_carried: Vec::new(),
+        decay_revived: Vec::new(),
         graph_index: false,
         adopted,
         adopt_error,
@@ -364,14 +368,14 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         reason: "removed from its file by a hand edit that sync committed",
     };
     let settled = removal::settle(&mut change, &mut decay, &removed, &heads, &texts, &who);
-    report.decay_archived = settled.archived;
-    report.decay_carried = settled.carried;
     for (path, text) in &texts {
         report.decay_entries.extend(insert_decay_entries(ws, &mut decay, path, text, created));
     }
     cogmem_store::timing::mark("sync: decay entries");
-    let what =
-        removal::summary(&report.decay_entries, &report.decay_archived, &report.decay_carried);
+    let what = removal::summary(&report.decay_entries, &settled);
+    report.decay_archived = settled.archived;
+    report.decay_carried = settled.carried;
+    report.decay_revived = settled.revived;
     if !what.is_empty() {
         // A hand edit of the file already in the change keeps its own action.
         change.write_decay(ws, &mut decay, Action::Edit, &what);
