@@ -448,3 +448,29 @@ fn a_bullet_edited_away_and_back_by_hand_is_found_again() {
     assert_eq!(v["decay_revived"], serde_json::json!([id]), "{out}");
     assert!(finds(&env, "ship atlas", &id, "Friday"), "{out}");
 }
+
+/// A forgotten entity is not named again by the cards of the entities that link to it, in the
+/// session pack and in the prompt's pack (the audit of 2026-12-06 found `context Priya` showing
+/// `employs: [[person--priya]]` on Acme's card and `colleague-of` on the user's).
+#[test]
+fn cards_leave_out_relations_to_a_forgotten_entity() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that my colleague Priya works at Acme"]);
+    env.mutate(["remember", "Acme makes rockets", "--entity", "organization--acme"]);
+    let before = env.run(["context", "Acme"]).success();
+    assert!(before.stdout.contains("employs: [[person--priya]]"), "{before}");
+    env.mutate(["forget", "--id", "entity:person--priya", "--yes"]);
+    for args in [vec!["context", "Priya"], vec!["context", "Acme"], vec!["context"]] {
+        let out = env.run(&args).success();
+        assert!(!out.stdout.to_lowercase().contains("priya"), "{args:?}: {out}");
+    }
+    let event = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "what does Acme make?",
+        "session_id": "s1",
+        "cwd": env.root,
+    });
+    let out = env.run(["hook", "claude-code"]).stdin(event.to_string()).success();
+    assert!(!out.stdout.to_lowercase().contains("priya"), "{out}");
+    assert!(out.stdout.contains("Acme makes rockets"), "the prompt's pack shows Acme: {out}");
+}

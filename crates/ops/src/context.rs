@@ -232,7 +232,7 @@ fn build(
     cogmem_store::timing::mark("context: decay state read");
     let p = &ws.settings().decay;
     let at = decay.at;
-    let states = EntityStates { files: &files, vocab: vocabulary(ws)? };
+    let states = EntityStates { files: &files, decay: &decay, vocab: vocabulary(ws)? };
     // Why a memory of this relevance stays out whatever the budget: faded out.
     let faded = |relevance: f64| {
         (decay::band(relevance, p) == decay::Band::Archived)
@@ -456,11 +456,23 @@ pub fn relevant(
     )?;
     let best = report.hits.iter().map(|h| h.score).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
     let vocab = vocabulary(ws)?;
+    // The entities the entities found link to that were forgotten: their relations are left
+    // out of the cards (the decay inputs of those ids alone, as the session pack reads them).
+    let targets: Vec<String> = report
+        .hits
+        .iter()
+        .filter(|h| h.store == Store::Semantic.as_str())
+        .flat_map(|h| entity::relations(&h.text))
+        .map(|r| format!("entity:{}", r.target))
+        .collect();
+    let keys: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let cache = cogmem_index::index::CachedDecay::open(ws);
+    let decay = Decay::load(ws, cache.as_ref(), &keys, clock.now())?;
     // Whether the entities an entity found links to are still current: read from their files,
     // once each, so a superseded one is shown as history (issue 18).
     let states: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
         std::cell::RefCell::default();
-    let lookup = |id: &str| -> Option<String> {
+    let not_current_now = |id: &str| -> Option<String> {
         if let Some(known) = states.borrow().get(id) {
             return known.clone();
         }
@@ -475,6 +487,7 @@ pub fn relevant(
         states.borrow_mut().insert(id.to_owned(), why.clone());
         why
     };
+    let lookup = |id: &str| Target::of(id, &decay, not_current_now);
     let mut candidates: Vec<Candidate> = report
         .hits
         .iter()
@@ -557,6 +570,8 @@ const SUPERSEDING: [&str; 2] = ["supersedes", "superseded-by"];
 /// entity's file when first asked.
 struct EntityStates<'a> {
     files: &'a Files<'a>,
+    /// The pack's decay inputs, for the entities that were forgotten.
+    decay: &'a Decay,
     /// The relation vocabulary, for the inverse of each relation.
     vocab: Vocabulary,
 }
@@ -750,7 +765,9 @@ impl EntityStates<'_> {
     /// The lines of an entity's card ([`card_items`]).
     fn card_items(&self, u: &MemoryUnit) -> Vec<CardItem> {
         let subject = u.id.trim_start_matches("entity:");
-        card_items(subject, &u.text, &self.vocab, &|id| self.not_current(id))
+        card_items(subject, &u.text, &self.vocab, &|id| {
+            Target::of(id, self.decay, |id| self.not_current(id))
+        })
     }
 }
 
@@ -805,15 +822,37 @@ fn relation_statement(
     if history { format!("formerly {statement}") } else { statement }
 }
 
+/// What a card knows of a relation's target entity.
+enum Target {
+    Current,
+    /// No longer current, and why (superseded, inactive, merged).
+    NotCurrent(String),
+    /// Forgotten: a card does not name it at all.
+    Forgotten,
+}
+
+impl Target {
+    /// The state of the entity `id` (without `entity:`): forgotten by `decay`, else what
+    /// `not_current` says.
+    fn of(id: &str, decay: &Decay, not_current: impl Fn(&str) -> Option<String>) -> Self {
+        if decay.is_forgotten(&format!("entity:{id}")) {
+            Self::Forgotten
+        } else {
+            not_current(id).map_or(Self::Current, Self::NotCurrent)
+        }
+    }
+}
+
 /// The lines of the card of entity `subject`, whose file is `text`: its summary and facts,
 /// then its current relations, then its history — relations closed with `(until …)` or to an
-/// entity that `not_current` says is no longer current, marked `formerly` and never shown as
-/// current.
+/// entity that `target` says is no longer current, marked `formerly` and never shown as
+/// current. A relation to an entity that was forgotten is left out: the card would name what
+/// the user asked to forget.
 fn card_items(
     subject: &str,
     text: &str,
     vocab: &Vocabulary,
-    not_current: &dyn Fn(&str) -> Option<String>,
+    target_state: &dyn Fn(&str) -> Target,
 ) -> Vec<CardItem> {
     let mut items: Vec<CardItem> = Vec::new();
     let facts = entity::description(text);
@@ -828,10 +867,14 @@ fn card_items(
         let since = r.since.as_deref();
         let superseding = SUPERSEDING.contains(&rel.as_str());
         let statement = |history| relation_statement(subject, rel, target, history, vocab);
+        let state = target_state(target);
+        if matches!(state, Target::Forgotten) {
+            continue;
+        }
         if let Some(until) = &r.until {
             let span = since.map_or(format!("until {until}"), |s| format!("{s} to {until}"));
             then.push((format!("formerly {rel}: [[{target}]] ({span})"), statement(true)));
-        } else if let (false, Some(why)) = (superseding, not_current(target)) {
+        } else if let (false, Target::NotCurrent(why)) = (superseding, state) {
             then.push((format!("formerly {rel}: [[{target}]] ({target} {why})"), statement(true)));
         } else {
             let since = since.map(|s| format!(" (since {s})")).unwrap_or_default();
