@@ -352,3 +352,26 @@ fn vault_duplicates_are_found_also_among_notes_written_by_hand() {
     // The old text is no longer in the vault: it is new again.
     env.mutate(["remember", "The spare key is under the blue pot", "--store", "vault"]);
 }
+
+/// The same statement with another case or a closing stop is already remembered: the audit of
+/// 2026-12-06 found "User prefers tea", "User prefers tea." and "user prefers tea" as three
+/// MEMORY.md bullets, each taking its share of the core budget.
+#[test]
+fn a_closing_stop_or_another_case_is_not_a_new_memory() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Prefers short answers", "--store", "core"]);
+    env.mutate(["remember", "Alice likes jazz", "--entity", "person--alice"]);
+    let head = env.head();
+    for (text, store) in [
+        ("Prefers short answers.", ["--store", "core"]),
+        ("prefers SHORT answers!", ["--store", "core"]),
+        ("alice likes jazz.", ["--entity", "person--alice"]),
+    ] {
+        let out = env.run(["remember", text, store[0], store[1]]).success();
+        assert!(out.stderr.contains("already remembered, not written again"), "{text}: {out}");
+    }
+    assert_eq!(env.head(), head);
+    assert_eq!(env.read("MEMORY.md").to_lowercase().matches("prefers short answers").count(), 1);
+    // A question is not the statement.
+    env.mutate(["remember", "Prefers short answers?", "--store", "core"]);
+}

@@ -127,7 +127,7 @@ pub fn replace_bullet(memory_md: &str, line: usize, text: &str) -> Option<Added>
 fn find_bullet(text: &str, bullet: &str) -> Option<usize> {
     text.lines()
         .position(|l| {
-            l.trim_start().strip_prefix("- ").is_some_and(|b| markdown::is_one_line_of(b, bullet))
+            l.trim_start().strip_prefix("- ").is_some_and(|b| markdown::says_the_same(b, bullet))
         })
         .map(|i| i + 1)
 }

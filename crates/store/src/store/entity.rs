@@ -650,7 +650,7 @@ fn add_bullet(text: &str, section: &str, bullet: &str, date: &str) -> Added {
         let content = &body[s.content.clone()];
         let start_line = markdown::line_of(text, prefix + s.content.start);
         if let Some(i) = content.lines().position(|l| {
-            l.trim_start().strip_prefix("- ").is_some_and(|b| markdown::is_one_line_of(b, bullet))
+            l.trim_start().strip_prefix("- ").is_some_and(|b| markdown::says_the_same(b, bullet))
         }) {
             return Added::Duplicate { line: start_line + i };
         }

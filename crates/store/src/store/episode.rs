@@ -181,7 +181,7 @@ pub fn append_linked(
     };
     let heads = entries(&content);
     let wanted = normalize(entry.text);
-    if let Some(h) = heads.iter().find(|h| h.text == wanted) {
+    if let Some(h) = heads.iter().find(|h| markdown::says_the_same(&h.text, &wanted)) {
         let id = entry_id(
             entry.date,
             &h.time,
