@@ -331,7 +331,10 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> cogmem::Result<Exit> {
             } else {
                 let out: String = ns
                     .iter()
-                    .map(|n| format!("{}  {} ({}, {})\n", n.distance, n.id, n.kind, n.status))
+                    .map(|n| {
+                        let forgotten = if n.forgotten { ", forgotten" } else { "" };
+                        format!("{}  {} ({}, {}{forgotten})\n", n.distance, n.id, n.kind, n.status)
+                    })
                     .collect();
                 render::data(&out)?;
             }

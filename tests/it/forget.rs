@@ -473,4 +473,11 @@ fn cards_leave_out_relations_to_a_forgotten_entity() {
     let out = env.run(["hook", "claude-code"]).stdin(event.to_string()).success();
     assert!(!out.stdout.to_lowercase().contains("priya"), "{out}");
     assert!(out.stdout.contains("Acme makes rockets"), "the prompt's pack shows Acme: {out}");
+    // The graph commands show the files, links included, and say which entity was forgotten.
+    let out = env.run(["graph", "neighbors", "organization--acme"]).success();
+    assert!(out.stdout.contains("1  person--priya (person, active, forgotten)"), "{out}");
+    let out = env.run(["graph", "neighbors", "organization--acme", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let priya = v.as_array().unwrap().iter().find(|n| n["id"] == "person--priya").unwrap();
+    assert_eq!(priya["forgotten"], true, "{out}");
 }

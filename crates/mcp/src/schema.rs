@@ -20,6 +20,7 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
             ("commit", "string?"),
             ("written", "array"),
             ("duplicates", "array"),
+            ("revived", "array"),
             ("files", "array"),
         ],
         "hear" => &[

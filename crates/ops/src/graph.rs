@@ -169,6 +169,9 @@ pub struct Neighbor {
     pub kind: String,
     /// Its status.
     pub status: String,
+    /// Whether it was forgotten (`cogmem forget`): its file and the links to it stay, but
+    /// search, recall and context leave it out.
+    pub forgotten: bool,
 }
 
 /// Entities within `depth` hops, at a date (default: now).
@@ -181,13 +184,21 @@ pub fn neighbors(
     // One hop needs the edges of the entity alone: the graph around it has them all.
     let g = if depth <= 1 { graph_of(ws, name)? } else { graph::from_index_or_files(ws)? };
     let ix = id::entity(&g, name)?;
-    Ok(g.neighbors(ix, depth.max(1), as_of)
+    let found = g.neighbors(ix, depth.max(1), as_of);
+    // Only the decay shards that hold these entities are read.
+    let keys: Vec<String> =
+        found.iter().map(|(n, _)| format!("entity:{}", g.node(*n).id)).collect();
+    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let (decay, _) = cogmem_store::store::decay_file::DecayFile::load_readable(ws, Some(&key_refs));
+    Ok(found
         .into_iter()
-        .map(|(n, d)| Neighbor {
+        .zip(&keys)
+        .map(|((n, d), key)| Neighbor {
             id: g.node(n).id.clone(),
             distance: d,
             kind: g.node(n).kind.clone(),
             status: g.node(n).status.clone(),
+            forgotten: decay.is_forgotten(key),
         })
         .collect())
 }
