@@ -152,6 +152,13 @@ pub enum InputError {
         /// Its kind (`user`, `agent`, `bot`, `system`, `subagent`).
         kind: String,
     },
+    /// `mcp --role main --agent NAME`: the main agent's server asked for under a sub-agent's
+    /// name, which the server refuses rather than serve every tool to a sub-agent.
+    #[error("`--agent {name}` names a sub-agent, but `--role main` serves the main agent")]
+    MainAgentNamed {
+        /// The name given with `--agent`.
+        name: String,
+    },
     /// A query matched several memories equally, and there is no terminal to ask on.
     #[error("{count} memories match equally well; pick one")]
     Ambiguous {
@@ -728,6 +735,13 @@ impl InputError {
                 "name the sub-agent by itself, without a kind: `--agent researcher`, or `--actor \
                  subagent:researcher`"
                     .into()
+            }
+            Self::MainAgentNamed { name } => {
+                let name = crate::shell::quote(name);
+                format!(
+                    "for a sub-agent pass `--agent {name}` (it implies `--role subagent`); for \
+                     the main agent drop `--agent`"
+                )
             }
             Self::Actor { .. } | Self::Slug { .. } => {
                 return None;
