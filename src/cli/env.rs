@@ -155,6 +155,18 @@ impl Env {
         }
     }
 
+    /// Leaves out a person (`user:NAME`) named by `COGMEM_ACTOR` when nobody is known to be
+    /// at the terminal (`attended` false: stdin is no terminal, or the command is a host's hook
+    /// or the MCP server), and returns it for the warning. Agents inherit the environment of
+    /// the person who started them, so a person named there would be every hook's, the MCP
+    /// server's and every agent command's author; `--actor user:NAME` on one command is still
+    /// taken anywhere. See docs/decisions.md, 2026-12-06 (eleventh stop).
+    pub fn leave_out_inherited_person(&mut self, attended: bool) -> Option<String> {
+        let named = self.actor.as_deref()?;
+        let person = Actor::parse(named).is_ok_and(|a| a.is_person() && a != Actor::manual());
+        (person && !attended).then(|| self.actor.take()).flatten()
+    }
+
     /// Returns the actor: `--actor`, else `COGMEM_ACTOR`, else `manual`. `manual` (given or by
     /// default) means the person at the terminal, so without one (`stdin_is_terminal` false:
     /// an agent, a script, a hook) it is `agent:manual`, which is not a person. See

@@ -236,6 +236,21 @@ fn claude_code_forget_prompt_lists_candidates_and_forgets_nothing() {
     assert_eq!(env.head(), head);
 }
 
+/// A person named by COGMEM_ACTOR in the host's environment is not the hook's author: the
+/// import commits as the hook's own actor. See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn a_hook_leaves_out_a_person_named_by_cogmem_actor() {
+    let env = TestEnv::initialized();
+    let path = transcript(&env, "claude-code.jsonl");
+    let json = fixture("hooks/claude-code/PreCompact.json", &env.root, &path);
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let out = env.run(["hook", "claude-code"]).current_dir_home().env("COGMEM_ACTOR", "user:alice");
+    let out = out.stdin(json).output();
+    env.assert_one_change(before, lines, &out);
+    assert!(out.stderr.starts_with("warning: COGMEM_ACTOR=user:alice is ignored"), "{out}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:hook-claude-code");
+}
+
 #[test]
 fn claude_code_pre_compact_and_session_end_import_the_transcript_once() {
     let env = TestEnv::initialized();

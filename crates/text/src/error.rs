@@ -879,8 +879,8 @@ impl RuleError {
                     .into(),
             ),
             Self::NotUser { .. } => Some(
-                "ask the user to run it at a terminal, or to name themselves with \
-                 `--actor user:NAME` (or COGMEM_ACTOR=user:NAME)"
+                "ask the user to run it at a terminal, or to name themselves on that one \
+                 command with `--actor user:NAME`"
                     .into(),
             ),
             Self::ConsolidationNotDue { .. } => {
