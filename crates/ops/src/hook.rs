@@ -183,7 +183,9 @@ pub fn user_prompt(
     let opts =
         HearOptions { dry_run: false, caller, allow_secret: false, recall_shown_by_caller: true };
     let mut refused = None;
-    let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
+    // A long prompt (pasted files) is no request: it is not heard, rather than refused.
+    let short = prompt.len() <= ws.settings().limits.text_bytes;
+    let heard = if short && prompt.chars().count() <= MAX_HEARD_CHARS {
         hear::hear(ws, prompt, &opts, clock).unwrap_or_else(|e| {
             refused = Some(Refusal::of(&e));
             HearReport::nothing()

@@ -294,6 +294,17 @@ pub enum InputError {
         /// The limit.
         limit: usize,
     },
+    /// A message passed to `hear` over the workspace's `limits.text_bytes`.
+    #[error(
+        "the message is {bytes} bytes; `hear` takes at most {limit} bytes (`limits.text_bytes` \
+         in cogmem.toml)"
+    )]
+    MessageTooLong {
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A routing answer from the host model that cannot be used.
     #[error("invalid routing answer: {why}")]
     Routing {
@@ -774,6 +785,12 @@ impl InputError {
             }
             Self::ArgumentTooLong { arg, .. } => {
                 format!("shorten `{arg}` to its key words")
+            }
+            Self::MessageTooLong { .. } => {
+                "pass the user's request alone (`remember that …`), not the text around it; keep \
+                 a long text with `cogmem remember` (split) or `cogmem import`, or raise \
+                 `limits.text_bytes` in cogmem.toml"
+                    .into()
             }
             Self::Routing { .. } => {
                 "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()
