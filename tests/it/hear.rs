@@ -499,30 +499,17 @@ fn a_request_heard_links_an_entity_by_an_alias_added_by_hand() {
     }
 }
 
-/// The MCP client: `hear` with a message over `limits.text_bytes` (100 here), then one within.
+/// The MCP client (after [`crate::mcp::CLIENT_PRELUDE`]): `hear` with a message over `limits.text_bytes` (100 here), then one within.
 const LONG_MESSAGE_CLIENT: &str = r#"
-import asyncio, json, sys
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+async def checks():
+    async with session() as s:
+        r = await s.call_tool("hear", {"message": "what do you remember about " + "tea " * 30})
+        assert r.is_error, r
+        print(r.content[0].text)
+        r = await s.call_tool("hear", {"message": "what do you remember about tea"})
+        assert not r.is_error, r.content[0].text
 
-cfg = json.loads(sys.argv[1])
-
-
-async def main():
-    params = StdioServerParameters(
-        command=cfg["bin"], args=["mcp", "--workspace", cfg["workspace"]], env=cfg["env"])
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as s:
-            await s.initialize()
-            r = await s.call_tool("hear", {"message": "what do you remember about " + "tea " * 30})
-            assert r.is_error, r
-            print(r.content[0].text)
-            r = await s.call_tool("hear", {"message": "what do you remember about tea"})
-            assert not r.is_error, r.content[0].text
-    print("long message client: all checks passed")
-
-
-asyncio.run(asyncio.wait_for(main(), 120))
+run(checks)
 "#;
 
 /// `hear`'s message is text like any other: over `limits.text_bytes` it is refused, naming
@@ -542,7 +529,11 @@ fn hear_refuses_a_message_over_the_text_limit() {
     assert_eq!(env.run(["hear", &long]).output().code(1).stderr, want);
     assert_eq!(env.run(["hear", "-"]).stdin(long.clone()).output().code(1).stderr, want);
     env.run(["hear", "what do you remember about tea"]).success();
-    let out = crate::mcp::run_client(&env, "hear_long.py", LONG_MESSAGE_CLIENT);
+    let out = crate::mcp::run_client(
+        &env,
+        "hear_long.py",
+        &format!("{}{LONG_MESSAGE_CLIENT}", crate::mcp::CLIENT_PRELUDE),
+    );
     assert!(
         out.starts_with(
             "error: the message is 147 bytes; `hear` takes at most 100 bytes (`limits.text_bytes` \

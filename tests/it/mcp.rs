@@ -185,6 +185,37 @@ fn require_python_sdk() {
     );
 }
 
+/// The start the small MCP client scripts share: the imports, the configuration
+/// [`run_client`] passes, `server(*args, **env)` (a server on the workspace with more
+/// arguments and environment variables than the sealed ones), `session(…)` (a client session
+/// with it, initialized) and `run(checks)` (runs the coroutine within two minutes, then says
+/// all checks passed).
+pub(crate) const CLIENT_PRELUDE: &str = r#"
+import asyncio, contextlib, json, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+cfg = json.loads(sys.argv[1])
+
+
+def server(*extra, **env):
+    return StdioServerParameters(command=cfg["bin"],
+        args=["mcp", "--workspace", cfg["workspace"], *extra], env={**cfg["env"], **env})
+
+
+@contextlib.asynccontextmanager
+async def session(*extra, **env):
+    async with stdio_client(server(*extra, **env)) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            yield s
+
+
+def run(checks):
+    asyncio.run(asyncio.wait_for(checks(), 120))
+    print("all checks passed")
+"#;
+
 /// Runs a Python MCP client script against the real binary on `env`'s workspace, with the
 /// sealed environment (COGMEM_ACTOR=test-agent), checks it passed and returns its stdout.
 pub(crate) fn run_client(env: &TestEnv, name: &str, script: &str) -> String {

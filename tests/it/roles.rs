@@ -169,28 +169,15 @@ fn issue_16_the_default_actor_without_a_terminal_is_an_agent() {
     assert!(env.audit_lines().iter().any(|l| l.contains("user:alice")));
 }
 
-/// The MCP client: `remember` on a server whose environment names a person.
+/// The MCP client (after [`crate::mcp::CLIENT_PRELUDE`]): `remember` on a server whose
+/// environment names a person.
 const PERSON_ENV_CLIENT: &str = r#"
-import asyncio, json, sys
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+async def checks():
+    async with session(COGMEM_ACTOR="user:alice") as s:
+        r = await s.call_tool("remember", {"text": "The deploy window is Tuesday"})
+        assert not r.is_error, r.content[0].text
 
-cfg = json.loads(sys.argv[1])
-
-
-async def main():
-    env = {**cfg["env"], "COGMEM_ACTOR": "user:alice"}
-    params = StdioServerParameters(
-        command=cfg["bin"], args=["mcp", "--workspace", cfg["workspace"]], env=env)
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as s:
-            await s.initialize()
-            r = await s.call_tool("remember", {"text": "The deploy window is Tuesday"})
-            assert not r.is_error, r.content[0].text
-    print("person env client: all checks passed")
-
-
-asyncio.run(asyncio.wait_for(main(), 120))
+run(checks)
 "#;
 
 /// A person named by COGMEM_ACTOR (`user:NAME`, as the hints once recommended exporting) is
@@ -218,7 +205,8 @@ fn a_person_in_cogmem_actor_is_left_out_without_a_terminal() {
     assert!(out.stderr.contains("error: agent:manual is not a person"), "{out}");
     assert_eq!(env.head(), head, "nothing was decided");
 
-    crate::mcp::run_client(&env, "person_env.py", PERSON_ENV_CLIENT);
+    let script = format!("{}{PERSON_ENV_CLIENT}", crate::mcp::CLIENT_PRELUDE);
+    crate::mcp::run_client(&env, "person_env.py", &script);
     assert_eq!(env.git(&["log", "-1", "--format=%an"]), "agent:manual\n");
     env.assert_clean_tree();
 
