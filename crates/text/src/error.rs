@@ -152,6 +152,19 @@ pub enum InputError {
         /// Its kind (`user`, `agent`, `bot`, `system`, `subagent`).
         kind: String,
     },
+    /// An MCP tool's action called without an argument it needs (`pending` with action
+    /// `approve` and no `number`).
+    #[error("`{tool}` with action `{action}` needs `{arg}`: {what}")]
+    MissingArgument {
+        /// The tool.
+        tool: &'static str,
+        /// The action given.
+        action: String,
+        /// The argument it needs.
+        arg: &'static str,
+        /// What the argument is.
+        what: &'static str,
+    },
     /// `mcp --role main --agent NAME`: the main agent's server asked for under a sub-agent's
     /// name, which the server refuses rather than serve every tool to a sub-agent.
     #[error("`--agent {name}` names a sub-agent, but `--role main` serves the main agent")]
@@ -747,6 +760,10 @@ impl InputError {
                  subagent:researcher`"
                     .into()
             }
+            Self::MissingArgument { tool, action, arg, .. } => format!(
+                "call `{tool}` with `\"action\": \"{action}\", \"{arg}\": N`; `{tool}` with \
+                 `\"action\": \"list\"` shows each one's {arg}"
+            ),
             Self::MainAgentNamed { name } => {
                 let name = crate::shell::quote(name);
                 format!(
