@@ -185,7 +185,9 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
     let clock = ctx.clock()?;
     match kind {
         Event::SessionStart => {
-            let pack = hook::session_start(&ws, clock.as_ref())?;
+            let pack = hook::session_start(&ws, clock.as_ref());
+            // The answer says it first, for the model; the notice is for the host's log.
+            notice(host, &pack.unread);
             start_read_server(ctx, &ws);
             Ok(context_answer(host, name, &pack.text))
         }
@@ -203,10 +205,9 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             let memories = host != Host::Cursor;
             let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref(), memories)?;
             // The answer says it first, for the model; the notice is for the host's log.
-            for r in p.refused.iter().chain(&p.unlooked) {
-                let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
-                eprintln!("cogmem hook {}: {}{hint}", host.name(), r.message);
-            }
+            let problems: Vec<_> =
+                p.refused.iter().chain(&p.unlooked).chain(&p.unrecorded).cloned().collect();
+            notice(host, &problems);
             start_read_server(ctx, &ws);
             Ok(match host {
                 Host::Cursor => Answer::Json(json!({ "continue": true })),
@@ -237,6 +238,14 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             save_transcript(ctx, host, &ws, &path, format, clock.as_ref())?;
             Ok(Answer::Nothing)
         }
+    }
+}
+
+/// Says on stderr, for the host's log, what an event could not do, each with its hint.
+fn notice(host: Host, problems: &[hook::Refusal]) {
+    for r in problems {
+        let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
+        eprintln!("cogmem hook {}: {}{hint}", host.name(), r.message);
     }
 }
 
