@@ -542,6 +542,30 @@ fn codex_session_end_import_outlives_the_hosts_kill() {
     );
 }
 
+/// Codex's `SessionEnd` hook hands the import off before it opens the workspace: a change a
+/// killed process left is undone by the import's own process (its notice in the import log),
+/// not in the 3 s Codex gives the hook. It was undone by the hook first.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn codex_session_end_hands_off_before_opening_the_workspace() {
+    let env = seeded();
+    let killed = env
+        .run(["remember", "The standup moves to 10:00"])
+        .env("COGMEM_CRASH_AT", "mid-write")
+        .output();
+    assert_ne!(killed.code, 0, "{killed}");
+    let path = transcript(&env, "codex-rollout.jsonl");
+    let before = env.commit_count();
+    let out = hook(&env, "codex", "SessionEnd", &path);
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
+    wait_for_detached_import(&env, before);
+    let log = env.read(".cogmem/hook-import.log");
+    assert!(log.contains("a change that was killed half-way was undone"), "{log}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert!(day.contains("**user:** The nightly export job for Atlas fails"), "{day}");
+    env.assert_clean_tree();
+}
+
 /// Claude Code often exits without waiting for its `SessionEnd` hooks ("Hook cancelled"): as
 /// Codex's, the import runs in a process of its own, so the hook killed mid-write loses
 /// nothing (before, the import died with it and the next command rolled it back).
