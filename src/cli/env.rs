@@ -38,8 +38,9 @@ pub const OPENCLAW_WORKSPACE_DIR: &str = "OPENCLAW_WORKSPACE_DIR";
 /// OpenClaw's profile, which `openclaw --profile NAME` sets: any but `default` moves its state
 /// folder to `~/.openclaw-NAME` (so its configuration to `~/.openclaw-NAME/openclaw.json`,
 /// https://docs.openclaw.ai/gateway/multiple-gateways, `applyCliProfileEnv` in openclaw/openclaw
-/// `src/cli/profile.ts`) and its default agent workspace to `~/.openclaw/workspace-NAME`
-/// (https://docs.openclaw.ai/concepts/agent-workspace).
+/// `src/cli/profile.ts`) and its default agent workspace to `~/.openclaw-NAME/workspace`
+/// (https://docs.openclaw.ai/concepts/agent-workspace; older OpenClaw used
+/// `~/.openclaw/workspace-NAME`, which setup takes when only it exists).
 pub const OPENCLAW_PROFILE: &str = "OPENCLAW_PROFILE";
 /// OpenClaw's state folder when not `~/.openclaw` (or the profile's): its configuration is
 /// `openclaw.json` in it (`resolveStateDir` in openclaw/openclaw `src/config/paths.ts`).

@@ -548,7 +548,54 @@ fn setup_openclaw_writes_agents_md_in_the_configured_agent_workspace() {
         .current_dir_home()
         .env("OPENCLAW_PROFILE", "work")
         .success();
-    assert!(out.stdout.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "{out}");
+    // Newer OpenClaw keeps a profile's workspace in its state folder.
+    assert!(out.stdout.contains("+++ [TMP]/.openclaw-work/workspace/AGENTS.md\n"), "{out}");
+}
+
+/// A profile's workspace is `~/.openclaw-PROFILE/workspace` (newer OpenClaw), or
+/// `~/.openclaw/workspace-PROFILE` where an older OpenClaw made it and the newer one is not
+/// there; the default agent's own `workspace` in openclaw.json (`agents.entries.main`, or the
+/// older `agents.list`'s default entry) comes before `agents.defaults.workspace`.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn setup_openclaw_finds_the_profiles_and_the_agents_own_workspace() {
+    let (env, ws) = home_with_workspace();
+    let dry_run = |vars: &[(&str, &str)]| {
+        let mut cmd = env
+            .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw", "--dry-run"])
+            .current_dir_home();
+        for (k, v) in vars {
+            cmd = cmd.env(k, v);
+        }
+        cmd.success().stdout
+    };
+    let profile = [("OPENCLAW_PROFILE", "work")];
+    assert!(dry_run(&profile).contains("+++ [TMP]/.openclaw-work/workspace/AGENTS.md\n"));
+    std::fs::create_dir_all(env.home.join(".openclaw/workspace-work")).unwrap();
+    let out = dry_run(&profile);
+    assert!(out.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "older: {out}");
+    std::fs::create_dir_all(env.home.join(".openclaw-work/workspace")).unwrap();
+    let out = dry_run(&profile);
+    assert!(out.contains("+++ [TMP]/.openclaw-work/workspace/AGENTS.md\n"), "newer: {out}");
+
+    for (config, want) in [
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "entries": {"main": {"workspace": "~/mine"}}}}"#,
+            "+++ [TMP]/mine/AGENTS.md\n",
+        ),
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops", "workspace": "~/ops"}, {"id": "home", "default": true, "workspace": "~/home-agent"}]}}"#,
+            "+++ [TMP]/home-agent/AGENTS.md\n",
+        ),
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops"}]}}"#,
+            "+++ [TMP]/shared/AGENTS.md\n",
+        ),
+    ] {
+        write(&env, ".openclaw/openclaw.json", &format!("{config}\n"));
+        let out = dry_run(&[]);
+        assert!(out.contains(want), "{config}: {out}");
+    }
 }
 
 /// A valid config.toml whose `mcp_servers` is an inline table: setup says why it cannot add
@@ -701,7 +748,7 @@ fn setup_openclaw_edits_the_profiles_configuration() {
     };
     let out = run(&[], &[("OPENCLAW_PROFILE", "work")]);
     assert!(out.stderr.contains("created [TMP]/.openclaw-work/openclaw.json (mcp)"), "{out}");
-    assert!(out.stderr.contains("created [TMP]/.openclaw/workspace-work/AGENTS.md"), "{out}");
+    assert!(out.stderr.contains("created [TMP]/.openclaw-work/workspace/AGENTS.md"), "{out}");
     assert_eq!(read(&env, ".openclaw/openclaw.json"), default, "the default profile's file");
     assert_eq!(
         json(&env, ".openclaw-work/openclaw.json")["mcp"]["servers"]["cogmem"]["command"],
