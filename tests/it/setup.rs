@@ -181,6 +181,35 @@ fn setup_twice_changes_nothing_the_second_time() {
     }
 }
 
+/// A `timeout` the user deleted from cogmem's hook entry stays deleted on the next setup,
+/// since another of its entries still has one; in a file where none has one (an older setup's,
+/// before timeouts), setup adds them. See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn setup_respects_a_timeout_the_user_deleted() {
+    let (env, ws) = home_with_workspace();
+    setup(&env, &ws, &["claude-code"]).success();
+    let timeout = |event: &str| {
+        json(&env, ".claude/settings.json")["hooks"][event][0]["hooks"][0].get("timeout").cloned()
+    };
+    assert_eq!(timeout("PreCompact"), Some(serde_json::json!(120)));
+    let mut settings = json(&env, ".claude/settings.json");
+    let entry = &mut settings["hooks"]["PreCompact"][0]["hooks"][0];
+    entry.as_object_mut().unwrap().remove("timeout");
+    write(&env, ".claude/settings.json", &serde_json::to_string_pretty(&settings).unwrap());
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(out.stderr.contains("already set up"), "{out}");
+    assert_eq!(timeout("PreCompact"), None, "the user's deletion stays");
+    assert_eq!(timeout("SessionEnd"), Some(serde_json::json!(60)));
+
+    // An older setup's file, with no timeout anywhere: setup's are added.
+    let entry = &mut settings["hooks"]["SessionEnd"][0]["hooks"][0];
+    entry.as_object_mut().unwrap().remove("timeout");
+    write(&env, ".claude/settings.json", &serde_json::to_string_pretty(&settings).unwrap());
+    setup(&env, &ws, &["claude-code"]).success();
+    assert_eq!(timeout("PreCompact"), Some(serde_json::json!(120)));
+    assert_eq!(timeout("SessionEnd"), Some(serde_json::json!(60)));
+}
+
 #[test]
 fn setup_dry_run_prints_a_diff_and_writes_nothing() {
     let (env, ws) = home_with_workspace();
