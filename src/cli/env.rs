@@ -38,8 +38,9 @@ pub const OPENCLAW_WORKSPACE_DIR: &str = "OPENCLAW_WORKSPACE_DIR";
 /// OpenClaw's profile, which `openclaw --profile NAME` sets: any but `default` moves its state
 /// folder to `~/.openclaw-NAME` (so its configuration to `~/.openclaw-NAME/openclaw.json`,
 /// https://docs.openclaw.ai/gateway/multiple-gateways, `applyCliProfileEnv` in openclaw/openclaw
-/// `src/cli/profile.ts`) and its default agent workspace to `~/.openclaw/workspace-NAME`
-/// (https://docs.openclaw.ai/concepts/agent-workspace).
+/// `src/cli/profile.ts`) and its default agent workspace to `~/.openclaw-NAME/workspace`
+/// (https://docs.openclaw.ai/concepts/agent-workspace; older OpenClaw used
+/// `~/.openclaw/workspace-NAME`, which setup takes when only it exists).
 pub const OPENCLAW_PROFILE: &str = "OPENCLAW_PROFILE";
 /// OpenClaw's state folder when not `~/.openclaw` (or the profile's): its configuration is
 /// `openclaw.json` in it (`resolveStateDir` in openclaw/openclaw `src/config/paths.ts`).
@@ -153,6 +154,18 @@ impl Env {
                     .ok_or_else(|| InputError::Clock { value: text.into_owned() })
             }
         }
+    }
+
+    /// Leaves out a person (`user:NAME`) named by `COGMEM_ACTOR` when nobody is known to be
+    /// at the terminal (`attended` false: stdin is no terminal, or the command is a host's hook
+    /// or the MCP server), and returns it for the warning. Agents inherit the environment of
+    /// the person who started them, so a person named there would be every hook's, the MCP
+    /// server's and every agent command's author; `--actor user:NAME` on one command is still
+    /// taken anywhere. See docs/decisions.md, 2026-12-06 (eleventh stop).
+    pub fn leave_out_inherited_person(&mut self, attended: bool) -> Option<String> {
+        let named = self.actor.as_deref()?;
+        let person = Actor::parse(named).is_ok_and(|a| a.is_person() && a != Actor::manual());
+        (person && !attended).then(|| self.actor.take()).flatten()
     }
 
     /// Returns the actor: `--actor`, else `COGMEM_ACTOR`, else `manual`. `manual` (given or by

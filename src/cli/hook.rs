@@ -180,12 +180,33 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
         return Ok(Answer::Nothing); // an event cogmem has nothing to do with
     };
     cogmem::timing::mark("hook: event read");
+    // Codex kills a `SessionEnd` hook after 3 s, and Claude Code often exits without waiting
+    // for it (anthropics/claude-code issues 41577, 70465, 32712: "Hook cancelled"); an import
+    // cut there would be undone by the next command, and no later event of the session would
+    // import it again. The import goes to a process of its own, which the host's kill does not
+    // reach, before this one opens the workspace (a killed change undone, an interrupted purge
+    // finished, outside commits adopted: the import's process does that itself); the
+    // transcript is checked here, so that a path that is no file is still said on the host's
+    // log.
+    if matches!(kind, Event::Transcript(_))
+        && matches!(host, Host::Codex | Host::ClaudeCode)
+        && name == "SessionEnd"
+    {
+        let path = transcript_path(ctx, name, &event)?;
+        cogmem::store::fsx::open_regular(&path).map_err(cogmem::Error::from)?;
+        let found = found_workspace(ctx, host, &event, Ctx::discover)?;
+        if import_detached(ctx, host, &found, &path) {
+            return Ok(Answer::Nothing);
+        }
+    }
     let ws = workspace(ctx, host, &event)?;
     cogmem::timing::mark("hook: workspace opened");
     let clock = ctx.clock()?;
     match kind {
         Event::SessionStart => {
-            let pack = hook::session_start(&ws, clock.as_ref())?;
+            let pack = hook::session_start(&ws, clock.as_ref());
+            // The answer says it first, for the model; the notice is for the host's log.
+            notice(host, &pack.unread);
             start_read_server(ctx, &ws);
             Ok(context_answer(host, name, &pack.text))
         }
@@ -203,10 +224,9 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             let memories = host != Host::Cursor;
             let p = hook::user_prompt(&ws, prompt, caller, clock.as_ref(), memories)?;
             // The answer says it first, for the model; the notice is for the host's log.
-            for r in p.refused.iter().chain(&p.unlooked) {
-                let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
-                eprintln!("cogmem hook {}: {}{hint}", host.name(), r.message);
-            }
+            let problems: Vec<_> =
+                p.refused.iter().chain(&p.unlooked).chain(&p.unrecorded).cloned().collect();
+            notice(host, &problems);
             start_read_server(ctx, &ws);
             Ok(match host {
                 Host::Cursor => Answer::Json(json!({ "continue": true })),
@@ -214,30 +234,30 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             })
         }
         Event::Transcript(format) => {
-            let Some(path) = str_field(&event, "transcript_path").filter(|p| !p.is_empty()) else {
-                return Err(Notice(format!("{name}: no `transcript_path` in the hook's JSON")));
-            };
-            let path = match (path.strip_prefix("~/"), &ctx.env.home) {
-                (Some(rest), Some(home)) => home.join(rest),
-                _ => PathBuf::from(path),
-            };
-            // Codex waits for SessionEnd at most 3 s and then kills the hook, and Claude Code
-            // often exits without waiting for its SessionEnd hooks whatever their `timeout`
-            // (anthropics/claude-code issues 41577, 70465, 32712: "Hook cancelled"); an import
-            // cut there would be undone by the next command, and no later event of the session
-            // would import it again. The import goes to a process of its own, which the
-            // host's kill does not reach; the transcript is checked here, so that a path that
-            // is no file is still said on the host's log.
-            if matches!(host, Host::Codex | Host::ClaudeCode) && name == "SessionEnd" {
-                cogmem::store::fsx::open_regular(&path).map_err(cogmem::Error::from)?;
-                if import_detached(ctx, host, &ws, &path) {
-                    return Ok(Answer::Nothing);
-                }
-            }
+            let path = transcript_path(ctx, name, &event)?;
             save_transcript(ctx, host, &ws, &path, format, clock.as_ref())?;
             Ok(Answer::Nothing)
         }
     }
+}
+
+/// Says on stderr, for the host's log, what an event could not do, each with its hint.
+fn notice(host: Host, problems: &[hook::Refusal]) {
+    for r in problems {
+        let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
+        eprintln!("cogmem hook {}: {}{hint}", host.name(), r.message);
+    }
+}
+
+/// The event's `transcript_path`, with a leading `~/` expanded with HOME.
+fn transcript_path(ctx: &Ctx, name: &str, event: &Value) -> Result<PathBuf, Notice> {
+    let Some(path) = str_field(event, "transcript_path").filter(|p| !p.is_empty()) else {
+        return Err(Notice(format!("{name}: no `transcript_path` in the hook's JSON")));
+    };
+    Ok(match (path.strip_prefix("~/"), &ctx.env.home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(path),
+    })
 }
 
 /// Starts `cogmem watch --serve-only` for the session when no watcher serves the workspace,
@@ -362,16 +382,22 @@ fn context_answer(host: Host, event: &str, text: &str) -> Answer {
 /// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder;
 /// its reads share one scan of the memory files (one event is one operation).
 fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
-    let ws = found_workspace(ctx, host, event)?;
+    let ws = found_workspace(ctx, host, event, Ctx::workspace)?;
     let mut options = ws.options().clone();
     options.one_scan = true;
     Ok(ws.with_options(options))
 }
 
-/// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder.
-fn found_workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, Notice> {
+/// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder;
+/// opened with `open` ([`Ctx::workspace`], or [`Ctx::discover`], which touches nothing).
+fn found_workspace(
+    ctx: &Ctx,
+    host: Host,
+    event: &Value,
+    open: fn(&Ctx) -> cogmem::Result<cogmem::Workspace>,
+) -> Result<cogmem::Workspace, Notice> {
     if ctx.global.workspace.is_some() || ctx.env.workspace.is_some() {
-        return Ok(ctx.workspace()?);
+        return Ok(open(ctx)?);
     }
     let cwd = match host {
         Host::Cursor => event
@@ -389,7 +415,7 @@ fn found_workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Works
     if !cwd.is_absolute() {
         return Err(Notice(format!("no workspace: the hook's folder {cwd:?} is not absolute")));
     }
-    let found = Ctx { cwd: cwd.clone(), ..ctx.clone() }.workspace();
+    let found = open(&Ctx { cwd: cwd.clone(), ..ctx.clone() });
     found.map_err(|e| match e.kind() {
         cogmem::ErrorKind::User if !cwd.join("MEMORY.md").exists() => Notice(format!(
             "no cogmem workspace at or above {}: nothing to do (set COGMEM_WORKSPACE, or run \

@@ -33,8 +33,9 @@ use super::{Ctx, render};
 /// consolidate_identity.
 ///
 /// Writes are recorded as --actor (else COGMEM_ACTOR, else `agent:manual`, which is not a
-/// person; forget uses `bot:trigger-forget`). With `--role subagent --agent NAME` (or `--actor
-/// subagent:NAME`) the server is read-only for a sub-agent: it lists only the reading tools
+/// person; forget uses `bot:trigger-forget`). With `--agent NAME` (alone or with `--role
+/// subagent`; with `--role main` it is refused), or `--actor subagent:NAME`, the server is
+/// read-only for a sub-agent: it lists only the reading tools
 /// and propose (remember, touch, forget, restore, pin, unpin, supersede, graph_rename,
 /// graph_retype, pending, reflect_request,
 /// reflect_submit, identity_submit and decay are neither listed nor run), hear never writes,
@@ -70,14 +71,15 @@ VS Code (.vscode/mcp.json):
     }
   }
 
-For a sub-agent, use "args": ["mcp", "--workspace", "/path", "--role", "subagent",
-"--agent", "researcher"]. If the host cannot find `cogmem`, give its full path as "command"."#
+For a sub-agent, use "args": ["mcp", "--workspace", "/path", "--agent", "researcher"]
+(`--agent` implies `--role subagent`). If the host cannot find `cogmem`, give its full path as "command"."#
 )]
 pub struct McpArgs {
     /// What the connected agent may do: main (read and write) or subagent (read and propose)
-    #[arg(long, value_enum, default_value_t = RoleArg::Main, value_name = "ROLE")]
-    role: RoleArg,
-    /// The sub-agent's name, for --role subagent: it acts as `subagent:NAME`
+    /// [default: main, or subagent with --agent]
+    #[arg(long, value_enum, value_name = "ROLE")]
+    role: Option<RoleArg>,
+    /// The sub-agent's name: it acts as `subagent:NAME` (implies --role subagent)
     #[arg(long, value_name = "NAME", required_if_eq("role", "subagent"))]
     agent: Option<String>,
 }
@@ -94,18 +96,21 @@ enum RoleArg {
 pub fn run(ctx: &Ctx, args: &McpArgs) -> cogmem::Result<Exit> {
     let clock = ctx.clock()?;
     let ws = ctx.resident_workspace()?;
+    // A named agent is a sub-agent unless told otherwise, and then it is refused: a server
+    // that reads `--agent` as a warning and serves every tool fails open (docs/decisions.md,
+    // 2026-12-06, eleventh stop).
     let (mut role, actor) = match (args.role, &args.agent) {
-        (RoleArg::Subagent, Some(name)) => {
+        (Some(RoleArg::Main), Some(name)) => {
+            return Err(cogmem::error::InputError::MainAgentNamed { name: name.clone() }.into());
+        }
+        (_, Some(name)) => {
             if ctx.global.actor.is_some() {
-                render::warning(ctx.style, "--actor is ignored with --role subagent");
+                render::warning(ctx.style, "--actor is ignored with --agent (a sub-agent)");
             }
             (Role::Subagent, Some(Actor::parse(&format!("subagent:{name}"))?))
         }
-        (role, agent) => {
-            debug_assert_eq!(role, RoleArg::Main, "clap requires --agent with --role subagent");
-            if agent.is_some() {
-                render::warning(ctx.style, "--agent is ignored without --role subagent");
-            }
+        (role, None) => {
+            debug_assert_ne!(role, Some(RoleArg::Subagent), "clap requires --agent with it");
             (Role::Main, ctx.named_actor()?)
         }
     };

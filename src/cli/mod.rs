@@ -398,7 +398,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     cogmem::git::read_objects_as_git_does();
-    let env = env::Env::read();
+    let mut env = env::Env::read();
     let timings = env.timings;
     if timings {
         // COGMEM_TIMINGS=1: where the time went, phase by phase, on stderr (for benchmarks).
@@ -423,7 +423,32 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             env.progress_delay(),
         ),
     };
+    // Agents inherit the environment: a person it names counts only at a terminal.
+    let unattended = matches!(cli.command, Command::Mcp(_) | Command::Hook(_));
+    let left_out = if cli.global.actor.is_none() {
+        env.leave_out_inherited_person(stdin_is_terminal && !unattended)
+    } else {
+        None
+    };
+    // Said where the actor is recorded: a reading command ignores it, and an agent would read
+    // the warning on every search.
+    let records_actor = writes
+        || matches!(
+            cli.command,
+            Command::Mcp(_) | Command::Hook(_) | Command::Sync(_) | Command::Watch(_)
+        );
     let ctx = Ctx { global: cli.global, env, style, cwd, stdin_is_terminal, writes, progress };
+    if let Some(person) = left_out.filter(|_| records_actor) {
+        render::warning(
+            style,
+            &format!(
+                "{}={person} is ignored without a person at the terminal (agents, hooks and the \
+                 MCP server inherit the environment)",
+                env::ACTOR
+            ),
+        );
+        ctx.hint(&format!("name yourself on your own command instead: `--actor {person}`"));
+    }
     let result = match cli.command {
         Command::Init(args) => init::run(&ctx, &args),
         Command::Remember(args) => remember::run(&ctx, &args),

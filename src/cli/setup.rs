@@ -25,9 +25,10 @@ use super::{Ctx, render};
 /// CLAUDE.md; codex: .codex/config.toml, .codex/hooks.json, ~/.codex/AGENTS.md or AGENTS.md;
 /// cursor: .cursor/mcp.json, .cursor/hooks.json, AGENTS.md (project); openclaw (user only):
 /// ~/.openclaw/openclaw.json (OPENCLAW_CONFIG_PATH, else openclaw.json in OPENCLAW_STATE_DIR,
-/// else in ~/.openclaw-PROFILE for OPENCLAW_PROFILE) and AGENTS.md in the agent workspace (its
-/// `agents.defaults.workspace`, else OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace, or
-/// workspace-PROFILE for OPENCLAW_PROFILE). An AGENTS.md block another host's setup still uses
+/// else in ~/.openclaw-PROFILE for OPENCLAW_PROFILE) and AGENTS.md in the agent workspace (the
+/// default agent's `workspace`, else `agents.defaults.workspace`, else OPENCLAW_WORKSPACE_DIR,
+/// else `workspace` in the state folder; for a profile, older OpenClaw's
+/// ~/.openclaw/workspace-PROFILE when only that exists). An AGENTS.md block another host's setup still uses
 /// (Codex's and Cursor's in one project) stays on undo. With --scope project, a workspace inside
 /// the project is named relative to it where the host resolves that (Claude Code's
 /// CLAUDE_PROJECT_DIR); elsewhere the files name it by absolute path, and setup says so.

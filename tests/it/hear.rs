@@ -539,3 +539,48 @@ fn a_request_heard_links_an_entity_by_an_alias_added_by_hand() {
         assert!(linked(&out).contains(&"person--alice".to_owned()), "{out}");
     }
 }
+
+/// The MCP client (after [`crate::mcp::CLIENT_PRELUDE`]): `hear` with a message over `limits.text_bytes` (100 here), then one within.
+const LONG_MESSAGE_CLIENT: &str = r#"
+async def checks():
+    async with session() as s:
+        r = await s.call_tool("hear", {"message": "what do you remember about " + "tea " * 30})
+        assert r.is_error, r
+        print(r.content[0].text)
+        r = await s.call_tool("hear", {"message": "what do you remember about tea"})
+        assert not r.is_error, r.content[0].text
+
+run(checks)
+"#;
+
+/// `hear`'s message is text like any other: over `limits.text_bytes` it is refused, naming
+/// the limit and what to do, from the CLI (argument or stdin) and the MCP tool; it was
+/// classified whatever its size, and only a remember request's content was capped.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn hear_refuses_a_message_over_the_text_limit() {
+    let env = TestEnv::initialized();
+    env.write("cogmem.toml", "[limits]\ntext_bytes = 100\n");
+    env.git_commit_all("small limits");
+    let long = format!("what do you remember about {}", "tea ".repeat(30));
+    let want = "error: the message is 147 bytes; `hear` takes at most 100 bytes \
+                (`limits.text_bytes` in cogmem.toml)\n\nhint: pass the user's request alone \
+                (`remember that …`), not the text around it; keep a long text with `cogmem \
+                remember` (split) or `cogmem import`, or raise `limits.text_bytes` in cogmem.toml\n";
+    assert_eq!(env.run(["hear", &long]).output().code(1).stderr, want);
+    assert_eq!(env.run(["hear", "-"]).stdin(long.clone()).output().code(1).stderr, want);
+    env.run(["hear", "what do you remember about tea"]).success();
+    let out = crate::mcp::run_client(
+        &env,
+        "hear_long.py",
+        &format!("{}{LONG_MESSAGE_CLIENT}", crate::mcp::CLIENT_PRELUDE),
+    );
+    assert!(
+        out.starts_with(
+            "error: the message is 147 bytes; `hear` takes at most 100 bytes (`limits.text_bytes` \
+             in cogmem.toml)\n\nhint: pass the user's request alone"
+        ),
+        "{out}"
+    );
+    env.assert_clean_tree();
+}

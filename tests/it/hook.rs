@@ -102,6 +102,58 @@ fn claude_code_remember_prompt_is_written_by_trigger_remember_and_reported() {
     assert!(diff.contains("+- the Atlas replica moves to Frankfurt in January."), "{diff}");
 }
 
+/// A recall's memories are given even when their uses cannot be recorded (the access log a
+/// folder here): the failure is a notice on the host's log. It cut the whole answer.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn a_recall_whose_uses_cannot_be_recorded_still_gives_its_memories() {
+    let env = seeded();
+    let log = env.path(".cogmem/access.log");
+    if log.exists() {
+        std::fs::remove_file(&log).unwrap();
+    }
+    std::fs::create_dir(&log).unwrap();
+    let json = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "cwd": env.root,
+        "prompt": "What do you remember about Atlas?",
+    });
+    let out = env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+    let text = added_context(&out, "UserPromptSubmit");
+    assert!(text.contains("We are moving Atlas from MySQL to Postgres 16"), "{text}");
+    assert!(
+        out.stderr.starts_with(
+            "cogmem hook claude-code: the uses of the memories shown were not recorded: "
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains(".cogmem/access.log"), "{out}");
+}
+
+/// A session whose pack cannot be built (a relations file that is not UTF-8) is given the
+/// core memory, read from MEMORY.md, after a notice of what could not be read and how to fix
+/// it; the host's log says it too. It was given nothing.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn a_session_start_without_its_pack_gets_core_memory_and_a_notice() {
+    let env = seeded();
+    std::fs::write(env.path("memory/graph/relations.md"), b"\xff\xfe broken\n").unwrap();
+    let none = env.home.join("none.jsonl");
+    let out = hook(&env, "claude-code", "SessionStart", &none);
+    let text = added_context(&out, "SessionStart");
+    let why = "[TMP]/ws/memory/graph/relations.md: not valid UTF-8 at byte 0 (hint: re-save \
+               the file as UTF-8, or restore it with `git checkout -- FILE`)";
+    assert_eq!(
+        text,
+        format!(
+            "cogmem could not read all of its memory for this session; tell the user, so that \
+             they can fix it:\n- {why}\n\n# Memory (core memory only)\n\n## Core memory\n- The \
+             user is Dana, an SRE\n"
+        )
+    );
+    assert_eq!(out.stderr, format!("cogmem hook claude-code: {why}\n"));
+}
+
 #[test]
 fn claude_code_question_gets_relevant_memories_with_ids_and_dates_and_commits_nothing() {
     let env = seeded();
@@ -234,6 +286,21 @@ fn claude_code_forget_prompt_lists_candidates_and_forgets_nothing() {
     );
     assert!(text.contains("- [episode:2026-12-01:09:00] Dana prefers green tea"), "{text}");
     assert_eq!(env.head(), head);
+}
+
+/// A person named by COGMEM_ACTOR in the host's environment is not the hook's author: the
+/// import commits as the hook's own actor. See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn a_hook_leaves_out_a_person_named_by_cogmem_actor() {
+    let env = TestEnv::initialized();
+    let path = transcript(&env, "claude-code.jsonl");
+    let json = fixture("hooks/claude-code/PreCompact.json", &env.root, &path);
+    let (before, lines) = (env.commit_count(), env.audit_lines().len());
+    let out = env.run(["hook", "claude-code"]).current_dir_home().env("COGMEM_ACTOR", "user:alice");
+    let out = out.stdin(json).output();
+    env.assert_one_change(before, lines, &out);
+    assert!(out.stderr.starts_with("warning: COGMEM_ACTOR=user:alice is ignored"), "{out}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]).trim(), "bot:hook-claude-code");
 }
 
 #[test]
@@ -473,6 +540,30 @@ fn codex_session_end_import_outlives_the_hosts_kill() {
         "codex-rollout.jsonl",
         "**user:** The nightly export job for Atlas fails",
     );
+}
+
+/// Codex's `SessionEnd` hook hands the import off before it opens the workspace: a change a
+/// killed process left is undone by the import's own process (its notice in the import log),
+/// not in the 3 s Codex gives the hook. It was undone by the hook first.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn codex_session_end_hands_off_before_opening_the_workspace() {
+    let env = seeded();
+    let killed = env
+        .run(["remember", "The standup moves to 10:00"])
+        .env("COGMEM_CRASH_AT", "mid-write")
+        .output();
+    assert_ne!(killed.code, 0, "{killed}");
+    let path = transcript(&env, "codex-rollout.jsonl");
+    let before = env.commit_count();
+    let out = hook(&env, "codex", "SessionEnd", &path);
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{out}");
+    wait_for_detached_import(&env, before);
+    let log = env.read(".cogmem/hook-import.log");
+    assert!(log.contains("a change that was killed half-way was undone"), "{log}");
+    let day = env.read("memory/episodes/2026-11-30.md");
+    assert!(day.contains("**user:** The nightly export job for Atlas fails"), "{day}");
+    env.assert_clean_tree();
 }
 
 /// Claude Code often exits without waiting for its `SessionEnd` hooks ("Hook cancelled"): as

@@ -185,6 +185,37 @@ fn require_python_sdk() {
     );
 }
 
+/// The start the small MCP client scripts share: the imports, the configuration
+/// [`run_client`] passes, `server(*args, **env)` (a server on the workspace with more
+/// arguments and environment variables than the sealed ones), `session(…)` (a client session
+/// with it, initialized) and `run(checks)` (runs the coroutine within two minutes, then says
+/// all checks passed).
+pub(crate) const CLIENT_PRELUDE: &str = r#"
+import asyncio, contextlib, json, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+cfg = json.loads(sys.argv[1])
+
+
+def server(*extra, **env):
+    return StdioServerParameters(command=cfg["bin"],
+        args=["mcp", "--workspace", cfg["workspace"], *extra], env={**cfg["env"], **env})
+
+
+@contextlib.asynccontextmanager
+async def session(*extra, **env):
+    async with stdio_client(server(*extra, **env)) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            yield s
+
+
+def run(checks):
+    asyncio.run(asyncio.wait_for(checks(), 120))
+    print("all checks passed")
+"#;
+
 /// Runs a Python MCP client script against the real binary on `env`'s workspace, with the
 /// sealed environment (COGMEM_ACTOR=test-agent), checks it passed and returns its stdout.
 pub(crate) fn run_client(env: &TestEnv, name: &str, script: &str) -> String {
@@ -834,6 +865,22 @@ fn mcp_refuses_a_sub_agent_named_as_another_kind_of_actor() {
     }
 }
 
+/// `--role main --agent NAME` is refused, with what to pass, rather than serving every tool
+/// to a named agent (it was a warning, and a main agent's server).
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn mcp_refuses_the_main_role_for_a_named_agent() {
+    let env = TestEnv::initialized();
+    let out = env.run(["mcp", "--role", "main", "--agent", "scout"]).output().code(1);
+    assert_eq!(
+        out.stderr,
+        "error: `--agent scout` names a sub-agent, but `--role main` serves the main agent\n\n\
+         hint: for a sub-agent pass `--agent scout` (it implies `--role subagent`); for the main \
+         agent drop `--agent`\n"
+    );
+    assert!(out.stdout.is_empty(), "{out}");
+}
+
 /// A purge killed half-way is finished when the MCP server starts, so its writes go through.
 // Kills a purge with COGMEM_CRASH_AT: needs the `crash-points` feature.
 // See: issue 16
@@ -897,7 +944,8 @@ async def reads(*extra):
 
 
 async def main():
-    for extra in [("--role", "subagent", "--agent", "scout"), ("--actor", "subagent:scout"), ()]:
+    for extra in [("--role", "subagent", "--agent", "scout"), ("--agent", "scout"),
+                  ("--actor", "subagent:scout"), ()]:
         before = log()
         touched = await asyncio.wait_for(reads(*extra), 120)
         print(f"{' '.join(extra) or 'main'}: touch is_error={touched.is_error}")
@@ -908,8 +956,8 @@ async def main():
 asyncio.run(main())
 "#;
 
-/// A sub-agent's reads record no uses, and its `touch` is refused, on either kind of sub-agent
-/// server: reinforcing a memory is a write, which the next commit (the sub-agent's own
+/// A sub-agent's reads record no uses, and its `touch` is refused, on every kind of sub-agent
+/// server (`--agent NAME` alone is one: docs/decisions.md 2026-12-06, eleventh stop): reinforcing a memory is a write, which the next commit (the sub-agent's own
 /// proposal, authored by it) folded into the tracked decay file. The main agent's same reads
 /// are still recorded. See: docs/decisions.md 2026-12-06 (a sub-agent's reads record no uses)
 #[test]
@@ -924,6 +972,8 @@ fn a_subagents_mcp_reads_record_no_uses_and_its_touch_is_refused() {
         seen,
         [
             "--role subagent --agent scout: touch is_error=True",
+            "new uses: 0",
+            "--agent scout: touch is_error=True",
             "new uses: 0",
             "--actor subagent:scout: touch is_error=True",
             "new uses: 0",

@@ -230,3 +230,41 @@ fn deferring_a_deferred_proposal_is_a_no_op() {
     assert_eq!(env.read("memory/meta/pending-memories.md"), text);
     env.assert_clean_tree();
 }
+
+/// The MCP client (after [`crate::mcp::CLIENT_PRELUDE`]): `pending` actions that need a
+/// number, called without one, print their errors; the proposal is then approved.
+const NUMBERLESS_CLIENT: &str = r#"
+async def checks():
+    async with session() as s:
+        for action in ["approve", "show"]:
+            r = await s.call_tool("pending", {"action": action})
+            assert r.is_error, r
+            print(r.content[0].text)
+        r = await s.call_tool("pending", {"action": "approve", "number": 1})
+        assert not r.is_error, r.content[0].text
+
+run(checks)
+"#;
+
+/// `pending` over MCP without a `number` says which argument to pass and where to find it;
+/// it said `unknown proposal number "none"; expected one of: a `number` argument`.
+#[test]
+fn mcp_pending_without_a_number_says_what_to_pass() {
+    let env = TestEnv::initialized();
+    propose(&env, "scout", &["We chose Postgres"]);
+    let script = format!("{}{NUMBERLESS_CLIENT}", crate::mcp::CLIENT_PRELUDE);
+    let out = crate::mcp::run_client(&env, "pending_numberless.py", &script);
+    let hint = "hint: call `pending` with `\"action\": \"ACTION\", \"number\": N`; `pending` with \
+                `\"action\": \"list\"` shows each one's number";
+    let want = ["approve", "show"].map(|action| {
+        format!(
+            "error: `pending` with action `{action}` needs `number`: the proposal's number, `#N` \
+             in the pending list\n\n{}",
+            hint.replace("ACTION", action)
+        )
+    });
+    assert!(out.starts_with(&format!("{}\n{}\n", want[0], want[1])), "{out}");
+    assert!(!out.contains("none"), "{out}");
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "bot:commit-from:scout\n");
+    env.assert_clean_tree();
+}

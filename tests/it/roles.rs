@@ -146,6 +146,9 @@ fn issue_16_the_default_actor_without_a_terminal_is_an_agent() {
     let last = env.audit_lines().pop().unwrap();
     assert!(last.contains(" | agent:manual | auto | "), "{last}");
     assert_eq!(env.git(&["log", "-1", "--format=%an"]), "agent:manual\n");
+    // A reading command records no actor: no warning for an agent to read on every search.
+    let out = env.run(["search", "build"]).env("COGMEM_ACTOR", "user:alice").success();
+    assert!(!out.stderr.contains("COGMEM_ACTOR"), "{out}");
     let head = env.head();
     for (args, what) in [
         (vec!["reflect", "decide", "approve"], "decide a reward"),
@@ -159,7 +162,7 @@ fn issue_16_the_default_actor_without_a_terminal_is_an_agent() {
             format!(
                 "error: agent:manual is not a person; only the user (`user:NAME`, or `manual` at \
                  a terminal) may {what}\n\nhint: ask the user to run it at a terminal, or to \
-                 name themselves with `--actor user:NAME` (or COGMEM_ACTOR=user:NAME)\n"
+                 name themselves on that one command with `--actor user:NAME`\n"
             ),
             "{args:?}"
         );
@@ -167,6 +170,54 @@ fn issue_16_the_default_actor_without_a_terminal_is_an_agent() {
     assert_eq!(env.head(), head, "nothing was decided");
     env.mutate(["--actor", "user:alice", "reflect", "decide", "approve"]);
     assert!(env.audit_lines().iter().any(|l| l.contains("user:alice")));
+}
+
+/// The MCP client (after [`crate::mcp::CLIENT_PRELUDE`]): `remember` on a server whose
+/// environment names a person.
+const PERSON_ENV_CLIENT: &str = r#"
+async def checks():
+    async with session(COGMEM_ACTOR="user:alice") as s:
+        r = await s.call_tool("remember", {"text": "The deploy window is Tuesday"})
+        assert not r.is_error, r.content[0].text
+
+run(checks)
+"#;
+
+/// A person named by COGMEM_ACTOR (`user:NAME`, as the hints once recommended exporting) is
+/// inherited by every agent the person starts: without a terminal it is left out with a
+/// warning, so an agent's command and the MCP server commit as themselves and cannot approve.
+/// `--actor user:NAME` on the one command still counts.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn a_person_in_cogmem_actor_is_left_out_without_a_terminal() {
+    let env = requested();
+    let out = env.run(["remember", "The build is green"]).env("COGMEM_ACTOR", "user:alice");
+    let out = out.success();
+    assert!(
+        out.stderr.starts_with(
+            "warning: COGMEM_ACTOR=user:alice is ignored without a person at the terminal (agents, \
+         hooks and the MCP server inherit the environment)\n\nhint: name yourself on your own \
+         command instead: `--actor user:alice`\nremembered (commit "
+        ),
+        "{out}"
+    );
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "agent:manual\n");
+    let head = env.head();
+    let out = env.run(["reflect", "decide", "approve"]).env("COGMEM_ACTOR", "USER:alice");
+    let out = out.output().code(4);
+    assert!(out.stderr.contains("error: agent:manual is not a person"), "{out}");
+    assert_eq!(env.head(), head, "nothing was decided");
+
+    let script = format!("{}{PERSON_ENV_CLIENT}", crate::mcp::CLIENT_PRELUDE);
+    crate::mcp::run_client(&env, "person_env.py", &script);
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "agent:manual\n");
+    env.assert_clean_tree();
+
+    // Named on the command itself, the person is taken at their word, as before.
+    env.run(["--actor", "user:alice", "reflect", "decide", "approve"])
+        .env("COGMEM_ACTOR", "user:alice")
+        .success();
+    assert_eq!(env.git(&["log", "-1", "--format=%an"]), "user:alice\n");
 }
 
 /// Runs the binary with a pseudo-terminal as stdin (util-linux `script`), as a person at a

@@ -181,6 +181,35 @@ fn setup_twice_changes_nothing_the_second_time() {
     }
 }
 
+/// A `timeout` the user deleted from cogmem's hook entry stays deleted on the next setup,
+/// since another of its entries still has one; in a file where none has one (an older setup's,
+/// before timeouts), setup adds them. See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn setup_respects_a_timeout_the_user_deleted() {
+    let (env, ws) = home_with_workspace();
+    setup(&env, &ws, &["claude-code"]).success();
+    let timeout = |event: &str| {
+        json(&env, ".claude/settings.json")["hooks"][event][0]["hooks"][0].get("timeout").cloned()
+    };
+    assert_eq!(timeout("PreCompact"), Some(serde_json::json!(120)));
+    let mut settings = json(&env, ".claude/settings.json");
+    let entry = &mut settings["hooks"]["PreCompact"][0]["hooks"][0];
+    entry.as_object_mut().unwrap().remove("timeout");
+    write(&env, ".claude/settings.json", &serde_json::to_string_pretty(&settings).unwrap());
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert!(out.stderr.contains("already set up"), "{out}");
+    assert_eq!(timeout("PreCompact"), None, "the user's deletion stays");
+    assert_eq!(timeout("SessionEnd"), Some(serde_json::json!(60)));
+
+    // An older setup's file, with no timeout anywhere: setup's are added.
+    let entry = &mut settings["hooks"]["SessionEnd"][0]["hooks"][0];
+    entry.as_object_mut().unwrap().remove("timeout");
+    write(&env, ".claude/settings.json", &serde_json::to_string_pretty(&settings).unwrap());
+    setup(&env, &ws, &["claude-code"]).success();
+    assert_eq!(timeout("PreCompact"), Some(serde_json::json!(120)));
+    assert_eq!(timeout("SessionEnd"), Some(serde_json::json!(60)));
+}
+
 #[test]
 fn setup_dry_run_prints_a_diff_and_writes_nothing() {
     let (env, ws) = home_with_workspace();
@@ -548,7 +577,54 @@ fn setup_openclaw_writes_agents_md_in_the_configured_agent_workspace() {
         .current_dir_home()
         .env("OPENCLAW_PROFILE", "work")
         .success();
-    assert!(out.stdout.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "{out}");
+    // Newer OpenClaw keeps a profile's workspace in its state folder.
+    assert!(out.stdout.contains("+++ [TMP]/.openclaw-work/workspace/AGENTS.md\n"), "{out}");
+}
+
+/// A profile's workspace is `~/.openclaw-PROFILE/workspace` (newer OpenClaw), or
+/// `~/.openclaw/workspace-PROFILE` where an older OpenClaw made it and the newer one is not
+/// there; the default agent's own `workspace` in openclaw.json (`agents.entries.main`, or the
+/// older `agents.list`'s default entry) comes before `agents.defaults.workspace`.
+/// See: docs/decisions.md 2026-12-06, eleventh stop
+#[test]
+fn setup_openclaw_finds_the_profiles_and_the_agents_own_workspace() {
+    let (env, ws) = home_with_workspace();
+    let dry_run = |vars: &[(&str, &str)]| {
+        let mut cmd = env
+            .run(["--workspace", ws.to_str().unwrap(), "setup", "openclaw", "--dry-run"])
+            .current_dir_home();
+        for (k, v) in vars {
+            cmd = cmd.env(k, v);
+        }
+        cmd.success().stdout
+    };
+    let profile = [("OPENCLAW_PROFILE", "work")];
+    assert!(dry_run(&profile).contains("+++ [TMP]/.openclaw-work/workspace/AGENTS.md\n"));
+    std::fs::create_dir_all(env.home.join(".openclaw/workspace-work")).unwrap();
+    let out = dry_run(&profile);
+    assert!(out.contains("+++ [TMP]/.openclaw/workspace-work/AGENTS.md\n"), "older: {out}");
+    std::fs::create_dir_all(env.home.join(".openclaw-work/workspace")).unwrap();
+    let out = dry_run(&profile);
+    assert!(out.contains("+++ [TMP]/.openclaw-work/workspace/AGENTS.md\n"), "newer: {out}");
+
+    for (config, want) in [
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "entries": {"main": {"workspace": "~/mine"}}}}"#,
+            "+++ [TMP]/mine/AGENTS.md\n",
+        ),
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops", "workspace": "~/ops"}, {"id": "home", "default": true, "workspace": "~/home-agent"}]}}"#,
+            "+++ [TMP]/home-agent/AGENTS.md\n",
+        ),
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops"}]}}"#,
+            "+++ [TMP]/shared/AGENTS.md\n",
+        ),
+    ] {
+        write(&env, ".openclaw/openclaw.json", &format!("{config}\n"));
+        let out = dry_run(&[]);
+        assert!(out.contains(want), "{config}: {out}");
+    }
 }
 
 /// A valid config.toml whose `mcp_servers` is an inline table: setup says why it cannot add
@@ -701,7 +777,7 @@ fn setup_openclaw_edits_the_profiles_configuration() {
     };
     let out = run(&[], &[("OPENCLAW_PROFILE", "work")]);
     assert!(out.stderr.contains("created [TMP]/.openclaw-work/openclaw.json (mcp)"), "{out}");
-    assert!(out.stderr.contains("created [TMP]/.openclaw/workspace-work/AGENTS.md"), "{out}");
+    assert!(out.stderr.contains("created [TMP]/.openclaw-work/workspace/AGENTS.md"), "{out}");
     assert_eq!(read(&env, ".openclaw/openclaw.json"), default, "the default profile's file");
     assert_eq!(
         json(&env, ".openclaw-work/openclaw.json")["mcp"]["servers"]["cogmem"]["command"],

@@ -602,10 +602,11 @@ impl Server {
     fn pending(&self, Parameters(p): Parameters<PendingParams>) -> CallToolResult {
         self.reply((|| {
             let number = || {
-                p.number.ok_or_else(|| cogmem_ops::error::InputError::Unknown {
-                    what: "proposal number",
-                    value: "none".into(),
-                    expected: "a `number` argument".into(),
+                p.number.ok_or_else(|| cogmem_ops::error::InputError::MissingArgument {
+                    tool: "pending",
+                    action: p.action.clone(),
+                    arg: "number",
+                    what: "the proposal's number, `#N` in the pending list",
                 })
             };
             let by = self.writer();

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::forget::{self, Candidate};
 use super::remember::{self, Relation, RememberReport, RememberRequest};
+use crate::error::InputError;
 use cogmem_store::audit::Actor;
 use cogmem_store::store::Store;
 use cogmem_store::store::core_memory::CoreSection;
@@ -229,13 +230,19 @@ pub struct HearOptions {
 /// Detects the trigger in `message` and acts on it.
 ///
 /// Only a remember trigger writes (through the change engine, as `bot:trigger-remember`);
-/// forget only lists candidates, recall only reads.
+/// forget only lists candidates, recall only reads. A message over the workspace's
+/// `limits.text_bytes` is refused before it is read ([`InputError::MessageTooLong`]), as any
+/// other text is: a user's request is a sentence, and classifying megabytes is slow.
 pub fn hear(
     ws: &Workspace,
     message: &str,
     opts: &HearOptions,
     clock: &dyn Clock,
 ) -> crate::Result<HearReport> {
+    let limit = ws.settings().limits.text_bytes;
+    if message.len() > limit {
+        return Err(InputError::MessageTooLong { bytes: message.len(), limit }.into());
+    }
     let extra = &ws.settings().triggers;
     // The routing context reads every entity file: only a remember request, or a question the
     // rules check against the known names, needs it (issue 17: hooks hear every prompt).

@@ -9,10 +9,11 @@ use serde::Serialize;
 use crate::context::{self, ContextOptions, Encoding};
 use crate::hear::{self, HearOptions, HearReport, HeardAction};
 use crate::reflect;
-use cogmem_index::pack::{Pack, Part};
+use cogmem_index::pack::{Pack, Part, TokenCounter};
 use cogmem_store::audit::Actor;
+use cogmem_store::store::Store;
 use cogmem_store::store::markdown::one_line;
-use cogmem_store::workspace::Workspace;
+use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::Clock;
 
 /// Memories scoring below this share of the best match are left out of a prompt's context.
@@ -31,10 +32,14 @@ const MAX_QUERY_CHARS: usize = 1_000;
 pub struct SessionContext {
     /// The text for the model; empty when the workspace holds nothing to say.
     pub text: String,
-    /// Tokens it takes (estimated, never over the budget).
+    /// Tokens it takes (estimated; never over the budget but for the notice of what could not
+    /// be read).
     pub used_tokens: usize,
     /// The budget (`[hooks] session_start_tokens`).
     pub budget_tokens: usize,
+    /// What could not be read (the reflection cycle's files, the pack), each error with its
+    /// hint; the text says so first and gives what could be read.
+    pub unread: Vec<Refusal>,
 }
 
 /// Builds the context for a new session: the reflection cycle when one is open, then the
@@ -42,13 +47,23 @@ pub struct SessionContext {
 /// episodes without imported transcripts, the cards of the entities they name and of the most
 /// relevant ones), all within `[hooks] session_start_tokens` as [`Encoding::Estimate`] counts
 /// them. The pack's memories count as uses, as `cogmem context` counts them.
-pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<SessionContext> {
+///
+/// Never fails: a part that cannot be read is left out and named in
+/// [`SessionContext::unread`], and the text starts with a notice of it for the model. When the
+/// pack cannot be built, the core memory's bullets are given instead, read from MEMORY.md
+/// directly, if it can be read. A session with no memory and no word of why answered as if
+/// there were none.
+pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> SessionContext {
     let budget = ws.settings().hooks.session_start_tokens;
     let counter = Encoding::Estimate.counter();
+    let mut unread = Vec::new();
     let mut head = String::new();
-    let st = reflect::status(ws)?;
-    if st.state != reflect::State::Idle {
-        head.push_str(&format!("## Reflection in progress\n- {}\n", st.summary()));
+    match reflect::status(ws) {
+        Ok(st) if st.state != reflect::State::Idle => {
+            head.push_str(&format!("## Reflection in progress\n- {}\n", st.summary()));
+        }
+        Ok(_) => {}
+        Err(e) => unread.push(Refusal::of(&e)),
     }
     // The cycle's state, but never more than a third of the budget: the pack is the memory.
     let mut head_tokens = counter.count(&head);
@@ -61,16 +76,52 @@ pub fn session_start(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Session
         encoding: Encoding::Estimate,
         threshold: 0.0,
     };
-    let pack = context::session(ws, &opts, clock)?;
-    let mut text = pack.text;
+    let mut text = match context::session(ws, &opts, clock) {
+        Ok(pack) => pack.text,
+        Err(e) => {
+            unread.push(Refusal::of(&e));
+            core_only(ws, opts.budget, counter.as_ref())
+        }
+    };
     if !head.is_empty() {
         if !text.is_empty() {
             text.push('\n');
         }
         text.push_str(&head);
     }
+    if !unread.is_empty() {
+        let mut notice = String::from(
+            "cogmem could not read all of its memory for this session; tell the user, so that \
+             they can fix it:\n",
+        );
+        for r in &unread {
+            let hint = r.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
+            notice.push_str(&format!("- {}{hint}\n", r.message));
+        }
+        if !text.is_empty() {
+            notice.push('\n');
+        }
+        text.insert_str(0, &notice);
+    }
     let used_tokens = if text.is_empty() { 0 } else { counter.count(&text) };
-    Ok(SessionContext { text, used_tokens, budget_tokens: budget })
+    SessionContext { text, used_tokens, budget_tokens: budget, unread }
+}
+
+/// The core memory's bullets, read from MEMORY.md directly, within `budget` tokens: what a
+/// session is given when its pack cannot be built. Empty when MEMORY.md cannot be read or
+/// holds none.
+fn core_only(ws: &Workspace, budget: usize, counter: &dyn TokenCounter) -> String {
+    let heading = "# Memory (core memory only)\n\n## Core memory\n";
+    let mut text = heading.to_owned();
+    let core = cogmem_store::store::units::of_file(ws, layout::MEMORY_MD);
+    for u in core.iter().filter(|u| u.store == Store::Core) {
+        let line = format!("- {}\n", u.text);
+        if counter.count(&text) + counter.count(&line) > budget {
+            break;
+        }
+        text.push_str(&line);
+    }
+    if text == heading { String::new() } else { text }
 }
 
 /// What a prompt produced.
@@ -85,6 +136,9 @@ pub struct PromptContext {
     /// not free in time, an index that cannot be read); the prompt is still heard, and the
     /// answer says the memories are missing.
     pub unlooked: Option<Refusal>,
+    /// Why the uses of the memories a recall showed could not be recorded (an access log that
+    /// cannot be written); the memories are still given.
+    pub unrecorded: Option<Refusal>,
     /// The text for the model: what was done about the prompt, then the relevant memories;
     /// empty when there is nothing to add.
     pub text: String,
@@ -183,7 +237,10 @@ pub fn user_prompt(
     let opts =
         HearOptions { dry_run: false, caller, allow_secret: false, recall_shown_by_caller: true };
     let mut refused = None;
-    let heard = if prompt.chars().count() <= MAX_HEARD_CHARS {
+    let mut unrecorded = None;
+    // A long prompt (pasted files) is no request: it is not heard, rather than refused.
+    let short = prompt.len() <= ws.settings().limits.text_bytes;
+    let heard = if short && prompt.chars().count() <= MAX_HEARD_CHARS {
         hear::hear(ws, prompt, &opts, clock).unwrap_or_else(|e| {
             refused = Some(Refusal::of(&e));
             HearReport::nothing()
@@ -269,7 +326,13 @@ pub fn user_prompt(
             .filter(|r| r.part == Part::Memory && r.decision == "selected")
             .map(|r| r.id.clone())
             .collect();
-        super::search::recalled(ws, &shown, clock)?;
+        // What was shown is given even when its uses cannot be recorded (an access log that
+        // cannot be written): the record keeps memories from fading; the answer is the point.
+        if let Err(e) = super::search::recalled(ws, &shown, clock) {
+            let mut r = Refusal::of(&e);
+            r.message = format!("the uses of the memories shown were not recorded: {}", r.message);
+            unrecorded = Some(r);
+        }
     }
     if let Some(u) = &unlooked {
         text.push_str(&format!(
@@ -288,6 +351,7 @@ pub fn user_prompt(
         heard,
         refused,
         unlooked,
+        unrecorded,
         text,
         used_tokens: pack.used_tokens,
         budget_tokens: budget,

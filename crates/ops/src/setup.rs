@@ -549,50 +549,78 @@ fn openclaw_path(req: &SetupRequest, path: &Path) -> PathBuf {
     }
 }
 
-/// OpenClaw's configuration file: `OPENCLAW_CONFIG_PATH`, else `openclaw.json` in
-/// `OPENCLAW_STATE_DIR`, else in the profile's state folder, `~/.openclaw-PROFILE` for a profile
-/// other than `default`, else `~/.openclaw` (`resolveCanonicalConfigPath` and `resolveStateDir`
-/// in openclaw/openclaw `src/config/paths.ts`, and `applyCliProfileEnv` in `src/cli/profile.ts`,
-/// which `openclaw --profile NAME` runs; https://docs.openclaw.ai/gateway/multiple-gateways:
-/// "Profiles auto-scope OPENCLAW_STATE_DIR + OPENCLAW_CONFIG_PATH").
+/// OpenClaw's configuration file: `OPENCLAW_CONFIG_PATH`, else `openclaw.json` in its state
+/// folder ([`openclaw_state`]; `resolveCanonicalConfigPath` in openclaw/openclaw
+/// `src/config/paths.ts`; https://docs.openclaw.ai/gateway/multiple-gateways: "Profiles
+/// auto-scope OPENCLAW_STATE_DIR + OPENCLAW_CONFIG_PATH").
 fn openclaw_config(req: &SetupRequest) -> PathBuf {
     if let Some(path) = &req.openclaw_config_path {
         return openclaw_path(req, path);
     }
-    let state = match (&req.openclaw_state_dir, openclaw_profile(req)) {
+    openclaw_state(req).join("openclaw.json")
+}
+
+/// OpenClaw's state folder: `OPENCLAW_STATE_DIR`, else the profile's, `~/.openclaw-PROFILE` for a
+/// profile other than `default`, else `~/.openclaw` (`resolveStateDir` in openclaw/openclaw
+/// `src/config/paths.ts`, and `applyCliProfileEnv` in `src/cli/profile.ts`, which `openclaw
+/// --profile NAME` runs).
+fn openclaw_state(req: &SetupRequest) -> PathBuf {
+    match (&req.openclaw_state_dir, openclaw_profile(req)) {
         (Some(dir), _) => openclaw_path(req, dir),
         (None, Some(profile)) => req.home.join(format!(".openclaw-{profile}")),
         (None, None) => req.home.join(".openclaw"),
-    };
-    state.join("openclaw.json")
+    }
 }
 
 /// OpenClaw's agent workspace, which holds its AGENTS.md
-/// (https://docs.openclaw.ai/concepts/agent-workspace, and `resolveDefaultAgentWorkspaceDir` in
-/// openclaw/openclaw `src/agents/workspace-default.ts`): `agents.defaults.workspace` in
-/// `config` (`~` is the home folder; a relative path is taken from the current folder), else
-/// `OPENCLAW_WORKSPACE_DIR`, else `~/.openclaw/workspace-PROFILE` for an `OPENCLAW_PROFILE`
-/// other than `default`, else `~/.openclaw/workspace`.
+/// (https://docs.openclaw.ai/concepts/agent-workspace): the default agent's own `workspace`
+/// in `config` (`agents.entries.main`, or in the older `agents.list` the entry marked
+/// `default`, else `main`, else the only one), else `agents.defaults.workspace` (`~` is the
+/// home folder; a relative path is taken from the current folder), else
+/// `OPENCLAW_WORKSPACE_DIR`, else `workspace` in the state folder ([`openclaw_state`]: so
+/// `~/.openclaw-PROFILE/workspace` for a profile, as newer OpenClaw puts it). Older OpenClaw
+/// put a profile's at `~/.openclaw/workspace-PROFILE` (`resolveDefaultAgentWorkspaceDir` in
+/// openclaw/openclaw `src/agents/workspace-default.ts`): that folder is taken when it exists
+/// and the newer one does not.
 ///
 /// Fails when `config` is not plain JSON (the MCP server's edit has said so first).
 fn openclaw_workspace(config: &Path, req: &SetupRequest) -> crate::Result<PathBuf> {
     let text = read(config)?.unwrap_or_default();
     let doc = hc::parse_json(config, &text, None)?;
-    let configured = hc::entry(&doc, &["agents", "defaults"], "workspace")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|w| !w.is_empty());
+    let named = |v: Option<&Value>| {
+        v.and_then(|a| a.get("workspace"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+    };
+    let agents = doc.get("agents");
+    let list = agents.and_then(|a| a.get("list")).and_then(Value::as_array);
+    let listed_default = list.and_then(|l| {
+        let by = |key: &str, want: &Value| l.iter().find(|e| e.get(key) == Some(want));
+        by("default", &Value::Bool(true))
+            .or_else(|| by("id", &Value::from("main")))
+            .or_else(|| if l.len() == 1 { l.first() } else { None })
+    });
+    let configured = named(agents.and_then(|a| a.get("entries")).and_then(|e| e.get("main")))
+        .or_else(|| named(listed_default))
+        .or_else(|| named(agents.and_then(|a| a.get("defaults"))));
     if let Some(dir) = configured {
-        return Ok(openclaw_path(req, Path::new(dir)));
+        return Ok(openclaw_path(req, Path::new(&dir)));
     }
     if let Some(dir) = &req.openclaw_workspace_dir {
         return Ok(openclaw_path(req, dir));
     }
-    let dir = match openclaw_profile(req) {
-        Some(p) => format!("workspace-{p}"),
-        None => "workspace".to_owned(),
-    };
-    Ok(req.home.join(".openclaw").join(dir))
+    let newer = openclaw_state(req).join("workspace");
+    if req.openclaw_state_dir.is_none()
+        && let Some(profile) = openclaw_profile(req)
+    {
+        let older = req.home.join(".openclaw").join(format!("workspace-{profile}"));
+        if older.is_dir() && !newer.is_dir() {
+            return Ok(older);
+        }
+    }
+    Ok(newer)
 }
 
 /// Reads a configuration file; `None` when it does not exist.

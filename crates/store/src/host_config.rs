@@ -275,7 +275,9 @@ pub struct HooksSet {
 ///
 /// An event that already has cogmem's entry (a command starting with `prefix`) keeps it where
 /// it is, and setup sets only what it owns there: the `command` (and Claude Code's and Codex's
-/// `"type": "command"`), and the event's `timeout` when the entry has none. Every other field
+/// `"type": "command"`), and the event's `timeout` when the entry has none and none of cogmem's
+/// entries in the file has one (then the user deleted it: an older setup that wrote no
+/// timeouts wrote none anywhere). Every other field
 /// is the user's and is kept, as is a `timeout` that differs from setup's: the group's
 /// `matcher` and other keys (Grouped), the entry's `timeout`, `statusMessage`, `matcher`,
 /// `loop_limit` and the like; [`HooksSet::kept`] lists them. A second cogmem entry under the
@@ -299,6 +301,18 @@ pub fn set_hooks(
         }
     }
     let hooks = object_at(doc, &["hooks"], path, text)?;
+    // A `timeout` missing from cogmem's entry in a file where another of its entries has one
+    // was deleted by the user (setup writes them all at once); in a file where none has one,
+    // an older setup wrote the entries, before it wrote timeouts, and they get setup's.
+    let timed = hooks.values().filter_map(Value::as_array).any(|list| {
+        commands(list, shape).into_iter().any(|(g, h, c)| {
+            let entry = match h {
+                Some(h) => list[g].get("hooks").and_then(|hooks| hooks.get(h)),
+                None => list.get(g),
+            };
+            is_ours(&c, prefix) && entry.is_some_and(|e| e.get("timeout").is_some())
+        })
+    });
     for event in events {
         let list = hooks.entry(event.name.to_owned()).or_insert_with(|| Value::Array(Vec::new()));
         let Some(list) = list.as_array_mut() else {
@@ -340,9 +354,9 @@ pub fn set_hooks(
                 });
             }
             let entry = &mut group["hooks"][h];
-            out.changed |= merge_entry(entry, shape, command, event, &mut out.kept);
+            out.changed |= merge_entry(entry, shape, command, event, !timed, &mut out.kept);
         } else {
-            out.changed |= merge_entry(group, shape, command, event, &mut out.kept);
+            out.changed |= merge_entry(group, shape, command, event, !timed, &mut out.kept);
         }
     }
     let stale =
@@ -352,13 +366,14 @@ pub fn set_hooks(
 }
 
 /// Sets what setup owns in one of cogmem's hook entries (`command`, Grouped's `type`, the
-/// `timeout` when there is none) and records the user's other fields in `kept`; `true` when
-/// the entry changed.
+/// `timeout` when there is none and `add_timeout`) and records the user's other fields in
+/// `kept`; `true` when the entry changed.
 fn merge_entry(
     entry: &mut Value,
     shape: HookShape,
     command: &str,
     event: &HookEvent,
+    add_timeout: bool,
     kept: &mut Vec<KeptField>,
 ) -> bool {
     let Some(map) = entry.as_object_mut() else { return false };
@@ -374,7 +389,7 @@ fn merge_entry(
     }
     set(map, "command", Value::from(command));
     let setups = event.timeout.map(Value::from);
-    if let (None, Some(seconds)) = (map.get("timeout"), &setups) {
+    if let (None, Some(seconds), true) = (map.get("timeout"), &setups, add_timeout) {
         set(map, "timeout", seconds.clone());
     }
     let owned = |k: &str| k == "command" || (shape == HookShape::Grouped && k == "type");

@@ -152,6 +152,26 @@ pub enum InputError {
         /// Its kind (`user`, `agent`, `bot`, `system`, `subagent`).
         kind: String,
     },
+    /// An MCP tool's action called without an argument it needs (`pending` with action
+    /// `approve` and no `number`).
+    #[error("`{tool}` with action `{action}` needs `{arg}`: {what}")]
+    MissingArgument {
+        /// The tool.
+        tool: &'static str,
+        /// The action given.
+        action: String,
+        /// The argument it needs.
+        arg: &'static str,
+        /// What the argument is.
+        what: &'static str,
+    },
+    /// `mcp --role main --agent NAME`: the main agent's server asked for under a sub-agent's
+    /// name, which the server refuses rather than serve every tool to a sub-agent.
+    #[error("`--agent {name}` names a sub-agent, but `--role main` serves the main agent")]
+    MainAgentNamed {
+        /// The name given with `--agent`.
+        name: String,
+    },
     /// A query matched several memories equally, and there is no terminal to ask on.
     #[error("{count} memories match equally well; pick one")]
     Ambiguous {
@@ -282,6 +302,17 @@ pub enum InputError {
     ArgumentTooLong {
         /// The argument (`query`).
         arg: &'static str,
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A message passed to `hear` over the workspace's `limits.text_bytes`.
+    #[error(
+        "the message is {bytes} bytes; `hear` takes at most {limit} bytes (`limits.text_bytes` \
+         in cogmem.toml)"
+    )]
+    MessageTooLong {
         /// Its size.
         bytes: usize,
         /// The limit.
@@ -729,6 +760,17 @@ impl InputError {
                  subagent:researcher`"
                     .into()
             }
+            Self::MissingArgument { tool, action, arg, .. } => format!(
+                "call `{tool}` with `\"action\": \"{action}\", \"{arg}\": N`; `{tool}` with \
+                 `\"action\": \"list\"` shows each one's {arg}"
+            ),
+            Self::MainAgentNamed { name } => {
+                let name = crate::shell::quote(name);
+                format!(
+                    "for a sub-agent pass `--agent {name}` (it implies `--role subagent`); for \
+                     the main agent drop `--agent`"
+                )
+            }
             Self::Actor { .. } | Self::Slug { .. } => {
                 return None;
             }
@@ -760,6 +802,12 @@ impl InputError {
             }
             Self::ArgumentTooLong { arg, .. } => {
                 format!("shorten `{arg}` to its key words")
+            }
+            Self::MessageTooLong { .. } => {
+                "pass the user's request alone (`remember that …`), not the text around it; keep \
+                 a long text with `cogmem remember` (split) or `cogmem import`, or raise \
+                 `limits.text_bytes` in cogmem.toml"
+                    .into()
             }
             Self::Routing { .. } => {
                 "answer with the JSON object `cogmem route --prompt` asks for; see docs/cli.md".into()
@@ -865,8 +913,8 @@ impl RuleError {
                     .into(),
             ),
             Self::NotUser { .. } => Some(
-                "ask the user to run it at a terminal, or to name themselves with \
-                 `--actor user:NAME` (or COGMEM_ACTOR=user:NAME)"
+                "ask the user to run it at a terminal, or to name themselves on that one \
+                 command with `--actor user:NAME`"
                     .into(),
             ),
             Self::ConsolidationNotDue { .. } => {
