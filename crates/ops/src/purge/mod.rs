@@ -320,7 +320,9 @@ fn resolve(ws: &Workspace, repo: &Repository, target: &Target) -> crate::Result<
         owners.extend(std::iter::once(&entity).chain(&formers).map(|e| e.label()));
     }
     let owners: Vec<&str> = owners.iter().map(String::as_str).filter(|o| !o.is_empty()).collect();
-    let mut needles = Needles::new(&texts, slug.as_deref(), &owners, &others, &kept);
+    // A text given to purge names itself: every line another memory holds whole is a copy.
+    let owners = id.is_some().then_some(owners.as_slice());
+    let mut needles = Needles::new(&texts, slug.as_deref(), owners, &others, &kept);
     // The id's hash too, so that purging it again can tell it was purged.
     if let Some(id) = &id {
         needles.hashes.push(purged::line_hash(&purged::normalize_line(id)));

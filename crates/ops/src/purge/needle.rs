@@ -66,10 +66,11 @@ fn add_forms(set: &mut BTreeSet<String>, s: &str) {
     }
 }
 
-/// What decides whether a line of the purged memory is cut: who it is (`owners`), the other
-/// memories' texts and the lines never cut.
+/// What decides whether a line of the purged memory is cut: who it is (`owners`; `None` for a
+/// purge by text, where every line another memory holds whole is a copy), the other memories'
+/// texts and the lines never cut.
 struct Lines<'a> {
-    owners: &'a [&'a str],
+    owners: Option<&'a [&'a str]>,
     others: &'a [&'a str],
     kept: &'a [&'a str],
 }
@@ -78,7 +79,7 @@ impl Needles {
     /// Builds the needles for a memory's `texts` (the same memory as read and as its file
     /// holds it, and what its file held before); `slug` is its file's name part (vault,
     /// procedure, entity), `owners` the slugs that name it in text (an entity's slug and its
-    /// former ones), `others` the texts of every other memory, and `kept` text whose lines are
+    /// former ones; `None` for a purge by text, which names the text itself), `others` the texts of every other memory, and `kept` text whose lines are
     /// never cut (the built-in templates). A line of the memory that another memory holds as a
     /// whole line naming one of `owners` is a copy and is cut; one held whole without naming
     /// it is cut only where a line names the memory (`scoped`); one held inside a longer line
@@ -86,7 +87,7 @@ impl Needles {
     pub fn new(
         texts: &[&str],
         slug: Option<&str>,
-        owners: &[&str],
+        owners: Option<&[&str]>,
         others: &[&str],
         kept: &[&str],
     ) -> Self {
@@ -174,9 +175,9 @@ impl Lines<'_> {
     /// Tells whether another memory holds `l` as a whole line of its own that does not name
     /// the memory: the same words, not a copy of them.
     fn is_held_unnamed(&self, l: &str) -> bool {
+        let Some(owners) = self.owners else { return false };
         self.others.iter().any(|o| {
-            o.lines()
-                .any(|ol| bare_line(ol) == l && !self.owners.iter().any(|w| names_words(ol, w)))
+            o.lines().any(|ol| bare_line(ol) == l && !owners.iter().any(|w| names_words(ol, w)))
         })
     }
 }
@@ -413,7 +414,7 @@ mod tests {
     #[test]
     fn needles_cut_text_lines_json_and_cut_summaries() {
         let text = "The vault combination is 4711-purple-otter, Alice said";
-        let n = Needles::new(&[text], None, &[], &["- Alice prefers tea"], &[]);
+        let n = Needles::new(&[text], None, None, &["- Alice prefers tea"], &[]);
         assert_eq!(
             n.scrub("- The vault combination is 4711-purple-otter, Alice said\n").unwrap(),
             "- [purged]\n"
@@ -430,7 +431,8 @@ mod tests {
     #[test]
     fn shared_lines_are_not_cut() {
         let text = "## Facts\n- Bob's locker code is 8812-blue\n- Bob likes chess a lot";
-        let n = Needles::new(&[text], None, &[], &["- Bob likes chess a lot (from the club)"], &[]);
+        let n =
+            Needles::new(&[text], None, None, &["- Bob likes chess a lot (from the club)"], &[]);
         let out = n.scrub("- Bob likes chess a lot\n- Bob's locker code is 8812-blue\n").unwrap();
         assert_eq!(out, "- Bob likes chess a lot\n- [purged]\n");
     }
@@ -440,7 +442,7 @@ mod tests {
         let text = "## Facts\n- Quentin was diagnosed with diabetes\n- Quentin likes chess a lot";
         let others = ["# org\n## Facts\n- Quentin was diagnosed with diabetes\n"];
         let kept = ["## Facts\n- Quentin likes chess a lot\n"];
-        let n = Needles::new(&[text], None, &["quentin"], &others, &kept);
+        let n = Needles::new(&[text], None, Some(&["quentin"][..]), &others, &kept);
         let out = n.scrub(others[0]).unwrap();
         assert_eq!(out, "# org\n## Facts\n- [purged]\n");
         assert!(n.scrub("- Quentin likes chess a lot").is_none(), "built-in lines are kept");
@@ -452,11 +454,14 @@ mod tests {
     fn a_line_another_memory_holds_whole_without_naming_it_is_its_own() {
         let text = "## Facts\n- Likes hiking in the Alps\n- Quentin's locker is 8812-blue";
         let others = ["# person--bob\n## Facts\n- Likes hiking in the Alps\n"];
-        let mut n = Needles::new(&[text], None, &["quentin"], &others, &[]);
+        let mut n = Needles::new(&[text], None, Some(&["quentin"][..]), &others, &[]);
         n.add_names(["person--quentin".to_owned()]);
         assert!(n.scrub(others[0]).is_none(), "the other's own fact stays");
         let hiking = purged::line_hash(&purged::normalize_line("Likes hiking in the Alps"));
         assert!(!n.hashes.contains(&hiking), "no tombstone line for it");
+        // A purge by text names the text itself: the whole line is a copy there.
+        let by_text = Needles::new(&[text], None, None, &others, &[]);
+        assert_eq!(by_text.scrub(others[0]).unwrap(), "# person--bob\n## Facts\n- [purged]\n");
         let audit = "x | EDIT | memory/graph/entities/person--quentin.md | a | auto | Likes hiking in the Alps\n\
                      x | EDIT | memory/graph/entities/person--bob.md | a | auto | Likes hiking in the Alps\n";
         assert_eq!(
@@ -471,7 +476,7 @@ mod tests {
         let n = Needles::new(
             &["Door code | 5521-crimson-lynx | for the back gate"],
             None,
-            &[],
+            None,
             &[],
             &[],
         );
@@ -480,7 +485,7 @@ mod tests {
         let n = Needles::new(
             &["Notes of the visit\n\tthe middle line holds 7731-amber"],
             None,
-            &[],
+            None,
             &[],
             &[],
         );
@@ -501,7 +506,7 @@ mod tests {
         let n = Needles::new(
             &["# Marigold Lease\n\nRuns to 2030 for the overpass"],
             Some("marigold-lease"),
-            &[],
+            None,
             &[],
             &[],
         );
