@@ -398,7 +398,7 @@ fn query_text_triggers_and_routing() {
                 "{t:?}"
             );
         }
-        let n = cogmem::ops::purge::Needles::new(&[t], None, &[], &[]);
+        let n = cogmem::ops::purge::Needles::new(&[t], None, None, &[], &[]);
         let _ = n.scrub(t);
     });
 }
@@ -410,7 +410,7 @@ fn purge_scrubbing_leaves_no_copy_of_the_text() {
     let mut runner = runner();
     let result = runner.run(&strategy, |(text, before, after, copies)| {
         prop_assume!(!text.contains("purged"));
-        let n = cogmem::ops::purge::Needles::new(&[&text], None, &[], &[]);
+        let n = cogmem::ops::purge::Needles::new(&[&text], None, None, &[], &[]);
         let json = serde_json::to_string(&text).unwrap();
         let blob = format!("{before}{}{json}{after}", format!("- {text}\n").repeat(copies + 1));
         let out = n.scrub(&blob).unwrap_or(blob);
@@ -441,7 +441,7 @@ fn purge_scrubbing_cuts_every_form_the_writers_give() {
         let token = "zq7731-amber-falcon";
         let text = format!("{} {token}", lines.join(sep));
         prop_assume!(!before.contains("falcon") && !after.contains("falcon"));
-        let n = cogmem::ops::purge::Needles::new(&[&text], None, &[], &[]);
+        let n = cogmem::ops::purge::Needles::new(&[&text], None, None, &[], &[]);
         let summary = cogmem::audit::clean_summary(&format!("09:00 fact: {text}"));
         let blob = format!(
             "{before}\n## 09:00 | fact\n{}\n- {}\n{summary}\n{}\n{after}",

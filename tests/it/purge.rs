@@ -124,6 +124,8 @@ fn purge_refuses_a_dirty_tree_and_unknown_ids() {
     let head = env.head();
     let out = env.run(["forget", "--purge", &id, "--yes"]).output().code(4);
     assert!(out.stderr.contains("uncommitted changes"), "{out}");
+    // Stashing is the obvious way to clean the tree, and a stash keeps the old history.
+    assert!(out.stderr.contains("`git stash clear`"), "{out}");
     assert_eq!(env.head(), head);
     std::fs::remove_file(env.path("notes.txt")).unwrap();
     env.run(["forget", "--purge", "core:critical-facts:00000000", "--yes"]).output().code(1);
@@ -601,6 +603,47 @@ fn purging_an_entity_cuts_the_copies_other_entities_hold() {
     assert!(!left.contains("[purged]"), "no husk of the copy is left: {left}");
     env.run(["verify"]).output().code(0);
     assert_erased(&env, &["diabetes", "doeberg", "Doeberg"]);
+}
+
+/// Two people who hold the same fact line hold it each as their own: purging one keeps the
+/// other's (in its file and in history), and the dry run does not list it as a copy. A copy
+/// that names the purged one still goes, and a section the cut leaves empty reads as a fresh
+/// one, without a blank line left over.
+#[test]
+fn purging_an_entity_keeps_the_same_fact_another_entity_holds_as_its_own() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "--entity", "person--bob-stone", "Likes hiking in the Alps"]);
+    env.mutate(["remember", "--entity", "person--quentin-doeberg", "Likes hiking in the Alps"]);
+    env.mutate(["hear", "remember that Quentin Doeberg and Dana Whitfield share a locker"]);
+    let bob = "memory/graph/entities/person--bob-stone.md";
+    let dana = "memory/graph/entities/person--dana-whitfield.md";
+    assert!(env.read(dana).contains("share a locker"), "hear wrote the fact to both");
+    let json = env.run(["--json", "forget", "--purge", "entity:person--quentin-doeberg"]).success();
+    let plan: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let copies: Vec<&str> =
+        plan["copies"].as_array().unwrap().iter().filter_map(|c| c["path"].as_str()).collect();
+    assert_eq!(copies, [dana], "{plan:#}");
+    env.run(["forget", "--purge", "entity:person--quentin-doeberg", "--yes"]).success();
+    env.assert_clean_tree();
+    let kept = env.read(bob);
+    assert!(kept.contains("- Likes hiking in the Alps\n"), "{kept}");
+    assert!(!kept.contains("[purged]"), "{kept}");
+    let log = env.git(&["log", "-p", "--", bob]);
+    assert!(!log.contains("[purged]"), "bob's history is his own: {log}");
+    let left = env.read(dana);
+    assert!(!left.contains("locker"), "{left}");
+    assert!(left.contains("## Facts\n\n## Timeline"), "no blank line left over: {left}");
+    env.run(["verify"]).output().code(0);
+    assert_erased(&env, &["doeberg", "Doeberg", "share a locker"]);
+    // The commit subject that named the purged file does not keep its fact either; bob's does.
+    let subjects = env.git(&["log", "--all", "--format=%s"]);
+    let hiking: Vec<&str> = subjects.lines().filter(|s| s.contains("hiking")).collect();
+    assert_eq!(
+        hiking,
+        ["[CREATE] memory/graph/entities/person--bob-stone.md +2 — Likes hiking in the Alps"]
+    );
+    // Bob's fact is no purged text: remembering it again for someone else is no trouble.
+    env.mutate(["remember", "--entity", "person--carla-mendes", "Likes hiking in the Alps"]);
 }
 
 /// A renamed entity lists its former id under `Aliases:`, and a merged one the id merged into

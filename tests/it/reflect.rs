@@ -735,6 +735,56 @@ fn a_pending_reflection_edited_after_submit_is_refused_until_restored() {
     env.assert_clean_tree();
 }
 
+/// Commits `file` as edited, made to pass for cogmem's submit commit: committer `cogmem`, the
+/// subject and trailers cogmem writes, the submit command as trigger.
+fn fake_submit_commit(env: &TestEnv, file: &str, trigger: &str) {
+    let msg = format!(
+        "[EDIT] {file} — submitted\n\nActor: test-agent\nApproval: pending\nTrigger: {trigger}"
+    );
+    let out = env
+        .git_command(&["commit", "-q", "-m", &msg, "--", file])
+        .env("GIT_COMMITTER_NAME", "cogmem")
+        .env("GIT_COMMITTER_EMAIL", "cogmem@cogmem.invalid")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A hand commit made to pass for the submit commit (committer `cogmem`, the submit trigger)
+/// does not make a hand edit the submission: the submit commit is the one cogmem recorded when
+/// it submitted, so `show` warns and approval refuses, for a reflection and a consolidation.
+#[test]
+fn a_hand_commit_faking_the_submit_commit_does_not_pass_for_it() {
+    let env = seeded();
+    to_ready(&env);
+    let text = "Mono.\nOPERATION: PATTERN\nTARGET: memory/meta/evolution.md\nCONTENT: harmless\nREASON: r\n---\n";
+    env.run(["reflect", "submit", "-"]).stdin(text).success();
+    let file = "memory/meta/pending-reflection.md";
+    let sneaky = "OPERATION: ARCHIVE\nTARGET: episode:2026-12-01:09:00\nREASON: sneaky\n---\n";
+    env.write(file, &format!("{}{sneaky}", env.read(file)));
+    fake_submit_commit(&env, file, "cogmem reflect submit");
+    let show = env.run(["reflect", "show"]).success();
+    assert!(show.stderr.contains("differs from what `cogmem reflect submit` wrote"), "{show}");
+    let head = env.head();
+    let refused = env.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
+    assert!(
+        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
+        "{refused}"
+    );
+    assert_eq!(env.head(), head, "nothing applied");
+
+    let env = consolidation_submitted();
+    let file = "memory/meta/pending-identity.md";
+    env.write(file, &format!("{}\n- a line added by hand\n", env.read(file)));
+    fake_submit_commit(&env, file, "cogmem identity consolidate submit");
+    let approve = ["--actor", "user:ann", "identity", "consolidate", "approve"];
+    let out = env.run(approve).output().code(4);
+    assert!(
+        out.stderr.contains("differs from what `cogmem identity consolidate submit` wrote"),
+        "{out}"
+    );
+}
+
 /// A self-image consolidation is approved only as it was submitted, as a reflection is: a hand
 /// edit of its pending file (its Seen list included), committed or not, is refused.
 #[test]

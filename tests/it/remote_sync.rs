@@ -891,3 +891,32 @@ fn a_peers_plain_git_commits_are_adopted_by_the_sync_that_brings_them_in() {
     a.run(["verify"]).success();
     drop(daemon);
 }
+
+/// A peer's plain `git commit` holding a credential, pushed with plain git: the `sync --remote`
+/// that brings it in cannot refuse a commit that exists, so it adopts it and warns, naming the
+/// commit, the file, the line and the rule, never the secret; the audit line records the place.
+#[test]
+fn a_peers_plain_commit_holding_a_secret_is_adopted_by_sync_remote_with_a_warning() {
+    let (a, daemon, _remote) = served();
+    a.run(["sync", "--remote", "origin"]).success();
+    let peer = TestEnv::new();
+    git_in(&peer.home, &peer.home, &["clone", "-q", &daemon.url("remote.git"), "ws"]);
+    let key = crate::secrets::aws_key_id();
+    peer.append("MEMORY.md", &format!("- deploy key {key}\n"));
+    peer.git_commit_all("deploy key, by hand");
+    peer.git(&["push", "-q", "origin", "main"]);
+    let commit = peer.head();
+    let out = a.run(["sync", "--remote", "origin"]).success();
+    assert!(out.stderr.contains("adopted 1 commit made outside cogmem"), "{out}");
+    let want = "warning: commit [HASH] MEMORY.md:18: looks like a secret (aws-access-key-id at \
+                column 14: AKIA… (20 chars)); adopted\n  hint: move it out of memory";
+    assert!(out.stderr.contains(want), "{out}");
+    assert!(!out.stderr.contains(&key) && !out.stdout.contains(&key), "{out}");
+    a.assert_clean_tree();
+    let lines = a.audit_lines();
+    let line = lines.iter().find(|l| l.contains("| EDIT | MEMORY.md | tester |")).unwrap();
+    let want =
+        format!("looks like a secret at line 18 (aws-access-key-id) in commit {}", &commit[..8]);
+    assert!(line.ends_with(&want), "{line}");
+    drop(daemon);
+}

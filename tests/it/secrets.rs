@@ -16,7 +16,7 @@ fn github_token() -> String {
     format!("{}_{}", "ghp", "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4")
 }
 
-fn aws_key_id() -> String {
+pub(crate) fn aws_key_id() -> String {
     format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE")
 }
 
@@ -593,6 +593,9 @@ fn an_agents_sync_refuses_a_credential_in_its_new_lines_and_a_persons_warns() {
         let err = refused(&env, args, None, "aws-access-key-id", &key);
         assert!(err.contains("the hand edit of MEMORY.md looks like a secret"), "{err}");
         assert!(err.contains("at line 18, column 14"), "{err}");
+        // The way out is the command line's: the MCP server has no sync tool.
+        assert!(err.contains("run `cogmem sync --allow-secret`"), "{err}");
+        assert!(!err.contains("MCP"), "{err}");
     }
     let out = env.run(["--actor", "user:alice", "sync"]).success();
     let want = "warning: MEMORY.md:18: looks like a secret (aws-access-key-id at column 14: \

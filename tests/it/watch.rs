@@ -144,6 +144,30 @@ fn watch_reports_a_failed_sync_and_retries_it() {
     assert_eq!(code, Some(0), "{seen:#?}");
 }
 
+/// An agent's watcher meets a credential typed into a memory file by hand: its sync is refused
+/// as the agent's `cogmem sync` would be, and reported (the rule and the place, never the
+/// secret, and the command line's way out), with nothing committed; the watcher goes on, and
+/// commits the file once the line is fixed.
+#[test]
+fn an_agents_watch_reports_a_hand_written_secret_and_retries_without_committing_it() {
+    let env = TestEnv::initialized();
+    let key = crate::secrets::aws_key_id();
+    let mut w = Watcher::start(&env, &["watch", "--debounce", "200ms", "--actor", "agent:claude"]);
+    env.append("MEMORY.md", &format!("- deploy key {key}\n"));
+    w.wait_for("stderr: error: the hand edit of MEMORY.md looks like a secret (aws-access-key-id");
+    w.wait_for("stderr: hint: keep credentials in a password manager");
+    assert!(w.seen.iter().any(|l| l.contains("`cogmem sync --allow-secret`")), "{:#?}", w.seen);
+    assert_eq!(env.commit_count(), 1, "nothing committed");
+    let fixed = env.read("MEMORY.md").replace(&key, "(in the password manager)");
+    env.write("MEMORY.md", &fixed);
+    wait_for_commit(&env, "MEMORY.md +1 — edited by hand");
+    let (code, seen) = w.terminate();
+    assert_eq!(code, Some(0), "{seen:#?}");
+    assert!(!seen.iter().any(|l| l.contains(&key)), "the secret is never echoed: {seen:#?}");
+    assert!(!env.git(&["log", "-p", "--all"]).contains(&key), "nor committed");
+    env.assert_clean_tree();
+}
+
 #[test]
 fn watch_rejects_a_bad_debounce_and_a_subagent() {
     let env = TestEnv::initialized();

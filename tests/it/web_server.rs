@@ -427,6 +427,45 @@ fn the_kept_graph_follows_changes_of_the_entity_files() {
     assert!(!linked(&server), "the hand edit shows within five seconds");
 }
 
+/// A graph that cannot be built (its vocabulary file is not UTF-8) is a failure the server keeps
+/// as it keeps a graph: the graph page's script asks again on every change of the workspace,
+/// and each request read the index and the files again to fail the same way. The kept failure
+/// goes with the change that fixes the file: the fix shows in the next answers.
+#[cfg(feature = "timings")]
+#[test]
+fn a_graph_that_cannot_be_built_is_not_built_again_until_its_files_change() {
+    let mut env = TestEnv::initialized();
+    env.mutate([
+        "remember",
+        "Alice lives in Lisbon",
+        "--relation",
+        "person--alice|lives-in|place--lisbon",
+    ]);
+    let rel = "memory/graph/relations.md";
+    let vocabulary = env.read(rel);
+    let mut broken = vocabulary.clone().into_bytes();
+    broken.extend_from_slice(b"\n- \xff\xfe\n");
+    std::fs::write(env.path(rel), &broken).unwrap();
+    env.set_env("COGMEM_TIMINGS", "1");
+    let server = WebServer::start(&env, &[]);
+    for _ in 0..4 {
+        let r = server.get("/api/graph");
+        assert_ne!(r.status, 200, "{r:?}");
+        assert!(r.body.contains("relations.md"), "{r:?}");
+    }
+    let (code, lines) = server.terminate_with_lines();
+    assert_eq!(code, Some(0), "{lines:#?}");
+    let built = lines.iter().filter(|l| l.contains("graph: read from the index or the files"));
+    // Once; twice only if the first request came before the live watch was up.
+    assert!(built.count() <= 2, "the failing build was done again: {lines:#?}");
+
+    let server = WebServer::start(&env, &[]);
+    assert_ne!(server.get("/api/graph").status, 200);
+    std::fs::write(env.path(rel), &vocabulary).unwrap();
+    let fixed = crate::common::wait_until(TIMEOUT, || server.get("/api/graph").status == 200);
+    assert!(fixed, "the fix shows");
+}
+
 /// The graph's query is checked as docs/cli.md says: a focus that names no entity, by id or by
 /// name, is a 400 whose hint names the nearest ids; a depth outside 1 to 4 is a 400 naming the
 /// range. `graph show` names the same nearest id for the same name.

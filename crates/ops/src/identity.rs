@@ -163,6 +163,15 @@ pub(crate) fn diff(old: &str, new: &str) -> String {
     out
 }
 
+/// The pending consolidation, for [`reflect::submission_changed`]: approved only as submitted.
+const SUBMITTED: reflect::Pending = reflect::Pending {
+    rel: PENDING_IDENTITY,
+    what: "the pending self-image consolidation",
+    submit: "cogmem identity consolidate submit",
+    reject: "cogmem identity consolidate reject",
+    record: "refs/cogmem/submitted/identity",
+};
+
 /// What `identity consolidate submit` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct SubmitReport {
@@ -210,6 +219,7 @@ pub fn submit(
         "self-image consolidation submitted",
     );
     let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
+    reflect::record_submission(&repo, &SUBMITTED, &commit);
     Ok(SubmitReport { diff, commit })
 }
 
@@ -247,13 +257,7 @@ pub fn approve(ws: &Workspace, by: &Actor, clock: &dyn Clock) -> crate::Result<D
     let lock = ws.lock()?;
     let pending = require_pending(ws, "cogmem identity consolidate approve")?;
     // Approved only as submitted: a hand edit (its Seen list included) is refused.
-    let submitted = reflect::Pending {
-        rel: PENDING_IDENTITY,
-        what: "the pending self-image consolidation",
-        submit: "cogmem identity consolidate submit",
-        reject: "cogmem identity consolidate reject",
-    };
-    if let Some(e) = reflect::submission_changed(ws, &repo, &submitted)? {
+    if let Some(e) = reflect::submission_changed(ws, &repo, &SUBMITTED)? {
         return Err(e.into());
     }
     let sub = parse_submission(&rf::submission_text_of(&pending))?;

@@ -765,7 +765,10 @@ pub fn submit(
     let mut change =
         Change::new(actor.clone(), "cogmem reflect submit").with_approval(Approval::Pending);
     change.write(PENDING_REFLECTION, new.into_bytes(), Action::Edit, summary);
-    let commit = session.commit(ws, change, now)?;
+    // Recorded under the lock, before another command can commit on top.
+    let Session { repo, lock } = session;
+    let commit = change.apply(ws, &repo, &lock, &FixedClock(now))?.commit;
+    record_submission(&repo, &PENDING, &commit);
     Ok(SubmitReport {
         reflection: c.number,
         operations: checked.into_iter().map(|c| c.op).collect(),
@@ -815,6 +818,9 @@ pub(crate) struct Pending {
     pub submit: &'static str,
     /// The command that rejects it.
     pub reject: &'static str,
+    /// The ref that records the commit of this workspace's latest submission of it (see
+    /// [`record_submission`]).
+    pub record: &'static str,
 }
 
 /// The pending reflection.
@@ -823,18 +829,70 @@ pub(crate) const PENDING: Pending = Pending {
     what: "the pending reflection",
     submit: "cogmem reflect submit",
     reject: "cogmem reflect reject",
+    record: "refs/cogmem/submitted/reflection",
 };
 
-/// Checks a pending file against what the latest commit of its submit command wrote: the
-/// refusal when they differ (edited by hand since, committed or not), `None` when they agree or
-/// no such commit is found (a history rewritten outside cogmem).
+/// Records `commit` as the commit of this workspace's submission of `p` (the ref
+/// [`Pending::record`]), for [`submission_changed`]: a commit made by hand can claim cogmem's
+/// name and the submit trigger, but it cannot be the commit recorded before it was made. Best
+/// effort: without the record, the check falls back to the trigger, as for a submission made on
+/// another machine.
+pub(crate) fn record_submission(repo: &git2::Repository, p: &Pending, commit: &str) {
+    if let Ok(id) = git2::Oid::from_str(commit) {
+        let _ = repo.reference(p.record, id, true, "cogmem: submitted");
+    }
+}
+
+/// The submit commit recorded for `p` and what the file held in it, while that submission is
+/// the one waiting: the commit is on `HEAD`'s history and every commit since kept a submission
+/// in the file. `None` without a record (submitted on another machine, or before records were
+/// kept), when its submission was approved or rejected since, or when the history cannot be
+/// read.
+fn recorded_submission(
+    repo: &git2::Repository,
+    p: &Pending,
+) -> crate::Result<Option<(git2::Oid, Option<Vec<u8>>)>> {
+    let Some(rec) = repo.find_reference(p.record).ok().and_then(|r| r.target()) else {
+        return Ok(None);
+    };
+    let Some(head) = git::head_id(repo)? else { return Ok(None) };
+    if rec != head && !repo.graph_descendant_of(head, rec).unwrap_or(false) {
+        return Ok(None);
+    }
+    let at = |id: git2::Oid| -> crate::Result<Option<Option<Vec<u8>>>> {
+        let Ok(tree) = repo.find_commit(id).and_then(|c| c.tree()) else { return Ok(None) };
+        Ok(Some(git::read_at_head(repo, Some(&tree), p.rel)?))
+    };
+    let Ok(mut walk) = repo.revwalk() else { return Ok(None) };
+    if walk.push(head).and_then(|()| walk.hide(rec)).is_err() {
+        return Ok(None);
+    }
+    for id in walk {
+        let Ok(id) = id else { return Ok(None) };
+        let kept =
+            at(id)?.flatten().is_some_and(|b| rf::is_submitted(&String::from_utf8_lossy(&b)));
+        if !kept {
+            return Ok(None);
+        }
+    }
+    Ok(at(rec)?.map(|wrote| (rec, wrote)))
+}
+
+/// Checks a pending file against what its submit commit wrote: the refusal when they differ
+/// (edited by hand since, committed or not), `None` when they agree or no such commit is found
+/// (a history rewritten outside cogmem). The submit commit is the one this workspace recorded
+/// ([`record_submission`]) while its submission waits; otherwise (a submission made on another
+/// machine) the latest commit of the submit command.
 pub(crate) fn submission_changed(
     ws: &Workspace,
     repo: &git2::Repository,
     p: &Pending,
 ) -> crate::Result<Option<RuleError>> {
-    let Some((commit, Some(wrote))) = git::last_written_by(repo, p.submit, p.rel, SUBMIT_SEARCH)?
-    else {
+    let found = match recorded_submission(repo, p)? {
+        Some(r) => Some(r),
+        None => git::last_written_by(repo, p.submit, p.rel, SUBMIT_SEARCH)?,
+    };
+    let Some((commit, Some(wrote))) = found else {
         return Ok(None);
     };
     let now = ws.read_text_if_exists(p.rel)?.unwrap_or_default();

@@ -27,6 +27,7 @@ use cogmem_store::store::pending::PendingFile;
 use cogmem_store::store::{Store, StoreError, fsx, markdown, units};
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
+use cogmem_text::error::AllowCommand;
 use cogmem_text::tokens;
 
 use crate::removal;
@@ -329,7 +330,9 @@ pub fn sync(ws: &Workspace, opts: &SyncOptions, clock: &dyn Clock) -> crate::Res
         && let Some(s) = found.iter().flatten().next()
     {
         let what = format!("the hand edit of {}", s.path);
-        return Err(cogmem_store::secrets::refusal(&what, s.finding.clone(), true).into());
+        // The way out is the command line's: the MCP server has no sync tool.
+        let (f, allow) = (s.finding.clone(), AllowCommand::Sync);
+        return Err(cogmem_store::secrets::refusal_allowed_by(&what, f, allow).into());
     }
 
     let mut change = Change::new(opts.actor.clone(), "cogmem sync").allow_dirty();

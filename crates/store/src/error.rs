@@ -3,7 +3,7 @@
 //! file names the file (and line where there is one); [`Error::hint`] gives the next step to
 //! take. The index and operation layers extend it with their own concerns.
 
-pub use cogmem_text::error::{ErrorKind, InputError, RuleError};
+pub use cogmem_text::error::{AllowCommand, ErrorKind, InputError, RuleError};
 
 use crate::git::GitError;
 use crate::settings::SettingsError;

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::error::RuleError;
+use crate::error::{AllowCommand, RuleError};
 use crate::store::{fsx, markdown};
 use crate::workspace::Workspace;
 
@@ -1084,6 +1084,21 @@ pub fn is_derived_from_secret(name: &str, text: &str) -> bool {
 /// The refusal of `what` for finding `f`, which `--allow-secret` lets through when
 /// `allowable` (a reason or a note has no way out).
 pub fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
+    secret_error(what, f, allowable, None)
+}
+
+/// The refusal of `what` for finding `f`, which only `command` lets through (no MCP tool can:
+/// `cogmem sync --allow-secret` for an agent's sync of hand edits).
+pub fn refusal_allowed_by(what: &str, f: SecretFinding, command: AllowCommand) -> RuleError {
+    secret_error(what, f, true, Some(command))
+}
+
+fn secret_error(
+    what: &str,
+    f: SecretFinding,
+    allowable: bool,
+    allow_command: Option<AllowCommand>,
+) -> RuleError {
     RuleError::Secret {
         what: what.to_owned(),
         rule: f.rule,
@@ -1091,6 +1106,7 @@ pub fn refusal(what: &str, f: SecretFinding, allowable: bool) -> RuleError {
         column: f.column,
         excerpt: f.excerpt,
         allowable,
+        allow_command,
     }
 }
 

@@ -415,6 +415,22 @@ pub enum InputError {
     },
 }
 
+/// A command line that lets through what looks like a credential where no MCP tool can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllowCommand {
+    /// `cogmem sync --allow-secret`: an agent's sync of hand edits.
+    Sync,
+}
+
+impl AllowCommand {
+    /// The command, as the hint gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sync => "cogmem sync --allow-secret",
+        }
+    }
+}
+
 /// A change refused by one of the workspace's rules.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
@@ -435,6 +451,10 @@ pub enum RuleError {
         excerpt: String,
         /// Whether `--allow-secret` can write it anyway (not for a reason or a note).
         allowable: bool,
+        /// The command that writes it anyway when only the command line can (`cogmem sync
+        /// --allow-secret`: the MCP server has no sync tool); `None` where the refused command's
+        /// `--allow-secret` (MCP: `allow_secret: true`) does.
+        allow_command: Option<AllowCommand>,
     },
     /// `forget --purge` needs a clean working tree and a branch to rewrite.
     #[error("cannot purge: {why}")]
@@ -835,7 +855,12 @@ impl RuleError {
     /// Returns the next step to take, with the command in backticks.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::Secret { allowable: true, .. } => Some(
+            Self::Secret { allowable: true, allow_command: Some(cmd), .. } => Some(format!(
+                "keep credentials in a password manager, not in memory: take it out of the file; \
+                 if this is not a secret, run `{}`",
+                cmd.as_str()
+            )),
+            Self::Secret { allowable: true, allow_command: None, .. } => Some(
                 "keep credentials in a password manager, not in memory; if this is not a secret, \
                  pass `--allow-secret` (MCP: `allow_secret: true`)"
                     .into(),

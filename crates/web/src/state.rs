@@ -31,8 +31,9 @@ struct Inner {
     stop: Arc<AtomicBool>,
     /// Whether the live watch is running: only then is a built graph kept between requests.
     watching: AtomicBool,
-    /// The graph last built, with the stamp of the files it was built from.
-    graph: Mutex<Option<(GraphStamp, Arc<Graph>)>>,
+    /// The graph last built, or why building it failed, with the stamp of the files it was
+    /// built from.
+    graph: Mutex<Option<(GraphStamp, WebResult<Arc<Graph>>)>>,
     /// The outcomes of the latest decisions made through the review forms, by number, for the
     /// result pages the forms redirect to.
     outcomes: Mutex<Outcomes>,
@@ -130,23 +131,29 @@ impl AppState {
     /// and saw no change of the graph's files, else built now (`graph::build` reads every entity
     /// file: half a second at 10,000 entities).
     ///
+    /// A build that failed is kept the same way: the graph page's script asks again on every
+    /// change of the workspace, and each request redid the failing work. The failure goes with
+    /// any change of the graph's files, as a kept graph does, so a fix shows in the next answer.
+    ///
     /// Errors: the entity files cannot be listed or the vocabulary read.
-    pub fn graph(&self) -> cogmem_ops::Result<Arc<Graph>> {
+    pub fn graph(&self) -> WebResult<Arc<Graph>> {
         let stamp = self.graph_stamp();
         if self.inner.watching.load(Ordering::SeqCst)
             && let Ok(kept) = self.inner.graph.lock()
             && let Some((at, g)) = kept.as_ref()
             && *at == stamp
         {
-            return Ok(Arc::clone(g));
+            return g.clone();
         }
-        let g = Arc::new(cogmem_index::graph::from_index_or_files(self.ws())?);
+        let g = cogmem_index::graph::from_index_or_files(self.ws())
+            .map(Arc::new)
+            .map_err(|e| WebError::from(cogmem_ops::Error::from(e)));
         if self.inner.watching.load(Ordering::SeqCst)
             && let Ok(mut kept) = self.inner.graph.lock()
         {
-            *kept = Some((stamp, Arc::clone(&g)));
+            *kept = Some((stamp, g.clone()));
         }
-        Ok(g)
+        g
     }
 
     fn graph_stamp(&self) -> GraphStamp {
@@ -202,9 +209,26 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&Self) -> cogmem_ops::Result<T> + Send + 'static,
     {
+        self.blocking(move |s| f(s).map_err(WebError::from)).await
+    }
+
+    /// [`AppState::run`] on the workspace's graph ([`AppState::graph`]).
+    pub async fn run_on_graph<T, F>(&self, f: F) -> WebResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Graph) -> cogmem_ops::Result<T> + Send + 'static,
+    {
+        self.blocking(move |s| f(&*s.graph()?).map_err(WebError::from)).await
+    }
+
+    async fn blocking<T, F>(&self, f: F) -> WebResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Self) -> WebResult<T> + Send + 'static,
+    {
         let state = self.clone();
         match tokio::task::spawn_blocking(move || f(&state)).await {
-            Ok(result) => result.map_err(WebError::from),
+            Ok(result) => result,
             Err(e) => Err(WebError::internal(format!("the request's worker failed: {e}"))),
         }
     }

@@ -136,12 +136,23 @@ impl WebServer {
     }
 
     /// Sends SIGTERM and returns the exit code.
-    pub fn terminate(mut self) -> Option<i32> {
+    pub fn terminate(self) -> Option<i32> {
+        self.terminate_with_lines().0
+    }
+
+    /// Sends SIGTERM; returns the exit code and every line printed after the URL
+    /// (`stdout: …`, `stderr: …`), until the output closed.
+    pub fn terminate_with_lines(mut self) -> (Option<i32>, Vec<String>) {
         let ok = std::process::Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
         assert!(ok.unwrap().success());
-        self.child.wait().unwrap().code()
+        let code = self.child.wait().unwrap().code();
+        let mut seen = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(TIMEOUT) {
+            seen.push(line);
+        }
+        (code, seen)
     }
 }
 

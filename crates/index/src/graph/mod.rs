@@ -208,6 +208,7 @@ pub fn from_index(ws: &Workspace) -> crate::Result<Option<Graph>> {
 
 /// [`from_index`], else [`build`].
 pub fn from_index_or_files(ws: &Workspace) -> crate::Result<Graph> {
+    cogmem_store::timing::mark("graph: read from the index or the files");
     match from_index(ws)? {
         Some(g) => Ok(g),
         None => build(ws),

@@ -6,7 +6,7 @@
 //! Steps, with `yes`: (0) a purge record (`.cogmem/purge.json`) names everything to cut out;
 //! (1) a memory present now is deleted as by `forget --permanent` (with the links other entities
 //! had to it) as an ordinary commit, and the copies other entities hold (a bullet that is the
-//! same text, a tag naming the purged entity) are cut out of their files in another; (2) every commit reachable from a local branch, a tag or a
+//! same text and names the purged entity, a tag naming it) are cut out of their files in another; (2) every commit reachable from a local branch, a tag or a
 //! cogmem ref is re-created without the text (`rewrite`), same author, committer and time;
 //! (3) each ref that moves is first kept under `refs/cogmem/pre-purge/STAMP/…`; (4) the working
 //! tree is checked out again; (5) a final commit appends a tombstone (hashes of the text's
@@ -311,7 +311,18 @@ fn resolve(ws: &Workspace, repo: &Repository, target: &Target) -> crate::Result<
         .map(|u| u.text.as_str())
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let mut needles = Needles::new(&texts, slug.as_deref(), &others, &kept);
+    // Who the memory is, in words a line naming it holds: a fact another entity holds only
+    // counts as a copy where it names the purged one (`hear` wrote it to each entity named).
+    let mut owners: Vec<String> = slug.iter().cloned().collect();
+    if let Some(entity) = id.as_deref().and_then(|i| i.strip_prefix("entity:"))
+        && let Ok(entity) = EntityId::parse(entity)
+    {
+        owners.extend(std::iter::once(&entity).chain(&formers).map(|e| e.label()));
+    }
+    let owners: Vec<&str> = owners.iter().map(String::as_str).filter(|o| !o.is_empty()).collect();
+    // A text given to purge names itself: every line another memory holds whole is a copy.
+    let owners = id.is_some().then_some(owners.as_slice());
+    let mut needles = Needles::new(&texts, slug.as_deref(), owners, &others, &kept);
     // The id's hash too, so that purging it again can tell it was purged.
     if let Some(id) = &id {
         needles.hashes.push(purged::line_hash(&purged::normalize_line(id)));
@@ -402,7 +413,8 @@ pub fn purge(
         return Err(RuleError::Purge {
             why: format!("the working tree has uncommitted changes ({})", names.join(", ")),
             hint: "commit or discard hand edits first (`git status` lists them), and check out \
-                   the branch to purge"
+                   the branch to purge; a `git stash` keeps the old history, so the erase \
+                   commands the purge prints then drop every stash entry (`git stash clear`)"
                 .into(),
         }
         .into());
@@ -443,6 +455,7 @@ pub fn purge(
         exact: needles.exact.clone(),
         names: needles.names.clone(),
         cuts: needles.cuts.clone(),
+        scoped: needles.scoped.clone(),
         hashes: needles.hashes.clone(),
         trigger: opts.trigger.clone(),
         actor: opts.actor.as_str().to_owned(),
@@ -624,7 +637,8 @@ fn run(
 
 /// Takes the copies of the text out of the other entities' files as an ordinary commit, so the
 /// rewrite leaves no `[purged]` husk in them: each bullet that is nothing but the text (a fact
-/// `hear` wrote to every entity a message names), and each tag that names a purged entity. The
+/// `hear` wrote to every entity a message names, which names the purged one: `needle`), and each
+/// tag that names a purged entity. The
 /// entity stays, with whatever else it says. Nothing when no entity holds a copy (a second run).
 fn cut_copies(
     ws: &Workspace,

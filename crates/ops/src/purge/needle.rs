@@ -6,10 +6,12 @@
 //! `/`), each own line of the text in those forms, JSON-escaped forms (decay records keep
 //! removed lines), the note's title and its [`slugify`]d file name, and summaries cut with `…`
 //! by [`clean_summary`](cogmem_store::audit::clean_summary). A line another memory holds as a
-//! line of its own (a bullet `hear` wrote to every entity a message names) is a copy and is cut
-//! there too; a line another memory holds inside a longer line of its own, or that the built-in
-//! templates hold, is never cut; names are cut only at word boundaries. So other memories keep
-//! their own text.
+//! line of its own that names the purged memory (a bullet `hear` wrote to every entity a message
+//! names) is a copy and is cut there too. One that another memory holds without naming it (two
+//! people who both like hiking) is that memory's own: it is cut only from lines that name the
+//! purged memory (the audit line and commit subject that name its file). A line another memory
+//! holds inside a longer line of its own, or that the built-in templates hold, is never cut;
+//! names are cut only at word boundaries. So other memories keep their own text.
 
 use std::collections::BTreeSet;
 
@@ -44,6 +46,9 @@ pub struct Needles {
     pub(crate) names: Vec<String>,
     /// One-line forms whose prefixes ending in `…` are cut.
     pub(crate) cuts: Vec<String>,
+    /// Lines another memory also holds as its own without naming this one: cut only from a
+    /// line that holds one of `names`, longest first.
+    pub(crate) scoped: Vec<String>,
     /// The tombstone's line hashes.
     pub(crate) hashes: Vec<String>,
 }
@@ -61,18 +66,37 @@ fn add_forms(set: &mut BTreeSet<String>, s: &str) {
     }
 }
 
+/// What decides whether a line of the purged memory is cut: who it is (`owners`; `None` for a
+/// purge by text, where every line another memory holds whole is a copy), the other memories'
+/// texts and the lines never cut.
+struct Lines<'a> {
+    owners: Option<&'a [&'a str]>,
+    others: &'a [&'a str],
+    kept: &'a [&'a str],
+}
+
 impl Needles {
     /// Builds the needles for a memory's `texts` (the same memory as read and as its file
     /// holds it, and what its file held before); `slug` is its file's name part (vault,
-    /// procedure, entity), `others` the texts of every other memory, and `kept` text whose
-    /// lines are never cut (the built-in templates). A line of the memory that another memory
-    /// holds as a whole line is a copy and is cut; one that it holds inside a longer line is
-    /// that memory's own text and is not.
-    pub fn new(texts: &[&str], slug: Option<&str>, others: &[&str], kept: &[&str]) -> Self {
+    /// procedure, entity), `owners` the slugs that name it in text (an entity's slug and its
+    /// former ones; `None` for a purge by text, which names the text itself), `others` the texts of every other memory, and `kept` text whose lines are
+    /// never cut (the built-in templates). A line of the memory that another memory holds as a
+    /// whole line naming one of `owners` is a copy and is cut; one held whole without naming
+    /// it is cut only where a line names the memory (`scoped`); one held inside a longer line
+    /// is that memory's own text and is not cut.
+    pub fn new(
+        texts: &[&str],
+        slug: Option<&str>,
+        owners: Option<&[&str]>,
+        others: &[&str],
+        kept: &[&str],
+    ) -> Self {
         let mut set: BTreeSet<String> = BTreeSet::new();
+        let mut scoped: BTreeSet<String> = BTreeSet::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut hashed: Vec<(String, bool)> = Vec::new();
         let mut cuts = Vec::new();
+        let lines = Lines { owners, others, kept };
         for text in texts {
             let full = text.trim();
             if full.is_empty() {
@@ -85,44 +109,31 @@ impl Needles {
                     cuts.push(form);
                 }
             }
-            Self::lines(full, others, kept, &mut set, &mut names, &mut hashed);
+            lines.add(full, &mut set, &mut scoped, &mut names, &mut hashed);
         }
         if let Some(s) = slug.filter(|s| s.chars().count() >= MIN_NAME_CHARS) {
             names.insert(s.to_owned());
         }
-        let mut exact: Vec<String> = Vec::new();
-        for s in set {
-            if let Ok(json) = serde_json::to_string(&s) {
-                let inner = json[1..json.len() - 1].to_owned();
-                if inner != s {
-                    exact.push(inner);
-                }
-            }
-            exact.push(s);
-        }
-        exact.sort_by(longest_first);
-        exact.dedup();
         let mut names: Vec<String> = names.into_iter().collect();
         names.sort_by(longest_first);
         let hashes = purged::hashes_of(hashed.iter().map(|(l, whole)| (l.as_str(), *whole)));
-        Self { exact, names, cuts, hashes }
+        // A line cut everywhere need not be cut where it is named too.
+        scoped.retain(|s| !set.contains(s));
+        Self { exact: with_json_forms(set), names, cuts, scoped: with_json_forms(scoped), hashes }
     }
+}
 
-    /// Adds each own line of `full` (and each title, with its slug) in every form.
-    fn lines(
+impl Lines<'_> {
+    /// Adds each own line of `full` (and each title, with its slug) in every form: to `set`,
+    /// or to `scoped` when another memory holds it whole without naming this one.
+    fn add(
+        &self,
         full: &str,
-        others: &[&str],
-        kept: &[&str],
         set: &mut BTreeSet<String>,
+        scoped: &mut BTreeSet<String>,
         names: &mut BTreeSet<String>,
         hashed: &mut Vec<(String, bool)>,
     ) {
-        // Another memory's line that merely equals it is a copy; one that holds it among other
-        // words is that memory's own.
-        let shared = |l: &str| {
-            kept.iter().any(|k| k.contains(l))
-                || others.iter().any(|o| o.lines().any(|ol| ol.contains(l) && bare_line(ol) != l))
-        };
         for line in full.lines() {
             let bare = bare_line(line);
             if bare.starts_with("<!--") || bare.starts_with("---") || bare.is_empty() {
@@ -130,7 +141,7 @@ impl Needles {
             }
             if bare.starts_with('#') {
                 let title = bare.trim_start_matches('#').trim();
-                if title.chars().count() >= MIN_NAME_CHARS && !shared(title) {
+                if title.chars().count() >= MIN_NAME_CHARS && !self.is_shared(title) {
                     add_forms(set, title);
                     let s = slugify(title);
                     if s.chars().count() >= MIN_NAME_CHARS {
@@ -139,7 +150,14 @@ impl Needles {
                 }
                 continue;
             }
-            if bare.chars().count() < MIN_LINE_CHARS || shared(bare) {
+            if bare.chars().count() < MIN_LINE_CHARS || self.is_shared(bare) {
+                continue;
+            }
+            // Another memory's own fact that reads the same (two people who both like hiking):
+            // not a copy of this memory's, so no tombstone line either, which would keep the
+            // other memory's text out of every later sync.
+            if self.is_held_unnamed(bare) {
+                add_forms(scoped, bare);
                 continue;
             }
             add_forms(set, bare);
@@ -147,6 +165,56 @@ impl Needles {
         }
     }
 
+    /// Tells whether a memory's line `l` is another memory's own text: held inside a longer
+    /// line of it, or by the built-in templates.
+    fn is_shared(&self, l: &str) -> bool {
+        self.kept.iter().any(|k| k.contains(l))
+            || self.others.iter().any(|o| o.lines().any(|ol| ol.contains(l) && bare_line(ol) != l))
+    }
+
+    /// Tells whether another memory holds `l` as a whole line of its own that does not name
+    /// the memory: the same words, not a copy of them.
+    fn is_held_unnamed(&self, l: &str) -> bool {
+        let Some(owners) = self.owners else { return false };
+        self.others.iter().any(|o| {
+            o.lines().any(|ol| bare_line(ol) == l && !owners.iter().any(|w| names_words(ol, w)))
+        })
+    }
+}
+
+/// Each needle, and its JSON-escaped form where that differs, longest first.
+fn with_json_forms(set: BTreeSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in set {
+        if let Ok(json) = serde_json::to_string(&s) {
+            let inner = json[1..json.len() - 1].to_owned();
+            if inner != s {
+                out.push(inner);
+            }
+        }
+        out.push(s);
+    }
+    out.sort_by(longest_first);
+    out.dedup();
+    out
+}
+
+/// The words of `text`: lowercase runs of letters and digits.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Tells whether `line` names `slug`: its words stand in the line in order, side by side
+/// (`Quentin Doeberg`, `person--quentin-doeberg.md`).
+fn names_words(line: &str, slug: &str) -> bool {
+    let want = words(slug);
+    !want.is_empty() && words(line).windows(want.len()).any(|w| w == want.as_slice())
+}
+
+impl Needles {
     /// Adds strings to cut anywhere (forms a file format writes apart from the text), keeping
     /// the longest first.
     pub(crate) fn add_exact(&mut self, forms: impl IntoIterator<Item = String>) {
@@ -179,6 +247,7 @@ impl Needles {
             exact: r.exact.clone(),
             names: r.names.clone(),
             cuts: r.cuts.clone(),
+            scoped: r.scoped.clone(),
             hashes: r.hashes.clone(),
         }
     }
@@ -201,9 +270,34 @@ impl Needles {
                 changed = true;
             }
         }
+        changed |= self.replace_scoped(&mut out);
         changed |= self.replace_exact(&mut out, MARKER);
         changed |= self.replace_names(&mut out, MARKER);
         changed.then_some(out)
+    }
+
+    /// Replaces the `scoped` lines with [`MARKER`] in each line of `out` that names the memory
+    /// (by one of `names`); whether any was there.
+    fn replace_scoped(&self, out: &mut String) -> bool {
+        if self.scoped.is_empty() || !self.scoped.iter().any(|s| out.contains(s.as_str())) {
+            return false;
+        }
+        let mut changed = false;
+        let mut new = String::with_capacity(out.len());
+        for line in out.split_inclusive('\n') {
+            let mut line = line.to_owned();
+            if self.names.iter().any(|n| names_words(&line, n)) {
+                for s in &self.scoped {
+                    if line.contains(s.as_str()) {
+                        line = line.replace(s.as_str(), MARKER);
+                        changed = true;
+                    }
+                }
+            }
+            new.push_str(&line);
+        }
+        *out = new;
+        changed
     }
 
     /// Returns a file name with any purged name in it replaced by `NAME_MARKER`, or `None`
@@ -320,7 +414,7 @@ mod tests {
     #[test]
     fn needles_cut_text_lines_json_and_cut_summaries() {
         let text = "The vault combination is 4711-purple-otter, Alice said";
-        let n = Needles::new(&[text], None, &["- Alice prefers tea"], &[]);
+        let n = Needles::new(&[text], None, None, &["- Alice prefers tea"], &[]);
         assert_eq!(
             n.scrub("- The vault combination is 4711-purple-otter, Alice said\n").unwrap(),
             "- [purged]\n"
@@ -337,7 +431,8 @@ mod tests {
     #[test]
     fn shared_lines_are_not_cut() {
         let text = "## Facts\n- Bob's locker code is 8812-blue\n- Bob likes chess a lot";
-        let n = Needles::new(&[text], None, &["- Bob likes chess a lot (from the club)"], &[]);
+        let n =
+            Needles::new(&[text], None, None, &["- Bob likes chess a lot (from the club)"], &[]);
         let out = n.scrub("- Bob likes chess a lot\n- Bob's locker code is 8812-blue\n").unwrap();
         assert_eq!(out, "- Bob likes chess a lot\n- [purged]\n");
     }
@@ -347,20 +442,49 @@ mod tests {
         let text = "## Facts\n- Quentin was diagnosed with diabetes\n- Quentin likes chess a lot";
         let others = ["# org\n## Facts\n- Quentin was diagnosed with diabetes\n"];
         let kept = ["## Facts\n- Quentin likes chess a lot\n"];
-        let n = Needles::new(&[text], None, &others, &kept);
+        let n = Needles::new(&[text], None, Some(&["quentin"][..]), &others, &kept);
         let out = n.scrub(others[0]).unwrap();
         assert_eq!(out, "# org\n## Facts\n- [purged]\n");
         assert!(n.scrub("- Quentin likes chess a lot").is_none(), "built-in lines are kept");
     }
 
+    /// Two people who both like hiking: the other's line is its own fact, not a copy, and stays
+    /// in its file; only where a line names the purged one (its file's audit line) is it cut.
+    #[test]
+    fn a_line_another_memory_holds_whole_without_naming_it_is_its_own() {
+        let text = "## Facts\n- Likes hiking in the Alps\n- Quentin's locker is 8812-blue";
+        let others = ["# person--bob\n## Facts\n- Likes hiking in the Alps\n"];
+        let mut n = Needles::new(&[text], None, Some(&["quentin"][..]), &others, &[]);
+        n.add_names(["person--quentin".to_owned()]);
+        assert!(n.scrub(others[0]).is_none(), "the other's own fact stays");
+        let hiking = purged::line_hash(&purged::normalize_line("Likes hiking in the Alps"));
+        assert!(!n.hashes.contains(&hiking), "no tombstone line for it");
+        // A purge by text names the text itself: the whole line is a copy there.
+        let by_text = Needles::new(&[text], None, None, &others, &[]);
+        assert_eq!(by_text.scrub(others[0]).unwrap(), "# person--bob\n## Facts\n- [purged]\n");
+        let audit = "x | EDIT | memory/graph/entities/person--quentin.md | a | auto | Likes hiking in the Alps\n\
+                     x | EDIT | memory/graph/entities/person--bob.md | a | auto | Likes hiking in the Alps\n";
+        assert_eq!(
+            n.scrub(audit).unwrap(),
+            "x | EDIT | memory/graph/entities/[purged].md | a | auto | [purged]\n\
+             x | EDIT | memory/graph/entities/person--bob.md | a | auto | Likes hiking in the Alps\n"
+        );
+    }
+
     #[test]
     fn the_forms_writers_give_are_cut() {
-        let n =
-            Needles::new(&["Door code | 5521-crimson-lynx | for the back gate"], None, &[], &[]);
+        let n = Needles::new(
+            &["Door code | 5521-crimson-lynx | for the back gate"],
+            None,
+            None,
+            &[],
+            &[],
+        );
         let summary = "x | EDIT | MEMORY.md | a | auto | Critical facts: Door code / 5521-crimson-lynx / for the back gate";
         assert!(!n.scrub(summary).unwrap().contains("crimson"));
         let n = Needles::new(
             &["Notes of the visit\n\tthe middle line holds 7731-amber"],
+            None,
             None,
             &[],
             &[],
@@ -382,6 +506,7 @@ mod tests {
         let n = Needles::new(
             &["# Marigold Lease\n\nRuns to 2030 for the overpass"],
             Some("marigold-lease"),
+            None,
             &[],
             &[],
         );

@@ -347,21 +347,33 @@ pub fn remove_relations_to(text: &str, target: &str) -> Option<String> {
 }
 
 /// Removes every bullet (a `- …` line after the front matter) whose text `drop` matches: the
-/// copies of a purged memory's facts. Returns the new text, or `None` when none matched.
+/// copies of a purged memory's facts. A run of bullets that goes whole between blank lines
+/// takes one of them along, so a section left empty reads as a fresh one. Returns the new
+/// text, or `None` when none matched.
 pub fn remove_bullets(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
     let (prefix, _) = markdown::split_front_matter(text);
     let mut changed = false;
-    let body: String = text[prefix..]
-        .split_inclusive('\n')
-        .filter(|l| {
-            let gone = l
-                .trim_start()
-                .strip_prefix("- ")
-                .is_some_and(|b| drop(b.trim_end_matches(['\n', '\r']).trim_end()));
-            changed |= gone;
-            !gone
-        })
-        .collect();
+    let mut body = String::with_capacity(text.len() - prefix);
+    // Whether the kept line before the bullets just removed is blank (or the body's start).
+    let mut gap_before: Option<bool> = None;
+    let mut last_blank = true;
+    for l in text[prefix..].split_inclusive('\n') {
+        let gone = l
+            .trim_start()
+            .strip_prefix("- ")
+            .is_some_and(|b| drop(b.trim_end_matches(['\n', '\r']).trim_end()));
+        if gone {
+            changed = true;
+            gap_before.get_or_insert(last_blank);
+            continue;
+        }
+        let blank = l.trim().is_empty();
+        if gap_before.take() == Some(true) && blank {
+            continue;
+        }
+        last_blank = blank;
+        body.push_str(l);
+    }
     changed.then(|| format!("{}{body}", &text[..prefix]))
 }
 
@@ -720,6 +732,9 @@ mod tests {
         let cut = remove_bullets(text, |b| b == "Quentin has diabetes").unwrap();
         assert_eq!(cut, text.replace("- Quentin has diabetes\n", ""));
         assert!(remove_bullets(text, |_| false).is_none());
+        let only = "## Facts\n\n- Quentin has diabetes\n\n## Timeline\n";
+        let cut_only = remove_bullets(only, |b| b.starts_with("Quentin")).unwrap();
+        assert_eq!(cut_only, "## Facts\n\n## Timeline\n", "no blank line left over");
         let untagged = remove_tags(&cut, |t| t == "quentin-doeberg").unwrap();
         assert!(untagged.contains("<!-- Type: org | Tags: fact, clinic -->\n"), "{untagged}");
         let none = remove_tags(&untagged, |t| t != "zzz").unwrap();

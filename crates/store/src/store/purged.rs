@@ -221,6 +221,10 @@ pub struct PurgeRecord {
     pub names: Vec<String>,
     /// One-line forms whose cut summaries (ending in `…`) are cut out.
     pub cuts: Vec<String>,
+    /// Lines another memory holds as its own too: cut only from lines that hold one of `names`
+    /// (a record written before there were any has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scoped: Vec<String>,
     /// The tombstone's line hashes.
     pub hashes: Vec<String>,
     /// What caused the purge (for the final commit).

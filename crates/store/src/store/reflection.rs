@@ -231,6 +231,12 @@ pub fn submission_text_of(pending: &str) -> String {
     pending.find(marker).map_or("", |i| &pending[i + marker.len()..]).trim().to_owned()
 }
 
+/// Tells whether a pending file (a reflection's or a self-image consolidation's) holds a
+/// submission: the marker its submission text follows.
+pub fn is_submitted(pending: &str) -> bool {
+    pending.contains("<!-- submission text -->\n")
+}
+
 /// Returns the reflection number a submission is for.
 pub fn submission_number(pending: &str) -> Option<u32> {
     let line = pending.lines().find(|l| l.starts_with(SUBMISSION_HEADING))?;
