@@ -1,0 +1,25 @@
+//! What `hear` and `remember` store from what the user says (the capture audit, eleventh stop):
+//! the day a past-tense weekday stands for, which entities a message names, and the text
+//! written for them, through the real binary.
+
+use crate::common::TestEnv;
+use crate::dates::files_with;
+
+/// Said on Sunday 2026-12-06, "I met Bob on Tuesday" was stored as Tuesday 2026-12-08, two
+/// days ahead; `remember --at` dated its text from the clock instead of its own time.
+#[test]
+fn a_past_tense_weekday_is_stored_as_the_day_just_past() {
+    let env = TestEnv::initialized();
+    env.set_now("2026-12-06T10:00:00Z");
+    let out = env.mutate(["hear", "Remember that I met Bob on Tuesday"]);
+    assert!(!files_with(&env, "on Tuesday (2026-12-01)").is_empty(), "{out}");
+    assert!(files_with(&env, "(2026-12-08)").is_empty(), "dated ahead:\n{out}");
+    // From Wednesday 2026-12-02, the Thursday past is 2026-11-26 (from the clock's Sunday, it
+    // would be 2026-12-03).
+    env.mutate(["remember", "--at", "2026-12-02 10:00", "Alice called on Thursday"]);
+    let episode = env.read("memory/episodes/2026-12-02.md");
+    assert!(episode.contains("Alice called on Thursday (2026-11-26)"), "{episode}");
+    env.mutate(["remember", "We will pay the deposit on Wednesday"]);
+    assert!(!files_with(&env, "on Wednesday (2026-12-09)").is_empty());
+    env.assert_clean_tree();
+}
