@@ -8,7 +8,7 @@
 //! or next week; `last Friday` is the most recent Friday before the day (one to seven days
 //! back: on a Sunday, the Friday two days before, not the previous week's); `on Friday` and
 //! `今度の金曜` are the coming one (one to seven days ahead), unless the sentence is in the past
-//! tense, which [`super::annotate`] tells ([`on_weekday`], [`previous`]). `先週の金曜日` says
+//! tense, which [`super::annotate`] tells (`on_weekday`, `previous`). `先週の金曜日` says
 //! its week and is that day of the previous week. Invariant: pure; the day is an argument.
 
 use chrono::{Datelike, Duration, Months, NaiveDate, Weekday};
