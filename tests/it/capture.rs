@@ -23,3 +23,33 @@ fn a_past_tense_weekday_is_stored_as_the_day_just_past() {
     assert!(!files_with(&env, "on Wednesday (2026-12-09)").is_empty());
     env.assert_clean_tree();
 }
+
+/// With `person--alice` known, "my colleague Alice Chen is vegan" was written on both Alice
+/// Chen and Alice.
+#[test]
+fn a_longer_name_does_not_also_name_the_known_shorter_one() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice likes tea", "--entity", "person--alice"]);
+    env.mutate(["hear", "Remember that my colleague Alice Chen is vegan"]);
+    let vegan = files_with(&env, "vegan");
+    assert!(vegan.iter().any(|f| f.ends_with("person--alice-chen.md")), "{vegan:?}");
+    assert!(!vegan.iter().any(|f| f.ends_with("person--alice.md")), "{vegan:?}");
+    env.assert_clean_tree();
+}
+
+/// "we are out of milk" made `concept--we`, and "on Saturdays" `concept--saturdays`; a known
+/// `tool--go` was linked to "the kids go to bed".
+#[test]
+fn pronouns_and_days_make_no_entities() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that we are out of milk"]);
+    env.mutate(["hear", "Remember that I play tennis on Saturdays"]);
+    env.mutate(["remember", "Go is our backend language", "--entity", "tool--go"]);
+    env.mutate(["hear", "Remember that the kids go to bed at 8"]);
+    let entities = env.git(&["ls-files", "memory/graph/entities"]);
+    for id in ["concept--we", "concept--saturdays"] {
+        assert!(!entities.contains(id), "{entities}");
+    }
+    assert!(!env.read("memory/graph/entities/tool--go.md").contains("bed"));
+    env.assert_clean_tree();
+}

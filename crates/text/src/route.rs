@@ -3,6 +3,8 @@
 //! bounded extraction patterns. Where a model would do better, [`prompt`] builds the question
 //! for the host agent and [`RoutingAnswer`] validates its reply.
 
+use std::ops::Range;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
@@ -116,20 +118,83 @@ pub struct Routing {
 }
 
 fn contains_words(hay: &str, needle: &str) -> bool {
-    let mut from = 0;
+    word_ranges(hay, needle).next().is_some()
+}
+
+/// Where `needle` stands in `hay` as whole words (a letter, digit, `-` or `_` on neither side).
+fn word_ranges<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = Range<usize>> + 'a {
     let joins = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
-    while let Some(i) = hay[from..].find(needle) {
-        let at = from + i;
-        let before = hay[..at].chars().next_back();
-        let after = hay[at + needle.len()..].chars().next();
-        let ok_b = before.is_none_or(|c| !joins(c));
-        let ok_a = after.is_none_or(|c| !joins(c)) || needle.ends_with(' ');
-        if ok_b && ok_a {
-            return true;
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(i) = hay.get(from..)?.find(needle) {
+            let at = from + i;
+            from = at + needle.len().max(1);
+            let before = hay[..at].chars().next_back();
+            let after = hay[at + needle.len()..].chars().next();
+            let ok_b = before.is_none_or(|c| !joins(c));
+            let ok_a = after.is_none_or(|c| !joins(c)) || needle.ends_with(' ');
+            if ok_b && ok_a {
+                return Some(at..at + needle.len());
+            }
         }
-        from = at + needle.len().max(1);
+        None
+    })
+}
+
+/// Whether `content`, which holds the known name `name` (lower case) as words, says it as a
+/// name: any mention does, except for a name that is also a common word, of one or two letters
+/// or a pronoun or stop word (`tool--go`, `concept--we`), which must be written with its capital
+/// and not at the start of a sentence ("I write Go", not "the kids go to bed" or "We left").
+fn is_named(content: &str, name: &str) -> bool {
+    let common = !name.contains(' ')
+        && (name.chars().count() <= 2
+            || stores::is_pronoun(name)
+            || stopword::is_english(name, Tier::Query));
+    if !common {
+        return true;
     }
-    false
+    let mut capital = name.chars();
+    let Some(first) = capital.next() else { return false };
+    let written: String = first.to_uppercase().chain(capital).collect();
+    word_ranges(content, &written).any(|r| {
+        let before = content[..r.start].trim_end_matches([' ', '\t', '"', '“', '\'', '‘', '(']);
+        !before.is_empty() && !before.ends_with(['.', '!', '?', ':', '\n', '。', '！', '？'])
+    })
+}
+
+/// Drops the known entities matched by a name that, wherever the text says it, is only part of
+/// a longer name the text gives another entity: "my colleague Alice Chen" names Alice Chen, not
+/// also the `person--alice` the workspace knows.
+///
+/// `hits` are the known entities matched by name, with the name matched; `names` every name of
+/// an entity found, lower case.
+fn drop_shadowed(
+    entities: &mut Vec<RoutedEntity>,
+    hits: &[(String, String)],
+    lc: &str,
+    reason: &mut Vec<String>,
+) {
+    let names: Vec<(String, String)> = entities
+        .iter()
+        .map(|e| (e.id.clone(), e.name.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'")))
+        .chain(hits.iter().cloned())
+        .collect();
+    let is_shadowed = |id: &str, name: &str| {
+        let longer: Vec<Range<usize>> = names
+            .iter()
+            .filter(|(other, n)| other != id && n.len() > name.len() && contains_words(n, name))
+            .flat_map(|(_, n)| word_ranges(lc, n).collect::<Vec<_>>())
+            .collect();
+        !longer.is_empty()
+            && word_ranges(lc, name)
+                .all(|r| longer.iter().any(|l| l.start <= r.start && r.end <= l.end))
+    };
+    for (id, _) in hits {
+        if hits.iter().filter(|(i, _)| i == id).all(|(_, n)| is_shadowed(id, n)) {
+            entities.retain(|e| e.id != *id);
+            reason.retain(|r| *r != format!("entity {id}: a known entity is named"));
+        }
+    }
 }
 
 fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
@@ -619,10 +684,15 @@ fn extract(
         reason.push(format!("entity {}: the user speaks in the first person", ctx.user));
     }
     // Entities the workspace already knows, by name or alias.
+    let mut known_hits: Vec<(String, String)> = Vec::new();
     for k in &ctx.known {
-        if k.names.iter().any(|n| !n.is_empty() && contains_words(lc, n))
-            && !entities.iter().any(|e| e.id == k.id.as_str())
-        {
+        let said: Vec<&String> = k
+            .names
+            .iter()
+            .filter(|n| !n.is_empty() && contains_words(lc, n) && is_named(content, n))
+            .collect();
+        if !said.is_empty() && !entities.iter().any(|e| e.id == k.id.as_str()) {
+            known_hits.extend(said.into_iter().map(|n| (k.id.to_string(), n.clone())));
             entities.push(RoutedEntity {
                 id: k.id.to_string(),
                 name: k.names.first().cloned().unwrap_or_default(),
@@ -807,6 +877,7 @@ fn extract(
             break;
         }
     }
+    drop_shadowed(&mut entities, &known_hits, lc, reason);
     let find = |name: &str| {
         entities.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.id.clone())
     };

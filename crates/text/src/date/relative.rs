@@ -134,9 +134,12 @@ fn weekday_short(word: &str) -> Option<Weekday> {
     })
 }
 
-/// Tells whether `word` (lower case) is a month's or a weekday's full name.
+/// Tells whether `word` (lower case) is a month's or a weekday's full name, or a weekday's
+/// plural (`saturdays`, as in "on Saturdays").
 pub(crate) fn is_calendar_word(word: &str) -> bool {
-    month_number(word).is_some() || weekday(word).is_some()
+    month_number(word).is_some()
+        || weekday(word).is_some()
+        || word.strip_suffix('s').is_some_and(|w| weekday(w).is_some())
 }
 
 /// A month's name (lower case), as its number.
