@@ -53,3 +53,22 @@ fn pronouns_and_days_make_no_entities() {
     assert!(!env.read("memory/graph/entities/tool--go.md").contains("bed"));
     env.assert_clean_tree();
 }
+
+/// "I can't eat gluten" was written "User can'ts eat gluten" in MEMORY.md, and "i prefer tea"
+/// stayed in the first person.
+#[test]
+fn the_first_person_is_rewritten_without_garbling_the_verb() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that I can't eat gluten"]);
+    env.mutate(["hear", "Remember that I no longer live in Leeds"]);
+    env.mutate(["hear", "remember that i prefer tea"]);
+    for (said, garbled) in [
+        ("User can't eat gluten", "can'ts"),
+        ("User no longer lives in Leeds", "nos longer"),
+        ("User prefers tea", "i prefer tea"),
+    ] {
+        assert!(!files_with(&env, said).is_empty(), "{said:?} not stored");
+        assert!(files_with(&env, garbled).is_empty(), "{garbled:?} stored");
+    }
+    env.assert_clean_tree();
+}

@@ -1049,23 +1049,34 @@ pub fn summarize(content: &str, user: &str) -> String {
         return one;
     }
     let first = words[0].replace('\u{2019}', "'");
-    match first.as_str() {
-        "I'm" | "Im" => {
-            words[0] = format!("{user} is");
-        }
-        "I've" => words[0] = format!("{user} has"),
-        "I'd" => words[0] = format!("{user} would"),
-        "I'll" => words[0] = format!("{user} will"),
-        "My" | "my" => words[0] = format!("{user}'s"),
-        "I" if words.len() > 1 => {
+    // "i prefer tea", "i'm allergic": typed in lower case, the pronoun is still the user.
+    match first.to_lowercase().as_str() {
+        "i'm" => words[0] = format!("{user} is"),
+        "im" if first == "Im" => words[0] = format!("{user} is"),
+        "i've" => words[0] = format!("{user} has"),
+        "i'd" => words[0] = format!("{user} would"),
+        "i'll" => words[0] = format!("{user} will"),
+        "my" => words[0] = format!("{user}'s"),
+        "i" if words.len() > 1 => {
             words[0] = user.to_owned();
-            // "I really like tea": the adverb stays, the verb after it agrees.
-            let verb = if ADVERBS.contains(&words[1].to_lowercase().as_str()) && words.len() > 2 {
-                2
-            } else {
-                1
-            };
-            words[verb] = third_person(&words[verb]);
+            // "I and my wife like…": the verb is the pair's, not the user's.
+            let joined = matches!(words[1].to_lowercase().as_str(), "and" | "or" | "&");
+            // "I really like tea", "I no longer live…", "I hardly ever eat…": the adverbs
+            // stay, the verb after them agrees.
+            let mut verb = 1;
+            while verb + 1 < words.len() {
+                let w = words[verb].to_lowercase();
+                if w == "no" && words[verb + 1].eq_ignore_ascii_case("longer") {
+                    verb += 2;
+                } else if ADVERBS.contains(&w.as_str()) {
+                    verb += 1;
+                } else {
+                    break;
+                }
+            }
+            if !joined && verb < words.len() {
+                words[verb] = third_person(&words[verb]);
+            }
         }
         _ => {}
     }
@@ -1103,6 +1114,17 @@ const ADVERBS: &[&str] = &[
     "honestly",
     "seriously",
     "absolutely",
+    "hardly",
+    "barely",
+    "scarcely",
+    "seldom",
+    "ever",
+    "now",
+    "currently",
+    "recently",
+    "finally",
+    "once",
+    "myself",
 ];
 
 /// Past forms without -ed that stay as they are ("I met" is not "User mets").
@@ -1172,19 +1194,30 @@ const IRREGULAR_PAST: &[&str] = &[
     "hung",
 ];
 
-fn third_person(verb: &str) -> String {
-    let lower = verb.to_lowercase();
-    if IRREGULAR_PAST.contains(&lower.as_str()) || ADVERBS.contains(&lower.as_str()) {
-        return verb.into();
+fn third_person(word: &str) -> String {
+    // "I can't.": the verb without what follows it.
+    let end = word.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '\'').len();
+    let (verb, rest) = word.split_at(end);
+    let lower = verb.to_lowercase().replace('\u{2019}', "'");
+    if IRREGULAR_PAST.contains(&lower.as_str())
+        || ADVERBS.contains(&lower.as_str())
+        || !verb.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '\u{2019}')
+    {
+        return word.into();
     }
-    match lower.as_str() {
+    let apostrophe = if verb.contains('\u{2019}') { "\u{2019}" } else { "'" };
+    let conjugated = match lower.as_str() {
         "am" => "is".into(),
         "have" => "has".into(),
         "do" => "does".into(),
         "go" => "goes".into(),
         "was" | "will" | "would" | "can" | "could" | "should" | "must" | "might" | "may"
-        | "did" | "had" => verb.into(),
-        "don't" => "doesn't".into(),
+        | "did" | "had" | "cannot" | "shall" => verb.into(),
+        "don't" => format!("doesn{apostrophe}t"),
+        "haven't" => format!("hasn{apostrophe}t"),
+        "aren't" => format!("isn{apostrophe}t"),
+        // can't, won't, didn't, shouldn't, couldn't, wasn't…: a modal or a past, as it is.
+        _ if lower.ends_with("n't") => verb.into(),
         // "need", "feed", "proceed" are present tense despite their -ed (issue 18: "User need to").
         "need" | "feed" | "proceed" | "succeed" | "exceed" | "bleed" | "breed" | "speed"
         | "heed" | "seed" | "embed" => format!("{verb}s"),
@@ -1192,15 +1225,13 @@ fn third_person(verb: &str) -> String {
         _ if lower.ends_with(['s', 'x', 'z']) || lower.ends_with("ch") || lower.ends_with("sh") => {
             format!("{verb}es")
         }
-        _ if lower.ends_with('y')
-            && !lower.ends_with("ay")
-            && !lower.ends_with("ey")
-            && !lower.ends_with("oy") =>
-        {
+        // study → studies; buy, play, obey, enjoy → buys, plays, obeys, enjoys.
+        _ if lower.strip_suffix('y').is_some_and(|stem| !stem.ends_with(['a', 'e', 'o', 'u'])) => {
             format!("{}ies", &verb[..verb.len() - 1])
         }
         _ => format!("{verb}s"),
-    }
+    };
+    conjugated + rest
 }
 
 /// A routing answer from the host model (`cogmem remember --routing`), validated strictly.
