@@ -72,3 +72,19 @@ fn the_first_person_is_rewritten_without_garbling_the_verb() {
     }
     env.assert_clean_tree();
 }
+
+/// "my name is Sam Rivera" wrote "User's name is Sam Rivera" on `person--user` and on a new
+/// `person--sam-rivera`, and no `- Name:` bullet; with a colleague `person--sam`, "my name is
+/// Sam" went onto the colleague's card.
+#[test]
+fn the_users_own_name_becomes_the_identity_name() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Sam leads payments", "--entity", "person--sam"]);
+    env.mutate(["hear", "Remember that my name is Sam Rivera"]);
+    let memory = env.read("MEMORY.md");
+    let identity = memory.split("## Identity").nth(1).unwrap().split("\n## ").next().unwrap();
+    assert!(identity.contains("- Name: Sam Rivera\n"), "{memory}");
+    assert!(!env.path("memory/graph/entities/person--sam-rivera.md").exists());
+    assert!(!env.read("memory/graph/entities/person--sam.md").contains("Name:"));
+    env.assert_clean_tree();
+}

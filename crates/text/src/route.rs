@@ -278,7 +278,7 @@ fn route_in(
     ));
     let tags = tags(kind, &entities, &lc);
     let summary = summarize(content, &ctx.user_name);
-    Routing {
+    let mut routing = Routing {
         store: stores[0],
         stores,
         entities,
@@ -289,7 +289,70 @@ fn route_in(
         summary,
         entry_type,
         reason,
+    };
+    if let Some(name) = own_name(content) {
+        name_the_user(&mut routing, &name, ctx);
     }
+    routing
+}
+
+/// The name the user gives themself at the start of `content`: "my name is Sam Rivera", "my
+/// name's Sam", "call me Sam", "I go by Sam". The name is one to four words of letters (`'`
+/// and `-` too), up to the first other sign or "and"; after "call me" and "I go by" it must
+/// start with a capital ("call me tomorrow" names no one). Lower-case words get a capital.
+fn own_name(content: &str) -> Option<String> {
+    let text = content.trim_start().replace('\u{2019}', "'");
+    let lower = text.to_lowercase();
+    let (rest, capital) = ["my name is ", "my name's ", "call me ", "i go by "]
+        .iter()
+        .find(|p| lower.starts_with(**p))
+        .map(|p| (&text[p.len()..], !p.starts_with("my ")))?;
+    let mut words = Vec::new();
+    for w in rest.split(' ') {
+        let core = w.trim_end_matches(['.', ',', '!', '?', ';', ':']);
+        let is_word = !core.is_empty()
+            && core.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+            && !core.eq_ignore_ascii_case("and");
+        if !is_word || words.len() == 4 {
+            break;
+        }
+        words.push(core);
+        if core.len() < w.len() {
+            break; // a sign ends the name
+        }
+    }
+    let first = words.first()?;
+    if capital && !first.starts_with(char::is_uppercase) {
+        return None;
+    }
+    let capitalised: Vec<String> = words
+        .iter()
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+        })
+        .collect();
+    Some(capitalised.join(" "))
+}
+
+/// Routes the user's own name as what it is: the `Name:` of the user, written to MEMORY.md's
+/// Identity (where `hear` reads who the user is) and to the user's entity, never as a new person
+/// or onto another person who shares the name.
+fn name_the_user(routing: &mut Routing, name: &str, ctx: &RouteContext) {
+    let user = ctx.user.to_string();
+    routing.entities =
+        vec![RoutedEntity { id: user.clone(), name: ctx.user_name.clone(), kind: "person".into() }];
+    routing.relations.clear();
+    routing.stores = vec![Store::Semantic, Store::Core];
+    routing.store = Store::Semantic;
+    routing.core_update = true;
+    routing.entry_type = EntryType::Preference;
+    routing.summary = format!("Name: {name}");
+    routing.reason.retain(|r| !r.starts_with("entity ") && !r.starts_with("store "));
+    routing.reason.push(format!(
+        "entity {user}: the user gives their own name, written as its Name (no other person)"
+    ));
+    routing.reason.push("store core: the user's name, under Identity".into());
 }
 
 fn is_first_person(lc: &str) -> bool {

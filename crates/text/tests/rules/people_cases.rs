@@ -384,3 +384,27 @@ fn pronouns_and_common_words_are_no_entities() {
     let ctx = known(&[("person--bob", &["bob"])]);
     assert_eq!(ids("tell bob the news", &ctx), ["person--bob"]);
 }
+
+/// "my name is Sam Rivera" made `person--sam-rivera` beside the user and wrote "User's name is
+/// Sam Rivera"; with a colleague `person--sam`, "my name is Sam" landed on the colleague's card;
+/// "call me Sam" was stored as said. The user's name is the user's `Name:`.
+#[test]
+fn the_users_own_name_is_the_users_name_bullet() {
+    let sam = known(&[("person--sam", &["sam"])]);
+    for (input, ctx, want) in [
+        ("my name is Sam Rivera", &RouteContext::default(), "Name: Sam Rivera"),
+        ("My name's sam.", &RouteContext::default(), "Name: Sam"),
+        ("call me Sam", &RouteContext::default(), "Name: Sam"),
+        ("I go by Sam", &sam, "Name: Sam"),
+        ("my name is Sam", &sam, "Name: Sam"),
+    ] {
+        let r = route(input, Some("remember"), ctx);
+        assert_eq!(r.summary, want, "input: {input:?}");
+        let ids: Vec<&str> = r.entities.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["person--user"], "input: {input:?}");
+        assert!(r.stores.contains(&cogmem_text::model::Store::Core), "input: {input:?}");
+        assert_eq!(r.entry_type, cogmem_text::model::EntryType::Preference);
+    }
+    let r = route("call me tomorrow", Some("remember"), &RouteContext::default());
+    assert!(!r.summary.starts_with("Name:"), "{}", r.summary);
+}
