@@ -88,3 +88,16 @@ fn the_users_own_name_becomes_the_identity_name() {
     assert!(!env.read("memory/graph/entities/person--sam.md").contains("Name:"));
     env.assert_clean_tree();
 }
+
+/// "Zoë" typed decomposed (e and a combining diaeresis) became `person--zoe`, apart from the
+/// `person--zoë` the composed spelling made.
+#[test]
+fn a_name_typed_decomposed_is_the_same_entity() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that Zo\u{eb} likes tea"]);
+    env.mutate(["hear", "Remember that Zoe\u{308} likes green tea"]);
+    let zoe = env.read("memory/graph/entities/person--zo\u{eb}.md");
+    assert!(zoe.contains("green tea"), "{zoe}");
+    assert!(!env.path("memory/graph/entities/person--zoe.md").exists());
+    env.assert_clean_tree();
+}

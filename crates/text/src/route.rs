@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::error::InputError;
 use crate::kin;
@@ -220,6 +221,15 @@ fn route_in(
     ctx: &RouteContext,
     learn: bool,
 ) -> Routing {
+    // "Zoë" typed decomposed ("e" and a combining mark) is the letter it stands for: read as it
+    // was, a name stops at the mark ("Zoe").
+    let composed: String;
+    let content = if unicode_normalization::is_nfc(content) {
+        content
+    } else {
+        composed = content.nfc().collect();
+        &composed
+    };
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
     // "we keep halal at home": the household's diet is the user's own too.
     let first_person = is_first_person(&lc)

@@ -408,3 +408,12 @@ fn the_users_own_name_is_the_users_name_bullet() {
     let r = route("call me tomorrow", Some("remember"), &RouteContext::default());
     assert!(!r.summary.starts_with("Name:"), "{}", r.summary);
 }
+
+/// "Zoë" typed decomposed (e and a combining diaeresis) made `person--zoe`, apart from
+/// `person--zoë`.
+#[test]
+fn a_name_typed_decomposed_is_read_composed() {
+    let none = RouteContext::default();
+    assert_eq!(ids("Zoe\u{308} likes tea", &none), ["person--zo\u{eb}"]);
+    assert_eq!(route("Zoe\u{308} likes tea", None, &none).summary, "Zo\u{eb} likes tea");
+}
