@@ -6,7 +6,7 @@
 use crate::common::TestEnv;
 
 /// The files under memory/ that hold `needle`, by `git grep` on the committed tree.
-fn files_with(env: &TestEnv, needle: &str) -> Vec<String> {
+pub(crate) fn files_with(env: &TestEnv, needle: &str) -> Vec<String> {
     let out = env.git_command(&["grep", "-l", "-F", needle, "HEAD", "--", "memory"]).output();
     let out = out.expect("git grep runs");
     String::from_utf8_lossy(&out.stdout)

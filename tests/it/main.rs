@@ -9,6 +9,7 @@ mod agents_block;
 mod audit_ack;
 mod audit_compact;
 mod bad_input;
+mod capture;
 mod change;
 mod cli_docs;
 mod color;

@@ -314,8 +314,7 @@ pub fn hear(
                 // The dates `remember` writes next to relative ones, shown before they are
                 // written (and with --dry-run).
                 let now = clock.now();
-                let said = req.said_at.map_or(now, |t| t.with_timezone(now.offset()));
-                for (at, span) in cogmem_text::date::annotations(&req.text, &said) {
+                for (at, span) in cogmem_text::date::annotations(&req.text, &req.dated_from(&now)) {
                     let said = &req.text[..at];
                     let from = said.char_indices().rev().nth(23).map_or(0, |(i, _)| i);
                     let mut words = &said[from..];

@@ -128,8 +128,8 @@ pub struct RememberRequest {
     /// When it happened (default now).
     pub at: Option<Timestamp>,
     /// When the words were said: relative dates in the text (`tomorrow`, `先月`) are resolved
-    /// against it and written next to them (default: the clock's now; an approved proposal
-    /// passes the time it was proposed).
+    /// against it and written next to them (default: `at`, else the clock's now; an approved
+    /// proposal passes the time it was proposed).
     pub said_at: Option<Timestamp>,
     /// MEMORY.md section for the core store.
     pub section: Option<CoreSection>,
@@ -245,6 +245,13 @@ impl RememberRequest {
             trigger: "cogmem remember".into(),
             allow_secret: false,
         })
+    }
+
+    /// The time the text's relative dates (`tomorrow`, `on Friday`) count from, in `now`'s
+    /// offset: when the words were said (`said_at`), else the memory's own time (`at`, as
+    /// `remember --at` gives it), else `now`.
+    pub(crate) fn dated_from(&self, now: &Timestamp) -> Timestamp {
+        self.said_at.or(self.at).map_or(*now, |t| t.with_timezone(now.offset()))
     }
 
     /// Every field the request writes into a file, an id or a commit message, named as a
@@ -536,11 +543,10 @@ pub(crate) fn settle_units<'u>(
 }
 
 /// `req` with the absolute date written next to each relative date expression of its text
-/// ([`cogmem_text::date::annotate`]), resolved against `req.said_at` (else `now`) in `now`'s
-/// offset; `None` when the text has none.
+/// ([`cogmem_text::date::annotate`]), resolved against [`RememberRequest::dated_from`]; `None`
+/// when the text has none.
 fn with_dates(req: &RememberRequest, now: &Timestamp) -> Option<RememberRequest> {
-    let said = req.said_at.map_or(*now, |t| t.with_timezone(now.offset()));
-    let text = cogmem_text::date::annotate(&req.text, &said);
+    let text = cogmem_text::date::annotate(&req.text, &req.dated_from(now));
     (text != req.text).then(|| RememberRequest { text, ..req.clone() })
 }
 

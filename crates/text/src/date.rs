@@ -20,6 +20,7 @@ use crate::clock::Timestamp;
 mod annotate;
 mod mention;
 pub mod relative;
+mod tense;
 
 pub use annotate::{annotate, annotations};
 pub use mention::{has_duration, mentioned};

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use unicode_normalization::UnicodeNormalization;
 
 /// Splits optional YAML front matter from the body.
 ///
@@ -613,9 +614,12 @@ pub fn normalize(text: &str) -> String {
 
 /// Turns a title into a lower-kebab file name: ASCII letters and digits, other letters kept,
 /// everything else a single `-`, at most 60 bytes.
+///
+/// The title is NFC-normalised first, so a letter typed decomposed ("Zoe" and U+0308) is the
+/// same letter as its precomposed form ("Zoë"): one name, one slug.
 pub fn slugify(title: &str) -> String {
     let mut slug = String::new();
-    for c in title.chars() {
+    for c in title.nfc() {
         if c.is_alphanumeric() {
             for l in c.to_lowercase() {
                 slug.push(l);
@@ -632,6 +636,14 @@ pub fn slugify(title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// "Zoë" typed decomposed became `zoe`, apart from `zoë`.
+    #[test]
+    fn a_decomposed_letter_slugs_as_its_composed_form() {
+        assert_eq!(slugify("Zoe\u{308}"), "zoë");
+        assert_eq!(slugify("Zoë"), "zoë");
+        assert_eq!(slugify("Jose\u{301} Nun\u{303}ez"), "josé-nuñez");
+    }
+
     #[test]
     fn comments_are_not_searched() {
         assert_eq!(

@@ -3,7 +3,10 @@
 //! bounded extraction patterns. Where a model would do better, [`prompt`] builds the question
 //! for the host agent and [`RoutingAnswer`] validates its reply.
 
+use std::ops::Range;
+
 use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::error::InputError;
 use crate::kin;
@@ -116,20 +119,83 @@ pub struct Routing {
 }
 
 fn contains_words(hay: &str, needle: &str) -> bool {
-    let mut from = 0;
+    word_ranges(hay, needle).next().is_some()
+}
+
+/// Where `needle` stands in `hay` as whole words (a letter, digit, `-` or `_` on neither side).
+fn word_ranges<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = Range<usize>> + 'a {
     let joins = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
-    while let Some(i) = hay[from..].find(needle) {
-        let at = from + i;
-        let before = hay[..at].chars().next_back();
-        let after = hay[at + needle.len()..].chars().next();
-        let ok_b = before.is_none_or(|c| !joins(c));
-        let ok_a = after.is_none_or(|c| !joins(c)) || needle.ends_with(' ');
-        if ok_b && ok_a {
-            return true;
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(i) = hay.get(from..)?.find(needle) {
+            let at = from + i;
+            from = at + needle.len().max(1);
+            let before = hay[..at].chars().next_back();
+            let after = hay[at + needle.len()..].chars().next();
+            let ok_b = before.is_none_or(|c| !joins(c));
+            let ok_a = after.is_none_or(|c| !joins(c)) || needle.ends_with(' ');
+            if ok_b && ok_a {
+                return Some(at..at + needle.len());
+            }
         }
-        from = at + needle.len().max(1);
+        None
+    })
+}
+
+/// Whether `content`, which holds the known name `name` (lower case) as words, says it as a
+/// name: any mention does, except for a name that is also a common word, of one or two letters
+/// or a pronoun or stop word (`tool--go`, `concept--we`), which must be written with its capital
+/// and not at the start of a sentence ("I write Go", not "the kids go to bed" or "We left").
+fn is_named(content: &str, name: &str) -> bool {
+    let common = !name.contains(' ')
+        && (name.chars().count() <= 2
+            || stores::is_pronoun(name)
+            || stopword::is_english(name, Tier::Query));
+    if !common {
+        return true;
     }
-    false
+    let mut capital = name.chars();
+    let Some(first) = capital.next() else { return false };
+    let written: String = first.to_uppercase().chain(capital).collect();
+    word_ranges(content, &written).any(|r| {
+        let before = content[..r.start].trim_end_matches([' ', '\t', '"', '“', '\'', '‘', '(']);
+        !before.is_empty() && !before.ends_with(['.', '!', '?', ':', '\n', '。', '！', '？'])
+    })
+}
+
+/// Drops the known entities matched by a name that, wherever the text says it, is only part of
+/// a longer name the text gives another entity: "my colleague Alice Chen" names Alice Chen, not
+/// also the `person--alice` the workspace knows.
+///
+/// `hits` are the known entities matched by name, with the name matched; `names` every name of
+/// an entity found, lower case.
+fn drop_shadowed(
+    entities: &mut Vec<RoutedEntity>,
+    hits: &[(String, String)],
+    lc: &str,
+    reason: &mut Vec<String>,
+) {
+    let names: Vec<(String, String)> = entities
+        .iter()
+        .map(|e| (e.id.clone(), e.name.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'")))
+        .chain(hits.iter().cloned())
+        .collect();
+    let is_shadowed = |id: &str, name: &str| {
+        let longer: Vec<Range<usize>> = names
+            .iter()
+            .filter(|(other, n)| other != id && n.len() > name.len() && contains_words(n, name))
+            .flat_map(|(_, n)| word_ranges(lc, n).collect::<Vec<_>>())
+            .collect();
+        !longer.is_empty()
+            && word_ranges(lc, name)
+                .all(|r| longer.iter().any(|l| l.start <= r.start && r.end <= l.end))
+    };
+    for (id, _) in hits {
+        if hits.iter().filter(|(i, _)| i == id).all(|(_, n)| is_shadowed(id, n)) {
+            entities.retain(|e| e.id != *id);
+            reason.retain(|r| *r != format!("entity {id}: a known entity is named"));
+        }
+    }
 }
 
 fn first_hit<'a>(hay: &str, needles: &[&'a str]) -> Option<&'a str> {
@@ -155,6 +221,15 @@ fn route_in(
     ctx: &RouteContext,
     learn: bool,
 ) -> Routing {
+    // "Zoë" typed decomposed ("e" and a combining mark) is the letter it stands for: read as it
+    // was, a name stops at the mark ("Zoe").
+    let composed: String;
+    let content = if unicode_normalization::is_nfc(content) {
+        content
+    } else {
+        composed = content.nfc().collect();
+        &composed
+    };
     let lc = content.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
     // "we keep halal at home": the household's diet is the user's own too.
     let first_person = is_first_person(&lc)
@@ -213,7 +288,7 @@ fn route_in(
     ));
     let tags = tags(kind, &entities, &lc);
     let summary = summarize(content, &ctx.user_name);
-    Routing {
+    let mut routing = Routing {
         store: stores[0],
         stores,
         entities,
@@ -224,7 +299,70 @@ fn route_in(
         summary,
         entry_type,
         reason,
+    };
+    if let Some(name) = own_name(content) {
+        name_the_user(&mut routing, &name, ctx);
     }
+    routing
+}
+
+/// The name the user gives themself at the start of `content`: "my name is Sam Rivera", "my
+/// name's Sam", "call me Sam", "I go by Sam". The name is one to four words of letters (`'`
+/// and `-` too), up to the first other sign or "and"; after "call me" and "I go by" it must
+/// start with a capital ("call me tomorrow" names no one). Lower-case words get a capital.
+fn own_name(content: &str) -> Option<String> {
+    let text = content.trim_start().replace('\u{2019}', "'");
+    let lower = text.to_lowercase();
+    let (rest, capital) = ["my name is ", "my name's ", "call me ", "i go by "]
+        .iter()
+        .find(|p| lower.starts_with(**p))
+        .map(|p| (&text[p.len()..], !p.starts_with("my ")))?;
+    let mut words = Vec::new();
+    for w in rest.split(' ') {
+        let core = w.trim_end_matches(['.', ',', '!', '?', ';', ':']);
+        let is_word = !core.is_empty()
+            && core.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+            && !core.eq_ignore_ascii_case("and");
+        if !is_word || words.len() == 4 {
+            break;
+        }
+        words.push(core);
+        if core.len() < w.len() {
+            break; // a sign ends the name
+        }
+    }
+    let first = words.first()?;
+    if capital && !first.starts_with(char::is_uppercase) {
+        return None;
+    }
+    let capitalised: Vec<String> = words
+        .iter()
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+        })
+        .collect();
+    Some(capitalised.join(" "))
+}
+
+/// Routes the user's own name as what it is: the `Name:` of the user, written to MEMORY.md's
+/// Identity (where `hear` reads who the user is) and to the user's entity, never as a new person
+/// or onto another person who shares the name.
+fn name_the_user(routing: &mut Routing, name: &str, ctx: &RouteContext) {
+    let user = ctx.user.to_string();
+    routing.entities =
+        vec![RoutedEntity { id: user.clone(), name: ctx.user_name.clone(), kind: "person".into() }];
+    routing.relations.clear();
+    routing.stores = vec![Store::Semantic, Store::Core];
+    routing.store = Store::Semantic;
+    routing.core_update = true;
+    routing.entry_type = EntryType::Preference;
+    routing.summary = format!("Name: {name}");
+    routing.reason.retain(|r| !r.starts_with("entity ") && !r.starts_with("store "));
+    routing.reason.push(format!(
+        "entity {user}: the user gives their own name, written as its Name (no other person)"
+    ));
+    routing.reason.push("store core: the user's name, under Identity".into());
 }
 
 fn is_first_person(lc: &str) -> bool {
@@ -619,10 +757,15 @@ fn extract(
         reason.push(format!("entity {}: the user speaks in the first person", ctx.user));
     }
     // Entities the workspace already knows, by name or alias.
+    let mut known_hits: Vec<(String, String)> = Vec::new();
     for k in &ctx.known {
-        if k.names.iter().any(|n| !n.is_empty() && contains_words(lc, n))
-            && !entities.iter().any(|e| e.id == k.id.as_str())
-        {
+        let said: Vec<&String> = k
+            .names
+            .iter()
+            .filter(|n| !n.is_empty() && contains_words(lc, n) && is_named(content, n))
+            .collect();
+        if !said.is_empty() && !entities.iter().any(|e| e.id == k.id.as_str()) {
+            known_hits.extend(said.into_iter().map(|n| (k.id.to_string(), n.clone())));
             entities.push(RoutedEntity {
                 id: k.id.to_string(),
                 name: k.names.first().cloned().unwrap_or_default(),
@@ -807,6 +950,7 @@ fn extract(
             break;
         }
     }
+    drop_shadowed(&mut entities, &known_hits, lc, reason);
     let find = |name: &str| {
         entities.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.id.clone())
     };
@@ -978,23 +1122,34 @@ pub fn summarize(content: &str, user: &str) -> String {
         return one;
     }
     let first = words[0].replace('\u{2019}', "'");
-    match first.as_str() {
-        "I'm" | "Im" => {
-            words[0] = format!("{user} is");
-        }
-        "I've" => words[0] = format!("{user} has"),
-        "I'd" => words[0] = format!("{user} would"),
-        "I'll" => words[0] = format!("{user} will"),
-        "My" | "my" => words[0] = format!("{user}'s"),
-        "I" if words.len() > 1 => {
+    // "i prefer tea", "i'm allergic": typed in lower case, the pronoun is still the user.
+    match first.to_lowercase().as_str() {
+        "i'm" => words[0] = format!("{user} is"),
+        "im" if first == "Im" => words[0] = format!("{user} is"),
+        "i've" => words[0] = format!("{user} has"),
+        "i'd" => words[0] = format!("{user} would"),
+        "i'll" => words[0] = format!("{user} will"),
+        "my" => words[0] = format!("{user}'s"),
+        "i" if words.len() > 1 => {
             words[0] = user.to_owned();
-            // "I really like tea": the adverb stays, the verb after it agrees.
-            let verb = if ADVERBS.contains(&words[1].to_lowercase().as_str()) && words.len() > 2 {
-                2
-            } else {
-                1
-            };
-            words[verb] = third_person(&words[verb]);
+            // "I and my wife like…": the verb is the pair's, not the user's.
+            let joined = matches!(words[1].to_lowercase().as_str(), "and" | "or" | "&");
+            // "I really like tea", "I no longer live…", "I hardly ever eat…": the adverbs
+            // stay, the verb after them agrees.
+            let mut verb = 1;
+            while verb + 1 < words.len() {
+                let w = words[verb].to_lowercase();
+                if w == "no" && words[verb + 1].eq_ignore_ascii_case("longer") {
+                    verb += 2;
+                } else if ADVERBS.contains(&w.as_str()) {
+                    verb += 1;
+                } else {
+                    break;
+                }
+            }
+            if !joined && verb < words.len() {
+                words[verb] = third_person(&words[verb]);
+            }
         }
         _ => {}
     }
@@ -1032,6 +1187,17 @@ const ADVERBS: &[&str] = &[
     "honestly",
     "seriously",
     "absolutely",
+    "hardly",
+    "barely",
+    "scarcely",
+    "seldom",
+    "ever",
+    "now",
+    "currently",
+    "recently",
+    "finally",
+    "once",
+    "myself",
 ];
 
 /// Past forms without -ed that stay as they are ("I met" is not "User mets").
@@ -1101,19 +1267,30 @@ const IRREGULAR_PAST: &[&str] = &[
     "hung",
 ];
 
-fn third_person(verb: &str) -> String {
-    let lower = verb.to_lowercase();
-    if IRREGULAR_PAST.contains(&lower.as_str()) || ADVERBS.contains(&lower.as_str()) {
-        return verb.into();
+fn third_person(word: &str) -> String {
+    // "I can't.": the verb without what follows it.
+    let end = word.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '\'').len();
+    let (verb, rest) = word.split_at(end);
+    let lower = verb.to_lowercase().replace('\u{2019}', "'");
+    if IRREGULAR_PAST.contains(&lower.as_str())
+        || ADVERBS.contains(&lower.as_str())
+        || !verb.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '\u{2019}')
+    {
+        return word.into();
     }
-    match lower.as_str() {
+    let apostrophe = if verb.contains('\u{2019}') { "\u{2019}" } else { "'" };
+    let conjugated = match lower.as_str() {
         "am" => "is".into(),
         "have" => "has".into(),
         "do" => "does".into(),
         "go" => "goes".into(),
         "was" | "will" | "would" | "can" | "could" | "should" | "must" | "might" | "may"
-        | "did" | "had" => verb.into(),
-        "don't" => "doesn't".into(),
+        | "did" | "had" | "cannot" | "shall" => verb.into(),
+        "don't" => format!("doesn{apostrophe}t"),
+        "haven't" => format!("hasn{apostrophe}t"),
+        "aren't" => format!("isn{apostrophe}t"),
+        // can't, won't, didn't, shouldn't, couldn't, wasn't…: a modal or a past, as it is.
+        _ if lower.ends_with("n't") => verb.into(),
         // "need", "feed", "proceed" are present tense despite their -ed (issue 18: "User need to").
         "need" | "feed" | "proceed" | "succeed" | "exceed" | "bleed" | "breed" | "speed"
         | "heed" | "seed" | "embed" => format!("{verb}s"),
@@ -1121,15 +1298,13 @@ fn third_person(verb: &str) -> String {
         _ if lower.ends_with(['s', 'x', 'z']) || lower.ends_with("ch") || lower.ends_with("sh") => {
             format!("{verb}es")
         }
-        _ if lower.ends_with('y')
-            && !lower.ends_with("ay")
-            && !lower.ends_with("ey")
-            && !lower.ends_with("oy") =>
-        {
+        // study → studies; buy, play, obey, enjoy → buys, plays, obeys, enjoys.
+        _ if lower.strip_suffix('y').is_some_and(|stem| !stem.ends_with(['a', 'e', 'o', 'u'])) => {
             format!("{}ies", &verb[..verb.len() - 1])
         }
         _ => format!("{verb}s"),
-    }
+    };
+    conjugated + rest
 }
 
 /// A routing answer from the host model (`cogmem remember --routing`), validated strictly.

@@ -1,6 +1,8 @@
 //! Writes the absolute date next to each relative date expression in a memory's text, so
 //! "明日は歯医者" said on 2026-12-01 is kept as "明日 (2026-12-02) は歯医者" and still means the
-//! right day when it is read a month later.
+//! right day when it is read a month later. `on Friday` is the coming Friday, the one just
+//! past when its clause is in the past tense ("I met Bob on Tuesday"), and is left undated when
+//! the clause mixes tenses (`tense`).
 //!
 //! Never touched: code spans and code blocks, URLs (`https://…`, `www.…`, a Markdown link's
 //! target), `[[wiki links]]`, words that merely contain an expression (`Sunday-school`,
@@ -12,6 +14,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
 use super::relative::{self, Span};
+use super::tense::{self, Tense};
 use crate::clock::Timestamp;
 use crate::word::is_cjk;
 
@@ -72,7 +75,18 @@ pub fn annotations(text: &str, now: &Timestamp) -> Vec<(usize, Span)> {
             && !skipped[k..].iter().take_while(|r| r.start < i + len).any(|r| i < r.end)
         {
             let end = i + len;
-            if !is_annotated(&text[end..]) {
+            // "I met Bob on Tuesday" is the Tuesday past; when the tense is mixed, no date.
+            let span = match relative::on_weekday(rest) {
+                Some(wd) => match tense::around(text, i..end) {
+                    Tense::Coming => Some(span),
+                    Tense::Past => relative::previous(today, wd).map(Span::Day),
+                    Tense::Mixed => None,
+                },
+                None => Some(span),
+            };
+            if let Some(span) = span
+                && !is_annotated(&text[end..])
+            {
                 out.push((end, span));
             }
             prev = text[..end].chars().next_back();

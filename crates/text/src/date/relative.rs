@@ -4,9 +4,12 @@
 //! [`super::annotate`] (expressions inside remembered text), so a flag and a sentence mean the
 //! same day by the same words.
 //!
-//! Weeks run Monday to Sunday (ISO 8601). `this`/`next`/`last` + a weekday is that day of the
-//! current, next or previous week; `on Friday` and `今度の金曜` are the coming one (one to seven
-//! days ahead). Invariant: pure; the day is an argument.
+//! Weeks run Monday to Sunday (ISO 8601). `this`/`next` + a weekday is that day of the current
+//! or next week; `last Friday` is the most recent Friday before the day (one to seven days
+//! back: on a Sunday, the Friday two days before, not the previous week's); `on Friday` and
+//! `今度の金曜` are the coming one (one to seven days ahead), unless the sentence is in the past
+//! tense, which [`super::annotate`] tells (`on_weekday`, `previous`). `先週の金曜日` says
+//! its week and is that day of the previous week. Invariant: pure; the day is an argument.
 
 use chrono::{Datelike, Duration, Months, NaiveDate, Weekday};
 
@@ -131,9 +134,12 @@ fn weekday_short(word: &str) -> Option<Weekday> {
     })
 }
 
-/// Tells whether `word` (lower case) is a month's or a weekday's full name.
+/// Tells whether `word` (lower case) is a month's or a weekday's full name, or a weekday's
+/// plural (`saturdays`, as in "on Saturdays").
 pub(crate) fn is_calendar_word(word: &str) -> bool {
-    month_number(word).is_some() || weekday(word).is_some()
+    month_number(word).is_some()
+        || weekday(word).is_some()
+        || word.strip_suffix('s').is_some_and(|w| weekday(w).is_some())
 }
 
 /// A month's name (lower case), as its number.
@@ -240,6 +246,20 @@ fn monday(today: NaiveDate, weeks: i64) -> Option<NaiveDate> {
 /// The day `wd` of the week `weeks` away from `today`'s.
 fn weekday_of_week(today: NaiveDate, weeks: i64, wd: Weekday) -> Option<NaiveDate> {
     monday(today, weeks)?.checked_add_signed(Duration::days(i64::from(wd.num_days_from_monday())))
+}
+
+/// The last `wd` before `today`: one to seven days back.
+pub(crate) fn previous(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
+    let back = (7 + today.weekday().num_days_from_monday() - wd.num_days_from_monday()) % 7;
+    today.checked_sub_signed(Duration::days(i64::from(if back == 0 { 7 } else { back })))
+}
+
+/// The weekday of an `on Friday` at the very start of `text`, the expression whose day
+/// depends on the tense it is said in.
+pub(crate) fn on_weekday(text: &str) -> Option<Weekday> {
+    let w = words(text, 2);
+    (w.first()?.0 == "on").then_some(())?;
+    weekday(&w.get(1)?.0)
 }
 
 /// The next `wd` after `today`: one to seven days ahead.
@@ -374,6 +394,9 @@ fn english_words(w: &[(String, usize)], today: NaiveDate) -> Option<(usize, Span
             };
             let second = at(1)?;
             if let Some(wd) = weekday(second).or_else(|| weekday_short(second)) {
+                if step < 0 {
+                    return day(previous(today, wd)).map(|s| (2, s));
+                }
                 return day(weekday_of_week(today, step, wd)).map(|s| (2, s));
             }
             // "last May", "this June", "next March": the month's name must be written with a

@@ -1851,6 +1851,49 @@ fn english_subject(text: &str) -> Option<String> {
         subject.remove(0);
     }
     let ok = (1..=6).contains(&subject.len())
-        && subject.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || "-'’".contains(c)));
+        && subject.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || "-'’".contains(c)))
+        && !subject.iter().all(|w| is_no_topic(&w.to_lowercase()));
     ok.then(|| subject.join(" "))
+}
+
+/// Tells whether `word` (lower case) is an indefinite or demonstrative pronoun, which the stop
+/// word lists do not hold ("everything", "nobody", "those").
+pub(super) fn is_pronoun(word: &str) -> bool {
+    const PRONOUNS: &[&str] = &[
+        "everything",
+        "everyone",
+        "everybody",
+        "something",
+        "someone",
+        "somebody",
+        "nothing",
+        "nobody",
+        "noone",
+        "anything",
+        "anyone",
+        "anybody",
+        "here",
+        "one",
+        "all",
+        "both",
+        "each",
+        "none",
+        "those",
+        "some",
+        "many",
+        "most",
+        "few",
+        "others",
+    ];
+    PRONOUNS.contains(&word)
+}
+
+/// Words a fact's subject can be made of without naming anything: pronouns ("we are out of
+/// milk", "it is broken", "everything is fine"), other stop words, and days ("Saturdays are
+/// for the kids": a day is never an entity).
+fn is_no_topic(word: &str) -> bool {
+    let word = word.trim_end_matches("'s").trim_end_matches("’s");
+    is_pronoun(word)
+        || crate::stopword::is_english(word, crate::stopword::Tier::Topic)
+        || crate::date::relative::is_calendar_word(word)
 }

@@ -83,6 +83,37 @@ fn english_expressions_get_their_date() {
     );
 }
 
+/// A weekday in a past-tense sentence is the one just past, `last Friday` the most recent
+/// Friday, and a sentence that mixes tenses gets no date: said on Sunday 2026-12-06, "I met Bob
+/// on Tuesday" was written "(2026-12-08)", two days ahead.
+#[test]
+fn a_weekday_in_the_past_tense_is_the_one_just_past() {
+    check(
+        "2026-12-06T10:00:00Z",
+        &[
+            ("User met Bob on Tuesday", "User met Bob on Tuesday (2026-12-01)"),
+            ("We paid the deposit on Wednesday", "We paid the deposit on Wednesday (2026-12-02)"),
+            ("Alice called on Thursday", "Alice called on Thursday (2026-12-03)"),
+            ("it was closed on Sunday", "it was closed on Sunday (2026-11-29)"),
+            ("we didn't go on Saturday", "we didn't go on Saturday (2026-12-05)"),
+            ("the standup is on Tuesday", "the standup is on Tuesday (2026-12-08)"),
+            ("standup on Tuesday", "standup on Tuesday (2026-12-08)"),
+            ("we'll pay on Wednesday", "we'll pay on Wednesday (2026-12-09)"),
+            ("I'm getting married on Saturday", "I'm getting married on Saturday (2026-12-12)"),
+            ("I said I will call on Friday", "I said I will call on Friday"),
+            (
+                "I met Bob on Tuesday and will see him on Friday",
+                "I met Bob on Tuesday (2026-12-01) and will see him on Friday (2026-12-11)",
+            ),
+            ("last Friday", "last Friday (2026-12-04)"),
+            ("last Sunday", "last Sunday (2026-11-29)"),
+            ("next Friday", "next Friday (2026-12-11)"),
+            ("this Friday", "this Friday (2026-12-04)"),
+            ("先週の金曜日", "先週の金曜日 (2026-11-27)"),
+        ],
+    );
+}
+
 #[test]
 fn english_text_that_is_not_a_date_is_left_alone() {
     check(

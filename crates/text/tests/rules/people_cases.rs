@@ -239,6 +239,19 @@ fn known_names_are_matched_first_and_never_retyped() {
     // An alias left by `graph rename person--user-sister person--hana` sends "my sister" to Hana.
     let ctx = known(&[("person--hana", &["hana", "person--user-sister"])]);
     assert_eq!(rels("my sister is visiting", &ctx), ["person--hana sibling-of person--user"]);
+    // A known name inside a longer one names only the longer one: "Alice Chen" is not also the
+    // `person--alice` the workspace knows (both were written).
+    let ctx = known(&[("person--alice", &["alice"])]);
+    assert_eq!(
+        ids("my colleague Alice Chen is vegan", &ctx),
+        ["person--user", "person--alice-chen"]
+    );
+    assert_eq!(
+        ids("Alice Chen and Alice had lunch", &ctx),
+        ["person--alice", "person--alice-chen"]
+    );
+    let ctx = known(&[("person--alice", &["alice"]), ("person--alice-chen", &["alice chen"])]);
+    assert_eq!(ids("Alice Chen is vegan", &ctx), ["person--alice-chen"]);
     // The user's own name comes from the workspace.
     let ctx = RouteContext {
         user: EntityId::parse("person--sam").unwrap(),
@@ -338,4 +351,69 @@ fn kin_patterns_never_panic_on_odd_input() {
         }
         let _ = summarize(input, "User");
     }
+}
+
+/// Pronouns, stop words and days are no entities, and a known name that is also a common word
+/// counts only written as a name: "we are out of milk" made `concept--we`, "on Saturdays"
+/// `concept--saturdays`, and `tool--go` was linked to "the kids go to bed".
+#[test]
+fn pronouns_and_common_words_are_no_entities() {
+    let none = RouteContext::default();
+    for input in [
+        "we are out of milk",
+        "it is broken",
+        "she is tired",
+        "there is a leak",
+        "everything is fine",
+        "nobody likes it",
+        "Saturdays are for the kids",
+    ] {
+        let got = ids(input, &none);
+        assert!(got.iter().all(|id| !id.starts_with("concept--")), "{input:?}: {got:?}");
+    }
+    assert_eq!(ids("I play tennis on Saturdays", &none), ["person--user"]);
+    assert_eq!(ids("the staging host is staging-02", &none), ["concept--staging-host"]);
+    let ctx = known(&[("tool--go", &["go"]), ("concept--we", &["we"])]);
+    assert!(
+        ids("the kids go to bed at 8", &ctx).is_empty(),
+        "{:?}",
+        ids("the kids go to bed at 8", &ctx)
+    );
+    assert!(!ids("We left early", &ctx).contains(&"concept--we".to_owned()));
+    assert_eq!(ids("I write Go every day", &ctx), ["person--user", "tool--go"]);
+    let ctx = known(&[("person--bob", &["bob"])]);
+    assert_eq!(ids("tell bob the news", &ctx), ["person--bob"]);
+}
+
+/// "my name is Sam Rivera" made `person--sam-rivera` beside the user and wrote "User's name is
+/// Sam Rivera"; with a colleague `person--sam`, "my name is Sam" landed on the colleague's card;
+/// "call me Sam" was stored as said. The user's name is the user's `Name:`.
+#[test]
+fn the_users_own_name_is_the_users_name_bullet() {
+    let sam = known(&[("person--sam", &["sam"])]);
+    for (input, ctx, want) in [
+        ("my name is Sam Rivera", &RouteContext::default(), "Name: Sam Rivera"),
+        ("My name's sam.", &RouteContext::default(), "Name: Sam"),
+        ("call me Sam", &RouteContext::default(), "Name: Sam"),
+        ("I go by Sam", &sam, "Name: Sam"),
+        ("my name is Sam", &sam, "Name: Sam"),
+    ] {
+        let r = route(input, Some("remember"), ctx);
+        assert_eq!(r.summary, want, "input: {input:?}");
+        let ids: Vec<&str> = r.entities.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["person--user"], "input: {input:?}");
+        assert!(r.stores.contains(&cogmem_text::model::Store::Core), "input: {input:?}");
+        assert_eq!(r.entry_type, cogmem_text::model::EntryType::Preference);
+    }
+    let r = route("call me tomorrow", Some("remember"), &RouteContext::default());
+    assert!(!r.summary.starts_with("Name:"), "{}", r.summary);
+}
+
+/// "Zoë" typed decomposed (e and a combining diaeresis) made `person--zoe`, apart from
+/// `person--zoë`.
+#[test]
+fn a_name_typed_decomposed_is_read_composed() {
+    let none = RouteContext::default();
+    assert_eq!(ids("Zoe\u{308} likes tea", &none), ["person--zo\u{eb}"]);
+    assert_eq!(route("Zoe\u{308} likes tea", None, &none).summary, "Zo\u{eb} likes tea");
 }

@@ -160,6 +160,26 @@ fn summaries_in_the_third_person() {
         ("I really like tea", "User really likes tea"),
         ("I usually take the train", "User usually takes the train"),
         ("I never", "User never"),
+        // Modals and negated contractions stay; adverbs before the verb are skipped; -uy,
+        // -ay, -ey verbs take an s; "i" typed in lower case is the user too.
+        ("I can't eat gluten", "User can't eat gluten"),
+        ("I didn't go", "User didn't go"),
+        ("I won't drive", "User won't drive"),
+        ("I haven't decided", "User hasn't decided"),
+        ("I shouldn't drink coffee", "User shouldn't drink coffee"),
+        ("I couldn't sleep", "User couldn't sleep"),
+        ("I can’t eat nuts.", "User can’t eat nuts."),
+        ("I cannot eat gluten", "User cannot eat gluten"),
+        ("I no longer live in Leeds", "User no longer lives in Leeds"),
+        ("I buy oat milk", "User buys oat milk"),
+        ("I obey", "User obeys"),
+        ("I hardly ever eat meat", "User hardly ever eats meat"),
+        ("I and my wife like tea", "User and the user's wife like tea"),
+        ("I myself prefer tea", "User myself prefers tea"),
+        ("i prefer tea", "User prefers tea"),
+        ("i'm allergic to nuts", "User is allergic to nuts"),
+        ("i’ll call", "User will call"),
+        ("I can't.", "User can't."),
     ];
     for (input, want) in cases {
         assert_eq!(summarize(input, "User"), want, "input: {input:?}");
