@@ -86,7 +86,40 @@ fn the_users_own_name_becomes_the_identity_name() {
     assert!(identity.contains("- Name: Sam Rivera\n"), "{memory}");
     assert!(!env.path("memory/graph/entities/person--sam-rivera.md").exists());
     assert!(!env.read("memory/graph/entities/person--sam.md").contains("Name:"));
+    // The user keeps one entity: what they say next goes where their name went, not to a new
+    // `person--sam-rivera` (the merge of the eleventh stop's fixes split the user in two).
+    env.mutate(["hear", "Remember that I live in Leeds"]);
+    assert!(!env.path("memory/graph/entities/person--sam-rivera.md").exists());
+    let user = env.read("memory/graph/entities/person--user.md");
+    assert!(user.contains("Name: Sam Rivera") && user.contains("Leeds"), "{user}");
     env.assert_clean_tree();
+}
+
+/// A user who says their name is that of a colleague cogmem knows keeps their own entity: the
+/// colleague's card gets none of the user's facts.
+#[test]
+fn a_user_named_like_a_colleague_keeps_their_own_entity() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Sam leads payments", "--entity", "person--sam"]);
+    env.mutate(["hear", "Remember that my name is Sam"]);
+    env.mutate(["hear", "Remember that I prefer green tea"]);
+    let colleague = env.read("memory/graph/entities/person--sam.md");
+    assert!(!colleague.contains("green tea"), "{colleague}");
+    let user = env.read("memory/graph/entities/person--user.md");
+    assert!(user.contains("green tea"), "{user}");
+}
+
+/// A user who says their name before anything else keeps one entity too: the name goes onto
+/// `person--user`, and so does what they say next.
+#[test]
+fn a_user_who_says_their_name_first_keeps_one_entity() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that my name is Ana Lima"]);
+    env.mutate(["hear", "Remember that I prefer green tea"]);
+    let user = env.read("memory/graph/entities/person--user.md");
+    assert!(user.contains("Name: Ana Lima"), "{user}");
+    assert!(user.contains("green tea"), "{user}");
+    assert!(!env.path("memory/graph/entities/person--ana-lima.md").exists());
 }
 
 /// "Zoë" typed decomposed (e and a combining diaeresis) became `person--zoe`, apart from the

@@ -50,13 +50,32 @@ pub fn context_from_index(ws: &Workspace) -> crate::Result<RouteContext> {
 }
 
 /// The routing context with who the user is (from `MEMORY.md`) and no entities yet.
+///
+/// A `Name:` bullet names the user in summaries ("Sam Rivera prefers …"). Their entity is
+/// `person--<name>` only when that is theirs: a file that says `Name: <name>` among its facts,
+/// or none yet while `person--user` has no file either. Otherwise it stays `person--user`: the
+/// user who says their name after other facts keeps one entity (the name went onto it), and a
+/// colleague who shares the name keeps theirs.
 fn user_context(ws: &Workspace) -> crate::Result<RouteContext> {
     let mut ctx = RouteContext::default();
     if let Some(text) = ws.read_text_if_exists(layout::MEMORY_MD)?
         && let Some(name) = user_name(&text)
         && let Ok(id) = EntityId::parse(&format!("person--{}", markdown::slugify(&name)))
     {
-        ctx.user = id;
+        let file = |id: &EntityId| format!("{}/{}.md", layout::ENTITIES_DIR, id.as_str());
+        let says_name = |t: &str| {
+            entity::facts(t).iter().any(|f| {
+                f.replace("**", "").strip_prefix("Name:").is_some_and(|v| v.trim() == name)
+            })
+        };
+        let named = ws.read_text_if_exists(&file(&id))?;
+        let theirs = match named {
+            Some(t) => says_name(&t),
+            None => !ws.abs(&file(&ctx.user)).exists(),
+        };
+        if theirs {
+            ctx.user = id;
+        }
         ctx.user_name = name;
     }
     Ok(ctx)
