@@ -134,3 +134,22 @@ fn a_name_typed_decomposed_is_the_same_entity() {
     assert!(!env.path("memory/graph/entities/person--zoe.md").exists());
     env.assert_clean_tree();
 }
+
+/// "… — remember that so you can …": the phrase's "that" points back at what came before it,
+/// which is what is kept (the content was the purpose, "so you can build my shopping lists").
+#[test]
+fn remember_that_with_a_purpose_keeps_what_came_before() {
+    let env = TestEnv::initialized();
+    let out = env.mutate([
+        "hear",
+        "my go-to grocery staples are oat milk and rye bread — remember that so you can build my \
+         shopping lists",
+    ]);
+    assert!(
+        out.stdout.contains("content: my go-to grocery staples are oat milk and rye bread"),
+        "{out}"
+    );
+    let user = env.read("memory/graph/entities/person--user.md");
+    assert!(user.contains("oat milk and rye bread"), "{user}");
+    assert!(!user.contains("so you can build"), "{user}");
+}

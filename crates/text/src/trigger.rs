@@ -1175,6 +1175,14 @@ fn is_pointer(rest: &str) -> bool {
     )
 }
 
+/// Tells whether `rest` opens with a purpose ("so you can …", "so I don't …"), which makes a
+/// "that" before it point back at what was said.
+fn is_purpose(rest: &str) -> bool {
+    let mut words = rest.split_whitespace();
+    words.next() == Some("so")
+        && matches!(words.next().map(str::to_lowercase).as_deref(), Some("you" | "u" | "i" | "we"))
+}
+
 /// Tells whether "this"/"it" after a verb refers back ("remember this if I ask"), rather than
 /// opening the content ("remember that the demo moved").
 fn is_pointer_head(rest: &str) -> bool {
@@ -2174,7 +2182,10 @@ fn remember_rule(text: &Text<'_>, c: &Clause, rest: &str) -> Option<(usize, Trig
         let rest = &sl(&text.norm, end, c.end);
         let clause = sl(&text.norm, end, c.sep_end);
         let pointer_clause = !clause.trim().is_empty() && is_pointer(clause);
-        if is_pointer(rest) || pointer_clause || is_pointer_head(rest) {
+        // "… — remember that so you can build my lists": the phrase's own "that" points back
+        // when a purpose follows it ("remember that so many came" says something).
+        let that_for = sl(&text.norm, start, end).trim_end().ends_with("that") && is_purpose(rest);
+        if is_pointer(rest) || pointer_clause || is_pointer_head(rest) || that_for {
             let before = content_before_clean(text, c);
             if before.is_empty() { content_after_sentence(text, c) } else { before }
         } else {

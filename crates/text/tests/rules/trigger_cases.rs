@@ -49,6 +49,21 @@ fn english_remember_instructions() {
             "remember that",
             "I take the 8:15 train",
         ),
+        // "that" with a purpose after it points back at what came before (the eleventh stop:
+        // the content was "so you can build my shopping lists").
+        (
+            "my go-to grocery staples are oat milk and rye bread — remember that so you can \
+             build my shopping lists",
+            Remember,
+            "remember that",
+            "my go-to grocery staples are oat milk and rye bread",
+        ),
+        (
+            "remember that so many people came to the launch",
+            Remember,
+            "remember that",
+            "so many people came to the launch",
+        ),
         (
             "Remember, I'm flying to Tokyo next week",
             Remember,
