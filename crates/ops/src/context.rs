@@ -466,8 +466,17 @@ pub fn relevant(
         .map(|r| format!("entity:{}", r.target))
         .collect();
     let keys: Vec<&str> = targets.iter().map(String::as_str).collect();
-    let cache = cogmem_index::index::CachedDecay::open(ws);
-    let decay = Decay::load(ws, cache.as_ref(), &keys, clock.now())?;
+    // Most prompts find no entity with relations: no decay state is opened for them.
+    let decay = if keys.is_empty() {
+        Decay {
+            at: decay::Now { time: clock.now(), interactions: 0 },
+            entries: std::collections::HashMap::new(),
+            skipped: Vec::new(),
+        }
+    } else {
+        let cache = cogmem_index::index::CachedDecay::open(ws);
+        Decay::load(ws, cache.as_ref(), &keys, clock.now())?
+    };
     // Whether the entities an entity found links to are still current: read from their files,
     // once each, so a superseded one is shown as history (issue 18).
     let states: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
