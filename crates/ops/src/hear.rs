@@ -62,16 +62,10 @@ fn user_context(ws: &Workspace) -> crate::Result<RouteContext> {
         && let Some(name) = user_name(&text)
         && let Ok(id) = EntityId::parse(&format!("person--{}", markdown::slugify(&name)))
     {
-        let file = |id: &EntityId| format!("{}/{}.md", layout::ENTITIES_DIR, id.as_str());
-        let says_name = |t: &str| {
-            entity::facts(t).iter().any(|f| {
-                f.replace("**", "").strip_prefix("Name:").is_some_and(|v| v.trim() == name)
-            })
-        };
-        let named = ws.read_text_if_exists(&file(&id))?;
+        let named = ws.read_text_if_exists(&layout::entity_file(id.as_str()))?;
         let theirs = match named {
-            Some(t) => says_name(&t),
-            None => !ws.abs(&file(&ctx.user)).exists(),
+            Some(t) => entity::facts(&t).iter().any(|f| name_in(f).as_deref() == Some(&*name)),
+            None => !ws.abs(&layout::entity_file(ctx.user.as_str())).exists(),
         };
         if theirs {
             ctx.user = id;
@@ -85,11 +79,15 @@ fn user_context(ws: &Workspace) -> crate::Result<RouteContext> {
 fn user_name(memory_md: &str) -> Option<String> {
     let sections = markdown::sections(memory_md);
     let s = find_section(&sections, CoreSection::Identity.title())?;
-    memory_md[s.content.clone()].lines().find_map(|l| {
-        let t = l.trim_start().strip_prefix("- ")?.replace("**", "");
-        let v = t.strip_prefix("Name:")?.trim();
-        (!v.is_empty()).then(|| v.to_owned())
-    })
+    memory_md[s.content.clone()].lines().find_map(|l| name_in(l.trim_start().strip_prefix("- ")?))
+}
+
+/// The name a bullet's text `Name: …` (or `**Name:** …`) gives; `None` for another bullet or
+/// an empty name.
+fn name_in(bullet: &str) -> Option<String> {
+    let t = bullet.replace("**", "");
+    let v = t.strip_prefix("Name:")?.trim();
+    (!v.is_empty()).then(|| v.to_owned())
 }
 
 /// What `hear` did about a message.
