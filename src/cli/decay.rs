@@ -187,7 +187,8 @@ pub fn run_why(ctx: &Ctx, args: &WhyArgs) -> cogmem::Result<Exit> {
     if !w.has_entry {
         let _ = writeln!(
             out,
-            "  no decay entry yet: scored as a new memory; `cogmem decay` creates its entry"
+            "  no decay entry yet: scored as a new memory; it gets one when committed (`cogmem sync` for a \
+             hand edit)"
         );
     }
     for f in &w.flags {

@@ -95,6 +95,39 @@ fn a_critical_change_by_an_agent_is_an_integrity_problem_until_acknowledged() {
     env.run(["status"]).success();
 }
 
+/// A plain `git commit` by a person's name is recorded by adoption as `user:NAME`, and status
+/// names it the same way; it is still an integrity problem, since an agent's `git commit`
+/// carries git's user.name too, and the problem says so instead of "only a person may change".
+#[test]
+fn a_plain_git_commit_by_a_named_author_is_flagged_with_the_reason() {
+    let env = TestEnv::initialized();
+    let identity = env.read("IDENTITY.md") + "- Edited with plain git.\n";
+    env.write("IDENTITY.md", &identity);
+    env.git(&["add", "IDENTITY.md"]);
+    env.git(&["commit", "-q", "--author", "Bea Hand <bea@example.com>", "-m", "identity"]);
+    let out = env.run(["status", "--json"]).output().code(3);
+    let v = json(&out.stdout);
+    let problem = &v["integrity_problems"][0];
+    assert_eq!(problem["actor"], "user:Bea-Hand", "as adoption records it: {v:#}");
+    let why = problem["integrity_problem"].as_str().unwrap();
+    assert!(
+        why.starts_with("committed with plain git by \"Bea Hand\": cogmem cannot tell"),
+        "{why}"
+    );
+    assert!(why.contains("`cogmem audit ack`"), "{why}");
+    // Adoption writes the same actor into the audit log.
+    env.run(["remember", "a note"]).success();
+    assert!(
+        env.audit_lines().iter().any(|l| l.contains("| EDIT | IDENTITY.md | user:Bea-Hand |")),
+        "{:#?}",
+        env.audit_lines()
+    );
+    let out = env.run(["status", "--json"]).output().code(3);
+    assert_eq!(json(&out.stdout)["integrity_problems"][0]["actor"], "user:Bea-Hand");
+    env.run(["audit", "ack", "--actor", "user:bea"]).success();
+    env.run(["status"]).success();
+}
+
 #[test]
 fn commits_made_with_plain_git_are_checked_too() {
     let env = TestEnv::initialized();

@@ -213,6 +213,17 @@ pub fn integrity_problem(actor: &str, approval: &str) -> Option<String> {
     })
 }
 
+/// Why a critical-file change committed outside cogmem (no `Actor:` trailer) is an integrity
+/// problem: nothing tells a person's plain `git commit` from an agent's.
+fn outside_problem(author: &str) -> String {
+    let author = author.escape_debug();
+    format!(
+        "committed with plain git by \"{author}\": cogmem cannot tell a person's commit from an \
+         agent's (both carry git's user.name); if it was yours, acknowledge it with `cogmem audit \
+         ack`"
+    )
+}
+
 /// Lists the commits that changed a critical file and are not acknowledged, oldest first.
 ///
 /// Walks the history from `HEAD`; a merge counts only where its result differs from every
@@ -362,13 +373,22 @@ fn scan_commits(
             }
             let message = commit.message().unwrap_or("");
             let author = commit.author();
-            let actor =
-                trailer(message, "Actor").unwrap_or_else(|| author.name().unwrap_or("unknown"));
-            if actor == "system:init" {
+            let claimed = trailer(message, "Actor");
+            if claimed == Some("system:init") {
                 continue;
             }
+            // A commit made outside cogmem names its actor as adoption records it; it is never
+            // taken as a person's, since an agent's `git commit` carries git's user.name too.
+            let (actor, problem) = match claimed {
+                Some(actor) => (actor.to_owned(), None),
+                None => {
+                    let name = author.name().unwrap_or("unknown");
+                    (crate::adopt::actor_of(name).as_str().to_owned(), Some(outside_problem(name)))
+                }
+            };
             let commit_id = oid.to_string();
             let approval = trailer(message, "Approval").unwrap_or("—").to_owned();
+            let problem = problem.or_else(|| integrity_problem(&actor, &approval));
             let old = match before.first().and_then(|b| b[i]) {
                 Some(id) => repo.find_blob(id).map_err(git_op("read a file"))?.content().to_vec(),
                 None => Vec::new(),
@@ -384,10 +404,10 @@ fn scan_commits(
                 .unwrap_or_default();
             out.push(CriticalChange {
                 id: format!("{}:{file}", &commit_id[..8]),
-                integrity_problem: integrity_problem(actor, &approval),
+                integrity_problem: problem,
                 commit: commit_id,
                 date,
-                actor: actor.to_owned(),
+                actor,
                 approval,
                 file: file.clone(),
                 added,
