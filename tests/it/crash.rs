@@ -540,3 +540,47 @@ fn issue_16_no_change_commits_while_a_purge_waits_to_be_finished() {
     forget(&ws, &[bob], &opts, &clock).unwrap();
     env.run(["verify"]).output().code(0);
 }
+
+/// A file saved by another program while a change is being made (after the check that it holds
+/// what was committed, before it is replaced) stops the change: nothing of it is written or
+/// committed, the edit stays in the file, and the error says so. Before, the change replaced
+/// the file with bytes made from the old one and the edit was in neither the files nor the
+/// history (found by an audit running `remember` and hand appends with `sync` side by side).
+#[cfg(feature = "crash-points")]
+#[test]
+fn a_file_saved_by_hand_during_a_change_stops_it_and_keeps_the_edit() {
+    let env = TestEnv::initialized();
+    env.mutate(["remember", "Alice works at Acme"]);
+    let day = "memory/episodes/2026-12-01.md";
+    let before = env.read(day);
+    let head = env.head();
+    let out = env
+        .cmd(["remember", "Bob likes tea"])
+        .env("COGMEM_CRASH_AT", "hand-edit-before-write")
+        .output()
+        .code(4);
+    assert!(
+        out.stderr.contains(&format!("error: {day} changed while cogmem was writing")),
+        "{out}"
+    );
+    assert!(out.stderr.contains("commit it with `cogmem sync`"), "{out}");
+    assert_eq!(env.head(), head, "nothing committed");
+    let now = env.read(day);
+    assert_eq!(
+        now,
+        format!(
+            "{before}\n## 23:59 | fact | confidence:high | tags:[]\nSaved by hand while cogmem was writing\n"
+        )
+    );
+    assert!(!now.contains("Bob likes tea"));
+    assert!(!env.path(".cogmem/journal/manifest").exists(), "nothing left to recover");
+    // The edit is committed by the next sync, and the memory can be written after it.
+    env.run(["sync", "--actor", "user:ann"]).success();
+    env.mutate(["remember", "Bob likes tea"]);
+    let log = env.git(&["log", "-p"]);
+    assert!(
+        log.contains("Saved by hand while cogmem was writing") && log.contains("Bob likes tea")
+    );
+    env.assert_clean_tree();
+    env.run(["verify"]).success();
+}

@@ -45,6 +45,12 @@ impl Snapshot {
         Ok(Self { files })
     }
 
+    /// Puts back, as [`Snapshot::restore`] does, only the files whose path `which` accepts.
+    pub fn restore_only(&self, root: &Path, which: impl Fn(&str) -> bool) -> bool {
+        let files = self.files.iter().filter(|(rel, _)| which(rel)).cloned().collect();
+        Self { files }.restore(root)
+    }
+
     /// Puts every file back as it was: its earlier bytes, or removed when it did not exist.
     /// Best effort, since the caller is already failing with the error to report: returns
     /// whether every file was put back.
@@ -93,6 +99,35 @@ pub fn crash_point(ws: &Workspace, point: &str) {
 /// Fault injection for crash trials: without the `crash-points` feature, nothing at all.
 #[cfg(not(feature = "crash-points"))]
 pub fn crash_point(_: &Workspace, _: &str) {}
+
+/// Fault injection (the `crash-points` feature): with the point `hand-edit-before-write`, the
+/// change appends a line to the first file it writes just before writing, as another program
+/// saving the file in that moment would, so a test sees the change stop and the edit kept.
+#[cfg(feature = "crash-points")]
+const HAND_EDIT: &str =
+    "\n## 23:59 | fact | confidence:high | tags:[]\nSaved by hand while cogmem was writing\n";
+
+#[cfg(feature = "crash-points")]
+fn hand_edit_point(ws: &Workspace, first: Option<&str>) {
+    if let Some(rel) = first
+        && ws.options().crash_at.as_deref() == Some("hand-edit-before-write")
+    {
+        use std::io::Write;
+        let path = ws.root().join(rel);
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(HAND_EDIT.as_bytes()));
+        if let Err(e) = appended {
+            panic!("hand-edit-before-write: {}: {e}", path.display());
+        }
+    }
+}
+
+/// Fault injection: without the `crash-points` feature, nothing at all.
+#[cfg(not(feature = "crash-points"))]
+fn hand_edit_point(_: &Workspace, _: Option<&str>) {}
 
 /// The marker line added to commits that touch a critical file.
 pub const CRITICAL_MARK: &str = "⚠️ CRITICAL FILE CHANGED";
@@ -596,6 +631,12 @@ impl Change {
     ) -> crate::Result<Applied> {
         let root = ws.root();
         let this = self;
+        // Each file's stamp before the clean check: a file saved by another program after it
+        // (while the journal is made, or between two files) is found before it is replaced,
+        // and the change stops instead of writing over the edit (the bytes it writes were made
+        // from the file as it was).
+        let stamps: BTreeMap<&str, Option<fsx::FileStamp>> =
+            written.iter().map(|p| (p.as_str(), fsx::stamp(&root.join(p)))).collect();
         if this.require_clean {
             let tree = git::head_tree(repo)?;
             let dirty = git::dirty_files(repo, root, tree.as_ref(), written)?;
@@ -628,7 +669,9 @@ impl Change {
         let head = git::head_id(repo)?.map(|id| id.to_string());
         journal::begin(root, head.as_deref(), &entries)?;
         crate::timing::mark("change: snapshot and journal");
-        let result = this.write_and_commit(ws, repo, touched, lines, spec, ahead);
+        let mut replaced = 0;
+        let result =
+            this.write_and_commit(ws, repo, (touched, &stamps, &mut replaced), lines, spec, ahead);
         match result {
             Ok(commit) => {
                 // Committed: the journal has served. If removing it fails, the next lock
@@ -639,7 +682,18 @@ impl Change {
                 Ok(Applied { commit, files, message: spec.message.to_owned() })
             }
             Err(err) => {
-                let put_back = snapshot.restore(root);
+                // Cut off among the files: only those it replaced go back (one it never
+                // reached may hold another program's edit, which is not the change's to undo).
+                let put_back = if replaced < this.edits.len() {
+                    let done: Vec<&str> = this.edits[..replaced]
+                        .iter()
+                        .filter(|e| !e.keep)
+                        .map(|e| e.path.as_str())
+                        .collect();
+                    snapshot.restore_only(root, |p| done.contains(&p))
+                } else {
+                    snapshot.restore(root)
+                };
                 git::reset_index(repo, touched);
                 // Whatever could not be put back, the journal still knows: the next command to
                 // take the lock finishes the job.
@@ -682,27 +736,41 @@ impl Change {
         Ok(())
     }
 
+    /// Writes the files, appends the audit lines and commits. `replaced` counts the edits
+    /// done, for the rollback; `stamps` are the files' [`fsx::FileStamp`]s before the clean
+    /// check, which each file must still have when it is replaced.
     fn write_and_commit(
         &self,
         ws: &Workspace,
         repo: &Repository,
-        touched: &[String],
+        (touched, stamps, replaced): (
+            &[String],
+            &BTreeMap<&str, Option<fsx::FileStamp>>,
+            &mut usize,
+        ),
         lines: &[AuditLine],
         spec: &CommitSpec<'_>,
         ahead: Option<(Ahead<'_>, &Planned<'_>)>,
     ) -> crate::Result<String> {
         let root = ws.root();
         crash_point(ws, "before-write");
+        hand_edit_point(ws, self.edits.iter().find(|e| !e.keep).map(|e| e.path.as_str()));
         let written = ws.progress(self.edits.len() as u64, "files written");
         for (i, e) in self.edits.iter().enumerate() {
             written.inc();
             let abs = root.join(&e.path);
+            if !e.keep && stamps.get(e.path.as_str()).is_some_and(|s| *s != fsx::stamp(&abs)) {
+                return Err(
+                    WorkspaceError::ChangedWhileWriting { paths: vec![e.path.clone()] }.into()
+                );
+            }
             match (&e.content, &e.staged) {
                 _ if e.keep => {} // committed as read, never written
                 (Some(bytes), _) => fsx::write_atomic(&abs, bytes)?,
                 (None, Some(staged)) => fsx::install(staged, &abs)?,
                 (None, None) => fsx::remove_file(&abs)?,
             }
+            *replaced = i + 1;
             if i == 0 {
                 crash_point(ws, "mid-write");
             }

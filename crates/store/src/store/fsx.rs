@@ -439,6 +439,30 @@ pub fn remove_file(path: &Path) -> Result<(), IoError> {
     }
 }
 
+/// What tells that a file changed without reading it: its length, modification and change
+/// times and inode (a save through a new file and a rename gives another inode). `None` from
+/// [`stamp`] is a file that does not exist (or cannot be looked at).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    changed: (i64, i64),
+    inode: u64,
+}
+
+/// The [`FileStamp`] of `path`, not following a final symbolic link; `None` when absent.
+pub fn stamp(path: &Path) -> Option<FileStamp> {
+    let md = fs::symlink_metadata(path).ok()?;
+    #[cfg(unix)]
+    let (changed, inode) = {
+        use std::os::unix::fs::MetadataExt;
+        ((md.ctime(), md.ctime_nsec()), md.ino())
+    };
+    #[cfg(not(unix))]
+    let (changed, inode) = ((0, 0), 0);
+    Some(FileStamp { len: md.len(), modified: md.modified().ok(), changed, inode })
+}
+
 /// Replaces a file's content atomically, creating parent folders as needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     write_replacing(path, bytes, true, path)

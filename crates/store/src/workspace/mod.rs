@@ -55,6 +55,13 @@ pub enum WorkspaceError {
         /// The edited files, relative to the workspace root.
         paths: Vec<String>,
     },
+    /// A file the change writes was changed by another program while the change was being
+    /// made (after the check that it holds what was committed): nothing of the change is kept.
+    #[error("{} changed while cogmem was writing: another program or an editor saved it; nothing was written", paths.join(", "))]
+    ChangedWhileWriting {
+        /// The files, relative to the workspace root.
+        paths: Vec<String>,
+    },
     /// A purge was interrupted; nothing else may commit until it is finished.
     #[error("{} names a purge that was interrupted; nothing is written until it is finished", path.display())]
     PurgePending {
@@ -66,7 +73,9 @@ pub enum WorkspaceError {
 impl WorkspaceError {
     pub(crate) fn kind(&self) -> ErrorKind {
         match self {
-            Self::HandEdited { .. } | Self::PurgePending { .. } => ErrorKind::Conflict,
+            Self::HandEdited { .. }
+            | Self::ChangedWhileWriting { .. }
+            | Self::PurgePending { .. } => ErrorKind::Conflict,
             _ => ErrorKind::User,
         }
     }
@@ -89,6 +98,11 @@ impl WorkspaceError {
             Self::HandEdited { .. } => {
                 "commit them with `cogmem sync`, or discard them with `git checkout -- FILE`, \
                  so that cogmem's commit does not swallow them"
+                    .into()
+            }
+            Self::ChangedWhileWriting { .. } => {
+                "the edit is kept in the file, uncommitted: commit it with `cogmem sync` (or let \
+                 `cogmem watch` do it), then run the command again"
                     .into()
             }
             Self::PurgePending { .. } => {
