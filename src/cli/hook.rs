@@ -207,6 +207,7 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             let pack = hook::session_start(&ws, clock.as_ref());
             // The answer says it first, for the model; the notice is for the host's log.
             notice(host, &pack.unread);
+            catch_up_index(&ws, &pack.unread);
             start_read_server(ctx, &ws);
             Ok(context_answer(host, name, &pack.text))
         }
@@ -227,6 +228,7 @@ fn answer(ctx: &Ctx, host: Host, quiet: &mut bool) -> Result<Answer, Notice> {
             let problems: Vec<_> =
                 p.refused.iter().chain(&p.unlooked).chain(&p.unrecorded).cloned().collect();
             notice(host, &problems);
+            catch_up_index(&ws, &problems);
             start_read_server(ctx, &ws);
             Ok(match host {
                 Host::Cursor => Answer::Json(json!({ "continue": true })),
@@ -385,7 +387,29 @@ fn workspace(ctx: &Ctx, host: Host, event: &Value) -> Result<cogmem::Workspace, 
     let ws = found_workspace(ctx, host, event, Ctx::workspace)?;
     let mut options = ws.options().clone();
     options.one_scan = true;
+    options.refresh_limit = Some(REFRESH_LIMIT);
     Ok(ws.with_options(options))
+}
+
+/// The most memory files a hook's read indexes again before it answers (about a second's
+/// work): an index further behind (a `reindex --full` killed half-way on a large workspace, a
+/// `git pull` of thousands of files) is brought up to date by a `cogmem reindex` started in
+/// the background ([`catch_up_index`]), not inside a hook that the host may kill for being
+/// slow, after it has heard the prompt.
+const REFRESH_LIMIT: usize = 500;
+
+/// Starts `cogmem reindex` in the background when a read of this event found the index too
+/// far behind ([`REFRESH_LIMIT`]); a reindex already running makes this one wait for it and
+/// then find little to do. Best effort.
+fn catch_up_index(ws: &cogmem::Workspace, problems: &[hook::Refusal]) {
+    if !problems.iter().any(|p| p.index_behind) {
+        return;
+    }
+    let Some(mut cmd) = background::command(ws.root()) else { return };
+    cmd.arg("reindex");
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    background::spawn(cmd);
 }
 
 /// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder;

@@ -1032,3 +1032,61 @@ fn the_reads_of_one_prompt_share_one_scan_and_none_follows_its_write() {
     let (out, _) = scans(&env, "Where does the Atlas replica move?");
     assert!(added_context(&out, "UserPromptSubmit").contains("Frankfurt"), "{out}");
 }
+
+/// Whether the workspace's search index matches its files (`status --json`), polled while a
+/// background `cogmem reindex` runs: `false` if it is not fresh within two minutes.
+fn index_becomes_fresh(env: &TestEnv) -> bool {
+    for _ in 0..600 {
+        let out = env.run(["status", "--json"]).output();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+        if v["index"] == "fresh" {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    false
+}
+
+/// A prompt hook does not catch up on an index far behind the files (a `reindex --full` killed
+/// half-way left one to rebuild, for minutes on a large workspace, before the prompt was heard,
+/// and a host that kills a slow hook lost the user's "remember that …"): the prompt is heard,
+/// the memories are left out with a notice, and a `cogmem reindex` started in the background
+/// brings the index up to date for the next prompt. Both cases: an index to build from scratch,
+/// and one more than 500 files behind.
+#[test]
+fn a_prompt_is_heard_without_catching_up_on_an_index_far_behind() {
+    let env = seeded();
+    env.run(["search", "Atlas"]).success();
+    let prompt = |text: &str| {
+        let json = serde_json::json!({
+            "hook_event_name": "UserPromptSubmit", "cwd": env.root, "prompt": text
+        });
+        let out =
+            env.run(["hook", "claude-code"]).current_dir_home().stdin(json.to_string()).output();
+        (added_context(&out, "UserPromptSubmit"), out.stderr)
+    };
+    std::fs::remove_dir_all(env.path(".cogmem/index")).unwrap();
+    let (text, log) = prompt("Remember that the Atlas replica moves to Frankfurt in January.");
+    assert!(text.starts_with("cogmem remembered what the user asked it to"), "{text}");
+    assert!(
+        text.contains(
+            "cogmem could not look up the memories that match the user's message: \
+             [TMP]/ws/.cogmem/index: the search index must be built again"
+        ),
+        "{text}"
+    );
+    assert!(log.contains("(hint: `cogmem reindex` brings it up to date)"), "{log}");
+    assert!(env.read("memory/graph/entities/place--frankfurt.md").contains("Frankfurt in January"));
+    assert!(index_becomes_fresh(&env), "the background reindex built the index");
+    let (text, _) = prompt("Where does the Atlas replica move?");
+    assert!(text.contains("Frankfurt in January"), "{text}");
+
+    for i in 0..501 {
+        env.write(&format!("memory/vault/note-{i}.md"), &format!("# Note {i}\n\nLine {i}.\n"));
+    }
+    let (text, _) = prompt("What do we know about Postgres?");
+    assert!(text.contains("the search index is 501 files behind the memory files"), "{text}");
+    assert!(index_becomes_fresh(&env), "the background reindex caught up");
+    let (text, _) = prompt("What is in note 7?");
+    assert!(text.contains("Line 7."), "{text}");
+}

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::context::{self, ContextOptions, Encoding};
 use crate::hear::{self, HearOptions, HearReport, HeardAction};
 use crate::reflect;
+use cogmem_index::index::IndexError;
 use cogmem_index::pack::{Pack, Part, TokenCounter};
 use cogmem_store::audit::Actor;
 use cogmem_store::store::Store;
@@ -160,6 +161,10 @@ pub struct Refusal {
     pub hint: Option<String>,
     /// Whether the prompt was refused for holding what looks like a credential.
     pub secret: bool,
+    /// Whether the search index was further behind the files than a hook catches up on
+    /// ([`WorkspaceOptions::refresh_limit`](cogmem_store::workspace::WorkspaceOptions)): the
+    /// caller may bring it up to date in the background.
+    pub index_behind: bool,
 }
 
 impl Refusal {
@@ -167,7 +172,13 @@ impl Refusal {
         use cogmem_store::error::RuleError;
         let secret =
             matches!(e, crate::Error::Store(cogmem_store::Error::Rule(RuleError::Secret { .. })));
-        Self { message: e.to_string(), hint: if secret { None } else { e.hint() }, secret }
+        let index_behind = matches!(e, crate::Error::Index(IndexError::Behind { .. }));
+        Self {
+            message: e.to_string(),
+            hint: if secret { None } else { e.hint() },
+            secret,
+            index_behind,
+        }
     }
 }
 

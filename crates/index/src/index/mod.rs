@@ -79,6 +79,15 @@ pub enum IndexError {
         /// The lock file.
         path: PathBuf,
     },
+    /// The index is further behind the files than this program may catch up on before it
+    /// answers ([`WorkspaceOptions::refresh_limit`](cogmem_store::workspace::WorkspaceOptions)).
+    #[error("{}: {}", path.display(), behind_text(*files))]
+    Behind {
+        /// The index folder.
+        path: PathBuf,
+        /// The files to read again; `None` when the index must be built from scratch.
+        files: Option<usize>,
+    },
 }
 
 impl IndexError {
@@ -86,7 +95,7 @@ impl IndexError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::Tantivy { .. } => ErrorKind::Internal,
-            Self::Busy { .. } => ErrorKind::User,
+            Self::Busy { .. } | Self::Behind { .. } => ErrorKind::User,
         }
     }
 
@@ -97,7 +106,21 @@ impl IndexError {
                 "the index is derived: delete `.cogmem/index` and run `cogmem reindex`".into()
             }
             Self::Busy { .. } => "try again in a moment".into(),
+            Self::Behind { .. } => "`cogmem reindex` brings it up to date".into(),
         })
+    }
+}
+
+/// What [`IndexError::Behind`] says after the index folder's path.
+fn behind_text(files: Option<usize>) -> String {
+    match files {
+        Some(n) => format!(
+            "the search index is {n} files behind the memory files, more than this read brings \
+             up to date"
+        ),
+        None => "the search index must be built again from the memory files, which this read \
+                 does not do"
+            .to_owned(),
     }
 }
 
@@ -1375,6 +1398,11 @@ fn refresh_locked(
     };
     let (inner, mut meta) = match (opened, meta) {
         (Some(i), Some(m)) => (i, m),
+        // A reader held to a few files (a hook's) builds no index, nor throws one away (a
+        // hook never asks for a full rebuild: one here is a fallback of this function's).
+        _ if ws.options().refresh_limit.is_some() => {
+            return Err(IndexError::Behind { path: dir, files: None }.into());
+        }
         _ => {
             report.rebuilt = true;
             report.reason =
@@ -1551,6 +1579,13 @@ fn refresh_locked(
                 .collect(),
             None => meta.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect(),
         };
+    }
+    if let Some(limit) = ws.options().refresh_limit
+        && only.is_none()
+        && to_read.len() > limit
+    {
+        drop(inner);
+        return Err(IndexError::Behind { path: dir, files: Some(to_read.len()) }.into());
     }
     // Files are about to be re-read or dropped: after a change or a scan that found few, only
     // their lines are parsed and patched (issue 20); otherwise the manifest is rewritten whole.

@@ -184,6 +184,12 @@ pub struct WorkspaceOptions {
     /// (the default, and the long-running commands' choice, whose every read must see the
     /// hand edits made since the one before); the binary sets it for `hook`.
     pub one_scan: bool,
+    /// The most memory files a read may index again before it answers: past it (or when the
+    /// index must be built from scratch) the read fails with the index's `Behind` error instead
+    /// of catching up, which after a killed `reindex --full` on a large workspace takes minutes.
+    /// `None` (the default): no limit. The binary sets it for `hook`, whose host may kill a
+    /// slow hook, and starts `cogmem reindex` in the background when a read was held back.
+    pub refresh_limit: Option<usize>,
 }
 
 impl WorkspaceOptions {
@@ -231,6 +237,7 @@ impl Default for WorkspaceOptions {
             progress: None,
             embedding_model: None,
             one_scan: false,
+            refresh_limit: None,
         }
     }
 }
@@ -251,6 +258,7 @@ impl std::fmt::Debug for WorkspaceOptions {
         d.field("progress", &self.progress.as_ref().map(|_| "dyn Progress"));
         d.field("embedding_model", &self.embedding_model);
         d.field("one_scan", &self.one_scan);
+        d.field("refresh_limit", &self.refresh_limit);
         d.finish()
     }
 }
