@@ -82,6 +82,12 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         allow_secret: args.allow_secret,
         skip_secrets: false,
     };
+    // Named with each bad line, as the hook and the errors name it.
+    let origin = if args.file == "-" {
+        "<stdin>".to_owned()
+    } else {
+        ctx.cwd.join(&args.file).display().to_string()
+    };
     // The input is streamed, never read whole (issue 20).
     let report = if args.file == "-" {
         let stdin = std::io::stdin();
@@ -117,7 +123,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> cogmem::Result<Exit> {
         );
     }
     for b in &report.skipped {
-        render::warning(ctx.style, &format!("skipped line {}: {}", b.line, b.error));
+        render::warning(ctx.style, &format!("skipped {origin}:{}: {}", b.line, b.error));
     }
     Ok(if report.skipped.is_empty() { Exit::Ok } else { Exit::Partial })
 }

@@ -87,12 +87,27 @@ pub fn warning(style: Style, text: &str) {
 
 /// Says that a change killed half-way was undone, and where what it left is kept.
 pub fn recovered(style: Style, r: &cogmem::workspace::journal::Recovered) {
+    // A killed import leaves hundreds of day files: past a few, a count and where they are.
+    const NAMED: usize = 3;
     let mut text = "a change that was killed half-way was undone".to_owned();
-    if !r.restored.is_empty() {
-        text.push_str(&format!(": {} put back as before it", r.restored.join(", ")));
+    match r.restored.len() {
+        0 => {}
+        n if n <= NAMED => {
+            text.push_str(&format!(": {} put back as before it", r.restored.join(", ")));
+        }
+        n => text.push_str(&format!(
+            ": {n} files put back as before it ({} and {} more)",
+            r.restored[..NAMED].join(", "),
+            n - NAMED
+        )),
     }
     if let Some(dir) = &r.saved_to {
         text.push_str(&format!(" (copies of what it left are in {dir})"));
+    }
+    match r.removed_temp.len() {
+        0 => {}
+        1 => text.push_str("; removed 1 temporary file of its unfinished writes"),
+        n => text.push_str(&format!("; removed {n} temporary files of its unfinished writes")),
     }
     warning(style, &text);
     if let Some(saved) = &r.saved_ref {

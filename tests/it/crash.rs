@@ -584,3 +584,103 @@ fn a_file_saved_by_hand_during_a_change_stops_it_and_keeps_the_edit() {
     env.assert_clean_tree();
     env.run(["verify"]).success();
 }
+
+/// A change killed mid-write leaves its files changed and its journal: `verify` names them once,
+/// under `interrupted` (which `doctor --fix` undoes), never as uncommitted files to commit with
+/// git, which would pass the half change off as a person's own.
+#[cfg(feature = "crash-points")]
+#[test]
+fn verify_names_a_killed_changes_files_as_interrupted_not_as_edits_to_commit() {
+    let env = TestEnv::initialized();
+    let now = tick(&env);
+    spawn(&env, &["remember", "crash point mid"], &now, &[("COGMEM_CRASH_AT", "mid-write")], None)
+        .wait()
+        .unwrap();
+    let changed = env.git(&["status", "--porcelain", "--untracked-files=all"]);
+    let episode = changed
+        .lines()
+        .filter_map(|l| l.get(3..))
+        .find(|p| p.starts_with("memory/episodes/") && p.ends_with(".md"))
+        .unwrap_or_else(|| panic!("the killed change left its episode file: {changed}"))
+        .to_owned();
+    let out = env.run(["verify"]).output().code(3);
+    assert!(!out.stdout.contains("commit it with git"), "{out}");
+    assert!(!out.stdout.contains("uncommitted"), "{out}");
+    assert!(
+        out.stdout.contains(&format!("and left 1 file changed: {episode}")),
+        "the interrupted finding names the file: {out}"
+    );
+    env.run(["doctor", "--fix"]).success();
+    env.run(["verify"]).output().code(0);
+}
+
+/// A lock holder killed but not yet reaped by its parent is a zombie: its `/proc` entry stays,
+/// but it runs no more, so `verify` says so rather than that its id belongs to another program.
+#[cfg(all(feature = "crash-points", target_os = "linux"))]
+#[test]
+fn a_zombie_lock_holder_is_reported_as_no_longer_running() {
+    let env = TestEnv::initialized();
+    let now = tick(&env);
+    let mut child = spawn(
+        &env,
+        &["remember", "killed and never reaped"],
+        &now,
+        &[("COGMEM_CRASH_AT", "before-write")],
+        None,
+    );
+    let pid = child.id();
+    // Not waited for: once killed, the child stays a zombie until `wait` below.
+    let state = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_owned))
+    };
+    while state().as_deref() != Some("Z") {
+        std::thread::yield_now();
+    }
+    let out = env.run(["verify"]).output().code(3);
+    assert!(
+        out.stdout.contains(&format!("left behind by process {pid}, which is no longer running")),
+        "{out}"
+    );
+    child.wait().unwrap();
+}
+
+/// The next command finishing a killed change removes the `.cogmem-tmp-*` files its unfinished
+/// writes left (it holds the lock, so they are no live write's), leaving `git status` clean; and
+/// after a killed import of many days its notice gives a count, a few names and where the copies
+/// are, not every path on one line.
+#[cfg(feature = "crash-points")]
+#[test]
+fn recovering_a_killed_change_removes_its_temp_files_and_counts_many_files() {
+    let env = TestEnv::initialized();
+    let now = tick(&env);
+    spawn(&env, &["remember", "crash point mid"], &now, &[("COGMEM_CRASH_AT", "mid-write")], None)
+        .wait()
+        .unwrap();
+    // What a SIGKILL between a write's temporary file and its rename leaves (the crash point
+    // fires after the first file, whose write finished; a random kill lands anywhere).
+    env.write("memory/episodes/.cogmem-tmp-Xy12Ab", "## 09:00 | event | confi");
+    assert!(env.git_status().contains(".cogmem-tmp-"), "{}", env.git_status());
+    let out = env.run(["status"]).output();
+    assert!(out.stderr.contains("removed 1 temporary file of its unfinished writes"), "{out}");
+    env.assert_clean_tree();
+    env.run(["verify"]).output().code(0);
+
+    let mut text = String::new();
+    for day in 1..=9 {
+        text.push_str(&format!(
+            "{{\"timestamp\":\"2026-03-0{day}T10:00:00Z\",\"speaker\":\"Mel\",\"text\":\"day {day} garden\"}}\n"
+        ));
+    }
+    let path = env.home.join("days.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let now = tick(&env);
+    let args = ["import", path.to_str().unwrap()];
+    spawn(&env, &args, &now, &[("COGMEM_CRASH_AT", "before-commit")], None).wait().unwrap();
+    let out = env.run(["status"]).output();
+    let notice = out.stderr.lines().find(|l| l.contains("killed half-way")).unwrap_or_default();
+    assert!(notice.contains(" files put back as before it (memory/"), "{out}");
+    assert!(notice.contains(" more) (copies of what it left are in .cogmem/recovered/"), "{out}");
+    assert!(!notice.contains("2026-03-09.md"), "not every path: {notice}");
+    env.assert_clean_tree();
+}

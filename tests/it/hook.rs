@@ -142,7 +142,8 @@ fn a_session_start_without_its_pack_gets_core_memory_and_a_notice() {
     let out = hook(&env, "claude-code", "SessionStart", &none);
     let text = added_context(&out, "SessionStart");
     let why = "[TMP]/ws/memory/graph/relations.md: not valid UTF-8 at byte 0 (hint: re-save \
-               the file as UTF-8, or restore it with `git checkout -- FILE`)";
+               the file as UTF-8, or remove it (a file git has is restored by `git checkout -- \
+               FILE` instead))";
     assert_eq!(
         text,
         format!(

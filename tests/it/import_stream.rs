@@ -76,7 +76,7 @@ fn a_reimport_adds_nothing_commits_nothing_and_does_not_scan_again() {
     input += &message("s1", "2026-04-01T09:00:00Z", &secret);
     env.write("../talk.jsonl", &input);
     let out = env.run(["import", "../talk.jsonl"]).output().code(4);
-    assert!(out.stderr.contains("line 7 of the import looks like a secret"), "{out}");
+    assert!(out.stderr.contains("line 7 of [TMP]/ws/../talk.jsonl looks like a secret"), "{out}");
     env.mutate(["import", "--allow-secret", "../talk.jsonl"]);
     let head = env.head();
     // The same file again, without --allow-secret: every message is already there, so none is
@@ -92,7 +92,7 @@ fn a_reimport_adds_nothing_commits_nothing_and_does_not_scan_again() {
     input += &message("s2", "2026-04-02T09:00:00Z", &secret);
     env.write("../talk.jsonl", &input);
     let out = env.run(["import", "../talk.jsonl"]).output().code(4);
-    assert!(out.stderr.contains("line 8 of the import looks like a secret"), "{out}");
+    assert!(out.stderr.contains("line 8 of [TMP]/ws/../talk.jsonl looks like a secret"), "{out}");
     assert_eq!(env.head(), head);
 }
 
@@ -196,14 +196,17 @@ fn a_bad_line_after_flushes_names_its_line_and_strict_leaves_nothing() {
     let before = env.snapshot();
     let count = env.commit_count();
     let out = env.run(["import", "--strict", "../talk.jsonl"]).output().code(1);
-    assert!(out.stderr.starts_with("error: line 7 of the import: missing `text`"), "{out}");
+    assert!(out.stderr.starts_with("error: [TMP]/ws/../talk.jsonl:7: missing `text`"), "{out}");
     assert_eq!(env.commit_count(), count);
     assert!(env.snapshot() == before, "nothing written");
     env.assert_clean_tree();
     assert!(staging_is_empty(&env), "no staged day left behind");
     // Without --strict the line is reported and skipped, the rest committed once.
     let out = env.run(["import", "../talk.jsonl"]).output().code(3);
-    assert!(out.stderr.contains("warning: skipped line 7: missing `text`"), "{out}");
+    assert!(
+        out.stderr.contains("warning: skipped [TMP]/ws/../talk.jsonl:7: missing `text`"),
+        "{out}"
+    );
     assert!(out.stderr.starts_with("imported 7 messages into 3 days"), "{out}");
     assert_eq!(env.commit_count(), count + 1);
     env.assert_clean_tree();
@@ -231,7 +234,10 @@ fn a_line_longer_than_the_file_limit_is_a_bad_line() {
     input += &message("l3", "2026-07-01T10:02:00Z", "short again");
     env.write("../long.jsonl", &input);
     let out = env.run(["import", "../long.jsonl"]).output().code(3);
-    assert!(out.stderr.contains("warning: skipped line 2: longer than 8192 bytes"), "{out}");
+    assert!(
+        out.stderr.contains("warning: skipped [TMP]/ws/../long.jsonl:2: longer than 8192 bytes"),
+        "{out}"
+    );
     assert!(out.stderr.starts_with("imported 2 messages into 1 day"), "{out}");
 }
 
@@ -293,4 +299,27 @@ fn a_killed_import_after_a_flush_leaves_the_workspace_as_it_was() {
     let out = env.mutate(["import", "../talk.jsonl"]);
     assert!(out.stderr.starts_with("imported 6 messages into 3 days"), "{out}");
     assert!(staging_is_empty(&env));
+}
+
+/// A bad line is reported with the file and the line, as `path:line`, and a number where the
+/// time should be is said to need a string (RFC 3339), not reported as a missing `timestamp`.
+#[test]
+fn a_skipped_line_names_the_file_and_a_numeric_timestamp_is_said_to_need_a_string() {
+    let env = TestEnv::initialized();
+    let input = format!(
+        "{}{}",
+        message("n1", "2026-04-01T09:00:00Z", "fine"),
+        "{\"id\":\"n2\",\"timestamp\":1764374400,\"speaker\":\"Ann\",\"text\":\"epoch\"}\n"
+    );
+    env.write("../epoch.jsonl", &input);
+    let out = env.run(["import", "../epoch.jsonl"]).output().code(3);
+    assert!(
+        out.stderr.contains(
+            "warning: skipped [TMP]/ws/../epoch.jsonl:2: `timestamp` must be a string: an RFC 3339 time"
+        ),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("missing `timestamp`"), "{out}");
+    let out = env.run(["import", "--strict", "-"]).stdin(input.as_str()).output().code(1);
+    assert!(out.stderr.starts_with("error: <stdin>:2: `timestamp` must be a string"), "{out}");
 }

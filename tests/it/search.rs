@@ -207,7 +207,10 @@ fn import_jsonl_once_with_sources() {
     env.write("../talk.jsonl", transcript);
     let out = env.run(["import", "--format", "jsonl", "../talk.jsonl"]).output().code(3);
     assert!(out.stderr.contains("imported 3 messages into 2 days, 0 already there"), "{out}");
-    assert!(out.stderr.contains("warning: skipped line 3: not valid JSON"), "{out}");
+    assert!(
+        out.stderr.contains("warning: skipped [TMP]/ws/../talk.jsonl:3: not valid JSON"),
+        "{out}"
+    );
     assert_eq!(env.commit_count(), 2, "one commit per import");
     env.assert_clean_tree();
     assert!(
@@ -226,7 +229,7 @@ fn import_jsonl_once_with_sources() {
     assert_eq!(env.commit_count(), 2);
     // --strict: one bad line, nothing written.
     let out = env.run(["import", "--strict", "-"]).stdin("{\"timestamp\":\"2024-01-01\",\"speaker\":\"a\",\"text\":\"x\"}\n{\"speaker\":\"b\",\"text\":\"y\"}\n").output().code(1);
-    assert!(out.stderr.starts_with("error: line 2 of the import: missing `timestamp`"), "{out}");
+    assert!(out.stderr.starts_with("error: <stdin>:2: missing `timestamp`"), "{out}");
     assert!(!env.path("memory/episodes/2024-01-01.md").exists());
 }
 
@@ -262,13 +265,20 @@ fn import_links_entries_to_their_entities_and_skips_bad_entity_ids() {
     env.write("../talk.jsonl", transcript);
     // --strict: the first bad entity id fails the whole import.
     let out = env.run(["import", "--strict", "../talk.jsonl"]).output().code(1);
-    assert!(out.stderr.starts_with("error: line 2 of the import: `entities`: "), "{out}");
+    assert!(out.stderr.starts_with("error: [TMP]/ws/../talk.jsonl:2: `entities`: "), "{out}");
     assert!(out.stderr.contains("Place--Sweden"), "{out}");
     assert!(!env.path("memory/episodes/2023-05-08.md").exists());
     let out = env.run(["import", "../talk.jsonl"]).output().code(3);
     assert!(out.stderr.contains("imported 2 messages into 1 day"), "{out}");
-    assert!(out.stderr.contains("warning: skipped line 2: `entities`: "), "{out}");
-    assert!(out.stderr.contains("warning: skipped line 3: `entities` must be an array"), "{out}");
+    assert!(
+        out.stderr.contains("warning: skipped [TMP]/ws/../talk.jsonl:2: `entities`: "),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: skipped [TMP]/ws/../talk.jsonl:3: `entities` must be an array"),
+        "{out}"
+    );
     env.assert_clean_tree();
     let day = env.read("memory/episodes/2023-05-08.md");
     assert!(

@@ -168,7 +168,7 @@ fn issue_16_proposals_and_imports_scan_every_field_they_write() {
     ] {
         env.write("../chat.jsonl", &format!("{line}\n"));
         let err = refused(&env, &["import", "../chat.jsonl"], None, "aws-access-key-id", &key[4..]);
-        assert!(err.contains(&format!("the {field} on line 1 of the import")), "{err}");
+        assert!(err.contains(&format!("the {field} on line 1 of [TMP]/ws/../chat.jsonl")), "{err}");
     }
 }
 
@@ -292,7 +292,7 @@ fn import_refuses_a_transcript_with_a_credential_naming_the_line() {
     let err = refused(&env, &["import", "../chat.jsonl"], None, "aws-access-key-id", &key);
     assert!(
         err.starts_with(
-            "error: line 2 of the import looks like a secret (aws-access-key-id at line 2, \
+            "error: line 2 of [TMP]/ws/../chat.jsonl looks like a secret (aws-access-key-id at line 2, \
              column 65: AKIA… (20 chars)); nothing was written"
         ),
         "{err}"

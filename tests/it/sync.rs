@@ -493,3 +493,47 @@ fn uses_recorded_before_a_hand_rename_follow_the_procedure() {
     env.wait_for_index();
     env.run(["verify"]).success();
 }
+
+/// A git repository inside `memory/`: git lists it as a folder and would commit only a link to
+/// it. `sync` leaves it with what to do (exit 3, as for any file it leaves) instead of saying
+/// there is nothing to sync, and `verify`'s finding gives the same advice, not "commit it".
+#[test]
+fn a_git_repository_inside_memory_is_left_by_sync_and_named_by_verify() {
+    let env = TestEnv::initialized();
+    env.write("memory/notes/alice.md", "- Alice likes tea\n");
+    env.git(&["init", "-q", "memory/notes"]);
+    let before = env.commit_count();
+    let out = env.run(["sync"]).output().code(3);
+    assert!(
+        out.stderr.contains(
+            "warning: left memory/notes/: a git repository inside the workspace; git would commit only a link to it"
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains("delete its `.git` folder"), "{out}");
+    assert_eq!(env.commit_count(), before, "{out}");
+    let out = env.run(["verify"]).output().code(3);
+    assert!(out.stdout.contains("memory/notes/: a git repository inside the workspace"), "{out}");
+    assert!(!out.stdout.contains("commit it with git"), "{out}");
+    // Following the advice: its files become memory, committed by the next sync.
+    std::fs::remove_dir_all(env.path("memory/notes/.git")).unwrap();
+    env.run(["sync"]).success();
+    env.run(["verify"]).output().code(0);
+}
+
+/// A new day file that is not UTF-8: `git checkout -- FILE` cannot restore a file git never
+/// had, so neither `sync` nor `search` offers it; `sync` says to fix its encoding or remove it.
+#[test]
+fn an_untracked_file_that_is_not_utf8_gets_a_hint_that_works_for_it() {
+    let env = TestEnv::initialized();
+    let day = "memory/episodes/2026-12-05.md";
+    std::fs::write(env.path(day), b"## 09:00 | fact | confidence:high | tags:[]\n\xff\xfe tea\n")
+        .unwrap();
+    let out = env.run(["sync"]).output().code(3);
+    assert!(out.stderr.contains(&format!("warning: left {day}: not valid UTF-8")), "{out}");
+    assert!(out.stderr.contains("or remove it: git never had it"), "{out}");
+    assert!(!out.stderr.contains("git checkout"), "{out}");
+    let out = env.run(["search", "tea"]).output().code(3);
+    assert!(out.stderr.contains(&format!("{day}: not valid UTF-8")), "{out}");
+    assert!(!out.stderr.contains("git checkout"), "{out}");
+}

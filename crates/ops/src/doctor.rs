@@ -22,7 +22,7 @@ use cogmem_store::store::entity::EntityId;
 use cogmem_store::store::flags::{self, FlagsFile};
 use cogmem_store::store::pending::PendingFile;
 use cogmem_store::store::{Store, episode, fsx, units};
-use cogmem_store::workspace::{LockProbe, LockRecord, Workspace, layout};
+use cogmem_store::workspace::{LockProbe, LockRecord, Workspace, journal, layout};
 use cogmem_text::clock::Clock;
 
 /// The audit action a person's acknowledgement of a critical-file change is written with.
@@ -183,12 +183,28 @@ pub fn verify_with(ws: &Workspace, allow_uncommitted: bool) -> crate::Result<Rep
     let mut report = run_checks(ws, &repo, stale.as_ref())?;
     drop(guard);
     // A change journal while nobody holds the lock is a change whose process died.
-    if busy.is_none() && cogmem_store::workspace::journal::pending(ws.root()) {
+    if busy.is_none() && journal::pending(ws.root()) {
+        // The files it names are the dead change's, not hand edits: reported here once, never
+        // as uncommitted files to commit (committing one would pass a half change off as the
+        // person's own). A manifest that cannot be read takes none away; `fix` names it.
+        let named = journal::files(ws.root(), ws.file_limit()).unwrap_or_default();
+        let mut left = Vec::new();
+        report.findings.retain(|f| {
+            let theirs = f.check == "uncommitted" && named.contains(&f.path);
+            if theirs {
+                left.push(f.path.clone());
+            }
+            !theirs
+        });
         report.findings.push(Finding::new(
             "interrupted",
-            cogmem_store::workspace::journal::DIR,
-            "a change was cut off half-way; its journal says what each file was before it \
-             (the next command, or `cogmem doctor --fix`, puts them back)",
+            journal::DIR,
+            format!(
+                "a change was cut off half-way{}; its journal says what each file was before it \
+                 (the next command, or `cogmem doctor --fix`, puts them back; do not commit \
+                 them)",
+                left_by_change(&left)
+            ),
             true,
         ));
     }
@@ -206,6 +222,21 @@ pub fn verify_with(ws: &Workspace, allow_uncommitted: bool) -> crate::Result<Rep
         }
     }
     Ok(report)
+}
+
+/// What an interrupted change left changed, for its finding: ` and left 2 files changed: A, B`,
+/// naming at most three (`… and 226 more`); empty when it left none.
+fn left_by_change(paths: &[String]) -> String {
+    const NAMED: usize = 3;
+    if paths.is_empty() {
+        return String::new();
+    }
+    let files = if paths.len() == 1 { "file" } else { "files" };
+    let mut names = paths.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ");
+    if paths.len() > NAMED {
+        names.push_str(&format!(" and {} more", paths.len() - NAMED));
+    }
+    format!(" and left {} {files} changed: {names}", paths.len())
 }
 
 /// Takes the lock, repairs what can be repaired without losing anything, and reports what is
@@ -229,7 +260,7 @@ pub fn fix(ws: &Workspace, clock: &dyn Clock) -> crate::Result<Report> {
         if r.committed {
             repaired.push(Repair {
                 check: "interrupted",
-                path: cogmem_store::workspace::journal::DIR.to_owned(),
+                path: journal::DIR.to_owned(),
                 message: "the interrupted change had been committed; removed its journal".into(),
             });
         }
@@ -450,7 +481,7 @@ fn run_checks(
             true,
         ));
     }
-    findings.extend(task.step(check_uncommitted(repo, &evidence)?));
+    findings.extend(task.step(check_uncommitted(ws, repo, &evidence)?));
     findings.extend(task.step(check_append_only(ws, repo)?));
     findings.extend(task.step(check_audit(repo)?));
     findings.extend(task.step(check_critical(ws)));
@@ -1012,7 +1043,11 @@ fn interrupted(ws: &Workspace, repo: &Repository, dead_holder: bool) -> crate::R
     Ok(Evidence { files: files.into_iter().collect(), temp_files, findings, index_damaged })
 }
 
-fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Vec<Finding>> {
+fn check_uncommitted(
+    ws: &Workspace,
+    repo: &Repository,
+    evidence: &Evidence,
+) -> crate::Result<Vec<Finding>> {
     // git's index is what tells an uncommitted file from a committed one; libgit2 refuses to
     // read a damaged one.
     if evidence.index_damaged {
@@ -1033,8 +1068,15 @@ fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Ve
         // them, so `verify` would fail for as long as an editor is open, with a hint no
         // command can follow.
         .filter(|c| !crate::sync::is_editor_junk(&c.path))
-        .map(|c| {
-            Finding::new(
+        .map(|c| match crate::sync::nested_repository(ws, &c.path) {
+            // Neither git nor `sync` commits it: the advice to commit it could not be followed.
+            Some(left) => Finding::new(
+                "uncommitted",
+                &left.path,
+                format!("{}; {}", left.problem, left.hint),
+                false,
+            ),
+            None => Finding::new(
                 "uncommitted",
                 &c.path,
                 format!(
@@ -1043,7 +1085,7 @@ fn check_uncommitted(repo: &Repository, evidence: &Evidence) -> crate::Result<Ve
                     c.state
                 ),
                 false,
-            )
+            ),
         })
         .collect())
 }

@@ -149,7 +149,18 @@ fn parse_line(v: &Value, name: &str, n: usize, now: &Timestamp) -> Result<Messag
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .ok_or("missing `speaker` (or `role`)")?;
-    let ts = obj.get("timestamp").and_then(Value::as_str).ok_or("missing `timestamp`")?;
+    let ts = match obj.get("timestamp") {
+        None | Some(Value::Null) => return Err("missing `timestamp`".into()),
+        Some(Value::String(ts)) => ts.as_str(),
+        // Seconds or milliseconds since 1970 cannot be told apart by the number alone, so a
+        // number is refused rather than read as a guess (docs/decisions.md).
+        Some(other) => {
+            return Err(format!(
+                "`timestamp` must be a string: an RFC 3339 time such as \"2026-12-01T09:30:00Z\", \
+                 or a date; {other} is not read as a time"
+            ));
+        }
+    };
     // A transcript's times are absolute: "yesterday" in it meant the day before it was
     // written, not the day before the import, so only RFC 3339 and dates are read.
     let when =
@@ -362,6 +373,8 @@ fn read_messages(
 ) -> crate::Result<(ImportReport, Vec<String>)> {
     let limits = &ws.settings().limits;
     let name = input.name;
+    // Named in every report about a line: bad lines, `--strict`, credentials.
+    let file = input.origin.display().to_string();
     let mut lines =
         Lines::new(input.reader, input.origin.to_owned(), limits.import_bytes, limits.file_bytes);
     let mut report = ImportReport {
@@ -395,7 +408,7 @@ fn read_messages(
                     limits.file_bytes
                 );
                 if opts.strict {
-                    return Err(InputError::ImportLine { line: n, why }.into());
+                    return Err(InputError::ImportLine { file: file.clone(), line: n, why }.into());
                 }
                 report.skipped.push(BadLine { line: n, error: why });
                 continue;
@@ -437,10 +450,12 @@ fn read_messages(
             Err(error) => {
                 // A bad line is still scanned: the whole input was, before it was streamed.
                 if !opts.format.is_host() {
-                    cogmem_store::secrets::check_import_line(line, n, opts.allow_secret)?;
+                    cogmem_store::secrets::check_import_line(line, &file, n, opts.allow_secret)?;
                 }
                 if opts.strict {
-                    return Err(InputError::ImportLine { line: n, why: error }.into());
+                    return Err(
+                        InputError::ImportLine { file: file.clone(), line: n, why: error }.into()
+                    );
                 }
                 report.skipped.push(BadLine { line: n, error });
                 continue;
@@ -452,7 +467,7 @@ fn read_messages(
             continue;
         }
         if !opts.format.is_host() {
-            cogmem_store::secrets::check_import_line(line, n, opts.allow_secret)?;
+            cogmem_store::secrets::check_import_line(line, &file, n, opts.allow_secret)?;
         }
         if opts.format.is_host()
             && opts.skip_secrets
@@ -472,10 +487,10 @@ fn read_messages(
         // hides a credential from the scan of the raw line. See: issue 16
         cogmem_store::secrets::check_fields(
             [
-                (format!("the id on line {n} of the import"), m.source.as_str()),
-                (format!("the speaker on line {n} of the import"), &m.speaker),
-                (format!("the text on line {n} of the import"), &m.text),
-                (format!("the entities on line {n} of the import"), &m.entities.join(",")),
+                (format!("the id on line {n} of {file}"), m.source.as_str()),
+                (format!("the speaker on line {n} of {file}"), &m.speaker),
+                (format!("the text on line {n} of {file}"), &m.text),
+                (format!("the entities on line {n} of {file}"), &m.entities.join(",")),
             ],
             opts.allow_secret,
         )?;

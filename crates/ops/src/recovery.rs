@@ -23,5 +23,8 @@ pub fn finish_interrupted(ws: &Workspace) -> crate::Result<Option<Recovered>> {
     // Any caller may finish it, a sub-agent's command included: putting back what a dead
     // process half-wrote is not the caller's change, and every lock holder does it anyway.
     let lock = ws.lock_to_propose()?;
-    Ok(lock.recovered().filter(|r| r.saved_ref.is_some() || !r.restored.is_empty()).cloned())
+    Ok(lock
+        .recovered()
+        .filter(|r| r.saved_ref.is_some() || !r.restored.is_empty() || !r.removed_temp.is_empty())
+        .cloned())
 }

@@ -507,12 +507,33 @@ fn changed_files(
             None
         };
         if bytes.is_none() && abs.exists() {
-            continue; // a folder or something else git does not track as a file
+            // A folder or something else git does not track as a file. git lists a repository
+            // inside the workspace as a folder and would commit only a link to it: left, with
+            // what to do, or `verify` would report it for ever while sync had nothing to do.
+            if let Some(left) = nested_repository(ws, &path) {
+                unreadable.push(left);
+            }
+            continue;
         }
         let head = git::read_at_head(repo, tree, &path)?;
         out.push(Candidate { path, bytes, head });
     }
     Ok((out, unreadable))
+}
+
+/// The folder `path` (as git lists it, ending in `/`), left when it is a git repository of its
+/// own: what is wrong with it and what to do (`sync` leaves it, `verify` reports it).
+pub(crate) fn nested_repository(ws: &Workspace, path: &str) -> Option<LeftFile> {
+    ws.abs(path).join(".git").exists().then(|| LeftFile {
+        path: format!("{}/", path.trim_end_matches('/')),
+        line: None,
+        problem: "a git repository inside the workspace; git would commit only a link to it, \
+                  not its files"
+            .to_owned(),
+        hint: "move it out of the workspace, or delete its `.git` folder so that its files are \
+               kept as memory (the next `cogmem sync` commits them)"
+            .to_owned(),
+    })
 }
 
 /// The file `path`, left because it cannot be read (`e`): one file is never worth stopping the
@@ -545,16 +566,25 @@ fn left(c: &Candidate, line: Option<usize>, problem: impl Into<String>, hint: &s
 
 const FIX_OR_RESTORE: &str = "fix the line (docs/formats.md describes the format), or restore the file with `git checkout -- FILE`";
 
+/// For a file git never had, which `git checkout` cannot restore.
+const FIX_OR_REMOVE: &str = "fix the line (docs/formats.md describes the format), or remove the file: git never had it, so there is no copy to restore";
+
 fn from_store_error(c: &Candidate, e: &StoreError) -> LeftFile {
+    let new = c.head.is_none();
     match e {
         StoreError::Malformed { line, what, .. } | StoreError::HostConfig { line, what, .. } => {
-            left(c, Some(*line), what.clone(), FIX_OR_RESTORE)
+            left(c, Some(*line), what.clone(), if new { FIX_OR_REMOVE } else { FIX_OR_RESTORE })
         }
         StoreError::NotUtf8 { .. } => left(
             c,
             None,
             "not valid UTF-8",
-            "re-save the file as UTF-8, or restore it with `git checkout -- FILE`",
+            if new {
+                "re-save the file as UTF-8, or remove it: git never had it, so there is no copy \
+                 to restore"
+            } else {
+                "re-save the file as UTF-8, or restore it with `git checkout -- FILE`"
+            },
         ),
     }
 }

@@ -1156,10 +1156,10 @@ pub fn check_import(input: &str, allow: bool) -> Result<(), RuleError> {
     }
 }
 
-/// Refuses line `n` (1-based) of a JSONL import, read on its own as a streaming import reads
-/// it, when it looks like a credential, unless `allow` is set; the error names the line of the
-/// import as [`check_import`] does for the whole text.
-pub fn check_import_line(line: &str, n: usize, allow: bool) -> Result<(), RuleError> {
+/// Refuses line `n` (1-based) of the JSONL import `file`, read on its own as a streaming import
+/// reads it, when it looks like a credential, unless `allow` is set; the error names the line
+/// and the file.
+pub fn check_import_line(line: &str, file: &str, n: usize, allow: bool) -> Result<(), RuleError> {
     if allow {
         return Ok(());
     }
@@ -1167,7 +1167,7 @@ pub fn check_import_line(line: &str, n: usize, allow: bool) -> Result<(), RuleEr
         None => Ok(()),
         Some(f) => {
             let f = SecretFinding { line: n, ..f };
-            Err(refusal(&format!("line {n} of the import"), f, true))
+            Err(refusal(&format!("line {n} of {file}"), f, true))
         }
     }
 }

@@ -188,8 +188,10 @@ pub enum InputError {
     #[error("permanent deletion needs an exact `--id` and `--yes`")]
     PermanentNeedsId,
     /// A bad line in an import, with `--strict`.
-    #[error("line {line} of the import: {why}")]
+    #[error("{file}:{line}: {why}")]
     ImportLine {
+        /// The file imported, as given (`<stdin>` for standard input).
+        file: String,
         /// 1-based line.
         line: usize,
         /// What is wrong.

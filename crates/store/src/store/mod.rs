@@ -63,7 +63,13 @@ impl StoreError {
     pub(crate) fn hint(&self) -> Option<String> {
         match self {
             Self::NotUtf8 { .. } => {
-                Some("re-save the file as UTF-8, or restore it with `git checkout -- FILE`".into())
+                // Said without knowing whether git has the file: `git checkout` cannot restore
+                // one it never had.
+                Some(
+                    "re-save the file as UTF-8, or remove it (a file git has is restored by \
+                     `git checkout -- FILE` instead)"
+                        .into(),
+                )
             }
             Self::Malformed { .. } => Some(
                 "fix the line by hand (see docs/formats.md), or restore the file with \

@@ -60,6 +60,11 @@ pub struct Recovered {
     /// in the files put back: `refs/cogmem/recovered/journal-HEAD` (see
     /// [`git::save_recovered`]).
     pub saved_ref: Option<String>,
+    /// Temporary files of atomic writes the killed change left (`.cogmem-tmp-*` in the folders
+    /// of the files it was writing), removed: only a write holding the lock makes one there, and
+    /// the recovery holds it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_temp: Vec<String>,
 }
 
 /// Writes the journal of a change about to begin.
@@ -106,6 +111,15 @@ fn remove(root: &Path) -> crate::Result<()> {
 /// Tells whether a journal is on disk.
 pub fn pending(root: &Path) -> bool {
     root.join(MANIFEST).is_file()
+}
+
+/// The files the journal on disk names: those the interrupted change was about to write, in the
+/// journal's order; empty when there is no journal. `limit` is the workspace's
+/// `limits.file_bytes`.
+pub fn files(root: &Path, limit: u64) -> crate::Result<Vec<String>> {
+    Ok(read(root, limit)?
+        .map(|j| j.files.into_iter().map(|(rel, _)| rel).collect())
+        .unwrap_or_default())
 }
 
 /// Reads the journal, if there is one. A manifest that cannot be read as one is reported as
@@ -159,6 +173,7 @@ pub(crate) fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered
             restored: Vec::new(),
             saved_to: None,
             saved_ref: None,
+            removed_temp: Vec::new(),
         }));
     }
     let tree = git::head_tree(&repo)?;
@@ -205,7 +220,35 @@ pub(crate) fn recover(root: &Path, limit: u64) -> crate::Result<Option<Recovered
         restored.push(rel);
     }
     git::reset_index(&repo, &journal.files.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>());
+    let removed_temp = remove_temp_files(root, &journal)?;
     end(root)?;
     let saved_to = root.join(&saved).exists().then_some(saved);
-    Ok(Some(Recovered { committed: false, restored, saved_to, saved_ref }))
+    Ok(Some(Recovered { committed: false, restored, saved_to, saved_ref, removed_temp }))
+}
+
+/// Removes the temporary files (`.cogmem-tmp-*`) in the folders of the journal's files: what
+/// the killed change's unfinished atomic writes left. Called holding the lock, so no write of a
+/// live process is among them; a link or a folder of that name is left alone. Returns them,
+/// workspace-relative and sorted.
+fn remove_temp_files(root: &Path, journal: &Journal) -> crate::Result<Vec<String>> {
+    let folders: std::collections::BTreeSet<&str> = journal
+        .files
+        .iter()
+        .map(|(rel, _)| rel.rsplit_once('/').map_or("", |(dir, _)| dir))
+        .collect();
+    let mut removed = Vec::new();
+    for folder in folders {
+        let dir = root.join(folder);
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !fsx::is_temp_file(&name) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            fsx::remove_file(&entry.path())?;
+            removed.push(if folder.is_empty() { name } else { format!("{folder}/{name}") });
+        }
+    }
+    removed.sort();
+    Ok(removed)
 }

@@ -428,9 +428,22 @@ impl LockRecord {
     }
 }
 
-/// Tells whether a process runs, where the platform can tell without unsafe code.
+/// Tells whether a process runs, where the platform can tell without unsafe code. A zombie (a
+/// process that died, not yet reaped by its parent) keeps its `/proc` entry but runs no more.
 fn process_alive(pid: u32) -> Option<bool> {
-    if cfg!(target_os = "linux") { Some(Path::new(&format!("/proc/{pid}")).exists()) } else { None }
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let stat = fsx::read_text_if_exists(Path::new(&format!("/proc/{pid}/stat")), 4096);
+    Some(stat.ok().flatten().is_some_and(|s| is_running_stat(&s)))
+}
+
+/// Whether `/proc/PID/stat` describes a process that runs: its state (the field after the
+/// command name, which is in parentheses and may itself hold `)` and spaces) is neither `Z`
+/// (zombie) nor `X` (dead).
+fn is_running_stat(stat: &str) -> bool {
+    let state = stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().next());
+    !matches!(state, Some("Z" | "X" | "x"))
 }
 
 /// The workspace lock as another process sees it, without waiting and without changing it.
@@ -751,5 +764,20 @@ mod tests {
         assert_eq!(guard.took_over().map(|r| r.pid), Some(dead));
         drop(guard);
         assert_eq!(ws.probe_lock().expect("probe"), LockProbe::Free);
+    }
+
+    #[test]
+    fn a_zombie_or_dead_process_is_not_running() {
+        let cases = [
+            ("4242 (cogmem) S 1 4242 4242 0 -1", true),
+            ("4242 (cogmem) R 1 4242", true),
+            ("4242 (cogmem) Z 1 4242 4242 0 -1", false),
+            ("4242 (cogmem) X 1", false),
+            ("4242 (a) Z (b) S 1", true),
+            ("4242 (odd) name) Z 1", false),
+        ];
+        for (input, want) in cases {
+            assert_eq!(is_running_stat(input), want, "input: {input:?}");
+        }
     }
 }
