@@ -1594,6 +1594,7 @@ fn refresh_locked(
         report.removed.push(rel.clone());
     }
     let total = to_read.len();
+    cogmem_store::timing::mark(&format!("index: {total} changed files to read"));
     // Whether a file line changes (a file read that is still unreadable changes none: the
     // manifest is not written again for it on every search).
     let mut lines_changed = false;
