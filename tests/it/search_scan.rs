@@ -81,6 +81,10 @@ fn search_sees_files_added_deleted_and_renamed_by_hand() {
 fn search_does_not_trust_folder_stamps_of_a_manifest_cut_short() {
     let env = settled();
     let (rel, id) = vault_note(&env);
+    // A search that finds a hand edit writes the manifest whole, the journal of the updates
+    // after `settled`'s changes folded in: its last line is then the vault note's.
+    env.append("MEMORY.md", "\n");
+    search(&env, "budget");
     // The manifest loses its last file line (the vault note's: `memory/vault/` sorts last),
     // as a torn write would leave it; then the note is edited in place.
     let manifest = env.path(".cogmem/index/manifest.tsv");
@@ -744,4 +748,39 @@ fn a_workspace_that_cannot_be_served_is_not_tried_on_every_prompt() {
     assert!(stamp().is_none(), "the record stays");
     let pid = serving_pid(&env).unwrap();
     std::process::Command::new("kill").arg(pid.to_string()).status().unwrap();
+}
+
+/// An update after a change appends a record to the manifest's journal and leaves
+/// `manifest.tsv` as it was (9.8 MB written whole after every change at a million memories). A
+/// record cut short, as a crash while appending leaves it, is not believed: the next search reads
+/// that change's file again and finds what was remembered, once; the next update cuts the torn
+/// end off and appends after it. See: issue 20
+#[test]
+fn issue_20_an_update_after_a_change_appends_to_the_manifest_journal() {
+    let env = settled();
+    let manifest = ".cogmem/index/manifest.tsv";
+    let journal = env.path(".cogmem/index/manifest.journal");
+    let before = env.read(manifest);
+    env.mutate(["remember", "the wombatglyph sleeps in the shed"]);
+    env.wait_for_index();
+    assert_eq!(env.read(manifest), before, "manifest.tsv is not written again");
+    let first = std::fs::read(&journal).expect("a journal");
+    assert_eq!(String::from_utf8_lossy(&first).matches("\n#record ").count(), 1);
+    env.mutate(["remember", "the quillfrond grows by the gate"]);
+    env.wait_for_index();
+    assert_eq!(env.read(manifest), before, "manifest.tsv is not written again");
+    let full = std::fs::read(&journal).expect("a journal");
+    assert!(full.starts_with(&first) && full.len() > first.len(), "appended");
+    // A crash while appending the second record.
+    std::fs::write(&journal, &full[..full.len() - 5]).unwrap();
+    let (ids, how) = search(&env, "quillfrond");
+    assert_eq!(ids.len(), 1, "{ids:?} {how}");
+    let (ids, how) = search(&env, "wombatglyph");
+    assert_eq!(ids.len(), 1, "{ids:?} {how}");
+    env.mutate(["remember", "the zorblax hums at night"]);
+    env.wait_for_index();
+    for word in ["quillfrond", "wombatglyph", "zorblax"] {
+        let (ids, how) = search(&env, word);
+        assert_eq!(ids.len(), 1, "{word}: {ids:?} {how}");
+    }
 }

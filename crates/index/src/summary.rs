@@ -641,7 +641,10 @@ fn key_of(ws: &Workspace, digest: u64, git_dir: &Path, head: Option<String>) -> 
     for f in ["index", "config", "info/exclude", "HEAD", "packed-refs"] {
         stamp(&git_dir.join(f)).hash(&mut h);
     }
-    stamp(&ws.abs(layout::INDEX_DIR).join(crate::index::META_FILE)).hash(&mut h);
+    let manifest = ws.abs(layout::INDEX_DIR).join(crate::index::META_FILE);
+    stamp(&manifest).hash(&mut h);
+    // An update after a change appends to the manifest's journal instead of replacing it.
+    stamp(&crate::index::journal_beside(&manifest)).hash(&mut h);
     format!(
         "{VERSION} {} {} {} {digest:016x} {:016x} {}",
         crate::index::SCHEMA_VERSION,

@@ -163,13 +163,14 @@ pub fn plan(ws: &Workspace, dry_run: bool, now: Timestamp) -> crate::Result<Deca
     let scored = ws.progress(decay.len() as u64, "memories scored");
     for key in decay.keys() {
         scored.inc();
-        let Some(inputs) = decay.inputs(&key, now) else { continue };
+        let Some((inputs, stored)) = decay.scoring(&key, now) else { continue };
         if inputs.forgotten {
             continue; // forgotten: archived at 0 until restored
         }
         let score = decay::relevance(&inputs, &scoring_now, p);
         let band = decay::band(score, p);
-        let before = decay.set_score(&key, score, band);
+        // A dry run writes nothing, so it only compares: setting a score parses the entry whole.
+        let before = if dry_run { stored } else { decay.set_score(&key, score, band) };
         if let Some(from) = before.filter(|b| *b != band) {
             let path = unit_of
                 .get(key.as_str())

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use super::manifest_journal::{self, Patches};
 use super::{Meta, Unparsed, file_hash, parse_file_line};
-use crate::graph::cache::{first_key_not_below, line_key};
 
 impl Meta {
     /// Prepares the manifest to be patched for `paths` only: their lines are parsed into
@@ -47,49 +47,49 @@ impl Meta {
     /// the lines of other files copied as they were, those of the patched paths as `files`
     /// now has them. `None` when the manifest was not prepared so.
     pub(super) fn patched_lines(&self) -> Option<String> {
-        let (Some(patch), Some((text, body)), Some((n, sum))) =
-            (&self.patch, self.unparsed.as_ref().and_then(Unparsed::get), self.digest)
+        let (stamps, patches) = self.patched_record()?;
+        let (text, body) = self.unparsed.as_ref().and_then(Unparsed::get)?;
+        let mut out = String::with_capacity(text.len() - body + stamps.len() + 256);
+        out.push_str(&stamps);
+        // The lines between the patched paths are copied whole (a line at a time, a million
+        // memories' manifest took 30 ms to write after every change; issue 20).
+        manifest_journal::splice(&text[body..], &patches, &mut out);
+        Some(out)
+    }
+
+    /// The header lines (through `#stamps`) and the patched paths' lines of a manifest prepared
+    /// by [`Meta::parse_only`]: a journal record ([`manifest_journal`]). `None` when the
+    /// manifest was not prepared so.
+    pub(super) fn journal_record(&self) -> Option<(String, Patches)> {
+        let (stamps, patches) = self.patched_record()?;
+        let mut header = self.header_text();
+        header.push_str(&stamps);
+        Some((header, patches))
+    }
+
+    /// The `#stamps` line of a manifest prepared by [`Meta::parse_only`], and each patched
+    /// path's line as `files` now has it (`None`: the file is gone).
+    fn patched_record(&self) -> Option<(String, Patches)> {
+        let (Some(patch), Some(_), Some((n, sum))) =
+            (&self.patch, self.unparsed.as_ref(), self.digest)
         else {
             return None;
         };
         let (mut n, mut sum) = (n, sum);
+        let mut patches = Patches::new();
         for (path, old) in patch {
             if let Some(old) = old {
                 n -= 1;
                 sum = sum.wrapping_sub(file_hash(path, old.0, old.1));
             }
-            if let Some(s) = self.files.get(path) {
+            let line = self.files.get(path).map(|s| {
                 n += 1;
                 sum = sum.wrapping_add(file_hash(path, s.size, s.mtime));
-            }
+                format!("{path}\t{}\t{}\t{}", s.size, s.mtime, s.hash)
+            });
+            patches.insert(path.clone(), line);
         }
-        let lines = &text[body..];
-        let mut out = String::with_capacity(lines.len() + 256);
-        out.push_str(&format!("#stamps {n} {sum:016x}\n"));
-        // The lines between the patched paths are copied whole (a line at a time, a million
-        // memories' manifest took 30 ms to write after every change; issue 20).
-        let mut from = 0;
-        let ended = |out: &mut String| {
-            if !out.ends_with('\n') {
-                out.push('\n');
-            }
-        };
-        for path in patch.keys() {
-            let at = first_key_not_below(lines, from, path);
-            out.push_str(&lines[from..at]);
-            ended(&mut out);
-            let end =
-                memchr::memchr(b'\n', &lines.as_bytes()[at..]).map_or(lines.len(), |i| at + i + 1);
-            // The path's own line, if there is one, is replaced.
-            let own = line_key(lines[at..end].trim_end_matches('\n')) == path.as_str();
-            from = if own && at < lines.len() { end } else { at };
-            if let Some(s) = self.files.get(path) {
-                out.push_str(&format!("{path}\t{}\t{}\t{}\n", s.size, s.mtime, s.hash));
-            }
-        }
-        out.push_str(&lines[from..]);
-        ended(&mut out);
-        Some(out)
+        Some((format!("#stamps {n} {sum:016x}\n"), patches))
     }
 }
 

@@ -18,6 +18,7 @@ pub(crate) mod expand;
 pub mod freshness;
 pub mod highlight;
 pub(crate) mod line_file;
+mod manifest_journal;
 mod manifest_patch;
 pub mod merge;
 pub(crate) mod people;
@@ -56,6 +57,11 @@ fn index_settings() -> tantivy::IndexSettings {
 }
 
 pub(crate) const META_FILE: &str = "manifest.tsv";
+
+/// The manifest's journal beside the manifest at `manifest` ([`manifest_journal`]).
+pub(crate) fn journal_beside(manifest: &Path) -> std::path::PathBuf {
+    manifest_journal::path_beside(manifest)
+}
 const MANIFEST_HEADER: &str = "#cogmem-index-manifest 1";
 const LOCK_FILE: &str = ".cogmem/index.lock";
 /// How far (bytes of `.cogmem/watch/changed`) the manifest's watch record may lag before a
@@ -259,6 +265,12 @@ struct Meta {
     /// they had and what was said of them (`#unreadable SIZE MTIME PATH TAB ERROR` lines): until
     /// such a file changes, a refresh reports it again without reading it.
     unreadable: std::collections::BTreeMap<String, (u64, u128, String)>,
+    /// The `manifest.tsv` read and where its journal's whole records end
+    /// ([`manifest_journal`]): `None` for a manifest not read from a file.
+    journal_at: Option<manifest_journal::JournalAt>,
+    /// The header lines (through `#stamps`) of the manifest as last read or written: what a
+    /// journal record's header changes are taken against.
+    journal_header: Option<String>,
 }
 
 /// The most unreadable paths the manifest names one by one ([`Meta::skipped`]).
@@ -279,11 +291,21 @@ struct Unparsed {
     rest: Option<Arc<File>>,
     /// The whole text once the rest was read; `None` when it could not be.
     whole: std::sync::OnceLock<Option<Arc<String>>>,
+    /// For a manifest with a journal: `read` is the last record's header, and the file lines are
+    /// the base manifest's with the records' lines put in ([`manifest_journal::splice`]), when
+    /// first needed.
+    base: Option<(Box<Self>, Arc<manifest_journal::Patches>)>,
 }
 
 impl Unparsed {
     fn whole(text: String, body: usize) -> Self {
-        Self { read: Arc::new(text), body, rest: None, whole: std::sync::OnceLock::new() }
+        Self {
+            read: Arc::new(text),
+            body,
+            rest: None,
+            whole: std::sync::OnceLock::new(),
+            base: None,
+        }
     }
 
     /// The whole manifest text and where its file lines start; `None` when the rest of the file
@@ -298,6 +320,16 @@ impl Unparsed {
     }
 
     fn text_ref(&self) -> Option<&Arc<String>> {
+        if let Some((base, patches)) = &self.base {
+            let whole = self.whole.get_or_init(|| {
+                let (text, body) = base.get()?;
+                let mut out = String::with_capacity(self.read.len() + text.len() - body + 4096);
+                out.push_str(&self.read);
+                manifest_journal::splice(&text[body..], patches, &mut out);
+                Some(Arc::new(out))
+            });
+            return whole.as_ref();
+        }
         let Some(file) = &self.rest else { return Some(&self.read) };
         let whole = self.whole.get_or_init(|| {
             let mut f = &**file;
@@ -620,6 +652,37 @@ impl Meta {
     }
 
     fn to_text(&self) -> String {
+        let mut out = self.header_text();
+        if let Some(lines) = self.patched_lines() {
+            out.push_str(&lines);
+            return out;
+        }
+        if let Some(unparsed) = &self.unparsed {
+            // Only the header changed: the file lines (and their digest) are written back.
+            // Lines that could not be read are not written, nor their digest: the next refresh
+            // then reads every file again.
+            if let Some((text, body)) = unparsed.get() {
+                // A manifest read without its digest gets one, from the lines as they are.
+                if let Some((n, d)) = self.digest.or_else(|| lines_digest(&text[body..])) {
+                    out.push_str(&format!("#stamps {n} {d:016x}\n"));
+                }
+                out.push_str(&text[body..]);
+            }
+            return out;
+        }
+        let (n, d) = files_digest(self.files.iter().map(|(p, s)| (p.as_str(), s.size, s.mtime)));
+        out.push_str(&format!("#stamps {n} {d:016x}\n"));
+        let mut paths: Vec<&String> = self.files.keys().collect();
+        paths.sort();
+        for p in paths {
+            let s = &self.files[p];
+            out.push_str(&format!("{p}\t{}\t{}\t{}\n", s.size, s.mtime, s.hash));
+        }
+        out
+    }
+
+    /// The header lines before `#stamps`, as [`Self::to_text`] writes them.
+    fn header_text(&self) -> String {
         let mut out = format!(
             "{MANIFEST_HEADER}\n#schema {}\n#analyzer {}\n",
             self.schema_version, self.analyzer
@@ -646,31 +709,6 @@ impl Meta {
         }
         for (path, (size, mtime, error)) in &self.unreadable {
             out.push_str(&format!("#unreadable {size} {mtime} {path}\t{error}\n"));
-        }
-        if let Some(lines) = self.patched_lines() {
-            out.push_str(&lines);
-            return out;
-        }
-        if let Some(unparsed) = &self.unparsed {
-            // Only the header changed: the file lines (and their digest) are written back.
-            // Lines that could not be read are not written, nor their digest: the next refresh
-            // then reads every file again.
-            if let Some((text, body)) = unparsed.get() {
-                // A manifest read without its digest gets one, from the lines as they are.
-                if let Some((n, d)) = self.digest.or_else(|| lines_digest(&text[body..])) {
-                    out.push_str(&format!("#stamps {n} {d:016x}\n"));
-                }
-                out.push_str(&text[body..]);
-            }
-            return out;
-        }
-        let (n, d) = files_digest(self.files.iter().map(|(p, s)| (p.as_str(), s.size, s.mtime)));
-        out.push_str(&format!("#stamps {n} {d:016x}\n"));
-        let mut paths: Vec<&String> = self.files.keys().collect();
-        paths.sort();
-        for p in paths {
-            let s = &self.files[p];
-            out.push_str(&format!("{p}\t{}\t{}\t{}\n", s.size, s.mtime, s.hash));
         }
         out
     }
@@ -723,6 +761,67 @@ fn parse_watch(value: &str) -> Option<(String, u64)> {
 /// index is rebuilt).
 /// Only the header is parsed ([`Meta::parse_header`]).
 fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
+    let Some((mut meta, base)) = read_base(path, limit)? else { return Ok(None) };
+    let journal_path = manifest_journal::path_beside(path);
+    let base_header = meta.unparsed.as_ref().map(|u| u.read[..u.body].to_owned());
+    let base_header = base_header.unwrap_or_default();
+    let (journal, at) = manifest_journal::read(&journal_path, base, &base_header, limit);
+    meta.journal_at = Some(at);
+    meta.journal_header = Some(base_header);
+    let Some(journal) = journal else { return Ok(Some(meta)) };
+    let header = journal.header.clone();
+    // The header with every record's changes made, over the base's file lines with every
+    // record's put in.
+    let Some(mut journaled) = Meta::parse_header(journal.header) else { return Ok(Some(meta)) };
+    let Some(mut unparsed) = journaled.unparsed.take() else { return Ok(Some(meta)) };
+    let Some(base_lines) = meta.unparsed.take() else { return Ok(Some(meta)) };
+    unparsed.base = Some((Box::new(base_lines), Arc::new(journal.patches)));
+    journaled.unparsed = Some(unparsed);
+    journaled.journal_at = Some(at);
+    journaled.journal_header = Some(header);
+    Ok(Some(journaled))
+}
+
+/// Writes the manifest at `path`: for the update after a change (`after_change`) that patched a
+/// few file lines, as a record appended to its journal ([`manifest_journal`]); otherwise (or
+/// when the journal is due to be folded in) whole, the journal removed first. Waits for the
+/// disk only with `sync`.
+fn write_manifest(
+    path: &Path,
+    meta: &mut Meta,
+    sync: bool,
+    after_change: bool,
+) -> crate::Result<()> {
+    let journal = manifest_journal::path_beside(path);
+    let record = if after_change { meta.journal_record() } else { None };
+    if let (Some(at), Some(old), Some((header, patches))) =
+        (meta.journal_at, meta.journal_header.as_deref(), record)
+    {
+        let record = manifest_journal::record(old, &header, &patches);
+        let start = if at.valid == 0 { manifest_journal::header_len(at.base) } else { at.valid };
+        let size = start + record.len() as u64;
+        if !manifest_journal::is_due(size, at.base.0) {
+            manifest_journal::append(&journal, at, &record, sync)?;
+            meta.journal_at = Some(manifest_journal::JournalAt { base: at.base, valid: size });
+            meta.journal_header = Some(header);
+            cogmem_store::timing::mark("manifest: journal record appended");
+            return Ok(());
+        }
+    }
+    // The journal goes first: a crash in between leaves the old manifest alone, which the next
+    // refresh finds behind the files (it reads them again), never a journal over a new base.
+    fsx::remove_file(&journal)?;
+    let text = meta.to_text();
+    fsx::write_derived(path, text.as_bytes(), sync)?;
+    meta.journal_at = stamp_of(path).map(|base| manifest_journal::JournalAt { base, valid: 0 });
+    let body =
+        Meta::parse_header(text).and_then(|m| m.unparsed.map(|u| u.read[..u.body].to_owned()));
+    meta.journal_header = body;
+    Ok(())
+}
+
+/// Reads `manifest.tsv` itself (no journal), with the size and mtime of the file read.
+fn read_base(path: &Path, limit: u64) -> crate::Result<Option<(Meta, (u64, u128))>> {
     fsx::check_inside(path, "read")?;
     let read_err = |e| IoError::new(path, "read", e);
     let mut file = match File::open(path) {
@@ -730,7 +829,8 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(read_err(e).into()),
     };
-    let len = file.metadata().map_err(read_err)?.len();
+    let md = file.metadata().map_err(read_err)?;
+    let (len, stamp) = (md.len(), (md.len(), fsx::mtime_nanos(&md)));
     if len > limit {
         // The error any file over the limit gets, naming it.
         fsx::read_if_exists(path, limit)?;
@@ -752,14 +852,14 @@ fn read_meta(path: &Path, limit: u64) -> crate::Result<Option<Meta>> {
             && unparsed.body < unparsed.read.len()
         {
             unparsed.rest = Some(std::sync::Arc::new(file));
-            return Ok(Some(meta));
+            return Ok(Some((meta, stamp)));
         }
         want = want.saturating_mul(4);
     }
     std::io::Seek::rewind(&mut file).map_err(read_err)?;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
-    Ok(String::from_utf8(bytes).ok().and_then(Meta::parse_header))
+    Ok(String::from_utf8(bytes).ok().and_then(Meta::parse_header).map(|m| (m, stamp)))
 }
 
 /// Each file the index holds and its content hash, from the manifest, sorted by path (for the
@@ -1605,7 +1705,7 @@ fn refresh_locked(
     // crash of the system in the middle cannot leave an index that looks trustworthy.
     if (!to_read.is_empty() || !gone.is_empty()) && boot.is_some() && meta.boot != boot {
         meta.boot.clone_from(&boot);
-        fsx::write_derived(&meta_path, meta.to_text().as_bytes(), true)?;
+        write_manifest(&meta_path, &mut meta, true, only.is_some())?;
     }
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
     // Set when a background merge holds tantivy's writer: the files this refresh would index
@@ -1629,6 +1729,7 @@ fn refresh_locked(
         report.removed.push(rel.clone());
     }
     let total = to_read.len();
+    cogmem_store::timing::mark(&format!("index: {total} changed files to read"));
     // Whether a file line changes (a file read that is still unreadable changes none: the
     // manifest is not written again for it on every search).
     let mut lines_changed = false;
@@ -1941,7 +2042,7 @@ fn refresh_locked(
         meta.boot.clone_from(&boot);
         // Crash trials: the documents are committed, the manifest not yet written.
         cogmem_store::change::crash_point(ws, "index-manifest");
-        fsx::write_derived(&meta_path, meta.to_text().as_bytes(), sync)?;
+        write_manifest(&meta_path, &mut meta, sync, only.is_some())?;
     }
     cogmem_store::timing::mark("manifest written");
     if (only.is_none() || own_change_after_scan && !report.rebuilt) && ws.options().one_scan {
@@ -1979,18 +2080,22 @@ mod one_scan {
     use std::path::{Path, PathBuf};
     use std::sync::Mutex;
 
-    /// A manifest file's stamp: every writer replaces the file, so a new inode.
-    type Stamp = (u64, std::time::SystemTime, u64);
+    /// A manifest file's stamp (every writer replaces the file, so a new inode), with its
+    /// journal's (appended to in place: its size tells).
+    type Stamp = ((u64, std::time::SystemTime, u64), Option<(u64, std::time::SystemTime, u64)>);
 
     static SCANNED: Mutex<Option<(PathBuf, Stamp)>> = Mutex::new(None);
 
     fn stamp(path: &Path) -> Option<Stamp> {
-        let md = std::fs::metadata(path).ok()?;
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(&md);
-        #[cfg(not(unix))]
-        let ino = 0;
-        Some((md.len(), md.modified().ok()?, ino))
+        let of = |path: &Path| {
+            let md = std::fs::metadata(path).ok()?;
+            #[cfg(unix)]
+            let ino = std::os::unix::fs::MetadataExt::ino(&md);
+            #[cfg(not(unix))]
+            let ino = 0;
+            Some((md.len(), md.modified().ok()?, ino))
+        };
+        Some((of(path)?, of(&super::manifest_journal::path_beside(path))))
     }
 
     /// Records that this process scanned every file and left the manifest at `path` as it is.
@@ -2477,7 +2582,8 @@ mod tests {
         std::thread::sleep(Duration::from_millis(20));
         drop(open(&ws, false, None).expect("read"));
         drop(open(&ws, false, None).expect("read"));
-        let read = || fsx::read_text_if_exists(&path, 1 << 20).expect("read").expect("a manifest");
+        // The manifest as read (its journal's records put in, if there are any).
+        let read = || read_meta(&path, u64::MAX).expect("read").expect("a manifest").to_text();
         let text = read();
         let line = text.lines().find(|l| l.starts_with("#stamps ")).expect("a #stamps line");
         let n = line.split(' ').nth(1).expect("a count");
@@ -2486,6 +2592,7 @@ mod tests {
             text.replace(line, &format!("#files {n} 0123456789abcdef")).as_bytes(),
         )
         .expect("write");
+        fsx::remove_file(&journal_beside(&path)).expect("no journal");
         assert_eq!(state(&ws), IndexState::Fresh, "the old line's files are still compared");
         let (_, report) = open(&ws, false, None).expect("opened");
         assert!(!report.rebuilt && report.changed.is_empty() && report.removed.is_empty());

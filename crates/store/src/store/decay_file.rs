@@ -307,6 +307,7 @@ struct RawInputs {
     last_interaction: Option<Value>,
     pinned: Option<Value>,
     archive: Option<serde::de::IgnoredAny>,
+    status: Option<Value>,
 }
 
 /// An entity's decay as the graph index shows it.
@@ -818,6 +819,14 @@ impl DecayFile {
     /// Returns the stored inputs of an entry's score; missing fields take safe defaults, and a
     /// timestamp that cannot be read counts as `fallback`.
     pub fn inputs(&self, key: &str, fallback: Timestamp) -> Option<DecayInputs> {
+        self.scoring(key, fallback).map(|(inputs, _)| inputs)
+    }
+
+    /// [`DecayFile::inputs`] and the stored band ([`DecayFile::band`]) of an entry, from one
+    /// read of its text: what a dry run of `decay` needs of every entry. An entry nobody has
+    /// parsed stays unparsed (issue 20: scoring parsed each of 100,000 entries twice, the
+    /// second time whole, to learn its band).
+    pub fn scoring(&self, key: &str, fallback: Timestamp) -> Option<(DecayInputs, Option<Band>)> {
         let slot = self.slot(key)?;
         // An entry nobody has parsed is read straight into the few fields a score needs.
         if slot.parsed.get().is_none()
@@ -826,7 +835,8 @@ impl DecayFile {
             let r: RawInputs = serde_json::from_str(raw.get()).ok()?;
             let time =
                 |v: &Option<Value>| v.as_ref().and_then(Value::as_str).and_then(parse_stored);
-            return Some(DecayInputs {
+            let band = r.status.as_ref().and_then(Value::as_str).and_then(Band::parse);
+            let inputs = DecayInputs {
                 base: r.base_relevance.as_ref().and_then(Value::as_f64).unwrap_or(1.0),
                 type_weight: r.type_weight.as_ref().and_then(Value::as_f64).unwrap_or(1.0),
                 access_count: r.access_count.as_ref().and_then(Value::as_u64).unwrap_or(1),
@@ -836,7 +846,8 @@ impl DecayFile {
                 last_interaction: r.last_interaction.as_ref().and_then(Value::as_u64).unwrap_or(0),
                 pinned: r.pinned.as_ref().and_then(Value::as_bool).unwrap_or(false),
                 forgotten: r.archive.is_some(),
-            });
+            };
+            return Some((inputs, band));
         }
         let e = slot.get()?;
         let f = |k: &str| e.get(k).and_then(Value::as_f64);
@@ -846,7 +857,7 @@ impl DecayFile {
             .and_then(parse_stored)
             .or_else(|| e.get("created").and_then(Value::as_str).and_then(parse_stored))
             .unwrap_or(fallback);
-        Some(DecayInputs {
+        let inputs = DecayInputs {
             base: f("base_relevance").unwrap_or(1.0),
             type_weight: f("type_weight").unwrap_or(1.0),
             access_count: e.get("access_count").and_then(Value::as_u64).unwrap_or(1),
@@ -854,7 +865,8 @@ impl DecayFile {
             last_interaction: e.get("last_interaction").and_then(Value::as_u64).unwrap_or(0),
             pinned: e.get("pinned").and_then(Value::as_bool).unwrap_or(false),
             forgotten: e.get("archive").is_some(),
-        })
+        };
+        Some((inputs, e.get("status").and_then(Value::as_str).and_then(Band::parse)))
     }
 
     /// Returns what an entry stores for display (the comment line of an entity or procedure):
@@ -1391,6 +1403,37 @@ mod tests {
             }
         }
         files.into_iter().map(|(rel, _)| rel).collect()
+    }
+
+    /// A dry run of `decay` learns each entry's inputs and stored band from one read of its
+    /// text, the values [`DecayFile::inputs`] and [`DecayFile::band`] give, and leaves the entry
+    /// unparsed (issue 20: 100,000 entries were parsed whole a second time for their band).
+    #[test]
+    fn scoring_reads_inputs_and_band_without_parsing_the_entry() {
+        let path = Path::new("memory/meta/decay-scores.json");
+        let text = r#"{"entries": {
+    "episode:2026-01-01:10:00": {
+      "access_count": 3,
+      "last_accessed": "2026-01-02T10:00:00Z",
+      "current_score": 0.42,
+      "status": "fading"
+    },
+    "episode:2026-01-01:11:00": {
+      "status": "no-such-band"
+    }
+  }}"#;
+        let at: Timestamp = "2026-03-01T00:00:00Z".parse().unwrap();
+        let d = DecayFile::parse(text, path).unwrap();
+        let (inputs, band) = d.scoring("episode:2026-01-01:10:00", at).unwrap();
+        assert_eq!(band, Some(Band::Fading));
+        assert_eq!(inputs.access_count, 3);
+        assert!(d.entries.iter().all(|(_, slot)| slot.parsed.get().is_none()), "left unparsed");
+        assert_eq!(d.scoring("episode:2026-01-01:11:00", at).unwrap().1, None);
+        assert!(d.scoring("episode:missing", at).is_none());
+        for key in d.keys() {
+            let (inputs, band) = d.scoring(&key, at).unwrap();
+            assert_eq!((Some(inputs), band), (d.inputs(&key, at), d.band(&key)), "{key}");
+        }
     }
 
     // See: issue 16
