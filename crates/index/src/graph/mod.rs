@@ -487,8 +487,15 @@ impl Graph {
         out
     }
 
-    /// The shortest path between two entities (either direction), as node indexes.
-    pub fn path(&self, a: NodeIndex, b: NodeIndex) -> Option<Vec<NodeIndex>> {
+    /// The shortest path between two entities (either direction) over relations that hold now,
+    /// as node indexes, through the nodes `passes` accepts only (it is asked about every node
+    /// the search reaches, `b` included).
+    pub fn path(
+        &self,
+        a: NodeIndex,
+        b: NodeIndex,
+        passes: impl Fn(NodeIndex) -> bool,
+    ) -> Option<Vec<NodeIndex>> {
         let mut prev: HashMap<NodeIndex, NodeIndex> = HashMap::new();
         let mut queue = VecDeque::from([a]);
         let mut seen = HashSet::from([a]);
@@ -504,7 +511,7 @@ impl Graph {
                 return Some(path);
             }
             for (_, other, _) in self.edges_of(n, None) {
-                if seen.insert(other) {
+                if passes(other) && seen.insert(other) {
                     prev.insert(other, n);
                     queue.push_back(other);
                 }

@@ -84,7 +84,7 @@ fn relations(links: &[Link]) -> Markup {
                     tr {
                         td { (l.relation) }
                         td { @if l.direction == "in" { "from" } @else { "to" } }
-                        td { a href=(entity_href(&l.other)) { (l.other) } }
+                        td { a href=(entity_href(&l.other)) { (l.other) } @if l.forgotten { " (forgotten)" } }
                         td { (l.since.as_deref().unwrap_or("")) }
                         td { (l.until.as_deref().unwrap_or("")) }
                         td { (format!("{:.2}", l.confidence)) }
@@ -103,7 +103,7 @@ pub fn render(p: &EntityPage) -> Markup {
         h1 { (n.id) }
         dl.meta {
             dt { "Type" } dd { (n.kind) }
-            dt { "Status" } dd { (n.status) }
+            dt { "Status" } dd { (n.status) @if p.shown.forgotten { ", forgotten" } }
             @if !n.names.is_empty() { dt { "Names" } dd { (n.names.join(", ")) } }
             dt { "File" } dd { a href=(memory_href(&format!("entity:{}", n.id))) { code { (n.path) } } }
         }
