@@ -737,7 +737,7 @@ fn a_pending_reflection_edited_after_submit_is_refused_until_restored() {
 
 /// Commits `file` as edited, made to pass for cogmem's submit commit: committer `cogmem`, the
 /// subject and trailers cogmem writes, the submit command as trigger.
-fn fake_submit_commit(env: &TestEnv, file: &str, trigger: &str) {
+pub(crate) fn fake_submit_commit(env: &TestEnv, file: &str, trigger: &str) {
     let msg = format!(
         "[EDIT] {file} — submitted\n\nActor: test-agent\nApproval: pending\nTrigger: {trigger}"
     );
