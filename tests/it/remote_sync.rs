@@ -502,6 +502,17 @@ fn remote_holds(remote: &Path, home: &Path, needle: &str) -> bool {
 
 /// A purges a memory both machines have; the sync that follows is refused until it is
 /// force-pushed; B is refused until it takes the rewritten history; then both sync as before.
+/// Purges, on `env`, the memory whose text holds `secret`.
+fn purge_the_memory_holding(env: &TestEnv, secret: &str) {
+    let id = cogmem::store::units::list(&env.root)
+        .units
+        .into_iter()
+        .find(|u| u.text.contains(secret))
+        .map(|u| u.id)
+        .unwrap();
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+}
+
 fn purge_then_sync(a: &TestEnv, b: &TestEnv, remote: &Path) {
     let secret = "5093-copper-walrus";
     a.mutate([
@@ -513,13 +524,7 @@ fn purge_then_sync(a: &TestEnv, b: &TestEnv, remote: &Path) {
     a.run(["sync", "--remote", "origin"]).success();
     b.run(["sync", "--remote", "origin"]).success();
     assert!(b.read("MEMORY.md").contains(secret));
-    let id = cogmem::store::units::list(&a.root)
-        .units
-        .into_iter()
-        .find(|u| u.text.contains(secret))
-        .map(|u| u.id)
-        .unwrap();
-    a.run(["forget", "--purge", &id, "--yes"]).success();
+    purge_the_memory_holding(a, secret);
     let remote_tip = git_in(remote, &a.home, &["rev-parse", "main"]);
 
     // A: the remote still has the old history. Refused, and nothing came back.
@@ -950,24 +955,12 @@ fn a_submission_made_on_another_machine_is_approved_only_as_submitted() {
     let sneaky = "OPERATION: ARCHIVE\nTARGET: episode:2026-12-01:09:00\nREASON: sneaky\n---\n";
     b.write(file, &format!("{submitted}{sneaky}"));
     crate::reflect::fake_submit_commit(&b, file, "cogmem reflect submit");
-    let head = b.head();
-    let refused = b.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
-    assert!(
-        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
-        "{refused}"
-    );
-    assert_eq!(b.head(), head, "nothing applied on B");
+    crate::reflect::assert_approval_refused_as_changed(&b);
     // The hand commit reaches A: refused there too.
     b.run(["sync", "--remote", "origin"]).success();
     a.run(["sync", "--remote", "origin"]).success();
     assert!(a.read(file).contains("sneaky"));
-    let head = a.head();
-    let refused = a.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
-    assert!(
-        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
-        "{refused}"
-    );
-    assert_eq!(a.head(), head, "nothing applied on A");
+    crate::reflect::assert_approval_refused_as_changed(&a);
     // Put back as submitted, B approves it.
     b.write(file, &submitted);
     b.run(["sync"]).success();
@@ -980,13 +973,7 @@ fn a_submission_made_on_another_machine_is_approved_only_as_submitted() {
     b.mutate(["remember", "--store", "core", &format!("Archive shelf {secret} holds the map")]);
     b.run(["sync", "--remote", "origin"]).success();
     a.run(["sync", "--remote", "origin"]).success();
-    let id = cogmem::store::units::list(&a.root)
-        .units
-        .into_iter()
-        .find(|u| u.text.contains(secret))
-        .map(|u| u.id)
-        .unwrap();
-    a.run(["forget", "--purge", &id, "--yes"]).success();
+    purge_the_memory_holding(&a, secret);
     a.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
     assert!(!remote_holds(&remote, &a.home, secret), "the remote still holds it");
     b.run(["sync", "--remote", "origin", "--force-rewritten"]).success();

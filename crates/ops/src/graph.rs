@@ -163,10 +163,19 @@ pub fn show_and_history(
     name: &str,
     as_of: Option<&str>,
 ) -> crate::Result<(Shown, Shown)> {
-    let g = graph_of(ws, name)?;
-    let ix = id::entity(&g, name)?;
+    show_and_history_in(ws, &graph_of(ws, name)?, name, as_of)
+}
+
+/// [`show_and_history`] in a graph already built from `ws` (the web view's kept graph).
+pub fn show_and_history_in(
+    ws: &Workspace,
+    g: &Graph,
+    name: &str,
+    as_of: Option<&str>,
+) -> crate::Result<(Shown, Shown)> {
+    let ix = id::entity(g, name)?;
     let node = g.node(ix).clone();
-    let (mut now, mut all) = (links(&g, ix, as_of, false), links(&g, ix, None, true));
+    let (mut now, mut all) = (links(g, ix, as_of, false), links(g, ix, None, true));
     let forgotten = forgotten_among(
         ws,
         std::iter::once(node.id.as_str()).chain(all.iter().map(|l| l.other.as_str())),

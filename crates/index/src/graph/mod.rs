@@ -164,7 +164,9 @@ pub fn around(ws: &Workspace, id: &str) -> crate::Result<Option<Graph>> {
     let targets: HashSet<String> = entity::link_targets(own).map(str::to_owned).collect();
     let keep =
         |rel: &str, t: &str| t.contains(id) || targets.contains(&stem(rel)) || stem(rel) == id;
-    Ok(Some(of_read(ws, read, keep)?))
+    let g = of_read(ws, read, keep);
+    cogmem_store::timing::mark("graph: the files around an entity read");
+    Ok(Some(g?))
 }
 
 /// Tells whether a line of `memory/graph/index.md` is a table row that names an entity: as
