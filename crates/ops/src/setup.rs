@@ -795,10 +795,32 @@ fn json_hooks(
         if let Some(note) = kept_note(path, &set.kept) {
             report.notes.push(note);
         }
+        if let Some(note) = untimed_note(req, path, &set.untimed) {
+            report.notes.push(note);
+        }
         set.changed | env
     };
     let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
     record(report, path, "hooks", before, after)
+}
+
+/// The note that says which of cogmem's hook entries are left without setup's `timeout` in a
+/// file where none has one (deleted by the user, or written by a setup from before timeouts),
+/// and how to get setup's.
+fn untimed_note(req: &SetupRequest, path: &Path, untimed: &[(String, u64)]) -> Option<String> {
+    if untimed.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = untimed.iter().map(|(e, s)| format!("{e} {s} s")).collect();
+    let scope = if req.scope == Scope::Project { " --scope project" } else { "" };
+    let setup = format!("cogmem setup {}{scope}", req.host.name());
+    Some(format!(
+        "{} has cogmem's hook entries without a `timeout` (you deleted them, or a cogmem from \
+         before timeouts wrote them); setup left them so. To get setup's ({}), run `{setup} \
+         --undo`, then `{setup}`",
+        path.display(),
+        list.join(", ")
+    ))
 }
 
 /// The note that says which of the user's own fields on cogmem's hook entries setup kept.
