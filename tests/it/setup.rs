@@ -634,6 +634,12 @@ fn setup_openclaw_finds_the_profiles_and_the_agents_own_workspace() {
             r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops"}]}}"#,
             "+++ [TMP]/shared/AGENTS.md\n",
         ),
+        // No entry marked: OpenClaw's default agent is the first, not `main` (whose workspace
+        // would be `~/shared/main`). The twelfth stop's list.
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops", "workspace": "~/ops"}, {"id": "main"}]}}"#,
+            "+++ [TMP]/ops/AGENTS.md\n",
+        ),
     ] {
         write(&env, ".openclaw/openclaw.json", &format!("{config}\n"));
         let out = dry_run(&[]);

@@ -575,7 +575,7 @@ fn openclaw_state(req: &SetupRequest) -> PathBuf {
 /// OpenClaw's agent workspace, which holds its AGENTS.md
 /// (https://docs.openclaw.ai/concepts/agent-workspace): the default agent's own `workspace`
 /// in `config` (`agents.entries.main`, or in the older `agents.list` the entry marked
-/// `default`, else `main`, else the only one), else `agents.defaults.workspace` (`~` is the
+/// `default`, else the first), else `agents.defaults.workspace` (`~` is the
 /// home folder; a relative path is taken from the current folder), else
 /// `OPENCLAW_WORKSPACE_DIR`, else `workspace` in the state folder ([`openclaw_state`]: so
 /// `~/.openclaw-PROFILE/workspace` for a profile, as newer OpenClaw puts it). Older OpenClaw
@@ -598,9 +598,9 @@ fn openclaw_workspace(config: &Path, req: &SetupRequest) -> crate::Result<PathBu
     let list = agents.and_then(|a| a.get("list")).and_then(Value::as_array);
     let listed_default = list.and_then(|l| {
         let by = |key: &str, want: &Value| l.iter().find(|e| e.get(key) == Some(want));
-        by("default", &Value::Bool(true))
-            .or_else(|| by("id", &Value::from("main")))
-            .or_else(|| if l.len() == 1 { l.first() } else { None })
+        // OpenClaw's default agent: the one marked `default`, else the first
+        // (`resolveDefaultAgentId` in openclaw/openclaw `src/agents/agent-scope.ts`).
+        by("default", &Value::Bool(true)).or_else(|| l.iter().find(|e| e.is_object()))
     });
     let configured = named(agents.and_then(|a| a.get("entries")).and_then(|e| e.get("main")))
         .or_else(|| named(listed_default))
