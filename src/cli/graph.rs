@@ -345,7 +345,19 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> cogmem::Result<Exit> {
                 render::json(&p)?;
             } else {
                 match p {
-                    Some(ids) => render::data(&format!("{}\n", ids.join(" — ")))?,
+                    Some(steps) => {
+                        let ids: Vec<String> = steps
+                            .iter()
+                            .map(|s| {
+                                if s.forgotten {
+                                    format!("{} (forgotten)", s.id)
+                                } else {
+                                    s.id.clone()
+                                }
+                            })
+                            .collect();
+                        render::data(&format!("{}\n", ids.join(" — ")))?;
+                    }
                     None => render::status(ctx.global.quiet, "no path between them\n"),
                 }
             }
@@ -509,7 +521,8 @@ fn print_shown(ctx: &Ctx, shown: &op::Shown, history: bool) -> cogmem::Result<()
         return render::json(shown);
     }
     let n = &shown.node;
-    let mut out = format!("{} ({}, {})  {}\n", n.id, n.kind, n.status, n.path);
+    let forgotten = if shown.forgotten { ", forgotten" } else { "" };
+    let mut out = format!("{} ({}, {}{forgotten})  {}\n", n.id, n.kind, n.status, n.path);
     if n.names.len() > 1 {
         let _ = writeln!(out, "  also: {}", n.names[1..].join(", "));
     }
@@ -523,7 +536,8 @@ fn print_shown(ctx: &Ctx, shown: &op::Shown, history: bool) -> cogmem::Result<()
             let _ = write!(when, " until {u}");
         }
         let closed = if history && l.until.is_some() { " (closed)" } else { "" };
-        let _ = writeln!(out, "  {arrow} {} {}{when}{closed}", l.relation, l.other);
+        let forgotten = if l.forgotten { " (forgotten)" } else { "" };
+        let _ = writeln!(out, "  {arrow} {} {}{forgotten}{when}{closed}", l.relation, l.other);
     }
     render::data(&out)
 }

@@ -481,3 +481,49 @@ fn cards_leave_out_relations_to_a_forgotten_entity() {
     let priya = v.as_array().unwrap().iter().find(|n| n["id"] == "person--priya").unwrap();
     assert_eq!(priya["forgotten"], true, "{out}");
 }
+
+/// After `forget --id entity:…`, `graph neighbors` said `forgotten` but `graph show`, `graph
+/// history` and `graph path` showed the entity as current, in text and `--json`, and `graph
+/// path` routed through it (the twelfth stop's list). Each now says which entity was forgotten,
+/// and a path goes around a forgotten entity, as recall's activation does, naming it only when
+/// it is an end the user asked for.
+#[test]
+fn graph_show_and_path_mark_a_forgotten_entity_and_no_path_goes_through_it() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that my colleague Priya works at Acme"]);
+    env.mutate(["forget", "--id", "entity:person--priya", "--yes"]);
+    let out = env.run(["graph", "show", "organization--acme"]).success();
+    assert!(out.stdout.contains("→ employs person--priya (forgotten) since "), "{out}");
+    let out = env.run(["graph", "show", "person--priya"]).success();
+    assert!(out.stdout.starts_with("person--priya (person, active, forgotten)  "), "{out}");
+    for cmd in ["show", "history"] {
+        let out = env.run(["graph", cmd, "person--priya", "--json"]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["forgotten"], true, "{out}");
+        let out = env.run(["graph", cmd, "organization--acme", "--json"]).success();
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["forgotten"], false, "{out}");
+        let priya = v["links"].as_array().unwrap().iter().find(|l| l["other"] == "person--priya");
+        assert_eq!(priya.unwrap()["forgotten"], true, "{out}");
+    }
+    // An end the user names is shown, marked.
+    let out = env.run(["graph", "path", "organization--acme", "person--priya"]).success();
+    assert_eq!(out.stdout, "organization--acme — person--priya (forgotten)\n", "{out}");
+    let out = env.run(["graph", "path", "organization--acme", "person--priya", "--json"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!([
+            {"id": "organization--acme", "forgotten": false},
+            {"id": "person--priya", "forgotten": true}
+        ]),
+        "{out}"
+    );
+    // The user and Acme were linked only through Priya.
+    let out = env.run(["graph", "path", "person--user", "organization--acme"]).success();
+    assert_eq!(out.stdout, "", "{out}");
+    assert!(out.stderr.contains("no path between them"), "{out}");
+    env.mutate(["restore", "entity:person--priya"]);
+    let out = env.run(["graph", "path", "person--user", "organization--acme"]).success();
+    assert_eq!(out.stdout, "person--user — person--priya — organization--acme\n", "{out}");
+}

@@ -654,6 +654,7 @@ async def main_session():
             assert (await ok(s, tools, "flag_list", {"all": True}))["flags"] == []
             alice = await ok(s, tools, "graph_show", {"entity": "person--alice"})
             assert any(l["relation"] == "works-on" for l in alice["links"]), alice
+            assert alice["forgotten"] is False, alice
             await failed(s, "graph_show", {"entity": "person--alice", "as_of": "soon"},
                          "as_of: cannot read \"soon\" as a date")
             # Named as the tool's argument, not as the CLI's `--at`.
@@ -668,7 +669,8 @@ async def main_session():
             ns = await ok(s, tools, "graph_neighbors", {"entity": "person--alice", "as_of": "2026-12-01"})
             assert "project--atlas" in [n["id"] for n in ns["neighbors"]], ns
             path = await ok(s, tools, "graph_path", {"from": "person--alice", "to": "project--atlas"})
-            assert path["path"] == ["person--alice", "project--atlas"], path
+            assert [p["id"] for p in path["path"]] == ["person--alice", "project--atlas"], path
+            assert not any(p["forgotten"] for p in path["path"]), path
             assert (await ok(s, tools, "touch", {"id": uid}))["id"] == uid
             history = await ok(s, tools, "graph_history", {"entity": "person--alice"})
             assert history["node"]["id"] == "person--alice", history

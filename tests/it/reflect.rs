@@ -737,7 +737,7 @@ fn a_pending_reflection_edited_after_submit_is_refused_until_restored() {
 
 /// Commits `file` as edited, made to pass for cogmem's submit commit: committer `cogmem`, the
 /// subject and trailers cogmem writes, the submit command as trigger.
-fn fake_submit_commit(env: &TestEnv, file: &str, trigger: &str) {
+pub(crate) fn fake_submit_commit(env: &TestEnv, file: &str, trigger: &str) {
     let msg = format!(
         "[EDIT] {file} — submitted\n\nActor: test-agent\nApproval: pending\nTrigger: {trigger}"
     );
@@ -748,6 +748,18 @@ fn fake_submit_commit(env: &TestEnv, file: &str, trigger: &str) {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Checks that `reflect approve` refuses the pending reflection as changed since its submit,
+/// and applies nothing.
+pub(crate) fn assert_approval_refused_as_changed(env: &TestEnv) {
+    let head = env.head();
+    let refused = env.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
+    assert!(
+        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
+        "{refused}"
+    );
+    assert_eq!(env.head(), head, "nothing applied");
 }
 
 /// A hand commit made to pass for the submit commit (committer `cogmem`, the submit trigger)
@@ -765,13 +777,7 @@ fn a_hand_commit_faking_the_submit_commit_does_not_pass_for_it() {
     fake_submit_commit(&env, file, "cogmem reflect submit");
     let show = env.run(["reflect", "show"]).success();
     assert!(show.stderr.contains("differs from what `cogmem reflect submit` wrote"), "{show}");
-    let head = env.head();
-    let refused = env.run(["--actor", "user:ann", "reflect", "approve"]).output().code(4);
-    assert!(
-        refused.stderr.contains("differs from what `cogmem reflect submit` wrote"),
-        "{refused}"
-    );
-    assert_eq!(env.head(), head, "nothing applied");
+    assert_approval_refused_as_changed(&env);
 
     let env = consolidation_submitted();
     let file = "memory/meta/pending-identity.md";

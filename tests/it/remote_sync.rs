@@ -502,6 +502,17 @@ fn remote_holds(remote: &Path, home: &Path, needle: &str) -> bool {
 
 /// A purges a memory both machines have; the sync that follows is refused until it is
 /// force-pushed; B is refused until it takes the rewritten history; then both sync as before.
+/// Purges, on `env`, the memory whose text holds `secret`.
+fn purge_the_memory_holding(env: &TestEnv, secret: &str) {
+    let id = cogmem::store::units::list(&env.root)
+        .units
+        .into_iter()
+        .find(|u| u.text.contains(secret))
+        .map(|u| u.id)
+        .unwrap();
+    env.run(["forget", "--purge", &id, "--yes"]).success();
+}
+
 fn purge_then_sync(a: &TestEnv, b: &TestEnv, remote: &Path) {
     let secret = "5093-copper-walrus";
     a.mutate([
@@ -513,13 +524,7 @@ fn purge_then_sync(a: &TestEnv, b: &TestEnv, remote: &Path) {
     a.run(["sync", "--remote", "origin"]).success();
     b.run(["sync", "--remote", "origin"]).success();
     assert!(b.read("MEMORY.md").contains(secret));
-    let id = cogmem::store::units::list(&a.root)
-        .units
-        .into_iter()
-        .find(|u| u.text.contains(secret))
-        .map(|u| u.id)
-        .unwrap();
-    a.run(["forget", "--purge", &id, "--yes"]).success();
+    purge_the_memory_holding(a, secret);
     let remote_tip = git_in(remote, &a.home, &["rev-parse", "main"]);
 
     // A: the remote still has the old history. Refused, and nothing came back.
@@ -918,5 +923,63 @@ fn a_peers_plain_commit_holding_a_secret_is_adopted_by_sync_remote_with_a_warnin
     let want =
         format!("looks like a secret at line 18 (aws-access-key-id) in commit {}", &commit[..8]);
     assert!(line.ends_with(&want), "{line}");
+    drop(daemon);
+}
+
+/// A reflection submitted on machine A and approved on machine B after `sync --remote`: B had
+/// no record of the submit commit (`refs/cogmem/submitted/reflection` stayed on A), so its
+/// approval took the newest commit claiming the submit trigger, and a hand commit on B that
+/// claimed cogmem's name and the trigger passed for it (the twelfth stop's list). The records
+/// now travel with the sync, through a real git server: the hand commit is refused on B, and
+/// on A once B's sync brings it there; the submission as made is approved on B.
+#[test]
+fn a_submission_made_on_another_machine_is_approved_only_as_submitted() {
+    let (a, daemon, remote) = served();
+    a.mutate(["remember", "Bob talked about the garden"]);
+    crate::reflect::to_ready(&a);
+    let text = "Mono.\nOPERATION: PATTERN\nTARGET: memory/meta/evolution.md\nCONTENT: harmless\nREASON: r\n---\n";
+    a.run(["reflect", "submit", "-"]).stdin(text).success();
+    let submit = a.head();
+    a.run(["sync", "--remote", "origin"]).success();
+    let record = "refs/cogmem/submitted/reflection";
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", record]).trim(), submit);
+    let b = TestEnv::new();
+    git_in(&b.home, &b.home, &["clone", "-q", &daemon.url("remote.git"), "ws"]);
+    b.set_now("2026-12-01T09:30:00Z");
+    b.run(["sync", "--remote", "origin"]).success();
+    assert_eq!(b.git(&["rev-parse", record]).trim(), submit);
+    assert!(b.git(&["for-each-ref", "refs/cogmem/fetched"]).is_empty(), "nothing staged is left");
+
+    let file = "memory/meta/pending-reflection.md";
+    let submitted = b.read(file);
+    let sneaky = "OPERATION: ARCHIVE\nTARGET: episode:2026-12-01:09:00\nREASON: sneaky\n---\n";
+    b.write(file, &format!("{submitted}{sneaky}"));
+    crate::reflect::fake_submit_commit(&b, file, "cogmem reflect submit");
+    crate::reflect::assert_approval_refused_as_changed(&b);
+    // The hand commit reaches A: refused there too.
+    b.run(["sync", "--remote", "origin"]).success();
+    a.run(["sync", "--remote", "origin"]).success();
+    assert!(a.read(file).contains("sneaky"));
+    crate::reflect::assert_approval_refused_as_changed(&a);
+    // Put back as submitted, B approves it.
+    b.write(file, &submitted);
+    b.run(["sync"]).success();
+    let ok = b.run(["--actor", "user:ann", "reflect", "approve"]).success();
+    assert!(!ok.stderr.contains("ARCHIVE"), "{ok}");
+    b.assert_clean_tree();
+    // A purge rewrites the records with the history, and they travel rewritten: the remote
+    // keeps no record of the old history (nothing there holds the purged text).
+    let secret = "5093-copper-walrus";
+    b.mutate(["remember", "--store", "core", &format!("Archive shelf {secret} holds the map")]);
+    b.run(["sync", "--remote", "origin"]).success();
+    a.run(["sync", "--remote", "origin"]).success();
+    purge_the_memory_holding(&a, secret);
+    a.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
+    assert!(!remote_holds(&remote, &a.home, secret), "the remote still holds it");
+    b.run(["sync", "--remote", "origin", "--force-rewritten"]).success();
+    let at = |env: &TestEnv| env.git(&["rev-parse", record]).trim().to_owned();
+    assert_eq!(git_in(&remote, &a.home, &["rev-parse", record]).trim(), at(&a));
+    assert_eq!(at(&b), at(&a));
+    assert_eq!(a.git(&["merge-base", "--is-ancestor", &at(&a), "HEAD"]), "");
     drop(daemon);
 }

@@ -182,8 +182,10 @@ fn setup_twice_changes_nothing_the_second_time() {
 }
 
 /// A `timeout` the user deleted from cogmem's hook entry stays deleted on the next setup,
-/// since another of its entries still has one; in a file where none has one (an older setup's,
-/// before timeouts), setup adds them. See: docs/decisions.md 2026-12-06, eleventh stop
+/// since another of its entries still has one. Deleting every one of them is kept too (they
+/// came back: the twelfth stop's list), with a note saying how to get setup's, since an older
+/// setup's file, before timeouts, looks the same. See: docs/decisions.md 2026-12-06, eleventh
+/// and twelfth stops
 #[test]
 fn setup_respects_a_timeout_the_user_deleted() {
     let (env, ws) = home_with_workspace();
@@ -201,10 +203,22 @@ fn setup_respects_a_timeout_the_user_deleted() {
     assert_eq!(timeout("PreCompact"), None, "the user's deletion stays");
     assert_eq!(timeout("SessionEnd"), Some(serde_json::json!(60)));
 
-    // An older setup's file, with no timeout anywhere: setup's are added.
+    // Every timeout deleted (or an older setup's file, before timeouts): they stay deleted.
     let entry = &mut settings["hooks"]["SessionEnd"][0]["hooks"][0];
     entry.as_object_mut().unwrap().remove("timeout");
     write(&env, ".claude/settings.json", &serde_json::to_string_pretty(&settings).unwrap());
+    let out = setup(&env, &ws, &["claude-code"]).success();
+    assert_eq!(timeout("PreCompact"), None, "the user's deletion stays");
+    assert_eq!(timeout("SessionEnd"), None, "the user's deletion stays");
+    assert!(out.stderr.contains("without a `timeout`"), "{out}");
+    assert!(out.stderr.contains("(PreCompact 120 s, SessionEnd 60 s)"), "{out}");
+    assert!(
+        out.stderr
+            .contains("run `cogmem setup claude-code --undo`, then `cogmem setup claude-code`"),
+        "{out}"
+    );
+    // As the note says: undo, then setup, writes them again.
+    setup(&env, &ws, &["claude-code", "--undo"]).success();
     setup(&env, &ws, &["claude-code"]).success();
     assert_eq!(timeout("PreCompact"), Some(serde_json::json!(120)));
     assert_eq!(timeout("SessionEnd"), Some(serde_json::json!(60)));
@@ -620,6 +634,12 @@ fn setup_openclaw_finds_the_profiles_and_the_agents_own_workspace() {
             r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops"}]}}"#,
             "+++ [TMP]/shared/AGENTS.md\n",
         ),
+        // No entry marked: OpenClaw's default agent is the first, not `main` (whose workspace
+        // would be `~/shared/main`). The twelfth stop's list.
+        (
+            r#"{"agents": {"defaults": {"workspace": "~/shared"}, "list": [{"id": "ops", "workspace": "~/ops"}, {"id": "main"}]}}"#,
+            "+++ [TMP]/ops/AGENTS.md\n",
+        ),
     ] {
         write(&env, ".openclaw/openclaw.json", &format!("{config}\n"));
         let out = dry_run(&[]);
@@ -732,8 +752,9 @@ fn setup_claude_code_gives_the_import_hooks_a_timeout() {
 }
 
 /// Codex registers SessionEnd (3 s at most) beside Stop, which keeps importing each turn; an
-/// older setup's hooks.json (Stop only, no timeouts) is brought up to date, and undo takes out
-/// every event's entry.
+/// older setup's hooks.json (Stop only, no timeouts) gets the new entry, its timeout, and a note
+/// for the others (it cannot be told from a file whose timeouts the user deleted), and undo
+/// takes out every event's entry.
 #[test]
 fn setup_codex_registers_session_end_and_upgrades_an_older_setup() {
     let (env, ws) = home_with_workspace();
@@ -743,14 +764,15 @@ fn setup_codex_registers_session_end_and_upgrades_an_older_setup() {
         "SessionStart": group, "UserPromptSubmit": group, "PreCompact": group, "Stop": group,
     }});
     write(&env, ".codex/hooks.json", &serde_json::to_string_pretty(&older).unwrap());
-    setup(&env, &ws, &["codex"]).success();
+    let out = setup(&env, &ws, &["codex"]).success();
+    assert!(out.stderr.contains("(PreCompact 120 s, Stop 120 s)"), "{out}");
     let mut got = hook_entries(&json(&env, ".codex/hooks.json"), "codex");
     got.sort();
     let want = [
-        ("PreCompact".to_owned(), Some(120)),
+        ("PreCompact".to_owned(), None),
         ("SessionEnd".to_owned(), Some(3)),
         ("SessionStart".to_owned(), None),
-        ("Stop".to_owned(), Some(120)),
+        ("Stop".to_owned(), None),
         ("UserPromptSubmit".to_owned(), None),
     ];
     assert_eq!(got, want);

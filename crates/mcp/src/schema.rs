@@ -77,7 +77,9 @@ fn members(tool: &str) -> &'static [(&'static str, &'static str)] {
             ("skipped", "array"),
         ],
         "flag_list" => &[("flags", "array"), ("skipped", "array")],
-        "graph_show" | "graph_history" => &[("node", "object"), ("links", "array")],
+        "graph_show" | "graph_history" => {
+            &[("node", "object"), ("forgotten", "boolean"), ("links", "array")]
+        }
         "graph_check" => &[("findings", "array")],
         "graph_relations" => &[("relations", "array")],
         "graph_stats" => &[

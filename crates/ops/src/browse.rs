@@ -163,11 +163,26 @@ pub fn entity(
     as_of: Option<&str>,
     clock: &dyn Clock,
 ) -> crate::Result<EntityPage> {
+    entity_in(ws, None, name, as_of, clock)
+}
+
+/// [`entity`] in the graph `g` already built from `ws` (the web view's kept graph), or, without
+/// one, in the graph around the entity.
+pub fn entity_in(
+    ws: &Workspace,
+    g: Option<&cogmem_index::graph::Graph>,
+    name: &str,
+    as_of: Option<&str>,
+    clock: &dyn Clock,
+) -> crate::Result<EntityPage> {
     let as_of = match as_of.map(str::trim).filter(|s| !s.is_empty()) {
         Some(text) => Some(crate::graph::parse_as_of("as_of", text, &clock.now())?),
         None => None,
     };
-    let (shown, history) = crate::graph::show_and_history(ws, name, as_of.as_deref())?;
+    let (shown, history) = match g {
+        Some(g) => crate::graph::show_and_history_in(ws, g, name, as_of.as_deref())?,
+        None => crate::graph::show_and_history(ws, name, as_of.as_deref())?,
+    };
     let history = history.links;
     let mentions = naming(&units_naming_entity(ws, &shown.node.id), &shown.node.id);
     Ok(EntityPage { shown, as_of, history, mentions })

@@ -43,6 +43,9 @@ pub struct Link {
     pub until: Option<String>,
     /// Confidence.
     pub confidence: f64,
+    /// Whether the other entity was forgotten (`cogmem forget`): the bullet stays in the files,
+    /// but recall and context no longer name it.
+    pub forgotten: bool,
 }
 
 /// What `graph show` prints.
@@ -50,8 +53,27 @@ pub struct Link {
 pub struct Shown {
     /// The entity.
     pub node: graph::Node,
+    /// Whether the entity was forgotten (`cogmem forget`): its file and the links to it stay,
+    /// but search, recall and context leave it out.
+    pub forgotten: bool,
     /// Its relations valid at the date asked for (or now), or all of them for history.
     pub links: Vec<Link>,
+}
+
+/// The ids (without `entity:`) among `ids` whose entity was forgotten, read from the decay
+/// shards that hold them alone. An unreadable decay file counts as holding nothing forgotten,
+/// as every read of the decay state does (the file is reported by `doctor` and the writes).
+fn forgotten_among<'a>(ws: &Workspace, ids: impl IntoIterator<Item = &'a str>) -> HashSet<String> {
+    let keys: Vec<String> = ids.into_iter().map(|id| format!("entity:{id}")).collect();
+    if keys.is_empty() {
+        return HashSet::new();
+    }
+    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let (decay, _) = cogmem_store::store::decay_file::DecayFile::load_readable(ws, Some(&key_refs));
+    keys.iter()
+        .filter(|k| decay.is_forgotten(k))
+        .map(|k| k.strip_prefix("entity:").expect("built with the prefix").to_owned())
+        .collect()
 }
 
 fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bool) -> Vec<Link> {
@@ -66,6 +88,7 @@ fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bo
                 since: w.since.clone(),
                 until: w.until.clone(),
                 confidence: w.confidence,
+                forgotten: false,
             });
         }
     }
@@ -92,6 +115,7 @@ fn links(g: &Graph, ix: petgraph::graph::NodeIndex, as_of: Option<&str>, all: bo
                 since: w.since.clone(),
                 until: w.until.clone(),
                 confidence: w.confidence,
+                forgotten: false,
             });
         }
     }
@@ -139,12 +163,30 @@ pub fn show_and_history(
     name: &str,
     as_of: Option<&str>,
 ) -> crate::Result<(Shown, Shown)> {
-    let g = graph_of(ws, name)?;
-    let ix = id::entity(&g, name)?;
+    show_and_history_in(ws, &graph_of(ws, name)?, name, as_of)
+}
+
+/// [`show_and_history`] in a graph already built from `ws` (the web view's kept graph).
+pub fn show_and_history_in(
+    ws: &Workspace,
+    g: &Graph,
+    name: &str,
+    as_of: Option<&str>,
+) -> crate::Result<(Shown, Shown)> {
+    let ix = id::entity(g, name)?;
     let node = g.node(ix).clone();
+    let (mut now, mut all) = (links(g, ix, as_of, false), links(g, ix, None, true));
+    let forgotten = forgotten_among(
+        ws,
+        std::iter::once(node.id.as_str()).chain(all.iter().map(|l| l.other.as_str())),
+    );
+    for l in now.iter_mut().chain(all.iter_mut()) {
+        l.forgotten = forgotten.contains(&l.other);
+    }
+    let is_forgotten = forgotten.contains(&node.id);
     Ok((
-        Shown { node: node.clone(), links: links(&g, ix, as_of, false) },
-        Shown { node, links: links(&g, ix, None, true) },
+        Shown { node: node.clone(), forgotten: is_forgotten, links: now },
+        Shown { node, forgotten: is_forgotten, links: all },
     ))
 }
 
@@ -186,28 +228,47 @@ pub fn neighbors(
     let ix = id::entity(&g, name)?;
     let found = g.neighbors(ix, depth.max(1), as_of);
     // Only the decay shards that hold these entities are read.
-    let keys: Vec<String> =
-        found.iter().map(|(n, _)| format!("entity:{}", g.node(*n).id)).collect();
-    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let (decay, _) = cogmem_store::store::decay_file::DecayFile::load_readable(ws, Some(&key_refs));
+    let forgotten = forgotten_among(ws, found.iter().map(|(n, _)| g.node(*n).id.as_str()));
     Ok(found
         .into_iter()
-        .zip(&keys)
-        .map(|((n, d), key)| Neighbor {
+        .map(|(n, d)| Neighbor {
             id: g.node(n).id.clone(),
             distance: d,
             kind: g.node(n).kind.clone(),
             status: g.node(n).status.clone(),
-            forgotten: decay.is_forgotten(key),
+            forgotten: forgotten.contains(&g.node(n).id),
         })
         .collect())
 }
 
-/// The shortest chain of relations between two entities, as ids.
-pub fn path(ws: &Workspace, a: &str, b: &str) -> crate::Result<Option<Vec<String>>> {
+/// One entity on a [`path`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// Its id.
+    pub id: String,
+    /// Whether it was forgotten (`cogmem forget`). Only an end can be: a path never goes
+    /// through a forgotten entity, as recall's activation does not.
+    pub forgotten: bool,
+}
+
+/// The shortest chain of relations that hold now between two entities, from `a` to `b`.
+///
+/// The chain never passes through a forgotten entity (recall does not either, and a chain
+/// through one would name it); `a` and `b` themselves may be forgotten, and say so. `None` when
+/// no such chain exists.
+pub fn path(ws: &Workspace, a: &str, b: &str) -> crate::Result<Option<Vec<Step>>> {
     let g = graph::from_index_or_files(ws)?;
     let (ia, ib) = (id::entity(&g, a)?, id::entity(&g, b)?);
-    Ok(g.path(ia, ib).map(|p| p.into_iter().map(|ix| g.node(ix).id.clone()).collect()))
+    let forgotten = forgotten_among(ws, g.g.node_weights().map(|n| n.id.as_str()));
+    let passes = |ix| ix == ia || ix == ib || !forgotten.contains(&g.node(ix).id);
+    Ok(g.path(ia, ib, passes).map(|p| {
+        p.into_iter()
+            .map(|ix| {
+                let id = g.node(ix).id.clone();
+                Step { forgotten: forgotten.contains(&id), id }
+            })
+            .collect()
+    }))
 }
 
 /// Graph statistics.

@@ -823,6 +823,10 @@ pub(crate) struct Pending {
     pub record: &'static str,
 }
 
+/// The folder of the refs that record submit commits ([`Pending::record`]); `cogmem sync
+/// --remote` carries them (see `remote::record`).
+pub(crate) const SUBMITTED_REFS: &str = "refs/cogmem/submitted/";
+
 /// The pending reflection.
 pub(crate) const PENDING: Pending = Pending {
     rel: PENDING_REFLECTION,

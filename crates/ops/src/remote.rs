@@ -14,6 +14,7 @@ mod error;
 mod merge;
 mod peer;
 mod purged;
+mod record;
 mod transport;
 
 use std::collections::BTreeMap;
@@ -199,7 +200,9 @@ pub fn sync_remote(
     let remote_branch = opts.branch.clone().unwrap_or_else(|| branch.clone());
     let ep = transport::endpoint(&repo, root, &opts.remote)?;
     let fetching = ws.progress(None, &format!("fetching from {}", ep.name));
-    let theirs = transport::fetch(&repo, root, &ep, &remote_branch)?;
+    // The remote's records of submitted commits come in the same fetch (see [`record`]).
+    let staged = record::Staged::clear(&repo);
+    let theirs = transport::fetch(&repo, root, &ep, &remote_branch, &[record::FETCH])?;
     drop(fetching);
 
     let mut report = RemoteReport {
@@ -245,6 +248,11 @@ pub fn sync_remote(
             clock,
         };
         if purged::guard(&sides, local, t, &mut report)? {
+            let tip = if matches!(report.outcome, Outcome::TookRewritten) { t } else { local };
+            let to_push = staged.settle(tip);
+            if report.pushed {
+                report.warnings.extend(staged.push(root, &ep, &to_push)?);
+            }
             return Ok(report);
         }
         if !repo.graph_descendant_of(local, t).map_err(op("compare the histories"))? {
@@ -342,12 +350,17 @@ pub fn sync_remote(
             }
         }
     }
+    let records = staged.settle(tip);
     if opts.push && theirs != Some(tip) {
         let _pushing = ws.progress(None, &format!("pushing to {}", ep.name));
         match transport::push(&repo, root, &ep, (&branch, &remote_branch), tip, false)? {
             Ok(()) => report.pushed = true,
             Err(why) => report.push_error = Some(why),
         }
+    }
+    // Once the remote's branch is ours, so are the records on its history.
+    if opts.push && (report.pushed || theirs == Some(tip)) {
+        report.warnings.extend(staged.push(root, &ep, &records)?);
     }
     Ok(report)
 }

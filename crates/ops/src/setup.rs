@@ -575,7 +575,7 @@ fn openclaw_state(req: &SetupRequest) -> PathBuf {
 /// OpenClaw's agent workspace, which holds its AGENTS.md
 /// (https://docs.openclaw.ai/concepts/agent-workspace): the default agent's own `workspace`
 /// in `config` (`agents.entries.main`, or in the older `agents.list` the entry marked
-/// `default`, else `main`, else the only one), else `agents.defaults.workspace` (`~` is the
+/// `default`, else the first), else `agents.defaults.workspace` (`~` is the
 /// home folder; a relative path is taken from the current folder), else
 /// `OPENCLAW_WORKSPACE_DIR`, else `workspace` in the state folder ([`openclaw_state`]: so
 /// `~/.openclaw-PROFILE/workspace` for a profile, as newer OpenClaw puts it). Older OpenClaw
@@ -598,9 +598,9 @@ fn openclaw_workspace(config: &Path, req: &SetupRequest) -> crate::Result<PathBu
     let list = agents.and_then(|a| a.get("list")).and_then(Value::as_array);
     let listed_default = list.and_then(|l| {
         let by = |key: &str, want: &Value| l.iter().find(|e| e.get(key) == Some(want));
-        by("default", &Value::Bool(true))
-            .or_else(|| by("id", &Value::from("main")))
-            .or_else(|| if l.len() == 1 { l.first() } else { None })
+        // OpenClaw's default agent: the one marked `default`, else the first
+        // (`resolveDefaultAgentId` in openclaw/openclaw `src/agents/agent-scope.ts`).
+        by("default", &Value::Bool(true)).or_else(|| l.iter().find(|e| e.is_object()))
     });
     let configured = named(agents.and_then(|a| a.get("entries")).and_then(|e| e.get("main")))
         .or_else(|| named(listed_default))
@@ -795,10 +795,32 @@ fn json_hooks(
         if let Some(note) = kept_note(path, &set.kept) {
             report.notes.push(note);
         }
+        if let Some(note) = untimed_note(req, path, &set.untimed) {
+            report.notes.push(note);
+        }
         set.changed | env
     };
     let after = if changed { json_after(&doc, req.undo) } else { before.clone() };
     record(report, path, "hooks", before, after)
+}
+
+/// The note that says which of cogmem's hook entries are left without setup's `timeout` in a
+/// file where none has one (deleted by the user, or written by a setup from before timeouts),
+/// and how to get setup's.
+fn untimed_note(req: &SetupRequest, path: &Path, untimed: &[(String, u64)]) -> Option<String> {
+    if untimed.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = untimed.iter().map(|(e, s)| format!("{e} {s} s")).collect();
+    let scope = if req.scope == Scope::Project { " --scope project" } else { "" };
+    let setup = format!("cogmem setup {}{scope}", req.host.name());
+    Some(format!(
+        "{} has cogmem's hook entries without a `timeout` (you deleted them, or a cogmem from \
+         before timeouts wrote them); setup left them so. To get setup's ({}), run `{setup} \
+         --undo`, then `{setup}`",
+        path.display(),
+        list.join(", ")
+    ))
 }
 
 /// The note that says which of the user's own fields on cogmem's hook entries setup kept.

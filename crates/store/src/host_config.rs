@@ -269,15 +269,19 @@ pub struct HooksSet {
     pub changed: bool,
     /// The user's own fields on cogmem's entries, kept, in event order.
     pub kept: Vec<KeptField>,
+    /// cogmem's entries left without the `timeout` setup gives their event, (event, setup's
+    /// seconds), when none of cogmem's entries in the file has one: the user deleted them all,
+    /// or a setup from before timeouts wrote them, and the file cannot tell which.
+    pub untimed: Vec<(String, u64)>,
 }
 
 /// Registers `command` for each of `events` and keeps every other hook.
 ///
 /// An event that already has cogmem's entry (a command starting with `prefix`) keeps it where
 /// it is, and setup sets only what it owns there: the `command` (and Claude Code's and Codex's
-/// `"type": "command"`), and the event's `timeout` when the entry has none and none of cogmem's
-/// entries in the file has one (then the user deleted it: an older setup that wrote no
-/// timeouts wrote none anywhere). Every other field
+/// `"type": "command"`). A new entry gets the event's `timeout`; an entry without one stays
+/// without (the user deleted it, or an older setup wrote it: [`HooksSet::untimed`] lists them
+/// when the file cannot tell which). Every other field
 /// is the user's and is kept, as is a `timeout` that differs from setup's: the group's
 /// `matcher` and other keys (Grouped), the entry's `timeout`, `statusMessage`, `matcher`,
 /// `loop_limit` and the like; [`HooksSet::kept`] lists them. A second cogmem entry under the
@@ -303,7 +307,8 @@ pub fn set_hooks(
     let hooks = object_at(doc, &["hooks"], path, text)?;
     // A `timeout` missing from cogmem's entry in a file where another of its entries has one
     // was deleted by the user (setup writes them all at once); in a file where none has one,
-    // an older setup wrote the entries, before it wrote timeouts, and they get setup's.
+    // the user deleted them all or an older setup wrote the entries before it wrote timeouts.
+    // Either way the entry stays as it is: a deletion is never undone.
     let timed = hooks.values().filter_map(Value::as_array).any(|list| {
         commands(list, shape).into_iter().any(|(g, h, c)| {
             let entry = match h {
@@ -354,9 +359,19 @@ pub fn set_hooks(
                 });
             }
             let entry = &mut group["hooks"][h];
-            out.changed |= merge_entry(entry, shape, command, event, !timed, &mut out.kept);
+            out.changed |= merge_entry(entry, shape, command, event, &mut out.kept);
+            if let (false, Some(seconds)) = (timed, event.timeout)
+                && entry.get("timeout").is_none()
+            {
+                out.untimed.push((event.name.to_owned(), seconds));
+            }
         } else {
-            out.changed |= merge_entry(group, shape, command, event, !timed, &mut out.kept);
+            out.changed |= merge_entry(group, shape, command, event, &mut out.kept);
+            if let (false, Some(seconds)) = (timed, event.timeout)
+                && group.get("timeout").is_none()
+            {
+                out.untimed.push((event.name.to_owned(), seconds));
+            }
         }
     }
     let stale =
@@ -365,15 +380,13 @@ pub fn set_hooks(
     Ok(out)
 }
 
-/// Sets what setup owns in one of cogmem's hook entries (`command`, Grouped's `type`, the
-/// `timeout` when there is none and `add_timeout`) and records the user's other fields in
-/// `kept`; `true` when the entry changed.
+/// Sets what setup owns in one of cogmem's hook entries (`command`, Grouped's `type`) and
+/// records the user's other fields in `kept`; `true` when the entry changed.
 fn merge_entry(
     entry: &mut Value,
     shape: HookShape,
     command: &str,
     event: &HookEvent,
-    add_timeout: bool,
     kept: &mut Vec<KeptField>,
 ) -> bool {
     let Some(map) = entry.as_object_mut() else { return false };
@@ -389,9 +402,6 @@ fn merge_entry(
     }
     set(map, "command", Value::from(command));
     let setups = event.timeout.map(Value::from);
-    if let (None, Some(seconds), true) = (map.get("timeout"), &setups, add_timeout) {
-        set(map, "timeout", seconds.clone());
-    }
     let owned = |k: &str| k == "command" || (shape == HookShape::Grouped && k == "type");
     for (field, value) in map.iter().filter(|(k, _)| !owned(k)) {
         let setups = (field == "timeout").then(|| setups.clone()).flatten();

@@ -212,13 +212,15 @@ impl AppState {
         self.blocking(move |s| f(s).map_err(WebError::from)).await
     }
 
-    /// [`AppState::run`] on the workspace's graph ([`AppState::graph`]).
+    /// [`AppState::run`] on the workspace's graph ([`AppState::graph`]): every page that reads
+    /// the graph (the graph page, an entity's page and their JSON) builds it, or fails to, once
+    /// for as long as the graph's files do not change.
     pub async fn run_on_graph<T, F>(&self, f: F) -> WebResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Graph) -> cogmem_ops::Result<T> + Send + 'static,
+        F: FnOnce(&Self, &Graph) -> cogmem_ops::Result<T> + Send + 'static,
     {
-        self.blocking(move |s| f(&*s.graph()?).map_err(WebError::from)).await
+        self.blocking(move |s| f(s, &*s.graph()?).map_err(WebError::from)).await
     }
 
     async fn blocking<T, F>(&self, f: F) -> WebResult<T>

@@ -164,7 +164,9 @@ pub fn around(ws: &Workspace, id: &str) -> crate::Result<Option<Graph>> {
     let targets: HashSet<String> = entity::link_targets(own).map(str::to_owned).collect();
     let keep =
         |rel: &str, t: &str| t.contains(id) || targets.contains(&stem(rel)) || stem(rel) == id;
-    Ok(Some(of_read(ws, read, keep)?))
+    let g = of_read(ws, read, keep);
+    cogmem_store::timing::mark("graph: the files around an entity read");
+    Ok(Some(g?))
 }
 
 /// Tells whether a line of `memory/graph/index.md` is a table row that names an entity: as
@@ -539,8 +541,15 @@ impl Graph {
         out
     }
 
-    /// The shortest path between two entities (either direction), as node indexes.
-    pub fn path(&self, a: NodeIndex, b: NodeIndex) -> Option<Vec<NodeIndex>> {
+    /// The shortest path between two entities (either direction) over relations that hold now,
+    /// as node indexes, through the nodes `passes` accepts only (it is asked about every node
+    /// the search reaches, `b` included).
+    pub fn path(
+        &self,
+        a: NodeIndex,
+        b: NodeIndex,
+        passes: impl Fn(NodeIndex) -> bool,
+    ) -> Option<Vec<NodeIndex>> {
         let mut prev: HashMap<NodeIndex, NodeIndex> = HashMap::new();
         let mut queue = VecDeque::from([a]);
         let mut seen = HashSet::from([a]);
@@ -556,7 +565,7 @@ impl Graph {
                 return Some(path);
             }
             for (_, other, _) in self.edges_of(n, None) {
-                if seen.insert(other) {
+                if passes(other) && seen.insert(other) {
                     prev.insert(other, n);
                     queue.push_back(other);
                 }

@@ -64,13 +64,15 @@ pub(crate) fn tracking_ref(name: &str, branch: &str) -> String {
     format!("refs/remotes/{name}/{branch}")
 }
 
-/// Fetches the remote's `branch` into its tracking reference and returns the fetched tip, or
-/// `None` when the remote has no such branch (an empty remote, say).
+/// Fetches the remote's `branch` into its tracking reference, and the refs `also` names
+/// (refspecs, in the same round trip), and returns the fetched tip, or `None` when the remote
+/// has no such branch (an empty remote, say; then nothing else is fetched either).
 pub(crate) fn fetch(
     repo: &Repository,
     root: &Path,
     ep: &Endpoint,
     branch: &str,
+    also: &[&str],
 ) -> crate::Result<Option<Oid>> {
     let tracking = tracking_ref(&ep.name, branch);
     // A stale tracking ref would pass for the remote's branch if the branch is gone.
@@ -78,6 +80,8 @@ pub(crate) fn fetch(
         let _ = r.delete();
     }
     let refspec = format!("+refs/heads/{branch}:{tracking}");
+    let refspecs: Vec<&str> =
+        std::iter::once(refspec.as_str()).chain(also.iter().copied()).collect();
     match &ep.local {
         Some(dir) => {
             if !dir.exists() {
@@ -93,7 +97,7 @@ pub(crate) fn fetch(
                 .map_err(|cause| GitError::Op { what: "open the remote", cause })?;
             let mut opts = FetchOptions::new();
             opts.download_tags(git2::AutotagOption::None);
-            remote.fetch(&[refspec.as_str()], Some(&mut opts), None).map_err(|e| {
+            remote.fetch(&refspecs, Some(&mut opts), None).map_err(|e| {
                 RemoteError::Unreachable {
                     name: ep.name.clone(),
                     url: ep.url.clone(),
@@ -120,7 +124,9 @@ pub(crate) fn fetch(
             if !heads.lines().any(|l| l.split_whitespace().nth(1) == Some(want.as_str())) {
                 return Ok(None);
             }
-            run_git(repo, root, ep, &["fetch", "--no-tags", "--quiet", &ep.name, &refspec])?;
+            let args = ["fetch", "--no-tags", "--quiet", ep.name.as_str()];
+            let args: Vec<&str> = args.into_iter().chain(refspecs).collect();
+            run_git(repo, root, ep, &args)?;
             Ok(repo.find_reference(&tracking).ok().and_then(|r| r.target()))
         }
     }
@@ -139,7 +145,22 @@ pub(crate) fn push(
 ) -> crate::Result<Result<(), String>> {
     let plus = if force { "+" } else { "" };
     let refspec = format!("{plus}refs/heads/{local}:refs/heads/{branch}");
-    let outcome = match &ep.local {
+    let outcome = push_refs(repo, root, ep, &[refspec])?;
+    if outcome.is_ok() {
+        let _ = repo.reference(&tracking_ref(&ep.name, branch), tip, true, "cogmem sync: push");
+    }
+    Ok(outcome)
+}
+
+/// Pushes `refspecs` to the remote in one go. Returns `Err` with the remote's reason when it
+/// refused one.
+pub(crate) fn push_refs(
+    repo: &Repository,
+    root: &Path,
+    ep: &Endpoint,
+    refspecs: &[String],
+) -> crate::Result<Result<(), String>> {
+    Ok(match &ep.local {
         Some(dir) => {
             let mut remote = repo
                 .remote_anonymous(&dir.to_string_lossy())
@@ -155,7 +176,7 @@ pub(crate) fn push(
                 });
                 let mut opts = PushOptions::new();
                 opts.remote_callbacks(cb);
-                remote.push(&[refspec.as_str()], Some(&mut opts))
+                remote.push(refspecs, Some(&mut opts))
             };
             match (result, refused) {
                 (Err(e), _) => Err(e.message().to_owned()),
@@ -163,16 +184,17 @@ pub(crate) fn push(
                 (Ok(()), None) => Ok(()),
             }
         }
-        None => match run_git(repo, root, ep, &["push", "--quiet", &ep.name, &refspec]) {
-            Ok(_) => Ok(()),
-            Err(crate::Error::Remote(RemoteError::Git { stderr, .. })) => Err(stderr),
-            Err(e) => return Err(e),
-        },
-    };
-    if outcome.is_ok() {
-        let _ = repo.reference(&tracking_ref(&ep.name, branch), tip, true, "cogmem sync: push");
-    }
-    Ok(outcome)
+        None => {
+            let args = ["push", "--quiet", ep.name.as_str()];
+            let args: Vec<&str> =
+                args.into_iter().chain(refspecs.iter().map(String::as_str)).collect();
+            match run_git(repo, root, ep, &args) {
+                Ok(_) => Ok(()),
+                Err(crate::Error::Remote(RemoteError::Git { stderr, .. })) => Err(stderr),
+                Err(e) => return Err(e),
+            }
+        }
+    })
 }
 
 /// Runs `git` in the workspace without a terminal to prompt on, and returns what it printed.

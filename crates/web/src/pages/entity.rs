@@ -40,7 +40,9 @@ async fn page(
     Query(q): Query<EntityQuery>,
 ) -> WebResult<Markup> {
     let p = state
-        .run(move |s| cogmem_ops::browse::entity(s.ws(), &id, q.as_of.as_deref(), s.clock()))
+        .run_on_graph(move |s, g| {
+            cogmem_ops::browse::entity_in(s.ws(), Some(g), &id, q.as_of.as_deref(), s.clock())
+        })
         .await?;
     let title = p.shown.node.id.clone();
     Ok(layout::page(&state, &title, Nav::Graph, render(&p)))
@@ -52,12 +54,12 @@ async fn api(
     Query(q): Query<EntityQuery>,
 ) -> WebResult<Json<Shown>> {
     let shown = state
-        .run(move |s| {
+        .run_on_graph(move |s, g| {
             let as_of = match q.as_of.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
                 Some(a) => Some(cogmem_ops::graph::parse_as_of("as_of", a, &s.clock().now())?),
                 None => None,
             };
-            cogmem_ops::graph::show(s.ws(), &id, as_of.as_deref())
+            Ok(cogmem_ops::graph::show_and_history_in(s.ws(), g, &id, as_of.as_deref())?.0)
         })
         .await?;
     Ok(Json(shown))
@@ -67,7 +69,10 @@ async fn history_api(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> WebResult<Json<Shown>> {
-    Ok(Json(state.run(move |s| cogmem_ops::graph::history(s.ws(), &id)).await?))
+    let both = state
+        .run_on_graph(move |s, g| cogmem_ops::graph::show_and_history_in(s.ws(), g, &id, None))
+        .await?;
+    Ok(Json(both.1))
 }
 
 /// The link to an entity's page (`TYPE--SLUG`, with or without `entity:`).
@@ -84,7 +89,7 @@ fn relations(links: &[Link]) -> Markup {
                     tr {
                         td { (l.relation) }
                         td { @if l.direction == "in" { "from" } @else { "to" } }
-                        td { a href=(entity_href(&l.other)) { (l.other) } }
+                        td { a href=(entity_href(&l.other)) { (l.other) } @if l.forgotten { " (forgotten)" } }
                         td { (l.since.as_deref().unwrap_or("")) }
                         td { (l.until.as_deref().unwrap_or("")) }
                         td { (format!("{:.2}", l.confidence)) }
@@ -103,7 +108,7 @@ pub fn render(p: &EntityPage) -> Markup {
         h1 { (n.id) }
         dl.meta {
             dt { "Type" } dd { (n.kind) }
-            dt { "Status" } dd { (n.status) }
+            dt { "Status" } dd { (n.status) @if p.shown.forgotten { ", forgotten" } }
             @if !n.names.is_empty() { dt { "Names" } dd { (n.names.join(", ")) } }
             dt { "File" } dd { a href=(memory_href(&format!("entity:{}", n.id))) { code { (n.path) } } }
         }

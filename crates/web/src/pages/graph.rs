@@ -106,7 +106,7 @@ fn query_mistake(mut e: WebError) -> WebError {
 async fn view(State(state): State<AppState>, Query(q): Query<GraphQuery>) -> WebResult<Json<View>> {
     let opts = q.options()?;
     let now = state.clock().now();
-    let view = state.run_on_graph(move |g| cogmem_ops::graph::view_of(g, &opts, &now)).await;
+    let view = state.run_on_graph(move |_, g| cogmem_ops::graph::view_of(g, &opts, &now)).await;
     Ok(Json(view.map_err(query_mistake)?))
 }
 
@@ -120,7 +120,7 @@ async fn activation(
             "add `?from=ENTITY`, e.g. `/api/graph/activation?from=person--alice`",
         ));
     };
-    let spread = state.run_on_graph(move |g| cogmem_ops::graph::activation_of(g, &from)).await;
+    let spread = state.run_on_graph(move |_, g| cogmem_ops::graph::activation_of(g, &from)).await;
     Ok(Json(spread.map_err(query_mistake)?))
 }
 
