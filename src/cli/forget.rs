@@ -257,7 +257,13 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
             let confirm = match (ids.is_empty(), candidates.as_slice()) {
                 (false, _) => id_flags(&ids),
                 (true, [one]) => id_flags(std::slice::from_ref(&one.id)),
-                (true, _) => "--id ID".to_owned(),
+                // A fact of an entity that the words name, ahead of its entity.
+                (true, _) => match forget::clear_best(&candidates) {
+                    Some(best) if cogmem::store::entity::is_bullet_id(&best.id) => {
+                        id_flags(std::slice::from_ref(&best.id))
+                    }
+                    _ => "--id ID".to_owned(),
+                },
             };
             // `--force` only for named memories that are pinned: a list to pick from marks the
             // pinned ones, and forgetting one of them says what it takes.
@@ -280,12 +286,11 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
         }
         if args.yes {
             // Without a terminal, a query may only forget its one clear match.
-            let clear = candidates.len() == 1 || candidates[0].score > candidates[1].score;
-            if !clear {
+            let Some(best) = forget::clear_best(&candidates) else {
                 render::data(&list(&candidates))?;
                 return Err(cogmem::error::InputError::Ambiguous { count: candidates.len() }.into());
-            }
-            ids.push(candidates[0].id.clone());
+            };
+            ids.push(best.id.clone());
         } else {
             render::data(&list(&candidates))?;
             let answer =
@@ -355,6 +360,14 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> cogmem::Result<Exit> {
                  quoted it still hold it"
             );
             for f in &report.forgotten {
+                if cogmem::store::entity::is_bullet_id(&f.id) {
+                    // One fact of an entity: its text, not its id, is what a purge finds.
+                    let _ = writeln!(
+                        msg,
+                        "erase its text from those too with: cogmem forget --purge-text TEXT"
+                    );
+                    continue;
+                }
                 let id = cogmem::shell::quote(&f.id);
                 let _ = writeln!(msg, "erase it from those too with: cogmem forget --purge {id}");
             }

@@ -153,3 +153,93 @@ fn remember_that_with_a_purpose_keeps_what_came_before() {
     assert!(user.contains("oat milk and rye bread"), "{user}");
     assert!(!user.contains("so you can build"), "{user}");
 }
+
+/// "Correction: remember that my flight is on Friday, not Thursday" was stored as a plain event:
+/// the label before the phrase went with the phrase. It is an episode entry of type
+/// `correction` now, and so are "Actually, …" and "No, …"; a fact about someone stays on their
+/// card too.
+#[test]
+fn a_correction_label_before_remember_stores_a_correction_entry() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Correction: remember that my flight is on Friday, not Thursday"]);
+    let files = files_with(&env, "flight is on Friday");
+    let day = env.read(files.iter().find(|f| f.contains("episodes")).expect("an episode file"));
+    assert!(day.contains("| correction | confidence:high |"), "{day}");
+    env.mutate(["remember", "Bob likes tea", "--entity", "person--bob"]);
+    let out = env.mutate(["hear", "--json", "Actually, remember that Bob's email is b@x.io"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["routing"]["type"], "correction", "{out}");
+    let stores: Vec<&str> =
+        v["routing"]["stores"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    assert!(stores.contains(&"semantic") && stores.contains(&"episodic"), "{out}");
+    assert!(env.read("memory/graph/entities/person--bob.md").contains("b@x.io"));
+    let out = env.run(["hear", "--dry-run", "--json", "No, remember that the demo is at 3pm"]);
+    let v: serde_json::Value = serde_json::from_str(&out.output().success().stdout).unwrap();
+    assert_eq!(v["routing"]["type"], "correction");
+    // Without a label it is what it was.
+    let out = env.run(["hear", "--dry-run", "--json", "Remember that the demo is at 3pm"]);
+    let v: serde_json::Value = serde_json::from_str(&out.output().success().stdout).unwrap();
+    assert_ne!(v["routing"]["type"], "correction");
+}
+
+/// "Remember these: - Bob likes tea - Carol likes coffee - Dana plays chess" was one merged
+/// bullet written on all three cards. Each item about a subject of its own is a memory of its
+/// own now, on its own card, all in one commit with one audit line per memory; items about one
+/// subject stay one memory.
+#[test]
+fn a_list_of_facts_about_several_people_is_one_memory_each_in_one_commit() {
+    for message in [
+        "Remember these: - Bob likes tea - Carol likes coffee - Dana plays chess",
+        "Remember these:\n- Bob likes tea\n- Carol likes coffee\n- Dana plays chess",
+    ] {
+        let env = TestEnv::initialized();
+        let out = env.mutate(["hear", "--json", message]);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["action"]["written"].as_array().unwrap().len(), 3, "{out}");
+        for (who, fact, not) in [
+            ("bob", "- Bob likes tea\n", "Carol"),
+            ("carol", "- Carol likes coffee\n", "Dana"),
+            ("dana", "- Dana plays chess\n", "Bob"),
+        ] {
+            let card = env.read(&format!("memory/graph/entities/person--{who}.md"));
+            assert!(card.contains(fact) && !card.contains(not), "{card}");
+        }
+        let log = env.git(&["log", "--format=%s", "-1"]);
+        assert!(log.contains("Bob likes tea (and 2 more)"), "{log}");
+    }
+    // One subject: one memory, as before.
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember these: - Bob likes tea - Bob plays chess"]);
+    let card = env.read("memory/graph/entities/person--bob.md");
+    assert!(card.contains("- Bob likes tea - Bob plays chess\n"), "{card}");
+}
+
+/// A correction that names the old value left the old fact on the card, read as current beside
+/// it. The fact that says exactly what the correction says was wrong is archived in the same
+/// commit (the decay line says it was superseded) and `restore` brings it back; a fact that only
+/// shares a word stays.
+#[test]
+fn a_correction_archives_the_fact_it_says_was_wrong() {
+    let env = TestEnv::initialized();
+    env.mutate(["hear", "Remember that Bob's email is a@x.io"]);
+    env.mutate(["remember", "Bob's old email a@x.io bounces", "--entity", "person--bob"]);
+    let old = env.bullet_id("person--bob", "Bob's email is a@x.io");
+    let out = env.mutate([
+        "hear",
+        "--json",
+        "Correction: remember that Bob's email is b@x.io, not a@x.io",
+    ]);
+    assert!(out.stdout.contains("superseded entity:person--bob:facts:[HASH]"), "{out}");
+    let card = env.read("memory/graph/entities/person--bob.md");
+    assert!(!card.contains("- Bob's email is a@x.io\n"), "{card}");
+    assert!(card.contains("- Bob's email is b@x.io, not a@x.io\n"), "{card}");
+    assert!(card.contains("- Bob's old email a@x.io bounces\n"), "{card}");
+    let log = env.audit_lines();
+    assert!(log.iter().any(|l| l.contains("superseded by the correction")), "{log:#?}");
+    env.mutate(["restore", &old]);
+    assert!(env.read("memory/graph/entities/person--bob.md").contains("- Bob's email is a@x.io\n"));
+    // No label, no correction: nothing is archived.
+    env.mutate(["hear", "Remember that Carol's desk is B2"]);
+    env.mutate(["hear", "Remember that Carol's desk is B3, not B2"]);
+    assert!(env.read("memory/graph/entities/person--carol.md").contains("- Carol's desk is B2\n"));
+}

@@ -31,12 +31,18 @@ fn core_id(_env: &TestEnv) -> String {
 fn query_without_confirmation_only_lists() {
     let env = setup();
     let head = env.head();
-    let out = env.run(["forget", "Alice Lisbon"]).success();
-    assert!(out.stdout.starts_with(" 1. entity:person--alice  memory/graph/entities/person--alice.md:1\n    - Alice moved to Lisbon\n"), "{out}");
+    let out = env.run(["forget", "Alice Lisbon"]).output().success();
+    // The fact that holds the words, with its own id, ahead of its entity (twelfth stop).
+    assert!(out.stdout.starts_with(" 1. entity:person--alice:facts:[HASH]  memory/graph/entities/person--alice.md:9\n    Alice moved to Lisbon\n 2. entity:person--alice  memory/graph/entities/person--alice.md:1\n    - Alice moved to Lisbon\n"), "{out}");
     assert!(
-        out.stderr.contains("nothing forgotten; confirm with `cogmem forget --id ID --yes`"),
+        out.stderr.contains(
+            "nothing forgotten; confirm with `cogmem forget --id entity:person--alice:facts:[HASH] --yes`"
+        ),
         "{out}"
     );
+    // Words that are the entity's names list the entity alone.
+    let out = env.run(["forget", "Alice"]).output().success();
+    assert!(!out.stdout.contains(":facts:"), "{out}");
     assert_eq!(env.head(), head);
 }
 
@@ -65,7 +71,7 @@ fn forget_restore_round_trips_byte_for_byte() {
         "archiving keeps the file"
     );
     // Forgotten memories are not offered again.
-    let out = env.run(["forget", "Alice Lisbon", "--dry-run", "--json"]).success();
+    let out = env.run(["forget", "Alice Lisbon", "--dry-run", "--json"]).output().success();
     assert!(!out.stdout.contains("entity:person--alice"), "{out}");
     env.mutate(["restore", "entity:person--alice"]);
     env.mutate(["restore", &id]);
@@ -100,10 +106,11 @@ fn pinned_memories_need_force() {
     assert_eq!(env.head(), head);
     // Listing: the confirmation names `--force` for a pinned memory it names, not for a list
     // to pick from (the pinned one is marked there).
-    let out = env.run(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot"]).success();
+    let out =
+        env.run(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot"]).output().success();
     assert!(out.stderr.contains("--yes --force`"), "{out}");
     env.mutate(["remember", "the spare key of the shed is with Alice"]);
-    let out = env.run(["forget", "spare key"]).success();
+    let out = env.run(["forget", "spare key"]).output().success();
     assert!(out.stdout.contains("(pinned)"), "{out}");
     assert!(out.stderr.contains("`cogmem forget --id ID --yes`"), "{out}");
     env.mutate(["forget", "--id", "vault:the-spare-key-is-under-the-blue-pot", "--yes", "--force"]);
@@ -151,7 +158,7 @@ fn a_forgotten_core_bullet_can_be_forgotten_again_and_deleted_permanently() {
     env.mutate(["forget", "--id", &id, "--yes"]);
     assert!(env.read("memory/meta/decay-scores.json").contains("Ship Atlas on Friday"));
     let head = env.head();
-    let out = env.run(["forget", "--id", &id, "--yes"]).success();
+    let out = env.run(["forget", "--id", &id, "--yes"]).output().success();
     assert!(
         out.stdout.contains("already forgotten") || out.stderr.contains("already forgotten"),
         "{out}"
@@ -197,7 +204,7 @@ fn permanent_deletion_keeps_later_ids_stable() {
     env.mutate(["remember", "second"]);
     env.mutate(["remember", "third"]);
     env.mutate(["forget", "--id", "episode:2026-12-01:09:00", "--permanent", "--yes"]);
-    let out = env.run(["show", "episode:2026-12-01:09:00:3", "--json"]).success();
+    let out = env.run(["show", "episode:2026-12-01:09:00:3", "--json"]).output().success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["unit"]["text"], "third");
     let out = env.run(["show", "episode:2026-12-01:09:00"]).output().code(1);
@@ -221,7 +228,7 @@ fn restore_after_other_edits_finds_the_right_place() {
 #[test]
 fn dry_run_by_id_and_nothing_to_forget() {
     let env = setup();
-    let out = env.run(["forget", "--id", "entity:person--alice", "--dry-run"]).success();
+    let out = env.run(["forget", "--id", "entity:person--alice", "--dry-run"]).output().success();
     assert!(out.stdout.contains("entity:person--alice"), "{out}");
     let out = env.run(["forget"]).output().code(1);
     assert!(out.stderr.starts_with("error: nothing to forget"), "{out}");
@@ -241,13 +248,13 @@ fn a_forgotten_entity_stays_out_of_the_regenerated_graph_index() {
         "--relation",
         "person--bob|confident-about|person--ann",
     ]);
-    env.run(["forget", "entity:person--bob", "--yes"]).success();
+    env.run(["forget", "entity:person--bob", "--yes"]).output().success();
     env.mutate(["remember", "Carol plays chess", "--entity", "person--carol"]);
     let index = env.read("memory/graph/index.md");
     assert!(!index.contains("person--bob"), "{index}");
     assert!(index.contains("person--ann") && index.contains("person--carol"), "{index}");
     assert!(env.path("memory/graph/entities/person--bob.md").exists(), "the file stays");
-    env.run(["restore", "entity:person--bob"]).success();
+    env.run(["restore", "entity:person--bob"]).output().success();
     env.mutate(["remember", "Dan plays go", "--entity", "person--dan"]);
     let index = env.read("memory/graph/index.md");
     assert!(index.contains("| person--bob |"), "{index}");
@@ -276,7 +283,7 @@ fn issue_20_forgetting_by_id_reads_only_what_it_forgets() {
         .unwrap();
     env.write(&other, "{ \"entries\": not json");
     env.git_commit_all("a shard broken by hand");
-    let out = env.run(["forget", "--id", id, "--yes"]).success();
+    let out = env.run(["forget", "--id", id, "--yes"]).output().success();
     assert!(out.stderr.starts_with("forgot (commit "), "{out}");
     let changed = env.git(&["show", "--name-only", "--format=", "HEAD"]);
     let mut changed: Vec<&str> = changed.lines().collect();
@@ -288,13 +295,13 @@ fn issue_20_forgetting_by_id_reads_only_what_it_forgets() {
     let out = env.run(["doctor"]).output().code(3);
     assert!(out.stdout.contains(&other), "{out}");
     // Restoring it by its whole id reads its shard alone too.
-    env.run(["restore", id]).success();
+    env.run(["restore", id]).output().success();
     let entry: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
     assert_ne!(entry["entries"][id]["status"], "archived");
     assert!(entry["entries"][id].get("archive").is_none(), "{}", entry["entries"][id]);
     // Pinning and unpinning it, and recording a use, likewise.
     for verb in ["pin", "unpin", "touch"] {
-        env.run([verb, id]).success();
+        env.run([verb, id]).output().success();
     }
     let entry: serde_json::Value = serde_json::from_str(&env.read(&home)).unwrap();
     assert_eq!(entry["entries"][id]["pinned"], false);
@@ -428,7 +435,7 @@ fn remembering_a_forgotten_memory_again_brings_it_back() {
     assert!(finds(&env, "plumber", &episode, "plumber"), "{out}");
     let day = env.read(&day_file);
     assert_eq!(day.matches("the plumber comes at eight").count(), 1, "{day}");
-    let verify = env.run(["verify"]).success();
+    let verify = env.run(["verify"]).output().success();
     assert!(verify.stdout.contains("clean"), "{verify}");
 }
 
@@ -457,7 +464,7 @@ fn cards_leave_out_relations_to_a_forgotten_entity() {
     let env = TestEnv::initialized();
     env.mutate(["hear", "Remember that my colleague Priya works at Acme"]);
     env.mutate(["remember", "Acme makes rockets", "--entity", "organization--acme"]);
-    let before = env.run(["context", "Acme"]).success();
+    let before = env.run(["context", "Acme"]).output().success();
     assert!(before.stdout.contains("employs: [[person--priya]]"), "{before}");
     env.mutate(["forget", "--id", "entity:person--priya", "--yes"]);
     for args in [vec!["context", "Priya"], vec!["context", "Acme"], vec!["context"]] {
@@ -474,9 +481,9 @@ fn cards_leave_out_relations_to_a_forgotten_entity() {
     assert!(!out.stdout.to_lowercase().contains("priya"), "{out}");
     assert!(out.stdout.contains("Acme makes rockets"), "the prompt's pack shows Acme: {out}");
     // The graph commands show the files, links included, and say which entity was forgotten.
-    let out = env.run(["graph", "neighbors", "organization--acme"]).success();
+    let out = env.run(["graph", "neighbors", "organization--acme"]).output().success();
     assert!(out.stdout.contains("1  person--priya (person, active, forgotten)"), "{out}");
-    let out = env.run(["graph", "neighbors", "organization--acme", "--json"]).success();
+    let out = env.run(["graph", "neighbors", "organization--acme", "--json"]).output().success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let priya = v.as_array().unwrap().iter().find(|n| n["id"] == "person--priya").unwrap();
     assert_eq!(priya["forgotten"], true, "{out}");
@@ -526,4 +533,77 @@ fn graph_show_and_path_mark_a_forgotten_entity_and_no_path_goes_through_it() {
     env.mutate(["restore", "entity:person--priya"]);
     let out = env.run(["graph", "path", "person--user", "organization--acme"]).success();
     assert_eq!(out.stdout, "person--user — person--priya — organization--acme\n", "{out}");
+}
+
+/// Forgetting one fact of an entity had no command: `forget --id entity:…` archived the whole
+/// entity. A fact (and a relation line) has an id of its own, `entity:TYPE--SLUG:facts:HASH8`,
+/// listed by `forget QUERY`; forgetting it takes that line alone out of the card (and a
+/// relation's row out of the graph index) in one commit, search and context stop showing it,
+/// `restore` puts back the same bytes, and `--permanent` deletes it.
+#[test]
+fn one_fact_of_an_entity_is_forgotten_and_restored_by_its_id() {
+    let env = TestEnv::initialized();
+    let hostile = "Sam's badge code is 4711 | #door [[place--lab]] and ### not a heading";
+    env.mutate(["remember", hostile, "--entity", "person--sam"]);
+    env.mutate(["remember", "Sam plays the cello", "--entity", "person--sam"]);
+    env.mutate([
+        "remember",
+        "Sam works on Atlas",
+        "--relation",
+        "person--sam|works-on|project--atlas",
+    ]);
+    let long = format!("Sam collects {}", "very rare stamps ".repeat(300));
+    env.mutate(["remember", &long, "--entity", "person--sam"]);
+    let card = "memory/graph/entities/person--sam.md";
+    let (before, index_before) = (env.read(card), env.read("memory/graph/index.md"));
+
+    let id = env.bullet_id("person--sam", "4711");
+    assert!(id.starts_with("entity:person--sam:facts:") && id.len() == 33, "{id}");
+    // The listing gives the fact with its line, ahead of the entity.
+    let shown = "entity:person--sam:facts:[HASH]";
+    let out = env.run(["forget", "badge code 4711"]).output().success();
+    assert!(out.stdout.starts_with(&format!(" 1. {shown}  {card}:9\n")), "{out}");
+    assert!(
+        out.stderr.contains(&format!("confirm with `cogmem forget --id {shown} --yes`")),
+        "{out}"
+    );
+
+    env.mutate(["forget", "--id", &id[..30], "--yes"]);
+    let after = env.read(card);
+    assert!(!after.contains("4711") && after.contains("cello") && after.contains("stamps"));
+    assert!(after.contains("works-on: [[project--atlas]]"), "{after}");
+    assert_eq!(after.lines().count() + 1, before.lines().count(), "{after}");
+    env.wait_for_index();
+    let out = env.run(["search", "badge 4711"]).output().success();
+    assert!(!out.stdout.contains("4711"), "{out}");
+    let out = env.run(["context", "Sam badge code"]).output().success();
+    assert!(!out.stdout.contains("4711") && out.stdout.contains("cello"), "{out}");
+    assert!(!env.run(["forget", "--json", "badge 4711"]).success().stdout.contains(":facts:"));
+    let out = env.run(["forget", "--id", &id, "--yes"]).output().success();
+    assert!(out.stderr.contains(&format!("already forgotten: {shown}")), "{out}");
+
+    env.mutate(["restore", &id]);
+    assert_eq!(env.read(card), before);
+    // A relation line: its edge row leaves the graph index with it, and comes back with it.
+    let rel = env.bullet_id("person--sam", "works-on");
+    assert!(rel.starts_with("entity:person--sam:relations:"), "{rel}");
+    env.mutate(["forget", "--id", &rel, "--yes"]);
+    assert!(!env.read(card).contains("works-on"));
+    assert!(!env.read("memory/graph/index.md").contains("| person--sam | works-on |"));
+    env.mutate(["restore", &rel]);
+    assert_eq!(env.read(card), before);
+    assert_eq!(env.read("memory/graph/index.md"), index_before);
+
+    // `--permanent` needs the whole id and keeps no entry to restore.
+    let out = env.run(["forget", "--id", &id[..30], "--permanent", "--yes"]).output().code(1);
+    assert!(out.stderr.contains("no memory has the id"), "{out}");
+    env.mutate(["forget", "--id", &id, "--permanent", "--yes"]);
+    assert!(!env.read(card).contains("4711"));
+    let out = env.run(["restore", &id]).output().code(1);
+    assert!(out.stderr.contains(shown), "{out}");
+    // A hostile id is no id.
+    for bad in ["entity:person--sam:facts:../../x", "entity:person--sam:facts:", "entity:a:b:c"] {
+        env.run(["forget", "--id", bad, "--yes"]).output().code(1);
+    }
+    env.assert_clean_tree();
 }

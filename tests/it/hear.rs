@@ -132,10 +132,11 @@ fn forget_asks_first_and_recall_reads() {
 
 /// "Forget that my work email is …" found the user's entity by that one fact, and `hear` offered
 /// `forget --id entity:person--user --yes` as the single clear match: confirming it forgot every
-/// fact about the user (the audit of 2026-12-06). A fact match gives no ready command now, and
-/// says what forgetting the entity would take; a request naming the entity still gets one.
+/// fact about the user (the audit of 2026-12-06). The fact is a candidate of its own now, ahead
+/// of its entity, and the ready command (and MCP call) forgets that fact alone; a request naming
+/// the entity still gets the entity's.
 #[test]
-fn forgetting_one_fact_does_not_offer_to_forget_the_whole_entity() {
+fn forgetting_one_fact_offers_that_fact_not_the_whole_entity() {
     let env = TestEnv::initialized();
     for fact in [
         "Remember that I am allergic to penicillin",
@@ -147,20 +148,25 @@ fn forgetting_one_fact_does_not_offer_to_forget_the_whole_entity() {
     let head = env.head();
     let out = env.run(["hear", "--json", "forget that my work email is sam@acme.io"]).success();
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v["action"]["candidates"][0]["id"], "entity:person--user", "{out}");
-    assert_eq!(v["action"]["command"], serde_json::Value::Null, "{out}");
-    let whole = &v["action"]["whole_entity"];
-    assert_eq!(whole["id"], "entity:person--user", "{out}");
-    assert_eq!(whole["path"], "memory/graph/entities/person--user.md", "{out}");
-    assert!(whole["facts"].as_u64().unwrap() >= 3, "{out}");
+    let fact = "entity:person--user:facts:[HASH]";
+    assert_eq!(v["action"]["candidates"][0]["id"], fact, "{out}");
+    assert!(v["action"]["candidates"][0]["line"].as_u64().unwrap() > 1, "{out}");
+    assert!(v["action"]["candidates"][0]["excerpt"].as_str().unwrap().contains("sam@acme.io"));
+    assert_eq!(v["action"]["candidates"][1]["id"], "entity:person--user", "{out}");
+    assert_eq!(v["action"]["command"], format!("cogmem forget --id {fact} --yes"), "{out}");
+    assert!(v["action"].get("whole_entity").is_none(), "{out}");
     let out = env.run(["hear", "forget that my work email is sam@acme.io"]).success();
     assert!(
-        out.stdout.contains("is a whole entity: forgetting it forgets all")
-            && out.stdout.contains("delete its line from memory/graph/entities/person--user.md"),
+        out.stdout.contains(&format!("confirm with: cogmem forget --id {fact} --yes")),
         "{out}"
     );
-    assert!(!out.stdout.contains("confirm with:"), "{out}");
     assert_eq!(env.head(), head, "nothing forgotten");
+
+    // The command forgets that fact and nothing else.
+    env.mutate(["forget", "--id", &env.bullet_id("person--user", "sam@acme.io"), "--yes"]);
+    let card = env.read("memory/graph/entities/person--user.md");
+    assert!(!card.contains("sam@acme.io") && card.contains("penicillin"), "{card}");
+    assert!(card.contains("Leeds"), "{card}");
 
     // Naming the entity itself is asking for the entity.
     env.mutate(["remember", "Bob is vegan", "--entity", "person--bob"]);
@@ -169,6 +175,12 @@ fn forgetting_one_fact_does_not_offer_to_forget_the_whole_entity() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["action"]["command"], "cogmem forget --id entity:person--bob --yes", "{out}");
     assert!(v["action"].get("whole_entity").is_none(), "{out}");
+
+    // Words that several of Bob's facts hold name no one fact: the entity is found by its facts,
+    // with no command, and the advice says how to forget one of them.
+    let out = env.run(["hear", "--json", "forget that Bob is vegan and allergic"]).success();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["action"]["command"], serde_json::Value::Null, "{out}");
 }
 
 #[test]

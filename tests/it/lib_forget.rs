@@ -189,9 +189,10 @@ fn find_offers_candidates() {
     let got: Vec<(&str, bool)> = found.iter().map(|c| (c.id.as_str(), c.pinned)).collect();
     assert_eq!(got, [(ids.vault.as_str(), true)]);
     assert!(forget::find(&ws, "zebra", 10).unwrap().is_empty());
+    // The fact that holds the word comes first, with its own id, then its entity.
     let found = forget::find(&ws, "Lisbon", 10).unwrap();
-    assert_eq!(
-        found.first().map(|c| (c.id.as_str(), c.store)),
-        Some(("entity:person--alice", Store::Semantic))
-    );
+    assert!(found[0].id.starts_with("entity:person--alice:facts:"), "{found:?}");
+    assert_eq!(found[0].excerpt, "Alice moved to Lisbon", "{found:?}");
+    assert_eq!((found[1].id.as_str(), found[1].store), ("entity:person--alice", Store::Semantic));
+    assert_eq!(forget::clear_best(&found).map(|c| c.id.as_str()), Some(found[0].id.as_str()));
 }

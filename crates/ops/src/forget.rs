@@ -21,6 +21,9 @@ use cogmem_store::store::{Store, entity, episode};
 use cogmem_store::workspace::{LockGuard, Workspace, layout};
 use cogmem_text::clock::{Clock, FixedClock};
 
+mod bullet;
+pub use bullet::clear_best;
+
 /// A memory that matches a forget (or recall) query.
 #[derive(Debug, Clone, Serialize)]
 pub struct Candidate {
@@ -46,13 +49,19 @@ pub struct Candidate {
 /// when it holds at least half of the query's terms.
 pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Candidate>> {
     let terms = units::terms(query);
-    if let Some(found) = find_in_index(ws, &terms, limit)? {
+    let found = find_units(ws, &terms, limit)?;
+    Ok(rounded(bullet::with_bullets(ws, found, &terms, limit)?))
+}
+
+/// The memories [`find`] lists before the bullets of its entities are added.
+fn find_units(ws: &Workspace, terms: &[String], limit: usize) -> crate::Result<Vec<Candidate>> {
+    if let Some(found) = find_in_index(ws, terms, limit)? {
         return Ok(found);
     }
     // Only the memories of files that hold one of the words, and their decay entries: every
     // memory the rank below can offer is among them (issue 20: every memory file and every
     // shard were read).
-    let (all, decay) = match units::list_holding(ws, &terms) {
+    let (all, decay) = match units::list_holding(ws, terms) {
         Some(some) => {
             let ids: Vec<&str> = some.units.iter().map(|u| u.id.as_str()).collect();
             let decay = DecayFile::load_for(ws, &ids)?;
@@ -60,8 +69,8 @@ pub fn find(ws: &Workspace, query: &str, limit: usize) -> crate::Result<Vec<Cand
         }
         None => (units::list(ws), load_decay(ws)?),
     };
-    let mut scored = all.units.iter().map(|u| Scored::of(u, &terms)).filter(Scored::kept).collect();
-    Ok(rounded(ranked(&mut scored, Decay::Loaded(&decay), &terms, limit)?))
+    let mut scored = all.units.iter().map(|u| Scored::of(u, terms)).filter(Scored::kept).collect();
+    Ok(rounded(ranked(&mut scored, Decay::Loaded(&decay), terms, limit)?))
 }
 
 /// [`find`] from the search index, brought up to date first (issue 20: a forget by words read
@@ -286,6 +295,7 @@ pub fn describe(ws: &Workspace, ids: &[String], how: Match) -> crate::Result<Vec
     let (all, decay) = units_and_decay_for(ws, ids, false)?;
     ids.iter()
         .map(|given| match crate::id::memory(given, &all, None, how) {
+            Err(_) if entity::is_bullet_id(given) => bullet::describe(ws, given, &decay, how),
             Ok(id) => {
                 let u = all.get(&id).expect("the resolver found it among the units");
                 Ok(whole_match(u, &decay))
@@ -338,14 +348,25 @@ fn units_and_decay_for(
     ids: &[String],
     permanent: bool,
 ) -> crate::Result<(units::Units, DecayFile)> {
-    let some = (!(permanent && ids.iter().any(|id| id.starts_with("entity:"))))
-        .then(|| crate::id::units_naming(ws, ids))
-        .flatten();
+    // A bullet's id names its entity's file: the bullet is read from it, not from the units.
+    let (bullets, rest): (Vec<&String>, Vec<&String>) =
+        ids.iter().partition(|id| entity::is_bullet_id(id));
+    let some = if rest.is_empty() {
+        Some(units::Units::default())
+    } else {
+        (!(permanent && rest.iter().any(|id| id.starts_with("entity:"))))
+            .then(|| crate::id::units_naming(ws, &rest))
+            .flatten()
+    };
     match some {
-        Some(some) => {
-            let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
+        // The start of a bullet's id needs every entry: which one it names is known later.
+        Some(some) if bullets.iter().all(|b| bullet::is_whole(b)) => {
+            let mut keys: Vec<String> = rest.iter().map(|id| (*id).clone()).collect();
+            keys.extend(bullets.iter().flat_map(|b| bullet::decay_keys(b)));
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
             Ok((some, DecayFile::load_for(ws, &keys)?))
         }
+        Some(some) => Ok((some, load_decay(ws)?)),
         None => Ok((units::list(ws), load_decay(ws)?)),
     }
 }
@@ -464,6 +485,10 @@ pub(crate) fn forget_locked(
     let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let how = if opts.permanent { Match::Exact } else { Match::Prefix };
     for given in ids {
+        if entity::is_bullet_id(given) && all.get(given).is_none() {
+            bullet::forget(&mut d, given, opts, &mut report, now, &stamp)?;
+            continue;
+        }
         let id = &match crate::id::memory(given, &all, None, how) {
             Ok(id) => id,
             // A core bullet forgotten before has left MEMORY.md, and its decay entry keeps
@@ -564,6 +589,7 @@ pub(crate) fn forget_locked(
                 &opts.actor,
                 &removed,
                 settings,
+                None,
             );
         }
         d.decay_changed = true;
@@ -578,7 +604,8 @@ pub(crate) fn forget_locked(
     }
     // Past `REGISTRY_MAX` entity files the graph index counts them (it has no rows to take
     // out): a deleted file is one fewer.
-    let deleted_entity = report.forgotten.iter().any(|f| f.store == Store::Semantic);
+    let deleted_entity =
+        report.forgotten.iter().any(|f| f.store == Store::Semantic && !entity::is_bullet_id(&f.id));
     if opts.permanent
         && deleted_entity
         && ws
@@ -676,7 +703,8 @@ pub fn restore(
 
 /// Marks a memory's decay entry archived (creating the entry first if it has none) with the
 /// record `restore` reads: who, when, the earlier status and score, and what was taken out.
-/// Shared by `forget` and a reflection's approved ARCHIVE.
+/// Shared by `forget`, a reflection's approved ARCHIVE and a correction that supersedes a fact
+/// (`reason` says why when nobody asked for the archiving).
 #[expect(clippy::too_many_arguments, reason = "one record, filled from its parts")]
 pub(crate) fn mark_archived(
     decay: &mut DecayFile,
@@ -688,6 +716,7 @@ pub(crate) fn mark_archived(
     actor: &Actor,
     removed: &[RemovedLine],
     settings: &cogmem_store::settings::DecaySettings,
+    reason: Option<&str>,
 ) {
     let created = !decay.has(id);
     if created {
@@ -699,6 +728,6 @@ pub(crate) fn mark_archived(
         };
         decay.insert_new(id, new, settings);
     }
-    let record = ArchiveRecord { at: stamp, by: actor.as_str(), created, removed, reason: None };
+    let record = ArchiveRecord { at: stamp, by: actor.as_str(), created, removed, reason };
     decay.archive(id, &record);
 }

@@ -163,8 +163,9 @@ impl WholeEntity {
     pub fn advice(&self) -> String {
         format!(
             "{} is a whole entity: forgetting it forgets all {} of its facts and {} of its \
-             relations, not only the one that matched. To drop one fact, delete its line from \
-             {} and run `cogmem sync`; to forget the whole entity, `cogmem forget --id {} --yes`",
+             relations, not only the one that matched. To forget one fact, pass its id (`cogmem \
+             forget WORDS` lists the facts of {} that hold them) to `cogmem forget --id ID \
+             --yes`; to forget the whole entity, `cogmem forget --id {} --yes`",
             self.id,
             self.facts,
             self.relations,
@@ -296,6 +297,10 @@ pub fn hear(
                     None => context_from_index(ws)?,
                 };
                 let mut routing = route::route(&content, Some(&phrase), &ctx);
+                // "Correction: remember that …": the label before the phrase says what it is.
+                if let Some(label) = trigger::correction_label(message, &phrase) {
+                    route::as_correction(&mut routing, &label);
+                }
                 if let Some(a) = opts.caller.as_ref().filter(|a| a.is_subagent()) {
                     return Err(
                         crate::error::RuleError::SubagentWrite { actor: a.to_string() }.into()
@@ -314,6 +319,13 @@ pub fn hear(
                 let mut req =
                     request_from_routing(&routing, Actor::system("bot:trigger-remember"), &phrase)?;
                 req.allow_secret = opts.allow_secret;
+                // A list of facts about different subjects: one memory per item, each routed on
+                // its own, written in one commit.
+                let split = if opts.allow_secret {
+                    None
+                } else {
+                    split_list(ws, message, &content, &phrase, &ctx, &mut routing)?
+                };
                 if opts.allow_secret && req.entities.is_empty() && req.relations.is_empty() {
                     req.stores.retain(|s| *s != Store::Semantic);
                     if req.stores.is_empty() {
@@ -358,8 +370,20 @@ pub fn hear(
                         revived: Vec::new(),
                     }
                 } else {
-                    let RememberReport { commit, written, duplicates, revived, .. } =
-                        remember::remember(ws, &req, clock)?;
+                    let RememberReport { commit, written, duplicates, revived, superseded, .. } =
+                        match &split {
+                            Some(reqs) => remember::remember_all(ws, reqs, clock)?,
+                            None => remember::remember(ws, &req, clock)?,
+                        };
+                    if let Some(r) = report.routing.as_mut() {
+                        for id in &superseded {
+                            r.reason.push(format!(
+                                "superseded {id}: the correction says it was wrong (archived; \
+                                 `cogmem restore {}` brings it back)",
+                                cogmem_text::shell::quote(id)
+                            ));
+                        }
+                    }
                     HeardAction::Remembered { commit, dry_run: false, written, duplicates, revived }
                 }
             }
@@ -371,12 +395,12 @@ pub fn hear(
             } else {
                 forget::find(ws, &content, 5)?
             };
-            // Only a clear best match gets a ready command; ties must be picked by id. An
-            // entity found by one of its facts gets none either: "forget that my email is …"
-            // must not read as "forget everything about me".
-            let clear = candidates.len() == 1
-                || candidates.len() > 1 && candidates[0].score > candidates[1].score;
-            let best = candidates.first().filter(|_| clear);
+            // Only a clear best match gets a ready command; ties must be picked by id. A fact
+            // (or relation) of an entity that holds the words is its own candidate, ahead of
+            // the entity: "forget that my email is …" names that fact. An entity found by its
+            // facts with no one fact clearly meant gets no command: it must not read as
+            // "forget everything about me".
+            let best = forget::clear_best(&candidates);
             let whole_entity = best
                 .filter(|c| c.store == Store::Semantic && !content.is_empty())
                 .and_then(|c| found_by_a_fact(ws, c, &content));
@@ -415,6 +439,61 @@ pub fn hear(
         },
     };
     Ok(report)
+}
+
+/// The memories a remembered list makes when its items are about different subjects ("Remember
+/// these: - Bob likes tea - Carol likes coffee"): each item routed on its own, as its own
+/// request, when every item names an entity, goes to the semantic store (no steps, no vault
+/// note) and no two items name the same entities. `None` otherwise: items about one subject
+/// (or about none) stay one memory, as before. `routing` (the whole list's, which is reported)
+/// gets a reason saying so.
+fn split_list(
+    ws: &Workspace,
+    message: &str,
+    content: &str,
+    phrase: &str,
+    ctx: &RouteContext,
+    routing: &mut Routing,
+) -> crate::Result<Option<Vec<RememberRequest>>> {
+    let items = route::list_items(content);
+    if items.is_empty() {
+        return Ok(None);
+    }
+    let label = trigger::correction_label(message, phrase);
+    let mut routed: Vec<Routing> = Vec::with_capacity(items.len());
+    let mut subjects: Vec<Vec<String>> = Vec::with_capacity(items.len());
+    for item in &items {
+        let mut r = route::route(item, Some(phrase), ctx);
+        if let Some(label) = &label {
+            route::as_correction(&mut r, label);
+        }
+        let mut ids: Vec<String> = r.entities.iter().map(|e| e.id.clone()).collect();
+        ids.sort();
+        let plain = r.stores.contains(&Store::Semantic)
+            && !r.stores.iter().any(|s| matches!(s, Store::Procedural | Store::Vault));
+        if ids.is_empty() || !plain || subjects.contains(&ids) {
+            return Ok(None);
+        }
+        subjects.push(ids);
+        routed.push(r);
+    }
+    let vocab = crate::vocabulary::load(ws)?;
+    let mut reqs = Vec::with_capacity(routed.len());
+    for mut r in routed {
+        if !r.relations.is_empty() {
+            without_unknown_relations(&mut r, &vocab);
+        }
+        let actor = Actor::system("bot:trigger-remember");
+        reqs.push(request_from_routing(&r, actor, phrase)?);
+    }
+    let about: Vec<String> = subjects.iter().map(|s| s.join(" and ")).collect();
+    routing.reason.push(format!(
+        "a list of {} items about different subjects: each is a memory of its own, routed on its \
+         own ({})",
+        reqs.len(),
+        about.join("; ")
+    ));
+    Ok(Some(reqs))
 }
 
 /// Takes out of `routing` every tag, entity and relation made from a secret of `content`, and
@@ -490,6 +569,10 @@ fn request_from_routing(r: &Routing, actor: Actor, phrase: &str) -> crate::Resul
     req.tags = r.tags.clone();
     req.confidence = Some(r.confidence);
     req.entry_type = Some(r.entry_type);
+    // "…, not OLD": a fact that says exactly the old statement no longer holds.
+    if r.entry_type == cogmem_text::model::EntryType::Correction {
+        req.supersedes = route::corrected_statement(&r.summary);
+    }
     req.trigger = format!("user said \"{phrase}\"");
     Ok(req)
 }

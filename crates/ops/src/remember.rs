@@ -141,6 +141,9 @@ pub struct RememberRequest {
     pub trigger: String,
     /// Write it even if it looks like a credential (`--allow-secret`).
     pub allow_secret: bool,
+    /// What a correction says was wrong (`cogmem_text::route::corrected_statement`): a fact of
+    /// the same entity that says exactly this is archived in the same commit, restorable.
+    pub supersedes: Option<String>,
 }
 
 /// A `remember` request as an adapter receives it: the words of flags or tool arguments, not
@@ -244,6 +247,7 @@ impl RememberRequest {
             actor,
             trigger: "cogmem remember".into(),
             allow_secret: false,
+            supersedes: None,
         })
     }
 
@@ -321,6 +325,10 @@ pub struct RememberReport {
     /// back: asked to remember them, the user wants them found again (their forget record
     /// goes, so `restore` no longer applies).
     pub revived: Vec<String>,
+    /// Ids of the facts a correction superseded: taken out of their cards and archived
+    /// (`restore` brings one back).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<String>,
     /// Files in the commit, the audit log included.
     pub files: Vec<String>,
 }
@@ -337,6 +345,19 @@ pub fn remember(
     remember_with(ws, req, clock, Ok)
 }
 
+/// Remembers each of `reqs` as a memory of its own, all in one commit: a list of facts about
+/// several people, each routed on its own (`hear "Remember these: - Bob … - Carol …"`). The
+/// first request's actor and trigger make the change; each memory's files get their audit
+/// lines. Fails without changing anything when any of them would fail; an empty list is an
+/// error of the caller's (it panics).
+pub fn remember_all(
+    ws: &Workspace,
+    reqs: &[RememberRequest],
+    clock: &dyn Clock,
+) -> crate::Result<RememberReport> {
+    remember_many(ws, reqs, clock, Ok)
+}
+
 /// [`remember`], letting the caller add its own edits to the same commit (an approved
 /// proposal marks itself committed in the commit that writes it). `extend` runs under the
 /// workspace lock, after the memory's edits are planned.
@@ -346,10 +367,192 @@ pub(crate) fn remember_with(
     clock: &dyn Clock,
     extend: impl FnOnce(Change) -> crate::Result<Change>,
 ) -> crate::Result<RememberReport> {
-    check_size(ws, &req.text)?;
-    if !req.actor.is_subagent() {
+    remember_many(ws, std::slice::from_ref(req), clock, extend)
+}
+
+/// [`remember_with`] for one or more requests, written as one change.
+fn remember_many(
+    ws: &Workspace,
+    reqs: &[RememberRequest],
+    clock: &dyn Clock,
+    extend: impl FnOnce(Change) -> crate::Result<Change>,
+) -> crate::Result<RememberReport> {
+    let first = reqs.first().expect("at least one memory to remember");
+    let mut vocab = None;
+    for req in reqs {
+        if let Some(v) = check_request(ws, req)? {
+            vocab = Some(v);
+        }
+    }
+    if !first.actor.is_subagent() {
         crate::adopt::settle(ws, clock);
     }
+    cogmem_store::timing::mark("remember: start");
+    let repo = git::open(ws.root())?;
+    let lock = ws.lock()?;
+    cogmem_store::timing::mark("remember: repo opened, locked");
+    // One reading of the clock per command: every timestamp it writes agrees.
+    let now = clock.now();
+    let clock = FixedClock(now);
+    let change = Change::new(first.actor.clone(), first.trigger.clone());
+    let mut w = Writer::new(ws, change, now.format("%Y-%m-%d").to_string(), vocab);
+    // The commit's subject: the first memory's text as written (with its dates).
+    let mut subject = None;
+    for req in reqs {
+        // Relative dates get their absolute date next to them, against when they were said.
+        // See: issue 18
+        let dated;
+        let req = match with_dates(req, &now) {
+            Some(r) => {
+                dated = r;
+                &dated
+            }
+            None => req,
+        };
+        subject.get_or_insert_with(|| req.text.clone());
+        let at = req.at.unwrap_or(now);
+        for store in req.routed_stores() {
+            match store {
+                Store::Core => w.core(req)?,
+                Store::Episodic => w.episode(req, &at)?,
+                Store::Semantic => w.semantic(req)?,
+                Store::Procedural => w.procedure(req, &at)?,
+                Store::Vault => w.vault(req)?,
+            }
+        }
+    }
+    let req = first;
+    cogmem_store::timing::mark("remember: stores written");
+    let counts_interactions =
+        ws.settings().decay.clock == cogmem_store::settings::DecayClock::Interactions;
+    let wrote = !w.change.is_empty();
+    // Units found present count too: one that was forgotten is brought back.
+    let mut units = w.new_units.clone();
+    units.extend(w.duplicates.iter().map(|u| (u.id.clone(), u.store)));
+    let mut revived = Vec::new();
+    if !units.is_empty() || counts_interactions && wrote {
+        // Only the shards that hold these entries are read, unless a forgotten entity comes
+        // back: the graph index then lists it again, rendered from the whole decay state.
+        let mut keys: Vec<&str> = units.iter().map(|(id, _)| id.as_str()).collect();
+        keys.extend(w.facts.iter().map(String::as_str));
+        keys.extend(w.superseded.iter().map(|s| s.id.as_str()));
+        let mut decay = DecayFile::load_for(ws, &keys)?;
+        if units.iter().any(|(id, store)| *store == Store::Semantic && decay.is_forgotten(id)) {
+            decay = DecayFile::load(ws)?;
+        }
+        // A unit found present is used only when it was forgotten (a plain duplicate changes
+        // nothing, as before).
+        units.retain(|(id, _)| w.new_units.iter().any(|(n, _)| n == id) || decay.is_forgotten(id));
+        let counts = counts_interactions && (wrote || !units.is_empty());
+        if counts {
+            decay.add_interactions(1);
+        }
+        let base = if req.actor.as_str() == "bot:auto-detect" {
+            ws.settings().decay.base_auto
+        } else {
+            ws.settings().decay.base_explicit
+        };
+        let settled = settle_units(&mut decay, &units, base, now, &ws.settings().decay);
+        let facts_back: Vec<&String> =
+            w.facts.iter().filter(|id| decay.is_forgotten(id) && decay.unarchive(id)).collect();
+        let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        for s in &w.superseded {
+            let unit = cogmem_store::store::units::MemoryUnit {
+                id: s.id.clone(),
+                store: Store::Semantic,
+                path: s.path.clone(),
+                line: s.line,
+                text: s.text.clone(),
+                date: None,
+                kind: "facts".to_owned(),
+                tags: Vec::new(),
+                entities: Vec::new(),
+                source: None,
+                status: None,
+            };
+            decay.unarchive(&s.id);
+            crate::forget::mark_archived(
+                &mut decay,
+                &s.id,
+                &unit,
+                base,
+                now,
+                &stamp,
+                &req.actor,
+                &s.removed,
+                &ws.settings().decay,
+                Some("superseded by a correction"),
+            );
+        }
+        if settled.revived.iter().any(|id| id.starts_with("entity:")) {
+            crate::graph::regenerate_index_with(ws, &mut w.change, &decay)?;
+            cogmem_store::timing::mark("remember: graph index regenerated");
+        } else if w.graph_changed {
+            crate::graph::regenerate_index_into(ws, &mut w.change)?;
+            cogmem_store::timing::mark("remember: graph index regenerated");
+        }
+        if !settled.is_empty() || counts || !facts_back.is_empty() || !w.superseded.is_empty() {
+            let mut summary = settled.summary();
+            if !facts_back.is_empty() {
+                let ids: Vec<&str> = facts_back.iter().map(|id| id.as_str()).collect();
+                summary = format!("{summary}; brought back {}", ids.join(", "));
+            }
+            if !w.superseded.is_empty() {
+                let ids: Vec<&str> = w.superseded.iter().map(|s| s.id.as_str()).collect();
+                // First: the audit line's summary is cut past its length.
+                summary = format!("superseded by the correction: {}; {summary}", ids.join(", "));
+            }
+            w.change.write_decay(ws, &mut decay, Action::Edit, &summary);
+        }
+        revived = settled.revived.iter().map(|id| (*id).to_owned()).collect();
+        revived.extend(facts_back.into_iter().cloned());
+    } else if w.graph_changed {
+        crate::graph::regenerate_index_into(ws, &mut w.change)?;
+        cogmem_store::timing::mark("remember: graph index regenerated");
+    }
+    cogmem_store::timing::mark("remember: decay entries");
+    let superseded: Vec<String> = w.superseded.iter().map(|s| s.id.clone()).collect();
+    let Writer { change, written, mut duplicates, .. } = w;
+    duplicates.retain(|u| !revived.contains(&u.id));
+    let change = extend(change)?;
+    if change.is_empty() {
+        return Ok(RememberReport {
+            commit: None,
+            written,
+            duplicates,
+            revived,
+            superseded,
+            files: Vec::new(),
+        });
+    }
+    let action = change.edits().first().map_or(Action::Edit, |e| e.action);
+    let subject = subject.expect("one memory at least");
+    let subject = match reqs.len() {
+        1 => subject,
+        n => format!("{subject} (and {} more)", n - 1),
+    };
+    let change = change.with_subject(action, subject);
+    let applied = change.apply(ws, &repo, &lock, &clock)?;
+    cogmem_store::timing::mark("remember: committed");
+    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
+    cogmem_store::timing::mark("remember: index updated");
+    Ok(RememberReport {
+        commit: Some(applied.commit),
+        written,
+        duplicates,
+        revived,
+        superseded,
+        files: applied.files,
+    })
+}
+
+/// Checks one request before anything is written: its size, secrets and title, its relations
+/// against the vocabulary (returned when read), and that its flags fit its stores.
+fn check_request(
+    ws: &Workspace,
+    req: &RememberRequest,
+) -> crate::Result<Option<cogmem_store::vocab::Vocabulary>> {
+    check_size(ws, &req.text)?;
     // Every field this writes, whoever built the request (a flag, an MCP argument, a routing
     // answer, `hear`'s own routing, an approved proposal). See: issue 16
     cogmem_store::secrets::check_fields(req.written_fields(), req.allow_secret)?;
@@ -379,105 +582,7 @@ pub(crate) fn remember_with(
             InputError::FlagNeedsStore { flag: "--title", stores: "procedural or vault" }.into()
         );
     }
-    cogmem_store::timing::mark("remember: start");
-    let repo = git::open(ws.root())?;
-    let lock = ws.lock()?;
-    cogmem_store::timing::mark("remember: repo opened, locked");
-    // One reading of the clock per command: every timestamp it writes agrees.
-    let now = clock.now();
-    let clock = FixedClock(now);
-    // Relative dates get their absolute date next to them, against when they were said.
-    // See: issue 18
-    let dated;
-    let req = match with_dates(req, &now) {
-        Some(r) => {
-            dated = r;
-            &dated
-        }
-        None => req,
-    };
-    let at = req.at.unwrap_or(now);
-    let change = Change::new(req.actor.clone(), req.trigger.clone());
-    let mut w = Writer::new(ws, change, now.format("%Y-%m-%d").to_string(), vocab);
-    for store in stores {
-        match store {
-            Store::Core => w.core(req)?,
-            Store::Episodic => w.episode(req, &at)?,
-            Store::Semantic => w.semantic(req)?,
-            Store::Procedural => w.procedure(req, &at)?,
-            Store::Vault => w.vault(req)?,
-        }
-    }
-    cogmem_store::timing::mark("remember: stores written");
-    let counts_interactions =
-        ws.settings().decay.clock == cogmem_store::settings::DecayClock::Interactions;
-    let wrote = !w.change.is_empty();
-    // Units found present count too: one that was forgotten is brought back.
-    let mut units = w.new_units.clone();
-    units.extend(w.duplicates.iter().map(|u| (u.id.clone(), u.store)));
-    let mut revived = Vec::new();
-    if !units.is_empty() || counts_interactions && wrote {
-        // Only the shards that hold these entries are read, unless a forgotten entity comes
-        // back: the graph index then lists it again, rendered from the whole decay state.
-        let keys: Vec<&str> = units.iter().map(|(id, _)| id.as_str()).collect();
-        let mut decay = DecayFile::load_for(ws, &keys)?;
-        if units.iter().any(|(id, store)| *store == Store::Semantic && decay.is_forgotten(id)) {
-            decay = DecayFile::load(ws)?;
-        }
-        // A unit found present is used only when it was forgotten (a plain duplicate changes
-        // nothing, as before).
-        units.retain(|(id, _)| w.new_units.iter().any(|(n, _)| n == id) || decay.is_forgotten(id));
-        let counts = counts_interactions && (wrote || !units.is_empty());
-        if counts {
-            decay.add_interactions(1);
-        }
-        let base = if req.actor.as_str() == "bot:auto-detect" {
-            ws.settings().decay.base_auto
-        } else {
-            ws.settings().decay.base_explicit
-        };
-        let settled = settle_units(&mut decay, &units, base, now, &ws.settings().decay);
-        if settled.revived.iter().any(|id| id.starts_with("entity:")) {
-            crate::graph::regenerate_index_with(ws, &mut w.change, &decay)?;
-            cogmem_store::timing::mark("remember: graph index regenerated");
-        } else if w.graph_changed {
-            crate::graph::regenerate_index_into(ws, &mut w.change)?;
-            cogmem_store::timing::mark("remember: graph index regenerated");
-        }
-        if !settled.is_empty() || counts {
-            w.change.write_decay(ws, &mut decay, Action::Edit, &settled.summary());
-        }
-        revived = settled.revived.iter().map(|id| (*id).to_owned()).collect();
-    } else if w.graph_changed {
-        crate::graph::regenerate_index_into(ws, &mut w.change)?;
-        cogmem_store::timing::mark("remember: graph index regenerated");
-    }
-    cogmem_store::timing::mark("remember: decay entries");
-    let Writer { change, written, mut duplicates, .. } = w;
-    duplicates.retain(|u| !revived.contains(&u.id));
-    let change = extend(change)?;
-    if change.is_empty() {
-        return Ok(RememberReport {
-            commit: None,
-            written,
-            duplicates,
-            revived,
-            files: Vec::new(),
-        });
-    }
-    let action = change.edits().first().map_or(Action::Edit, |e| e.action);
-    let change = change.with_subject(action, req.text.clone());
-    let applied = change.apply(ws, &repo, &lock, &clock)?;
-    cogmem_store::timing::mark("remember: committed");
-    cogmem_index::index::update_after_commit_releasing(ws, lock, &applied.files);
-    cogmem_store::timing::mark("remember: index updated");
-    Ok(RememberReport {
-        commit: Some(applied.commit),
-        written,
-        duplicates,
-        revived,
-        files: applied.files,
-    })
+    Ok(vocab)
 }
 
 /// What [`settle_units`] did to the decay entries: the ids given an entry, used, and brought
@@ -568,6 +673,24 @@ pub(crate) struct Writer<'a> {
     vocab: Option<cogmem_store::vocab::Vocabulary>,
     /// Whether an entity file changed, so `memory/graph/index.md` must be regenerated.
     pub(crate) graph_changed: bool,
+    /// The ids of the entity facts written ([`entity::bullet_id`]): one forgotten before is
+    /// brought back (its forget record dropped, so `restore` cannot write it twice).
+    pub(crate) facts: Vec<String>,
+    /// Facts a correction superseded, taken out of their card: archived in the decay state.
+    pub(crate) superseded: Vec<Superseded>,
+}
+
+/// A fact taken out of its card because a correction said it was wrong.
+pub(crate) struct Superseded {
+    /// The fact's id.
+    pub(crate) id: String,
+    /// Its card.
+    pub(crate) path: String,
+    /// The line it was on, and its text.
+    pub(crate) line: usize,
+    pub(crate) text: String,
+    /// What was taken out, for `restore`.
+    pub(crate) removed: Vec<cogmem_store::store::decay_file::RemovedLine>,
 }
 
 impl<'a> Writer<'a> {
@@ -588,6 +711,8 @@ impl<'a> Writer<'a> {
             date,
             vocab,
             graph_changed: false,
+            facts: Vec::new(),
+            superseded: Vec::new(),
         }
     }
 }
@@ -721,7 +846,13 @@ impl Writer<'_> {
                 entity::Added::Duplicate { line } => {
                     self.duplicates.push(Unit { id: key, store: Store::Semantic, path: rel, line });
                 }
-                entity::Added::Written { content, line } => {
+                entity::Added::Written { content, mut line } => {
+                    let new_id = entity::new_fact_id(id, &req.text);
+                    let content = match &req.supersedes {
+                        Some(old) => self.supersede(id, &rel, content, &new_id, old, &mut line),
+                        None => content,
+                    };
+                    self.facts.push(new_id);
                     // Tags go on the entity, the memory that holds the fact (issue 18).
                     let content = entity::add_tags(&content, &req.tags).unwrap_or(content);
                     self.change.write(
@@ -746,6 +877,40 @@ impl Writer<'_> {
             }
         }
         self.relations(&req.relations)
+    }
+
+    /// `content` (the card of `entity` with the new fact `new_id` on `line`) without the facts
+    /// that say exactly `old`, what a correction says was wrong: each is recorded to be
+    /// archived, and `line` follows the new fact up.
+    fn supersede(
+        &mut self,
+        entity: &EntityId,
+        rel: &str,
+        content: String,
+        new_id: &str,
+        old: &str,
+        line: &mut usize,
+    ) -> String {
+        let gone: Vec<entity::Bullet> = entity::bullets(entity, &content)
+            .into_iter()
+            .filter(|b| b.section == entity::BulletSection::Facts && b.id != new_id)
+            .filter(|b| markdown::says_the_same(&b.text, old))
+            .collect();
+        if gone.is_empty() {
+            return content;
+        }
+        let at: Vec<usize> = gone.iter().map(|b| b.line).collect();
+        let (out, removed) =
+            cogmem_store::store::decay_file::RemovedLine::take(rel, &content, |n, _| {
+                at.contains(&n)
+            });
+        *line -= at.iter().filter(|n| **n < *line).count();
+        for b in gone {
+            let removed = removed.iter().filter(|r| r.line == b.line).cloned().collect();
+            let (id, path) = (b.id, rel.to_owned());
+            self.superseded.push(Superseded { id, path, line: b.line, text: b.text, removed });
+        }
+        out
     }
 
     /// Writes each relation on its subject and its inverse on its object (creating either

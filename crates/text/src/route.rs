@@ -209,6 +209,83 @@ pub fn route(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) ->
     route_in(content, trigger_phrase, ctx, true)
 }
 
+/// The items of a list that is the whole of what is to be remembered ("Remember these: - Bob
+/// likes tea - Carol likes coffee", or one `- ` item per line), each without its marker; empty
+/// when the text is not such a list or has fewer than two items. An item is cut at a line break
+/// or at ` - ` (a list marker written on one line); `-`, `*` and `•` mark items.
+///
+/// ```
+/// use cogmem_text::route::list_items;
+/// assert_eq!(list_items("- Bob likes tea - Carol likes coffee"), ["Bob likes tea", "Carol likes coffee"]);
+/// assert_eq!(list_items("* a\n* b"), ["a", "b"]);
+/// assert!(list_items("Bob - the new hire - likes tea").is_empty());
+/// ```
+pub fn list_items(content: &str) -> Vec<String> {
+    let t = content.trim();
+    let Some(marker) = ['-', '*', '•']
+        .into_iter()
+        .find(|m| t.strip_prefix(*m).is_some_and(|r| r.starts_with(' ')))
+    else {
+        return Vec::new();
+    };
+    let sep = format!(" {marker} ");
+    let items: Vec<String> = t
+        .lines()
+        .flat_map(|line| {
+            let line = line.trim();
+            let line = line.strip_prefix(marker).map_or(line, str::trim_start);
+            line.split(sep.as_str()).map(str::trim).collect::<Vec<_>>()
+        })
+        .filter(|i| !i.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if items.len() < 2 { Vec::new() } else { items }
+}
+
+/// The statement a correction `text` ("Bob's email is b@x.io, not a@x.io") says was wrong: the
+/// text before its last ", not ", with as many of its last words replaced by what follows it
+/// ("Bob's email is a@x.io"). `None` without ", not ", or when what follows is empty or as
+/// long as what comes before. A fact that says exactly this is what the correction replaces.
+///
+/// ```
+/// use cogmem_text::route::corrected_statement;
+/// let old = corrected_statement("User's flight is on Friday, not Thursday.");
+/// assert_eq!(old.as_deref(), Some("User's flight is on Thursday"));
+/// assert_eq!(corrected_statement("Bob likes tea"), None);
+/// ```
+pub fn corrected_statement(text: &str) -> Option<String> {
+    let (head, old) = text.rsplit_once(", not ")?;
+    let old = old.trim().trim_end_matches(['.', '!', ';']).trim();
+    let n = old.split_whitespace().count();
+    let words: Vec<&str> = head.split_whitespace().collect();
+    if n == 0 || n >= words.len() || old.contains(['\n', ',']) {
+        return None;
+    }
+    Some(format!("{} {old}", words[..words.len() - n].join(" ")))
+}
+
+/// Marks `routing` as the correction the user labelled it ("Correction:", "Actually,", read by
+/// [`crate::trigger::correction_label`] from before the request): type `correction`, and an
+/// episode entry besides the stores chosen, so the log says when it was corrected. Steps and
+/// vault notes stay as they are (an episode would copy a note that is kept apart).
+pub fn as_correction(routing: &mut Routing, label: &str) {
+    if routing.stores.iter().any(|s| matches!(s, Store::Procedural | Store::Vault)) {
+        return;
+    }
+    // The tag that named the kind names the correction now.
+    let was = routing.entry_type.as_str();
+    routing.tags.retain(|t| t != "correction");
+    if let Some(t) = routing.tags.iter_mut().find(|t| *t == was) {
+        "correction".clone_into(t);
+    }
+    routing.entry_type = EntryType::Correction;
+    routing.reason.push(format!("type correction: the request is labelled {label:?}"));
+    if !routing.stores.contains(&Store::Episodic) {
+        routing.stores.push(Store::Episodic);
+        routing.reason.push("store episodic: a correction is logged on the day it was made".into());
+    }
+}
+
 /// Like [`route`], with the store rules alone: no learned store model. What training compares
 /// the model with.
 pub fn route_rules(content: &str, trigger_phrase: Option<&str>, ctx: &RouteContext) -> Routing {

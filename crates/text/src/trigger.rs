@@ -71,6 +71,41 @@ pub struct Trigger {
     pub learned: Option<u8>,
 }
 
+/// The labels that, before a remember request, say it corrects what was said before
+/// ("Correction: remember that …", "Actually, remember that …", "No, remember that …").
+const CORRECTION_LABELS: &[&str] = &[
+    "correction",
+    "actually",
+    "no",
+    "no wait",
+    "wait no",
+    "nope",
+    "oops",
+    "sorry",
+    "i was wrong",
+    "i misspoke",
+];
+
+/// The correction label the user wrote right before the trigger `phrase` in `message` (lower
+/// case, without its `:` or `,`), or `None` when nothing or something else comes before it.
+/// [`classify`] cuts what comes before the phrase; this reads it back, so the request can be
+/// stored as the correction it is.
+///
+/// ```
+/// use cogmem_text::trigger::correction_label;
+/// let m = "Correction: remember that my flight is on Friday, not Thursday";
+/// assert_eq!(correction_label(m, "remember that").as_deref(), Some("correction"));
+/// assert_eq!(correction_label("Please remember that X", "remember that"), None);
+/// ```
+pub fn correction_label(message: &str, phrase: &str) -> Option<String> {
+    let lc = message.to_lowercase();
+    let at = lc.find(&phrase.to_lowercase()).filter(|_| !phrase.is_empty())?;
+    let marks = [':', ',', '-', '—', '–', '!', '.', ';', '*', '_', '"', '\'', ' ', '\t', '\n'];
+    let label = lc[..at].trim_matches(marks);
+    let label = label.split_whitespace().collect::<Vec<_>>().join(" ");
+    CORRECTION_LABELS.contains(&label.as_str()).then_some(label)
+}
+
 /// Extra phrases from `cogmem.toml`, each recognised at the start of a clause.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -5319,6 +5354,29 @@ fn japanese(text: &Text<'_>, sentence: Span) -> Vec<(usize, Trigger)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_correction_label_before_the_request_is_read_back() {
+        let cases = [
+            (
+                "Correction: remember that my flight is on Friday",
+                "remember that",
+                Some("correction"),
+            ),
+            ("**Correction:** remember that it is Friday", "remember that", Some("correction")),
+            ("Actually, remember that Bob likes tea", "remember that", Some("actually")),
+            ("No, remember that it is Friday", "remember that", Some("no")),
+            ("no wait - remember that it is Friday", "remember that", Some("no wait")),
+            ("Remember that it is Friday", "Remember that", None),
+            ("Please remember that it is Friday", "remember that", None),
+            ("I know, remember that it is Friday", "remember that", None),
+            ("Correction: remember that", "", None),
+        ];
+        for (message, phrase, want) in cases {
+            assert_eq!(correction_label(message, phrase).as_deref(), want, "input: {message:?}");
+        }
+    }
+
     use super::*;
 
     fn kind(m: &str) -> Option<&'static str> {

@@ -249,6 +249,33 @@ impl TestEnv {
         keys[0].clone()
     }
 
+    /// The id of the bullet of `## Facts` or `## Relations` of `entity`'s card whose line holds
+    /// `needle`: `entity:ENTITY:SECTION:` and the git blob hash of its text (the hash a test's
+    /// output shows as `[HASH]`).
+    #[track_caller]
+    pub fn bullet_id(&self, entity: &str, needle: &str) -> String {
+        let card = self.read(&format!("memory/graph/entities/{entity}.md"));
+        let mut section = "";
+        for line in card.lines() {
+            if let Some(h) = line.strip_prefix("## ") {
+                section = h.trim();
+            }
+            let Some(text) = line.trim_start().strip_prefix("- ") else { continue };
+            let slug = match section {
+                "Facts" => "facts",
+                "Relations" => "relations",
+                _ => continue,
+            };
+            if text.contains(needle) {
+                let one: Vec<&str> = text.split_whitespace().collect();
+                let hash = git2::Oid::hash_object(git2::ObjectType::Blob, one.join(" ").as_bytes())
+                    .unwrap();
+                return format!("entity:{entity}:{slug}:{}", &hash.to_string()[..8]);
+            }
+        }
+        panic!("no bullet of {entity} holds {needle:?}:\n{card}")
+    }
+
     /// Audit lines (not headers) in the whole log: its sealed segments, then audit.log.
     pub fn audit_lines(&self) -> Vec<String> {
         let mut files: Vec<String> = std::fs::read_dir(self.path("memory/meta/audit"))

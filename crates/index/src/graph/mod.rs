@@ -720,6 +720,19 @@ fn registry_row(node: &Node, scores: &BTreeMap<String, EntityScore>) -> String {
     format!("| {} | {} | {label}{status} | {file} | {score:.2}{pin} |\n", node.id, node.kind)
 }
 
+/// The edge row of `memory/graph/index.md` that the relation bullet `r` of the entity `from`
+/// renders as, without its newline: what a forget of the one bullet takes out of the table
+/// (and its restore puts back).
+pub fn edge_row_of(from: &str, r: &RelationLine) -> String {
+    let row = edge_row(
+        from,
+        &r.relation,
+        &r.target,
+        (r.since.as_deref(), r.until.as_deref(), r.confidence),
+    );
+    row.trim_end_matches('\n').to_owned()
+}
+
 /// An edge row: `from` → `to` by `relation`, with the bullet's dates and confidence.
 fn edge_row(
     from: &str,

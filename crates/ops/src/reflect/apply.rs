@@ -285,6 +285,7 @@ pub(super) fn plan(
                         &actor,
                         &removed,
                         settings,
+                        None,
                     );
                     archived.push(id.clone());
                 }

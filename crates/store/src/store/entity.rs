@@ -10,6 +10,11 @@ use super::markdown::{self, find_section, one_line};
 use crate::template::{self, TemplateError};
 pub use cogmem_text::model::{EntityId, check_relation_name};
 
+mod bullet;
+pub use bullet::{
+    Bullet, BulletSection, bullet_id, bullets, is_bullet_id, new_fact_id, parse_bullet_id,
+};
+
 /// The YAML front matter fields cogmem reads from an entity written by another tool.
 #[derive(Debug, Default, serde::Deserialize)]
 struct FrontMatter {
