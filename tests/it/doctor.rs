@@ -764,7 +764,8 @@ fn issue_16_any_command_that_undoes_a_killed_change_names_the_recovery_ref() {
     }
     assert_eq!(env.commit_count(), 3, "the second `remember` committed: {}", env.head());
     assert_ne!(env.head(), head);
-    assert_eq!(verify(&env).0, 0);
+    let (code, findings, _) = verify(&env);
+    assert_eq!(code, 0, "{findings:?}");
     env.assert_clean_tree();
 }
 

@@ -919,7 +919,7 @@ fn check_adopted(ws: &Workspace) -> crate::Result<Vec<Finding>> {
 // ---- links and budget -----------------------------------------------------------------------
 
 fn check_links(ws: &Workspace) -> Vec<Finding> {
-    let Ok(found) = crate::graph::check(ws) else { return Vec::new() };
+    let Ok(found) = crate::graph::check_files(ws) else { return Vec::new() };
     found
         .into_iter()
         .filter(|f| f.kind == "dangling")

@@ -314,6 +314,15 @@ pub fn check(ws: &Workspace) -> crate::Result<Vec<Finding>> {
     Ok(out)
 }
 
+/// [`check`] from the entity files alone, leaving the search index as it is: for `verify`,
+/// which must not bring the index up to date (it reports a stale one), nor index the files of
+/// a change killed half-way, which the next command puts back.
+pub fn check_files(ws: &Workspace) -> crate::Result<Vec<Finding>> {
+    let mut out = check_graph(&graph::build(ws)?);
+    out.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    Ok(out)
+}
+
 /// The findings of [`check`] in a graph, unsorted.
 fn check_graph(g: &graph::Graph) -> Vec<Finding> {
     let mut out = Vec::new();
