@@ -99,6 +99,32 @@ pub fn find_section<'a>(sections: &'a [Section], title: &str) -> Option<&'a Sect
     sections.iter().find(|s| s.title.eq_ignore_ascii_case(title))
 }
 
+/// The `- ` bullets under the first section titled each of `titles` (front matter skipped), in
+/// that order: the title's index in `titles`, the bullet's 1-based line in `text`, and its text
+/// after `- ` (as written, a `\r` before the newline included).
+///
+/// ```
+/// use cogmem_text::markdown::bullets_under;
+/// let text = "# T\n\n## Facts\n- a\n\n## Relations\n- b\n";
+/// assert_eq!(bullets_under(text, &["Relations", "Facts"]), [(0, 7, "b"), (1, 4, "a")]);
+/// ```
+pub fn bullets_under<'t>(text: &'t str, titles: &[&str]) -> Vec<(usize, usize, &'t str)> {
+    let (prefix, _) = split_front_matter(text);
+    let body = &text[prefix..];
+    let sections = sections(body);
+    let mut out = Vec::new();
+    for (t, title) in titles.iter().enumerate() {
+        let Some(s) = find_section(&sections, title) else { continue };
+        let first = line_of(text, prefix + s.content.start);
+        for (i, line) in body[s.content.clone()].lines().enumerate() {
+            if let Some(b) = line.trim_start().strip_prefix("- ") {
+                out.push((t, first + i, b));
+            }
+        }
+    }
+    out
+}
+
 /// Inserts `line` (without newline) at the end of a section's content and returns the new
 /// body with the byte offset where the line starts.
 ///

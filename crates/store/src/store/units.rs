@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::core_memory::{self, CoreSection};
-use super::markdown::{self, find_section, one_line};
+use super::markdown::{self, one_line};
 use super::{Store, episode, fsx};
 use crate::workspace::ReadRoot;
 
@@ -253,32 +253,26 @@ pub fn file_units(rel: &str, text: &str) -> Vec<MemoryUnit> {
 
 /// The bullets of MEMORY.md's four sections.
 pub fn core_units(text: &str) -> Vec<MemoryUnit> {
-    let (prefix, _) = markdown::split_front_matter(text);
-    let body = &text[prefix..];
-    let sections = markdown::sections(body);
-    let mut out = Vec::new();
-    for section in CoreSection::ALL {
-        let Some(s) = find_section(&sections, section.title()) else { continue };
-        let first_line = markdown::line_of(text, prefix + s.content.start);
-        for (i, line) in body[s.content.clone()].lines().enumerate() {
-            if let Some(bullet) = line.trim_start().strip_prefix("- ") {
-                out.push(MemoryUnit {
-                    id: core_memory::unit_id(section, bullet),
-                    store: Store::Core,
-                    path: "MEMORY.md".into(),
-                    line: first_line + i,
-                    text: one_line(bullet),
-                    date: None,
-                    kind: section.slug().to_owned(),
-                    tags: Vec::new(),
-                    entities: wiki_links(bullet),
-                    source: None,
-                    status: None,
-                });
+    let titles = CoreSection::ALL.map(CoreSection::title);
+    markdown::bullets_under(text, &titles)
+        .into_iter()
+        .map(|(t, line, bullet)| {
+            let section = CoreSection::ALL[t];
+            MemoryUnit {
+                id: core_memory::unit_id(section, bullet),
+                store: Store::Core,
+                path: "MEMORY.md".into(),
+                line,
+                text: one_line(bullet),
+                date: None,
+                kind: section.slug().to_owned(),
+                tags: Vec::new(),
+                entities: wiki_links(bullet),
+                source: None,
+                status: None,
             }
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 fn episode_units(date: &str, rel: &str, text: &str) -> Vec<MemoryUnit> {

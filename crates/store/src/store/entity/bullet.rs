@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::super::core_memory::hash8;
-use super::super::markdown::{self, find_section, one_line};
+use super::super::markdown::{self, one_line};
 use super::EntityId;
 
 /// The sections of an entity whose bullets have ids.
@@ -83,25 +83,14 @@ pub fn new_fact_id(entity: &EntityId, fact: &str) -> String {
 /// Reads the bullets of an entity file's `## Facts`, then of its `## Relations`, with their ids
 /// and lines. A bullet written twice has one id, and both lines are listed.
 pub fn bullets(entity: &EntityId, text: &str) -> Vec<Bullet> {
-    let (prefix, _) = markdown::split_front_matter(text);
-    let body = &text[prefix..];
-    let sections = markdown::sections(body);
-    let mut out = Vec::new();
-    for section in BulletSection::ALL {
-        let Some(s) = find_section(&sections, section.title()) else { continue };
-        let first = markdown::line_of(text, prefix + s.content.start);
-        for (i, line) in body[s.content.clone()].lines().enumerate() {
-            let Some(b) = line.trim_start().strip_prefix("- ") else { continue };
-            let b = b.trim_end_matches('\r');
-            out.push(Bullet {
-                id: bullet_id(entity, section, b),
-                section,
-                line: first + i,
-                text: b.to_owned(),
-            });
-        }
-    }
-    out
+    let titles = BulletSection::ALL.map(BulletSection::title);
+    markdown::bullets_under(text, &titles)
+        .into_iter()
+        .map(|(t, line, b)| {
+            let (section, b) = (BulletSection::ALL[t], b.trim_end_matches('\r'));
+            Bullet { id: bullet_id(entity, section, b), section, line, text: b.to_owned() }
+        })
+        .collect()
 }
 
 /// The parts of a bullet id (or of the start of one that reaches into its hash): the entity,
