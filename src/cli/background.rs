@@ -38,6 +38,14 @@ pub fn spawn(mut cmd: Command) -> bool {
     }
 }
 
+/// [`spawn`] in a process group of its own: a host that ends the hook's group when it times
+/// out, a terminal's hang-up or its Ctrl-C does not end the child with it.
+pub fn spawn_detached(mut cmd: Command) -> bool {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    spawn(cmd)
+}
+
 fn reap(mut child: Child) {
     drop(std::thread::spawn(move || child.wait()));
 }

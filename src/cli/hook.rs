@@ -277,11 +277,7 @@ fn start_read_server(ctx: &Ctx, ws: &cogmem::Workspace) {
     }
     let Some(mut cmd) = background::command(ws.root()) else { return };
     cmd.args(["watch", "--serve-only", "--idle-exit", &format!("{minutes}m")]);
-    // Its own process group: a host that ends the hook's group when it times out, or the
-    // terminal's Ctrl-C, does not end the server with it.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    background::spawn(cmd);
+    background::spawn_detached(cmd);
 }
 
 /// Starts `cogmem hook HOST --import-now PATH` on the workspace, in a process group of its
@@ -300,11 +296,7 @@ fn import_detached(ctx: &Ctx, host: Host, ws: &cogmem::Workspace, path: &Path) -
     if let Some(log) = import_log(ws) {
         cmd.stderr(log);
     }
-    // Its own process group: the terminal's hang-up when the user closes it with Codex, or a
-    // Ctrl-C, does not end the import with the session.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    background::spawn(cmd)
+    background::spawn_detached(cmd)
 }
 
 /// The log a detached `SessionEnd` import writes its notices to, started afresh past 1 MB;
@@ -407,9 +399,7 @@ fn catch_up_index(ws: &cogmem::Workspace, problems: &[hook::Refusal]) {
     }
     let Some(mut cmd) = background::command(ws.root()) else { return };
     cmd.arg("reindex");
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    background::spawn(cmd);
+    background::spawn_detached(cmd);
 }
 
 /// The workspace: --workspace or COGMEM_WORKSPACE, else found at or above the hook's folder;

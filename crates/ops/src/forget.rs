@@ -582,7 +582,7 @@ pub(crate) fn forget_locked(
             mark_archived(
                 &mut d.decay,
                 id,
-                &unit,
+                unit.store,
                 base,
                 now,
                 &stamp,
@@ -703,13 +703,13 @@ pub fn restore(
 
 /// Marks a memory's decay entry archived (creating the entry first if it has none) with the
 /// record `restore` reads: who, when, the earlier status and score, and what was taken out.
-/// Shared by `forget`, a reflection's approved ARCHIVE and a correction that supersedes a fact
+/// `store` is the memory's, for an entry made here. Shared by `forget`, a reflection's approved ARCHIVE and a correction that supersedes a fact
 /// (`reason` says why when nobody asked for the archiving).
 #[expect(clippy::too_many_arguments, reason = "one record, filled from its parts")]
 pub(crate) fn mark_archived(
     decay: &mut DecayFile,
     id: &str,
-    unit: &MemoryUnit,
+    store: Store,
     base: f64,
     now: crate::Timestamp,
     stamp: &str,
@@ -721,10 +721,10 @@ pub(crate) fn mark_archived(
     let created = !decay.has(id);
     if created {
         let new = NewUnit {
-            store: unit.store,
+            store,
             base,
             created: now.with_timezone(&chrono::Utc),
-            pinned: unit.store == Store::Vault,
+            pinned: store == Store::Vault,
         };
         decay.insert_new(id, new, settings);
     }

@@ -457,24 +457,11 @@ fn remember_many(
             w.facts.iter().filter(|id| decay.is_forgotten(id) && decay.unarchive(id)).collect();
         let stamp = now.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%SZ").to_string();
         for s in &w.superseded {
-            let unit = cogmem_store::store::units::MemoryUnit {
-                id: s.id.clone(),
-                store: Store::Semantic,
-                path: s.path.clone(),
-                line: s.line,
-                text: s.text.clone(),
-                date: None,
-                kind: "facts".to_owned(),
-                tags: Vec::new(),
-                entities: Vec::new(),
-                source: None,
-                status: None,
-            };
             decay.unarchive(&s.id);
             crate::forget::mark_archived(
                 &mut decay,
                 &s.id,
-                &unit,
+                Store::Semantic,
                 base,
                 now,
                 &stamp,
@@ -684,11 +671,6 @@ pub(crate) struct Writer<'a> {
 pub(crate) struct Superseded {
     /// The fact's id.
     pub(crate) id: String,
-    /// Its card.
-    pub(crate) path: String,
-    /// The line it was on, and its text.
-    pub(crate) line: usize,
-    pub(crate) text: String,
     /// What was taken out, for `restore`.
     pub(crate) removed: Vec<cogmem_store::store::decay_file::RemovedLine>,
 }
@@ -907,8 +889,7 @@ impl Writer<'_> {
         *line -= at.iter().filter(|n| **n < *line).count();
         for b in gone {
             let removed = removed.iter().filter(|r| r.line == b.line).cloned().collect();
-            let (id, path) = (b.id, rel.to_owned());
-            self.superseded.push(Superseded { id, path, line: b.line, text: b.text, removed });
+            self.superseded.push(Superseded { id: b.id, removed });
         }
         out
     }

@@ -47,20 +47,8 @@ impl Snapshot {
 
     /// Puts back, as [`Snapshot::restore`] does, only the files whose path `which` accepts.
     pub fn restore_only(&self, root: &Path, which: impl Fn(&str) -> bool) -> bool {
-        let files = self.files.iter().filter(|(rel, _)| which(rel)).cloned().collect();
-        Self { files }.restore(root)
-    }
-
-    /// Puts every file back as it was: its earlier bytes, or removed when it did not exist.
-    /// Best effort, since the caller is already failing with the error to report: returns
-    /// whether every file was put back.
-    ///
-    /// A file that is still as it was is left alone: a change that failed because the disk is
-    /// full (or a file is over the system's size limit) has usually not replaced anything yet,
-    /// and putting back needs no space then, so the rollback finishes and the journal goes.
-    pub fn restore(&self, root: &Path) -> bool {
         let mut put_back = true;
-        for (rel, bytes) in &self.files {
+        for (rel, bytes) in self.files.iter().filter(|(rel, _)| which(rel)) {
             let abs = root.join(rel);
             put_back &= match bytes {
                 Some(b) => {
@@ -73,6 +61,17 @@ impl Snapshot {
             .is_ok();
         }
         put_back
+    }
+
+    /// Puts every file back as it was: its earlier bytes, or removed when it did not exist.
+    /// Best effort, since the caller is already failing with the error to report: returns
+    /// whether every file was put back.
+    ///
+    /// A file that is still as it was is left alone: a change that failed because the disk is
+    /// full (or a file is over the system's size limit) has usually not replaced anything yet,
+    /// and putting back needs no space then, so the rollback finishes and the journal goes.
+    pub fn restore(&self, root: &Path) -> bool {
+        self.restore_only(root, |_| true)
     }
 }
 

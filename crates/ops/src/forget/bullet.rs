@@ -13,7 +13,7 @@ use cogmem_store::audit::Action;
 use cogmem_store::store::Store;
 use cogmem_store::store::decay_file::{DecayFile, RemovedLine};
 use cogmem_store::store::entity::{self, Bullet, BulletSection, EntityId};
-use cogmem_store::store::units::{self, MemoryUnit};
+use cogmem_store::store::units;
 use cogmem_store::workspace::{Workspace, layout};
 use cogmem_text::id::{self, Space};
 
@@ -171,24 +171,11 @@ pub(super) fn forget(
     if opts.permanent {
         d.decay.remove_entry(&id);
     } else {
-        let unit = MemoryUnit {
-            id: id.clone(),
-            store: Store::Semantic,
-            path: path.clone(),
-            line: lines[0].line,
-            text: lines[0].text.clone(),
-            date: None,
-            kind: section.slug().to_owned(),
-            tags: Vec::new(),
-            entities: vec![entity.as_str().to_owned()],
-            source: None,
-            status: None,
-        };
         let settings = &d.ws.settings().decay;
         super::mark_archived(
             &mut d.decay,
             &id,
-            &unit,
+            Store::Semantic,
             settings.base_explicit,
             now,
             stamp,

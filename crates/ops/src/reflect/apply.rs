@@ -278,7 +278,7 @@ pub(super) fn plan(
                     crate::forget::mark_archived(
                         &mut cons.decay,
                         &id,
-                        &unit,
+                        unit.store,
                         base,
                         now,
                         &stamp,
